@@ -1,0 +1,100 @@
+"""Compose the Hydra config tree and validate it into :class:`~cosci.config.schema.CosciConfig`.
+
+The only module besides the entry point that touches Hydra. ``compose`` is used where there is no Hydra app
+(tests, Prefect deployments, ``cosci resume``); the entry point composes through ``@hydra.main`` and calls
+``validate`` on the result. Every failure becomes a :class:`ConfigError` whose message is one line naming the
+offending key and the rule.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from hydra import compose as hydra_compose
+from hydra import initialize_config_dir
+from hydra.core.global_hydra import GlobalHydra
+from hydra.errors import HydraException
+from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import OmegaConfBaseException
+from pydantic import ValidationError
+
+from cosci.config.schema import CosciConfig
+from cosci.paths import conf_dir
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot run; ``str(err)`` is one readable line naming the key and the rule."""
+
+
+def one_line(text: str) -> str:
+    """Collapse a multi-line (Hydra) message into one line, dropping Hydra's stack-trace hint."""
+    text = text.replace("Set the environment variable HYDRA_FULL_ERROR=1 for a complete stack trace.", "")
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    out = " ".join(lines)
+    out = re.sub(r"\s*Config search path:.*$", "", out)
+    return re.sub(r"\s+", " ", out).strip()
+
+
+def compose(overrides: Sequence[str] = ()) -> DictConfig:
+    """Compose ``conf/config.yaml`` with Hydra overrides, outside a Hydra app.
+
+    Args:
+        overrides: Hydra override strings, e.g. ``["experiment=demo", "models=fake"]``.
+
+    Returns:
+        The composed config (the ``hydra`` node excluded).
+
+    Raises:
+        ConfigError: an unknown key, an unknown group option, or a malformed override.
+    """
+    gh = GlobalHydra.instance()
+    if gh.is_initialized():
+        gh.clear()
+    try:
+        with initialize_config_dir(config_dir=str(conf_dir()), version_base="1.3"):
+            return hydra_compose(config_name="config", overrides=list(overrides))
+    except (HydraException, OmegaConfBaseException) as exc:
+        raise ConfigError(one_line(str(exc))) from None
+    finally:
+        GlobalHydra.instance().clear()
+
+
+def _loc(err: Mapping[str, Any]) -> str:
+    parts = [str(p) for p in err.get("loc", ())]
+    return ".".join(parts) or "config"
+
+
+def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False) -> CosciConfig:
+    """Validate a composed config into :class:`CosciConfig`.
+
+    Args:
+        cfg: the composed config (``DictConfig``) or the same as plain data.
+        require_goal: also require ``session.goal`` (a session cannot start without one).
+
+    Raises:
+        ConfigError: one line, ``"<key>: <rule>"``, for the first violation.
+    """
+    try:
+        data = OmegaConf.to_container(cfg, resolve=True) if isinstance(cfg, DictConfig) else dict(cfg)
+    except OmegaConfBaseException as exc:
+        key = getattr(exc, "full_key", None) or "config"
+        raise ConfigError(f"{key}: {one_line(str(exc)).split(' full_key:')[0]}") from None
+    assert isinstance(data, dict)
+    data.pop("hydra", None)
+    try:
+        config = CosciConfig.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc, msg = _loc(err), err["msg"].removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden":
+            msg = "unknown key"
+        elif err["type"] == "missing":
+            msg = "missing required key"
+        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        line = f"{loc}: {msg}" if err.get("loc") else msg  # whole-config rules name their keys themselves
+        raise ConfigError(f"{line}{more}") from None
+    if require_goal and not (config.session.goal or "").strip():
+        raise ConfigError("session.goal: a research goal is required (pick experiment=... or set session.goal=...)")
+    return config

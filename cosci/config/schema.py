@@ -1,0 +1,266 @@
+"""Typed, validated session configuration.
+
+Hydra composes ``conf/``; :func:`cosci.config.load.validate` turns the composed tree into plain data once and
+validates it into :class:`CosciConfig`. After that, code receives these objects, never a ``DictConfig``.
+Every default lives in ``conf/*.yaml`` with a comment naming its seed section; the models here only state the
+rules (ranges, units, cross-field checks). All models forbid unknown keys.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+Unit = Annotated[float, Field(ge=0.0, le=1.0)]
+AGENT_NAMES = ("supervisor", "generation", "reflection", "ranking", "evolution", "proximity", "metareview")
+"""The seven agents of seed 000, in pipeline order."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SessionCfg(_Strict):
+    name: str = Field(description="Experiment name; also the MLflow experiment the session is logged to.")
+    goal: str | None = Field(description="The research goal in the scientist's words (required to run).")
+    preferences: list[str] = Field(description="What the scientist values in a hypothesis (seed 003 parse_goal).")
+    resume: str | None = Field(description="Session id to continue instead of starting a new session.")
+    corpus_path: str | None = Field(description="Local corpus (JSONL/Parquet file or folder) for local_corpus_search.")
+
+
+class RunCfg(_Strict):
+    concurrency: int = Field(gt=0, description="Agent actions running at once (seed 001: run.concurrency).")
+    max_ideas: int = Field(gt=0, description="Cap on hypotheses in the pool (seed 001: run.max_ideas).")
+    wall_clock_seconds: float = Field(gt=0, description="Session deadline in seconds (seed 001).")
+    budget_usd: float = Field(gt=0, description="Session spending cap in USD, reserve included (seed 001).")
+    budget_tokens: int | None = Field(gt=0, description="Optional session cap in tokens (in + out); null = none.")
+    n_initial: int = Field(gt=0, description="Generation tasks enqueued after goal parsing (seed 000: 3).")
+    debate_fraction: Unit = Field(description="Fraction of generation tasks that use generation.debate.")
+    seed: int = Field(description="Seed for every random choice (pair selection, strategy choice).")
+    idle_poll_seconds: float = Field(gt=0, description="Seconds between idle refinement checks (seed 000: ~10 s).")
+
+
+class BudgetCfg(_Strict):
+    reserve_share: Unit = Field(description="Share of the budget any agent may draw on after its own (seed 001: 0.08).")
+    warn_ratio: float = Field(gt=0, description="Pre-flight estimate warns above this multiple of the budget (seed 004).")
+
+
+class RankingCfg(_Strict):
+    elo_initial: float = Field(description="Elo rating of a hypothesis entering the tournament, Elo points (seed 001).")
+    k_factor_new: float = Field(gt=0, description="K while the less experienced player is new, Elo points (seed 001).")
+    k_factor_warm: float = Field(gt=0, description="K once both players are experienced, Elo points (seed 001).")
+    new_matches_threshold: int = Field(ge=0, description="A player with fewer matches than this is new (seed 000: 5).")
+    p_new: Unit = Field(description="Probability of the new-arrival pairing bucket (seed 000: 0.4).")
+    p_close: Unit = Field(description="Probability of the close-Elo pairing bucket (seed 000: 0.4).")
+    p_random: Unit = Field(description="Probability of the random top-half bucket (seed 000: 0.2).")
+    new_arrival_matches: int = Field(ge=0, description="Fewer matches than this makes a new arrival (seed 000: 3).")
+    close_elo_window: float = Field(gt=0, description="Max |ΔElo| for the close-Elo bucket, Elo points (seed 000).")
+    debate_min_matches: int = Field(ge=0, description="Debate when either side has fewer matches (seed 000: 2).")
+    debate_elo_gap: float = Field(ge=0, description="Debate when |ΔElo| is below this, Elo points (seed 000: 50).")
+    debate_max_turns: int = Field(ge=1, le=10, description="Turns before a debate must conclude (seed 003: <= 10).")
+    matches_per_batch: int = Field(gt=0, description="Matches played by one RunTournamentBatch task.")
+
+    @model_validator(mode="after")
+    def _buckets_sum_to_one(self) -> RankingCfg:
+        total = self.p_new + self.p_close + self.p_random
+        if not math.isclose(total, 1.0, abs_tol=1e-6):
+            raise ValueError(f"p_new + p_close + p_random must sum to 1 (got {total:.3f})")
+        return self
+
+
+class EvolutionCfg(_Strict):
+    min_mature: int = Field(ge=1, description="Mature hypotheses needed before evolution fires (seed 001: 20).")
+    mature_matches: int = Field(ge=0, description="Matches that make a hypothesis mature (seed 000: 3).")
+    top_k: int = Field(ge=2, description="Top hypotheses evolution draws from (seed 001: 5).")
+    strategies: list[Literal["combine", "simplify", "feasibility", "out_of_box"]] = Field(
+        min_length=1, description="Evolution strategies used, in rotation (seed 000 Four Strategies)."
+    )
+
+
+class MetareviewCfg(_Strict):
+    every_matches: int = Field(gt=0, description="System feedback every this many matches (seed 000: ~50).")
+    max_reviews: int = Field(gt=0, description="Reviews given to metareview.system (seed 001: 50).")
+    review_chars: int = Field(gt=0, description="Characters kept per review (seed 001: 3000).")
+    max_rationales: int = Field(gt=0, description="Debate rationales given to metareview.system (seed 001: 50).")
+    rationale_chars: int = Field(gt=0, description="Characters kept per rationale (seed 001: 1500).")
+    overview_top_n: int = Field(gt=0, description="Hypotheses in the final overview, by Elo (seed 000: 10).")
+
+
+class TerminationCfg(_Strict):
+    elo_stability_k: int = Field(gt=0, description="Top-K watched for stability (seed 001: 5).")
+    elo_stability_n: int = Field(ge=2, description="Snapshots that must agree (seed 001: 3).")
+    elo_stability_eps: float = Field(gt=0, description="Max Elo change within the window, Elo points (seed 001).")
+    min_ideas_before_stable: int = Field(ge=0, description="Guard: hypotheses needed before ELO_STABLE (seed 000).")
+    min_matches_before_stable: int = Field(ge=0, description="Guard: matches needed before ELO_STABLE (seed 000).")
+    snapshot_every_matches: int = Field(gt=0, description="An Elo snapshot is taken every this many matches.")
+
+
+class VectorsCfg(_Strict):
+    dedup_cosine_threshold: Unit = Field(description="Cosine similarity at or above which a hypothesis is a duplicate (seed 004: 0.92).")
+    cluster_threshold: Unit = Field(description="Max cosine distance merged by clustering (seed 004: 0.15).")
+    full_recluster_every_matches: int = Field(gt=0, description="Proximity re-clusters every N matches (seed 004: 20).")
+
+
+class LeaseCfg(_Strict):
+    default_seconds: float = Field(gt=0, description="Task lease, seconds (seed 001: 300).")
+    reflection_seconds: float = Field(gt=0, description="Reflection task lease, seconds (seed 004: 600).")
+    final_seconds: float = Field(gt=0, description="Final overview lease, seconds (seed 004: 1800).")
+    max_attempts: int = Field(ge=1, description="Attempts before a task is dead (seed 004: 3).")
+
+
+class RetryCfg(_Strict):
+    rate_limit_attempts: int = Field(ge=1, description="Attempts on HTTP 429 (seed 004: 6).")
+    overloaded_attempts: int = Field(ge=1, description="Attempts on HTTP 529 overloaded (seed 004: 8).")
+    server_error_attempts: int = Field(ge=1, description="Attempts on other 5xx (seed 004: 5).")
+    timeout_attempts: int = Field(ge=1, description="Attempts on timeouts and connection errors (seed 004: 3).")
+    base_delay_seconds: float = Field(ge=0, description="First backoff delay, seconds (seed 004: 1 s).")
+    max_delay_seconds: float = Field(ge=0, description="Backoff cap, seconds (seed 004: 60 s).")
+    call_timeout_seconds: float = Field(gt=0, description="Per-call timeout, seconds (seed 004: 120 s).")
+    thinking_call_timeout_seconds: float = Field(gt=0, description="Per-call timeout with thinking (seed 004: 300 s).")
+
+
+class ToolsCfg(_Strict):
+    timeout_seconds: float = Field(gt=0, description="Per-tool timeout, seconds (seed 004: 30 s).")
+    parallel_cap: int = Field(gt=0, description="Tool calls dispatched at once per turn (seed 004: 4).")
+    max_results: int = Field(gt=0, description="Records returned per literature search.")
+    fetch_max_bytes: int = Field(gt=0, description="web_fetch download cap, bytes.")
+    fetch_max_chars: int = Field(gt=0, description="web_fetch text returned to the model, characters.")
+    offline: bool = Field(description="Network tools answer 'unavailable' without making a request.")
+
+
+class TrackingCfg(_Strict):
+    enabled: bool = Field(description="Log each session as an MLflow run.")
+    tracking_uri: str | None = Field(description="MLflow tracking URI; null = sqlite under paths.data_dir.")
+    experiment_name: str = Field(min_length=1, description="MLflow experiment (defaults to session.name).")
+    log_every_tasks: int = Field(gt=0, description="Step metrics are logged every N completed tasks.")
+
+
+class PathsCfg(_Strict):
+    data_dir: Path = Field(description="Root for sessions, the MLflow store and Prefect's home (made absolute).")
+
+    @field_validator("data_dir")
+    @classmethod
+    def _absolute(cls, v: Path) -> Path:
+        return v.expanduser().resolve()
+
+
+class ModeCfg(_Strict):
+    tier: str = Field(min_length=1, description="Model tier this mode calls (a key of models.tiers).")
+    thinking_tokens: int = Field(ge=0, description="Extended-thinking budget, tokens (used only on thinking models).")
+    max_output_tokens: int = Field(gt=0, description="Max output tokens per call, thinking included.")
+    max_iterations: int = Field(ge=1, description="Max tool-loop iterations (or debate turns) for this mode.")
+
+    @model_validator(mode="after")
+    def _thinking_below_output(self) -> ModeCfg:
+        if self.thinking_tokens and self.thinking_tokens >= self.max_output_tokens:
+            raise ValueError(
+                f"thinking_tokens ({self.thinking_tokens}) must be below max_output_tokens ({self.max_output_tokens})"
+            )
+        return self
+
+
+class AgentCfg(_Strict):
+    budget_share: Unit = Field(description="Share of the session budget for this agent (seed 001 Per-Agent Shares).")
+    tools: list[str] = Field(description="Tool allowlist (seed 004 Tool Registry).")
+    modes: dict[str, ModeCfg] = Field(description="Routing per mode (seed 001 Model Routing).")
+
+
+class ModelEntry(_Strict):
+    model: str = Field(min_length=1, description="LiteLLM model string, e.g. 'anthropic/claude-opus-4-7'.")
+    thinking: bool = Field(description="Whether the model takes an extended-thinking budget (seed: Opus-class only).")
+    api_key_env: str | None = Field(default=None, description="Environment variable holding the API key.")
+    api_base: str | None = Field(default=None, description="Endpoint override (Ollama, llama.cpp server).")
+    input_usd_per_mtok: float | None = Field(default=None, ge=0, description="Price override, USD per 1M input tokens; null = LiteLLM's price map.")
+    output_usd_per_mtok: float | None = Field(default=None, ge=0, description="Price override, USD per 1M output tokens.")
+
+
+class LocalModelCfg(_Strict):
+    n_ctx: int = Field(gt=0, description="llama.cpp context window, tokens.")
+    n_threads: int = Field(gt=0, description="CPU threads for llama.cpp.")
+    max_string_chars: int = Field(gt=0, description="Bound on each string in schema-constrained output, characters.")
+    max_list_items: int = Field(gt=0, description="Bound on each list in schema-constrained output.")
+    temperature: float = Field(ge=0, description="Sampling temperature.")
+    max_tokens: int = Field(gt=0, description="Cap on tokens per schema-constrained answer.")
+    max_text_tokens: int = Field(gt=0, description="Cap on tokens per free-text answer (debate turns, overview).")
+
+
+class FakeModelCfg(_Strict):
+    seed: int = Field(description="Seed of the fake's deterministic choices (verdicts, texts, faults).")
+    fault_rate: Unit = Field(description="Probability of a transient fault per call.")
+    latency_seconds: float = Field(ge=0, description="Simulated latency per call, seconds.")
+    call_log: str | None = Field(description="JSONL file every request is appended to; null = memory only.")
+
+
+class EmbeddingsCfg(_Strict):
+    chain: list[str] = Field(min_length=1, description="Embedding models tried in order; 'hash' is the offline default (seed 004 Embedder Chain).")
+
+
+class ModelsCfg(_Strict):
+    name: str = Field(description="Which conf/models option this is.")
+    tiers: dict[str, ModelEntry] = Field(min_length=1, description="Tier name -> model (strong, cheap, mini, ...).")
+    degradation: list[str] = Field(min_length=1, description="Tiers walked, in order, when a model is unavailable (seed 001).")
+    agent_tiers: dict[str, str] = Field(description="'agent' or 'agent.mode' -> tier, winning over conf/agents.")
+    local: LocalModelCfg | None = Field(default=None, description="Settings of the embedded model (models=local).")
+    fake: FakeModelCfg | None = Field(default=None, description="Settings of the scripted fake (models=fake).")
+    embeddings: EmbeddingsCfg = Field(description="Embedding chain.")
+
+
+class CosciConfig(_Strict):
+    """The whole validated configuration of one session.
+
+    Raises (from :func:`cosci.config.load.validate`): ``ConfigError`` naming the first offending key and rule.
+    """
+
+    session: SessionCfg
+    run: RunCfg
+    budget: BudgetCfg
+    ranking: RankingCfg
+    evolution: EvolutionCfg
+    metareview: MetareviewCfg
+    termination: TerminationCfg
+    vectors: VectorsCfg
+    lease: LeaseCfg
+    retry: RetryCfg
+    tools: ToolsCfg
+    tracking: TrackingCfg
+    paths: PathsCfg
+    models: ModelsCfg
+    agents: dict[str, AgentCfg]
+
+    @model_validator(mode="after")
+    def _cross_field(self) -> CosciConfig:
+        missing = [a for a in AGENT_NAMES if a not in self.agents]
+        if missing:
+            raise ValueError(f"agents: missing agent(s) {', '.join(missing)}")
+        unknown = sorted(set(self.agents) - set(AGENT_NAMES))
+        if unknown:
+            raise ValueError(f"agents.{unknown[0]}: unknown agent (known: {', '.join(AGENT_NAMES)})")
+        shares = sum(a.budget_share for a in self.agents.values()) + self.budget.reserve_share
+        if not math.isclose(shares, 1.0, abs_tol=1e-6):
+            raise ValueError(f"agents.*.budget_share + budget.reserve_share must sum to 1 (got {shares:.3f})")
+        for tier in self.models.degradation:
+            if tier not in self.models.tiers:
+                raise ValueError(f"models.degradation: tier '{tier}' is not in models.tiers")
+        for key, tier in self.models.agent_tiers.items():
+            if tier not in self.models.tiers:
+                raise ValueError(f"models.agent_tiers.{key}: tier '{tier}' is not in models.tiers")
+        for agent, acfg in self.agents.items():
+            for mode in acfg.modes:
+                tier = self.tier_of(agent, mode)
+                if tier not in self.models.tiers:
+                    known = ", ".join(self.models.tiers)
+                    raise ValueError(f"agents.{agent}.modes.{mode}.tier: tier '{tier}' is not in models '{self.models.name}' ({known})")
+        return self
+
+    def tier_of(self, agent: str, mode: str) -> str:
+        """The tier an (agent, mode) calls: ``models.agent_tiers`` wins over ``agents.<agent>.modes.<mode>.tier``."""
+        overrides = self.models.agent_tiers
+        return overrides.get(f"{agent}.{mode}") or overrides.get(agent) or self.agents[agent].modes[mode].tier
+
+    @property
+    def session_dir_root(self) -> Path:
+        """Folder holding one sub-folder per session: ``<data_dir>/sessions``."""
+        return self.paths.data_dir / "sessions"

@@ -1,0 +1,181 @@
+"""Domain objects shared by the agents, the tournament and the record (no framework imports).
+
+Names follow the seeds: hypothesis, review, match, task, system feedback (seed 000, seed 001 "Task Queue").
+Deterministic ids (seed 001 Phase 2): a hypothesis id is ``H-`` + the first 12 hex digits of
+``sha256(session_id || origin || statement)``; the other ids are derived the same way from what makes them
+unique, so a retried action computes the same id and its insert is a no-op.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+HypothesisState = Literal["draft", "reviewed", "in_tournament", "pinned", "quarantined", "rejected", "retired"]
+TaskStatus = Literal["pending", "leased", "in_progress", "done", "failed", "dead", "cancelled"]
+ResultKind = Literal[
+    "research_plan_parsed",
+    "hypothesis_created",
+    "hypothesis_duplicate",
+    "review_completed",
+    "added_to_tournament",
+    "tournament_match_complete",
+    "proximity_updated",
+    "system_feedback_generated",
+    "final_overview_generated",
+    "nothing_to_do",
+]
+
+
+def digest(*parts: object, n: int = 12) -> str:
+    """First ``n`` hex digits of sha256 over ``parts`` joined by ``||``."""
+    return hashlib.sha256("||".join(str(p) for p in parts).encode()).hexdigest()[:n]
+
+
+def hypothesis_id(session_id: str, origin: str, statement: str) -> str:
+    """``H-`` + sha256(session || origin || statement)[:12] (seed 001 Phase 2, step 7).
+
+    ``origin`` is the strategy plus the sorted parent ids (``"combine:H-a,H-b"``), so the same statement reached
+    by the same route maps to the same id.
+    """
+    return "H-" + digest(session_id, origin, " ".join(statement.split()))
+
+
+def match_id(session_id: str, hyp_a: str, hyp_b: str, task_id: str, index: int) -> str:
+    """Deterministic match id (seed 000 Elo Update): a retried match computes the same id."""
+    a, b = sorted((hyp_a, hyp_b))
+    return "M-" + digest(session_id, a, b, task_id, index, n=16)
+
+
+def task_id(idempotency_key: str) -> str:
+    """Task id derived from its idempotency key (seed 004: ``{session_id}::generation::initial::{i}``)."""
+    return "T-" + digest(idempotency_key, n=16)
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    """One hypothesis row. ``elo`` in Elo points; ``citations`` as dicts of :class:`cosci.records.Citation`."""
+
+    id: str
+    session_id: str
+    title: str
+    statement: str
+    mechanism: str
+    entities: list[str]
+    anticipated_outcomes: str
+    novelty_argument: str
+    citations: list[dict[str, Any]]
+    strategy: str
+    parent_ids: list[str]
+    elo: float
+    matches_played: int
+    wins: int
+    state: HypothesisState
+    dedup_cluster: int | None
+    created_at: float
+
+    def embedding_text(self) -> str:
+        """Text embedded for dedup and clustering (seed 000: title + summary)."""
+        return f"{self.title}. {self.statement} {self.mechanism}"
+
+    def brief(self) -> str:
+        """Plain-text rendering used inside prompts (always wrapped by the quoting helpers)."""
+        lines = [f"Title: {self.title}", f"Statement: {self.statement}", f"Mechanism: {self.mechanism}"]
+        if self.entities:
+            lines.append("Entities: " + ", ".join(self.entities))
+        if self.anticipated_outcomes:
+            lines.append(f"Anticipated outcomes: {self.anticipated_outcomes}")
+        if self.novelty_argument:
+            lines.append(f"Novelty: {self.novelty_argument}")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Review:
+    id: str
+    hypothesis_id: str
+    kind: str
+    verdict: str
+    scores: dict[str, float | None]
+    notes: str
+    evidence: list[dict[str, Any]]
+    assumptions: list[dict[str, Any]]
+    weakest_assumption: str | None
+    kill_experiment: str | None
+    created_at: float
+
+    def brief(self) -> str:
+        scores = ", ".join(f"{k} {v:.2f}" for k, v in self.scores.items() if v is not None)
+        text = f"[{self.kind} review] verdict: {self.verdict}" + (f"; {scores}" if scores else "")
+        if self.weakest_assumption:
+            text += f"\nWeakest assumption: {self.weakest_assumption}"
+        if self.kill_experiment:
+            text += f"\nKill experiment: {self.kill_experiment}"
+        return text + (f"\n{self.notes}" if self.notes else "")
+
+
+@dataclass(frozen=True)
+class Task:
+    """A queued agent action (seed 001 "Task Queue Schema")."""
+
+    id: str
+    session_id: str
+    agent: str
+    action: str
+    target_id: str | None
+    payload: dict[str, Any]
+    priority: int
+    status: TaskStatus
+    attempts: int
+    max_attempts: int
+    idempotency_key: str
+
+
+@dataclass
+class TaskResult:
+    """What an agent action produced; ``kind`` drives the follow-up rules (seed 000 "Agent Interactions")."""
+
+    kind: ResultKind
+    hypothesis_ids: list[str] = field(default_factory=list)
+    match_ids: list[str] = field(default_factory=list)
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {"kind": self.kind, "hypothesis_ids": self.hypothesis_ids, "match_ids": self.match_ids,
+             "detail": self.detail},
+            sort_keys=True,
+        )
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TaskResult:
+        return cls(kind=data["kind"], hypothesis_ids=list(data.get("hypothesis_ids", [])),
+                   match_ids=list(data.get("match_ids", [])), detail=dict(data.get("detail", {})))
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """One provider call attempt, as the gateway reports it (seed 004 ``transcripts``).
+
+    Units: tokens; ``cost_usd`` in USD (from LiteLLM's cost calculation); ``latency_seconds`` in seconds.
+    ``outcome`` is ``ok``, ``retry:<kind>`` (a transient failure that will be retried) or ``error:<kind>``.
+    """
+
+    agent: str
+    action: str
+    mode: str
+    model: str
+    task_id: str | None
+    attempt: int
+    outcome: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    cost_usd: float = 0.0
+    latency_seconds: float = 0.0
+    request: Any = None
+    response: Any = None
+    error: str | None = None

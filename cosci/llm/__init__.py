@@ -1,0 +1,6 @@
+"""The LLM edge: routing, the gateway over LiteLLM, structured output, the tool loop, budgets, embeddings.
+
+Only :mod:`cosci.llm.gateway`, :mod:`cosci.llm.providers` (the embedded model and the scripted fake) and
+:mod:`cosci.llm.embeddings` import litellm. Agents depend on :class:`cosci.llm.types.LLMPort` and the helpers in
+:mod:`cosci.llm.structured` and :mod:`cosci.llm.tool_loop`, which import no framework.
+"""

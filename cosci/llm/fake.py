@@ -1,0 +1,222 @@
+"""The scripted fake model: one in-process LiteLLM provider (``cosci-fake/<tier>``) for tests, bench and dry runs.
+
+In the manner of simonw/llm's ``MockModel`` and DSPy's ``DummyLM``: tests *enqueue* replies and read the
+*history* of what was asked. Selected with ``models=fake``, a whole session runs on it.
+
+- **Scripted replies** (:meth:`FakeBackend.script`) match on agent, mode and action; unmatched calls get the
+  autopilot: a literature search on the first turn of a tool loop, then a valid record filled with
+  deterministic, varied content (citations taken from the tool results it saw, plus one fabricated URL that
+  citation filtering must strip); tournament judges end with ``better idea: N``; debates run a few turns
+  before concluding; the final overview cites the ``[H-...]`` ids it was given.
+- **A record of every request** (:attr:`FakeBackend.calls`): model, agent, mode, action, task id, messages,
+  tool names, tool_choice, thinking. With ``call_log`` set, each request is also appended to a JSONL file, so
+  a killed process's calls survive (the resume test reads it).
+- **Deterministic usage**: prompt tokens = request characters / 4, completion tokens = answer characters / 4;
+  cost comes from LiteLLM's calculation over the prices in ``conf/models/fake.yaml``.
+- **Faults**: scripted (``FakeReply(fault=...)``) or at random with ``fault_rate``: ``rate_limit``,
+  ``overloaded``, ``server_error``, ``timeout``, ``connection`` (transient), ``bad_request``, ``not_found``
+  (permanent), and answer-shape faults: ``FakeReply.malformed`` (truncated arguments), ``FakeReply.no_tool_call``,
+  ``FakeReply.empty``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import random
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import litellm
+from litellm import CustomLLM
+
+from cosci.config.schema import FakeModelCfg
+from cosci.llm import fake_content as content
+from cosci.llm.providers import flatten_content, make_response
+
+TRANSIENT_FAULTS = ("rate_limit", "overloaded", "server_error", "timeout", "connection")
+
+
+@dataclass
+class FakeReply:
+    """One scripted answer. ``tool_calls`` holds ``(name, arguments)`` with arguments as a dict or raw JSON text."""
+
+    text: str = ""
+    tool_calls: list[tuple[str, dict[str, Any] | str]] = field(default_factory=list)
+    fault: str | None = None
+    finish_reason: str | None = None
+    retry_after: float | None = None
+
+    @classmethod
+    def record(cls, tool: str, **arguments: Any) -> FakeReply:
+        return cls(tool_calls=[(tool, arguments)])
+
+    @classmethod
+    def malformed(cls, tool: str) -> FakeReply:
+        """Truncated arguments, as when output hits the token cap mid-JSON."""
+        return cls(tool_calls=[(tool, '{"title": "Truncated hyp')], finish_reason="length")
+
+    @classmethod
+    def no_tool_call(cls, text: str = "I think the answer is obvious.") -> FakeReply:
+        return cls(text=text)
+
+    @classmethod
+    def empty(cls) -> FakeReply:
+        return cls(text="")
+
+
+@dataclass
+class FakeCall:
+    """What one request asked (and which fault, if any, it got)."""
+
+    model: str
+    agent: str | None
+    mode: str | None
+    action: str | None
+    task_id: str | None
+    messages: list[dict[str, Any]]
+    tools: list[str]
+    tool_choice: Any
+    thinking: Any
+    response_format: Any
+    fault: str | None = None
+
+    @property
+    def prompt(self) -> str:
+        """All message text joined (for asserting on what was sent)."""
+        return "\n".join(flatten_content(m.get("content")) for m in self.messages)
+
+    def request_hash(self) -> str:
+        body = json.dumps([self.model, self.messages, self.tools, self.tool_choice], sort_keys=True, default=str)
+        return hashlib.sha256(body.encode()).hexdigest()[:16]
+
+
+class FakeBackend:
+    """The fake's state: scripts, history, configuration. One per process: :data:`FAKE`."""
+
+    def __init__(self) -> None:
+        self.provider = _FakeProvider(self)
+        self._lock = threading.Lock()
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget scripts and history; back to the default configuration."""
+        with self._lock:
+            self.calls: list[FakeCall] = []
+            self._scripts: list[tuple[dict[str, str | None], FakeReply]] = []
+            self.cfg = FakeModelCfg(seed=0, fault_rate=0.0, latency_seconds=0.0, call_log=None)
+            self._rng = random.Random(0)
+            self._counter = 0
+
+    def configure(self, cfg: FakeModelCfg) -> None:
+        with self._lock:
+            self.cfg = cfg
+            self._rng = random.Random(cfg.seed)
+
+    def script(self, reply: FakeReply, *, agent: str | None = None, mode: str | None = None,
+               action: str | None = None, times: int = 1) -> None:
+        """Queue ``reply`` for the next ``times`` calls matching agent / mode / action (None matches any)."""
+        with self._lock:
+            for _ in range(times):
+                self._scripts.append(({"agent": agent, "mode": mode, "action": action}, reply))
+
+    def calls_for(self, agent: str | None = None, mode: str | None = None) -> list[FakeCall]:
+        return [c for c in self.calls if (agent is None or c.agent == agent) and (mode is None or c.mode == mode)]
+
+    # --- answering ---------------------------------------------------------------------------------------
+    def _take_script(self, call: FakeCall) -> FakeReply | None:
+        with self._lock:
+            for i, (match, reply) in enumerate(self._scripts):
+                if all(v is None or getattr(call, k) == v for k, v in match.items()):
+                    del self._scripts[i]
+                    return reply
+        return None
+
+    async def respond(self, model: str, messages: list[dict[str, Any]], params: dict[str, Any],
+                      metadata: dict[str, Any]) -> Any:
+        tools = [t["function"]["name"] for t in params.get("tools") or []]
+        call = FakeCall(model=model, agent=metadata.get("cosci_agent"), mode=metadata.get("cosci_mode"),
+                        action=metadata.get("cosci_action"), task_id=metadata.get("cosci_task_id"),
+                        messages=messages, tools=tools, tool_choice=params.get("tool_choice"),
+                        thinking=params.get("thinking"), response_format=params.get("response_format"))
+        reply = self._take_script(call)
+        with self._lock:
+            self._counter += 1
+            n = self._counter
+            if reply is None and self.cfg.fault_rate and self._rng.random() < self.cfg.fault_rate:
+                reply = FakeReply(fault=self._rng.choice(TRANSIENT_FAULTS))
+            self.calls.append(call)
+        call.fault = reply.fault if reply else None
+        self._log(call)
+        if self.cfg.latency_seconds:
+            await asyncio.sleep(self.cfg.latency_seconds)
+        if reply and reply.fault:
+            raise _fault(reply, model)
+        reply = reply or content.autopilot(call, params, seed=self.cfg.seed, n=n)
+        return self._response(model, call, reply)
+
+    def _response(self, model: str, call: FakeCall, reply: FakeReply) -> Any:
+        calls = [(name, args if isinstance(args, str) else json.dumps(args)) for name, args in reply.tool_calls]
+        out_chars = len(reply.text) + sum(len(a) for _, a in calls)
+        prompt_chars = len(json.dumps(call.messages, default=str)) + 200 * len(call.tools)
+        return make_response(model, text=reply.text, tool_calls=calls, prompt_tokens=prompt_chars // 4 + 1,
+                             completion_tokens=out_chars // 4 + 1, finish_reason=reply.finish_reason)
+
+    def _log(self, call: FakeCall) -> None:
+        if not self.cfg.call_log:
+            return
+        line = json.dumps({"t": time.time(), "model": call.model, "agent": call.agent, "mode": call.mode,
+                           "action": call.action, "task_id": call.task_id, "hash": call.request_hash(),
+                           "fault": call.fault})
+        path = Path(self.cfg.call_log)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with self._lock, path.open("a", encoding="utf-8") as fh:
+            fh.write(line + "\n")
+            fh.flush()
+
+
+def _fault(reply: FakeReply, model: str) -> Exception:
+    kind = reply.fault
+    headers = {"retry-after": str(reply.retry_after)} if reply.retry_after is not None else {}
+    req = httpx.Request("POST", "https://fake.invalid/v1/messages")
+    status = {"rate_limit": 429, "overloaded": 529, "server_error": 500, "bad_request": 400, "not_found": 404}.get(kind or "", 500)
+    resp = httpx.Response(status, headers=headers, request=req)
+    kw = {"llm_provider": "cosci-fake", "model": model}
+    if kind == "rate_limit":
+        return litellm.RateLimitError(message="fake: rate limited", response=resp, **kw)
+    if kind == "overloaded":
+        return litellm.InternalServerError(message="fake: Overloaded (529)", response=resp, **kw)
+    if kind == "server_error":
+        return litellm.InternalServerError(message="fake: internal server error", response=resp, **kw)
+    if kind == "timeout":
+        return litellm.Timeout(message="fake: request timed out", **kw)
+    if kind == "connection":
+        return litellm.APIConnectionError(message="fake: connection reset", **kw)
+    if kind == "not_found":
+        return litellm.NotFoundError(message=f"fake: model {model} not found", response=resp, **kw)
+    if kind == "bad_request":
+        return litellm.BadRequestError(message="fake: invalid request", response=resp, **kw)
+    raise ValueError(f"unknown fake fault {kind!r}")
+
+
+class _FakeProvider(CustomLLM):
+    def __init__(self, backend: FakeBackend) -> None:
+        super().__init__()
+        self.backend = backend
+
+    async def acompletion(self, model: str, messages: list, api_base: str, custom_prompt_dict: dict,  # type: ignore[override]
+                          model_response: Any, print_verbose: Any, encoding: Any, api_key: Any, logging_obj: Any,
+                          optional_params: dict, acompletion: Any = None, litellm_params: Any = None,
+                          *args: Any, **kwargs: Any) -> Any:
+        full = model if model.startswith("cosci-fake/") else f"cosci-fake/{model}"
+        metadata = (litellm_params or {}).get("metadata") or {}
+        return await self.backend.respond(full, messages, optional_params, metadata)
+
+
+FAKE = FakeBackend()
+"""The process-wide fake: ``FAKE.script(...)``, ``FAKE.calls``, ``FAKE.reset()``."""

@@ -1,0 +1,184 @@
+"""The fake model's autopilot: valid, deterministic, varied answers for any agent and mode.
+
+Everything is derived from a RNG seeded by the fake's seed and a hash of the request, so the same request
+always gets the same answer (a resumed session replays identically) while different requests differ.
+Tournament verdicts follow a hidden quality score per hypothesis id (with 20 % noise), so Elo ratings
+converge to a real order and stability can be reached.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cosci.llm.fake import FakeCall, FakeReply
+
+DRUGS = ["metformin", "disulfiram", "itraconazole", "niclosamide", "mebendazole", "atorvastatin", "propranolol",
+         "chloroquine", "auranofin", "valproate", "digoxin", "ivermectin", "clarithromycin", "nelfinavir",
+         "sertraline", "thioridazine", "ribavirin", "artesunate", "celecoxib", "doxycycline", "tigecycline",
+         "pyrvinium", "ketoconazole", "losartan", "bortezomib", "all-trans retinoic acid", "arsenic trioxide"]
+TARGETS = ["mitochondrial complex I", "ALDH1A1", "hedgehog signalling", "Wnt/beta-catenin", "tubulin",
+           "HMG-CoA reductase", "beta-adrenergic signalling", "autophagic flux", "thioredoxin reductase",
+           "HDAC class I", "HIF-1alpha translation", "PAK1", "mitochondrial ribosomes", "the unfolded protein response",
+           "serotonin transporter", "dopamine receptor D2", "eIF4E", "ferroptosis", "COX-2/PGE2", "MMP activity",
+           "FLT3-ITD signalling", "BCL-2 family balance", "IDH2 neomorphic activity", "NPM1 export", "CXCR4 homing"]
+EFFECTS = ["deplete leukemic stem cells", "restore myeloid differentiation", "sensitise blasts to cytarabine",
+           "collapse oxidative phosphorylation", "block niche-dependent survival", "induce ferroptotic death",
+           "reverse venetoclax resistance", "suppress clonal expansion"]
+CONTEXTS = ["FLT3-mutant AML", "TP53-mutant AML", "NPM1-mutant AML", "relapsed AML", "elderly unfit patients",
+            "MOLM-13 and MV4-11 cells", "primary AML blasts", "leukemic stem cells in the bone-marrow niche"]
+URL = re.compile(r"https?://[^\s\"'<>)\]]+")
+HYP_ID = re.compile(r"H-[0-9a-f]{12}")
+
+
+def _rng(seed: int, call: FakeCall) -> random.Random:
+    return random.Random(f"{seed}:{call.request_hash()}")
+
+
+def seen_urls(call: FakeCall) -> list[str]:
+    """URLs in the tool results of the conversation, in order, without duplicates."""
+    urls: list[str] = []
+    for m in call.messages:
+        if m.get("role") == "tool":
+            for u in URL.findall(str(m.get("content", ""))):
+                u = u.rstrip(".,;")
+                if u not in urls:
+                    urls.append(u)
+    return urls
+
+
+def quality(hid: str) -> int:
+    """The hidden quality of a hypothesis id, 0-999 (tournament verdicts follow it)."""
+    return int(hashlib.sha256(hid.encode()).hexdigest()[:6], 16) % 1000
+
+
+def hypothesis(rng: random.Random, call: FakeCall, n: int) -> dict[str, Any]:
+    drug, target, effect, ctx = rng.choice(DRUGS), rng.choice(TARGETS), rng.choice(EFFECTS), rng.choice(CONTEXTS)
+    cites = [{"url": u, "title": f"Source on {target}", "excerpt": f"{target} is implicated in {ctx}."}
+             for u in seen_urls(call)[:2]]
+    cites.append({"url": f"https://fabricated.example.org/paper/{n}", "title": "A paper the model never saw"})
+    return {
+        "title": f"{drug.capitalize()} against {target} in {ctx}",
+        "statement": f"{drug.capitalize()} acts on {target} to {effect} in {ctx} (variant {n}-{rng.randint(0, 9999)}).",
+        "mechanism": f"At clinically reachable concentrations, {drug} perturbs {target}; {ctx} depend on it more than "
+                     f"normal haematopoietic progenitors, so the perturbation should {effect}.",
+        "entities": [drug, target, ctx],
+        "anticipated_outcomes": f"Reduced viability and colony formation of {ctx} at 1-10 uM {drug}.",
+        "novelty_argument": f"{drug} is not used in AML and {target} has not been linked to {effect} there.",
+        "citations": cites,
+    }
+
+
+def review(rng: random.Random, call: FakeCall, n: int) -> dict[str, Any]:
+    mode = call.mode if call.mode in ("full", "verification", "observation") else "full"
+    urls = seen_urls(call)[:2] + [f"https://fabricated.example.org/review/{n}"]
+    out: dict[str, Any] = {
+        "verdict": rng.choice(["missing_piece", "neutral", "other_more_likely", "already_explained"]),
+        "kind": mode,
+        "novelty": round(rng.uniform(0.2, 0.9), 2), "correctness": round(rng.uniform(0.2, 0.9), 2),
+        "testability": round(rng.uniform(0.4, 0.95), 2), "feasibility": round(rng.uniform(0.3, 0.9), 2),
+        "evidence": [{"claim": "The target is expressed in the relevant cells.", "url": u,
+                      "excerpt": "expression was detected"} for u in urls],
+        "notes": "The mechanism is plausible but the concentration argument needs pharmacokinetic support.",
+    }
+    if mode == "verification":
+        out["assumptions"] = [
+            {"assumption": "The drug reaches the target at approved doses.", "plausibility": "uncertain", "rationale": "PK data are sparse."},
+            {"assumption": "Leukemic cells depend on the target.", "plausibility": "plausible", "rationale": "Knock-down studies suggest so."},
+            {"assumption": "Normal progenitors are spared.", "plausibility": "implausible", "rationale": "The pathway is ubiquitous."},
+        ]
+        out["weakest_assumption"] = "Normal progenitors are spared."
+        out["kill_experiment"] = "Compare IC50 in CD34+ cord-blood progenitors and AML blasts; equal IC50 refutes it."
+    if mode == "observation":
+        out["observations"] = [{"observation": "The article reports reduced colony formation.", "explained": "yes",
+                                "reasoning": "Target inhibition would reduce clonogenicity."}]
+    return out
+
+
+def system_feedback(rng: random.Random) -> dict[str, Any]:
+    return {
+        "common_weaknesses": ["Concentrations reachable in patients are rarely argued.", "Normal-cell toxicity is ignored."],
+        "common_strengths": ["Mechanisms are specific and testable in cell lines."],
+        "suggested_focus_areas": ["Drugs with strong pharmacokinetic data.", "Leukemic stem-cell dependencies."],
+        "narrative": "Across reviews and debates, the strongest hypotheses name a specific dependency of leukemic cells "
+                     f"and a concentration that is reachable in patients (feedback {rng.randint(0, 999)}).",
+    }
+
+
+def research_plan(call: FakeCall) -> dict[str, Any]:
+    goal = " ".join(call.prompt.split())
+    m = re.search(r"<GOAL[^>]*>(.*?)</GOAL>", call.prompt, re.S)
+    goal = " ".join((m.group(1) if m else goal).split())[:300]
+    return {"objective": goal or "Investigate the research goal.",
+            "preferences": ["testable in vitro within weeks", "mechanistically specific"],
+            "constraints": ["approved drugs only"], "idea_attributes": ["novel", "testable", "specific", "safe"],
+            "domain_hint": "oncology"}
+
+
+def verdict_text(rng: random.Random, call: FakeCall) -> str:
+    ids = list(dict.fromkeys(HYP_ID.findall(call.prompt)))[:2]
+    better = 1 if len(ids) < 2 or quality(ids[0]) >= quality(ids[1]) else 2
+    if rng.random() < 0.2:
+        better = 3 - better
+    return (f"Hypothesis {better} names a more specific dependency and a more feasible first experiment; the other "
+            f"relies on an untested concentration argument.\nbetter idea: {better}")
+
+
+def overview(call: FakeCall) -> str:
+    ids = list(dict.fromkeys(HYP_ID.findall(call.prompt)))
+    cited = " ".join(f"[{h}]" for h in ids[:3]) or "(no hypotheses)"
+    return ("# Executive summary\nThe tournament converged on repurposing hypotheses that target metabolic and "
+            f"stem-cell dependencies of AML {cited}.\n\n# Main research directions\n"
+            + "".join(f"## Direction {i + 1}\nClaim and first experiment from [{h}].\n" for i, h in enumerate(ids[:3]))
+            + "\n# Convergence and divergence\nSeveral hypotheses share mitochondrial targets.\n\n"
+            "# Caveats and limitations\nGenerated by the scripted fake model; not scientific advice.\n")
+
+
+def autopilot(call: FakeCall, params: dict[str, Any], *, seed: int, n: int) -> FakeReply:
+    """The default answer when no scripted reply matches."""
+    from cosci.llm.fake import FakeReply
+
+    rng = _rng(seed, call)
+    choice = params.get("tool_choice")
+    forced = choice.get("function", {}).get("name") if isinstance(choice, dict) else None
+    if forced:
+        return FakeReply.record(forced, **record_args(forced, rng, call, n))
+    if call.tools:
+        searches = [t for t in call.tools if not t.startswith("record_")]
+        records = [t for t in call.tools if t.startswith("record_")]
+        if searches and not any(m.get("role") == "tool" for m in call.messages):
+            preferred = [t for t in ("local_corpus_search", "pubmed_search", "europe_pmc_search", "arxiv_search")
+                         if t in searches]
+            tool = (preferred or searches)[0]
+            return FakeReply.record(tool, query=f"{rng.choice(DRUGS)} {rng.choice(TARGETS)} leukemia")
+        if records:
+            return FakeReply.record(records[0], **record_args(records[0], rng, call, n))
+    assistant_turns = sum(1 for m in call.messages if m.get("role") == "assistant")
+    if call.agent == "ranking":
+        if call.mode == "debate" and assistant_turns < 2:
+            return FakeReply(text=f"Expert {assistant_turns + 1}: what concentration is needed, and is the target "
+                                  "essential in primary blasts? Both proposals deserve scrutiny.")
+        return FakeReply(text=verdict_text(rng, call))
+    if call.agent == "generation" and call.mode == "debate":
+        if assistant_turns < 2:
+            return FakeReply(text=f"Expert {assistant_turns + 1}: I propose three directions: {rng.choice(DRUGS)}, "
+                                  f"{rng.choice(DRUGS)} and {rng.choice(DRUGS)}. Which dependency is most specific?")
+        return FakeReply(text=f"We agree on the most specific idea.\nHYPOTHESIS: {hypothesis(rng, call, n)['statement']}")
+    if call.agent == "metareview" and call.mode == "final":
+        return FakeReply(text=overview(call))
+    return FakeReply(text="Acknowledged.")
+
+
+def record_args(tool: str, rng: random.Random, call: FakeCall, n: int) -> dict[str, Any]:
+    if tool == "record_hypothesis":
+        return hypothesis(rng, call, n)
+    if tool == "record_review":
+        return review(rng, call, n)
+    if tool == "record_system_feedback":
+        return system_feedback(rng)
+    if tool == "record_research_plan":
+        return research_plan(call)
+    return {"query": "leukemia"}

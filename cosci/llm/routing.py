@@ -1,0 +1,78 @@
+"""Route an (agent, mode) to a model, and walk the degradation chain (seed 001 "Model Routing").
+
+The tier comes from ``conf/agents`` (overridden per agent or mode by ``models.agent_tiers``), the model string
+and its abilities from ``conf/models``. Thinking budgets are kept only where the model takes thinking (seed:
+Opus-class only). ``reflection.verification`` and ``metareview.final`` never degrade (seed 001).
+"""
+
+from __future__ import annotations
+
+import os
+
+from cosci.config.schema import CosciConfig
+from cosci.errors import MissingApiKey
+from cosci.llm.errors import ModelUnavailable
+from cosci.llm.types import Route
+
+NEVER_DEGRADE = frozenset({"reflection.verification", "metareview.final"})
+"""Seed 001 "Degradation Chain": these modes fail rather than fall back to a weaker model."""
+
+CONSTRAINED_PROVIDERS = ("cosci-local/",)
+"""Providers whose output is schema-constrained (the embedded model)."""
+
+
+class Router:
+    """Builds :class:`Route` objects from a validated config."""
+
+    def __init__(self, config: CosciConfig) -> None:
+        self.config = config
+
+    def route(self, agent: str, mode: str, tier: str | None = None) -> Route:
+        """The route of an (agent, mode), optionally forced onto ``tier`` (used when degrading).
+
+        Raises:
+            KeyError: the agent has no such mode.
+        """
+        mode_cfg = self.config.agents[agent].modes[mode]
+        tier = tier or self.config.tier_of(agent, mode)
+        entry = self.config.models.tiers[tier]
+        thinking = mode_cfg.thinking_tokens if entry.thinking else 0
+        retry = self.config.retry
+        return Route(
+            agent=agent, mode=mode, tier=tier, model=entry.model, thinking_tokens=thinking,
+            max_output_tokens=mode_cfg.max_output_tokens, max_iterations=mode_cfg.max_iterations,
+            timeout_seconds=retry.thinking_call_timeout_seconds if thinking else retry.call_timeout_seconds,
+            degradable=f"{agent}.{mode}" not in NEVER_DEGRADE,
+            constrained=entry.model.startswith(CONSTRAINED_PROVIDERS),
+            api_key_env=entry.api_key_env, api_base=entry.api_base,
+        )
+
+    def degrade(self, route: Route) -> Route:
+        """The next route down the degradation chain.
+
+        Raises:
+            ModelUnavailable: a never-degrade mode, or the chain is exhausted.
+        """
+        if not route.degradable:
+            raise ModelUnavailable(f"{route.key} never degrades (seed 001) and its model is unavailable",
+                                   model=route.model)
+        chain = self.config.models.degradation
+        start = chain.index(route.tier) + 1 if route.tier in chain else 0
+        for tier in chain[start:]:
+            candidate = self.route(route.agent, route.mode, tier)
+            if candidate.model != route.model:
+                return candidate
+        raise ModelUnavailable(f"{route.key}: no model left in the degradation chain", model=route.model)
+
+    def all_routes(self) -> list[Route]:
+        return [self.route(a, m) for a, acfg in self.config.agents.items() for m in acfg.modes]
+
+    def check_keys(self) -> None:
+        """Fail before any work if a routed model's API key is missing (issue 6: one line naming the variable).
+
+        Raises:
+            MissingApiKey: naming the first missing environment variable.
+        """
+        for r in self.all_routes():
+            if r.api_key_env and not os.environ.get(r.api_key_env):
+                raise MissingApiKey(r.api_key_env, r.model)

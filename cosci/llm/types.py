@@ -1,0 +1,137 @@
+"""The LLM port: what an agent asks for (:class:`CallSpec`) and what it gets back (:class:`LLMResponse`).
+
+Messages use the OpenAI chat format (LiteLLM's lingua franca): ``{"role": "user", "content": ...}``,
+assistant messages with ``tool_calls``, and ``{"role": "tool", "tool_call_id": ..., "content": ...}``. The
+system prompt is a list of :class:`TextBlock`; blocks marked ``cache=True`` (safety preamble, goal, research
+plan, preferences) get Anthropic ``cache_control`` at the gateway, per-task content does not (seed 003
+"Cached vs. Non-Cached Blocks").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class Route:
+    """Where an (agent, mode) call goes (seed 001 "Model Routing").
+
+    Attributes:
+        model: LiteLLM model string.
+        thinking_tokens: extended-thinking budget in tokens; 0 unless the model takes thinking (Opus-class).
+        max_output_tokens: max tokens per call, thinking included.
+        max_iterations: tool-loop iterations (or debate turns) allowed.
+        timeout_seconds: per-call timeout (seed 004: 120 s, 300 s with thinking).
+        degradable: False for the never-degrade modes (``reflection.verification``, ``metareview.final``).
+        constrained: the tier's output is schema-constrained (the embedded model).
+    """
+
+    agent: str
+    mode: str
+    tier: str
+    model: str
+    thinking_tokens: int
+    max_output_tokens: int
+    max_iterations: int
+    timeout_seconds: float
+    degradable: bool = True
+    constrained: bool = False
+    api_key_env: str | None = None
+    api_base: str | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.agent}.{self.mode}"
+
+    def without_thinking(self) -> Route:
+        return replace(self, thinking_tokens=0)
+
+
+@dataclass(frozen=True)
+class TextBlock:
+    text: str
+    cache: bool = False
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool the model may call: ``parameters`` is a JSON schema object."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+@dataclass
+class CallSpec:
+    """One model call.
+
+    Attributes:
+        action: the agent action (``CreateInitialHypotheses``, ``ReviewHypothesis``...), for records and the fake.
+        tool_choice: None (no tools / provider default), ``"auto"``, or a tool name to force that tool.
+        response_schema: JSON schema a constrained tier must follow for a text answer (e.g. a verdict).
+        thinking: allow the route's thinking budget on this call.
+    """
+
+    route: Route
+    action: str
+    system: list[TextBlock]
+    messages: list[dict[str, Any]]
+    task_id: str | None = None
+    tools: list[ToolSpec] = field(default_factory=list)
+    tool_choice: str | None = None
+    response_schema: dict[str, Any] | None = None
+    thinking: bool = True
+
+    @property
+    def thinking_tokens(self) -> int:
+        return self.route.thinking_tokens if self.thinking else 0
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    id: str
+    name: str
+    arguments: str  # JSON text as the provider sent it (may be empty or truncated)
+
+
+@dataclass
+class LLMResponse:
+    """A normalised completion. Tokens are counts; ``cost_usd`` in USD (LiteLLM); latency in seconds."""
+
+    text: str
+    tool_calls: list[ToolCall]
+    thinking_blocks: list[dict[str, Any]]
+    finish_reason: str | None
+    model: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    cost_usd: float = 0.0
+    latency_seconds: float = 0.0
+
+    def assistant_message(self) -> dict[str, Any]:
+        """This response as the next assistant turn of the history (thinking blocks kept for Anthropic)."""
+        msg: dict[str, Any] = {"role": "assistant", "content": self.text or None}
+        if self.tool_calls:
+            msg["tool_calls"] = [
+                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                for c in self.tool_calls
+            ]
+        if self.thinking_blocks:
+            msg["thinking_blocks"] = self.thinking_blocks
+        return msg
+
+
+class LLMPort(Protocol):
+    """The one port agents call. Implemented by :class:`cosci.llm.gateway.Gateway`.
+
+    Raises:
+        TransientLLMError: after the gateway's retries ran out.
+        PermanentLLMError: never retried.
+        BudgetExceeded: the call was not admitted.
+    """
+
+    async def complete(self, spec: CallSpec) -> LLMResponse: ...

@@ -1,0 +1,148 @@
+"""The structured records models write through tool calls (seed 003 "Structured Output via Tool Use").
+
+Each record is defined once, here, as a pydantic model; :func:`tool_schema` turns it into the JSON schema sent
+as the tool's ``parameters``. Field names, enums and ranges follow seed 003's output schemas
+(``RECORD_RESEARCH_PLAN_TOOL``, ``RECORD_HYPOTHESIS_TOOL``, ``RECORD_REVIEW_TOOL``, record_system_feedback).
+Where cosci adds a field (verification's weakest assumption and kill experiment, observation results) it is
+optional, so a model following the seed schema still validates.
+
+:class:`TournamentVerdict` is not a tool: it constrains the embedded model's tournament answer (stack notes:
+SmolLM2 does not follow the free-text ``better idea: N`` format).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Strategy = Literal[
+    "literature", "debate", "combine", "simplify", "out_of_box", "feasibility", "assumption", "feedback_driven"
+]
+Verdict = Literal["already_explained", "other_more_likely", "missing_piece", "neutral", "disproved"]
+ReviewKind = Literal["full", "verification", "observation", "simulation"]
+
+
+class Record(BaseModel):
+    """Base of the record tools: ``tool_name`` and ``tool_description`` are what the model sees."""
+
+    model_config = ConfigDict(extra="ignore")
+    tool_name: ClassVar[str]
+    tool_description: ClassVar[str]
+
+
+class RecordResearchPlan(Record):
+    tool_name: ClassVar[str] = "record_research_plan"
+    tool_description: ClassVar[str] = "Record the structured research plan parsed from the scientist's goal."
+
+    objective: str = Field(min_length=1, description="Atomic statement of what to investigate.")
+    preferences: list[str] = Field(description="What the scientist values in a hypothesis.")
+    constraints: list[str] = Field(default_factory=list, description="Explicit limits on scope or methodology.")
+    idea_attributes: list[str] = Field(description="3-6 adjectives describing a strong hypothesis for this goal.")
+    domain_hint: str | None = Field(default=None, description="The scientific field, if clear.")
+    notes: str | None = Field(default=None, description="Anything else worth keeping from the goal.")
+
+
+class Citation(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    url: str = Field(min_length=1, description="URL of the source, exactly as returned by a search tool.")
+    title: str = Field(default="", description="Title of the source.")
+    excerpt: str | None = Field(default=None, description="A short verbatim quote supporting the hypothesis.")
+    doi: str | None = Field(default=None, description="DOI, if known.")
+    year: int | None = Field(default=None, description="Publication year, if known.")
+
+
+class RecordHypothesis(Record):
+    tool_name: ClassVar[str] = "record_hypothesis"
+    tool_description: ClassVar[str] = "Record ONE hypothesis. Calling this tool ends your turn: it is your answer."
+
+    title: str = Field(min_length=1, description="A short title.")
+    statement: str = Field(min_length=1, description="The hypothesis in one sentence.")
+    mechanism: str = Field(min_length=1, description="The detailed causal story.")
+    entities: list[str] = Field(description="Named actors: genes, proteins, drugs, organisms, cell types.")
+    anticipated_outcomes: str = Field(description="What we would observe if the hypothesis is true.")
+    novelty_argument: str = Field(description="Why this is new relative to the literature.")
+    citations: list[Citation] = Field(description="Sources found with the search tools that support it.")
+    strategy: Strategy = Field(default="literature", description="How the hypothesis was produced.")
+    parent_ids: list[str] = Field(default_factory=list, description="Ids of hypotheses this one evolves.")
+
+
+class Assumption(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    assumption: str = Field(min_length=1, description="One atomic assumption the hypothesis rests on.")
+    plausibility: Literal["plausible", "uncertain", "implausible"] = Field(description="How plausible it is.")
+    rationale: str = Field(default="", description="Why.")
+
+
+class Evidence(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    claim: str = Field(min_length=1, description="The claim this evidence supports or contradicts.")
+    url: str = Field(min_length=1, description="URL of the source, exactly as returned by a search tool.")
+    excerpt: str = Field(default="", description="A verbatim short quote from the source.")
+
+
+class Observation(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    observation: str = Field(min_length=1, description="An observation reported in the article.")
+    explained: Literal["yes", "partly", "no"] = Field(description="Would we see this if the hypothesis were true?")
+    reasoning: str = Field(default="", description="The causal argument.")
+
+
+class RecordReview(Record):
+    tool_name: ClassVar[str] = "record_review"
+    tool_description: ClassVar[str] = "Record your review of the hypothesis. Calling this tool ends your turn."
+
+    verdict: Verdict = Field(description="Exactly one verdict on the hypothesis.")
+    kind: ReviewKind = Field(default="full", description="The kind of review.")
+    novelty: float | None = Field(default=None, ge=0, le=1, description="Novelty, 0-1.")
+    correctness: float | None = Field(default=None, ge=0, le=1, description="Correctness, 0-1.")
+    testability: float | None = Field(default=None, ge=0, le=1, description="Testability, 0-1.")
+    feasibility: float | None = Field(default=None, ge=0, le=1, description="Feasibility, 0-1.")
+    assumptions: list[Assumption] = Field(default_factory=list, description="Atomic assumptions (verification).")
+    evidence: list[Evidence] = Field(description="Every claim with a url and a verbatim excerpt.")
+    notes: str = Field(default="", description="The analysis, in prose.")
+    weakest_assumption: str | None = Field(default=None, description="The assumption most likely to fail.")
+    kill_experiment: str | None = Field(default=None, description="The experiment that would most cheaply refute it.")
+    observations: list[Observation] = Field(default_factory=list, description="Article observations (observation).")
+
+
+class RecordSystemFeedback(Record):
+    tool_name: ClassVar[str] = "record_system_feedback"
+    tool_description: ClassVar[str] = "Record the meta-review of all reviews and debates. Ends your turn."
+
+    common_weaknesses: list[str] = Field(description="Recurring critiques across hypotheses.")
+    common_strengths: list[str] = Field(description="What reviewers consistently praise.")
+    suggested_focus_areas: list[str] = Field(description="Where future generation should concentrate.")
+    narrative: str = Field(min_length=1, description="A 1-2 paragraph synthesis.")
+
+
+class TournamentVerdict(BaseModel):
+    """A constrained tournament answer: the rationale, then which hypothesis is better (1 or 2)."""
+
+    model_config = ConfigDict(extra="ignore")
+    rationale: str = Field(min_length=1, description="The comparison, in prose.")
+    better_idea: Literal[1, 2] = Field(description="1 if hypothesis 1 is better, 2 if hypothesis 2 is.")
+
+
+RECORD_TYPES: dict[str, type[Record]] = {
+    r.tool_name: r for r in (RecordResearchPlan, RecordHypothesis, RecordReview, RecordSystemFeedback)
+}
+"""The terminal record tools by name (seed 003 "Terminal Tool Short-Circuit")."""
+
+
+def tool_schema(record: type[BaseModel]) -> dict[str, Any]:
+    """JSON schema of a record, with ``$defs`` inlined (some providers and llama.cpp reject ``$ref``)."""
+    schema = record.model_json_schema()
+    defs = schema.pop("$defs", {})
+
+    def inline(node: Any) -> Any:
+        if isinstance(node, dict):
+            if "$ref" in node:
+                return inline(defs[node["$ref"].rsplit("/", 1)[-1]])
+            # drop schema annotations named "title" (strings), never a property called "title" (a dict)
+            return {k: inline(v) for k, v in node.items() if not (k == "title" and isinstance(v, str))}
+        if isinstance(node, list):
+            return [inline(v) for v in node]
+        return node
+
+    return inline(schema)

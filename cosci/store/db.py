@@ -1,0 +1,108 @@
+"""The SQLite connection of one session's record: pragmas, the migration runner, transactions.
+
+Seed 004 "SQLite Schema": WAL mode, foreign keys, ``busy_timeout=5000``, an idempotent migration runner over
+``migrations/NNNN_*.sql`` recorded in ``schema_migrations``. One connection per process, shared by the
+repositories; every write goes through :meth:`Database.tx`, which serialises writers with a re-entrant lock
+(the connection is used from the event loop and from worker threads).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+BUSY_TIMEOUT_MS = 5000  # seed 004
+
+
+def dumps(value: Any) -> str:
+    """JSON for a TEXT column (compact, UTF-8 kept)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def loads(text: str | None, default: Any = None) -> Any:
+    return default if text is None else json.loads(text)
+
+
+def migrations() -> list[tuple[int, str]]:
+    """The shipped migrations as ``(version, sql)``, in order."""
+    folder = resources.files("cosci.store") / "migrations"
+    found = []
+    for entry in folder.iterdir():
+        if entry.name.endswith(".sql"):
+            found.append((int(entry.name.split("_", 1)[0]), entry.read_text(encoding="utf-8")))
+    return sorted(found)
+
+
+class Database:
+    """One SQLite file with cosci's schema applied.
+
+    Args:
+        path: the ``record.sqlite`` file (created with its folder if missing).
+    """
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._lock = threading.RLock()
+        self.conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=5.0)
+        self.conn.row_factory = sqlite3.Row
+        self.conn.execute("PRAGMA journal_mode=WAL")
+        self.conn.execute("PRAGMA foreign_keys=ON")
+        self.conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        self.conn.execute("PRAGMA synchronous=NORMAL")
+        self.migrate()
+
+    def migrate(self) -> list[int]:
+        """Apply the migrations not yet recorded; returns the versions applied now."""
+        applied_now = []
+        with self.tx() as c:
+            c.execute("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at REAL)")
+            done = {r[0] for r in c.execute("SELECT version FROM schema_migrations")}
+            for version, sql in migrations():
+                if version in done:
+                    continue
+                for statement in _statements(sql):
+                    c.execute(statement)
+                c.execute("INSERT INTO schema_migrations VALUES (?, ?)", (version, time.time()))
+                applied_now.append(version)
+        return applied_now
+
+    @contextmanager
+    def tx(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction (``BEGIN IMMEDIATE`` ... ``COMMIT``; rolled back on error). Re-entrant."""
+        with self._lock:
+            if self.conn.in_transaction:
+                yield self.conn
+                return
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.conn
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            self.conn.execute("COMMIT")
+
+    def query(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            return self.conn.execute(sql, params).fetchall()
+
+    def scalar(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
+        rows = self.query(sql, params)
+        return rows[0][0] if rows else None
+
+    def close(self) -> None:
+        with self._lock:
+            self.conn.close()
+
+
+def _statements(sql: str) -> list[str]:
+    """Split a migration file into statements (no semicolons inside our DDL strings)."""
+    body = "\n".join(line.split("--", 1)[0] for line in sql.splitlines())
+    return [s.strip() for s in body.split(";") if s.strip()]

@@ -1,0 +1,157 @@
+"""Hypotheses, reviews and embeddings rows of the record."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from typing import Any
+
+import numpy as np
+
+from cosci.domain import Hypothesis, HypothesisState, Review, digest
+from cosci.records import RecordHypothesis, RecordReview
+from cosci.store.db import Database, dumps, loads
+from cosci.store.states import check_transition
+
+
+def _hypothesis(row: sqlite3.Row) -> Hypothesis:
+    return Hypothesis(
+        id=row["id"], session_id=row["session_id"], title=row["title"], statement=row["statement"],
+        mechanism=row["mechanism"], entities=loads(row["entities"], []),
+        anticipated_outcomes=row["anticipated_outcomes"], novelty_argument=row["novelty_argument"],
+        citations=loads(row["citations"], []), strategy=row["strategy"], parent_ids=loads(row["parent_ids"], []),
+        elo=row["elo"], matches_played=row["matches_played"], wins=row["wins"], state=row["state"],
+        dedup_cluster=row["dedup_cluster"], created_at=row["created_at"],
+    )
+
+
+def _review(row: sqlite3.Row) -> Review:
+    return Review(
+        id=row["id"], hypothesis_id=row["hypothesis_id"], kind=row["kind"], verdict=row["verdict"],
+        scores={k: row[k] for k in ("novelty", "correctness", "testability", "feasibility")},
+        notes=row["notes"], evidence=loads(row["evidence"], []), assumptions=loads(row["assumptions"], []),
+        weakest_assumption=row["weakest_assumption"], kill_experiment=row["kill_experiment"],
+        created_at=row["created_at"],
+    )
+
+
+class Hypotheses:
+    """Hypothesis rows: insert (idempotent on the deterministic id), read, state machine, clusters."""
+
+    def __init__(self, db: Database, session_id: str) -> None:
+        self.db, self.session_id = db, session_id
+
+    def insert(self, hid: str, rec: RecordHypothesis, *, elo: float, task_id: str | None) -> bool:
+        """Insert a draft hypothesis; returns False if the id already exists (a retried action)."""
+        with self.db.tx() as c:
+            cur = c.execute(
+                "INSERT OR IGNORE INTO hypotheses (id, session_id, title, statement, mechanism, entities,"
+                " anticipated_outcomes, novelty_argument, citations, strategy, parent_ids, elo, state,"
+                " created_by_task, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,'draft',?,?)",
+                (hid, self.session_id, rec.title, rec.statement, rec.mechanism, dumps(rec.entities),
+                 rec.anticipated_outcomes, rec.novelty_argument, dumps([c.model_dump() for c in rec.citations]),
+                 rec.strategy, dumps(rec.parent_ids), elo, task_id, time.time()),
+            )
+            return cur.rowcount == 1
+
+    def get(self, hid: str) -> Hypothesis | None:
+        rows = self.db.query("SELECT * FROM hypotheses WHERE id=?", (hid,))
+        return _hypothesis(rows[0]) if rows else None
+
+    def all(self, states: tuple[str, ...] | None = None) -> list[Hypothesis]:
+        """Hypotheses of the session, oldest first, optionally filtered by state."""
+        sql, params = "SELECT * FROM hypotheses WHERE session_id=?", [self.session_id]
+        if states:
+            sql += f" AND state IN ({','.join('?' * len(states))})"
+            params += list(states)
+        return [_hypothesis(r) for r in self.db.query(sql + " ORDER BY created_at, id", tuple(params))]
+
+    def ranked(self) -> list[Hypothesis]:
+        """Tournament players (in_tournament or pinned) by Elo, best first; ties by id."""
+        rows = self.db.query(
+            "SELECT * FROM hypotheses WHERE session_id=? AND state IN ('in_tournament','pinned')"
+            " ORDER BY elo DESC, id", (self.session_id,))
+        return [_hypothesis(r) for r in rows]
+
+    def count(self, exclude: tuple[str, ...] = ("rejected", "retired", "quarantined")) -> int:
+        """Hypotheses in the pool (rejected, retired and quarantined excluded)."""
+        return int(self.db.scalar(
+            f"SELECT COUNT(*) FROM hypotheses WHERE session_id=? AND state NOT IN ({','.join('?' * len(exclude))})",
+            (self.session_id, *exclude)))
+
+    def set_state(self, hid: str, new: HypothesisState, *, only_from: str | None = None) -> bool:
+        """Move a hypothesis through the state machine.
+
+        Args:
+            only_from: change only if the current state is this one (seed: draft -> reviewed only from draft).
+
+        Returns:
+            True if the state changed.
+
+        Raises:
+            IllegalTransition: the state machine forbids the change.
+            KeyError: no such hypothesis.
+        """
+        with self.db.tx() as c:
+            row = c.execute("SELECT state FROM hypotheses WHERE id=?", (hid,)).fetchone()
+            if row is None:
+                raise KeyError(hid)
+            if only_from is not None and row["state"] != only_from:
+                return False
+            if not check_transition(hid, row["state"], new):
+                return False
+            c.execute("UPDATE hypotheses SET state=? WHERE id=?", (new, hid))
+            return True
+
+    def set_clusters(self, clusters: dict[str, int]) -> None:
+        with self.db.tx() as c:
+            c.executemany("UPDATE hypotheses SET dedup_cluster=? WHERE id=?", [(v, k) for k, v in clusters.items()])
+
+    # --- reviews ---------------------------------------------------------------------------------------
+    def add_review(self, hid: str, rec: RecordReview, *, task_id: str, article: dict[str, Any] | None = None) -> str:
+        """Store a review; its id is derived from (task, hypothesis, kind), so a retry stores it once."""
+        rid = "R-" + digest(self.session_id, task_id, hid, rec.kind)
+        notes = rec.notes
+        if rec.observations:
+            notes += "\n" + "\n".join(f"- {o.observation} (explained: {o.explained}) {o.reasoning}".rstrip()
+                                      for o in rec.observations)
+        with self.db.tx() as c:
+            c.execute(
+                "INSERT OR IGNORE INTO reviews (id, session_id, hypothesis_id, task_id, kind, verdict, novelty,"
+                " correctness, testability, feasibility, assumptions, evidence, notes, weakest_assumption,"
+                " kill_experiment, article, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (rid, self.session_id, hid, task_id, rec.kind, rec.verdict, rec.novelty, rec.correctness,
+                 rec.testability, rec.feasibility, dumps([a.model_dump() for a in rec.assumptions]),
+                 dumps([e.model_dump() for e in rec.evidence]), notes.strip(), rec.weakest_assumption,
+                 rec.kill_experiment, dumps(article) if article else None, time.time()),
+            )
+        return rid
+
+    def reviews(self, hid: str | None = None, limit: int | None = None) -> list[Review]:
+        """Reviews of one hypothesis (or of the session), newest first."""
+        sql, params = "SELECT * FROM reviews WHERE session_id=?", [self.session_id]
+        if hid:
+            sql += " AND hypothesis_id=?"
+            params.append(hid)
+        sql += " ORDER BY created_at DESC, id" + (f" LIMIT {int(limit)}" if limit else "")
+        return [_review(r) for r in self.db.query(sql, tuple(params))]
+
+    # --- embeddings ------------------------------------------------------------------------------------
+    def add_embedding(self, hid: str, model: str, vector: np.ndarray, text_hash: str, offset: int) -> None:
+        with self.db.tx() as c:
+            c.execute(
+                "INSERT OR REPLACE INTO embeddings_meta (hypothesis_id, session_id, model, dim, faiss_offset,"
+                " text_hash, vector, created_at) VALUES (?,?,?,?,?,?,?,?)",
+                (hid, self.session_id, model, int(vector.shape[0]), offset, text_hash,
+                 np.asarray(vector, dtype="<f4").tobytes(), time.time()),
+            )
+
+    def embeddings(self, model: str) -> tuple[list[str], np.ndarray]:
+        """All stored vectors of ``model``: ids and an ``(n, dim)`` float32 array, in FAISS offset order."""
+        rows = self.db.query(
+            "SELECT hypothesis_id, dim, vector FROM embeddings_meta WHERE session_id=? AND model=?"
+            " ORDER BY faiss_offset", (self.session_id, model))
+        if not rows:
+            return [], np.zeros((0, 0), dtype=np.float32)
+        vecs = np.stack([np.frombuffer(r["vector"], dtype="<f4") for r in rows]).astype(np.float32)
+        return [r["hypothesis_id"] for r in rows], vecs

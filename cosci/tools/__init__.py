@@ -1,0 +1,1 @@
+"""Literature and web tools for the tool loop, behind a registry with per-agent allowlists (issue 5)."""

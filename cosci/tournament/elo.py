@@ -1,0 +1,40 @@
+"""Elo ratings with the seeds' K-factor schedule (seed 000 §4 "Elo Update"; seed 001 Default Configuration).
+
+Standard Elo (Elo, 1978): the expected score of A against B is ``1 / (1 + 10 ** ((R_b - R_a) / 400))`` and
+A's rating moves by ``K * (S_a - E_a)``; B moves by the opposite amount, so every match is zero-sum. K is
+``k_factor_new`` (32) while the less experienced player has fewer than ``new_matches_threshold`` (5) matches,
+``k_factor_warm`` (16) afterwards. All ratings are in Elo points.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+def expected_score(elo_a: float, elo_b: float) -> float:
+    """Probability that A beats B under Elo's logistic model (base 10, scale 400)."""
+    return 1.0 / (1.0 + 10.0 ** ((elo_b - elo_a) / 400.0))
+
+
+@dataclass(frozen=True)
+class EloRule:
+    """The seeds' Elo update; an instance is the ``rule`` the record applies inside its match transaction.
+
+    Args:
+        k_new: K while the less experienced player is new (seed: 32).
+        k_warm: K once both have played ``new_threshold`` matches (seed: 16).
+        new_threshold: matches below which a player counts as new (seed: 5).
+    """
+
+    k_new: float = 32.0
+    k_warm: float = 16.0
+    new_threshold: int = 5
+
+    def k_factor(self, matches_a: int, matches_b: int) -> float:
+        """K for a match: new if ``min(matches_a, matches_b) < new_threshold``."""
+        return self.k_new if min(matches_a, matches_b) < self.new_threshold else self.k_warm
+
+    def __call__(self, elo_a: float, matches_a: int, elo_b: float, matches_b: int, a_won: bool) -> tuple[float, float]:
+        """Returns ``(delta_a, k)``; B's change is ``-delta_a``."""
+        k = self.k_factor(matches_a, matches_b)
+        return k * ((1.0 if a_won else 0.0) - expected_score(elo_a, elo_b)), k

@@ -1,0 +1,117 @@
+"""Pair and mode selection for tournament matches (seed 000 §4 "Pair Selection Algorithm", "Mode Selection").
+
+Buckets, tried in this order of preference:
+
+1. **focus** — when a focus hypothesis is given (a new arrival), it meets its nearest-Elo opponent;
+2. **new-arrival** (``p_new`` = 0.4) — a hypothesis with fewer than 3 matches meets the nearest-Elo warm one;
+3. **close-Elo** (``p_close`` = 0.4) — among warm pairs with ``|ΔElo| < 200``, sampled with weight
+   ``exp(-|ΔElo| / 200) * (1 - cosine)``: close in Elo, distant in idea space;
+4. **random top-half** (``p_random`` = 0.2) — a random pair from the top half of the leaderboard.
+
+A bucket with no candidate falls through to the next, so any pool of two or more players yields a pair. All
+randomness comes from the ``random.Random`` passed in (seeded per task), so a retried task picks the same pair.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+
+class Player(Protocol):
+    id: str
+    elo: float
+    matches_played: int
+
+
+Similarity = Callable[[str, str], float]
+"""Cosine similarity of two hypotheses' embeddings in [-1, 1]; 0 when unknown."""
+
+
+@dataclass(frozen=True)
+class PairingCfg:
+    p_new: float = 0.4
+    p_close: float = 0.4
+    p_random: float = 0.2
+    new_arrival_matches: int = 3
+    close_elo_window: float = 200.0
+    debate_min_matches: int = 2
+    debate_elo_gap: float = 50.0
+
+
+@dataclass(frozen=True)
+class Pairing:
+    a: str
+    b: str
+    bucket: Literal["focus", "new_arrival", "close_elo", "random_top"]
+
+
+def _nearest(target: Player, others: Sequence[Player]) -> Player | None:
+    pool = [p for p in others if p.id != target.id]
+    return min(pool, key=lambda p: (abs(p.elo - target.elo), p.id)) if pool else None
+
+
+def _new_arrival(players: Sequence[Player], cfg: PairingCfg, rng: random.Random) -> Pairing | None:
+    new = [p for p in players if p.matches_played < cfg.new_arrival_matches]
+    warm = [p for p in players if p.matches_played >= cfg.new_arrival_matches]
+    if not new:
+        return None
+    arrival = rng.choice(sorted(new, key=lambda p: p.id))
+    opponent = _nearest(arrival, warm) or _nearest(arrival, players)
+    return Pairing(arrival.id, opponent.id, "new_arrival") if opponent else None
+
+
+def _close_elo(players: Sequence[Player], cfg: PairingCfg, rng: random.Random, sim: Similarity) -> Pairing | None:
+    warm = sorted((p for p in players if p.matches_played >= cfg.new_arrival_matches), key=lambda p: p.id)
+    pairs, weights = [], []
+    for i, a in enumerate(warm):
+        for b in warm[i + 1:]:
+            gap = abs(a.elo - b.elo)
+            if gap < cfg.close_elo_window:
+                w = math.exp(-gap / cfg.close_elo_window) * max(1.0 - sim(a.id, b.id), 1e-3)
+                pairs.append((a.id, b.id))
+                weights.append(w)
+    if not pairs:
+        return None
+    a, b = rng.choices(pairs, weights=weights, k=1)[0]
+    return Pairing(a, b, "close_elo")
+
+
+def _random_top(players: Sequence[Player], rng: random.Random) -> Pairing | None:
+    ranked = sorted(players, key=lambda p: (-p.elo, p.id))
+    top = ranked[: max(2, math.ceil(len(ranked) / 2))]
+    if len(top) < 2:
+        return None
+    a, b = rng.sample(top, 2)
+    return Pairing(a.id, b.id, "random_top")
+
+
+def select_pair(players: Sequence[Player], rng: random.Random, sim: Similarity, cfg: PairingCfg = PairingCfg(),
+                focus_id: str | None = None) -> Pairing | None:
+    """Choose the next match among tournament players; None when fewer than two players exist."""
+    if len(players) < 2:
+        return None
+    if focus_id:
+        focus = next((p for p in players if p.id == focus_id), None)
+        opponent = _nearest(focus, players) if focus else None
+        if focus and opponent:
+            return Pairing(focus.id, opponent.id, "focus")
+    roll = rng.random()
+    order = (["new", "close", "random"] if roll < cfg.p_new else
+             ["close", "random", "new"] if roll < cfg.p_new + cfg.p_close else ["random", "new", "close"])
+    for bucket in order:
+        pick = (_new_arrival(players, cfg, rng) if bucket == "new" else
+                _close_elo(players, cfg, rng, sim) if bucket == "close" else _random_top(players, rng))
+        if pick:
+            return pick
+    return None
+
+
+def select_mode(a: Player, b: Player, cfg: PairingCfg = PairingCfg()) -> Literal["debate", "pairwise"]:
+    """Debate when either side has fewer than 2 matches or ``|ΔElo| < 50``; otherwise pairwise (seed 000)."""
+    if min(a.matches_played, b.matches_played) < cfg.debate_min_matches or abs(a.elo - b.elo) < cfg.debate_elo_gap:
+        return "debate"
+    return "pairwise"

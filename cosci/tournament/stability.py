@@ -1,0 +1,40 @@
+"""Elo stability, a termination predicate (seed 000 "Termination Predicates", ``StabilityTracker``).
+
+Stable when the last ``n`` snapshots share the same top-``k`` id set and no id in that set moved more than
+``eps`` Elo points across the window, and the guards hold: at least ``min_ideas`` hypotheses and
+``min_matches`` matches (so a fresh tournament is never declared stable).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+
+@dataclass
+class StabilityTracker:
+    k: int = 5
+    n: int = 3
+    eps: float = 25.0
+    min_ideas: int = 10
+    min_matches: int = 30
+    _history: deque[dict[str, float]] = field(default_factory=deque, repr=False)
+    _ideas: int = 0
+    _matches: int = 0
+
+    def push(self, ratings: dict[str, float], n_ideas: int, n_matches: int) -> None:
+        """Add a snapshot: ``ratings`` maps hypothesis id -> Elo (points) for every tournament player."""
+        top = dict(sorted(ratings.items(), key=lambda kv: (-kv[1], kv[0]))[: self.k])
+        self._history.append(top)
+        while len(self._history) > self.n:
+            self._history.popleft()
+        self._ideas, self._matches = n_ideas, n_matches
+
+    def is_stable(self) -> bool:
+        if self._ideas < self.min_ideas or self._matches < self.min_matches or len(self._history) < self.n:
+            return False
+        sets = [frozenset(s) for s in self._history]
+        if len(set(sets)) != 1 or len(sets[0]) < min(self.k, self._ideas):
+            return False
+        drift = max(max(s[h] for s in self._history) - min(s[h] for s in self._history) for h in sets[0])
+        return drift < self.eps
