@@ -23,6 +23,7 @@ from omegaconf import DictConfig
 
 from cosci.config.load import ConfigError, compose, one_line, validate
 from cosci.errors import CosciError
+from cosci.llm.routing import Router
 from cosci.paths import conf_dir
 
 _PRINT_ONLY_FLAGS = ("cfg", "help", "hydra_help", "info", "shell_completion")
@@ -56,17 +57,17 @@ def prevalidate(overrides: Sequence[str], multirun: bool) -> None:
     """
     jobs = expand_sweep(overrides) if multirun else [list(overrides)]
     for job in jobs:
-        validate(compose(job), require_goal=True)
+        Router(validate(compose(job), require_goal=True)).check_keys()
 
 
 @hydra.main(config_path=str(conf_dir()), config_name="config", version_base="1.3")
 def _job(cfg: DictConfig) -> float | None:
-    from cosci.session.runner import run_session  # heavy imports (prefect, mlflow) only for real runs
+    from flows.launch import run_session  # heavy imports (prefect, mlflow) only for real runs
 
     config = validate(cfg, require_goal=True)
     hc = HydraConfig.get()
     summary = run_session(config, overrides=list(hc.overrides.task), choices=dict(hc.runtime.choices))
-    return summary.top_elo if summary else None
+    return summary.top_elo
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -60,7 +60,6 @@ class RankingCfg(_Strict):
     close_elo_window: float = Field(gt=0, description="Max |ΔElo| for the close-Elo bucket, Elo points (seed 000).")
     debate_min_matches: int = Field(ge=0, description="Debate when either side has fewer matches (seed 000: 2).")
     debate_elo_gap: float = Field(ge=0, description="Debate when |ΔElo| is below this, Elo points (seed 000: 50).")
-    debate_max_turns: int = Field(ge=1, le=10, description="Turns before a debate must conclude (seed 003: <= 10).")
     matches_per_batch: int = Field(gt=0, description="Matches played by one RunTournamentBatch task.")
 
     @model_validator(mode="after")
@@ -71,6 +70,22 @@ class RankingCfg(_Strict):
         return self
 
 
+class DebateCfg(_Strict):
+    min_turns: int = Field(ge=1, le=10, description="Turn from which a debate may conclude (seed 003: 3-5 turns).")
+    max_turns: int = Field(ge=1, le=10, description="Turn at which a debate must conclude (seed 003: at most 10).")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> DebateCfg:
+        if self.min_turns > self.max_turns:
+            raise ValueError(f"min_turns ({self.min_turns}) must not exceed max_turns ({self.max_turns})")
+        return self
+
+
+class ReflectionCfg(_Strict):
+    verification_top_k: int = Field(ge=0, description="Top mature hypotheses given deep verification, once each.")
+    observation_top_k: int = Field(ge=0, description="Top hypotheses given an observation review when an article is at hand.")
+
+
 class EvolutionCfg(_Strict):
     min_mature: int = Field(ge=1, description="Mature hypotheses needed before evolution fires (seed 001: 20).")
     mature_matches: int = Field(ge=0, description="Matches that make a hypothesis mature (seed 000: 3).")
@@ -78,6 +93,7 @@ class EvolutionCfg(_Strict):
     strategies: list[Literal["combine", "simplify", "feasibility", "out_of_box"]] = Field(
         min_length=1, description="Evolution strategies used, in rotation (seed 000 Four Strategies)."
     )
+    pool_share: Unit = Field(description="Share of run.max_ideas kept for evolved hypotheses (generation stops below it).")
 
 
 class MetareviewCfg(_Strict):
@@ -218,6 +234,8 @@ class CosciConfig(_Strict):
     run: RunCfg
     budget: BudgetCfg
     ranking: RankingCfg
+    debate: DebateCfg
+    reflection: ReflectionCfg
     evolution: EvolutionCfg
     metareview: MetareviewCfg
     termination: TerminationCfg

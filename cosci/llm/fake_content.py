@@ -35,7 +35,14 @@ HYP_ID = re.compile(r"H-[0-9a-f]{12}")
 
 
 def _rng(seed: int, call: FakeCall) -> random.Random:
-    return random.Random(f"{seed}:{call.request_hash()}")
+    """Deterministic per request and task: the same action replays identically, different tasks differ."""
+    return random.Random(f"{seed}:{call.task_id}:{call.request_hash()}")
+
+
+def turn_of(call: FakeCall) -> int:
+    """The debate turn of a call, from its action (``.../turn3``), else from the assistant turns so far."""
+    m = re.search(r"turn(\d+)", call.action or "")
+    return int(m.group(1)) if m else 1 + sum(1 for msg in call.messages if msg.get("role") == "assistant")
 
 
 def seen_urls(call: FakeCall) -> list[str]:
@@ -156,15 +163,15 @@ def autopilot(call: FakeCall, params: dict[str, Any], *, seed: int, n: int) -> F
             return FakeReply.record(tool, query=f"{rng.choice(DRUGS)} {rng.choice(TARGETS)} leukemia")
         if records:
             return FakeReply.record(records[0], **record_args(records[0], rng, call, n))
-    assistant_turns = sum(1 for m in call.messages if m.get("role") == "assistant")
+    turn = turn_of(call)
     if call.agent == "ranking":
-        if call.mode == "debate" and assistant_turns < 2:
-            return FakeReply(text=f"Expert {assistant_turns + 1}: what concentration is needed, and is the target "
+        if call.mode == "debate" and turn < 2:
+            return FakeReply(text=f"Expert {turn}: what concentration is needed, and is the target "
                                   "essential in primary blasts? Both proposals deserve scrutiny.")
         return FakeReply(text=verdict_text(rng, call))
     if call.agent == "generation" and call.mode == "debate":
-        if assistant_turns < 2:
-            return FakeReply(text=f"Expert {assistant_turns + 1}: I propose three directions: {rng.choice(DRUGS)}, "
+        if turn < 2:
+            return FakeReply(text=f"Expert {turn}: I propose three directions: {rng.choice(DRUGS)}, "
                                   f"{rng.choice(DRUGS)} and {rng.choice(DRUGS)}. Which dependency is most specific?")
         return FakeReply(text=f"We agree on the most specific idea.\nHYPOTHESIS: {hypothesis(rng, call, n)['statement']}")
     if call.agent == "metareview" and call.mode == "final":

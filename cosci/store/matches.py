@@ -78,6 +78,9 @@ class Matches:
                               " wins=wins+? WHERE id=?", (d, int(winner == hid), hid))
             return row
 
+    def exists(self, mid: str) -> bool:
+        return bool(self.db.query("SELECT 1 FROM tournament_matches WHERE id=?", (mid,)))
+
     def count(self, valid_only: bool = False) -> int:
         sql = "SELECT COUNT(*) FROM tournament_matches WHERE session_id=?" + (" AND verdict_valid=1" if valid_only else "")
         return int(self.db.scalar(sql, (self.session_id,)))

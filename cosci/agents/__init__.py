@@ -1,0 +1,23 @@
+"""The research agents (seed 000), one module each; :func:`build_agents` wires them to their dependencies."""
+
+from __future__ import annotations
+
+from cosci.agents.base import AgentDeps, BaseAgent
+
+
+def build_agents(deps: AgentDeps) -> dict[str, BaseAgent]:
+    """Agent name -> agent, for every agent the Supervisor dispatches to."""
+    from cosci.agents.evolution import EvolutionAgent
+    from cosci.agents.generation import GenerationAgent
+    from cosci.agents.goal import GoalParser
+    from cosci.agents.metareview import MetaReviewAgent
+    from cosci.agents.proximity import ProximityAgent
+    from cosci.agents.ranking import RankingAgent
+    from cosci.agents.reflection import ReflectionAgent
+
+    agents = (GoalParser, GenerationAgent, ReflectionAgent, RankingAgent, EvolutionAgent, ProximityAgent,
+              MetaReviewAgent)
+    return {cls.name: cls(deps) for cls in agents}
+
+
+__all__ = ["AgentDeps", "BaseAgent", "build_agents"]

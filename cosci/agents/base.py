@@ -1,0 +1,164 @@
+"""What every agent shares: its dependencies, the system prompt blocks, and the hypothesis persistence path.
+
+Seed 000 "Shared Infrastructure": agents receive an ``AgentDeps`` bundle (config, record, LLM port, tools) and
+implement ``execute(task) -> TaskResult``. cosci adds the embedder and the vector store, and keeps here the
+steps Generation and Evolution share: citation filtering to seen URLs and dedup-then-insert (seed 000
+"Dedup Mechanism": cosine >= threshold returns the existing id; the FAISS commit follows the row insert).
+No framework imports: agents get a gateway, the record and typed config.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from cosci.config.schema import CosciConfig
+from cosci.domain import Hypothesis, Task, TaskResult, hypothesis_id
+from cosci.llm.embeddings import Embedder
+from cosci.llm.routing import Router
+from cosci.llm.tool_loop import normalise_url
+from cosci.llm.types import CallSpec, LLMPort, TextBlock
+from cosci.prompts import render
+from cosci.records import RecordHypothesis, RecordResearchPlan
+from cosci.safety.quoting import quote_hypothesis, quote_untrusted
+from cosci.store import SessionRecord
+from cosci.tools.base import Tool
+from cosci.vectors.store import VectorStore
+
+
+class ToolSource(Protocol):
+    def for_agent(self, agent: str) -> dict[str, Tool]: ...
+
+
+@dataclass
+class AgentDeps:
+    """Everything an agent may use. ``tools.for_agent(name)`` applies the allowlist (seed 004)."""
+
+    config: CosciConfig
+    record: SessionRecord
+    llm: LLMPort
+    router: Router
+    tools: ToolSource
+    embedder: Embedder
+    vectors: VectorStore
+    _plan: RecordResearchPlan | None = field(default=None, repr=False)
+
+    @property
+    def plan(self) -> RecordResearchPlan:
+        """The session's research plan (from the record; a plan built from the goal if none was parsed)."""
+        if self._plan is None:
+            row = self.record.sessions.get()
+            self._plan = (RecordResearchPlan.model_validate(row.research_plan) if row.research_plan
+                          else fallback_plan(row.research_goal, list(self.config.session.preferences)))
+        return self._plan
+
+    def forget_plan(self) -> None:
+        self._plan = None
+
+
+def fallback_plan(goal: str, preferences: list[str]) -> RecordResearchPlan:
+    """A research plan made from the goal text when goal parsing fails (issue 4: parse_goal fallback)."""
+    return RecordResearchPlan(objective=" ".join(goal.split()), preferences=preferences, constraints=[],
+                              idea_attributes=["novel", "testable", "specific", "plausible"], domain_hint=None,
+                              notes="fallback plan: goal parsing failed, the goal is used verbatim")
+
+
+class BaseAgent:
+    """Base of the six research agents (and goal parsing). Subclasses set ``name`` and implement ``execute``."""
+
+    name = "agent"
+
+    def __init__(self, deps: AgentDeps) -> None:
+        self.deps = deps
+        self.config = deps.config
+        self.record = deps.record
+
+    async def execute(self, task: Task) -> TaskResult:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # --- prompts -----------------------------------------------------------------------------------------
+    def system_blocks(self, *, feedback: bool = True) -> list[TextBlock]:
+        """Safety preamble and session context (cached), then the latest feedback (not cached)."""
+        plan = self.deps.plan
+        goal = self.record.sessions.get().research_goal
+        blocks = [TextBlock(render("_safety_preamble"), cache=True),
+                  TextBlock(render("_session_context", goal=goal, objective=plan.objective,
+                                   preferences=plan.preferences, constraints=plan.constraints,
+                                   idea_attributes=plan.idea_attributes, domain_hint=plan.domain_hint), cache=True)]
+        if feedback:
+            text = self.feedback_context()
+            if text.strip():
+                blocks.append(TextBlock(text))
+        return blocks
+
+    def feedback_context(self) -> str:
+        """Latest system feedback plus researcher directives (seed 001: auto-injected into Generation/Evolution)."""
+        logs = self.record.logs
+        latest = logs.latest_system_feedback()
+        human = logs.feedback(source="human")
+        directives = [quote_untrusted(f.text, f"researcher-{f.kind}-{f.id}") for f in human
+                      if f.kind in ("directive", "preference")]
+        rejected = [h.title for h in self.record.hypotheses.all(states=("rejected",))]
+        return render("_feedback_context",
+                      system_feedback=quote_untrusted(latest.text, f"system-feedback-{latest.id}") if latest else None,
+                      directives=directives, rejected_titles=rejected)
+
+    def spec(self, mode: str, task: Task | None, user: str, *, action: str | None = None,
+             feedback: bool = True, **kw: Any) -> CallSpec:
+        return CallSpec(route=self.deps.router.route(self.name, mode), action=action or (task.action if task else mode),
+                        task_id=task.id if task else None, system=self.system_blocks(feedback=feedback),
+                        messages=[{"role": "user", "content": user}], **kw)
+
+    def tools(self) -> dict[str, Tool]:
+        return self.deps.tools.for_agent(self.name)
+
+    def rng(self, task: Task, salt: str = "") -> random.Random:
+        """A RNG seeded by the run seed and the task, so a retried task makes the same choices."""
+        return random.Random(f"{self.config.run.seed}:{task.id}:{salt}")
+
+    # --- hypotheses --------------------------------------------------------------------------------------
+    def quoted(self, h: Hypothesis) -> str:
+        return quote_hypothesis(f"[{h.id}] Elo {h.elo:.0f}, {h.matches_played} matches\n{h.brief()}", h.id)
+
+    def latest_review(self, h: Hypothesis) -> str:
+        reviews = self.record.hypotheses.reviews(h.id, limit=1)
+        return quote_untrusted(reviews[0].brief(), f"review-{reviews[0].id}") if reviews else "(not reviewed yet)"
+
+    async def persist(self, rec: RecordHypothesis, task: Task) -> TaskResult:
+        """Dedup, then insert the hypothesis and commit its vector (seed 000 Dedup Mechanism).
+
+        Returns:
+            ``hypothesis_created`` with the new id, or ``hypothesis_duplicate`` naming the existing one.
+        """
+        origin = rec.strategy + (":" + ",".join(sorted(rec.parent_ids)) if rec.parent_ids else "")
+        hid = hypothesis_id(self.record.session_id, origin, rec.statement)
+        text = f"{rec.title}. {rec.statement} {rec.mechanism}"
+        vectors = self.deps.vectors
+        async with vectors.lock:
+            vec = (await self.deps.embedder.embed([text]))[0]
+            hit = next(iter(vectors.nearest(vec, k=1)), None)
+            if hit and hit.id != hid and hit.similarity >= self.config.vectors.dedup_cosine_threshold:
+                return TaskResult("hypothesis_duplicate", [hit.id],
+                                  detail={"duplicate_of": hit.id, "similarity": round(hit.similarity, 4)})
+            self.record.hypotheses.insert(hid, rec, elo=self.config.ranking.elo_initial, task_id=task.id)
+            if hid not in vectors:
+                self.record.hypotheses.add_embedding(hid, self.deps.embedder.model, vec,
+                                                     hashlib.sha256(text.encode()).hexdigest()[:16], len(vectors))
+                vectors.add(hid, vec)
+        self.record.logs.event("hypothesis_created", {"id": hid, "strategy": rec.strategy}, agent=self.name)
+        return TaskResult("hypothesis_created", [hid], detail={"strategy": rec.strategy})
+
+
+def filter_urls(items: list[Any], seen: set[str], attr: str = "url") -> tuple[list[Any], list[str]]:
+    """Keep items whose URL appeared in a tool result; return ``(kept, dropped_urls)`` (seed 000 citation integrity)."""
+    allowed = {normalise_url(u) for u in seen}
+    kept = [item for item in items if normalise_url(getattr(item, attr)) in allowed]
+    dropped = [getattr(item, attr) for item in items if normalise_url(getattr(item, attr)) not in allowed]
+    return kept, dropped
+
+
+def tool_names(tools: Mapping[str, Tool]) -> list[str]:
+    return sorted(tools)

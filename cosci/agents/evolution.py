@@ -1,0 +1,78 @@
+"""Evolution: new hypotheses from the best ones (seed 000 §5, seed 003 prompts 9-12).
+
+Strategies (payload ``strategy``):
+
+- ``combine`` — the most idea-distant pair within the top-K (lowest cosine similarity of their embeddings);
+- ``simplify`` and ``feasibility`` — the best-ranked hypothesis not yet evolved by that strategy;
+- ``out_of_box`` — the top 5 as inspiration.
+
+Each runs the tool loop ending in ``record_hypothesis``; the record gets the strategy and ``parent_ids``
+(lineage) whatever the model wrote, citations filtered to seen URLs, and goes through the shared dedup.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+from cosci.agents.base import BaseAgent, filter_urls, tool_names
+from cosci.domain import Hypothesis, Task, TaskResult
+from cosci.llm.tool_loop import run_tool_loop
+from cosci.prompts import render
+from cosci.records import RecordHypothesis
+
+STRATEGIES = ("combine", "simplify", "feasibility", "out_of_box")
+
+
+class EvolutionAgent(BaseAgent):
+    name = "evolution"
+
+    async def execute(self, task: Task) -> TaskResult:
+        """``EvolveHypotheses``; payload ``strategy`` in combine | simplify | feasibility | out_of_box."""
+        strategy = task.payload.get("strategy", "combine")
+        if strategy not in STRATEGIES:
+            raise ValueError(f"unknown evolution strategy {strategy!r} (one of {', '.join(STRATEGIES)})")
+        top = self.record.hypotheses.ranked()[: max(self.config.evolution.top_k, 5 if strategy == "out_of_box" else 0)]
+        parents = self._parents(strategy, top)
+        if not parents:
+            return TaskResult("nothing_to_do", detail={"strategy": strategy, "reason": "not enough ranked hypotheses"})
+        tools = self.tools()
+        user = self._prompt(strategy, parents, tool_names(tools))
+        spec = self.spec(strategy, task, user)
+        loop = await run_tool_loop(self.deps.llm, spec, tools, RecordHypothesis, max_iters=spec.route.max_iterations,
+                                   parallel_cap=self.config.tools.parallel_cap,
+                                   tool_timeout=self.config.tools.timeout_seconds)
+        kept, dropped = filter_urls(loop.record.citations, loop.seen_urls)
+        rec = loop.record.model_copy(update={"citations": kept, "strategy": strategy,
+                                             "parent_ids": [p.id for p in parents]})
+        result = await self.persist(rec, task)
+        result.detail.update({"parent_ids": [p.id for p in parents], "dropped_citations": dropped})
+        return result
+
+    def _parents(self, strategy: str, top: list[Hypothesis]) -> list[Hypothesis]:
+        if strategy == "combine":
+            pool = top[: self.config.evolution.top_k]
+            if len(pool) < 2:
+                return []
+            sim = self.deps.vectors.similarity
+            a, b = min(combinations(pool, 2), key=lambda p: (sim(p[0].id, p[1].id), p[0].id, p[1].id))
+            return [a, b]
+        if strategy == "out_of_box":
+            return top[:5] if len(top) >= 2 else []
+        used = {pid for h in self.record.hypotheses.all() if h.strategy == strategy for pid in h.parent_ids}
+        fresh = [h for h in top if h.id not in used]
+        return [(fresh or top)[0]] if top else []
+
+    def _prompt(self, strategy: str, parents: list[Hypothesis], tools: list[str]) -> str:
+        plan = self.deps.plan
+        common = {"objective": plan.objective, "tool_names": tools}
+        if strategy == "combine":
+            a, b = parents
+            return render("evolution.combine", **common, preferences=plan.preferences, hypothesis_a=self.quoted(a),
+                          hypothesis_b=self.quoted(b), review_a=self.latest_review(a), review_b=self.latest_review(b))
+        if strategy == "out_of_box":
+            return render("evolution.out_of_box", **common, preferences=plan.preferences,
+                          hypotheses=[{"id": h.id, "text": self.quoted(h)} for h in parents])
+        h = parents[0]
+        extra = {"preferences": plan.preferences} if strategy == "feasibility" else {}
+        return render(f"evolution.{strategy}", **common, **extra, hypothesis=self.quoted(h),
+                      review=self.latest_review(h))

@@ -1,0 +1,42 @@
+"""Goal parsing, the Supervisor's one LLM call (seed 000 §1, seed 001 Phase 1).
+
+One forced ``record_research_plan`` call on the cheap tier; the plan is stored on the session row and feeds
+every later prompt. If the call fails (provider error, invalid answer, budget), a fallback plan made from the
+goal text is stored instead, so the session continues.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from cosci.agents.base import BaseAgent, fallback_plan
+from cosci.domain import Task, TaskResult
+from cosci.errors import CosciError
+from cosci.llm.structured import call_record
+from cosci.prompts import render
+from cosci.records import RecordResearchPlan
+
+log = logging.getLogger(__name__)
+
+
+class GoalParser(BaseAgent):
+    name = "supervisor"
+
+    async def execute(self, task: Task) -> TaskResult:
+        """``ParseGoal``: store the research plan; ``research_plan_parsed`` (detail ``fallback`` if it failed)."""
+        session = self.record.sessions.get()
+        prefs = list(self.config.session.preferences)
+        user = render("parse_goal", goal=session.research_goal, preferences_text="\n".join(f"- {p}" for p in prefs))
+        spec = self.spec("parse_goal", task, user, feedback=False)
+        spec.system = spec.system[:1]  # only the safety preamble: there is no plan yet
+        fallback = False
+        try:
+            plan, _ = await call_record(self.deps.llm, spec, RecordResearchPlan)
+            if not plan.preferences and prefs:
+                plan = plan.model_copy(update={"preferences": prefs})
+        except CosciError as exc:
+            log.warning("goal parsing failed (%s); using the goal as the plan", exc)
+            plan, fallback = fallback_plan(session.research_goal, prefs), True
+        self.record.sessions.update(research_plan=plan.model_dump())
+        self.deps.forget_plan()
+        return TaskResult("research_plan_parsed", detail={"fallback": fallback, "objective": plan.objective[:200]})

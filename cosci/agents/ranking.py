@@ -1,0 +1,119 @@
+"""Ranking: the Elo tournament (seed 000 §4).
+
+- ``AddToTournament`` — no LLM call: the hypothesis enters at its initial Elo, state ``in_tournament``.
+- ``RunTournamentBatch`` — ``ranking.matches_per_batch`` matches: pair selection (:mod:`cosci.tournament.pairing`,
+  seeded per task), mode selection (debate for new or close pairs, else pairwise), the comparison, the
+  verdict parsed (``better idea: N``), Elo applied atomically with a deterministic match id. An invalid verdict
+  is recorded with Elo unchanged. The lower id is always hypothesis 1 (seed 003: cache hits cluster).
+
+Debate is multi-turn: each turn is one call carrying the transcript so far; from ``debate.min_turns`` a turn
+may end with the verdict, and the turn at ``debate.max_turns`` must. For a schema-constrained tier the
+concluding turn is constrained to :class:`~cosci.records.TournamentVerdict`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cosci.agents.base import BaseAgent
+from cosci.domain import Hypothesis, Task, TaskResult, match_id
+from cosci.prompts import render
+from cosci.records import TournamentVerdict, tool_schema
+from cosci.safety.quoting import quote_untrusted
+from cosci.tournament.elo import EloRule
+from cosci.tournament.pairing import PairingCfg, select_mode, select_pair
+from cosci.tournament.verdict import parse_verdict, rationale_of
+
+VERDICT_SCHEMA = tool_schema(TournamentVerdict)
+
+
+class RankingAgent(BaseAgent):
+    name = "ranking"
+
+    def _rule(self) -> EloRule:
+        r = self.config.ranking
+        return EloRule(r.k_factor_new, r.k_factor_warm, r.new_matches_threshold)
+
+    def _pairing(self) -> PairingCfg:
+        r = self.config.ranking
+        return PairingCfg(r.p_new, r.p_close, r.p_random, r.new_arrival_matches, r.close_elo_window,
+                          r.debate_min_matches, r.debate_elo_gap)
+
+    async def execute(self, task: Task) -> TaskResult:
+        if task.action == "AddToTournament":
+            hid = task.target_id or ""
+            self.record.hypotheses.set_state(hid, "in_tournament", only_from="reviewed")
+            return TaskResult("added_to_tournament", [hid])
+        if task.action == "RunTournamentBatch":
+            return await self._batch(task)
+        raise ValueError(f"ranking has no action {task.action!r}")
+
+    async def _batch(self, task: Task) -> TaskResult:
+        match_ids, played = [], []
+        for i in range(self.config.ranking.matches_per_batch):
+            players = self.record.hypotheses.ranked()
+            rng = self.rng(task, f"match{i}")
+            pair = select_pair(players, rng, self.deps.vectors.similarity, self._pairing(),
+                               focus_id=task.payload.get("focus_id") if i == 0 else None)
+            if pair is None:
+                break
+            a, b = sorted((pair.a, pair.b))
+            mid = match_id(self.record.session_id, a, b, task.id, i)
+            if self.record.matches.exists(mid):  # applied by an earlier attempt of this task
+                match_ids.append(mid)
+                continue
+            ha, hb = (next(p for p in players if p.id == x) for x in (a, b))
+            mode = select_mode(ha, hb, self._pairing())
+            winner, rationale, transcript = await self._compare(task, mode, ha, hb, i)
+            row = self.record.matches.apply(mid, a, b, mode=mode, winner=winner, rule=self._rule(),
+                                            rationale=rationale[:6000], transcript=transcript, task_id=task.id)
+            match_ids.append(mid)
+            if row:
+                played.append({"id": mid, "mode": mode, "bucket": pair.bucket, "winner": row.winner,
+                               "valid": row.verdict_valid})
+                self.record.logs.event("match_complete", {"id": mid, "mode": mode, "hyp_a": a, "hyp_b": b,
+                                                          "winner": row.winner, "elo_applied": row.verdict_valid},
+                                       agent=self.name)
+        if not match_ids:
+            return TaskResult("nothing_to_do", detail={"reason": "fewer than two hypotheses in the tournament"})
+        return TaskResult("tournament_match_complete", match_ids=match_ids, detail={"matches": played})
+
+    async def _compare(self, task: Task, mode: str, a: Hypothesis, b: Hypothesis,
+                       index: int) -> tuple[str | None, str, list[dict[str, Any]]]:
+        """Run one comparison; returns ``(winner id or None, rationale, transcript)``."""
+        plan = self.deps.plan
+        base = {"objective": plan.objective, "preferences": plan.preferences, "idea_attributes": plan.idea_attributes,
+                "hypothesis_1": self.quoted(a), "hypothesis_2": self.quoted(b),
+                "review_1": self.latest_review(a), "review_2": self.latest_review(b)}
+        route = self.deps.router.route(self.name, mode)
+        if mode == "pairwise":
+            spec = self.spec(mode, task, render("ranking.pairwise", **base), action=f"{task.action}/match{index}",
+                             feedback=False, response_schema=VERDICT_SCHEMA if route.constrained else None)
+            text = (await self.deps.llm.complete(spec)).text
+            transcript = [{"speaker": "judge", "text": text}]
+        else:
+            text, transcript = await self._debate(task, base, index, route.constrained)
+        verdict = parse_verdict(text)
+        winner = None if verdict is None else (a.id if verdict == 1 else b.id)
+        return winner, rationale_of(text), transcript
+
+    async def _debate(self, task: Task, base: dict[str, Any], index: int,
+                      constrained: bool) -> tuple[str, list[dict[str, Any]]]:
+        dcfg = self.config.debate
+        max_turns = min(dcfg.max_turns, self.deps.router.route(self.name, "debate").max_iterations)
+        min_turns = min(dcfg.min_turns, max_turns)
+        transcript: list[dict[str, Any]] = []
+        text = ""
+        for turn in range(1, max_turns + 1):
+            quoted = [{"speaker": t["speaker"], "text": quote_untrusted(t["text"], f"debate-turn-{n + 1}")}
+                      for n, t in enumerate(transcript)]
+            user = render("ranking.debate", **base, transcript=quoted, turn=turn, min_turns=min_turns,
+                          max_turns=max_turns)
+            may_conclude = turn >= min_turns
+            spec = self.spec("debate", task, user, action=f"{task.action}/match{index}/turn{turn}", feedback=False,
+                             response_schema=VERDICT_SCHEMA if constrained and may_conclude else None)
+            text = (await self.deps.llm.complete(spec)).text
+            transcript.append({"speaker": f"Panel turn {turn}", "text": text})
+            if may_conclude and parse_verdict(text) is not None:
+                break
+        return text, transcript

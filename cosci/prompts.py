@@ -1,0 +1,112 @@
+"""The prompt templates: which file serves which agent mode, and rendering them (seed 003).
+
+Prompts are Markdown Jinja2 files in ``prompts/`` (found through :func:`cosci.paths.prompts_dir`); no prompt
+text lives in Python. Rendering uses ``StrictUndefined``: a variable a template needs but the caller did not
+pass is an error (:class:`PromptError`), never a silently empty string. Optional variables are defaulted
+inside the templates themselves (``{% if x is defined and x %}``).
+
+Untrusted text (literature, hypotheses, researcher feedback) must reach :func:`render` already wrapped by
+:mod:`cosci.safety.quoting`; templates place it as given and never quote it again. Autoescaping is off because
+the output is a prompt, not HTML.
+
+Keys are the ``agent.mode`` names of seed 003's table plus the partials (leading underscore) that callers
+render as system blocks: ``_safety_preamble`` heads every system prompt, ``_session_context`` is the cached
+research goal and plan, ``_feedback_context`` the latest system feedback and researcher directives, and
+``_debate_record`` the follow-up that turns a finished generation debate into a ``record_hypothesis`` call.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Any
+
+from jinja2 import (
+    Environment,
+    FileSystemLoader,
+    StrictUndefined,
+    Template,
+    TemplateNotFound,
+    TemplateSyntaxError,
+    UndefinedError,
+)
+
+from cosci.errors import CosciError
+from cosci.paths import prompts_dir
+
+TEMPLATES: dict[str, str] = {
+    "parse_goal": "parse_goal.md",
+    "generation.literature": "generation_literature.md",
+    "generation.debate": "generation_debate.md",
+    "reflection.full": "reflection_review.md",
+    "reflection.verification": "reflection_verification.md",
+    "reflection.observation": "reflection_observation.md",
+    "ranking.pairwise": "ranking_pairwise.md",
+    "ranking.debate": "ranking_debate.md",
+    "evolution.combine": "evolution_combine.md",
+    "evolution.simplify": "evolution_simplify.md",
+    "evolution.feasibility": "evolution_feasibility.md",
+    "evolution.out_of_box": "evolution_out_of_box.md",
+    "metareview.system": "metareview_system.md",
+    "metareview.final": "metareview_final.md",
+    "_safety_preamble": "_safety_preamble.md",
+    "_session_context": "_session_context.md",
+    "_feedback_context": "_feedback_context.md",
+    "_debate_record": "_debate_record.md",
+}
+"""Template key (``agent.mode`` or ``_partial``) -> file name under ``prompts/``."""
+
+_MISSING = (re.compile(r"'([^']+)' is undefined"), re.compile(r"has no attribute '([^']+)'"))
+
+
+class PromptError(CosciError):
+    """A prompt could not be rendered: unknown key, missing file, bad syntax or a missing variable."""
+
+
+@cache
+def _environment() -> Environment:
+    """The one Jinja2 environment (created on first use, so importing never touches the file system)."""
+    return Environment(
+        loader=FileSystemLoader(prompts_dir()),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=False,
+        autoescape=False,
+    )
+
+
+def _template(key: str) -> Template:
+    if key not in TEMPLATES:
+        raise PromptError(f"unknown prompt template {key!r} (known: {', '.join(TEMPLATES)})")
+    try:
+        return _environment().get_template(TEMPLATES[key])
+    except TemplateNotFound as err:
+        raise PromptError(f"prompt template {key!r}: file {err.name!r} not found in {prompts_dir()}") from err
+    except TemplateSyntaxError as err:
+        raise PromptError(f"prompt template {key!r}: syntax error, line {err.lineno}: {err.message}") from err
+
+
+def render(key: str, **variables: Any) -> str:
+    """Render the template ``key`` with ``variables``.
+
+    Args:
+        key: a key of :data:`TEMPLATES`, e.g. ``"generation.literature"`` or ``"_session_context"``.
+        **variables: the template's variables (see the comment at the top of each ``prompts/*.md``).
+            Untrusted strings must already be wrapped by :mod:`cosci.safety.quoting`.
+
+    Returns:
+        The rendered prompt, stripped of leading and trailing whitespace.
+
+    Raises:
+        PromptError: the key is unknown, the file is missing or malformed, or a required variable (or a
+            required field of a list item, such as a transcript entry's ``speaker``) was not passed.
+    """
+    template = _template(key)
+    try:
+        return template.render(**variables).strip()
+    except UndefinedError as err:
+        message = str(err)
+        name = next((m.group(1) for p in _MISSING if (m := p.search(message))), None)
+        detail = f"missing variable {name!r}" if name else f"undefined value ({message})"
+        raise PromptError(f"prompt template {key!r} ({TEMPLATES[key]}): {detail}") from err

@@ -1,0 +1,156 @@
+"""A session's runtime: its folder, record, budget, gateway, tools, embedder, vector store and agents.
+
+Layout of one session (``<paths.data_dir>/sessions/<session id>/``)::
+
+    record.sqlite        the scientific record (seed 001 schema)
+    .lock                held while a process runs the session (a second runner is refused)
+    prefect_results/     cached action results (a resumed session replays finished actions from here)
+    http_cache/          literature tool responses (the same query never goes out twice)
+    vectors/index.faiss  a copy of the FAISS index (rebuilt from the record on open)
+    final/overview.md    the research overview
+
+Nothing here imports Prefect, MLflow or Hydra: the flow (``flows/session.py``) drives a runtime.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import secrets
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cosci.agents import AgentDeps, BaseAgent, build_agents
+from cosci.config.schema import CosciConfig
+from cosci.domain import Task, TaskResult
+from cosci.errors import CosciError, SessionNotFound
+from cosci.llm.budget import TokenBudget
+from cosci.llm.embeddings import HASH_DIM, Embedder
+from cosci.llm.gateway import Gateway
+from cosci.llm.routing import Router
+from cosci.store import RECORD_FILE, SessionRecord
+from cosci.tools.registry import ToolRegistry, build_registry
+from cosci.vectors.store import VectorStore
+
+
+class SessionBusy(CosciError):
+    """Another process is running this session."""
+
+
+def new_session_id() -> str:
+    """``s-YYYYmmdd-HHMMSS-xxxxxx`` (sortable by start time, unique)."""
+    return time.strftime("s-%Y%m%d-%H%M%S-", time.gmtime()) + secrets.token_hex(3)
+
+
+def session_dir(config: CosciConfig, session_id: str) -> Path:
+    return config.session_dir_root / session_id
+
+
+def find_session(data_dir: Path, session_id: str) -> Path:
+    """The folder of an existing session.
+
+    Raises:
+        SessionNotFound: no record for this id under ``data_dir``.
+    """
+    folder = data_dir / "sessions" / session_id
+    if not (folder / RECORD_FILE).is_file():
+        raise SessionNotFound(f"no session '{session_id}' under {data_dir / 'sessions'}")
+    return folder
+
+
+def open_record(data_dir: Path, session_id: str) -> SessionRecord:
+    return SessionRecord.open(find_session(data_dir, session_id) / RECORD_FILE, session_id)
+
+
+@dataclass
+class SessionRuntime:
+    """Everything needed to execute the session's tasks, in this process."""
+
+    config: CosciConfig
+    session_id: str
+    folder: Path
+    record: SessionRecord
+    budget: TokenBudget
+    gateway: Gateway
+    registry: ToolRegistry
+    agents: dict[str, BaseAgent]
+    deps: AgentDeps
+    _lock_fh: Any = None
+
+    @classmethod
+    async def open(cls, config: CosciConfig, *, session_id: str | None = None, overrides: list[str] | None = None,
+                   models_choice: str = "") -> SessionRuntime:
+        """Create a new session (``session_id=None``) or open an existing one to resume it.
+
+        Raises:
+            SessionNotFound: resuming an id that does not exist. SessionBusy: another process runs it.
+        """
+        Router(config).check_keys()  # before any work (issue 6)
+        resuming = session_id is not None
+        sid = session_id or new_session_id()
+        folder = session_dir(config, sid)
+        if resuming:
+            find_session(config.paths.data_dir, sid)
+        folder.mkdir(parents=True, exist_ok=True)
+        lock_fh = (folder / ".lock").open("w")
+        try:
+            fcntl.flock(lock_fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock_fh.close()
+            raise SessionBusy(f"session {sid} is already running in another process") from None
+        record = SessionRecord.open(folder / RECORD_FILE, sid)
+        if not resuming:
+            record.sessions.create(goal=config.session.goal or "", config_snapshot=json.loads(config.model_dump_json()),
+                                   overrides=list(overrides or []), models_choice=models_choice or config.models.name,
+                                   budget_usd=config.run.budget_usd, budget_tokens=config.run.budget_tokens,
+                                   wall_clock_seconds=config.run.wall_clock_seconds)
+            record.logs.event("session_started", {"goal": config.session.goal, "n_initial": config.run.n_initial,
+                                                  "budget_usd": config.run.budget_usd})
+        elif record.sessions.status() in ("done", "failed"):
+            pass  # finished sessions can still be re-finalised (e.g. the overview re-written)
+        else:
+            record.sessions.update(status="running")
+        budget = TokenBudget(config.run.budget_usd, {a: c.budget_share for a, c in config.agents.items()},
+                             config.budget.reserve_share, config.run.budget_tokens)
+        budget.restore(record.logs.spend())
+        gateway = Gateway(config, budget, record.logs.add_call)
+        registry = build_registry(config, folder / "http_cache")
+        embedder = Embedder(list(config.models.embeddings.chain))
+        await embedder.choose()
+        ids, vecs = record.hypotheses.embeddings(embedder.model)
+        vectors = VectorStore(vecs.shape[1] if len(ids) else HASH_DIM if embedder.model == "hash" else 0)
+        if len(ids):
+            vectors.load(ids, vecs)
+        elif embedder.model != "hash":
+            probe = await embedder.embed(["probe"])
+            vectors = VectorStore(int(probe.shape[1]))
+        deps = AgentDeps(config=config, record=record, llm=gateway, router=gateway.router, tools=registry,
+                         embedder=embedder, vectors=vectors)
+        return cls(config, sid, folder, record, budget, gateway, registry, build_agents(deps), deps, lock_fh)
+
+    async def execute(self, task: Task) -> TaskResult:
+        """Run one task on its agent (one attempt, counted on the task row)."""
+        self.record.tasks.start_attempt(task.id)
+        agent = self.agents.get(task.agent)
+        if agent is None:
+            raise ValueError(f"task {task.id}: no agent '{task.agent}'")
+        return await agent.execute(task)
+
+    def write_overview(self, text: str) -> Path:
+        """Write ``final/overview.md`` (seed 000: ``data/artifacts/<session_id>/final/overview.md``)."""
+        path = self.folder / "final" / "overview.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        (self.folder / "vectors").mkdir(exist_ok=True)
+        if len(self.deps.vectors):
+            self.deps.vectors.save(str(self.folder / "vectors" / "index.faiss"))
+        return path
+
+    async def close(self) -> None:
+        await self.registry.aclose()
+        self.record.close()
+        if self._lock_fh is not None:
+            fcntl.flock(self._lock_fh, fcntl.LOCK_UN)
+            self._lock_fh.close()

@@ -1,0 +1,58 @@
+"""The end-of-session summary printed to the terminal and returned by the flow."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from cosci.store import RECORD_FILE
+
+if TYPE_CHECKING:
+    from cosci.session.runtime import SessionRuntime
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    """Units: USD, tokens, Elo points, seconds."""
+
+    session_id: str
+    stop_reason: str
+    spent_usd: float
+    tokens: int
+    hypotheses: int
+    matches: int
+    top_elo: float
+    elapsed_seconds: float
+    overview_path: str
+    record_path: str
+    mlflow_run_id: str | None
+    tracking_uri: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def lines(self) -> list[str]:
+        out = [f"session   {self.session_id}",
+               f"stopped   {self.stop_reason} after {self.elapsed_seconds:.0f} s",
+               f"cost      ${self.spent_usd:.4f} ({self.tokens} tokens)",
+               f"results   {self.hypotheses} hypotheses, {self.matches} matches, top Elo {self.top_elo:.0f}",
+               f"overview  {self.overview_path}",
+               f"record    {self.record_path}"]
+        if self.mlflow_run_id:
+            out.append(f"mlflow    run {self.mlflow_run_id} in {self.tracking_uri}")
+            out.append(f"          mlflow ui --backend-store-uri {self.tracking_uri}")
+        return out
+
+
+def summarise(rt: SessionRuntime, reason: Any, overview: Path, run_id: str | None) -> SessionSummary:
+    from cosci.supervisor.stats import collect
+    from cosci.tracking import tracking_uri
+
+    row = rt.record.sessions.get()
+    stats = collect(rt.record, row.elapsed_seconds, rt.config.ranking.elo_initial)
+    return SessionSummary(
+        session_id=rt.session_id, stop_reason=str(getattr(reason, "value", reason)), spent_usd=stats.spent_usd,
+        tokens=stats.tokens, hypotheses=stats.hypotheses, matches=stats.matches, top_elo=stats.top1_elo,
+        elapsed_seconds=row.elapsed_seconds, overview_path=str(overview), record_path=str(rt.folder / RECORD_FILE),
+        mlflow_run_id=run_id, tracking_uri=tracking_uri(rt.config) if run_id else None)

@@ -1,0 +1,219 @@
+"""The Supervisor main loop (seed 001 "The Supervisor Main Loop").
+
+Check external stop -> check termination -> claim tasks up to ``run.concurrency`` -> run each through the
+runner -> apply follow-up rules -> complete the task -> snapshot Elo -> when nothing is pending, idle
+refinement; when it finds nothing either, ``IDLE``. Paused sessions hold (active time is not counted) until
+resumed or aborted. On exit, in-flight actions drain (cancelled after a grace period); finalisation then
+cancels pending work, runs a last system feedback if none exists, and the final overview.
+
+A task's follow-ups are enqueued *before* it is marked done, so a crash in between replays the (cached)
+action and re-applies idempotent follow-ups rather than losing them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import Protocol
+
+from cosci.config.schema import CosciConfig
+from cosci.domain import Task, TaskResult, task_id
+from cosci.llm.budget import TokenBudget
+from cosci.llm.errors import RETRYABLE_ACTION_ERRORS, BudgetExceeded
+from cosci.store import SessionRecord
+from cosci.supervisor.rules import PRIORITIES, Scheduler
+from cosci.supervisor.stats import SessionStats, collect
+from cosci.supervisor.termination import StopReason
+from cosci.tournament.stability import StabilityTracker
+
+log = logging.getLogger(__name__)
+Runner = Callable[[Task], Awaitable[TaskResult]]
+DRAIN_GRACE_SECONDS = 120.0
+
+
+class Observer(Protocol):
+    def on_progress(self, stats: SessionStats, step: int) -> None: ...
+
+
+class Supervisor:
+    """Runs one session's loop.
+
+    Args:
+        runner: executes one task (the flow binds it to a cached, retried Prefect task).
+        observers: receive :class:`SessionStats` after every finished task (step = tasks finished).
+    """
+
+    def __init__(self, config: CosciConfig, record: SessionRecord, budget: TokenBudget, runner: Runner,
+                 observers: list[Observer] | None = None, owner: str = "supervisor") -> None:
+        self.config, self.record, self.budget, self.runner = config, record, budget, runner
+        self.scheduler = Scheduler(config, record)
+        self.observers = observers or []
+        self.owner = owner
+        t = config.termination
+        self.tracker = StabilityTracker(t.elo_stability_k, t.elo_stability_n, t.elo_stability_eps,
+                                        t.min_ideas_before_stable, t.min_matches_before_stable)
+        self._budget_hit = False
+        self._snapshot_at = 0
+        self._steps = 0
+        self._paused_seconds = 0.0
+        self._started = time.monotonic()
+        self._prior_elapsed = record.sessions.get().elapsed_seconds
+
+    # --- time ------------------------------------------------------------------------------------------
+    def elapsed(self) -> float:
+        """Active seconds across resumes (pauses excluded)."""
+        return self._prior_elapsed + time.monotonic() - self._started - self._paused_seconds
+
+    def _save_elapsed(self) -> None:
+        self.record.sessions.update(elapsed_seconds=self.elapsed())
+
+    # --- termination -----------------------------------------------------------------------------------
+    def should_stop(self) -> StopReason | None:
+        if self._budget_hit or self.budget.working_budget_spent():
+            return StopReason.BUDGET
+        if self.elapsed() >= self.config.run.wall_clock_seconds:
+            return StopReason.WALL_CLOCK
+        if self.tracker.is_stable():
+            return StopReason.ELO_STABLE
+        if self.scheduler.pool_complete():
+            return StopReason.MAX_IDEAS
+        return None
+
+    def _snapshot(self) -> None:
+        matches = self.record.matches.count(valid_only=True)
+        if matches - self._snapshot_at >= self.config.termination.snapshot_every_matches:
+            self._snapshot_at = matches
+            ratings = {h.id: h.elo for h in self.record.hypotheses.ranked()}
+            self.tracker.push(ratings, self.record.hypotheses.count(), matches)
+            self.record.logs.event("elo_snapshot", {"matches": matches, "top": sorted(ratings.values())[-5:]})
+
+    # --- one task --------------------------------------------------------------------------------------
+    async def _run_one(self, task: Task) -> None:
+        self.record.logs.event("task_started", {"task_id": task.id, "agent": task.agent, "action": task.action,
+                                                "target": task.target_id}, agent=task.agent)
+        try:
+            result = await self.runner(task)
+        except asyncio.CancelledError:
+            raise
+        except BudgetExceeded as exc:
+            self.record.tasks.fail(task.id, f"budget: {exc}", dead=False)
+            if exc.scope == "session":
+                self._budget_hit = True
+            else:
+                self.scheduler.exhausted.add(exc.agent)
+            self.record.logs.event("task_failed", {"task_id": task.id, "err": str(exc)}, agent=task.agent)
+            return
+        except Exception as exc:  # recorded on the task row; the session goes on
+            retryable = isinstance(exc, RETRYABLE_ACTION_ERRORS)
+            self.record.tasks.fail(task.id, f"{type(exc).__name__}: {exc}", dead=retryable)
+            self.record.logs.event("task_failed", {"task_id": task.id, "err": f"{type(exc).__name__}: {exc}"},
+                                   agent=task.agent)
+            log.warning("task %s %s/%s failed: %s", task.id, task.agent, task.action, exc)
+            return
+        self.scheduler.follow_ups(task, result)
+        self.record.tasks.complete(task.id, result)
+        self.record.logs.event("task_completed", {"task_id": task.id, "kind": result.kind,
+                                                  "follow_hypothesis_ids": result.hypothesis_ids}, agent=task.agent)
+        if result.kind == "tournament_match_complete":
+            self._snapshot()
+        self._steps += 1
+        self._save_elapsed()
+        self.notify()
+
+    def notify(self) -> SessionStats:
+        stats = collect(self.record, self.elapsed(), self.config.ranking.elo_initial)
+        for obs in self.observers:
+            try:
+                obs.on_progress(stats, self._steps)
+            except Exception as exc:  # tracking must never stop the science
+                log.warning("observer %s failed: %s", type(obs).__name__, exc)
+        return stats
+
+    # --- the loop --------------------------------------------------------------------------------------
+    async def run(self) -> StopReason:
+        """Run until a stop reason; returns it (``PAUSED`` only if the process is asked to stop while paused)."""
+        tasks = self.record.tasks
+        tasks.reclaim(all_leases=True)
+        if not tasks.counts():
+            self.scheduler.bootstrap()
+        else:
+            self.scheduler.reconcile()
+        inflight: set[asyncio.Task[None]] = set()
+        concurrency, lease = self.config.run.concurrency, self.config.lease.default_seconds
+        reason: StopReason | None = None
+        try:
+            while reason is None:
+                status = self.record.sessions.status()
+                if status == "aborting":
+                    reason = StopReason.EXTERNAL
+                    break
+                if status == "paused":
+                    await self._hold(inflight)
+                    continue
+                reason = self.should_stop()
+                if reason:
+                    break
+                while len(inflight) < concurrency and (task := tasks.claim(self.owner, lease)):
+                    inflight.add(asyncio.create_task(self._run_one(task), name=f"{task.agent}/{task.action}"))
+                if len(inflight) < concurrency:  # nothing pending: idle refinement (seed 000)
+                    added = self.scheduler.decide_next_steps()
+                    if added == 0 and not inflight:
+                        reason = StopReason.BUDGET if self.scheduler.exhausted else StopReason.IDLE
+                        break
+                    if added:
+                        continue
+                if inflight:
+                    done, _ = await asyncio.wait(inflight, timeout=self.config.run.idle_poll_seconds,
+                                                 return_when=asyncio.FIRST_COMPLETED)
+                    inflight -= done
+                    for t in done:
+                        t.result()  # surface programming errors instead of losing them
+        finally:
+            await self._drain(inflight)
+            self._save_elapsed()
+        return reason
+
+    async def _hold(self, inflight: set[asyncio.Task[None]]) -> None:
+        await self._drain(inflight)
+        t0 = time.monotonic()
+        await asyncio.sleep(1.0)
+        self._paused_seconds += time.monotonic() - t0
+
+    async def _drain(self, inflight: set[asyncio.Task[None]]) -> None:
+        if not inflight:
+            return
+        done, pending = await asyncio.wait(inflight, timeout=DRAIN_GRACE_SECONDS)
+        for t in pending:
+            t.cancel()
+        if pending:
+            await asyncio.gather(*pending, return_exceptions=True)
+        inflight.clear()
+
+    # --- finalisation ----------------------------------------------------------------------------------
+    async def finalize(self, reason: StopReason) -> str:
+        """Cancel pending work, write a last system feedback if none exists, then the final overview.
+
+        Returns:
+            The overview Markdown (also stored on the session row).
+        """
+        tasks, sched = self.record.tasks, self.scheduler
+        tasks.cancel_pending()
+        sched.exhausted.clear()
+        if not self.record.logs.feedback(source="meta_review") and self.record.hypotheses.reviews(limit=1):
+            await self._run_final("metareview", "GenerateSystemFeedback", "metareview::system::final",
+                                  PRIORITIES["metareview"])
+        await self._run_final("metareview", "GenerateFinalResearchOverview", "metareview::final", PRIORITIES["final"])
+        overview = self.record.sessions.get().final_overview or ""
+        self.record.sessions.update(status="done", stop_reason=reason.value)
+        self.record.logs.event("session_done", {"stop_reason": reason.value})
+        self.notify()
+        return overview
+
+    async def _run_final(self, agent: str, action: str, key: str, priority: int) -> None:
+        """Enqueue (idempotently) and run a finalisation task unless an earlier attempt finished it."""
+        self.record.tasks.enqueue(agent, action, key, priority=priority)
+        task = self.record.tasks.get(task_id(f"{self.record.session_id}::{key}"))
+        if task is not None and task.status != "done":
+            await self._run_one(task)

@@ -1,0 +1,161 @@
+"""Follow-up scheduling rules (seed 000 "Agent Interactions") and idle refinement (seed 000 §1, seed 001).
+
+Every enqueue uses an idempotency key, so applying a rule twice (a replayed action after a crash) adds nothing.
+
+Follow-ups after a result:
+
+| result                      | follow-up                                                            |
+|-----------------------------|----------------------------------------------------------------------|
+| research_plan_parsed        | ``n_initial`` generation tasks                                       |
+| hypothesis_created          | Reflection ``ReviewHypothesis`` (full) for each new hypothesis       |
+| review_completed (full)     | Ranking ``AddToTournament``                                          |
+| added_to_tournament         | Ranking ``RunTournamentBatch`` focused on the new hypothesis         |
+| tournament_match_complete   | Proximity every N matches; meta-review every ~50 matches            |
+
+Idle refinement (when nothing is pending): a tournament batch; pool growth while the pool is below its
+generation share of ``run.max_ideas`` and the backlog of unranked hypotheses is small; evolution once
+``evolution.min_mature`` hypotheses have ``evolution.mature_matches`` matches; deep verification and
+observation reviews for the top hypotheses; re-clustering of unclustered hypotheses.
+"""
+
+from __future__ import annotations
+
+import math
+
+from cosci.config.schema import CosciConfig
+from cosci.domain import Task, TaskResult
+from cosci.store import PRIORITY, SessionRecord
+
+PRIORITIES = {"generation": 100, "reflection": 100, "add": 80, "focus": 80, "batch": 120, "evolution": 100,
+              "metareview": 90, "proximity": 100, "final": 10, "parse_goal": 10}
+
+
+class Scheduler:
+    """Enqueues follow-ups and idle work for one session.
+
+    Args:
+        exhausted: agents whose budget share is spent; no new work is scheduled for them.
+    """
+
+    def __init__(self, config: CosciConfig, record: SessionRecord) -> None:
+        self.config = config
+        self.record = record
+        self.tasks = record.tasks
+        self.exhausted: set[str] = set()
+
+    def _enqueue(self, agent: str, action: str, key: str, priority: int, **kw: object) -> int:
+        if agent in self.exhausted:
+            return 0
+        return int(self.tasks.enqueue(agent, action, key, priority=priority,
+                                      max_attempts=self.config.lease.max_attempts, **kw) is not None)  # type: ignore[arg-type]
+
+    # --- bootstrap and follow-ups ------------------------------------------------------------------------
+    def bootstrap(self) -> int:
+        return self._enqueue("supervisor", "ParseGoal", "supervisor::parse_goal", PRIORITIES["parse_goal"])
+
+    def generation_strategy(self, index: int) -> str:
+        """Deterministic interleaving: task ``index`` is a debate when ``(index+1)*f`` crosses an integer."""
+        f = self.config.run.debate_fraction
+        return "debate" if math.floor((index + 1) * f) > math.floor(index * f) else "literature"
+
+    def enqueue_generation(self, key: str, index: int, action: str = "GenerateHypothesis") -> int:
+        return self._enqueue("generation", action, key, PRIORITIES["generation"],
+                             payload={"strategy": self.generation_strategy(index)})
+
+    def follow_ups(self, task: Task, result: TaskResult) -> int:
+        """Apply the follow-up rules for one finished task; returns the number of tasks enqueued."""
+        n = 0
+        if result.kind == "research_plan_parsed":
+            for i in range(self.config.run.n_initial):
+                n += self.enqueue_generation(f"generation::initial::{i}", i, "CreateInitialHypotheses")
+        elif result.kind == "hypothesis_created":
+            for hid in result.hypothesis_ids:
+                n += self.review(hid, "full")
+        elif result.kind == "review_completed" and result.detail.get("kind", "full") == "full":
+            for hid in result.hypothesis_ids:
+                n += self._enqueue("ranking", "AddToTournament", f"ranking::add::{hid}", PRIORITIES["add"],
+                                   target_id=hid)
+        elif result.kind == "added_to_tournament":
+            for hid in result.hypothesis_ids:
+                n += self._enqueue("ranking", "RunTournamentBatch", f"ranking::focus::{hid}", PRIORITIES["focus"],
+                                   target_id=hid, payload={"focus_id": hid})
+        elif result.kind == "tournament_match_complete":
+            n += self.periodic()
+        return n
+
+    def review(self, hid: str, kind: str) -> int:
+        return self._enqueue("reflection", "ReviewHypothesis", f"reflection::{hid}::{kind}", PRIORITIES["reflection"],
+                             target_id=hid, payload={"kind": kind})
+
+    def periodic(self) -> int:
+        """Proximity every ``full_recluster_every_matches`` matches; system feedback every ``every_matches``."""
+        matches = self.record.matches.count(valid_only=True)
+        n = 0
+        every = self.config.vectors.full_recluster_every_matches
+        if matches >= every:
+            n += self._enqueue("proximity", "UpdateProximityGraph", f"proximity::{matches // every}",
+                               PRIORITIES["proximity"])
+        feedback = len(self.record.logs.feedback(source="meta_review"))
+        if matches >= (feedback + 1) * self.config.metareview.every_matches:
+            n += self._enqueue("metareview", "GenerateSystemFeedback", f"metareview::system::{feedback + 1}",
+                               PRIORITIES["metareview"])
+        return n
+
+    def reconcile(self) -> int:
+        """On resume: make sure every hypothesis has the follow-up its state calls for (idempotent)."""
+        n = 0
+        for h in self.record.hypotheses.all(states=("draft", "reviewed")):
+            n += self.review(h.id, "full") if h.state == "draft" else self._enqueue(
+                "ranking", "AddToTournament", f"ranking::add::{h.id}", PRIORITIES["add"], target_id=h.id)
+        return n
+
+    # --- idle refinement ---------------------------------------------------------------------------------
+    def decide_next_steps(self) -> int:
+        """Idle refinement (see module docstring); returns the number of tasks enqueued (0 -> IDLE)."""
+        cfg, hyps = self.config, self.record.hypotheses
+        players = hyps.ranked()
+        n = 0
+        if len(players) >= 2 and not self.tasks.open_count("ranking", "RunTournamentBatch"):
+            k = self.tasks.count("ranking", "RunTournamentBatch")
+            n += self._enqueue("ranking", "RunTournamentBatch", f"ranking::batch::{k}", PRIORITIES["batch"])
+        pool = hyps.count()
+        open_new = self.tasks.open_count("generation") + self.tasks.open_count("evolution")
+        unranked = len(hyps.all(states=("draft", "reviewed"))) + sum(
+            1 for p in players if p.matches_played < cfg.evolution.mature_matches)
+        generation_cap = max(cfg.run.n_initial, math.floor(cfg.run.max_ideas * (1 - cfg.evolution.pool_share)))
+        attempts = self.tasks.count("generation", "GenerateHypothesis") + self.tasks.count("generation", "CreateInitialHypotheses")
+        backlog_ok = unranked + open_new < 2 * cfg.run.concurrency
+        if (pool + open_new < generation_cap and backlog_ok and attempts < 3 * cfg.run.max_ideas):
+            for _ in range(min(cfg.run.concurrency, generation_cap - pool - open_new)):
+                n += self.enqueue_generation(f"generation::grow::{attempts}", attempts)
+                attempts += 1
+        mature = [p for p in players if p.matches_played >= cfg.evolution.mature_matches]
+        if (len(mature) >= cfg.evolution.min_mature and pool + open_new < cfg.run.max_ideas
+                and not self.tasks.open_count("evolution")
+                and self.tasks.count("evolution", "EvolveHypotheses") < 3 * cfg.run.max_ideas):
+            k = self.tasks.count("evolution", "EvolveHypotheses")
+            strategy = cfg.evolution.strategies[k % len(cfg.evolution.strategies)]
+            n += self._enqueue("evolution", "EvolveHypotheses", f"evolution::{k}", PRIORITIES["evolution"],
+                               payload={"strategy": strategy})
+        top_mature = sorted(mature, key=lambda p: (-p.elo, p.id))
+        for p in top_mature[: cfg.reflection.verification_top_k]:
+            n += self.review(p.id, "verification")
+        for p in top_mature[: cfg.reflection.observation_top_k]:
+            n += self.review(p.id, "observation")
+        if any(h.dedup_cluster is None for h in hyps.all()) and len(players) >= 2:
+            n += self._enqueue("proximity", "UpdateProximityGraph",
+                               f"proximity::idle::{self.record.matches.count()}", PRIORITIES["proximity"])
+        return n
+
+    def pool_complete(self) -> bool:
+        """MAX_IDEAS: the pool is full, nothing new is on its way, and every player has been ranked enough."""
+        cfg = self.config
+        players = self.record.hypotheses.ranked()
+        return (self.record.hypotheses.count() >= cfg.run.max_ideas
+                and not self.tasks.open_count("generation") and not self.tasks.open_count("evolution")
+                and not self.tasks.open_count("reflection")
+                and not self.record.hypotheses.all(states=("draft", "reviewed"))
+                and all(p.matches_played >= cfg.evolution.mature_matches for p in players))
+
+
+__all__ = ["PRIORITIES", "PRIORITY", "Scheduler"]

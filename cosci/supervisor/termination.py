@@ -1,0 +1,22 @@
+"""Termination predicates (seed 000 "Termination Predicates"), checked after every task.
+
+In order: ``EXTERNAL`` (abort), ``BUDGET`` (the working budget — the cap minus the reserve kept for the final
+overview — is spent, or an admission hit the session cap), ``WALL_CLOCK`` (active time, across resumes, has
+reached ``run.wall_clock_seconds``), ``ELO_STABLE`` (the stability tracker with its guards), ``MAX_IDEAS`` (the
+pool is full and every player is ranked), and ``IDLE`` (nothing pending and idle refinement found nothing).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class StopReason(StrEnum):
+    EXTERNAL = "external"
+    BUDGET = "budget"
+    WALL_CLOCK = "wall_clock"
+    ELO_STABLE = "elo_stable"
+    MAX_IDEAS = "max_ideas"
+    IDLE = "idle"
+    PAUSED = "paused"          # not a final stop: the session waits to be resumed
+    FAILED = "failed"          # the session could not continue (e.g. a permanent provider error at bootstrap)

@@ -1,0 +1,91 @@
+"""``europe_pmc_search``: the Europe PMC REST ``search`` endpoint (seed 004 "Built-in Tools", issue 5).
+
+One request per search: ``search?query=...&resultType=core&format=json&pageSize=n``. Europe PMC covers PubMed,
+PMC full texts, preprints (bioRxiv, medRxiv...), patents and agricultural literature. Each record's URL is its
+Europe PMC page, ``https://europepmc.org/article/<source>/<id>``. Rate: 3 requests/s (politeness; Europe PMC
+publishes no hard limit).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+from cosci.llm.types import ToolSpec
+from cosci.tools.common import LiteratureRecord, SearchTool, clean, first_year, search_parameters
+from cosci.tools.http import ApiClient, SourceError
+
+SEARCH_URL = "https://www.ebi.ac.uk/europepmc/webservices/rest/search"
+RATE = 3.0
+"""Requests/s sent to Europe PMC."""
+
+SPEC = ToolSpec(
+    name="europe_pmc_search",
+    description=(
+        "Search Europe PMC (PubMed/MEDLINE, PubMed Central full texts, and preprints such as bioRxiv and "
+        "medRxiv) and get, for each article, its id, source, title, journal, year, DOI, Europe PMC URL and "
+        "abstract. Good for recent preprints and open-access papers. Accepts keywords, quoted phrases and "
+        "AND/OR."
+    ),
+    parameters=search_parameters("Europe PMC query, e.g. 'senolytic therapy idiopathic pulmonary fibrosis'."),
+)
+
+
+def article_url(source: str, ident: str) -> str:
+    """The Europe PMC page of a record."""
+    return f"https://europepmc.org/article/{quote(source, safe='')}/{quote(ident, safe='')}"
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _record(item: dict[str, Any]) -> LiteratureRecord | None:
+    ident, source = clean(item.get("id")), clean(item.get("source"))
+    if not ident or not source:
+        return None
+    journal_info = _mapping(item.get("journalInfo"))
+    journal = _mapping(journal_info.get("journal"))
+    year = first_year(item.get("pubYear")) or first_year(journal_info.get("yearOfPublication"))
+    authors = tuple(a.strip() for a in clean(item.get("authorString")).rstrip(".").split(",") if a.strip())
+    return LiteratureRecord(
+        id=ident, id_label="Europe PMC id", source=source, url=article_url(source, ident),
+        title=clean(item.get("title")), abstract=clean(item.get("abstractText")),
+        journal=clean(journal.get("title")), year=year, doi=clean(item.get("doi")), authors=authors)
+
+
+def parse_search(data: Any) -> tuple[list[LiteratureRecord], int]:
+    """Records and ``hitCount`` from a ``resultType=core`` JSON body.
+
+    Raises:
+        ValueError: the body is not a Europe PMC search result.
+    """
+    if not isinstance(data, dict) or not isinstance(data.get("resultList"), dict):
+        raise ValueError("Europe PMC body has no 'resultList'")
+    items = data["resultList"].get("result", [])
+    records = [r for r in (_record(i) for i in items if isinstance(i, dict)) if r is not None]
+    try:
+        total = int(data.get("hitCount", len(records)))
+    except (TypeError, ValueError):
+        total = len(records)
+    return records, total
+
+
+class EuropePmcSearch(SearchTool):
+    """The ``europe_pmc_search`` tool (see module docstring)."""
+
+    spec = SPEC
+    label = "Europe PMC"
+
+    def __init__(self, client: ApiClient, *, default_max_results: int = 5, offline: bool = False) -> None:
+        super().__init__(default_max_results=default_max_results, offline=offline)
+        self.client = client
+
+    async def search(self, query: str, max_results: int) -> tuple[list[LiteratureRecord], int | None, str]:
+        resp = await self.client.request("GET", SEARCH_URL, params={
+            "query": query, "resultType": "core", "format": "json", "pageSize": max_results})
+        try:
+            records, total = parse_search(resp.json())
+        except ValueError as exc:
+            raise SourceError(str(exc)) from None
+        return records, total, ""

@@ -1,0 +1,138 @@
+"""The session's tool registry: which tools exist and which each agent may call (seed 004 "Tool Registry").
+
+:func:`build_registry` builds every tool once per session from the validated config and the environment:
+
+* always: ``pubmed_search``, ``europe_pmc_search``, ``arxiv_search``, ``web_fetch`` (with ``tools.offline``
+  they answer "unavailable (offline mode)" and make no request);
+* ``web_search`` only when ``TAVILY_API_KEY`` or ``BRAVE_API_KEY`` is set (a tool the model cannot use is not
+  offered);
+* ``local_corpus_search`` only when ``session.corpus_path`` is set (loaded and indexed here; a missing path is
+  a one-line :class:`~cosci.tools.corpus.CorpusError` naming ``session.corpus_path``).
+
+:meth:`ToolRegistry.for_agent` filters by ``agents.<agent>.tools`` (names not registered are silently absent).
+All network tools share one on-disk response cache (``cache_dir``); each API has its own polite client.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+
+from cosci.config.schema import CosciConfig
+from cosci.tools import arxiv, europe_pmc, pubmed, web_fetch, web_search
+from cosci.tools.base import Tool
+from cosci.tools.cache import ResponseCache
+from cosci.tools.common import ToolBase
+from cosci.tools.corpus import LocalCorpus, LocalCorpusSearch
+from cosci.tools.http import ApiClient, HttpPolicy
+
+SEARCH_ORDER = ("pubmed_search", "europe_pmc_search", "arxiv_search", "web_search", "local_corpus_search")
+"""Search tools in the order they are suggested when another one fails."""
+
+
+class ToolRegistry:
+    """The session's tools by name, with per-agent allowlists.
+
+    Args:
+        tools: registered tools by name.
+        allowlists: agent name -> tool names it may call (``agents.<agent>.tools``).
+        clients: HTTP clients to close in :meth:`aclose`.
+    """
+
+    def __init__(self, tools: Mapping[str, Tool], allowlists: Mapping[str, Sequence[str]],
+                 clients: Sequence[ApiClient] = ()) -> None:
+        self._tools = dict(tools)
+        self._allowlists = {agent: tuple(names) for agent, names in allowlists.items()}
+        self._clients = tuple(clients)
+
+    def names(self) -> list[str]:
+        """Registered tool names, in registration order."""
+        return list(self._tools)
+
+    def get(self, name: str) -> Tool:
+        """The tool called ``name``. Raises: KeyError naming the registered tools."""
+        if name not in self._tools:
+            known = ", ".join(self._tools) or "none"
+            raise KeyError(f"tool '{name}' is not registered (registered: {known})")
+        return self._tools[name]
+
+    def for_agent(self, agent: str) -> dict[str, Tool]:
+        """The tools ``agent`` may call, in its allowlist order (unregistered names are skipped).
+
+        Raises:
+            KeyError: ``agent`` is not a configured agent.
+        """
+        if agent not in self._allowlists:
+            raise KeyError(f"unknown agent '{agent}' (known: {', '.join(self._allowlists)})")
+        return {name: self._tools[name] for name in self._allowlists[agent] if name in self._tools}
+
+    async def aclose(self) -> None:
+        """Close every HTTP client (idempotent)."""
+        for client in self._clients:
+            await client.aclose()
+
+    async def __aenter__(self) -> ToolRegistry:
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        await self.aclose()
+
+
+def build_registry(config: CosciConfig, cache_dir: Path | None, *, policy: HttpPolicy | None = None,
+                   environ: Mapping[str, str] | None = None) -> ToolRegistry:
+    """Build the session's tools (see module docstring).
+
+    Args:
+        config: the validated session config (``tools``, ``session.corpus_path``, ``agents.*.tools``).
+        cache_dir: folder of the session's HTTP response cache, e.g. ``<session_dir>/http_cache`` (created on
+            first write); None disables the cache.
+        policy: HTTP retry/timeout policy (default :class:`HttpPolicy`; tests pass tiny delays).
+        environ: where API keys are read (default ``os.environ``): ``NCBI_API_KEY``, ``NCBI_EMAIL``,
+            ``TAVILY_API_KEY``, ``BRAVE_API_KEY``.
+
+    Raises:
+        CorpusError: ``session.corpus_path`` is set but missing, empty or unreadable.
+    """
+    env = os.environ if environ is None else environ
+    policy = policy or HttpPolicy()
+    cache = ResponseCache(cache_dir) if cache_dir is not None else None
+    cfg = config.tools
+    offline, n = cfg.offline, cfg.max_results
+
+    def client(name: str, rate: float | None, *, follow: bool = True) -> ApiClient:
+        made = ApiClient(name, rate, policy, cache, offline=offline, follow_redirects=follow)
+        clients.append(made)
+        return made
+
+    clients: list[ApiClient] = []
+    ncbi_key = env.get("NCBI_API_KEY", "").strip() or None
+    ncbi_rate = pubmed.RATE_WITH_KEY if ncbi_key else pubmed.RATE_NO_KEY
+    tools: list[ToolBase] = [
+        pubmed.PubmedSearch(client("PubMed", ncbi_rate), api_key=ncbi_key,
+                            email=env.get("NCBI_EMAIL") or None, default_max_results=n, offline=offline),
+        europe_pmc.EuropePmcSearch(client("Europe PMC", europe_pmc.RATE), default_max_results=n,
+                                   offline=offline),
+        arxiv.ArxivSearch(client("arXiv", arxiv.RATE), default_max_results=n, offline=offline),
+    ]
+    backend = web_search.backend_from_env(env)
+    if backend is not None:
+        tools.append(web_search.WebSearch(client(backend[0], web_search.RATE), backend[0], backend[1],
+                                          default_max_results=n, offline=offline))
+    tools.append(web_fetch.WebFetch(client("web", web_fetch.RATE, follow=False),
+                                    max_bytes=cfg.fetch_max_bytes, max_chars=cfg.fetch_max_chars,
+                                    offline=offline))
+    if config.session.corpus_path:
+        tools.append(LocalCorpusSearch(LocalCorpus.load(config.session.corpus_path), default_max_results=n))
+    _set_alternatives(tools, offline)
+    allowlists = {agent: acfg.tools for agent, acfg in config.agents.items()}
+    return ToolRegistry({t.name: t for t in tools}, allowlists, clients)
+
+
+def _set_alternatives(tools: Sequence[ToolBase], offline: bool) -> None:
+    usable = {t.name for t in tools if not (offline and t.network)}
+    searches = [name for name in SEARCH_ORDER if name in usable]
+    for tool in tools:
+        tool.alternatives = tuple(name for name in searches if name != tool.name)

@@ -1,0 +1,132 @@
+"""One MLflow run per session (issue 6): params, config artifacts, step metrics, and the results at the end.
+
+- params: a flattened small config (:func:`flat_params`); the full resolved config and the Hydra overrides are
+  artifacts (params are immutable and truncated past 6000 characters, stack notes);
+- tags: session id, models choice, experiment, goal, and at the end the stop reason; a sweep's child carries
+  ``mlflow.parentRunId`` from ``COSCI_MLFLOW_PARENT_RUN_ID`` (set by the sweep callback, issue 7);
+- step metrics every ``tracking.log_every_tasks`` tasks: top-1 Elo, mean top-5 Elo, hypotheses, matches, USD
+  spent (total and per agent), tokens;
+- at the end: ``overview.md``, ``leaderboard.parquet`` (id, title, Elo, matches, state, cluster, parents),
+  ``matches.parquet``, ``elo_trajectory.png``.
+
+A resumed session continues its run (the run id is kept on the session row). The client API is used rather
+than MLflow's global "active run", so concurrent sessions in one process cannot interfere.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import mlflow
+from mlflow.entities import Metric, Param, RunTag
+from mlflow.tracking import MlflowClient
+
+from cosci.config.schema import CosciConfig
+from cosci.store import SessionRecord
+from cosci.supervisor.stats import SessionStats
+from cosci.tracking import artifact_root, tracking_uri
+from cosci.tracking.artifacts import elo_trajectory_png, leaderboard_frame, matches_frame
+
+if TYPE_CHECKING:
+    from cosci.session.runtime import SessionRuntime
+    from cosci.session.summary import SessionSummary
+
+PARENT_ENV = "COSCI_MLFLOW_PARENT_RUN_ID"
+SWEEP_OVERRIDES_ENV = "COSCI_SWEEP_OVERRIDES"
+
+
+def flat_params(config: CosciConfig, models_choice: str) -> dict[str, str]:
+    """The small config logged as params: the knobs a researcher compares sessions by."""
+    c = config
+    params: dict[str, Any] = {
+        "experiment": c.session.name, "models": models_choice, "run.concurrency": c.run.concurrency,
+        "run.max_ideas": c.run.max_ideas, "run.wall_clock_seconds": c.run.wall_clock_seconds,
+        "run.budget_usd": c.run.budget_usd, "run.n_initial": c.run.n_initial, "run.seed": c.run.seed,
+        "run.debate_fraction": c.run.debate_fraction, "ranking.k_factor_new": c.ranking.k_factor_new,
+        "ranking.k_factor_warm": c.ranking.k_factor_warm, "debate.min_turns": c.debate.min_turns,
+        "debate.max_turns": c.debate.max_turns, "evolution.min_mature": c.evolution.min_mature,
+        "evolution.top_k": c.evolution.top_k, "termination.elo_stability_eps": c.termination.elo_stability_eps,
+        "vectors.dedup_cosine_threshold": c.vectors.dedup_cosine_threshold,
+        "vectors.cluster_threshold": c.vectors.cluster_threshold,
+    }
+    params.update({f"tier.{name}": entry.model for name, entry in c.models.tiers.items()})
+    return {k: str(v)[:500] for k, v in params.items()}
+
+
+class SessionTracker:
+    """The MLflow run of one session; an :class:`~cosci.supervisor.loop.Observer`."""
+
+    def __init__(self, client: MlflowClient, run_id: str, uri: str, every: int = 5) -> None:
+        self.client, self.run_id, self.uri, self.every = client, run_id, uri, every
+        self._last: SessionStats | None = None
+
+    @classmethod
+    def start(cls, config: CosciConfig, record: SessionRecord, overrides: list[str], models_choice: str) -> SessionTracker:
+        uri = tracking_uri(config)
+        config.paths.data_dir.mkdir(parents=True, exist_ok=True)
+        client = MlflowClient(tracking_uri=uri)
+        exp = client.get_experiment_by_name(config.tracking.experiment_name)
+        exp_id = exp.experiment_id if exp else client.create_experiment(
+            config.tracking.experiment_name, artifact_location=f"{artifact_root(config)}/{config.tracking.experiment_name}")
+        row = record.sessions.get()
+        if row.mlflow_run_id:
+            client.update_run(row.mlflow_run_id, status="RUNNING")
+            return cls(client, row.mlflow_run_id, uri, config.tracking.log_every_tasks)
+        tags = {"cosci.session_id": record.session_id, "cosci.models": models_choice,
+                "cosci.experiment": config.session.name, "cosci.goal": (config.session.goal or "")[:4000]}
+        if parent := os.environ.get(PARENT_ENV):
+            tags["mlflow.parentRunId"] = parent
+            tags["cosci.sweep_overrides"] = os.environ.get(SWEEP_OVERRIDES_ENV, " ".join(overrides))[:4000]
+        run = client.create_run(exp_id, run_name=record.session_id, tags=tags)
+        tracker = cls(client, run.info.run_id, uri, config.tracking.log_every_tasks)
+        record.sessions.update(mlflow_run_id=tracker.run_id)
+        client.log_batch(tracker.run_id, params=[Param(k, v) for k, v in flat_params(config, models_choice).items()])
+        with tempfile.TemporaryDirectory() as tmp:
+            (Path(tmp) / "config.json").write_text(config.model_dump_json(indent=2), encoding="utf-8")
+            (Path(tmp) / "overrides.txt").write_text("\n".join(overrides) + "\n", encoding="utf-8")
+            client.log_artifacts(tracker.run_id, tmp, artifact_path="config")
+        return tracker
+
+    def on_progress(self, stats: SessionStats, step: int) -> None:
+        """Log step metrics every ``tracking.log_every_tasks`` finished tasks."""
+        self._last = stats
+        if step % self.every:
+            return
+        now = int(time.time() * 1000)
+        metrics = [Metric(k, v, now, step) for k, v in stats.metrics().items()]
+        self.client.log_batch(self.run_id, metrics=metrics)
+
+    def finish(self, rt: SessionRuntime, summary: SessionSummary) -> None:
+        """Log the results and close the run (FINISHED)."""
+        record = rt.record
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = Path(tmp)
+            (folder / "overview.md").write_text(Path(summary.overview_path).read_text(encoding="utf-8"), encoding="utf-8")
+            leaderboard_frame(record).write_parquet(folder / "leaderboard.parquet")
+            matches_frame(record).write_parquet(folder / "matches.parquet")
+            elo_trajectory_png(record, rt.config.ranking.elo_initial, folder / "elo_trajectory.png")
+            (folder / "summary.json").write_text(json.dumps(summary.to_dict(), indent=2), encoding="utf-8")
+            self.client.log_artifacts(self.run_id, tmp)
+        self.client.set_tag(self.run_id, "cosci.stop_reason", summary.stop_reason)
+        self.client.log_batch(self.run_id, metrics=[Metric(f"final_{k}", float(v), int(time.time() * 1000), 0)
+                                                     for k, v in (("top1_elo", summary.top_elo),
+                                                                  ("spent_usd", summary.spent_usd),
+                                                                  ("hypotheses", summary.hypotheses),
+                                                                  ("matches", summary.matches),
+                                                                  ("wall_seconds", summary.elapsed_seconds))])
+        self.client.set_terminated(self.run_id, status="FINISHED")
+
+    def fail(self) -> None:
+        """Mark the run failed (a session error). A killed process leaves it RUNNING; resume continues it."""
+        try:
+            self.client.set_terminated(self.run_id, status="FAILED")
+        except Exception:  # the original error matters more
+            pass
+
+
+__all__ = ["PARENT_ENV", "SWEEP_OVERRIDES_ENV", "SessionTracker", "flat_params", "mlflow"]

@@ -1,0 +1,1 @@
+"""Terminal output: the live progress display."""

@@ -1,0 +1,48 @@
+"""A live one-line progress display (rich): hypotheses, matches, top Elo, spend against budget, elapsed.
+
+The line is computed from the record at each refresh (twice a second), so it moves with every finished task;
+on a non-terminal output rich prints only the final state.
+"""
+
+from __future__ import annotations
+
+import time
+
+from rich.console import Console
+from rich.live import Live
+from rich.text import Text
+
+from cosci.config.schema import CosciConfig
+from cosci.supervisor.stats import SessionStats
+
+
+class LiveProgress:
+    """An Observer that also renders itself; :meth:`start` / :meth:`stop` around the loop."""
+
+    def __init__(self, config: CosciConfig, session_id: str, console: Console | None = None) -> None:
+        self.config, self.session_id = config, session_id
+        self.console = console or Console(stderr=True)
+        self.stats: SessionStats | None = None
+        self._t0 = time.monotonic()
+        self._live = Live(self, console=self.console, refresh_per_second=2, transient=False)
+
+    def on_progress(self, stats: SessionStats, step: int) -> None:
+        self.stats = stats
+
+    def __rich__(self) -> Text:
+        s = self.stats
+        elapsed = (s.elapsed_seconds if s else 0.0) + 0.0
+        if s is None:
+            return Text(f"cosci {self.session_id}  starting…  {time.monotonic() - self._t0:.0f} s", style="dim")
+        mins, secs = divmod(int(elapsed), 60)
+        return Text.assemble(
+            ("cosci ", "bold"), (self.session_id, "cyan"),
+            f"  hypotheses {s.hypotheses}  reviews {s.reviews}  matches {s.matches}  top Elo {s.top1_elo:.0f}  ",
+            (f"${s.spent_usd:.3f} / ${self.config.run.budget_usd:.2f}", "green"),
+            f"  elapsed {mins:02d}:{secs:02d} / {int(self.config.run.wall_clock_seconds) // 60} min")
+
+    def start(self) -> None:
+        self._live.start()
+
+    def stop(self) -> None:
+        self._live.stop()

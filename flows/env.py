@@ -1,0 +1,28 @@
+"""Prefect's environment, set before Prefect is imported (stack notes: Prefect 3 traps measured here).
+
+``PREFECT_HOME`` under cosci's data directory (absolute), analytics off, Prefect's own console logging quiet
+(its "database is locked" noise, upstream PrefectHQ/prefect#18934, and per-task chatter stay out of the
+researcher's terminal; they go to ``<data_dir>/prefect/prefect.log``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+
+def prepare(data_dir: Path, *, quiet: bool = True) -> None:
+    """Point Prefect at ``<data_dir>/prefect`` and quiet its console output. Idempotent."""
+    home = (data_dir / "prefect").resolve()
+    home.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("PREFECT_HOME", str(home))
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    os.environ.setdefault("PREFECT_LOGGING_TO_API_BATCH_INTERVAL", "5")
+    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "90")
+    os.environ.setdefault("PREFECT_RESULTS_PERSIST_BY_DEFAULT", "true")
+    if quiet:
+        os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+        os.environ.setdefault("PREFECT_LOGGING_SERVER_LEVEL", "ERROR")
+        for name in ("httpx", "httpcore", "prefect", "prefect.server", "uvicorn", "alembic", "docket"):
+            logging.getLogger(name).setLevel(logging.ERROR)

@@ -1,0 +1,52 @@
+"""Run a session from the command line: prepare Prefect, show the estimate, run the flow, print the summary."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from typing import Any
+
+from rich.console import Console
+
+from cosci.config.schema import CosciConfig
+from cosci.session.summary import SessionSummary
+from flows.env import prepare
+
+
+NOISY = {"prefect": logging.CRITICAL, "alembic": logging.WARNING, "mlflow": logging.WARNING,
+         "LiteLLM": logging.ERROR, "httpx": logging.WARNING, "faiss": logging.WARNING,
+         "matplotlib": logging.WARNING, "docket": logging.ERROR, "uvicorn": logging.ERROR}
+"""Loggers kept out of the researcher's terminal (task failures are in the record and the summary)."""
+
+
+def quiet_logging() -> None:
+    """Warnings and above from cosci; Prefect's per-task state lines and library chatter suppressed."""
+    logging.getLogger().setLevel(logging.WARNING)
+    for name, level in NOISY.items():
+        logging.getLogger(name).setLevel(level)
+
+
+def run_session(config: CosciConfig, *, overrides: list[str], choices: dict[str, Any] | None = None,
+                resume_id: str | None = None, ui: bool = True) -> SessionSummary:
+    """Run (or resume) one session to its end and print its summary to stderr.
+
+    Raises:
+        CosciError: a missing API key, an unknown session, a session already running elsewhere.
+    """
+    prepare(config.paths.data_dir)
+    from cosci.llm.estimate import estimate_session
+    from flows.session import session_flow
+
+    quiet_logging()
+
+    console = Console(stderr=True)
+    models_choice = str((choices or {}).get("models") or config.models.name)
+    if resume_id is None:
+        console.print(f"[dim]{estimate_session(config).line()}[/dim]")
+    data = asyncio.run(session_flow(config.model_dump(mode="json"), list(overrides), models_choice, resume_id,
+                                    ui=ui and sys.stderr.isatty()))
+    summary = SessionSummary(**data)
+    for line in summary.lines():
+        console.print(line)
+    return summary

@@ -1,0 +1,133 @@
+"""One cosci session as a Prefect flow; every agent action a Prefect task named ``agent/action``.
+
+Caching (issue 6; stack notes): Prefect's default cache policy includes the flow run id, so it would only cache
+within one run. Each action instead caches on a key built from the action itself — session, agent, action,
+task id (derived from its idempotency key), target, payload, and the model route of the agent's modes — with
+JSON results stored under ``<session>/prefect_results``. Re-running a killed session therefore replays the
+actions that finished (their follow-ups are re-applied idempotently) without calling a model again.
+
+Retries: provider calls are retried inside the gateway (its docstring). Prefect retries a whole action only
+when it failed with :data:`~cosci.llm.errors.RETRYABLE_ACTION_ERRORS` (an invalid record, or a transient error
+that outlived the gateway's retries), up to ``lease.max_attempts`` attempts (seed: 3, then dead).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from prefect import flow, task
+from prefect.context import TaskRunContext
+from prefect.tasks import exponential_backoff
+
+from cosci.config.schema import CosciConfig
+from cosci.domain import Task, TaskResult
+from cosci.llm.errors import RETRYABLE_ACTION_ERRORS
+from cosci.session.runtime import SessionRuntime
+from cosci.session.summary import SessionSummary, summarise
+from cosci.supervisor.loop import Observer, Supervisor
+from cosci.supervisor.termination import StopReason
+
+RUNTIMES: dict[str, SessionRuntime] = {}
+"""Open runtimes of this process by session id (tasks take plain data, never clients or locks)."""
+
+
+def action_spec(rt: SessionRuntime, t: Task) -> dict[str, Any]:
+    """The plain-data identity of an action: what its cache key is built from."""
+    modes = rt.config.agents[t.agent].modes
+    models = sorted({rt.gateway.router.route(t.agent, m).model for m in modes})
+    return {"session": rt.session_id, "agent": t.agent, "action": t.action, "task_id": t.id,
+            "target_id": t.target_id, "payload": t.payload, "models": models}
+
+
+def action_cache_key(context: TaskRunContext, parameters: dict[str, Any]) -> str:
+    body = json.dumps(parameters["spec"], sort_keys=True, default=str)
+    return "cosci-action-" + hashlib.sha256(body.encode()).hexdigest()[:40]
+
+
+async def _retryable(task_: Any, task_run: Any, state: Any) -> bool:
+    exc = state.result(raise_on_failure=False)
+    if hasattr(exc, "__await__"):
+        exc = await exc
+    return isinstance(exc, RETRYABLE_ACTION_ERRORS)
+
+
+@task(name="agent-action", persist_result=True, result_serializer="json", log_prints=False)
+async def agent_action(session_id: str, spec: dict[str, Any]) -> dict[str, Any]:
+    """Execute one queued task on its agent; returns the TaskResult as plain data."""
+    rt = RUNTIMES[session_id]
+    t = rt.record.tasks.get(spec["task_id"])
+    if t is None:
+        raise KeyError(f"no task {spec['task_id']} in session {session_id}")
+    try:
+        result = await rt.execute(t)
+    except Exception as exc:
+        rt.record.tasks.note_error(t.id, f"{type(exc).__name__}: {exc}")
+        raise
+    return json.loads(result.to_json())
+
+
+def make_runner(rt: SessionRuntime):  # noqa: ANN201 - returns the Supervisor's Runner
+    results = Path(rt.folder / "prefect_results").resolve()
+    results.mkdir(parents=True, exist_ok=True)
+    max_attempts = rt.config.lease.max_attempts
+
+    async def run(t: Task) -> TaskResult:
+        retries = max(0, max_attempts - t.attempts - 1)
+        action = agent_action.with_options(
+            name=f"{t.agent}/{t.action}", task_run_name=f"{t.agent}/{t.action} {t.target_id or t.id}",
+            cache_key_fn=action_cache_key, result_storage=results, result_serializer="json", persist_result=True,
+            retries=retries, retry_delay_seconds=exponential_backoff(backoff_factor=1.0), retry_jitter_factor=0.5,
+            retry_condition_fn=_retryable)
+        return TaskResult.from_dict(await action(rt.session_id, action_spec(rt, t)))
+
+    return run
+
+
+@flow(name="cosci-session", persist_result=False, log_prints=False, validate_parameters=False)
+async def session_flow(config_data: dict[str, Any], overrides: list[str], models_choice: str,
+                       resume_id: str | None = None, ui: bool = False) -> dict[str, Any]:
+    """Run (or resume) one session to its end; returns the :class:`SessionSummary` as plain data."""
+    config = CosciConfig.model_validate(config_data)
+    rt = await SessionRuntime.open(config, session_id=resume_id, overrides=overrides, models_choice=models_choice)
+    RUNTIMES[rt.session_id] = rt
+    observers: list[Observer] = []
+    tracker = None
+    try:
+        if config.tracking.enabled:
+            from cosci.tracking.mlflow_run import SessionTracker
+
+            tracker = SessionTracker.start(config, rt.record, overrides, models_choice)
+            observers.append(tracker)
+        progress = None
+        if ui:
+            from cosci.ui.progress import LiveProgress
+
+            progress = LiveProgress(config, rt.session_id)
+            observers.append(progress)
+        sup = Supervisor(config, rt.record, rt.budget, make_runner(rt), observers)
+        try:
+            if progress:
+                progress.start()
+            reason = await sup.run()
+            overview = await sup.finalize(reason)
+        finally:
+            if progress:
+                progress.stop()
+        path = rt.write_overview(overview)
+        summary = summarise(rt, reason, path, tracker.run_id if tracker else None)
+        if tracker:
+            tracker.finish(rt, summary)
+        return summary.to_dict()
+    except BaseException:
+        if tracker:
+            tracker.fail()
+        raise
+    finally:
+        RUNTIMES.pop(rt.session_id, None)
+        await rt.close()
+
+
+__all__ = ["SessionSummary", "StopReason", "session_flow"]
