@@ -18,7 +18,7 @@ from typing import Any
 from cosci.errors import CosciError
 from cosci.llm.types import ToolSpec
 from cosci.tools.base import ToolResult
-from cosci.tools.http import SourceError
+from cosci.tools.http import SourceError, describe
 from cosci.tools.ssrf import UnsafeUrl
 
 MAX_RESULTS_CAP = 20
@@ -142,7 +142,7 @@ def search_parameters(what: str) -> dict[str, Any]:
         "properties": {
             "query": {"type": "string", "description": what},
             "max_results": {"type": "integer", "minimum": 1, "maximum": MAX_RESULTS_CAP,
-                            "description": "How many records to return (default 5)."},
+                            "description": "How many records to return (default: the session's setting)."},
         },
         "required": ["query"],
         "additionalProperties": False,
@@ -164,9 +164,11 @@ def max_results_argument(arguments: dict[str, Any], default: int) -> int:
         return max(1, min(default, MAX_RESULTS_CAP))
     if isinstance(value, str) and value.strip().isdigit():
         value = int(value.strip())
-    if isinstance(value, bool) or not isinstance(value, int | float) or value != int(value):
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
         raise ArgumentError("'max_results' must be an integer")
-    return max(1, min(int(value), MAX_RESULTS_CAP))
+    return max(1, min(value, MAX_RESULTS_CAP))
 
 
 class ToolBase:
@@ -254,4 +256,6 @@ class SearchTool(ToolBase):
             records, total, note = await self.search(query, n)
         except (SourceError, ArgumentError, UnsafeUrl) as exc:
             return self.handle(exc)
+        except (TypeError, AttributeError, KeyError) as exc:  # an answer of an unexpected shape
+            return self.error(f"the {self.label} answer had an unexpected shape ({describe(exc)})")
         return self.result(format_records(self.label, query, records[:n], total, note))

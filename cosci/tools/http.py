@@ -17,12 +17,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import email.utils
 import json
-import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any, Literal
 
 import httpx
@@ -36,6 +33,7 @@ from tenacity import (
 
 from cosci.errors import CosciError
 from cosci.tools.cache import CachedResponse, ResponseCache, cache_key
+from cosci.tools.pacing import RateLimiter, parse_retry_after
 
 ErrorKind = Literal["offline", "unavailable", "failed"]
 USER_AGENT = "cosci/0.1 (AI co-scientist; literature tools; python-httpx)"
@@ -83,24 +81,6 @@ class HttpPolicy:
     max_bytes: int = 5_000_000
 
 
-class RateLimiter:
-    """At most ``rate_per_second`` request starts per second (reservations in call order; no lock needed)."""
-
-    def __init__(self, rate_per_second: float | None) -> None:
-        self.interval = 1.0 / rate_per_second if rate_per_second else 0.0
-        self._next = 0.0
-
-    async def wait(self) -> None:
-        """Sleep until this caller's slot; returns at once when the limiter is idle."""
-        if self.interval <= 0:
-            return
-        now = time.monotonic()
-        start = max(now, self._next)
-        self._next = start + self.interval
-        if start > now:
-            await asyncio.sleep(start - now)
-
-
 @dataclass(frozen=True)
 class HttpResponse(CachedResponse):
     """A response with a status below 400 (3xx only when the client does not follow redirects)."""
@@ -113,24 +93,6 @@ class HttpResponse(CachedResponse):
             return json.loads(self.text)
         except ValueError as exc:
             raise SourceError(f"the response is not valid JSON ({exc})") from None
-
-
-def parse_retry_after(value: str | None) -> float | None:
-    """``Retry-After`` in seconds (delta-seconds or an HTTP date), or None when absent or malformed."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        return max(0.0, float(value))  # delta-seconds (fractions accepted)
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - datetime.now(UTC)).total_seconds())
 
 
 def describe(exc: BaseException) -> str:
@@ -149,29 +111,39 @@ class ApiClient:
         cache: the session's response cache (None = no cache).
         offline: refuse every request (``tools.offline``).
         follow_redirects: follow 3xx itself; False returns 3xx responses (web_fetch re-checks every hop).
+        secrets: values (API keys) never repeated in an error message.
+        keepalive: reuse connections; web_fetch turns it off because its requests go to pinned IPs, and a
+            pooled TLS connection to one IP must not carry another host's request.
     """
 
     def __init__(self, name: str, rate_per_second: float | None, policy: HttpPolicy,
                  cache: ResponseCache | None, *, offline: bool = False,
-                 follow_redirects: bool = True) -> None:
+                 follow_redirects: bool = True, keepalive: bool = True, secrets: Sequence[str] = ()) -> None:
         self.name = name
         self.policy = policy
         self.cache = cache
         self.offline = offline
         self.follow_redirects = follow_redirects
+        self.keepalive = keepalive
+        self.secrets = tuple(s for s in secrets if s)
         self.limiter = RateLimiter(rate_per_second if policy.rate_limits else None)
         self.requests_sent = 0
         self._http: httpx.AsyncClient | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    def _bind_loop(self) -> None:
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop:  # an httpx pool and asyncio locks belong to one event loop
+            self._http, self._locks, self._loop = None, {}, loop
 
     def _client(self) -> httpx.AsyncClient:
-        loop = asyncio.get_running_loop()
-        if self._http is None or self._loop is not loop:  # an httpx pool is bound to one event loop
+        if self._http is None:
             policy = self.policy
             timeout = httpx.Timeout(policy.read_timeout_seconds, connect=policy.connect_timeout_seconds)
+            limits = httpx.Limits(max_keepalive_connections=20 if self.keepalive else 0)
             self._http = httpx.AsyncClient(timeout=timeout, follow_redirects=self.follow_redirects,
-                                           headers={"User-Agent": USER_AGENT})
-            self._loop = loop
+                                           limits=limits, headers={"User-Agent": USER_AGENT})
         return self._http
 
     def lookup(self, method: str, url: str, params: Mapping[str, Any] | None = None,
@@ -191,6 +163,8 @@ class ApiClient:
                       max_bytes: int | None = None) -> HttpResponse:
         """Send one request (cache first), retrying per the policy.
 
+        Identical concurrent requests are serialised, so the second one is answered from the cache.
+
         Args:
             cache_url: the URL the cache key uses instead of ``url`` (web_fetch sends to a pinned IP).
             max_bytes: body cap, bytes (default ``policy.max_bytes``).
@@ -203,24 +177,34 @@ class ApiClient:
         """
         if self.offline:
             raise SourceError("offline mode: no network requests are made", "offline")
+        self._bind_loop()
         key_url = cache_url or url
-        cached = self.lookup(method, key_url, params, json_body)
-        if cached is not None:
-            return cached
+        key = cache_key(method, key_url, params, json_body)
+        async with self._locks.setdefault(key, asyncio.Lock()):
+            cached = self.lookup(method, key_url, params, json_body)
+            if cached is not None:
+                return cached
+            resp = await self._send(method, url, params, headers, json_body, extensions,
+                                    max_bytes or self.policy.max_bytes, key_url)
+            if self.cache is not None:
+                stored = CachedResponse(resp.status, resp.url, resp.content_type, resp.text, resp.location,
+                                        resp.truncated)
+                self.cache.put(key, stored)
+            return resp
+
+    async def _send(self, method: str, url: str, params: Mapping[str, Any] | None,
+                    headers: Mapping[str, str] | None, json_body: Mapping[str, Any] | None,
+                    extensions: Mapping[str, Any] | None, max_bytes: int, shown_url: str) -> HttpResponse:
         retrying = AsyncRetrying(stop=stop_after_attempt(self.policy.attempts), wait=self._wait,
                                  retry=retry_if_exception_type(_Retryable), reraise=True)
         try:
             async for attempt in retrying:
                 with attempt:
-                    resp = await self._attempt(method, url, params, headers, json_body, extensions,
-                                               max_bytes or self.policy.max_bytes, httpx.URL(key_url).host)
+                    return await self._attempt(method, url, params, headers, json_body, extensions, max_bytes,
+                                               shown_url)
         except _Retryable as exc:
             raise SourceError(f"{exc} after {self.policy.attempts} attempts", "unavailable") from None
-        if self.cache is not None:
-            stored = CachedResponse(resp.status, resp.url, resp.content_type, resp.text, resp.location,
-                                    resp.truncated)
-            self.cache.put(cache_key(method, key_url, params, json_body), stored)
-        return resp
+        raise AssertionError("unreachable: tenacity either returns or raises")
 
     def _wait(self, state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome else None
@@ -231,8 +215,10 @@ class ApiClient:
 
     async def _attempt(self, method: str, url: str, params: Mapping[str, Any] | None,
                        headers: Mapping[str, str] | None, json_body: Mapping[str, Any] | None,
-                       extensions: Mapping[str, Any] | None, max_bytes: int, shown_host: str) -> HttpResponse:
+                       extensions: Mapping[str, Any] | None, max_bytes: int, shown_url: str) -> HttpResponse:
+        """One try. ``shown_url`` (no query string, so no API key) is what messages and the cache record."""
         await self.limiter.wait()
+        shown_host = httpx.URL(shown_url).host
         self.requests_sent += 1
         try:
             async with self._client().stream(method, url, params=params, headers=headers, json=json_body,
@@ -248,9 +234,16 @@ class ApiClient:
             raise SourceError(f"cannot connect ({describe(exc)})", "unavailable") from None
         text = _decode(body, resp.charset_encoding)
         if resp.status_code >= 400:
-            raise SourceError(f"HTTP {resp.status_code} from {shown_host}: {' '.join(text.split())[:200]}")
-        return HttpResponse(resp.status_code, str(resp.url), resp.headers.get("content-type", ""), text,
+            raise SourceError(f"HTTP {resp.status_code} from {shown_host}: {self._scrub(text)}")
+        return HttpResponse(resp.status_code, shown_url, resp.headers.get("content-type", ""), text,
                             resp.headers.get("location"), truncated)
+
+    def _scrub(self, body: str) -> str:
+        """The start of an error body, one line, with the client's secrets (API keys) blanked."""
+        text = " ".join(body.split())[:200]
+        for secret in self.secrets:
+            text = text.replace(secret, "[redacted]")
+        return text
 
     def _raise_retryable(self, resp: httpx.Response, shown_host: str) -> None:
         retry_after = parse_retry_after(resp.headers.get("retry-after"))

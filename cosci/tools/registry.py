@@ -102,8 +102,9 @@ def build_registry(config: CosciConfig, cache_dir: Path | None, *, policy: HttpP
     cfg = config.tools
     offline, n = cfg.offline, cfg.max_results
 
-    def client(name: str, rate: float | None, *, follow: bool = True) -> ApiClient:
-        made = ApiClient(name, rate, policy, cache, offline=offline, follow_redirects=follow)
+    def client(name: str, rate: float | None, *, web: bool = False, secret: str | None = None) -> ApiClient:
+        made = ApiClient(name, rate, policy, cache, offline=offline, follow_redirects=not web,
+                         keepalive=not web, secrets=[secret] if secret else [])
         clients.append(made)
         return made
 
@@ -111,7 +112,7 @@ def build_registry(config: CosciConfig, cache_dir: Path | None, *, policy: HttpP
     ncbi_key = env.get("NCBI_API_KEY", "").strip() or None
     ncbi_rate = pubmed.RATE_WITH_KEY if ncbi_key else pubmed.RATE_NO_KEY
     tools: list[ToolBase] = [
-        pubmed.PubmedSearch(client("PubMed", ncbi_rate), api_key=ncbi_key,
+        pubmed.PubmedSearch(client("PubMed", ncbi_rate, secret=ncbi_key), api_key=ncbi_key,
                             email=env.get("NCBI_EMAIL") or None, default_max_results=n, offline=offline),
         europe_pmc.EuropePmcSearch(client("Europe PMC", europe_pmc.RATE), default_max_results=n,
                                    offline=offline),
@@ -119,9 +120,10 @@ def build_registry(config: CosciConfig, cache_dir: Path | None, *, policy: HttpP
     ]
     backend = web_search.backend_from_env(env)
     if backend is not None:
-        tools.append(web_search.WebSearch(client(backend[0], web_search.RATE), backend[0], backend[1],
+        name, key = backend
+        tools.append(web_search.WebSearch(client(name, web_search.RATE, secret=key), name, key,
                                           default_max_results=n, offline=offline))
-    tools.append(web_fetch.WebFetch(client("web", web_fetch.RATE, follow=False),
+    tools.append(web_fetch.WebFetch(client("web", web_fetch.RATE, web=True),
                                     max_bytes=cfg.fetch_max_bytes, max_chars=cfg.fetch_max_chars,
                                     offline=offline))
     if config.session.corpus_path:

@@ -66,3 +66,12 @@ async def test_max_results_caps_the_records(make_registry, recorded) -> None:
     result = await make_registry().get("europe_pmc_search")({"query": "cancer", "max_results": 2})
     assert len(result.urls) == 2
     assert "3. " not in result.text
+
+
+@respx.mock
+async def test_unexpected_shapes_are_error_results(make_registry) -> None:
+    body = {"resultList": {"result": None}}
+    respx.get(europe_pmc.SEARCH_URL).mock(return_value=httpx.Response(200, json=body))
+    result = await make_registry().get("europe_pmc_search")({"query": "cancer"})
+    assert result.is_error and result.source == "europe_pmc_search"
+    assert "the Europe PMC answer had an unexpected shape (TypeError" in result.text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from datetime import UTC, datetime, timedelta
@@ -14,7 +15,8 @@ import respx
 
 from cosci.tools import arxiv, europe_pmc, pubmed
 from cosci.tools.cache import cache_key
-from cosci.tools.http import ApiClient, HttpPolicy, RateLimiter, SourceError, parse_retry_after
+from cosci.tools.http import ApiClient, HttpPolicy, SourceError
+from cosci.tools.pacing import RateLimiter, parse_retry_after
 
 NETWORK_CALLS = {
     "pubmed_search": {"query": "fibrosis"},
@@ -93,6 +95,15 @@ async def test_cache_hit_makes_no_second_request(make_registry, recorded, tmp_pa
     assert list((tmp_path / "http_cache").rglob("*.json"))
     await make_registry().get("arxiv_search")({"query": "testing", "max_results": 3})  # another request
     assert route.call_count == 2
+
+
+@respx.mock
+async def test_identical_concurrent_searches_send_one_request(make_registry, recorded) -> None:
+    route = respx.get(arxiv.API_URL).mock(return_value=httpx.Response(200, text=recorded("arxiv/query.xml")))
+    tool = make_registry().get("arxiv_search")
+    first, second = await asyncio.gather(tool({"query": "testing"}), tool({"query": "testing"}))
+    assert route.call_count == 1
+    assert first == second and not first.is_error
 
 
 @respx.mock

@@ -133,3 +133,18 @@ async def test_bad_json_is_an_error_result(make_registry) -> None:
     assert result.is_error and result.source == "pubmed_search"
     assert "not valid JSON" in result.text
     assert result.text.endswith("try europe_pmc_search or arxiv_search instead.")
+
+
+@respx.mock
+async def test_api_key_never_reaches_error_text_or_cache(make_registry, monkeypatch, tmp_path) -> None:
+    monkeypatch.setenv("NCBI_API_KEY", "ncbi-secret-123")
+    respx.get(ESEARCH).mock(return_value=httpx.Response(
+        400, json={"error": "API key invalid", "api-key": "ncbi-secret-123", "type": "invalid"}))
+    result = await make_registry().get("pubmed_search")({"query": "x"})
+    assert result.is_error and "API key invalid" in result.text
+    assert "ncbi-secret-123" not in result.text and "[redacted]" in result.text
+    respx.get(ESEARCH).mock(return_value=httpx.Response(200, text=fixture_text("pubmed/esearch.json")))
+    respx.get(EFETCH).mock(return_value=httpx.Response(200, text=fixture_text("pubmed/efetch.xml")))
+    assert not (await make_registry().get("pubmed_search")({"query": "y"})).is_error
+    stored = "".join(p.read_text() for p in (tmp_path / "http_cache").rglob("*.json"))
+    assert stored and "ncbi-secret-123" not in stored

@@ -71,7 +71,8 @@ def test_specs_are_valid_tool_schemas(make_registry, configure, tmp_path, monkey
 async def test_search_tools_reject_bad_arguments(make_registry) -> None:
     tool = make_registry().get("arxiv_search")
     for bad in ({}, {"query": ""}, {"query": 3}, {"query": "x", "max_results": "many"},
-                {"query": "x", "max_results": True}):
+                {"query": "x", "max_results": True}, {"query": "x", "max_results": float("inf")},
+                {"query": "x", "max_results": 2.5}):
         result = await tool(bad)
         assert result.is_error and result.source == "arxiv_search"
         assert result.text.startswith("arxiv_search failed: invalid arguments:")
