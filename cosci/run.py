@@ -57,7 +57,9 @@ def prevalidate(overrides: Sequence[str], multirun: bool) -> None:
     """
     jobs = expand_sweep(overrides) if multirun else [list(overrides)]
     for job in jobs:
-        Router(validate(compose(job), require_goal=True)).check_keys()
+        config = validate(compose(job), require_goal=True)
+        if not config.session.resume:
+            Router(config).check_keys()
 
 
 @hydra.main(config_path=str(conf_dir()), config_name="config", version_base="1.3")
@@ -66,7 +68,16 @@ def _job(cfg: DictConfig) -> float | None:
 
     config = validate(cfg, require_goal=True)
     hc = HydraConfig.get()
-    summary = run_session(config, overrides=list(hc.overrides.task), choices=dict(hc.runtime.choices))
+    if config.session.resume:  # continue a session on its own frozen config (the other overrides do not apply)
+        from cosci.cli import frozen_config, open_session
+
+        record = open_session(config.paths.data_dir, config.session.resume)
+        row, frozen = record.sessions.get(), frozen_config(record, [])
+        record.close()
+        summary = run_session(frozen, overrides=row.overrides, choices={"models": row.models_choice},
+                              resume_id=config.session.resume)
+    else:
+        summary = run_session(config, overrides=list(hc.overrides.task), choices=dict(hc.runtime.choices))
     return summary.top_elo
 
 

@@ -71,7 +71,8 @@ def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False)
 
     Args:
         cfg: the composed config (``DictConfig``) or the same as plain data.
-        require_goal: also require ``session.goal`` (a session cannot start without one).
+        require_goal: also require ``session.goal`` (a new session cannot start without one; a resumed session
+            has its goal in its record).
 
     Raises:
         ConfigError: one line, ``"<key>: <rule>"``, for the first violation.
@@ -95,6 +96,6 @@ def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False)
         more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
         line = f"{loc}: {msg}" if err.get("loc") else msg  # whole-config rules name their keys themselves
         raise ConfigError(f"{line}{more}") from None
-    if require_goal and not (config.session.goal or "").strip():
+    if require_goal and not config.session.resume and not (config.session.goal or "").strip():
         raise ConfigError("session.goal: a research goal is required (pick experiment=... or set session.goal=...)")
     return config

@@ -4,3 +4,7 @@ Only :mod:`cosci.llm.gateway`, :mod:`cosci.llm.providers` (the embedded model an
 :mod:`cosci.llm.embeddings` import litellm. Agents depend on :class:`cosci.llm.types.LLMPort` and the helpers in
 :mod:`cosci.llm.structured` and :mod:`cosci.llm.tool_loop`, which import no framework.
 """
+
+import os
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # never fetch the price map (stack notes)

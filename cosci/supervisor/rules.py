@@ -113,6 +113,8 @@ class Scheduler:
     def decide_next_steps(self) -> int:
         """Idle refinement (see module docstring); returns the number of tasks enqueued (0 -> IDLE)."""
         cfg, hyps = self.config, self.record.hypotheses
+        if self.record.sessions.get().research_plan is None:
+            return 0  # nothing is scheduled before the goal is parsed: every prompt depends on the plan
         players = hyps.ranked()
         n = 0
         if len(players) >= 2 and not self.tasks.open_count("ranking", "RunTournamentBatch"):

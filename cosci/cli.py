@@ -1,0 +1,257 @@
+"""The ``cosci`` command: session commands around the main job (``python -m cosci.run``).
+
+    cosci list                                  sessions under the data directory
+    cosci status <id>                           counts, spend, status and stop reason
+    cosci report <id>                           the research overview (or the leaderboard so far)
+    cosci resume <id> [key=value ...]           continue a killed or paused session (overrides on its frozen config)
+    cosci pause <id> | cosci abort <id>         ask a running session to hold / to stop and write its overview
+    cosci feedback <id> --kind K --text T       researcher feedback: directive, preference, rejection, pin
+    cosci estimate [hydra overrides ...]        pre-flight cost estimate of a configuration
+    cosci compare [--experiment E | --parent RUN | --ids RUN ...]   compare sessions tracked in MLflow
+    cosci serve [--cron "0 6 * * 1"] [hydra overrides ...]           serve the Prefect deployment on a schedule
+
+Errors print one line and exit 2. ``--data-dir`` (default ``$COSCI_DATA_DIR`` or ``./data``) picks the sessions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from cosci.config.load import ConfigError, compose, validate
+from cosci.config.schema import CosciConfig
+from cosci.errors import CosciError, SessionNotFound
+from cosci.store import RECORD_FILE, SessionRecord
+
+FEEDBACK_KINDS = ("directive", "preference", "rejection", "pin")
+
+
+def data_dir(arg: str | None) -> Path:
+    return Path(arg or os.environ.get("COSCI_DATA_DIR") or "data").expanduser().resolve()
+
+
+def open_session(root: Path, sid: str) -> SessionRecord:
+    path = root / "sessions" / sid / RECORD_FILE
+    if not path.is_file():
+        raise SessionNotFound(f"no session '{sid}' under {root / 'sessions'} (see `cosci list`)")
+    return SessionRecord.open(path, sid)
+
+
+def is_running(root: Path, sid: str) -> bool:
+    """Whether a process holds the session's lock."""
+    lock = root / "sessions" / sid / ".lock"
+    if not lock.exists():
+        return False
+    with lock.open("a") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        fcntl.flock(fh, fcntl.LOCK_UN)
+    return False
+
+
+def frozen_config(record: SessionRecord, overrides: Sequence[str]) -> CosciConfig:
+    """The session's frozen config snapshot with ``key=value`` overrides applied (validated again)."""
+    from omegaconf import OmegaConf
+
+    snapshot = OmegaConf.create(record.sessions.get().config_snapshot)
+    try:
+        merged = OmegaConf.merge(snapshot, OmegaConf.from_dotlist(list(overrides)))
+    except Exception as exc:
+        raise ConfigError(f"resume overrides: {' '.join(str(exc).split())}") from None
+    return validate(merged, require_goal=True)
+
+
+# --- commands ------------------------------------------------------------------------------------------
+def cmd_list(args: argparse.Namespace) -> None:
+    root = data_dir(args.data_dir)
+    folder = root / "sessions"
+    sids = sorted(p.name for p in folder.iterdir() if (p / RECORD_FILE).is_file()) if folder.is_dir() else []
+    if not sids:
+        print(f"no sessions under {folder}")
+    for sid in sids:
+        rec = open_session(root, sid)
+        row = rec.sessions.get()
+        print(f"{sid}  {row.status:8s} {row.stop_reason or '-':10s} {rec.hypotheses.count():3d} hypotheses  "
+              f"{rec.matches.count():4d} matches  {' '.join(row.research_goal.split())[:60]}")
+        rec.close()
+
+
+def cmd_status(args: argparse.Namespace) -> None:
+    root = data_dir(args.data_dir)
+    rec = open_session(root, args.session)
+    row = rec.sessions.get()
+    spend = rec.logs.spend()
+    states: dict[str, int] = {}
+    for h in rec.hypotheses.all():
+        states[h.state] = states.get(h.state, 0) + 1
+    running = is_running(root, args.session)
+    print(f"session      {row.id} ({row.status}{', running now' if running else ''})")
+    print(f"goal         {' '.join(row.research_goal.split())[:200]}")
+    print(f"stop reason  {row.stop_reason or '-'}")
+    print(f"hypotheses   {rec.hypotheses.count()} ({', '.join(f'{k} {v}' for k, v in sorted(states.items())) or 'none'})")
+    print(f"reviews      {len(rec.hypotheses.reviews())}")
+    print(f"matches      {rec.matches.count()} ({rec.matches.count(valid_only=True)} with a valid verdict)")
+    print(f"feedback     {len(rec.logs.feedback(source='meta_review'))} system, {len(rec.logs.feedback(source='human'))} researcher")
+    print(f"tasks        {', '.join(f'{k} {v}' for k, v in sorted(rec.tasks.counts().items()))}")
+    total = sum(s["usd"] for s in spend.values())
+    print(f"spent        ${total:.4f} of ${row.budget_usd:.2f}  "
+          + ", ".join(f"{a} ${s['usd']:.4f}" for a, s in sorted(spend.items())))
+    print(f"active time  {row.elapsed_seconds:.0f} s of {row.wall_clock_seconds:.0f} s")
+    if row.mlflow_run_id:
+        print(f"mlflow run   {row.mlflow_run_id}")
+    rec.close()
+
+
+def cmd_report(args: argparse.Namespace) -> None:
+    rec = open_session(data_dir(args.data_dir), args.session)
+    row = rec.sessions.get()
+    if row.final_overview:
+        print(row.final_overview.rstrip())
+    else:
+        print(f"# Session {row.id}: no overview yet ({row.status}); leaderboard so far\n")
+        for i, h in enumerate(sorted(rec.hypotheses.all(), key=lambda h: -h.elo), 1):
+            print(f"{i:3d}. [{h.id}] Elo {h.elo:6.0f} ({h.matches_played} matches, {h.state})  {h.title}")
+    rec.close()
+
+
+def _set_status(args: argparse.Namespace, status: str) -> None:
+    root = data_dir(args.data_dir)
+    rec = open_session(root, args.session)
+    current = rec.sessions.status()
+    if current == "done":
+        rec.close()
+        raise CosciError(f"session {args.session} is done; nothing to {args.command}")
+    rec.sessions.update(status=status)
+    rec.logs.event(f"external_{args.command}", {"requested_status": status})
+    rec.close()
+    if is_running(root, args.session):
+        print(f"{args.session}: {args.command} requested; the running session will "
+              + ("hold after its current actions" if status == "paused" else "stop and write its overview"))
+    else:
+        print(f"{args.session}: marked {status}; it is not running - `cosci resume {args.session}` continues it")
+
+
+def cmd_feedback(args: argparse.Namespace) -> None:
+    rec = open_session(data_dir(args.data_dir), args.session)
+    if args.kind in ("rejection", "pin") and not args.hypothesis:
+        rec.close()
+        raise CosciError(f"--kind {args.kind} needs --hypothesis <H-id>")
+    if args.hypothesis and rec.hypotheses.get(args.hypothesis) is None:
+        rec.close()
+        raise CosciError(f"no hypothesis {args.hypothesis} in session {args.session}")
+    fid = rec.logs.add_feedback("human", args.kind, args.text or "", target_id=args.hypothesis)
+    if args.kind == "rejection":
+        rec.hypotheses.set_state(args.hypothesis, "rejected")
+    elif args.kind == "pin":
+        rec.hypotheses.set_state(args.hypothesis, "pinned")
+    rec.close()
+    print(f"{args.session}: {args.kind} feedback {fid} recorded; it reaches the next generation and evolution prompts")
+
+
+def cmd_resume(args: argparse.Namespace) -> None:
+    root = data_dir(args.data_dir)
+    rec = open_session(root, args.session)
+    status = rec.sessions.status()
+    if is_running(root, args.session):
+        if status == "paused":
+            rec.sessions.update(status="running")
+            print(f"{args.session}: resumed (the running process continues)")
+        else:
+            print(f"{args.session}: already running in another process")
+        rec.close()
+        return
+    if status == "done":
+        rec.close()
+        raise CosciError(f"session {args.session} is done; `cosci report {args.session}` shows its overview")
+    config = frozen_config(rec, args.overrides)
+    row = rec.sessions.get()
+    rec.close()
+    from flows.launch import run_session
+
+    run_session(config, overrides=row.overrides, choices={"models": row.models_choice}, resume_id=args.session)
+
+
+def cmd_estimate(args: argparse.Namespace) -> None:
+    from cosci.llm.estimate import estimate_session
+
+    est = estimate_session(validate(compose(args.overrides)))
+    print(est.line())
+    for agent, usd in sorted(est.by_agent.items(), key=lambda kv: -kv[1]):
+        print(f"  {agent:12s} ${usd:.2f}")
+
+
+def cmd_compare(args: argparse.Namespace) -> None:
+    from cosci.tracking.compare import compare_cli
+
+    compare_cli(args, data_dir(args.data_dir))
+
+
+def cmd_serve(args: argparse.Namespace) -> None:
+    from flows.deploy import serve
+
+    serve(args.overrides, cron=args.cron, name=args.name)
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="cosci", description=__doc__.split("\n\n")[0])
+    p.add_argument("--data-dir", help="data directory (default $COSCI_DATA_DIR or ./data)")
+    sub = p.add_subparsers(dest="command", required=True)
+    sub.add_parser("list", help="list sessions").set_defaults(func=cmd_list)
+    for name, func, help_ in (("status", cmd_status, "session counts and spend"),
+                              ("report", cmd_report, "print the research overview")):
+        sp = sub.add_parser(name, help=help_)
+        sp.add_argument("session")
+        sp.set_defaults(func=func)
+    for name, status in (("pause", "paused"), ("abort", "aborting")):
+        sp = sub.add_parser(name, help=f"{name} a session")
+        sp.add_argument("session")
+        sp.set_defaults(func=lambda a, s=status: _set_status(a, s))
+    sp = sub.add_parser("resume", help="continue a killed or paused session")
+    sp.add_argument("session")
+    sp.add_argument("overrides", nargs="*", help="key=value overrides on the frozen config, e.g. run.budget_usd=50")
+    sp.set_defaults(func=cmd_resume)
+    sp = sub.add_parser("feedback", help="researcher feedback for the next prompts")
+    sp.add_argument("session")
+    sp.add_argument("--kind", choices=FEEDBACK_KINDS, required=True)
+    sp.add_argument("--text", default="")
+    sp.add_argument("--hypothesis", help="hypothesis id (rejection, pin)")
+    sp.set_defaults(func=cmd_feedback)
+    sp = sub.add_parser("estimate", help="pre-flight cost estimate")
+    sp.add_argument("overrides", nargs="*")
+    sp.set_defaults(func=cmd_estimate)
+    sp = sub.add_parser("compare", help="compare sessions tracked in MLflow")
+    sp.add_argument("--experiment", help="MLflow experiment name")
+    sp.add_argument("--parent", help="parent run id of a sweep")
+    sp.add_argument("--ids", nargs="+", help="run ids or session ids")
+    sp.add_argument("--out", default=None, help="folder for the plots (default <data>/compare/)")
+    sp.add_argument("--tracking-uri", default=None)
+    sp.set_defaults(func=cmd_compare)
+    sp = sub.add_parser("serve", help="serve the Prefect deployment with a cron schedule")
+    sp.add_argument("overrides", nargs="*", help="Hydra overrides for every scheduled session")
+    sp.add_argument("--cron", default=None, help="cron schedule (default: schedule.cron from config)")
+    sp.add_argument("--name", default="cosci-scheduled")
+    sp.set_defaults(func=cmd_serve)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parser().parse_args(argv)
+    try:
+        args.func(args)
+    except (CosciError, ConfigError) as exc:
+        print(f"cosci: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    except KeyboardInterrupt:
+        print("cosci: interrupted", file=sys.stderr)
+        raise SystemExit(130) from None
+
+
+if __name__ == "__main__":
+    main()
+

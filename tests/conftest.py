@@ -1,0 +1,61 @@
+"""Shared fixtures: a validated config on the scripted fake, the fake itself, an open session runtime.
+
+Every test runs offline: API keys are removed from the environment, literature tools run in offline mode
+(tests of the tools replay recorded responses instead), data goes to a temporary folder, and the fake answers
+every model call.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+from cosci.config.load import compose, validate  # noqa: E402
+from cosci.config.schema import CosciConfig  # noqa: E402
+from cosci.llm.fake import FAKE, FakeBackend  # noqa: E402
+
+API_KEYS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY", "VOYAGE_API_KEY",
+            "TAVILY_API_KEY", "BRAVE_API_KEY", "NCBI_API_KEY")
+FAST = ["experiment=demo", "models=fake", "tools.offline=true", "tracking.enabled=false",
+        "retry.base_delay_seconds=0", "retry.max_delay_seconds=0"]
+"""The overrides every test config starts from: the demo goal on the fake, offline tools, no tracking."""
+
+
+def make_config(data_dir: Path, *overrides: str) -> CosciConfig:
+    """A validated config on the fake with data under ``data_dir``; later overrides win."""
+    return validate(compose([*FAST, f"paths.data_dir={data_dir}", *overrides]), require_goal=True)
+
+
+@pytest.fixture(autouse=True)
+def _offline_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for key in API_KEYS:
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("COSCI_DATA_DIR", str(tmp_path / "data"))
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeBackend]:
+    """The scripted fake, reset before and after the test."""
+    FAKE.reset()
+    yield FAKE
+    FAKE.reset()
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> CosciConfig:
+    return make_config(tmp_path / "data")
+
+
+@pytest.fixture
+async def runtime(config: CosciConfig, fake: FakeBackend) -> AsyncIterator[object]:
+    """An open session runtime (new session, research plan not yet parsed) on the fake."""
+    from cosci.session.runtime import SessionRuntime
+
+    rt = await SessionRuntime.open(config, overrides=list(FAST), models_choice="fake")
+    yield rt
+    await rt.close()

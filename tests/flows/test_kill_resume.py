@@ -1,0 +1,71 @@
+"""Kill a running session with SIGKILL, resume it, and check nothing finished is paid for twice (issue 6)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from cosci.store import RECORD_FILE, SessionRecord
+from tests.flows.test_session_flow import check_invariants
+
+pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _done_tasks(db: Path) -> set[str]:
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as conn:
+            return {r[0] for r in conn.execute("SELECT id FROM tasks WHERE status='done'")}
+    except sqlite3.Error:
+        return set()
+
+
+def _calls(log: Path) -> list[dict]:
+    return [json.loads(line) for line in log.read_text().splitlines() if line.strip()] if log.exists() else []
+
+
+def test_sigkill_mid_run_then_resume(tmp_path: Path) -> None:
+    data, log = tmp_path / "data", tmp_path / "calls.jsonl"
+    env = {**os.environ, "COSCI_DATA_DIR": str(data), "PYTHONPATH": str(ROOT)}
+    args = [sys.executable, "-m", "cosci.run", "experiment=demo", "models=fake", "tools.offline=true",
+            "tracking.enabled=false", f"models.fake.call_log={log}", "models.fake.latency_seconds=0.25",
+            "run.max_ideas=10"]
+    out = (tmp_path / "first.log").open("w")
+    proc = subprocess.Popen(args, env=env, cwd=tmp_path, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 240
+        db: Path | None = None
+        while time.monotonic() < deadline and proc.poll() is None:
+            found = list((data / "sessions").glob(f"*/{RECORD_FILE}")) if (data / "sessions").exists() else []
+            db = found[0] if found else None
+            if db and len(_done_tasks(db)) >= 12:
+                break
+            time.sleep(0.2)
+        assert proc.poll() is None, f"the session ended before it could be killed:\n{(tmp_path / 'first.log').read_text()}"
+        assert db is not None
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    done_at_kill = _done_tasks(db)
+    calls_at_kill = len(_calls(log))
+    sid = db.parent.name
+    resumed = subprocess.run([sys.executable, "-m", "cosci.cli", "--data-dir", str(data), "resume", sid],
+                             env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600,
+                             start_new_session=True)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    after = _calls(log)[calls_at_kill:]
+    assert after, "the resumed session made no calls"
+    repeated = [c for c in after if c["task_id"] in done_at_kill]
+    assert not repeated, f"finished actions called the model again: {repeated[:3]}"
+    record = SessionRecord.open(db, sid)
+    assert record.sessions.get().status == "done"
+    check_invariants(record)
+    record.close()

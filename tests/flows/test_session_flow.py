@@ -1,0 +1,96 @@
+"""The session flow end to end on the scripted fake, under Prefect's test harness (issue 6)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from mlflow.tracking import MlflowClient
+
+from cosci.llm.fake import FakeBackend
+from cosci.store import RECORD_FILE, SessionRecord
+from flows.session import session_flow
+from tests.conftest import make_config
+
+pytestmark = pytest.mark.slow
+
+
+def _run(config, resume_id: str | None = None) -> dict:
+    import asyncio
+
+    return asyncio.run(session_flow(config.model_dump(mode="json"), ["experiment=demo", "models=fake"], "fake",
+                                    resume_id))
+
+
+def check_invariants(record: SessionRecord, initial: float = 1200.0) -> None:
+    """Elo = initial + journal deltas; zero-sum; no duplicated rows."""
+    sums = record.matches.journal_sums()
+    hyps = record.hypotheses.all()
+    for h in hyps:
+        assert h.elo == pytest.approx(initial + sums.get(h.id, 0.0)), h.id
+    assert sum(h.elo - initial for h in hyps) == pytest.approx(0.0, abs=1e-6)
+    statements = [h.statement for h in hyps]
+    assert len(statements) == len(set(statements))
+    valid = record.matches.count(valid_only=True)
+    assert record.db.scalar("SELECT COUNT(*) FROM elo_journal") == valid
+    keys = record.db.query("SELECT hypothesis_id, kind, COUNT(*) n FROM reviews GROUP BY 1, 2 HAVING n > 1")
+    assert not keys
+
+
+def test_demo_session_on_the_fake(prefect_server: None, fake: FakeBackend, tmp_path: Path, mlflow_uri: str) -> None:
+    config = make_config(tmp_path / "data", "tracking.enabled=true", f"tracking.tracking_uri={mlflow_uri}",
+                         "tracking.log_every_tasks=2")
+    summary = _run(config)
+    record = SessionRecord.open(Path(summary["record_path"]), summary["session_id"])
+    row = record.sessions.get()
+    assert row.status == "done" and row.stop_reason == summary["stop_reason"]
+    overview = Path(summary["overview_path"]).read_text()
+    cited = set(re.findall(r"\[(H-[0-9a-f]{12})\]", overview))
+    known = {h.id for h in record.hypotheses.all()}
+    assert cited and cited <= known
+    assert record.hypotheses.count() > config.run.n_initial
+    assert record.hypotheses.reviews() and record.matches.count(valid_only=True) > 0
+    assert record.logs.feedback(source="meta_review")
+    assert any(h.parent_ids for h in record.hypotheses.all()), "evolution never fired"
+    check_invariants(record)
+    # every agent action ran as a Prefect task named agent/action, and the fake saw every agent
+    assert {c.agent for c in fake.calls} >= {"supervisor", "generation", "reflection", "ranking", "evolution", "metareview"}
+    client = MlflowClient(mlflow_uri)
+    run = client.get_run(summary["mlflow_run_id"])
+    assert run.info.status == "FINISHED"
+    assert run.data.tags["cosci.stop_reason"] == summary["stop_reason"]
+    assert run.data.params["models"] == "fake"
+    assert len(client.get_metric_history(run.info.run_id, "top1_elo")) >= 5
+    artifacts = {a.path for a in client.list_artifacts(run.info.run_id)}
+    assert {"overview.md", "leaderboard.parquet", "matches.parquet", "elo_trajectory.png", "config"} <= artifacts
+
+
+def test_transient_faults_are_retried(prefect_server: None, fake: FakeBackend, tmp_path: Path) -> None:
+    config = make_config(tmp_path / "data", "models.fake.fault_rate=0.3", "models.fake.seed=7")
+    summary = _run(config)
+    record = SessionRecord.open(Path(summary["record_path"]), summary["session_id"])
+    outcomes = record.logs.outcomes()
+    retries = sum(n for k, n in outcomes.items() if k.startswith("retry:"))
+    assert retries > 0, outcomes
+    assert record.sessions.get().status == "done"
+    assert record.hypotheses.count() > config.run.n_initial
+    assert record.matches.count(valid_only=True) > 0
+    check_invariants(record)
+
+
+def test_resume_of_a_finished_task_replays_from_cache(prefect_server: None, fake: FakeBackend, tmp_path: Path) -> None:
+    """A task whose action finished but whose row was not marked done replays without calling the model."""
+    config = make_config(tmp_path / "data")
+    summary = _run(config)
+    folder = Path(summary["record_path"]).parent
+    record = SessionRecord.open(folder / RECORD_FILE, summary["session_id"])
+    # pretend the process died after the final overview's action finished, before its row was marked done
+    tid = record.db.scalar("SELECT id FROM tasks WHERE action='GenerateFinalResearchOverview'")
+    record.db.conn.execute("UPDATE tasks SET status='in_progress' WHERE id=?", (tid,))
+    record.sessions.update(status="running")
+    record.close()
+    before = len(fake.calls)
+    again = _run(config, resume_id=summary["session_id"])
+    assert again["session_id"] == summary["session_id"]
+    assert not [c for c in fake.calls[before:] if c.task_id == tid], "a finished action called the model again"
