@@ -1,0 +1,65 @@
+"""A sweep (Hydra multirun) as one MLflow parent run whose children are the sessions (issue 7).
+
+:func:`start_parent` creates the parent run; each session's tracker finds its id (environment variable
+``COSCI_MLFLOW_PARENT_RUN_ID``, or the file ``.mlflow_parent_run_id`` in the sweep folder for launchers whose
+workers do not inherit the environment) and tags itself ``mlflow.parentRunId``. :func:`finish_parent` reads
+the children back into the sweep summary table (one row per session: overrides, stop reason, top-1 Elo,
+hypotheses, matches, USD, wall seconds), logs it as ``sweep_summary.parquet`` and ``sweep_summary.md``, and
+closes the parent.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import polars as pl
+from mlflow.tracking import MlflowClient
+
+PARENT_FILE = ".mlflow_parent_run_id"
+SUMMARY_COLUMNS = ("session_id", "run_id", "overrides", "stop_reason", "top1_elo", "hypotheses", "matches",
+                   "spent_usd", "wall_seconds", "status")
+
+
+def start_parent(uri: str, experiment: str, artifact_location: str, name: str, sweep_dir: Path) -> str:
+    """Create the parent run and write its id to ``sweep_dir``; returns the run id."""
+    client = MlflowClient(tracking_uri=uri)
+    exp = client.get_experiment_by_name(experiment)
+    exp_id = exp.experiment_id if exp else client.create_experiment(experiment, artifact_location=artifact_location)
+    run = client.create_run(exp_id, run_name=name, tags={"cosci.sweep": "true", "cosci.sweep_dir": str(sweep_dir)})
+    sweep_dir.mkdir(parents=True, exist_ok=True)
+    (sweep_dir / PARENT_FILE).write_text(run.info.run_id, encoding="utf-8")
+    return run.info.run_id
+
+
+def children_frame(client: MlflowClient, parent_run_id: str) -> pl.DataFrame:
+    """The sweep summary: one row per child run of ``parent_run_id``, oldest first."""
+    parent = client.get_run(parent_run_id)
+    runs = client.search_runs([parent.info.experiment_id], filter_string=f"tags.mlflow.parentRunId = '{parent_run_id}'",
+                              order_by=["attributes.start_time ASC"], max_results=10_000)
+    rows = []
+    for r in runs:
+        m, t = r.data.metrics, r.data.tags
+        rows.append({"session_id": t.get("cosci.session_id", r.info.run_name), "run_id": r.info.run_id,
+                     "overrides": t.get("cosci.sweep_overrides", ""), "stop_reason": t.get("cosci.stop_reason", ""),
+                     "top1_elo": m.get("final_top1_elo", m.get("top1_elo")), "hypotheses": m.get("final_hypotheses"),
+                     "matches": m.get("final_matches"), "spent_usd": m.get("final_spent_usd"),
+                     "wall_seconds": m.get("final_wall_seconds"), "status": r.info.status})
+    schema = {"session_id": pl.Utf8, "run_id": pl.Utf8, "overrides": pl.Utf8, "stop_reason": pl.Utf8,
+              "top1_elo": pl.Float64, "hypotheses": pl.Float64, "matches": pl.Float64, "spent_usd": pl.Float64,
+              "wall_seconds": pl.Float64, "status": pl.Utf8}
+    return pl.DataFrame(rows, schema=schema)
+
+
+def finish_parent(uri: str, parent_run_id: str, failed: bool = False) -> pl.DataFrame:
+    """Log the sweep summary on the parent run and close it; returns the summary."""
+    client = MlflowClient(tracking_uri=uri)
+    frame = children_frame(client, parent_run_id)
+    with tempfile.TemporaryDirectory() as tmp:
+        frame.write_parquet(Path(tmp) / "sweep_summary.parquet")
+        with pl.Config(tbl_rows=-1, tbl_cols=-1, fmt_str_lengths=80, tbl_formatting="MARKDOWN"):
+            (Path(tmp) / "sweep_summary.md").write_text(str(frame) + "\n", encoding="utf-8")
+        client.log_artifacts(parent_run_id, tmp)
+    client.log_metric(parent_run_id, "sessions", float(frame.height))
+    client.set_terminated(parent_run_id, status="FAILED" if failed else "FINISHED")
+    return frame

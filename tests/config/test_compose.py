@@ -1,0 +1,118 @@
+"""Every experiment composes and validates with every models option; bad overrides give one clear line (issue 2)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cosci.config.load import ConfigError, compose, validate
+from cosci.paths import conf_dir
+
+EXPERIMENTS = sorted(p.stem for p in (conf_dir() / "experiment").glob("*.yaml"))
+MODELS = sorted(p.stem for p in (conf_dir() / "models").glob("*.yaml"))
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_config_tree_has_what_the_issue_names() -> None:
+    assert {"oncology", "liver_fibrosis", "amr", "demo"} <= set(EXPERIMENTS)
+    assert {"local", "opus", "sonnet", "openai", "gemini", "openrouter", "ollama", "fake"} <= set(MODELS)
+
+
+@pytest.mark.parametrize("experiment", EXPERIMENTS)
+@pytest.mark.parametrize("models", MODELS)
+def test_every_experiment_with_every_models_option(experiment: str, models: str) -> None:
+    config = validate(compose([f"experiment={experiment}", f"models={models}"]), require_goal=True)
+    assert config.session.goal and config.session.name == experiment
+    assert config.models.name == models
+    for agent, acfg in config.agents.items():
+        for mode in acfg.modes:
+            assert config.tier_of(agent, mode) in config.models.tiers
+
+
+def test_defaults_follow_the_seeds() -> None:
+    c = validate(compose([]))
+    assert (c.run.concurrency, c.run.max_ideas, c.run.wall_clock_seconds, c.run.budget_usd) == (4, 60, 7200, 25.0)
+    assert (c.ranking.elo_initial, c.ranking.k_factor_new, c.ranking.k_factor_warm) == (1200, 32, 16)
+    assert (c.termination.elo_stability_k, c.termination.elo_stability_n, c.termination.elo_stability_eps) == (5, 3, 25.0)
+    assert (c.evolution.min_mature, c.evolution.top_k, c.vectors.dedup_cosine_threshold) == (20, 5, 0.92)
+    assert c.models.name == "local" and c.run.n_initial == 3
+    shares = {a: cfg.budget_share for a, cfg in c.agents.items()}
+    assert shares == {"supervisor": 0.0, "generation": 0.2, "reflection": 0.2, "ranking": 0.25, "evolution": 0.15,
+                      "metareview": 0.1, "proximity": 0.02}
+    assert c.budget.reserve_share == 0.08
+    assert c.agents["ranking"].tools == [] and "pubmed_search" in c.agents["generation"].tools
+
+
+def test_opus_routes_generation_to_an_opus_model_with_thinking() -> None:
+    from cosci.llm.routing import Router
+
+    c = validate(compose(["experiment=oncology", "models=opus"]))
+    route = Router(c).route("generation", "literature")
+    assert route.model.startswith("anthropic/claude-opus") and route.thinking_tokens == 4000
+    assert Router(c).route("ranking", "pairwise").thinking_tokens == 0  # Sonnet-class: no thinking (seed 001)
+    assert "acute myeloid leukemia" in c.session.goal.lower()
+
+
+def test_a_models_choice_on_the_command_line_wins_over_the_experiment() -> None:
+    assert validate(compose(["experiment=demo"])).models.name == "local"
+    assert validate(compose(["experiment=demo", "models=sonnet"])).models.name == "sonnet"
+
+
+@pytest.mark.parametrize(("override", "needle"), [
+    ("run.budget_usd=-1", "run.budget_usd"),
+    ("agents.generation.budget_share=0.5", "budget_share"),
+    ("run.concurrency=0", "run.concurrency"),
+    ("vectors.dedup_cosine_threshold=1.5", "vectors.dedup_cosine_threshold"),
+    ("agents.reflection.modes.full.thinking_tokens=5000", "thinking_tokens"),
+    ("agents.generation.modes.literature.tier=ultra", "tier"),
+    ("+run.foo=1", "run.foo"),
+    ("run.foo=1", "run.foo"),
+    ("models=nope", "models"),
+])
+def test_bad_overrides_raise_one_line(override: str, needle: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        validate(compose(["experiment=demo", override]), require_goal=True)
+    message = str(err.value)
+    assert needle in message and "\n" not in message
+
+
+def test_a_missing_goal_is_named() -> None:
+    with pytest.raises(ConfigError, match="session.goal"):
+        validate(compose([]), require_goal=True)
+
+
+def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.update(COSCI_DATA_DIR=str(cwd / "data"), PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, "-m", "cosci.run", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=120)
+
+
+@pytest.mark.parametrize("override", ["run.budget_usd=-1", "agents.generation.budget_share=0.5", "models=nope",
+                                      "run.concurrency=0", "vectors.dedup_cosine_threshold=1.5", "foo=1"])
+def test_the_entry_point_rejects_bad_overrides_with_one_line_and_writes_nothing(override: str, tmp_path: Path) -> None:
+    result = _run("experiment=demo", override, cwd=tmp_path)
+    assert result.returncode == 2
+    lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("cosci: "), result.stderr
+    assert "Traceback" not in result.stderr
+    assert list(tmp_path.iterdir()) == [], "something was written"
+
+
+def test_a_missing_api_key_fails_at_once_naming_the_variable(tmp_path: Path) -> None:
+    result = _run("experiment=oncology", "models=opus", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.strip().count("\n") == 0 and "ANTHROPIC_API_KEY" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_cfg_job_prints_the_composed_config(tmp_path: Path) -> None:
+    result = _run("--cfg", "job", "experiment=oncology", "models=opus", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "anthropic/claude-opus" in result.stdout and "acute myeloid leukemia" in result.stdout.lower()
+    sonnet = _run("--cfg", "job", "experiment=demo", "models=sonnet", cwd=tmp_path)
+    assert "name: sonnet" in sonnet.stdout

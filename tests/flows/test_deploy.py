@@ -1,0 +1,62 @@
+"""`cosci serve` serves the deployment; a run triggered by hand with overrides completes (issue 7)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parents[2]
+
+
+async def _wait_and_run(name: str, overrides: list[str]) -> object:
+    from prefect.client.orchestration import get_client
+    from prefect.deployments import run_deployment
+
+    async with get_client() as client:
+        deadline = time.monotonic() + 180
+        while True:
+            try:
+                await client.read_deployment_by_name(name)
+                break
+            except Exception:
+                if time.monotonic() > deadline:
+                    raise
+                await asyncio.sleep(1.0)
+    return await run_deployment(name, parameters={"overrides": overrides}, timeout=600)
+
+
+def test_served_deployment_runs_with_overrides(prefect_server: None, tmp_path: Path) -> None:
+    from prefect.settings import PREFECT_API_URL
+
+    data = tmp_path / "data"
+    env = {**os.environ, "PREFECT_API_URL": str(PREFECT_API_URL.value()), "COSCI_DATA_DIR": str(data),
+           "PYTHONPATH": str(ROOT)}
+    env.pop("PREFECT_HOME", None)
+    base = ["experiment=demo", "models=fake", "tools.offline=true", "tracking.enabled=false"]
+    log = (tmp_path / "serve.log").open("w")
+    proc = subprocess.Popen([sys.executable, "-m", "cosci.cli", "serve", *base, "--cron", "0 0 1 1 *", "--name", "test"],
+                            env=env, cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        run = asyncio.run(_wait_and_run("cosci-scheduled-session/test", [*base, "run.max_ideas=5", "run.n_initial=2"]))
+        assert run.state is not None and run.state.is_completed(), (run.state, (tmp_path / "serve.log").read_text()[-3000:])
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+    sessions = list((data / "sessions").glob("*/record.sqlite"))
+    assert len(sessions) == 1
+    from cosci.store import SessionRecord
+
+    record = SessionRecord.open(sessions[0], sessions[0].parent.name)
+    row = record.sessions.get()
+    assert row.status == "done" and row.config_snapshot["run"]["max_ideas"] == 5

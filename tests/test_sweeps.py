@@ -1,0 +1,111 @@
+"""Sweeps: multirun as MLflow parent/children, `cosci compare`, launcher configs (issue 7)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hydra import compose, initialize_config_dir
+from hydra.core.global_hydra import GlobalHydra
+from mlflow.tracking import MlflowClient
+from omegaconf import OmegaConf
+
+from cosci.config.load import validate
+from cosci.paths import conf_dir
+
+ROOT = Path(__file__).resolve().parents[1]
+FAKE = ["experiment=demo", "models=fake", "tools.offline=true"]
+
+
+def _cosci(args: list[str], cwd: Path, module: str = "cosci.run") -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
+    env.update(COSCI_DATA_DIR=str(cwd / "data"), PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, "-m", module, *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=900)
+
+
+def _hydra_config(*overrides: str):  # noqa: ANN202
+    GlobalHydra.instance().clear()
+    with initialize_config_dir(config_dir=str(conf_dir()), version_base="1.3"):
+        cfg = compose("config", overrides=list(overrides), return_hydra_config=True)
+    GlobalHydra.instance().clear()
+    return cfg
+
+
+@pytest.mark.slow
+def test_two_by_two_multirun_is_one_parent_with_four_children(tmp_path: Path) -> None:
+    result = _cosci(["-m", *FAKE, "run.seed=1,2", "run.n_initial=2,3"], tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    client = MlflowClient(f"sqlite:///{tmp_path / 'data' / 'mlflow.db'}")
+    exp = client.get_experiment_by_name("demo")
+    runs = client.search_runs([exp.experiment_id])
+    parents = [r for r in runs if r.data.tags.get("cosci.sweep") == "true"]
+    assert len(parents) == 1
+    parent = parents[0]
+    children = [r for r in runs if r.data.tags.get("mlflow.parentRunId") == parent.info.run_id]
+    assert len(children) == 4
+    assert {c.data.tags["cosci.sweep_overrides"].lower() for c in children} == {
+        f"experiment=demo models=fake tools.offline=true run.seed={s} run.n_initial={n}" for s in (1, 2) for n in (2, 3)}
+    assert parent.info.status == "FINISHED" or client.get_run(parent.info.run_id).info.status == "FINISHED"
+    assert {a.path for a in client.list_artifacts(parent.info.run_id)} >= {"sweep_summary.parquet", "sweep_summary.md"}
+    out = tmp_path / "compare"
+    shown = _cosci(["--data-dir", str(tmp_path / "data"), "compare", "--parent", parent.info.run_id,
+                    "--out", str(out)], tmp_path, module="cosci.cli")
+    assert shown.returncode == 0, shown.stderr
+    rows = [ln for ln in shown.stdout.splitlines() if ln.startswith("│ s-")]
+    assert len(rows) == 4
+    assert (out / "elo_overlay.png").stat().st_size > 1000 and (out / "cost_vs_elo.png").stat().st_size > 1000
+
+
+def test_compare_from_python(tmp_path: Path) -> None:
+    from cosci.errors import CosciError
+    from cosci.tracking.compare import compare
+
+    with pytest.raises(CosciError, match="needs"):
+        compare(f"sqlite:///{tmp_path / 'm.db'}")
+
+
+def test_slurm_launcher_config_composes_and_validates() -> None:
+    cfg = _hydra_config(*FAKE, "hydra/launcher=slurm", "launcher.slurm.partition=gpu", "launcher.slurm.mem_gb=16")
+    launcher = OmegaConf.select(cfg, "hydra.launcher")
+    assert launcher._target_.endswith("SlurmLauncher")
+    assert (launcher.partition, launcher.mem_gb, launcher.timeout_min, launcher.cpus_per_task) == ("gpu", 16, 180, 2)
+    validate({k: v for k, v in OmegaConf.to_container(cfg, resolve=False).items() if k != "hydra"})
+
+
+def test_ray_launcher_config_composes_and_validates() -> None:
+    cfg = _hydra_config(*FAKE, "hydra/launcher=ray_cluster", "launcher.ray.address=auto")
+    launcher = OmegaConf.select(cfg, "hydra.launcher")
+    assert launcher._target_ == "hydra_plugins.hydra_ray_launcher.ray_launcher.RayLauncher"
+    assert launcher.ray.init.address == "auto" and launcher.ray.remote.num_cpus == 2
+    validate({k: v for k, v in OmegaConf.to_container(cfg, resolve=False).items() if k != "hydra"})
+
+
+def test_a_bad_launcher_value_is_rejected() -> None:
+    from cosci.config.load import ConfigError
+    from cosci.config.load import compose as cosci_compose
+
+    with pytest.raises(ConfigError, match="launcher.slurm.mem_gb"):
+        validate(cosci_compose([*FAKE, "launcher.slurm.mem_gb=0"]))
+
+
+def test_parallel_sweeps_refuse_a_shared_sqlite_store(tmp_path: Path) -> None:
+    result = _cosci(["-m", "hydra/launcher=parallel", *FAKE, "run.seed=1,2"], tmp_path)
+    assert result.returncode == 2 and "mlflow server" in result.stderr and result.stderr.count("\n") == 1
+
+
+@pytest.mark.slow
+def test_joblib_launcher_runs_two_sessions(tmp_path: Path) -> None:
+    result = _cosci(["-m", "hydra/launcher=parallel", *FAKE, "tracking.enabled=false", "run.seed=1,2"], tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    records = list((tmp_path / "data" / "sessions").glob("*/record.sqlite"))
+    assert len(records) == 2
+    from cosci.store import SessionRecord
+
+    for path in records:
+        rec = SessionRecord.open(path, path.parent.name)
+        assert rec.sessions.get().status == "done"
+        rec.close()
