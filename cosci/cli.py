@@ -193,9 +193,22 @@ def cmd_compare(args: argparse.Namespace) -> None:
 
 
 def cmd_serve(args: argparse.Namespace) -> None:
-    from flows.deploy import serve
+    from cosci.llm.routing import Router
+    from flows.env import prepare
 
-    serve(args.overrides, cron=args.cron, name=args.name)
+    config = validate(compose(args.overrides), require_goal=True)
+    Router(config).check_keys()
+    if args.cron is not None:
+        from cosci.config.schema import ScheduleCfg
+
+        try:
+            ScheduleCfg(cron=args.cron, deployment=args.name or config.schedule.deployment)
+        except ValueError as exc:
+            raise ConfigError(f"--cron: {str(exc).splitlines()[-1].strip()}") from None
+    prepare(config.paths.data_dir)
+    from flows.deploy import serve_deployment
+
+    serve_deployment(config, args.overrides, cron=args.cron, name=args.name)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -235,7 +248,7 @@ def parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("serve", help="serve the Prefect deployment with a cron schedule")
     sp.add_argument("overrides", nargs="*", help="Hydra overrides for every scheduled session")
     sp.add_argument("--cron", default=None, help="cron schedule (default: schedule.cron from config)")
-    sp.add_argument("--name", default="cosci-scheduled")
+    sp.add_argument("--name", default=None, help="deployment name (default: schedule.deployment)")
     sp.set_defaults(func=cmd_serve)
     return p
 

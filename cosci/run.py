@@ -13,6 +13,7 @@ import itertools
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 import hydra
 from hydra._internal.utils import get_args_parser
@@ -53,13 +54,42 @@ def prevalidate(overrides: Sequence[str], multirun: bool) -> None:
     """Compose and validate every job of the invocation before Hydra writes anything.
 
     Raises:
-        ConfigError: the first job whose config is invalid.
+        ConfigError: the first job whose config is invalid, or a parallel sweep on a SQLite MLflow store.
+        MissingApiKey: a job's models need a key that is not set.
     """
     jobs = expand_sweep(overrides) if multirun else [list(overrides)]
     for job in jobs:
         config = validate(compose(job), require_goal=True)
         if not config.session.resume:
             Router(config).check_keys()
+        if multirun and parallel_launcher(job) and config.tracking.enabled and not (
+                config.tracking.tracking_uri or "").startswith(("http://", "https://")):
+            raise ConfigError(
+                "tracking.tracking_uri: parallel sweeps must not share one SQLite MLflow store; start "
+                "`mlflow server --backend-store-uri sqlite:///$PWD/data/mlflow.db --host 127.0.0.1 --port 5000` and "
+                "pass tracking.tracking_uri=http://127.0.0.1:5000 (or tracking.enabled=false)")
+
+
+def parallel_launcher(job: Sequence[str]) -> bool:
+    """Whether a job's overrides pick a launcher that runs sessions at the same time."""
+    return any(o.startswith("hydra/launcher=") and o.split("=", 1)[1] not in ("basic", "") for o in job)
+
+
+def _sweep_context(hc: HydraConfig, data_dir: Path) -> None:
+    """In a multirun job: find the sweep's MLflow parent run; give parallel jobs their own Prefect home."""
+    from hydra.types import RunMode
+
+    if hc.mode != RunMode.MULTIRUN:
+        return
+    from cosci.tracking.mlflow_run import PARENT_ENV
+    from cosci.tracking.sweeps import PARENT_FILE
+
+    parent_file = Path(hc.sweep.dir).expanduser().resolve() / PARENT_FILE
+    if PARENT_ENV not in os.environ and parent_file.is_file():
+        os.environ[PARENT_ENV] = parent_file.read_text(encoding="utf-8").strip()
+    launcher = str(hc.runtime.choices.get("hydra/launcher", "basic"))
+    if launcher != "basic" and "PREFECT_API_URL" not in os.environ and "PREFECT_HOME" not in os.environ:
+        os.environ["PREFECT_HOME"] = str(data_dir / "prefect" / f"job-{os.getpid()}")
 
 
 @hydra.main(config_path=str(conf_dir()), config_name="config", version_base="1.3")
@@ -68,6 +98,7 @@ def _job(cfg: DictConfig) -> float | None:
 
     config = validate(cfg, require_goal=True)
     hc = HydraConfig.get()
+    _sweep_context(hc, config.paths.data_dir)
     if config.session.resume:  # continue a session on its own frozen config (the other overrides do not apply)
         from cosci.cli import frozen_config, open_session
 

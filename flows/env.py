@@ -23,6 +23,6 @@ def prepare(data_dir: Path, *, quiet: bool = True) -> None:
     os.environ.setdefault("PREFECT_RESULTS_PERSIST_BY_DEFAULT", "true")
     if quiet:
         os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
-        os.environ.setdefault("PREFECT_LOGGING_SERVER_LEVEL", "ERROR")
+        os.environ.setdefault("PREFECT_LOGGING_SERVER_LEVEL", "CRITICAL")
         for name in ("httpx", "httpcore", "prefect", "prefect.server", "uvicorn", "alembic", "docket"):
             logging.getLogger(name).setLevel(logging.ERROR)

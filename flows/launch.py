@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -20,11 +21,22 @@ NOISY = {"prefect": logging.CRITICAL, "alembic": logging.WARNING, "mlflow": logg
 """Loggers kept out of the researcher's terminal (task failures are in the record and the summary)."""
 
 
-def quiet_logging() -> None:
-    """Warnings and above from cosci; Prefect's per-task state lines and library chatter suppressed."""
+def quiet_logging(log_file: Path | None = None) -> None:
+    """Warnings and above from cosci on the terminal; Prefect's per-task state lines, its server's shutdown
+    tracebacks (upstream PrefectHQ/prefect#18934) and library chatter go to ``log_file`` instead, if given."""
     logging.getLogger().setLevel(logging.WARNING)
     for name, level in NOISY.items():
         logging.getLogger(name).setLevel(level)
+    handler = logging.FileHandler(log_file) if log_file else logging.NullHandler()
+    handler.setLevel(logging.WARNING)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    for name in [n for n in logging.root.manager.loggerDict if n.split(".")[0] in ("prefect", "docket", "uvicorn")]:
+        logger = logging.getLogger(name)
+        for h in list(logger.handlers):
+            logger.removeHandler(h)
+        logger.propagate = False
+        logger.setLevel(logging.WARNING)
+        logger.addHandler(handler)
 
 
 def run_session(config: CosciConfig, *, overrides: list[str], choices: dict[str, Any] | None = None,
@@ -35,10 +47,11 @@ def run_session(config: CosciConfig, *, overrides: list[str], choices: dict[str,
         CosciError: a missing API key, an unknown session, a session already running elsewhere.
     """
     prepare(config.paths.data_dir)
+    quiet_logging()  # before the imports below log anything (faiss, mlflow)
     from cosci.llm.estimate import estimate_session
     from flows.session import session_flow
 
-    quiet_logging()
+    quiet_logging(config.paths.data_dir / "prefect" / "prefect.log")
 
     console = Console(stderr=True)
     models_choice = str((choices or {}).get("models") or config.models.name)

@@ -154,6 +154,40 @@ class TrackingCfg(_Strict):
     log_every_tasks: int = Field(gt=0, description="Step metrics are logged every N completed tasks.")
 
 
+class JoblibCfg(_Strict):
+    n_jobs: int = Field(gt=0, description="Local processes running sessions at once.")
+
+
+class SlurmCfg(_Strict):
+    partition: str | None = Field(description="SLURM partition; null = the cluster default.")
+    timeout_min: int = Field(gt=0, description="Job time limit, minutes.")
+    cpus_per_task: int = Field(gt=0, description="CPUs per session job.")
+    mem_gb: int = Field(gt=0, description="Memory per session job, GB.")
+
+
+class RayCfg(_Strict):
+    address: str | None = Field(description="Ray cluster address; null = start a local Ray.")
+    num_cpus: int = Field(gt=0, description="CPUs per session task.")
+
+
+class LauncherCfg(_Strict):
+    joblib: JoblibCfg
+    slurm: SlurmCfg
+    ray: RayCfg
+
+
+class ScheduleCfg(_Strict):
+    cron: str = Field(description="Cron schedule of `cosci serve` (five fields, e.g. '0 6 * * 1').")
+    deployment: str = Field(min_length=1, description="Prefect deployment name.")
+
+    @field_validator("cron")
+    @classmethod
+    def _five_fields(cls, v: str) -> str:
+        if len(v.split()) != 5:
+            raise ValueError(f"'{v}' is not a five-field cron expression (minute hour day month weekday)")
+        return v
+
+
 class PathsCfg(_Strict):
     data_dir: Path = Field(description="Root for sessions, the MLflow store and Prefect's home (made absolute).")
 
@@ -244,6 +278,8 @@ class CosciConfig(_Strict):
     retry: RetryCfg
     tools: ToolsCfg
     tracking: TrackingCfg
+    launcher: LauncherCfg
+    schedule: ScheduleCfg
     paths: PathsCfg
     models: ModelsCfg
     agents: dict[str, AgentCfg]
