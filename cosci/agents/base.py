@@ -131,7 +131,9 @@ class BaseAgent:
         """Dedup, then insert the hypothesis and commit its vector (seed 000 Dedup Mechanism).
 
         Returns:
-            ``hypothesis_created`` with the new id, or ``hypothesis_duplicate`` naming the existing one.
+            ``hypothesis_created`` with the new id, or ``hypothesis_duplicate`` naming the existing one: a
+            near-duplicate by cosine, or the same statement by the same route recorded by another task (same
+            deterministic id). A retry of the task that created the hypothesis gets ``hypothesis_created``.
         """
         origin = rec.strategy + (":" + ",".join(sorted(rec.parent_ids)) if rec.parent_ids else "")
         hid = hypothesis_id(self.record.session_id, origin, rec.statement)
@@ -143,7 +145,11 @@ class BaseAgent:
             if hit and hit.id != hid and hit.similarity >= self.config.vectors.dedup_cosine_threshold:
                 return TaskResult("hypothesis_duplicate", [hit.id],
                                   detail={"duplicate_of": hit.id, "similarity": round(hit.similarity, 4)})
-            self.record.hypotheses.insert(hid, rec, elo=self.config.ranking.elo_initial, task_id=task.id)
+            inserted = self.record.hypotheses.insert(hid, rec, elo=self.config.ranking.elo_initial,
+                                                     task_id=task.id)
+            if not inserted and self.record.hypotheses.created_by(hid) != task.id:  # same id, another task
+                return TaskResult("hypothesis_duplicate", [hid],
+                                  detail={"duplicate_of": hid, "similarity": 1.0})
             if hid not in vectors:
                 self.record.hypotheses.add_embedding(hid, self.deps.embedder.model, vec,
                                                      hashlib.sha256(text.encode()).hexdigest()[:16], len(vectors))

@@ -35,8 +35,9 @@ class GenerationAgent(BaseAgent):
     async def execute(self, task: Task) -> TaskResult:
         """``CreateInitialHypotheses`` / ``GenerateHypothesis``; payload ``strategy``: literature | debate."""
         strategy = task.payload.get("strategy", "literature")
+        dropped: list[str] = []
         if strategy == "debate":
-            rec, dropped = await self._debate(task), []
+            rec = await self._debate(task)
         else:
             rec, dropped = await self._literature(task)
         result = await self.persist(rec, task)

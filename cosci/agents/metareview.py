@@ -22,7 +22,9 @@ from cosci.records import RecordSystemFeedback
 from cosci.safety.quoting import quote_untrusted
 
 log = logging.getLogger(__name__)
-CITED = re.compile(r"\[(H-[0-9a-f]{12})\]")
+CITED = re.compile(r"\[\s*(H-[\w-]+(?:\s*[,;]\s*H-[\w-]+)*)\s*\]")
+"""A bracketed citation of one or more hypothesis ids: ``[H-...]``, ``[H-..., H-...]``, ``[H-...; H-...]``."""
+CITED_ID = re.compile(r"H-[\w-]+")
 
 
 def feedback_text(rec: RecordSystemFeedback) -> str:
@@ -36,14 +38,17 @@ def feedback_text(rec: RecordSystemFeedback) -> str:
 
 
 def clean_citations(markdown: str, known: set[str]) -> tuple[str, list[str]]:
-    """Remove ``[H-...]`` citations of ids not in ``known``; returns ``(text, removed ids)``."""
+    """Remove citations of ids not in ``known`` from ``[H-...]`` brackets (a bracket left empty goes too, a
+    bracket citing several ids keeps the known ones); returns ``(text, removed ids)``."""
     removed: list[str] = []
 
     def keep(m: re.Match[str]) -> str:
-        if m.group(1) in known:
+        ids = CITED_ID.findall(m.group(1))
+        kept = [i for i in ids if i in known]
+        removed.extend(i for i in ids if i not in known)
+        if len(kept) == len(ids):
             return m.group(0)
-        removed.append(m.group(1))
-        return ""
+        return f"[{', '.join(kept)}]" if kept else ""
 
     return CITED.sub(keep, markdown), removed
 
@@ -80,7 +85,7 @@ class MetaReviewAgent(BaseAgent):
     async def _final(self, task: Task) -> TaskResult:
         top = self.top()
         known = {h.id for h in self.record.hypotheses.all()}
-        text, fallback, removed = "", False, []
+        text, fallback, removed = "", False, list[str]()
         if top:
             try:
                 text, removed = await self._overview(task, top, known)

@@ -5,6 +5,8 @@
   seeded per task), mode selection (debate for new or close pairs, else pairwise), the comparison, the
   verdict parsed (``better idea: N``), Elo applied atomically with a deterministic match id. An invalid verdict
   is recorded with Elo unchanged. The lower id is always hypothesis 1 (seed 003: cache hits cluster).
+  A retried task replays: a match index an earlier attempt already played is not played again, even though
+  the changed ratings would now select another pair.
 
 Debate is multi-turn: each turn is one call carrying the transcript so far; from ``debate.min_turns`` a turn
 may end with the verdict, and the turn at ``debate.max_turns`` must. For a schema-constrained tier the
@@ -50,7 +52,13 @@ class RankingAgent(BaseAgent):
 
     async def _batch(self, task: Task) -> TaskResult:
         match_ids, played = [], []
+        sid = self.record.session_id
+        earlier = self.record.matches.all(task_id=task.id)  # played by an earlier attempt of this task
         for i in range(self.config.ranking.matches_per_batch):
+            prior = next((m.id for m in earlier if m.id == match_id(sid, m.hyp_a, m.hyp_b, task.id, i)), None)
+            if prior:  # never re-select: Elo has moved since, so the pair (and its match id) could differ
+                match_ids.append(prior)
+                continue
             players = self.record.hypotheses.ranked()
             rng = self.rng(task, f"match{i}")
             pair = select_pair(players, rng, self.deps.vectors.similarity, self._pairing(),
@@ -58,10 +66,7 @@ class RankingAgent(BaseAgent):
             if pair is None:
                 break
             a, b = sorted((pair.a, pair.b))
-            mid = match_id(self.record.session_id, a, b, task.id, i)
-            if self.record.matches.exists(mid):  # applied by an earlier attempt of this task
-                match_ids.append(mid)
-                continue
+            mid = match_id(sid, a, b, task.id, i)
             ha, hb = (next(p for p in players if p.id == x) for x in (a, b))
             mode = select_mode(ha, hb, self._pairing())
             winner, rationale, transcript = await self._compare(task, mode, ha, hb, i)

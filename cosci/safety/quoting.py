@@ -25,7 +25,7 @@ def neutralise(text: str) -> str:
     """Bracket-prefix every injection directive and defuse our wrapper tags inside ``text``."""
     text = _INJECTION.sub(lambda m: f"{NEUTRALISED}{m.group(0)}", text)
     for tag in _TAGS:
-        text = re.sub(rf"<(/?)\s*{tag}", rf"&lt;\1{tag}", text, flags=re.IGNORECASE)
+        text = re.sub(rf"<\s*(/?)\s*{tag}", rf"&lt;\1{tag}", text, flags=re.IGNORECASE)
     return text
 
 

@@ -54,6 +54,10 @@ class Hypotheses:
             )
             return cur.rowcount == 1
 
+    def created_by(self, hid: str) -> str | None:
+        """The id of the task that inserted the hypothesis (None if unknown or inserted outside a task)."""
+        return self.db.scalar("SELECT created_by_task FROM hypotheses WHERE id=?", (hid,))
+
     def get(self, hid: str) -> Hypothesis | None:
         rows = self.db.query("SELECT * FROM hypotheses WHERE id=?", (hid,))
         return _hypothesis(rows[0]) if rows else None

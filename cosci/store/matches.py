@@ -85,9 +85,12 @@ class Matches:
         sql = "SELECT COUNT(*) FROM tournament_matches WHERE session_id=?" + (" AND verdict_valid=1" if valid_only else "")
         return int(self.db.scalar(sql, (self.session_id,)))
 
-    def all(self) -> list[MatchRow]:
-        rows = self.db.query("SELECT * FROM tournament_matches WHERE session_id=? ORDER BY created_at, id",
-                             (self.session_id,))
+    def all(self, task_id: str | None = None) -> list[MatchRow]:
+        """Matches of the session (or only those played by ``task_id``), oldest first."""
+        sql, params = "SELECT * FROM tournament_matches WHERE session_id=?", [self.session_id]
+        if task_id is not None:
+            sql, params = sql + " AND task_id=?", [*params, task_id]
+        rows = self.db.query(sql + " ORDER BY created_at, id", tuple(params))
         return [MatchRow(r["id"], r["hyp_a"], r["hyp_b"], r["mode"], r["winner"], bool(r["verdict_valid"]),
                          r["elo_a_before"], r["elo_b_before"], r["elo_a_after"], r["elo_b_after"],
                          r["rationale"], r["created_at"]) for r in rows]

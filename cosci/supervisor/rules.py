@@ -14,8 +14,9 @@ Follow-ups after a result:
 
 Idle refinement (when nothing is pending): a tournament batch; pool growth while the pool is below its
 generation share of ``run.max_ideas`` and the backlog of unranked hypotheses is small; evolution once
-``evolution.min_mature`` hypotheses have ``evolution.mature_matches`` matches; deep verification and
-observation reviews for the top hypotheses; re-clustering of unclustered hypotheses.
+``evolution.min_mature`` hypotheses have ``evolution.mature_matches`` matches; system feedback when it is due
+(seed 000 §1: idle refinement enqueues meta-review every ~50 matches); deep verification and observation
+reviews for the top hypotheses; re-clustering of unclustered hypotheses.
 """
 
 from __future__ import annotations
@@ -95,11 +96,16 @@ class Scheduler:
         if matches >= every:
             n += self._enqueue("proximity", "UpdateProximityGraph", f"proximity::{matches // every}",
                                PRIORITIES["proximity"])
+        return n + self.system_feedback()
+
+    def system_feedback(self) -> int:
+        """System feedback once ``(feedback + 1) * every_matches`` valid matches were played (seed 001)."""
+        matches = self.record.matches.count(valid_only=True)
         feedback = len(self.record.logs.feedback(source="meta_review"))
         if matches >= (feedback + 1) * self.config.metareview.every_matches:
-            n += self._enqueue("metareview", "GenerateSystemFeedback", f"metareview::system::{feedback + 1}",
-                               PRIORITIES["metareview"])
-        return n
+            return self._enqueue("metareview", "GenerateSystemFeedback",
+                                 f"metareview::system::{feedback + 1}", PRIORITIES["metareview"])
+        return 0
 
     def reconcile(self) -> int:
         """On resume: make sure every hypothesis has the follow-up its state calls for (idempotent)."""
@@ -139,6 +145,7 @@ class Scheduler:
             strategy = cfg.evolution.strategies[k % len(cfg.evolution.strategies)]
             n += self._enqueue("evolution", "EvolveHypotheses", f"evolution::{k}", PRIORITIES["evolution"],
                                payload={"strategy": strategy})
+        n += self.system_feedback()
         top_mature = sorted(mature, key=lambda p: (-p.elo, p.id))
         for p in top_mature[: cfg.reflection.verification_top_k]:
             n += self.review(p.id, "verification")

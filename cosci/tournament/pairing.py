@@ -22,9 +22,14 @@ from typing import Literal, Protocol
 
 
 class Player(Protocol):
-    id: str
-    elo: float
-    matches_played: int
+    """What pairing reads of a hypothesis (read-only, so frozen :class:`~cosci.domain.Hypothesis` fits)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def elo(self) -> float: ...
+    @property
+    def matches_played(self) -> int: ...
 
 
 Similarity = Callable[[str, str], float]
@@ -76,8 +81,8 @@ def _close_elo(players: Sequence[Player], cfg: PairingCfg, rng: random.Random, s
                 weights.append(w)
     if not pairs:
         return None
-    a, b = rng.choices(pairs, weights=weights, k=1)[0]
-    return Pairing(a, b, "close_elo")
+    first, second = rng.choices(pairs, weights=weights, k=1)[0]
+    return Pairing(first, second, "close_elo")
 
 
 def _random_top(players: Sequence[Player], rng: random.Random) -> Pairing | None:

@@ -1,0 +1,240 @@
+"""cosci's speed and memory benchmarks: ``python -m bench.run [--only NAME ...] [--skip-local]``.
+
+Each benchmark measures one number against a target (the targets and the latest measurements are in
+``bench/README.md``); results go to ``bench/results/latest.json`` and a Markdown table on stdout. The session
+benchmarks run the real entry point in a subprocess on the scripted fake (and, unless ``--skip-local``, on the
+embedded model), track the sessions in a bench MLflow store, and report them with ``cosci compare``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "bench" / "results"
+DATA = RESULTS / "data"
+
+
+@dataclass
+class Result:
+    name: str
+    value: float
+    unit: str
+    target: float
+    higher_is_better: bool
+    note: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.value >= self.target if self.higher_is_better else self.value <= self.target
+
+
+def _session(models: str, *extra: str) -> tuple[float, float, dict]:
+    """Run one demo session in a subprocess; returns (wall seconds, peak RSS MB, summary from the record)."""
+    env = {**os.environ, "COSCI_DATA_DIR": str(DATA), "PYTHONPATH": str(ROOT)}
+    before = {p.name for p in (DATA / "sessions").glob("*")} if (DATA / "sessions").exists() else set()
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "cosci.run", "experiment=demo", f"models={models}",
+                           "session.name=bench", *extra], env=env, cwd=ROOT, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    if proc.returncode:
+        raise RuntimeError(f"session failed: {proc.stderr[-2000:]}")
+    rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    new = sorted({p.name for p in (DATA / "sessions").glob("*")} - before)
+    from cosci.store import RECORD_FILE, SessionRecord
+
+    rec = SessionRecord.open(DATA / "sessions" / new[-1] / RECORD_FILE, new[-1])
+    row = rec.sessions.get()
+    tasks = rec.tasks.counts().get("done", 0)
+    summary = {"elapsed": row.elapsed_seconds, "tasks": tasks, "hypotheses": rec.hypotheses.count(),
+               "matches": rec.matches.count(), "stop": row.stop_reason}
+    rec.close()
+    return wall, rss_mb, summary
+
+
+def bench_fake_session() -> list[Result]:
+    wall, rss, s = _session("fake", "tools.offline=true", "run.seed=1")
+    _session("fake", "tools.offline=true", "run.seed=2")
+    return [Result("fake demo session, wall (incl. Prefect start)", wall, "s", 90, False, f"stop {s['stop']}"),
+            Result("fake demo session, loop throughput", s["tasks"] / max(s["elapsed"], 1e-9), "tasks/s", 5, True,
+                   f"{s['tasks']} tasks, {s['hypotheses']} hypotheses, {s['matches']} matches"),
+            Result("fake demo session, peak RSS", rss, "MB", 1500, False)]
+
+
+def bench_local_session() -> list[Result]:
+    wall, rss, s = _session("local", "tools.offline=true")
+    return [Result("local demo session (embedded model), wall", wall, "s", 600, False,
+                   f"stop {s['stop']}: {s['hypotheses']} hypotheses, {s['matches']} matches, {s['tasks']} tasks"),
+            Result("local demo session, peak RSS", rss, "MB", 2500, False)]
+
+
+def bench_gateway() -> list[Result]:
+    from cosci.config.load import compose, validate
+    from cosci.llm.budget import TokenBudget
+    from cosci.llm.gateway import Gateway
+    from cosci.llm.structured import call_record
+    from cosci.llm.types import CallSpec, TextBlock
+    from cosci.records import RecordHypothesis
+
+    cfg = validate(compose(["experiment=demo", "models=fake", f"paths.data_dir={DATA}", "run.budget_usd=1000"]))
+    gw = Gateway(cfg, TokenBudget(1000.0, {a: c.budget_share for a, c in cfg.agents.items()}, 0.08))
+    spec = CallSpec(route=gw.router.route("evolution", "simplify"), action="bench", system=[TextBlock("s", cache=True)],
+                    messages=[{"role": "user", "content": "propose one hypothesis"}])
+
+    async def many(n: int) -> float:
+        t0 = time.perf_counter()
+        for _ in range(n):
+            await call_record(gw, spec, RecordHypothesis)
+        return time.perf_counter() - t0
+
+    asyncio.run(many(5))
+    seconds = asyncio.run(many(200))
+    return [Result("gateway structured calls on the fake (LiteLLM path)", 200 / seconds, "calls/s", 50, True)]
+
+
+def bench_vectors() -> list[Result]:
+    import numpy as np
+
+    from cosci.llm.embeddings import hash_embed
+    from cosci.vectors.store import VectorStore
+
+    texts = [f"Drug {i} inhibits target {i % 37} to deplete leukemic stem cells in context {i % 11}" for i in range(1000)]
+    t0 = time.perf_counter()
+    vecs = hash_embed(texts)
+    embed_rate = len(texts) / (time.perf_counter() - t0)
+    store = VectorStore(vecs.shape[1])
+    store.load([f"H-{i:012x}" for i in range(len(texts))], vecs)
+    queries = hash_embed(texts[:200])
+    t0 = time.perf_counter()
+    for q in queries:
+        store.nearest(q, k=1)
+    per_query_ms = (time.perf_counter() - t0) / len(queries) * 1000
+    ids = store.ids[:300]
+    t0 = time.perf_counter()
+    from cosci.agents.proximity import cluster
+
+    cluster(store.matrix(ids), 0.15)
+    cluster_s = time.perf_counter() - t0
+    assert np.isfinite(vecs).all()
+    return [Result("hash embeddings", embed_rate, "texts/s", 200, True),
+            Result("dedup nearest-neighbour query, 1000 hypotheses", per_query_ms, "ms", 1.0, False),
+            Result("agglomerative clustering, 300 hypotheses", cluster_s, "s", 2.0, False)]
+
+
+def bench_record() -> list[Result]:
+    import tempfile
+
+    from cosci.records import RecordHypothesis
+    from cosci.store import SessionRecord
+    from cosci.tournament.elo import EloRule
+
+    with tempfile.TemporaryDirectory() as tmp:
+        rec = SessionRecord.open(Path(tmp) / "r.sqlite", "s-bench")
+        rec.sessions.create(goal="g", config_snapshot={}, overrides=[], models_choice="fake", budget_usd=1,
+                            budget_tokens=None, wall_clock_seconds=1)
+        for i in range(50):
+            rec.hypotheses.insert(f"H-{i:012x}", RecordHypothesis(title=f"t{i}", statement=f"s{i}", mechanism="m",
+                                  entities=[], anticipated_outcomes="", novelty_argument="", citations=[]),
+                                  elo=1200, task_id=None)
+        t0 = time.perf_counter()
+        n = 1000
+        for i in range(n):
+            a, b = f"H-{i % 50:012x}", f"H-{(i * 7 + 1) % 50:012x}"
+            if a != b:
+                rec.matches.apply(f"M-{i}", a, b, mode="pairwise", winner=a, rule=EloRule(), rationale="", transcript=[],
+                                  task_id=None)
+        rate = n / (time.perf_counter() - t0)
+        rec.close()
+    return [Result("Elo match applied (transaction: match, journal, ratings)", rate, "matches/s", 500, True)]
+
+
+def bench_local_model() -> list[Result]:
+    from cosci.config.load import compose, validate
+    from cosci.llm.budget import TokenBudget
+    from cosci.llm.gateway import Gateway
+    from cosci.llm.local_model import LocalModelProvider
+    from cosci.llm.structured import call_record
+    from cosci.llm.types import CallSpec, TextBlock
+    from cosci.prompts import render
+    from cosci.records import RecordHypothesis, TournamentVerdict, tool_schema
+
+    cfg = validate(compose(["experiment=demo", "models=local", f"paths.data_dir={DATA}"]))
+    gw = Gateway(cfg, TokenBudget(1.0, {a: c.budget_share for a, c in cfg.agents.items()}, 0.08))
+    t0 = time.perf_counter()
+    LocalModelProvider.instance().llama()
+    load = time.perf_counter() - t0
+    system = [TextBlock(render("_safety_preamble"), cache=True)]
+    user = "Propose one hypothesis: an approved drug to repurpose for acute myeloid leukemia, with its target."
+    spec = CallSpec(route=gw.router.route("evolution", "simplify"), action="bench", system=system,
+                    messages=[{"role": "user", "content": user}])
+    t0 = time.perf_counter()
+    asyncio.run(call_record(gw, spec, RecordHypothesis))
+    record_s = time.perf_counter() - t0
+    verdict = CallSpec(route=gw.router.route("ranking", "pairwise"), action="bench", system=system,
+                       messages=[{"role": "user", "content": "Hypothesis 1: metformin. Hypothesis 2: disulfiram. "
+                                  "Which is the better idea?"}], response_schema=tool_schema(TournamentVerdict))
+    t0 = time.perf_counter()
+    asyncio.run(gw.complete(verdict))
+    verdict_s = time.perf_counter() - t0
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return [Result("embedded model load", load, "s", 5, False),
+            Result("embedded model: validated record_hypothesis", record_s, "s", 30, False),
+            Result("embedded model: constrained tournament verdict", verdict_s, "s", 10, False),
+            Result("process RSS with the embedded model", rss, "MB", 1200, False)]
+
+
+BENCHES: dict[str, Callable[[], list[Result]]] = {
+    "record": bench_record, "vectors": bench_vectors, "gateway": bench_gateway, "fake_session": bench_fake_session,
+    "local_model": bench_local_model, "local_session": bench_local_session,
+}
+
+
+def report() -> None:
+    """Compare the bench sessions with cosci compare (table and plots in bench/results/)."""
+    from cosci.tracking.compare import compare
+
+    try:
+        frame, plots = compare(f"sqlite:///{DATA / 'mlflow.db'}", experiment="bench", out_dir=RESULTS)
+    except Exception as exc:  # no sessions ran
+        print(f"(no session comparison: {exc})")
+        return
+    cols = [c for c in ("session_id", "param.models", "tag.stop_reason", "metric.final_top1_elo",
+                        "metric.final_matches", "metric.final_spent_usd", "metric.final_wall_seconds") if c in frame.columns]
+    print(frame.select(cols))
+    for p in plots:
+        print(f"wrote {p}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", nargs="+", choices=sorted(BENCHES))
+    parser.add_argument("--skip-local", action="store_true", help="skip the embedded-model benchmarks")
+    args = parser.parse_args(argv)
+    names = args.only or [n for n in BENCHES if not (args.skip_local and n.startswith("local"))]
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    results: list[Result] = []
+    for name in names:
+        print(f"running {name} ...", file=sys.stderr, flush=True)
+        results.extend(BENCHES[name]())
+    print("| benchmark | measured | target | ok | note |\n|---|---|---|---|---|")
+    for r in results:
+        sign = ">=" if r.higher_is_better else "<="
+        print(f"| {r.name} | {r.value:.3g} {r.unit} | {sign} {r.target:g} {r.unit} | {'yes' if r.ok else 'NO'} | {r.note} |")
+    (RESULTS / "latest.json").write_text(json.dumps([asdict(r) | {"ok": r.ok} for r in results], indent=2))
+    if any(n.endswith("session") for n in names):
+        report()
+    return 0 if all(r.ok for r in results) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,143 @@
+"""Meta-review (seed 000 §7): system feedback stored and injected into the next Generation prompt; the final
+overview cites only existing hypothesis ids, with a fallback overview written from the record when the call
+fails."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from cosci.llm.fake import FakeBackend, FakeReply
+from cosci.records import RecordReview
+from cosci.session.runtime import SessionRuntime
+from cosci.tournament.elo import EloRule
+
+NARRATIVE = ("The strongest hypotheses name a leukemic-stem-cell dependency and a plasma concentration "
+             "reachable in patients; weak ones ignore toxicity to normal progenitors (marker ZETA-7).")
+FEEDBACK = {"common_weaknesses": ["Concentrations are not argued."],
+            "common_strengths": ["Specific targets."],
+            "suggested_focus_areas": ["Pharmacokinetics first."], "narrative": NARRATIVE}
+STATEMENTS = ["Metformin inhibits complex I to deplete leukemic stem cells",
+              "Itraconazole blocks SMO to sensitise relapsed blasts to cytarabine",
+              "Disulfiram inhibits ALDH1A1 in NPM1-mutant AML stem cells"]
+
+
+def system_blocks(call) -> list[dict]:
+    (system,) = [m for m in call.messages if m["role"] == "system"]
+    return system["content"]
+
+
+@pytest.fixture
+def ranked(planned: SessionRuntime, add_player) -> list[str]:
+    """Three players with a review each and one match between the first two."""
+    ids = [add_player(s, elo=1250.0 - 25 * i, matches=3) for i, s in enumerate(STATEMENTS)]
+    for i, hid in enumerate(ids):
+        review = RecordReview(verdict="missing_piece", evidence=[], novelty=0.8,
+                              notes=f"Review note {i}: needs PK data.")
+        planned.record.hypotheses.add_review(hid, review, task_id=f"T-review-{i}")
+    planned.record.matches.apply("M-1", ids[0], ids[1], mode="debate", winner=ids[0], rule=EloRule(),
+                                 rationale="Hypothesis 1 has a sharper kill experiment.\nbetter idea: 1",
+                                 transcript=[], task_id=None)
+    return ids
+
+
+async def test_system_feedback_is_stored(planned: SessionRuntime, fake: FakeBackend, run_task,
+                                         ranked: list[str]) -> None:
+    fake.script(FakeReply.record("record_system_feedback", **FEEDBACK), agent="metareview")
+    task, result = await run_task("metareview", "GenerateSystemFeedback", "m0")
+    assert result.kind == "system_feedback_generated"
+    assert (result.detail["reviews"], result.detail["rationales"]) == (3, 1)
+    (row,) = planned.record.logs.feedback(source="meta_review")
+    assert row.id == result.detail["feedback_id"] and row.kind == "system_feedback"
+    assert row.text.startswith(NARRATIVE)
+    assert "Common weaknesses:\n- Concentrations are not argued." in row.text
+    assert row.payload == FEEDBACK
+    assert planned.record.logs.latest_system_feedback() == row
+
+    (call,) = fake.calls_for("metareview", "system")
+    assert call.tool_choice == {"type": "function", "function": {"name": "record_system_feedback"}}
+    assert "Review note 2: needs PK data." in call.prompt and "sharper kill experiment" in call.prompt
+    assert len(re.findall(r'<untrusted_source id="review-', call.prompt)) == 3
+    await planned.execute(task)  # a retried task stores its feedback once
+    assert len(planned.record.logs.feedback(source="meta_review")) == 1
+
+
+async def test_system_feedback_reaches_the_next_generation_and_evolution_prompts(planned: SessionRuntime,
+                                                                                 fake: FakeBackend, run_task,
+                                                                                 ranked: list[str]) -> None:
+    await run_task("generation", "GenerateHypothesis", "g-before")
+    assert all(NARRATIVE not in b["text"] for c in fake.calls_for("generation") for b in system_blocks(c))
+    fake.script(FakeReply.record("record_system_feedback", **FEEDBACK), agent="metareview")
+    await run_task("metareview", "GenerateSystemFeedback", "m0")
+    fake.calls.clear()
+
+    await run_task("generation", "GenerateHypothesis", "g-after")
+    await run_task("evolution", "EvolveHypotheses", "e0", payload={"strategy": "simplify"})
+    for agent in ("generation", "evolution"):
+        call = fake.calls_for(agent)[0]
+        blocks = system_blocks(call)
+        (feedback,) = [b for b in blocks if NARRATIVE in b["text"]]
+        assert "cache_control" not in feedback  # per-session, changing content: never cached
+        assert "cache_control" in blocks[0]  # the safety preamble is
+        assert "## Latest system feedback" in feedback["text"]
+        assert '<untrusted_source id="system-feedback-' in feedback["text"]
+        assert NARRATIVE not in "\n".join(m["content"] for m in call.messages if m["role"] == "user")
+    assert all(NARRATIVE not in b["text"] for c in fake.calls_for("ranking") for b in system_blocks(c))
+
+
+async def test_final_overview_removes_citations_of_unknown_ids(planned: SessionRuntime, fake: FakeBackend,
+                                                               run_task, ranked: list[str]) -> None:
+    real, other = ranked[0], ranked[1]
+    text = (f"# Executive summary\nThe leader is [{real}], ahead of [H-0123456789ab].\n\n"
+            f"# Main research directions\n## Stem cells\nSupported by [{real}, H-fedcba987654] and [{other}; "
+            f"{real}], not by [H-bogus].\n")
+    fake.script(FakeReply(text=text), agent="metareview", mode="final")
+    _, result = await run_task("metareview", "GenerateFinalResearchOverview", "final")
+
+    assert result.kind == "final_overview_generated" and result.detail["fallback"] is False
+    assert sorted(result.detail["removed_citations"]) == ["H-0123456789ab", "H-bogus", "H-fedcba987654"]
+    assert result.hypothesis_ids == ranked
+    overview = planned.record.sessions.get().final_overview
+    assert overview is not None
+    cited = set(re.findall(r"H-[0-9A-Za-z]+", overview))
+    assert cited == {real, other}
+    assert f"The leader is [{real}], ahead of ." in overview
+    assert f"Supported by [{real}] and [{other}; {real}], not by ." in overview
+
+    (call,) = fake.calls_for("metareview", "final")
+    assert call.tools == [] and call.model == "cosci-fake/strong"
+    assert all(f'<hypothesis_text id="{hid}"' in call.prompt for hid in ranked)
+
+
+async def test_autopilot_overview_cites_only_known_ids(planned: SessionRuntime, run_task,
+                                                       ranked: list[str]) -> None:
+    _, result = await run_task("metareview", "GenerateFinalResearchOverview", "final")
+    assert result.detail == {"fallback": False, "removed_citations": []}
+    overview = planned.record.sessions.get().final_overview or ""
+    assert set(re.findall(r"\[(H-[^\]]+)\]", overview)) <= set(ranked)
+
+
+@pytest.mark.parametrize("reply", [FakeReply(fault="bad_request"), FakeReply(fault="not_found"),
+                                   FakeReply.empty()],
+                         ids=["bad-request", "model-missing-never-degrades", "empty"])
+async def test_fallback_overview_when_the_call_fails(planned: SessionRuntime, fake: FakeBackend, run_task,
+                                                     ranked: list[str], reply: FakeReply) -> None:
+    fake.script(reply, agent="metareview", mode="final", times=3)
+    _, result = await run_task("metareview", "GenerateFinalResearchOverview", "final")
+    assert result.kind == "final_overview_generated" and result.detail["fallback"] is True
+    overview = planned.record.sessions.get().final_overview or ""
+    assert overview.startswith("# Executive summary") and "# Caveats and limitations" in overview
+    for hid in ranked:
+        h = planned.record.hypotheses.get(hid)
+        assert f"{h.title} [{hid}]" in overview and f"Claim: {h.statement}" in overview
+    assert "Latest review verdict: missing_piece." in overview
+    assert {c.model for c in fake.calls_for("metareview", "final")} == {"cosci-fake/strong"}
+
+
+async def test_fallback_overview_without_hypotheses_makes_no_call(planned: SessionRuntime, fake: FakeBackend,
+                                                                  run_task) -> None:
+    _, result = await run_task("metareview", "GenerateFinalResearchOverview", "final")
+    assert result.detail["fallback"] is True and result.hypothesis_ids == []
+    assert fake.calls_for("metareview") == []
+    assert "0 tournament matches" in (planned.record.sessions.get().final_overview or "")

@@ -1,0 +1,3 @@
+"""The safety tests run agents on the agent tests' memoised config (see ``tests/agents/conftest.py``)."""
+
+from tests.agents.conftest import compose_config, config, pytest_configure  # noqa: F401

@@ -1,0 +1,86 @@
+"""The durable task queue: idempotency keys, claim order, leases reclaimed on resume, dead after max attempts
+(seed 001 "Task Queue Schema", "Lease Management")."""
+
+from __future__ import annotations
+
+from cosci.domain import TaskResult, task_id
+from cosci.store import PRIORITY, SessionRecord
+
+
+def test_idempotency_key_makes_a_second_enqueue_a_no_op(record: SessionRecord) -> None:
+    tid = record.tasks.enqueue("reflection", "ReviewHypothesis", "reflection::H-1::full", target_id="H-1")
+    assert tid == task_id(f"{record.session_id}::reflection::H-1::full")
+    assert record.tasks.enqueue("reflection", "ReviewHypothesis", "reflection::H-1::full") is None
+    assert record.tasks.count("reflection", "ReviewHypothesis") == 1
+    task = record.tasks.get(tid)
+    assert task is not None and (task.status, task.attempts, task.target_id) == ("pending", 0, "H-1")
+    # the key stays taken once the task is done: replaying a follow-up never re-runs it
+    claimed = record.tasks.claim("w", 300)
+    assert claimed is not None
+    record.tasks.complete(claimed.id, TaskResult("review_completed", ["H-1"]))
+    assert record.tasks.enqueue("reflection", "ReviewHypothesis", "reflection::H-1::full") is None
+    assert record.tasks.result(claimed.id).kind == "review_completed"
+
+
+def test_claim_order_is_priority_then_age(record: SessionRecord) -> None:
+    batch = record.tasks.enqueue("ranking", "RunTournamentBatch", "batch",
+                                 priority=PRIORITY["tournament_batch"])
+    gen = record.tasks.enqueue("generation", "GenerateHypothesis", "gen", priority=PRIORITY["default"])
+    add1 = record.tasks.enqueue("ranking", "AddToTournament", "add1", priority=PRIORITY["ranking"])
+    add2 = record.tasks.enqueue("ranking", "AddToTournament", "add2", priority=PRIORITY["ranking"])
+    final = record.tasks.enqueue("metareview", "GenerateFinalResearchOverview", "final",
+                                 priority=PRIORITY["final"])
+    order = []
+    while (task := record.tasks.claim("worker-1", 300)) is not None:
+        assert task.status == "in_progress"
+        order.append(task.id)
+    assert order == [final, add1, add2, gen, batch]
+    assert record.tasks.counts() == {"in_progress": 5}
+    assert record.tasks.claim("worker-1", 300) is None
+
+
+def test_reclaim_puts_expired_leases_back(record: SessionRecord) -> None:
+    stale = record.tasks.enqueue("generation", "GenerateHypothesis", "stale")
+    live = record.tasks.enqueue("generation", "GenerateHypothesis", "live")
+    assert record.tasks.claim("dead-worker", -1).id == stale  # lease already expired
+    assert record.tasks.claim("live-worker", 300).id == live
+    assert record.tasks.reclaim() == 1
+    assert record.tasks.get(stale).status == "pending"
+    assert record.tasks.get(live).status == "in_progress"
+    row = record.db.query("SELECT lease_owner, lease_expires_at FROM tasks WHERE id=?", (stale,))[0]
+    assert (row[0], row[1]) == (None, None)
+
+
+def test_reclaim_on_resume_voids_every_lease(record: SessionRecord) -> None:
+    ids = [record.tasks.enqueue("generation", "GenerateHypothesis", f"g{i}") for i in range(3)]
+    for _ in ids:
+        record.tasks.claim("crashed-process", 300)
+    assert record.tasks.reclaim() == 0  # leases not expired yet
+    assert record.tasks.reclaim(all_leases=True) == 3  # a resumed session owns the record exclusively
+    assert record.tasks.counts() == {"pending": 3}
+    assert record.tasks.claim("resumed", 300).id == ids[0]
+
+
+def test_dead_after_max_attempts(record: SessionRecord) -> None:
+    tid = record.tasks.enqueue("generation", "GenerateHypothesis", "flaky", max_attempts=2)
+    assert tid is not None
+    for attempt in (1, 2):
+        assert record.tasks.claim("w", 300).id == tid
+        assert record.tasks.start_attempt(tid) == attempt
+        record.tasks.note_error(tid, f"crash {attempt}")
+        assert record.tasks.reclaim(all_leases=True) == (1 if attempt < 2 else 0)
+    task = record.tasks.get(tid)
+    assert task is not None and (task.status, task.attempts) == ("dead", 2)
+    assert record.tasks.claim("w", 300) is None  # a dead task is never claimed again
+    assert record.db.scalar("SELECT last_error FROM tasks WHERE id=?", (tid,)) == "crash 2"
+
+
+def test_fail_marks_dead_or_failed_and_cancel_pending(record: SessionRecord) -> None:
+    a = record.tasks.enqueue("generation", "GenerateHypothesis", "a")
+    b = record.tasks.enqueue("generation", "GenerateHypothesis", "b")
+    record.tasks.enqueue("generation", "GenerateHypothesis", "c")
+    record.tasks.fail(a, "transient, out of attempts", dead=True)
+    record.tasks.fail(b, "permanent", dead=False)
+    assert record.tasks.cancel_pending() == 1
+    assert record.tasks.counts() == {"dead": 1, "failed": 1, "cancelled": 1}
+    assert record.tasks.open_count() == 0

@@ -1,0 +1,59 @@
+"""The Elo stability predicate and its guards (seed 000 "Termination Predicates")."""
+
+from __future__ import annotations
+
+from cosci.tournament.stability import StabilityTracker
+
+RATINGS = {"H-a": 1320.0, "H-b": 1290.0, "H-c": 1250.0, "H-d": 1180.0, "H-e": 1100.0}
+
+
+def tracker(**kw: float) -> StabilityTracker:
+    return StabilityTracker(**{"k": 3, "n": 3, "eps": 25.0, "min_ideas": 5, "min_matches": 20, **kw})
+
+
+def push(t: StabilityTracker, ratings: dict[str, float], ideas: int = 5, matches: int = 40) -> None:
+    t.push(ratings, ideas, matches)
+
+
+def test_same_top_k_within_eps_over_n_snapshots_is_stable() -> None:
+    t = tracker()
+    push(t, RATINGS)
+    push(t, {**RATINGS, "H-a": 1330.0})
+    assert not t.is_stable()  # fewer than n snapshots
+    push(t, {**RATINGS, "H-a": 1340.0, "H-e": 900.0})  # outside the top 3, anything may move
+    assert t.is_stable()
+
+
+def test_drift_at_or_above_eps_is_not_stable() -> None:
+    t = tracker()
+    for elo in (1320.0, 1330.0, 1345.0):  # H-a moved 25 points across the window
+        push(t, {**RATINGS, "H-a": elo})
+    assert not t.is_stable()
+    push(t, {**RATINGS, "H-a": 1345.0})
+    push(t, {**RATINGS, "H-a": 1345.0})  # the window slides: the last 3 snapshots agree
+    assert t.is_stable()
+
+
+def test_a_changed_top_k_set_is_not_stable() -> None:
+    t = tracker()
+    push(t, RATINGS)
+    push(t, RATINGS)
+    push(t, {**RATINGS, "H-d": 1260.0})  # H-d overtakes H-c
+    assert not t.is_stable()
+
+
+def test_guards_min_ideas_and_min_matches() -> None:
+    few_ideas, few_matches = tracker(), tracker()
+    for _ in range(3):
+        push(few_ideas, RATINGS, ideas=4)
+        push(few_matches, RATINGS, matches=19)
+    assert not few_ideas.is_stable() and not few_matches.is_stable()
+    push(few_matches, RATINGS, matches=20)  # the guards use the latest counts
+    assert few_matches.is_stable()
+
+
+def test_fewer_players_than_k_waits_for_a_full_top() -> None:
+    t = tracker(k=5, min_ideas=0, min_matches=0)
+    for _ in range(3):
+        push(t, {"H-a": 1216.0, "H-b": 1184.0}, ideas=5)
+    assert not t.is_stable()  # 5 hypotheses but only 2 players ranked: the top 5 is not filled yet
