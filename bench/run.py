@@ -44,8 +44,13 @@ def _session(models: str, *extra: str) -> tuple[float, float, dict]:
     env = {**os.environ, "COSCI_DATA_DIR": str(DATA), "PYTHONPATH": str(ROOT)}
     before = {p.name for p in (DATA / "sessions").glob("*")} if (DATA / "sessions").exists() else set()
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "cosci.run", "experiment=demo", f"models={models}",
-                           "session.name=bench", *extra], env=env, cwd=ROOT, capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "cosci.run", "experiment=demo", f"models={models}", "session.name=bench", *extra],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     wall = time.perf_counter() - t0
     if proc.returncode:
         raise RuntimeError(f"session failed: {proc.stderr[-2000:]}")
@@ -56,8 +61,13 @@ def _session(models: str, *extra: str) -> tuple[float, float, dict]:
     rec = SessionRecord.open(DATA / "sessions" / new[-1] / RECORD_FILE, new[-1])
     row = rec.sessions.get()
     tasks = rec.tasks.counts().get("done", 0)
-    summary = {"elapsed": row.elapsed_seconds, "tasks": tasks, "hypotheses": rec.hypotheses.count(),
-               "matches": rec.matches.count(), "stop": row.stop_reason}
+    summary = {
+        "elapsed": row.elapsed_seconds,
+        "tasks": tasks,
+        "hypotheses": rec.hypotheses.count(),
+        "matches": rec.matches.count(),
+        "stop": row.stop_reason,
+    }
     rec.close()
     return wall, rss_mb, summary
 
@@ -65,17 +75,33 @@ def _session(models: str, *extra: str) -> tuple[float, float, dict]:
 def bench_fake_session() -> list[Result]:
     wall, rss, s = _session("fake", "tools.offline=true", "run.seed=1")
     _session("fake", "tools.offline=true", "run.seed=2")
-    return [Result("fake demo session, wall (incl. Prefect start)", wall, "s", 90, False, f"stop {s['stop']}"),
-            Result("fake demo session, loop throughput", s["tasks"] / max(s["elapsed"], 1e-9), "tasks/s", 5, True,
-                   f"{s['tasks']} tasks, {s['hypotheses']} hypotheses, {s['matches']} matches"),
-            Result("fake demo session, peak RSS", rss, "MB", 1500, False)]
+    return [
+        Result("fake demo session, wall (incl. Prefect start)", wall, "s", 90, False, f"stop {s['stop']}"),
+        Result(
+            "fake demo session, loop throughput",
+            s["tasks"] / max(s["elapsed"], 1e-9),
+            "tasks/s",
+            5,
+            True,
+            f"{s['tasks']} tasks, {s['hypotheses']} hypotheses, {s['matches']} matches",
+        ),
+        Result("fake demo session, peak RSS", rss, "MB", 1500, False),
+    ]
 
 
 def bench_local_session() -> list[Result]:
     wall, rss, s = _session("local", "tools.offline=true")
-    return [Result("local demo session (embedded model), wall", wall, "s", 600, False,
-                   f"stop {s['stop']}: {s['hypotheses']} hypotheses, {s['matches']} matches, {s['tasks']} tasks"),
-            Result("local demo session, peak RSS", rss, "MB", 2500, False)]
+    return [
+        Result(
+            "local demo session (embedded model), wall",
+            wall,
+            "s",
+            600,
+            False,
+            f"stop {s['stop']}: {s['hypotheses']} hypotheses, {s['matches']} matches, {s['tasks']} tasks",
+        ),
+        Result("local demo session, peak RSS", rss, "MB", 2500, False),
+    ]
 
 
 def bench_gateway() -> list[Result]:
@@ -88,8 +114,12 @@ def bench_gateway() -> list[Result]:
 
     cfg = validate(compose(["experiment=demo", "models=fake", f"paths.data_dir={DATA}", "run.budget_usd=1000"]))
     gw = Gateway(cfg, TokenBudget(1000.0, {a: c.budget_share for a, c in cfg.agents.items()}, 0.08))
-    spec = CallSpec(route=gw.router.route("evolution", "simplify"), action="bench", system=[TextBlock("s", cache=True)],
-                    messages=[{"role": "user", "content": "propose one hypothesis"}])
+    spec = CallSpec(
+        route=gw.router.route("evolution", "simplify"),
+        action="bench",
+        system=[TextBlock("s", cache=True)],
+        messages=[{"role": "user", "content": "propose one hypothesis"}],
+    )
 
     async def many(n: int) -> float:
         t0 = time.perf_counter()
@@ -108,7 +138,9 @@ def bench_vectors() -> list[Result]:
     from cosci.llm.embeddings import hash_embed
     from cosci.vectors.store import VectorStore
 
-    texts = [f"Drug {i} inhibits target {i % 37} to deplete leukemic stem cells in context {i % 11}" for i in range(1000)]
+    texts = [
+        f"Drug {i} inhibits target {i % 37} to deplete leukemic stem cells in context {i % 11}" for i in range(1000)
+    ]
     t0 = time.perf_counter()
     vecs = hash_embed(texts)
     embed_rate = len(texts) / (time.perf_counter() - t0)
@@ -126,9 +158,11 @@ def bench_vectors() -> list[Result]:
     cluster(store.matrix(ids), 0.15)
     cluster_s = time.perf_counter() - t0
     assert np.isfinite(vecs).all()
-    return [Result("hash embeddings", embed_rate, "texts/s", 200, True),
-            Result("dedup nearest-neighbour query, 1000 hypotheses", per_query_ms, "ms", 1.0, False),
-            Result("agglomerative clustering, 300 hypotheses", cluster_s, "s", 2.0, False)]
+    return [
+        Result("hash embeddings", embed_rate, "texts/s", 200, True),
+        Result("dedup nearest-neighbour query, 1000 hypotheses", per_query_ms, "ms", 1.0, False),
+        Result("agglomerative clustering, 300 hypotheses", cluster_s, "s", 2.0, False),
+    ]
 
 
 def bench_record() -> list[Result]:
@@ -140,19 +174,38 @@ def bench_record() -> list[Result]:
 
     with tempfile.TemporaryDirectory() as tmp:
         rec = SessionRecord.open(Path(tmp) / "r.sqlite", "s-bench")
-        rec.sessions.create(goal="g", config_snapshot={}, overrides=[], models_choice="fake", budget_usd=1,
-                            budget_tokens=None, wall_clock_seconds=1)
+        rec.sessions.create(
+            goal="g",
+            config_snapshot={},
+            overrides=[],
+            models_choice="fake",
+            budget_usd=1,
+            budget_tokens=None,
+            wall_clock_seconds=1,
+        )
         for i in range(50):
-            rec.hypotheses.insert(f"H-{i:012x}", RecordHypothesis(title=f"t{i}", statement=f"s{i}", mechanism="m",
-                                  entities=[], anticipated_outcomes="", novelty_argument="", citations=[]),
-                                  elo=1200, task_id=None)
+            rec.hypotheses.insert(
+                f"H-{i:012x}",
+                RecordHypothesis(
+                    title=f"t{i}",
+                    statement=f"s{i}",
+                    mechanism="m",
+                    entities=[],
+                    anticipated_outcomes="",
+                    novelty_argument="",
+                    citations=[],
+                ),
+                elo=1200,
+                task_id=None,
+            )
         t0 = time.perf_counter()
         n = 1000
         for i in range(n):
             a, b = f"H-{i % 50:012x}", f"H-{(i * 7 + 1) % 50:012x}"
             if a != b:
-                rec.matches.apply(f"M-{i}", a, b, mode="pairwise", winner=a, rule=EloRule(), rationale="", transcript=[],
-                                  task_id=None)
+                rec.matches.apply(
+                    f"M-{i}", a, b, mode="pairwise", winner=a, rule=EloRule(), rationale="", transcript=[], task_id=None
+                )
         rate = n / (time.perf_counter() - t0)
         rec.close()
     return [Result("Elo match applied (transaction: match, journal, ratings)", rate, "matches/s", 500, True)]
@@ -175,27 +228,43 @@ def bench_local_model() -> list[Result]:
     load = time.perf_counter() - t0
     system = [TextBlock(render("_safety_preamble"), cache=True)]
     user = "Propose one hypothesis: an approved drug to repurpose for acute myeloid leukemia, with its target."
-    spec = CallSpec(route=gw.router.route("evolution", "simplify"), action="bench", system=system,
-                    messages=[{"role": "user", "content": user}])
+    spec = CallSpec(
+        route=gw.router.route("evolution", "simplify"),
+        action="bench",
+        system=system,
+        messages=[{"role": "user", "content": user}],
+    )
     t0 = time.perf_counter()
     asyncio.run(call_record(gw, spec, RecordHypothesis))
     record_s = time.perf_counter() - t0
-    verdict = CallSpec(route=gw.router.route("ranking", "pairwise"), action="bench", system=system,
-                       messages=[{"role": "user", "content": "Hypothesis 1: metformin. Hypothesis 2: disulfiram. "
-                                  "Which is the better idea?"}], response_schema=tool_schema(TournamentVerdict))
+    verdict = CallSpec(
+        route=gw.router.route("ranking", "pairwise"),
+        action="bench",
+        system=system,
+        messages=[
+            {"role": "user", "content": "Hypothesis 1: metformin. Hypothesis 2: disulfiram. Which is the better idea?"}
+        ],
+        response_schema=tool_schema(TournamentVerdict),
+    )
     t0 = time.perf_counter()
     asyncio.run(gw.complete(verdict))
     verdict_s = time.perf_counter() - t0
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return [Result("embedded model load", load, "s", 5, False),
-            Result("embedded model: validated record_hypothesis", record_s, "s", 30, False),
-            Result("embedded model: constrained tournament verdict", verdict_s, "s", 10, False),
-            Result("process RSS with the embedded model", rss, "MB", 1200, False)]
+    return [
+        Result("embedded model load", load, "s", 5, False),
+        Result("embedded model: validated record_hypothesis", record_s, "s", 30, False),
+        Result("embedded model: constrained tournament verdict", verdict_s, "s", 10, False),
+        Result("process RSS with the embedded model", rss, "MB", 1200, False),
+    ]
 
 
 BENCHES: dict[str, Callable[[], list[Result]]] = {
-    "record": bench_record, "vectors": bench_vectors, "gateway": bench_gateway, "fake_session": bench_fake_session,
-    "local_model": bench_local_model, "local_session": bench_local_session,
+    "record": bench_record,
+    "vectors": bench_vectors,
+    "gateway": bench_gateway,
+    "fake_session": bench_fake_session,
+    "local_model": bench_local_model,
+    "local_session": bench_local_session,
 }
 
 
@@ -208,8 +277,19 @@ def report() -> None:
     except Exception as exc:  # no sessions ran
         print(f"(no session comparison: {exc})")
         return
-    cols = [c for c in ("session_id", "param.models", "tag.stop_reason", "metric.final_top1_elo",
-                        "metric.final_matches", "metric.final_spent_usd", "metric.final_wall_seconds") if c in frame.columns]
+    cols = [
+        c
+        for c in (
+            "session_id",
+            "param.models",
+            "tag.stop_reason",
+            "metric.final_top1_elo",
+            "metric.final_matches",
+            "metric.final_spent_usd",
+            "metric.final_wall_seconds",
+        )
+        if c in frame.columns
+    ]
     print(frame.select(cols))
     for p in plots:
         print(f"wrote {p}")
@@ -229,7 +309,10 @@ def main(argv: list[str] | None = None) -> int:
     print("| benchmark | measured | target | ok | note |\n|---|---|---|---|---|")
     for r in results:
         sign = ">=" if r.higher_is_better else "<="
-        print(f"| {r.name} | {r.value:.3g} {r.unit} | {sign} {r.target:g} {r.unit} | {'yes' if r.ok else 'NO'} | {r.note} |")
+        print(
+            f"| {r.name} | {r.value:.3g} {r.unit} | {sign} {r.target:g} {r.unit} "
+            f"| {'yes' if r.ok else 'NO'} | {r.note} |"
+        )
     (RESULTS / "latest.json").write_text(json.dumps([asdict(r) | {"ok": r.ok} for r in results], indent=2))
     if any(n.endswith("session") for n in names):
         report()

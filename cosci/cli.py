@@ -57,13 +57,14 @@ def is_running(root: Path, sid: str) -> bool:
 
 def frozen_config(record: SessionRecord, overrides: Sequence[str]) -> CosciConfig:
     """The session's frozen config snapshot with ``key=value`` overrides applied (validated again)."""
-    from omegaconf import OmegaConf
+    from omegaconf import DictConfig, OmegaConf
 
     snapshot = OmegaConf.create(record.sessions.get().config_snapshot)
     try:
         merged = OmegaConf.merge(snapshot, OmegaConf.from_dotlist(list(overrides)))
     except Exception as exc:
         raise ConfigError(f"resume overrides: {' '.join(str(exc).split())}") from None
+    assert isinstance(merged, DictConfig)
     return validate(merged, require_goal=True)
 
 
@@ -77,8 +78,10 @@ def cmd_list(args: argparse.Namespace) -> None:
     for sid in sids:
         rec = open_session(root, sid)
         row = rec.sessions.get()
-        print(f"{sid}  {row.status:8s} {row.stop_reason or '-':10s} {rec.hypotheses.count():3d} hypotheses  "
-              f"{rec.matches.count():4d} matches  {' '.join(row.research_goal.split())[:60]}")
+        print(
+            f"{sid}  {row.status:8s} {row.stop_reason or '-':10s} {rec.hypotheses.count():3d} hypotheses  "
+            f"{rec.matches.count():4d} matches  {' '.join(row.research_goal.split())[:60]}"
+        )
         rec.close()
 
 
@@ -94,14 +97,21 @@ def cmd_status(args: argparse.Namespace) -> None:
     print(f"session      {row.id} ({row.status}{', running now' if running else ''})")
     print(f"goal         {' '.join(row.research_goal.split())[:200]}")
     print(f"stop reason  {row.stop_reason or '-'}")
-    print(f"hypotheses   {rec.hypotheses.count()} ({', '.join(f'{k} {v}' for k, v in sorted(states.items())) or 'none'})")
+    print(
+        f"hypotheses   {rec.hypotheses.count()} ({', '.join(f'{k} {v}' for k, v in sorted(states.items())) or 'none'})"
+    )
     print(f"reviews      {len(rec.hypotheses.reviews())}")
     print(f"matches      {rec.matches.count()} ({rec.matches.count(valid_only=True)} with a valid verdict)")
-    print(f"feedback     {len(rec.logs.feedback(source='meta_review'))} system, {len(rec.logs.feedback(source='human'))} researcher")
+    print(
+        f"feedback     {len(rec.logs.feedback(source='meta_review'))} system, "
+        f"{len(rec.logs.feedback(source='human'))} researcher"
+    )
     print(f"tasks        {', '.join(f'{k} {v}' for k, v in sorted(rec.tasks.counts().items()))}")
     total = sum(s["usd"] for s in spend.values())
-    print(f"spent        ${total:.4f} of ${row.budget_usd:.2f}  "
-          + ", ".join(f"{a} ${s['usd']:.4f}" for a, s in sorted(spend.items())))
+    print(
+        f"spent        ${total:.4f} of ${row.budget_usd:.2f}  "
+        + ", ".join(f"{a} ${s['usd']:.4f}" for a, s in sorted(spend.items()))
+    )
     print(f"active time  {row.elapsed_seconds:.0f} s of {row.wall_clock_seconds:.0f} s")
     if row.mlflow_run_id:
         print(f"mlflow run   {row.mlflow_run_id}")
@@ -131,8 +141,10 @@ def _set_status(args: argparse.Namespace, status: str) -> None:
     rec.logs.event(f"external_{args.command}", {"requested_status": status})
     rec.close()
     if is_running(root, args.session):
-        print(f"{args.session}: {args.command} requested; the running session will "
-              + ("hold after its current actions" if status == "paused" else "stop and write its overview"))
+        print(
+            f"{args.session}: {args.command} requested; the running session will "
+            + ("hold after its current actions" if status == "paused" else "stop and write its overview")
+        )
     else:
         print(f"{args.session}: marked {status}; it is not running - `cosci resume {args.session}` continues it")
 
@@ -216,8 +228,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--data-dir", help="data directory (default $COSCI_DATA_DIR or ./data)")
     sub = p.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="list sessions").set_defaults(func=cmd_list)
-    for name, func, help_ in (("status", cmd_status, "session counts and spend"),
-                              ("report", cmd_report, "print the research overview")):
+    for name, func, help_ in (
+        ("status", cmd_status, "session counts and spend"),
+        ("report", cmd_report, "print the research overview"),
+    ):
         sp = sub.add_parser(name, help=help_)
         sp.add_argument("session")
         sp.set_defaults(func=func)
@@ -267,4 +281,3 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 if __name__ == "__main__":
     main()
-

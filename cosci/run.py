@@ -13,6 +13,7 @@ import itertools
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 from pathlib import Path
 
 import hydra
@@ -46,7 +47,7 @@ def expand_sweep(overrides: Sequence[str]) -> list[list[str]]:
             key = ov.get_key_element()
             axes.append([f"{key}={v}" for v in ov.sweep_string_iterator()])
         else:
-            axes.append([ov.input_line])
+            axes.append([ov.input_line or f"{ov.get_key_element()}={ov.get_value_element_as_str()}"])
     return [list(job) for job in itertools.product(*axes)]
 
 
@@ -75,7 +76,7 @@ def parallel_launcher(job: Sequence[str]) -> bool:
     return any(o.startswith("hydra/launcher=") and o.split("=", 1)[1] not in ("basic", "") for o in job)
 
 
-def _sweep_context(hc: HydraConfig, data_dir: Path) -> None:
+def _sweep_context(hc: Any, data_dir: Path) -> None:
     """In a multirun job: find the sweep's MLflow parent run; give parallel jobs their own Prefect home."""
     from hydra.types import RunMode
 

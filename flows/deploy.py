@@ -37,14 +37,18 @@ async def scheduled_session(overrides: list[str]) -> dict[str, Any]:
     return await session_flow(config.model_dump(mode="json"), list(overrides), config.models.name, None)
 
 
-def serve_deployment(config: CosciConfig, overrides: Sequence[str], *, cron: str | None = None,
-                     name: str | None = None) -> None:
+def serve_deployment(
+    config: CosciConfig, overrides: Sequence[str], *, cron: str | None = None, name: str | None = None
+) -> None:
     """Serve the deployment (blocks until interrupted)."""
     if "PREFECT_API_URL" not in os.environ:
-        print("cosci serve: PREFECT_API_URL is not set; serving against a temporary local Prefect server "
-              "(start `prefect server start` and export PREFECT_API_URL=http://127.0.0.1:4200/api to keep history)")
+        print(
+            "cosci serve: PREFECT_API_URL is not set; serving against a temporary local Prefect server "
+            "(start `prefect server start` and export PREFECT_API_URL=http://127.0.0.1:4200/api to keep history)"
+        )
     deployment = name or config.schedule.deployment
     schedule = cron or config.schedule.cron
     print(f"serving '{FLOW_NAME}/{deployment}' on cron '{schedule}' with overrides {list(overrides)}", flush=True)
-    scheduled_session.serve(name=deployment, cron=schedule, parameters={"overrides": list(overrides)},
-                            print_starting_message=False)
+    scheduled_session.serve(
+        name=deployment, cron=schedule, parameters={"overrides": list(overrides)}, print_starting_message=False
+    )

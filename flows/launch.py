@@ -14,10 +14,17 @@ from cosci.config.schema import CosciConfig
 from cosci.session.summary import SessionSummary
 from flows.env import prepare
 
-
-NOISY = {"prefect": logging.CRITICAL, "alembic": logging.WARNING, "mlflow": logging.WARNING,
-         "LiteLLM": logging.ERROR, "httpx": logging.WARNING, "faiss": logging.WARNING,
-         "matplotlib": logging.WARNING, "docket": logging.ERROR, "uvicorn": logging.ERROR}
+NOISY = {
+    "prefect": logging.CRITICAL,
+    "alembic": logging.WARNING,
+    "mlflow": logging.WARNING,
+    "LiteLLM": logging.ERROR,
+    "httpx": logging.WARNING,
+    "faiss": logging.WARNING,
+    "matplotlib": logging.WARNING,
+    "docket": logging.ERROR,
+    "uvicorn": logging.ERROR,
+}
 """Loggers kept out of the researcher's terminal (task failures are in the record and the summary)."""
 
 
@@ -39,8 +46,14 @@ def quiet_logging(log_file: Path | None = None) -> None:
         logger.addHandler(handler)
 
 
-def run_session(config: CosciConfig, *, overrides: list[str], choices: dict[str, Any] | None = None,
-                resume_id: str | None = None, ui: bool = True) -> SessionSummary:
+def run_session(
+    config: CosciConfig,
+    *,
+    overrides: list[str],
+    choices: dict[str, Any] | None = None,
+    resume_id: str | None = None,
+    ui: bool = True,
+) -> SessionSummary:
     """Run (or resume) one session to its end and print its summary to stderr.
 
     Raises:
@@ -57,8 +70,11 @@ def run_session(config: CosciConfig, *, overrides: list[str], choices: dict[str,
     models_choice = str((choices or {}).get("models") or config.models.name)
     if resume_id is None:
         console.print(f"[dim]{estimate_session(config).line()}[/dim]")
-    data = asyncio.run(session_flow(config.model_dump(mode="json"), list(overrides), models_choice, resume_id,
-                                    ui=ui and sys.stderr.isatty()))
+    data = asyncio.run(
+        session_flow(
+            config.model_dump(mode="json"), list(overrides), models_choice, resume_id, ui=ui and sys.stderr.isatty()
+        )
+    )
     summary = SessionSummary(**data)
     for line in summary.lines():
         console.print(line)

@@ -38,8 +38,15 @@ def action_spec(rt: SessionRuntime, t: Task) -> dict[str, Any]:
     """The plain-data identity of an action: what its cache key is built from."""
     modes = rt.config.agents[t.agent].modes
     models = sorted({rt.gateway.router.route(t.agent, m).model for m in modes})
-    return {"session": rt.session_id, "agent": t.agent, "action": t.action, "task_id": t.id,
-            "target_id": t.target_id, "payload": t.payload, "models": models}
+    return {
+        "session": rt.session_id,
+        "agent": t.agent,
+        "action": t.action,
+        "task_id": t.id,
+        "target_id": t.target_id,
+        "payload": t.payload,
+        "models": models,
+    }
 
 
 def action_cache_key(context: TaskRunContext, parameters: dict[str, Any]) -> str:
@@ -69,7 +76,7 @@ async def agent_action(session_id: str, spec: dict[str, Any]) -> dict[str, Any]:
     return json.loads(result.to_json())
 
 
-def make_runner(rt: SessionRuntime):  # noqa: ANN201 - returns the Supervisor's Runner
+def make_runner(rt: SessionRuntime):
     results = Path(rt.folder / "prefect_results").resolve()
     results.mkdir(parents=True, exist_ok=True)
     max_attempts = rt.config.lease.max_attempts
@@ -77,18 +84,30 @@ def make_runner(rt: SessionRuntime):  # noqa: ANN201 - returns the Supervisor's 
     async def run(t: Task) -> TaskResult:
         retries = max(0, max_attempts - t.attempts - 1)
         action = agent_action.with_options(
-            name=f"{t.agent}/{t.action}", task_run_name=f"{t.agent}/{t.action} {t.target_id or t.id}",
-            cache_key_fn=action_cache_key, result_storage=results, result_serializer="json", persist_result=True,
-            retries=retries, retry_delay_seconds=exponential_backoff(backoff_factor=1.0), retry_jitter_factor=0.5,
-            retry_condition_fn=_retryable)
+            name=f"{t.agent}/{t.action}",
+            task_run_name=f"{t.agent}/{t.action} {t.target_id or t.id}",
+            cache_key_fn=action_cache_key,
+            result_storage=results,
+            result_serializer="json",
+            persist_result=True,
+            retries=retries,
+            retry_delay_seconds=exponential_backoff(backoff_factor=1.0),
+            retry_jitter_factor=0.5,
+            retry_condition_fn=_retryable,
+        )
         return TaskResult.from_dict(await action(rt.session_id, action_spec(rt, t)))
 
     return run
 
 
 @flow(name="cosci-session", persist_result=False, log_prints=False, validate_parameters=False)
-async def session_flow(config_data: dict[str, Any], overrides: list[str], models_choice: str,
-                       resume_id: str | None = None, ui: bool = False) -> dict[str, Any]:
+async def session_flow(
+    config_data: dict[str, Any],
+    overrides: list[str],
+    models_choice: str,
+    resume_id: str | None = None,
+    ui: bool = False,
+) -> dict[str, Any]:
     """Run (or resume) one session to its end; returns the :class:`SessionSummary` as plain data."""
     config = CosciConfig.model_validate(config_data)
     rt = await SessionRuntime.open(config, session_id=resume_id, overrides=overrides, models_choice=models_choice)

@@ -15,14 +15,28 @@ import pytest
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from cosci.config.load import compose, validate  # noqa: E402
-from cosci.config.schema import CosciConfig  # noqa: E402
-from cosci.llm.fake import FAKE, FakeBackend  # noqa: E402
+from cosci.config.load import compose, validate
+from cosci.config.schema import CosciConfig
+from cosci.llm.fake import FAKE, FakeBackend
 
-API_KEYS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY", "VOYAGE_API_KEY",
-            "TAVILY_API_KEY", "BRAVE_API_KEY", "NCBI_API_KEY")
-FAST = ["experiment=demo", "models=fake", "tools.offline=true", "tracking.enabled=false",
-        "retry.base_delay_seconds=0", "retry.max_delay_seconds=0"]
+API_KEYS = (
+    "ANTHROPIC_API_KEY",
+    "OPENAI_API_KEY",
+    "GEMINI_API_KEY",
+    "OPENROUTER_API_KEY",
+    "VOYAGE_API_KEY",
+    "TAVILY_API_KEY",
+    "BRAVE_API_KEY",
+    "NCBI_API_KEY",
+)
+FAST = [
+    "experiment=demo",
+    "models=fake",
+    "tools.offline=true",
+    "tracking.enabled=false",
+    "retry.base_delay_seconds=0",
+    "retry.max_delay_seconds=0",
+]
 """The overrides every test config starts from: the demo goal on the fake, offline tools, no tracking."""
 
 
@@ -32,10 +46,12 @@ def make_config(data_dir: Path, *overrides: str) -> CosciConfig:
 
 
 @pytest.fixture(autouse=True)
-def _offline_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def _offline_env(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("COSCI_DATA_DIR", str(tmp_path / "data"))
+    if request.node.get_closest_marker("live"):
+        return  # opt-in tests against real providers keep their keys
     for key in API_KEYS:
         monkeypatch.delenv(key, raising=False)
-    monkeypatch.setenv("COSCI_DATA_DIR", str(tmp_path / "data"))
 
 
 @pytest.fixture

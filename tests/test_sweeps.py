@@ -23,11 +23,12 @@ FAKE = ["experiment=demo", "models=fake", "tools.offline=true"]
 def _cosci(args: list[str], cwd: Path, module: str = "cosci.run") -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
     env.update(COSCI_DATA_DIR=str(cwd / "data"), PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", module, *args], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=900)
+    return subprocess.run(
+        [sys.executable, "-m", module, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=900
+    )
 
 
-def _hydra_config(*overrides: str):  # noqa: ANN202
+def _hydra_config(*overrides: str):
     GlobalHydra.instance().clear()
     with initialize_config_dir(config_dir=str(conf_dir()), version_base="1.3"):
         cfg = compose("config", overrides=list(overrides), return_hydra_config=True)
@@ -48,12 +49,16 @@ def test_two_by_two_multirun_is_one_parent_with_four_children(tmp_path: Path) ->
     children = [r for r in runs if r.data.tags.get("mlflow.parentRunId") == parent.info.run_id]
     assert len(children) == 4
     assert {c.data.tags["cosci.sweep_overrides"].lower() for c in children} == {
-        f"experiment=demo models=fake tools.offline=true run.seed={s} run.n_initial={n}" for s in (1, 2) for n in (2, 3)}
+        f"experiment=demo models=fake tools.offline=true run.seed={s} run.n_initial={n}" for s in (1, 2) for n in (2, 3)
+    }
     assert parent.info.status == "FINISHED" or client.get_run(parent.info.run_id).info.status == "FINISHED"
     assert {a.path for a in client.list_artifacts(parent.info.run_id)} >= {"sweep_summary.parquet", "sweep_summary.md"}
     out = tmp_path / "compare"
-    shown = _cosci(["--data-dir", str(tmp_path / "data"), "compare", "--parent", parent.info.run_id,
-                    "--out", str(out)], tmp_path, module="cosci.cli")
+    shown = _cosci(
+        ["--data-dir", str(tmp_path / "data"), "compare", "--parent", parent.info.run_id, "--out", str(out)],
+        tmp_path,
+        module="cosci.cli",
+    )
     assert shown.returncode == 0, shown.stderr
     rows = [ln for ln in shown.stdout.splitlines() if ln.startswith("│ s-")]
     assert len(rows) == 4
@@ -88,7 +93,7 @@ def test_a_bad_launcher_value_is_rejected() -> None:
     from cosci.config.load import ConfigError
     from cosci.config.load import compose as cosci_compose
 
-    with pytest.raises(ConfigError, match="launcher.slurm.mem_gb"):
+    with pytest.raises(ConfigError, match=r"launcher\.slurm\.mem_gb"):
         validate(cosci_compose([*FAKE, "launcher.slurm.mem_gb=0"]))
 
 

@@ -22,13 +22,24 @@ reviews for the top hypotheses; re-clustering of unclustered hypotheses.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from cosci.config.schema import CosciConfig
 from cosci.domain import Task, TaskResult
 from cosci.store import PRIORITY, SessionRecord
 
-PRIORITIES = {"generation": 100, "reflection": 100, "add": 80, "focus": 80, "batch": 120, "evolution": 100,
-              "metareview": 90, "proximity": 100, "final": 10, "parse_goal": 10}
+PRIORITIES = {
+    "generation": 100,
+    "reflection": 100,
+    "add": 80,
+    "focus": 80,
+    "batch": 120,
+    "evolution": 100,
+    "metareview": 90,
+    "proximity": 100,
+    "final": 10,
+    "parse_goal": 10,
+}
 
 
 class Scheduler:
@@ -44,11 +55,13 @@ class Scheduler:
         self.tasks = record.tasks
         self.exhausted: set[str] = set()
 
-    def _enqueue(self, agent: str, action: str, key: str, priority: int, **kw: object) -> int:
+    def _enqueue(self, agent: str, action: str, key: str, priority: int, *, target_id: str | None = None,
+                 payload: dict[str, Any] | None = None) -> int:
         if agent in self.exhausted:
             return 0
-        return int(self.tasks.enqueue(agent, action, key, priority=priority,
-                                      max_attempts=self.config.lease.max_attempts, **kw) is not None)  # type: ignore[arg-type]
+        tid = self.tasks.enqueue(agent, action, key, target_id=target_id, payload=payload, priority=priority,
+                                 max_attempts=self.config.lease.max_attempts)
+        return int(tid is not None)
 
     # --- bootstrap and follow-ups ------------------------------------------------------------------------
     def bootstrap(self) -> int:
@@ -60,8 +73,9 @@ class Scheduler:
         return "debate" if math.floor((index + 1) * f) > math.floor(index * f) else "literature"
 
     def enqueue_generation(self, key: str, index: int, action: str = "GenerateHypothesis") -> int:
-        return self._enqueue("generation", action, key, PRIORITIES["generation"],
-                             payload={"strategy": self.generation_strategy(index)})
+        return self._enqueue(
+            "generation", action, key, PRIORITIES["generation"], payload={"strategy": self.generation_strategy(index)}
+        )
 
     def follow_ups(self, task: Task, result: TaskResult) -> int:
         """Apply the follow-up rules for one finished task; returns the number of tasks enqueued."""
@@ -74,19 +88,32 @@ class Scheduler:
                 n += self.review(hid, "full")
         elif result.kind == "review_completed" and result.detail.get("kind", "full") == "full":
             for hid in result.hypothesis_ids:
-                n += self._enqueue("ranking", "AddToTournament", f"ranking::add::{hid}", PRIORITIES["add"],
-                                   target_id=hid)
+                n += self._enqueue(
+                    "ranking", "AddToTournament", f"ranking::add::{hid}", PRIORITIES["add"], target_id=hid
+                )
         elif result.kind == "added_to_tournament":
             for hid in result.hypothesis_ids:
-                n += self._enqueue("ranking", "RunTournamentBatch", f"ranking::focus::{hid}", PRIORITIES["focus"],
-                                   target_id=hid, payload={"focus_id": hid})
+                n += self._enqueue(
+                    "ranking",
+                    "RunTournamentBatch",
+                    f"ranking::focus::{hid}",
+                    PRIORITIES["focus"],
+                    target_id=hid,
+                    payload={"focus_id": hid},
+                )
         elif result.kind == "tournament_match_complete":
             n += self.periodic()
         return n
 
     def review(self, hid: str, kind: str) -> int:
-        return self._enqueue("reflection", "ReviewHypothesis", f"reflection::{hid}::{kind}", PRIORITIES["reflection"],
-                             target_id=hid, payload={"kind": kind})
+        return self._enqueue(
+            "reflection",
+            "ReviewHypothesis",
+            f"reflection::{hid}::{kind}",
+            PRIORITIES["reflection"],
+            target_id=hid,
+            payload={"kind": kind},
+        )
 
     def periodic(self) -> int:
         """Proximity every ``full_recluster_every_matches`` matches; system feedback every ``every_matches``."""
@@ -94,8 +121,9 @@ class Scheduler:
         n = 0
         every = self.config.vectors.full_recluster_every_matches
         if matches >= every:
-            n += self._enqueue("proximity", "UpdateProximityGraph", f"proximity::{matches // every}",
-                               PRIORITIES["proximity"])
+            n += self._enqueue(
+                "proximity", "UpdateProximityGraph", f"proximity::{matches // every}", PRIORITIES["proximity"]
+            )
         return n + self.system_feedback()
 
     def system_feedback(self) -> int:
@@ -103,16 +131,22 @@ class Scheduler:
         matches = self.record.matches.count(valid_only=True)
         feedback = len(self.record.logs.feedback(source="meta_review"))
         if matches >= (feedback + 1) * self.config.metareview.every_matches:
-            return self._enqueue("metareview", "GenerateSystemFeedback",
-                                 f"metareview::system::{feedback + 1}", PRIORITIES["metareview"])
+            return self._enqueue(
+                "metareview", "GenerateSystemFeedback", f"metareview::system::{feedback + 1}", PRIORITIES["metareview"]
+            )
         return 0
 
     def reconcile(self) -> int:
         """On resume: make sure every hypothesis has the follow-up its state calls for (idempotent)."""
         n = 0
         for h in self.record.hypotheses.all(states=("draft", "reviewed")):
-            n += self.review(h.id, "full") if h.state == "draft" else self._enqueue(
-                "ranking", "AddToTournament", f"ranking::add::{h.id}", PRIORITIES["add"], target_id=h.id)
+            n += (
+                self.review(h.id, "full")
+                if h.state == "draft"
+                else self._enqueue(
+                    "ranking", "AddToTournament", f"ranking::add::{h.id}", PRIORITIES["add"], target_id=h.id
+                )
+            )
         return n
 
     # --- idle refinement ---------------------------------------------------------------------------------
@@ -129,22 +163,33 @@ class Scheduler:
         pool = hyps.count()
         open_new = self.tasks.open_count("generation") + self.tasks.open_count("evolution")
         unranked = len(hyps.all(states=("draft", "reviewed"))) + sum(
-            1 for p in players if p.matches_played < cfg.evolution.mature_matches)
+            1 for p in players if p.matches_played < cfg.evolution.mature_matches
+        )
         generation_cap = max(cfg.run.n_initial, math.floor(cfg.run.max_ideas * (1 - cfg.evolution.pool_share)))
-        attempts = self.tasks.count("generation", "GenerateHypothesis") + self.tasks.count("generation", "CreateInitialHypotheses")
+        attempts = self.tasks.count("generation", "GenerateHypothesis") + self.tasks.count(
+            "generation", "CreateInitialHypotheses"
+        )
         backlog_ok = unranked + open_new < 2 * cfg.run.concurrency
-        if (pool + open_new < generation_cap and backlog_ok and attempts < 3 * cfg.run.max_ideas):
+        if pool + open_new < generation_cap and backlog_ok and attempts < 3 * cfg.run.max_ideas:
             for _ in range(min(cfg.run.concurrency, generation_cap - pool - open_new)):
                 n += self.enqueue_generation(f"generation::grow::{attempts}", attempts)
                 attempts += 1
         mature = [p for p in players if p.matches_played >= cfg.evolution.mature_matches]
-        if (len(mature) >= cfg.evolution.min_mature and pool + open_new < cfg.run.max_ideas
-                and not self.tasks.open_count("evolution")
-                and self.tasks.count("evolution", "EvolveHypotheses") < 3 * cfg.run.max_ideas):
+        if (
+            len(mature) >= cfg.evolution.min_mature
+            and pool + open_new < cfg.run.max_ideas
+            and not self.tasks.open_count("evolution")
+            and self.tasks.count("evolution", "EvolveHypotheses") < 3 * cfg.run.max_ideas
+        ):
             k = self.tasks.count("evolution", "EvolveHypotheses")
             strategy = cfg.evolution.strategies[k % len(cfg.evolution.strategies)]
-            n += self._enqueue("evolution", "EvolveHypotheses", f"evolution::{k}", PRIORITIES["evolution"],
-                               payload={"strategy": strategy})
+            n += self._enqueue(
+                "evolution",
+                "EvolveHypotheses",
+                f"evolution::{k}",
+                PRIORITIES["evolution"],
+                payload={"strategy": strategy},
+            )
         n += self.system_feedback()
         top_mature = sorted(mature, key=lambda p: (-p.elo, p.id))
         for p in top_mature[: cfg.reflection.verification_top_k]:
@@ -152,19 +197,26 @@ class Scheduler:
         for p in top_mature[: cfg.reflection.observation_top_k]:
             n += self.review(p.id, "observation")
         if any(h.dedup_cluster is None for h in hyps.all()) and len(players) >= 2:
-            n += self._enqueue("proximity", "UpdateProximityGraph",
-                               f"proximity::idle::{self.record.matches.count()}", PRIORITIES["proximity"])
+            n += self._enqueue(
+                "proximity",
+                "UpdateProximityGraph",
+                f"proximity::idle::{self.record.matches.count()}",
+                PRIORITIES["proximity"],
+            )
         return n
 
     def pool_complete(self) -> bool:
         """MAX_IDEAS: the pool is full, nothing new is on its way, and every player has been ranked enough."""
         cfg = self.config
         players = self.record.hypotheses.ranked()
-        return (self.record.hypotheses.count() >= cfg.run.max_ideas
-                and not self.tasks.open_count("generation") and not self.tasks.open_count("evolution")
-                and not self.tasks.open_count("reflection")
-                and not self.record.hypotheses.all(states=("draft", "reviewed"))
-                and all(p.matches_played >= cfg.evolution.mature_matches for p in players))
+        return (
+            self.record.hypotheses.count() >= cfg.run.max_ideas
+            and not self.tasks.open_count("generation")
+            and not self.tasks.open_count("evolution")
+            and not self.tasks.open_count("reflection")
+            and not self.record.hypotheses.all(states=("draft", "reviewed"))
+            and all(p.matches_played >= cfg.evolution.mature_matches for p in players)
+        )
 
 
 __all__ = ["PRIORITIES", "PRIORITY", "Scheduler"]

@@ -11,25 +11,67 @@ from cosci.store import SessionRecord
 
 def leaderboard_frame(record: SessionRecord) -> pl.DataFrame:
     """One row per hypothesis, best Elo first: id, title, elo, matches, wins, state, cluster, strategy, parents."""
-    rows = [{"id": h.id, "title": h.title, "elo": h.elo, "matches": h.matches_played, "wins": h.wins,
-             "state": h.state, "cluster": h.dedup_cluster, "strategy": h.strategy, "parents": h.parent_ids,
-             "statement": h.statement}
-            for h in sorted(record.hypotheses.all(), key=lambda h: (-h.elo, h.id))]
-    schema = {"id": pl.Utf8, "title": pl.Utf8, "elo": pl.Float64, "matches": pl.Int64, "wins": pl.Int64,
-              "state": pl.Utf8, "cluster": pl.Int64, "strategy": pl.Utf8, "parents": pl.List(pl.Utf8),
-              "statement": pl.Utf8}
+    rows = [
+        {
+            "id": h.id,
+            "title": h.title,
+            "elo": h.elo,
+            "matches": h.matches_played,
+            "wins": h.wins,
+            "state": h.state,
+            "cluster": h.dedup_cluster,
+            "strategy": h.strategy,
+            "parents": h.parent_ids,
+            "statement": h.statement,
+        }
+        for h in sorted(record.hypotheses.all(), key=lambda h: (-h.elo, h.id))
+    ]
+    schema: dict[str, pl.DataType | type[pl.DataType]] = {
+        "id": pl.Utf8,
+        "title": pl.Utf8,
+        "elo": pl.Float64,
+        "matches": pl.Int64,
+        "wins": pl.Int64,
+        "state": pl.Utf8,
+        "cluster": pl.Int64,
+        "strategy": pl.Utf8,
+        "parents": pl.List(pl.Utf8),
+        "statement": pl.Utf8,
+    }
     return pl.DataFrame(rows, schema=schema)
 
 
 def matches_frame(record: SessionRecord) -> pl.DataFrame:
     """One row per tournament match, oldest first (Elo in points, ``created_at`` in epoch seconds)."""
-    rows = [{"id": m.id, "hyp_a": m.hyp_a, "hyp_b": m.hyp_b, "mode": m.mode, "winner": m.winner,
-             "verdict_valid": m.verdict_valid, "elo_a_before": m.elo_a_before, "elo_b_before": m.elo_b_before,
-             "elo_a_after": m.elo_a_after, "elo_b_after": m.elo_b_after, "created_at": m.created_at}
-            for m in record.matches.all()]
-    schema = {"id": pl.Utf8, "hyp_a": pl.Utf8, "hyp_b": pl.Utf8, "mode": pl.Utf8, "winner": pl.Utf8,
-              "verdict_valid": pl.Boolean, "elo_a_before": pl.Float64, "elo_b_before": pl.Float64,
-              "elo_a_after": pl.Float64, "elo_b_after": pl.Float64, "created_at": pl.Float64}
+    rows = [
+        {
+            "id": m.id,
+            "hyp_a": m.hyp_a,
+            "hyp_b": m.hyp_b,
+            "mode": m.mode,
+            "winner": m.winner,
+            "verdict_valid": m.verdict_valid,
+            "elo_a_before": m.elo_a_before,
+            "elo_b_before": m.elo_b_before,
+            "elo_a_after": m.elo_a_after,
+            "elo_b_after": m.elo_b_after,
+            "created_at": m.created_at,
+        }
+        for m in record.matches.all()
+    ]
+    schema: dict[str, pl.DataType | type[pl.DataType]] = {
+        "id": pl.Utf8,
+        "hyp_a": pl.Utf8,
+        "hyp_b": pl.Utf8,
+        "mode": pl.Utf8,
+        "winner": pl.Utf8,
+        "verdict_valid": pl.Boolean,
+        "elo_a_before": pl.Float64,
+        "elo_b_before": pl.Float64,
+        "elo_a_after": pl.Float64,
+        "elo_b_after": pl.Float64,
+        "created_at": pl.Float64,
+    }
     return pl.DataFrame(rows, schema=schema)
 
 
@@ -37,8 +79,9 @@ def elo_trajectories(record: SessionRecord, initial: float) -> dict[str, list[tu
     """Per hypothesis, ``(match number, Elo after it)`` replayed from the Elo journal (points)."""
     elo: dict[str, float] = {}
     paths: dict[str, list[tuple[int, float]]] = {}
-    rows = record.db.query("SELECT hyp_a, hyp_b, delta_a, delta_b FROM elo_journal WHERE session_id=? ORDER BY seq",
-                           (record.session_id,))
+    rows = record.db.query(
+        "SELECT hyp_a, hyp_b, delta_a, delta_b FROM elo_journal WHERE session_id=? ORDER BY seq", (record.session_id,)
+    )
     for n, r in enumerate(rows, 1):
         for hid, d in ((r["hyp_a"], r["delta_a"]), (r["hyp_b"], r["delta_b"])):
             if hid not in elo:

@@ -22,13 +22,19 @@ from cosci.errors import CosciError
 def _runs(client: MlflowClient, *, experiment: str | None, parent: str | None, ids: list[str] | None) -> list[Run]:
     if parent:
         run = client.get_run(parent)
-        return client.search_runs([run.info.experiment_id], f"tags.mlflow.parentRunId = '{parent}'",
-                                  order_by=["attributes.start_time ASC"], max_results=10_000)
+        return client.search_runs(
+            [run.info.experiment_id],
+            f"tags.mlflow.parentRunId = '{parent}'",
+            order_by=["attributes.start_time ASC"],
+            max_results=10_000,
+        )
     exps = [e.experiment_id for e in client.search_experiments()]
     if experiment:
         exp = client.get_experiment_by_name(experiment)
         if exp is None:
-            raise CosciError(f"no MLflow experiment '{experiment}' (known: {', '.join(e.name for e in client.search_experiments())})")
+            raise CosciError(
+                f"no MLflow experiment '{experiment}' (known: {', '.join(e.name for e in client.search_experiments())})"
+            )
         runs = client.search_runs([exp.experiment_id], order_by=["attributes.start_time ASC"], max_results=10_000)
         return [r for r in runs if r.data.tags.get("cosci.sweep") != "true"]
     found = []
@@ -49,13 +55,21 @@ def sessions_frame(runs: list[Run]) -> pl.DataFrame:
     """One row per run (see module docstring)."""
     rows = []
     for r in runs:
-        row: dict[str, object] = {"run_id": r.info.run_id, "session_id": r.data.tags.get("cosci.session_id", r.info.run_name),
-                                  "status": r.info.status, "start_time": r.info.start_time / 1000.0}
+        row: dict[str, object] = {
+            "run_id": r.info.run_id,
+            "session_id": r.data.tags.get("cosci.session_id", r.info.run_name),
+            "status": r.info.status,
+            "start_time": r.info.start_time / 1000.0,
+        }
         row.update({f"param.{k}": v for k, v in r.data.params.items()})
         row.update({f"metric.{k}": float(v) for k, v in r.data.metrics.items()})
         row.update({f"tag.{k.removeprefix('cosci.')}": v for k, v in r.data.tags.items() if k.startswith("cosci.")})
         rows.append(row)
-    return pl.DataFrame(rows) if rows else pl.DataFrame({"run_id": [], "session_id": []}, schema={"run_id": pl.Utf8, "session_id": pl.Utf8})
+    return (
+        pl.DataFrame(rows)
+        if rows
+        else pl.DataFrame({"run_id": [], "session_id": []}, schema={"run_id": pl.Utf8, "session_id": pl.Utf8})
+    )
 
 
 def _label(frame: pl.DataFrame, i: int) -> str:
@@ -111,8 +125,14 @@ def cost_vs_elo_png(frame: pl.DataFrame, path: Path) -> Path:
     return path
 
 
-def compare(tracking_uri: str, *, experiment: str | None = None, parent: str | None = None,
-            ids: list[str] | None = None, out_dir: Path | None = None) -> tuple[pl.DataFrame, list[Path]]:
+def compare(
+    tracking_uri: str,
+    *,
+    experiment: str | None = None,
+    parent: str | None = None,
+    ids: list[str] | None = None,
+    out_dir: Path | None = None,
+) -> tuple[pl.DataFrame, list[Path]]:
     """Sessions as a table, plus the two plots written to ``out_dir`` (if given).
 
     Raises:
@@ -127,14 +147,23 @@ def compare(tracking_uri: str, *, experiment: str | None = None, parent: str | N
     plots: list[Path] = []
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
-        plots = [elo_overlay_png(client, frame, out_dir / "elo_overlay.png"),
-                 cost_vs_elo_png(frame, out_dir / "cost_vs_elo.png")]
+        plots = [
+            elo_overlay_png(client, frame, out_dir / "elo_overlay.png"),
+            cost_vs_elo_png(frame, out_dir / "cost_vs_elo.png"),
+        ]
     return frame, plots
 
 
-SHOWN = {"session_id": "session", "tag.sweep_overrides": "overrides", "tag.stop_reason": "stop",
-         "metric.final_top1_elo": "top1_elo", "metric.final_hypotheses": "hypotheses", "metric.final_matches": "matches",
-         "metric.final_spent_usd": "usd", "metric.final_wall_seconds": "wall_s"}
+SHOWN = {
+    "session_id": "session",
+    "tag.sweep_overrides": "overrides",
+    "tag.stop_reason": "stop",
+    "metric.final_top1_elo": "top1_elo",
+    "metric.final_hypotheses": "hypotheses",
+    "metric.final_matches": "matches",
+    "metric.final_spent_usd": "usd",
+    "metric.final_wall_seconds": "wall_s",
+}
 
 
 def compare_cli(args: argparse.Namespace, data_dir: Path) -> None:

@@ -15,6 +15,7 @@ than MLflow's global "active run", so concurrent sessions in one process cannot 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import mlflow
-from mlflow.entities import Metric, Param, RunTag
+from mlflow.entities import Metric, Param
 from mlflow.tracking import MlflowClient
 
 from cosci.config.schema import CosciConfig
@@ -44,13 +45,22 @@ def flat_params(config: CosciConfig, models_choice: str) -> dict[str, str]:
     """The small config logged as params: the knobs a researcher compares sessions by."""
     c = config
     params: dict[str, Any] = {
-        "experiment": c.session.name, "models": models_choice, "run.concurrency": c.run.concurrency,
-        "run.max_ideas": c.run.max_ideas, "run.wall_clock_seconds": c.run.wall_clock_seconds,
-        "run.budget_usd": c.run.budget_usd, "run.n_initial": c.run.n_initial, "run.seed": c.run.seed,
-        "run.debate_fraction": c.run.debate_fraction, "ranking.k_factor_new": c.ranking.k_factor_new,
-        "ranking.k_factor_warm": c.ranking.k_factor_warm, "debate.min_turns": c.debate.min_turns,
-        "debate.max_turns": c.debate.max_turns, "evolution.min_mature": c.evolution.min_mature,
-        "evolution.top_k": c.evolution.top_k, "termination.elo_stability_eps": c.termination.elo_stability_eps,
+        "experiment": c.session.name,
+        "models": models_choice,
+        "run.concurrency": c.run.concurrency,
+        "run.max_ideas": c.run.max_ideas,
+        "run.wall_clock_seconds": c.run.wall_clock_seconds,
+        "run.budget_usd": c.run.budget_usd,
+        "run.n_initial": c.run.n_initial,
+        "run.seed": c.run.seed,
+        "run.debate_fraction": c.run.debate_fraction,
+        "ranking.k_factor_new": c.ranking.k_factor_new,
+        "ranking.k_factor_warm": c.ranking.k_factor_warm,
+        "debate.min_turns": c.debate.min_turns,
+        "debate.max_turns": c.debate.max_turns,
+        "evolution.min_mature": c.evolution.min_mature,
+        "evolution.top_k": c.evolution.top_k,
+        "termination.elo_stability_eps": c.termination.elo_stability_eps,
         "vectors.dedup_cosine_threshold": c.vectors.dedup_cosine_threshold,
         "vectors.cluster_threshold": c.vectors.cluster_threshold,
     }
@@ -66,19 +76,31 @@ class SessionTracker:
         self._last: SessionStats | None = None
 
     @classmethod
-    def start(cls, config: CosciConfig, record: SessionRecord, overrides: list[str], models_choice: str) -> SessionTracker:
+    def start(
+        cls, config: CosciConfig, record: SessionRecord, overrides: list[str], models_choice: str
+    ) -> SessionTracker:
         uri = tracking_uri(config)
         config.paths.data_dir.mkdir(parents=True, exist_ok=True)
         client = MlflowClient(tracking_uri=uri)
         exp = client.get_experiment_by_name(config.tracking.experiment_name)
-        exp_id = exp.experiment_id if exp else client.create_experiment(
-            config.tracking.experiment_name, artifact_location=f"{artifact_root(config)}/{config.tracking.experiment_name}")
+        exp_id = (
+            exp.experiment_id
+            if exp
+            else client.create_experiment(
+                config.tracking.experiment_name,
+                artifact_location=f"{artifact_root(config)}/{config.tracking.experiment_name}",
+            )
+        )
         row = record.sessions.get()
         if row.mlflow_run_id:
             client.update_run(row.mlflow_run_id, status="RUNNING")
             return cls(client, row.mlflow_run_id, uri, config.tracking.log_every_tasks)
-        tags = {"cosci.session_id": record.session_id, "cosci.models": models_choice,
-                "cosci.experiment": config.session.name, "cosci.goal": (config.session.goal or "")[:4000]}
+        tags = {
+            "cosci.session_id": record.session_id,
+            "cosci.models": models_choice,
+            "cosci.experiment": config.session.name,
+            "cosci.goal": (config.session.goal or "")[:4000],
+        }
         if parent := os.environ.get(PARENT_ENV):
             tags["mlflow.parentRunId"] = parent
             tags["cosci.sweep_overrides"] = os.environ.get(SWEEP_OVERRIDES_ENV, " ".join(overrides))[:4000]
@@ -106,27 +128,34 @@ class SessionTracker:
         record = rt.record
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(tmp)
-            (folder / "overview.md").write_text(Path(summary.overview_path).read_text(encoding="utf-8"), encoding="utf-8")
+            (folder / "overview.md").write_text(
+                Path(summary.overview_path).read_text(encoding="utf-8"), encoding="utf-8"
+            )
             leaderboard_frame(record).write_parquet(folder / "leaderboard.parquet")
             matches_frame(record).write_parquet(folder / "matches.parquet")
             elo_trajectory_png(record, rt.config.ranking.elo_initial, folder / "elo_trajectory.png")
             (folder / "summary.json").write_text(json.dumps(summary.to_dict(), indent=2), encoding="utf-8")
             self.client.log_artifacts(self.run_id, tmp)
         self.client.set_tag(self.run_id, "cosci.stop_reason", summary.stop_reason)
-        self.client.log_batch(self.run_id, metrics=[Metric(f"final_{k}", float(v), int(time.time() * 1000), 0)
-                                                     for k, v in (("top1_elo", summary.top_elo),
-                                                                  ("spent_usd", summary.spent_usd),
-                                                                  ("hypotheses", summary.hypotheses),
-                                                                  ("matches", summary.matches),
-                                                                  ("wall_seconds", summary.elapsed_seconds))])
+        self.client.log_batch(
+            self.run_id,
+            metrics=[
+                Metric(f"final_{k}", float(v), int(time.time() * 1000), 0)
+                for k, v in (
+                    ("top1_elo", summary.top_elo),
+                    ("spent_usd", summary.spent_usd),
+                    ("hypotheses", summary.hypotheses),
+                    ("matches", summary.matches),
+                    ("wall_seconds", summary.elapsed_seconds),
+                )
+            ],
+        )
         self.client.set_terminated(self.run_id, status="FINISHED")
 
     def fail(self) -> None:
         """Mark the run failed (a session error). A killed process leaves it RUNNING; resume continues it."""
-        try:
+        with contextlib.suppress(Exception):  # the original error matters more
             self.client.set_terminated(self.run_id, status="FAILED")
-        except Exception:  # the original error matters more
-            pass
 
 
 __all__ = ["PARENT_ENV", "SWEEP_OVERRIDES_ENV", "SessionTracker", "flat_params", "mlflow"]

@@ -17,8 +17,18 @@ import polars as pl
 from mlflow.tracking import MlflowClient
 
 PARENT_FILE = ".mlflow_parent_run_id"
-SUMMARY_COLUMNS = ("session_id", "run_id", "overrides", "stop_reason", "top1_elo", "hypotheses", "matches",
-                   "spent_usd", "wall_seconds", "status")
+SUMMARY_COLUMNS = (
+    "session_id",
+    "run_id",
+    "overrides",
+    "stop_reason",
+    "top1_elo",
+    "hypotheses",
+    "matches",
+    "spent_usd",
+    "wall_seconds",
+    "status",
+)
 
 
 def start_parent(uri: str, experiment: str, artifact_location: str, name: str, sweep_dir: Path) -> str:
@@ -35,19 +45,41 @@ def start_parent(uri: str, experiment: str, artifact_location: str, name: str, s
 def children_frame(client: MlflowClient, parent_run_id: str) -> pl.DataFrame:
     """The sweep summary: one row per child run of ``parent_run_id``, oldest first."""
     parent = client.get_run(parent_run_id)
-    runs = client.search_runs([parent.info.experiment_id], filter_string=f"tags.mlflow.parentRunId = '{parent_run_id}'",
-                              order_by=["attributes.start_time ASC"], max_results=10_000)
+    runs = client.search_runs(
+        [parent.info.experiment_id],
+        filter_string=f"tags.mlflow.parentRunId = '{parent_run_id}'",
+        order_by=["attributes.start_time ASC"],
+        max_results=10_000,
+    )
     rows = []
     for r in runs:
         m, t = r.data.metrics, r.data.tags
-        rows.append({"session_id": t.get("cosci.session_id", r.info.run_name), "run_id": r.info.run_id,
-                     "overrides": t.get("cosci.sweep_overrides", ""), "stop_reason": t.get("cosci.stop_reason", ""),
-                     "top1_elo": m.get("final_top1_elo", m.get("top1_elo")), "hypotheses": m.get("final_hypotheses"),
-                     "matches": m.get("final_matches"), "spent_usd": m.get("final_spent_usd"),
-                     "wall_seconds": m.get("final_wall_seconds"), "status": r.info.status})
-    schema = {"session_id": pl.Utf8, "run_id": pl.Utf8, "overrides": pl.Utf8, "stop_reason": pl.Utf8,
-              "top1_elo": pl.Float64, "hypotheses": pl.Float64, "matches": pl.Float64, "spent_usd": pl.Float64,
-              "wall_seconds": pl.Float64, "status": pl.Utf8}
+        rows.append(
+            {
+                "session_id": t.get("cosci.session_id", r.info.run_name),
+                "run_id": r.info.run_id,
+                "overrides": t.get("cosci.sweep_overrides", ""),
+                "stop_reason": t.get("cosci.stop_reason", ""),
+                "top1_elo": m.get("final_top1_elo", m.get("top1_elo")),
+                "hypotheses": m.get("final_hypotheses"),
+                "matches": m.get("final_matches"),
+                "spent_usd": m.get("final_spent_usd"),
+                "wall_seconds": m.get("final_wall_seconds"),
+                "status": r.info.status,
+            }
+        )
+    schema = {
+        "session_id": pl.Utf8,
+        "run_id": pl.Utf8,
+        "overrides": pl.Utf8,
+        "stop_reason": pl.Utf8,
+        "top1_elo": pl.Float64,
+        "hypotheses": pl.Float64,
+        "matches": pl.Float64,
+        "spent_usd": pl.Float64,
+        "wall_seconds": pl.Float64,
+        "status": pl.Utf8,
+    }
     return pl.DataFrame(rows, schema=schema)
 
 

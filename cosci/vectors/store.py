@@ -68,7 +68,9 @@ class VectorStore:
         """The ``k`` most similar stored hypotheses, most similar first."""
         if not self.ids:
             return []
-        sims, idx = self.index.search(np.ascontiguousarray(vector, dtype=np.float32).reshape(1, -1), min(k, len(self.ids)))
+        sims, idx = self.index.search(
+            np.ascontiguousarray(vector, dtype=np.float32).reshape(1, -1), min(k, len(self.ids))
+        )
         return [Neighbour(self.ids[i], float(s)) for s, i in zip(sims[0], idx[0], strict=True) if i >= 0]
 
     def vector(self, hid: str) -> np.ndarray | None:
@@ -82,7 +84,10 @@ class VectorStore:
 
     def matrix(self, ids: Sequence[str]) -> np.ndarray:
         """``(n, n)`` cosine similarity matrix of the given stored ids."""
-        vecs = np.stack([self.vector(h) for h in ids]) if ids else np.zeros((0, self.dim), dtype=np.float32)
+        rows = [self.vector(h) for h in ids]
+        if any(r is None for r in rows):
+            raise KeyError(f"not in the vector store: {[h for h, r in zip(ids, rows, strict=True) if r is None][:3]}")
+        vecs = np.stack(rows) if ids else np.zeros((0, self.dim), dtype=np.float32)  # type: ignore[arg-type]
         return np.clip(vecs @ vecs.T, -1.0, 1.0)
 
     def save(self, path: str) -> None:

@@ -37,12 +37,23 @@ def test_defaults_follow_the_seeds() -> None:
     c = validate(compose([]))
     assert (c.run.concurrency, c.run.max_ideas, c.run.wall_clock_seconds, c.run.budget_usd) == (4, 60, 7200, 25.0)
     assert (c.ranking.elo_initial, c.ranking.k_factor_new, c.ranking.k_factor_warm) == (1200, 32, 16)
-    assert (c.termination.elo_stability_k, c.termination.elo_stability_n, c.termination.elo_stability_eps) == (5, 3, 25.0)
+    assert (c.termination.elo_stability_k, c.termination.elo_stability_n, c.termination.elo_stability_eps) == (
+        5,
+        3,
+        25.0,
+    )
     assert (c.evolution.min_mature, c.evolution.top_k, c.vectors.dedup_cosine_threshold) == (20, 5, 0.92)
     assert c.models.name == "local" and c.run.n_initial == 3
     shares = {a: cfg.budget_share for a, cfg in c.agents.items()}
-    assert shares == {"supervisor": 0.0, "generation": 0.2, "reflection": 0.2, "ranking": 0.25, "evolution": 0.15,
-                      "metareview": 0.1, "proximity": 0.02}
+    assert shares == {
+        "supervisor": 0.0,
+        "generation": 0.2,
+        "reflection": 0.2,
+        "ranking": 0.25,
+        "evolution": 0.15,
+        "metareview": 0.1,
+        "proximity": 0.02,
+    }
     assert c.budget.reserve_share == 0.08
     assert c.agents["ranking"].tools == [] and "pubmed_search" in c.agents["generation"].tools
 
@@ -62,17 +73,20 @@ def test_a_models_choice_on_the_command_line_wins_over_the_experiment() -> None:
     assert validate(compose(["experiment=demo", "models=sonnet"])).models.name == "sonnet"
 
 
-@pytest.mark.parametrize(("override", "needle"), [
-    ("run.budget_usd=-1", "run.budget_usd"),
-    ("agents.generation.budget_share=0.5", "budget_share"),
-    ("run.concurrency=0", "run.concurrency"),
-    ("vectors.dedup_cosine_threshold=1.5", "vectors.dedup_cosine_threshold"),
-    ("agents.reflection.modes.full.thinking_tokens=5000", "thinking_tokens"),
-    ("agents.generation.modes.literature.tier=ultra", "tier"),
-    ("+run.foo=1", "run.foo"),
-    ("run.foo=1", "run.foo"),
-    ("models=nope", "models"),
-])
+@pytest.mark.parametrize(
+    ("override", "needle"),
+    [
+        ("run.budget_usd=-1", "run.budget_usd"),
+        ("agents.generation.budget_share=0.5", "budget_share"),
+        ("run.concurrency=0", "run.concurrency"),
+        ("vectors.dedup_cosine_threshold=1.5", "vectors.dedup_cosine_threshold"),
+        ("agents.reflection.modes.full.thinking_tokens=5000", "thinking_tokens"),
+        ("agents.generation.modes.literature.tier=ultra", "tier"),
+        ("+run.foo=1", "run.foo"),
+        ("run.foo=1", "run.foo"),
+        ("models=nope", "models"),
+    ],
+)
 def test_bad_overrides_raise_one_line(override: str, needle: str) -> None:
     with pytest.raises(ConfigError) as err:
         validate(compose(["experiment=demo", override]), require_goal=True)
@@ -81,19 +95,29 @@ def test_bad_overrides_raise_one_line(override: str, needle: str) -> None:
 
 
 def test_a_missing_goal_is_named() -> None:
-    with pytest.raises(ConfigError, match="session.goal"):
+    with pytest.raises(ConfigError, match=r"session\.goal"):
         validate(compose([]), require_goal=True)
 
 
 def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.update(COSCI_DATA_DIR=str(cwd / "data"), PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "cosci.run", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "cosci.run", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+    )
 
 
-@pytest.mark.parametrize("override", ["run.budget_usd=-1", "agents.generation.budget_share=0.5", "models=nope",
-                                      "run.concurrency=0", "vectors.dedup_cosine_threshold=1.5", "foo=1"])
+@pytest.mark.parametrize(
+    "override",
+    [
+        "run.budget_usd=-1",
+        "agents.generation.budget_share=0.5",
+        "models=nope",
+        "run.concurrency=0",
+        "vectors.dedup_cosine_threshold=1.5",
+        "foo=1",
+    ],
+)
 def test_the_entry_point_rejects_bad_overrides_with_one_line_and_writes_nothing(override: str, tmp_path: Path) -> None:
     result = _run("experiment=demo", override, cwd=tmp_path)
     assert result.returncode == 2

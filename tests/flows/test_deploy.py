@@ -37,16 +37,29 @@ def test_served_deployment_runs_with_overrides(prefect_server: None, tmp_path: P
     from prefect.settings import PREFECT_API_URL
 
     data = tmp_path / "data"
-    env = {**os.environ, "PREFECT_API_URL": str(PREFECT_API_URL.value()), "COSCI_DATA_DIR": str(data),
-           "PYTHONPATH": str(ROOT)}
+    env = {
+        **os.environ,
+        "PREFECT_API_URL": str(PREFECT_API_URL.value()),
+        "COSCI_DATA_DIR": str(data),
+        "PYTHONPATH": str(ROOT),
+    }
     env.pop("PREFECT_HOME", None)
     base = ["experiment=demo", "models=fake", "tools.offline=true", "tracking.enabled=false"]
     log = (tmp_path / "serve.log").open("w")
-    proc = subprocess.Popen([sys.executable, "-m", "cosci.cli", "serve", *base, "--cron", "0 0 1 1 *", "--name", "test"],
-                            env=env, cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cosci.cli", "serve", *base, "--cron", "0 0 1 1 *", "--name", "test"],
+        env=env,
+        cwd=tmp_path,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     try:
         run = asyncio.run(_wait_and_run("cosci-scheduled-session/test", [*base, "run.max_ideas=5", "run.n_initial=2"]))
-        assert run.state is not None and run.state.is_completed(), (run.state, (tmp_path / "serve.log").read_text()[-3000:])
+        assert run.state is not None and run.state.is_completed(), (
+            run.state,
+            (tmp_path / "serve.log").read_text()[-3000:],
+        )
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         try:

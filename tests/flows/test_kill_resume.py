@@ -35,9 +35,18 @@ def _calls(log: Path) -> list[dict]:
 def test_sigkill_mid_run_then_resume(tmp_path: Path) -> None:
     data, log = tmp_path / "data", tmp_path / "calls.jsonl"
     env = {**os.environ, "COSCI_DATA_DIR": str(data), "PYTHONPATH": str(ROOT)}
-    args = [sys.executable, "-m", "cosci.run", "experiment=demo", "models=fake", "tools.offline=true",
-            "tracking.enabled=false", f"models.fake.call_log={log}", "models.fake.latency_seconds=0.25",
-            "run.max_ideas=10"]
+    args = [
+        sys.executable,
+        "-m",
+        "cosci.run",
+        "experiment=demo",
+        "models=fake",
+        "tools.offline=true",
+        "tracking.enabled=false",
+        f"models.fake.call_log={log}",
+        "models.fake.latency_seconds=0.25",
+        "run.max_ideas=10",
+    ]
     out = (tmp_path / "first.log").open("w")
     proc = subprocess.Popen(args, env=env, cwd=tmp_path, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     try:
@@ -49,7 +58,9 @@ def test_sigkill_mid_run_then_resume(tmp_path: Path) -> None:
             if db and len(_done_tasks(db)) >= 12:
                 break
             time.sleep(0.2)
-        assert proc.poll() is None, f"the session ended before it could be killed:\n{(tmp_path / 'first.log').read_text()}"
+        assert proc.poll() is None, (
+            f"the session ended before it could be killed:\n{(tmp_path / 'first.log').read_text()}"
+        )
         assert db is not None
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -57,9 +68,15 @@ def test_sigkill_mid_run_then_resume(tmp_path: Path) -> None:
     done_at_kill = _done_tasks(db)
     calls_at_kill = len(_calls(log))
     sid = db.parent.name
-    resumed = subprocess.run([sys.executable, "-m", "cosci.cli", "--data-dir", str(data), "resume", sid],
-                             env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600,
-                             start_new_session=True)
+    resumed = subprocess.run(
+        [sys.executable, "-m", "cosci.cli", "--data-dir", str(data), "resume", sid],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        start_new_session=True,
+    )
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     after = _calls(log)[calls_at_kill:]
     assert after, "the resumed session made no calls"

@@ -19,8 +19,9 @@ pytestmark = pytest.mark.slow
 def _run(config, resume_id: str | None = None) -> dict:
     import asyncio
 
-    return asyncio.run(session_flow(config.model_dump(mode="json"), ["experiment=demo", "models=fake"], "fake",
-                                    resume_id))
+    return asyncio.run(
+        session_flow(config.model_dump(mode="json"), ["experiment=demo", "models=fake"], "fake", resume_id)
+    )
 
 
 def check_invariants(record: SessionRecord, initial: float = 1200.0) -> None:
@@ -39,8 +40,9 @@ def check_invariants(record: SessionRecord, initial: float = 1200.0) -> None:
 
 
 def test_demo_session_on_the_fake(prefect_server: None, fake: FakeBackend, tmp_path: Path, mlflow_uri: str) -> None:
-    config = make_config(tmp_path / "data", "tracking.enabled=true", f"tracking.tracking_uri={mlflow_uri}",
-                         "tracking.log_every_tasks=2")
+    config = make_config(
+        tmp_path / "data", "tracking.enabled=true", f"tracking.tracking_uri={mlflow_uri}", "tracking.log_every_tasks=2"
+    )
     summary = _run(config)
     record = SessionRecord.open(Path(summary["record_path"]), summary["session_id"])
     row = record.sessions.get()
@@ -55,7 +57,14 @@ def test_demo_session_on_the_fake(prefect_server: None, fake: FakeBackend, tmp_p
     assert any(h.parent_ids for h in record.hypotheses.all()), "evolution never fired"
     check_invariants(record)
     # every agent action ran as a Prefect task named agent/action, and the fake saw every agent
-    assert {c.agent for c in fake.calls} >= {"supervisor", "generation", "reflection", "ranking", "evolution", "metareview"}
+    assert {c.agent for c in fake.calls} >= {
+        "supervisor",
+        "generation",
+        "reflection",
+        "ranking",
+        "evolution",
+        "metareview",
+    }
     client = MlflowClient(mlflow_uri)
     run = client.get_run(summary["mlflow_run_id"])
     assert run.info.status == "FINISHED"

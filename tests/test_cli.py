@@ -1,0 +1,130 @@
+"""The `cosci` session commands on a session run (without Prefect) on the scripted fake."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cosci.cli import main
+from cosci.config.schema import CosciConfig
+from cosci.llm.fake import FakeBackend
+from cosci.session.runtime import SessionRuntime
+from cosci.store import RECORD_FILE, SessionRecord
+from cosci.supervisor.loop import Supervisor
+
+
+async def run_plain(config: CosciConfig) -> str:
+    """Run a whole session in-process with the runtime as the runner (no Prefect); returns its id."""
+    rt = await SessionRuntime.open(config, models_choice="fake")
+    sup = Supervisor(config, rt.record, rt.budget, rt.execute)
+    overview = await sup.finalize(await sup.run())
+    rt.write_overview(overview)
+    sid = rt.session_id
+    await rt.close()
+    return sid
+
+
+@pytest.fixture
+async def finished(config: CosciConfig, fake: FakeBackend) -> tuple[Path, str]:
+    return config.paths.data_dir, await run_plain(config)
+
+
+def _cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    try:
+        main(list(args))
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_list_status_report(finished: tuple[Path, str], capsys: pytest.CaptureFixture[str]) -> None:
+    data, sid = finished
+    code, out, _ = _cli(capsys, "--data-dir", str(data), "list")
+    assert code == 0 and sid in out and "done" in out
+    code, out, _ = _cli(capsys, "--data-dir", str(data), "status", sid)
+    assert code == 0 and "hypotheses" in out and "matches" in out and "spent" in out
+    code, out, _ = _cli(capsys, "--data-dir", str(data), "report", sid)
+    assert code == 0 and "# Executive summary" in out and "[H-" in out
+
+
+def test_feedback_reaches_the_record_and_rejection_moves_state(finished: tuple[Path, str],
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    data, sid = finished
+    code, _, _ = _cli(capsys, "--data-dir", str(data), "feedback", sid, "--kind", "directive",
+                      "--text", "focus on drugs with CNS penetration")
+    assert code == 0
+    rec = SessionRecord.open(data / "sessions" / sid / RECORD_FILE, sid)
+    hid = rec.hypotheses.ranked()[-1].id
+    rec.close()
+    code, _, _ = _cli(capsys, "--data-dir", str(data), "feedback", sid, "--kind", "rejection", "--hypothesis", hid)
+    assert code == 0
+    rec = SessionRecord.open(data / "sessions" / sid / RECORD_FILE, sid)
+    assert [f.text for f in rec.logs.feedback(source="human", kind="directive")] == ["focus on drugs with CNS penetration"]
+    assert rec.hypotheses.get(hid).state == "rejected"
+    rec.close()
+
+
+def test_directive_feedback_reaches_the_next_generation_prompt(config: CosciConfig, fake: FakeBackend) -> None:
+    import asyncio
+
+    from cosci.domain import Task
+
+    async def go() -> str:
+        rt = await SessionRuntime.open(config, models_choice="fake")
+        rt.record.logs.add_feedback("human", "directive", "prefer drugs that cross the blood-brain barrier")
+        tid = rt.record.tasks.enqueue("generation", "GenerateHypothesis", "g1", payload={"strategy": "literature"})
+        task: Task | None = rt.record.tasks.get(tid or "")
+        assert task is not None
+        await rt.execute(task)
+        await rt.close()
+        return str(fake.calls_for("generation")[0].messages[0])
+
+    assert "prefer drugs that cross the blood-brain barrier" in asyncio.run(go())
+
+
+@pytest.mark.parametrize("args", [["status", "s-nope"], ["report", "s-nope"], ["resume", "s-nope"],
+                                  ["pause", "s-nope"]])
+def test_unknown_sessions_give_one_line(args: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _cli(capsys, "--data-dir", str(tmp_path), *args)
+    assert code == 2 and err.count("\n") == 1 and "no session 's-nope'" in err
+
+
+def test_bad_feedback_gives_one_line(finished: tuple[Path, str], capsys: pytest.CaptureFixture[str]) -> None:
+    data, sid = finished
+    code, _, err = _cli(capsys, "--data-dir", str(data), "feedback", sid, "--kind", "pin")
+    assert code == 2 and "--hypothesis" in err
+    code, _, err = _cli(capsys, "--data-dir", str(data), "feedback", sid, "--kind", "pin", "--hypothesis", "H-000000000000")
+    assert code == 2 and "no hypothesis" in err
+
+
+def test_pause_and_abort_of_a_stopped_session(config: CosciConfig, fake: FakeBackend, capsys: pytest.CaptureFixture[str]) -> None:
+    import asyncio
+
+    async def start() -> str:
+        rt = await SessionRuntime.open(config, models_choice="fake")
+        sid = rt.session_id
+        await rt.close()
+        return sid
+
+    sid = asyncio.run(start())
+    data = config.paths.data_dir
+    code, out, _ = _cli(capsys, "--data-dir", str(data), "pause", sid)
+    assert code == 0 and "not running" in out
+    code, out, _ = _cli(capsys, "--data-dir", str(data), "abort", sid)
+    rec = SessionRecord.open(data / "sessions" / sid / RECORD_FILE, sid)
+    assert rec.sessions.status() == "aborting"
+    rec.close()
+
+
+def test_resume_of_a_done_session_is_refused(finished: tuple[Path, str], capsys: pytest.CaptureFixture[str]) -> None:
+    data, sid = finished
+    code, _, err = _cli(capsys, "--data-dir", str(data), "resume", sid)
+    assert code == 2 and "is done" in err
+
+
+def test_estimate(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _cli(capsys, "estimate", "experiment=oncology", "models=opus")
+    assert code == 0 and "estimated cost ~$" in out and "generation" in out
