@@ -16,7 +16,9 @@ def _shipped(name: str) -> Path:
     for candidate in (_PACKAGE / "_data" / name, _PACKAGE.parent / name):
         if candidate.is_dir():
             return candidate
-    raise FileNotFoundError(f"cosci's '{name}' folder is missing (looked in {_PACKAGE / '_data'} and {_PACKAGE.parent})")
+    raise FileNotFoundError(
+        f"cosci's '{name}' folder is missing (looked in {_PACKAGE / '_data'} and {_PACKAGE.parent})"
+    )
 
 
 def conf_dir() -> Path:

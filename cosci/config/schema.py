@@ -45,7 +45,9 @@ class RunCfg(_Strict):
 
 class BudgetCfg(_Strict):
     reserve_share: Unit = Field(description="Share of the budget any agent may draw on after its own (seed 001: 0.08).")
-    warn_ratio: float = Field(gt=0, description="Pre-flight estimate warns above this multiple of the budget (seed 004).")
+    warn_ratio: float = Field(
+        gt=0, description="Pre-flight estimate warns above this multiple of the budget (seed 004)."
+    )
 
 
 class RankingCfg(_Strict):
@@ -83,7 +85,9 @@ class DebateCfg(_Strict):
 
 class ReflectionCfg(_Strict):
     verification_top_k: int = Field(ge=0, description="Top mature hypotheses given deep verification, once each.")
-    observation_top_k: int = Field(ge=0, description="Top hypotheses given an observation review when an article is at hand.")
+    observation_top_k: int = Field(
+        ge=0, description="Top hypotheses given an observation review when an article is at hand."
+    )
 
 
 class EvolutionCfg(_Strict):
@@ -93,7 +97,9 @@ class EvolutionCfg(_Strict):
     strategies: list[Literal["combine", "simplify", "feasibility", "out_of_box"]] = Field(
         min_length=1, description="Evolution strategies used, in rotation (seed 000 Four Strategies)."
     )
-    pool_share: Unit = Field(description="Share of run.max_ideas kept for evolved hypotheses (generation stops below it).")
+    pool_share: Unit = Field(
+        description="Share of run.max_ideas kept for evolved hypotheses (generation stops below it)."
+    )
 
 
 class MetareviewCfg(_Strict):
@@ -115,7 +121,9 @@ class TerminationCfg(_Strict):
 
 
 class VectorsCfg(_Strict):
-    dedup_cosine_threshold: Unit = Field(description="Cosine similarity at or above which a hypothesis is a duplicate (seed 004: 0.92).")
+    dedup_cosine_threshold: Unit = Field(
+        description="Cosine similarity at or above which a hypothesis is a duplicate (seed 004: 0.92)."
+    )
     cluster_threshold: Unit = Field(description="Max cosine distance merged by clustering (seed 004: 0.15).")
     full_recluster_every_matches: int = Field(gt=0, description="Proximity re-clusters every N matches (seed 004: 20).")
 
@@ -223,8 +231,12 @@ class ModelEntry(_Strict):
     thinking: bool = Field(description="Whether the model takes an extended-thinking budget (seed: Opus-class only).")
     api_key_env: str | None = Field(default=None, description="Environment variable holding the API key.")
     api_base: str | None = Field(default=None, description="Endpoint override (Ollama, llama.cpp server).")
-    input_usd_per_mtok: float | None = Field(default=None, ge=0, description="Price override, USD per 1M input tokens; null = LiteLLM's price map.")
-    output_usd_per_mtok: float | None = Field(default=None, ge=0, description="Price override, USD per 1M output tokens.")
+    input_usd_per_mtok: float | None = Field(
+        default=None, ge=0, description="Price override, USD per 1M input tokens; null = LiteLLM's price map."
+    )
+    output_usd_per_mtok: float | None = Field(
+        default=None, ge=0, description="Price override, USD per 1M output tokens."
+    )
 
 
 class LocalModelCfg(_Strict):
@@ -245,13 +257,18 @@ class FakeModelCfg(_Strict):
 
 
 class EmbeddingsCfg(_Strict):
-    chain: list[str] = Field(min_length=1, description="Embedding models tried in order; 'hash' is the offline default (seed 004 Embedder Chain).")
+    chain: list[str] = Field(
+        min_length=1,
+        description="Embedding models tried in order; 'hash' is the offline default (seed 004 Embedder Chain).",
+    )
 
 
 class ModelsCfg(_Strict):
     name: str = Field(description="Which conf/models option this is.")
     tiers: dict[str, ModelEntry] = Field(min_length=1, description="Tier name -> model (strong, cheap, mini, ...).")
-    degradation: list[str] = Field(min_length=1, description="Tiers walked, in order, when a model is unavailable (seed 001).")
+    degradation: list[str] = Field(
+        min_length=1, description="Tiers walked, in order, when a model is unavailable (seed 001)."
+    )
     agent_tiers: dict[str, str] = Field(description="'agent' or 'agent.mode' -> tier, winning over conf/agents.")
     local: LocalModelCfg | None = Field(default=None, description="Settings of the embedded model (models=local).")
     fake: FakeModelCfg | None = Field(default=None, description="Settings of the scripted fake (models=fake).")
@@ -306,7 +323,10 @@ class CosciConfig(_Strict):
                 tier = self.tier_of(agent, mode)
                 if tier not in self.models.tiers:
                     known = ", ".join(self.models.tiers)
-                    raise ValueError(f"agents.{agent}.modes.{mode}.tier: tier '{tier}' is not in models '{self.models.name}' ({known})")
+                    raise ValueError(
+                        f"agents.{agent}.modes.{mode}.tier: tier '{tier}' is not in models "
+                        f"'{self.models.name}' ({known})"
+                    )
         return self
 
     def tier_of(self, agent: str, mode: str) -> str:

@@ -1,8 +1,9 @@
 """The LLM edge: routing, the gateway over LiteLLM, structured output, the tool loop, budgets, embeddings.
 
-Only :mod:`cosci.llm.gateway`, :mod:`cosci.llm.providers` (the embedded model and the scripted fake) and
-:mod:`cosci.llm.embeddings` import litellm. Agents depend on :class:`cosci.llm.types.LLMPort` and the helpers in
-:mod:`cosci.llm.structured` and :mod:`cosci.llm.tool_loop`, which import no framework.
+Only :mod:`cosci.llm.gateway`, :mod:`cosci.llm.providers` with its two in-process providers (the embedded
+model, :mod:`cosci.llm.local_model`, and the scripted fake, :mod:`cosci.llm.fake`) and
+:mod:`cosci.llm.embeddings` import litellm. Agents depend on :class:`cosci.llm.types.LLMPort` and the helpers
+in :mod:`cosci.llm.structured` and :mod:`cosci.llm.tool_loop`, which import no framework.
 """
 
 import os

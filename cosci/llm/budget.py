@@ -1,12 +1,13 @@
-"""The session's token budget: admit with an estimate, settle with the actual (seed 001 "Token Budget System").
+"""The session's token budget: admit with an estimate, settle with the actual (seed 001 "Token Budget
+System").
 
 One :class:`TokenBudget` per session, shared by every concurrent call. Admission and settlement run under one
 lock with no await inside, so concurrent callers (coroutines or threads) can never together reserve more than
 the cap. The estimate is an upper bound (input characters / 3 plus the full ``max_output_tokens``), so settled
 actual spending stays within what was admitted.
 
-Shares (seed 001 "Per-Agent Shares"): each agent may spend ``share x cap``; the ``reserve`` (8 %) is drawn on by
-the calls that must not starve — goal parsing (share 0) and the final overview — and absorbs overages.
+Shares (seed 001 "Per-Agent Shares"): each agent may spend ``share x cap``; the ``reserve`` (8 %) is drawn on
+by the calls that must not starve — goal parsing (share 0) and the final overview — and absorbs overages.
 """
 
 from __future__ import annotations
@@ -79,14 +80,16 @@ class TokenBudget:
             use_reserve: may draw on the reserve once the agent's share is used.
 
         Raises:
-            BudgetExceeded: ``scope="session"`` when the cap would be passed, ``"agent"`` for the agent's share.
+            BudgetExceeded: ``scope="session"`` when the cap would be passed, ``"agent"`` for the agent's
+                share.
         """
         with self._lock:
             total = self.total_spent_usd + sum(self._reserved_usd.values())
             if total + usd > self.cap_usd + 1e-12:
-                raise BudgetExceeded(f"session budget: ${total:.4f} used or reserved, this call needs ~${usd:.4f}"
-                                     f" of ${self.cap_usd:.2f}", scope="session", agent=agent)
-            if self.cap_tokens is not None and self.spent_tokens + self._reserved_tokens + tokens > self.cap_tokens:
+                raise BudgetExceeded(f"session budget: ${total:.4f} used or reserved, this call needs"
+                                     f" ~${usd:.4f} of ${self.cap_usd:.2f}", scope="session", agent=agent)
+            tokens_after = self.spent_tokens + self._reserved_tokens + tokens
+            if self.cap_tokens is not None and tokens_after > self.cap_tokens:
                 raise BudgetExceeded(f"session token budget of {self.cap_tokens} tokens would be passed",
                                      scope="session", agent=agent)
             used = self.spent_usd.get(agent, 0.0) + self._reserved_usd.get(agent, 0.0)
@@ -95,8 +98,8 @@ class TokenBudget:
             if overflow > 1e-12:
                 reserve_room = self.reserve_usd - self.reserve_used_usd - self._reserve_reserved_usd
                 if not use_reserve or overflow > reserve_room + 1e-12:
-                    raise BudgetExceeded(f"{agent} share: ${used:.4f} of ${self.agent_limit_usd(agent):.4f} used,"
-                                         f" this call needs ~${usd:.4f}", scope="agent", agent=agent)
+                    raise BudgetExceeded(f"{agent} share: ${used:.4f} of ${self.agent_limit_usd(agent):.4f}"
+                                         f" used, this call needs ~${usd:.4f}", scope="agent", agent=agent)
             self._reserved_usd[agent] = self._reserved_usd.get(agent, 0.0) + usd
             self._reserved_tokens += tokens
             self._reserve_reserved_usd += overflow
@@ -114,12 +117,16 @@ class TokenBudget:
         before = self.spent_usd.get(agent, 0.0)
         self.spent_usd[agent] = before + usd
         self.spent_tokens += tokens
-        over = self.spent_usd[agent] - self.agent_limit_usd(agent) - max(before - self.agent_limit_usd(agent), 0.0)
+        limit = self.agent_limit_usd(agent)
+        over = self.spent_usd[agent] - limit - max(before - limit, 0.0)
         if over > 0:
             self.reserve_used_usd += over
 
     def restore(self, spent: dict[str, dict[str, float]]) -> None:
-        """Load what a resumed session already spent (``{agent: {"usd": .., "tokens": ..}}``, from the record)."""
+        """Book what a resumed session already spent, from the record: ``{agent: {"usd": .., "tokens": ..}}``.
+
+        Spending beyond an agent's share counts as reserve used.
+        """
         with self._lock:
             for agent, s in spent.items():
                 self._book(agent, s.get("usd", 0.0), int(s.get("tokens", 0)))

@@ -5,8 +5,8 @@ hosted models go through ``litellm.aembedding``; an entry whose API key is missi
 offline default. The model is chosen once, when the session starts (:meth:`Embedder.choose`), and then kept:
 vectors from different models cannot share one FAISS index, so a session never mixes them.
 
-``hash``: scikit-learn's ``HashingVectorizer`` over word 1-2-grams and character 3-5-grams (1024 features each,
-signed), summed and L2-normalised. Deterministic, no key, no network, no torch; texts sharing words and
+``hash``: scikit-learn's ``HashingVectorizer`` over word 1-2-grams and character 3-5-grams (1024 features
+each, signed), summed and L2-normalised. Deterministic, no key, no network, no torch; texts sharing words and
 phrasing land close, unrelated texts near cosine 0.
 """
 

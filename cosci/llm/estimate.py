@@ -1,4 +1,5 @@
-"""Pre-flight estimate of a session's cost from its config (seed 004: ``estimate`` warns above 1.2x the budget).
+"""Pre-flight estimate of a session's cost from its config (seed 004: ``estimate`` warns above 1.2x the
+budget).
 
 A full session is assumed to fill the pool (``run.max_ideas``), give every hypothesis a full review, play
 about ``MATCHES_PER_HYPOTHESIS`` matches per hypothesis (``debate_share`` of them as debates of
@@ -37,9 +38,11 @@ class Estimate:
         return self.usd > self.warn_ratio * self.budget_usd
 
     def line(self) -> str:
-        text = f"estimated cost ~${self.usd:.2f} over ~{self.calls} model calls (budget ${self.budget_usd:.2f})"
+        text = (f"estimated cost ~${self.usd:.2f} over ~{self.calls} model calls"
+                f" (budget ${self.budget_usd:.2f})")
         if self.over_budget:
-            text += f" - above {self.warn_ratio:g}x the budget: the session will stop when the budget is spent"
+            text += (f" - above {self.warn_ratio:g}x the budget: the session will stop when the budget is"
+                     " spent")
         return text
 
 
@@ -61,7 +64,8 @@ def estimate_session(config: CosciConfig) -> Estimate:
         ("metareview", "system", matches / config.metareview.every_matches + 1, "single"),
         ("metareview", "final", 1, "single"),
     ]
-    total, calls, by_agent = 0.0, 0, {}
+    total, calls = 0.0, 0
+    by_agent: dict[str, float] = {}
     for agent, mode, count, kind in plan:
         route = router.route(agent, mode)
         usd, _ = estimate_call(route.model, PROMPT_CHARS[kind], int(route.max_output_tokens * OUTPUT_SHARE))

@@ -1,4 +1,5 @@
-"""The scripted fake model: one in-process LiteLLM provider (``cosci-fake/<tier>``) for tests, bench and dry runs.
+"""The scripted fake model: one in-process LiteLLM provider (``cosci-fake/<tier>``) for tests, bench and dry
+runs.
 
 In the manner of simonw/llm's ``MockModel`` and DSPy's ``DummyLM``: tests *enqueue* replies and read the
 *history* of what was asked. Selected with ``models=fake``, a whole session runs on it.
@@ -15,8 +16,8 @@ In the manner of simonw/llm's ``MockModel`` and DSPy's ``DummyLM``: tests *enque
   cost comes from LiteLLM's calculation over the prices in ``conf/models/fake.yaml``.
 - **Faults**: scripted (``FakeReply(fault=...)``) or at random with ``fault_rate``: ``rate_limit``,
   ``overloaded``, ``server_error``, ``timeout``, ``connection`` (transient), ``bad_request``, ``not_found``
-  (permanent), and answer-shape faults: ``FakeReply.malformed`` (truncated arguments), ``FakeReply.no_tool_call``,
-  ``FakeReply.empty``.
+  (permanent), and answer-shape faults: ``FakeReply.malformed`` (truncated arguments),
+  ``FakeReply.no_tool_call``, ``FakeReply.empty``.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ TRANSIENT_FAULTS = ("rate_limit", "overloaded", "server_error", "timeout", "conn
 
 @dataclass
 class FakeReply:
-    """One scripted answer. ``tool_calls`` holds ``(name, arguments)`` with arguments as a dict or raw JSON text."""
+    """One scripted answer. ``tool_calls`` holds ``(name, arguments)``, arguments a dict or raw JSON text."""
 
     text: str = ""
     tool_calls: list[tuple[str, dict[str, Any] | str]] = field(default_factory=list)
@@ -92,7 +93,8 @@ class FakeCall:
         return "\n".join(flatten_content(m.get("content")) for m in self.messages)
 
     def request_hash(self) -> str:
-        body = json.dumps([self.model, self.messages, self.tools, self.tool_choice], sort_keys=True, default=str)
+        body = json.dumps([self.model, self.messages, self.tools, self.tool_choice], sort_keys=True,
+                          default=str)
         return hashlib.sha256(body.encode()).hexdigest()[:16]
 
 
@@ -126,7 +128,8 @@ class FakeBackend:
                 self._scripts.append(({"agent": agent, "mode": mode, "action": action}, reply))
 
     def calls_for(self, agent: str | None = None, mode: str | None = None) -> list[FakeCall]:
-        return [c for c in self.calls if (agent is None or c.agent == agent) and (mode is None or c.mode == mode)]
+        return [c for c in self.calls
+                if (agent is None or c.agent == agent) and (mode is None or c.mode == mode)]
 
     # --- answering ---------------------------------------------------------------------------------------
     def _take_script(self, call: FakeCall) -> FakeReply | None:
@@ -161,7 +164,8 @@ class FakeBackend:
         return self._response(model, call, reply)
 
     def _response(self, model: str, call: FakeCall, reply: FakeReply) -> Any:
-        calls = [(name, args if isinstance(args, str) else json.dumps(args)) for name, args in reply.tool_calls]
+        calls = [(name, args if isinstance(args, str) else json.dumps(args))
+                 for name, args in reply.tool_calls]
         out_chars = len(reply.text) + sum(len(a) for _, a in calls)
         prompt_chars = len(json.dumps(call.messages, default=str)) + 200 * len(call.tools)
         return make_response(model, text=reply.text, tool_calls=calls, prompt_tokens=prompt_chars // 4 + 1,
@@ -184,9 +188,10 @@ def _fault(reply: FakeReply, model: str) -> Exception:
     kind = reply.fault
     headers = {"retry-after": str(reply.retry_after)} if reply.retry_after is not None else {}
     req = httpx.Request("POST", "https://fake.invalid/v1/messages")
-    status = {"rate_limit": 429, "overloaded": 529, "server_error": 500, "bad_request": 400, "not_found": 404}.get(kind or "", 500)
+    status = {"rate_limit": 429, "overloaded": 529, "server_error": 500, "bad_request": 400,
+              "not_found": 404}.get(kind or "", 500)
     resp = httpx.Response(status, headers=headers, request=req)
-    kw = {"llm_provider": "cosci-fake", "model": model}
+    kw: dict[str, Any] = {"llm_provider": "cosci-fake", "model": model}
     if kind == "rate_limit":
         return litellm.RateLimitError(message="fake: rate limited", response=resp, **kw)
     if kind == "overloaded":
@@ -210,8 +215,9 @@ class _FakeProvider(CustomLLM):
         self.backend = backend
 
     async def acompletion(self, model: str, messages: list, api_base: str, custom_prompt_dict: dict,  # type: ignore[override]
-                          model_response: Any, print_verbose: Any, encoding: Any, api_key: Any, logging_obj: Any,
-                          optional_params: dict, acompletion: Any = None, litellm_params: Any = None,
+                          model_response: Any, print_verbose: Any, encoding: Any, api_key: Any,
+                          logging_obj: Any, optional_params: dict, acompletion: Any = None,
+                          litellm_params: Any = None,
                           *args: Any, **kwargs: Any) -> Any:
         full = model if model.startswith("cosci-fake/") else f"cosci-fake/{model}"
         metadata = (litellm_params or {}).get("metadata") or {}

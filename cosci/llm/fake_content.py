@@ -16,15 +16,17 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from cosci.llm.fake import FakeCall, FakeReply
 
-DRUGS = ["metformin", "disulfiram", "itraconazole", "niclosamide", "mebendazole", "atorvastatin", "propranolol",
-         "chloroquine", "auranofin", "valproate", "digoxin", "ivermectin", "clarithromycin", "nelfinavir",
-         "sertraline", "thioridazine", "ribavirin", "artesunate", "celecoxib", "doxycycline", "tigecycline",
-         "pyrvinium", "ketoconazole", "losartan", "bortezomib", "all-trans retinoic acid", "arsenic trioxide"]
+DRUGS = ["metformin", "disulfiram", "itraconazole", "niclosamide", "mebendazole", "atorvastatin",
+         "propranolol", "chloroquine", "auranofin", "valproate", "digoxin", "ivermectin", "clarithromycin",
+         "nelfinavir", "sertraline", "thioridazine", "ribavirin", "artesunate", "celecoxib", "doxycycline",
+         "tigecycline", "pyrvinium", "ketoconazole", "losartan", "bortezomib", "all-trans retinoic acid",
+         "arsenic trioxide"]
 TARGETS = ["mitochondrial complex I", "ALDH1A1", "hedgehog signalling", "Wnt/beta-catenin", "tubulin",
            "HMG-CoA reductase", "beta-adrenergic signalling", "autophagic flux", "thioredoxin reductase",
-           "HDAC class I", "HIF-1alpha translation", "PAK1", "mitochondrial ribosomes", "the unfolded protein response",
-           "serotonin transporter", "dopamine receptor D2", "eIF4E", "ferroptosis", "COX-2/PGE2", "MMP activity",
-           "FLT3-ITD signalling", "BCL-2 family balance", "IDH2 neomorphic activity", "NPM1 export", "CXCR4 homing"]
+           "HDAC class I", "HIF-1alpha translation", "PAK1", "mitochondrial ribosomes",
+           "the unfolded protein response", "serotonin transporter", "dopamine receptor D2", "eIF4E",
+           "ferroptosis", "COX-2/PGE2", "MMP activity", "FLT3-ITD signalling", "BCL-2 family balance",
+           "IDH2 neomorphic activity", "NPM1 export", "CXCR4 homing"]
 EFFECTS = ["deplete leukemic stem cells", "restore myeloid differentiation", "sensitise blasts to cytarabine",
            "collapse oxidative phosphorylation", "block niche-dependent survival", "induce ferroptotic death",
            "reverse venetoclax resistance", "suppress clonal expansion"]
@@ -63,15 +65,17 @@ def quality(hid: str) -> int:
 
 
 def hypothesis(rng: random.Random, call: FakeCall, n: int) -> dict[str, Any]:
-    drug, target, effect, ctx = rng.choice(DRUGS), rng.choice(TARGETS), rng.choice(EFFECTS), rng.choice(CONTEXTS)
+    drug, target = rng.choice(DRUGS), rng.choice(TARGETS)
+    effect, ctx = rng.choice(EFFECTS), rng.choice(CONTEXTS)
     cites = [{"url": u, "title": f"Source on {target}", "excerpt": f"{target} is implicated in {ctx}."}
              for u in seen_urls(call)[:2]]
     cites.append({"url": f"https://fabricated.example.org/paper/{n}", "title": "A paper the model never saw"})
     return {
         "title": f"{drug.capitalize()} against {target} in {ctx}",
-        "statement": f"{drug.capitalize()} acts on {target} to {effect} in {ctx} (variant {n}-{rng.randint(0, 9999)}).",
-        "mechanism": f"At clinically reachable concentrations, {drug} perturbs {target}; {ctx} depend on it more than "
-                     f"normal haematopoietic progenitors, so the perturbation should {effect}.",
+        "statement": f"{drug.capitalize()} acts on {target} to {effect} in {ctx}"
+                     f" (variant {n}-{rng.randint(0, 9999)}).",
+        "mechanism": f"At clinically reachable concentrations, {drug} perturbs {target}; {ctx} depend on it"
+                     f" more than normal haematopoietic progenitors, so the perturbation should {effect}.",
         "entities": [drug, target, ctx],
         "anticipated_outcomes": f"Reduced viability and colony formation of {ctx} at 1-10 uM {drug}.",
         "novelty_argument": f"{drug} is not used in AML and {target} has not been linked to {effect} there.",
@@ -81,7 +85,7 @@ def hypothesis(rng: random.Random, call: FakeCall, n: int) -> dict[str, Any]:
 
 def review(rng: random.Random, call: FakeCall, n: int) -> dict[str, Any]:
     mode = call.mode if call.mode in ("full", "verification", "observation") else "full"
-    urls = seen_urls(call)[:2] + [f"https://fabricated.example.org/review/{n}"]
+    urls = [*seen_urls(call)[:2], f"https://fabricated.example.org/review/{n}"]
     out: dict[str, Any] = {
         "verdict": rng.choice(["missing_piece", "neutral", "other_more_likely", "already_explained"]),
         "kind": mode,
@@ -93,25 +97,33 @@ def review(rng: random.Random, call: FakeCall, n: int) -> dict[str, Any]:
     }
     if mode == "verification":
         out["assumptions"] = [
-            {"assumption": "The drug reaches the target at approved doses.", "plausibility": "uncertain", "rationale": "PK data are sparse."},
-            {"assumption": "Leukemic cells depend on the target.", "plausibility": "plausible", "rationale": "Knock-down studies suggest so."},
-            {"assumption": "Normal progenitors are spared.", "plausibility": "implausible", "rationale": "The pathway is ubiquitous."},
+            {"assumption": "The drug reaches the target at approved doses.", "plausibility": "uncertain",
+             "rationale": "PK data are sparse."},
+            {"assumption": "Leukemic cells depend on the target.", "plausibility": "plausible",
+             "rationale": "Knock-down studies suggest so."},
+            {"assumption": "Normal progenitors are spared.", "plausibility": "implausible",
+             "rationale": "The pathway is ubiquitous."},
         ]
         out["weakest_assumption"] = "Normal progenitors are spared."
-        out["kill_experiment"] = "Compare IC50 in CD34+ cord-blood progenitors and AML blasts; equal IC50 refutes it."
+        out["kill_experiment"] = ("Compare IC50 in CD34+ cord-blood progenitors and AML blasts; equal IC50"
+                                  " refutes it.")
     if mode == "observation":
-        out["observations"] = [{"observation": "The article reports reduced colony formation.", "explained": "yes",
+        out["observations"] = [{"observation": "The article reports reduced colony formation.",
+                                "explained": "yes",
                                 "reasoning": "Target inhibition would reduce clonogenicity."}]
     return out
 
 
 def system_feedback(rng: random.Random) -> dict[str, Any]:
     return {
-        "common_weaknesses": ["Concentrations reachable in patients are rarely argued.", "Normal-cell toxicity is ignored."],
+        "common_weaknesses": ["Concentrations reachable in patients are rarely argued.",
+                              "Normal-cell toxicity is ignored."],
         "common_strengths": ["Mechanisms are specific and testable in cell lines."],
-        "suggested_focus_areas": ["Drugs with strong pharmacokinetic data.", "Leukemic stem-cell dependencies."],
-        "narrative": "Across reviews and debates, the strongest hypotheses name a specific dependency of leukemic cells "
-                     f"and a concentration that is reachable in patients (feedback {rng.randint(0, 999)}).",
+        "suggested_focus_areas": ["Drugs with strong pharmacokinetic data.",
+                                  "Leukemic stem-cell dependencies."],
+        "narrative": "Across reviews and debates, the strongest hypotheses name a specific dependency of"
+                     " leukemic cells and a concentration that is reachable in patients"
+                     f" (feedback {rng.randint(0, 999)}).",
     }
 
 
@@ -121,7 +133,8 @@ def research_plan(call: FakeCall) -> dict[str, Any]:
     goal = " ".join((m.group(1) if m else goal).split())[:300]
     return {"objective": goal or "Investigate the research goal.",
             "preferences": ["testable in vitro within weeks", "mechanistically specific"],
-            "constraints": ["approved drugs only"], "idea_attributes": ["novel", "testable", "specific", "safe"],
+            "constraints": ["approved drugs only"],
+            "idea_attributes": ["novel", "testable", "specific", "safe"],
             "domain_hint": "oncology"}
 
 
@@ -130,16 +143,18 @@ def verdict_text(rng: random.Random, call: FakeCall) -> str:
     better = 1 if len(ids) < 2 or quality(ids[0]) >= quality(ids[1]) else 2
     if rng.random() < 0.2:
         better = 3 - better
-    return (f"Hypothesis {better} names a more specific dependency and a more feasible first experiment; the other "
-            f"relies on an untested concentration argument.\nbetter idea: {better}")
+    return (f"Hypothesis {better} names a more specific dependency and a more feasible first experiment; the"
+            f" other relies on an untested concentration argument.\nbetter idea: {better}")
 
 
 def overview(call: FakeCall) -> str:
     ids = list(dict.fromkeys(HYP_ID.findall(call.prompt)))
     cited = " ".join(f"[{h}]" for h in ids[:3]) or "(no hypotheses)"
-    return ("# Executive summary\nThe tournament converged on repurposing hypotheses that target metabolic and "
-            f"stem-cell dependencies of AML {cited}.\n\n# Main research directions\n"
-            + "".join(f"## Direction {i + 1}\nClaim and first experiment from [{h}].\n" for i, h in enumerate(ids[:3]))
+    directions = "".join(f"## Direction {i + 1}\nClaim and first experiment from [{h}].\n"
+                         for i, h in enumerate(ids[:3]))
+    return ("# Executive summary\nThe tournament converged on repurposing hypotheses that target metabolic"
+            f" and stem-cell dependencies of AML {cited}.\n\n# Main research directions\n"
+            + directions
             + "\n# Convergence and divergence\nSeveral hypotheses share mitochondrial targets.\n\n"
             "# Caveats and limitations\nGenerated by the scripted fake model; not scientific advice.\n")
 
@@ -157,8 +172,8 @@ def autopilot(call: FakeCall, params: dict[str, Any], *, seed: int, n: int) -> F
         searches = [t for t in call.tools if not t.startswith("record_")]
         records = [t for t in call.tools if t.startswith("record_")]
         if searches and not any(m.get("role") == "tool" for m in call.messages):
-            preferred = [t for t in ("local_corpus_search", "pubmed_search", "europe_pmc_search", "arxiv_search")
-                         if t in searches]
+            order = ("local_corpus_search", "pubmed_search", "europe_pmc_search", "arxiv_search")
+            preferred = [t for t in order if t in searches]
             tool = (preferred or searches)[0]
             return FakeReply.record(tool, query=f"{rng.choice(DRUGS)} {rng.choice(TARGETS)} leukemia")
         if records:
@@ -172,8 +187,10 @@ def autopilot(call: FakeCall, params: dict[str, Any], *, seed: int, n: int) -> F
     if call.agent == "generation" and call.mode == "debate":
         if turn < 2:
             return FakeReply(text=f"Expert {turn}: I propose three directions: {rng.choice(DRUGS)}, "
-                                  f"{rng.choice(DRUGS)} and {rng.choice(DRUGS)}. Which dependency is most specific?")
-        return FakeReply(text=f"We agree on the most specific idea.\nHYPOTHESIS: {hypothesis(rng, call, n)['statement']}")
+                                  f"{rng.choice(DRUGS)} and {rng.choice(DRUGS)}. Which dependency is most"
+                                  " specific?")
+        statement = hypothesis(rng, call, n)["statement"]
+        return FakeReply(text=f"We agree on the most specific idea.\nHYPOTHESIS: {statement}")
     if call.agent == "metareview" and call.mode == "final":
         return FakeReply(text=overview(call))
     return FakeReply(text="Acknowledged.")

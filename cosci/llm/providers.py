@@ -12,11 +12,19 @@ Models with prices in ``conf/models`` (local, fake, ollama: zero or fake prices)
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
 import litellm
-from litellm.types.utils import ChatCompletionMessageToolCall, Choices, Function, Message, ModelResponse, Usage
+from litellm.types.utils import (
+    ChatCompletionMessageToolCall,
+    Choices,
+    Function,
+    Message,
+    ModelResponse,
+    Usage,
+)
 
 from cosci.config.schema import CosciConfig
 
@@ -35,7 +43,8 @@ def register_providers(config: CosciConfig) -> None:
         local.configure(config.models.local)
     current = {p["provider"] for p in (litellm.custom_provider_map or [])}
     if {"cosci-local", "cosci-fake"} - current:
-        others = [p for p in (litellm.custom_provider_map or []) if p["provider"] not in ("cosci-local", "cosci-fake")]
+        others = [p for p in (litellm.custom_provider_map or [])
+                  if p["provider"] not in ("cosci-local", "cosci-fake")]
         litellm.custom_provider_map = [*others, {"provider": "cosci-local", "custom_handler": local},
                                        {"provider": "cosci-fake", "custom_handler": FAKE.provider}]
     prices: dict[str, Any] = {}
@@ -56,18 +65,28 @@ def register_providers(config: CosciConfig) -> None:
 
 
 def make_response(model: str, *, text: str = "", tool_calls: list[tuple[str, str]] | None = None,
-                  prompt_tokens: int, completion_tokens: int, finish_reason: str | None = None) -> ModelResponse:
-    """A LiteLLM ``ModelResponse`` from a custom provider (``model`` with its provider prefix, for pricing)."""
-    calls = [ChatCompletionMessageToolCall(id=f"call_{i}_{abs(hash((name, args))) % 10**8}", type="function",
+                  prompt_tokens: int, completion_tokens: int,
+                  finish_reason: str | None = None) -> ModelResponse:
+    """A LiteLLM ``ModelResponse`` from a custom provider (``model`` with its provider prefix, for pricing).
+
+    Tool-call ids are derived from the call (a stable digest, not Python's per-process ``hash``), so the same
+    answer gets the same ids in every process and a resumed session's requests hash as before.
+    """
+    calls = [ChatCompletionMessageToolCall(id=f"call_{i}_{_digest(name, args)}", type="function",
                                            function=Function(name=name, arguments=args))
              for i, (name, args) in enumerate(tool_calls or [])]
     message = Message(role="assistant", content=text or None, tool_calls=calls or None)
     return ModelResponse(
         model=model,
-        choices=[Choices(index=0, message=message, finish_reason=finish_reason or ("tool_calls" if calls else "stop"))],
+        choices=[Choices(index=0, message=message,
+                         finish_reason=finish_reason or ("tool_calls" if calls else "stop"))],
         usage=Usage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
                     total_tokens=prompt_tokens + completion_tokens),
     )
+
+
+def _digest(name: str, arguments: str) -> str:
+    return hashlib.sha256(f"{name}\0{arguments}".encode()).hexdigest()[:8]
 
 
 def flatten_content(content: Any) -> str:
@@ -87,7 +106,8 @@ def plain_messages(messages: list[dict[str, Any]]) -> list[dict[str, str]]:
         if m.get("role") == "tool":
             out.append({"role": "user", "content": f"Tool result:\n{text}"})
         elif m.get("role") == "assistant" and m.get("tool_calls"):
-            calls = "; ".join(f"{c['function']['name']}({c['function']['arguments']})" for c in m["tool_calls"])
+            calls = "; ".join(f"{c['function']['name']}({c['function']['arguments']})"
+                              for c in m["tool_calls"])
             out.append({"role": "assistant", "content": (text + "\n" if text else "") + f"Called {calls}"})
         else:
             out.append({"role": m.get("role", "user"), "content": text})

@@ -68,7 +68,8 @@ class Router:
         return [self.route(a, m) for a, acfg in self.config.agents.items() for m in acfg.modes]
 
     def check_keys(self) -> None:
-        """Fail before any work if a routed model's API key is missing (issue 6: one line naming the variable).
+        """Fail before any work if a routed model's API key is missing (issue 6: one line naming the
+        variable).
 
         Raises:
             MissingApiKey: naming the first missing environment variable.

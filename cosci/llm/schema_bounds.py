@@ -24,7 +24,8 @@ def bound_schema(schema: dict[str, Any], *, max_chars: int, max_items: int) -> d
         node = {k: v for k, v in node.items() if k not in _DROP}  # annotations only; properties live below
         for key in ("anyOf", "oneOf", "allOf"):
             if key in node:
-                options = [walk(o) for o in node[key] if not (isinstance(o, dict) and o.get("type") == "null")]
+                options = [walk(o) for o in node[key]
+                           if not (isinstance(o, dict) and o.get("type") == "null")]
                 if len(options) == 1 and key != "allOf":
                     rest = {k: v for k, v in node.items() if k != key}
                     return {**rest, **options[0]}

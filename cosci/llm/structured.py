@@ -24,7 +24,8 @@ R = TypeVar("R", bound=Record)
 
 def record_tool(record: type[Record]) -> ToolSpec:
     """The tool definition of a record type (its JSON schema as ``parameters``)."""
-    return ToolSpec(name=record.tool_name, description=record.tool_description, parameters=tool_schema(record))
+    return ToolSpec(name=record.tool_name, description=record.tool_description,
+                    parameters=tool_schema(record))
 
 
 def parse_record(resp: LLMResponse, record: type[R]) -> R:
@@ -39,7 +40,8 @@ def parse_record(resp: LLMResponse, record: type[R]) -> R:
     name = record.tool_name
     calls = [c for c in resp.tool_calls if c.name == name]
     if not calls:
-        got = ", ".join(c.name for c in resp.tool_calls) or ("text only" if resp.text.strip() else "an empty answer")
+        got = (", ".join(c.name for c in resp.tool_calls)
+               or ("text only" if resp.text.strip() else "an empty answer"))
         raise NoRecordCall(f"the model did not call {name} (got {got})", tool=name)
     raw = calls[-1].arguments.strip()
     if raw in ("", "{}", "null"):
@@ -47,9 +49,14 @@ def parse_record(resp: LLMResponse, record: type[R]) -> R:
     try:
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
-        cut = resp.finish_reason == "length" or exc.pos >= len(raw) - 1
+        # cut off: the provider says so, the parser ran out of text, or a string runs to the end of the text
+        cut = (resp.finish_reason == "length" or exc.pos >= len(raw) - 1
+               or exc.msg.startswith("Unterminated string"))
         cls = TruncatedArguments if cut else InvalidArguments
-        raise cls(f"arguments are not valid JSON ({exc.msg} at char {exc.pos} of {len(raw)})", tool=name) from None
+        raise cls(f"arguments are not valid JSON ({exc.msg} at char {exc.pos} of {len(raw)})",
+                  tool=name) from None
+    except RecursionError:  # nesting deeper than the parser's stack: not a record, and never a crash
+        raise InvalidArguments(f"arguments nest too deeply to parse ({len(raw)} chars)", tool=name) from None
     if not isinstance(data, dict):
         raise InvalidArguments(f"arguments must be a JSON object, got {type(data).__name__}", tool=name)
     try:

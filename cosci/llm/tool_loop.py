@@ -1,4 +1,5 @@
-"""The tool loop: assistant -> tool calls -> tool results, until the terminal record tool (seed 000 "Tool Loop").
+"""The tool loop: assistant -> tool calls -> tool results, until the terminal record tool (seed 000 "Tool
+Loop").
 
 1. The spec goes out with the allowed tools plus the terminal record tool, ``tool_choice="auto"``.
 2. Tool calls are dispatched in parallel, at most ``parallel_cap`` (4) at once, each under a timeout (30 s);
@@ -54,28 +55,32 @@ class ToolLoopResult(Generic[R]):
         return normalise_url(url) in {normalise_url(u) for u in self.seen_urls}
 
 
-async def _dispatch(call: ToolCall, tools: Mapping[str, Tool], timeout: float, sem: asyncio.Semaphore) -> ToolResult:
+async def _dispatch(call: ToolCall, tools: Mapping[str, Tool], timeout: float,
+                    sem: asyncio.Semaphore) -> ToolResult:
     tool = tools.get(call.name)
     if tool is None:
-        return ToolResult(f"Unknown tool '{call.name}'. Available: {', '.join(tools) or 'none'}.", is_error=True)
+        return ToolResult(f"Unknown tool '{call.name}'. Available: {', '.join(tools) or 'none'}.",
+                          is_error=True)
     try:
         args = json.loads(call.arguments or "{}")
         if not isinstance(args, dict):
             raise ValueError("arguments must be a JSON object")
-    except (json.JSONDecodeError, ValueError) as exc:
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
         return ToolResult(f"{call.name}: invalid arguments ({exc}).", is_error=True, source=call.name)
     async with sem:
         try:
             return await asyncio.wait_for(tool(args), timeout=timeout)
         except TimeoutError:
-            return ToolResult(f"{call.name} timed out after {timeout:.0f} s; try another source.", is_error=True,
-                              source=call.name)
+            return ToolResult(f"{call.name} timed out after {timeout:.0f} s; try another source.",
+                              is_error=True, source=call.name)
         except Exception as exc:  # a tool failure never crashes the loop (issue 5)
-            return ToolResult(f"{call.name} failed: {type(exc).__name__}: {exc}", is_error=True, source=call.name)
+            return ToolResult(f"{call.name} failed: {type(exc).__name__}: {exc}", is_error=True,
+                              source=call.name)
 
 
 async def run_tool_loop(port: LLMPort, spec: CallSpec, tools: Mapping[str, Tool], terminal: type[R], *,
-                        max_iters: int, parallel_cap: int = 4, tool_timeout: float = 30.0) -> ToolLoopResult[R]:
+                        max_iters: int, parallel_cap: int = 4,
+                        tool_timeout: float = 30.0) -> ToolLoopResult[R]:
     """Drive the loop (see module docstring).
 
     Args:
@@ -98,7 +103,8 @@ async def run_tool_loop(port: LLMPort, spec: CallSpec, tools: Mapping[str, Tool]
     for i in range(max_iters):
         last = i == max_iters - 1
         call_spec = replace(spec, messages=list(messages), tools=specs,
-                            tool_choice=terminal.tool_name if last else "auto", thinking=not last and spec.thinking)
+                            tool_choice=terminal.tool_name if last else "auto",
+                            thinking=not last and spec.thinking)
         resp = await port.complete(call_spec)
         responses.append(resp)
         messages.append(resp.assistant_message())
@@ -108,7 +114,8 @@ async def run_tool_loop(port: LLMPort, spec: CallSpec, tools: Mapping[str, Tool]
             except StructuredOutputError as exc:
                 if last:
                     raise
-                _answer_all(messages, resp.tool_calls, {terminal.tool_name: f"Error: {exc}. Call it again, fixed."})
+                _answer_all(messages, resp.tool_calls,
+                            {terminal.tool_name: f"Error: {exc}. Call it again, fixed."})
                 continue
             return ToolLoopResult(record, seen, messages, responses, names)
         if not resp.tool_calls:
@@ -119,8 +126,10 @@ async def run_tool_loop(port: LLMPort, spec: CallSpec, tools: Mapping[str, Tool]
             names.append(call.name)
             seen.update(result.urls)
             label = f"{call.name}#{i}.{call.id}"
-            body = result.text if not result.is_error else f"ERROR from {result.source or call.name}: {result.text}"
-            messages.append({"role": "tool", "tool_call_id": call.id, "content": quote_untrusted(body, label)})
+            body = (result.text if not result.is_error
+                    else f"ERROR from {result.source or call.name}: {result.text}")
+            messages.append({"role": "tool", "tool_call_id": call.id,
+                             "content": quote_untrusted(body, label)})
     raise ToolLoopExhausted(f"no {terminal.tool_name} after {max_iters} iterations", tool=terminal.tool_name)
 
 

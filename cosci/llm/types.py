@@ -68,7 +68,8 @@ class CallSpec:
     """One model call.
 
     Attributes:
-        action: the agent action (``CreateInitialHypotheses``, ``ReviewHypothesis``...), for records and the fake.
+        action: the agent action (``CreateInitialHypotheses``, ``ReviewHypothesis``...), for records and the
+            fake.
         tool_choice: None (no tools / provider default), ``"auto"``, or a tool name to force that tool.
         response_schema: JSON schema a constrained tier must follow for a text answer (e.g. a verdict).
         thinking: allow the route's thinking budget on this call.

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from cosci.domain import CallRecord
 from cosci.store.db import Database
 from cosci.store.hypotheses import Hypotheses
-from cosci.domain import CallRecord
 from cosci.store.logs import Feedback, Logs
 from cosci.store.matches import Matches, MatchRow
 from cosci.store.sessions import SessionRow, Sessions

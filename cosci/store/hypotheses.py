@@ -16,21 +16,38 @@ from cosci.store.states import check_transition
 
 def _hypothesis(row: sqlite3.Row) -> Hypothesis:
     return Hypothesis(
-        id=row["id"], session_id=row["session_id"], title=row["title"], statement=row["statement"],
-        mechanism=row["mechanism"], entities=loads(row["entities"], []),
-        anticipated_outcomes=row["anticipated_outcomes"], novelty_argument=row["novelty_argument"],
-        citations=loads(row["citations"], []), strategy=row["strategy"], parent_ids=loads(row["parent_ids"], []),
-        elo=row["elo"], matches_played=row["matches_played"], wins=row["wins"], state=row["state"],
-        dedup_cluster=row["dedup_cluster"], created_at=row["created_at"],
+        id=row["id"],
+        session_id=row["session_id"],
+        title=row["title"],
+        statement=row["statement"],
+        mechanism=row["mechanism"],
+        entities=loads(row["entities"], []),
+        anticipated_outcomes=row["anticipated_outcomes"],
+        novelty_argument=row["novelty_argument"],
+        citations=loads(row["citations"], []),
+        strategy=row["strategy"],
+        parent_ids=loads(row["parent_ids"], []),
+        elo=row["elo"],
+        matches_played=row["matches_played"],
+        wins=row["wins"],
+        state=row["state"],
+        dedup_cluster=row["dedup_cluster"],
+        created_at=row["created_at"],
     )
 
 
 def _review(row: sqlite3.Row) -> Review:
     return Review(
-        id=row["id"], hypothesis_id=row["hypothesis_id"], kind=row["kind"], verdict=row["verdict"],
+        id=row["id"],
+        hypothesis_id=row["hypothesis_id"],
+        kind=row["kind"],
+        verdict=row["verdict"],
         scores={k: row[k] for k in ("novelty", "correctness", "testability", "feasibility")},
-        notes=row["notes"], evidence=loads(row["evidence"], []), assumptions=loads(row["assumptions"], []),
-        weakest_assumption=row["weakest_assumption"], kill_experiment=row["kill_experiment"],
+        notes=row["notes"],
+        evidence=loads(row["evidence"], []),
+        assumptions=loads(row["assumptions"], []),
+        weakest_assumption=row["weakest_assumption"],
+        kill_experiment=row["kill_experiment"],
         created_at=row["created_at"],
     )
 
@@ -48,9 +65,22 @@ class Hypotheses:
                 "INSERT OR IGNORE INTO hypotheses (id, session_id, title, statement, mechanism, entities,"
                 " anticipated_outcomes, novelty_argument, citations, strategy, parent_ids, elo, state,"
                 " created_by_task, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,'draft',?,?)",
-                (hid, self.session_id, rec.title, rec.statement, rec.mechanism, dumps(rec.entities),
-                 rec.anticipated_outcomes, rec.novelty_argument, dumps([c.model_dump() for c in rec.citations]),
-                 rec.strategy, dumps(rec.parent_ids), elo, task_id, time.time()),
+                (
+                    hid,
+                    self.session_id,
+                    rec.title,
+                    rec.statement,
+                    rec.mechanism,
+                    dumps(rec.entities),
+                    rec.anticipated_outcomes,
+                    rec.novelty_argument,
+                    dumps([c.model_dump() for c in rec.citations]),
+                    rec.strategy,
+                    dumps(rec.parent_ids),
+                    elo,
+                    task_id,
+                    time.time(),
+                ),
             )
             return cur.rowcount == 1
 
@@ -73,15 +103,19 @@ class Hypotheses:
     def ranked(self) -> list[Hypothesis]:
         """Tournament players (in_tournament or pinned) by Elo, best first; ties by id."""
         rows = self.db.query(
-            "SELECT * FROM hypotheses WHERE session_id=? AND state IN ('in_tournament','pinned')"
-            " ORDER BY elo DESC, id", (self.session_id,))
+            "SELECT * FROM hypotheses WHERE session_id=? AND state IN ('in_tournament','pinned') ORDER BY elo DESC, id",
+            (self.session_id,),
+        )
         return [_hypothesis(r) for r in rows]
 
     def count(self, exclude: tuple[str, ...] = ("rejected", "retired", "quarantined")) -> int:
         """Hypotheses in the pool (rejected, retired and quarantined excluded)."""
-        return int(self.db.scalar(
-            f"SELECT COUNT(*) FROM hypotheses WHERE session_id=? AND state NOT IN ({','.join('?' * len(exclude))})",
-            (self.session_id, *exclude)))
+        return int(
+            self.db.scalar(
+                f"SELECT COUNT(*) FROM hypotheses WHERE session_id=? AND state NOT IN ({','.join('?' * len(exclude))})",
+                (self.session_id, *exclude),
+            )
+        )
 
     def set_state(self, hid: str, new: HypothesisState, *, only_from: str | None = None) -> bool:
         """Move a hypothesis through the state machine.
@@ -117,17 +151,33 @@ class Hypotheses:
         rid = "R-" + digest(self.session_id, task_id, hid, rec.kind)
         notes = rec.notes
         if rec.observations:
-            notes += "\n" + "\n".join(f"- {o.observation} (explained: {o.explained}) {o.reasoning}".rstrip()
-                                      for o in rec.observations)
+            notes += "\n" + "\n".join(
+                f"- {o.observation} (explained: {o.explained}) {o.reasoning}".rstrip() for o in rec.observations
+            )
         with self.db.tx() as c:
             c.execute(
                 "INSERT OR IGNORE INTO reviews (id, session_id, hypothesis_id, task_id, kind, verdict, novelty,"
                 " correctness, testability, feasibility, assumptions, evidence, notes, weakest_assumption,"
                 " kill_experiment, article, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (rid, self.session_id, hid, task_id, rec.kind, rec.verdict, rec.novelty, rec.correctness,
-                 rec.testability, rec.feasibility, dumps([a.model_dump() for a in rec.assumptions]),
-                 dumps([e.model_dump() for e in rec.evidence]), notes.strip(), rec.weakest_assumption,
-                 rec.kill_experiment, dumps(article) if article else None, time.time()),
+                (
+                    rid,
+                    self.session_id,
+                    hid,
+                    task_id,
+                    rec.kind,
+                    rec.verdict,
+                    rec.novelty,
+                    rec.correctness,
+                    rec.testability,
+                    rec.feasibility,
+                    dumps([a.model_dump() for a in rec.assumptions]),
+                    dumps([e.model_dump() for e in rec.evidence]),
+                    notes.strip(),
+                    rec.weakest_assumption,
+                    rec.kill_experiment,
+                    dumps(article) if article else None,
+                    time.time(),
+                ),
             )
         return rid
 
@@ -146,15 +196,25 @@ class Hypotheses:
             c.execute(
                 "INSERT OR REPLACE INTO embeddings_meta (hypothesis_id, session_id, model, dim, faiss_offset,"
                 " text_hash, vector, created_at) VALUES (?,?,?,?,?,?,?,?)",
-                (hid, self.session_id, model, int(vector.shape[0]), offset, text_hash,
-                 np.asarray(vector, dtype="<f4").tobytes(), time.time()),
+                (
+                    hid,
+                    self.session_id,
+                    model,
+                    int(vector.shape[0]),
+                    offset,
+                    text_hash,
+                    np.asarray(vector, dtype="<f4").tobytes(),
+                    time.time(),
+                ),
             )
 
     def embeddings(self, model: str) -> tuple[list[str], np.ndarray]:
         """All stored vectors of ``model``: ids and an ``(n, dim)`` float32 array, in FAISS offset order."""
         rows = self.db.query(
             "SELECT hypothesis_id, dim, vector FROM embeddings_meta WHERE session_id=? AND model=?"
-            " ORDER BY faiss_offset", (self.session_id, model))
+            " ORDER BY faiss_offset",
+            (self.session_id, model),
+        )
         if not rows:
             return [], np.zeros((0, 0), dtype=np.float32)
         vecs = np.stack([np.frombuffer(r["vector"], dtype="<f4") for r in rows]).astype(np.float32)

@@ -32,45 +32,85 @@ class Logs:
                 "INSERT INTO transcripts (session_id, task_id, agent, action, mode, model, attempt, outcome,"
                 " input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, latency_seconds,"
                 " request, response, error, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (self.session_id, rec.task_id, rec.agent, rec.action, rec.mode, rec.model, rec.attempt,
-                 rec.outcome, rec.input_tokens, rec.output_tokens, rec.cache_read_tokens, rec.cache_write_tokens,
-                 rec.cost_usd, rec.latency_seconds, dumps(rec.request) if rec.request is not None else None,
-                 dumps(rec.response) if rec.response is not None else None, rec.error, time.time()))
+                (
+                    self.session_id,
+                    rec.task_id,
+                    rec.agent,
+                    rec.action,
+                    rec.mode,
+                    rec.model,
+                    rec.attempt,
+                    rec.outcome,
+                    rec.input_tokens,
+                    rec.output_tokens,
+                    rec.cache_read_tokens,
+                    rec.cache_write_tokens,
+                    rec.cost_usd,
+                    rec.latency_seconds,
+                    dumps(rec.request) if rec.request is not None else None,
+                    dumps(rec.response) if rec.response is not None else None,
+                    rec.error,
+                    time.time(),
+                ),
+            )
 
     def spend(self) -> dict[str, dict[str, float]]:
         """USD and tokens spent per agent so far: ``{agent: {"usd": .., "tokens": ..}}``."""
-        rows = self.db.query("SELECT agent, SUM(cost_usd) usd, SUM(input_tokens+output_tokens) tok FROM transcripts"
-                             " WHERE session_id=? GROUP BY agent", (self.session_id,))
+        rows = self.db.query(
+            "SELECT agent, SUM(cost_usd) usd, SUM(input_tokens+output_tokens) tok FROM transcripts"
+            " WHERE session_id=? GROUP BY agent",
+            (self.session_id,),
+        )
         return {r["agent"]: {"usd": float(r["usd"] or 0), "tokens": float(r["tok"] or 0)} for r in rows}
 
     def outcomes(self) -> dict[str, int]:
-        rows = self.db.query("SELECT outcome, COUNT(*) n FROM transcripts WHERE session_id=? GROUP BY outcome",
-                             (self.session_id,))
+        rows = self.db.query(
+            "SELECT outcome, COUNT(*) n FROM transcripts WHERE session_id=? GROUP BY outcome", (self.session_id,)
+        )
         return {r["outcome"]: r["n"] for r in rows}
 
     # --- events ----------------------------------------------------------------------------------------
     def event(self, event: str, payload: dict[str, Any] | None = None, agent: str | None = None) -> None:
         """Append an event (seed 001 "Event Types": session_started, task_completed, match_complete, ...)."""
         with self.db.tx() as c:
-            c.execute("INSERT INTO events (session_id, agent, event, payload, created_at) VALUES (?,?,?,?,?)",
-                      (self.session_id, agent, event, dumps(payload or {}), time.time()))
+            c.execute(
+                "INSERT INTO events (session_id, agent, event, payload, created_at) VALUES (?,?,?,?,?)",
+                (self.session_id, agent, event, dumps(payload or {}), time.time()),
+            )
 
     def events(self, event: str | None = None) -> list[dict[str, Any]]:
         sql, params = "SELECT * FROM events WHERE session_id=?", [self.session_id]
         if event:
             sql, params = sql + " AND event=?", [*params, event]
-        return [{"event": r["event"], "agent": r["agent"], "payload": loads(r["payload"], {}),
-                 "created_at": r["created_at"]} for r in self.db.query(sql + " ORDER BY seq", tuple(params))]
+        return [
+            {
+                "event": r["event"],
+                "agent": r["agent"],
+                "payload": loads(r["payload"], {}),
+                "created_at": r["created_at"],
+            }
+            for r in self.db.query(sql + " ORDER BY seq", tuple(params))
+        ]
 
     # --- system feedback -------------------------------------------------------------------------------
-    def add_feedback(self, source: str, kind: str, text: str, *, payload: dict[str, Any] | None = None,
-                     target_id: str | None = None, key: str | None = None) -> str:
+    def add_feedback(
+        self,
+        source: str,
+        kind: str,
+        text: str,
+        *,
+        payload: dict[str, Any] | None = None,
+        target_id: str | None = None,
+        key: str | None = None,
+    ) -> str:
         """Store system feedback (meta-review) or researcher feedback; ``key`` makes the insert idempotent."""
         fid = "F-" + digest(self.session_id, key or f"{time.time_ns()}:{text}")
         with self.db.tx() as c:
-            c.execute("INSERT OR IGNORE INTO system_feedback (id, session_id, source, kind, text, payload, target_id,"
-                      " created_at) VALUES (?,?,?,?,?,?,?,?)",
-                      (fid, self.session_id, source, kind, text, dumps(payload or {}), target_id, time.time()))
+            c.execute(
+                "INSERT OR IGNORE INTO system_feedback (id, session_id, source, kind, text, payload, target_id,"
+                " created_at) VALUES (?,?,?,?,?,?,?,?)",
+                (fid, self.session_id, source, kind, text, dumps(payload or {}), target_id, time.time()),
+            )
         return fid
 
     def feedback(self, source: str | None = None, kind: str | None = None) -> list[Feedback]:
@@ -80,8 +120,12 @@ class Logs:
             sql, params = sql + " AND source=?", [*params, source]
         if kind:
             sql, params = sql + " AND kind=?", [*params, kind]
-        return [Feedback(r["id"], r["source"], r["kind"], r["text"], loads(r["payload"], {}), r["target_id"],
-                         r["created_at"]) for r in self.db.query(sql + " ORDER BY created_at, id", tuple(params))]
+        return [
+            Feedback(
+                r["id"], r["source"], r["kind"], r["text"], loads(r["payload"], {}), r["target_id"], r["created_at"]
+            )
+            for r in self.db.query(sql + " ORDER BY created_at, id", tuple(params))
+        ]
 
     def latest_system_feedback(self) -> Feedback | None:
         """The newest meta-review feedback (seed 001: ``_latest_system_feedback()``)."""

@@ -33,23 +33,55 @@ class Sessions:
     def __init__(self, db: Database, session_id: str) -> None:
         self.db, self.session_id = db, session_id
 
-    def create(self, *, goal: str, config_snapshot: dict[str, Any], overrides: list[str], models_choice: str,
-               budget_usd: float, budget_tokens: int | None, wall_clock_seconds: float) -> None:
+    def create(
+        self,
+        *,
+        goal: str,
+        config_snapshot: dict[str, Any],
+        overrides: list[str],
+        models_choice: str,
+        budget_usd: float,
+        budget_tokens: int | None,
+        wall_clock_seconds: float,
+    ) -> None:
         now = time.time()
         with self.db.tx() as c:
             c.execute(
                 "INSERT OR IGNORE INTO sessions (id, status, research_goal, config_snapshot, overrides, models_choice,"
                 " budget_usd, budget_tokens, wall_clock_seconds, created_at, updated_at)"
                 " VALUES (?,'running',?,?,?,?,?,?,?,?,?)",
-                (self.session_id, goal, dumps(config_snapshot), dumps(overrides), models_choice, budget_usd,
-                 budget_tokens, wall_clock_seconds, now, now))
+                (
+                    self.session_id,
+                    goal,
+                    dumps(config_snapshot),
+                    dumps(overrides),
+                    models_choice,
+                    budget_usd,
+                    budget_tokens,
+                    wall_clock_seconds,
+                    now,
+                    now,
+                ),
+            )
 
     def get(self) -> SessionRow:
         r = self.db.query("SELECT * FROM sessions WHERE id=?", (self.session_id,))[0]
-        return SessionRow(r["id"], r["status"], r["research_goal"], loads(r["research_plan"]),
-                          loads(r["config_snapshot"], {}), loads(r["overrides"], []), r["models_choice"],
-                          r["budget_usd"], r["wall_clock_seconds"], r["elapsed_seconds"], r["stop_reason"],
-                          r["final_overview"], r["mlflow_run_id"], r["created_at"])
+        return SessionRow(
+            r["id"],
+            r["status"],
+            r["research_goal"],
+            loads(r["research_plan"]),
+            loads(r["config_snapshot"], {}),
+            loads(r["overrides"], []),
+            r["models_choice"],
+            r["budget_usd"],
+            r["wall_clock_seconds"],
+            r["elapsed_seconds"],
+            r["stop_reason"],
+            r["final_overview"],
+            r["mlflow_run_id"],
+            r["created_at"],
+        )
 
     def update(self, **fields: Any) -> None:
         """Set columns of the session row (JSON-encodes dicts and lists)."""
@@ -58,8 +90,9 @@ class Sessions:
         cols = {k: dumps(v) if isinstance(v, dict | list) else v for k, v in fields.items()}
         cols["updated_at"] = time.time()
         with self.db.tx() as c:
-            c.execute(f"UPDATE sessions SET {', '.join(f'{k}=?' for k in cols)} WHERE id=?",
-                      (*cols.values(), self.session_id))
+            c.execute(
+                f"UPDATE sessions SET {', '.join(f'{k}=?' for k in cols)} WHERE id=?", (*cols.values(), self.session_id)
+            )
 
     def status(self) -> str:
         return str(self.db.scalar("SELECT status FROM sessions WHERE id=?", (self.session_id,)))

@@ -19,19 +19,36 @@ PRIORITY = {"default": 100, "ranking": 80, "tournament_batch": 120, "final": 10}
 
 
 def _task(row: sqlite3.Row) -> Task:
-    return Task(id=row["id"], session_id=row["session_id"], agent=row["agent"], action=row["action"],
-                target_id=row["target_id"], payload=loads(row["payload"], {}), priority=row["priority"],
-                status=row["status"], attempts=row["attempts"], max_attempts=row["max_attempts"],
-                idempotency_key=row["idempotency_key"])
+    return Task(
+        id=row["id"],
+        session_id=row["session_id"],
+        agent=row["agent"],
+        action=row["action"],
+        target_id=row["target_id"],
+        payload=loads(row["payload"], {}),
+        priority=row["priority"],
+        status=row["status"],
+        attempts=row["attempts"],
+        max_attempts=row["max_attempts"],
+        idempotency_key=row["idempotency_key"],
+    )
 
 
 class Tasks:
     def __init__(self, db: Database, session_id: str) -> None:
         self.db, self.session_id = db, session_id
 
-    def enqueue(self, agent: str, action: str, key: str, *, target_id: str | None = None,
-                payload: dict[str, Any] | None = None, priority: int = PRIORITY["default"],
-                max_attempts: int = 3) -> str | None:
+    def enqueue(
+        self,
+        agent: str,
+        action: str,
+        key: str,
+        *,
+        target_id: str | None = None,
+        payload: dict[str, Any] | None = None,
+        priority: int = PRIORITY["default"],
+        max_attempts: int = 3,
+    ) -> str | None:
         """Enqueue a task under idempotency key ``<session>::<key>``.
 
         Returns:
@@ -43,20 +60,37 @@ class Tasks:
             cur = c.execute(
                 "INSERT OR IGNORE INTO tasks (id, session_id, agent, action, target_id, payload, priority, status,"
                 " idempotency_key, max_attempts, created_at, updated_at) VALUES (?,?,?,?,?,?,?,'pending',?,?,?,?)",
-                (tid, self.session_id, agent, action, target_id, dumps(payload or {}), priority, ikey,
-                 max_attempts, now, now))
+                (
+                    tid,
+                    self.session_id,
+                    agent,
+                    action,
+                    target_id,
+                    dumps(payload or {}),
+                    priority,
+                    ikey,
+                    max_attempts,
+                    now,
+                    now,
+                ),
+            )
         return tid if cur.rowcount == 1 else None
 
     def claim(self, owner: str, lease_seconds: float) -> Task | None:
         """Lease the best pending task (lowest priority number, oldest first), or None."""
         now = time.time()
         with self.db.tx() as c:
-            row = c.execute("SELECT id FROM tasks WHERE session_id=? AND status='pending'"
-                            " ORDER BY priority, created_at, id LIMIT 1", (self.session_id,)).fetchone()
+            row = c.execute(
+                "SELECT id FROM tasks WHERE session_id=? AND status='pending'"
+                " ORDER BY priority, created_at, id LIMIT 1",
+                (self.session_id,),
+            ).fetchone()
             if row is None:
                 return None
-            c.execute("UPDATE tasks SET status='in_progress', lease_owner=?, lease_expires_at=?, updated_at=?"
-                      " WHERE id=?", (owner, now + lease_seconds, now, row["id"]))
+            c.execute(
+                "UPDATE tasks SET status='in_progress', lease_owner=?, lease_expires_at=?, updated_at=? WHERE id=?",
+                (owner, now + lease_seconds, now, row["id"]),
+            )
             return _task(c.execute("SELECT * FROM tasks WHERE id=?", (row["id"],)).fetchone())
 
     def start_attempt(self, tid: str) -> int:
@@ -74,9 +108,11 @@ class Tasks:
 
     def _finish(self, tid: str, status: str, *, result: str | None = None, error: str | None = None) -> None:
         with self.db.tx() as c:
-            c.execute("UPDATE tasks SET status=?, result=COALESCE(?, result), last_error=COALESCE(?, last_error),"
-                      " lease_owner=NULL, lease_expires_at=NULL, updated_at=? WHERE id=?",
-                      (status, result, error, time.time(), tid))
+            c.execute(
+                "UPDATE tasks SET status=?, result=COALESCE(?, result), last_error=COALESCE(?, last_error),"
+                " lease_owner=NULL, lease_expires_at=NULL, updated_at=? WHERE id=?",
+                (status, result, error, time.time(), tid),
+            )
 
     def note_error(self, tid: str, error: str) -> None:
         """Keep the latest error of an attempt that will be retried."""
@@ -90,17 +126,24 @@ class Tasks:
         with self.db.tx() as c:
             cond = "" if all_leases else " AND lease_expires_at < ?"
             params: tuple[Any, ...] = (self.session_id,) if all_leases else (self.session_id, now)
-            c.execute("UPDATE tasks SET status='dead', last_error=COALESCE(last_error,'out of attempts')"
-                      f" WHERE session_id=? AND status IN ('in_progress','leased') AND attempts>=max_attempts{cond}",
-                      params)
-            cur = c.execute("UPDATE tasks SET status='pending', lease_owner=NULL, lease_expires_at=NULL"
-                            f" WHERE session_id=? AND status IN ('in_progress','leased'){cond}", params)
+            c.execute(
+                "UPDATE tasks SET status='dead', last_error=COALESCE(last_error,'out of attempts')"
+                f" WHERE session_id=? AND status IN ('in_progress','leased') AND attempts>=max_attempts{cond}",
+                params,
+            )
+            cur = c.execute(
+                "UPDATE tasks SET status='pending', lease_owner=NULL, lease_expires_at=NULL"
+                f" WHERE session_id=? AND status IN ('in_progress','leased'){cond}",
+                params,
+            )
             return cur.rowcount
 
     def cancel_pending(self) -> int:
         with self.db.tx() as c:
-            return c.execute("UPDATE tasks SET status='cancelled', updated_at=? WHERE session_id=?"
-                             " AND status='pending'", (time.time(), self.session_id)).rowcount
+            return c.execute(
+                "UPDATE tasks SET status='cancelled', updated_at=? WHERE session_id=? AND status='pending'",
+                (time.time(), self.session_id),
+            ).rowcount
 
     def get(self, tid: str) -> Task | None:
         rows = self.db.query("SELECT * FROM tasks WHERE id=?", (tid,))
@@ -112,8 +155,9 @@ class Tasks:
 
     def counts(self) -> dict[str, int]:
         """Tasks per status."""
-        rows = self.db.query("SELECT status, COUNT(*) n FROM tasks WHERE session_id=? GROUP BY status",
-                             (self.session_id,))
+        rows = self.db.query(
+            "SELECT status, COUNT(*) n FROM tasks WHERE session_id=? GROUP BY status", (self.session_id,)
+        )
         return {r["status"]: r["n"] for r in rows}
 
     def open_count(self, agent: str | None = None, action: str | None = None) -> int:
@@ -128,5 +172,9 @@ class Tasks:
 
     def count(self, agent: str, action: str) -> int:
         """All tasks ever enqueued for an agent/action (any status)."""
-        return int(self.db.scalar("SELECT COUNT(*) FROM tasks WHERE session_id=? AND agent=? AND action=?",
-                                  (self.session_id, agent, action)))
+        return int(
+            self.db.scalar(
+                "SELECT COUNT(*) FROM tasks WHERE session_id=? AND agent=? AND action=?",
+                (self.session_id, agent, action),
+            )
+        )

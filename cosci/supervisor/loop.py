@@ -45,15 +45,27 @@ class Supervisor:
         observers: receive :class:`SessionStats` after every finished task (step = tasks finished).
     """
 
-    def __init__(self, config: CosciConfig, record: SessionRecord, budget: TokenBudget, runner: Runner,
-                 observers: list[Observer] | None = None, owner: str = "supervisor") -> None:
+    def __init__(
+        self,
+        config: CosciConfig,
+        record: SessionRecord,
+        budget: TokenBudget,
+        runner: Runner,
+        observers: list[Observer] | None = None,
+        owner: str = "supervisor",
+    ) -> None:
         self.config, self.record, self.budget, self.runner = config, record, budget, runner
         self.scheduler = Scheduler(config, record)
         self.observers = observers or []
         self.owner = owner
         t = config.termination
-        self.tracker = StabilityTracker(t.elo_stability_k, t.elo_stability_n, t.elo_stability_eps,
-                                        t.min_ideas_before_stable, t.min_matches_before_stable)
+        self.tracker = StabilityTracker(
+            t.elo_stability_k,
+            t.elo_stability_n,
+            t.elo_stability_eps,
+            t.min_ideas_before_stable,
+            t.min_matches_before_stable,
+        )
         self._budget_hit = False
         self._snapshot_at = 0
         self._steps = 0
@@ -91,8 +103,11 @@ class Supervisor:
 
     # --- one task --------------------------------------------------------------------------------------
     async def _run_one(self, task: Task) -> None:
-        self.record.logs.event("task_started", {"task_id": task.id, "agent": task.agent, "action": task.action,
-                                                "target": task.target_id}, agent=task.agent)
+        self.record.logs.event(
+            "task_started",
+            {"task_id": task.id, "agent": task.agent, "action": task.action, "target": task.target_id},
+            agent=task.agent,
+        )
         try:
             result = await self.runner(task)
         except asyncio.CancelledError:
@@ -108,14 +123,18 @@ class Supervisor:
         except Exception as exc:  # recorded on the task row; the session goes on
             retryable = isinstance(exc, RETRYABLE_ACTION_ERRORS)
             self.record.tasks.fail(task.id, f"{type(exc).__name__}: {exc}", dead=retryable)
-            self.record.logs.event("task_failed", {"task_id": task.id, "err": f"{type(exc).__name__}: {exc}"},
-                                   agent=task.agent)
+            self.record.logs.event(
+                "task_failed", {"task_id": task.id, "err": f"{type(exc).__name__}: {exc}"}, agent=task.agent
+            )
             log.warning("task %s %s/%s failed: %s", task.id, task.agent, task.action, exc)
             return
         self.scheduler.follow_ups(task, result)
         self.record.tasks.complete(task.id, result)
-        self.record.logs.event("task_completed", {"task_id": task.id, "kind": result.kind,
-                                                  "follow_hypothesis_ids": result.hypothesis_ids}, agent=task.agent)
+        self.record.logs.event(
+            "task_completed",
+            {"task_id": task.id, "kind": result.kind, "follow_hypothesis_ids": result.hypothesis_ids},
+            agent=task.agent,
+        )
         if result.kind == "tournament_match_complete":
             self._snapshot()
         self._steps += 1
@@ -165,8 +184,9 @@ class Supervisor:
                     if added:
                         continue
                 if inflight:
-                    done, _ = await asyncio.wait(inflight, timeout=self.config.run.idle_poll_seconds,
-                                                 return_when=asyncio.FIRST_COMPLETED)
+                    done, _ = await asyncio.wait(
+                        inflight, timeout=self.config.run.idle_poll_seconds, return_when=asyncio.FIRST_COMPLETED
+                    )
                     inflight -= done
                     for t in done:
                         t.result()  # surface programming errors instead of losing them
@@ -184,7 +204,7 @@ class Supervisor:
     async def _drain(self, inflight: set[asyncio.Task[None]]) -> None:
         if not inflight:
             return
-        done, pending = await asyncio.wait(inflight, timeout=DRAIN_GRACE_SECONDS)
+        _, pending = await asyncio.wait(inflight, timeout=DRAIN_GRACE_SECONDS)
         for t in pending:
             t.cancel()
         if pending:
@@ -202,8 +222,9 @@ class Supervisor:
         tasks.cancel_pending()
         sched.exhausted.clear()
         if not self.record.logs.feedback(source="meta_review") and self.record.hypotheses.reviews(limit=1):
-            await self._run_final("metareview", "GenerateSystemFeedback", "metareview::system::final",
-                                  PRIORITIES["metareview"])
+            await self._run_final(
+                "metareview", "GenerateSystemFeedback", "metareview::system::final", PRIORITIES["metareview"]
+            )
         await self._run_final("metareview", "GenerateFinalResearchOverview", "metareview::final", PRIORITIES["final"])
         overview = self.record.sessions.get().final_overview or ""
         self.record.sessions.update(status="done", stop_reason=reason.value)

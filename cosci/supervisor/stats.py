@@ -25,10 +25,19 @@ class SessionStats:
 
     def metrics(self) -> dict[str, float]:
         """Flat numeric metrics for tracking (MLflow step metrics)."""
-        out = {"top1_elo": self.top1_elo, "top5_mean_elo": self.top5_mean_elo, "hypotheses": self.hypotheses,
-               "matches": self.matches, "reviews": self.reviews, "spent_usd": self.spent_usd,
-               "tokens": self.tokens, "tasks_done": self.tasks_done, "tasks_failed": self.tasks_failed,
-               "system_feedback": self.feedback, "elapsed_seconds": self.elapsed_seconds}
+        out = {
+            "top1_elo": self.top1_elo,
+            "top5_mean_elo": self.top5_mean_elo,
+            "hypotheses": self.hypotheses,
+            "matches": self.matches,
+            "reviews": self.reviews,
+            "spent_usd": self.spent_usd,
+            "tokens": self.tokens,
+            "tasks_done": self.tasks_done,
+            "tasks_failed": self.tasks_failed,
+            "system_feedback": self.feedback,
+            "elapsed_seconds": self.elapsed_seconds,
+        }
         out.update({f"spent_usd_{agent}": usd for agent, usd in self.spend_by_agent.items()})
         return {k: float(v) for k, v in out.items()}
 
@@ -39,11 +48,16 @@ def collect(record: SessionRecord, elapsed_seconds: float, initial_elo: float) -
     spend = record.logs.spend()
     counts = record.tasks.counts()
     return SessionStats(
-        hypotheses=record.hypotheses.count(), in_tournament=len(ranked),
-        reviews=len(record.hypotheses.reviews()), matches=record.matches.count(),
-        top1_elo=elos[0] if elos else initial_elo, top5_mean_elo=sum(elos[:5]) / len(elos[:5]) if elos else initial_elo,
-        spent_usd=sum(s["usd"] for s in spend.values()), tokens=int(sum(s["tokens"] for s in spend.values())),
-        elapsed_seconds=elapsed_seconds, tasks_done=counts.get("done", 0),
+        hypotheses=record.hypotheses.count(),
+        in_tournament=len(ranked),
+        reviews=len(record.hypotheses.reviews()),
+        matches=record.matches.count(),
+        top1_elo=elos[0] if elos else initial_elo,
+        top5_mean_elo=sum(elos[:5]) / len(elos[:5]) if elos else initial_elo,
+        spent_usd=sum(s["usd"] for s in spend.values()),
+        tokens=int(sum(s["tokens"] for s in spend.values())),
+        elapsed_seconds=elapsed_seconds,
+        tasks_done=counts.get("done", 0),
         tasks_failed=counts.get("failed", 0) + counts.get("dead", 0),
         spend_by_agent={a: s["usd"] for a, s in spend.items()},
         feedback=len(record.logs.feedback(source="meta_review")),

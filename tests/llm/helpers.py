@@ -1,0 +1,62 @@
+"""Helpers of the LLM-gateway tests: a gateway over a config, with its transcript and its retry waits.
+
+Every gateway here records each call attempt (the transcripts table's rows) in :attr:`Harness.records`;
+unless asked for real sleeps, it notes each retry wait in :attr:`Harness.waits` instead of sleeping, so retry
+tests are fast and can assert the exact wait.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from cosci.config.schema import CosciConfig
+from cosci.domain import CallRecord
+from cosci.llm.budget import TokenBudget
+from cosci.llm.gateway import Gateway
+from cosci.llm.types import CallSpec, TextBlock
+from tests.conftest import make_config
+
+__all__ = ["Harness", "budget_of", "harness", "make_config", "spec_for"]
+
+
+def budget_of(config: CosciConfig) -> TokenBudget:
+    """The session budget a runtime builds from ``config`` (cap, agent shares, reserve)."""
+    return TokenBudget(config.run.budget_usd, {a: c.budget_share for a, c in config.agents.items()},
+                       config.budget.reserve_share, config.run.budget_tokens)
+
+
+@dataclass
+class Harness:
+    """A gateway plus what it reported: transcript records and the retry waits it asked for (seconds)."""
+
+    gateway: Gateway
+    budget: TokenBudget
+    records: list[CallRecord] = field(default_factory=list)
+    waits: list[float] = field(default_factory=list)
+
+    @property
+    def outcomes(self) -> list[str]:
+        return [r.outcome for r in self.records]
+
+
+def harness(config: CosciConfig, *, budget: TokenBudget | None = None, real_sleep: bool = False) -> Harness:
+    """A gateway over ``config`` whose recorder (and, unless ``real_sleep``, sleep) are the harness's own."""
+    records: list[CallRecord] = []
+    waits: list[float] = []
+
+    async def note_wait(seconds: float) -> None:
+        waits.append(seconds)
+
+    budget = budget or budget_of(config)
+    kwargs: dict[str, Any] = {} if real_sleep else {"sleep": note_wait}
+    return Harness(Gateway(config, budget, records.append, **kwargs), budget, records, waits)
+
+
+def spec_for(gw: Gateway, agent: str, mode: str, user: str = "Propose one hypothesis.",
+             **kw: Any) -> CallSpec:
+    """A call of ``agent.mode``: a cached preamble, an uncached per-task block, one user message."""
+    return CallSpec(route=gw.router.route(agent, mode), action=kw.pop("action", f"Test{agent.title()}"),
+                    system=[TextBlock("You are a careful scientist.", cache=True),
+                            TextBlock("Task context.")],
+                    messages=[{"role": "user", "content": user}], **kw)

@@ -1,0 +1,228 @@
+"""The token budget (seed 001 "Token Budget System"): concurrent callers never push spending past the cap, the
+reserve is drawn on only by the calls allowed to, refusals name their scope, and a resumed session restores
+what it spent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cosci.config.schema import CosciConfig
+from cosci.llm.budget import TokenBudget
+from cosci.llm.errors import BudgetExceeded
+from cosci.llm.fake import FAKE, FakeBackend, FakeReply
+from cosci.llm.gateway import RESERVE_MODES
+from tests.llm.helpers import harness, make_config, spec_for
+
+SHARES = {"generation": 0.3, "reflection": 0.3, "ranking": 0.34, "supervisor": 0.0}
+RESERVE = 0.06
+CALLERS = 8
+EPS = 1e-9
+
+
+# --- TokenBudget directly ---------------------------------------------------------------------------------
+call = st.tuples(st.sampled_from(sorted(SHARES)), st.floats(0.0, 0.4), st.floats(0.0, 1.0), st.booleans())
+"""(agent, estimate in USD, actual as a fraction of the estimate, use_reserve)"""
+
+
+@settings(max_examples=150, deadline=None)
+@given(cap=st.floats(0.05, 2.0), callers=st.lists(st.lists(call, max_size=12), min_size=CALLERS,
+                                                   max_size=CALLERS))
+def test_concurrent_callers_never_pass_the_cap(cap: float, callers: list[list[tuple[str, float, float, bool]]]
+                                               ) -> None:
+    budget = TokenBudget(cap, dict(SHARES), RESERVE)
+    refusals: list[BudgetExceeded] = []
+    drew_on_reserve: list[bool] = []
+
+    async def caller(calls: list[tuple[str, float, float, bool]]) -> None:
+        for agent, estimate, fraction, use_reserve in calls:
+            try:
+                res = budget.admit(agent, estimate, 100, use_reserve=use_reserve)
+            except BudgetExceeded as exc:
+                assert exc.agent == agent
+                refusals.append(exc)
+                await asyncio.sleep(0)
+                continue
+            assert res.from_reserve_usd <= EPS or use_reserve  # only use_reserve calls draw on the reserve
+            drew_on_reserve.append(res.from_reserve_usd > EPS)
+            await asyncio.sleep(0)  # other callers admit and settle while this call is "in flight"
+            budget.settle(res, estimate * fraction, 50)
+            assert budget.total_spent_usd <= cap + EPS
+
+    async def run() -> None:
+        await asyncio.gather(*(caller(c) for c in callers))
+
+    asyncio.run(run())
+
+    assert budget.total_spent_usd <= cap + EPS
+    assert budget.reserve_used_usd <= budget.reserve_usd + EPS
+    assert all(e.scope in ("session", "agent") for e in refusals)
+    for agent, spent in budget.spent_usd.items():
+        if not any(a == agent and r for c in callers for a, _, _, r in c):
+            assert spent <= budget.agent_limit_usd(agent) + EPS  # never beyond its share without use_reserve
+    if not any(drew_on_reserve):
+        assert budget.reserve_used_usd <= EPS
+    assert budget.remaining_usd() == pytest.approx(cap - budget.total_spent_usd)  # nothing left reserved
+
+
+def test_refusals_name_their_scope() -> None:
+    budget = TokenBudget(1.0, dict(SHARES), RESERVE)
+    with pytest.raises(BudgetExceeded) as info:
+        budget.admit("generation", 0.31, 10)  # share is 0.30
+    assert (info.value.scope, info.value.agent) == ("agent", "generation")
+
+    held = budget.admit("supervisor", 0.05, 10, use_reserve=True)  # share 0: all from the reserve
+    assert held.from_reserve_usd == pytest.approx(0.05)
+    with pytest.raises(BudgetExceeded) as info:
+        budget.admit("supervisor", 0.02, 10, use_reserve=True)  # only 0.01 of the reserve left
+    assert info.value.scope == "agent"
+    budget.settle(held, 0.05, 10)
+
+    for agent in ("generation", "reflection", "ranking"):
+        limit = budget.agent_limit_usd(agent)
+        budget.settle(budget.admit(agent, limit, 10), limit, 10)
+    with pytest.raises(BudgetExceeded) as info:
+        budget.admit("generation", 0.02, 10, use_reserve=True)  # 0.99 spent of 1.00
+    assert (info.value.scope, info.value.agent) == ("session", "generation")
+
+
+def test_the_token_cap_is_a_session_refusal() -> None:
+    budget = TokenBudget(100.0, dict(SHARES), RESERVE, cap_tokens=1000)
+    budget.settle(budget.admit("ranking", 0.01, 900), 0.01, 900)
+    with pytest.raises(BudgetExceeded) as info:
+        budget.admit("ranking", 0.01, 200)
+    assert info.value.scope == "session"
+    assert budget.working_budget_spent() is False
+    budget.settle(budget.admit("ranking", 0.01, 100), 0.01, 100)
+    assert budget.working_budget_spent() is True
+
+
+def test_restore_books_what_a_resumed_session_spent() -> None:
+    budget = TokenBudget(1.0, dict(SHARES), RESERVE)
+    budget.restore({"generation": {"usd": 0.25, "tokens": 1000}, "supervisor": {"usd": 0.02, "tokens": 300}})
+
+    assert budget.spent_usd == {"generation": 0.25, "supervisor": 0.02}
+    assert budget.spent_tokens == 1300
+    assert budget.reserve_used_usd == pytest.approx(0.02)  # the supervisor's share is 0: it used the reserve
+    assert budget.remaining_usd() == pytest.approx(0.73)
+    with pytest.raises(BudgetExceeded) as info:
+        budget.admit("generation", 0.06, 10)  # 0.25 of 0.30 already spent
+    assert info.value.scope == "agent"
+    budget.admit("generation", 0.05, 10)
+
+
+def test_working_budget_is_spent_at_cap_minus_reserve() -> None:
+    budget = TokenBudget(1.0, dict(SHARES), RESERVE)
+    budget.restore({"generation": {"usd": 0.3}, "reflection": {"usd": 0.3}, "ranking": {"usd": 0.33}})
+    assert not budget.working_budget_spent()
+    budget.restore({"ranking": {"usd": 0.01}})
+    assert budget.working_budget_spent()  # 0.94 = cap - 6 % reserve: time for the final overview
+
+
+# --- through the gateway, on the fake ---------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def base(tmp_path_factory: pytest.TempPathFactory) -> CosciConfig:
+    return make_config(tmp_path_factory.mktemp("budget") / "data")
+
+
+MODES = [("ranking", "pairwise"), ("generation", "literature"), ("reflection", "full"),
+         ("evolution", "simplify"), ("metareview", "system"), ("metareview", "final"),
+         ("supervisor", "parse_goal"), ("ranking", "debate")]
+"""One (agent, mode) per concurrent caller: the last-but-two and last-but-one may draw on the reserve."""
+
+
+def priced(config: CosciConfig, usd_in: float, usd_out: float, cap: float) -> CosciConfig:
+    """``config`` with all fake tiers at ``usd_in`` / ``usd_out`` USD per 1M tokens and a ``cap`` USD cap."""
+    tiers = {name: entry.model_copy(update={"input_usd_per_mtok": usd_in, "output_usd_per_mtok": usd_out})
+             for name, entry in config.models.tiers.items()}
+    models = config.models.model_copy(update={"tiers": tiers})
+    run = config.run.model_copy(update={"budget_usd": cap})
+    return config.model_copy(update={"models": models, "run": run})
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(usd_in=st.floats(0.1, 20.0), usd_out=st.floats(0.1, 40.0), cap=st.floats(0.05, 2.0),
+       fill=st.lists(st.lists(st.floats(0.0, 1.0), min_size=1, max_size=4),
+                     min_size=CALLERS, max_size=CALLERS))
+def test_eight_concurrent_gateway_callers_never_pass_the_cap(base: CosciConfig, usd_in: float, usd_out: float,
+                                                             cap: float, fill: list[list[float]]) -> None:
+    """Each call's answer fills a random share of its ``max_output_tokens``, so actual spending comes close to
+    the admitted estimates and the cap really binds."""
+    FAKE.reset()
+    h = harness(priced(base, usd_in, usd_out, cap))
+    refused: list[BudgetExceeded] = []
+
+    async def caller(i: int) -> None:
+        agent, mode = MODES[i]
+        route = h.gateway.router.route(agent, mode)
+        for j, share in enumerate(fill[i]):
+            action = f"call-{i}-{j}"
+            FAKE.script(FakeReply(text="x" * int(share * 4 * (route.max_output_tokens - 2))), action=action)
+            try:
+                await h.gateway.complete(spec_for(h.gateway, agent, mode, f"task {i}.{j}", action=action))
+            except BudgetExceeded as exc:
+                assert exc.agent == agent and exc.scope in ("session", "agent")
+                refused.append(exc)
+
+    async def run() -> None:
+        await asyncio.gather(*(caller(i) for i in range(CALLERS)))
+
+    asyncio.run(run())
+    FAKE.reset()
+
+    ok = [r for r in h.records if r.outcome == "ok"]
+    budget = h.budget
+    assert len(ok) + len(refused) == sum(len(f) for f in fill)
+    assert budget.total_spent_usd == pytest.approx(sum(r.cost_usd for r in ok))
+    assert budget.total_spent_usd <= cap + EPS
+    assert budget.reserve_used_usd <= budget.reserve_usd + EPS
+    for agent in ("ranking", "generation", "reflection", "evolution"):  # no reserve mode: within the share
+        assert budget.spent_usd.get(agent, 0.0) <= budget.agent_limit_usd(agent) + EPS
+    assert budget.remaining_usd() == pytest.approx(cap - budget.total_spent_usd)  # no reservation left
+    assert sum(1 for r in h.records if r.outcome == "error:budget") == len(refused)
+
+
+@pytest.mark.parametrize(("cap", "scope"), [(0.001, "session"), (0.04, "agent")])
+async def test_a_refused_call_is_never_sent(tmp_path: Path, fake: FakeBackend, cap: float,
+                                            scope: str) -> None:
+    # ranking.pairwise on the fake cheap tier is estimated at ~0.015 USD (6048 output tokens at 2.5 USD/Mtok):
+    # more than a 0.001 USD session, and more than ranking's 25 % share of a 0.04 USD session
+    h = harness(make_config(tmp_path / "data", f"run.budget_usd={cap}"))
+    with pytest.raises(BudgetExceeded) as info:
+        await h.gateway.complete(spec_for(h.gateway, "ranking", "pairwise"))
+    assert (info.value.scope, info.value.agent) == (scope, "ranking")
+    assert fake.calls == []  # refused before any request
+    assert h.outcomes == ["error:budget"]
+
+
+async def test_only_reserve_modes_draw_on_the_reserve(tmp_path: Path, fake: FakeBackend) -> None:
+    assert {"supervisor.parse_goal", "metareview.final"} == RESERVE_MODES
+    h = harness(make_config(tmp_path / "data", "run.budget_usd=5"))
+    await h.gateway.complete(spec_for(h.gateway, "supervisor", "parse_goal"))  # share 0: reserve only
+    assert h.budget.spent_usd["supervisor"] > 0
+    assert h.budget.reserve_used_usd == pytest.approx(h.budget.spent_usd["supervisor"])
+
+    h.budget.restore({"metareview": {"usd": h.budget.agent_limit_usd("metareview")}})  # its share is used up
+    await h.gateway.complete(spec_for(h.gateway, "metareview", "final"))  # may still run, on the reserve
+    with pytest.raises(BudgetExceeded) as info:
+        await h.gateway.complete(spec_for(h.gateway, "metareview", "system"))  # may not
+    assert info.value.scope == "agent"
+    assert [c.mode for c in fake.calls] == ["parse_goal", "final"]
+
+
+async def test_a_cancelled_call_releases_its_reservation(tmp_path: Path, fake: FakeBackend) -> None:
+    h = harness(make_config(tmp_path / "data", "models.fake.latency_seconds=0.5"))
+    call = asyncio.create_task(h.gateway.complete(spec_for(h.gateway, "ranking", "pairwise")))
+    while not fake.calls:  # admitted and sent: the estimate is reserved
+        await asyncio.sleep(0.01)
+    assert h.budget.remaining_usd() < h.budget.cap_usd
+    call.cancel()  # e.g. the session's deadline or an abort
+    with pytest.raises(asyncio.CancelledError):
+        await call
+    assert h.budget.remaining_usd() == h.budget.cap_usd
+    assert h.budget.total_spent_usd == 0.0

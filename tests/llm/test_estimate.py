@@ -1,0 +1,34 @@
+"""The pre-flight estimate (seed 004: warn above 1.2x the budget), from the config alone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cosci.llm.estimate import estimate_session
+from tests.llm.helpers import make_config
+
+
+def test_hosted_models_cost_something(tmp_path: Path) -> None:
+    est = estimate_session(make_config(tmp_path / "data", "models=opus", "run.budget_usd=1000"))
+    assert est.usd > 0 and est.calls > 0
+    assert set(est.by_agent) >= {"generation", "reflection", "ranking", "metareview", "supervisor"}
+    assert sum(est.by_agent.values()) == pytest.approx(est.usd)
+    assert not est.over_budget and "above" not in est.line()
+    cheaper = estimate_session(make_config(tmp_path / "data", "models=sonnet", "run.budget_usd=1000"))
+    assert 0 < cheaper.usd < est.usd  # no Opus-class tier
+
+
+def test_the_embedded_model_is_free(tmp_path: Path) -> None:
+    est = estimate_session(make_config(tmp_path / "data", "models=local"))
+    assert est.usd == 0.0 and est.calls > 0
+    assert not est.over_budget
+
+
+def test_a_tiny_budget_is_over_budget(tmp_path: Path) -> None:
+    est = estimate_session(make_config(tmp_path / "data", "models=opus", "run.budget_usd=0.01"))
+    assert est.over_budget
+    assert est.budget_usd == 0.01
+    assert "above 1.2x the budget" in est.line()
+    assert est.usd > 1.2 * 0.01

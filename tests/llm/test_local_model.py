@@ -1,0 +1,73 @@
+"""The embedded SmolLM2-135M, called for real through the gateway (``models=local``): one validated record and
+one tournament verdict. Slow (the model runs on the CPU), so marked ``slow``; CI runs it. Plus a fast check of
+the strict-JSON clean-up of the model's constrained output.
+
+The bounds of the constrained output are tightened here (shorter strings, shorter lists) so the record takes
+seconds rather than most of a minute; the code path is the shipped one.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from cosci.llm.local_model import strict_json
+from cosci.llm.structured import call_record
+from cosci.llm.types import CallSpec, TextBlock
+from cosci.records import RecordHypothesis, TournamentVerdict, tool_schema
+from cosci.tournament.verdict import parse_verdict, rationale_of
+from tests.llm.helpers import harness, make_config
+
+PAIR = ("Hypothesis 1: metformin depletes leukemic stem cells by inhibiting complex I.\n"
+        "Hypothesis 2: aspirin cures all cancers.\nWhich is the better idea?")
+
+
+def test_constrained_output_is_made_strict_json() -> None:
+    """llama.cpp's JSON grammar allows raw newlines and tabs inside strings; strict parsers reject them."""
+    raw = '{"rationale": "Hypothesis 1 is specific.\nHypothesis 2\tis vague.", "better_idea": 1}'
+    with pytest.raises(json.JSONDecodeError, match="Invalid control character"):
+        json.loads(raw)
+    fixed = strict_json(raw)
+    assert json.loads(fixed) == json.loads(raw, strict=False)
+    assert parse_verdict(fixed) == 1
+    cut = '{"title": "cut off at the ca'
+    assert strict_json(cut) == cut  # left for the caller to report as truncated
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(180)
+async def test_the_embedded_model_answers_through_the_gateway(tmp_path: Path) -> None:
+    config = make_config(tmp_path / "data", "models=local", "models.local.max_string_chars=60",
+                         "models.local.max_list_items=2")
+    h = harness(config)
+    started = time.perf_counter()
+
+    spec = CallSpec(route=h.gateway.router.route("generation", "literature"), action="Literature",
+                    system=[TextBlock("You are a biomedical scientist. Answer by calling record_hypothesis.",
+                                      cache=True)],
+                    messages=[{"role": "user", "content": "Propose one hypothesis on repurposing metformin "
+                                                          "for acute myeloid leukemia."}])
+    assert spec.route.model == "cosci-local/smollm2-135m-instruct" and spec.thinking_tokens == 0
+    hyp, resp = await call_record(h.gateway, spec, RecordHypothesis)
+
+    assert isinstance(hyp, RecordHypothesis)
+    assert hyp.title and hyp.statement and hyp.mechanism and hyp.entities and hyp.citations
+    assert all(len(s) <= 60 for s in (hyp.title, hyp.statement, hyp.mechanism, *hyp.entities))
+    assert resp.tool_calls[0].name == "record_hypothesis" and resp.output_tokens > 0
+    assert resp.cost_usd == 0.0  # registered at zero price
+
+    judge = CallSpec(route=h.gateway.router.route("ranking", "pairwise"), action="RunTournamentBatch",
+                     system=[TextBlock("You judge two research hypotheses.", cache=True)],
+                     messages=[{"role": "user", "content": PAIR}],
+                     response_schema=tool_schema(TournamentVerdict))
+    verdict = await h.gateway.complete(judge)
+
+    assert parse_verdict(verdict.text) in (1, 2)
+    assert TournamentVerdict.model_validate_json(verdict.text).better_idea == parse_verdict(verdict.text)
+    assert rationale_of(verdict.text)
+    assert h.outcomes == ["ok", "ok"]
+    assert all(r.model == "cosci-local/smollm2-135m-instruct" for r in h.records)
+    assert time.perf_counter() - started < 90

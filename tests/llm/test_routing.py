@@ -1,0 +1,93 @@
+"""Routing (seed 001 "Model Routing"): tiers, thinking budgets, per-agent overrides, keys, degradation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cosci.config.schema import CosciConfig
+from cosci.errors import MissingApiKey
+from cosci.llm.errors import ModelUnavailable
+from cosci.llm.routing import Router
+from tests.llm.helpers import make_config
+
+
+def router(tmp_path: Path, *overrides: str) -> Router:
+    return Router(make_config(tmp_path / "data", *overrides))
+
+
+def test_thinking_is_kept_only_on_thinking_tiers(config: CosciConfig) -> None:
+    r = Router(config)  # fake: strong thinks, cheap and mini do not
+    literature = r.route("generation", "literature")
+    assert (literature.tier, literature.thinking_tokens) == ("strong", 4000)
+    assert literature.timeout_seconds == 300.0  # seed 004: thinking calls get 300 s
+    pairwise = r.route("ranking", "pairwise")  # the mode asks for 4000, but cheap takes no thinking
+    assert (pairwise.tier, pairwise.thinking_tokens, pairwise.timeout_seconds) == ("cheap", 0, 120.0)
+    assert r.route("reflection", "full").thinking_tokens == 0  # strong tier, mode without a budget
+    assert r.route("generation", "literature", tier="cheap").thinking_tokens == 0
+    for route in r.all_routes():
+        tier = config.models.tiers[route.tier]
+        assert route.thinking_tokens == (config.agents[route.agent].modes[route.mode].thinking_tokens
+                                         if tier.thinking else 0)
+
+
+def test_thinking_follows_the_models_choice(tmp_path: Path) -> None:
+    opus = router(tmp_path, "models=opus")
+    assert opus.route("metareview", "final").thinking_tokens == 16000
+    assert opus.route("metareview", "final").model == "anthropic/claude-opus-4-7"
+    sonnet = router(tmp_path, "models=sonnet")
+    assert all(r.thinking_tokens == 0 for r in sonnet.all_routes())
+
+
+def test_agent_tiers_override_the_agents_tiers(tmp_path: Path) -> None:
+    r = router(tmp_path, "models=openrouter")
+    models = {(x.agent, x.mode): x.model for x in r.all_routes()}
+    assert models["generation", "literature"] == models["generation", "debate"] == "openrouter/openai/gpt-5"
+    assert models["reflection", "full"] == models["reflection", "verification"] == \
+        "openrouter/anthropic/claude-sonnet-4.5"
+    assert models["ranking", "pairwise"] == "openrouter/google/gemini-2.5-flash"  # agent.mode override
+    assert models["ranking", "debate"] == "openrouter/anthropic/claude-sonnet-4.5"  # conf/agents: cheap
+    assert models["metareview", "final"] == "openrouter/meta-llama/llama-3.3-70b-instruct"
+    assert models["metareview", "system"] == "openrouter/anthropic/claude-sonnet-4.5"
+    assert r.route("reflection", "full").tier == "claude"
+
+
+def test_agent_tiers_override_from_the_command_line(tmp_path: Path) -> None:
+    r = router(tmp_path, "+models.agent_tiers.ranking=mini")
+    assert {x.model for x in r.all_routes() if x.agent == "ranking"} == {"cosci-fake/mini"}
+    assert r.route("generation", "literature").model == "cosci-fake/strong"
+
+
+def test_check_keys_names_the_missing_variable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    r = router(tmp_path, "models=opus")
+    with pytest.raises(MissingApiKey) as info:
+        r.check_keys()
+    assert info.value.variable == "ANTHROPIC_API_KEY"
+    assert str(info.value).startswith("ANTHROPIC_API_KEY is not set")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    r.check_keys()
+    router(tmp_path).check_keys()  # the fake needs no key
+    with pytest.raises(MissingApiKey, match="OPENROUTER_API_KEY"):
+        router(tmp_path, "models=openrouter").check_keys()
+
+
+def test_degradation_walks_the_chain(config: CosciConfig, tmp_path: Path) -> None:
+    r = Router(config)
+    strong = r.route("generation", "literature")
+    cheap = r.degrade(strong)
+    assert (cheap.tier, cheap.model, cheap.thinking_tokens) == ("cheap", "cosci-fake/cheap", 0)
+    assert r.degrade(cheap).tier == "mini"
+    with pytest.raises(ModelUnavailable, match="no model left"):
+        r.degrade(r.degrade(cheap))
+    sonnet = router(tmp_path, "models=sonnet")  # strong and cheap are the same model: skipped
+    haiku = sonnet.degrade(sonnet.route("generation", "literature"))
+    assert haiku.model == "anthropic/claude-haiku-4-5-20251001"
+
+
+@pytest.mark.parametrize(("agent", "mode"), [("reflection", "verification"), ("metareview", "final")])
+def test_never_degrade_modes(config: CosciConfig, agent: str, mode: str) -> None:
+    route = Router(config).route(agent, mode)
+    assert route.degradable is False
+    with pytest.raises(ModelUnavailable, match="never degrades"):
+        Router(config).degrade(route)
