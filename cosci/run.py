@@ -13,8 +13,8 @@ import itertools
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import hydra
 from hydra._internal.utils import get_args_parser
@@ -63,12 +63,17 @@ def prevalidate(overrides: Sequence[str], multirun: bool) -> None:
         config = validate(compose(job), require_goal=True)
         if not config.session.resume:
             Router(config).check_keys()
-        if multirun and parallel_launcher(job) and config.tracking.enabled and not (
-                config.tracking.tracking_uri or "").startswith(("http://", "https://")):
+        if (
+            multirun
+            and parallel_launcher(job)
+            and config.tracking.enabled
+            and not (config.tracking.tracking_uri or "").startswith(("http://", "https://"))
+        ):
             raise ConfigError(
                 "tracking.tracking_uri: parallel sweeps must not share one SQLite MLflow store; start "
                 "`mlflow server --backend-store-uri sqlite:///$PWD/data/mlflow.db --host 127.0.0.1 --port 5000` and "
-                "pass tracking.tracking_uri=http://127.0.0.1:5000 (or tracking.enabled=false)")
+                "pass tracking.tracking_uri=http://127.0.0.1:5000 (or tracking.enabled=false)"
+            )
 
 
 def parallel_launcher(job: Sequence[str]) -> bool:
@@ -106,8 +111,9 @@ def _job(cfg: DictConfig) -> float | None:
         record = open_session(config.paths.data_dir, config.session.resume)
         row, frozen = record.sessions.get(), frozen_config(record, [])
         record.close()
-        summary = run_session(frozen, overrides=row.overrides, choices={"models": row.models_choice},
-                              resume_id=config.session.resume)
+        summary = run_session(
+            frozen, overrides=row.overrides, choices={"models": row.models_choice}, resume_id=config.session.resume
+        )
     else:
         summary = run_session(config, overrides=list(hc.overrides.task), choices=dict(hc.runtime.choices))
     return summary.top_elo

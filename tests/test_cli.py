@@ -50,11 +50,21 @@ def test_list_status_report(finished: tuple[Path, str], capsys: pytest.CaptureFi
     assert code == 0 and "# Executive summary" in out and "[H-" in out
 
 
-def test_feedback_reaches_the_record_and_rejection_moves_state(finished: tuple[Path, str],
-                                                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_feedback_reaches_the_record_and_rejection_moves_state(
+    finished: tuple[Path, str], capsys: pytest.CaptureFixture[str]
+) -> None:
     data, sid = finished
-    code, _, _ = _cli(capsys, "--data-dir", str(data), "feedback", sid, "--kind", "directive",
-                      "--text", "focus on drugs with CNS penetration")
+    code, _, _ = _cli(
+        capsys,
+        "--data-dir",
+        str(data),
+        "feedback",
+        sid,
+        "--kind",
+        "directive",
+        "--text",
+        "focus on drugs with CNS penetration",
+    )
     assert code == 0
     rec = SessionRecord.open(data / "sessions" / sid / RECORD_FILE, sid)
     hid = rec.hypotheses.ranked()[-1].id
@@ -62,7 +72,9 @@ def test_feedback_reaches_the_record_and_rejection_moves_state(finished: tuple[P
     code, _, _ = _cli(capsys, "--data-dir", str(data), "feedback", sid, "--kind", "rejection", "--hypothesis", hid)
     assert code == 0
     rec = SessionRecord.open(data / "sessions" / sid / RECORD_FILE, sid)
-    assert [f.text for f in rec.logs.feedback(source="human", kind="directive")] == ["focus on drugs with CNS penetration"]
+    assert [f.text for f in rec.logs.feedback(source="human", kind="directive")] == [
+        "focus on drugs with CNS penetration"
+    ]
     assert rec.hypotheses.get(hid).state == "rejected"
     rec.close()
 
@@ -85,8 +97,9 @@ def test_directive_feedback_reaches_the_next_generation_prompt(config: CosciConf
     assert "prefer drugs that cross the blood-brain barrier" in asyncio.run(go())
 
 
-@pytest.mark.parametrize("args", [["status", "s-nope"], ["report", "s-nope"], ["resume", "s-nope"],
-                                  ["pause", "s-nope"]])
+@pytest.mark.parametrize(
+    "args", [["status", "s-nope"], ["report", "s-nope"], ["resume", "s-nope"], ["pause", "s-nope"]]
+)
 def test_unknown_sessions_give_one_line(args: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = _cli(capsys, "--data-dir", str(tmp_path), *args)
     assert code == 2 and err.count("\n") == 1 and "no session 's-nope'" in err
@@ -96,11 +109,15 @@ def test_bad_feedback_gives_one_line(finished: tuple[Path, str], capsys: pytest.
     data, sid = finished
     code, _, err = _cli(capsys, "--data-dir", str(data), "feedback", sid, "--kind", "pin")
     assert code == 2 and "--hypothesis" in err
-    code, _, err = _cli(capsys, "--data-dir", str(data), "feedback", sid, "--kind", "pin", "--hypothesis", "H-000000000000")
+    code, _, err = _cli(
+        capsys, "--data-dir", str(data), "feedback", sid, "--kind", "pin", "--hypothesis", "H-000000000000"
+    )
     assert code == 2 and "no hypothesis" in err
 
 
-def test_pause_and_abort_of_a_stopped_session(config: CosciConfig, fake: FakeBackend, capsys: pytest.CaptureFixture[str]) -> None:
+def test_pause_and_abort_of_a_stopped_session(
+    config: CosciConfig, fake: FakeBackend, capsys: pytest.CaptureFixture[str]
+) -> None:
     import asyncio
 
     async def start() -> str:
