@@ -37,6 +37,22 @@ def feedback_text(rec: RecordSystemFeedback) -> str:
     return "\n\n".join(parts)
 
 
+SECTIONS = ("executive summary", "main research directions", "convergence and divergence", "caveats")
+"""The overview's required sections (seed 000 §7, prompt metareview.final)."""
+
+
+def follows_structure(markdown: str, minimum: int = 2) -> bool:
+    """Whether the overview has at least ``minimum`` of the required section headings."""
+    headings = {line.lstrip("#").strip().lower() for line in markdown.splitlines() if line.lstrip().startswith("#")}
+    return sum(any(h.startswith(s) for h in headings) for s in SECTIONS) >= minimum
+
+
+def unstructured_appendix(text: str) -> str:
+    """A model answer that ignored the required structure, kept verbatim as a quoted appendix."""
+    quoted = "\n".join(f"> {line}" for line in text.strip().splitlines())
+    return f"\n# Appendix: the model's unstructured synthesis\n\n{quoted}\n"
+
+
 def clean_citations(markdown: str, known: set[str]) -> tuple[str, list[str]]:
     """Remove citations of ids not in ``known`` from ``[H-...]`` brackets (a bracket left empty goes too, a
     bracket citing several ids keeps the known ones); returns ``(text, removed ids)``."""
@@ -93,6 +109,10 @@ class MetaReviewAgent(BaseAgent):
                 log.warning("final overview call failed (%s); writing the fallback overview", exc)
         if not text.strip():
             text, fallback = self.fallback_overview(top), True
+        elif not follows_structure(text):  # a weak model's answer: keep it, but the record carries the overview
+            text, fallback = self.fallback_overview(top) + unstructured_appendix(text), True
+        else:
+            text = text.rstrip() + "\n\n" + self.leaderboard_appendix(top)
         self.record.sessions.update(final_overview=text)
         return TaskResult("final_overview_generated", [h.id for h in top],
                           detail={"fallback": fallback, "removed_citations": removed})
@@ -111,6 +131,15 @@ class MetaReviewAgent(BaseAgent):
                       n_hypotheses=len(known), n_matches=self.record.matches.count(), ids=[h.id for h in top])
         resp = await self.deps.llm.complete(self.spec("final", task, user, feedback=False))
         return clean_citations(resp.text, known)
+
+    def leaderboard_appendix(self, top: list[Hypothesis]) -> str:
+        """The ranked hypotheses the overview was written from, from the record (ids, Elo, matches, claim)."""
+        rows = ["# Appendix: leaderboard", "", "| rank | hypothesis | Elo | matches | strategy | claim |",
+                "|---|---|---|---|---|---|"]
+        for i, h in enumerate(top, 1):
+            claim = " ".join(h.statement.split()).replace("|", "/")[:200]
+            rows.append(f"| {i} | [{h.id}] | {h.elo:.0f} | {h.matches_played} | {h.strategy} | {claim} |")
+        return "\n".join(rows) + "\n"
 
     def fallback_overview(self, top: list[Hypothesis]) -> str:
         """An overview written from the record alone (no model): the leaderboard with each hypothesis's claim."""

@@ -84,7 +84,9 @@ class DebateCfg(_Strict):
 
 
 class ReflectionCfg(_Strict):
-    verification_top_k: int = Field(ge=0, description="Top mature hypotheses given deep verification, once each.")
+    verification_top_k: int = Field(
+        ge=0, description="Deep verifications per session, given to the best mature hypotheses at the time."
+    )
     observation_top_k: int = Field(
         ge=0, description="Top hypotheses given an observation review when an article is at hand."
     )
@@ -247,6 +249,12 @@ class LocalModelCfg(_Strict):
     temperature: float = Field(ge=0, description="Sampling temperature.")
     max_tokens: int = Field(gt=0, description="Cap on tokens per schema-constrained answer.")
     max_text_tokens: int = Field(gt=0, description="Cap on tokens per free-text answer (debate turns, overview).")
+    repeat_penalty: float = Field(
+        ge=1.0, description="llama.cpp repeat penalty (>1 discourages the tiny model's loops)."
+    )
+    cache_mb: int = Field(
+        ge=1, description="RAM for cached prompt states (shared prefixes are not evaluated again), MB."
+    )
 
 
 class FakeModelCfg(_Strict):

@@ -38,8 +38,9 @@ from cosci.llm.schema_bounds import bound_schema, tool_choice_schema
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
-DEFAULT_CFG = LocalModelCfg(n_ctx=8192, n_threads=2, max_string_chars=160, max_list_items=3, temperature=0.7,
-                            max_tokens=900, max_text_tokens=300)
+DEFAULT_CFG = LocalModelCfg(n_ctx=8192, n_threads=2, max_string_chars=100, max_list_items=2, temperature=0.7,
+                            max_tokens=900, max_text_tokens=120, repeat_penalty=1.3, cache_mb=256)
+"""Used until :meth:`LocalModelProvider.configure` is called with ``models.local`` (mirrors conf/models/local.yaml)."""
 
 
 def gguf_path() -> Path:
@@ -97,10 +98,14 @@ class LocalModelProvider(CustomLLM):
     def llama(self) -> Any:
         """The loaded model (loaded on first use, then kept for the process)."""
         if self._llama is None:
-            from llama_cpp import Llama
+            from llama_cpp import Llama, LlamaRAMCache
 
             self._llama = Llama(model_path=str(gguf_path()), n_ctx=self.cfg.n_ctx,
                                 n_threads=self.cfg.n_threads, verbose=False, seed=0)
+            # Prompt states keyed by prefix: every call shares the safety preamble and session context, and
+            # debate turns share their whole transcript, so most of each prompt is not evaluated again
+            # (measured here: ~5 s -> ~3 s for a 750-token prompt; prompt evaluation runs ~170 tokens/s).
+            self._llama.set_cache(LlamaRAMCache(capacity_bytes=self.cfg.cache_mb << 20))
         return self._llama
 
     async def acompletion(self, model: str, messages: list, api_base: str, custom_prompt_dict: dict,  # type: ignore[override]
@@ -131,7 +136,8 @@ class LocalModelProvider(CustomLLM):
         cap = cfg.max_tokens if schema else cfg.max_text_tokens
         max_tokens = min(int(params.get("max_tokens") or cap), cap)
         chat = self._fit(plain_messages(messages), max_tokens)
-        request: dict[str, Any] = {"messages": chat, "max_tokens": max_tokens, "temperature": cfg.temperature}
+        request: dict[str, Any] = {"messages": chat, "max_tokens": max_tokens, "temperature": cfg.temperature,
+                                   "repeat_penalty": cfg.repeat_penalty}
         if schema is not None:
             request["response_format"] = {"type": "json_object", "schema": schema}
         with self._lock:

@@ -108,8 +108,11 @@ class SessionRuntime:
                                    wall_clock_seconds=config.run.wall_clock_seconds)
             record.logs.event("session_started", {"goal": config.session.goal, "n_initial": config.run.n_initial,
                                                   "budget_usd": config.run.budget_usd})
-        elif record.sessions.status() in ("done", "failed"):
-            pass  # finished sessions can still be re-finalised (e.g. the overview re-written)
+        elif record.sessions.status() == "done":
+            record.close()
+            fcntl.flock(lock_fh, fcntl.LOCK_UN)
+            lock_fh.close()
+            raise CosciError(f"session {sid} is done; `cosci report {sid}` shows its overview")
         else:
             record.sessions.update(status="running")
         budget = TokenBudget(config.run.budget_usd, {a: c.budget_share for a, c in config.agents.items()},

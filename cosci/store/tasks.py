@@ -170,11 +170,11 @@ class Tasks:
             sql, params = sql + " AND action=?", [*params, action]
         return int(self.db.scalar(sql, tuple(params)))
 
-    def count(self, agent: str, action: str) -> int:
-        """All tasks ever enqueued for an agent/action (any status)."""
+    def count(self, agent: str, action: str, key_suffix: str = "") -> int:
+        """All tasks ever enqueued for an agent/action (any status), optionally whose key ends with a suffix."""
         return int(
             self.db.scalar(
-                "SELECT COUNT(*) FROM tasks WHERE session_id=? AND agent=? AND action=?",
-                (self.session_id, agent, action),
+                "SELECT COUNT(*) FROM tasks WHERE session_id=? AND agent=? AND action=? AND idempotency_key LIKE ?",
+                (self.session_id, agent, action, f"%{key_suffix}"),
             )
         )

@@ -25,7 +25,7 @@ import math
 from typing import Any
 
 from cosci.config.schema import CosciConfig
-from cosci.domain import Task, TaskResult
+from cosci.domain import Task, TaskResult, task_id
 from cosci.store import PRIORITY, SessionRecord
 
 PRIORITIES = {
@@ -105,6 +105,10 @@ class Scheduler:
             n += self.periodic()
         return n
 
+    def has_task(self, key: str) -> bool:
+        """Whether a task with this (session-relative) idempotency key was ever enqueued."""
+        return self.tasks.get(task_id(f"{self.record.session_id}::{key}")) is not None
+
     def review(self, hid: str, kind: str) -> int:
         return self._enqueue(
             "reflection",
@@ -159,7 +163,13 @@ class Scheduler:
         n = 0
         if len(players) >= 2 and not self.tasks.open_count("ranking", "RunTournamentBatch"):
             k = self.tasks.count("ranking", "RunTournamentBatch")
-            n += self._enqueue("ranking", "RunTournamentBatch", f"ranking::batch::{k}", PRIORITIES["batch"])
+            # the least-played immature player, if any, gets the first match: every hypothesis reaches
+            # evolution.mature_matches (maturity gate and MAX_IDEAS) instead of waiting on the random buckets
+            immature = sorted((p for p in players if p.matches_played < cfg.evolution.mature_matches),
+                              key=lambda p: (p.matches_played, p.id))
+            payload = {"focus_id": immature[0].id} if immature else None
+            n += self._enqueue("ranking", "RunTournamentBatch", f"ranking::batch::{k}", PRIORITIES["batch"],
+                               payload=payload)
         pool = hyps.count()
         open_new = self.tasks.open_count("generation") + self.tasks.open_count("evolution")
         unranked = len(hyps.all(states=("draft", "reviewed"))) + sum(
@@ -192,10 +202,12 @@ class Scheduler:
             )
         n += self.system_feedback()
         top_mature = sorted(mature, key=lambda p: (-p.elo, p.id))
-        for p in top_mature[: cfg.reflection.verification_top_k]:
-            n += self.review(p.id, "verification")
-        for p in top_mature[: cfg.reflection.observation_top_k]:
-            n += self.review(p.id, "observation")
+        for kind, cap in (("verification", cfg.reflection.verification_top_k),
+                          ("observation", cfg.reflection.observation_top_k)):
+            done = self.tasks.count("reflection", "ReviewHypothesis", key_suffix=f"::{kind}")
+            fresh = [p for p in top_mature if not self.has_task(f"reflection::{p.id}::{kind}")]
+            for p in fresh[: max(cap - done, 0)]:  # at most `cap` per session, for the best at the time
+                n += self.review(p.id, kind)
         if any(h.dedup_cluster is None for h in hyps.all()) and len(players) >= 2:
             n += self._enqueue(
                 "proximity",

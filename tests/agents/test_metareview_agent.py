@@ -100,8 +100,9 @@ async def test_final_overview_removes_citations_of_unknown_ids(planned: SessionR
     assert result.hypothesis_ids == ranked
     overview = planned.record.sessions.get().final_overview
     assert overview is not None
-    cited = set(re.findall(r"H-[0-9A-Za-z]+", overview))
-    assert cited == {real, other}
+    synthesis, appendix = overview.split("# Appendix: leaderboard")
+    assert set(re.findall(r"H-[0-9A-Za-z]+", synthesis)) == {real, other}
+    assert set(re.findall(r"H-[0-9a-f]{12}", appendix)) == set(ranked)  # the leaderboard, from the record
     assert f"The leader is [{real}], ahead of ." in overview
     assert f"Supported by [{real}] and [{other}; {real}], not by ." in overview
 
@@ -141,3 +142,15 @@ async def test_fallback_overview_without_hypotheses_makes_no_call(planned: Sessi
     assert result.detail["fallback"] is True and result.hypothesis_ids == []
     assert fake.calls_for("metareview") == []
     assert "0 tournament matches" in (planned.record.sessions.get().final_overview or "")
+
+
+async def test_an_unstructured_overview_falls_back_to_the_record(planned: SessionRuntime, fake: FakeBackend,
+                                                                 run_task, ranked: list[str]) -> None:
+    """A weak model's answer without the required sections is kept as a quoted appendix to the record's overview."""
+    fake.script(FakeReply(text="The scientific community is now ready to accept science."), agent="metareview",
+                mode="final")
+    _, result = await run_task("metareview", "GenerateFinalResearchOverview", "final-weak")
+    overview = planned.record.sessions.get().final_overview or ""
+    assert result.detail["fallback"] is True
+    assert overview.startswith("# Executive summary") and f"[{ranked[0]}]" in overview
+    assert "> The scientific community is now ready to accept science." in overview

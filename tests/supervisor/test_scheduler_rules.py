@@ -149,7 +149,18 @@ def test_decide_next_steps_schedules_one_tournament_batch(runtime: SessionRuntim
     scheduler.decide_next_steps()
     scheduler.decide_next_steps()
     (batch,) = pending(runtime, "ranking", "RunTournamentBatch")  # not a second one while it is open
-    assert batch.priority == PRIORITIES["batch"] and batch.payload == {}
+    least_played = min(runtime.record.hypotheses.ranked(), key=lambda h: (h.matches_played, h.id))
+    assert batch.priority == PRIORITIES["batch"] and batch.payload == {"focus_id": least_played.id}
+
+
+def test_idle_batches_focus_nobody_once_every_player_is_mature(runtime: SessionRuntime, scheduler: Scheduler,
+                                                                add_player) -> None:
+    mature = runtime.config.evolution.mature_matches
+    add_player(matches=mature)
+    add_player(matches=mature + 2)
+    scheduler.decide_next_steps()
+    (batch,) = pending(runtime, "ranking", "RunTournamentBatch")
+    assert batch.payload == {}
 
 
 def test_evolution_fires_once_min_mature_players_are_mature(runtime: SessionRuntime, scheduler: Scheduler,
