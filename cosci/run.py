@@ -136,7 +136,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"cosci: {one_line(str(exc))}", file=sys.stderr)
         raise SystemExit(2) from None
     except KeyboardInterrupt:
-        print("cosci: interrupted; resume with `cosci resume <session id>`", file=sys.stderr)
+        print("cosci: interrupted; `cosci list` shows the session, `cosci resume <session id>` continues it",
+              file=sys.stderr)
         raise SystemExit(130) from None
 
 

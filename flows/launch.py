@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +71,7 @@ def run_session(
         console.print(f"[dim]{estimate_session(config).line()}[/dim]")
     data = asyncio.run(
         session_flow(
-            config.model_dump(mode="json"), list(overrides), models_choice, resume_id, ui=ui and sys.stderr.isatty()
+            config.model_dump(mode="json"), list(overrides), models_choice, resume_id, ui=ui
         )
     )
     summary = SessionSummary(**data)

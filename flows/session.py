@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -108,10 +109,20 @@ async def session_flow(
     resume_id: str | None = None,
     ui: bool = False,
 ) -> dict[str, Any]:
-    """Run (or resume) one session to its end; returns the :class:`SessionSummary` as plain data."""
+    """Run (or resume) one session to its end; returns the :class:`SessionSummary` as plain data.
+
+    ``ui``: a researcher's terminal run: announce the session id and folder, and show live progress on a TTY.
+    """
     config = CosciConfig.model_validate(config_data)
     rt = await SessionRuntime.open(config, session_id=resume_id, overrides=overrides, models_choice=models_choice)
     RUNTIMES[rt.session_id] = rt
+    if ui:
+        verb = "resuming" if resume_id else "session"
+        print(
+            f"{verb}   {rt.session_id} ({rt.folder}); stop with Ctrl-C, continue with `cosci resume {rt.session_id}`",
+            file=sys.stderr,
+            flush=True,
+        )
     observers: list[Observer] = []
     tracker = None
     try:
@@ -121,7 +132,7 @@ async def session_flow(
             tracker = SessionTracker.start(config, rt.record, overrides, models_choice)
             observers.append(tracker)
         progress = None
-        if ui:
+        if ui and sys.stderr.isatty():
             from cosci.ui.progress import LiveProgress
 
             progress = LiveProgress(config, rt.session_id)

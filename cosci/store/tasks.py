@@ -106,6 +106,10 @@ class Tasks:
         """Record a failure: ``dead`` after the last attempt of a retryable error, ``failed`` for a permanent one."""
         self._finish(tid, "dead" if dead else "failed", error=error[:2000])
 
+    def release(self, tid: str, note: str) -> None:
+        """Give an interrupted task back to the queue (pending, lease cleared); finalisation cancels it."""
+        self._finish(tid, "pending", error=note)
+
     def _finish(self, tid: str, status: str, *, result: str | None = None, error: str | None = None) -> None:
         with self.db.tx() as c:
             c.execute(

@@ -110,7 +110,8 @@ class Supervisor:
         )
         try:
             result = await self.runner(task)
-        except asyncio.CancelledError:
+        except asyncio.CancelledError:  # interrupted: back to pending, so a resumed session runs it again
+            self.record.tasks.release(task.id, "interrupted before it finished")
             raise
         except BudgetExceeded as exc:
             self.record.tasks.fail(task.id, f"budget: {exc}", dead=False)
@@ -152,7 +153,7 @@ class Supervisor:
 
     # --- the loop --------------------------------------------------------------------------------------
     async def run(self) -> StopReason:
-        """Run until a stop reason; returns it (``PAUSED`` only if the process is asked to stop while paused)."""
+        """Run until a stop reason and return it. A paused session holds here until resumed or aborted."""
         tasks = self.record.tasks
         tasks.reclaim(all_leases=True)
         if not tasks.counts():

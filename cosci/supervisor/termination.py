@@ -18,5 +18,3 @@ class StopReason(StrEnum):
     ELO_STABLE = "elo_stable"
     MAX_IDEAS = "max_ideas"
     IDLE = "idle"
-    PAUSED = "paused"  # not a final stop: the session waits to be resumed
-    FAILED = "failed"  # the session could not continue (e.g. a permanent provider error at bootstrap)
