@@ -130,6 +130,7 @@ async def session_flow(
             from cosci.tracking.mlflow_run import SessionTracker
 
             tracker = SessionTracker.start(config, rt.record, overrides, models_choice)
+            tracker.client.set_tag(tracker.run_id, "cosci.embedding_model", rt.deps.embedder.model)
             observers.append(tracker)
         progress = None
         if ui and sys.stderr.isatty():
