@@ -29,6 +29,19 @@ API_KEYS = (
     "BRAVE_API_KEY",
     "NCBI_API_KEY",
 )
+FULL_TOOL_LOOPS = [
+    f"agents.{agent}.modes.{mode}.max_iterations={n}"
+    for agent, mode, n in (
+        ("generation", "literature", 8),
+        ("reflection", "full", 8),
+        ("reflection", "verification", 8),
+        ("evolution", "combine", 6),
+        ("evolution", "simplify", 6),
+        ("evolution", "feasibility", 6),
+        ("evolution", "out_of_box", 6),
+    )
+]
+"""The seeds' tool-loop lengths (seed 000); the demo experiment shortens them for the embedded model."""
 FAST = [
     "experiment=demo",
     "models=fake",
@@ -36,6 +49,7 @@ FAST = [
     "tracking.enabled=false",
     "retry.base_delay_seconds=0",
     "retry.max_delay_seconds=0",
+    *FULL_TOOL_LOOPS,
 ]
 """The overrides every test config starts from: the demo goal on the fake, offline tools, no tracking."""
 
