@@ -13,20 +13,22 @@ import hashlib
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from cosci.config.schema import CosciConfig
 from cosci.domain import Hypothesis, Task, TaskResult, hypothesis_id
 from cosci.llm.embeddings import Embedder
 from cosci.llm.routing import Router
-from cosci.llm.tool_loop import normalise_url
+from cosci.llm.tool_loop import ToolLoopResult, normalise_url, run_tool_loop
 from cosci.llm.types import CallSpec, LLMPort, TextBlock
 from cosci.prompts import render
-from cosci.records import RecordHypothesis, RecordResearchPlan
+from cosci.records import Record, RecordHypothesis, RecordResearchPlan
 from cosci.safety.quoting import quote_hypothesis, quote_untrusted
 from cosci.store import SessionRecord
 from cosci.tools.base import Tool
 from cosci.vectors.store import VectorStore
+
+R = TypeVar("R", bound=Record)
 
 
 class ToolSource(Protocol):
@@ -114,6 +116,12 @@ class BaseAgent:
 
     def tools(self) -> dict[str, Tool]:
         return self.deps.tools.for_agent(self.name)
+
+    async def tool_loop(self, spec: CallSpec, tools: Mapping[str, Tool], record: type[R]) -> ToolLoopResult[R]:
+        """The tool loop with this mode's iteration limit and the configured parallel cap and tool timeout."""
+        return await run_tool_loop(self.deps.llm, spec, tools, record, max_iters=spec.route.max_iterations,
+                                   parallel_cap=self.config.tools.parallel_cap,
+                                   tool_timeout=self.config.tools.timeout_seconds)
 
     def rng(self, task: Task, salt: str = "") -> random.Random:
         """A RNG seeded by the run seed and the task, so a retried task makes the same choices."""

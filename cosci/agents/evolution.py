@@ -16,7 +16,6 @@ from itertools import combinations
 
 from cosci.agents.base import BaseAgent, filter_urls, tool_names
 from cosci.domain import Hypothesis, Task, TaskResult
-from cosci.llm.tool_loop import run_tool_loop
 from cosci.prompts import render
 from cosci.records import RecordHypothesis
 
@@ -38,9 +37,7 @@ class EvolutionAgent(BaseAgent):
         tools = self.tools()
         user = self._prompt(strategy, parents, tool_names(tools))
         spec = self.spec(strategy, task, user)
-        loop = await run_tool_loop(self.deps.llm, spec, tools, RecordHypothesis, max_iters=spec.route.max_iterations,
-                                   parallel_cap=self.config.tools.parallel_cap,
-                                   tool_timeout=self.config.tools.timeout_seconds)
+        loop = await self.tool_loop(spec, tools, RecordHypothesis)
         kept, dropped = filter_urls(loop.record.citations, loop.seen_urls)
         rec = loop.record.model_copy(update={"citations": kept, "strategy": strategy,
                                              "parent_ids": [p.id for p in parents]})

@@ -16,7 +16,6 @@ import re
 from cosci.agents.base import BaseAgent, filter_urls, tool_names
 from cosci.domain import Task, TaskResult
 from cosci.llm.structured import call_record
-from cosci.llm.tool_loop import run_tool_loop
 from cosci.prompts import render
 from cosci.records import RecordHypothesis
 from cosci.safety.quoting import quote_untrusted
@@ -56,9 +55,7 @@ class GenerationAgent(BaseAgent):
                       idea_attributes=plan.idea_attributes, tool_names=tool_names(tools),
                       instructions=task.payload.get("instructions", ""), existing=self.existing())
         spec = self.spec("literature", task, user)
-        loop = await run_tool_loop(self.deps.llm, spec, tools, RecordHypothesis, max_iters=spec.route.max_iterations,
-                                   parallel_cap=self.config.tools.parallel_cap,
-                                   tool_timeout=self.config.tools.timeout_seconds)
+        loop = await self.tool_loop(spec, tools, RecordHypothesis)
         kept, dropped = filter_urls(loop.record.citations, loop.seen_urls)
         rec = loop.record.model_copy(update={"citations": kept, "strategy": "literature", "parent_ids": []})
         return rec, dropped

@@ -16,7 +16,6 @@ from typing import Any
 
 from cosci.agents.base import BaseAgent, filter_urls, tool_names
 from cosci.domain import Hypothesis, Task, TaskResult
-from cosci.llm.tool_loop import run_tool_loop
 from cosci.prompts import render
 from cosci.records import RecordReview
 from cosci.safety.quoting import quote_untrusted
@@ -41,9 +40,7 @@ class ReflectionAgent(BaseAgent):
         tools = self.tools() if kind != "observation" else {}
         user = self._prompt(kind, h, tools, article)
         spec = self.spec(kind, task, user, feedback=False)
-        loop = await run_tool_loop(self.deps.llm, spec, tools, RecordReview, max_iters=spec.route.max_iterations,
-                                   parallel_cap=self.config.tools.parallel_cap,
-                                   tool_timeout=self.config.tools.timeout_seconds)
+        loop = await self.tool_loop(spec, tools, RecordReview)
         seen = set(loop.seen_urls) | ({article["url"]} if article and article.get("url") else set())
         evidence, dropped = filter_urls(loop.record.evidence, seen)
         review = loop.record.model_copy(update={"evidence": evidence, "kind": kind})
