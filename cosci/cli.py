@@ -22,6 +22,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from cosci.config.load import ConfigError, compose, validate
 from cosci.config.schema import CosciConfig
 from cosci.errors import CosciError, SessionNotFound
@@ -151,6 +153,12 @@ def _set_status(args: argparse.Namespace, status: str) -> None:
 
 def cmd_feedback(args: argparse.Namespace) -> None:
     rec = open_session(data_dir(args.data_dir), args.session)
+    if rec.sessions.status() == "done":
+        rec.close()
+        raise CosciError(f"session {args.session} is done; feedback would reach no prompt")
+    if args.kind in ("directive", "preference") and not (args.text or "").strip():
+        rec.close()
+        raise CosciError(f"--kind {args.kind} needs --text \"...\"")
     if args.kind in ("rejection", "pin") and not args.hypothesis:
         rec.close()
         raise CosciError(f"--kind {args.kind} needs --hypothesis <H-id>")
@@ -215,8 +223,11 @@ def cmd_serve(args: argparse.Namespace) -> None:
 
         try:
             ScheduleCfg(cron=args.cron, deployment=args.name or config.schedule.deployment)
-        except ValueError as exc:
-            raise ConfigError(f"--cron: {str(exc).splitlines()[-1].strip()}") from None
+        except ValidationError as exc:
+            raise ConfigError(f"--cron: {exc.errors()[0]['msg'].removeprefix('Value error, ')}") from None
+    if not os.environ.get("PREFECT_API_URL"):
+        raise CosciError("cosci serve needs a running Prefect server: start `prefect server start` and "
+                         "export PREFECT_API_URL=http://127.0.0.1:4200/api (README: Scheduling)")
     prepare(config.paths.data_dir)
     from flows.deploy import serve_deployment
 

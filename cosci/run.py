@@ -61,8 +61,12 @@ def prevalidate(overrides: Sequence[str], multirun: bool) -> None:
     jobs = expand_sweep(overrides) if multirun else [list(overrides)]
     for job in jobs:
         config = validate(compose(job), require_goal=True)
-        if not config.session.resume:
+        if config.session.resume:
+            check_resumable(config.paths.data_dir, config.session.resume)
+        else:
             Router(config).check_keys()
+        if config.session.corpus_path:
+            check_corpus(config.session.corpus_path)
         if (
             multirun
             and parallel_launcher(job)
@@ -74,6 +78,27 @@ def prevalidate(overrides: Sequence[str], multirun: bool) -> None:
                 "`mlflow server --backend-store-uri sqlite:///$PWD/data/mlflow.db --host 127.0.0.1 --port 5000` and "
                 "pass tracking.tracking_uri=http://127.0.0.1:5000 (or tracking.enabled=false)"
             )
+
+
+def check_resumable(data_dir: Path, session_id: str) -> None:
+    """Raises CosciError (one line) if the session does not exist or is done."""
+    from cosci.cli import open_session
+
+    record = open_session(data_dir, session_id)
+    status = record.sessions.status()
+    record.close()
+    if status == "done":
+        raise CosciError(f"session {session_id} is done; `cosci report {session_id}` shows its overview")
+
+
+def check_corpus(path: str) -> None:
+    """Load the local corpus once before anything runs: a bad path or file fails here, in one line."""
+    from cosci.tools.corpus import LocalCorpus
+
+    corpus = LocalCorpus.load(path)
+    if corpus.skipped:
+        print(f"cosci: warning: session.corpus_path: {corpus.skipped} rows skipped (not JSON objects with a "
+              f"title or an abstract); {len(corpus.records)} records kept", file=sys.stderr)
 
 
 def parallel_launcher(job: Sequence[str]) -> bool:
@@ -136,8 +161,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"cosci: {one_line(str(exc))}", file=sys.stderr)
         raise SystemExit(2) from None
     except KeyboardInterrupt:
-        print("cosci: interrupted; `cosci list` shows the session, `cosci resume <session id>` continues it",
-              file=sys.stderr)
+        print("cosci: interrupted", file=sys.stderr)
         raise SystemExit(130) from None
 
 

@@ -18,6 +18,8 @@ def prepare(data_dir: Path, *, quiet: bool = True) -> None:
     home.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("PREFECT_HOME", str(home))
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    os.environ.setdefault("DO_NOT_TRACK", "1")  # Prefect, MLflow and LiteLLM honour it: no telemetry notice
+    os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
     os.environ.setdefault("PREFECT_LOGGING_TO_API_BATCH_INTERVAL", "5")
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "90")
     os.environ.setdefault("PREFECT_RESULTS_PERSIST_BY_DEFAULT", "true")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,9 @@ from rich.console import Console
 
 from cosci.config.schema import CosciConfig
 from cosci.session.summary import SessionSummary
+from cosci.supervisor.termination import StopReason
 from flows.env import prepare
+from flows.server import ensure_server
 
 NOISY = {
     "prefect": logging.CRITICAL,
@@ -58,7 +61,12 @@ def run_session(
     Raises:
         CosciError: a missing API key, an unknown session, a session already running elsewhere.
     """
+    if resume_id:  # refuse at once if another process runs it (before the Prefect server starts)
+        from cosci.session.runtime import lock_session
+
+        lock_session(config.paths.data_dir / "sessions" / resume_id)
     prepare(config.paths.data_dir)
+    ensure_server(config.paths.data_dir / "prefect")  # before Prefect is imported
     quiet_logging()  # before the imports below log anything (faiss, mlflow)
     from cosci.llm.estimate import estimate_session
     from flows.session import session_flow
@@ -69,12 +77,10 @@ def run_session(
     models_choice = str((choices or {}).get("models") or config.models.name)
     if resume_id is None:
         console.print(f"[dim]{estimate_session(config).line()}[/dim]")
-    data = asyncio.run(
-        session_flow(
-            config.model_dump(mode="json"), list(overrides), models_choice, resume_id, ui=ui
-        )
-    )
+    data = asyncio.run(session_flow(config.model_dump(mode="json"), list(overrides), models_choice, resume_id, ui=ui))
     summary = SessionSummary(**data)
     for line in summary.lines():
-        console.print(line)
+        print(line, file=sys.stderr)  # plain: paths must not be wrapped when the output is a file
+    if summary.stop_reason == StopReason.INTERRUPTED:
+        raise KeyboardInterrupt
     return summary

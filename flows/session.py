@@ -13,8 +13,11 @@ that outlived the gateway's retries), up to ``lease.max_attempts`` attempts (see
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
+import os
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -101,6 +104,29 @@ def make_runner(rt: SessionRuntime):
     return run
 
 
+def _on_interrupt(sup: Supervisor) -> list[signal.Signals]:
+    """Ctrl-C or SIGTERM once: stop, leaving interrupted actions for `cosci resume`; twice: exit at once."""
+
+    def handler() -> None:
+        if sup._interrupted:
+            os._exit(130)
+        print(
+            "\ncosci: stopping; interrupted actions go back to the queue (Ctrl-C again to quit at once)",
+            file=sys.stderr,
+            flush=True,
+        )
+        sup.interrupt()
+
+    loop, handled = asyncio.get_running_loop(), []
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(sig, handler)
+            handled.append(sig)
+        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread (a served deployment)
+            pass
+    return handled
+
+
 @flow(name="cosci-session", persist_result=False, log_prints=False, validate_parameters=False)
 async def session_flow(
     config_data: dict[str, Any],
@@ -139,12 +165,19 @@ async def session_flow(
             progress = LiveProgress(config, rt.session_id)
             observers.append(progress)
         sup = Supervisor(config, rt.record, rt.budget, make_runner(rt), observers)
+        handled = _on_interrupt(sup) if ui else []
         try:
             if progress:
                 progress.start()
             reason = await sup.run()
+            if reason == StopReason.INTERRUPTED:
+                return summarise(
+                    rt, reason, rt.folder / "final" / "overview.md", tracker.run_id if tracker else None
+                ).to_dict()
             overview = await sup.finalize(reason)
         finally:
+            for sig in handled:
+                asyncio.get_running_loop().remove_signal_handler(sig)
             if progress:
                 progress.stop()
         path = rt.write_overview(overview)

@@ -54,6 +54,9 @@ def test_feedback_reaches_the_record_and_rejection_moves_state(
     finished: tuple[Path, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     data, sid = finished
+    rec = SessionRecord.open(data / "sessions" / sid / RECORD_FILE, sid)
+    rec.sessions.update(status="paused")  # feedback is for sessions that will run again
+    rec.close()
     code, _, _ = _cli(
         capsys,
         "--data-dir",
@@ -107,6 +110,11 @@ def test_unknown_sessions_give_one_line(args: list[str], tmp_path: Path, capsys:
 
 def test_bad_feedback_gives_one_line(finished: tuple[Path, str], capsys: pytest.CaptureFixture[str]) -> None:
     data, sid = finished
+    code, _, err = _cli(capsys, "--data-dir", str(data), "feedback", sid, "--kind", "directive", "--text", "x")
+    assert code == 2 and err.count("\n") == 1 and "is done" in err
+    rec = SessionRecord.open(data / "sessions" / sid / RECORD_FILE, sid)
+    rec.sessions.update(status="paused")
+    rec.close()
     code, _, err = _cli(capsys, "--data-dir", str(data), "feedback", sid, "--kind", "pin")
     assert code == 2 and "--hypothesis" in err
     code, _, err = _cli(
@@ -145,3 +153,31 @@ def test_resume_of_a_done_session_is_refused(finished: tuple[Path, str], capsys:
 def test_estimate(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _cli(capsys, "estimate", "experiment=oncology", "models=opus")
     assert code == 0 and "estimated cost ~$" in out and "generation" in out
+
+
+def test_serve_needs_a_prefect_server_and_a_valid_cron(capsys: pytest.CaptureFixture[str],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    code, _, err = _cli(capsys, "serve", "experiment=demo", "models=fake", "--cron", "bad cron")
+    assert code == 2 and "five-field cron" in err and err.count("\n") == 1
+    code, _, err = _cli(capsys, "serve", "experiment=demo", "models=fake")
+    assert code == 2 and "PREFECT_API_URL" in err and err.count("\n") == 1
+
+
+def test_compare_with_an_unknown_parent_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _cli(capsys, "--data-dir", str(tmp_path), "compare", "--parent", "deadbeef")
+    assert code == 2 and "no MLflow store at" in err and err.count("\n") == 1
+    assert not (tmp_path / "mlflow.db").exists()  # looking creates nothing
+    from mlflow.tracking import MlflowClient
+
+    MlflowClient(f"sqlite:///{tmp_path / 'mlflow.db'}").search_experiments()
+    capsys.readouterr()
+    code, _, err = _cli(capsys, "--data-dir", str(tmp_path), "compare", "--parent", "deadbeef")
+    assert code == 2 and "no MLflow run 'deadbeef'" in err and err.count("\n") == 1
+
+
+def test_feedback_needs_text_and_a_live_session(finished: tuple[Path, str], config: CosciConfig, fake: FakeBackend,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    data, sid = finished
+    code, _, err = _cli(capsys, "--data-dir", str(data), "feedback", sid, "--kind", "directive", "--text", "x")
+    assert code == 2 and "is done" in err

@@ -41,6 +41,11 @@ SECTIONS = ("executive summary", "main research directions", "convergence and di
 """The overview's required sections (seed 000 §7, prompt metareview.final)."""
 
 
+def one_line(text: str) -> str:
+    """Model-written text on one line (a title with newlines would break a Markdown heading)."""
+    return " ".join(text.split())
+
+
 def follows_structure(markdown: str, minimum: int = 2) -> bool:
     """Whether the overview has at least ``minimum`` of the required section headings."""
     headings = {line.lstrip("#").strip().lower() for line in markdown.splitlines() if line.lstrip().startswith("#")}
@@ -137,7 +142,7 @@ class MetaReviewAgent(BaseAgent):
         rows = ["# Appendix: leaderboard", "", "| rank | hypothesis | Elo | matches | strategy | claim |",
                 "|---|---|---|---|---|---|"]
         for i, h in enumerate(top, 1):
-            claim = " ".join(h.statement.split()).replace("|", "/")[:200]
+            claim = one_line(h.statement).replace("|", "/")[:200]
             rows.append(f"| {i} | [{h.id}] | {h.elo:.0f} | {h.matches_played} | {h.strategy} | {claim} |")
         return "\n".join(rows) + "\n"
 
@@ -152,9 +157,10 @@ class MetaReviewAgent(BaseAgent):
         for i, h in enumerate(top, 1):
             reviews = self.record.hypotheses.reviews(h.id, limit=1)
             verdict = f" Latest review verdict: {reviews[0].verdict}." if reviews else ""
-            lines += [f"## {i}. {h.title} [{h.id}]", f"- Claim: {h.statement}",
+            lines += [f"## {i}. {one_line(h.title)} [{h.id}]", f"- Claim: {one_line(h.statement)}",
                       f"- Elo {h.elo:.0f} after {h.matches_played} matches; strategy {h.strategy}.{verdict}",
-                      f"- First experiment: {h.anticipated_outcomes or 'see the hypothesis mechanism.'}", ""]
+                      f"- First experiment: {one_line(h.anticipated_outcomes) or 'see the hypothesis mechanism.'}",
+                      ""]
         lines += ["# Convergence and divergence", "Clusters of near-duplicate hypotheses are in the record "
                   "(hypotheses.dedup_cluster).", "", "# Caveats and limitations",
                   "Written from the record without a model synthesis; read the reviews before acting on any claim."]

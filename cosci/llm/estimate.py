@@ -50,17 +50,23 @@ def estimate_session(config: CosciConfig) -> Estimate:
     """Estimate one full session of ``config`` (see module docstring)."""
     register_providers(config)
     router = Router(config)
+
+    def loop(agent: str, mode: str) -> int:  # a tool loop makes at most max_iterations calls
+        return min(TOOL_LOOP_CALLS, config.agents[agent].modes[mode].max_iterations)
+
     n = config.run.max_ideas
     matches = n * MATCHES_PER_HYPOTHESIS
     plan = [  # (agent, mode, calls, prompt kind)
         ("supervisor", "parse_goal", 1, "single"),
-        ("generation", "literature", n * (1 - config.run.debate_fraction) * TOOL_LOOP_CALLS, "tool_loop"),
+        ("generation", "literature", n * (1 - config.run.debate_fraction) * loop("generation", "literature"),
+         "tool_loop"),
         ("generation", "debate", n * config.run.debate_fraction * (config.debate.min_turns + 1), "turn"),
-        ("reflection", "full", n * TOOL_LOOP_CALLS, "tool_loop"),
-        ("reflection", "verification", config.reflection.verification_top_k * TOOL_LOOP_CALLS, "tool_loop"),
+        ("reflection", "full", n * loop("reflection", "full"), "tool_loop"),
+        ("reflection", "verification", config.reflection.verification_top_k * loop("reflection", "verification"),
+         "tool_loop"),
         ("ranking", "pairwise", matches * (1 - DEBATE_SHARE), "single"),
         ("ranking", "debate", matches * DEBATE_SHARE * config.debate.min_turns, "turn"),
-        ("evolution", "combine", n * config.evolution.pool_share * TOOL_LOOP_CALLS, "tool_loop"),
+        ("evolution", "combine", n * config.evolution.pool_share * loop("evolution", "combine"), "tool_loop"),
         ("metareview", "system", matches / config.metareview.every_matches + 1, "single"),
         ("metareview", "final", 1, "single"),
     ]

@@ -20,7 +20,7 @@ import secrets
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from cosci.agents import AgentDeps, BaseAgent, build_agents
 from cosci.config.schema import CosciConfig
@@ -64,6 +64,60 @@ def open_record(data_dir: Path, session_id: str) -> SessionRecord:
     return SessionRecord.open(find_session(data_dir, session_id) / RECORD_FILE, session_id)
 
 
+_LOCKS: dict[Path, IO[str]] = {}
+"""Session folders whose lock this process holds."""
+
+
+def lock_session(folder: Path) -> None:
+    """Hold the session's lock (``<folder>/.lock``, flock) for this process; holding it already is a no-op.
+
+    Raises:
+        SessionBusy: another process holds it (the session is running there).
+    """
+    folder = folder.resolve()
+    if folder in _LOCKS:
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    fh = (folder / ".lock").open("w")
+    try:
+        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        fh.close()
+        raise SessionBusy(f"session {folder.name} is already running in another process") from None
+    _LOCKS[folder] = fh
+
+
+def unlock_session(folder: Path) -> None:
+    fh = _LOCKS.pop(folder.resolve(), None)
+    if fh is not None:
+        fcntl.flock(fh, fcntl.LOCK_UN)
+        fh.close()
+
+
+def record_resume(record: SessionRecord, config: CosciConfig) -> list[str]:
+    """Mark a resumed session running; if its config changed (``cosci resume <id> key=value``), keep the new
+    snapshot, budget and deadline on the session row and log what changed. Returns the changed keys."""
+    before = record.sessions.get().config_snapshot
+    after = json.loads(config.model_dump_json())
+    changed = sorted(k for k in set(_flat(before)) | set(_flat(after)) if _flat(before).get(k) != _flat(after).get(k))
+    fields: dict[str, Any] = {"status": "running"}
+    if changed:
+        fields.update(config_snapshot=after, budget_usd=config.run.budget_usd, budget_tokens=config.run.budget_tokens,
+                      wall_clock_seconds=config.run.wall_clock_seconds)
+    record.sessions.update(**fields)
+    record.logs.event("session_resumed", {"changed": {k: _flat(after).get(k) for k in changed}})
+    return changed
+
+
+def _flat(data: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(data, dict):
+        out: dict[str, Any] = {}
+        for k, v in data.items():
+            out.update(_flat(v, f"{prefix}{k}."))
+        return out
+    return {prefix.rstrip("."): data}
+
+
 @dataclass
 class SessionRuntime:
     """Everything needed to execute the session's tasks, in this process."""
@@ -77,7 +131,6 @@ class SessionRuntime:
     registry: ToolRegistry
     agents: dict[str, BaseAgent]
     deps: AgentDeps
-    _lock_fh: Any = None
 
     @classmethod
     async def open(cls, config: CosciConfig, *, session_id: str | None = None, overrides: list[str] | None = None,
@@ -94,12 +147,7 @@ class SessionRuntime:
         if resuming:
             find_session(config.paths.data_dir, sid)
         folder.mkdir(parents=True, exist_ok=True)
-        lock_fh = (folder / ".lock").open("w")
-        try:
-            fcntl.flock(lock_fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            lock_fh.close()
-            raise SessionBusy(f"session {sid} is already running in another process") from None
+        lock_session(folder)
         record = SessionRecord.open(folder / RECORD_FILE, sid)
         if not resuming:
             record.sessions.create(goal=config.session.goal or "", config_snapshot=json.loads(config.model_dump_json()),
@@ -110,11 +158,10 @@ class SessionRuntime:
                                                   "budget_usd": config.run.budget_usd})
         elif record.sessions.status() == "done":
             record.close()
-            fcntl.flock(lock_fh, fcntl.LOCK_UN)
-            lock_fh.close()
+            unlock_session(folder)
             raise CosciError(f"session {sid} is done; `cosci report {sid}` shows its overview")
         else:
-            record.sessions.update(status="running")
+            record_resume(record, config)
         budget = TokenBudget(config.run.budget_usd, {a: c.budget_share for a, c in config.agents.items()},
                              config.budget.reserve_share, config.run.budget_tokens)
         budget.restore(record.logs.spend())
@@ -131,7 +178,7 @@ class SessionRuntime:
             vectors = VectorStore(int(probe.shape[1]))
         deps = AgentDeps(config=config, record=record, llm=gateway, router=gateway.router, tools=registry,
                          embedder=embedder, vectors=vectors)
-        return cls(config, sid, folder, record, budget, gateway, registry, build_agents(deps), deps, lock_fh)
+        return cls(config, sid, folder, record, budget, gateway, registry, build_agents(deps), deps)
 
     async def execute(self, task: Task) -> TaskResult:
         """Run one task on its agent (one attempt, counted on the task row)."""
@@ -154,6 +201,4 @@ class SessionRuntime:
     async def close(self) -> None:
         await self.registry.aclose()
         self.record.close()
-        if self._lock_fh is not None:
-            fcntl.flock(self._lock_fh, fcntl.LOCK_UN)
-            self._lock_fh.close()
+        unlock_session(self.folder)

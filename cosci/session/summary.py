@@ -36,9 +36,12 @@ class SessionSummary:
         out = [f"session   {self.session_id}",
                f"stopped   {self.stop_reason} after {self.elapsed_seconds:.0f} s",
                f"cost      ${self.spent_usd:.4f} ({self.tokens} tokens)",
-               f"results   {self.hypotheses} hypotheses, {self.matches} matches, top Elo {self.top_elo:.0f}",
-               f"overview  {self.overview_path}",
-               f"record    {self.record_path}"]
+               f"results   {self.hypotheses} hypotheses, {self.matches} matches, top Elo {self.top_elo:.0f}"]
+        if self.stop_reason == "interrupted":
+            out.append(f"continue  cosci resume {self.session_id}")
+        else:
+            out.append(f"overview  {self.overview_path}")
+        out.append(f"record    {self.record_path}")
         if self.mlflow_run_id:
             out.append(f"mlflow    run {self.mlflow_run_id} in {self.tracking_uri}")
             out.append(f"          mlflow ui --backend-store-uri {self.tracking_uri}")

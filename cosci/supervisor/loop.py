@@ -67,6 +67,8 @@ class Supervisor:
             t.min_matches_before_stable,
         )
         self._budget_hit = False
+        self._interrupted = False
+        self._inflight: set[asyncio.Task[None]] = set()
         self._snapshot_at = 0
         self._steps = 0
         self._paused_seconds = 0.0
@@ -160,11 +162,14 @@ class Supervisor:
             self.scheduler.bootstrap()
         else:
             self.scheduler.reconcile()
-        inflight: set[asyncio.Task[None]] = set()
+        inflight = self._inflight
         concurrency, lease = self.config.run.concurrency, self.config.lease.default_seconds
         reason: StopReason | None = None
         try:
             while reason is None:
+                if self._interrupted:
+                    reason = StopReason.INTERRUPTED
+                    break
                 status = self.record.sessions.status()
                 if status == "aborting":
                     reason = StopReason.EXTERNAL
@@ -190,7 +195,8 @@ class Supervisor:
                     )
                     inflight -= done
                     for t in done:
-                        t.result()  # surface programming errors instead of losing them
+                        if not t.cancelled():
+                            t.result()  # surface programming errors instead of losing them
         finally:
             await self._drain(inflight)
             self._save_elapsed()
@@ -202,10 +208,17 @@ class Supervisor:
         await asyncio.sleep(1.0)
         self._paused_seconds += time.monotonic() - t0
 
+    def interrupt(self) -> None:
+        """Stop at once (Ctrl-C): cancel in-flight actions, which go back to the queue for `cosci resume`."""
+        self._interrupted = True
+        for t in list(self._inflight):
+            t.cancel()
+
     async def _drain(self, inflight: set[asyncio.Task[None]]) -> None:
+        """Let in-flight actions finish (up to a grace period), then cancel what is left."""
         if not inflight:
             return
-        _, pending = await asyncio.wait(inflight, timeout=DRAIN_GRACE_SECONDS)
+        _, pending = await asyncio.wait(inflight, timeout=0 if self._interrupted else DRAIN_GRACE_SECONDS)
         for t in pending:
             t.cancel()
         if pending:

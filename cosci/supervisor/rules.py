@@ -55,12 +55,27 @@ class Scheduler:
         self.tasks = record.tasks
         self.exhausted: set[str] = set()
 
-    def _enqueue(self, agent: str, action: str, key: str, priority: int, *, target_id: str | None = None,
-                 payload: dict[str, Any] | None = None) -> int:
+    def _enqueue(
+        self,
+        agent: str,
+        action: str,
+        key: str,
+        priority: int,
+        *,
+        target_id: str | None = None,
+        payload: dict[str, Any] | None = None,
+    ) -> int:
         if agent in self.exhausted:
             return 0
-        tid = self.tasks.enqueue(agent, action, key, target_id=target_id, payload=payload, priority=priority,
-                                 max_attempts=self.config.lease.max_attempts)
+        tid = self.tasks.enqueue(
+            agent,
+            action,
+            key,
+            target_id=target_id,
+            payload=payload,
+            priority=priority,
+            max_attempts=self.config.lease.max_attempts,
+        )
         return int(tid is not None)
 
     # --- bootstrap and follow-ups ------------------------------------------------------------------------
@@ -165,11 +180,14 @@ class Scheduler:
             k = self.tasks.count("ranking", "RunTournamentBatch")
             # the least-played immature player, if any, gets the first match: every hypothesis reaches
             # evolution.mature_matches (maturity gate and MAX_IDEAS) instead of waiting on the random buckets
-            immature = sorted((p for p in players if p.matches_played < cfg.evolution.mature_matches),
-                              key=lambda p: (p.matches_played, p.id))
+            immature = sorted(
+                (p for p in players if p.matches_played < cfg.evolution.mature_matches),
+                key=lambda p: (p.matches_played, p.id),
+            )
             payload = {"focus_id": immature[0].id} if immature else None
-            n += self._enqueue("ranking", "RunTournamentBatch", f"ranking::batch::{k}", PRIORITIES["batch"],
-                               payload=payload)
+            n += self._enqueue(
+                "ranking", "RunTournamentBatch", f"ranking::batch::{k}", PRIORITIES["batch"], payload=payload
+            )
         pool = hyps.count()
         open_new = self.tasks.open_count("generation") + self.tasks.open_count("evolution")
         unranked = len(hyps.all(states=("draft", "reviewed"))) + sum(
@@ -202,8 +220,10 @@ class Scheduler:
             )
         n += self.system_feedback()
         top_mature = sorted(mature, key=lambda p: (-p.elo, p.id))
-        for kind, cap in (("verification", cfg.reflection.verification_top_k),
-                          ("observation", cfg.reflection.observation_top_k)):
+        for kind, cap in (
+            ("verification", cfg.reflection.verification_top_k),
+            ("observation", cfg.reflection.observation_top_k),
+        ):
             done = self.tasks.count("reflection", "ReviewHypothesis", key_suffix=f"::{kind}")
             fresh = [p for p in top_mature if not self.has_task(f"reflection::{p.id}::{kind}")]
             for p in fresh[: max(cap - done, 0)]:  # at most `cap` per session, for the best at the time

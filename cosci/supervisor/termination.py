@@ -18,3 +18,4 @@ class StopReason(StrEnum):
     ELO_STABLE = "elo_stable"
     MAX_IDEAS = "max_ideas"
     IDLE = "idle"
+    INTERRUPTED = "interrupted"  # Ctrl-C / SIGTERM: not an end; interrupted actions wait for `cosci resume`

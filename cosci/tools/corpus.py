@@ -93,6 +93,7 @@ class LocalCorpus:
             raise CorpusError(f"session.corpus_path: {path} holds no records with a title or an abstract")
         self.records = records
         self.path = path
+        self.skipped = 0  # rows that were not JSON objects with a title or an abstract
         self.index = BM25Okapi([tokenize(f"{r.title} {r.abstract}") or ["<empty>"] for r in records])
 
     @classmethod
@@ -111,15 +112,20 @@ class LocalCorpus:
         if not files:
             raise CorpusError(f"session.corpus_path: {root} holds no .jsonl, .json, .ndjson or .parquet file")
         records: list[LiteratureRecord] = []
+        skipped = 0
         for file in files:
             try:
                 for i, row in enumerate(_rows(file), 1):
                     record = _record(row, f"{file.stem}:{i}")
                     if record is not None:
                         records.append(record)
+                    else:
+                        skipped += 1
             except (OSError, ValueError) as exc:  # pyarrow's errors derive from these
                 raise CorpusError(f"session.corpus_path: cannot read {file} ({exc})") from None
-        return cls(records, root)
+        corpus = cls(records, root)
+        corpus.skipped = skipped
+        return corpus
 
     def search(self, query: str, max_results: int) -> list[LiteratureRecord]:
         """The best ``max_results`` records for ``query`` (only records sharing a term with it)."""

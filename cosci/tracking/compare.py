@@ -9,11 +9,13 @@ overlaid (step = finished tasks), and cost (USD) against the final top-1 Elo. ``
 from __future__ import annotations
 
 import argparse
+import logging
 import time
 from pathlib import Path
 
 import polars as pl
 from mlflow.entities import Run
+from mlflow.exceptions import MlflowException
 from mlflow.tracking import MlflowClient
 
 from cosci.errors import CosciError
@@ -21,7 +23,10 @@ from cosci.errors import CosciError
 
 def _runs(client: MlflowClient, *, experiment: str | None, parent: str | None, ids: list[str] | None) -> list[Run]:
     if parent:
-        run = client.get_run(parent)
+        try:
+            run = client.get_run(parent)
+        except MlflowException:
+            raise CosciError(f"no MLflow run '{parent}' in {client.tracking_uri}") from None
         return client.search_runs(
             [run.info.experiment_id],
             f"tags.mlflow.parentRunId = '{parent}'",
@@ -118,6 +123,8 @@ def cost_vs_elo_png(frame: pl.DataFrame, path: Path) -> Path:
                 ax.annotate(_label(frame, i), (x, y), fontsize=6)
     ax.set_xlabel("cost (USD)")
     ax.set_ylabel("final top-1 Elo rating")
+    ax.ticklabel_format(useOffset=False, style="plain")
+    ax.tick_params(axis="x", labelrotation=30)
     ax.set_title("Cost against top-1 Elo")
     fig.tight_layout()
     fig.savefig(path)
@@ -167,7 +174,11 @@ SHOWN = {
 
 
 def compare_cli(args: argparse.Namespace, data_dir: Path) -> None:
+    for name in ("mlflow", "alembic"):  # MLflow logs its table creation at INFO on its own handler
+        logging.getLogger(name).setLevel(logging.WARNING)
     uri = args.tracking_uri or f"sqlite:///{data_dir / 'mlflow.db'}"
+    if not args.tracking_uri and not (data_dir / "mlflow.db").exists():
+        raise CosciError(f"no MLflow store at {data_dir / 'mlflow.db'}: run a session first, or pass --tracking-uri")
     out = Path(args.out) if args.out else data_dir / "compare" / time.strftime("%Y%m%d-%H%M%S")
     frame, plots = compare(uri, experiment=args.experiment, parent=args.parent, ids=args.ids, out_dir=out)
     shown = frame.select([pl.col(c).alias(name) for c, name in SHOWN.items() if c in frame.columns])

@@ -74,6 +74,7 @@ class SessionTracker:
     def __init__(self, client: MlflowClient, run_id: str, uri: str, every: int = 5) -> None:
         self.client, self.run_id, self.uri, self.every = client, run_id, uri, every
         self._last: SessionStats | None = None
+        self._last_step = self._logged_step = -1
 
     @classmethod
     def start(
@@ -115,16 +116,21 @@ class SessionTracker:
         return tracker
 
     def on_progress(self, stats: SessionStats, step: int) -> None:
-        """Log step metrics every ``tracking.log_every_tasks`` finished tasks."""
-        self._last = stats
-        if step % self.every:
-            return
+        """Log step metrics every ``tracking.log_every_tasks`` finished tasks (and the last step at the end)."""
+        self._last, self._last_step = stats, step
+        if step % self.every == 0:
+            self._log_step(stats, step)
+
+    def _log_step(self, stats: SessionStats, step: int) -> None:
         now = int(time.time() * 1000)
         metrics = [Metric(k, v, now, step) for k, v in stats.metrics().items()]
         self.client.log_batch(self.run_id, metrics=metrics)
+        self._logged_step = step
 
     def finish(self, rt: SessionRuntime, summary: SessionSummary) -> None:
-        """Log the results and close the run (FINISHED)."""
+        """Log the last step and the results, and close the run (FINISHED)."""
+        if self._last is not None and self._last_step != self._logged_step:
+            self._log_step(self._last, self._last_step)
         record = rt.record
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(tmp)

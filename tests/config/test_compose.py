@@ -140,3 +140,20 @@ def test_cfg_job_prints_the_composed_config(tmp_path: Path) -> None:
     assert "anthropic/claude-opus" in result.stdout and "acute myeloid leukemia" in result.stdout.lower()
     sonnet = _run("--cfg", "job", "experiment=demo", "models=sonnet", cwd=tmp_path)
     assert "name: sonnet" in sonnet.stdout
+
+
+@pytest.mark.parametrize("corpus", ["/nonexistent/corpus.jsonl", "bad"])
+def test_a_bad_corpus_is_refused_before_anything_runs(corpus: str, tmp_path: Path) -> None:
+    if corpus == "bad":
+        corpus = str(tmp_path.parent / "not_a_corpus.txt")
+        Path(corpus).write_text("just some text\n")
+    result = _run("experiment=demo", f"session.corpus_path={corpus}", cwd=tmp_path)
+    assert result.returncode == 2 and "session.corpus_path" in result.stderr
+    assert result.stderr.strip().count("\n") == 0 and "Traceback" not in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_resuming_an_unknown_session_is_one_line(tmp_path: Path) -> None:
+    result = _run("session.resume=s-nope", cwd=tmp_path)
+    assert result.returncode == 2 and "no session 's-nope'" in result.stderr
+    assert result.stderr.strip().count("\n") == 0

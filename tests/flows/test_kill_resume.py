@@ -86,3 +86,44 @@ def test_sigkill_mid_run_then_resume(tmp_path: Path) -> None:
     assert record.sessions.get().status == "done"
     check_invariants(record)
     record.close()
+
+
+def test_ctrl_c_stops_at_once_and_resume_finishes(tmp_path: Path) -> None:
+    """A researcher's Ctrl-C (SIGINT to the whole process group) stops promptly; nothing is lost."""
+    data = tmp_path / "data"
+    env = {**os.environ, "COSCI_DATA_DIR": str(data), "PYTHONPATH": str(ROOT)}
+    args = [sys.executable, "-m", "cosci.run", "experiment=demo", "models=fake", "tools.offline=true",
+            "tracking.enabled=false", "models.fake.latency_seconds=0.5"]
+    out = tmp_path / "first.log"
+    proc = subprocess.Popen(args, env=env, cwd=tmp_path, stdout=out.open("w"), stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    try:
+        deadline = time.monotonic() + 240
+        db: Path | None = None
+        while time.monotonic() < deadline and proc.poll() is None:
+            found = list((data / "sessions").glob(f"*/{RECORD_FILE}")) if (data / "sessions").exists() else []
+            db = found[0] if found else None
+            if db and len(_done_tasks(db)) >= 3:
+                break
+            time.sleep(0.2)
+        assert db is not None and proc.poll() is None, out.read_text()
+        os.killpg(proc.pid, signal.SIGINT)
+        code = proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    text = out.read_text()
+    assert code == 130, text
+    assert "stopped   interrupted" in text and "cosci resume" in text and "Traceback" not in text
+    sid = db.parent.name
+    record = SessionRecord.open(db, sid)
+    assert record.sessions.status() == "running"
+    assert not record.db.query("SELECT 1 FROM tasks WHERE status='in_progress'")  # interrupted ones are pending
+    record.close()
+    resumed = subprocess.run([sys.executable, "-m", "cosci.cli", "--data-dir", str(data), "resume", sid],
+                             env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    record = SessionRecord.open(db, sid)
+    assert record.sessions.get().status == "done"
+    check_invariants(record)
+    record.close()

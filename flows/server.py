@@ -1,0 +1,129 @@
+"""A temporary local Prefect server owned by cosci, for runs without ``PREFECT_API_URL``.
+
+Prefect's own temporary server (``SubprocessASGIServer``) is started in the terminal's process group and writes
+to the terminal: a researcher's Ctrl-C killed it mid-session (the session then failed its last API calls and
+waited minutes on Prefect's event worker), its "database is locked" tracebacks (PrefectHQ/prefect#18934) reached
+the terminal, and a killed session left it orphaned. This starts the same app (``uvicorn --factory
+prefect.server.api.server:create_app``, as Prefect does) in its own session, with its output in
+``<PREFECT_HOME>/server.log`` and a parent-death signal, then points ``PREFECT_API_URL`` at it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import ctypes
+import importlib.util
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+PR_SET_PDEATHSIG = 1
+STARTUP_TIMEOUT_SECONDS = 120.0
+
+
+def _detach() -> None:  # pragma: no cover - runs in the child between fork and exec
+    os.setsid()  # not in the terminal's process group: Ctrl-C does not reach the server
+    with contextlib.suppress(OSError):  # not Linux: the atexit hook still stops it on a normal exit
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class TemporaryServer:
+    """The server process; :meth:`start` blocks until ``/api/health`` answers."""
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self.port = _free_port()
+        self.api_url = f"http://127.0.0.1:{self.port}/api"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> str:
+        """Start the server and return its API URL.
+
+        Raises:
+            RuntimeError: it did not answer within two minutes (its log is named).
+        """
+        log = (self.home / "server.log").open("ab")
+        env = {
+            **os.environ,
+            "PREFECT_HOME": str(self.home),
+            "PREFECT_UI_ENABLED": "0",
+            "PREFECT__SERVER_EPHEMERAL": "1",
+            "PREFECT__SERVER_FINAL": "1",
+        }
+        env.pop("PREFECT_API_URL", None)
+        spec = importlib.util.find_spec("prefect")  # not imported: Prefect reads its settings at import
+        assert spec is not None and spec.origin is not None
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "uvicorn",
+                "--app-dir",
+                str(Path(spec.origin).parent.parent),
+                "--factory",
+                "prefect.server.api.server:create_app",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--log-level",
+                "error",
+                "--lifespan",
+                "on",
+            ],
+            env=env,
+            stdout=log,
+            stderr=log,
+            stdin=subprocess.DEVNULL,
+            preexec_fn=_detach,
+        )
+        atexit.register(self.stop)
+        deadline = time.monotonic() + STARTUP_TIMEOUT_SECONDS
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                break
+            try:
+                if httpx.get(f"{self.api_url}/health", timeout=2.0).status_code == 200:
+                    return self.api_url
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.2)
+        self.stop()
+        raise RuntimeError(f"the local Prefect server did not start; see {self.home / 'server.log'}")
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.process = None
+
+
+_SERVER: TemporaryServer | None = None
+
+
+def ensure_server(home: Path) -> str | None:
+    """Start cosci's temporary server unless ``PREFECT_API_URL`` points at one already; returns its URL."""
+    global _SERVER
+    if os.environ.get("PREFECT_API_URL"):
+        return None
+    if _SERVER is None:
+        _SERVER = TemporaryServer(home)
+        os.environ["PREFECT_API_URL"] = _SERVER.start()
+    return _SERVER.api_url
