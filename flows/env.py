@@ -12,11 +12,12 @@ import os
 from pathlib import Path
 
 
-def prepare(data_dir: Path, *, quiet: bool = True) -> None:
-    """Point Prefect at ``<data_dir>/prefect`` and quiet its console output. Idempotent."""
-    home = (data_dir / "prefect").resolve()
+def prepare(data_dir: Path, *, quiet: bool = True) -> Path:
+    """Point Prefect at ``<data_dir>/prefect`` (unless ``PREFECT_HOME`` is set, e.g. per job of a parallel sweep)
+    and quiet its console output. Idempotent. Returns the Prefect home in use (created)."""
+    os.environ.setdefault("PREFECT_HOME", str((data_dir / "prefect").resolve()))
+    home = Path(os.environ["PREFECT_HOME"])
     home.mkdir(parents=True, exist_ok=True)
-    os.environ.setdefault("PREFECT_HOME", str(home))
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("DO_NOT_TRACK", "1")  # Prefect, MLflow and LiteLLM honour it: no telemetry notice
     os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
@@ -28,3 +29,4 @@ def prepare(data_dir: Path, *, quiet: bool = True) -> None:
         os.environ.setdefault("PREFECT_LOGGING_SERVER_LEVEL", "CRITICAL")
         for name in ("httpx", "httpcore", "prefect", "prefect.server", "uvicorn", "alembic", "docket"):
             logging.getLogger(name).setLevel(logging.ERROR)
+    return home

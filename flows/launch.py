@@ -65,8 +65,8 @@ def run_session(
         from cosci.session.runtime import lock_session
 
         lock_session(config.paths.data_dir / "sessions" / resume_id)
-    prepare(config.paths.data_dir)
-    ensure_server(config.paths.data_dir / "prefect")  # before Prefect is imported
+    home = prepare(config.paths.data_dir)
+    ensure_server(home)  # before Prefect is imported; a parallel sweep's jobs each have their own home
     quiet_logging()  # before the imports below log anything (faiss, mlflow)
     from cosci.llm.estimate import estimate_session
     from flows.session import session_flow

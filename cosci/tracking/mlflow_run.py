@@ -95,6 +95,17 @@ class SessionTracker:
         row = record.sessions.get()
         if row.mlflow_run_id:
             client.update_run(row.mlflow_run_id, status="RUNNING")
+            resumes = record.logs.events("session_resumed")
+            changed = resumes[-1]["payload"].get("changed", {}) if resumes else {}
+            if changed:  # params are immutable in MLflow: a resume's changed keys go to a tag and an artifact
+                prior = client.get_run(row.mlflow_run_id).data.tags.get("cosci.resume_overrides", "")
+                line = " ".join(f"{k}={v}" for k, v in sorted(changed.items()))
+                client.set_tag(row.mlflow_run_id, "cosci.resume_overrides",
+                               "\n".join(filter(None, [prior, line]))[-4000:])
+                with tempfile.TemporaryDirectory() as tmp:
+                    name = f"config-resume-{time.strftime('%Y%m%d-%H%M%S')}.json"
+                    (Path(tmp) / name).write_text(config.model_dump_json(indent=2), encoding="utf-8")
+                    client.log_artifact(row.mlflow_run_id, str(Path(tmp) / name), artifact_path="config")
             return cls(client, row.mlflow_run_id, uri, config.tracking.log_every_tasks)
         tags = {
             "cosci.session_id": record.session_id,

@@ -103,3 +103,29 @@ def test_resume_of_a_finished_task_replays_from_cache(prefect_server: None, fake
     again = _run(config, resume_id=summary["session_id"])
     assert again["session_id"] == summary["session_id"]
     assert not [c for c in fake.calls[before:] if c.task_id == tid], "a finished action called the model again"
+
+
+def test_resume_with_overrides_is_recorded(prefect_server: None, fake: FakeBackend, tmp_path: Path,
+                                           mlflow_uri: str) -> None:
+    """`cosci resume <id> run.budget_usd=7`: the session row, an event and the MLflow run all show the change."""
+    from cosci.cli import frozen_config
+
+    config = make_config(tmp_path / "data", "tracking.enabled=true", f"tracking.tracking_uri={mlflow_uri}")
+    summary = _run(config)
+    folder = Path(summary["record_path"]).parent
+    record = SessionRecord.open(folder / RECORD_FILE, summary["session_id"])
+    tid = record.db.scalar("SELECT id FROM tasks WHERE action='GenerateFinalResearchOverview'")
+    record.db.conn.execute("UPDATE tasks SET status='in_progress' WHERE id=?", (tid,))
+    record.sessions.update(status="running")
+    changed = frozen_config(record, ["run.budget_usd=7"])
+    record.close()
+    again = _run(changed, resume_id=summary["session_id"])
+    assert again["mlflow_run_id"] == summary["mlflow_run_id"]
+    record = SessionRecord.open(folder / RECORD_FILE, summary["session_id"])
+    assert record.sessions.get().budget_usd == 7
+    assert record.logs.events("session_resumed")[-1]["payload"]["changed"] == {"run.budget_usd": 7.0}
+    record.close()
+    client = MlflowClient(mlflow_uri)
+    run = client.get_run(summary["mlflow_run_id"])
+    assert run.data.tags["cosci.resume_overrides"] == "run.budget_usd=7.0"
+    assert any(a.path.startswith("config/config-resume-") for a in client.list_artifacts(run.info.run_id, "config"))
