@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import fcntl
+import functools
 import os
 import sys
 from collections.abc import Sequence
@@ -43,6 +44,12 @@ def open_session(root: Path, sid: str) -> SessionRecord:
     return SessionRecord.open(path, sid)
 
 
+def shown_status(root: Path, sid: str, status: str) -> str:
+    """The record's status as a researcher reads it: a "running" session whose process is gone (killed) is
+    shown "stopped"; `cosci resume` continues it."""
+    return "stopped" if status == "running" and not is_running(root, sid) else status
+
+
 def is_running(root: Path, sid: str) -> bool:
     """Whether a process holds the session's lock."""
     lock = root / "sessions" / sid / ".lock"
@@ -58,9 +65,24 @@ def is_running(root: Path, sid: str) -> bool:
 
 
 def frozen_config(record: SessionRecord, overrides: Sequence[str]) -> CosciConfig:
-    """The session's frozen config snapshot with ``key=value`` overrides applied (validated again)."""
+    """The session's frozen config snapshot with ``key=value`` overrides applied (validated again).
+
+    Raises:
+        ConfigError: an override that is not ``key=value``, names a config group (``models=...``) or a
+            ``session.*`` key (the goal is fixed for a session), or fails validation.
+    """
     from omegaconf import DictConfig, OmegaConf
 
+    for override in overrides:
+        key = override.split("=", 1)[0].lstrip("+~")
+        if "=" not in override or not key:
+            raise ConfigError(f"resume overrides: {override!r} is not key=value")
+        if "." not in key:
+            raise ConfigError(f"{key}: a config group cannot change on resume; override keys of the session's "
+                              f"frozen config instead (e.g. run.budget_usd=50), or start a new session")
+        if key.startswith("session."):
+            raise ConfigError(f"{key}: the research goal and its settings are fixed for a session; start a new "
+                              f"session instead")
     snapshot = OmegaConf.create(record.sessions.get().config_snapshot)
     try:
         merged = OmegaConf.merge(snapshot, OmegaConf.from_dotlist(list(overrides)))
@@ -81,7 +103,8 @@ def cmd_list(args: argparse.Namespace) -> None:
         rec = open_session(root, sid)
         row = rec.sessions.get()
         print(
-            f"{sid}  {row.status:8s} {row.stop_reason or '-':10s} {rec.hypotheses.count():3d} hypotheses  "
+            f"{sid}  {shown_status(root, sid, row.status):8s} {row.stop_reason or '-':11s} "
+            f"{rec.hypotheses.count():3d} hypotheses  "
             f"{rec.matches.count():4d} matches  {' '.join(row.research_goal.split())[:60]}"
         )
         rec.close()
@@ -96,7 +119,7 @@ def cmd_status(args: argparse.Namespace) -> None:
     for h in rec.hypotheses.all():
         states[h.state] = states.get(h.state, 0) + 1
     running = is_running(root, args.session)
-    print(f"session      {row.id} ({row.status}{', running now' if running else ''})")
+    print(f"session      {row.id} ({shown_status(root, args.session, row.status)}{', running now' if running else ''})")
     print(f"goal         {' '.join(row.research_goal.split())[:200]}")
     print(f"stop reason  {row.stop_reason or '-'}")
     print(
@@ -148,7 +171,8 @@ def _set_status(args: argparse.Namespace, status: str) -> None:
             + ("hold after its current actions" if status == "paused" else "stop and write its overview")
         )
     else:
-        print(f"{args.session}: marked {status}; it is not running - `cosci resume {args.session}` continues it")
+        then = "writes its overview and ends it" if status == "aborting" else "continues it"
+        print(f"{args.session}: marked {status}; it is not running - `cosci resume {args.session}` {then}")
 
 
 def cmd_feedback(args: argparse.Namespace) -> None:
@@ -182,10 +206,10 @@ def cmd_resume(args: argparse.Namespace) -> None:
         if status == "paused":
             rec.sessions.update(status="running")
             print(f"{args.session}: resumed (the running process continues)")
-        else:
-            print(f"{args.session}: already running in another process")
+            rec.close()
+            return
         rec.close()
-        return
+        raise CosciError(f"session {args.session} is already running in another process")
     if status == "done":
         rec.close()
         raise CosciError(f"session {args.session} is done; `cosci report {args.session}` shows its overview")
@@ -225,9 +249,17 @@ def cmd_serve(args: argparse.Namespace) -> None:
             ScheduleCfg(cron=args.cron, deployment=args.name or config.schedule.deployment)
         except ValidationError as exc:
             raise ConfigError(f"--cron: {exc.errors()[0]['msg'].removeprefix('Value error, ')}") from None
-    if not os.environ.get("PREFECT_API_URL"):
+    api = os.environ.get("PREFECT_API_URL")
+    if not api:
         raise CosciError("cosci serve needs a running Prefect server: start `prefect server start` and "
                          "export PREFECT_API_URL=http://127.0.0.1:4200/api (README: Scheduling)")
+    import httpx
+
+    try:
+        httpx.get(f"{api.rstrip('/')}/health", timeout=5.0).raise_for_status()
+    except httpx.HTTPError as exc:
+        raise CosciError(f"no Prefect server answers at PREFECT_API_URL={api} ({type(exc).__name__}); start "
+                         "`prefect server start` first (README: Scheduling)") from None
     prepare(config.paths.data_dir)
     from flows.deploy import serve_deployment
 
@@ -237,41 +269,45 @@ def cmd_serve(args: argparse.Namespace) -> None:
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="cosci", description=__doc__.split("\n\n")[0])
     p.add_argument("--data-dir", help="data directory (default $COSCI_DATA_DIR or ./data)")
+    common = argparse.ArgumentParser(add_help=False)  # --data-dir also after the command
+    common.add_argument("--data-dir", default=argparse.SUPPRESS, help="data directory (as above)")
     sub = p.add_subparsers(dest="command", required=True)
-    sub.add_parser("list", help="list sessions").set_defaults(func=cmd_list)
+    add = functools.partial(sub.add_parser, parents=[common])
+    add("list", help="list sessions").set_defaults(func=cmd_list)
     for name, func, help_ in (
         ("status", cmd_status, "session counts and spend"),
         ("report", cmd_report, "print the research overview"),
     ):
-        sp = sub.add_parser(name, help=help_)
+        sp = add(name, help=help_)
         sp.add_argument("session")
         sp.set_defaults(func=func)
     for name, status in (("pause", "paused"), ("abort", "aborting")):
-        sp = sub.add_parser(name, help=f"{name} a session")
+        sp = add(name, help=f"{name} a session")
         sp.add_argument("session")
         sp.set_defaults(func=lambda a, s=status: _set_status(a, s))
-    sp = sub.add_parser("resume", help="continue a killed or paused session")
+    sp = add("resume", help="continue a killed or paused session")
     sp.add_argument("session")
-    sp.add_argument("overrides", nargs="*", help="key=value overrides on the frozen config, e.g. run.budget_usd=50")
+    sp.add_argument("overrides", nargs="*", default=[],
+                    help="key=value overrides on the frozen config, e.g. run.budget_usd=50")
     sp.set_defaults(func=cmd_resume)
-    sp = sub.add_parser("feedback", help="researcher feedback for the next prompts")
+    sp = add("feedback", help="researcher feedback for the next prompts")
     sp.add_argument("session")
     sp.add_argument("--kind", choices=FEEDBACK_KINDS, required=True)
     sp.add_argument("--text", default="")
     sp.add_argument("--hypothesis", help="hypothesis id (rejection, pin)")
     sp.set_defaults(func=cmd_feedback)
-    sp = sub.add_parser("estimate", help="pre-flight cost estimate")
-    sp.add_argument("overrides", nargs="*")
+    sp = add("estimate", help="pre-flight cost estimate")
+    sp.add_argument("overrides", nargs="*", default=[])
     sp.set_defaults(func=cmd_estimate)
-    sp = sub.add_parser("compare", help="compare sessions tracked in MLflow")
+    sp = add("compare", help="compare sessions tracked in MLflow")
     sp.add_argument("--experiment", help="MLflow experiment name")
     sp.add_argument("--parent", help="parent run id of a sweep")
     sp.add_argument("--ids", nargs="+", help="run ids or session ids")
     sp.add_argument("--out", default=None, help="folder for the plots (default <data>/compare/)")
     sp.add_argument("--tracking-uri", default=None)
     sp.set_defaults(func=cmd_compare)
-    sp = sub.add_parser("serve", help="serve the Prefect deployment with a cron schedule")
-    sp.add_argument("overrides", nargs="*", help="Hydra overrides for every scheduled session")
+    sp = add("serve", help="serve the Prefect deployment with a cron schedule")
+    sp.add_argument("overrides", nargs="*", default=[], help="Hydra overrides for every scheduled session")
     sp.add_argument("--cron", default=None, help="cron schedule (default: schedule.cron from config)")
     sp.add_argument("--name", default=None, help="deployment name (default: schedule.deployment)")
     sp.set_defaults(func=cmd_serve)
@@ -288,6 +324,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     except KeyboardInterrupt:
         print("cosci: interrupted", file=sys.stderr)
         raise SystemExit(130) from None
+    except BrokenPipeError:  # `cosci list | head -1`: the reader left; Python docs' recipe, no traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise SystemExit(141) from None
 
 
 if __name__ == "__main__":

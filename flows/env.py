@@ -2,7 +2,7 @@
 
 ``PREFECT_HOME`` under cosci's data directory (absolute), analytics off, Prefect's own console logging quiet
 (its "database is locked" noise, upstream PrefectHQ/prefect#18934, and per-task chatter stay out of the
-researcher's terminal; they go to ``<data_dir>/prefect/prefect.log``).
+researcher's terminal; they go to ``$PREFECT_HOME/prefect.log``, by default ``<data_dir>/prefect/prefect.log``).
 """
 
 from __future__ import annotations

@@ -34,6 +34,12 @@ def quiet_logging(log_file: Path | None = None) -> None:
     """Warnings and above from cosci on the terminal; Prefect's per-task state lines, its server's shutdown
     tracebacks (upstream PrefectHQ/prefect#18934) and library chatter go to ``log_file`` instead, if given."""
     logging.getLogger().setLevel(logging.WARNING)
+    cosci_log = logging.getLogger("cosci")  # to stderr as "cosci: ...", not through Hydra's root handler on stdout
+    if not cosci_log.handlers:
+        console = logging.StreamHandler(sys.stderr)
+        console.setFormatter(logging.Formatter("cosci: %(message)s"))
+        cosci_log.addHandler(console)
+        cosci_log.propagate = False
     for name, level in NOISY.items():
         logging.getLogger(name).setLevel(level)
     handler = logging.FileHandler(log_file) if log_file else logging.NullHandler()
@@ -71,9 +77,9 @@ def run_session(
     from cosci.llm.estimate import estimate_session
     from flows.session import session_flow
 
-    quiet_logging(config.paths.data_dir / "prefect" / "prefect.log")
+    quiet_logging(home / "prefect.log")
 
-    console = Console(stderr=True)
+    console = Console(stderr=True, soft_wrap=True)  # no hard wraps when stderr is a file
     models_choice = str((choices or {}).get("models") or config.models.name)
     if resume_id is None:
         console.print(f"[dim]{estimate_session(config).line()}[/dim]")

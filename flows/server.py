@@ -105,13 +105,15 @@ class TemporaryServer:
         raise RuntimeError(f"the local Prefect server did not start; see {self.home / 'server.log'}")
 
     def stop(self) -> None:
+        """Terminate the server (at exit); a second Ctrl-C meanwhile kills it instead of printing a traceback."""
         if self.process and self.process.poll() is None:
             self.process.terminate()
             try:
                 self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
+            except (subprocess.TimeoutExpired, KeyboardInterrupt):
                 self.process.kill()
-                self.process.wait()
+                with contextlib.suppress(KeyboardInterrupt):
+                    self.process.wait()
         self.process = None
 
 

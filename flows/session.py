@@ -170,7 +170,10 @@ async def session_flow(
             if progress:
                 progress.start()
             reason = await sup.run()
-            if reason == StopReason.INTERRUPTED:
+            if reason == StopReason.INTERRUPTED:  # not an end: paused until `cosci resume`
+                rt.record.sessions.update(status="paused", stop_reason=str(reason))
+                if tracker:
+                    tracker.interrupted()
                 return summarise(
                     rt, reason, rt.folder / "final" / "overview.md", tracker.run_id if tracker else None
                 ).to_dict()

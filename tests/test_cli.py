@@ -181,3 +181,104 @@ def test_feedback_needs_text_and_a_live_session(finished: tuple[Path, str], conf
     data, sid = finished
     code, _, err = _cli(capsys, "--data-dir", str(data), "feedback", sid, "--kind", "directive", "--text", "x")
     assert code == 2 and "is done" in err
+
+
+def test_an_abort_marked_on_a_stopped_session_ends_it_at_resume(
+    config: CosciConfig, fake: FakeBackend, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`cosci abort` of a session nobody runs: its next resume writes the overview and ends it, calling no agent
+    but the final meta-review."""
+    import asyncio
+
+    from cosci.supervisor.termination import StopReason
+
+    async def start() -> str:
+        rt = await SessionRuntime.open(config, models_choice="fake")
+        sid = rt.session_id
+        await rt.close()
+        return sid
+
+    sid = asyncio.run(start())
+    data = config.paths.data_dir
+    code, out, _ = _cli(capsys, "--data-dir", str(data), "abort", sid)
+    assert code == 0 and "writes its overview and ends it" in out
+
+    async def resume() -> StopReason:
+        rt = await SessionRuntime.open(config, session_id=sid, models_choice="fake")
+        sup = Supervisor(config, rt.record, rt.budget, rt.execute)
+        reason = await sup.run()
+        await sup.finalize(reason)
+        await rt.close()
+        return reason
+
+    assert asyncio.run(resume()) == StopReason.EXTERNAL
+    assert not [c for c in fake.calls if c.agent in ("generation", "reflection", "ranking", "evolution")]
+    rec = SessionRecord.open(data / "sessions" / sid / RECORD_FILE, sid)
+    assert rec.sessions.status() == "done" and rec.sessions.get().stop_reason == "external"
+    rec.close()
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("models=nope", "a config group cannot change on resume"),
+        ("experiment=oncology", "a config group cannot change on resume"),
+        ("session.goal=xyz", "the research goal and its settings are fixed"),
+        ("run.budget_usd", "is not key=value"),
+        ("run.budget_usd=-3", "run.budget_usd"),
+        ("nonsense.key=1", "nonsense"),
+    ],
+)
+def test_bad_resume_overrides_are_one_line(config: CosciConfig, fake: FakeBackend, override: str, message: str,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    import asyncio
+
+    async def start() -> str:
+        rt = await SessionRuntime.open(config, models_choice="fake")
+        sid = rt.session_id
+        await rt.close()
+        return sid
+
+    sid = asyncio.run(start())
+    code, _, err = _cli(capsys, "--data-dir", str(config.paths.data_dir), "resume", sid, override)
+    assert code == 2 and message in err and err.count("\n") == 1
+
+
+def test_a_running_session_is_shown_and_refused(config: CosciConfig, fake: FakeBackend,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """A session whose process is gone shows "stopped"; one held by a process refuses a second resume (exit 2)."""
+    import asyncio
+
+    from cosci.session.runtime import lock_session, unlock_session
+
+    async def start() -> str:
+        rt = await SessionRuntime.open(config, models_choice="fake")
+        sid = rt.session_id
+        await rt.close()
+        return sid
+
+    sid = asyncio.run(start())
+    data = config.paths.data_dir
+    code, out, _ = _cli(capsys, "list", "--data-dir", str(data))  # --data-dir also after the command
+    assert code == 0 and f"{sid}  stopped" in out
+    folder = data / "sessions" / sid
+    lock_session(folder)
+    try:
+        code, out, _ = _cli(capsys, "list", "--data-dir", str(data))
+        assert f"{sid}  running" in out
+        code, _, err = _cli(capsys, "--data-dir", str(data), "resume", sid)
+        assert code == 2 and "already running in another process" in err
+    finally:
+        unlock_session(folder)
+
+
+def test_serve_against_a_server_that_is_not_there(capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setenv("PREFECT_API_URL", f"http://127.0.0.1:{port}/api")
+    code, _, err = _cli(capsys, "serve", "experiment=demo", "models=fake")
+    assert code == 2 and "no Prefect server answers" in err and err.count("\n") == 1

@@ -95,12 +95,15 @@ def unlock_session(folder: Path) -> None:
 
 
 def record_resume(record: SessionRecord, config: CosciConfig) -> list[str]:
-    """Mark a resumed session running; if its config changed (``cosci resume <id> key=value``), keep the new
-    snapshot, budget and deadline on the session row and log what changed. Returns the changed keys."""
+    """Mark a resumed session running (an aborting one stays aborting, so it ends at once); if its config
+    changed (``cosci resume <id> key=value``), keep the new snapshot, budget and deadline on the session row and
+    log what changed. Returns the changed keys."""
     before = record.sessions.get().config_snapshot
     after = json.loads(config.model_dump_json())
     changed = sorted(k for k in set(_flat(before)) | set(_flat(after)) if _flat(before).get(k) != _flat(after).get(k))
-    fields: dict[str, Any] = {"status": "running"}
+    # an abort requested while nothing ran stays: the loop stops at once and writes the overview
+    status = "aborting" if record.sessions.status() == "aborting" else "running"
+    fields: dict[str, Any] = {"status": status, "stop_reason": None}
     if changed:
         fields.update(config_snapshot=after, budget_usd=config.run.budget_usd, budget_tokens=config.run.budget_tokens,
                       wall_clock_seconds=config.run.wall_clock_seconds)

@@ -142,6 +142,17 @@ class Tasks:
             )
             return cur.rowcount
 
+    def release_owned(self, owner: str, note: str) -> int:
+        """Give every task leased by ``owner`` back to the queue (an interrupted process: some of its claimed
+        tasks may have been cancelled before they started, so no handler of theirs ran). Returns the count."""
+        with self.db.tx() as c:
+            return c.execute(
+                "UPDATE tasks SET status='pending', lease_owner=NULL, lease_expires_at=NULL,"
+                " last_error=COALESCE(last_error, ?), updated_at=?"
+                " WHERE session_id=? AND lease_owner=? AND status IN ('in_progress','leased')",
+                (note, time.time(), self.session_id, owner),
+            ).rowcount
+
     def cancel_pending(self) -> int:
         with self.db.tx() as c:
             return c.execute(

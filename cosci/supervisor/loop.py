@@ -199,6 +199,8 @@ class Supervisor:
                             t.result()  # surface programming errors instead of losing them
         finally:
             await self._drain(inflight)
+            if self._interrupted:  # claimed tasks cancelled before they started ran no handler of their own
+                tasks.release_owned(self.owner, "interrupted")
             self._save_elapsed()
         return reason
 

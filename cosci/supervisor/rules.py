@@ -14,7 +14,9 @@ Follow-ups after a result:
 
 Idle refinement (when nothing is pending): a tournament batch; pool growth while the pool is below its
 generation share of ``run.max_ideas`` and the backlog of unranked hypotheses is small; evolution once
-``evolution.min_mature`` hypotheses have ``evolution.mature_matches`` matches; system feedback when it is due
+``evolution.min_mature`` hypotheses have ``evolution.mature_matches`` matches (``min_mature`` capped at what
+generation can supply: the generation share of the pool, or the pool as it stands once generation has used its
+attempts — else a small ``max_ideas`` would leave evolution waiting for ever); system feedback when it is due
 (seed 000 §1: idle refinement enqueues meta-review every ~50 matches); deep verification and observation
 reviews for the top hypotheses; re-clustering of unclustered hypotheses.
 """
@@ -193,7 +195,7 @@ class Scheduler:
         unranked = len(hyps.all(states=("draft", "reviewed"))) + sum(
             1 for p in players if p.matches_played < cfg.evolution.mature_matches
         )
-        generation_cap = max(cfg.run.n_initial, math.floor(cfg.run.max_ideas * (1 - cfg.evolution.pool_share)))
+        generation_cap = self.generation_cap()
         attempts = self.tasks.count("generation", "GenerateHypothesis") + self.tasks.count(
             "generation", "CreateInitialHypotheses"
         )
@@ -203,8 +205,11 @@ class Scheduler:
                 n += self.enqueue_generation(f"generation::grow::{attempts}", attempts)
                 attempts += 1
         mature = [p for p in players if p.matches_played >= cfg.evolution.mature_matches]
+        generation_done = attempts >= 3 * cfg.run.max_ideas and not self.tasks.open_count("generation")
+        supply = len(players) if generation_done else generation_cap  # what generation will have ranked
+        min_mature = min(cfg.evolution.min_mature, supply)
         if (
-            len(mature) >= cfg.evolution.min_mature
+            len(mature) >= max(min_mature, 2)
             and pool + open_new < cfg.run.max_ideas
             and not self.tasks.open_count("evolution")
             and self.tasks.count("evolution", "EvolveHypotheses") < 3 * cfg.run.max_ideas
@@ -236,6 +241,12 @@ class Scheduler:
                 PRIORITIES["proximity"],
             )
         return n
+
+    def generation_cap(self) -> int:
+        """Hypotheses generation may add: ``max(n_initial, floor(max_ideas × (1 − evolution.pool_share)))``; the
+        rest of ``run.max_ideas`` is left to evolution (``evolution.pool_share``, a cosci setting)."""
+        cfg = self.config
+        return max(cfg.run.n_initial, math.floor(cfg.run.max_ideas * (1 - cfg.evolution.pool_share)))
 
     def pool_complete(self) -> bool:
         """MAX_IDEAS: the pool is full, nothing new is on its way, and every player has been ranked enough."""

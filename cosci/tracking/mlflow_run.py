@@ -169,6 +169,11 @@ class SessionTracker:
         )
         self.client.set_terminated(self.run_id, status="FINISHED")
 
+    def interrupted(self) -> None:
+        """Mark the run KILLED (Ctrl-C); ``cosci resume`` sets it RUNNING again and continues it."""
+        with contextlib.suppress(Exception):  # tracking must not turn a clean stop into an error
+            self.client.set_terminated(self.run_id, status="KILLED")
+
     def fail(self) -> None:
         """Mark the run failed (a session error). A killed process leaves it RUNNING; resume continues it."""
         with contextlib.suppress(Exception):  # the original error matters more

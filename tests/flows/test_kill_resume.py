@@ -117,8 +117,9 @@ def test_ctrl_c_stops_at_once_and_resume_finishes(tmp_path: Path) -> None:
     assert "stopped   interrupted" in text and "cosci resume" in text and "Traceback" not in text
     sid = db.parent.name
     record = SessionRecord.open(db, sid)
-    assert record.sessions.status() == "running"
-    assert not record.db.query("SELECT 1 FROM tasks WHERE status='in_progress'")  # interrupted ones are pending
+    row = record.sessions.get()
+    assert (row.status, row.stop_reason) == ("paused", "interrupted")
+    assert not record.db.query("SELECT 1 FROM tasks WHERE status IN ('in_progress', 'leased')")  # back to pending
     record.close()
     resumed = subprocess.run([sys.executable, "-m", "cosci.cli", "--data-dir", str(data), "resume", sid],
                              env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600)

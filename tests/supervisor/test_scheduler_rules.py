@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from cosci.agents.base import fallback_plan
 from cosci.domain import Task, TaskResult, task_id
 from cosci.session.runtime import SessionRuntime
 from cosci.supervisor.rules import PRIORITIES, Scheduler
@@ -180,6 +181,22 @@ def test_evolution_fires_once_min_mature_players_are_mature(runtime: SessionRunt
     runtime.record.tasks.complete(evolve.id, TaskResult("nothing_to_do"))
     scheduler.decide_next_steps()
     assert [t.payload["strategy"] for t in pending(runtime, "evolution")] == [cfg.strategies[1]]  # rotation
+
+
+def test_evolution_waits_for_no_more_than_generation_can_supply(runtime: SessionRuntime, add_player) -> None:
+    """max_ideas 5 leaves generation max(3, floor(5 × 0.7)) = 3 hypotheses: evolution must not wait for 4."""
+    cfg = runtime.config
+    small = cfg.model_copy(update={"run": cfg.run.model_copy(update={"max_ideas": 5, "n_initial": 3}),
+                                   "evolution": cfg.evolution.model_copy(update={"min_mature": 4, "pool_share": 0.3})})
+    row = runtime.record.sessions.get()
+    runtime.record.sessions.update(
+        research_plan=fallback_plan(row.research_goal, list(cfg.session.preferences)).model_dump())
+    scheduler = Scheduler(small, runtime.record)
+    assert scheduler.generation_cap() == 3
+    for i in range(3):
+        add_player(elo=1300.0 - i, matches=small.evolution.mature_matches)
+    scheduler.decide_next_steps()
+    assert len(pending(runtime, "evolution", "EvolveHypotheses")) == 1
 
 
 def test_verification_and_observation_for_the_top_mature(runtime: SessionRuntime, scheduler: Scheduler,
