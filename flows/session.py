@@ -19,6 +19,7 @@ import json
 import os
 import signal
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -104,12 +105,21 @@ def make_runner(rt: SessionRuntime):
     return run
 
 
+SAME_SIGNAL_SECONDS = 0.5
+"""Signals closer together than this count as one Ctrl-C (a person's second press takes longer)."""
+
+
 def _on_interrupt(sup: Supervisor) -> list[signal.Signals]:
     """Ctrl-C or SIGTERM once: stop, leaving interrupted actions for `cosci resume`; twice: exit at once."""
 
+    first: list[float] = []
+
     def handler() -> None:
-        if sup._interrupted:
+        if first and time.monotonic() - first[0] > SAME_SIGNAL_SECONDS:
             os._exit(130)
+        if first:  # one keypress delivered twice (e.g. `timeout -s INT` signals the child and its group)
+            return
+        first.append(time.monotonic())
         print(
             "\ncosci: stopping; interrupted actions go back to the queue (Ctrl-C again to quit at once)",
             file=sys.stderr,
