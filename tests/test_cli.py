@@ -25,6 +25,14 @@ async def run_plain(config: CosciConfig) -> str:
     return sid
 
 
+async def open_only(config: CosciConfig) -> str:
+    """Create a session and close it before any task runs (a stopped session); returns its id."""
+    rt = await SessionRuntime.open(config, models_choice="fake")
+    sid = rt.session_id
+    await rt.close()
+    return sid
+
+
 @pytest.fixture
 async def finished(config: CosciConfig, fake: FakeBackend) -> tuple[Path, str]:
     return config.paths.data_dir, await run_plain(config)
@@ -128,13 +136,7 @@ def test_pause_and_abort_of_a_stopped_session(
 ) -> None:
     import asyncio
 
-    async def start() -> str:
-        rt = await SessionRuntime.open(config, models_choice="fake")
-        sid = rt.session_id
-        await rt.close()
-        return sid
-
-    sid = asyncio.run(start())
+    sid = asyncio.run(open_only(config))
     data = config.paths.data_dir
     code, out, _ = _cli(capsys, "--data-dir", str(data), "pause", sid)
     assert code == 0 and "not running" in out
@@ -192,13 +194,7 @@ def test_an_abort_marked_on_a_stopped_session_ends_it_at_resume(
 
     from cosci.supervisor.termination import StopReason
 
-    async def start() -> str:
-        rt = await SessionRuntime.open(config, models_choice="fake")
-        sid = rt.session_id
-        await rt.close()
-        return sid
-
-    sid = asyncio.run(start())
+    sid = asyncio.run(open_only(config))
     data = config.paths.data_dir
     code, out, _ = _cli(capsys, "--data-dir", str(data), "abort", sid)
     assert code == 0 and "writes its overview and ends it" in out
@@ -233,13 +229,7 @@ def test_bad_resume_overrides_are_one_line(config: CosciConfig, fake: FakeBacken
                                            capsys: pytest.CaptureFixture[str]) -> None:
     import asyncio
 
-    async def start() -> str:
-        rt = await SessionRuntime.open(config, models_choice="fake")
-        sid = rt.session_id
-        await rt.close()
-        return sid
-
-    sid = asyncio.run(start())
+    sid = asyncio.run(open_only(config))
     code, _, err = _cli(capsys, "--data-dir", str(config.paths.data_dir), "resume", sid, override)
     assert code == 2 and message in err and err.count("\n") == 1
 
@@ -251,13 +241,7 @@ def test_a_running_session_is_shown_and_refused(config: CosciConfig, fake: FakeB
 
     from cosci.session.runtime import lock_session, unlock_session
 
-    async def start() -> str:
-        rt = await SessionRuntime.open(config, models_choice="fake")
-        sid = rt.session_id
-        await rt.close()
-        return sid
-
-    sid = asyncio.run(start())
+    sid = asyncio.run(open_only(config))
     data = config.paths.data_dir
     code, out, _ = _cli(capsys, "list", "--data-dir", str(data))  # --data-dir also after the command
     assert code == 0 and f"{sid}  stopped" in out

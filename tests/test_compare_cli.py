@@ -17,21 +17,13 @@ import pytest
 from mlflow.entities import Metric, Param
 from mlflow.tracking import MlflowClient
 
-from cosci.cli import main
 from cosci.errors import CosciError
-from cosci.tracking.compare import HTTP_ENV, check_store, distinguishing, session_labels, sessions_frame, store_path
+from cosci.tracking.compare import sessions_frame
+from cosci.tracking.labels import distinguishing, session_labels
+from cosci.tracking.stores import HTTP_ENV, check_store, store_path
+from tests.test_cli import _cli
 
 COMMON = "experiment=demo models=fake tools.offline=True"
-
-
-def _cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def _session(client: MlflowClient, exp: str, sid: str, max_ideas: int, parent: str | None) -> str:

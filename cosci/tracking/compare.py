@@ -4,135 +4,34 @@ Sessions are selected by experiment name, by a sweep's parent run id, or by run 
 table has one row per session: ids, status, start time, every param (``param.<name>``), the latest value of
 every metric (``metric.<name>``) and the cosci tags (``tag.<name>``). The plots: the top-1 Elo trajectories
 overlaid (step = finished tasks), and cost (USD) against the final top-1 Elo; each session is labelled by what
-sets it apart from the others (:func:`session_labels`). ``bench/`` uses these too.
+sets it apart from the others (:func:`cosci.tracking.labels.session_labels`). ``bench/`` uses these too.
 
 Looking creates nothing: a SQLite or local store that does not exist is refused, an HTTP server is probed
 (``<uri>/health``) before MLflow's own retries could keep the command waiting for minutes, and the store's
-errors become one-line :class:`~cosci.errors.CosciError`.
+errors become one-line :class:`~cosci.errors.CosciError` (:mod:`cosci.tracking.stores`).
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import logging
-import os
 import time
-from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 import polars as pl
-import requests
 from mlflow.entities import Run
 from mlflow.exceptions import MlflowException
 from mlflow.tracking import MlflowClient
-from sqlalchemy.exc import SQLAlchemyError
 
 from cosci.errors import CosciError
-
-PROBE_TIMEOUT_SECONDS = 5.0
-HTTP_ENV = {  # MLflow's HTTP client for this command, unless the user set them: fail in seconds, not minutes
-    "MLFLOW_HTTP_REQUEST_MAX_RETRIES": "2",
-    "MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR": "1",
-    "MLFLOW_HTTP_REQUEST_TIMEOUT": "30",
-}
-STORE_ERRORS = (MlflowException, SQLAlchemyError, requests.RequestException, OSError)
-LABEL_WIDTH = 40
-URI_HINT = "--tracking-uri takes sqlite:///<path>/mlflow.db or http(s)://<host>:<port>"
-
-
-def _one_line(exc: BaseException, limit: int = 300) -> str:
-    """The first line of an error's message, whitespace collapsed, at most ``limit`` characters."""
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _redacted(uri: str) -> str:
-    """``uri`` without a password in its user info (it is printed in errors)."""
-    parts = urlsplit(uri)
-    if parts.password is None:
-        return uri
-    host = parts.hostname or ""
-    netloc = f"{parts.username}:***@{host}" + (f":{parts.port}" if parts.port else "")
-    return urlunsplit(parts._replace(netloc=netloc))
-
-
-def store_path(uri: str) -> Path | None:
-    """The file (SQLite) or folder (file store) a local tracking URI names; ``None`` for other stores.
-
-    ``sqlite:///rel.db`` is relative to the working directory and ``sqlite:////abs/x.db`` absolute, as in
-    SQLAlchemy; an in-memory ``sqlite://`` gives ``Path(":memory:")``.
-    """
-    scheme, sep, rest = uri.partition("://")
-    if not sep:  # a bare path is MLflow's file store
-        return Path(uri).expanduser()
-    scheme = scheme.lower()
-    if scheme == "file":
-        return Path(urlsplit(uri).path)
-    if scheme.split("+")[0] == "sqlite":
-        rest = rest.split("?", 1)[0]
-        path = rest[1:] if rest.startswith("/") else ""
-        return Path(path) if path and path != ":memory:" else Path(":memory:")
-    return None
-
-
-def check_store(uri: str) -> None:
-    """Refuse, creating nothing, a tracking URI with no store behind it.
-
-    Local stores (SQLite file, file-store folder) must exist; MLflow would create them. For ``http(s)``
-    URIs, ``<uri>/health`` must answer within :data:`PROBE_TIMEOUT_SECONDS` (any HTTP status will do: the
-    server is up). Other schemes (databases, Databricks) are left to MLflow.
-
-    Raises:
-        CosciError: the store does not exist, or no server answers.
-    """
-    scheme = uri.partition("://")[0].lower() if "://" in uri else ""
-    if scheme in ("http", "https"):
-        import httpx
-
-        try:
-            httpx.get(f"{uri.rstrip('/')}/health", timeout=PROBE_TIMEOUT_SECONDS)
-        except (httpx.HTTPError, httpx.InvalidURL) as exc:
-            raise CosciError(
-                f"no MLflow server answers at {_redacted(uri)} ({type(exc).__name__}: {_one_line(exc, 120)})"
-            ) from None
-        return
-    path = store_path(uri)
-    if path is None:
-        return
-    if str(path) == ":memory:":
-        raise CosciError(f"'{uri}' is an in-memory store with no sessions; {URI_HINT}")
-    if scheme.split("+")[0] == "sqlite" and not path.is_file():
-        raise CosciError(f"no MLflow store at {path.absolute()} (no such SQLite file)")
-    if scheme in ("", "file") and not path.is_dir():
-        raise CosciError(f"no MLflow store at {path.absolute()}; {URI_HINT}")
-
-
-@contextlib.contextmanager
-def short_http_retries() -> Iterator[None]:
-    """Set :data:`HTTP_ENV` for the duration (keeping any value the user exported), then restore."""
-    added = [k for k in HTTP_ENV if k not in os.environ]
-    for k in added:
-        os.environ[k] = HTTP_ENV[k]
-    try:
-        yield
-    finally:
-        for k in added:
-            os.environ.pop(k, None)
-
-
-@contextlib.contextmanager
-def store_errors(uri: str) -> Iterator[None]:
-    """Turn the tracking store's errors into one-line :class:`CosciError` naming the store."""
-    try:
-        yield
-    except CosciError:
-        raise
-    except STORE_ERRORS as exc:
-        raise CosciError(f"MLflow store {_redacted(uri)}: {_one_line(exc)}") from None
+from cosci.tracking.labels import distinguishing, session_labels
+from cosci.tracking.stores import (
+    check_store,
+    one_line,
+    redacted,
+    short_http_retries,
+    store_errors,
+)
 
 
 def _runs(client: MlflowClient, *, experiment: str | None, parent: str | None, ids: list[str] | None) -> list[Run]:
@@ -140,7 +39,7 @@ def _runs(client: MlflowClient, *, experiment: str | None, parent: str | None, i
         try:
             run = client.get_run(parent)
         except MlflowException:
-            raise CosciError(f"no MLflow run '{parent}' in {_redacted(client.tracking_uri)}") from None
+            raise CosciError(f"no MLflow run '{parent}' in {redacted(client.tracking_uri)}") from None
         runs = client.search_runs(
             [run.info.experiment_id],
             f"tags.mlflow.parentRunId = '{parent}'",
@@ -196,68 +95,6 @@ def sessions_frame(runs: list[Run]) -> pl.DataFrame:
         if rows
         else pl.DataFrame({"run_id": [], "session_id": []}, schema={"run_id": pl.Utf8, "session_id": pl.Utf8})
     )
-
-
-def _overrides(text: str) -> dict[str, str]:
-    """``key=value`` pairs of a space-joined override list (a word without ``=`` continues the last value)."""
-    pairs: dict[str, str] = {}
-    key = None
-    for word in text.split():
-        if "=" in word and not word.startswith("="):
-            key, _, value = word.partition("=")
-            pairs[key] = value
-        elif key is not None:
-            pairs[key] += " " + word
-    return pairs
-
-
-def _differing(settings: list[dict[str, str]]) -> list[str]:
-    """The keys (in first-seen order) whose values are not the same in every one of ``settings``."""
-    keys = list(dict.fromkeys(k for s in settings for k in s))
-    return [k for k in keys if len({s.get(k) for s in settings}) > 1]
-
-
-def _shorten(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def distinguishing(frame: pl.DataFrame) -> list[str]:
-    """Per session, the settings that differ between the compared sessions (``""`` when none do).
-
-    The sweep overrides (tag ``cosci.sweep_overrides``) that differ, e.g. ``run.max_ideas=4``; for a session
-    without overrides, or whose overrides match the others', the params (``param.*``) that differ.
-    """
-    n = frame.height
-    cols = set(frame.columns)
-    texts = frame["tag.sweep_overrides"].to_list() if "tag.sweep_overrides" in cols else [None] * n
-    overrides = [_overrides(t or "") for t in texts]
-    param_cols = [c for c in frame.columns if c.startswith("param.")]
-    params = [
-        {c.removeprefix("param."): str(v) for c, v in row.items() if v is not None}
-        for row in frame.select(param_cols).iter_rows(named=True)
-    ] if param_cols else [{} for _ in range(n)]
-    by_override, by_param = _differing(overrides), _differing(params)
-    out = []
-    for i in range(n):
-        parts = [f"{k}={overrides[i][k]}" for k in by_override if k in overrides[i]]
-        if not parts:
-            parts = [f"{k}={params[i][k]}" for k in by_param if k in params[i]]
-        out.append(" ".join(parts))
-    return out
-
-
-def session_labels(frame: pl.DataFrame, width: int = LABEL_WIDTH) -> list[str]:
-    """Short plot labels: :func:`distinguishing` cut to ``width`` characters, else the session id.
-
-    Labels that would still coincide get the end of their session id, e.g. ``run.seed=1 (3f5ba9)``.
-    """
-    sids = [str(s) for s in frame["session_id"].to_list()]
-    labels = [_shorten(d, width) if d else sid for d, sid in zip(distinguishing(frame), sids, strict=True)]
-    counts = Counter(labels)
-    return [
-        f"{lab} ({sid[-6:]})" if counts[lab] > 1 and lab != sid else lab
-        for lab, sid in zip(labels, sids, strict=True)
-    ]
 
 
 def elo_overlay_png(client: MlflowClient, frame: pl.DataFrame, path: Path) -> Path:
@@ -340,7 +177,7 @@ def compare(
         try:
             client = MlflowClient(tracking_uri=tracking_uri)
         except ImportError as exc:  # a database driver MLflow needs for this URI is not installed
-            raise CosciError(f"MLflow store {_redacted(tracking_uri)}: {_one_line(exc)}") from None
+            raise CosciError(f"MLflow store {redacted(tracking_uri)}: {one_line(exc)}") from None
         frame = sessions_frame(_runs(client, experiment=experiment, parent=parent, ids=ids))
         if frame.height == 0:
             raise CosciError("no sessions matched")

@@ -1,0 +1,117 @@
+"""Tracking stores for `cosci compare` (issue 7): refuse, creating nothing, a URI with no store behind it; keep
+MLflow's HTTP retries short; turn store errors into one-line :class:`~cosci.errors.CosciError`."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import requests
+from mlflow.exceptions import MlflowException
+from sqlalchemy.exc import SQLAlchemyError
+
+from cosci.errors import CosciError
+
+PROBE_TIMEOUT_SECONDS = 5.0
+HTTP_ENV = {  # MLflow's HTTP client for this command, unless the user set them: fail in seconds, not minutes
+    "MLFLOW_HTTP_REQUEST_MAX_RETRIES": "2",
+    "MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR": "1",
+    "MLFLOW_HTTP_REQUEST_TIMEOUT": "30",
+}
+STORE_ERRORS = (MlflowException, SQLAlchemyError, requests.RequestException, OSError)
+URI_HINT = "--tracking-uri takes sqlite:///<path>/mlflow.db or http(s)://<host>:<port>"
+
+
+def one_line(exc: BaseException, limit: int = 300) -> str:
+    """The first line of an error's message, whitespace collapsed, at most ``limit`` characters."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def redacted(uri: str) -> str:
+    """``uri`` without a password in its user info (it is printed in errors)."""
+    parts = urlsplit(uri)
+    if parts.password is None:
+        return uri
+    host = parts.hostname or ""
+    netloc = f"{parts.username}:***@{host}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def store_path(uri: str) -> Path | None:
+    """The file (SQLite) or folder (file store) a local tracking URI names; ``None`` for other stores.
+
+    ``sqlite:///rel.db`` is relative to the working directory and ``sqlite:////abs/x.db`` absolute, as in
+    SQLAlchemy; an in-memory ``sqlite://`` gives ``Path(":memory:")``.
+    """
+    scheme, sep, rest = uri.partition("://")
+    if not sep:  # a bare path is MLflow's file store
+        return Path(uri).expanduser()
+    scheme = scheme.lower()
+    if scheme == "file":
+        return Path(urlsplit(uri).path)
+    if scheme.split("+")[0] == "sqlite":
+        rest = rest.split("?", 1)[0]
+        path = rest[1:] if rest.startswith("/") else ""
+        return Path(path) if path and path != ":memory:" else Path(":memory:")
+    return None
+
+
+def check_store(uri: str) -> None:
+    """Refuse, creating nothing, a tracking URI with no store behind it.
+
+    Local stores (SQLite file, file-store folder) must exist; MLflow would create them. For ``http(s)``
+    URIs, ``<uri>/health`` must answer within :data:`PROBE_TIMEOUT_SECONDS` (any HTTP status will do: the
+    server is up). Other schemes (databases, Databricks) are left to MLflow.
+
+    Raises:
+        CosciError: the store does not exist, or no server answers.
+    """
+    scheme = uri.partition("://")[0].lower() if "://" in uri else ""
+    if scheme in ("http", "https"):
+        import httpx
+
+        try:
+            httpx.get(f"{uri.rstrip('/')}/health", timeout=PROBE_TIMEOUT_SECONDS)
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:
+            raise CosciError(
+                f"no MLflow server answers at {redacted(uri)} ({type(exc).__name__}: {one_line(exc, 120)})"
+            ) from None
+        return
+    path = store_path(uri)
+    if path is None:
+        return
+    if str(path) == ":memory:":
+        raise CosciError(f"'{uri}' is an in-memory store with no sessions; {URI_HINT}")
+    if scheme.split("+")[0] == "sqlite" and not path.is_file():
+        raise CosciError(f"no MLflow store at {path.absolute()} (no such SQLite file)")
+    if scheme in ("", "file") and not path.is_dir():
+        raise CosciError(f"no MLflow store at {path.absolute()}; {URI_HINT}")
+
+
+@contextlib.contextmanager
+def short_http_retries() -> Iterator[None]:
+    """Set :data:`HTTP_ENV` for the duration (keeping any value the user exported), then restore."""
+    added = [k for k in HTTP_ENV if k not in os.environ]
+    for k in added:
+        os.environ[k] = HTTP_ENV[k]
+    try:
+        yield
+    finally:
+        for k in added:
+            os.environ.pop(k, None)
+
+
+@contextlib.contextmanager
+def store_errors(uri: str) -> Iterator[None]:
+    """Turn the tracking store's errors into one-line :class:`CosciError` naming the store."""
+    try:
+        yield
+    except CosciError:
+        raise
+    except STORE_ERRORS as exc:
+        raise CosciError(f"MLflow store {redacted(uri)}: {one_line(exc)}") from None
