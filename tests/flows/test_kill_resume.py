@@ -32,6 +32,19 @@ def _calls(log: Path) -> list[dict]:
     return [json.loads(line) for line in log.read_text().splitlines() if line.strip()] if log.exists() else []
 
 
+def _wait_for_done_tasks(proc: subprocess.Popen, data: Path, n: int, timeout: float = 240) -> Path | None:
+    """Poll until the running session's record has ``n`` done tasks (or the process ends); returns the record."""
+    deadline = time.monotonic() + timeout
+    db: Path | None = None
+    while time.monotonic() < deadline and proc.poll() is None:
+        found = list((data / "sessions").glob(f"*/{RECORD_FILE}")) if (data / "sessions").exists() else []
+        db = found[0] if found else None
+        if db and len(_done_tasks(db)) >= n:
+            break
+        time.sleep(0.2)
+    return db
+
+
 def test_sigkill_mid_run_then_resume(tmp_path: Path) -> None:
     data, log = tmp_path / "data", tmp_path / "calls.jsonl"
     env = {**os.environ, "COSCI_DATA_DIR": str(data), "PYTHONPATH": str(ROOT)}
@@ -50,14 +63,7 @@ def test_sigkill_mid_run_then_resume(tmp_path: Path) -> None:
     out = (tmp_path / "first.log").open("w")
     proc = subprocess.Popen(args, env=env, cwd=tmp_path, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        deadline = time.monotonic() + 240
-        db: Path | None = None
-        while time.monotonic() < deadline and proc.poll() is None:
-            found = list((data / "sessions").glob(f"*/{RECORD_FILE}")) if (data / "sessions").exists() else []
-            db = found[0] if found else None
-            if db and len(_done_tasks(db)) >= 12:
-                break
-            time.sleep(0.2)
+        db = _wait_for_done_tasks(proc, data, 12)
         assert proc.poll() is None, (
             f"the session ended before it could be killed:\n{(tmp_path / 'first.log').read_text()}"
         )
@@ -98,14 +104,7 @@ def test_ctrl_c_stops_at_once_and_resume_finishes(tmp_path: Path) -> None:
     proc = subprocess.Popen(args, env=env, cwd=tmp_path, stdout=out.open("w"), stderr=subprocess.STDOUT,
                             start_new_session=True)
     try:
-        deadline = time.monotonic() + 240
-        db: Path | None = None
-        while time.monotonic() < deadline and proc.poll() is None:
-            found = list((data / "sessions").glob(f"*/{RECORD_FILE}")) if (data / "sessions").exists() else []
-            db = found[0] if found else None
-            if db and len(_done_tasks(db)) >= 3:
-                break
-            time.sleep(0.2)
+        db = _wait_for_done_tasks(proc, data, 3)
         assert db is not None and proc.poll() is None, out.read_text()
         os.killpg(proc.pid, signal.SIGINT)
         code = proc.wait(timeout=60)

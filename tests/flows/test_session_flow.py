@@ -88,16 +88,22 @@ def test_transient_faults_are_retried(prefect_server: None, fake: FakeBackend, t
     check_invariants(record)
 
 
+def _unfinish_final_overview(record: SessionRecord) -> str:
+    """Pretend the process died after the final overview's action finished, before its row was marked done;
+    returns that task's id."""
+    tid = str(record.db.scalar("SELECT id FROM tasks WHERE action='GenerateFinalResearchOverview'"))
+    record.db.conn.execute("UPDATE tasks SET status='in_progress' WHERE id=?", (tid,))
+    record.sessions.update(status="running")
+    return tid
+
+
 def test_resume_of_a_finished_task_replays_from_cache(prefect_server: None, fake: FakeBackend, tmp_path: Path) -> None:
     """A task whose action finished but whose row was not marked done replays without calling the model."""
     config = make_config(tmp_path / "data")
     summary = _run(config)
     folder = Path(summary["record_path"]).parent
     record = SessionRecord.open(folder / RECORD_FILE, summary["session_id"])
-    # pretend the process died after the final overview's action finished, before its row was marked done
-    tid = record.db.scalar("SELECT id FROM tasks WHERE action='GenerateFinalResearchOverview'")
-    record.db.conn.execute("UPDATE tasks SET status='in_progress' WHERE id=?", (tid,))
-    record.sessions.update(status="running")
+    tid = _unfinish_final_overview(record)
     record.close()
     before = len(fake.calls)
     again = _run(config, resume_id=summary["session_id"])
@@ -114,9 +120,7 @@ def test_resume_with_overrides_is_recorded(prefect_server: None, fake: FakeBacke
     summary = _run(config)
     folder = Path(summary["record_path"]).parent
     record = SessionRecord.open(folder / RECORD_FILE, summary["session_id"])
-    tid = record.db.scalar("SELECT id FROM tasks WHERE action='GenerateFinalResearchOverview'")
-    record.db.conn.execute("UPDATE tasks SET status='in_progress' WHERE id=?", (tid,))
-    record.sessions.update(status="running")
+    _unfinish_final_overview(record)
     changed = frozen_config(record, ["run.budget_usd=7"])
     record.close()
     again = _run(changed, resume_id=summary["session_id"])
