@@ -194,7 +194,7 @@ async def session_flow(
             if progress:
                 progress.stop()
         path = rt.write_overview(overview)
-        summary = summarise(rt, reason, path, tracker.run_id if tracker else None)
+        summary = summarise(rt, reason, path, tracker.run_id if tracker else None, sup.stop_detail)
         if tracker:
             tracker.finish(rt, summary)
         return summary.to_dict()

@@ -15,6 +15,7 @@ concluding turn is constrained to :class:`~cosci.records.TournamentVerdict`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from cosci.agents.base import BaseAgent
@@ -41,6 +42,11 @@ class RankingAgent(BaseAgent):
         return PairingCfg(r.p_new, r.p_close, r.p_random, r.new_arrival_matches, r.close_elo_window,
                           r.debate_min_matches, r.debate_elo_gap)
 
+    def _rematch_cap(self) -> Callable[[str, str], bool]:
+        """Pairs that reached ``ranking.max_matches_per_pair`` are not played again (issue 11)."""
+        counts, cap = self.record.matches.pair_counts(), self.config.ranking.max_matches_per_pair
+        return lambda a, b: counts.get((min(a, b), max(a, b)), 0) >= cap
+
     async def execute(self, task: Task) -> TaskResult:
         if task.action == "AddToTournament":
             hid = task.target_id or ""
@@ -62,7 +68,8 @@ class RankingAgent(BaseAgent):
             players = self.record.hypotheses.ranked()
             rng = self.rng(task, f"match{i}")
             pair = select_pair(players, rng, self.deps.vectors.similarity, self._pairing(),
-                               focus_id=task.payload.get("focus_id") if i == 0 else None)
+                               focus_id=task.payload.get("focus_id") if i == 0 else None,
+                               blocked=self._rematch_cap())
             if pair is None:
                 break
             a, b = sorted((pair.a, pair.b))
@@ -80,7 +87,8 @@ class RankingAgent(BaseAgent):
                                                           "winner": row.winner, "elo_applied": row.verdict_valid},
                                        agent=self.name)
         if not match_ids:
-            return TaskResult("nothing_to_do", detail={"reason": "fewer than two hypotheses in the tournament"})
+            return TaskResult("nothing_to_do", detail={"reason": "no pair left to play (fewer than two players, or"
+                                                                 " every pair at the rematch cap)"})
         return TaskResult("tournament_match_complete", match_ids=match_ids, detail={"matches": played})
 
     async def _compare(self, task: Task, mode: str, a: Hypothesis, b: Hypothesis,

@@ -48,6 +48,11 @@ class BudgetCfg(_Strict):
     warn_ratio: float = Field(
         gt=0, description="Pre-flight estimate warns above this multiple of the budget (seed 004)."
     )
+    admission_wait_seconds: float = Field(
+        gt=0, le=3600,
+        description="A call that fits the budget but not beside the calls in flight waits up to this many seconds"
+        " for them to settle; then its action goes back to the queue (cosci, issue 11).",
+    )
 
 
 class RankingCfg(_Strict):
@@ -63,6 +68,10 @@ class RankingCfg(_Strict):
     debate_min_matches: int = Field(ge=0, description="Debate when either side has fewer matches (seed 000: 2).")
     debate_elo_gap: float = Field(ge=0, description="Debate when |ΔElo| is below this, Elo points (seed 000: 50).")
     matches_per_batch: int = Field(gt=0, description="Matches played by one RunTournamentBatch task.")
+    max_matches_per_pair: int = Field(
+        gt=0, le=100, description="Rematch cap: matches one pair may play; a pair at the cap is not chosen again"
+        " (cosci, issue 11: the leaderboard cannot change once every pair is at the cap -> stop reason stalled)."
+    )
 
     @model_validator(mode="after")
     def _buckets_sum_to_one(self) -> RankingCfg:
@@ -120,6 +129,10 @@ class TerminationCfg(_Strict):
     min_ideas_before_stable: int = Field(ge=0, description="Guard: hypotheses needed before ELO_STABLE (seed 000).")
     min_matches_before_stable: int = Field(ge=0, description="Guard: matches needed before ELO_STABLE (seed 000).")
     snapshot_every_matches: int = Field(gt=0, description="An Elo snapshot is taken every this many matches.")
+    stall_streak: int = Field(
+        gt=0, le=1000, description="Growth tasks in a row (generation or evolution) that add no hypothesis, only"
+        " duplicates, after which the pool counts as unable to grow (stop reason stalled; cosci, issue 11)."
+    )
 
 
 class VectorsCfg(_Strict):
@@ -128,6 +141,10 @@ class VectorsCfg(_Strict):
     )
     cluster_threshold: Unit = Field(description="Max cosine distance merged by clustering (seed 004: 0.15).")
     full_recluster_every_matches: int = Field(gt=0, description="Proximity re-clusters every N matches (seed 004: 20).")
+    recluster_every_hypotheses: int = Field(
+        gt=0, le=10000, description="Idle re-clustering once this many hypotheses are unclustered (cosci, issue 11:"
+        " a cadence, not after every match)."
+    )
 
 
 class LeaseCfg(_Strict):

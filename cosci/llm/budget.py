@@ -3,8 +3,20 @@ System").
 
 One :class:`TokenBudget` per session, shared by every concurrent call. Admission and settlement run under one
 lock with no await inside, so concurrent callers (coroutines or threads) can never together reserve more than
-the cap. The estimate is an upper bound (input characters / 3 plus the full ``max_output_tokens``), so settled
-actual spending stays within what was admitted.
+the cap.
+
+Each call is admitted with two figures (issue 11):
+
+- an **upper bound** (input characters / 3 plus the full ``max_output_tokens``), held against the *session cap*:
+  settled actual spending can never pass the cap, because every admitted call fits under it at its bound;
+- an **expected cost** (the realistic output length measured on this session, :mod:`cosci.llm.sizing`), held
+  against the *agent's share*: reservations of calls still in flight no longer count as spent at 20x their
+  real cost, which starved the second concurrent call of an agent. The difference between expected and actual
+  is corrected at settlement (an overrun past the share is booked as reserve used).
+
+A call that does not fit *now* but would fit once in-flight reservations settle raises :class:`BudgetBusy`
+(the gateway waits and tries again); one that would not fit even with nothing in flight raises
+:class:`~cosci.llm.errors.BudgetExceeded` — the money ran out.
 
 Shares (seed 001 "Per-Agent Shares"): each agent may spend ``share x cap``; the ``reserve`` (8 %) is drawn on
 by the calls that must not starve — goal parsing (share 0) and the final overview — and absorbs overages.
@@ -18,12 +30,28 @@ from dataclasses import dataclass, field
 from cosci.llm.errors import BudgetExceeded
 
 
+class BudgetBusy(Exception):
+    """The call fits the budget, but not beside the calls in flight: wait for their settlement and try again.
+
+    Attributes:
+        scope: ``"session"`` (the cap at upper bounds) or ``"agent"`` (the agent's share at expected cost).
+        agent: the agent that asked.
+    """
+
+    def __init__(self, message: str, *, scope: str, agent: str) -> None:
+        super().__init__(message)
+        self.scope, self.agent = scope, agent
+
+
 @dataclass
 class Reservation:
+    """One admitted call: ``usd`` expected (agent share), ``bound_usd`` upper bound (session cap), USD."""
+
     agent: str
     usd: float
     tokens: int
     from_reserve_usd: float = 0.0
+    bound_usd: float = 0.0
 
 
 @dataclass
@@ -45,8 +73,11 @@ class TokenBudget:
     spent_tokens: int = 0
     reserve_used_usd: float = 0.0
     _reserved_usd: dict[str, float] = field(default_factory=dict)
+    _reserved_bound_usd: float = 0.0
+    settlements: int = 0
     _reserved_tokens: int = 0
     _reserve_reserved_usd: float = 0.0
+    _in_flight: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     # --- queries -----------------------------------------------------------------------------------------
@@ -62,8 +93,14 @@ class TokenBudget:
         return self.reserve_share * self.cap_usd
 
     def remaining_usd(self) -> float:
+        """USD neither spent nor held by a call in flight (at its upper bound)."""
         with self._lock:
-            return self.cap_usd - self.total_spent_usd - sum(self._reserved_usd.values())
+            return self.cap_usd - self.total_spent_usd - self._reserved_bound_usd
+
+    def in_flight(self) -> int:
+        """Number of admitted calls not yet settled."""
+        with self._lock:
+            return self._in_flight
 
     def working_budget_spent(self) -> bool:
         """True once spending has reached the cap minus the reserve: time to stop and write the overview."""
@@ -71,44 +108,66 @@ class TokenBudget:
             self.cap_tokens is not None and self.spent_tokens >= self.cap_tokens)
 
     # --- admission -----------------------------------------------------------------------------------------
-    def admit(self, agent: str, usd: float, tokens: int, *, use_reserve: bool = False) -> Reservation:
-        """Reserve an estimated call.
+    def admit(self, agent: str, usd: float, tokens: int, *, use_reserve: bool = False,
+              bound_usd: float | None = None) -> Reservation:
+        """Reserve a call.
 
         Args:
-            usd: upper-bound estimate of the call's cost, USD.
-            tokens: upper-bound estimate of its tokens (input + output).
+            usd: expected cost of the call, USD (held against the agent's share).
+            tokens: upper-bound estimate of its tokens (input + output), held against the token cap.
             use_reserve: may draw on the reserve once the agent's share is used.
+            bound_usd: upper bound of its cost, USD (held against the session cap); defaults to ``usd``.
 
         Raises:
-            BudgetExceeded: ``scope="session"`` when the cap would be passed, ``"agent"`` for the agent's
-                share.
+            BudgetExceeded: the call cannot fit even with nothing else in flight — ``scope="session"`` for the
+                cap, ``"agent"`` for the agent's share (with the reserve, if allowed).
+            BudgetBusy: it would fit once calls in flight settle.
         """
+        bound = max(usd, bound_usd if bound_usd is not None else usd)
         with self._lock:
-            total = self.total_spent_usd + sum(self._reserved_usd.values())
-            if total + usd > self.cap_usd + 1e-12:
-                raise BudgetExceeded(f"session budget: ${total:.4f} used or reserved, this call needs"
-                                     f" ~${usd:.4f} of ${self.cap_usd:.2f}", scope="session", agent=agent)
-            tokens_after = self.spent_tokens + self._reserved_tokens + tokens
-            if self.cap_tokens is not None and tokens_after > self.cap_tokens:
-                raise BudgetExceeded(f"session token budget of {self.cap_tokens} tokens would be passed",
-                                     scope="session", agent=agent)
-            used = self.spent_usd.get(agent, 0.0) + self._reserved_usd.get(agent, 0.0)
-            own_room = max(self.agent_limit_usd(agent) - used, 0.0)
-            overflow = max(usd - own_room, 0.0)
-            if overflow > 1e-12:
-                reserve_room = self.reserve_usd - self.reserve_used_usd - self._reserve_reserved_usd
-                if not use_reserve or overflow > reserve_room + 1e-12:
-                    raise BudgetExceeded(f"{agent} share: ${used:.4f} of ${self.agent_limit_usd(agent):.4f}"
-                                         f" used, this call needs ~${usd:.4f}", scope="agent", agent=agent)
+            spent = self.total_spent_usd
+            if spent + self._reserved_bound_usd + bound > self.cap_usd + 1e-12:
+                msg = (f"session budget: ${spent:.4f} spent and ${self._reserved_bound_usd:.4f} held by calls in"
+                       f" flight, this call may need up to ${bound:.4f} of ${self.cap_usd:.2f}")
+                if spent + bound <= self.cap_usd + 1e-12:
+                    raise BudgetBusy(msg, scope="session", agent=agent)
+                raise BudgetExceeded(msg, scope="session", agent=agent)
+            if self.cap_tokens is not None and self.spent_tokens + self._reserved_tokens + tokens > self.cap_tokens:
+                msg = f"session token budget of {self.cap_tokens} tokens would be passed"
+                if self.spent_tokens + tokens <= self.cap_tokens:
+                    raise BudgetBusy(msg, scope="session", agent=agent)
+                raise BudgetExceeded(msg, scope="session", agent=agent)
+            overflow = self._overflow(agent, usd, self._reserved_usd.get(agent, 0.0))
+            reserve_room = self.reserve_usd - self.reserve_used_usd - self._reserve_reserved_usd
+            if overflow > 1e-12 and (not use_reserve or overflow > reserve_room + 1e-12):
+                limit = self.agent_limit_usd(agent)
+                msg = (f"{agent} share: ${self.spent_usd.get(agent, 0.0):.4f} spent and"
+                       f" ${self._reserved_usd.get(agent, 0.0):.4f} in flight of ${limit:.4f}, this call needs"
+                       f" ~${usd:.4f}")
+                alone = self._overflow(agent, usd, 0.0)
+                free_reserve = self.reserve_usd - self.reserve_used_usd
+                if alone <= 1e-12 or (use_reserve and alone <= free_reserve + 1e-12):
+                    raise BudgetBusy(msg, scope="agent", agent=agent)
+                raise BudgetExceeded(msg, scope="agent", agent=agent)
             self._reserved_usd[agent] = self._reserved_usd.get(agent, 0.0) + usd
+            self._reserved_bound_usd += bound
             self._reserved_tokens += tokens
             self._reserve_reserved_usd += overflow
-            return Reservation(agent, usd, tokens, overflow)
+            self._in_flight += 1
+            return Reservation(agent, usd, tokens, overflow, bound)
+
+    def _overflow(self, agent: str, usd: float, reserved: float) -> float:
+        """USD of a call of ``usd`` that would not fit in the agent's share beside ``reserved`` in flight."""
+        own_room = max(self.agent_limit_usd(agent) - self.spent_usd.get(agent, 0.0) - reserved, 0.0)
+        return max(usd - own_room, 0.0)
 
     def settle(self, res: Reservation, actual_usd: float, actual_tokens: int) -> None:
         """Release a reservation and book the actual cost (USD) and tokens of the call."""
         with self._lock:
             self._reserved_usd[res.agent] = max(self._reserved_usd.get(res.agent, 0.0) - res.usd, 0.0)
+            self._reserved_bound_usd = max(self._reserved_bound_usd - max(res.bound_usd, res.usd), 0.0)
+            self._in_flight = max(self._in_flight - 1, 0)
+            self.settlements += 1
             self._reserved_tokens = max(self._reserved_tokens - res.tokens, 0)
             self._reserve_reserved_usd = max(self._reserve_reserved_usd - res.from_reserve_usd, 0.0)
             self._book(res.agent, actual_usd, actual_tokens)

@@ -32,9 +32,10 @@ from tenacity.wait import wait_random_exponential
 from cosci.config.schema import CosciConfig, RetryCfg
 from cosci.domain import CallRecord
 from cosci.llm import errors as E
-from cosci.llm.budget import TokenBudget
+from cosci.llm.budget import BudgetBusy, Reservation, TokenBudget
 from cosci.llm.providers import CUSTOM_PROVIDERS, register_providers
 from cosci.llm.routing import Router
+from cosci.llm.sizing import OutputSizer, expected_input_tokens
 from cosci.llm.types import CallSpec, LLMResponse, Route, ToolCall
 
 log = logging.getLogger(__name__)
@@ -47,15 +48,20 @@ FALLBACK_USD_PER_MTOK = (3.0, 15.0)
 tokens."""
 CHARS_PER_TOKEN_BOUND = 3
 """Admission estimates assume at least 3 characters per input token, an upper bound for English prose."""
+ADMISSION_POLL_SECONDS = 0.05
+"""How often a call waiting for in-flight reservations to settle tries again, seconds."""
 RESERVE_MODES = frozenset({"supervisor.parse_goal", "metareview.final"})
 """Calls that may draw on the budget reserve (seed 001: the reserve is the buffer that must not starve)."""
 
 Recorder = Callable[[CallRecord], None]
 
 
-def estimate_call(model: str, input_chars: int, max_output_tokens: int) -> tuple[float, int]:
-    """Upper-bound estimate of one call: ``(usd, tokens)`` for ``input_chars`` of prompt and full output."""
-    tin = input_chars // CHARS_PER_TOKEN_BOUND + 1
+def estimate_call(model: str, input_chars: int, max_output_tokens: int, *,
+                  input_tokens: int | None = None) -> tuple[float, int]:
+    """Estimate of one call, ``(usd, tokens)``: ``input_chars`` of prompt (at most ``CHARS_PER_TOKEN_BOUND``
+    characters per token unless ``input_tokens`` is given) and ``max_output_tokens`` of answer. With the full
+    ``max_output_tokens`` of the route this is the call's upper bound."""
+    tin = input_tokens if input_tokens is not None else input_chars // CHARS_PER_TOKEN_BOUND + 1
     try:
         cin, cout = litellm.cost_per_token(model=model, prompt_tokens=tin,
                                            completion_tokens=max_output_tokens)
@@ -127,6 +133,7 @@ class Gateway:
         self.recorder = recorder or (lambda rec: None)
         self.retry: RetryCfg = config.retry
         self.sleep = sleep
+        self.sizer = OutputSizer()
 
     # --- the port ----------------------------------------------------------------------------------------
     async def complete(self, spec: CallSpec) -> LLMResponse:
@@ -180,13 +187,11 @@ class Gateway:
     async def _attempt(self, spec: CallSpec, route: Route, attempt: int) -> LLMResponse:
         kwargs = self.request(spec, route)
         input_chars = len(str(kwargs["messages"])) + len(str(kwargs.get("tools", "")))
-        est_usd, est_tokens = estimate_call(route.model, input_chars, route.max_output_tokens)
         base: dict[str, Any] = {"agent": route.agent, "action": spec.action, "mode": route.mode,
                                 "model": route.model, "task_id": spec.task_id, "attempt": attempt}
         try:
-            reservation = self.budget.admit(route.agent, est_usd, est_tokens,
-                                            use_reserve=route.key in RESERVE_MODES)
-        except E.BudgetExceeded as exc:
+            reservation = await self._admit(route, input_chars)
+        except (E.BudgetExceeded, BudgetBusy) as exc:
             self.recorder(CallRecord(**base, outcome="error:budget", error=str(exc)))
             raise
         started = time.perf_counter()
@@ -204,6 +209,7 @@ class Gateway:
             raise
         resp = self.parse_response(raw, route.model, time.perf_counter() - started)
         self.budget.settle(reservation, resp.cost_usd, resp.input_tokens + resp.output_tokens)
+        self.sizer.observe(route.key, resp.output_tokens)
         self.recorder(CallRecord(
             **base, outcome="ok", input_tokens=resp.input_tokens, output_tokens=resp.output_tokens,
             cache_read_tokens=resp.cache_read_tokens, cache_write_tokens=resp.cache_write_tokens,
@@ -213,6 +219,29 @@ class Gateway:
                      "thinking": kwargs.get("thinking"), "messages": kwargs["messages"][1:]},
             response=resp.assistant_message()))
         return resp
+
+    async def _admit(self, route: Route, input_chars: int) -> Reservation:
+        """Admit a call at its expected cost (agent share) and upper bound (session cap); see :mod:`.budget`.
+
+        A call that fits only once the calls in flight settle waits, up to ``budget.admission_wait_seconds``.
+
+        Raises:
+            BudgetExceeded: it cannot fit at all (the money ran out).
+            BudgetBusy: it still did not fit when the wait ran out (its action goes back to the queue).
+        """
+        bound_usd, bound_tokens = estimate_call(route.model, input_chars, route.max_output_tokens)
+        expected_out = self.sizer.expected(route.key, route.max_output_tokens)
+        usd, _ = estimate_call(route.model, input_chars, expected_out,
+                               input_tokens=expected_input_tokens(input_chars))
+        deadline = time.monotonic() + self.config.budget.admission_wait_seconds
+        while True:
+            try:
+                return self.budget.admit(route.agent, usd, bound_tokens, bound_usd=bound_usd,
+                                         use_reserve=route.key in RESERVE_MODES)
+            except BudgetBusy:
+                if time.monotonic() >= deadline:
+                    raise
+                await asyncio.sleep(ADMISSION_POLL_SECONDS)
 
     def request(self, spec: CallSpec, route: Route) -> dict[str, Any]:
         """The ``litellm.acompletion`` keyword arguments for ``spec`` on ``route``."""

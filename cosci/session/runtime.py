@@ -169,6 +169,7 @@ class SessionRuntime:
                              config.budget.reserve_share, config.run.budget_tokens)
         budget.restore(record.logs.spend())
         gateway = Gateway(config, budget, record.logs.add_call)
+        gateway.sizer.restore(record.logs.output_lengths())
         registry = build_registry(config, folder / "http_cache")
         embedder = Embedder(list(config.models.embeddings.chain))
         await embedder.choose()

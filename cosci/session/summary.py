@@ -28,13 +28,15 @@ class SessionSummary:
     record_path: str
     mlflow_run_id: str | None
     tracking_uri: str | None = None
+    stop_detail: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     def lines(self) -> list[str]:
         out = [f"session   {self.session_id}",
-               f"stopped   {self.stop_reason} after {self.elapsed_seconds:.0f} s",
+               f"stopped   {self.stop_reason} after {self.elapsed_seconds:.0f} s"
+               + (f" ({self.stop_detail})" if self.stop_detail else ""),
                f"cost      ${self.spent_usd:.4f} ({self.tokens} tokens)",
                f"results   {self.hypotheses} hypotheses, {self.matches} matches, top Elo {self.top_elo:.0f}"]
         if self.stop_reason == "interrupted":
@@ -48,7 +50,8 @@ class SessionSummary:
         return out
 
 
-def summarise(rt: SessionRuntime, reason: Any, overview: Path, run_id: str | None) -> SessionSummary:
+def summarise(rt: SessionRuntime, reason: Any, overview: Path, run_id: str | None,
+              stop_detail: str = "") -> SessionSummary:
     from cosci.supervisor.stats import collect
     from cosci.tracking import tracking_uri
 
@@ -58,4 +61,4 @@ def summarise(rt: SessionRuntime, reason: Any, overview: Path, run_id: str | Non
         session_id=rt.session_id, stop_reason=str(getattr(reason, "value", reason)), spent_usd=stats.spent_usd,
         tokens=stats.tokens, hypotheses=stats.hypotheses, matches=stats.matches, top_elo=stats.top1_elo,
         elapsed_seconds=row.elapsed_seconds, overview_path=str(overview), record_path=str(rt.folder / RECORD_FILE),
-        mlflow_run_id=run_id, tracking_uri=tracking_uri(rt.config) if run_id else None)
+        mlflow_run_id=run_id, tracking_uri=tracking_uri(rt.config) if run_id else None, stop_detail=stop_detail)

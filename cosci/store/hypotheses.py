@@ -108,6 +108,23 @@ class Hypotheses:
         )
         return [_hypothesis(r) for r in rows]
 
+    def standings(self, ids: list[str] | None = None) -> list[tuple[str, float, int, str, int | None]]:
+        """Light rows ``(id, elo, matches_played, state, dedup_cluster)`` of every hypothesis (or of ``ids``),
+        oldest first — nothing decoded, for the Supervisor's in-memory leaderboard."""
+        sql, params = "SELECT id, elo, matches_played, state, dedup_cluster FROM hypotheses WHERE session_id=?", [
+            self.session_id]
+        if ids is not None:
+            if not ids:
+                return []
+            sql += f" AND id IN ({','.join('?' * len(ids))})"
+            params += ids
+        rows = self.db.query(sql + " ORDER BY created_at, id", tuple(params))
+        return [(r[0], float(r[1]), int(r[2]), str(r[3]), r[4]) for r in rows]
+
+    def count_reviews(self) -> int:
+        """Reviews of the session (any kind)."""
+        return int(self.db.scalar("SELECT COUNT(*) FROM reviews WHERE session_id=?", (self.session_id,)))
+
     def count(self, exclude: tuple[str, ...] = ("rejected", "retired", "quarantined")) -> int:
         """Hypotheses in the pool (rejected, retired and quarantined excluded)."""
         return int(

@@ -63,6 +63,14 @@ class Logs:
         )
         return {r["agent"]: {"usd": float(r["usd"] or 0), "tokens": float(r["tok"] or 0)} for r in rows}
 
+    def output_lengths(self) -> list[tuple[str, int]]:
+        """``(agent.mode, output_tokens)`` of every answered call, oldest first (admission sizing on resume)."""
+        rows = self.db.query(
+            "SELECT agent, mode, output_tokens FROM transcripts WHERE session_id=? AND outcome='ok' ORDER BY seq",
+            (self.session_id,),
+        )
+        return [(f"{r['agent']}.{r['mode']}", int(r["output_tokens"])) for r in rows]
+
     def outcomes(self) -> dict[str, int]:
         rows = self.db.query(
             "SELECT outcome, COUNT(*) n FROM transcripts WHERE session_id=? GROUP BY outcome", (self.session_id,)

@@ -133,6 +133,32 @@ class Matches:
         )
         return int(self.db.scalar(sql, (self.session_id,)))
 
+    def pair_counts(self) -> dict[tuple[str, str], int]:
+        """Matches played per pair (valid or not), keyed by the pair's ids in sorted order."""
+        rows = self.db.query(
+            "SELECT hyp_a, hyp_b, COUNT(*) n FROM tournament_matches WHERE session_id=? GROUP BY hyp_a, hyp_b",
+            (self.session_id,),
+        )
+        counts: dict[tuple[str, str], int] = {}
+        for r in rows:
+            key = (min(r["hyp_a"], r["hyp_b"]), max(r["hyp_a"], r["hyp_b"]))
+            counts[key] = counts.get(key, 0) + int(r["n"])
+        return counts
+
+    def ids(self) -> list[str]:
+        """Ids of every match of the session."""
+        return [r[0] for r in self.db.query("SELECT id FROM tournament_matches WHERE session_id=?", (self.session_id,))]
+
+    def pairs_of(self, match_ids: list[str]) -> list[tuple[str, str, bool]]:
+        """``(hyp_a, hyp_b, verdict_valid)`` of the given matches (those that exist)."""
+        if not match_ids:
+            return []
+        marks = ",".join("?" * len(match_ids))
+        rows = self.db.query(
+            f"SELECT hyp_a, hyp_b, verdict_valid FROM tournament_matches WHERE id IN ({marks})", tuple(match_ids)
+        )
+        return [(r[0], r[1], bool(r[2])) for r in rows]
+
     def all(self, task_id: str | None = None) -> list[MatchRow]:
         """Matches of the session (or only those played by ``task_id``), oldest first."""
         sql, params = "SELECT * FROM tournament_matches WHERE session_id=?", [self.session_id]

@@ -110,6 +110,15 @@ class Tasks:
         """Give an interrupted task back to the queue (pending, lease cleared); finalisation cancels it."""
         self._finish(tid, "pending", error=note)
 
+    def defer(self, tid: str, note: str) -> None:
+        """Give a task back to the queue without counting its attempt (it waited for budget, issue 11)."""
+        with self.db.tx() as c:
+            c.execute(
+                "UPDATE tasks SET status='pending', attempts=MAX(attempts-1, 0), last_error=?, lease_owner=NULL,"
+                " lease_expires_at=NULL, updated_at=? WHERE id=?",
+                (note[:2000], time.time(), tid),
+            )
+
     def _finish(self, tid: str, status: str, *, result: str | None = None, error: str | None = None) -> None:
         with self.db.tx() as c:
             c.execute(
@@ -184,6 +193,15 @@ class Tasks:
         if action:
             sql, params = sql + " AND action=?", [*params, action]
         return int(self.db.scalar(sql, tuple(params)))
+
+    def tally(self) -> list[tuple[str, str, str, str, int]]:
+        """``(agent, action, kind, status, n)``: tasks grouped by agent, action, payload ``kind`` and status."""
+        rows = self.db.query(
+            "SELECT agent, action, COALESCE(json_extract(payload, '$.kind'), '') kind, status, COUNT(*) n FROM tasks"
+            " WHERE session_id=? GROUP BY agent, action, kind, status",
+            (self.session_id,),
+        )
+        return [(r[0], r[1], str(r[2]), r[3], int(r[4])) for r in rows]
 
     def count(self, agent: str, action: str, key_suffix: str = "") -> int:
         """All tasks ever enqueued for an agent/action (any status), optionally whose key ends with a suffix."""

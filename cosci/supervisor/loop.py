@@ -20,11 +20,12 @@ from typing import Protocol
 
 from cosci.config.schema import CosciConfig
 from cosci.domain import Task, TaskResult, task_id
-from cosci.llm.budget import TokenBudget
+from cosci.llm.budget import BudgetBusy, TokenBudget
 from cosci.llm.errors import RETRYABLE_ACTION_ERRORS, BudgetExceeded
 from cosci.store import SessionRecord
 from cosci.supervisor.rules import PRIORITIES, Scheduler
-from cosci.supervisor.stats import SessionStats, collect
+from cosci.supervisor.state import FULL_RELOAD_EVERY_TASKS, PoolState, TaskTally
+from cosci.supervisor.stats import SessionStats, from_state
 from cosci.supervisor.termination import StopReason
 from cosci.tournament.stability import StabilityTracker
 
@@ -55,7 +56,10 @@ class Supervisor:
         owner: str = "supervisor",
     ) -> None:
         self.config, self.record, self.budget, self.runner = config, record, budget, runner
-        self.scheduler = Scheduler(config, record)
+        self.pool, self.tally = PoolState(record), TaskTally(record)
+        self.pool.load()
+        self.tally.load()
+        self.scheduler = Scheduler(config, record, self.pool, self.tally)
         self.observers = observers or []
         self.owner = owner
         t = config.termination
@@ -67,6 +71,8 @@ class Supervisor:
             t.min_matches_before_stable,
         )
         self._budget_hit = False
+        self.stop_detail = ""
+        """One line on why the session stopped (which agent's share ended it, for ``budget``)."""
         self._interrupted = False
         self._inflight: set[asyncio.Task[None]] = set()
         self._snapshot_at = 0
@@ -86,6 +92,7 @@ class Supervisor:
     # --- termination -----------------------------------------------------------------------------------
     def should_stop(self) -> StopReason | None:
         if self._budget_hit or self.budget.working_budget_spent():
+            self.stop_detail = "the session's budget is spent"
             return StopReason.BUDGET
         if self.elapsed() >= self.config.run.wall_clock_seconds:
             return StopReason.WALL_CLOCK
@@ -96,11 +103,11 @@ class Supervisor:
         return None
 
     def _snapshot(self) -> None:
-        matches = self.record.matches.count(valid_only=True)
+        matches = self.pool.valid_matches
         if matches - self._snapshot_at >= self.config.termination.snapshot_every_matches:
             self._snapshot_at = matches
-            ratings = {h.id: h.elo for h in self.record.hypotheses.ranked()}
-            self.tracker.push(ratings, self.record.hypotheses.count(), matches)
+            ratings = {h.id: h.elo for h in self.pool.players()}
+            self.tracker.push(ratings, self.pool.pool_size(), matches)
             self.record.logs.event("elo_snapshot", {"matches": matches, "top": sorted(ratings.values())[-5:]})
 
     # --- one task --------------------------------------------------------------------------------------
@@ -115,8 +122,13 @@ class Supervisor:
         except asyncio.CancelledError:  # interrupted: back to pending, so a resumed session runs it again
             self.record.tasks.release(task.id, "interrupted before it finished")
             raise
+        except BudgetBusy as exc:  # fits once calls in flight settle: back to the queue, attempt refunded
+            self.record.tasks.defer(task.id, f"waiting for budget: {exc}")
+            self.record.logs.event("task_deferred", {"task_id": task.id, "err": str(exc)}, agent=task.agent)
+            return
         except BudgetExceeded as exc:
             self.record.tasks.fail(task.id, f"budget: {exc}", dead=False)
+            self.tally.ended(task, "failed")
             if exc.scope == "session":
                 self._budget_hit = True
             else:
@@ -126,13 +138,16 @@ class Supervisor:
         except Exception as exc:  # recorded on the task row; the session goes on
             retryable = isinstance(exc, RETRYABLE_ACTION_ERRORS)
             self.record.tasks.fail(task.id, f"{type(exc).__name__}: {exc}", dead=retryable)
+            self.tally.ended(task, "dead" if retryable else "failed")
             self.record.logs.event(
                 "task_failed", {"task_id": task.id, "err": f"{type(exc).__name__}: {exc}"}, agent=task.agent
             )
             log.warning("task %s %s/%s failed: %s", task.id, task.agent, task.action, exc)
             return
+        self.pool.apply(task, result)
         self.scheduler.follow_ups(task, result)
         self.record.tasks.complete(task.id, result)
+        self.tally.ended(task, "done")
         self.record.logs.event(
             "task_completed",
             {"task_id": task.id, "kind": result.kind, "follow_hypothesis_ids": result.hypothesis_ids},
@@ -141,11 +156,18 @@ class Supervisor:
         if result.kind == "tournament_match_complete":
             self._snapshot()
         self._steps += 1
+        if self._steps % FULL_RELOAD_EVERY_TASKS == 0:
+            self.reload()
         self._save_elapsed()
         self.notify()
 
+    def reload(self) -> None:
+        """Reload the in-memory views from the record (start, resume, and every few tasks)."""
+        self.pool.load()
+        self.tally.load()
+
     def notify(self) -> SessionStats:
-        stats = collect(self.record, self.elapsed(), self.config.ranking.elo_initial)
+        stats = from_state(self.pool, self.tally, self.budget, self.elapsed(), self.config.ranking.elo_initial)
         for obs in self.observers:
             try:
                 obs.on_progress(stats, self._steps)
@@ -158,6 +180,7 @@ class Supervisor:
         """Run until a stop reason and return it. A paused session holds here until resumed or aborted."""
         tasks = self.record.tasks
         tasks.reclaim(all_leases=True)
+        self.reload()
         if not tasks.counts():
             self.scheduler.bootstrap()
         else:
@@ -185,7 +208,7 @@ class Supervisor:
                 if len(inflight) < concurrency:  # nothing pending: idle refinement (seed 000)
                     added = self.scheduler.decide_next_steps()
                     if added == 0 and not inflight:
-                        reason = StopReason.BUDGET if self.scheduler.exhausted else StopReason.IDLE
+                        reason = self._idle_reason()
                         break
                     if added:
                         continue
@@ -203,6 +226,18 @@ class Supervisor:
                 tasks.release_owned(self.owner, "interrupted")
             self._save_elapsed()
         return reason
+
+    def _idle_reason(self) -> StopReason:
+        """Why a session with nothing to do ends: an agent's share ran out, it stalled, or plain idle."""
+        if self.scheduler.exhausted:
+            agents = ", ".join(sorted(self.scheduler.exhausted))
+            self.stop_detail = f"budget share spent: {agents}"
+            return StopReason.BUDGET
+        if self.scheduler.stalled():
+            self.stop_detail = ("the pool cannot grow (growth attempts used or duplicates only) and every pair of"
+                                f" players has played {self.config.ranking.max_matches_per_pair} times")
+            return StopReason.STALLED
+        return StopReason.IDLE
 
     async def _hold(self, inflight: set[asyncio.Task[None]]) -> None:
         await self._drain(inflight)
@@ -244,7 +279,7 @@ class Supervisor:
         await self._run_final("metareview", "GenerateFinalResearchOverview", "metareview::final", PRIORITIES["final"])
         overview = self.record.sessions.get().final_overview or ""
         self.record.sessions.update(status="done", stop_reason=reason.value)
-        self.record.logs.event("session_done", {"stop_reason": reason.value})
+        self.record.logs.event("session_done", {"stop_reason": reason.value, "detail": self.stop_detail})
         self.notify()
         return overview
 

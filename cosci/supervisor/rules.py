@@ -29,6 +29,7 @@ from typing import Any
 from cosci.config.schema import CosciConfig
 from cosci.domain import Task, TaskResult, task_id
 from cosci.store import PRIORITY, SessionRecord
+from cosci.supervisor.state import PoolState, TaskTally
 
 PRIORITIES = {
     "generation": 100,
@@ -42,20 +43,39 @@ PRIORITIES = {
     "final": 10,
     "parse_goal": 10,
 }
+ATTEMPTS_PER_IDEA = 3
+"""Generation (and evolution) tasks allowed per hypothesis slot of ``run.max_ideas``: duplicates and invalid
+records use attempts, so the pool may stop short of ``max_ideas`` (then the pool "cannot grow"; cosci)."""
+BACKLOG_PER_SLOT = 2
+"""Pool growth waits while unranked hypotheses plus growth tasks in flight reach this many per concurrency slot:
+new hypotheses are reviewed and ranked before more are made (cosci)."""
+GROWTH_TASKS = (("generation", "GenerateHypothesis"), ("generation", "CreateInitialHypotheses"))
 
 
 class Scheduler:
     """Enqueues follow-ups and idle work for one session.
 
     Args:
+        pool: the Supervisor's in-memory view of the session (loaded here if not given).
+        tally: the in-memory task counts (loaded here if not given).
+
+    Attributes:
         exhausted: agents whose budget share is spent; no new work is scheduled for them.
     """
 
-    def __init__(self, config: CosciConfig, record: SessionRecord) -> None:
+    def __init__(self, config: CosciConfig, record: SessionRecord, pool: PoolState | None = None,
+                 tally: TaskTally | None = None) -> None:
         self.config = config
         self.record = record
         self.tasks = record.tasks
         self.exhausted: set[str] = set()
+        if pool is None:
+            pool = PoolState(record)
+            pool.load()
+        if tally is None:
+            tally = TaskTally(record)
+            tally.load()
+        self.pool, self.tally = pool, tally
 
     def _enqueue(
         self,
@@ -78,7 +98,10 @@ class Scheduler:
             priority=priority,
             max_attempts=self.config.lease.max_attempts,
         )
-        return int(tid is not None)
+        if tid is None:
+            return 0
+        self.tally.enqueued(agent, action, str((payload or {}).get("kind", "")))
+        return 1
 
     # --- bootstrap and follow-ups ------------------------------------------------------------------------
     def bootstrap(self) -> int:
@@ -138,7 +161,7 @@ class Scheduler:
 
     def periodic(self) -> int:
         """Proximity every ``full_recluster_every_matches`` matches; system feedback every ``every_matches``."""
-        matches = self.record.matches.count(valid_only=True)
+        matches = self.pool.valid_matches
         n = 0
         every = self.config.vectors.full_recluster_every_matches
         if matches >= every:
@@ -149,9 +172,8 @@ class Scheduler:
 
     def system_feedback(self) -> int:
         """System feedback once ``(feedback + 1) * every_matches`` valid matches were played (seed 001)."""
-        matches = self.record.matches.count(valid_only=True)
-        feedback = len(self.record.logs.feedback(source="meta_review"))
-        if matches >= (feedback + 1) * self.config.metareview.every_matches:
+        feedback = self.pool.feedback
+        if self.pool.valid_matches >= (feedback + 1) * self.config.metareview.every_matches:
             return self._enqueue(
                 "metareview", "GenerateSystemFeedback", f"metareview::system::{feedback + 1}", PRIORITIES["metareview"]
             )
@@ -160,87 +182,117 @@ class Scheduler:
     def reconcile(self) -> int:
         """On resume: make sure every hypothesis has the follow-up its state calls for (idempotent)."""
         n = 0
-        for h in self.record.hypotheses.all(states=("draft", "reviewed")):
-            n += (
-                self.review(h.id, "full")
-                if h.state == "draft"
-                else self._enqueue(
+        for h in self.pool.standings.values():
+            if h.state == "draft":
+                n += self.review(h.id, "full")
+            elif h.state == "reviewed":
+                n += self._enqueue(
                     "ranking", "AddToTournament", f"ranking::add::{h.id}", PRIORITIES["add"], target_id=h.id
                 )
-            )
         return n
 
     # --- idle refinement ---------------------------------------------------------------------------------
     def decide_next_steps(self) -> int:
-        """Idle refinement (see module docstring); returns the number of tasks enqueued (0 -> IDLE)."""
-        cfg, hyps = self.config, self.record.hypotheses
+        """Idle refinement (see module docstring); returns the number of tasks enqueued (0 -> idle)."""
         if self.record.sessions.get().research_plan is None:
             return 0  # nothing is scheduled before the goal is parsed: every prompt depends on the plan
-        players = hyps.ranked()
+        return (self.idle_tournament() + self.idle_growth() + self.idle_evolution() + self.system_feedback()
+                + self.idle_deep_reviews() + self.idle_recluster())
+
+    def idle_tournament(self) -> int:
+        """Tournament batches for free slots: at most ``run.concurrency`` open at once, one per disjoint pair of
+        players, only while a pair below the rematch cap is left. Idle batches carry no focus: the seed's pairing
+        buckets choose (the focused batch follows ``AddToTournament``)."""
+        players = self.pool.players()
+        open_pairs = self.pool.open_pairs(self.config.ranking.max_matches_per_pair)
+        if len(players) < 2 or not open_pairs:
+            return 0
+        wanted = min(self.config.run.concurrency, len(players) // 2, open_pairs)
         n = 0
-        if len(players) >= 2 and not self.tasks.open_count("ranking", "RunTournamentBatch"):
-            k = self.tasks.count("ranking", "RunTournamentBatch")
-            # the least-played immature player, if any, gets the first match: every hypothesis reaches
-            # evolution.mature_matches (maturity gate and MAX_IDEAS) instead of waiting on the random buckets
-            immature = sorted(
-                (p for p in players if p.matches_played < cfg.evolution.mature_matches),
-                key=lambda p: (p.matches_played, p.id),
-            )
-            payload = {"focus_id": immature[0].id} if immature else None
-            n += self._enqueue(
-                "ranking", "RunTournamentBatch", f"ranking::batch::{k}", PRIORITIES["batch"], payload=payload
-            )
-        pool = hyps.count()
-        open_new = self.tasks.open_count("generation") + self.tasks.open_count("evolution")
-        unranked = len(hyps.all(states=("draft", "reviewed"))) + sum(
-            1 for p in players if p.matches_played < cfg.evolution.mature_matches
-        )
-        generation_cap = self.generation_cap()
-        attempts = self.tasks.count("generation", "GenerateHypothesis") + self.tasks.count(
-            "generation", "CreateInitialHypotheses"
-        )
-        backlog_ok = unranked + open_new < 2 * cfg.run.concurrency
-        if pool + open_new < generation_cap and backlog_ok and attempts < 3 * cfg.run.max_ideas:
-            for _ in range(min(cfg.run.concurrency, generation_cap - pool - open_new)):
-                n += self.enqueue_generation(f"generation::grow::{attempts}", attempts)
-                attempts += 1
-        mature = [p for p in players if p.matches_played >= cfg.evolution.mature_matches]
-        generation_done = attempts >= 3 * cfg.run.max_ideas and not self.tasks.open_count("generation")
-        supply = len(players) if generation_done else generation_cap  # what generation will have ranked
+        k = self.tally.count("ranking", "RunTournamentBatch")
+        for _ in range(wanted - self.tally.count("ranking", "RunTournamentBatch", open_only=True)):
+            n += self._enqueue("ranking", "RunTournamentBatch", f"ranking::batch::{k}", PRIORITIES["batch"])
+            k += 1
+        return n
+
+    def growth_attempts(self) -> int:
+        return sum(self.tally.count(a, act) for a, act in GROWTH_TASKS)
+
+    def generation_done(self) -> bool:
+        """Generation has used its attempts and has nothing in flight."""
+        return (self.growth_attempts() >= ATTEMPTS_PER_IDEA * self.config.run.max_ideas
+                and not self.tally.count("generation", open_only=True))
+
+    def _open_growth(self) -> int:
+        return self.tally.count("generation", open_only=True) + self.tally.count("evolution", open_only=True)
+
+    def idle_growth(self) -> int:
+        """Generation tasks while the pool is below :meth:`generation_cap` and the backlog is small."""
+        cfg = self.config
+        pool, open_new = self.pool.pool_size(), self._open_growth()
+        attempts = self.growth_attempts()
+        backlog = self.pool.unranked(cfg.evolution.mature_matches) + open_new
+        room = self.generation_cap() - pool - open_new
+        if room <= 0 or backlog >= BACKLOG_PER_SLOT * cfg.run.concurrency or self.duplicates_only():
+            return 0
+        n = 0
+        for _ in range(min(cfg.run.concurrency, room, ATTEMPTS_PER_IDEA * cfg.run.max_ideas - attempts)):
+            n += self.enqueue_generation(f"generation::grow::{attempts}", attempts)
+            attempts += 1
+        return n
+
+    def mature(self) -> list[Any]:
+        return [p for p in self.pool.players() if p.matches_played >= self.config.evolution.mature_matches]
+
+    def idle_evolution(self) -> int:
+        """One evolution task at a time once enough hypotheses are mature and the pool has room."""
+        cfg = self.config
+        supply = len(self.pool.players()) if self.generation_done() else self.generation_cap()
         min_mature = min(cfg.evolution.min_mature, supply)
+        k = self.tally.count("evolution", "EvolveHypotheses")
         if (
-            len(mature) >= max(min_mature, 2)
-            and pool + open_new < cfg.run.max_ideas
-            and not self.tasks.open_count("evolution")
-            and self.tasks.count("evolution", "EvolveHypotheses") < 3 * cfg.run.max_ideas
+            self.duplicates_only()
+            or len(self.mature()) < max(min_mature, 2)
+            or self.pool.pool_size() + self._open_growth() >= cfg.run.max_ideas
+            or self.tally.count("evolution", open_only=True)
+            or k >= ATTEMPTS_PER_IDEA * cfg.run.max_ideas
         ):
-            k = self.tasks.count("evolution", "EvolveHypotheses")
-            strategy = cfg.evolution.strategies[k % len(cfg.evolution.strategies)]
-            n += self._enqueue(
-                "evolution",
-                "EvolveHypotheses",
-                f"evolution::{k}",
-                PRIORITIES["evolution"],
-                payload={"strategy": strategy},
-            )
-        n += self.system_feedback()
-        top_mature = sorted(mature, key=lambda p: (-p.elo, p.id))
+            return 0
+        strategy = cfg.evolution.strategies[k % len(cfg.evolution.strategies)]
+        return self._enqueue("evolution", "EvolveHypotheses", f"evolution::{k}", PRIORITIES["evolution"],
+                             payload={"strategy": strategy})
+
+    def evolution_done(self) -> bool:
+        return (self.tally.count("evolution", "EvolveHypotheses") >= ATTEMPTS_PER_IDEA * self.config.run.max_ideas
+                and not self.tally.count("evolution", open_only=True))
+
+    def idle_deep_reviews(self) -> int:
+        """Deep verification and observation reviews for the best mature hypotheses, ``*_top_k`` per session."""
+        cfg, n = self.config, 0
+        top_mature = sorted(self.mature(), key=lambda p: (-p.elo, p.id))
         for kind, cap in (
             ("verification", cfg.reflection.verification_top_k),
             ("observation", cfg.reflection.observation_top_k),
         ):
-            done = self.tasks.count("reflection", "ReviewHypothesis", key_suffix=f"::{kind}")
-            fresh = [p for p in top_mature if not self.has_task(f"reflection::{p.id}::{kind}")]
-            for p in fresh[: max(cap - done, 0)]:  # at most `cap` per session, for the best at the time
-                n += self.review(p.id, kind)
-        if any(h.dedup_cluster is None for h in hyps.all()) and len(players) >= 2:
-            n += self._enqueue(
-                "proximity",
-                "UpdateProximityGraph",
-                f"proximity::idle::{self.record.matches.count()}",
-                PRIORITIES["proximity"],
-            )
+            left = cap - self.tally.count("reflection", "ReviewHypothesis", kind)
+            for p in top_mature:
+                if left <= 0:
+                    break
+                if not self.has_task(f"reflection::{p.id}::{kind}"):
+                    n += self.review(p.id, kind)
+                    left -= 1
         return n
+
+    def idle_recluster(self) -> int:
+        """Re-cluster once ``vectors.recluster_every_hypotheses`` are unclustered, or any are and the pool
+        cannot grow; keyed by the pool size, so one clustering per cadence step."""
+        unclustered = self.pool.unclustered()
+        if len(self.pool.players()) < 2 or not unclustered:
+            return 0
+        if unclustered < self.config.vectors.recluster_every_hypotheses and not self.pool_cannot_grow():
+            return 0
+        return self._enqueue("proximity", "UpdateProximityGraph", f"proximity::idle::{len(self.pool.standings)}",
+                             PRIORITIES["proximity"])
 
     def generation_cap(self) -> int:
         """Hypotheses generation may add: ``max(n_initial, floor(max_ideas × (1 − evolution.pool_share)))``; the
@@ -248,18 +300,40 @@ class Scheduler:
         cfg = self.config
         return max(cfg.run.n_initial, math.floor(cfg.run.max_ideas * (1 - cfg.evolution.pool_share)))
 
+    # --- end conditions ----------------------------------------------------------------------------------
     def pool_complete(self) -> bool:
         """MAX_IDEAS: the pool is full, nothing new is on its way, and every player has been ranked enough."""
         cfg = self.config
-        players = self.record.hypotheses.ranked()
         return (
-            self.record.hypotheses.count() >= cfg.run.max_ideas
-            and not self.tasks.open_count("generation")
-            and not self.tasks.open_count("evolution")
-            and not self.tasks.open_count("reflection")
-            and not self.record.hypotheses.all(states=("draft", "reviewed"))
-            and all(p.matches_played >= cfg.evolution.mature_matches for p in players)
+            self.pool.pool_size() >= cfg.run.max_ideas
+            and not self._open_growth()
+            and not self.tally.count("reflection", open_only=True)
+            and not self.pool.waiting()
+            and all(p.matches_played >= cfg.evolution.mature_matches for p in self.pool.players())
         )
 
+    def duplicates_only(self) -> bool:
+        """The last ``termination.stall_streak`` growth tasks all came back without a new hypothesis."""
+        return self.pool.duplicate_streak >= self.config.termination.stall_streak
 
-__all__ = ["PRIORITIES", "PRIORITY", "Scheduler"]
+    def pool_cannot_grow(self) -> bool:
+        """Generation and evolution have used their attempts, or they only produce duplicates."""
+        if self._open_growth():
+            return False
+        if self.duplicates_only():
+            return True
+        room = self.pool.pool_size() < self.config.run.max_ideas
+        return not room or (self.generation_done() and self.evolution_done())
+
+    def tournament_settled(self) -> bool:
+        """No pair below the rematch cap is left, and no tournament batch is open."""
+        return (not self.pool.open_pairs(self.config.ranking.max_matches_per_pair)
+                and not self.tally.count("ranking", open_only=True))
+
+    def stalled(self) -> bool:
+        """STALLED: the pool cannot grow and the leaderboard cannot change (issue 11)."""
+        return self.pool_cannot_grow() and self.tournament_settled() and not self.tally.count(
+            "reflection", open_only=True)
+
+
+__all__ = ["ATTEMPTS_PER_IDEA", "BACKLOG_PER_SLOT", "PRIORITIES", "PRIORITY", "Scheduler"]

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from cosci.store import SessionRecord
+
+if TYPE_CHECKING:
+    from cosci.llm.budget import TokenBudget
+    from cosci.supervisor.state import PoolState, TaskTally
 
 
 @dataclass(frozen=True)
@@ -61,4 +66,26 @@ def collect(record: SessionRecord, elapsed_seconds: float, initial_elo: float) -
         tasks_failed=counts.get("failed", 0) + counts.get("dead", 0),
         spend_by_agent={a: s["usd"] for a, s in spend.items()},
         feedback=len(record.logs.feedback(source="meta_review")),
+    )
+
+
+def from_state(pool: PoolState, tally: TaskTally, budget: TokenBudget, elapsed_seconds: float,
+               initial_elo: float) -> SessionStats:
+    """The same statistics from the Supervisor's in-memory view (no record reads; issue 11)."""
+    elos = [p.elo for p in pool.players()]
+    spend = dict(budget.spent_usd)
+    return SessionStats(
+        hypotheses=pool.pool_size(),
+        in_tournament=len(elos),
+        reviews=pool.reviews,
+        matches=pool.matches,
+        top1_elo=elos[0] if elos else initial_elo,
+        top5_mean_elo=sum(elos[:5]) / len(elos[:5]) if elos else initial_elo,
+        spent_usd=sum(spend.values()),
+        tokens=int(budget.spent_tokens),
+        elapsed_seconds=elapsed_seconds,
+        tasks_done=tally.status.get("done", 0),
+        tasks_failed=tally.status.get("failed", 0) + tally.status.get("dead", 0),
+        spend_by_agent=spend,
+        feedback=pool.feedback,
     )

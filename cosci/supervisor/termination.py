@@ -3,7 +3,10 @@
 In order: ``EXTERNAL`` (abort), ``BUDGET`` (the working budget — the cap minus the reserve kept for the final
 overview — is spent, or an admission hit the session cap), ``WALL_CLOCK`` (active time, across resumes, has
 reached ``run.wall_clock_seconds``), ``ELO_STABLE`` (the stability tracker with its guards), ``MAX_IDEAS`` (the
-pool is full and every player is ranked), and ``IDLE`` (nothing pending and idle refinement found nothing).
+pool is full and every player is ranked), and, when nothing is pending and idle refinement finds nothing:
+``BUDGET`` if an agent's share ran out (the summary names the agent), ``STALLED`` if the pool cannot grow
+(growth attempts used, or duplicates only) and the leaderboard cannot change (every pair at the rematch cap;
+issue 11), else ``IDLE``.
 """
 
 from __future__ import annotations
@@ -17,5 +20,6 @@ class StopReason(StrEnum):
     WALL_CLOCK = "wall_clock"
     ELO_STABLE = "elo_stable"
     MAX_IDEAS = "max_ideas"
+    STALLED = "stalled"
     IDLE = "idle"
     INTERRUPTED = "interrupted"  # Ctrl-C / SIGTERM: not an end; interrupted actions wait for `cosci resume`

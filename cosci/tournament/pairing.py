@@ -8,8 +8,11 @@ Buckets, tried in this order of preference:
    ``exp(-|ΔElo| / 200) * (1 - cosine)``: close in Elo, distant in idea space;
 4. **random top-half** (``p_random`` = 0.2) — a random pair from the top half of the leaderboard.
 
-A bucket with no candidate falls through to the next, so any pool of two or more players yields a pair. All
-randomness comes from the ``random.Random`` passed in (seeded per task), so a retried task picks the same pair.
+A bucket with no candidate falls through to the next, so any pool of two or more players yields a pair unless
+every pair is *blocked*: a pair that reached the rematch cap (``ranking.max_matches_per_pair``, issue 11) is
+never chosen again, and when no pair is left the tournament has nothing more to learn (stop reason
+``stalled``). All randomness comes from the ``random.Random`` passed in (seeded per task), so a retried task
+picks the same pair.
 """
 
 from __future__ import annotations
@@ -34,6 +37,12 @@ class Player(Protocol):
 
 Similarity = Callable[[str, str], float]
 """Cosine similarity of two hypotheses' embeddings in [-1, 1]; 0 when unknown."""
+Blocked = Callable[[str, str], bool]
+"""True for a pair that may not be played (it reached the rematch cap)."""
+
+
+def _never(a: str, b: str) -> bool:
+    return False
 
 
 @dataclass(frozen=True)
@@ -54,28 +63,31 @@ class Pairing:
     bucket: Literal["focus", "new_arrival", "close_elo", "random_top"]
 
 
-def _nearest(target: Player, others: Sequence[Player]) -> Player | None:
-    pool = [p for p in others if p.id != target.id]
+def _nearest(target: Player, others: Sequence[Player], blocked: Blocked = _never) -> Player | None:
+    pool = [p for p in others if p.id != target.id and not blocked(target.id, p.id)]
     return min(pool, key=lambda p: (abs(p.elo - target.elo), p.id)) if pool else None
 
 
-def _new_arrival(players: Sequence[Player], cfg: PairingCfg, rng: random.Random) -> Pairing | None:
+def _new_arrival(players: Sequence[Player], cfg: PairingCfg, rng: random.Random,
+                 blocked: Blocked = _never) -> Pairing | None:
     new = [p for p in players if p.matches_played < cfg.new_arrival_matches]
     warm = [p for p in players if p.matches_played >= cfg.new_arrival_matches]
+    new = [p for p in new if _nearest(p, players, blocked)]
     if not new:
         return None
     arrival = rng.choice(sorted(new, key=lambda p: p.id))
-    opponent = _nearest(arrival, warm) or _nearest(arrival, players)
+    opponent = _nearest(arrival, warm, blocked) or _nearest(arrival, players, blocked)
     return Pairing(arrival.id, opponent.id, "new_arrival") if opponent else None
 
 
-def _close_elo(players: Sequence[Player], cfg: PairingCfg, rng: random.Random, sim: Similarity) -> Pairing | None:
+def _close_elo(players: Sequence[Player], cfg: PairingCfg, rng: random.Random, sim: Similarity,
+              blocked: Blocked = _never) -> Pairing | None:
     warm = sorted((p for p in players if p.matches_played >= cfg.new_arrival_matches), key=lambda p: p.id)
     pairs, weights = [], []
     for i, a in enumerate(warm):
         for b in warm[i + 1:]:
             gap = abs(a.elo - b.elo)
-            if gap < cfg.close_elo_window:
+            if gap < cfg.close_elo_window and not blocked(a.id, b.id):
                 w = math.exp(-gap / cfg.close_elo_window) * max(1.0 - sim(a.id, b.id), 1e-3)
                 pairs.append((a.id, b.id))
                 weights.append(w)
@@ -85,31 +97,36 @@ def _close_elo(players: Sequence[Player], cfg: PairingCfg, rng: random.Random, s
     return Pairing(first, second, "close_elo")
 
 
-def _random_top(players: Sequence[Player], rng: random.Random) -> Pairing | None:
+def _random_top(players: Sequence[Player], rng: random.Random, blocked: Blocked = _never) -> Pairing | None:
     ranked = sorted(players, key=lambda p: (-p.elo, p.id))
     top = ranked[: max(2, math.ceil(len(ranked) / 2))]
-    if len(top) < 2:
+    pairs = [(a, b) for i, a in enumerate(top) for b in top[i + 1:] if not blocked(a.id, b.id)]
+    if not pairs:  # the top half is played out: any pair left on the ladder
+        pairs = [(a, b) for i, a in enumerate(ranked) for b in ranked[i + 1:] if not blocked(a.id, b.id)]
+    if not pairs:
         return None
-    a, b = rng.sample(top, 2)
+    a, b = rng.choice(pairs)
     return Pairing(a.id, b.id, "random_top")
 
 
 def select_pair(players: Sequence[Player], rng: random.Random, sim: Similarity, cfg: PairingCfg = PairingCfg(),
-                focus_id: str | None = None) -> Pairing | None:
-    """Choose the next match among tournament players; None when fewer than two players exist."""
+                focus_id: str | None = None, blocked: Blocked = _never) -> Pairing | None:
+    """Choose the next match among tournament players; None when fewer than two players exist or every pair is
+    ``blocked``."""
     if len(players) < 2:
         return None
     if focus_id:
         focus = next((p for p in players if p.id == focus_id), None)
-        opponent = _nearest(focus, players) if focus else None
+        opponent = _nearest(focus, players, blocked) if focus else None
         if focus and opponent:
             return Pairing(focus.id, opponent.id, "focus")
     roll = rng.random()
     order = (["new", "close", "random"] if roll < cfg.p_new else
              ["close", "random", "new"] if roll < cfg.p_new + cfg.p_close else ["random", "new", "close"])
     for bucket in order:
-        pick = (_new_arrival(players, cfg, rng) if bucket == "new" else
-                _close_elo(players, cfg, rng, sim) if bucket == "close" else _random_top(players, rng))
+        pick = (_new_arrival(players, cfg, rng, blocked) if bucket == "new" else
+                _close_elo(players, cfg, rng, sim, blocked) if bucket == "close" else
+                _random_top(players, rng, blocked))
         if pick:
             return pick
     return None

@@ -10,7 +10,7 @@ from collections.abc import Callable
 import pytest
 
 from cosci.agents.base import fallback_plan
-from cosci.domain import hypothesis_id
+from cosci.domain import Task, TaskResult, hypothesis_id
 from cosci.records import RecordHypothesis
 from cosci.session.runtime import SessionRuntime
 from cosci.supervisor.rules import Scheduler
@@ -20,13 +20,45 @@ from tests.agents.conftest import compose_config, config, pytest_configure  # no
 AddPlayer = Callable[..., str]
 
 
+class FreshScheduler(Scheduler):
+    """A Scheduler that reloads its in-memory views from the record before each decision.
+
+    These tests write hypotheses, matches and tasks straight into the record; in a session the Supervisor
+    updates the views from each task's result instead (``tests/supervisor/test_state.py`` checks that both
+    agree)."""
+
+    def _fresh(self) -> None:
+        self.pool.load()
+        self.tally.load()
+
+    def follow_ups(self, task: Task, result: TaskResult) -> int:
+        self._fresh()
+        return super().follow_ups(task, result)
+
+    def decide_next_steps(self) -> int:
+        self._fresh()
+        return super().decide_next_steps()
+
+    def reconcile(self) -> int:
+        self._fresh()
+        return super().reconcile()
+
+    def pool_complete(self) -> bool:
+        self._fresh()
+        return super().pool_complete()
+
+    def stalled(self) -> bool:
+        self._fresh()
+        return super().stalled()
+
+
 @pytest.fixture
 def scheduler(runtime: SessionRuntime) -> Scheduler:
     """The scheduler of the runtime's session, after goal parsing stored a research plan."""
     row = runtime.record.sessions.get()
     runtime.record.sessions.update(
         research_plan=fallback_plan(row.research_goal, list(runtime.config.session.preferences)).model_dump())
-    return Scheduler(runtime.config, runtime.record)
+    return FreshScheduler(runtime.config, runtime.record)
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ from cosci.agents.base import fallback_plan
 from cosci.domain import Task, TaskResult, task_id
 from cosci.session.runtime import SessionRuntime
 from cosci.supervisor.rules import PRIORITIES, Scheduler
+from tests.supervisor.conftest import FreshScheduler
 
 
 def task(agent: str = "generation", action: str = "GenerateHypothesis") -> Task:
@@ -141,27 +142,29 @@ def test_pool_growth_stops_at_the_generation_share(runtime: SessionRuntime, sche
     assert pending(runtime, "generation") == []
 
 
-def test_decide_next_steps_schedules_one_tournament_batch(runtime: SessionRuntime, scheduler: Scheduler,
-                                                          add_player) -> None:
+def test_idle_tournament_batches_fill_free_slots_one_per_disjoint_pair(runtime: SessionRuntime,
+                                                                      scheduler: Scheduler, add_player) -> None:
     add_player()
     scheduler.decide_next_steps()
     assert pending(runtime, "ranking") == []  # one player: no match possible
     add_player()
     scheduler.decide_next_steps()
     scheduler.decide_next_steps()
-    (batch,) = pending(runtime, "ranking", "RunTournamentBatch")  # not a second one while it is open
-    least_played = min(runtime.record.hypotheses.ranked(), key=lambda h: (h.matches_played, h.id))
-    assert batch.priority == PRIORITIES["batch"] and batch.payload == {"focus_id": least_played.id}
+    (batch,) = pending(runtime, "ranking", "RunTournamentBatch")  # two players: one pair, one batch at a time
+    assert batch.priority == PRIORITIES["batch"] and batch.payload == {}  # no focus: the seed's buckets choose
+    for _ in range(3):
+        add_player()
+    scheduler.decide_next_steps()  # five players: two disjoint pairs, and concurrency (demo: 2) allows two
+    assert len(pending(runtime, "ranking", "RunTournamentBatch")) == 2 == runtime.config.run.concurrency
 
 
-def test_idle_batches_focus_nobody_once_every_player_is_mature(runtime: SessionRuntime, scheduler: Scheduler,
-                                                                add_player) -> None:
-    mature = runtime.config.evolution.mature_matches
-    add_player(matches=mature)
-    add_player(matches=mature + 2)
+def test_no_idle_batch_once_every_pair_is_at_the_rematch_cap(runtime: SessionRuntime, scheduler: Scheduler,
+                                                              add_player, play) -> None:
+    a, b = add_player(), add_player()
+    play(a, b, runtime.config.ranking.max_matches_per_pair)
     scheduler.decide_next_steps()
-    (batch,) = pending(runtime, "ranking", "RunTournamentBatch")
-    assert batch.payload == {}
+    assert pending(runtime, "ranking") == []
+    assert scheduler.tournament_settled()
 
 
 def test_evolution_fires_once_min_mature_players_are_mature(runtime: SessionRuntime, scheduler: Scheduler,
@@ -191,7 +194,7 @@ def test_evolution_waits_for_no_more_than_generation_can_supply(runtime: Session
     row = runtime.record.sessions.get()
     runtime.record.sessions.update(
         research_plan=fallback_plan(row.research_goal, list(cfg.session.preferences)).model_dump())
-    scheduler = Scheduler(small, runtime.record)
+    scheduler = FreshScheduler(small, runtime.record)
     assert scheduler.generation_cap() == 3
     for i in range(3):
         add_player(elo=1300.0 - i, matches=small.evolution.mature_matches)
@@ -226,12 +229,18 @@ def test_decide_next_steps_schedules_system_feedback_when_due(runtime: SessionRu
     assert len(pending(runtime, "metareview")) == 1
 
 
-def test_unclustered_hypotheses_get_a_proximity_pass(runtime: SessionRuntime, scheduler: Scheduler,
-                                                     add_player) -> None:
+def test_unclustered_hypotheses_get_a_proximity_pass_on_a_cadence(runtime: SessionRuntime, scheduler: Scheduler,
+                                                                  add_player) -> None:
     add_player(), add_player()
     scheduler.decide_next_steps()
     assert pending(runtime, "proximity") == []
+    every = runtime.config.vectors.recluster_every_hypotheses
+    for _ in range(every - 1):
+        add_player(cluster=None)
+    scheduler.decide_next_steps()
+    assert pending(runtime, "proximity") == []  # not after every new hypothesis
     add_player(cluster=None)
+    scheduler.decide_next_steps()
     scheduler.decide_next_steps()
     assert len(pending(runtime, "proximity", "UpdateProximityGraph")) == 1
 

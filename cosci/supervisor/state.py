@@ -1,0 +1,172 @@
+"""The Supervisor's in-memory view of a session: leaderboard, counts and task tally (issue 11, "incremental
+state").
+
+After every task the Supervisor used to reload the whole ranking and every review from the record (each
+hypothesis row decoded from JSON again), so its own cost per task grew with the pool. :class:`PoolState` is
+loaded from the record once (at start or resume) and then updated from each task's result, reading back only
+the rows that task touched (a new hypothesis, the two players of a match). Task counts are kept the same way
+by :class:`TaskTally`.
+
+Other processes may change the record while a session runs (``cosci feedback --kind rejection`` retires a
+hypothesis): both views reload in full every ``FULL_RELOAD_EVERY_TASKS`` tasks, so such a change is seen within
+that many tasks (the ranking agent reads the record itself and never plays a retired hypothesis).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from cosci.domain import Task, TaskResult
+from cosci.store import SessionRecord
+
+FULL_RELOAD_EVERY_TASKS = 100
+"""Tasks between full reloads of the in-memory views from the record (catches changes made by other
+processes; cosci)."""
+PLAYER_STATES = ("in_tournament", "pinned")
+"""Hypothesis states that play in the tournament (seed 004 state machine)."""
+OUT_OF_POOL = ("rejected", "retired", "quarantined")
+"""States that do not count towards ``run.max_ideas`` (seed 004)."""
+OPEN = ("pending", "leased", "in_progress")
+
+
+@dataclass
+class Standing:
+    """One hypothesis as the Supervisor sees it: Elo rating (Elo points), matches played, state, cluster."""
+
+    id: str
+    elo: float
+    matches_played: int
+    state: str
+    dedup_cluster: int | None
+
+
+@dataclass
+class PoolState:
+    """Leaderboard and counts of one session, kept current from task results."""
+
+    record: SessionRecord
+    standings: dict[str, Standing] = field(default_factory=dict)
+    pair_counts: Counter[tuple[str, str]] = field(default_factory=Counter)
+    reviews: int = 0
+    matches: int = 0
+    valid_matches: int = 0
+    feedback: int = 0
+    duplicate_streak: int = 0
+    """Pool-growth tasks in a row (generation or evolution) that added nothing: only duplicates or no record."""
+
+    def load(self) -> None:
+        """Read everything from the record (start, resume, and every ``FULL_RELOAD_EVERY_TASKS`` tasks)."""
+        rec = self.record
+        self.standings = {r[0]: Standing(*r) for r in rec.hypotheses.standings()}
+        self.pair_counts = Counter(rec.matches.pair_counts())
+        self.reviews = rec.hypotheses.count_reviews()
+        self.matches = rec.matches.count()
+        self.valid_matches = rec.matches.count(valid_only=True)
+        self.feedback = len(rec.logs.feedback(source="meta_review"))
+        self._seen_matches = set(rec.matches.ids())
+
+    def _refresh(self, ids: list[str]) -> None:
+        for row in self.record.hypotheses.standings(sorted(set(ids))):
+            self.standings[row[0]] = Standing(*row)
+
+    def apply(self, task: Task, result: TaskResult) -> None:
+        """Update the view from one finished task, reading back only the rows it touched."""
+        kind = result.kind
+        if kind == "hypothesis_created":
+            self._refresh(result.hypothesis_ids)
+            self.duplicate_streak = 0
+        elif task.agent in ("generation", "evolution") and kind in ("hypothesis_duplicate", "nothing_to_do"):
+            self.duplicate_streak += 1
+        elif kind == "review_completed":
+            self.reviews += 1
+            self._refresh(result.hypothesis_ids)
+        elif kind == "added_to_tournament":
+            self._refresh(result.hypothesis_ids)
+        elif kind == "tournament_match_complete":
+            new = [m for m in result.match_ids if m not in self._seen_matches]
+            played = self.record.matches.pairs_of(new)
+            self._seen_matches.update(new)
+            for a, b, valid in played:
+                self.pair_counts[(min(a, b), max(a, b))] += 1
+                self.matches += 1
+                self.valid_matches += int(valid)
+            self._refresh([h for a, b, _ in played for h in (a, b)])
+        elif kind == "proximity_updated":
+            self.standings = {r[0]: Standing(*r) for r in self.record.hypotheses.standings()}
+        elif kind == "system_feedback_generated":
+            self.feedback += 1
+
+    def __post_init__(self) -> None:
+        self._seen_matches: set[str] = set()
+
+    # --- reads ------------------------------------------------------------------------------------------
+    def players(self) -> list[Standing]:
+        """Tournament players by Elo, best first; ties by id (as :meth:`Hypotheses.ranked`)."""
+        return sorted((s for s in self.standings.values() if s.state in PLAYER_STATES), key=lambda s: (-s.elo, s.id))
+
+    def pool_size(self) -> int:
+        """Hypotheses counting towards ``run.max_ideas``."""
+        return sum(1 for s in self.standings.values() if s.state not in OUT_OF_POOL)
+
+    def unranked(self, mature_matches: int) -> int:
+        """Hypotheses not yet ranked enough: drafts, reviewed ones waiting to enter, immature players."""
+        return sum(1 for s in self.standings.values() if s.state in ("draft", "reviewed")
+                   or (s.state in PLAYER_STATES and s.matches_played < mature_matches))
+
+    def waiting(self) -> int:
+        """Hypotheses still on their way into the tournament (draft or reviewed)."""
+        return sum(1 for s in self.standings.values() if s.state in ("draft", "reviewed"))
+
+    def unclustered(self) -> int:
+        return sum(1 for s in self.standings.values() if s.dedup_cluster is None and s.state not in OUT_OF_POOL)
+
+    def open_pairs(self, cap: int) -> int:
+        """Player pairs below the rematch cap (``ranking.max_matches_per_pair``)."""
+        ids = sorted(s.id for s in self.standings.values() if s.state in PLAYER_STATES)
+        total = len(ids) * (len(ids) - 1) // 2
+        members = set(ids)
+        capped = sum(1 for (a, b), n in self.pair_counts.items() if n >= cap and a in members and b in members)
+        return total - capped
+
+
+@dataclass
+class TaskTally:
+    """Tasks per ``(agent, action, kind)`` — enqueued ever, and open now — kept in memory by the Scheduler.
+
+    ``kind`` is the payload's ``kind`` (the review kind of a reflection task), else ``""``.
+    """
+
+    record: SessionRecord
+    total: Counter[tuple[str, str, str]] = field(default_factory=Counter)
+    open: Counter[tuple[str, str, str]] = field(default_factory=Counter)
+    status: Counter[str] = field(default_factory=Counter)
+
+    def load(self) -> None:
+        self.total, self.open, self.status = Counter(), Counter(), Counter()
+        for agent, action, kind, status, n in self.record.tasks.tally():
+            self.total[(agent, action, kind)] += n
+            self.status[status] += n
+            if status in OPEN:
+                self.open[(agent, action, kind)] += n
+
+    def enqueued(self, agent: str, action: str, kind: str = "") -> None:
+        self.total[(agent, action, kind)] += 1
+        self.open[(agent, action, kind)] += 1
+        self.status["pending"] += 1
+
+    def ended(self, task: Task, status: str) -> None:
+        """A task left the open states (``done``, ``failed``, ``dead``)."""
+        key = (task.agent, task.action, str(task.payload.get("kind", "")))
+        self.open[key] = max(self.open[key] - 1, 0)
+        self.status["pending"] = max(self.status["pending"] - 1, 0)
+        self.status[status] += 1
+
+    def count(self, agent: str, action: str | None = None, kind: str | None = None, *, open_only: bool = False
+              ) -> int:
+        source = self.open if open_only else self.total
+        return sum(n for (a, act, k), n in source.items()
+                   if a == agent and (action is None or act == action) and (kind is None or k == kind))
+
+
+__all__ = ["FULL_RELOAD_EVERY_TASKS", "PoolState", "Standing", "TaskTally"]
