@@ -2,6 +2,14 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
+# llama-cpp-python compiles at install. Built with -march=native it crashes on machines whose CPU advertises AMX
+# (seen here: a segfault in ggml's AMX matmul on an Intel Xeon, llama.cpp issue #20824), and a natively built
+# wheel in pip's cache moves to other machines of this kind. So it is built once, portable (AVX2, no AVX-512/AMX),
+# into a wheel folder of its own, and installed from there.
+LLAMA_CPP_VERSION := 0.3.36
+LLAMA_WHEELS ?= $(HOME)/.cache/cosci/wheels/llama-cpp-python-$(LLAMA_CPP_VERSION)-avx2
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF \
+	-DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 
 .PHONY: setup test lint typecheck demo bench
 
@@ -9,7 +17,10 @@ setup:  ## create .venv and install cosci with its dev tools (compiles llama-cpp
 	$(PYTHON) -c 'import sys; assert (3, 11) <= sys.version_info[:2] < (3, 14), "cosci needs Python 3.11-3.13"'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --upgrade pip wheel
-	$(BIN)/pip install -e '.[dev]'
+	ls $(LLAMA_WHEELS)/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl >/dev/null 2>&1 || \
+		CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip wheel --no-deps --no-cache-dir -w $(LLAMA_WHEELS) \
+		llama-cpp-python==$(LLAMA_CPP_VERSION)
+	$(BIN)/pip install --find-links $(LLAMA_WHEELS) -e '.[dev]'
 
 test: lint typecheck  ## ruff, mypy, then the whole test suite (offline; slow tests included)
 	$(BIN)/pytest -q

@@ -34,6 +34,12 @@ def digest(*parts: object, n: int = 12) -> str:
     return hashlib.sha256("||".join(str(p) for p in parts).encode()).hexdigest()[:n]
 
 
+def id_namespace(goal: str, seed: int) -> str:
+    """The namespace derived ids are hashed with: ``n-`` + sha256(goal || seed)[:12] (issue 11: the same goal
+    and seed give the same hypothesis, match, task and review ids, so two runs can be compared row for row)."""
+    return "n-" + digest(" ".join(goal.split()), seed)
+
+
 def hypothesis_id(session_id: str, origin: str, statement: str) -> str:
     """``H-`` + sha256(session || origin || statement)[:12] (seed 001 Phase 2, step 7).
 

@@ -14,7 +14,7 @@ from cosci.config.schema import CosciConfig
 from cosci.session.summary import SessionSummary
 from cosci.supervisor.termination import StopReason
 from flows.env import prepare
-from flows.server import ensure_server
+from flows.server import ensure_server, server_ready
 
 NOISY = {
     "prefect": logging.CRITICAL,
@@ -72,7 +72,9 @@ def run_session(
 
         lock_session(config.paths.data_dir / "sessions" / resume_id)
     home = prepare(config.paths.data_dir)
-    ensure_server(home)  # before Prefect is imported; a parallel sweep's jobs each have their own home
+    # the server boots while the imports below run (before Prefect is imported: its URL is read at import); a
+    # parallel sweep's jobs each have their own home
+    ensure_server(home, wait=False)
     quiet_logging()  # before the imports below log anything (faiss, mlflow)
     from cosci.llm.estimate import estimate_session
     from flows.session import session_flow
@@ -83,6 +85,7 @@ def run_session(
     models_choice = str((choices or {}).get("models") or config.models.name)
     if resume_id is None:
         console.print(f"[dim]{estimate_session(config).line()}[/dim]")
+    server_ready()
     data = asyncio.run(session_flow(config.model_dump(mode="json"), list(overrides), models_choice, resume_id, ui=ui))
     summary = SessionSummary(**data)
     for line in summary.lines():

@@ -6,6 +6,10 @@ waited minutes on Prefect's event worker), its "database is locked" tracebacks (
 the terminal, and a killed session left it orphaned. This starts the same app (``uvicorn --factory
 prefect.server.api.server:create_app``, as Prefect does) in its own session, with its output in
 ``<PREFECT_HOME>/server.log`` and a parent-death signal, then points ``PREFECT_API_URL`` at it.
+
+A fast start (issue 11): the server's port is chosen before it starts, so ``PREFECT_API_URL`` is set at once
+and the server boots (5-15 s here) while the session process imports its heavy libraries; only the first
+Prefect API call waits for ``/api/health`` (:func:`server_ready`).
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ def _free_port() -> int:
 
 
 class TemporaryServer:
-    """The server process; :meth:`start` blocks until ``/api/health`` answers."""
+    """The server process: :meth:`launch` starts it, :meth:`wait_ready` blocks until ``/api/health`` answers."""
 
     def __init__(self, home: Path) -> None:
         self.home = home
@@ -50,11 +54,17 @@ class TemporaryServer:
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> str:
-        """Start the server and return its API URL.
+        """Start the server, wait until it answers and return its API URL.
 
         Raises:
             RuntimeError: it did not answer within two minutes (its log is named).
         """
+        self.launch()
+        self.wait_ready()
+        return self.api_url
+
+    def launch(self) -> str:
+        """Start the server process without waiting for it; returns the API URL it will answer at."""
         log = (self.home / "server.log").open("ab")
         env = {
             **os.environ,
@@ -91,16 +101,24 @@ class TemporaryServer:
             preexec_fn=_detach,
         )
         atexit.register(self.stop)
+        return self.api_url
+
+    def wait_ready(self) -> None:
+        """Block until ``/api/health`` answers.
+
+        Raises:
+            RuntimeError: it exited or did not answer within ``STARTUP_TIMEOUT_SECONDS`` (its log is named).
+        """
         deadline = time.monotonic() + STARTUP_TIMEOUT_SECONDS
-        while time.monotonic() < deadline:
+        while self.process is not None and time.monotonic() < deadline:
             if self.process.poll() is not None:
                 break
             try:
                 if httpx.get(f"{self.api_url}/health", timeout=2.0).status_code == 200:
-                    return self.api_url
+                    return
             except httpx.HTTPError:
                 pass
-            time.sleep(0.2)
+            time.sleep(0.1)
         self.stop()
         raise RuntimeError(f"the local Prefect server did not start; see {self.home / 'server.log'}")
 
@@ -120,12 +138,24 @@ class TemporaryServer:
 _SERVER: TemporaryServer | None = None
 
 
-def ensure_server(home: Path) -> str | None:
-    """Start cosci's temporary server unless ``PREFECT_API_URL`` points at one already; returns its URL."""
+def ensure_server(home: Path, *, wait: bool = True) -> str | None:
+    """Start cosci's temporary server unless ``PREFECT_API_URL`` points at one already; returns its URL.
+
+    With ``wait=False`` it returns as soon as the process is started (``PREFECT_API_URL`` is set already); call
+    :func:`server_ready` before the first Prefect API call.
+    """
     global _SERVER
-    if os.environ.get("PREFECT_API_URL"):
+    if os.environ.get("PREFECT_API_URL") and _SERVER is None:
         return None
     if _SERVER is None:
         _SERVER = TemporaryServer(home)
-        os.environ["PREFECT_API_URL"] = _SERVER.start()
+        os.environ["PREFECT_API_URL"] = _SERVER.launch()
+    if wait:
+        _SERVER.wait_ready()
     return _SERVER.api_url
+
+
+def server_ready() -> None:
+    """Wait for the server :func:`ensure_server` started, if any (see :meth:`TemporaryServer.wait_ready`)."""
+    if _SERVER is not None:
+        _SERVER.wait_ready()

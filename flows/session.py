@@ -14,6 +14,7 @@ that outlived the gateway's retries), up to ``lease.max_attempts`` attempts (see
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import hashlib
 import json
 import os
@@ -105,6 +106,53 @@ def make_runner(rt: SessionRuntime):
     return run
 
 
+class BackgroundTracker:
+    """The session's MLflow run, started in a worker thread so that importing MLflow and opening its store
+    (seconds) does not hold up the first tasks; an :class:`Observer` that forwards progress once it is up.
+
+    Progress reported before the run exists is not lost: the latest statistics are logged when it is.
+    """
+
+    def __init__(self, config: CosciConfig, rt: SessionRuntime, overrides: list[str], models_choice: str) -> None:
+        self._pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="cosci-mlflow")
+        self._future = self._pool.submit(self._start, config, rt, list(overrides), models_choice)
+        self._early: tuple[Any, int] | None = None
+
+    @staticmethod
+    def _start(config: CosciConfig, rt: SessionRuntime, overrides: list[str], models_choice: str) -> Any:
+        from cosci.tracking.mlflow_run import SessionTracker
+
+        tracker = SessionTracker.start(config, rt.record, overrides, models_choice)
+        tracker.client.set_tag(tracker.run_id, "cosci.embedding_model", rt.deps.embedder.model)
+        return tracker
+
+    def started(self) -> Any | None:
+        """The tracker if its start finished without error, else None (never blocks)."""
+        if self._future.done() and self._future.exception() is None:
+            return self._future.result()
+        return None
+
+    def on_progress(self, stats: Any, step: int) -> None:
+        tracker = self.started()
+        if tracker is None:
+            self._early = (stats, step)
+            return
+        if self._early is not None:
+            early, self._early = self._early, None
+            if early[1] < step:
+                tracker.on_progress(*early)
+        tracker.on_progress(stats, step)
+
+    async def ready(self) -> Any:
+        """Wait for the start (raising its error, if it failed); returns the SessionTracker."""
+        tracker = await asyncio.wrap_future(self._future)
+        self._pool.shutdown(wait=False)
+        if self._early is not None:
+            tracker.on_progress(*self._early)
+            self._early = None
+        return tracker
+
+
 SAME_SIGNAL_SECONDS = 0.5
 """Signals closer together than this count as one Ctrl-C (a person's second press takes longer)."""
 
@@ -161,13 +209,11 @@ async def session_flow(
         )
     observers: list[Observer] = []
     tracker = None
+    pending: BackgroundTracker | None = None
     try:
-        if config.tracking.enabled:
-            from cosci.tracking.mlflow_run import SessionTracker
-
-            tracker = SessionTracker.start(config, rt.record, overrides, models_choice)
-            tracker.client.set_tag(tracker.run_id, "cosci.embedding_model", rt.deps.embedder.model)
-            observers.append(tracker)
+        if config.tracking.enabled:  # MLflow (import and store) starts beside the first tasks (issue 11)
+            pending = BackgroundTracker(config, rt, overrides, models_choice)
+            observers.append(pending)
         progress = None
         if ui and sys.stderr.isatty():
             from cosci.ui.progress import LiveProgress
@@ -180,6 +226,7 @@ async def session_flow(
             if progress:
                 progress.start()
             reason = await sup.run()
+            tracker = await pending.ready() if pending else None
             if reason == StopReason.INTERRUPTED:  # not an end: paused until `cosci resume`
                 rt.record.sessions.update(status="paused", stop_reason=str(reason))
                 if tracker:
@@ -199,6 +246,8 @@ async def session_flow(
             tracker.finish(rt, summary)
         return summary.to_dict()
     except BaseException:
+        if tracker is None and pending is not None:
+            tracker = pending.started()
         if tracker:
             tracker.fail()
         raise

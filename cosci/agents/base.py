@@ -144,7 +144,7 @@ class BaseAgent:
             deterministic id). A retry of the task that created the hypothesis gets ``hypothesis_created``.
         """
         origin = rec.strategy + (":" + ",".join(sorted(rec.parent_ids)) if rec.parent_ids else "")
-        hid = hypothesis_id(self.record.session_id, origin, rec.statement)
+        hid = hypothesis_id(self.record.namespace, origin, rec.statement)
         text = f"{rec.title}. {rec.statement} {rec.mechanism}"
         vectors = self.deps.vectors
         async with vectors.lock:

@@ -11,7 +11,6 @@ import asyncio
 import hashlib
 
 import numpy as np
-from sklearn.cluster import AgglomerativeClustering
 
 from cosci.agents.base import BaseAgent
 from cosci.domain import Task, TaskResult
@@ -24,6 +23,8 @@ def cluster(similarity: np.ndarray, threshold: float) -> list[int]:
         return []
     if n == 1:
         return [0]
+    from sklearn.cluster import AgglomerativeClustering  # heavy (seconds): imported when first used
+
     distance = np.clip(1.0 - similarity, 0.0, 2.0)
     np.fill_diagonal(distance, 0.0)
     model = AgglomerativeClustering(n_clusters=None, metric="precomputed", linkage="average",

@@ -58,7 +58,7 @@ class RankingAgent(BaseAgent):
 
     async def _batch(self, task: Task) -> TaskResult:
         match_ids, played = [], []
-        sid = self.record.session_id
+        sid = self.record.namespace
         earlier = self.record.matches.all(task_id=task.id)  # played by an earlier attempt of this task
         for i in range(self.config.ranking.matches_per_batch):
             prior = next((m.id for m in earlier if m.id == match_id(sid, m.hyp_a, m.hyp_b, task.id, i)), None)

@@ -256,6 +256,12 @@ class ModelEntry(_Strict):
     output_usd_per_mtok: float | None = Field(
         default=None, ge=0, description="Price override, USD per 1M output tokens."
     )
+    typical_output_tokens: int | None = Field(
+        default=None, gt=0, le=1_000_000,
+        description="Typical answer length of this tier, tokens (thinking included): the budget admission's prior"
+        " before the session has seen an answer, and the pre-flight estimate's answer size; null = 35 % of the"
+        " mode's max_output_tokens (cosci, issue 11).",
+    )
 
 
 class LocalModelCfg(_Strict):

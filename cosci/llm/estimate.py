@@ -1,12 +1,19 @@
 """Pre-flight estimate of a session's cost from its config (seed 004: ``estimate`` warns above 1.2x the
 budget).
 
-A full session is assumed to fill the pool (``run.max_ideas``), give every hypothesis a full review, play
-about ``MATCHES_PER_HYPOTHESIS`` matches per hypothesis (``debate_share`` of them as debates of
-``debate.min_turns`` turns), verify the top hypotheses, write system feedback every
-``metareview.every_matches`` matches and one final overview. Per call, prompts and answers are sized by the
-constants below; prices come from LiteLLM's price map (or the configured overrides). The numbers are a
-planning aid (USD), not a bound: the token budget enforces the cap.
+A full session is assumed to fill the pool (``run.max_ideas``: the generation share by generation, the rest by
+evolution), give every hypothesis a full review, play about ``evolution.mature_matches + 1`` matches per
+hypothesis (never more than every pair at the rematch cap), as debates for each hypothesis's first
+``ranking.debate_min_matches`` matches (``debate.min_turns`` turns each) and pairwise after, verify the top
+hypotheses, write system feedback every ``metareview.every_matches`` matches and one final overview.
+
+Each call's prompt is a fixed part by kind (``PROMPT_CHARS``, the rendered templates and safety preamble as
+measured on the fake demo) plus the session's own text (goal and preferences, which every prompt quotes in its
+session context), plus ``TOOL_RESULT_CHARS`` per earlier tool-loop iteration; its answer is the tier's
+``typical_output_tokens`` or 35 % of the mode's ``max_output_tokens`` (:func:`cosci.llm.sizing.
+prior_output_tokens`, the same prior the budget admission uses). Prices come from LiteLLM's price map (or the
+configured overrides). The numbers are a planning aid (USD), not a bound: the token budget enforces the cap.
+Measured against real runs in ``bench/README.md`` (issue 11).
 """
 
 from __future__ import annotations
@@ -17,12 +24,15 @@ from cosci.config.schema import CosciConfig
 from cosci.llm.gateway import estimate_call
 from cosci.llm.providers import register_providers
 from cosci.llm.routing import Router
+from cosci.llm.sizing import EXPECTED_CHARS_PER_TOKEN, prior_output_tokens
 
-MATCHES_PER_HYPOTHESIS = 6
-TOOL_LOOP_CALLS = 4           # model calls in a typical tool loop (search, read, search, record)
-PROMPT_CHARS = {"tool_loop": 24_000, "single": 12_000, "turn": 8_000}
-OUTPUT_SHARE = 0.35           # share of max_output_tokens a typical answer uses
-DEBATE_SHARE = 0.5
+TOOL_LOOP_CALLS = 4
+"""Model calls in a typical tool loop (search, read, search, record), at most ``max_iterations``."""
+PROMPT_CHARS = {"parse": 2_300, "single": 5_000, "turn": 5_500, "tool_loop": 5_500, "feedback": 7_500,
+                "overview": 14_000}
+"""Fixed prompt characters per call kind, the session's own text excluded (measured on the fake demo)."""
+TOOL_RESULT_CHARS = 4_000
+"""Characters one tool result adds to every later call of its loop (``tools.max_results`` records)."""
 
 
 @dataclass
@@ -50,32 +60,42 @@ def estimate_session(config: CosciConfig) -> Estimate:
     """Estimate one full session of ``config`` (see module docstring)."""
     register_providers(config)
     router = Router(config)
+    session_text = len(config.session.goal or "") + sum(len(p) for p in config.session.preferences)
 
     def loop(agent: str, mode: str) -> int:  # a tool loop makes at most max_iterations calls
         return min(TOOL_LOOP_CALLS, config.agents[agent].modes[mode].max_iterations)
 
     n = config.run.max_ideas
-    matches = n * MATCHES_PER_HYPOTHESIS
-    plan = [  # (agent, mode, calls, prompt kind)
-        ("supervisor", "parse_goal", 1, "single"),
-        ("generation", "literature", n * (1 - config.run.debate_fraction) * loop("generation", "literature"),
+    evolved = round(n * config.evolution.pool_share)
+    generated = n - evolved
+    matches = min(n * (config.evolution.mature_matches + 1),
+                  n * (n - 1) // 2 * config.ranking.max_matches_per_pair)
+    debates = min(matches, n * max(config.ranking.debate_min_matches, 1))
+    plan = [  # (agent, mode, tasks, calls per task, prompt kind)
+        ("supervisor", "parse_goal", 1, 1, "parse"),
+        ("generation", "literature", generated * (1 - config.run.debate_fraction), loop("generation", "literature"),
          "tool_loop"),
-        ("generation", "debate", n * config.run.debate_fraction * (config.debate.min_turns + 1), "turn"),
-        ("reflection", "full", n * loop("reflection", "full"), "tool_loop"),
-        ("reflection", "verification", config.reflection.verification_top_k * loop("reflection", "verification"),
+        ("generation", "debate", generated * config.run.debate_fraction, config.debate.min_turns + 1, "turn"),
+        ("reflection", "full", n, loop("reflection", "full"), "tool_loop"),
+        ("reflection", "verification", config.reflection.verification_top_k, loop("reflection", "verification"),
          "tool_loop"),
-        ("ranking", "pairwise", matches * (1 - DEBATE_SHARE), "single"),
-        ("ranking", "debate", matches * DEBATE_SHARE * config.debate.min_turns, "turn"),
-        ("evolution", "combine", n * config.evolution.pool_share * loop("evolution", "combine"), "tool_loop"),
-        ("metareview", "system", matches / config.metareview.every_matches + 1, "single"),
-        ("metareview", "final", 1, "single"),
+        ("ranking", "pairwise", matches - debates, 1, "single"),
+        ("ranking", "debate", debates, config.debate.min_turns, "turn"),
+        ("evolution", "combine", evolved, loop("evolution", "combine"), "tool_loop"),
+        ("metareview", "system", matches / config.metareview.every_matches + 1, 1, "feedback"),
+        ("metareview", "final", 1, 1, "overview"),
     ]
     total, calls = 0.0, 0
     by_agent: dict[str, float] = {}
-    for agent, mode, count, kind in plan:
+    for agent, mode, tasks, per_task, kind in plan:
         route = router.route(agent, mode)
-        usd, _ = estimate_call(route.model, PROMPT_CHARS[kind], int(route.max_output_tokens * OUTPUT_SHARE))
-        total += usd * count
-        calls += round(count)
-        by_agent[agent] = by_agent.get(agent, 0.0) + usd * count
+        out = prior_output_tokens(route.max_output_tokens, route.typical_output_tokens)
+        usd = 0.0
+        for i in range(per_task):  # each iteration of a loop carries the earlier results (and turns)
+            grown = i * (TOOL_RESULT_CHARS if kind == "tool_loop" else out * EXPECTED_CHARS_PER_TOKEN)
+            chars = PROMPT_CHARS[kind] + session_text + grown
+            usd += estimate_call(route.model, chars, out, input_tokens=chars // EXPECTED_CHARS_PER_TOKEN + 1)[0]
+        total += usd * tasks
+        calls += round(tasks * per_task)
+        by_agent[agent] = by_agent.get(agent, 0.0) + usd * tasks
     return Estimate(total, calls, by_agent, config.run.budget_usd, config.budget.warn_ratio)

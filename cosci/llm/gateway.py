@@ -230,7 +230,7 @@ class Gateway:
             BudgetBusy: it still did not fit when the wait ran out (its action goes back to the queue).
         """
         bound_usd, bound_tokens = estimate_call(route.model, input_chars, route.max_output_tokens)
-        expected_out = self.sizer.expected(route.key, route.max_output_tokens)
+        expected_out = self.sizer.expected(route.key, route.max_output_tokens, route.typical_output_tokens)
         usd, _ = estimate_call(route.model, input_chars, expected_out,
                                input_tokens=expected_input_tokens(input_chars))
         deadline = time.monotonic() + self.config.budget.admission_wait_seconds

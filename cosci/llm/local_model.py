@@ -20,6 +20,7 @@ stack notes) with the bounds of :mod:`.schema_bounds` and re-serialised as stric
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import importlib.util
 import json
 import os
@@ -81,6 +82,7 @@ class LocalModelProvider(CustomLLM):
     def __init__(self) -> None:
         super().__init__()
         self.cfg = DEFAULT_CFG
+        self.seed = 0
         self._llama: Any = None
 
     @classmethod
@@ -90,10 +92,12 @@ class LocalModelProvider(CustomLLM):
                 cls._instance = cls()
             return cls._instance
 
-    def configure(self, cfg: LocalModelCfg) -> None:
+    def configure(self, cfg: LocalModelCfg, seed: int = 0) -> None:
+        """Apply the local tier's settings; ``seed`` (``run.seed``) seeds the sampler of every call."""
         if self._llama is not None and (cfg.n_ctx, cfg.n_threads) != (self.cfg.n_ctx, self.cfg.n_threads):
             self._llama = None  # reload with the new context size
         self.cfg = cfg
+        self.seed = seed
 
     def llama(self) -> Any:
         """The loaded model (loaded on first use, then kept for the process)."""
@@ -136,8 +140,11 @@ class LocalModelProvider(CustomLLM):
         cap = cfg.max_tokens if schema else cfg.max_text_tokens
         max_tokens = min(int(params.get("max_tokens") or cap), cap)
         chat = self._fit(plain_messages(messages), max_tokens)
+        # the sampler is seeded per request, from the run seed and the request itself: the same request gives the
+        # same answer whatever ran before it (issue 11: reproducible sessions, at any concurrency)
+        digest = hashlib.sha256(json.dumps([self.seed, chat, schema], sort_keys=True, default=str).encode())
         request: dict[str, Any] = {"messages": chat, "max_tokens": max_tokens, "temperature": cfg.temperature,
-                                   "repeat_penalty": cfg.repeat_penalty}
+                                   "repeat_penalty": cfg.repeat_penalty, "seed": int(digest.hexdigest()[:8], 16)}
         if schema is not None:
             request["response_format"] = {"type": "json_object", "schema": schema}
         with self._lock:

@@ -40,7 +40,7 @@ def register_providers(config: CosciConfig) -> None:
         FAKE.configure(config.models.fake)
     local = LocalModelProvider.instance()
     if config.models.local is not None:
-        local.configure(config.models.local)
+        local.configure(config.models.local, seed=config.run.seed)
     current = {p["provider"] for p in (litellm.custom_provider_map or [])}
     if {"cosci-local", "cosci-fake"} - current:
         others = [p for p in (litellm.custom_provider_map or [])

@@ -45,6 +45,7 @@ class Router:
             degradable=f"{agent}.{mode}" not in NEVER_DEGRADE,
             constrained=entry.model.startswith(CONSTRAINED_PROVIDERS),
             api_key_env=entry.api_key_env, api_base=entry.api_base,
+            typical_output_tokens=entry.typical_output_tokens,
         )
 
     def degrade(self, route: Route) -> Route:

@@ -5,7 +5,7 @@ Admission used to hold every call at its upper bound (the full ``max_output_toke
 The gateway now reserves an *expected* output length per ``agent.mode``:
 
 - before any answer of that mode was seen, a documented prior: ``PRIOR_OUTPUT_SHARE`` of ``max_output_tokens``
-  (the same planning figure as :data:`cosci.llm.estimate.OUTPUT_SHARE`);
+  (the same figure the pre-flight estimate, :mod:`cosci.llm.estimate`, uses);
 - afterwards, the longest of the last ``WINDOW`` answers of that mode in this session times ``HEADROOM``,
   never above ``max_output_tokens``.
 
@@ -37,12 +37,16 @@ class OutputSizer:
         self._seen: dict[str, deque[int]] = {}
         self._lock = threading.Lock()
 
-    def expected(self, key: str, max_output_tokens: int) -> int:
-        """Expected output tokens of the next call of ``key`` (``agent.mode``), at most ``max_output_tokens``."""
+    def expected(self, key: str, max_output_tokens: int, typical: int | None = None) -> int:
+        """Expected output tokens of the next call of ``key`` (``agent.mode``), at most ``max_output_tokens``.
+
+        Args:
+            typical: the tier's ``typical_output_tokens``, the prior before an answer of ``key`` was seen.
+        """
         with self._lock:
             seen = self._seen.get(key)
             if not seen:
-                return max(1, math.ceil(max_output_tokens * PRIOR_OUTPUT_SHARE))
+                return min(max_output_tokens, prior_output_tokens(max_output_tokens, typical))
             return max(1, min(max_output_tokens, math.ceil(max(seen) * HEADROOM)))
 
     def observe(self, key: str, output_tokens: int) -> None:
@@ -54,6 +58,12 @@ class OutputSizer:
         """Learn from a resumed session's transcripts: ``(agent.mode, output_tokens)`` in call order."""
         for key, tokens in answers:
             self.observe(key, tokens)
+
+
+def prior_output_tokens(max_output_tokens: int, typical: int | None = None) -> int:
+    """Answer length expected before any was seen: the tier's ``typical_output_tokens`` if set, else
+    ``PRIOR_OUTPUT_SHARE`` of ``max_output_tokens``."""
+    return typical if typical is not None else max(1, math.ceil(max_output_tokens * PRIOR_OUTPUT_SHARE))
 
 
 def expected_input_tokens(input_chars: int) -> int:

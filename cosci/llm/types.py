@@ -39,6 +39,8 @@ class Route:
     constrained: bool = False
     api_key_env: str | None = None
     api_base: str | None = None
+    typical_output_tokens: int | None = None
+    """The tier's typical answer length, tokens (admission prior and estimate; None = a share of the maximum)."""
 
     @property
     def key(self) -> str:

@@ -24,7 +24,7 @@ from typing import IO, Any
 
 from cosci.agents import AgentDeps, BaseAgent, build_agents
 from cosci.config.schema import CosciConfig
-from cosci.domain import Task, TaskResult
+from cosci.domain import Task, TaskResult, id_namespace
 from cosci.errors import CosciError, SessionNotFound
 from cosci.llm.budget import TokenBudget
 from cosci.llm.embeddings import HASH_DIM, Embedder
@@ -152,12 +152,15 @@ class SessionRuntime:
         folder.mkdir(parents=True, exist_ok=True)
         lock_session(folder)
         record = SessionRecord.open(folder / RECORD_FILE, sid)
+        if not resuming:  # a resumed session keeps the namespace it started with (SessionRecord.open)
+            record.namespace = id_namespace(config.session.goal or "", config.run.seed)
         if not resuming:
             record.sessions.create(goal=config.session.goal or "", config_snapshot=json.loads(config.model_dump_json()),
                                    overrides=list(overrides or []), models_choice=models_choice or config.models.name,
                                    budget_usd=config.run.budget_usd, budget_tokens=config.run.budget_tokens,
                                    wall_clock_seconds=config.run.wall_clock_seconds)
             record.logs.event("session_started", {"goal": config.session.goal, "n_initial": config.run.n_initial,
+                                                  "seed": config.run.seed, "namespace": record.namespace,
                                                   "budget_usd": config.run.budget_usd})
         elif record.sessions.status() == "done":
             record.close()

@@ -32,11 +32,30 @@ class SessionRecord:
         self.matches = Matches(db, session_id)
         self.tasks = Tasks(db, session_id)
         self.logs = Logs(db, session_id)
+        self.namespace = session_id
+
+    @property
+    def namespace(self) -> str:
+        """What derived ids (hypothesis, match, task, review) are hashed with: :func:`cosci.domain.id_namespace`
+        of the goal and seed for sessions started since issue 11 (so the same goal and seed give the same ids),
+        the session id for older ones. Set once when the session is opened."""
+        return self._namespace
+
+    @namespace.setter
+    def namespace(self, value: str) -> None:
+        self._namespace = value
+        self.hypotheses.namespace = value
+        self.tasks.namespace = value
 
     @classmethod
     def open(cls, path: Path, session_id: str) -> SessionRecord:
-        """Open (creating and migrating if needed) the record at ``path``."""
-        return cls(Database(path), session_id)
+        """Open (creating and migrating if needed) the record at ``path``, in the id namespace the session
+        started with (its ``session_started`` event; the session id for sessions from before namespaces)."""
+        record = cls(Database(path), session_id)
+        started = record.logs.events("session_started")
+        if started and started[0]["payload"].get("namespace"):
+            record.namespace = str(started[0]["payload"]["namespace"])
+        return record
 
     def close(self) -> None:
         self.db.close()

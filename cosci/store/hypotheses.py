@@ -57,6 +57,7 @@ class Hypotheses:
 
     def __init__(self, db: Database, session_id: str) -> None:
         self.db, self.session_id = db, session_id
+        self.namespace = session_id  # set by SessionRecord.namespace
 
     def insert(self, hid: str, rec: RecordHypothesis, *, elo: float, task_id: str | None) -> bool:
         """Insert a draft hypothesis; returns False if the id already exists (a retried action)."""
@@ -165,7 +166,7 @@ class Hypotheses:
     # --- reviews ---------------------------------------------------------------------------------------
     def add_review(self, hid: str, rec: RecordReview, *, task_id: str, article: dict[str, Any] | None = None) -> str:
         """Store a review; its id is derived from (task, hypothesis, kind), so a retry stores it once."""
-        rid = "R-" + digest(self.session_id, task_id, hid, rec.kind)
+        rid = "R-" + digest(self.namespace, task_id, hid, rec.kind)
         notes = rec.notes
         if rec.observations:
             notes += "\n" + "\n".join(

@@ -37,6 +37,7 @@ def _task(row: sqlite3.Row) -> Task:
 class Tasks:
     def __init__(self, db: Database, session_id: str) -> None:
         self.db, self.session_id = db, session_id
+        self.namespace = session_id  # set by SessionRecord.namespace
 
     def enqueue(
         self,
@@ -54,7 +55,7 @@ class Tasks:
         Returns:
             The new task id, or None if a task with this key already exists.
         """
-        ikey = f"{self.session_id}::{key}"
+        ikey = f"{self.namespace}::{key}"
         tid, now = task_id(ikey), time.time()
         with self.db.tx() as c:
             cur = c.execute(

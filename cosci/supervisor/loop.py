@@ -286,6 +286,6 @@ class Supervisor:
     async def _run_final(self, agent: str, action: str, key: str, priority: int) -> None:
         """Enqueue (idempotently) and run a finalisation task unless an earlier attempt finished it."""
         self.record.tasks.enqueue(agent, action, key, priority=priority)
-        task = self.record.tasks.get(task_id(f"{self.record.session_id}::{key}"))
+        task = self.record.tasks.get(task_id(f"{self.record.namespace}::{key}"))
         if task is not None and task.status != "done":
             await self._run_one(task)

@@ -147,7 +147,7 @@ class Scheduler:
 
     def has_task(self, key: str) -> bool:
         """Whether a task with this (session-relative) idempotency key was ever enqueued."""
-        return self.tasks.get(task_id(f"{self.record.session_id}::{key}")) is not None
+        return self.tasks.get(task_id(f"{self.record.namespace}::{key}")) is not None
 
     def review(self, hid: str, kind: str) -> int:
         return self._enqueue(

@@ -54,6 +54,7 @@ class PoolState:
     feedback: int = 0
     duplicate_streak: int = 0
     """Pool-growth tasks in a row (generation or evolution) that added nothing: only duplicates or no record."""
+    _seen_matches: set[str] = field(default_factory=set)
 
     def load(self) -> None:
         """Read everything from the record (start, resume, and every ``FULL_RELOAD_EVERY_TASKS`` tasks)."""
@@ -96,9 +97,6 @@ class PoolState:
             self.standings = {r[0]: Standing(*r) for r in self.record.hypotheses.standings()}
         elif kind == "system_feedback_generated":
             self.feedback += 1
-
-    def __post_init__(self) -> None:
-        self._seen_matches: set[str] = set()
 
     # --- reads ------------------------------------------------------------------------------------------
     def players(self) -> list[Standing]:

@@ -92,7 +92,7 @@ def add_player(runtime: SessionRuntime) -> AddPlayer:
     def add(statement: str, *, state: str = "in_tournament", elo: float = 1200.0, matches: int = 0,
             embed: bool = True, **fields: Any) -> str:
         rec = hypothesis_record(statement, **fields)
-        hid = hypothesis_id(runtime.session_id, "literature", statement)
+        hid = hypothesis_id(runtime.record.namespace, "literature", statement)
         assert runtime.record.hypotheses.insert(hid, rec, elo=elo, task_id=None)
         if embed:
             text = f"{rec.title}. {rec.statement} {rec.mechanism}"

@@ -64,7 +64,7 @@ async def test_combine_picks_the_most_distant_pair_of_the_top_k(planned: Session
     h = planned.record.hypotheses.get(result.hypothesis_ids[0])
     assert h is not None
     assert (h.strategy, h.parent_ids, h.state, h.citations) == ("combine", [a, b], "draft", [])
-    assert h.id == hypothesis_id(planned.session_id, f"combine:{','.join(sorted([a, b]))}", h.statement)
+    assert h.id == hypothesis_id(planned.record.namespace, f"combine:{','.join(sorted([a, b]))}", h.statement)
 
     (call,) = fake.calls_for("evolution", "combine")
     assert f'<hypothesis_text id="{a}"' in call.prompt and f'<hypothesis_text id="{b}"' in call.prompt

@@ -28,7 +28,7 @@ async def test_literature_strips_the_fabricated_citation_offline(planned: Sessio
     h = planned.record.hypotheses.get(hid)
     assert h is not None
     assert (h.state, h.strategy, h.parent_ids, h.citations, h.elo) == ("draft", "literature", [], [], 1200.0)
-    assert hid == hypothesis_id(planned.session_id, "literature", h.statement)
+    assert hid == hypothesis_id(planned.record.namespace, "literature", h.statement)
     assert hid in planned.deps.vectors  # committed to the index after the row
     assert planned.record.hypotheses.embeddings("hash")[0] == [hid]
 

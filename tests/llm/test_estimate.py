@@ -32,3 +32,12 @@ def test_a_tiny_budget_is_over_budget(tmp_path: Path) -> None:
     assert est.budget_usd == 0.01
     assert "above 1.2x the budget" in est.line()
     assert est.usd > 1.2 * 0.01
+
+
+def test_the_estimate_grows_with_the_goal(tmp_path: Path) -> None:
+    """Every prompt quotes the goal in its session context: a 20,000-character goal costs several times more."""
+    short = estimate_session(make_config(tmp_path / "data", "experiment=demo", "models=fake"))
+    long_goal = "Why do AML blasts resist cytarabine " * 560  # ~20,000 characters
+    long = estimate_session(make_config(tmp_path / "data", "experiment=demo", "models=fake",
+                                        f"session.goal='{long_goal}'"))
+    assert long.usd > 2.5 * short.usd

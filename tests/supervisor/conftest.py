@@ -70,7 +70,7 @@ def add_player(runtime: SessionRuntime) -> AddPlayer:
             cluster: int | None = 0) -> str:
         count[0] += 1
         statement = f"Hypothesis number {count[0]}."
-        hid = hypothesis_id(runtime.session_id, "literature", statement)
+        hid = hypothesis_id(runtime.record.namespace, "literature", statement)
         rec = RecordHypothesis(title=f"H{count[0]}", statement=statement, mechanism="m", entities=[],
                                anticipated_outcomes="", novelty_argument="", citations=[])
         runtime.record.hypotheses.insert(hid, rec, elo=elo, task_id=None)

@@ -25,7 +25,7 @@ def pending(runtime: SessionRuntime, agent: str | None = None, action: str | Non
 
 
 def by_key(runtime: SessionRuntime, key: str) -> Task | None:
-    return runtime.record.tasks.get(task_id(f"{runtime.session_id}::{key}"))
+    return runtime.record.tasks.get(task_id(f"{runtime.record.namespace}::{key}"))
 
 
 # --- follow-ups ------------------------------------------------------------------------------------------

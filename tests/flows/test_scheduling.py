@@ -1,0 +1,119 @@
+"""The Supervisor's scheduling end to end on the scripted fake (issue 11): no starved agent at any concurrency,
+a rematch cap, ``stalled`` when nothing can change, reproducible records, a cap that holds, an honest estimate."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cosci.llm.estimate import estimate_session
+from cosci.llm.fake import FakeBackend, FakeReply
+from cosci.store import SessionRecord
+from flows.session import session_flow
+from tests.conftest import make_config
+from tests.flows.test_session_flow import check_invariants
+
+pytestmark = pytest.mark.slow
+
+
+def run(config: Any) -> dict[str, Any]:
+    return asyncio.run(session_flow(config.model_dump(mode="json"), ["experiment=demo", "models=fake"], "fake"))
+
+
+def record_of(summary: dict[str, Any]) -> SessionRecord:
+    return SessionRecord.open(Path(summary["record_path"]), summary["session_id"])
+
+
+@pytest.mark.parametrize("concurrency", [3, 4, 8])
+def test_every_concurrency_fills_the_pool_without_replaying_a_pair(prefect_server: None, fake: FakeBackend,
+                                                                   tmp_path: Path, concurrency: int) -> None:
+    """Before issue 11: the first concurrent generation call was refused (reservations counted as spent),
+    generation never ran again, and ~310 matches were played among 2-3 hypotheses."""
+    config = make_config(tmp_path / "data", f"run.concurrency={concurrency}")
+    summary = run(config)
+    record = record_of(summary)
+    assert summary["stop_reason"] == "max_ideas", summary
+    assert record.hypotheses.count() == config.run.max_ideas
+    cap = config.ranking.max_matches_per_pair
+    assert max(record.matches.pair_counts().values()) <= cap
+    assert record.matches.count() <= config.run.max_ideas * (config.run.max_ideas - 1) // 2 * cap
+    assert not record.db.query("SELECT 1 FROM tasks WHERE status='failed' AND last_error LIKE 'budget%'")
+    check_invariants(record)
+
+
+def _two_ideas_then_duplicates(fake: FakeBackend) -> None:
+    ideas = [dict(title=f"Idea {x}", statement=f"Drug {x} blocks target {x} in AML blasts.",
+                  mechanism=f"Drug {x} binds target {x}.", entities=[f"drug {x}"], anticipated_outcomes="less growth",
+                  novelty_argument="untested", citations=[]) for x in ("A", "B")]
+    for i in range(200):
+        for agent in ("generation", "evolution"):
+            fake.script(FakeReply.record("record_hypothesis", **ideas[i % 2]), agent=agent)
+
+
+def test_a_pool_of_duplicates_ends_stalled(prefect_server: None, fake: FakeBackend, tmp_path: Path) -> None:
+    """Before issue 11 the same pair was replayed until the wall clock (375 matches between 2 hypotheses)."""
+    _two_ideas_then_duplicates(fake)
+    config = make_config(tmp_path / "data", "run.debate_fraction=0", "run.wall_clock_seconds=600")
+    summary = run(config)
+    record = record_of(summary)
+    assert summary["stop_reason"] == "stalled", summary
+    assert "cannot grow" in summary["stop_detail"]
+    assert record.hypotheses.count() == 2
+    assert record.matches.count() <= config.ranking.max_matches_per_pair
+
+
+def _dump(record: SessionRecord) -> dict[str, list[tuple[Any, ...]]]:
+    q = record.db.query
+    return {
+        "hypotheses": [tuple(r) for r in q("SELECT id, title, statement, elo, matches_played, state, dedup_cluster"
+                                           " FROM hypotheses ORDER BY id")],
+        "matches": [tuple(r) for r in q("SELECT id, hyp_a, hyp_b, mode, winner, verdict_valid, rationale"
+                                        " FROM tournament_matches ORDER BY created_at, id")],
+        "journal": [tuple(r) for r in q("SELECT match_id, hyp_a, hyp_b, delta_a, delta_b FROM elo_journal"
+                                        " ORDER BY seq")],
+        "reviews": [tuple(r) for r in q("SELECT id, hypothesis_id, kind, verdict, notes FROM reviews ORDER BY id")],
+        "tasks": [tuple(r) for r in q("SELECT id, agent, action, status, attempts FROM tasks"
+                                      " ORDER BY created_at, id")],
+    }
+
+
+def test_the_same_seed_gives_the_same_record_at_concurrency_one(prefect_server: None, fake: FakeBackend,
+                                                                tmp_path: Path) -> None:
+    """Ids are derived from the goal and seed (not the random session id), and every random choice from the
+    seed: two sessions are equal row for row. Timestamps and latencies are the only columns that differ."""
+    dumps = []
+    for i in range(2):
+        fake.reset()
+        summary = run(make_config(tmp_path / f"data{i}", "run.concurrency=1", "run.seed=5"))
+        dumps.append(_dump(record_of(summary)))
+    assert dumps[0]["matches"], "no tournament was played"
+    for table in dumps[0]:
+        assert dumps[0][table] == dumps[1][table], table
+    fake.reset()
+    other = _dump(record_of(run(make_config(tmp_path / "data2", "run.concurrency=1", "run.seed=6"))))
+    assert other["hypotheses"] != dumps[0]["hypotheses"]
+
+
+def test_the_cap_holds_at_concurrency_eight_with_a_price_skewed_fake(prefect_server: None, fake: FakeBackend,
+                                                                     tmp_path: Path) -> None:
+    """The strong tier priced 400x the cheap one: calls in flight are held at their upper bound against the cap."""
+    config = make_config(tmp_path / "data", "run.concurrency=8", "run.budget_usd=0.5", "run.max_ideas=40",
+                         "models.tiers.strong.input_usd_per_mtok=200", "models.tiers.strong.output_usd_per_mtok=1000")
+    summary = run(config)
+    record = record_of(summary)
+    spent = record.db.scalar("SELECT SUM(cost_usd) FROM transcripts")
+    assert spent <= config.run.budget_usd + 1e-9
+    assert summary["stop_reason"] == "budget", summary
+    assert spent > 0.5 * config.run.budget_usd  # the money really ran out; no agent starved early
+
+
+def test_the_estimate_is_within_twice_the_actual_cost(prefect_server: None, fake: FakeBackend,
+                                                      tmp_path: Path) -> None:
+    config = make_config(tmp_path / "data")
+    estimate = estimate_session(config).usd
+    summary = run(config)
+    assert summary["spent_usd"] > 0
+    assert 0.5 <= estimate / summary["spent_usd"] <= 2.0, (estimate, summary["spent_usd"])
