@@ -163,6 +163,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     except KeyboardInterrupt:
         print("cosci: interrupted", file=sys.stderr)
         raise SystemExit(130) from None
+    if "flows.server" in sys.modules:  # a session ran: leave at once if it ran on cosci's own Prefect server
+        sys.modules["flows.server"].exit_now(0)
 
 
 if __name__ == "__main__":

@@ -17,8 +17,6 @@ from typing import Any
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
 
-from cosci.tracking.mlflow_run import PARENT_ENV
-
 log = logging.getLogger(__name__)
 
 
@@ -42,6 +40,7 @@ class MlflowSweepCallback(Callback):
         enabled, uri, experiment, artifacts, sweep_dir = _settings(config)
         if not enabled:
             return
+        from cosci.tracking.mlflow_run import PARENT_ENV  # MLflow loads only for a tracked multirun (issue 11)
         from cosci.tracking.sweeps import start_parent
 
         sweep_dir.parent.mkdir(parents=True, exist_ok=True)
@@ -52,6 +51,7 @@ class MlflowSweepCallback(Callback):
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
         if not self.parent:
             return
+        from cosci.tracking.mlflow_run import PARENT_ENV
         from cosci.tracking.sweeps import finish_parent
 
         frame = finish_parent(self.uri, self.parent)

@@ -18,6 +18,7 @@ import atexit
 import contextlib
 import ctypes
 import importlib.util
+import logging
 import os
 import signal
 import socket
@@ -122,12 +123,13 @@ class TemporaryServer:
         self.stop()
         raise RuntimeError(f"the local Prefect server did not start; see {self.home / 'server.log'}")
 
-    def stop(self) -> None:
-        """Terminate the server (at exit); a second Ctrl-C meanwhile kills it instead of printing a traceback."""
+    def stop(self, grace_seconds: float = 10.0) -> None:
+        """Terminate the server (at exit), killing it after ``grace_seconds``; a second Ctrl-C meanwhile kills it
+        instead of printing a traceback."""
         if self.process and self.process.poll() is None:
             self.process.terminate()
             try:
-                self.process.wait(timeout=10)
+                self.process.wait(timeout=grace_seconds)
             except (subprocess.TimeoutExpired, KeyboardInterrupt):
                 self.process.kill()
                 with contextlib.suppress(KeyboardInterrupt):
@@ -153,6 +155,21 @@ def ensure_server(home: Path, *, wait: bool = True) -> str | None:
     if wait:
         _SERVER.wait_ready()
     return _SERVER.api_url
+
+
+def exit_now(code: int) -> None:
+    """End the process at once after a run on cosci's own temporary server (issue 11: interpreter exit spent 2-6 s
+    draining Prefect's event and log workers into a server that is about to be stopped anyway). Output is
+    flushed and the server stopped first. With a server of the user's (``PREFECT_API_URL``), returns and lets the
+    interpreter exit normally, so that server receives every event."""
+    if _SERVER is None:
+        return
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    _SERVER.stop(grace_seconds=2.0)
+    os._exit(code)
 
 
 def server_ready() -> None:
