@@ -6,6 +6,7 @@ what it spent.
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 
 import pytest
@@ -233,3 +234,53 @@ async def test_a_cancelled_call_releases_its_reservation(tmp_path: Path, fake: F
         await call
     assert h.budget.remaining_usd() == h.budget.cap_usd
     assert h.budget.total_spent_usd == 0.0
+
+
+# --- admission that cannot starve (issue 11) ---------------------------------------------------------------
+def test_a_call_that_fits_only_after_settlement_waits_instead_of_failing(tmp_path: Path, fake: FakeBackend) -> None:
+    """The second concurrent call of an agent is held until the first settles, then admitted: reservations in
+    flight are not money spent (before issue 11 it was refused and the agent never scheduled again)."""
+    config = make_config(tmp_path / "data")
+    h = harness(config)
+    limit = h.budget.agent_limit_usd("generation")
+    route = h.gateway.router.route("generation", "literature")
+    expected = estimate_call(route.model, 400, h.gateway.sizer.expected(route.key, route.max_output_tokens,
+                                                                        route.typical_output_tokens))[0]
+    first = h.budget.admit("generation", limit - expected / 2, 10)  # another call of generation's, in flight
+
+    async def settle_soon() -> None:
+        await asyncio.sleep(0.2)
+        h.budget.settle(first, 0.01 * limit, 10)
+
+    async def run() -> float:
+        t0 = time.monotonic()
+        waiting = asyncio.create_task(h.gateway.complete(spec_for(h.gateway, "generation", "literature",
+                                                                  action="second")))
+        await settle_soon()
+        await waiting
+        return time.monotonic() - t0
+
+    assert asyncio.run(run()) >= 0.19  # it waited for the settlement
+    assert h.outcomes == ["ok"]
+
+
+def test_a_call_still_waiting_when_the_wait_runs_out_is_busy_not_exhausted(tmp_path: Path,
+                                                                            fake: FakeBackend) -> None:
+    config = make_config(tmp_path / "data", "budget.admission_wait_seconds=0.2")
+    h = harness(config)
+    h.budget.admit("generation", h.budget.agent_limit_usd("generation"), 10)  # never settles
+    with pytest.raises(BudgetBusy) as info:
+        asyncio.run(h.gateway.complete(spec_for(h.gateway, "generation", "literature")))
+    assert (info.value.scope, info.value.agent) == ("agent", "generation")
+    assert fake.calls == [] and h.outcomes == ["error:budget"]
+
+
+def test_admission_learns_the_answer_length_of_each_mode(tmp_path: Path, fake: FakeBackend) -> None:
+    h = harness(make_config(tmp_path / "data"))
+    route = h.gateway.router.route("ranking", "pairwise")
+    prior = h.gateway.sizer.expected(route.key, route.max_output_tokens, route.typical_output_tokens)
+    assert prior == route.typical_output_tokens == 150  # conf/models/fake.yaml
+    fake.script(FakeReply(text="x" * 4000), agent="ranking")  # ~1000 tokens
+    asyncio.run(h.gateway.complete(spec_for(h.gateway, "ranking", "pairwise")))
+    learned = h.gateway.sizer.expected(route.key, route.max_output_tokens, route.typical_output_tokens)
+    assert 1000 < learned <= route.max_output_tokens

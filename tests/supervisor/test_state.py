@@ -1,0 +1,77 @@
+"""The Supervisor's in-memory view (issue 11): updated from task results it equals a fresh load from the record;
+an action that waited for budget goes back to the queue with its attempt refunded."""
+
+from __future__ import annotations
+
+import asyncio
+
+from cosci.domain import Task, TaskResult
+from cosci.llm.budget import BudgetBusy
+from cosci.session.runtime import SessionRuntime
+from cosci.supervisor.loop import Supervisor
+from cosci.supervisor.state import PoolState, TaskTally
+
+
+def task(agent: str, action: str) -> Task:
+    return Task(id="T-x", session_id="s", agent=agent, action=action, target_id=None, payload={}, priority=100,
+                status="in_progress", attempts=1, max_attempts=3, idempotency_key="k")
+
+
+def snapshot(pool: PoolState) -> tuple[object, ...]:
+    return (pool.standings, dict(pool.pair_counts), pool.reviews, pool.matches, pool.valid_matches, pool.feedback)
+
+
+def test_updates_from_results_equal_a_fresh_load(runtime: SessionRuntime, scheduler, add_player, play) -> None:
+    live = PoolState(runtime.record)
+    live.load()
+    a, b = add_player(state="draft"), add_player(state="draft")
+    live.apply(task("generation", "GenerateHypothesis"), TaskResult("hypothesis_created", [a, b]))
+    runtime.record.hypotheses.set_state(a, "reviewed")
+    live.apply(task("reflection", "ReviewHypothesis"), TaskResult("review_completed", [a]))  # no review row: count
+    runtime.record.hypotheses.set_state(a, "in_tournament")
+    runtime.record.hypotheses.set_state(b, "reviewed")
+    runtime.record.hypotheses.set_state(b, "in_tournament")
+    live.apply(task("ranking", "AddToTournament"), TaskResult("added_to_tournament", [a, b]))
+    play(a, b, 2)
+    mids = runtime.record.matches.ids()
+    live.apply(task("ranking", "RunTournamentBatch"), TaskResult("tournament_match_complete", match_ids=mids))
+    live.apply(task("ranking", "RunTournamentBatch"), TaskResult("tournament_match_complete", match_ids=mids))
+    fresh = PoolState(runtime.record)
+    fresh.load()
+    live.reviews = fresh.reviews  # the review above was a result without a row
+    assert snapshot(live) == snapshot(fresh)  # a replayed result is not counted twice
+    assert live.players()[0].matches_played == 2 and live.pair_counts[(min(a, b), max(a, b))] == 2
+
+
+def test_the_task_tally_follows_enqueue_and_end(runtime: SessionRuntime, scheduler) -> None:
+    tally = scheduler.tally
+    scheduler.decide_next_steps()  # an empty pool: generation grows it
+    opened = tally.count("generation", open_only=True)
+    assert opened > 0
+    claimed = runtime.record.tasks.claim("test", 60)
+    tally.ended(claimed, "done")
+    assert tally.count("generation", open_only=True) == opened - 1
+    fresh = TaskTally(runtime.record)
+    fresh.load()
+    assert fresh.count("generation") == tally.count("generation")
+
+
+def test_an_action_waiting_for_budget_goes_back_to_the_queue(runtime: SessionRuntime, scheduler) -> None:
+    calls: list[str] = []
+
+    async def runner(t: Task) -> TaskResult:
+        calls.append(t.id)
+        if len(calls) == 1:
+            runtime.record.tasks.start_attempt(t.id)
+            raise BudgetBusy("generation share: in flight", scope="agent", agent="generation")
+        return TaskResult("nothing_to_do")
+
+    sup = Supervisor(runtime.config, runtime.record, runtime.budget, runner)
+    runtime.record.tasks.enqueue("generation", "GenerateHypothesis", "g::busy", payload={"strategy": "literature"})
+    first = runtime.record.tasks.claim("test", 60)
+    asyncio.run(sup._run_one(first))
+    again = runtime.record.tasks.get(first.id)
+    assert again.status == "pending" and again.attempts == 0
+    note = runtime.record.db.scalar("SELECT last_error FROM tasks WHERE id=?", (first.id,))
+    assert "waiting for budget" in note
+    assert not sup.scheduler.exhausted  # busy is not exhausted: the agent keeps getting work
