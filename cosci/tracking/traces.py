@@ -16,7 +16,8 @@ follows MLflow's global tracking URI (MLflow sets its exporter up from it), so :
 session's store before a flush; a flush is serialised by a lock.
 
 When: a task's trace is written once the task is finished (done, failed, dead or cancelled), at every step
-metrics flush and at the end of the session (then every remaining call, whatever its task's state).
+metrics flush and at the end of the session (then every remaining call, whatever its task's state). MLflow
+exports in background threads; the final flush waits for them.
 """
 
 from __future__ import annotations
@@ -94,7 +95,8 @@ class TraceLogger:
             _route_to(self.uri)
             for task_id, calls in groups.items():
                 self._trace(record.session_id, task_id, calls)
-            mlflow.flush_trace_async_logging()
+            if final:  # MLflow exports in background threads; wait for them only when the run ends
+                mlflow.flush_trace_async_logging()
         self.above |= {r["seq"] for r in ready}
         held = [r["seq"] for r in pending if r["seq"] not in self.above]
         limit = min(held) - 1 if held else max(r["seq"] for r in rows)
