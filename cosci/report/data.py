@@ -8,8 +8,9 @@ from the record unescaped: the template escapes it (model and literature text is
 
 Columns that other parts of cosci add later are shown as soon as the record carries them, without depending
 on them: Bradley-Terry score and confidence interval (``bt_score``, ``bt_ci_low``, ``bt_ci_high`` in
-:func:`cosci.tracking.artifacts.leaderboard_frame`), a ``verified`` mark on citations and review evidence, and
-judge statistics (the newest event whose name starts with ``judge``).
+:func:`cosci.tracking.artifacts.leaderboard_frame`), the excerpt check of citations and review evidence
+(``status``: ``verified`` / ``unverified``, issue 14), and judge statistics (the payload of the newest event whose
+name starts with ``judge``).
 """
 
 from __future__ import annotations

@@ -95,3 +95,15 @@ def test_export_errors_are_one_line(session: Session, capsys: pytest.CaptureFixt
 def test_unknown_session_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = _cli(capsys, "--data-dir", str(tmp_path), "report", "s-nope", "--html")
     assert code == 2 and err.count("\n") == 1 and "no session 's-nope'" in err
+
+
+@pytest.mark.parametrize("opened", [True, False])
+def test_report_open(session: Session, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+                     opened: bool) -> None:
+    import webbrowser
+
+    urls: list[str] = []
+    monkeypatch.setattr(webbrowser, "open", lambda url: urls.append(url) or opened)
+    code, out, err = _cli(capsys, "--data-dir", str(session.data), "report", session.sid, "--open")
+    assert code == 0 and urls == [session.report.as_uri()] and Path(out.strip()) == session.report
+    assert ("no browser could be started" in err) is not opened

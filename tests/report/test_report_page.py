@@ -108,8 +108,8 @@ def test_bradley_terry_columns_and_verified_marks_show_when_present(session: Ses
 
     monkeypatch.setattr(report_data, "leaderboard_frame", with_bt)
     record = session.record()
-    citations = [{"url": "https://example.org/v", "title": "checked", "verified": True},
-                 {"url": "https://example.org/u", "title": "not found", "verified": False}]
+    citations = [{"url": "https://example.org/v", "title": "checked", "status": "verified"},
+                 {"url": "https://example.org/u", "title": "not found", "status": "unverified"}]
     data = collect(record)
     record.close()
     view = next(v for v in data.hypotheses if v.row["id"] == session.hostile)
@@ -168,3 +168,20 @@ def test_the_report_loads_no_framework() -> None:
     from tests.test_purity import loaded_frameworks
 
     assert loaded_frameworks("cosci.report.commands", "cosci.report.data", "cosci.llm.routing") == set()
+
+
+def test_judge_statistics_from_the_newest_judge_event(session: Session, tmp_path) -> None:
+    import shutil
+
+    from cosci.report.data import judge_statistics
+    from cosci.store import RECORD_FILE, SessionRecord
+
+    shutil.copy(session.folder / RECORD_FILE, tmp_path / RECORD_FILE)
+    record = SessionRecord.open(tmp_path / RECORD_FILE, session.sid)
+    assert judge_statistics(record) is None
+    record.logs.event("judge_stats", {"flip_rate": 0.5})
+    record.logs.event("judge_stats", {"flip_rate": 0.25, "first_position_win_rate": 0.5})
+    assert judge_statistics(record) == {"flip_rate": 0.25, "first_position_win_rate": 0.5}
+    html = render_html(collect(record))
+    record.close()
+    assert "Judge statistics" in html and "<td>flip_rate</td><td class=\"n\">0.25</td>" in html
