@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import tempfile
 import time
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
     from cosci.session.runtime import SessionRuntime
     from cosci.session.summary import SessionSummary
 
+log = logging.getLogger(__name__)
 PARENT_ENV = "COSCI_MLFLOW_PARENT_RUN_ID"
 SWEEP_OVERRIDES_ENV = "COSCI_SWEEP_OVERRIDES"
 
@@ -139,10 +141,18 @@ class SessionTracker:
         return self
 
     def flush_traces(self, final: bool = False) -> int:
-        """Write the traces of the calls not traced yet (see :mod:`cosci.tracking.traces`); returns spans."""
+        """Write the traces of the calls not traced yet (see :mod:`cosci.tracking.traces`); returns spans.
+
+        A failure is logged and never ends the session: the calls stay in the record and the next flush (or the
+        resumed run) traces them.
+        """
         if self.traces is None or self.record is None:
             return 0
-        return self.traces.flush(self.record, final=final)
+        try:
+            return self.traces.flush(self.record, final=final)
+        except Exception as exc:
+            log.warning("MLflow traces not written now: %s: %s", type(exc).__name__, " ".join(str(exc).split())[:300])
+            return 0
 
     def on_progress(self, stats: SessionStats, step: int) -> None:
         """Log step metrics every ``tracking.log_every_tasks`` finished tasks (and the last step at the end)."""

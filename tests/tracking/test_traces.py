@@ -44,3 +44,16 @@ def test_flush_is_incremental_and_survives_a_resume(session: Session, tmp_path: 
     assert sorted(int(s.attributes["cosci.seq"]) for s in spans) == [
         r["seq"] for r in record.db.query("SELECT seq FROM transcripts ORDER BY seq")]
     record.close()
+
+
+def test_a_failed_flush_is_logged_and_not_fatal(caplog) -> None:
+    from cosci.tracking.mlflow_run import SessionTracker
+
+    class Broken:
+        def flush(self, record: object, final: bool = False) -> int:
+            raise ConnectionError("store\ngone")
+
+    tracker = SessionTracker(client=None, run_id="r", uri="sqlite:///x.db")  # type: ignore[arg-type]
+    tracker.traces, tracker.record = Broken(), object()  # type: ignore[assignment]
+    assert tracker.flush_traces(final=True) == 0
+    assert "MLflow traces not written now: ConnectionError: store gone" in caplog.text
