@@ -47,6 +47,7 @@ _ROUTED: list[str] = []
 def _route_to(uri: str) -> None:
     """Point MLflow's trace exporter at ``uri`` (it is built from the global tracking URI)."""
     if [uri] != _ROUTED or mlflow.get_tracking_uri() != uri:
+        mlflow.flush_trace_async_logging()  # traces still queued for the previous store go there first
         mlflow.set_tracking_uri(uri)
         mlflow.tracing.reset()
         _ROUTED[:] = [uri]
@@ -87,6 +88,8 @@ class TraceLogger:
         pending = [r for r in rows if r["seq"] not in self.above]
         ready = [r for r in pending if final or r["task_status"] in FINISHED or r["task_status"] is None]
         if not ready:
+            if final:  # earlier flushes may still be exporting in MLflow's background threads
+                mlflow.flush_trace_async_logging()
             return 0
         groups: dict[str | None, list[Any]] = defaultdict(list)
         for r in ready:

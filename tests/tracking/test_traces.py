@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import mlflow
+import pytest
 from mlflow.tracking import MlflowClient
 
 from cosci.store import RECORD_FILE, SessionRecord
@@ -19,7 +20,8 @@ def _chat_spans(client: MlflowClient, exp: str, run_id: str) -> list:
     return [s for t in traces for s in t.data.spans if s.span_type == "CHAT_MODEL"]
 
 
-def test_flush_is_incremental_and_survives_a_resume(session: Session, tmp_path: Path) -> None:  # noqa: F811
+def test_flush_is_incremental_and_survives_a_resume(session: Session, tmp_path: Path,  # noqa: F811
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     copy = tmp_path / RECORD_FILE
     shutil.copy(session.folder / RECORD_FILE, copy)
     record = SessionRecord.open(copy, session.sid)
@@ -38,7 +40,11 @@ def test_flush_is_incremental_and_survives_a_resume(session: Session, tmp_path: 
         c.execute("UPDATE tasks SET status='done' WHERE id=?", (busy["task_id"],))
     resumed = TraceLogger(client, uri, run_id)  # a new process: progress comes from the run's tag
     assert resumed.flush(record) == busy["n"]
+    waits: list[bool] = []
+    monkeypatch.setattr(mlflow, "flush_trace_async_logging", lambda: waits.append(True))
     assert resumed.flush(record, final=True) == 0
+    assert waits == [True], "the final flush must wait for exports still running in the background"
+    monkeypatch.undo()
     spans = _chat_spans(client, exp, run_id)
     assert len(spans) == total
     assert sorted(int(s.attributes["cosci.seq"]) for s in spans) == [
