@@ -3,15 +3,16 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: setup system-deps test lint typecheck demo bench
+.PHONY: setup test lint typecheck demo bench
 
 setup:  ## create .venv and install cosci with its dev tools (compiles llama-cpp-python once: ~7-10 min on 2 cores)
 	$(PYTHON) -c 'import sys; assert (3, 11) <= sys.version_info[:2] < (3, 14), "cosci needs Python 3.11-3.13"'
+	@$(MAKE) --no-print-directory system-deps
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --upgrade pip wheel
 	$(BIN)/pip install -e '.[dev]'
-	@$(MAKE) --no-print-directory system-deps
 
+.PHONY: system-deps
 system-deps:  ## Debian packages for the session report: graphviz (lineage layout), chromium + chromium-driver (browser tests)
 	@missing=""; for pair in dot:graphviz chromium:chromium chromedriver:chromium-driver; do \
 	  command -v $${pair%%:*} >/dev/null 2>&1 || missing="$$missing $${pair#*:}"; done; \
