@@ -148,7 +148,7 @@ def cmd_status(args: argparse.Namespace) -> None:
 def cmd_report(args: argparse.Namespace) -> None:
     root = data_dir(args.data_dir)
     rec = open_session(root, args.session)
-    if args.html or args.open:
+    if args.html or args.open or args.out:
         from cosci.report.commands import report_html
 
         try:
@@ -305,8 +305,8 @@ def parser() -> argparse.ArgumentParser:
         sp.add_argument("session")
         sp.set_defaults(func=func)
     sp.add_argument("--html", action="store_true", help="write the report page (final/report.html) and print its path")
-    sp.add_argument("--open", action="store_true", help="with --html: open the page in a browser")
-    sp.add_argument("--out", default=None, help="with --html: write the page here instead")
+    sp.add_argument("--open", action="store_true", help="write the page and open it in a browser")
+    sp.add_argument("--out", default=None, help="write the page here (instead of final/report.html)")
     sp = add("export", help="write the report or the record for use outside cosci")
     sp.add_argument("session")
     sp.add_argument("--format", choices=("md", "html", "jsonl"), required=True)
