@@ -15,12 +15,22 @@ LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON
 
 setup:  ## create .venv and install cosci with its dev tools (compiles llama-cpp-python once: ~7-10 min on 2 cores)
 	$(PYTHON) -c 'import sys; assert (3, 11) <= sys.version_info[:2] < (3, 14), "cosci needs Python 3.11-3.13"'
+	@$(MAKE) --no-print-directory system-deps
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --upgrade pip wheel
 	ls $(LLAMA_WHEELS)/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl >/dev/null 2>&1 || \
 		CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip wheel --no-deps --no-cache-dir -w $(LLAMA_WHEELS) \
 		llama-cpp-python==$(LLAMA_CPP_VERSION)
 	$(BIN)/pip install --find-links $(LLAMA_WHEELS) -e '.[dev]'
+
+.PHONY: system-deps
+system-deps:  ## Debian packages for the session report: graphviz (lineage layout), chromium + chromium-driver (browser tests)
+	@missing=""; for pair in dot:graphviz chromium:chromium chromedriver:chromium-driver; do \
+	  command -v $${pair%%:*} >/dev/null 2>&1 || missing="$$missing $${pair#*:}"; done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
+	else echo "setup: not installed:$$missing (as root: apt-get install -y$$missing); without them the report lists the lineage instead of drawing it and the browser tests skip"; fi
 
 test: lint typecheck  ## ruff, mypy, then the whole test suite (offline; slow tests included)
 	$(BIN)/pytest -q

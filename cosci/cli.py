@@ -3,6 +3,8 @@
     cosci list                                  sessions under the data directory
     cosci status <id>                           counts, spend, status and stop reason
     cosci report <id>                           the research overview (or the leaderboard so far)
+    cosci report <id> --html [--open] [--out F] the report page (final/report.html), optionally opened
+    cosci export <id> --format md|html|jsonl [--out F]   the report or the record for use outside cosci
     cosci resume <id> [key=value ...]           continue a killed or paused session (overrides on its frozen config)
     cosci pause <id> | cosci abort <id>         ask a running session to hold / to stop and write its overview
     cosci feedback <id> --kind K --text T       researcher feedback: directive, preference, rejection, pin
@@ -144,7 +146,16 @@ def cmd_status(args: argparse.Namespace) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> None:
-    rec = open_session(data_dir(args.data_dir), args.session)
+    root = data_dir(args.data_dir)
+    rec = open_session(root, args.session)
+    if args.html or args.open or args.out:
+        from cosci.report.commands import report_html
+
+        try:
+            print(report_html(rec, root / "sessions" / args.session, args.out, args.open))
+        finally:
+            rec.close()
+        return
     row = rec.sessions.get()
     if row.final_overview:
         print(row.final_overview.rstrip())
@@ -153,6 +164,18 @@ def cmd_report(args: argparse.Namespace) -> None:
         for i, h in enumerate(sorted(rec.hypotheses.all(), key=lambda h: -h.elo), 1):
             print(f"{i:3d}. [{h.id}] Elo {h.elo:6.0f} ({h.matches_played} matches, {h.state})  {h.title}")
     rec.close()
+
+
+def cmd_export(args: argparse.Namespace) -> None:
+    from cosci.report.commands import export
+
+    rec = open_session(data_dir(args.data_dir), args.session)
+    try:
+        path = export(rec, args.format, args.out)
+    finally:
+        rec.close()
+    if path:
+        print(path)
 
 
 def _set_status(args: argparse.Namespace, status: str) -> None:
@@ -281,6 +304,14 @@ def parser() -> argparse.ArgumentParser:
         sp = add(name, help=help_)
         sp.add_argument("session")
         sp.set_defaults(func=func)
+    sp.add_argument("--html", action="store_true", help="write the report page (final/report.html) and print its path")
+    sp.add_argument("--open", action="store_true", help="write the page and open it in a browser")
+    sp.add_argument("--out", default=None, help="write the page here (instead of final/report.html)")
+    sp = add("export", help="write the report or the record for use outside cosci")
+    sp.add_argument("session")
+    sp.add_argument("--format", choices=("md", "html", "jsonl"), required=True)
+    sp.add_argument("--out", default="-", help="output file (default -: standard output)")
+    sp.set_defaults(func=cmd_export)
     for name, status in (("pause", "paused"), ("abort", "aborting")):
         sp = add(name, help=f"{name} a session")
         sp.add_argument("session")

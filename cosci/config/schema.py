@@ -179,6 +179,8 @@ class TrackingCfg(_Strict):
     tracking_uri: str | None = Field(description="MLflow tracking URI; null = sqlite under paths.data_dir.")
     experiment_name: str = Field(min_length=1, description="MLflow experiment (defaults to session.name).")
     log_every_tasks: int = Field(gt=0, description="Step metrics are logged every N completed tasks.")
+    traces: bool = Field(default=True, description="Log every LLM call as an MLflow trace span, one trace per task "
+                         "(issue 17); false = none.")
 
 
 class JoblibCfg(_Strict):

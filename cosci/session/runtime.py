@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import logging
 import secrets
 import time
 from dataclasses import dataclass
@@ -33,6 +34,8 @@ from cosci.llm.routing import Router
 from cosci.store import RECORD_FILE, SessionRecord
 from cosci.tools.registry import ToolRegistry, build_registry
 from cosci.vectors.store import VectorStore
+
+log = logging.getLogger(__name__)
 
 
 class SessionBusy(CosciError):
@@ -203,7 +206,18 @@ class SessionRuntime:
         (self.folder / "vectors").mkdir(exist_ok=True)
         if len(self.deps.vectors):
             self.deps.vectors.save(str(self.folder / "vectors" / "index.faiss"))
+        self.write_report()
         return path
+
+    def write_report(self) -> Path | None:
+        """Write ``final/report.html`` (issue 17) from the record; a failure is logged, never fatal."""
+        from cosci.report.render import write_report
+
+        try:
+            return write_report(self.record, self.folder, self.config.ranking.elo_initial)
+        except Exception as exc:  # the overview and the record matter more than the page
+            log.warning("report.html not written: %s: %s", type(exc).__name__, exc)
+            return None
 
     async def close(self) -> None:
         await self.registry.aclose()

@@ -7,7 +7,10 @@
 - step metrics every ``tracking.log_every_tasks`` tasks: top-1 Elo, mean top-5 Elo, hypotheses, matches, USD
   spent (total and per agent), tokens;
 - at the end: ``overview.md``, ``leaderboard.parquet`` (id, title, Elo, matches, state, cluster, parents),
-  ``matches.parquet``, ``elo_trajectory.png``.
+  ``matches.parquet``, ``elo_trajectory.png``, and ``report.html`` (issue 17: the file written at
+  finalisation, byte for byte);
+- LLM calls as traces (``tracking.traces``, :mod:`cosci.tracking.traces`): finished tasks' calls at every step
+  metrics flush, the rest when the run ends (finished, interrupted or failed).
 
 A resumed session continues its run (the run id is kept on the session row). The client API is used rather
 than MLflow's global "active run", so concurrent sessions in one process cannot interfere.
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import tempfile
 import time
@@ -32,11 +36,13 @@ from cosci.store import SessionRecord
 from cosci.supervisor.stats import SessionStats
 from cosci.tracking import artifact_root, tracking_uri
 from cosci.tracking.artifacts import elo_trajectory_png, leaderboard_frame, matches_frame
+from cosci.tracking.traces import TraceLogger
 
 if TYPE_CHECKING:
     from cosci.session.runtime import SessionRuntime
     from cosci.session.summary import SessionSummary
 
+log = logging.getLogger(__name__)
 PARENT_ENV = "COSCI_MLFLOW_PARENT_RUN_ID"
 SWEEP_OVERRIDES_ENV = "COSCI_SWEEP_OVERRIDES"
 
@@ -75,6 +81,8 @@ class SessionTracker:
         self.client, self.run_id, self.uri, self.every = client, run_id, uri, every
         self._last: SessionStats | None = None
         self._last_step = self._logged_step = -1
+        self.traces: TraceLogger | None = None
+        self.record: SessionRecord | None = None
 
     @classmethod
     def start(
@@ -106,7 +114,7 @@ class SessionTracker:
                     name = f"config-resume-{time.strftime('%Y%m%d-%H%M%S')}.json"
                     (Path(tmp) / name).write_text(config.model_dump_json(indent=2), encoding="utf-8")
                     client.log_artifact(row.mlflow_run_id, str(Path(tmp) / name), artifact_path="config")
-            return cls(client, row.mlflow_run_id, uri, config.tracking.log_every_tasks)
+            return cls(client, row.mlflow_run_id, uri, config.tracking.log_every_tasks)._with_traces(config, record)
         tags = {
             "cosci.session_id": record.session_id,
             "cosci.models": models_choice,
@@ -124,7 +132,27 @@ class SessionTracker:
             (Path(tmp) / "config.json").write_text(config.model_dump_json(indent=2), encoding="utf-8")
             (Path(tmp) / "overrides.txt").write_text("\n".join(overrides) + "\n", encoding="utf-8")
             client.log_artifacts(tracker.run_id, tmp, artifact_path="config")
-        return tracker
+        return tracker._with_traces(config, record)
+
+    def _with_traces(self, config: CosciConfig, record: SessionRecord) -> SessionTracker:
+        self.record = record
+        if config.tracking.traces:
+            self.traces = TraceLogger(self.client, self.uri, self.run_id)
+        return self
+
+    def flush_traces(self, final: bool = False) -> int:
+        """Write the traces of the calls not traced yet (see :mod:`cosci.tracking.traces`); returns spans.
+
+        A failure is logged and never ends the session: the calls stay in the record and the next flush (or the
+        resumed run) traces them.
+        """
+        if self.traces is None or self.record is None:
+            return 0
+        try:
+            return self.traces.flush(self.record, final=final)
+        except Exception as exc:
+            log.warning("MLflow traces not written now: %s: %s", type(exc).__name__, " ".join(str(exc).split())[:300])
+            return 0
 
     def on_progress(self, stats: SessionStats, step: int) -> None:
         """Log step metrics every ``tracking.log_every_tasks`` finished tasks (and the last step at the end)."""
@@ -137,6 +165,7 @@ class SessionTracker:
         metrics = [Metric(k, v, now, step) for k, v in stats.metrics().items()]
         self.client.log_batch(self.run_id, metrics=metrics)
         self._logged_step = step
+        self.flush_traces()
 
     def finish(self, rt: SessionRuntime, summary: SessionSummary) -> None:
         """Log the last step and the results, and close the run (FINISHED)."""
@@ -152,7 +181,10 @@ class SessionTracker:
             matches_frame(record).write_parquet(folder / "matches.parquet")
             elo_trajectory_png(record, rt.config.ranking.elo_initial, folder / "elo_trajectory.png")
             (folder / "summary.json").write_text(json.dumps(summary.to_dict(), indent=2), encoding="utf-8")
+            if (report := rt.folder / "final" / "report.html").is_file():
+                (folder / "report.html").write_bytes(report.read_bytes())
             self.client.log_artifacts(self.run_id, tmp)
+        self.flush_traces(final=True)
         self.client.set_tag(self.run_id, "cosci.stop_reason", summary.stop_reason)
         self.client.log_batch(
             self.run_id,
@@ -172,11 +204,15 @@ class SessionTracker:
     def interrupted(self) -> None:
         """Mark the run KILLED (Ctrl-C); ``cosci resume`` sets it RUNNING again and continues it."""
         with contextlib.suppress(Exception):  # tracking must not turn a clean stop into an error
+            self.flush_traces(final=True)
+        with contextlib.suppress(Exception):
             self.client.set_terminated(self.run_id, status="KILLED")
 
     def fail(self) -> None:
         """Mark the run failed (a session error). A killed process leaves it RUNNING; resume continues it."""
         with contextlib.suppress(Exception):  # the original error matters more
+            self.flush_traces(final=True)
+        with contextlib.suppress(Exception):
             self.client.set_terminated(self.run_id, status="FAILED")
 
 

@@ -1,0 +1,187 @@
+"""What the session report shows, read from the record (no rendering here, no framework imports).
+
+:func:`collect` turns one :class:`~cosci.store.SessionRecord` into a :class:`ReportData` of plain values: the
+header (goal, research plan, models per agent, stop reason, spend per agent against the budget, active time,
+judge statistics when the record has them), the leaderboard, one section per hypothesis (its reviews and its
+matches with their debate transcripts), the Elo trajectories and the lineage edges. Every string in it comes
+from the record unescaped: the template escapes it (model and literature text is untrusted, seed 003).
+
+Columns that other parts of cosci add later are shown as soon as the record carries them, without depending
+on them: Bradley-Terry score and confidence interval (``bt_score``, ``bt_ci_low``, ``bt_ci_high`` in
+:func:`cosci.tracking.artifacts.leaderboard_frame`), the excerpt check of citations and review evidence
+(``status``: ``verified`` / ``unverified``, issue 14), and judge statistics (the payload of the newest event whose
+name starts with ``judge``).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from cosci.config.schema import CosciConfig
+from cosci.domain import Hypothesis
+from cosci.store import SessionRecord
+from cosci.tracking.artifacts import elo_trajectories, leaderboard_frame
+
+BT_COLUMNS = ("bt_score", "bt_ci_low", "bt_ci_high")
+"""Bradley-Terry columns of the leaderboard (issue 13), shown when present."""
+SCORE_KEYS = ("novelty", "correctness", "testability", "feasibility")
+"""Review scores (seed 000 Reflection: record_review)."""
+OUT_OF_RANKING = ("quarantined", "rejected", "retired")
+"""States listed apart from the ranked leaderboard."""
+
+
+@dataclass(frozen=True)
+class MatchView:
+    """One match seen from one hypothesis: the opponent, the outcome for this hypothesis, Elo points."""
+
+    id: str
+    opponent: str
+    mode: str
+    outcome: str  # "won" | "lost" | "invalid"
+    elo_before: float
+    elo_after: float
+    rationale: str
+    transcript: list[dict[str, Any]]
+    created_at: float
+
+
+@dataclass
+class HypothesisView:
+    """A hypothesis section: the row's fields, its reviews (newest first) and matches (oldest first)."""
+
+    row: dict[str, Any]
+    mechanism: str
+    anticipated_outcomes: str
+    novelty_argument: str
+    entities: list[str]
+    citations: list[dict[str, Any]]
+    reviews: list[dict[str, Any]] = field(default_factory=list)
+    matches: list[MatchView] = field(default_factory=list)
+
+
+@dataclass
+class ReportData:
+    """Everything the report page shows. Units: USD, tokens, Elo points, seconds (epoch for times)."""
+
+    session: dict[str, Any]
+    plan: dict[str, Any] | None
+    models: dict[str, dict[str, str]]
+    spend: dict[str, dict[str, float]]
+    budget_usd: float
+    judge: dict[str, Any] | None
+    leaderboard: list[dict[str, Any]]
+    apart: list[dict[str, Any]]
+    hypotheses: list[HypothesisView]
+    trajectories: dict[str, list[tuple[int, float]]]
+    edges: list[tuple[str, str, str]]  # (parent id, child id, strategy)
+    overview: str | None
+    has_bt: bool
+    generated_at: float
+
+    @property
+    def spent_usd(self) -> float:
+        return sum(s["usd"] for s in self.spend.values())
+
+    @property
+    def ids(self) -> set[str]:
+        return {h.row["id"] for h in self.hypotheses}
+
+
+def models_per_agent(snapshot: dict[str, Any]) -> dict[str, dict[str, str]]:
+    """``{agent: {mode: LiteLLM model}}`` from the session's frozen config (seed 001 "Model Routing")."""
+    from cosci.llm.routing import Router  # plain config logic: no litellm import
+
+    try:
+        config = CosciConfig.model_validate(snapshot)
+    except ValueError:  # a snapshot from an older schema: show no models rather than fail the report
+        return {}
+    router = Router(config)
+    return {a: {m: router.route(a, m).model for m in cfg.modes} for a, cfg in config.agents.items()}
+
+
+def _review(r: Any) -> dict[str, Any]:
+    return {"id": r.id, "kind": r.kind, "verdict": r.verdict, "scores": r.scores, "notes": r.notes,
+            "evidence": r.evidence, "assumptions": r.assumptions, "weakest_assumption": r.weakest_assumption,
+            "kill_experiment": r.kill_experiment, "created_at": r.created_at}
+
+
+def _matches_by_hypothesis(record: SessionRecord) -> dict[str, list[MatchView]]:
+    out: dict[str, list[MatchView]] = {}
+    for m in record.matches.all():
+        transcript = record.matches.transcript(m.id) if m.mode == "debate" else []
+        for me, other, before, after in ((m.hyp_a, m.hyp_b, m.elo_a_before, m.elo_a_after),
+                                         (m.hyp_b, m.hyp_a, m.elo_b_before, m.elo_b_after)):
+            outcome = "invalid" if not m.verdict_valid else "won" if m.winner == me else "lost"
+            out.setdefault(me, []).append(MatchView(m.id, other, m.mode, outcome, before, after, m.rationale,
+                                                    transcript, m.created_at))
+    return out
+
+
+def _leaderboard_rows(record: SessionRecord) -> tuple[list[dict[str, Any]], bool]:
+    frame = leaderboard_frame(record)
+    has_bt = all(c in frame.columns for c in BT_COLUMNS)
+    latest: dict[str, dict[str, Any]] = {}
+    for r in record.hypotheses.reviews():  # newest first: keep the first seen per hypothesis
+        latest.setdefault(r.hypothesis_id, _review(r))
+    rows = []
+    for row in frame.to_dicts():
+        review = latest.get(row["id"])
+        row["verdict"] = review["verdict"] if review else None
+        row["scores"] = review["scores"] if review else {}
+        rows.append(row)
+    return rows, has_bt
+
+
+def _view(row: dict[str, Any], h: Hypothesis, reviews: list[dict[str, Any]],
+          matches: list[MatchView]) -> HypothesisView:
+    return HypothesisView(row=row, mechanism=h.mechanism, anticipated_outcomes=h.anticipated_outcomes,
+                          novelty_argument=h.novelty_argument, entities=h.entities, citations=h.citations,
+                          reviews=reviews, matches=matches)
+
+
+def judge_statistics(record: SessionRecord) -> dict[str, Any] | None:
+    """The payload of the newest ``judge*`` event (judge agreement, position bias...), if any."""
+    rows = record.db.query("SELECT payload FROM events WHERE session_id=? AND event LIKE 'judge%'"
+                           " ORDER BY seq DESC LIMIT 1", (record.session_id,))
+    if not rows:
+        return None
+    import json
+
+    payload = json.loads(rows[0]["payload"] or "{}")
+    return payload if isinstance(payload, dict) and payload else None
+
+
+def collect(record: SessionRecord, elo_initial: float = 1200.0) -> ReportData:
+    """Read the report's content from the record (works on a running session: it only reads).
+
+    Args:
+        record: an open session record.
+        elo_initial: the initial Elo rating (points; seed 000 "Elo Update": 1200) the trajectories start from.
+    """
+    row = record.sessions.get()
+    rows, has_bt = _leaderboard_rows(record)
+    ranked = [r for r in rows if r["state"] not in OUT_OF_RANKING]
+    for r in rows:
+        r["rank"] = None
+    for i, r in enumerate(ranked, 1):
+        r["rank"] = i
+    hyps = {h.id: h for h in record.hypotheses.all()}
+    reviews: dict[str, list[dict[str, Any]]] = {}
+    for rv in record.hypotheses.reviews():
+        reviews.setdefault(rv.hypothesis_id, []).append(_review(rv))
+    matches = _matches_by_hypothesis(record)
+    views = [_view(r, hyps[r["id"]], reviews.get(r["id"], []), matches.get(r["id"], [])) for r in rows]
+    edges = [(p, h.id, h.strategy) for h in hyps.values() for p in h.parent_ids if p in hyps]
+    session = {"id": row.id, "goal": row.research_goal, "status": row.status, "stop_reason": row.stop_reason,
+               "models_choice": row.models_choice, "elapsed_seconds": row.elapsed_seconds,
+               "wall_clock_seconds": row.wall_clock_seconds, "created_at": row.created_at,
+               "mlflow_run_id": row.mlflow_run_id}
+    return ReportData(
+        session=session, plan=row.research_plan, models=models_per_agent(row.config_snapshot),
+        spend=record.logs.spend(), budget_usd=row.budget_usd, judge=judge_statistics(record),
+        leaderboard=ranked, apart=[r for r in rows if r["state"] in OUT_OF_RANKING], hypotheses=views,
+        trajectories=elo_trajectories(record, elo_initial), edges=edges, overview=row.final_overview,
+        has_bt=has_bt, generated_at=time.time(),
+    )

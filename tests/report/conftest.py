@@ -1,0 +1,100 @@
+"""A finished fake-model session whose record also holds hostile text, shared by the report tests.
+
+The session runs in-process on the scripted fake (no Prefect). Then, as a model or a web page could, the record
+gets a hypothesis titled with a script tag, a ``javascript:`` citation, a review with raw HTML, a debate whose
+turns carry HTML, a quarantined hypothesis, and an overview paragraph citing the hostile hypothesis by id.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from cosci.domain import hypothesis_id
+from cosci.llm.fake import FAKE
+from cosci.records import Citation, Evidence, RecordHypothesis, RecordReview
+from cosci.report.render import write_report
+from cosci.store import RECORD_FILE, SessionRecord
+from tests.conftest import make_config
+from tests.test_cli import run_plain
+
+HOSTILE_TITLE = "<script>window.__pwned = 1</script> Metformin & AMPK"
+HOSTILE_NOTE = '<img src="x" onerror="window.__pwned = 2"> reviewer notes'
+HOSTILE_TURN = "</details><script>window.__pwned = 3</script>"
+UNKNOWN_ID = "H-000000000000"
+
+
+@dataclass(frozen=True)
+class Session:
+    data: Path
+    sid: str
+    hostile: str
+    quarantined: str
+
+    @property
+    def folder(self) -> Path:
+        return self.data / "sessions" / self.sid
+
+    @property
+    def report(self) -> Path:
+        return self.folder / "final" / "report.html"
+
+    def record(self) -> SessionRecord:
+        return SessionRecord.open(self.folder / RECORD_FILE, self.sid)
+
+
+def _hypothesis(record: SessionRecord, title: str, citations: list[Citation]) -> str:
+    rec = RecordHypothesis(title=title, statement=f"{title} statement", mechanism="<b>bold?</b> mechanism",
+                           entities=["AMPK"], anticipated_outcomes="", novelty_argument="", citations=citations)
+    hid = hypothesis_id(record.session_id, "literature", rec.statement)
+    record.hypotheses.insert(hid, rec, elo=1200.0, task_id=None)
+    return hid
+
+
+def _set_state(record: SessionRecord, hid: str, state: str) -> None:
+    with record.db.tx() as c:  # directly: the test places rows, it does not exercise the state machine
+        c.execute("UPDATE hypotheses SET state=? WHERE id=?", (state, hid))
+
+
+def add_hostile_text(record: SessionRecord) -> tuple[str, str]:
+    """Write the hostile rows described in the module docstring; returns (hostile id, quarantined id)."""
+    hostile = _hypothesis(record, HOSTILE_TITLE, [
+        Citation(url="javascript:alert(1)", title="a javascript: link"),
+        Citation(url="https://pubmed.ncbi.nlm.nih.gov/12345/", title="A real paper", year=2020)])
+    _set_state(record, hostile, "in_tournament")
+    quarantined = _hypothesis(record, "A quarantined hypothesis", [])
+    _set_state(record, quarantined, "quarantined")
+    review = RecordReview(verdict="neutral", novelty=0.5, correctness=0.25, testability=0.75, feasibility=1.0,
+                          evidence=[Evidence(claim="claim", url="https://example.org/a", excerpt="<i>x</i>")],
+                          notes=HOSTILE_NOTE)
+    record.hypotheses.add_review(hostile, review, task_id="T-test")
+    opponent = next(h.id for h in record.hypotheses.ranked() if h.id != hostile)
+    record.matches.apply("M-hostile", hostile, opponent, mode="debate", winner=hostile,
+                         rule=lambda ea, na, eb, nb, a_won: (16.0 if a_won else -16.0, 32.0),
+                         rationale="<b>rationale</b>", transcript=[{"speaker": "expert 1", "text": HOSTILE_TURN}],
+                         task_id="T-test")
+    overview = record.sessions.get().final_overview or ""
+    record.sessions.update(final_overview=overview + f"\n\nSee also [{hostile}] and [{UNKNOWN_ID}]. "
+                           "<script>window.__pwned = 4</script> [a source](https://example.org/paper)\n")
+    return hostile, quarantined
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory: pytest.TempPathFactory) -> Session:
+    data = tmp_path_factory.mktemp("report") / "data"
+    FAKE.reset()
+    try:
+        sid = asyncio.run(run_plain(make_config(data)))
+    finally:
+        FAKE.reset()
+    folder = data / "sessions" / sid
+    record = SessionRecord.open(folder / RECORD_FILE, sid)
+    try:
+        hostile, quarantined = add_hostile_text(record)
+        write_report(record, folder)
+    finally:
+        record.close()
+    return Session(data, sid, hostile, quarantined)

@@ -1,0 +1,109 @@
+"""`cosci report <id> --html` on a finished and on a running session, and `cosci export` (issue 17)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from cosci.config.schema import CosciConfig
+from cosci.llm.fake import FakeBackend
+from cosci.session.runtime import SessionRuntime
+from cosci.supervisor.loop import Supervisor
+from cosci.supervisor.stats import SessionStats
+from tests.report.conftest import HOSTILE_TITLE, Session
+from tests.test_cli import _cli
+
+
+def test_report_html_of_a_finished_session(session: Session, tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _cli(capsys, "--data-dir", str(session.data), "report", session.sid, "--html")
+    assert code == 0 and Path(out.strip()) == session.report
+    assert session.sid in session.report.read_text(encoding="utf-8")
+    other = tmp_path / "elsewhere.html"
+    code, out, _ = _cli(capsys, "--data-dir", str(session.data), "report", session.sid, "--html", "--out", str(other))
+    assert code == 0 and Path(out.strip()) == other and "<!DOCTYPE html>" in other.read_text(encoding="utf-8")
+
+
+class _ReportWhileRunning:
+    """An observer that runs `cosci report --html` while the session is running (lock held, status running)."""
+
+    def __init__(self, data: Path, sid: str, capsys: pytest.CaptureFixture[str]) -> None:
+        self.data, self.sid, self.capsys = data, sid, capsys
+        self.result: tuple[int, str, str] | None = None
+        self.page = ""
+
+    def on_progress(self, stats: SessionStats, step: int) -> None:
+        if self.result is None and stats.matches > 0:
+            self.result = _cli(self.capsys, "--data-dir", str(self.data), "report", self.sid, "--html")
+            self.page = Path(self.result[1].strip()).read_text(encoding="utf-8") if self.result[0] == 0 else ""
+
+
+def test_report_html_of_a_running_session(config: CosciConfig, fake: FakeBackend,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    async def run() -> _ReportWhileRunning:
+        rt = await SessionRuntime.open(config, models_choice="fake")
+        probe = _ReportWhileRunning(config.paths.data_dir, rt.session_id, capsys)
+        sup = Supervisor(config, rt.record, rt.budget, rt.execute, [probe])
+        rt.write_overview(await sup.finalize(await sup.run()))
+        await rt.close()
+        return probe
+
+    probe = asyncio.run(run())
+    assert probe.result is not None
+    code, _, err = probe.result
+    assert code == 0, err
+    assert "running" in probe.page and "report of a session in progress" in probe.page
+    assert "No overview yet" in probe.page and 'id="leaderboard-table"' in probe.page
+    assert "<tr data-id=" in probe.page  # hypotheses already ranked while it runs
+
+
+def test_export_formats(session: Session, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ("--data-dir", str(session.data), "export", session.sid)
+    code, md, _ = _cli(capsys, *args, "--format", "md")
+    assert code == 0 and "## Leaderboard" in md and "# Executive summary" in md
+    assert f"| {session.hostile} | {HOSTILE_TITLE} |" in md
+    out = tmp_path / "record.jsonl"
+    code, printed, _ = _cli(capsys, *args, "--format", "jsonl", "--out", str(out))
+    assert code == 0 and Path(printed.strip()) == out
+    lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    kinds = [line["type"] for line in lines]
+    record = session.record()
+    assert kinds[0] == "session" and kinds.count("session") == 1
+    assert kinds.count("hypothesis") == len(record.hypotheses.all())
+    assert kinds.count("review") == len(record.hypotheses.reviews())
+    assert kinds.count("match") == record.matches.count()
+    record.close()
+    debate = next(line for line in lines if line["type"] == "match" and line["id"] == "M-hostile")
+    assert debate["transcript"][0]["speaker"] == "expert 1"
+    code, html, _ = _cli(capsys, *args, "--format", "html")
+    assert code == 0 and html.startswith("<!DOCTYPE html>") and session.sid in html
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--format", "pdf"], "invalid choice"),
+    (["--format", "md", "--out", "/nonexistent-folder/x.md"], "does not exist"),
+])
+def test_export_errors_are_one_line(session: Session, capsys: pytest.CaptureFixture[str], extra: list[str],
+                                    message: str) -> None:
+    code, _, err = _cli(capsys, "--data-dir", str(session.data), "export", session.sid, *extra)
+    assert code == 2 and message in err
+
+
+def test_unknown_session_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _cli(capsys, "--data-dir", str(tmp_path), "report", "s-nope", "--html")
+    assert code == 2 and err.count("\n") == 1 and "no session 's-nope'" in err
+
+
+@pytest.mark.parametrize("opened", [True, False])
+def test_report_open(session: Session, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+                     opened: bool) -> None:
+    import webbrowser
+
+    urls: list[str] = []
+    monkeypatch.setattr(webbrowser, "open", lambda url: urls.append(url) or opened)
+    code, out, err = _cli(capsys, "--data-dir", str(session.data), "report", session.sid, "--open")
+    assert code == 0 and urls == [session.report.as_uri()] and Path(out.strip()) == session.report
+    assert ("no browser could be started" in err) is not opened

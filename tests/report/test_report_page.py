@@ -1,0 +1,187 @@
+"""The report page's content, escaping and links, read as HTML (no browser): cosci.report.render / data."""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+
+import polars as pl
+import pytest
+
+from cosci.report import data as report_data
+from cosci.report import render
+from cosci.report.data import collect
+from cosci.report.figures import FigureUnavailable
+from cosci.report.render import render_html, safe_url
+from tests.report.conftest import HOSTILE_NOTE, HOSTILE_TITLE, HOSTILE_TURN, UNKNOWN_ID, Session
+
+
+class _Page(HTMLParser):
+    """Ids, link targets and script elements of a page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: set[str] = set()
+        self.hrefs: list[str] = []
+        self.scripts = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if a.get("id"):
+            self.ids.add(a["id"] or "")
+        for key in ("href", "xlink:href"):
+            if a.get(key):
+                self.hrefs.append(a[key] or "")
+        self.scripts += tag == "script"
+
+
+def _parse(html: str) -> _Page:
+    page = _Page()
+    page.feed(html)
+    return page
+
+
+def test_untrusted_text_is_escaped(session: Session) -> None:
+    html = session.report.read_text(encoding="utf-8")
+    page = _parse(html)
+    assert page.scripts == 1, "only the page's own sorting script may be a script element"
+    for raw in (HOSTILE_TITLE, HOSTILE_NOTE, HOSTILE_TURN, "<script>window.__pwned = 4</script>"):
+        assert raw not in html
+    assert "&lt;script&gt;window.__pwned = 1&lt;/script&gt; Metformin &amp; AMPK" in html
+    assert not any(h.lower().startswith("javascript:") for h in page.hrefs)
+    assert "javascript:alert(1)" in html  # shown as text, never as a link
+
+
+def test_every_in_page_link_resolves_and_known_ids_are_linked(session: Session) -> None:
+    html = session.report.read_text(encoding="utf-8")
+    page = _parse(html)
+    local = [h[1:] for h in page.hrefs if h.startswith("#")]
+    assert local and set(local) <= page.ids
+    overview = html[html.index('<section id="overview">'):html.index('<section id="hypotheses">')]
+    linked = set(re.findall(r'href="#(H-[0-9a-f]{12})"', overview))
+    record = session.record()
+    cited = set(re.findall(r"\[(H-[0-9a-f]{12})\]", record.sessions.get().final_overview or ""))
+    known = {h.id for h in record.hypotheses.all()}
+    record.close()
+    assert session.hostile in linked and linked == cited & known
+    assert UNKNOWN_ID in overview and UNKNOWN_ID not in linked
+    assert 'target="_blank" rel="noopener noreferrer" href="https://example.org/paper"' in overview
+
+
+def test_sections_leaderboard_and_figures(session: Session) -> None:
+    html = session.report.read_text(encoding="utf-8")
+    record = session.record()
+    hyps = record.hypotheses.all()
+    for h in hyps:
+        assert f'<section class="hypothesis state-{h.state}" id="{h.id}">' in html
+    start = html.index('id="leaderboard-table"')
+    leaderboard = html[start:html.index("</table>", start)]
+    apart = html[html.index('id="out-of-ranking"'):]
+    assert session.quarantined not in leaderboard and session.quarantined in apart[:2000]
+    assert leaderboard.count("<tr data-id=") == len([h for h in hyps if h.state not in ("quarantined", "rejected",
+                                                                                         "retired")])
+    assert "BT score" not in html  # main's leaderboard has no Bradley-Terry columns
+    lineage = html[html.index('<section id="lineage">'):html.index('<section id="overview">')]
+    assert "<svg" in lineage and 'class="node"' in lineage  # laid out by Graphviz
+    edges = [(p, h.id, h.strategy) for h in hyps for p in h.parent_ids]
+    assert edges and all(s in lineage for _, _, s in edges)
+    ratings = html[html.index('<section id="ratings">'):html.index('<section id="lineage">')]
+    assert "<svg" in ratings and "Elo rating" in ratings
+    for agent, spend in record.logs.spend().items():
+        assert f"<td>{agent}</td><td class=\"n\">{spend['usd']:.4f}</td>" in html
+    record.close()
+    assert "debate transcript (1 turns)" in html and "<details>" in html
+    assert 'href="https://pubmed.ncbi.nlm.nih.gov/12345/"' in html
+
+
+def test_bradley_terry_columns_and_verified_marks_show_when_present(session: Session,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    original = report_data.leaderboard_frame
+
+    def with_bt(record):  # what issue 13 adds to the leaderboard
+        frame = original(record)
+        n = frame.height
+        return frame.with_columns(pl.Series("bt_score", [float(n - i) for i in range(n)]),
+                                  pl.Series("bt_ci_low", [float(n - i) - 0.5 for i in range(n)]),
+                                  pl.Series("bt_ci_high", [float(n - i) + 0.25 for i in range(n)]))
+
+    monkeypatch.setattr(report_data, "leaderboard_frame", with_bt)
+    record = session.record()
+    citations = [{"url": "https://example.org/v", "title": "checked", "status": "verified"},
+                 {"url": "https://example.org/u", "title": "not found", "status": "unverified"}]
+    data = collect(record)
+    record.close()
+    view = next(v for v in data.hypotheses if v.row["id"] == session.hostile)
+    view.citations = citations
+    html = render_html(data)
+    assert data.has_bt and "BT score" in html and "Bradley–Terry scores with confidence intervals" in html
+    top = data.leaderboard[0]
+    assert f"{top['bt_ci_low']:,.2f}–{top['bt_ci_high']:,.2f}" in html
+    assert '<span class="mark ok"' in html and '<span class="mark bad"' in html
+
+
+def test_without_graphviz_the_lineage_is_a_list(session: Session, monkeypatch: pytest.MonkeyPatch) -> None:
+    def missing(*_: object) -> str:
+        raise FigureUnavailable("Graphviz could not draw the lineage (ExecutableNotFound)")
+
+    monkeypatch.setattr(render, "lineage_svg", missing)
+    record = session.record()
+    html = render_html(collect(record))
+    record.close()
+    lineage = html[html.index('<section id="lineage">'):html.index('<section id="overview">')]
+    assert "ExecutableNotFound" in lineage and "<svg" not in lineage and "→" in lineage
+
+
+def test_the_script_hash_in_the_policy_is_the_script(session: Session) -> None:
+    import base64
+    import hashlib
+
+    html = session.report.read_text(encoding="utf-8")
+    script = re.search(r"<script>(.*?)</script>", html, re.S)
+    policy = re.search(r"script-src '(sha256-[^']+)'", html)
+    assert script and policy
+    assert policy[1] == "sha256-" + base64.b64encode(hashlib.sha256(script[1].encode()).digest()).decode()
+
+
+@pytest.mark.parametrize(("url", "ok"), [("https://a.org/x", True), ("HTTP://a.org", True),
+                                         ("javascript:alert(1)", False), ("data:text/html,x", False),
+                                         ("https://a.org/x y", False), (None, False)])
+def test_safe_url(url: str | None, ok: bool) -> None:
+    assert (safe_url(url) is not None) is ok
+
+
+def test_the_page_is_self_contained(session: Session) -> None:
+    html = session.report.read_text(encoding="utf-8")
+    page = _parse(html)
+    external = [h for h in page.hrefs if not h.startswith("#")]
+    assert all(h.startswith("https://") for h in external)  # links the reader may open, nothing loaded
+    assert not re.search(r"<(img|link|iframe)\b[^>]*\b(src|href)=\"https?:", html)
+    assert not re.search(r"<script\b[^>]*\bsrc=", html)
+    assert json.dumps("default-src 'none'")[1:-1] in html
+
+
+
+def test_the_report_loads_no_framework() -> None:
+    """The report reads the record only: no MLflow, Prefect, Hydra or LiteLLM (house style: frameworks at the
+    edges; the CLI's ``cosci report --html`` stays light)."""
+    from tests.test_purity import loaded_frameworks
+
+    assert loaded_frameworks("cosci.report.commands", "cosci.report.data", "cosci.llm.routing") == set()
+
+
+def test_judge_statistics_from_the_newest_judge_event(session: Session, tmp_path) -> None:
+    import shutil
+
+    from cosci.report.data import judge_statistics
+    from cosci.store import RECORD_FILE, SessionRecord
+
+    shutil.copy(session.folder / RECORD_FILE, tmp_path / RECORD_FILE)
+    record = SessionRecord.open(tmp_path / RECORD_FILE, session.sid)
+    assert judge_statistics(record) is None
+    record.logs.event("judge_stats", {"flip_rate": 0.5})
+    record.logs.event("judge_stats", {"flip_rate": 0.25, "first_position_win_rate": 0.5})
+    assert judge_statistics(record) == {"flip_rate": 0.25, "first_position_win_rate": 0.5}
+    html = render_html(collect(record))
+    record.close()
+    assert "Judge statistics" in html and "<td>flip_rate</td><td class=\"n\">0.25</td>" in html
