@@ -27,7 +27,7 @@ from pydantic import ValidationError
 
 from cosci.config.load import ConfigError, compose, validate
 from cosci.config.schema import CosciConfig
-from cosci.errors import CosciError, SessionNotFound
+from cosci.errors import CosciError, GoalRefused, SessionNotFound
 from cosci.store import RECORD_FILE, SessionRecord
 
 FEEDBACK_KINDS = ("directive", "preference", "rejection", "pin")
@@ -318,6 +318,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser().parse_args(argv)
     try:
         args.func(args)
+    except GoalRefused as exc:  # issue 15: a refused goal (resume) or researcher feedback text
+        print(f"cosci: {exc}", file=sys.stderr)
+        raise SystemExit(GoalRefused.exit_code) from None
     except (CosciError, ConfigError) as exc:
         print(f"cosci: {exc}", file=sys.stderr)
         raise SystemExit(2) from None

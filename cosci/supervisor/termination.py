@@ -18,4 +18,5 @@ class StopReason(StrEnum):
     ELO_STABLE = "elo_stable"
     MAX_IDEAS = "max_ideas"
     IDLE = "idle"
+    REFUSED = "refused"  # issue 15: the safety classifier blocked the goal; nothing else runs
     INTERRUPTED = "interrupted"  # Ctrl-C / SIGTERM: not an end; interrupted actions wait for `cosci resume`
