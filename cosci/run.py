@@ -87,8 +87,8 @@ def check_resumable(data_dir: Path, session_id: str) -> None:
     record = open_session(data_dir, session_id)
     status = record.sessions.status()
     record.close()
-    if status == "done":
-        raise CosciError(f"session {session_id} is done; `cosci report {session_id}` shows its overview")
+    if status in ("done", "refused"):
+        raise CosciError(f"session {session_id} is {status}; `cosci report {session_id}` shows its overview")
 
 
 def check_corpus(path: str) -> None:
