@@ -37,6 +37,7 @@ async def test_a_blocked_goal_stops_before_any_other_call(config: CosciConfig, f
         verdict = rt.record.safety.latest("goal")
         assert verdict and verdict.decision == "block" and verdict.acted and verdict.categories == ["biological"]
         assert set(rt.record.logs.spend()) == {"safety"}  # nothing else spent
+        assert 0 < rt.budget.spent_usd["safety"] == pytest.approx(rt.budget.reserve_used_usd)  # from the reserve
         assert rt.record.tasks.counts() == {"done": 1} and rt.record.hypotheses.count() == 0
         assert "refused by safety screening" in overview and "more transmissible" in overview
         assert (rt.folder / "final" / "overview.md").read_text() == overview
