@@ -161,6 +161,10 @@ def safety_lines(rec: SessionRecord) -> list[str]:
         verdict = rec.safety.latest("hypothesis", h.id)
         lines.append(f"quarantined  [{h.id}] {' '.join(h.title.split())[:80]}: "
                      + (verdict.line() if verdict else "no verdict recorded"))
+    for v in rec.safety.all("hypothesis"):
+        kept = rec.hypotheses.get(v.subject_id or "")
+        if v.decision == "flag" and kept is not None and kept.state != "quarantined":  # kept, marked
+            lines.append(f"flagged      [{kept.id}] {' '.join(kept.title.split())[:80]}: {v.line()}")
     return lines
 
 
@@ -173,10 +177,13 @@ def cmd_report(args: argparse.Namespace) -> None:
         print(f"# Session {row.id}: no overview yet ({row.status}); leaderboard so far\n")
         for i, h in enumerate(sorted(rec.hypotheses.all(), key=lambda h: -h.elo), 1):
             print(f"{i:3d}. [{h.id}] Elo {h.elo:6.0f} ({h.matches_played} matches, {h.state})  {h.title}")
-    quarantined = [line for line in safety_lines(rec) if line.startswith("quarantined")]
-    if quarantined:  # issue 15: listed with categories and rationale, never in the overview itself
-        print("\n# Quarantined by safety screening (not in the tournament or the overview)\n")
-        print("\n".join(f"- {line.removeprefix('quarantined').strip()}" for line in quarantined))
+    lines = safety_lines(rec)
+    for word, heading in (("quarantined", "Quarantined by safety screening (not in the tournament or the overview)"),
+                          ("flagged", "Flagged by safety screening (kept)")):
+        marked = [line.removeprefix(word).strip() for line in lines if line.startswith(word)]
+        if marked:  # issue 15: listed with categories and rationale
+            print(f"\n# {heading}\n")
+            print("\n".join(f"- {line}" for line in marked))
     rec.close()
 
 

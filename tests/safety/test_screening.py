@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import logging
 
+import polars as pl
 import pytest
 
+from cosci.cli import main
 from cosci.config.schema import CosciConfig
 from cosci.llm.fake import FakeBackend, FakeReply
 from cosci.session.runtime import SessionRuntime
 from cosci.supervisor.loop import Supervisor
 from cosci.supervisor.termination import StopReason
+from cosci.tracking.artifacts import leaderboard_frame
 
 
 async def run(config: CosciConfig, rt: SessionRuntime | None = None) -> tuple[SessionRuntime, StopReason, str]:
@@ -103,6 +106,8 @@ async def test_a_blocked_hypothesis_is_quarantined_and_never_used_again(config: 
         assert all(h.title not in c.prompt for c in fake.calls[screened_at + 1:] if c.agent == "generation")
         assert h.id not in overview and h.statement not in overview
         assert rt.record.safety.counts()["block"] == 1
+        board = leaderboard_frame(rt.record).filter(pl.col("id") == h.id).row(0, named=True)  # an MLflow artifact
+        assert board["state"] == "quarantined" and h.statement not in str(board) and h.title not in str(board)
     finally:
         await rt.close()
 
@@ -123,8 +128,8 @@ async def test_a_blocked_overview_is_withheld(config: CosciConfig, fake: FakeBac
         await rt.close()
 
 
-async def test_a_failed_classifier_call_flags_and_keeps_the_hypothesis(config: CosciConfig,
-                                                                        fake: FakeBackend) -> None:
+async def test_a_failed_classifier_call_flags_and_keeps_the_hypothesis(
+        config: CosciConfig, fake: FakeBackend, capsys: pytest.CaptureFixture[str]) -> None:
     fake.script(FakeReply(fault="bad_request"), agent="safety", action="ScreenHypothesis")
     rt, _, _ = await run(config)
     try:
@@ -132,6 +137,9 @@ async def test_a_failed_classifier_call_flags_and_keeps_the_hypothesis(config: C
         assert len(flagged) == 1 and "not screened by the model" in flagged[0].rationale
         assert not rt.record.hypotheses.all(states=("quarantined",))
         assert rt.record.hypotheses.reviews(flagged[0].subject_id)  # kept, so it was reviewed
+        main(["--data-dir", str(config.paths.data_dir), "status", rt.session_id])
+        out = capsys.readouterr().out
+        assert f"flagged      [{flagged[0].subject_id}]" in out and "not screened by the model" in out
     finally:
         await rt.close()
 
