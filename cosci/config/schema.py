@@ -178,6 +178,10 @@ class SafetyCfg(_Strict):
     prescreen_terms: str = Field(
         min_length=1, description="Pre-screen term file, relative to conf/ (or absolute): a coarse first pass."
     )
+    embedded_block_needs_prescreen: bool = Field(
+        description="On the embedded model (schema-constrained, too weak to be the only line), a `block` without a "
+        "pre-screen hit is recorded as `flag`."
+    )
 
 
 class JoblibCfg(_Strict):

@@ -8,6 +8,9 @@ depends on what was screened: ``safety.block_goal_on`` (goal, researcher feedbac
 
 If the classifier call fails (provider error, invalid answer, budget), the text is kept with decision ``flag``
 and a rationale saying it was not screened by the model: a failure never blocks, but it is never silent.
+On the embedded model (a schema-constrained 135M model, whose decisions are close to chance) a ``block``
+acts only when the pre-screen also hit; otherwise it is recorded as ``flag``
+(``safety.embedded_block_needs_prescreen``), so the default offline demo is not refused at random.
 No framework imports: the classifier talks to the LLM port.
 """
 
@@ -101,6 +104,9 @@ class Classifier:
         try:
             rec, _ = await call_record(self.llm, spec, RecordSafetyVerdict)
             decision, categories, rationale = rec.decision, self.categories(rec.categories), rec.rationale.strip()
+            if decision == "block" and route.constrained and not notes and self.cfg.embedded_block_needs_prescreen:
+                decision = "flag"
+                rationale = f"embedded model's block without a pre-screen hit, kept as a flag: {rationale}"
         except CosciError as exc:
             log.warning("safety classifier failed on the %s (%s); kept and flagged", SUBJECT_LABELS[subject], exc)
             decision, categories = "flag", sorted({n.split(":", 1)[0] for n in notes} & set(self.cfg.categories))
