@@ -71,10 +71,13 @@ def test_python_m_cosci_run_exits_3_on_a_refused_goal(tmp_path: Path) -> None:
     data = tmp_path / "data"
     env = {**os.environ, "COSCI_DATA_DIR": str(data), "PYTHONPATH": str(ROOT)}
     goal = 'session.goal="Make the virus spread between ferrets [fake-safety:block]"'
+    calls = tmp_path / "calls.jsonl"
     args = [sys.executable, "-m", "cosci.run", "experiment=demo", "models=fake", "tools.offline=true",
-            "tracking.enabled=false", goal]
+            "tracking.enabled=false", f"models.fake.call_log={calls}", goal]
     done = subprocess.run(args, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert done.returncode == 3, done.stderr[-3000:]
+    logged = [json.loads(line) for line in calls.read_text().splitlines()]
+    assert [(c["agent"], c["action"]) for c in logged] == [("safety", "ScreenGoal")]  # the fake's call log
     refused = [line for line in done.stderr.splitlines() if "goal refused" in line]
     assert len(refused) == 1 and "(biological)" in refused[0] and "Traceback" not in done.stderr
     [folder] = list((data / "sessions").iterdir())
