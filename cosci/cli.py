@@ -8,11 +8,13 @@
     cosci resume <id> [key=value ...]           continue a killed or paused session (overrides on its frozen config)
     cosci pause <id> | cosci abort <id>         ask a running session to hold / to stop and write its overview
     cosci feedback <id> --kind K --text T       researcher feedback: directive, preference, rejection, pin
+    cosci release <id> <H-id> --why T [--by W]  release a hypothesis quarantined by safety screening
     cosci estimate [hydra overrides ...]        pre-flight cost estimate of a configuration
     cosci compare [--experiment E | --parent RUN | --ids RUN ...]   compare sessions tracked in MLflow
     cosci serve [--cron "0 6 * * 1"] [hydra overrides ...]           serve the Prefect deployment on a schedule
 
-Errors print one line and exit 2. ``--data-dir`` (default ``$COSCI_DATA_DIR`` or ``./data``) picks the sessions.
+Errors print one line and exit 2; a goal or feedback text refused by safety screening exits 3. ``--data-dir``
+(default ``$COSCI_DATA_DIR`` or ``./data``) picks the sessions.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from pydantic import ValidationError
 
 from cosci.config.load import ConfigError, compose, validate
 from cosci.config.schema import CosciConfig
-from cosci.errors import CosciError, SessionNotFound
+from cosci.errors import CosciError, GoalRefused, SessionNotFound
 from cosci.store import RECORD_FILE, SessionRecord
 
 FEEDBACK_KINDS = ("directive", "preference", "rejection", "pin")
@@ -142,7 +144,30 @@ def cmd_status(args: argparse.Namespace) -> None:
     print(f"active time  {row.elapsed_seconds:.0f} s of {row.wall_clock_seconds:.0f} s")
     if row.mlflow_run_id:
         print(f"mlflow run   {row.mlflow_run_id}")
+    for line in safety_lines(rec):
+        print(line)
     rec.close()
+
+
+def safety_lines(rec: SessionRecord) -> list[str]:
+    """Issue 15: screening counts, the goal's verdict, and every quarantined hypothesis with its verdict."""
+    counts = rec.safety.counts()
+    if not counts:
+        off = rec.logs.events("safety_disabled")
+        return ["safety       off (safety.enabled=false)" if off else "safety       nothing screened"]
+    goal = rec.safety.latest("goal")
+    lines = [f"safety       {sum(counts.values())} screened: "
+             + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+             + (f"; goal {goal.line()}" if goal else "")]
+    for h in rec.hypotheses.all(states=("quarantined",)):
+        verdict = rec.safety.latest("hypothesis", h.id)
+        lines.append(f"quarantined  [{h.id}] {' '.join(h.title.split())[:80]}: "
+                     + (verdict.line() if verdict else "no verdict recorded"))
+    for v in rec.safety.all("hypothesis"):
+        kept = rec.hypotheses.get(v.subject_id or "")
+        if v.decision == "flag" and kept is not None and kept.state != "quarantined":  # kept, marked
+            lines.append(f"flagged      [{kept.id}] {' '.join(kept.title.split())[:80]}: {v.line()}")
+    return lines
 
 
 def cmd_report(args: argparse.Namespace) -> None:
@@ -163,6 +188,13 @@ def cmd_report(args: argparse.Namespace) -> None:
         print(f"# Session {row.id}: no overview yet ({row.status}); leaderboard so far\n")
         for i, h in enumerate(sorted(rec.hypotheses.all(), key=lambda h: -h.elo), 1):
             print(f"{i:3d}. [{h.id}] Elo {h.elo:6.0f} ({h.matches_played} matches, {h.state})  {h.title}")
+    lines = safety_lines(rec)
+    for word, heading in (("quarantined", "Quarantined by safety screening (not in the tournament or the overview)"),
+                          ("flagged", "Flagged by safety screening (kept)")):
+        marked = [line.removeprefix(word).strip() for line in lines if line.startswith(word)]
+        if marked:  # issue 15: listed with categories and rationale
+            print(f"\n# {heading}\n")
+            print("\n".join(f"- {line}" for line in marked))
     rec.close()
 
 
@@ -182,9 +214,9 @@ def _set_status(args: argparse.Namespace, status: str) -> None:
     root = data_dir(args.data_dir)
     rec = open_session(root, args.session)
     current = rec.sessions.status()
-    if current == "done":
+    if current in ("done", "refused"):
         rec.close()
-        raise CosciError(f"session {args.session} is done; nothing to {args.command}")
+        raise CosciError(f"session {args.session} is {current}; nothing to {args.command}")
     rec.sessions.update(status=status)
     rec.logs.event(f"external_{args.command}", {"requested_status": status})
     rec.close()
@@ -200,9 +232,9 @@ def _set_status(args: argparse.Namespace, status: str) -> None:
 
 def cmd_feedback(args: argparse.Namespace) -> None:
     rec = open_session(data_dir(args.data_dir), args.session)
-    if rec.sessions.status() == "done":
+    if (status := rec.sessions.status()) in ("done", "refused"):
         rec.close()
-        raise CosciError(f"session {args.session} is done; feedback would reach no prompt")
+        raise CosciError(f"session {args.session} is {status}; feedback would reach no prompt")
     if args.kind in ("directive", "preference") and not (args.text or "").strip():
         rec.close()
         raise CosciError(f"--kind {args.kind} needs --text \"...\"")
@@ -212,6 +244,8 @@ def cmd_feedback(args: argparse.Namespace) -> None:
     if args.hypothesis and rec.hypotheses.get(args.hypothesis) is None:
         rec.close()
         raise CosciError(f"no hypothesis {args.hypothesis} in session {args.session}")
+    if (args.text or "").strip():
+        check_feedback_text(rec, args.text)
     fid = rec.logs.add_feedback("human", args.kind, args.text or "", target_id=args.hypothesis)
     if args.kind == "rejection":
         rec.hypotheses.set_state(args.hypothesis, "rejected")
@@ -219,6 +253,57 @@ def cmd_feedback(args: argparse.Namespace) -> None:
         rec.hypotheses.set_state(args.hypothesis, "pinned")
     rec.close()
     print(f"{args.session}: {args.kind} feedback {fid} recorded; it reaches the next generation and evolution prompts")
+
+
+def check_feedback_text(rec: SessionRecord, text: str) -> None:
+    """Issue 15: screen researcher feedback as a goal is screened, before it is stored.
+
+    Raises:
+        GoalRefused: the classifier refused it (nothing is stored; exit status 3).
+    """
+    from cosci.safety.classifier import screening_on
+
+    config = frozen_config(rec, [])
+    if not screening_on(config):
+        return
+    from cosci.safety.standalone import screen_feedback
+
+    screening = screen_feedback(rec, config, text)
+    if screening.acted:
+        rec.logs.event("feedback_refused", {"verdict_id": screening.verdict.id})
+        rec.close()
+        raise GoalRefused(f"feedback refused by safety screening, {screening.verdict.line()}; it was not recorded")
+    if screening.decision == "flag":
+        print(f"cosci: warning: feedback flagged by safety screening, {screening.verdict.line()}", file=sys.stderr)
+
+
+def cmd_release(args: argparse.Namespace) -> None:
+    """Issue 15: a researcher releases a quarantined hypothesis; it goes back to review and the tournament."""
+    root = data_dir(args.data_dir)
+    rec = open_session(root, args.session)
+    try:
+        h = rec.hypotheses.get(args.hypothesis)
+        if h is None or h.state != "quarantined":
+            state = h.state if h else "not in this session"
+            raise CosciError(f"{args.hypothesis} is not quarantined ({state}); `cosci status {args.session}` lists"
+                             " the quarantined hypotheses")
+        if not args.why.strip():
+            raise CosciError("--why needs a reason (it is recorded with the release)")
+        verdict = rec.safety.latest("hypothesis", h.id)
+        rec.hypotheses.set_state(h.id, "draft")
+        rec.logs.event("hypothesis_released", {"id": h.id, "by": args.by, "why": args.why.strip(),
+                                               "verdict_id": verdict.id if verdict else None})
+        status = rec.sessions.status()
+        if status in ("done", "refused"):
+            print(f"{args.session}: {h.id} released (back to draft), but the session is {status}: no more matches run")
+            return
+        from cosci.supervisor.rules import Scheduler
+
+        Scheduler(frozen_config(rec, []), rec).screen_or_review(h.id)  # it has a verdict: straight to review
+        when = "now" if is_running(root, args.session) else f"at `cosci resume {args.session}`"
+        print(f"{args.session}: {h.id} released by {args.by}; it is reviewed and enters the tournament {when}")
+    finally:
+        rec.close()
 
 
 def cmd_resume(args: argparse.Namespace) -> None:
@@ -233,9 +318,9 @@ def cmd_resume(args: argparse.Namespace) -> None:
             return
         rec.close()
         raise CosciError(f"session {args.session} is already running in another process")
-    if status == "done":
+    if status in ("done", "refused"):
         rec.close()
-        raise CosciError(f"session {args.session} is done; `cosci report {args.session}` shows its overview")
+        raise CosciError(f"session {args.session} is {status}; `cosci report {args.session}` shows its overview")
     config = frozen_config(rec, args.overrides)
     row = rec.sessions.get()
     rec.close()
@@ -327,6 +412,12 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--text", default="")
     sp.add_argument("--hypothesis", help="hypothesis id (rejection, pin)")
     sp.set_defaults(func=cmd_feedback)
+    sp = add("release", help="release a hypothesis quarantined by safety screening")
+    sp.add_argument("session")
+    sp.add_argument("hypothesis", help="the quarantined hypothesis id (H-...)")
+    sp.add_argument("--why", required=True, help="why it is safe to release (recorded)")
+    sp.add_argument("--by", default=os.environ.get("USER") or "researcher", help="who releases it (recorded)")
+    sp.set_defaults(func=cmd_release)
     sp = add("estimate", help="pre-flight cost estimate")
     sp.add_argument("overrides", nargs="*", default=[])
     sp.set_defaults(func=cmd_estimate)
@@ -349,6 +440,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser().parse_args(argv)
     try:
         args.func(args)
+    except GoalRefused as exc:  # issue 15: a refused goal (resume) or researcher feedback text
+        print(f"cosci: {exc}", file=sys.stderr)
+        raise SystemExit(GoalRefused.exit_code) from None
     except (CosciError, ConfigError) as exc:
         print(f"cosci: {exc}", file=sys.stderr)
         raise SystemExit(2) from None

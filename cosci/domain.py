@@ -26,6 +26,13 @@ ResultKind = Literal[
     "system_feedback_generated",
     "final_overview_generated",
     "nothing_to_do",
+    # issue 15: safety screening
+    "goal_screened",
+    "goal_refused",
+    "hypothesis_screened",
+    "hypothesis_quarantined",
+    "overview_screened",
+    "overview_withheld",
 ]
 
 

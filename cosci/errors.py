@@ -26,3 +26,9 @@ class SessionNotFound(CosciError):
 
 class IllegalTransition(CosciError):
     """A hypothesis state change the state machine (seed 004) does not allow."""
+
+
+class GoalRefused(CosciError):
+    """Safety screening refused the research goal or a researcher's feedback text (issue 15): exit status 3."""
+
+    exit_code = 3

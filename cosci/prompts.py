@@ -9,7 +9,8 @@ Untrusted text (literature, hypotheses, researcher feedback) must reach :func:`r
 :mod:`cosci.safety.quoting`; templates place it as given and never quote it again. Autoescaping is off because
 the output is a prompt, not HTML.
 
-Keys are the ``agent.mode`` names of seed 003's table plus the partials (leading underscore) that callers
+Keys are the ``agent.mode`` names of seed 003's table (and ``safety.classify``, issue 15) plus the partials
+(leading underscore) that callers
 render as system blocks: ``_safety_preamble`` heads every system prompt, ``_session_context`` is the cached
 research goal and plan, ``_feedback_context`` the latest system feedback and researcher directives, and
 ``_debate_record`` the follow-up that turns a finished generation debate into a ``record_hypothesis`` call.
@@ -49,6 +50,7 @@ TEMPLATES: dict[str, str] = {
     "evolution.out_of_box": "evolution_out_of_box.md",
     "metareview.system": "metareview_system.md",
     "metareview.final": "metareview_final.md",
+    "safety.classify": "safety_classify.md",
     "_safety_preamble": "_safety_preamble.md",
     "_session_context": "_session_context.md",
     "_feedback_context": "_feedback_context.md",

@@ -116,6 +116,19 @@ class RecordSystemFeedback(Record):
     narrative: str = Field(min_length=1, description="A 1-2 paragraph synthesis.")
 
 
+class RecordSafetyVerdict(Record):
+    """The safety classifier's verdict (issue 15; the seeds' ``classifier`` on the mini tier)."""
+
+    tool_name: ClassVar[str] = "record_safety_verdict"
+    tool_description: ClassVar[str] = "Record your safety verdict on the screened text. Ends your turn."
+
+    decision: Literal["allow", "flag", "block"] = Field(
+        description="allow: ordinary research; flag: dual-use, keep with a mark; block: a path to serious harm."
+    )
+    categories: list[str] = Field(default_factory=list, description="Hazard categories from the given list.")
+    rationale: str = Field(default="", description="One or two sentences: why this decision.")
+
+
 class TournamentVerdict(BaseModel):
     """A constrained tournament answer: the rationale, then which hypothesis is better (1 or 2)."""
 

@@ -24,7 +24,7 @@ from hydra.errors import HydraException
 from omegaconf import DictConfig
 
 from cosci.config.load import ConfigError, compose, one_line, validate
-from cosci.errors import CosciError
+from cosci.errors import CosciError, GoalRefused
 from cosci.llm.routing import Router
 from cosci.paths import conf_dir
 
@@ -87,8 +87,8 @@ def check_resumable(data_dir: Path, session_id: str) -> None:
     record = open_session(data_dir, session_id)
     status = record.sessions.status()
     record.close()
-    if status == "done":
-        raise CosciError(f"session {session_id} is done; `cosci report {session_id}` shows its overview")
+    if status in ("done", "refused"):
+        raise CosciError(f"session {session_id} is {status}; `cosci report {session_id}` shows its overview")
 
 
 def check_corpus(path: str) -> None:
@@ -154,6 +154,9 @@ def main(argv: Sequence[str] | None = None) -> None:
             prevalidate(args.overrides, bool(args.multirun))
         sys.argv = [sys.argv[0], *argv]
         _job()
+    except GoalRefused as exc:  # issue 15: safety screening refused the goal
+        print(f"cosci: {exc}", file=sys.stderr)
+        raise SystemExit(GoalRefused.exit_code) from None
     except (ConfigError, CosciError) as exc:
         print(f"cosci: {exc}", file=sys.stderr)
         raise SystemExit(2) from None

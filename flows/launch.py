@@ -11,6 +11,7 @@ from typing import Any
 from rich.console import Console
 
 from cosci.config.schema import CosciConfig
+from cosci.errors import GoalRefused
 from cosci.session.summary import SessionSummary
 from cosci.supervisor.termination import StopReason
 from flows.env import prepare
@@ -54,6 +55,17 @@ def quiet_logging(log_file: Path | None = None) -> None:
         logger.addHandler(handler)
 
 
+def refusal(record_path: Path, session_id: str) -> GoalRefused:
+    """The error for a session whose goal safety screening refused (its message names the categories)."""
+    from cosci.store import SessionRecord
+
+    record = SessionRecord.open(record_path, session_id)
+    verdict = record.safety.latest("goal")
+    record.close()
+    why = verdict.line() if verdict else "no verdict recorded"
+    return GoalRefused(f"goal refused by safety screening, {why} (session {session_id} recorded as refused)")
+
+
 def run_session(
     config: CosciConfig,
     *,
@@ -66,6 +78,7 @@ def run_session(
 
     Raises:
         CosciError: a missing API key, an unknown session, a session already running elsewhere.
+        GoalRefused: safety screening refused the goal (issue 15; callers exit with status 3).
     """
     if resume_id:  # refuse at once if another process runs it (before the Prefect server starts)
         from cosci.session.runtime import lock_session
@@ -90,6 +103,8 @@ def run_session(
     summary = SessionSummary(**data)
     for line in summary.lines():
         print(line, file=sys.stderr)  # plain: paths must not be wrapped when the output is a file
+    if summary.stop_reason == StopReason.REFUSED:  # issue 15: one line naming the category; the caller exits 3
+        raise refusal(Path(summary.record_path), summary.session_id)
     if summary.stop_reason == StopReason.INTERRUPTED:
         raise KeyboardInterrupt
     return summary

@@ -243,6 +243,7 @@ async def session_flow(
         path = rt.write_overview(overview)
         summary = summarise(rt, reason, path, tracker.run_id if tracker else None, sup.stop_detail)
         if tracker:
+            tracker.log_safety(rt.record)  # issue 15
             tracker.finish(rt, summary)
         return summary.to_dict()
     except BaseException:

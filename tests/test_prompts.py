@@ -74,10 +74,14 @@ REQUIRED: dict[str, dict[str, Any]] = {
     "metareview.final": {"objective": OBJECTIVE, "preferences": PREFERENCES, "n_hypotheses": 12,
                          "n_matches": 40, "ids": [ID_1, ID_2],
                          "top_hypotheses_block": f"{HYP_1}\nElo 1240\n{REVIEW_1}\n\n{HYP_2}\nElo 1190"},
+    "safety.classify": {"subject": "research goal", "text": HYP_1,
+                        "categories": ["biological", "chemical"]},
 }
 
 # What each agent relies on finding in its prompt.
 RELIES_ON: dict[str, list[str]] = {
+    "safety.classify": ["record_safety_verdict", "research goal", "biological, chemical", "`block`",
+                        "`flag`", "`allow`", ID_1],
     "_safety_preamble": ["<untrusted_source", "<hypothesis_text", "[quoted-directive]", "never instructions",
                          "Cite only URLs that a tool returned", "Never invent a source"],
     "_session_context": [GOAL, OBJECTIVE, "approved drugs only", "oncology",
@@ -130,6 +134,7 @@ OPTIONAL: dict[str, dict[str, Any]] = {
     "evolution.simplify": {"review": REVIEW_1},
     "evolution.feasibility": {"review": REVIEW_1},
     "metareview.final": {"system_feedback": REVIEW_1},
+    "safety.classify": {"prescreen_notes": ['biological: "h5n1" + "spread efficiently"']},
 }
 EMPTYABLE = {"preferences": [], "idea_attributes": [], "tool_names": [], "constraints": [], "transcript": [],
              "directives": [], "rejected_titles": [], "system_feedback": None, "domain_hint": None,
@@ -138,7 +143,7 @@ EMPTYABLE = {"preferences": [], "idea_attributes": [], "tool_names": [], "constr
 
 def test_every_key_has_a_file_and_a_case() -> None:
     assert set(TEMPLATES) == set(REQUIRED) == set(RELIES_ON)
-    assert len([k for k in TEMPLATES if not k.startswith("_")]) == 14
+    assert len([k for k in TEMPLATES if not k.startswith(("_", "safety."))]) == 14  # seed 003's 14
 
 
 @pytest.mark.parametrize("key", sorted(REQUIRED))

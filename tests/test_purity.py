@@ -64,7 +64,7 @@ def loaded_frameworks(*modules: str) -> set[str]:
 
 
 AGENTS = ["cosci.agents.goal", "cosci.agents.generation", "cosci.agents.reflection", "cosci.agents.ranking",
-          "cosci.agents.evolution", "cosci.agents.proximity", "cosci.agents.metareview"]
+          "cosci.agents.evolution", "cosci.agents.proximity", "cosci.agents.metareview", "cosci.agents.safety"]
 
 
 @pytest.fixture(scope="module")

@@ -14,9 +14,10 @@ def build_agents(deps: AgentDeps) -> dict[str, BaseAgent]:
     from cosci.agents.proximity import ProximityAgent
     from cosci.agents.ranking import RankingAgent
     from cosci.agents.reflection import ReflectionAgent
+    from cosci.agents.safety import SafetyAgent
 
     agents = (GoalParser, GenerationAgent, ReflectionAgent, RankingAgent, EvolutionAgent, ProximityAgent,
-              MetaReviewAgent)
+              MetaReviewAgent, SafetyAgent)
     return {cls.name: cls(deps) for cls in agents}
 
 

@@ -45,7 +45,8 @@ class GenerationAgent(BaseAgent):
 
     def existing(self, limit: int = 30) -> str:
         """Titles already in the pool (best first), quoted, so a new hypothesis differs from them."""
-        hyps = sorted(self.record.hypotheses.all(), key=lambda h: (-h.elo, h.created_at))[:limit]
+        hyps = sorted((h for h in self.record.hypotheses.all() if h.state != "quarantined"),  # issue 15
+                      key=lambda h: (-h.elo, h.created_at))[:limit]
         return quote_untrusted("\n".join(f"- {h.title}" for h in hyps), "pool-titles") if hyps else ""
 
     async def _literature(self, task: Task) -> tuple[RecordHypothesis, list[str]]:

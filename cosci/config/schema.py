@@ -17,6 +17,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
 AGENT_NAMES = ("supervisor", "generation", "reflection", "ranking", "evolution", "proximity", "metareview")
 """The seven agents of seed 000, in pipeline order."""
+OPTIONAL_AGENTS = ("safety",)
+"""Agents a config may add: ``safety``, the seeds' classifier (issue 15; seed 001 routing table)."""
+SafetyDecision = Literal["allow", "flag", "block"]
 
 
 class _Strict(BaseModel):
@@ -183,6 +186,23 @@ class TrackingCfg(_Strict):
                          "(issue 17); false = none.")
 
 
+class SafetyCfg(_Strict):
+    """Safety screening (issue 15): the classifier's decisions and which of them act."""
+
+    enabled: bool = Field(description="Screen the goal, feedback, new hypotheses and the overview (false: no call).")
+    block_goal_on: list[SafetyDecision] = Field(description="Decisions that refuse a goal or feedback text.")
+    quarantine_on: list[SafetyDecision] = Field(description="Decisions that quarantine a new hypothesis.")
+    withhold_overview_on: list[SafetyDecision] = Field(description="Decisions that withhold the final overview.")
+    categories: list[str] = Field(min_length=1, description="The fixed hazard categories the classifier names.")
+    prescreen_terms: str = Field(
+        min_length=1, description="Pre-screen term file, relative to conf/ (or absolute): a coarse first pass."
+    )
+    embedded_block_needs_prescreen: bool = Field(
+        description="On the embedded model (schema-constrained, too weak to be the only line), a `block` without a "
+        "pre-screen hit is recorded as `flag`."
+    )
+
+
 class JoblibCfg(_Strict):
     n_jobs: int = Field(gt=0, description="Local processes running sessions at once.")
 
@@ -333,15 +353,23 @@ class CosciConfig(_Strict):
     paths: PathsCfg
     models: ModelsCfg
     agents: dict[str, AgentCfg]
+    safety: SafetyCfg | None = Field(
+        default=None, description="Safety screening (issue 15); absent in sessions frozen before it existed."
+    )
 
     @model_validator(mode="after")
     def _cross_field(self) -> CosciConfig:
         missing = [a for a in AGENT_NAMES if a not in self.agents]
         if missing:
             raise ValueError(f"agents: missing agent(s) {', '.join(missing)}")
-        unknown = sorted(set(self.agents) - set(AGENT_NAMES))
+        unknown = sorted(set(self.agents) - set(AGENT_NAMES) - set(OPTIONAL_AGENTS))
         if unknown:
-            raise ValueError(f"agents.{unknown[0]}: unknown agent (known: {', '.join(AGENT_NAMES)})")
+            known = ", ".join((*AGENT_NAMES, *OPTIONAL_AGENTS))
+            raise ValueError(f"agents.{unknown[0]}: unknown agent (known: {known})")
+        if self.safety is not None and self.safety.enabled and "classify" not in self.agents.get(
+            "safety", AgentCfg(budget_share=0.0, tools=[], modes={})
+        ).modes:
+            raise ValueError("safety.enabled: needs agents.safety.modes.classify (conf/agents/default.yaml)")
         shares = sum(a.budget_share for a in self.agents.values()) + self.budget.reserve_share
         if not math.isclose(shares, 1.0, abs_tol=1e-6):
             raise ValueError(f"agents.*.budget_share + budget.reserve_share must sum to 1 (got {shares:.3f})")

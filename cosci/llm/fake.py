@@ -58,6 +58,12 @@ class FakeReply:
         return cls(tool_calls=[(tool, arguments)])
 
     @classmethod
+    def verdict(cls, decision: str, *categories: str, rationale: str = "scripted") -> FakeReply:
+        """A scripted safety classifier verdict (issue 15): ``allow`` / ``flag`` / ``block``."""
+        return cls.record("record_safety_verdict", decision=decision, categories=list(categories),
+                          rationale=rationale)
+
+    @classmethod
     def malformed(cls, tool: str) -> FakeReply:
         """Truncated arguments, as when output hits the token cap mid-JSON."""
         return cls(tool_calls=[(tool, '{"title": "Truncated hyp')], finish_reason="length")

@@ -31,6 +31,7 @@ from cosci.llm.budget import TokenBudget
 from cosci.llm.embeddings import HASH_DIM, Embedder
 from cosci.llm.gateway import Gateway
 from cosci.llm.routing import Router
+from cosci.safety.classifier import screening_on
 from cosci.store import RECORD_FILE, SessionRecord
 from cosci.tools.registry import ToolRegistry, build_registry
 from cosci.vectors.store import VectorStore
@@ -165,10 +166,15 @@ class SessionRuntime:
             record.logs.event("session_started", {"goal": config.session.goal, "n_initial": config.run.n_initial,
                                                   "seed": config.run.seed, "namespace": record.namespace,
                                                   "budget_usd": config.run.budget_usd})
-        elif record.sessions.status() == "done":
+            if not screening_on(config):  # issue 15: said once, at the start
+                log.warning("safety screening is off (safety.enabled=false): no classifier call screens the goal,"
+                            " hypotheses, feedback or the overview")
+                record.logs.event("safety_disabled", {})
+        elif record.sessions.status() in ("done", "refused"):
+            status = record.sessions.status()
             record.close()
             unlock_session(folder)
-            raise CosciError(f"session {sid} is done; `cosci report {sid}` shows its overview")
+            raise CosciError(f"session {sid} is {status}; `cosci report {sid}` shows its overview")
         else:
             record_resume(record, config)
         budget = TokenBudget(config.run.budget_usd, {a: c.budget_share for a, c in config.agents.items()},
@@ -203,6 +209,9 @@ class SessionRuntime:
         path = self.folder / "final" / "overview.md"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
+        withheld = self.record.safety.withheld_overview()  # issue 15: kept out of overview.md and MLflow
+        if withheld:
+            (path.parent / "overview.withheld.md").write_text(withheld, encoding="utf-8")
         (self.folder / "vectors").mkdir(exist_ok=True)
         if len(self.deps.vectors):
             self.deps.vectors.save(str(self.folder / "vectors" / "index.faiss"))

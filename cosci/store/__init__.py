@@ -15,6 +15,7 @@ from cosci.store.db import Database
 from cosci.store.hypotheses import Hypotheses
 from cosci.store.logs import Feedback, Logs
 from cosci.store.matches import Matches, MatchRow
+from cosci.store.safety import SafetyVerdict, SafetyVerdicts
 from cosci.store.sessions import SessionRow, Sessions
 from cosci.store.tasks import PRIORITY, Tasks
 
@@ -32,6 +33,7 @@ class SessionRecord:
         self.matches = Matches(db, session_id)
         self.tasks = Tasks(db, session_id)
         self.logs = Logs(db, session_id)
+        self.safety = SafetyVerdicts(db, session_id)
         self.namespace = session_id
 
     @property
@@ -61,4 +63,5 @@ class SessionRecord:
         self.db.close()
 
 
-__all__ = ["PRIORITY", "RECORD_FILE", "CallRecord", "Feedback", "MatchRow", "SessionRecord", "SessionRow"]
+__all__ = ["PRIORITY", "RECORD_FILE", "CallRecord", "Feedback", "MatchRow", "SafetyVerdict", "SessionRecord",
+           "SessionRow"]

@@ -8,7 +8,7 @@ from typing import Any
 
 from cosci.store.db import Database, dumps, loads
 
-STATUSES = ("running", "paused", "aborting", "done", "failed")
+STATUSES = ("running", "paused", "aborting", "done", "failed", "refused")  # refused: safety (issue 15)
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from cosci.config.schema import CosciConfig
 from cosci.domain import Task, TaskResult, task_id
 from cosci.llm.budget import BudgetBusy, TokenBudget
 from cosci.llm.errors import RETRYABLE_ACTION_ERRORS, BudgetExceeded
+from cosci.safety.classifier import screening_on
 from cosci.store import SessionRecord
 from cosci.supervisor.rules import PRIORITIES, Scheduler
 from cosci.supervisor.state import FULL_RELOAD_EVERY_TASKS, PoolState, TaskTally
@@ -197,6 +198,9 @@ class Supervisor:
                 if status == "aborting":
                     reason = StopReason.EXTERNAL
                     break
+                if status == "refused":  # issue 15: safety screening blocked the goal
+                    reason = StopReason.REFUSED
+                    break
                 if status == "paused":
                     await self._hold(inflight)
                     continue
@@ -270,6 +274,9 @@ class Supervisor:
             The overview Markdown (also stored on the session row).
         """
         tasks, sched = self.record.tasks, self.scheduler
+        if reason == StopReason.REFUSED:  # issue 15: nothing runs after a refused goal; the refusal notice stays
+            self.notify()
+            return self.record.sessions.get().final_overview or ""
         tasks.cancel_pending()
         sched.exhausted.clear()
         if not self.record.logs.feedback(source="meta_review") and self.record.hypotheses.reviews(limit=1):
@@ -277,6 +284,8 @@ class Supervisor:
                 "metareview", "GenerateSystemFeedback", "metareview::system::final", PRIORITIES["metareview"]
             )
         await self._run_final("metareview", "GenerateFinalResearchOverview", "metareview::final", PRIORITIES["final"])
+        if screening_on(self.config):  # issue 15: the overview is screened before it leaves the session
+            await self._run_final("safety", "ScreenOverview", "safety::overview", PRIORITIES["final"])
         overview = self.record.sessions.get().final_overview or ""
         self.record.sessions.update(status="done", stop_reason=reason.value)
         self.record.logs.event("session_done", {"stop_reason": reason.value, "detail": self.stop_detail})

@@ -28,6 +28,7 @@ from typing import Any
 
 from cosci.config.schema import CosciConfig
 from cosci.domain import Task, TaskResult, task_id
+from cosci.safety.classifier import screening_on
 from cosci.store import PRIORITY, SessionRecord
 from cosci.supervisor.state import PoolState, TaskTally
 
@@ -42,6 +43,7 @@ PRIORITIES = {
     "proximity": 100,
     "final": 10,
     "parse_goal": 10,
+    "safety": 20,  # issue 15: a new hypothesis is screened before anything else uses it
 }
 ATTEMPTS_PER_IDEA = 3
 """Generation (and evolution) tasks allowed per hypothesis slot of ``run.max_ideas``: duplicates and invalid
@@ -105,6 +107,8 @@ class Scheduler:
 
     # --- bootstrap and follow-ups ------------------------------------------------------------------------
     def bootstrap(self) -> int:
+        if screening_on(self.config):  # issue 15: the goal is screened before goal parsing and any other call
+            return self._enqueue("safety", "ScreenGoal", "safety::goal", PRIORITIES["parse_goal"])
         return self._enqueue("supervisor", "ParseGoal", "supervisor::parse_goal", PRIORITIES["parse_goal"])
 
     def generation_strategy(self, index: int) -> str:
@@ -123,7 +127,12 @@ class Scheduler:
         if result.kind == "research_plan_parsed":
             for i in range(self.config.run.n_initial):
                 n += self.enqueue_generation(f"generation::initial::{i}", i, "CreateInitialHypotheses")
+        elif result.kind == "goal_screened":  # issue 15: allowed or flagged; a refused goal stops the loop
+            n += self._enqueue("supervisor", "ParseGoal", "supervisor::parse_goal", PRIORITIES["parse_goal"])
         elif result.kind == "hypothesis_created":
+            for hid in result.hypothesis_ids:
+                n += self.screen_or_review(hid)
+        elif result.kind == "hypothesis_screened":  # issue 15: not quarantined
             for hid in result.hypothesis_ids:
                 n += self.review(hid, "full")
         elif result.kind == "review_completed" and result.detail.get("kind", "full") == "full":
@@ -159,6 +168,13 @@ class Scheduler:
             payload={"kind": kind},
         )
 
+    def screen_or_review(self, hid: str) -> int:
+        """Issue 15: a new hypothesis is screened first (its review follows ``hypothesis_screened``); with
+        screening off, or once it has a verdict (a released hypothesis), it goes straight to review."""
+        if screening_on(self.config) and self.record.safety.latest("hypothesis", hid) is None:
+            return self._enqueue("safety", "ScreenHypothesis", f"safety::{hid}", PRIORITIES["safety"], target_id=hid)
+        return self.review(hid, "full")
+
     def periodic(self) -> int:
         """Proximity every ``full_recluster_every_matches`` matches; system feedback every ``every_matches``."""
         matches = self.pool.valid_matches
@@ -184,7 +200,7 @@ class Scheduler:
         n = 0
         for h in self.pool.standings.values():
             if h.state == "draft":
-                n += self.review(h.id, "full")
+                n += self.screen_or_review(h.id)
             elif h.state == "reviewed":
                 n += self._enqueue(
                     "ranking", "AddToTournament", f"ranking::add::{h.id}", PRIORITIES["add"], target_id=h.id
@@ -332,8 +348,9 @@ class Scheduler:
 
     def stalled(self) -> bool:
         """STALLED: the pool cannot grow and the leaderboard cannot change (issue 11)."""
-        return self.pool_cannot_grow() and self.tournament_settled() and not self.tally.count(
-            "reflection", open_only=True)
+        return (self.pool_cannot_grow() and self.tournament_settled()
+                and not self.tally.count("reflection", open_only=True)
+                and not self.tally.count("safety", open_only=True))
 
 
 __all__ = ["ATTEMPTS_PER_IDEA", "BACKLOG_PER_SLOT", "PRIORITIES", "PRIORITY", "Scheduler"]

@@ -97,6 +97,8 @@ class PoolState:
             self.standings = {r[0]: Standing(*r) for r in self.record.hypotheses.standings()}
         elif kind == "system_feedback_generated":
             self.feedback += 1
+        elif result.hypothesis_ids:  # any other result naming hypotheses (a safety screen) may change their state
+            self._refresh(result.hypothesis_ids)
 
     # --- reads ------------------------------------------------------------------------------------------
     def players(self) -> list[Standing]:

@@ -22,4 +22,5 @@ class StopReason(StrEnum):
     MAX_IDEAS = "max_ideas"
     STALLED = "stalled"
     IDLE = "idle"
+    REFUSED = "refused"  # issue 15: the safety classifier blocked the goal; nothing else runs
     INTERRUPTED = "interrupted"  # Ctrl-C / SIGTERM: not an end; interrupted actions wait for `cosci resume`

@@ -8,13 +8,18 @@ import polars as pl
 
 from cosci.store import SessionRecord
 
+QUARANTINED = "(quarantined by safety screening; text kept in the session record)"
+
 
 def leaderboard_frame(record: SessionRecord) -> pl.DataFrame:
-    """One row per hypothesis, best Elo first: id, title, elo, matches, wins, state, cluster, strategy, parents."""
+    """One row per hypothesis, best Elo first: id, title, elo, matches, wins, state, cluster, strategy, parents.
+
+    A hypothesis quarantined by safety screening keeps its row, with its title and statement left out
+    (issue 15: its text does not leave the session folder)."""
     rows = [
         {
             "id": h.id,
-            "title": h.title,
+            "title": QUARANTINED if h.state == "quarantined" else h.title,
             "elo": h.elo,
             "matches": h.matches_played,
             "wins": h.wins,
@@ -22,7 +27,7 @@ def leaderboard_frame(record: SessionRecord) -> pl.DataFrame:
             "cluster": h.dedup_cluster,
             "strategy": h.strategy,
             "parents": h.parent_ids,
-            "statement": h.statement,
+            "statement": QUARANTINED if h.state == "quarantined" else h.statement,
         }
         for h in sorted(record.hypotheses.all(), key=lambda h: (-h.elo, h.id))
     ]

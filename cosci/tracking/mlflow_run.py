@@ -6,6 +6,8 @@
   ``mlflow.parentRunId`` from ``COSCI_MLFLOW_PARENT_RUN_ID`` (set by the sweep callback, issue 7);
 - step metrics every ``tracking.log_every_tasks`` tasks: top-1 Elo, mean top-5 Elo, hypotheses, matches, USD
   spent (total and per agent), tokens;
+- safety (issue 15, :meth:`SessionTracker.log_safety`): ``safety_flags`` / ``safety_blocks``, the goal's
+  decision as a tag, ``safety/verdicts.json``; a withheld overview never reaches the run;
 - at the end: ``overview.md``, ``leaderboard.parquet`` (id, title, Elo, matches, state, cluster, parents),
   ``matches.parquet``, ``elo_trajectory.png``, and ``report.html`` (issue 17: the file written at
   finalisation, byte for byte);
@@ -24,6 +26,7 @@ import logging
 import os
 import tempfile
 import time
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -200,6 +203,25 @@ class SessionTracker:
             ],
         )
         self.client.set_terminated(self.run_id, status="FINISHED")
+
+    def log_safety(self, record: SessionRecord) -> None:
+        """Issue 15: metrics ``safety_flags`` / ``safety_blocks`` (counts of verdicts), tags ``cosci.safety``
+        (on / off) and ``cosci.safety.goal`` (the goal's decision: a flagged goal is tagged ``flag``), and the
+        verdicts as ``safety/verdicts.json`` (decision, categories, rationale; a withheld overview's text is
+        kept out of MLflow)."""
+        counts = record.safety.counts()
+        now = int(time.time() * 1000)
+        self.client.log_batch(self.run_id, metrics=[Metric("safety_flags", float(counts.get("flag", 0)), now, 0),
+                                                    Metric("safety_blocks", float(counts.get("block", 0)), now, 0)])
+        off = not counts and bool(record.logs.events("safety_disabled"))
+        self.client.set_tag(self.run_id, "cosci.safety", "off" if off else "on")
+        goal = record.safety.latest("goal")
+        if goal is not None:
+            self.client.set_tag(self.run_id, "cosci.safety.goal", goal.decision)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "verdicts.json"
+            path.write_text(json.dumps([asdict(v) for v in record.safety.all()], indent=2), encoding="utf-8")
+            self.client.log_artifact(self.run_id, str(path), artifact_path="safety")
 
     def interrupted(self) -> None:
         """Mark the run KILLED (Ctrl-C); ``cosci resume`` sets it RUNNING again and continues it."""

@@ -53,8 +53,10 @@ def test_defaults_follow_the_seeds() -> None:
         "evolution": 0.15,
         "metareview": 0.1,
         "proximity": 0.02,
+        "safety": 0.0,  # issue 15: the classifier draws on the reserve
     }
     assert c.budget.reserve_share == 0.08
+    assert c.safety is not None and c.safety.enabled and c.tier_of("safety", "classify") == "mini"
     assert c.agents["ranking"].tools == [] and "pubmed_search" in c.agents["generation"].tools
 
 

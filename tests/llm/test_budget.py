@@ -194,13 +194,14 @@ def test_eight_concurrent_gateway_callers_never_pass_the_cap(base: CosciConfig, 
     assert sum(1 for r in h.records if r.outcome == "error:budget") == len(refused)
 
 
-@pytest.mark.parametrize(("cap", "scope"), [(0.001, "session"), (0.018, "agent")])
-async def test_a_refused_call_is_never_sent(tmp_path: Path, fake: FakeBackend, cap: float,
+@pytest.mark.parametrize(("cap", "spent", "scope"), [(0.001, 0.0, "session"), (1.0, 0.25, "agent")])
+async def test_a_refused_call_is_never_sent(tmp_path: Path, fake: FakeBackend, cap: float, spent: float,
                                             scope: str) -> None:
-    # ranking.pairwise on the fake cheap tier is bounded by ~0.015 USD (6048 output tokens at 2.5 USD/Mtok) and
-    # expected at ~0.0055 USD (35 % of them, before any answer was seen): the bound is more than a 0.001 USD
-    # session; the expectation more than ranking's 25 % share of a 0.018 USD session
+    # ranking.pairwise on the fake cheap tier is bounded by ~0.015 USD (6048 output tokens at 2.5 USD/Mtok): more
+    # than a 0.001 USD session. In a 1 USD session whose ranking share (25 %) is spent, even its expected cost
+    # (150 output tokens, the fake's typical answer) cannot fit: the money ran out, nothing is sent
     h = harness(make_config(tmp_path / "data", f"run.budget_usd={cap}"))
+    h.budget.restore({"ranking": {"usd": spent}})
     with pytest.raises(BudgetExceeded) as info:
         await h.gateway.complete(spec_for(h.gateway, "ranking", "pairwise"))
     assert (info.value.scope, info.value.agent) == (scope, "ranking")
@@ -209,7 +210,7 @@ async def test_a_refused_call_is_never_sent(tmp_path: Path, fake: FakeBackend, c
 
 
 async def test_only_reserve_modes_draw_on_the_reserve(tmp_path: Path, fake: FakeBackend) -> None:
-    assert {"supervisor.parse_goal", "metareview.final"} == RESERVE_MODES
+    assert {"supervisor.parse_goal", "metareview.final", "safety.classify"} == RESERVE_MODES  # + issue 15
     h = harness(make_config(tmp_path / "data", "run.budget_usd=5"))
     await h.gateway.complete(spec_for(h.gateway, "supervisor", "parse_goal"))  # share 0: reserve only
     assert h.budget.spent_usd["supervisor"] > 0

@@ -1,0 +1,32 @@
+"""Screening outside a running session's loop (issue 15): researcher feedback from ``cosci feedback``.
+
+The text is screened in the CLI process, through a gateway over the session's frozen config and its record
+(the call is booked in the record's transcripts, on the budget reserve), before the feedback is stored: a
+blocked text is never stored, so it can reach no prompt. The gateway (LiteLLM) is imported only when a text is
+screened.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from cosci.config.schema import CosciConfig
+from cosci.safety.classifier import Classifier, Screening
+from cosci.store import SessionRecord
+
+
+def screen_feedback(record: SessionRecord, config: CosciConfig, text: str) -> Screening:
+    """Screen one researcher feedback text the way a goal is screened (``safety.block_goal_on`` acts).
+
+    Returns:
+        The recorded :class:`~cosci.safety.classifier.Screening` (``acted``: refuse the feedback).
+    """
+    from cosci.llm.budget import TokenBudget
+    from cosci.llm.gateway import Gateway
+
+    budget = TokenBudget(config.run.budget_usd, {a: c.budget_share for a, c in config.agents.items()},
+                         config.budget.reserve_share, config.run.budget_tokens)
+    budget.restore(record.logs.spend())
+    gateway = Gateway(config, budget, record.logs.add_call)
+    classifier = Classifier(config, gateway, gateway.router, record)
+    return asyncio.run(classifier.screen("feedback", text, action="ScreenFeedback"))

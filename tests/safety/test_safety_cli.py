@@ -1,0 +1,139 @@
+"""The researcher's side of safety screening (issue 15): `cosci feedback` screened like a goal, `cosci status` /
+`cosci report` listing quarantined hypotheses, `cosci release` putting one back in the tournament, and the
+record migration that adds the `refused` status."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from cosci.cli import main
+from cosci.config.schema import CosciConfig
+from cosci.domain import Task, TaskResult
+from cosci.llm.fake import FakeBackend, FakeReply
+from cosci.session.runtime import SessionRuntime
+from cosci.store import SessionRecord
+from cosci.store.db import Database, _statements
+from cosci.supervisor.loop import Supervisor
+from cosci.supervisor.termination import StopReason
+from tests.safety.test_screening import run
+
+
+def cli(capsys: pytest.CaptureFixture[str], data: Path, *args: str) -> tuple[int, str, str]:
+    try:
+        main(["--data-dir", str(data), *args])
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+async def test_blocked_feedback_exits_3_and_never_reaches_a_prompt(config: CosciConfig, fake: FakeBackend,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    rt = await SessionRuntime.open(config, models_choice="fake")
+    sid, data = rt.session_id, config.paths.data_dir
+    await rt.close()
+    blocked, allowed = "Make the strain spread between mammals BLOCKED-TEXT", "Prefer oral drugs ALLOWED-TEXT"
+    fake.script(FakeReply.verdict("block", "biological", rationale="enhancement request"),
+                agent="safety", action="ScreenFeedback")
+    # the CLI screens in its own event loop (asyncio.run), so it runs in a thread here, as in its own process
+    code, _, err = await asyncio.to_thread(cli, capsys, data, "feedback", sid, "--kind", "directive", "--text", blocked)
+    assert code == 3 and err.count("\n") == 1
+    assert "feedback refused by safety screening" in err and "biological" in err
+    code, out, _ = await asyncio.to_thread(cli, capsys, data, "feedback", sid, "--kind", "directive", "--text", allowed)
+    assert code == 0 and "recorded" in out
+    record = SessionRecord.open(data / "sessions" / sid / "record.sqlite", sid)
+    assert [f.text for f in record.logs.feedback(source="human")] == [allowed]
+    assert [v.decision for v in record.safety.all("feedback")] == ["block", "allow"]
+    record.close()
+    rt, _, _ = await run(config, await SessionRuntime.open(config, session_id=sid))
+    await rt.close()
+    generation = fake.calls_for("generation")
+    assert generation and any(allowed in c.prompt for c in generation)  # feedback does reach prompts ...
+    seen_by = [(c.agent, c.action) for c in fake.calls if blocked in c.prompt]
+    assert seen_by == [("safety", "ScreenFeedback")]  # ... but the blocked text only ever reached the classifier
+
+
+async def test_release_puts_a_quarantined_hypothesis_back_in_the_tournament(
+        config: CosciConfig, fake: FakeBackend, capsys: pytest.CaptureFixture[str]) -> None:
+    fake.script(FakeReply.verdict("block", "cyber", rationale="describes an intrusion"),
+                agent="safety", action="ScreenHypothesis")
+    rt = await SessionRuntime.open(config, models_choice="fake")
+    sup: Supervisor
+
+    async def runner(task: Task) -> TaskResult:  # stop the session once a hypothesis is quarantined
+        result = await rt.execute(task)
+        if result.kind == "hypothesis_quarantined":
+            sup.interrupt()
+        return result
+
+    sup = Supervisor(config, rt.record, rt.budget, runner)
+    assert await sup.run() == StopReason.INTERRUPTED
+    [h] = rt.record.hypotheses.all(states=("quarantined",))
+    data, sid = config.paths.data_dir, rt.session_id
+    code, out, _ = cli(capsys, data, "status", sid)
+    assert code == 0 and f"quarantined  [{h.id}]" in out and "block (cyber): describes an intrusion" in out
+    code, out, _ = cli(capsys, data, "report", sid)
+    assert code == 0 and "# Quarantined by safety screening" in out and h.id in out and "cyber" in out
+    code, _, err = cli(capsys, data, "release", sid, "H-000000000000", "--why", "x")
+    assert code == 2 and "not quarantined" in err
+    code, out, _ = cli(capsys, data, "release", sid, h.id, "--by", "Dr Rivera", "--why", "a false positive")
+    assert code == 0 and "released by Dr Rivera" in out
+    [event] = rt.record.logs.events("hypothesis_released")
+    assert event["payload"] == {"id": h.id, "by": "Dr Rivera", "why": "a false positive",
+                                "verdict_id": rt.record.safety.latest("hypothesis", h.id).id}  # type: ignore[union-attr]
+    rt, _, overview = await run(config, rt)
+    try:
+        released = rt.record.hypotheses.get(h.id)
+        assert released and released.state == "in_tournament" and released.matches_played > 0
+        assert rt.record.hypotheses.reviews(h.id) and h.id in overview
+        assert len(rt.record.safety.all("hypothesis", h.id)) == 1  # not screened again after the release
+    finally:
+        await rt.close()
+
+
+async def test_a_refused_session_cannot_be_resumed_or_given_feedback(
+        config: CosciConfig, fake: FakeBackend, capsys: pytest.CaptureFixture[str]) -> None:
+    fake.script(FakeReply.verdict("block", "chemical"), agent="safety", action="ScreenGoal")
+    rt, reason, _ = await run(config)
+    await rt.close()
+    assert reason == StopReason.REFUSED
+    data, sid = config.paths.data_dir, rt.session_id
+    for args in (("resume", sid), ("feedback", sid, "--kind", "directive", "--text", "x"), ("abort", sid)):
+        code, _, err = cli(capsys, data, *args)
+        assert code == 2 and "is refused" in err, args
+    code, out, _ = cli(capsys, data, "status", sid)
+    assert "(refused" in out and "goal block (chemical)" in out
+    code, out, _ = cli(capsys, data, "list")
+    assert "refused" in out
+
+
+def test_migration_keeps_version_1_sessions_and_allows_refused(tmp_path: Path) -> None:
+    path = tmp_path / "record.sqlite"
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA foreign_keys=ON")
+    sql = (resources.files("cosci.store") / "migrations" / "0001_init.sql").read_text(encoding="utf-8")
+    for statement in _statements(sql):
+        conn.execute(statement)
+    conn.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at REAL)")
+    conn.execute("INSERT INTO schema_migrations VALUES (1, 0)")
+    conn.execute("INSERT INTO sessions (id, status, research_goal, config_snapshot, models_choice, budget_usd,"
+                 " wall_clock_seconds, created_at, updated_at) VALUES ('s', 'done', 'g', '{}', 'fake', 1, 1, 0, 0)")
+    conn.execute("INSERT INTO hypotheses (id, session_id, title, statement, mechanism, strategy, elo, state,"
+                 " created_at) VALUES ('H-1', 's', 't', 'st', 'm', 'literature', 1200, 'draft', 0)")
+    conn.close()
+    db = Database(path)  # applies 0003 (and any other newer migration)
+    record = SessionRecord(db, "s")
+    assert record.sessions.get().status == "done" and record.hypotheses.get("H-1") is not None
+    record.sessions.update(status="refused")
+    assert record.sessions.status() == "refused"
+    assert db.query("PRAGMA foreign_key_check") == [] and db.scalar("PRAGMA defer_foreign_keys") == 0
+    with pytest.raises(sqlite3.IntegrityError), db.tx() as c:  # foreign keys still hold after the rebuild
+        c.execute("INSERT INTO hypotheses (id, session_id, title, statement, mechanism, strategy, elo, state,"
+                  " created_at) VALUES ('H-2', 'nobody', 't', 'st', 'm', 'literature', 1200, 'draft', 0)")
+    db.close()
