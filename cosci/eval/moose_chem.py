@@ -112,8 +112,8 @@ def load_items(select: str | None = None, root: Path | None = None) -> list[Item
     wanted = [s.strip() for s in select.split(",") if s.strip()]
     unknown = [w for w in wanted if w not in by_id]
     if unknown:
-        raise BenchmarkError(f"--items: unknown item id {unknown[0]!r} "
-                             f"(ids are moose-00 .. moose-{len(items) - 1:02d})")
+        raise BenchmarkError(f"--items: unknown item id {unknown[0]!r} (known: {items[0].id}, {items[1].id}, "
+                             f"... {items[-1].id}; see bench/data/moose_chem/items.jsonl)")
     return [by_id[w] for w in wanted]
 
 

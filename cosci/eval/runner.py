@@ -1,6 +1,6 @@
 """``cosci eval moose-chem``: one cosci session per item and seed, the single-call baseline, the metrics.
 
-For each selected item and each seed 1..K: a session on ``experiment=moose_chem`` plus the user's overrides,
+For each selected item and each seed 1..K: a session on ``conf/eval/moose_chem.yaml`` plus the user's overrides,
 with ``session.goal`` = the item's research question, ``session.background`` = its background survey (quoted
 into every agent's system prompt), ``session.corpus_path`` = the chosen corpus (synthetic ids/URLs) and
 ``run.seed`` = the seed; network tools are off (the experiment's ``tools.offline`` and allowlists). Then the
@@ -35,7 +35,7 @@ from cosci.llm.gateway import Gateway
 from cosci.store import SessionRecord
 from cosci.tools.corpus import LocalCorpus
 
-EXPERIMENT = "moose_chem"
+EVAL_CONFIG = "moose_chem"
 INACTIVE = ("rejected", "retired", "quarantined")
 
 
@@ -63,8 +63,12 @@ class EvalResult:
 
 
 def base_config(overrides: Sequence[str]) -> CosciConfig:
-    """The eval's session config: ``experiment=moose_chem`` then ``overrides``. Raises: ConfigError."""
-    return validate(compose([f"experiment={EXPERIMENT}", *overrides]))
+    """The eval's session config: ``+eval=moose_chem`` (``conf/eval/moose_chem.yaml``) then ``overrides``.
+
+    Raises:
+        ConfigError: a bad override (one line naming the key).
+    """
+    return validate(compose([f"+eval={EVAL_CONFIG}", *overrides]))
 
 
 def item_config(base: CosciConfig, item: Item, seed: int, corpus_path: Path) -> CosciConfig:
