@@ -24,7 +24,8 @@ METRICS = ("recall_any", *(f"recall_at_{k}" for k in TOP_KS), *(f"match_best_at_
 """Metric columns of an observation, in report order. Units: recall a share in [0, 1]; match 0-5; rank
 1-based; cost USD; tokens; wall time seconds."""
 SYSTEMS = ("pipeline", "baseline")
-PLOTTED = (("recall_any", "inspiration recall (any hypothesis)"), ("match_best_at_5", "best-of-5 match (0-5)"))
+PLOTTED = (("recall_any", "inspiration recall (any hypothesis)", (-0.05, 1.05)),
+           ("match_best_at_5", "best-of-5 match (0-5)", (-0.25, 5.25)))
 
 
 def _by_item(rows: Sequence[dict[str, Any]], system: str, metric: str) -> dict[str, list[float]]:
@@ -102,7 +103,7 @@ def plot(per_item: pl.DataFrame, path: Path) -> Path:
 
     items = list(dict.fromkeys(per_item["item"].to_list()))
     fig, axes = plt.subplots(1, len(PLOTTED), figsize=(max(6.0, 1.2 * len(items) + 3), 4), squeeze=False)
-    for ax, (metric, label) in zip(axes[0], PLOTTED, strict=True):
+    for ax, (metric, label, ylim) in zip(axes[0], PLOTTED, strict=True):
         for j, system in enumerate(SYSTEMS):
             sub = {r["item"]: r for r in per_item.filter((pl.col("metric") == metric)
                                                          & (pl.col("system") == system)).iter_rows(named=True)}
@@ -114,6 +115,7 @@ def plot(per_item: pl.DataFrame, path: Path) -> Path:
             ax.errorbar(xs, means, yerr=err, fmt="o", capsize=3, label=system)
         ax.set_xticks(range(len(items)), items, rotation=45, ha="right")
         ax.set_title(label)
+        ax.set_ylim(*ylim)
         ax.legend()
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
