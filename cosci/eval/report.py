@@ -94,6 +94,25 @@ def markdown(summary: pl.DataFrame, header: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+PER_ITEM_MD = ("recall_any", "match_best_at_5", "match_best_rank", "cost_usd", "tokens", "wall_seconds")
+"""Columns of the per-item Markdown table (all metrics are in ``per_item.parquet``)."""
+
+
+def per_item_markdown(per_item: pl.DataFrame) -> str:
+    """Per item and system: the main metrics as mean over seeds with the interval over seeds."""
+    lines = ["| item | system | " + " | ".join(PER_ITEM_MD) + " |", "|---|---|" + "---|" * len(PER_ITEM_MD)]
+    items = list(dict.fromkeys(per_item["item"].to_list()))
+    for item in items:
+        for system in SYSTEMS:
+            sub = {r["metric"]: r for r in per_item.filter((pl.col("item") == item)
+                                                           & (pl.col("system") == system)).iter_rows(named=True)}
+            if sub:
+                cells = [Interval(sub[m]["mean"], sub[m]["low"], sub[m]["high"], sub[m]["n"]).text(
+                    4 if m == "cost_usd" else 2) if m in sub else "n/a" for m in PER_ITEM_MD]
+                lines.append(f"| {item} | {system} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def plot(per_item: pl.DataFrame, path: Path) -> Path:
     """The metric-by-item plot (see module docstring) as a PNG at ``path``."""
     import matplotlib
@@ -134,6 +153,7 @@ def write_report(rows: Sequence[dict[str, Any]], folder: Path, header: str) -> d
     summary.write_parquet(folder / "summary.parquet")
     per_item = per_item_frame(rows)
     per_item.write_parquet(folder / "per_item.parquet")
-    (folder / "summary.md").write_text(markdown(summary, header), encoding="utf-8")
+    text = markdown(summary, header) + "\n## Per item (mean [95 % CI over seeds])\n\n" + per_item_markdown(per_item)
+    (folder / "summary.md").write_text(text, encoding="utf-8")
     plot(per_item, folder / "metric_by_item.png")
     return {f"{s}_{r['metric']}": float(r[f"{s}_mean"]) for r in summary.iter_rows(named=True) for s in SYSTEMS}
