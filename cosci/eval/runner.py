@@ -27,7 +27,7 @@ from cosci.config.schema import CosciConfig
 from cosci.domain import CallRecord
 from cosci.eval import baseline as bl
 from cosci.eval.judge import judge_match, judge_route, judge_tier
-from cosci.eval.metrics import TOP_KS, cited_ids, inspiration_recall, match_metrics
+from cosci.eval.metrics import TOP_KS, cited_ids, inspiration_recall, match_metrics, recall
 from cosci.eval.moose_chem import Item, inspiration_ids, load_corpus, load_items, write_corpus
 from cosci.eval.report import write_report
 from cosci.llm.budget import TokenBudget
@@ -195,7 +195,8 @@ def _observe(item: Item, seed: int, truth: Sequence[str], base: CosciConfig, cor
         bh = [(f"B{i + 1}", text, cites) for i, (text, cites) in enumerate(answer.hypotheses)]
         base_row = {**key, "system": "baseline", "session_id": None, "error": answer.error,
                     **await scorer.score(item, truth, bh, f"{item.id}::{seed}::baseline"), **cost,
-                    "retrieved": float(len(answer.retrieved))}
+                    "retrieved": float(len(answer.retrieved)),
+                    "retrieval_recall": recall(truth, [answer.retrieved])}  # the baseline's recall ceiling
         return [pipe, base_row]
 
     rows = asyncio.run(both())

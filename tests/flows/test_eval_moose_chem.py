@@ -42,6 +42,7 @@ def test_eval_two_items_on_the_fake(prefect_server: None, fake: FakeBackend, tmp
     report = next((data / "eval").iterdir()) / "report"
     obs = pl.read_parquet(report / "observations.parquet")
     assert obs.height == 4 and sorted(obs["system"].unique().to_list()) == ["baseline", "pipeline"]
+    assert obs.filter(pl.col("system") == "baseline")["retrieval_recall"].is_not_nan().all()
     for metric in ("recall_any", "recall_at_1", "recall_at_3", "recall_at_5", "match_best_at_5",
                    "match_best_rank", "cost_usd", "tokens", "wall_seconds"):
         assert all(v is not None and not math.isnan(v) for v in obs[metric].to_list()), metric
