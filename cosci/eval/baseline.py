@@ -62,9 +62,17 @@ def retrieve(corpus: LocalCorpus, question: str, n: int) -> list[LiteratureRecor
     return corpus.search(question, n)
 
 
+ANSWER_TOKENS = 4096
+"""Output tokens for the k hypotheses, beyond the thinking budget (k = 5 records of a few hundred tokens)."""
+
+
 def baseline_route(config: CosciConfig) -> Route:
-    """generation.literature's route (same model and limits), marked as the eval's baseline call."""
-    return replace(Router(config).route("generation", "literature"), agent="eval", mode="baseline")
+    """generation.literature's route (same model, thinking budget and timeout), agent ``eval``, mode
+    ``baseline``, output capped at thinking + :data:`ANSWER_TOKENS` tokens (the mode's cap, sized for a tool
+    loop, would make the budget's upper-bound admission estimate of one call needlessly large)."""
+    route = Router(config).route("generation", "literature")
+    return replace(route, agent="eval", mode="baseline",
+                   max_output_tokens=min(route.max_output_tokens, route.thinking_tokens + ANSWER_TOKENS))
 
 
 def _cited(urls: list[str], shown: set[str]) -> list[str]:

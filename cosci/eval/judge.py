@@ -70,10 +70,18 @@ def judge_tier(config: CosciConfig, explicit: str | None = None) -> str:
     return next((t for t in order if tiers[t].model != tiers[gen_tier].model), gen_tier)
 
 
+JUDGE_MAX_OUTPUT_TOKENS = 1024
+"""Output cap of a judge call, tokens: a score and a two-sentence rationale need far less; a small cap also keeps
+the budget's upper-bound admission estimate (full max output) small."""
+
+
 def judge_route(config: CosciConfig, tier: str) -> Route:
-    """The judge's route: ``tier``'s model with generation.literature's output limits, agent ``eval``."""
+    """The judge's route: ``tier``'s model, agent ``eval``, mode ``judge``, no thinking, at most
+    :data:`JUDGE_MAX_OUTPUT_TOKENS` output tokens."""
     route = Router(config).route("generation", "literature", tier=tier)
-    return replace(route, agent="eval", mode="judge", max_iterations=1)
+    return replace(route, agent="eval", mode="judge", max_iterations=1, thinking_tokens=0,
+                   max_output_tokens=min(route.max_output_tokens, JUDGE_MAX_OUTPUT_TOKENS),
+                   timeout_seconds=config.retry.call_timeout_seconds)
 
 
 async def judge_match(port: LLMPort, route: Route, truth: str, hypothesis: str, *, hypothesis_id: str,

@@ -99,3 +99,16 @@ async def test_baseline_failure_is_reported_not_raised(config: CosciConfig, fake
                                    background=item.background_survey,
                                    records=bl.retrieve(_corpus(tmp_path), item.background_question, 3), k=5)
     assert answer.hypotheses == [] and answer.error and len(answer.retrieved) == 3
+
+
+def test_eval_routes_keep_admission_estimates_small(tmp_path: Path) -> None:
+    from cosci.eval.judge import JUDGE_MAX_OUTPUT_TOKENS
+
+    config = make_config(tmp_path / "d", "models=opus")
+    judge = judge_route(config, judge_tier(config))
+    assert judge.thinking_tokens == 0 and judge.max_output_tokens == JUDGE_MAX_OUTPUT_TOKENS
+    base = bl.baseline_route(config)
+    gen = config.agents["generation"].modes["literature"]
+    assert base.model == config.models.tiers[config.tier_of("generation", "literature")].model
+    assert base.max_output_tokens == min(gen.max_output_tokens, base.thinking_tokens + bl.ANSWER_TOKENS)
+    assert judge.model != base.model
