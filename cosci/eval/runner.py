@@ -8,7 +8,7 @@ baseline for the same item and seed (:mod:`cosci.eval.baseline`), then the judge
 (:mod:`cosci.eval.judge`), then the metrics (:mod:`cosci.eval.metrics`). The whole evaluation is one MLflow
 parent run with one child per session (:mod:`cosci.tracking.eval_runs`); the report
 (:mod:`cosci.eval.report`) is written under ``<data_dir>/eval/<name>/report/`` and logged on the parent.
-Judge and baseline calls are kept in ``calls.jsonl`` beside it.
+Judge and baseline calls are kept in ``calls.jsonl`` beside it, the judge's verdicts in ``judgements.jsonl``.
 """
 
 from __future__ import annotations
@@ -93,7 +93,8 @@ def ranked_hypotheses(record_path: Path, session_id: str) -> list[tuple[str, str
 
 
 class Scorer:
-    """Scores one answer set (judge calls through a gateway with its own budget; every call to calls.jsonl)."""
+    """Scores one answer set: judge calls through a gateway with its own budget, every call appended to
+    ``calls.jsonl`` and every verdict (score, or invalid with its reason) to ``judgements.jsonl`` beside it."""
 
     def __init__(self, config: CosciConfig, calls: Path, tier: str) -> None:
         self.config, self.calls, self.tier = config, calls, tier
@@ -114,6 +115,10 @@ class Scorer:
         k = max(TOP_KS)
         verdicts = [await judge_match(port, route, item.main_hypothesis, text, hypothesis_id=hid,
                                       task_id=f"eval::{tag}::judge::{hid}") for hid, text, _ in hyps[:k]]
+        with (self.calls.parent / "judgements.jsonl").open("a", encoding="utf-8") as fh:
+            for rank, ((hid, _, _), v) in enumerate(zip(hyps, verdicts, strict=False), 1):
+                fh.write(json.dumps({"observation": tag, "rank": rank, "hypothesis": hid, "score": v.score,
+                                     "valid": v.valid, "rationale": v.rationale, "error": v.error}) + "\n")
         out = inspiration_recall(truth, [c for _, _, c in hyps])
         out.update(match_metrics([v.score for v in verdicts]))
         out.update(hypotheses=float(len(hyps)), judge_usd=budget.total_spent_usd)

@@ -112,3 +112,23 @@ def test_eval_routes_keep_admission_estimates_small(tmp_path: Path) -> None:
     assert base.model == config.models.tiers[config.tier_of("generation", "literature")].model
     assert base.max_output_tokens == min(gen.max_output_tokens, base.thinking_tokens + bl.ANSWER_TOKENS)
     assert judge.model != base.model
+
+
+async def test_an_invalid_judge_answer_is_recorded_and_counted(config: CosciConfig, fake: FakeBackend,
+                                                               tmp_path: Path) -> None:
+    import json
+
+    from cosci.eval.runner import Scorer
+
+    fake.script(FakeReply.record("record_match_score", score=9, rationale="off the scale"), agent="eval")
+    fake.script(FakeReply.record("record_match_score", score=3, rationale="one key component"), agent="eval")
+    item = load_items("1")[0]
+    scorer = Scorer(config, tmp_path / "calls.jsonl", "cheap")
+    hyps = [("H-1", "first", []), ("H-2", "second", [])]
+    got = await scorer.score(item, ["mc-aaaaaaaaaa"], hyps, "moose-00::1::pipeline")
+    assert got["judge_invalid"] == 1.0 and got["match_best_at_1"] != got["match_best_at_1"]  # NaN: rank 1 invalid
+    assert got["match_best_at_3"] == 3.0 and got["match_best_rank"] == 2.0
+    lines = [json.loads(x) for x in (tmp_path / "judgements.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [(x["rank"], x["score"], x["valid"]) for x in lines] == [(1, None, False), (2, 3, True)]
+    assert "score" in lines[0]["error"]
+    assert len((tmp_path / "calls.jsonl").read_text(encoding="utf-8").splitlines()) == 2
