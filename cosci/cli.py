@@ -12,6 +12,8 @@
     cosci estimate [hydra overrides ...]        pre-flight cost estimate of a configuration
     cosci compare [--experiment E | --parent RUN | --ids RUN ...]   compare sessions tracked in MLflow
     cosci serve [--cron "0 6 * * 1"] [hydra overrides ...]           serve the Prefect deployment on a schedule
+    cosci eval moose-chem [--items N|ids] [--corpus 150|300|1000] [--seeds K] [--baseline single-call|none]
+               [overrides ...]                                  measure against MOOSE-Chem (cosci/eval/)
 
 Errors print one line and exit 2; a goal or feedback text refused by safety screening exits 3. ``--data-dir``
 (default ``$COSCI_DATA_DIR`` or ``./data``) picks the sessions.
@@ -374,6 +376,26 @@ def cmd_serve(args: argparse.Namespace) -> None:
     serve_deployment(config, args.overrides, cron=args.cron, name=args.name)
 
 
+def cmd_eval(args: argparse.Namespace) -> None:
+    from cosci.eval.runner import EvalOptions, run_eval
+
+    if args.seeds < 1:
+        raise ConfigError(f"--seeds: {args.seeds} must be at least 1")
+    if args.top_n is not None and args.top_n < 1:
+        raise ConfigError(f"--top-n: {args.top_n} must be at least 1")
+    overrides = [*args.overrides, *([f"paths.data_dir={args.data_dir}"] if args.data_dir else [])]
+    opts = EvalOptions(items=args.items, corpus=args.corpus, seeds=args.seeds, baseline=args.baseline,
+                       judge_tier=args.judge_tier, top_n=args.top_n, overrides=overrides)
+    result = run_eval(opts, on_row=lambda r: print(
+        f"eval: {r['item']} seed {r['seed']} {r['system']:8s} recall {r['recall_any']:.2f} "
+        f"best-of-5 match {r['match_best_at_5']:.1f} ${r['cost_usd']:.4f} {r['wall_seconds']:.0f} s",
+        file=sys.stderr))
+    print((result.folder / "report" / "summary.md").read_text(encoding="utf-8"))
+    print(f"report    {result.folder / 'report'}")
+    if result.parent_run_id:
+        print(f"mlflow    parent run {result.parent_run_id}")
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="cosci", description=__doc__.split("\n\n")[0])
     p.add_argument("--data-dir", help="data directory (default $COSCI_DATA_DIR or ./data)")
@@ -433,11 +455,27 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--cron", default=None, help="cron schedule (default: schedule.cron from config)")
     sp.add_argument("--name", default=None, help="deployment name (default: schedule.deployment)")
     sp.set_defaults(func=cmd_serve)
+    sp = add("eval", help="measure the science against a public benchmark (MOOSE-Chem)")
+    sp.add_argument("benchmark", choices=["moose-chem"])
+    sp.add_argument("overrides", nargs="*", default=[], help="Hydra overrides for every session, e.g. models=opus")
+    sp.add_argument("--items", default=None, help="the first N items, or comma-separated ids (default: all 34)")
+    sp.add_argument("--corpus", type=int, choices=(150, 300, 1000), default=150, help="candidate corpus size")
+    sp.add_argument("--seeds", type=int, default=1, help="sessions per item (run.seed = 1..K)")
+    sp.add_argument("--baseline", choices=("single-call", "none"), default="single-call")
+    sp.add_argument("--judge-tier", default=None, help="model tier of the judge (default: one unlike generation's)")
+    sp.add_argument("--top-n", type=int, default=None,
+                    help="records shown to the baseline (default: what one generation tool loop can read)")
+    sp.set_defaults(func=cmd_eval)
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    args = parser().parse_args(argv)
+    p = parser()
+    args, extra = p.parse_known_args(argv)
+    if extra:  # `cosci eval moose-chem --items 2 models=fake`: overrides may follow the options
+        if getattr(args, "command", None) != "eval" or any(e.startswith("-") for e in extra):
+            p.error(f"unrecognized arguments: {' '.join(extra)}")
+        args.overrides = [*args.overrides, *extra]
     try:
         args.func(args)
     except GoalRefused as exc:  # issue 15: a refused goal (resume) or researcher feedback text

@@ -29,3 +29,13 @@ def conf_dir() -> Path:
 def prompts_dir() -> Path:
     """Absolute path of the Jinja2 prompt templates (``prompts/``)."""
     return _shipped("prompts")
+
+
+def moose_chem_dir() -> Path:
+    """Absolute path of the vendored MOOSE-Chem benchmark data (``bench/data/moose_chem/`` in a checkout,
+    ``cosci/_data/moose_chem/`` in a wheel)."""
+    for candidate in (_PACKAGE / "_data" / "moose_chem", _PACKAGE.parent / "bench" / "data" / "moose_chem"):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError(f"the MOOSE-Chem data is missing (looked in {_PACKAGE / '_data'} and "
+                            f"{_PACKAGE.parent / 'bench' / 'data'})")

@@ -57,6 +57,11 @@ TEMPLATES: dict[str, str] = {
     "_debate_record": "_debate_record.md",
 }
 """Template key (``agent.mode`` or ``_partial``) -> file name under ``prompts/``."""
+EVAL_TEMPLATES: dict[str, str] = {
+    "eval.hypothesis_match": "eval/hypothesis_match.md",
+    "eval.baseline": "eval/baseline.md",
+}
+"""Prompts of the evaluation harness (``cosci eval``, issue 20), not of a session's agents."""
 
 _MISSING = (re.compile(r"'([^']+)' is undefined"), re.compile(r"has no attribute '([^']+)'"))
 
@@ -79,10 +84,11 @@ def _environment() -> Environment:
 
 
 def _template(key: str) -> Template:
-    if key not in TEMPLATES:
+    name = TEMPLATES.get(key) or EVAL_TEMPLATES.get(key)
+    if name is None:
         raise PromptError(f"unknown prompt template {key!r} (known: {', '.join(TEMPLATES)})")
     try:
-        return _environment().get_template(TEMPLATES[key])
+        return _environment().get_template(name)
     except TemplateNotFound as err:
         raise PromptError(f"prompt template {key!r}: file {err.name!r} not found in {prompts_dir()}") from err
     except TemplateSyntaxError as err:

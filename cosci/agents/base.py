@@ -89,12 +89,18 @@ class BaseAgent:
         blocks = [TextBlock(render("_safety_preamble"), cache=True),
                   TextBlock(render("_session_context", goal=goal, objective=plan.objective,
                                    preferences=plan.preferences, constraints=plan.constraints,
-                                   idea_attributes=plan.idea_attributes, domain_hint=plan.domain_hint), cache=True)]
+                                   idea_attributes=plan.idea_attributes, domain_hint=plan.domain_hint,
+                                   background=self.background()), cache=True)]
         if feedback:
             text = self.feedback_context()
             if text.strip():
                 blocks.append(TextBlock(text))
         return blocks
+
+    def background(self) -> str | None:
+        """The session's background survey (``session.background``) quoted as untrusted data, or None."""
+        text = self.config.session.background
+        return quote_untrusted(text, "session-background") if text and text.strip() else None
 
     def feedback_context(self) -> str:
         """Latest system feedback plus researcher directives (seed 001: auto-injected into Generation/Evolution)."""

@@ -32,6 +32,9 @@ class SessionCfg(_Strict):
     preferences: list[str] = Field(description="What the scientist values in a hypothesis (seed 003 parse_goal).")
     resume: str | None = Field(description="Session id to continue instead of starting a new session.")
     corpus_path: str | None = Field(description="Local corpus (JSONL/Parquet file or folder) for local_corpus_search.")
+    background: str | None = Field(
+        default=None, description="Background survey of the research goal (prose); reaches every agent's system "
+        "prompt quoted as untrusted data (seed 003 Untrusted Source Wrapping). Set by `cosci eval` (issue 20).")
 
 
 class RunCfg(_Strict):

@@ -220,4 +220,11 @@ def record_args(tool: str, rng: random.Random, call: FakeCall, n: int) -> dict[s
         return research_plan(call)
     if tool == "record_safety_verdict":
         return safety_verdict(call)
+    if tool == "record_match_score":  # cosci eval's judge (issue 20)
+        return {"score": rng.randint(0, 5), "rationale": "Scripted fake: the score is random, not a judgement."}
+    if tool == "record_hypotheses":  # cosci eval's single-call baseline (issue 20): k hypotheses, prompt URLs
+        urls = list(dict.fromkeys(u.rstrip(".,;") for u in URL.findall(call.prompt)))
+        k = int(m.group(1)) if (m := re.search(r"Propose (\d+) distinct", call.prompt)) else 3
+        return {"hypotheses": [{**{f: hypothesis(rng, call, n + i)[f] for f in ("title", "statement")},
+                                "citations": rng.sample(urls, min(2, len(urls)))} for i in range(k)]}
     return {"query": "leukemia"}
