@@ -69,6 +69,7 @@ def estimate_session(config: CosciConfig) -> Estimate:
         ("evolution", "combine", n * config.evolution.pool_share * loop("evolution", "combine"), "tool_loop"),
         ("metareview", "system", matches / config.metareview.every_matches + 1, "single"),
         ("metareview", "final", 1, "single"),
+        ("metareview", "audit", 1, "single"),  # issue 14: the independent audit of the overview
     ]
     total, calls = 0.0, 0
     by_agent: dict[str, float] = {}

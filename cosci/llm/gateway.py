@@ -47,7 +47,7 @@ FALLBACK_USD_PER_MTOK = (3.0, 15.0)
 tokens."""
 CHARS_PER_TOKEN_BOUND = 3
 """Admission estimates assume at least 3 characters per input token, an upper bound for English prose."""
-RESERVE_MODES = frozenset({"supervisor.parse_goal", "metareview.final"})
+RESERVE_MODES = frozenset({"supervisor.parse_goal", "metareview.final", "metareview.audit"})
 """Calls that may draw on the budget reserve (seed 001: the reserve is the buffer that must not starve)."""
 
 Recorder = Callable[[CallRecord], None]
