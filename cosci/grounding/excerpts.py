@@ -2,7 +2,8 @@
 from the source").
 
 Both texts are normalised (Unicode NFKC, lower case, one kind of quote, hyphens and soft hyphens removed so
-``anti-tumour`` = ``antitumour`` = ``anti- tumour``, whitespace collapsed). An excerpt is *found* when, after
+``anti-tumour`` = ``antitumour`` = ``anti- tumour``, en and em dashes read as spaces, whitespace collapsed).
+An excerpt is *found* when, after
 normalisation, it is a substring of the text, or when rapidfuzz's ``partial_ratio`` (the best-aligned window
 of the text, scored 0-100 by normalised Indel distance) reaches :data:`FUZZY_THRESHOLD` — a small edit
 distance, about one character in ten, for OCR-like slips and dropped words. Excerpts shorter than
@@ -24,7 +25,8 @@ MIN_WORDS = 4
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
                          "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
                          "\u00ab": '"', "\u00bb": '"', "`": "'"})
-_HYPHENS = re.compile(r"\s*[\u00ad\u2010\u2011\u2012\u2013\u2014\u2212-]+\s*")
+_HYPHENS = re.compile(r"\s*[\u00ad\u2010\u2011-]+\s*")
+_DASHES = re.compile(r"\s*[\u2012\u2013\u2014\u2212]+\s*")
 _SPACE = re.compile(r"\s+")
 _EDGE = re.compile(r"^[\s\"'.,;:…]+|[\s\"'.,;:…]+$")
 
@@ -33,7 +35,7 @@ def normalise(text: str, *, keep_hyphens: bool = False) -> str:
     """Text reduced for comparison (see module docstring); ``keep_hyphens`` turns every dash into ``-`` instead
     of removing it (the overview's term check: ``1-10`` stays two numbers)."""
     t = unicodedata.normalize("NFKC", text).translate(_QUOTES).lower()
-    t = _HYPHENS.sub("-" if keep_hyphens else "", t)
+    t = _DASHES.sub("-" if keep_hyphens else " ", _HYPHENS.sub("-" if keep_hyphens else "", t))
     return _EDGE.sub("", _SPACE.sub(" ", t))
 
 

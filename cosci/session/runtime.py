@@ -8,6 +8,7 @@ Layout of one session (``<paths.data_dir>/sessions/<session id>/``)::
     http_cache/          literature tool responses (the same query never goes out twice)
     vectors/index.faiss  a copy of the FAISS index (rebuilt from the record on open)
     final/overview.md    the research overview
+    final/claims.json    its claim map (claim, hypothesis ids, sources, status) and audit (issue 14)
 
 Nothing here imports Prefect, MLflow or Hydra: the flow (``flows/session.py``) drives a runtime.
 """
@@ -26,6 +27,7 @@ from cosci.agents import AgentDeps, BaseAgent, build_agents
 from cosci.config.schema import CosciConfig
 from cosci.domain import Task, TaskResult
 from cosci.errors import CosciError, SessionNotFound
+from cosci.grounding.report import write_claims
 from cosci.llm.budget import TokenBudget
 from cosci.llm.embeddings import HASH_DIM, Embedder
 from cosci.llm.gateway import Gateway
@@ -196,6 +198,7 @@ class SessionRuntime:
         path = self.folder / "final" / "overview.md"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
+        write_claims(self.record, path.parent)  # issue 14: final/claims.json, the overview's claim map
         (self.folder / "vectors").mkdir(exist_ok=True)
         if len(self.deps.vectors):
             self.deps.vectors.save(str(self.folder / "vectors" / "index.faiss"))

@@ -7,7 +7,9 @@
 - step metrics every ``tracking.log_every_tasks`` tasks: top-1 Elo, mean top-5 Elo, hypotheses, matches, USD
   spent (total and per agent), tokens;
 - at the end: ``overview.md``, ``leaderboard.parquet`` (id, title, Elo, matches, state, cluster, parents),
-  ``matches.parquet``, ``elo_trajectory.png``.
+  ``matches.parquet``, ``elo_trajectory.png``, ``claims.json`` and the grounding metrics (issue 14:
+  ``evidence_proposed/_verified/_unverified/_dropped``, ``claims_total/_supported/_unsupported``,
+  ``audit_score``).
 
 A resumed session continues its run (the run id is kept on the session row). The client API is used rather
 than MLflow's global "active run", so concurrent sessions in one process cannot interfere.
@@ -28,6 +30,7 @@ from mlflow.entities import Metric, Param
 from mlflow.tracking import MlflowClient
 
 from cosci.config.schema import CosciConfig
+from cosci.grounding.report import grounding_metrics, write_claims
 from cosci.store import SessionRecord
 from cosci.supervisor.stats import SessionStats
 from cosci.tracking import artifact_root, tracking_uri
@@ -152,6 +155,7 @@ class SessionTracker:
             matches_frame(record).write_parquet(folder / "matches.parquet")
             elo_trajectory_png(record, rt.config.ranking.elo_initial, folder / "elo_trajectory.png")
             (folder / "summary.json").write_text(json.dumps(summary.to_dict(), indent=2), encoding="utf-8")
+            write_claims(record, folder)  # issue 14: the overview's claim map and audit
             self.client.log_artifacts(self.run_id, tmp)
         self.client.set_tag(self.run_id, "cosci.stop_reason", summary.stop_reason)
         self.client.log_batch(
@@ -165,7 +169,8 @@ class SessionTracker:
                     ("matches", summary.matches),
                     ("wall_seconds", summary.elapsed_seconds),
                 )
-            ],
+            ]
+            + [Metric(k, v, int(time.time() * 1000), 0) for k, v in grounding_metrics(record).items()],
         )
         self.client.set_terminated(self.run_id, status="FINISHED")
 
