@@ -72,9 +72,13 @@ class Claim:
     sources: list[dict[str, str]]
     status: str
     problems: list[str]
+    offset: int = -1
+    """Where the sentence ends in the overview it was read from (not in ``claims.json``)."""
 
     def to_dict(self) -> dict[str, object]:
-        return asdict(self)
+        out = asdict(self)
+        out.pop("offset")
+        return out
 
 
 def section(markdown: str, title: str) -> tuple[int, int]:
@@ -92,19 +96,30 @@ def section(markdown: str, title: str) -> tuple[int, int]:
     return (start, pos) if start >= 0 else (0, 0)
 
 
-def claims_in(markdown: str) -> list[str]:
-    """The substantive sentences of "Main research directions", exactly as written (see module docstring)."""
+def claims_in(markdown: str) -> list[tuple[str, list[str], int]]:
+    """The substantive sentences of "Main research directions", exactly as written, each with the ``[H-…]`` ids
+    of its line (a sentence citing none inherits its bullet's or paragraph line's) and its end offset in
+    ``markdown``."""
     start, end = section(markdown, "main research directions")
-    found: list[str] = []
-    for line in markdown[start:end].splitlines():
+    found: list[tuple[str, list[str], int]] = []
+    pos = start
+    for line in markdown[start:end].splitlines(keepends=True):
+        line_start, pos = pos, pos + len(line)
         if not line.strip() or _HEADING.match(line):
             continue
-        body = _BULLET.sub("", line).strip()
-        for sentence in _SENTENCE.split(body):
+        line_ids = _ids(line)
+        cursor = line_start
+        for sentence in _SENTENCE.split(_BULLET.sub("", line).strip()):
+            at = markdown.index(sentence, cursor)
+            cursor = at + len(sentence)
             plain = _S_BRACKET.sub("", _H_BRACKET.sub("", sentence))
             if len(re.findall(r"[A-Za-z]{2,}", plain)) >= MIN_WORDS:
-                found.append(sentence.strip())
+                found.append((sentence.strip(), _ids(sentence) or line_ids, cursor))
     return found
+
+
+def _ids(text: str) -> list[str]:
+    return list(dict.fromkeys(i for m in _H_BRACKET.finditer(text) for i in _ID.findall(m.group(1))))
 
 
 def normalise(text: str) -> str:
@@ -130,9 +145,10 @@ def terms(sentence: str, entities: set[str]) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def check_claim(sentence: str, ctx: ClaimContext) -> Claim:
-    """Check one claim (see module docstring) and return it with its status and problems."""
-    ids = list(dict.fromkeys(i for m in _H_BRACKET.finditer(sentence) for i in _ID.findall(m.group(1))))
+def check_claim(sentence: str, ctx: ClaimContext, ids: list[str] | None = None, offset: int = -1) -> Claim:
+    """Check one claim (see module docstring) and return it with its status and problems; ``ids`` are the
+    hypotheses it cites (default: those in the sentence), ``offset`` where it ends in the overview."""
+    ids = _ids(sentence) if ids is None else ids
     labels = list(dict.fromkeys(s for m in _S_BRACKET.finditer(sentence) for s in _LABEL.findall(m.group(1))))
     problems: list[str] = []
     if not ids:
@@ -157,22 +173,20 @@ def check_claim(sentence: str, ctx: ClaimContext) -> Claim:
     missing = [t for t in terms(sentence, ctx.entities) if not occurs(t, haystack)]
     problems += [f"'{t}' is not in the cited record text" for t in missing]
     sources = [{"label": s.label, "source_id": s.source_id, "url": s.url} for s in cited]
-    return Claim(sentence, ids, sources, "unsupported" if problems else "supported", problems)
+    return Claim(sentence, ids, sources, "unsupported" if problems else "supported", problems, offset)
 
 
 def check_overview(markdown: str, ctx: ClaimContext) -> list[Claim]:
     """The claim map of an overview: every claim of "Main research directions", checked."""
-    return [check_claim(s, ctx) for s in claims_in(markdown)]
+    return [check_claim(s, ctx, ids, end) for s, ids, end in claims_in(markdown)]
 
 
 def mark_unsupported(markdown: str, claims: list[Claim]) -> str:
-    """``markdown`` with :data:`UNSUPPORTED` after each unsupported claim (inside its section only)."""
-    start, end = section(markdown, "main research directions")
-    body = markdown[start:end]
-    for c in claims:
-        if c.status == "unsupported" and c.claim in body:
-            body = body.replace(c.claim, f"{c.claim} {UNSUPPORTED}", 1)
-    return markdown[:start] + body + markdown[end:]
+    """``markdown`` (the text ``claims`` were read from) with :data:`UNSUPPORTED` after each unsupported claim."""
+    for c in sorted(claims, key=lambda c: -c.offset):
+        if c.status == "unsupported" and 0 <= c.offset <= len(markdown):
+            markdown = f"{markdown[:c.offset]} {UNSUPPORTED}{markdown[c.offset:]}"
+    return markdown
 
 
 def repair_list(claims: list[Claim]) -> list[str]:
