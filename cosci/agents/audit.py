@@ -29,8 +29,10 @@ if TYPE_CHECKING:
     from cosci.agents.base import BaseAgent
 
 log = logging.getLogger(__name__)
-MAX_RECORDS = 20
-"""Hypotheses and sources quoted for the auditor."""
+MAX_RECORDS, RECORD_CHARS = 16, 1500
+"""Hypotheses and sources quoted for the auditor, and characters of each."""
+SMALL_RECORDS, SMALL_CHARS, SMALL_OVERVIEW = 4, 400, 6000
+"""The same for a schema-constrained embedded model (8192-token context), and the overview's characters."""
 
 
 @dataclass
@@ -86,16 +88,19 @@ class OverviewAuditor:
                     return other, writer
         return audit, writer
 
-    def prompt(self, overview: str, claims: list[Claim], material: OverviewMaterial) -> str:
+    def prompt(self, overview: str, claims: list[Claim], material: OverviewMaterial, small: bool = False) -> str:
+        """The audit prompt; ``small`` keeps it within an embedded model's context."""
+        n, chars = (SMALL_RECORDS, SMALL_CHARS) if small else (MAX_RECORDS, RECORD_CHARS)
         claim_lines = [f"{c.status.upper()}: \"{c.claim}\" cites {', '.join(c.hypothesis_ids) or 'nothing'}"
                        + (f"; sources {', '.join(s['label'] for s in c.sources)}" if c.sources else "")
                        + (f"; problems: {'; '.join(c.problems)}" if c.problems else "") for c in claims]
-        records = [quote_hypothesis_text(material, h.id, material.hypothesis_text(h)) for h in material.hyps]
-        records += [quote_untrusted(f"[{s.label}] {s.title} ({s.source_id}) {s.url}\n{s.text[:1500]}",
+        records = [quote_untrusted(f"[{h.id}]\n{material.hypothesis_text(h)[:chars]}", f"hypothesis-{h.id}")
+                   for h in material.hyps]
+        records += [quote_untrusted(f"[{s.label}] {s.title} ({s.source_id}) {s.url}\n{s.text[:chars]}",
                                     f"source-{s.label}") for s in material.sources.values()]
         return render("_overview_audit", objective=self.agent.deps.plan.objective,
-                      overview=quote_untrusted(overview, "overview"), claims=claim_lines,
-                      records=records[:MAX_RECORDS])
+                      overview=quote_untrusted(overview[:SMALL_OVERVIEW] if small else overview, "overview"),
+                      claims=claim_lines[:3 * n], records=records[:n])
 
     async def run(self, overview: str, claims: list[Claim], material: OverviewMaterial,
                   skip: str = "") -> AuditResult:
@@ -104,7 +109,7 @@ class OverviewAuditor:
         route, writer = self.route()
         if skip:
             return AuditResult(None, route.model, writer.model, f"skipped: {skip}")
-        spec = self.agent.spec("audit", self.task, self.prompt(overview, claims, material),
+        spec = self.agent.spec("audit", self.task, self.prompt(overview, claims, material, route.constrained),
                                action=f"{self.task.action}/audit", feedback=False)
         try:
             rec, _ = await call_record(self.agent.deps.llm, replace(spec, route=route), RecordAudit)
@@ -112,7 +117,3 @@ class OverviewAuditor:
             log.warning("overview audit failed (%s); the overview keeps a note instead", exc)
             return AuditResult(None, route.model, writer.model, f"{type(exc).__name__}: {exc}")
         return AuditResult(rec, route.model, writer.model)
-
-
-def quote_hypothesis_text(material: OverviewMaterial, hid: str, text: str) -> str:
-    return quote_untrusted(f"[{hid}]\n{text[:2000]}", f"hypothesis-{hid}")
