@@ -183,7 +183,12 @@ def overview(call: FakeCall) -> str:
         allowed = re.search(r"cite existing hypothesis ids \(([^)]*)\)", call.prompt)
         ids = HYP_ID.findall(allowed.group(1)) if allowed else []
     cited = " ".join(f"[{h}]" for h in ids[:3]) or "(no hypotheses)"
+    # issue 14: a direction quotes the first verified source listed under its hypothesis, citing its label
+    sources = {m.group(1): (m.group(2), m.group(3).strip()) for m in re.finditer(
+        r'id="sources-(H-[0-9a-f]{12})"[^>]*>\n\[(S\d+)\][^\n]*\nVerified excerpt: ([^\n]+)', call.prompt)}
     directions = "".join(f"## Direction {i + 1}\nClaim and first experiment from [{h}].\n"
+                         + (f"- The literature reports: {sources[h][1].rstrip('.')} [{h}] [{sources[h][0]}].\n"
+                            if h in sources else "")
                          for i, h in enumerate(ids[:3]))
     return ("# Executive summary\nThe tournament converged on repurposing hypotheses that target metabolic"
             f" and stem-cell dependencies of AML {cited}.\n\n# Main research directions\n"
