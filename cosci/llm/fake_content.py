@@ -179,9 +179,11 @@ def audit(call: FakeCall) -> dict[str, Any]:
 
 def overview(call: FakeCall) -> str:
     ids = list(dict.fromkeys(HYP_ID.findall(call.prompt)))
-    if (call.action or "").endswith("/repair"):  # cite only the ids the repair request allows
+    if (call.action or "").endswith("/repair"):  # drop the lines citing ids the repair request does not allow
         allowed = re.search(r"cite existing hypothesis ids \(([^)]*)\)", call.prompt)
-        ids = HYP_ID.findall(allowed.group(1)) if allowed else []
+        keep = set(HYP_ID.findall(allowed.group(1))) if allowed else set()
+        before = call.prompt.split("Your overview:", 1)[-1].strip()
+        return "\n".join(line for line in before.splitlines() if set(HYP_ID.findall(line)) <= keep) + "\n"
     cited = " ".join(f"[{h}]" for h in ids[:3]) or "(no hypotheses)"
     # issue 14: a direction quotes the first verified source listed under its hypothesis, citing its label
     sources = {m.group(1): (m.group(2), m.group(3).strip()) for m in re.finditer(
