@@ -34,6 +34,7 @@ from pydantic import ValidationError
 from cosci.config.load import ConfigError, compose, validate
 from cosci.config.schema import CosciConfig
 from cosci.errors import CosciError, GoalRefused, SessionNotFound
+from cosci.grounding.report import status_lines
 from cosci.store import RECORD_FILE, SessionRecord
 
 FEEDBACK_KINDS = ("directive", "preference", "rejection", "pin")
@@ -144,6 +145,8 @@ def cmd_status(args: argparse.Namespace) -> None:
         + ", ".join(f"{a} ${s['usd']:.4f}" for a, s in sorted(spend.items()))
     )
     print(f"active time  {row.elapsed_seconds:.0f} s of {row.wall_clock_seconds:.0f} s")
+    for line in status_lines(rec):  # issue 14: evidence verified / unverified / dropped, overview claims
+        print(line)
     if row.mlflow_run_id:
         print(f"mlflow run   {row.mlflow_run_id}")
     for line in safety_lines(rec):

@@ -55,6 +55,11 @@ TEMPLATES: dict[str, str] = {
     "_session_context": "_session_context.md",
     "_feedback_context": "_feedback_context.md",
     "_debate_record": "_debate_record.md",
+    "_articles": "_articles.md",
+    "_instructions": "_instructions.md",
+    "_reviews_overview": "_reviews_overview.md",
+    "_overview_repair": "_overview_repair.md",
+    "_overview_audit": "_overview_audit.md",
 }
 """Template key (``agent.mode`` or ``_partial``) -> file name under ``prompts/``."""
 EVAL_TEMPLATES: dict[str, str] = {

@@ -15,6 +15,12 @@ from __future__ import annotations
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
+
+ExcerptStatus = Literal["verified", "unverified"]
+"""Issue 14: an item's excerpt was found in the text its source returned (verified), or its URL was returned by
+a tool but the excerpt was not found there (unverified). Set by cosci, never by the model: the field is left out
+of the tool schema and overwritten whatever the model sends."""
 
 Strategy = Literal[
     "literature", "debate", "combine", "simplify", "out_of_box", "feasibility", "assumption", "feedback_driven"
@@ -50,6 +56,8 @@ class Citation(BaseModel):
     excerpt: str | None = Field(default=None, description="A short verbatim quote supporting the hypothesis.")
     doi: str | None = Field(default=None, description="DOI, if known.")
     year: int | None = Field(default=None, description="Publication year, if known.")
+    status: SkipJsonSchema[ExcerptStatus | None] = None
+    source_id: SkipJsonSchema[str | None] = None
 
 
 class RecordHypothesis(Record):
@@ -79,6 +87,8 @@ class Evidence(BaseModel):
     claim: str = Field(min_length=1, description="The claim this evidence supports or contradicts.")
     url: str = Field(min_length=1, description="URL of the source, exactly as returned by a search tool.")
     excerpt: str = Field(default="", description="A verbatim short quote from the source.")
+    status: SkipJsonSchema[ExcerptStatus | None] = None
+    source_id: SkipJsonSchema[str | None] = None
 
 
 class Observation(BaseModel):
@@ -129,6 +139,25 @@ class RecordSafetyVerdict(Record):
     rationale: str = Field(default="", description="One or two sentences: why this decision.")
 
 
+class Overclaim(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    claim: str = Field(min_length=1, description="The overview's sentence, quoted.")
+    why: str = Field(min_length=1, description="Why the cited material does not support it as written.")
+    severity: Literal["low", "medium", "high"] = Field(description="How much it would mislead a scientist.")
+
+
+class RecordAudit(Record):
+    """Issue 14: the independent audit of the final overview (seed 002's auditor scoring overclaiming)."""
+
+    tool_name: ClassVar[str] = "record_audit"
+    tool_description: ClassVar[str] = "Record your audit of the overview. Calling this tool ends your turn."
+
+    overclaims: list[Overclaim] = Field(description="Claims stated more strongly than their sources allow.")
+    missing_caveats: list[str] = Field(description="Caveats the overview should state and does not.")
+    overall_score: float = Field(ge=0, le=1, description="1 = every claim supported as written, 0 = unreliable.")
+    summary: str = Field(min_length=1, description="The audit in 2-4 sentences.")
+
+
 class TournamentVerdict(BaseModel):
     """A constrained tournament answer: the rationale, then which hypothesis is better (1 or 2)."""
 
@@ -138,7 +167,8 @@ class TournamentVerdict(BaseModel):
 
 
 RECORD_TYPES: dict[str, type[Record]] = {
-    r.tool_name: r for r in (RecordResearchPlan, RecordHypothesis, RecordReview, RecordSystemFeedback)
+    r.tool_name: r for r in (RecordResearchPlan, RecordHypothesis, RecordReview, RecordSystemFeedback,
+                             RecordAudit)
 }
 """The terminal record tools by name (seed 003 "Terminal Tool Short-Circuit")."""
 

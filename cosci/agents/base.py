@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from cosci.config.schema import CosciConfig
@@ -25,7 +25,7 @@ from cosci.prompts import render
 from cosci.records import Record, RecordHypothesis, RecordResearchPlan
 from cosci.safety.quoting import quote_hypothesis, quote_untrusted
 from cosci.store import SessionRecord
-from cosci.tools.base import Tool
+from cosci.tools.base import SourceRecord, Tool
 from cosci.vectors.store import VectorStore
 
 R = TypeVar("R", bound=Record)
@@ -114,6 +114,19 @@ class BaseAgent:
                       system_feedback=quote_untrusted(latest.text, f"system-feedback-{latest.id}") if latest else None,
                       directives=directives, rejected_titles=rejected)
 
+    def instructions(self, task: Task) -> str:
+        """Seed 003's ``instructions``: the task's own instruction (``payload["instructions"]``), the
+        researcher's directives and the latest meta-review's suggested focus areas ("" when all are empty)."""
+        logs = self.record.logs
+        directives = [quote_untrusted(f.text, f"researcher-{f.kind}-{f.id}") for f in logs.feedback(source="human")
+                      if f.kind == "directive"]
+        latest = logs.latest_system_feedback()
+        areas = [str(a) for a in (latest.payload.get("suggested_focus_areas") or [])] if latest else []
+        focus = (quote_untrusted("\n".join(f"- {a}" for a in areas), f"focus-areas-{latest.id}")
+                 if latest and areas else "")
+        return render("_instructions", task_instruction=str(task.payload.get("instructions", "")).strip(),
+                      directives=directives, focus_areas=focus)
+
     def spec(self, mode: str, task: Task | None, user: str, *, action: str | None = None,
              feedback: bool = True, **kw: Any) -> CallSpec:
         return CallSpec(route=self.deps.router.route(self.name, mode), action=action or (task.action if task else mode),
@@ -123,11 +136,43 @@ class BaseAgent:
     def tools(self) -> dict[str, Tool]:
         return self.deps.tools.for_agent(self.name)
 
-    async def tool_loop(self, spec: CallSpec, tools: Mapping[str, Tool], record: type[R]) -> ToolLoopResult[R]:
-        """The tool loop with this mode's iteration limit and the configured parallel cap and tool timeout."""
+    async def tool_loop(self, spec: CallSpec, tools: Mapping[str, Tool], record: type[R],
+                        task: Task | None = None) -> ToolLoopResult[R]:
+        """The tool loop with this mode's iteration limit and the configured parallel cap and tool timeout.
+
+        With ``task``, the records an earlier attempt of the task found count as found, and the records this
+        loop finds are kept on the record (events ``sources_found``) for a retry and the overview check.
+        """
         return await run_tool_loop(self.deps.llm, spec, tools, record, max_iters=spec.route.max_iterations,
                                    parallel_cap=self.config.tools.parallel_cap,
-                                   tool_timeout=self.config.tools.timeout_seconds)
+                                   tool_timeout=self.config.tools.timeout_seconds,
+                                   prior=self.found_before(task) if task else (),
+                                   on_sources=self.keep_sources(task) if task else None)
+
+    # --- records found by tools (issue 14) ---------------------------------------------------------------
+    def found_before(self, task: Task) -> list[SourceRecord]:
+        """Records the tools returned to earlier attempts of ``task`` (a retry or a resumed task)."""
+        found: dict[str, SourceRecord] = {}
+        for e in self.record.logs.events("sources_found"):
+            if e["payload"].get("task_id") == task.id:
+                for r in e["payload"].get("records", []):
+                    rec = SourceRecord(url=r["url"], text=r["text"], title=r.get("title", ""),
+                                       ids=tuple(r.get("ids", ())), tool=r.get("tool", ""))
+                    found.setdefault(rec.source_id, rec)
+        return list(found.values())
+
+    def keep_sources(self, task: Task) -> Callable[[list[SourceRecord]], None]:
+        def keep(records: list[SourceRecord]) -> None:
+            self.record.logs.event("sources_found", {"task_id": task.id,
+                                                     "records": [asdict(r) for r in records]}, agent=self.name)
+        return keep
+
+    def articles(self, purpose: str, prior: list[SourceRecord], limit: int = 8, chars: int = 1500) -> str:
+        """Seed 003's ``articles_with_reasoning`` / ``articles_block``: the loop instruction, then the records
+        an earlier attempt found (quoted, at most ``limit``, ``chars`` characters each)."""
+        records = [quote_untrusted(f"{r.title}\nURL: {r.url}\n{r.text[:chars]}".strip(), f"found-{r.source_id}")
+                   for r in prior[:limit]]
+        return render("_articles", purpose=purpose, records=records)
 
     def rng(self, task: Task, salt: str = "") -> random.Random:
         """A RNG seeded by the run seed and the task, so a retried task makes the same choices."""

@@ -7,15 +7,17 @@ Strategies (payload ``strategy``):
 - ``out_of_box`` — the top 5 as inspiration.
 
 Each runs the tool loop ending in ``record_hypothesis``; the record gets the strategy and ``parent_ids``
-(lineage) whatever the model wrote, citations filtered to seen URLs, and goes through the shared dedup.
+(lineage) whatever the model wrote, citations checked against the records tools returned (issue 14: unknown
+source dropped, excerpt not found -> ``unverified``), and goes through the shared dedup.
 """
 
 from __future__ import annotations
 
 from itertools import combinations
 
-from cosci.agents.base import BaseAgent, filter_urls, tool_names
+from cosci.agents.base import BaseAgent, tool_names
 from cosci.domain import Hypothesis, Task, TaskResult
+from cosci.grounding.evidence import check_items
 from cosci.prompts import render
 from cosci.records import RecordHypothesis
 
@@ -37,12 +39,13 @@ class EvolutionAgent(BaseAgent):
         tools = self.tools()
         user = self._prompt(strategy, parents, tool_names(tools))
         spec = self.spec(strategy, task, user)
-        loop = await self.tool_loop(spec, tools, RecordHypothesis)
-        kept, dropped = filter_urls(loop.record.citations, loop.seen_urls)
+        loop = await self.tool_loop(spec, tools, RecordHypothesis, task)
+        kept, dropped, counts = check_items(loop.record.citations, loop.sources)
         rec = loop.record.model_copy(update={"citations": kept, "strategy": strategy,
                                              "parent_ids": [p.id for p in parents]})
         result = await self.persist(rec, task)
-        result.detail.update({"parent_ids": [p.id for p in parents], "dropped_citations": dropped})
+        result.detail.update({"parent_ids": [p.id for p in parents], "dropped_citations": dropped,
+                              "evidence": counts.to_dict()})
         return result
 
     def _parents(self, strategy: str, top: list[Hypothesis]) -> list[Hypothesis]:

@@ -3,9 +3,15 @@
 - ``GenerateSystemFeedback`` — reviews (up to 50, 3000 characters each) and tournament rationales (up to 50,
   1500 characters each; seed 001 Phase 6) -> forced ``record_system_feedback``, stored as a
   ``system_feedback`` row and injected into later Generation and Evolution prompts.
-- ``GenerateFinalResearchOverview`` — the top 10 by Elo with their reviews and rationales plus the latest
-  feedback -> Markdown (no tools) citing ``[H-...]`` ids. Citations of ids that do not exist are removed. If the
-  call fails or says nothing, a fallback overview is written from the record (seed 001 Phase 7).
+- ``GenerateFinalResearchOverview`` — the top 10 by Elo with their latest verdicts, reviews, verified sources
+  (``[S1]``...) and rationales plus the latest feedback -> Markdown (no tools) citing ``[H-...]`` ids. A
+  hypothesis whose latest review is ``disproved`` / ``already_explained`` is offered for the caveats only.
+  If the call fails or says nothing, a fallback overview is written from the record (seed 001 Phase 7).
+  Issue 14: the claims of "Main research directions" are checked by :mod:`cosci.grounding.claims`; failures
+  go back to the writer once (repair), what still fails is marked ``[unsupported]``; unknown ids are then
+  removed, each direction gets its hypotheses' verdicts and scores from the record, and an independent audit
+  (:mod:`cosci.agents.audit`) is appended under "Audit". The claim map and the audit are stored as the event
+  ``overview_checked`` (written to ``final/claims.json`` with the overview).
 """
 
 from __future__ import annotations
@@ -13,9 +19,18 @@ from __future__ import annotations
 import logging
 import re
 
+from cosci.agents.audit import OverviewAuditor
 from cosci.agents.base import BaseAgent
-from cosci.domain import Hypothesis, Task, TaskResult
+from cosci.agents.overview import (
+    OverviewMaterial,
+    annotate_directions,
+    latest_reviews,
+    review_line,
+    split_by_verdict,
+)
+from cosci.domain import Hypothesis, Review, Task, TaskResult
 from cosci.errors import CosciError
+from cosci.grounding.claims import Claim, ClaimContext, check_overview, mark_unsupported, repair_list, totals
 from cosci.llm.structured import call_record
 from cosci.prompts import render
 from cosci.records import RecordSystemFeedback
@@ -104,64 +119,103 @@ class MetaReviewAgent(BaseAgent):
         return (ranked + others)[: self.config.metareview.overview_top_n]
 
     async def _final(self, task: Task) -> TaskResult:
+        """The overview, checked claim by claim, repaired once, marked, then audited (issue 14)."""
         top = self.top()
-        known = {h.id for h in self.record.hypotheses.all()}
-        text, fallback, removed = "", False, list[str]()
+        every = self.record.hypotheses.all()
+        known = {h.id for h in every}
+        latest = latest_reviews(self.record, top)
+        main, caveats = split_by_verdict(top, latest)
+        material = OverviewMaterial(self.record, top, latest)
+        ctx = material.context(every)
+        text, fallback, repaired = "", False, False
         if top:
             try:
-                text, removed = await self._overview(task, top, known)
+                text = await self._overview(task, main, caveats, material, len(known))
             except CosciError as exc:
                 log.warning("final overview call failed (%s); writing the fallback overview", exc)
         if not text.strip():
-            text, fallback = self.fallback_overview(top), True
+            text, fallback = self.fallback_overview(main, caveats, latest), True
         elif not follows_structure(text):  # a weak model's answer: keep it, but the record carries the overview
-            text, fallback = self.fallback_overview(top) + unstructured_appendix(text), True
-        else:
-            text = text.rstrip() + "\n\n" + self.leaderboard_appendix(top)
+            text, fallback = self.fallback_overview(main, caveats, latest) + unstructured_appendix(text), True
+        claims = check_overview(text, ctx)
+        if not fallback and any(c.status == "unsupported" for c in claims):
+            text, claims, repaired = await self._repair(task, text, claims, ctx, main, material)
+        text, removed = clean_citations(mark_unsupported(text, claims), known)
+        text = annotate_directions(text, latest).rstrip() + "\n\n" + self.leaderboard_appendix(top, latest)
+        audit = await OverviewAuditor(self, task).run(text, claims, material, skip="" if top else "no hypotheses")
+        text = text.rstrip() + "\n\n" + clean_citations(audit.section(), known)[0]
         self.record.sessions.update(final_overview=text)
+        checked = {"claims": [c.to_dict() for c in claims], **totals(claims), "repaired": repaired,
+                   "fallback": fallback, "audit": audit.to_dict()}
+        self.record.logs.event("overview_checked", checked, agent=self.name)
         return TaskResult("final_overview_generated", [h.id for h in top],
-                          detail={"fallback": fallback, "removed_citations": removed})
+                          detail={"fallback": fallback, "removed_citations": removed, "repaired": repaired,
+                                  **totals(claims), "audit_score": audit.score,
+                                  "caveat_ids": [h.id for h in caveats]})
 
-    async def _overview(self, task: Task, top: list[Hypothesis], known: set[str]) -> tuple[str, list[str]]:
-        blocks = []
-        for h in top:
+    async def _overview(self, task: Task, main: list[Hypothesis], caveats: list[Hypothesis],
+                        material: OverviewMaterial, n_hypotheses: int) -> str:
+        def block(h: Hypothesis) -> str:
             rationales = "\n".join(self.record.matches.rationales_for(h.id, limit=2, chars=800))
-            blocks.append(f"{self.quoted(h)}\nLatest review: {self.latest_review(h)}"
-                          + (f"\nRecent debate rationales:\n{quote_untrusted(rationales, 'rationales-' + h.id)}"
-                             if rationales else ""))
+            return material.block(h, self.quoted(h), rationales)
+
         latest = self.record.logs.latest_system_feedback()
         user = render("metareview.final", objective=self.deps.plan.objective, preferences=self.deps.plan.preferences,
-                      top_hypotheses_block="\n\n".join(blocks),
+                      top_hypotheses_block="\n\n".join(block(h) for h in main) or "(none)",
+                      caveat_block="\n\n".join(block(h) for h in caveats), caveat_ids=[h.id for h in caveats],
+                      source_labels=list(material.sources),
                       system_feedback=quote_untrusted(latest.text, "system-feedback") if latest else None,
-                      n_hypotheses=len(known), n_matches=self.record.matches.count(), ids=[h.id for h in top])
+                      n_hypotheses=n_hypotheses, n_matches=self.record.matches.count(), ids=[h.id for h in main])
         resp = await self.deps.llm.complete(self.spec("final", task, user, feedback=False))
-        return clean_citations(resp.text, known)
+        return resp.text
 
-    def leaderboard_appendix(self, top: list[Hypothesis]) -> str:
-        """The ranked hypotheses the overview was written from, from the record (ids, Elo, matches, claim)."""
-        rows = ["# Appendix: leaderboard", "", "| rank | hypothesis | Elo | matches | strategy | claim |",
-                "|---|---|---|---|---|---|"]
+    async def _repair(self, task: Task, text: str, claims: list[Claim], ctx: ClaimContext, main: list[Hypothesis],
+                      material: OverviewMaterial) -> tuple[str, list[Claim], bool]:
+        """One repair round: the failing claims go back to the writer; its answer is kept only if it still
+        has the required sections. Returns ``(text, claims, repaired)``; a failed call keeps the original."""
+        user = render("_overview_repair", overview=text, problems=repair_list(claims), ids=[h.id for h in main],
+                      source_labels=list(material.sources))
+        try:
+            resp = await self.deps.llm.complete(self.spec("final", task, user, action=f"{task.action}/repair",
+                                                          feedback=False))
+        except CosciError as exc:
+            log.warning("overview repair call failed (%s); marking the failing claims", exc)
+            return text, claims, False
+        if not resp.text.strip() or not follows_structure(resp.text):
+            return text, claims, False
+        return resp.text, check_overview(resp.text, ctx), True
+
+    def leaderboard_appendix(self, top: list[Hypothesis], latest: dict[str, Review | None]) -> str:
+        """The ranked hypotheses the overview was written from, from the record (ids, Elo, matches, latest
+        review verdict and scores, claim)."""
+        rows = ["# Appendix: leaderboard", "",
+                "| rank | hypothesis | Elo | matches | strategy | latest review | claim |",
+                "|---|---|---|---|---|---|---|"]
         for i, h in enumerate(top, 1):
             claim = one_line(h.statement).replace("|", "/")[:200]
-            rows.append(f"| {i} | [{h.id}] | {h.elo:.0f} | {h.matches_played} | {h.strategy} | {claim} |")
+            rows.append(f"| {i} | [{h.id}] | {h.elo:.0f} | {h.matches_played} | {h.strategy} | "
+                        f"{review_line(latest.get(h.id))} | {claim} |")
         return "\n".join(rows) + "\n"
 
-    def fallback_overview(self, top: list[Hypothesis]) -> str:
-        """An overview written from the record alone (no model): the leaderboard with each hypothesis's claim."""
+    def fallback_overview(self, main: list[Hypothesis], caveats: list[Hypothesis],
+                          latest: dict[str, Review | None]) -> str:
+        """An overview written from the record alone (no model): each main hypothesis's claim, with ids on every
+        sentence; hypotheses a review disproved or found already explained only under caveats, marked."""
         row = self.record.sessions.get()
         lines = ["# Executive summary",
                  f"The final synthesis could not be generated by the model, so this overview lists the "
-                 f"{len(top)} highest-ranked of {self.record.hypotheses.count()} hypotheses after "
+                 f"{len(main)} highest-ranked of {self.record.hypotheses.count()} hypotheses after "
                  f"{self.record.matches.count()} tournament matches, for the goal: {row.research_goal.strip()}",
                  "", "# Main research directions"]
-        for i, h in enumerate(top, 1):
-            reviews = self.record.hypotheses.reviews(h.id, limit=1)
-            verdict = f" Latest review verdict: {reviews[0].verdict}." if reviews else ""
-            lines += [f"## {i}. {one_line(h.title)} [{h.id}]", f"- Claim: {one_line(h.statement)}",
-                      f"- Elo {h.elo:.0f} after {h.matches_played} matches; strategy {h.strategy}.{verdict}",
-                      f"- First experiment: {one_line(h.anticipated_outcomes) or 'see the hypothesis mechanism.'}",
-                      ""]
+        for i, h in enumerate(main, 1):
+            lines += [f"## {i}. {one_line(h.title)} [{h.id}]", f"- Claim: {one_line(h.statement)} [{h.id}]",
+                      f"- Elo {h.elo:.0f} after {h.matches_played} matches; strategy {h.strategy}. "
+                      f"Latest review verdict: {review_line(latest.get(h.id))}. [{h.id}]",
+                      f"- First experiment: {one_line(h.anticipated_outcomes) or 'see the hypothesis mechanism.'}"
+                      f" [{h.id}]", ""]
         lines += ["# Convergence and divergence", "Clusters of near-duplicate hypotheses are in the record "
                   "(hypotheses.dedup_cluster).", "", "# Caveats and limitations",
                   "Written from the record without a model synthesis; read the reviews before acting on any claim."]
+        lines += [f"- Not a main direction: {one_line(h.title)} [{h.id}], latest review verdict "
+                  f"{review_line(latest.get(h.id))}." for h in caveats]
         return "\n".join(lines) + "\n"

@@ -84,6 +84,7 @@ def estimate_session(config: CosciConfig) -> Estimate:
         ("evolution", "combine", evolved, loop("evolution", "combine"), "tool_loop"),
         ("metareview", "system", matches / config.metareview.every_matches + 1, 1, "feedback"),
         ("metareview", "final", 1, 1, "overview"),
+        ("metareview", "audit", 1, 1, "single"),  # issue 14: the independent audit of the overview
     ]
     total, calls = 0.0, 0
     by_agent: dict[str, float] = {}

@@ -59,6 +59,23 @@ def seen_urls(call: FakeCall) -> list[str]:
     return urls
 
 
+def quote_from(call: FakeCall, url: str, words: int = 12) -> str:
+    """A verbatim excerpt of the tool text about ``url``: the words after its ``Abstract:`` (or ``Snippet:``),
+    else after the URL itself; "" when the URL is in no tool result (issue 14: excerpts are checked)."""
+    for m in call.messages:
+        text = str(m.get("content", "")) if m.get("role") == "tool" else ""
+        at = text.find(url)
+        if at < 0:
+            continue
+        after = text[at + len(url):]
+        label = re.search(r"(?:Abstract|Snippet):\s*", after[:400])
+        body = after[label.end():] if label else after
+        quoted = " ".join(body.split("</untrusted_source>")[0].split()[:words])
+        if quoted:
+            return quoted
+    return ""
+
+
 def quality(hid: str) -> int:
     """The hidden quality of a hypothesis id, 0-999 (tournament verdicts follow it)."""
     return int(hashlib.sha256(hid.encode()).hexdigest()[:6], 16) % 1000
@@ -67,8 +84,10 @@ def quality(hid: str) -> int:
 def hypothesis(rng: random.Random, call: FakeCall, n: int) -> dict[str, Any]:
     drug, target = rng.choice(DRUGS), rng.choice(TARGETS)
     effect, ctx = rng.choice(EFFECTS), rng.choice(CONTEXTS)
-    cites = [{"url": u, "title": f"Source on {target}", "excerpt": f"{target} is implicated in {ctx}."}
-             for u in seen_urls(call)[:2]]
+    # the first citation quotes its record verbatim, the second paraphrases (unverified), one is fabricated
+    cites = [{"url": u, "title": f"Source on {target}",
+              "excerpt": (quote_from(call, u) if i == 0 else "") or f"{target} is implicated in {ctx}."}
+             for i, u in enumerate(seen_urls(call)[:2])]
     cites.append({"url": f"https://fabricated.example.org/paper/{n}", "title": "A paper the model never saw"})
     return {
         "title": f"{drug.capitalize()} against {target} in {ctx}",
@@ -92,7 +111,8 @@ def review(rng: random.Random, call: FakeCall, n: int) -> dict[str, Any]:
         "novelty": round(rng.uniform(0.2, 0.9), 2), "correctness": round(rng.uniform(0.2, 0.9), 2),
         "testability": round(rng.uniform(0.4, 0.95), 2), "feasibility": round(rng.uniform(0.3, 0.9), 2),
         "evidence": [{"claim": "The target is expressed in the relevant cells.", "url": u,
-                      "excerpt": "expression was detected"} for u in urls],
+                      "excerpt": (quote_from(call, u) if i == 0 else "") or "expression was detected"}
+                     for i, u in enumerate(urls)],
         "notes": "The mechanism is plausible but the concentration argument needs pharmacokinetic support.",
     }
     if mode == "verification":
@@ -147,10 +167,30 @@ def verdict_text(rng: random.Random, call: FakeCall) -> str:
             f" other relies on an untested concentration argument.\nbetter idea: {better}")
 
 
+def audit(call: FakeCall) -> dict[str, Any]:
+    """An audit that flags the claims the claim map marks unsupported (issue 14)."""
+    flagged = re.findall(r'UNSUPPORTED: "([^"]+)"', call.prompt)
+    return {"overclaims": [{"claim": c[:200], "why": "The claim map found it unsupported by its sources.",
+                            "severity": "medium"} for c in flagged[:5]],
+            "missing_caveats": ["The fake model's overview is not scientific advice."],
+            "overall_score": round(1.0 / (1 + len(flagged)), 2),
+            "summary": f"Scripted audit: {len(flagged)} claim(s) flagged as unsupported by the claim map."}
+
+
 def overview(call: FakeCall) -> str:
     ids = list(dict.fromkeys(HYP_ID.findall(call.prompt)))
+    if (call.action or "").endswith("/repair"):  # drop the lines citing ids the repair request does not allow
+        allowed = re.search(r"cite existing hypothesis ids \(([^)]*)\)", call.prompt)
+        keep = set(HYP_ID.findall(allowed.group(1))) if allowed else set()
+        before = call.prompt.split("Your overview:", 1)[-1].strip()
+        return "\n".join(line for line in before.splitlines() if set(HYP_ID.findall(line)) <= keep) + "\n"
     cited = " ".join(f"[{h}]" for h in ids[:3]) or "(no hypotheses)"
+    # issue 14: a direction quotes the first verified source listed under its hypothesis, citing its label
+    sources = {m.group(1): (m.group(2), m.group(3).strip()) for m in re.finditer(
+        r'id="sources-(H-[0-9a-f]{12})"[^>]*>\n\[(S\d+)\][^\n]*\nVerified excerpt: ([^\n]+)', call.prompt)}
     directions = "".join(f"## Direction {i + 1}\nClaim and first experiment from [{h}].\n"
+                         + (f"- The literature reports: {sources[h][1].rstrip('.')} [{h}] [{sources[h][0]}].\n"
+                            if h in sources else "")
                          for i, h in enumerate(ids[:3]))
     return ("# Executive summary\nThe tournament converged on repurposing hypotheses that target metabolic"
             f" and stem-cell dependencies of AML {cited}.\n\n# Main research directions\n"
@@ -227,4 +267,6 @@ def record_args(tool: str, rng: random.Random, call: FakeCall, n: int) -> dict[s
         k = int(m.group(1)) if (m := re.search(r"Propose (\d+) distinct", call.prompt)) else 3
         return {"hypotheses": [{**{f: hypothesis(rng, call, n + i)[f] for f in ("title", "statement")},
                                 "citations": rng.sample(urls, min(2, len(urls)))} for i in range(k)]}
+    if tool == "record_audit":
+        return audit(call)
     return {"query": "leukemia"}

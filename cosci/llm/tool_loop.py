@@ -4,7 +4,9 @@ Loop").
 1. The spec goes out with the allowed tools plus the terminal record tool, ``tool_choice="auto"``.
 2. Tool calls are dispatched in parallel, at most ``parallel_cap`` (4) at once, each under a timeout (30 s);
    every call gets exactly one result message (calls and results stay paired), failures included.
-3. Results are untrusted: their text is quoted before the model sees it; their URLs join ``seen_urls``.
+3. Results are untrusted: their text is quoted before the model sees it; the records they return join
+   ``sources`` (their own URLs are ``seen_urls``; a link printed inside a page is no record, issue 14). A tool
+   that returns URLs but no records (an older or scripted tool) gives one record per URL, with its text.
 4. A terminal record call ends the loop at once and is not dispatched: the record is the answer. An invalid
    record is reported back to the model as a tool error while iterations remain.
 5. On the last allowed iteration the terminal tool is forced (and thinking is off for that call).
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Generic, TypeVar
 from urllib.parse import urlsplit, urlunsplit
@@ -25,7 +27,7 @@ from cosci.llm.structured import parse_record, record_tool
 from cosci.llm.types import CallSpec, LLMPort, LLMResponse, ToolCall
 from cosci.records import Record
 from cosci.safety.quoting import quote_untrusted
-from cosci.tools.base import Tool, ToolResult
+from cosci.tools.base import SourceRecord, Tool, ToolResult
 
 R = TypeVar("R", bound=Record)
 NUDGE = "Continue: call a search tool if you still need evidence, or call {tool} now to record your answer."
@@ -42,13 +44,14 @@ def normalise_url(url: str) -> str:
 
 @dataclass
 class ToolLoopResult(Generic[R]):
-    """The record, the URLs seen in tool results, and the conversation that produced them."""
+    """The record, the records tools returned (and their URLs), and the conversation that produced them."""
 
     record: R
     seen_urls: set[str]
     messages: list[dict[str, Any]]
     responses: list[LLMResponse] = field(default_factory=list)
     tool_calls: list[str] = field(default_factory=list)
+    sources: list[SourceRecord] = field(default_factory=list)
 
     def is_seen(self, url: str) -> bool:
         """Whether ``url`` appeared in a tool result (citation integrity, seed 000)."""
@@ -78,9 +81,19 @@ async def _dispatch(call: ToolCall, tools: Mapping[str, Tool], timeout: float,
                               source=call.name)
 
 
+def result_sources(result: ToolResult, tool: str) -> tuple[SourceRecord, ...]:
+    """The citable records of a tool result (see module docstring, step 3); none for an error."""
+    if result.is_error:
+        return ()
+    if result.records:
+        return result.records
+    return tuple(SourceRecord(url=u, text=result.text, tool=tool) for u in result.urls)
+
+
 async def run_tool_loop(port: LLMPort, spec: CallSpec, tools: Mapping[str, Tool], terminal: type[R], *,
-                        max_iters: int, parallel_cap: int = 4,
-                        tool_timeout: float = 30.0) -> ToolLoopResult[R]:
+                        max_iters: int, parallel_cap: int = 4, tool_timeout: float = 30.0,
+                        prior: Sequence[SourceRecord] = (),
+                        on_sources: Callable[[list[SourceRecord]], None] | None = None) -> ToolLoopResult[R]:
     """Drive the loop (see module docstring).
 
     Args:
@@ -88,6 +101,8 @@ async def run_tool_loop(port: LLMPort, spec: CallSpec, tools: Mapping[str, Tool]
         tools: the agent's allowed tools by name (seed 004 allowlists).
         terminal: the record type that ends the loop (``RecordHypothesis``, ``RecordReview``...).
         max_iters: model calls allowed (seed: 8 for generation and reflection, 6 for evolution).
+        prior: records an earlier attempt of the same task found (they count as found in this loop).
+        on_sources: called with the new records after each round of tool calls (so a retry can reuse them).
 
     Raises:
         ToolLoopExhausted: no valid record after ``max_iters`` calls.
@@ -96,7 +111,8 @@ async def run_tool_loop(port: LLMPort, spec: CallSpec, tools: Mapping[str, Tool]
     """
     messages: list[dict[str, Any]] = list(spec.messages)
     specs = [t.spec for t in tools.values()] + [record_tool(terminal)]
-    seen: set[str] = set()
+    sources: list[SourceRecord] = list(prior)
+    seen: set[str] = {r.url for r in sources if r.url}
     responses: list[LLMResponse] = []
     names: list[str] = []
     sem = asyncio.Semaphore(parallel_cap)
@@ -117,19 +133,24 @@ async def run_tool_loop(port: LLMPort, spec: CallSpec, tools: Mapping[str, Tool]
                 _answer_all(messages, resp.tool_calls,
                             {terminal.tool_name: f"Error: {exc}. Call it again, fixed."})
                 continue
-            return ToolLoopResult(record, seen, messages, responses, names)
+            return ToolLoopResult(record, seen, messages, responses, names, sources)
         if not resp.tool_calls:
             messages.append({"role": "user", "content": NUDGE.format(tool=terminal.tool_name)})
             continue
         results = await asyncio.gather(*(_dispatch(c, tools, tool_timeout, sem) for c in resp.tool_calls))
+        new: list[SourceRecord] = []
         for call, result in zip(resp.tool_calls, results, strict=True):
             names.append(call.name)
-            seen.update(result.urls)
+            new.extend(result_sources(result, call.name))
             label = f"{call.name}#{i}.{call.id}"
             body = (result.text if not result.is_error
                     else f"ERROR from {result.source or call.name}: {result.text}")
             messages.append({"role": "tool", "tool_call_id": call.id,
                              "content": quote_untrusted(body, label)})
+        sources.extend(new)
+        seen.update(r.url for r in new if r.url)
+        if on_sources and new:
+            on_sources(new)
     raise ToolLoopExhausted(f"no {terminal.tool_name} after {max_iters} iterations", tool=terminal.tool_name)
 
 

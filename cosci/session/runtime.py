@@ -8,6 +8,7 @@ Layout of one session (``<paths.data_dir>/sessions/<session id>/``)::
     http_cache/          literature tool responses (the same query never goes out twice)
     vectors/index.faiss  a copy of the FAISS index (rebuilt from the record on open)
     final/overview.md    the research overview
+    final/claims.json    its claim map (claim, hypothesis ids, sources, status) and audit (issue 14)
 
 Nothing here imports Prefect, MLflow or Hydra: the flow (``flows/session.py``) drives a runtime.
 """
@@ -27,6 +28,7 @@ from cosci.agents import AgentDeps, BaseAgent, build_agents
 from cosci.config.schema import CosciConfig
 from cosci.domain import Task, TaskResult, id_namespace
 from cosci.errors import CosciError, SessionNotFound
+from cosci.grounding.report import write_claims
 from cosci.llm.budget import TokenBudget
 from cosci.llm.embeddings import HASH_DIM, Embedder
 from cosci.llm.gateway import Gateway
@@ -212,6 +214,7 @@ class SessionRuntime:
         withheld = self.record.safety.withheld_overview()  # issue 15: kept out of overview.md and MLflow
         if withheld:
             (path.parent / "overview.withheld.md").write_text(withheld, encoding="utf-8")
+        write_claims(self.record, path.parent)  # issue 14: final/claims.json, the overview's claim map
         (self.folder / "vectors").mkdir(exist_ok=True)
         if len(self.deps.vectors):
             self.deps.vectors.save(str(self.folder / "vectors" / "index.faiss"))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +29,8 @@ class SessionSummary:
     mlflow_run_id: str | None
     tracking_uri: str | None = None
     stop_detail: str = ""
+    grounding: dict[str, float] = field(default_factory=dict)
+    """Issue 14: ``evidence_*`` counts, ``claims_*`` counts and ``audit_score`` (0-1)."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -39,6 +41,14 @@ class SessionSummary:
                + (f" ({self.stop_detail})" if self.stop_detail else ""),
                f"cost      ${self.spent_usd:.4f} ({self.tokens} tokens)",
                f"results   {self.hypotheses} hypotheses, {self.matches} matches, top Elo {self.top_elo:.0f}"]
+        g = self.grounding
+        if g:
+            out.append(f"evidence  {g.get('evidence_proposed', 0):.0f} proposed: {g.get('evidence_verified', 0):.0f}"
+                       f" verified, {g.get('evidence_unverified', 0):.0f} unverified, "
+                       f"{g.get('evidence_dropped', 0):.0f} dropped")
+        if "claims_total" in g:
+            out.append(f"claims    {g['claims_total']:.0f} in the overview, {g['claims_unsupported']:.0f} unsupported"
+                       + (f"; audit score {g['audit_score']:.2f}" if "audit_score" in g else ""))
         if self.stop_reason == "interrupted":
             out.append(f"continue  cosci resume {self.session_id}")
         else:
@@ -52,6 +62,7 @@ class SessionSummary:
 
 def summarise(rt: SessionRuntime, reason: Any, overview: Path, run_id: str | None,
               stop_detail: str = "") -> SessionSummary:
+    from cosci.grounding.report import grounding_metrics
     from cosci.supervisor.stats import collect
     from cosci.tracking import tracking_uri
 
@@ -61,4 +72,5 @@ def summarise(rt: SessionRuntime, reason: Any, overview: Path, run_id: str | Non
         session_id=rt.session_id, stop_reason=str(getattr(reason, "value", reason)), spent_usd=stats.spent_usd,
         tokens=stats.tokens, hypotheses=stats.hypotheses, matches=stats.matches, top_elo=stats.top1_elo,
         elapsed_seconds=row.elapsed_seconds, overview_path=str(overview), record_path=str(rt.folder / RECORD_FILE),
-        mlflow_run_id=run_id, tracking_uri=tracking_uri(rt.config) if run_id else None, stop_detail=stop_detail)
+        mlflow_run_id=run_id, tracking_uri=tracking_uri(rt.config) if run_id else None, stop_detail=stop_detail,
+        grounding=grounding_metrics(rt.record))

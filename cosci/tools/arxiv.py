@@ -88,10 +88,17 @@ class ArxivSearch(SearchTool):
 
     spec = SPEC
     label = "arXiv"
+    fetch_kinds = ("arXiv",)
 
     def __init__(self, client: ApiClient, *, default_max_results: int = 5, offline: bool = False) -> None:
         super().__init__(default_max_results=default_max_results, offline=offline)
         self.client = client
+
+    async def lookup(self, kind: str, value: str) -> LiteratureRecord | None:
+        """One arXiv record (title, abstract...) by id through the API's ``id_list``."""
+        resp = await self.client.request("GET", API_URL, params={"id_list": value, "max_results": 1})
+        records, _ = parse_feed(resp.text)
+        return records[0] if records else None
 
     async def search(self, query: str, max_results: int) -> tuple[list[LiteratureRecord], int | None, str]:
         params: dict[str, Any] = {"search_query": build_query(query), "start": 0, "max_results": max_results,

@@ -3,8 +3,10 @@
 A tool has a :class:`~cosci.llm.types.ToolSpec` (name, description, JSON-schema parameters the model sees) and
 is awaited with the model's arguments. It returns a :class:`ToolResult` and never raises for an expected
 failure (network down, rate limit, bad arguments): those come back as ``is_error=True`` results naming the
-source, so the loop continues (issue 5). ``urls`` lists every URL the text contains, so the loop's
-``seen_urls`` is exact; ``text`` is untrusted and is quoted before the model sees it.
+source, so the loop continues (issue 5). ``urls`` lists every URL the text contains; ``records`` lists the
+records the tool returned (a search hit, a fetched page) with their own URL, identifiers and text: only those
+are citation sources (issue 14: a link printed inside a page is not a source). ``text`` is untrusted and is
+quoted before the model sees it.
 """
 
 from __future__ import annotations
@@ -16,11 +18,38 @@ from cosci.llm.types import ToolSpec
 
 
 @dataclass(frozen=True)
+class SourceRecord:
+    """One record a tool returned: what a citation or an evidence item may point to (issue 14).
+
+    Attributes:
+        url: the record's own URL (a PubMed / Europe PMC / arXiv landing page, a fetched page's URL).
+        text: the record's text as the tool returned it (title, abstract or page text): excerpts are
+            checked against it.
+        title: the record's title ("" when unknown).
+        ids: identifiers as ``"<kind>:<value>"`` (``PMID:…``, ``PMCID:PMC…``, ``DOI:…`` lower-cased,
+            ``arXiv:…`` without version, ``corpus:…``).
+        tool: the tool that returned it.
+    """
+
+    url: str
+    text: str
+    title: str = ""
+    ids: tuple[str, ...] = ()
+    tool: str = ""
+
+    @property
+    def source_id(self) -> str:
+        """The record's first identifier, else its URL (stored on reviews and in ``claims.json``)."""
+        return self.ids[0] if self.ids else self.url
+
+
+@dataclass(frozen=True)
 class ToolResult:
     text: str
     urls: tuple[str, ...] = ()
     is_error: bool = False
     source: str = ""
+    records: tuple[SourceRecord, ...] = ()
 
 
 class Tool(Protocol):

@@ -17,8 +17,9 @@ from typing import Any
 
 from cosci.errors import CosciError
 from cosci.llm.types import ToolSpec
-from cosci.tools.base import ToolResult
+from cosci.tools.base import SourceRecord, ToolResult
 from cosci.tools.http import SourceError, describe
+from cosci.tools.sources import to_source
 from cosci.tools.ssrf import UnsafeUrl
 
 MAX_RESULTS_CAP = 20
@@ -191,9 +192,9 @@ class ToolBase:
     def name(self) -> str:
         return self.spec.name
 
-    def result(self, text: str) -> ToolResult:
-        """A successful answer; ``urls`` are the URLs found in ``text``."""
-        return ToolResult(text=text, urls=urls_in(text), source=self.name)
+    def result(self, text: str, records: Sequence[SourceRecord] = ()) -> ToolResult:
+        """A successful answer; ``urls`` are the URLs found in ``text``, ``records`` the citable records."""
+        return ToolResult(text=text, urls=urls_in(text), source=self.name, records=tuple(records))
 
     def error(self, message: str, *, unavailable: bool = False) -> ToolResult:
         """An error answer naming this tool and suggesting the alternatives."""
@@ -231,9 +232,12 @@ class ToolBase:
 
 
 class SearchTool(ToolBase):
-    """A search over one source: subclasses set ``spec`` and implement :meth:`search`."""
+    """A search over one source: subclasses set ``spec`` and implement :meth:`search`; those that can read one
+    record by identifier set ``fetch_kinds`` and implement :meth:`lookup` (issue 14: the observation article)."""
 
     label: str = "source"
+    fetch_kinds: tuple[str, ...] = ()
+    """Identifier kinds :meth:`fetch` reads (``"PMID"``, ``"PMCID"``, ``"DOI"``, ``"arXiv"``, ``"corpus"``)."""
 
     def __init__(self, *, default_max_results: int = 5, offline: bool = False) -> None:
         super().__init__(offline=offline)
@@ -247,6 +251,26 @@ class SearchTool(ToolBase):
         """
         raise NotImplementedError
 
+    async def lookup(self, kind: str, value: str) -> LiteratureRecord | None:
+        """The record with identifier ``kind:value`` (None when the source has none).
+
+        Raises:
+            SourceError: the source failed.
+        """
+        return None
+
+    async def fetch(self, key: str) -> SourceRecord | None:
+        """The record named by ``key`` (``"PMID:123"``...), or None: unknown kind, offline, not found, or the
+        source failed (a failed fetch never raises)."""
+        kind, _, value = key.partition(":")
+        if kind not in self.fetch_kinds or not value or (self.network and self.offline):
+            return None
+        try:
+            rec = await self.lookup(kind, value)
+        except (SourceError, ArgumentError, UnsafeUrl, ValueError, TypeError, KeyError, AttributeError):
+            return None
+        return to_source(rec, self.name) if rec is not None else None
+
     async def __call__(self, arguments: dict[str, Any]) -> ToolResult:
         if self.network and self.offline:
             return self.offline_error()
@@ -258,4 +282,6 @@ class SearchTool(ToolBase):
             return self.handle(exc)
         except (TypeError, AttributeError, KeyError) as exc:  # an answer of an unexpected shape
             return self.error(f"the {self.label} answer had an unexpected shape ({describe(exc)})")
-        return self.result(format_records(self.label, query, records[:n], total, note))
+        shown = records[:n]
+        return self.result(format_records(self.label, query, shown, total, note),
+                           [to_source(r, self.name) for r in shown if r.url or r.id])

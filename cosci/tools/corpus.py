@@ -144,10 +144,17 @@ class LocalCorpusSearch(SearchTool):
     spec = SPEC
     label = "Local corpus"
     network = False
+    fetch_kinds = ("corpus", "DOI")
 
     def __init__(self, corpus: LocalCorpus, *, default_max_results: int = 5) -> None:
         super().__init__(default_max_results=default_max_results)
         self.corpus = corpus
+
+    async def lookup(self, kind: str, value: str) -> LiteratureRecord | None:
+        """One corpus record by its id (``corpus:<id>``) or DOI."""
+        if kind == "corpus":
+            return next((r for r in self.corpus.records if r.id == value), None)
+        return next((r for r in self.corpus.records if r.doi and r.doi.lower() == value.lower()), None)
 
     async def search(self, query: str, max_results: int) -> tuple[list[LiteratureRecord], int | None, str]:
         records = await asyncio.to_thread(self.corpus.search, query, max_results)

@@ -76,10 +76,17 @@ class EuropePmcSearch(SearchTool):
 
     spec = SPEC
     label = "Europe PMC"
+    fetch_kinds = ("PMID", "PMCID", "DOI")
 
     def __init__(self, client: ApiClient, *, default_max_results: int = 5, offline: bool = False) -> None:
         super().__init__(default_max_results=default_max_results, offline=offline)
         self.client = client
+
+    async def lookup(self, kind: str, value: str) -> LiteratureRecord | None:
+        """One record (title, abstract...) by PMID, PMCID or DOI through the ``search`` endpoint (core)."""
+        query = {"PMID": f"EXT_ID:{value} AND SRC:MED", "PMCID": f"PMCID:{value}", "DOI": f'DOI:"{value}"'}[kind]
+        records, _, _ = await self.search(query, 1)
+        return records[0] if records else None
 
     async def search(self, query: str, max_results: int) -> tuple[list[LiteratureRecord], int | None, str]:
         resp = await self.client.request("GET", SEARCH_URL, params={

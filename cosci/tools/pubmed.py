@@ -161,6 +161,7 @@ class PubmedSearch(SearchTool):
 
     spec = SPEC
     label = "PubMed"
+    fetch_kinds = ("PMID",)
 
     def __init__(self, client: ApiClient, *, api_key: str | None = None, email: str | None = None,
                  default_max_results: int = 5, offline: bool = False) -> None:
@@ -171,6 +172,14 @@ class PubmedSearch(SearchTool):
             self.common["api_key"] = api_key
         if email:
             self.common["email"] = email
+
+    async def lookup(self, kind: str, value: str) -> LiteratureRecord | None:
+        """One PubMed record (title, abstract...) by PMID through efetch."""
+        if not value.isdigit():
+            return None
+        fetched = await self.client.request("GET", f"{EUTILS}/efetch.fcgi", params={
+            **self.common, "id": value, "retmode": "xml"})
+        return next((r for r in parse_efetch(fetched.text) if r.id == value), None)
 
     async def search(self, query: str, max_results: int) -> tuple[list[LiteratureRecord], int | None, str]:
         resp = await self.client.request("GET", f"{EUTILS}/esearch.fcgi", params={

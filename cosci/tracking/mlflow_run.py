@@ -12,7 +12,10 @@
   ``matches.parquet``, ``elo_trajectory.png``, and ``report.html`` (issue 17: the file written at
   finalisation, byte for byte);
 - LLM calls as traces (``tracking.traces``, :mod:`cosci.tracking.traces`): finished tasks' calls at every step
-  metrics flush, the rest when the run ends (finished, interrupted or failed).
+  metrics flush, the rest when the run ends (finished, interrupted or failed);
+- ``claims.json`` and the grounding metrics (issue 14:
+  ``evidence_proposed/_verified/_unverified/_dropped``, ``claims_total/_supported/_unsupported``,
+  ``audit_score``).
 
 A resumed session continues its run (the run id is kept on the session row). The client API is used rather
 than MLflow's global "active run", so concurrent sessions in one process cannot interfere.
@@ -35,6 +38,7 @@ from mlflow.entities import Metric, Param
 from mlflow.tracking import MlflowClient
 
 from cosci.config.schema import CosciConfig
+from cosci.grounding.report import grounding_metrics, write_claims
 from cosci.store import SessionRecord
 from cosci.supervisor.stats import SessionStats
 from cosci.tracking import artifact_root, tracking_uri
@@ -186,6 +190,7 @@ class SessionTracker:
             (folder / "summary.json").write_text(json.dumps(summary.to_dict(), indent=2), encoding="utf-8")
             if (report := rt.folder / "final" / "report.html").is_file():
                 (folder / "report.html").write_bytes(report.read_bytes())
+            write_claims(record, folder)  # issue 14: the overview's claim map and audit
             self.client.log_artifacts(self.run_id, tmp)
         self.flush_traces(final=True)
         self.client.set_tag(self.run_id, "cosci.stop_reason", summary.stop_reason)
@@ -200,7 +205,8 @@ class SessionTracker:
                     ("matches", summary.matches),
                     ("wall_seconds", summary.elapsed_seconds),
                 )
-            ],
+            ]
+            + [Metric(k, v, int(time.time() * 1000), 0) for k, v in grounding_metrics(record).items()],
         )
         self.client.set_terminated(self.run_id, status="FINISHED")
 

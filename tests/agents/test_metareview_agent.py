@@ -92,21 +92,24 @@ async def test_final_overview_removes_citations_of_unknown_ids(planned: SessionR
     text = (f"# Executive summary\nThe leader is [{real}], ahead of [H-0123456789ab].\n\n"
             f"# Main research directions\n## Stem cells\nSupported by [{real}, H-fedcba987654] and [{other}; "
             f"{real}], not by [H-bogus].\n")
-    fake.script(FakeReply(text=text), agent="metareview", mode="final")
+    fake.script(FakeReply(text=text), agent="metareview", mode="final", times=2)  # the repair changes nothing
     _, result = await run_task("metareview", "GenerateFinalResearchOverview", "final")
 
     assert result.kind == "final_overview_generated" and result.detail["fallback"] is False
+    assert result.detail["repaired"] is True and result.detail["claims_unsupported"] == 1
     assert sorted(result.detail["removed_citations"]) == ["H-0123456789ab", "H-bogus", "H-fedcba987654"]
     assert result.hypothesis_ids == ranked
     overview = planned.record.sessions.get().final_overview
     assert overview is not None
     synthesis, appendix = overview.split("# Appendix: leaderboard")
-    assert set(re.findall(r"H-[0-9A-Za-z]+", synthesis)) == {real, other}
+    appendix, audit = appendix.split("# Audit")
+    assert set(re.findall(r"H-[0-9A-Za-z]+", synthesis + audit)) <= {real, other}
     assert set(re.findall(r"H-[0-9a-f]{12}", appendix)) == set(ranked)  # the leaderboard, from the record
     assert f"The leader is [{real}], ahead of ." in overview
-    assert f"Supported by [{real}] and [{other}; {real}], not by ." in overview
+    assert f"Supported by [{real}] and [{other}; {real}], not by . [unsupported]" in overview
 
-    (call,) = fake.calls_for("metareview", "final")
+    call, repair = fake.calls_for("metareview", "final")
+    assert repair.action == "GenerateFinalResearchOverview/repair" and "unknown hypothesis id H-bogus" in repair.prompt
     assert call.tools == [] and call.model == "cosci-fake/strong"
     assert all(f'<hypothesis_text id="{hid}"' in call.prompt for hid in ranked)
 
@@ -114,7 +117,8 @@ async def test_final_overview_removes_citations_of_unknown_ids(planned: SessionR
 async def test_autopilot_overview_cites_only_known_ids(planned: SessionRuntime, run_task,
                                                        ranked: list[str]) -> None:
     _, result = await run_task("metareview", "GenerateFinalResearchOverview", "final")
-    assert result.detail == {"fallback": False, "removed_citations": []}
+    assert (result.detail["fallback"], result.detail["removed_citations"]) == (False, [])
+    assert result.detail["claims_unsupported"] == 0 and result.detail["repaired"] is False
     overview = planned.record.sessions.get().final_overview or ""
     assert set(re.findall(r"\[(H-[^\]]+)\]", overview)) <= set(ranked)
 
@@ -132,7 +136,7 @@ async def test_fallback_overview_when_the_call_fails(planned: SessionRuntime, fa
     for hid in ranked:
         h = planned.record.hypotheses.get(hid)
         assert f"{h.title} [{hid}]" in overview and f"Claim: {h.statement}" in overview
-    assert "Latest review verdict: missing_piece." in overview
+    assert "Latest review verdict: missing_piece (novelty 0.80)." in overview
     assert {c.model for c in fake.calls_for("metareview", "final")} == {"cosci-fake/strong"}
 
 

@@ -90,7 +90,9 @@ async def test_observation_with_a_payload_article(planned: SessionRuntime, fake:
     assert review.kind == "observation"  # whatever the model wrote in `kind`
     assert [e["url"] for e in review.evidence] == [ARTICLE["url"]]  # the article's own URL counts as seen
     assert "Colony formation fell by 80 %. (explained: yes)" in review.notes
-    assert json.loads(review_row(planned, review.id)["article"]) == ARTICLE
+    stored = json.loads(review_row(planned, review.id)["article"])
+    assert stored == {**ARTICLE, "source_id": "PMID:44444444", "how": "given"}  # its source id is kept
+    assert result.detail["article_source_id"] == "PMID:44444444"
     assert planned.record.hypotheses.get(hid).state == "draft"  # only a full review moves the state
 
     (call,) = fake.calls_for("reflection", "observation")

@@ -131,7 +131,7 @@ async def test_an_observation_article_is_quoted_in_the_rendered_prompt(runtime: 
     await runtime.execute(runtime.record.tasks.get(tid))
     (call,) = fake.calls_for("reflection", "observation")
     (user,) = [m["content"] for m in call.messages if m["role"] == "user"]
-    assert_quoted_and_neutralised(user, f"article-{URL}")
+    assert_quoted_and_neutralised(user, "article-PMID:77777777")  # the article block is named by its source id
 
 
 async def test_a_researcher_directive_is_quoted_in_the_system_prompt(runtime: SessionRuntime,

@@ -1,0 +1,125 @@
+"""The article an observation review tests a hypothesis against (seed 003 prompt 6, issue 14).
+
+Chosen in this order:
+
+1. the task's payload ``article`` (title / abstract / url), when given;
+2. the most relevant record the hypothesis cites, or its reviews cite as evidence — verified items first, then
+   by rapidfuzz ``token_set_ratio`` (0-100) between the item's title and excerpt and the hypothesis's title and
+   statement — read again through the literature tool that serves its identifier (PubMed efetch by PMID,
+   Europe PMC by PMID / PMCID / DOI, arXiv by id, the local corpus by id or DOI); if no tool can read it, the
+   text a tool returned for it earlier in the session (events ``sources_found``);
+3. the top record of a search built from the hypothesis (title and first entities) over the local corpus,
+   PubMed, Europe PMC and arXiv, in that order.
+
+With none of these, the mode is skipped and :meth:`ArticleFinder.find` says why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from rapidfuzz import fuzz
+
+from cosci.domain import Hypothesis
+from cosci.llm.tool_loop import result_sources
+from cosci.store import SessionRecord
+from cosci.tools.base import SourceRecord, Tool
+from cosci.tools.sources import citation_keys, record_keys
+
+SEARCH_ORDER = ("local_corpus_search", "pubmed_search", "europe_pmc_search", "arxiv_search")
+CITED_TRIED = 3
+"""Cited records tried, most relevant first, before falling back to a search."""
+ARTICLE_CHARS = 12000
+"""Characters of article text given to the prompt."""
+
+
+@dataclass(frozen=True)
+class Article:
+    """The article's record and how it was chosen (``given`` | ``cited`` | ``search``)."""
+
+    record: SourceRecord
+    how: str
+
+    def to_json(self) -> dict[str, Any]:
+        """Stored on the review row (``reviews.article``): title, abstract, url, source_id, how."""
+        r = self.record
+        return {"title": r.title, "abstract": r.text[:ARTICLE_CHARS], "url": r.url, "source_id": r.source_id,
+                "how": self.how}
+
+    def prompt_text(self) -> str:
+        r = self.record
+        lines = [f"Title: {r.title}" if r.title else "", f"Source: {r.source_id}",
+                 f"URL: {r.url}" if r.url else "", f"Text: {r.text[:ARTICLE_CHARS]}"]
+        return "\n".join(line for line in lines if line)
+
+
+def given_article(payload: Any) -> Article | None:
+    """The payload's article as an :class:`Article` (None unless it has a title or an abstract)."""
+    if not isinstance(payload, dict) or not (payload.get("abstract") or payload.get("title")):
+        return None
+    url = str(payload.get("url", ""))
+    keys = sorted(k for k in citation_keys(url) if "//" not in k) if url else []
+    text = str(payload.get("abstract") or payload.get("title"))
+    return Article(SourceRecord(url=url, text=text, title=str(payload.get("title", "")), ids=tuple(keys)), "given")
+
+
+class ArticleFinder:
+    """Finds the article for a hypothesis with the agent's tools and the session record."""
+
+    def __init__(self, tools: Mapping[str, Tool], record: SessionRecord) -> None:
+        self.tools, self.record = tools, record
+
+    async def find(self, h: Hypothesis, payload: Any = None) -> tuple[Article | None, str]:
+        """The article and how it was chosen, or None and the reason (see module docstring)."""
+        if (given := given_article(payload)) is not None:
+            return given, "given"
+        for item in self.cited(h)[:CITED_TRIED]:
+            rec = await self.read(citation_keys(str(item.get("url", "")), item.get("doi"))
+                                  | ({str(item["source_id"])} if item.get("source_id") else set()))
+            if rec is not None:
+                return Article(rec, "cited"), "cited"
+        tried = []
+        query = " ".join([h.title, *h.entities[:3]])[:300]
+        for name in SEARCH_ORDER:
+            if name not in self.tools:
+                continue
+            tried.append(name)
+            result = await self.tools[name]({"query": query, "max_results": 1})
+            found = result_sources(result, name)
+            if found:
+                return Article(found[0], "search"), "search"
+        cited = len(self.cited(h))
+        return None, (f"no article: {cited} cited record(s) could not be read, and "
+                      + (f"no search returned a record ({', '.join(tried)})" if tried else "no search tool is allowed"))
+
+    def cited(self, h: Hypothesis) -> list[dict[str, Any]]:
+        """Cited records of the hypothesis and its reviews: verified first, then by relevance."""
+        items = [c for c in h.citations if c.get("url")]
+        for review in self.record.hypotheses.reviews(h.id):
+            items += [e for e in review.evidence if e.get("url")]
+        target = f"{h.title} {h.statement}"
+
+        def rank(item: dict[str, Any]) -> tuple[int, float]:
+            about = f"{item.get('title', '')} {item.get('claim', '')} {item.get('excerpt', '')}"
+            return (0 if item.get("status") == "verified" else 1, -fuzz.token_set_ratio(about, target))
+
+        return sorted(items, key=rank)
+
+    async def read(self, keys: set[str]) -> SourceRecord | None:
+        """The record named by ``keys``: through a tool that reads it, else as a tool returned it earlier."""
+        for key in sorted(k for k in keys if ":" in k and "//" not in k):
+            for tool in self.tools.values():
+                fetch = getattr(tool, "fetch", None)
+                if fetch is not None and key.split(":", 1)[0] in getattr(tool, "fetch_kinds", ()):
+                    rec = await fetch(key)
+                    if rec is not None:
+                        return rec
+        for e in reversed(self.record.logs.events("sources_found")):
+            for r in e["payload"].get("records", []):
+                rec = SourceRecord(url=r["url"], text=r["text"], title=r.get("title", ""),
+                                   ids=tuple(r.get("ids", ())), tool=r.get("tool", ""))
+                if keys & record_keys(rec):
+                    return rec
+        return None

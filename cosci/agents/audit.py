@@ -1,0 +1,119 @@
+"""The independent audit of the final overview (issue 14; seed 002: an auditor independent of the writer
+scores overclaiming).
+
+One forced ``record_audit`` call on ``agents.metareview.modes.audit``. Its tier differs from the writer's
+(``metareview.final``); when the models config maps both to the same model, the audit moves to the first tier
+of ``models.degradation`` (then any tier) with another model, and says when there is none. The auditor reads
+the overview, the claim map and the cited material (hypotheses and verified sources, quoted). Its answer is
+appended under "# Audit" and logged; it never rewrites the overview. A failed audit (budget, provider, an
+invalid record from a weak model) is reported in that section and never stops the session.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from cosci.agents.overview import OverviewMaterial
+from cosci.domain import Task
+from cosci.errors import CosciError
+from cosci.grounding.claims import Claim
+from cosci.llm.structured import call_record
+from cosci.llm.types import Route
+from cosci.prompts import render
+from cosci.records import RecordAudit
+from cosci.safety.quoting import quote_untrusted
+
+if TYPE_CHECKING:
+    from cosci.agents.base import BaseAgent
+
+log = logging.getLogger(__name__)
+MAX_RECORDS, RECORD_CHARS = 16, 1500
+"""Hypotheses and sources quoted for the auditor, and characters of each."""
+SMALL_RECORDS, SMALL_CHARS, SMALL_OVERVIEW = 4, 400, 6000
+"""The same for a schema-constrained embedded model (8192-token context), and the overview's characters."""
+
+
+@dataclass
+class AuditResult:
+    """The audit (or why there is none), the auditor's model and the writer's."""
+
+    audit: RecordAudit | None
+    model: str
+    writer_model: str
+    error: str = ""
+
+    @property
+    def score(self) -> float | None:
+        return self.audit.overall_score if self.audit else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """For ``claims.json`` and MLflow (``audit.json``)."""
+        return {"model": self.model, "writer_model": self.writer_model, "error": self.error,
+                **(self.audit.model_dump() if self.audit else {})}
+
+    def section(self) -> str:
+        """The "# Audit" section appended to ``overview.md``."""
+        same = " (the same model as the writer: the models config offers no other)" if (
+            self.model == self.writer_model) else f" (the overview was written by {self.writer_model})"
+        lines = ["# Audit", "", f"Independent audit by {self.model}{same}. It does not change the overview."]
+        if self.audit is None:
+            return "\n".join([*lines, "", f"The audit could not be completed: {self.error}"]) + "\n"
+        a = self.audit
+        lines += ["", f"Overall score: {a.overall_score:.2f} (1 = every claim supported as written)", "",
+                  " ".join(a.summary.split()), "", "## Overclaims"]
+        lines += [f"- [{o.severity}] \"{' '.join(o.claim.split())}\": {' '.join(o.why.split())}"
+                  for o in a.overclaims] or ["- none found"]
+        lines += ["", "## Missing caveats"]
+        lines += [f"- {' '.join(c.split())}" for c in a.missing_caveats] or ["- none found"]
+        return "\n".join(lines) + "\n"
+
+
+class OverviewAuditor:
+    """Runs the audit for an agent (the meta-review agent) and a task."""
+
+    def __init__(self, agent: BaseAgent, task: Task) -> None:
+        self.agent, self.task = agent, task
+
+    def route(self) -> tuple[Route, Route]:
+        """``(audit route, writer route)``, the audit moved off the writer's model where the config allows."""
+        router, cfg = self.agent.deps.router, self.agent.config
+        writer = router.route("metareview", "final")
+        audit = router.route("metareview", "audit")
+        if audit.model == writer.model:
+            for tier in [*cfg.models.degradation, *cfg.models.tiers]:
+                other = router.route("metareview", "audit", tier)
+                if other.model != writer.model:
+                    return other, writer
+        return audit, writer
+
+    def prompt(self, overview: str, claims: list[Claim], material: OverviewMaterial, small: bool = False) -> str:
+        """The audit prompt; ``small`` keeps it within an embedded model's context."""
+        n, chars = (SMALL_RECORDS, SMALL_CHARS) if small else (MAX_RECORDS, RECORD_CHARS)
+        claim_lines = [f"{c.status.upper()}: \"{c.claim}\" cites {', '.join(c.hypothesis_ids) or 'nothing'}"
+                       + (f"; sources {', '.join(s['label'] for s in c.sources)}" if c.sources else "")
+                       + (f"; problems: {'; '.join(c.problems)}" if c.problems else "") for c in claims]
+        records = [quote_untrusted(f"[{h.id}]\n{material.hypothesis_text(h)[:chars]}", f"hypothesis-{h.id}")
+                   for h in material.hyps]
+        records += [quote_untrusted(f"[{s.label}] {s.title} ({s.source_id}) {s.url}\n{s.text[:chars]}",
+                                    f"source-{s.label}") for s in material.sources.values()]
+        return render("_overview_audit", objective=self.agent.deps.plan.objective,
+                      overview=quote_untrusted(overview[:SMALL_OVERVIEW] if small else overview, "overview"),
+                      claims=claim_lines[:3 * n], records=records[:n])
+
+    async def run(self, overview: str, claims: list[Claim], material: OverviewMaterial,
+                  skip: str = "") -> AuditResult:
+        """The audit; never raises for a failed call or an invalid answer (see module docstring). With
+        ``skip`` (a reason), no call is made and the section says why."""
+        route, writer = self.route()
+        if skip:
+            return AuditResult(None, route.model, writer.model, f"skipped: {skip}")
+        spec = self.agent.spec("audit", self.task, self.prompt(overview, claims, material, route.constrained),
+                               action=f"{self.task.action}/audit", feedback=False)
+        try:
+            rec, _ = await call_record(self.agent.deps.llm, replace(spec, route=route), RecordAudit)
+        except CosciError as exc:
+            log.warning("overview audit failed (%s); the overview keeps a note instead", exc)
+            return AuditResult(None, route.model, writer.model, f"{type(exc).__name__}: {exc}")
+        return AuditResult(rec, route.model, writer.model)

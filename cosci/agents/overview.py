@@ -1,0 +1,129 @@
+"""What the final overview is written from and checked against (issue 14), for :mod:`cosci.agents.metareview`.
+
+- The top hypotheses are split by their latest review verdict: a ``disproved`` or ``already_explained``
+  hypothesis goes to the caveats, never to the main directions (:func:`split_by_verdict`).
+- Each hypothesis is shown with its latest verdict and scores and its *verified* sources (citations and review
+  evidence whose excerpt was found in the tool text), labelled ``S1``, ``S2``… (:class:`OverviewMaterial`).
+- The same material is the :class:`~cosci.grounding.claims.ClaimContext` the validator checks claims against:
+  a hypothesis's text is its fields, its record facts (Elo, matches, strategy) and its reviews; a source's text
+  is its title, excerpt and the record text a tool returned for it (events ``sources_found``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from itertools import pairwise
+
+from cosci.domain import Hypothesis, Review
+from cosci.grounding.claims import DEMOTING, CitableSource, ClaimContext, section
+from cosci.safety.quoting import quote_untrusted
+from cosci.store import SessionRecord
+
+_HEADING2 = re.compile(r"^\s{0,3}##\s+", re.M)
+_IDS = re.compile(r"H-[0-9a-f]{12}")
+
+
+def latest_reviews(record: SessionRecord, hyps: list[Hypothesis]) -> dict[str, Review | None]:
+    """The newest review of each hypothesis (None when it has none)."""
+    return {h.id: next(iter(record.hypotheses.reviews(h.id, limit=1)), None) for h in hyps}
+
+
+def split_by_verdict(top: list[Hypothesis], latest: dict[str, Review | None]) -> tuple[list[Hypothesis],
+                                                                                        list[Hypothesis]]:
+    """``(main, caveats)``: caveats are those whose latest verdict is in :data:`DEMOTING` (order kept)."""
+    demoted = [h for h in top if (r := latest.get(h.id)) is not None and r.verdict in DEMOTING]
+    return [h for h in top if h not in demoted], demoted
+
+
+def review_line(review: Review | None) -> str:
+    """``missing_piece (novelty 0.80, correctness 0.60)`` or ``not reviewed``."""
+    if review is None:
+        return "not reviewed"
+    scores = ", ".join(f"{k} {v:.2f}" for k, v in review.scores.items() if v is not None)
+    return f"{review.verdict}" + (f" ({scores})" if scores else "")
+
+
+@dataclass
+class OverviewMaterial:
+    """The hypotheses, their latest reviews and verified sources, as prompt blocks and as a claim context."""
+
+    record: SessionRecord
+    hyps: list[Hypothesis]
+    latest: dict[str, Review | None]
+    sources: dict[str, CitableSource] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        texts = self._record_texts()
+        by_id: dict[str, CitableSource] = {}
+        for h in self.hyps:
+            items = [c for c in h.citations if c.get("status") == "verified"]
+            for r in self.record.hypotheses.reviews(h.id):
+                items += [e for e in r.evidence if e.get("status") == "verified"]
+            for item in items:
+                sid = str(item.get("source_id") or item.get("url"))
+                if sid not in by_id:
+                    label = f"S{len(by_id) + 1}"
+                    by_id[sid] = CitableSource(label, sid, str(item.get("url", "")), str(item.get("title", "")),
+                                               f"{item.get('excerpt', '')}\n{texts.get(sid, '')}")
+                by_id[sid].hypothesis_ids.add(h.id)
+        self.sources = {s.label: s for s in by_id.values()}
+
+    def _record_texts(self) -> dict[str, str]:
+        texts: dict[str, str] = {}
+        for e in self.record.logs.events("sources_found"):
+            for r in e["payload"].get("records", []):
+                key = (r.get("ids") or [r.get("url", "")])[0]
+                texts.setdefault(key, f"{r.get('title', '')}\n{r.get('text', '')}")
+        return texts
+
+    def labels_of(self, hid: str) -> list[CitableSource]:
+        return [s for s in self.sources.values() if hid in s.hypothesis_ids]
+
+    def hypothesis_text(self, h: Hypothesis) -> str:
+        """Everything a claim citing ``h`` may state: its fields, record facts and reviews."""
+        reviews = "\n".join(r.brief() for r in self.record.hypotheses.reviews(h.id))
+        return "\n".join([h.title, h.statement, h.mechanism, " ".join(h.entities), h.anticipated_outcomes,
+                          h.novelty_argument, f"Elo {h.elo:.0f} after {h.matches_played} matches; strategy "
+                          f"{h.strategy}. Latest review verdict: {review_line(self.latest.get(h.id))}.", reviews])
+
+    def context(self, known: list[Hypothesis]) -> ClaimContext:
+        """The validator's context: texts of every ``known`` hypothesis, the verdicts, the sources."""
+        texts = {h.id: self.hypothesis_text(h) if h in self.hyps else f"{h.title}\n{h.statement}" for h in known}
+        verdicts = {hid: r.verdict for hid, r in self.latest.items() if r is not None}
+        entities = {e.lower() for h in known for e in h.entities if e.strip()}
+        return ClaimContext(texts, verdicts, self.sources, entities)
+
+    def block(self, h: Hypothesis, quoted: str, rationales: str) -> str:
+        """One hypothesis for the prompt: quoted text, latest verdict and scores, latest review, sources."""
+        review = self.latest.get(h.id)
+        lines = [quoted, f"Latest review verdict and scores: {review_line(review)}"]
+        if review is not None:
+            lines.append("Latest review: " + quote_untrusted(review.brief(), f"review-{review.id}"))
+        sources = self.labels_of(h.id)
+        if sources:
+            listed = "\n".join(f"[{s.label}] {s.title or s.source_id} ({s.source_id}) {s.url}\n"
+                               f"Verified excerpt: {s.text.split(chr(10))[0]}" for s in sources)
+            lines.append("Verified sources of this hypothesis:\n" + quote_untrusted(listed, f"sources-{h.id}"))
+        if rationales:
+            lines.append(f"Recent debate rationales:\n{quote_untrusted(rationales, 'rationales-' + h.id)}")
+        return "\n".join(lines)
+
+
+def annotate_directions(markdown: str, latest: dict[str, Review | None]) -> str:
+    """After each ``##`` direction of "Main research directions", a line from the record giving the latest
+    verdict and scores of every hypothesis the direction cites (so each direction shows them, issue 14)."""
+    start, end = section(markdown, "main research directions")
+    body = markdown[start:end]
+    heads = [m.start() for m in _HEADING2.finditer(body)]
+    if not heads:
+        return markdown
+    parts, bounds = [body[: heads[0]]], [*heads, len(body)]
+    for a, b in pairwise(bounds):
+        chunk = body[a:b]
+        ids = [i for i in dict.fromkeys(_IDS.findall(chunk)) if i in latest]
+        if ids:
+            note = "- Reviews (from the record): " + "; ".join(f"[{i}] {review_line(latest[i])}" for i in ids)
+            chunk = chunk.rstrip("\n") + "\n" + note + "\n\n"
+        parts.append(chunk)
+    return markdown[:start] + "".join(parts) + markdown[end:]
