@@ -258,7 +258,44 @@ def bench_local_model() -> list[Result]:
     ]
 
 
+def bench_concurrency() -> list[Result]:
+    """Issue 11: slots kept busy with a simulated hosted-model latency (see bench/scheduling.py)."""
+    from bench.scheduling import concurrency_run
+
+    slow, fast = concurrency_run(1.0), concurrency_run(0.1)
+    note = (f"{slow['calls']} calls, {slow['actions']} actions, stop {slow['stop']}; at 100 ms: "
+            f"{fast['wall_over_ideal']:.2f}x ideal, {fast['in_flight']:.1f} in flight")
+    return [
+        Result("fake session at 1 s latency, concurrency 8: wall / ideal", slow["wall_over_ideal"], "x", 1.3, False,
+               note),
+        Result("fake session at 1 s latency, concurrency 8: calls in flight", slow["in_flight"], "calls", 6.5, True),
+        Result("session CPU per action (Prefect task, record, LiteLLM, fake)", slow["cpu_per_action_ms"], "ms",
+               float("inf"), False, "no target: the framework's cost per action"),
+    ]
+
+
+def bench_loop_cost() -> list[Result]:
+    """Issue 11: the Supervisor loop's own CPU per task does not grow with the pool."""
+    from bench.scheduling import loop_cpu_per_task
+
+    small, large = loop_cpu_per_task(20), loop_cpu_per_task(200)
+    return [Result("loop CPU per task, 200 vs 20 hypotheses", large / small, "x", 1.3, False,
+                   f"{small * 1000:.2f} ms at 20, {large * 1000:.2f} ms at 200")]
+
+
+def bench_fast_start() -> list[Result]:
+    """Issue 11: launch to the first LLM call, and the whole fake demo."""
+    from bench.scheduling import fast_start
+
+    start = fast_start()
+    return [Result("fake demo: launch to first LLM call", start["first_call"], "s", 8, False),
+            Result("fake demo: whole wall", start["wall"], "s", 12, False)]
+
+
 BENCHES: dict[str, Callable[[], list[Result]]] = {
+    "concurrency": bench_concurrency,
+    "loop_cost": bench_loop_cost,
+    "fast_start": bench_fast_start,
     "record": bench_record,
     "vectors": bench_vectors,
     "gateway": bench_gateway,

@@ -46,7 +46,7 @@ def _latest_record(data: Path) -> Any:
     return SessionRecord.open(folder / RECORD_FILE, folder.name)
 
 
-def concurrency_run(latency: float, concurrency: int = 8, max_ideas: int = 48) -> dict[str, float]:
+def concurrency_run(latency: float, concurrency: int = 8, max_ideas: int = 60) -> dict[str, float]:
     """One fake session with ``latency`` seconds per call; returns its measured ratios."""
     data = Path(tempfile.mkdtemp(prefix="cosci-bench-conc-", dir=DATA))
     log = data / "calls.jsonl"
@@ -55,6 +55,7 @@ def concurrency_run(latency: float, concurrency: int = 8, max_ideas: int = 48) -
         [sys.executable, "-m", "cosci.run", "experiment=demo", "models=fake", "tools.offline=true",
          "tracking.enabled=false", f"run.concurrency={concurrency}", f"run.max_ideas={max_ideas}",
          "run.budget_usd=50", "run.wall_clock_seconds=3600", f"models.fake.latency_seconds={latency}",
+         f"termination.min_ideas_before_stable={max_ideas}",
          f"models.fake.call_log={log}", "session.name=bench-concurrency"],
         env=_env(data), cwd=ROOT, capture_output=True, text=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
