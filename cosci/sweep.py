@@ -4,6 +4,11 @@ Configured in ``conf/config.yaml`` under ``hydra.callbacks.mlflow_sweep``. Singl
 parent is created once per multirun, in the launching process, before any job starts; jobs find it through
 the environment or the sweep folder (see :mod:`cosci.tracking.sweeps`). At the end the parent gets the sweep
 summary table.
+
+Launchers that run jobs on other machines (Ray, SLURM; issue 19) pickle this callback with the Hydra context and
+call :meth:`MlflowSweepCallback.on_job_start` in the job's process: it sets the parent run id and the launching
+shell's ``PREFECT_API_URL`` there, so every job joins the one parent run and the one Prefect server even when the
+worker neither inherits the launching environment nor sees the sweep folder.
 """
 
 from __future__ import annotations
@@ -37,9 +42,11 @@ class MlflowSweepCallback(Callback):
     def __init__(self) -> None:
         self.parent: str | None = None
         self.uri = ""
+        self.prefect_api_url: str | None = None
 
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
         enabled, uri, experiment, artifacts, sweep_dir = _settings(config)
+        self.prefect_api_url = os.environ.get("PREFECT_API_URL")
         if not enabled:
             return
         from cosci.tracking.sweeps import start_parent
@@ -48,6 +55,13 @@ class MlflowSweepCallback(Callback):
         self.uri = uri
         self.parent = start_parent(uri, experiment, artifacts, time.strftime("sweep-%Y%m%d-%H%M%S"), sweep_dir)
         os.environ[PARENT_ENV] = self.parent
+
+    def on_job_start(self, config: DictConfig, **kwargs: Any) -> None:
+        """In the job's process (local or remote): the parent run id and the shared Prefect server, unless set."""
+        if self.parent:
+            os.environ.setdefault(PARENT_ENV, self.parent)
+        if self.prefect_api_url:
+            os.environ.setdefault("PREFECT_API_URL", self.prefect_api_url)
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
         if not self.parent:
