@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib.util
 import shutil
+import warnings
 from collections.abc import Sequence
 
 from cosci.config.load import ConfigError
@@ -71,3 +72,11 @@ def check_launcher(job: Sequence[str]) -> None:
                 f"hydra/launcher={choice}: SLURM command(s) not found on PATH: {', '.join(missing)}; run the sweep "
                 "on a SLURM login node, or use hydra/launcher=slurm_local to run the same jobs on this machine"
             )
+
+
+def quiet_schema_warning() -> None:
+    """Silence Hydra's deprecation notice that ``hydra/launcher/ray`` (conf/hydra/launcher/ray.yaml) is validated
+    against the plugin's schema of the same name: the validation is wanted, the four-line notice is noise."""
+    warnings.filterwarnings(
+        "ignore", message=r"\s*'hydra/launcher/ray' is validated against ConfigStore schema", category=UserWarning
+    )

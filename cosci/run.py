@@ -25,7 +25,7 @@ from omegaconf import DictConfig
 
 from cosci.config.load import ConfigError, compose, one_line, validate
 from cosci.errors import CosciError
-from cosci.launchers import check_launcher
+from cosci.launchers import check_launcher, quiet_schema_warning
 from cosci.llm.routing import Router
 from cosci.paths import conf_dir
 
@@ -157,6 +157,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         if not any(getattr(args, flag, None) for flag in _PRINT_ONLY_FLAGS):
             prevalidate(args.overrides, bool(args.multirun))
         sys.argv = [sys.argv[0], *argv]
+        quiet_schema_warning()
         _job()
     except (ConfigError, CosciError) as exc:
         print(f"cosci: {exc}", file=sys.stderr)

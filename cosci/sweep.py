@@ -22,16 +22,17 @@ from typing import Any
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
 
+from cosci.tracking import artifact_location
 from cosci.tracking.mlflow_run import PARENT_ENV
 
 log = logging.getLogger(__name__)
 
 
-def _settings(config: DictConfig) -> tuple[bool, str, str, str, Path]:
+def _settings(config: DictConfig) -> tuple[bool, str, str, str | None, Path]:
     data_dir = Path(str(OmegaConf.select(config, "paths.data_dir"))).expanduser().resolve()
     uri = OmegaConf.select(config, "tracking.tracking_uri") or f"sqlite:///{data_dir / 'mlflow.db'}"
     experiment = str(OmegaConf.select(config, "tracking.experiment_name"))
-    artifacts = f"{(data_dir / 'mlartifacts').as_uri()}/{experiment}"
+    artifacts = artifact_location(uri, data_dir, experiment)
     sweep_dir = Path(str(OmegaConf.select(config, "hydra.sweep.dir"))).expanduser().resolve()
     return bool(OmegaConf.select(config, "tracking.enabled")), uri, experiment, artifacts, sweep_dir
 

@@ -30,7 +30,7 @@ from mlflow.tracking import MlflowClient
 from cosci.config.schema import CosciConfig
 from cosci.store import SessionRecord
 from cosci.supervisor.stats import SessionStats
-from cosci.tracking import artifact_root, tracking_uri
+from cosci.tracking import artifact_location, tracking_uri
 from cosci.tracking.artifacts import elo_trajectory_png, leaderboard_frame, matches_frame
 
 if TYPE_CHECKING:
@@ -89,7 +89,7 @@ class SessionTracker:
             if exp
             else client.create_experiment(
                 config.tracking.experiment_name,
-                artifact_location=f"{artifact_root(config)}/{config.tracking.experiment_name}",
+                artifact_location=artifact_location(uri, config.paths.data_dir, config.tracking.experiment_name),
             )
         )
         row = record.sessions.get()
