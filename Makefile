@@ -5,11 +5,12 @@ BIN    := $(VENV)/bin
 
 .PHONY: setup test lint typecheck demo bench
 
-setup:  ## create .venv and install cosci with its dev tools (compiles llama-cpp-python once: ~7-10 min on 2 cores)
+setup:  ## create .venv and install cosci with its dev tools and the Ray/SLURM launchers (compiles llama-cpp-python once: ~7-10 min on 2 cores)
 	$(PYTHON) -c 'import sys; assert (3, 11) <= sys.version_info[:2] < (3, 14), "cosci needs Python 3.11-3.13"'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --upgrade pip wheel
-	$(BIN)/pip install -e '.[dev]'
+	$(BIN)/pip install -e '.[dev,ray,slurm]'
+	$(BIN)/pip install --no-deps 'hydra-ray-launcher==1.2.2'  # its cloudpickle<3 pin would downgrade Prefect (docs/ARCHITECTURE.md)
 
 test: lint typecheck  ## ruff, mypy, then the whole test suite (offline; slow tests included)
 	$(BIN)/pytest -q

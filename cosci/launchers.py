@@ -20,11 +20,19 @@ from collections.abc import Sequence
 from cosci.config.load import ConfigError
 
 PLUGINS = {
-    "hydra_plugins.hydra_joblib_launcher": ("joblib", ("parallel", "joblib")),
-    "hydra_plugins.hydra_ray_launcher": ("ray", ("ray", "ray_cluster", "ray_aws")),
-    "hydra_plugins.hydra_submitit_launcher": ("slurm", ("slurm", "slurm_local", "submitit_slurm", "submitit_local")),
+    "hydra_plugins.hydra_joblib_launcher": ("pip install -e '.[joblib]'", ("parallel", "joblib")),
+    "hydra_plugins.hydra_ray_launcher": (
+        "pip install -e '.[ray]' && pip install --no-deps 'hydra-ray-launcher==1.2.2'",
+        ("ray", "ray_cluster", "ray_aws"),
+    ),
+    "hydra_plugins.hydra_submitit_launcher": (
+        "pip install -e '.[slurm]'",
+        ("slurm", "slurm_local", "submitit_slurm", "submitit_local"),
+    ),
 }
-"""Plugin module → (cosci extra that installs it, the launcher options that need it)."""
+"""Plugin module → (the command that installs it, the launcher options that need it). hydra-ray-launcher 1.2.2
+pins ``cloudpickle<3``, which pip can only satisfy by taking Prefect back to 3.5 (docs/ARCHITECTURE.md
+"Launchers"); it is installed without its dependencies, next to the ``ray`` extra."""
 SLURM_LAUNCHERS = ("slurm", "submitit_slurm")
 SLURM_COMMANDS = ("sbatch", "srun", "sacct")
 """What submitit runs for a SLURM sweep: ``sbatch`` submits, ``srun`` starts the job inside the allocation,
@@ -52,18 +60,18 @@ def check_launcher(job: Sequence[str]) -> None:
     """Refuse, in one line, a launcher whose plugin or commands are missing on this machine.
 
     Raises:
-        ConfigError: the launcher's Hydra plugin (or Ray itself) is not installed (the line names the extra to
-            install), or a SLURM launcher is chosen and ``sbatch``, ``srun`` or ``sacct`` is not on ``PATH``.
+        ConfigError: the launcher's Hydra plugin (or Ray itself) is not installed (the line gives the install
+            command), or a SLURM launcher is chosen and ``sbatch``, ``srun`` or ``sacct`` is not on ``PATH``.
     """
     choice = launcher_choice(job)
     if not choice:
         return
-    for module, (extra, options) in PLUGINS.items():
-        needs_ray = extra == "ray" and not _installed("ray")
+    for module, (install, options) in PLUGINS.items():
+        needs_ray = "ray" in module and not _installed("ray")
         if choice in options and (not _installed(module) or needs_ray):
             raise ConfigError(
                 f"hydra/launcher={choice}: the {module.split('.')[-1].replace('_', '-')} plugin is not installed; "
-                f"run `pip install -e '.[{extra}]'` (README \"Sweeps beyond one machine\")"
+                f"run `{install}` (README \"Sweeps beyond one machine\")"
             )
     if choice in SLURM_LAUNCHERS:
         missing = [cmd for cmd in SLURM_COMMANDS if shutil.which(cmd) is None]
