@@ -153,11 +153,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = get_args_parser().parse_args(argv)
     os.environ["HYDRA_FULL_ERROR"] = "1"  # let errors reach us, so we can print one line instead of Hydra's block
+    quiet_schema_warning()
     try:
         if not any(getattr(args, flag, None) for flag in _PRINT_ONLY_FLAGS):
             prevalidate(args.overrides, bool(args.multirun))
         sys.argv = [sys.argv[0], *argv]
-        quiet_schema_warning()
         _job()
     except (ConfigError, CosciError) as exc:
         print(f"cosci: {exc}", file=sys.stderr)

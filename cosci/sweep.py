@@ -6,8 +6,9 @@ the environment or the sweep folder (see :mod:`cosci.tracking.sweeps`). At the e
 summary table.
 
 Launchers that run jobs on other machines (Ray, SLURM; issue 19) pickle this callback with the Hydra context and
-call :meth:`MlflowSweepCallback.on_job_start` in the job's process: it sets the parent run id and the launching
-shell's ``PREFECT_API_URL`` there, so every job joins the one parent run and the one Prefect server even when the
+call :meth:`MlflowSweepCallback.on_job_start` in the job's process: it sets the parent run id, the launching
+shell's ``PREFECT_API_URL`` and its data folder (``COSCI_DATA_DIR``, absolute) there, so every job joins the one
+parent run and the one Prefect server and writes its session where the launching shell would, even when the
 worker neither inherits the launching environment nor sees the sweep folder.
 """
 
@@ -26,6 +27,9 @@ from cosci.tracking import artifact_location
 from cosci.tracking.mlflow_run import PARENT_ENV
 
 log = logging.getLogger(__name__)
+DATA_DIR_ENV = "COSCI_DATA_DIR"
+"""Read by ``paths.data_dir`` in conf/config.yaml; a relative default would otherwise resolve in each worker's
+working directory (seen: a Ray cluster's sessions landed under the head node's working directory)."""
 
 
 def _settings(config: DictConfig) -> tuple[bool, str, str, str | None, Path]:
@@ -44,10 +48,13 @@ class MlflowSweepCallback(Callback):
         self.parent: str | None = None
         self.uri = ""
         self.prefect_api_url: str | None = None
+        self.data_dir: str | None = None
 
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
         enabled, uri, experiment, artifacts, sweep_dir = _settings(config)
         self.prefect_api_url = os.environ.get("PREFECT_API_URL")
+        self.data_dir = str(Path(str(OmegaConf.select(config, "paths.data_dir"))).expanduser().resolve())
+        os.environ.setdefault(DATA_DIR_ENV, self.data_dir)  # jobs started from here (Ray, submitit) inherit it
         if not enabled:
             return
         from cosci.tracking.sweeps import start_parent
@@ -58,7 +65,10 @@ class MlflowSweepCallback(Callback):
         os.environ[PARENT_ENV] = self.parent
 
     def on_job_start(self, config: DictConfig, **kwargs: Any) -> None:
-        """In the job's process (local or remote): the parent run id and the shared Prefect server, unless set."""
+        """In the job's process (local or remote): the parent run id, the shared Prefect server and the launching
+        shell's data folder (absolute), unless set there."""
+        if self.data_dir:
+            os.environ.setdefault(DATA_DIR_ENV, self.data_dir)
         if self.parent:
             os.environ.setdefault(PARENT_ENV, self.parent)
         if self.prefect_api_url:

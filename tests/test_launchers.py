@@ -8,13 +8,16 @@ runs as a local instance started by the launcher (``ray.init()``); submitit runs
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import re
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -48,6 +51,18 @@ def _wait_healthy(url: str, process: subprocess.Popen[bytes], log: Path, seconds
     raise AssertionError(f"{url} did not answer in {seconds:.0f} s: {log.read_text(errors='replace')[-2000:]}")
 
 
+def _stop_group(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM the process group started with ``start_new_session``; SIGKILL it if still there after 30 s."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, sig)
+        try:
+            process.wait(timeout=30)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
 @pytest.fixture(scope="module")
 def mlflow_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """One ``mlflow server`` (SQLite backend, proxied artifacts) on a free loopback port; yields its URI."""
@@ -67,8 +82,7 @@ def mlflow_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         _wait_healthy(f"{uri}/health", process, log)
         yield uri
     finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(timeout=30)
+        _stop_group(process)
 
 
 @pytest.fixture(scope="module")
@@ -83,30 +97,35 @@ def prefect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         server.stop()
 
 
-def _sweep(tmp_path: Path, launcher: str, uri: str, api_url: str, *extra: str) -> tuple[str, str]:
-    """Run a two-session sweep (run.seed=1,2) through ``launcher``; returns (parent run id, stdout)."""
+def _sweep(
+    tmp_path: Path, launcher: str, uri: str, api_url: str, *extra: str, seeds: tuple[int, ...] = (1, 2),
+    env_extra: dict[str, str] | None = None,
+) -> str:
+    """Run a sweep over ``run.seed`` through ``launcher``; returns the parent run id."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
     env.update(COSCI_DATA_DIR=str(tmp_path / "data"), PYTHONPATH=str(ROOT), PREFECT_API_URL=api_url)
+    env.update(env_extra or {})
     result = subprocess.run(
-        [sys.executable, "-m", "cosci.run", "-m", f"hydra/launcher={launcher}", *FAKE, "run.seed=1,2",
-         f"tracking.tracking_uri={uri}", *extra],
+        [sys.executable, "-m", "cosci.run", "-m", f"hydra/launcher={launcher}", *FAKE,
+         f"run.seed={','.join(map(str, seeds))}", f"tracking.tracking_uri={uri}", *extra],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1200,
     )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
-    found = re.search(r"sweep: parent run ([0-9a-f]{32}) with 2 sessions", result.stdout)
+    assert "validated against ConfigStore schema" not in result.stderr
+    found = re.search(rf"sweep: parent run ([0-9a-f]{{32}}) with {len(seeds)} sessions", result.stdout)
     assert found, result.stdout[-2000:]
-    return found.group(1), result.stdout
+    return found.group(1)
 
 
-def _check_one_place(tmp_path: Path, parent: str, uri: str, api_url: str) -> None:
-    """The parent has two finished children whose artifacts are on the server; `cosci compare --parent` prints
-    both; the Prefect server holds both sessions' completed flow runs."""
+def _check_one_place(tmp_path: Path, parent: str, uri: str, api_url: str, seeds: tuple[int, ...] = (1, 2)) -> None:
+    """The parent has one finished child per seed, their artifacts on the server; `cosci compare --parent`
+    prints every child; the Prefect server holds every session's completed flow run."""
     from mlflow.tracking import MlflowClient
 
     client = MlflowClient(uri)
     exp_id = client.get_run(parent).info.experiment_id
     children = client.search_runs([exp_id], filter_string=f"tags.mlflow.parentRunId = '{parent}'")
-    assert len(children) == 2
+    assert len(children) == len(seeds)
     assert {c.info.status for c in children} == {"FINISHED"}
     assert all(c.data.tags.get("cosci.stop_reason") for c in children)
     sessions = sorted(c.data.tags["cosci.session_id"] for c in children)
@@ -125,11 +144,12 @@ def _check_one_place(tmp_path: Path, parent: str, uri: str, api_url: str) -> Non
     assert shown.returncode == 0, shown.stderr[-2000:]
     for sid in sessions:
         assert sid in shown.stdout
-    assert "run.seed=1" in shown.stdout and "run.seed=2" in shown.stdout
+    if len(seeds) > 1:  # the column of what sets the sessions apart
+        assert all(f"run.seed={seed}" in shown.stdout for seed in seeds)
 
     runs = httpx.post(f"{api_url}/flow_runs/filter", json={"limit": 200}, timeout=30).json()
     ours = [r for r in runs if r["parameters"]["config_data"]["paths"]["data_dir"] == str(tmp_path / "data")]
-    assert sorted(r["parameters"]["config_data"]["run"]["seed"] for r in ours) == [1, 2]
+    assert sorted(r["parameters"]["config_data"]["run"]["seed"] for r in ours) == sorted(seeds)
     assert {r["state_type"] for r in ours} == {"COMPLETED"}
 
 
@@ -138,8 +158,37 @@ def _check_one_place(tmp_path: Path, parent: str, uri: str, api_url: str) -> Non
 def test_ray_launcher_runs_a_sweep_into_one_mlflow_and_one_prefect_server(
     tmp_path: Path, mlflow_server: str, prefect_server: str
 ) -> None:
-    parent, _ = _sweep(tmp_path, "ray", mlflow_server, prefect_server, "launcher.ray.num_cpus=1")
+    parent = _sweep(tmp_path, "ray", mlflow_server, prefect_server, "launcher.ray.num_cpus=1")
     _check_one_place(tmp_path, parent, mlflow_server, prefect_server)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1500)
+def test_ray_launcher_joins_an_existing_cluster_by_address(
+    tmp_path: Path, mlflow_server: str, prefect_server: str
+) -> None:
+    """The cluster form: `ray start --head` (a one-node cluster here), then launcher.ray.address=<head>."""
+    temp = Path(tempfile.mkdtemp(prefix="ray", dir="/tmp"))  # Ray's socket paths must stay under 107 characters
+    port, log = _free_port(), temp / "head.log"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "RAY_AUTH_MODE": "disabled"}  # a cluster's nodes run its code
+    with log.open("wb") as out:
+        head = subprocess.Popen(
+            [str(Path(sys.executable).parent / "ray"), "start", "--head", "--node-ip-address", "127.0.0.1",
+             "--port", str(port), "--num-cpus", "1", "--include-dashboard", "false", "--disable-usage-stats",
+             "--temp-dir", str(temp / "t"), "--block"],
+            stdout=out, stderr=out, stdin=subprocess.DEVNULL, env=env, start_new_session=True,
+        )
+    try:
+        deadline = time.monotonic() + 240
+        while b"block forever" not in log.read_bytes():
+            assert head.poll() is None and time.monotonic() < deadline, log.read_text(errors="replace")[-2000:]
+            time.sleep(1)
+        parent = _sweep(tmp_path, "ray", mlflow_server, prefect_server, f"launcher.ray.address=127.0.0.1:{port}",
+                        "launcher.ray.num_cpus=1", seeds=(3,), env_extra={"RAY_AUTH_MODE": "disabled"})
+        _check_one_place(tmp_path, parent, mlflow_server, prefect_server, seeds=(3,))
+    finally:
+        _stop_group(head)
+        shutil.rmtree(temp, ignore_errors=True)
 
 
 @pytest.mark.slow
@@ -147,7 +196,7 @@ def test_ray_launcher_runs_a_sweep_into_one_mlflow_and_one_prefect_server(
 def test_submitit_local_executor_runs_a_sweep_into_one_mlflow_and_one_prefect_server(
     tmp_path: Path, mlflow_server: str, prefect_server: str
 ) -> None:
-    parent, _ = _sweep(tmp_path, "slurm_local", mlflow_server, prefect_server, "launcher.slurm.cpus_per_task=1")
+    parent = _sweep(tmp_path, "slurm_local", mlflow_server, prefect_server, "launcher.slurm.cpus_per_task=1")
     _check_one_place(tmp_path, parent, mlflow_server, prefect_server)
     assert list((tmp_path / "data" / "hydra" / "multirun").glob("*/*/.submitit/*/*_result.pkl"))
 
@@ -200,12 +249,13 @@ def test_remote_jobs_get_the_parent_run_and_the_prefect_server(monkeypatch: pyte
     from cosci.tracking.mlflow_run import PARENT_ENV
 
     callback = MlflowSweepCallback()
-    callback.parent, callback.prefect_api_url = "a" * 32, "http://head:4200/api"
+    callback.parent, callback.prefect_api_url, callback.data_dir = "a" * 32, "http://head:4200/api", "/shared/data"
     remote = pickle.loads(pickle.dumps(callback))  # what a launcher ships to a worker
-    monkeypatch.delenv(PARENT_ENV, raising=False)
-    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    for name in (PARENT_ENV, "PREFECT_API_URL", "COSCI_DATA_DIR"):
+        monkeypatch.delenv(name, raising=False)
     remote.on_job_start(config=None)
     assert os.environ[PARENT_ENV] == "a" * 32 and os.environ["PREFECT_API_URL"] == "http://head:4200/api"
+    assert os.environ["COSCI_DATA_DIR"] == "/shared/data"
     monkeypatch.setenv("PREFECT_API_URL", "http://node-local:4200/api")
     remote.on_job_start(config=None)
     assert os.environ["PREFECT_API_URL"] == "http://node-local:4200/api"
