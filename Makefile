@@ -13,7 +13,7 @@ LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON
 
 .PHONY: setup test lint typecheck demo bench
 
-setup:  ## create .venv and install cosci with its dev tools (compiles llama-cpp-python once: ~7-10 min on 2 cores)
+setup:  ## create .venv and install cosci with its dev tools and the Ray/SLURM launchers (compiles llama-cpp-python once: ~7-10 min on 2 cores)
 	$(PYTHON) -c 'import sys; assert (3, 11) <= sys.version_info[:2] < (3, 14), "cosci needs Python 3.11-3.13"'
 	@$(MAKE) --no-print-directory system-deps
 	$(PYTHON) -m venv $(VENV)
@@ -21,7 +21,8 @@ setup:  ## create .venv and install cosci with its dev tools (compiles llama-cpp
 	ls $(LLAMA_WHEELS)/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl >/dev/null 2>&1 || \
 		CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip wheel --no-deps --no-cache-dir -w $(LLAMA_WHEELS) \
 		llama-cpp-python==$(LLAMA_CPP_VERSION)
-	$(BIN)/pip install --find-links $(LLAMA_WHEELS) -e '.[dev]'
+	$(BIN)/pip install --find-links $(LLAMA_WHEELS) -e '.[dev,ray,slurm]'
+	$(BIN)/pip install --no-deps 'hydra-ray-launcher==1.2.2'  # its cloudpickle<3 pin would downgrade Prefect (docs/ARCHITECTURE.md)
 
 .PHONY: system-deps
 system-deps:  ## Debian packages for the session report: graphviz (lineage layout), chromium + chromium-driver (browser tests)

@@ -25,6 +25,7 @@ from omegaconf import DictConfig
 
 from cosci.config.load import ConfigError, compose, one_line, validate
 from cosci.errors import CosciError, GoalRefused
+from cosci.launchers import check_launcher, quiet_schema_warning
 from cosci.llm.routing import Router
 from cosci.paths import conf_dir
 
@@ -55,11 +56,14 @@ def prevalidate(overrides: Sequence[str], multirun: bool) -> None:
     """Compose and validate every job of the invocation before Hydra writes anything.
 
     Raises:
-        ConfigError: the first job whose config is invalid, or a parallel sweep on a SQLite MLflow store.
+        ConfigError: the first job whose config is invalid, or a parallel sweep on a SQLite MLflow store, or
+            a launcher whose plugin or SLURM commands are missing (:func:`cosci.launchers.check_launcher`).
         MissingApiKey: a job's models need a key that is not set.
     """
     jobs = expand_sweep(overrides) if multirun else [list(overrides)]
     for job in jobs:
+        if multirun:
+            check_launcher(job)
         config = validate(compose(job), require_goal=True)
         if config.session.resume:
             check_resumable(config.paths.data_dir, config.session.resume)
@@ -149,6 +153,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = get_args_parser().parse_args(argv)
     os.environ["HYDRA_FULL_ERROR"] = "1"  # let errors reach us, so we can print one line instead of Hydra's block
+    quiet_schema_warning()
     try:
         if not any(getattr(args, flag, None) for flag in _PRINT_ONLY_FLAGS):
             prevalidate(args.overrides, bool(args.multirun))

@@ -4,6 +4,12 @@ Configured in ``conf/config.yaml`` under ``hydra.callbacks.mlflow_sweep``. Singl
 parent is created once per multirun, in the launching process, before any job starts; jobs find it through
 the environment or the sweep folder (see :mod:`cosci.tracking.sweeps`). At the end the parent gets the sweep
 summary table.
+
+Launchers that run jobs on other machines (Ray, SLURM; issue 19) pickle this callback with the Hydra context and
+call :meth:`MlflowSweepCallback.on_job_start` in the job's process: it sets the parent run id, the launching
+shell's ``PREFECT_API_URL`` and its data folder (``COSCI_DATA_DIR``, absolute) there, so every job joins the one
+parent run and the one Prefect server and writes its session where the launching shell would, even when the
+worker neither inherits the launching environment nor sees the sweep folder.
 """
 
 from __future__ import annotations
@@ -17,14 +23,19 @@ from typing import Any
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
 
+from cosci.tracking import artifact_location
+
 log = logging.getLogger(__name__)
+DATA_DIR_ENV = "COSCI_DATA_DIR"
+"""Read by ``paths.data_dir`` in conf/config.yaml; a relative default would otherwise resolve in each worker's
+working directory (seen: a Ray cluster's sessions landed under the head node's working directory)."""
 
 
-def _settings(config: DictConfig) -> tuple[bool, str, str, str, Path]:
+def _settings(config: DictConfig) -> tuple[bool, str, str, str | None, Path]:
     data_dir = Path(str(OmegaConf.select(config, "paths.data_dir"))).expanduser().resolve()
     uri = OmegaConf.select(config, "tracking.tracking_uri") or f"sqlite:///{data_dir / 'mlflow.db'}"
     experiment = str(OmegaConf.select(config, "tracking.experiment_name"))
-    artifacts = f"{(data_dir / 'mlartifacts').as_uri()}/{experiment}"
+    artifacts = artifact_location(uri, data_dir, experiment)
     sweep_dir = Path(str(OmegaConf.select(config, "hydra.sweep.dir"))).expanduser().resolve()
     return bool(OmegaConf.select(config, "tracking.enabled")), uri, experiment, artifacts, sweep_dir
 
@@ -35,9 +46,14 @@ class MlflowSweepCallback(Callback):
     def __init__(self) -> None:
         self.parent: str | None = None
         self.uri = ""
+        self.prefect_api_url: str | None = None
+        self.data_dir: str | None = None
 
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
         enabled, uri, experiment, artifacts, sweep_dir = _settings(config)
+        self.prefect_api_url = os.environ.get("PREFECT_API_URL")
+        self.data_dir = str(Path(str(OmegaConf.select(config, "paths.data_dir"))).expanduser().resolve())
+        os.environ.setdefault(DATA_DIR_ENV, self.data_dir)  # jobs started from here (Ray, submitit) inherit it
         if not enabled:
             return
         from cosci.tracking.mlflow_run import PARENT_ENV  # MLflow loads only for a tracked multirun (issue 11)
@@ -47,6 +63,18 @@ class MlflowSweepCallback(Callback):
         self.uri = uri
         self.parent = start_parent(uri, experiment, artifacts, time.strftime("sweep-%Y%m%d-%H%M%S"), sweep_dir)
         os.environ[PARENT_ENV] = self.parent
+
+    def on_job_start(self, config: DictConfig, **kwargs: Any) -> None:
+        """In the job's process (local or remote): the parent run id, the shared Prefect server and the launching
+        shell's data folder (absolute), unless set there."""
+        if self.data_dir:
+            os.environ.setdefault(DATA_DIR_ENV, self.data_dir)
+        if self.parent:
+            from cosci.tracking.mlflow_run import PARENT_ENV
+
+            os.environ.setdefault(PARENT_ENV, self.parent)
+        if self.prefect_api_url:
+            os.environ.setdefault("PREFECT_API_URL", self.prefect_api_url)
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
         if not self.parent:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from cosci.config.schema import CosciConfig
 
 
@@ -13,3 +15,15 @@ def tracking_uri(config: CosciConfig) -> str:
 def artifact_root(config: CosciConfig) -> str:
     """Where new experiments keep artifacts: ``<data_dir>/mlartifacts`` as a file URI (absolute)."""
     return (config.paths.data_dir / "mlartifacts").as_uri()
+
+
+def artifact_location(uri: str, data_dir: Path, experiment: str) -> str | None:
+    """Where a new experiment keeps its artifacts.
+
+    ``None`` for an MLflow server (``http(s)://``): the server's own artifact store (``mlflow server`` proxies
+    ``mlflow-artifacts:/`` to its ``--artifacts-destination``), so jobs on every machine of a sweep write to one
+    place (issue 19). Otherwise ``<data_dir>/mlartifacts/<experiment>`` as a file URI (absolute).
+    """
+    if uri.lower().startswith(("http://", "https://")):
+        return None
+    return f"{(data_dir / 'mlartifacts').as_uri()}/{experiment}"

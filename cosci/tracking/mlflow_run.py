@@ -41,7 +41,7 @@ from cosci.config.schema import CosciConfig
 from cosci.grounding.report import grounding_metrics, write_claims
 from cosci.store import SessionRecord
 from cosci.supervisor.stats import SessionStats
-from cosci.tracking import artifact_root, tracking_uri
+from cosci.tracking import artifact_location, tracking_uri
 from cosci.tracking.artifacts import elo_trajectory_png, leaderboard_frame, matches_frame
 from cosci.tracking.traces import TraceLogger
 
@@ -104,7 +104,7 @@ class SessionTracker:
             if exp
             else client.create_experiment(
                 config.tracking.experiment_name,
-                artifact_location=f"{artifact_root(config)}/{config.tracking.experiment_name}",
+                artifact_location=artifact_location(uri, config.paths.data_dir, config.tracking.experiment_name),
             )
         )
         row = record.sessions.get()

@@ -31,8 +31,11 @@ SUMMARY_COLUMNS = (
 )
 
 
-def start_parent(uri: str, experiment: str, artifact_location: str, name: str, sweep_dir: Path) -> str:
-    """Create the parent run and write its id to ``sweep_dir``; returns the run id."""
+def start_parent(uri: str, experiment: str, artifact_location: str | None, name: str, sweep_dir: Path) -> str:
+    """Create the parent run and write its id to ``sweep_dir``; returns the run id.
+
+    ``artifact_location`` is used only if the experiment is new (``None``: the tracking server's default).
+    """
     client = MlflowClient(tracking_uri=uri)
     exp = client.get_experiment_by_name(experiment)
     exp_id = exp.experiment_id if exp else client.create_experiment(experiment, artifact_location=artifact_location)
