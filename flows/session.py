@@ -110,13 +110,13 @@ class BackgroundTracker:
     """The session's MLflow run, started in a worker thread so that importing MLflow and opening its store
     (seconds) does not hold up the first tasks; an :class:`Observer` that forwards progress once it is up.
 
-    Progress reported before the run exists is not lost: the latest statistics are logged when it is.
+    Progress reported before the run exists is not lost: it is replayed, in order, when the run is up.
     """
 
     def __init__(self, config: CosciConfig, rt: SessionRuntime, overrides: list[str], models_choice: str) -> None:
         self._pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="cosci-mlflow")
         self._future = self._pool.submit(self._start, config, rt, list(overrides), models_choice)
-        self._early: tuple[Any, int] | None = None
+        self._early: list[tuple[Any, int]] = []
 
     @staticmethod
     def _start(config: CosciConfig, rt: SessionRuntime, overrides: list[str], models_choice: str) -> Any:
@@ -135,21 +135,21 @@ class BackgroundTracker:
     def on_progress(self, stats: Any, step: int) -> None:
         tracker = self.started()
         if tracker is None:
-            self._early = (stats, step)
+            self._early.append((stats, step))
             return
-        if self._early is not None:
-            early, self._early = self._early, None
-            if early[1] < step:
-                tracker.on_progress(*early)
+        self._replay(tracker)
         tracker.on_progress(stats, step)
+
+    def _replay(self, tracker: Any) -> None:
+        early, self._early = self._early, []
+        for stats, step in early:
+            tracker.on_progress(stats, step)
 
     async def ready(self) -> Any:
         """Wait for the start (raising its error, if it failed); returns the SessionTracker."""
         tracker = await asyncio.wrap_future(self._future)
         self._pool.shutdown(wait=False)
-        if self._early is not None:
-            tracker.on_progress(*self._early)
-            self._early = None
+        self._replay(tracker)
         return tracker
 
 
