@@ -15,9 +15,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
+import numpy as np
+
 from cosci.config.schema import CosciConfig
 from cosci.domain import Hypothesis, Task, TaskResult, hypothesis_id
 from cosci.llm.embeddings import Embedder
+from cosci.llm.errors import BudgetExceeded
 from cosci.llm.routing import Router
 from cosci.llm.tool_loop import ToolLoopResult, normalise_url, run_tool_loop
 from cosci.llm.types import CallSpec, LLMPort, TextBlock
@@ -148,9 +151,10 @@ class BaseAgent:
         text = f"{rec.title}. {rec.statement} {rec.mechanism}"
         vectors = self.deps.vectors
         async with vectors.lock:
-            vec = (await self.deps.embedder.embed([text]))[0]
-            hit = next(iter(vectors.nearest(vec, k=1)), None)
-            if hit and hit.id != hid and hit.similarity >= self.config.vectors.dedup_cosine_threshold:
+            vec = await self._dedup_vector(text, task)
+            hit = next(iter(vectors.nearest(vec, k=1)), None) if vec is not None else None
+            threshold = self.config.vectors.dedup_threshold(self.deps.embedder.model)  # per model (issue 16)
+            if hit and hit.id != hid and hit.similarity >= threshold:
                 return TaskResult("hypothesis_duplicate", [hit.id],
                                   detail={"duplicate_of": hit.id, "similarity": round(hit.similarity, 4)})
             inserted = self.record.hypotheses.insert(hid, rec, elo=self.config.ranking.elo_initial,
@@ -158,12 +162,21 @@ class BaseAgent:
             if not inserted and self.record.hypotheses.created_by(hid) != task.id:  # same id, another task
                 return TaskResult("hypothesis_duplicate", [hid],
                                   detail={"duplicate_of": hid, "similarity": 1.0})
-            if hid not in vectors:
+            if vec is not None and hid not in vectors:
                 self.record.hypotheses.add_embedding(hid, self.deps.embedder.model, vec,
                                                      hashlib.sha256(text.encode()).hexdigest()[:16], len(vectors))
                 vectors.add(hid, vec)
         self.record.logs.event("hypothesis_created", {"id": hid, "strategy": rec.strategy}, agent=self.name)
         return TaskResult("hypothesis_created", [hid], detail={"strategy": rec.strategy})
+
+    async def _dedup_vector(self, text: str, task: Task) -> np.ndarray | None:
+        """The hypothesis's embedding, or None when proximity's budget share refuses the embedding call (issue
+        16): the hypothesis is then kept without dedup, and proximity embeds it later if budget allows."""
+        try:
+            return (await self.deps.embedder.embed([text], action="dedup", task_id=task.id))[0]
+        except BudgetExceeded as exc:
+            self.record.logs.event("dedup_skipped", {"task_id": task.id, "reason": str(exc)}, agent=self.name)
+            return None
 
 
 def filter_urls(items: list[Any], seen: set[str], attr: str = "url") -> tuple[list[Any], list[str]]:

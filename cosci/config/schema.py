@@ -122,12 +122,32 @@ class TerminationCfg(_Strict):
     snapshot_every_matches: int = Field(gt=0, description="An Elo snapshot is taken every this many matches.")
 
 
+class EmbeddingThresholdsCfg(_Strict):
+    dedup_cosine_threshold: Unit = Field(description="Dedup cosine threshold for this embedding model.")
+    cluster_threshold: Unit = Field(description="Clustering cosine-distance threshold for this embedding model.")
+
+
 class VectorsCfg(_Strict):
     dedup_cosine_threshold: Unit = Field(
         description="Cosine similarity at or above which a hypothesis is a duplicate (seed 004: 0.92)."
     )
     cluster_threshold: Unit = Field(description="Max cosine distance merged by clustering (seed 004: 0.15).")
     full_recluster_every_matches: int = Field(gt=0, description="Proximity re-clusters every N matches (seed 004: 20).")
+    models: dict[str, EmbeddingThresholdsCfg] = Field(
+        default_factory=dict,
+        description="Thresholds per embedding model (issue 16: a static model's cosine scale differs from a hosted "
+        "one's; calibrated in bench/README.md); a model not listed uses the two values above.",
+    )
+
+    def dedup_threshold(self, model: str) -> float:
+        """Dedup cosine threshold for vectors of ``model`` (per-model entry, else the seed's 0.92)."""
+        entry = self.models.get(model)
+        return entry.dedup_cosine_threshold if entry else self.dedup_cosine_threshold
+
+    def cluster_threshold_for(self, model: str) -> float:
+        """Clustering cosine-distance threshold for vectors of ``model`` (per-model entry, else seed's 0.15)."""
+        entry = self.models.get(model)
+        return entry.cluster_threshold if entry else self.cluster_threshold
 
 
 class LeaseCfg(_Strict):
@@ -267,7 +287,12 @@ class FakeModelCfg(_Strict):
 class EmbeddingsCfg(_Strict):
     chain: list[str] = Field(
         min_length=1,
-        description="Embedding models tried in order; 'hash' is the offline default (seed 004 Embedder Chain).",
+        description="Embedding models tried in order; the bundled static model and 'hash' are the offline end "
+        "(seed 004 Embedder Chain, issue 16).",
+    )
+    prices: dict[str, float] = Field(
+        default_factory=dict,
+        description="USD per 1M input tokens of embedding models LiteLLM does not price (the fake's).",
     )
 
 

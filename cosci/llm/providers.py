@@ -60,6 +60,9 @@ def register_providers(config: CosciConfig) -> None:
             "litellm_provider": entry.model.split("/", 1)[0], "mode": "chat",
             "supports_function_calling": True, "max_input_tokens": 200_000, "max_output_tokens": 64_000,
         }
+    for model, usd_per_mtok in config.models.embeddings.prices.items():  # issue 16: priced like hosted ones
+        prices[model] = {"input_cost_per_token": usd_per_mtok / 1e6, "output_cost_per_token": 0.0,
+                         "litellm_provider": model.split("/", 1)[0], "mode": "embedding", "max_input_tokens": 8192}
     if prices:
         litellm.register_model(prices)
 
