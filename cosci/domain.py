@@ -26,6 +26,7 @@ ResultKind = Literal[
     "system_feedback_generated",
     "final_overview_generated",
     "nothing_to_do",
+    "match_batch_pending",  # issue 16: a provider batch of matches is still running
 ]
 
 

@@ -23,7 +23,7 @@ from cosci.llm.embeddings import Embedder
 from cosci.llm.errors import BudgetExceeded
 from cosci.llm.routing import Router
 from cosci.llm.tool_loop import ToolLoopResult, normalise_url, run_tool_loop
-from cosci.llm.types import CallSpec, LLMPort, TextBlock
+from cosci.llm.types import BatchPort, CallSpec, LLMPort, TextBlock
 from cosci.prompts import render
 from cosci.records import Record, RecordHypothesis, RecordResearchPlan
 from cosci.safety.quoting import quote_hypothesis, quote_untrusted
@@ -49,6 +49,7 @@ class AgentDeps:
     tools: ToolSource
     embedder: Embedder
     vectors: VectorStore
+    batches: BatchPort | None = None  # provider message batches for low-stakes matches (issue 16)
     _plan: RecordResearchPlan | None = field(default=None, repr=False)
 
     @property

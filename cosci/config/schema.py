@@ -63,6 +63,14 @@ class RankingCfg(_Strict):
     debate_min_matches: int = Field(ge=0, description="Debate when either side has fewer matches (seed 000: 2).")
     debate_elo_gap: float = Field(ge=0, description="Debate when |ΔElo| is below this, Elo points (seed 000: 50).")
     matches_per_batch: int = Field(gt=0, description="Matches played by one RunTournamentBatch task.")
+    batch: bool = Field(default=False, description="Send low-stakes matches through the provider's message-batch "
+                        "API (seed 004 Batch API; only for tiers with models.tiers.<t>.batch).")
+    batch_decile: Unit = Field(default=0.1, description="A match is batched when both hypotheses lie in this "
+                               "bottom share of the leaderboard (seed 004: sub-decile pairs).")
+    batch_size: int = Field(default=4, gt=0, description="Queued matches submitted together (seed 004: minimum 4).")
+    batch_max_wait_s: float = Field(default=60.0, ge=0, description="Seconds a queued match waits for a full batch "
+                                    "before a smaller one is submitted.")
+    batch_poll_seconds: float = Field(default=30.0, ge=0, description="Seconds between polls of a submitted batch.")
 
     @model_validator(mode="after")
     def _buckets_sum_to_one(self) -> RankingCfg:
@@ -259,6 +267,8 @@ class ModelEntry(_Strict):
     output_usd_per_mtok: float | None = Field(
         default=None, ge=0, description="Price override, USD per 1M output tokens."
     )
+    batch: bool = Field(default=False, description="The provider has a message-batch API the batch pool may use "
+                        "(Anthropic, seed 004); priced at the price table's batch prices.")
 
 
 class LocalModelCfg(_Strict):
@@ -282,6 +292,11 @@ class FakeModelCfg(_Strict):
     fault_rate: Unit = Field(description="Probability of a transient fault per call.")
     latency_seconds: float = Field(ge=0, description="Simulated latency per call, seconds.")
     call_log: str | None = Field(description="JSONL file every request is appended to; null = memory only.")
+    batch_dir: str | None = Field(default=None, description="Folder keeping the fake batch endpoint's batches "
+                                  "(they outlive a killed process); null = memory only.")
+    batch_polls: int = Field(default=1, ge=1, description="Polls of a fake batch until it has ended.")
+    batch_outcome: Literal["succeeded", "errored", "expired"] = Field(
+        default="succeeded", description="What every request of a fake batch ends as.")
 
 
 class EmbeddingsCfg(_Strict):

@@ -26,6 +26,7 @@ from cosci.agents import AgentDeps, BaseAgent, build_agents
 from cosci.config.schema import CosciConfig
 from cosci.domain import Task, TaskResult
 from cosci.errors import CosciError, SessionNotFound
+from cosci.llm.batch import BatchGateway
 from cosci.llm.budget import TokenBudget
 from cosci.llm.embedding_calls import EmbeddingCalls
 from cosci.llm.embeddings import Embedder
@@ -180,7 +181,7 @@ class SessionRuntime:
         if len(ids):
             vectors.load(ids, vecs)
         deps = AgentDeps(config=config, record=record, llm=gateway, router=gateway.router, tools=registry,
-                         embedder=embedder, vectors=vectors)
+                         embedder=embedder, vectors=vectors, batches=BatchGateway(gateway))
         return cls(config, sid, folder, record, budget, gateway, registry, build_agents(deps), deps)
 
     async def execute(self, task: Task) -> TaskResult:
