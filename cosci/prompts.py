@@ -12,7 +12,8 @@ the output is a prompt, not HTML.
 Keys are the ``agent.mode`` names of seed 003's table plus the partials (leading underscore) that callers
 render as system blocks: ``_safety_preamble`` heads every system prompt, ``_session_context`` is the cached
 research goal and plan, ``_feedback_context`` the latest system feedback and researcher directives, and
-``_debate_record`` the follow-up that turns a finished generation debate into a ``record_hypothesis`` call.
+``_debate_record`` the follow-up that turns a finished generation debate into a ``record_hypothesis`` call,
+``_handbook`` the research handbook that lengthens the cached prefix for providers with a minimum (issue 16).
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ TEMPLATES: dict[str, str] = {
     "_session_context": "_session_context.md",
     "_feedback_context": "_feedback_context.md",
     "_debate_record": "_debate_record.md",
+    "_handbook": "_handbook.md",
 }
 """Template key (``agent.mode`` or ``_partial``) -> file name under ``prompts/``."""
 

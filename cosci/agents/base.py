@@ -23,7 +23,7 @@ from cosci.llm.embeddings import Embedder
 from cosci.llm.errors import BudgetExceeded
 from cosci.llm.routing import Router
 from cosci.llm.tool_loop import ToolLoopResult, normalise_url, run_tool_loop
-from cosci.llm.types import BatchPort, CallSpec, LLMPort, TextBlock
+from cosci.llm.types import BatchPort, CallSpec, LLMPort, Route, TextBlock
 from cosci.prompts import render
 from cosci.records import Record, RecordHypothesis, RecordResearchPlan
 from cosci.safety.quoting import quote_hypothesis, quote_untrusted
@@ -86,11 +86,19 @@ class BaseAgent:
         raise NotImplementedError
 
     # --- prompts -----------------------------------------------------------------------------------------
-    def system_blocks(self, *, feedback: bool = True) -> list[TextBlock]:
-        """Safety preamble and session context (cached), then the latest feedback (not cached)."""
+    def system_blocks(self, *, feedback: bool = True, route: Route | None = None) -> list[TextBlock]:
+        """Safety preamble and session context (cached), then the latest feedback (not cached).
+
+        Where the route's model caches marked prefixes (``models.tiers.<tier>.cache_min_tokens``), the research
+        handbook (``prompts/_handbook.md``, the same in every session and mode) follows the preamble, so that the
+        cached prefix is above the provider's minimum (issue 16); the preamble then needs no marker of its own.
+        """
         plan = self.deps.plan
         goal = self.record.sessions.get().research_goal
-        blocks = [TextBlock(render("_safety_preamble"), cache=True),
+        entry = self.config.models.tiers.get(route.tier) if route else None
+        handbook = bool(entry and entry.cache_min_tokens)
+        blocks = [TextBlock(render("_safety_preamble"), cache=not handbook),
+                  *([TextBlock(render("_handbook"), cache=True)] if handbook else []),
                   TextBlock(render("_session_context", goal=goal, objective=plan.objective,
                                    preferences=plan.preferences, constraints=plan.constraints,
                                    idea_attributes=plan.idea_attributes, domain_hint=plan.domain_hint), cache=True)]
@@ -114,8 +122,9 @@ class BaseAgent:
 
     def spec(self, mode: str, task: Task | None, user: str, *, action: str | None = None,
              feedback: bool = True, **kw: Any) -> CallSpec:
-        return CallSpec(route=self.deps.router.route(self.name, mode), action=action or (task.action if task else mode),
-                        task_id=task.id if task else None, system=self.system_blocks(feedback=feedback),
+        route = self.deps.router.route(self.name, mode)
+        return CallSpec(route=route, action=action or (task.action if task else mode),
+                        task_id=task.id if task else None, system=self.system_blocks(feedback=feedback, route=route),
                         messages=[{"role": "user", "content": user}], **kw)
 
     def tools(self) -> dict[str, Tool]:

@@ -269,6 +269,11 @@ class ModelEntry(_Strict):
     )
     batch: bool = Field(default=False, description="The provider has a message-batch API the batch pool may use "
                         "(Anthropic, seed 004); priced at the price table's batch prices.")
+    cache_min_tokens: int | None = Field(
+        default=None, gt=0, description="The provider's minimum cacheable prompt prefix for this model, tokens "
+        "(Anthropic's prompt-caching docs: 4096 for Opus 4.5-4.7 and Haiku 4.5, 1024 for Sonnet 4.5/4.6); a shorter "
+        "marked prefix is silently not cached. When set, the research handbook joins the cached system prefix so "
+        "that it is longer (issue 16). null: the provider does not cache marked blocks.")
 
 
 class LocalModelCfg(_Strict):
