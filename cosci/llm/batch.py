@@ -43,11 +43,11 @@ class BatchEndpoint(Protocol):
 class AnthropicBatches:
     """Anthropic Message Batches through the ``anthropic`` SDK (its retries off: the gateway retries)."""
 
-    def __init__(self, api_key_env: str | None) -> None:
+    def __init__(self, api_key_env: str | None, http_client: Any = None) -> None:
         import anthropic
 
         self.client = anthropic.AsyncAnthropic(api_key=os.environ.get(api_key_env or "ANTHROPIC_API_KEY"),
-                                               max_retries=0)
+                                               max_retries=0, http_client=http_client)
 
     async def create(self, requests: list[dict[str, Any]]) -> str:
         batch = await self.client.messages.batches.create(
