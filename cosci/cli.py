@@ -144,6 +144,10 @@ def cmd_status(args: argparse.Namespace) -> None:
         f"spent        ${total:.4f} of ${row.budget_usd:.2f}  "
         + ", ".join(f"{a} ${s['usd']:.4f}" for a, s in sorted(spend.items()))
     )
+    shares = rec.logs.cache_read_shares()  # issue 16: how much of the input the provider's prompt cache served
+    if shares:
+        print(f"cache reads  {shares.pop('total', 0.0):.1%} of input tokens  "
+              + ", ".join(f"{a} {s:.1%}" for a, s in sorted(shares.items())))
     print(f"active time  {row.elapsed_seconds:.0f} s of {row.wall_clock_seconds:.0f} s")
     for line in status_lines(rec):  # issue 14: evidence verified / unverified / dropped, overview claims
         print(line)

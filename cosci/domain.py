@@ -33,6 +33,7 @@ ResultKind = Literal[
     "hypothesis_quarantined",
     "overview_screened",
     "overview_withheld",
+    "match_batch_pending",  # issue 16: a provider batch of matches is still running
 ]
 
 

@@ -13,7 +13,8 @@ Keys are the ``agent.mode`` names of seed 003's table (and ``safety.classify``, 
 (leading underscore) that callers
 render as system blocks: ``_safety_preamble`` heads every system prompt, ``_session_context`` is the cached
 research goal and plan, ``_feedback_context`` the latest system feedback and researcher directives, and
-``_debate_record`` the follow-up that turns a finished generation debate into a ``record_hypothesis`` call.
+``_debate_record`` the follow-up that turns a finished generation debate into a ``record_hypothesis`` call,
+``_handbook`` the research handbook that lengthens the cached prefix for providers with a minimum (issue 16).
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ TEMPLATES: dict[str, str] = {
     "_reviews_overview": "_reviews_overview.md",
     "_overview_repair": "_overview_repair.md",
     "_overview_audit": "_overview_audit.md",
+    "_handbook": "_handbook.md",
 }
 """Template key (``agent.mode`` or ``_partial``) -> file name under ``prompts/``."""
 EVAL_TEMPLATES: dict[str, str] = {

@@ -15,12 +15,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol, TypeVar
 
+import numpy as np
+
 from cosci.config.schema import CosciConfig
 from cosci.domain import Hypothesis, Task, TaskResult, hypothesis_id
 from cosci.llm.embeddings import Embedder
+from cosci.llm.errors import BudgetExceeded
 from cosci.llm.routing import Router
 from cosci.llm.tool_loop import ToolLoopResult, normalise_url, run_tool_loop
-from cosci.llm.types import CallSpec, LLMPort, TextBlock
+from cosci.llm.types import BatchPort, CallSpec, LLMPort, Route, TextBlock
 from cosci.prompts import render
 from cosci.records import Record, RecordHypothesis, RecordResearchPlan
 from cosci.safety.quoting import quote_hypothesis, quote_untrusted
@@ -46,6 +49,7 @@ class AgentDeps:
     tools: ToolSource
     embedder: Embedder
     vectors: VectorStore
+    batches: BatchPort | None = None  # provider message batches for low-stakes matches (issue 16)
     _plan: RecordResearchPlan | None = field(default=None, repr=False)
 
     @property
@@ -82,11 +86,19 @@ class BaseAgent:
         raise NotImplementedError
 
     # --- prompts -----------------------------------------------------------------------------------------
-    def system_blocks(self, *, feedback: bool = True) -> list[TextBlock]:
-        """Safety preamble and session context (cached), then the latest feedback (not cached)."""
+    def system_blocks(self, *, feedback: bool = True, route: Route | None = None) -> list[TextBlock]:
+        """Safety preamble and session context (cached), then the latest feedback (not cached).
+
+        Where the route's model caches marked prefixes (``models.tiers.<tier>.cache_min_tokens``), the research
+        handbook (``prompts/_handbook.md``, the same in every session and mode) follows the preamble, so that the
+        cached prefix is above the provider's minimum (issue 16); the preamble then needs no marker of its own.
+        """
         plan = self.deps.plan
         goal = self.record.sessions.get().research_goal
-        blocks = [TextBlock(render("_safety_preamble"), cache=True),
+        entry = self.config.models.tiers.get(route.tier) if route else None
+        handbook = bool(entry and entry.cache_min_tokens)
+        blocks = [TextBlock(render("_safety_preamble"), cache=not handbook),
+                  *([TextBlock(render("_handbook"), cache=True)] if handbook else []),
                   TextBlock(render("_session_context", goal=goal, objective=plan.objective,
                                    preferences=plan.preferences, constraints=plan.constraints,
                                    idea_attributes=plan.idea_attributes, domain_hint=plan.domain_hint,
@@ -129,8 +141,9 @@ class BaseAgent:
 
     def spec(self, mode: str, task: Task | None, user: str, *, action: str | None = None,
              feedback: bool = True, **kw: Any) -> CallSpec:
-        return CallSpec(route=self.deps.router.route(self.name, mode), action=action or (task.action if task else mode),
-                        task_id=task.id if task else None, system=self.system_blocks(feedback=feedback),
+        route = self.deps.router.route(self.name, mode)
+        return CallSpec(route=route, action=action or (task.action if task else mode),
+                        task_id=task.id if task else None, system=self.system_blocks(feedback=feedback, route=route),
                         messages=[{"role": "user", "content": user}], **kw)
 
     def tools(self) -> dict[str, Tool]:
@@ -199,9 +212,10 @@ class BaseAgent:
         text = f"{rec.title}. {rec.statement} {rec.mechanism}"
         vectors = self.deps.vectors
         async with vectors.lock:
-            vec = (await self.deps.embedder.embed([text]))[0]
-            hit = next(iter(vectors.nearest(vec, k=1)), None)
-            if hit and hit.id != hid and hit.similarity >= self.config.vectors.dedup_cosine_threshold:
+            vec = await self._dedup_vector(text, task)
+            hit = next(iter(vectors.nearest(vec, k=1)), None) if vec is not None else None
+            threshold = self.config.vectors.dedup_threshold(self.deps.embedder.model)  # per model (issue 16)
+            if hit and hit.id != hid and hit.similarity >= threshold:
                 return TaskResult("hypothesis_duplicate", [hit.id],
                                   detail={"duplicate_of": hit.id, "similarity": round(hit.similarity, 4)})
             inserted = self.record.hypotheses.insert(hid, rec, elo=self.config.ranking.elo_initial,
@@ -209,12 +223,21 @@ class BaseAgent:
             if not inserted and self.record.hypotheses.created_by(hid) != task.id:  # same id, another task
                 return TaskResult("hypothesis_duplicate", [hid],
                                   detail={"duplicate_of": hid, "similarity": 1.0})
-            if hid not in vectors:
+            if vec is not None and hid not in vectors:
                 self.record.hypotheses.add_embedding(hid, self.deps.embedder.model, vec,
                                                      hashlib.sha256(text.encode()).hexdigest()[:16], len(vectors))
                 vectors.add(hid, vec)
         self.record.logs.event("hypothesis_created", {"id": hid, "strategy": rec.strategy}, agent=self.name)
         return TaskResult("hypothesis_created", [hid], detail={"strategy": rec.strategy})
+
+    async def _dedup_vector(self, text: str, task: Task) -> np.ndarray | None:
+        """The hypothesis's embedding, or None when proximity's budget share refuses the embedding call (issue
+        16): the hypothesis is then kept without dedup, and proximity embeds it later if budget allows."""
+        try:
+            return (await self.deps.embedder.embed([text], action="dedup", task_id=task.id))[0]
+        except BudgetExceeded as exc:
+            self.record.logs.event("dedup_skipped", {"task_id": task.id, "reason": str(exc)}, agent=self.name)
+            return None
 
 
 def filter_urls(items: list[Any], seen: set[str], attr: str = "url") -> tuple[list[Any], list[str]]:

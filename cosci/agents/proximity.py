@@ -42,14 +42,15 @@ class ProximityAgent(BaseAgent):
         missing = [h for h in hyps if h.id not in vectors]
         if missing:
             texts = [h.embedding_text() for h in missing]
-            vecs = await embedder.embed(texts)
+            vecs = await embedder.embed(texts, action="cluster", task_id=task.id)
             async with vectors.lock:
                 for h, text, vec in zip(missing, texts, vecs, strict=True):
                     self.record.hypotheses.add_embedding(h.id, embedder.model, vec,
                                                          hashlib.sha256(text.encode()).hexdigest()[:16], len(vectors))
                     vectors.add(h.id, vec)
         ids = [h.id for h in hyps]
-        labels = await asyncio.to_thread(cluster, vectors.matrix(ids), self.config.vectors.cluster_threshold)
+        threshold = self.config.vectors.cluster_threshold_for(embedder.model)  # per embedding model (issue 16)
+        labels = await asyncio.to_thread(cluster, vectors.matrix(ids), threshold)
         self.record.hypotheses.set_clusters(dict(zip(ids, labels, strict=True)))
         n_clusters = len(set(labels))
         return TaskResult("proximity_updated", detail={"hypotheses": len(ids), "clusters": n_clusters,

@@ -15,11 +15,14 @@ concluding turn is constrained to :class:`~cosci.records.TournamentVerdict`.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
 from cosci.agents.base import BaseAgent
+from cosci.agents.match_batches import MatchBatchPool
 from cosci.domain import Hypothesis, Task, TaskResult, match_id
+from cosci.llm.types import CallSpec
 from cosci.prompts import render
 from cosci.records import TournamentVerdict, tool_schema
 from cosci.safety.quoting import quote_untrusted
@@ -54,6 +57,8 @@ class RankingAgent(BaseAgent):
             return TaskResult("added_to_tournament", [hid])
         if task.action == "RunTournamentBatch":
             return await self._batch(task)
+        if task.action == "MatchBatch":  # issue 16: a batch of low-stakes matches (cosci/agents/match_batches.py)
+            return await self.pool.run(task)
         raise ValueError(f"ranking has no action {task.action!r}")
 
     async def _batch(self, task: Task) -> TaskResult:
@@ -62,6 +67,7 @@ class RankingAgent(BaseAgent):
         earlier = self.record.matches.all(task_id=task.id)  # played by an earlier attempt of this task
         for i in range(self.config.ranking.matches_per_batch):
             prior = next((m.id for m in earlier if m.id == match_id(sid, m.hyp_a, m.hyp_b, task.id, i)), None)
+            prior = prior or self.pool.queued(task, i)  # or queued for a batch by an earlier attempt
             if prior:  # never re-select: Elo has moved since, so the pair (and its match id) could differ
                 match_ids.append(prior)
                 continue
@@ -75,6 +81,10 @@ class RankingAgent(BaseAgent):
             a, b = sorted((pair.a, pair.b))
             mid = match_id(sid, a, b, task.id, i)
             ha, hb = (next(p for p in players if p.id == x) for x in (a, b))
+            if self.pool.takes(players, ha, hb):  # bottom-decile pair: played in a provider batch (issue 16)
+                self.pool.queue(task, i, mid, ha, hb, self._pairwise_spec(task, ha, hb, i))
+                match_ids.append(mid)
+                continue
             mode = select_mode(ha, hb, self._pairing())
             winner, rationale, transcript = await self._compare(task, mode, ha, hb, i)
             row = self.record.matches.apply(mid, a, b, mode=mode, winner=winner, rule=self._rule(),
@@ -94,21 +104,33 @@ class RankingAgent(BaseAgent):
     async def _compare(self, task: Task, mode: str, a: Hypothesis, b: Hypothesis,
                        index: int) -> tuple[str | None, str, list[dict[str, Any]]]:
         """Run one comparison; returns ``(winner id or None, rationale, transcript)``."""
-        plan = self.deps.plan
-        base = {"objective": plan.objective, "preferences": plan.preferences, "idea_attributes": plan.idea_attributes,
-                "hypothesis_1": self.quoted(a), "hypothesis_2": self.quoted(b),
-                "review_1": self.latest_review(a), "review_2": self.latest_review(b)}
+        base = self._prompt_inputs(a, b)
         route = self.deps.router.route(self.name, mode)
         if mode == "pairwise":
-            spec = self.spec(mode, task, render("ranking.pairwise", **base), action=f"{task.action}/match{index}",
-                             feedback=False, response_schema=VERDICT_SCHEMA if route.constrained else None)
-            text = (await self.deps.llm.complete(spec)).text
+            text = (await self.deps.llm.complete(self._pairwise_spec(task, a, b, index))).text
             transcript = [{"speaker": "judge", "text": text}]
         else:
             text, transcript = await self._debate(task, base, index, route.constrained)
         verdict = parse_verdict(text)
         winner = None if verdict is None else (a.id if verdict == 1 else b.id)
         return winner, rationale_of(text), transcript
+
+    def _prompt_inputs(self, a: Hypothesis, b: Hypothesis) -> dict[str, Any]:
+        plan = self.deps.plan
+        return {"objective": plan.objective, "preferences": plan.preferences, "idea_attributes": plan.idea_attributes,
+                "hypothesis_1": self.quoted(a), "hypothesis_2": self.quoted(b),
+                "review_1": self.latest_review(a), "review_2": self.latest_review(b)}
+
+    def _pairwise_spec(self, task: Task, a: Hypothesis, b: Hypothesis, index: int) -> CallSpec:
+        route = self.deps.router.route(self.name, "pairwise")
+        return self.spec("pairwise", task, render("ranking.pairwise", **self._prompt_inputs(a, b)),
+                         action=f"{task.action}/match{index}", feedback=False,
+                         response_schema=VERDICT_SCHEMA if route.constrained else None)
+
+    @functools.cached_property
+    def pool(self) -> MatchBatchPool:
+        """The batch pool of low-stakes matches (issue 16)."""
+        return MatchBatchPool(self)
 
     async def _debate(self, task: Task, base: dict[str, Any], index: int,
                       constrained: bool) -> tuple[str, list[dict[str, Any]]]:

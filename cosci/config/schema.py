@@ -78,6 +78,14 @@ class RankingCfg(_Strict):
         gt=0, le=100, description="Rematch cap: matches one pair may play; a pair at the cap is not chosen again"
         " (cosci, issue 11: the leaderboard cannot change once every pair is at the cap -> stop reason stalled)."
     )
+    batch: bool = Field(default=False, description="Send low-stakes matches through the provider's message-batch "
+                        "API (seed 004 Batch API; only for tiers with models.tiers.<t>.batch).")
+    batch_decile: Unit = Field(default=0.1, description="A match is batched when both hypotheses lie in this "
+                               "bottom share of the leaderboard (seed 004: sub-decile pairs).")
+    batch_size: int = Field(default=4, gt=0, description="Queued matches submitted together (seed 004: minimum 4).")
+    batch_max_wait_s: float = Field(default=60.0, ge=0, description="Seconds a queued match waits for a full batch "
+                                    "before a smaller one is submitted.")
+    batch_poll_seconds: float = Field(default=30.0, ge=0, description="Seconds between polls of a submitted batch.")
 
     @model_validator(mode="after")
     def _buckets_sum_to_one(self) -> RankingCfg:
@@ -141,6 +149,11 @@ class TerminationCfg(_Strict):
     )
 
 
+class EmbeddingThresholdsCfg(_Strict):
+    dedup_cosine_threshold: Unit = Field(description="Dedup cosine threshold for this embedding model.")
+    cluster_threshold: Unit = Field(description="Clustering cosine-distance threshold for this embedding model.")
+
+
 class VectorsCfg(_Strict):
     dedup_cosine_threshold: Unit = Field(
         description="Cosine similarity at or above which a hypothesis is a duplicate (seed 004: 0.92)."
@@ -151,6 +164,21 @@ class VectorsCfg(_Strict):
         gt=0, le=10000, description="Idle re-clustering once this many hypotheses are unclustered (cosci, issue 11:"
         " a cadence, not after every match)."
     )
+    models: dict[str, EmbeddingThresholdsCfg] = Field(
+        default_factory=dict,
+        description="Thresholds per embedding model (issue 16: a static model's cosine scale differs from a hosted "
+        "one's; calibrated in bench/README.md); a model not listed uses the two values above.",
+    )
+
+    def dedup_threshold(self, model: str) -> float:
+        """Dedup cosine threshold for vectors of ``model`` (per-model entry, else the seed's 0.92)."""
+        entry = self.models.get(model)
+        return entry.dedup_cosine_threshold if entry else self.dedup_cosine_threshold
+
+    def cluster_threshold_for(self, model: str) -> float:
+        """Clustering cosine-distance threshold for vectors of ``model`` (per-model entry, else seed's 0.15)."""
+        entry = self.models.get(model)
+        return entry.cluster_threshold if entry else self.cluster_threshold
 
 
 class LeaseCfg(_Strict):
@@ -287,6 +315,13 @@ class ModelEntry(_Strict):
         " before the session has seen an answer, and the pre-flight estimate's answer size; null = 35 % of the"
         " mode's max_output_tokens (cosci, issue 11).",
     )
+    batch: bool = Field(default=False, description="The provider has a message-batch API the batch pool may use "
+                        "(Anthropic, seed 004); priced at the price table's batch prices.")
+    cache_min_tokens: int | None = Field(
+        default=None, gt=0, description="The provider's minimum cacheable prompt prefix for this model, tokens "
+        "(Anthropic's prompt-caching docs: 4096 for Opus 4.5-4.7 and Haiku 4.5, 1024 for Sonnet 4.5/4.6); a shorter "
+        "marked prefix is silently not cached. When set, the research handbook joins the cached system prefix so "
+        "that it is longer (issue 16). null: the provider does not cache marked blocks.")
 
 
 class LocalModelCfg(_Strict):
@@ -310,12 +345,22 @@ class FakeModelCfg(_Strict):
     fault_rate: Unit = Field(description="Probability of a transient fault per call.")
     latency_seconds: float = Field(ge=0, description="Simulated latency per call, seconds.")
     call_log: str | None = Field(description="JSONL file every request is appended to; null = memory only.")
+    batch_dir: str | None = Field(default=None, description="Folder keeping the fake batch endpoint's batches "
+                                  "(they outlive a killed process); null = memory only.")
+    batch_polls: int = Field(default=1, ge=1, description="Polls of a fake batch until it has ended.")
+    batch_outcome: Literal["succeeded", "errored", "expired"] = Field(
+        default="succeeded", description="What every request of a fake batch ends as.")
 
 
 class EmbeddingsCfg(_Strict):
     chain: list[str] = Field(
         min_length=1,
-        description="Embedding models tried in order; 'hash' is the offline default (seed 004 Embedder Chain).",
+        description="Embedding models tried in order; the bundled static model and 'hash' are the offline end "
+        "(seed 004 Embedder Chain, issue 16).",
+    )
+    prices: dict[str, float] = Field(
+        default_factory=dict,
+        description="USD per 1M input tokens of embedding models LiteLLM does not price (the fake's).",
     )
 
 

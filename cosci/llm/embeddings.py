@@ -1,13 +1,16 @@
 """Embeddings for dedup and clustering: ``embed(texts) -> (n, dim)`` float32, L2-normalised rows.
 
-The chain comes from ``models.embeddings.chain`` (seed 004 "Embedder Chain": Voyage -> OpenAI -> hash):
-hosted models go through ``litellm.aembedding``; an entry whose API key is missing is skipped; ``hash`` is the
-offline default. The model is chosen once, when the session starts (:meth:`Embedder.choose`), and then kept:
-vectors from different models cannot share one FAISS index, so a session never mixes them.
+The chain comes from ``models.embeddings.chain`` (seed 004 "Embedder Chain": Voyage -> OpenAI -> hash; issue 16
+puts the bundled static model before ``hash``): hosted models go through the gateway
+(:class:`cosci.llm.embedding_calls.EmbeddingCalls`: proximity's budget share, a transcript row per call, the
+gateway's retries); an entry whose API key is missing is skipped; ``wordllama-l2_supercat_256`` is the offline
+default (:mod:`cosci.llm.static_embedding`, weights inside its wheel, no network) and ``hash`` the last resort.
+The model is chosen once, when the session starts (:meth:`Embedder.choose`), and then kept: vectors from
+different models cannot share one FAISS index, so a session never mixes them.
 
 ``hash``: scikit-learn's ``HashingVectorizer`` over word 1-2-grams and character 3-5-grams (1024 features
 each, signed), summed and L2-normalised. Deterministic, no key, no network, no torch; texts sharing words and
-phrasing land close, unrelated texts near cosine 0.
+phrasing land close, unrelated texts near cosine 0, but a paraphrase in other words scores low (~0.42).
 """
 
 from __future__ import annotations
@@ -15,9 +18,16 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.feature_extraction.text import HashingVectorizer
+
+from cosci.llm.static_embedding import WORDLLAMA_DIM, WORDLLAMA_MODEL, StaticModelUnavailable, wordllama_embed
+from cosci.llm.static_embedding import load as load_static
+
+if TYPE_CHECKING:
+    from cosci.llm.embedding_calls import EmbeddingCalls
 
 log = logging.getLogger(__name__)
 HASH_MODEL = "hash"
@@ -55,41 +65,62 @@ class Embedder:
 
     Args:
         chain: model names tried in order (``"hash"`` always works).
+        hosted: the gateway's embedding calls; without it hosted chain entries are skipped.
     """
 
-    def __init__(self, chain: list[str]) -> None:
+    def __init__(self, chain: list[str], hosted: EmbeddingCalls | None = None) -> None:
         self.chain = chain
+        self.hosted = hosted
         self.model = HASH_MODEL
+        self.dim = HASH_DIM
+        """Dimension of the chosen model's vectors (a hosted model's from its probe)."""
 
     async def choose(self) -> str:
-        """Pick the first chain entry whose key is set and that answers a probe; returns the model name."""
+        """Pick the first chain entry that works (key set and a probe answered, or the bundled model loads);
+        returns the model name."""
         for model in self.chain:
-            if model == HASH_MODEL:
-                self.model = model
+            if model == HASH_MODEL or (model == WORDLLAMA_MODEL and await self._static_loads()):
+                self.model, self.dim = model, HASH_DIM if model == HASH_MODEL else WORDLLAMA_DIM
                 return model
+            if model == WORDLLAMA_MODEL:
+                continue
             env = _key_for(model)
             if env and not os.environ.get(env):
                 log.info("embedding model %s skipped: %s is not set", model, env)
                 continue
+            if self.hosted is None:
+                log.info("embedding model %s skipped: no gateway to call it through", model)
+                continue
             try:
-                await self._hosted(model, ["probe"])
+                probe = await self.hosted.embed(model, ["probe"], action="probe")
             except Exception as exc:  # any failure: next in the chain (seed 004)
                 log.warning("embedding model %s unavailable (%s); trying the next", model, exc)
                 continue
-            self.model = model
+            self.model, self.dim = model, int(probe.shape[1])
             return model
-        self.model = HASH_MODEL
+        self.model, self.dim = HASH_MODEL, HASH_DIM
         return HASH_MODEL
 
-    async def embed(self, texts: list[str]) -> np.ndarray:
-        """``(len(texts), dim)`` float32, L2-normalised, with the chosen model."""
+    async def embed(self, texts: list[str], *, action: str = "embed", task_id: str | None = None) -> np.ndarray:
+        """``(len(texts), dim)`` float32, L2-normalised, with the chosen model.
+
+        ``action`` and ``task_id`` label a hosted call's transcript row (``dedup``, ``cluster``).
+
+        Raises:
+            BudgetExceeded: a hosted call would pass proximity's share.
+        """
         if self.model == HASH_MODEL:
             return await asyncio.to_thread(hash_embed, texts)
-        return l2_normalise(await self._hosted(self.model, texts))
+        if self.model == WORDLLAMA_MODEL:
+            return await asyncio.to_thread(wordllama_embed, texts)
+        assert self.hosted is not None  # choose() only picks a hosted model with a gateway
+        return l2_normalise(await self.hosted.embed(self.model, texts, action=action, task_id=task_id))
 
     @staticmethod
-    async def _hosted(model: str, texts: list[str]) -> np.ndarray:
-        import litellm
-
-        resp = await litellm.aembedding(model=model, input=texts, num_retries=2)
-        return np.asarray([d["embedding"] for d in resp.data], dtype=np.float32)
+    async def _static_loads() -> bool:
+        try:
+            await asyncio.to_thread(load_static)
+        except StaticModelUnavailable as exc:
+            log.warning("bundled embedding model unavailable (%s); trying the next", exc)
+            return False
+        return True

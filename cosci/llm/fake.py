@@ -14,6 +14,9 @@ In the manner of simonw/llm's ``MockModel`` and DSPy's ``DummyLM``: tests *enque
   a killed process's calls survive (the resume test reads it).
 - **Deterministic usage**: prompt tokens = request characters / 4, completion tokens = answer characters / 4;
   cost comes from LiteLLM's calculation over the prices in ``conf/models/fake.yaml``.
+- **Embeddings** (issue 16): ``cosci-fake/embedding`` answers ``litellm.aembedding`` with the ``hash``
+  vectors of the texts (usage: characters / 4 tokens; price in ``conf/models/fake.yaml``); the texts asked are
+  kept in :attr:`FakeBackend.embedded`; ``embedding_faults`` queues faults for the next embedding calls.
 - **Faults**: scripted (``FakeReply(fault=...)``) or at random with ``fault_rate``: ``rate_limit``,
   ``overloaded``, ``server_error``, ``timeout``, ``connection`` (transient), ``bad_request``, ``not_found``
   (permanent), and answer-shape faults: ``FakeReply.malformed`` (truncated arguments),
@@ -120,6 +123,8 @@ class FakeBackend:
             self.cfg = FakeModelCfg(seed=0, fault_rate=0.0, latency_seconds=0.0, call_log=None)
             self._rng = random.Random(0)
             self._counter = 0
+            self.embedded: list[list[str]] = []
+            self.embedding_faults: list[str] = []
 
     def configure(self, cfg: FakeModelCfg) -> None:
         with self._lock:
@@ -168,6 +173,23 @@ class FakeBackend:
             raise _fault(reply, model)
         reply = reply or content.autopilot(call, params, seed=self.cfg.seed, n=n)
         return self._response(model, call, reply)
+
+    async def embed(self, model: str, texts: list[str]) -> Any:
+        """An embedding response: the ``hash`` vectors of ``texts`` (or the next queued embedding fault)."""
+        from litellm.types.utils import EmbeddingResponse, Usage
+
+        from cosci.llm.embeddings import hash_embed
+
+        with self._lock:
+            self.embedded.append(list(texts))
+            fault = self.embedding_faults.pop(0) if self.embedding_faults else None
+        if fault:
+            raise _fault(FakeReply(fault=fault), model)
+        vectors = hash_embed(list(texts))
+        tokens = sum(len(t) for t in texts) // 4 + 1
+        return EmbeddingResponse(model=model, data=[{"object": "embedding", "index": i, "embedding": v.tolist()}
+                                                    for i, v in enumerate(vectors)],
+                                 usage=Usage(prompt_tokens=tokens, completion_tokens=0, total_tokens=tokens))
 
     def _response(self, model: str, call: FakeCall, reply: FakeReply) -> Any:
         calls = [(name, args if isinstance(args, str) else json.dumps(args))
@@ -228,6 +250,10 @@ class _FakeProvider(CustomLLM):
         full = model if model.startswith("cosci-fake/") else f"cosci-fake/{model}"
         metadata = (litellm_params or {}).get("metadata") or {}
         return await self.backend.respond(full, messages, optional_params, metadata)
+
+    async def aembedding(self, model: str, input: list, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        full = model if model.startswith("cosci-fake/") else f"cosci-fake/{model}"
+        return await self.backend.embed(full, [str(t) for t in input])
 
 
 FAKE = FakeBackend()

@@ -163,6 +163,16 @@ class Gateway:
             E.ConnectionFailed: r.timeout_attempts}
         return table.get(type(exc), 1)
 
+    def max_attempts(self, exc: BaseException | None) -> int:
+        """Attempts allowed for this error kind (seed 004 retry table); 1 for errors never retried."""
+        return self._max_attempts(exc)
+
+    def retrying(self) -> AsyncRetrying:
+        """The gateway's retry policy for a provider call made beside it (hosted embeddings, issue 16), so that
+        every provider call has this one retry owner."""
+        return AsyncRetrying(retry=retry_if_exception_type(E.TransientLLMError), stop=self._stop,
+                             wait=self._wait, sleep=self.sleep, reraise=True)
+
     def _stop(self, state: RetryCallState) -> bool:
         exc = state.outcome.exception() if state.outcome else None
         return state.attempt_number >= self._max_attempts(exc)

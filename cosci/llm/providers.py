@@ -57,9 +57,15 @@ def register_providers(config: CosciConfig) -> None:
             # Anthropic's cache pricing ratios: writes 1.25x, reads 0.1x the input price
             "cache_creation_input_token_cost": (entry.input_usd_per_mtok or 0.0) * 1.25 / 1e6,
             "cache_read_input_token_cost": (entry.input_usd_per_mtok or 0.0) * 0.1 / 1e6,
+            # batch prices (issue 16): seed 004's 50 % of the list price
+            "input_cost_per_token_batches": (entry.input_usd_per_mtok or 0.0) * 0.5 / 1e6,
+            "output_cost_per_token_batches": (entry.output_usd_per_mtok or 0.0) * 0.5 / 1e6,
             "litellm_provider": entry.model.split("/", 1)[0], "mode": "chat",
             "supports_function_calling": True, "max_input_tokens": 200_000, "max_output_tokens": 64_000,
         }
+    for model, usd_per_mtok in config.models.embeddings.prices.items():  # issue 16: priced like hosted ones
+        prices[model] = {"input_cost_per_token": usd_per_mtok / 1e6, "output_cost_per_token": 0.0,
+                         "litellm_provider": model.split("/", 1)[0], "mode": "embedding", "max_input_tokens": 8192}
     if prices:
         litellm.register_model(prices)
 

@@ -138,3 +138,31 @@ class LLMPort(Protocol):
     """
 
     async def complete(self, spec: CallSpec) -> LLMResponse: ...
+
+
+@dataclass(frozen=True)
+class BatchRequest:
+    """One call sent inside a provider message batch (issue 16): ``custom_id`` names it in the batch's results."""
+
+    custom_id: str
+    spec: CallSpec
+
+
+class BatchPort(Protocol):
+    """The batch side of the gateway (:class:`cosci.llm.batch.BatchGateway`), for the ranking batch pool.
+
+    Raises (each method): TransientLLMError after the gateway's retries, PermanentLLMError.
+    """
+
+    def supports(self, route: Route) -> bool: ...
+
+    async def submit(self, requests: list[BatchRequest]) -> tuple[str, list[str]]:
+        """Admit and submit; returns ``(batch id, custom ids the budget refused)``."""
+        ...
+
+    async def ended(self, route: Route, batch_id: str) -> bool: ...
+
+    async def results(self, route: Route, batch_id: str,
+                      requests: list[BatchRequest]) -> dict[str, LLMResponse | None]:
+        """Per custom id: the response (priced at the batch price), or None when it errored or expired."""
+        ...

@@ -29,8 +29,10 @@ from cosci.config.schema import CosciConfig
 from cosci.domain import Task, TaskResult, id_namespace
 from cosci.errors import CosciError, SessionNotFound
 from cosci.grounding.report import write_claims
+from cosci.llm.batch import BatchGateway
 from cosci.llm.budget import TokenBudget
-from cosci.llm.embeddings import HASH_DIM, Embedder
+from cosci.llm.embedding_calls import EmbeddingCalls
+from cosci.llm.embeddings import Embedder
 from cosci.llm.gateway import Gateway
 from cosci.llm.routing import Router
 from cosci.safety.classifier import screening_on
@@ -185,17 +187,16 @@ class SessionRuntime:
         gateway = Gateway(config, budget, record.logs.add_call)
         gateway.sizer.restore(record.logs.output_lengths())
         registry = build_registry(config, folder / "http_cache")
-        embedder = Embedder(list(config.models.embeddings.chain))
-        await embedder.choose()
+        embedder = Embedder(list(config.models.embeddings.chain), EmbeddingCalls(gateway))
+        chosen = [e["payload"].get("model") for e in record.logs.events("embedding_model")]
+        if await embedder.choose() != (chosen[-1] if chosen else None):  # the model on the record (issue 16)
+            record.logs.event("embedding_model", {"model": embedder.model})
         ids, vecs = record.hypotheses.embeddings(embedder.model)
-        vectors = VectorStore(vecs.shape[1] if len(ids) else HASH_DIM if embedder.model == "hash" else 0)
+        vectors = VectorStore(vecs.shape[1] if len(ids) else embedder.dim)
         if len(ids):
             vectors.load(ids, vecs)
-        elif embedder.model != "hash":
-            probe = await embedder.embed(["probe"])
-            vectors = VectorStore(int(probe.shape[1]))
         deps = AgentDeps(config=config, record=record, llm=gateway, router=gateway.router, tools=registry,
-                         embedder=embedder, vectors=vectors)
+                         embedder=embedder, vectors=vectors, batches=BatchGateway(gateway))
         return cls(config, sid, folder, record, budget, gateway, registry, build_agents(deps), deps)
 
     async def execute(self, task: Task) -> TaskResult:

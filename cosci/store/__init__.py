@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cosci.domain import CallRecord
+from cosci.store.batches import BatchedMatches
 from cosci.store.db import Database
 from cosci.store.hypotheses import Hypotheses
 from cosci.store.logs import Feedback, Logs
@@ -33,6 +34,7 @@ class SessionRecord:
         self.matches = Matches(db, session_id)
         self.tasks = Tasks(db, session_id)
         self.logs = Logs(db, session_id)
+        self.batches = BatchedMatches(db, session_id)  # issue 16: the batch pool's queue
         self.safety = SafetyVerdicts(db, session_id)
         self.namespace = session_id
 

@@ -70,6 +70,22 @@ class Logs:
             (self.session_id,),
         )
         return [(f"{r['agent']}.{r['mode']}", int(r["output_tokens"])) for r in rows]
+    def cache_read_shares(self) -> dict[str, float]:
+        """Share of input tokens read from the provider's prompt cache, per agent and ``"total"`` (issue 16).
+
+        ``cache_read_tokens / input_tokens`` over successful calls (input tokens include the cached ones, as
+        LiteLLM counts them); agents with no input tokens are left out.
+        """
+        rows = self.db.query(
+            "SELECT agent, SUM(cache_read_tokens) rd, SUM(input_tokens) inp FROM transcripts"
+            " WHERE session_id=? AND outcome='ok' GROUP BY agent",
+            (self.session_id,),
+        )
+        shares = {r["agent"]: float(r["rd"] or 0) / r["inp"] for r in rows if r["inp"]}
+        total_in = sum(r["inp"] or 0 for r in rows)
+        if total_in:
+            shares["total"] = sum(float(r["rd"] or 0) for r in rows) / total_in
+        return shares
 
     def outcomes(self) -> dict[str, int]:
         rows = self.db.query(

@@ -194,6 +194,7 @@ class SessionTracker:
             self.client.log_artifacts(self.run_id, tmp)
         self.flush_traces(final=True)
         self.client.set_tag(self.run_id, "cosci.stop_reason", summary.stop_reason)
+        self.log_cache_shares(record)
         self.client.log_batch(
             self.run_id,
             metrics=[
@@ -228,6 +229,16 @@ class SessionTracker:
             path = Path(tmp) / "verdicts.json"
             path.write_text(json.dumps([asdict(v) for v in record.safety.all()], indent=2), encoding="utf-8")
             self.client.log_artifact(self.run_id, str(path), artifact_path="safety")
+
+    def log_cache_shares(self, record: SessionRecord) -> None:
+        """Metrics ``cache_read_share`` (all calls) and ``cache_read_share.<agent>``: input tokens read from the
+        provider's prompt cache over all input tokens (issue 16)."""
+        shares = record.logs.cache_read_shares()
+        if shares:
+            now = int(time.time() * 1000)
+            self.client.log_batch(self.run_id, metrics=[
+                Metric("cache_read_share" if agent == "total" else f"cache_read_share.{agent}", share, now, 0)
+                for agent, share in sorted(shares.items())])
 
     def interrupted(self) -> None:
         """Mark the run KILLED (Ctrl-C); ``cosci resume`` sets it RUNNING again and continues it."""

@@ -9,7 +9,10 @@ import litellm
 import numpy as np
 import pytest
 
+from cosci.config.schema import CosciConfig
+from cosci.llm.embedding_calls import EmbeddingCalls
 from cosci.llm.embeddings import HASH_DIM, Embedder, hash_embed
+from tests.llm.helpers import Harness, harness
 
 TEXTS = ["Metformin inhibits mitochondrial complex I and depletes leukemic stem cells in AML.",
          "Metformin depletes leukaemic stem cells in AML by inhibiting mitochondrial complex I.",
@@ -50,35 +53,57 @@ class FakeHosted:
         return SimpleNamespace(data=[{"embedding": [3.0, 4.0] + [0.0] * 6} for _ in input])
 
 
-async def test_the_chain_skips_a_hosted_model_without_its_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    hosted = FakeHosted()
-    monkeypatch.setattr(litellm, "aembedding", hosted)
-    embedder = Embedder(["voyage/voyage-3-large", "text-embedding-3-small", "hash"])  # no keys in tests
+def hosted(config: CosciConfig) -> tuple[EmbeddingCalls, Harness]:
+    h = harness(config)
+    return EmbeddingCalls(h.gateway), h
+
+
+async def test_the_chain_skips_a_hosted_model_without_its_key(monkeypatch: pytest.MonkeyPatch,
+                                                             config: CosciConfig) -> None:
+    fake_hosted = FakeHosted()
+    monkeypatch.setattr(litellm, "aembedding", fake_hosted)
+    calls, h = hosted(config)
+    embedder = Embedder(["voyage/voyage-3-large", "text-embedding-3-small", "hash"], calls)  # no keys in tests
 
     assert await embedder.choose() == "hash"
     assert embedder.model == "hash"
-    assert hosted.asked == []  # skipped without a request
+    assert fake_hosted.asked == [] and h.records == []  # skipped without a request
     assert (await embedder.embed(TEXTS)).shape == (3, 1024)
 
 
-async def test_the_chain_takes_the_first_model_whose_key_is_set(monkeypatch: pytest.MonkeyPatch) -> None:
-    hosted = FakeHosted()
-    monkeypatch.setattr(litellm, "aembedding", hosted)
+async def test_the_chain_takes_the_first_model_whose_key_is_set(monkeypatch: pytest.MonkeyPatch,
+                                                                config: CosciConfig) -> None:
+    fake_hosted = FakeHosted()
+    monkeypatch.setattr(litellm, "aembedding", fake_hosted)
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-    embedder = Embedder(["voyage/voyage-3-large", "text-embedding-3-small", "hash"])
+    calls, h = hosted(config)
+    embedder = Embedder(["voyage/voyage-3-large", "text-embedding-3-small", "hash"], calls)
 
     assert await embedder.choose() == "text-embedding-3-small"
     assert embedder.model == "text-embedding-3-small"
-    assert hosted.asked == ["text-embedding-3-small"]  # one probe; voyage skipped (no VOYAGE_API_KEY)
-    x = await embedder.embed(TEXTS[:2])
+    assert fake_hosted.asked == ["text-embedding-3-small"]  # one probe; voyage skipped (no VOYAGE_API_KEY)
+    x = await embedder.embed(TEXTS[:2], action="dedup", task_id="T-1")
     assert x.shape == (2, 8) and x.dtype == np.float32
     np.testing.assert_allclose(x[0, :2], [0.6, 0.8], rtol=1e-6)  # L2-normalised
+    assert [(r.agent, r.mode, r.action, r.task_id, r.outcome) for r in h.records] == [
+        ("proximity", "embedding", "probe", None, "ok"), ("proximity", "embedding", "dedup", "T-1", "ok")]
 
 
-async def test_a_failing_hosted_model_falls_through(monkeypatch: pytest.MonkeyPatch) -> None:
-    hosted = FakeHosted("voyage/voyage-3-large")
-    monkeypatch.setattr(litellm, "aembedding", hosted)
+async def test_a_failing_hosted_model_falls_through(monkeypatch: pytest.MonkeyPatch, config: CosciConfig) -> None:
+    fake_hosted = FakeHosted("voyage/voyage-3-large")
+    monkeypatch.setattr(litellm, "aembedding", fake_hosted)
     monkeypatch.setenv("VOYAGE_API_KEY", "test-key")
-    embedder = Embedder(["voyage/voyage-3-large", "hash"])
+    calls, h = hosted(config)
+    embedder = Embedder(["voyage/voyage-3-large", "hash"], calls)
     assert await embedder.choose() == "hash" and embedder.model == "hash"
-    assert hosted.asked == ["voyage/voyage-3-large"]
+    # one retry owner: the gateway retried the connection error (seed 004: 3 attempts), LiteLLM did not
+    assert fake_hosted.asked == ["voyage/voyage-3-large"] * config.retry.timeout_attempts
+    assert h.outcomes == ["retry:connection", "retry:connection", "error:connection"]
+
+
+async def test_without_a_gateway_hosted_models_are_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_hosted = FakeHosted()
+    monkeypatch.setattr(litellm, "aembedding", fake_hosted)
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    assert await Embedder(["text-embedding-3-small", "hash"]).choose() == "hash"
+    assert fake_hosted.asked == []

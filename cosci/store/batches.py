@@ -1,0 +1,91 @@
+"""Batched tournament matches (issue 16): queued matches, the MatchBatch task that took them, the batch id.
+
+Statuses: ``queued`` (waiting for a batch), ``submitted`` (in a provider batch), ``applied`` (its verdict applied
+from the batch), ``direct`` (the batch failed or expired; played by a direct call instead), ``refused`` (the
+budget refused it; not played).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from cosci.store.db import Database, dumps, loads
+
+
+@dataclass(frozen=True)
+class BatchedMatch:
+    match_id: str
+    task_id: str
+    match_index: int
+    hyp_a: str
+    hyp_b: str
+    request: dict[str, Any]
+    batch_task_id: str | None
+    batch_id: str | None
+    status: str
+    created_at: float
+
+
+class BatchedMatches:
+    def __init__(self, db: Database, session_id: str) -> None:
+        self.db, self.session_id = db, session_id
+
+    def queue(self, mid: str, task_id: str, index: int, a: str, b: str, request: dict[str, Any]) -> bool:
+        """Queue a match (idempotent on its id); returns whether it is new."""
+        now = time.time()
+        with self.db.tx() as c:
+            return c.execute(
+                "INSERT OR IGNORE INTO batched_matches (match_id, session_id, task_id, match_index, hyp_a, hyp_b,"
+                " request, status, created_at, updated_at) VALUES (?,?,?,?,?,?,?,'queued',?,?)",
+                (mid, self.session_id, task_id, index, a, b, dumps(request), now, now)).rowcount == 1
+
+    def queued_by(self, task_id: str, index: int) -> BatchedMatch | None:
+        """The match a RunTournamentBatch task queued at ``index`` (a retried task does not queue another)."""
+        rows = self._select("task_id=? AND match_index=?", (task_id, index))
+        return rows[0] if rows else None
+
+    def unassigned(self) -> list[BatchedMatch]:
+        """Queued matches no MatchBatch task has taken yet, oldest first."""
+        return self._select("status='queued' AND batch_task_id IS NULL", ())
+
+    def assign(self, batch_task_id: str, limit: int) -> list[BatchedMatch]:
+        """Give up to ``limit`` unassigned matches to a MatchBatch task; returns everything it holds."""
+        with self.db.tx() as c:
+            c.execute(
+                "UPDATE batched_matches SET batch_task_id=?, updated_at=? WHERE match_id IN (SELECT match_id FROM"
+                " batched_matches WHERE session_id=? AND status='queued' AND batch_task_id IS NULL"
+                " ORDER BY created_at, match_id LIMIT ?)", (batch_task_id, time.time(), self.session_id, limit))
+        return self.held_by(batch_task_id)
+
+    def held_by(self, batch_task_id: str) -> list[BatchedMatch]:
+        return self._select("batch_task_id=?", (batch_task_id,))
+
+    def submitted(self, batch_task_id: str, batch_id: str) -> None:
+        """Keep the provider's batch id on the MatchBatch task row and on its matches (one transaction)."""
+        now = time.time()
+        with self.db.tx() as c:
+            c.execute("UPDATE tasks SET batch_id=?, updated_at=? WHERE id=?", (batch_id, now, batch_task_id))
+            c.execute("UPDATE batched_matches SET batch_id=?, status='submitted', updated_at=? WHERE batch_task_id=?"
+                      " AND status='queued'", (batch_id, now, batch_task_id))
+
+    def batch_id_of(self, batch_task_id: str) -> str | None:
+        rows = self.db.query("SELECT batch_id FROM tasks WHERE id=?", (batch_task_id,))
+        return rows[0]["batch_id"] if rows else None
+
+    def mark(self, mid: str, status: str) -> None:
+        with self.db.tx() as c:
+            c.execute("UPDATE batched_matches SET status=?, updated_at=? WHERE match_id=?", (status, time.time(), mid))
+
+    def counts(self) -> dict[str, int]:
+        rows = self.db.query("SELECT status, COUNT(*) n FROM batched_matches WHERE session_id=? GROUP BY status",
+                             (self.session_id,))
+        return {r["status"]: r["n"] for r in rows}
+
+    def _select(self, where: str, params: tuple[Any, ...]) -> list[BatchedMatch]:
+        rows = self.db.query(f"SELECT * FROM batched_matches WHERE session_id=? AND {where}"
+                             " ORDER BY created_at, match_id", (self.session_id, *params))
+        return [BatchedMatch(r["match_id"], r["task_id"], r["match_index"], r["hyp_a"], r["hyp_b"],
+                             loads(r["request"], {}), r["batch_task_id"], r["batch_id"], r["status"], r["created_at"])
+                for r in rows]

@@ -1,0 +1,166 @@
+"""The ranking batch pool (issue 16, seed 004 "Batch API") on the scripted fake's batch endpoint.
+
+Bottom-decile matches are queued and sent as one provider batch, the others are played directly; results are
+priced at the batch price; an expired batch falls back to direct calls; a session killed while a batch runs
+polls the same batch after resume, submits nothing twice and applies each verdict's Elo once.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cosci.domain import TaskResult
+from cosci.llm.fake import FakeBackend
+from cosci.llm.fake_batch import FakeBatches
+from cosci.session.runtime import SessionRuntime
+
+BATCHING = ("+models.tiers.cheap.batch=true", "ranking.batch_decile=0.5", "ranking.batch_size=2",
+            "ranking.batch_max_wait_s=0", "ranking.batch_poll_seconds=0")
+STATEMENTS = ["Metformin inhibits complex I to deplete leukemic stem cells",
+              "Itraconazole blocks SMO to sensitise relapsed blasts to cytarabine",
+              "Disulfiram inhibits ALDH1A1 in NPM1-mutant AML stem cells",
+              "Atorvastatin starves FLT3-ITD blasts of geranylgeranyl lipids"]
+ELOS = [1600.0, 1590.0, 1000.0, 990.0]  # far apart: direct matches never move a top player to the bottom
+
+
+@pytest.fixture
+def players(planned: SessionRuntime, add_player: Any) -> list[str]:
+    return [add_player(s, elo=e, matches=6) for s, e in zip(STATEMENTS, ELOS, strict=True)]
+
+
+@pytest.fixture
+def batch_dir(fake: FakeBackend, tmp_path: Path) -> Path:
+    """Fake batches kept on disk (they outlive a runtime), with their create / poll log."""
+    folder = tmp_path / "batches"
+    fake.configure(fake.cfg.model_copy(update={"batch_dir": str(folder)}))
+    return folder
+
+
+async def run_match_batches(rt: SessionRuntime, *, stop_after: int | None = None) -> list[TaskResult]:
+    """Execute pending MatchBatch tasks (and the poll rounds they enqueue) as the Supervisor would."""
+    results: list[TaskResult] = []
+    while stop_after is None or len(results) < stop_after:
+        rows = rt.record.db.query("SELECT id FROM tasks WHERE action='MatchBatch' AND status='pending'"
+                                  " ORDER BY created_at, id LIMIT 1")
+        if not rows:
+            break
+        task = rt.record.tasks.get(rows[0]["id"])
+        assert task is not None
+        with rt.record.db.tx() as c:
+            c.execute("UPDATE tasks SET status='in_progress' WHERE id=?", (task.id,))
+        result = await rt.execute(task)
+        rt.record.tasks.complete(task.id, result)
+        results.append(result)
+    return results
+
+
+async def play_tournament(run_task: Any, n: int) -> list[str]:
+    ids: list[str] = []
+    for k in range(n):
+        _, result = await run_task("ranking", "RunTournamentBatch", f"b{k}")
+        ids += result.match_ids
+    return ids
+
+
+def journal(rt: SessionRuntime) -> list[str]:
+    return [r["match_id"] for r in rt.record.db.query("SELECT match_id FROM elo_journal ORDER BY seq")]
+
+
+@pytest.mark.overrides(*BATCHING)
+async def test_bottom_decile_matches_go_to_a_batch_priced_at_the_discount(
+        planned: SessionRuntime, fake: FakeBackend, run_task: Any, players: list[str], batch_dir: Path) -> None:
+    rt = planned
+    match_ids = await play_tournament(run_task, 12)
+    bottom = set(players[2:])
+    queued = {m.match_id: m for m in rt.record.batches._select("1=1", ())}
+    played = {m.id: m for m in rt.record.matches.all()}
+    assert queued and played, "both paths must occur in 12 matches"
+    for mid in match_ids:
+        if mid in queued:
+            assert {queued[mid].hyp_a, queued[mid].hyp_b} == bottom and mid not in played
+        else:
+            assert {played[mid].hyp_a, played[mid].hyp_b} != bottom  # a top or mixed pair: played at once
+    # nothing queued was asked of the model: one direct call per played match (all pairwise or debates here)
+    direct_tasks = {c.task_id for c in fake.calls_for("ranking")}
+    assert {m.task_id for m in queued.values()}.isdisjoint(direct_tasks)
+
+    results = await run_match_batches(rt)
+    assert all(r.kind in ("tournament_match_complete", "match_batch_pending", "nothing_to_do") for r in results)
+    log = FakeBatches().log()
+    creates = [e for e in log if e["op"] == "create"]
+    assert sorted(c for e in creates for c in e["custom_ids"]) == sorted(queued)  # each queued match sent once
+    assert set(journal(rt)) >= set(queued)  # every batched verdict applied
+    assert len(journal(rt)) == len(set(journal(rt)))
+    rows = rt.record.db.query("SELECT input_tokens, output_tokens, cost_usd, request FROM transcripts"
+                              " WHERE agent='ranking' AND request LIKE '%batch_id%' AND outcome='ok'")
+    assert len(rows) == len(queued)
+    for r in rows:  # the fake's cheap tier: 0.5 / 2.5 USD per 1M tokens; batch price: half of it
+        assert r["cost_usd"] == pytest.approx((r["input_tokens"] * 0.25 + r["output_tokens"] * 1.25) / 1e6)
+        assert r["cost_usd"] > 0
+    assert {m.status for m in rt.record.batches._select("1=1", ())} == {"applied"}
+
+
+@pytest.mark.overrides(*BATCHING, "models.fake.batch_outcome=expired")
+async def test_an_expired_batch_falls_back_to_direct_calls(planned: SessionRuntime, fake: FakeBackend,
+                                                           run_task: Any, players: list[str],
+                                                           batch_dir: Path) -> None:
+    rt = planned
+    await play_tournament(run_task, 12)
+    queued = {m.match_id for m in rt.record.batches._select("1=1", ())}
+    assert queued
+    before = len(fake.calls_for("ranking"))
+    await run_match_batches(rt)
+    assert len(fake.calls_for("ranking")) - before == len(queued)  # each one played directly instead
+    assert set(journal(rt)) >= queued
+    assert {m.status for m in rt.record.batches._select("1=1", ())} == {"direct"}
+    outcomes = [r["outcome"] for r in rt.record.db.query(
+        "SELECT outcome FROM transcripts WHERE request LIKE '%batch_id%'")]
+    assert outcomes.count("error:batch_expired") == len(queued)
+
+
+@pytest.mark.overrides(*BATCHING, "models.fake.batch_polls=3")
+async def test_a_killed_session_polls_the_same_batch_and_applies_elo_once(
+        planned: SessionRuntime, fake: FakeBackend, run_task: Any, players: list[str], batch_dir: Path) -> None:
+    rt = planned
+    await play_tournament(run_task, 12)
+    queued = {m.match_id for m in rt.record.batches._select("1=1", ())}
+    assert len(queued) >= 2
+    # the first MatchBatch task submits and polls once; the process dies while it is still in progress
+    [pending] = rt.record.db.query("SELECT id FROM tasks WHERE action='MatchBatch' AND status='pending'")
+    task = rt.record.tasks.get(pending["id"])
+    assert task is not None
+    with rt.record.db.tx() as c:
+        c.execute("UPDATE tasks SET status='in_progress' WHERE id=?", (task.id,))
+    result = await rt.execute(task)  # no complete(): killed before the row was marked done
+    assert result.kind == "match_batch_pending"
+    [submitted] = rt.record.db.query("SELECT batch_id FROM tasks WHERE id=?", (task.id,))
+    batch_id = submitted["batch_id"]
+    assert batch_id and batch_id.startswith("fakebatch_")
+
+    killed = set(next(e["custom_ids"] for e in FakeBatches().log() if e["batch_id"] == batch_id))
+    seen_before = len(FakeBatches().log())
+
+    # resume: leases of the dead process are void, a new runtime (no in-memory state) continues
+    config, sid = rt.config, rt.session_id
+    await rt.close()
+    resumed = await SessionRuntime.open(config, session_id=sid, models_choice="fake")
+    fake.configure(fake.cfg.model_copy(update={"batch_dir": str(batch_dir)}))  # open() configured it anew
+    try:
+        resumed.record.tasks.reclaim(all_leases=True)
+        await run_match_batches(resumed)
+        log = FakeBatches().log()
+        sent = [c for e in log if e["op"] == "create" for c in e["custom_ids"]]
+        assert sorted(sent) == sorted(queued)  # no match submitted twice (other matches: their own batches)
+        after = log[seen_before:]
+        assert not any(e["op"] == "create" and killed & set(e["custom_ids"]) for e in after)
+        polls = [e for e in after if e["op"] == "poll" and e["batch_id"] == batch_id]
+        assert len(polls) >= 2 and polls[-1]["polls"] == 3  # the same batch polled until it ended
+        applied = journal(resumed)
+        assert set(applied) >= queued and len(applied) == len(set(applied))  # Elo applied once per match
+        row = resumed.record.tasks.get(task.id)
+        assert row is not None and row.status == "done"
+    finally:
+        await resumed.close()

@@ -1,0 +1,55 @@
+"""Issue 16 end to end on the fake, through the Prefect flow: the bundled offline embedder recorded on the
+session and the MLflow run; a session whose low-stakes matches go through the fake's batch endpoint."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from mlflow.tracking import MlflowClient
+
+from cosci.llm.fake import FakeBackend
+from cosci.llm.static_embedding import WORDLLAMA_MODEL
+from cosci.store import SessionRecord
+from tests.conftest import make_config
+from tests.flows.test_session_flow import _run, check_invariants
+
+pytestmark = pytest.mark.slow
+
+
+def test_a_demo_run_records_the_bundled_embedding_model(prefect_server: None, fake: FakeBackend, tmp_path: Path,
+                                                        mlflow_uri: str) -> None:
+    config = make_config(tmp_path / "data", "tracking.enabled=true", f"tracking.tracking_uri={mlflow_uri}",
+                         f"models.embeddings.chain=[{WORDLLAMA_MODEL},hash]")
+    summary = _run(config)
+    record = SessionRecord.open(Path(summary["record_path"]), summary["session_id"])
+    try:
+        assert [e["payload"]["model"] for e in record.logs.events("embedding_model")] == [WORDLLAMA_MODEL]
+        models = {r["model"] for r in record.db.query("SELECT model FROM embeddings_meta")}
+        assert models == {WORDLLAMA_MODEL}
+        assert {r["dim"] for r in record.db.query("SELECT dim FROM embeddings_meta")} == {256}
+    finally:
+        record.close()
+    run = MlflowClient(mlflow_uri).get_run(summary["mlflow_run_id"])
+    assert run.data.tags["cosci.embedding_model"] == WORDLLAMA_MODEL
+    assert run.data.metrics["cache_read_share"] == 0.0  # logged; the fake reports no cache reads
+
+
+def test_a_session_with_batched_matches_runs_to_the_end(prefect_server: None, fake: FakeBackend,
+                                                        tmp_path: Path) -> None:
+    config = make_config(tmp_path / "data", "+models.tiers.cheap.batch=true", "ranking.batch_decile=0.5",
+                         "ranking.batch_size=2", "ranking.batch_max_wait_s=0", "ranking.batch_poll_seconds=0",
+                         "models.fake.batch_polls=2")
+    summary = _run(config)
+    record = SessionRecord.open(Path(summary["record_path"]), summary["session_id"])
+    try:
+        assert record.sessions.get().status == "done"
+        counts = record.batches.counts()
+        assert counts.get("applied", 0) >= 1, counts
+        batched = {m.match_id for m in record.batches._select("status='applied'", ())}
+        assert batched <= {m.id for m in record.matches.all()}
+        rows = record.db.query("SELECT request FROM transcripts WHERE request LIKE '%batch_id%' AND outcome='ok'")
+        assert len(rows) == len(batched)
+        check_invariants(record)
+    finally:
+        record.close()

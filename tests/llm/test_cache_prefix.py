@@ -1,0 +1,145 @@
+"""Prompt caching that hits (issue 16).
+
+- Every agent mode's cached system prefix, rendered for the ``opus`` models, is above Anthropic's documented
+  minimum cacheable prompt length for its model (4,096 tokens for Opus 4.7 / Haiku 4.5, 1,024 for Sonnet 4.6;
+  ``models.tiers.<tier>.cache_min_tokens``). Tokens are counted with LiteLLM's ``token_counter`` for the model
+  (no Anthropic tokenizer ships offline; Claude's tokenizers give at least as many tokens for English text) and
+  with the documented rule of thumb of ~4 characters per token; the lower of the two must pass.
+- A recorded Anthropic response with cache reads and writes (``tests/fixtures/anthropic/
+  messages_cache_read_write.json``) is priced with Anthropic's cache prices, stored on the call row, and gives
+  a nonzero ``cache_read_share``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import litellm
+import pytest
+import respx
+
+from cosci.llm.fake import FakeBackend
+from cosci.llm.types import TextBlock
+from cosci.store import SessionRecord
+from tests.llm.helpers import harness, make_config, spec_for
+from tests.llm.test_litellm_replay import ANTHROPIC_URL, recorded, wire  # noqa: F401
+
+CHARS_PER_TOKEN = 4  # OpenAI's and Anthropic's published rule of thumb for English text (~3.5-4 characters)
+
+
+def prefix_tokens(blocks: list[TextBlock], model: str) -> int:
+    """Conservative tokens of the cached prefix: the blocks up to the last one marked for caching."""
+    last = max(i for i, b in enumerate(blocks) if b.cache)
+    text = "\n\n".join(b.text for b in blocks[: last + 1])
+    return min(litellm.token_counter(model=model, text=text), len(text) // CHARS_PER_TOKEN)
+
+
+@pytest.mark.parametrize("experiment", ["demo", "oncology"])
+async def test_every_modes_cached_prefix_is_above_the_documented_minimum(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake: FakeBackend, experiment: str) -> None:
+    from cosci.session.runtime import SessionRuntime
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")  # no call is made: prompts are only rendered
+    config = make_config(tmp_path / "data", "models=opus", f"experiment={experiment}")
+    rt = await SessionRuntime.open(config, models_choice="opus")
+    try:
+        checked = []
+        for agent_name, acfg in config.agents.items():
+            for mode in acfg.modes:
+                route = rt.gateway.router.route(agent_name, mode)
+                minimum = config.models.tiers[route.tier].cache_min_tokens
+                assert minimum in (1024, 4096), f"{route.model}: no documented minimum configured"
+                blocks = rt.agents[agent_name].system_blocks(route=route)
+                tokens = prefix_tokens(blocks, route.model)
+                assert tokens >= minimum, f"{agent_name}.{mode} on {route.model}: {tokens} < {minimum} tokens"
+                assert blocks[-1].cache or not blocks[-1].text.startswith("## Research goal")
+                checked.append((agent_name, mode, tokens))
+        assert len(checked) == sum(len(a.modes) for a in config.agents.values()) >= 14
+    finally:
+        await rt.close()
+
+
+async def test_models_without_a_minimum_get_no_handbook(runtime: object) -> None:
+    from cosci.session.runtime import SessionRuntime
+
+    assert isinstance(runtime, SessionRuntime)
+    route = runtime.gateway.router.route("generation", "literature")  # the fake: no cache_min_tokens
+    blocks = runtime.agents["generation"].system_blocks(route=route)
+    assert not any("Research handbook" in b.text for b in blocks)
+    assert [b.cache for b in blocks[:2]] == [True, True]
+
+
+async def test_the_handbook_is_one_cached_block_shared_by_every_agent(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch,
+                                                                     fake: FakeBackend) -> None:
+    from cosci.session.runtime import SessionRuntime
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    config = make_config(tmp_path / "data", "models=opus")
+    rt = await SessionRuntime.open(config, models_choice="opus")
+    try:
+        prefixes = set()
+        for agent_name in ("generation", "reflection", "ranking", "evolution", "metareview"):
+            mode = next(iter(config.agents[agent_name].modes))
+            blocks = rt.agents[agent_name].system_blocks(route=rt.gateway.router.route(agent_name, mode))
+            assert [b.cache for b in blocks[:3]] == [False, True, True]  # preamble, handbook, session context
+            prefixes.add(tuple(b.text for b in blocks[:3]))
+        assert len(prefixes) == 1  # byte-identical across agents: one cache entry per model and tool set
+    finally:
+        await rt.close()
+
+
+async def test_a_recorded_cache_hit_is_priced_and_counted(wire: respx.MockRouter,  # noqa: F811
+                                                          tmp_path: Path) -> None:
+    body = recorded("anthropic/messages_cache_read_write.json")
+    config = make_config(tmp_path / "data", "models=opus", "run.budget_usd=25",
+                         "models.tiers.cheap.model=anthropic/claude-sonnet-4-5-20250929")
+    h = harness(config)
+    wire.post(ANTHROPIC_URL).mock(return_value=httpx.Response(200, json=body))
+
+    resp = await h.gateway.complete(spec_for(h.gateway, "ranking", "pairwise", "Which is better?"))
+
+    usage = body["usage"]  # input 3, output 33, cache write 418, cache read 1111
+    assert (resp.cache_read_tokens, resp.cache_write_tokens) == (1111, 418)
+    assert resp.input_tokens == 3 + 1111 + 418  # LiteLLM counts cached tokens as prompt tokens
+    # Anthropic's documented Sonnet 4.5 prices, USD per 1M tokens: input 3, output 15, 5-minute cache write
+    # 3.75 (1.25x input), cache read 0.30 (0.1x input)
+    documented = (usage["input_tokens"] * 3.0 + usage["output_tokens"] * 15.0
+                  + usage["cache_creation_input_tokens"] * 3.75 + usage["cache_read_input_tokens"] * 0.30) / 1e6
+    assert resp.cost_usd == pytest.approx(documented, rel=1e-6)
+    [row] = h.records
+    assert (row.cache_read_tokens, row.cache_write_tokens, row.cost_usd) == (1111, 418, resp.cost_usd)
+
+    record = SessionRecord.open(tmp_path / "record.sqlite", "s-test")
+    try:
+        record.sessions.create(goal="g", config_snapshot={}, overrides=[], models_choice="opus", budget_usd=1.0,
+                               budget_tokens=None, wall_clock_seconds=60)
+        record.logs.add_call(row)
+        shares = record.logs.cache_read_shares()
+        assert shares["ranking"] == shares["total"] == pytest.approx(1111 / 1532)
+    finally:
+        record.close()
+
+
+def test_status_reports_the_cache_read_share_per_agent(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from cosci.cli import main
+    from cosci.domain import CallRecord
+
+    sid = "s-20261201-000000-abcdef"
+    record = SessionRecord.open(tmp_path / "sessions" / sid / "record.sqlite", sid)
+    try:
+        record.sessions.create(goal="g", config_snapshot={}, overrides=[], models_choice="opus", budget_usd=1.0,
+                               budget_tokens=None, wall_clock_seconds=60)
+        for agent, inp, read in (("ranking", 1000, 800), ("generation", 3000, 0), ("ranking", 1000, 0)):
+            record.logs.add_call(CallRecord(agent=agent, action="a", mode="m", model="x", task_id=None, attempt=1,
+                                            outcome="ok", input_tokens=inp, cache_read_tokens=read))
+        record.logs.add_call(CallRecord(agent="ranking", action="a", mode="m", model="x", task_id=None, attempt=1,
+                                        outcome="error:timeout", input_tokens=0))
+        assert record.logs.cache_read_shares() == pytest.approx({"ranking": 0.4, "generation": 0.0, "total": 0.16})
+    finally:
+        record.close()
+    main(["--data-dir", str(tmp_path), "status", sid])
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("cache reads"))
+    assert line.split() == ["cache", "reads", "16.0%", "of", "input", "tokens", "generation", "0.0%,", "ranking",
+                            "40.0%"]
