@@ -8,6 +8,8 @@ Buckets, tried in this order of preference:
    ``exp(-|ΔElo| / 200) * (1 - cosine)``: close in Elo, distant in idea space;
 4. **random top-half** (``p_random`` = 0.2) — a random pair from the top half of the leaderboard.
 
+Hypotheses in ``exclude`` (in play in a concurrent tournament batch) are never chosen.
+
 A bucket with no candidate falls through to the next, so any pool of two or more players yields a pair. All
 randomness comes from the ``random.Random`` passed in (seeded per task), so a retried task picks the same pair.
 """
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -51,7 +53,7 @@ class PairingCfg:
 class Pairing:
     a: str
     b: str
-    bucket: Literal["focus", "new_arrival", "close_elo", "random_top"]
+    bucket: Literal["focus", "new_arrival", "close_elo", "random_top", "warmup", "uncertainty"]
 
 
 def _nearest(target: Player, others: Sequence[Player]) -> Player | None:
@@ -95,8 +97,9 @@ def _random_top(players: Sequence[Player], rng: random.Random) -> Pairing | None
 
 
 def select_pair(players: Sequence[Player], rng: random.Random, sim: Similarity, cfg: PairingCfg = PairingCfg(),
-                focus_id: str | None = None) -> Pairing | None:
-    """Choose the next match among tournament players; None when fewer than two players exist."""
+                focus_id: str | None = None, exclude: Collection[str] = ()) -> Pairing | None:
+    """Choose the next match among tournament players not in ``exclude``; None when fewer than two are free."""
+    players = [p for p in players if p.id not in exclude]
     if len(players) < 2:
         return None
     if focus_id:
