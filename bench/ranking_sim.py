@@ -14,6 +14,7 @@ rule), :func:`~cosci.tournament.judging.resolve` (agreement wins, disagreement d
 (:class:`~cosci.tournament.elo.EloRule`, the same call ``Matches.apply`` makes) and the Bradley–Terry refit after
 every batch of one match (:func:`~cosci.tournament.bt.fit_bt`). Recall is measured on the leaderboard a
 scientist reads: Elo for the ``seed`` strategy (the seed's scheme), BT score for the others; both are printed.
+``default`` is the shipped ``conf/config.yaml`` (read at start); ``seed`` is the same with ``strategy=seed``.
 """
 
 from __future__ import annotations
@@ -24,12 +25,15 @@ import random
 import statistics
 import time
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import numpy as np
+import yaml
 
+from cosci.config.schema import RankingCfg
 from cosci.tournament.bt import fit_bt
 from cosci.tournament.elo import EloRule
-from cosci.tournament.engine import TournamentCfg, plan_match
+from cosci.tournament.engine import TournamentCfg, plan_match, tournament_cfg
 from cosci.tournament.judging import DualOrderCfg, resolve, score_of
 
 
@@ -86,12 +90,21 @@ def run_trial(cfg: TournamentCfg, bias: float, trial: int, budgets: tuple[int, .
     return out
 
 
+def shipped() -> TournamentCfg:
+    """The plan settings of the shipped ``conf/config.yaml`` ``ranking`` group (the default)."""
+    conf = Path(__file__).resolve().parents[1] / "conf" / "config.yaml"
+    return tournament_cfg(RankingCfg(**yaml.safe_load(conf.read_text(encoding="utf-8"))["ranking"]))
+
+
+DEFAULT = shipped()
 STRATEGIES: dict[str, TournamentCfg] = {
-    "seed": TournamentCfg(strategy="seed"),
-    "uncertainty": TournamentCfg(strategy="uncertainty"),
-    "uncertainty+dual-close": TournamentCfg(strategy="uncertainty", dual=DualOrderCfg(policy="close")),
-    "uncertainty+dual-all": TournamentCfg(strategy="uncertainty", dual=DualOrderCfg(policy="all")),
+    "default": DEFAULT,
+    "seed": replace(DEFAULT, strategy="seed"),
+    "default+dual-off": replace(DEFAULT, dual=DualOrderCfg(policy="off", sample=0.0)),
+    "default+dual-close": replace(DEFAULT, dual=replace(DEFAULT.dual, policy="close")),
+    "default+dual-all": replace(DEFAULT, dual=replace(DEFAULT.dual, policy="all")),
 }
+"""Variants (``+``) run at bias 0.3 only unless ``--all``."""
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -99,6 +112,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--trials", type=int, default=30)
     ap.add_argument("--bias", type=float, nargs="+", default=[0.0, 0.3, 0.6])
     ap.add_argument("--strategies", nargs="+", default=list(STRATEGIES), choices=list(STRATEGIES))
+    ap.add_argument("--all", action="store_true", help="run the variants at every bias")
     ap.add_argument("--temperature", type=float, default=None, help="override the uncertainty softmax temperature")
     ap.add_argument("--budgets", type=int, nargs="+", default=[12, 24])
     ap.add_argument("--first-trial", type=int, default=0, help="tune on other trials than the reported ones")
@@ -113,6 +127,8 @@ def main(argv: list[str] | None = None) -> None:
         if args.temperature is not None:
             cfg = replace(cfg, uncertainty=replace(cfg.uncertainty, temperature=args.temperature))
         for bias in args.bias:
+            if "+" in name and bias != 0.3 and not args.all:
+                continue
             trials = range(args.first_trial, args.first_trial + args.trials)
             res = [run_trial(cfg, bias, t, budgets, per=args.per) for t in trials]
             for c in budgets:

@@ -4,9 +4,15 @@
 - ``RunTournamentBatch`` — ``ranking.matches_per_batch`` matches: pair selection (:mod:`cosci.tournament.pairing`,
   seeded per task), mode selection (debate for new or close pairs, else pairwise), the comparison, the
   verdict parsed (``better idea: N``), Elo applied atomically with a deterministic match id. An invalid verdict
-  is recorded with Elo unchanged. The lower id is always hypothesis 1 (seed 003: cache hits cluster).
-  A retried task replays: a match index an earlier attempt already played is not played again, even though
-  the changed ratings would now select another pair.
+  is recorded with Elo unchanged. A retried task replays: a match index an earlier attempt already played is
+  not played again, even though the changed ratings would now select another pair.
+
+Issue 13 (a tournament a scientist can trust): the pair comes from ``ranking.strategy``
+(:mod:`cosci.tournament.engine`); which hypothesis is shown first is drawn from the task's seeded RNG (stored
+on the match row), never by id; matches chosen by the dual-order rule are judged in both orders (each order its
+own call, one match row; disagreement is a draw, Elo score 0.5); the judge sees neither Elo nor match counts.
+After each batch the Bradley–Terry fit is refitted on every valid verdict and stored. Concurrent batches in one
+process never share a hypothesis: ``in_play`` holds the ids of matches being played.
 
 Debate is multi-turn: each turn is one call carrying the transcript so far; from ``debate.min_turns`` a turn
 may end with the verdict, and the turn at ``debate.max_turns`` must. For a schema-constrained tier the
@@ -17,29 +23,50 @@ from __future__ import annotations
 
 from typing import Any
 
-from cosci.agents.base import BaseAgent
+from cosci.agents.base import AgentDeps, BaseAgent
 from cosci.domain import Hypothesis, Task, TaskResult, match_id
 from cosci.prompts import render
 from cosci.records import TournamentVerdict, tool_schema
-from cosci.safety.quoting import quote_untrusted
+from cosci.safety.quoting import quote_hypothesis, quote_untrusted
+from cosci.store import MatchRow
+from cosci.tournament.bt import BTFit, fit_bt
 from cosci.tournament.elo import EloRule
-from cosci.tournament.pairing import PairingCfg, select_mode, select_pair
+from cosci.tournament.engine import MatchPlan, plan_match, tournament_cfg
+from cosci.tournament.judging import resolve
 from cosci.tournament.verdict import parse_verdict, rationale_of
 
 VERDICT_SCHEMA = tool_schema(TournamentVerdict)
 
 
+def judge_view(h: Hypothesis) -> str:
+    """A hypothesis as the judge sees it: id and content, no Elo, no match count (issue 13: no anchoring)."""
+    return quote_hypothesis(f"[{h.id}]\n{h.brief()}", h.id)
+
+
 class RankingAgent(BaseAgent):
     name = "ranking"
+
+    def __init__(self, deps: AgentDeps) -> None:
+        super().__init__(deps)
+        self.in_play: set[str] = set()  # hypotheses in a match being played now (concurrent batches)
 
     def _rule(self) -> EloRule:
         r = self.config.ranking
         return EloRule(r.k_factor_new, r.k_factor_warm, r.new_matches_threshold)
 
-    def _pairing(self) -> PairingCfg:
-        r = self.config.ranking
-        return PairingCfg(r.p_new, r.p_close, r.p_random, r.new_arrival_matches, r.close_elo_window,
-                          r.debate_min_matches, r.debate_elo_gap)
+
+    def fit(self, players: list[Hypothesis]) -> BTFit:
+        """Bradley–Terry over every valid verdict among ``players`` (deterministic: resume refits the same)."""
+        return fit_bt([p.id for p in players], self.record.matches.verdicts(), self.config.ranking.bt_prior_sd)
+
+    def refit(self) -> BTFit:
+        """Refit BT on the tournament players, store it (``bt_ratings``) and log ``bt_refit``."""
+        fit = self.fit(self.record.hypotheses.ranked())
+        self.record.matches.save_bt(fit.table(), fit.verdicts)
+        k = self.config.termination.elo_stability_k
+        self.record.logs.event("bt_refit", {"verdicts": fit.verdicts, "top": fit.order()[:k],
+                                            "separated": fit.top_k_separated(k)}, agent=self.name)
+        return fit
 
     async def execute(self, task: Task) -> TaskResult:
         if task.action == "AddToTournament":
@@ -60,49 +87,71 @@ class RankingAgent(BaseAgent):
                 match_ids.append(prior)
                 continue
             players = self.record.hypotheses.ranked()
-            rng = self.rng(task, f"match{i}")
-            pair = select_pair(players, rng, self.deps.vectors.similarity, self._pairing(),
-                               focus_id=task.payload.get("focus_id") if i == 0 else None)
-            if pair is None:
+            tcfg = tournament_cfg(self.config.ranking)
+            fit = self.fit(players) if tcfg.strategy == "uncertainty" else None
+            plan = plan_match(players, self.rng(task, f"match{i}"), self.deps.vectors.similarity, tcfg, fit,
+                              focus_id=task.payload.get("focus_id") if i == 0 else None, exclude=self.in_play)
+            if plan is None:
                 break
-            a, b = sorted((pair.a, pair.b))
-            mid = match_id(sid, a, b, task.id, i)
-            ha, hb = (next(p for p in players if p.id == x) for x in (a, b))
-            mode = select_mode(ha, hb, self._pairing())
-            winner, rationale, transcript = await self._compare(task, mode, ha, hb, i)
-            row = self.record.matches.apply(mid, a, b, mode=mode, winner=winner, rule=self._rule(),
-                                            rationale=rationale[:6000], transcript=transcript, task_id=task.id)
-            match_ids.append(mid)
+            a, b = sorted((plan.first, plan.second))
+            self.in_play.update((a, b))  # no await since the selection: concurrent batches stay disjoint
+            try:
+                row = await self._play(task, i, plan, {p.id: p for p in players})
+            finally:
+                self.in_play.difference_update((a, b))
+            match_ids.append(match_id(sid, a, b, task.id, i))
             if row:
-                played.append({"id": mid, "mode": mode, "bucket": pair.bucket, "winner": row.winner,
-                               "valid": row.verdict_valid})
-                self.record.logs.event("match_complete", {"id": mid, "mode": mode, "hyp_a": a, "hyp_b": b,
-                                                          "winner": row.winner, "elo_applied": row.verdict_valid},
-                                       agent=self.name)
+                played.append({"id": row.id, "mode": plan.mode, "bucket": plan.bucket, "winner": row.winner,
+                               "valid": row.verdict_valid, "draw": row.draw, "first": plan.first,
+                               "dual_order": row.dual_order})
+                self.record.logs.event("match_complete", {"id": row.id, "mode": plan.mode, "hyp_a": a, "hyp_b": b,
+                                                          "winner": row.winner, "draw": row.draw,
+                                                          "first_shown": plan.first,
+                                                          "elo_applied": row.verdict_valid}, agent=self.name)
         if not match_ids:
-            return TaskResult("nothing_to_do", detail={"reason": "fewer than two hypotheses in the tournament"})
+            return TaskResult("nothing_to_do", detail={"reason": "fewer than two free hypotheses in the tournament"})
+        self.refit()
         return TaskResult("tournament_match_complete", match_ids=match_ids, detail={"matches": played})
 
+    async def _play(self, task: Task, index: int, plan: MatchPlan, by_id: dict[str, Hypothesis]) -> MatchRow | None:
+        """Judge the plan's order (and the swapped one if dual), then record one match row."""
+        orders = [(plan.first, plan.second)] + ([(plan.second, plan.first)] if plan.dual else [])
+        winners, rationales, transcript, verdicts = [], [], [], []
+        for n, (first, second) in enumerate(orders):
+            tag = f"match{index}" + ("/swap" if n else "")
+            winner, rationale, turns = await self._compare(task, plan.mode, by_id[first], by_id[second], tag)
+            winners.append(winner)
+            rationales.append(rationale)
+            transcript += [{**t, "order": n, "first": first} for t in turns]
+            verdicts.append({"first": first, "winner": winner})
+        a, b = sorted((plan.first, plan.second))
+        rationale = "\n\n--- swapped order ---\n\n".join(rationales)
+        return self.record.matches.apply(match_id(self.record.session_id, a, b, task.id, index), a, b,
+                                         mode=plan.mode, winner=resolve(winners), rule=self._rule(),
+                                         rationale=rationale[:6000], transcript=transcript, task_id=task.id,
+                                         first_shown=plan.first, verdicts=verdicts)
+
     async def _compare(self, task: Task, mode: str, a: Hypothesis, b: Hypothesis,
-                       index: int) -> tuple[str | None, str, list[dict[str, Any]]]:
-        """Run one comparison; returns ``(winner id or None, rationale, transcript)``."""
+                       tag: str) -> tuple[str | None, str, list[dict[str, Any]]]:
+        """Run one comparison with ``a`` shown as hypothesis 1; returns ``(winner id or None, rationale,
+        transcript)``. ``tag`` names the calls (``match0``, ``match0/swap``)."""
         plan = self.deps.plan
         base = {"objective": plan.objective, "preferences": plan.preferences, "idea_attributes": plan.idea_attributes,
-                "hypothesis_1": self.quoted(a), "hypothesis_2": self.quoted(b),
+                "hypothesis_1": judge_view(a), "hypothesis_2": judge_view(b),
                 "review_1": self.latest_review(a), "review_2": self.latest_review(b)}
         route = self.deps.router.route(self.name, mode)
         if mode == "pairwise":
-            spec = self.spec(mode, task, render("ranking.pairwise", **base), action=f"{task.action}/match{index}",
+            spec = self.spec(mode, task, render("ranking.pairwise", **base), action=f"{task.action}/{tag}",
                              feedback=False, response_schema=VERDICT_SCHEMA if route.constrained else None)
             text = (await self.deps.llm.complete(spec)).text
             transcript = [{"speaker": "judge", "text": text}]
         else:
-            text, transcript = await self._debate(task, base, index, route.constrained)
+            text, transcript = await self._debate(task, base, tag, route.constrained)
         verdict = parse_verdict(text)
         winner = None if verdict is None else (a.id if verdict == 1 else b.id)
         return winner, rationale_of(text), transcript
 
-    async def _debate(self, task: Task, base: dict[str, Any], index: int,
+    async def _debate(self, task: Task, base: dict[str, Any], tag: str,
                       constrained: bool) -> tuple[str, list[dict[str, Any]]]:
         dcfg = self.config.debate
         max_turns = min(dcfg.max_turns, self.deps.router.route(self.name, "debate").max_iterations)
@@ -115,7 +164,7 @@ class RankingAgent(BaseAgent):
             user = render("ranking.debate", **base, transcript=quoted, turn=turn, min_turns=min_turns,
                           max_turns=max_turns)
             may_conclude = turn >= min_turns
-            spec = self.spec("debate", task, user, action=f"{task.action}/match{index}/turn{turn}", feedback=False,
+            spec = self.spec("debate", task, user, action=f"{task.action}/{tag}/turn{turn}", feedback=False,
                              response_schema=VERDICT_SCHEMA if constrained and may_conclude else None)
             text = (await self.deps.llm.complete(spec)).text
             transcript.append({"speaker": f"Panel turn {turn}", "text": text})

@@ -63,6 +63,29 @@ class RankingCfg(_Strict):
     debate_min_matches: int = Field(ge=0, description="Debate when either side has fewer matches (seed 000: 2).")
     debate_elo_gap: float = Field(ge=0, description="Debate when |ΔElo| is below this, Elo points (seed 000: 50).")
     matches_per_batch: int = Field(gt=0, description="Matches played by one RunTournamentBatch task.")
+    # issue 13: pair-selection strategy, dual-order judging, Bradley–Terry (cosci/tournament/)
+    strategy: Literal["seed", "uncertainty"] = Field(
+        default="uncertainty",
+        description="Pair selection: the seed's buckets, or uncertainty-driven on the BT fit (issue 13; the winner "
+        "on bench/ranking_sim.py).")
+    top_k: int = Field(default=5, ge=1, description="Top-k boundary the uncertainty strategy settles (issue 13: 5).")
+    warmup_matches: int = Field(default=4, ge=0,
+                                description="Matches before a hypothesis leaves warm-up (issue 13: 4).")
+    temperature: float = Field(default=30.0, gt=0,
+                               description="Softmax sharpness over pair scores scaled to max 1 (tuned on the "
+                               "simulator).")
+    distance_bonus: float = Field(default=0.05, ge=0,
+                                  description="Weight of idea distance (1 - cosine) as a tie-break (seed 000 idea).")
+    dual_order: Literal["off", "close", "all"] = Field(
+        default="off", description="Judge in both orders: off, close (debates and pairwise within "
+        "dual_order_elo_gap), or all matches (issue 13).")
+    dual_order_elo_gap: float = Field(default=50.0, ge=0, description="|ΔElo| under which a pairwise match is "
+                                      "judged in both orders with dual_order=close, Elo points.")
+    dual_order_sample: Unit = Field(default=0.1, description="Share of other matches judged in both orders to "
+                                    "measure the judge's flip rate (issue 13).")
+    bt_prior_sd: float = Field(default=1.0, gt=0, description="SD of the Bradley–Terry N(0, sd²) prior, logits.")
+    first_position_flag: Unit = Field(default=0.15, description="The report flags a first-position win rate "
+                                      "further than this from 0.5 (issue 13).")
 
     @model_validator(mode="after")
     def _buckets_sum_to_one(self) -> RankingCfg:
@@ -120,6 +143,11 @@ class TerminationCfg(_Strict):
     min_ideas_before_stable: int = Field(ge=0, description="Guard: hypotheses needed before ELO_STABLE (seed 000).")
     min_matches_before_stable: int = Field(ge=0, description="Guard: matches needed before ELO_STABLE (seed 000).")
     snapshot_every_matches: int = Field(gt=0, description="An Elo snapshot is taken every this many matches.")
+    stability_rule: Literal["elo", "bt", "either"] = Field(
+        default="either", description="Which stability rule may stop the session: the seed's Elo rule, the "
+        "Bradley–Terry rule (top-k unchanged for bt_stability_n refits and separated by its CIs), or either "
+        "(issue 13; both are logged).")
+    bt_stability_n: int = Field(default=3, ge=1, description="BT refits the top-k set must stay unchanged.")
 
 
 class VectorsCfg(_Strict):

@@ -17,6 +17,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from cosci.config.schema import RankingCfg
 from cosci.tournament.bt import BTFit
 from cosci.tournament.judging import DualOrderCfg, presentation_order, wants_dual_order
 from cosci.tournament.pairing import PairingCfg, Player, Similarity, select_mode, select_pair
@@ -33,6 +34,16 @@ class TournamentCfg:
     pairing: PairingCfg = field(default_factory=PairingCfg)
     uncertainty: UncertaintyCfg = field(default_factory=UncertaintyCfg)
     dual: DualOrderCfg = field(default_factory=DualOrderCfg)
+
+
+def tournament_cfg(r: RankingCfg) -> TournamentCfg:
+    """The plan settings of a session's ``ranking`` config (the agent and the simulator build them here)."""
+    return TournamentCfg(
+        r.strategy,
+        PairingCfg(r.p_new, r.p_close, r.p_random, r.new_arrival_matches, r.close_elo_window,
+                   r.debate_min_matches, r.debate_elo_gap),
+        UncertaintyCfg(r.top_k, r.warmup_matches, r.temperature, r.distance_bonus),
+        DualOrderCfg(r.dual_order, r.dual_order_elo_gap, r.dual_order_sample))
 
 
 @dataclass(frozen=True)
