@@ -115,3 +115,18 @@ def judge_stats(matches: Iterable[JudgedMatch], bt_scores: Mapping[str, float]) 
                 agree += bt_scores[w] > bt_scores[loser]
     return JudgeStats(_rate(first_wins, valid), _rate(flips, dual), _rate(n_draws, n_valid), _rate(invalid, calls),
                       _rate(agree, decisive), calls, dual, n_matches)
+
+
+class _MatchesRepo(Protocol):
+    def all(self) -> Any: ...
+    def bt(self) -> dict[str, tuple[float, float, float]]: ...
+
+
+class _Record(Protocol):
+    @property
+    def matches(self) -> _MatchesRepo: ...
+
+
+def session_judge_stats(record: _Record) -> JudgeStats:
+    """The judge statistics of a session's record (its matches and its stored Bradley–Terry fit)."""
+    return judge_stats(record.matches.all(), {h: s for h, (s, _, _) in record.matches.bt().items()})

@@ -105,7 +105,7 @@ async def test_pairwise_for_experienced_distant_players(planned: SessionRuntime,
     assert planned.record.db.scalar("SELECT k_factor FROM tournament_matches WHERE id=?", (match.id,)) == 16.0
 
 
-@pytest.mark.overrides("ranking.matches_per_batch=1")
+@pytest.mark.overrides("ranking.matches_per_batch=1", "ranking.dual_order_sample=0")
 async def test_an_invalid_verdict_is_recorded_with_elo_unchanged(planned: SessionRuntime, fake: FakeBackend,
                                                                  run_task, add_player) -> None:
     a, b = add_player(STATEMENTS[0]), add_player(STATEMENTS[1])
