@@ -24,6 +24,7 @@ import math
 import random
 import statistics
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -34,7 +35,7 @@ from cosci.config.schema import RankingCfg
 from cosci.tournament.bt import fit_bt
 from cosci.tournament.elo import EloRule
 from cosci.tournament.engine import TournamentCfg, plan_match, tournament_cfg
-from cosci.tournament.judging import DualOrderCfg, resolve, score_of
+from cosci.tournament.judging import resolve, score_of
 
 
 @dataclass
@@ -90,17 +91,18 @@ def run_trial(cfg: TournamentCfg, bias: float, trial: int, budgets: tuple[int, .
     return out
 
 
-def shipped() -> TournamentCfg:
-    """The plan settings of the shipped ``conf/config.yaml`` ``ranking`` group (the default)."""
+def shipped(overrides: dict[str, str] | None = None) -> TournamentCfg:
+    """The plan settings of the shipped ``conf/config.yaml`` ``ranking`` group (the default), plus overrides."""
     conf = Path(__file__).resolve().parents[1] / "conf" / "config.yaml"
-    return tournament_cfg(RankingCfg(**yaml.safe_load(conf.read_text(encoding="utf-8"))["ranking"]))
+    values = yaml.safe_load(conf.read_text(encoding="utf-8"))["ranking"] | dict(overrides or {})
+    return tournament_cfg(RankingCfg(**values))
 
 
 DEFAULT = shipped()
 STRATEGIES: dict[str, TournamentCfg] = {
     "default": DEFAULT,
     "seed": replace(DEFAULT, strategy="seed"),
-    "default+dual-off": replace(DEFAULT, dual=DualOrderCfg(policy="off", sample=0.0)),
+    "default+sample-0.1": replace(DEFAULT, dual=replace(DEFAULT.dual, sample=0.1)),
     "default+dual-close": replace(DEFAULT, dual=replace(DEFAULT.dual, policy="close")),
     "default+dual-all": replace(DEFAULT, dual=replace(DEFAULT.dual, policy="all")),
 }
@@ -113,33 +115,46 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--bias", type=float, nargs="+", default=[0.0, 0.3, 0.6])
     ap.add_argument("--strategies", nargs="+", default=list(STRATEGIES), choices=list(STRATEGIES))
     ap.add_argument("--all", action="store_true", help="run the variants at every bias")
-    ap.add_argument("--temperature", type=float, default=None, help="override the uncertainty softmax temperature")
+    ap.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE",
+                    help="ranking.* overrides for 'default' (e.g. warmup_matches=3), for tuning")
     ap.add_argument("--budgets", type=int, nargs="+", default=[12, 24])
     ap.add_argument("--first-trial", type=int, default=0, help="tune on other trials than the reported ones")
     ap.add_argument("--per", type=int, default=1, help="c calls per hypothesis means c*N/per calls in all")
+    ap.add_argument("--workers", type=int, default=4, help="processes (the table is printed at the end)")
     args = ap.parse_args(argv)
     budgets = tuple(args.budgets)
-    print(f"{'strategy':24} {'bias':>4} {'calls/h':>7} {'recall (leaderboard)':>21} {'by Elo':>6} {'by BT':>6} "
-          f"{'LLM calls':>9} {'draws':>6}")
     started = time.monotonic()
+    rows = []
     for name in args.strategies:
         cfg = STRATEGIES[name]
-        if args.temperature is not None:
-            cfg = replace(cfg, uncertainty=replace(cfg.uncertainty, temperature=args.temperature))
-        for bias in args.bias:
-            if "+" in name and bias != 0.3 and not args.all:
-                continue
-            trials = range(args.first_trial, args.first_trial + args.trials)
-            res = [run_trial(cfg, bias, t, budgets, per=args.per) for t in trials]
-            for c in budgets:
-                elo = [r[c][0] for r in res]
-                bt = [r[c][1] for r in res]
-                board = elo if cfg.strategy == "seed" else bt
-                print(f"{name:24} {bias:4.1f} {c:7d} {statistics.mean(board):14.3f} ± {statistics.stdev(board):.3f}"
-                      f" {statistics.mean(elo):6.3f} {statistics.mean(bt):6.3f}"
-                      f" {statistics.mean(r[c][2] for r in res):9.0f} {statistics.mean(r[c][3] for r in res):6.1f}",
-                      flush=True)
-    print(f"# {args.trials} trials, N=40, {time.monotonic() - started:.0f} s")
+        if args.set and name == "default":
+            cfg = shipped(dict(kv.split("=", 1) for kv in args.set))
+        rows += [(name, cfg, bias) for bias in args.bias if "+" not in name or bias == 0.3 or args.all]
+    trials = range(args.first_trial, args.first_trial + args.trials)
+    jobs = [(cfg, bias, t, budgets, 40, args.per) for _, cfg, bias in rows for t in trials]
+    with ProcessPoolExecutor(args.workers) as pool:
+        results = list(pool.map(_trial, jobs, chunksize=4))
+    print(f"{'strategy':24} {'bias':>4} {'calls/h':>7} {'recall (leaderboard)':>21} {'by Elo':>6} {'by BT':>6} "
+          f"{'LLM calls':>9} {'draws':>6}")
+    for n, (name, cfg, bias) in enumerate(rows):
+        res = results[n * len(trials):(n + 1) * len(trials)]
+        for c in budgets:
+            elo = [r[c][0] for r in res]
+            bt = [r[c][1] for r in res]
+            board = elo if cfg.strategy == "seed" else bt
+            print(f"{name:24} {bias:4.1f} {c:7d} {statistics.mean(board):14.3f} ± {statistics.stdev(board):.3f}"
+                  f" {statistics.mean(elo):6.3f} {statistics.mean(bt):6.3f}"
+                  f" {statistics.mean(r[c][2] for r in res):9.0f} {statistics.mean(r[c][3] for r in res):6.1f}")
+    print(f"# {args.trials} trials, N=40, budget c calls per hypothesis = c*40/{args.per} LLM calls, "
+          f"{time.monotonic() - started:.0f} s")
+
+
+Job = tuple[TournamentCfg, float, int, tuple[int, ...], int, int]
+
+
+def _trial(job: Job) -> dict[int, tuple[float, float, int, int]]:
+    cfg, bias, trial, budgets, n, per = job
+    return run_trial(cfg, bias, trial, budgets, n, per)
 
 
 if __name__ == "__main__":

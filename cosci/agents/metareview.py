@@ -14,6 +14,7 @@ import logging
 import re
 
 from cosci.agents.base import BaseAgent
+from cosci.agents.ranking import tournament_appendix
 from cosci.domain import Hypothesis, Task, TaskResult
 from cosci.errors import CosciError
 from cosci.llm.structured import call_record
@@ -118,6 +119,7 @@ class MetaReviewAgent(BaseAgent):
             text, fallback = self.fallback_overview(top) + unstructured_appendix(text), True
         else:
             text = text.rstrip() + "\n\n" + self.leaderboard_appendix(top)
+        text = text.rstrip() + "\n\n" + tournament_appendix(self)  # issue 13: BT with CIs, judge statistics
         self.record.sessions.update(final_overview=text)
         return TaskResult("final_overview_generated", [h.id for h in top],
                           detail={"fallback": fallback, "removed_citations": removed})
@@ -139,11 +141,14 @@ class MetaReviewAgent(BaseAgent):
 
     def leaderboard_appendix(self, top: list[Hypothesis]) -> str:
         """The ranked hypotheses the overview was written from, from the record (ids, Elo, matches, claim)."""
-        rows = ["# Appendix: leaderboard", "", "| rank | hypothesis | Elo | matches | strategy | claim |",
-                "|---|---|---|---|---|---|"]
+        rows = ["# Appendix: leaderboard", "",
+                "| rank | hypothesis | Elo | BT score [95 % CI] | matches | strategy | claim |",
+                "|---|---|---|---|---|---|---|"]
+        bt = self.record.matches.bt()
         for i, h in enumerate(top, 1):
             claim = one_line(h.statement).replace("|", "/")[:200]
-            rows.append(f"| {i} | [{h.id}] | {h.elo:.0f} | {h.matches_played} | {h.strategy} | {claim} |")
+            score = f"{bt[h.id][0]:+.2f} [{bt[h.id][1]:+.2f}, {bt[h.id][2]:+.2f}]" if h.id in bt else "-"
+            rows.append(f"| {i} | [{h.id}] | {h.elo:.0f} | {score} | {h.matches_played} | {h.strategy} | {claim} |")
         return "\n".join(rows) + "\n"
 
     def fallback_overview(self, top: list[Hypothesis]) -> str:

@@ -43,6 +43,26 @@ def judge_view(h: Hypothesis) -> str:
     return quote_hypothesis(f"[{h.id}]\n{h.brief()}", h.id)
 
 
+def tournament_appendix(agent: BaseAgent) -> str:
+    """The overview's tournament appendix: BT scores with CIs of the top 10, the judge statistics (flagged when
+    position-biased) and whether the judge runs on the generator's model (issue 13)."""
+    from cosci.tournament.judge_stats import session_judge_stats
+
+    router, r = agent.deps.router, agent.config.ranking
+    bt = sorted(agent.record.matches.bt().items(), key=lambda kv: (-kv[1][0], kv[0]))[:10]
+    rows = ["# Appendix: tournament statistics", "",
+            "Bradley–Terry scores (logits, 95 % CI from the observed Fisher information; Elo stays the seed's "
+            "rating):", "", "| rank | hypothesis | BT score | 95 % CI |", "|---|---|---|---|"]
+    rows += [f"| {i} | [{h}] | {s:+.2f} | [{lo:+.2f}, {hi:+.2f}] |" for i, (h, (s, lo, hi)) in enumerate(bt, 1)]
+    rows += ["", *(f"- {line}" for line in session_judge_stats(agent.record).lines(r.first_position_flag))]
+    judges = {router.route("ranking", m).model for m in ("pairwise", "debate")}
+    generators = {router.route("generation", m).model for m in ("literature", "debate")}
+    rows.append("- The ranking judge is the generator's model (" + ", ".join(sorted(judges & generators))
+                + "): it may favour its own writing." if judges & generators
+                else "- The ranking judge (" + ", ".join(sorted(judges)) + ") differs from the generator.")
+    return "\n".join(rows) + "\n"
+
+
 class RankingAgent(BaseAgent):
     name = "ranking"
 

@@ -81,7 +81,7 @@ class RankingCfg(_Strict):
         "dual_order_elo_gap), or all matches (issue 13).")
     dual_order_elo_gap: float = Field(default=50.0, ge=0, description="|ΔElo| under which a pairwise match is "
                                       "judged in both orders with dual_order=close, Elo points.")
-    dual_order_sample: Unit = Field(default=0.1, description="Share of other matches judged in both orders to "
+    dual_order_sample: Unit = Field(default=0.0, description="Share of other matches judged in both orders to "
                                     "measure the judge's flip rate (issue 13).")
     bt_prior_sd: float = Field(default=1.0, gt=0, description="SD of the Bradley–Terry N(0, sd²) prior, logits.")
     first_position_flag: Unit = Field(default=0.15, description="The report flags a first-position win rate "

@@ -28,6 +28,7 @@ class SessionSummary:
     record_path: str
     mlflow_run_id: str | None
     tracking_uri: str | None = None
+    judge: dict[str, float | None] | None = None  # issue 13: judge statistics (cosci.tournament.judge_stats)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -50,6 +51,7 @@ class SessionSummary:
 
 def summarise(rt: SessionRuntime, reason: Any, overview: Path, run_id: str | None) -> SessionSummary:
     from cosci.supervisor.stats import collect
+    from cosci.tournament.judge_stats import session_judge_stats
     from cosci.tracking import tracking_uri
 
     row = rt.record.sessions.get()
@@ -58,4 +60,5 @@ def summarise(rt: SessionRuntime, reason: Any, overview: Path, run_id: str | Non
         session_id=rt.session_id, stop_reason=str(getattr(reason, "value", reason)), spent_usd=stats.spent_usd,
         tokens=stats.tokens, hypotheses=stats.hypotheses, matches=stats.matches, top_elo=stats.top1_elo,
         elapsed_seconds=row.elapsed_seconds, overview_path=str(overview), record_path=str(rt.folder / RECORD_FILE),
-        mlflow_run_id=run_id, tracking_uri=tracking_uri(rt.config) if run_id else None)
+        mlflow_run_id=run_id, tracking_uri=tracking_uri(rt.config) if run_id else None,
+        judge=session_judge_stats(rt.record).to_dict())

@@ -30,8 +30,9 @@ from mlflow.tracking import MlflowClient
 from cosci.config.schema import CosciConfig
 from cosci.store import SessionRecord
 from cosci.supervisor.stats import SessionStats
+from cosci.tournament.judge_stats import session_judge_stats
 from cosci.tracking import artifact_root, tracking_uri
-from cosci.tracking.artifacts import elo_trajectory_png, leaderboard_frame, matches_frame
+from cosci.tracking.artifacts import bt_png, elo_trajectory_png, leaderboard_frame, matches_frame
 
 if TYPE_CHECKING:
     from cosci.session.runtime import SessionRuntime
@@ -151,6 +152,7 @@ class SessionTracker:
             leaderboard_frame(record).write_parquet(folder / "leaderboard.parquet")
             matches_frame(record).write_parquet(folder / "matches.parquet")
             elo_trajectory_png(record, rt.config.ranking.elo_initial, folder / "elo_trajectory.png")
+            bt_png(record, folder / "bt_scores.png")
             (folder / "summary.json").write_text(json.dumps(summary.to_dict(), indent=2), encoding="utf-8")
             self.client.log_artifacts(self.run_id, tmp)
         self.client.set_tag(self.run_id, "cosci.stop_reason", summary.stop_reason)
@@ -165,7 +167,8 @@ class SessionTracker:
                     ("matches", summary.matches),
                     ("wall_seconds", summary.elapsed_seconds),
                 )
-            ],
+            ]
+            + [Metric(k, v, int(time.time() * 1000), 0) for k, v in session_judge_stats(record).metrics().items()],
         )
         self.client.set_terminated(self.run_id, status="FINISHED")
 
