@@ -4,6 +4,8 @@ In order: ``EXTERNAL`` (abort), ``BUDGET`` (the working budget — the cap minus
 overview — is spent, or an admission hit the session cap), ``WALL_CLOCK`` (active time, across resumes, has
 reached ``run.wall_clock_seconds``), ``ELO_STABLE`` (the stability tracker with its guards), ``MAX_IDEAS`` (the
 pool is full and every player is ranked), and ``IDLE`` (nothing pending and idle refinement found nothing).
+``BT_STABLE`` (issue 13) is the Bradley–Terry rule (:class:`cosci.tournament.stability.BTStabilityTracker`);
+``termination.stability_rule`` picks which stability rule may stop the session (:func:`stability_stop`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,16 @@ class StopReason(StrEnum):
     BUDGET = "budget"
     WALL_CLOCK = "wall_clock"
     ELO_STABLE = "elo_stable"
+    BT_STABLE = "bt_stable"
     MAX_IDEAS = "max_ideas"
     IDLE = "idle"
     INTERRUPTED = "interrupted"  # Ctrl-C / SIGTERM: not an end; interrupted actions wait for `cosci resume`
+
+
+def stability_stop(rule: str, elo_stable: bool, bt_stable: bool) -> StopReason | None:
+    """The stability stop for ``termination.stability_rule`` (``elo``, ``bt`` or ``either``), Elo checked first."""
+    if elo_stable and rule in ("elo", "either"):
+        return StopReason.ELO_STABLE
+    if bt_stable and rule in ("bt", "either"):
+        return StopReason.BT_STABLE
+    return None
