@@ -18,8 +18,9 @@ from typing import Any
 
 from cosci.store.db import Database, dumps, loads
 
-EloRule = Callable[[float, int, float, int, bool], tuple[float, float]]
-"""``(elo_a, matches_a, elo_b, matches_b, a_won) -> (delta_a, k_factor)``; zero-sum, so delta_b = -delta_a."""
+EloRule = Callable[[float, int, float, int, float], tuple[float, float]]
+"""``(elo_a, matches_a, elo_b, matches_b, a_score) -> (delta_a, k_factor)``; ``a_score`` 1 win, 0.5 draw, 0 loss;
+zero-sum, so delta_b = -delta_a."""
 
 
 @dataclass(frozen=True)
