@@ -148,5 +148,5 @@ def fit_bt(ids: Sequence[str], verdicts: Sequence[Verdict], prior_sd: float = 1.
         res = minimize(objective, x0, jac=True, method="trust-exact",
                        hess=lambda t: _hessian(t, a, b, prec), options={"gtol": 1e-8})
         theta = np.asarray(res.x, np.float64)
-    cov = np.linalg.inv(_hessian(theta, a, b, prec))
+    cov = np.asarray(np.linalg.inv(_hessian(theta, a, b, prec)), np.float64)
     return BTFit(tuple(ids), theta, cov, int(a.size))
