@@ -134,6 +134,8 @@ def cmd_status(args: argparse.Namespace) -> None:
     )
     print(f"reviews      {len(rec.hypotheses.reviews())}")
     print(f"matches      {rec.matches.count()} ({rec.matches.count(valid_only=True)} with a valid verdict)")
+    for line in tournament_lines(rec):  # issue 13: BT leaders with CIs, judge statistics
+        print(f"             {line}")
     print(
         f"feedback     {len(rec.logs.feedback(source='meta_review'))} system, "
         f"{len(rec.logs.feedback(source='human'))} researcher"
@@ -195,8 +197,11 @@ def cmd_report(args: argparse.Namespace) -> None:
         print(row.final_overview.rstrip())
     else:
         print(f"# Session {row.id}: no overview yet ({row.status}); leaderboard so far\n")
+        bt = rec.matches.bt()
         for i, h in enumerate(sorted(rec.hypotheses.all(), key=lambda h: -h.elo), 1):
-            print(f"{i:3d}. [{h.id}] Elo {h.elo:6.0f} ({h.matches_played} matches, {h.state})  {h.title}")
+            score = f" BT {bt[h.id][0]:+.2f} [{bt[h.id][1]:+.2f}, {bt[h.id][2]:+.2f}]" if h.id in bt else ""
+            print(f"{i:3d}. [{h.id}] Elo {h.elo:6.0f}{score} ({h.matches_played} matches, {h.state})  {h.title}")
+        print("\n" + "\n".join(tournament_lines(rec)))
     lines = safety_lines(rec)
     for word, heading in (("quarantined", "Quarantined by safety screening (not in the tournament or the overview)"),
                           ("flagged", "Flagged by safety screening (kept)")):
@@ -501,3 +506,13 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def tournament_lines(rec: SessionRecord) -> list[str]:
+    """Issue 13: the BT top 5 (score, 95 % CI, logits) and the judge statistics, flagged when position-biased."""
+    from cosci.tournament.judge_stats import session_judge_stats
+
+    bt = sorted(rec.matches.bt().items(), key=lambda kv: (-kv[1][0], kv[0]))[:5]
+    out = ["BT top 5: " + (", ".join(f"{h} {s:+.2f} [{lo:+.2f}, {hi:+.2f}]" for h, (s, lo, hi) in bt) or "no fit yet")]
+    tolerance = float(rec.sessions.get().config_snapshot.get("ranking", {}).get("first_position_flag", 0.15))
+    return out + session_judge_stats(rec).lines(tolerance)

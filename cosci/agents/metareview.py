@@ -28,6 +28,7 @@ from cosci.agents.overview import (
     review_line,
     split_by_verdict,
 )
+from cosci.agents.ranking import tournament_appendix
 from cosci.domain import Hypothesis, Review, Task, TaskResult
 from cosci.errors import CosciError
 from cosci.grounding.claims import Claim, ClaimContext, check_overview, mark_unsupported, repair_list, totals
@@ -142,6 +143,7 @@ class MetaReviewAgent(BaseAgent):
             text, claims, repaired = await self._repair(task, text, claims, ctx, main, material)
         text, removed = clean_citations(mark_unsupported(text, claims), known)
         text = annotate_directions(text, latest).rstrip() + "\n\n" + self.leaderboard_appendix(top, latest)
+        text = text.rstrip() + "\n\n" + tournament_appendix(self)  # issue 13: BT with CIs, judge statistics
         audit = await OverviewAuditor(self, task).run(text, claims, material, skip="" if top else "no hypotheses")
         text = text.rstrip() + "\n\n" + clean_citations(audit.section(), known)[0]
         self.record.sessions.update(final_overview=text)
@@ -189,11 +191,13 @@ class MetaReviewAgent(BaseAgent):
         """The ranked hypotheses the overview was written from, from the record (ids, Elo, matches, latest
         review verdict and scores, claim)."""
         rows = ["# Appendix: leaderboard", "",
-                "| rank | hypothesis | Elo | matches | strategy | latest review | claim |",
-                "|---|---|---|---|---|---|---|"]
+                "| rank | hypothesis | Elo | BT score [95 % CI] | matches | strategy | latest review | claim |",
+                "|---|---|---|---|---|---|---|---|"]
+        bt = self.record.matches.bt()  # issue 13: the stored Bradley–Terry fit
         for i, h in enumerate(top, 1):
             claim = one_line(h.statement).replace("|", "/")[:200]
-            rows.append(f"| {i} | [{h.id}] | {h.elo:.0f} | {h.matches_played} | {h.strategy} | "
+            score = f"{bt[h.id][0]:+.2f} [{bt[h.id][1]:+.2f}, {bt[h.id][2]:+.2f}]" if h.id in bt else "-"
+            rows.append(f"| {i} | [{h.id}] | {h.elo:.0f} | {score} | {h.matches_played} | {h.strategy} | "
                         f"{review_line(latest.get(h.id))} | {claim} |")
         return "\n".join(rows) + "\n"
 

@@ -4,9 +4,18 @@
 - ``RunTournamentBatch`` — ``ranking.matches_per_batch`` matches: pair selection (:mod:`cosci.tournament.pairing`,
   seeded per task), mode selection (debate for new or close pairs, else pairwise), the comparison, the
   verdict parsed (``better idea: N``), Elo applied atomically with a deterministic match id. An invalid verdict
-  is recorded with Elo unchanged. The lower id is always hypothesis 1 (seed 003: cache hits cluster).
-  A retried task replays: a match index an earlier attempt already played is not played again, even though
-  the changed ratings would now select another pair.
+  is recorded with Elo unchanged. A retried task replays: a match index an earlier attempt already played is
+  not played again, even though the changed ratings would now select another pair.
+
+Issue 13 (a tournament a scientist can trust): the pair comes from ``ranking.strategy``
+(:mod:`cosci.tournament.engine`); which hypothesis is shown first is drawn from the task's seeded RNG (stored
+on the match row), never by id; matches chosen by the dual-order rule are judged in both orders (each order its
+own call, one match row; disagreement is a draw, Elo score 0.5); the judge sees neither Elo nor match counts.
+After each batch the Bradley–Terry fit is refitted on every valid verdict and stored. Concurrent batches in one
+process never share a hypothesis: ``in_play`` holds the ids of matches being played. A pair that reached the
+rematch cap ``ranking.max_matches_per_pair`` is not chosen again (issue 11). Matches between two hypotheses in
+the bottom ``ranking.batch_decile`` go to the provider's batch API where the tier has one (issue 16,
+:mod:`cosci.agents.match_batches`).
 
 Debate is multi-turn: each turn is one call carrying the transcript so far; from ``debate.min_turns`` a turn
 may end with the verdict, and the turn at ``debate.max_turns`` must. For a schema-constrained tier the
@@ -19,36 +28,76 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from cosci.agents.base import BaseAgent
+from cosci.agents.base import AgentDeps, BaseAgent
 from cosci.agents.match_batches import MatchBatchPool
 from cosci.domain import Hypothesis, Task, TaskResult, match_id
 from cosci.llm.types import CallSpec
 from cosci.prompts import render
 from cosci.records import TournamentVerdict, tool_schema
-from cosci.safety.quoting import quote_untrusted
+from cosci.safety.quoting import quote_hypothesis, quote_untrusted
+from cosci.store import MatchRow
+from cosci.tournament.bt import BTFit, fit_bt
 from cosci.tournament.elo import EloRule
-from cosci.tournament.pairing import PairingCfg, select_mode, select_pair
+from cosci.tournament.engine import MatchPlan, plan_match, tournament_cfg
+from cosci.tournament.judging import resolve
 from cosci.tournament.verdict import parse_verdict, rationale_of
 
 VERDICT_SCHEMA = tool_schema(TournamentVerdict)
 
 
+def judge_view(h: Hypothesis) -> str:
+    """A hypothesis as the judge sees it: id and content, no Elo, no match count (issue 13: no anchoring)."""
+    return quote_hypothesis(f"[{h.id}]\n{h.brief()}", h.id)
+
+
+def tournament_appendix(agent: BaseAgent) -> str:
+    """The overview's tournament appendix: BT scores with CIs of the top 10, the judge statistics (flagged when
+    position-biased) and whether the judge runs on the generator's model (issue 13)."""
+    from cosci.tournament.judge_stats import session_judge_stats
+
+    router, r = agent.deps.router, agent.config.ranking
+    bt = sorted(agent.record.matches.bt().items(), key=lambda kv: (-kv[1][0], kv[0]))[:10]
+    rows = ["# Appendix: tournament statistics", "",
+            "Bradley–Terry scores (logits, 95 % CI from the observed Fisher information; Elo stays the seed's "
+            "rating):", "", "| rank | hypothesis | BT score | 95 % CI |", "|---|---|---|---|"]
+    rows += [f"| {i} | [{h}] | {s:+.2f} | [{lo:+.2f}, {hi:+.2f}] |" for i, (h, (s, lo, hi)) in enumerate(bt, 1)]
+    rows += ["", *(f"- {line}" for line in session_judge_stats(agent.record).lines(r.first_position_flag))]
+    judges = {router.route("ranking", m).model for m in ("pairwise", "debate")}
+    generators = {router.route("generation", m).model for m in ("literature", "debate")}
+    rows.append("- The ranking judge is the generator's model (" + ", ".join(sorted(judges & generators))
+                + "): it may favour its own writing." if judges & generators
+                else "- The ranking judge (" + ", ".join(sorted(judges)) + ") differs from the generator.")
+    return "\n".join(rows) + "\n"
+
+
 class RankingAgent(BaseAgent):
     name = "ranking"
+
+    def __init__(self, deps: AgentDeps) -> None:
+        super().__init__(deps)
+        self.in_play: set[str] = set()  # hypotheses in a match being played now (concurrent batches)
 
     def _rule(self) -> EloRule:
         r = self.config.ranking
         return EloRule(r.k_factor_new, r.k_factor_warm, r.new_matches_threshold)
 
-    def _pairing(self) -> PairingCfg:
-        r = self.config.ranking
-        return PairingCfg(r.p_new, r.p_close, r.p_random, r.new_arrival_matches, r.close_elo_window,
-                          r.debate_min_matches, r.debate_elo_gap)
-
     def _rematch_cap(self) -> Callable[[str, str], bool]:
         """Pairs that reached ``ranking.max_matches_per_pair`` are not played again (issue 11)."""
         counts, cap = self.record.matches.pair_counts(), self.config.ranking.max_matches_per_pair
         return lambda a, b: counts.get((min(a, b), max(a, b)), 0) >= cap
+
+    def fit(self, players: list[Hypothesis]) -> BTFit:
+        """Bradley–Terry over every valid verdict among ``players`` (deterministic: resume refits the same)."""
+        return fit_bt([p.id for p in players], self.record.matches.verdicts(), self.config.ranking.bt_prior_sd)
+
+    def refit(self) -> BTFit:
+        """Refit BT on the tournament players, store it (``bt_ratings``) and log ``bt_refit``."""
+        fit = self.fit(self.record.hypotheses.ranked())
+        self.record.matches.save_bt(fit.table(), fit.verdicts)
+        k = self.config.termination.elo_stability_k
+        self.record.logs.event("bt_refit", {"verdicts": fit.verdicts, "top": fit.order()[:k],
+                                            "separated": fit.top_k_separated(k)}, agent=self.name)
+        return fit
 
     async def execute(self, task: Task) -> TaskResult:
         if task.action == "AddToTournament":
@@ -72,59 +121,85 @@ class RankingAgent(BaseAgent):
                 match_ids.append(prior)
                 continue
             players = self.record.hypotheses.ranked()
-            rng = self.rng(task, f"match{i}")
-            pair = select_pair(players, rng, self.deps.vectors.similarity, self._pairing(),
-                               focus_id=task.payload.get("focus_id") if i == 0 else None,
-                               blocked=self._rematch_cap())
-            if pair is None:
+            tcfg = tournament_cfg(self.config.ranking)
+            fit = self.fit(players) if tcfg.strategy == "uncertainty" else None
+            plan = plan_match(players, self.rng(task, f"match{i}"), self.deps.vectors.similarity, tcfg, fit,
+                              focus_id=task.payload.get("focus_id") if i == 0 else None, exclude=self.in_play,
+                              blocked=self._rematch_cap())
+            if plan is None:
                 break
-            a, b = sorted((pair.a, pair.b))
-            mid = match_id(sid, a, b, task.id, i)
-            ha, hb = (next(p for p in players if p.id == x) for x in (a, b))
-            if self.pool.takes(players, ha, hb):  # bottom-decile pair: played in a provider batch (issue 16)
-                self.pool.queue(task, i, mid, ha, hb, self._pairwise_spec(task, ha, hb, i))
+            a, b = sorted((plan.first, plan.second))
+            by_id = {p.id: p for p in players}
+            if self.pool.takes(players, by_id[a], by_id[b]):  # bottom-decile pair: a provider batch (issue 16)
+                mid = match_id(sid, a, b, task.id, i)
+                self.pool.queue(task, i, mid, by_id[a], by_id[b],
+                                self._pairwise_spec(task, by_id[plan.first], by_id[plan.second], f"match{i}"))
                 match_ids.append(mid)
                 continue
-            mode = select_mode(ha, hb, self._pairing())
-            winner, rationale, transcript = await self._compare(task, mode, ha, hb, i)
-            row = self.record.matches.apply(mid, a, b, mode=mode, winner=winner, rule=self._rule(),
-                                            rationale=rationale[:6000], transcript=transcript, task_id=task.id)
-            match_ids.append(mid)
+            self.in_play.update((a, b))  # no await since the selection: concurrent batches stay disjoint
+            try:
+                row = await self._play(task, i, plan, by_id)
+            finally:
+                self.in_play.difference_update((a, b))
+            match_ids.append(match_id(sid, a, b, task.id, i))
             if row:
-                played.append({"id": mid, "mode": mode, "bucket": pair.bucket, "winner": row.winner,
-                               "valid": row.verdict_valid})
-                self.record.logs.event("match_complete", {"id": mid, "mode": mode, "hyp_a": a, "hyp_b": b,
-                                                          "winner": row.winner, "elo_applied": row.verdict_valid},
-                                       agent=self.name)
+                played.append({"id": row.id, "mode": plan.mode, "bucket": plan.bucket, "winner": row.winner,
+                               "valid": row.verdict_valid, "draw": row.draw, "first": plan.first,
+                               "dual_order": row.dual_order})
+                self.record.logs.event("match_complete", {"id": row.id, "mode": plan.mode, "hyp_a": a, "hyp_b": b,
+                                                          "winner": row.winner, "draw": row.draw,
+                                                          "first_shown": plan.first,
+                                                          "elo_applied": row.verdict_valid}, agent=self.name)
         if not match_ids:
-            return TaskResult("nothing_to_do", detail={"reason": "no pair left to play (fewer than two players, or"
-                                                                 " every pair at the rematch cap)"})
+            return TaskResult("nothing_to_do", detail={"reason": "no pair left to play (fewer than two free hypotheses,"
+                                                                 " or every pair at the rematch cap)"})
+        self.refit()
         return TaskResult("tournament_match_complete", match_ids=match_ids, detail={"matches": played})
 
+    async def _play(self, task: Task, index: int, plan: MatchPlan, by_id: dict[str, Hypothesis]) -> MatchRow | None:
+        """Judge the plan's order (and the swapped one if dual), then record one match row."""
+        orders = [(plan.first, plan.second)] + ([(plan.second, plan.first)] if plan.dual else [])
+        winners, rationales, transcript, verdicts = [], [], [], []
+        for n, (first, second) in enumerate(orders):
+            tag = f"match{index}" + ("/swap" if n else "")
+            winner, rationale, turns = await self._compare(task, plan.mode, by_id[first], by_id[second], tag)
+            winners.append(winner)
+            rationales.append(rationale)
+            transcript += [{**t, "order": n, "first": first} for t in turns]
+            verdicts.append({"first": first, "winner": winner})
+        a, b = sorted((plan.first, plan.second))
+        rationale = "\n\n--- swapped order ---\n\n".join(rationales)
+        return self.record.matches.apply(match_id(self.record.namespace, a, b, task.id, index), a, b,
+                                         mode=plan.mode, winner=resolve(winners), rule=self._rule(),
+                                         rationale=rationale[:6000], transcript=transcript, task_id=task.id,
+                                         first_shown=plan.first, verdicts=verdicts)
+
     async def _compare(self, task: Task, mode: str, a: Hypothesis, b: Hypothesis,
-                       index: int) -> tuple[str | None, str, list[dict[str, Any]]]:
-        """Run one comparison; returns ``(winner id or None, rationale, transcript)``."""
+                       tag: str) -> tuple[str | None, str, list[dict[str, Any]]]:
+        """Run one comparison with ``a`` shown as hypothesis 1; returns ``(winner id or None, rationale,
+        transcript)``. ``tag`` names the calls (``match0``, ``match0/swap``)."""
         base = self._prompt_inputs(a, b)
         route = self.deps.router.route(self.name, mode)
         if mode == "pairwise":
-            text = (await self.deps.llm.complete(self._pairwise_spec(task, a, b, index))).text
+            text = (await self.deps.llm.complete(self._pairwise_spec(task, a, b, tag))).text
             transcript = [{"speaker": "judge", "text": text}]
         else:
-            text, transcript = await self._debate(task, base, index, route.constrained)
+            text, transcript = await self._debate(task, base, tag, route.constrained)
         verdict = parse_verdict(text)
         winner = None if verdict is None else (a.id if verdict == 1 else b.id)
         return winner, rationale_of(text), transcript
 
     def _prompt_inputs(self, a: Hypothesis, b: Hypothesis) -> dict[str, Any]:
+        """The judge's inputs with ``a`` shown as hypothesis 1: no Elo, no match count (issue 13)."""
         plan = self.deps.plan
         return {"objective": plan.objective, "preferences": plan.preferences, "idea_attributes": plan.idea_attributes,
-                "hypothesis_1": self.quoted(a), "hypothesis_2": self.quoted(b),
+                "hypothesis_1": judge_view(a), "hypothesis_2": judge_view(b),
                 "review_1": self.latest_review(a), "review_2": self.latest_review(b)}
 
-    def _pairwise_spec(self, task: Task, a: Hypothesis, b: Hypothesis, index: int) -> CallSpec:
+    def _pairwise_spec(self, task: Task, a: Hypothesis, b: Hypothesis, tag: str) -> CallSpec:
         route = self.deps.router.route(self.name, "pairwise")
         return self.spec("pairwise", task, render("ranking.pairwise", **self._prompt_inputs(a, b)),
-                         action=f"{task.action}/match{index}", feedback=False,
+                         action=f"{task.action}/{tag}", feedback=False,
                          response_schema=VERDICT_SCHEMA if route.constrained else None)
 
     @functools.cached_property
@@ -132,7 +207,7 @@ class RankingAgent(BaseAgent):
         """The batch pool of low-stakes matches (issue 16)."""
         return MatchBatchPool(self)
 
-    async def _debate(self, task: Task, base: dict[str, Any], index: int,
+    async def _debate(self, task: Task, base: dict[str, Any], tag: str,
                       constrained: bool) -> tuple[str, list[dict[str, Any]]]:
         dcfg = self.config.debate
         max_turns = min(dcfg.max_turns, self.deps.router.route(self.name, "debate").max_iterations)
@@ -145,7 +220,7 @@ class RankingAgent(BaseAgent):
             user = render("ranking.debate", **base, transcript=quoted, turn=turn, min_turns=min_turns,
                           max_turns=max_turns)
             may_conclude = turn >= min_turns
-            spec = self.spec("debate", task, user, action=f"{task.action}/match{index}/turn{turn}", feedback=False,
+            spec = self.spec("debate", task, user, action=f"{task.action}/{tag}/turn{turn}", feedback=False,
                              response_schema=VERDICT_SCHEMA if constrained and may_conclude else None)
             text = (await self.deps.llm.complete(spec)).text
             transcript.append({"speaker": f"Panel turn {turn}", "text": text})

@@ -86,6 +86,29 @@ class RankingCfg(_Strict):
     batch_max_wait_s: float = Field(default=60.0, ge=0, description="Seconds a queued match waits for a full batch "
                                     "before a smaller one is submitted.")
     batch_poll_seconds: float = Field(default=30.0, ge=0, description="Seconds between polls of a submitted batch.")
+    # issue 13: pair-selection strategy, dual-order judging, Bradley–Terry (cosci/tournament/)
+    strategy: Literal["seed", "uncertainty"] = Field(
+        default="uncertainty",
+        description="Pair selection: the seed's buckets, or uncertainty-driven on the BT fit (issue 13; the winner "
+        "on bench/ranking_sim.py).")
+    top_k: int = Field(default=5, ge=1, description="Top-k boundary the uncertainty strategy settles (issue 13: 5).")
+    warmup_matches: int = Field(default=4, ge=0,
+                                description="Matches before a hypothesis leaves warm-up (issue 13: 4).")
+    temperature: float = Field(default=30.0, gt=0,
+                               description="Softmax sharpness over pair scores scaled to max 1 (tuned on the "
+                               "simulator).")
+    distance_bonus: float = Field(default=0.05, ge=0,
+                                  description="Weight of idea distance (1 - cosine) as a tie-break (seed 000 idea).")
+    dual_order: Literal["off", "close", "all"] = Field(
+        default="off", description="Judge in both orders: off, close (debates and pairwise within "
+        "dual_order_elo_gap), or all matches (issue 13).")
+    dual_order_elo_gap: float = Field(default=50.0, ge=0, description="|ΔElo| under which a pairwise match is "
+                                      "judged in both orders with dual_order=close, Elo points.")
+    dual_order_sample: Unit = Field(default=0.0, description="Share of other matches judged in both orders to "
+                                    "measure the judge's flip rate (issue 13).")
+    bt_prior_sd: float = Field(default=1.0, gt=0, description="SD of the Bradley–Terry N(0, sd²) prior, logits.")
+    first_position_flag: Unit = Field(default=0.15, description="The report flags a first-position win rate "
+                                      "further than this from 0.5 (issue 13).")
 
     @model_validator(mode="after")
     def _buckets_sum_to_one(self) -> RankingCfg:
@@ -147,6 +170,11 @@ class TerminationCfg(_Strict):
         gt=0, le=1000, description="Growth tasks in a row (generation or evolution) that add no hypothesis, only"
         " duplicates, after which the pool counts as unable to grow (stop reason stalled; cosci, issue 11)."
     )
+    stability_rule: Literal["elo", "bt", "either"] = Field(
+        default="either", description="Which stability rule may stop the session: the seed's Elo rule, the "
+        "Bradley–Terry rule (top-k unchanged for bt_stability_n refits and separated by its CIs), or either "
+        "(issue 13; both are logged).")
+    bt_stability_n: int = Field(default=3, ge=1, description="BT refits the top-k set must stay unchanged.")
 
 
 class EmbeddingThresholdsCfg(_Strict):

@@ -31,6 +31,7 @@ class SessionSummary:
     stop_detail: str = ""
     grounding: dict[str, float] = field(default_factory=dict)
     """Issue 14: ``evidence_*`` counts, ``claims_*`` counts and ``audit_score`` (0-1)."""
+    judge: dict[str, float | None] | None = None  # issue 13: judge statistics (cosci.tournament.judge_stats)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -64,6 +65,7 @@ def summarise(rt: SessionRuntime, reason: Any, overview: Path, run_id: str | Non
               stop_detail: str = "") -> SessionSummary:
     from cosci.grounding.report import grounding_metrics
     from cosci.supervisor.stats import collect
+    from cosci.tournament.judge_stats import session_judge_stats
     from cosci.tracking import tracking_uri
 
     row = rt.record.sessions.get()
@@ -73,4 +75,5 @@ def summarise(rt: SessionRuntime, reason: Any, overview: Path, run_id: str | Non
         tokens=stats.tokens, hypotheses=stats.hypotheses, matches=stats.matches, top_elo=stats.top1_elo,
         elapsed_seconds=row.elapsed_seconds, overview_path=str(overview), record_path=str(rt.folder / RECORD_FILE),
         mlflow_run_id=run_id, tracking_uri=tracking_uri(rt.config) if run_id else None, stop_detail=stop_detail,
-        grounding=grounding_metrics(rt.record))
+        grounding=grounding_metrics(rt.record),
+        judge=session_judge_stats(rt.record).to_dict())

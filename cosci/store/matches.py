@@ -3,6 +3,10 @@
 Applying a match is one transaction: the match row, the journal row (UNIQUE on ``match_id``) and both Elo
 ratings change together, computed from the ratings read inside that transaction. Re-applying the same match
 id is a no-op, so a retried or resumed tournament task never moves Elo twice (seed 000 "Elo Update").
+
+Issue 13: a match row also stores who was shown first, whether both orders were judged, the per-order verdicts,
+and whether it was a draw (winner ``"draw"`` on input; stored as ``winner`` NULL, ``draw`` 1, valid, Elo score
+0.5). The latest Bradley–Terry fit lives in ``bt_ratings`` (replaced at every refit).
 """
 
 from __future__ import annotations
@@ -14,8 +18,9 @@ from typing import Any
 
 from cosci.store.db import Database, dumps, loads
 
-EloRule = Callable[[float, int, float, int, bool], tuple[float, float]]
-"""``(elo_a, matches_a, elo_b, matches_b, a_won) -> (delta_a, k_factor)``; zero-sum, so delta_b = -delta_a."""
+EloRule = Callable[[float, int, float, int, float], tuple[float, float]]
+"""``(elo_a, matches_a, elo_b, matches_b, a_score) -> (delta_a, k_factor)``; ``a_score`` 1 win, 0.5 draw, 0 loss;
+zero-sum, so delta_b = -delta_a."""
 
 
 @dataclass(frozen=True)
@@ -32,6 +37,16 @@ class MatchRow:
     elo_b_after: float
     rationale: str
     created_at: float
+    first_shown: str | None = None
+    dual_order: bool = False
+    draw: bool = False
+    verdicts: tuple[dict[str, Any], ...] = ()
+
+    def score_a(self) -> float | None:
+        """Score of ``hyp_a``: 1 won, 0.5 draw, 0 lost, None for an invalid verdict."""
+        if not self.verdict_valid:
+            return None
+        return 0.5 if self.draw else float(self.winner == self.hyp_a)
 
 
 class Matches:
@@ -50,11 +65,16 @@ class Matches:
         rationale: str,
         transcript: list[dict[str, Any]],
         task_id: str | None,
+        first_shown: str | None = None,
+        verdicts: list[dict[str, Any]] | None = None,
     ) -> MatchRow | None:
         """Record a match and apply its Elo change atomically.
 
         Args:
-            winner: ``hyp_a``, ``hyp_b``, or None for an invalid verdict (recorded, Elo unchanged).
+            winner: ``hyp_a``, ``hyp_b``, ``"draw"`` (Elo score 0.5 each), or None for an invalid verdict
+                (recorded, Elo unchanged).
+            first_shown: the id shown as hypothesis 1 in the (first) judging call.
+            verdicts: per judged order ``{"first": id, "winner": id or None}``; two entries = dual order.
             rule: the Elo rule (see :data:`EloRule`), evaluated on the ratings inside the transaction.
 
         Returns:
@@ -67,19 +87,22 @@ class Matches:
             rb = c.execute("SELECT elo, matches_played FROM hypotheses WHERE id=?", (hyp_b,)).fetchone()
             if ra is None or rb is None:
                 raise KeyError(f"match {mid}: unknown hypothesis {hyp_a if ra is None else hyp_b}")
-            valid = winner in (hyp_a, hyp_b)
+            draw = winner == "draw"
+            valid = draw or winner in (hyp_a, hyp_b)
             delta, k = (
-                rule(ra["elo"], ra["matches_played"], rb["elo"], rb["matches_played"], winner == hyp_a)
+                rule(ra["elo"], ra["matches_played"], rb["elo"], rb["matches_played"],
+                     0.5 if draw else float(winner == hyp_a))
                 if valid
                 else (0.0, None)
             )
+            verdicts = verdicts or []
             now = time.time()
             row = MatchRow(
                 mid,
                 hyp_a,
                 hyp_b,
                 mode,
-                winner if valid else None,
+                winner if valid and not draw else None,
                 valid,
                 ra["elo"],
                 rb["elo"],
@@ -87,11 +110,16 @@ class Matches:
                 rb["elo"] - delta,
                 rationale,
                 now,
+                first_shown,
+                len(verdicts) > 1,
+                draw,
+                tuple(verdicts),
             )
             c.execute(
                 "INSERT INTO tournament_matches (id, session_id, task_id, hyp_a, hyp_b, mode, winner,"
                 " verdict_valid, k_factor, elo_a_before, elo_b_before, elo_a_after, elo_b_after, rationale,"
-                " transcript, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                " transcript, created_at, first_shown, dual_order, draw, verdicts)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     mid,
                     self.session_id,
@@ -109,6 +137,10 @@ class Matches:
                     rationale,
                     dumps(transcript),
                     now,
+                    first_shown,
+                    int(row.dual_order),
+                    int(draw),
+                    dumps(verdicts),
                 ),
             )
             if valid:
@@ -179,9 +211,36 @@ class Matches:
                 r["elo_b_after"],
                 r["rationale"],
                 r["created_at"],
+                r["first_shown"],
+                bool(r["dual_order"]),
+                bool(r["draw"]),
+                tuple(loads(r["verdicts"], [])),
             )
             for r in rows
         ]
+
+    def verdicts(self) -> list[tuple[str, str, float]]:
+        """Every valid verdict, oldest first, as ``(hyp_a, hyp_b, score of hyp_a)`` (1, 0.5 or 0): BT's input."""
+        rows = self.db.query(
+            "SELECT hyp_a, hyp_b, winner, draw FROM tournament_matches WHERE session_id=? AND verdict_valid=1"
+            " ORDER BY created_at, id", (self.session_id,))
+        return [(r["hyp_a"], r["hyp_b"], 0.5 if r["draw"] else float(r["winner"] == r["hyp_a"])) for r in rows]
+
+    def save_bt(self, table: dict[str, tuple[float, float, float]], verdicts: int) -> None:
+        """Replace the stored Bradley–Terry fit: ``table`` maps id -> (bt_score, ci_low, ci_high), logits."""
+        now = time.time()
+        with self.db.tx() as c:
+            c.execute("DELETE FROM bt_ratings WHERE session_id=?", (self.session_id,))
+            c.executemany(
+                "INSERT INTO bt_ratings (session_id, hypothesis_id, bt_score, bt_ci_low, bt_ci_high, verdicts,"
+                " fitted_at) VALUES (?,?,?,?,?,?,?)",
+                [(self.session_id, h, s, lo, hi, verdicts, now) for h, (s, lo, hi) in table.items()])
+
+    def bt(self) -> dict[str, tuple[float, float, float]]:
+        """The stored fit: id -> (bt_score, ci_low, ci_high), logits, 95 % CI; empty before the first refit."""
+        rows = self.db.query("SELECT hypothesis_id, bt_score, bt_ci_low, bt_ci_high FROM bt_ratings"
+                             " WHERE session_id=?", (self.session_id,))
+        return {r["hypothesis_id"]: (r["bt_score"], r["bt_ci_low"], r["bt_ci_high"]) for r in rows}
 
     def rationales(self, limit: int, chars: int) -> list[str]:
         """Newest debate/pairwise rationales, truncated to ``chars`` characters (seed 001 Phase 6)."""

@@ -27,8 +27,8 @@ from cosci.store import SessionRecord
 from cosci.supervisor.rules import PRIORITIES, Scheduler
 from cosci.supervisor.state import FULL_RELOAD_EVERY_TASKS, PoolState, TaskTally
 from cosci.supervisor.stats import SessionStats, from_state
-from cosci.supervisor.termination import StopReason
-from cosci.tournament.stability import StabilityTracker
+from cosci.supervisor.termination import StopReason, stability_stop
+from cosci.tournament.stability import BTStabilityTracker, StabilityTracker
 
 log = logging.getLogger(__name__)
 Runner = Callable[[Task], Awaitable[TaskResult]]
@@ -71,6 +71,8 @@ class Supervisor:
             t.min_ideas_before_stable,
             t.min_matches_before_stable,
         )
+        self.bt_tracker = BTStabilityTracker(  # issue 13: the BT stability rule beside Elo's
+            t.elo_stability_k, t.bt_stability_n, t.min_ideas_before_stable, t.min_matches_before_stable)
         self._budget_hit = False
         self.stop_detail = ""
         """One line on why the session stopped (which agent's share ended it, for ``budget``)."""
@@ -97,8 +99,10 @@ class Supervisor:
             return StopReason.BUDGET
         if self.elapsed() >= self.config.run.wall_clock_seconds:
             return StopReason.WALL_CLOCK
-        if self.tracker.is_stable():
-            return StopReason.ELO_STABLE
+        stable = stability_stop(self.config.termination.stability_rule, self.tracker.is_stable(),
+                                self.bt_tracker.is_stable())
+        if stable:
+            return stable
         if self.scheduler.pool_complete():
             return StopReason.MAX_IDEAS
         return None
@@ -109,7 +113,10 @@ class Supervisor:
             self._snapshot_at = matches
             ratings = {h.id: h.elo for h in self.pool.players()}
             self.tracker.push(ratings, self.pool.pool_size(), matches)
-            self.record.logs.event("elo_snapshot", {"matches": matches, "top": sorted(ratings.values())[-5:]})
+            self.bt_tracker.push(self.record.matches.bt(), self.pool.pool_size(), matches)
+            self.record.logs.event("elo_snapshot", {"matches": matches, "top": sorted(ratings.values())[-5:],
+                                                    "elo_stable": self.tracker.is_stable(),
+                                                    "bt_stable": self.bt_tracker.is_stable()})
 
     # --- one task --------------------------------------------------------------------------------------
     async def _run_one(self, task: Task) -> None:

@@ -7,6 +7,8 @@ pool is full and every player is ranked), and, when nothing is pending and idle 
 ``BUDGET`` if an agent's share ran out (the summary names the agent), ``STALLED`` if the pool cannot grow
 (growth attempts used, or duplicates only) and the leaderboard cannot change (every pair at the rematch cap;
 issue 11), else ``IDLE``.
+``BT_STABLE`` (issue 13) is the Bradley–Terry rule (:class:`cosci.tournament.stability.BTStabilityTracker`);
+``termination.stability_rule`` picks which stability rule may stop the session (:func:`stability_stop`).
 """
 
 from __future__ import annotations
@@ -19,8 +21,18 @@ class StopReason(StrEnum):
     BUDGET = "budget"
     WALL_CLOCK = "wall_clock"
     ELO_STABLE = "elo_stable"
+    BT_STABLE = "bt_stable"
     MAX_IDEAS = "max_ideas"
     STALLED = "stalled"
     IDLE = "idle"
     REFUSED = "refused"  # issue 15: the safety classifier blocked the goal; nothing else runs
     INTERRUPTED = "interrupted"  # Ctrl-C / SIGTERM: not an end; interrupted actions wait for `cosci resume`
+
+
+def stability_stop(rule: str, elo_stable: bool, bt_stable: bool) -> StopReason | None:
+    """The stability stop for ``termination.stability_rule`` (``elo``, ``bt`` or ``either``), Elo checked first."""
+    if elo_stable and rule in ("elo", "either"):
+        return StopReason.ELO_STABLE
+    if bt_stable and rule in ("bt", "either"):
+        return StopReason.BT_STABLE
+    return None

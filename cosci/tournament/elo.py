@@ -3,7 +3,8 @@
 Standard Elo (Elo, 1978): the expected score of A against B is ``1 / (1 + 10 ** ((R_b - R_a) / 400))`` and
 A's rating moves by ``K * (S_a - E_a)``; B moves by the opposite amount, so every match is zero-sum. K is
 ``k_factor_new`` (32) while the less experienced player has fewer than ``new_matches_threshold`` (5) matches,
-``k_factor_warm`` (16) afterwards. All ratings are in Elo points.
+``k_factor_warm`` (16) afterwards. All ratings are in Elo points. A draw (issue 13: the two presentation orders
+disagreed) scores 0.5 for both players, Elo's usual draw score.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ class EloRule:
         """K for a match: new if ``min(matches_a, matches_b) < new_threshold``."""
         return self.k_new if min(matches_a, matches_b) < self.new_threshold else self.k_warm
 
-    def __call__(self, elo_a: float, matches_a: int, elo_b: float, matches_b: int, a_won: bool) -> tuple[float, float]:
-        """Returns ``(delta_a, k)``; B's change is ``-delta_a``."""
+    def __call__(self, elo_a: float, matches_a: int, elo_b: float, matches_b: int,
+                 a_score: float | bool) -> tuple[float, float]:
+        """Returns ``(delta_a, k)``; B's change is ``-delta_a``. ``a_score``: 1 (or True) win, 0.5 draw, 0 loss."""
         k = self.k_factor(matches_a, matches_b)
-        return k * ((1.0 if a_won else 0.0) - expected_score(elo_a, elo_b)), k
+        return k * (float(a_score) - expected_score(elo_a, elo_b)), k

@@ -8,6 +8,8 @@ Buckets, tried in this order of preference:
    ``exp(-|ΔElo| / 200) * (1 - cosine)``: close in Elo, distant in idea space;
 4. **random top-half** (``p_random`` = 0.2) — a random pair from the top half of the leaderboard.
 
+Hypotheses in ``exclude`` (in play in a concurrent tournament batch) are never chosen.
+
 A bucket with no candidate falls through to the next, so any pool of two or more players yields a pair unless
 every pair is *blocked*: a pair that reached the rematch cap (``ranking.max_matches_per_pair``, issue 11) is
 never chosen again, and when no pair is left the tournament has nothing more to learn (stop reason
@@ -19,7 +21,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -41,8 +43,12 @@ Blocked = Callable[[str, str], bool]
 """True for a pair that may not be played (it reached the rematch cap)."""
 
 
-def _never(a: str, b: str) -> bool:
+def never_blocked(a: str, b: str) -> bool:
+    """The default :data:`Blocked`: no pair is blocked."""
     return False
+
+
+_never = never_blocked
 
 
 @dataclass(frozen=True)
@@ -60,7 +66,7 @@ class PairingCfg:
 class Pairing:
     a: str
     b: str
-    bucket: Literal["focus", "new_arrival", "close_elo", "random_top"]
+    bucket: Literal["focus", "new_arrival", "close_elo", "random_top", "warmup", "uncertainty"]
 
 
 def _nearest(target: Player, others: Sequence[Player], blocked: Blocked = _never) -> Player | None:
@@ -110,9 +116,11 @@ def _random_top(players: Sequence[Player], rng: random.Random, blocked: Blocked 
 
 
 def select_pair(players: Sequence[Player], rng: random.Random, sim: Similarity, cfg: PairingCfg = PairingCfg(),
-                focus_id: str | None = None, blocked: Blocked = _never) -> Pairing | None:
-    """Choose the next match among tournament players; None when fewer than two players exist or every pair is
-    ``blocked``."""
+                focus_id: str | None = None, blocked: Blocked = _never,
+                exclude: Collection[str] = ()) -> Pairing | None:
+    """Choose the next match among tournament players not in ``exclude``; None when fewer than two are free or
+    every pair is ``blocked``."""
+    players = [p for p in players if p.id not in exclude]
     if len(players) < 2:
         return None
     if focus_id:

@@ -38,3 +38,36 @@ class StabilityTracker:
             return False
         drift = max(max(s[h] for s in self._history) - min(s[h] for s in self._history) for h in sets[0])
         return drift < self.eps
+
+
+@dataclass
+class BTStabilityTracker:
+    """Bradley–Terry stability, a termination predicate beside Elo's (issue 13).
+
+    Stable when the last ``n`` pushed fits (each the BT refit stored after a tournament batch, read at every Elo
+    snapshot) share the same top-``k`` set by BT score, and in the latest fit the k-th's 95 % CI lower bound lies
+    above the (k+1)-th's upper bound; with the same guards as the Elo rule (``min_ideas``, ``min_matches``).
+    """
+
+    k: int = 5
+    n: int = 3
+    min_ideas: int = 10
+    min_matches: int = 30
+    _history: deque[frozenset[str]] = field(default_factory=deque, repr=False)
+    _separated: bool = False
+    _ideas: int = 0
+    _matches: int = 0
+
+    def push(self, table: dict[str, tuple[float, float, float]], n_ideas: int, n_matches: int) -> None:
+        """Add a fit: ``table`` maps hypothesis id -> (bt_score, ci_low, ci_high), logits."""
+        ranked = sorted(table.items(), key=lambda kv: (-kv[1][0], kv[0]))
+        self._history.append(frozenset(h for h, _ in ranked[: self.k]))
+        while len(self._history) > self.n:
+            self._history.popleft()
+        self._separated = len(ranked) > self.k and ranked[self.k - 1][1][1] > ranked[self.k][1][2]
+        self._ideas, self._matches = n_ideas, n_matches
+
+    def is_stable(self) -> bool:
+        if self._ideas < self.min_ideas or self._matches < self.min_matches or len(self._history) < self.n:
+            return False
+        return len(set(self._history)) == 1 and self._separated

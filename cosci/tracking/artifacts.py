@@ -12,15 +12,21 @@ QUARANTINED = "(quarantined by safety screening; text kept in the session record
 
 
 def leaderboard_frame(record: SessionRecord) -> pl.DataFrame:
-    """One row per hypothesis, best Elo first: id, title, elo, matches, wins, state, cluster, strategy, parents.
+    """One row per hypothesis, best Elo first: id, title, elo, bt_score, bt_ci_low, bt_ci_high (the stored
+    Bradley–Terry fit, logits, 95 % CI; null for a hypothesis outside it), matches, wins, state, cluster,
+    strategy, parents.
 
     A hypothesis quarantined by safety screening keeps its row, with its title and statement left out
     (issue 15: its text does not leave the session folder)."""
+    bt = record.matches.bt()
     rows = [
         {
             "id": h.id,
             "title": QUARANTINED if h.state == "quarantined" else h.title,
             "elo": h.elo,
+            "bt_score": bt[h.id][0] if h.id in bt else None,
+            "bt_ci_low": bt[h.id][1] if h.id in bt else None,
+            "bt_ci_high": bt[h.id][2] if h.id in bt else None,
             "matches": h.matches_played,
             "wins": h.wins,
             "state": h.state,
@@ -35,6 +41,9 @@ def leaderboard_frame(record: SessionRecord) -> pl.DataFrame:
         "id": pl.Utf8,
         "title": pl.Utf8,
         "elo": pl.Float64,
+        "bt_score": pl.Float64,
+        "bt_ci_low": pl.Float64,
+        "bt_ci_high": pl.Float64,
         "matches": pl.Int64,
         "wins": pl.Int64,
         "state": pl.Utf8,
@@ -47,7 +56,9 @@ def leaderboard_frame(record: SessionRecord) -> pl.DataFrame:
 
 
 def matches_frame(record: SessionRecord) -> pl.DataFrame:
-    """One row per tournament match, oldest first (Elo in points, ``created_at`` in epoch seconds)."""
+    """One row per tournament match, oldest first (Elo in points, ``created_at`` in epoch seconds); ``draw`` is a
+    first-class verdict (winner null, valid, Elo score 0.5), ``first_shown`` the id shown as hypothesis 1,
+    ``dual_order`` whether both orders were judged."""
     rows = [
         {
             "id": m.id,
@@ -56,6 +67,9 @@ def matches_frame(record: SessionRecord) -> pl.DataFrame:
             "mode": m.mode,
             "winner": m.winner,
             "verdict_valid": m.verdict_valid,
+            "draw": m.draw,
+            "first_shown": m.first_shown,
+            "dual_order": m.dual_order,
             "elo_a_before": m.elo_a_before,
             "elo_b_before": m.elo_b_before,
             "elo_a_after": m.elo_a_after,
@@ -71,6 +85,9 @@ def matches_frame(record: SessionRecord) -> pl.DataFrame:
         "mode": pl.Utf8,
         "winner": pl.Utf8,
         "verdict_valid": pl.Boolean,
+        "draw": pl.Boolean,
+        "first_shown": pl.Utf8,
+        "dual_order": pl.Boolean,
         "elo_a_before": pl.Float64,
         "elo_b_before": pl.Float64,
         "elo_a_after": pl.Float64,
@@ -116,6 +133,31 @@ def elo_trajectory_png(record: SessionRecord, initial: float, path: Path, top: i
     ax.set_title(f"Elo trajectories, top {len(best)} hypotheses")
     if best:
         ax.legend(fontsize=7, ncol=2, loc="best")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def bt_png(record: SessionRecord, path: Path, top: int = 15) -> Path:
+    """Plot the stored Bradley–Terry scores with 95 % CIs of the best ``top`` hypotheses to ``path`` (PNG);
+    the Elo plot's companion (Elo is the seed's rating, BT the statistics a scientist reads)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    bt = sorted(record.matches.bt().items(), key=lambda kv: (-kv[1][0], kv[0]))[:top]
+    fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
+    if bt:
+        ids = [h for h, _ in bt][::-1]
+        score = [v[0] for _, v in bt][::-1]
+        err = [[v[0] - v[1] for _, v in bt][::-1], [v[2] - v[0] for _, v in bt][::-1]]
+        ax.errorbar(score, range(len(ids)), xerr=err, fmt="o", capsize=3, linewidth=1.2)
+        ax.set_yticks(range(len(ids)), ids, fontsize=7)
+    ax.axvline(0.0, color="grey", linewidth=0.6, linestyle="--")
+    ax.set_xlabel("Bradley–Terry score (logits), 95 % CI")
+    ax.set_title(f"Bradley–Terry scores, top {len(bt)} hypotheses")
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)

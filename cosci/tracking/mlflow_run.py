@@ -41,8 +41,9 @@ from cosci.config.schema import CosciConfig
 from cosci.grounding.report import grounding_metrics, write_claims
 from cosci.store import SessionRecord
 from cosci.supervisor.stats import SessionStats
+from cosci.tournament.judge_stats import session_judge_stats
 from cosci.tracking import artifact_location, tracking_uri
-from cosci.tracking.artifacts import elo_trajectory_png, leaderboard_frame, matches_frame
+from cosci.tracking.artifacts import bt_png, elo_trajectory_png, leaderboard_frame, matches_frame
 from cosci.tracking.traces import TraceLogger
 
 if TYPE_CHECKING:
@@ -187,6 +188,7 @@ class SessionTracker:
             leaderboard_frame(record).write_parquet(folder / "leaderboard.parquet")
             matches_frame(record).write_parquet(folder / "matches.parquet")
             elo_trajectory_png(record, rt.config.ranking.elo_initial, folder / "elo_trajectory.png")
+            bt_png(record, folder / "bt_scores.png")
             (folder / "summary.json").write_text(json.dumps(summary.to_dict(), indent=2), encoding="utf-8")
             if (report := rt.folder / "final" / "report.html").is_file():
                 (folder / "report.html").write_bytes(report.read_bytes())
@@ -207,7 +209,8 @@ class SessionTracker:
                     ("wall_seconds", summary.elapsed_seconds),
                 )
             ]
-            + [Metric(k, v, int(time.time() * 1000), 0) for k, v in grounding_metrics(record).items()],
+            + [Metric(k, v, int(time.time() * 1000), 0) for k, v in grounding_metrics(record).items()]
+            + [Metric(k, v, int(time.time() * 1000), 0) for k, v in session_judge_stats(record).metrics().items()],
         )
         self.client.set_terminated(self.run_id, status="FINISHED")
 

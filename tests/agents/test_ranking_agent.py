@@ -1,5 +1,6 @@
-"""Ranking (seed 000 §4): AddToTournament, RunTournamentBatch with pairwise or debate comparisons, the lower
-id as hypothesis 1, invalid verdicts recorded with Elo unchanged, and Elo applied once per match."""
+"""Ranking (seed 000 §4): AddToTournament, RunTournamentBatch with pairwise or debate comparisons, the stored
+presentation order as hypothesis 1 (issue 13), invalid verdicts recorded with Elo unchanged, and Elo applied once
+per match."""
 
 from __future__ import annotations
 
@@ -47,9 +48,10 @@ async def test_fewer_than_two_players_is_nothing_to_do(planned: SessionRuntime, 
     assert result.kind == "nothing_to_do" and planned.record.matches.count() == 0
 
 
-async def test_debate_for_new_players_with_the_lower_id_as_hypothesis_1(planned: SessionRuntime,
-                                                                         fake: FakeBackend, run_task,
-                                                                         add_player) -> None:
+@pytest.mark.overrides("ranking.dual_order_sample=0")
+async def test_debate_for_new_players_with_the_stored_first_shown_as_hypothesis_1(planned: SessionRuntime,
+                                                                                   fake: FakeBackend, run_task,
+                                                                                   add_player) -> None:
     a, b = sorted(add_player(s) for s in STATEMENTS[:2])
     fake.script(FakeReply(text="Expert 1: what concentration is reachable? better idea: 2"),  # too early
                 agent="ranking", action="RunTournamentBatch/match0/turn1")
@@ -59,23 +61,28 @@ async def test_debate_for_new_players_with_the_lower_id_as_hypothesis_1(planned:
 
     assert result.kind == "tournament_match_complete"
     first = result.detail["matches"][0]
-    assert (first["mode"], first["bucket"], first["winner"], first["valid"]) == ("debate", "focus", a, True)
+    shown = first["first"]
+    other = b if shown == a else a
+    assert (first["mode"], first["bucket"], first["winner"], first["valid"]) == ("debate", "warmup", shown, True)
     calls = [c for c in fake.calls_for("ranking", "debate") if "/match0/" in (c.action or "")]
     assert [c.action for c in calls] == ["RunTournamentBatch/match0/turn1", "RunTournamentBatch/match0/turn2"]
     for call in calls:
-        assert quoted_ids(call.prompt)[:2] == [a, b]  # the focus is the higher id, yet hypothesis 2
+        assert quoted_ids(call.prompt)[:2] == [shown, other]  # the drawn order, not the ids' order
         assert call.model == "cosci-fake/cheap" and call.tools == []
     assert "what concentration is reachable" in calls[1].prompt  # the transcript so far, quoted
     assert '<untrusted_source id="debate-turn-1"' in calls[1].prompt
 
     (match, *_) = planned.record.matches.all()
-    assert (match.hyp_a, match.hyp_b, match.winner, match.mode) == (a, b, a, "debate")
-    assert (match.elo_a_before, match.elo_a_after, match.elo_b_after) == (1200.0, 1216.0, 1184.0)
+    assert (match.hyp_a, match.hyp_b, match.winner, match.mode, match.first_shown) == (a, b, shown, "debate", shown)
+    assert match.verdicts == ({"first": shown, "winner": shown},) and not match.dual_order
+    assert (match.elo_a_before, match.elo_a_after, match.elo_b_after) == (
+        (1200.0, 1216.0, 1184.0) if shown == a else (1200.0, 1184.0, 1216.0))
     speakers = [t["speaker"] for t in planned.record.matches.transcript(match.id)]
     assert speakers == ["Panel turn 1", "Panel turn 2"]
     assert match.rationale.endswith("better idea: 1")
 
 
+@pytest.mark.overrides("ranking.dual_order_sample=0")
 async def test_pairwise_for_experienced_distant_players(planned: SessionRuntime, fake: FakeBackend, run_task,
                                                         add_player) -> None:
     low, high = sorted([add_player(STATEMENTS[0], elo=1300.0, matches=6),
@@ -87,17 +94,18 @@ async def test_pairwise_for_experienced_distant_players(planned: SessionRuntime,
 
     assert result.detail["matches"][0]["mode"] == "pairwise"
     (call, *_) = fake.calls_for("ranking", "pairwise")
-    assert call.action == "RunTournamentBatch/match0" and quoted_ids(call.prompt)[:2] == [low, high]
     (match, *_) = planned.record.matches.all()
-    # K = 16 (both have 6 matches); hypothesis 2 won: delta_1 = 16 * (0 - E(elo_1, elo_2))
-    delta = 16 * (0 - expected_score(elo[low], elo[high]))
-    assert match.winner == high
+    second = high if match.first_shown == low else low
+    assert call.action == "RunTournamentBatch/match0" and quoted_ids(call.prompt)[:2] == [match.first_shown, second]
+    # K = 16 (both have 6 matches); hypothesis 2 (the second shown) won: delta_low = 16 * (S_low - E(low, high))
+    delta = 16 * (float(second == low) - expected_score(elo[low], elo[high]))
+    assert match.winner == second
     assert match.elo_a_after == pytest.approx(elo[low] + delta)
     assert match.elo_b_after == pytest.approx(elo[high] - delta)
     assert planned.record.db.scalar("SELECT k_factor FROM tournament_matches WHERE id=?", (match.id,)) == 16.0
 
 
-@pytest.mark.overrides("ranking.matches_per_batch=1")
+@pytest.mark.overrides("ranking.matches_per_batch=1", "ranking.dual_order_sample=0")
 async def test_an_invalid_verdict_is_recorded_with_elo_unchanged(planned: SessionRuntime, fake: FakeBackend,
                                                                  run_task, add_player) -> None:
     a, b = add_player(STATEMENTS[0]), add_player(STATEMENTS[1])

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from cosci.store import RECORD_FILE, SessionRecord
+from cosci.tournament.bt import fit_bt
 from tests.flows.test_session_flow import check_invariants
 
 pytestmark = pytest.mark.slow
@@ -72,6 +73,7 @@ def test_sigkill_mid_run_then_resume(tmp_path: Path) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
     done_at_kill = _done_tasks(db)
+    matches_at_kill = _matches(db)
     calls_at_kill = len(_calls(log))
     sid = db.parent.name
     resumed = subprocess.run(
@@ -91,7 +93,22 @@ def test_sigkill_mid_run_then_resume(tmp_path: Path) -> None:
     record = SessionRecord.open(db, sid)
     assert record.sessions.get().status == "done"
     check_invariants(record)
+    # issue 13: the matches played before the kill are kept as they were (same ids, order shown, outcome), and
+    # the stored Bradley–Terry fit is the refit of the resumed record's verdicts
+    assert matches_at_kill.items() <= _matches(db).items()
+    players = [h.id for h in record.hypotheses.ranked()]
+    refit = fit_bt(players, record.matches.verdicts()).table()
+    stored = record.matches.bt()
+    assert stored and set(stored) <= set(refit)  # a hypothesis added after the last batch has no matches yet
+    for hid, row in stored.items():
+        assert row == pytest.approx(refit[hid], abs=1e-6)
     record.close()
+
+
+def _matches(db: Path) -> dict[str, tuple]:
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as conn:
+        return {r[0]: tuple(r[1:]) for r in conn.execute(
+            "SELECT id, hyp_a, hyp_b, first_shown, winner, draw, verdicts FROM tournament_matches")}
 
 
 def test_ctrl_c_stops_at_once_and_resume_finishes(tmp_path: Path) -> None:

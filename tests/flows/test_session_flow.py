@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import polars as pl
 import pytest
 from mlflow.tracking import MlflowClient
 
@@ -73,6 +74,17 @@ def test_demo_session_on_the_fake(prefect_server: None, fake: FakeBackend, tmp_p
     assert len(client.get_metric_history(run.info.run_id, "top1_elo")) >= 5
     artifacts = {a.path for a in client.list_artifacts(run.info.run_id)}
     assert {"overview.md", "leaderboard.parquet", "matches.parquet", "elo_trajectory.png", "config"} <= artifacts
+    # issue 13: judge statistics as metrics, BT columns in the leaderboard, the BT-with-CI companion plot
+    assert "bt_scores.png" in artifacts
+    metrics = run.data.metrics
+    assert 0.0 <= metrics["judge_first_position_win_rate"] <= 1.0 and metrics["judge_calls"] > 0
+    assert {"judge_invalid_rate", "judge_draw_rate", "judge_bt_agreement"} <= set(metrics)
+    board = pl.read_parquet(client.download_artifacts(run.info.run_id, "leaderboard.parquet", str(tmp_path)))
+    assert {"bt_score", "bt_ci_low", "bt_ci_high"} <= set(board.columns)
+    ranked = board.filter(pl.col("bt_score").is_not_null())
+    assert ranked.height > 0 and (ranked["bt_ci_low"] < ranked["bt_score"]).all()
+    assert (ranked["bt_score"] < ranked["bt_ci_high"]).all()
+    assert "# Appendix: tournament statistics" in overview and summary["judge"]["calls"] > 0
 
 
 def test_transient_faults_are_retried(prefect_server: None, fake: FakeBackend, tmp_path: Path) -> None:

@@ -57,3 +57,34 @@ def test_fewer_players_than_k_waits_for_a_full_top() -> None:
     for _ in range(3):
         push(t, {"H-a": 1216.0, "H-b": 1184.0}, ideas=5)
     assert not t.is_stable()  # 5 hypotheses but only 2 players ranked: the top 5 is not filled yet
+
+
+def bt_table(order: list[str], gap: float, width: float) -> dict[str, tuple[float, float, float]]:
+    """BT scores falling by ``gap`` per rank with CIs of half-width ``width``."""
+    return {h: (-gap * i, -gap * i - width, -gap * i + width) for i, h in enumerate(order)}
+
+
+def test_bt_rule_needs_the_same_top_k_n_times_and_separated_cis() -> None:
+    from cosci.supervisor.termination import StopReason, stability_stop
+    from cosci.tournament.stability import BTStabilityTracker
+
+    ids = [f"H-{i}" for i in range(8)]
+    bt = BTStabilityTracker(k=3, n=2, min_ideas=5, min_matches=10)
+    bt.push(bt_table(ids, 1.0, 0.4), 8, 40)
+    assert not bt.is_stable()  # one refit only
+    bt.push(bt_table(ids, 1.0, 0.4), 8, 40)
+    assert bt.is_stable()
+    swapped = [ids[0], ids[1], ids[3], ids[2], *ids[4:]]
+    bt.push(bt_table(swapped, 1.0, 0.4), 8, 40)
+    assert not bt.is_stable()  # the top-3 set changed
+    overlapping = BTStabilityTracker(k=3, n=2, min_ideas=5, min_matches=10)
+    for _ in range(3):
+        overlapping.push(bt_table(ids, 1.0, 0.6), 8, 40)  # k-th low -2.6 < (k+1)-th high -2.4
+    assert not overlapping.is_stable()
+    guarded = BTStabilityTracker(k=3, n=2, min_ideas=5, min_matches=100)
+    for _ in range(3):
+        guarded.push(bt_table(ids, 1.0, 0.1), 8, 40)
+    assert not guarded.is_stable()
+    assert stability_stop("either", False, True) is StopReason.BT_STABLE
+    assert stability_stop("elo", False, True) is None
+    assert stability_stop("bt", True, False) is None and stability_stop("either", True, True) is StopReason.ELO_STABLE

@@ -1,0 +1,161 @@
+"""Ranking simulator: how much of the true top 5 does the tournament recover? (issue 13)
+
+``python -m bench.ranking_sim`` (about 5 minutes on 2 cores; ``--trials 5`` for a quick look).
+
+Scheme (issue 13): N = 40 hypotheses with latent quality q ~ N(0, 1); a simulated judge whose log-odds of
+picking the hypothesis shown first is ``(q_first − q_second) + ε + bias``, ε ~ N(0, 1) drawn per call and
+``bias`` ∈ {0, 0.3, 0.6} logits toward the first-shown; 30 trials; recall of the true top 5 after 12 and 24
+LLM calls per hypothesis. One call involves two hypotheses, so a budget of ``c`` calls per hypothesis is
+``c·N/2`` judge calls in all (each hypothesis is judged ``c`` times on average); a dual-order match costs two.
+
+It drives cosci's real tournament code with the simulated judge in place of the LLM: the plan of each match
+(:func:`cosci.tournament.engine.plan_match`: pair selection by strategy, mode, presentation order, dual-order
+rule), :func:`~cosci.tournament.judging.resolve` (agreement wins, disagreement draws), the record's Elo rule
+(:class:`~cosci.tournament.elo.EloRule`, the same call ``Matches.apply`` makes) and the Bradley–Terry refit after
+every batch of one match (:func:`~cosci.tournament.bt.fit_bt`). Recall is measured on the leaderboard a
+scientist reads: Elo for the ``seed`` strategy (the seed's scheme), BT score for the others; both are printed.
+``default`` is the shipped ``conf/config.yaml`` (read at start); ``seed`` is the same with ``strategy=seed``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import statistics
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from cosci.config.schema import RankingCfg
+from cosci.tournament.bt import fit_bt
+from cosci.tournament.elo import EloRule
+from cosci.tournament.engine import TournamentCfg, plan_match, tournament_cfg
+from cosci.tournament.judging import resolve, score_of
+
+
+@dataclass
+class SimPlayer:
+    id: str
+    elo: float = 1200.0
+    matches_played: int = 0
+
+
+def judge(q: dict[str, float], first: str, second: str, bias: float, rng: np.random.Generator) -> str:
+    """The simulated LLM judge: returns the winner's id."""
+    logit = q[first] - q[second] + rng.normal() + bias
+    return first if rng.random() < 1.0 / (1.0 + math.exp(-logit)) else second
+
+
+def recall(order: list[str], truth: set[str], k: int = 5) -> float:
+    return len(set(order[:k]) & truth) / k
+
+
+def run_trial(cfg: TournamentCfg, bias: float, trial: int, budgets: tuple[int, ...], n: int = 40,
+              per: int = 1) -> dict[int, tuple[float, float, int, int]]:
+    """One tournament; per budget (calls per hypothesis): ``(recall by Elo, recall by BT, calls, draws)``."""
+    qrng = np.random.default_rng(1000 + trial)
+    q = {f"H{i:02d}": float(v) for i, v in enumerate(qrng.normal(size=n))}
+    truth = set(sorted(q, key=lambda h: -q[h])[:5])
+    players = {h: SimPlayer(h) for h in q}
+    rule, verdicts, calls, draws, out = EloRule(), [], 0, 0, {}
+    jrng, ids = np.random.default_rng(2000 + trial), list(q)
+    fit = fit_bt(ids, [])
+    for step in range(10**6):
+        if calls >= budgets[-1] * n // per:
+            break
+        plan = plan_match(list(players.values()), random.Random(f"{trial}:{step}"), lambda a, b: 0.0, cfg, fit)
+        assert plan is not None
+        orders = [(plan.first, plan.second)] + ([(plan.second, plan.first)] if plan.dual else [])
+        outcome = resolve([judge(q, f, s, bias, jrng) for f, s in orders])
+        calls += len(orders)
+        a, b = sorted((plan.first, plan.second))
+        s = score_of(a, outcome)
+        assert s is not None
+        draws += s == 0.5
+        pa, pb = players[a], players[b]
+        delta, _ = rule(pa.elo, pa.matches_played, pb.elo, pb.matches_played, s)
+        pa.elo, pb.elo = pa.elo + delta, pb.elo - delta
+        pa.matches_played += 1
+        pb.matches_played += 1
+        verdicts.append((a, b, s))
+        fit = fit_bt(ids, verdicts, start=fit.theta)
+        for c in budgets:
+            if c not in out and calls >= c * n // per:
+                elo_order = sorted(players, key=lambda h: (-players[h].elo, h))
+                out[c] = (recall(elo_order, truth), recall(fit.order(), truth), calls, draws)
+    return out
+
+
+def shipped(overrides: dict[str, str] | None = None) -> TournamentCfg:
+    """The plan settings of the shipped ``conf/config.yaml`` ``ranking`` group (the default), plus overrides."""
+    conf = Path(__file__).resolve().parents[1] / "conf" / "config.yaml"
+    values = yaml.safe_load(conf.read_text(encoding="utf-8"))["ranking"] | dict(overrides or {})
+    return tournament_cfg(RankingCfg(**values))
+
+
+DEFAULT = shipped()
+STRATEGIES: dict[str, TournamentCfg] = {
+    "default": DEFAULT,
+    "seed": replace(DEFAULT, strategy="seed"),
+    "default+sample-0.1": replace(DEFAULT, dual=replace(DEFAULT.dual, sample=0.1)),
+    "default+dual-close": replace(DEFAULT, dual=replace(DEFAULT.dual, policy="close")),
+    "default+dual-all": replace(DEFAULT, dual=replace(DEFAULT.dual, policy="all")),
+}
+"""Variants (``+``) run at bias 0.3 only unless ``--all``."""
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--trials", type=int, default=30)
+    ap.add_argument("--bias", type=float, nargs="+", default=[0.0, 0.3, 0.6])
+    ap.add_argument("--strategies", nargs="+", default=list(STRATEGIES), choices=list(STRATEGIES))
+    ap.add_argument("--all", action="store_true", help="run the variants at every bias")
+    ap.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE",
+                    help="ranking.* overrides for 'default' (e.g. warmup_matches=3), for tuning")
+    ap.add_argument("--budgets", type=int, nargs="+", default=[12, 24])
+    ap.add_argument("--first-trial", type=int, default=0, help="tune on other trials than the reported ones")
+    ap.add_argument("--per", type=int, default=1, help="c calls per hypothesis means c*N/per calls in all")
+    ap.add_argument("--workers", type=int, default=4, help="processes (the table is printed at the end)")
+    args = ap.parse_args(argv)
+    budgets = tuple(args.budgets)
+    started = time.monotonic()
+    rows = []
+    for name in args.strategies:
+        cfg = STRATEGIES[name]
+        if args.set and name == "default":
+            cfg = shipped(dict(kv.split("=", 1) for kv in args.set))
+        rows += [(name, cfg, bias) for bias in args.bias if "+" not in name or bias == 0.3 or args.all]
+    trials = range(args.first_trial, args.first_trial + args.trials)
+    jobs = [(cfg, bias, t, budgets, 40, args.per) for _, cfg, bias in rows for t in trials]
+    with ProcessPoolExecutor(args.workers) as pool:
+        results = list(pool.map(_trial, jobs, chunksize=4))
+    print(f"{'strategy':24} {'bias':>4} {'calls/h':>7} {'recall (leaderboard)':>21} {'by Elo':>6} {'by BT':>6} "
+          f"{'LLM calls':>9} {'draws':>6}")
+    for n, (name, cfg, bias) in enumerate(rows):
+        res = results[n * len(trials):(n + 1) * len(trials)]
+        for c in budgets:
+            elo = [r[c][0] for r in res]
+            bt = [r[c][1] for r in res]
+            board = elo if cfg.strategy == "seed" else bt
+            print(f"{name:24} {bias:4.1f} {c:7d} {statistics.mean(board):14.3f} ± {statistics.stdev(board):.3f}"
+                  f" {statistics.mean(elo):6.3f} {statistics.mean(bt):6.3f}"
+                  f" {statistics.mean(r[c][2] for r in res):9.0f} {statistics.mean(r[c][3] for r in res):6.1f}")
+    print(f"# {args.trials} trials, N=40, budget c calls per hypothesis = c*40/{args.per} LLM calls, "
+          f"{time.monotonic() - started:.0f} s")
+
+
+Job = tuple[TournamentCfg, float, int, tuple[int, ...], int, int]
+
+
+def _trial(job: Job) -> dict[int, tuple[float, float, int, int]]:
+    cfg, bias, trial, budgets, n, per = job
+    return run_trial(cfg, bias, trial, budgets, n, per)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,85 @@
+"""One match's plan: the pair (by the configured strategy), the mode, who is shown first, single or dual order.
+
+The ranking agent and the ranking simulator (``bench/ranking_sim.py``) both call :func:`plan_match`, so the
+simulator measures the code a session runs. Strategies (``ranking.strategy``):
+
+- ``seed`` — the seed's buckets (:func:`cosci.tournament.pairing.select_pair`, seed 000 "Pair Selection");
+- ``uncertainty`` — :func:`cosci.tournament.uncertainty.select_uncertain` on the current Bradley–Terry fit.
+
+The RNG draws happen in a fixed sequence (pair, then order, then dual-order coin), so a task seeded the same
+way replays the same plan.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from cosci.config.schema import RankingCfg
+from cosci.tournament.bt import BTFit
+from cosci.tournament.judging import DualOrderCfg, presentation_order, wants_dual_order
+from cosci.tournament.pairing import Blocked, PairingCfg, Player, Similarity, never_blocked, select_mode, select_pair
+from cosci.tournament.uncertainty import UncertaintyCfg, select_uncertain
+
+Strategy = Literal["seed", "uncertainty"]
+
+
+@dataclass(frozen=True)
+class TournamentCfg:
+    """Everything that plans a match; built from ``ranking.*`` config by the agent, by hand in the simulator."""
+
+    strategy: Strategy = "uncertainty"
+    pairing: PairingCfg = field(default_factory=PairingCfg)
+    uncertainty: UncertaintyCfg = field(default_factory=UncertaintyCfg)
+    dual: DualOrderCfg = field(default_factory=DualOrderCfg)
+
+
+def tournament_cfg(r: RankingCfg) -> TournamentCfg:
+    """The plan settings of a session's ``ranking`` config (the agent and the simulator build them here)."""
+    return TournamentCfg(
+        r.strategy,
+        PairingCfg(r.p_new, r.p_close, r.p_random, r.new_arrival_matches, r.close_elo_window,
+                   r.debate_min_matches, r.debate_elo_gap),
+        UncertaintyCfg(r.top_k, r.warmup_matches, r.temperature, r.distance_bonus),
+        DualOrderCfg(r.dual_order, r.dual_order_elo_gap, r.dual_order_sample))
+
+
+@dataclass(frozen=True)
+class MatchPlan:
+    """``first``/``second``: the presentation order (hypothesis 1 and 2 in the prompt); ``dual``: judge the
+    swapped order too."""
+
+    first: str
+    second: str
+    bucket: str
+    mode: Literal["debate", "pairwise"]
+    dual: bool
+
+
+def plan_match(players: Sequence[Player], rng: random.Random, sim: Similarity, cfg: TournamentCfg,
+               fit: BTFit | None, focus_id: str | None = None, exclude: Collection[str] = (),
+               blocked: Blocked = never_blocked) -> MatchPlan | None:
+    """Plan the next match; None when fewer than two players are free.
+
+    Args:
+        players: tournament players (Elo in points, matches played).
+        fit: the current Bradley–Terry fit (required by ``uncertainty``; without it the seed buckets are used).
+        focus_id: a new arrival to play first.
+        exclude: ids in play in a concurrent batch, never chosen.
+        blocked: pairs that may not be played (the rematch cap, ``ranking.max_matches_per_pair``; issue 11).
+    """
+    if cfg.strategy == "uncertainty" and fit is not None:
+        pair = select_uncertain(players, fit, rng, sim, cfg.uncertainty, focus_id=focus_id, exclude=exclude,
+                                blocked=blocked)
+    else:
+        pair = select_pair(players, rng, sim, cfg.pairing, focus_id=focus_id, exclude=exclude, blocked=blocked)
+    if pair is None:
+        return None
+    by_id = {p.id: p for p in players}
+    pa, pb = by_id[pair.a], by_id[pair.b]
+    mode = select_mode(pa, pb, cfg.pairing)
+    first, second = presentation_order(pair.a, pair.b, rng)
+    dual = wants_dual_order(mode, pa.elo - pb.elo, cfg.dual, rng)
+    return MatchPlan(first, second, pair.bucket, mode, dual)

@@ -1,0 +1,138 @@
+"""Uncertainty-driven pair selection: spend each comparison where it best settles the top k (issue 13).
+
+The scheme measured in issue 13 (``bench/ranking_sim.py`` reproduces it on cosci's code):
+
+1. **Warm-up.** A hypothesis with fewer than ``warmup_matches`` (4) matches meets another under-played one, the
+   least-played first with random ties — with every hypothesis present from the start these are random perfect
+   matchings, round after round; a newcomer later in a session is simply played in.
+2. **Boundary rivals.** With the Bradley–Terry fit (:mod:`cosci.tournament.bt`), rank by θ. Every hypothesis
+   ``i`` has a rival across the top-k boundary: the (k+1)-th for members, the k-th for outsiders. Its weight is
+   ``φ(z_i) / v_i``, where ``g_i`` = θ_i − θ_rival, ``v_i`` its Laplace variance and ``z_i = g_i / √v_i``: large
+   when the side of the boundary ``i`` is on is uncertain.
+3. **Information score.** For a candidate pair (a, b), one more verdict adds Fisher information
+   ``p(1 − p)·x xᵀ`` (x = e_a − e_b, p from the fit); the rank-one Laplace update shrinks each ``v_i`` by
+   ``p(1 − p)(c_iᵀΣx)² / (1 + p(1 − p) xᵀΣx)`` (c_i = e_i − e_rival). The score is the weighted sum of those
+   shrinkages, times a small idea-distance bonus ``1 + distance_bonus·(1 − cosine)`` (seed 000's preference for
+   distant ideas, kept as a tie-break).
+4. **Draw.** The pair is drawn by a softmax over ``temperature · score / max score``.
+
+Hypotheses in ``exclude`` (being played by a concurrent batch) are never chosen. All randomness comes from
+the ``random.Random`` passed in, so a retried task picks the same pair.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from cosci.tournament.bt import BTFit
+from cosci.tournament.pairing import Blocked, Pairing, Player, Similarity, never_blocked
+
+
+@dataclass(frozen=True)
+class UncertaintyCfg:
+    """Args: top_k (the boundary watched; issue 13: 5), warmup_matches (4), temperature (softmax sharpness on
+    scores scaled to max 1), distance_bonus (weight of 1 − cosine, a tie-break)."""
+
+    top_k: int = 5
+    warmup_matches: int = 4
+    temperature: float = 30.0
+    distance_bonus: float = 0.05
+
+
+def _warmup(players: Sequence[Player], cfg: UncertaintyCfg, rng: random.Random,
+            focus_id: str | None, blocked: Blocked = never_blocked) -> Pairing | None:
+    cold = sorted((p for p in players if p.matches_played < cfg.warmup_matches), key=lambda p: p.id)
+    if not cold:
+        return None
+    focus = next((p for p in cold if p.id == focus_id), None)
+    if focus is None:
+        fewest = min(p.matches_played for p in cold)
+        focus = rng.choice([p for p in cold if p.matches_played == fewest])
+    others = ([p for p in cold if p.id != focus.id and not blocked(focus.id, p.id)]
+              or [p for p in players if p.id != focus.id and not blocked(focus.id, p.id)])
+    if not others:
+        return None
+    fewest = min(p.matches_played for p in others)
+    rival = rng.choice(sorted((p for p in others if p.matches_played == fewest), key=lambda p: p.id))
+    return Pairing(focus.id, rival.id, "warmup")
+
+
+def boundary_weights(fit: BTFit, k: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """``(C, w)``: ``C`` (n, n) rows ``e_i − e_rival(i)``, ``w`` (n,) weights ``φ(z_i) / v_i`` (module docstring)."""
+    n = len(fit.ids)
+    order = np.argsort(-fit.theta, kind="stable")
+    kk = min(k, n - 1)
+    member, outsider = order[kk - 1], order[kk]  # the k-th and the (k+1)-th
+    in_top = np.zeros(n, bool)
+    in_top[order[:kk]] = True
+    rival = np.where(in_top, outsider, member)
+    c = np.eye(n)
+    c[np.arange(n), rival] -= 1.0
+    v = np.einsum("ij,jk,ik->i", c, fit.cov, c)
+    gap = fit.theta - fit.theta[rival]
+    v_safe = np.maximum(v, 1e-12)
+    z = gap / np.sqrt(v_safe)
+    w = np.exp(-0.5 * z * z) / math.sqrt(2 * math.pi) / v_safe
+    w[rival == np.arange(n)] = 0.0  # the boundary members' own rival is themselves only if n is tiny
+    return c, w
+
+
+def pair_scores(fit: BTFit, k: int) -> NDArray[np.float64]:
+    """``(n, n)`` symmetric scores: the weighted shrinkage of boundary variances one verdict on (a, b) buys."""
+    c, w = boundary_weights(fit, k)
+    m = c @ fit.cov  # row i: c_iᵀΣ
+    g = (m.T * w) @ m  # G_ab = Σ_i w_i M_ia M_ib
+    dg = np.diag(g)
+    num = dg[:, None] + dg[None, :] - 2.0 * g  # Σ_i w_i (c_iᵀΣx)², x = e_a − e_b
+    var = np.diag(fit.cov)
+    xsx = var[:, None] + var[None, :] - 2.0 * fit.cov
+    p = 1.0 / (1.0 + np.exp(-(fit.theta[:, None] - fit.theta[None, :])))
+    pq = p * (1.0 - p)
+    scores: NDArray[np.float64] = pq * num / (1.0 + pq * xsx)
+    np.fill_diagonal(scores, 0.0)
+    return scores
+
+
+def select_uncertain(players: Sequence[Player], fit: BTFit, rng: random.Random, sim: Similarity,
+                     cfg: UncertaintyCfg = UncertaintyCfg(), focus_id: str | None = None,
+                     exclude: Collection[str] = (), blocked: Blocked = never_blocked) -> Pairing | None:
+    """Choose the next match by the uncertainty scheme; None when fewer than two players are free.
+
+    Args:
+        players: tournament players (their ``matches_played`` drives the warm-up).
+        fit: a Bradley–Terry fit covering at least these players (others in it are ignored).
+        exclude: ids in play elsewhere, never chosen.
+        blocked: pairs that may not be played (the rematch cap; issue 11); None when every pair is.
+        focus_id: a new arrival to play first while it is warming up.
+    """
+    free = sorted((p for p in players if p.id not in exclude), key=lambda p: p.id)
+    if len(free) < 2:
+        return None
+    warm = _warmup(free, cfg, rng, focus_id, blocked)
+    if warm:
+        return warm
+    pos = fit.index()
+    ids = [p.id for p in free if p.id in pos]
+    if len(ids) < 2:
+        return None
+    scores = pair_scores(fit, cfg.top_k)
+    idx = np.asarray([pos[h] for h in ids])
+    sub = scores[np.ix_(idx, idx)]
+    iu = np.triu_indices(len(ids), 1)
+    flat = sub[iu]
+    bonus = np.asarray([1.0 + cfg.distance_bonus * (1.0 - sim(ids[i], ids[j])) for i, j in zip(*iu, strict=True)])
+    allowed = np.asarray([not blocked(ids[i], ids[j]) for i, j in zip(*iu, strict=True)])
+    if not allowed.any():
+        return None
+    flat = np.where(allowed, flat * bonus, 0.0)
+    top = float(flat.max())
+    logits = cfg.temperature * flat / top if top > 0 else np.zeros_like(flat)
+    weights = np.where(allowed, np.exp(logits - logits.max()), 0.0)
+    pick = rng.choices(range(flat.size), weights=weights.tolist(), k=1)[0]
+    return Pairing(ids[int(iu[0][pick])], ids[int(iu[1][pick])], "uncertainty")
