@@ -82,8 +82,12 @@ class RankingAgent(BaseAgent):
         return EloRule(r.k_factor_new, r.k_factor_warm, r.new_matches_threshold)
 
     def _rematch_cap(self) -> Callable[[str, str], bool]:
-        """Pairs that reached ``ranking.max_matches_per_pair`` are not played again (issue 11)."""
+        """Pairs that reached ``ranking.max_matches_per_pair`` are not played again (issue 11); a match waiting in a
+        provider batch counts as played."""
         counts, cap = self.record.matches.pair_counts(), self.config.ranking.max_matches_per_pair
+        for a, b in self.record.batches.pending_pairs():
+            key = (min(a, b), max(a, b))
+            counts[key] = counts.get(key, 0) + 1
         return lambda a, b: counts.get((min(a, b), max(a, b)), 0) >= cap
 
     def fit(self, players: list[Hypothesis]) -> BTFit:

@@ -78,6 +78,12 @@ class BatchedMatches:
         with self.db.tx() as c:
             c.execute("UPDATE batched_matches SET status=?, updated_at=? WHERE match_id=?", (status, time.time(), mid))
 
+    def pending_pairs(self) -> list[tuple[str, str]]:
+        """Pairs of matches queued or submitted but not yet applied (they count towards the rematch cap)."""
+        rows = self.db.query("SELECT hyp_a, hyp_b FROM batched_matches WHERE session_id=?"
+                             " AND status IN ('queued','submitted')", (self.session_id,))
+        return [(r["hyp_a"], r["hyp_b"]) for r in rows]
+
     def counts(self) -> dict[str, int]:
         rows = self.db.query("SELECT status, COUNT(*) n FROM batched_matches WHERE session_id=? GROUP BY status",
                              (self.session_id,))
