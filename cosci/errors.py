@@ -26,3 +26,8 @@ class SessionNotFound(CosciError):
 
 class IllegalTransition(CosciError):
     """A hypothesis state change the state machine (seed 004) does not allow."""
+
+
+class SessionFailed(CosciError):
+    """The session cannot go on (its goal could not be parsed, or its process lost what a task needs): the
+    supervisor stops at once, the session is marked ``failed`` and its flow run ends Failed (issue 12)."""

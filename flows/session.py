@@ -29,7 +29,8 @@ from prefect.tasks import exponential_backoff
 
 from cosci.config.schema import CosciConfig
 from cosci.domain import Task, TaskResult
-from cosci.llm.errors import RETRYABLE_ACTION_ERRORS
+from cosci.errors import SessionFailed
+from cosci.llm.errors import RETRYABLE_ACTION_ERRORS, BudgetExceeded
 from cosci.session.runtime import SessionRuntime
 from cosci.session.summary import SessionSummary, summarise
 from cosci.supervisor.loop import Observer, Supervisor
@@ -69,7 +70,9 @@ async def _retryable(task_: Any, task_run: Any, state: Any) -> bool:
 @task(name="agent-action", persist_result=True, result_serializer="json", log_prints=False)
 async def agent_action(session_id: str, spec: dict[str, Any]) -> dict[str, Any]:
     """Execute one queued task on its agent; returns the TaskResult as plain data."""
-    rt = RUNTIMES[session_id]
+    rt = RUNTIMES.get(session_id)
+    if rt is None:  # never silently: a task that cannot reach its session fails the session (issue 12)
+        raise SessionFailed(f"session {session_id} is not open in process {os.getpid()} running this task")
     t = rt.record.tasks.get(spec["task_id"])
     if t is None:
         raise KeyError(f"no task {spec['task_id']} in session {session_id}")
@@ -79,6 +82,10 @@ async def agent_action(session_id: str, spec: dict[str, Any]) -> dict[str, Any]:
         rt.record.tasks.note_error(t.id, f"{type(exc).__name__}: {exc}")
         raise
     return json.loads(result.to_json())
+
+
+FATAL_ACTIONS = frozenset({"ParseGoal"})
+"""Actions whose failure ends the session ``failed``: every later task depends on the research plan (seed 000)."""
 
 
 def make_runner(rt: SessionRuntime):
@@ -100,7 +107,14 @@ def make_runner(rt: SessionRuntime):
             retry_jitter_factor=0.5,
             retry_condition_fn=_retryable,
         )
-        return TaskResult.from_dict(await action(rt.session_id, action_spec(rt, t)))
+        try:
+            return TaskResult.from_dict(await action(rt.session_id, action_spec(rt, t)))
+        except BudgetExceeded:
+            raise
+        except Exception as exc:
+            if t.action in FATAL_ACTIONS:  # its attempts are spent: nothing can follow
+                raise SessionFailed(f"{t.agent}/{t.action} failed: {type(exc).__name__}: {exc}") from exc
+            raise
 
     return run
 
@@ -198,7 +212,10 @@ async def session_flow(
         if tracker:
             tracker.finish(rt, summary)
         return summary.to_dict()
-    except BaseException:
+    except BaseException as exc:
+        if isinstance(exc, Exception):  # an error, not an interrupt: the session is failed, never left running
+            rt.record.sessions.update(status="failed", stop_reason="error")
+            rt.record.logs.event("session_failed", {"error": f"{type(exc).__name__}: {exc}"[:2000]})
         if tracker:
             tracker.fail()
         raise

@@ -11,6 +11,15 @@ seed's 60 s cap); attempts per error kind follow seed 004's retry table
 (429: 6, 529: 8, 5xx: 5, timeout: 3). LiteLLM's own retries are off (``num_retries=0``). Non-transient errors
 are never retried. A whole agent action may be attempted again by the flow (seed: 3 attempts, then dead) only
 after a call's retries ran out or its answer was not a valid record.
+
+Deadlines (issue 12; stack notes): LiteLLM's ``timeout`` bounds each read, not the call, so a server that
+trickles its body one byte at a time keeps a call alive indefinitely. Every provider call therefore runs under
+``asyncio.timeout(route.timeout_seconds)`` (seed 004: 120 s, 300 s with thinking); expiry is a
+:class:`~cosci.llm.errors.CallTimeout`, retried per the table like any timeout.
+
+Schema-constrained record calls on Ollama (issue 12): Ollama ignores ``tool_choice``, so a forced record call
+is sent with the record's JSON schema as ``format`` (LiteLLM's ``response_format`` → Ollama ``format``) and no
+tools; the JSON answer comes back as the record tool's call, as with the embedded model.
 """
 
 from __future__ import annotations
@@ -21,6 +30,7 @@ import logging
 import os
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # never fetch the price map (stack notes)
@@ -47,6 +57,8 @@ FALLBACK_USD_PER_MTOK = (3.0, 15.0)
 tokens."""
 CHARS_PER_TOKEN_BOUND = 3
 """Admission estimates assume at least 3 characters per input token, an upper bound for English prose."""
+FORMAT_PROVIDERS = ("ollama_chat/", "ollama/")
+"""Providers that take a JSON schema as constrained output (Ollama's ``format``) but ignore ``tool_choice``."""
 RESERVE_MODES = frozenset({"supervisor.parse_goal", "metareview.final"})
 """Calls that may draw on the budget reserve (seed 001: the reserve is the buffer that must not starve)."""
 
@@ -97,6 +109,8 @@ def map_exception(exc: Exception, model: str) -> E.LLMError:
         return E.Overloaded(msg, **kw)
     if isinstance(exc, litellm.Timeout):
         return E.CallTimeout(msg, **kw)
+    if isinstance(exc, TimeoutError):  # our own deadline (asyncio.timeout) expired
+        return E.CallTimeout(msg or "no complete answer before the call's deadline", **kw)
     if isinstance(exc, litellm.APIConnectionError):
         return E.ConnectionFailed(msg, **kw)
     if isinstance(exc, litellm.NotFoundError):
@@ -191,7 +205,8 @@ class Gateway:
             raise
         started = time.perf_counter()
         try:
-            raw = await litellm.acompletion(**kwargs)
+            async with asyncio.timeout(route.timeout_seconds):  # a deadline, not a per-read timeout
+                raw = await litellm.acompletion(**kwargs)
         except Exception as exc:  # every provider error is mapped, recorded, then retried or raised
             self.budget.settle(reservation, 0.0, 0)
             err = map_exception(exc, route.model)
@@ -203,15 +218,17 @@ class Gateway:
             self.budget.settle(reservation, 0.0, 0)
             raise
         resp = self.parse_response(raw, route.model, time.perf_counter() - started)
+        if tool := format_tool(spec, route):
+            resp = as_record_call(resp, tool)
         self.budget.settle(reservation, resp.cost_usd, resp.input_tokens + resp.output_tokens)
         self.recorder(CallRecord(
             **base, outcome="ok", input_tokens=resp.input_tokens, output_tokens=resp.output_tokens,
             cache_read_tokens=resp.cache_read_tokens, cache_write_tokens=resp.cache_write_tokens,
             cost_usd=resp.cost_usd, latency_seconds=resp.latency_seconds,
-            request={"tool_choice": kwargs.get("tool_choice"),
+            request={"tool_choice": kwargs.get("tool_choice"), "response_format": kwargs.get("response_format"),
                      "tools": [t["function"]["name"] for t in kwargs.get("tools", [])],
                      "thinking": kwargs.get("thinking"), "messages": kwargs["messages"][1:]},
-            response=resp.assistant_message()))
+            response=resp.assistant_message(), system=kwargs["messages"][0]["content"]))
         return resp
 
     def request(self, spec: CallSpec, route: Route) -> dict[str, Any]:
@@ -245,6 +262,11 @@ class Gateway:
                 kwargs["allowed_openai_params"] = ["thinking"]
         if spec.response_schema is not None and route.constrained and not spec.tools:
             kwargs["response_format"] = {"type": "json_object", "schema": spec.response_schema}
+        if format_tool(spec, route):
+            (tool,) = [t for t in spec.tools if t.name == spec.tool_choice]
+            del kwargs["tools"], kwargs["tool_choice"]
+            kwargs["response_format"] = {"type": "json_schema",
+                                         "json_schema": {"name": tool.name, "schema": tool.parameters}}
         return kwargs
 
     @staticmethod
@@ -275,3 +297,17 @@ class Gateway:
             cache_write_tokens=int(getattr(usage, "cache_creation_input_tokens", 0) or 0),
             cost_usd=float(cost or 0.0), latency_seconds=latency,
         )
+
+
+def format_tool(spec: CallSpec, route: Route) -> str | None:
+    """The record tool a call on a ``format`` provider (Ollama) forces, sent as a schema instead; else None."""
+    forced = spec.tool_choice not in (None, "auto", "none")
+    return spec.tool_choice if forced and spec.tools and route.model.startswith(FORMAT_PROVIDERS) else None
+
+
+def as_record_call(resp: LLMResponse, tool: str) -> LLMResponse:
+    """A schema-constrained JSON answer (Ollama ``format``) as a call of the record tool ``tool``; an answer that
+    already holds tool calls is left as it is (the record's parser then judges it)."""
+    if resp.tool_calls:
+        return resp
+    return replace(resp, text="", tool_calls=[ToolCall(id="format_0", name=tool, arguments=resp.text.strip())])
