@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import importlib
 import json
 import os
 import signal
@@ -36,8 +37,18 @@ from cosci.session.summary import SessionSummary, summarise
 from cosci.supervisor.loop import Observer, Supervisor
 from cosci.supervisor.termination import StopReason
 
-RUNTIMES: dict[str, SessionRuntime] = {}
-"""Open runtimes of this process by session id (tasks take plain data, never clients or locks)."""
+RUNTIMES_MODULE = "cosci.session.runtime"
+"""Where this process's open runtimes live (``OPEN_RUNTIMES``); see :func:`runtimes`."""
+
+
+def runtimes() -> dict[str, SessionRuntime]:
+    """This process's open runtimes by session id (tasks take plain data, never clients or locks).
+
+    Looked up by module name at call time, never held in a global here: a served deployment (``cosci serve``)
+    pickles this module *by value* into the flow run (Prefect bundles local modules), so a dict defined here is
+    one copy for the flow and another for each task, and every task failed with "no runtime" (issue 12).
+    """
+    return importlib.import_module(RUNTIMES_MODULE).OPEN_RUNTIMES  # type: ignore[no-any-return]
 
 
 def action_spec(rt: SessionRuntime, t: Task) -> dict[str, Any]:
@@ -70,7 +81,7 @@ async def _retryable(task_: Any, task_run: Any, state: Any) -> bool:
 @task(name="agent-action", persist_result=True, result_serializer="json", log_prints=False)
 async def agent_action(session_id: str, spec: dict[str, Any]) -> dict[str, Any]:
     """Execute one queued task on its agent; returns the TaskResult as plain data."""
-    rt = RUNTIMES.get(session_id)
+    rt = runtimes().get(session_id)
     if rt is None:  # never silently: a task that cannot reach its session fails the session (issue 12)
         raise SessionFailed(f"session {session_id} is not open in process {os.getpid()} running this task")
     t = rt.record.tasks.get(spec["task_id"])
@@ -165,7 +176,7 @@ async def session_flow(
     """
     config = CosciConfig.model_validate(config_data)
     rt = await SessionRuntime.open(config, session_id=resume_id, overrides=overrides, models_choice=models_choice)
-    RUNTIMES[rt.session_id] = rt
+    runtimes()[rt.session_id] = rt
     if ui:
         verb = "resuming" if resume_id else "session"
         print(
@@ -220,7 +231,7 @@ async def session_flow(
             tracker.fail()
         raise
     finally:
-        RUNTIMES.pop(rt.session_id, None)
+        runtimes().pop(rt.session_id, None)
         await rt.close()
 
 
