@@ -275,8 +275,8 @@ class Gateway:
         cost."""
         choice = raw.choices[0]
         msg = choice.message
-        calls = [ToolCall(id=c.id or f"call_{i}", name=c.function.name or "",
-                          arguments=c.function.arguments or "")
+        calls = [ToolCall(id=c.id or f"call_{i}", name=valid_utf8(c.function.name or ""),
+                          arguments=valid_utf8(c.function.arguments or ""))
                  for i, c in enumerate(getattr(msg, "tool_calls", None) or [])]
         thinking = [dict(b) for b in (getattr(msg, "thinking_blocks", None) or [])]
         usage = getattr(raw, "usage", None)
@@ -288,7 +288,7 @@ class Gateway:
             except Exception:
                 cost = 0.0
         return LLMResponse(
-            text=msg.content or "", tool_calls=calls, thinking_blocks=thinking,
+            text=valid_utf8(msg.content or ""), tool_calls=calls, thinking_blocks=thinking,
             finish_reason=choice.finish_reason,
             model=getattr(raw, "model", None) or model,
             input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
@@ -297,6 +297,16 @@ class Gateway:
             cache_write_tokens=int(getattr(usage, "cache_creation_input_tokens", 0) or 0),
             cost_usd=float(cost or 0.0), latency_seconds=latency,
         )
+
+
+def valid_utf8(text: str) -> str:
+    """``text`` with what UTF-8 cannot encode (lone surrogates from a broken decoder) replaced by ``?``, so
+    an answer can always be stored and sent back (issue 12: it crashed the record write)."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
 
 
 def format_tool(spec: CallSpec, route: Route) -> str | None:

@@ -1,3 +1,3 @@
 """The reliability tests run agents on the agent tests' memoised config (see ``tests/agents/conftest.py``)."""
 
-from tests.agents.conftest import compose_config, config, pytest_configure, run_task  # noqa: F401
+from tests.agents.conftest import add_player, compose_config, config, planned, pytest_configure, run_task  # noqa: F401
