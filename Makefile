@@ -23,5 +23,6 @@ typecheck:
 demo:  ## the main job on the embedded model
 	$(BIN)/python -m cosci.run experiment=demo
 
-bench:  ## speed and memory targets (numbers in bench/README.md)
+bench:  ## speed and memory targets, then the long reliability suite (numbers in bench/README.md)
 	$(BIN)/python -m bench.run
+	$(BIN)/python -m bench.reliability
