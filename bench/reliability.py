@@ -8,7 +8,8 @@ scripted fake and prints one row (trials, failures, the promise); results go to
   no lost or duplicated rows, Elo = 1200 + journal for every hypothesis, no finished action's call paid twice.
   ``kill_seq``: the same at concurrency 1, and the final record compared with an uninterrupted run (same seed).
 - ``faults``: 30 % transient faults on every call; every session must finish.
-- ``budget``: concurrency 8 on a price-skewed fake (output 40x dearer on the strong tier); spend <= cap.
+- ``budget``: concurrency 8 on a price-skewed fake (input 200x dearer on the strong tier, 200x on the cheap);
+  something is spent and the spend never exceeds the cap.
 - ``secrets``: dummy API keys in the environment; no key appears in the record, MLflow, Prefect, logs, artifacts.
 - ``first_start``: two sessions started 1 s apart into a fresh data folder; both must start.
 
@@ -208,14 +209,14 @@ def check_faults(trials: int, seed: int) -> Check:
 
 
 def check_budget(trials: int, seed: int) -> Check:
-    check = Check("budget", trials, 0, "concurrency 8, price-skewed fake: spend <= cap")
-    cap = 0.05
+    check = Check("budget", trials, 0, "concurrency 8, price-skewed fake: 0 < spend <= cap")
+    cap = 5.0
     for i in range(trials):
         with tempfile.TemporaryDirectory(prefix="cosci-budget-") as tmp:
             work = Path(tmp)
             run([sys.executable, "-m", "cosci.run", *FAKE, "tracking.enabled=false", "run.concurrency=8",
                  f"run.budget_usd={cap}", "run.max_ideas=40", f"models.fake.seed={seed + i}",
-                 "models.tiers.strong.output_usd_per_mtok=200", "models.tiers.cheap.input_usd_per_mtok=20",
+                 "models.tiers.strong.input_usd_per_mtok=200", "models.tiers.cheap.input_usd_per_mtok=100",
                  "models.fake.latency_seconds=0.05"], env_for(work / "data"), work)
             found = records(work / "data")
             if not found:
@@ -225,7 +226,7 @@ def check_budget(trials: int, seed: int) -> Check:
             with sqlite3.connect(found[0]) as conn:
                 spent = conn.execute("SELECT COALESCE(SUM(cost_usd), 0) FROM transcripts").fetchone()[0]
             check.notes.append(f"trial {i}: spent ${spent:.4f} of ${cap:.2f}")
-            if spent > cap + 1e-9:
+            if not 0 < spent <= cap + 1e-9:
                 check.failures += 1
     return check
 
