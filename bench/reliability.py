@@ -164,6 +164,7 @@ def check_kill(trials: int, seed: int) -> Check:
         if errors:
             check.failures += 1
             check.notes.append(f"trial {i}: {errors[:3]}")
+        print(f"    kill trial {i}: {'ok' if not errors else errors[:1]}", flush=True)
     return check
 
 
