@@ -15,7 +15,8 @@ after a call's retries ran out or its answer was not a valid record.
 Deadlines (issue 12; stack notes): LiteLLM's ``timeout`` bounds each read, not the call, so a server that
 trickles its body one byte at a time keeps a call alive indefinitely. Every provider call therefore runs under
 ``asyncio.timeout(route.timeout_seconds)`` (seed 004: 120 s, 300 s with thinking); expiry is a
-:class:`~cosci.llm.errors.CallTimeout`, retried per the table like any timeout.
+:class:`~cosci.llm.errors.CallTimeout`, retried per the table like any timeout. In-process providers (the
+embedded model, the fake) have none (:func:`deadline`).
 
 Schema-constrained record calls on Ollama (issue 12): Ollama ignores ``tool_choice``, so a forced record call
 is sent with the record's JSON schema as ``format`` (LiteLLM's ``response_format`` → Ollama ``format``) and no
@@ -205,7 +206,7 @@ class Gateway:
             raise
         started = time.perf_counter()
         try:
-            async with asyncio.timeout(route.timeout_seconds):  # a deadline, not a per-read timeout
+            async with asyncio.timeout(deadline(route)):  # a deadline, not a per-read timeout
                 raw = await litellm.acompletion(**kwargs)
         except Exception as exc:  # every provider error is mapped, recorded, then retried or raised
             self.budget.settle(reservation, 0.0, 0)
@@ -297,6 +298,13 @@ class Gateway:
             cache_write_tokens=int(getattr(usage, "cache_creation_input_tokens", 0) or 0),
             cost_usd=float(cost or 0.0), latency_seconds=latency,
         )
+
+
+def deadline(route: Route) -> float | None:
+    """The wall-clock deadline of one call on ``route``, seconds (seed 004: 120 s, 300 s with thinking); None for
+    the in-process providers (embedded model, fake): their time is computation under a lock, which a cancelled
+    await would not stop, so a deadline there only queues a retry behind the abandoned call."""
+    return None if route.model.startswith(CUSTOM_PROVIDERS) else route.timeout_seconds
 
 
 def valid_utf8(text: str) -> str:
