@@ -45,6 +45,7 @@ typecheck:
 demo:  ## the main job on the embedded model
 	$(BIN)/python -m cosci.run experiment=demo
 
-bench:  ## speed and memory targets, then the MOOSE-Chem eval of 1 item on the embedded model (numbers in bench/README.md)
+bench:  ## speed and memory targets, the long reliability suite, then the MOOSE-Chem eval of 1 item on the embedded model (numbers in bench/README.md)
 	$(BIN)/python -m bench.run
+	$(BIN)/python -m bench.reliability
 	$(BIN)/python -m bench.eval_moose_chem --models local --items 1 --corpus 150

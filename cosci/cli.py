@@ -1,5 +1,6 @@
 """The ``cosci`` command: session commands around the main job (``python -m cosci.run``).
 
+    cosci run --goal "any text" [hydra overrides ...]   start a session; the goal is passed through untouched
     cosci list                                  sessions under the data directory
     cosci status <id>                           counts, spend, status and stop reason
     cosci report <id>                           the research overview (or the leaderboard so far)
@@ -74,6 +75,9 @@ def is_running(root: Path, sid: str) -> bool:
 def frozen_config(record: SessionRecord, overrides: Sequence[str]) -> CosciConfig:
     """The session's frozen config snapshot with ``key=value`` overrides applied (validated again).
 
+    ``paths.data_dir`` is the data folder the record was found in, not the one frozen at the start: a session
+    copied or moved to another folder resumes there (issue 12).
+
     Raises:
         ConfigError: an override that is not ``key=value``, names a config group (``models=...``) or a
             ``session.*`` key (the goal is fixed for a session), or fails validation.
@@ -96,6 +100,7 @@ def frozen_config(record: SessionRecord, overrides: Sequence[str]) -> CosciConfi
     except Exception as exc:
         raise ConfigError(f"resume overrides: {' '.join(str(exc).split())}") from None
     assert isinstance(merged, DictConfig)
+    merged.paths.data_dir = str(Path(record.db.path).resolve().parents[2])  # <root>/sessions/<id>/record.sqlite
     return validate(merged, require_goal=True)
 
 
@@ -343,6 +348,26 @@ def cmd_resume(args: argparse.Namespace) -> None:
     run_session(config, overrides=row.overrides, choices={"models": row.models_choice}, resume_id=args.session)
 
 
+def cmd_run(args: argparse.Namespace) -> None:
+    """A new session whose goal is ``--goal`` verbatim: the text never meets Hydra's override grammar."""
+    from cosci.llm.routing import Router
+    from cosci.run import check_corpus
+
+    if any(o.lstrip("+~").startswith(("session.goal=", "session.goal_file=")) for o in args.overrides):
+        raise ConfigError("session.goal: give the goal once, with --goal (not also as an override)")
+    if not args.goal.strip():
+        raise ConfigError("--goal: the research goal is empty")
+    cfg = compose(args.overrides)
+    cfg.session.goal = args.goal
+    config = validate(cfg, require_goal=True)
+    Router(config).check_keys()
+    if config.session.corpus_path:
+        check_corpus(config.session.corpus_path)
+    from flows.launch import run_session
+
+    run_session(config, overrides=list(args.overrides))
+
+
 def cmd_estimate(args: argparse.Namespace) -> None:
     from cosci.llm.estimate import estimate_session
 
@@ -416,6 +441,10 @@ def parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     add = functools.partial(sub.add_parser, parents=[common])
     add("list", help="list sessions").set_defaults(func=cmd_list)
+    sp = add("run", help="start a session with a goal given as plain text")
+    sp.add_argument("--goal", required=True, help="the research goal, any text (quote it once for the shell)")
+    sp.add_argument("overrides", nargs="*", default=[], help="Hydra overrides, e.g. experiment=demo models=fake")
+    sp.set_defaults(func=cmd_run)
     for name, func, help_ in (
         ("status", cmd_status, "session counts and spend"),
         ("report", cmd_report, "print the research overview"),

@@ -193,3 +193,5 @@ class CallRecord:
     request: Any = None
     response: Any = None
     error: str | None = None
+    system: Any = None
+    """The system message's content as sent (stored once per distinct text in ``system_prompts``, issue 12)."""

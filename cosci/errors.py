@@ -32,3 +32,8 @@ class GoalRefused(CosciError):
     """Safety screening refused the research goal or a researcher's feedback text (issue 15): exit status 3."""
 
     exit_code = 3
+
+
+class SessionFailed(CosciError):
+    """The session cannot go on (its goal could not be parsed, or its process lost what a task needs): the
+    supervisor stops at once, the session is marked ``failed`` and its flow run ends Failed (issue 12)."""

@@ -74,7 +74,10 @@ def run_session(
     resume_id: str | None = None,
     ui: bool = True,
 ) -> SessionSummary:
-    """Run (or resume) one session to its end and print its summary to stderr.
+    """Run (or resume) one session to its end and print its summary to stdout (progress and warnings: stderr).
+
+    Terminal conventions (issue 12): ``> log`` and ``| tee`` capture the summary (session id, stop reason, cost,
+    paths); the pre-flight estimate, the live line and warnings stay on stderr.
 
     Raises:
         CosciError: a missing API key, an unknown session, a session already running elsewhere.
@@ -102,7 +105,7 @@ def run_session(
     data = asyncio.run(session_flow(config.model_dump(mode="json"), list(overrides), models_choice, resume_id, ui=ui))
     summary = SessionSummary(**data)
     for line in summary.lines():
-        print(line, file=sys.stderr)  # plain: paths must not be wrapped when the output is a file
+        print(line, flush=True)  # stdout, plain: paths must not be wrapped when the output is a file
     if summary.stop_reason == StopReason.REFUSED:  # issue 15: one line naming the category; the caller exits 3
         raise refusal(Path(summary.record_path), summary.session_id)
     if summary.stop_reason == StopReason.INTERRUPTED:

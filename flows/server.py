@@ -17,6 +17,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import ctypes
+import fcntl
 import importlib.util
 import logging
 import os
@@ -25,9 +26,12 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+
+from cosci.errors import CosciError
 
 PR_SET_PDEATHSIG = 1
 STARTUP_TIMEOUT_SECONDS = 120.0
@@ -45,6 +49,36 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+class ServerStartFailed(CosciError):
+    """The temporary Prefect server did not answer; the message names its log."""
+
+
+@contextlib.contextmanager
+def first_start_lock(home: Path) -> Iterator[None]:
+    """Hold ``<home>/server-start.lock`` (flock) while a server starts on ``home``.
+
+    Two servers migrating one new SQLite home at once race ("duplicate column name", stack notes; issue 12:
+    5 of 11 paired first starts crashed): the second waits here until the first answers, then finds the
+    database migrated. The lock is released when the process dies, so a killed start never blocks the next.
+    """
+    home.mkdir(parents=True, exist_ok=True)
+    with (home / "server-start.lock").open("a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _last_error(log: Path) -> str:
+    """The last line of the server's log that names an error, for the one-line failure message."""
+    with contextlib.suppress(OSError):
+        lines = [ln.strip() for ln in log.read_text(encoding="utf-8", errors="replace").splitlines() if ln.strip()]
+        hits = [ln for ln in lines if "error" in ln.lower()] or lines
+        return hits[-1][:300] if hits else ""
+    return ""
+
+
 class TemporaryServer:
     """The server process: :meth:`launch` starts it, :meth:`wait_ready` blocks until ``/api/health`` answers."""
 
@@ -53,19 +87,24 @@ class TemporaryServer:
         self.port = _free_port()
         self.api_url = f"http://127.0.0.1:{self.port}/api"
         self.process: subprocess.Popen[bytes] | None = None
+        self._start_lock = contextlib.ExitStack()
 
     def start(self) -> str:
-        """Start the server, wait until it answers and return its API URL.
+        """Start the server, wait until it answers and return its API URL (one start per Prefect home at a time:
+        :func:`first_start_lock`, held from :meth:`launch` until :meth:`wait_ready` returns).
 
         Raises:
-            RuntimeError: it did not answer within two minutes (its log is named).
+            ServerStartFailed: it did not answer within two minutes (one line: its last error and its log).
         """
         self.launch()
         self.wait_ready()
         return self.api_url
 
     def launch(self) -> str:
-        """Start the server process without waiting for it; returns the API URL it will answer at."""
+        """Start the server process without waiting for it; returns the API URL it will answer at. Takes
+        :func:`first_start_lock` (released by :meth:`wait_ready`)."""
+        self._start_lock.close()
+        self._start_lock.enter_context(first_start_lock(self.home))
         log = (self.home / "server.log").open("ab")
         env = {
             **os.environ,
@@ -73,6 +112,7 @@ class TemporaryServer:
             "PREFECT_UI_ENABLED": "0",
             "PREFECT__SERVER_EPHEMERAL": "1",
             "PREFECT__SERVER_FINAL": "1",
+            "PREFECT_LOGGING_SERVER_LEVEL": "WARNING",  # its errors (a failed migration) reach server.log
         }
         env.pop("PREFECT_API_URL", None)
         spec = importlib.util.find_spec("prefect")  # not imported: Prefect reads its settings at import
@@ -110,18 +150,21 @@ class TemporaryServer:
         Raises:
             RuntimeError: it exited or did not answer within ``STARTUP_TIMEOUT_SECONDS`` (its log is named).
         """
-        deadline = time.monotonic() + STARTUP_TIMEOUT_SECONDS
-        while self.process is not None and time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                break
-            try:
-                if httpx.get(f"{self.api_url}/health", timeout=2.0).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.1)
+        with self._start_lock:  # the next start on this home may go once this one answers (or failed)
+            deadline = time.monotonic() + STARTUP_TIMEOUT_SECONDS
+            while self.process is not None and time.monotonic() < deadline:
+                if self.process.poll() is not None:
+                    break
+                try:
+                    if httpx.get(f"{self.api_url}/health", timeout=2.0).status_code == 200:
+                        return
+                except httpx.HTTPError:
+                    pass
+                time.sleep(0.1)
         self.stop()
-        raise RuntimeError(f"the local Prefect server did not start; see {self.home / 'server.log'}")
+        path = self.home / "server.log"
+        why = _last_error(path)
+        raise ServerStartFailed(f"the local Prefect server did not start{f' ({why})' if why else ''}; see {path}")
 
     def stop(self, grace_seconds: float = 10.0) -> None:
         """Terminate the server (at exit), killing it after ``grace_seconds``; a second Ctrl-C meanwhile kills it

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import hashlib
+import importlib
 import json
 import os
 import signal
@@ -30,14 +31,25 @@ from prefect.tasks import exponential_backoff
 
 from cosci.config.schema import CosciConfig
 from cosci.domain import Task, TaskResult
-from cosci.llm.errors import RETRYABLE_ACTION_ERRORS
+from cosci.errors import SessionFailed
+from cosci.llm.errors import RETRYABLE_ACTION_ERRORS, BudgetExceeded
 from cosci.session.runtime import SessionRuntime
 from cosci.session.summary import SessionSummary, summarise
 from cosci.supervisor.loop import Observer, Supervisor
 from cosci.supervisor.termination import StopReason
 
-RUNTIMES: dict[str, SessionRuntime] = {}
-"""Open runtimes of this process by session id (tasks take plain data, never clients or locks)."""
+RUNTIMES_MODULE = "cosci.session.runtime"
+"""Where this process's open runtimes live (``OPEN_RUNTIMES``); see :func:`runtimes`."""
+
+
+def runtimes() -> dict[str, SessionRuntime]:
+    """This process's open runtimes by session id (tasks take plain data, never clients or locks).
+
+    Looked up by module name at call time, never held in a global here: a served deployment (``cosci serve``)
+    pickles this module *by value* into the flow run (Prefect bundles local modules), so a dict defined here is
+    one copy for the flow and another for each task, and every task failed with "no runtime" (issue 12).
+    """
+    return importlib.import_module(RUNTIMES_MODULE).OPEN_RUNTIMES  # type: ignore[no-any-return]
 
 
 def action_spec(rt: SessionRuntime, t: Task) -> dict[str, Any]:
@@ -70,7 +82,9 @@ async def _retryable(task_: Any, task_run: Any, state: Any) -> bool:
 @task(name="agent-action", persist_result=True, result_serializer="json", log_prints=False)
 async def agent_action(session_id: str, spec: dict[str, Any]) -> dict[str, Any]:
     """Execute one queued task on its agent; returns the TaskResult as plain data."""
-    rt = RUNTIMES[session_id]
+    rt = runtimes().get(session_id)
+    if rt is None:  # never silently: a task that cannot reach its session fails the session (issue 12)
+        raise SessionFailed(f"session {session_id} is not open in process {os.getpid()} running this task")
     t = rt.record.tasks.get(spec["task_id"])
     if t is None:
         raise KeyError(f"no task {spec['task_id']} in session {session_id}")
@@ -80,6 +94,10 @@ async def agent_action(session_id: str, spec: dict[str, Any]) -> dict[str, Any]:
         rt.record.tasks.note_error(t.id, f"{type(exc).__name__}: {exc}")
         raise
     return json.loads(result.to_json())
+
+
+FATAL_ACTIONS = frozenset({"ParseGoal"})
+"""Actions whose failure ends the session ``failed``: every later task depends on the research plan (seed 000)."""
 
 
 def make_runner(rt: SessionRuntime):
@@ -101,7 +119,14 @@ def make_runner(rt: SessionRuntime):
             retry_jitter_factor=0.5,
             retry_condition_fn=_retryable,
         )
-        return TaskResult.from_dict(await action(rt.session_id, action_spec(rt, t)))
+        try:
+            return TaskResult.from_dict(await action(rt.session_id, action_spec(rt, t)))
+        except BudgetExceeded:
+            raise
+        except Exception as exc:
+            if t.action in FATAL_ACTIONS:  # its attempts are spent: nothing can follow
+                raise SessionFailed(f"{t.agent}/{t.action} failed: {type(exc).__name__}: {exc}") from exc
+            raise
 
     return run
 
@@ -199,7 +224,7 @@ async def session_flow(
     """
     config = CosciConfig.model_validate(config_data)
     rt = await SessionRuntime.open(config, session_id=resume_id, overrides=overrides, models_choice=models_choice)
-    RUNTIMES[rt.session_id] = rt
+    runtimes()[rt.session_id] = rt
     if ui:
         verb = "resuming" if resume_id else "session"
         print(
@@ -246,14 +271,17 @@ async def session_flow(
             tracker.log_safety(rt.record)  # issue 15
             tracker.finish(rt, summary)
         return summary.to_dict()
-    except BaseException:
+    except BaseException as exc:
+        if isinstance(exc, Exception):  # an error, not an interrupt: the session is failed, never left running
+            rt.record.sessions.update(status="failed", stop_reason="error")
+            rt.record.logs.event("session_failed", {"error": f"{type(exc).__name__}: {exc}"[:2000]})
         if tracker is None and pending is not None:
             tracker = pending.started()
         if tracker:
             tracker.fail()
         raise
     finally:
-        RUNTIMES.pop(rt.session_id, None)
+        runtimes().pop(rt.session_id, None)
         await rt.close()
 
 

@@ -210,7 +210,7 @@ def test_an_abort_marked_on_a_stopped_session_ends_it_at_resume(
     assert asyncio.run(resume()) == StopReason.EXTERNAL
     assert not [c for c in fake.calls if c.agent in ("generation", "reflection", "ranking", "evolution")]
     rec = SessionRecord.open(data / "sessions" / sid / RECORD_FILE, sid)
-    assert rec.sessions.status() == "done" and rec.sessions.get().stop_reason == "external"
+    assert rec.sessions.status() == "done" and rec.sessions.get().stop_reason == "aborted"
     rec.close()
 
 

@@ -37,6 +37,38 @@ def one_line(text: str) -> str:
     return re.sub(r"\s+", " ", out).strip()
 
 
+GOAL_QUOTING = (
+    "a goal is prose: put it in a file and pass session.goal_file=PATH, or use `cosci run --goal \"...\"`; "
+    "on the Hydra command line quote the whole override and the value: 'session.goal=\"...\"' (no apostrophes)"
+)
+"""How to pass a goal Hydra's override grammar cannot read (commas, parentheses, '?', '&', accents; stack notes)."""
+
+
+def with_goal_hint(message: str, overrides: Sequence[str]) -> str:
+    """``message`` plus :data:`GOAL_QUOTING` when an override sets ``session.goal`` (the usual grammar error)."""
+    if any(o.lstrip("+~").startswith("session.goal=") for o in overrides):
+        return f"{message} ({GOAL_QUOTING})"
+    return message
+
+
+def read_goal_file(path: str) -> str:
+    """The research goal held in ``path`` (UTF-8 text, surrounding whitespace dropped).
+
+    Raises:
+        ConfigError: the file cannot be read, is not UTF-8, or is empty.
+    """
+    from pathlib import Path
+
+    file = Path(path).expanduser()
+    try:
+        text = file.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"session.goal_file: cannot read {file} ({type(exc).__name__}: {exc})") from None
+    if not text:
+        raise ConfigError(f"session.goal_file: {file} is empty")
+    return text
+
+
 def compose(overrides: Sequence[str] = ()) -> DictConfig:
     """Compose ``conf/config.yaml`` with Hydra overrides, outside a Hydra app.
 
@@ -56,7 +88,7 @@ def compose(overrides: Sequence[str] = ()) -> DictConfig:
         with initialize_config_dir(config_dir=str(conf_dir()), version_base="1.3"):
             return hydra_compose(config_name="config", overrides=list(overrides))
     except (HydraException, OmegaConfBaseException) as exc:
-        raise ConfigError(one_line(str(exc))) from None
+        raise ConfigError(with_goal_hint(one_line(str(exc)), overrides)) from None
     finally:
         GlobalHydra.instance().clear()
 
@@ -72,7 +104,8 @@ def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False)
     Args:
         cfg: the composed config (``DictConfig``) or the same as plain data.
         require_goal: also require ``session.goal`` (a new session cannot start without one; a resumed session
-            has its goal in its record).
+            has its goal in its record). ``session.goal_file`` (issue 12), if set, is read here and its text
+            replaces ``session.goal``.
 
     Raises:
         ConfigError: one line, ``"<key>: <rule>"``, for the first violation.
@@ -84,6 +117,10 @@ def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False)
         raise ConfigError(f"{key}: {one_line(str(exc)).split(' full_key:')[0]}") from None
     assert isinstance(data, dict)
     data.pop("hydra", None)
+    session = data.get("session")
+    if isinstance(session, dict) and session.get("goal_file"):  # the file's text becomes the goal (it wins)
+        session["goal"] = read_goal_file(str(session["goal_file"]))
+        session["goal_file"] = None  # read once: the snapshot holds the text, a resume never reads the file again
     try:
         config = CosciConfig.model_validate(data)
     except ValidationError as exc:

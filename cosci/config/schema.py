@@ -15,6 +15,22 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
+# Upper bounds (issue 12): a value beyond these is a typo, not a plan. Each is far above any value in conf/ or
+# the seeds (seed 001 Default Configuration) and below what would exhaust the machine, a provider or the record.
+MAX_SECONDS = 30 * 24 * 3600
+"""Longest wall clock or job limit: 30 days, seconds."""
+MAX_CALL_SECONDS = 24 * 3600
+"""Longest single call, lease or timeout: one day, seconds."""
+MAX_COUNT = 1_000_000
+"""Largest match or task count used as a threshold or period."""
+MAX_ATTEMPTS = 50
+"""Most attempts of one provider call or one task (the seed 004 retry table goes up to 8)."""
+MAX_TOKENS = 1_000_000
+"""Largest token count of one call or context window, tokens."""
+MAX_ELO = 10_000.0
+"""Largest Elo rating, window or gap, Elo points."""
+MAX_SEED = 2**63 - 1
+"""Seeds are non-negative and fit a signed 64-bit integer (SQLite, numpy)."""
 AGENT_NAMES = ("supervisor", "generation", "reflection", "ranking", "evolution", "proximity", "metareview")
 """The seven agents of seed 000, in pipeline order."""
 OPTIONAL_AGENTS = ("safety",)
@@ -29,6 +45,10 @@ class _Strict(BaseModel):
 class SessionCfg(_Strict):
     name: str = Field(description="Experiment name; also the MLflow experiment the session is logged to.")
     goal: str | None = Field(description="The research goal in the scientist's words (required to run).")
+    goal_file: str | None = Field(
+        default=None,
+        description="A UTF-8 text file holding the goal (any prose); read once at validation, its text replaces goal.",
+    )
     preferences: list[str] = Field(description="What the scientist values in a hypothesis (seed 003 parse_goal).")
     resume: str | None = Field(description="Session id to continue instead of starting a new session.")
     corpus_path: str | None = Field(description="Local corpus (JSONL/Parquet file or folder) for local_corpus_search.")
@@ -38,21 +58,25 @@ class SessionCfg(_Strict):
 
 
 class RunCfg(_Strict):
-    concurrency: int = Field(gt=0, description="Agent actions running at once (seed 001: run.concurrency).")
-    max_ideas: int = Field(gt=0, description="Cap on hypotheses in the pool (seed 001: run.max_ideas).")
-    wall_clock_seconds: float = Field(gt=0, description="Session deadline in seconds (seed 001).")
-    budget_usd: float = Field(gt=0, description="Session spending cap in USD, reserve included (seed 001).")
-    budget_tokens: int | None = Field(gt=0, description="Optional session cap in tokens (in + out); null = none.")
-    n_initial: int = Field(gt=0, description="Generation tasks enqueued after goal parsing (seed 000: 3).")
+    concurrency: int = Field(gt=0, le=64, description="Agent actions running at once (seed 001: run.concurrency).")
+    max_ideas: int = Field(gt=0, le=10_000, description="Cap on hypotheses in the pool (seed 001: run.max_ideas).")
+    wall_clock_seconds: float = Field(gt=0, le=MAX_SECONDS, description="Session deadline in seconds (seed 001).")
+    budget_usd: float = Field(gt=0, le=100_000, description="Session spending cap in USD, reserve included (seed 001).")
+    budget_tokens: int | None = Field(
+        gt=0, le=10**11, description="Optional session cap in tokens (in + out); null = none."
+    )
+    n_initial: int = Field(gt=0, le=1_000, description="Generation tasks enqueued after goal parsing (seed 000: 3).")
     debate_fraction: Unit = Field(description="Fraction of generation tasks that use generation.debate.")
-    seed: int = Field(description="Seed for every random choice (pair selection, strategy choice).")
-    idle_poll_seconds: float = Field(gt=0, description="Seconds between idle refinement checks (seed 000: ~10 s).")
+    seed: int = Field(ge=0, le=MAX_SEED, description="Seed for every random choice (pair selection, strategy choice).")
+    idle_poll_seconds: float = Field(
+        gt=0, le=3_600, description="Seconds between idle refinement checks (seed 000: ~10 s)."
+    )
 
 
 class BudgetCfg(_Strict):
     reserve_share: Unit = Field(description="Share of the budget any agent may draw on after its own (seed 001: 0.08).")
     warn_ratio: float = Field(
-        gt=0, description="Pre-flight estimate warns above this multiple of the budget (seed 004)."
+        gt=0, le=1_000, description="Pre-flight estimate warns above this multiple of the budget (seed 004)."
     )
     admission_wait_seconds: float = Field(
         gt=0, le=3600,
@@ -62,18 +86,34 @@ class BudgetCfg(_Strict):
 
 
 class RankingCfg(_Strict):
-    elo_initial: float = Field(description="Elo rating of a hypothesis entering the tournament, Elo points (seed 001).")
-    k_factor_new: float = Field(gt=0, description="K while the less experienced player is new, Elo points (seed 001).")
-    k_factor_warm: float = Field(gt=0, description="K once both players are experienced, Elo points (seed 001).")
-    new_matches_threshold: int = Field(ge=0, description="A player with fewer matches than this is new (seed 000: 5).")
+    elo_initial: float = Field(
+        ge=0, le=MAX_ELO, description="Elo rating of a hypothesis entering the tournament, Elo points (seed 001)."
+    )
+    k_factor_new: float = Field(
+        gt=0, le=1_000, description="K while the less experienced player is new, Elo points (seed 001)."
+    )
+    k_factor_warm: float = Field(
+        gt=0, le=1_000, description="K once both players are experienced, Elo points (seed 001)."
+    )
+    new_matches_threshold: int = Field(
+        ge=0, le=MAX_COUNT, description="A player with fewer matches than this is new (seed 000: 5)."
+    )
     p_new: Unit = Field(description="Probability of the new-arrival pairing bucket (seed 000: 0.4).")
     p_close: Unit = Field(description="Probability of the close-Elo pairing bucket (seed 000: 0.4).")
     p_random: Unit = Field(description="Probability of the random top-half bucket (seed 000: 0.2).")
-    new_arrival_matches: int = Field(ge=0, description="Fewer matches than this makes a new arrival (seed 000: 3).")
-    close_elo_window: float = Field(gt=0, description="Max |ΔElo| for the close-Elo bucket, Elo points (seed 000).")
-    debate_min_matches: int = Field(ge=0, description="Debate when either side has fewer matches (seed 000: 2).")
-    debate_elo_gap: float = Field(ge=0, description="Debate when |ΔElo| is below this, Elo points (seed 000: 50).")
-    matches_per_batch: int = Field(gt=0, description="Matches played by one RunTournamentBatch task.")
+    new_arrival_matches: int = Field(
+        ge=0, le=MAX_COUNT, description="Fewer matches than this makes a new arrival (seed 000: 3)."
+    )
+    close_elo_window: float = Field(
+        gt=0, le=MAX_ELO, description="Max |ΔElo| for the close-Elo bucket, Elo points (seed 000)."
+    )
+    debate_min_matches: int = Field(
+        ge=0, le=MAX_COUNT, description="Debate when either side has fewer matches (seed 000: 2)."
+    )
+    debate_elo_gap: float = Field(
+        ge=0, le=MAX_ELO, description="Debate when |ΔElo| is below this, Elo points (seed 000: 50)."
+    )
+    matches_per_batch: int = Field(gt=0, le=1_000, description="Matches played by one RunTournamentBatch task.")
     max_matches_per_pair: int = Field(
         gt=0, le=100, description="Rematch cap: matches one pair may play; a pair at the cap is not chosen again"
         " (cosci, issue 11: the leaderboard cannot change once every pair is at the cap -> stop reason stalled)."
@@ -131,17 +171,19 @@ class DebateCfg(_Strict):
 
 class ReflectionCfg(_Strict):
     verification_top_k: int = Field(
-        ge=0, description="Deep verifications per session, given to the best mature hypotheses at the time."
+        ge=0, le=1_000, description="Deep verifications per session, given to the best mature hypotheses at the time."
     )
     observation_top_k: int = Field(
-        ge=0, description="Top hypotheses given an observation review when an article is at hand."
+        ge=0, le=1_000, description="Top hypotheses given an observation review when an article is at hand."
     )
 
 
 class EvolutionCfg(_Strict):
-    min_mature: int = Field(ge=1, description="Mature hypotheses needed before evolution fires (seed 001: 20).")
-    mature_matches: int = Field(ge=0, description="Matches that make a hypothesis mature (seed 000: 3).")
-    top_k: int = Field(ge=2, description="Top hypotheses evolution draws from (seed 001: 5).")
+    min_mature: int = Field(
+        ge=1, le=10_000, description="Mature hypotheses needed before evolution fires (seed 001: 20)."
+    )
+    mature_matches: int = Field(ge=0, le=MAX_COUNT, description="Matches that make a hypothesis mature (seed 000: 3).")
+    top_k: int = Field(ge=2, le=1_000, description="Top hypotheses evolution draws from (seed 001: 5).")
     strategies: list[Literal["combine", "simplify", "feasibility", "out_of_box"]] = Field(
         min_length=1, description="Evolution strategies used, in rotation (seed 000 Four Strategies)."
     )
@@ -151,21 +193,33 @@ class EvolutionCfg(_Strict):
 
 
 class MetareviewCfg(_Strict):
-    every_matches: int = Field(gt=0, description="System feedback every this many matches (seed 000: ~50).")
-    max_reviews: int = Field(gt=0, description="Reviews given to metareview.system (seed 001: 50).")
-    review_chars: int = Field(gt=0, description="Characters kept per review (seed 001: 3000).")
-    max_rationales: int = Field(gt=0, description="Debate rationales given to metareview.system (seed 001: 50).")
-    rationale_chars: int = Field(gt=0, description="Characters kept per rationale (seed 001: 1500).")
-    overview_top_n: int = Field(gt=0, description="Hypotheses in the final overview, by Elo (seed 000: 10).")
+    every_matches: int = Field(
+        gt=0, le=MAX_COUNT, description="System feedback every this many matches (seed 000: ~50)."
+    )
+    max_reviews: int = Field(gt=0, le=10_000, description="Reviews given to metareview.system (seed 001: 50).")
+    review_chars: int = Field(gt=0, le=1_000_000, description="Characters kept per review (seed 001: 3000).")
+    max_rationales: int = Field(
+        gt=0, le=10_000, description="Debate rationales given to metareview.system (seed 001: 50)."
+    )
+    rationale_chars: int = Field(gt=0, le=1_000_000, description="Characters kept per rationale (seed 001: 1500).")
+    overview_top_n: int = Field(gt=0, le=1_000, description="Hypotheses in the final overview, by Elo (seed 000: 10).")
 
 
 class TerminationCfg(_Strict):
-    elo_stability_k: int = Field(gt=0, description="Top-K watched for stability (seed 001: 5).")
-    elo_stability_n: int = Field(ge=2, description="Snapshots that must agree (seed 001: 3).")
-    elo_stability_eps: float = Field(gt=0, description="Max Elo change within the window, Elo points (seed 001).")
-    min_ideas_before_stable: int = Field(ge=0, description="Guard: hypotheses needed before ELO_STABLE (seed 000).")
-    min_matches_before_stable: int = Field(ge=0, description="Guard: matches needed before ELO_STABLE (seed 000).")
-    snapshot_every_matches: int = Field(gt=0, description="An Elo snapshot is taken every this many matches.")
+    elo_stability_k: int = Field(gt=0, le=1_000, description="Top-K watched for stability (seed 001: 5).")
+    elo_stability_n: int = Field(ge=2, le=1_000, description="Snapshots that must agree (seed 001: 3).")
+    elo_stability_eps: float = Field(
+        gt=0, le=MAX_ELO, description="Max Elo change within the window, Elo points (seed 001)."
+    )
+    min_ideas_before_stable: int = Field(
+        ge=0, le=MAX_COUNT, description="Guard: hypotheses needed before ELO_STABLE (seed 000)."
+    )
+    min_matches_before_stable: int = Field(
+        ge=0, le=MAX_COUNT, description="Guard: matches needed before ELO_STABLE (seed 000)."
+    )
+    snapshot_every_matches: int = Field(
+        gt=0, le=MAX_COUNT, description="An Elo snapshot is taken every this many matches."
+    )
     stall_streak: int = Field(
         gt=0, le=1000, description="Growth tasks in a row (generation or evolution) that add no hypothesis, only"
         " duplicates, after which the pool counts as unable to grow (stop reason stalled; cosci, issue 11)."
@@ -187,7 +241,9 @@ class VectorsCfg(_Strict):
         description="Cosine similarity at or above which a hypothesis is a duplicate (seed 004: 0.92)."
     )
     cluster_threshold: Unit = Field(description="Max cosine distance merged by clustering (seed 004: 0.15).")
-    full_recluster_every_matches: int = Field(gt=0, description="Proximity re-clusters every N matches (seed 004: 20).")
+    full_recluster_every_matches: int = Field(
+        gt=0, le=MAX_COUNT, description="Proximity re-clusters every N matches (seed 004: 20)."
+    )
     recluster_every_hypotheses: int = Field(
         gt=0, le=10000, description="Idle re-clustering once this many hypotheses are unclustered (cosci, issue 11:"
         " a cadence, not after every match)."
@@ -210,29 +266,41 @@ class VectorsCfg(_Strict):
 
 
 class LeaseCfg(_Strict):
-    default_seconds: float = Field(gt=0, description="Task lease, seconds (seed 001: 300).")
-    reflection_seconds: float = Field(gt=0, description="Reflection task lease, seconds (seed 004: 600).")
-    final_seconds: float = Field(gt=0, description="Final overview lease, seconds (seed 004: 1800).")
-    max_attempts: int = Field(ge=1, description="Attempts before a task is dead (seed 004: 3).")
+    default_seconds: float = Field(gt=0, le=MAX_CALL_SECONDS, description="Task lease, seconds (seed 001: 300).")
+    reflection_seconds: float = Field(
+        gt=0, le=MAX_CALL_SECONDS, description="Reflection task lease, seconds (seed 004: 600)."
+    )
+    final_seconds: float = Field(
+        gt=0, le=MAX_CALL_SECONDS, description="Final overview lease, seconds (seed 004: 1800)."
+    )
+    max_attempts: int = Field(ge=1, le=MAX_ATTEMPTS, description="Attempts before a task is dead (seed 004: 3).")
 
 
 class RetryCfg(_Strict):
-    rate_limit_attempts: int = Field(ge=1, description="Attempts on HTTP 429 (seed 004: 6).")
-    overloaded_attempts: int = Field(ge=1, description="Attempts on HTTP 529 overloaded (seed 004: 8).")
-    server_error_attempts: int = Field(ge=1, description="Attempts on other 5xx (seed 004: 5).")
-    timeout_attempts: int = Field(ge=1, description="Attempts on timeouts and connection errors (seed 004: 3).")
-    base_delay_seconds: float = Field(ge=0, description="First backoff delay, seconds (seed 004: 1 s).")
-    max_delay_seconds: float = Field(ge=0, description="Backoff cap, seconds (seed 004: 60 s).")
-    call_timeout_seconds: float = Field(gt=0, description="Per-call timeout, seconds (seed 004: 120 s).")
-    thinking_call_timeout_seconds: float = Field(gt=0, description="Per-call timeout with thinking (seed 004: 300 s).")
+    rate_limit_attempts: int = Field(ge=1, le=MAX_ATTEMPTS, description="Attempts on HTTP 429 (seed 004: 6).")
+    overloaded_attempts: int = Field(
+        ge=1, le=MAX_ATTEMPTS, description="Attempts on HTTP 529 overloaded (seed 004: 8)."
+    )
+    server_error_attempts: int = Field(ge=1, le=MAX_ATTEMPTS, description="Attempts on other 5xx (seed 004: 5).")
+    timeout_attempts: int = Field(
+        ge=1, le=MAX_ATTEMPTS, description="Attempts on timeouts and connection errors (seed 004: 3)."
+    )
+    base_delay_seconds: float = Field(ge=0, le=3_600, description="First backoff delay, seconds (seed 004: 1 s).")
+    max_delay_seconds: float = Field(ge=0, le=3_600, description="Backoff cap, seconds (seed 004: 60 s).")
+    call_timeout_seconds: float = Field(
+        gt=0, le=MAX_CALL_SECONDS, description="Per-call timeout, seconds (seed 004: 120 s)."
+    )
+    thinking_call_timeout_seconds: float = Field(
+        gt=0, le=MAX_CALL_SECONDS, description="Per-call timeout with thinking (seed 004: 300 s)."
+    )
 
 
 class ToolsCfg(_Strict):
-    timeout_seconds: float = Field(gt=0, description="Per-tool timeout, seconds (seed 004: 30 s).")
-    parallel_cap: int = Field(gt=0, description="Tool calls dispatched at once per turn (seed 004: 4).")
-    max_results: int = Field(gt=0, description="Records returned per literature search.")
-    fetch_max_bytes: int = Field(gt=0, description="web_fetch download cap, bytes.")
-    fetch_max_chars: int = Field(gt=0, description="web_fetch text returned to the model, characters.")
+    timeout_seconds: float = Field(gt=0, le=3_600, description="Per-tool timeout, seconds (seed 004: 30 s).")
+    parallel_cap: int = Field(gt=0, le=64, description="Tool calls dispatched at once per turn (seed 004: 4).")
+    max_results: int = Field(gt=0, le=1_000, description="Records returned per literature search.")
+    fetch_max_bytes: int = Field(gt=0, le=1_000_000_000, description="web_fetch download cap, bytes.")
+    fetch_max_chars: int = Field(gt=0, le=10_000_000, description="web_fetch text returned to the model, characters.")
     offline: bool = Field(description="Network tools answer 'unavailable' without making a request.")
 
 
@@ -240,7 +308,7 @@ class TrackingCfg(_Strict):
     enabled: bool = Field(description="Log each session as an MLflow run.")
     tracking_uri: str | None = Field(description="MLflow tracking URI; null = sqlite under paths.data_dir.")
     experiment_name: str = Field(min_length=1, description="MLflow experiment (defaults to session.name).")
-    log_every_tasks: int = Field(gt=0, description="Step metrics are logged every N completed tasks.")
+    log_every_tasks: int = Field(gt=0, le=MAX_COUNT, description="Step metrics are logged every N completed tasks.")
     traces: bool = Field(default=True, description="Log every LLM call as an MLflow trace span, one trace per task "
                          "(issue 17); false = none.")
 
@@ -263,19 +331,19 @@ class SafetyCfg(_Strict):
 
 
 class JoblibCfg(_Strict):
-    n_jobs: int = Field(gt=0, description="Local processes running sessions at once.")
+    n_jobs: int = Field(gt=0, le=1_024, description="Local processes running sessions at once.")
 
 
 class SlurmCfg(_Strict):
     partition: str | None = Field(description="SLURM partition; null = the cluster default.")
-    timeout_min: int = Field(gt=0, description="Job time limit, minutes.")
-    cpus_per_task: int = Field(gt=0, description="CPUs per session job.")
-    mem_gb: int = Field(gt=0, description="Memory per session job, GB.")
+    timeout_min: int = Field(gt=0, le=MAX_SECONDS // 60, description="Job time limit, minutes.")
+    cpus_per_task: int = Field(gt=0, le=1_024, description="CPUs per session job.")
+    mem_gb: int = Field(gt=0, le=65_536, description="Memory per session job, GB.")
 
 
 class RayCfg(_Strict):
     address: str | None = Field(description="Ray cluster address; null = start a local Ray.")
-    num_cpus: int = Field(gt=0, description="CPUs per session task.")
+    num_cpus: int = Field(gt=0, le=1_024, description="CPUs per session task.")
 
 
 class LauncherCfg(_Strict):
@@ -307,9 +375,11 @@ class PathsCfg(_Strict):
 
 class ModeCfg(_Strict):
     tier: str = Field(min_length=1, description="Model tier this mode calls (a key of models.tiers).")
-    thinking_tokens: int = Field(ge=0, description="Extended-thinking budget, tokens (used only on thinking models).")
-    max_output_tokens: int = Field(gt=0, description="Max output tokens per call, thinking included.")
-    max_iterations: int = Field(ge=1, description="Max tool-loop iterations (or debate turns) for this mode.")
+    thinking_tokens: int = Field(
+        ge=0, le=MAX_TOKENS, description="Extended-thinking budget, tokens (used only on thinking models)."
+    )
+    max_output_tokens: int = Field(gt=0, le=MAX_TOKENS, description="Max output tokens per call, thinking included.")
+    max_iterations: int = Field(ge=1, le=1_000, description="Max tool-loop iterations (or debate turns) for this mode.")
 
     @model_validator(mode="after")
     def _thinking_below_output(self) -> ModeCfg:
@@ -332,10 +402,13 @@ class ModelEntry(_Strict):
     api_key_env: str | None = Field(default=None, description="Environment variable holding the API key.")
     api_base: str | None = Field(default=None, description="Endpoint override (Ollama, llama.cpp server).")
     input_usd_per_mtok: float | None = Field(
-        default=None, ge=0, description="Price override, USD per 1M input tokens; null = LiteLLM's price map."
+        default=None,
+        ge=0,
+        le=10_000,
+        description="Price override, USD per 1M input tokens; null = LiteLLM's price map.",
     )
     output_usd_per_mtok: float | None = Field(
-        default=None, ge=0, description="Price override, USD per 1M output tokens."
+        default=None, ge=0, le=10_000, description="Price override, USD per 1M output tokens."
     )
     typical_output_tokens: int | None = Field(
         default=None, gt=0, le=1_000_000,
@@ -353,25 +426,31 @@ class ModelEntry(_Strict):
 
 
 class LocalModelCfg(_Strict):
-    n_ctx: int = Field(gt=0, description="llama.cpp context window, tokens.")
-    n_threads: int = Field(gt=0, description="CPU threads for llama.cpp.")
-    max_string_chars: int = Field(gt=0, description="Bound on each string in schema-constrained output, characters.")
-    max_list_items: int = Field(gt=0, description="Bound on each list in schema-constrained output.")
-    temperature: float = Field(ge=0, description="Sampling temperature.")
-    max_tokens: int = Field(gt=0, description="Cap on tokens per schema-constrained answer.")
-    max_text_tokens: int = Field(gt=0, description="Cap on tokens per free-text answer (debate turns, overview).")
+    n_ctx: int = Field(gt=0, le=MAX_TOKENS, description="llama.cpp context window, tokens.")
+    n_threads: int = Field(gt=0, le=1_024, description="CPU threads for llama.cpp.")
+    max_string_chars: int = Field(
+        gt=0, le=1_000_000, description="Bound on each string in schema-constrained output, characters."
+    )
+    max_list_items: int = Field(gt=0, le=10_000, description="Bound on each list in schema-constrained output.")
+    temperature: float = Field(ge=0, le=2.0, description="Sampling temperature.")
+    max_tokens: int = Field(gt=0, le=MAX_TOKENS, description="Cap on tokens per schema-constrained answer.")
+    max_text_tokens: int = Field(
+        gt=0, le=MAX_TOKENS, description="Cap on tokens per free-text answer (debate turns, overview)."
+    )
     repeat_penalty: float = Field(
-        ge=1.0, description="llama.cpp repeat penalty (>1 discourages the tiny model's loops)."
+        ge=1.0, le=10.0, description="llama.cpp repeat penalty (>1 discourages the tiny model's loops)."
     )
     cache_mb: int = Field(
-        ge=1, description="RAM for cached prompt states (shared prefixes are not evaluated again), MB."
+        ge=1, le=1_048_576, description="RAM for cached prompt states (shared prefixes are not evaluated again), MB."
     )
 
 
 class FakeModelCfg(_Strict):
-    seed: int = Field(description="Seed of the fake's deterministic choices (verdicts, texts, faults).")
+    seed: int = Field(
+        ge=0, le=MAX_SEED, description="Seed of the fake's deterministic choices (verdicts, texts, faults)."
+    )
     fault_rate: Unit = Field(description="Probability of a transient fault per call.")
-    latency_seconds: float = Field(ge=0, description="Simulated latency per call, seconds.")
+    latency_seconds: float = Field(ge=0, le=3_600, description="Simulated latency per call, seconds.")
     call_log: str | None = Field(description="JSONL file every request is appended to; null = memory only.")
     batch_dir: str | None = Field(default=None, description="Folder keeping the fake batch endpoint's batches "
                                   "(they outlive a killed process); null = memory only.")

@@ -11,6 +11,16 @@ seed's 60 s cap); attempts per error kind follow seed 004's retry table
 (429: 6, 529: 8, 5xx: 5, timeout: 3). LiteLLM's own retries are off (``num_retries=0``). Non-transient errors
 are never retried. A whole agent action may be attempted again by the flow (seed: 3 attempts, then dead) only
 after a call's retries ran out or its answer was not a valid record.
+
+Deadlines (issue 12; stack notes): LiteLLM's ``timeout`` bounds each read, not the call, so a server that
+trickles its body one byte at a time keeps a call alive indefinitely. Every provider call therefore runs under
+``asyncio.timeout(route.timeout_seconds)`` (seed 004: 120 s, 300 s with thinking); expiry is a
+:class:`~cosci.llm.errors.CallTimeout`, retried per the table like any timeout. In-process providers (the
+embedded model, the fake) have none (:func:`deadline`).
+
+Schema-constrained record calls on Ollama (issue 12): Ollama ignores ``tool_choice``, so a forced record call
+is sent with the record's JSON schema as ``format`` (LiteLLM's ``response_format`` → Ollama ``format``) and no
+tools; the JSON answer comes back as the record tool's call, as with the embedded model.
 """
 
 from __future__ import annotations
@@ -21,6 +31,7 @@ import logging
 import os
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # never fetch the price map (stack notes)
@@ -53,6 +64,8 @@ ADMISSION_POLL_SECONDS = 0.05
 RESERVE_MODES = frozenset({"supervisor.parse_goal", "metareview.final", "safety.classify", "metareview.audit"})
 """Calls that may draw on the budget reserve (seed 001: the reserve is the buffer that must not starve; issue 15:
 the safety classifier's cost comes from the reserve; issue 14: so does the audit of the overview)."""
+FORMAT_PROVIDERS = ("ollama_chat/", "ollama/")
+"""Providers that take a JSON schema as constrained output (Ollama's ``format``) but ignore ``tool_choice``."""
 
 Recorder = Callable[[CallRecord], None]
 
@@ -104,6 +117,8 @@ def map_exception(exc: Exception, model: str) -> E.LLMError:
         return E.Overloaded(msg, **kw)
     if isinstance(exc, litellm.Timeout):
         return E.CallTimeout(msg, **kw)
+    if isinstance(exc, TimeoutError):  # our own deadline (asyncio.timeout) expired
+        return E.CallTimeout(msg or "no complete answer before the call's deadline", **kw)
     if isinstance(exc, litellm.APIConnectionError):
         return E.ConnectionFailed(msg, **kw)
     if isinstance(exc, litellm.NotFoundError):
@@ -207,7 +222,8 @@ class Gateway:
             raise
         started = time.perf_counter()
         try:
-            raw = await litellm.acompletion(**kwargs)
+            async with asyncio.timeout(deadline(route)):  # a deadline, not a per-read timeout
+                raw = await litellm.acompletion(**kwargs)
         except Exception as exc:  # every provider error is mapped, recorded, then retried or raised
             self.budget.settle(reservation, 0.0, 0)
             err = map_exception(exc, route.model)
@@ -219,16 +235,18 @@ class Gateway:
             self.budget.settle(reservation, 0.0, 0)
             raise
         resp = self.parse_response(raw, route.model, time.perf_counter() - started)
+        if tool := format_tool(spec, route):
+            resp = as_record_call(resp, tool)
         self.budget.settle(reservation, resp.cost_usd, resp.input_tokens + resp.output_tokens)
         self.sizer.observe(route.key, resp.output_tokens)
         self.recorder(CallRecord(
             **base, outcome="ok", input_tokens=resp.input_tokens, output_tokens=resp.output_tokens,
             cache_read_tokens=resp.cache_read_tokens, cache_write_tokens=resp.cache_write_tokens,
             cost_usd=resp.cost_usd, latency_seconds=resp.latency_seconds,
-            request={"tool_choice": kwargs.get("tool_choice"),
+            request={"tool_choice": kwargs.get("tool_choice"), "response_format": kwargs.get("response_format"),
                      "tools": [t["function"]["name"] for t in kwargs.get("tools", [])],
                      "thinking": kwargs.get("thinking"), "messages": kwargs["messages"][1:]},
-            response=resp.assistant_message()))
+            response=resp.assistant_message(), system=kwargs["messages"][0]["content"]))
         return resp
 
     async def _admit(self, route: Route, input_chars: int) -> Reservation:
@@ -285,6 +303,11 @@ class Gateway:
                 kwargs["allowed_openai_params"] = ["thinking"]
         if spec.response_schema is not None and route.constrained and not spec.tools:
             kwargs["response_format"] = {"type": "json_object", "schema": spec.response_schema}
+        if format_tool(spec, route):
+            (tool,) = [t for t in spec.tools if t.name == spec.tool_choice]
+            del kwargs["tools"], kwargs["tool_choice"]
+            kwargs["response_format"] = {"type": "json_schema",
+                                         "json_schema": {"name": tool.name, "schema": tool.parameters}}
         return kwargs
 
     @staticmethod
@@ -293,8 +316,8 @@ class Gateway:
         cost."""
         choice = raw.choices[0]
         msg = choice.message
-        calls = [ToolCall(id=c.id or f"call_{i}", name=c.function.name or "",
-                          arguments=c.function.arguments or "")
+        calls = [ToolCall(id=c.id or f"call_{i}", name=valid_utf8(c.function.name or ""),
+                          arguments=valid_utf8(c.function.arguments or ""))
                  for i, c in enumerate(getattr(msg, "tool_calls", None) or [])]
         thinking = [dict(b) for b in (getattr(msg, "thinking_blocks", None) or [])]
         usage = getattr(raw, "usage", None)
@@ -306,7 +329,7 @@ class Gateway:
             except Exception:
                 cost = 0.0
         return LLMResponse(
-            text=msg.content or "", tool_calls=calls, thinking_blocks=thinking,
+            text=valid_utf8(msg.content or ""), tool_calls=calls, thinking_blocks=thinking,
             finish_reason=choice.finish_reason,
             model=getattr(raw, "model", None) or model,
             input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
@@ -315,3 +338,34 @@ class Gateway:
             cache_write_tokens=int(getattr(usage, "cache_creation_input_tokens", 0) or 0),
             cost_usd=float(cost or 0.0), latency_seconds=latency,
         )
+
+
+def deadline(route: Route) -> float | None:
+    """The wall-clock deadline of one call on ``route``, seconds (seed 004: 120 s, 300 s with thinking); None for
+    the in-process providers (embedded model, fake): their time is computation under a lock, which a cancelled
+    await would not stop, so a deadline there only queues a retry behind the abandoned call."""
+    return None if route.model.startswith(CUSTOM_PROVIDERS) else route.timeout_seconds
+
+
+def valid_utf8(text: str) -> str:
+    """``text`` with what UTF-8 cannot encode (lone surrogates from a broken decoder) replaced by ``?``, so
+    an answer can always be stored and sent back (issue 12: it crashed the record write)."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def format_tool(spec: CallSpec, route: Route) -> str | None:
+    """The record tool a call on a ``format`` provider (Ollama) forces, sent as a schema instead; else None."""
+    forced = spec.tool_choice not in (None, "auto", "none")
+    return spec.tool_choice if forced and spec.tools and route.model.startswith(FORMAT_PROVIDERS) else None
+
+
+def as_record_call(resp: LLMResponse, tool: str) -> LLMResponse:
+    """A schema-constrained JSON answer (Ollama ``format``) as a call of the record tool ``tool``; an answer that
+    already holds tool calls is left as it is (the record's parser then judges it)."""
+    if resp.tool_calls:
+        return resp
+    return replace(resp, text="", tool_calls=[ToolCall(id="format_0", name=tool, arguments=resp.text.strip())])

@@ -73,6 +73,8 @@ def open_record(data_dir: Path, session_id: str) -> SessionRecord:
 
 
 _LOCKS: dict[Path, IO[str]] = {}
+OPEN_RUNTIMES: dict[str, SessionRuntime] = {}
+"""The runtimes open in this process, by session id; filled and emptied by the session flow (flows/session.py)."""
 """Session folders whose lock this process holds."""
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -27,11 +28,18 @@ class Logs:
 
     # --- transcripts -----------------------------------------------------------------------------------
     def add_call(self, rec: CallRecord) -> None:
+        """Append one call attempt; its system message (if given) is stored once per distinct text."""
+        system_text = dumps(rec.system) if rec.system is not None else None
+        system_sha = hashlib.sha256(system_text.encode()).hexdigest() if system_text is not None else None
         with self.db.tx() as c:
+            if system_text is not None:
+                c.execute("INSERT OR IGNORE INTO system_prompts (sha256, session_id, content, created_at)"
+                          " VALUES (?,?,?,?)", (system_sha, self.session_id, system_text, time.time()))
             c.execute(
                 "INSERT INTO transcripts (session_id, task_id, agent, action, mode, model, attempt, outcome,"
                 " input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, latency_seconds,"
-                " request, response, error, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                " request, response, error, created_at, system_sha256)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     self.session_id,
                     rec.task_id,
@@ -51,8 +59,14 @@ class Logs:
                     dumps(rec.response) if rec.response is not None else None,
                     rec.error,
                     time.time(),
+                    system_sha,
                 ),
             )
+
+    def system_prompt(self, sha256: str) -> Any:
+        """The system message content stored under ``sha256`` (as sent: a list of text blocks), or None."""
+        rows = self.db.query("SELECT content FROM system_prompts WHERE sha256=?", (sha256,))
+        return loads(rows[0]["content"]) if rows else None
 
     def spend(self) -> dict[str, dict[str, float]]:
         """USD and tokens spent per agent so far: ``{agent: {"usd": .., "tokens": ..}}``."""

@@ -20,6 +20,7 @@ from typing import Protocol
 
 from cosci.config.schema import CosciConfig
 from cosci.domain import Task, TaskResult, task_id
+from cosci.errors import SessionFailed
 from cosci.llm.budget import BudgetBusy, TokenBudget
 from cosci.llm.errors import RETRYABLE_ACTION_ERRORS, BudgetExceeded
 from cosci.safety.classifier import screening_on
@@ -143,6 +144,9 @@ class Supervisor:
                 self.scheduler.exhausted.add(exc.agent)
             self.record.logs.event("task_failed", {"task_id": task.id, "err": str(exc)}, agent=task.agent)
             return
+        except SessionFailed as exc:  # the session cannot go on: recorded, then raised out of the loop
+            self.record.tasks.fail(task.id, f"{type(exc).__name__}: {exc}", dead=True)
+            raise
         except Exception as exc:  # recorded on the task row; the session goes on
             retryable = isinstance(exc, RETRYABLE_ACTION_ERRORS)
             self.record.tasks.fail(task.id, f"{type(exc).__name__}: {exc}", dead=retryable)
@@ -211,6 +215,7 @@ class Supervisor:
                 if status == "paused":
                     await self._hold(inflight)
                     continue
+                self._pause_told = False
                 reason = self.should_stop()
                 if reason:
                     break
@@ -251,6 +256,11 @@ class Supervisor:
         return StopReason.IDLE
 
     async def _hold(self, inflight: set[asyncio.Task[None]]) -> None:
+        if not getattr(self, "_pause_told", False):  # say it once per pause (issue 12)
+            sid = self.record.session_id
+            log.warning("session %s is paused; continue with `cosci resume %s`, stop with `cosci abort %s`",
+                        sid, sid, sid)
+            self._pause_told = True
         await self._drain(inflight)
         t0 = time.monotonic()
         await asyncio.sleep(1.0)

@@ -1,14 +1,13 @@
 """Termination predicates (seed 000 "Termination Predicates"), checked after every task.
 
-In order: ``EXTERNAL`` (abort), ``BUDGET`` (the working budget — the cap minus the reserve kept for the final
-overview — is spent, or an admission hit the session cap), ``WALL_CLOCK`` (active time, across resumes, has
-reached ``run.wall_clock_seconds``), ``ELO_STABLE`` (the stability tracker with its guards), ``MAX_IDEAS`` (the
-pool is full and every player is ranked), and, when nothing is pending and idle refinement finds nothing:
-``BUDGET`` if an agent's share ran out (the summary names the agent), ``STALLED`` if the pool cannot grow
-(growth attempts used, or duplicates only) and the leaderboard cannot change (every pair at the rematch cap;
-issue 11), else ``IDLE``.
-``BT_STABLE`` (issue 13) is the Bradley–Terry rule (:class:`cosci.tournament.stability.BTStabilityTracker`);
-``termination.stability_rule`` picks which stability rule may stop the session (:func:`stability_stop`).
+In order: ``EXTERNAL`` (abort; recorded as ``aborted``), ``BUDGET`` (the working budget — the cap minus the
+reserve kept for the final overview — is spent, or an admission hit the session cap), ``WALL_CLOCK`` (active
+time, across resumes, has reached ``run.wall_clock_seconds``), ``ELO_STABLE`` / ``BT_STABLE`` (the stability
+rules; ``termination.stability_rule`` picks which may stop the session, :func:`stability_stop`; the BT rule is
+:class:`cosci.tournament.stability.BTStabilityTracker`, issue 13), ``MAX_IDEAS`` (the pool is full and every
+player is ranked), and, when nothing is pending and idle refinement finds nothing: ``BUDGET`` if an agent's
+share ran out (the summary names the agent), ``STALLED`` if the pool cannot grow (growth attempts used, or
+duplicates only) and the leaderboard cannot change (every pair at the rematch cap; issue 11), else ``IDLE``.
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ from enum import StrEnum
 
 
 class StopReason(StrEnum):
-    EXTERNAL = "external"
+    EXTERNAL = "aborted"  # seed 000 EXTERNAL (pause/abort); recorded as "aborted", what the researcher asked
     BUDGET = "budget"
     WALL_CLOCK = "wall_clock"
     ELO_STABLE = "elo_stable"

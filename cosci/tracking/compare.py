@@ -36,16 +36,13 @@ from cosci.tracking.stores import (
 
 def _runs(client: MlflowClient, *, experiment: str | None, parent: str | None, ids: list[str] | None) -> list[Run]:
     if parent:
+        from cosci.tracking.sweeps import child_runs
+
         try:
-            run = client.get_run(parent)
+            client.get_run(parent)
         except MlflowException:
             raise CosciError(f"no MLflow run '{parent}' in {redacted(client.tracking_uri)}") from None
-        runs = client.search_runs(
-            [run.info.experiment_id],
-            f"tags.mlflow.parentRunId = '{parent}'",
-            order_by=["attributes.start_time ASC"],
-            max_results=10_000,
-        )
+        runs = child_runs(client, parent)  # children may sit in other experiments (a sweep over experiment=)
         if not runs:
             raise CosciError(f"run '{parent}' has no child runs (is it a sweep's parent run?)")
         return list(runs)

@@ -14,6 +14,7 @@ import tempfile
 from pathlib import Path
 
 import polars as pl
+from mlflow.entities import Run, ViewType
 from mlflow.tracking import MlflowClient
 
 PARENT_FILE = ".mlflow_parent_run_id"
@@ -45,15 +46,25 @@ def start_parent(uri: str, experiment: str, artifact_location: str | None, name:
     return run.info.run_id
 
 
+def child_runs(client: MlflowClient, parent_run_id: str) -> list[Run]:
+    """Every run tagged ``mlflow.parentRunId = parent_run_id``, oldest first, in *any* experiment: a sweep over
+    ``experiment=demo,amr`` logs each session to its own experiment while the parent stays in the first
+    (issue 12)."""
+    ids = [e.experiment_id for e in client.search_experiments(view_type=ViewType.ALL)]
+    runs: list[Run] = []
+    for start in range(0, len(ids), 100):  # MLflow caps the experiments of one search
+        runs += client.search_runs(
+            ids[start : start + 100],
+            filter_string=f"tags.mlflow.parentRunId = '{parent_run_id}'",
+            run_view_type=ViewType.ALL,
+            max_results=10_000,
+        )
+    return sorted(runs, key=lambda r: (r.info.start_time or 0, r.info.run_id))
+
+
 def children_frame(client: MlflowClient, parent_run_id: str) -> pl.DataFrame:
-    """The sweep summary: one row per child run of ``parent_run_id``, oldest first."""
-    parent = client.get_run(parent_run_id)
-    runs = client.search_runs(
-        [parent.info.experiment_id],
-        filter_string=f"tags.mlflow.parentRunId = '{parent_run_id}'",
-        order_by=["attributes.start_time ASC"],
-        max_results=10_000,
-    )
+    """The sweep summary: one row per child run of ``parent_run_id`` (any experiment), oldest first."""
+    runs = child_runs(client, parent_run_id)
     rows = []
     for r in runs:
         m, t = r.data.metrics, r.data.tags

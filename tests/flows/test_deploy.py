@@ -73,3 +73,8 @@ def test_served_deployment_runs_with_overrides(prefect_server: None, tmp_path: P
     record = SessionRecord.open(sessions[0], sessions[0].parent.name)
     row = record.sessions.get()
     assert row.status == "done" and row.config_snapshot["run"]["max_ideas"] == 5
+    # a real session, as `python -m cosci.run` makes (issue 12: it used to end done with 0 hypotheses)
+    assert record.hypotheses.count() >= 2 and record.matches.count() >= 1
+    assert not record.logs.events("task_failed"), record.logs.events("task_failed")[:3]
+    overview = (sessions[0].parent / "final" / "overview.md").read_text()
+    assert "[H-" in overview

@@ -1,0 +1,68 @@
+"""Bad input (issue 12): every override in ``tests/data/bad_overrides.txt`` stops with one line on stderr, exit 2,
+and nothing written; absurd numbers are refused by the schema's upper bounds; goals are prose and get a way in
+that takes any text (``session.goal_file``, ``cosci run --goal``) and a grammar error that says how to quote."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cosci import cli
+from cosci.config.load import GOAL_QUOTING, ConfigError, compose, validate
+from cosci.run import main
+
+BAD = [ln for ln in (Path(__file__).resolve().parents[1] / "data" / "bad_overrides.txt").read_text().splitlines()
+       if ln.strip() and not ln.startswith("#")]
+GOAL = "Why do AML blasts resist cytarabine, and how can we overcome it? (Look at BCL-2 & MCL-1; don't stop.)"
+
+
+def run_main(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    return int(exit_.value.code or 0), capsys.readouterr().err
+
+
+@pytest.mark.parametrize("override", BAD)
+def test_each_bad_override_is_one_line_exit_2_and_nothing_written(override: str, tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "data"
+    code, err = run_main(["experiment=demo", "models=fake", f"paths.data_dir={data}", override], capsys)
+    assert code == 2, err
+    assert err.count("\n") == 1 and err.startswith("cosci: ") and "Traceback" not in err, err
+    assert not data.exists() or not any(data.rglob("*"))
+
+
+def test_upper_bounds_name_the_key_and_the_limit() -> None:
+    with pytest.raises(ConfigError, match=r"run\.concurrency: Input should be less than or equal to 64"):
+        validate(compose(["experiment=demo", "models=fake", "run.concurrency=100000"]))
+
+
+def test_the_goal_grammar_error_says_how_to_quote(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, err = run_main(["experiment=demo", "models=fake", f"paths.data_dir={tmp_path}",
+                          "session.goal=Why do AML blasts resist cytarabine, and how can we overcome it?"], capsys)
+    assert code == 2 and GOAL_QUOTING in err and "session.goal_file=PATH" in err
+
+
+def test_a_goal_file_takes_any_prose(tmp_path: Path) -> None:
+    path = tmp_path / "goal.txt"
+    path.write_text(f"\n{GOAL}\nSecond line: €, é, #, ;, =.\n", encoding="utf-8")
+    config = validate(compose(["experiment=demo", "models=fake", f"session.goal_file={path}"]), require_goal=True)
+    assert config.session.goal == f"{GOAL}\nSecond line: €, é, #, ;, =."
+    assert config.session.goal_file is None  # read once: a resume never reads the file again
+    with pytest.raises(ConfigError, match=r"session\.goal_file: .* is empty"):
+        (tmp_path / "empty.txt").write_text("  \n")
+        validate(compose(["experiment=demo", "models=fake", f"session.goal_file={tmp_path / 'empty.txt'}"]))
+
+
+def test_cosci_run_passes_the_goal_through_untouched(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    seen: dict[str, Any] = {}
+
+    def fake_run_session(config: Any, **kw: Any) -> None:
+        seen["config"], seen["kw"] = config, kw
+
+    monkeypatch.setattr("flows.launch.run_session", fake_run_session)
+    cli.main(["run", "--goal", GOAL, "experiment=demo", "models=fake", f"paths.data_dir={tmp_path}"])
+    assert seen["config"].session.goal == GOAL
+    assert seen["kw"]["overrides"] == ["experiment=demo", "models=fake", f"paths.data_dir={tmp_path}"]

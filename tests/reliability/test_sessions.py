@@ -1,0 +1,94 @@
+"""Short versions of the reliability suite on whole sessions (issue 12; long versions: ``python -m
+bench.reliability``): SIGKILL and resume, 30 % transient faults, the budget cap at concurrency 8, no secret in
+anything a run writes, and a session whose goal cannot be parsed ends ``failed`` (its flow run Failed)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import sqlite3
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bench import reliability as suite
+from cosci.errors import SessionFailed
+from cosci.llm.fake import FakeBackend
+from cosci.store import RECORD_FILE, SessionRecord
+from tests.conftest import make_config
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def shared_server() -> Iterator[str]:
+    """One Prefect server for this module's sessions (children inherit ``PREFECT_API_URL``)."""
+    from flows.server import TemporaryServer
+
+    saved = os.environ.get("PREFECT_API_URL")
+    with tempfile.TemporaryDirectory(prefix="cosci-prefect-") as home:
+        server = TemporaryServer(Path(home))
+        os.environ["PREFECT_API_URL"] = server.start()
+        try:
+            yield os.environ["PREFECT_API_URL"]
+        finally:
+            server.stop()
+            if saved is None:
+                os.environ.pop("PREFECT_API_URL", None)
+            else:
+                os.environ["PREFECT_API_URL"] = saved
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+def test_sigkill_at_a_random_moment_then_resume(shared_server: str, tmp_path: Path, seed: int) -> None:
+    assert suite.kill_trial(tmp_path, random.Random(seed)) == []
+
+
+def test_thirty_percent_transient_faults_still_finish(shared_server: str) -> None:
+    check = suite.check_faults(1, seed=5)
+    assert check.ok, check.notes
+
+
+def test_spend_never_exceeds_the_cap_at_concurrency_8(shared_server: str) -> None:
+    check = suite.check_budget(1, seed=2)
+    assert check.ok, check.notes
+
+
+def test_no_api_key_reaches_anything_a_run_writes(shared_server: str) -> None:
+    check = suite.check_secrets(1, seed=4)
+    assert check.ok, check.notes
+
+
+def test_the_scanner_finds_a_planted_key(tmp_path: Path) -> None:
+    (tmp_path / "a.log").write_text(f"oops {suite.DUMMY_KEYS['OPENAI_API_KEY']}")
+    assert suite.scan_for_keys(tmp_path) == ["a.log"]
+
+
+def test_a_goal_that_cannot_be_parsed_fails_the_session_and_the_flow(prefect_server: None, fake: FakeBackend,
+                                                                     tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The served-deployment failure (a task that cannot reach its session: ``KeyError: 's-…'``) must end the
+    session ``failed`` and raise out of the flow (Prefect then marks the run Failed), never ``done``/``idle``.
+    A model error is not enough to fail goal parsing (the goal agent falls back to the goal as the plan)."""
+    from cosci.session.runtime import SessionRuntime
+    from flows.session import session_flow
+
+    async def lost(self: SessionRuntime, task: object) -> object:
+        raise KeyError(self.session_id)
+
+    monkeypatch.setattr(SessionRuntime, "execute", lost)
+    config = make_config(tmp_path / "data")
+    with pytest.raises(SessionFailed, match="supervisor/ParseGoal failed"):
+        asyncio.run(session_flow(config.model_dump(mode="json"), ["experiment=demo"], "fake", None))
+    (db,) = (tmp_path / "data" / "sessions").glob(f"*/{RECORD_FILE}")
+    record = SessionRecord.open(db, db.parent.name)
+    row = record.sessions.get()
+    assert (row.status, row.stop_reason) == ("failed", "error")
+    assert record.logs.events("session_failed")
+    assert record.hypotheses.count() == 0
+    record.close()
+    with sqlite3.connect(db) as conn:  # the goal task is dead, not silently pending
+        assert conn.execute("SELECT status FROM tasks WHERE action='ParseGoal'").fetchone()[0] == "dead"
