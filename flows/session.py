@@ -96,7 +96,7 @@ async def agent_action(session_id: str, spec: dict[str, Any]) -> dict[str, Any]:
     return json.loads(result.to_json())
 
 
-FATAL_ACTIONS = frozenset({"ParseGoal"})
+FATAL_ACTIONS = frozenset({"ParseGoal", "ScreenGoal"})
 """Actions whose failure ends the session ``failed``: every later task depends on the research plan (seed 000)."""
 
 

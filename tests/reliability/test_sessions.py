@@ -81,7 +81,7 @@ def test_a_goal_that_cannot_be_parsed_fails_the_session_and_the_flow(prefect_ser
 
     monkeypatch.setattr(SessionRuntime, "execute", lost)
     config = make_config(tmp_path / "data")
-    with pytest.raises(SessionFailed, match="supervisor/ParseGoal failed"):
+    with pytest.raises(SessionFailed, match=r"(supervisor/ParseGoal|safety/ScreenGoal) failed"):
         asyncio.run(session_flow(config.model_dump(mode="json"), ["experiment=demo"], "fake", None))
     (db,) = (tmp_path / "data" / "sessions").glob(f"*/{RECORD_FILE}")
     record = SessionRecord.open(db, db.parent.name)
@@ -91,4 +91,5 @@ def test_a_goal_that_cannot_be_parsed_fails_the_session_and_the_flow(prefect_ser
     assert record.hypotheses.count() == 0
     record.close()
     with sqlite3.connect(db) as conn:  # the goal task is dead, not silently pending
-        assert conn.execute("SELECT status FROM tasks WHERE action='ParseGoal'").fetchone()[0] == "dead"
+        first = "ScreenGoal" if config.safety and config.safety.enabled else "ParseGoal"  # issue 15: screened first
+        assert conn.execute("SELECT status FROM tasks WHERE action=?", (first,)).fetchone()[0] == "dead"

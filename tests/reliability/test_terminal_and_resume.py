@@ -38,7 +38,7 @@ def test_the_summary_goes_to_stdout_and_the_estimate_to_stderr(monkeypatch: pyte
     async def fake_flow(*args: Any, **kwargs: Any) -> dict[str, Any]:
         return summary
 
-    monkeypatch.setattr(flows.launch, "ensure_server", lambda home: None)
+    monkeypatch.setattr(flows.launch, "ensure_server", lambda home, **kw: None)
     monkeypatch.setattr(flows.session, "session_flow", fake_flow)
     flows.launch.run_session(config, overrides=[])
     out, err = capsys.readouterr()
