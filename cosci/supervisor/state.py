@@ -55,6 +55,10 @@ class PoolState:
     duplicate_streak: int = 0
     """Pool-growth tasks in a row (generation or evolution) that added nothing: only duplicates or no record."""
     _seen_matches: set[str] = field(default_factory=set)
+    _capped: dict[int, set[tuple[str, str]]] = field(default_factory=dict)
+    """Pairs at each rematch cap asked for so far, kept current as matches are played."""
+    _memo: dict[object, object] = field(default_factory=dict)
+    """Reads computed since the view last changed (one decision asks for the same ones several times)."""
 
     def load(self) -> None:
         """Read everything from the record (start, resume, and every ``FULL_RELOAD_EVERY_TASKS`` tasks)."""
@@ -66,8 +70,11 @@ class PoolState:
         self.valid_matches = rec.matches.count(valid_only=True)
         self.feedback = len(rec.logs.feedback(source="meta_review"))
         self._seen_matches = set(rec.matches.ids())
+        self._capped.clear()
+        self._memo.clear()
 
     def _refresh(self, ids: list[str]) -> None:
+        self._memo.clear()
         for row in self.record.hypotheses.standings(sorted(set(ids))):
             self.standings[row[0]] = Standing(*row)
 
@@ -89,12 +96,17 @@ class PoolState:
             played = self.record.matches.pairs_of(new)
             self._seen_matches.update(new)
             for a, b, valid in played:
-                self.pair_counts[(min(a, b), max(a, b))] += 1
+                pair = (min(a, b), max(a, b))
+                self.pair_counts[pair] += 1
+                for cap, capped in self._capped.items():
+                    if self.pair_counts[pair] >= cap:
+                        capped.add(pair)
                 self.matches += 1
                 self.valid_matches += int(valid)
             self._refresh([h for a, b, _ in played for h in (a, b)])
         elif kind == "proximity_updated":
             self.standings = {r[0]: Standing(*r) for r in self.record.hypotheses.standings()}
+            self._memo.clear()
         elif kind == "system_feedback_generated":
             self.feedback += 1
         elif result.hypothesis_ids:  # any other result naming hypotheses (a safety screen) may change their state
@@ -103,11 +115,16 @@ class PoolState:
     # --- reads ------------------------------------------------------------------------------------------
     def players(self) -> list[Standing]:
         """Tournament players by Elo, best first; ties by id (as :meth:`Hypotheses.ranked`)."""
-        return sorted((s for s in self.standings.values() if s.state in PLAYER_STATES), key=lambda s: (-s.elo, s.id))
+        if "players" not in self._memo:
+            self._memo["players"] = sorted((s for s in self.standings.values() if s.state in PLAYER_STATES),
+                                           key=lambda s: (-s.elo, s.id))
+        return self._memo["players"]  # type: ignore[return-value]
 
     def pool_size(self) -> int:
         """Hypotheses counting towards ``run.max_ideas``."""
-        return sum(1 for s in self.standings.values() if s.state not in OUT_OF_POOL)
+        if "pool" not in self._memo:
+            self._memo["pool"] = sum(1 for s in self.standings.values() if s.state not in OUT_OF_POOL)
+        return self._memo["pool"]  # type: ignore[return-value]
 
     def unranked(self, mature_matches: int) -> int:
         """Hypotheses not yet ranked enough: drafts, reviewed ones waiting to enter, immature players."""
@@ -123,11 +140,15 @@ class PoolState:
 
     def open_pairs(self, cap: int) -> int:
         """Player pairs below the rematch cap (``ranking.max_matches_per_pair``)."""
-        ids = sorted(s.id for s in self.standings.values() if s.state in PLAYER_STATES)
-        total = len(ids) * (len(ids) - 1) // 2
-        members = set(ids)
-        capped = sum(1 for (a, b), n in self.pair_counts.items() if n >= cap and a in members and b in members)
-        return total - capped
+        key = ("open_pairs", cap)
+        if key not in self._memo:
+            if cap not in self._capped:
+                self._capped[cap] = {pair for pair, n in self.pair_counts.items() if n >= cap}
+            members = {s.id for s in self.players()}
+            total = len(members) * (len(members) - 1) // 2
+            capped = sum(1 for a, b in self._capped[cap] if a in members and b in members)
+            self._memo[key] = total - capped
+        return self._memo[key]  # type: ignore[return-value]
 
 
 @dataclass
