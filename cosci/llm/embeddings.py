@@ -16,12 +16,12 @@ phrasing land close, unrelated texts near cosine 0, but a paraphrase in other wo
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from sklearn.feature_extraction.text import HashingVectorizer
 
 from cosci.llm.static_embedding import WORDLLAMA_DIM, WORDLLAMA_MODEL, StaticModelUnavailable, wordllama_embed
 from cosci.llm.static_embedding import load as load_static
@@ -35,10 +35,19 @@ HASH_DIM = 1024
 KEYS = {"voyage/": "VOYAGE_API_KEY", "text-embedding": "OPENAI_API_KEY", "openai/": "OPENAI_API_KEY",
         "gemini/": "GEMINI_API_KEY", "mistral/": "MISTRAL_API_KEY", "cohere/": "COHERE_API_KEY"}
 
-_WORDS = HashingVectorizer(n_features=HASH_DIM, ngram_range=(1, 2), alternate_sign=True, norm="l2",
-                           lowercase=True, stop_words="english")
-_CHARS = HashingVectorizer(n_features=HASH_DIM, analyzer="char_wb", ngram_range=(3, 5), alternate_sign=True,
-                           norm="l2", lowercase=True)
+
+
+@functools.cache
+def _vectorizers() -> tuple[Any, Any]:
+    """The word and character ``HashingVectorizer``s (scikit-learn takes seconds to import: loaded on first use,
+    so it is off a session's start-up path; issue 11)."""
+    from sklearn.feature_extraction.text import HashingVectorizer
+
+    words = HashingVectorizer(n_features=HASH_DIM, ngram_range=(1, 2), alternate_sign=True, norm="l2",
+                              lowercase=True, stop_words="english")
+    chars = HashingVectorizer(n_features=HASH_DIM, analyzer="char_wb", ngram_range=(3, 5), alternate_sign=True,
+                              norm="l2", lowercase=True)
+    return words, chars
 
 
 def l2_normalise(x: np.ndarray) -> np.ndarray:
@@ -51,8 +60,9 @@ def hash_embed(texts: list[str]) -> np.ndarray:
     """The offline embedding: ``(n, 1024)`` float32, L2-normalised (see module docstring)."""
     if not texts:
         return np.zeros((0, HASH_DIM), dtype=np.float32)
-    words = _WORDS.transform(texts).toarray()
-    chars = _CHARS.transform(texts).toarray()
+    word_vec, char_vec = _vectorizers()
+    words = word_vec.transform(texts).toarray()
+    chars = char_vec.transform(texts).toarray()
     return l2_normalise(0.6 * words + 0.4 * chars)
 
 
