@@ -170,7 +170,10 @@ def test_ray_launcher_joins_an_existing_cluster_by_address(
     """The cluster form: `ray start --head` (a one-node cluster here), then launcher.ray.address=<head>."""
     temp = Path(tempfile.mkdtemp(prefix="ray", dir="/tmp"))  # Ray's socket paths must stay under 107 characters
     port, log = _free_port(), temp / "head.log"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "RAY_AUTH_MODE": "disabled"}  # a cluster's nodes run its code
+    # a cluster's nodes run its code; they inherit the head's environment, which must not carry another test's
+    # Prefect server (the session-wide harness of tests/flows sets PREFECT_API_URL in this process)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
+    env.update({"PYTHONPATH": str(ROOT), "RAY_AUTH_MODE": "disabled"})
     with log.open("wb") as out:
         head = subprocess.Popen(
             [str(Path(sys.executable).parent / "ray"), "start", "--head", "--node-ip-address", "127.0.0.1",
