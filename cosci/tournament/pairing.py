@@ -48,8 +48,6 @@ def never_blocked(a: str, b: str) -> bool:
     return False
 
 
-_never = never_blocked
-
 
 @dataclass(frozen=True)
 class PairingCfg:
@@ -69,13 +67,13 @@ class Pairing:
     bucket: Literal["focus", "new_arrival", "close_elo", "random_top", "warmup", "uncertainty"]
 
 
-def _nearest(target: Player, others: Sequence[Player], blocked: Blocked = _never) -> Player | None:
+def _nearest(target: Player, others: Sequence[Player], blocked: Blocked = never_blocked) -> Player | None:
     pool = [p for p in others if p.id != target.id and not blocked(target.id, p.id)]
     return min(pool, key=lambda p: (abs(p.elo - target.elo), p.id)) if pool else None
 
 
 def _new_arrival(players: Sequence[Player], cfg: PairingCfg, rng: random.Random,
-                 blocked: Blocked = _never) -> Pairing | None:
+                 blocked: Blocked = never_blocked) -> Pairing | None:
     new = [p for p in players if p.matches_played < cfg.new_arrival_matches]
     warm = [p for p in players if p.matches_played >= cfg.new_arrival_matches]
     new = [p for p in new if _nearest(p, players, blocked)]
@@ -87,7 +85,7 @@ def _new_arrival(players: Sequence[Player], cfg: PairingCfg, rng: random.Random,
 
 
 def _close_elo(players: Sequence[Player], cfg: PairingCfg, rng: random.Random, sim: Similarity,
-              blocked: Blocked = _never) -> Pairing | None:
+              blocked: Blocked = never_blocked) -> Pairing | None:
     warm = sorted((p for p in players if p.matches_played >= cfg.new_arrival_matches), key=lambda p: p.id)
     pairs, weights = [], []
     for i, a in enumerate(warm):
@@ -103,7 +101,7 @@ def _close_elo(players: Sequence[Player], cfg: PairingCfg, rng: random.Random, s
     return Pairing(first, second, "close_elo")
 
 
-def _random_top(players: Sequence[Player], rng: random.Random, blocked: Blocked = _never) -> Pairing | None:
+def _random_top(players: Sequence[Player], rng: random.Random, blocked: Blocked = never_blocked) -> Pairing | None:
     ranked = sorted(players, key=lambda p: (-p.elo, p.id))
     top = ranked[: max(2, math.ceil(len(ranked) / 2))]
     pairs = [(a, b) for i, a in enumerate(top) for b in top[i + 1:] if not blocked(a.id, b.id)]
@@ -116,7 +114,7 @@ def _random_top(players: Sequence[Player], rng: random.Random, blocked: Blocked 
 
 
 def select_pair(players: Sequence[Player], rng: random.Random, sim: Similarity, cfg: PairingCfg = PairingCfg(),
-                focus_id: str | None = None, blocked: Blocked = _never,
+                focus_id: str | None = None, blocked: Blocked = never_blocked,
                 exclude: Collection[str] = ()) -> Pairing | None:
     """Choose the next match among tournament players not in ``exclude``; None when fewer than two are free or
     every pair is ``blocked``."""
