@@ -36,6 +36,7 @@ from cosci.config.load import ConfigError, compose, validate
 from cosci.config.schema import CosciConfig
 from cosci.errors import CosciError, GoalRefused, SessionNotFound
 from cosci.grounding.report import status_lines
+from cosci.paths import writable_data_dir
 from cosci.store import RECORD_FILE, SessionRecord
 
 FEEDBACK_KINDS = ("directive", "preference", "rejection", "pin")
@@ -353,13 +354,15 @@ def cmd_run(args: argparse.Namespace) -> None:
     from cosci.llm.routing import Router
     from cosci.run import check_corpus
 
-    if any(o.lstrip("+~").startswith(("session.goal=", "session.goal_file=")) for o in args.overrides):
-        raise ConfigError("session.goal: give the goal once, with --goal (not also as an override)")
+    if given := next((o.lstrip("+~").split("=", 1)[0] for o in args.overrides
+                      if o.lstrip("+~").startswith(("session.goal=", "session.goal_file="))), None):
+        raise ConfigError(f"{given}: give the goal once, with --goal (not also as an override)")
     if not args.goal.strip():
         raise ConfigError("--goal: the research goal is empty")
     cfg = compose(args.overrides)
     cfg.session.goal = args.goal
     config = validate(cfg, require_goal=True)
+    writable_data_dir(config.paths.data_dir)
     Router(config).check_keys()
     if config.session.corpus_path:
         check_corpus(config.session.corpus_path)
@@ -420,9 +423,8 @@ def cmd_eval(args: argparse.Namespace) -> None:
         raise ConfigError(f"--seeds: {args.seeds} must be at least 1")
     if args.top_n is not None and args.top_n < 1:
         raise ConfigError(f"--top-n: {args.top_n} must be at least 1")
-    overrides = [*args.overrides, *([f"paths.data_dir={args.data_dir}"] if args.data_dir else [])]
     opts = EvalOptions(items=args.items, corpus=args.corpus, seeds=args.seeds, baseline=args.baseline,
-                       judge_tier=args.judge_tier, top_n=args.top_n, overrides=overrides)
+                       judge_tier=args.judge_tier, top_n=args.top_n, overrides=list(args.overrides))
     result = run_eval(opts, on_row=lambda r: print(
         f"eval: {r['item']} seed {r['seed']} {r['system']:8s} recall {r['recall_any']:.2f} "
         f"best-of-5 match {r['match_best_at_5']:.1f} ${r['cost_usd']:.4f} {r['wall_seconds']:.0f} s",
@@ -517,6 +519,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         if getattr(args, "command", None) != "eval" or any(e.startswith("-") for e in extra):
             p.error(f"unrecognized arguments: {' '.join(extra)}")
         args.overrides = [*args.overrides, *extra]
+    if getattr(args, "data_dir", None) and getattr(args, "command", None) in ("run", "serve", "estimate", "eval"):
+        args.overrides = [*args.overrides, f"paths.data_dir={data_dir(args.data_dir)}"]  # --data-dir wins
     try:
         args.func(args)
     except GoalRefused as exc:  # issue 15: a refused goal (resume) or researcher feedback text

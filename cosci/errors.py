@@ -20,6 +20,21 @@ class MissingApiKey(CosciError):
         self.model = model
 
 
+class UnknownModel(CosciError):
+    """A model tier names a model no LiteLLM provider serves (``models.tiers.<tier>.model``)."""
+
+    def __init__(self, tier: str, model: str) -> None:
+        super().__init__(f"models.tiers.{tier}.model: {model!r} names no LiteLLM provider; write provider/model "
+                         "(e.g. anthropic/claude-sonnet-4-6, openai/gpt-5-mini, ollama_chat/qwen2.5:7b) or pick "
+                         "models=local")
+        self.tier = tier
+        self.model = model
+
+
+class DataDirUnusable(CosciError):
+    """``paths.data_dir`` cannot be created or written (sessions, MLflow and Prefect all live under it)."""
+
+
 class SessionNotFound(CosciError):
     """No session with this id exists under the data directory."""
 

@@ -7,7 +7,11 @@ found without configuration.
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
+
+from cosci.errors import DataDirUnusable
 
 _PACKAGE = Path(__file__).resolve().parent
 
@@ -39,3 +43,30 @@ def moose_chem_dir() -> Path:
             return candidate
     raise FileNotFoundError(f"the MOOSE-Chem data is missing (looked in {_PACKAGE / '_data'} and "
                             f"{_PACKAGE.parent / 'bench' / 'data'})")
+
+
+def writable_data_dir(path: Path) -> Path:
+    """Check, leaving nothing behind, that ``path`` is a folder cosci can write in or can create: a probe folder
+    is made (and removed) in its nearest existing ancestor. Used before a session starts, so a wrong data folder
+    fails in one line and leaves nothing behind.
+
+    Returns:
+        The absolute path.
+
+    Raises:
+        DataDirUnusable: one line naming ``paths.data_dir``, the folder and the reason.
+    """
+    path = Path(path).expanduser().resolve()
+    existing = next(p for p in (path, *path.parents) if p.exists())
+    reason = ""
+    if not existing.is_dir():
+        reason = f"{existing} is not a folder"
+    else:
+        try:  # a real probe: os.access says yes to root even where nothing can be created (/proc)
+            os.rmdir(tempfile.mkdtemp(prefix=".cosci-probe-", dir=existing))
+        except OSError as exc:
+            reason = f"cannot create anything in {existing} ({exc.strerror or type(exc).__name__})"
+    if reason:
+        raise DataDirUnusable(f"paths.data_dir: cannot use {path}: {reason} (pick a folder you can write, e.g. "
+                              "paths.data_dir=$HOME/cosci-data or --data-dir)")
+    return path

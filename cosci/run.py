@@ -27,7 +27,7 @@ from cosci.config.load import ConfigError, compose, one_line, validate, with_goa
 from cosci.errors import CosciError, GoalRefused
 from cosci.launchers import check_launcher, quiet_schema_warning
 from cosci.llm.routing import Router
-from cosci.paths import conf_dir
+from cosci.paths import conf_dir, writable_data_dir
 
 _PRINT_ONLY_FLAGS = ("cfg", "help", "hydra_help", "info", "shell_completion")
 
@@ -65,6 +65,7 @@ def prevalidate(overrides: Sequence[str], multirun: bool) -> None:
         if multirun:
             check_launcher(job)
         config = validate(compose(job), require_goal=True)
+        writable_data_dir(config.paths.data_dir)
         if config.session.resume:
             check_resumable(config.paths.data_dir, config.session.resume)
         else:
@@ -129,6 +130,17 @@ def _sweep_context(hc: Any, data_dir: Path) -> None:
 
 @hydra.main(config_path=str(conf_dir()), config_name="config", version_base="1.3")
 def _job(cfg: DictConfig) -> float | None:
+    from hydra.types import RunMode
+
+    try:
+        return _run_job(cfg)
+    except (ConfigError, CosciError) as exc:
+        if HydraConfig.get().mode == RunMode.MULTIRUN:  # a sweep records the failed job and goes on
+            raise
+        raise JobError(exc) from exc
+
+
+def _run_job(cfg: DictConfig) -> float | None:
     from flows.launch import run_session  # heavy imports (prefect, mlflow) only for real runs
 
     config = validate(cfg, require_goal=True)
@@ -149,30 +161,49 @@ def _job(cfg: DictConfig) -> float | None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Entry point; exits 2 with one line on a configuration or input error."""
+    """Entry point; exits 2 with one line on a configuration or input error (3: the goal was refused)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     args = get_args_parser().parse_args(argv)
     os.environ["HYDRA_FULL_ERROR"] = "1"  # let errors reach us, so we can print one line instead of Hydra's block
     quiet_schema_warning()
+    code = 0
     try:
         if not any(getattr(args, flag, None) for flag in _PRINT_ONLY_FLAGS):
             prevalidate(args.overrides, bool(args.multirun))
         sys.argv = [sys.argv[0], *argv]
         _job()
-    except GoalRefused as exc:  # issue 15: safety screening refused the goal
-        print(f"cosci: {exc}", file=sys.stderr)
-        raise SystemExit(GoalRefused.exit_code) from None
-    except (ConfigError, CosciError) as exc:
-        print(f"cosci: {exc}", file=sys.stderr)
-        raise SystemExit(2) from None
-    except HydraException as exc:
-        print(f"cosci: {with_goal_hint(one_line(str(exc)), argv)}", file=sys.stderr)
-        raise SystemExit(2) from None
+    except JobError as exc:  # raised by a single run's job, past Hydra's "Error executing job" line
+        code = _report(exc.error, argv)
+    except (ConfigError, CosciError, HydraException) as exc:
+        code = _report(exc, argv)
     except KeyboardInterrupt:
         print("cosci: interrupted", file=sys.stderr)
-        raise SystemExit(130) from None
+        code = 130
     if "flows.server" in sys.modules:  # a session ran: leave at once if it ran on cosci's own Prefect server
-        sys.modules["flows.server"].exit_now(0)
+        sys.modules["flows.server"].exit_now(code)
+    if code:
+        raise SystemExit(code)
+
+
+class JobError(BaseException):
+    """Carries a single run's error out of the Hydra job: Hydra catches ``Exception`` subclasses and prints
+    "Error executing job with overrides: …" above our one line."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def _report(exc: BaseException, argv: Sequence[str]) -> int:
+    """Print ``exc`` as one line on stderr; returns the exit status (3: goal refused, else 2)."""
+    if isinstance(exc, GoalRefused):  # issue 15: safety screening refused the goal
+        print(f"cosci: {exc}", file=sys.stderr)
+        return GoalRefused.exit_code
+    if isinstance(exc, HydraException):
+        print(f"cosci: {with_goal_hint(one_line(str(exc)), argv)}", file=sys.stderr)
+    else:
+        print(f"cosci: {one_line(str(exc))}", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

@@ -98,6 +98,26 @@ def _loc(err: Mapping[str, Any]) -> str:
     return ".".join(parts) or "config"
 
 
+GOAL_MIN_WORDS = 2
+"""A research goal has at least this many words with a letter in them (fresh-user report: ``--goal "?"`` ran a
+whole session on a goal the parser could only guess at; seed 000 parses the goal into a research plan)."""
+
+
+def check_goal(goal: str) -> None:
+    """Refuse an empty goal, or one that is not a statement in words.
+
+    Raises:
+        ConfigError: one line naming ``session.goal``.
+    """
+    if not goal.strip():
+        raise ConfigError("session.goal: a research goal is required (pick experiment=... or set session.goal=...)")
+    words = [w for w in goal.split() if any(c.isalpha() for c in w)]
+    if len(words) < GOAL_MIN_WORDS:
+        shown = one_line(goal)[:60]
+        raise ConfigError(f"session.goal: {shown!r} is not a research goal; state it in words (e.g. 'Suggest "
+                          "approved drugs to repurpose for acute myeloid leukemia')")
+
+
 def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False) -> CosciConfig:
     """Validate a composed config into :class:`CosciConfig`.
 
@@ -133,6 +153,6 @@ def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False)
         more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
         line = f"{loc}: {msg}" if err.get("loc") else msg  # whole-config rules name their keys themselves
         raise ConfigError(f"{line}{more}") from None
-    if require_goal and not config.session.resume and not (config.session.goal or "").strip():
-        raise ConfigError("session.goal: a research goal is required (pick experiment=... or set session.goal=...)")
+    if require_goal and not config.session.resume:
+        check_goal(config.session.goal or "")
     return config

@@ -12,7 +12,7 @@ import math
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
 # Upper bounds (issue 12): a value beyond these is a typo, not a plan. Each is far above any value in conf/ or
@@ -38,8 +38,22 @@ OPTIONAL_AGENTS = ("safety",)
 SafetyDecision = Literal["allow", "flag", "block"]
 
 
+_NUMBERS = (int, float, int | None, float | None)
+
+
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    """Unknown keys, NaN and infinity are refused; so is a boolean given for a number (``run.concurrency=true``
+    was taken as 1: pydantic's lax mode reads ``True`` as the integer 1)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_boolean_numbers(cls, value: object, info: ValidationInfo) -> object:
+        field = cls.model_fields.get(info.field_name or "")
+        if isinstance(value, bool) and field is not None and field.annotation in _NUMBERS:
+            raise ValueError(f"expected a number, got {str(value).lower()}")
+        return value
 
 
 class SessionCfg(_Strict):

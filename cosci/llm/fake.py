@@ -122,7 +122,6 @@ class FakeBackend:
             self._scripts: list[tuple[dict[str, str | None], FakeReply]] = []
             self.cfg = FakeModelCfg(seed=0, fault_rate=0.0, latency_seconds=0.0, call_log=None)
             self._rng = random.Random(0)
-            self._counter = 0
             self.embedded: list[list[str]] = []
             self.embedding_faults: list[str] = []
 
@@ -160,8 +159,6 @@ class FakeBackend:
                         thinking=params.get("thinking"), response_format=params.get("response_format"))
         reply = self._take_script(call)
         with self._lock:
-            self._counter += 1
-            n = self._counter
             if reply is None and self.cfg.fault_rate and self._rng.random() < self.cfg.fault_rate:
                 reply = FakeReply(fault=self._rng.choice(TRANSIENT_FAULTS))
             self.calls.append(call)
@@ -171,7 +168,9 @@ class FakeBackend:
             await asyncio.sleep(self.cfg.latency_seconds)
         if reply and reply.fault:
             raise _fault(reply, model)
-        reply = reply or content.autopilot(call, params, seed=self.cfg.seed, n=n)
+        # the variant number comes from the request, not from this process's call count: a killed-and-resumed
+        # session must get the answers an uninterrupted one got (issue 12, kill at concurrency 1)
+        reply = reply or content.autopilot(call, params, seed=self.cfg.seed, n=content.variant(self.cfg.seed, call))
         return self._response(model, call, reply)
 
     async def embed(self, model: str, texts: list[str]) -> Any:

@@ -81,6 +81,13 @@ def quality(hid: str) -> int:
     return int(hashlib.sha256(hid.encode()).hexdigest()[:6], 16) % 1000
 
 
+def variant(seed: int, call: FakeCall) -> int:
+    """A number in 1..99,999 that tells apart the answers of different requests (hypothesis variants, fabricated
+    URLs), a function of the seed, task and request only, so a resumed process answers as an uninterrupted one."""
+    digest = hashlib.sha256(f"{seed}:{call.task_id}:{call.request_hash()}".encode()).hexdigest()
+    return int(digest[:8], 16) % 99_999 + 1
+
+
 def hypothesis(rng: random.Random, call: FakeCall, n: int) -> dict[str, Any]:
     drug, target = rng.choice(DRUGS), rng.choice(TARGETS)
     effect, ctx = rng.choice(EFFECTS), rng.choice(CONTEXTS)

@@ -27,8 +27,26 @@ from litellm.types.utils import (
 )
 
 from cosci.config.schema import CosciConfig
+from cosci.errors import UnknownModel
 
 CUSTOM_PROVIDERS = ("cosci-local/", "cosci-fake/")
+
+
+def check_models(config: CosciConfig) -> None:
+    """Fail before any work if a tier's model string names no provider LiteLLM knows (no network: LiteLLM's
+    own provider resolution). A model the provider does not serve (``anthropic/nope``) is only found by calling
+    it; that error ends the session ``failed`` (``flows.session.FATAL_ERRORS``).
+
+    Raises:
+        UnknownModel: naming the first such tier.
+    """
+    for tier, entry in config.models.tiers.items():
+        if entry.model.startswith(CUSTOM_PROVIDERS):
+            continue
+        try:
+            litellm.get_llm_provider(entry.model, api_base=entry.api_base)
+        except Exception:  # LiteLLM raises BadRequestError ("LLM Provider NOT provided") and others
+            raise UnknownModel(tier, entry.model) from None
 
 
 def register_providers(config: CosciConfig) -> None:

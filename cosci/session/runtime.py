@@ -34,6 +34,7 @@ from cosci.llm.budget import TokenBudget
 from cosci.llm.embedding_calls import EmbeddingCalls
 from cosci.llm.embeddings import Embedder
 from cosci.llm.gateway import Gateway
+from cosci.llm.providers import check_models
 from cosci.llm.routing import Router
 from cosci.safety.classifier import screening_on
 from cosci.store import RECORD_FILE, SessionRecord
@@ -152,8 +153,10 @@ class SessionRuntime:
 
         Raises:
             SessionNotFound: resuming an id that does not exist. SessionBusy: another process runs it.
+            MissingApiKey, UnknownModel: a tier's model cannot be called (nothing is created).
         """
         Router(config).check_keys()  # before any work (issue 6)
+        check_models(config)
         resuming = session_id is not None
         sid = session_id or new_session_id()
         folder = session_dir(config, sid)

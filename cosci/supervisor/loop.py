@@ -233,9 +233,9 @@ class Supervisor:
                         inflight, timeout=self.config.run.idle_poll_seconds, return_when=asyncio.FIRST_COMPLETED
                     )
                     inflight -= done
-                    for t in done:
-                        if not t.cancelled():
-                            t.result()  # surface programming errors instead of losing them
+                    errors = [t.exception() for t in done if not t.cancelled()]
+                    if first := next((e for e in errors if e is not None), None):
+                        raise first  # surface a failed session or a programming error instead of losing it
         finally:
             await self._drain(inflight)
             if self._interrupted:  # claimed tasks cancelled before they started ran no handler of their own
@@ -276,11 +276,14 @@ class Supervisor:
         """Let in-flight actions finish (up to a grace period), then cancel what is left."""
         if not inflight:
             return
-        _, pending = await asyncio.wait(inflight, timeout=0 if self._interrupted else DRAIN_GRACE_SECONDS)
+        done, pending = await asyncio.wait(inflight, timeout=0 if self._interrupted else DRAIN_GRACE_SECONDS)
         for t in pending:
             t.cancel()
         if pending:
             await asyncio.gather(*pending, return_exceptions=True)
+        for t in done:  # the loop is already ending (its own error, if any, is on its way out): log the others
+            if not t.cancelled() and (exc := t.exception()) is not None:
+                log.warning("task %s ended with %s: %s", t.get_name(), type(exc).__name__, exc)
         inflight.clear()
 
     # --- finalisation ----------------------------------------------------------------------------------

@@ -66,3 +66,44 @@ def test_cosci_run_passes_the_goal_through_untouched(monkeypatch: pytest.MonkeyP
     cli.main(["run", "--goal", GOAL, "experiment=demo", "models=fake", f"paths.data_dir={tmp_path}"])
     assert seen["config"].session.goal == GOAL
     assert seen["kw"]["overrides"] == ["experiment=demo", "models=fake", f"paths.data_dir={tmp_path}"]
+
+
+def test_a_goal_given_twice_names_the_key_given(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    goal = tmp_path / "goal.txt"
+    goal.write_text(GOAL)
+    with pytest.raises(SystemExit):
+        cli.main(["run", "--goal", GOAL, "experiment=demo", "models=fake", f"session.goal_file={goal}"])
+    assert capsys.readouterr().err.startswith("cosci: session.goal_file: give the goal once, with --goal")
+
+
+@pytest.mark.parametrize("goal", ["?", "   ?!  ", "AML", "42 17"])
+def test_a_goal_that_is_not_in_words_is_refused_by_cosci_run(goal: str, tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user report: ``cosci run --goal "?"`` ran a whole session."""
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["run", "--goal", goal, "experiment=demo", "models=fake", f"paths.data_dir={tmp_path / 'd'}"])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.count("\n") == 1, err
+    assert ("is not a research goal" in err or "--goal: the research goal is empty" in err) and not (
+        tmp_path / "d").exists()
+
+
+def test_data_dir_option_reaches_the_session(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Fresh-user report: ``cosci --data-dir X run --goal …`` wrote the session under ./data instead of X."""
+    seen: dict[str, Any] = {}
+    monkeypatch.setattr("flows.launch.run_session", lambda config, **kw: seen.update(config=config))
+    cli.main(["--data-dir", str(tmp_path / "elsewhere"), "run", "--goal", GOAL, "experiment=demo", "models=fake"])
+    assert seen["config"].paths.data_dir == (tmp_path / "elsewhere").resolve()
+
+
+def test_an_unusable_data_dir_is_one_line_and_leaves_nothing(tmp_path: Path) -> None:
+    from cosci.errors import DataDirUnusable
+    from cosci.paths import writable_data_dir
+
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(DataDirUnusable, match=r"^paths\.data_dir: cannot use .*file/sub: .*file is not a folder"):
+        writable_data_dir(tmp_path / "file" / "sub")
+    with pytest.raises(DataDirUnusable, match=r"cannot create anything in /proc"):
+        writable_data_dir(Path("/proc/cosci-nope/data"))
+    assert writable_data_dir(tmp_path / "new" / "data") == (tmp_path / "new" / "data").resolve()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]  # the probe left nothing behind

@@ -93,3 +93,31 @@ def test_a_goal_that_cannot_be_parsed_fails_the_session_and_the_flow(prefect_ser
     with sqlite3.connect(db) as conn:  # the goal task is dead, not silently pending
         first = "ScreenGoal" if config.safety and config.safety.enabled else "ParseGoal"  # issue 15: screened first
         assert conn.execute("SELECT status FROM tasks WHERE action=?", (first,)).fetchone()[0] == "dead"
+
+
+@pytest.mark.parametrize("error", ["auth", "not_found"])
+def test_a_rejected_key_or_missing_model_fails_the_session(prefect_server: None, fake: FakeBackend, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch, error: str) -> None:
+    """Fresh-user report: a model the provider does not serve failed every call, and the session still ended
+    ``idle`` with exit 0 and an empty overview. Such an error fails every later call alike: the session ends
+    ``failed`` at the first one, whichever agent meets it."""
+    from cosci.llm.errors import AuthFailed, ModelUnavailable
+    from cosci.session.runtime import SessionRuntime
+    from flows.session import session_flow
+
+    real = SessionRuntime.execute
+
+    async def refused(self: SessionRuntime, task: object) -> object:
+        if getattr(task, "agent", "") == "generation":
+            raise (AuthFailed("invalid x-api-key") if error == "auth" else
+                   ModelUnavailable("no model left in the degradation chain"))
+        return await real(self, task)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(SessionRuntime, "execute", refused)
+    config = make_config(tmp_path / "data")
+    with pytest.raises(SessionFailed, match=r"generation/\w+ failed: (AuthFailed|ModelUnavailable)"):
+        asyncio.run(session_flow(config.model_dump(mode="json"), ["experiment=demo"], "fake", None))
+    (db,) = (tmp_path / "data" / "sessions").glob(f"*/{RECORD_FILE}")
+    record = SessionRecord.open(db, db.parent.name)
+    assert (record.sessions.get().status, record.sessions.get().stop_reason) == ("failed", "error")
+    record.close()
