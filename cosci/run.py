@@ -24,6 +24,7 @@ from hydra.errors import HydraException
 from omegaconf import DictConfig
 
 from cosci.config.load import ConfigError, compose, one_line, validate, with_goal_hint
+from cosci.config.schema import CosciConfig
 from cosci.errors import CosciError, GoalRefused
 from cosci.launchers import check_launcher, quiet_schema_warning
 from cosci.llm.routing import Router
@@ -52,7 +53,7 @@ def expand_sweep(overrides: Sequence[str]) -> list[list[str]]:
     return [list(job) for job in itertools.product(*axes)]
 
 
-def prevalidate(overrides: Sequence[str], multirun: bool) -> None:
+def prevalidate(overrides: Sequence[str], multirun: bool) -> list[CosciConfig]:
     """Compose and validate every job of the invocation before Hydra writes anything.
 
     Raises:
@@ -61,10 +62,12 @@ def prevalidate(overrides: Sequence[str], multirun: bool) -> None:
         MissingApiKey: a job's models need a key that is not set.
     """
     jobs = expand_sweep(overrides) if multirun else [list(overrides)]
+    configs = []
     for job in jobs:
         if multirun:
             check_launcher(job)
         config = validate(compose(job), require_goal=True)
+        configs.append(config)
         writable_data_dir(config.paths.data_dir)
         if config.session.resume:
             check_resumable(config.paths.data_dir, config.session.resume)
@@ -83,6 +86,7 @@ def prevalidate(overrides: Sequence[str], multirun: bool) -> None:
                 "`mlflow server --backend-store-uri sqlite:///$PWD/data/mlflow.db --host 127.0.0.1 --port 5000` and "
                 "pass tracking.tracking_uri=http://127.0.0.1:5000 (or tracking.enabled=false)"
             )
+    return configs
 
 
 def check_resumable(data_dir: Path, session_id: str) -> None:
@@ -169,7 +173,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     code = 0
     try:
         if not any(getattr(args, flag, None) for flag in _PRINT_ONLY_FLAGS):
-            prevalidate(args.overrides, bool(args.multirun))
+            configs = prevalidate(args.overrides, bool(args.multirun))
+            if not args.multirun and not configs[0].session.resume:  # valid: the Prefect server may boot now,
+                from flows.server import boot_server  # while Hydra composes again and the libraries import
+
+                boot_server(configs[0].paths.data_dir)
         sys.argv = [sys.argv[0], *argv]
         _job()
     except JobError as exc:  # raised by a single run's job, past Hydra's "Error executing job" line
