@@ -78,6 +78,8 @@ class Scheduler:
             tally = TaskTally(record)
             tally.load()
         self.pool, self.tally = pool, tally
+        self._empty_batch_mark: int | None = None
+        """Tasks ended when a tournament batch last found no pair to play (see :meth:`idle_tournament`)."""
 
     def _enqueue(
         self,
@@ -150,6 +152,8 @@ class Scheduler:
                     target_id=hid,
                     payload={"focus_id": hid},
                 )
+        elif result.kind == "nothing_to_do" and task.action == "RunTournamentBatch":
+            self._empty_batch_mark = self._ended() + 1  # counted once this batch's own end is tallied
         elif result.kind == "tournament_match_complete":
             n += self.periodic()
         return n
@@ -221,7 +225,7 @@ class Scheduler:
         buckets choose (the focused batch follows ``AddToTournament``)."""
         players = self.pool.players()
         open_pairs = self.pool.open_pairs(self.config.ranking.max_matches_per_pair)
-        if len(players) < 2 or not open_pairs:
+        if len(players) < 2 or not open_pairs or self._tournament_blocked():
             return 0
         wanted = min(self.config.run.concurrency, len(players) // 2, open_pairs)
         n = 0
@@ -230,6 +234,15 @@ class Scheduler:
             n += self._enqueue("ranking", "RunTournamentBatch", f"ranking::batch::{k}", PRIORITIES["batch"])
             k += 1
         return n
+
+    def _ended(self) -> int:
+        return sum(self.tally.status[s] for s in ("done", "failed", "dead"))
+
+    def _tournament_blocked(self) -> bool:
+        """A batch just found no pair to play and no task has ended since, while others are in flight: the free
+        players are the same, so another batch would find nothing either. (Seen on the embedded model: an open
+        pair whose players were busy in a slow match made 1,022 empty batches while one evolution call ran.)"""
+        return self._empty_batch_mark == self._ended() and any(self.tally.open.values())
 
     def growth_attempts(self) -> int:
         return sum(self.tally.count(a, act) for a, act in GROWTH_TASKS)

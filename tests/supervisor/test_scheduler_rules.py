@@ -266,3 +266,28 @@ def test_pool_complete(runtime: SessionRuntime, scheduler: Scheduler, add_player
     add_player(state="reviewed")
     assert not scheduler.pool_complete()  # a hypothesis still waits for the tournament
     assert tid is not None
+
+
+def test_an_empty_batch_waits_for_some_task_to_end_before_the_next(runtime: SessionRuntime, scheduler: Scheduler,
+                                                                   add_player) -> None:
+    """Seen on the embedded model: players busy in a slow match left an open pair no batch could play, and the
+    loop scheduled 1,022 empty batches while one evolution call ran. After an empty batch, the next idle batch
+    waits until some task ends."""
+    for _ in range(4):
+        add_player()
+    scheduler.decide_next_steps()
+    tasks = runtime.record.tasks
+    first, second = tasks.claim("test", 60), tasks.claim("test", 60)
+    assert first and second and {first.action, second.action} == {"RunTournamentBatch"}
+    empty = TaskResult("nothing_to_do", detail={"reason": "no pair left to play"})
+    scheduler.follow_ups(second, empty)
+    tasks.complete(second.id, empty)
+    scheduler.tally.ended(second, "done")
+    scheduler.decide_next_steps()
+    assert pending(runtime, "ranking", "RunTournamentBatch") == []  # the first batch still plays: wait
+    played = TaskResult("tournament_match_complete", match_ids=[])
+    scheduler.follow_ups(first, played)
+    tasks.complete(first.id, played)
+    scheduler.tally.ended(first, "done")
+    scheduler.decide_next_steps()
+    assert pending(runtime, "ranking", "RunTournamentBatch")  # a task ended: the free players may differ now
