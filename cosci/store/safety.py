@@ -33,7 +33,7 @@ class SafetyVerdict:
     def line(self) -> str:
         """One line for a terminal: decision, categories and rationale."""
         cats = ", ".join(self.categories) or "no category"
-        return f"{self.decision} ({cats}): {' '.join(self.rationale.split())}"
+        return f"{self.decision} ({cats}): {' '.join(self.rationale.split()) or 'no rationale given'}"
 
 
 def verdict_id(session_id: str, subject: str, subject_id: str | None, text: str) -> str:
