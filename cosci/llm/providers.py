@@ -83,6 +83,8 @@ def register_providers(config: CosciConfig) -> None:
         }
     for model, usd_per_mtok in config.models.embeddings.prices.items():  # issue 16: priced like hosted ones
         prices[model] = {"input_cost_per_token": usd_per_mtok / 1e6, "output_cost_per_token": 0.0,
+                         # stated, not left to LiteLLM's default (it warned on stderr for every command)
+                         "cache_creation_input_token_cost": 0.0, "cache_read_input_token_cost": 0.0,
                          "litellm_provider": model.split("/", 1)[0], "mode": "embedding", "max_input_tokens": 8192}
     if prices:
         litellm.register_model(prices)

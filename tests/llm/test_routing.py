@@ -104,3 +104,15 @@ def test_a_model_no_provider_serves_is_refused_before_any_work(tmp_path: Path, m
         check_models(router(tmp_path, choice).config)
     with pytest.raises(UnknownModel, match=rf"^models.tiers.strong.model: '{model}' names no LiteLLM provider"):
         check_models(router(tmp_path, f"models.tiers.strong.model={model}").config)
+
+
+def test_registering_prices_says_nothing_on_the_terminal(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Fresh-user report: every `cosci estimate` printed LiteLLM's "custom pricing but not in built-in cost map"
+    warning for the fake's embedding model."""
+    import logging
+
+    from cosci.llm.providers import register_providers
+
+    with caplog.at_level(logging.WARNING):
+        register_providers(router(tmp_path).config)
+    assert [r.getMessage() for r in caplog.records if r.name.startswith("LiteLLM")] == []
