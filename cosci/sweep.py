@@ -40,6 +40,18 @@ def _settings(config: DictConfig) -> tuple[bool, str, str, str | None, Path]:
     return bool(OmegaConf.select(config, "tracking.enabled")), uri, experiment, artifacts, sweep_dir
 
 
+_SET_HERE: dict[str, str] = {}
+"""Environment values a sweep's job start set in this process (a reused worker keeps them between sweeps)."""
+
+
+def _set_unless_own(name: str, value: str) -> None:
+    """Set ``name`` unless the process's environment gave it a value of its own."""
+    current = os.environ.get(name)
+    if current is None or current == _SET_HERE.get(name):
+        os.environ[name] = value
+        _SET_HERE[name] = value
+
+
 class MlflowSweepCallback(Callback):
     """Parent run at multirun start, sweep summary at multirun end."""
 
@@ -65,16 +77,18 @@ class MlflowSweepCallback(Callback):
         os.environ[PARENT_ENV] = self.parent
 
     def on_job_start(self, config: DictConfig, **kwargs: Any) -> None:
-        """In the job's process (local or remote): the parent run id, the shared Prefect server and the launching
-        shell's data folder (absolute), unless set there."""
+        """In the job's process (local or remote): this sweep's parent run id (always: a Ray worker process is
+        reused across sweeps, and a parent left there by an earlier sweep would file this job under the wrong
+        one), and the launching shell's Prefect server and data folder (absolute) unless the job's machine sets
+        its own (a value an earlier sweep's job set in this process is not the machine's own: it is replaced)."""
         if self.data_dir:
-            os.environ.setdefault(DATA_DIR_ENV, self.data_dir)
+            _set_unless_own(DATA_DIR_ENV, self.data_dir)
         if self.parent:
             from cosci.tracking.mlflow_run import PARENT_ENV
 
-            os.environ.setdefault(PARENT_ENV, self.parent)
+            os.environ[PARENT_ENV] = self.parent
         if self.prefect_api_url:
-            os.environ.setdefault("PREFECT_API_URL", self.prefect_api_url)
+            _set_unless_own("PREFECT_API_URL", self.prefect_api_url)
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
         if not self.parent:

@@ -259,7 +259,11 @@ def test_remote_jobs_get_the_parent_run_and_the_prefect_server(monkeypatch: pyte
     remote.on_job_start(config=None)
     assert os.environ[PARENT_ENV] == "a" * 32 and os.environ["PREFECT_API_URL"] == "http://head:4200/api"
     assert os.environ["COSCI_DATA_DIR"] == "/shared/data"
-    monkeypatch.setenv("PREFECT_API_URL", "http://node-local:4200/api")
+    later = pickle.loads(pickle.dumps(callback))  # the next sweep's job on the same (reused) worker process
+    later.parent, later.prefect_api_url = "b" * 32, "http://head2:4200/api"
+    later.on_job_start(config=None)
+    assert os.environ[PARENT_ENV] == "b" * 32 and os.environ["PREFECT_API_URL"] == "http://head2:4200/api"
+    monkeypatch.setenv("PREFECT_API_URL", "http://node-local:4200/api")  # the machine's own server wins
     remote.on_job_start(config=None)
     assert os.environ["PREFECT_API_URL"] == "http://node-local:4200/api"
 
