@@ -142,19 +142,35 @@ def loop_cpu_per_task(players: int, tasks: int = 300, seed: int = 0) -> float:
     return (total - action_cpu[0]) / tasks
 
 
-def fast_start() -> dict[str, float]:
-    """Launch to first LLM call and the whole wall of the fake demo, in a subprocess."""
-    data = Path(tempfile.mkdtemp(prefix="cosci-bench-start-", dir=DATA))
-    log = data / "calls.jsonl"
+def _demo_start(data: Path, env: dict[str, str]) -> dict[str, float]:
+    log = data / f"calls-{time.time_ns()}.jsonl"
     t0 = time.time()
     proc = subprocess.run(
         [sys.executable, "-m", "cosci.run", "experiment=demo", "models=fake", "tools.offline=true",
          f"models.fake.call_log={log}", "session.name=bench-start"],
-        env=_env(data), cwd=ROOT, capture_output=True, text=True)
+        env=env, cwd=ROOT, capture_output=True, text=True)
     wall = time.time() - t0
     if proc.returncode:
         raise RuntimeError(f"session failed: {proc.stderr[-2000:]}")
     return {"first_call": _calls(log)[0] - t0, "wall": wall}
+
+
+def fast_start() -> dict[str, dict[str, float]]:
+    """Launch to first LLM call and the whole wall of the fake demo (subprocesses), in three situations:
+
+    - ``first_ever``: a new data folder on a machine where cosci never ran (an empty user cache: the Prefect
+      server migrates its database);
+    - ``new_folder``: a new data folder once cosci has run here (the migrated database is copied from the user
+      cache, ``flows.server.template_db``) — the measured case of the issue's target;
+    - ``same_folder``: a second session in that folder.
+    """
+    cache = Path(tempfile.mkdtemp(prefix="cosci-bench-cache-", dir=DATA))
+    out = {}
+    for name in ("first_ever", "new_folder", "same_folder"):
+        if name != "same_folder":
+            data = Path(tempfile.mkdtemp(prefix="cosci-bench-start-", dir=DATA))
+        out[name] = _demo_start(data, {**_env(data), "XDG_CACHE_HOME": str(cache)})
+    return out
 
 
 def main() -> None:
