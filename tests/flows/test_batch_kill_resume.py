@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.scheduling import FAKE_DEDUP
 from cosci.store import RECORD_FILE, SessionRecord
 from tests.flows.test_session_flow import check_invariants
 
@@ -41,7 +42,7 @@ def test_sigkill_while_a_batch_is_pending_then_resume(tmp_path: Path) -> None:
             "tracking.enabled=false", "+models.tiers.cheap.batch=true", "ranking.batch_decile=0.5",
             "ranking.batch_size=2", "ranking.batch_max_wait_s=0", "ranking.batch_poll_seconds=0.2",
             f"models.fake.batch_dir={batches}", "models.fake.batch_polls=1000000",  # never ends in this process
-            "models.fake.latency_seconds=0.05"]
+            "models.fake.latency_seconds=0.05", *FAKE_DEDUP]  # the pool must grow past the bottom decile
     out = tmp_path / "first.log"
     proc = subprocess.Popen(args, env=env, cwd=tmp_path, stdout=out.open("w"), stderr=subprocess.STDOUT,
                             start_new_session=True)
