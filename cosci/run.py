@@ -116,8 +116,7 @@ def _sweep_context(hc: Any, data_dir: Path) -> None:
 
     if hc.mode != RunMode.MULTIRUN:
         return
-    from cosci.tracking.mlflow_run import PARENT_ENV
-    from cosci.tracking.sweeps import PARENT_FILE
+    from cosci.tracking import PARENT_ENV, PARENT_FILE
 
     parent_file = Path(hc.sweep.dir).expanduser().resolve() / PARENT_FILE
     if PARENT_ENV not in os.environ and parent_file.is_file():

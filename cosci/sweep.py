@@ -23,7 +23,7 @@ from typing import Any
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
 
-from cosci.tracking import artifact_location
+from cosci.tracking import PARENT_ENV, artifact_location
 
 log = logging.getLogger(__name__)
 DATA_DIR_ENV = "COSCI_DATA_DIR"
@@ -56,8 +56,7 @@ class MlflowSweepCallback(Callback):
         os.environ.setdefault(DATA_DIR_ENV, self.data_dir)  # jobs started from here (Ray, submitit) inherit it
         if not enabled:
             return
-        from cosci.tracking.mlflow_run import PARENT_ENV  # MLflow loads only for a tracked multirun (issue 11)
-        from cosci.tracking.sweeps import start_parent
+        from cosci.tracking.sweeps import start_parent  # MLflow loads only for a tracked multirun (issue 11)
 
         sweep_dir.parent.mkdir(parents=True, exist_ok=True)
         self.uri = uri
@@ -70,8 +69,6 @@ class MlflowSweepCallback(Callback):
         if self.data_dir:
             os.environ.setdefault(DATA_DIR_ENV, self.data_dir)
         if self.parent:
-            from cosci.tracking.mlflow_run import PARENT_ENV
-
             os.environ.setdefault(PARENT_ENV, self.parent)
         if self.prefect_api_url:
             os.environ.setdefault("PREFECT_API_URL", self.prefect_api_url)
@@ -79,7 +76,6 @@ class MlflowSweepCallback(Callback):
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
         if not self.parent:
             return
-        from cosci.tracking.mlflow_run import PARENT_ENV
         from cosci.tracking.sweeps import finish_parent
 
         frame = finish_parent(self.uri, self.parent)

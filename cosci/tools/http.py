@@ -85,8 +85,6 @@ class HttpPolicy:
 class HttpResponse(CachedResponse):
     """A response with a status below 400 (3xx only when the client does not follow redirects)."""
 
-    from_cache: bool = False
-
     def json(self) -> Any:
         """The body as JSON. Raises: SourceError ("failed") when it is not JSON."""
         try:
@@ -154,8 +152,7 @@ class ApiClient:
         hit = self.cache.get(cache_key(method, url, params, json_body))
         if hit is None:
             return None
-        return HttpResponse(hit.status, hit.url, hit.content_type, hit.text, hit.location, hit.truncated,
-                            from_cache=True)
+        return HttpResponse(hit.status, hit.url, hit.content_type, hit.text, hit.location, hit.truncated)
 
     async def request(self, method: str, url: str, *, params: Mapping[str, Any] | None = None,
                       headers: Mapping[str, str] | None = None, json_body: Mapping[str, Any] | None = None,

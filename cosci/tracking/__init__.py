@@ -1,10 +1,22 @@
-"""Experiment tracking: each session is an MLflow run (issue 6). Only :mod:`.mlflow_run` imports mlflow."""
+"""Experiment tracking: each session is an MLflow run (issue 6).
+
+MLflow is imported only inside this package (the ``mlflow`` contract in ``pyproject.toml``): by
+:mod:`.mlflow_run`, :mod:`.traces`, :mod:`.sweeps`, :mod:`.eval_runs`, :mod:`.compare` and :mod:`.stores`. This
+module imports none, so the entry points and the sweep callback can read the names below without loading it.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from cosci.config.schema import CosciConfig
+
+PARENT_ENV = "COSCI_MLFLOW_PARENT_RUN_ID"
+"""Environment variable carrying a sweep's parent run id to each job (issue 7)."""
+SWEEP_OVERRIDES_ENV = "COSCI_SWEEP_OVERRIDES"
+"""Environment variable carrying a job's own overrides, tagged on its run."""
+PARENT_FILE = ".mlflow_parent_run_id"
+"""The file in a sweep folder holding the parent run id (written by :func:`cosci.tracking.sweeps.start_parent`)."""
 
 
 def tracking_uri(config: CosciConfig) -> str:

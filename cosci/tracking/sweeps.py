@@ -17,19 +17,7 @@ import polars as pl
 from mlflow.entities import Run, ViewType
 from mlflow.tracking import MlflowClient
 
-PARENT_FILE = ".mlflow_parent_run_id"
-SUMMARY_COLUMNS = (
-    "session_id",
-    "run_id",
-    "overrides",
-    "stop_reason",
-    "top1_elo",
-    "hypotheses",
-    "matches",
-    "spent_usd",
-    "wall_seconds",
-    "status",
-)
+from cosci.tracking import PARENT_FILE
 
 
 def start_parent(uri: str, experiment: str, artifact_location: str | None, name: str, sweep_dir: Path) -> str:
