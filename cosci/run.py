@@ -23,7 +23,7 @@ from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.errors import HydraException
 from omegaconf import DictConfig
 
-from cosci.config.load import ConfigError, compose, one_line, validate, with_goal_hint
+from cosci.config.load import ConfigError, compose, hydra_one_line, validate, with_goal_hint
 from cosci.errors import CosciError, GoalRefused
 from cosci.launchers import check_launcher, quiet_schema_warning
 from cosci.llm.routing import Router
@@ -41,7 +41,7 @@ def expand_sweep(overrides: Sequence[str]) -> list[list[str]]:
     try:
         parsed = OverridesParser.create().parse_overrides(list(overrides))
     except HydraException as exc:
-        raise ConfigError(with_goal_hint(one_line(str(exc)), overrides)) from None
+        raise ConfigError(with_goal_hint(hydra_one_line(str(exc)), overrides)) from None
     axes = []
     for ov in parsed:
         if ov.is_sweep_override():
@@ -165,7 +165,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"cosci: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
     except HydraException as exc:
-        print(f"cosci: {with_goal_hint(one_line(str(exc)), argv)}", file=sys.stderr)
+        print(f"cosci: {with_goal_hint(hydra_one_line(str(exc)), argv)}", file=sys.stderr)
         raise SystemExit(2) from None
     except KeyboardInterrupt:
         print("cosci: interrupted", file=sys.stderr)

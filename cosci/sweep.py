@@ -23,7 +23,7 @@ from typing import Any
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
 
-from cosci.tracking import PARENT_ENV, artifact_location
+from cosci.tracking import PARENT_ENV, artifact_location, default_uri
 
 log = logging.getLogger(__name__)
 DATA_DIR_ENV = "COSCI_DATA_DIR"
@@ -33,7 +33,7 @@ working directory (seen: a Ray cluster's sessions landed under the head node's w
 
 def _settings(config: DictConfig) -> tuple[bool, str, str, str | None, Path]:
     data_dir = Path(str(OmegaConf.select(config, "paths.data_dir"))).expanduser().resolve()
-    uri = OmegaConf.select(config, "tracking.tracking_uri") or f"sqlite:///{data_dir / 'mlflow.db'}"
+    uri = OmegaConf.select(config, "tracking.tracking_uri") or default_uri(data_dir)
     experiment = str(OmegaConf.select(config, "tracking.experiment_name"))
     artifacts = artifact_location(uri, data_dir, experiment)
     sweep_dir = Path(str(OmegaConf.select(config, "hydra.sweep.dir"))).expanduser().resolve()

@@ -32,8 +32,9 @@ from tenacity import (
 )
 
 from cosci.errors import CosciError
+from cosci.net import parse_retry_after
 from cosci.tools.cache import CachedResponse, ResponseCache, cache_key
-from cosci.tools.pacing import RateLimiter, parse_retry_after
+from cosci.tools.pacing import RateLimiter
 
 ErrorKind = Literal["offline", "unavailable", "failed"]
 USER_AGENT = "cosci/0.1 (AI co-scientist; literature tools; python-httpx)"

@@ -19,9 +19,18 @@ PARENT_FILE = ".mlflow_parent_run_id"
 """The file in a sweep folder holding the parent run id (written by :func:`cosci.tracking.sweeps.start_parent`)."""
 
 
+STORE_FILE = "mlflow.db"
+"""The default MLflow store: a SQLite file in the data folder."""
+
+
+def default_uri(data_dir: Path) -> str:
+    """The default tracking URI, ``sqlite:///<data_dir>/mlflow.db`` (absolute when ``data_dir`` is)."""
+    return f"sqlite:///{data_dir / STORE_FILE}"
+
+
 def tracking_uri(config: CosciConfig) -> str:
-    """The MLflow tracking URI: ``tracking.tracking_uri``, else ``sqlite:///<data_dir>/mlflow.db`` (absolute)."""
-    return config.tracking.tracking_uri or f"sqlite:///{config.paths.data_dir / 'mlflow.db'}"
+    """The MLflow tracking URI: ``tracking.tracking_uri``, else :func:`default_uri` of ``paths.data_dir``."""
+    return config.tracking.tracking_uri or default_uri(config.paths.data_dir)
 
 
 def artifact_root(config: CosciConfig) -> str:

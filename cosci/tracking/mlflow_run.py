@@ -45,6 +45,7 @@ from cosci.store import SessionRecord
 from cosci.tournament.judge_stats import session_judge_stats
 from cosci.tracking import PARENT_ENV, SWEEP_OVERRIDES_ENV, artifact_location, tracking_uri
 from cosci.tracking.artifacts import bt_png, elo_trajectory_png, leaderboard_frame, matches_frame
+from cosci.tracking.stores import experiment_id
 from cosci.tracking.traces import TraceLogger
 
 log = logging.getLogger(__name__)
@@ -94,15 +95,8 @@ class SessionTracker:
         uri = tracking_uri(config)
         config.paths.data_dir.mkdir(parents=True, exist_ok=True)
         client = MlflowClient(tracking_uri=uri)
-        exp = client.get_experiment_by_name(config.tracking.experiment_name)
-        exp_id = (
-            exp.experiment_id
-            if exp
-            else client.create_experiment(
-                config.tracking.experiment_name,
-                artifact_location=artifact_location(uri, config.paths.data_dir, config.tracking.experiment_name),
-            )
-        )
+        name = config.tracking.experiment_name
+        exp_id = experiment_id(client, name, artifact_location(uri, config.paths.data_dir, name))
         row = record.sessions.get()
         if row.mlflow_run_id:
             client.update_run(row.mlflow_run_id, status="RUNNING")

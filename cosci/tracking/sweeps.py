@@ -18,6 +18,7 @@ from mlflow.entities import Run, ViewType
 from mlflow.tracking import MlflowClient
 
 from cosci.tracking import PARENT_FILE
+from cosci.tracking.stores import experiment_id
 
 
 def start_parent(uri: str, experiment: str, artifact_location: str | None, name: str, sweep_dir: Path) -> str:
@@ -26,8 +27,7 @@ def start_parent(uri: str, experiment: str, artifact_location: str | None, name:
     ``artifact_location`` is used only if the experiment is new (``None``: the tracking server's default).
     """
     client = MlflowClient(tracking_uri=uri)
-    exp = client.get_experiment_by_name(experiment)
-    exp_id = exp.experiment_id if exp else client.create_experiment(experiment, artifact_location=artifact_location)
+    exp_id = experiment_id(client, experiment, artifact_location)
     run = client.create_run(exp_id, run_name=name, tags={"cosci.sweep": "true", "cosci.sweep_dir": str(sweep_dir)})
     sweep_dir.mkdir(parents=True, exist_ok=True)
     (sweep_dir / PARENT_FILE).write_text(run.info.run_id, encoding="utf-8")
