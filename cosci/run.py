@@ -35,6 +35,10 @@ _PRINT_ONLY_FLAGS = ("cfg", "help", "hydra_help", "info", "shell_completion")
 def expand_sweep(overrides: Sequence[str]) -> list[list[str]]:
     """Expand Hydra sweep overrides (``a=1,2 b=x,y``) into one override list per job, as Hydra's basic sweeper.
 
+    Under another sweeper (``hydra/sweeper=optuna``, ...) that sweeper chooses the jobs and its sweep syntax
+    (``interval(0, 1)``) is not the basic one's: only what every job shares (the overrides without a sweep) is
+    returned, and each job is validated again when it starts.
+
     Raises:
         ConfigError: an override Hydra cannot parse.
     """
@@ -42,6 +46,9 @@ def expand_sweep(overrides: Sequence[str]) -> list[list[str]]:
         parsed = OverridesParser.create().parse_overrides(list(overrides))
     except HydraException as exc:
         raise ConfigError(with_goal_hint(hydra_one_line(str(exc)), overrides)) from None
+    sweeper = next((ov.value() for ov in parsed if ov.key_or_group == "hydra/sweeper"), "basic")
+    if sweeper != "basic":
+        return [[ov.input_line or "" for ov in parsed if not ov.is_sweep_override()]]
     axes = []
     for ov in parsed:
         if ov.is_sweep_override():

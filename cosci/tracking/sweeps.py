@@ -89,10 +89,10 @@ def finish_parent(uri: str, parent_run_id: str, failed: bool = False) -> pl.Data
     """Log the sweep summary on the parent run and close it; returns the summary."""
     client = MlflowClient(tracking_uri=uri)
     frame = children_frame(client, parent_run_id)
-    with tempfile.TemporaryDirectory() as tmp:
+    with pl.Config(tbl_rows=-1, tbl_cols=-1, fmt_str_lengths=80, tbl_formatting="MARKDOWN"):
+        client.log_text(parent_run_id, str(frame) + "\n", "sweep_summary.md")
+    with tempfile.TemporaryDirectory() as tmp:  # parquet needs a file
         frame.write_parquet(Path(tmp) / "sweep_summary.parquet")
-        with pl.Config(tbl_rows=-1, tbl_cols=-1, fmt_str_lengths=80, tbl_formatting="MARKDOWN"):
-            (Path(tmp) / "sweep_summary.md").write_text(str(frame) + "\n", encoding="utf-8")
         client.log_artifacts(parent_run_id, tmp)
     client.log_metric(parent_run_id, "sessions", float(frame.height))
     client.set_terminated(parent_run_id, status="FAILED" if failed else "FINISHED")
