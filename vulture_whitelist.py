@@ -51,9 +51,6 @@ _.elo_before
 _.elo_after
 _.generated_at
 
-# A column of batched_matches (migrations/0004_batch.sql), filled by the row mapper by name.
-_.match_index
-
 # pytest: module marks and hooks.
 _.pytestmark
 _.pytest_configure

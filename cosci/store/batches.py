@@ -18,7 +18,6 @@ from cosci.store.db import Database, dumps, row_to
 class BatchedMatch:
     match_id: str
     task_id: str
-    match_index: int
     hyp_a: str
     hyp_b: str
     request: dict[str, Any]
