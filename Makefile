@@ -36,8 +36,10 @@ system-deps:  ## Debian packages for the session report: graphviz (lineage layou
 test: lint typecheck  ## ruff, mypy, then the whole test suite (offline; slow tests included)
 	$(BIN)/pytest -q
 
-lint:
+lint:  ## ruff (C90 complexity included), the import contracts (lint-imports), dead code (vulture): config in pyproject.toml
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports --no-logo
+	$(BIN)/vulture
 
 typecheck:
 	$(BIN)/mypy

@@ -166,13 +166,6 @@ class TournamentVerdict(BaseModel):
     better_idea: Literal[1, 2] = Field(description="1 if hypothesis 1 is better, 2 if hypothesis 2 is.")
 
 
-RECORD_TYPES: dict[str, type[Record]] = {
-    r.tool_name: r for r in (RecordResearchPlan, RecordHypothesis, RecordReview, RecordSystemFeedback,
-                             RecordAudit)
-}
-"""The terminal record tools by name (seed 003 "Terminal Tool Short-Circuit")."""
-
-
 def tool_schema(record: type[BaseModel]) -> dict[str, Any]:
     """JSON schema of a record, with ``$defs`` inlined (some providers and llama.cpp reject ``$ref``)."""
     schema = record.model_json_schema()

@@ -23,12 +23,13 @@ from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.errors import HydraException
 from omegaconf import DictConfig
 
-from cosci.config.load import ConfigError, compose, one_line, validate, with_goal_hint
+from cosci.config.load import ConfigError, compose, hydra_one_line, validate, with_goal_hint
 from cosci.config.schema import CosciConfig
 from cosci.errors import CosciError, GoalRefused
 from cosci.launchers import check_launcher, quiet_schema_warning
 from cosci.llm.routing import Router
 from cosci.paths import conf_dir, writable_data_dir
+from cosci.text import one_line
 
 _PRINT_ONLY_FLAGS = ("cfg", "help", "hydra_help", "info", "shell_completion")
 
@@ -36,13 +37,20 @@ _PRINT_ONLY_FLAGS = ("cfg", "help", "hydra_help", "info", "shell_completion")
 def expand_sweep(overrides: Sequence[str]) -> list[list[str]]:
     """Expand Hydra sweep overrides (``a=1,2 b=x,y``) into one override list per job, as Hydra's basic sweeper.
 
+    Under another sweeper (``hydra/sweeper=optuna``, ...) that sweeper chooses the jobs and its sweep syntax
+    (``interval(0, 1)``) is not the basic one's: only what every job shares (the overrides without a sweep) is
+    returned, and each job is validated again when it starts.
+
     Raises:
         ConfigError: an override Hydra cannot parse.
     """
     try:
         parsed = OverridesParser.create().parse_overrides(list(overrides))
     except HydraException as exc:
-        raise ConfigError(with_goal_hint(one_line(str(exc)), overrides)) from None
+        raise ConfigError(with_goal_hint(hydra_one_line(str(exc)), overrides)) from None
+    sweeper = next((ov.value() for ov in parsed if ov.key_or_group == "hydra/sweeper"), "basic")
+    if sweeper != "basic":
+        return [[ov.input_line or "" for ov in parsed if not ov.is_sweep_override()]]
     axes = []
     for ov in parsed:
         if ov.is_sweep_override():
@@ -121,8 +129,7 @@ def _sweep_context(hc: Any, data_dir: Path) -> None:
 
     if hc.mode != RunMode.MULTIRUN:
         return
-    from cosci.tracking.mlflow_run import PARENT_ENV
-    from cosci.tracking.sweeps import PARENT_FILE
+    from cosci.tracking import PARENT_ENV, PARENT_FILE
 
     parent_file = Path(hc.sweep.dir).expanduser().resolve() / PARENT_FILE
     if PARENT_ENV not in os.environ and parent_file.is_file():
@@ -208,7 +215,7 @@ def _report(exc: BaseException, argv: Sequence[str]) -> int:
         print(f"cosci: {exc}", file=sys.stderr)
         return GoalRefused.exit_code
     if isinstance(exc, HydraException):
-        print(f"cosci: {with_goal_hint(one_line(str(exc)), argv)}", file=sys.stderr)
+        print(f"cosci: {with_goal_hint(hydra_one_line(str(exc)), argv)}", file=sys.stderr)
     else:
         print(f"cosci: {one_line(str(exc))}", file=sys.stderr)
     return 2

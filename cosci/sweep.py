@@ -23,7 +23,7 @@ from typing import Any
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
 
-from cosci.tracking import artifact_location
+from cosci.tracking import PARENT_ENV, artifact_location, default_uri
 
 log = logging.getLogger(__name__)
 DATA_DIR_ENV = "COSCI_DATA_DIR"
@@ -33,7 +33,7 @@ working directory (seen: a Ray cluster's sessions landed under the head node's w
 
 def _settings(config: DictConfig) -> tuple[bool, str, str, str | None, Path]:
     data_dir = Path(str(OmegaConf.select(config, "paths.data_dir"))).expanduser().resolve()
-    uri = OmegaConf.select(config, "tracking.tracking_uri") or f"sqlite:///{data_dir / 'mlflow.db'}"
+    uri = OmegaConf.select(config, "tracking.tracking_uri") or default_uri(data_dir)
     experiment = str(OmegaConf.select(config, "tracking.experiment_name"))
     artifacts = artifact_location(uri, data_dir, experiment)
     sweep_dir = Path(str(OmegaConf.select(config, "hydra.sweep.dir"))).expanduser().resolve()
@@ -68,8 +68,7 @@ class MlflowSweepCallback(Callback):
         os.environ.setdefault(DATA_DIR_ENV, self.data_dir)  # jobs started from here (Ray, submitit) inherit it
         if not enabled:
             return
-        from cosci.tracking.mlflow_run import PARENT_ENV  # MLflow loads only for a tracked multirun (issue 11)
-        from cosci.tracking.sweeps import start_parent
+        from cosci.tracking.sweeps import start_parent  # MLflow loads only for a tracked multirun (issue 11)
 
         sweep_dir.parent.mkdir(parents=True, exist_ok=True)
         self.uri = uri
@@ -84,8 +83,6 @@ class MlflowSweepCallback(Callback):
         if self.data_dir:
             _set_unless_own(DATA_DIR_ENV, self.data_dir)
         if self.parent:
-            from cosci.tracking.mlflow_run import PARENT_ENV
-
             os.environ[PARENT_ENV] = self.parent
         if self.prefect_api_url:
             _set_unless_own("PREFECT_API_URL", self.prefect_api_url)
@@ -93,7 +90,6 @@ class MlflowSweepCallback(Callback):
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
         if not self.parent:
             return
-        from cosci.tracking.mlflow_run import PARENT_ENV
         from cosci.tracking.sweeps import finish_parent
 
         frame = finish_parent(self.uri, self.parent)

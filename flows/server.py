@@ -30,9 +30,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
-
 from cosci.errors import CosciError
+from cosci.net import Unreachable, health_status
 
 PR_SET_PDEATHSIG = 1
 STARTUP_TIMEOUT_SECONDS = 120.0
@@ -203,12 +202,10 @@ class TemporaryServer:
             while self.process is not None and time.monotonic() < deadline:
                 if self.process.poll() is not None:
                     break
-                try:
-                    if httpx.get(f"{self.api_url}/health", timeout=2.0).status_code == 200:
+                with contextlib.suppress(Unreachable):
+                    if health_status(self.api_url, 2.0) == 200:
                         self._keep_template()
                         return
-                except httpx.HTTPError:
-                    pass
                 time.sleep(0.1)
         self.stop()
         path = self.home / "server.log"

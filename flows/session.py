@@ -72,7 +72,7 @@ def action_cache_key(context: TaskRunContext, parameters: dict[str, Any]) -> str
     return "cosci-action-" + hashlib.sha256(body.encode()).hexdigest()[:40]
 
 
-async def _retryable(task_: Any, task_run: Any, state: Any) -> bool:
+async def _retryable(_task: Any, _task_run: Any, state: Any) -> bool:
     exc = state.result(raise_on_failure=False)
     if hasattr(exc, "__await__"):
         exc = await exc
@@ -215,6 +215,51 @@ def _on_interrupt(sup: Supervisor) -> list[signal.Signals]:
     return handled
 
 
+def _announce(rt: SessionRuntime, resumed: bool) -> None:
+    """Tell the researcher's terminal which session runs, where, and how to stop and continue it."""
+    verb = "resuming" if resumed else "session"
+    print(f"{verb}   {rt.session_id} ({rt.folder}); stop with Ctrl-C, continue with `cosci resume {rt.session_id}`",
+          file=sys.stderr, flush=True)
+
+
+def _live_progress(config: CosciConfig, session_id: str) -> Any:
+    """The live progress line on a researcher's terminal (a TTY), else None."""
+    if not sys.stderr.isatty():
+        return None
+    from cosci.ui.progress import LiveProgress
+
+    return LiveProgress(config, session_id)
+
+
+def _paused(tracker: Any, rt: SessionRuntime, reason: StopReason) -> dict[str, Any]:
+    """An interrupted session: ``paused`` until ``cosci resume``, its MLflow run KILLED; the summary as plain data."""
+    rt.record.sessions.update(status="paused", stop_reason=str(reason))
+    if tracker:
+        tracker.interrupted()
+    return summarise(rt, reason, rt.folder / "final" / "overview.md", tracker.run_id if tracker else None).to_dict()
+
+
+def _failed(rt: SessionRuntime, exc: BaseException, tracker: Any, pending: BackgroundTracker | None) -> None:
+    """A session that ended by an exception: an error (not an interrupt) marks it failed, never left running;
+    its MLflow run (if it started) is marked FAILED."""
+    if isinstance(exc, Exception):
+        rt.record.sessions.update(status="failed", stop_reason="error")
+        rt.record.logs.event("session_failed", {"error": f"{type(exc).__name__}: {exc}"[:2000]})
+    if tracker is None and pending is not None:
+        tracker = pending.started()
+    if tracker:
+        tracker.fail()
+
+
+def _close_run(tracker: Any, rt: SessionRuntime, summary: SessionSummary) -> None:
+    """Log the results on the session's MLflow run (if tracked) and close it."""
+    if tracker is None:
+        return
+    tracker.log_safety(rt.record)  # issue 15
+    tracker.finish(rt.record, summary.to_dict(), elo_initial=rt.config.ranking.elo_initial,
+                   report=rt.folder / "final" / "report.html")
+
+
 @flow(name="cosci-session", persist_result=False, log_prints=False, validate_parameters=False)
 async def session_flow(
     config_data: dict[str, Any],
@@ -231,25 +276,14 @@ async def session_flow(
     rt = await SessionRuntime.open(config, session_id=resume_id, overrides=overrides, models_choice=models_choice)
     runtimes()[rt.session_id] = rt
     if ui:
-        verb = "resuming" if resume_id else "session"
-        print(
-            f"{verb}   {rt.session_id} ({rt.folder}); stop with Ctrl-C, continue with `cosci resume {rt.session_id}`",
-            file=sys.stderr,
-            flush=True,
-        )
-    observers: list[Observer] = []
+        _announce(rt, resumed=resume_id is not None)
     tracker = None
     pending: BackgroundTracker | None = None
     try:
         if config.tracking.enabled:  # MLflow (import and store) starts beside the first tasks (issue 11)
             pending = BackgroundTracker(config, rt, overrides, models_choice)
-            observers.append(pending)
-        progress = None
-        if ui and sys.stderr.isatty():
-            from cosci.ui.progress import LiveProgress
-
-            progress = LiveProgress(config, rt.session_id)
-            observers.append(progress)
+        progress = _live_progress(config, rt.session_id) if ui else None
+        observers: list[Observer] = list(filter(None, (pending, progress)))
         sup = Supervisor(config, rt.record, rt.budget, make_runner(rt), observers)
         handled = _on_interrupt(sup) if ui else []
         try:
@@ -258,12 +292,7 @@ async def session_flow(
             reason = await sup.run()
             tracker = await pending.ready() if pending else None
             if reason == StopReason.INTERRUPTED:  # not an end: paused until `cosci resume`
-                rt.record.sessions.update(status="paused", stop_reason=str(reason))
-                if tracker:
-                    tracker.interrupted()
-                return summarise(
-                    rt, reason, rt.folder / "final" / "overview.md", tracker.run_id if tracker else None
-                ).to_dict()
+                return _paused(tracker, rt, reason)
             overview = await sup.finalize(reason)
         finally:
             for sig in handled:
@@ -272,18 +301,10 @@ async def session_flow(
                 progress.stop()
         path = rt.write_overview(overview)
         summary = summarise(rt, reason, path, tracker.run_id if tracker else None, sup.stop_detail)
-        if tracker:
-            tracker.log_safety(rt.record)  # issue 15
-            tracker.finish(rt, summary)
+        _close_run(tracker, rt, summary)
         return summary.to_dict()
     except BaseException as exc:
-        if isinstance(exc, Exception):  # an error, not an interrupt: the session is failed, never left running
-            rt.record.sessions.update(status="failed", stop_reason="error")
-            rt.record.logs.event("session_failed", {"error": f"{type(exc).__name__}: {exc}"[:2000]})
-        if tracker is None and pending is not None:
-            tracker = pending.started()
-        if tracker:
-            tracker.fail()
+        _failed(rt, exc, tracker, pending)
         raise
     finally:
         runtimes().pop(rt.session_id, None)

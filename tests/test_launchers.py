@@ -249,7 +249,7 @@ def test_a_launcher_without_its_plugin_names_the_extra(monkeypatch: pytest.Monke
 
 def test_remote_jobs_get_the_parent_run_and_the_prefect_server(monkeypatch: pytest.MonkeyPatch) -> None:
     from cosci.sweep import MlflowSweepCallback
-    from cosci.tracking.mlflow_run import PARENT_ENV
+    from cosci.tracking import PARENT_ENV
 
     callback = MlflowSweepCallback()
     callback.parent, callback.prefect_api_url, callback.data_dir = "a" * 32, "http://head:4200/api", "/shared/data"

@@ -1,11 +1,16 @@
-"""Frameworks stay at the edges (house style "Shape of the tree"): the science core imports no prefect,
-mlflow, hydra or litellm. The AST of every core module is walked for ``import``/``from`` statements and
-dynamic imports; a subprocess then checks what importing the core actually loads."""
+"""Frameworks stay at the edges and the layers point one way (house style "Shape of the tree";
+docs/ARCHITECTURE.md "Layers").
+
+The import graph is checked by import-linter's contracts in ``pyproject.toml`` (``lint-imports``, also run by
+``make lint``): the layers, no cycles, and prefect / mlflow / litellm / hydra only where they belong. Each contract
+is shown to fail on a copy of the tree with one bad import added. A subprocess then checks what importing the core
+actually loads (the contracts see direct imports; this sees everything that ends up in ``sys.modules``)."""
 
 from __future__ import annotations
 
-import ast
 import json
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,44 +19,50 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 FORBIDDEN = frozenset({"prefect", "mlflow", "hydra", "litellm"})
-PKG = ROOT / "cosci"
-CORE = sorted([*(PKG / "agents").glob("*.py"), *(PKG / "tournament").glob("*.py"),
-               *(PKG / "store").glob("*.py"), PKG / "domain.py", PKG / "records.py"])
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 
 
-def imported_roots(source: str) -> set[str]:
-    """Top-level packages a module imports: statements, ``importlib.import_module``, ``__import__``."""
-    roots: set[str] = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            roots.update(alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            roots.add(node.module.split(".")[0])
-        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
-            func = node.func
-            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-            if name in ("import_module", "__import__") and isinstance(node.args[0].value, str):
-                roots.add(node.args[0].value.split(".")[0])
-    return roots
+def lint_imports(tree: Path) -> subprocess.CompletedProcess[str]:
+    """``lint-imports`` on the packages under ``tree`` (its ``pyproject.toml``), no cache."""
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    return subprocess.run([str(LINT_IMPORTS), "--no-cache", "--no-logo"], cwd=tree, env=env, capture_output=True,
+                          text=True, timeout=120)
 
 
-def test_the_checker_sees_every_kind_of_import() -> None:
-    source = ("import litellm\nfrom prefect.tasks import task\nimport os, mlflow.tracking as m\n"
-              "def f():\n    import hydra\n    importlib.import_module('litellm.utils')\n"
-              "    __import__('mlflow')\nfrom . import sibling\n")
-    assert imported_roots(source) == {"litellm", "prefect", "os", "mlflow", "hydra"}
+def test_the_contracts_hold() -> None:
+    out = lint_imports(ROOT)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "0 broken" in out.stdout
+    for name in ("Layers, entry points down to the domain", "No import cycle", "Prefect only in flows/",
+                 "MLflow only in cosci/tracking/", "LiteLLM", "Hydra and OmegaConf"):
+        assert name in out.stdout
 
 
-def test_the_core_walk_covers_the_packages() -> None:
-    names = {p.relative_to(ROOT).as_posix() for p in CORE}
-    assert {"cosci/agents/ranking.py", "cosci/tournament/elo.py", "cosci/store/matches.py", "cosci/domain.py",
-            "cosci/records.py"} <= names
-    assert len(CORE) >= 20
+BAD_IMPORTS = [
+    ("cosci/agents/ranking.py", "import mlflow", "MLflow only in cosci/tracking/ BROKEN",
+     "cosci.agents.ranking -> mlflow"),
+    ("cosci/tournament/elo.py", "import prefect", "Prefect only in flows/ BROKEN", "cosci.tournament.elo -> prefect"),
+    ("cosci/supervisor/rules.py", "import litellm", "only in cosci/llm/ BROKEN", "cosci.supervisor.rules -> litellm"),
+    ("cosci/agents/base.py", "import omegaconf", "Hydra and OmegaConf only in the entry points and config loading "
+     "BROKEN", "cosci.agents.base -> omegaconf"),
+    ("cosci/store/db.py", "import cosci.agents.ranking", "Layers, entry points down to the domain "
+     "(docs/ARCHITECTURE.md) BROKEN", "cosci.store.db -> cosci.agents.ranking"),
+    ("cosci/llm/types.py", "import cosci.llm.gateway", "No import cycle between sibling packages",
+     ".types -> .gateway"),
+]
 
 
-@pytest.mark.parametrize("path", CORE, ids=lambda p: p.relative_to(ROOT).as_posix())
-def test_no_core_module_imports_a_framework(path: Path) -> None:
-    assert imported_roots(path.read_text(encoding="utf-8")) & FORBIDDEN == set()
+@pytest.mark.parametrize(("module", "line", "broken", "named"), BAD_IMPORTS, ids=[b[1] for b in BAD_IMPORTS])
+def test_a_bad_import_breaks_a_contract(tmp_path: Path, module: str, line: str, broken: str, named: str) -> None:
+    """The acceptance check of issue 18: a copy of the tree with one import added fails ``lint-imports``."""
+    for part in ("cosci", "flows"):
+        shutil.copytree(ROOT / part, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    path = tmp_path / module
+    path.write_text(path.read_text(encoding="utf-8") + f"\n{line}  # noqa\n", encoding="utf-8")
+    out = lint_imports(tmp_path)
+    assert out.returncode != 0
+    assert broken in out.stdout and named in out.stdout, out.stdout
 
 
 def loaded_frameworks(*modules: str) -> set[str]:
@@ -84,3 +95,9 @@ def test_importing_the_agents_loads_no_litellm_prefect_or_mlflow(agents_load: se
 
 def test_importing_the_agents_loads_no_hydra(agents_load: set[str]) -> None:
     assert agents_load == set()
+
+
+def test_the_entry_point_and_the_sweep_callback_load_no_mlflow_or_prefect() -> None:
+    """MLflow loads only when a run is tracked, Prefect only when a session runs (issue 18: ``sweep.py`` is the
+    Hydra callback of every run)."""
+    assert loaded_frameworks("cosci.run", "cosci.sweep") & {"mlflow", "prefect"} == set()

@@ -22,8 +22,8 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
+from cosci.agents.tool_loop import result_sources
 from cosci.domain import Hypothesis
-from cosci.llm.tool_loop import result_sources
 from cosci.store import SessionRecord
 from cosci.tools.base import SourceRecord, Tool
 from cosci.tools.sources import citation_keys, record_keys

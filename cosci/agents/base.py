@@ -17,12 +17,12 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
+from cosci.agents.tool_loop import ToolLoopResult, normalise_url, run_tool_loop
 from cosci.config.schema import CosciConfig
 from cosci.domain import Hypothesis, Task, TaskResult, hypothesis_id
 from cosci.llm.embeddings import Embedder
 from cosci.llm.errors import BudgetExceeded
 from cosci.llm.routing import Router
-from cosci.llm.tool_loop import ToolLoopResult, normalise_url, run_tool_loop
 from cosci.llm.types import BatchPort, CallSpec, LLMPort, Route, TextBlock
 from cosci.prompts import render
 from cosci.records import Record, RecordHypothesis, RecordResearchPlan

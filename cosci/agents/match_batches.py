@@ -18,18 +18,30 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from cosci.agents.base import AgentDeps
+from cosci.config.schema import CosciConfig
 from cosci.domain import Hypothesis, Task, TaskResult
 from cosci.llm.types import BatchRequest, CallSpec, Route, TextBlock
-from cosci.store import PRIORITY
+from cosci.store import PRIORITY, SessionRecord
 from cosci.store.batches import BatchedMatch
+from cosci.tournament.elo import EloRule
 from cosci.tournament.verdict import parse_verdict, rationale_of
 
-if TYPE_CHECKING:
-    from cosci.agents.ranking import RankingAgent
-
 ACTION = "MatchBatch"
+
+
+class RankingAgent(Protocol):
+    """What the pool uses of :class:`cosci.agents.ranking.RankingAgent` (structural: the agent owns the pool,
+    so this module does not import it back)."""
+
+    name: str
+    config: CosciConfig
+    record: SessionRecord
+    deps: AgentDeps
+
+    def _rule(self) -> EloRule: ...
 
 
 class MatchBatchPool:

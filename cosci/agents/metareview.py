@@ -36,6 +36,7 @@ from cosci.llm.structured import call_record
 from cosci.prompts import render
 from cosci.records import RecordSystemFeedback
 from cosci.safety.quoting import quote_untrusted
+from cosci.text import one_line  # a title with newlines would break a Markdown heading
 
 log = logging.getLogger(__name__)
 CITED = re.compile(r"\[\s*(H-[\w-]+(?:\s*[,;]\s*H-[\w-]+)*)\s*\]")
@@ -55,11 +56,6 @@ def feedback_text(rec: RecordSystemFeedback) -> str:
 
 SECTIONS = ("executive summary", "main research directions", "convergence and divergence", "caveats")
 """The overview's required sections (seed 000 §7, prompt metareview.final)."""
-
-
-def one_line(text: str) -> str:
-    """Model-written text on one line (a title with newlines would break a Markdown heading)."""
-    return " ".join(text.split())
 
 
 def follows_structure(markdown: str, minimum: int = 2) -> bool:

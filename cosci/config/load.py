@@ -22,19 +22,17 @@ from pydantic import ValidationError
 
 from cosci.config.schema import CosciConfig
 from cosci.paths import conf_dir
+from cosci.text import one_line
 
 
 class ConfigError(ValueError):
     """A configuration that cannot run; ``str(err)`` is one readable line naming the key and the rule."""
 
 
-def one_line(text: str) -> str:
-    """Collapse a multi-line (Hydra) message into one line, dropping Hydra's stack-trace hint."""
+def hydra_one_line(text: str) -> str:
+    """A multi-line Hydra message on one line, without Hydra's stack-trace hint and config search path."""
     text = text.replace("Set the environment variable HYDRA_FULL_ERROR=1 for a complete stack trace.", "")
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    out = " ".join(lines)
-    out = re.sub(r"\s*Config search path:.*$", "", out)
-    return re.sub(r"\s+", " ", out).strip()
+    return one_line(re.sub(r"\s*Config search path:.*$", "", one_line(text)))
 
 
 GOAL_QUOTING = (
@@ -88,7 +86,7 @@ def compose(overrides: Sequence[str] = ()) -> DictConfig:
         with initialize_config_dir(config_dir=str(conf_dir()), version_base="1.3"):
             return hydra_compose(config_name="config", overrides=list(overrides))
     except (HydraException, OmegaConfBaseException) as exc:
-        raise ConfigError(with_goal_hint(one_line(str(exc)), overrides)) from None
+        raise ConfigError(with_goal_hint(hydra_one_line(str(exc)), overrides)) from None
     finally:
         GlobalHydra.instance().clear()
 
@@ -134,7 +132,7 @@ def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False)
         data = OmegaConf.to_container(cfg, resolve=True) if isinstance(cfg, DictConfig) else dict(cfg)
     except OmegaConfBaseException as exc:
         key = getattr(exc, "full_key", None) or "config"
-        raise ConfigError(f"{key}: {one_line(str(exc)).split(' full_key:')[0]}") from None
+        raise ConfigError(f"{key}: {hydra_one_line(str(exc)).split(' full_key:')[0]}") from None
     assert isinstance(data, dict)
     data.pop("hydra", None)
     session = data.get("session")

@@ -41,7 +41,6 @@ class Item:
     id: str
     title: str
     date: str
-    venue: str
     background_question: str
     background_survey: str
     inspiration_titles: tuple[str, ...]
@@ -96,7 +95,7 @@ def load_items(select: str | None = None, root: Path | None = None) -> list[Item
         BenchmarkError: a count outside 1..34 or an unknown id.
     """
     rows = _jsonl((root or moose_chem_dir()) / "items.jsonl")
-    items = [Item(id=str(r["id"]), title=str(r["title"]), date=str(r["date"]), venue=str(r["venue"]),
+    items = [Item(id=str(r["id"]), title=str(r["title"]), date=str(r["date"]),
                   background_question=str(r["background_question"]),
                   background_survey=str(r["background_survey"]),
                   inspiration_titles=tuple(str(t) for t in r["inspiration_titles"]),  # type: ignore[attr-defined]

@@ -237,7 +237,7 @@ class _Tracker:
     def child_env(self, label: str) -> Any:
         import contextlib
 
-        from cosci.tracking.mlflow_run import PARENT_ENV, SWEEP_OVERRIDES_ENV
+        from cosci.tracking import PARENT_ENV, SWEEP_OVERRIDES_ENV
 
         @contextlib.contextmanager
         def env() -> Any:

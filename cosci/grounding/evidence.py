@@ -60,15 +60,6 @@ class EvidenceCounts:
                 f"{self.dropped} dropped")
 
 
-@dataclass
-class Checked:
-    """The kept items (with ``status`` and ``source_id`` set), the dropped URLs, and the counts."""
-
-    kept: list[BaseModel]
-    dropped: list[str]
-    counts: EvidenceCounts
-
-
 def matching(url: str, doi: str | None, sources: Sequence[SourceRecord]) -> list[SourceRecord]:
     """The records that ``url`` (or ``doi``) names, in the order tools returned them."""
     keys = citation_keys(url, doi)

@@ -1,9 +1,10 @@
-"""The LLM edge: routing, the gateway over LiteLLM, structured output, the tool loop, budgets, embeddings.
+"""The LLM edge: routing, the gateway over LiteLLM, structured output, budgets, embeddings.
 
-Only :mod:`cosci.llm.gateway`, :mod:`cosci.llm.providers` with its two in-process providers (the embedded
-model, :mod:`cosci.llm.local_model`, and the scripted fake, :mod:`cosci.llm.fake`) and
-:mod:`cosci.llm.embeddings` import litellm. Agents depend on :class:`cosci.llm.types.LLMPort` and the helpers
-in :mod:`cosci.llm.structured` and :mod:`cosci.llm.tool_loop`, which import no framework.
+LiteLLM is imported only inside this package (the ``litellm`` contract in ``pyproject.toml``): by the gateway,
+the providers with their two in-process models (the embedded model, :mod:`cosci.llm.local_model`, and the
+scripted fake, :mod:`cosci.llm.fake`), the response builder, embeddings and batches. Agents depend on
+:class:`cosci.llm.types.LLMPort` and :mod:`cosci.llm.structured`, which import no framework; the tool loop is
+agent-side (:mod:`cosci.agents.tool_loop`), so this package imports neither tools nor agents.
 """
 
 import os

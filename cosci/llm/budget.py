@@ -74,10 +74,8 @@ class TokenBudget:
     reserve_used_usd: float = 0.0
     _reserved_usd: dict[str, float] = field(default_factory=dict)
     _reserved_bound_usd: float = 0.0
-    settlements: int = 0
     _reserved_tokens: int = 0
     _reserve_reserved_usd: float = 0.0
-    _in_flight: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     # --- queries -----------------------------------------------------------------------------------------
@@ -96,11 +94,6 @@ class TokenBudget:
         """USD neither spent nor held by a call in flight (at its upper bound)."""
         with self._lock:
             return self.cap_usd - self.total_spent_usd - self._reserved_bound_usd
-
-    def in_flight(self) -> int:
-        """Number of admitted calls not yet settled."""
-        with self._lock:
-            return self._in_flight
 
     def working_budget_spent(self) -> bool:
         """True once spending has reached the cap minus the reserve: time to stop and write the overview."""
@@ -153,7 +146,6 @@ class TokenBudget:
             self._reserved_bound_usd += bound
             self._reserved_tokens += tokens
             self._reserve_reserved_usd += overflow
-            self._in_flight += 1
             return Reservation(agent, usd, tokens, overflow, bound)
 
     def _overflow(self, agent: str, usd: float, reserved: float) -> float:
@@ -166,8 +158,6 @@ class TokenBudget:
         with self._lock:
             self._reserved_usd[res.agent] = max(self._reserved_usd.get(res.agent, 0.0) - res.usd, 0.0)
             self._reserved_bound_usd = max(self._reserved_bound_usd - max(res.bound_usd, res.usd), 0.0)
-            self._in_flight = max(self._in_flight - 1, 0)
-            self.settlements += 1
             self._reserved_tokens = max(self._reserved_tokens - res.tokens, 0)
             self._reserve_reserved_usd = max(self._reserve_reserved_usd - res.from_reserve_usd, 0.0)
             self._book(res.agent, actual_usd, actual_tokens)

@@ -19,17 +19,23 @@ import asyncio
 import functools
 import logging
 import os
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from cosci.llm.static_embedding import WORDLLAMA_DIM, WORDLLAMA_MODEL, StaticModelUnavailable, wordllama_embed
 from cosci.llm.static_embedding import load as load_static
 
-if TYPE_CHECKING:
-    from cosci.llm.embedding_calls import EmbeddingCalls
-
 log = logging.getLogger(__name__)
+
+
+class HostedEmbeddings(Protocol):
+    """Hosted embedding calls (:class:`cosci.llm.embedding_calls.EmbeddingCalls`: budget, transcripts, retries);
+    structural, since that module builds on the gateway, which uses this one."""
+
+    async def embed(self, model: str, texts: list[str], *, action: str = "embed",
+                    task_id: str | None = None) -> np.ndarray: ...
+
 HASH_MODEL = "hash"
 HASH_DIM = 1024
 KEYS = {"voyage/": "VOYAGE_API_KEY", "text-embedding": "OPENAI_API_KEY", "openai/": "OPENAI_API_KEY",
@@ -78,7 +84,7 @@ class Embedder:
         hosted: the gateway's embedding calls; without it hosted chain entries are skipped.
     """
 
-    def __init__(self, chain: list[str], hosted: EmbeddingCalls | None = None) -> None:
+    def __init__(self, chain: list[str], hosted: HostedEmbeddings | None = None) -> None:
         self.chain = chain
         self.hosted = hosted
         self.model = HASH_MODEL

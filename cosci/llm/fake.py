@@ -26,12 +26,10 @@ In the manner of simonw/llm's ``MockModel`` and DSPy's ``DummyLM``: tests *enque
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import random
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -41,70 +39,12 @@ from litellm import CustomLLM
 
 from cosci.config.schema import FakeModelCfg
 from cosci.llm import fake_content as content
-from cosci.llm.providers import flatten_content, make_response
+from cosci.llm.fake_types import FakeCall, FakeReply
+from cosci.llm.responses import make_response
+
+__all__ = ["FAKE", "FakeBackend", "FakeCall", "FakeReply"]
 
 TRANSIENT_FAULTS = ("rate_limit", "overloaded", "server_error", "timeout", "connection")
-
-
-@dataclass
-class FakeReply:
-    """One scripted answer. ``tool_calls`` holds ``(name, arguments)``, arguments a dict or raw JSON text."""
-
-    text: str = ""
-    tool_calls: list[tuple[str, dict[str, Any] | str]] = field(default_factory=list)
-    fault: str | None = None
-    finish_reason: str | None = None
-    retry_after: float | None = None
-
-    @classmethod
-    def record(cls, tool: str, **arguments: Any) -> FakeReply:
-        return cls(tool_calls=[(tool, arguments)])
-
-    @classmethod
-    def verdict(cls, decision: str, *categories: str, rationale: str = "scripted") -> FakeReply:
-        """A scripted safety classifier verdict (issue 15): ``allow`` / ``flag`` / ``block``."""
-        return cls.record("record_safety_verdict", decision=decision, categories=list(categories),
-                          rationale=rationale)
-
-    @classmethod
-    def malformed(cls, tool: str) -> FakeReply:
-        """Truncated arguments, as when output hits the token cap mid-JSON."""
-        return cls(tool_calls=[(tool, '{"title": "Truncated hyp')], finish_reason="length")
-
-    @classmethod
-    def no_tool_call(cls, text: str = "I think the answer is obvious.") -> FakeReply:
-        return cls(text=text)
-
-    @classmethod
-    def empty(cls) -> FakeReply:
-        return cls(text="")
-
-
-@dataclass
-class FakeCall:
-    """What one request asked (and which fault, if any, it got)."""
-
-    model: str
-    agent: str | None
-    mode: str | None
-    action: str | None
-    task_id: str | None
-    messages: list[dict[str, Any]]
-    tools: list[str]
-    tool_choice: Any
-    thinking: Any
-    response_format: Any
-    fault: str | None = None
-
-    @property
-    def prompt(self) -> str:
-        """All message text joined (for asserting on what was sent)."""
-        return "\n".join(flatten_content(m.get("content")) for m in self.messages)
-
-    def request_hash(self) -> str:
-        body = json.dumps([self.model, self.messages, self.tools, self.tool_choice], sort_keys=True,
-                          default=str)
-        return hashlib.sha256(body.encode()).hexdigest()[:16]
 
 
 class FakeBackend:
@@ -156,7 +96,7 @@ class FakeBackend:
         call = FakeCall(model=model, agent=metadata.get("cosci_agent"), mode=metadata.get("cosci_mode"),
                         action=metadata.get("cosci_action"), task_id=metadata.get("cosci_task_id"),
                         messages=messages, tools=tools, tool_choice=params.get("tool_choice"),
-                        thinking=params.get("thinking"), response_format=params.get("response_format"))
+                        thinking=params.get("thinking"))
         reply = self._take_script(call)
         with self._lock:
             if reply is None and self.cfg.fault_rate and self._rng.random() < self.cfg.fault_rate:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from cosci.llm.fake import FAKE, FakeBackend
-from cosci.llm.providers import flatten_content
+from cosci.llm.responses import flatten_content
 
 _MEMORY: dict[str, dict[str, Any]] = {}
 _LOCK = threading.Lock()

@@ -11,10 +11,9 @@ from __future__ import annotations
 import hashlib
 import random
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from cosci.llm.fake import FakeCall, FakeReply
+from cosci.llm.fake_types import FakeCall, FakeReply
 
 DRUGS = ["metformin", "disulfiram", "itraconazole", "niclosamide", "mebendazole", "atorvastatin",
          "propranolol", "chloroquine", "auranofin", "valproate", "digoxin", "ivermectin", "clarithromycin",
@@ -221,8 +220,6 @@ def safety_verdict(call: FakeCall) -> dict[str, Any]:
 
 def autopilot(call: FakeCall, params: dict[str, Any], *, seed: int, n: int) -> FakeReply:
     """The default answer when no scripted reply matches."""
-    from cosci.llm.fake import FakeReply
-
     rng = _rng(seed, call)
     choice = params.get("tool_choice")
     forced = choice.get("function", {}).get("name") if isinstance(choice, dict) else None

@@ -26,7 +26,6 @@ tools; the JSON answer comes back as the record tool's call, as with the embedde
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import logging
 import os
 import time
@@ -48,6 +47,7 @@ from cosci.llm.providers import CUSTOM_PROVIDERS, register_providers
 from cosci.llm.routing import Router
 from cosci.llm.sizing import OutputSizer, expected_input_tokens
 from cosci.llm.types import CallSpec, LLMResponse, Route, ToolCall
+from cosci.net import parse_retry_after
 
 log = logging.getLogger(__name__)
 litellm.suppress_debug_info = True
@@ -94,14 +94,7 @@ def _retry_after(exc: Exception) -> float | None:
     try:
         if ms := headers.get("retry-after-ms"):
             return float(ms) / 1000.0
-        value = headers.get("retry-after")
-        if value is None:
-            return None
-        try:
-            return max(float(value), 0.0)
-        except ValueError:
-            when = email.utils.parsedate_to_datetime(value)
-            return max(when.timestamp() - time.time(), 0.0)
+        return parse_retry_after(headers.get("retry-after"))
     except (TypeError, ValueError, AttributeError):
         return None
 

@@ -31,7 +31,7 @@ from typing import Any, ClassVar
 from litellm import CustomLLM
 
 from cosci.config.schema import LocalModelCfg
-from cosci.llm.providers import make_response, plain_messages
+from cosci.llm.responses import make_response, plain_messages
 from cosci.llm.schema_bounds import bound_schema, tool_choice_schema
 
 # llama.cpp's OpenMP threads spin-wait by default: on 2 shared cores that made a 1000-token prompt take

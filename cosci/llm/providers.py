@@ -12,22 +12,14 @@ Models with prices in ``conf/models`` (local, fake, ollama: zero or fake prices)
 
 from __future__ import annotations
 
-import hashlib
-import json
 from typing import Any
 
 import litellm
-from litellm.types.utils import (
-    ChatCompletionMessageToolCall,
-    Choices,
-    Function,
-    Message,
-    ModelResponse,
-    Usage,
-)
 
 from cosci.config.schema import CosciConfig
 from cosci.errors import UnknownModel
+from cosci.llm.fake import FAKE
+from cosci.llm.local_model import LocalModelProvider
 
 CUSTOM_PROVIDERS = ("cosci-local/", "cosci-fake/")
 
@@ -51,9 +43,6 @@ def check_models(config: CosciConfig) -> None:
 
 def register_providers(config: CosciConfig) -> None:
     """Install the custom providers (once per process) and register configured model prices."""
-    from cosci.llm.fake import FAKE
-    from cosci.llm.local_model import LocalModelProvider
-
     if config.models.fake is not None:
         FAKE.configure(config.models.fake)
     local = LocalModelProvider.instance()
@@ -88,57 +77,3 @@ def register_providers(config: CosciConfig) -> None:
                          "litellm_provider": model.split("/", 1)[0], "mode": "embedding", "max_input_tokens": 8192}
     if prices:
         litellm.register_model(prices)
-
-
-def make_response(model: str, *, text: str = "", tool_calls: list[tuple[str, str]] | None = None,
-                  prompt_tokens: int, completion_tokens: int,
-                  finish_reason: str | None = None) -> ModelResponse:
-    """A LiteLLM ``ModelResponse`` from a custom provider (``model`` with its provider prefix, for pricing).
-
-    Tool-call ids are derived from the call (a stable digest, not Python's per-process ``hash``), so the same
-    answer gets the same ids in every process and a resumed session's requests hash as before.
-    """
-    calls = [ChatCompletionMessageToolCall(id=f"call_{i}_{_digest(name, args)}", type="function",
-                                           function=Function(name=name, arguments=args))
-             for i, (name, args) in enumerate(tool_calls or [])]
-    message = Message(role="assistant", content=text or None, tool_calls=calls or None)
-    return ModelResponse(
-        model=model,
-        choices=[Choices(index=0, message=message,
-                         finish_reason=finish_reason or ("tool_calls" if calls else "stop"))],
-        usage=Usage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
-                    total_tokens=prompt_tokens + completion_tokens),
-    )
-
-
-def _digest(name: str, arguments: str) -> str:
-    return hashlib.sha256(f"{name}\0{arguments}".encode()).hexdigest()[:8]
-
-
-def flatten_content(content: Any) -> str:
-    """Text of an OpenAI-format message content (a string or a list of text parts)."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    return "\n".join(part.get("text", "") for part in content if isinstance(part, dict))
-
-
-def plain_messages(messages: list[dict[str, Any]]) -> list[dict[str, str]]:
-    """Messages as plain role/text pairs for models without tool-call history (the embedded model)."""
-    out: list[dict[str, str]] = []
-    for m in messages:
-        text = flatten_content(m.get("content"))
-        if m.get("role") == "tool":
-            out.append({"role": "user", "content": f"Tool result:\n{text}"})
-        elif m.get("role") == "assistant" and m.get("tool_calls"):
-            calls = "; ".join(f"{c['function']['name']}({c['function']['arguments']})"
-                              for c in m["tool_calls"])
-            out.append({"role": "assistant", "content": (text + "\n" if text else "") + f"Called {calls}"})
-        else:
-            out.append({"role": m.get("role", "user"), "content": text})
-    return out
-
-
-def dumps(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False)

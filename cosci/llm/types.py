@@ -9,7 +9,7 @@ plan, preferences) get Anthropic ``cache_control`` at the gateway, per-task cont
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 
@@ -45,9 +45,6 @@ class Route:
     @property
     def key(self) -> str:
         return f"{self.agent}.{self.mode}"
-
-    def without_thinking(self) -> Route:
-        return replace(self, thinking_tokens=0)
 
 
 @dataclass(frozen=True)

@@ -64,7 +64,7 @@ class SessionSummary:
 def summarise(rt: SessionRuntime, reason: Any, overview: Path, run_id: str | None,
               stop_detail: str = "") -> SessionSummary:
     from cosci.grounding.report import grounding_metrics
-    from cosci.supervisor.stats import collect
+    from cosci.stats import collect
     from cosci.tournament.judge_stats import session_judge_stats
     from cosci.tracking import tracking_uri
 

@@ -11,14 +11,13 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from cosci.store.db import Database, dumps, loads
+from cosci.store.db import Database, dumps, row_to
 
 
 @dataclass(frozen=True)
 class BatchedMatch:
     match_id: str
     task_id: str
-    match_index: int
     hyp_a: str
     hyp_b: str
     request: dict[str, Any]
@@ -92,6 +91,4 @@ class BatchedMatches:
     def _select(self, where: str, params: tuple[Any, ...]) -> list[BatchedMatch]:
         rows = self.db.query(f"SELECT * FROM batched_matches WHERE session_id=? AND {where}"
                              " ORDER BY created_at, match_id", (self.session_id, *params))
-        return [BatchedMatch(r["match_id"], r["task_id"], r["match_index"], r["hyp_a"], r["hyp_b"],
-                             loads(r["request"], {}), r["batch_task_id"], r["batch_id"], r["status"], r["created_at"])
-                for r in rows]
+        return [row_to(BatchedMatch, r, json_columns={"request": {}}) for r in rows]

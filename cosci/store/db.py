@@ -8,15 +8,19 @@ repositories; every write goes through :meth:`Database.tx`, which serialises wri
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
+
+T = TypeVar("T")
 
 BUSY_TIMEOUT_MS = 5000  # seed 004
 
@@ -28,6 +32,32 @@ def dumps(value: Any) -> str:
 
 def loads(text: str | None, default: Any = None) -> Any:
     return default if text is None else json.loads(text)
+
+
+@functools.cache
+def _field_names(cls: Any) -> frozenset[str]:
+    return frozenset(f.name for f in dataclasses.fields(cls))
+
+
+def row_to(cls: type[T], row: sqlite3.Row, *, json_columns: Mapping[str, Any] | None = None,
+           bool_columns: tuple[str, ...] = (), **values: Any) -> T:
+    """A dataclass from one row: each field takes the column of its name (the one row mapper of the record).
+
+    Args:
+        cls: a dataclass whose field names are column names (fields without a column keep their default).
+        row: a ``sqlite3.Row``.
+        json_columns: columns holding JSON text, with the value to use when NULL.
+        bool_columns: INTEGER 0/1 columns read as ``bool``.
+        values: fields computed by the caller (they win over columns).
+    """
+    columns = set(row.keys())
+    data = {name: row[name] for name in _field_names(cast(Any, cls)) & columns}
+    for name, default in (json_columns or {}).items():
+        data[name] = loads(row[name], default)
+    for name in bool_columns:
+        data[name] = bool(row[name])
+    data.update(values)
+    return cls(**data)
 
 
 def migrations() -> list[tuple[int, str]]:

@@ -10,46 +10,17 @@ import numpy as np
 
 from cosci.domain import Hypothesis, HypothesisState, Review, digest
 from cosci.records import RecordHypothesis, RecordReview
-from cosci.store.db import Database, dumps, loads
+from cosci.store.db import Database, dumps, row_to
 from cosci.store.states import check_transition
 
 
 def _hypothesis(row: sqlite3.Row) -> Hypothesis:
-    return Hypothesis(
-        id=row["id"],
-        session_id=row["session_id"],
-        title=row["title"],
-        statement=row["statement"],
-        mechanism=row["mechanism"],
-        entities=loads(row["entities"], []),
-        anticipated_outcomes=row["anticipated_outcomes"],
-        novelty_argument=row["novelty_argument"],
-        citations=loads(row["citations"], []),
-        strategy=row["strategy"],
-        parent_ids=loads(row["parent_ids"], []),
-        elo=row["elo"],
-        matches_played=row["matches_played"],
-        wins=row["wins"],
-        state=row["state"],
-        dedup_cluster=row["dedup_cluster"],
-        created_at=row["created_at"],
-    )
+    return row_to(Hypothesis, row, json_columns={"entities": [], "citations": [], "parent_ids": []})
 
 
 def _review(row: sqlite3.Row) -> Review:
-    return Review(
-        id=row["id"],
-        hypothesis_id=row["hypothesis_id"],
-        kind=row["kind"],
-        verdict=row["verdict"],
-        scores={k: row[k] for k in ("novelty", "correctness", "testability", "feasibility")},
-        notes=row["notes"],
-        evidence=loads(row["evidence"], []),
-        assumptions=loads(row["assumptions"], []),
-        weakest_assumption=row["weakest_assumption"],
-        kill_experiment=row["kill_experiment"],
-        created_at=row["created_at"],
-    )
+    return row_to(Review, row, json_columns={"evidence": [], "assumptions": []},
+                  scores={k: row[k] for k in ("novelty", "correctness", "testability", "feasibility")})
 
 
 class Hypotheses:

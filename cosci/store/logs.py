@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cosci.domain import CallRecord, digest
-from cosci.store.db import Database, dumps, loads
+from cosci.store.db import Database, dumps, loads, row_to
 
 
 @dataclass(frozen=True)
@@ -158,12 +158,8 @@ class Logs:
             sql, params = sql + " AND source=?", [*params, source]
         if kind:
             sql, params = sql + " AND kind=?", [*params, kind]
-        return [
-            Feedback(
-                r["id"], r["source"], r["kind"], r["text"], loads(r["payload"], {}), r["target_id"], r["created_at"]
-            )
-            for r in self.db.query(sql + " ORDER BY created_at, id", tuple(params))
-        ]
+        return [row_to(Feedback, r, json_columns={"payload": {}})
+                for r in self.db.query(sql + " ORDER BY created_at, id", tuple(params))]
 
     def latest_system_feedback(self) -> Feedback | None:
         """The newest meta-review feedback (seed 001: ``_latest_system_feedback()``)."""

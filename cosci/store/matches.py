@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from cosci.store.db import Database, dumps, loads
+from cosci.store.db import Database, dumps, loads, row_to
 
 EloRule = Callable[[float, int, float, int, float], tuple[float, float]]
 """``(elo_a, matches_a, elo_b, matches_b, a_score) -> (delta_a, k_factor)``; ``a_score`` 1 win, 0.5 draw, 0 loss;
@@ -197,27 +197,8 @@ class Matches:
         if task_id is not None:
             sql, params = sql + " AND task_id=?", [*params, task_id]
         rows = self.db.query(sql + " ORDER BY created_at, id", tuple(params))
-        return [
-            MatchRow(
-                r["id"],
-                r["hyp_a"],
-                r["hyp_b"],
-                r["mode"],
-                r["winner"],
-                bool(r["verdict_valid"]),
-                r["elo_a_before"],
-                r["elo_b_before"],
-                r["elo_a_after"],
-                r["elo_b_after"],
-                r["rationale"],
-                r["created_at"],
-                r["first_shown"],
-                bool(r["dual_order"]),
-                bool(r["draw"]),
-                tuple(loads(r["verdicts"], [])),
-            )
-            for r in rows
-        ]
+        return [row_to(MatchRow, r, bool_columns=("verdict_valid", "dual_order", "draw"),
+                       verdicts=tuple(loads(r["verdicts"], []))) for r in rows]
 
     def verdicts(self) -> list[tuple[str, str, float]]:
         """Every valid verdict, oldest first, as ``(hyp_a, hyp_b, score of hyp_a)`` (1, 0.5 or 0): BT's input."""

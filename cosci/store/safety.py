@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass
 from typing import Literal
 
-from cosci.store.db import Database, dumps, loads
+from cosci.store.db import Database, dumps, row_to
 
 Subject = Literal["goal", "hypothesis", "overview", "feedback"]
 
@@ -90,6 +90,4 @@ class SafetyVerdicts:
 
 
 def _verdict(row: sqlite3.Row) -> SafetyVerdict:
-    return SafetyVerdict(row["id"], row["subject"], row["subject_id"], row["decision"], loads(row["categories"], []),
-                         row["rationale"], loads(row["prescreen"], []), bool(row["acted"]), row["model"],
-                         row["task_id"], row["created_at"])
+    return row_to(SafetyVerdict, row, json_columns={"categories": [], "prescreen": []}, bool_columns=("acted",))

@@ -24,10 +24,11 @@ from cosci.errors import SessionFailed
 from cosci.llm.budget import BudgetBusy, TokenBudget
 from cosci.llm.errors import RETRYABLE_ACTION_ERRORS, BudgetExceeded
 from cosci.safety.classifier import screening_on
+from cosci.stats import SessionStats
 from cosci.store import SessionRecord
 from cosci.supervisor.rules import PRIORITIES, Scheduler
 from cosci.supervisor.state import FULL_RELOAD_EVERY_TASKS, PoolState, TaskTally
-from cosci.supervisor.stats import SessionStats, from_state
+from cosci.supervisor.stats import from_state
 from cosci.supervisor.termination import StopReason, stability_stop
 from cosci.tournament.stability import BTStabilityTracker, StabilityTracker
 
@@ -202,15 +203,8 @@ class Supervisor:
         reason: StopReason | None = None
         try:
             while reason is None:
-                if self._interrupted:
-                    reason = StopReason.INTERRUPTED
-                    break
-                status = self.record.sessions.status()
-                if status == "aborting":
-                    reason = StopReason.EXTERNAL
-                    break
-                if status == "refused":  # issue 15: safety screening blocked the goal
-                    reason = StopReason.REFUSED
+                reason, status = self._requested_stop()
+                if reason:
                     break
                 if status == "paused":
                     await self._hold(inflight)
@@ -221,27 +215,50 @@ class Supervisor:
                     break
                 while len(inflight) < concurrency and (task := tasks.claim(self.owner, lease)):
                     inflight.add(asyncio.create_task(self._run_one(task), name=f"{task.agent}/{task.action}"))
-                if len(inflight) < concurrency:  # nothing pending: idle refinement (seed 000)
-                    added = self.scheduler.decide_next_steps()
-                    if added == 0 and not inflight:
-                        reason = self._idle_reason()
-                        break
-                    if added:
-                        continue
-                if inflight:
-                    done, _ = await asyncio.wait(
-                        inflight, timeout=self.config.run.idle_poll_seconds, return_when=asyncio.FIRST_COMPLETED
-                    )
-                    inflight -= done
-                    errors = [t.exception() for t in done if not t.cancelled()]
-                    if first := next((e for e in errors if e is not None), None):
-                        raise first  # surface a failed session or a programming error instead of losing it
+                reason, added = self._refine(inflight, concurrency)
+                if reason:
+                    break
+                if added:
+                    continue
+                await self._wait_one(inflight)
         finally:
             await self._drain(inflight)
             if self._interrupted:  # claimed tasks cancelled before they started ran no handler of their own
                 tasks.release_owned(self.owner, "interrupted")
             self._save_elapsed()
         return reason
+
+    def _requested_stop(self) -> tuple[StopReason | None, str]:
+        """A stop asked from outside the loop (Ctrl-C, ``cosci abort``, a refused goal), and the session status."""
+        if self._interrupted:
+            return StopReason.INTERRUPTED, ""
+        status = self.record.sessions.status()
+        if status == "aborting":
+            return StopReason.EXTERNAL, status
+        if status == "refused":  # issue 15: safety screening blocked the goal
+            return StopReason.REFUSED, status
+        return None, status
+
+    def _refine(self, inflight: set[asyncio.Task[None]], concurrency: int) -> tuple[StopReason | None, int]:
+        """Idle refinement (seed 000) when a slot is free and nothing is pending: (the stop reason when there is
+        nothing left to do and nothing running, else None; the number of tasks enqueued)."""
+        if len(inflight) >= concurrency:
+            return None, 0
+        added = self.scheduler.decide_next_steps()
+        if added == 0 and not inflight:
+            return self._idle_reason(), 0
+        return None, added
+
+    async def _wait_one(self, inflight: set[asyncio.Task[None]]) -> None:
+        """Wait for the first of the running tasks to finish (at most ``run.idle_poll_seconds``, s)."""
+        if not inflight:
+            return
+        done, _ = await asyncio.wait(inflight, timeout=self.config.run.idle_poll_seconds,
+                                     return_when=asyncio.FIRST_COMPLETED)
+        inflight -= done
+        errors = [t.exception() for t in done if not t.cancelled()]
+        if first := next((e for e in errors if e is not None), None):
+            raise first  # surface a failed session or a programming error instead of losing it
 
     def _idle_reason(self) -> StopReason:
         """Why a session with nothing to do ends: an agent's share ran out, it stalled, or plain idle."""

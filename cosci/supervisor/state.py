@@ -92,18 +92,7 @@ class PoolState:
         elif kind == "added_to_tournament":
             self._refresh(result.hypothesis_ids)
         elif kind == "tournament_match_complete":
-            new = [m for m in result.match_ids if m not in self._seen_matches]
-            played = self.record.matches.pairs_of(new)
-            self._seen_matches.update(new)
-            for a, b, valid in played:
-                pair = (min(a, b), max(a, b))
-                self.pair_counts[pair] += 1
-                for cap, capped in self._capped.items():
-                    if self.pair_counts[pair] >= cap:
-                        capped.add(pair)
-                self.matches += 1
-                self.valid_matches += int(valid)
-            self._refresh([h for a, b, _ in played for h in (a, b)])
+            self._count_matches(result.match_ids)
         elif kind == "proximity_updated":
             self.standings = {r[0]: Standing(*r) for r in self.record.hypotheses.standings()}
             self._memo.clear()
@@ -111,6 +100,21 @@ class PoolState:
             self.feedback += 1
         elif result.hypothesis_ids:  # any other result naming hypotheses (a safety screen) may change their state
             self._refresh(result.hypothesis_ids)
+
+    def _count_matches(self, match_ids: list[str]) -> None:
+        """Count the matches not seen yet (pair counts, rematch caps, valid verdicts); refresh their players."""
+        new = [m for m in match_ids if m not in self._seen_matches]
+        played = self.record.matches.pairs_of(new)
+        self._seen_matches.update(new)
+        for a, b, valid in played:
+            pair = (min(a, b), max(a, b))
+            self.pair_counts[pair] += 1
+            for cap, capped in self._capped.items():
+                if self.pair_counts[pair] >= cap:
+                    capped.add(pair)
+            self.matches += 1
+            self.valid_matches += int(valid)
+        self._refresh([h for a, b, _ in played for h in (a, b)])
 
     # --- reads ------------------------------------------------------------------------------------------
     def players(self) -> list[Standing]:

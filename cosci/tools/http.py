@@ -32,8 +32,9 @@ from tenacity import (
 )
 
 from cosci.errors import CosciError
+from cosci.net import parse_retry_after
 from cosci.tools.cache import CachedResponse, ResponseCache, cache_key
-from cosci.tools.pacing import RateLimiter, parse_retry_after
+from cosci.tools.pacing import RateLimiter
 
 ErrorKind = Literal["offline", "unavailable", "failed"]
 USER_AGENT = "cosci/0.1 (AI co-scientist; literature tools; python-httpx)"
@@ -84,8 +85,6 @@ class HttpPolicy:
 @dataclass(frozen=True)
 class HttpResponse(CachedResponse):
     """A response with a status below 400 (3xx only when the client does not follow redirects)."""
-
-    from_cache: bool = False
 
     def json(self) -> Any:
         """The body as JSON. Raises: SourceError ("failed") when it is not JSON."""
@@ -154,8 +153,7 @@ class ApiClient:
         hit = self.cache.get(cache_key(method, url, params, json_body))
         if hit is None:
             return None
-        return HttpResponse(hit.status, hit.url, hit.content_type, hit.text, hit.location, hit.truncated,
-                            from_cache=True)
+        return HttpResponse(hit.status, hit.url, hit.content_type, hit.text, hit.location, hit.truncated)
 
     async def request(self, method: str, url: str, *, params: Mapping[str, Any] | None = None,
                       headers: Mapping[str, str] | None = None, json_body: Mapping[str, Any] | None = None,

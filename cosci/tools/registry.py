@@ -18,7 +18,6 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from types import TracebackType
 
 from cosci.config.schema import CosciConfig
 from cosci.tools import arxiv, europe_pmc, pubmed, web_fetch, web_search
@@ -76,8 +75,7 @@ class ToolRegistry:
     async def __aenter__(self) -> ToolRegistry:
         return self
 
-    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                        tb: TracebackType | None) -> None:
+    async def __aexit__(self, *_exc_info: object) -> None:
         await self.aclose()
 
 

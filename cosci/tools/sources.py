@@ -10,13 +10,36 @@ when they share a key. Only the records a tool returned carry keys: a URL printe
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import Protocol
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 from cosci.tools.base import SourceRecord
 
-if TYPE_CHECKING:
-    from cosci.tools.common import LiteratureRecord
+
+class LiteratureRecord(Protocol):
+    """The fields of :class:`cosci.tools.common.LiteratureRecord` read here (structural: common.py imports this
+    module)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def title(self) -> str: ...
+
+    @property
+    def url(self) -> str: ...
+
+    @property
+    def id_label(self) -> str: ...
+
+    @property
+    def source(self) -> str: ...
+
+    @property
+    def abstract(self) -> str: ...
+
+    @property
+    def doi(self) -> str: ...
 
 _PUBMED = re.compile(r"pubmed\.ncbi\.nlm\.nih\.gov/(\d+)")
 _EPMC = re.compile(r"europepmc\.org/(?:article|abstract)/(MED|PMC)/(PMC)?(\d+)", re.IGNORECASE)

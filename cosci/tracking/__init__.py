@@ -1,4 +1,9 @@
-"""Experiment tracking: each session is an MLflow run (issue 6). Only :mod:`.mlflow_run` imports mlflow."""
+"""Experiment tracking: each session is an MLflow run (issue 6).
+
+MLflow is imported only inside this package (the ``mlflow`` contract in ``pyproject.toml``): by
+:mod:`.mlflow_run`, :mod:`.traces`, :mod:`.sweeps`, :mod:`.eval_runs`, :mod:`.compare` and :mod:`.stores`. This
+module imports none, so the entry points and the sweep callback can read the names below without loading it.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +11,26 @@ from pathlib import Path
 
 from cosci.config.schema import CosciConfig
 
+PARENT_ENV = "COSCI_MLFLOW_PARENT_RUN_ID"
+"""Environment variable carrying a sweep's parent run id to each job (issue 7)."""
+SWEEP_OVERRIDES_ENV = "COSCI_SWEEP_OVERRIDES"
+"""Environment variable carrying a job's own overrides, tagged on its run."""
+PARENT_FILE = ".mlflow_parent_run_id"
+"""The file in a sweep folder holding the parent run id (written by :func:`cosci.tracking.sweeps.start_parent`)."""
+
+
+STORE_FILE = "mlflow.db"
+"""The default MLflow store: a SQLite file in the data folder."""
+
+
+def default_uri(data_dir: Path) -> str:
+    """The default tracking URI, ``sqlite:///<data_dir>/mlflow.db`` (absolute when ``data_dir`` is)."""
+    return f"sqlite:///{data_dir / STORE_FILE}"
+
 
 def tracking_uri(config: CosciConfig) -> str:
-    """The MLflow tracking URI: ``tracking.tracking_uri``, else ``sqlite:///<data_dir>/mlflow.db`` (absolute)."""
-    return config.tracking.tracking_uri or f"sqlite:///{config.paths.data_dir / 'mlflow.db'}"
+    """The MLflow tracking URI: ``tracking.tracking_uri``, else :func:`default_uri` of ``paths.data_dir``."""
+    return config.tracking.tracking_uri or default_uri(config.paths.data_dir)
 
 
 def artifact_root(config: CosciConfig) -> str:

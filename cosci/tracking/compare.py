@@ -24,10 +24,11 @@ from mlflow.exceptions import MlflowException
 from mlflow.tracking import MlflowClient
 
 from cosci.errors import CosciError
+from cosci.text import error_line
+from cosci.tracking import STORE_FILE, default_uri
 from cosci.tracking.labels import distinguishing, session_labels
 from cosci.tracking.stores import (
     check_store,
-    one_line,
     redacted,
     short_http_retries,
     store_errors,
@@ -174,7 +175,7 @@ def compare(
         try:
             client = MlflowClient(tracking_uri=tracking_uri)
         except ImportError as exc:  # a database driver MLflow needs for this URI is not installed
-            raise CosciError(f"MLflow store {redacted(tracking_uri)}: {one_line(exc)}") from None
+            raise CosciError(f"MLflow store {redacted(tracking_uri)}: {error_line(exc)}") from None
         frame = sessions_frame(_runs(client, experiment=experiment, parent=parent, ids=ids))
         if frame.height == 0:
             raise CosciError("no sessions matched")
@@ -245,9 +246,9 @@ def compare_cli(args: argparse.Namespace, data_dir: Path) -> None:
     """
     for name in ("mlflow", "alembic"):  # MLflow logs its table creation at INFO on its own handler
         logging.getLogger(name).setLevel(logging.WARNING)
-    uri = args.tracking_uri or f"sqlite:///{data_dir / 'mlflow.db'}"
-    if not args.tracking_uri and not (data_dir / "mlflow.db").exists():
-        raise CosciError(f"no MLflow store at {data_dir / 'mlflow.db'}: run a session first, or pass --tracking-uri")
+    uri = args.tracking_uri or default_uri(data_dir)
+    if not args.tracking_uri and not (data_dir / STORE_FILE).exists():
+        raise CosciError(f"no MLflow store at {data_dir / STORE_FILE}: run a session first, or pass --tracking-uri")
     out = Path(args.out).expanduser() if args.out else _default_out(data_dir)
     frame, written = compare(uri, experiment=args.experiment, parent=args.parent, ids=args.ids, out_dir=out)
     with pl.Config(

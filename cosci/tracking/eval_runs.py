@@ -15,13 +15,14 @@ from pathlib import Path
 
 from mlflow.tracking import MlflowClient
 
+from cosci.tracking.stores import experiment_id
+
 
 def start_eval_parent(uri: str, experiment: str, artifact_location: str, name: str,
                       tags: Mapping[str, str], params: Mapping[str, object]) -> str:
     """Create the parent run of an evaluation; returns its run id."""
     client = MlflowClient(tracking_uri=uri)
-    exp = client.get_experiment_by_name(experiment)
-    exp_id = exp.experiment_id if exp else client.create_experiment(experiment, artifact_location=artifact_location)
+    exp_id = experiment_id(client, experiment, artifact_location)
     run = client.create_run(exp_id, run_name=name, tags={"cosci.eval": "true", **tags})
     for key, value in params.items():
         client.log_param(run.info.run_id, key, str(value)[:500])

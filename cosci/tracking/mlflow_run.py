@@ -29,30 +29,26 @@ import logging
 import os
 import tempfile
 import time
+from collections.abc import Mapping
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import mlflow
 from mlflow.entities import Metric, Param
 from mlflow.tracking import MlflowClient
 
 from cosci.config.schema import CosciConfig
-from cosci.grounding.report import grounding_metrics, write_claims
+from cosci.grounding.report import claims_document, grounding_metrics
+from cosci.stats import SessionStats
 from cosci.store import SessionRecord
-from cosci.supervisor.stats import SessionStats
 from cosci.tournament.judge_stats import session_judge_stats
-from cosci.tracking import artifact_location, tracking_uri
+from cosci.tracking import PARENT_ENV, SWEEP_OVERRIDES_ENV, artifact_location, tracking_uri
 from cosci.tracking.artifacts import bt_png, elo_trajectory_png, leaderboard_frame, matches_frame
+from cosci.tracking.stores import experiment_id
 from cosci.tracking.traces import TraceLogger
 
-if TYPE_CHECKING:
-    from cosci.session.runtime import SessionRuntime
-    from cosci.session.summary import SessionSummary
-
 log = logging.getLogger(__name__)
-PARENT_ENV = "COSCI_MLFLOW_PARENT_RUN_ID"
-SWEEP_OVERRIDES_ENV = "COSCI_SWEEP_OVERRIDES"
 
 
 def flat_params(config: CosciConfig, models_choice: str) -> dict[str, str]:
@@ -99,15 +95,8 @@ class SessionTracker:
         uri = tracking_uri(config)
         config.paths.data_dir.mkdir(parents=True, exist_ok=True)
         client = MlflowClient(tracking_uri=uri)
-        exp = client.get_experiment_by_name(config.tracking.experiment_name)
-        exp_id = (
-            exp.experiment_id
-            if exp
-            else client.create_experiment(
-                config.tracking.experiment_name,
-                artifact_location=artifact_location(uri, config.paths.data_dir, config.tracking.experiment_name),
-            )
-        )
+        name = config.tracking.experiment_name
+        exp_id = experiment_id(client, name, artifact_location(uri, config.paths.data_dir, name))
         row = record.sessions.get()
         if row.mlflow_run_id:
             client.update_run(row.mlflow_run_id, status="RUNNING")
@@ -118,10 +107,8 @@ class SessionTracker:
                 line = " ".join(f"{k}={v}" for k, v in sorted(changed.items()))
                 client.set_tag(row.mlflow_run_id, "cosci.resume_overrides",
                                "\n".join(filter(None, [prior, line]))[-4000:])
-                with tempfile.TemporaryDirectory() as tmp:
-                    name = f"config-resume-{time.strftime('%Y%m%d-%H%M%S')}.json"
-                    (Path(tmp) / name).write_text(config.model_dump_json(indent=2), encoding="utf-8")
-                    client.log_artifact(row.mlflow_run_id, str(Path(tmp) / name), artifact_path="config")
+                name = f"config/config-resume-{time.strftime('%Y%m%d-%H%M%S')}.json"
+                client.log_text(row.mlflow_run_id, config.model_dump_json(indent=2), name)
             return cls(client, row.mlflow_run_id, uri, config.tracking.log_every_tasks)._with_traces(config, record)
         tags = {
             "cosci.session_id": record.session_id,
@@ -136,10 +123,8 @@ class SessionTracker:
         tracker = cls(client, run.info.run_id, uri, config.tracking.log_every_tasks)
         record.sessions.update(mlflow_run_id=tracker.run_id)
         client.log_batch(tracker.run_id, params=[Param(k, v) for k, v in flat_params(config, models_choice).items()])
-        with tempfile.TemporaryDirectory() as tmp:
-            (Path(tmp) / "config.json").write_text(config.model_dump_json(indent=2), encoding="utf-8")
-            (Path(tmp) / "overrides.txt").write_text("\n".join(overrides) + "\n", encoding="utf-8")
-            client.log_artifacts(tracker.run_id, tmp, artifact_path="config")
+        client.log_text(tracker.run_id, config.model_dump_json(indent=2), "config/config.json")
+        client.log_text(tracker.run_id, "\n".join(overrides) + "\n", "config/overrides.txt")
         return tracker._with_traces(config, record)
 
     def _with_traces(self, config: CosciConfig, record: SessionRecord) -> SessionTracker:
@@ -175,38 +160,47 @@ class SessionTracker:
         self._logged_step = step
         self.flush_traces()
 
-    def finish(self, rt: SessionRuntime, summary: SessionSummary) -> None:
-        """Log the last step and the results, and close the run (FINISHED)."""
+    def finish(self, record: SessionRecord, summary: Mapping[str, Any], *, elo_initial: float,
+               report: Path | None = None) -> None:
+        """Log the last step and the results, and close the run (FINISHED).
+
+        Args:
+            record: the session's record (leaderboard, matches, Elo journal, claims, judge statistics).
+            summary: the end-of-session summary as plain data (``SessionSummary.to_dict()``): ``stop_reason``,
+                ``overview_path``, ``top_elo`` (Elo points), ``spent_usd`` (USD), ``hypotheses``, ``matches``,
+                ``elapsed_seconds`` (s); logged as ``summary.json``.
+            elo_initial: the Elo rating every hypothesis starts from (``ranking.elo_initial``, Elo points).
+            report: the session's ``report.html`` (issue 17), logged byte for byte when it exists.
+        """
         if self._last is not None and self._last_step != self._logged_step:
             self._log_step(self._last, self._last_step)
-        record = rt.record
-        with tempfile.TemporaryDirectory() as tmp:
+        run = self.run_id
+        self.client.log_text(run, Path(summary["overview_path"]).read_text(encoding="utf-8"), "overview.md")
+        self.client.log_dict(run, dict(summary), "summary.json")
+        if (claims := claims_document(record)) is not None:  # issue 14: the overview's claim map and audit
+            self.client.log_dict(run, claims, "claims.json")
+        if report is not None and report.is_file():
+            self.client.log_artifact(run, str(report))
+        with tempfile.TemporaryDirectory() as tmp:  # binary artifacts (parquet, PNG) need files
             folder = Path(tmp)
-            (folder / "overview.md").write_text(
-                Path(summary.overview_path).read_text(encoding="utf-8"), encoding="utf-8"
-            )
             leaderboard_frame(record).write_parquet(folder / "leaderboard.parquet")
             matches_frame(record).write_parquet(folder / "matches.parquet")
-            elo_trajectory_png(record, rt.config.ranking.elo_initial, folder / "elo_trajectory.png")
+            elo_trajectory_png(record, elo_initial, folder / "elo_trajectory.png")
             bt_png(record, folder / "bt_scores.png")
-            (folder / "summary.json").write_text(json.dumps(summary.to_dict(), indent=2), encoding="utf-8")
-            if (report := rt.folder / "final" / "report.html").is_file():
-                (folder / "report.html").write_bytes(report.read_bytes())
-            write_claims(record, folder)  # issue 14: the overview's claim map and audit
-            self.client.log_artifacts(self.run_id, tmp)
+            self.client.log_artifacts(run, tmp)
         self.flush_traces(final=True)
-        self.client.set_tag(self.run_id, "cosci.stop_reason", summary.stop_reason)
+        self.client.set_tag(self.run_id, "cosci.stop_reason", summary["stop_reason"])
         self.log_cache_shares(record)
         self.client.log_batch(
             self.run_id,
             metrics=[
                 Metric(f"final_{k}", float(v), int(time.time() * 1000), 0)
                 for k, v in (
-                    ("top1_elo", summary.top_elo),
-                    ("spent_usd", summary.spent_usd),
-                    ("hypotheses", summary.hypotheses),
-                    ("matches", summary.matches),
-                    ("wall_seconds", summary.elapsed_seconds),
+                    ("top1_elo", summary["top_elo"]),
+                    ("spent_usd", summary["spent_usd"]),
+                    ("hypotheses", summary["hypotheses"]),
+                    ("matches", summary["matches"]),
+                    ("wall_seconds", summary["elapsed_seconds"]),
                 )
             ]
             + [Metric(k, v, int(time.time() * 1000), 0) for k, v in grounding_metrics(record).items()]
@@ -228,10 +222,8 @@ class SessionTracker:
         goal = record.safety.latest("goal")
         if goal is not None:
             self.client.set_tag(self.run_id, "cosci.safety.goal", goal.decision)
-        with tempfile.TemporaryDirectory() as tmp:
-            path = Path(tmp) / "verdicts.json"
-            path.write_text(json.dumps([asdict(v) for v in record.safety.all()], indent=2), encoding="utf-8")
-            self.client.log_artifact(self.run_id, str(path), artifact_path="safety")
+        verdicts = [asdict(v) for v in record.safety.all()]
+        self.client.log_text(self.run_id, json.dumps(verdicts, indent=2), "safety/verdicts.json")
 
     def log_cache_shares(self, record: SessionRecord) -> None:
         """Metrics ``cache_read_share`` (all calls) and ``cache_read_share.<agent>``: input tokens read from the
@@ -258,4 +250,4 @@ class SessionTracker:
             self.client.set_terminated(self.run_id, status="FAILED")
 
 
-__all__ = ["PARENT_ENV", "SWEEP_OVERRIDES_ENV", "SessionTracker", "flat_params", "mlflow"]
+__all__ = ["SessionTracker", "flat_params", "mlflow"]

@@ -11,9 +11,12 @@ from urllib.parse import urlsplit, urlunsplit
 
 import requests
 from mlflow.exceptions import MlflowException
+from mlflow.tracking import MlflowClient
 from sqlalchemy.exc import SQLAlchemyError
 
 from cosci.errors import CosciError
+from cosci.net import Unreachable, health_status
+from cosci.text import error_line
 
 PROBE_TIMEOUT_SECONDS = 5.0
 HTTP_ENV = {  # MLflow's HTTP client for this command, unless the user set them: fail in seconds, not minutes
@@ -23,13 +26,6 @@ HTTP_ENV = {  # MLflow's HTTP client for this command, unless the user set them:
 }
 STORE_ERRORS = (MlflowException, SQLAlchemyError, requests.RequestException, OSError)
 URI_HINT = "--tracking-uri takes sqlite:///<path>/mlflow.db or http(s)://<host>:<port>"
-
-
-def one_line(exc: BaseException, limit: int = 300) -> str:
-    """The first line of an error's message, whitespace collapsed, at most ``limit`` characters."""
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def redacted(uri: str) -> str:
@@ -73,14 +69,10 @@ def check_store(uri: str) -> None:
     """
     scheme = uri.partition("://")[0].lower() if "://" in uri else ""
     if scheme in ("http", "https"):
-        import httpx
-
         try:
-            httpx.get(f"{uri.rstrip('/')}/health", timeout=PROBE_TIMEOUT_SECONDS)
-        except (httpx.HTTPError, httpx.InvalidURL) as exc:
-            raise CosciError(
-                f"no MLflow server answers at {redacted(uri)} ({type(exc).__name__}: {one_line(exc, 120)})"
-            ) from None
+            health_status(uri, PROBE_TIMEOUT_SECONDS)  # any HTTP status will do
+        except Unreachable as exc:
+            raise CosciError(f"no MLflow server answers at {redacted(uri)} ({exc})") from None
         return
     path = store_path(uri)
     if path is None:
@@ -114,4 +106,11 @@ def store_errors(uri: str) -> Iterator[None]:
     except CosciError:
         raise
     except STORE_ERRORS as exc:
-        raise CosciError(f"MLflow store {redacted(uri)}: {one_line(exc)}") from None
+        raise CosciError(f"MLflow store {redacted(uri)}: {error_line(exc)}") from None
+
+
+def experiment_id(client: MlflowClient, name: str, artifact_location: str | None) -> str:
+    """The id of the MLflow experiment ``name``, created if new (``artifact_location`` only applies then;
+    ``None``: the tracking server's default)."""
+    exp = client.get_experiment_by_name(name)
+    return str(exp.experiment_id) if exp else str(client.create_experiment(name, artifact_location=artifact_location))

@@ -17,19 +17,8 @@ import polars as pl
 from mlflow.entities import Run, ViewType
 from mlflow.tracking import MlflowClient
 
-PARENT_FILE = ".mlflow_parent_run_id"
-SUMMARY_COLUMNS = (
-    "session_id",
-    "run_id",
-    "overrides",
-    "stop_reason",
-    "top1_elo",
-    "hypotheses",
-    "matches",
-    "spent_usd",
-    "wall_seconds",
-    "status",
-)
+from cosci.tracking import PARENT_FILE
+from cosci.tracking.stores import experiment_id
 
 
 def start_parent(uri: str, experiment: str, artifact_location: str | None, name: str, sweep_dir: Path) -> str:
@@ -38,8 +27,7 @@ def start_parent(uri: str, experiment: str, artifact_location: str | None, name:
     ``artifact_location`` is used only if the experiment is new (``None``: the tracking server's default).
     """
     client = MlflowClient(tracking_uri=uri)
-    exp = client.get_experiment_by_name(experiment)
-    exp_id = exp.experiment_id if exp else client.create_experiment(experiment, artifact_location=artifact_location)
+    exp_id = experiment_id(client, experiment, artifact_location)
     run = client.create_run(exp_id, run_name=name, tags={"cosci.sweep": "true", "cosci.sweep_dir": str(sweep_dir)})
     sweep_dir.mkdir(parents=True, exist_ok=True)
     (sweep_dir / PARENT_FILE).write_text(run.info.run_id, encoding="utf-8")
@@ -101,10 +89,10 @@ def finish_parent(uri: str, parent_run_id: str, failed: bool = False) -> pl.Data
     """Log the sweep summary on the parent run and close it; returns the summary."""
     client = MlflowClient(tracking_uri=uri)
     frame = children_frame(client, parent_run_id)
-    with tempfile.TemporaryDirectory() as tmp:
+    with pl.Config(tbl_rows=-1, tbl_cols=-1, fmt_str_lengths=80, tbl_formatting="MARKDOWN"):
+        client.log_text(parent_run_id, str(frame) + "\n", "sweep_summary.md")
+    with tempfile.TemporaryDirectory() as tmp:  # parquet needs a file
         frame.write_parquet(Path(tmp) / "sweep_summary.parquet")
-        with pl.Config(tbl_rows=-1, tbl_cols=-1, fmt_str_lengths=80, tbl_formatting="MARKDOWN"):
-            (Path(tmp) / "sweep_summary.md").write_text(str(frame) + "\n", encoding="utf-8")
         client.log_artifacts(parent_run_id, tmp)
     client.log_metric(parent_run_id, "sessions", float(frame.height))
     client.set_terminated(parent_run_id, status="FAILED" if failed else "FINISHED")

@@ -13,7 +13,7 @@ from rich.live import Live
 from rich.text import Text
 
 from cosci.config.schema import CosciConfig
-from cosci.supervisor.stats import SessionStats
+from cosci.stats import SessionStats
 
 
 class LiveProgress:

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from cosci.llm.providers import make_response
+from cosci.llm.responses import make_response
 
 CALL = ("pubmed_search", '{"query": "metformin"}')
 

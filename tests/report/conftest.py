@@ -73,7 +73,7 @@ def add_hostile_text(record: SessionRecord) -> tuple[str, str]:
     record.hypotheses.add_review(hostile, review, task_id="T-test")
     opponent = next(h.id for h in record.hypotheses.ranked() if h.id != hostile)
     record.matches.apply("M-hostile", hostile, opponent, mode="debate", winner=hostile,
-                         rule=lambda ea, na, eb, nb, a_won: (16.0 if a_won else -16.0, 32.0),
+                         rule=lambda _ea, _na, _eb, _nb, a_won: (16.0 if a_won else -16.0, 32.0),
                          rationale="<b>rationale</b>", transcript=[{"speaker": "expert 1", "text": HOSTILE_TURN}],
                          task_id="T-test")
     overview = record.sessions.get().final_overview or ""

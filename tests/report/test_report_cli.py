@@ -11,8 +11,8 @@ import pytest
 from cosci.config.schema import CosciConfig
 from cosci.llm.fake import FakeBackend
 from cosci.session.runtime import SessionRuntime
+from cosci.stats import SessionStats
 from cosci.supervisor.loop import Supervisor
-from cosci.supervisor.stats import SessionStats
 from tests.report.conftest import HOSTILE_TITLE, Session
 from tests.test_cli import _cli
 

@@ -13,10 +13,11 @@ import httpx
 import pytest
 import respx
 
+from cosci.net import parse_retry_after
 from cosci.tools import arxiv, europe_pmc, pubmed
 from cosci.tools.cache import cache_key
 from cosci.tools.http import ApiClient, HttpPolicy, SourceError
-from cosci.tools.pacing import RateLimiter, parse_retry_after
+from cosci.tools.pacing import RateLimiter
 
 NETWORK_CALLS = {
     "pubmed_search": {"query": "fibrosis"},

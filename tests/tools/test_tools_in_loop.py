@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import httpx
 import respx
 
-from cosci.llm.tool_loop import run_tool_loop
+from cosci.agents.tool_loop import run_tool_loop
 from cosci.llm.types import CallSpec, LLMResponse, Route, ToolCall
 from cosci.records import RecordResearchPlan
 from cosci.tools import arxiv

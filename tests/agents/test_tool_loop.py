@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from cosci.agents.base import filter_urls
+from cosci.agents.tool_loop import ToolLoopResult, run_tool_loop
 from cosci.config.schema import CosciConfig
 from cosci.llm.errors import ToolLoopExhausted, TruncatedArguments
 from cosci.llm.fake import FakeBackend, FakeReply
-from cosci.llm.tool_loop import ToolLoopResult, run_tool_loop
 from cosci.llm.types import ToolSpec
 from cosci.records import RecordHypothesis
 from cosci.tools.base import ToolResult

@@ -1,0 +1,17 @@
+"""Text on one line: model-written titles in Markdown headings, error messages in a terminal line."""
+
+from __future__ import annotations
+
+
+def one_line(text: str, limit: int | None = None) -> str:
+    """``text`` with every run of whitespace (newlines included) made one space, stripped; at most ``limit``
+    characters (the last one an ellipsis) when ``limit`` is given."""
+    out = " ".join(text.split())
+    return out if limit is None or len(out) <= limit else out[: limit - 1] + "…"
+
+
+def error_line(exc: BaseException, limit: int = 300) -> str:
+    """The first line of an error's message (its type name when it has none), on one line, at most ``limit``
+    characters."""
+    message = str(exc).strip()
+    return one_line(message.splitlines()[0] if message else type(exc).__name__, limit)

@@ -1,0 +1,67 @@
+"""Names vulture cannot see used, because a framework (not cosci's code) calls or reads them.
+
+vulture runs over ``cosci flows tests bench`` with this file at ``min_confidence = 60`` (every kind of finding:
+functions, classes, methods, attributes, variables, imports, unreachable code; ``[tool.vulture]`` in
+``pyproject.toml``). Pydantic validators and pytest fixtures are skipped by decorator there. Nothing here may
+stand for code that cosci itself ought to call: dead code is deleted, not listed.
+"""
+# ruff: noqa
+# fmt: off
+
+# Pydantic: model settings.
+_.model_config
+
+# The record tools' fields (seed 003 schemas): the model fills them, the record keeps them as JSON; also the
+# recorded OpenAI tool's fields in tests/llm/test_litellm_replay.py.
+_.assumption
+_.plausibility
+_.min_year
+_.max_year
+
+# Config fields read by Hydra interpolation in conf/hydra/launcher/*.yaml, not by Python.
+_.joblib
+_.slurm
+_.ray
+_.n_jobs
+_.timeout_min
+_.cpus_per_task
+_.mem_gb
+_.num_cpus
+
+# Hydra: the sweep callback (named in conf/config.yaml `hydra.callbacks`) and its hooks.
+_.MlflowSweepCallback
+_.on_multirun_start
+_.on_job_start
+_.on_multirun_end
+
+# LiteLLM: CustomLLM's handler signature (called by keyword) and the sync entry point; a module global.
+_.custom_prompt_dict
+_.model_response
+_.print_verbose
+_.encoding
+_.logging_obj
+_.completion
+_.suppress_debug_info
+
+# sqlite3: the connection's row factory.
+_.row_factory
+
+# Jinja: fields read by cosci/report/templates/report.html.j2.
+_.elo_before
+_.elo_after
+_.generated_at
+
+# pytest: module marks and hooks.
+_.pytestmark
+_.pytest_configure
+
+# html.parser.HTMLParser and selenium: framework callbacks and options.
+_.handle_starttag
+_.binary_location
+
+# PENDING, not a framework use: dead code that issue 18's other half (branch issue-18b: leases, SessionFolder)
+# deletes. Remove these four lines when it is merged; vulture must then still pass.
+_.reflection_seconds
+_.final_seconds
+_.open_record
+_.add_elapsed
