@@ -93,3 +93,21 @@ async def runtime(config: CosciConfig, fake: FakeBackend) -> AsyncIterator[objec
     rt = await SessionRuntime.open(config, overrides=list(FAST), models_choice="fake")
     yield rt
     await rt.close()
+
+
+SLOW_TESTS = Path(__file__).with_name("slow_tests.txt")
+"""Test functions measured slow (>= 1.0 s), kept out of ``make test-fast``; see the file's header."""
+
+
+def slow_test_ids() -> set[str]:
+    """The ``path::function`` lines of :data:`SLOW_TESTS` (comments and blank lines skipped)."""
+    lines = SLOW_TESTS.read_text(encoding="utf-8").splitlines()
+    return {ln.strip() for ln in lines if ln.strip() and not ln.startswith("#")}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the measured-slow test functions ``slow`` (every parameter of a listed function)."""
+    slow = slow_test_ids()
+    for item in items:
+        if item.nodeid.split("[", 1)[0] in slow:
+            item.add_marker(pytest.mark.slow)

@@ -191,14 +191,14 @@ class Supervisor:
     async def run(self) -> StopReason:
         """Run until a stop reason and return it. A paused session holds here until resumed or aborted."""
         tasks = self.record.tasks
-        tasks.reclaim(all_leases=True)
+        tasks.reclaim()  # a resume: the leases of a dead process are void
         self.reload()
         if not tasks.counts():
             self.scheduler.bootstrap()
         else:
             self.scheduler.reconcile()
         inflight = self._inflight
-        concurrency, lease = self.config.run.concurrency, self.config.lease.default_seconds
+        concurrency = self.config.run.concurrency
         reason: StopReason | None = None
         try:
             while reason is None:
@@ -219,7 +219,7 @@ class Supervisor:
                 reason = self.should_stop()
                 if reason:
                     break
-                while len(inflight) < concurrency and (task := tasks.claim(self.owner, lease)):
+                while len(inflight) < concurrency and (task := tasks.claim(self.owner)):
                     inflight.add(asyncio.create_task(self._run_one(task), name=f"{task.agent}/{task.action}"))
                 if len(inflight) < concurrency:  # nothing pending: idle refinement (seed 000)
                     added = self.scheduler.decide_next_steps()

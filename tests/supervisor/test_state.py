@@ -48,7 +48,7 @@ def test_the_task_tally_follows_enqueue_and_end(runtime: SessionRuntime, schedul
     scheduler.decide_next_steps()  # an empty pool: generation grows it
     opened = tally.count("generation", open_only=True)
     assert opened > 0
-    claimed = runtime.record.tasks.claim("test", 60)
+    claimed = runtime.record.tasks.claim("test")
     tally.ended(claimed, "done")
     assert tally.count("generation", open_only=True) == opened - 1
     fresh = TaskTally(runtime.record)
@@ -68,7 +68,7 @@ def test_an_action_waiting_for_budget_goes_back_to_the_queue(runtime: SessionRun
 
     sup = Supervisor(runtime.config, runtime.record, runtime.budget, runner)
     runtime.record.tasks.enqueue("generation", "GenerateHypothesis", "g::busy", payload={"strategy": "literature"})
-    first = runtime.record.tasks.claim("test", 60)
+    first = runtime.record.tasks.claim("test")
     asyncio.run(sup._run_one(first))
     again = runtime.record.tasks.get(first.id)
     assert again.status == "pending" and again.attempts == 0
