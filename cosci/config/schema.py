@@ -36,7 +36,7 @@ AGENT_NAMES = ("supervisor", "generation", "reflection", "ranking", "evolution",
 OPTIONAL_AGENTS = ("safety",)
 """Agents a config may add: ``safety``, the seeds' classifier (issue 15; seed 001 routing table)."""
 TOOL_NAMES = ("web_search", "web_fetch", "pubmed_search", "arxiv_search", "europe_pmc_search", "local_corpus_search")
-"""Every tool a session can register (seed 004 Tool Registry; ``cosci/tools``; tests/tools/test_registry.py)."""
+"""Every tool a session can register (seed 004 Tool Registry; ``cosci/tools``; tests/config/test_names.py)."""
 SafetyDecision = Literal["allow", "flag", "block"]
 
 
