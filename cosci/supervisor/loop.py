@@ -64,16 +64,8 @@ class Supervisor:
         self.scheduler = Scheduler(config, record, self.pool, self.tally)
         self.observers = observers or []
         self.owner = owner
-        t = config.termination
-        self.tracker = StabilityTracker(
-            t.elo_stability_k,
-            t.elo_stability_n,
-            t.elo_stability_eps,
-            t.min_ideas_before_stable,
-            t.min_matches_before_stable,
-        )
-        self.bt_tracker = BTStabilityTracker(  # issue 13: the BT stability rule beside Elo's
-            t.elo_stability_k, t.bt_stability_n, t.min_ideas_before_stable, t.min_matches_before_stable)
+        self.tracker = StabilityTracker.from_config(config.termination)
+        self.bt_tracker = BTStabilityTracker.from_config(config.termination)  # issue 13: beside the Elo rule
         self._budget_hit = False
         self.stop_detail = ""
         """One line on why the session stopped (which agent's share ended it, for ``budget``)."""
