@@ -111,3 +111,27 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.nodeid.split("[", 1)[0] in slow:
             item.add_marker(pytest.mark.slow)
+
+
+UNKNOWN_HYPOTHESIS_ID = "H-000000000000"
+"""A hypothesis id that exists in no session (``fake_cites_an_unknown_id``)."""
+
+
+@pytest.fixture
+def fake_cites_an_unknown_id(monkeypatch: pytest.MonkeyPatch) -> str:
+    """The fake's own final overview, plus an executive-summary sentence citing a hypothesis id that exists
+    nowhere (the fake otherwise cites only ids in its prompt, so "cites only known ids" would hold by
+    construction). Returns the unknown id."""
+    from cosci.llm import fake_content
+
+    original = fake_content.overview
+
+    def overview(call):  # type: ignore[no-untyped-def]
+        text = original(call)
+        if (call.action or "").endswith("/repair"):
+            return text
+        return text.replace("# Executive summary\n",
+                            f"# Executive summary\nA rival account [{UNKNOWN_HYPOTHESIS_ID}] was weaker.\n", 1)
+
+    monkeypatch.setattr(fake_content, "overview", overview)
+    return UNKNOWN_HYPOTHESIS_ID

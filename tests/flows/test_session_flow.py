@@ -40,7 +40,8 @@ def check_invariants(record: SessionRecord, initial: float = 1200.0) -> None:
     assert not keys
 
 
-def test_demo_session_on_the_fake(prefect_server: None, fake: FakeBackend, tmp_path: Path, mlflow_uri: str) -> None:
+def test_demo_session_on_the_fake(prefect_server: None, fake: FakeBackend, tmp_path: Path, mlflow_uri: str,
+                                  fake_cites_an_unknown_id: str) -> None:
     config = make_config(
         tmp_path / "data", "tracking.enabled=true", f"tracking.tracking_uri={mlflow_uri}", "tracking.log_every_tasks=2"
     )
@@ -51,7 +52,7 @@ def test_demo_session_on_the_fake(prefect_server: None, fake: FakeBackend, tmp_p
     overview = Path(summary["overview_path"]).read_text()
     cited = set(re.findall(r"\[(H-[0-9a-f]{12})\]", overview))
     known = {h.id for h in record.hypotheses.all()}
-    assert cited and cited <= known
+    assert cited and cited <= known and fake_cites_an_unknown_id not in overview  # the fake cited it: removed
     assert record.hypotheses.count() > config.run.n_initial
     assert record.hypotheses.reviews() and record.matches.count(valid_only=True) > 0
     assert record.logs.feedback(source="meta_review")
