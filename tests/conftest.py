@@ -96,7 +96,7 @@ async def runtime(config: CosciConfig, fake: FakeBackend) -> AsyncIterator[objec
 
 
 SLOW_TESTS = Path(__file__).with_name("slow_tests.txt")
-"""Test functions measured slow (>= 1.0 s), kept out of ``make test-fast``; see the file's header."""
+"""Test functions measured slow (>= 0.5 s), kept out of ``make test-fast``; see the file's header."""
 
 
 def slow_test_ids() -> set[str]:

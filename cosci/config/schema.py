@@ -562,8 +562,3 @@ class CosciConfig(_Strict):
         """The tier an (agent, mode) calls: ``models.agent_tiers`` wins over ``agents.<agent>.modes.<mode>.tier``."""
         overrides = self.models.agent_tiers
         return overrides.get(f"{agent}.{mode}") or overrides.get(agent) or self.agents[agent].modes[mode].tier
-
-    @property
-    def session_dir_root(self) -> Path:
-        """Folder holding one sub-folder per session: ``<data_dir>/sessions``."""
-        return self.paths.data_dir / "sessions"
