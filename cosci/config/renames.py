@@ -17,10 +17,11 @@ RENAMED: dict[str, str] = {
 """Old dotted key -> new dotted key. ``run.debate_fraction`` was generation's debate share, not ranking's debate
 (seed 003 prompt 3: debate is one of generation's strategies)."""
 
+_NO_TTL = "one process runs a session and a resume voids every lease; docs/ARCHITECTURE.md, Leases"
 REMOVED: dict[str, str] = {
-    "lease.default_seconds": "one process runs a session (its .lock), and a resume voids every lease",
-    "lease.reflection_seconds": "one process runs a session (its .lock), and a resume voids every lease",
-    "lease.final_seconds": "one process runs a session (its .lock), and a resume voids every lease",
+    "lease.default_seconds": _NO_TTL,
+    "lease.reflection_seconds": _NO_TTL,
+    "lease.final_seconds": _NO_TTL,
 }
 """Old dotted key -> why it is gone (docs/ARCHITECTURE.md, "Leases")."""
 
@@ -31,7 +32,7 @@ def old_key_message(key: str) -> str | None:
     if key in RENAMED:
         return f"{key}: renamed to {RENAMED[key]} (set {RENAMED[key]}=... instead)"
     if key in REMOVED:
-        return f"{key}: removed (no task lease has a time limit: {REMOVED[key]})"
+        return f"{key}: removed, no task lease has a time limit ({REMOVED[key]})"
     return None
 
 
