@@ -113,8 +113,9 @@ class SessionRuntime:
             raise CosciError(f"session {sid} is {status}; `cosci report {sid}` shows its overview")
         else:
             record_resume(record, config)
-        budget = TokenBudget(config.run.budget_usd, {a: c.budget_share for a, c in config.agents.items()},
-                             config.budget.reserve_share, config.run.budget_tokens)
+        budget = TokenBudget(cap_usd=config.run.budget_usd,
+                             shares={a: c.budget_share for a, c in config.agents.items()},
+                             reserve_share=config.budget.reserve_share, cap_tokens=config.run.budget_tokens)
         budget.restore(record.logs.spend())
         gateway = Gateway(config, budget, record.logs.add_call)
         gateway.sizer.restore(record.logs.output_lengths())
