@@ -20,7 +20,7 @@ Unit = Annotated[float, Field(ge=0.0, le=1.0)]
 MAX_SECONDS = 30 * 24 * 3600
 """Longest wall clock or job limit: 30 days, seconds."""
 MAX_CALL_SECONDS = 24 * 3600
-"""Longest single call, lease or timeout: one day, seconds."""
+"""Longest single call or timeout: one day, seconds."""
 MAX_COUNT = 1_000_000
 """Largest match or task count used as a threshold or period."""
 MAX_ATTEMPTS = 50
