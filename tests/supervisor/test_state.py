@@ -75,3 +75,25 @@ def test_an_action_waiting_for_budget_goes_back_to_the_queue(runtime: SessionRun
     note = runtime.record.db.scalar("SELECT last_error FROM tasks WHERE id=?", (first.id,))
     assert "waiting for budget" in note
     assert not sup.scheduler.exhausted  # busy is not exhausted: the agent keeps getting work
+
+
+def test_a_task_in_flight_when_its_process_died_runs_again_on_resume(runtime: SessionRuntime) -> None:
+    """Leases have no time limit (docs/ARCHITECTURE.md, "Leases"): ``Supervisor.run`` voids the dead process's
+    leases first, so the task it held runs again, its started attempt still counted."""
+    record = runtime.record
+    tid = record.tasks.enqueue("generation", "GenerateHypothesis", "g::in-flight", payload={"strategy": "literature"})
+    assert record.tasks.claim("dead-process").id == tid
+    record.tasks.start_attempt(tid)  # the dead process had started it
+    ran: list[str] = []
+
+    async def runner(t: Task) -> TaskResult:
+        ran.append(t.id)
+        sup.interrupt()  # one task is enough
+        return TaskResult("nothing_to_do")
+
+    sup = Supervisor(runtime.config, record, runtime.budget, runner)
+    asyncio.run(sup.run())
+    assert ran == [tid]
+    task = record.tasks.get(tid)
+    assert task is not None and task.status == "done" and task.attempts == 1
+    assert record.db.scalar("SELECT lease_owner FROM tasks WHERE id=?", (tid,)) is None
