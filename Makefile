@@ -11,7 +11,7 @@ LLAMA_WHEELS ?= $(HOME)/.cache/cosci/wheels/llama-cpp-python-$(LLAMA_CPP_VERSION
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF \
 	-DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 
-.PHONY: setup test lint typecheck demo bench
+.PHONY: setup test test-fast lint typecheck demo bench
 
 setup:  ## create .venv and install cosci with its dev tools and the Ray/SLURM launchers (compiles llama-cpp-python once: ~7-10 min on 2 cores)
 	$(PYTHON) -c 'import sys; assert (3, 11) <= sys.version_info[:2] < (3, 14), "cosci needs Python 3.11-3.13"'
@@ -35,6 +35,9 @@ system-deps:  ## Debian packages for the session report: graphviz (lineage layou
 
 test: lint typecheck  ## ruff, mypy, then the whole test suite (offline; slow tests included)
 	$(BIN)/pytest -q
+
+test-fast:  ## the edit loop: every test not marked slow (tests/slow_tests.txt, Prefect server, embedded model), no lint
+	$(BIN)/pytest -q -m 'not slow and not live'
 
 lint:  ## ruff (C90 complexity included), the import contracts (lint-imports), dead code (vulture): config in pyproject.toml
 	$(BIN)/ruff check .

@@ -34,7 +34,7 @@ import yaml
 from cosci.config.schema import RankingCfg
 from cosci.tournament.bt import fit_bt
 from cosci.tournament.elo import EloRule
-from cosci.tournament.engine import TournamentCfg, plan_match, tournament_cfg
+from cosci.tournament.engine import TournamentCfg, plan_match
 from cosci.tournament.judging import resolve, score_of
 
 
@@ -95,7 +95,7 @@ def shipped(overrides: dict[str, str] | None = None) -> TournamentCfg:
     """The plan settings of the shipped ``conf/config.yaml`` ``ranking`` group (the default), plus overrides."""
     conf = Path(__file__).resolve().parents[1] / "conf" / "config.yaml"
     values = yaml.safe_load(conf.read_text(encoding="utf-8"))["ranking"] | dict(overrides or {})
-    return tournament_cfg(RankingCfg(**values))
+    return TournamentCfg.from_config(RankingCfg(**values))
 
 
 DEFAULT = shipped()

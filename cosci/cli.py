@@ -23,7 +23,6 @@ Errors print one line and exit 2; a goal or feedback text refused by safety scre
 from __future__ import annotations
 
 import argparse
-import fcntl
 import functools
 import os
 import sys
@@ -33,11 +32,11 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from cosci.config.load import ConfigError, compose, validate
-from cosci.config.schema import CosciConfig
-from cosci.errors import CosciError, GoalRefused, SessionNotFound
+from cosci.errors import CosciError, GoalRefused
 from cosci.grounding.report import status_lines
 from cosci.paths import writable_data_dir
-from cosci.store import RECORD_FILE, SessionRecord
+from cosci.session.folder import SessionFolder
+from cosci.store import SessionRecord
 
 FEEDBACK_KINDS = ("directive", "preference", "rejection", "pin")
 
@@ -46,124 +45,76 @@ def data_dir(arg: str | None) -> Path:
     return Path(arg or os.environ.get("COSCI_DATA_DIR") or "data").expanduser().resolve()
 
 
-def open_session(root: Path, sid: str) -> SessionRecord:
-    path = root / "sessions" / sid / RECORD_FILE
-    if not path.is_file():
-        raise SessionNotFound(f"no session '{sid}' under {root / 'sessions'} (see `cosci list`)")
-    return SessionRecord.open(path, sid)
-
-
-def shown_status(root: Path, sid: str, status: str) -> str:
-    """The record's status as a researcher reads it: a "running" session whose process is gone (killed) is
-    shown "stopped"; `cosci resume` continues it."""
-    return "stopped" if status == "running" and not is_running(root, sid) else status
-
-
-def is_running(root: Path, sid: str) -> bool:
-    """Whether a process holds the session's lock."""
-    lock = root / "sessions" / sid / ".lock"
-    if not lock.exists():
-        return False
-    with lock.open("a") as fh:
-        try:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return True
-        fcntl.flock(fh, fcntl.LOCK_UN)
-    return False
-
-
-def frozen_config(record: SessionRecord, overrides: Sequence[str]) -> CosciConfig:
-    """The session's frozen config snapshot with ``key=value`` overrides applied (validated again).
-
-    ``paths.data_dir`` is the data folder the record was found in, not the one frozen at the start: a session
-    copied or moved to another folder resumes there (issue 12).
+def session_folder(args: argparse.Namespace) -> SessionFolder:
+    """The folder of the session named on the command line (``args.session``) under ``--data-dir``.
 
     Raises:
-        ConfigError: an override that is not ``key=value``, names a config group (``models=...``) or a
-            ``session.*`` key (the goal is fixed for a session), or fails validation.
+        SessionNotFound: no such session (one line naming ``cosci list``).
     """
-    from omegaconf import DictConfig, OmegaConf
-
-    for override in overrides:
-        key = override.split("=", 1)[0].lstrip("+~")
-        if "=" not in override or not key:
-            raise ConfigError(f"resume overrides: {override!r} is not key=value")
-        if "." not in key:
-            raise ConfigError(f"{key}: a config group cannot change on resume; override keys of the session's "
-                              f"frozen config instead (e.g. run.budget_usd=50), or start a new session")
-        if key.startswith("session."):
-            raise ConfigError(f"{key}: the research goal and its settings are fixed for a session; start a new "
-                              f"session instead")
-    snapshot = OmegaConf.create(record.sessions.get().config_snapshot)
-    try:
-        merged = OmegaConf.merge(snapshot, OmegaConf.from_dotlist(list(overrides)))
-    except Exception as exc:
-        raise ConfigError(f"resume overrides: {' '.join(str(exc).split())}") from None
-    assert isinstance(merged, DictConfig)
-    merged.paths.data_dir = str(Path(record.db.path).resolve().parents[2])  # <root>/sessions/<id>/record.sqlite
-    return validate(merged, require_goal=True)
+    return SessionFolder.existing(data_dir(args.data_dir), args.session)
 
 
 # --- commands ------------------------------------------------------------------------------------------
 def cmd_list(args: argparse.Namespace) -> None:
     root = data_dir(args.data_dir)
-    folder = root / "sessions"
-    sids = sorted(p.name for p in folder.iterdir() if (p / RECORD_FILE).is_file()) if folder.is_dir() else []
-    if not sids:
-        print(f"no sessions under {folder}")
-    for sid in sids:
-        rec = open_session(root, sid)
-        row = rec.sessions.get()
-        print(
-            f"{sid}  {shown_status(root, sid, row.status):8s} {row.stop_reason or '-':11s} "
-            f"{rec.hypotheses.count():3d} hypotheses  "
-            f"{rec.matches.count():4d} matches  {' '.join(row.research_goal.split())[:60]}"
-        )
-        rec.close()
+    folders = SessionFolder.all(root)
+    if not folders:
+        print(f"no sessions under {root / 'sessions'}")
+    for folder in folders:
+        with folder.record() as rec:
+            row = rec.sessions.get()
+            print(
+                f"{folder.session_id}  {folder.shown_status(row.status):8s} {row.stop_reason or '-':11s} "
+                f"{rec.hypotheses.count():3d} hypotheses  "
+                f"{rec.matches.count():4d} matches  {' '.join(row.research_goal.split())[:60]}"
+            )
 
 
 def cmd_status(args: argparse.Namespace) -> None:
-    root = data_dir(args.data_dir)
-    rec = open_session(root, args.session)
+    folder = session_folder(args)
+    with folder.record() as rec:
+        for line in status_report(folder, rec):
+            print(line)
+
+
+def status_report(folder: SessionFolder, rec: SessionRecord) -> list[str]:
+    """The lines of ``cosci status``: counts, spend, cache reads, active time, grounding, safety."""
     row = rec.sessions.get()
     spend = rec.logs.spend()
+    out: list[str] = []
     states: dict[str, int] = {}
     for h in rec.hypotheses.all():
         states[h.state] = states.get(h.state, 0) + 1
-    running = is_running(root, args.session)
-    print(f"session      {row.id} ({shown_status(root, args.session, row.status)}{', running now' if running else ''})")
-    print(f"goal         {' '.join(row.research_goal.split())[:200]}")
-    print(f"stop reason  {row.stop_reason or '-'}")
-    print(
+    running = folder.is_running()
+    out.append(f"session      {row.id} ({folder.shown_status(row.status)}{', running now' if running else ''})")
+    out.append(f"goal         {' '.join(row.research_goal.split())[:200]}")
+    out.append(f"stop reason  {row.stop_reason or '-'}")
+    out.append(
         f"hypotheses   {rec.hypotheses.count()} ({', '.join(f'{k} {v}' for k, v in sorted(states.items())) or 'none'})"
     )
-    print(f"reviews      {len(rec.hypotheses.reviews())}")
-    print(f"matches      {rec.matches.count()} ({rec.matches.count(valid_only=True)} with a valid verdict)")
+    out.append(f"reviews      {len(rec.hypotheses.reviews())}")
+    out.append(f"matches      {rec.matches.count()} ({rec.matches.count(valid_only=True)} with a valid verdict)")
     for line in tournament_lines(rec):  # issue 13: BT leaders with CIs, judge statistics
-        print(f"             {line}")
-    print(
+        out.append(f"             {line}")
+    out.append(
         f"feedback     {len(rec.logs.feedback(source='meta_review'))} system, "
         f"{len(rec.logs.feedback(source='human'))} researcher"
     )
-    print(f"tasks        {', '.join(f'{k} {v}' for k, v in sorted(rec.tasks.counts().items()))}")
+    out.append(f"tasks        {', '.join(f'{k} {v}' for k, v in sorted(rec.tasks.counts().items()))}")
     total = sum(s["usd"] for s in spend.values())
-    print(
+    out.append(
         f"spent        ${total:.4f} of ${row.budget_usd:.2f}  "
         + ", ".join(f"{a} ${s['usd']:.4f}" for a, s in sorted(spend.items()))
     )
     shares = rec.logs.cache_read_shares()  # issue 16: how much of the input the provider's prompt cache served
     if shares:
-        print(f"cache reads  {shares.pop('total', 0.0):.1%} of input tokens  "
-              + ", ".join(f"{a} {s:.1%}" for a, s in sorted(shares.items())))
-    print(f"active time  {row.elapsed_seconds:.0f} s of {row.wall_clock_seconds:.0f} s")
-    for line in status_lines(rec):  # issue 14: evidence verified / unverified / dropped, overview claims
-        print(line)
+        out.append(f"cache reads  {shares.pop('total', 0.0):.1%} of input tokens  "
+                   + ", ".join(f"{a} {s:.1%}" for a, s in sorted(shares.items())))
+    out.append(f"active time  {row.elapsed_seconds:.0f} s of {row.wall_clock_seconds:.0f} s")
+    out += status_lines(rec)  # issue 14: evidence verified / unverified / dropped, overview claims
     if row.mlflow_run_id:
-        print(f"mlflow run   {row.mlflow_run_id}")
-    for line in safety_lines(rec):
-        print(line)
-    rec.close()
+        out.append(f"mlflow run   {row.mlflow_run_id}")
+    return out + safety_lines(rec)
 
 
 def safety_lines(rec: SessionRecord) -> list[str]:
@@ -188,16 +139,18 @@ def safety_lines(rec: SessionRecord) -> list[str]:
 
 
 def cmd_report(args: argparse.Namespace) -> None:
-    root = data_dir(args.data_dir)
-    rec = open_session(root, args.session)
-    if args.html or args.open or args.out:
-        from cosci.report.commands import report_html
+    folder = session_folder(args)
+    with folder.record() as rec:
+        if args.html or args.open or args.out:
+            from cosci.report.commands import report_html
 
-        try:
-            print(report_html(rec, root / "sessions" / args.session, args.out, args.open))
-        finally:
-            rec.close()
-        return
+            print(report_html(rec, folder.path, args.out, args.open))
+            return
+        print_report(rec)
+
+
+def print_report(rec: SessionRecord) -> None:
+    """``cosci report``: the overview (or the leaderboard so far), then what safety screening quarantined."""
     row = rec.sessions.get()
     if row.final_overview:
         print(row.final_overview.rstrip())
@@ -215,32 +168,26 @@ def cmd_report(args: argparse.Namespace) -> None:
         if marked:  # issue 15: listed with categories and rationale
             print(f"\n# {heading}\n")
             print("\n".join(f"- {line}" for line in marked))
-    rec.close()
 
 
 def cmd_export(args: argparse.Namespace) -> None:
     from cosci.report.commands import export
 
-    rec = open_session(data_dir(args.data_dir), args.session)
-    try:
+    with session_folder(args).record() as rec:
         path = export(rec, args.format, args.out)
-    finally:
-        rec.close()
     if path:
         print(path)
 
 
 def _set_status(args: argparse.Namespace, status: str) -> None:
-    root = data_dir(args.data_dir)
-    rec = open_session(root, args.session)
-    current = rec.sessions.status()
-    if current in ("done", "refused"):
-        rec.close()
-        raise CosciError(f"session {args.session} is {current}; nothing to {args.command}")
-    rec.sessions.update(status=status)
-    rec.logs.event(f"external_{args.command}", {"requested_status": status})
-    rec.close()
-    if is_running(root, args.session):
+    folder = session_folder(args)
+    with folder.record() as rec:
+        current = rec.sessions.status()
+        if current in ("done", "refused"):
+            raise CosciError(f"session {args.session} is {current}; nothing to {args.command}")
+        rec.sessions.update(status=status)
+        rec.logs.event(f"external_{args.command}", {"requested_status": status})
+    if folder.is_running():
         print(
             f"{args.session}: {args.command} requested; the running session will "
             + ("hold after its current actions" if status == "paused" else "stop and write its overview")
@@ -251,31 +198,27 @@ def _set_status(args: argparse.Namespace, status: str) -> None:
 
 
 def cmd_feedback(args: argparse.Namespace) -> None:
-    rec = open_session(data_dir(args.data_dir), args.session)
-    if (status := rec.sessions.status()) in ("done", "refused"):
-        rec.close()
-        raise CosciError(f"session {args.session} is {status}; feedback would reach no prompt")
-    if args.kind in ("directive", "preference") and not (args.text or "").strip():
-        rec.close()
-        raise CosciError(f"--kind {args.kind} needs --text \"...\"")
-    if args.kind in ("rejection", "pin") and not args.hypothesis:
-        rec.close()
-        raise CosciError(f"--kind {args.kind} needs --hypothesis <H-id>")
-    if args.hypothesis and rec.hypotheses.get(args.hypothesis) is None:
-        rec.close()
-        raise CosciError(f"no hypothesis {args.hypothesis} in session {args.session}")
-    if (args.text or "").strip():
-        check_feedback_text(rec, args.text)
-    fid = rec.logs.add_feedback("human", args.kind, args.text or "", target_id=args.hypothesis)
-    if args.kind == "rejection":
-        rec.hypotheses.set_state(args.hypothesis, "rejected")
-    elif args.kind == "pin":
-        rec.hypotheses.set_state(args.hypothesis, "pinned")
-    rec.close()
+    folder = session_folder(args)
+    with folder.record() as rec:
+        if (status := rec.sessions.status()) in ("done", "refused"):
+            raise CosciError(f"session {args.session} is {status}; feedback would reach no prompt")
+        if args.kind in ("directive", "preference") and not (args.text or "").strip():
+            raise CosciError(f"--kind {args.kind} needs --text \"...\"")
+        if args.kind in ("rejection", "pin") and not args.hypothesis:
+            raise CosciError(f"--kind {args.kind} needs --hypothesis <H-id>")
+        if args.hypothesis and rec.hypotheses.get(args.hypothesis) is None:
+            raise CosciError(f"no hypothesis {args.hypothesis} in session {args.session}")
+        if (args.text or "").strip():
+            check_feedback_text(folder, rec, args.text)
+        fid = rec.logs.add_feedback("human", args.kind, args.text or "", target_id=args.hypothesis)
+        if args.kind == "rejection":
+            rec.hypotheses.set_state(args.hypothesis, "rejected")
+        elif args.kind == "pin":
+            rec.hypotheses.set_state(args.hypothesis, "pinned")
     print(f"{args.session}: {args.kind} feedback {fid} recorded; it reaches the next generation and evolution prompts")
 
 
-def check_feedback_text(rec: SessionRecord, text: str) -> None:
+def check_feedback_text(folder: SessionFolder, rec: SessionRecord, text: str) -> None:
     """Issue 15: screen researcher feedback as a goal is screened, before it is stored.
 
     Raises:
@@ -283,7 +226,7 @@ def check_feedback_text(rec: SessionRecord, text: str) -> None:
     """
     from cosci.safety.classifier import screening_on
 
-    config = frozen_config(rec, [])
+    config = folder.frozen_config()
     if not screening_on(config):
         return
     from cosci.safety.standalone import screen_feedback
@@ -291,7 +234,6 @@ def check_feedback_text(rec: SessionRecord, text: str) -> None:
     screening = screen_feedback(rec, config, text)
     if screening.acted:
         rec.logs.event("feedback_refused", {"verdict_id": screening.verdict.id})
-        rec.close()
         raise GoalRefused(f"feedback refused by safety screening, {screening.verdict.line()}; it was not recorded")
     if screening.decision == "flag":
         print(f"cosci: warning: feedback flagged by safety screening, {screening.verdict.line()}", file=sys.stderr)
@@ -299,9 +241,8 @@ def check_feedback_text(rec: SessionRecord, text: str) -> None:
 
 def cmd_release(args: argparse.Namespace) -> None:
     """Issue 15: a researcher releases a quarantined hypothesis; it goes back to review and the tournament."""
-    root = data_dir(args.data_dir)
-    rec = open_session(root, args.session)
-    try:
+    folder = session_folder(args)
+    with folder.record() as rec:
         h = rec.hypotheses.get(args.hypothesis)
         if h is None or h.state != "quarantined":
             state = h.state if h else "not in this session"
@@ -319,31 +260,25 @@ def cmd_release(args: argparse.Namespace) -> None:
             return
         from cosci.supervisor.rules import Scheduler
 
-        Scheduler(frozen_config(rec, []), rec).screen_or_review(h.id)  # it has a verdict: straight to review
-        when = "now" if is_running(root, args.session) else f"at `cosci resume {args.session}`"
-        print(f"{args.session}: {h.id} released by {args.by}; it is reviewed and enters the tournament {when}")
-    finally:
-        rec.close()
+        Scheduler(folder.frozen_config(), rec).screen_or_review(h.id)  # it has a verdict: straight to review
+    when = "now" if folder.is_running() else f"at `cosci resume {args.session}`"
+    print(f"{args.session}: {h.id} released by {args.by}; it is reviewed and enters the tournament {when}")
 
 
 def cmd_resume(args: argparse.Namespace) -> None:
-    root = data_dir(args.data_dir)
-    rec = open_session(root, args.session)
-    status = rec.sessions.status()
-    if is_running(root, args.session):
-        if status == "paused":
+    folder = session_folder(args)
+    with folder.record() as rec:
+        status = rec.sessions.status()
+        if folder.is_running():
+            if status != "paused":
+                raise CosciError(f"session {args.session} is already running in another process")
             rec.sessions.update(status="running")
             print(f"{args.session}: resumed (the running process continues)")
-            rec.close()
             return
-        rec.close()
-        raise CosciError(f"session {args.session} is already running in another process")
-    if status in ("done", "refused"):
-        rec.close()
-        raise CosciError(f"session {args.session} is {status}; `cosci report {args.session}` shows its overview")
-    config = frozen_config(rec, args.overrides)
-    row = rec.sessions.get()
-    rec.close()
+        if status in ("done", "refused"):
+            raise CosciError(f"session {args.session} is {status}; `cosci report {args.session}` shows its overview")
+        row = rec.sessions.get()
+    config = folder.frozen_config(args.overrides)
     from flows.launch import run_session
 
     run_session(config, overrides=row.overrides, choices={"models": row.models_choice}, resume_id=args.session)

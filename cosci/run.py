@@ -99,11 +99,10 @@ def prevalidate(overrides: Sequence[str], multirun: bool) -> list[CosciConfig]:
 
 def check_resumable(data_dir: Path, session_id: str) -> None:
     """Raises CosciError (one line) if the session does not exist or is done."""
-    from cosci.cli import open_session
+    from cosci.session.folder import SessionFolder
 
-    record = open_session(data_dir, session_id)
-    status = record.sessions.status()
-    record.close()
+    with SessionFolder.existing(data_dir, session_id).record() as record:
+        status = record.sessions.status()
     if status in ("done", "refused"):
         raise CosciError(f"session {session_id} is {status}; `cosci report {session_id}` shows its overview")
 
@@ -158,11 +157,12 @@ def _run_job(cfg: DictConfig) -> float | None:
     hc = HydraConfig.get()
     _sweep_context(hc, config.paths.data_dir)
     if config.session.resume:  # continue a session on its own frozen config (the other overrides do not apply)
-        from cosci.cli import frozen_config, open_session
+        from cosci.session.folder import SessionFolder
 
-        record = open_session(config.paths.data_dir, config.session.resume)
-        row, frozen = record.sessions.get(), frozen_config(record, [])
-        record.close()
+        folder = SessionFolder.existing(config.paths.data_dir, config.session.resume)
+        with folder.record() as record:
+            row = record.sessions.get()
+        frozen = folder.frozen_config()
         summary = run_session(
             frozen, overrides=row.overrides, choices={"models": row.models_choice}, resume_id=config.session.resume
         )

@@ -55,13 +55,12 @@ def quiet_logging(log_file: Path | None = None) -> None:
         logger.addHandler(handler)
 
 
-def refusal(record_path: Path, session_id: str) -> GoalRefused:
+def refusal(data_dir: Path, session_id: str) -> GoalRefused:
     """The error for a session whose goal safety screening refused (its message names the categories)."""
-    from cosci.store import SessionRecord
+    from cosci.session.folder import SessionFolder
 
-    record = SessionRecord.open(record_path, session_id)
-    verdict = record.safety.latest("goal")
-    record.close()
+    with SessionFolder(data_dir, session_id).record() as record:
+        verdict = record.safety.latest("goal")
     why = verdict.line() if verdict else "no verdict recorded"
     return GoalRefused(f"goal refused by safety screening, {why} (session {session_id} recorded as refused)")
 
@@ -84,9 +83,9 @@ def run_session(
         GoalRefused: safety screening refused the goal (issue 15; callers exit with status 3).
     """
     if resume_id:  # refuse at once if another process runs it (before the Prefect server starts)
-        from cosci.session.runtime import lock_session
+        from cosci.session.folder import SessionFolder
 
-        lock_session(config.paths.data_dir / "sessions" / resume_id)
+        SessionFolder(config.paths.data_dir, resume_id).lock()
     home = prepare(config.paths.data_dir)
     # the server boots while the imports below run (before Prefect is imported: its URL is read at import); a
     # parallel sweep's jobs each have their own home
@@ -107,7 +106,7 @@ def run_session(
     for line in summary.lines():
         print(line, flush=True)  # stdout, plain: paths must not be wrapped when the output is a file
     if summary.stop_reason == StopReason.REFUSED:  # issue 15: one line naming the category; the caller exits 3
-        raise refusal(Path(summary.record_path), summary.session_id)
+        raise refusal(config.paths.data_dir, summary.session_id)
     if summary.stop_reason == StopReason.INTERRUPTED:
         raise KeyboardInterrupt
     return summary

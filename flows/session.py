@@ -22,7 +22,6 @@ import os
 import signal
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 from prefect import flow, task
@@ -106,7 +105,7 @@ a session whose every call fails ended ``idle`` with an empty overview and exit 
 
 
 def make_runner(rt: SessionRuntime):
-    results = Path(rt.folder / "prefect_results").resolve()
+    results = rt.home.results_dir.resolve()
     results.mkdir(parents=True, exist_ok=True)
     max_attempts = rt.config.lease.max_attempts
 

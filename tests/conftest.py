@@ -93,3 +93,45 @@ async def runtime(config: CosciConfig, fake: FakeBackend) -> AsyncIterator[objec
     rt = await SessionRuntime.open(config, overrides=list(FAST), models_choice="fake")
     yield rt
     await rt.close()
+
+
+SLOW_TESTS = Path(__file__).with_name("slow_tests.txt")
+"""Test functions measured slow (>= 0.5 s), kept out of ``make test-fast``; see the file's header."""
+
+
+def slow_test_ids() -> set[str]:
+    """The ``path::function`` lines of :data:`SLOW_TESTS` (comments and blank lines skipped)."""
+    lines = SLOW_TESTS.read_text(encoding="utf-8").splitlines()
+    return {ln.strip() for ln in lines if ln.strip() and not ln.startswith("#")}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the measured-slow test functions ``slow`` (every parameter of a listed function)."""
+    slow = slow_test_ids()
+    for item in items:
+        if item.nodeid.split("[", 1)[0] in slow:
+            item.add_marker(pytest.mark.slow)
+
+
+UNKNOWN_HYPOTHESIS_ID = "H-000000000000"
+"""A hypothesis id that exists in no session (``fake_cites_an_unknown_id``)."""
+
+
+@pytest.fixture
+def fake_cites_an_unknown_id(monkeypatch: pytest.MonkeyPatch) -> str:
+    """The fake's own final overview, plus an executive-summary sentence citing a hypothesis id that exists
+    nowhere (the fake otherwise cites only ids in its prompt, so "cites only known ids" would hold by
+    construction). Returns the unknown id."""
+    from cosci.llm import fake_content
+
+    original = fake_content.overview
+
+    def overview(call):  # type: ignore[no-untyped-def]
+        text = original(call)
+        if (call.action or "").endswith("/repair"):
+            return text
+        return text.replace("# Executive summary\n",
+                            f"# Executive summary\nA rival account [{UNKNOWN_HYPOTHESIS_ID}] was weaker.\n", 1)
+
+    monkeypatch.setattr(fake_content, "overview", overview)
+    return UNKNOWN_HYPOTHESIS_ID

@@ -239,21 +239,21 @@ def test_a_running_session_is_shown_and_refused(config: CosciConfig, fake: FakeB
     """A session whose process is gone shows "stopped"; one held by a process refuses a second resume (exit 2)."""
     import asyncio
 
-    from cosci.session.runtime import lock_session, unlock_session
+    from cosci.session.folder import SessionFolder
 
     sid = asyncio.run(open_only(config))
     data = config.paths.data_dir
     code, out, _ = _cli(capsys, "list", "--data-dir", str(data))  # --data-dir also after the command
     assert code == 0 and f"{sid}  stopped" in out
-    folder = data / "sessions" / sid
-    lock_session(folder)
+    folder = SessionFolder(data, sid)
+    folder.lock()
     try:
         code, out, _ = _cli(capsys, "list", "--data-dir", str(data))
         assert f"{sid}  running" in out
         code, _, err = _cli(capsys, "--data-dir", str(data), "resume", sid)
         assert code == 2 and "already running in another process" in err
     finally:
-        unlock_session(folder)
+        folder.unlock()
 
 
 def test_serve_against_a_server_that_is_not_there(capsys: pytest.CaptureFixture[str],

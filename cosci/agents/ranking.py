@@ -38,7 +38,7 @@ from cosci.safety.quoting import quote_hypothesis, quote_untrusted
 from cosci.store import MatchRow
 from cosci.tournament.bt import BTFit, fit_bt
 from cosci.tournament.elo import EloRule
-from cosci.tournament.engine import MatchPlan, plan_match, tournament_cfg
+from cosci.tournament.engine import MatchPlan, TournamentCfg, plan_match
 from cosci.tournament.judging import resolve
 from cosci.tournament.verdict import parse_verdict, rationale_of
 
@@ -78,8 +78,7 @@ class RankingAgent(BaseAgent):
         self.in_play: set[str] = set()  # hypotheses in a match being played now (concurrent batches)
 
     def _rule(self) -> EloRule:
-        r = self.config.ranking
-        return EloRule(r.k_factor_new, r.k_factor_warm, r.new_matches_threshold)
+        return EloRule.from_config(self.config.ranking)
 
     def _rematch_cap(self) -> Callable[[str, str], bool]:
         """Pairs that reached ``ranking.max_matches_per_pair`` are not played again (issue 11); a match waiting in a
@@ -125,7 +124,7 @@ class RankingAgent(BaseAgent):
                 match_ids.append(prior)
                 continue
             players = self.record.hypotheses.ranked()
-            tcfg = tournament_cfg(self.config.ranking)
+            tcfg = TournamentCfg.from_config(self.config.ranking)
             fit = self.fit(players) if tcfg.strategy == "uncertainty" else None
             plan = plan_match(players, self.rng(task, f"match{i}"), self.deps.vectors.similarity, tcfg, fit,
                               focus_id=task.payload.get("focus_id") if i == 0 else None, exclude=self.in_play,

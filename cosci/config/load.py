@@ -20,6 +20,7 @@ from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 from pydantic import ValidationError
 
+from cosci.config.renames import old_key_in, old_override
 from cosci.config.schema import CosciConfig
 from cosci.paths import conf_dir
 from cosci.text import one_line
@@ -77,8 +78,11 @@ def compose(overrides: Sequence[str] = ()) -> DictConfig:
         The composed config (the ``hydra`` node excluded).
 
     Raises:
-        ConfigError: an unknown key, an unknown group option, or a malformed override.
+        ConfigError: an unknown key, an unknown group option, a malformed override, or a key renamed or removed
+            (:mod:`cosci.config.renames`: the line names the new key).
     """
+    if message := old_override(overrides):
+        raise ConfigError(message)
     gh = GlobalHydra.instance()
     if gh.is_initialized():
         gh.clear()
@@ -135,6 +139,8 @@ def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False)
         raise ConfigError(f"{key}: {hydra_one_line(str(exc)).split(' full_key:')[0]}") from None
     assert isinstance(data, dict)
     data.pop("hydra", None)
+    if message := old_key_in(data):  # an experiment file or a `+key=` override still using an old key
+        raise ConfigError(message)
     session = data.get("session")
     if isinstance(session, dict) and session.get("goal_file"):  # the file's text becomes the goal (it wins)
         session["goal"] = read_goal_file(str(session["goal_file"]))

@@ -20,7 +20,7 @@ Unit = Annotated[float, Field(ge=0.0, le=1.0)]
 MAX_SECONDS = 30 * 24 * 3600
 """Longest wall clock or job limit: 30 days, seconds."""
 MAX_CALL_SECONDS = 24 * 3600
-"""Longest single call, lease or timeout: one day, seconds."""
+"""Longest single call or timeout: one day, seconds."""
 MAX_COUNT = 1_000_000
 """Largest match or task count used as a threshold or period."""
 MAX_ATTEMPTS = 50
@@ -35,6 +35,8 @@ AGENT_NAMES = ("supervisor", "generation", "reflection", "ranking", "evolution",
 """The seven agents of seed 000, in pipeline order."""
 OPTIONAL_AGENTS = ("safety",)
 """Agents a config may add: ``safety``, the seeds' classifier (issue 15; seed 001 routing table)."""
+TOOL_NAMES = ("web_search", "web_fetch", "pubmed_search", "arxiv_search", "europe_pmc_search", "local_corpus_search")
+"""Every tool a session can register (seed 004 Tool Registry; ``cosci/tools``; tests/config/test_names.py)."""
 SafetyDecision = Literal["allow", "flag", "block"]
 
 
@@ -80,11 +82,16 @@ class RunCfg(_Strict):
         gt=0, le=10**11, description="Optional session cap in tokens (in + out); null = none."
     )
     n_initial: int = Field(gt=0, le=1_000, description="Generation tasks enqueued after goal parsing (seed 000: 3).")
-    debate_fraction: Unit = Field(description="Fraction of generation tasks that use generation.debate.")
     seed: int = Field(ge=0, le=MAX_SEED, description="Seed for every random choice (pair selection, strategy choice).")
     idle_poll_seconds: float = Field(
         gt=0, le=3_600, description="Seconds between idle refinement checks (seed 000: ~10 s)."
     )
+
+
+class GenerationCfg(_Strict):
+    debate_share: Unit = Field(description="Share of generation tasks that use generation's debate mode instead of "
+                               "the literature mode (seed 003 prompt 3, an alternative generation strategy; was "
+                               "run.debate_fraction).")
 
 
 class BudgetCfg(_Strict):
@@ -280,14 +287,11 @@ class VectorsCfg(_Strict):
 
 
 class LeaseCfg(_Strict):
-    default_seconds: float = Field(gt=0, le=MAX_CALL_SECONDS, description="Task lease, seconds (seed 001: 300).")
-    reflection_seconds: float = Field(
-        gt=0, le=MAX_CALL_SECONDS, description="Reflection task lease, seconds (seed 004: 600)."
-    )
-    final_seconds: float = Field(
-        gt=0, le=MAX_CALL_SECONDS, description="Final overview lease, seconds (seed 004: 1800)."
-    )
-    max_attempts: int = Field(ge=1, le=MAX_ATTEMPTS, description="Attempts before a task is dead (seed 004: 3).")
+    """A claimed task's attempts. Leases carry no time limit: one process runs a session, and a resume voids
+    every lease (docs/ARCHITECTURE.md, "Leases"; the seeds' per-agent TTLs are deliberately absent)."""
+
+    max_attempts: int = Field(ge=1, le=MAX_ATTEMPTS, description="Attempts of one task (one agent action, its "
+                              "provider-call retries inside each) before it is dead (seed 004 Task Queue: 3).")
 
 
 class RetryCfg(_Strict):
@@ -406,8 +410,16 @@ class ModeCfg(_Strict):
 
 class AgentCfg(_Strict):
     budget_share: Unit = Field(description="Share of the session budget for this agent (seed 001 Per-Agent Shares).")
-    tools: list[str] = Field(description="Tool allowlist (seed 004 Tool Registry).")
+    tools: list[str] = Field(description="Tool allowlist (seed 004 Tool Registry), names from TOOL_NAMES.")
     modes: dict[str, ModeCfg] = Field(description="Routing per mode (seed 001 Model Routing).")
+
+    @field_validator("tools")
+    @classmethod
+    def _known_tools(cls, v: list[str]) -> list[str]:
+        unknown = [name for name in v if name not in TOOL_NAMES]
+        if unknown:
+            raise ValueError(f"unknown tool '{unknown[0]}' (known: {', '.join(TOOL_NAMES)})")
+        return v
 
 
 class ModelEntry(_Strict):
@@ -505,6 +517,7 @@ class CosciConfig(_Strict):
 
     session: SessionCfg
     run: RunCfg
+    generation: GenerationCfg
     budget: BudgetCfg
     ranking: RankingCfg
     debate: DebateCfg
@@ -563,8 +576,3 @@ class CosciConfig(_Strict):
         """The tier an (agent, mode) calls: ``models.agent_tiers`` wins over ``agents.<agent>.modes.<mode>.tier``."""
         overrides = self.models.agent_tiers
         return overrides.get(f"{agent}.{mode}") or overrides.get(agent) or self.agents[agent].modes[mode].tier
-
-    @property
-    def session_dir_root(self) -> Path:
-        """Folder holding one sub-folder per session: ``<data_dir>/sessions``."""
-        return self.paths.data_dir / "sessions"

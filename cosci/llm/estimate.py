@@ -73,9 +73,9 @@ def estimate_session(config: CosciConfig) -> Estimate:
     debates = min(matches, n * max(config.ranking.debate_min_matches, 1))
     plan = [  # (agent, mode, tasks, calls per task, prompt kind)
         ("supervisor", "parse_goal", 1, 1, "parse"),
-        ("generation", "literature", generated * (1 - config.run.debate_fraction), loop("generation", "literature"),
+        ("generation", "literature", generated * (1 - config.generation.debate_share), loop("generation", "literature"),
          "tool_loop"),
-        ("generation", "debate", generated * config.run.debate_fraction, config.debate.min_turns + 1, "turn"),
+        ("generation", "debate", generated * config.generation.debate_share, config.debate.min_turns + 1, "turn"),
         ("reflection", "full", n, loop("reflection", "full"), "tool_loop"),
         ("reflection", "verification", config.reflection.verification_top_k, loop("reflection", "verification"),
          "tool_loop"),

@@ -24,8 +24,9 @@ def screen_feedback(record: SessionRecord, config: CosciConfig, text: str) -> Sc
     from cosci.llm.budget import TokenBudget
     from cosci.llm.gateway import Gateway
 
-    budget = TokenBudget(config.run.budget_usd, {a: c.budget_share for a, c in config.agents.items()},
-                         config.budget.reserve_share, config.run.budget_tokens)
+    budget = TokenBudget(cap_usd=config.run.budget_usd,
+                         shares={a: c.budget_share for a, c in config.agents.items()},
+                         reserve_share=config.budget.reserve_share, cap_tokens=config.run.budget_tokens)
     budget.restore(record.logs.spend())
     gateway = Gateway(config, budget, record.logs.add_call)
     classifier = Classifier(config, gateway, gateway.router, record)

@@ -1,33 +1,21 @@
-"""A session's runtime: its folder, record, budget, gateway, tools, embedder, vector store and agents.
+"""A session's runtime: its record, budget, gateway, tools, embedder, vector store and agents.
 
-Layout of one session (``<paths.data_dir>/sessions/<session id>/``)::
-
-    record.sqlite        the scientific record (seed 001 schema)
-    .lock                held while a process runs the session (a second runner is refused)
-    prefect_results/     cached action results (a resumed session replays finished actions from here)
-    http_cache/          literature tool responses (the same query never goes out twice)
-    vectors/index.faiss  a copy of the FAISS index (rebuilt from the record on open)
-    final/overview.md    the research overview
-    final/claims.json    its claim map (claim, hypothesis ids, sources, status) and audit (issue 14)
-
-Nothing here imports Prefect, MLflow or Hydra: the flow (``flows/session.py``) drives a runtime.
+Its folder (layout, lock, record file) is :class:`cosci.session.folder.SessionFolder`. Nothing here imports
+Prefect, MLflow or Hydra: the flow (``flows/session.py``) drives a runtime.
 """
 
 from __future__ import annotations
 
-import fcntl
 import json
 import logging
-import secrets
-import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from cosci.agents import AgentDeps, BaseAgent, build_agents
 from cosci.config.schema import CosciConfig
 from cosci.domain import Task, TaskResult, id_namespace
-from cosci.errors import CosciError, SessionNotFound
+from cosci.errors import CosciError
 from cosci.grounding.report import write_claims
 from cosci.llm.batch import BatchGateway
 from cosci.llm.budget import TokenBudget
@@ -37,72 +25,16 @@ from cosci.llm.gateway import Gateway
 from cosci.llm.providers import check_models
 from cosci.llm.routing import Router
 from cosci.safety.classifier import screening_on
-from cosci.store import RECORD_FILE, SessionRecord
+from cosci.session.folder import SessionFolder, new_session_id
+from cosci.store import SessionRecord
 from cosci.tools.registry import ToolRegistry, build_registry
 from cosci.vectors.store import VectorStore
 
 log = logging.getLogger(__name__)
 
 
-class SessionBusy(CosciError):
-    """Another process is running this session."""
-
-
-def new_session_id() -> str:
-    """``s-YYYYmmdd-HHMMSS-xxxxxx`` (sortable by start time, unique)."""
-    return time.strftime("s-%Y%m%d-%H%M%S-", time.gmtime()) + secrets.token_hex(3)
-
-
-def session_dir(config: CosciConfig, session_id: str) -> Path:
-    return config.session_dir_root / session_id
-
-
-def find_session(data_dir: Path, session_id: str) -> Path:
-    """The folder of an existing session.
-
-    Raises:
-        SessionNotFound: no record for this id under ``data_dir``.
-    """
-    folder = data_dir / "sessions" / session_id
-    if not (folder / RECORD_FILE).is_file():
-        raise SessionNotFound(f"no session '{session_id}' under {data_dir / 'sessions'}")
-    return folder
-
-
-def open_record(data_dir: Path, session_id: str) -> SessionRecord:
-    return SessionRecord.open(find_session(data_dir, session_id) / RECORD_FILE, session_id)
-
-
-_LOCKS: dict[Path, IO[str]] = {}
 OPEN_RUNTIMES: dict[str, SessionRuntime] = {}
 """The runtimes open in this process, by session id; filled and emptied by the session flow (flows/session.py)."""
-"""Session folders whose lock this process holds."""
-
-
-def lock_session(folder: Path) -> None:
-    """Hold the session's lock (``<folder>/.lock``, flock) for this process; holding it already is a no-op.
-
-    Raises:
-        SessionBusy: another process holds it (the session is running there).
-    """
-    folder = folder.resolve()
-    if folder in _LOCKS:
-        return
-    folder.mkdir(parents=True, exist_ok=True)
-    fh = (folder / ".lock").open("w")
-    try:
-        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        fh.close()
-        raise SessionBusy(f"session {folder.name} is already running in another process") from None
-    _LOCKS[folder] = fh
-
-
-def unlock_session(folder: Path) -> None:
-    fh = _LOCKS.pop(folder.resolve(), None)
-    if fh is not None:
-        fcntl.flock(fh, fcntl.LOCK_UN)
-        fh.close()
 
 
 def record_resume(record: SessionRecord, config: CosciConfig) -> list[str]:
@@ -138,7 +70,7 @@ class SessionRuntime:
 
     config: CosciConfig
     session_id: str
-    folder: Path
+    home: SessionFolder
     record: SessionRecord
     budget: TokenBudget
     gateway: Gateway
@@ -158,13 +90,11 @@ class SessionRuntime:
         Router(config).check_keys()  # before any work (issue 6)
         check_models(config)
         resuming = session_id is not None
-        sid = session_id or new_session_id()
-        folder = session_dir(config, sid)
-        if resuming:
-            find_session(config.paths.data_dir, sid)
-        folder.mkdir(parents=True, exist_ok=True)
-        lock_session(folder)
-        record = SessionRecord.open(folder / RECORD_FILE, sid)
+        home = (SessionFolder.existing(config.paths.data_dir, session_id) if session_id is not None
+                else SessionFolder(config.paths.data_dir, new_session_id()))
+        sid = home.session_id
+        home.lock()
+        record = home.open_record()
         if not resuming:  # a resumed session keeps the namespace it started with (SessionRecord.open)
             record.namespace = id_namespace(config.session.goal or "", config.run.seed)
         if not resuming:
@@ -182,16 +112,17 @@ class SessionRuntime:
         elif record.sessions.status() in ("done", "refused"):
             status = record.sessions.status()
             record.close()
-            unlock_session(folder)
+            home.unlock()
             raise CosciError(f"session {sid} is {status}; `cosci report {sid}` shows its overview")
         else:
             record_resume(record, config)
-        budget = TokenBudget(config.run.budget_usd, {a: c.budget_share for a, c in config.agents.items()},
-                             config.budget.reserve_share, config.run.budget_tokens)
+        budget = TokenBudget(cap_usd=config.run.budget_usd,
+                             shares={a: c.budget_share for a, c in config.agents.items()},
+                             reserve_share=config.budget.reserve_share, cap_tokens=config.run.budget_tokens)
         budget.restore(record.logs.spend())
         gateway = Gateway(config, budget, record.logs.add_call)
         gateway.sizer.restore(record.logs.output_lengths())
-        registry = build_registry(config, folder / "http_cache")
+        registry = build_registry(config, home.http_cache)
         embedder = Embedder(list(config.models.embeddings.chain), EmbeddingCalls(gateway))
         chosen = [e["payload"].get("model") for e in record.logs.events("embedding_model")]
         if await embedder.choose() != (chosen[-1] if chosen else None):  # the model on the record (issue 16)
@@ -202,7 +133,12 @@ class SessionRuntime:
             vectors.load(ids, vecs)
         deps = AgentDeps(config=config, record=record, llm=gateway, router=gateway.router, tools=registry,
                          embedder=embedder, vectors=vectors, batches=BatchGateway(gateway))
-        return cls(config, sid, folder, record, budget, gateway, registry, build_agents(deps), deps)
+        return cls(config, sid, home, record, budget, gateway, registry, build_agents(deps), deps)
+
+    @property
+    def folder(self) -> Path:
+        """The session's folder, ``<paths.data_dir>/sessions/<session id>``."""
+        return self.home.path
 
     async def execute(self, task: Task) -> TaskResult:
         """Run one task on its agent (one attempt, counted on the task row)."""
@@ -214,16 +150,16 @@ class SessionRuntime:
 
     def write_overview(self, text: str) -> Path:
         """Write ``final/overview.md`` (seed 000: ``data/artifacts/<session_id>/final/overview.md``)."""
-        path = self.folder / "final" / "overview.md"
+        path = self.home.overview_path
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         withheld = self.record.safety.withheld_overview()  # issue 15: kept out of overview.md and MLflow
         if withheld:
             (path.parent / "overview.withheld.md").write_text(withheld, encoding="utf-8")
         write_claims(self.record, path.parent)  # issue 14: final/claims.json, the overview's claim map
-        (self.folder / "vectors").mkdir(exist_ok=True)
+        self.home.vectors_file.parent.mkdir(exist_ok=True)
         if len(self.deps.vectors):
-            self.deps.vectors.save(str(self.folder / "vectors" / "index.faiss"))
+            self.deps.vectors.save(str(self.home.vectors_file))
         self.write_report()
         return path
 
@@ -240,4 +176,4 @@ class SessionRuntime:
     async def close(self) -> None:
         await self.registry.aclose()
         self.record.close()
-        unlock_session(self.folder)
+        self.home.unlock()

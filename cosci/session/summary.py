@@ -6,8 +6,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cosci.store import RECORD_FILE
-
 if TYPE_CHECKING:
     from cosci.session.runtime import SessionRuntime
 
@@ -73,7 +71,7 @@ def summarise(rt: SessionRuntime, reason: Any, overview: Path, run_id: str | Non
     return SessionSummary(
         session_id=rt.session_id, stop_reason=str(getattr(reason, "value", reason)), spent_usd=stats.spent_usd,
         tokens=stats.tokens, hypotheses=stats.hypotheses, matches=stats.matches, top_elo=stats.top1_elo,
-        elapsed_seconds=row.elapsed_seconds, overview_path=str(overview), record_path=str(rt.folder / RECORD_FILE),
+        elapsed_seconds=row.elapsed_seconds, overview_path=str(overview), record_path=str(rt.home.record_path),
         mlflow_run_id=run_id, tracking_uri=tracking_uri(rt.config) if run_id else None, stop_detail=stop_detail,
         grounding=grounding_metrics(rt.record),
         judge=session_judge_stats(rt.record).to_dict())

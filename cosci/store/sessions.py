@@ -96,7 +96,3 @@ class Sessions:
 
     def status(self) -> str:
         return str(self.db.scalar("SELECT status FROM sessions WHERE id=?", (self.session_id,)))
-
-    def add_elapsed(self, seconds: float) -> None:
-        with self.db.tx() as c:
-            c.execute("UPDATE sessions SET elapsed_seconds=elapsed_seconds+? WHERE id=?", (seconds, self.session_id))

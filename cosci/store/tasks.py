@@ -77,8 +77,12 @@ class Tasks:
             )
         return tid if cur.rowcount == 1 else None
 
-    def claim(self, owner: str, lease_seconds: float) -> Task | None:
-        """Lease the best pending task (lowest priority number, oldest first), or None."""
+    def claim(self, owner: str) -> Task | None:
+        """Lease the best pending task (lowest priority number, oldest first) to ``owner``, or None.
+
+        A lease has no time limit (``lease_expires_at`` stays NULL): one process runs a session, so nobody else
+        could take an expired task over; a resume voids every lease (:meth:`reclaim`). docs/ARCHITECTURE.md,
+        "Leases"."""
         now = time.time()
         with self.db.tx() as c:
             row = c.execute(
@@ -89,8 +93,8 @@ class Tasks:
             if row is None:
                 return None
             c.execute(
-                "UPDATE tasks SET status='in_progress', lease_owner=?, lease_expires_at=?, updated_at=? WHERE id=?",
-                (owner, now + lease_seconds, now, row["id"]),
+                "UPDATE tasks SET status='in_progress', lease_owner=?, lease_expires_at=NULL, updated_at=? WHERE id=?",
+                (owner, now, row["id"]),
             )
             return _task(c.execute("SELECT * FROM tasks WHERE id=?", (row["id"],)).fetchone())
 
@@ -133,22 +137,21 @@ class Tasks:
         with self.db.tx() as c:
             c.execute("UPDATE tasks SET last_error=?, updated_at=? WHERE id=?", (error[:2000], time.time(), tid))
 
-    def reclaim(self, *, all_leases: bool = False) -> int:
-        """Put in-progress tasks back to pending: expired leases, or every lease (a resumed session owns the
-        record exclusively, so leases held by the dead process are void). Tasks out of attempts become dead."""
-        now = time.time()
+    def reclaim(self) -> int:
+        """Void every lease of a session being resumed: its tasks go back to pending, or become dead when out of
+        attempts (an attempt is counted when it starts, so a task in flight when its process died has spent one).
+        The resuming process holds the session's lock, so the leases it voids belonged to a dead process.
+        Returns the number of tasks put back to pending."""
         with self.db.tx() as c:
-            cond = "" if all_leases else " AND lease_expires_at < ?"
-            params: tuple[Any, ...] = (self.session_id,) if all_leases else (self.session_id, now)
             c.execute(
                 "UPDATE tasks SET status='dead', last_error=COALESCE(last_error,'out of attempts')"
-                f" WHERE session_id=? AND status IN ('in_progress','leased') AND attempts>=max_attempts{cond}",
-                params,
+                " WHERE session_id=? AND status IN ('in_progress','leased') AND attempts>=max_attempts",
+                (self.session_id,),
             )
             cur = c.execute(
                 "UPDATE tasks SET status='pending', lease_owner=NULL, lease_expires_at=NULL"
-                f" WHERE session_id=? AND status IN ('in_progress','leased'){cond}",
-                params,
+                " WHERE session_id=? AND status IN ('in_progress','leased')",
+                (self.session_id,),
             )
             return cur.rowcount
 

@@ -65,16 +65,8 @@ class Supervisor:
         self.scheduler = Scheduler(config, record, self.pool, self.tally)
         self.observers = observers or []
         self.owner = owner
-        t = config.termination
-        self.tracker = StabilityTracker(
-            t.elo_stability_k,
-            t.elo_stability_n,
-            t.elo_stability_eps,
-            t.min_ideas_before_stable,
-            t.min_matches_before_stable,
-        )
-        self.bt_tracker = BTStabilityTracker(  # issue 13: the BT stability rule beside Elo's
-            t.elo_stability_k, t.bt_stability_n, t.min_ideas_before_stable, t.min_matches_before_stable)
+        self.tracker = StabilityTracker.from_config(config.termination)
+        self.bt_tracker = BTStabilityTracker.from_config(config.termination)  # issue 13: beside the Elo rule
         self._budget_hit = False
         self.stop_detail = ""
         """One line on why the session stopped (which agent's share ended it, for ``budget``)."""
@@ -192,14 +184,14 @@ class Supervisor:
     async def run(self) -> StopReason:
         """Run until a stop reason and return it. A paused session holds here until resumed or aborted."""
         tasks = self.record.tasks
-        tasks.reclaim(all_leases=True)
+        tasks.reclaim()  # a resume: the leases of a dead process are void
         self.reload()
         if not tasks.counts():
             self.scheduler.bootstrap()
         else:
             self.scheduler.reconcile()
         inflight = self._inflight
-        concurrency, lease = self.config.run.concurrency, self.config.lease.default_seconds
+        concurrency = self.config.run.concurrency
         reason: StopReason | None = None
         try:
             while reason is None:
@@ -213,7 +205,7 @@ class Supervisor:
                 reason = self.should_stop()
                 if reason:
                     break
-                while len(inflight) < concurrency and (task := tasks.claim(self.owner, lease)):
+                while len(inflight) < concurrency and (task := tasks.claim(self.owner)):
                     inflight.add(asyncio.create_task(self._run_one(task), name=f"{task.agent}/{task.action}"))
                 reason, added = self._refine(inflight, concurrency)
                 if reason:

@@ -115,7 +115,7 @@ class Scheduler:
 
     def generation_strategy(self, index: int) -> str:
         """Deterministic interleaving: task ``index`` is a debate when ``(index+1)*f`` crosses an integer."""
-        f = self.config.run.debate_fraction
+        f = self.config.generation.debate_share
         return "debate" if math.floor((index + 1) * f) > math.floor(index * f) else "literature"
 
     def enqueue_generation(self, key: str, index: int, action: str = "GenerateHypothesis") -> int:

@@ -10,6 +10,10 @@ disagreed) scores 0.5 for both players, Elo's usual draw score.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cosci.config.schema import RankingCfg
 
 
 def expected_score(elo_a: float, elo_b: float) -> float:
@@ -30,6 +34,12 @@ class EloRule:
     k_new: float = 32.0
     k_warm: float = 16.0
     new_threshold: int = 5
+
+    @classmethod
+    def from_config(cls, ranking: RankingCfg) -> EloRule:
+        """The rule of the ``ranking`` config: ``k_factor_new``, ``k_factor_warm``, ``new_matches_threshold``."""
+        return cls(k_new=ranking.k_factor_new, k_warm=ranking.k_factor_warm,
+                   new_threshold=ranking.new_matches_threshold)
 
     def k_factor(self, matches_a: int, matches_b: int) -> float:
         """K for a match: new if ``min(matches_a, matches_b) < new_threshold``."""

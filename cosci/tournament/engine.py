@@ -35,15 +35,11 @@ class TournamentCfg:
     uncertainty: UncertaintyCfg = field(default_factory=UncertaintyCfg)
     dual: DualOrderCfg = field(default_factory=DualOrderCfg)
 
-
-def tournament_cfg(r: RankingCfg) -> TournamentCfg:
-    """The plan settings of a session's ``ranking`` config (the agent and the simulator build them here)."""
-    return TournamentCfg(
-        r.strategy,
-        PairingCfg(r.p_new, r.p_close, r.p_random, r.new_arrival_matches, r.close_elo_window,
-                   r.debate_min_matches, r.debate_elo_gap),
-        UncertaintyCfg(r.top_k, r.warmup_matches, r.temperature, r.distance_bonus),
-        DualOrderCfg(r.dual_order, r.dual_order_elo_gap, r.dual_order_sample))
+    @classmethod
+    def from_config(cls, ranking: RankingCfg) -> TournamentCfg:
+        """The plan settings of a session's ``ranking`` config (the agent and the simulator build them here)."""
+        return cls(strategy=ranking.strategy, pairing=PairingCfg.from_config(ranking),
+                   uncertainty=UncertaintyCfg.from_config(ranking), dual=DualOrderCfg.from_config(ranking))
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,10 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from cosci.config.schema import RankingCfg
 
 DRAW = "draw"
 """The outcome of a dual-order match whose two orders disagree."""
@@ -29,6 +32,11 @@ class DualOrderCfg:
     policy: Literal["off", "close", "all"] = "off"
     elo_gap: float = 50.0
     sample: float = 0.0
+
+    @classmethod
+    def from_config(cls, ranking: RankingCfg) -> DualOrderCfg:
+        """``ranking.dual_order``, ``ranking.dual_order_elo_gap`` and ``ranking.dual_order_sample``."""
+        return cls(policy=ranking.dual_order, elo_gap=ranking.dual_order_elo_gap, sample=ranking.dual_order_sample)
 
 
 def presentation_order(a: str, b: str, rng: random.Random) -> tuple[str, str]:

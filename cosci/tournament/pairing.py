@@ -23,7 +23,10 @@ import math
 import random
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
+
+if TYPE_CHECKING:
+    from cosci.config.schema import RankingCfg
 
 
 class Player(Protocol):
@@ -51,6 +54,8 @@ def never_blocked(a: str, b: str) -> bool:
 
 @dataclass(frozen=True)
 class PairingCfg:
+    """The seed's pairing buckets and mode selection (seed 000 "Pair Selection"); defaults are the seed's."""
+
     p_new: float = 0.4
     p_close: float = 0.4
     p_random: float = 0.2
@@ -58,6 +63,13 @@ class PairingCfg:
     close_elo_window: float = 200.0
     debate_min_matches: int = 2
     debate_elo_gap: float = 50.0
+
+    @classmethod
+    def from_config(cls, ranking: RankingCfg) -> PairingCfg:
+        """The pairing settings of a session's ``ranking`` config, by key."""
+        return cls(p_new=ranking.p_new, p_close=ranking.p_close, p_random=ranking.p_random,
+                   new_arrival_matches=ranking.new_arrival_matches, close_elo_window=ranking.close_elo_window,
+                   debate_min_matches=ranking.debate_min_matches, debate_elo_gap=ranking.debate_elo_gap)
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cosci.config.schema import TerminationCfg
 
 
 @dataclass
@@ -21,6 +25,12 @@ class StabilityTracker:
     _history: deque[dict[str, float]] = field(default_factory=deque, repr=False)
     _ideas: int = 0
     _matches: int = 0
+
+    @classmethod
+    def from_config(cls, t: TerminationCfg) -> StabilityTracker:
+        """The Elo rule of a session's ``termination`` config (``elo_stability_k``/``_n``/``_eps``, guards)."""
+        return cls(k=t.elo_stability_k, n=t.elo_stability_n, eps=t.elo_stability_eps,
+                   min_ideas=t.min_ideas_before_stable, min_matches=t.min_matches_before_stable)
 
     def push(self, ratings: dict[str, float], n_ideas: int, n_matches: int) -> None:
         """Add a snapshot: ``ratings`` maps hypothesis id -> Elo (points) for every tournament player."""
@@ -57,6 +67,12 @@ class BTStabilityTracker:
     _separated: bool = False
     _ideas: int = 0
     _matches: int = 0
+
+    @classmethod
+    def from_config(cls, t: TerminationCfg) -> BTStabilityTracker:
+        """The BT rule of a session's ``termination`` config (``elo_stability_k``, ``bt_stability_n``, guards)."""
+        return cls(k=t.elo_stability_k, n=t.bt_stability_n, min_ideas=t.min_ideas_before_stable,
+                   min_matches=t.min_matches_before_stable)
 
     def push(self, table: dict[str, tuple[float, float, float]], n_ideas: int, n_matches: int) -> None:
         """Add a fit: ``table`` maps hypothesis id -> (bt_score, ci_low, ci_high), logits."""

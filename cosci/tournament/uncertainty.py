@@ -26,12 +26,16 @@ import math
 import random
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
 from cosci.tournament.bt import BTFit
 from cosci.tournament.pairing import Blocked, Pairing, Player, Similarity, never_blocked
+
+if TYPE_CHECKING:
+    from cosci.config.schema import RankingCfg
 
 
 @dataclass(frozen=True)
@@ -43,6 +47,12 @@ class UncertaintyCfg:
     warmup_matches: int = 4
     temperature: float = 30.0
     distance_bonus: float = 0.05
+
+    @classmethod
+    def from_config(cls, ranking: RankingCfg) -> UncertaintyCfg:
+        """The uncertainty strategy's settings of a session's ``ranking`` config, by key."""
+        return cls(top_k=ranking.top_k, warmup_matches=ranking.warmup_matches, temperature=ranking.temperature,
+                   distance_bonus=ranking.distance_bonus)
 
 
 def _warmup(players: Sequence[Player], cfg: UncertaintyCfg, rng: random.Random,

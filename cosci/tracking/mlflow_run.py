@@ -63,7 +63,7 @@ def flat_params(config: CosciConfig, models_choice: str) -> dict[str, str]:
         "run.budget_usd": c.run.budget_usd,
         "run.n_initial": c.run.n_initial,
         "run.seed": c.run.seed,
-        "run.debate_fraction": c.run.debate_fraction,
+        "generation.debate_share": c.generation.debate_share,
         "ranking.k_factor_new": c.ranking.k_factor_new,
         "ranking.k_factor_warm": c.ranking.k_factor_warm,
         "debate.min_turns": c.debate.min_turns,

@@ -149,7 +149,7 @@ async def test_a_killed_session_polls_the_same_batch_and_applies_elo_once(
     resumed = await SessionRuntime.open(config, session_id=sid, models_choice="fake")
     fake.configure(fake.cfg.model_copy(update={"batch_dir": str(batch_dir)}))  # open() configured it anew
     try:
-        resumed.record.tasks.reclaim(all_leases=True)
+        resumed.record.tasks.reclaim()
         await run_match_batches(resumed)
         log = FakeBatches().log()
         sent = [c for e in log if e["op"] == "create" for c in e["custom_ids"]]

@@ -62,7 +62,7 @@ def test_refused_goal_through_the_flow(prefect_server: None, fake: FakeBackend, 
                 agent="safety", action="ScreenGoal")
     summary = _run(make_config(tmp_path / "data"))
     assert summary["stop_reason"] == "refused" and len(fake.calls) == 1
-    error = refusal(Path(summary["record_path"]), summary["session_id"])
+    error = refusal(tmp_path / "data", summary["session_id"])
     assert error.exit_code == 3 and "\n" not in str(error)
     assert "block (biological): enhancement request" in str(error) and "recorded as refused" in str(error)
 

@@ -58,7 +58,7 @@ def _two_ideas_then_duplicates(fake: FakeBackend) -> None:
 def test_a_pool_of_duplicates_ends_stalled(prefect_server: None, fake: FakeBackend, tmp_path: Path) -> None:
     """Before issue 11 the same pair was replayed until the wall clock (375 matches between 2 hypotheses)."""
     _two_ideas_then_duplicates(fake)
-    config = make_config(tmp_path / "data", "run.debate_fraction=0", "run.wall_clock_seconds=600")
+    config = make_config(tmp_path / "data", "generation.debate_share=0", "run.wall_clock_seconds=600")
     summary = run(config)
     record = record_of(summary)
     assert summary["stop_reason"] == "stalled", summary

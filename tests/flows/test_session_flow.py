@@ -40,7 +40,8 @@ def check_invariants(record: SessionRecord, initial: float = 1200.0) -> None:
     assert not keys
 
 
-def test_demo_session_on_the_fake(prefect_server: None, fake: FakeBackend, tmp_path: Path, mlflow_uri: str) -> None:
+def test_demo_session_on_the_fake(prefect_server: None, fake: FakeBackend, tmp_path: Path, mlflow_uri: str,
+                                  fake_cites_an_unknown_id: str) -> None:
     config = make_config(
         tmp_path / "data", "tracking.enabled=true", f"tracking.tracking_uri={mlflow_uri}", "tracking.log_every_tasks=2"
     )
@@ -51,7 +52,7 @@ def test_demo_session_on_the_fake(prefect_server: None, fake: FakeBackend, tmp_p
     overview = Path(summary["overview_path"]).read_text()
     cited = set(re.findall(r"\[(H-[0-9a-f]{12})\]", overview))
     known = {h.id for h in record.hypotheses.all()}
-    assert cited and cited <= known
+    assert cited and cited <= known and fake_cites_an_unknown_id not in overview  # the fake cited it: removed
     assert record.hypotheses.count() > config.run.n_initial
     assert record.hypotheses.reviews() and record.matches.count(valid_only=True) > 0
     assert record.logs.feedback(source="meta_review")
@@ -126,15 +127,15 @@ def test_resume_of_a_finished_task_replays_from_cache(prefect_server: None, fake
 def test_resume_with_overrides_is_recorded(prefect_server: None, fake: FakeBackend, tmp_path: Path,
                                            mlflow_uri: str) -> None:
     """`cosci resume <id> run.budget_usd=7`: the session row, an event and the MLflow run all show the change."""
-    from cosci.cli import frozen_config
+    from cosci.session.folder import SessionFolder
 
     config = make_config(tmp_path / "data", "tracking.enabled=true", f"tracking.tracking_uri={mlflow_uri}")
     summary = _run(config)
     folder = Path(summary["record_path"]).parent
     record = SessionRecord.open(folder / RECORD_FILE, summary["session_id"])
     _unfinish_final_overview(record)
-    changed = frozen_config(record, ["run.budget_usd=7"])
     record.close()
+    changed = SessionFolder.existing(tmp_path / "data", summary["session_id"]).frozen_config(["run.budget_usd=7"])
     again = _run(changed, resume_id=summary["session_id"])
     assert again["mlflow_run_id"] == summary["mlflow_run_id"]
     record = SessionRecord.open(folder / RECORD_FILE, summary["session_id"])

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from cosci.cli import frozen_config
 from cosci.config.schema import CosciConfig
 from cosci.llm.fake import FakeBackend
+from cosci.session.folder import SessionFolder
 from cosci.session.runtime import SessionRuntime
 from cosci.store import RECORD_FILE, SessionRecord
 from cosci.supervisor.loop import Supervisor
@@ -81,9 +81,7 @@ async def test_a_copied_session_resumes_in_the_folder_it_was_found(config: Cosci
     original = config.paths.data_dir
     copy = tmp_path / "copy"
     shutil.copytree(original, copy)
-    record = SessionRecord.open(copy / "sessions" / sid / RECORD_FILE, sid)
-    resumed = frozen_config(record, [])
-    record.close()
+    resumed = SessionFolder.existing(copy, sid).frozen_config()
     assert resumed.paths.data_dir == copy.resolve()
 
     rt = await SessionRuntime.open(resumed, session_id=sid, models_choice="fake")

@@ -57,7 +57,7 @@ async def test_prescreen_hits_reach_the_classifier_prompt_and_never_block_alone(
     try:
         sup = Supervisor(config, rt.record, rt.budget, rt.execute)
         sup.scheduler.bootstrap()
-        task = rt.record.tasks.claim("t", 60)
+        task = rt.record.tasks.claim("t")
         assert task is not None and task.action == "ScreenGoal"
         result = await rt.execute(task)
         assert result.kind == "goal_screened"  # the fake's autopilot allows: a hit alone does not block

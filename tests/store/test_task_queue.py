@@ -1,4 +1,4 @@
-"""The durable task queue: idempotency keys, claim order, leases reclaimed on resume, dead after max attempts
+"""The durable task queue: idempotency keys, claim order, every lease voided on resume, dead after max attempts
 (seed 001 "Task Queue Schema", "Lease Management")."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ def test_idempotency_key_makes_a_second_enqueue_a_no_op(record: SessionRecord) -
     task = record.tasks.get(tid)
     assert task is not None and (task.status, task.attempts, task.target_id) == ("pending", 0, "H-1")
     # the key stays taken once the task is done: replaying a follow-up never re-runs it
-    claimed = record.tasks.claim("w", 300)
+    claimed = record.tasks.claim("w")
     assert claimed is not None
     record.tasks.complete(claimed.id, TaskResult("review_completed", ["H-1"]))
     assert record.tasks.enqueue("reflection", "ReviewHypothesis", "reflection::H-1::full") is None
@@ -31,47 +31,46 @@ def test_claim_order_is_priority_then_age(record: SessionRecord) -> None:
     final = record.tasks.enqueue("metareview", "GenerateFinalResearchOverview", "final",
                                  priority=PRIORITY["final"])
     order = []
-    while (task := record.tasks.claim("worker-1", 300)) is not None:
+    while (task := record.tasks.claim("worker-1")) is not None:
         assert task.status == "in_progress"
         order.append(task.id)
     assert order == [final, add1, add2, gen, batch]
     assert record.tasks.counts() == {"in_progress": 5}
-    assert record.tasks.claim("worker-1", 300) is None
-
-
-def test_reclaim_puts_expired_leases_back(record: SessionRecord) -> None:
-    stale = record.tasks.enqueue("generation", "GenerateHypothesis", "stale")
-    live = record.tasks.enqueue("generation", "GenerateHypothesis", "live")
-    assert record.tasks.claim("dead-worker", -1).id == stale  # lease already expired
-    assert record.tasks.claim("live-worker", 300).id == live
-    assert record.tasks.reclaim() == 1
-    assert record.tasks.get(stale).status == "pending"
-    assert record.tasks.get(live).status == "in_progress"
-    row = record.db.query("SELECT lease_owner, lease_expires_at FROM tasks WHERE id=?", (stale,))[0]
-    assert (row[0], row[1]) == (None, None)
+    assert record.tasks.claim("worker-1") is None
 
 
 def test_reclaim_on_resume_voids_every_lease(record: SessionRecord) -> None:
+    """What ``Supervisor.run`` does first on a resume: the dead process's leases go, its tasks run again."""
     ids = [record.tasks.enqueue("generation", "GenerateHypothesis", f"g{i}") for i in range(3)]
     for _ in ids:
-        record.tasks.claim("crashed-process", 300)
-    assert record.tasks.reclaim() == 0  # leases not expired yet
-    assert record.tasks.reclaim(all_leases=True) == 3  # a resumed session owns the record exclusively
+        record.tasks.claim("crashed-process")
+    record.tasks.start_attempt(ids[0])  # in flight when the process died: it has spent an attempt
+    assert record.tasks.reclaim() == 3
     assert record.tasks.counts() == {"pending": 3}
-    assert record.tasks.claim("resumed", 300).id == ids[0]
+    rows = record.db.query("SELECT lease_owner, lease_expires_at, attempts FROM tasks ORDER BY id")
+    assert {(r[0], r[1]) for r in rows} == {(None, None)}
+    assert record.tasks.get(ids[0]).attempts == 1  # the attempt stays spent
+    assert record.tasks.claim("resumed").id == ids[0]
+
+
+def test_a_lease_has_no_time_limit(record: SessionRecord) -> None:
+    tid = record.tasks.enqueue("generation", "GenerateHypothesis", "g")
+    assert record.tasks.claim("w").id == tid
+    row = record.db.query("SELECT lease_owner, lease_expires_at FROM tasks WHERE id=?", (tid,))[0]
+    assert (row[0], row[1]) == ("w", None)
 
 
 def test_dead_after_max_attempts(record: SessionRecord) -> None:
     tid = record.tasks.enqueue("generation", "GenerateHypothesis", "flaky", max_attempts=2)
     assert tid is not None
     for attempt in (1, 2):
-        assert record.tasks.claim("w", 300).id == tid
+        assert record.tasks.claim("w").id == tid
         assert record.tasks.start_attempt(tid) == attempt
         record.tasks.note_error(tid, f"crash {attempt}")
-        assert record.tasks.reclaim(all_leases=True) == (1 if attempt < 2 else 0)
+        assert record.tasks.reclaim() == (1 if attempt < 2 else 0)
     task = record.tasks.get(tid)
     assert task is not None and (task.status, task.attempts) == ("dead", 2)
-    assert record.tasks.claim("w", 300) is None  # a dead task is never claimed again
+    assert record.tasks.claim("w") is None  # a dead task is never claimed again
     assert record.db.scalar("SELECT last_error FROM tasks WHERE id=?", (tid,)) == "crash 2"
 
 

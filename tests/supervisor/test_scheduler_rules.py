@@ -37,7 +37,7 @@ def test_plan_parsed_enqueues_n_initial_generations_once(runtime: SessionRuntime
     assert scheduler.follow_ups(task("supervisor", "ParseGoal"), result) == 0  # replayed: nothing new
     tasks = pending(runtime, "generation", "CreateInitialHypotheses")
     assert len(tasks) == n and {t.priority for t in tasks} == {PRIORITIES["generation"]}
-    # debate_fraction 0.34: every third generation task is a debate
+    # generation.debate_share 0.34: every third generation task is a debate
     assert [t.payload["strategy"] for t in tasks] == ["literature", "literature", "debate"]
     assert [scheduler.generation_strategy(i) for i in range(6)].count("debate") == 2
 

@@ -48,7 +48,7 @@ def test_the_task_tally_follows_enqueue_and_end(runtime: SessionRuntime, schedul
     scheduler.decide_next_steps()  # an empty pool: generation grows it
     opened = tally.count("generation", open_only=True)
     assert opened > 0
-    claimed = runtime.record.tasks.claim("test", 60)
+    claimed = runtime.record.tasks.claim("test")
     tally.ended(claimed, "done")
     assert tally.count("generation", open_only=True) == opened - 1
     fresh = TaskTally(runtime.record)
@@ -68,10 +68,32 @@ def test_an_action_waiting_for_budget_goes_back_to_the_queue(runtime: SessionRun
 
     sup = Supervisor(runtime.config, runtime.record, runtime.budget, runner)
     runtime.record.tasks.enqueue("generation", "GenerateHypothesis", "g::busy", payload={"strategy": "literature"})
-    first = runtime.record.tasks.claim("test", 60)
+    first = runtime.record.tasks.claim("test")
     asyncio.run(sup._run_one(first))
     again = runtime.record.tasks.get(first.id)
     assert again.status == "pending" and again.attempts == 0
     note = runtime.record.db.scalar("SELECT last_error FROM tasks WHERE id=?", (first.id,))
     assert "waiting for budget" in note
     assert not sup.scheduler.exhausted  # busy is not exhausted: the agent keeps getting work
+
+
+def test_a_task_in_flight_when_its_process_died_runs_again_on_resume(runtime: SessionRuntime) -> None:
+    """Leases have no time limit (docs/ARCHITECTURE.md, "Leases"): ``Supervisor.run`` voids the dead process's
+    leases first, so the task it held runs again, its started attempt still counted."""
+    record = runtime.record
+    tid = record.tasks.enqueue("generation", "GenerateHypothesis", "g::in-flight", payload={"strategy": "literature"})
+    assert record.tasks.claim("dead-process").id == tid
+    record.tasks.start_attempt(tid)  # the dead process had started it
+    ran: list[str] = []
+
+    async def runner(t: Task) -> TaskResult:
+        ran.append(t.id)
+        sup.interrupt()  # one task is enough
+        return TaskResult("nothing_to_do")
+
+    sup = Supervisor(runtime.config, record, runtime.budget, runner)
+    asyncio.run(sup.run())
+    assert ran == [tid]
+    task = record.tasks.get(tid)
+    assert task is not None and task.status == "done" and task.attempts == 1
+    assert record.db.scalar("SELECT lease_owner FROM tasks WHERE id=?", (tid,)) is None

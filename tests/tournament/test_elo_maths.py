@@ -51,16 +51,22 @@ def test_rule_is_configurable() -> None:
 
 
 def test_zero_sum_across_many_random_matches() -> None:
+    """Each player's change is what the rule returns from that player's side (B: the same match with the sides
+    swapped and the score mirrored), so the sum holds only if the rule itself is zero-sum."""
     rng = random.Random(12)
     elo = {i: 1200.0 for i in range(10)}
     played = dict.fromkeys(elo, 0)
     for _ in range(2000):
         a, b = rng.sample(list(elo), 2)
-        delta, _ = RULE(elo[a], played[a], elo[b], played[b], rng.random() < expected_score(elo[a], elo[b]))
-        elo[a] += delta
-        elo[b] -= delta
+        score = rng.choice((1.0, 0.5, 0.0)) if rng.random() < 0.2 else float(
+            rng.random() < expected_score(elo[a], elo[b]))
+        delta_a, k_a = RULE(elo[a], played[a], elo[b], played[b], score)
+        delta_b, k_b = RULE(elo[b], played[b], elo[a], played[a], 1.0 - score)
+        assert k_a == k_b and -32.0 < delta_a < 32.0
+        elo[a] += delta_a
+        elo[b] += delta_b
         played[a] += 1
         played[b] += 1
-        assert -32.0 < delta < 32.0
     assert sum(elo.values()) == pytest.approx(12000.0, abs=1e-6)
     assert max(elo.values()) > 1200.0 > min(elo.values())
+

@@ -1,0 +1,62 @@
+"""A session's frozen config: the snapshot kept on its record, with ``cosci resume`` overrides applied.
+
+The snapshot is plain data (``sessions.config_snapshot``); this module merges ``key=value`` overrides onto it
+with OmegaConf (allowed here: config loading is one of Hydra's edges) and validates the result again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from omegaconf import DictConfig, OmegaConf
+
+from cosci.config.load import ConfigError, validate
+from cosci.config.renames import carry_over, old_key_message
+from cosci.config.schema import CosciConfig
+
+
+def check_resume_overrides(overrides: Sequence[str]) -> None:
+    """Refuse overrides a resume cannot take.
+
+    Raises:
+        ConfigError: an override that is not ``key=value``, names a config group (``models=...``), a
+            ``session.*`` key (the goal is fixed for a session), or an old key (renamed or removed).
+    """
+    for override in overrides:
+        key = override.split("=", 1)[0].lstrip("+~")
+        if "=" not in override or not key:
+            raise ConfigError(f"resume overrides: {override!r} is not key=value")
+        if "." not in key:
+            raise ConfigError(f"{key}: a config group cannot change on resume; override keys of the session's "
+                              f"frozen config instead (e.g. run.budget_usd=50), or start a new session")
+        if key.startswith("session."):
+            raise ConfigError(f"{key}: the research goal and its settings are fixed for a session; start a new "
+                              f"session instead")
+        if message := old_key_message(key):
+            raise ConfigError(message)
+
+
+def frozen_config(snapshot: dict[str, Any], data_dir: Path, overrides: Sequence[str] = ()) -> CosciConfig:
+    """The session's frozen config snapshot with ``key=value`` overrides applied (validated again).
+
+    Args:
+        snapshot: the session row's ``config_snapshot`` (plain data); keys renamed or removed since it was
+            frozen are carried over (:func:`cosci.config.renames.carry_over`).
+        data_dir: the data folder the record was found in, which becomes ``paths.data_dir`` (not the one frozen
+            at the start): a session copied or moved to another folder resumes there (issue 12).
+        overrides: ``key=value`` strings, e.g. ``["run.budget_usd=50"]``.
+
+    Raises:
+        ConfigError: see :func:`check_resume_overrides`, or the merged config fails validation.
+    """
+    check_resume_overrides(overrides)
+    base = OmegaConf.create(carry_over(snapshot))
+    try:
+        merged = OmegaConf.merge(base, OmegaConf.from_dotlist(list(overrides)))
+    except Exception as exc:
+        raise ConfigError(f"resume overrides: {' '.join(str(exc).split())}") from None
+    assert isinstance(merged, DictConfig)
+    merged.paths.data_dir = str(Path(data_dir).resolve())
+    return validate(merged, require_goal=True)

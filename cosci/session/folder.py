@@ -1,0 +1,194 @@
+"""One session's folder: its layout, its lock and its record (issue 18: the one place that spells them out).
+
+Layout of one session (``<paths.data_dir>/sessions/<session id>/``)::
+
+    record.sqlite        the scientific record (seed 001 schema)
+    .lock                held (flock) while a process runs the session: one session, one process
+    prefect_results/     cached action results (a resumed session replays finished actions from here)
+    http_cache/          literature tool responses (the same query never goes out twice)
+    vectors/index.faiss  a copy of the FAISS index (rebuilt from the record on open)
+    final/overview.md    the research overview (seed 000: ``final/overview.md``)
+    final/claims.json    its claim map and audit (issue 14); final/report.html, the report page (issue 17)
+
+Nothing here imports Prefect, MLflow or Hydra; the CLI, ``python -m cosci.run``, the launcher
+(``flows/launch.py``) and :class:`cosci.session.runtime.SessionRuntime` all go through :class:`SessionFolder`.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import secrets
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, TYPE_CHECKING
+
+from cosci.errors import CosciError, SessionNotFound
+from cosci.store import RECORD_FILE, SessionRecord
+
+if TYPE_CHECKING:
+    from cosci.config.schema import CosciConfig
+
+LOCK_FILE = ".lock"
+SESSIONS = "sessions"
+"""Sub-folder of the data directory holding one folder per session."""
+
+_HELD: dict[Path, IO[str]] = {}
+"""Session folders whose lock this process holds, with the open lock file."""
+
+
+class SessionBusy(CosciError):
+    """Another process is running this session."""
+
+
+def new_session_id() -> str:
+    """``s-YYYYmmdd-HHMMSS-xxxxxx`` (sortable by start time, unique)."""
+    return time.strftime("s-%Y%m%d-%H%M%S-", time.gmtime()) + secrets.token_hex(3)
+
+
+@dataclass(frozen=True)
+class SessionFolder:
+    """The folder of session ``session_id`` under ``data_dir`` (which need not exist yet).
+
+    Attributes:
+        data_dir: the data directory (``paths.data_dir``); the folder is ``<data_dir>/sessions/<session_id>``.
+        session_id: the session id (``s-...``).
+    """
+
+    data_dir: Path
+    session_id: str
+
+    @classmethod
+    def all(cls, data_dir: Path) -> list[SessionFolder]:
+        """Every session with a record under ``data_dir``, sorted by id (that is, by start time)."""
+        root = data_dir / SESSIONS
+        if not root.is_dir():
+            return []
+        return [cls(data_dir, p.name) for p in sorted(root.iterdir()) if (p / RECORD_FILE).is_file()]
+
+    @classmethod
+    def existing(cls, data_dir: Path, session_id: str) -> SessionFolder:
+        """The folder of a session that exists.
+
+        Raises:
+            SessionNotFound: no record for this id under ``data_dir`` (one line, naming ``cosci list``).
+        """
+        folder = cls(data_dir, session_id)
+        if not folder.record_path.is_file():
+            raise SessionNotFound(f"no session '{session_id}' under {data_dir / SESSIONS} (see `cosci list`)")
+        return folder
+
+    # --- layout ------------------------------------------------------------------------------------------
+    @property
+    def path(self) -> Path:
+        return self.data_dir / SESSIONS / self.session_id
+
+    @property
+    def record_path(self) -> Path:
+        return self.path / RECORD_FILE
+
+    @property
+    def lock_path(self) -> Path:
+        return self.path / LOCK_FILE
+
+    @property
+    def results_dir(self) -> Path:
+        """Prefect's result store for the session's actions (JSON files)."""
+        return self.path / "prefect_results"
+
+    @property
+    def http_cache(self) -> Path:
+        return self.path / "http_cache"
+
+    @property
+    def vectors_file(self) -> Path:
+        return self.path / "vectors" / "index.faiss"
+
+    @property
+    def final_dir(self) -> Path:
+        return self.path / "final"
+
+    @property
+    def overview_path(self) -> Path:
+        return self.final_dir / "overview.md"
+
+    # --- the record --------------------------------------------------------------------------------------
+    def open_record(self) -> SessionRecord:
+        """Open (creating it if needed) the session's record; the caller closes it (prefer :meth:`record`)."""
+        self.path.mkdir(parents=True, exist_ok=True)
+        return SessionRecord.open(self.record_path, self.session_id)
+
+    @contextmanager
+    def record(self) -> Iterator[SessionRecord]:
+        """The session's record, closed on leaving the block (also on an error).
+
+        Raises:
+            SessionNotFound: the session has no record yet.
+        """
+        if not self.record_path.is_file():
+            raise SessionNotFound(f"no session '{self.session_id}' under {self.data_dir / SESSIONS}")
+        rec = SessionRecord.open(self.record_path, self.session_id)
+        try:
+            yield rec
+        finally:
+            rec.close()
+
+    def frozen_config(self, overrides: Sequence[str] = ()) -> CosciConfig:
+        """The session's frozen config with ``key=value`` overrides, in this data folder
+        (:func:`cosci.config.frozen.frozen_config`).
+
+        Raises:
+            SessionNotFound: no record. ConfigError: a bad override or an invalid merged config.
+        """
+        from cosci.config.frozen import frozen_config  # OmegaConf: only when a config is needed
+
+        with self.record() as rec:
+            snapshot = rec.sessions.get().config_snapshot
+        return frozen_config(snapshot, self.data_dir, overrides)
+
+    # --- the lock (one session, one process) -------------------------------------------------------------
+    def lock(self) -> None:
+        """Hold the session's lock (``.lock``, flock) for this process; holding it already is a no-op.
+
+        Raises:
+            SessionBusy: another process holds it (the session is running there).
+        """
+        key = self.path.resolve()
+        if key in _HELD:
+            return
+        self.path.mkdir(parents=True, exist_ok=True)
+        fh = self.lock_path.open("w")
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.close()
+            raise SessionBusy(f"session {self.session_id} is already running in another process") from None
+        _HELD[key] = fh
+
+    def unlock(self) -> None:
+        """Let go of the lock if this process holds it."""
+        fh = _HELD.pop(self.path.resolve(), None)
+        if fh is not None:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+            fh.close()
+
+    def is_running(self) -> bool:
+        """Whether a process (this one included) holds the session's lock."""
+        if self.path.resolve() in _HELD:
+            return True
+        if not self.lock_path.exists():
+            return False
+        with self.lock_path.open("a") as fh:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            fcntl.flock(fh, fcntl.LOCK_UN)
+        return False
+
+    def shown_status(self, status: str) -> str:
+        """The record's status as a researcher reads it: a ``running`` session whose process is gone (killed)
+        is shown ``stopped``; ``cosci resume`` continues it."""
+        return "stopped" if status == "running" and not self.is_running() else status

@@ -1,0 +1,78 @@
+"""Names that fail loudly (issue 18): an unknown tool name, a renamed or removed key, each refused in one line
+(exit 2 at the entry point); a session frozen under the old names still resumes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cosci import run
+from cosci.config.frozen import frozen_config
+from cosci.config.load import ConfigError, compose, validate
+from cosci.config.renames import REMOVED, RENAMED, carry_over
+from cosci.config.schema import TOOL_NAMES
+from cosci.tools import arxiv, corpus, europe_pmc, pubmed, web_fetch, web_search
+
+
+def test_tool_names_are_the_tools_that_exist() -> None:
+    specs = {m.SPEC.name for m in (arxiv, corpus, europe_pmc, pubmed, web_fetch, web_search)}
+    assert set(TOOL_NAMES) == specs
+
+
+def test_an_unknown_tool_name_is_refused_naming_the_known_tools() -> None:
+    with pytest.raises(ConfigError) as err:
+        validate(compose(["agents.generation.tools=[pubmed_search,nope]"]))
+    line = str(err.value)
+    assert "\n" not in line and line.startswith("agents.generation.tools")
+    assert "'nope'" in line and all(name in line for name in TOOL_NAMES)
+
+
+def test_the_entry_point_refuses_an_unknown_tool_in_one_line(capsys: pytest.CaptureFixture[str],
+                                                             tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit_:
+        run.main(["experiment=demo", f"paths.data_dir={tmp_path / 'data'}",
+                  "agents.generation.tools=[pubmed_search,nope]"])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.count("\n") == 1, err
+    assert "agents.generation.tools" in err and "'nope'" in err and "pubmed_search" in err
+    assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+@pytest.mark.parametrize("override", ["run.debate_fraction=0.5", "+run.debate_fraction=0.5"])
+def test_a_renamed_key_names_its_new_name(override: str) -> None:
+    with pytest.raises(ConfigError, match=r"^run\.debate_fraction: renamed to generation\.debate_share"):
+        compose([override])
+
+
+def test_a_renamed_key_in_a_composed_config_is_refused_too() -> None:
+    data = json.loads(validate(compose([])).model_dump_json())
+    data["run"]["debate_fraction"] = 0.5  # e.g. an experiment file written before the rename
+    with pytest.raises(ConfigError, match=r"generation\.debate_share"):
+        validate(data)
+
+
+@pytest.mark.parametrize("key", sorted(REMOVED))
+def test_a_removed_lease_setting_says_why(key: str) -> None:
+    with pytest.raises(ConfigError, match=rf"^{key}: removed, no task lease has a time limit"):
+        compose([f"{key}=60"])
+
+
+def test_generation_debate_share_is_the_new_name() -> None:
+    assert validate(compose(["generation.debate_share=0.5"])).generation.debate_share == 0.5
+
+
+def test_a_session_frozen_under_the_old_names_still_resumes(tmp_path: Path) -> None:
+    snapshot = json.loads(validate(compose(["experiment=demo"])).model_dump_json())
+    old = carry_over(snapshot)  # today's snapshot, written the old way
+    del old["generation"]
+    old["run"]["debate_fraction"] = 0.25
+    old["lease"].update(default_seconds=300, reflection_seconds=600, final_seconds=1800)
+    config = frozen_config(old, tmp_path)
+    assert config.generation.debate_share == 0.25
+    assert config.paths.data_dir == tmp_path.resolve()
+    for renamed in RENAMED:
+        with pytest.raises(ConfigError, match="renamed to"):
+            frozen_config(old, tmp_path, [f"{renamed}=0.5"])

@@ -1,0 +1,62 @@
+"""One session's folder (issue 18): layout, the record as a context manager, the lock, is_running."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cosci.errors import SessionNotFound
+from cosci.session.folder import SessionBusy, SessionFolder, new_session_id
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_layout(tmp_path: Path) -> None:
+    folder = SessionFolder(tmp_path, "s-1")
+    assert folder.path == tmp_path / "sessions" / "s-1"
+    assert folder.record_path == folder.path / "record.sqlite" and folder.lock_path == folder.path / ".lock"
+    assert folder.results_dir.name == "prefect_results" and folder.http_cache.name == "http_cache"
+    assert folder.overview_path == folder.path / "final" / "overview.md"
+    assert folder.vectors_file == folder.path / "vectors" / "index.faiss"
+    assert new_session_id().startswith("s-") and new_session_id() != new_session_id()
+
+
+def test_a_missing_session_is_one_line(tmp_path: Path) -> None:
+    with pytest.raises(SessionNotFound, match=r"no session 's-nope' under .*cosci list") as err:
+        SessionFolder.existing(tmp_path, "s-nope")
+    assert "\n" not in str(err.value)
+    with pytest.raises(SessionNotFound), SessionFolder(tmp_path, "s-nope").record():
+        pass
+    assert not (tmp_path / "sessions").exists()  # looking does not create anything
+    assert SessionFolder.all(tmp_path) == []
+
+
+def test_the_record_is_closed_on_leaving_the_block_also_on_an_error(tmp_path: Path) -> None:
+    folder = SessionFolder(tmp_path, "s-1")
+    folder.open_record().close()
+    with pytest.raises(RuntimeError), folder.record() as rec:
+        held = rec
+        raise RuntimeError("boom")
+    with pytest.raises(Exception, match="closed"):
+        held.db.query("SELECT 1")
+    assert SessionFolder.all(tmp_path) == [folder] and SessionFolder.existing(tmp_path, "s-1") == folder
+
+
+def test_the_lock_is_one_process_per_session(tmp_path: Path) -> None:
+    folder = SessionFolder(tmp_path, "s-1")
+    assert not folder.is_running() and folder.shown_status("running") == "stopped"
+    folder.lock()
+    try:
+        folder.lock()  # holding it already is a no-op
+        assert folder.is_running() and folder.shown_status("running") == "running"
+        other = subprocess.run(
+            [sys.executable, "-c", "import sys; from pathlib import Path; from cosci.session.folder import "
+             "SessionFolder; f = SessionFolder(Path(sys.argv[1]), 's-1'); print(f.is_running()); f.lock()",
+             str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
+        assert other.stdout.strip() == "True" and SessionBusy.__name__ in other.stderr
+    finally:
+        folder.unlock()
+    assert not folder.is_running()
