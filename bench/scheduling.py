@@ -36,6 +36,12 @@ FAKE_DEDUP = ("vectors.models.hash.dedup_cosine_threshold=0.92", "vectors.models
 they would all be duplicates; the scheduling benches measure scheduling, so they keep the seed's values."""
 
 
+def _tmp(prefix: str) -> Path:
+    """A new folder under ``bench/results/scheduling`` (made first: a fresh clone has no results folder)."""
+    DATA.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix=prefix, dir=DATA))
+
+
 def _env(data: Path) -> dict[str, str]:
     return {**os.environ, "COSCI_DATA_DIR": str(data), "PYTHONPATH": str(ROOT)}
 
@@ -53,7 +59,7 @@ def _latest_record(data: Path) -> Any:
 
 def concurrency_run(latency: float, concurrency: int = 8, max_ideas: int = 60) -> dict[str, float]:
     """One fake session with ``latency`` seconds per call; returns its measured ratios."""
-    data = Path(tempfile.mkdtemp(prefix="cosci-bench-conc-", dir=DATA))
+    data = _tmp("cosci-bench-conc-")
     log = data / "calls.jsonl"
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.run(
@@ -164,11 +170,11 @@ def fast_start() -> dict[str, dict[str, float]]:
       cache, ``flows.server.template_db``) — the measured case of the issue's target;
     - ``same_folder``: a second session in that folder.
     """
-    cache = Path(tempfile.mkdtemp(prefix="cosci-bench-cache-", dir=DATA))
+    cache = _tmp("cosci-bench-cache-")
     out = {}
     for name in ("first_ever", "new_folder", "same_folder"):
         if name != "same_folder":
-            data = Path(tempfile.mkdtemp(prefix="cosci-bench-start-", dir=DATA))
+            data = _tmp("cosci-bench-start-")
         out[name] = _demo_start(data, {**_env(data), "XDG_CACHE_HOME": str(cache)})
     return out
 
