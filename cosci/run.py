@@ -150,11 +150,17 @@ def _job(cfg: DictConfig) -> float | None:
         raise JobError(exc) from exc
 
 
+_SESSIONS_RUN: list[str] = []
+"""Sessions this process started from :func:`main` (only then may it end the process at once: ``main`` is also
+called in-process by tests, whose other tests may have started cosci's temporary server)."""
+
+
 def _run_job(cfg: DictConfig) -> float | None:
     from flows.launch import run_session  # heavy imports (prefect, mlflow) only for real runs
 
     config = validate(cfg, require_goal=True)
     hc = HydraConfig.get()
+    _SESSIONS_RUN.append(config.session.resume or "new")
     _sweep_context(hc, config.paths.data_dir)
     if config.session.resume:  # continue a session on its own frozen config (the other overrides do not apply)
         from cosci.session.folder import SessionFolder
@@ -194,7 +200,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     except KeyboardInterrupt:
         print("cosci: interrupted", file=sys.stderr)
         code = 130
-    if "flows.server" in sys.modules:  # a session ran: leave at once if it ran on cosci's own Prefect server
+    if _SESSIONS_RUN and "flows.server" in sys.modules:  # leave at once if it ran on cosci's own server
         sys.modules["flows.server"].exit_now(code)
     if code:
         raise SystemExit(code)

@@ -107,3 +107,23 @@ def test_an_unusable_data_dir_is_one_line_and_leaves_nothing(tmp_path: Path) -> 
         writable_data_dir(Path("/proc/cosci-nope/data"))
     assert writable_data_dir(tmp_path / "new" / "data") == (tmp_path / "new" / "data").resolve()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]  # the probe left nothing behind
+
+
+def test_a_refused_command_line_never_ends_the_process_at_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """``main`` ends the process at once (``os._exit``) only after a session it ran; a refused command line in a
+    process where cosci's temporary server runs for something else (here: an earlier test) exits normally. (The
+    CI run of the whole suite died silently at this file when that was not so.)"""
+    import os
+
+    import flows.server
+
+    class Running:
+        def stop(self, grace_seconds: float = 0.0) -> None:
+            raise AssertionError("the server of another caller was stopped")
+
+    monkeypatch.setattr(flows.server, "_SERVER", Running())
+    monkeypatch.setattr(os, "_exit", lambda code: (_ for _ in ()).throw(AssertionError(f"os._exit({code})")))
+    code, err = run_main(["experiment=demo", "models=fake", f"paths.data_dir={tmp_path}", "run.concurrency=0"],
+                         capsys)
+    assert code == 2 and err.startswith("cosci: run.concurrency")
