@@ -472,10 +472,6 @@ def main(argv: Sequence[str] | None = None) -> None:
         raise SystemExit(141) from None
 
 
-if __name__ == "__main__":
-    main()
-
-
 def tournament_lines(rec: SessionRecord) -> list[str]:
     """Issue 13: the BT top 5 (score, 95 % CI, logits) and the judge statistics, flagged when position-biased."""
     from cosci.tournament.judge_stats import session_judge_stats
@@ -484,3 +480,7 @@ def tournament_lines(rec: SessionRecord) -> list[str]:
     out = ["BT top 5: " + (", ".join(f"{h} {s:+.2f} [{lo:+.2f}, {hi:+.2f}]" for h, (s, lo, hi) in bt) or "no fit yet")]
     tolerance = float(rec.sessions.get().config_snapshot.get("ranking", {}).get("first_position_flag", 0.15))
     return out + session_judge_stats(rec).lines(tolerance)
+
+
+if __name__ == "__main__":
+    main()

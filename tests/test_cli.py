@@ -266,3 +266,17 @@ def test_serve_against_a_server_that_is_not_there(capsys: pytest.CaptureFixture[
     monkeypatch.setenv("PREFECT_API_URL", f"http://127.0.0.1:{port}/api")
     code, _, err = _cli(capsys, "serve", "experiment=demo", "models=fake")
     assert code == 2 and "no Prefect server answers" in err and err.count("\n") == 1
+
+
+def test_a_main_block_is_the_last_statement_of_its_module() -> None:
+    """Fresh-user report: `python -m cosci.cli status` failed with NameError, because a function the commands use
+    was defined below ``if __name__ == "__main__": main()`` (the installed script, importing the whole module
+    first, worked)."""
+    import ast
+
+    root = Path(__file__).resolve().parents[1]
+    for path in [*root.joinpath("cosci").rglob("*.py"), *root.joinpath("flows").rglob("*.py"),
+                 *root.joinpath("bench").glob("*.py")]:
+        body = ast.parse(path.read_text(encoding="utf-8")).body
+        mains = [i for i, node in enumerate(body) if isinstance(node, ast.If) and "__main__" in ast.unparse(node.test)]
+        assert mains in ([], [len(body) - 1]), f"{path}: the __main__ block is not last"

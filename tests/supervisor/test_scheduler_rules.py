@@ -277,7 +277,7 @@ def test_an_empty_batch_waits_for_some_task_to_end_before_the_next(runtime: Sess
         add_player()
     scheduler.decide_next_steps()
     tasks = runtime.record.tasks
-    first, second = tasks.claim("test", 60), tasks.claim("test", 60)
+    first, second = tasks.claim("test"), tasks.claim("test")
     assert first and second and {first.action, second.action} == {"RunTournamentBatch"}
     empty = TaskResult("nothing_to_do", detail={"reason": "no pair left to play"})
     scheduler.follow_ups(second, empty)
