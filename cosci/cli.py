@@ -308,8 +308,11 @@ def cmd_run(args: argparse.Namespace) -> None:
 
 def cmd_estimate(args: argparse.Namespace) -> None:
     from cosci.llm.estimate import estimate_session
+    from cosci.llm.providers import check_models
 
-    est = estimate_session(validate(compose(args.overrides)))
+    config = validate(compose(args.overrides))
+    check_models(config, keys=False)  # a model no provider serves cannot be priced either
+    est = estimate_session(config)
     print(est.line())
     for agent, usd in sorted(est.by_agent.items(), key=lambda kv: -kv[1]):
         print(f"  {agent:12s} ${usd:.2f}")

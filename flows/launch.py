@@ -92,6 +92,7 @@ def run_session(
     ensure_server(home, wait=False)
     quiet_logging()  # before the imports below log anything (faiss, mlflow)
     from cosci.llm.estimate import estimate_session
+    from cosci.llm.providers import check_models
     from flows.session import session_flow
 
     quiet_logging(home / "prefect.log")
@@ -99,6 +100,7 @@ def run_session(
     console = Console(stderr=True, soft_wrap=True)  # no hard wraps when stderr is a file
     models_choice = str((choices or {}).get("models") or config.models.name)
     if resume_id is None:
+        check_models(config)  # before the estimate: a model that cannot be called is the one line printed
         console.print(f"[dim]{estimate_session(config).line()}[/dim]")
     server_ready()
     data = asyncio.run(session_flow(config.model_dump(mode="json"), list(overrides), models_choice, resume_id, ui=ui))

@@ -17,20 +17,25 @@ from typing import Any
 import litellm
 
 from cosci.config.schema import CosciConfig
-from cosci.errors import UnknownModel
+from cosci.errors import MissingApiKey, UnknownModel
 from cosci.llm.fake import FAKE
 from cosci.llm.local_model import LocalModelProvider
 
 CUSTOM_PROVIDERS = ("cosci-local/", "cosci-fake/")
 
 
-def check_models(config: CosciConfig) -> None:
-    """Fail before any work if a tier's model string names no provider LiteLLM knows (no network: LiteLLM's
-    own provider resolution). A model the provider does not serve (``anthropic/nope``) is only found by calling
-    it; that error ends the session ``failed`` (``flows.session.FATAL_ERRORS``).
+def check_models(config: CosciConfig, *, keys: bool = True) -> None:
+    """Fail before any work if a tier's model cannot be called: its string names no provider LiteLLM knows, or
+    its provider needs a key that is not set (LiteLLM's own checks, no network). A tier with ``api_key_env`` is
+    checked by :meth:`~cosci.llm.routing.Router.check_keys`; one with ``api_base`` (a local server) has no key.
+    A model the provider does not serve (``anthropic/nope``) is only found by calling it; that error ends the
+    session ``failed`` (``flows.session.FATAL_ERRORS``). ``keys=False`` checks the model strings only (a cost
+    estimate needs no key).
 
     Raises:
-        UnknownModel: naming the first such tier.
+        UnknownModel: naming the first tier whose model no provider serves.
+        MissingApiKey: naming the variable a tier's provider needs (e.g. a fake tier overridden to
+            ``openai/...``: fresh-user report, the session ran with every call failing).
     """
     for tier, entry in config.models.tiers.items():
         if entry.model.startswith(CUSTOM_PROVIDERS):
@@ -39,6 +44,11 @@ def check_models(config: CosciConfig) -> None:
             litellm.get_llm_provider(entry.model, api_base=entry.api_base)
         except Exception:  # LiteLLM raises BadRequestError ("LLM Provider NOT provided") and others
             raise UnknownModel(tier, entry.model) from None
+        if not keys or entry.api_key_env or entry.api_base:
+            continue
+        env = litellm.validate_environment(model=entry.model)
+        if not env.get("keys_in_environment") and env.get("missing_keys"):
+            raise MissingApiKey(" or ".join(env["missing_keys"]), entry.model)
 
 
 def register_providers(config: CosciConfig) -> None:

@@ -116,3 +116,18 @@ def test_registering_prices_says_nothing_on_the_terminal(tmp_path: Path, caplog:
     with caplog.at_level(logging.WARNING):
         register_providers(router(tmp_path).config)
     assert [r.getMessage() for r in caplog.records if r.name.startswith("LiteLLM")] == []
+
+
+def test_a_tier_moved_to_a_hosted_model_needs_its_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fresh-user report: `models=fake models.tiers.strong.model=openai/gpt-nope` with no OPENAI_API_KEY ran a
+    session whose every call failed (the fake's tier names no key variable, so `check_keys` had nothing to check)."""
+    from cosci.llm.providers import check_models
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    config = router(tmp_path, "models.tiers.strong.model=openai/gpt-nope").config
+    with pytest.raises(MissingApiKey, match=r"^OPENAI_API_KEY is not set: models need it for openai/gpt-nope"):
+        check_models(config)
+    check_models(config, keys=False)  # an estimate needs no key
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    check_models(config)
+    check_models(router(tmp_path, "models=ollama").config)  # a local server (api_base) needs no key
