@@ -67,6 +67,8 @@ def writable_data_dir(path: Path) -> Path:
         except OSError as exc:
             reason = f"cannot create anything in {existing} ({exc.strerror or type(exc).__name__})"
     if reason:
-        raise DataDirUnusable(f"paths.data_dir: cannot use {path}: {reason} (pick a folder you can write, e.g. "
+        env = os.environ.get("COSCI_DATA_DIR")
+        source = " (from COSCI_DATA_DIR)" if env and Path(env).expanduser().resolve() == path else ""
+        raise DataDirUnusable(f"paths.data_dir{source}: cannot use {path}: {reason} (pick a folder you can write, e.g. "
                               "paths.data_dir=$HOME/cosci-data or --data-dir)")
     return path

@@ -182,6 +182,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = get_args_parser().parse_args(argv)
     os.environ["HYDRA_FULL_ERROR"] = "1"  # let errors reach us, so we can print one line instead of Hydra's block
+    os.environ.setdefault("MLFLOW_LOGGING_LEVEL", "WARNING")  # a sweep's callback opens MLflow before the session
     quiet_schema_warning()
     code = 0
     try:

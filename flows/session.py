@@ -250,6 +250,24 @@ def _failed(rt: SessionRuntime, exc: BaseException, tracker: Any, pending: Backg
         tracker.fail()
 
 
+def _check_some_call_succeeded(rt: SessionRuntime, reason: StopReason) -> None:
+    """A session that ran out of work without one model call succeeding failed: its provider never answered
+    (fresh-user report: ``models=ollama`` with no Ollama server ended ``idle``, exit 0, with an empty overview).
+
+    Raises:
+        SessionFailed: naming the last call's error.
+    """
+    if reason == StopReason.INTERRUPTED:
+        return
+    outcomes = rt.record.logs.outcomes()
+    if outcomes.get("ok", 0) or not any(k.startswith("error") for k in outcomes):
+        return
+    rows = rt.record.db.query("SELECT error FROM transcripts WHERE session_id=? AND outcome LIKE 'error%'"
+                              " ORDER BY seq DESC LIMIT 1", (rt.session_id,))
+    last = " ".join(str(rows[0]["error"] or "").split())[:300] if rows else "unknown"
+    raise SessionFailed(f"no model call succeeded ({sum(outcomes.values())} attempts); the last error: {last}")
+
+
 def _close_run(tracker: Any, rt: SessionRuntime, summary: SessionSummary) -> None:
     """Log the results on the session's MLflow run (if tracked) and close it."""
     if tracker is None:
@@ -289,6 +307,7 @@ async def session_flow(
             if progress:
                 progress.start()
             reason = await sup.run()
+            _check_some_call_succeeded(rt, reason)
             tracker = await pending.ready() if pending else None
             if reason == StopReason.INTERRUPTED:  # not an end: paused until `cosci resume`
                 return _paused(tracker, rt, reason)

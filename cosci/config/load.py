@@ -31,9 +31,14 @@ class ConfigError(ValueError):
 
 
 def hydra_one_line(text: str) -> str:
-    """A multi-line Hydra message on one line, without Hydra's stack-trace hint and config search path."""
+    """A multi-line Hydra message on one line, without Hydra's stack-trace hint and config search path. Hydra's
+    "Could not override 'k'. To append to your config use +k=v" becomes "k: unknown key": cosci's schema refuses
+    the appended key too, so the hint led nowhere (fresh-user report)."""
     text = text.replace("Set the environment variable HYDRA_FULL_ERROR=1 for a complete stack trace.", "")
-    return one_line(re.sub(r"\s*Config search path:.*$", "", one_line(text)))
+    text = one_line(re.sub(r"\s*Config search path:.*$", "", one_line(text)))
+    if m := re.fullmatch(r"Could not override '([^']+)'\. To append to your config use \+\S.*", text):
+        return f"{m.group(1)}: unknown key (`python -m cosci.run --cfg job` prints every key)"
+    return text
 
 
 GOAL_QUOTING = (
@@ -105,18 +110,21 @@ GOAL_MIN_WORDS = 2
 whole session on a goal the parser could only guess at; seed 000 parses the goal into a research plan)."""
 
 
-def check_goal(goal: str) -> None:
+def check_goal(goal: str, key: str = "session.goal") -> None:
     """Refuse an empty goal, or one that is not a statement in words.
 
+    Args:
+        key: the setting the goal came from, named in the error (``session.goal_file`` for a file's text).
+
     Raises:
-        ConfigError: one line naming ``session.goal``.
+        ConfigError: one line naming ``key``.
     """
     if not goal.strip():
         raise ConfigError("session.goal: a research goal is required (pick experiment=... or set session.goal=...)")
     words = [w for w in goal.split() if any(c.isalpha() for c in w)]
     if len(words) < GOAL_MIN_WORDS:
         shown = one_line(goal)[:60]
-        raise ConfigError(f"session.goal: {shown!r} is not a research goal; state it in words (e.g. 'Suggest "
+        raise ConfigError(f"{key}: {shown!r} is not a research goal; state it in words (e.g. 'Suggest "
                           "approved drugs to repurpose for acute myeloid leukemia')")
 
 
@@ -142,7 +150,9 @@ def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False)
     if message := old_key_in(data):  # an experiment file or a `+key=` override still using an old key
         raise ConfigError(message)
     session = data.get("session")
+    goal_key = "session.goal"
     if isinstance(session, dict) and session.get("goal_file"):  # the file's text becomes the goal (it wins)
+        goal_key = f"session.goal_file ({session['goal_file']})"
         session["goal"] = read_goal_file(str(session["goal_file"]))
         session["goal_file"] = None  # read once: the snapshot holds the text, a resume never reads the file again
     try:
@@ -158,5 +168,5 @@ def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False)
         line = f"{loc}: {msg}" if err.get("loc") else msg  # whole-config rules name their keys themselves
         raise ConfigError(f"{line}{more}") from None
     if require_goal and not config.session.resume:
-        check_goal(config.session.goal or "")
+        check_goal(config.session.goal or "", goal_key)
     return config

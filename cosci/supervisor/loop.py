@@ -267,7 +267,8 @@ class Supervisor:
     async def _hold(self, inflight: set[asyncio.Task[None]]) -> None:
         if not getattr(self, "_pause_told", False):  # say it once per pause (issue 12)
             sid = self.record.session_id
-            log.warning("session %s is paused; continue with `cosci resume %s`, stop with `cosci abort %s`",
+            log.warning("session %s is paused; this process waits: continue with `cosci resume %s`, stop with "
+                        "`cosci abort %s`",
                         sid, sid, sid)
             self._pause_told = True
         await self._drain(inflight)

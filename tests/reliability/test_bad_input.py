@@ -127,3 +127,29 @@ def test_a_refused_command_line_never_ends_the_process_at_once(tmp_path: Path, m
     code, err = run_main(["experiment=demo", "models=fake", f"paths.data_dir={tmp_path}", "run.concurrency=0"],
                          capsys)
     assert code == 2 and err.startswith("cosci: run.concurrency")
+
+
+def test_a_goal_file_that_is_not_a_goal_is_named_as_the_file(tmp_path: Path) -> None:
+    """Fresh-user report: a goal file holding "?" was reported as ``session.goal``."""
+    path = tmp_path / "goal.txt"
+    path.write_text("?\n")
+    with pytest.raises(ConfigError, match=r"^session\.goal_file \(.*goal\.txt\): '\?' is not a research goal"):
+        validate(compose(["experiment=demo", "models=fake", f"session.goal_file={path}"]), require_goal=True)
+
+
+def test_a_data_dir_from_the_environment_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from cosci.errors import DataDirUnusable
+    from cosci.paths import writable_data_dir
+
+    (tmp_path / "file").write_text("x")
+    monkeypatch.setenv("COSCI_DATA_DIR", str(tmp_path / "file"))
+    with pytest.raises(DataDirUnusable, match=r"^paths\.data_dir \(from COSCI_DATA_DIR\): cannot use"):
+        writable_data_dir(tmp_path / "file")
+
+
+@pytest.mark.parametrize("override", ["run.nope=1", "models.tiers.nope.model=x", "safety.goal_on=[block]"])
+def test_an_unknown_key_is_called_unknown(override: str) -> None:
+    """Fresh-user report: Hydra's hint "To append to your config use +run.nope=1" led to a second refusal."""
+    with pytest.raises(ConfigError) as err:
+        compose(["experiment=demo", "models=fake", override])
+    assert str(err.value) == f"{override.split('=')[0]}: unknown key (`python -m cosci.run --cfg job` prints every key)"

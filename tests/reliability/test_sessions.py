@@ -121,3 +121,18 @@ def test_a_rejected_key_or_missing_model_fails_the_session(prefect_server: None,
     record = SessionRecord.open(db, db.parent.name)
     assert (record.sessions.get().status, record.sessions.get().stop_reason) == ("failed", "error")
     record.close()
+
+
+def test_a_session_where_no_call_succeeds_fails(prefect_server: None, fake: FakeBackend, tmp_path: Path) -> None:
+    """Fresh-user report: `models=ollama` with no Ollama server ended `idle`, exit 0, with an empty overview.
+    Here every call meets a transient fault (retries spent): the session ends `failed`, naming the last error."""
+    from flows.session import session_flow
+
+    config = make_config(tmp_path / "data", "models.fake.fault_rate=1.0", "retry.base_delay_seconds=0",
+                         "retry.max_delay_seconds=0")
+    with pytest.raises(SessionFailed, match=r"^no model call succeeded \(\d+ attempts\); the last error: cosci-fake/"):
+        asyncio.run(session_flow(config.model_dump(mode="json"), ["experiment=demo"], "fake", None))
+    (db,) = (tmp_path / "data" / "sessions").glob(f"*/{RECORD_FILE}")
+    record = SessionRecord.open(db, db.parent.name)
+    assert (record.sessions.get().status, record.sessions.get().stop_reason) == ("failed", "error")
+    record.close()
