@@ -68,7 +68,8 @@ async def test_a_paused_session_says_so_and_an_abort_reads_aborted(config: Cosci
         logger.removeHandler(handler)
         await rt.close()
     sid = rt.session_id
-    assert messages == [f"session {sid} is paused; this process waits: continue with `cosci resume {sid}`, stop with `cosci abort {sid}`"]
+    assert messages == [f"session {sid} is paused; this process waits: continue with `cosci resume {sid}`, stop with "
+                        f"`cosci abort {sid}`"]
     assert reason == StopReason.EXTERNAL and str(reason) == "aborted"
     record = SessionRecord.open(config.paths.data_dir / "sessions" / sid / RECORD_FILE, sid)
     assert record.sessions.get().stop_reason == "aborted"
