@@ -93,6 +93,8 @@ class Supervisor:
             return StopReason.BUDGET
         if self.elapsed() >= self.config.run.wall_clock_seconds:
             return StopReason.WALL_CLOCK
+        if self.tally.count("ranking", "MatchBatch", open_only=True):
+            return None  # a submitted provider batch settles first: its matches are paid for (issue 16)
         stable = stability_stop(self.config.termination.stability_rule, self.tracker.is_stable(),
                                 self.bt_tracker.is_stable())
         if stable:

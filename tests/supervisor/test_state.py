@@ -10,6 +10,7 @@ from cosci.llm.budget import BudgetBusy
 from cosci.session.runtime import SessionRuntime
 from cosci.supervisor.loop import Supervisor
 from cosci.supervisor.state import PoolState, TaskTally
+from cosci.supervisor.termination import StopReason
 
 
 def task(agent: str, action: str) -> Task:
@@ -97,3 +98,18 @@ def test_a_task_in_flight_when_its_process_died_runs_again_on_resume(runtime: Se
     task = record.tasks.get(tid)
     assert task is not None and task.status == "done" and task.attempts == 1
     assert record.db.scalar("SELECT lease_owner FROM tasks WHERE id=?", (tid,)) is None
+
+
+def test_a_full_pool_waits_for_a_submitted_provider_batch(runtime: SessionRuntime, scheduler, add_player) -> None:
+    """The CI run: a session resumed after a kill stopped at once on `max_ideas` and cancelled the poll of the
+    provider batch it had submitted, so its paid-for matches were never applied. Stability and a full pool wait
+    for an open MatchBatch; budget and wall clock do not."""
+    for _ in range(runtime.config.run.max_ideas):
+        add_player(matches=runtime.config.evolution.mature_matches)
+    sup = Supervisor(runtime.config, runtime.record, runtime.budget, lambda t: None)  # type: ignore[arg-type, return-value]
+    assert sup.should_stop() == StopReason.MAX_IDEAS
+    runtime.record.tasks.enqueue("ranking", "MatchBatch", "ranking::match_batch::x::poll1", payload={"round": 1})
+    sup.tally.load()
+    assert sup.should_stop() is None
+    sup._budget_hit = True
+    assert sup.should_stop() == StopReason.BUDGET
