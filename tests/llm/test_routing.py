@@ -93,15 +93,19 @@ def test_never_degrade_modes(config: CosciConfig, agent: str, mode: str) -> None
         Router(config).degrade(route)
 
 
+def test_every_shipped_models_choice_passes_the_model_check(tmp_path: Path) -> None:
+    from cosci.llm.providers import check_models
+
+    for choice in ("models=fake", "models=ollama", "models=openrouter", "models=opus", "models=local"):
+        check_models(router(tmp_path, choice).config, keys=False)
+
+
 @pytest.mark.parametrize("model", ["nope", "foo/bar", "claude"])
 def test_a_model_no_provider_serves_is_refused_before_any_work(tmp_path: Path, model: str) -> None:
     """Fresh-user report: ``models.tiers.strong.model=nope`` ran a whole session whose every call failed."""
     from cosci.errors import UnknownModel
     from cosci.llm.providers import check_models
 
-    check_models(router(tmp_path).config)  # the fake's tiers
-    for choice in ("models=ollama", "models=openrouter", "models=opus", "models=local"):
-        check_models(router(tmp_path, choice).config)
     with pytest.raises(UnknownModel, match=rf"^models.tiers.strong.model: '{model}' names no LiteLLM provider"):
         check_models(router(tmp_path, f"models.tiers.strong.model={model}").config)
 
