@@ -185,6 +185,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     os.environ.setdefault("MLFLOW_LOGGING_LEVEL", "WARNING")  # a sweep's callback opens MLflow before the session
     quiet_schema_warning()
     code = 0
+    _SESSIONS_RUN.clear()  # this call's sessions only
     try:
         if not any(getattr(args, flag, None) for flag in _PRINT_ONLY_FLAGS):
             configs = prevalidate(args.overrides, bool(args.multirun))

@@ -257,13 +257,13 @@ def _check_some_call_succeeded(rt: SessionRuntime, reason: StopReason) -> None:
     Raises:
         SessionFailed: naming the last call's error.
     """
-    if reason == StopReason.INTERRUPTED:
-        return
+    if reason in (StopReason.INTERRUPTED, StopReason.BUDGET, StopReason.REFUSED):
+        return  # paused, or a stop with its own reason (a budget too small for any call says so itself)
     outcomes = rt.record.logs.outcomes()
-    if outcomes.get("ok", 0) or not any(k.startswith("error") for k in outcomes):
+    if outcomes.get("ok", 0) or not any(k.startswith("error") and k != "error:budget" for k in outcomes):
         return
     rows = rt.record.db.query("SELECT error FROM transcripts WHERE session_id=? AND outcome LIKE 'error%'"
-                              " ORDER BY seq DESC LIMIT 1", (rt.session_id,))
+                              " AND outcome != 'error:budget' ORDER BY seq DESC LIMIT 1", (rt.session_id,))
     last = " ".join(str(rows[0]["error"] or "").split())[:300] if rows else "unknown"
     raise SessionFailed(f"no model call succeeded ({sum(outcomes.values())} attempts); the last error: {last}")
 
