@@ -117,10 +117,7 @@ def test_a_rejected_key_or_missing_model_fails_the_session(prefect_server: None,
     config = make_config(tmp_path / "data")
     with pytest.raises(SessionFailed, match=r"generation/\w+ failed: (AuthFailed|ModelUnavailable)"):
         asyncio.run(session_flow(config.model_dump(mode="json"), ["experiment=demo"], "fake", None))
-    (db,) = (tmp_path / "data" / "sessions").glob(f"*/{RECORD_FILE}")
-    record = SessionRecord.open(db, db.parent.name)
-    assert (record.sessions.get().status, record.sessions.get().stop_reason) == ("failed", "error")
-    record.close()
+    _assert_failed(tmp_path / "data")
 
 
 def test_a_session_where_no_call_succeeds_fails(prefect_server: None, fake: FakeBackend, tmp_path: Path) -> None:
@@ -132,7 +129,14 @@ def test_a_session_where_no_call_succeeds_fails(prefect_server: None, fake: Fake
                          "retry.max_delay_seconds=0")
     with pytest.raises(SessionFailed, match=r"^no model call succeeded \(\d+ attempts\); the last error: cosci-fake/"):
         asyncio.run(session_flow(config.model_dump(mode="json"), ["experiment=demo"], "fake", None))
-    (db,) = (tmp_path / "data" / "sessions").glob(f"*/{RECORD_FILE}")
+    _assert_failed(tmp_path / "data")
+
+
+def _assert_failed(data: Path) -> None:
+    """The one session under ``data`` ended ``failed`` with stop reason ``error``."""
+    (db,) = (data / "sessions").glob(f"*/{RECORD_FILE}")
     record = SessionRecord.open(db, db.parent.name)
-    assert (record.sessions.get().status, record.sessions.get().stop_reason) == ("failed", "error")
-    record.close()
+    try:
+        assert (record.sessions.get().status, record.sessions.get().stop_reason) == ("failed", "error")
+    finally:
+        record.close()
