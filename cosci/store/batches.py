@@ -83,6 +83,33 @@ class BatchedMatches:
                              " AND status IN ('queued','submitted')", (self.session_id,))
         return [(r["hyp_a"], r["hyp_b"]) for r in rows]
 
+    def stranded(self) -> tuple[list[tuple[str, int, bool]], str | None]:
+        """Batched matches that no open ``MatchBatch`` task will carry on (a process died between two rounds).
+
+        Returns:
+            ``([(batch_task_id, tasks_so_far, submitted), ...], oldest_unassigned)``: each MatchBatch task whose
+            matches are still queued (not yet submitted) or submitted (the provider holds them, paid for: they
+            must be polled until the batch ends) while no open MatchBatch task refers to it, with the number of
+            MatchBatch tasks it has had so far (a new task's key is then new); and the oldest queued match no
+            task holds, when no open MatchBatch task would gather it (else None).
+        """
+        refers = ("t.session_id=bm.session_id AND t.action='MatchBatch' AND (t.id=bm.batch_task_id"
+                  " OR json_extract(t.payload, '$.batch_task')=bm.batch_task_id)")
+        rows = self.db.query(
+            "SELECT bm.batch_task_id b, MAX(bm.status='submitted') sub,"
+            f" (SELECT COUNT(*) FROM tasks t WHERE {refers}) n"
+            " FROM batched_matches bm WHERE bm.session_id=? AND bm.batch_task_id IS NOT NULL"
+            f" AND bm.status IN ('queued','submitted') AND NOT EXISTS (SELECT 1 FROM tasks t WHERE {refers}"
+            " AND t.status IN ('pending','leased','in_progress'))"
+            " GROUP BY bm.batch_task_id ORDER BY bm.batch_task_id", (self.session_id,))
+        held = [(r["b"], int(r["n"]), bool(r["sub"])) for r in rows]
+        gatherer = self.db.scalar(
+            "SELECT COUNT(*) FROM tasks WHERE session_id=? AND action='MatchBatch'"
+            " AND status IN ('pending','leased','in_progress') AND json_extract(payload, '$.batch_task') IS NULL",
+            (self.session_id,))
+        waiting = self.unassigned()
+        return held, (waiting[0].match_id if waiting and not gatherer else None)
+
     def counts(self) -> dict[str, int]:
         rows = self.db.query("SELECT status, COUNT(*) n FROM batched_matches WHERE session_id=? GROUP BY status",
                              (self.session_id,))

@@ -93,15 +93,15 @@ class Supervisor:
             return StopReason.BUDGET
         if self.elapsed() >= self.config.run.wall_clock_seconds:
             return StopReason.WALL_CLOCK
-        if self.tally.count("ranking", "MatchBatch", open_only=True):
-            return None  # a submitted provider batch settles first: its matches are paid for (issue 16)
-        stable = stability_stop(self.config.termination.stability_rule, self.tracker.is_stable(),
+        reason = stability_stop(self.config.termination.stability_rule, self.tracker.is_stable(),
                                 self.bt_tracker.is_stable())
-        if stable:
-            return stable
-        if self.scheduler.pool_complete():
-            return StopReason.MAX_IDEAS
-        return None
+        if reason is None and self.scheduler.pool_complete():
+            reason = StopReason.MAX_IDEAS
+        if reason is not None and self.record.tasks.open_count("ranking", "MatchBatch"):
+            # a submitted provider batch settles first: its matches are paid for (issue 16). Read from the
+            # record, not the tally: a MatchBatch task enqueues its own next poll, which the tally does not see
+            return None
+        return reason
 
     def _snapshot(self) -> None:
         matches = self.pool.valid_matches

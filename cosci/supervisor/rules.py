@@ -200,8 +200,17 @@ class Scheduler:
         return 0
 
     def reconcile(self) -> int:
-        """On resume: make sure every hypothesis has the follow-up its state calls for (idempotent)."""
+        """On resume: make sure every hypothesis has the follow-up its state calls for, and every batched match
+        a MatchBatch task that will submit or poll it (idempotent)."""
         n = 0
+        held, waiting = self.record.batches.stranded()
+        for first, k, submitted in held:  # round 0 submits what the task holds; a later round polls
+            n += self._enqueue("ranking", "MatchBatch", f"ranking::match_batch::{first}::resume{k}",
+                               PRIORITY["ranking"], payload={"round": k if submitted else 0, "batch_task": first})
+        if waiting:
+            k = self.tasks.count("ranking", "MatchBatch")
+            n += self._enqueue("ranking", "MatchBatch", f"ranking::match_batch::{waiting}::resume{k}",
+                               PRIORITY["ranking"], payload={"round": 0})
         for h in self.pool.standings.values():
             if h.state == "draft":
                 n += self.screen_or_review(h.id)

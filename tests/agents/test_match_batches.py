@@ -164,3 +164,49 @@ async def test_a_killed_session_polls_the_same_batch_and_applies_elo_once(
         assert row is not None and row.status == "done"
     finally:
         await resumed.close()
+
+
+@pytest.mark.overrides(*BATCHING, "models.fake.batch_polls=3")
+async def test_a_submitted_batch_left_without_a_poll_is_polled_after_resume(
+        planned: SessionRuntime, fake: FakeBackend, run_task: Any, players: list[str], batch_dir: Path) -> None:
+    """Whatever step a process died at, a batch the provider holds gets a next poll from ``reconcile``."""
+    from cosci.supervisor.rules import Scheduler
+
+    rt = planned
+    await play_tournament(run_task, 12)
+    queued = {m.match_id for m in rt.record.batches._select("1=1", ())}
+    [first] = await run_match_batches(rt, stop_after=1)
+    assert first.kind == "match_batch_pending"
+    # the tasks it enqueued are lost: its next poll, and the task for matches queued meanwhile
+    with rt.record.db.tx() as c:
+        c.execute("DELETE FROM tasks WHERE action='MatchBatch' AND status='pending'")
+    held, waiting = rt.record.batches.stranded()
+    assert [submitted for _, _, submitted in held] == [True] and waiting  # the paid batch, the next queued match
+    scheduler = Scheduler(rt.config, rt.record)
+    assert scheduler.reconcile() == 2
+    assert scheduler.reconcile() == 0  # idempotent: the tasks are open now
+    assert rt.record.batches.stranded() == ([], None)
+    await run_match_batches(rt)
+    assert set(journal(rt)) >= queued
+    assert rt.record.batches.counts().get("submitted", 0) == 0
+
+
+@pytest.mark.overrides(*BATCHING)
+async def test_matches_held_by_a_task_that_died_before_submitting_are_submitted_after_resume(
+        planned: SessionRuntime, fake: FakeBackend, run_task: Any, players: list[str]) -> None:
+    from cosci.supervisor.rules import Scheduler
+
+    rt = planned
+    await play_tournament(run_task, 12)
+    queued = {m.match_id for m in rt.record.batches._select("1=1", ())}
+    with rt.record.db.tx() as c:  # the gathering task took the matches, then its process died for good
+        c.execute("DELETE FROM tasks WHERE action='MatchBatch'")
+    dead = rt.record.tasks.enqueue("ranking", "MatchBatch", "ranking::match_batch::dead", payload={"round": 0})
+    assert dead
+    rt.record.batches.assign(dead, 100)
+    rt.record.tasks.fail(dead, "killed", dead=True)
+    assert rt.record.batches.stranded() == ([(dead, 1, False)], None)
+    assert Scheduler(rt.config, rt.record).reconcile() == 1
+    await run_match_batches(rt)
+    assert set(journal(rt)) >= queued
+    assert set(rt.record.batches.counts()) == {"applied"}

@@ -35,17 +35,22 @@ def test_a_demo_run_records_the_bundled_embedding_model(prefect_server: None, fa
     assert run.data.metrics["cache_read_share"] == 0.0  # logged; the fake reports no cache reads
 
 
+@pytest.mark.parametrize("concurrency", [1, 8])  # 1: no bottom-half pair came up; 8: a poll the tally missed
 def test_a_session_with_batched_matches_runs_to_the_end(prefect_server: None, fake: FakeBackend,
-                                                        tmp_path: Path) -> None:
-    config = make_config(tmp_path / "data", "+models.tiers.cheap.batch=true", "ranking.batch_decile=0.5",
+                                                        tmp_path: Path, concurrency: int) -> None:
+    # batch_decile=1: every pairwise match is batched, so the test does not hang on which pairs the scheduling
+    # order happens to offer (at 0.5 a concurrency-1 session reached max_ideas without a bottom-half pair; the
+    # bottom-decile choice itself is tested in tests/agents/test_match_batches.py)
+    config = make_config(tmp_path / "data", "+models.tiers.cheap.batch=true", "ranking.batch_decile=1.0",
                          "ranking.batch_size=2", "ranking.batch_max_wait_s=0", "ranking.batch_poll_seconds=0",
-                         "models.fake.batch_polls=2")
+                         "models.fake.batch_polls=2", f"run.concurrency={concurrency}")
     summary = _run(config)
     record = SessionRecord.open(Path(summary["record_path"]), summary["session_id"])
     try:
         assert record.sessions.get().status == "done"
         counts = record.batches.counts()
         assert counts.get("applied", 0) >= 1, counts
+        assert set(counts) <= {"applied", "direct"}, counts  # nothing paid for and left unapplied, nothing waiting
         batched = {m.match_id for m in record.batches._select("status='applied'", ())}
         assert batched <= {m.id for m in record.matches.all()}
         rows = record.db.query("SELECT request FROM transcripts WHERE request LIKE '%batch_id%' AND outcome='ok'")
