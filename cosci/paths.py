@@ -7,7 +7,9 @@ found without configuration.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sqlite3
 import tempfile
 from pathlib import Path
 
@@ -72,3 +74,31 @@ def writable_data_dir(path: Path) -> Path:
         raise DataDirUnusable(f"paths.data_dir{source}: cannot use {path}: {reason} (pick a folder you can write, e.g. "
                               "paths.data_dir=$HOME/cosci-data or --data-dir)")
     return path
+
+
+def template_cache(kind: str, package: str, name: str) -> Path:
+    """Where the per-user copy of a freshly migrated SQLite database is kept: one per ``package`` version
+    (``<user cache>/cosci/<kind>/<version>/<name>``, through platformdirs). Used by the Prefect server
+    (``flows.server``) and the MLflow store (``cosci.tracking.stores``): a new data folder starts from a copy
+    instead of migrating an empty database again (issue 11, fast start)."""
+    from importlib.metadata import version
+
+    from platformdirs import user_cache_path
+
+    return user_cache_path("cosci") / kind / version(package) / name
+
+
+def copy_sqlite(src: Path, dst: Path) -> None:
+    """Copy a SQLite database consistently (SQLite's backup API), replacing ``dst`` atomically.
+
+    Raises:
+        sqlite3.Error, OSError: the source cannot be read or the destination written.
+    """
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dst.with_name(f".{dst.name}.{os.getpid()}.tmp")
+    try:
+        with contextlib.closing(sqlite3.connect(src)) as a, contextlib.closing(sqlite3.connect(tmp)) as b:
+            a.backup(b)
+        os.replace(tmp, dst)
+    finally:
+        tmp.unlink(missing_ok=True)

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from cosci.errors import CosciError
 from cosci.net import Unreachable, health_status
+from cosci.paths import copy_sqlite, template_cache
 
 PR_SET_PDEATHSIG = 1
 STARTUP_TIMEOUT_SECONDS = 120.0
@@ -45,20 +46,7 @@ def template_db() -> Path:
     Measured here (issue 11, fast start): a server on a new home spent 22 s migrating its database, one on a
     home migrated before 6.6 s; a new home seeded with a copy of a migrated database started in 6.6 s too.
     """
-    from importlib.metadata import version
-
-    from platformdirs import user_cache_path
-
-    return user_cache_path("cosci") / "prefect-db" / version("prefect") / DB_FILE
-
-
-def _copy_db(src: Path, dst: Path) -> None:
-    """Copy a SQLite database consistently (SQLite's backup API), replacing ``dst`` atomically."""
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dst.with_name(f".{dst.name}.{os.getpid()}.tmp")
-    with contextlib.closing(sqlite3.connect(src)) as a, contextlib.closing(sqlite3.connect(tmp)) as b:
-        a.backup(b)
-    os.replace(tmp, dst)
+    return template_cache("prefect-db", "prefect", DB_FILE)
 
 
 def _own_sqlite(home: Path) -> bool:
@@ -181,7 +169,7 @@ class TemporaryServer:
         self._fresh = _own_sqlite(self.home) and not (self.home / DB_FILE).exists()
         if self._fresh and template_db().is_file():
             with contextlib.suppress(OSError, sqlite3.Error):
-                _copy_db(template_db(), self.home / DB_FILE)
+                copy_sqlite(template_db(), self.home / DB_FILE)
                 self._fresh = False
 
     def _keep_template(self) -> None:
@@ -189,7 +177,7 @@ class TemporaryServer:
         holds Prefect's schema and registered block types only: no flow has run yet)."""
         if getattr(self, "_fresh", False) and not template_db().is_file():
             with contextlib.suppress(OSError, sqlite3.Error):
-                _copy_db(self.home / DB_FILE, template_db())
+                copy_sqlite(self.home / DB_FILE, template_db())
 
     def wait_ready(self) -> None:
         """Block until ``/api/health`` answers.

@@ -15,13 +15,17 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import hashlib
 import importlib
 import json
+import logging
 import os
 import signal
 import sys
+import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from prefect import flow, task
@@ -36,6 +40,9 @@ from cosci.session.runtime import SessionRuntime
 from cosci.session.summary import SessionSummary, summarise
 from cosci.supervisor.loop import Observer, Supervisor
 from cosci.supervisor.termination import StopReason
+from cosci.text import error_line
+
+log = logging.getLogger(__name__)
 
 RUNTIMES_MODULE = "cosci.session.runtime"
 """Where this process's open runtimes live (``OPEN_RUNTIMES``); see :func:`runtimes`."""
@@ -136,16 +143,22 @@ def make_runner(rt: SessionRuntime):
 
 
 class BackgroundTracker:
-    """The session's MLflow run, started in a worker thread so that importing MLflow and opening its store
-    (seconds) does not hold up the first tasks; an :class:`Observer` that forwards progress once it is up.
+    """The session's MLflow run, driven from one worker thread: its start (importing MLflow and opening its
+    store take seconds) and every later call on it (step metrics, trace flushes, the final logging) run there,
+    in the order they were asked for, so MLflow never holds up the Supervisor's event loop (issue 11: the
+    metrics and trace flushes took about 2 s of the fake demo's loop). An :class:`Observer`.
 
-    Progress reported before the run exists is not lost: it is replayed, in order, when the run is up.
+    Progress reported before the run exists waits behind the start, so none is lost; steps reported while the
+    worker is busy are logged together by its next drain. A failure after the start is logged and never ends
+    the session; the record keeps everything.
     """
 
     def __init__(self, config: CosciConfig, rt: SessionRuntime, overrides: list[str], models_choice: str) -> None:
         self._pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="cosci-mlflow")
         self._future = self._pool.submit(self._start, config, rt, list(overrides), models_choice)
-        self._early: list[tuple[Any, int]] = []
+        self._lock = threading.Lock()
+        self._steps: list[tuple[Any, int]] = []
+        self._drain_queued = False
 
     @staticmethod
     def _start(config: CosciConfig, rt: SessionRuntime, overrides: list[str], models_choice: str) -> Any:
@@ -162,24 +175,44 @@ class BackgroundTracker:
         return None
 
     def on_progress(self, stats: Any, step: int) -> None:
-        tracker = self.started()
-        if tracker is None:
-            self._early.append((stats, step))
-            return
-        self._replay(tracker)
-        tracker.on_progress(stats, step)
+        with self._lock:
+            self._steps.append((stats, step))
+            if self._drain_queued:  # the worker has not caught up: these steps go with the ones before
+                return
+            self._drain_queued = True
+        self._pool.submit(self._drain)
 
-    def _replay(self, tracker: Any) -> None:
-        early, self._early = self._early, []
-        for stats, step in early:
-            tracker.on_progress(stats, step)
+    def _drain(self) -> None:
+        """Log every step reported since the last drain in one go (one metrics batch, one trace flush)."""
+        with self._lock:
+            steps, self._steps, self._drain_queued = self._steps, [], False
+        tracker = self.started()  # the start ran before this (one worker, in order)
+        if tracker is None or not steps:
+            return
+        try:
+            tracker.on_steps(steps)
+        except Exception as exc:  # tracking must never stop the science
+            log.warning("MLflow progress not logged: %s", error_line(exc))
 
     async def ready(self) -> Any:
         """Wait for the start (raising its error, if it failed); returns the SessionTracker."""
-        tracker = await asyncio.wrap_future(self._future)
-        self._pool.shutdown(wait=False)
-        self._replay(tracker)
-        return tracker
+        return await asyncio.wrap_future(self._future)
+
+    def ask(self, fn: Callable[..., Any], *args: Any) -> concurrent.futures.Future[Any]:
+        """Queue ``fn`` on the worker, after everything asked before it, without waiting for it."""
+        return self._pool.submit(fn, *args)
+
+    async def call(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """:meth:`ask`, then wait; returns ``fn``'s result (or raises its error)."""
+        return await asyncio.wrap_future(self.ask(fn, *args))
+
+    def call_now(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """:meth:`call` from synchronous code (a session ending in an error): blocks until done."""
+        return self._pool.submit(fn, *args).result()
+
+    def close(self) -> None:
+        """Finish what was asked (queued progress) and stop the worker."""
+        self._pool.shutdown(wait=True)
 
 
 SAME_SIGNAL_SECONDS = 0.5
@@ -230,11 +263,12 @@ def _live_progress(config: CosciConfig, session_id: str) -> Any:
     return LiveProgress(config, session_id)
 
 
-def _paused(tracker: Any, rt: SessionRuntime, reason: StopReason) -> dict[str, Any]:
+async def _paused(pending: BackgroundTracker | None, rt: SessionRuntime, reason: StopReason) -> dict[str, Any]:
     """An interrupted session: ``paused`` until ``cosci resume``, its MLflow run KILLED; the summary as plain data."""
     rt.record.sessions.update(status="paused", stop_reason=str(reason))
-    if tracker:
-        tracker.interrupted()
+    tracker = await pending.ready() if pending else None
+    if tracker and pending:
+        await pending.call(tracker.interrupted)
     return summarise(rt, reason, rt.folder / "final" / "overview.md", tracker.run_id if tracker else None).to_dict()
 
 
@@ -244,10 +278,9 @@ def _failed(rt: SessionRuntime, exc: BaseException, tracker: Any, pending: Backg
     if isinstance(exc, Exception):
         rt.record.sessions.update(status="failed", stop_reason="error")
         rt.record.logs.event("session_failed", {"error": f"{type(exc).__name__}: {exc}"[:2000]})
-    if tracker is None and pending is not None:
-        tracker = pending.started()
-    if tracker:
-        tracker.fail()
+    if pending is not None and (tracker := tracker or pending.started()):
+        with contextlib.suppress(Exception):  # the original error matters more
+            pending.call_now(tracker.fail)
 
 
 def _check_some_call_succeeded(rt: SessionRuntime, reason: StopReason) -> None:
@@ -308,10 +341,10 @@ async def session_flow(
                 progress.start()
             reason = await sup.run()
             _check_some_call_succeeded(rt, reason)
-            tracker = await pending.ready() if pending else None
             if reason == StopReason.INTERRUPTED:  # not an end: paused until `cosci resume`
-                return _paused(tracker, rt, reason)
-            overview = await sup.finalize(reason)
+                return await _paused(pending, rt, reason)
+            overview = await sup.finalize(reason)  # its calls overlap the MLflow start, if still under way
+            tracker = await pending.ready() if pending else None
         finally:
             for sig in handled:
                 asyncio.get_running_loop().remove_signal_handler(sig)
@@ -319,14 +352,22 @@ async def session_flow(
                 progress.stop()
         path = rt.write_overview(overview)
         summary = summarise(rt, reason, path, tracker.run_id if tracker else None, sup.stop_detail)
-        _close_run(tracker, rt, summary)
+        if pending:
+            await pending.call(_close_run, tracker, rt, summary)
         return summary.to_dict()
     except BaseException as exc:
         _failed(rt, exc, tracker, pending)
         raise
     finally:
-        runtimes().pop(rt.session_id, None)
-        await rt.close()
+        await _release(rt, pending)
+
+
+async def _release(rt: SessionRuntime, pending: BackgroundTracker | None) -> None:
+    """Stop the tracker's worker (it reads the record), then close the session's runtime."""
+    if pending:
+        pending.close()
+    runtimes().pop(rt.session_id, None)
+    await rt.close()
 
 
 __all__ = ["SessionSummary", "StopReason", "session_flow"]

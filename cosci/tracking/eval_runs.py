@@ -15,12 +15,13 @@ from pathlib import Path
 
 from mlflow.tracking import MlflowClient
 
-from cosci.tracking.stores import experiment_id
+from cosci.tracking.stores import experiment_id, seed_store
 
 
 def start_eval_parent(uri: str, experiment: str, artifact_location: str, name: str,
                       tags: Mapping[str, str], params: Mapping[str, object]) -> str:
     """Create the parent run of an evaluation; returns its run id."""
+    seed_store(uri)
     client = MlflowClient(tracking_uri=uri)
     exp_id = experiment_id(client, experiment, artifact_location)
     run = client.create_run(exp_id, run_name=name, tags={"cosci.eval": "true", **tags})

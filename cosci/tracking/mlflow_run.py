@@ -29,7 +29,7 @@ import logging
 import os
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -45,10 +45,12 @@ from cosci.store import SessionRecord
 from cosci.tournament.judge_stats import session_judge_stats
 from cosci.tracking import PARENT_ENV, SWEEP_OVERRIDES_ENV, artifact_location, tracking_uri
 from cosci.tracking.artifacts import bt_png, elo_trajectory_png, leaderboard_frame, matches_frame
-from cosci.tracking.stores import experiment_id
+from cosci.tracking.stores import experiment_id, seed_store
 from cosci.tracking.traces import TraceLogger
 
 log = logging.getLogger(__name__)
+MAX_METRICS_PER_BATCH = 1000
+"""MLflow's limit on metrics in one ``log_batch`` call (MLflow REST API docs, "Request Limits")."""
 
 
 def flat_params(config: CosciConfig, models_choice: str) -> dict[str, str]:
@@ -94,6 +96,7 @@ class SessionTracker:
     ) -> SessionTracker:
         uri = tracking_uri(config)
         config.paths.data_dir.mkdir(parents=True, exist_ok=True)
+        seed_store(uri)
         client = MlflowClient(tracking_uri=uri)
         name = config.tracking.experiment_name
         exp_id = experiment_id(client, name, artifact_location(uri, config.paths.data_dir, name))
@@ -149,15 +152,23 @@ class SessionTracker:
 
     def on_progress(self, stats: SessionStats, step: int) -> None:
         """Log step metrics every ``tracking.log_every_tasks`` finished tasks (and the last step at the end)."""
-        self._last, self._last_step = stats, step
-        if step % self.every == 0:
-            self._log_step(stats, step)
+        self.on_steps([(stats, step)])
 
-    def _log_step(self, stats: SessionStats, step: int) -> None:
+    def on_steps(self, steps: Sequence[tuple[SessionStats, int]]) -> None:
+        """:meth:`on_progress` for several steps at once, in order: their metrics in one batch, one trace flush."""
+        if not steps:
+            return
+        self._last, self._last_step = steps[-1]
+        self._log_steps([(stats, step) for stats, step in steps if step % self.every == 0])
+
+    def _log_steps(self, steps: Sequence[tuple[SessionStats, int]]) -> None:
+        if not steps:
+            return
         now = int(time.time() * 1000)
-        metrics = [Metric(k, v, now, step) for k, v in stats.metrics().items()]
-        self.client.log_batch(self.run_id, metrics=metrics)
-        self._logged_step = step
+        metrics = [Metric(k, v, now, step) for stats, step in steps for k, v in stats.metrics().items()]
+        for i in range(0, len(metrics), MAX_METRICS_PER_BATCH):
+            self.client.log_batch(self.run_id, metrics=metrics[i:i + MAX_METRICS_PER_BATCH])
+        self._logged_step = steps[-1][1]
         self.flush_traces()
 
     def finish(self, record: SessionRecord, summary: Mapping[str, Any], *, elo_initial: float,
@@ -173,7 +184,7 @@ class SessionTracker:
             report: the session's ``report.html`` (issue 17), logged byte for byte when it exists.
         """
         if self._last is not None and self._last_step != self._logged_step:
-            self._log_step(self._last, self._last_step)
+            self._log_steps([(self._last, self._last_step)])
         run = self.run_id
         self.client.log_text(run, Path(summary["overview_path"]).read_text(encoding="utf-8"), "overview.md")
         self.client.log_dict(run, dict(summary), "summary.json")

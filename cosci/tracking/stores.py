@@ -1,10 +1,14 @@
-"""Tracking stores for `cosci compare` (issue 7): refuse, creating nothing, a URI with no store behind it; keep
-MLflow's HTTP retries short; turn store errors into one-line :class:`~cosci.errors.CosciError`."""
+"""Tracking stores: for `cosci compare` (issue 7), refuse, creating nothing, a URI with no store behind it; keep
+MLflow's HTTP retries short; turn store errors into one-line :class:`~cosci.errors.CosciError`. For a session
+(issue 11, fast start), a new SQLite store starts from a copy of a migrated empty one (:func:`seed_store`)."""
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
+import sqlite3
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -16,7 +20,10 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from cosci.errors import CosciError
 from cosci.net import Unreachable, health_status
+from cosci.paths import copy_sqlite, template_cache
 from cosci.text import error_line
+
+log = logging.getLogger(__name__)
 
 PROBE_TIMEOUT_SECONDS = 5.0
 HTTP_ENV = {  # MLflow's HTTP client for this command, unless the user set them: fail in seconds, not minutes
@@ -55,6 +62,35 @@ def store_path(uri: str) -> Path | None:
         path = rest[1:] if rest.startswith("/") else ""
         return Path(path) if path and path != ":memory:" else Path(":memory:")
     return None
+
+
+def seed_store(uri: str) -> None:
+    """Start a SQLite tracking store that does not exist yet as a copy of a migrated empty store.
+
+    MLflow migrates a new SQLite store on first use (about 1.4 s of CPU here, measured in issue 11, in the
+    seconds a session's first tasks run). The migrated empty store is built once per MLflow version in the user
+    cache (:func:`cosci.paths.template_cache`) and copied. A cache: any failure is logged and MLflow then
+    migrates the new store itself. Other stores (existing files, servers, databases) are left alone.
+    """
+    path = store_path(uri)
+    if uri.partition("://")[0].split("+")[0].lower() != "sqlite" or path is None or str(path) == ":memory:":
+        return
+    if path.exists():
+        return
+    try:
+        template = template_cache("mlflow-db", "mlflow", "mlflow.db")
+        if not template.is_file():
+            template.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.TemporaryDirectory(dir=template.parent) as tmp:
+                built = Path(tmp) / "mlflow.db"
+                MlflowClient(tracking_uri=f"sqlite:///{built}").search_experiments(max_results=1)
+                copy_sqlite(built, template)
+        copy_sqlite(template, path)
+        with contextlib.closing(sqlite3.connect(path)) as db, db:  # as MLflow would have set it: ./mlruns/0
+            db.execute("UPDATE experiments SET artifact_location=? WHERE experiment_id=0",
+                       (str(Path.cwd() / "mlruns" / "0"),))
+    except Exception as exc:  # only the saving is lost
+        log.debug("MLflow store template not used: %s", error_line(exc))
 
 
 def check_store(uri: str) -> None:

@@ -18,7 +18,7 @@ from mlflow.entities import Run, ViewType
 from mlflow.tracking import MlflowClient
 
 from cosci.tracking import PARENT_FILE
-from cosci.tracking.stores import experiment_id
+from cosci.tracking.stores import experiment_id, seed_store
 
 
 def start_parent(uri: str, experiment: str, artifact_location: str | None, name: str, sweep_dir: Path) -> str:
@@ -26,6 +26,7 @@ def start_parent(uri: str, experiment: str, artifact_location: str | None, name:
 
     ``artifact_location`` is used only if the experiment is new (``None``: the tracking server's default).
     """
+    seed_store(uri)
     client = MlflowClient(tracking_uri=uri)
     exp_id = experiment_id(client, experiment, artifact_location)
     run = client.create_run(exp_id, run_name=name, tags={"cosci.sweep": "true", "cosci.sweep_dir": str(sweep_dir)})

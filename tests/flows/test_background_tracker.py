@@ -1,0 +1,76 @@
+"""The session's MLflow run is driven from one worker thread (issue 11): progress reported before the run
+exists, or while the worker is busy, is logged in order and in full, and never on the event loop."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from mlflow.tracking import MlflowClient
+
+from cosci.llm.fake import FakeBackend
+from cosci.session.runtime import SessionRuntime
+from flows.session import BackgroundTracker
+from tests.conftest import FAST, make_config
+
+
+class Stats:
+    """What the tracker reads of :class:`cosci.stats.SessionStats`; records the thread that read it."""
+
+    threads: set[str] = set()
+
+    def __init__(self, step: int) -> None:
+        self.step = step
+
+    def metrics(self) -> dict[str, float]:
+        Stats.threads.add(threading.current_thread().name)
+        return {"matches": float(self.step)}
+
+
+async def test_steps_reported_early_or_in_a_burst_are_all_logged_off_the_event_loop(
+        fake: FakeBackend, tmp_path: Path) -> None:
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    config = make_config(tmp_path / "data", "tracking.enabled=true", f"tracking.tracking_uri={uri}",
+                         "tracking.log_every_tasks=2", "tracking.traces=false")
+    rt = await SessionRuntime.open(config, overrides=list(FAST), models_choice="fake")
+    pending = BackgroundTracker(config, rt, list(FAST), "fake")
+    try:
+        for step in range(1, 12):  # before the run exists: MLflow is still importing or opening its store
+            pending.on_progress(Stats(step), step)
+        tracker = await pending.ready()
+        for step in range(12, 21):
+            pending.on_progress(Stats(step), step)
+        await pending.call(lambda: None)  # everything asked before has run
+    finally:
+        pending.close()
+        await rt.close()
+    history = MlflowClient(uri).get_metric_history(tracker.run_id, "matches")
+    assert sorted(m.step for m in history) == list(range(2, 21, 2))
+    assert all(m.value == m.step for m in history)
+    assert Stats.threads and all(name.startswith("cosci-mlflow") for name in Stats.threads)
+
+
+async def test_a_failing_store_call_is_logged_and_later_steps_still_run(
+        fake: FakeBackend, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    config = make_config(tmp_path / "data", "tracking.enabled=true", f"tracking.tracking_uri={uri}",
+                         "tracking.log_every_tasks=1", "tracking.traces=false")
+    rt = await SessionRuntime.open(config, overrides=list(FAST), models_choice="fake")
+    pending = BackgroundTracker(config, rt, list(FAST), "fake")
+    try:
+        tracker = await pending.ready()
+
+        class Broken(Stats):
+            def metrics(self) -> dict[str, float]:
+                raise RuntimeError("store went away")
+
+        pending.on_progress(Broken(1), 1)
+        await pending.call(lambda: None)
+        pending.on_progress(Stats(2), 2)
+        await pending.call(lambda: None)
+    finally:
+        pending.close()
+        await rt.close()
+    assert "MLflow progress not logged: store went away" in caplog.text
+    assert [m.step for m in MlflowClient(uri).get_metric_history(tracker.run_id, "matches")] == [2]
