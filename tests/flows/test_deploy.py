@@ -44,7 +44,7 @@ def test_served_deployment_runs_with_overrides(prefect_server: None, tmp_path: P
         "PYTHONPATH": str(ROOT),
     }
     env.pop("PREFECT_HOME", None)
-    base = ["experiment=demo", "models=fake", "tools.offline=true", "tracking.enabled=false"]
+    base = ["experiment=demo", "models=fake", "tools.offline=true"]  # tracked, as a user's run is by default
     log = (tmp_path / "serve.log").open("w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "cosci.cli", "serve", *base, "--cron", "0 0 1 1 *", "--name", "test"],
@@ -78,3 +78,14 @@ def test_served_deployment_runs_with_overrides(prefect_server: None, tmp_path: P
     assert not record.logs.events("task_failed"), record.logs.events("task_failed")[:3]
     overview = (sessions[0].parent / "final" / "overview.md").read_text()
     assert "[H-" in overview
+    # its MLflow run, written from the tracker's worker thread inside the served flow run (issue 11)
+    from mlflow.tracking import MlflowClient
+
+    client = MlflowClient(f"sqlite:///{data / 'mlflow.db'}")
+    mlrun = client.get_run(row.mlflow_run_id)
+    assert mlrun.info.status == "FINISHED"
+    assert mlrun.data.metrics["final_hypotheses"] == record.hypotheses.count()
+    assert len(client.get_metric_history(mlrun.info.run_id, "matches")) >= 1
+    names = {a.path for a in client.list_artifacts(mlrun.info.run_id)}
+    assert {"overview.md", "summary.json", "report.html"} <= names, names
+    record.close()
