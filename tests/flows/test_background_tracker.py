@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 from mlflow.tracking import MlflowClient
@@ -18,7 +19,7 @@ from tests.conftest import FAST, make_config
 class Stats:
     """What the tracker reads of :class:`cosci.stats.SessionStats`; records the thread that read it."""
 
-    threads: set[str] = set()
+    threads: ClassVar[set[str]] = set()
 
     def __init__(self, step: int) -> None:
         self.step = step
