@@ -30,6 +30,7 @@ from cosci.launchers import check_launcher, quiet_schema_warning
 from cosci.llm.routing import Router
 from cosci.paths import conf_dir, writable_data_dir
 from cosci.text import one_line
+from cosci.tracking import check_tracking
 
 _PRINT_ONLY_FLAGS = ("cfg", "help", "hydra_help", "info", "shell_completion")
 
@@ -83,6 +84,7 @@ def prevalidate(overrides: Sequence[str], multirun: bool) -> list[CosciConfig]:
             Router(config).check_keys()
         if config.session.corpus_path:
             check_corpus(config.session.corpus_path)
+        check_tracking(config)
         if (
             multirun
             and parallel_launcher(job)

@@ -14,6 +14,7 @@ from cosci.config.schema import CosciConfig
 from cosci.errors import GoalRefused
 from cosci.session.summary import SessionSummary
 from cosci.supervisor.termination import StopReason
+from cosci.tracking import check_tracking
 from flows.env import prepare
 from flows.server import ensure_server, server_ready
 
@@ -86,6 +87,7 @@ def run_session(
         from cosci.session.folder import SessionFolder
 
         SessionFolder(config.paths.data_dir, resume_id).lock()
+    check_tracking(config)  # an MLflow server that does not answer: one line, before anything is paid
     home = prepare(config.paths.data_dir)
     # the server boots while the imports below run (before Prefect is imported: its URL is read at import); a
     # parallel sweep's jobs each have their own home

@@ -194,9 +194,14 @@ class BackgroundTracker:
         except Exception as exc:  # tracking must never stop the science
             log.warning("MLflow progress not logged: %s", error_line(exc))
 
-    async def ready(self) -> Any:
-        """Wait for the start (raising its error, if it failed); returns the SessionTracker."""
-        return await asyncio.wrap_future(self._future)
+    async def ready(self) -> Any | None:
+        """Wait for the start; returns the SessionTracker, or None if the start failed (logged: tracking must
+        never cost the session its results, which the record keeps)."""
+        try:
+            return await asyncio.wrap_future(self._future)
+        except Exception as exc:
+            log.warning("the MLflow run was not started: %s", error_line(exc))
+            return None
 
     def ask(self, fn: Callable[..., Any], *args: Any) -> concurrent.futures.Future[Any]:
         """Queue ``fn`` on the worker, after everything asked before it, without waiting for it."""

@@ -28,6 +28,7 @@ from cosci.safety.classifier import screening_on
 from cosci.session.folder import SessionFolder, new_session_id
 from cosci.store import SessionRecord
 from cosci.tools.registry import ToolRegistry, build_registry
+from cosci.tracking import check_tracking
 from cosci.vectors.store import VectorStore
 
 log = logging.getLogger(__name__)
@@ -86,9 +87,11 @@ class SessionRuntime:
         Raises:
             SessionNotFound: resuming an id that does not exist. SessionBusy: another process runs it.
             MissingApiKey, UnknownModel: a tier's model cannot be called (nothing is created).
+            CosciError: the MLflow server of a tracked session does not answer (nothing is created).
         """
         Router(config).check_keys()  # before any work (issue 6)
         check_models(config)
+        check_tracking(config)
         resuming = session_id is not None
         home = (SessionFolder.existing(config.paths.data_dir, session_id) if session_id is not None
                 else SessionFolder(config.paths.data_dir, new_session_id()))

@@ -73,7 +73,9 @@ class Supervisor:
         self._interrupted = False
         self._inflight: set[asyncio.Task[None]] = set()
         self._snapshot_at = 0
-        self._steps = 0
+        self._steps = self.tally.status["done"]
+        """Tasks done in the session, across resumes: the step of progress reports (MLflow step metrics keep
+        counting after a resume, so the latest values are the last step's; fresh-user report)."""
         self._paused_seconds = 0.0
         self._started = time.monotonic()
         self._prior_elapsed = record.sessions.get().elapsed_seconds

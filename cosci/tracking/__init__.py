@@ -10,6 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from cosci.config.schema import CosciConfig
+from cosci.errors import CosciError
+from cosci.net import Unreachable, health_status
 
 PARENT_ENV = "COSCI_MLFLOW_PARENT_RUN_ID"
 """Environment variable carrying a sweep's parent run id to each job (issue 7)."""
@@ -48,3 +50,27 @@ def artifact_location(uri: str, data_dir: Path, experiment: str) -> str | None:
     if uri.lower().startswith(("http://", "https://")):
         return None
     return f"{(data_dir / 'mlartifacts').as_uri()}/{experiment}"
+
+
+PROBE_SECONDS = 5.0
+"""How long a tracking server has to answer ``/health`` before a session starts (seconds)."""
+
+
+def check_tracking(config: CosciConfig) -> None:
+    """Refuse to start a tracked session whose MLflow server does not answer, before any model is paid.
+
+    Only ``http(s)://`` URIs are probed (``GET /health``, any HTTP status will do); a local store is created by
+    the session. Fresh-user report: an unreachable server let a whole session run, MLflow retried for four
+    minutes, and the session ended failed without its overview.
+
+    Raises:
+        CosciError: ``tracking.tracking_uri: no MLflow server answers at <uri> (<error>)`` (one line).
+    """
+    uri = tracking_uri(config)
+    if not config.tracking.enabled or not uri.lower().startswith(("http://", "https://")):
+        return
+    try:
+        health_status(uri, PROBE_SECONDS)
+    except Unreachable as exc:
+        raise CosciError(f"tracking.tracking_uri: no MLflow server answers at {uri} ({exc}); start it, or pass "
+                          "tracking.enabled=false") from None

@@ -45,7 +45,7 @@ from cosci.store import SessionRecord
 from cosci.tournament.judge_stats import session_judge_stats
 from cosci.tracking import PARENT_ENV, SWEEP_OVERRIDES_ENV, artifact_location, tracking_uri
 from cosci.tracking.artifacts import bt_png, elo_trajectory_png, leaderboard_frame, matches_frame
-from cosci.tracking.stores import experiment_id, seed_store
+from cosci.tracking.stores import experiment_id, relocate_artifacts, seed_store
 from cosci.tracking.traces import TraceLogger
 
 log = logging.getLogger(__name__)
@@ -97,6 +97,7 @@ class SessionTracker:
         uri = tracking_uri(config)
         config.paths.data_dir.mkdir(parents=True, exist_ok=True)
         seed_store(uri)
+        relocate_artifacts(uri, config.paths.data_dir)  # a moved or copied data folder writes into itself
         client = MlflowClient(tracking_uri=uri)
         name = config.tracking.experiment_name
         exp_id = experiment_id(client, name, artifact_location(uri, config.paths.data_dir, name))

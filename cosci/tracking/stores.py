@@ -93,6 +93,38 @@ def seed_store(uri: str) -> None:
         log.debug("MLflow store template not used: %s", error_line(exc))
 
 
+def relocate_artifacts(uri: str, data_dir: Path) -> int:
+    """Point a moved or copied data folder's SQLite store at the folder's own artifacts.
+
+    A local experiment keeps its artifacts in ``<data_dir>/mlartifacts`` as an absolute file URI
+    (:func:`cosci.tracking.artifact_location`), stored in MLflow's database for the experiment and each run. When
+    the whole data folder is moved or copied, its store still names the old folder, and a resumed session wrote
+    its artifacts there (into the original, for a copy; fresh-user report). MLflow has no API to change an
+    artifact location, so this rewrites the old ``.../mlartifacts`` prefix to the new one in the store's tables
+    (experiments, runs). Only for a SQLite store inside ``data_dir`` (the default one); others are left alone.
+
+    Returns:
+        The number of rows rewritten (0 when nothing moved).
+    """
+    path = store_path(uri)
+    if uri.partition("://")[0].split("+")[0].lower() != "sqlite" or path is None or not path.is_file():
+        return 0
+    if path.resolve().parent != data_dir.resolve():
+        return 0
+    new_root = (data_dir.resolve() / "mlartifacts").as_uri()
+    marker = "/mlartifacts/"
+    with contextlib.closing(sqlite3.connect(path, timeout=30)) as db, db:
+        rows = db.execute("SELECT artifact_location FROM experiments WHERE artifact_location LIKE 'file://%'"
+                          " AND instr(artifact_location, ?) > 0", (marker,)).fetchall()
+        old_roots = {loc[: loc.index(marker) + len(marker) - 1] for (loc,) in rows} - {new_root}
+        n = 0
+        for old in old_roots:
+            for table, column in (("experiments", "artifact_location"), ("runs", "artifact_uri")):
+                n += db.execute(f"UPDATE {table} SET {column} = ? || substr({column}, ?) WHERE substr({column}, 1, ?)"
+                                " = ?", (new_root, len(old) + 1, len(old) + 1, old + "/")).rowcount
+    return n
+
+
 def check_store(uri: str) -> None:
     """Refuse, creating nothing, a tracking URI with no store behind it.
 

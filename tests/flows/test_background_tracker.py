@@ -75,3 +75,31 @@ async def test_a_failing_store_call_is_logged_and_later_steps_still_run(
         await rt.close()
     assert "MLflow progress not logged: store went away" in caplog.text
     assert [m.step for m in MlflowClient(uri).get_metric_history(tracker.run_id, "matches")] == [2]
+
+
+def test_a_tracking_server_that_fails_after_the_check_costs_the_session_nothing(
+        prefect_server: None, fake: FakeBackend, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """It answers ``/health`` (the check before the session passes) but is no MLflow server: the session still
+    ends done with its overview, and the summary names no MLflow run (fresh-user report: the session ran, then
+    ended failed without its overview)."""
+    import http.server
+
+    from cosci.store import SessionRecord
+    from tests.flows.test_session_flow import _run
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        config = make_config(tmp_path / "data", "tracking.enabled=true",
+                             f"tracking.tracking_uri=http://127.0.0.1:{server.server_address[1]}")
+        summary = _run(config)
+    finally:
+        server.shutdown()
+    assert summary["mlflow_run_id"] is None
+    assert "the MLflow run was not started" in caplog.text
+    record = SessionRecord.open(Path(summary["record_path"]), summary["session_id"])
+    try:
+        assert record.sessions.get().status == "done"
+        assert Path(summary["overview_path"]).read_text().strip()
+    finally:
+        record.close()

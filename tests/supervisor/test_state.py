@@ -114,3 +114,22 @@ def test_a_full_pool_waits_for_a_submitted_provider_batch(runtime: SessionRuntim
     assert sup.should_stop() is None
     sup._budget_hit = True
     assert sup.should_stop() == StopReason.BUDGET
+
+
+def test_progress_steps_keep_counting_after_a_resume(runtime: SessionRuntime) -> None:
+    """A resumed session's progress steps continue from the tasks already done: MLflow shows the value at the
+    highest step, so steps that restarted at 0 left the run's headline metrics at their pre-kill values."""
+    record = runtime.record
+    for i in range(7):
+        tid = record.tasks.enqueue("generation", "GenerateHypothesis", f"g::{i}")
+        assert tid is not None
+        record.tasks.complete(tid, TaskResult("nothing_to_do"))
+    steps: list[int] = []
+
+    class Seen:
+        def on_progress(self, stats: object, step: int) -> None:
+            steps.append(step)
+
+    sup = Supervisor(runtime.config, record, runtime.budget, lambda t: None, [Seen()])  # type: ignore[arg-type, return-value, list-item]
+    sup.notify()
+    assert steps == [7]

@@ -59,3 +59,46 @@ def test_a_cache_that_cannot_be_written_costs_only_the_saving(tmp_path: Path, mo
     seed_store(f"sqlite:///{store}")  # no error
     client = MlflowClient(tracking_uri=f"sqlite:///{store}")
     assert client.create_experiment("cosci-test")
+
+
+def test_a_moved_data_folder_writes_artifacts_into_itself(cache: Path, tmp_path: Path) -> None:
+    """Fresh-user report: resuming a session in a moved folder wrote its artifacts back to the old folder."""
+    import shutil
+
+    from cosci.tracking import artifact_location, default_uri
+    from cosci.tracking.stores import experiment_id, relocate_artifacts
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    old.mkdir()
+    uri = default_uri(old)
+    seed_store(uri)
+    client = MlflowClient(tracking_uri=uri)
+    exp = experiment_id(client, "cosci", artifact_location(uri, old, "cosci"))
+    run_id = client.create_run(exp).info.run_id
+    client.log_text(run_id, "before the move", "overview.md")
+    assert relocate_artifacts(uri, old) == 0  # nothing moved
+    shutil.move(old, new)
+
+    from mlflow.tracking._tracking_service import utils as mlflow_utils
+
+    mlflow_utils._artifact_repos_cache.clear()  # a resume is a new process: MLflow caches a run's artifact store
+    uri = default_uri(new)
+    assert relocate_artifacts(uri, new) == 2  # the experiment and its run
+    assert relocate_artifacts(uri, new) == 0
+    client = MlflowClient(tracking_uri=uri)
+    run = client.get_run(run_id)
+    assert run.info.artifact_uri.startswith((new / "mlartifacts").as_uri() + "/")
+    client.log_text(run_id, "after the move", "summary.md")
+    assert not old.exists(), sorted(str(p) for p in old.rglob("*"))
+    assert {a.path for a in client.list_artifacts(run_id)} == {"overview.md", "summary.md"}
+    assert experiment_id(client, "cosci", artifact_location(uri, new, "cosci")) == exp
+
+
+def test_a_store_outside_the_data_folder_is_not_relocated(cache: Path, tmp_path: Path) -> None:
+    from cosci.tracking.stores import relocate_artifacts
+
+    store = tmp_path / "elsewhere" / "mlflow.db"
+    store.parent.mkdir()
+    seed_store(f"sqlite:///{store}")
+    assert relocate_artifacts(f"sqlite:///{store}", tmp_path / "data") == 0
+    assert relocate_artifacts("http://127.0.0.1:5000", tmp_path) == 0
