@@ -27,6 +27,7 @@ import contextlib
 import json
 import logging
 import os
+import sqlite3
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
@@ -97,7 +98,10 @@ class SessionTracker:
         uri = tracking_uri(config)
         config.paths.data_dir.mkdir(parents=True, exist_ok=True)
         seed_store(uri)
-        relocate_artifacts(uri, config.paths.data_dir)  # a moved or copied data folder writes into itself
+        try:  # a moved or copied data folder writes into itself
+            relocate_artifacts(uri, config.paths.data_dir)
+        except sqlite3.Error as exc:  # the artifacts then go where the store says
+            log.warning("MLflow artifact locations not moved to %s: %s", config.paths.data_dir, exc)
         client = MlflowClient(tracking_uri=uri)
         name = config.tracking.experiment_name
         exp_id = experiment_id(client, name, artifact_location(uri, config.paths.data_dir, name))
