@@ -307,12 +307,16 @@ def _check_some_call_succeeded(rt: SessionRuntime, reason: StopReason) -> None:
 
 
 def _close_run(tracker: Any, rt: SessionRuntime, summary: SessionSummary) -> None:
-    """Log the results on the session's MLflow run (if tracked) and close it."""
+    """Log the results on the session's MLflow run (if tracked) and close it. A failure is a warning: the
+    session has ended ``done`` and its record, overview and report are written (tracking never undoes that)."""
     if tracker is None:
         return
-    tracker.log_safety(rt.record)  # issue 15
-    tracker.finish(rt.record, summary.to_dict(), elo_initial=rt.config.ranking.elo_initial,
-                   report=rt.folder / "final" / "report.html")
+    try:
+        tracker.log_safety(rt.record)  # issue 15
+        tracker.finish(rt.record, summary.to_dict(), elo_initial=rt.config.ranking.elo_initial,
+                       report=rt.folder / "final" / "report.html")
+    except Exception as exc:
+        log.warning("the MLflow run %s was not completed: %s", tracker.run_id, error_line(exc))
 
 
 @flow(name="cosci-session", persist_result=False, log_prints=False, validate_parameters=False)

@@ -103,3 +103,25 @@ def test_a_tracking_server_that_fails_after_the_check_costs_the_session_nothing(
         assert Path(summary["overview_path"]).read_text().strip()
     finally:
         record.close()
+
+
+def test_a_run_that_cannot_be_completed_leaves_the_session_done(
+        prefect_server: None, fake: FakeBackend, tmp_path: Path, caplog: pytest.LogCaptureFixture,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from cosci.store import SessionRecord
+    from cosci.tracking.mlflow_run import SessionTracker
+    from tests.flows.test_session_flow import _run
+
+    def broken(*_: object, **__: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(SessionTracker, "finish", broken)
+    config = make_config(tmp_path / "data", "tracking.enabled=true",
+                         f"tracking.tracking_uri=sqlite:///{tmp_path / 'mlflow.db'}")
+    summary = _run(config)
+    assert "was not completed: disk full" in caplog.text
+    record = SessionRecord.open(Path(summary["record_path"]), summary["session_id"])
+    try:
+        assert record.sessions.get().status == "done"
+    finally:
+        record.close()
