@@ -27,7 +27,7 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from cosci.errors import CosciError
@@ -256,6 +256,16 @@ def boot_server(data_dir: Path) -> None:
     from flows.env import prepare
 
     ensure_server(prepare(data_dir), wait=False)
+
+
+def stop_server(within: Sequence[Path]) -> None:
+    """Stop cosci's own temporary server if this process started one whose home lies in one of the folders
+    ``within`` (a run refused before its session, about to delete them)."""
+    global _SERVER
+    if _SERVER is not None and any(_SERVER.home.resolve().is_relative_to(p.resolve()) for p in within):
+        _SERVER.stop(grace_seconds=2.0)
+        _SERVER = None
+        os.environ.pop("PREFECT_API_URL", None)
 
 
 def server_ready() -> None:

@@ -26,7 +26,9 @@ def run_main(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, 
 
 @pytest.mark.parametrize("override", BAD)
 def test_each_bad_override_is_one_line_exit_2_and_nothing_written(override: str, tmp_path: Path,
-                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+                                                                   capsys: pytest.CaptureFixture[str],
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PREFECT_HOME", raising=False)  # as in a terminal: the run's Prefect home is in `data`
     data = tmp_path / "data"
     code, err = run_main(["experiment=demo", "models=fake", f"paths.data_dir={data}", override], capsys)
     assert code == 2, err
