@@ -48,7 +48,7 @@ _ROUTED: list[str] = []
 
 SYNC_EXPORT_ENV = "MLFLOW_ENABLE_ASYNC_TRACE_LOGGING"
 """Set to ``false`` unless the user set it: traces are written from the session tracker's own worker thread
-(``flows.session.BackgroundTracker``), so MLflow's ten export threads add only GIL contention. Measured on the
+(``flows.tracker.BackgroundTracker``), so MLflow's ten export threads add only GIL contention. Measured on the
 fake demo (issue 11, 2 cores): the whole wall 12.1 s with async export, 11.0 s without."""
 
 

@@ -3,7 +3,9 @@ exists, or while the worker is busy, is logged in order and in full, and never o
 
 from __future__ import annotations
 
+import contextlib
 import threading
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import ClassVar
 
@@ -12,7 +14,7 @@ from mlflow.tracking import MlflowClient
 
 from cosci.llm.fake import FakeBackend
 from cosci.session.runtime import SessionRuntime
-from flows.session import BackgroundTracker
+from flows.tracker import BackgroundTracker
 from tests.conftest import FAST, make_config
 
 
@@ -29,23 +31,30 @@ class Stats:
         return {"matches": float(self.step)}
 
 
-async def test_steps_reported_early_or_in_a_burst_are_all_logged_off_the_event_loop(
-        fake: FakeBackend, tmp_path: Path) -> None:
+@contextlib.asynccontextmanager
+async def tracked(tmp_path: Path, every: int) -> AsyncIterator[tuple[BackgroundTracker, str]]:
+    """A session runtime with its background tracker on a SQLite store in ``tmp_path``; yields it and the URI."""
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
     config = make_config(tmp_path / "data", "tracking.enabled=true", f"tracking.tracking_uri={uri}",
-                         "tracking.log_every_tasks=2", "tracking.traces=false")
+                         f"tracking.log_every_tasks={every}", "tracking.traces=false")
     rt = await SessionRuntime.open(config, overrides=list(FAST), models_choice="fake")
     pending = BackgroundTracker(config, rt, list(FAST), "fake")
     try:
+        yield pending, uri
+    finally:
+        pending.close()
+        await rt.close()
+
+
+async def test_steps_reported_early_or_in_a_burst_are_all_logged_off_the_event_loop(
+        fake: FakeBackend, tmp_path: Path) -> None:
+    async with tracked(tmp_path, every=2) as (pending, uri):
         for step in range(1, 12):  # before the run exists: MLflow is still importing or opening its store
             pending.on_progress(Stats(step), step)
         tracker = await pending.ready()
         for step in range(12, 21):
             pending.on_progress(Stats(step), step)
         await pending.call(lambda: None)  # everything asked before has run
-    finally:
-        pending.close()
-        await rt.close()
     history = MlflowClient(uri).get_metric_history(tracker.run_id, "matches")
     assert sorted(m.step for m in history) == list(range(2, 21, 2))
     assert all(m.value == m.step for m in history)
@@ -54,12 +63,7 @@ async def test_steps_reported_early_or_in_a_burst_are_all_logged_off_the_event_l
 
 async def test_a_failing_store_call_is_logged_and_later_steps_still_run(
         fake: FakeBackend, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
-    config = make_config(tmp_path / "data", "tracking.enabled=true", f"tracking.tracking_uri={uri}",
-                         "tracking.log_every_tasks=1", "tracking.traces=false")
-    rt = await SessionRuntime.open(config, overrides=list(FAST), models_choice="fake")
-    pending = BackgroundTracker(config, rt, list(FAST), "fake")
-    try:
+    async with tracked(tmp_path, every=1) as (pending, uri):
         tracker = await pending.ready()
 
         class Broken(Stats):
@@ -70,9 +74,6 @@ async def test_a_failing_store_call_is_logged_and_later_steps_still_run(
         await pending.call(lambda: None)
         pending.on_progress(Stats(2), 2)
         await pending.call(lambda: None)
-    finally:
-        pending.close()
-        await rt.close()
     assert "MLflow progress not logged: store went away" in caplog.text
     assert [m.step for m in MlflowClient(uri).get_metric_history(tracker.run_id, "matches")] == [2]
 

@@ -1,0 +1,93 @@
+"""The session's MLflow run, driven from one worker thread (issue 11, fast start): see :class:`BackgroundTracker`."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from cosci.config.schema import CosciConfig
+from cosci.session.runtime import SessionRuntime
+from cosci.text import error_line
+
+log = logging.getLogger(__name__)
+
+
+class BackgroundTracker:
+    """The session's MLflow run, driven from one worker thread: its start (importing MLflow and opening its
+    store take seconds) and every later call on it (step metrics, trace flushes, the final logging) run there,
+    in the order they were asked for, so MLflow never holds up the Supervisor's event loop (issue 11: the
+    metrics and trace flushes took about 2 s of the fake demo's loop). An :class:`Observer`.
+
+    Progress reported before the run exists waits behind the start, so none is lost; steps reported while the
+    worker is busy are logged together by its next drain. A failure after the start is logged and never ends
+    the session; the record keeps everything.
+    """
+
+    def __init__(self, config: CosciConfig, rt: SessionRuntime, overrides: list[str], models_choice: str) -> None:
+        self._pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="cosci-mlflow")
+        self._future = self._pool.submit(self._start, config, rt, list(overrides), models_choice)
+        self._lock = threading.Lock()
+        self._steps: list[tuple[Any, int]] = []
+        self._drain_queued = False
+
+    @staticmethod
+    def _start(config: CosciConfig, rt: SessionRuntime, overrides: list[str], models_choice: str) -> Any:
+        from cosci.tracking.mlflow_run import SessionTracker
+
+        tracker = SessionTracker.start(config, rt.record, overrides, models_choice)
+        tracker.client.set_tag(tracker.run_id, "cosci.embedding_model", rt.deps.embedder.model)
+        return tracker
+
+    def started(self) -> Any | None:
+        """The tracker if its start finished without error, else None (never blocks)."""
+        if self._future.done() and self._future.exception() is None:
+            return self._future.result()
+        return None
+
+    def on_progress(self, stats: Any, step: int) -> None:
+        with self._lock:
+            self._steps.append((stats, step))
+            if self._drain_queued:  # the worker has not caught up: these steps go with the ones before
+                return
+            self._drain_queued = True
+        self._pool.submit(self._drain)
+
+    def _drain(self) -> None:
+        """Log every step reported since the last drain in one go (one metrics batch, one trace flush)."""
+        with self._lock:
+            steps, self._steps, self._drain_queued = self._steps, [], False
+        tracker = self.started()  # the start ran before this (one worker, in order)
+        if tracker is None or not steps:
+            return
+        try:
+            tracker.on_steps(steps)
+        except Exception as exc:  # tracking must never stop the science
+            log.warning("MLflow progress not logged: %s", error_line(exc))
+
+    async def ready(self) -> Any | None:
+        """Wait for the start; returns the SessionTracker, or None if the start failed (logged: tracking must
+        never cost the session its results, which the record keeps)."""
+        try:
+            return await asyncio.wrap_future(self._future)
+        except Exception as exc:
+            log.warning("the MLflow run was not started: %s", error_line(exc))
+            return None
+
+    async def call(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Run ``fn`` on the worker, after everything asked before it; returns its result (or raises its error)."""
+        return await asyncio.wrap_future(self._pool.submit(fn, *args))
+
+    def call_now(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """:meth:`call` from synchronous code (a session ending in an error): blocks until done."""
+        return self._pool.submit(fn, *args).result()
+
+    def close(self) -> None:
+        """Finish what was asked (queued progress) and stop the worker."""
+        self._pool.shutdown(wait=True)
+
+
+__all__ = ["BackgroundTracker"]
