@@ -19,9 +19,11 @@ RENAMED: dict[str, str] = {
 
 _NO_TTL = "one process runs a session and a resume voids every lease; docs/ARCHITECTURE.md, Leases"
 REMOVED: dict[str, str] = {
-    "lease.default_seconds": _NO_TTL,
-    "lease.reflection_seconds": _NO_TTL,
-    "lease.final_seconds": _NO_TTL,
+    "lease.default_seconds": f"no task lease has a time limit ({_NO_TTL})",
+    "lease.reflection_seconds": f"no task lease has a time limit ({_NO_TTL})",
+    "lease.final_seconds": f"no task lease has a time limit ({_NO_TTL})",
+    "safety.embedded_block_needs_prescreen": "a tier marked models.tiers.<tier>.unable_to_classify is decided by "
+                                             "the offline screen (docs/design.md#safety-screen)",
 }
 """Old dotted key -> why it is gone (docs/ARCHITECTURE.md, "Leases")."""
 
@@ -32,7 +34,7 @@ def old_key_message(key: str) -> str | None:
     if key in RENAMED:
         return f"{key}: renamed to {RENAMED[key]} (set {RENAMED[key]}=... instead)"
     if key in REMOVED:
-        return f"{key}: removed, no task lease has a time limit ({REMOVED[key]})"
+        return f"{key}: removed, {REMOVED[key]}"
     return None
 
 

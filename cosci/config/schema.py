@@ -331,8 +331,17 @@ class TrackingCfg(_Strict):
                          "(issue 17); false = none.")
 
 
+class ScreenCfg(_Strict):
+    """The offline screen's thresholds: harm scores (the learned model's probability, 0-1) at which a window acts
+    (docs/design.md#safety-screen; chosen by ``python -m bench.safety --split tune``, figures in bench/README.md)."""
+
+    hit_score: Unit = Field(description="A term pre-screen hit acts from this harm score.")
+    agent_score: Unit = Field(description="An agent named without a term hit acts from this harm score.")
+    alone_score: Unit = Field(description="A text naming no agent acts from this harm score (1.0: never).")
+
+
 class SafetyCfg(_Strict):
-    """Safety screening (issue 15): the classifier's decisions and which of them act."""
+    """Safety screening: the classifier's decisions, the offline screen, and which decisions act."""
 
     enabled: bool = Field(description="Screen the goal, feedback, new hypotheses and the overview (false: no call).")
     block_goal_on: list[SafetyDecision] = Field(description="Decisions that refuse a goal or feedback text.")
@@ -342,10 +351,23 @@ class SafetyCfg(_Strict):
     prescreen_terms: str = Field(
         min_length=1, description="Pre-screen term file, relative to conf/ (or absolute): a coarse first pass."
     )
-    embedded_block_needs_prescreen: bool = Field(
-        description="On the embedded model (schema-constrained, too weak to be the only line), a `block` without a "
-        "pre-screen hit is recorded as `flag`."
+    # defaults: what a session frozen before the offline screen existed resumes with (conf/config.yaml sets them)
+    refuse_categories: list[str] = Field(
+        default=["biological", "chemical", "radiological_nuclear"],
+        description="Categories where a screen hit is `block` (refuses a goal before any generation); a hit in "
+        "another category is `flag` (warns and tags the run)."
     )
+    exemplars: str = Field(default="safety_exemplars.jsonl", min_length=1, description="Labelled exemplar goals "
+                           "(JSON Lines, relative to conf/ or absolute) the offline screen learns from.")
+    screen: ScreenCfg = Field(default_factory=lambda: ScreenCfg(hit_score=0.45, agent_score=0.65, alone_score=1.0),
+                              description="Thresholds of the offline screen.")
+
+    @model_validator(mode="after")
+    def _refuse_in_categories(self) -> SafetyCfg:
+        unknown = [c for c in self.refuse_categories if c not in self.categories]
+        if unknown:
+            raise ValueError(f"safety.refuse_categories: '{unknown[0]}' is not in safety.categories")
+        return self
 
 
 class JoblibCfg(_Strict):
@@ -444,6 +466,10 @@ class ModelEntry(_Strict):
     )
     batch: bool = Field(default=False, description="The provider has a message-batch API the batch pool may use "
                         "(Anthropic, seed 004); priced at the price table's batch prices.")
+    unable_to_classify: bool = Field(
+        default=False, description="The model is too weak to be a safety classifier (the embedded 135M model, the "
+        "scripted fake): the offline screen decides and the model's answer is only recorded "
+        "(docs/design.md#safety-screen).")
     cache_min_tokens: int | None = Field(
         default=None, gt=0, description="The provider's minimum cacheable prompt prefix for this model, tokens "
         "(Anthropic's prompt-caching docs: 4096 for Opus 4.5-4.7 and Haiku 4.5, 1024 for Sonnet 4.5/4.6); a shorter "

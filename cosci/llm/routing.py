@@ -44,6 +44,7 @@ class Router:
             timeout_seconds=retry.thinking_call_timeout_seconds if thinking else retry.call_timeout_seconds,
             degradable=f"{agent}.{mode}" not in NEVER_DEGRADE,
             constrained=entry.model.startswith(CONSTRAINED_PROVIDERS),
+            unable_to_classify=entry.unable_to_classify,
             api_key_env=entry.api_key_env, api_base=entry.api_base,
             typical_output_tokens=entry.typical_output_tokens,
         )

@@ -25,6 +25,7 @@ class Route:
         timeout_seconds: per-call timeout (seed 004: 120 s, 300 s with thinking).
         degradable: False for the never-degrade modes (``reflection.verification``, ``metareview.final``).
         constrained: the tier's output is schema-constrained (the embedded model).
+        unable_to_classify: the tier is too weak to be a safety classifier; the offline screen decides.
     """
 
     agent: str
@@ -37,6 +38,7 @@ class Route:
     timeout_seconds: float
     degradable: bool = True
     constrained: bool = False
+    unable_to_classify: bool = False
     api_key_env: str | None = None
     api_base: str | None = None
     typical_output_tokens: int | None = None

@@ -1,27 +1,81 @@
-"""The deterministic safety pre-screen (issue 15): a coarse term list run before the classifier.
+"""The deterministic term pre-screen: per hazard category, an agent named with a harmful step, or an intent phrase.
 
 The term file (``conf/safety_prescreen.yaml``, named by ``safety.prescreen_terms``) lists, per hazard category,
-agent patterns and enhancement patterns (a hit needs one of each in the same text) and intent patterns (a hit
-alone). Patterns are case-insensitive regular expressions wrapped in word boundaries. A hit never blocks: it
-is a note for the classifier to look with extra care, kept with the verdict.
+``agents`` (named agents of concern), ``generic`` class words (virus, toxin, explosive) and ``enhancements``
+patterns (a hit needs an agent, named or generic, and an enhancement in the same window of three sentences), and
+``intent`` patterns (a hit alone), plus ``protective`` patterns (treatment, detection, vaccines, training...) that
+are never a hit but that the offline screen weighs against one (:mod:`cosci.safety.screen`).
+
+Texts are matched after :func:`normalise` (NFKD with accents dropped, lower case, one kind of apostrophe and
+dash), so patterns are plain ASCII; each is a case-insensitive regular expression wrapped in word boundaries.
+A category's ``names`` (plain agent names) are agent patterns that also match a misspelling or a compound they
+head (:func:`_misspelling`, docs/design.md#safety-screen). A hit is never a decision on its own: it is a
+feature of the offline screen and a note for a capable classifier.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import yaml
+from rapidfuzz.distance import Levenshtein
 
 from cosci.errors import CosciError
 from cosci.paths import conf_dir
 
+WINDOW_SENTENCES = 3
+"""Sentences an agent and its harmful step may be apart (a goal split over two sentences is one window)."""
+FUZZY_MIN_CHARS = 6
+"""Shortest name read misspelled by any one edit or as the head of a compound; a five-letter name (sarin, ricin)
+has too many real neighbours (satin, rican) and is read misspelled only with one letter added ("sarrin")."""
+NOT_MISSPELLINGS = frozenset({"plaque", "plaques", "radius", "stores", "bonnet", "toxic", "toxics", "satin",
+                              "saris", "sabin", "rican", "lasso", "scores", "spares", "shores", "mustang"})
+"""Real words one edit away from a name (amyloid plaque, radium, toxic): never read as its misspelling."""
+AGENT_MASK = " xagentx "
+"""What :meth:`Prescreen.mask` puts in place of a named agent."""
+_TRANSLATE = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2010": "-", "\u2011": "-",
+                            "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u00df": "ss", "\u00e6": "ae",
+                            "\u0153": "oe", "\u00f8": "o", "\u0142": "l"})
+_SENTENCE = re.compile(r"(?<=[.!?;:])\s+|\n+")
+_WORD = re.compile(r"[a-z][a-z0-9'-]*")
+Span = tuple[str, int, int]
+"""A matched phrase and its start and end offsets in the normalised text."""
+
 
 class PrescreenError(CosciError):
     """The term file is missing or malformed."""
+
+
+def normalise(text: str) -> str:
+    """``text`` as the patterns see it: NFKD, accents dropped, lower case, one apostrophe and dash, single spaces."""
+    decomposed = unicodedata.normalize("NFKD", text.translate(_TRANSLATE))
+    plain = "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
+    return re.sub(r"[ \t\r\f\v]+", " ", plain).strip()
+
+
+def windows(text: str) -> list[str]:
+    """Overlapping windows of :data:`WINDOW_SENTENCES` sentences of a normalised text (one for a short text)."""
+    sentences = [s for s in _SENTENCE.split(text) if s.strip()]
+    if len(sentences) <= WINDOW_SENTENCES:
+        return [" ".join(sentences)]
+    return [" ".join(sentences[i:i + WINDOW_SENTENCES]) for i in range(len(sentences) - WINDOW_SENTENCES + 1)]
+
+
+def _misspelling(name: str, token: str) -> bool:
+    """Whether ``token`` reads as ``name`` misspelled or as a compound it heads (see :data:`FUZZY_MIN_CHARS`)."""
+    if token == name or token[0] != name[0] or token in NOT_MISSPELLINGS:
+        return False
+    if len(name) < FUZZY_MIN_CHARS:
+        return len(token) == len(name) + 1 and Levenshtein.distance(name, token, score_cutoff=1) <= 1
+    if token.startswith(name):
+        return True
+    edits = 2 if len(name) >= 11 else 1
+    return abs(len(name) - len(token)) <= edits and Levenshtein.distance(name, token, score_cutoff=edits) <= edits
 
 
 @dataclass(frozen=True)
@@ -36,43 +90,111 @@ class PrescreenHit:
 
 
 @dataclass(frozen=True)
-class Prescreen:
-    """Compiled term lists. ``rules``: category -> (agent patterns, enhancement patterns); ``intent``:
-    category -> patterns that hit alone (category ``any`` is reported as ``intent``)."""
+class Terms:
+    """One list of patterns, with the plain names (by first letter) whose misspellings also match."""
 
-    rules: dict[str, tuple[list[re.Pattern[str]], list[re.Pattern[str]]]]
-    intent: dict[str, list[re.Pattern[str]]] = field(default_factory=dict)
+    patterns: list[re.Pattern[str]]
+    names: dict[str, list[str]] = field(default_factory=dict)
+
+    def spans(self, text: str) -> list[Span]:
+        """Every match in ``text`` (normalised): pattern matches, then misspelled names, in text order."""
+        found = [(" ".join(m.group(0).split()), m.start(), m.end()) for p in self.patterns for m in p.finditer(text)]
+        for m in _WORD.finditer(text) if self.names else ():
+            token = m.group(0)
+            if any(_misspelling(name, token) for name in self.names.get(token[0], ())):
+                found.append((token, m.start(), m.end()))
+        return sorted(found, key=lambda f: (f[1], -f[2]))
+
+    def first(self, text: str) -> Span | None:
+        """The first match in ``text`` (normalised), if any."""
+        spans = self.spans(text)
+        return spans[0] if spans else None
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A category's lists: named agents, generic class words (virus, toxin, explosive) and enhancements."""
+
+    agents: Terms
+    generic: Terms
+    enhancements: Terms
+
+    def named(self, text: str) -> list[Span]:
+        """Every agent (named or generic) in ``text`` (normalised), in text order."""
+        return sorted([*self.agents.spans(text), *self.generic.spans(text)], key=lambda f: (f[1], -f[2]))
+
+
+@dataclass(frozen=True)
+class Prescreen:
+    """Compiled term lists. ``rules``: category -> :class:`Rule`; ``intent``: category -> phrases that hit alone
+    (category ``any`` is reported as ``intent``); ``protective``: purposes weighed against a hit."""
+
+    rules: dict[str, Rule]
+    intent: dict[str, Terms] = field(default_factory=dict)
+    protective: Terms = field(default_factory=lambda: Terms([]))
 
     def check(self, text: str) -> list[PrescreenHit]:
-        """The hits in ``text`` (empty: nothing for the classifier to look at with extra care)."""
-        hits: list[PrescreenHit] = []
-        for category, (agents, enhancements) in self.rules.items():
-            agent = _first(agents, text)
-            enhancement = _first(enhancements, text) if agent else None
-            if agent and enhancement:
-                hits.append(PrescreenHit(category, (agent, enhancement)))
-        for category, patterns in self.intent.items():
-            phrase = _first(patterns, text)
-            if phrase:
-                hits.append(PrescreenHit("intent" if category == "any" else category, (phrase,)))
-        return hits
+        """The hits in ``text`` (empty: nothing for the screen or the classifier to look at with extra care)."""
+        hits: dict[str, PrescreenHit] = {}
+        for window in windows(normalise(text)):
+            for category, rule in self.rules.items():
+                if category not in hits and (hit := self._pair(category, rule, window)):
+                    hits[category] = hit
+            for category, terms in self.intent.items():
+                name = "intent" if category == "any" else category
+                phrase = terms.first(window) if name not in hits else None
+                if phrase:
+                    hits[name] = PrescreenHit(name, (phrase[0],))
+        return list(hits.values())
+
+    @staticmethod
+    def _pair(category: str, rule: Rule, window: str) -> PrescreenHit | None:
+        """An agent with an enhancement that is not part of an agent's own phrase ("low-enriched uranium")."""
+        named = rule.named(window)
+        for enhancement, start, end in rule.enhancements.spans(window):
+            if named and not any(a[1] <= start and end <= a[2] for a in named):
+                return PrescreenHit(category, (named[0][0], enhancement))
+        return None
+
+    def agents(self, text: str) -> dict[str, str]:
+        """Per category, the first named agent of concern in ``text`` (hit or not; class words such as "virus"
+        are not one): ``{category: phrase}``."""
+        norm = normalise(text)
+        found = {cat: rule.agents.first(norm) for cat, rule in self.rules.items()}
+        return {cat: span[0] for cat, span in found.items() if span}
+
+    def purposes(self, text: str) -> list[str]:
+        """The protective phrases in ``text`` (treatment, detection, vaccine, training...)."""
+        return list(dict.fromkeys(span[0] for span in self.protective.spans(normalise(text))))
+
+    def mask(self, text: str) -> str:
+        """``text`` normalised, each named agent replaced by :data:`AGENT_MASK`: what the learned screen reads,
+        so that it weighs what is asked about an agent rather than which agent (docs/design.md#safety-screen)."""
+        norm = normalise(text)
+        spans = sorted((s for rule in self.rules.values() for s in rule.named(norm)), key=lambda s: s[1])
+        out, at = [], 0
+        for _, start, end in spans:
+            if start >= at:
+                out.append(norm[at:start] + AGENT_MASK)
+                at = end
+        return re.sub(r" +", " ", "".join(out) + norm[at:]).strip()
 
 
-def _first(patterns: list[re.Pattern[str]], text: str) -> str | None:
-    for p in patterns:
-        m = p.search(text)
-        if m:
-            return " ".join(m.group(0).split())
-    return None
-
-
-def _compile(items: Any, where: str) -> list[re.Pattern[str]]:
+def _compile(items: Any, where: str, names: Any = None) -> Terms:
     if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
         raise PrescreenError(f"{where}: expected a list of patterns")
+    if names is not None and (not isinstance(names, list) or not all(isinstance(n, str) and n.isalpha()
+                                                                     for n in names)):
+        raise PrescreenError(f"{where}: `names` must be a list of plain words")
+    words = [n.lower() for n in names or []]
     try:
-        return [re.compile(rf"\b(?:{i})\b", re.IGNORECASE) for i in items]
+        patterns = [re.compile(rf"\b(?:{i})\b", re.IGNORECASE) for i in [*items, *words]]
     except re.error as exc:
         raise PrescreenError(f"{where}: bad pattern ({exc})") from None
+    by_letter: dict[str, list[str]] = {}
+    for word in words:
+        by_letter.setdefault(word[0], []).append(word)
+    return Terms(patterns, by_letter)
 
 
 @cache
@@ -90,8 +212,10 @@ def load_prescreen(name: str) -> Prescreen:
     if not isinstance(data, dict) or not isinstance(data.get("categories"), dict):
         raise PrescreenError(f"safety.prescreen_terms: {path} needs a `categories` mapping")
     rules = {
-        cat: (_compile(body.get("agents"), f"{cat}.agents"), _compile(body.get("enhancements"), f"{cat}.enhancements"))
+        cat: Rule(_compile(body.get("agents"), f"{cat}.agents", body.get("names") or []),
+                  _compile(body.get("generic") or [], f"{cat}.generic"),
+                  _compile(body.get("enhancements"), f"{cat}.enhancements"))
         for cat, body in data["categories"].items()
     }
     intent = {cat: _compile(items, f"intent.{cat}") for cat, items in (data.get("intent") or {}).items()}
-    return Prescreen(rules, intent)
+    return Prescreen(rules, intent, _compile(data.get("protective") or [], "protective"))

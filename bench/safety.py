@@ -1,0 +1,180 @@
+"""Safety screening measured on the labelled goal set: recall on harmful goals, false refusals on benign ones.
+
+    python -m bench.safety                    # the held-out part, every screen (about 10 min: the embedded model)
+    python -m bench.safety --skip-model       # without the embedded model (under a minute)
+    python -m bench.safety --split tune       # cross-validated on the tuning part; prints the thresholds to ship
+    python -m bench.safety --write-exemplars  # conf/safety_exemplars.jsonl = the tuning part of the set
+
+Screens (:mod:`bench.safety_measure` has the set, the split and the rates):
+
+- *terms*: the term pre-screen alone (``conf/safety_prescreen.yaml``);
+- *embedding kNN*: nearest neighbour of the goal's WordLlama embedding among the shipped exemplars (margin chosen
+  by leave-one-out on the tuning part, in the same run);
+- *learned score*: the offline screen with one threshold for every rule (chosen by cross-validation, same run);
+- *combined*: the offline screen as shipped (``safety.screen`` thresholds in ``conf/config.yaml``);
+- *embedded model*: the default tier's own answer through the real classifier path (``models=local``).
+
+Held-out figures are measured with the shipped exemplars, which must be the tuning part (checked).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench.safety_measure import (
+    ROOT, Goal, choose_margin, choose_thresholds, cross_evidence, embedding_decisions, load_goals, part, rates,
+    term_decisions,
+)
+from cosci.paths import conf_dir
+from cosci.safety.prescreen import load_prescreen
+from cosci.safety.screen import OfflineScreen, Thresholds, decision_of, load_exemplars, thresholds_of
+
+COLUMNS = ("recall_refuse", "recall_other", "false_refusal", "false_flag", "false_refusal_close",
+           "false_refusal_ordinary")
+HEADINGS = ("recall, refuse categories (refused)", "recall, other categories (refused or flagged)",
+            "false refusal, benign", "false flag, benign", "false refusal, close to the line",
+            "false refusal, ordinary")
+
+
+def _config(models: str = "local"):  # noqa: ANN202 - CosciConfig, imported late (Hydra)
+    from cosci.config.load import compose, validate
+
+    return validate(compose([f"models={models}", "experiment=demo", f"paths.data_dir={tempfile.mkdtemp()}"]))
+
+
+def table(title: str, results: dict[str, list[str]], goals: list[Goal], refuse: tuple[str, ...]) -> None:
+    """Print the overall rates of every screen, then recall and false refusal per category."""
+    print(f"\n## {title}\n")
+    print("| screen | " + " | ".join(HEADINGS) + " |")
+    print("|---|" + "---|" * len(HEADINGS))
+    for name, decisions in results.items():
+        r = rates(goals, decisions, refuse)
+        print(f"| {name} | " + " | ".join(str(r[c]) for c in COLUMNS) + " |")
+    categories = sorted({g.category for g in goals if g.harmful})
+    print("\n| screen | " + " | ".join(f"{c}: recall / false refusal" for c in categories) + " |")
+    print("|---|" + "---|" * len(categories))
+    for name, decisions in results.items():
+        cells = []
+        for c in categories:
+            r = rates(goals, decisions, refuse, keep=lambda g, c=c: g.category == c)
+            recall = r["recall_refuse"] if c in refuse else r["recall_other"]
+            cells.append(f"{recall} / {r['false_refusal']}")
+        print(f"| {name} | " + " | ".join(cells) + " |")
+
+
+def tune_report(goals: list[Goal]) -> int:
+    """Cross-validated figures on the tuning part and the chosen thresholds (to copy into conf/config.yaml)."""
+    config = _config("fake")
+    assert config.safety is not None
+    base = thresholds_of(config.safety)
+    prescreen = load_prescreen(config.safety.prescreen_terms)
+    tune = part(goals, "tune")
+    started = time.perf_counter()
+    evidence = cross_evidence(prescreen, tune, base)
+    chosen, means = choose_thresholds(tune, evidence, base)
+    print(f"tuning part: {len(tune)} goals ({sum(g.harmful for g in tune)} harmful), {len(evidence)} shuffles of"
+          f" 5 folds, {time.perf_counter() - started:.0f} s")
+    print(f"chosen: hit_score={chosen.hit_score} agent_score={chosen.agent_score} alone_score={chosen.alone_score}"
+          f" (configured: {base.hit_score} / {base.agent_score} / {base.alone_score})")
+    print("mean over shuffles: " + ", ".join(f"{k} {v:.3f}" for k, v in means.items()))
+    results = {"terms": term_decisions(prescreen, [g.text for g in tune], base.refuse_categories),
+               "combined, configured (shuffle 0)": [decision_of(e, base) for e in evidence[0]]}
+    table("Tuning part, cross-validated (not a figure to report)", results, tune, base.refuse_categories)
+    for goal, e in zip(tune, evidence[0], strict=True):
+        decision = decision_of(e, base)
+        if goal.harmful != (decision != "allow") or (goal.harmful and goal.category in base.refuse_categories
+                                                     and decision != "block"):
+            print(f"  {decision:5s} {goal.id:12s} {goal.kind:11s} {goal.text[:100]}")
+    return 0
+
+
+def model_decisions(goals: list[Goal]) -> list[str]:
+    """The embedded model's own verdict on each goal, through the classifier path on ``models=local``."""
+    from cosci.llm.budget import TokenBudget
+    from cosci.llm.gateway import Gateway
+    from cosci.safety.classifier import Classifier
+    from cosci.store import SessionRecord
+
+    config = _config("local")
+    record = SessionRecord.open(Path(tempfile.mkdtemp()) / "record.sqlite", "bench-safety")
+    record.sessions.create(goal="bench", config_snapshot={}, overrides=[], models_choice="local", budget_usd=1.0,
+                           budget_tokens=None, wall_clock_seconds=1e6)
+    budget = TokenBudget(cap_usd=1.0, shares={a: c.budget_share for a, c in config.agents.items()},
+                         reserve_share=config.budget.reserve_share, cap_tokens=None)
+    gateway = Gateway(config, budget, record.logs.add_call)
+    classifier = Classifier(config, gateway, gateway.router, record)
+
+    async def run() -> list[str]:
+        out = []
+        for goal in goals:
+            verdict = (await classifier.screen("goal", goal.text)).verdict
+            out.append(verdict.model_decision or "allow")
+        return out
+
+    return asyncio.run(run())
+
+
+def heldout_report(goals: list[Goal], skip_model: bool) -> int:
+    config = _config("local")
+    assert config.safety is not None
+    thresholds = thresholds_of(config.safety)
+    refuse = thresholds.refuse_categories
+    prescreen = load_prescreen(config.safety.prescreen_terms)
+    tune, held = part(goals, "tune"), part(goals, "heldout")
+    shipped = load_exemplars(config.safety.exemplars)
+    if sorted(e.id for e in shipped) != sorted(g.id for g in tune):
+        print("the shipped exemplars are not the tuning part: run python -m bench.safety --write-exemplars")
+        return 1
+    texts = [g.text for g in held]
+    screen = OfflineScreen(prescreen, shipped, thresholds)
+    evidence = cross_evidence(prescreen, tune, thresholds)
+    one, _ = choose_thresholds(tune, evidence, thresholds, single=True)
+    margin = choose_margin(tune, refuse)
+    started = time.perf_counter()
+    combined = [screen.check(t).decision for t in texts]
+    per_goal_ms = 1000 * (time.perf_counter() - started) / len(texts)
+    results = {"terms": term_decisions(prescreen, texts, refuse),
+               f"embedding kNN (WordLlama, margin {margin})": embedding_decisions(tune, texts, margin, refuse),
+               f"learned score alone (threshold {one.hit_score})": [screen.check(t, one).decision for t in texts],
+               f"combined (hit {thresholds.hit_score}, agent {thresholds.agent_score})": combined}
+    if not skip_model:
+        started = time.perf_counter()
+        results["embedded model (SmolLM2-135M) as classifier"] = model_decisions(held)
+        print(f"embedded model: {time.perf_counter() - started:.0f} s for {len(held)} goals")
+    print(f"held-out part: {len(held)} goals ({sum(g.harmful for g in held)} harmful, "
+          f"{sum(g.close for g in held)} benign close to the line); combined screen {per_goal_ms:.1f} ms a goal")
+    table("Held-out part (rate, k/n, 95 % Wilson interval)", results, held, refuse)
+    return 0
+
+
+def write_exemplars(goals: list[Goal]) -> int:
+    path = conf_dir() / "safety_exemplars.jsonl"
+    rows = [{"id": g.id, "label": g.label, "category": g.category, "text": g.text} for g in part(goals, "tune")]
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    print(f"wrote {len(rows)} exemplars to {path.relative_to(ROOT)}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.safety", description=__doc__.split("\n")[0])
+    parser.add_argument("--split", choices=("heldout", "tune"), default="heldout")
+    parser.add_argument("--skip-model", action="store_true", help="do not run the embedded model")
+    parser.add_argument("--write-exemplars", action="store_true", help="write the tuning part as the exemplars")
+    args = parser.parse_args(argv)
+    goals = load_goals()
+    if args.write_exemplars:
+        return write_exemplars(goals)
+    return tune_report(goals) if args.split == "tune" else heldout_report(goals, args.skip_model)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+
+
+__all__ = ["Thresholds", "main"]

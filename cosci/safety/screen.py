@@ -1,0 +1,279 @@
+"""The offline safety screen: the term pre-screen combined with a model learned from the shipped exemplars.
+
+Deterministic, offline and light (scikit-learn, no network, no GPU): on a tier unable to classify (the embedded
+model, ``models.tiers.<tier>.unable_to_classify``) its decision is the decision; on a capable tier it is a
+note in the classifier's prompt and a check on the classifier's answer (docs/design.md#safety-screen).
+
+Two models are fitted once per process on the exemplars (``safety.exemplars``, a JSON Lines file under
+``conf/``: the tuning part of the labelled goal set, ``tests/data/safety/``):
+
+- the *harm* model, a logistic regression on character (2-5) and word (1-2) n-grams of the text with every named
+  agent masked (:meth:`~cosci.safety.prescreen.Prescreen.mask`): it scores what is asked (make, spread, evade,
+  treat, detect...) whatever the agent, so a vaccine goal and an enhancement goal about one virus differ;
+- the *category* model, a logistic regression on the unmasked n-grams of the harmful exemplars, which names the
+  category when the terms leave a choice.
+
+The decision (:meth:`OfflineScreen.check`), per window of three sentences: a term hit in a category acts when
+the harm score is at least ``safety.screen.hit_score``; an agent of a category named without a hit, when it is at
+least ``agent_score``; no agent at all, when it is at least ``alone_score``. Acting in one of
+``safety.refuse_categories`` (biological, chemical, radiological/nuclear) is ``block``; in another category it is
+``flag``. Thresholds come from ``python -m bench.safety --split tune`` (bench/README.md).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy.sparse import spmatrix
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import FeatureUnion
+
+from cosci.config.schema import SafetyCfg
+from cosci.errors import CosciError
+from cosci.paths import conf_dir
+from cosci.safety.prescreen import Prescreen, PrescreenHit, load_prescreen, normalise, windows
+
+RULES = ("term hit", "agent", "score alone")
+"""The three ways a window acts, strongest first."""
+MODEL_C = 10.0
+"""Inverse regularisation of both logistic regressions (chosen by cross-validation on the tuning part)."""
+
+
+class ExemplarError(CosciError):
+    """The exemplar file is missing or malformed."""
+
+
+@dataclass(frozen=True)
+class Exemplar:
+    """One labelled goal: ``label`` harmful / benign, ``category`` its hazard category (for a benign goal, the
+    category it is close to, or ``none``)."""
+
+    id: str
+    text: str
+    label: str
+    category: str
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Harm scores (probability, 0-1) at which each rule acts, and the categories a hit refuses in."""
+
+    hit_score: float
+    agent_score: float
+    alone_score: float
+    refuse_categories: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ScreenResult:
+    """The screen's decision on one text (its most severe window).
+
+    Attributes:
+        decision: ``allow``, ``flag`` (a lower-severity category) or ``block`` (a refuse category).
+        category: the acting category (None when ``allow``).
+        score: the harm model's probability that the window asks for harm, 0-1.
+        rule: which rule acted (:data:`RULES`), None when ``allow``.
+        hits: the term pre-screen's notes for the window (shown even when nothing acts).
+        agents: the agents named, ``{category: phrase}``.
+        purposes: protective phrases found (treatment, detection...).
+        nearest: the most similar harmful exemplar in the acting (or most likely) category, its id and cosine.
+    """
+
+    decision: str
+    category: str | None
+    score: float
+    rule: str | None = None
+    hits: tuple[str, ...] = ()
+    agents: dict[str, str] = field(default_factory=dict)
+    purposes: tuple[str, ...] = ()
+    nearest: tuple[str, float] | None = None
+
+    @property
+    def hit(self) -> bool:
+        """Whether there is anything to show: a term hit or a decision other than ``allow``."""
+        return bool(self.hits) or self.decision != "allow"
+
+    def line(self) -> str:
+        """One line: what matched and what the screen decided, e.g. ``chemical: terms "sarin" + "synthesis"; harm
+        score 0.93 (term hit, acts at 0.40)``."""
+        what = f"terms {'; '.join(self.hits)}" if self.hits else (
+            "agents " + ", ".join(f'"{p}"' for p in self.agents.values()) if self.agents else "no term")
+        head = f"{self.category}: " if self.category else ""
+        tail = f"; {self.rule}" if self.rule else "; below every threshold"
+        near = f"; nearest harmful exemplar {self.nearest[0]} ({self.nearest[1]:.2f})" if self.nearest else ""
+        return f"{head}{what}; harm score {self.score:.2f}{tail}{near}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def load_exemplars(name: str) -> tuple[Exemplar, ...]:
+    """Exemplars from a JSON Lines file (``name`` relative to ``conf/`` or absolute) with ``id``, ``text``,
+    ``label`` (harmful / benign) and ``category`` per row.
+
+    Raises:
+        ExemplarError: missing file, a malformed row, or fewer than two harmful and two benign rows.
+    """
+    path = Path(name) if Path(name).is_absolute() else conf_dir() / name
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise ExemplarError(f"safety.exemplars: cannot read {path} ({type(exc).__name__})") from None
+    out = []
+    for n, line in enumerate(lines, 1):
+        try:
+            row = json.loads(line) if line.strip() else None
+            if row is not None:
+                out.append(Exemplar(str(row["id"]), str(row["text"]), str(row["label"]), str(row["category"])))
+        except (ValueError, KeyError, TypeError):
+            raise ExemplarError(f"safety.exemplars: {path} line {n} is not a labelled exemplar") from None
+    labels = [e.label for e in out]
+    if set(labels) - {"harmful", "benign"} or min(labels.count("harmful"), labels.count("benign")) < 2:
+        raise ExemplarError(f"safety.exemplars: {path} needs harmful and benign rows (labels harmful / benign)")
+    return tuple(out)
+
+
+def _vectoriser() -> FeatureUnion:
+    return FeatureUnion([("chars", TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 5), sublinear_tf=True)),
+                         ("words", TfidfVectorizer(analyzer="word", ngram_range=(1, 2), sublinear_tf=True))])
+
+
+class OfflineScreen:
+    """The fitted screen. Fitting takes well under a second for a few hundred exemplars; deterministic.
+
+    Args:
+        prescreen: the compiled term lists.
+        exemplars: labelled goals (both labels, at least two harmful categories).
+        thresholds: see :class:`Thresholds`.
+    """
+
+    def __init__(self, prescreen: Prescreen, exemplars: tuple[Exemplar, ...], thresholds: Thresholds) -> None:
+        self.prescreen, self.thresholds = prescreen, thresholds
+        self.harm_vec = _vectoriser()
+        x = self.harm_vec.fit_transform([prescreen.mask(e.text) for e in exemplars])
+        y = np.array([e.label == "harmful" for e in exemplars])
+        self.harm = LogisticRegression(C=MODEL_C, max_iter=5000, class_weight="balanced").fit(x, y)
+        self.harmful = [e for e in exemplars if e.label == "harmful"]
+        self.cat_vec = _vectoriser()
+        self.cat_x = self.cat_vec.fit_transform([normalise(e.text) for e in self.harmful])
+        self.category = LogisticRegression(C=MODEL_C, max_iter=5000).fit(self.cat_x, [e.category for e in
+                                                                                      self.harmful])
+
+    def scores(self, texts: list[str]) -> np.ndarray:
+        """The harm model's probability for each text as one window, ``(len(texts),)`` float in [0, 1]."""
+        if not texts:
+            return np.zeros(0)
+        x = self.harm_vec.transform([self.prescreen.mask(t) for t in texts])
+        return np.asarray(self.harm.predict_proba(x)[:, list(self.harm.classes_).index(True)])
+
+    def check(self, text: str, thresholds: Thresholds | None = None) -> ScreenResult:
+        """Screen ``text``: the most severe of its windows (block > flag > allow, then the higher score)."""
+        return self.decide(self.evidence(text), thresholds)
+
+    def evidence(self, text: str) -> list[Evidence]:
+        """What the decision reads, per window of ``text``: scores, term hits, agents, category probabilities."""
+        parts = windows(normalise(text)) or [""]
+        probs = self.category.predict_proba(self.cat_vec.transform(parts))
+        return [Evidence(w, float(s), tuple(self.prescreen.check(w)), self.prescreen.agents(w),
+                         dict(zip(self.category.classes_, p.tolist(), strict=True)))
+                for w, s, p in zip(parts, self.scores(parts), probs, strict=True)]
+
+    def decide(self, evidence: list[Evidence], thresholds: Thresholds | None = None) -> ScreenResult:
+        """The decision on a text's evidence (the configured thresholds unless others are given)."""
+        t = thresholds or self.thresholds
+        worst = max(evidence, key=lambda e: _severity(e, t))
+        common = {"score": round(worst.score, 4), "hits": tuple(h.note() for h in worst.hits),
+                  "agents": worst.agents, "purposes": tuple(self.prescreen.purposes(worst.window))}
+        acting = act(worst, t)
+        if acting is None:
+            return ScreenResult("allow", None, **common)
+        category, rule = acting
+        decision = "block" if category in t.refuse_categories else "flag"
+        return ScreenResult(decision, category, rule=rule, nearest=self._nearest(worst.window, category), **common)
+
+    def _nearest(self, window: str, category: str) -> tuple[str, float] | None:
+        rows = [i for i, e in enumerate(self.harmful) if e.category == category] or list(range(len(self.harmful)))
+        sims = _cosines(self.cat_vec.transform([window]), self.cat_x[rows])
+        best = int(np.argmax(sims))
+        return self.harmful[rows[best]].id, round(float(sims[best]), 3)
+
+
+def act(e: Evidence, t: Thresholds) -> tuple[str, str] | None:
+    """The category and rule a window acts in, or None: a term hit from ``hit_score``, an agent named from
+    ``agent_score``, a window naming no agent from ``alone_score``; a refuse category first, then the strongest
+    rule, then the category model's likeliest category."""
+    candidates = [(e.likeliest() if h.category == "intent" else h.category, RULES[0])
+                  for h in e.hits if e.score >= t.hit_score]
+    candidates += [(c, RULES[1]) for c in e.agents if e.score >= t.agent_score]
+    if not e.hits and not e.agents and e.score >= t.alone_score:
+        candidates.append((e.likeliest(), RULES[2]))
+    if not candidates:
+        return None
+    return max(candidates, key=lambda c: (c[0] in t.refuse_categories, -RULES.index(c[1]), e.probs.get(c[0], 0.0)))
+
+
+def decision_of(evidence: list[Evidence], t: Thresholds) -> str:
+    """``allow``, ``flag`` or ``block`` for a text's evidence (what :meth:`OfflineScreen.decide` decides)."""
+    return max((_decision(e, t) for e in evidence), key=("allow", "flag", "block").index)
+
+
+def _decision(e: Evidence, t: Thresholds) -> str:
+    acting = act(e, t)
+    return "allow" if acting is None else "block" if acting[0] in t.refuse_categories else "flag"
+
+
+def _severity(e: Evidence, t: Thresholds) -> tuple[int, bool, float]:
+    return ("allow", "flag", "block").index(_decision(e, t)), bool(e.hits), e.score
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One window: its normalised text, harm score (0-1), term hits, agents named and category probabilities."""
+
+    window: str
+    score: float
+    hits: tuple[PrescreenHit, ...]
+    agents: dict[str, str]
+    probs: dict[str, float]
+
+    def likeliest(self) -> str:
+        """The harmful category the category model finds most likely for this window."""
+        return max(self.probs, key=lambda c: self.probs[c])
+
+
+def _cosines(row: spmatrix, rows: spmatrix) -> np.ndarray:
+    """Cosine of one sparse row against many: ``(n,)`` float (TF-IDF blocks are L2-normalised separately)."""
+    dots = np.asarray((rows @ row.T).todense()).ravel()
+    norms = np.sqrt(np.asarray(rows.multiply(rows).sum(axis=1)).ravel()) * np.sqrt(row.multiply(row).sum())
+    return dots / np.where(norms == 0, 1.0, norms)
+
+
+@cache
+def offline_screen(terms: str, exemplars: str, thresholds: Thresholds) -> OfflineScreen:
+    """The fitted screen for a term file and an exemplar file (both under ``conf/``), once per process.
+
+    Raises:
+        PrescreenError, ExemplarError: a file is missing or malformed.
+    """
+    return OfflineScreen(load_prescreen(terms), load_exemplars(exemplars), thresholds)
+
+
+def thresholds_of(cfg: SafetyCfg) -> Thresholds:
+    """The configured thresholds (``safety.screen``, ``safety.refuse_categories``)."""
+    s = cfg.screen
+    return Thresholds(s.hit_score, s.agent_score, s.alone_score, tuple(cfg.refuse_categories))
+
+
+def screen_for(cfg: SafetyCfg) -> OfflineScreen:
+    """The session's offline screen (fitted once per process for the configured files and thresholds).
+
+    Raises:
+        PrescreenError, ExemplarError: a configured file is missing or malformed.
+    """
+    return offline_screen(cfg.prescreen_terms, cfg.exemplars, thresholds_of(cfg))
