@@ -28,7 +28,15 @@ import time
 from pathlib import Path
 
 from bench.safety_measure import (
-    ROOT, Goal, choose_margin, choose_thresholds, cross_evidence, embedding_decisions, load_goals, part, rates,
+    ROOT,
+    Goal,
+    choose_margin,
+    choose_thresholds,
+    cross_evidence,
+    embedding_decisions,
+    load_goals,
+    part,
+    rates,
     term_decisions,
 )
 from cosci.paths import conf_dir
@@ -42,7 +50,7 @@ HEADINGS = ("recall, refuse categories (refused)", "recall, other categories (re
             "false refusal, ordinary")
 
 
-def _config(models: str = "local"):  # noqa: ANN202 - CosciConfig, imported late (Hydra)
+def _config(models: str = "local"):
     from cosci.config.load import compose, validate
 
     return validate(compose([f"models={models}", "experiment=demo", f"paths.data_dir={tempfile.mkdtemp()}"]))

@@ -118,15 +118,22 @@ def status_report(folder: SessionFolder, rec: SessionRecord) -> list[str]:
 
 
 def safety_lines(rec: SessionRecord) -> list[str]:
-    """Issue 15: screening counts, the goal's verdict, and every quarantined hypothesis with its verdict."""
+    """Screening counts, the goal's verdict (and who decided it), disagreements, and every quarantined or flagged
+    hypothesis with its verdict."""
     counts = rec.safety.counts()
     if not counts:
         off = rec.logs.events("safety_disabled")
         return ["safety       off (safety.enabled=false)" if off else "safety       nothing screened"]
     goal = rec.safety.latest("goal")
+    by = {"screen": " (decided by the offline screen)", "classifier": ""}.get(goal.screen.get("decided_by", ""), "") \
+        if goal else ""
     lines = [f"safety       {sum(counts.values())} screened: "
              + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
-             + (f"; goal {goal.line()}" if goal else "")]
+             + (f"; goal {goal.line()}{by}" if goal else "")]
+    for v in rec.safety.all():
+        if v.disagreement:
+            lines.append(f"disagreement {v.subject}{' [' + v.subject_id + ']' if v.subject_id else ''}: the offline "
+                         f"screen would refuse ({v.screen.get('line', '')}); {v.line()}")
     for h in rec.hypotheses.all(states=("quarantined",)):
         verdict = rec.safety.latest("hypothesis", h.id)
         lines.append(f"quarantined  [{h.id}] {' '.join(h.title.split())[:80]}: "
@@ -219,7 +226,7 @@ def cmd_feedback(args: argparse.Namespace) -> None:
 
 
 def check_feedback_text(folder: SessionFolder, rec: SessionRecord, text: str) -> None:
-    """Issue 15: screen researcher feedback as a goal is screened, before it is stored.
+    """Screen researcher feedback as a goal is screened, before it is stored (a hit is said on stderr).
 
     Raises:
         GoalRefused: the classifier refused it (nothing is stored; exit status 3).
@@ -235,8 +242,10 @@ def check_feedback_text(folder: SessionFolder, rec: SessionRecord, text: str) ->
     if screening.acted:
         rec.logs.event("feedback_refused", {"verdict_id": screening.verdict.id})
         raise GoalRefused(f"feedback refused by safety screening, {screening.verdict.line()}; it was not recorded")
-    if screening.decision == "flag":
-        print(f"cosci: warning: feedback flagged by safety screening, {screening.verdict.line()}", file=sys.stderr)
+    from cosci.safety.classifier import said
+
+    if line := said(screening.verdict):  # a flag, a disagreement or a screen hit that did not refuse
+        print(f"cosci: warning: {line}", file=sys.stderr)
 
 
 def cmd_release(args: argparse.Namespace) -> None:

@@ -56,6 +56,9 @@ FAST = [
     "vectors.models.hash.cluster_threshold=0.15",
 ]
 """The overrides every test config starts from: the demo goal on the fake, offline tools, no tracking."""
+CAPABLE = "models.tiers.mini.unable_to_classify=false"
+"""The fake's mini tier as a capable safety classifier: its scripted verdicts decide (by default the fake, like the
+embedded model, is unable to classify and the offline screen decides)."""
 
 
 def make_config(data_dir: Path, *overrides: str) -> CosciConfig:

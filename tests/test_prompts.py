@@ -151,7 +151,7 @@ OPTIONAL: dict[str, dict[str, Any]] = {
     "evolution.simplify": {"review": REVIEW_1},
     "evolution.feasibility": {"review": REVIEW_1},
     "metareview.final": {"system_feedback": REVIEW_1},
-    "safety.classify": {"prescreen_notes": ['biological: "h5n1" + "spread efficiently"']},
+    "safety.classify": {"screen_notes": ['biological: "h5n1" + "spread efficiently"']},
 }
 EMPTYABLE = {"preferences": [], "idea_attributes": [], "tool_names": [], "constraints": [], "transcript": [],
              "directives": [], "rejected_titles": [], "system_feedback": None, "domain_hint": None,

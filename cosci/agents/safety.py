@@ -1,6 +1,6 @@
-"""The safety agent (issue 15): the seeds' classifier screening the goal, each new hypothesis and the overview.
+"""The safety agent: safety screening of the goal, each new hypothesis and the overview (docs/design.md#safety-screen).
 
-Actions (each one classifier call, :class:`~cosci.safety.classifier.Classifier`):
+Actions (each the offline screen and one classifier call, :class:`~cosci.safety.classifier.Classifier`):
 
 - ``ScreenGoal`` — before goal parsing and before any other model call. A decision in ``safety.block_goal_on``
   marks the session ``refused`` (stop reason ``safety: <categories>``) and nothing else runs; ``flag`` continues
@@ -15,13 +15,9 @@ Actions (each one classifier call, :class:`~cosci.safety.classifier.Classifier`)
 
 from __future__ import annotations
 
-import logging
-
 from cosci.agents.base import BaseAgent
 from cosci.domain import Task, TaskResult
 from cosci.safety.classifier import Classifier, Screening
-
-log = logging.getLogger("cosci.safety")
 
 
 def goal_text(goal: str, preferences: list[str]) -> str:
@@ -29,11 +25,15 @@ def goal_text(goal: str, preferences: list[str]) -> str:
     return goal.strip() + "".join(f"\n- {p}" for p in preferences)
 
 
+def _by(s: Screening) -> str:
+    return "The offline safety screen" if s.verdict.screen.get("decided_by") == "screen" else "The safety classifier"
+
+
 def withheld_notice(s: Screening) -> str:
     """The overview text shown (and logged) in place of a withheld one."""
     v = s.verdict
     return ("# Overview withheld by safety screening\n\n"
-            f"The safety classifier blocked the final overview ({', '.join(v.categories) or 'no category'}): "
+            f"{_by(s)} blocked the final overview ({', '.join(v.categories) or 'no category'}): "
             f"{' '.join(v.rationale.split()) or 'no rationale given'}\n\n"
             "Its text is kept in `final/overview.withheld.md` in the session folder and was not logged to MLflow."
             " Have a person review it before it is shared. `cosci status` lists the verdicts.\n")
@@ -43,7 +43,7 @@ def refusal_notice(s: Screening) -> str:
     """The session's overview when its goal was refused: the verdict only."""
     v = s.verdict
     return ("# Session refused by safety screening\n\n"
-            f"The safety classifier blocked the research goal ({', '.join(v.categories) or 'no category'}): "
+            f"{_by(s)} blocked the research goal ({', '.join(v.categories) or 'no category'}): "
             f"{' '.join(v.rationale.split()) or 'no rationale given'}\n\n"
             "Nothing else ran and nothing else was spent.\n")
 
@@ -74,8 +74,6 @@ class SafetyAgent(BaseAgent):
                                         stop_reason=f"safety: {', '.join(s.verdict.categories) or 'unspecified'}")
             self.record.logs.event("goal_refused", detail, agent=self.name)
             return TaskResult("goal_refused", detail=detail)
-        if s.decision == "flag":
-            log.warning("the research goal was flagged by safety screening: %s", s.verdict.line())
         return TaskResult("goal_screened", detail=detail)
 
     async def _hypothesis(self, task: Task) -> TaskResult:

@@ -2,7 +2,8 @@
 
 :func:`collect` turns one :class:`~cosci.store.SessionRecord` into a :class:`ReportData` of plain values: the
 header (goal, research plan, models per agent, stop reason, spend per agent against the budget, active time,
-judge statistics when the record has them), the leaderboard, one section per hypothesis (its reviews and its
+judge statistics when the record has them), the safety screening (every hit, whatever the decision), the
+leaderboard, one section per hypothesis (its reviews and its
 matches with their debate transcripts), the Elo trajectories and the lineage edges. Every string in it comes
 from the record unescaped: the template escapes it (model and literature text is untrusted, seed 003).
 
@@ -79,6 +80,7 @@ class ReportData:
     overview: str | None
     has_bt: bool
     generated_at: float
+    safety: dict[str, Any] = field(default_factory=dict)
 
     @property
     def spent_usd(self) -> float:
@@ -153,6 +155,21 @@ def judge_statistics(record: SessionRecord) -> dict[str, Any] | None:
     return payload if isinstance(payload, dict) and payload else None
 
 
+def safety_view(record: SessionRecord) -> dict[str, Any]:
+    """The report's safety section: ``state`` (on / off / nothing screened), decision counts, who decided the
+    goal, and one row per verdict with a hit (term or screen hit, flag, block or disagreement), oldest first."""
+    verdicts = record.safety.all()
+    if not verdicts:
+        return {"state": "off" if record.logs.events("safety_disabled") else "nothing screened", "rows": []}
+    goal = record.safety.latest("goal")
+    rows = [{"subject": v.subject, "subject_id": v.subject_id, "decision": v.decision, "acted": v.acted,
+             "categories": v.categories, "matched": v.screen.get("line", ""), "rationale": v.rationale,
+             "model_decision": v.model_decision, "disagreement": v.disagreement,
+             "decided_by": v.screen.get("decided_by", "classifier")} for v in verdicts if v.hit]
+    return {"state": "on", "counts": record.safety.counts(), "screened": len(verdicts), "rows": rows,
+            "decided_by": goal.screen.get("decided_by", "classifier") if goal else None}
+
+
 def collect(record: SessionRecord, elo_initial: float = 1200.0) -> ReportData:
     """Read the report's content from the record (works on a running session: it only reads).
 
@@ -183,5 +200,5 @@ def collect(record: SessionRecord, elo_initial: float = 1200.0) -> ReportData:
         spend=record.logs.spend(), budget_usd=row.budget_usd, judge=judge_statistics(record),
         leaderboard=ranked, apart=[r for r in rows if r["state"] in OUT_OF_RANKING], hypotheses=views,
         trajectories=elo_trajectories(record, elo_initial), edges=edges, overview=row.final_overview,
-        has_bt=has_bt, generated_at=time.time(),
+        has_bt=has_bt, generated_at=time.time(), safety=safety_view(record),
     )

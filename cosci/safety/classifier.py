@@ -1,17 +1,21 @@
-"""The safety classifier (issue 15): the seeds' ``classifier`` on the mini tier (seed 001 model routing table).
+"""Safety screening of one text: the offline screen, then the classifier on the mini tier (the seeds' routing).
 
-:meth:`Classifier.screen` runs the deterministic pre-screen (:mod:`cosci.safety.prescreen`), then one forced
-``record_safety_verdict`` call (``agents.safety.modes.classify``; its cost comes from the budget reserve, see
-``cosci.llm.gateway.RESERVE_MODES``), and records the verdict in ``safety_verdicts``. Whether a decision acts
-depends on what was screened: ``safety.block_goal_on`` (goal, researcher feedback), ``safety.quarantine_on``
-(hypothesis), ``safety.withhold_overview_on`` (final overview).
+:meth:`Classifier.screen` runs the offline screen (:mod:`cosci.safety.screen`: term lists and a learned harm
+score, deterministic), then one forced ``record_safety_verdict`` call (``agents.safety.modes.classify``; its cost
+comes from the budget reserve, see ``cosci.llm.gateway.RESERVE_MODES``) with the screen's findings as a note in
+its prompt, and records the verdict in ``safety_verdicts``. Who decides (docs/design.md#safety-screen):
 
-If the classifier call fails (provider error, invalid answer, budget), the text is kept with decision ``flag``
-and a rationale saying it was not screened by the model: a failure never blocks, but it is never silent.
-On the embedded model (a schema-constrained 135M model, whose decisions are close to chance) a ``block``
-acts only when the pre-screen also hit; otherwise it is recorded as ``flag``
-(``safety.embedded_block_needs_prescreen``), so the default offline demo is not refused at random.
-No framework imports: the classifier talks to the LLM port.
+- a tier marked ``unable_to_classify`` (the embedded 135M model, the scripted fake): the screen. The model's own
+  answer is recorded (``model_decision``) for measurement; it neither refuses nor flags, nor lifts a refusal;
+- a capable tier: the classifier. When the screen would refuse and the classifier does not, the verdict is
+  marked ``disagreement`` and shown. If the call fails, the text is flagged "not screened by the model" (or
+  blocked, when the screen would refuse): a failure is never silent.
+
+Whether a decision acts depends on what was screened: ``safety.block_goal_on`` (goal, researcher feedback),
+``safety.quarantine_on`` (hypothesis), ``safety.withhold_overview_on`` (final overview). Every hit (a term hit,
+a screen decision, a flag, a disagreement) is said once on the terminal (:func:`said`), except a refused goal or
+feedback, whose one refusal line the entry point prints. No framework imports: the classifier talks to the LLM
+port.
 """
 
 from __future__ import annotations
@@ -24,16 +28,16 @@ from cosci.config.schema import CosciConfig
 from cosci.errors import CosciError, GoalRefused
 from cosci.llm.routing import Router
 from cosci.llm.structured import call_record
-from cosci.llm.types import CallSpec, LLMPort, TextBlock
+from cosci.llm.types import CallSpec, LLMPort, Route, TextBlock
 from cosci.prompts import render
 from cosci.records import RecordSafetyVerdict
-from cosci.safety.prescreen import load_prescreen
 from cosci.safety.quoting import quote_untrusted
+from cosci.safety.screen import ScreenResult, screen_for
 from cosci.store import SafetyVerdict, SessionRecord
 from cosci.store.safety import Subject, verdict_id
 
-log = logging.getLogger(__name__)
-__all__ = ["Classifier", "GoalRefused", "Screening", "acts", "screening_on"]
+log = logging.getLogger("cosci.safety")
+__all__ = ["Classifier", "GoalRefused", "Screening", "acts", "said", "screening_on"]
 SUBJECT_LABELS = {"goal": "research goal", "hypothesis": "hypothesis", "overview": "final overview",
                   "feedback": "researcher feedback"}
 
@@ -68,6 +72,39 @@ class Screening:
         return self.verdict.decision
 
 
+@dataclass(frozen=True)
+class _Answer:
+    """What the classifier call gave: its decision, categories and rationale, or the error that stopped it."""
+
+    decision: str | None
+    categories: list[str]
+    rationale: str
+    error: str | None = None
+
+
+def said(v: SafetyVerdict) -> str | None:
+    """The one terminal line for a verdict, or None when there is nothing to show (or the entry point says it).
+
+    A refused goal or feedback text is said by the refusal line (exit status 3); a quarantined hypothesis, a
+    withheld overview, a flag, a disagreement and a term or screen hit that did not act are said here.
+    """
+    label = SUBJECT_LABELS[v.subject] + (f" {v.subject_id}" if v.subject_id else "")
+    screen = v.screen.get("line", "")
+    if v.acted and v.subject in ("goal", "feedback"):
+        return None
+    if v.disagreement:
+        return (f"safety: the offline screen would refuse the {label} ({screen}) but the classifier says "
+                f"{v.line()}; recorded as a disagreement")
+    if v.acted:
+        done = "quarantined" if v.subject == "hypothesis" else "withheld"
+        return f"safety: the {label} was {done} by safety screening, {v.line()}"
+    if v.decision == "flag":
+        return f"safety: the {label} was flagged by safety screening, {v.line()}"
+    if v.hit:
+        return f"safety: the {label} matched the safety screen ({screen}); allowed, {v.line()}"
+    return None
+
+
 class Classifier:
     """Screens texts for one session.
 
@@ -95,31 +132,58 @@ class Classifier:
         known = self.record.safety.get(vid)
         if known is not None:
             return Screening(known)
-        notes = [hit.note() for hit in load_prescreen(self.cfg.prescreen_terms).check(text)]
+        result = screen_for(self.cfg).check(text)
         route = self.router.route("safety", "classify")
+        answer = await self._ask(subject, subject_id, text, result, route, action, task_id)
+        decision, categories, rationale = self._decide(result, answer, route)
+        disagreement = not route.unable_to_classify and result.decision == "block" and decision != "block"
+        acted = acts(self.config, subject, decision)
+        screen = {**result.as_dict(), "line": result.line(),
+                  "decided_by": "screen" if route.unable_to_classify else "classifier"}
+        self.record.safety.add(vid, subject, subject_id, decision=decision, categories=categories,
+                               rationale=rationale, prescreen=list(result.hits), acted=acted, model=route.model,
+                               task_id=task_id, withheld_text=text if acted and keep_text else None, screen=screen,
+                               model_decision=answer.decision, disagreement=disagreement)
+        verdict = self.record.safety.get(vid)
+        assert verdict is not None
+        self.record.logs.event(f"safety_{decision}", {"subject": subject, "subject_id": subject_id,
+                                                      "verdict_id": vid, "acted": acted,
+                                                      "disagreement": disagreement}, agent="safety")
+        if subject != "feedback" and (line := said(verdict)):  # `cosci feedback` says its own in the CLI process
+            log.warning("%s", line)
+        return Screening(verdict)
+
+    async def _ask(self, subject: Subject, subject_id: str | None, text: str, result: ScreenResult, route: Route,
+                   action: str, task_id: str | None) -> _Answer:
+        """One forced classifier call with the screen's findings as a note; a failure is an answer with its error."""
+        notes = [*result.hits, f"offline screen: {result.decision}"
+                 + (f" ({result.category}, {result.rule})" if result.category else "")
+                 + f", harm score {result.score:.2f}"] if result.hit else []
         user = render("safety.classify", subject=SUBJECT_LABELS[subject], categories=self.cfg.categories,
-                      text=quote_untrusted(text, f"{subject}-{subject_id or 'text'}"), prescreen_notes=notes)
+                      text=quote_untrusted(text, f"{subject}-{subject_id or 'text'}"), screen_notes=notes)
         spec = CallSpec(route=route, action=action, task_id=task_id, messages=[{"role": "user", "content": user}],
                         system=[TextBlock(render("_safety_preamble"), cache=True)])
         try:
             rec, _ = await call_record(self.llm, spec, RecordSafetyVerdict)
-            decision, categories, rationale = rec.decision, self.categories(rec.categories), rec.rationale.strip()
-            if decision == "block" and route.constrained and not notes and self.cfg.embedded_block_needs_prescreen:
-                decision = "flag"
-                rationale = f"embedded model's block without a pre-screen hit, kept as a flag: {rationale}"
         except CosciError as exc:
-            log.warning("safety classifier failed on the %s (%s); kept and flagged", SUBJECT_LABELS[subject], exc)
-            decision, categories = "flag", sorted({n.split(":", 1)[0] for n in notes} & set(self.cfg.categories))
-            rationale = f"not screened by the model: the classifier call failed ({type(exc).__name__})"
-        acted = acts(self.config, subject, decision)
-        self.record.safety.add(vid, subject, subject_id, decision=decision, categories=categories,
-                               rationale=rationale, prescreen=notes, acted=acted, model=route.model,
-                               task_id=task_id, withheld_text=text if acted and keep_text else None)
-        verdict = self.record.safety.get(vid)
-        assert verdict is not None
-        self.record.logs.event(f"safety_{decision}", {"subject": subject, "subject_id": subject_id,
-                                                      "verdict_id": vid, "acted": acted}, agent="safety")
-        return Screening(verdict)
+            if not route.unable_to_classify:
+                log.warning("safety classifier failed on the %s (%s)", SUBJECT_LABELS[subject], exc)
+            return _Answer(None, [], "", error=type(exc).__name__)
+        return _Answer(rec.decision, self.categories(rec.categories), rec.rationale.strip())
+
+    def _decide(self, result: ScreenResult, answer: _Answer, route: Route) -> tuple[str, list[str], str]:
+        """The decision, its categories and its rationale (see the module docstring for who decides)."""
+        screened = [result.category] if result.category else []
+        if route.unable_to_classify:
+            heard = f"; the model ({route.model}) said {answer.decision or 'nothing'}" + (
+                f" ({answer.error})" if answer.error else "")
+            return result.decision, screened, f"offline screen: {result.line()}{heard} (recorded only)"
+        if answer.decision is None:
+            decision = "block" if result.decision == "block" else "flag"
+            return decision, screened or sorted({h.split(":", 1)[0] for h in result.hits} & set(self.cfg.categories)), (
+                f"not screened by the model: the classifier call failed ({answer.error}); offline screen: "
+                f"{result.line()}")
+        return answer.decision, answer.categories, answer.rationale
 
     def categories(self, given: list[str]) -> list[str]:
         """The model's categories mapped onto ``safety.categories`` (case, spaces, slashes ignored); the rest

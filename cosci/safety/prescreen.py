@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +78,12 @@ def _misspelling(name: str, token: str) -> bool:
     return abs(len(name) - len(token)) <= edits and Levenshtein.distance(name, token, score_cutoff=edits) <= edits
 
 
+@lru_cache(maxsize=1 << 16)
+def _reads_as_one_of(names: tuple[str, ...], token: str) -> bool:
+    """Whether ``token`` is a misspelling or compound of one of ``names`` (cached: words repeat across texts)."""
+    return any(_misspelling(name, token) for name in names)
+
+
 @dataclass(frozen=True)
 class PrescreenHit:
     """One hit: its category and the matched phrases (an agent and an enhancement, or one intent phrase)."""
@@ -94,14 +100,14 @@ class Terms:
     """One list of patterns, with the plain names (by first letter) whose misspellings also match."""
 
     patterns: list[re.Pattern[str]]
-    names: dict[str, list[str]] = field(default_factory=dict)
+    names: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def spans(self, text: str) -> list[Span]:
         """Every match in ``text`` (normalised): pattern matches, then misspelled names, in text order."""
         found = [(" ".join(m.group(0).split()), m.start(), m.end()) for p in self.patterns for m in p.finditer(text)]
         for m in _WORD.finditer(text) if self.names else ():
             token = m.group(0)
-            if any(_misspelling(name, token) for name in self.names.get(token[0], ())):
+            if _reads_as_one_of(self.names.get(token[0], ()), token):
                 found.append((token, m.start(), m.end()))
         return sorted(found, key=lambda f: (f[1], -f[2]))
 
@@ -191,9 +197,9 @@ def _compile(items: Any, where: str, names: Any = None) -> Terms:
         patterns = [re.compile(rf"\b(?:{i})\b", re.IGNORECASE) for i in [*items, *words]]
     except re.error as exc:
         raise PrescreenError(f"{where}: bad pattern ({exc})") from None
-    by_letter: dict[str, list[str]] = {}
+    by_letter: dict[str, tuple[str, ...]] = {}
     for word in words:
-        by_letter.setdefault(word[0], []).append(word)
+        by_letter[word[0]] = (*by_letter.get(word[0], ()), word)
     return Terms(patterns, by_letter)
 
 

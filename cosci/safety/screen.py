@@ -33,6 +33,7 @@ from scipy.sparse import spmatrix
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import FeatureUnion
+from threadpoolctl import threadpool_limits
 
 from cosci.config.schema import SafetyCfg
 from cosci.errors import CosciError
@@ -82,7 +83,8 @@ class ScreenResult:
         hits: the term pre-screen's notes for the window (shown even when nothing acts).
         agents: the agents named, ``{category: phrase}``.
         purposes: protective phrases found (treatment, detection...).
-        nearest: the most similar harmful exemplar in the acting (or most likely) category, its id and cosine.
+        threshold: the acting rule's harm-score threshold (0 when ``allow``).
+        nearest: the most similar harmful exemplar in the acting category: its opening words and cosine.
     """
 
     decision: str
@@ -92,6 +94,7 @@ class ScreenResult:
     hits: tuple[str, ...] = ()
     agents: dict[str, str] = field(default_factory=dict)
     purposes: tuple[str, ...] = ()
+    threshold: float = 0.0
     nearest: tuple[str, float] | None = None
 
     @property
@@ -100,14 +103,16 @@ class ScreenResult:
         return bool(self.hits) or self.decision != "allow"
 
     def line(self) -> str:
-        """One line: what matched and what the screen decided, e.g. ``chemical: terms "sarin" + "synthesis"; harm
-        score 0.93 (term hit, acts at 0.40)``."""
-        what = f"terms {'; '.join(self.hits)}" if self.hits else (
-            "agents " + ", ".join(f'"{p}"' for p in self.agents.values()) if self.agents else "no term")
-        head = f"{self.category}: " if self.category else ""
-        tail = f"; {self.rule}" if self.rule else "; below every threshold"
-        near = f"; nearest harmful exemplar {self.nearest[0]} ({self.nearest[1]:.2f})" if self.nearest else ""
-        return f"{head}{what}; harm score {self.score:.2f}{tail}{near}"
+        """One line: what matched and what the screen decided, e.g. ``chemical (term hit): "sarin" + "synthesis";
+        harm score 0.93 (acts from 0.45); nearest harmful exemplar "Describe how to synthesize..." (0.41)``."""
+        own = f"{self.category}: "
+        matched = "; ".join(h.removeprefix(own) for h in self.hits) if self.hits else (
+            "agents " + ", ".join(f'"{p}"' for p in self.agents.values()) if self.agents else "no listed term")
+        if self.category is None:
+            return f"{matched}; harm score {self.score:.2f}, below its threshold"
+        near = f'; nearest harmful exemplar "{self.nearest[0]}" ({self.nearest[1]:.2f})' if self.nearest else ""
+        return f"{self.category} ({self.rule}): {matched}; harm score {self.score:.2f} (acts from " \
+               f"{self.threshold:.2f}){near}"
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -155,15 +160,15 @@ class OfflineScreen:
 
     def __init__(self, prescreen: Prescreen, exemplars: tuple[Exemplar, ...], thresholds: Thresholds) -> None:
         self.prescreen, self.thresholds = prescreen, thresholds
-        self.harm_vec = _vectoriser()
+        self.harm_vec, self.cat_vec = _vectoriser(), _vectoriser()
+        self.harmful = [e for e in exemplars if e.label == "harmful"]
         x = self.harm_vec.fit_transform([prescreen.mask(e.text) for e in exemplars])
         y = np.array([e.label == "harmful" for e in exemplars])
-        self.harm = LogisticRegression(C=MODEL_C, max_iter=5000, class_weight="balanced").fit(x, y)
-        self.harmful = [e for e in exemplars if e.label == "harmful"]
-        self.cat_vec = _vectoriser()
         self.cat_x = self.cat_vec.fit_transform([normalise(e.text) for e in self.harmful])
-        self.category = LogisticRegression(C=MODEL_C, max_iter=5000).fit(self.cat_x, [e.category for e in
-                                                                                      self.harmful])
+        with threadpool_limits(limits=1):  # BLAS threads only contend here: 0.2 s on one thread, 4-9 s on two busy
+            self.harm = LogisticRegression(C=MODEL_C, max_iter=5000, class_weight="balanced").fit(x, y)
+            self.category = LogisticRegression(C=MODEL_C, max_iter=5000).fit(self.cat_x, [e.category for e in
+                                                                                          self.harmful])
 
     def scores(self, texts: list[str]) -> np.ndarray:
         """The harm model's probability for each text as one window, ``(len(texts),)`` float in [0, 1]."""
@@ -195,13 +200,16 @@ class OfflineScreen:
             return ScreenResult("allow", None, **common)
         category, rule = acting
         decision = "block" if category in t.refuse_categories else "flag"
-        return ScreenResult(decision, category, rule=rule, nearest=self._nearest(worst.window, category), **common)
+        threshold = {RULES[0]: t.hit_score, RULES[1]: t.agent_score, RULES[2]: t.alone_score}[rule]
+        return ScreenResult(decision, category, rule=rule, threshold=threshold,
+                            nearest=self._nearest(worst.window, category), **common)
 
     def _nearest(self, window: str, category: str) -> tuple[str, float] | None:
         rows = [i for i, e in enumerate(self.harmful) if e.category == category] or list(range(len(self.harmful)))
         sims = _cosines(self.cat_vec.transform([window]), self.cat_x[rows])
         best = int(np.argmax(sims))
-        return self.harmful[rows[best]].id, round(float(sims[best]), 3)
+        words = self.harmful[rows[best]].text.split()
+        return " ".join(words[:8]) + ("..." if len(words) > 8 else ""), round(float(sims[best]), 3)
 
 
 def act(e: Evidence, t: Thresholds) -> tuple[str, str] | None:

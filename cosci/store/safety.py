@@ -1,13 +1,14 @@
-"""The ``safety_verdicts`` rows: what the safety classifier decided about a goal, hypothesis, overview or
-feedback text, whether the decision acted, and a withheld overview's text (issue 15)."""
+"""The ``safety_verdicts`` rows: what safety screening decided about a goal, hypothesis, overview or feedback
+text, whether the decision acted, what the offline screen found, the classifier's own answer, a disagreement
+between them, and a withheld overview's text (docs/design.md#safety-screen)."""
 
 from __future__ import annotations
 
 import hashlib
 import sqlite3
 import time
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 from cosci.store.db import Database, dumps, row_to
 
@@ -16,7 +17,10 @@ Subject = Literal["goal", "hypothesis", "overview", "feedback"]
 
 @dataclass(frozen=True)
 class SafetyVerdict:
-    """One screening. ``decision``: allow / flag / block; ``acted``: it refused, quarantined or withheld."""
+    """One screening. ``decision``: allow / flag / block; ``acted``: it refused, quarantined or withheld;
+    ``screen``: the offline screen's result (:meth:`cosci.safety.screen.ScreenResult.as_dict`, plus
+    ``decided_by``: ``screen`` or ``classifier``); ``model_decision``: the classifier's own answer (None: no
+    answer); ``disagreement``: the screen would refuse and the capable classifier did not."""
 
     id: str
     subject: str
@@ -29,6 +33,15 @@ class SafetyVerdict:
     model: str | None
     task_id: str | None
     created_at: float
+    screen: dict[str, Any] = field(default_factory=dict)
+    model_decision: str | None = None
+    disagreement: bool = False
+
+    @property
+    def hit(self) -> bool:
+        """Whether there is something to show: a term or screen hit, a decision other than allow, a disagreement."""
+        return bool(self.screen.get("hits")) or self.screen.get("decision", "allow") != "allow" or \
+            self.decision != "allow" or self.disagreement
 
     def line(self) -> str:
         """One line for a terminal: decision, categories and rationale."""
@@ -48,15 +61,17 @@ class SafetyVerdicts:
 
     def add(self, vid: str, subject: Subject, subject_id: str | None, *, decision: str, categories: list[str],
             rationale: str, prescreen: list[str], acted: bool, model: str | None, task_id: str | None,
-            withheld_text: str | None = None) -> bool:
+            withheld_text: str | None = None, screen: dict[str, Any] | None = None,
+            model_decision: str | None = None, disagreement: bool = False) -> bool:
         """Insert a verdict (idempotent on ``vid``: a replayed screening adds nothing). True if inserted."""
         with self.db.tx() as c:
             cur = c.execute(
                 "INSERT OR IGNORE INTO safety_verdicts (id, session_id, subject, subject_id, decision, categories,"
-                " rationale, prescreen, acted, model, task_id, withheld_text, created_at)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                " rationale, prescreen, acted, model, task_id, withheld_text, created_at, screen, model_decision,"
+                " disagreement) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (vid, self.session_id, subject, subject_id, decision, dumps(categories), rationale,
-                 dumps(prescreen), int(acted), model, task_id, withheld_text, time.time()))
+                 dumps(prescreen), int(acted), model, task_id, withheld_text, time.time(), dumps(screen or {}),
+                 model_decision, int(disagreement)))
             return cur.rowcount > 0
 
     def get(self, vid: str) -> SafetyVerdict | None:
@@ -90,4 +105,5 @@ class SafetyVerdicts:
 
 
 def _verdict(row: sqlite3.Row) -> SafetyVerdict:
-    return row_to(SafetyVerdict, row, json_columns={"categories": [], "prescreen": []}, bool_columns=("acted",))
+    return row_to(SafetyVerdict, row, json_columns={"categories": [], "prescreen": [], "screen": {}},
+                  bool_columns=("acted", "disagreement"))

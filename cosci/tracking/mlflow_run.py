@@ -6,8 +6,9 @@
   ``mlflow.parentRunId`` from ``COSCI_MLFLOW_PARENT_RUN_ID`` (set by the sweep callback, issue 7);
 - step metrics every ``tracking.log_every_tasks`` tasks: top-1 Elo, mean top-5 Elo, hypotheses, matches, USD
   spent (total and per agent), tokens;
-- safety (issue 15, :meth:`SessionTracker.log_safety`): ``safety_flags`` / ``safety_blocks``, the goal's
-  decision as a tag, ``safety/verdicts.json``; a withheld overview never reaches the run;
+- safety (:meth:`SessionTracker.log_safety`): ``safety_flags`` / ``safety_blocks`` / ``safety_screen_hits`` /
+  ``safety_disagreements``, the goal's decision, who decided and every screen hit as tags, and
+  ``safety/verdicts.json``; a withheld overview never reaches the run;
 - at the end: ``overview.md``, ``leaderboard.parquet`` (id, title, Elo, matches, state, cluster, parents),
   ``matches.parquet``, ``elo_trajectory.png``, and ``report.html`` (issue 17: the file written at
   finalisation, byte for byte);
@@ -42,7 +43,7 @@ from mlflow.tracking import MlflowClient
 from cosci.config.schema import CosciConfig
 from cosci.grounding.report import claims_document, grounding_metrics
 from cosci.stats import SessionStats
-from cosci.store import SessionRecord
+from cosci.store import SafetyVerdict, SessionRecord
 from cosci.tournament.judge_stats import session_judge_stats
 from cosci.tracking import PARENT_ENV, SWEEP_OVERRIDES_ENV, artifact_location, tracking_uri
 from cosci.tracking.artifacts import bt_png, elo_trajectory_png, leaderboard_frame, matches_frame
@@ -225,21 +226,35 @@ class SessionTracker:
         self.client.set_terminated(self.run_id, status="FINISHED")
 
     def log_safety(self, record: SessionRecord) -> None:
-        """Issue 15: metrics ``safety_flags`` / ``safety_blocks`` (counts of verdicts), tags ``cosci.safety``
-        (on / off) and ``cosci.safety.goal`` (the goal's decision: a flagged goal is tagged ``flag``), and the
-        verdicts as ``safety/verdicts.json`` (decision, categories, rationale; a withheld overview's text is
-        kept out of MLflow)."""
+        """Safety screening on the run (docs/design.md#safety-screen): metrics ``safety_flags`` / ``safety_blocks``
+        (counts of decisions), ``safety_screen_hits`` (verdicts with a term or screen hit, a flag, a block or a
+        disagreement) and ``safety_disagreements``; tags ``cosci.safety`` (on / off), ``cosci.safety.goal`` (the
+        goal's decision), ``cosci.safety.decided_by`` (``screen`` on a tier unable to classify, else
+        ``classifier``), ``cosci.safety.hits`` (one entry per hit: subject, decision, what matched) and
+        ``cosci.safety.disagreements``; and the verdicts as ``safety/verdicts.json`` (a withheld overview's text
+        is kept out of MLflow)."""
         counts = record.safety.counts()
+        verdicts = record.safety.all()
+        hits = [v for v in verdicts if v.hit]
+        disagreements = [v for v in hits if v.disagreement]
         now = int(time.time() * 1000)
-        self.client.log_batch(self.run_id, metrics=[Metric("safety_flags", float(counts.get("flag", 0)), now, 0),
-                                                    Metric("safety_blocks", float(counts.get("block", 0)), now, 0)])
+        self.client.log_batch(self.run_id, metrics=[
+            Metric("safety_flags", float(counts.get("flag", 0)), now, 0),
+            Metric("safety_blocks", float(counts.get("block", 0)), now, 0),
+            Metric("safety_screen_hits", float(len(hits)), now, 0),
+            Metric("safety_disagreements", float(len(disagreements)), now, 0)])
         off = not counts and bool(record.logs.events("safety_disabled"))
         self.client.set_tag(self.run_id, "cosci.safety", "off" if off else "on")
         goal = record.safety.latest("goal")
         if goal is not None:
             self.client.set_tag(self.run_id, "cosci.safety.goal", goal.decision)
-        verdicts = [asdict(v) for v in record.safety.all()]
-        self.client.log_text(self.run_id, json.dumps(verdicts, indent=2), "safety/verdicts.json")
+            self.client.set_tag(self.run_id, "cosci.safety.decided_by", goal.screen.get("decided_by", "classifier"))
+        if hits:
+            self.client.set_tag(self.run_id, "cosci.safety.hits", _tag_value("; ".join(_hit(v) for v in hits)))
+        if disagreements:
+            self.client.set_tag(self.run_id, "cosci.safety.disagreements",
+                                _tag_value("; ".join(_hit(v) for v in disagreements)))
+        self.client.log_text(self.run_id, json.dumps([asdict(v) for v in verdicts], indent=2), "safety/verdicts.json")
 
     def log_cache_shares(self, record: SessionRecord) -> None:
         """Metrics ``cache_read_share`` (all calls) and ``cache_read_share.<agent>``: input tokens read from the
@@ -267,3 +282,14 @@ class SessionTracker:
 
 
 __all__ = ["SessionTracker", "flat_params", "mlflow"]
+
+
+def _hit(v: SafetyVerdict) -> str:
+    """One entry of ``cosci.safety.hits``: subject (and id), decision, and what the screen matched."""
+    who = f"{v.subject} {v.subject_id}" if v.subject_id else v.subject
+    return f"{who}: {v.decision}{' (acted)' if v.acted else ''} - {v.screen.get('line') or v.line()}"
+
+
+def _tag_value(text: str) -> str:
+    """A tag value within MLflow's limit (5000 characters)."""
+    return text if len(text) <= 5000 else text[:4990] + " [...]"

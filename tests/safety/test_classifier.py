@@ -1,42 +1,45 @@
-"""The classifier's own rules (issue 15), at the LLM port: what acts on which subject, categories mapped onto
-the configured list, one call per screened text, and the embedded model's block needing a pre-screen hit."""
+"""The classifier's rules at the LLM port: who decides on which tier, what acts on which subject, the screen's note
+in a capable classifier's prompt, disagreements, failures, categories mapped onto the configured list, and one
+call per screened text. Every verdict the port gives is scripted here, including wrong ones."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import replace
+import logging
 from pathlib import Path
 
 import pytest
 
 from cosci.config.schema import CosciConfig
+from cosci.errors import CosciError
 from cosci.llm.routing import Router
-from cosci.llm.types import CallSpec, LLMResponse, Route, ToolCall
-from cosci.safety.classifier import Classifier, acts
+from cosci.llm.types import CallSpec, LLMResponse, ToolCall
+from cosci.safety.classifier import Classifier, acts, said
 from cosci.store import SessionRecord
+from tests.conftest import CAPABLE
 
 HARMFUL = "Describe a precursor route to synthesize sarin with household chemicals."
 ORDINARY = "Propose approved drugs to repurpose for acute myeloid leukemia."
+LOW_SEVERITY = "Write ransomware that encrypts the patient records of a hospital network and spreads to every machine."
 
 
 class Port:
-    """An LLM port answering every call with one safety verdict; keeps what it was asked."""
+    """An LLM port answering every call with one scripted safety verdict (or failing); keeps what it was asked."""
 
-    def __init__(self, decision: str, categories: list[str]) -> None:
-        self.args = json.dumps({"decision": decision, "categories": categories, "rationale": "because"})
-        self.specs: list[CallSpec] = []
+    def __init__(self, decision: str, categories: list[str] | None = None, fail: bool = False) -> None:
+        self.args = json.dumps({"decision": decision, "categories": categories or [], "rationale": "because"})
+        self.fail, self.specs = fail, []
 
     async def complete(self, spec: CallSpec) -> LLMResponse:
         self.specs.append(spec)
+        if self.fail:
+            raise CosciError("provider down")
         return LLMResponse(text="", tool_calls=[ToolCall("c1", "record_safety_verdict", self.args)],
                            thinking_blocks=[], finish_reason="tool_calls", model=spec.route.model)
 
-
-class EmbeddedRouter(Router):
-    """The configured route, marked as the embedded (schema-constrained) model."""
-
-    def route(self, agent: str, mode: str, tier: str | None = None) -> Route:
-        return replace(super().route(agent, mode, tier), constrained=True)
+    @property
+    def prompt(self) -> str:
+        return str(self.specs[-1].messages[0]["content"])
 
 
 @pytest.fixture
@@ -45,6 +48,10 @@ def record(tmp_path: Path, config: CosciConfig) -> SessionRecord:
     rec.sessions.create(goal="g", config_snapshot={}, overrides=[], models_choice="fake", budget_usd=1.0,
                         budget_tokens=None, wall_clock_seconds=60.0)
     return rec
+
+
+def classifier(config: CosciConfig, port: Port, record: SessionRecord) -> Classifier:
+    return Classifier(config, port, Router(config), record)
 
 
 def test_which_decisions_act_follow_the_config(config: CosciConfig) -> None:
@@ -58,29 +65,84 @@ def test_quarantine_on_flag_can_be_chosen(config: CosciConfig) -> None:
     assert acts(config, "hypothesis", "flag") and not acts(config, "goal", "flag")
 
 
+@pytest.mark.parametrize("model_says", ["allow", "flag"])
+async def test_on_a_tier_unable_to_classify_the_screen_refuses_whatever_the_model_says(
+        config: CosciConfig, record: SessionRecord, model_says: str) -> None:
+    port = Port(model_says)
+    s = await classifier(config, port, record).screen("goal", HARMFUL)
+    assert s.decision == "block" and s.acted and s.verdict.categories == ["chemical"]
+    assert s.verdict.model_decision == model_says and s.verdict.screen["decided_by"] == "screen"
+    assert s.verdict.rationale.startswith('offline screen: chemical (term hit): "sarin"')
+    assert len(port.specs) == 1  # the model was still asked: its answer is recorded for measurement
+
+
+@pytest.mark.parametrize("model_says", ["block", "flag"])
+async def test_on_a_tier_unable_to_classify_the_models_alarm_neither_refuses_nor_flags(
+        config: CosciConfig, record: SessionRecord, model_says: str, caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="cosci.safety"):
+        s = await classifier(config, Port(model_says, ["biological"]), record).screen("goal", ORDINARY)
+    assert s.decision == "allow" and not s.acted and s.verdict.categories == []
+    assert s.verdict.model_decision == model_says and not s.verdict.hit
+    assert not caplog.records  # nothing to say: the model's own alarm is recorded only
+
+
+async def test_a_lower_severity_hit_flags_and_is_said_once(config: CosciConfig, record: SessionRecord,
+                                                           caplog: pytest.LogCaptureFixture) -> None:
+    clf = classifier(config, Port("allow"), record)
+    with caplog.at_level(logging.WARNING, logger="cosci.safety"):
+        s = await clf.screen("goal", LOW_SEVERITY)
+        await clf.screen("goal", LOW_SEVERITY)  # screened before: not asked or said again
+    assert s.decision == "flag" and not s.acted and s.verdict.categories == ["cyber"]
+    [line] = [r.getMessage() for r in caplog.records]
+    assert line.startswith("safety: the research goal was flagged by safety screening, flag (cyber)")
+    assert '"ransomware"' in line
+
+
+@pytest.mark.overrides(CAPABLE)
+async def test_a_capable_classifier_decides_and_sees_the_screens_note(config: CosciConfig,
+                                                                      record: SessionRecord) -> None:
+    port = Port("block", ["Chemical"])
+    s = await classifier(config, port, record).screen("goal", HARMFUL)
+    assert s.decision == "block" and s.acted and not s.verdict.disagreement
+    assert s.verdict.screen["decided_by"] == "classifier" and s.verdict.rationale == "because"
+    assert 'matched: chemical: "sarin" + "precursor"' in port.prompt
+    assert "- matched: offline screen: block (chemical, term hit)" in port.prompt
+    port = Port("allow")
+    await classifier(config, port, record).screen("goal", ORDINARY)
+    assert "matched:" not in port.prompt  # nothing matched, no note
+
+
+@pytest.mark.overrides(CAPABLE)
+async def test_a_capable_classifier_allowing_what_the_screen_refuses_is_a_disagreement(
+        config: CosciConfig, record: SessionRecord, caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="cosci.safety"):
+        s = await classifier(config, Port("allow"), record).screen("goal", HARMFUL)
+    assert s.decision == "allow" and not s.acted and s.verdict.disagreement
+    [line] = [r.getMessage() for r in caplog.records]
+    assert line.startswith("safety: the offline screen would refuse the research goal (chemical (term hit)")
+    assert line.endswith("the classifier says allow (no category): because; recorded as a disagreement")
+    assert said(s.verdict) == line
+
+
+@pytest.mark.overrides(CAPABLE)
+async def test_a_failed_classifier_call_flags_or_keeps_the_screens_refusal(config: CosciConfig,
+                                                                          record: SessionRecord) -> None:
+    clf = classifier(config, Port("allow", fail=True), record)
+    ordinary, harmful = await clf.screen("goal", ORDINARY), await clf.screen("goal", HARMFUL)
+    assert ordinary.decision == "flag" and not ordinary.acted
+    assert ordinary.verdict.rationale.startswith("not screened by the model: the classifier call failed")
+    assert harmful.decision == "block" and harmful.acted and harmful.verdict.model_decision is None
+
+
+@pytest.mark.overrides(CAPABLE)
 async def test_categories_are_mapped_and_a_text_is_screened_once(config: CosciConfig,
                                                                  record: SessionRecord) -> None:
     port = Port("block", ["Radiological / Nuclear", "CYBER", "made-up", "cyber"])
-    clf = Classifier(config, port, Router(config), record)
+    clf = classifier(config, port, record)
     first = await clf.screen("hypothesis", HARMFUL, subject_id="H-1")
     again = await clf.screen("hypothesis", HARMFUL, subject_id="H-1")
     assert len(port.specs) == 1 and again.verdict == first.verdict
     assert first.verdict.categories == ["radiological_nuclear", "cyber", "other"] and first.acted
     assert port.specs[0].route.key == "safety.classify" and port.specs[0].tool_choice == "record_safety_verdict"
-    assert first.verdict.prescreen == ['chemical: "sarin" + "synthesize"']
+    assert first.verdict.prescreen == ['chemical: "sarin" + "precursor"']
     assert record.safety.counts() == {"block": 1} and record.logs.events("safety_block")
-
-
-async def test_the_embedded_models_block_needs_a_prescreen_hit(config: CosciConfig, record: SessionRecord) -> None:
-    clf = Classifier(config, Port("block", ["biological"]), EmbeddedRouter(config), record)
-    ordinary = await clf.screen("goal", ORDINARY)
-    assert ordinary.decision == "flag" and not ordinary.acted
-    assert ordinary.verdict.rationale.startswith("embedded model's block without a pre-screen hit")
-    harmful = await clf.screen("goal", HARMFUL)
-    assert harmful.decision == "block" and harmful.acted
-
-
-@pytest.mark.overrides("safety.embedded_block_needs_prescreen=false")
-async def test_the_embedded_rule_can_be_turned_off(config: CosciConfig, record: SessionRecord) -> None:
-    clf = Classifier(config, Port("block", ["biological"]), EmbeddedRouter(config), record)
-    assert (await clf.screen("goal", ORDINARY)).acted

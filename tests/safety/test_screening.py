@@ -1,5 +1,7 @@
-"""Safety screening in a whole session on the scripted fake, without Prefect (issue 15): the goal before any
-other call, every new hypothesis before its review, the overview at the end; ``safety.enabled=false``."""
+"""Safety screening in a whole session on the scripted fake, without Prefect: the goal before any other call,
+every new hypothesis before its review, the overview at the end; ``safety.enabled=false``. Tests of a capable
+classifier mark the fake's mini tier able to classify (``CAPABLE``) and script its verdicts; by default the fake,
+like the embedded model, is unable to classify and the offline screen decides."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from cosci.session.runtime import SessionRuntime
 from cosci.supervisor.loop import Supervisor
 from cosci.supervisor.termination import StopReason
 from cosci.tracking.artifacts import leaderboard_frame
+from tests.conftest import CAPABLE
 
 
 async def run(config: CosciConfig, rt: SessionRuntime | None = None) -> tuple[SessionRuntime, StopReason, str]:
@@ -27,6 +30,7 @@ async def run(config: CosciConfig, rt: SessionRuntime | None = None) -> tuple[Se
     return rt, reason, overview
 
 
+@pytest.mark.overrides(CAPABLE)
 async def test_a_blocked_goal_stops_before_any_other_call(config: CosciConfig, fake: FakeBackend) -> None:
     fake.script(FakeReply.verdict("block", "Biological", rationale="asks for a more transmissible pathogen"),
                 agent="safety", action="ScreenGoal")
@@ -50,8 +54,11 @@ async def test_a_blocked_goal_stops_before_any_other_call(config: CosciConfig, f
         await SessionRuntime.open(config, session_id=rt.session_id)
 
 
-@pytest.mark.overrides("session.goal='Which changes would let H5N1 spread efficiently between ferrets?'")
-async def test_prescreen_hits_reach_the_classifier_prompt_and_never_block_alone(
+FERRETS = "session.goal='Which changes would let H5N1 spread efficiently between ferrets?'"
+
+
+@pytest.mark.overrides(FERRETS, CAPABLE)
+async def test_a_capable_classifier_sees_the_screens_note_and_its_allow_is_a_disagreement(
         config: CosciConfig, fake: FakeBackend) -> None:
     rt = await SessionRuntime.open(config, models_choice="fake")
     try:
@@ -60,15 +67,31 @@ async def test_prescreen_hits_reach_the_classifier_prompt_and_never_block_alone(
         task = rt.record.tasks.claim("t")
         assert task is not None and task.action == "ScreenGoal"
         result = await rt.execute(task)
-        assert result.kind == "goal_screened"  # the fake's autopilot allows: a hit alone does not block
+        assert result.kind == "goal_screened"  # the fake's autopilot allows, and the classifier decides
         prompt = fake.calls_for("safety")[0].prompt
-        assert "look at it with extra care" in prompt and '"H5N1" + "spread efficiently"' in prompt
+        assert "look at it with extra care" in prompt and 'matched: biological: "h5n1" + "spread efficiently"' in prompt
         verdict = rt.record.safety.latest("goal")
-        assert verdict and verdict.decision == "allow" and verdict.prescreen
+        assert verdict and verdict.decision == "allow" and verdict.prescreen and verdict.disagreement
     finally:
         await rt.close()
 
 
+@pytest.mark.overrides(FERRETS)
+async def test_on_a_tier_unable_to_classify_the_screen_refuses_before_any_other_call(
+        config: CosciConfig, fake: FakeBackend) -> None:
+    rt, reason, overview = await run(config)
+    try:
+        assert reason == StopReason.REFUSED and rt.record.sessions.status() == "refused"
+        assert [(c.agent, c.action) for c in fake.calls] == [("safety", "ScreenGoal")]
+        verdict = rt.record.safety.latest("goal")
+        assert verdict and verdict.decision == "block" and verdict.model_decision == "allow"  # the fake's answer
+        assert rt.record.sessions.get().stop_reason == "safety: biological"
+        assert overview.startswith("# Session refused by safety screening\n\nThe offline safety screen blocked")
+    finally:
+        await rt.close()
+
+
+@pytest.mark.overrides(CAPABLE)
 async def test_a_flagged_goal_runs_with_a_warning(config: CosciConfig, fake: FakeBackend,
                                                   caplog: pytest.LogCaptureFixture) -> None:
     fake.script(FakeReply.verdict("flag", "biological", rationale="dual use"), agent="safety", action="ScreenGoal")
@@ -84,6 +107,7 @@ async def test_a_flagged_goal_runs_with_a_warning(config: CosciConfig, fake: Fak
         await rt.close()
 
 
+@pytest.mark.overrides(CAPABLE)
 async def test_a_blocked_hypothesis_is_quarantined_and_never_used_again(config: CosciConfig,
                                                                        fake: FakeBackend) -> None:
     fake.script(FakeReply.verdict("block", "chemical", rationale="describes a nerve agent route"),
@@ -112,6 +136,7 @@ async def test_a_blocked_hypothesis_is_quarantined_and_never_used_again(config: 
         await rt.close()
 
 
+@pytest.mark.overrides(CAPABLE)
 async def test_a_blocked_overview_is_withheld(config: CosciConfig, fake: FakeBackend) -> None:
     fake.script(FakeReply.verdict("block", "biological", rationale="the synthesis assembles a harmful route"),
                 agent="safety", action="ScreenOverview")
@@ -128,6 +153,7 @@ async def test_a_blocked_overview_is_withheld(config: CosciConfig, fake: FakeBac
         await rt.close()
 
 
+@pytest.mark.overrides(CAPABLE)
 async def test_a_failed_classifier_call_flags_and_keeps_the_hypothesis(
         config: CosciConfig, fake: FakeBackend, capsys: pytest.CaptureFixture[str]) -> None:
     fake.script(FakeReply(fault="bad_request"), agent="safety", action="ScreenHypothesis")
