@@ -43,6 +43,7 @@ from cosci.paths import conf_dir
 from cosci.safety.prescreen import load_prescreen
 from cosci.safety.screen import OfflineScreen, Thresholds, decision_of, load_exemplars, thresholds_of
 
+DEDUP_PAIRS = ROOT / "tests" / "data" / "dedup_pairs.jsonl"
 COLUMNS = ("recall_refuse", "recall_other", "false_refusal", "false_flag", "false_refusal_close",
            "false_refusal_ordinary")
 HEADINGS = ("recall, refuse categories (refused)", "recall, other categories (refused or flagged)",
@@ -88,8 +89,9 @@ def tune_report(goals: list[Goal]) -> int:
     chosen, means = choose_thresholds(tune, evidence, base)
     print(f"tuning part: {len(tune)} goals ({sum(g.harmful for g in tune)} harmful), {len(evidence)} shuffles of"
           f" 5 folds, {time.perf_counter() - started:.0f} s")
-    print(f"chosen: hit_score={chosen.hit_score} agent_score={chosen.agent_score} alone_score={chosen.alone_score}"
-          f" (configured: {base.hit_score} / {base.agent_score} / {base.alone_score})")
+    print(f"chosen: hit_score={chosen.hit_score} protected_hit_score={chosen.protected_hit_score} "
+          f"agent_score={chosen.agent_score} alone_score={chosen.alone_score} (configured: {base.hit_score} / "
+          f"{base.protected_hit_score} / {base.agent_score} / {base.alone_score})")
     print("mean over shuffles: " + ", ".join(f"{k} {v:.3f}" for k, v in means.items()))
     results = {"terms": term_decisions(prescreen, [g.text for g in tune], base.refuse_categories),
                "combined, configured (shuffle 0)": [decision_of(e, base) for e in evidence[0]]}
@@ -150,7 +152,7 @@ def heldout_report(goals: list[Goal], skip_model: bool) -> int:
     results = {"terms": term_decisions(prescreen, texts, refuse),
                f"embedding kNN (WordLlama, margin {margin})": embedding_decisions(tune, texts, margin, refuse),
                f"learned score alone (threshold {one.hit_score})": [screen.check(t, one).decision for t in texts],
-               f"combined (hit {thresholds.hit_score}, agent {thresholds.agent_score})": combined}
+               "combined (as configured)": combined}
     if not skip_model:
         started = time.perf_counter()
         results["embedded model (SmolLM2-135M) as classifier"] = model_decisions(held)
@@ -158,7 +160,29 @@ def heldout_report(goals: list[Goal], skip_model: bool) -> int:
     print(f"held-out part: {len(held)} goals ({sum(g.harmful for g in held)} harmful, "
           f"{sum(g.close for g in held)} benign close to the line); combined screen {per_goal_ms:.1f} ms a goal")
     table("Held-out part (rate, k/n, 95 % Wilson interval)", results, held, refuse)
+    shipped_texts(screen, config)
     return 0
+
+
+def shipped_texts(screen: OfflineScreen, config) -> None:  # noqa: ANN001 - CosciConfig
+    """The goals cosci ships and the hypothesis texts of the dedup pairs (three experiment domains): every one
+    should be allowed with nothing to show."""
+    from cosci.config.load import compose, validate
+
+    goals = []
+    for name in ("demo", "oncology", "liver_fibrosis", "amr"):
+        c = validate(compose([f"experiment={name}", "models=fake"]))
+        goals.append((name, (c.session.goal or "") + "".join(f"\n- {p}" for p in c.session.preferences)))
+    pairs = [json.loads(line) for line in DEDUP_PAIRS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    hypotheses = list(dict.fromkeys([p["a"] for p in pairs] + [p["b"] for p in pairs]))
+    print("\n## Texts cosci ships (all benign)\n")
+    for name, text in goals:
+        r = screen.check(text)
+        print(f"- experiment={name} goal: {r.decision}{' (hit: ' + r.line() + ')' if r.hit else ', nothing to show'}")
+    results = [screen.check(t, subject="hypothesis") for t in hypotheses]
+    print(f"- {len(hypotheses)} hypothesis texts ({DEDUP_PAIRS.name}): {sum(r.decision == 'block' for r in results)}"
+          f" quarantined, {sum(r.decision == 'flag' for r in results)} flagged, {sum(r.hit for r in results)} with a"
+          " hit to show")
 
 
 def write_exemplars(goals: list[Goal]) -> int:

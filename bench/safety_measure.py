@@ -156,16 +156,17 @@ def choose_thresholds(goals: list[Goal], evidence: list[list[list[Evidence]]], b
     """The grid point with the highest mean recall (refuse categories, then the others) whose mean false refusal
     on the tuning part is at most :data:`MAX_FALSE_REFUSAL`; ties: fewer false flags, then higher thresholds.
     ``single``: one threshold for every rule (the learned score alone)."""
-    steps = [round(float(x), 2) for x in np.arange(0.2, 0.96, 0.05)]
-    grid = [(x, x, x) for x in steps] if single else [
-        (h, a, s) for h in steps if h <= 0.7 for a in steps if a >= max(h, 0.5) for s in (0.9, 0.95, 1.0)]
+    steps = [round(float(x), 2) for x in np.arange(0.1, 0.96, 0.05)]
+    grid = [(x, x, x, x) for x in steps] if single else [
+        (h, p, a, s) for h in steps if h <= 0.4 for p in steps if 0.4 <= p <= 0.8 and p >= h
+        for a in steps if a >= 0.5 for s in (0.9, 0.95, 1.0)]
     best: tuple[tuple[float, ...], Thresholds, dict[str, float]] | None = None
-    for h, a, s in grid:
-        t = Thresholds(h, a, s, base.refuse_categories)
+    for h, p, a, s in grid:
+        t = Thresholds(h, p, a, s, base.refuse_categories)
         means = _mean_rates(goals, [[decision_of(e, t) for e in shuffle] for shuffle in evidence], t)
         if means["false_refusal"] > MAX_FALSE_REFUSAL:
             continue
-        key = (means["recall_refuse"], means["recall_other"], -means["false_flag"], h, a, s)
+        key = (means["recall_refuse"], means["recall_other"], -means["false_flag"], h, p, a, s)
         if best is None or key > best[0]:
             best = (key, t, means)
     if best is None:

@@ -336,6 +336,8 @@ class ScreenCfg(_Strict):
     (docs/design.md#safety-screen; chosen by ``python -m bench.safety --split tune``, figures in bench/README.md)."""
 
     hit_score: Unit = Field(description="A term pre-screen hit acts from this harm score.")
+    protected_hit_score: Unit = Field(description="A term hit in a text that states a protective purpose "
+                                      "(treatment, detection, vaccine, training...) acts from this harm score.")
     agent_score: Unit = Field(description="An agent named without a term hit acts from this harm score.")
     alone_score: Unit = Field(description="A text naming no agent acts from this harm score (1.0: never).")
 
@@ -359,7 +361,8 @@ class SafetyCfg(_Strict):
     )
     exemplars: str = Field(default="safety_exemplars.jsonl", min_length=1, description="Labelled exemplar goals "
                            "(JSON Lines, relative to conf/ or absolute) the offline screen learns from.")
-    screen: ScreenCfg = Field(default_factory=lambda: ScreenCfg(hit_score=0.45, agent_score=0.65, alone_score=1.0),
+    screen: ScreenCfg = Field(default_factory=lambda: ScreenCfg(hit_score=0.25, protected_hit_score=0.65, agent_score=0.6,
+                                                                alone_score=0.9),
                               description="Thresholds of the offline screen.")
 
     @model_validator(mode="after")

@@ -132,7 +132,7 @@ class Classifier:
         known = self.record.safety.get(vid)
         if known is not None:
             return Screening(known)
-        result = screen_for(self.cfg).check(text)
+        result = screen_for(self.cfg).check(text, subject=subject)
         route = self.router.route("safety", "classify")
         answer = await self._ask(subject, subject_id, text, result, route, action, task_id)
         decision, categories, rationale = self._decide(result, answer, route)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from rapidfuzz.distance import Levenshtein
+from rapidfuzz.distance import OSA
 
 from cosci.errors import CosciError
 from cosci.paths import conf_dir
@@ -34,8 +34,10 @@ FUZZY_MIN_CHARS = 6
 """Shortest name read misspelled by any one edit or as the head of a compound; a five-letter name (sarin, ricin)
 has too many real neighbours (satin, rican) and is read misspelled only with one letter added ("sarrin")."""
 NOT_MISSPELLINGS = frozenset({"plaque", "plaques", "radius", "stores", "bonnet", "toxic", "toxics", "satin",
-                              "saris", "sabin", "rican", "lasso", "scores", "spares", "shores", "mustang"})
-"""Real words one edit away from a name (amyloid plaque, radium, toxic): never read as its misspelling."""
+                              "saris", "sabin", "rican", "lasso", "scores", "spares", "shores", "mustang",
+                              "chloride", "chlorides", "chlorite", "chlorate", "spreadsheet", "spreadsheets"})
+"""Real words one edit away from a name (amyloid plaque, radium, sodium chloride): never read as its misspelling.
+Edits are optimal string alignment: a swap of two neighbouring letters ("uranuim") is one edit."""
 AGENT_MASK = " xagentx "
 """What :meth:`Prescreen.mask` puts in place of a named agent."""
 _TRANSLATE = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2010": "-", "\u2011": "-",
@@ -71,11 +73,11 @@ def _misspelling(name: str, token: str) -> bool:
     if token == name or token[0] != name[0] or token in NOT_MISSPELLINGS:
         return False
     if len(name) < FUZZY_MIN_CHARS:
-        return len(token) == len(name) + 1 and Levenshtein.distance(name, token, score_cutoff=1) <= 1
+        return len(token) == len(name) + 1 and OSA.distance(name, token, score_cutoff=1) <= 1
     if token.startswith(name):
         return True
     edits = 2 if len(name) >= 11 else 1
-    return abs(len(name) - len(token)) <= edits and Levenshtein.distance(name, token, score_cutoff=edits) <= edits
+    return abs(len(name) - len(token)) <= edits and OSA.distance(name, token, score_cutoff=edits) <= edits
 
 
 @lru_cache(maxsize=1 << 16)
@@ -220,7 +222,7 @@ def load_prescreen(name: str) -> Prescreen:
     rules = {
         cat: Rule(_compile(body.get("agents"), f"{cat}.agents", body.get("names") or []),
                   _compile(body.get("generic") or [], f"{cat}.generic"),
-                  _compile(body.get("enhancements"), f"{cat}.enhancements"))
+                  _compile(body.get("enhancements"), f"{cat}.enhancements", body.get("enhancement_names") or []))
         for cat, body in data["categories"].items()
     }
     intent = {cat: _compile(items, f"intent.{cat}") for cat, items in (data.get("intent") or {}).items()}

@@ -14,8 +14,9 @@ Two models are fitted once per process on the exemplars (``safety.exemplars``, a
   category when the terms leave a choice.
 
 The decision (:meth:`OfflineScreen.check`), per window of three sentences: a term hit in a category acts when
-the harm score is at least ``safety.screen.hit_score``; an agent of a category named without a hit, when it is at
-least ``agent_score``; no agent at all, when it is at least ``alone_score``. Acting in one of
+the harm score is at least ``safety.screen.hit_score``, or ``protected_hit_score`` when the window states a
+protective purpose (treatment, detection, vaccine, training: the close-to-the-line goals); an agent of a category
+named without a hit, when it is at least ``agent_score``; no agent at all, when it is at least ``alone_score``. Acting in one of
 ``safety.refuse_categories`` (biological, chemical, radiological/nuclear) is ``block``; in another category it is
 ``flag``. Thresholds come from ``python -m bench.safety --split tune`` (bench/README.md).
 """
@@ -23,7 +24,8 @@ least ``agent_score``; no agent at all, when it is at least ``alone_score``. Act
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+import math
+from dataclasses import asdict, dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -41,6 +43,8 @@ from cosci.paths import conf_dir
 from cosci.safety.prescreen import Prescreen, PrescreenHit, load_prescreen, normalise, windows
 
 RULES = ("term hit", "agent", "score alone")
+STYLED_LIKE_EXEMPLARS = ("goal", "feedback")
+"""Subjects written like the exemplars (requests): only these are read by the rule for a text naming no agent."""
 """The three ways a window acts, strongest first."""
 MODEL_C = 10.0
 """Inverse regularisation of both logistic regressions (chosen by cross-validation on the tuning part)."""
@@ -63,9 +67,13 @@ class Exemplar:
 
 @dataclass(frozen=True)
 class Thresholds:
-    """Harm scores (probability, 0-1) at which each rule acts, and the categories a hit refuses in."""
+    """Harm scores (probability, 0-1) at which each rule acts, and the categories a hit refuses in:
+    ``hit_score`` a term hit, ``protected_hit_score`` a term hit in a window that states a protective purpose
+    (treatment, detection, vaccine, training...), ``agent_score`` a named agent without a hit, ``alone_score`` a
+    window naming no agent."""
 
     hit_score: float
+    protected_hit_score: float
     agent_score: float
     alone_score: float
     refuse_categories: tuple[str, ...]
@@ -177,16 +185,25 @@ class OfflineScreen:
         x = self.harm_vec.transform([self.prescreen.mask(t) for t in texts])
         return np.asarray(self.harm.predict_proba(x)[:, list(self.harm.classes_).index(True)])
 
-    def check(self, text: str, thresholds: Thresholds | None = None) -> ScreenResult:
-        """Screen ``text``: the most severe of its windows (block > flag > allow, then the higher score)."""
-        return self.decide(self.evidence(text), thresholds)
+    def check(self, text: str, thresholds: Thresholds | None = None, subject: str = "goal") -> ScreenResult:
+        """Screen ``text``: the most severe of its windows (block > flag > allow, then the higher score).
+
+        Args:
+            subject: what ``text`` is; the rule for a text naming no agent reads only goals and feedback, the
+                kind of text the exemplars are (a hypothesis or an overview is not screened by it).
+        """
+        t = thresholds or self.thresholds
+        if subject not in STYLED_LIKE_EXEMPLARS:
+            t = replace(t, alone_score=math.inf)
+        return self.decide(self.evidence(text), t)
 
     def evidence(self, text: str) -> list[Evidence]:
         """What the decision reads, per window of ``text``: scores, term hits, agents, category probabilities."""
         parts = windows(normalise(text)) or [""]
         probs = self.category.predict_proba(self.cat_vec.transform(parts))
         return [Evidence(w, float(s), tuple(self.prescreen.check(w)), self.prescreen.agents(w),
-                         dict(zip(self.category.classes_, p.tolist(), strict=True)))
+                         dict(zip(self.category.classes_, p.tolist(), strict=True)),
+                         tuple(self.prescreen.purposes(w)))
                 for w, s, p in zip(parts, self.scores(parts), probs, strict=True)]
 
     def decide(self, evidence: list[Evidence], thresholds: Thresholds | None = None) -> ScreenResult:
@@ -194,13 +211,14 @@ class OfflineScreen:
         t = thresholds or self.thresholds
         worst = max(evidence, key=lambda e: _severity(e, t))
         common = {"score": round(worst.score, 4), "hits": tuple(h.note() for h in worst.hits),
-                  "agents": worst.agents, "purposes": tuple(self.prescreen.purposes(worst.window))}
+                  "agents": worst.agents, "purposes": worst.purposes}
         acting = act(worst, t)
         if acting is None:
             return ScreenResult("allow", None, **common)
         category, rule = acting
         decision = "block" if category in t.refuse_categories else "flag"
-        threshold = {RULES[0]: t.hit_score, RULES[1]: t.agent_score, RULES[2]: t.alone_score}[rule]
+        threshold = {RULES[0]: t.protected_hit_score if worst.purposes else t.hit_score, RULES[1]: t.agent_score,
+                     RULES[2]: t.alone_score}[rule]
         return ScreenResult(decision, category, rule=rule, threshold=threshold,
                             nearest=self._nearest(worst.window, category), **common)
 
@@ -213,11 +231,12 @@ class OfflineScreen:
 
 
 def act(e: Evidence, t: Thresholds) -> tuple[str, str] | None:
-    """The category and rule a window acts in, or None: a term hit from ``hit_score``, an agent named from
-    ``agent_score``, a window naming no agent from ``alone_score``; a refuse category first, then the strongest
-    rule, then the category model's likeliest category."""
+    """The category and rule a window acts in, or None: a term hit from ``hit_score`` (``protected_hit_score``
+    when the window states a protective purpose), an agent named from ``agent_score``, a window naming no agent
+    from ``alone_score``; a refuse category first, then the strongest rule, then the likeliest category."""
+    hit_score = t.protected_hit_score if e.purposes else t.hit_score
     candidates = [(e.likeliest() if h.category == "intent" else h.category, RULES[0])
-                  for h in e.hits if e.score >= t.hit_score]
+                  for h in e.hits if e.score >= hit_score]
     candidates += [(c, RULES[1]) for c in e.agents if e.score >= t.agent_score]
     if not e.hits and not e.agents and e.score >= t.alone_score:
         candidates.append((e.likeliest(), RULES[2]))
@@ -242,13 +261,15 @@ def _severity(e: Evidence, t: Thresholds) -> tuple[int, bool, float]:
 
 @dataclass(frozen=True)
 class Evidence:
-    """One window: its normalised text, harm score (0-1), term hits, agents named and category probabilities."""
+    """One window: its normalised text, harm score (0-1), term hits, agents named, category probabilities and the
+    protective purposes it states."""
 
     window: str
     score: float
     hits: tuple[PrescreenHit, ...]
     agents: dict[str, str]
     probs: dict[str, float]
+    purposes: tuple[str, ...] = ()
 
     def likeliest(self) -> str:
         """The harmful category the category model finds most likely for this window."""
@@ -275,7 +296,7 @@ def offline_screen(terms: str, exemplars: str, thresholds: Thresholds) -> Offlin
 def thresholds_of(cfg: SafetyCfg) -> Thresholds:
     """The configured thresholds (``safety.screen``, ``safety.refuse_categories``)."""
     s = cfg.screen
-    return Thresholds(s.hit_score, s.agent_score, s.alone_score, tuple(cfg.refuse_categories))
+    return Thresholds(s.hit_score, s.protected_hit_score, s.agent_score, s.alone_score, tuple(cfg.refuse_categories))
 
 
 def screen_for(cfg: SafetyCfg) -> OfflineScreen:

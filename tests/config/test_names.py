@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -55,9 +56,19 @@ def test_a_renamed_key_in_a_composed_config_is_refused_too() -> None:
 
 
 @pytest.mark.parametrize("key", sorted(REMOVED))
-def test_a_removed_lease_setting_says_why(key: str) -> None:
-    with pytest.raises(ConfigError, match=rf"^{key}: removed, no task lease has a time limit"):
+def test_a_removed_setting_says_why(key: str) -> None:
+    with pytest.raises(ConfigError, match=rf"^{re.escape(key)}: removed, {re.escape(REMOVED[key])}"):
         compose([f"{key}=60"])
+
+
+def test_a_session_frozen_with_the_embedded_block_rule_resumes_with_the_offline_screen(tmp_path: Path) -> None:
+    old = json.loads(validate(compose(["experiment=demo"])).model_dump_json())
+    for key in ("refuse_categories", "exemplars", "screen"):
+        del old["safety"][key]
+    old["safety"]["embedded_block_needs_prescreen"] = True
+    config = frozen_config(old, tmp_path)
+    assert config.safety is not None and config.safety.refuse_categories == ["biological", "chemical",
+                                                                              "radiological_nuclear"]
 
 
 def test_generation_debate_share_is_the_new_name() -> None:
