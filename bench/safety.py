@@ -164,7 +164,7 @@ def heldout_report(goals: list[Goal], skip_model: bool) -> int:
     return 0
 
 
-def shipped_texts(screen: OfflineScreen, config) -> None:  # noqa: ANN001 - CosciConfig
+def shipped_texts(screen: OfflineScreen, config) -> None:
     """The goals cosci ships and the hypothesis texts of the dedup pairs (three experiment domains): every one
     should be allowed with nothing to show."""
     from cosci.config.load import compose, validate

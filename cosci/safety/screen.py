@@ -16,9 +16,10 @@ Two models are fitted once per process on the exemplars (``safety.exemplars``, a
 The decision (:meth:`OfflineScreen.check`), per window of three sentences: a term hit in a category acts when
 the harm score is at least ``safety.screen.hit_score``, or ``protected_hit_score`` when the window states a
 protective purpose (treatment, detection, vaccine, training: the close-to-the-line goals); an agent of a category
-named without a hit, when it is at least ``agent_score``; no agent at all, when it is at least ``alone_score``. Acting in one of
-``safety.refuse_categories`` (biological, chemical, radiological/nuclear) is ``block``; in another category it is
-``flag``. Thresholds come from ``python -m bench.safety --split tune`` (bench/README.md).
+named without a hit, when it is at least ``agent_score``; no agent at all (goals and feedback only), when it is at
+least ``alone_score``. Acting in one of ``safety.refuse_categories`` (biological, chemical, radiological/nuclear)
+is ``block``; in another category it is ``flag``. Thresholds come from ``python -m bench.safety --split tune``
+(bench/README.md).
 """
 
 from __future__ import annotations
