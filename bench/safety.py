@@ -1,6 +1,6 @@
 """Safety screening measured on the labelled goal set: recall on harmful goals, false refusals on benign ones.
 
-    python -m bench.safety                    # the held-out part, every screen (about 10 min: the embedded model)
+    python -m bench.safety                    # held-out part and late batch, every screen (~15 min: embedded model)
     python -m bench.safety --skip-model       # without the embedded model (under a minute)
     python -m bench.safety --split tune       # cross-validated on the tuning part; prints the thresholds to ship
     python -m bench.safety --write-exemplars  # conf/safety_exemplars.jsonl = the tuning part of the set
@@ -14,7 +14,8 @@ Screens (:mod:`bench.safety_measure` has the set, the split and the rates):
 - *combined*: the offline screen as shipped (``safety.screen`` thresholds in ``conf/config.yaml``);
 - *embedded model*: the default tier's own answer through the real classifier path (``models=local``).
 
-Held-out figures are measured with the shipped exemplars, which must be the tuning part (checked).
+Held-out figures are measured with the shipped exemplars, which must be the tuning part (checked). The late batch
+(``tests/data/safety/goals_late.jsonl``) was written after the screen was frozen and is never tuned on.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from cosci.safety.prescreen import load_prescreen
 from cosci.safety.screen import OfflineScreen, Thresholds, decision_of, load_exemplars, thresholds_of
 
 DEDUP_PAIRS = ROOT / "tests" / "data" / "dedup_pairs.jsonl"
+LATE = ROOT / "tests" / "data" / "safety" / "goals_late.jsonl"
 COLUMNS = ("recall_refuse", "recall_other", "false_refusal", "false_flag", "false_refusal_close",
            "false_refusal_ordinary")
 HEADINGS = ("recall, refuse categories (refused)", "recall, other categories (refused or flagged)",
@@ -141,25 +143,27 @@ def heldout_report(goals: list[Goal], skip_model: bool) -> int:
     if sorted(e.id for e in shipped) != sorted(g.id for g in tune):
         print("the shipped exemplars are not the tuning part: run python -m bench.safety --write-exemplars")
         return 1
-    texts = [g.text for g in held]
     screen = OfflineScreen(prescreen, shipped, thresholds)
     evidence = cross_evidence(prescreen, tune, thresholds)
     one, _ = choose_thresholds(tune, evidence, thresholds, single=True)
     margin = choose_margin(tune, refuse)
-    started = time.perf_counter()
-    combined = [screen.check(t).decision for t in texts]
-    per_goal_ms = 1000 * (time.perf_counter() - started) / len(texts)
-    results = {"terms": term_decisions(prescreen, texts, refuse),
-               f"embedding kNN (WordLlama, margin {margin})": embedding_decisions(tune, texts, margin, refuse),
-               f"learned score alone (threshold {one.hit_score})": [screen.check(t, one).decision for t in texts],
-               "combined (as configured)": combined}
-    if not skip_model:
+    late = load_goals(LATE)
+    for title, goals_ in (("Held-out part", held), ("Late batch, written after the screen was frozen", late)):
+        texts = [g.text for g in goals_]
         started = time.perf_counter()
-        results["embedded model (SmolLM2-135M) as classifier"] = model_decisions(held)
-        print(f"embedded model: {time.perf_counter() - started:.0f} s for {len(held)} goals")
-    print(f"held-out part: {len(held)} goals ({sum(g.harmful for g in held)} harmful, "
-          f"{sum(g.close for g in held)} benign close to the line); combined screen {per_goal_ms:.1f} ms a goal")
-    table("Held-out part (rate, k/n, 95 % Wilson interval)", results, held, refuse)
+        combined = [screen.check(t).decision for t in texts]
+        per_goal_ms = 1000 * (time.perf_counter() - started) / len(texts)
+        results = {"terms": term_decisions(prescreen, texts, refuse),
+                   f"embedding kNN (WordLlama, margin {margin})": embedding_decisions(tune, texts, margin, refuse),
+                   f"learned score alone (threshold {one.hit_score})": [screen.check(t, one).decision for t in texts],
+                   "combined (as configured)": combined}
+        if not skip_model:
+            started = time.perf_counter()
+            results["embedded model (SmolLM2-135M) as classifier"] = model_decisions(goals_)
+            print(f"embedded model: {time.perf_counter() - started:.0f} s for {len(goals_)} goals")
+        print(f"{title}: {len(goals_)} goals ({sum(g.harmful for g in goals_)} harmful, "
+              f"{sum(g.close for g in goals_)} benign close to the line); combined screen {per_goal_ms:.1f} ms a goal")
+        table(f"{title} (rate, k/n, 95 % Wilson interval)", results, goals_, refuse)
     shipped_texts(screen, config)
     return 0
 
