@@ -10,8 +10,10 @@ Screens (:mod:`bench.safety_measure` has the set, the split and the rates):
 - *terms*: the term pre-screen alone (``conf/safety_prescreen.yaml``);
 - *embedding kNN*: nearest neighbour of the goal's WordLlama embedding among the shipped exemplars (margin chosen
   by leave-one-out on the tuning part, in the same run);
-- *learned score*: the offline screen with one threshold for every rule (chosen by cross-validation, same run);
-- *combined*: the offline screen as shipped (``safety.screen`` thresholds in ``conf/config.yaml``);
+- *term-gated alternative*: the offline screen with a threshold per rule, so that a term hit or a named agent
+  lowers the harm score needed (chosen by cross-validation on the tuning part, same run);
+- *combined*: the offline screen as shipped (``safety.screen`` in ``conf/config.yaml``: one threshold for every
+  rule; the terms name the category and what matched, and the masked agents make the score agent-blind);
 - *embedded model*: the default tier's own answer through the real classifier path (``models=local``).
 
 Held-out figures are measured with the shipped exemplars, which must be the tuning part (checked). The late batch
@@ -23,6 +25,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
 import sys
 import tempfile
 import time
@@ -88,13 +91,16 @@ def tune_report(goals: list[Goal]) -> int:
     tune = part(goals, "tune")
     started = time.perf_counter()
     evidence = cross_evidence(prescreen, tune, base)
-    chosen, means = choose_thresholds(tune, evidence, base)
+    chosen, means = choose_thresholds(tune, evidence, base, single=True)
+    gated, gated_means = choose_thresholds(tune, evidence, base)
     print(f"tuning part: {len(tune)} goals ({sum(g.harmful for g in tune)} harmful), {len(evidence)} shuffles of"
           f" 5 folds, {time.perf_counter() - started:.0f} s")
-    print(f"chosen: hit_score={chosen.hit_score} protected_hit_score={chosen.protected_hit_score} "
-          f"agent_score={chosen.agent_score} alone_score={chosen.alone_score} (configured: {base.hit_score} / "
+    print(f"chosen (one threshold, the shipped rule): {chosen.hit_score} (configured: {base.hit_score} / "
           f"{base.protected_hit_score} / {base.agent_score} / {base.alone_score})")
-    print("mean over shuffles: " + ", ".join(f"{k} {v:.3f}" for k, v in means.items()))
+    print("  mean over shuffles: " + ", ".join(f"{k} {v:.3f}" for k, v in means.items()))
+    print(f"term-gated alternative: {_gated_name(gated)} (cross-validation here favours it: the term lists were"
+          " written against these goals)")
+    print("  mean over shuffles: " + ", ".join(f"{k} {v:.3f}" for k, v in gated_means.items()))
     results = {"terms": term_decisions(prescreen, [g.text for g in tune], base.refuse_categories),
                "combined, configured (shuffle 0)": [decision_of(e, base) for e in evidence[0]]}
     table("Tuning part, cross-validated (not a figure to report)", results, tune, base.refuse_categories)
@@ -104,6 +110,10 @@ def tune_report(goals: list[Goal]) -> int:
                                                      and decision != "block"):
             print(f"  {decision:5s} {goal.id:12s} {goal.kind:11s} {goal.text[:100]}")
     return 0
+
+
+def _gated_name(t: Thresholds) -> str:
+    return f"hit {t.hit_score}, protected hit {t.protected_hit_score}, agent {t.agent_score}, alone {t.alone_score}"
 
 
 def model_decisions(goals: list[Goal]) -> list[str]:
@@ -121,6 +131,8 @@ def model_decisions(goals: list[Goal]) -> list[str]:
                          reserve_share=config.budget.reserve_share, cap_tokens=None)
     gateway = Gateway(config, budget, record.logs.add_call)
     classifier = Classifier(config, gateway, gateway.router, record)
+
+    logging.getLogger("cosci.safety").setLevel(logging.ERROR)  # every hit would be said: not a bench's output
 
     async def run() -> list[str]:
         out = []
@@ -145,7 +157,7 @@ def heldout_report(goals: list[Goal], skip_model: bool) -> int:
         return 1
     screen = OfflineScreen(prescreen, shipped, thresholds)
     evidence = cross_evidence(prescreen, tune, thresholds)
-    one, _ = choose_thresholds(tune, evidence, thresholds, single=True)
+    gated, _ = choose_thresholds(tune, evidence, thresholds)
     margin = choose_margin(tune, refuse)
     late = load_goals(LATE)
     for title, goals_ in (("Held-out part", held), ("Late batch, written after the screen was frozen", late)):
@@ -155,7 +167,8 @@ def heldout_report(goals: list[Goal], skip_model: bool) -> int:
         per_goal_ms = 1000 * (time.perf_counter() - started) / len(texts)
         results = {"terms": term_decisions(prescreen, texts, refuse),
                    f"embedding kNN (WordLlama, margin {margin})": embedding_decisions(tune, texts, margin, refuse),
-                   f"learned score alone (threshold {one.hit_score})": [screen.check(t, one).decision for t in texts],
+                   f"term-gated alternative ({_gated_name(gated)})": [screen.check(t, gated).decision
+                                                                       for t in texts],
                    "combined (as configured)": combined}
         if not skip_model:
             started = time.perf_counter()

@@ -361,8 +361,8 @@ class SafetyCfg(_Strict):
     )
     exemplars: str = Field(default="safety_exemplars.jsonl", min_length=1, description="Labelled exemplar goals "
                            "(JSON Lines, relative to conf/ or absolute) the offline screen learns from.")
-    screen: ScreenCfg = Field(default_factory=lambda: ScreenCfg(hit_score=0.25, protected_hit_score=0.65,
-                                                                agent_score=0.6, alone_score=0.9),
+    screen: ScreenCfg = Field(default_factory=lambda: ScreenCfg(hit_score=0.6, protected_hit_score=0.6,
+                                                                agent_score=0.6, alone_score=0.6),
                               description="Thresholds of the offline screen.")
 
     @model_validator(mode="after")

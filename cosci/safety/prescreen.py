@@ -62,10 +62,10 @@ def normalise(text: str) -> str:
 
 def windows(text: str) -> list[str]:
     """Overlapping windows of :data:`WINDOW_SENTENCES` sentences of a normalised text (one for a short text)."""
-    sentences = [s for s in _SENTENCE.split(text) if s.strip()]
-    if len(sentences) <= WINDOW_SENTENCES:
-        return [" ".join(sentences)]
-    return [" ".join(sentences[i:i + WINDOW_SENTENCES]) for i in range(len(sentences) - WINDOW_SENTENCES + 1)]
+    parts = [s for s in _SENTENCE.split(text) if s.strip()]
+    if len(parts) <= WINDOW_SENTENCES:
+        return [" ".join(parts)]
+    return [" ".join(parts[i:i + WINDOW_SENTENCES]) for i in range(len(parts) - WINDOW_SENTENCES + 1)]
 
 
 def _misspelling(name: str, token: str) -> bool:

@@ -13,7 +13,8 @@ Two models are fitted once per process on the exemplars (``safety.exemplars``, a
 - the *category* model, a logistic regression on the unmasked n-grams of the harmful exemplars, which names the
   category when the terms leave a choice.
 
-The decision (:meth:`OfflineScreen.check`), per window of three sentences: a term hit in a category acts when
+The decision (:meth:`OfflineScreen.check`), per window of three sentences, of the whole text and of each paragraph
+or list item (a request padded with benign preferences is also read on its own): a term hit in a category acts when
 the harm score is at least ``safety.screen.hit_score``, or ``protected_hit_score`` when the window states a
 protective purpose (treatment, detection, vaccine, training: the close-to-the-line goals); an agent of a category
 named without a hit, when it is at least ``agent_score``; no agent at all (goals and feedback only), when it is at
@@ -200,8 +201,12 @@ class OfflineScreen:
 
     def evidence(self, text: str) -> list[Evidence]:
         """What the decision reads, per window of ``text``: scores, term hits, agents, category probabilities."""
-        parts = windows(normalise(text)) or [""]
+        norm = normalise(text)
+        blocks = [b for b in norm.split("\n") if b.strip()]
+        # each paragraph or list item on its own too: a request padded with benign preferences is not diluted
+        parts = list(dict.fromkeys([*windows(norm), *(w for b in blocks if len(blocks) > 1 for w in windows(b))]))
         probs = self.category.predict_proba(self.cat_vec.transform(parts))
+        parts = parts or [""]
         return [Evidence(w, float(s), tuple(self.prescreen.check(w)), self.prescreen.agents(w),
                          dict(zip(self.category.classes_, p.tolist(), strict=True)),
                          tuple(self.prescreen.purposes(w)))
