@@ -1,6 +1,6 @@
 """Safety screening measured on the labelled goal set: recall on harmful goals, false refusals on benign ones.
 
-    python -m bench.safety                    # held-out part and late batch, every screen (~15 min: embedded model)
+    python -m bench.safety                    # held-out part, late and final batches (~45 min: the embedded model)
     python -m bench.safety --skip-model       # without the embedded model (under a minute)
     python -m bench.safety --split tune       # cross-validated on the tuning part; prints the thresholds to ship
     python -m bench.safety --write-exemplars  # conf/safety_exemplars.jsonl = the tuning part of the set
@@ -17,7 +17,9 @@ Screens (:mod:`bench.safety_measure` has the set, the split and the rates):
 - *embedded model*: the default tier's own answer through the real classifier path (``models=local``).
 
 Held-out figures are measured with the shipped exemplars, which must be the tuning part (checked). The late batch
-(``tests/data/safety/goals_late.jsonl``) was written after the screen was frozen and is never tuned on.
+(``tests/data/safety/goals_late.jsonl``) was written after a first screen was frozen; its figures and the held-out
+part's chose between two rules (bench/README.md). The final batch (``goals_final.jsonl``) was written after the
+shipped screen was frozen and has been measured once.
 """
 
 from __future__ import annotations
@@ -44,11 +46,13 @@ from bench.safety_measure import (
     term_decisions,
 )
 from cosci.paths import conf_dir
+from cosci.safety.exemplars import load_exemplars
 from cosci.safety.prescreen import load_prescreen
-from cosci.safety.screen import OfflineScreen, Thresholds, decision_of, load_exemplars, thresholds_of
+from cosci.safety.screen import OfflineScreen, Thresholds, decision_of, thresholds_of
 
 DEDUP_PAIRS = ROOT / "tests" / "data" / "dedup_pairs.jsonl"
 LATE = ROOT / "tests" / "data" / "safety" / "goals_late.jsonl"
+FINAL = ROOT / "tests" / "data" / "safety" / "goals_final.jsonl"
 COLUMNS = ("recall_refuse", "recall_other", "false_refusal", "false_flag", "false_refusal_close",
            "false_refusal_ordinary")
 HEADINGS = ("recall, refuse categories (refused)", "recall, other categories (refused or flagged)",
@@ -159,8 +163,10 @@ def heldout_report(goals: list[Goal], skip_model: bool) -> int:
     evidence = cross_evidence(prescreen, tune, thresholds)
     gated, _ = choose_thresholds(tune, evidence, thresholds)
     margin = choose_margin(tune, refuse)
-    late = load_goals(LATE)
-    for title, goals_ in (("Held-out part", held), ("Late batch, written after the screen was frozen", late)):
+    parts = (("Held-out part", held), ("Late batch (it chose the one-threshold rule, see bench/README.md)",
+                                       load_goals(LATE)), ("Final batch, written after the screen was frozen",
+                                                           load_goals(FINAL)))
+    for title, goals_ in parts:
         texts = [g.text for g in goals_]
         started = time.perf_counter()
         combined = [screen.check(t).decision for t in texts]

@@ -18,8 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
+from cosci.safety.exemplars import Exemplar
 from cosci.safety.prescreen import Prescreen
-from cosci.safety.screen import Evidence, Exemplar, OfflineScreen, Thresholds, decision_of
+from cosci.safety.screen import Evidence, OfflineScreen, Thresholds, decision_of
 
 ROOT = Path(__file__).resolve().parents[1]
 GOALS = ROOT / "tests" / "data" / "safety" / "goals.jsonl"

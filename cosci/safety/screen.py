@@ -19,17 +19,15 @@ the harm score is at least ``safety.screen.hit_score``, or ``protected_hit_score
 protective purpose (treatment, detection, vaccine, training: the close-to-the-line goals); an agent of a category
 named without a hit, when it is at least ``agent_score``; no agent at all (goals and feedback only), when it is at
 least ``alone_score``. Acting in one of ``safety.refuse_categories`` (biological, chemical, radiological/nuclear)
-is ``block``; in another category it is ``flag``. Thresholds come from ``python -m bench.safety --split tune``
-(bench/README.md).
+is ``block``; in another category it is ``flag``. The thresholds ship equal (one harm-score threshold, chosen by
+``python -m bench.safety --split tune``; docs/design.md#safety-screen says why the terms do not lower it).
 """
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import asdict, dataclass, field, replace
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -40,8 +38,7 @@ from sklearn.pipeline import FeatureUnion
 from threadpoolctl import threadpool_limits
 
 from cosci.config.schema import SafetyCfg
-from cosci.errors import CosciError
-from cosci.paths import conf_dir
+from cosci.safety.exemplars import Exemplar, load_exemplars
 from cosci.safety.prescreen import Prescreen, PrescreenHit, load_prescreen, normalise, windows
 
 RULES = ("term hit", "agent", "score alone")
@@ -50,21 +47,6 @@ STYLED_LIKE_EXEMPLARS = ("goal", "feedback")
 """The three ways a window acts, strongest first."""
 MODEL_C = 10.0
 """Inverse regularisation of both logistic regressions (chosen by cross-validation on the tuning part)."""
-
-
-class ExemplarError(CosciError):
-    """The exemplar file is missing or malformed."""
-
-
-@dataclass(frozen=True)
-class Exemplar:
-    """One labelled goal: ``label`` harmful / benign, ``category`` its hazard category (for a benign goal, the
-    category it is close to, or ``none``)."""
-
-    id: str
-    text: str
-    label: str
-    category: str
 
 
 @dataclass(frozen=True)
@@ -126,32 +108,6 @@ class ScreenResult:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def load_exemplars(name: str) -> tuple[Exemplar, ...]:
-    """Exemplars from a JSON Lines file (``name`` relative to ``conf/`` or absolute) with ``id``, ``text``,
-    ``label`` (harmful / benign) and ``category`` per row.
-
-    Raises:
-        ExemplarError: missing file, a malformed row, or fewer than two harmful and two benign rows.
-    """
-    path = Path(name) if Path(name).is_absolute() else conf_dir() / name
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise ExemplarError(f"safety.exemplars: cannot read {path} ({type(exc).__name__})") from None
-    out = []
-    for n, line in enumerate(lines, 1):
-        try:
-            row = json.loads(line) if line.strip() else None
-            if row is not None:
-                out.append(Exemplar(str(row["id"]), str(row["text"]), str(row["label"]), str(row["category"])))
-        except (ValueError, KeyError, TypeError):
-            raise ExemplarError(f"safety.exemplars: {path} line {n} is not a labelled exemplar") from None
-    labels = [e.label for e in out]
-    if set(labels) - {"harmful", "benign"} or min(labels.count("harmful"), labels.count("benign")) < 2:
-        raise ExemplarError(f"safety.exemplars: {path} needs harmful and benign rows (labels harmful / benign)")
-    return tuple(out)
 
 
 def _vectoriser() -> FeatureUnion:
@@ -216,17 +172,16 @@ class OfflineScreen:
         """The decision on a text's evidence (the configured thresholds unless others are given)."""
         t = thresholds or self.thresholds
         worst = max(evidence, key=lambda e: _severity(e, t))
-        common = {"score": round(worst.score, 4), "hits": tuple(h.note() for h in worst.hits),
-                  "agents": worst.agents, "purposes": worst.purposes}
+        found = ScreenResult("allow", None, round(worst.score, 4), hits=tuple(h.note() for h in worst.hits),
+                             agents=worst.agents, purposes=worst.purposes)
         acting = act(worst, t)
         if acting is None:
-            return ScreenResult("allow", None, **common)
+            return found
         category, rule = acting
-        decision = "block" if category in t.refuse_categories else "flag"
         threshold = {RULES[0]: t.protected_hit_score if worst.purposes else t.hit_score, RULES[1]: t.agent_score,
                      RULES[2]: t.alone_score}[rule]
-        return ScreenResult(decision, category, rule=rule, threshold=threshold,
-                            nearest=self._nearest(worst.window, category), **common)
+        return replace(found, decision="block" if category in t.refuse_categories else "flag", category=category,
+                       rule=rule, threshold=threshold, nearest=self._nearest(worst.window, category))
 
     def _nearest(self, window: str, category: str) -> tuple[str, float] | None:
         rows = [i for i, e in enumerate(self.harmful) if e.category == category] or list(range(len(self.harmful)))

@@ -108,9 +108,9 @@ class SessionRuntime:
             record.logs.event("session_started", {"goal": config.session.goal, "n_initial": config.run.n_initial,
                                                   "seed": config.run.seed, "namespace": record.namespace,
                                                   "budget_usd": config.run.budget_usd})
-            if not screening_on(config):  # issue 15: said once, at the start
-                log.warning("safety screening is off (safety.enabled=false): no classifier call screens the goal,"
-                            " hypotheses, feedback or the overview")
+            if not screening_on(config):  # said once, at the start
+                log.warning("safety screening is off (safety.enabled=false): neither the offline screen nor the "
+                            "classifier screens the goal, hypotheses, feedback or the overview")
                 record.logs.event("safety_disabled", {})
         elif record.sessions.status() in ("done", "refused"):
             status = record.sessions.status()

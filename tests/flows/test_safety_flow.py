@@ -162,3 +162,25 @@ def test_a_flagged_goal_on_the_offline_screen_is_tagged_on_the_mlflow_run(
     assert run.data.tags["cosci.safety.hits"].startswith('goal: flag - cyber (term hit): "ransomware"')
     assert run.data.metrics["safety_screen_hits"] >= 1 and run.data.metrics["safety_disagreements"] == 0
 
+
+
+async def test_the_goals_cosci_ships_pass_the_default_paths_screening_unflagged(tmp_path: Path) -> None:
+    """The demo and the three experiment goals, screened as a session screens them on the embedded model."""
+    from cosci.agents.safety import goal_text
+    from cosci.llm.budget import TokenBudget
+    from cosci.llm.gateway import Gateway
+    from cosci.safety.classifier import Classifier, said
+
+    record = SessionRecord.open(tmp_path / "record.sqlite", "s-local")
+    record.sessions.create(goal="g", config_snapshot={}, overrides=[], models_choice="local", budget_usd=1.0,
+                           budget_tokens=None, wall_clock_seconds=600.0)
+    for experiment in ("demo", "oncology", "liver_fibrosis", "amr"):
+        config = make_config(tmp_path / "data", f"experiment={experiment}", "models=local")
+        budget = TokenBudget(cap_usd=1.0, shares={a: c.budget_share for a, c in config.agents.items()},
+                             reserve_share=config.budget.reserve_share, cap_tokens=None)
+        gateway = Gateway(config, budget, record.logs.add_call)
+        text = goal_text(config.session.goal or "", list(config.session.preferences))
+        verdict = (await Classifier(config, gateway, gateway.router, record).screen("goal", text)).verdict
+        assert verdict.decision == "allow" and not verdict.hit and said(verdict) is None, (experiment, verdict)
+        assert verdict.screen["decided_by"] == "screen" and verdict.model_decision is not None  # the model answered
+    record.close()

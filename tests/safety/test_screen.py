@@ -12,8 +12,9 @@ import pytest
 from bench.safety_measure import GOALS, load_goals, part, split_of
 from cosci.config.schema import CosciConfig
 from cosci.paths import conf_dir
+from cosci.safety.exemplars import ExemplarError, load_exemplars
 from cosci.safety.prescreen import PrescreenHit
-from cosci.safety.screen import Evidence, ExemplarError, Thresholds, act, decision_of, load_exemplars, screen_for
+from cosci.safety.screen import Evidence, Thresholds, act, decision_of, screen_for
 from tests.conftest import make_config
 
 T = Thresholds(hit_score=0.2, protected_hit_score=0.45, agent_score=0.65, alone_score=0.95,
