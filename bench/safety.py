@@ -122,19 +122,19 @@ def _gated_name(t: Thresholds) -> str:
 
 def model_decisions(goals: list[Goal]) -> list[str]:
     """The embedded model's own verdict on each goal, through the classifier path on ``models=local``."""
-    from cosci.llm.budget import TokenBudget
-    from cosci.llm.gateway import Gateway
+    from cosci.llm.budget.token_budget import TokenBudget
+    from cosci.llm.gateway.adapter import Gateway
     from cosci.safety.classifier import Classifier
-    from cosci.store import SessionRecord
+    from cosci.store import SessionStore
 
     config = _config("local")
-    record = SessionRecord.open(Path(tempfile.mkdtemp()) / "record.sqlite", "bench-safety")
-    record.sessions.create(goal="bench", config_snapshot={}, overrides=[], models_choice="local", budget_usd=1.0,
+    store = SessionStore.open(Path(tempfile.mkdtemp()) / "store.sqlite", "bench-safety")
+    store.sessions.create(goal="bench", config_snapshot={}, overrides=[], models_choice="local", budget_usd=1.0,
                            budget_tokens=None, wall_clock_seconds=1e6)
     budget = TokenBudget(cap_usd=1.0, shares={a: c.budget_share for a, c in config.agents.items()},
                          reserve_share=config.budget.reserve_share, cap_tokens=None)
-    gateway = Gateway(config, budget, record.logs.add_call)
-    classifier = Classifier(config, gateway, gateway.router, record)
+    gateway = Gateway(config, budget, store.logs.add_call)
+    classifier = Classifier(config, gateway, gateway.router, store)
 
     logging.getLogger("cosci.safety").setLevel(logging.ERROR)  # every hit would be said: not a bench's output
 

@@ -197,7 +197,7 @@ def embedding_decisions(train: list[Goal], texts: list[str], margin: float, refu
 
 
 def _embedding_sims(train: list[Goal], texts: list[str], leave_one_out: bool) -> tuple[np.ndarray, list[str]]:
-    from cosci.llm.static_embedding import wordllama_embed
+    from cosci.llm.embeddings.wordllama import wordllama_embed
 
     a, b = wordllama_embed(texts), wordllama_embed([g.text for g in train])
     sims = a @ b.T

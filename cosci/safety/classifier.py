@@ -2,7 +2,7 @@
 
 :meth:`Classifier.screen` runs the offline screen (:mod:`cosci.safety.screen`: term lists and a learned harm
 score, deterministic), then one forced ``record_safety_verdict`` call (``agents.safety.modes.classify``; its cost
-comes from the budget reserve, see ``cosci.llm.gateway.RESERVE_MODES``) with the screen's findings as a note in
+comes from the budget reserve, see ``cosci.llm.gateway.adapter.RESERVE_MODES``) with the screen's findings as a note in
 its prompt, and records the verdict in ``safety_verdicts``. Who decides (docs/design.md#safety-screen):
 
 - a tier marked ``unable_to_classify`` (the embedded 135M model, the scripted fake): the screen. The model's own
@@ -26,14 +26,14 @@ from dataclasses import dataclass
 
 from cosci.config.schema import CosciConfig
 from cosci.errors import CosciError, GoalRefused
-from cosci.llm.routing import Router
-from cosci.llm.structured import call_record
-from cosci.llm.types import CallSpec, LLMPort, Route, TextBlock
+from cosci.llm.gateway.routing import Router
+from cosci.llm.port.structured import call_record
+from cosci.llm.port.types import CallSpec, LLMPort, Route, TextBlock
 from cosci.prompts import render
 from cosci.records import RecordSafetyVerdict
 from cosci.safety.quoting import quote_untrusted
 from cosci.safety.screen import ScreenResult, screen_for
-from cosci.store import SafetyVerdict, SessionRecord
+from cosci.store import SafetyVerdict, SessionStore
 from cosci.store.safety import Subject, verdict_id
 
 log = logging.getLogger("cosci.safety")
@@ -113,10 +113,10 @@ class Classifier:
         router: routes ``safety.classify`` to its tier (mini by default).
     """
 
-    def __init__(self, config: CosciConfig, llm: LLMPort, router: Router, record: SessionRecord) -> None:
+    def __init__(self, config: CosciConfig, llm: LLMPort, router: Router, store: SessionStore) -> None:
         if config.safety is None:
             raise CosciError("safety: no safety section in this session's config")
-        self.config, self.cfg, self.llm, self.router, self.record = config, config.safety, llm, router, record
+        self.config, self.cfg, self.llm, self.router, self.store = config, config.safety, llm, router, store
 
     async def screen(self, subject: Subject, text: str, *, subject_id: str | None = None, task_id: str | None = None,
                      action: str = "Screen", keep_text: bool = False) -> Screening:
@@ -128,8 +128,8 @@ class Classifier:
         Returns:
             The recorded :class:`Screening`.
         """
-        vid = verdict_id(self.record.session_id, subject, subject_id, text)
-        known = self.record.safety.get(vid)
+        vid = verdict_id(self.store.session_id, subject, subject_id, text)
+        known = self.store.safety.get(vid)
         if known is not None:
             return Screening(known)
         result = screen_for(self.cfg).check(text, subject=subject)
@@ -140,13 +140,13 @@ class Classifier:
         acted = acts(self.config, subject, decision)
         screen = {**result.as_dict(), "line": result.line(),
                   "decided_by": "screen" if route.unable_to_classify else "classifier"}
-        self.record.safety.add(vid, subject, subject_id, decision=decision, categories=categories,
+        self.store.safety.add(vid, subject, subject_id, decision=decision, categories=categories,
                                rationale=rationale, prescreen=list(result.hits), acted=acted, model=route.model,
                                task_id=task_id, withheld_text=text if acted and keep_text else None, screen=screen,
                                model_decision=answer.decision, disagreement=disagreement)
-        verdict = self.record.safety.get(vid)
+        verdict = self.store.safety.get(vid)
         assert verdict is not None
-        self.record.logs.event(f"safety_{decision}", {"subject": subject, "subject_id": subject_id,
+        self.store.logs.event(f"safety_{decision}", {"subject": subject, "subject_id": subject_id,
                                                       "verdict_id": vid, "acted": acted,
                                                       "disagreement": disagreement}, agent="safety")
         if subject != "feedback" and (line := said(verdict)):  # `cosci feedback` says its own in the CLI process

@@ -12,10 +12,10 @@ import pytest
 
 from cosci.config.schema import CosciConfig
 from cosci.errors import CosciError
-from cosci.llm.routing import Router
-from cosci.llm.types import CallSpec, LLMResponse, ToolCall
+from cosci.llm.gateway.routing import Router
+from cosci.llm.port.types import CallSpec, LLMResponse, ToolCall
 from cosci.safety.classifier import Classifier, acts, said
-from cosci.store import SessionRecord
+from cosci.store import SessionStore
 from tests.conftest import CAPABLE
 
 HARMFUL = "Describe a precursor route to synthesize sarin with household chemicals."
@@ -43,15 +43,15 @@ class Port:
 
 
 @pytest.fixture
-def record(tmp_path: Path, config: CosciConfig) -> SessionRecord:
-    rec = SessionRecord.open(tmp_path / "record.sqlite", "s-1")
-    rec.sessions.create(goal="g", config_snapshot={}, overrides=[], models_choice="fake", budget_usd=1.0,
+def store(tmp_path: Path, config: CosciConfig) -> SessionStore:
+    store = SessionStore.open(tmp_path / "store.sqlite", "s-1")
+    store.sessions.create(goal="g", config_snapshot={}, overrides=[], models_choice="fake", budget_usd=1.0,
                         budget_tokens=None, wall_clock_seconds=60.0)
-    return rec
+    return store
 
 
-def classifier(config: CosciConfig, port: Port, record: SessionRecord) -> Classifier:
-    return Classifier(config, port, Router(config), record)
+def classifier(config: CosciConfig, port: Port, store: SessionStore) -> Classifier:
+    return Classifier(config, port, Router(config), store)
 
 
 def test_which_decisions_act_follow_the_config(config: CosciConfig) -> None:
@@ -67,9 +67,9 @@ def test_quarantine_on_flag_can_be_chosen(config: CosciConfig) -> None:
 
 @pytest.mark.parametrize("model_says", ["allow", "flag"])
 async def test_on_a_tier_unable_to_classify_the_screen_refuses_whatever_the_model_says(
-        config: CosciConfig, record: SessionRecord, model_says: str) -> None:
+        config: CosciConfig, store: SessionStore, model_says: str) -> None:
     port = Port(model_says)
-    s = await classifier(config, port, record).screen("goal", HARMFUL)
+    s = await classifier(config, port, store).screen("goal", HARMFUL)
     assert s.decision == "block" and s.acted and s.verdict.categories == ["chemical"]
     assert s.verdict.model_decision == model_says and s.verdict.screen["decided_by"] == "screen"
     assert s.verdict.rationale.startswith('offline screen: chemical (term hit): "sarin"')
@@ -78,17 +78,17 @@ async def test_on_a_tier_unable_to_classify_the_screen_refuses_whatever_the_mode
 
 @pytest.mark.parametrize("model_says", ["block", "flag"])
 async def test_on_a_tier_unable_to_classify_the_models_alarm_neither_refuses_nor_flags(
-        config: CosciConfig, record: SessionRecord, model_says: str, caplog: pytest.LogCaptureFixture) -> None:
+        config: CosciConfig, store: SessionStore, model_says: str, caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.WARNING, logger="cosci.safety"):
-        s = await classifier(config, Port(model_says, ["biological"]), record).screen("goal", ORDINARY)
+        s = await classifier(config, Port(model_says, ["biological"]), store).screen("goal", ORDINARY)
     assert s.decision == "allow" and not s.acted and s.verdict.categories == []
     assert s.verdict.model_decision == model_says and not s.verdict.hit
     assert not caplog.records  # nothing to say: the model's own alarm is recorded only
 
 
-async def test_a_lower_severity_hit_flags_and_is_said_once(config: CosciConfig, record: SessionRecord,
+async def test_a_lower_severity_hit_flags_and_is_said_once(config: CosciConfig, store: SessionStore,
                                                            caplog: pytest.LogCaptureFixture) -> None:
-    clf = classifier(config, Port("allow"), record)
+    clf = classifier(config, Port("allow"), store)
     with caplog.at_level(logging.WARNING, logger="cosci.safety"):
         s = await clf.screen("goal", LOW_SEVERITY)
         await clf.screen("goal", LOW_SEVERITY)  # screened before: not asked or said again
@@ -100,23 +100,23 @@ async def test_a_lower_severity_hit_flags_and_is_said_once(config: CosciConfig, 
 
 @pytest.mark.overrides(CAPABLE)
 async def test_a_capable_classifier_decides_and_sees_the_screens_note(config: CosciConfig,
-                                                                      record: SessionRecord) -> None:
+                                                                      store: SessionStore) -> None:
     port = Port("block", ["Chemical"])
-    s = await classifier(config, port, record).screen("goal", HARMFUL)
+    s = await classifier(config, port, store).screen("goal", HARMFUL)
     assert s.decision == "block" and s.acted and not s.verdict.disagreement
     assert s.verdict.screen["decided_by"] == "classifier" and s.verdict.rationale == "because"
     assert 'matched: chemical: "sarin" + "precursor"' in port.prompt
     assert "- matched: offline screen: block (chemical, term hit)" in port.prompt
     port = Port("allow")
-    await classifier(config, port, record).screen("goal", ORDINARY)
+    await classifier(config, port, store).screen("goal", ORDINARY)
     assert "matched:" not in port.prompt  # nothing matched, no note
 
 
 @pytest.mark.overrides(CAPABLE)
 async def test_a_capable_classifier_allowing_what_the_screen_refuses_is_a_disagreement(
-        config: CosciConfig, record: SessionRecord, caplog: pytest.LogCaptureFixture) -> None:
+        config: CosciConfig, store: SessionStore, caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.WARNING, logger="cosci.safety"):
-        s = await classifier(config, Port("allow"), record).screen("goal", HARMFUL)
+        s = await classifier(config, Port("allow"), store).screen("goal", HARMFUL)
     assert s.decision == "allow" and not s.acted and s.verdict.disagreement
     [line] = [r.getMessage() for r in caplog.records]
     assert line.startswith("safety: the offline screen would refuse the research goal (chemical (term hit)")
@@ -126,8 +126,8 @@ async def test_a_capable_classifier_allowing_what_the_screen_refuses_is_a_disagr
 
 @pytest.mark.overrides(CAPABLE)
 async def test_a_failed_classifier_call_flags_or_keeps_the_screens_refusal(config: CosciConfig,
-                                                                          record: SessionRecord) -> None:
-    clf = classifier(config, Port("allow", fail=True), record)
+                                                                          store: SessionStore) -> None:
+    clf = classifier(config, Port("allow", fail=True), store)
     ordinary, harmful = await clf.screen("goal", ORDINARY), await clf.screen("goal", HARMFUL)
     assert ordinary.decision == "flag" and not ordinary.acted
     assert ordinary.verdict.rationale.startswith("not screened by the model: the classifier call failed")
@@ -136,13 +136,13 @@ async def test_a_failed_classifier_call_flags_or_keeps_the_screens_refusal(confi
 
 @pytest.mark.overrides(CAPABLE)
 async def test_categories_are_mapped_and_a_text_is_screened_once(config: CosciConfig,
-                                                                 record: SessionRecord) -> None:
+                                                                 store: SessionStore) -> None:
     port = Port("block", ["Radiological / Nuclear", "CYBER", "made-up", "cyber"])
-    clf = classifier(config, port, record)
+    clf = classifier(config, port, store)
     first = await clf.screen("hypothesis", HARMFUL, subject_id="H-1")
     again = await clf.screen("hypothesis", HARMFUL, subject_id="H-1")
     assert len(port.specs) == 1 and again.verdict == first.verdict
     assert first.verdict.categories == ["radiological_nuclear", "cyber", "other"] and first.acted
     assert port.specs[0].route.key == "safety.classify" and port.specs[0].tool_choice == "record_safety_verdict"
     assert first.verdict.prescreen == ['chemical: "sarin" + "precursor"']
-    assert record.safety.counts() == {"block": 1} and record.logs.events("safety_block")
+    assert store.safety.counts() == {"block": 1} and store.logs.events("safety_block")
