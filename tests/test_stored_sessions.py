@@ -55,12 +55,12 @@ def _mlflow_run(data: Path, run_id: str) -> str:
 def test_a_finished_session_opens_reports_and_exports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = extract("finished", tmp_path)
     folder = SessionFolder.existing(data, FINISHED)
-    with folder.record() as rec:
-        row = rec.sessions.get()
-        assert (row.status, row.stop_reason) == ("done", "max_ideas")
-        assert rec.hypotheses.count() == 6 and rec.matches.count() == 9
-        ids = {h.id for h in rec.hypotheses.all()}
-        check_invariants(rec)
+    with folder.store() as store:
+        row = store.sessions.get()
+        assert (row.status, row.stop_reason) == ("done", "max_hypotheses")
+        assert store.hypotheses.count() == 6 and store.matches.count() == 9
+        ids = {h.id for h in store.hypotheses.all()}
+        check_invariants(store)
     config = folder.frozen_config()  # the frozen config validates with today's schema
     assert config.run.n_initial == 3
     code, out = _cli(capsys, "--data-dir", str(data), "list")
@@ -93,10 +93,10 @@ def test_a_killed_session_shows_stopped(tmp_path: Path, capsys: pytest.CaptureFi
 def test_a_killed_session_resumes_without_paying_twice(tmp_path: Path) -> None:
     data = extract("killed", tmp_path)
     folder = SessionFolder.existing(data, KILLED)
-    with folder.record() as rec:
-        done = {r[0] for r in rec.db.query("SELECT id FROM tasks WHERE status='done'")}
-        in_window = {r[0] for r in rec.db.query("SELECT id FROM tasks WHERE lease_owner='killed'")}
-        hypotheses, run_id = rec.hypotheses.count(), rec.sessions.get().mlflow_run_id
+    with folder.store() as store:
+        done = {r[0] for r in store.db.query("SELECT id FROM tasks WHERE status='done'")}
+        in_window = {r[0] for r in store.db.query("SELECT id FROM tasks WHERE lease_owner='killed'")}
+        hypotheses, run_id = store.hypotheses.count(), store.sessions.get().mlflow_run_id
     assert len(done) == 41 and len(in_window) == 4 and run_id
     log = tmp_path / "calls.jsonl"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -110,11 +110,11 @@ def test_a_killed_session_resumes_without_paying_twice(tmp_path: Path) -> None:
     assert calls, "the resumed session made no model call"
     paid_again = [c["task_id"] for c in calls if c["task_id"] in done | in_window]
     assert not paid_again, f"finished actions called the model again: {paid_again[:5]}"
-    with folder.record() as rec:
-        row = rec.sessions.get()
+    with folder.store() as store:
+        row = store.sessions.get()
         assert row.status == "done" and row.final_overview
-        assert rec.hypotheses.count() > hypotheses  # work left at the kill was done, not skipped
-        assert not rec.db.query("SELECT 1 FROM tasks WHERE status IN ('pending', 'in_progress', 'leased')")
-        check_invariants(rec)
+        assert store.hypotheses.count() > hypotheses  # work left at the kill was done, not skipped
+        assert not store.db.query("SELECT 1 FROM tasks WHERE status IN ('pending', 'in_progress', 'leased')")
+        check_invariants(store)
     assert (folder.final_dir / "report.html").is_file()
     assert _mlflow_run(data, run_id) == "FINISHED"  # the session's own MLflow run, completed
