@@ -175,6 +175,9 @@ class CallRecord:
 
     Units: tokens; ``cost_usd`` in USD (from LiteLLM's cost calculation); ``latency_seconds`` in seconds.
     ``outcome`` is ``ok``, ``retry:<kind>`` (a transient failure that will be retried) or ``error:<kind>``.
+    ``first_token_seconds``: from the request to the first streamed chunk with output (None: not streamed);
+    ``output_tokens_per_second``: output tokens over the time after the first token (the whole call when not
+    streamed), tokens/s.
     """
 
     agent: str
@@ -195,3 +198,5 @@ class CallRecord:
     error: str | None = None
     system: Any = None
     """The system message's content as sent (stored once per distinct text in ``system_prompts``, issue 12)."""
+    first_token_seconds: float | None = None
+    output_tokens_per_second: float | None = None

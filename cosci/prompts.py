@@ -14,7 +14,9 @@ Keys are the ``agent.mode`` names of seed 003's table (and ``safety.classify``, 
 render as system blocks: ``_safety_preamble`` heads every system prompt, ``_session_context`` is the cached
 research goal and plan, ``_feedback_context`` the latest system feedback and researcher directives, and
 ``_debate_record`` the follow-up that turns a finished generation debate into a ``record_hypothesis`` call,
-``_handbook`` the research handbook that lengthens the cached prefix for providers with a minimum (issue 16).
+``_handbook`` the research handbook that lengthens the cached prefix for providers with a minimum (issue 16),
+``_loop_last_call`` and ``_loop_record`` the last turn of a tool loop that cannot force its record while thinking
+and the separate record call that follows it when no record came (docs/design.md#thinking-forms).
 """
 
 from __future__ import annotations
@@ -62,6 +64,8 @@ TEMPLATES: dict[str, str] = {
     "_overview_repair": "_overview_repair.md",
     "_overview_audit": "_overview_audit.md",
     "_handbook": "_handbook.md",
+    "_loop_last_call": "_loop_last_call.md",
+    "_loop_record": "_loop_record.md",
 }
 """Template key (``agent.mode`` or ``_partial``) -> file name under ``prompts/``."""
 EVAL_TEMPLATES: dict[str, str] = {

@@ -38,8 +38,8 @@ class Logs:
             c.execute(
                 "INSERT INTO transcripts (session_id, task_id, agent, action, mode, model, attempt, outcome,"
                 " input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, latency_seconds,"
-                " request, response, error, created_at, system_sha256)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                " request, response, error, created_at, system_sha256, first_token_seconds, output_tokens_per_second)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     self.session_id,
                     rec.task_id,
@@ -60,6 +60,8 @@ class Logs:
                     rec.error,
                     time.time(),
                     system_sha,
+                    rec.first_token_seconds,
+                    rec.output_tokens_per_second,
                 ),
             )
 
