@@ -6,7 +6,8 @@
     cosci report <id>                           the research overview (or the leaderboard so far)
     cosci report <id> --html [--open] [--out F] the report page (final/report.html), optionally opened
     cosci export <id> --format md|html|jsonl [--out F]   the report or the record for use outside cosci
-    cosci resume <id> [key=value ...]           continue a killed or paused session (overrides on its frozen config)
+    cosci resume <id> [key=value ...]           continue a killed or paused session (overrides on its frozen config);
+                                                a finished one with provider batches outstanding settles them
     cosci pause <id> | cosci abort <id>         ask a running session to hold / to stop and write its overview
     cosci feedback <id> --kind K --text T       researcher feedback: directive, preference, rejection, pin
     cosci release <id> <H-id> --why T [--by W]  release a hypothesis quarantined by safety screening
@@ -36,6 +37,7 @@ from cosci.errors import CosciError, GoalRefused
 from cosci.grounding.report import status_lines
 from cosci.paths import writable_data_dir
 from cosci.session.folder import SessionFolder
+from cosci.session.summary import outstanding_line
 from cosci.store import SessionRecord
 
 FEEDBACK_KINDS = ("directive", "preference", "rejection", "pin")
@@ -72,9 +74,19 @@ def cmd_list(args: argparse.Namespace) -> None:
 
 def cmd_status(args: argparse.Namespace) -> None:
     folder = session_folder(args)
+    if not folder.is_running():  # a stopped session's provider batches are polled (and settled when ended)
+        for line in settled_batches(folder):
+            print(f"batches      {line}")
     with folder.record() as rec:
         for line in status_report(folder, rec):
             print(line)
+
+
+def settled_batches(folder: SessionFolder, overrides: Sequence[str] = ()) -> list[str]:
+    """Poll (and settle) a stopped session's outstanding provider batches (docs/design.md#batch-settlement)."""
+    from cosci.session.settle import settle_batches
+
+    return settle_batches(folder, overrides)
 
 
 def status_report(folder: SessionFolder, rec: SessionRecord) -> list[str]:
@@ -106,6 +118,9 @@ def status_report(folder: SessionFolder, rec: SessionRecord) -> list[str]:
         f"spent        ${total:.4f} of ${row.budget_usd:.2f}  "
         + ", ".join(f"{a} ${s['usd']:.4f}" for a, s in sorted(spend.items()))
     )
+    if pending := rec.batches.outstanding():  # its own figure: the provider holds these, the spend lacks them
+        out.append(outstanding_line(sum(b.reserved_usd for b in pending), sum(b.matches for b in pending),
+                                    len(pending), row.id, label="             "))
     shares = rec.logs.cache_read_shares()  # issue 16: how much of the input the provider's prompt cache served
     if shares:
         out.append(f"cache reads  {shares.pop('total', 0.0):.1%} of input tokens  "
@@ -275,9 +290,14 @@ def cmd_resume(args: argparse.Namespace) -> None:
             rec.sessions.update(status="running")
             print(f"{args.session}: resumed (the running process continues)")
             return
-        if status in ("done", "refused"):
+        outstanding = bool(rec.batches.outstanding())
+        if status in ("done", "refused") and not outstanding:
             raise CosciError(f"session {args.session} is {status}; `cosci report {args.session}` shows its overview")
         row = rec.sessions.get()
+    if status == "done":  # it stopped with provider batches outstanding: settle them, nothing more runs
+        for line in settled_batches(folder, args.overrides):
+            print(f"{args.session}: {line}")
+        return
     config = folder.frozen_config(args.overrides)
     from flows.launch import run_session
 

@@ -173,7 +173,8 @@ class BatchGateway:
                 refused.append(r.custom_id)
                 self._record(r, outcome="error:budget", error=str(exc))
                 continue
-            admitted.append({"custom_id": r.custom_id, "params": anthropic_params(r.spec, self.gateway.config.thinking),
+            params = anthropic_params(r.spec, self.gateway.config.thinking)
+            admitted.append({"custom_id": r.custom_id, "params": params,
                              "meta": {"cosci_agent": route.agent, "cosci_mode": route.mode,
                                       "cosci_action": r.spec.action, "cosci_task_id": r.spec.task_id}})
         if not admitted:
@@ -213,6 +214,12 @@ class BatchGateway:
                              if isinstance(result.get("error"), dict) else None)
                 out[r.custom_id] = None
         return out
+
+    def reserved_usd(self, custom_id: str) -> float:
+        """USD held for a submitted request until its result is settled (its upper bound at the batch price; 0 once
+        settled or unknown): what the session owes the provider for it at most."""
+        res = self._reserved.get(custom_id)
+        return res.usd if res is not None else 0.0
 
     def _settle(self, r: BatchRequest, usd: float, tokens: int) -> None:
         # a resumed session has no reservation for a batch submitted before: book the actual cost directly

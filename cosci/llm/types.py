@@ -172,6 +172,10 @@ class BatchPort(Protocol):
 
     async def ended(self, route: Route, batch_id: str) -> bool: ...
 
+    def reserved_usd(self, custom_id: str) -> float:
+        """USD held for a submitted request until its result is settled (0 once settled)."""
+        ...
+
     async def results(self, route: Route, batch_id: str,
                       requests: list[BatchRequest]) -> dict[str, LLMResponse | None]:
         """Per custom id: the response (priced at the batch price), or None when it errored or expired."""

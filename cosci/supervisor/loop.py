@@ -302,7 +302,9 @@ class Supervisor:
 
     # --- finalisation ----------------------------------------------------------------------------------
     async def finalize(self, reason: StopReason) -> str:
-        """Cancel pending work, write a last system feedback if none exists, then the final overview.
+        """Cancel pending work, poll every submitted provider batch once more (an ended one is settled, a running
+        one stays outstanding: docs/design.md#batch-settlement), write a last system feedback if none exists, then
+        the final overview.
 
         Returns:
             The overview Markdown (also stored on the session row).
@@ -313,6 +315,10 @@ class Supervisor:
             return self.record.sessions.get().final_overview or ""
         tasks.cancel_pending()
         sched.exhausted.clear()
+        for batch in self.record.batches.outstanding():  # a paid-for batch: settled now, or left outstanding
+            n = tasks.count("ranking", "MatchBatch")
+            await self._run_final("ranking", "MatchBatch", f"ranking::match_batch::{batch.batch_task_id}::stop{n}",
+                                  PRIORITIES["final"], payload={"batch_task": batch.batch_task_id, "final": True})
         if not self.record.logs.feedback(source="meta_review") and self.record.hypotheses.reviews(limit=1):
             await self._run_final(
                 "metareview", "GenerateSystemFeedback", "metareview::system::final", PRIORITIES["metareview"]
@@ -326,9 +332,10 @@ class Supervisor:
         self.notify()
         return overview
 
-    async def _run_final(self, agent: str, action: str, key: str, priority: int) -> None:
+    async def _run_final(self, agent: str, action: str, key: str, priority: int,
+                         payload: dict[str, object] | None = None) -> None:
         """Enqueue (idempotently) and run a finalisation task unless an earlier attempt finished it."""
-        self.record.tasks.enqueue(agent, action, key, priority=priority)
+        self.record.tasks.enqueue(agent, action, key, priority=priority, payload=payload)
         task = self.record.tasks.get(task_id(f"{self.record.namespace}::{key}"))
         if task is not None and task.status != "done":
             await self._run_one(task)
