@@ -12,6 +12,8 @@
     cosci feedback <id> --kind K --text T       researcher feedback: directive, preference, rejection, pin
     cosci release <id> <H-id> --why T [--by W]  release a hypothesis quarantined by safety screening
     cosci estimate [hydra overrides ...]        pre-flight cost estimate of a configuration
+    cosci check [hydra overrides ...]           one minimal call per configured model and request form (offline for
+                                                models=fake or local); the total cost first, exit 1 on a failure
     cosci compare [--experiment E | --parent RUN | --ids RUN ...]   compare sessions tracked in MLflow
     cosci serve [--cron "0 6 * * 1"] [hydra overrides ...]           serve the Prefect deployment on a schedule
     cosci eval moose-chem [--items N|ids] [--corpus 150|300|1000] [--seeds K] [--baseline single-call|none]
@@ -338,6 +340,25 @@ def cmd_estimate(args: argparse.Namespace) -> None:
         print(f"  {agent:12s} ${usd:.2f}")
 
 
+def cmd_check(args: argparse.Namespace) -> None:
+    """A pre-flight of a configuration's models: routes, then one minimal real call per model and request form
+    (docs/design.md#check); exits 1 when a call failed, naming the fix."""
+    import asyncio
+
+    from cosci.llm.check import report, run_check
+    from cosci.llm.providers import check_models
+    from cosci.llm.routing import Router
+
+    config = validate(compose(args.overrides))
+    Router(config).check_keys()  # a missing key: one line naming the variable, before any call
+    check_models(config)
+    probes = asyncio.run(run_check(config))
+    for line in report(config, probes):
+        print(line)
+    if any(p.fix for p in probes):
+        raise SystemExit(1)
+
+
 def cmd_compare(args: argparse.Namespace) -> None:
     from cosci.tracking.compare import compare_cli
 
@@ -444,6 +465,9 @@ def parser() -> argparse.ArgumentParser:
     sp = add("estimate", help="pre-flight cost estimate")
     sp.add_argument("overrides", nargs="*", default=[])
     sp.set_defaults(func=cmd_estimate)
+    sp = add("check", help="check every configured model with one minimal call per model and request form")
+    sp.add_argument("overrides", nargs="*", default=[], help="Hydra overrides, e.g. models=opus")
+    sp.set_defaults(func=cmd_check)
     sp = add("compare", help="compare sessions tracked in MLflow")
     sp.add_argument("--experiment", help="MLflow experiment name")
     sp.add_argument("--parent", help="parent run id of a sweep")

@@ -73,6 +73,8 @@ EVAL_TEMPLATES: dict[str, str] = {
     "eval.baseline": "eval/baseline.md",
 }
 """Prompts of the evaluation harness (``cosci eval``, issue 20), not of a session's agents."""
+COMMAND_TEMPLATES: dict[str, str] = {"check": "check.md"}
+"""Prompts of commands outside a session: ``cosci check``'s minimal call (docs/design.md#check)."""
 
 _MISSING = (re.compile(r"'([^']+)' is undefined"), re.compile(r"has no attribute '([^']+)'"))
 
@@ -95,7 +97,7 @@ def _environment() -> Environment:
 
 
 def _template(key: str) -> Template:
-    name = TEMPLATES.get(key) or EVAL_TEMPLATES.get(key)
+    name = TEMPLATES.get(key) or EVAL_TEMPLATES.get(key) or COMMAND_TEMPLATES.get(key)
     if name is None:
         raise PromptError(f"unknown prompt template {key!r} (known: {', '.join(TEMPLATES)})")
     try:

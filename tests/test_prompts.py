@@ -110,6 +110,7 @@ RELIES_ON: dict[str, list[str]] = {
     "_handbook": ["better idea: 1", "HYPOTHESIS", "already_explained", "Cite only URLs"],
     "_loop_last_call": ["`record_hypothesis`", "last turn"],
     "_loop_record": ["`record_review`", "Which dependency", "word for word", "this material only"],
+
     "parse_goal": [f"<GOAL>\n{GOAL}\n</GOAL>", "record_research_plan", "objective", "preferences",
                    "constraints", "idea_attributes", "3 to 6", "domain_hint"],
     "generation.literature": ["ONE", "record_hypothesis", "pubmed_search", "handful of queries",

@@ -36,6 +36,7 @@ from typing import Any
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # never fetch the price map (stack notes)
 
 import litellm
+from litellm.exceptions import MidStreamFallbackError
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type
 from tenacity.wait import wait_random_exponential
 
@@ -115,6 +116,8 @@ def map_exception(exc: Exception, model: str) -> E.LLMError:  # noqa: C901 - one
         return E.RequestTooLarge(msg, model=model)
     if isinstance(exc, litellm.ContextWindowExceededError | litellm.ContentPolicyViolationError):
         return E.InputRejected(msg, model=model)
+    if isinstance(exc, MidStreamFallbackError):  # a stream cut off before its stop reason: the connection
+        return E.ConnectionFailed(msg, **kw)
     if isinstance(exc, litellm.RateLimitError) or status == 429:
         return E.RateLimited(msg, **kw)
     if status == 529 or "overloaded" in msg.lower() or isinstance(exc, litellm.ServiceUnavailableError):
@@ -257,7 +260,8 @@ class Gateway:
         deadline, not LiteLLM's per-read timeout). Returns ``(ModelResponse, first-token seconds or None)``."""
         limit = deadline(route)
         if route.stream and limit is not None:
-            return await stream_completion(kwargs, deadline=limit, idle=route.idle_seconds)
+            return await stream_completion(kwargs, deadline=limit, idle=route.idle_seconds,
+                                           opening=self.retry.first_token_seconds)
         async with asyncio.timeout(limit):
             return await litellm.acompletion(**kwargs), None
 
