@@ -296,7 +296,8 @@ class Supervisor:
         if pending:
             await asyncio.gather(*pending, return_exceptions=True)
         for t in done:  # the loop is already ending (its own error, if any, is on its way out): log the others
-            if not t.cancelled() and (exc := t.exception()) is not None:
+            exc = t.exception() if not t.cancelled() else None
+            if exc is not None and not isinstance(exc, SessionFailed):  # a second fatal error: on its task row
                 log.warning("task %s ended with %s: %s", t.get_name(), type(exc).__name__, exc)
         inflight.clear()
 
