@@ -34,6 +34,7 @@ ResultKind = Literal[
     "overview_screened",
     "overview_withheld",
     "match_batch_pending",  # issue 16: a provider batch of matches is still running
+    "match_batch_outstanding",  # polled at a stop or after it and still running (docs/design.md#batch-settlement)
 ]
 
 

@@ -133,33 +133,19 @@ async def run_tool_loop(port: LLMPort, spec: CallSpec, tools: Mapping[str, Tool]
         resp = await port.complete(call_spec)
         responses.append(resp)
         messages.append(resp.assistant_message())
-        if any(c.name == terminal.tool_name for c in resp.tool_calls):
-            try:
-                record = parse_record(resp, terminal)
-            except StructuredOutputError as exc:
-                if last and force_last:
-                    raise
-                if last:
-                    break
-                _answer_all(messages, resp.tool_calls,
-                            {terminal.tool_name: f"Error: {exc}. Call it again, fixed."})
-                continue
+        record, handled = _record_of(resp, terminal, messages, last=last, forced=last and force_last)
+        if record is not None:
             return ToolLoopResult(record, seen, messages, responses, names, sources)
         if last:
             break
+        if handled:
+            continue
         if not resp.tool_calls:
             messages.append({"role": "user", "content": NUDGE.format(tool=terminal.tool_name)})
             continue
         results = await asyncio.gather(*(_dispatch(c, tools, tool_timeout, sem) for c in resp.tool_calls))
-        new: list[SourceRecord] = []
-        for call, result in zip(resp.tool_calls, results, strict=True):
-            names.append(call.name)
-            new.extend(result_sources(result, call.name))
-            label = f"{call.name}#{i}.{call.id}"
-            body = (result.text if not result.is_error
-                    else f"ERROR from {result.source or call.name}: {result.text}")
-            messages.append({"role": "tool", "tool_call_id": call.id,
-                             "content": quote_untrusted(body, label)})
+        new = _answer_results(messages, resp.tool_calls, results, i)
+        names.extend(c.name for c in resp.tool_calls)
         sources.extend(new)
         seen.update(r.url for r in new if r.url)
         if on_sources and new:
@@ -204,6 +190,38 @@ def loop_transcript(messages: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
             parts = [quote_untrusted(text, f"notes-{i}") if text.strip() else "", f"Called {calls}" if calls else ""]
             out.append({"speaker": "You", "text": "\n".join(p for p in parts if p) or "(nothing)"})
     return out
+
+
+def _record_of(resp: LLMResponse, terminal: type[R], messages: list[dict[str, Any]], *, last: bool,
+               forced: bool) -> tuple[R | None, bool]:
+    """``(the record, whether the turn was a record call)``. An invalid record is answered with its error while
+    iterations remain (module docstring, step 4).
+
+    Raises:
+        StructuredOutputError: an invalid record from a forced call.
+    """
+    if not any(c.name == terminal.tool_name for c in resp.tool_calls):
+        return None, False
+    try:
+        return parse_record(resp, terminal), True
+    except StructuredOutputError as exc:
+        if forced:
+            raise
+        if not last:
+            _answer_all(messages, resp.tool_calls, {terminal.tool_name: f"Error: {exc}. Call it again, fixed."})
+        return None, True
+
+
+def _answer_results(messages: list[dict[str, Any]], calls: Sequence[ToolCall], results: Sequence[ToolResult],
+                    turn: int) -> list[SourceRecord]:
+    """Append one quoted result message per tool call (module docstring, step 3); the records they returned."""
+    new: list[SourceRecord] = []
+    for call, result in zip(calls, results, strict=True):
+        new.extend(result_sources(result, call.name))
+        body = result.text if not result.is_error else f"ERROR from {result.source or call.name}: {result.text}"
+        messages.append({"role": "tool", "tool_call_id": call.id,
+                         "content": quote_untrusted(body, f"{call.name}#{turn}.{call.id}")})
+    return new
 
 
 def _answer_all(messages: list[dict[str, Any]], calls: Sequence[ToolCall], texts: dict[str, str]) -> None:

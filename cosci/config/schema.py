@@ -315,7 +315,8 @@ class RetryCfg(_Strict):
     )
     first_token_seconds: float = Field(
         default=60.0, gt=0, le=MAX_CALL_SECONDS, description="A streamed call's allowance for its first token, "
-        "seconds: its deadline is this plus max_tokens at the tier's output_tokens_per_second (docs/design.md#long-calls).")
+        "seconds: its deadline is this plus max_tokens at the tier's output_tokens_per_second "
+        "(docs/design.md#long-calls).")
     stream_idle_seconds: float = Field(
         default=90.0, gt=0, le=MAX_CALL_SECONDS, description="A streamed call that sends no chunk for this long times "
         "out, seconds (docs/design.md#long-calls).")

@@ -126,23 +126,26 @@ async def probe(gateway: Gateway, route: Route, config: CosciConfig, records: li
     base = Probe(route.model, route.tier, describe(route, config.thinking), route.max_output_tokens)
     started = time.perf_counter()
     try:
-        record, resp = await call_record(gateway, spec, RecordCheck)
+        record, _ = await call_record(gateway, spec, RecordCheck)
     except E.StructuredOutputError as exc:
         return replace(base, tool_use="no record call" if isinstance(exc, E.NoRecordCall) else "tool call",
-                       structured=exc.kind, **_spent(records, started),
+                       structured=exc.kind, cost_usd=_cost(records), latency_seconds=time.perf_counter() - started,
                        fix=f"no valid record ({exc}); raise the tier's max tokens or pick another model")
     except E.LLMError as exc:
-        return replace(base, **_spent(records, started), fix=fix_for(exc, route, config))
+        return replace(base, cost_usd=_cost(records), latency_seconds=time.perf_counter() - started,
+                       fix=fix_for(exc, route, config))
     use = ("schema (format)" if route.model.startswith(FORMAT_PROVIDERS)
            else "schema-constrained" if route.constrained else "tool call")
     right = (record.word, record.number) == (WORD, NUMBER)
     return replace(base, tool_use=use, structured="valid record" if right else
-                   f"valid schema, values differ ({record.word!r}, {record.number})", **_spent(records, started),
+                   f"valid schema, values differ ({record.word!r}, {record.number})", cost_usd=_cost(records),
+                   latency_seconds=time.perf_counter() - started,
                    fix=None if right or route.constrained else "the record's values differ from the request")
 
 
-def _spent(records: list[CallRecord], started: float) -> dict[str, float]:
-    return {"cost_usd": sum(r.cost_usd for r in records), "latency_seconds": time.perf_counter() - started}
+def _cost(records: list[CallRecord]) -> float:
+    """USD of the calls a check made (a record call may take two: ask, then force)."""
+    return sum(r.cost_usd for r in records)
 
 
 def fix_for(exc: E.LLMError, route: Route, config: CosciConfig) -> str:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar
 
 from cosci.agents.match_batches import MatchBatchPool
 from cosci.config.schema import CosciConfig
@@ -40,10 +39,10 @@ class _Deps:
 class _Ranker:
     """The ranking side the batch pool needs, without the session's tools, embedder or vectors."""
 
-    name: ClassVar[str] = "ranking"
     config: CosciConfig
     record: SessionRecord
     deps: _Deps
+    name: str = "ranking"
 
     def _rule(self) -> EloRule:
         return EloRule.from_config(self.config.ranking)

@@ -89,5 +89,5 @@ def summarise(rt: SessionRuntime, reason: Any, overview: Path, run_id: str | Non
         mlflow_run_id=run_id, tracking_uri=tracking_uri(rt.config) if run_id else None, stop_detail=stop_detail,
         grounding=grounding_metrics(rt.record),
         judge=session_judge_stats(rt.record).to_dict(),
-        outstanding_usd=sum(b.reserved_usd for b in outstanding), outstanding_matches=sum(b.matches for b in outstanding),
-        outstanding_batches=len(outstanding))
+        outstanding_usd=sum(b.reserved_usd for b in outstanding),
+        outstanding_matches=sum(b.matches for b in outstanding), outstanding_batches=len(outstanding))

@@ -86,7 +86,7 @@ def test_check_on_opus_makes_one_call_per_model_and_form_under_a_cent(wire: resp
         ("claude-opus-4-7", "null", "null"), ("claude-sonnet-4-6", "null", "null"),
         ("claude-haiku-4-5-20251001", "null", "null")}
     for body in sent:  # each call's cap: what a cent buys at the model's list price
-        cin, cout = litellm.cost_per_token(model=f"anthropic/{body['model']}", prompt_tokens=1, completion_tokens=1)
+        _, cout = litellm.cost_per_token(model=f"anthropic/{body['model']}", prompt_tokens=1, completion_tokens=1)
         assert body["max_tokens"] * cout < CENT and body["max_tokens"] >= 256
         assert body["tools"][0]["name"] == "record_check"
     [first] = out.splitlines()[:1]

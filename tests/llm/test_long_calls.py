@@ -105,7 +105,7 @@ async def test_a_stream_that_stops_sending_times_out_once_and_is_retried_once(wi
     route = wire.post(ANTHROPIC_URL).mock(side_effect=lambda request: sse(Paced(gap=0.002, stop_after=20)))
 
     started = time.monotonic()
-    with pytest.raises(E.StreamTimeout, match="nothing for 0.9 s waiting for the next chunk"):
+    with pytest.raises(E.StreamTimeout, match=r"nothing for 0\.9 s waiting for the next chunk"):
         await h.gateway.complete(spec)
 
     assert time.monotonic() - started < 8.0  # given up at the idle timeout (twice), not at the 17 s deadline

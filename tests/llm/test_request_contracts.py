@@ -41,12 +41,11 @@ import pytest
 import respx
 
 from cosci.agents.tool_loop import run_tool_loop
-from cosci.config.schema import CosciConfig
 from cosci.llm import errors as E
 from cosci.llm.structured import call_record
+from cosci.llm.types import ToolSpec
 from cosci.records import RecordCheck
 from cosci.tools.base import ToolResult
-from cosci.llm.types import ToolSpec
 from tests.llm.helpers import WHOLE, Harness, harness, make_config, spec_for
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

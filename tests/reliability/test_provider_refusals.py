@@ -25,7 +25,7 @@ import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -65,9 +65,9 @@ def streamed(record: str) -> bytes:
 
 
 class Anthropic(BaseHTTPRequestHandler):
-    seen: list[dict[str, Any]] = []
+    seen: ClassVar[list[dict[str, Any]]] = []
 
-    def do_POST(self) -> None:  # noqa: N802 - the http.server interface
+    def do_POST(self) -> None:  # the http.server interface names it
         body = json.loads(self.rfile.read(int(self.headers["content-length"])))
         Anthropic.seen.append(body)
         if body["model"] == "claude-opus-4-7":
