@@ -77,7 +77,11 @@ def cmd_list(args: argparse.Namespace) -> None:
 def cmd_status(args: argparse.Namespace) -> None:
     folder = session_folder(args)
     if not folder.is_running():  # a stopped session's provider batches are polled (and settled when ended)
-        for line in settled_batches(folder):
+        try:
+            lines = settled_batches(folder)
+        except (CosciError, ConfigError) as exc:  # e.g. a resume started meanwhile: the status still prints
+            lines = [f"not polled, {exc}"]
+        for line in lines:
             print(f"batches      {line}")
     with folder.record() as rec:
         for line in status_report(folder, rec):
@@ -127,6 +131,9 @@ def status_report(folder: SessionFolder, rec: SessionRecord) -> list[str]:
     if shares:
         out.append(f"cache reads  {shares.pop('total', 0.0):.1%} of input tokens  "
                    + ", ".join(f"{a} {s:.1%}" for a, s in sorted(shares.items())))
+    for model, (n, speed, first) in rec.logs.call_speeds().items():  # measured, beside the configured speeds
+        out.append(f"speed        {model}: {speed:.0f} tokens/s median over {n} calls"
+                   + (f", first token after {first:.1f} s (streamed)" if first is not None else ""))
     out.append(f"active time  {row.elapsed_seconds:.0f} s of {row.wall_clock_seconds:.0f} s")
     out += status_lines(rec)  # issue 14: evidence verified / unverified / dropped, overview claims
     if row.mlflow_run_id:

@@ -14,7 +14,7 @@ Keys are the ``agent.mode`` names of seed 003's table (and ``safety.classify``, 
 render as system blocks: ``_safety_preamble`` heads every system prompt, ``_session_context`` is the cached
 research goal and plan, ``_feedback_context`` the latest system feedback and researcher directives, and
 ``_debate_record`` the follow-up that turns a finished generation debate into a ``record_hypothesis`` call,
-``_handbook`` the research handbook that lengthens the cached prefix for providers with a minimum (issue 16),
+``_handbook`` the research handbook that lengthens the cached prefix for providers with a minimum,
 ``_loop_last_call`` and ``_loop_record`` the last turn of a tool loop that cannot force its record while thinking
 and the separate record call that follows it when no record came (docs/design.md#thinking-forms).
 """

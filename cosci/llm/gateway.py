@@ -14,9 +14,16 @@ after a call's retries ran out or its answer was not a valid record.
 
 Deadlines (issue 12; stack notes): LiteLLM's ``timeout`` bounds each read, not the call, so a server that
 trickles its body one byte at a time keeps a call alive indefinitely. Every provider call therefore runs under
-``asyncio.timeout(route.timeout_seconds)`` (seed 004: 120 s, 300 s with thinking); expiry is a
-:class:`~cosci.llm.errors.CallTimeout`, retried per the table like any timeout. In-process providers (the
-embedded model, the fake) have none (:func:`deadline`).
+a deadline, ``route.timeout_seconds``: the fixed timeout (120 s, 300 s with thinking) for a call sent
+whole, or, for a call whose cap at its tier's output speed would outlast that, a longer one under which it is
+streamed with an idle timeout (:mod:`.streaming`, docs/design.md#long-calls). Expiry is a
+:class:`~cosci.llm.errors.CallTimeout`, retried per the table like any timeout; a streamed call's
+(:class:`~cosci.llm.errors.StreamTimeout`) once more at most. In-process providers (the embedded model, the
+fake) have none (:func:`deadline`).
+
+Request forms (docs/design.md#thinking-forms): the thinking fields come from the tier's form
+(:mod:`.thinking`); cache markers go only to tiers that cache them (``Route.caches``). A permanent error carries
+the provider's own message (:mod:`.error_text`); a request too large is never retried.
 
 Schema-constrained record calls on Ollama (issue 12): Ollama ignores ``tool_choice``, so a forced record call
 is sent with the record's JSON schema as ``format`` (LiteLLM's ``response_format`` → Ollama ``format``) and no
@@ -50,6 +57,7 @@ from cosci.llm.routing import Router
 from cosci.llm.sizing import OutputSizer, expected_input_tokens
 from cosci.llm.streaming import stream_completion
 from cosci.llm.thinking import thinking_params
+from cosci.llm.transcript_rows import output_speed, recorded_request
 from cosci.llm.types import CallSpec, LLMResponse, Route, ToolCall
 from cosci.net import parse_retry_after
 
@@ -397,24 +405,4 @@ def as_record_call(resp: LLMResponse, tool: str) -> LLMResponse:
     if resp.tool_calls:
         return resp
     return replace(resp, text="", tool_calls=[ToolCall(id="format_0", name=tool, arguments=resp.text.strip())])
-
-
-THINKING_FIELDS = ("thinking", "output_config", "reasoning_effort", "reasoning")
-"""The request fields that carry a call's thinking setting (:mod:`.thinking`), kept on its transcript row."""
-
-
-def recorded_request(kwargs: dict[str, Any]) -> dict[str, Any]:
-    """What a transcript row keeps of a request: tools, tool choice, constrained output, the thinking fields, the
-    cap, and the messages after the system message (stored once in ``system_prompts``)."""
-    return {"tool_choice": kwargs.get("tool_choice"), "response_format": kwargs.get("response_format"),
-            "tools": [t["function"]["name"] for t in kwargs.get("tools", [])],
-            **{k: kwargs.get(k) for k in THINKING_FIELDS if k in kwargs}, "thinking": kwargs.get("thinking"),
-            "max_tokens": kwargs.get("max_tokens"), "messages": kwargs["messages"][1:]}
-
-
-def output_speed(tokens: int, latency: float, first_token: float | None) -> float | None:
-    """Output tokens per second of an answered call: after its first token when streamed, else over the whole
-    call; None for an empty answer or no measurable time."""
-    span = latency - (first_token or 0.0)
-    return tokens / span if tokens and span > 0 else None
 

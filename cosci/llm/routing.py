@@ -5,7 +5,7 @@ and its abilities from ``conf/models``. Thinking budgets are kept only where the
 ``off``; an ``effort`` tier's cap is the mode's answer budget plus room for hidden reasoning, and a call whose cap
 at the tier's output speed outlasts the fixed timeout is streamed under a longer deadline
 (docs/design.md#thinking-forms, docs/design.md#long-calls). ``reflection.verification`` and ``metareview.final``
-never degrade (seed 001).
+never degrade (the specification's degradation chain).
 """
 
 from __future__ import annotations
