@@ -168,7 +168,7 @@ def report(config: CosciConfig, probes: list[Probe]) -> list[str]:
     total = sum(p.cost_usd for p in probes)
     over = [p.model for p in probes if p.cost_usd >= CENT]
     failed = [p for p in probes if p.fix]
-    lines = [f"check     {config.models.name}: {len(probes)} calls, total ${total:.4f}"
+    lines = [f"check     {config.models.name}: {len(probes)} call{'s' if len(probes) != 1 else ''}, total ${total:.4f}"
              + (f"; over a cent: {', '.join(over)}" if over else " (each under $0.01)")
              + (f"; {len(failed)} failed" if failed else "; all passed"),
              "routes    (agent.mode, model, request form, cap, streamed or whole)", *route_lines(config),
