@@ -17,13 +17,13 @@ from dataclasses import dataclass
 
 from cosci.agents.match_batches import MatchBatchPool
 from cosci.config.schema import CosciConfig
-from cosci.llm.batch import BatchGateway
-from cosci.llm.budget import TokenBudget
-from cosci.llm.gateway import Gateway
-from cosci.llm.routing import Router
-from cosci.llm.types import BatchPort, LLMPort
+from cosci.llm.batches.batch_gateway import BatchGateway
+from cosci.llm.budget.token_budget import TokenBudget
+from cosci.llm.gateway.adapter import Gateway
+from cosci.llm.gateway.routing import Router
+from cosci.llm.port.types import BatchPort, LLMPort
 from cosci.session.folder import SessionFolder
-from cosci.store import SessionRecord
+from cosci.store import SessionStore
 from cosci.text import error_line
 from cosci.tournament.elo import EloRule
 
@@ -40,7 +40,7 @@ class _Ranker:
     """The ranking side the batch pool needs, without the session's tools, embedder or vectors."""
 
     config: CosciConfig
-    record: SessionRecord
+    store: SessionStore
     deps: _Deps
     name: str = "ranking"
 
@@ -61,26 +61,26 @@ def settle_batches(folder: SessionFolder, overrides: Sequence[str] = ()) -> list
     Raises:
         SessionBusy: a process runs the session (it polls its own batches).
     """
-    with folder.record() as record:
-        if not record.batches.outstanding():
+    with folder.store() as store:
+        if not store.batches.outstanding():
             return []
     config = folder.frozen_config(overrides)
     folder.lock()
     try:
-        with folder.record() as record:
-            return asyncio.run(_settle(config, record))
+        with folder.store() as store:
+            return asyncio.run(_settle(config, store))
     finally:
         folder.unlock()
 
 
-async def _settle(config: CosciConfig, record: SessionRecord) -> list[str]:
+async def _settle(config: CosciConfig, store: SessionStore) -> list[str]:
     budget = TokenBudget(cap_usd=config.run.budget_usd, shares={a: c.budget_share for a, c in config.agents.items()},
                          reserve_share=config.budget.reserve_share, cap_tokens=config.run.budget_tokens)
-    budget.restore(record.logs.spend())
-    gateway = Gateway(config, budget, record.logs.add_call)
-    pool = MatchBatchPool(_Ranker(config, record, _Deps(gateway, gateway.router, BatchGateway(gateway))))
+    budget.restore(store.logs.spend())
+    gateway = Gateway(config, budget, store.logs.add_call)
+    pool = MatchBatchPool(_Ranker(config, store, _Deps(gateway, gateway.router, BatchGateway(gateway))))
     lines = []
-    for batch in record.batches.outstanding():
+    for batch in store.batches.outstanding():
         before = budget.total_spent_usd
         try:
             result = await pool.collect(batch.batch_task_id)
@@ -94,6 +94,6 @@ async def _settle(config: CosciConfig, record: SessionRecord) -> list[str]:
         cost = budget.total_spent_usd - before
         lines.append(f"batch {batch.batch_id}: settled, {len(result.match_ids)} of {batch.matches} matches applied,"
                      f" ${cost:.4f}")
-        record.logs.event("match_batch_settled", {"batch_id": batch.batch_id, "matches": result.match_ids,
+        store.logs.event("match_batch_settled", {"batch_id": batch.batch_id, "matches": result.match_ids,
                                                   "usd": cost, "after_stop": True}, agent="ranking")
     return lines

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from cosci.llm.routing import Router
+from cosci.llm.gateway.routing import Router
 from tests.conftest import make_config
 
 HOSTED = ["opus", "claude45", "sonnet", "gemini", "gemini3", "openai", "openai_o", "openrouter", "ollama", "fake"]

@@ -20,7 +20,7 @@ import pytest
 import respx
 
 from cosci.cli import main
-from cosci.llm.check import CENT
+from cosci.llm.gateway.check import CENT
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 ANTHROPIC = "https://api.anthropic.com/v1/messages"
@@ -59,7 +59,7 @@ def test_check_on_the_fake_prints_the_route_table_offline(capsys: pytest.Capture
     assert code == 0, err
     lines = out.splitlines()
     assert lines[0].startswith("check     fake: 4 calls, total $") and lines[0].endswith("all passed")  # cost first
-    for key in ("supervisor.parse_goal", "generation.literature", "metareview.final", "safety.classify"):
+    for key in ("goal_parsing.parse_goal", "generation.literature", "metareview.final", "safety.classify"):
         assert any(line.split()[0] == key for line in lines if line.startswith("  ")), key
     assert any("generation.literature" in x and "budget_tokens 4000" in x and "max_tokens  12192" in x for x in lines)
     calls = lines[lines.index(next(x for x in lines if x.startswith("calls"))) + 1:]

@@ -42,8 +42,8 @@ import respx
 
 from cosci.agents.tool_loop import run_tool_loop
 from cosci.llm import errors as E
-from cosci.llm.structured import call_record
-from cosci.llm.types import ToolSpec
+from cosci.llm.port.structured import call_record
+from cosci.llm.port.types import ToolSpec
 from cosci.records import RecordCheck
 from cosci.tools.base import ToolResult
 from tests.llm.helpers import WHOLE, Harness, harness, make_config, spec_for
@@ -241,7 +241,7 @@ async def test_every_call_of_a_budget_tool_loop_has_the_same_thinking_then_one_s
 
 # --- OpenAI: gpt-5 family and o-series --------------------------------------------------------------------------
 @pytest.mark.parametrize(("agent", "mode", "effort", "cap"), [
-    ("safety", "classify", "minimal", 1024 + 2048), ("supervisor", "parse_goal", "minimal", 2048 + 2048),
+    ("safety", "classify", "minimal", 1024 + 2048), ("goal_parsing", "parse_goal", "minimal", 2048 + 2048),
     ("generation", "literature", "low", 8192 + 4000), ("metareview", "final", "high", 8192 + 16000)])
 async def test_gpt5_carries_reasoning_effort_and_a_cap_with_room_for_it(wire: respx.MockRouter, tmp_path: Path,
                                                                        agent: str, mode: str, effort: str,

@@ -29,7 +29,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from cosci.store import RECORD_FILE, SessionRecord
+from cosci.store import STORE_FILE, SessionStore
 
 pytestmark = pytest.mark.slow  # the entry point in a subprocess: its own Prefect server
 ROOT = Path(__file__).resolve().parents[2]
@@ -120,15 +120,15 @@ def test_a_400_on_every_strong_tier_call_fails_the_session_in_the_first_generati
     strong = [b for b in Anthropic.seen if b["model"] == "claude-opus-4-7"]
     assert strong and all(b["thinking"] == {"type": "adaptive", "display": "summarized"} for b in strong)
     assert len(strong) <= 2  # the first generation tasks (concurrency 2), each refused once: never retried
-    (db,) = (data / "sessions").glob(f"*/{RECORD_FILE}")
-    record = SessionRecord.open(db, db.parent.name)
+    (db,) = (data / "sessions").glob(f"*/{STORE_FILE}")
+    store = SessionStore.open(db, db.parent.name)
     try:
-        row = record.sessions.get()
+        row = store.sessions.get()
         assert (row.status, row.stop_reason) == ("failed", "error")
-        ran = {(r["agent"], r["action"]) for r in record.db.query("SELECT agent, action FROM tasks"
+        ran = {(r["agent"], r["action"]) for r in store.db.query("SELECT agent, action FROM tasks"
                                                                   " WHERE attempts > 0")}
-        assert ran <= {("safety", "ScreenGoal"), ("supervisor", "ParseGoal"), ("generation", "CreateInitialHypotheses")}
-        assert record.hypotheses.count() == 0
-        assert INVALID_THINKING in record.logs.events("session_failed")[0]["payload"]["error"]
+        assert ran <= {("safety", "ScreenGoal"), ("goal_parsing", "ParseGoal"), ("generation", "CreateInitialHypotheses")}
+        assert store.hypotheses.count() == 0
+        assert INVALID_THINKING in store.logs.events("session_failed")[0]["payload"]["error"]
     finally:
-        record.close()
+        store.close()

@@ -26,7 +26,7 @@ class Route:
             streamed call ``retry.first_token_seconds`` plus ``max_output_tokens`` at the tier's output speed.
         degradable: False for the never-degrade modes (``reflection.verification``, ``metareview.final``).
         constrained: the tier's output is schema-constrained (the embedded model).
-        thinking_form: ``off``, ``budget``, ``adaptive`` or ``effort`` (:mod:`cosci.llm.thinking`).
+        thinking_form: ``off``, ``budget``, ``adaptive`` or ``effort`` (:mod:`cosci.llm.port.thinking`).
         lowest_effort: effort sent by an ``effort`` tier on calls without a budget (None: no field).
         min_thinking_tokens: budget sent by a ``budget`` tier on calls without one (None: no field).
         caches: system blocks marked for caching get ``cache_control`` (the tier has ``cache_min_tokens``).
@@ -139,7 +139,7 @@ class LLMResponse:
 
 
 class LLMPort(Protocol):
-    """The one port agents call. Implemented by :class:`cosci.llm.gateway.Gateway`.
+    """The one port agents call. Implemented by :class:`cosci.llm.gateway.adapter.Gateway`.
 
     Raises:
         TransientLLMError: after the gateway's retries ran out.
@@ -159,7 +159,7 @@ class BatchRequest:
 
 
 class BatchPort(Protocol):
-    """The batch side of the gateway (:class:`cosci.llm.batch.BatchGateway`), for the ranking batch pool.
+    """The batch side of the gateway (:class:`cosci.llm.batches.batch_gateway.BatchGateway`), for the ranking batch pool.
 
     Raises (each method): TransientLLMError after the gateway's retries, PermanentLLMError.
     """

@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from cosci.config.thinking import EffortRow, ThinkingCfg
-from cosci.llm.types import Route
+from cosci.llm.port.types import Route
 
 OPENROUTER = "openrouter/"
 

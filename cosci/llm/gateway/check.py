@@ -19,14 +19,14 @@ from importlib.metadata import version
 import litellm
 
 from cosci.config.schema import CosciConfig
-from cosci.domain import CallRecord
+from cosci.domain import Call
 from cosci.llm import errors as E
-from cosci.llm.budget import TokenBudget
-from cosci.llm.gateway import CHARS_PER_TOKEN_BOUND, FALLBACK_USD_PER_MTOK, FORMAT_PROVIDERS, Gateway
-from cosci.llm.routing import Router
-from cosci.llm.structured import call_record
-from cosci.llm.thinking import describe, thinking_params
-from cosci.llm.types import CallSpec, Route, TextBlock
+from cosci.llm.budget.token_budget import TokenBudget
+from cosci.llm.gateway.adapter import CHARS_PER_TOKEN_BOUND, FALLBACK_USD_PER_MTOK, FORMAT_PROVIDERS, Gateway
+from cosci.llm.gateway.routing import Router
+from cosci.llm.port.structured import call_record
+from cosci.llm.port.thinking import describe, thinking_params
+from cosci.llm.port.types import CallSpec, Route, TextBlock
 from cosci.prompts import render
 from cosci.records import RecordCheck
 
@@ -110,7 +110,7 @@ def prices(model: str, config: CosciConfig, tier: str) -> tuple[float, float]:
 
 async def run_check(config: CosciConfig) -> list[Probe]:
     """Make the check calls (one per distinct model and form); every outcome, passed or failed."""
-    records: list[CallRecord] = []
+    records: list[Call] = []
     budget = TokenBudget(cap_usd=1.0, shares={"check": 1.0}, reserve_share=0.0)
     gateway = Gateway(config, budget, records.append)
     out = []
@@ -120,7 +120,7 @@ async def run_check(config: CosciConfig) -> list[Probe]:
     return out
 
 
-async def probe(gateway: Gateway, route: Route, config: CosciConfig, records: list[CallRecord]) -> Probe:
+async def probe(gateway: Gateway, route: Route, config: CosciConfig, records: list[Call]) -> Probe:
     spec = CallSpec(route=route, action="Check", system=[TextBlock(render("_safety_preamble"), cache=True)],
                     messages=[{"role": "user", "content": render("check", word=WORD, number=NUMBER)}])
     base = Probe(route.model, route.tier, describe(route, config.thinking), route.max_output_tokens)
@@ -143,7 +143,7 @@ async def probe(gateway: Gateway, route: Route, config: CosciConfig, records: li
                    fix=None if right or route.constrained else "the record's values differ from the request")
 
 
-def _cost(records: list[CallRecord]) -> float:
+def _cost(records: list[Call]) -> float:
     """USD of the calls a check made (a record call may take two: ask, then force)."""
     return sum(r.cost_usd for r in records)
 
