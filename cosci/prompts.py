@@ -69,6 +69,13 @@ EVAL_TEMPLATES: dict[str, str] = {
     "eval.baseline": "eval/baseline.md",
 }
 """Prompts of the evaluation harness (``cosci eval``, issue 20), not of a session's agents."""
+INVESTIGATION_TEMPLATES: dict[str, str] = {
+    "investigation.idea": "investigation_idea.md",
+    "investigation.attempt": "investigation_attempt.md",
+    "investigation.report": "investigation_report.md",
+    "_investigation_role": "_investigation_role.md",
+}
+"""Prompts of ``cosci investigate`` (ideation, execution, the report writer; docs/design.md#investigation)."""
 
 _MISSING = (re.compile(r"'([^']+)' is undefined"), re.compile(r"has no attribute '([^']+)'"))
 
@@ -91,7 +98,7 @@ def _environment() -> Environment:
 
 
 def _template(key: str) -> Template:
-    name = TEMPLATES.get(key) or EVAL_TEMPLATES.get(key)
+    name = TEMPLATES.get(key) or EVAL_TEMPLATES.get(key) or INVESTIGATION_TEMPLATES.get(key)
     if name is None:
         raise PromptError(f"unknown prompt template {key!r} (known: {', '.join(TEMPLATES)})")
     try:
@@ -124,4 +131,4 @@ def render(key: str, **variables: Any) -> str:
         message = str(err)
         name = next((m.group(1) for p in _MISSING if (m := p.search(message))), None)
         detail = f"missing variable {name!r}" if name else f"undefined value ({message})"
-        raise PromptError(f"prompt template {key!r} ({TEMPLATES[key]}): {detail}") from err
+        raise PromptError(f"prompt template {key!r} ({template.name}): {detail}") from err

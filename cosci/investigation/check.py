@@ -71,7 +71,8 @@ def data_contract(task: Task) -> list[str]:
     search = {p.resolve() for part in files["search"].values() for p in part.values()}
     final = {p.resolve() for part in files["final"].values() for p in part.values()}
     out += [f"data: {p.relative_to(task.root)} is both search and final data" for p in sorted(search & final)]
-    out += overlap(task, search - final, final - search)
+    inputs = {ph: {p.resolve() for p in files[ph]["inputs"].values()} for ph in PHASES}
+    out += overlap(task, inputs["search"] - final, inputs["final"] - search)
     for phase in PHASES:
         source = task.evaluator(phase).read_text(encoding="utf-8", errors="replace")
         theirs = {v for part in (task.data(other(phase)).inputs, task.data(other(phase)).answers) for v in part.values()}
@@ -82,7 +83,8 @@ def data_contract(task: Task) -> list[str]:
 
 
 def overlap(task: Task, search: set[Path], final: set[Path]) -> list[str]:
-    """Search and final data must share no content: no identical file, no identical line (headers excepted)."""
+    """Search and final inputs must share no content: no identical file, no identical line (headers excepted).
+    Answers may coincide (a planted effect is the same number in every replicate)."""
     out: list[str] = []
     digests = {hashlib.sha256(p.read_bytes()).hexdigest(): p for p in search}
     for p in sorted(final):

@@ -106,6 +106,9 @@ class Harness:
     def __init__(self, task: Task, isolation: Isolation, views: Path) -> None:
         self.task, self.isolation = task, isolation
         self.view_dir = stage_task_view(task, views / "task")
+        self.agent_view = views / "agent_task"  # what the execution agent may read: no data, no final evaluator
+        if not self.agent_view.exists():
+            shutil.copytree(self.view_dir, self.agent_view, ignore=shutil.ignore_patterns("evaluate_final.py"))
 
     def limits(self, seconds: float) -> Limits:
         lim = self.task.spec.limits

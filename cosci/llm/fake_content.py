@@ -13,6 +13,7 @@ import random
 import re
 from typing import Any
 
+from cosci.llm import fake_investigation
 from cosci.llm.fake_types import FakeCall, FakeReply
 
 DRUGS = ["metformin", "disulfiram", "itraconazole", "niclosamide", "mebendazole", "atorvastatin",
@@ -221,6 +222,8 @@ def safety_verdict(call: FakeCall) -> dict[str, Any]:
 def autopilot(call: FakeCall, params: dict[str, Any], *, seed: int, n: int) -> FakeReply:
     """The default answer when no scripted reply matches."""
     rng = _rng(seed, call)
+    if (investigation := fake_investigation.reply(call, params, rng)) is not None:  # cosci investigate's agents
+        return investigation
     choice = params.get("tool_choice")
     forced = choice.get("function", {}).get("name") if isinstance(choice, dict) else None
     if forced:
