@@ -13,6 +13,8 @@
     cosci estimate [hydra overrides ...]        pre-flight cost estimate of a configuration
     cosci compare [--experiment E | --parent RUN | --ids RUN ...]   compare sessions tracked in MLflow
     cosci serve [--cron "0 6 * * 1"] [hydra overrides ...]           serve the Prefect deployment on a schedule
+    cosci investigate check TASK | run TASK [--from-session S] [overrides ...] | resume RUN
+                                                test hypotheses by running code (docs/design.md#investigation)
     cosci eval moose-chem [--items N|ids] [--corpus 150|300|1000] [--seeds K] [--baseline single-call|none]
                [overrides ...]                                  measure against MOOSE-Chem (cosci/eval/)
 
@@ -373,6 +375,14 @@ def cmd_eval(args: argparse.Namespace) -> None:
         print(f"mlflow    parent run {result.parent_run_id}")
 
 
+def cmd_investigate(args: argparse.Namespace) -> None:
+    from flows.investigation_launch import command
+
+    code = command(args.action, args.target, list(args.overrides), args.from_session, data_dir(args.data_dir))
+    if code:
+        raise SystemExit(code)
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="cosci", description=__doc__.split("\n\n")[0])
     p.add_argument("--data-dir", help="data directory (default $COSCI_DATA_DIR or ./data)")
@@ -436,6 +446,12 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--cron", default=None, help="cron schedule (default: schedule.cron from config)")
     sp.add_argument("--name", default=None, help="deployment name (default: schedule.deployment)")
     sp.set_defaults(func=cmd_serve)
+    sp = add("investigate", help="test hypotheses by running code: check a task, run or resume an investigation")
+    sp.add_argument("action", choices=("check", "run", "resume"))
+    sp.add_argument("target", help="the task folder (check, run) or the investigation id (resume)")
+    sp.add_argument("overrides", nargs="*", default=[], help="Hydra overrides, e.g. models=fake investigation.workers=2")
+    sp.add_argument("--from-session", default=None, help="seed ideation with this session's top hypotheses")
+    sp.set_defaults(func=cmd_investigate)
     sp = add("eval", help="measure the science against a public benchmark (MOOSE-Chem)")
     sp.add_argument("benchmark", choices=["moose-chem"])
     sp.add_argument("overrides", nargs="*", default=[], help="Hydra overrides for every session, e.g. models=opus")
@@ -454,10 +470,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     p = parser()
     args, extra = p.parse_known_args(argv)
     if extra:  # `cosci eval moose-chem --items 2 models=fake`: overrides may follow the options
-        if getattr(args, "command", None) != "eval" or any(e.startswith("-") for e in extra):
+        if getattr(args, "command", None) not in ("eval", "investigate") or any(e.startswith("-") for e in extra):
             p.error(f"unrecognized arguments: {' '.join(extra)}")
         args.overrides = [*args.overrides, *extra]
-    if getattr(args, "data_dir", None) and getattr(args, "command", None) in ("run", "serve", "estimate", "eval"):
+    if getattr(args, "data_dir", None) and getattr(args, "command", None) in ("run", "serve", "estimate", "eval") or (
+            getattr(args, "command", None) == "investigate" and args.action == "run"):
         args.overrides = [*args.overrides, f"paths.data_dir={data_dir(args.data_dir)}"]  # --data-dir wins
     try:
         args.func(args)

@@ -63,12 +63,12 @@ class AttemptOutcome:
 
 
 async def execute(port: LLMPort, route: Route, task: Task, idea: RecordIdea, ws: CycleWorkspace,
-                  files: list[str], task_id: str, tool_timeout: float) -> AttemptOutcome:
+                  files: list[str], task_id: str, tool_timeout: float, best_score: float | None) -> AttemptOutcome:
     """The edit-evaluate-verify loop; the submitted candidate (or, without a valid ``record_attempt``, the last
     one written; None when none was)."""
     prompt = render("investigation.attempt", idea=idea, rubrics=[task.rubrics[r] for r in idea.rubric_ids],
                     entry=task.spec.entry, files=files, budget=ws.budget, metric=task.spec.score.metric,
-                    direction=task.spec.score.direction)
+                    direction=task.spec.score.direction, best_score=best_score)
     spec = CallSpec(route=route, action="Execute", system=system("execution", task),
                     messages=[{"role": "user", "content": prompt}], task_id=task_id)
     try:

@@ -166,7 +166,8 @@ async def _contract(inp: CycleInput, task: Task, harness: Harness, gateway: Gate
     ws = CycleWorkspace(folder, base, harness.agent_view, harness, spec.evaluation_budget, spec.search_seed,
                         lambda program, e: rubric_statuses(task, idea.idea.rubric_ids, program, e))  # type: ignore[union-attr]
     timeout = spec.timeouts.program_seconds + spec.timeouts.evaluator_seconds + 30.0
-    attempt = await execute(gateway, routes["execution"], task, idea.idea, ws, list(file_digests(base)), tid, timeout)
+    attempt = await execute(gateway, routes["execution"], task, idea.idea, ws, list(file_digests(base)), tid, timeout,
+                            inp.best_score)
     out.summary, out.conclusion, out.memory, out.note = attempt.summary, attempt.conclusion, attempt.memory, attempt.note
     out.tool_calls, out.evaluations_used = attempt.tool_calls, ws.used
     if attempt.candidate is None:

@@ -105,9 +105,10 @@ class Harness:
 
     def __init__(self, task: Task, isolation: Isolation, views: Path) -> None:
         self.task, self.isolation = task, isolation
-        self.view_dir = stage_task_view(task, views / "task")
+        self.view_dir = views / "task"  # staged once per run (the first harness of a run stages it)
         self.agent_view = views / "agent_task"  # what the execution agent may read: no data, no final evaluator
         if not self.agent_view.exists():
+            stage_task_view(task, self.view_dir)
             shutil.copytree(self.view_dir, self.agent_view, ignore=shutil.ignore_patterns("evaluate_final.py"))
 
     def limits(self, seconds: float) -> Limits:

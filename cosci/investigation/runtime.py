@@ -6,8 +6,11 @@ process that started the investigation.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+import threading
+from collections.abc import Callable, Coroutine
 from pathlib import Path
+from typing import Any, TypeVar
 
 from cosci.config.investigation import InvestigationConfig
 from cosci.domain import CallRecord
@@ -18,6 +21,7 @@ from cosci.llm.gateway import Gateway
 from cosci.llm.types import Route
 from cosci.sandbox import Isolation
 
+T = TypeVar("T")
 MODES = {"ideation": "idea", "execution": "attempt", "writer": "report"}
 """The one mode of each investigation agent (``investigation.agents.<agent>.modes``)."""
 
@@ -34,3 +38,23 @@ def gateway(cfg: InvestigationConfig, budget: TokenBudget,
     gw = Gateway(cfg.gateway_config(), budget, recorder)
     routes = {agent: gw.router.route(agent, mode) for agent, mode in MODES.items()}
     return gw, routes
+
+
+_LOOP: asyncio.AbstractEventLoop | None = None
+_LOOP_LOCK = threading.Lock()
+
+
+def run_async(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` on this process's one background event loop and wait for it.
+
+    Cycles run in threads (the thread task runner) or in Ray worker processes; LiteLLM keeps a process-wide
+    logging worker bound to one event loop, and an ``asyncio.run`` per thread made it log errors about a changed
+    loop on every call. One loop per process, shared by every cycle it runs, avoids that.
+    """
+    global _LOOP
+    with _LOOP_LOCK:
+        if _LOOP is None or _LOOP.is_closed():
+            _LOOP = asyncio.new_event_loop()
+            threading.Thread(target=_LOOP.run_forever, name="cosci-investigation-loop", daemon=True).start()
+        loop = _LOOP
+    return asyncio.run_coroutine_threadsafe(coro, loop).result()

@@ -14,6 +14,7 @@ Everything is a function of the request, so a replayed cycle gets the same answe
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from typing import Any
@@ -74,22 +75,52 @@ def _body(text: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _evaluations(call: FakeCall) -> list[dict[str, Any]]:
+    """The run_evaluation results seen so far (their JSON bodies)."""
+    out = []
+    for text in _tool_texts(call):
+        body = _body(text).strip()
+        if body.startswith("{") and '"evaluations_left"' in body:
+            try:
+                out.append(json.loads(body))
+            except ValueError:
+                continue
+    return out
+
+
+def _pick(evaluations: list[dict[str, Any]], best: float | None, maximize: bool) -> tuple[str | None, bool]:
+    """The candidate to submit and whether it beats ``best``: the best correct evaluated one, else the last."""
+    good = [e for e in evaluations if e.get("correct") and isinstance(e.get("score"), int | float)]
+    if not good:
+        return (evaluations[-1]["candidate"] if evaluations else None), False
+    top = (max if maximize else min)(good, key=lambda e: e["score"])
+    beats = best is None or (top["score"] > best if maximize else top["score"] < best)
+    return top["candidate"], beats
+
+
 def execution(call: FakeCall, rng: random.Random, forced: str | None) -> FakeReply:
-    done = _assistant_calls(call)
-    texts = _tool_texts(call)
+    """Read the best program; then, within the evaluation budget, write a perturbed candidate and evaluate it
+    until one beats the best score stated in the prompt; submit the best one evaluated."""
+    done, texts, prompt = _assistant_calls(call), _tool_texts(call), call.prompt
     written = re.findall(r"candidate (c\d+) written", "\n".join(texts))
-    entry = re.search(r"read_file\(\"(best/[^\"]+)\"\)", call.prompt)
-    if forced or "run_evaluation" in done or (written and "write_candidate" in done and len(done) > 4):
+    entry = re.search(r"read_file\(\"(best/[^\"]+)\"\)", prompt)
+    best_m = re.search(r"the best program's score is\s+([-+0-9.eE]+):", prompt)
+    best = float(best_m.group(1)) if best_m else None
+    maximize = "(minimize)" not in prompt
+    evals = _evaluations(call)
+    pick, beats = _pick(evals, best, maximize)
+    out_of_budget = bool(evals) and evals[-1].get("evaluations_left", 0) <= 0
+    if forced or (evals and done and done[-1] == "run_evaluation" and (beats or out_of_budget)):
         last = _body(texts[-1])[:300] if texts else "no evaluation"
-        return FakeReply.record("record_attempt", candidate=written[-1] if written else "c1",
+        return FakeReply.record("record_attempt", candidate=pick or (written[-1] if written else "c1"),
                                 summary="Changed one numeric constant of the best program.",
-                                conclusion=f"Scripted fake: the evaluation said {' '.join(last.split())[:200]}",
-                                memory="")
-    if "write_candidate" in done and written:
+                                conclusion=f"Scripted fake: {len(evals)} evaluation(s); the last said "
+                                           f"{' '.join(last.split())[:200]}", memory="")
+    if done and done[-1] == "write_candidate" and written:
         return FakeReply.record("run_evaluation", candidate=written[-1])
-    if "read_file" in done and texts:
-        source = _body(texts[-1])
-        new = perturbed(source, rng) or source + "\n"
+    sources = [_body(t) for t, name in zip(texts, done, strict=False) if name == "read_file"]
+    if sources:
+        new = perturbed(sources[0], rng) or sources[0] + "\n"
         path = entry.group(1).removeprefix("best/") if entry else "program.py"
         return FakeReply.record("write_candidate", path=path, content=new, base="best")
     return FakeReply.record("read_file", path=entry.group(1) if entry else "best/program.py")
@@ -97,7 +128,7 @@ def execution(call: FakeCall, rng: random.Random, forced: str | None) -> FakeRep
 
 def findings(call: FakeCall) -> dict[str, Any]:
     rows = ROW.findall(call.prompt)
-    return {"findings": [f"Row {label} reports: {text.rstrip('.')} [{label}]." for label, text in rows[:6]]
+    return {"findings": [f"{text.rstrip('.')} [{label}]." for label, text in rows[:6]]
             or ["No evidence rows were given."]}
 
 
