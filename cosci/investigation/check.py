@@ -12,6 +12,7 @@ data.
 from __future__ import annotations
 
 import hashlib
+import json
 import tempfile
 from pathlib import Path
 
@@ -116,7 +117,8 @@ def smoke(task: Task, harness: Harness, work: Path) -> list[str]:
     for phase in PHASES:
         base = harness.evaluate(task.initial, phase, seeds[phase], work / phase)
         if not base.ok:
-            out.append(f"evaluate_{phase}.py on the initial program: {base.reason}")
+            why = base.reason.removeprefix(f"evaluate_{phase}.py").lstrip(": ")
+            out.append(f"evaluate_{phase}.py on the initial program: {why}")
             continue
         if not base.correct:
             out.append(f"evaluate_{phase}.py on the initial program: correct is false (the initial program must pass)")
@@ -137,7 +139,9 @@ def smoke(task: Task, harness: Harness, work: Path) -> list[str]:
 
 
 def _outcome(e: Evaluation) -> str:
-    return f"valid={e.valid} correct={e.correct} score={e.score}" if e.ok else f"failed: {e.reason}"
+    if not e.ok:
+        return f"failed: {e.reason}"
+    return f"correct={e.correct} metrics={json.dumps(e.metrics, sort_keys=True)}"
 
 
 def check_task(path: Path, isolation: Isolation) -> list[str]:
