@@ -96,14 +96,20 @@ def options(fn: Any, folder: RunFolder, name: str, retries: int) -> Any:
 
 def evaluate_many(folder: RunFolder, jobs: list[tuple[str, str, str, int]], isolation: dict[str, str],
                   digest: str) -> dict[tuple[str, int], Evaluation]:
-    """Evaluations ``(label, program, phase, seed)`` submitted together; results by ``(program, seed)``."""
-    futures = {}
+    """Evaluations ``(label, program, phase, seed)`` submitted together, one per distinct program content and
+    seed (two folders holding the same program are evaluated once); results by ``(program, seed)``."""
+    futures: dict[tuple[str, str, int], Any] = {}
+    wanted: list[tuple[str, str, str, int]] = []
     for _label, program, phase, seed in jobs:
-        key = {"run_id": folder.run_id, "task": digest, "digest": tree_digest(Path(program)), "phase": phase,
-               "seed": seed}
-        fn = options(evaluation_task, folder, f"evaluate {Path(program).name} {phase} seed {seed}", 1)
-        futures[(program, seed)] = fn.submit(key, str(folder.root), program, phase, seed, isolation)
-    return {k: Evaluation.from_dict(f.result()) for k, f in futures.items()}
+        tree = tree_digest(Path(program))
+        wanted.append((program, tree, phase, seed))
+        if (tree, phase, seed) in futures:
+            continue
+        key = {"run_id": folder.run_id, "task": digest, "digest": tree, "phase": phase, "seed": seed}
+        fn = options(evaluation_task, folder, f"evaluate {tree[:8]} {phase} seed {seed}", 1)
+        futures[(tree, phase, seed)] = fn.submit(key, str(folder.root), program, phase, seed, isolation)
+    done = {k: Evaluation.from_dict(f.result()) for k, f in futures.items()}
+    return {(program, seed): done[(tree, phase, seed)] for program, tree, phase, seed in wanted}
 
 
 def run_rounds(cfg: InvestigationConfig, folder: RunFolder, isolation: dict[str, str],
