@@ -449,7 +449,8 @@ def parser() -> argparse.ArgumentParser:
     sp = add("investigate", help="test hypotheses by running code: check a task, run or resume an investigation")
     sp.add_argument("action", choices=("check", "run", "resume"))
     sp.add_argument("target", help="the task folder (check, run) or the investigation id (resume)")
-    sp.add_argument("overrides", nargs="*", default=[], help="Hydra overrides, e.g. models=fake investigation.workers=2")
+    sp.add_argument("overrides", nargs="*", default=[],
+                    help="Hydra overrides, e.g. models=fake investigation.workers=2")
     sp.add_argument("--from-session", default=None, help="seed ideation with this session's top hypotheses")
     sp.set_defaults(func=cmd_investigate)
     sp = add("eval", help="measure the science against a public benchmark (MOOSE-Chem)")
@@ -473,7 +474,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         if getattr(args, "command", None) not in ("eval", "investigate") or any(e.startswith("-") for e in extra):
             p.error(f"unrecognized arguments: {' '.join(extra)}")
         args.overrides = [*args.overrides, *extra]
-    if getattr(args, "data_dir", None) and getattr(args, "command", None) in ("run", "serve", "estimate", "eval") or (
+    if (getattr(args, "data_dir", None) and getattr(args, "command", None) in ("run", "serve", "estimate", "eval")) or (
             getattr(args, "command", None) == "investigate" and args.action == "run"):
         args.overrides = [*args.overrides, f"paths.data_dir={data_dir(args.data_dir)}"]  # --data-dir wins
     try:

@@ -24,8 +24,8 @@ from prefect.tasks import exponential_backoff
 from cosci.config.investigation import InvestigationConfig
 from cosci.domain import CallRecord
 from cosci.investigation import boundary
-from cosci.investigation.digest import tree_digest
 from cosci.investigation.cycle import CycleInput, cycle_budget, cycle_dir, run_cycle
+from cosci.investigation.digest import tree_digest
 from cosci.investigation.folder import RunFolder
 from cosci.investigation.harness import Evaluation
 from cosci.investigation.runtime import gateway, open_harness, run_async
@@ -143,6 +143,7 @@ def investigation_flow(config_data: dict[str, Any], data_dir: str, run_id: str,
     """Run (or resume) one investigation to its end; returns its summary as plain data."""
     cfg = InvestigationConfig.model_validate(config_data)
     folder = RunFolder.existing(Path(data_dir), run_id)
+    folder.event("flow_started", task_runner=cfg.investigation.task_runner)
     digest = folder.manifest()["task_digest"]
     initial = str(folder.task_dir / "initial")
     task_, _ = open_harness(folder.root, folder.task_dir, Isolation(**isolation))

@@ -108,8 +108,9 @@ def load_investigation(overrides: list[str]) -> InvestigationConfig:
     from cosci.config.load import ConfigError, compose, validate
 
     composed = compose(group_overrides(list(overrides)))
-    data = OmegaConf.to_container(composed, resolve=True)
-    assert isinstance(data, dict)
+    raw = OmegaConf.to_container(composed, resolve=True)
+    assert isinstance(raw, dict)
+    data = {str(k): v for k, v in raw.items()}
     inv, evidence = data.pop("investigation", None), data.pop("evidence", None)
     base = validate(data)
     try:

@@ -75,11 +75,11 @@ async def execute(port: LLMPort, route: Route, task: Task, idea: RecordIdea, ws:
         done = await run_tool_loop(port, spec, tools(ws), RecordAttempt, max_iters=route.max_iterations,
                                    tool_timeout=tool_timeout)
     except (ToolLoopExhausted, StructuredOutputError) as exc:
-        last = (ws.written() or [None])[-1]
+        last = ws.written()[-1] if ws.written() else None
         return AttemptOutcome(last, note=f"no valid record_attempt ({exc}); the last candidate was taken")
     rec = done.record
     if rec.candidate not in ws.written():
-        last = (ws.written() or [None])[-1]
+        last = ws.written()[-1] if ws.written() else None
         return AttemptOutcome(last, rec.summary, rec.conclusion, rec.memory,
                               note=f"record_attempt named {rec.candidate!r}, not a candidate; the last one was taken",
                               tool_calls=done.tool_calls)

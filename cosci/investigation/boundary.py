@@ -24,7 +24,8 @@ def conclusion(r: dict[str, Any]) -> dict[str, Any]:
             "gate_b": r["gate_b"], "score": r["score"], "text": r.get("conclusion") or r.get("gate_a_reason") or ""}
 
 
-def best_of(results: list[dict[str, Any]], initial: Path, initial_score: float | None) -> tuple[Path, float | None, int]:
+def best_of(results: list[dict[str, Any]], initial: Path,
+            initial_score: float | None) -> tuple[Path, float | None, int]:
     """A worker's best program after ``results`` (its own, in cycle order): ``(folder, score, cycle)``."""
     best, score, cycle = initial, initial_score, 0
     for r in sorted(results, key=lambda r: r["cycle"]):

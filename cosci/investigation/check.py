@@ -76,8 +76,9 @@ def data_contract(task: Task) -> list[str]:
     out += overlap(task, inputs["search"] - final, inputs["final"] - search)
     for phase in PHASES:
         source = task.evaluator(phase).read_text(encoding="utf-8", errors="replace")
-        theirs = {v for part in (task.data(other(phase)).inputs, task.data(other(phase)).answers) for v in part.values()}
-        named = sorted(v for v in theirs if v in source or v.split("{seed}")[0] in source and "{seed}" in v)
+        them = task.data(other(phase))
+        theirs = {v for part in (them.inputs, them.answers) for v in part.values()}
+        named = sorted(v for v in theirs if v in source or (v.split("{seed}")[0] in source and "{seed}" in v))
         if named:
             out.append(f"evaluate_{phase}.py names the {other(phase)} data ({', '.join(named)})")
     return out

@@ -168,7 +168,8 @@ async def _contract(inp: CycleInput, task: Task, harness: Harness, gateway: Gate
     timeout = spec.timeouts.program_seconds + spec.timeouts.evaluator_seconds + 30.0
     attempt = await execute(gateway, routes["execution"], task, idea.idea, ws, list(file_digests(base)), tid, timeout,
                             inp.best_score)
-    out.summary, out.conclusion, out.memory, out.note = attempt.summary, attempt.conclusion, attempt.memory, attempt.note
+    out.summary, out.conclusion = attempt.summary, attempt.conclusion
+    out.memory, out.note = attempt.memory, attempt.note
     out.tool_calls, out.evaluations_used = attempt.tool_calls, ws.used
     if attempt.candidate is None:
         out.gate_a_reason = "no candidate written"

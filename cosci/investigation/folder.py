@@ -75,7 +75,8 @@ class RunFolder:
     def create(self, task_src: Path, manifest: dict[str, Any]) -> None:
         """The folder with a frozen copy of the task and the manifest (its ``task_digest`` over the copy)."""
         self.root.mkdir(parents=True)
-        shutil.copytree(task_src, self.root / "task" / task_src.name, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(task_src, self.root / "task" / task_src.name, symlinks=True,
+                        ignore=shutil.ignore_patterns("__pycache__"))
         self.write_manifest({**manifest, "run_id": self.run_id, "task_digest": tree_digest(self.task_dir),
                              "created": time.time(), "status": "running"})
 

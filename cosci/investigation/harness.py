@@ -22,9 +22,6 @@ from cosci.investigation.task import Task
 from cosci.sandbox import Isolation, Limits, Mount
 from cosci.sandbox.run import SandboxResult, View, run_sandboxed
 
-ANSWER_CAP_BYTES = 1 << 20
-"""An answer (or an evaluator's output) larger than 1 MiB is invalid (the seed's cap on harness artifacts)."""
-
 
 @dataclass
 class Evaluation:
@@ -154,9 +151,9 @@ class Harness:
                   *[Mount(p.resolve(), f"/data/{name}") for name, p in inputs.items()]]
         view = View(mounts, self.isolation)
         argv = ["python", f"/program/{self.task.spec.entry}", "--seed", str(seed)]
+        env = {"COSCI_DATA": view.where("/data"), "COSCI_SEED": str(seed), "HOME": view.where("/workspace")}
         return run_sandboxed(view, argv, cwd="/workspace", limits=self.limits(self.task.spec.timeouts.program_seconds),
-                             logs=work / "program_logs", env={"COSCI_DATA": view.where("/data"),
-                                                              "COSCI_SEED": str(seed), "HOME": view.where("/workspace")})
+                             logs=work / "program_logs", env=env)
 
     def _evaluator(self, phase: str, seed: int, work: Path, data: dict[str, Path], task_view: Path) -> SandboxResult:
         (work / "evaluator_ws").mkdir()
@@ -165,7 +162,8 @@ class Harness:
                   *[Mount(p.resolve(), f"/data/{name}") for name, p in data.items()]]
         view = View(mounts, self.isolation)
         argv = ["python", f"/task/evaluate_{phase}.py", "/answer/answer.json", "--seed", str(seed), "--data", "/data"]
-        return run_sandboxed(view, argv, cwd="/workspace", limits=self.limits(self.task.spec.timeouts.evaluator_seconds),
+        limits = self.limits(self.task.spec.timeouts.evaluator_seconds)
+        return run_sandboxed(view, argv, cwd="/workspace", limits=limits,
                              logs=work / "evaluator_logs", env={"HOME": view.where("/workspace")})
 
 

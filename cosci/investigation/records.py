@@ -18,7 +18,8 @@ from cosci.records import Record
 
 class RecordIdea(Record):
     tool_name: ClassVar[str] = "record_idea"
-    tool_description: ClassVar[str] = "Record ONE idea bundle for this research cycle. Calling this tool ends your turn."
+    tool_description: ClassVar[str] = ("Record ONE idea bundle for this research cycle. Calling this tool ends "
+                                       "your turn.")
 
     title: str = Field(min_length=1, max_length=200, description="A short title of the idea.")
     hypothesis: str = Field(min_length=1, description="A falsifiable hypothesis: what change should move the score, "

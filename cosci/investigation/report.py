@@ -77,7 +77,8 @@ def markdown(task: Task, summary: dict[str, Any], cycles: list[dict[str, Any]], 
              "", "## Findings", ""]
     lines += [f"- {f}" for f in marked(findings)] or [f"- ({note or 'no findings written'})"]
     lines += ["", "## Evidence (final evaluator)", ""] + [f"- [{r.label}] {r.text}" for r in rows]
-    lines += ["", "## Cycles", "", "| worker | cycle | idea | gate A | gate B | score | reason |", "|---|---|---|---|---|---|---|"]
+    lines += ["", "## Cycles", "", "| worker | cycle | idea | gate A | gate B | score | reason |",
+              "|---|---|---|---|---|---|---|"]
     for r in sorted(cycles, key=lambda r: (r["worker"], r["cycle"])):
         title = ((r.get("idea") or {}).get("title") or "(rejected)").replace("|", "/")
         why = (r.get("gate_a_reason") or "").replace("|", "/")[:120]

@@ -220,10 +220,15 @@ def safety_verdict(call: FakeCall) -> dict[str, Any]:
 
 
 def autopilot(call: FakeCall, params: dict[str, Any], *, seed: int, n: int) -> FakeReply:
-    """The default answer when no scripted reply matches."""
+    """The default answer when no scripted reply matches (``cosci investigate``'s agents:
+    :mod:`.fake_investigation`)."""
+    investigation = fake_investigation.reply(call, params, _rng(seed, call))
+    return investigation if investigation is not None else session_autopilot(call, params, seed=seed, n=n)
+
+
+def session_autopilot(call: FakeCall, params: dict[str, Any], *, seed: int, n: int) -> FakeReply:
+    """The default answer to a session agent's call."""
     rng = _rng(seed, call)
-    if (investigation := fake_investigation.reply(call, params, rng)) is not None:  # cosci investigate's agents
-        return investigation
     choice = params.get("tool_choice")
     forced = choice.get("function", {}).get("name") if isinstance(choice, dict) else None
     if forced:

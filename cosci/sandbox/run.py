@@ -10,8 +10,10 @@ symlinks. :func:`classify` turns an ending into one reason a researcher can read
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
+import stat
 import subprocess
 import time
 from dataclasses import dataclass
@@ -112,10 +114,8 @@ def run_sandboxed(view: View, argv: list[str], *, cwd: str, limits: Limits, logs
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
 
 
 def read_capped(path: Path, cap: int = OUTPUT_CAP_BYTES) -> str:
@@ -126,7 +126,7 @@ def read_capped(path: Path, cap: int = OUTPUT_CAP_BYTES) -> str:
     """
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
     try:
-        if not os.path.stat.S_ISREG(os.fstat(fd).st_mode):
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise ValueError(f"{path.name} is not a regular file")
         with os.fdopen(fd, "rb", closefd=False) as fh:
             return fh.read(cap).decode("utf-8", "replace")

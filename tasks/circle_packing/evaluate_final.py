@@ -15,7 +15,7 @@ N = 26
 
 def violations(centers, radii):
     bad = 0
-    for (x, y), r in zip(centers, radii):
+    for (x, y), r in zip(centers, radii, strict=True):
         if r < 0 or x - r < 0 or y - r < 0 or x + r > 1 or y + r > 1:
             bad += 1
     for i in range(len(radii)):

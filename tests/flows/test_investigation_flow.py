@@ -34,7 +34,8 @@ def _ideation_prompt(fake: FakeBackend, worker: int, cycle: int) -> str:
     return calls[0].prompt
 
 
-def test_circle_packing_with_two_workers_on_the_fake(harness_api: None, fake: FakeBackend, tmp_path: Path,
+@pytest.mark.usefixtures("harness_api")
+def test_circle_packing_with_two_workers_on_the_fake(fake: FakeBackend, tmp_path: Path,
                                                      mlflow_uri: str) -> None:
     data = tmp_path / "data"
     summary = run(CIRCLES, [*FAST, f"paths.data_dir={data}", "investigation.workers=2", "investigation.cycles=3",
@@ -75,7 +76,8 @@ def _script_cycle(fake: FakeBackend, rubrics: list[str], source: str) -> None:
                 agent="execution")
 
 
-def test_all_four_gate_combinations_and_hostile_candidates(harness_api: None, fake: FakeBackend,
+@pytest.mark.usefixtures("harness_api")
+def test_all_four_gate_combinations_and_hostile_candidates(fake: FakeBackend,
                                                           tmp_path: Path) -> None:
     """Scripted answers (wrong ones included); the gates are decided by the harness, not by the fake."""
     _script_cycle(fake, ["beats_2_2"], _source(75))               # 2.2253 > 2.2133: A pass, B pass
@@ -101,7 +103,8 @@ def test_all_four_gate_combinations_and_hostile_candidates(harness_api: None, fa
     assert len(summary["ablation_notes"]) == 1 and "(cycle 1)" in summary["ablation_notes"][0]
 
 
-def test_from_session_writes_an_outcome_back_to_each_seeded_hypothesis(harness_api: None, fake: FakeBackend,
+@pytest.mark.usefixtures("harness_api")
+def test_from_session_writes_an_outcome_back_to_each_seeded_hypothesis(fake: FakeBackend,
                                                                        tmp_path: Path) -> None:
     from cosci.store import SessionRecord
     from tests.investigation.session_fixture import make_session

@@ -19,7 +19,8 @@ OK = RubricStatus("r1", True, "fine")
 BAD = RubricStatus("r2", False, "sum_of_radii = 1.9, needs sum_of_radii >= 2")
 
 
-def judge(text: str, metrics: dict, *, ok: bool = True, correct: bool = True, patterns=(), sources=None) -> RubricStatus:
+def judge(text: str, metrics: dict, *, ok: bool = True, correct: bool = True, patterns=(),
+          sources=None) -> RubricStatus:
     rubric = Rubric(id="r", text=text, source_contains=list(patterns))
     return adjudicate(rubric, evaluation_ok=ok, correct=correct, metrics=metrics, sources=sources or {})
 

@@ -91,7 +91,7 @@ def test_the_environment_carries_no_secret(tiny_task: Path, tmp_path: Path, monk
 
 def test_no_isolation_is_refused_unless_unsafe(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("cosci.sandbox.bwrap.probe", lambda: None)
-    with pytest.raises(NoIsolation, match="investigation.unsafe_no_sandbox=true"):
+    with pytest.raises(NoIsolation, match=r"investigation\.unsafe_no_sandbox=true"):
         isolation(unsafe_no_sandbox=False)
     assert isolation(unsafe_no_sandbox=True).tool == "none"
 

@@ -51,7 +51,7 @@ def main():
     parser.add_argument("--seed", type=int, default=0)
     parser.parse_args()
     rows = load(os.path.join(os.environ.get("COSCI_DATA", "/data"), "observations.csv"))
-    effect, se = estimate(rows, max(1, int(round(N_STRATA))))
+    effect, se = estimate(rows, max(1, round(float(N_STRATA))))
     print(json.dumps({"effect": effect, "ci_low": effect - Z * se, "ci_high": effect + Z * se}))
 
 
