@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cosci.agents.tool_loop import run_tool_loop
-from cosci.investigation.records import IdeaRejected, RecordAttempt, RecordIdea, normalise_idea
+from cosci.investigation.records import IdeaRejected, RecordAttempt, RecordIdea, idea_record, normalise_idea
 from cosci.investigation.task import Task
 from cosci.investigation.workspace import CycleWorkspace, tools
 from cosci.llm.errors import StructuredOutputError, ToolLoopExhausted
@@ -43,7 +43,7 @@ async def ideate(port: LLMPort, route: Route, task: Task, prompt: str, seeded: l
         spec = CallSpec(route=route, action=f"Ideate/{attempt}", system=system("ideation", task),
                         messages=list(messages), task_id=task_id)
         try:
-            rec, _ = await call_record(port, spec, RecordIdea)
+            rec, _ = await call_record(port, spec, idea_record(list(task.rubrics), seeded))
             return IdeaOutcome(normalise_idea(rec, list(task.rubrics), seeded), None, attempt)
         except (StructuredOutputError, IdeaRejected) as exc:
             reason = str(exc)

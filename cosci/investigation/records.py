@@ -8,10 +8,10 @@ ends the execution agent's loop. :class:`RecordFindings` is the report writer's 
 
 from __future__ import annotations
 
-from collections.abc import Collection
-from typing import ClassVar
+from collections.abc import Collection, Sequence
+from typing import Any, ClassVar, Literal
 
-from pydantic import Field
+from pydantic import Field, create_model
 
 from cosci.records import Record
 
@@ -29,6 +29,19 @@ class RecordIdea(Record):
                                   "targets (from the catalogue shown).")
     hypothesis_id: str | None = Field(default=None, description="The seeded hypothesis id (H-...) this idea tests, "
                                       "if it tests one; null otherwise.")
+
+
+def idea_record(rubric_ids: Sequence[str], seeded: Sequence[str]) -> type[RecordIdea]:
+    """:class:`RecordIdea` with this task's rubric ids (and the seeded hypothesis ids) as enums in its schema, so a
+    schema-constrained model (the embedded one) can only name ids that exist; validation still rejects others."""
+    fields: dict[str, Any] = {"rubric_ids": (list[Literal[tuple(rubric_ids)]],  # type: ignore[valid-type]
+                                             Field(min_length=1, max_length=32, description="Ids of the task's "
+                                                   "rubrics this idea targets."))}
+    if seeded:
+        fields["hypothesis_id"] = (Literal[tuple(seeded)] | None,  # type: ignore[valid-type]
+                                   Field(default=None, description="The seeded hypothesis id this idea tests, or "
+                                         "null."))
+    return create_model("RecordIdea", __base__=RecordIdea, **fields)
 
 
 class RecordAttempt(Record):

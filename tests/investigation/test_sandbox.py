@@ -11,6 +11,7 @@ import pytest
 from cosci.investigation.harness import Harness
 from cosci.investigation.task import load_task
 from cosci.sandbox.bwrap import NoIsolation, isolation, probe
+from tests.investigation.conftest import TASK_YAML, write_task
 
 pytestmark = pytest.mark.skipif(probe() is None, reason="bubblewrap cannot build a sandbox here")
 
@@ -67,9 +68,12 @@ def test_allocating_past_the_memory_limit_fails(tiny_task: Path, tmp_path: Path)
     assert not e.ok and e.limit == "memory" and "memory limit of 256 MB" in e.reason
 
 
-def test_a_busy_loop_hits_the_cpu_limit(tiny_task: Path, tmp_path: Path) -> None:
-    e = evaluate(tiny_task, tmp_path, "while True:\n    pass\n")
-    assert not e.ok and e.limit == "cpu_time" and "CPU-time limit of 2 s" in e.reason
+def test_a_busy_loop_hits_the_cpu_limit(tmp_path: Path) -> None:
+    """A generous wall clock (a loaded machine gives a busy loop less than one core), a 1 s CPU limit."""
+    task = write_task(tmp_path / "cpu", task_yaml=TASK_YAML.replace("program_seconds: 4", "program_seconds: 120")
+                      .replace("cpu_seconds: 2", "cpu_seconds: 1"))
+    e = evaluate(task, tmp_path, "while True:\n    pass\n")
+    assert not e.ok and e.limit == "cpu_time" and "CPU-time limit of 1 s" in e.reason
 
 
 def test_sleeping_past_the_wall_clock_fails(tiny_task: Path, tmp_path: Path) -> None:
