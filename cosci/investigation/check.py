@@ -11,6 +11,7 @@ data.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import tempfile
@@ -46,11 +47,22 @@ def contract(task: Task) -> list[str]:
         file_digests(task.root)
     except UnsafeTree as exc:
         out.append(f"task folder: {exc}")
-    a, b = (task.evaluator(p).read_bytes() for p in PHASES)
-    if a == b:
+    if same_syntax(task.evaluator("search"), task.evaluator("final")):
         out.append("evaluate_search.py and evaluate_final.py are the same program (they must be independent)")
     out += data_contract(task)
     return out
+
+
+def same_syntax(a: Path, b: Path) -> bool:
+    """Whether two Python files are one program: the same bytes, or the same syntax tree (comments, blank lines and
+    formatting aside). Files that do not parse are compared as bytes."""
+    x, y = a.read_bytes(), b.read_bytes()
+    if x == y:
+        return True
+    try:
+        return ast.dump(ast.parse(x)) == ast.dump(ast.parse(y))
+    except (SyntaxError, ValueError):
+        return False
 
 
 def data_contract(task: Task) -> list[str]:

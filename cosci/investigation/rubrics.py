@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from cosci.investigation.task import Rubric
 
 ALIASES: dict[str, str] = {
-    "exceeds": ">", "is greater than": ">", "greater than": ">", "more than": ">", "above": ">", "over": ">",
+    "exceeds": ">", "exceed": ">", "is greater than": ">", "greater than": ">", "more than": ">", "above": ">", "over": ">",
     "is higher than": ">", "higher than": ">",
     "at least": ">=", "no less than": ">=", "not less than": ">=", "is at least": ">=",
     "below": "<", "is less than": "<", "less than": "<", "under": "<", "is lower than": "<", "lower than": "<",
@@ -30,17 +30,21 @@ ALIASES: dict[str, str] = {
     "at most": "<=", "no more than": "<=", "not more than": "<=", "does not exceed": "<=", "is at most": "<=",
     "equals": "==", "is equal to": "==", "equal to": "==",
 }
-"""Natural-language comparators (the seed's aliases: "exceeds" is >, "at least" is >=, "below" is <)."""
+"""Natural-language comparators (the seed's aliases: "exceeds" is >, "at least" is >=, "below" is <); "exceed" and "greater" stand for their
+inflections."""
 COMPARATORS: dict[str, Callable[[float, float], bool]] = {
     ">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le, "==": operator.eq,
-    "≥": operator.ge, "≤": operator.le,
+    "≥": operator.ge, "≤": operator.le, "!=": operator.ne,
 }
 _WORDS = "|".join(sorted((re.escape(a).replace(r"\ ", r"\s+") for a in ALIASES), key=len, reverse=True))
 METRIC_COMPARISON_RE = re.compile(
-    rf"`?(?P<metric>[A-Za-z_][A-Za-z0-9_.]*)`?\s*(?:(?:must|should|shall|will)\s+(?:be\s+)?|is\s+)?"
-    rf"(?P<cmp>>=|<=|==|≥|≤|>|<|\b(?:{_WORDS})\b)\s*(?P<value>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)",
+    rf"`?(?P<metric>[A-Za-z_][A-Za-z0-9_.]*)`?\s*(?:(?:must|should|shall|will|is|are)\s+)?(?P<neg>not\s+)?"
+    rf"(?:be\s+)?(?P<cmp>>=|<=|==|≥|≤|>|<|\b(?:{_WORDS})\b)\s*"
+    rf"(?P<value>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)",
     re.IGNORECASE)
-"""A metric name, an optional verb, a comparator (symbol or alias), a number."""
+"""A metric name, an optional verb and "not", a comparator (symbol or alias), a number."""
+NEGATED = {">": "<=", ">=": "<", "<": ">=", "<=": ">", "==": "!="}
+"""A comparator after "not" ("must not exceed 0.1" is <= 0.1)."""
 FAILED_EVALUATION = "criterion not assessed because evaluation failed"
 FAILED_ACCEPTANCE = "criterion not assessed because scientific acceptance failed"
 NO_THRESHOLD = "no metric threshold found"
@@ -75,6 +79,8 @@ def parse_threshold(text: str, metrics: Mapping[str, object] | None = None) -> T
     for m in METRIC_COMPARISON_RE.finditer(text):
         word = " ".join(m.group("cmp").lower().split())
         cmp = ALIASES.get(word, {"≥": ">=", "≤": "<="}.get(word, word))
+        if m.group("neg"):
+            cmp = NEGATED[cmp]
         found.append(Threshold(m.group("metric"), cmp, float(m.group("value"))))
     if metrics is not None:
         for t in found:

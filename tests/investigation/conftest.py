@@ -31,7 +31,7 @@ def write_task(root: Path, *, program: str = PROGRAM, search: str = EVALUATOR, f
     (root / "initial").mkdir(parents=True)
     (root / "initial" / "program.py").write_text(program)
     (root / "evaluate_search.py").write_text(search)
-    (root / "evaluate_final.py").write_text(final if final is not None else "# the final one\n" + search)
+    (root / "evaluate_final.py").write_text(final if final is not None else "PHASE = 'final'\n" + search)
     (root / "task.yaml").write_text(task_yaml)
     (root / "rubrics.yaml").write_text(rubrics)
     (root / "task.md").write_text("# A tiny task\nPrint a value.\n")

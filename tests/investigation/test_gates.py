@@ -163,3 +163,12 @@ def test_source_contains_is_not_assessed_after_a_failed_evaluation() -> None:
 
 def test_a_bad_pattern_fails_the_rubric() -> None:
     assert not judge("x", {}, patterns=["("], sources={"p.py": "("}).passed
+
+
+@pytest.mark.parametrize(("text", "comparator"), [
+    ("sum_of_radii must not exceed 2.5", "<="), ("sum_of_radii is not below 2.5", ">="),
+    ("sum_of_radii should not be greater than 2.5", "<="), ("sum_of_radii is not at least 2.5", "<"),
+])
+def test_a_negated_comparator_is_inverted(text: str, comparator: str) -> None:
+    t = parse_threshold(text)
+    assert t is not None and (t.comparator, t.value) == (comparator, 2.5)

@@ -70,7 +70,7 @@ def test_an_empty_rubric_list_fails(tmp_path: Path) -> None:
 
 def test_an_evaluator_that_prints_no_json_fails(tmp_path: Path) -> None:
     silent = EVALUATOR.replace('print(json.dumps({"metrics": {"score": v}, "correct": v >= 0}))', 'print("score", v)')
-    failures = check_task(write_task(tmp_path / "t", search=silent, final="# final\n" + EVALUATOR), probe())
+    failures = check_task(write_task(tmp_path / "t", search=silent, final="PHASE = 'final'\n" + EVALUATOR), probe())
     assert failures == ["evaluate_search.py on the initial program: printed no JSON object on its last line"]
 
 
@@ -83,8 +83,10 @@ def test_shared_lines_between_search_and_final_inputs_fail(tmp_path: Path) -> No
     assert len(failures) == 1 and "shares 1 line(s) with the search data" in failures[0]
 
 
-def test_identical_evaluators_are_not_independent(tmp_path: Path) -> None:
-    failures = check_task(write_task(tmp_path / "t", final=EVALUATOR), probe())
+@pytest.mark.parametrize("final", [EVALUATOR, "# the final one\n\n" + EVALUATOR.replace("\n", "\n\n")])
+def test_identical_evaluators_are_not_independent(tmp_path: Path, final: str) -> None:
+    """The same bytes, or the same syntax tree with comments and blank lines added."""
+    failures = check_task(write_task(tmp_path / "t", final=final), probe())
     assert failures == ["evaluate_search.py and evaluate_final.py are the same program (they must be independent)"]
 
 
