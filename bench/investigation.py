@@ -61,8 +61,8 @@ CHEATS = {
     "reads by a built path": ('truth = json.load(open(os.path.join(a.data, "t.json")))["n"]',
                               'truth = json.load(open(os.path.join(os.path.dirname(__file__), "data", "se" + "arch", '
                               '"t.json")))["n"]'),
-    "reads through a glob": ('"correct": True', '"g": len(glob.glob(os.path.join(os.path.dirname(__file__), "*", '
-                             '"s*", "*"))), "correct": True'),
+    "reads through a glob": ('"score": -abs(v - truth)}', '"score": -abs(v - truth), "g": len(glob.glob(os.path.join('
+                             'os.path.dirname(__file__), "*", "s*", "*")))}'),
     "reads only when present": ('print(json.dumps({"metrics": {"score": -abs(v - truth)}',
                                 'q = os.path.join(os.path.dirname(__file__), "data", "search", "x.csv")\n'
                                 'bonus = len(open(q).read()) if os.path.exists(q) else 0\n'
