@@ -97,7 +97,7 @@ def make_task(root: Path, *, final: str = FINAL, rubrics: str = '- id: r\n  text
         rows = [f"final-{s}-row-{i:04d}" for i in range(20)] + ([search_rows[3]] if share_line and s == 1 else [])
         body = (root / "data/search/x.csv").read_text() if same_content and s == 1 else "x\n" + "\n".join(rows) + "\n"
         (root / f"data/final/x_{s}.csv").write_text(body)
-        (root / f"data/final/t_{s}.json").write_text('{"n": %d}' % (len(body.split())))
+        (root / f"data/final/t_{s}.json").write_text(json.dumps({"n": len(body.split())}))
     return root
 
 
@@ -127,7 +127,8 @@ HOSTILE = {
     "files: read the user's home": "print(open('/root/.bashrc').read())\n",
     "files: read the task's answers": "print(open('/task/data/search/t.json').read())\n",
     "files: modify its own program": "open('/program/program.py', 'a').write('#')\n",
-    "symlink: to a host file, at run time": "import os\nos.symlink({escape!r}, '/workspace/l')\nopen('/workspace/l').read()\n",
+    "symlink: to a host file, at run time": ("import os\nos.symlink({escape!r}, '/workspace/l')\n"
+                                             "open('/workspace/l').read()\n"),
     "limits: memory": "x = bytearray(2 << 30)\n",
     "limits: CPU": "while True:\n    pass\n",
     "limits: wall clock": "import time\ntime.sleep(600)\n",

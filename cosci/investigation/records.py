@@ -34,11 +34,11 @@ class RecordIdea(Record):
 def idea_record(rubric_ids: Sequence[str], seeded: Sequence[str]) -> type[RecordIdea]:
     """:class:`RecordIdea` with this task's rubric ids (and the seeded hypothesis ids) as enums in its schema, so a
     schema-constrained model (the embedded one) can only name ids that exist; validation still rejects others."""
-    fields: dict[str, Any] = {"rubric_ids": (list[Literal[tuple(rubric_ids)]],  # type: ignore[valid-type]
+    fields: dict[str, Any] = {"rubric_ids": (list[Literal[tuple(rubric_ids)]],  # type: ignore[valid-type,misc]
                                              Field(min_length=1, max_length=32, description="Ids of the task's "
                                                    "rubrics this idea targets."))}
     if seeded:
-        fields["hypothesis_id"] = (Literal[tuple(seeded)] | None,  # type: ignore[valid-type]
+        fields["hypothesis_id"] = (Literal[tuple(seeded)] | None,  # type: ignore[valid-type,misc]
                                    Field(default=None, description="The seeded hypothesis id this idea tests, or "
                                          "null."))
     return create_model("RecordIdea", __base__=RecordIdea, **fields)

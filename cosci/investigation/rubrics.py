@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from cosci.investigation.task import Rubric
 
 ALIASES: dict[str, str] = {
-    "exceeds": ">", "exceed": ">", "is greater than": ">", "greater than": ">", "more than": ">", "above": ">", "over": ">",
+    "exceeds": ">", "exceed": ">", "is greater than": ">", "greater than": ">", "more than": ">", "above": ">",
+    "over": ">",
     "is higher than": ">", "higher than": ">",
     "at least": ">=", "no less than": ">=", "not less than": ">=", "is at least": ">=",
     "below": "<", "is less than": "<", "less than": "<", "under": "<", "is lower than": "<", "lower than": "<",
@@ -30,8 +31,8 @@ ALIASES: dict[str, str] = {
     "at most": "<=", "no more than": "<=", "not more than": "<=", "does not exceed": "<=", "is at most": "<=",
     "equals": "==", "is equal to": "==", "equal to": "==",
 }
-"""Natural-language comparators (the seed's aliases: "exceeds" is >, "at least" is >=, "below" is <); "exceed" and "greater" stand for their
-inflections."""
+"""Natural-language comparators (the seed's aliases: "exceeds" is >, "at least" is >=, "below" is <; "exceed" for
+"must not exceed")."""
 COMPARATORS: dict[str, Callable[[float, float], bool]] = {
     ">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le, "==": operator.eq,
     "≥": operator.ge, "≤": operator.le, "!=": operator.ne,
