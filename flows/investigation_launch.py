@@ -17,6 +17,7 @@ from cosci.investigation.folder import RunFolder, new_run_id
 from cosci.investigation.session_link import seeded_hypotheses
 from cosci.investigation.task import load_task
 from cosci.sandbox.bwrap import Isolation, isolation
+from cosci.text import error_line
 from cosci.tracking import artifact_location, check_tracking, tracking_uri
 from flows.env import prepare
 from flows.server import ensure_server, server_ready
@@ -113,6 +114,8 @@ def run(task_path: Path, overrides: list[str], from_session: str | None = None) 
 def resume(data_dir: Path, run_id: str) -> dict[str, Any]:
     """Continue a killed investigation: finished cycles replay from the cache, the rest run."""
     folder = RunFolder.existing(data_dir, run_id)
+    if folder.manifest().get("status") == "done":
+        raise CosciError(f"investigation {run_id} is done; its report: {folder.root / 'report.md'}")
     cfg = InvestigationConfig.model_validate(folder.manifest()["config"])
     iso = sandbox(cfg)
     return _go(cfg, folder, iso, new=False)
@@ -135,13 +138,31 @@ def _go(cfg: InvestigationConfig, folder: RunFolder, iso: Isolation, *, new: boo
         server_ready()
         runner = task_runner(cfg)
         flow = investigation_flow.with_options(task_runner=runner)
-        summary: dict[str, Any] = flow(cfg.model_dump(mode="json"), str(cfg.base.paths.data_dir), folder.run_id,
-                                       {"tool": iso.tool, "version": iso.version})
+        try:
+            summary: dict[str, Any] = flow(cfg.model_dump(mode="json"), str(cfg.base.paths.data_dir), folder.run_id,
+                                           {"tool": iso.tool, "version": iso.version})
+        except Exception:
+            _fail_tracking(cfg, folder)
+            raise
     finally:
         folder.unlock()
     for line in summary_lines(summary):
         print(line, flush=True)
     return summary
+
+
+def _fail_tracking(cfg: InvestigationConfig, folder: RunFolder) -> None:
+    """An investigation that ended by an error: its MLflow runs FAILED (a kill leaves them RUNNING, for resume)."""
+    manifest = folder.manifest()
+    if not manifest.get("mlflow_parent"):
+        return
+    from cosci.tracking.investigation_runs import finish
+
+    try:
+        finish(tracking_uri(cfg.base), manifest["mlflow_parent"],
+               {int(k): v for k, v in manifest["mlflow_children"].items()}, {}, [], failed=True)
+    except Exception as exc:  # the original error matters more
+        print(f"cosci: the MLflow run was not marked failed: {error_line(exc)}", file=sys.stderr)
 
 
 def summary_lines(s: dict[str, Any]) -> list[str]:

@@ -83,3 +83,14 @@ def test_resume_of_an_unknown_run_is_one_line(tmp_path: Path, capsys: pytest.Cap
     with pytest.raises(SystemExit) as exit_:
         main(["--data-dir", str(tmp_path), "investigate", "resume", "inv-000000000000"])
     assert exit_.value.code == 2 and "no investigation inv-000000000000" in capsys.readouterr().err
+
+
+def test_resume_of_a_finished_run_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from cosci.investigation.folder import RunFolder
+
+    folder = RunFolder(tmp_path, "inv-0123456789ab")
+    folder.create(write_task(tmp_path / "t"), {"task": "t", "config": {}})
+    folder.update_manifest(status="done")
+    with pytest.raises(SystemExit) as exit_:
+        main(["--data-dir", str(tmp_path), "investigate", "resume", "inv-0123456789ab"])
+    assert exit_.value.code == 2 and "is done; its report" in capsys.readouterr().err
