@@ -72,7 +72,7 @@ def _body(text: str) -> str:
     lines = text.splitlines()
     if lines and lines[0].startswith("<untrusted_source"):
         lines = lines[1:-1]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines).rstrip("\n") + "\n"
 
 
 def _evaluations(call: FakeCall) -> list[dict[str, Any]]:
