@@ -22,7 +22,7 @@ from prefect.context import TaskRunContext
 from prefect.tasks import exponential_backoff
 
 from cosci.config.investigation import InvestigationConfig
-from cosci.domain import CallRecord
+from cosci.domain import Call
 from cosci.investigation import boundary
 from cosci.investigation.cycle import CycleInput, cycle_budget, cycle_dir, run_cycle
 from cosci.investigation.digest import tree_digest
@@ -57,10 +57,10 @@ def cycle_task(key: dict[str, Any], config_data: dict[str, Any], isolation: dict
     folder = RunFolder(cfg.base.paths.data_dir, key["run_id"])
     folder.event("cycle_started", worker=inp.worker, cycle=inp.cycle)
     task_, harness = open_harness(folder.root, folder.task_dir, Isolation(**isolation))
-    calls: list[CallRecord] = []
+    calls: list[Call] = []
     where = cycle_dir(folder.root, inp.worker, inp.cycle)
 
-    def record(c: CallRecord) -> None:
+    def record(c: Call) -> None:
         calls.append(c)
         where.mkdir(parents=True, exist_ok=True)
         with (where / "calls.jsonl").open("a", encoding="utf-8") as fh:

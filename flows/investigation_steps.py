@@ -17,7 +17,7 @@ from cosci.investigation.report import evidence_rows, markdown, write_claims, wr
 from cosci.investigation.runtime import gateway, run_async
 from cosci.investigation.session_link import write_outcome
 from cosci.investigation.task import Task
-from cosci.llm.budget import TokenBudget
+from cosci.llm.budget.token_budget import TokenBudget
 from cosci.text import error_line
 from cosci.tracking import tracking_uri
 

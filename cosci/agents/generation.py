@@ -21,7 +21,7 @@ import re
 from cosci.agents.base import BaseAgent, tool_names
 from cosci.domain import Hypothesis, Task, TaskResult
 from cosci.grounding.evidence import EvidenceCounts, check_items
-from cosci.llm.structured import call_record
+from cosci.llm.port.structured import call_record
 from cosci.prompts import render
 from cosci.records import RecordHypothesis
 from cosci.safety.quoting import quote_untrusted
@@ -42,7 +42,7 @@ class GenerationAgent(BaseAgent):
     async def execute(self, task: Task) -> TaskResult:
         """``CreateInitialHypotheses`` / ``GenerateHypothesis``; payload ``strategy``: literature | debate,
         optional ``source_hypothesis_id`` (literature) and ``instructions``."""
-        strategy = task.payload.get("strategy", "literature")
+        strategy = task.payload.get("mode", "literature")
         dropped: list[str] = []
         counts = EvidenceCounts()
         if strategy == "debate":
@@ -56,20 +56,20 @@ class GenerationAgent(BaseAgent):
 
     def existing(self, limit: int = 30) -> str:
         """Titles already in the pool (best first), quoted, so a new hypothesis differs from them."""
-        hyps = sorted((h for h in self.record.hypotheses.all() if h.state != "quarantined"),  # issue 15
+        hyps = sorted((h for h in self.store.hypotheses.all() if h.state != "quarantined"),  # issue 15
                       key=lambda h: (-h.elo, h.created_at))[:limit]
         return quote_untrusted("\n".join(f"- {h.title}" for h in hyps), "pool-titles") if hyps else ""
 
     def source_hypothesis(self, task: Task) -> Hypothesis | None:
         """The parent named by ``payload["source_hypothesis_id"]`` (None when absent or unknown)."""
         pid = task.payload.get("source_hypothesis_id")
-        return self.record.hypotheses.get(str(pid)) if pid else None
+        return self.store.hypotheses.get(str(pid)) if pid else None
 
     def reviews_overview(self) -> str:
         """Seed 003's ``reviews_overview``: the latest reviews, each quoted with its hypothesis's title."""
         quoted = []
-        for r in self.record.hypotheses.reviews(limit=REVIEWS_IN_OVERVIEW):
-            h = self.record.hypotheses.get(r.hypothesis_id)
+        for r in self.store.hypotheses.reviews(limit=REVIEWS_IN_OVERVIEW):
+            h = self.store.hypotheses.get(r.hypothesis_id)
             head = f"On \"{h.title}\" [{h.id}]:\n" if h else ""
             quoted.append(quote_untrusted((head + r.brief())[:600], f"review-{r.id}"))
         return render("_reviews_overview", reviews=quoted)

@@ -15,21 +15,21 @@ from typing import TYPE_CHECKING, Any
 from cosci.grounding.evidence import session_counts
 
 if TYPE_CHECKING:
-    from cosci.store import SessionRecord
+    from cosci.store import SessionStore
 
 CLAIM_METRICS = ("claims_total", "claims_supported", "claims_unsupported")
 
 
-def checked_overview(record: SessionRecord) -> dict[str, Any] | None:
+def checked_overview(store: SessionStore) -> dict[str, Any] | None:
     """The claim map and audit of the session's final overview (None before the overview)."""
-    events = record.logs.events("overview_checked")
+    events = store.logs.events("overview_checked")
     return events[-1]["payload"] if events else None
 
 
-def grounding_metrics(record: SessionRecord) -> dict[str, float]:
+def grounding_metrics(store: SessionStore) -> dict[str, float]:
     """Evidence and claim metrics (counts), plus ``audit_score`` (0-1) when an audit was recorded."""
-    out = session_counts(record).metrics()
-    checked = checked_overview(record)
+    out = session_counts(store).metrics()
+    checked = checked_overview(store)
     if checked:
         out.update({k: float(checked.get(k, 0)) for k in CLAIM_METRICS})
         score = (checked.get("audit") or {}).get("overall_score")
@@ -38,20 +38,20 @@ def grounding_metrics(record: SessionRecord) -> dict[str, float]:
     return out
 
 
-def claims_document(record: SessionRecord) -> dict[str, Any] | None:
+def claims_document(store: SessionStore) -> dict[str, Any] | None:
     """``final/claims.json``: every claim (claim, hypothesis ids, sources, status, problems), the totals,
     whether a repair round ran, and the audit."""
-    checked = checked_overview(record)
+    checked = checked_overview(store)
     if checked is None:
         return None
-    return {"session_id": record.session_id, **{k: checked.get(k, 0) for k in CLAIM_METRICS},
+    return {"session_id": store.session_id, **{k: checked.get(k, 0) for k in CLAIM_METRICS},
             "repaired": checked.get("repaired", False), "fallback": checked.get("fallback", False),
             "claims": checked.get("claims", []), "audit": checked.get("audit")}
 
 
-def write_claims(record: SessionRecord, folder: Path) -> Path | None:
+def write_claims(store: SessionStore, folder: Path) -> Path | None:
     """Write ``claims.json`` into ``folder`` (None, and nothing written, before the overview)."""
-    doc = claims_document(record)
+    doc = claims_document(store)
     if doc is None:
         return None
     folder.mkdir(parents=True, exist_ok=True)
@@ -60,11 +60,11 @@ def write_claims(record: SessionRecord, folder: Path) -> Path | None:
     return path
 
 
-def status_lines(record: SessionRecord) -> list[str]:
+def status_lines(store: SessionStore) -> list[str]:
     """``cosci status`` lines: evidence, and the overview's claims and audit when written."""
-    counts = session_counts(record)
+    counts = session_counts(store)
     lines = [f"evidence     {counts.line()}"]
-    checked = checked_overview(record)
+    checked = checked_overview(store)
     if checked:
         score = (checked.get("audit") or {}).get("overall_score")
         lines.append(f"claims       {checked.get('claims_total', 0)} in the overview: "

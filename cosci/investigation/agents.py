@@ -16,8 +16,8 @@ from cosci.investigation.records import IdeaRejected, RecordAttempt, RecordIdea,
 from cosci.investigation.task import Task
 from cosci.investigation.workspace import CycleWorkspace, tools
 from cosci.llm.errors import StructuredOutputError, ToolLoopExhausted
-from cosci.llm.structured import call_record
-from cosci.llm.types import CallSpec, LLMPort, Route, TextBlock
+from cosci.llm.port.structured import call_record
+from cosci.llm.port.types import CallSpec, LLMPort, Route, TextBlock
 from cosci.prompts import render
 
 
@@ -77,12 +77,12 @@ async def execute(port: LLMPort, route: Route, task: Task, idea: RecordIdea, ws:
     except (ToolLoopExhausted, StructuredOutputError) as exc:
         last = ws.written()[-1] if ws.written() else None
         return AttemptOutcome(last, note=f"no valid record_attempt ({exc}); the last candidate was taken")
-    rec = done.record
-    if rec.candidate not in ws.written():
+    store = done.store
+    if store.candidate not in ws.written():
         last = ws.written()[-1] if ws.written() else None
-        return AttemptOutcome(last, rec.summary, rec.conclusion, rec.memory,
-                              note=f"record_attempt named {rec.candidate!r}, not a candidate; the last one was taken",
+        return AttemptOutcome(last, store.summary, store.conclusion, store.memory,
+                              note=f"record_attempt named {store.candidate!r}, not a candidate; the last one was taken",
                               tool_calls=done.tool_calls)
-    return AttemptOutcome(rec.candidate, rec.summary, rec.conclusion, rec.memory, tool_calls=done.tool_calls)
+    return AttemptOutcome(store.candidate, store.summary, store.conclusion, store.memory, tool_calls=done.tool_calls)
 
 

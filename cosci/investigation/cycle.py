@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cosci.domain import CallRecord
+from cosci.domain import Call
 from cosci.investigation.agents import execute, ideate
 from cosci.investigation.digest import file_digests
 from cosci.investigation.gates import gate_a, gate_b
@@ -24,9 +24,9 @@ from cosci.investigation.harness import Evaluation, Harness
 from cosci.investigation.rubrics import RubricStatus, adjudicate
 from cosci.investigation.task import Task
 from cosci.investigation.workspace import READ_CAP_BYTES, CycleWorkspace, read_regular
-from cosci.llm.budget import TokenBudget
+from cosci.llm.budget.token_budget import TokenBudget
 from cosci.llm.errors import LLMError
-from cosci.llm.gateway import Gateway
+from cosci.llm.gateway.adapter import Gateway
 from cosci.prompts import render
 from cosci.safety.quoting import quote_hypothesis, quote_untrusted
 
@@ -130,7 +130,7 @@ def ideation_prompt(task: Task, inp: CycleInput, best: Path) -> str:
 
 
 async def run_cycle(inp: CycleInput, task: Task, harness: Harness, gateway: Gateway,
-                    routes: dict[str, Any], calls: list[CallRecord]) -> CycleResult:
+                    routes: dict[str, Any], calls: list[Call]) -> CycleResult:
     """Run one cycle (see the module docstring). LLM failures end the cycle with a note, never the run."""
     started = time.monotonic()
     folder = cycle_dir(Path(inp.run_dir), inp.worker, inp.cycle)

@@ -19,8 +19,8 @@ from cosci.investigation.evidence import Interval
 from cosci.investigation.records import RecordFindings
 from cosci.investigation.task import Task
 from cosci.llm.errors import LLMError, StructuredOutputError
-from cosci.llm.structured import call_record
-from cosci.llm.types import CallSpec, LLMPort, Route
+from cosci.llm.port.structured import call_record
+from cosci.llm.port.types import CallSpec, LLMPort, Route
 from cosci.prompts import render
 
 DIGITS = 4

@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from cosci.config.investigation import InvestigationConfig
-from cosci.domain import CallRecord
+from cosci.domain import Call
 from cosci.investigation.harness import Harness
 from cosci.investigation.task import Task, load_task
-from cosci.llm.budget import TokenBudget
-from cosci.llm.gateway import Gateway
-from cosci.llm.types import Route
+from cosci.llm.budget.token_budget import TokenBudget
+from cosci.llm.gateway.adapter import Gateway
+from cosci.llm.port.types import Route
 from cosci.sandbox import Isolation
 
 T = TypeVar("T")
@@ -33,7 +33,7 @@ def open_harness(run_dir: Path, task_dir: Path, isolation: Isolation) -> tuple[T
 
 
 def gateway(cfg: InvestigationConfig, budget: TokenBudget,
-            recorder: Callable[[CallRecord], None]) -> tuple[Gateway, dict[str, Route]]:
+            recorder: Callable[[Call], None]) -> tuple[Gateway, dict[str, Route]]:
     """A gateway over ``budget`` and the route of each investigation agent."""
     gw = Gateway(cfg.gateway_config(), budget, recorder)
     routes = {agent: gw.router.route(agent, mode) for agent, mode in MODES.items()}

@@ -26,9 +26,9 @@ def seeded_hypotheses(data_dir: Path, session_id: str, top: int) -> list[dict[st
         SessionNotFound: no such session (one line).
     """
     folder = SessionFolder.existing(data_dir, session_id)
-    with folder.record() as rec:
-        ranked = rec.hypotheses.ranked()
-        rest = [h for h in rec.hypotheses.all(states=("draft", "reviewed")) if h.id not in {r.id for r in ranked}]
+    with folder.store() as store:
+        ranked = store.hypotheses.ranked()
+        rest = [h for h in store.hypotheses.all(states=("draft", "reviewed")) if h.id not in {r.id for r in ranked}]
         chosen = (ranked + sorted(rest, key=lambda h: -h.elo))[:top]
         return [{"id": h.id, "text": h.brief()} for h in chosen]
 
@@ -40,9 +40,9 @@ def write_outcome(data_dir: Path, session_id: str, run_id: str, hypothesis_id: s
                           notes=f"cosci investigate {run_id}: {outcome}. {detail}",
                           observations=[Observation(observation=detail[:1000],
                                                     explained=EXPLAINED[outcome])])  # type: ignore[arg-type]
-    with SessionFolder.existing(data_dir, session_id).record() as rec:
-        rid = rec.hypotheses.add_review(hypothesis_id, review, task_id=f"investigation:{run_id}")
-        rec.logs.event("investigation_result", {"run_id": run_id, "hypothesis_id": hypothesis_id,
+    with SessionFolder.existing(data_dir, session_id).store() as store:
+        rid = store.hypotheses.add_review(hypothesis_id, review, task_id=f"investigation:{run_id}")
+        store.logs.event("investigation_result", {"run_id": run_id, "hypothesis_id": hypothesis_id,
                                                 "outcome": outcome, "review_id": rid, "detail": detail[:2000]},
                        agent="investigation")
     return rid

@@ -21,7 +21,7 @@ from typing import Any
 
 from cosci.investigation.digest import UnsafeTree, file_digests
 from cosci.investigation.harness import Evaluation, Harness
-from cosci.llm.types import ToolSpec
+from cosci.llm.port.types import ToolSpec
 from cosci.tools.base import ToolResult
 
 READ_CAP_BYTES = 64_000

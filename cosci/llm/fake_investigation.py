@@ -19,7 +19,7 @@ import random
 import re
 from typing import Any
 
-from cosci.llm.fake_types import FakeCall, FakeReply
+from cosci.llm.fake.types import FakeCall, FakeReply
 
 CONSTANT = re.compile(r"^(?P<name>[A-Z][A-Z0-9_]*)\s*=\s*(?P<value>[-+]?\d+(?:\.\d+)?)(?P<rest>\s*(?:#.*)?)$", re.M)
 RUBRIC_LINE = re.compile(r"^- id: (\S+) — ", re.M)

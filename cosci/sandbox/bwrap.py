@@ -4,7 +4,7 @@ Why bubblewrap (docs/design.md#sandbox): a setuid-free, daemon-free, well-kept t
 a network namespace (no interface but a downed loopback), PID / IPC / UTS namespaces, a user namespace in which
 the program runs as ``nobody`` with every capability dropped, and a root file system built only from the mounts
 named here — so a program sees the interpreter, its libraries, the read-only task view and its own workspace, and
-nothing else of the host (no other worker's folder, no session record, no home directory).
+nothing else of the host (no other worker's folder, no session store, no home directory).
 
 Measured on this project's machines (Debian 12 container, root; docs/design.md#sandbox): ``bwrap --unshare-all``
 works as root and as an unprivileged user (``kernel.unprivileged_userns_clone`` allowed); a ``connect()`` inside

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from cosci.llm.fake import FakeBackend, FakeReply
+from cosci.llm.fake.provider import FakeBackend, FakeReply
 from cosci.records import RecordReview
 from cosci.session.runtime import SessionRuntime
 
@@ -31,7 +31,7 @@ def review(verdict: str, hid: str, i: int) -> RecordReview:
 def players(planned: SessionRuntime, add_player) -> list[str]:
     ids = [add_player(s, elo=1300.0 - 40 * i, matches=4) for i, s in enumerate(STATEMENTS)]
     for i, hid in enumerate(ids):
-        planned.record.hypotheses.add_review(hid, review("missing_piece", hid, i), task_id=f"T-rev-{i}")
+        planned.store.hypotheses.add_review(hid, review("missing_piece", hid, i), task_id=f"T-rev-{i}")
     return ids
 
 
@@ -61,7 +61,7 @@ async def test_failing_claims_get_one_repair_then_are_marked_and_counted(planned
         assert problem in repair.prompt, problem
     assert "[S1] " in writer.prompt and "complex I activity fell by 40 percent" in writer.prompt
 
-    overview = planned.record.sessions.get().final_overview or ""
+    overview = planned.store.sessions.get().final_overview or ""
     assert "- Complex I activity fell by 95 percent in blasts" in overview
     assert re.search(r"fell by 95 percent in blasts \[H-[0-9a-f]{12}\] \[S1\]\. \[unsupported\]", overview)
     assert f"{good}\n{fixed}\n" in overview  # supported claims are left as written
@@ -78,10 +78,10 @@ async def test_failing_claims_get_one_repair_then_are_marked_and_counted(planned
 async def test_a_disproved_leader_is_not_a_main_direction(planned: SessionRuntime, fake: FakeBackend, run_task,
                                                           players: list[str]) -> None:
     leader = players[0]
-    planned.record.hypotheses.add_review(leader, review("disproved", leader, 9), task_id="T-late")
+    planned.store.hypotheses.add_review(leader, review("disproved", leader, 9), task_id="T-late")
     _, result = await run_task("metareview", "GenerateFinalResearchOverview", "final")
     assert result.detail["caveat_ids"] == [leader]
-    overview = planned.record.sessions.get().final_overview or ""
+    overview = planned.store.sessions.get().final_overview or ""
     main = overview.split("# Main research directions")[1].split("# Convergence")[0]
     assert leader not in main
     first = re.search(r"\[(H-[0-9a-f]{12})\]", main)
@@ -99,13 +99,13 @@ async def test_the_fallback_overview_keeps_a_disproved_leader_under_caveats(plan
                                                                              fake: FakeBackend, run_task,
                                                                              players: list[str]) -> None:
     leader = players[0]
-    planned.record.hypotheses.add_review(leader, review("already_explained", leader, 9), task_id="T-late")
+    planned.store.hypotheses.add_review(leader, review("already_explained", leader, 9), task_id="T-late")
     fake.script(FakeReply(fault="bad_request"), agent="metareview", mode="final")
     _, result = await run_task("metareview", "GenerateFinalResearchOverview", "final")
-    overview = planned.record.sessions.get().final_overview or ""
+    overview = planned.store.sessions.get().final_overview or ""
     main, rest = overview.split("# Main research directions")[1].split("# Convergence")
     assert result.detail["fallback"] is True and leader not in main
-    assert f"Not a main direction: {planned.record.hypotheses.get(leader).title} [{leader}]" in rest
+    assert f"Not a main direction: {planned.store.hypotheses.get(leader).title} [{leader}]" in rest
     assert result.detail["claims_unsupported"] == 0 and result.detail["claims_total"] > 0
 
 
@@ -117,7 +117,7 @@ async def test_the_audit_runs_on_another_model_and_is_appended(planned: SessionR
     assert audit.model == "cosci-fake/cheap" and writer.model == "cosci-fake/strong"
     assert audit.tool_choice == {"type": "function", "function": {"name": "record_audit"}}
     assert "## Claim map" in audit.prompt and '<untrusted_source id="overview"' in audit.prompt
-    overview = planned.record.sessions.get().final_overview or ""
+    overview = planned.store.sessions.get().final_overview or ""
     assert "\n# Audit\n" in overview and "Independent audit by cosci-fake/cheap" in overview
     assert result.detail["audit_score"] is not None
     # the audit never rewrites the overview: everything above it is what the writer's check produced
@@ -138,6 +138,6 @@ async def test_a_failed_audit_is_reported_and_never_stops_the_overview(planned: 
                                                                        players: list[str]) -> None:
     fake.script(FakeReply.malformed("record_audit"), agent="metareview", mode="audit", times=3)
     _, result = await run_task("metareview", "GenerateFinalResearchOverview", "final")
-    overview = planned.record.sessions.get().final_overview or ""
+    overview = planned.store.sessions.get().final_overview or ""
     assert result.kind == "final_overview_generated" and result.detail["audit_score"] is None
     assert "# Audit" in overview and "The audit could not be completed: TruncatedArguments" in overview

@@ -10,8 +10,8 @@ import pytest
 from mlflow.tracking import MlflowClient
 
 from cosci.grounding.evidence import session_counts
-from cosci.llm.fake import FakeBackend
-from cosci.store import SessionRecord
+from cosci.llm.fake.provider import FakeBackend
+from cosci.store import SessionStore
 from tests.conftest import make_config
 from tests.flows.test_session_flow import _run
 
@@ -34,8 +34,8 @@ def test_demo_session_is_grounded_checked_and_audited(prefect_server: None, fake
     config = make_config(tmp_path / "data", "tracking.enabled=true", f"tracking.tracking_uri={mlflow_uri}",
                          f"session.corpus_path={corpus}")
     summary = _run(config)
-    record = SessionRecord.open(Path(summary["record_path"]), summary["session_id"])
-    counts = session_counts(record)
+    store = SessionStore.open(Path(summary["store_path"]), summary["session_id"])
+    counts = session_counts(store)
     assert counts.verified > 0 and counts.unverified > 0 and counts.dropped > 0
     assert counts.proposed == counts.verified + counts.unverified + counts.dropped
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from cosci.investigation.folder import RunFolder
-from cosci.llm.fake import FakeBackend, FakeReply
+from cosci.llm.fake.provider import FakeBackend, FakeReply
 from cosci.sandbox.bwrap import probe
 from flows.investigation_launch import run
 
@@ -106,7 +106,7 @@ def test_all_four_gate_combinations_and_hostile_candidates(fake: FakeBackend,
 @pytest.mark.usefixtures("harness_api")
 def test_from_session_writes_an_outcome_back_to_each_seeded_hypothesis(fake: FakeBackend,
                                                                        tmp_path: Path) -> None:
-    from cosci.store import SessionRecord
+    from cosci.store import SessionStore
     from tests.investigation.session_fixture import make_session
 
     data = tmp_path / "data"
@@ -116,13 +116,13 @@ def test_from_session_writes_an_outcome_back_to_each_seeded_hypothesis(fake: Fak
     assert set(summary["outcomes"]) == set(hids)
     from cosci.session.folder import SessionFolder
 
-    with SessionFolder.existing(data, session_id).record() as rec:
-        assert isinstance(rec, SessionRecord)
+    with SessionFolder.existing(data, session_id).store() as store:
+        assert isinstance(store, SessionStore)
         for hid in hids:
-            (review,) = [r for r in rec.hypotheses.reviews(hid) if r.kind == "observation"]
+            (review,) = [r for r in store.hypotheses.reviews(hid) if r.kind == "observation"]
             assert summary["run_id"] in review.notes and summary["outcomes"][hid] in review.notes
             assert review.verdict in ("missing_piece", "disproved", "neutral")
-        events = rec.logs.events("investigation_result")
+        events = store.logs.events("investigation_result")
     assert len(events) == 3
     # the fake's ideas tested the first seeded hypothesis; the two never tried are inconclusive
     assert summary["outcomes"][hids[1]] == summary["outcomes"][hids[2]] == "inconclusive"

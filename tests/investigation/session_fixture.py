@@ -12,9 +12,9 @@ from cosci.session.folder import SessionFolder
 def make_session(data_dir: Path, n: int, session_id: str = "S-investigate-test") -> tuple[str, list[str]]:
     """A session with ``n`` hypotheses in the tournament, best first by Elo; returns ``(session id, their ids)``."""
     folder = SessionFolder(data_dir, session_id)
-    rec = folder.open_record()
+    store = folder.open_store()
     try:
-        rec.sessions.create(goal="Pack circles better", config_snapshot={}, overrides=[], models_choice="fake",
+        store.sessions.create(goal="Pack circles better", config_snapshot={}, overrides=[], models_choice="fake",
                             budget_usd=1.0, budget_tokens=None, wall_clock_seconds=60.0)
         ids = []
         for i in range(n):
@@ -22,11 +22,11 @@ def make_session(data_dir: Path, n: int, session_id: str = "S-investigate-test")
                                  f"({i}).", mechanism="A longer search finds better local optima.", entities=[],
                                  anticipated_outcomes="A higher sum of radii.", novelty_argument="none",
                                  citations=[])
-            hid = hypothesis_id(rec.namespace, "literature", h.statement)
-            rec.hypotheses.insert(hid, h, elo=1300.0 - 10 * i, task_id=None)
+            hid = hypothesis_id(store.namespace, "literature", h.statement)
+            store.hypotheses.insert(hid, h, elo=1300.0 - 10 * i, task_id=None)
             for state in ("reviewed", "in_tournament"):
-                rec.hypotheses.set_state(hid, state)  # type: ignore[arg-type]
+                store.hypotheses.set_state(hid, state)  # type: ignore[arg-type]
             ids.append(hid)
     finally:
-        rec.close()
+        store.close()
     return session_id, ids

@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from cosci.llm import fake_investigation
-from cosci.llm.fake_types import FakeCall, FakeReply
+from cosci.llm.fake.types import FakeCall, FakeReply
 
 DRUGS = ["metformin", "disulfiram", "itraconazole", "niclosamide", "mebendazole", "atorvastatin",
          "propranolol", "chloroquine", "auranofin", "valproate", "digoxin", "ivermectin", "clarithromycin",
