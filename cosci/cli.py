@@ -89,9 +89,8 @@ def status_report(folder: SessionFolder, store: SessionStore) -> list[str]:
     out.append(f"session      {row.id} ({folder.shown_status(row.status)}{', running now' if running else ''})")
     out.append(f"goal         {' '.join(row.research_goal.split())[:200]}")
     out.append(f"stop reason  {row.stop_reason or '-'}")
-    out.append(
-        f"hypotheses   {store.hypotheses.count()} ({', '.join(f'{k} {v}' for k, v in sorted(states.items())) or 'none'})"
-    )
+    by_state = ", ".join(f"{k} {v}" for k, v in sorted(states.items())) or "none"
+    out.append(f"hypotheses   {store.hypotheses.count()} ({by_state})")
     out.append(f"reviews      {len(store.hypotheses.reviews())}")
     out.append(f"matches      {store.matches.count()} ({store.matches.count(valid_only=True)} with a valid verdict)")
     for line in tournament_lines(store):  # issue 13: BT leaders with CIs, judge statistics

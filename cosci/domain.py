@@ -51,7 +51,7 @@ def id_namespace(goal: str, seed: int) -> str:
 def hypothesis_id(session_id: str, origin: str, statement: str) -> str:
     """``H-`` + sha256(session || origin || statement)[:12] (seed 001 Phase 2, step 7).
 
-    ``origin`` is the strategy plus the sorted parent ids (``"combine:H-a,H-b"``), so the same statement reached
+    ``origin`` is the mode plus the sorted parent ids (``"combine:H-a,H-b"``), so the same statement reached
     by the same route maps to the same id.
     """
     return "H-" + digest(session_id, origin, " ".join(statement.split()))
@@ -81,7 +81,7 @@ class Hypothesis:
     anticipated_outcomes: str
     novelty_argument: str
     citations: list[dict[str, Any]]
-    strategy: str
+    mode: str
     parent_ids: list[str]
     elo: float
     matches_played: int
@@ -110,7 +110,7 @@ class Hypothesis:
 class Review:
     id: str
     hypothesis_id: str
-    kind: str
+    mode: str
     verdict: str
     scores: dict[str, float | None]
     notes: str
@@ -122,7 +122,7 @@ class Review:
 
     def brief(self) -> str:
         scores = ", ".join(f"{k} {v:.2f}" for k, v in self.scores.items() if v is not None)
-        text = f"[{self.kind} review] verdict: {self.verdict}" + (f"; {scores}" if scores else "")
+        text = f"[{self.mode} review] verdict: {self.verdict}" + (f"; {scores}" if scores else "")
         if self.weakest_assumption:
             text += f"\nWeakest assumption: {self.weakest_assumption}"
         if self.kill_experiment:
@@ -145,6 +145,9 @@ class Task:
     attempts: int
     max_attempts: int
     idempotency_key: str
+    cache_spec: dict[str, Any] | None = None
+    """For a task enqueued before the vocabulary renames: its ``agent``, ``action``, ``target_id`` and ``payload``
+    as they were then, which its Prefect cache key is built from (design.md#caching); None since."""
 
 
 @dataclass
@@ -165,8 +168,18 @@ class TaskResult:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TaskResult:
+        """A result from its JSON form; a result stored before the vocabulary renames (``detail`` naming the mode
+        ``kind`` or ``strategy``, a MatchBatch's poll ``round``) is read in today's words (design.md#vocabulary)."""
+        detail = dict(data.get("detail", {}))
+        for old, new in _LEGACY_DETAIL:
+            if old in detail and new not in detail:
+                detail[new] = detail.pop(old)
         return cls(kind=data["kind"], hypothesis_ids=list(data.get("hypothesis_ids", [])),
-                   match_ids=list(data.get("match_ids", [])), detail=dict(data.get("detail", {})))
+                   match_ids=list(data.get("match_ids", [])), detail=detail)
+
+
+_LEGACY_DETAIL = (("kind", "mode"), ("strategy", "mode"), ("round", "poll"))
+"""Result detail keys of releases before the vocabulary renames -> today's keys."""
 
 
 @dataclass(frozen=True)

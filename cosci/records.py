@@ -22,11 +22,11 @@ ExcerptStatus = Literal["verified", "unverified"]
 a tool but the excerpt was not found there (unverified). Set by cosci, never by the model: the field is left out
 of the tool schema and overwritten whatever the model sends."""
 
-Strategy = Literal[
+HypothesisMode = Literal[
     "literature", "debate", "combine", "simplify", "out_of_box", "feasibility", "assumption", "feedback_driven"
 ]
 Verdict = Literal["already_explained", "other_more_likely", "missing_piece", "neutral", "disproved"]
-ReviewKind = Literal["full", "verification", "observation", "simulation"]
+ReviewMode = Literal["full", "verification", "observation", "simulation"]
 
 
 class Record(BaseModel):
@@ -71,7 +71,7 @@ class RecordHypothesis(Record):
     anticipated_outcomes: str = Field(description="What we would observe if the hypothesis is true.")
     novelty_argument: str = Field(description="Why this is new relative to the literature.")
     citations: list[Citation] = Field(description="Sources found with the search tools that support it.")
-    strategy: Strategy = Field(default="literature", description="How the hypothesis was produced.")
+    mode: HypothesisMode = Field(default="literature", description="The mode that produced the hypothesis.")
     parent_ids: list[str] = Field(default_factory=list, description="Ids of hypotheses this one evolves.")
 
 
@@ -103,7 +103,7 @@ class RecordReview(Record):
     tool_description: ClassVar[str] = "Record your review of the hypothesis. Calling this tool ends your turn."
 
     verdict: Verdict = Field(description="Exactly one verdict on the hypothesis.")
-    kind: ReviewKind = Field(default="full", description="The kind of review.")
+    mode: ReviewMode = Field(default="full", description="The reflection mode of the review.")
     novelty: float | None = Field(default=None, ge=0, le=1, description="Novelty, 0-1.")
     correctness: float | None = Field(default=None, ge=0, le=1, description="Correctness, 0-1.")
     testability: float | None = Field(default=None, ge=0, le=1, description="Testability, 0-1.")

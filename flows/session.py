@@ -57,16 +57,20 @@ def runtimes() -> dict[str, SessionRuntime]:
 
 
 def action_spec(rt: SessionRuntime, t: Task) -> dict[str, Any]:
-    """The plain-data identity of an action: what its cache key is built from."""
+    """The plain-data identity of an action: what its cache key is built from.
+
+    A task enqueued before the vocabulary renames keeps the identity it had then (``Task.cache_spec``: its old
+    agent, action and payload names), so its cached result is found again on resume (design.md#caching)."""
     modes = rt.config.agents[t.agent].modes
     models = sorted({rt.gateway.router.route(t.agent, m).model for m in modes})
+    then = t.cache_spec or {"agent": t.agent, "action": t.action, "target_id": t.target_id, "payload": t.payload}
     return {
         "session": rt.session_id,
-        "agent": t.agent,
-        "action": t.action,
+        "agent": then["agent"],
+        "action": then["action"],
         "task_id": t.id,
-        "target_id": t.target_id,
-        "payload": t.payload,
+        "target_id": then["target_id"],
+        "payload": then["payload"],
         "models": models,
     }
 

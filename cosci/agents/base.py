@@ -207,7 +207,7 @@ class BaseAgent:
             near-duplicate by cosine, or the same statement by the same route recorded by another task (same
             deterministic id). A retry of the task that created the hypothesis gets ``hypothesis_created``.
         """
-        origin = rec.strategy + (":" + ",".join(sorted(rec.parent_ids)) if rec.parent_ids else "")
+        origin = rec.mode + (":" + ",".join(sorted(rec.parent_ids)) if rec.parent_ids else "")
         hid = hypothesis_id(self.store.namespace, origin, rec.statement)
         text = f"{rec.title}. {rec.statement} {rec.mechanism}"
         vectors = self.deps.vectors
@@ -227,8 +227,8 @@ class BaseAgent:
                 self.store.hypotheses.add_embedding(hid, self.deps.embedder.model, vec,
                                                      hashlib.sha256(text.encode()).hexdigest()[:16], len(vectors))
                 vectors.add(hid, vec)
-        self.store.logs.event("hypothesis_created", {"id": hid, "strategy": rec.strategy}, agent=self.name)
-        return TaskResult("hypothesis_created", [hid], detail={"mode": rec.strategy})
+        self.store.logs.event("hypothesis_created", {"id": hid, "mode": rec.mode}, agent=self.name)
+        return TaskResult("hypothesis_created", [hid], detail={"mode": rec.mode})
 
     async def _dedup_vector(self, text: str, task: Task) -> np.ndarray | None:
         """The hypothesis's embedding, or None when proximity's budget share refuses the embedding call (issue

@@ -11,7 +11,7 @@ Seed 003's prompt inputs: ``articles_with_reasoning`` (the loop instruction and,
 earlier attempt found), ``source_hypothesis`` (payload ``source_hypothesis_id``: the parent an
 evolution-driven generation builds on; it becomes the record's parent), ``reviews_overview`` (a digest of
 recent reviews, debate) and ``instructions`` (task instruction, researcher directives, meta-review focus
-areas). Both strategies inject the latest system feedback and go through the shared dedup (:meth:`persist`).
+areas). Both modes inject the latest system feedback and go through the shared dedup (:meth:`persist`).
 """
 
 from __future__ import annotations
@@ -40,12 +40,12 @@ class GenerationAgent(BaseAgent):
     name = "generation"
 
     async def execute(self, task: Task) -> TaskResult:
-        """``CreateInitialHypotheses`` / ``GenerateHypothesis``; payload ``strategy``: literature | debate,
+        """``CreateInitialHypotheses`` / ``GenerateHypothesis``; payload ``mode``: literature | debate,
         optional ``source_hypothesis_id`` (literature) and ``instructions``."""
-        strategy = task.payload.get("mode", "literature")
+        mode = task.payload.get("mode", "literature")
         dropped: list[str] = []
         counts = EvidenceCounts()
-        if strategy == "debate":
+        if mode == "debate":
             rec = await self._debate(task)
         else:
             rec, dropped, counts = await self._literature(task)
@@ -86,7 +86,7 @@ class GenerationAgent(BaseAgent):
         spec = self.spec("literature", task, user)
         loop = await self.tool_loop(spec, tools, RecordHypothesis, task)
         kept, dropped, counts = check_items(loop.record.citations, loop.sources)
-        rec = loop.record.model_copy(update={"citations": kept, "strategy": "literature",
+        rec = loop.record.model_copy(update={"citations": kept, "mode": "literature",
                                              "parent_ids": [parent.id] if parent else []})
         return rec, dropped, counts
 
@@ -110,4 +110,4 @@ class GenerationAgent(BaseAgent):
         rec, _ = await call_record(self.deps.llm, self.spec("debate", task, user, action=f"{task.action}/record"),
                                    RecordHypothesis)
         # a debate uses no literature tools, so no citation can have been seen (seed 000 citation integrity)
-        return rec.model_copy(update={"citations": [], "strategy": "debate", "parent_ids": []})
+        return rec.model_copy(update={"citations": [], "mode": "debate", "parent_ids": []})

@@ -187,13 +187,13 @@ class MetaReviewAgent(BaseAgent):
         """The ranked hypotheses the overview was written from, from the record (ids, Elo, matches, latest
         review verdict and scores, claim)."""
         rows = ["# Appendix: leaderboard", "",
-                "| rank | hypothesis | Elo | BT score [95 % CI] | matches | strategy | latest review | claim |",
+                "| rank | hypothesis | Elo | BT score [95 % CI] | matches | mode | latest review | claim |",
                 "|---|---|---|---|---|---|---|---|"]
         bt = self.store.matches.bt()  # issue 13: the stored Bradley–Terry fit
         for i, h in enumerate(top, 1):
             claim = one_line(h.statement).replace("|", "/")[:200]
             score = f"{bt[h.id][0]:+.2f} [{bt[h.id][1]:+.2f}, {bt[h.id][2]:+.2f}]" if h.id in bt else "-"
-            rows.append(f"| {i} | [{h.id}] | {h.elo:.0f} | {score} | {h.matches_played} | {h.strategy} | "
+            rows.append(f"| {i} | [{h.id}] | {h.elo:.0f} | {score} | {h.matches_played} | {h.mode} | "
                         f"{review_line(latest.get(h.id))} | {claim} |")
         return "\n".join(rows) + "\n"
 
@@ -209,7 +209,7 @@ class MetaReviewAgent(BaseAgent):
                  "", "# Main research directions"]
         for i, h in enumerate(main, 1):
             lines += [f"## {i}. {one_line(h.title)} [{h.id}]", f"- Claim: {one_line(h.statement)} [{h.id}]",
-                      f"- Elo {h.elo:.0f} after {h.matches_played} matches; strategy {h.strategy}. "
+                      f"- Elo {h.elo:.0f} after {h.matches_played} matches; mode {h.mode}. "
                       f"Latest review verdict: {review_line(latest.get(h.id))}. [{h.id}]",
                       f"- First experiment: {one_line(h.anticipated_outcomes) or 'see the hypothesis mechanism.'}"
                       f" [{h.id}]", ""]

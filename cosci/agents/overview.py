@@ -5,7 +5,7 @@
 - Each hypothesis is shown with its latest verdict and scores and its *verified* sources (citations and review
   evidence whose excerpt was found in the tool text), labelled ``S1``, ``S2``… (:class:`OverviewMaterial`).
 - The same material is the :class:`~cosci.grounding.claims.ClaimContext` the validator checks claims against:
-  a hypothesis's text is its fields, its record facts (Elo, matches, strategy) and its reviews; a source's text
+  a hypothesis's text is its fields, its record facts (Elo, matches, mode) and its reviews; a source's text
   is its title, excerpt and the record text a tool returned for it (events ``sources_found``).
 """
 
@@ -84,8 +84,8 @@ class OverviewMaterial:
         """Everything a claim citing ``h`` may state: its fields, record facts and reviews."""
         reviews = "\n".join(r.brief() for r in self.store.hypotheses.reviews(h.id))
         return "\n".join([h.title, h.statement, h.mechanism, " ".join(h.entities), h.anticipated_outcomes,
-                          h.novelty_argument, f"Elo {h.elo:.0f} after {h.matches_played} matches; strategy "
-                          f"{h.strategy}. Latest review verdict: {review_line(self.latest.get(h.id))}.", reviews])
+                          h.novelty_argument, f"Elo {h.elo:.0f} after {h.matches_played} matches; mode "
+                          f"{h.mode}. Latest review verdict: {review_line(self.latest.get(h.id))}.", reviews])
 
     def context(self, known: list[Hypothesis]) -> ClaimContext:
         """The validator's context: texts of every ``known`` hypothesis, the verdicts, the sources."""

@@ -125,7 +125,7 @@ class RankingAgent(BaseAgent):
                 continue
             players = self.store.hypotheses.ranked()
             tcfg = TournamentCfg.from_config(self.config.ranking)
-            fit = self.fit(players) if tcfg.strategy == "uncertainty" else None
+            fit = self.fit(players) if tcfg.pairing == "uncertainty" else None
             plan = plan_match(players, self.rng(task, f"match{i}"), self.deps.vectors.similarity, tcfg, fit,
                               focus_id=task.payload.get("focus_id") if i == 0 else None, exclude=self.in_play,
                               blocked=self._rematch_cap())

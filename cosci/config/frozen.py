@@ -13,7 +13,7 @@ from typing import Any
 from omegaconf import DictConfig, OmegaConf
 
 from cosci.config.load import ConfigError, validate
-from cosci.config.renames import carry_over, old_key_message
+from cosci.config.renames import carry_over, old_key_message, old_value_message
 from cosci.config.schema import CosciConfig
 
 
@@ -34,7 +34,7 @@ def check_resume_overrides(overrides: Sequence[str]) -> None:
         if key.startswith("session."):
             raise ConfigError(f"{key}: the research goal and its settings are fixed for a session; start a new "
                               f"session instead")
-        if message := old_key_message(key):
+        if message := old_key_message(key) or old_value_message(key, override.split("=", 1)[1]):
             raise ConfigError(message)
 
 

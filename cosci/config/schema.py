@@ -75,7 +75,7 @@ class SessionCfg(_Strict):
 
 class RunCfg(_Strict):
     concurrency: int = Field(gt=0, le=64, description="Agent actions running at once (seed 001: run.concurrency).")
-    max_hypotheses: int = Field(gt=0, le=10_000, description="Cap on hypotheses in the pool (seed 001: run.max_hypotheses).")
+    max_hypotheses: int = Field(gt=0, le=10_000, description="Cap on hypotheses in the pool (design.md#defaults).")
     wall_clock_seconds: float = Field(gt=0, le=MAX_SECONDS, description="Session deadline in seconds (seed 001).")
     budget_usd: float = Field(gt=0, le=100_000, description="Session spending cap in USD, reserve included (seed 001).")
     budget_tokens: int | None = Field(
@@ -148,10 +148,10 @@ class RankingCfg(_Strict):
                                     "before a smaller one is submitted.")
     batch_poll_seconds: float = Field(default=30.0, ge=0, description="Seconds between polls of a submitted batch.")
     # issue 13: pair-selection strategy, dual-order judging, Bradley–Terry (cosci/tournament/)
-    strategy: Literal["seed", "uncertainty"] = Field(
+    pairing: Literal["elo_buckets", "uncertainty"] = Field(
         default="uncertainty",
-        description="Pair selection: the seed's buckets, or uncertainty-driven on the BT fit (issue 13; the winner "
-        "on bench/ranking_sim.py).")
+        description="Pair selection: elo_buckets (new arrivals, close Elo, random top half) or uncertainty (the "
+        "pair that most narrows the BT top-k boundary; design.md#tournament).")
     top_k: int = Field(default=5, ge=1, description="Top-k boundary the uncertainty strategy settles (issue 13: 5).")
     warmup_matches: int = Field(default=4, ge=0,
                                 description="Matches before a hypothesis leaves warm-up (issue 13: 4).")
@@ -205,8 +205,8 @@ class EvolutionCfg(_Strict):
     )
     mature_matches: int = Field(ge=0, le=MAX_COUNT, description="Matches that make a hypothesis mature (seed 000: 3).")
     top_k: int = Field(ge=2, le=1_000, description="Top hypotheses evolution draws from (seed 001: 5).")
-    strategies: list[Literal["combine", "simplify", "feasibility", "out_of_box"]] = Field(
-        min_length=1, description="Evolution strategies used, in rotation (seed 000 Four Strategies)."
+    modes: list[Literal["combine", "simplify", "feasibility", "out_of_box"]] = Field(
+        min_length=1, description="Evolution modes used, in rotation (design.md#evolution)."
     )
     pool_share: Unit = Field(
         description="Share of run.max_hypotheses kept for evolved hypotheses (generation stops below it)."

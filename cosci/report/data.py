@@ -75,7 +75,7 @@ class ReportData:
     apart: list[dict[str, Any]]
     hypotheses: list[HypothesisView]
     trajectories: dict[str, list[tuple[int, float]]]
-    edges: list[tuple[str, str, str]]  # (parent id, child id, strategy)
+    edges: list[tuple[str, str, str]]  # (parent id, child id, mode)
     overview: str | None
     has_bt: bool
     generated_at: float
@@ -102,7 +102,7 @@ def models_per_agent(snapshot: dict[str, Any]) -> dict[str, dict[str, str]]:
 
 
 def _review(r: Any) -> dict[str, Any]:
-    return {"id": r.id, "kind": r.kind, "verdict": r.verdict, "scores": r.scores, "notes": r.notes,
+    return {"id": r.id, "mode": r.mode, "verdict": r.verdict, "scores": r.scores, "notes": r.notes,
             "evidence": r.evidence, "assumptions": r.assumptions, "weakest_assumption": r.weakest_assumption,
             "kill_experiment": r.kill_experiment, "created_at": r.created_at}
 
@@ -173,7 +173,7 @@ def collect(store: SessionStore, elo_initial: float = 1200.0) -> ReportData:
         reviews.setdefault(rv.hypothesis_id, []).append(_review(rv))
     matches = _matches_by_hypothesis(store)
     views = [_view(r, hyps[r["id"]], reviews.get(r["id"], []), matches.get(r["id"], [])) for r in rows]
-    edges = [(p, h.id, h.strategy) for h in hyps.values() for p in h.parent_ids if p in hyps]
+    edges = [(p, h.id, h.mode) for h in hyps.values() for p in h.parent_ids if p in hyps]
     session = {"id": row.id, "goal": row.research_goal, "status": row.status, "stop_reason": row.stop_reason,
                "models_choice": row.models_choice, "elapsed_seconds": row.elapsed_seconds,
                "wall_clock_seconds": row.wall_clock_seconds, "created_at": row.created_at,

@@ -52,7 +52,7 @@ class SessionSummary:
             out.append(f"continue  cosci resume {self.session_id}")
         else:
             out.append(f"overview  {self.overview_path}")
-        out.append(f"record    {self.store_path}")
+        out.append(f"store     {self.store_path}")
         if self.mlflow_run_id:
             out.append(f"mlflow    run {self.mlflow_run_id} in {self.tracking_uri}")
             out.append(f"          mlflow ui --backend-store-uri {self.tracking_uri}")

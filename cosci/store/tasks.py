@@ -31,6 +31,7 @@ def _task(row: sqlite3.Row) -> Task:
         attempts=row["attempts"],
         max_attempts=row["max_attempts"],
         idempotency_key=row["idempotency_key"],
+        cache_spec=loads(row["cache_spec"]),
     )
 
 
@@ -177,6 +178,14 @@ class Tasks:
         rows = self.db.query("SELECT * FROM tasks WHERE id=?", (tid,))
         return _task(rows[0]) if rows else None
 
+    def by_key(self, key: str) -> Task | None:
+        """The task enqueued under the (session-relative) idempotency key ``key``, or None.
+
+        Looked up by key, not by :func:`cosci.domain.task_id` of it: a task enqueued before the vocabulary
+        renames keeps the id derived from its old key while its key was rewritten (design.md#vocabulary)."""
+        rows = self.db.query("SELECT * FROM tasks WHERE idempotency_key=?", (f"{self.namespace}::{key}",))
+        return _task(rows[0]) if rows else None
+
     def result(self, tid: str) -> TaskResult | None:
         text = self.db.scalar("SELECT result FROM tasks WHERE id=?", (tid,))
         return TaskResult.from_dict(loads(text)) if text else None
@@ -199,10 +208,10 @@ class Tasks:
         return int(self.db.scalar(sql, tuple(params)))
 
     def tally(self) -> list[tuple[str, str, str, str, int]]:
-        """``(agent, action, kind, status, n)``: tasks grouped by agent, action, payload ``kind`` and status."""
+        """``(agent, action, mode, status, n)``: tasks grouped by agent, action, payload ``mode`` and status."""
         rows = self.db.query(
-            "SELECT agent, action, COALESCE(json_extract(payload, '$.kind'), '') kind, status, COUNT(*) n FROM tasks"
-            " WHERE session_id=? GROUP BY agent, action, kind, status",
+            "SELECT agent, action, COALESCE(json_extract(payload, '$.mode'), '') mode, status, COUNT(*) n FROM tasks"
+            " WHERE session_id=? GROUP BY agent, action, mode, status",
             (self.session_id,),
         )
         return [(r[0], r[1], str(r[2]), r[3], int(r[4])) for r in rows]

@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 from cosci.config.schema import CosciConfig
-from cosci.domain import Task, TaskResult, task_id
+from cosci.domain import Task, TaskResult
 from cosci.errors import SessionFailed
 from cosci.llm.budget.token_budget import BudgetBusy, TokenBudget
 from cosci.llm.errors import RETRYABLE_ACTION_ERRORS, BudgetExceeded
@@ -329,6 +329,6 @@ class Supervisor:
     async def _run_final(self, agent: str, action: str, key: str, priority: int) -> None:
         """Enqueue (idempotently) and run a finalisation task unless an earlier attempt finished it."""
         self.store.tasks.enqueue(agent, action, key, priority=priority)
-        task = self.store.tasks.get(task_id(f"{self.store.namespace}::{key}"))
+        task = self.store.tasks.by_key(key)
         if task is not None and task.status != "done":
             await self._run_one(task)

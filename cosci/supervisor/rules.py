@@ -27,7 +27,7 @@ import math
 from typing import Any
 
 from cosci.config.schema import CosciConfig
-from cosci.domain import Task, TaskResult, task_id
+from cosci.domain import Task, TaskResult
 from cosci.safety.classifier import screening_on
 from cosci.store import PRIORITY, SessionStore
 from cosci.supervisor.state import PoolState, TaskTally
@@ -37,7 +37,7 @@ PRIORITIES = {
     "reflection": 100,
     "add": 80,
     "focus": 80,
-    "batch": 120,
+    "round": 120,
     "evolution": 100,
     "metareview": 90,
     "proximity": 100,
@@ -104,7 +104,7 @@ class Scheduler:
         )
         if tid is None:
             return 0
-        self.tally.enqueued(agent, action, str((payload or {}).get("kind", "")))
+        self.tally.enqueued(agent, action, str((payload or {}).get("mode", "")))
         return 1
 
     # --- bootstrap and follow-ups ------------------------------------------------------------------------
@@ -160,16 +160,16 @@ class Scheduler:
 
     def has_task(self, key: str) -> bool:
         """Whether a task with this (session-relative) idempotency key was ever enqueued."""
-        return self.tasks.get(task_id(f"{self.store.namespace}::{key}")) is not None
+        return self.tasks.by_key(key) is not None
 
-    def review(self, hid: str, kind: str) -> int:
+    def review(self, hid: str, mode: str) -> int:
         return self._enqueue(
             "reflection",
             "ReviewHypothesis",
-            f"reflection::{hid}::{kind}",
+            f"reflection::{hid}::{mode}",
             PRIORITIES["reflection"],
             target_id=hid,
-            payload={"mode": kind},
+            payload={"mode": mode},
         )
 
     def screen_or_review(self, hid: str) -> int:
@@ -204,7 +204,7 @@ class Scheduler:
         a MatchBatch task that will submit or poll it (idempotent)."""
         n = 0
         held, waiting = self.store.batches.stranded()
-        for first, k, submitted in held:  # round 0 submits what the task holds; a later round polls
+        for first, k, submitted in held:  # poll 0 submits what the task holds; a later poll only polls
             n += self._enqueue("ranking", "MatchBatch", f"ranking::match_batch::{first}::resume{k}",
                                PRIORITY["ranking"], payload={"poll": k if submitted else 0, "batch_task": first})
         if waiting:
@@ -240,7 +240,7 @@ class Scheduler:
         n = 0
         k = self.tally.count("ranking", "RunTournamentRound")
         for _ in range(wanted - self.tally.count("ranking", "RunTournamentRound", open_only=True)):
-            n += self._enqueue("ranking", "RunTournamentRound", f"ranking::round::{k}", PRIORITIES["batch"])
+            n += self._enqueue("ranking", "RunTournamentRound", f"ranking::round::{k}", PRIORITIES["round"])
             k += 1
         return n
 
@@ -296,28 +296,29 @@ class Scheduler:
             or k >= ATTEMPTS_PER_HYPOTHESIS * cfg.run.max_hypotheses
         ):
             return 0
-        strategy = cfg.evolution.modes[k % len(cfg.evolution.modes)]
+        mode = cfg.evolution.modes[k % len(cfg.evolution.modes)]
         return self._enqueue("evolution", "EvolveHypotheses", f"evolution::{k}", PRIORITIES["evolution"],
-                             payload={"mode": strategy})
+                             payload={"mode": mode})
 
     def evolution_done(self) -> bool:
-        return (self.tally.count("evolution", "EvolveHypotheses") >= ATTEMPTS_PER_HYPOTHESIS * self.config.run.max_hypotheses
+        attempts = ATTEMPTS_PER_HYPOTHESIS * self.config.run.max_hypotheses
+        return (self.tally.count("evolution", "EvolveHypotheses") >= attempts
                 and not self.tally.count("evolution", open_only=True))
 
     def idle_deep_reviews(self) -> int:
         """Deep verification and observation reviews for the best mature hypotheses, ``*_top_k`` per session."""
         cfg, n = self.config, 0
         top_mature = sorted(self.mature(), key=lambda p: (-p.elo, p.id))
-        for kind, cap in (
+        for mode, cap in (
             ("verification", cfg.reflection.verification_top_k),
             ("observation", cfg.reflection.observation_top_k),
         ):
-            left = cap - self.tally.count("reflection", "ReviewHypothesis", kind)
+            left = cap - self.tally.count("reflection", "ReviewHypothesis", mode)
             for p in top_mature:
                 if left <= 0:
                     break
-                if not self.has_task(f"reflection::{p.id}::{kind}"):
-                    n += self.review(p.id, kind)
+                if not self.has_task(f"reflection::{p.id}::{mode}"):
+                    n += self.review(p.id, mode)
                     left -= 1
         return n
 

@@ -157,9 +157,10 @@ class PoolState:
 
 @dataclass
 class TaskTally:
-    """Tasks per ``(agent, action, kind)`` — enqueued ever, and open now — kept in memory by the Scheduler.
+    """Tasks per ``(agent, action, mode)`` — enqueued ever, and open now — kept in memory by the Scheduler.
 
-    ``kind`` is the payload's ``kind`` (the review kind of a reflection task), else ``""``.
+    ``mode`` is the payload's ``mode`` (the agent mode the task runs in: a reflection task's review mode, a
+    generation or evolution task's mode), else ``""``.
     """
 
     store: SessionStore
@@ -169,15 +170,15 @@ class TaskTally:
 
     def load(self) -> None:
         self.total, self.open, self.status = Counter(), Counter(), Counter()
-        for agent, action, kind, status, n in self.store.tasks.tally():
-            self.total[(agent, action, kind)] += n
+        for agent, action, mode, status, n in self.store.tasks.tally():
+            self.total[(agent, action, mode)] += n
             self.status[status] += n
             if status in OPEN:
-                self.open[(agent, action, kind)] += n
+                self.open[(agent, action, mode)] += n
 
-    def enqueued(self, agent: str, action: str, kind: str = "") -> None:
-        self.total[(agent, action, kind)] += 1
-        self.open[(agent, action, kind)] += 1
+    def enqueued(self, agent: str, action: str, mode: str = "") -> None:
+        self.total[(agent, action, mode)] += 1
+        self.open[(agent, action, mode)] += 1
         self.status["pending"] += 1
 
     def ended(self, task: Task, status: str) -> None:
@@ -187,11 +188,11 @@ class TaskTally:
         self.status["pending"] = max(self.status["pending"] - 1, 0)
         self.status[status] += 1
 
-    def count(self, agent: str, action: str | None = None, kind: str | None = None, *, open_only: bool = False
+    def count(self, agent: str, action: str | None = None, mode: str | None = None, *, open_only: bool = False
               ) -> int:
         source = self.open if open_only else self.total
         return sum(n for (a, act, k), n in source.items()
-                   if a == agent and (action is None or act == action) and (kind is None or k == kind))
+                   if a == agent and (action is None or act == action) and (mode is None or k == mode))
 
 
 __all__ = ["FULL_RELOAD_EVERY_TASKS", "PoolState", "Standing", "TaskTally"]

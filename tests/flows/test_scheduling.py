@@ -76,7 +76,7 @@ def _dump(store: SessionStore) -> dict[str, list[tuple[Any, ...]]]:
                                         " FROM tournament_matches ORDER BY created_at, id")],
         "journal": [tuple(r) for r in q("SELECT match_id, hyp_a, hyp_b, delta_a, delta_b FROM elo_journal"
                                         " ORDER BY seq")],
-        "reviews": [tuple(r) for r in q("SELECT id, hypothesis_id, kind, verdict, notes FROM reviews ORDER BY id")],
+        "reviews": [tuple(r) for r in q("SELECT id, hypothesis_id, mode, verdict, notes FROM reviews ORDER BY id")],
         "tasks": [tuple(r) for r in q("SELECT id, agent, action, status, attempts FROM tasks"
                                       " ORDER BY created_at, id")],
     }

@@ -113,7 +113,7 @@ def review(rng: random.Random, call: FakeCall, n: int) -> dict[str, Any]:
     urls = [*seen_urls(call)[:2], f"https://fabricated.example.org/review/{n}"]
     out: dict[str, Any] = {
         "verdict": rng.choice(["missing_piece", "neutral", "other_more_likely", "already_explained"]),
-        "kind": mode,
+        "mode": mode,
         "novelty": round(rng.uniform(0.2, 0.9), 2), "correctness": round(rng.uniform(0.2, 0.9), 2),
         "testability": round(rng.uniform(0.4, 0.95), 2), "feasibility": round(rng.uniform(0.3, 0.9), 2),
         "evidence": [{"claim": "The target is expressed in the relevant cells.", "url": u,

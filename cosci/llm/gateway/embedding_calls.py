@@ -31,7 +31,8 @@ EMBEDDING_MODE = "embedding"
 
 
 class EmbeddingCalls:
-    """Hosted embeddings over a session's :class:`~cosci.llm.gateway.adapter.Gateway` (its budget, recorder, retries)."""
+    """Hosted embeddings over a session's :class:`~cosci.llm.gateway.adapter.Gateway` (its budget, recorder and
+    retries)."""
 
     def __init__(self, gateway: Gateway) -> None:
         self.gateway = gateway

@@ -146,7 +146,8 @@ class BatchRequest:
 
 
 class BatchPort(Protocol):
-    """The batch side of the gateway (:class:`cosci.llm.batches.batch_gateway.BatchGateway`), for the ranking batch pool.
+    """The batch side of the gateway (:class:`cosci.llm.batches.batch_gateway.BatchGateway`), for the ranking batch
+    pool.
 
     Raises (each method): TransientLLMError after the gateway's retries, PermanentLLMError.
     """
