@@ -108,12 +108,12 @@ class RankingAgent(BaseAgent):
             self.store.hypotheses.set_state(hid, "in_tournament", only_from="reviewed")
             return TaskResult("added_to_tournament", [hid])
         if task.action == "RunTournamentRound":
-            return await self._batch(task)
+            return await self._round(task)
         if task.action == "MatchBatch":  # issue 16: a batch of low-stakes matches (cosci/agents/match_batches.py)
             return await self.pool.run(task)
         raise ValueError(f"ranking has no action {task.action!r}")
 
-    async def _batch(self, task: Task) -> TaskResult:
+    async def _round(self, task: Task) -> TaskResult:
         match_ids, played = [], []
         sid = self.store.namespace
         earlier = self.store.matches.all(task_id=task.id)  # played by an earlier attempt of this task
@@ -148,7 +148,7 @@ class RankingAgent(BaseAgent):
             if row:
                 played.append({"id": row.id, "mode": plan.mode, "bucket": plan.bucket, "winner": row.winner,
                                "valid": row.verdict_valid, "draw": row.draw, "first": plan.first,
-                               "dual_order": row.dual_order})
+                               "dual_order": row.dual_order, **({"retired": row.retired} if row.retired else {})})
                 self.store.logs.event("match_complete", {"id": row.id, "mode": plan.mode, "hyp_a": a, "hyp_b": b,
                                                           "winner": row.winner, "draw": row.draw,
                                                           "first_shown": plan.first,

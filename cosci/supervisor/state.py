@@ -7,9 +7,9 @@ loaded from the record once (at start or resume) and then updated from each task
 the rows that task touched (a new hypothesis, the two players of a match). Task counts are kept the same way
 by :class:`TaskTally`.
 
-Other processes may change the record while a session runs (``cosci feedback --kind rejection`` retires a
+Other processes may change the store while a session runs (``cosci feedback --kind rejection`` rejects a
 hypothesis): both views reload in full every ``FULL_RELOAD_EVERY_TASKS`` tasks, so such a change is seen within
-that many tasks (the ranking agent reads the record itself and never plays a retired hypothesis).
+that many tasks (the ranking agent reads the store itself and never plays a rejected or retired hypothesis).
 """
 
 from __future__ import annotations
