@@ -1,4 +1,4 @@
-"""The article an observation review tests a hypothesis against (seed 003 prompt 6, issue 14).
+"""The article an observation review tests a hypothesis against (design.md#prompts, design.md#grounding).
 
 Chosen in this order:
 

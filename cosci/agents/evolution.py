@@ -1,4 +1,4 @@
-"""Evolution: new hypotheses from the best ones (seed 000 §5, seed 003 prompts 9-12).
+"""Evolution: new hypotheses from the best ones (design.md#evolution, design.md#prompts).
 
 Modes (payload ``mode``):
 
@@ -7,7 +7,7 @@ Modes (payload ``mode``):
 - ``out_of_box`` — the top 5 as inspiration.
 
 Each runs the tool loop ending in ``record_hypothesis``; the record gets the mode and ``parent_ids``
-(lineage) whatever the model wrote, citations checked against the records tools returned (issue 14: unknown
+(lineage) whatever the model wrote, citations checked against the records tools returned (design.md#grounding: unknown
 source dropped, excerpt not found -> ``unverified``), and goes through the shared dedup.
 """
 

@@ -1,6 +1,6 @@
-"""The ranking agent's batch pool: low-stakes matches through the provider's message-batch API (issue 16).
+"""The ranking agent's batch pool: low-stakes matches through the provider's message-batch API (design.md#batches).
 
-Seed 004 "Batch API": a match whose pair lies in the bottom ``ranking.batch_decile`` of the leaderboard (both
+A match whose pair lies in the bottom ``ranking.batch_decile`` of the leaderboard (both
 hypotheses) is not played at once but queued (``batched_matches``); matches are always pairwise there (a
 debate's turns cannot be sent together). A ranking ``MatchBatch`` task takes the queued matches once
 ``ranking.batch_size`` have accumulated or the oldest has waited ``ranking.batch_max_wait_s``, submits them as

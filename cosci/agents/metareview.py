@@ -1,13 +1,13 @@
-"""Meta-review: system feedback during the session and the final research overview (seed 000 §7).
+"""Meta-review: system feedback during the session and the final research overview (design.md#metareview).
 
 - ``GenerateSystemFeedback`` — reviews (up to 50, 3000 characters each) and tournament rationales (up to 50,
-  1500 characters each; seed 001 Phase 6) -> forced ``record_system_feedback``, stored as a
+  1500 characters each; design.md#metareview) -> forced ``record_system_feedback``, stored as a
   ``system_feedback`` row and injected into later Generation and Evolution prompts.
 - ``GenerateFinalResearchOverview`` — the top 10 by Elo with their latest verdicts, reviews, verified sources
   (``[S1]``...) and rationales plus the latest feedback -> Markdown (no tools) citing ``[H-...]`` ids. A
   hypothesis whose latest review is ``disproved`` / ``already_explained`` is offered for the caveats only.
-  If the call fails or says nothing, a fallback overview is written from the record (seed 001 Phase 7).
-  Issue 14: the claims of "Main research directions" are checked by :mod:`cosci.grounding.claims`; failures
+  If the call fails or says nothing, a fallback overview is written from the record (design.md#metareview).
+  design.md#grounding: the claims of "Main research directions" are checked by :mod:`cosci.grounding.claims`; failures
   go back to the writer once (repair), what still fails is marked ``[unsupported]``; unknown ids are then
   removed, each direction gets its hypotheses' verdicts and scores from the record, and an independent audit
   (:mod:`cosci.agents.audit`) is appended under "Audit". The claim map and the audit are stored as the event
@@ -55,7 +55,7 @@ def feedback_text(rec: RecordSystemFeedback) -> str:
 
 
 SECTIONS = ("executive summary", "main research directions", "convergence and divergence", "caveats")
-"""The overview's required sections (seed 000 §7, prompt metareview.final)."""
+"""The overview's required sections (design.md#metareview, prompt metareview.final)."""
 
 
 def follows_structure(markdown: str, minimum: int = 2) -> bool:
@@ -116,7 +116,7 @@ class MetaReviewAgent(BaseAgent):
         return (ranked + others)[: self.config.metareview.overview_top_n]
 
     async def _final(self, task: Task) -> TaskResult:
-        """The overview, checked claim by claim, repaired once, marked, then audited (issue 14)."""
+        """The overview, checked claim by claim, repaired once, marked, then audited (design.md#grounding)."""
         top = self.top()
         every = self.store.hypotheses.all()
         known = {h.id for h in every}
@@ -139,7 +139,8 @@ class MetaReviewAgent(BaseAgent):
             text, claims, repaired = await self._repair(task, text, claims, ctx, main, material)
         text, removed = clean_citations(mark_unsupported(text, claims), known)
         text = annotate_directions(text, latest).rstrip() + "\n\n" + self.leaderboard_appendix(top, latest)
-        text = text.rstrip() + "\n\n" + tournament_appendix(self)  # issue 13: BT with CIs, judge statistics
+        # BT with CIs, judge statistics (design.md#tournament)
+        text = text.rstrip() + "\n\n" + tournament_appendix(self)
         audit = await OverviewAuditor(self, task).run(text, claims, material, skip="" if top else "no hypotheses")
         text = text.rstrip() + "\n\n" + clean_citations(audit.section(), known)[0]
         self.store.sessions.update(final_overview=text)
@@ -189,7 +190,7 @@ class MetaReviewAgent(BaseAgent):
         rows = ["# Appendix: leaderboard", "",
                 "| rank | hypothesis | Elo | BT score [95 % CI] | matches | mode | latest review | claim |",
                 "|---|---|---|---|---|---|---|---|"]
-        bt = self.store.matches.bt()  # issue 13: the stored Bradley–Terry fit
+        bt = self.store.matches.bt()  # the stored Bradley–Terry fit (design.md#tournament)
         for i, h in enumerate(top, 1):
             claim = one_line(h.statement).replace("|", "/")[:200]
             score = f"{bt[h.id][0]:+.2f} [{bt[h.id][1]:+.2f}, {bt[h.id][2]:+.2f}]" if h.id in bt else "-"

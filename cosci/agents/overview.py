@@ -1,4 +1,5 @@
-"""What the final overview is written from and checked against (issue 14), for :mod:`cosci.agents.metareview`.
+"""What the final overview is written from and checked against (design.md#grounding), for
+:mod:`cosci.agents.metareview`.
 
 - The top hypotheses are split by their latest review verdict: a ``disproved`` or ``already_explained``
   hypothesis goes to the caveats, never to the main directions (:func:`split_by_verdict`).
@@ -112,7 +113,7 @@ class OverviewMaterial:
 
 def annotate_directions(markdown: str, latest: dict[str, Review | None]) -> str:
     """After each ``##`` direction of "Main research directions", a line from the record giving the latest
-    verdict and scores of every hypothesis the direction cites (so each direction shows them, issue 14)."""
+    verdict and scores of every hypothesis the direction cites (so each direction shows them, design.md#grounding)."""
     start, end = section(markdown, "main research directions")
     body = markdown[start:end]
     heads = [m.start() for m in _HEADING2.finditer(body)]

@@ -1,4 +1,4 @@
-"""Ranking: the Elo tournament (seed 000 §4).
+"""Ranking: the Elo tournament (design.md#tournament).
 
 - ``AddToTournament`` — no LLM call: the hypothesis enters at its initial Elo, state ``in_tournament``.
 - ``RunTournamentRound`` — ``ranking.matches_per_round`` matches: pair selection (:mod:`cosci.tournament.pairing`,
@@ -7,15 +7,14 @@
   is recorded with Elo unchanged. A retried task replays: a match index an earlier attempt already played is
   not played again, even though the changed ratings would now select another pair.
 
-Issue 13 (a tournament a scientist can trust): the pair comes from ``ranking.pairing``
-(:mod:`cosci.tournament.engine`); which hypothesis is shown first is drawn from the task's seeded RNG (stored
-on the match row), never by id; matches chosen by the dual-order rule are judged in both orders (each order its
-own call, one match row; disagreement is a draw, Elo score 0.5); the judge sees neither Elo nor match counts.
-After each batch the Bradley–Terry fit is refitted on every valid verdict and stored. Concurrent batches in one
-process never share a hypothesis: ``in_play`` holds the ids of matches being played. A pair that reached the
-rematch cap ``ranking.max_matches_per_pair`` is not chosen again (issue 11). Matches between two hypotheses in
-the bottom ``ranking.batch_decile`` go to the provider's batch API where the tier has one (issue 16,
-:mod:`cosci.agents.match_batches`).
+The pair comes from ``ranking.pairing`` (:mod:`cosci.tournament.engine`); which hypothesis is shown first is
+drawn from the task's seeded RNG (stored on the match row), never by id; matches chosen by the dual-order rule
+are judged in both orders (each order its own call, one match row; disagreement is a draw, Elo score 0.5); the
+judge sees neither Elo nor match counts. After each round the Bradley–Terry fit is refitted on every valid
+verdict and stored. Concurrent rounds in one process never share a hypothesis: ``in_play`` holds the ids of
+matches being played. A pair that reached the rematch cap ``ranking.max_matches_per_pair`` is not chosen again.
+Matches between two hypotheses in the bottom ``ranking.batch_decile`` go to the provider's batch API where the
+tier has one (design.md#batches, :mod:`cosci.agents.match_batches`).
 
 Debate is multi-turn: each turn is one call carrying the transcript so far; from ``debate.min_turns`` a turn
 may end with the verdict, and the turn at ``debate.max_turns`` must. For a schema-constrained tier the
@@ -46,19 +45,20 @@ VERDICT_SCHEMA = tool_schema(TournamentVerdict)
 
 
 def judge_view(h: Hypothesis) -> str:
-    """A hypothesis as the judge sees it: id and content, no Elo, no match count (issue 13: no anchoring)."""
+    """A hypothesis as the judge sees it: id and content, no Elo, no match count (design.md#tournament: no
+    anchoring)."""
     return quote_hypothesis(f"[{h.id}]\n{h.brief()}", h.id)
 
 
 def tournament_appendix(agent: BaseAgent) -> str:
     """The overview's tournament appendix: BT scores with CIs of the top 10, the judge statistics (flagged when
-    position-biased) and whether the judge runs on the generator's model (issue 13)."""
+    position-biased) and whether the judge runs on the generator's model (design.md#tournament)."""
     from cosci.tournament.judge_stats import session_judge_stats
 
     router, r = agent.deps.router, agent.config.ranking
     bt = sorted(agent.store.matches.bt().items(), key=lambda kv: (-kv[1][0], kv[0]))[:10]
     rows = ["# Appendix: tournament statistics", "",
-            "Bradley–Terry scores (logits, 95 % CI from the observed Fisher information; Elo stays the seed's "
+            "Bradley–Terry scores (logits, 95 % CI from the observed Fisher information; Elo stays the tournament's "
             "rating):", "", "| rank | hypothesis | BT score | 95 % CI |", "|---|---|---|---|"]
     rows += [f"| {i} | [{h}] | {s:+.2f} | [{lo:+.2f}, {hi:+.2f}] |" for i, (h, (s, lo, hi)) in enumerate(bt, 1)]
     rows += ["", *(f"- {line}" for line in session_judge_stats(agent.store).lines(r.first_position_flag))]
@@ -81,8 +81,8 @@ class RankingAgent(BaseAgent):
         return EloRule.from_config(self.config.ranking)
 
     def _rematch_cap(self) -> Callable[[str, str], bool]:
-        """Pairs that reached ``ranking.max_matches_per_pair`` are not played again (issue 11); a match waiting in a
-        provider batch counts as played."""
+        """Pairs that reached ``ranking.max_matches_per_pair`` are not played again (design.md#tournament); a match
+        waiting in a provider batch counts as played."""
         counts, cap = self.store.matches.pair_counts(), self.config.ranking.max_matches_per_pair
         for a, b in self.store.batches.pending_pairs():
             key = (min(a, b), max(a, b))
@@ -109,7 +109,8 @@ class RankingAgent(BaseAgent):
             return TaskResult("added_to_tournament", [hid])
         if task.action == "RunTournamentRound":
             return await self._round(task)
-        if task.action == "MatchBatch":  # issue 16: a batch of low-stakes matches (cosci/agents/match_batches.py)
+        # a provider batch of low-stakes matches (cosci/agents/match_batches.py; design.md#batches)
+        if task.action == "MatchBatch":
             return await self.pool.run(task)
         raise ValueError(f"ranking has no action {task.action!r}")
 
@@ -133,7 +134,7 @@ class RankingAgent(BaseAgent):
                 break
             a, b = sorted((plan.first, plan.second))
             by_id = {p.id: p for p in players}
-            if self.pool.takes(players, by_id[a], by_id[b]):  # bottom-decile pair: a provider batch (issue 16)
+            if self.pool.takes(players, by_id[a], by_id[b]):  # bottom-decile pair: a provider batch (design.md#batches)
                 mid = match_id(sid, a, b, task.id, i)
                 self.pool.queue(task, i, mid, by_id[a], by_id[b],
                                 self._pairwise_spec(task, by_id[plan.first], by_id[plan.second], f"match{i}"))
@@ -193,7 +194,7 @@ class RankingAgent(BaseAgent):
         return winner, rationale_of(text), transcript
 
     def _prompt_inputs(self, a: Hypothesis, b: Hypothesis) -> dict[str, Any]:
-        """The judge's inputs with ``a`` shown as hypothesis 1: no Elo, no match count (issue 13)."""
+        """The judge's inputs with ``a`` shown as hypothesis 1: no Elo, no match count (design.md#tournament)."""
         plan = self.deps.plan
         return {"objective": plan.objective, "preferences": plan.preferences, "idea_attributes": plan.idea_attributes,
                 "hypothesis_1": judge_view(a), "hypothesis_2": judge_view(b),
@@ -207,7 +208,7 @@ class RankingAgent(BaseAgent):
 
     @functools.cached_property
     def pool(self) -> MatchBatchPool:
-        """The batch pool of low-stakes matches (issue 16)."""
+        """The batch pool of low-stakes matches (design.md#batches)."""
         return MatchBatchPool(self)
 
     async def _debate(self, task: Task, base: dict[str, Any], tag: str,

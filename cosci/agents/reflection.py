@@ -1,4 +1,4 @@
-"""Reflection: reviews of a hypothesis in three modes (seed 000 §3, seed 003 prompts 4-6).
+"""Reflection: reviews of a hypothesis in three modes (design.md#reflection).
 
 - ``full`` — novelty, correctness, testability, a verdict, with literature evidence (tool loop); the prompt's
   ``articles_block`` carries the loop instruction and, on a retry, the records an earlier attempt found;
@@ -10,8 +10,8 @@
 
 Evidence is checked against the records tools returned (and, for observation, the article): an item whose URL
 no tool returned is dropped; one whose excerpt is not found in its record's text is kept as ``unverified``
-(issue 14). The review's ``mode`` is the task's, whatever the model wrote. A full review moves the hypothesis
-``draft -> reviewed`` only from draft (seed 001 Phase 3: never regress a ranked hypothesis).
+(design.md#grounding). The review's ``mode`` is the task's, whatever the model wrote. A full review moves the hypothesis
+``draft -> reviewed`` only from draft (design.md#reflection: never regress a ranked hypothesis).
 """
 
 from __future__ import annotations

@@ -45,7 +45,7 @@ def frozen_config(snapshot: dict[str, Any], data_dir: Path, overrides: Sequence[
         snapshot: the session row's ``config_snapshot`` (plain data); keys renamed or removed since it was
             frozen are carried over (:func:`cosci.config.renames.carry_over`).
         data_dir: the data folder the record was found in, which becomes ``paths.data_dir`` (not the one frozen
-            at the start): a session copied or moved to another folder resumes there (issue 12).
+            at the start): a session copied or moved to another folder resumes there (design.md#resume).
         overrides: ``key=value`` strings, e.g. ``["run.budget_usd=50"]``.
 
     Raises:

@@ -1,9 +1,9 @@
-"""Citations and review evidence checked against the records tools returned in the same loop (issue 14).
+"""Citations and review evidence checked against the records tools returned in the same loop (design.md#grounding).
 
 For each item (a hypothesis's :class:`~cosci.records.Citation` or a review's :class:`~cosci.records.Evidence`):
 
 - its URL (and DOI) is reduced to keys (:mod:`cosci.tools.sources`); no record returned by a tool of the loop
-  shares a key -> the item is **dropped** (seed 000 citation integrity, as before);
+  shares a key -> the item is **dropped** (citation integrity, design.md#grounding);
 - a record shares a key and the item's excerpt is found in that record's text
   (:func:`~cosci.grounding.excerpts.excerpt_found`) -> kept, ``status="verified"``, ``source_id`` = the record's;
 - a record shares a key but the excerpt is missing, paraphrased or invented -> kept, ``status="unverified"``.

@@ -4,13 +4,13 @@
 header (goal, research plan, models per agent, stop reason, spend per agent against the budget, active time,
 judge statistics when the record has them), the leaderboard, one section per hypothesis (its reviews and its
 matches with their debate transcripts), the Elo trajectories and the lineage edges. Every string in it comes
-from the record unescaped: the template escapes it (model and literature text is untrusted, seed 003).
+from the record unescaped: the template escapes it (model and literature text is untrusted, design.md#prompts).
 
 Columns that other parts of cosci add later are shown as soon as the record carries them, without depending
 on them: Bradley-Terry score and confidence interval (``bt_score``, ``bt_ci_low``, ``bt_ci_high`` in
 :func:`cosci.tracking.artifacts.leaderboard_frame`), the excerpt check of citations and review evidence
-(``status``: ``verified`` / ``unverified``, issue 14), and judge statistics (the payload of the newest event whose
-name starts with ``judge``).
+(``status``: ``verified`` / ``unverified``, design.md#grounding), and judge statistics (the payload of the newest event
+whose name starts with ``judge``).
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ from cosci.store import SessionStore
 from cosci.tracking.artifacts import elo_trajectories, leaderboard_frame
 
 BT_COLUMNS = ("bt_score", "bt_ci_low", "bt_ci_high")
-"""Bradley-Terry columns of the leaderboard (issue 13), shown when present."""
+"""Bradley-Terry columns of the leaderboard (design.md#tournament), shown when present."""
 SCORE_KEYS = ("novelty", "correctness", "testability", "feasibility")
-"""Review scores (seed 000 Reflection: record_review)."""
+"""Review scores (design.md#reflection: record_review)."""
 OUT_OF_RANKING = ("quarantined", "rejected", "retired")
 """States listed apart from the ranked leaderboard."""
 
@@ -90,7 +90,7 @@ class ReportData:
 
 
 def models_per_agent(snapshot: dict[str, Any]) -> dict[str, dict[str, str]]:
-    """``{agent: {mode: LiteLLM model}}`` from the session's frozen config (seed 001 "Model Routing")."""
+    """``{agent: {mode: LiteLLM model}}`` from the session's frozen config (design.md#routing)."""
     from cosci.llm.gateway.routing import Router  # plain config logic: no litellm import
 
     try:
@@ -158,7 +158,7 @@ def collect(store: SessionStore, elo_initial: float = 1200.0) -> ReportData:
 
     Args:
         record: an open session store.
-        elo_initial: the initial Elo rating (points; seed 000 "Elo Update": 1200) the trajectories start from.
+        elo_initial: the initial Elo rating (points; design.md#tournament: 1200) the trajectories start from.
     """
     row = store.sessions.get()
     rows, has_bt = _leaderboard_rows(store)

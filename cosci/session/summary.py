@@ -28,8 +28,9 @@ class SessionSummary:
     tracking_uri: str | None = None
     stop_detail: str = ""
     grounding: dict[str, float] = field(default_factory=dict)
-    """Issue 14: ``evidence_*`` counts, ``claims_*`` counts and ``audit_score`` (0-1)."""
-    judge: dict[str, float | None] | None = None  # issue 13: judge statistics (cosci.tournament.judge_stats)
+    """``evidence_*`` counts, ``claims_*`` counts and ``audit_score`` (0-1) (design.md#grounding)."""
+    # judge statistics (cosci.tournament.judge_stats) (design.md#tournament)
+    judge: dict[str, float | None] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -1,6 +1,6 @@
 """The SQLite connection of one session's store: pragmas, the migration runner, transactions.
 
-Seed 004 "SQLite Schema": WAL mode, foreign keys, ``busy_timeout=5000``, an idempotent migration runner over
+design.md#store: WAL mode, foreign keys, ``busy_timeout=5000``, an idempotent migration runner over
 ``migrations/NNNN_*.sql`` recorded in ``schema_migrations``. One connection per process, shared by the
 repositories; every write goes through :meth:`Database.tx`, which serialises writers with a re-entrant lock
 (the connection is used from the event loop and from worker threads).
@@ -22,7 +22,7 @@ from typing import Any, TypeVar, cast
 
 T = TypeVar("T")
 
-BUSY_TIMEOUT_MS = 5000  # seed 004
+BUSY_TIMEOUT_MS = 5000  # design.md#retries
 
 
 def dumps(value: Any) -> str:

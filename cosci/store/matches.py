@@ -247,7 +247,7 @@ class Matches:
         return {r["hypothesis_id"]: (r["bt_score"], r["bt_ci_low"], r["bt_ci_high"]) for r in rows}
 
     def rationales(self, limit: int, chars: int) -> list[str]:
-        """Newest debate/pairwise rationales, truncated to ``chars`` characters (seed 001 Phase 6)."""
+        """Newest debate/pairwise rationales, truncated to ``chars`` characters (design.md#metareview)."""
         rows = self.db.query(
             "SELECT rationale FROM tournament_matches WHERE session_id=? AND rationale != ''"
             " ORDER BY created_at DESC LIMIT ?",

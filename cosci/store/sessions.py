@@ -9,7 +9,7 @@ from typing import Any
 from cosci.config.renames import carry_over
 from cosci.store.db import Database, dumps, loads
 
-STATUSES = ("running", "paused", "aborting", "done", "failed", "refused")  # refused: safety (issue 15)
+STATUSES = ("running", "paused", "aborting", "done", "failed", "refused")  # refused: safety (design.md#safety)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""The durable task queue (seed 001 "Task Queue Schema", seed 004 "Task Queue").
+"""The durable task queue (design.md#store).
 
 Statuses ``pending -> in_progress -> done | failed | dead | cancelled``; an idempotency key (UNIQUE) makes
 enqueueing a follow-up twice a no-op; lower priority numbers run first (100 default, 80 ranking, 120
@@ -15,7 +15,7 @@ from cosci.domain import Task, TaskResult, task_id
 from cosci.store.db import Database, dumps, loads
 
 PRIORITY = {"default": 100, "ranking": 80, "tournament_round": 120, "final": 10}
-"""Seed 001 Task Queue Schema: lower = higher priority."""
+"""Lower = higher priority (design.md#store)."""
 
 
 def _task(row: sqlite3.Row) -> Task:
@@ -117,7 +117,7 @@ class Tasks:
         self._finish(tid, "pending", error=note)
 
     def defer(self, tid: str, note: str) -> None:
-        """Give a task back to the queue without counting its attempt (it waited for budget, issue 11)."""
+        """Give a task back to the queue without counting its attempt (it waited for budget, design.md#budget)."""
         with self.db.tx() as c:
             c.execute(
                 "UPDATE tasks SET status='pending', attempts=MAX(attempts-1, 0), last_error=?, lease_owner=NULL,"

@@ -1,4 +1,4 @@
-"""Follow-up scheduling rules (seed 000 "Agent Interactions") and idle refinement (seed 000 §1, seed 001).
+"""Follow-up scheduling rules and idle refinement (design.md#supervisor).
 
 Every enqueue uses an idempotency key, so applying a rule twice (a replayed action after a crash) adds nothing.
 
@@ -17,7 +17,7 @@ generation share of ``run.max_hypotheses`` and the backlog of unranked hypothese
 ``evolution.min_mature`` hypotheses have ``evolution.mature_matches`` matches (``min_mature`` capped at what
 generation can supply: the generation share of the pool, or the pool as it stands once generation has used its
 attempts — else a small ``max_hypotheses`` would leave evolution waiting for ever); system feedback when it is due
-(seed 000 §1: idle refinement enqueues meta-review every ~50 matches); deep verification and observation
+(design.md#metareview); deep verification and observation
 reviews for the top hypotheses; re-clustering of unclustered hypotheses.
 """
 
@@ -43,7 +43,7 @@ PRIORITIES = {
     "proximity": 100,
     "final": 10,
     "parse_goal": 10,
-    "safety": 20,  # issue 15: a new hypothesis is screened before anything else uses it
+    "safety": 20,  # a new hypothesis is screened before anything else uses it (design.md#safety)
 }
 ATTEMPTS_PER_HYPOTHESIS = 3
 """Generation (and evolution) tasks allowed per hypothesis slot of ``run.max_hypotheses``: duplicates and invalid
@@ -109,7 +109,7 @@ class Scheduler:
 
     # --- bootstrap and follow-ups ------------------------------------------------------------------------
     def bootstrap(self) -> int:
-        if screening_on(self.config):  # issue 15: the goal is screened before goal parsing and any other call
+        if screening_on(self.config):  # the goal is screened before goal parsing and any other call (design.md#safety)
             return self._enqueue("safety", "ScreenGoal", "safety::goal", PRIORITIES["parse_goal"])
         return self._enqueue("goal_parsing", "ParseGoal", "goal_parsing::parse_goal", PRIORITIES["parse_goal"])
 
@@ -123,18 +123,18 @@ class Scheduler:
             "generation", action, key, PRIORITIES["generation"], payload={"mode": self.generation_mode(index)}
         )
 
-    def follow_ups(self, task: Task, result: TaskResult) -> int:  # noqa: C901 - seed 000's follow-up table, one branch a row
+    def follow_ups(self, task: Task, result: TaskResult) -> int:  # noqa: C901 - the follow-up table (design.md#supervisor), one branch a row
         """Apply the follow-up rules for one finished task; returns the number of tasks enqueued."""
         n = 0
         if result.kind == "research_plan_parsed":
             for i in range(self.config.run.n_initial):
                 n += self.enqueue_generation(f"generation::initial::{i}", i, "CreateInitialHypotheses")
-        elif result.kind == "goal_screened":  # issue 15: allowed or flagged; a refused goal stops the loop
+        elif result.kind == "goal_screened":  # allowed or flagged; a refused goal stops the loop (design.md#safety)
             n += self._enqueue("goal_parsing", "ParseGoal", "goal_parsing::parse_goal", PRIORITIES["parse_goal"])
         elif result.kind == "hypothesis_created":
             for hid in result.hypothesis_ids:
                 n += self.screen_or_review(hid)
-        elif result.kind == "hypothesis_screened":  # issue 15: not quarantined
+        elif result.kind == "hypothesis_screened":  # not quarantined (design.md#safety)
             for hid in result.hypothesis_ids:
                 n += self.review(hid, "full")
         elif result.kind == "review_completed" and result.detail.get("mode", "full") == "full":
@@ -173,7 +173,7 @@ class Scheduler:
         )
 
     def screen_or_review(self, hid: str) -> int:
-        """Issue 15: a new hypothesis is screened first (its review follows ``hypothesis_screened``); with
+        """A new hypothesis is screened first (its review follows ``hypothesis_screened``); with (design.md#safety)
         screening off, or once it has a verdict (a released hypothesis), it goes straight to review."""
         if screening_on(self.config) and self.store.safety.latest("hypothesis", hid) is None:
             return self._enqueue("safety", "ScreenHypothesis", f"safety::{hid}", PRIORITIES["safety"], target_id=hid)
@@ -191,7 +191,7 @@ class Scheduler:
         return n + self.system_feedback()
 
     def system_feedback(self) -> int:
-        """System feedback once ``(feedback + 1) * every_matches`` valid matches were played (seed 001)."""
+        """System feedback once ``(feedback + 1) * every_matches`` valid matches were played (design.md#metareview)."""
         feedback = self.pool.feedback
         if self.pool.valid_matches >= (feedback + 1) * self.config.metareview.every_matches:
             return self._enqueue(
@@ -230,7 +230,7 @@ class Scheduler:
 
     def idle_tournament(self) -> int:
         """Tournament rounds for free slots: at most ``run.concurrency`` open at once, one per disjoint pair of
-        players, only while a pair below the rematch cap is left. Idle batches carry no focus: the seed's pairing
+        players, only while a pair below the rematch cap is left. Idle rounds carry no focus: the pairing
         buckets choose (the focused batch follows ``AddToTournament``)."""
         players = self.pool.players()
         open_pairs = self.pool.open_pairs(self.config.ranking.max_matches_per_pair)
@@ -370,7 +370,7 @@ class Scheduler:
                 and not self.tally.count("ranking", open_only=True))
 
     def stalled(self) -> bool:
-        """STALLED: the pool cannot grow and the leaderboard cannot change (issue 11)."""
+        """STALLED: the pool cannot grow and the leaderboard cannot change (design.md#termination)."""
         return (self.pool_cannot_grow() and self.tournament_settled()
                 and not self.tally.count("reflection", open_only=True)
                 and not self.tally.count("safety", open_only=True))

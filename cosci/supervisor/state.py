@@ -1,5 +1,4 @@
-"""The Supervisor's in-memory view of a session: leaderboard, counts and task tally (issue 11, "incremental
-state").
+"""The Supervisor's in-memory view of a session: leaderboard, counts and task tally (design.md#supervisor).
 
 After every task the Supervisor used to reload the whole ranking and every review from the record (each
 hypothesis row decoded from JSON again), so its own cost per task grew with the pool. :class:`PoolState` is
@@ -24,9 +23,9 @@ FULL_RELOAD_EVERY_TASKS = 100
 """Tasks between full reloads of the in-memory views from the record (catches changes made by other
 processes; cosci)."""
 PLAYER_STATES = ("in_tournament", "pinned")
-"""Hypothesis states that play in the tournament (seed 004 state machine)."""
+"""Hypothesis states that play in the tournament (design.md#states)."""
 OUT_OF_POOL = ("rejected", "retired", "quarantined")
-"""States that do not count towards ``run.max_hypotheses`` (seed 004)."""
+"""States that do not count towards ``run.max_hypotheses`` (design.md#defaults)."""
 OPEN = ("pending", "leased", "in_progress")
 
 

@@ -17,7 +17,7 @@ def leaderboard_frame(store: SessionStore) -> pl.DataFrame:
     mode, parents.
 
     A hypothesis quarantined by safety screening keeps its row, with its title and statement left out
-    (issue 15: its text does not leave the session folder)."""
+    (design.md#safety: its text does not leave the session folder)."""
     bt = store.matches.bt()
     rows = [
         {
@@ -141,7 +141,7 @@ def elo_trajectory_png(store: SessionStore, initial: float, path: Path, top: int
 
 def bt_png(store: SessionStore, path: Path, top: int = 15) -> Path:
     """Plot the stored Bradley–Terry scores with 95 % CIs of the best ``top`` hypotheses to ``path`` (PNG);
-    the Elo plot's companion (Elo is the seed's rating, BT the statistics a scientist reads)."""
+    the Elo plot's companion (Elo is the tournament's rating, BT the statistics a scientist reads)."""
     import matplotlib
 
     matplotlib.use("Agg")

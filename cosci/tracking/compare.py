@@ -1,4 +1,4 @@
-"""Compare sessions tracked in MLflow (issue 7): a polars table and two plots.
+"""Compare sessions tracked in MLflow (design.md#deployment): a polars table and two plots.
 
 Sessions are selected by experiment name, by a sweep's parent run id, or by run ids / session ids. The
 table has one row per session: ids, status, start time, every param (``param.<name>``), the latest value of

@@ -1,6 +1,6 @@
 """One FAISS ``IndexFlatIP`` per session over L2-normalised hypothesis embeddings (inner product = cosine).
 
-Seed 004: one index per session, asyncio-locked, committed only after the hypothesis row is inserted. In cosci
+design.md#dedup: one index per session, asyncio-locked, committed only after the hypothesis row is inserted. In cosci
 the vectors themselves are kept in the record (``embeddings_meta.vector``), so the index is derived state:
 :meth:`VectorStore.load` rebuilds it from the record and a killed session can never leave index and record
 out of step. :attr:`VectorStore.lock` serialises "check for a duplicate, then insert" across concurrent

@@ -28,7 +28,7 @@ class FakeReply:
 
     @classmethod
     def verdict(cls, decision: str, *categories: str, rationale: str = "scripted") -> FakeReply:
-        """A scripted safety classifier verdict (issue 15): ``allow`` / ``flag`` / ``block``."""
+        """A scripted safety classifier verdict (design.md#safety): ``allow`` / ``flag`` / ``block``."""
         return cls.record("record_safety_verdict", decision=decision, categories=list(categories),
                           rationale=rationale)
 
