@@ -5,7 +5,7 @@
     cosci status <id>                           counts, spend, status and stop reason
     cosci report <id>                           the research overview (or the leaderboard so far)
     cosci report <id> --html [--open] [--out F] the report page (final/report.html), optionally opened
-    cosci export <id> --format md|html|jsonl [--out F]   the report or the record for use outside cosci
+    cosci export <id> --format md|html|jsonl [--out F]   the report or the session store for use outside cosci
     cosci resume <id> [key=value ...]           continue a killed or paused session (overrides on its frozen config)
     cosci pause <id> | cosci abort <id>         ask a running session to hold / to stop and write its overview
     cosci feedback <id> --kind K --text T       researcher feedback: directive, preference, rejection, pin
@@ -395,7 +395,7 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--html", action="store_true", help="write the report page (final/report.html) and print its path")
     sp.add_argument("--open", action="store_true", help="write the page and open it in a browser")
     sp.add_argument("--out", default=None, help="write the page here (instead of final/report.html)")
-    sp = add("export", help="write the report or the record for use outside cosci")
+    sp = add("export", help="write the report or the session store for use outside cosci")
     sp.add_argument("session")
     sp.add_argument("--format", choices=("md", "html", "jsonl"), required=True)
     sp.add_argument("--out", default="-", help="output file (default -: standard output)")

@@ -1,4 +1,4 @@
-"""Domain objects shared by the agents, the tournament and the record (no framework imports).
+"""Domain objects shared by the agents, the tournament and the store (no framework imports).
 
 Names follow design.md#vocabulary: hypothesis, review, match, task, system feedback, call.
 Deterministic ids (design.md#ids): a hypothesis id is ``H-`` + the first 12 hex digits of

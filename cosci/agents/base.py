@@ -4,7 +4,7 @@ Agents receive an ``AgentDeps`` bundle (config, store, LLM port, tools) and
 implement ``execute(task) -> TaskResult``. cosci adds the embedder and the vector store, and keeps here the
 steps Generation and Evolution share: citation filtering to seen URLs and dedup-then-insert (design.md#dedup
 "Dedup Mechanism": cosine >= threshold returns the existing id; the FAISS commit follows the row insert).
-No framework imports: agents get a gateway, the record and typed config.
+No framework imports: agents get a gateway, the session store and typed config.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ class AgentDeps:
 
     @property
     def plan(self) -> RecordResearchPlan:
-        """The session's research plan (from the record; a plan built from the goal if none was parsed)."""
+        """The session's research plan (from the store; a plan built from the goal if none was parsed)."""
         if self._plan is None:
             row = self.store.sessions.get()
             self._plan = (RecordResearchPlan.model_validate(row.research_plan) if row.research_plan
@@ -156,7 +156,7 @@ class BaseAgent:
         """The tool loop with this mode's iteration limit and the configured parallel cap and tool timeout.
 
         With ``task``, the records an earlier attempt of the task found count as found, and the records this
-        loop finds are kept on the record (events ``sources_found``) for a retry and the overview check.
+        loop finds are kept in the store (events ``sources_found``) for a retry and the overview check.
         """
         return await run_tool_loop(self.deps.llm, spec, tools, record, max_iters=spec.route.max_iterations,
                                    parallel_cap=self.config.tools.parallel_cap,

@@ -7,7 +7,7 @@ Modes (payload ``mode``):
 - ``out_of_box`` — the top 5 as inspiration.
 
 Each runs the tool loop ending in ``record_hypothesis``; the record gets the mode and ``parent_ids``
-(lineage) whatever the model wrote, citations checked against the records tools returned (design.md#grounding: unknown
+(lineage) whatever the model wrote, citations checked against the sources tools returned (design.md#grounding: unknown
 source dropped, excerpt not found -> ``unverified``), and goes through the shared dedup.
 """
 

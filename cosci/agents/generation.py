@@ -1,14 +1,14 @@
 """Generation: new hypotheses from the literature or from a simulated expert debate (design.md#generation).
 
 - ``literature`` — the tool loop over the agent's literature tools, ending in ``record_hypothesis``; citations
-  are checked against the records tools returned (design.md#grounding: a citation whose URL no tool returned is dropped;
-  one whose excerpt is not found in its record's text is kept as ``unverified``).
+  are checked against the sources tools returned (design.md#grounding: a citation whose URL no tool returned is dropped;
+  one whose excerpt is not found in its source's text is kept as ``unverified``).
 - ``debate`` — a real multi-turn discourse: each turn is one call whose prompt carries the transcript so far;
   from ``debate.min_turns`` the panel may conclude by writing ``HYPOTHESIS``, and must at ``debate.max_turns``
   (design.md#generation: 3-5 turns, at most 10). The concluded idea is then recorded with a forced
   ``record_hypothesis``.
 
-Prompt inputs (design.md#prompts): ``articles_with_reasoning`` (the loop instruction and, on a retry, the records an
+Prompt inputs (design.md#prompts): ``articles_with_reasoning`` (the loop instruction and, on a retry, the sources an
 earlier attempt found), ``source_hypothesis`` (payload ``source_hypothesis_id``: the parent an
 evolution-driven generation builds on; it becomes the record's parent), ``reviews_overview`` (a digest of
 recent reviews, debate) and ``instructions`` (task instruction, researcher directives, meta-review focus

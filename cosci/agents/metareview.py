@@ -6,10 +6,10 @@
 - ``GenerateFinalResearchOverview`` — the top 10 by Elo with their latest verdicts, reviews, verified sources
   (``[S1]``...) and rationales plus the latest feedback -> Markdown (no tools) citing ``[H-...]`` ids. A
   hypothesis whose latest review is ``disproved`` / ``already_explained`` is offered for the caveats only.
-  If the call fails or says nothing, a fallback overview is written from the record (design.md#metareview).
+  If the call fails or says nothing, a fallback overview is written from the store (design.md#metareview).
   design.md#grounding: the claims of "Main research directions" are checked by :mod:`cosci.grounding.claims`; failures
   go back to the writer once (repair), what still fails is marked ``[unsupported]``; unknown ids are then
-  removed, each direction gets its hypotheses' verdicts and scores from the record, and an independent audit
+  removed, each direction gets its hypotheses' verdicts and scores from the store, and an independent audit
   (:mod:`cosci.agents.audit`) is appended under "Audit". The claim map and the audit are stored as the event
   ``overview_checked`` (written to ``final/claims.json`` with the overview).
 """
@@ -132,7 +132,7 @@ class MetaReviewAgent(BaseAgent):
                 log.warning("final overview call failed (%s); writing the fallback overview", exc)
         if not text.strip():
             text, fallback = self.fallback_overview(main, caveats, latest), True
-        elif not follows_structure(text):  # a weak model's answer: keep it, but the record carries the overview
+        elif not follows_structure(text):  # a weak model's answer: keep it, but the store carries the overview
             text, fallback = self.fallback_overview(main, caveats, latest) + unstructured_appendix(text), True
         claims = check_overview(text, ctx)
         if not fallback and any(c.status == "unsupported" for c in claims):
@@ -185,7 +185,7 @@ class MetaReviewAgent(BaseAgent):
         return resp.text, check_overview(resp.text, ctx), True
 
     def leaderboard_appendix(self, top: list[Hypothesis], latest: dict[str, Review | None]) -> str:
-        """The ranked hypotheses the overview was written from, from the record (ids, Elo, matches, latest
+        """The ranked hypotheses the overview was written from, from the store (ids, Elo, matches, latest
         review verdict and scores, claim)."""
         rows = ["# Appendix: leaderboard", "",
                 "| rank | hypothesis | Elo | BT score [95 % CI] | matches | mode | latest review | claim |",
@@ -200,7 +200,7 @@ class MetaReviewAgent(BaseAgent):
 
     def fallback_overview(self, main: list[Hypothesis], caveats: list[Hypothesis],
                           latest: dict[str, Review | None]) -> str:
-        """An overview written from the record alone (no model): each main hypothesis's claim, with ids on every
+        """An overview written from the store alone (no model): each main hypothesis's claim, with ids on every
         sentence; hypotheses a review disproved or found already explained only under caveats, marked."""
         row = self.store.sessions.get()
         lines = ["# Executive summary",
@@ -214,9 +214,10 @@ class MetaReviewAgent(BaseAgent):
                       f"Latest review verdict: {review_line(latest.get(h.id))}. [{h.id}]",
                       f"- First experiment: {one_line(h.anticipated_outcomes) or 'see the hypothesis mechanism.'}"
                       f" [{h.id}]", ""]
-        lines += ["# Convergence and divergence", "Clusters of near-duplicate hypotheses are in the record "
+        lines += ["# Convergence and divergence", "Clusters of near-duplicate hypotheses are in the session store "
                   "(hypotheses.dedup_cluster).", "", "# Caveats and limitations",
-                  "Written from the record without a model synthesis; read the reviews before acting on any claim."]
+                  "Written from the session store without a model synthesis; read the reviews before acting on any "
+                  "claim."]
         lines += [f"- Not a main direction: {one_line(h.title)} [{h.id}], latest review verdict "
                   f"{review_line(latest.get(h.id))}." for h in caveats]
         return "\n".join(lines) + "\n"

@@ -6,8 +6,8 @@
 - Each hypothesis is shown with its latest verdict and scores and its *verified* sources (citations and review
   evidence whose excerpt was found in the tool text), labelled ``S1``, ``S2``… (:class:`OverviewMaterial`).
 - The same material is the :class:`~cosci.grounding.claims.ClaimContext` the validator checks claims against:
-  a hypothesis's text is its fields, its record facts (Elo, matches, mode) and its reviews; a source's text
-  is its title, excerpt and the record text a tool returned for it (events ``sources_found``).
+  a hypothesis's text is its fields, its stored facts (Elo, matches, mode) and its reviews; a source's text
+  is its title, excerpt and the text a tool returned for it (events ``sources_found``).
 """
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ class OverviewMaterial:
 
 
 def annotate_directions(markdown: str, latest: dict[str, Review | None]) -> str:
-    """After each ``##`` direction of "Main research directions", a line from the record giving the latest
+    """After each ``##`` direction of "Main research directions", a line from the store giving the latest
     verdict and scores of every hypothesis the direction cites (so each direction shows them, design.md#grounding)."""
     start, end = section(markdown, "main research directions")
     body = markdown[start:end]
@@ -124,7 +124,7 @@ def annotate_directions(markdown: str, latest: dict[str, Review | None]) -> str:
         chunk = body[a:b]
         ids = [i for i in dict.fromkeys(_IDS.findall(chunk)) if i in latest]
         if ids:
-            note = "- Reviews (from the record): " + "; ".join(f"[{i}] {review_line(latest[i])}" for i in ids)
+            note = "- Reviews (from the session store): " + "; ".join(f"[{i}] {review_line(latest[i])}" for i in ids)
             chunk = chunk.rstrip("\n") + "\n" + note + "\n\n"
         parts.append(chunk)
     return markdown[:start] + "".join(parts) + markdown[end:]

@@ -75,7 +75,7 @@ class RankingAgent(BaseAgent):
 
     def __init__(self, deps: AgentDeps) -> None:
         super().__init__(deps)
-        self.in_play: set[str] = set()  # hypotheses in a match being played now (concurrent batches)
+        self.in_play: set[str] = set()  # hypotheses in a match being played now (concurrent rounds)
 
     def _rule(self) -> EloRule:
         return EloRule.from_config(self.config.ranking)
@@ -120,7 +120,7 @@ class RankingAgent(BaseAgent):
         earlier = self.store.matches.all(task_id=task.id)  # played by an earlier attempt of this task
         for i in range(self.config.ranking.matches_per_round):
             prior = next((m.id for m in earlier if m.id == match_id(sid, m.hyp_a, m.hyp_b, task.id, i)), None)
-            prior = prior or self.pool.queued(task, i)  # or queued for a batch by an earlier attempt
+            prior = prior or self.pool.queued(task, i)  # or queued for a provider batch by an earlier attempt
             if prior:  # never re-select: Elo has moved since, so the pair (and its match id) could differ
                 match_ids.append(prior)
                 continue
@@ -140,7 +140,7 @@ class RankingAgent(BaseAgent):
                                 self._pairwise_spec(task, by_id[plan.first], by_id[plan.second], f"match{i}"))
                 match_ids.append(mid)
                 continue
-            self.in_play.update((a, b))  # no await since the selection: concurrent batches stay disjoint
+            self.in_play.update((a, b))  # no await since the selection: concurrent rounds stay disjoint
             try:
                 row = await self._play(task, i, plan, by_id)
             finally:

@@ -1,15 +1,15 @@
 """Reflection: reviews of a hypothesis in three modes (design.md#reflection).
 
 - ``full`` — novelty, correctness, testability, a verdict, with literature evidence (tool loop); the prompt's
-  ``articles_block`` carries the loop instruction and, on a retry, the records an earlier attempt found;
+  ``articles_block`` carries the loop instruction and, on a retry, the sources an earlier attempt found;
 - ``verification`` — atomic assumptions with plausibility, the weakest assumption and a kill experiment;
 - ``observation`` — does the hypothesis explain the observations of a specific article, chosen by
-  :class:`~cosci.agents.article.ArticleFinder` (payload article, else the most relevant cited record, else
-  the top search hit). The article's text reaches the prompt quoted as untrusted; its record (with its
+  :class:`~cosci.agents.article.ArticleFinder` (payload article, else the most relevant cited source, else
+  the top search hit). The article's text reaches the prompt quoted as untrusted; its source (with its
   ``source_id``) is stored on the review. With no article the task ends ``nothing_to_do`` with the reason.
 
-Evidence is checked against the records tools returned (and, for observation, the article): an item whose URL
-no tool returned is dropped; one whose excerpt is not found in its record's text is kept as ``unverified``
+Evidence is checked against the sources tools returned (and, for observation, the article): an item whose URL
+no tool returned is dropped; one whose excerpt is not found in its source's text is kept as ``unverified``
 (design.md#grounding). The review's ``mode`` is the task's, whatever the model wrote. A full review moves the hypothesis
 ``draft -> reviewed`` only from draft (design.md#reflection: never regress a ranked hypothesis).
 """

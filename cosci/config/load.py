@@ -136,7 +136,7 @@ def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False)
     Args:
         cfg: the composed config (``DictConfig``) or the same as plain data.
         require_goal: also require ``session.goal`` (a new session cannot start without one; a resumed session
-            has its goal in its record). ``session.goal_file``, if set, is read here and its text
+            has its goal in its store). ``session.goal_file``, if set, is read here and its text
             replaces ``session.goal``.
 
     Raises:

@@ -1,6 +1,6 @@
 """The report commands behind the CLI: ``cosci report <id> --html [--open]`` and ``cosci export <id>``.
 
-Both only read the record, so they work on a running session (SQLite WAL: readers never block the writer) as
+Both only read the store, so they work on a running session (SQLite WAL: readers never block the writer) as
 well as on a finished one.
 """
 

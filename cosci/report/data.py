@@ -1,12 +1,12 @@
-"""What the session report shows, read from the record (no rendering here, no framework imports).
+"""What the session report shows, read from the store (no rendering here, no framework imports).
 
 :func:`collect` turns one :class:`~cosci.store.SessionStore` into a :class:`ReportData` of plain values: the
 header (goal, research plan, models per agent, stop reason, spend per agent against the budget, active time,
-judge statistics when the record has them), the leaderboard, one section per hypothesis (its reviews and its
+judge statistics when the store has them), the leaderboard, one section per hypothesis (its reviews and its
 matches with their debate transcripts), the Elo trajectories and the lineage edges. Every string in it comes
-from the record unescaped: the template escapes it (model and literature text is untrusted, design.md#prompts).
+from the store unescaped: the template escapes it (model and literature text is untrusted, design.md#prompts).
 
-Columns that other parts of cosci add later are shown as soon as the record carries them, without depending
+Columns that other parts of cosci add later are shown as soon as the store carries them, without depending
 on them: Bradley-Terry score and confidence interval (``bt_score``, ``bt_ci_low``, ``bt_ci_high`` in
 :func:`cosci.tracking.artifacts.leaderboard_frame`), the excerpt check of citations and review evidence
 (``status``: ``verified`` / ``unverified``, design.md#grounding), and judge statistics (the payload of the newest event
@@ -154,7 +154,7 @@ def judge_statistics(store: SessionStore) -> dict[str, Any] | None:
 
 
 def collect(store: SessionStore, elo_initial: float = 1200.0) -> ReportData:
-    """Read the report's content from the record (works on a running session: it only reads).
+    """Read the report's content from the store (works on a running session: it only reads).
 
     Args:
         record: an open session store.

@@ -1,6 +1,6 @@
-"""A session's runtime: its record, budget, gateway, tools, embedder, vector store and agents.
+"""A session's runtime: its store, budget, gateway, tools, embedder, vector store and agents.
 
-Its folder (layout, lock, record file) is :class:`cosci.session.folder.SessionFolder`. Nothing here imports
+Its folder (layout, lock, store file) is :class:`cosci.session.folder.SessionFolder`. Nothing here imports
 Prefect, MLflow or Hydra: the flow (``flows/session.py``) drives a runtime.
 """
 
@@ -128,7 +128,7 @@ class SessionRuntime:
         registry = build_registry(config, home.http_cache)
         embedder = Embedder(list(config.models.embeddings.chain), EmbeddingCalls(gateway))
         chosen = [e["payload"].get("model") for e in store.logs.events("embedding_model")]
-        if await embedder.choose() != (chosen[-1] if chosen else None):  # the model on the record (design.md#routing)
+        if await embedder.choose() != (chosen[-1] if chosen else None):  # the model in the store (design.md#embeddings)
             store.logs.event("embedding_model", {"model": embedder.model})
         ids, vecs = store.hypotheses.embeddings(embedder.model)
         vectors = VectorStore(vecs.shape[1] if len(ids) else embedder.dim)
@@ -167,12 +167,12 @@ class SessionRuntime:
         return path
 
     def write_report(self) -> Path | None:
-        """Write ``final/report.html`` (design.md#report) from the record; a failure is logged, never fatal."""
+        """Write ``final/report.html`` (design.md#report) from the store; a failure is logged, never fatal."""
         from cosci.report.render import write_report
 
         try:
             return write_report(self.store, self.folder, self.config.ranking.elo_initial)
-        except Exception as exc:  # the overview and the record matter more than the page
+        except Exception as exc:  # the overview and the store matter more than the page
             log.warning("report.html not written: %s: %s", type(exc).__name__, exc)
             return None
 

@@ -41,7 +41,7 @@ def _field_names(cls: Any) -> frozenset[str]:
 
 def row_to(cls: type[T], row: sqlite3.Row, *, json_columns: Mapping[str, Any] | None = None,
            bool_columns: tuple[str, ...] = (), **values: Any) -> T:
-    """A dataclass from one row: each field takes the column of its name (the one row mapper of the record).
+    """A dataclass from one row: each field takes the column of its name (the one row mapper of the store).
 
     Args:
         cls: a dataclass whose field names are column names (fields without a column keep their default).
@@ -74,7 +74,7 @@ class Database:
     """One SQLite file with cosci's schema applied.
 
     Args:
-        path: the ``record.sqlite`` file (created with its folder if missing).
+        path: the store's SQLite file (created with its folder if missing).
     """
 
     def __init__(self, path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Hypotheses, reviews and embeddings rows of the record."""
+"""Hypotheses, reviews and embeddings rows of the store."""
 
 from __future__ import annotations
 

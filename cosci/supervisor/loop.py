@@ -172,7 +172,7 @@ class Supervisor:
         self.notify()
 
     def reload(self) -> None:
-        """Reload the in-memory views from the record (start, resume, and every few tasks)."""
+        """Reload the in-memory views from the store (start, resume, and every few tasks)."""
         self.pool.load()
         self.tally.load()
 

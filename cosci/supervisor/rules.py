@@ -2,23 +2,27 @@
 
 Every enqueue uses an idempotency key, so applying a rule twice (a replayed action after a crash) adds nothing.
 
-Follow-ups after a result:
+Follow-ups after a result (``safety.enabled=false``: the screening rows are skipped, a goal goes straight to
+``ParseGoal`` and a new hypothesis straight to its full review):
 
-| result                      | follow-up                                                            |
-|-----------------------------|----------------------------------------------------------------------|
-| research_plan_parsed        | ``n_initial`` generation tasks                                       |
-| hypothesis_created          | Reflection ``ReviewHypothesis`` (full) for each new hypothesis       |
-| review_completed (full)     | Ranking ``AddToTournament``                                          |
-| added_to_tournament         | Ranking ``RunTournamentRound`` focused on the new hypothesis         |
-| tournament_match_complete   | Proximity every N matches; meta-review every ~50 matches            |
+| result                      | follow-up                                                                 |
+|-----------------------------|---------------------------------------------------------------------------|
+| (bootstrap)                 | Safety ``ScreenGoal``                                                     |
+| goal_screened               | Goal parsing ``ParseGoal`` (a refused goal, ``goal_refused``, stops)      |
+| research_plan_parsed        | ``n_initial`` generation tasks                                            |
+| hypothesis_created          | Safety ``ScreenHypothesis`` for each new hypothesis                       |
+| hypothesis_screened         | Reflection ``ReviewHypothesis`` (full), unless it was quarantined         |
+| review_completed (full)     | Ranking ``AddToTournament``                                               |
+| added_to_tournament         | Ranking ``RunTournamentRound`` focused on the new hypothesis              |
+| tournament_match_complete   | Proximity every N matches; system feedback every ``every_matches``        |
 
 Idle refinement (when nothing is pending): a tournament round; pool growth while the pool is below its
 generation share of ``run.max_hypotheses`` and the backlog of unranked hypotheses is small; evolution once
 ``evolution.min_mature`` hypotheses have ``evolution.mature_matches`` matches (``min_mature`` capped at what
 generation can supply: the generation share of the pool, or the pool as it stands once generation has used its
 attempts — else a small ``max_hypotheses`` would leave evolution waiting for ever); system feedback when it is due
-(design.md#metareview); deep verification and observation
-reviews for the top hypotheses; re-clustering of unclustered hypotheses.
+(design.md#metareview); deep verification and observation reviews for the top hypotheses; re-clustering of
+unclustered hypotheses.
 """
 
 from __future__ import annotations
@@ -153,7 +157,7 @@ class Scheduler:
                     payload={"focus_id": hid},
                 )
         elif result.kind == "nothing_to_do" and task.action == "RunTournamentRound":
-            self._empty_round_mark = self._ended() + 1  # counted once this batch's own end is tallied
+            self._empty_round_mark = self._ended() + 1  # counted once this round's own end is tallied
         elif result.kind == "tournament_match_complete":
             n += self.periodic()
         return n
@@ -231,7 +235,7 @@ class Scheduler:
     def idle_tournament(self) -> int:
         """Tournament rounds for free slots: at most ``run.concurrency`` open at once, one per disjoint pair of
         players, only while a pair below the rematch cap is left. Idle rounds carry no focus: the pairing
-        buckets choose (the focused batch follows ``AddToTournament``)."""
+        chooses (the focused round follows ``AddToTournament``)."""
         players = self.pool.players()
         open_pairs = self.pool.open_pairs(self.config.ranking.max_matches_per_pair)
         if len(players) < 2 or not open_pairs or self._tournament_blocked():
@@ -248,9 +252,9 @@ class Scheduler:
         return sum(self.tally.status[s] for s in ("done", "failed", "dead"))
 
     def _tournament_blocked(self) -> bool:
-        """A batch just found no pair to play and no task has ended since, while others are in flight: the free
-        players are the same, so another batch would find nothing either. (Seen on the embedded model: an open
-        pair whose players were busy in a slow match made 1,022 empty batches while one evolution call ran.)"""
+        """A round just found no pair to play and no task has ended since, while others are in flight: the free
+        players are the same, so another round would find nothing either. (Seen on the embedded model: an open
+        pair whose players were busy in a slow match made 1,022 empty rounds while one evolution call ran.)"""
         return self._empty_round_mark == self._ended() and any(self.tally.open.values())
 
     def growth_attempts(self) -> int:

@@ -1,8 +1,8 @@
 """The Supervisor's in-memory view of a session: leaderboard, counts and task tally (design.md#supervisor).
 
-After every task the Supervisor used to reload the whole ranking and every review from the record (each
+After every task the Supervisor used to reload the whole ranking and every review from the store (each
 hypothesis row decoded from JSON again), so its own cost per task grew with the pool. :class:`PoolState` is
-loaded from the record once (at start or resume) and then updated from each task's result, reading back only
+loaded from the store once (at start or resume) and then updated from each task's result, reading back only
 the rows that task touched (a new hypothesis, the two players of a match). Task counts are kept the same way
 by :class:`TaskTally`.
 
@@ -20,7 +20,7 @@ from cosci.domain import Task, TaskResult
 from cosci.store import SessionStore
 
 FULL_RELOAD_EVERY_TASKS = 100
-"""Tasks between full reloads of the in-memory views from the record (catches changes made by other
+"""Tasks between full reloads of the in-memory views from the store (catches changes made by other
 processes; cosci)."""
 PLAYER_STATES = ("in_tournament", "pinned")
 """Hypothesis states that play in the tournament (design.md#states)."""
@@ -60,7 +60,7 @@ class PoolState:
     """Reads computed since the view last changed (one decision asks for the same ones several times)."""
 
     def load(self) -> None:
-        """Read everything from the record (start, resume, and every ``FULL_RELOAD_EVERY_TASKS`` tasks)."""
+        """Read everything from the store (start, resume, and every ``FULL_RELOAD_EVERY_TASKS`` tasks)."""
         store = self.store
         self.standings = {r[0]: Standing(*r) for r in store.hypotheses.standings()}
         self.pair_counts = Counter(store.matches.pair_counts())

@@ -63,7 +63,7 @@ def plan_match(players: Sequence[Player], rng: random.Random, sim: Similarity, c
         players: tournament players (Elo in points, matches played).
         fit: the current Bradley–Terry fit (required by ``uncertainty``; without it the Elo buckets are used).
         focus_id: a new arrival to play first.
-        exclude: ids in play in a concurrent batch, never chosen.
+        exclude: ids in play in a concurrent round, never chosen.
         blocked: pairs that may not be played (the rematch cap, ``ranking.max_matches_per_pair``; design.md#tournament).
     """
     if cfg.pairing == "uncertainty" and fit is not None:

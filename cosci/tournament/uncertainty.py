@@ -16,7 +16,7 @@ The scheme measured in design.md#tournament (``bench/ranking_sim.py`` reproduces
    distant ideas, kept as a tie-break; design.md#tournament).
 4. **Draw.** The pair is drawn by a softmax over ``temperature · score / max score``.
 
-Hypotheses in ``exclude`` (being played by a concurrent batch) are never chosen. All randomness comes from
+Hypotheses in ``exclude`` (being played by a concurrent round) are never chosen. All randomness comes from
 the ``random.Random`` passed in, so a retried task picks the same pair.
 """
 

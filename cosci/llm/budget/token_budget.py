@@ -171,7 +171,8 @@ class TokenBudget:
             self.reserve_used_usd += over
 
     def restore(self, spent: dict[str, dict[str, float]]) -> None:
-        """Book what a resumed session already spent, from the record: ``{agent: {"usd": .., "tokens": ..}}``.
+        """Book what a resumed session already spent, from the store's transcripts:
+        ``{agent: {"usd": .., "tokens": ..}}``.
 
         Spending beyond an agent's share counts as reserve used.
         """

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 WORDLLAMA_MODEL = "wordllama-l2_supercat_256"
-"""The name the embedder chain and the record use for the bundled model."""
+"""The name the embedder chain and the store use for the bundled model."""
 WORDLLAMA_DIM = 256
 _LOCK = threading.Lock()
 

@@ -90,7 +90,7 @@ def variant(seed: int, call: FakeCall) -> int:
 def hypothesis(rng: random.Random, call: FakeCall, n: int) -> dict[str, Any]:
     drug, target = rng.choice(DRUGS), rng.choice(TARGETS)
     effect, ctx = rng.choice(EFFECTS), rng.choice(CONTEXTS)
-    # the first citation quotes its record verbatim, the second paraphrases (unverified), one is fabricated
+    # the first citation quotes its source verbatim, the second paraphrases (unverified), one is fabricated
     cites = [{"url": u, "title": f"Source on {target}",
               "excerpt": (quote_from(call, u) if i == 0 else "") or f"{target} is implicated in {ctx}."}
              for i, u in enumerate(seen_urls(call)[:2])]

@@ -1,4 +1,4 @@
-"""The scripted fake's data: a scripted reply (:class:`FakeReply`) and the record of one request
+"""The scripted fake's data: a scripted reply (:class:`FakeReply`) and the log entry of one request
 (:class:`FakeCall`). Beside the fake's content (:mod:`.fake_content`, which builds replies from calls) and below the
 provider (:mod:`.fake`, which records calls and returns replies), so neither imports the other."""
 
