@@ -172,3 +172,17 @@ def test_a_new_session_writes_store_sqlite(tmp_path: Path) -> None:
     folder.open_store().close()
     assert folder.store_path.name == STORE_FILE and (folder.path / STORE_FILE).is_file()
     assert [f.session_id for f in SessionFolder.all(tmp_path)] == ["s-new"]
+
+
+def test_an_mlflow_run_logged_before_the_renames_compares_under_todays_names(tmp_path: Path) -> None:
+    from mlflow.tracking import MlflowClient
+
+    from cosci.tracking.compare import sessions_frame
+
+    data = extract("finished", tmp_path)
+    client = MlflowClient(tracking_uri=f"sqlite:///{data / 'mlflow.db'}")
+    run = client.get_run("3f2f7db073b54d6d83cf353c9c0f7371")
+    assert "run.max_ideas" in run.data.params  # codemod: keep (as logged then)
+    frame = sessions_frame([run])
+    assert frame["param.run.max_hypotheses"].to_list() == [run.data.params["run.max_ideas"]]  # codemod: keep
+    assert "param.run.max_ideas" not in frame.columns  # codemod: keep

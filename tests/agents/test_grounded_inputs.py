@@ -183,6 +183,6 @@ async def test_observation_without_an_article_says_why(planned: SessionRuntime, 
                                        payload={"mode": "observation"})
     result = await agent.execute(planned.store.tasks.get(tid))
     assert result.kind == "nothing_to_do"
-    assert result.detail["reason"] == ("no article: 0 cited record(s) could not be read, and no search returned a "
-                                       "record (pubmed_search)")
+    assert result.detail["reason"] == ("no article: 0 cited source(s) could not be read, and no search returned a "
+                                       "source (pubmed_search)")
     assert fake.calls_for("reflection") == []
