@@ -130,7 +130,7 @@ def _raw(db: Path, sql: str) -> list[tuple]:
 
 
 def test_a_store_from_before_the_renames_is_migrated_in_place_keeping_its_ids(tmp_path: Path) -> None:
-    """Migration 0014: the older store keeps its file name and every id, speaks today's words, and each older
+    """Migration 0015: the older store keeps its file name and every id, speaks today's words, and each older
     task keeps the identity its Prefect cache key was built from (design.md#vocabulary, design.md#caching)."""
     data = extract("killed", tmp_path)
     db = data / "sessions" / KILLED / LEGACY_STORE_FILE
