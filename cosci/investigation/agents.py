@@ -77,12 +77,12 @@ async def execute(port: LLMPort, route: Route, task: Task, idea: RecordIdea, ws:
     except (ToolLoopExhausted, StructuredOutputError) as exc:
         last = ws.written()[-1] if ws.written() else None
         return AttemptOutcome(last, note=f"no valid record_attempt ({exc}); the last candidate was taken")
-    store = done.store
-    if store.candidate not in ws.written():
+    rec = done.record
+    if rec.candidate not in ws.written():
         last = ws.written()[-1] if ws.written() else None
-        return AttemptOutcome(last, store.summary, store.conclusion, store.memory,
-                              note=f"record_attempt named {store.candidate!r}, not a candidate; the last one was taken",
+        return AttemptOutcome(last, rec.summary, rec.conclusion, rec.memory,
+                              note=f"record_attempt named {rec.candidate!r}, not a candidate; the last one was taken",
                               tool_calls=done.tool_calls)
-    return AttemptOutcome(store.candidate, store.summary, store.conclusion, store.memory, tool_calls=done.tool_calls)
+    return AttemptOutcome(rec.candidate, rec.summary, rec.conclusion, rec.memory, tool_calls=done.tool_calls)
 
 

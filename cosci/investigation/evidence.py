@@ -155,7 +155,8 @@ def summary(values: list[float], level: float) -> Interval:
 
 
 def gain(with_change: dict[int, float], without: dict[int, float], direction: str, level: float) -> Interval | None:
-    """The paired gain over the seeds both have, positive = better in ``direction``; None without common seeds."""
+    """The paired gain over the evidence seeds both programs have, positive = better in ``direction``; None
+    without common seeds."""
     seeds = sorted(set(with_change) & set(without))
     if not seeds:
         return None

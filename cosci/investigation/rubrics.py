@@ -31,7 +31,7 @@ ALIASES: dict[str, str] = {
     "at most": "<=", "no more than": "<=", "not more than": "<=", "does not exceed": "<=", "is at most": "<=",
     "equals": "==", "is equal to": "==", "equal to": "==",
 }
-"""Natural-language comparators (the seed's aliases: "exceeds" is >, "at least" is >=, "below" is <; "exceed" for
+"""Natural-language comparators (design.md#gates: "exceeds" is >, "at least" is >=, "below" is <; "exceed" for
 "must not exceed")."""
 COMPARATORS: dict[str, Callable[[float, float], bool]] = {
     ">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le, "==": operator.eq,

@@ -36,13 +36,13 @@ def seeded_hypotheses(data_dir: Path, session_id: str, top: int) -> list[dict[st
 def write_outcome(data_dir: Path, session_id: str, run_id: str, hypothesis_id: str, outcome: str,
                   detail: str) -> str:
     """Write one seeded hypothesis's outcome back to its session; returns the review id (idempotent per run)."""
-    review = RecordReview(verdict=VERDICTS[outcome], kind="observation", evidence=[],  # type: ignore[arg-type]
+    review = RecordReview(verdict=VERDICTS[outcome], mode="observation", evidence=[],  # type: ignore[arg-type]
                           notes=f"cosci investigate {run_id}: {outcome}. {detail}",
                           observations=[Observation(observation=detail[:1000],
                                                     explained=EXPLAINED[outcome])])  # type: ignore[arg-type]
     with SessionFolder.existing(data_dir, session_id).store() as store:
         rid = store.hypotheses.add_review(hypothesis_id, review, task_id=f"investigation:{run_id}")
         store.logs.event("investigation_result", {"run_id": run_id, "hypothesis_id": hypothesis_id,
-                                                "outcome": outcome, "review_id": rid, "detail": detail[:2000]},
-                       agent="investigation")
+                                                  "outcome": outcome, "review_id": rid, "detail": detail[:2000]},
+                         agent="investigation")
     return rid

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from cosci.errors import CosciError
 
 MAX_RUBRICS = 32
-"""At most 32 rubrics per task (the seed's ``MAX_HARNESS_RUBRICS``)."""
+"""At most 32 rubrics per task (design.md#task-format: a longer catalogue is refused by the check)."""
 PHASES = ("search", "final")
 RUBRIC_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$")
 REQUIRED = ("task.md", "initial", "evaluate_search.py", "evaluate_final.py", "rubrics.yaml", "task.yaml")

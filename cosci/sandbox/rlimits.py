@@ -1,6 +1,6 @@
 """Set resource limits, then execute a command: ``python rlimits.py CPU_S AS_BYTES FSIZE_BYTES -- CMD...``.
 
-Runs inside the sandbox as its first process, so the limits (Python's :mod:`resource`, stack notes) bind the
+Runs inside the sandbox as its first process, so the limits (Python's :mod:`resource`; design.md#sandbox) bind the
 command and everything it starts, without a ``preexec_fn`` in the multi-threaded parent (which the subprocess
 documentation calls unsafe). A limit of 0 is left unset. No process-count limit: inside a user namespace
 ``RLIMIT_NPROC`` counts the host user's processes (root's, here), so any value would be wrong.

@@ -22,7 +22,7 @@ from pathlib import Path
 from cosci.sandbox.bwrap import LIMITS_PATH, Isolation, Mount, command, interpreter
 
 OUTPUT_CAP_BYTES = 1 << 20
-"""Bytes of standard output (or error) read back from a run: 1 MiB, the seed's cap on harness artifacts."""
+"""Bytes of standard output (or error) read back from a run: 1 MiB (design.md#sandbox)."""
 BASE_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0",
             "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 """The whole environment of a sandboxed program (``--clearenv``): no key, token or host path leaks in. One BLAS

@@ -119,7 +119,7 @@ def test_from_session_writes_an_outcome_back_to_each_seeded_hypothesis(fake: Fak
     with SessionFolder.existing(data, session_id).store() as store:
         assert isinstance(store, SessionStore)
         for hid in hids:
-            (review,) = [r for r in store.hypotheses.reviews(hid) if r.kind == "observation"]
+            (review,) = [r for r in store.hypotheses.reviews(hid) if r.mode == "observation"]
             assert summary["run_id"] in review.notes and summary["outcomes"][hid] in review.notes
             assert review.verdict in ("missing_piece", "disproved", "neutral")
         events = store.logs.events("investigation_result")
