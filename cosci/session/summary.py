@@ -28,8 +28,9 @@ class SessionSummary:
     tracking_uri: str | None = None
     stop_detail: str = ""
     grounding: dict[str, float] = field(default_factory=dict)
-    """Issue 14: ``evidence_*`` counts, ``claims_*`` counts and ``audit_score`` (0-1)."""
-    judge: dict[str, float | None] | None = None  # issue 13: judge statistics (cosci.tournament.judge_stats)
+    """``evidence_*`` counts, ``claims_*`` counts and ``audit_score`` (0-1) (design.md#grounding)."""
+    # judge statistics (cosci.tournament.judge_stats) (design.md#tournament)
+    judge: dict[str, float | None] | None = None
     outstanding_usd: float = 0.0
     """USD held for batched matches a provider batch still holds (not in ``spent_usd`` until settled)."""
     outstanding_matches: int = 0
@@ -58,7 +59,7 @@ class SessionSummary:
             out.append(f"continue  cosci resume {self.session_id}")
         else:
             out.append(f"overview  {self.overview_path}")
-        out.append(f"record    {self.store_path}")
+        out.append(f"store     {self.store_path}")
         if self.mlflow_run_id:
             out.append(f"mlflow    run {self.mlflow_run_id} in {self.tracking_uri}")
             out.append(f"          mlflow ui --backend-store-uri {self.tracking_uri}")

@@ -137,7 +137,7 @@ async def test_fallback_overview_when_the_call_fails(planned: SessionRuntime, fa
     assert result.kind == "final_overview_generated" and result.detail["fallback"] is True
     overview = planned.store.sessions.get().final_overview or ""
     first, _, rest = overview.partition("\n\n")
-    assert first.startswith("> **Fallback overview**: written from the record") and "because " in first
+    assert first.startswith("> **Fallback overview**: written from the session store") and "because " in first
     because = {"bad-request": "the model call failed (cosci-fake/strong: fake: invalid request)",
                "model-missing-never-degrades": "the model call failed (",
                "empty": "the model returned no text"}[request.node.callspec.id]

@@ -127,7 +127,8 @@ def test_a_400_on_every_strong_tier_call_fails_the_session_in_the_first_generati
         assert (row.status, row.stop_reason) == ("failed", "error")
         ran = {(r["agent"], r["action"]) for r in store.db.query("SELECT agent, action FROM tasks"
                                                                   " WHERE attempts > 0")}
-        assert ran <= {("safety", "ScreenGoal"), ("goal_parsing", "ParseGoal"), ("generation", "CreateInitialHypotheses")}
+        assert ran <= {("safety", "ScreenGoal"), ("goal_parsing", "ParseGoal"),
+                       ("generation", "CreateInitialHypotheses")}
         assert store.hypotheses.count() == 0
         assert INVALID_THINKING in store.logs.events("session_failed")[0]["payload"]["error"]
     finally:

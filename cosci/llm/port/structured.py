@@ -1,10 +1,10 @@
-"""Structured output through record tools (seed 003 "Structured Output via Tool Use"), over the port.
+"""Structured output through record tools (design.md#prompts), over the port.
 
 :func:`call_record` asks for one record: with thinking off, or on a reasoning model that keeps reasoning on a
 forced call (``effort`` form), the record tool is forced (``tool_choice``). With thinking on where a forced tool
 would lose it (Anthropic's adaptive thinking skips thinking on a forced call; its budget thinking is refused with
 one), ``tool_choice="auto"`` plus the prompt's instruction, and if no record comes back, one separate forced call
-(carrying the thinking setting where the form allows it; docs/design.md#thinking-forms).
+(carrying the thinking setting where the form allows it; design.md#thinking-forms).
 :func:`parse_record` turns the model's tool call into a validated record or a typed error: empty, truncated
 or invalid arguments, or no record call at all. It never raises anything else.
 """

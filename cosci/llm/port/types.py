@@ -3,7 +3,7 @@
 Messages use the OpenAI chat format (LiteLLM's lingua franca): ``{"role": "user", "content": ...}``,
 assistant messages with ``tool_calls``, and ``{"role": "tool", "tool_call_id": ..., "content": ...}``. The
 system prompt is a list of :class:`TextBlock`; blocks marked ``cache=True`` (safety preamble, goal, research
-plan, preferences) get Anthropic ``cache_control`` at the gateway, per-task content does not (seed 003
+plan, preferences) get Anthropic ``cache_control`` at the gateway, per-task content does not (design.md#prompts
 "Cached vs. Non-Cached Blocks").
 """
 
@@ -15,15 +15,16 @@ from typing import Any, Protocol
 
 @dataclass(frozen=True)
 class Route:
-    """Where an (agent, mode) call goes (seed 001 "Model Routing").
+    """Where an (agent, mode) call goes (design.md#routing).
 
     Attributes:
         model: LiteLLM model string.
         thinking_tokens: the mode's thinking budget in tokens; 0 when the tier's form is ``off``.
         max_output_tokens: max tokens per call (the cost cap), thinking and hidden reasoning included.
         max_iterations: tool-loop iterations (or debate turns) allowed.
-        timeout_seconds: the call's deadline, seconds: the fixed timeout (120 s, 300 s with thinking), or for a
-            streamed call ``retry.first_token_seconds`` plus ``max_output_tokens`` at the tier's output speed.
+        timeout_seconds: the call's deadline, seconds: the fixed timeout (design.md#retries: 120 s, 300 s with
+            thinking), or for a streamed call ``retry.first_token_seconds`` plus ``max_output_tokens`` at the tier's
+            output speed (design.md#long-calls).
         degradable: False for the never-degrade modes (``reflection.verification``, ``metareview.final``).
         constrained: the tier's output is schema-constrained (the embedded model).
         thinking_form: ``off``, ``budget``, ``adaptive`` or ``effort`` (:mod:`cosci.llm.port.thinking`).
@@ -152,14 +153,16 @@ class LLMPort(Protocol):
 
 @dataclass(frozen=True)
 class BatchRequest:
-    """One call sent inside a provider message batch (issue 16): ``custom_id`` names it in the batch's results."""
+    """One call sent inside a provider message batch (design.md#batches): ``custom_id`` names it in the batch's
+    results."""
 
     custom_id: str
     spec: CallSpec
 
 
 class BatchPort(Protocol):
-    """The batch side of the gateway (:class:`cosci.llm.batches.batch_gateway.BatchGateway`), for the ranking batch pool.
+    """The batch side of the gateway (:class:`cosci.llm.batches.batch_gateway.BatchGateway`), for the ranking batch
+    pool.
 
     Raises (each method): TransientLLMError after the gateway's retries, PermanentLLMError.
     """

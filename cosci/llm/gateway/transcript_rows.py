@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 THINKING_FIELDS = ("thinking", "output_config", "reasoning_effort", "reasoning")
-"""The request fields that carry a call's thinking setting (:mod:`.thinking`), kept on its transcript row."""
+"""The request fields that carry a call's thinking setting (:mod:`cosci.llm.port.thinking`), kept on its transcript
+row."""
 
 
 def recorded_request(kwargs: dict[str, Any]) -> dict[str, Any]:
