@@ -18,6 +18,14 @@ _.plausibility
 _.min_year
 _.max_year
 
+# An investigation's cycle result (cosci/investigation/cycle.py CycleResult): written to result.json by
+# dataclasses.asdict and read back as dict keys by the flow, the boundary and the report.
+_.candidate_dir
+_.base_dir
+_.evaluation
+_.best_before
+_.evaluations_used
+
 # Config fields read by Hydra interpolation in conf/hydra/launcher/*.yaml, not by Python.
 _.joblib
 _.slurm
@@ -58,6 +66,10 @@ _.pytest_configure
 # html.parser.HTMLParser and selenium: framework callbacks and options.
 _.handle_starttag
 _.binary_location
+
+# http.server.BaseHTTPRequestHandler: the request callback and the log hook a test's local server overrides.
+_.do_POST
+_.log_message
 
 # tests/config/test_fields_read.py: fields declared never to be read, to show the schema-field test catches them.
 _.never_read_anywhere_xyz

@@ -5,14 +5,19 @@
     cosci status <id>                           counts, spend, status and stop reason
     cosci report <id>                           the research overview (or the leaderboard so far)
     cosci report <id> --html [--open] [--out F] the report page (final/report.html), optionally opened
-    cosci export <id> --format md|html|jsonl [--out F]   the report or the record for use outside cosci
-    cosci resume <id> [key=value ...]           continue a killed or paused session (overrides on its frozen config)
+    cosci export <id> --format md|html|jsonl [--out F]   the report or the session store for use outside cosci
+    cosci resume <id> [key=value ...]           continue a killed or paused session (overrides on its frozen config);
+                                                a finished one with provider batches outstanding settles them
     cosci pause <id> | cosci abort <id>         ask a running session to hold / to stop and write its overview
     cosci feedback <id> --kind K --text T       researcher feedback: directive, preference, rejection, pin
     cosci release <id> <H-id> --why T [--by W]  release a hypothesis quarantined by safety screening
     cosci estimate [hydra overrides ...]        pre-flight cost estimate of a configuration
+    cosci check [hydra overrides ...]           one minimal call per configured model and request form (offline for
+                                                models=fake or local); the total cost first, exit 1 on a failure
     cosci compare [--experiment E | --parent RUN | --ids RUN ...]   compare sessions tracked in MLflow
     cosci serve [--cron "0 6 * * 1"] [hydra overrides ...]           serve the Prefect deployment on a schedule
+    cosci investigate check TASK | run TASK [--from-session S] [overrides ...] | resume RUN
+                                                test hypotheses by running code (docs/design.md#investigation)
     cosci eval moose-chem [--items N|ids] [--corpus 150|300|1000] [--seeds K] [--baseline single-call|none]
                [overrides ...]                                  measure against MOOSE-Chem (cosci/eval/)
 
@@ -36,6 +41,7 @@ from cosci.errors import CosciError, GoalRefused
 from cosci.grounding.report import status_lines
 from cosci.paths import writable_data_dir
 from cosci.session.folder import SessionFolder
+from cosci.session.summary import outstanding_line
 from cosci.store import SessionStore
 
 FEEDBACK_KINDS = ("directive", "preference", "rejection", "pin")
@@ -72,9 +78,23 @@ def cmd_list(args: argparse.Namespace) -> None:
 
 def cmd_status(args: argparse.Namespace) -> None:
     folder = session_folder(args)
+    if not folder.is_running():  # a stopped session's provider batches are polled (and settled when ended)
+        try:
+            lines = settled_batches(folder)
+        except (CosciError, ConfigError) as exc:  # e.g. a resume started meanwhile: the status still prints
+            lines = [f"not polled, {exc}"]
+        for line in lines:
+            print(f"batches      {line}")
     with folder.store() as store:
         for line in status_report(folder, store):
             print(line)
+
+
+def settled_batches(folder: SessionFolder, overrides: Sequence[str] = ()) -> list[str]:
+    """Poll (and settle) a stopped session's outstanding provider batches (docs/design.md#batch-settlement)."""
+    from cosci.session.settle import settle_batches
+
+    return settle_batches(folder, overrides)
 
 
 def status_report(folder: SessionFolder, store: SessionStore) -> list[str]:
@@ -89,12 +109,11 @@ def status_report(folder: SessionFolder, store: SessionStore) -> list[str]:
     out.append(f"session      {row.id} ({folder.shown_status(row.status)}{', running now' if running else ''})")
     out.append(f"goal         {' '.join(row.research_goal.split())[:200]}")
     out.append(f"stop reason  {row.stop_reason or '-'}")
-    out.append(
-        f"hypotheses   {store.hypotheses.count()} ({', '.join(f'{k} {v}' for k, v in sorted(states.items())) or 'none'})"
-    )
+    by_state = ", ".join(f"{k} {v}" for k, v in sorted(states.items())) or "none"
+    out.append(f"hypotheses   {store.hypotheses.count()} ({by_state})")
     out.append(f"reviews      {len(store.hypotheses.reviews())}")
     out.append(f"matches      {store.matches.count()} ({store.matches.count(valid_only=True)} with a valid verdict)")
-    for line in tournament_lines(store):  # issue 13: BT leaders with CIs, judge statistics
+    for line in tournament_lines(store):  # BT leaders with CIs, judge statistics (design.md#tournament)
         out.append(f"             {line}")
     out.append(
         f"feedback     {len(store.logs.feedback(source='meta_review'))} system, "
@@ -106,12 +125,19 @@ def status_report(folder: SessionFolder, store: SessionStore) -> list[str]:
         f"spent        ${total:.4f} of ${row.budget_usd:.2f}  "
         + ", ".join(f"{a} ${s['usd']:.4f}" for a, s in sorted(spend.items()))
     )
-    shares = store.logs.cache_read_shares()  # issue 16: how much of the input the provider's prompt cache served
+    if pending := store.batches.outstanding():  # its own figure: the provider holds these, the spend lacks them
+        out.append(outstanding_line(sum(b.reserved_usd for b in pending), sum(b.matches for b in pending),
+                                    len(pending), row.id, label="             "))
+    # how much of the input the provider's prompt cache served (design.md#caching)
+    shares = store.logs.cache_read_shares()
     if shares:
         out.append(f"cache reads  {shares.pop('total', 0.0):.1%} of input tokens  "
                    + ", ".join(f"{a} {s:.1%}" for a, s in sorted(shares.items())))
+    for model, (n, speed, first) in store.logs.call_speeds().items():  # measured, beside the configured speeds
+        out.append(f"speed        {model}: {speed:.0f} tokens/s median over {n} calls"
+                   + (f", first token after {first:.1f} s (streamed)" if first is not None else ""))
     out.append(f"active time  {row.elapsed_seconds:.0f} s of {row.wall_clock_seconds:.0f} s")
-    out += status_lines(store)  # issue 14: evidence verified / unverified / dropped, overview claims
+    out += status_lines(store)  # evidence verified / unverified / dropped, overview claims (design.md#grounding)
     if row.mlflow_run_id:
         out.append(f"mlflow run   {row.mlflow_run_id}")
     return out + safety_lines(store)
@@ -172,7 +198,7 @@ def print_report(store: SessionStore) -> None:
     for word, heading in (("quarantined", "Quarantined by safety screening (not in the tournament or the overview)"),
                           ("flagged", "Flagged by safety screening (kept)")):
         marked = [line.removeprefix(word).strip() for line in lines if line.startswith(word)]
-        if marked:  # issue 15: listed with categories and rationale
+        if marked:  # listed with categories and rationale (design.md#safety)
             print(f"\n# {heading}\n")
             print("\n".join(f"- {line}" for line in marked))
 
@@ -249,7 +275,7 @@ def check_feedback_text(folder: SessionFolder, store: SessionStore, text: str) -
 
 
 def cmd_release(args: argparse.Namespace) -> None:
-    """Issue 15: a researcher releases a quarantined hypothesis; it goes back to review and the tournament."""
+    """A researcher releases a quarantined hypothesis; it goes back to review and the tournament (design.md#safety)."""
     folder = session_folder(args)
     with folder.store() as store:
         h = store.hypotheses.get(args.hypothesis)
@@ -284,9 +310,14 @@ def cmd_resume(args: argparse.Namespace) -> None:
             store.sessions.update(status="running")
             print(f"{args.session}: resumed (the running process continues)")
             return
-        if status in ("done", "refused"):
+        outstanding = bool(store.batches.outstanding())
+        if status in ("done", "refused") and not outstanding:
             raise CosciError(f"session {args.session} is {status}; `cosci report {args.session}` shows its overview")
         row = store.sessions.get()
+    if status == "done":  # it stopped with provider batches outstanding: settle them, nothing more runs
+        for line in settled_batches(folder, args.overrides):
+            print(f"{args.session}: {line}")
+        return
     config = folder.frozen_config(args.overrides)
     from flows.launch import run_session
 
@@ -325,6 +356,25 @@ def cmd_estimate(args: argparse.Namespace) -> None:
     print(est.line())
     for agent, usd in sorted(est.by_agent.items(), key=lambda kv: -kv[1]):
         print(f"  {agent:12s} ${usd:.2f}")
+
+
+def cmd_check(args: argparse.Namespace) -> None:
+    """A pre-flight of a configuration's models: routes, then one minimal real call per model and request form
+    (docs/design.md#check); exits 1 when a call failed, naming the fix."""
+    import asyncio
+
+    from cosci.llm.gateway.check import report, run_check
+    from cosci.llm.gateway.providers import check_models
+    from cosci.llm.gateway.routing import Router
+
+    config = validate(compose(args.overrides))
+    Router(config).check_keys()  # a missing key: one line naming the variable, before any call
+    check_models(config)
+    probes = asyncio.run(run_check(config))
+    for line in report(config, probes):
+        print(line)
+    if any(p.fix for p in probes):
+        raise SystemExit(1)
 
 
 def cmd_compare(args: argparse.Namespace) -> None:
@@ -382,6 +432,14 @@ def cmd_eval(args: argparse.Namespace) -> None:
         print(f"mlflow    parent run {result.parent_run_id}")
 
 
+def cmd_investigate(args: argparse.Namespace) -> None:
+    from flows.investigation_launch import command
+
+    code = command(args.action, args.target, list(args.overrides), args.from_session, data_dir(args.data_dir))
+    if code:
+        raise SystemExit(code)
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="cosci", description=__doc__.split("\n\n")[0])
     p.add_argument("--data-dir", help="data directory (default $COSCI_DATA_DIR or ./data)")
@@ -404,7 +462,7 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--html", action="store_true", help="write the report page (final/report.html) and print its path")
     sp.add_argument("--open", action="store_true", help="write the page and open it in a browser")
     sp.add_argument("--out", default=None, help="write the page here (instead of final/report.html)")
-    sp = add("export", help="write the report or the record for use outside cosci")
+    sp = add("export", help="write the report or the session store for use outside cosci")
     sp.add_argument("session")
     sp.add_argument("--format", choices=("md", "html", "jsonl"), required=True)
     sp.add_argument("--out", default="-", help="output file (default -: standard output)")
@@ -433,6 +491,9 @@ def parser() -> argparse.ArgumentParser:
     sp = add("estimate", help="pre-flight cost estimate")
     sp.add_argument("overrides", nargs="*", default=[])
     sp.set_defaults(func=cmd_estimate)
+    sp = add("check", help="check every configured model with one minimal call per model and request form")
+    sp.add_argument("overrides", nargs="*", default=[], help="Hydra overrides, e.g. models=opus")
+    sp.set_defaults(func=cmd_check)
     sp = add("compare", help="compare sessions tracked in MLflow")
     sp.add_argument("--experiment", help="MLflow experiment name")
     sp.add_argument("--parent", help="parent run id of a sweep")
@@ -445,6 +506,13 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--cron", default=None, help="cron schedule (default: schedule.cron from config)")
     sp.add_argument("--name", default=None, help="deployment name (default: schedule.deployment)")
     sp.set_defaults(func=cmd_serve)
+    sp = add("investigate", help="test hypotheses by running code: check a task, run or resume an investigation")
+    sp.add_argument("action", choices=("check", "run", "resume"))
+    sp.add_argument("target", help="the task folder (check, run) or the investigation id (resume)")
+    sp.add_argument("overrides", nargs="*", default=[],
+                    help="Hydra overrides, e.g. models=fake investigation.workers=2")
+    sp.add_argument("--from-session", default=None, help="seed ideation with this session's top hypotheses")
+    sp.set_defaults(func=cmd_investigate)
     sp = add("eval", help="measure the science against a public benchmark (MOOSE-Chem)")
     sp.add_argument("benchmark", choices=["moose-chem"])
     sp.add_argument("overrides", nargs="*", default=[], help="Hydra overrides for every session, e.g. models=opus")
@@ -463,14 +531,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     p = parser()
     args, extra = p.parse_known_args(argv)
     if extra:  # `cosci eval moose-chem --items 2 models=fake`: overrides may follow the options
-        if getattr(args, "command", None) != "eval" or any(e.startswith("-") for e in extra):
+        if getattr(args, "command", None) not in ("eval", "investigate") or any(e.startswith("-") for e in extra):
             p.error(f"unrecognized arguments: {' '.join(extra)}")
         args.overrides = [*args.overrides, *extra]
-    if getattr(args, "data_dir", None) and getattr(args, "command", None) in ("run", "serve", "estimate", "eval"):
+    if (getattr(args, "data_dir", None) and getattr(args, "command", None) in ("run", "serve", "estimate", "eval")) or (
+            getattr(args, "command", None) == "investigate" and args.action == "run"):
         args.overrides = [*args.overrides, f"paths.data_dir={data_dir(args.data_dir)}"]  # --data-dir wins
     try:
         args.func(args)
-    except GoalRefused as exc:  # issue 15: a refused goal (resume) or researcher feedback text
+    except GoalRefused as exc:  # a refused goal (resume) or researcher feedback text (design.md#safety)
         print(f"cosci: {exc}", file=sys.stderr)
         raise SystemExit(GoalRefused.exit_code) from None
     except (CosciError, ConfigError) as exc:
@@ -485,7 +554,8 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 def tournament_lines(store: SessionStore) -> list[str]:
-    """Issue 13: the BT top 5 (score, 95 % CI, logits) and the judge statistics, flagged when position-biased."""
+    """The BT top 5 (score, 95 % CI, logits) and the judge statistics, flagged when position-biased
+    (design.md#tournament)."""
     from cosci.tournament.judge_stats import session_judge_stats
 
     bt = sorted(store.matches.bt().items(), key=lambda kv: (-kv[1][0], kv[0]))[:5]

@@ -1,14 +1,14 @@
-"""The article an observation review tests a hypothesis against (seed 003 prompt 6, issue 14).
+"""The article an observation review tests a hypothesis against (design.md#prompts, design.md#grounding).
 
 Chosen in this order:
 
 1. the task's payload ``article`` (title / abstract / url), when given;
-2. the most relevant record the hypothesis cites, or its reviews cite as evidence — verified items first, then
+2. the most relevant source the hypothesis cites, or its reviews cite as evidence — verified items first, then
    by rapidfuzz ``token_set_ratio`` (0-100) between the item's title and excerpt and the hypothesis's title and
    statement — read again through the literature tool that serves its identifier (PubMed efetch by PMID,
    Europe PMC by PMID / PMCID / DOI, arXiv by id, the local corpus by id or DOI); if no tool can read it, the
    text a tool returned for it earlier in the session (events ``sources_found``);
-3. the top record of a search built from the hypothesis (title and first entities) over the local corpus,
+3. the top source of a search built from the hypothesis (title and first entities) over the local corpus,
    PubMed, Europe PMC and arXiv, in that order.
 
 With none of these, the mode is skipped and :meth:`ArticleFinder.find` says why.
@@ -30,14 +30,14 @@ from cosci.tools.sources import citation_keys, source_keys
 
 SEARCH_ORDER = ("local_corpus_search", "pubmed_search", "europe_pmc_search", "arxiv_search")
 CITED_TRIED = 3
-"""Cited records tried, most relevant first, before falling back to a search."""
+"""Cited sources tried, most relevant first, before falling back to a search."""
 ARTICLE_CHARS = 12000
 """Characters of article text given to the prompt."""
 
 
 @dataclass(frozen=True)
 class Article:
-    """The article's record and how it was chosen (``given`` | ``cited`` | ``search``)."""
+    """The article's source and how it was chosen (``given`` | ``cited`` | ``search``)."""
 
     source: Source
     how: str
@@ -91,11 +91,11 @@ class ArticleFinder:
             if found:
                 return Article(found[0], "search"), "search"
         cited = len(self.cited(h))
-        return None, (f"no article: {cited} cited record(s) could not be read, and "
-                      + (f"no search returned a record ({', '.join(tried)})" if tried else "no search tool is allowed"))
+        return None, (f"no article: {cited} cited source(s) could not be read, and "
+                      + (f"no search returned a source ({', '.join(tried)})" if tried else "no search tool is allowed"))
 
     def cited(self, h: Hypothesis) -> list[dict[str, Any]]:
-        """Cited records of the hypothesis and its reviews: verified first, then by relevance."""
+        """Cited sources of the hypothesis and its reviews: verified first, then by relevance."""
         items = [c for c in h.citations if c.get("url")]
         for review in self.store.hypotheses.reviews(h.id):
             items += [e for e in review.evidence if e.get("url")]
@@ -108,7 +108,7 @@ class ArticleFinder:
         return sorted(items, key=rank)
 
     async def read(self, keys: set[str]) -> Source | None:
-        """The record named by ``keys``: through a tool that reads it, else as a tool returned it earlier."""
+        """The source named by ``keys``: through a tool that reads it, else as a tool returned it earlier."""
         for key in sorted(k for k in keys if ":" in k and "//" not in k):
             for tool in self.tools.values():
                 fetch = getattr(tool, "fetch", None)

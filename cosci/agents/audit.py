@@ -1,4 +1,4 @@
-"""The independent audit of the final overview (issue 14; seed 002: an auditor independent of the writer
+"""The independent audit of the final overview (design.md#grounding: an auditor independent of the writer
 scores overclaiming).
 
 One forced ``record_audit`` call on ``agents.metareview.modes.audit``. Its tier differs from the writer's

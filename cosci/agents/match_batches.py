@@ -1,12 +1,12 @@
-"""The ranking agent's batch pool: low-stakes matches through the provider's message-batch API (issue 16).
+"""The ranking agent's batch pool: low-stakes matches through the provider's message-batch API (design.md#batches).
 
-Seed 004 "Batch API": a match whose pair lies in the bottom ``ranking.batch_decile`` of the leaderboard (both
+A match whose pair lies in the bottom ``ranking.batch_decile`` of the leaderboard (both
 hypotheses) is not played at once but queued (``batched_matches``); matches are always pairwise there (a
 debate's turns cannot be sent together). A ranking ``MatchBatch`` task takes the queued matches once
 ``ranking.batch_size`` have accumulated or the oldest has waited ``ranking.batch_max_wait_s``, submits them as
 one batch through the gateway (:class:`~cosci.llm.port.types.BatchPort`) and keeps the batch id on its task row.
 It then polls every ``ranking.batch_poll_seconds``: while the batch runs, each poll is a new ``MatchBatch`` task
-(round 1, 2, ...), so no task outlives its lease and a killed session, once resumed, polls the same batch id
+(poll 1, 2, ...), so no task outlives its lease and a killed session, once resumed, polls the same batch id
 and never submits it again. When the batch has ended, each verdict is applied under its match id (the Elo
 journal's ``UNIQUE(match_id)`` applies it once); a request that errored or expired is played by a direct call.
 
@@ -20,10 +20,10 @@ import asyncio
 import time
 from typing import Protocol
 
-from cosci.agents.base import AgentDeps
 from cosci.config.schema import CosciConfig
 from cosci.domain import Hypothesis, Task, TaskResult
-from cosci.llm.port.types import BatchRequest, CallSpec, Route, TextBlock
+from cosci.llm.gateway.routing import Router
+from cosci.llm.port.types import BatchPort, BatchRequest, CallSpec, LLMPort, Route, TextBlock
 from cosci.store import PRIORITY, SessionStore
 from cosci.store.batches import BatchedMatch
 from cosci.tournament.elo import EloRule
@@ -32,14 +32,25 @@ from cosci.tournament.verdict import parse_verdict, rationale_of
 ACTION = "MatchBatch"
 
 
+class PoolDeps(Protocol):
+    """What the pool uses of :class:`~cosci.agents.base.AgentDeps`: the port, the router, the batch side."""
+
+    llm: LLMPort
+    router: Router
+    batches: BatchPort | None
+
+
 class RankingAgent(Protocol):
     """What the pool uses of :class:`cosci.agents.ranking.RankingAgent` (structural: the agent owns the pool,
-    so this module does not import it back)."""
+    so this module does not import it back; a stopped session's settlement, :mod:`cosci.session.settle`, gives
+    its own)."""
 
     name: str
     config: CosciConfig
     store: SessionStore
-    deps: AgentDeps
+
+    @property
+    def deps(self) -> PoolDeps: ...
 
     def _rule(self) -> EloRule: ...
 
@@ -93,7 +104,7 @@ class MatchBatchPool:
 
     # --- the MatchBatch task ---------------------------------------------------------------------------------
     async def run(self, task: Task) -> TaskResult:
-        """One round of a MatchBatch task: (round 0) gather and submit, then poll once; settle when ended."""
+        """One poll of a MatchBatch task: (poll 0) gather and submit, then poll once; settle when ended."""
         first = str(task.payload.get("batch_task") or task.id)
         rnd = int(task.payload.get("poll", 0))
         batches = self.store.batches
@@ -112,16 +123,19 @@ class MatchBatchPool:
             if not batch_id:
                 return TaskResult("nothing_to_do", detail={"reason": "the budget refused every batched match"})
             batches.submitted(first, batch_id)
+            reserved = {m.match_id: port.reserved_usd(m.match_id) for m in held if m.match_id not in refused}
             self.store.logs.event("match_batch_submitted", {"batch_id": batch_id, "task_id": first,
-                                                             "matches": len(held) - len(refused)},
-                                   agent=self.agent.name)
+                                                             "matches": len(held) - len(refused),
+                                                             "reserved_usd": reserved}, agent=self.agent.name)
             self._ensure_batch_task()  # matches queued meanwhile wait for the next batch
+        if task.payload.get("final"):
+            return await self.collect(first)
         batch_id = batches.batch_id_of(first) or ""
         await asyncio.sleep(self.cfg.batch_poll_seconds)
         if not await port.ended(self.route, batch_id):
             self.store.tasks.enqueue(self.agent.name, ACTION, f"ranking::match_batch::{first}::poll{rnd + 1}",
                                       payload={"poll": rnd + 1, "batch_task": first}, priority=PRIORITY["ranking"])
-            return TaskResult("match_batch_pending", detail={"batch_id": batch_id, "round": rnd})
+            return TaskResult("match_batch_pending", detail={"batch_id": batch_id, "poll": rnd})
         return await self._settle(first, batch_id)
 
     async def _gather(self) -> None:
@@ -133,20 +147,35 @@ class MatchBatchPool:
                 return
             await asyncio.sleep(min(1.0, self.cfg.batch_max_wait_s - waited))
 
-    async def _settle(self, first: str, batch_id: str) -> TaskResult:
-        """Apply the verdicts of an ended batch; play errored or expired requests directly."""
+    async def collect(self, first: str) -> TaskResult:
+        """One poll of the batch a MatchBatch task submitted, at a stop or after it (docs/design.md#batch-settlement):
+        an ended batch is settled (verdicts applied, costs booked; errored or expired requests are left unplayed,
+        ``dropped``, since the session has stopped); a running one stays outstanding, its rows ``submitted``."""
+        port = self.agent.deps.batches
+        assert port is not None
+        batch_id = self.store.batches.batch_id_of(first) or ""
+        if not batch_id or not await port.ended(self.route, batch_id):
+            return TaskResult("match_batch_outstanding", detail={"batch_id": batch_id})
+        return await self._settle(first, batch_id, direct=False)
+
+    async def _settle(self, first: str, batch_id: str, *, direct: bool = True) -> TaskResult:
+        """Apply the verdicts of an ended batch; play errored or expired requests directly (``direct``), or mark
+        them ``dropped``."""
         port = self.agent.deps.batches
         assert port is not None
         held = [m for m in self.store.batches.held_by(first) if m.status == "submitted"]
         requests = {m.match_id: self._request(m) for m in held}
         answers = await port.results(self.route, batch_id, list(requests.values())) if held else {}
-        applied, direct = [], 0
+        applied, played = [], 0
         for m in held:
             resp = answers.get(m.match_id)
             played_direct = resp is None
+            if resp is None and not direct:  # the session has stopped: no new call for it
+                self.store.batches.mark(m.match_id, "dropped")
+                continue
             if resp is None:  # errored or expired in the batch: a direct call instead
                 resp = await self.agent.deps.llm.complete(requests[m.match_id].spec)
-                direct += 1
+                played += 1
             winner = {1: m.hyp_a, 2: m.hyp_b}.get(parse_verdict(resp.text) or 0)
             row = self.store.matches.apply(m.match_id, m.hyp_a, m.hyp_b, mode="pairwise", winner=winner,
                                             rule=self.agent._rule(), rationale=rationale_of(resp.text)[:6000],
@@ -158,4 +187,4 @@ class MatchBatchPool:
                                                           "hyp_b": m.hyp_b, "winner": row.winner, "batch_id": batch_id,
                                                           "elo_applied": row.verdict_valid}, agent=self.agent.name)
         return TaskResult("tournament_match_complete", match_ids=applied,
-                          detail={"batch_id": batch_id, "direct": direct})
+                          detail={"batch_id": batch_id, "direct": played})

@@ -1,15 +1,15 @@
-"""Meta-review: system feedback during the session and the final research overview (seed 000 §7).
+"""Meta-review: system feedback during the session and the final research overview (design.md#metareview).
 
 - ``GenerateSystemFeedback`` — reviews (up to 50, 3000 characters each) and tournament rationales (up to 50,
-  1500 characters each; seed 001 Phase 6) -> forced ``record_system_feedback``, stored as a
+  1500 characters each; design.md#metareview) -> forced ``record_system_feedback``, stored as a
   ``system_feedback`` row and injected into later Generation and Evolution prompts.
 - ``GenerateFinalResearchOverview`` — the top 10 by Elo with their latest verdicts, reviews, verified sources
   (``[S1]``...) and rationales plus the latest feedback -> Markdown (no tools) citing ``[H-...]`` ids. A
   hypothesis whose latest review is ``disproved`` / ``already_explained`` is offered for the caveats only.
-  If the call fails or says nothing, a fallback overview is written from the record (seed 001 Phase 7).
-  Issue 14: the claims of "Main research directions" are checked by :mod:`cosci.grounding.claims`; failures
+  If the call fails or says nothing, a fallback overview is written from the store (design.md#metareview).
+  design.md#grounding: the claims of "Main research directions" are checked by :mod:`cosci.grounding.claims`; failures
   go back to the writer once (repair), what still fails is marked ``[unsupported]``; unknown ids are then
-  removed, each direction gets its hypotheses' verdicts and scores from the record, and an independent audit
+  removed, each direction gets its hypotheses' verdicts and scores from the store, and an independent audit
   (:mod:`cosci.agents.audit`) is appended under "Audit". The claim map and the audit are stored as the event
   ``overview_checked`` (written to ``final/claims.json`` with the overview).
 """
@@ -36,7 +36,7 @@ from cosci.llm.port.structured import call_record
 from cosci.prompts import render
 from cosci.records import RecordSystemFeedback
 from cosci.safety.quoting import quote_untrusted
-from cosci.text import one_line  # a title with newlines would break a Markdown heading
+from cosci.text import error_line, one_line  # a title with newlines would break a Markdown heading
 
 log = logging.getLogger(__name__)
 CITED = re.compile(r"\[\s*(H-[\w-]+(?:\s*[,;]\s*H-[\w-]+)*)\s*\]")
@@ -55,7 +55,7 @@ def feedback_text(rec: RecordSystemFeedback) -> str:
 
 
 SECTIONS = ("executive summary", "main research directions", "convergence and divergence", "caveats")
-"""The overview's required sections (seed 000 §7, prompt metareview.final)."""
+"""The overview's required sections (design.md#metareview, prompt metareview.final)."""
 
 
 def follows_structure(markdown: str, minimum: int = 2) -> bool:
@@ -116,7 +116,7 @@ class MetaReviewAgent(BaseAgent):
         return (ranked + others)[: self.config.metareview.overview_top_n]
 
     async def _final(self, task: Task) -> TaskResult:
-        """The overview, checked claim by claim, repaired once, marked, then audited (issue 14)."""
+        """The overview, checked claim by claim, repaired once, marked, then audited (design.md#grounding)."""
         top = self.top()
         every = self.store.hypotheses.all()
         known = {h.id for h in every}
@@ -124,22 +124,26 @@ class MetaReviewAgent(BaseAgent):
         main, caveats = split_by_verdict(top, latest)
         material = OverviewMaterial(self.store, top, latest)
         ctx = material.context(every)
-        text, fallback, repaired = "", False, False
+        text, fallback, repaired, why = "", False, False, "the session has no hypotheses to synthesise"
         if top:
+            why = "the model returned no text"
             try:
                 text = await self._overview(task, main, caveats, material, len(known))
             except CosciError as exc:
                 log.warning("final overview call failed (%s); writing the fallback overview", exc)
+                why = f"the model call failed ({error_line(exc)})"
         if not text.strip():
-            text, fallback = self.fallback_overview(main, caveats, latest), True
-        elif not follows_structure(text):  # a weak model's answer: keep it, but the record carries the overview
-            text, fallback = self.fallback_overview(main, caveats, latest) + unstructured_appendix(text), True
+            text, fallback = self.fallback_overview(main, caveats, latest, why), True
+        elif not follows_structure(text):  # a weak model's answer: keep it, but the store carries the overview
+            why = "the model's answer lacked the required sections (it is kept below as an appendix)"
+            text, fallback = self.fallback_overview(main, caveats, latest, why) + unstructured_appendix(text), True
         claims = check_overview(text, ctx)
         if not fallback and any(c.status == "unsupported" for c in claims):
             text, claims, repaired = await self._repair(task, text, claims, ctx, main, material)
         text, removed = clean_citations(mark_unsupported(text, claims), known)
         text = annotate_directions(text, latest).rstrip() + "\n\n" + self.leaderboard_appendix(top, latest)
-        text = text.rstrip() + "\n\n" + tournament_appendix(self)  # issue 13: BT with CIs, judge statistics
+        # BT with CIs, judge statistics (design.md#tournament)
+        text = text.rstrip() + "\n\n" + tournament_appendix(self)
         audit = await OverviewAuditor(self, task).run(text, claims, material, skip="" if top else "no hypotheses")
         text = text.rstrip() + "\n\n" + clean_citations(audit.section(), known)[0]
         self.store.sessions.update(final_overview=text)
@@ -184,38 +188,42 @@ class MetaReviewAgent(BaseAgent):
         return resp.text, check_overview(resp.text, ctx), True
 
     def leaderboard_appendix(self, top: list[Hypothesis], latest: dict[str, Review | None]) -> str:
-        """The ranked hypotheses the overview was written from, from the record (ids, Elo, matches, latest
+        """The ranked hypotheses the overview was written from, from the store (ids, Elo, matches, latest
         review verdict and scores, claim)."""
         rows = ["# Appendix: leaderboard", "",
-                "| rank | hypothesis | Elo | BT score [95 % CI] | matches | strategy | latest review | claim |",
+                "| rank | hypothesis | Elo | BT score [95 % CI] | matches | mode | latest review | claim |",
                 "|---|---|---|---|---|---|---|---|"]
-        bt = self.store.matches.bt()  # issue 13: the stored Bradley–Terry fit
+        bt = self.store.matches.bt()  # the stored Bradley–Terry fit (design.md#tournament)
         for i, h in enumerate(top, 1):
             claim = one_line(h.statement).replace("|", "/")[:200]
             score = f"{bt[h.id][0]:+.2f} [{bt[h.id][1]:+.2f}, {bt[h.id][2]:+.2f}]" if h.id in bt else "-"
-            rows.append(f"| {i} | [{h.id}] | {h.elo:.0f} | {score} | {h.matches_played} | {h.strategy} | "
+            rows.append(f"| {i} | [{h.id}] | {h.elo:.0f} | {score} | {h.matches_played} | {h.mode} | "
                         f"{review_line(latest.get(h.id))} | {claim} |")
         return "\n".join(rows) + "\n"
 
     def fallback_overview(self, main: list[Hypothesis], caveats: list[Hypothesis],
-                          latest: dict[str, Review | None]) -> str:
-        """An overview written from the record alone (no model): each main hypothesis's claim, with ids on every
-        sentence; hypotheses a review disproved or found already explained only under caveats, marked."""
+                          latest: dict[str, Review | None], why: str) -> str:
+        """An overview written from the store alone (no model): its first line says so and ``why``; each main
+        hypothesis's claim, with ids on every sentence; hypotheses a review disproved or found already explained
+        only under caveats, marked."""
         row = self.store.sessions.get()
-        lines = ["# Executive summary",
+        lines = [f"> **Fallback overview**: written from the session store without a model synthesis, because "
+                 f"{why}.", "",
+                 "# Executive summary",
                  f"The final synthesis could not be generated by the model, so this overview lists the "
                  f"{len(main)} highest-ranked of {self.store.hypotheses.count()} hypotheses after "
                  f"{self.store.matches.count()} tournament matches, for the goal: {row.research_goal.strip()}",
                  "", "# Main research directions"]
         for i, h in enumerate(main, 1):
             lines += [f"## {i}. {one_line(h.title)} [{h.id}]", f"- Claim: {one_line(h.statement)} [{h.id}]",
-                      f"- Elo {h.elo:.0f} after {h.matches_played} matches; strategy {h.strategy}. "
+                      f"- Elo {h.elo:.0f} after {h.matches_played} matches; mode {h.mode}. "
                       f"Latest review verdict: {review_line(latest.get(h.id))}. [{h.id}]",
                       f"- First experiment: {one_line(h.anticipated_outcomes) or 'see the hypothesis mechanism.'}"
                       f" [{h.id}]", ""]
-        lines += ["# Convergence and divergence", "Clusters of near-duplicate hypotheses are in the record "
+        lines += ["# Convergence and divergence", "Clusters of near-duplicate hypotheses are in the session store "
                   "(hypotheses.dedup_cluster).", "", "# Caveats and limitations",
-                  "Written from the record without a model synthesis; read the reviews before acting on any claim."]
+                  "Written from the session store without a model synthesis; read the reviews before acting on any "
+                  "claim."]
         lines += [f"- Not a main direction: {one_line(h.title)} [{h.id}], latest review verdict "
                   f"{review_line(latest.get(h.id))}." for h in caveats]
         return "\n".join(lines) + "\n"

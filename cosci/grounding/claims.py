@@ -1,5 +1,5 @@
-"""The claim-to-source check of the final overview: deterministic, no LLM (issue 14; seed 002 "grounded
-writing": every claim resolves to a staged source, checked by script; "unverifiable never becomes true").
+"""The claim-to-source check of the final overview: deterministic, no LLM (design.md#grounding:
+every claim resolves to a source of the session, checked by script; "unverifiable never becomes true").
 
 A *claim* is a substantive sentence (at least :data:`MIN_WORDS` words) of the "Main research directions"
 section; headings are not claims. Each claim is checked:
@@ -25,7 +25,7 @@ from cosci.grounding.excerpts import normalise as excerpt_normalise
 
 MIN_WORDS = 5
 DEMOTING = ("disproved", "already_explained")
-"""Verdicts that keep a hypothesis out of the main directions (issue 14)."""
+"""Verdicts that keep a hypothesis out of the main directions (design.md#grounding)."""
 UNSUPPORTED = "[unsupported]"
 
 _HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*)$")

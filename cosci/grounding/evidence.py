@@ -1,12 +1,12 @@
-"""Citations and review evidence checked against the records tools returned in the same loop (issue 14).
+"""Citations and review evidence checked against the sources tools returned in the same loop (design.md#grounding).
 
 For each item (a hypothesis's :class:`~cosci.records.Citation` or a review's :class:`~cosci.records.Evidence`):
 
-- its URL (and DOI) is reduced to keys (:mod:`cosci.tools.sources`); no record returned by a tool of the loop
-  shares a key -> the item is **dropped** (seed 000 citation integrity, as before);
-- a record shares a key and the item's excerpt is found in that record's text
-  (:func:`~cosci.grounding.excerpts.excerpt_found`) -> kept, ``status="verified"``, ``source_id`` = the record's;
-- a record shares a key but the excerpt is missing, paraphrased or invented -> kept, ``status="unverified"``.
+- its URL (and DOI) is reduced to keys (:mod:`cosci.tools.sources`); no source returned by a tool of the loop
+  shares a key -> the item is **dropped** (citation integrity, design.md#grounding);
+- a source shares a key and the item's excerpt is found in that source's text
+  (:func:`~cosci.grounding.excerpts.excerpt_found`) -> kept, ``status="verified"``, ``source_id`` = the source's;
+- a source shares a key but the excerpt is missing, paraphrased or invented -> kept, ``status="unverified"``.
 
 Counts per task (:class:`EvidenceCounts`) go into the task result's ``detail["evidence"]``; the session's
 counts are the sum over finished tasks (:func:`session_counts`), so a retried task counts once.

@@ -1,5 +1,5 @@
-"""Is an excerpt really in the text its source returned? (issue 14, seed 003 prompt 4: "a verbatim short quote
-from the source").
+"""Is an excerpt really in the text its source returned? (design.md#grounding: the record tools ask for "a
+verbatim short quote from the source").
 
 Both texts are normalised (Unicode NFKC, lower case, one kind of quote, hyphens and soft hyphens removed so
 ``anti-tumour`` = ``antitumour`` = ``anti- tumour``, en and em dashes read as spaces, whitespace collapsed).
@@ -18,7 +18,7 @@ import unicodedata
 from rapidfuzz import fuzz
 
 FUZZY_THRESHOLD = 90.0
-"""rapidfuzz ``partial_ratio`` score (0-100) at or above which an excerpt counts as found (issue 14)."""
+"""rapidfuzz ``partial_ratio`` score (0-100) at or above which an excerpt counts as found (design.md#grounding)."""
 MIN_WORDS = 4
 """Fewer words than this never verify."""
 

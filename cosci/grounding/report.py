@@ -1,4 +1,5 @@
-"""A session's grounding numbers for ``cosci status``, the summary, MLflow and ``final/claims.json`` (issue 14).
+"""A session's grounding numbers for ``cosci status``, the summary, MLflow and ``final/claims.json``
+(design.md#grounding).
 
 - evidence counts: :func:`~cosci.grounding.evidence.session_counts` (``evidence_proposed`` / ``_verified`` /
   ``_unverified`` / ``_dropped``);

@@ -1,4 +1,4 @@
-"""Safety screening of one text: the offline screen, then the classifier on the mini tier (the seeds' routing).
+"""Safety screening of one text: the offline screen, then the classifier on the mini tier (design.md#safety-screen).
 
 :meth:`Classifier.screen` runs the offline screen (:mod:`cosci.safety.screen`: term lists and a learned harm
 score, deterministic), then one forced ``record_safety_verdict`` call (``agents.safety.modes.classify``; its cost

@@ -1,20 +1,20 @@
-"""One MLflow run per session (issue 6): params, config artifacts, step metrics, and the results at the end.
+"""One MLflow run per session (design.md#tracking): params, config artifacts, step metrics, and the results at the end.
 
 - params: a flattened small config (:func:`flat_params`); the full resolved config and the Hydra overrides are
-  artifacts (params are immutable and truncated past 6000 characters, stack notes);
+  artifacts (params are immutable and truncated past 6000 characters, design.md#tracking);
 - tags: session id, models choice, experiment, goal, and at the end the stop reason; a sweep's child carries
-  ``mlflow.parentRunId`` from ``COSCI_MLFLOW_PARENT_RUN_ID`` (set by the sweep callback, issue 7);
+  ``mlflow.parentRunId`` from ``COSCI_MLFLOW_PARENT_RUN_ID`` (set by the sweep callback, design.md#deployment);
 - step metrics every ``tracking.log_every_tasks`` tasks: top-1 Elo, mean top-5 Elo, hypotheses, matches, USD
   spent (total and per agent), tokens;
 - safety (:meth:`SessionTracker.log_safety`): ``safety_flags`` / ``safety_blocks`` / ``safety_screen_hits`` /
   ``safety_disagreements``, the goal's decision, who decided and every screen hit as tags, and
   ``safety/verdicts.json``; a withheld overview never reaches the run;
 - at the end: ``overview.md``, ``leaderboard.parquet`` (id, title, Elo, matches, state, cluster, parents),
-  ``matches.parquet``, ``elo_trajectory.png``, and ``report.html`` (issue 17: the file written at
+  ``matches.parquet``, ``elo_trajectory.png``, and ``report.html`` (design.md#report: the file written at
   finalisation, byte for byte);
 - LLM calls as traces (``tracking.traces``, :mod:`cosci.tracking.traces`): finished tasks' calls at every step
   metrics flush, the rest when the run ends (finished, interrupted or failed);
-- ``claims.json`` and the grounding metrics (issue 14:
+- ``claims.json`` and the grounding metrics (design.md#grounding:
   ``evidence_proposed/_verified/_unverified/_dropped``, ``claims_total/_supported/_unsupported``,
   ``audit_score``).
 
@@ -187,14 +187,14 @@ class SessionTracker:
                 ``overview_path``, ``top_elo`` (Elo points), ``spent_usd`` (USD), ``hypotheses``, ``matches``,
                 ``elapsed_seconds`` (s); logged as ``summary.json``.
             elo_initial: the Elo rating every hypothesis starts from (``ranking.elo_initial``, Elo points).
-            report: the session's ``report.html`` (issue 17), logged byte for byte when it exists.
+            report: the session's ``report.html`` (design.md#report), logged byte for byte when it exists.
         """
         if self._last is not None and self._last_step != self._logged_step:
             self._log_steps([(self._last, self._last_step)])
         run = self.run_id
         self.client.log_text(run, Path(summary["overview_path"]).read_text(encoding="utf-8"), "overview.md")
         self.client.log_dict(run, dict(summary), "summary.json")
-        if (claims := claims_document(store)) is not None:  # issue 14: the overview's claim map and audit
+        if (claims := claims_document(store)) is not None:  # the overview's claim map and audit (design.md#grounding)
             self.client.log_dict(run, claims, "claims.json")
         if report is not None and report.is_file():
             self.client.log_artifact(run, str(report))
@@ -258,7 +258,7 @@ class SessionTracker:
 
     def log_cache_shares(self, store: SessionStore) -> None:
         """Metrics ``cache_read_share`` (all calls) and ``cache_read_share.<agent>``: input tokens read from the
-        provider's prompt cache over all input tokens (issue 16)."""
+        provider's prompt cache over all input tokens (design.md#caching)."""
         shares = store.logs.cache_read_shares()
         if shares:
             now = int(time.time() * 1000)

@@ -13,6 +13,7 @@ import random
 import re
 from typing import Any
 
+from cosci.llm.fake import investigation as fake_investigation
 from cosci.llm.fake.types import FakeCall, FakeReply
 
 DRUGS = ["metformin", "disulfiram", "itraconazole", "niclosamide", "mebendazole", "atorvastatin",
@@ -60,7 +61,7 @@ def seen_urls(call: FakeCall) -> list[str]:
 
 def quote_from(call: FakeCall, url: str, words: int = 12) -> str:
     """A verbatim excerpt of the tool text about ``url``: the words after its ``Abstract:`` (or ``Snippet:``),
-    else after the URL itself; "" when the URL is in no tool result (issue 14: excerpts are checked)."""
+    else after the URL itself; "" when the URL is in no tool result (design.md#grounding: excerpts are checked)."""
     for m in call.messages:
         text = str(m.get("content", "")) if m.get("role") == "tool" else ""
         at = text.find(url)
@@ -90,7 +91,7 @@ def variant(seed: int, call: FakeCall) -> int:
 def hypothesis(rng: random.Random, call: FakeCall, n: int) -> dict[str, Any]:
     drug, target = rng.choice(DRUGS), rng.choice(TARGETS)
     effect, ctx = rng.choice(EFFECTS), rng.choice(CONTEXTS)
-    # the first citation quotes its record verbatim, the second paraphrases (unverified), one is fabricated
+    # the first citation quotes its source verbatim, the second paraphrases (unverified), one is fabricated
     cites = [{"url": u, "title": f"Source on {target}",
               "excerpt": (quote_from(call, u) if i == 0 else "") or f"{target} is implicated in {ctx}."}
              for i, u in enumerate(seen_urls(call)[:2])]
@@ -113,7 +114,7 @@ def review(rng: random.Random, call: FakeCall, n: int) -> dict[str, Any]:
     urls = [*seen_urls(call)[:2], f"https://fabricated.example.org/review/{n}"]
     out: dict[str, Any] = {
         "verdict": rng.choice(["missing_piece", "neutral", "other_more_likely", "already_explained"]),
-        "kind": mode,
+        "mode": mode,
         "novelty": round(rng.uniform(0.2, 0.9), 2), "correctness": round(rng.uniform(0.2, 0.9), 2),
         "testability": round(rng.uniform(0.4, 0.95), 2), "feasibility": round(rng.uniform(0.3, 0.9), 2),
         "evidence": [{"claim": "The target is expressed in the relevant cells.", "url": u,
@@ -174,7 +175,7 @@ def verdict_text(rng: random.Random, call: FakeCall) -> str:
 
 
 def audit(call: FakeCall) -> dict[str, Any]:
-    """An audit that flags the claims the claim map marks unsupported (issue 14)."""
+    """An audit that flags the claims the claim map marks unsupported (design.md#grounding)."""
     flagged = re.findall(r'UNSUPPORTED: "([^"]+)"', call.prompt)
     return {"overclaims": [{"claim": c[:200], "why": "The claim map found it unsupported by its sources.",
                             "severity": "medium"} for c in flagged[:5]],
@@ -191,7 +192,7 @@ def overview(call: FakeCall) -> str:
         before = call.prompt.split("Your overview:", 1)[-1].strip()
         return "\n".join(line for line in before.splitlines() if set(HYP_ID.findall(line)) <= keep) + "\n"
     cited = " ".join(f"[{h}]" for h in ids[:3]) or "(no hypotheses)"
-    # issue 14: a direction quotes the first verified source listed under its hypothesis, citing its label
+    # a direction quotes the first verified source listed under its hypothesis, citing its label (design.md#grounding)
     sources = {m.group(1): (m.group(2), m.group(3).strip()) for m in re.finditer(
         r'id="sources-(H-[0-9a-f]{12})"[^>]*>\n\[(S\d+)\][^\n]*\nVerified excerpt: ([^\n]+)', call.prompt)}
     directions = "".join(f"## Direction {i + 1}\nClaim and first experiment from [{h}].\n"
@@ -206,8 +207,9 @@ def overview(call: FakeCall) -> str:
 
 
 SAFETY_MARKER = re.compile(r"\[fake-safety:(allow|flag|block)\]")
-"""Issue 15: a screened text carrying ``[fake-safety:block]`` (or ``flag``) gets that verdict from the autopilot,
-so a whole session (``python -m cosci.run``) can choose it; scripted replies (``FAKE.script``) win over it."""
+"""A screened text carrying ``[fake-safety:block]`` (or ``flag``) gets that verdict from the autopilot
+(design.md#safety), so a whole session (``python -m cosci.run``) can choose it; scripted replies
+(``FAKE.script``) win over it."""
 
 
 def safety_verdict(call: FakeCall) -> dict[str, Any]:
@@ -219,7 +221,14 @@ def safety_verdict(call: FakeCall) -> dict[str, Any]:
 
 
 def autopilot(call: FakeCall, params: dict[str, Any], *, seed: int, n: int) -> FakeReply:
-    """The default answer when no scripted reply matches."""
+    """The default answer when no scripted reply matches (``cosci investigate``'s agents:
+    :mod:`.investigation`)."""
+    investigation = fake_investigation.reply(call, params, _rng(seed, call))
+    return investigation if investigation is not None else session_autopilot(call, params, seed=seed, n=n)
+
+
+def session_autopilot(call: FakeCall, params: dict[str, Any], *, seed: int, n: int) -> FakeReply:
+    """The default answer to a session agent's call."""
     rng = _rng(seed, call)
     choice = params.get("tool_choice")
     forced = choice.get("function", {}).get("name") if isinstance(choice, dict) else None
@@ -264,13 +273,16 @@ def record_args(tool: str, rng: random.Random, call: FakeCall, n: int) -> dict[s
         return research_plan(call)
     if tool == "record_safety_verdict":
         return safety_verdict(call)
-    if tool == "record_match_score":  # cosci eval's judge (issue 20)
+    if tool == "record_match_score":  # cosci eval's judge (design.md#eval)
         return {"score": rng.randint(0, 5), "rationale": "Scripted fake: the score is random, not a judgement."}
-    if tool == "record_hypotheses":  # cosci eval's single-call baseline (issue 20): k hypotheses, prompt URLs
+    if tool == "record_hypotheses":  # cosci eval's single-call baseline (design.md#eval): k hypotheses, prompt URLs
         urls = list(dict.fromkeys(u.rstrip(".,;") for u in URL.findall(call.prompt)))
         k = int(m.group(1)) if (m := re.search(r"Propose (\d+) distinct", call.prompt)) else 3
         return {"hypotheses": [{**{f: hypothesis(rng, call, n + i)[f] for f in ("title", "statement")},
                                 "citations": rng.sample(urls, min(2, len(urls)))} for i in range(k)]}
     if tool == "record_audit":
         return audit(call)
+    if tool == "record_check":  # `cosci check`: the protocol is to echo the values the request names
+        found = re.search(r"`word` set to \"([^\"]*)\" and `number` set to (-?\d+)", call.prompt)
+        return {"word": found.group(1), "number": int(found.group(2))} if found else {"word": "", "number": 0}
     return {"query": "leukemia"}
