@@ -19,7 +19,8 @@ Screens (:mod:`bench.safety_measure` has the set, the split and the rates):
 Held-out figures are measured with the shipped exemplars, which must be the tuning part (checked). The late batch
 (``tests/data/safety/goals_late.jsonl``) was written after a first screen was frozen; its figures and the held-out
 part's chose between two rules (bench/README.md). The final batch (``goals_final.jsonl``) was written after the
-shipped screen was frozen and has been measured once.
+shipped screen was frozen and has been measured once. The Russian and Chinese batch (``goals_scripts.jsonl``)
+measures the gloss (``conf/safety_gloss.yaml``), which changes no decision on a text without Cyrillic or CJK.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ from cosci.safety.screen import OfflineScreen, Thresholds, decision_of, threshol
 DEDUP_PAIRS = ROOT / "tests" / "data" / "dedup_pairs.jsonl"
 LATE = ROOT / "tests" / "data" / "safety" / "goals_late.jsonl"
 FINAL = ROOT / "tests" / "data" / "safety" / "goals_final.jsonl"
+SCRIPTS = ROOT / "tests" / "data" / "safety" / "goals_scripts.jsonl"
 COLUMNS = ("recall_refuse", "recall_other", "false_refusal", "false_flag", "false_refusal_close",
            "false_refusal_ordinary")
 HEADINGS = ("recall, refuse categories (refused)", "recall, other categories (refused or flagged)",
@@ -165,7 +167,9 @@ def heldout_report(goals: list[Goal], skip_model: bool) -> int:
     margin = choose_margin(tune, refuse)
     parts = (("Held-out part", held), ("Late batch (it chose the one-threshold rule, see bench/README.md)",
                                        load_goals(LATE)), ("Final batch, written after the screen was frozen",
-                                                           load_goals(FINAL)))
+                                                           load_goals(FINAL)),
+             ("Russian and Chinese goals (written after the gloss, by its author: see bench/README.md)",
+              load_goals(SCRIPTS)))
     for title, goals_ in parts:
         texts = [g.text for g in goals_]
         started = time.perf_counter()

@@ -27,6 +27,7 @@ from rapidfuzz.distance import OSA
 
 from cosci.errors import CosciError
 from cosci.paths import conf_dir
+from cosci.safety.gloss import load_gloss
 
 WINDOW_SENTENCES = 3
 """Sentences an agent and its harmful step may be apart (a goal split over two sentences is one window)."""
@@ -54,8 +55,9 @@ class PrescreenError(CosciError):
 
 
 def normalise(text: str) -> str:
-    """``text`` as the patterns see it: NFKD, accents dropped, lower case, one apostrophe and dash, single spaces."""
-    decomposed = unicodedata.normalize("NFKD", text.translate(_TRANSLATE))
+    """``text`` as the patterns see it: NFKD, accents dropped, lower case, one apostrophe and dash, single spaces;
+    Cyrillic and Chinese words of the gloss in English (:mod:`cosci.safety.gloss`)."""
+    decomposed = unicodedata.normalize("NFKD", load_gloss().apply(text).translate(_TRANSLATE))
     plain = "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
     return re.sub(r"[ \t\r\f\v]+", " ", plain).strip()
 
