@@ -185,3 +185,29 @@ def test_judge_statistics_from_the_newest_judge_event(session: Session, tmp_path
     html = render_html(collect(store))
     store.close()
     assert "Judge statistics" in html and "<td>flip_rate</td><td class=\"n\">0.25</td>" in html
+
+
+def test_a_disagreement_and_a_hit_that_did_not_act_are_listed_in_the_safety_section(tmp_path) -> None:
+    """A capable classifier allowed what the offline screen would refuse: the report says so, next to a term hit
+    that flagged nothing."""
+    from cosci.store import SessionStore
+
+    store = SessionStore.open(tmp_path / "store.sqlite", "s-safety")
+    store.sessions.create(goal="g", config_snapshot={}, overrides=[], models_choice="opus", budget_usd=1.0,
+                          budget_tokens=None, wall_clock_seconds=60.0)
+    screen = {"decision": "block", "category": "chemical", "line": 'chemical (term hit): "sarin" + "synthesis"',
+              "hits": ['chemical: "sarin" + "synthesis"'], "decided_by": "classifier"}
+    store.safety.add("V-1", "goal", None, decision="allow", categories=[], rationale="an assay of residues",
+                     prescreen=['chemical: "sarin" + "synthesis"'], acted=False, model="opus", task_id=None,
+                     screen=screen, model_decision="allow", disagreement=True)
+    store.safety.add("V-2", "hypothesis", "H-0123456789ab", decision="allow", categories=[], rationale="fine",
+                     prescreen=['cyber: "ransomware"'], acted=False, model="opus", task_id=None,
+                     screen={"decision": "allow", "hits": ['cyber: "ransomware"'], "line": 'cyber (term hit): '
+                             '"ransomware"', "decided_by": "classifier"}, model_decision="allow")
+    html = render_html(collect(store))
+    store.close()
+    section = html[html.index('<section id="safety">'):html.index("</section>", html.index('<section id="safety">'))]
+    assert "the goal was decided by the safety classifier" in section
+    assert "<strong>disagreement</strong>: the offline screen would refuse" in section
+    assert "chemical (term hit): &#34;sarin&#34; + &#34;synthesis&#34;" in section
+    assert "cyber (term hit): &#34;ransomware&#34;" in section and "H-0123456789ab" in section
