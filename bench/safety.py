@@ -2,6 +2,7 @@
 
     python -m bench.safety                    # held-out part, late and final batches (~45 min: the embedded model)
     python -m bench.safety --skip-model       # without the embedded model (under a minute)
+    python -m bench.safety --model-sample 40  # the embedded model on a fixed sample of 40 goals of each part
     python -m bench.safety --split tune       # cross-validated on the tuning part; prints the thresholds to ship
     python -m bench.safety --write-exemplars  # conf/safety_exemplars.jsonl = the tuning part of the set
 
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import json
 import logging
 import sys
@@ -150,7 +152,7 @@ def model_decisions(goals: list[Goal]) -> list[str]:
     return asyncio.run(run())
 
 
-def heldout_report(goals: list[Goal], skip_model: bool) -> int:
+def heldout_report(goals: list[Goal], skip_model: bool, model_sample: int | None = None) -> int:
     config = _config("local")
     assert config.safety is not None
     thresholds = thresholds_of(config.safety)
@@ -180,15 +182,29 @@ def heldout_report(goals: list[Goal], skip_model: bool) -> int:
                    f"term-gated alternative ({_gated_name(gated)})": [screen.check(t, gated).decision
                                                                        for t in texts],
                    "combined (as configured)": combined}
-        if not skip_model:
+        if not skip_model and model_sample is None:
             started = time.perf_counter()
             results["embedded model (SmolLM2-135M) as classifier"] = model_decisions(goals_)
             print(f"embedded model: {time.perf_counter() - started:.0f} s for {len(goals_)} goals")
         print(f"{title}: {len(goals_)} goals ({sum(g.harmful for g in goals_)} harmful, "
               f"{sum(g.close for g in goals_)} benign close to the line); combined screen {per_goal_ms:.1f} ms a goal")
         table(f"{title} (rate, k/n, 95 % Wilson interval)", results, goals_, refuse)
+        if not skip_model and model_sample is not None:
+            sample_table(title, goals_, combined, model_sample, refuse)
     shipped_texts(screen, config)
     return 0
+
+
+def sample_table(title: str, goals: list[Goal], combined: list[str], size: int, refuse: tuple[str, ...]) -> None:
+    """The embedded model on a sample of ``size`` goals of a part (the first in sha256 order of their ids: a fixed
+    random sample), next to the combined screen on the same goals."""
+    order = sorted(range(len(goals)), key=lambda i: hashlib.sha256(goals[i].id.encode()).hexdigest())[:size]
+    sample = [goals[i] for i in order]
+    started = time.perf_counter()
+    results = {"combined (as configured), same goals": [combined[i] for i in order],
+               "embedded model (SmolLM2-135M) as classifier": model_decisions(sample)}
+    print(f"embedded model: {time.perf_counter() - started:.0f} s for {len(sample)} goals")
+    table(f"{title}, a fixed sample of {len(sample)} goals: the embedded model", results, sample, refuse)
 
 
 def shipped_texts(screen: OfflineScreen, config) -> None:
@@ -224,16 +240,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.safety", description=__doc__.split("\n")[0])
     parser.add_argument("--split", choices=("heldout", "tune"), default="heldout")
     parser.add_argument("--skip-model", action="store_true", help="do not run the embedded model")
+    parser.add_argument("--model-sample", type=int, default=None, metavar="N",
+                        help="run the embedded model on a fixed sample of N goals of each part (default: every goal)")
     parser.add_argument("--write-exemplars", action="store_true", help="write the tuning part as the exemplars")
     args = parser.parse_args(argv)
     goals = load_goals()
     if args.write_exemplars:
         return write_exemplars(goals)
-    return tune_report(goals) if args.split == "tune" else heldout_report(goals, args.skip_model)
+    return tune_report(goals) if args.split == "tune" else heldout_report(goals, args.skip_model, args.model_sample)
+
+
+__all__ = ["Thresholds", "main"]
 
 
 if __name__ == "__main__":
     sys.exit(main())
-
-
-__all__ = ["Thresholds", "main"]
