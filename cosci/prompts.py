@@ -14,7 +14,9 @@ partials (leading underscore) that callers
 render as system blocks: ``_safety_preamble`` heads every system prompt, ``_session_context`` is the cached
 research goal and plan, ``_feedback_context`` the latest system feedback and researcher directives, and
 ``_debate_record`` the follow-up that turns a finished generation debate into a ``record_hypothesis`` call,
-``_handbook`` the research handbook that lengthens the cached prefix for providers with a minimum (design.md#caching).
+``_handbook`` the research handbook that lengthens the cached prefix for providers with a minimum (design.md#caching),
+``_loop_last_call`` and ``_loop_record`` the last turn of a tool loop that cannot force its record while thinking
+and the separate record call that follows it when no record came (design.md#thinking-forms).
 """
 
 from __future__ import annotations
@@ -62,6 +64,8 @@ TEMPLATES: dict[str, str] = {
     "_overview_repair": "_overview_repair.md",
     "_overview_audit": "_overview_audit.md",
     "_handbook": "_handbook.md",
+    "_loop_last_call": "_loop_last_call.md",
+    "_loop_record": "_loop_record.md",
 }
 """Template key (``agent.mode`` or ``_partial``) -> file name under ``prompts/``."""
 EVAL_TEMPLATES: dict[str, str] = {
@@ -76,6 +80,8 @@ INVESTIGATION_TEMPLATES: dict[str, str] = {
     "_investigation_role": "_investigation_role.md",
 }
 """Prompts of ``cosci investigate`` (ideation, execution, the report writer; design.md#investigation)."""
+COMMAND_TEMPLATES: dict[str, str] = {"check": "check.md"}
+"""Prompts of commands outside a session: ``cosci check``'s minimal call (design.md#check)."""
 
 _MISSING = (re.compile(r"'([^']+)' is undefined"), re.compile(r"has no attribute '([^']+)'"))
 
@@ -98,7 +104,8 @@ def _environment() -> Environment:
 
 
 def _template(key: str) -> Template:
-    name = TEMPLATES.get(key) or EVAL_TEMPLATES.get(key) or INVESTIGATION_TEMPLATES.get(key)
+    name = (TEMPLATES.get(key) or EVAL_TEMPLATES.get(key) or INVESTIGATION_TEMPLATES.get(key)
+            or COMMAND_TEMPLATES.get(key))
     if name is None:
         raise PromptError(f"unknown prompt template {key!r} (known: {', '.join(TEMPLATES)})")
     try:

@@ -62,6 +62,8 @@ REQUIRED: dict[str, dict[str, Any]] = {
     "_overview_audit": {"objective": OBJECTIVE, "overview": quote_untrusted("# Main research directions", "o"),
                         "claims": [f'UNSUPPORTED: "A claim." cites {ID_1}'], "records": [HYP_1]},
     "_handbook": {},
+    "_loop_last_call": {"tool": "record_hypothesis"},
+    "_loop_record": {"tool": "record_review", "transcript": TRANSCRIPT},
     "parse_goal": {"goal": GOAL},
     "generation.literature": {**PLAN, "tool_names": TOOLS},
     "generation.debate": {**PLAN, **DEBATE},
@@ -106,6 +108,9 @@ RELIES_ON: dict[str, list[str]] = {
     "_overview_audit": ["record_audit", "overclaims", "missing_caveats", "overall_score", "Do not rewrite",
                         "UNSUPPORTED", ID_1],
     "_handbook": ["better idea: 1", "HYPOTHESIS", "already_explained", "Cite only URLs"],
+    "_loop_last_call": ["`record_hypothesis`", "last turn"],
+    "_loop_record": ["`record_review`", "Which dependency", "word for word", "this material only"],
+
     "parse_goal": [f"<GOAL>\n{GOAL}\n</GOAL>", "record_research_plan", "objective", "preferences",
                    "constraints", "idea_attributes", "3 to 6", "domain_hint"],
     "generation.literature": ["ONE", "record_hypothesis", "pubmed_search", "handful of queries",

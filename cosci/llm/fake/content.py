@@ -282,4 +282,7 @@ def record_args(tool: str, rng: random.Random, call: FakeCall, n: int) -> dict[s
                                 "citations": rng.sample(urls, min(2, len(urls)))} for i in range(k)]}
     if tool == "record_audit":
         return audit(call)
+    if tool == "record_check":  # `cosci check`: the protocol is to echo the values the request names
+        found = re.search(r"`word` set to \"([^\"]*)\" and `number` set to (-?\d+)", call.prompt)
+        return {"word": found.group(1), "number": int(found.group(2))} if found else {"word": "", "number": 0}
     return {"query": "leukemia"}
