@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
-from cosci.grounding.excerpts import normalise as excerpt_normalise
+from cosci.grounding.tokens import normalise as token_normalise
 
 MIN_WORDS = 5
 DEMOTING = ("disproved", "already_explained")
@@ -123,9 +123,8 @@ def _ids(text: str) -> list[str]:
 
 
 def normalise(text: str) -> str:
-    """Text for term checks: like :func:`~cosci.grounding.excerpts.normalise` but with every dash kept as ``-``
-    (so ``1-10`` stays two numbers)."""
-    return excerpt_normalise(text, keep_hyphens=True)
+    """Text for term checks: :func:`cosci.grounding.tokens.normalise` (``1-10`` stays two numbers)."""
+    return token_normalise(text)
 
 
 def occurs(term: str, haystack: str) -> bool:
