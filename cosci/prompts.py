@@ -14,7 +14,9 @@ Keys are the ``agent.mode`` names of seed 003's table (and ``safety.classify``, 
 render as system blocks: ``_safety_preamble`` heads every system prompt, ``_session_context`` is the cached
 research goal and plan, ``_feedback_context`` the latest system feedback and researcher directives, and
 ``_debate_record`` the follow-up that turns a finished generation debate into a ``record_hypothesis`` call,
-``_handbook`` the research handbook that lengthens the cached prefix for providers with a minimum (issue 16).
+``_handbook`` the research handbook that lengthens the cached prefix for providers with a minimum (issue 16),
+``_claim_check`` the support check of the overview's claims and ``_debate_grounding`` the citations of a debate
+hypothesis (``docs/design.md#claim-statuses``, ``#grounded-debate-hypotheses``).
 """
 
 from __future__ import annotations
@@ -61,6 +63,8 @@ TEMPLATES: dict[str, str] = {
     "_reviews_overview": "_reviews_overview.md",
     "_overview_repair": "_overview_repair.md",
     "_overview_audit": "_overview_audit.md",
+    "_claim_check": "_claim_check.md",
+    "_debate_grounding": "_debate_grounding.md",
     "_handbook": "_handbook.md",
 }
 """Template key (``agent.mode`` or ``_partial``) -> file name under ``prompts/``."""

@@ -1,11 +1,17 @@
 """Generation: new hypotheses from the literature or from a simulated expert debate (seed 000 §2).
 
 - ``literature`` — the tool loop over the agent's literature tools, ending in ``record_hypothesis``; citations
-  are checked against the records tools returned (issue 14: a citation whose URL no tool returned is dropped;
-  one whose excerpt is not found in its record's text is kept as ``unverified``).
+  are checked against the records tools returned (a citation whose URL no tool returned is dropped as unseen;
+  one whose excerpt is not a faithful quote of its record's text is kept as ``misquoted``).
 - ``debate`` — a real multi-turn discourse: each turn is one call whose prompt carries the transcript so far;
   from ``debate.min_turns`` the panel may conclude by writing ``HYPOTHESIS``, and must at ``debate.max_turns``
   (seed 003: 3-5 turns, at most 10). The concluded idea is then recorded with a forced ``record_hypothesis``.
+  A debate reads no literature, so its hypothesis is then grounded (``docs/design.md#grounded-debate-hypotheses``):
+  ``generation.debate_grounding_searches`` searches built from the statement and entities, through the agent's
+  literature tools (in the order of :data:`~cosci.agents.article.SEARCH_ORDER`, one per query, in turn), and one
+  forced ``record_citations`` call (``agents.generation.modes.grounding``) that picks citations from what they
+  returned; the citations go through the same check as literature mode. A debate hypothesis with no verified
+  citation after that is ``ungrounded`` (:attr:`~cosci.domain.Hypothesis.grounding`).
 
 Seed 003's prompt inputs: ``articles_with_reasoning`` (the loop instruction and, on a retry, the records an
 earlier attempt found), ``source_hypothesis`` (payload ``source_hypothesis_id``: the parent an
@@ -17,16 +23,23 @@ areas). Both strategies inject the latest system feedback and go through the sha
 from __future__ import annotations
 
 import re
+from typing import Any
 
+from cosci.agents.article import SEARCH_ORDER
 from cosci.agents.base import BaseAgent, tool_names
+from cosci.agents.tool_loop import result_sources
 from cosci.domain import Hypothesis, Task, TaskResult
+from cosci.errors import CosciError
 from cosci.grounding.evidence import EvidenceCounts, check_items
 from cosci.llm.structured import call_record
 from cosci.prompts import render
-from cosci.records import RecordHypothesis
+from cosci.records import RecordCitations, RecordHypothesis
 from cosci.safety.quoting import quote_untrusted
+from cosci.tools.base import SourceRecord
 
 CONCLUSION = re.compile(r"\bHYPOTHESIS\b")
+GROUNDING_CHARS = 1500
+"""Characters of each found record shown to the grounding call."""
 REVIEWS_IN_OVERVIEW = 8
 """Recent reviews digested into ``reviews_overview`` (600 characters each)."""
 
@@ -43,15 +56,16 @@ class GenerationAgent(BaseAgent):
         """``CreateInitialHypotheses`` / ``GenerateHypothesis``; payload ``strategy``: literature | debate,
         optional ``source_hypothesis_id`` (literature) and ``instructions``."""
         strategy = task.payload.get("strategy", "literature")
-        dropped: list[str] = []
-        counts = EvidenceCounts()
+        grounding: dict[str, Any] | None = None
         if strategy == "debate":
-            rec = await self._debate(task)
+            rec, dropped, counts, grounding = await self._ground(task, await self._debate(task))
         else:
             rec, dropped, counts = await self._literature(task)
         result = await self.persist(rec, task)
         result.detail["dropped_citations"] = dropped
         result.detail["evidence"] = counts.to_dict()
+        if grounding is not None:
+            result.detail["grounding"] = grounding
         return result
 
     def existing(self, limit: int = 30) -> str:
@@ -111,3 +125,48 @@ class GenerationAgent(BaseAgent):
                                    RecordHypothesis)
         # a debate uses no literature tools, so no citation can have been seen (seed 000 citation integrity)
         return rec.model_copy(update={"citations": [], "strategy": "debate", "parent_ids": []})
+
+    async def _search(self, task: Task, rec: RecordHypothesis) -> tuple[list[str], list[SourceRecord]]:
+        """The grounding searches of a debate hypothesis: ``(queries, records found)``, kept for the record."""
+        g, tools = self.config.generation, self.tools()
+        names = [n for n in SEARCH_ORDER if n in tools]
+        queries = grounding_queries(rec, g.debate_grounding_searches) if names else []
+        found: dict[str, SourceRecord] = {}
+        for i, query in enumerate(queries):
+            name = names[i % len(names)]
+            result = await tools[name]({"query": query, "max_results": g.debate_grounding_results})
+            for r in result_sources(result, name):
+                found.setdefault(r.source_id, r)
+        if found:
+            self.keep_sources(task)(list(found.values()))
+        return queries, list(found.values())
+
+    async def _ground(self, task: Task, rec: RecordHypothesis) -> tuple[RecordHypothesis, list[str], EvidenceCounts,
+                                                                         dict[str, Any]]:
+        """Attach verified citations to a debate hypothesis (see module docstring): ``(record, unseen URLs,
+        counts, what was done)``; a failed call leaves it without citations, never fails the task."""
+        queries, found = await self._search(task, rec)
+        info: dict[str, Any] = {"queries": queries, "records": len(found), "error": ""}
+        if not found:
+            return rec, [], EvidenceCounts(), info
+        records = [quote_untrusted(f"{r.title}\nURL: {r.url}\n{r.text[:GROUNDING_CHARS]}", f"found-{r.source_id}")
+                   for r in found]
+        user = render("_debate_grounding", objective=self.deps.plan.objective, records=records,
+                      hypothesis=quote_untrusted(f"Title: {rec.title}\nStatement: {rec.statement}\n"
+                                                 f"Mechanism: {rec.mechanism}", "debate-hypothesis"))
+        spec = self.spec("grounding", task, user, action=f"{task.action}/grounding", feedback=False)
+        try:
+            cited, _ = await call_record(self.deps.llm, spec, RecordCitations)
+        except CosciError as exc:
+            info["error"] = f"{type(exc).__name__}: {exc}"[:300]
+            return rec, [], EvidenceCounts(), info
+        kept, dropped, counts = check_items(cited.citations, found)
+        return rec.model_copy(update={"citations": kept}), dropped, counts, info
+
+
+def grounding_queries(rec: RecordHypothesis, n: int) -> list[str]:
+    """Up to ``n`` distinct search queries for a debate hypothesis: its entities with its title, its statement,
+    then its mechanism (each at most 200 characters)."""
+    options = [" ".join([*rec.entities[:3], rec.title]), rec.statement, rec.mechanism]
+    queries = [" ".join(q.split())[:200] for q in options if q.strip()]
+    return list(dict.fromkeys(queries))[:n]

@@ -4,13 +4,14 @@
   ``articles_block`` carries the loop instruction and, on a retry, the records an earlier attempt found;
 - ``verification`` — atomic assumptions with plausibility, the weakest assumption and a kill experiment;
 - ``observation`` — does the hypothesis explain the observations of a specific article, chosen by
-  :class:`~cosci.agents.article.ArticleFinder` (payload article, else the most relevant cited record, else
-  the top search hit). The article's text reaches the prompt quoted as untrusted; its record (with its
-  ``source_id``) is stored on the review. With no article the task ends ``nothing_to_do`` with the reason.
+  :class:`~cosci.agents.article.ArticleFinder` (payload article, else a search built from its predictions
+  that returns a record it does not cite, else — recorded as such — a record it cites). The article's text
+  reaches the prompt quoted as untrusted; its record (with its ``source_id`` and ``how``) is stored on the
+  review. With no article the task ends ``nothing_to_do`` with the reason.
 
 Evidence is checked against the records tools returned (and, for observation, the article): an item whose URL
-no tool returned is dropped; one whose excerpt is not found in its record's text is kept as ``unverified``
-(issue 14). The review's ``kind`` is the mode, whatever the model wrote. A full review moves the hypothesis
+no tool returned is dropped as unseen; one whose excerpt is not a faithful quote of its record's text is kept
+as ``misquoted``. The review's ``kind`` is the mode, whatever the model wrote. A full review moves the hypothesis
 ``draft -> reviewed`` only from draft (seed 001 Phase 3: never regress a ranked hypothesis).
 """
 
@@ -42,7 +43,8 @@ class ReflectionAgent(BaseAgent):
             raise KeyError(f"review task {task.id}: no hypothesis {task.target_id}")
         article: Article | None = None
         if kind == "observation":
-            article, why = await ArticleFinder(self.tools(), self.record).find(h, task.payload.get("article"))
+            finder = ArticleFinder(self.tools(), self.record, self.config.reflection.observation_search_results)
+            article, why = await finder.find(h, task.payload.get("article"))
             if article is None:
                 return TaskResult("nothing_to_do", [h.id], detail={"kind": kind, "reason": why})
         tools = self.tools() if kind != "observation" else {}

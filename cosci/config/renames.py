@@ -2,7 +2,7 @@
 
 A new configuration that uses an old key is refused with one line naming the new key; the frozen config of a
 session started before the change is carried over (renamed keys moved, removed keys dropped) so the session
-still resumes.
+still resumes; keys added since are given their default there (:data:`ADDED`).
 """
 
 from __future__ import annotations
@@ -24,6 +24,24 @@ REMOVED: dict[str, str] = {
     "lease.final_seconds": _NO_TTL,
 }
 """Old dotted key -> why it is gone (docs/ARCHITECTURE.md, "Leases")."""
+
+
+ADDED: dict[str, Any] = {
+    "generation.debate_grounding_searches": 2,
+    "generation.debate_grounding_results": 3,
+    "reflection.observation_search_results": 5,
+    "metareview.overclaim_terms": "overclaim_terms.yaml",
+    "metareview.claim_check_batch": 6,
+    "metareview.claim_check_batch_constrained": 3,
+    "metareview.claim_check_max_calls": 8,
+    "metareview.claim_check_source_chars": 1500,
+    "agents.generation.modes.grounding": {"tier": "cheap", "thinking_tokens": 0, "max_output_tokens": 2048,
+                                          "max_iterations": 1},
+    "agents.metareview.modes.claim_check": {"tier": "cheap", "thinking_tokens": 0, "max_output_tokens": 3072,
+                                            "max_iterations": 1},
+}
+"""Keys added after sessions were frozen without them -> the value such a session gets when it resumes (the
+defaults of ``conf/``; ``docs/design.md#claim-statuses``)."""
 
 
 def old_key_message(key: str) -> str | None:
@@ -70,4 +88,11 @@ def carry_over(snapshot: dict[str, Any]) -> dict[str, Any]:
         node = out.get(section)
         if isinstance(node, dict):
             node.pop(leaf, None)
+    for added, value in ADDED.items():
+        *path, leaf = added.split(".")
+        node = out
+        for part in path:
+            node = node.setdefault(part, {}) if isinstance(node, dict) else {}
+        if isinstance(node, dict):
+            node.setdefault(leaf, copy.deepcopy(value))
     return out

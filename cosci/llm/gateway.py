@@ -61,7 +61,8 @@ CHARS_PER_TOKEN_BOUND = 3
 """Admission estimates assume at least 3 characters per input token, an upper bound for English prose."""
 ADMISSION_POLL_SECONDS = 0.05
 """How often a call waiting for in-flight reservations to settle tries again, seconds."""
-RESERVE_MODES = frozenset({"supervisor.parse_goal", "metareview.final", "safety.classify", "metareview.audit"})
+RESERVE_MODES = frozenset({"supervisor.parse_goal", "metareview.final", "safety.classify", "metareview.audit",
+                           "metareview.claim_check"})
 """Calls that may draw on the budget reserve (seed 001: the reserve is the buffer that must not starve; issue 15:
 the safety classifier's cost comes from the reserve; issue 14: so does the audit of the overview)."""
 FORMAT_PROVIDERS = ("ollama_chat/", "ollama/")

@@ -9,8 +9,9 @@ from the record unescaped: the template escapes it (model and literature text is
 Columns that other parts of cosci add later are shown as soon as the record carries them, without depending
 on them: Bradley-Terry score and confidence interval (``bt_score``, ``bt_ci_low``, ``bt_ci_high`` in
 :func:`cosci.tracking.artifacts.leaderboard_frame`), the excerpt check of citations and review evidence
-(``status``: ``verified`` / ``unverified``, issue 14), and judge statistics (the payload of the newest event whose
-name starts with ``judge``).
+(``status``: ``verified`` / ``misquoted``, with ``mismatch``; older records say ``unverified``), each
+hypothesis's grounding, the overview's claim map with its statuses, support check and blind audit, and judge
+statistics (the payload of the newest event whose name starts with ``judge``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from typing import Any
 
 from cosci.config.schema import CosciConfig
 from cosci.domain import Hypothesis
+from cosci.grounding.evidence import session_counts
+from cosci.grounding.report import claims_document
 from cosci.store import SessionRecord
 from cosci.tracking.artifacts import elo_trajectories, leaderboard_frame
 
@@ -79,6 +82,10 @@ class ReportData:
     overview: str | None
     has_bt: bool
     generated_at: float
+    evidence: dict[str, int] = field(default_factory=dict)
+    """Evidence counts (proposed, verified, misquoted, unseen)."""
+    claims: dict[str, Any] | None = None
+    """The overview's ``claims.json`` document (:func:`cosci.grounding.report.claims_document`), None before it."""
 
     @property
     def spent_usd(self) -> float:
@@ -129,6 +136,7 @@ def _leaderboard_rows(record: SessionRecord) -> tuple[list[dict[str, Any]], bool
     for row in frame.to_dicts():
         review = latest.get(row["id"])
         row["verdict"] = review["verdict"] if review else None
+        row["grounding"] = row.get("grounding") or "ungrounded"
         row["scores"] = review["scores"] if review else {}
         rows.append(row)
     return rows, has_bt
@@ -183,5 +191,6 @@ def collect(record: SessionRecord, elo_initial: float = 1200.0) -> ReportData:
         spend=record.logs.spend(), budget_usd=row.budget_usd, judge=judge_statistics(record),
         leaderboard=ranked, apart=[r for r in rows if r["state"] in OUT_OF_RANKING], hypotheses=views,
         trajectories=elo_trajectories(record, elo_initial), edges=edges, overview=row.final_overview,
-        has_bt=has_bt, generated_at=time.time(),
+        has_bt=has_bt, generated_at=time.time(), evidence=session_counts(record).to_dict(),
+        claims=claims_document(record),
     )
