@@ -4,7 +4,9 @@ Structured ``record_claim_checks`` calls on ``agents.metareview.modes.claim_chec
 comes from the budget reserve like the rest of the overview), the checkable claims batched
 ``metareview.claim_check_batch`` per call (``claim_check_batch_constrained`` for a schema-constrained embedded
 model, whose context is small), at most ``metareview.claim_check_max_calls`` calls per overview. Each claim goes
-out quoted with only its cited sources. What becomes of the answers: :mod:`cosci.grounding.support`. A failed
+out quoted with only its cited sources. A schema-constrained embedded model's verdicts are kept as notes and the
+claims left ``unchecked`` unless ``metareview.claim_check_constrained_verdicts`` (its judgments are near chance).
+What becomes of the answers: :mod:`cosci.grounding.support`. A failed
 call (budget, provider, an invalid record) leaves its claims ``unchecked`` and never stops the overview.
 """
 
@@ -74,6 +76,8 @@ class ClaimChecker:
             verdicts, why = await self._call(batch, chars, k, run)
             for n, item in enumerate(batch, 1):
                 support.apply(claims[item.index], item, verdicts.get(f"c{n}"), why)
+                if route.constrained and not self.cfg.claim_check_constrained_verdicts:
+                    support.distrust(claims[item.index], route.model)
         run.checked = sum(c.support in ("supported", "partially_supported", "not_supported", "contradicted")
                           for c in claims)
         return run

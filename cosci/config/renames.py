@@ -35,6 +35,7 @@ ADDED: dict[str, Any] = {
     "metareview.claim_check_batch_constrained": 3,
     "metareview.claim_check_max_calls": 8,
     "metareview.claim_check_source_chars": 1500,
+    "metareview.claim_check_constrained_verdicts": False,
     "agents.generation.modes.grounding": {"tier": "cheap", "thinking_tokens": 0, "max_output_tokens": 2048,
                                           "max_iterations": 1},
     "agents.metareview.modes.claim_check": {"tier": "cheap", "thinking_tokens": 0, "max_output_tokens": 3072,

@@ -240,6 +240,9 @@ class MetareviewCfg(_Strict):
         "context).")
     claim_check_max_calls: int = Field(
         ge=0, le=1_000, description="Support-check calls per overview; claims beyond them stay unchecked.")
+    claim_check_constrained_verdicts: bool = Field(
+        description="Whether a schema-constrained embedded model's support verdicts count; when false they are kept "
+        "in the claim's note and the claim is unchecked (a 135M model's entailment judgments are near chance).")
     claim_check_source_chars: int = Field(
         ge=100, le=100_000, description="Characters of each cited source's record text given to the support check "
         "(a quarter of it on an embedded model).")

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel
 
 from cosci.grounding.excerpts import ExcerptMatch, check_excerpt
+from cosci.records import ExcerptStatus
 from cosci.store.db import loads
 from cosci.tools.base import SourceRecord
 from cosci.tools.sources import citation_keys, record_keys
@@ -106,7 +107,8 @@ def check_items(items: Sequence[M], sources: Sequence[SourceRecord]) -> tuple[li
             unseen.append(url)
             continue
         record, verdict = best_match(str(getattr(item, "excerpt", None) or ""), records)
-        kept.append(item.model_copy(update={"status": "verified" if verdict.verified else "misquoted",
+        status: ExcerptStatus = "verified" if verdict.verified else "misquoted"
+        kept.append(item.model_copy(update={"status": status,
                                             "source_id": record.source_id,
                                             "mismatch": None if verdict.verified else verdict.reason}))
     counts.unseen = len(unseen)

@@ -121,6 +121,8 @@ def _locate(part: list[Token], text: list[Token], start: int, stop: int) -> tupl
     if len(p) >= len(t):
         return start, stop, float(fuzz.ratio(p, t))
     al = fuzz.partial_ratio_alignment(p, t)
+    if al is None:  # only with a score cutoff, which is not given
+        return start, start, 0.0
     return start + al.dest_start, start + al.dest_end, float(al.score)
 
 

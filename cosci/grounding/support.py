@@ -75,6 +75,16 @@ def apply(claim: Claim, item: SupportItem, verdict: ClaimVerdict | None, why_mis
     claim.settle()
 
 
+def distrust(claim: Claim, model: str) -> None:
+    """Keep a verdict of a model whose judgment does not count as a note, the claim ``unchecked``."""
+    if claim.support in SUPPORT_VERDICTS:
+        claim.support_note = (f"{model} answered {claim.support} (not counted: an embedded model's verdict, "
+                              f"metareview.claim_check_constrained_verdicts=false)" + (f"; {claim.support_note}"
+                                                                                        if claim.support_note else ""))
+        claim.support = "unchecked"
+        claim.settle()
+
+
 def _quotes(quote: str, claim: str) -> bool:
     q, c = normalise(quote), normalise(claim)
     return bool(q and c) and (fuzz.partial_ratio(q, c) >= AUDIT_MATCH if len(q) <= len(c)

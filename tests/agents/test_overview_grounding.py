@@ -53,7 +53,7 @@ def verdict(v: str, excerpt: str = EXCERPT) -> dict[str, str]:
 
 async def test_claims_are_repaired_support_checked_and_marked_with_what_was_checked(
         planned: SessionRuntime, fake: FakeBackend, run_task, players: list[str]) -> None:
-    h0, h1, _ = players
+    h0 = players[0]
     good = f"- Metformin inhibits complex I in leukemic stem cells [{h0}] [S1]."
     rose = f"- Complex I activity rose by 40 percent in blasts [{h0}] [S1]."
     number = f"- Complex I activity fell by 95 percent in blasts [{h0}] [S1]."
@@ -68,7 +68,7 @@ async def test_claims_are_repaired_support_checked_and_marked_with_what_was_chec
     _, result = await run_task("metareview", "GenerateFinalResearchOverview", "final")
 
     writer, repair = fake.calls_for("metareview", "final")  # exactly one repair call
-    assert repair.action == "GenerateFinalResearchOverview/repair"
+    assert repair.action == "GenerateFinalResearchOverview/repair" and f"Verified excerpt: {EXCERPT}" in writer.prompt
     for problem in ("unknown hypothesis id H-0123456789ab", "'95' is not in the cited record text",
                     "overclaiming language 'proves'"):
         assert problem in repair.prompt, problem
@@ -230,3 +230,31 @@ async def test_a_failed_audit_is_reported_and_never_stops_the_overview(planned: 
     assert "# Audit" in overview and "The audit could not be completed (unchecked): TruncatedArguments" in overview
     (event,) = planned.record.logs.events("overview_checked")
     assert event["payload"]["audit"]["status"] == "unchecked"
+
+
+async def test_an_embedded_models_support_verdicts_are_notes_and_its_claims_unchecked(
+        planned: SessionRuntime, fake: FakeBackend, run_task, players: list[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A schema-constrained route (the embedded model) answers "supported" with a real quote: it is kept in the
+    note, and the claim stays unchecked (``metareview.claim_check_constrained_verdicts`` is false by default)."""
+    from dataclasses import replace
+
+    from cosci.llm.routing import Router
+
+    route = Router.route
+
+    def constrained(self, agent, mode, tier=None):  # type: ignore[no-untyped-def]
+        r = route(self, agent, mode, tier)
+        return replace(r, constrained=True) if (agent, mode) == ("metareview", "claim_check") else r
+
+    monkeypatch.setattr(Router, "route", constrained)
+    h0 = players[0]
+    fake.script(FakeReply(text=overview_with(f"- Metformin inhibits complex I in leukemic stem cells [{h0}] [S1].")),
+                agent="metareview", mode="final")
+    fake.script(FakeReply.record("record_claim_checks", c1=verdict("supported")), agent="metareview",
+                mode="claim_check")
+    _, result = await run_task("metareview", "GenerateFinalResearchOverview", "final")
+    assert (result.detail["claims_supported"], result.detail["claims_unchecked"]) == (0, 1)
+    (claim,) = planned.record.logs.events("overview_checked")[0]["payload"]["claims"]
+    assert claim["support_note"].startswith("cosci-fake/cheap answered supported (not counted")
+    assert "[unchecked]" in (planned.record.sessions.get().final_overview or "")

@@ -74,7 +74,8 @@ def test_meaning_changes_are_not_verified_and_are_named(excerpt: str, kind: str)
 
 
 def test_normalise_makes_presentation_uniform() -> None:
-    assert normalise("\u201cNo  Toxicity\u201d at anti\u2010tumour doses.") == normalise('"no toxicity" at anti-tumor doses')
+    curly = "\u201cNo  Toxicity\u201d at anti\u2010tumour doses."
+    assert normalise(curly) == normalise('"no toxicity" at anti-tumor doses')
     assert normalise("TNF-\u03b1, 10\u2075 cells, \ufb01bre") == normalise("TNF-alpha, 10^5 cells, fiber")
     assert normalise("1-10") == "1 - 10" != normalise("110")
 
