@@ -111,7 +111,7 @@ def status_report(folder: SessionFolder, rec: SessionRecord) -> list[str]:
         out.append(f"cache reads  {shares.pop('total', 0.0):.1%} of input tokens  "
                    + ", ".join(f"{a} {s:.1%}" for a, s in sorted(shares.items())))
     out.append(f"active time  {row.elapsed_seconds:.0f} s of {row.wall_clock_seconds:.0f} s")
-    out += status_lines(rec)  # issue 14: evidence verified / unverified / dropped, overview claims
+    out += status_lines(rec)  # evidence verified / misquoted / unseen, the overview's claims and audit
     if row.mlflow_run_id:
         out.append(f"mlflow run   {row.mlflow_run_id}")
     return out + safety_lines(rec)

@@ -14,7 +14,7 @@ Keys are the ``agent.mode`` names of seed 003's table (and ``safety.classify``, 
 render as system blocks: ``_safety_preamble`` heads every system prompt, ``_session_context`` is the cached
 research goal and plan, ``_feedback_context`` the latest system feedback and researcher directives, and
 ``_debate_record`` the follow-up that turns a finished generation debate into a ``record_hypothesis`` call,
-``_handbook`` the research handbook that lengthens the cached prefix for providers with a minimum (issue 16),
+``_handbook`` the research handbook that lengthens the cached prefix for providers with a minimum,
 ``_claim_check`` the support check of the overview's claims and ``_debate_grounding`` the citations of a debate
 hypothesis (``docs/design.md#claim-statuses``, ``#grounded-debate-hypotheses``).
 """

@@ -157,7 +157,7 @@ class Overclaim(BaseModel):
 
 
 class RecordAudit(Record):
-    """Issue 14: the independent audit of the final overview (seed 002's auditor scoring overclaiming)."""
+    """The blind, independent audit of the final overview (``docs/design.md#claim-statuses``)."""
 
     tool_name: ClassVar[str] = "record_audit"
     tool_description: ClassVar[str] = "Record your audit of the overview. Calling this tool ends your turn."

@@ -1,4 +1,4 @@
-"""The article an observation review tests a hypothesis against (seed 003 prompt 6): an independent
+"""The article an observation review tests a hypothesis against: an independent
 observation, not a confirmatory one (``docs/design.md#independent-observation-review``).
 
 Chosen in this order, and the review records which case applied (``how``):

@@ -47,6 +47,20 @@ class SupportRun:
                 "errors": self.errors, **self.limits}
 
 
+def claim_check_prompt(objective: str, batch: list[support.SupportItem], chars: int) -> str:
+    """The support check's prompt for one batch: each claim (``C1``...) and its cited sources, quoted as untrusted
+    (``chars`` characters of each source's record text)."""
+    claims = [{"id": f"C{n}", "text": quote_untrusted(item.claim, f"claim-C{n}"), "overclaim": list(item.overclaim),
+               "sources": [quote_untrusted(support.source_block(s, chars), f"source-{s.label}") for s in item.sources]}
+              for n, item in enumerate(batch, 1)]
+    return render("_claim_check", objective=objective, claims=claims)
+
+
+def verdicts_of(record: Any) -> dict[str, ClaimVerdict]:
+    """``{"c1": verdict, ...}`` of a ``record_claim_checks`` record."""
+    return {name: getattr(record, name) for name in type(record).model_fields}
+
+
 class ClaimChecker:
     """Runs the support check for an agent (the meta-review agent) and a task."""
 
@@ -54,12 +68,6 @@ class ClaimChecker:
         self.agent, self.task = agent, task
         self.cfg = agent.config.metareview
 
-    def prompt(self, batch: list[support.SupportItem], chars: int) -> str:
-        claims = [{"id": f"C{n}", "text": quote_untrusted(item.claim, f"claim-C{n}"), "overclaim": list(item.overclaim),
-                   "sources": [quote_untrusted(support.source_block(s, chars), f"source-{s.label}")
-                               for s in item.sources]}
-                  for n, item in enumerate(batch, 1)]
-        return render("_claim_check", objective=self.agent.deps.plan.objective, claims=claims)
 
     async def run(self, claims: list[Claim], ctx: ClaimContext) -> SupportRun:
         """Check every checkable claim (see module docstring); the claims are updated in place."""
@@ -84,7 +92,8 @@ class ClaimChecker:
 
     async def _call(self, batch: list[support.SupportItem], chars: int, k: int,
                     run: SupportRun) -> tuple[dict[str, ClaimVerdict], str]:
-        spec = self.agent.spec("claim_check", self.task, self.prompt(batch, chars),
+        prompt = claim_check_prompt(self.agent.deps.plan.objective, batch, chars)
+        spec = self.agent.spec("claim_check", self.task, prompt,
                                action=f"{self.task.action}/claim_check{k + 1}", feedback=False)
         run.calls += 1
         try:
@@ -94,4 +103,4 @@ class ClaimChecker:
             run.errors.append(f"{type(exc).__name__}: {exc}"[:300])
             return {}, f"the support check call failed ({type(exc).__name__})"
         run.cost_usd += resp.cost_usd
-        return {name: getattr(rec, name) for name in type(rec).model_fields}, ""
+        return verdicts_of(rec), ""

@@ -119,7 +119,7 @@ class OverviewMaterial:
 
 def annotate_directions(markdown: str, latest: dict[str, Review | None]) -> str:
     """After each ``##`` direction of "Main research directions", a line from the record giving the latest
-    verdict and scores of every hypothesis the direction cites (so each direction shows them, issue 14)."""
+    verdict and scores of every hypothesis the direction cites (so each direction shows them)."""
     start, end = section(markdown, "main research directions")
     body = markdown[start:end]
     heads = [m.start() for m in _HEADING2.finditer(body)]

@@ -159,11 +159,12 @@ def _check_part(part: list[Token], text: list[Token], start: int, stop: int,
     p, t = _encode(part, codes), _encode(text[start:stop], codes)
     a, b = _best_window(p, t, first - start, end - start, max(3, len(part) // 4))
     first, end = start + a, start + b
-    for s0, s1, d0, d1 in _blocks(p, t[a:b]):
-        ours, theirs = part[s0:s1], text[first + d0:first + d1]
-        if not _harmless(ours, theirs, text[first + d0 - 1] if first + d0 > 0 else None):
-            kind, reason = _differs(ours, theirs, vocabulary)
-            return ExcerptMatch(False, score, kind, reason), first, end
+    harmful = [_differs(part[s0:s1], text[first + d0:first + d1], vocabulary)
+               for s0, s1, d0, d1 in _blocks(p, t[a:b])
+               if not _harmless(part[s0:s1], text[first + d0:first + d1], text[first + d0 - 1] if first + d0 else None)]
+    if harmful:  # the most meaning-bearing difference names the failure
+        kind, reason = min(harmful, key=lambda kr: PRIORITY.index(kr[0]))
+        return ExcerptMatch(False, score, kind, reason), first, end
     return ExcerptMatch(True, score), first, end
 
 

@@ -6,7 +6,8 @@ difference later (``docs/design.md#excerpt-verification``):
 
 - Unicode: NFKC (ligatures ``ﬁ`` -> ``fi``, full-width forms, the micro sign), format characters removed (soft
   hyphens, zero-width spaces), every quote and prime one kind, case folded, Greek letters spelled out
-  (``TNF-α`` = ``TNF-alpha``), ``μ`` written ``u`` (``μM`` = ``uM``), ``per cent`` / ``percent`` = ``%``,
+  (``TNF-α`` = ``TNF-alpha``), ``μ`` written ``u`` (``μM`` = ``uM``), ``×`` written ``x``, ``per cent`` /
+  ``percent`` = ``%``,
   ``n't`` = ``not``.
 - Hyphenation: a hyphen inside a word or across a line break separates parts that are compared joined
   (``anti-tumour`` = ``antitumour`` = ``anti- tumour``); a dash or hyphen between two numbers is a range
@@ -80,7 +81,7 @@ ARTICLES = frozenset({"the", "an"})
 """Tokens an excerpt may add or leave out (``a`` too when written in lower case: ``vitamin A`` is a name)."""
 
 _QUOTES = str.maketrans({c: "'" for c in "\u2018\u2019\u201a\u201b\u2032\u00b4`"}
-                        | {c: '"' for c in "\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb"})
+                        | {c: '"' for c in "\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb"} | {"\u00d7": " x "})
 _SUPER = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻", "0123456789+-")
 _SUPER_RUN = re.compile(r"(?<=\w)([⁰¹²³⁴⁵⁶⁷⁸⁹]+)(?![⁺⁻])")
 _CITE_BRACKET = re.compile(r"\[\s*\d+(?:\s*[,;\u2010\u2011\u2013\u2014\u2212-]\s*\d+)*\s*\](?![\w])"

@@ -62,7 +62,7 @@ def seen_urls(call: FakeCall) -> list[str]:
 
 def quote_from(call: FakeCall, url: str, words: int = 12) -> str:
     """A verbatim excerpt of the tool text about ``url``: the words after its ``Abstract:`` (or ``Snippet:``),
-    else after the URL itself; "" when the URL is in no tool result (issue 14: excerpts are checked)."""
+    else after the URL itself; "" when the URL is in no tool result (excerpts are checked)."""
     for m in call.messages:
         text = str(m.get("content", "")) if m.get("role") == "tool" else ""
         at = text.find(url)
@@ -185,7 +185,7 @@ def overview(call: FakeCall) -> str:
         before = call.prompt.split("Your overview:", 1)[-1].strip()
         return "\n".join(line for line in before.splitlines() if set(HYP_ID.findall(line)) <= keep) + "\n"
     cited = " ".join(f"[{h}]" for h in ids[:3]) or "(no hypotheses)"
-    # issue 14: a direction quotes the first verified source listed under its hypothesis, citing its label
+    # a direction quotes the first verified source listed under its hypothesis, citing its label
     sources = {m.group(1): (m.group(2), m.group(3).strip()) for m in re.finditer(
         r'id="sources-(H-[0-9a-f]{12})"[^>]*>\n\[(S\d+)\][^\n]*\nVerified excerpt: ([^\n]+)', call.prompt)}
     directions = "".join(f"## Direction {i + 1}\nClaim and first experiment from [{h}].\n"

@@ -64,7 +64,7 @@ ADMISSION_POLL_SECONDS = 0.05
 RESERVE_MODES = frozenset({"supervisor.parse_goal", "metareview.final", "safety.classify", "metareview.audit",
                            "metareview.claim_check"})
 """Calls that may draw on the budget reserve (seed 001: the reserve is the buffer that must not starve; issue 15:
-the safety classifier's cost comes from the reserve; issue 14: so does the audit of the overview)."""
+the safety classifier's cost comes from the reserve; so do the audit and the support check of the overview)."""
 FORMAT_PROVIDERS = ("ollama_chat/", "ollama/")
 """Providers that take a JSON schema as constrained output (Ollama's ``format``) but ignore ``tool_choice``."""
 

@@ -159,7 +159,7 @@ class SessionRuntime:
         withheld = self.record.safety.withheld_overview()  # issue 15: kept out of overview.md and MLflow
         if withheld:
             (path.parent / "overview.withheld.md").write_text(withheld, encoding="utf-8")
-        write_claims(self.record, path.parent)  # issue 14: final/claims.json, the overview's claim map
+        write_claims(self.record, path.parent)  # final/claims.json, the overview's claim map
         self.home.vectors_file.parent.mkdir(exist_ok=True)
         if len(self.deps.vectors):
             self.deps.vectors.save(str(self.home.vectors_file))
