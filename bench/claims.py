@@ -69,6 +69,13 @@ def support_pairs(n: int) -> list[dict[str, Any]]:
 
 
 async def run_support(models: str, n: int) -> list[str]:
+    """The support check's table on ``models`` (see module docstring)."""
+    pairs, raw, claims, model, size = await support_verdicts(models, n)
+    return support_table(pairs, raw, [c.status for c in claims], model, size)
+
+
+async def support_verdicts(models: str, n: int) -> tuple[list[dict[str, Any]], list[str], list[Any], str, int]:
+    """``(pairs, raw verdicts, claims with their recorded status, model, batch size)`` on ``models``."""
     from cosci.agents.claim_check import claim_check_prompt, verdicts_of
     from cosci.config.load import compose, validate
     from cosci.errors import CosciError
@@ -111,7 +118,7 @@ async def run_support(models: str, n: int) -> list[str]:
             apply(claims[item.index], item, v, "the call failed")
             if route.constrained and not cfg.claim_check_constrained_verdicts:
                 distrust(claims[item.index], route.model)
-    return support_table(pairs, raw, [c.status for c in claims], route.model, size)
+    return pairs, raw, claims, route.model, size
 
 
 def support_table(pairs: list[dict[str, Any]], raw: list[str], status: list[str], model: str,
