@@ -124,16 +124,21 @@ async def support_verdicts(models: str, n: int) -> tuple[list[dict[str, Any]], l
 def support_table(pairs: list[dict[str, Any]], raw: list[str], status: list[str], model: str,
                   size: int) -> list[str]:
     lines = [f"support check on {model}: {len(pairs)} pairs, {size} per call",
-             "| label | pairs | raw verdict right | recorded supported | recorded unchecked |", "|---|---|---|---|---|"]
+             "| label | pairs | raw verdict right | raw `supported` | recorded supported | recorded unchecked |",
+             "|---|---|---|---|---|---|"]
     for label in ("supported", "contradicted", "partially_supported", "not_supported"):
         idx = [i for i, p in enumerate(pairs) if p["support_label"] == label]
         lines.append(f"| {label} | {len(idx)} | {sum(raw[i] == label for i in idx)} | "
-                     f"{sum(status[i] == 'supported' for i in idx)} | {sum(status[i] == 'unchecked' for i in idx)} |")
+                     f"{sum(raw[i] == 'supported' for i in idx)} | {sum(status[i] == 'supported' for i in idx)} | "
+                     f"{sum(status[i] == 'unchecked' for i in idx)} |")
     supported = [i for i, s in enumerate(status) if s == "supported"]
     right = sum(pairs[i]["support_label"] == "supported" for i in supported)
     accuracy = sum(r == p["support_label"] for r, p in zip(raw, pairs, strict=True)) / len(pairs)
     precision = f"{right / len(supported):.2f} ({right} of {len(supported)})" if supported else "- (none recorded)"
-    lines.append(f"raw accuracy {accuracy:.2f} (chance 0.25); precision of recorded `supported` {precision}")
+    said = [i for i, r in enumerate(raw) if r == "supported"]
+    raw_precision = (sum(pairs[i]["support_label"] == "supported" for i in said) / len(said)) if said else 0.0
+    lines.append(f"raw accuracy {accuracy:.2f} (chance 0.25), precision of a raw `supported` {raw_precision:.2f}; "
+                 f"precision of recorded `supported` {precision}")
     return lines
 
 

@@ -6,12 +6,13 @@
 - ``debate`` — a real multi-turn discourse: each turn is one call whose prompt carries the transcript so far;
   from ``debate.min_turns`` the panel may conclude by writing ``HYPOTHESIS``, and must at ``debate.max_turns``
   (seed 003: 3-5 turns, at most 10). The concluded idea is then recorded with a forced ``record_hypothesis``.
-  A debate reads no literature, so its hypothesis is then grounded (``docs/design.md#grounded-debate-hypotheses``):
-  ``generation.debate_grounding_searches`` searches built from the statement and entities, through the agent's
-  literature tools (in the order of :data:`~cosci.agents.article.SEARCH_ORDER`, one per query, in turn), and one
-  forced ``record_citations`` call (``agents.generation.modes.grounding``) that picks citations from what they
-  returned; the citations go through the same check as literature mode. A debate hypothesis with no verified
-  citation after that is ``ungrounded`` (:attr:`~cosci.domain.Hypothesis.grounding`).
+  A debate reads no literature, so its hypothesis, once stored (a duplicate is not), is grounded
+  (``docs/design.md#grounded-debate-hypotheses``): ``generation.debate_grounding_searches`` searches built from
+  the statement and entities, through the agent's literature tools (in the order of
+  :data:`~cosci.agents.article.SEARCH_ORDER`, one per query, in turn), and one forced ``record_citations`` call
+  (``agents.generation.modes.grounding``) that picks citations from what they returned; the citations go through
+  the same check as literature mode. A debate hypothesis with no verified citation after that is ``ungrounded``
+  (:attr:`~cosci.domain.Hypothesis.grounding`).
 
 Seed 003's prompt inputs: ``articles_with_reasoning`` (the loop instruction and, on a retry, the records an
 earlier attempt found), ``source_hypothesis`` (payload ``source_hypothesis_id``: the parent an
@@ -56,16 +57,24 @@ class GenerationAgent(BaseAgent):
         """``CreateInitialHypotheses`` / ``GenerateHypothesis``; payload ``strategy``: literature | debate,
         optional ``source_hypothesis_id`` (literature) and ``instructions``."""
         strategy = task.payload.get("strategy", "literature")
-        grounding: dict[str, Any] | None = None
         if strategy == "debate":
-            rec, dropped, counts, grounding = await self._ground(task, await self._debate(task))
-        else:
-            rec, dropped, counts = await self._literature(task)
+            return await self._debate_grounded(task)
+        rec, dropped, counts = await self._literature(task)
         result = await self.persist(rec, task)
         result.detail["dropped_citations"] = dropped
         result.detail["evidence"] = counts.to_dict()
-        if grounding is not None:
-            result.detail["grounding"] = grounding
+        return result
+
+    async def _debate_grounded(self, task: Task) -> TaskResult:
+        """A debate hypothesis, persisted, then grounded (see module docstring); a duplicate is not searched for."""
+        rec = await self._debate(task)
+        result = await self.persist(rec, task)
+        dropped: list[str] = []
+        counts, grounding = EvidenceCounts(), {"queries": [], "records": 0, "error": "", "skipped": "duplicate"}
+        if result.kind == "hypothesis_created":
+            cited, dropped, counts, grounding = await self._ground(task, rec)
+            self.record.hypotheses.set_citations(result.hypothesis_ids[0], [c.model_dump() for c in cited.citations])
+        result.detail.update({"dropped_citations": dropped, "evidence": counts.to_dict(), "grounding": grounding})
         return result
 
     def existing(self, limit: int = 30) -> str:

@@ -88,3 +88,13 @@ async def test_a_failed_grounding_call_keeps_the_hypothesis_ungrounded(planned: 
     result, h = await debate(planned, agent_with_tools, RecordsTool("pubmed_search", "2 results.", records=RECORDS))
     assert result.kind == "hypothesis_created" and h.grounding == "ungrounded"
     assert result.detail["grounding"]["error"].startswith("TruncatedArguments")
+
+
+async def test_a_duplicate_debate_hypothesis_is_not_searched_for(planned: SessionRuntime, fake: FakeBackend,
+                                                                 agent_with_tools, add_player) -> None:
+    add_player(HYP["statement"], title=HYP["title"], mechanism=HYP["mechanism"])
+    script_debate(fake)
+    tool = RecordsTool("pubmed_search", "2 results.", records=RECORDS)
+    result, _ = await debate(planned, agent_with_tools, tool)
+    assert result.kind == "hypothesis_duplicate" and result.detail["grounding"]["skipped"] == "duplicate"
+    assert tool.calls == [] and fake.calls_for("generation", "grounding") == []
