@@ -23,7 +23,7 @@ from typing import Any
 from cosci.config.schema import CosciConfig
 from cosci.domain import Hypothesis
 from cosci.grounding.evidence import session_counts
-from cosci.grounding.report import claims_document
+from cosci.grounding.report import claims_document, claims_line
 from cosci.store import SessionRecord
 from cosci.tracking.artifacts import elo_trajectories, leaderboard_frame
 
@@ -86,6 +86,11 @@ class ReportData:
     """Evidence counts (proposed, verified, misquoted, unseen)."""
     claims: dict[str, Any] | None = None
     """The overview's ``claims.json`` document (:func:`cosci.grounding.report.claims_document`), None before it."""
+
+    @property
+    def claims_counts(self) -> str:
+        """``5 in the overview: 1 supported, 4 hypothesis_only`` ("" before the overview)."""
+        return claims_line(self.claims) if self.claims else ""
 
     @property
     def spent_usd(self) -> float:
