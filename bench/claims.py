@@ -81,11 +81,11 @@ async def support_verdicts(models: str, n: int) -> tuple[list[dict[str, Any]], l
     from cosci.errors import CosciError
     from cosci.grounding.claims import CitableSource, Claim
     from cosci.grounding.support import SupportItem, apply, batches, distrust
-    from cosci.llm.budget import TokenBudget
-    from cosci.llm.gateway import Gateway
-    from cosci.llm.routing import Router
-    from cosci.llm.structured import call_record
-    from cosci.llm.types import CallSpec, TextBlock
+    from cosci.llm.budget.token_budget import TokenBudget
+    from cosci.llm.gateway.adapter import Gateway
+    from cosci.llm.gateway.routing import Router
+    from cosci.llm.port.structured import call_record
+    from cosci.llm.port.types import CallSpec, TextBlock
     from cosci.prompts import render
     from cosci.records import claim_check_record
 

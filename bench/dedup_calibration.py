@@ -15,8 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from cosci.llm.embeddings import hash_embed
-from cosci.llm.static_embedding import WORDLLAMA_MODEL, wordllama_embed
+from cosci.llm.embeddings.embedder import hash_embed
+from cosci.llm.embeddings.wordllama import WORDLLAMA_MODEL, wordllama_embed
 from cosci.vectors.calibration import Calibration, calibrate, load_pairs, pair_cosines
 
 PAIRS = Path(__file__).resolve().parents[1] / "tests" / "data" / "dedup_pairs.jsonl"

@@ -68,7 +68,7 @@ def run(args: list[str], env: dict[str, str], cwd: Path, timeout: float = 900) -
 
 
 def records(data: Path) -> list[Path]:
-    return sorted((data / "sessions").glob("*/record.sqlite")) if (data / "sessions").exists() else []
+    return sorted((data / "sessions").glob("*/store.sqlite")) if (data / "sessions").exists() else []
 
 
 def done_tasks(db: Path) -> set[str]:
@@ -85,29 +85,29 @@ def calls(log: Path) -> list[dict[str, Any]]:
 
 def invariant_errors(db: Path, initial: float = 1200.0) -> list[str]:
     """Elo = initial + journal, zero-sum; no duplicated hypotheses, reviews, matches or journal rows."""
-    from cosci.store import SessionRecord
+    from cosci.store import SessionStore
 
-    record = SessionRecord.open(db, db.parent.name)
+    store = SessionStore.open(db, db.parent.name)
     try:
         errors: list[str] = []
-        sums = record.matches.journal_sums()
-        hyps = record.hypotheses.all()
+        sums = store.matches.journal_sums()
+        hyps = store.hypotheses.all()
         errors += [f"{h.id}: Elo {h.elo} != {initial} + journal {sums.get(h.id, 0.0)}" for h in hyps
                    if abs(h.elo - initial - sums.get(h.id, 0.0)) > 1e-6]
         if abs(sum(h.elo - initial for h in hyps)) > 1e-6:
             errors.append("Elo deltas are not zero-sum")
         if len({h.statement for h in hyps}) != len(hyps):
             errors.append("duplicated hypothesis statements")
-        q = record.db.query
+        q = store.db.query
         if q("SELECT hypothesis_id, kind FROM reviews GROUP BY 1, 2 HAVING COUNT(*) > 1"):
             errors.append("duplicated reviews")
-        if record.db.scalar("SELECT COUNT(*) FROM elo_journal") != record.matches.count(valid_only=True):
+        if store.db.scalar("SELECT COUNT(*) FROM elo_journal") != store.matches.count(valid_only=True):
             errors.append("journal rows != valid matches")
-        if record.sessions.get().status != "done":
-            errors.append(f"status {record.sessions.get().status}")
+        if store.sessions.get().status != "done":
+            errors.append(f"status {store.sessions.get().status}")
         return errors
     finally:
-        record.close()
+        store.close()
 
 
 def fingerprint(db: Path) -> dict[str, Any]:
@@ -125,7 +125,7 @@ def kill_trial(work: Path, rng: random.Random, *extra: str) -> list[str]:
     data, log = work / "data", work / "calls.jsonl"
     env = env_for(data)
     args = [sys.executable, "-m", "cosci.run", *FAKE, "tracking.enabled=false", f"models.fake.call_log={log}",
-            "models.fake.latency_seconds=0.2", "run.max_ideas=8", *extra]
+            "models.fake.latency_seconds=0.2", "run.max_hypotheses=8", *extra]
     proc = subprocess.Popen(args, env=env, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
     kill_after = rng.randint(1, 30)  # finished tasks before the kill: from the plan to deep in the tournament
@@ -144,7 +144,7 @@ def kill_trial(work: Path, rng: random.Random, *extra: str) -> list[str]:
             os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
     if db is None:
-        return ["no session record"]
+        return ["no session store"]
     done_at_kill, calls_at_kill = done_tasks(db), len(calls(log))
     resumed = run([sys.executable, "-m", "cosci.cli", "--data-dir", str(data), "resume", db.parent.name], env, work)
     if resumed.returncode == 2 and "is done" in resumed.stderr:  # finished before the kill landed
@@ -177,7 +177,7 @@ def check_kill_sequential(trials: int, seed: int) -> Check:
     for _ in range(2):  # two uninterrupted runs: is the reference itself reproducible?
         with tempfile.TemporaryDirectory(prefix="cosci-ref-") as tmp:
             work = Path(tmp)
-            proc = run([sys.executable, "-m", "cosci.run", *FAKE, "tracking.enabled=false", "run.max_ideas=8", *one],
+            proc = run([sys.executable, "-m", "cosci.run", *FAKE, "tracking.enabled=false", "run.max_hypotheses=8", *one],
                        env_for(work / "data"), work)
             if proc.returncode:
                 return Check("kill_seq", 0, 1, check.promise, [f"reference run failed: {proc.stderr[-300:]}"])
@@ -221,7 +221,7 @@ def check_budget(trials: int, seed: int) -> Check:
         with tempfile.TemporaryDirectory(prefix="cosci-budget-") as tmp:
             work = Path(tmp)
             run([sys.executable, "-m", "cosci.run", *FAKE, "tracking.enabled=false", "run.concurrency=8",
-                 f"run.budget_usd={cap}", "run.max_ideas=40", f"models.fake.seed={seed + i}",
+                 f"run.budget_usd={cap}", "run.max_hypotheses=40", f"models.fake.seed={seed + i}",
                  "models.tiers.strong.input_usd_per_mtok=200", "models.tiers.cheap.input_usd_per_mtok=100",
                  "models.fake.latency_seconds=0.05"], env_for(work / "data"), work)
             found = records(work / "data")
@@ -270,7 +270,7 @@ def check_first_start(trials: int, seed: int) -> Check:
             work = Path(tmp)
             env = env_for(work / "data")
             env.pop("PREFECT_API_URL", None)
-            args = [sys.executable, "-m", "cosci.run", *FAKE, "tracking.enabled=false", "run.max_ideas=3"]
+            args = [sys.executable, "-m", "cosci.run", *FAKE, "tracking.enabled=false", "run.max_hypotheses=3"]
             first = subprocess.Popen(args, env=env, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      text=True, start_new_session=True)
             time.sleep(1.0)

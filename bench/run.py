@@ -56,19 +56,19 @@ def _session(models: str, *extra: str) -> tuple[float, float, dict]:
         raise RuntimeError(f"session failed: {proc.stderr[-2000:]}")
     rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     new = sorted({p.name for p in (DATA / "sessions").glob("*")} - before)
-    from cosci.store import RECORD_FILE, SessionRecord
+    from cosci.store import STORE_FILE, SessionStore
 
-    rec = SessionRecord.open(DATA / "sessions" / new[-1] / RECORD_FILE, new[-1])
-    row = rec.sessions.get()
-    tasks = rec.tasks.counts().get("done", 0)
+    store = SessionStore.open(DATA / "sessions" / new[-1] / STORE_FILE, new[-1])
+    row = store.sessions.get()
+    tasks = store.tasks.counts().get("done", 0)
     summary = {
         "elapsed": row.elapsed_seconds,
         "tasks": tasks,
-        "hypotheses": rec.hypotheses.count(),
-        "matches": rec.matches.count(),
+        "hypotheses": store.hypotheses.count(),
+        "matches": store.matches.count(),
         "stop": row.stop_reason,
     }
-    rec.close()
+    store.close()
     return wall, rss_mb, summary
 
 
@@ -106,10 +106,10 @@ def bench_local_session() -> list[Result]:
 
 def bench_gateway() -> list[Result]:
     from cosci.config.load import compose, validate
-    from cosci.llm.budget import TokenBudget
-    from cosci.llm.gateway import Gateway
-    from cosci.llm.structured import call_record
-    from cosci.llm.types import CallSpec, TextBlock
+    from cosci.llm.budget.token_budget import TokenBudget
+    from cosci.llm.gateway.adapter import Gateway
+    from cosci.llm.port.structured import call_record
+    from cosci.llm.port.types import CallSpec, TextBlock
     from cosci.records import RecordHypothesis
 
     cfg = validate(compose(["experiment=demo", "models=fake", f"paths.data_dir={DATA}", "run.budget_usd=1000"]))
@@ -135,7 +135,7 @@ def bench_gateway() -> list[Result]:
 def bench_vectors() -> list[Result]:
     import numpy as np
 
-    from cosci.llm.embeddings import hash_embed
+    from cosci.llm.embeddings.embedder import hash_embed
     from cosci.vectors.store import VectorStore
 
     texts = [
@@ -169,12 +169,12 @@ def bench_record() -> list[Result]:
     import tempfile
 
     from cosci.records import RecordHypothesis
-    from cosci.store import SessionRecord
+    from cosci.store import SessionStore
     from cosci.tournament.elo import EloRule
 
     with tempfile.TemporaryDirectory() as tmp:
-        rec = SessionRecord.open(Path(tmp) / "r.sqlite", "s-bench")
-        rec.sessions.create(
+        store = SessionStore.open(Path(tmp) / "r.sqlite", "s-bench")
+        store.sessions.create(
             goal="g",
             config_snapshot={},
             overrides=[],
@@ -184,7 +184,7 @@ def bench_record() -> list[Result]:
             wall_clock_seconds=1,
         )
         for i in range(50):
-            rec.hypotheses.insert(
+            store.hypotheses.insert(
                 f"H-{i:012x}",
                 RecordHypothesis(
                     title=f"t{i}",
@@ -203,21 +203,21 @@ def bench_record() -> list[Result]:
         for i in range(n):
             a, b = f"H-{i % 50:012x}", f"H-{(i * 7 + 1) % 50:012x}"
             if a != b:
-                rec.matches.apply(
+                store.matches.apply(
                     f"M-{i}", a, b, mode="pairwise", winner=a, rule=EloRule(), rationale="", transcript=[], task_id=None
                 )
         rate = n / (time.perf_counter() - t0)
-        rec.close()
+        store.close()
     return [Result("Elo match applied (transaction: match, journal, ratings)", rate, "matches/s", 500, True)]
 
 
 def bench_local_model() -> list[Result]:
     from cosci.config.load import compose, validate
-    from cosci.llm.budget import TokenBudget
-    from cosci.llm.gateway import Gateway
-    from cosci.llm.local_model import LocalModelProvider
-    from cosci.llm.structured import call_record
-    from cosci.llm.types import CallSpec, TextBlock
+    from cosci.llm.budget.token_budget import TokenBudget
+    from cosci.llm.gateway.adapter import Gateway
+    from cosci.llm.local.model import LocalModelProvider
+    from cosci.llm.port.structured import call_record
+    from cosci.llm.port.types import CallSpec, TextBlock
     from cosci.prompts import render
     from cosci.records import RecordHypothesis, TournamentVerdict, tool_schema
 

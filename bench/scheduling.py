@@ -51,22 +51,22 @@ def _calls(log: Path) -> list[float]:
 
 
 def _latest_record(data: Path) -> Any:
-    from cosci.store import RECORD_FILE, SessionRecord
+    from cosci.store import STORE_FILE, SessionStore
 
     folder = max((data / "sessions").iterdir(), key=lambda p: p.stat().st_mtime)
-    return SessionRecord.open(folder / RECORD_FILE, folder.name)
+    return SessionStore.open(folder / STORE_FILE, folder.name)
 
 
-def concurrency_run(latency: float, concurrency: int = 8, max_ideas: int = 60) -> dict[str, float]:
+def concurrency_run(latency: float, concurrency: int = 8, max_hypotheses: int = 60) -> dict[str, float]:
     """One fake session with ``latency`` seconds per call; returns its measured ratios."""
     data = _tmp("cosci-bench-conc-")
     log = data / "calls.jsonl"
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.run(
         [sys.executable, "-m", "cosci.run", "experiment=demo", "models=fake", "tools.offline=true",
-         "tracking.enabled=false", f"run.concurrency={concurrency}", f"run.max_ideas={max_ideas}",
+         "tracking.enabled=false", f"run.concurrency={concurrency}", f"run.max_hypotheses={max_hypotheses}",
          "run.budget_usd=50", "run.wall_clock_seconds=3600", f"models.fake.latency_seconds={latency}",
-         f"termination.min_ideas_before_stable={max_ideas}", *FAKE_DEDUP,
+         f"termination.min_hypotheses_before_stable={max_hypotheses}", *FAKE_DEDUP,
          f"models.fake.call_log={log}", "session.name=bench-concurrency"],
         env=_env(data), cwd=ROOT, capture_output=True, text=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -89,38 +89,38 @@ def concurrency_run(latency: float, concurrency: int = 8, max_ideas: int = 60) -
 def loop_cpu_per_task(players: int, tasks: int = 300, seed: int = 0) -> float:
     """The Supervisor loop's own CPU seconds per task with ``players`` hypotheses in the tournament.
 
-    Every task is a tournament batch whose "action" applies one match straight to the record (no LLM); the
+    Every task is a tournament round whose "action" applies one match straight to the record (no LLM); the
     action's CPU is measured apart and excluded.
     """
     from cosci.config.load import compose, validate
     from cosci.domain import Task, TaskResult, hypothesis_id, match_id
-    from cosci.llm.budget import TokenBudget
+    from cosci.llm.budget.token_budget import TokenBudget
     from cosci.records import RecordHypothesis
-    from cosci.store import SessionRecord
+    from cosci.store import SessionStore
     from cosci.supervisor.loop import Supervisor
     from cosci.tournament.elo import EloRule
 
     with tempfile.TemporaryDirectory(dir=DATA) as tmp:
         cfg = validate(compose(["experiment=demo", "models=fake", f"paths.data_dir={tmp}", "run.concurrency=1",
-                                "run.max_ideas=1000", "run.wall_clock_seconds=36000",
+                                "run.max_hypotheses=1000", "run.wall_clock_seconds=36000",
                                 "ranking.max_matches_per_pair=100", "tracking.enabled=false"]), require_goal=True)
-        rec = SessionRecord.open(Path(tmp) / "record.sqlite", "s-bench")
-        rec.sessions.create(goal="g", config_snapshot={}, overrides=[], models_choice="fake", budget_usd=50,
+        store = SessionStore.open(Path(tmp) / "store.sqlite", "s-bench")
+        store.sessions.create(goal="g", config_snapshot={}, overrides=[], models_choice="fake", budget_usd=50,
                             budget_tokens=None, wall_clock_seconds=36000)
-        rec.sessions.update(research_plan={"objective": "o"})
+        store.sessions.update(research_plan={"objective": "o"})
         ids = []
         for i in range(players):
             statement = f"Hypothesis {i} about target {i % 17}."
-            hid = hypothesis_id(rec.namespace, "literature", statement)
-            rec.hypotheses.insert(hid, RecordHypothesis(title=f"H{i}", statement=statement, mechanism="m",
+            hid = hypothesis_id(store.namespace, "literature", statement)
+            store.hypotheses.insert(hid, RecordHypothesis(title=f"H{i}", statement=statement, mechanism="m",
                                                         entities=[], anticipated_outcomes="", novelty_argument="",
                                                         citations=[]), elo=1200.0, task_id=None)
-            rec.hypotheses.set_state(hid, "reviewed")
-            rec.hypotheses.set_state(hid, "in_tournament")
+            store.hypotheses.set_state(hid, "reviewed")
+            store.hypotheses.set_state(hid, "in_tournament")
             ids.append(hid)
-        rec.hypotheses.set_clusters(dict.fromkeys(ids, 0))
+        store.hypotheses.set_clusters(dict.fromkeys(ids, 0))
         for i in range(3):  # some matches, so the counts are not trivially empty
-            rec.tasks.enqueue("ranking", "RunTournamentBatch", f"warm::{i}")
+            store.tasks.enqueue("ranking", "RunTournamentRound", f"warm::{i}")
         rng, action_cpu, done = random.Random(seed), [0.0], [0]
         budget = TokenBudget(50.0, {a: c.budget_share for a, c in cfg.agents.items()}, 0.08)
         sup: Supervisor
@@ -130,21 +130,21 @@ def loop_cpu_per_task(players: int, tasks: int = 300, seed: int = 0) -> float:
             done[0] += 1
             if done[0] > tasks:
                 sup.interrupt()
-            if task.action != "RunTournamentBatch":
+            if task.action != "RunTournamentRound":
                 action_cpu[0] += time.process_time() - t0
                 return TaskResult("nothing_to_do")
             a, b = rng.sample(ids, 2)
-            mid = match_id(rec.namespace, a, b, task.id, 0)
-            rec.matches.apply(mid, a, b, mode="pairwise", winner=a, rule=EloRule(), rationale="", transcript=[],
+            mid = match_id(store.namespace, a, b, task.id, 0)
+            store.matches.apply(mid, a, b, mode="pairwise", winner=a, rule=EloRule(), rationale="", transcript=[],
                               task_id=task.id)
             action_cpu[0] += time.process_time() - t0
             return TaskResult("tournament_match_complete", match_ids=[mid])
 
-        sup = Supervisor(cfg, rec, budget, runner)
+        sup = Supervisor(cfg, store, budget, runner)
         t0 = time.process_time()
         asyncio.run(sup.run())
         total = time.process_time() - t0
-        rec.close()
+        store.close()
     return (total - action_cpu[0]) / tasks
 
 

@@ -36,7 +36,7 @@ from cosci.errors import CosciError, GoalRefused
 from cosci.grounding.report import status_lines
 from cosci.paths import writable_data_dir
 from cosci.session.folder import SessionFolder
-from cosci.store import SessionRecord
+from cosci.store import SessionStore
 
 FEEDBACK_KINDS = ("directive", "preference", "rejection", "pin")
 
@@ -61,78 +61,78 @@ def cmd_list(args: argparse.Namespace) -> None:
     if not folders:
         print(f"no sessions under {root / 'sessions'}")
     for folder in folders:
-        with folder.record() as rec:
-            row = rec.sessions.get()
+        with folder.store() as store:
+            row = store.sessions.get()
             print(
                 f"{folder.session_id}  {folder.shown_status(row.status):8s} {row.stop_reason or '-':11s} "
-                f"{rec.hypotheses.count():3d} hypotheses  "
-                f"{rec.matches.count():4d} matches  {' '.join(row.research_goal.split())[:60]}"
+                f"{store.hypotheses.count():3d} hypotheses  "
+                f"{store.matches.count():4d} matches  {' '.join(row.research_goal.split())[:60]}"
             )
 
 
 def cmd_status(args: argparse.Namespace) -> None:
     folder = session_folder(args)
-    with folder.record() as rec:
-        for line in status_report(folder, rec):
+    with folder.store() as store:
+        for line in status_report(folder, store):
             print(line)
 
 
-def status_report(folder: SessionFolder, rec: SessionRecord) -> list[str]:
+def status_report(folder: SessionFolder, store: SessionStore) -> list[str]:
     """The lines of ``cosci status``: counts, spend, cache reads, active time, grounding, safety."""
-    row = rec.sessions.get()
-    spend = rec.logs.spend()
+    row = store.sessions.get()
+    spend = store.logs.spend()
     out: list[str] = []
     states: dict[str, int] = {}
-    for h in rec.hypotheses.all():
+    for h in store.hypotheses.all():
         states[h.state] = states.get(h.state, 0) + 1
     running = folder.is_running()
     out.append(f"session      {row.id} ({folder.shown_status(row.status)}{', running now' if running else ''})")
     out.append(f"goal         {' '.join(row.research_goal.split())[:200]}")
     out.append(f"stop reason  {row.stop_reason or '-'}")
     out.append(
-        f"hypotheses   {rec.hypotheses.count()} ({', '.join(f'{k} {v}' for k, v in sorted(states.items())) or 'none'})"
+        f"hypotheses   {store.hypotheses.count()} ({', '.join(f'{k} {v}' for k, v in sorted(states.items())) or 'none'})"
     )
-    out.append(f"reviews      {len(rec.hypotheses.reviews())}")
-    out.append(f"matches      {rec.matches.count()} ({rec.matches.count(valid_only=True)} with a valid verdict)")
-    for line in tournament_lines(rec):  # issue 13: BT leaders with CIs, judge statistics
+    out.append(f"reviews      {len(store.hypotheses.reviews())}")
+    out.append(f"matches      {store.matches.count()} ({store.matches.count(valid_only=True)} with a valid verdict)")
+    for line in tournament_lines(store):  # issue 13: BT leaders with CIs, judge statistics
         out.append(f"             {line}")
     out.append(
-        f"feedback     {len(rec.logs.feedback(source='meta_review'))} system, "
-        f"{len(rec.logs.feedback(source='human'))} researcher"
+        f"feedback     {len(store.logs.feedback(source='meta_review'))} system, "
+        f"{len(store.logs.feedback(source='human'))} researcher"
     )
-    out.append(f"tasks        {', '.join(f'{k} {v}' for k, v in sorted(rec.tasks.counts().items()))}")
+    out.append(f"tasks        {', '.join(f'{k} {v}' for k, v in sorted(store.tasks.counts().items()))}")
     total = sum(s["usd"] for s in spend.values())
     out.append(
         f"spent        ${total:.4f} of ${row.budget_usd:.2f}  "
         + ", ".join(f"{a} ${s['usd']:.4f}" for a, s in sorted(spend.items()))
     )
-    shares = rec.logs.cache_read_shares()  # issue 16: how much of the input the provider's prompt cache served
+    shares = store.logs.cache_read_shares()  # issue 16: how much of the input the provider's prompt cache served
     if shares:
         out.append(f"cache reads  {shares.pop('total', 0.0):.1%} of input tokens  "
                    + ", ".join(f"{a} {s:.1%}" for a, s in sorted(shares.items())))
     out.append(f"active time  {row.elapsed_seconds:.0f} s of {row.wall_clock_seconds:.0f} s")
-    out += status_lines(rec)  # evidence verified / misquoted / unseen, the overview's claims and audit
+    out += status_lines(store)  # evidence verified / misquoted / unseen, the overview's claims and audit
     if row.mlflow_run_id:
         out.append(f"mlflow run   {row.mlflow_run_id}")
-    return out + safety_lines(rec)
+    return out + safety_lines(store)
 
 
-def safety_lines(rec: SessionRecord) -> list[str]:
+def safety_lines(store: SessionStore) -> list[str]:
     """Issue 15: screening counts, the goal's verdict, and every quarantined hypothesis with its verdict."""
-    counts = rec.safety.counts()
+    counts = store.safety.counts()
     if not counts:
-        off = rec.logs.events("safety_disabled")
+        off = store.logs.events("safety_disabled")
         return ["safety       off (safety.enabled=false)" if off else "safety       nothing screened"]
-    goal = rec.safety.latest("goal")
+    goal = store.safety.latest("goal")
     lines = [f"safety       {sum(counts.values())} screened: "
              + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
              + (f"; goal {goal.line()}" if goal else "")]
-    for h in rec.hypotheses.all(states=("quarantined",)):
-        verdict = rec.safety.latest("hypothesis", h.id)
+    for h in store.hypotheses.all(states=("quarantined",)):
+        verdict = store.safety.latest("hypothesis", h.id)
         lines.append(f"quarantined  [{h.id}] {' '.join(h.title.split())[:80]}: "
                      + (verdict.line() if verdict else "no verdict recorded"))
-    for v in rec.safety.all("hypothesis"):
-        kept = rec.hypotheses.get(v.subject_id or "")
+    for v in store.safety.all("hypothesis"):
+        kept = store.hypotheses.get(v.subject_id or "")
         if v.decision == "flag" and kept is not None and kept.state != "quarantined":  # kept, marked
             lines.append(f"flagged      [{kept.id}] {' '.join(kept.title.split())[:80]}: {v.line()}")
     return lines
@@ -140,28 +140,28 @@ def safety_lines(rec: SessionRecord) -> list[str]:
 
 def cmd_report(args: argparse.Namespace) -> None:
     folder = session_folder(args)
-    with folder.record() as rec:
+    with folder.store() as store:
         if args.html or args.open or args.out:
             from cosci.report.commands import report_html
 
-            print(report_html(rec, folder.path, args.out, args.open))
+            print(report_html(store, folder.path, args.out, args.open))
             return
-        print_report(rec)
+        print_report(store)
 
 
-def print_report(rec: SessionRecord) -> None:
+def print_report(store: SessionStore) -> None:
     """``cosci report``: the overview (or the leaderboard so far), then what safety screening quarantined."""
-    row = rec.sessions.get()
+    row = store.sessions.get()
     if row.final_overview:
         print(row.final_overview.rstrip())
     else:
         print(f"# Session {row.id}: no overview yet ({row.status}); leaderboard so far\n")
-        bt = rec.matches.bt()
-        for i, h in enumerate(sorted(rec.hypotheses.all(), key=lambda h: -h.elo), 1):
+        bt = store.matches.bt()
+        for i, h in enumerate(sorted(store.hypotheses.all(), key=lambda h: -h.elo), 1):
             score = f" BT {bt[h.id][0]:+.2f} [{bt[h.id][1]:+.2f}, {bt[h.id][2]:+.2f}]" if h.id in bt else ""
             print(f"{i:3d}. [{h.id}] Elo {h.elo:6.0f}{score} ({h.matches_played} matches, {h.state})  {h.title}")
-        print("\n" + "\n".join(tournament_lines(rec)))
-    lines = safety_lines(rec)
+        print("\n" + "\n".join(tournament_lines(store)))
+    lines = safety_lines(store)
     for word, heading in (("quarantined", "Quarantined by safety screening (not in the tournament or the overview)"),
                           ("flagged", "Flagged by safety screening (kept)")):
         marked = [line.removeprefix(word).strip() for line in lines if line.startswith(word)]
@@ -173,20 +173,20 @@ def print_report(rec: SessionRecord) -> None:
 def cmd_export(args: argparse.Namespace) -> None:
     from cosci.report.commands import export
 
-    with session_folder(args).record() as rec:
-        path = export(rec, args.format, args.out)
+    with session_folder(args).store() as store:
+        path = export(store, args.format, args.out)
     if path:
         print(path)
 
 
 def _set_status(args: argparse.Namespace, status: str) -> None:
     folder = session_folder(args)
-    with folder.record() as rec:
-        current = rec.sessions.status()
+    with folder.store() as store:
+        current = store.sessions.status()
         if current in ("done", "refused"):
             raise CosciError(f"session {args.session} is {current}; nothing to {args.command}")
-        rec.sessions.update(status=status)
-        rec.logs.event(f"external_{args.command}", {"requested_status": status})
+        store.sessions.update(status=status)
+        store.logs.event(f"external_{args.command}", {"requested_status": status})
     if folder.is_running():
         print(
             f"{args.session}: {args.command} requested; the running session will "
@@ -199,26 +199,26 @@ def _set_status(args: argparse.Namespace, status: str) -> None:
 
 def cmd_feedback(args: argparse.Namespace) -> None:
     folder = session_folder(args)
-    with folder.record() as rec:
-        if (status := rec.sessions.status()) in ("done", "refused"):
+    with folder.store() as store:
+        if (status := store.sessions.status()) in ("done", "refused"):
             raise CosciError(f"session {args.session} is {status}; feedback would reach no prompt")
         if args.kind in ("directive", "preference") and not (args.text or "").strip():
             raise CosciError(f"--kind {args.kind} needs --text \"...\"")
         if args.kind in ("rejection", "pin") and not args.hypothesis:
             raise CosciError(f"--kind {args.kind} needs --hypothesis <H-id>")
-        if args.hypothesis and rec.hypotheses.get(args.hypothesis) is None:
+        if args.hypothesis and store.hypotheses.get(args.hypothesis) is None:
             raise CosciError(f"no hypothesis {args.hypothesis} in session {args.session}")
         if (args.text or "").strip():
-            check_feedback_text(folder, rec, args.text)
-        fid = rec.logs.add_feedback("human", args.kind, args.text or "", target_id=args.hypothesis)
+            check_feedback_text(folder, store, args.text)
+        fid = store.logs.add_feedback("human", args.kind, args.text or "", target_id=args.hypothesis)
         if args.kind == "rejection":
-            rec.hypotheses.set_state(args.hypothesis, "rejected")
+            store.hypotheses.set_state(args.hypothesis, "rejected")
         elif args.kind == "pin":
-            rec.hypotheses.set_state(args.hypothesis, "pinned")
+            store.hypotheses.set_state(args.hypothesis, "pinned")
     print(f"{args.session}: {args.kind} feedback {fid} recorded; it reaches the next generation and evolution prompts")
 
 
-def check_feedback_text(folder: SessionFolder, rec: SessionRecord, text: str) -> None:
+def check_feedback_text(folder: SessionFolder, store: SessionStore, text: str) -> None:
     """Issue 15: screen researcher feedback as a goal is screened, before it is stored.
 
     Raises:
@@ -231,9 +231,9 @@ def check_feedback_text(folder: SessionFolder, rec: SessionRecord, text: str) ->
         return
     from cosci.safety.standalone import screen_feedback
 
-    screening = screen_feedback(rec, config, text)
+    screening = screen_feedback(store, config, text)
     if screening.acted:
-        rec.logs.event("feedback_refused", {"verdict_id": screening.verdict.id})
+        store.logs.event("feedback_refused", {"verdict_id": screening.verdict.id})
         raise GoalRefused(f"feedback refused by safety screening, {screening.verdict.line()}; it was not recorded")
     if screening.decision == "flag":
         print(f"cosci: warning: feedback flagged by safety screening, {screening.verdict.line()}", file=sys.stderr)
@@ -242,42 +242,42 @@ def check_feedback_text(folder: SessionFolder, rec: SessionRecord, text: str) ->
 def cmd_release(args: argparse.Namespace) -> None:
     """Issue 15: a researcher releases a quarantined hypothesis; it goes back to review and the tournament."""
     folder = session_folder(args)
-    with folder.record() as rec:
-        h = rec.hypotheses.get(args.hypothesis)
+    with folder.store() as store:
+        h = store.hypotheses.get(args.hypothesis)
         if h is None or h.state != "quarantined":
             state = h.state if h else "not in this session"
             raise CosciError(f"{args.hypothesis} is not quarantined ({state}); `cosci status {args.session}` lists"
                              " the quarantined hypotheses")
         if not args.why.strip():
             raise CosciError("--why needs a reason (it is recorded with the release)")
-        verdict = rec.safety.latest("hypothesis", h.id)
-        rec.hypotheses.set_state(h.id, "draft")
-        rec.logs.event("hypothesis_released", {"id": h.id, "by": args.by, "why": args.why.strip(),
+        verdict = store.safety.latest("hypothesis", h.id)
+        store.hypotheses.set_state(h.id, "draft")
+        store.logs.event("hypothesis_released", {"id": h.id, "by": args.by, "why": args.why.strip(),
                                                "verdict_id": verdict.id if verdict else None})
-        status = rec.sessions.status()
+        status = store.sessions.status()
         if status in ("done", "refused"):
             print(f"{args.session}: {h.id} released (back to draft), but the session is {status}: no more matches run")
             return
         from cosci.supervisor.rules import Scheduler
 
-        Scheduler(folder.frozen_config(), rec).screen_or_review(h.id)  # it has a verdict: straight to review
+        Scheduler(folder.frozen_config(), store).screen_or_review(h.id)  # it has a verdict: straight to review
     when = "now" if folder.is_running() else f"at `cosci resume {args.session}`"
     print(f"{args.session}: {h.id} released by {args.by}; it is reviewed and enters the tournament {when}")
 
 
 def cmd_resume(args: argparse.Namespace) -> None:
     folder = session_folder(args)
-    with folder.record() as rec:
-        status = rec.sessions.status()
+    with folder.store() as store:
+        status = store.sessions.status()
         if folder.is_running():
             if status != "paused":
                 raise CosciError(f"session {args.session} is already running in another process")
-            rec.sessions.update(status="running")
+            store.sessions.update(status="running")
             print(f"{args.session}: resumed (the running process continues)")
             return
         if status in ("done", "refused"):
             raise CosciError(f"session {args.session} is {status}; `cosci report {args.session}` shows its overview")
-        row = rec.sessions.get()
+        row = store.sessions.get()
     config = folder.frozen_config(args.overrides)
     from flows.launch import run_session
 
@@ -286,7 +286,7 @@ def cmd_resume(args: argparse.Namespace) -> None:
 
 def cmd_run(args: argparse.Namespace) -> None:
     """A new session whose goal is ``--goal`` verbatim: the text never meets Hydra's override grammar."""
-    from cosci.llm.routing import Router
+    from cosci.llm.gateway.routing import Router
     from cosci.run import check_corpus
 
     if given := next((o.lstrip("+~").split("=", 1)[0] for o in args.overrides
@@ -307,8 +307,8 @@ def cmd_run(args: argparse.Namespace) -> None:
 
 
 def cmd_estimate(args: argparse.Namespace) -> None:
-    from cosci.llm.estimate import estimate_session
-    from cosci.llm.providers import check_models
+    from cosci.llm.gateway.estimate import estimate_session
+    from cosci.llm.gateway.providers import check_models
 
     config = validate(compose(args.overrides))
     check_models(config, keys=False)  # a model no provider serves cannot be priced either
@@ -325,7 +325,7 @@ def cmd_compare(args: argparse.Namespace) -> None:
 
 
 def cmd_serve(args: argparse.Namespace) -> None:
-    from cosci.llm.routing import Router
+    from cosci.llm.gateway.routing import Router
     from flows.env import prepare
 
     config = validate(compose(args.overrides), require_goal=True)
@@ -475,14 +475,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         raise SystemExit(141) from None
 
 
-def tournament_lines(rec: SessionRecord) -> list[str]:
+def tournament_lines(store: SessionStore) -> list[str]:
     """Issue 13: the BT top 5 (score, 95 % CI, logits) and the judge statistics, flagged when position-biased."""
     from cosci.tournament.judge_stats import session_judge_stats
 
-    bt = sorted(rec.matches.bt().items(), key=lambda kv: (-kv[1][0], kv[0]))[:5]
+    bt = sorted(store.matches.bt().items(), key=lambda kv: (-kv[1][0], kv[0]))[:5]
     out = ["BT top 5: " + (", ".join(f"{h} {s:+.2f} [{lo:+.2f}, {hi:+.2f}]" for h, (s, lo, hi) in bt) or "no fit yet")]
-    tolerance = float(rec.sessions.get().config_snapshot.get("ranking", {}).get("first_position_flag", 0.15))
-    return out + session_judge_stats(rec).lines(tolerance)
+    tolerance = float(store.sessions.get().config_snapshot.get("ranking", {}).get("first_position_flag", 0.15))
+    return out + session_judge_stats(store).lines(tolerance)
 
 
 if __name__ == "__main__":

@@ -180,7 +180,7 @@ class TaskResult:
 
 
 @dataclass(frozen=True)
-class CallRecord:
+class Call:
     """One provider call attempt, as the gateway reports it (seed 004 ``transcripts``).
 
     Units: tokens; ``cost_usd`` in USD (from LiteLLM's cost calculation); ``latency_seconds`` in seconds.

@@ -28,7 +28,7 @@ from cosci.config.load import ConfigError, compose, hydra_one_line, validate, wi
 from cosci.config.schema import CosciConfig
 from cosci.errors import CosciError, GoalRefused, MissingApiKey, UnknownModel
 from cosci.launchers import check_launcher, quiet_schema_warning
-from cosci.llm.routing import Router
+from cosci.llm.gateway.routing import Router
 from cosci.paths import conf_dir, writable_data_dir
 from cosci.text import one_line
 from cosci.tracking import check_tracking
@@ -104,8 +104,8 @@ def check_resumable(data_dir: Path, session_id: str) -> None:
     """Raises CosciError (one line) if the session does not exist or is done."""
     from cosci.session.folder import SessionFolder
 
-    with SessionFolder.existing(data_dir, session_id).record() as record:
-        status = record.sessions.status()
+    with SessionFolder.existing(data_dir, session_id).store() as store:
+        status = store.sessions.status()
     if status in ("done", "refused"):
         raise CosciError(f"session {session_id} is {status}; `cosci report {session_id}` shows its overview")
 
@@ -169,8 +169,8 @@ def _run_job(cfg: DictConfig) -> float | None:
         from cosci.session.folder import SessionFolder
 
         folder = SessionFolder.existing(config.paths.data_dir, config.session.resume)
-        with folder.record() as record:
-            row = record.sessions.get()
+        with folder.store() as store:
+            row = store.sessions.get()
         frozen = folder.frozen_config()
         summary = run_session(
             frozen, overrides=row.overrides, choices={"models": row.models_choice}, resume_id=config.session.resume

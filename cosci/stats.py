@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from cosci.store import SessionRecord
+from cosci.store import SessionStore
 
 
 @dataclass(frozen=True)
@@ -46,15 +46,15 @@ class SessionStats:
         return {k: float(v) for k, v in out.items()}
 
 
-def collect(record: SessionRecord, elapsed_seconds: float, initial_elo: float) -> SessionStats:
-    ranked = record.hypotheses.ranked()
+def collect(store: SessionStore, elapsed_seconds: float, initial_elo: float) -> SessionStats:
+    ranked = store.hypotheses.ranked()
     elos = [h.elo for h in ranked]
-    spend = record.logs.spend()
-    counts = record.tasks.counts()
+    spend = store.logs.spend()
+    counts = store.tasks.counts()
     return SessionStats(
-        hypotheses=record.hypotheses.count(),
-        reviews=len(record.hypotheses.reviews()),
-        matches=record.matches.count(),
+        hypotheses=store.hypotheses.count(),
+        reviews=len(store.hypotheses.reviews()),
+        matches=store.matches.count(),
         top1_elo=elos[0] if elos else initial_elo,
         top5_mean_elo=sum(elos[:5]) / len(elos[:5]) if elos else initial_elo,
         spent_usd=sum(s["usd"] for s in spend.values()),
@@ -63,5 +63,5 @@ def collect(record: SessionRecord, elapsed_seconds: float, initial_elo: float) -
         tasks_done=counts.get("done", 0),
         tasks_failed=counts.get("failed", 0) + counts.get("dead", 0),
         spend_by_agent={a: s["usd"] for a, s in spend.items()},
-        feedback=len(record.logs.feedback(source="meta_review")),
+        feedback=len(store.logs.feedback(source="meta_review")),
     )

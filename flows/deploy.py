@@ -23,7 +23,7 @@ from prefect import flow
 
 from cosci.config.load import compose, validate
 from cosci.config.schema import CosciConfig
-from cosci.llm.routing import Router
+from cosci.llm.gateway.routing import Router
 from flows.session import session_flow
 
 FLOW_NAME = "cosci-scheduled-session"

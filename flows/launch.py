@@ -60,8 +60,8 @@ def refusal(data_dir: Path, session_id: str) -> GoalRefused:
     """The error for a session whose goal safety screening refused (its message names the categories)."""
     from cosci.session.folder import SessionFolder
 
-    with SessionFolder(data_dir, session_id).record() as record:
-        verdict = record.safety.latest("goal")
+    with SessionFolder(data_dir, session_id).store() as store:
+        verdict = store.safety.latest("goal")
     why = verdict.line() if verdict else "no verdict recorded"
     return GoalRefused(f"goal refused by safety screening, {why} (session {session_id} recorded as refused)")
 
@@ -93,8 +93,8 @@ def run_session(
     # parallel sweep's jobs each have their own home
     ensure_server(home, wait=False)
     quiet_logging()  # before the imports below log anything (faiss, mlflow)
-    from cosci.llm.estimate import estimate_session
-    from cosci.llm.providers import check_models
+    from cosci.llm.gateway.estimate import estimate_session
+    from cosci.llm.gateway.providers import check_models
     from flows.session import session_flow
 
     quiet_logging(home / "prefect.log")

@@ -89,13 +89,13 @@ async def agent_action(session_id: str, spec: dict[str, Any]) -> dict[str, Any]:
     rt = runtimes().get(session_id)
     if rt is None:  # never silently: a task that cannot reach its session fails the session (issue 12)
         raise SessionFailed(f"session {session_id} is not open in process {os.getpid()} running this task")
-    t = rt.record.tasks.get(spec["task_id"])
+    t = rt.store.tasks.get(spec["task_id"])
     if t is None:
         raise KeyError(f"no task {spec['task_id']} in session {session_id}")
     try:
         result = await rt.execute(t)
     except Exception as exc:
-        rt.record.tasks.note_error(t.id, f"{type(exc).__name__}: {exc}")
+        rt.store.tasks.note_error(t.id, f"{type(exc).__name__}: {exc}")
         raise
     return json.loads(result.to_json())
 
@@ -190,7 +190,7 @@ def _live_progress(config: CosciConfig, session_id: str) -> Any:
 
 async def _paused(pending: BackgroundTracker | None, rt: SessionRuntime, reason: StopReason) -> dict[str, Any]:
     """An interrupted session: ``paused`` until ``cosci resume``, its MLflow run KILLED; the summary as plain data."""
-    rt.record.sessions.update(status="paused", stop_reason=str(reason))
+    rt.store.sessions.update(status="paused", stop_reason=str(reason))
     tracker = await pending.ready() if pending else None
     if tracker and pending:
         await pending.call(tracker.interrupted)
@@ -201,8 +201,8 @@ def _failed(rt: SessionRuntime, exc: BaseException, tracker: Any, pending: Backg
     """A session that ended by an exception: an error (not an interrupt) marks it failed, never left running;
     its MLflow run (if it started) is marked FAILED."""
     if isinstance(exc, Exception):
-        rt.record.sessions.update(status="failed", stop_reason="error")
-        rt.record.logs.event("session_failed", {"error": f"{type(exc).__name__}: {exc}"[:2000]})
+        rt.store.sessions.update(status="failed", stop_reason="error")
+        rt.store.logs.event("session_failed", {"error": f"{type(exc).__name__}: {exc}"[:2000]})
     if pending is not None and (tracker := tracker or pending.started()):
         with contextlib.suppress(Exception):  # the original error matters more
             pending.call_now(tracker.fail)
@@ -217,10 +217,10 @@ def _check_some_call_succeeded(rt: SessionRuntime, reason: StopReason) -> None:
     """
     if reason in (StopReason.INTERRUPTED, StopReason.BUDGET, StopReason.REFUSED):
         return  # paused, or a stop with its own reason (a budget too small for any call says so itself)
-    outcomes = rt.record.logs.outcomes()
+    outcomes = rt.store.logs.outcomes()
     if outcomes.get("ok", 0) or not any(k.startswith("error") and k != "error:budget" for k in outcomes):
         return
-    rows = rt.record.db.query("SELECT error FROM transcripts WHERE session_id=? AND outcome LIKE 'error%'"
+    rows = rt.store.db.query("SELECT error FROM transcripts WHERE session_id=? AND outcome LIKE 'error%'"
                               " AND outcome != 'error:budget' ORDER BY seq DESC LIMIT 1", (rt.session_id,))
     last = " ".join(str(rows[0]["error"] or "").split())[:300] if rows else "unknown"
     raise SessionFailed(f"no model call succeeded ({sum(outcomes.values())} attempts); the last error: {last}")
@@ -232,8 +232,8 @@ def _close_run(tracker: Any, rt: SessionRuntime, summary: SessionSummary) -> Non
     if tracker is None:
         return
     try:
-        tracker.log_safety(rt.record)  # issue 15
-        tracker.finish(rt.record, summary.to_dict(), elo_initial=rt.config.ranking.elo_initial,
+        tracker.log_safety(rt.store)  # issue 15
+        tracker.finish(rt.store, summary.to_dict(), elo_initial=rt.config.ranking.elo_initial,
                        report=rt.folder / "final" / "report.html")
     except Exception as exc:
         log.warning("the MLflow run %s was not completed: %s", tracker.run_id, error_line(exc))
@@ -263,7 +263,7 @@ async def session_flow(
             pending = BackgroundTracker(config, rt, overrides, models_choice)
         progress = _live_progress(config, rt.session_id) if ui else None
         observers: list[Observer] = list(filter(None, (pending, progress)))
-        sup = Supervisor(config, rt.record, rt.budget, make_runner(rt), observers)
+        sup = Supervisor(config, rt.store, rt.budget, make_runner(rt), observers)
         handled = _on_interrupt(sup) if ui else []
         try:
             if progress:

@@ -38,7 +38,7 @@ class BackgroundTracker:
     def _start(config: CosciConfig, rt: SessionRuntime, overrides: list[str], models_choice: str) -> Any:
         from cosci.tracking.mlflow_run import SessionTracker
 
-        tracker = SessionTracker.start(config, rt.record, overrides, models_choice)
+        tracker = SessionTracker.start(config, rt.store, overrides, models_choice)
         tracker.client.set_tag(tracker.run_id, "cosci.embedding_model", rt.deps.embedder.model)
         return tracker
 

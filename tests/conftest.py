@@ -17,7 +17,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from cosci.config.load import compose, validate
 from cosci.config.schema import CosciConfig
-from cosci.llm.fake import FAKE, FakeBackend
+from cosci.llm.fake.provider import FAKE, FakeBackend
 
 API_KEYS = (
     "ANTHROPIC_API_KEY",
@@ -122,7 +122,7 @@ def fake_cites_an_unknown_id(monkeypatch: pytest.MonkeyPatch) -> str:
     """The fake's own final overview, plus an executive-summary sentence citing a hypothesis id that exists
     nowhere (the fake otherwise cites only ids in its prompt, so "cites only known ids" would hold by
     construction). Returns the unknown id."""
-    from cosci.llm import fake_content
+    from cosci.llm.fake import content as fake_content
 
     original = fake_content.overview
 

@@ -8,16 +8,16 @@ import pytest
 
 from cosci.cli import main
 from cosci.config.schema import CosciConfig
-from cosci.llm.fake import FakeBackend
+from cosci.llm.fake.provider import FakeBackend
 from cosci.session.runtime import SessionRuntime
-from cosci.store import RECORD_FILE, SessionRecord
+from cosci.store import STORE_FILE, SessionStore
 from cosci.supervisor.loop import Supervisor
 
 
 async def run_plain(config: CosciConfig) -> str:
     """Run a whole session in-process with the runtime as the runner (no Prefect); returns its id."""
     rt = await SessionRuntime.open(config, models_choice="fake")
-    sup = Supervisor(config, rt.record, rt.budget, rt.execute)
+    sup = Supervisor(config, rt.store, rt.budget, rt.execute)
     overview = await sup.finalize(await sup.run())
     rt.write_overview(overview)
     sid = rt.session_id
@@ -62,9 +62,9 @@ def test_feedback_reaches_the_record_and_rejection_moves_state(
     finished: tuple[Path, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     data, sid = finished
-    rec = SessionRecord.open(data / "sessions" / sid / RECORD_FILE, sid)
-    rec.sessions.update(status="paused")  # feedback is for sessions that will run again
-    rec.close()
+    store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
+    store.sessions.update(status="paused")  # feedback is for sessions that will run again
+    store.close()
     code, _, _ = _cli(
         capsys,
         "--data-dir",
@@ -77,17 +77,17 @@ def test_feedback_reaches_the_record_and_rejection_moves_state(
         "focus on drugs with CNS penetration",
     )
     assert code == 0
-    rec = SessionRecord.open(data / "sessions" / sid / RECORD_FILE, sid)
-    hid = rec.hypotheses.ranked()[-1].id
-    rec.close()
+    store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
+    hid = store.hypotheses.ranked()[-1].id
+    store.close()
     code, _, _ = _cli(capsys, "--data-dir", str(data), "feedback", sid, "--kind", "rejection", "--hypothesis", hid)
     assert code == 0
-    rec = SessionRecord.open(data / "sessions" / sid / RECORD_FILE, sid)
-    assert [f.text for f in rec.logs.feedback(source="human", kind="directive")] == [
+    store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
+    assert [f.text for f in store.logs.feedback(source="human", kind="directive")] == [
         "focus on drugs with CNS penetration"
     ]
-    assert rec.hypotheses.get(hid).state == "rejected"
-    rec.close()
+    assert store.hypotheses.get(hid).state == "rejected"
+    store.close()
 
 
 def test_directive_feedback_reaches_the_next_generation_prompt(config: CosciConfig, fake: FakeBackend) -> None:
@@ -97,9 +97,9 @@ def test_directive_feedback_reaches_the_next_generation_prompt(config: CosciConf
 
     async def go() -> str:
         rt = await SessionRuntime.open(config, models_choice="fake")
-        rt.record.logs.add_feedback("human", "directive", "prefer drugs that cross the blood-brain barrier")
-        tid = rt.record.tasks.enqueue("generation", "GenerateHypothesis", "g1", payload={"strategy": "literature"})
-        task: Task | None = rt.record.tasks.get(tid or "")
+        rt.store.logs.add_feedback("human", "directive", "prefer drugs that cross the blood-brain barrier")
+        tid = rt.store.tasks.enqueue("generation", "GenerateHypothesis", "g1", payload={"mode": "literature"})
+        task: Task | None = rt.store.tasks.get(tid or "")
         assert task is not None
         await rt.execute(task)
         await rt.close()
@@ -120,9 +120,9 @@ def test_bad_feedback_gives_one_line(finished: tuple[Path, str], capsys: pytest.
     data, sid = finished
     code, _, err = _cli(capsys, "--data-dir", str(data), "feedback", sid, "--kind", "directive", "--text", "x")
     assert code == 2 and err.count("\n") == 1 and "is done" in err
-    rec = SessionRecord.open(data / "sessions" / sid / RECORD_FILE, sid)
-    rec.sessions.update(status="paused")
-    rec.close()
+    store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
+    store.sessions.update(status="paused")
+    store.close()
     code, _, err = _cli(capsys, "--data-dir", str(data), "feedback", sid, "--kind", "pin")
     assert code == 2 and "--hypothesis" in err
     code, _, err = _cli(
@@ -141,9 +141,9 @@ def test_pause_and_abort_of_a_stopped_session(
     code, out, _ = _cli(capsys, "--data-dir", str(data), "pause", sid)
     assert code == 0 and "not running" in out
     code, out, _ = _cli(capsys, "--data-dir", str(data), "abort", sid)
-    rec = SessionRecord.open(data / "sessions" / sid / RECORD_FILE, sid)
-    assert rec.sessions.status() == "aborting"
-    rec.close()
+    store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
+    assert store.sessions.status() == "aborting"
+    store.close()
 
 
 def test_resume_of_a_done_session_is_refused(finished: tuple[Path, str], capsys: pytest.CaptureFixture[str]) -> None:
@@ -201,7 +201,7 @@ def test_an_abort_marked_on_a_stopped_session_ends_it_at_resume(
 
     async def resume() -> StopReason:
         rt = await SessionRuntime.open(config, session_id=sid, models_choice="fake")
-        sup = Supervisor(config, rt.record, rt.budget, rt.execute)
+        sup = Supervisor(config, rt.store, rt.budget, rt.execute)
         reason = await sup.run()
         await sup.finalize(reason)
         await rt.close()
@@ -209,9 +209,9 @@ def test_an_abort_marked_on_a_stopped_session_ends_it_at_resume(
 
     assert asyncio.run(resume()) == StopReason.EXTERNAL
     assert not [c for c in fake.calls if c.agent in ("generation", "reflection", "ranking", "evolution")]
-    rec = SessionRecord.open(data / "sessions" / sid / RECORD_FILE, sid)
-    assert rec.sessions.status() == "done" and rec.sessions.get().stop_reason == "aborted"
-    rec.close()
+    store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
+    assert store.sessions.status() == "done" and store.sessions.get().stop_reason == "aborted"
+    store.close()
 
 
 @pytest.mark.parametrize(

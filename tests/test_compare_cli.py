@@ -26,18 +26,18 @@ from tests.test_cli import _cli
 COMMON = "experiment=demo models=fake tools.offline=True"
 
 
-def _session(client: MlflowClient, exp: str, sid: str, max_ideas: int, parent: str | None) -> str:
+def _session(client: MlflowClient, exp: str, sid: str, max_hypotheses: int, parent: str | None) -> str:
     tags = {"cosci.session_id": sid, "cosci.models": "fake", "cosci.experiment": "demo",
-            "cosci.stop_reason": "max_ideas"}
+            "cosci.stop_reason": "max_hypotheses"}
     if parent:
-        tags |= {"mlflow.parentRunId": parent, "cosci.sweep_overrides": f"{COMMON} run.max_ideas={max_ideas}"}
+        tags |= {"mlflow.parentRunId": parent, "cosci.sweep_overrides": f"{COMMON} run.max_hypotheses={max_hypotheses}"}
     run_id = client.create_run(exp, run_name=sid, tags=tags).info.run_id
     now = int(time.time() * 1000)
-    finals = {"top1_elo": 1230.5 + max_ideas, "spent_usd": 0.0461, "hypotheses": 5.0, "matches": 321.0,
+    finals = {"top1_elo": 1230.5 + max_hypotheses, "spent_usd": 0.0461, "hypotheses": 5.0, "matches": 321.0,
               "wall_seconds": 2.5}
     client.log_batch(
         run_id,
-        params=[Param("experiment", "demo"), Param("models", "fake"), Param("run.max_ideas", str(max_ideas))],
+        params=[Param("experiment", "demo"), Param("models", "fake"), Param("run.max_hypotheses", str(max_hypotheses))],
         metrics=[Metric("top1_elo", 1200.0 + 5 * s, now, s * 5) for s in range(4)]
         + [Metric(f"final_{k}", v, now, 0) for k, v in finals.items()],
     )
@@ -48,13 +48,13 @@ def _session(client: MlflowClient, exp: str, sid: str, max_ideas: int, parent: s
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     """A data folder whose ``mlflow.db`` holds experiment ``demo``: a sweep parent and its two sessions
-    (``run.max_ideas`` 4 and 5); and experiment ``empty`` holding only a sweep parent. Returns (data, parent)."""
+    (``run.max_hypotheses`` 4 and 5); and experiment ``empty`` holding only a sweep parent. Returns (data, parent)."""
     data = tmp_path_factory.mktemp("data")
     client = MlflowClient(f"sqlite:///{data / 'mlflow.db'}")
     exp = client.create_experiment("demo", artifact_location=(data / "mlartifacts" / "demo").as_uri())
     parent = client.create_run(exp, run_name="sweep-1", tags={"cosci.sweep": "true"}).info.run_id
-    for i, max_ideas in enumerate((4, 5)):
-        _session(client, exp, f"s-20260101-00000{i}-abc{i}{i}{i}", max_ideas, parent)
+    for i, max_hypotheses in enumerate((4, 5)):
+        _session(client, exp, f"s-20260101-00000{i}-abc{i}{i}{i}", max_hypotheses, parent)
     client.set_terminated(parent, status="FINISHED")
     empty = client.create_experiment("empty", artifact_location=(data / "mlartifacts" / "empty").as_uri())
     client.create_run(empty, run_name="sweep-2", tags={"cosci.sweep": "true"})
@@ -185,7 +185,7 @@ def test_the_table_prints_counts_as_integers_and_no_shape(
         named = dict(zip(header, row, strict=True))
         assert named["hypotheses"] == "5" and named["matches"] == "321"
         assert named["usd"] == "0.046"
-    assert [dict(zip(header, r, strict=True))["differs"] for r in cells] == ["run.max_ideas=4", "run.max_ideas=5"]
+    assert [dict(zip(header, r, strict=True))["differs"] for r in cells] == ["run.max_hypotheses=4", "run.max_hypotheses=5"]
     parquet = pl.read_parquet(tmp_path / "sessions.parquet")
     assert parquet["metric.final_matches"].to_list() == [321.0, 321.0]  # the file keeps MLflow's values
 
@@ -205,20 +205,20 @@ def _frame(store: tuple[Path, str], **selector: object) -> pl.DataFrame:
 def test_sweep_sessions_are_labelled_by_the_overrides_that_differ(store: tuple[Path, str]) -> None:
     _, parent = store
     frame = _frame(store, parent=parent)
-    assert session_labels(frame) == ["run.max_ideas=4", "run.max_ideas=5"]
+    assert session_labels(frame) == ["run.max_hypotheses=4", "run.max_hypotheses=5"]
 
 
 def test_sessions_without_overrides_are_labelled_by_differing_params(store: tuple[Path, str]) -> None:
     frame = _frame(store, experiment="demo").drop("tag.sweep_overrides")
-    assert distinguishing(frame) == ["run.max_ideas=4", "run.max_ideas=5"]
-    assert session_labels(frame) == ["run.max_ideas=4", "run.max_ideas=5"]
+    assert distinguishing(frame) == ["run.max_hypotheses=4", "run.max_hypotheses=5"]
+    assert session_labels(frame) == ["run.max_hypotheses=4", "run.max_hypotheses=5"]
 
 
 def test_one_session_or_identical_ones_fall_back_to_session_ids(store: tuple[Path, str]) -> None:
     frame = _frame(store, experiment="demo")
     one = frame.head(1)
     assert session_labels(one) == one["session_id"].to_list()
-    same = frame.with_columns(pl.lit(COMMON).alias("tag.sweep_overrides"), pl.lit("4").alias("param.run.max_ideas"))
+    same = frame.with_columns(pl.lit(COMMON).alias("tag.sweep_overrides"), pl.lit("4").alias("param.run.max_hypotheses"))
     assert session_labels(same) == frame["session_id"].to_list()
 
 

@@ -17,16 +17,16 @@ pytestmark = pytest.mark.live
 def test_a_real_provider_records_a_research_plan(models: str, key: str, tmp_path: Path) -> None:
     if not os.environ.get(key):
         pytest.skip(f"{key} is not set")
-    from cosci.llm.budget import TokenBudget
-    from cosci.llm.gateway import Gateway
-    from cosci.llm.structured import call_record
-    from cosci.llm.types import CallSpec, TextBlock
+    from cosci.llm.budget.token_budget import TokenBudget
+    from cosci.llm.gateway.adapter import Gateway
+    from cosci.llm.port.structured import call_record
+    from cosci.llm.port.types import CallSpec, TextBlock
     from cosci.prompts import render
     from cosci.records import RecordResearchPlan
 
     config = make_config(tmp_path / "data", f"models={models}")
     gateway = Gateway(config, TokenBudget(1.0, {a: c.budget_share for a, c in config.agents.items()}, 0.08))
-    spec = CallSpec(route=gateway.router.route("supervisor", "parse_goal"), action="live",
+    spec = CallSpec(route=gateway.router.route("goal_parsing", "parse_goal"), action="live",
                     system=[TextBlock(render("_safety_preamble"), cache=True)],
                     messages=[{"role": "user", "content": render("parse_goal", goal=config.session.goal)}])
     plan, resp = asyncio.run(call_record(gateway, spec, RecordResearchPlan))

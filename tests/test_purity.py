@@ -47,7 +47,7 @@ BAD_IMPORTS = [
      "BROKEN", "cosci.agents.base -> omegaconf"),
     ("cosci/store/db.py", "import cosci.agents.ranking", "Layers, entry points down to the domain "
      "(docs/ARCHITECTURE.md) BROKEN", "cosci.store.db -> cosci.agents.ranking"),
-    ("cosci/llm/types.py", "import cosci.llm.gateway", "No import cycle between sibling packages",
+    ("cosci/llm/port/types.py", "import cosci.llm.gateway", "No import cycle between sibling packages",
      ".types -> .gateway"),
 ]
 
@@ -74,7 +74,7 @@ def loaded_frameworks(*modules: str) -> set[str]:
     return set(json.loads(out.stdout.strip().splitlines()[-1])) & (FORBIDDEN | {"omegaconf"})
 
 
-AGENTS = ["cosci.agents.goal", "cosci.agents.generation", "cosci.agents.reflection", "cosci.agents.ranking",
+AGENTS = ["cosci.agents.goal_parsing", "cosci.agents.generation", "cosci.agents.reflection", "cosci.agents.ranking",
           "cosci.agents.evolution", "cosci.agents.proximity", "cosci.agents.metareview", "cosci.agents.safety"]
 
 

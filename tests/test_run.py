@@ -9,15 +9,15 @@ from cosci.run import expand_sweep
 
 
 def test_the_basic_sweeper_gives_the_cartesian_product() -> None:
-    assert expand_sweep(["run.seed=1,2", "models=fake,local", "run.max_ideas=4"]) == [
-        ["run.seed=1", "models=fake", "run.max_ideas=4"], ["run.seed=1", "models=local", "run.max_ideas=4"],
-        ["run.seed=2", "models=fake", "run.max_ideas=4"], ["run.seed=2", "models=local", "run.max_ideas=4"]]
+    assert expand_sweep(["run.seed=1,2", "models=fake,local", "run.max_hypotheses=4"]) == [
+        ["run.seed=1", "models=fake", "run.max_hypotheses=4"], ["run.seed=1", "models=local", "run.max_hypotheses=4"],
+        ["run.seed=2", "models=fake", "run.max_hypotheses=4"], ["run.seed=2", "models=local", "run.max_hypotheses=4"]]
 
 
 def test_another_sweeper_keeps_its_own_sweep_syntax() -> None:
     """Optuna's ``interval(...)`` is no basic sweep: only the overrides every job shares are pre-validated."""
-    jobs = expand_sweep(["hydra/sweeper=optuna", "run.seed=interval(0, 9)", "models=fake,local", "run.max_ideas=4"])
-    assert jobs == [["hydra/sweeper=optuna", "run.max_ideas=4"]]
+    jobs = expand_sweep(["hydra/sweeper=optuna", "run.seed=interval(0, 9)", "models=fake,local", "run.max_hypotheses=4"])
+    assert jobs == [["hydra/sweeper=optuna", "run.max_hypotheses=4"]]
 
 
 def test_an_override_hydra_cannot_parse_is_one_config_error() -> None:

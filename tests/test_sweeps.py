@@ -106,11 +106,11 @@ def test_parallel_sweeps_refuse_a_shared_sqlite_store(tmp_path: Path) -> None:
 def test_joblib_launcher_runs_two_sessions(tmp_path: Path) -> None:
     result = _cosci(["-m", "hydra/launcher=parallel", *FAKE, "tracking.enabled=false", "run.seed=1,2"], tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
-    records = list((tmp_path / "data" / "sessions").glob("*/record.sqlite"))
+    records = list((tmp_path / "data" / "sessions").glob("*/store.sqlite"))
     assert len(records) == 2
-    from cosci.store import SessionRecord
+    from cosci.store import SessionStore
 
     for path in records:
-        rec = SessionRecord.open(path, path.parent.name)
-        assert rec.sessions.get().status == "done"
-        rec.close()
+        store = SessionStore.open(path, path.parent.name)
+        assert store.sessions.get().status == "done"
+        store.close()

@@ -9,14 +9,14 @@ def build_agents(deps: AgentDeps) -> dict[str, BaseAgent]:
     """Agent name -> agent, for every agent the Supervisor dispatches to."""
     from cosci.agents.evolution import EvolutionAgent
     from cosci.agents.generation import GenerationAgent
-    from cosci.agents.goal import GoalParser
+    from cosci.agents.goal_parsing import GoalParsingAgent
     from cosci.agents.metareview import MetaReviewAgent
     from cosci.agents.proximity import ProximityAgent
     from cosci.agents.ranking import RankingAgent
     from cosci.agents.reflection import ReflectionAgent
     from cosci.agents.safety import SafetyAgent
 
-    agents = (GoalParser, GenerationAgent, ReflectionAgent, RankingAgent, EvolutionAgent, ProximityAgent,
+    agents = (GoalParsingAgent, GenerationAgent, ReflectionAgent, RankingAgent, EvolutionAgent, ProximityAgent,
               MetaReviewAgent, SafetyAgent)
     return {cls.name: cls(deps) for cls in agents}
 

@@ -28,9 +28,9 @@ from rapidfuzz import fuzz
 
 from cosci.agents.tool_loop import result_sources
 from cosci.domain import Hypothesis
-from cosci.store import SessionRecord
-from cosci.tools.base import SourceRecord, Tool
-from cosci.tools.sources import citation_keys, record_keys
+from cosci.store import SessionStore
+from cosci.tools.base import Source, Tool
+from cosci.tools.sources import citation_keys, source_keys
 
 SEARCH_ORDER = ("local_corpus_search", "pubmed_search", "europe_pmc_search", "arxiv_search")
 CITED_TRIED = 3
@@ -43,17 +43,17 @@ ARTICLE_CHARS = 12000
 class Article:
     """The article's record and how it was chosen (``given`` | ``cited`` | ``search``)."""
 
-    record: SourceRecord
+    source: Source
     how: str
 
     def to_json(self) -> dict[str, Any]:
         """Stored on the review row (``reviews.article``): title, abstract, url, source_id, how."""
-        r = self.record
+        r = self.source
         return {"title": r.title, "abstract": r.text[:ARTICLE_CHARS], "url": r.url, "source_id": r.source_id,
                 "how": self.how}
 
     def prompt_text(self) -> str:
-        r = self.record
+        r = self.source
         lines = [f"Title: {r.title}" if r.title else "", f"Source: {r.source_id}",
                  f"URL: {r.url}" if r.url else "", f"Text: {r.text[:ARTICLE_CHARS]}"]
         return "\n".join(line for line in lines if line)
@@ -66,7 +66,7 @@ def given_article(payload: Any) -> Article | None:
     url = str(payload.get("url", ""))
     keys = sorted(k for k in citation_keys(url) if "//" not in k) if url else []
     text = str(payload.get("abstract") or payload.get("title"))
-    return Article(SourceRecord(url=url, text=text, title=str(payload.get("title", "")), ids=tuple(keys)), "given")
+    return Article(Source(url=url, text=text, title=str(payload.get("title", "")), ids=tuple(keys)), "given")
 
 
 def prediction_query(h: Hypothesis) -> str:
@@ -76,11 +76,11 @@ def prediction_query(h: Hypothesis) -> str:
 
 
 class ArticleFinder:
-    """Finds the article for a hypothesis with the agent's tools and the session record; ``results``: records
+    """Finds the article for a hypothesis with the agent's tools and the session store; ``results``: records
     asked of each search (``reflection.observation_search_results``)."""
 
-    def __init__(self, tools: Mapping[str, Tool], record: SessionRecord, results: int = 5) -> None:
-        self.tools, self.record, self.results = tools, record, results
+    def __init__(self, tools: Mapping[str, Tool], store: SessionStore, results: int = 5) -> None:
+        self.tools, self.store, self.results = tools, store, results
 
     async def find(self, h: Hypothesis, payload: Any = None) -> tuple[Article | None, str]:
         """The article and how it was chosen, or None and the reason (see module docstring)."""
@@ -94,7 +94,7 @@ class ArticleFinder:
                 continue
             tried.append(name)
             result = await self.tools[name]({"query": prediction_query(h), "max_results": self.results})
-            outside = [r for r in result_sources(result, name) if not record_keys(r) & own]
+            outside = [r for r in result_sources(result, name) if not source_keys(r) & own]
             if outside:
                 return Article(outside[0], "independent"), "independent"
         for item in cited[:CITED_TRIED]:
@@ -113,7 +113,7 @@ class ArticleFinder:
     def cited(self, h: Hypothesis) -> list[dict[str, Any]]:
         """Cited records of the hypothesis and its reviews: verified first, then by relevance."""
         items = [c for c in h.citations if c.get("url")]
-        for review in self.record.hypotheses.reviews(h.id):
+        for review in self.store.hypotheses.reviews(h.id):
             items += [e for e in review.evidence if e.get("url")]
         target = f"{h.title} {h.statement}"
 
@@ -123,7 +123,7 @@ class ArticleFinder:
 
         return sorted(items, key=rank)
 
-    async def read(self, keys: set[str]) -> SourceRecord | None:
+    async def read(self, keys: set[str]) -> Source | None:
         """The record named by ``keys``: through a tool that reads it, else as a tool returned it earlier."""
         for key in sorted(k for k in keys if ":" in k and "//" not in k):
             for tool in self.tools.values():
@@ -132,10 +132,10 @@ class ArticleFinder:
                     rec = await fetch(key)
                     if rec is not None:
                         return rec
-        for e in reversed(self.record.logs.events("sources_found")):
+        for e in reversed(self.store.logs.events("sources_found")):
             for r in e["payload"].get("records", []):
-                rec = SourceRecord(url=r["url"], text=r["text"], title=r.get("title", ""),
+                rec = Source(url=r["url"], text=r["text"], title=r.get("title", ""),
                                    ids=tuple(r.get("ids", ())), tool=r.get("tool", ""))
-                if keys & record_keys(rec):
+                if keys & source_keys(rec):
                     return rec
         return None

@@ -21,8 +21,8 @@ from cosci.agents.overview import OverviewMaterial
 from cosci.domain import Task
 from cosci.errors import CosciError
 from cosci.grounding.claims import unmarked
-from cosci.llm.structured import call_record
-from cosci.llm.types import Route
+from cosci.llm.port.structured import call_record
+from cosci.llm.port.types import Route
 from cosci.prompts import render
 from cosci.records import RecordAudit
 from cosci.safety.quoting import quote_untrusted

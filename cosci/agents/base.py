@@ -20,15 +20,15 @@ import numpy as np
 from cosci.agents.tool_loop import ToolLoopResult, normalise_url, run_tool_loop
 from cosci.config.schema import CosciConfig
 from cosci.domain import Hypothesis, Task, TaskResult, hypothesis_id
-from cosci.llm.embeddings import Embedder
+from cosci.llm.embeddings.embedder import Embedder
 from cosci.llm.errors import BudgetExceeded
-from cosci.llm.routing import Router
-from cosci.llm.types import BatchPort, CallSpec, LLMPort, Route, TextBlock
+from cosci.llm.gateway.routing import Router
+from cosci.llm.port.types import BatchPort, CallSpec, LLMPort, Route, TextBlock
 from cosci.prompts import render
 from cosci.records import Record, RecordHypothesis, RecordResearchPlan
 from cosci.safety.quoting import quote_hypothesis, quote_untrusted
-from cosci.store import SessionRecord
-from cosci.tools.base import SourceRecord, Tool
+from cosci.store import SessionStore
+from cosci.tools.base import Source, Tool
 from cosci.vectors.store import VectorStore
 
 R = TypeVar("R", bound=Record)
@@ -43,7 +43,7 @@ class AgentDeps:
     """Everything an agent may use. ``tools.for_agent(name)`` applies the allowlist (seed 004)."""
 
     config: CosciConfig
-    record: SessionRecord
+    store: SessionStore
     llm: LLMPort
     router: Router
     tools: ToolSource
@@ -56,7 +56,7 @@ class AgentDeps:
     def plan(self) -> RecordResearchPlan:
         """The session's research plan (from the record; a plan built from the goal if none was parsed)."""
         if self._plan is None:
-            row = self.record.sessions.get()
+            row = self.store.sessions.get()
             self._plan = (RecordResearchPlan.model_validate(row.research_plan) if row.research_plan
                           else fallback_plan(row.research_goal, list(self.config.session.preferences)))
         return self._plan
@@ -80,7 +80,7 @@ class BaseAgent:
     def __init__(self, deps: AgentDeps) -> None:
         self.deps = deps
         self.config = deps.config
-        self.record = deps.record
+        self.store = deps.store
 
     async def execute(self, task: Task) -> TaskResult:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -94,7 +94,7 @@ class BaseAgent:
         cached prefix is above the provider's minimum (issue 16); the preamble then needs no marker of its own.
         """
         plan = self.deps.plan
-        goal = self.record.sessions.get().research_goal
+        goal = self.store.sessions.get().research_goal
         entry = self.config.models.tiers.get(route.tier) if route else None
         handbook = bool(entry and entry.cache_min_tokens)
         blocks = [TextBlock(render("_safety_preamble"), cache=not handbook),
@@ -116,12 +116,12 @@ class BaseAgent:
 
     def feedback_context(self) -> str:
         """Latest system feedback plus researcher directives (seed 001: auto-injected into Generation/Evolution)."""
-        logs = self.record.logs
+        logs = self.store.logs
         latest = logs.latest_system_feedback()
         human = logs.feedback(source="human")
         directives = [quote_untrusted(f.text, f"researcher-{f.kind}-{f.id}") for f in human
                       if f.kind in ("directive", "preference")]
-        rejected = [h.title for h in self.record.hypotheses.all(states=("rejected",))]
+        rejected = [h.title for h in self.store.hypotheses.all(states=("rejected",))]
         return render("_feedback_context",
                       system_feedback=quote_untrusted(latest.text, f"system-feedback-{latest.id}") if latest else None,
                       directives=directives, rejected_titles=rejected)
@@ -129,7 +129,7 @@ class BaseAgent:
     def instructions(self, task: Task) -> str:
         """Seed 003's ``instructions``: the task's own instruction (``payload["instructions"]``), the
         researcher's directives and the latest meta-review's suggested focus areas ("" when all are empty)."""
-        logs = self.record.logs
+        logs = self.store.logs
         directives = [quote_untrusted(f.text, f"researcher-{f.kind}-{f.id}") for f in logs.feedback(source="human")
                       if f.kind == "directive"]
         latest = logs.latest_system_feedback()
@@ -163,24 +163,24 @@ class BaseAgent:
                                    on_sources=self.keep_sources(task) if task else None)
 
     # --- records found by tools (issue 14) ---------------------------------------------------------------
-    def found_before(self, task: Task) -> list[SourceRecord]:
+    def found_before(self, task: Task) -> list[Source]:
         """Records the tools returned to earlier attempts of ``task`` (a retry or a resumed task)."""
-        found: dict[str, SourceRecord] = {}
-        for e in self.record.logs.events("sources_found"):
+        found: dict[str, Source] = {}
+        for e in self.store.logs.events("sources_found"):
             if e["payload"].get("task_id") == task.id:
                 for r in e["payload"].get("records", []):
-                    rec = SourceRecord(url=r["url"], text=r["text"], title=r.get("title", ""),
+                    rec = Source(url=r["url"], text=r["text"], title=r.get("title", ""),
                                        ids=tuple(r.get("ids", ())), tool=r.get("tool", ""))
                     found.setdefault(rec.source_id, rec)
         return list(found.values())
 
-    def keep_sources(self, task: Task) -> Callable[[list[SourceRecord]], None]:
-        def keep(records: list[SourceRecord]) -> None:
-            self.record.logs.event("sources_found", {"task_id": task.id,
+    def keep_sources(self, task: Task) -> Callable[[list[Source]], None]:
+        def keep(records: list[Source]) -> None:
+            self.store.logs.event("sources_found", {"task_id": task.id,
                                                      "records": [asdict(r) for r in records]}, agent=self.name)
         return keep
 
-    def articles(self, purpose: str, prior: list[SourceRecord], limit: int = 8, chars: int = 1500) -> str:
+    def articles(self, purpose: str, prior: list[Source], limit: int = 8, chars: int = 1500) -> str:
         """Seed 003's ``articles_with_reasoning`` / ``articles_block``: the loop instruction, then the records
         an earlier attempt found (quoted, at most ``limit``, ``chars`` characters each)."""
         records = [quote_untrusted(f"{r.title}\nURL: {r.url}\n{r.text[:chars]}".strip(), f"found-{r.source_id}")
@@ -196,7 +196,7 @@ class BaseAgent:
         return quote_hypothesis(f"[{h.id}] Elo {h.elo:.0f}, {h.matches_played} matches\n{h.brief()}", h.id)
 
     def latest_review(self, h: Hypothesis) -> str:
-        reviews = self.record.hypotheses.reviews(h.id, limit=1)
+        reviews = self.store.hypotheses.reviews(h.id, limit=1)
         return quote_untrusted(reviews[0].brief(), f"review-{reviews[0].id}") if reviews else "(not reviewed yet)"
 
     async def persist(self, rec: RecordHypothesis, task: Task) -> TaskResult:
@@ -208,7 +208,7 @@ class BaseAgent:
             deterministic id). A retry of the task that created the hypothesis gets ``hypothesis_created``.
         """
         origin = rec.strategy + (":" + ",".join(sorted(rec.parent_ids)) if rec.parent_ids else "")
-        hid = hypothesis_id(self.record.namespace, origin, rec.statement)
+        hid = hypothesis_id(self.store.namespace, origin, rec.statement)
         text = f"{rec.title}. {rec.statement} {rec.mechanism}"
         vectors = self.deps.vectors
         async with vectors.lock:
@@ -218,17 +218,17 @@ class BaseAgent:
             if hit and hit.id != hid and hit.similarity >= threshold:
                 return TaskResult("hypothesis_duplicate", [hit.id],
                                   detail={"duplicate_of": hit.id, "similarity": round(hit.similarity, 4)})
-            inserted = self.record.hypotheses.insert(hid, rec, elo=self.config.ranking.elo_initial,
+            inserted = self.store.hypotheses.insert(hid, rec, elo=self.config.ranking.elo_initial,
                                                      task_id=task.id)
-            if not inserted and self.record.hypotheses.created_by(hid) != task.id:  # same id, another task
+            if not inserted and self.store.hypotheses.created_by(hid) != task.id:  # same id, another task
                 return TaskResult("hypothesis_duplicate", [hid],
                                   detail={"duplicate_of": hid, "similarity": 1.0})
             if vec is not None and hid not in vectors:
-                self.record.hypotheses.add_embedding(hid, self.deps.embedder.model, vec,
+                self.store.hypotheses.add_embedding(hid, self.deps.embedder.model, vec,
                                                      hashlib.sha256(text.encode()).hexdigest()[:16], len(vectors))
                 vectors.add(hid, vec)
-        self.record.logs.event("hypothesis_created", {"id": hid, "strategy": rec.strategy}, agent=self.name)
-        return TaskResult("hypothesis_created", [hid], detail={"strategy": rec.strategy})
+        self.store.logs.event("hypothesis_created", {"id": hid, "strategy": rec.strategy}, agent=self.name)
+        return TaskResult("hypothesis_created", [hid], detail={"mode": rec.strategy})
 
     async def _dedup_vector(self, text: str, task: Task) -> np.ndarray | None:
         """The hypothesis's embedding, or None when proximity's budget share refuses the embedding call (issue
@@ -236,7 +236,7 @@ class BaseAgent:
         try:
             return (await self.deps.embedder.embed([text], action="dedup", task_id=task.id))[0]
         except BudgetExceeded as exc:
-            self.record.logs.event("dedup_skipped", {"task_id": task.id, "reason": str(exc)}, agent=self.name)
+            self.store.logs.event("dedup_skipped", {"task_id": task.id, "reason": str(exc)}, agent=self.name)
             return None
 
 

@@ -20,7 +20,7 @@ from cosci.domain import Task
 from cosci.errors import CosciError
 from cosci.grounding import support
 from cosci.grounding.claims import Claim, ClaimContext
-from cosci.llm.structured import call_record
+from cosci.llm.port.structured import call_record
 from cosci.prompts import render
 from cosci.records import ClaimVerdict, claim_check_record
 from cosci.safety.quoting import quote_untrusted

@@ -29,13 +29,13 @@ class EvolutionAgent(BaseAgent):
 
     async def execute(self, task: Task) -> TaskResult:
         """``EvolveHypotheses``; payload ``strategy`` in combine | simplify | feasibility | out_of_box."""
-        strategy = task.payload.get("strategy", "combine")
+        strategy = task.payload.get("mode", "combine")
         if strategy not in STRATEGIES:
             raise ValueError(f"unknown evolution strategy {strategy!r} (one of {', '.join(STRATEGIES)})")
-        top = self.record.hypotheses.ranked()[: max(self.config.evolution.top_k, 5 if strategy == "out_of_box" else 0)]
+        top = self.store.hypotheses.ranked()[: max(self.config.evolution.top_k, 5 if strategy == "out_of_box" else 0)]
         parents = self._parents(strategy, top)
         if not parents:
-            return TaskResult("nothing_to_do", detail={"strategy": strategy, "reason": "not enough ranked hypotheses"})
+            return TaskResult("nothing_to_do", detail={"mode": strategy, "reason": "not enough ranked hypotheses"})
         tools = self.tools()
         user = self._prompt(strategy, parents, tool_names(tools))
         spec = self.spec(strategy, task, user)
@@ -58,7 +58,7 @@ class EvolutionAgent(BaseAgent):
             return [a, b]
         if strategy == "out_of_box":
             return top[:5] if len(top) >= 2 else []
-        used = {pid for h in self.record.hypotheses.all() if h.strategy == strategy for pid in h.parent_ids}
+        used = {pid for h in self.store.hypotheses.all() if h.strategy == strategy for pid in h.parent_ids}
         fresh = [h for h in top if h.id not in used]
         return [(fresh or top)[0]] if top else []
 

@@ -32,11 +32,11 @@ from cosci.agents.tool_loop import result_sources
 from cosci.domain import Hypothesis, Task, TaskResult
 from cosci.errors import CosciError
 from cosci.grounding.evidence import EvidenceCounts, check_items
-from cosci.llm.structured import call_record
+from cosci.llm.port.structured import call_record
 from cosci.prompts import render
 from cosci.records import RecordCitations, RecordHypothesis
 from cosci.safety.quoting import quote_untrusted
-from cosci.tools.base import SourceRecord
+from cosci.tools.base import Source
 
 CONCLUSION = re.compile(r"\bHYPOTHESIS\b")
 GROUNDING_CHARS = 1500
@@ -56,7 +56,7 @@ class GenerationAgent(BaseAgent):
     async def execute(self, task: Task) -> TaskResult:
         """``CreateInitialHypotheses`` / ``GenerateHypothesis``; payload ``strategy``: literature | debate,
         optional ``source_hypothesis_id`` (literature) and ``instructions``."""
-        strategy = task.payload.get("strategy", "literature")
+        strategy = task.payload.get("mode", "literature")
         if strategy == "debate":
             return await self._debate_grounded(task)
         rec, dropped, counts = await self._literature(task)
@@ -73,26 +73,26 @@ class GenerationAgent(BaseAgent):
         counts, grounding = EvidenceCounts(), {"queries": [], "records": 0, "error": "", "skipped": "duplicate"}
         if result.kind == "hypothesis_created":
             cited, dropped, counts, grounding = await self._ground(task, rec)
-            self.record.hypotheses.set_citations(result.hypothesis_ids[0], [c.model_dump() for c in cited.citations])
+            self.store.hypotheses.set_citations(result.hypothesis_ids[0], [c.model_dump() for c in cited.citations])
         result.detail.update({"dropped_citations": dropped, "evidence": counts.to_dict(), "grounding": grounding})
         return result
 
     def existing(self, limit: int = 30) -> str:
         """Titles already in the pool (best first), quoted, so a new hypothesis differs from them."""
-        hyps = sorted((h for h in self.record.hypotheses.all() if h.state != "quarantined"),  # issue 15
+        hyps = sorted((h for h in self.store.hypotheses.all() if h.state != "quarantined"),  # issue 15
                       key=lambda h: (-h.elo, h.created_at))[:limit]
         return quote_untrusted("\n".join(f"- {h.title}" for h in hyps), "pool-titles") if hyps else ""
 
     def source_hypothesis(self, task: Task) -> Hypothesis | None:
         """The parent named by ``payload["source_hypothesis_id"]`` (None when absent or unknown)."""
         pid = task.payload.get("source_hypothesis_id")
-        return self.record.hypotheses.get(str(pid)) if pid else None
+        return self.store.hypotheses.get(str(pid)) if pid else None
 
     def reviews_overview(self) -> str:
         """Seed 003's ``reviews_overview``: the latest reviews, each quoted with its hypothesis's title."""
         quoted = []
-        for r in self.record.hypotheses.reviews(limit=REVIEWS_IN_OVERVIEW):
-            h = self.record.hypotheses.get(r.hypothesis_id)
+        for r in self.store.hypotheses.reviews(limit=REVIEWS_IN_OVERVIEW):
+            h = self.store.hypotheses.get(r.hypothesis_id)
             head = f"On \"{h.title}\" [{h.id}]:\n" if h else ""
             quoted.append(quote_untrusted((head + r.brief())[:600], f"review-{r.id}"))
         return render("_reviews_overview", reviews=quoted)
@@ -135,12 +135,12 @@ class GenerationAgent(BaseAgent):
         # a debate uses no literature tools, so no citation can have been seen (seed 000 citation integrity)
         return rec.model_copy(update={"citations": [], "strategy": "debate", "parent_ids": []})
 
-    async def _search(self, task: Task, rec: RecordHypothesis) -> tuple[list[str], list[SourceRecord]]:
+    async def _search(self, task: Task, rec: RecordHypothesis) -> tuple[list[str], list[Source]]:
         """The grounding searches of a debate hypothesis: ``(queries, records found)``, kept for the record."""
         g, tools = self.config.generation, self.tools()
         names = [n for n in SEARCH_ORDER if n in tools]
         queries = grounding_queries(rec, g.debate_grounding_searches) if names else []
-        found: dict[str, SourceRecord] = {}
+        found: dict[str, Source] = {}
         for i, query in enumerate(queries):
             name = names[i % len(names)]
             result = await tools[name]({"query": query, "max_results": g.debate_grounding_results})

@@ -4,7 +4,7 @@ Seed 004 "Batch API": a match whose pair lies in the bottom ``ranking.batch_deci
 hypotheses) is not played at once but queued (``batched_matches``); matches are always pairwise there (a
 debate's turns cannot be sent together). A ranking ``MatchBatch`` task takes the queued matches once
 ``ranking.batch_size`` have accumulated or the oldest has waited ``ranking.batch_max_wait_s``, submits them as
-one batch through the gateway (:class:`~cosci.llm.types.BatchPort`) and keeps the batch id on its task row.
+one batch through the gateway (:class:`~cosci.llm.port.types.BatchPort`) and keeps the batch id on its task row.
 It then polls every ``ranking.batch_poll_seconds``: while the batch runs, each poll is a new ``MatchBatch`` task
 (round 1, 2, ...), so no task outlives its lease and a killed session, once resumed, polls the same batch id
 and never submits it again. When the batch has ended, each verdict is applied under its match id (the Elo
@@ -23,8 +23,8 @@ from typing import Protocol
 from cosci.agents.base import AgentDeps
 from cosci.config.schema import CosciConfig
 from cosci.domain import Hypothesis, Task, TaskResult
-from cosci.llm.types import BatchRequest, CallSpec, Route, TextBlock
-from cosci.store import PRIORITY, SessionRecord
+from cosci.llm.port.types import BatchRequest, CallSpec, Route, TextBlock
+from cosci.store import PRIORITY, SessionStore
 from cosci.store.batches import BatchedMatch
 from cosci.tournament.elo import EloRule
 from cosci.tournament.verdict import parse_verdict, rationale_of
@@ -38,7 +38,7 @@ class RankingAgent(Protocol):
 
     name: str
     config: CosciConfig
-    record: SessionRecord
+    store: SessionStore
     deps: AgentDeps
 
     def _rule(self) -> EloRule: ...
@@ -49,7 +49,7 @@ class MatchBatchPool:
 
     def __init__(self, agent: RankingAgent) -> None:
         self.agent = agent
-        self.record = agent.record
+        self.store = agent.store
         self.cfg = agent.config.ranking
 
     @property
@@ -68,21 +68,21 @@ class MatchBatchPool:
 
     def queued(self, task: Task, index: int) -> str | None:
         """The match id a previous attempt of ``task`` queued at ``index``, if any."""
-        row = self.record.batches.queued_by(task.id, index)
+        row = self.store.batches.queued_by(task.id, index)
         return row.match_id if row else None
 
     def queue(self, task: Task, index: int, mid: str, a: Hypothesis, b: Hypothesis, spec: CallSpec) -> None:
         """Queue one pairwise match (its prompt included) and make sure a MatchBatch task will take it."""
         request = {"action": spec.action, "mode": spec.route.mode, "messages": spec.messages,
                    "system": [[blk.text, blk.cache] for blk in spec.system]}
-        self.record.batches.queue(mid, task.id, index, a.id, b.id, request)
+        self.store.batches.queue(mid, task.id, index, a.id, b.id, request)
         self._ensure_batch_task()
 
     def _ensure_batch_task(self) -> None:
-        rows = self.record.batches.unassigned()
+        rows = self.store.batches.unassigned()
         if rows:  # keyed by the oldest unassigned match: one waiting MatchBatch task at a time
-            self.record.tasks.enqueue(self.agent.name, ACTION, f"ranking::match_batch::{rows[0].match_id}",
-                                      payload={"round": 0}, priority=PRIORITY["ranking"])
+            self.store.tasks.enqueue(self.agent.name, ACTION, f"ranking::match_batch::{rows[0].match_id}",
+                                      payload={"poll": 0}, priority=PRIORITY["ranking"])
 
     def _request(self, m: BatchedMatch) -> BatchRequest:
         r = m.request
@@ -95,8 +95,8 @@ class MatchBatchPool:
     async def run(self, task: Task) -> TaskResult:
         """One round of a MatchBatch task: (round 0) gather and submit, then poll once; settle when ended."""
         first = str(task.payload.get("batch_task") or task.id)
-        rnd = int(task.payload.get("round", 0))
-        batches = self.record.batches
+        rnd = int(task.payload.get("poll", 0))
+        batches = self.store.batches
         port = self.agent.deps.batches
         assert port is not None
         if rnd == 0 and not batches.batch_id_of(first):
@@ -112,22 +112,22 @@ class MatchBatchPool:
             if not batch_id:
                 return TaskResult("nothing_to_do", detail={"reason": "the budget refused every batched match"})
             batches.submitted(first, batch_id)
-            self.record.logs.event("match_batch_submitted", {"batch_id": batch_id, "task_id": first,
+            self.store.logs.event("match_batch_submitted", {"batch_id": batch_id, "task_id": first,
                                                              "matches": len(held) - len(refused)},
                                    agent=self.agent.name)
             self._ensure_batch_task()  # matches queued meanwhile wait for the next batch
         batch_id = batches.batch_id_of(first) or ""
         await asyncio.sleep(self.cfg.batch_poll_seconds)
         if not await port.ended(self.route, batch_id):
-            self.record.tasks.enqueue(self.agent.name, ACTION, f"ranking::match_batch::{first}::poll{rnd + 1}",
-                                      payload={"round": rnd + 1, "batch_task": first}, priority=PRIORITY["ranking"])
+            self.store.tasks.enqueue(self.agent.name, ACTION, f"ranking::match_batch::{first}::poll{rnd + 1}",
+                                      payload={"poll": rnd + 1, "batch_task": first}, priority=PRIORITY["ranking"])
             return TaskResult("match_batch_pending", detail={"batch_id": batch_id, "round": rnd})
         return await self._settle(first, batch_id)
 
     async def _gather(self) -> None:
         """Wait until ``batch_size`` matches are queued or the oldest has waited ``batch_max_wait_s``."""
         while True:
-            rows = self.record.batches.unassigned()
+            rows = self.store.batches.unassigned()
             waited = time.time() - rows[0].created_at if rows else 0.0
             if not rows or len(rows) >= self.cfg.batch_size or waited >= self.cfg.batch_max_wait_s:
                 return
@@ -137,7 +137,7 @@ class MatchBatchPool:
         """Apply the verdicts of an ended batch; play errored or expired requests directly."""
         port = self.agent.deps.batches
         assert port is not None
-        held = [m for m in self.record.batches.held_by(first) if m.status == "submitted"]
+        held = [m for m in self.store.batches.held_by(first) if m.status == "submitted"]
         requests = {m.match_id: self._request(m) for m in held}
         answers = await port.results(self.route, batch_id, list(requests.values())) if held else {}
         applied, direct = [], 0
@@ -148,13 +148,13 @@ class MatchBatchPool:
                 resp = await self.agent.deps.llm.complete(requests[m.match_id].spec)
                 direct += 1
             winner = {1: m.hyp_a, 2: m.hyp_b}.get(parse_verdict(resp.text) or 0)
-            row = self.record.matches.apply(m.match_id, m.hyp_a, m.hyp_b, mode="pairwise", winner=winner,
+            row = self.store.matches.apply(m.match_id, m.hyp_a, m.hyp_b, mode="pairwise", winner=winner,
                                             rule=self.agent._rule(), rationale=rationale_of(resp.text)[:6000],
                                             transcript=[{"speaker": "judge", "text": resp.text}], task_id=m.task_id)
-            self.record.batches.mark(m.match_id, "direct" if played_direct else "applied")
+            self.store.batches.mark(m.match_id, "direct" if played_direct else "applied")
             applied.append(m.match_id)
             if row:
-                self.record.logs.event("match_complete", {"id": m.match_id, "mode": "pairwise", "hyp_a": m.hyp_a,
+                self.store.logs.event("match_complete", {"id": m.match_id, "mode": "pairwise", "hyp_a": m.hyp_a,
                                                           "hyp_b": m.hyp_b, "winner": row.winner, "batch_id": batch_id,
                                                           "elo_applied": row.verdict_valid}, agent=self.agent.name)
         return TaskResult("tournament_match_complete", match_ids=applied,

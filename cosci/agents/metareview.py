@@ -38,7 +38,7 @@ from cosci.errors import CosciError
 from cosci.grounding.claims import Claim, ClaimContext, check_overview, mark_statuses, repair_list, totals
 from cosci.grounding.guards import Guards, load_guards
 from cosci.grounding.support import agreement
-from cosci.llm.structured import call_record
+from cosci.llm.port.structured import call_record
 from cosci.prompts import render
 from cosci.records import RecordSystemFeedback
 from cosci.safety.quoting import quote_untrusted
@@ -105,30 +105,30 @@ class MetaReviewAgent(BaseAgent):
     async def _system(self, task: Task) -> TaskResult:
         m = self.config.metareview
         reviews = [quote_untrusted(r.brief()[: m.review_chars], f"review-{r.id}")
-                   for r in self.record.hypotheses.reviews(limit=m.max_reviews)]
+                   for r in self.store.hypotheses.reviews(limit=m.max_reviews)]
         rationales = [quote_untrusted(t, f"rationale-{i}")
-                      for i, t in enumerate(self.record.matches.rationales(m.max_rationales, m.rationale_chars))]
+                      for i, t in enumerate(self.store.matches.rationales(m.max_rationales, m.rationale_chars))]
         user = render("metareview.system", objective=self.deps.plan.objective, reviews=reviews,
                       debate_rationales=rationales)
         rec, _ = await call_record(self.deps.llm, self.spec("system", task, user, feedback=False), RecordSystemFeedback)
-        fid = self.record.logs.add_feedback("meta_review", "system_feedback", feedback_text(rec),
+        fid = self.store.logs.add_feedback("meta_review", "system_feedback", feedback_text(rec),
                                             payload=rec.model_dump(), key=f"task:{task.id}")
         return TaskResult("system_feedback_generated", detail={"feedback_id": fid, "reviews": len(reviews),
                                                                "rationales": len(rationales)})
 
     def top(self) -> list[Hypothesis]:
-        ranked = self.record.hypotheses.ranked()
-        others = [h for h in self.record.hypotheses.all() if h.state in ("draft", "reviewed")]
+        ranked = self.store.hypotheses.ranked()
+        others = [h for h in self.store.hypotheses.all() if h.state in ("draft", "reviewed")]
         return (ranked + others)[: self.config.metareview.overview_top_n]
 
     async def _final(self, task: Task) -> TaskResult:
         """The overview: traced and guarded claim by claim, repaired once, support-checked, marked, then audited
         blind and compared with the support check."""
-        top, every = self.top(), self.record.hypotheses.all()
+        top, every = self.top(), self.store.hypotheses.all()
         known = {h.id for h in every}
-        latest = latest_reviews(self.record, top)
+        latest = latest_reviews(self.store, top)
         main, caveats = split_by_verdict(top, latest)
-        material = OverviewMaterial(self.record, top, latest)
+        material = OverviewMaterial(self.store, top, latest)
         ctx, guards = material.context(every), load_guards(self.config.metareview.overclaim_terms)
         text, fallback = await self._written(task, top, main, caveats, material, latest, len(known))
         claims = check_overview(text, ctx, guards)
@@ -140,12 +140,12 @@ class MetaReviewAgent(BaseAgent):
         text = self._with_appendices(text, top, latest)
         audit = await OverviewAuditor(self, task).run(text, material, skip="" if top else "no hypotheses")
         text = text.rstrip() + "\n\n" + clean_citations(audit.section(), known)[0]
-        self.record.sessions.update(final_overview=text)
+        self.store.sessions.update(final_overview=text)
         agree = agreement(claims, audit.overclaims())
         checked = {"claims": [c.to_dict() for c in claims], **totals(claims), "repaired": repaired,
                    "fallback": fallback, "support_check": checking.to_dict(), "audit": audit.to_dict(),
                    "agreement": agree}
-        self.record.logs.event("overview_checked", checked, agent=self.name)
+        self.store.logs.event("overview_checked", checked, agent=self.name)
         return TaskResult("final_overview_generated", [h.id for h in top],
                           detail={"fallback": fallback, "removed_citations": removed, "repaired": repaired,
                                   **totals(claims),
@@ -176,16 +176,16 @@ class MetaReviewAgent(BaseAgent):
     async def _overview(self, task: Task, main: list[Hypothesis], caveats: list[Hypothesis],
                         material: OverviewMaterial, n_hypotheses: int) -> str:
         def block(h: Hypothesis) -> str:
-            rationales = "\n".join(self.record.matches.rationales_for(h.id, limit=2, chars=800))
+            rationales = "\n".join(self.store.matches.rationales_for(h.id, limit=2, chars=800))
             return material.block(h, self.quoted(h), rationales)
 
-        latest = self.record.logs.latest_system_feedback()
+        latest = self.store.logs.latest_system_feedback()
         user = render("metareview.final", objective=self.deps.plan.objective, preferences=self.deps.plan.preferences,
                       top_hypotheses_block="\n\n".join(block(h) for h in main) or "(none)",
                       caveat_block="\n\n".join(block(h) for h in caveats), caveat_ids=[h.id for h in caveats],
                       source_labels=list(material.sources),
                       system_feedback=quote_untrusted(latest.text, "system-feedback") if latest else None,
-                      n_hypotheses=n_hypotheses, n_matches=self.record.matches.count(), ids=[h.id for h in main])
+                      n_hypotheses=n_hypotheses, n_matches=self.store.matches.count(), ids=[h.id for h in main])
         resp = await self.deps.llm.complete(self.spec("final", task, user, feedback=False))
         return resp.text
 
@@ -211,7 +211,7 @@ class MetaReviewAgent(BaseAgent):
         grounding, latest review verdict and scores, claim)."""
         rows = ["# Appendix: leaderboard", "", "| rank | hypothesis | Elo | BT score [95 % CI] | matches | strategy | "
                 "grounding | latest review | claim |", "|---|---|---|---|---|---|---|---|---|"]
-        bt = self.record.matches.bt()  # issue 13: the stored Bradley–Terry fit
+        bt = self.store.matches.bt()  # issue 13: the stored Bradley–Terry fit
         for i, h in enumerate(top, 1):
             claim = one_line(h.statement).replace("|", "/")[:200]
             score = f"{bt[h.id][0]:+.2f} [{bt[h.id][1]:+.2f}, {bt[h.id][2]:+.2f}]" if h.id in bt else "-"
@@ -224,7 +224,7 @@ class MetaReviewAgent(BaseAgent):
         """An overview written from the record alone (no model): each main hypothesis's claim, with ids on every
         sentence and the labels of its verified sources (so the support check can test the claim against them);
         hypotheses a review disproved or found already explained only under caveats, marked."""
-        row = self.record.sessions.get()
+        row = self.store.sessions.get()
         ids = " ".join(f"[{h.id}]" for h in main[:5])
         lines = ["# Executive summary",
                  "The final synthesis could not be generated by the model; this overview lists the highest-ranked "
@@ -239,8 +239,8 @@ class MetaReviewAgent(BaseAgent):
                       f" [{h.id}]", ""]
         lines += ["# Convergence and divergence", "Clusters of near-duplicate hypotheses are in the record "
                   "(hypotheses.dedup_cluster).", "", "# Caveats and limitations",
-                  f"Written from the record without a model synthesis ({self.record.hypotheses.count()} hypotheses, "
-                  f"{self.record.matches.count()} tournament matches; goal: {one_line(row.research_goal)}); read the "
+                  f"Written from the record without a model synthesis ({self.store.hypotheses.count()} hypotheses, "
+                  f"{self.store.matches.count()} tournament matches; goal: {one_line(row.research_goal)}); read the "
                   "reviews before acting on any claim."]
         lines += [f"- Not a main direction: {one_line(h.title)} [{h.id}], latest review verdict "
                   f"{review_line(latest.get(h.id))}." for h in caveats]

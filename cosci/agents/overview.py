@@ -18,15 +18,15 @@ from itertools import pairwise
 from cosci.domain import Hypothesis, Review
 from cosci.grounding.claims import DEMOTING, CitableSource, ClaimContext, section
 from cosci.safety.quoting import quote_untrusted
-from cosci.store import SessionRecord
+from cosci.store import SessionStore
 
 _HEADING2 = re.compile(r"^\s{0,3}##\s+", re.M)
 _IDS = re.compile(r"H-[0-9a-f]{12}")
 
 
-def latest_reviews(record: SessionRecord, hyps: list[Hypothesis]) -> dict[str, Review | None]:
+def latest_reviews(store: SessionStore, hyps: list[Hypothesis]) -> dict[str, Review | None]:
     """The newest review of each hypothesis (None when it has none)."""
-    return {h.id: next(iter(record.hypotheses.reviews(h.id, limit=1)), None) for h in hyps}
+    return {h.id: next(iter(store.hypotheses.reviews(h.id, limit=1)), None) for h in hyps}
 
 
 def split_by_verdict(top: list[Hypothesis], latest: dict[str, Review | None]) -> tuple[list[Hypothesis],
@@ -48,7 +48,7 @@ def review_line(review: Review | None) -> str:
 class OverviewMaterial:
     """The hypotheses, their latest reviews and verified sources, as prompt blocks and as a claim context."""
 
-    record: SessionRecord
+    store: SessionStore
     hyps: list[Hypothesis]
     latest: dict[str, Review | None]
     sources: dict[str, CitableSource] = field(default_factory=dict)
@@ -58,7 +58,7 @@ class OverviewMaterial:
         by_id: dict[str, CitableSource] = {}
         for h in self.hyps:
             items = [c for c in h.citations if c.get("status") == "verified"]
-            for r in self.record.hypotheses.reviews(h.id):
+            for r in self.store.hypotheses.reviews(h.id):
                 items += [e for e in r.evidence if e.get("status") == "verified"]
             for item in items:
                 sid = str(item.get("source_id") or item.get("url"))
@@ -75,7 +75,7 @@ class OverviewMaterial:
     def _records(self) -> dict[str, tuple[str, str, str]]:
         """``source_id -> (title, text, tool)`` of every record a tool returned in the session."""
         out: dict[str, tuple[str, str, str]] = {}
-        for e in self.record.logs.events("sources_found"):
+        for e in self.store.logs.events("sources_found"):
             for r in e["payload"].get("records", []):
                 key = (r.get("ids") or [r.get("url", "")])[0]
                 out.setdefault(key, (str(r.get("title", "")), str(r.get("text", "")), str(r.get("tool", ""))))
@@ -86,7 +86,7 @@ class OverviewMaterial:
 
     def hypothesis_text(self, h: Hypothesis) -> str:
         """Everything a claim citing ``h`` may state: its fields, record facts and reviews."""
-        reviews = "\n".join(r.brief() for r in self.record.hypotheses.reviews(h.id))
+        reviews = "\n".join(r.brief() for r in self.store.hypotheses.reviews(h.id))
         return "\n".join([h.title, h.statement, h.mechanism, " ".join(h.entities), h.anticipated_outcomes,
                           h.novelty_argument, f"Elo {h.elo:.0f} after {h.matches_played} matches; strategy "
                           f"{h.strategy}. Latest review verdict: {review_line(self.latest.get(h.id))}.", reviews])

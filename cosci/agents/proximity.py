@@ -37,7 +37,7 @@ class ProximityAgent(BaseAgent):
 
     async def execute(self, task: Task) -> TaskResult:
         """``UpdateProximityGraph``: embed missing hypotheses, re-cluster, store clusters; ``proximity_updated``."""
-        hyps = [h for h in self.record.hypotheses.all() if h.state not in ("rejected", "retired")]
+        hyps = [h for h in self.store.hypotheses.all() if h.state not in ("rejected", "retired")]
         vectors, embedder = self.deps.vectors, self.deps.embedder
         missing = [h for h in hyps if h.id not in vectors]
         if missing:
@@ -45,13 +45,13 @@ class ProximityAgent(BaseAgent):
             vecs = await embedder.embed(texts, action="cluster", task_id=task.id)
             async with vectors.lock:
                 for h, text, vec in zip(missing, texts, vecs, strict=True):
-                    self.record.hypotheses.add_embedding(h.id, embedder.model, vec,
+                    self.store.hypotheses.add_embedding(h.id, embedder.model, vec,
                                                          hashlib.sha256(text.encode()).hexdigest()[:16], len(vectors))
                     vectors.add(h.id, vec)
         ids = [h.id for h in hyps]
         threshold = self.config.vectors.cluster_threshold_for(embedder.model)  # per embedding model (issue 16)
         labels = await asyncio.to_thread(cluster, vectors.matrix(ids), threshold)
-        self.record.hypotheses.set_clusters(dict(zip(ids, labels, strict=True)))
+        self.store.hypotheses.set_clusters(dict(zip(ids, labels, strict=True)))
         n_clusters = len(set(labels))
         return TaskResult("proximity_updated", detail={"hypotheses": len(ids), "clusters": n_clusters,
                                                        "embedded": len(missing)})

@@ -1,13 +1,13 @@
 """Ranking: the Elo tournament (seed 000 §4).
 
 - ``AddToTournament`` — no LLM call: the hypothesis enters at its initial Elo, state ``in_tournament``.
-- ``RunTournamentBatch`` — ``ranking.matches_per_batch`` matches: pair selection (:mod:`cosci.tournament.pairing`,
+- ``RunTournamentRound`` — ``ranking.matches_per_round`` matches: pair selection (:mod:`cosci.tournament.pairing`,
   seeded per task), mode selection (debate for new or close pairs, else pairwise), the comparison, the
   verdict parsed (``better idea: N``), Elo applied atomically with a deterministic match id. An invalid verdict
   is recorded with Elo unchanged. A retried task replays: a match index an earlier attempt already played is
   not played again, even though the changed ratings would now select another pair.
 
-Issue 13 (a tournament a scientist can trust): the pair comes from ``ranking.strategy``
+Issue 13 (a tournament a scientist can trust): the pair comes from ``ranking.pairing``
 (:mod:`cosci.tournament.engine`); which hypothesis is shown first is drawn from the task's seeded RNG (stored
 on the match row), never by id; matches chosen by the dual-order rule are judged in both orders (each order its
 own call, one match row; disagreement is a draw, Elo score 0.5); the judge sees neither Elo nor match counts.
@@ -31,7 +31,7 @@ from typing import Any
 from cosci.agents.base import AgentDeps, BaseAgent
 from cosci.agents.match_batches import MatchBatchPool
 from cosci.domain import Hypothesis, Task, TaskResult, match_id
-from cosci.llm.types import CallSpec
+from cosci.llm.port.types import CallSpec
 from cosci.prompts import render
 from cosci.records import TournamentVerdict, tool_schema
 from cosci.safety.quoting import quote_hypothesis, quote_untrusted
@@ -56,12 +56,12 @@ def tournament_appendix(agent: BaseAgent) -> str:
     from cosci.tournament.judge_stats import session_judge_stats
 
     router, r = agent.deps.router, agent.config.ranking
-    bt = sorted(agent.record.matches.bt().items(), key=lambda kv: (-kv[1][0], kv[0]))[:10]
+    bt = sorted(agent.store.matches.bt().items(), key=lambda kv: (-kv[1][0], kv[0]))[:10]
     rows = ["# Appendix: tournament statistics", "",
             "Bradley–Terry scores (logits, 95 % CI from the observed Fisher information; Elo stays the seed's "
             "rating):", "", "| rank | hypothesis | BT score | 95 % CI |", "|---|---|---|---|"]
     rows += [f"| {i} | [{h}] | {s:+.2f} | [{lo:+.2f}, {hi:+.2f}] |" for i, (h, (s, lo, hi)) in enumerate(bt, 1)]
-    rows += ["", *(f"- {line}" for line in session_judge_stats(agent.record).lines(r.first_position_flag))]
+    rows += ["", *(f"- {line}" for line in session_judge_stats(agent.store).lines(r.first_position_flag))]
     judges = {router.route("ranking", m).model for m in ("pairwise", "debate")}
     generators = {router.route("generation", m).model for m in ("literature", "debate")}
     rows.append("- The ranking judge is the generator's model (" + ", ".join(sorted(judges & generators))
@@ -83,31 +83,31 @@ class RankingAgent(BaseAgent):
     def _rematch_cap(self) -> Callable[[str, str], bool]:
         """Pairs that reached ``ranking.max_matches_per_pair`` are not played again (issue 11); a match waiting in a
         provider batch counts as played."""
-        counts, cap = self.record.matches.pair_counts(), self.config.ranking.max_matches_per_pair
-        for a, b in self.record.batches.pending_pairs():
+        counts, cap = self.store.matches.pair_counts(), self.config.ranking.max_matches_per_pair
+        for a, b in self.store.batches.pending_pairs():
             key = (min(a, b), max(a, b))
             counts[key] = counts.get(key, 0) + 1
         return lambda a, b: counts.get((min(a, b), max(a, b)), 0) >= cap
 
     def fit(self, players: list[Hypothesis]) -> BTFit:
         """Bradley–Terry over every valid verdict among ``players`` (deterministic: resume refits the same)."""
-        return fit_bt([p.id for p in players], self.record.matches.verdicts(), self.config.ranking.bt_prior_sd)
+        return fit_bt([p.id for p in players], self.store.matches.verdicts(), self.config.ranking.bt_prior_sd)
 
     def refit(self) -> BTFit:
         """Refit BT on the tournament players, store it (``bt_ratings``) and log ``bt_refit``."""
-        fit = self.fit(self.record.hypotheses.ranked())
-        self.record.matches.save_bt(fit.table(), fit.verdicts)
+        fit = self.fit(self.store.hypotheses.ranked())
+        self.store.matches.save_bt(fit.table(), fit.verdicts)
         k = self.config.termination.elo_stability_k
-        self.record.logs.event("bt_refit", {"verdicts": fit.verdicts, "top": fit.order()[:k],
+        self.store.logs.event("bt_refit", {"verdicts": fit.verdicts, "top": fit.order()[:k],
                                             "separated": fit.top_k_separated(k)}, agent=self.name)
         return fit
 
     async def execute(self, task: Task) -> TaskResult:
         if task.action == "AddToTournament":
             hid = task.target_id or ""
-            self.record.hypotheses.set_state(hid, "in_tournament", only_from="reviewed")
+            self.store.hypotheses.set_state(hid, "in_tournament", only_from="reviewed")
             return TaskResult("added_to_tournament", [hid])
-        if task.action == "RunTournamentBatch":
+        if task.action == "RunTournamentRound":
             return await self._batch(task)
         if task.action == "MatchBatch":  # issue 16: a batch of low-stakes matches (cosci/agents/match_batches.py)
             return await self.pool.run(task)
@@ -115,15 +115,15 @@ class RankingAgent(BaseAgent):
 
     async def _batch(self, task: Task) -> TaskResult:
         match_ids, played = [], []
-        sid = self.record.namespace
-        earlier = self.record.matches.all(task_id=task.id)  # played by an earlier attempt of this task
-        for i in range(self.config.ranking.matches_per_batch):
+        sid = self.store.namespace
+        earlier = self.store.matches.all(task_id=task.id)  # played by an earlier attempt of this task
+        for i in range(self.config.ranking.matches_per_round):
             prior = next((m.id for m in earlier if m.id == match_id(sid, m.hyp_a, m.hyp_b, task.id, i)), None)
             prior = prior or self.pool.queued(task, i)  # or queued for a batch by an earlier attempt
             if prior:  # never re-select: Elo has moved since, so the pair (and its match id) could differ
                 match_ids.append(prior)
                 continue
-            players = self.record.hypotheses.ranked()
+            players = self.store.hypotheses.ranked()
             tcfg = TournamentCfg.from_config(self.config.ranking)
             fit = self.fit(players) if tcfg.strategy == "uncertainty" else None
             plan = plan_match(players, self.rng(task, f"match{i}"), self.deps.vectors.similarity, tcfg, fit,
@@ -149,7 +149,7 @@ class RankingAgent(BaseAgent):
                 played.append({"id": row.id, "mode": plan.mode, "bucket": plan.bucket, "winner": row.winner,
                                "valid": row.verdict_valid, "draw": row.draw, "first": plan.first,
                                "dual_order": row.dual_order})
-                self.record.logs.event("match_complete", {"id": row.id, "mode": plan.mode, "hyp_a": a, "hyp_b": b,
+                self.store.logs.event("match_complete", {"id": row.id, "mode": plan.mode, "hyp_a": a, "hyp_b": b,
                                                           "winner": row.winner, "draw": row.draw,
                                                           "first_shown": plan.first,
                                                           "elo_applied": row.verdict_valid}, agent=self.name)
@@ -172,7 +172,7 @@ class RankingAgent(BaseAgent):
             verdicts.append({"first": first, "winner": winner})
         a, b = sorted((plan.first, plan.second))
         rationale = "\n\n--- swapped order ---\n\n".join(rationales)
-        return self.record.matches.apply(match_id(self.record.namespace, a, b, task.id, index), a, b,
+        return self.store.matches.apply(match_id(self.store.namespace, a, b, task.id, index), a, b,
                                          mode=plan.mode, winner=resolve(winners), rule=self._rule(),
                                          rationale=rationale[:6000], transcript=transcript, task_id=task.id,
                                          first_shown=plan.first, verdicts=verdicts)

@@ -35,33 +35,33 @@ class ReflectionAgent(BaseAgent):
 
     async def execute(self, task: Task) -> TaskResult:
         """``ReviewHypothesis`` for ``task.target_id``; payload ``kind`` in full | verification | observation."""
-        kind = task.payload.get("kind", "full")
+        kind = task.payload.get("mode", "full")
         if kind not in MODES:
             raise ValueError(f"unknown review kind {kind!r} (one of {', '.join(MODES)})")
-        h = self.record.hypotheses.get(task.target_id or "")
+        h = self.store.hypotheses.get(task.target_id or "")
         if h is None:
             raise KeyError(f"review task {task.id}: no hypothesis {task.target_id}")
         article: Article | None = None
         if kind == "observation":
-            finder = ArticleFinder(self.tools(), self.record, self.config.reflection.observation_search_results)
+            finder = ArticleFinder(self.tools(), self.store, self.config.reflection.observation_search_results)
             article, why = await finder.find(h, task.payload.get("article"))
             if article is None:
-                return TaskResult("nothing_to_do", [h.id], detail={"kind": kind, "reason": why})
+                return TaskResult("nothing_to_do", [h.id], detail={"mode": kind, "reason": why})
         tools = self.tools() if kind != "observation" else {}
         user = self._prompt(kind, h, tools, article, task)
         spec = self.spec(kind, task, user, feedback=False)
         loop = await self.tool_loop(spec, tools, RecordReview, task)
-        sources = [*loop.sources, *([article.record] if article else [])]
+        sources = [*loop.sources, *([article.source] if article else [])]
         evidence, dropped, counts = check_items(loop.record.evidence, sources)
         review = loop.record.model_copy(update={"evidence": evidence, "kind": kind})
-        rid = self.record.hypotheses.add_review(h.id, review, task_id=task.id,
+        rid = self.store.hypotheses.add_review(h.id, review, task_id=task.id,
                                                 article=article.to_json() if article else None)
         if kind == "full":
-            self.record.hypotheses.set_state(h.id, "reviewed", only_from="draft")
+            self.store.hypotheses.set_state(h.id, "reviewed", only_from="draft")
         detail = {"kind": kind, "review_id": rid, "verdict": review.verdict, "dropped_evidence": dropped,
                   "evidence": counts.to_dict()}
         if article:
-            detail.update({"article_source_id": article.record.source_id, "article_how": article.how})
+            detail.update({"article_source_id": article.source.source_id, "article_how": article.how})
         return TaskResult("review_completed", [h.id], detail=detail)
 
     def _prompt(self, kind: str, h: Hypothesis, tools: dict[str, Any], article: Article | None, task: Task) -> str:
@@ -75,4 +75,4 @@ class ReflectionAgent(BaseAgent):
                           tool_names=tool_names(tools))
         assert article is not None
         return render("reflection.observation", hypothesis=self.quoted(h), objective=plan.objective,
-                      article=quote_untrusted(article.prompt_text(), f"article-{article.record.source_id}"))
+                      article=quote_untrusted(article.prompt_text(), f"article-{article.source.source_id}"))

@@ -53,7 +53,7 @@ class SafetyAgent(BaseAgent):
 
     @property
     def classifier(self) -> Classifier:
-        return Classifier(self.config, self.deps.llm, self.deps.router, self.record)
+        return Classifier(self.config, self.deps.llm, self.deps.router, self.store)
 
     async def execute(self, task: Task) -> TaskResult:
         if task.action == "ScreenGoal":
@@ -65,40 +65,40 @@ class SafetyAgent(BaseAgent):
         raise ValueError(f"safety: unknown action {task.action!r}")
 
     async def _goal(self, task: Task) -> TaskResult:
-        row = self.record.sessions.get()
+        row = self.store.sessions.get()
         s = await self.classifier.screen("goal", goal_text(row.research_goal, list(self.config.session.preferences)),
                                          task_id=task.id, action=task.action)
         detail = {"decision": s.decision, "categories": s.verdict.categories, "verdict_id": s.verdict.id}
         if s.acted:
-            self.record.sessions.update(status="refused", final_overview=refusal_notice(s),
+            self.store.sessions.update(status="refused", final_overview=refusal_notice(s),
                                         stop_reason=f"safety: {', '.join(s.verdict.categories) or 'unspecified'}")
-            self.record.logs.event("goal_refused", detail, agent=self.name)
+            self.store.logs.event("goal_refused", detail, agent=self.name)
             return TaskResult("goal_refused", detail=detail)
         if s.decision == "flag":
             log.warning("the research goal was flagged by safety screening: %s", s.verdict.line())
         return TaskResult("goal_screened", detail=detail)
 
     async def _hypothesis(self, task: Task) -> TaskResult:
-        h = self.record.hypotheses.get(task.target_id or "")
+        h = self.store.hypotheses.get(task.target_id or "")
         if h is None:
             raise ValueError(f"safety: no hypothesis {task.target_id!r}")
         s = await self.classifier.screen("hypothesis", h.brief(), subject_id=h.id, task_id=task.id,
                                          action=task.action)
         detail = {"decision": s.decision, "categories": s.verdict.categories, "verdict_id": s.verdict.id}
         if s.acted:
-            self.record.hypotheses.set_state(h.id, "quarantined")
-            self.record.logs.event("hypothesis_quarantined", {"id": h.id, **detail}, agent=self.name)
+            self.store.hypotheses.set_state(h.id, "quarantined")
+            self.store.logs.event("hypothesis_quarantined", {"id": h.id, **detail}, agent=self.name)
             return TaskResult("hypothesis_quarantined", [h.id], detail=detail)
         return TaskResult("hypothesis_screened", [h.id], detail=detail)
 
     async def _overview(self, task: Task) -> TaskResult:
-        text = self.record.sessions.get().final_overview or ""
+        text = self.store.sessions.get().final_overview or ""
         if not text.strip():
             return TaskResult("overview_screened", detail={"decision": "none", "reason": "no overview"})
         s = await self.classifier.screen("overview", text, task_id=task.id, action=task.action, keep_text=True)
         detail = {"decision": s.decision, "categories": s.verdict.categories, "verdict_id": s.verdict.id}
         if s.acted:
-            self.record.sessions.update(final_overview=withheld_notice(s))
-            self.record.logs.event("overview_withheld", detail, agent=self.name)
+            self.store.sessions.update(final_overview=withheld_notice(s))
+            self.store.logs.event("overview_withheld", detail, agent=self.name)
             return TaskResult("overview_withheld", detail=detail)
         return TaskResult("overview_screened", detail=detail)

@@ -23,11 +23,11 @@ from typing import Any, Generic, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from cosci.llm.errors import StructuredOutputError, ToolLoopExhausted
-from cosci.llm.structured import parse_record, record_tool
-from cosci.llm.types import CallSpec, LLMPort, LLMResponse, ToolCall
+from cosci.llm.port.structured import parse_record, record_tool
+from cosci.llm.port.types import CallSpec, LLMPort, LLMResponse, ToolCall
 from cosci.records import Record
 from cosci.safety.quoting import quote_untrusted
-from cosci.tools.base import SourceRecord, Tool, ToolResult
+from cosci.tools.base import Source, Tool, ToolResult
 
 R = TypeVar("R", bound=Record)
 NUDGE = "Continue: call a search tool if you still need evidence, or call {tool} now to record your answer."
@@ -51,7 +51,7 @@ class ToolLoopResult(Generic[R]):
     messages: list[dict[str, Any]]
     responses: list[LLMResponse] = field(default_factory=list)
     tool_calls: list[str] = field(default_factory=list)
-    sources: list[SourceRecord] = field(default_factory=list)
+    sources: list[Source] = field(default_factory=list)
 
     def is_seen(self, url: str) -> bool:
         """Whether ``url`` appeared in a tool result (citation integrity, seed 000)."""
@@ -81,19 +81,19 @@ async def _dispatch(call: ToolCall, tools: Mapping[str, Tool], timeout: float,
                               source=call.name)
 
 
-def result_sources(result: ToolResult, tool: str) -> tuple[SourceRecord, ...]:
+def result_sources(result: ToolResult, tool: str) -> tuple[Source, ...]:
     """The citable records of a tool result (see module docstring, step 3); none for an error."""
     if result.is_error:
         return ()
     if result.records:
         return result.records
-    return tuple(SourceRecord(url=u, text=result.text, tool=tool) for u in result.urls)
+    return tuple(Source(url=u, text=result.text, tool=tool) for u in result.urls)
 
 
 async def run_tool_loop(port: LLMPort, spec: CallSpec, tools: Mapping[str, Tool], terminal: type[R], *,
                         max_iters: int, parallel_cap: int = 4, tool_timeout: float = 30.0,
-                        prior: Sequence[SourceRecord] = (),
-                        on_sources: Callable[[list[SourceRecord]], None] | None = None) -> ToolLoopResult[R]:
+                        prior: Sequence[Source] = (),
+                        on_sources: Callable[[list[Source]], None] | None = None) -> ToolLoopResult[R]:
     """Drive the loop (see module docstring).
 
     Args:
@@ -111,7 +111,7 @@ async def run_tool_loop(port: LLMPort, spec: CallSpec, tools: Mapping[str, Tool]
     """
     messages: list[dict[str, Any]] = list(spec.messages)
     specs = [t.spec for t in tools.values()] + [record_tool(terminal)]
-    sources: list[SourceRecord] = list(prior)
+    sources: list[Source] = list(prior)
     seen: set[str] = {r.url for r in sources if r.url}
     responses: list[LLMResponse] = []
     names: list[str] = []
@@ -138,7 +138,7 @@ async def run_tool_loop(port: LLMPort, spec: CallSpec, tools: Mapping[str, Tool]
             messages.append({"role": "user", "content": NUDGE.format(tool=terminal.tool_name)})
             continue
         results = await asyncio.gather(*(_dispatch(c, tools, tool_timeout, sem) for c in resp.tool_calls))
-        new: list[SourceRecord] = []
+        new: list[Source] = []
         for call, result in zip(resp.tool_calls, results, strict=True):
             names.append(call.name)
             new.extend(result_sources(result, call.name))

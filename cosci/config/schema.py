@@ -31,7 +31,7 @@ MAX_ELO = 10_000.0
 """Largest Elo rating, window or gap, Elo points."""
 MAX_SEED = 2**63 - 1
 """Seeds are non-negative and fit a signed 64-bit integer (SQLite, numpy)."""
-AGENT_NAMES = ("supervisor", "generation", "reflection", "ranking", "evolution", "proximity", "metareview")
+AGENT_NAMES = ("goal_parsing", "generation", "reflection", "ranking", "evolution", "proximity", "metareview")
 """The seven agents of seed 000, in pipeline order."""
 OPTIONAL_AGENTS = ("safety",)
 """Agents a config may add: ``safety``, the seeds' classifier (issue 15; seed 001 routing table)."""
@@ -75,7 +75,7 @@ class SessionCfg(_Strict):
 
 class RunCfg(_Strict):
     concurrency: int = Field(gt=0, le=64, description="Agent actions running at once (seed 001: run.concurrency).")
-    max_ideas: int = Field(gt=0, le=10_000, description="Cap on hypotheses in the pool (seed 001: run.max_ideas).")
+    max_hypotheses: int = Field(gt=0, le=10_000, description="Cap on hypotheses in the pool (seed 001: run.max_hypotheses).")
     wall_clock_seconds: float = Field(gt=0, le=MAX_SECONDS, description="Session deadline in seconds (seed 001).")
     budget_usd: float = Field(gt=0, le=100_000, description="Session spending cap in USD, reserve included (seed 001).")
     budget_tokens: int | None = Field(
@@ -139,7 +139,7 @@ class RankingCfg(_Strict):
     debate_elo_gap: float = Field(
         ge=0, le=MAX_ELO, description="Debate when |ΔElo| is below this, Elo points (seed 000: 50)."
     )
-    matches_per_batch: int = Field(gt=0, le=1_000, description="Matches played by one RunTournamentBatch task.")
+    matches_per_round: int = Field(gt=0, le=1_000, description="Matches played by one RunTournamentRound task.")
     max_matches_per_pair: int = Field(
         gt=0, le=100, description="Rematch cap: matches one pair may play; a pair at the cap is not chosen again"
         " (cosci, issue 11: the leaderboard cannot change once every pair is at the cap -> stop reason stalled)."
@@ -217,7 +217,7 @@ class EvolutionCfg(_Strict):
         min_length=1, description="Evolution strategies used, in rotation (seed 000 Four Strategies)."
     )
     pool_share: Unit = Field(
-        description="Share of run.max_ideas kept for evolved hypotheses (generation stops below it)."
+        description="Share of run.max_hypotheses kept for evolved hypotheses (generation stops below it)."
     )
 
 
@@ -254,7 +254,7 @@ class TerminationCfg(_Strict):
     elo_stability_eps: float = Field(
         gt=0, le=MAX_ELO, description="Max Elo change within the window, Elo points (seed 001)."
     )
-    min_ideas_before_stable: int = Field(
+    min_hypotheses_before_stable: int = Field(
         ge=0, le=MAX_COUNT, description="Guard: hypotheses needed before ELO_STABLE (seed 000)."
     )
     min_matches_before_stable: int = Field(

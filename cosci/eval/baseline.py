@@ -16,13 +16,13 @@ from pydantic import BaseModel, Field
 from cosci.config.schema import CosciConfig
 from cosci.eval.moose_chem import id_of_url
 from cosci.llm.errors import BudgetExceeded, LLMError, StructuredOutputError
-from cosci.llm.routing import Router
-from cosci.llm.structured import call_record
-from cosci.llm.types import CallSpec, LLMPort, Route, TextBlock
+from cosci.llm.gateway.routing import Router
+from cosci.llm.port.structured import call_record
+from cosci.llm.port.types import CallSpec, LLMPort, Route, TextBlock
 from cosci.prompts import render
 from cosci.records import Record
 from cosci.safety.quoting import quote_untrusted
-from cosci.tools.common import LiteratureRecord
+from cosci.tools.common import LiteratureHit
 from cosci.tools.corpus import LocalCorpus
 
 
@@ -57,7 +57,7 @@ def retrieval_budget(config: CosciConfig) -> int:
     return config.tools.max_results * max(1, iters - 1)
 
 
-def retrieve(corpus: LocalCorpus, question: str, n: int) -> list[LiteratureRecord]:
+def retrieve(corpus: LocalCorpus, question: str, n: int) -> list[LiteratureHit]:
     """The BM25 top-``n`` corpus records for ``question`` (fewer only if fewer share a term with it)."""
     return corpus.search(question, n)
 
@@ -81,7 +81,7 @@ def _cited(urls: list[str], shown: set[str]) -> list[str]:
 
 
 async def run_baseline(port: LLMPort, route: Route, *, question: str, background: str,
-                       records: list[LiteratureRecord], k: int, task_id: str | None = None) -> BaselineAnswer:
+                       records: list[LiteratureHit], k: int, task_id: str | None = None) -> BaselineAnswer:
     """Ask for ``k`` hypotheses in one call; never raises (a failed call gives an answer with ``error``)."""
     quoted = [quote_untrusted(f"{r.url}\nTitle: {r.title}\n{r.abstract}", r.id) for r in records]
     user = render("eval.baseline", question=" ".join(question.split()),

@@ -19,9 +19,9 @@ from pydantic import Field
 from cosci.config.schema import CosciConfig
 from cosci.errors import CosciError
 from cosci.llm.errors import BudgetExceeded, LLMError, StructuredOutputError
-from cosci.llm.routing import Router
-from cosci.llm.structured import call_record
-from cosci.llm.types import CallSpec, LLMPort, Route, TextBlock
+from cosci.llm.gateway.routing import Router
+from cosci.llm.port.structured import call_record
+from cosci.llm.port.types import CallSpec, LLMPort, Route, TextBlock
 from cosci.prompts import render
 from cosci.records import Record
 from cosci.safety.quoting import quote_hypothesis, quote_untrusted

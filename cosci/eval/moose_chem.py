@@ -48,7 +48,7 @@ class Item:
 
 
 @dataclass(frozen=True)
-class CorpusRecord:
+class CorpusPaper:
     """A candidate inspiration paper with its synthetic ``id`` and ``url``."""
 
     id: str
@@ -65,7 +65,7 @@ def normalise_title(title: str) -> str:
     return _NON_ALNUM.sub(" ", title.lower()).strip()
 
 
-def record_id(title: str) -> str:
+def paper_id(title: str) -> str:
     """The stable synthetic id of a paper: ``mc-`` + sha256(normalised title)[:10]."""
     return "mc-" + hashlib.sha256(normalise_title(title).encode()).hexdigest()[:10]
 
@@ -116,7 +116,7 @@ def load_items(select: str | None = None, root: Path | None = None) -> list[Item
     return [by_id[w] for w in wanted]
 
 
-def load_corpus(size: int, root: Path | None = None) -> list[CorpusRecord]:
+def load_corpus(size: int, root: Path | None = None) -> list[CorpusPaper]:
     """The candidate corpus of ``size`` records (duplicates by normalised title kept once).
 
     Raises:
@@ -124,16 +124,16 @@ def load_corpus(size: int, root: Path | None = None) -> list[CorpusRecord]:
     """
     if size not in CORPUS_SIZES:
         raise BenchmarkError(f"--corpus: {size} is not one of {', '.join(map(str, CORPUS_SIZES))}")
-    seen: dict[str, CorpusRecord] = {}
+    seen: dict[str, CorpusPaper] = {}
     for r in _jsonl((root or moose_chem_dir()) / f"corpus_{size}.jsonl"):
         title = str(r.get("title") or "")
-        rid = record_id(title)
+        rid = paper_id(title)
         if title and rid not in seen:
-            seen[rid] = CorpusRecord(id=rid, title=title, abstract=str(r.get("abstract") or ""))
+            seen[rid] = CorpusPaper(id=rid, title=title, abstract=str(r.get("abstract") or ""))
     return list(seen.values())
 
 
-def write_corpus(records: Sequence[CorpusRecord], path: Path) -> Path:
+def write_corpus(records: Sequence[CorpusPaper], path: Path) -> Path:
     """Write ``records`` as a local corpus JSONL (``id``, ``title``, ``abstract``, ``url``) for
     ``session.corpus_path``; returns ``path``."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -143,7 +143,7 @@ def write_corpus(records: Sequence[CorpusRecord], path: Path) -> Path:
     return path
 
 
-def inspiration_ids(item: Item, corpus: Sequence[CorpusRecord]) -> tuple[str, ...]:
+def inspiration_ids(item: Item, corpus: Sequence[CorpusPaper]) -> tuple[str, ...]:
     """Record ids of the item's true inspirations that are in ``corpus`` (each found once, in item order)."""
     present = {r.id for r in corpus}
-    return tuple(dict.fromkeys(rid for t in item.inspiration_titles if (rid := record_id(t)) in present))
+    return tuple(dict.fromkeys(rid for t in item.inspiration_titles if (rid := paper_id(t)) in present))

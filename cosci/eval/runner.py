@@ -24,15 +24,15 @@ from typing import Any
 
 from cosci.config.load import compose, validate
 from cosci.config.schema import CosciConfig
-from cosci.domain import CallRecord
+from cosci.domain import Call
 from cosci.eval import baseline as bl
 from cosci.eval.judge import judge_match, judge_route, judge_tier
 from cosci.eval.metrics import TOP_KS, cited_ids, inspiration_recall, match_metrics, recall
 from cosci.eval.moose_chem import Item, inspiration_ids, load_corpus, load_items, write_corpus
 from cosci.eval.report import write_report
-from cosci.llm.budget import TokenBudget
-from cosci.llm.gateway import Gateway
-from cosci.store import SessionRecord
+from cosci.llm.budget.token_budget import TokenBudget
+from cosci.llm.gateway.adapter import Gateway
+from cosci.store import SessionStore
 from cosci.tools.corpus import LocalCorpus
 
 EVAL_CONFIG = "moose_chem"
@@ -80,14 +80,14 @@ def item_config(base: CosciConfig, item: Item, seed: int, corpus_path: Path) -> 
     return validate(data, require_goal=True)
 
 
-def ranked_hypotheses(record_path: Path, session_id: str) -> list[tuple[str, str, list[str]]]:
+def ranked_hypotheses(store_path: Path, session_id: str) -> list[tuple[str, str, list[str]]]:
     """The session's leaderboard, best Elo first (ties by id; rejected, retired, quarantined left out):
     ``(hypothesis id, title + statement, cited corpus record ids)``."""
-    rec = SessionRecord.open(record_path, session_id)
+    store = SessionStore.open(store_path, session_id)
     try:
-        hyps = [h for h in rec.hypotheses.all() if h.state not in INACTIVE]
+        hyps = [h for h in store.hypotheses.all() if h.state not in INACTIVE]
     finally:
-        rec.close()
+        store.close()
     hyps.sort(key=lambda h: (-h.elo, h.id))
     return [(h.id, f"{h.title}\n{h.statement}", cited_ids(h.citations)) for h in hyps]
 
@@ -103,7 +103,7 @@ class Scorer:
         budget = TokenBudget(cap_usd=self.config.run.budget_usd, shares={"eval": 1.0}, reserve_share=0.0)
         return Gateway(self.config, budget, recorder=self._record), budget
 
-    def _record(self, rec: CallRecord) -> None:
+    def _record(self, rec: Call) -> None:
         with self.calls.open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(asdict(rec), default=str) + "\n")
 
@@ -142,7 +142,7 @@ def run_eval(opts: EvalOptions, *, on_row: Any = None) -> EvalResult:
     Raises:
         ConfigError, BenchmarkError, MissingApiKey: before any session starts.
     """
-    from cosci.llm.routing import Router
+    from cosci.llm.gateway.routing import Router
 
     base = base_config(opts.overrides)
     Router(base).check_keys()
@@ -187,7 +187,7 @@ def _observe(item: Item, seed: int, truth: Sequence[str], base: CosciConfig, cor
     with tracker.child_env(f"item={item.id} seed={seed}"):
         summary = run_session(item_config(base, item, seed, corpus_path), overrides=list(opts.overrides),
                               ui=False)
-    hyps = ranked_hypotheses(Path(summary.record_path), summary.session_id)
+    hyps = ranked_hypotheses(Path(summary.store_path), summary.session_id)
 
     async def both() -> list[dict[str, Any]]:
         pipe = {**key, "system": "pipeline", "session_id": summary.session_id, "error": None,

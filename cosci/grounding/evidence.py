@@ -26,11 +26,11 @@ from pydantic import BaseModel
 from cosci.grounding.excerpts import ExcerptMatch, check_excerpt
 from cosci.records import ExcerptStatus
 from cosci.store.db import loads
-from cosci.tools.base import SourceRecord
-from cosci.tools.sources import citation_keys, record_keys
+from cosci.tools.base import Source
+from cosci.tools.sources import citation_keys, source_keys
 
 if TYPE_CHECKING:
-    from cosci.store import SessionRecord
+    from cosci.store import SessionStore
 
 M = TypeVar("M", bound=BaseModel)
 AGENTS_WITH_EVIDENCE = ("generation", "evolution", "reflection")
@@ -72,20 +72,20 @@ class EvidenceCounts:
                 f"{self.unseen} unseen")
 
 
-def matching(url: str, doi: str | None, sources: Sequence[SourceRecord]) -> list[SourceRecord]:
+def matching(url: str, doi: str | None, sources: Sequence[Source]) -> list[Source]:
     """The records that ``url`` (or ``doi``) names, in the order tools returned them."""
     keys = citation_keys(url, doi)
-    return [r for r in sources if keys & record_keys(r)]
+    return [r for r in sources if keys & source_keys(r)]
 
 
-def best_match(excerpt: str, records: Sequence[SourceRecord]) -> tuple[SourceRecord, ExcerptMatch]:
+def best_match(excerpt: str, records: Sequence[Source]) -> tuple[Source, ExcerptMatch]:
     """The record the excerpt quotes faithfully, else the one it comes closest to, with the verdict."""
     verdicts = [(r, check_excerpt(excerpt, r.text)) for r in records]
     hit = next(((r, v) for r, v in verdicts if v.verified), None)
     return hit or max(verdicts, key=lambda rv: rv[1].score)
 
 
-def check_items(items: Sequence[M], sources: Sequence[SourceRecord]) -> tuple[list[M], list[str],
+def check_items(items: Sequence[M], sources: Sequence[Source]) -> tuple[list[M], list[str],
                                                                               EvidenceCounts]:
     """Check citations or evidence items (see module docstring).
 
@@ -117,12 +117,12 @@ def check_items(items: Sequence[M], sources: Sequence[SourceRecord]) -> tuple[li
     return kept, unseen, counts
 
 
-def session_counts(record: SessionRecord) -> EvidenceCounts:
+def session_counts(store: SessionStore) -> EvidenceCounts:
     """The session's evidence counts: the sum of ``detail["evidence"]`` over its finished tasks."""
     total = EvidenceCounts()
     marks = ",".join("?" * len(AGENTS_WITH_EVIDENCE))
-    rows = record.db.query(f"SELECT result FROM tasks WHERE session_id=? AND status='done' AND agent IN ({marks})"
-                           " AND result IS NOT NULL", (record.session_id, *AGENTS_WITH_EVIDENCE))
+    rows = store.db.query(f"SELECT result FROM tasks WHERE session_id=? AND status='done' AND agent IN ({marks})"
+                           " AND result IS NOT NULL", (store.session_id, *AGENTS_WITH_EVIDENCE))
     for row in rows:
         found = (loads(row["result"], {}) or {}).get("detail", {}).get("evidence")
         if isinstance(found, dict):

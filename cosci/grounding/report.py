@@ -18,22 +18,22 @@ from cosci.grounding.claims import STATUSES
 from cosci.grounding.evidence import session_counts
 
 if TYPE_CHECKING:
-    from cosci.store import SessionRecord
+    from cosci.store import SessionStore
 
 CLAIM_METRICS = ("claims_total", "claims_traceable", *(f"claims_{s}" for s in STATUSES))
 
 
-def checked_overview(record: SessionRecord) -> dict[str, Any] | None:
+def checked_overview(store: SessionStore) -> dict[str, Any] | None:
     """The claim map, support check and audit of the session's final overview (None before the overview)."""
-    events = record.logs.events("overview_checked")
+    events = store.logs.events("overview_checked")
     return events[-1]["payload"] if events else None
 
 
-def grounding_metrics(record: SessionRecord) -> dict[str, float]:
+def grounding_metrics(store: SessionStore) -> dict[str, float]:
     """Evidence and claim counts, plus ``audit_score`` (0-1) and ``audit_agreement`` (share of the claims the
     support check answered on which the audit agrees, 0-1) when there are, and ``support_check_usd`` (USD)."""
-    out = session_counts(record).metrics()
-    checked = checked_overview(record)
+    out = session_counts(store).metrics()
+    checked = checked_overview(store)
     if checked:
         out.update({k: float(checked.get(k, 0)) for k in CLAIM_METRICS if k in checked})
         score = (checked.get("audit") or {}).get("overall_score")
@@ -48,22 +48,22 @@ def grounding_metrics(record: SessionRecord) -> dict[str, float]:
     return out
 
 
-def claims_document(record: SessionRecord) -> dict[str, Any] | None:
+def claims_document(store: SessionStore) -> dict[str, Any] | None:
     """``final/claims.json``: every claim (claim, section, hypothesis ids, sources, trace and problems, overclaim
     phrases, support verdict and the excerpt it relied on, status), the counts, whether a repair round ran, the
     support check's calls and cost, the audit and its agreement with the support check."""
-    checked = checked_overview(record)
+    checked = checked_overview(store)
     if checked is None:
         return None
-    return {"session_id": record.session_id, **{k: checked.get(k, 0) for k in CLAIM_METRICS},
+    return {"session_id": store.session_id, **{k: checked.get(k, 0) for k in CLAIM_METRICS},
             "repaired": checked.get("repaired", False), "fallback": checked.get("fallback", False),
             "claims": checked.get("claims", []), "support_check": checked.get("support_check"),
             "audit": checked.get("audit"), "agreement": checked.get("agreement")}
 
 
-def write_claims(record: SessionRecord, folder: Path) -> Path | None:
+def write_claims(store: SessionStore, folder: Path) -> Path | None:
     """Write ``claims.json`` into ``folder`` (None, and nothing written, before the overview)."""
-    doc = claims_document(record)
+    doc = claims_document(store)
     if doc is None:
         return None
     folder.mkdir(parents=True, exist_ok=True)
@@ -78,10 +78,10 @@ def claims_line(counts: dict[str, Any]) -> str:
     return f"{int(counts.get('claims_total', 0))} in the overview" + (": " + ", ".join(parts) if parts else "")
 
 
-def status_lines(record: SessionRecord) -> list[str]:
+def status_lines(store: SessionStore) -> list[str]:
     """``cosci status`` lines: evidence, and the overview's claims and audit when written."""
-    lines = [f"evidence     {session_counts(record).line()}"]
-    checked = checked_overview(record)
+    lines = [f"evidence     {session_counts(store).line()}"]
+    checked = checked_overview(store)
     if checked:
         audit = checked.get("audit") or {}
         score = audit.get("overall_score")

@@ -13,23 +13,23 @@ from pathlib import Path
 from cosci.errors import CosciError
 from cosci.report.export import FORMATS, jsonl, markdown
 from cosci.report.render import render_html, write_report
-from cosci.store import SessionRecord
+from cosci.store import SessionStore
 
 
-def elo_initial(record: SessionRecord) -> float:
+def elo_initial(store: SessionStore) -> float:
     """The session's initial Elo rating (points) from its frozen config (seed 000: 1200)."""
-    return float(record.sessions.get().config_snapshot.get("ranking", {}).get("elo_initial", 1200.0))
+    return float(store.sessions.get().config_snapshot.get("ranking", {}).get("elo_initial", 1200.0))
 
 
-def report_html(record: SessionRecord, folder: Path, out: str | None, open_it: bool) -> Path:
+def report_html(store: SessionStore, folder: Path, out: str | None, open_it: bool) -> Path:
     """Write the report page (default ``<session folder>/final/report.html``), optionally open it in a browser."""
-    path = write_report(record, folder, elo_initial(record), Path(out).expanduser().resolve() if out else None)
+    path = write_report(store, folder, elo_initial(store), Path(out).expanduser().resolve() if out else None)
     if open_it and not webbrowser.open(path.as_uri()):
         print(f"cosci: no browser could be started; open {path.as_uri()}", file=sys.stderr)
     return path
 
 
-def export(record: SessionRecord, fmt: str, out: str) -> Path | None:
+def export(store: SessionStore, fmt: str, out: str) -> Path | None:
     """Write the session in ``fmt`` (one of :data:`FORMATS`) to ``out`` (``-``: standard output).
 
     Returns:
@@ -42,8 +42,8 @@ def export(record: SessionRecord, fmt: str, out: str) -> Path | None:
         raise CosciError(f"--format {fmt}: choose one of {', '.join(FORMATS)}")
     from cosci.report.data import collect
 
-    text = (render_html(collect(record, elo_initial(record)), elo_initial(record)) if fmt == "html"
-            else markdown(record) if fmt == "md" else jsonl(record))
+    text = (render_html(collect(store, elo_initial(store)), elo_initial(store)) if fmt == "html"
+            else markdown(store) if fmt == "md" else jsonl(store))
     if out == "-":
         sys.stdout.write(text)
         return None

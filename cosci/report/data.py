@@ -1,6 +1,6 @@
 """What the session report shows, read from the record (no rendering here, no framework imports).
 
-:func:`collect` turns one :class:`~cosci.store.SessionRecord` into a :class:`ReportData` of plain values: the
+:func:`collect` turns one :class:`~cosci.store.SessionStore` into a :class:`ReportData` of plain values: the
 header (goal, research plan, models per agent, stop reason, spend per agent against the budget, active time,
 judge statistics when the record has them), the leaderboard, one section per hypothesis (its reviews and its
 matches with their debate transcripts), the Elo trajectories and the lineage edges. Every string in it comes
@@ -24,7 +24,7 @@ from cosci.config.schema import CosciConfig
 from cosci.domain import Hypothesis
 from cosci.grounding.evidence import session_counts
 from cosci.grounding.report import claims_document, claims_line
-from cosci.store import SessionRecord
+from cosci.store import SessionStore
 from cosci.tracking.artifacts import elo_trajectories, leaderboard_frame
 
 BT_COLUMNS = ("bt_score", "bt_ci_low", "bt_ci_high")
@@ -103,7 +103,7 @@ class ReportData:
 
 def models_per_agent(snapshot: dict[str, Any]) -> dict[str, dict[str, str]]:
     """``{agent: {mode: LiteLLM model}}`` from the session's frozen config (seed 001 "Model Routing")."""
-    from cosci.llm.routing import Router  # plain config logic: no litellm import
+    from cosci.llm.gateway.routing import Router  # plain config logic: no litellm import
 
     try:
         config = CosciConfig.model_validate(snapshot)
@@ -119,10 +119,10 @@ def _review(r: Any) -> dict[str, Any]:
             "kill_experiment": r.kill_experiment, "created_at": r.created_at}
 
 
-def _matches_by_hypothesis(record: SessionRecord) -> dict[str, list[MatchView]]:
+def _matches_by_hypothesis(store: SessionStore) -> dict[str, list[MatchView]]:
     out: dict[str, list[MatchView]] = {}
-    for m in record.matches.all():
-        transcript = record.matches.transcript(m.id) if m.mode == "debate" else []
+    for m in store.matches.all():
+        transcript = store.matches.transcript(m.id) if m.mode == "debate" else []
         for me, other, before, after in ((m.hyp_a, m.hyp_b, m.elo_a_before, m.elo_a_after),
                                          (m.hyp_b, m.hyp_a, m.elo_b_before, m.elo_b_after)):
             outcome = "invalid" if not m.verdict_valid else "won" if m.winner == me else "lost"
@@ -131,11 +131,11 @@ def _matches_by_hypothesis(record: SessionRecord) -> dict[str, list[MatchView]]:
     return out
 
 
-def _leaderboard_rows(record: SessionRecord) -> tuple[list[dict[str, Any]], bool]:
-    frame = leaderboard_frame(record)
+def _leaderboard_rows(store: SessionStore) -> tuple[list[dict[str, Any]], bool]:
+    frame = leaderboard_frame(store)
     has_bt = all(c in frame.columns for c in BT_COLUMNS)
     latest: dict[str, dict[str, Any]] = {}
-    for r in record.hypotheses.reviews():  # newest first: keep the first seen per hypothesis
+    for r in store.hypotheses.reviews():  # newest first: keep the first seen per hypothesis
         latest.setdefault(r.hypothesis_id, _review(r))
     rows = []
     for row in frame.to_dicts():
@@ -154,10 +154,10 @@ def _view(row: dict[str, Any], h: Hypothesis, reviews: list[dict[str, Any]],
                           reviews=reviews, matches=matches)
 
 
-def judge_statistics(record: SessionRecord) -> dict[str, Any] | None:
+def judge_statistics(store: SessionStore) -> dict[str, Any] | None:
     """The payload of the newest ``judge*`` event (judge agreement, position bias...), if any."""
-    rows = record.db.query("SELECT payload FROM events WHERE session_id=? AND event LIKE 'judge%'"
-                           " ORDER BY seq DESC LIMIT 1", (record.session_id,))
+    rows = store.db.query("SELECT payload FROM events WHERE session_id=? AND event LIKE 'judge%'"
+                           " ORDER BY seq DESC LIMIT 1", (store.session_id,))
     if not rows:
         return None
     import json
@@ -166,25 +166,25 @@ def judge_statistics(record: SessionRecord) -> dict[str, Any] | None:
     return payload if isinstance(payload, dict) and payload else None
 
 
-def collect(record: SessionRecord, elo_initial: float = 1200.0) -> ReportData:
+def collect(store: SessionStore, elo_initial: float = 1200.0) -> ReportData:
     """Read the report's content from the record (works on a running session: it only reads).
 
     Args:
-        record: an open session record.
+        record: an open session store.
         elo_initial: the initial Elo rating (points; seed 000 "Elo Update": 1200) the trajectories start from.
     """
-    row = record.sessions.get()
-    rows, has_bt = _leaderboard_rows(record)
+    row = store.sessions.get()
+    rows, has_bt = _leaderboard_rows(store)
     ranked = [r for r in rows if r["state"] not in OUT_OF_RANKING]
     for r in rows:
         r["rank"] = None
     for i, r in enumerate(ranked, 1):
         r["rank"] = i
-    hyps = {h.id: h for h in record.hypotheses.all()}
+    hyps = {h.id: h for h in store.hypotheses.all()}
     reviews: dict[str, list[dict[str, Any]]] = {}
-    for rv in record.hypotheses.reviews():
+    for rv in store.hypotheses.reviews():
         reviews.setdefault(rv.hypothesis_id, []).append(_review(rv))
-    matches = _matches_by_hypothesis(record)
+    matches = _matches_by_hypothesis(store)
     views = [_view(r, hyps[r["id"]], reviews.get(r["id"], []), matches.get(r["id"], [])) for r in rows]
     edges = [(p, h.id, h.strategy) for h in hyps.values() for p in h.parent_ids if p in hyps]
     session = {"id": row.id, "goal": row.research_goal, "status": row.status, "stop_reason": row.stop_reason,
@@ -193,9 +193,9 @@ def collect(record: SessionRecord, elo_initial: float = 1200.0) -> ReportData:
                "mlflow_run_id": row.mlflow_run_id}
     return ReportData(
         session=session, plan=row.research_plan, models=models_per_agent(row.config_snapshot),
-        spend=record.logs.spend(), budget_usd=row.budget_usd, judge=judge_statistics(record),
+        spend=store.logs.spend(), budget_usd=row.budget_usd, judge=judge_statistics(store),
         leaderboard=ranked, apart=[r for r in rows if r["state"] in OUT_OF_RANKING], hypotheses=views,
-        trajectories=elo_trajectories(record, elo_initial), edges=edges, overview=row.final_overview,
-        has_bt=has_bt, generated_at=time.time(), evidence=session_counts(record).to_dict(),
-        claims=claims_document(record),
+        trajectories=elo_trajectories(store, elo_initial), edges=edges, overview=row.final_overview,
+        has_bt=has_bt, generated_at=time.time(), evidence=session_counts(store).to_dict(),
+        claims=claims_document(store),
     )

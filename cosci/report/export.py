@@ -15,7 +15,7 @@ from dataclasses import asdict
 from typing import Any
 
 from cosci.report.data import SCORE_KEYS
-from cosci.store import SessionRecord
+from cosci.store import SessionStore
 from cosci.tracking.artifacts import leaderboard_frame
 
 FORMATS = ("md", "html", "jsonl")
@@ -26,16 +26,16 @@ def _cell(value: Any) -> str:
     return " ".join(str(value).split()).replace("|", "\\|")
 
 
-def markdown(record: SessionRecord) -> str:
+def markdown(store: SessionStore) -> str:
     """The overview (if written) and the leaderboard so far, as Markdown."""
-    row = record.sessions.get()
+    row = store.sessions.get()
     head = (row.final_overview or f"# Session {row.id}\n\nNo overview yet ({row.status}).").rstrip()
     latest: dict[str, Any] = {}
-    for r in record.hypotheses.reviews():  # newest first
+    for r in store.hypotheses.reviews():  # newest first
         latest.setdefault(r.hypothesis_id, r)
     lines = ["", "", "## Leaderboard", "", "| rank | id | title | Elo | matches | verdict | "
              + " | ".join(SCORE_KEYS) + " | state |", "|" + "---|" * (7 + len(SCORE_KEYS))]
-    for i, h in enumerate(leaderboard_frame(record).to_dicts(), 1):
+    for i, h in enumerate(leaderboard_frame(store).to_dicts(), 1):
         rv = latest.get(h["id"])
         scores = [f"{rv.scores[k]:.2f}" if rv and rv.scores.get(k) is not None else "-" for k in SCORE_KEYS]
         lines.append(f"| {i} | {h['id']} | {_cell(h['title'])} | {h['elo']:.0f} | {h['matches']} | "
@@ -43,21 +43,21 @@ def markdown(record: SessionRecord) -> str:
     return head + "\n".join(lines) + "\n"
 
 
-def records(record: SessionRecord) -> Iterator[dict[str, Any]]:
+def records(store: SessionStore) -> Iterator[dict[str, Any]]:
     """The record as plain dicts (see the module docstring for the ``type`` values)."""
-    row = record.sessions.get()
+    row = store.sessions.get()
     yield {"type": "session", "id": row.id, "goal": row.research_goal, "research_plan": row.research_plan,
            "status": row.status, "stop_reason": row.stop_reason, "models": row.models_choice,
-           "budget_usd": row.budget_usd, "spend": record.logs.spend(), "elapsed_seconds": row.elapsed_seconds,
+           "budget_usd": row.budget_usd, "spend": store.logs.spend(), "elapsed_seconds": row.elapsed_seconds,
            "created_at": row.created_at}
-    for h in record.hypotheses.all():
+    for h in store.hypotheses.all():
         yield {"type": "hypothesis", **asdict(h)}
-    for r in reversed(record.hypotheses.reviews()):
+    for r in reversed(store.hypotheses.reviews()):
         yield {"type": "review", **asdict(r)}
-    for m in record.matches.all():
-        yield {"type": "match", **asdict(m), "transcript": record.matches.transcript(m.id)}
+    for m in store.matches.all():
+        yield {"type": "match", **asdict(m), "transcript": store.matches.transcript(m.id)}
 
 
-def jsonl(record: SessionRecord) -> str:
+def jsonl(store: SessionStore) -> str:
     """:func:`records` as JSON Lines (UTF-8, one object per line)."""
-    return "".join(json.dumps(obj, ensure_ascii=False, sort_keys=True) + "\n" for obj in records(record))
+    return "".join(json.dumps(obj, ensure_ascii=False, sort_keys=True) + "\n" for obj in records(store))

@@ -23,7 +23,7 @@ from markupsafe import Markup
 
 from cosci.report.data import SCORE_KEYS, ReportData, collect
 from cosci.report.figures import FigureUnavailable, bt_svg, elo_svg, lineage_svg
-from cosci.store import SessionRecord
+from cosci.store import SessionStore
 
 REPORT_FILE = "report.html"
 """The report's file name, written to ``<session folder>/final/`` and logged to the MLflow run."""
@@ -92,7 +92,7 @@ def render_html(data: ReportData, elo_initial: float = 1200.0) -> str:
         script_hash=script_hash, **figures(data, elo_initial))
 
 
-def write_report(record: SessionRecord, folder: Path, elo_initial: float = 1200.0, out: Path | None = None) -> Path:
+def write_report(store: SessionStore, folder: Path, elo_initial: float = 1200.0, out: Path | None = None) -> Path:
     """Write the report of the session in ``record`` to ``out`` (default ``<folder>/final/report.html``).
 
     Works on a running session (it only reads the record). The file is replaced atomically, so a reader (or
@@ -101,6 +101,6 @@ def write_report(record: SessionRecord, folder: Path, elo_initial: float = 1200.
     path = out or folder / "final" / REPORT_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(render_html(collect(record, elo_initial), elo_initial), encoding="utf-8")
+    tmp.write_text(render_html(collect(store, elo_initial), elo_initial), encoding="utf-8")
     tmp.replace(path)
     return path

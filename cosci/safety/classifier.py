@@ -2,7 +2,7 @@
 
 :meth:`Classifier.screen` runs the deterministic pre-screen (:mod:`cosci.safety.prescreen`), then one forced
 ``record_safety_verdict`` call (``agents.safety.modes.classify``; its cost comes from the budget reserve, see
-``cosci.llm.gateway.RESERVE_MODES``), and records the verdict in ``safety_verdicts``. Whether a decision acts
+``cosci.llm.gateway.adapter.RESERVE_MODES``), and records the verdict in ``safety_verdicts``. Whether a decision acts
 depends on what was screened: ``safety.block_goal_on`` (goal, researcher feedback), ``safety.quarantine_on``
 (hypothesis), ``safety.withhold_overview_on`` (final overview).
 
@@ -22,14 +22,14 @@ from dataclasses import dataclass
 
 from cosci.config.schema import CosciConfig
 from cosci.errors import CosciError, GoalRefused
-from cosci.llm.routing import Router
-from cosci.llm.structured import call_record
-from cosci.llm.types import CallSpec, LLMPort, TextBlock
+from cosci.llm.gateway.routing import Router
+from cosci.llm.port.structured import call_record
+from cosci.llm.port.types import CallSpec, LLMPort, TextBlock
 from cosci.prompts import render
 from cosci.records import RecordSafetyVerdict
 from cosci.safety.prescreen import load_prescreen
 from cosci.safety.quoting import quote_untrusted
-from cosci.store import SafetyVerdict, SessionRecord
+from cosci.store import SafetyVerdict, SessionStore
 from cosci.store.safety import Subject, verdict_id
 
 log = logging.getLogger(__name__)
@@ -76,10 +76,10 @@ class Classifier:
         router: routes ``safety.classify`` to its tier (mini by default).
     """
 
-    def __init__(self, config: CosciConfig, llm: LLMPort, router: Router, record: SessionRecord) -> None:
+    def __init__(self, config: CosciConfig, llm: LLMPort, router: Router, store: SessionStore) -> None:
         if config.safety is None:
             raise CosciError("safety: no safety section in this session's config")
-        self.config, self.cfg, self.llm, self.router, self.record = config, config.safety, llm, router, record
+        self.config, self.cfg, self.llm, self.router, self.store = config, config.safety, llm, router, store
 
     async def screen(self, subject: Subject, text: str, *, subject_id: str | None = None, task_id: str | None = None,
                      action: str = "Screen", keep_text: bool = False) -> Screening:
@@ -91,8 +91,8 @@ class Classifier:
         Returns:
             The recorded :class:`Screening`.
         """
-        vid = verdict_id(self.record.session_id, subject, subject_id, text)
-        known = self.record.safety.get(vid)
+        vid = verdict_id(self.store.session_id, subject, subject_id, text)
+        known = self.store.safety.get(vid)
         if known is not None:
             return Screening(known)
         notes = [hit.note() for hit in load_prescreen(self.cfg.prescreen_terms).check(text)]
@@ -112,12 +112,12 @@ class Classifier:
             decision, categories = "flag", sorted({n.split(":", 1)[0] for n in notes} & set(self.cfg.categories))
             rationale = f"not screened by the model: the classifier call failed ({type(exc).__name__})"
         acted = acts(self.config, subject, decision)
-        self.record.safety.add(vid, subject, subject_id, decision=decision, categories=categories,
+        self.store.safety.add(vid, subject, subject_id, decision=decision, categories=categories,
                                rationale=rationale, prescreen=notes, acted=acted, model=route.model,
                                task_id=task_id, withheld_text=text if acted and keep_text else None)
-        verdict = self.record.safety.get(vid)
+        verdict = self.store.safety.get(vid)
         assert verdict is not None
-        self.record.logs.event(f"safety_{decision}", {"subject": subject, "subject_id": subject_id,
+        self.store.logs.event(f"safety_{decision}", {"subject": subject, "subject_id": subject_id,
                                                       "verdict_id": vid, "acted": acted}, agent="safety")
         return Screening(verdict)
 

@@ -12,22 +12,22 @@ import asyncio
 
 from cosci.config.schema import CosciConfig
 from cosci.safety.classifier import Classifier, Screening
-from cosci.store import SessionRecord
+from cosci.store import SessionStore
 
 
-def screen_feedback(record: SessionRecord, config: CosciConfig, text: str) -> Screening:
+def screen_feedback(store: SessionStore, config: CosciConfig, text: str) -> Screening:
     """Screen one researcher feedback text the way a goal is screened (``safety.block_goal_on`` acts).
 
     Returns:
         The recorded :class:`~cosci.safety.classifier.Screening` (``acted``: refuse the feedback).
     """
-    from cosci.llm.budget import TokenBudget
-    from cosci.llm.gateway import Gateway
+    from cosci.llm.budget.token_budget import TokenBudget
+    from cosci.llm.gateway.adapter import Gateway
 
     budget = TokenBudget(cap_usd=config.run.budget_usd,
                          shares={a: c.budget_share for a, c in config.agents.items()},
                          reserve_share=config.budget.reserve_share, cap_tokens=config.run.budget_tokens)
-    budget.restore(record.logs.spend())
-    gateway = Gateway(config, budget, record.logs.add_call)
-    classifier = Classifier(config, gateway, gateway.router, record)
+    budget.restore(store.logs.spend())
+    gateway = Gateway(config, budget, store.logs.add_call)
+    classifier = Classifier(config, gateway, gateway.router, store)
     return asyncio.run(classifier.screen("feedback", text, action="ScreenFeedback"))

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from cosci.errors import CosciError, SessionNotFound
-from cosci.store import RECORD_FILE, SessionRecord
+from cosci.store import STORE_FILE, SessionStore
 
 if TYPE_CHECKING:
     from cosci.config.schema import CosciConfig
@@ -66,7 +66,7 @@ class SessionFolder:
         root = data_dir / SESSIONS
         if not root.is_dir():
             return []
-        return [cls(data_dir, p.name) for p in sorted(root.iterdir()) if (p / RECORD_FILE).is_file()]
+        return [cls(data_dir, p.name) for p in sorted(root.iterdir()) if (p / STORE_FILE).is_file()]
 
     @classmethod
     def existing(cls, data_dir: Path, session_id: str) -> SessionFolder:
@@ -76,7 +76,7 @@ class SessionFolder:
             SessionNotFound: no record for this id under ``data_dir`` (one line, naming ``cosci list``).
         """
         folder = cls(data_dir, session_id)
-        if not folder.record_path.is_file():
+        if not folder.store_path.is_file():
             raise SessionNotFound(f"no session '{session_id}' under {data_dir / SESSIONS} (see `cosci list`)")
         return folder
 
@@ -86,8 +86,8 @@ class SessionFolder:
         return self.data_dir / SESSIONS / self.session_id
 
     @property
-    def record_path(self) -> Path:
-        return self.path / RECORD_FILE
+    def store_path(self) -> Path:
+        return self.path / STORE_FILE
 
     @property
     def lock_path(self) -> Path:
@@ -115,25 +115,25 @@ class SessionFolder:
         return self.final_dir / "overview.md"
 
     # --- the record --------------------------------------------------------------------------------------
-    def open_record(self) -> SessionRecord:
-        """Open (creating it if needed) the session's record; the caller closes it (prefer :meth:`record`)."""
+    def open_store(self) -> SessionStore:
+        """Open (creating it if needed) the session's store; the caller closes it (prefer :meth:`record`)."""
         self.path.mkdir(parents=True, exist_ok=True)
-        return SessionRecord.open(self.record_path, self.session_id)
+        return SessionStore.open(self.store_path, self.session_id)
 
     @contextmanager
-    def record(self) -> Iterator[SessionRecord]:
-        """The session's record, closed on leaving the block (also on an error).
+    def store(self) -> Iterator[SessionStore]:
+        """The session's store, closed on leaving the block (also on an error).
 
         Raises:
             SessionNotFound: the session has no record yet.
         """
-        if not self.record_path.is_file():
+        if not self.store_path.is_file():
             raise SessionNotFound(f"no session '{self.session_id}' under {self.data_dir / SESSIONS}")
-        rec = SessionRecord.open(self.record_path, self.session_id)
+        store = SessionStore.open(self.store_path, self.session_id)
         try:
-            yield rec
+            yield store
         finally:
-            rec.close()
+            store.close()
 
     def frozen_config(self, overrides: Sequence[str] = ()) -> CosciConfig:
         """The session's frozen config with ``key=value`` overrides, in this data folder
@@ -144,8 +144,8 @@ class SessionFolder:
         """
         from cosci.config.frozen import frozen_config  # OmegaConf: only when a config is needed
 
-        with self.record() as rec:
-            snapshot = rec.sessions.get().config_snapshot
+        with self.store() as store:
+            snapshot = store.sessions.get().config_snapshot
         return frozen_config(snapshot, self.data_dir, overrides)
 
     # --- the lock (one session, one process) -------------------------------------------------------------

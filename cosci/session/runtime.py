@@ -17,16 +17,16 @@ from cosci.config.schema import CosciConfig
 from cosci.domain import Task, TaskResult, id_namespace
 from cosci.errors import CosciError
 from cosci.grounding.report import write_claims
-from cosci.llm.batch import BatchGateway
-from cosci.llm.budget import TokenBudget
-from cosci.llm.embedding_calls import EmbeddingCalls
-from cosci.llm.embeddings import Embedder
-from cosci.llm.gateway import Gateway
-from cosci.llm.providers import check_models
-from cosci.llm.routing import Router
+from cosci.llm.batches.batch_gateway import BatchGateway
+from cosci.llm.budget.token_budget import TokenBudget
+from cosci.llm.embeddings.embedder import Embedder
+from cosci.llm.gateway.adapter import Gateway
+from cosci.llm.gateway.embedding_calls import EmbeddingCalls
+from cosci.llm.gateway.providers import check_models
+from cosci.llm.gateway.routing import Router
 from cosci.safety.classifier import screening_on
 from cosci.session.folder import SessionFolder, new_session_id
-from cosci.store import SessionRecord
+from cosci.store import SessionStore
 from cosci.tools.registry import ToolRegistry, build_registry
 from cosci.tracking import check_tracking
 from cosci.vectors.store import VectorStore
@@ -38,21 +38,21 @@ OPEN_RUNTIMES: dict[str, SessionRuntime] = {}
 """The runtimes open in this process, by session id; filled and emptied by the session flow (flows/session.py)."""
 
 
-def record_resume(record: SessionRecord, config: CosciConfig) -> list[str]:
+def record_resume(store: SessionStore, config: CosciConfig) -> list[str]:
     """Mark a resumed session running (an aborting one stays aborting, so it ends at once); if its config
     changed (``cosci resume <id> key=value``), keep the new snapshot, budget and deadline on the session row and
     log what changed. Returns the changed keys."""
-    before = record.sessions.get().config_snapshot
+    before = store.sessions.get().config_snapshot
     after = json.loads(config.model_dump_json())
     changed = sorted(k for k in set(_flat(before)) | set(_flat(after)) if _flat(before).get(k) != _flat(after).get(k))
     # an abort requested while nothing ran stays: the loop stops at once and writes the overview
-    status = "aborting" if record.sessions.status() == "aborting" else "running"
+    status = "aborting" if store.sessions.status() == "aborting" else "running"
     fields: dict[str, Any] = {"status": status, "stop_reason": None}
     if changed:
         fields.update(config_snapshot=after, budget_usd=config.run.budget_usd, budget_tokens=config.run.budget_tokens,
                       wall_clock_seconds=config.run.wall_clock_seconds)
-    record.sessions.update(**fields)
-    record.logs.event("session_resumed", {"changed": {k: _flat(after).get(k) for k in changed}})
+    store.sessions.update(**fields)
+    store.logs.event("session_resumed", {"changed": {k: _flat(after).get(k) for k in changed}})
     return changed
 
 
@@ -72,7 +72,7 @@ class SessionRuntime:
     config: CosciConfig
     session_id: str
     home: SessionFolder
-    record: SessionRecord
+    store: SessionStore
     budget: TokenBudget
     gateway: Gateway
     registry: ToolRegistry
@@ -97,46 +97,46 @@ class SessionRuntime:
                 else SessionFolder(config.paths.data_dir, new_session_id()))
         sid = home.session_id
         home.lock()
-        record = home.open_record()
-        if not resuming:  # a resumed session keeps the namespace it started with (SessionRecord.open)
-            record.namespace = id_namespace(config.session.goal or "", config.run.seed)
+        store = home.open_store()
+        if not resuming:  # a resumed session keeps the namespace it started with (SessionStore.open)
+            store.namespace = id_namespace(config.session.goal or "", config.run.seed)
         if not resuming:
-            record.sessions.create(goal=config.session.goal or "", config_snapshot=json.loads(config.model_dump_json()),
+            store.sessions.create(goal=config.session.goal or "", config_snapshot=json.loads(config.model_dump_json()),
                                    overrides=list(overrides or []), models_choice=models_choice or config.models.name,
                                    budget_usd=config.run.budget_usd, budget_tokens=config.run.budget_tokens,
                                    wall_clock_seconds=config.run.wall_clock_seconds)
-            record.logs.event("session_started", {"goal": config.session.goal, "n_initial": config.run.n_initial,
-                                                  "seed": config.run.seed, "namespace": record.namespace,
+            store.logs.event("session_started", {"goal": config.session.goal, "n_initial": config.run.n_initial,
+                                                  "seed": config.run.seed, "namespace": store.namespace,
                                                   "budget_usd": config.run.budget_usd})
             if not screening_on(config):  # issue 15: said once, at the start
                 log.warning("safety screening is off (safety.enabled=false): no classifier call screens the goal,"
                             " hypotheses, feedback or the overview")
-                record.logs.event("safety_disabled", {})
-        elif record.sessions.status() in ("done", "refused"):
-            status = record.sessions.status()
-            record.close()
+                store.logs.event("safety_disabled", {})
+        elif store.sessions.status() in ("done", "refused"):
+            status = store.sessions.status()
+            store.close()
             home.unlock()
             raise CosciError(f"session {sid} is {status}; `cosci report {sid}` shows its overview")
         else:
-            record_resume(record, config)
+            record_resume(store, config)
         budget = TokenBudget(cap_usd=config.run.budget_usd,
                              shares={a: c.budget_share for a, c in config.agents.items()},
                              reserve_share=config.budget.reserve_share, cap_tokens=config.run.budget_tokens)
-        budget.restore(record.logs.spend())
-        gateway = Gateway(config, budget, record.logs.add_call)
-        gateway.sizer.restore(record.logs.output_lengths())
+        budget.restore(store.logs.spend())
+        gateway = Gateway(config, budget, store.logs.add_call)
+        gateway.sizer.restore(store.logs.output_lengths())
         registry = build_registry(config, home.http_cache)
         embedder = Embedder(list(config.models.embeddings.chain), EmbeddingCalls(gateway))
-        chosen = [e["payload"].get("model") for e in record.logs.events("embedding_model")]
+        chosen = [e["payload"].get("model") for e in store.logs.events("embedding_model")]
         if await embedder.choose() != (chosen[-1] if chosen else None):  # the model on the record (issue 16)
-            record.logs.event("embedding_model", {"model": embedder.model})
-        ids, vecs = record.hypotheses.embeddings(embedder.model)
+            store.logs.event("embedding_model", {"model": embedder.model})
+        ids, vecs = store.hypotheses.embeddings(embedder.model)
         vectors = VectorStore(vecs.shape[1] if len(ids) else embedder.dim)
         if len(ids):
             vectors.load(ids, vecs)
-        deps = AgentDeps(config=config, record=record, llm=gateway, router=gateway.router, tools=registry,
+        deps = AgentDeps(config=config, store=store, llm=gateway, router=gateway.router, tools=registry,
                          embedder=embedder, vectors=vectors, batches=BatchGateway(gateway))
-        return cls(config, sid, home, record, budget, gateway, registry, build_agents(deps), deps)
+        return cls(config, sid, home, store, budget, gateway, registry, build_agents(deps), deps)
 
     @property
     def folder(self) -> Path:
@@ -145,7 +145,7 @@ class SessionRuntime:
 
     async def execute(self, task: Task) -> TaskResult:
         """Run one task on its agent (one attempt, counted on the task row)."""
-        self.record.tasks.start_attempt(task.id)
+        self.store.tasks.start_attempt(task.id)
         agent = self.agents.get(task.agent)
         if agent is None:
             raise ValueError(f"task {task.id}: no agent '{task.agent}'")
@@ -156,10 +156,10 @@ class SessionRuntime:
         path = self.home.overview_path
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
-        withheld = self.record.safety.withheld_overview()  # issue 15: kept out of overview.md and MLflow
+        withheld = self.store.safety.withheld_overview()  # issue 15: kept out of overview.md and MLflow
         if withheld:
             (path.parent / "overview.withheld.md").write_text(withheld, encoding="utf-8")
-        write_claims(self.record, path.parent)  # final/claims.json, the overview's claim map
+        write_claims(self.store, path.parent)  # final/claims.json, the overview's claim map
         self.home.vectors_file.parent.mkdir(exist_ok=True)
         if len(self.deps.vectors):
             self.deps.vectors.save(str(self.home.vectors_file))
@@ -171,12 +171,12 @@ class SessionRuntime:
         from cosci.report.render import write_report
 
         try:
-            return write_report(self.record, self.folder, self.config.ranking.elo_initial)
+            return write_report(self.store, self.folder, self.config.ranking.elo_initial)
         except Exception as exc:  # the overview and the record matter more than the page
             log.warning("report.html not written: %s: %s", type(exc).__name__, exc)
             return None
 
     async def close(self) -> None:
         await self.registry.aclose()
-        self.record.close()
+        self.store.close()
         self.home.unlock()

@@ -23,7 +23,7 @@ class SessionSummary:
     top_elo: float
     elapsed_seconds: float
     overview_path: str
-    record_path: str
+    store_path: str
     mlflow_run_id: str | None
     tracking_uri: str | None = None
     stop_detail: str = ""
@@ -56,7 +56,7 @@ class SessionSummary:
             out.append(f"continue  cosci resume {self.session_id}")
         else:
             out.append(f"overview  {self.overview_path}")
-        out.append(f"record    {self.record_path}")
+        out.append(f"record    {self.store_path}")
         if self.mlflow_run_id:
             out.append(f"mlflow    run {self.mlflow_run_id} in {self.tracking_uri}")
             out.append(f"          mlflow ui --backend-store-uri {self.tracking_uri}")
@@ -70,12 +70,12 @@ def summarise(rt: SessionRuntime, reason: Any, overview: Path, run_id: str | Non
     from cosci.tournament.judge_stats import session_judge_stats
     from cosci.tracking import tracking_uri
 
-    row = rt.record.sessions.get()
-    stats = collect(rt.record, row.elapsed_seconds, rt.config.ranking.elo_initial)
+    row = rt.store.sessions.get()
+    stats = collect(rt.store, row.elapsed_seconds, rt.config.ranking.elo_initial)
     return SessionSummary(
         session_id=rt.session_id, stop_reason=str(getattr(reason, "value", reason)), spent_usd=stats.spent_usd,
         tokens=stats.tokens, hypotheses=stats.hypotheses, matches=stats.matches, top_elo=stats.top1_elo,
-        elapsed_seconds=row.elapsed_seconds, overview_path=str(overview), record_path=str(rt.home.record_path),
+        elapsed_seconds=row.elapsed_seconds, overview_path=str(overview), store_path=str(rt.home.store_path),
         mlflow_run_id=run_id, tracking_uri=tracking_uri(rt.config) if run_id else None, stop_detail=stop_detail,
-        grounding=grounding_metrics(rt.record),
-        judge=session_judge_stats(rt.record).to_dict())
+        grounding=grounding_metrics(rt.store),
+        judge=session_judge_stats(rt.store).to_dict())

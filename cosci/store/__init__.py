@@ -1,8 +1,8 @@
-"""The session record: one SQLite file per session (seed 001 "Database Schema").
+"""The session store: one SQLite file per session (seed 001 "Database Schema").
 
 Usage::
 
-    record = SessionRecord.open(data_dir / "sessions" / sid / "record.sqlite", sid)
+    record = SessionStore.open(data_dir / "sessions" / sid / "store.sqlite", sid)
     record.hypotheses.insert(...); record.tasks.claim(...); record.matches.apply(...)
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cosci.domain import CallRecord
+from cosci.domain import Call
 from cosci.store.batches import BatchedMatches
 from cosci.store.db import Database
 from cosci.store.hypotheses import Hypotheses
@@ -20,10 +20,10 @@ from cosci.store.safety import SafetyVerdict, SafetyVerdicts
 from cosci.store.sessions import SessionRow, Sessions
 from cosci.store.tasks import PRIORITY, Tasks
 
-RECORD_FILE = "record.sqlite"
+STORE_FILE = "store.sqlite"
 
 
-class SessionRecord:
+class SessionStore:
     """All repositories of one session over one :class:`Database`."""
 
     def __init__(self, db: Database, session_id: str) -> None:
@@ -52,7 +52,7 @@ class SessionRecord:
         self.tasks.namespace = value
 
     @classmethod
-    def open(cls, path: Path, session_id: str) -> SessionRecord:
+    def open(cls, path: Path, session_id: str) -> SessionStore:
         """Open (creating and migrating if needed) the record at ``path``, in the id namespace the session
         started with (its ``session_started`` event; the session id for sessions from before namespaces)."""
         record = cls(Database(path), session_id)
@@ -65,5 +65,13 @@ class SessionRecord:
         self.db.close()
 
 
-__all__ = ["PRIORITY", "RECORD_FILE", "CallRecord", "Feedback", "MatchRow", "SafetyVerdict", "SessionRecord",
-           "SessionRow"]
+__all__ = [
+    "PRIORITY",
+    "STORE_FILE",
+    "Call",
+    "Feedback",
+    "MatchRow",
+    "SafetyVerdict",
+    "SessionRow",
+    "SessionStore",
+]

@@ -41,7 +41,7 @@ class BatchedMatches:
                 (mid, self.session_id, task_id, index, a, b, dumps(request), now, now)).rowcount == 1
 
     def queued_by(self, task_id: str, index: int) -> BatchedMatch | None:
-        """The match a RunTournamentBatch task queued at ``index`` (a retried task does not queue another)."""
+        """The match a RunTournamentRound task queued at ``index`` (a retried task does not queue another)."""
         rows = self._select("task_id=? AND match_index=?", (task_id, index))
         return rows[0] if rows else None
 

@@ -1,4 +1,4 @@
-"""The SQLite connection of one session's record: pragmas, the migration runner, transactions.
+"""The SQLite connection of one session's store: pragmas, the migration runner, transactions.
 
 Seed 004 "SQLite Schema": WAL mode, foreign keys, ``busy_timeout=5000``, an idempotent migration runner over
 ``migrations/NNNN_*.sql`` recorded in ``schema_migrations``. One connection per process, shared by the

@@ -28,7 +28,7 @@ class Hypotheses:
 
     def __init__(self, db: Database, session_id: str) -> None:
         self.db, self.session_id = db, session_id
-        self.namespace = session_id  # set by SessionRecord.namespace
+        self.namespace = session_id  # set by SessionStore.namespace
 
     def insert(self, hid: str, rec: RecordHypothesis, *, elo: float, task_id: str | None) -> bool:
         """Insert a draft hypothesis; returns False if the id already exists (a retried action)."""

@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from cosci.domain import CallRecord, digest
+from cosci.domain import Call, digest
 from cosci.store.db import Database, dumps, loads, row_to
 
 
@@ -27,7 +27,7 @@ class Logs:
         self.db, self.session_id = db, session_id
 
     # --- transcripts -----------------------------------------------------------------------------------
-    def add_call(self, rec: CallRecord) -> None:
+    def add_call(self, rec: Call) -> None:
         """Append one call attempt; its system message (if given) is stored once per distinct text."""
         system_text = dumps(rec.system) if rec.system is not None else None
         system_sha = hashlib.sha256(system_text.encode()).hexdigest() if system_text is not None else None

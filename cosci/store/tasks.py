@@ -2,7 +2,7 @@
 
 Statuses ``pending -> in_progress -> done | failed | dead | cancelled``; an idempotency key (UNIQUE) makes
 enqueueing a follow-up twice a no-op; lower priority numbers run first (100 default, 80 ranking, 120
-tournament batch). A claim takes a lease; on resume, tasks whose worker died are put back to pending.
+tournament round). A claim takes a lease; on resume, tasks whose worker died are put back to pending.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 from cosci.domain import Task, TaskResult, task_id
 from cosci.store.db import Database, dumps, loads
 
-PRIORITY = {"default": 100, "ranking": 80, "tournament_batch": 120, "final": 10}
+PRIORITY = {"default": 100, "ranking": 80, "tournament_round": 120, "final": 10}
 """Seed 001 Task Queue Schema: lower = higher priority."""
 
 
@@ -37,7 +37,7 @@ def _task(row: sqlite3.Row) -> Task:
 class Tasks:
     def __init__(self, db: Database, session_id: str) -> None:
         self.db, self.session_id = db, session_id
-        self.namespace = session_id  # set by SessionRecord.namespace
+        self.namespace = session_id  # set by SessionStore.namespace
 
     def enqueue(
         self,

@@ -21,11 +21,11 @@ from typing import Protocol
 from cosci.config.schema import CosciConfig
 from cosci.domain import Task, TaskResult, task_id
 from cosci.errors import SessionFailed
-from cosci.llm.budget import BudgetBusy, TokenBudget
+from cosci.llm.budget.token_budget import BudgetBusy, TokenBudget
 from cosci.llm.errors import RETRYABLE_ACTION_ERRORS, BudgetExceeded
 from cosci.safety.classifier import screening_on
 from cosci.stats import SessionStats
-from cosci.store import SessionRecord
+from cosci.store import SessionStore
 from cosci.supervisor.rules import PRIORITIES, Scheduler
 from cosci.supervisor.state import FULL_RELOAD_EVERY_TASKS, PoolState, TaskTally
 from cosci.supervisor.stats import from_state
@@ -52,17 +52,17 @@ class Supervisor:
     def __init__(
         self,
         config: CosciConfig,
-        record: SessionRecord,
+        store: SessionStore,
         budget: TokenBudget,
         runner: Runner,
         observers: list[Observer] | None = None,
         owner: str = "supervisor",
     ) -> None:
-        self.config, self.record, self.budget, self.runner = config, record, budget, runner
-        self.pool, self.tally = PoolState(record), TaskTally(record)
+        self.config, self.store, self.budget, self.runner = config, store, budget, runner
+        self.pool, self.tally = PoolState(store), TaskTally(store)
         self.pool.load()
         self.tally.load()
-        self.scheduler = Scheduler(config, record, self.pool, self.tally)
+        self.scheduler = Scheduler(config, store, self.pool, self.tally)
         self.observers = observers or []
         self.owner = owner
         self.tracker = StabilityTracker.from_config(config.termination)
@@ -78,7 +78,7 @@ class Supervisor:
         counting after a resume, so the latest values are the last step's; fresh-user report)."""
         self._paused_seconds = 0.0
         self._started = time.monotonic()
-        self._prior_elapsed = record.sessions.get().elapsed_seconds
+        self._prior_elapsed = store.sessions.get().elapsed_seconds
 
     # --- time ------------------------------------------------------------------------------------------
     def elapsed(self) -> float:
@@ -86,7 +86,7 @@ class Supervisor:
         return self._prior_elapsed + time.monotonic() - self._started - self._paused_seconds
 
     def _save_elapsed(self) -> None:
-        self.record.sessions.update(elapsed_seconds=self.elapsed())
+        self.store.sessions.update(elapsed_seconds=self.elapsed())
 
     # --- termination -----------------------------------------------------------------------------------
     def should_stop(self) -> StopReason | None:
@@ -98,8 +98,8 @@ class Supervisor:
         reason = stability_stop(self.config.termination.stability_rule, self.tracker.is_stable(),
                                 self.bt_tracker.is_stable())
         if reason is None and self.scheduler.pool_complete():
-            reason = StopReason.MAX_IDEAS
-        if reason is not None and self.record.tasks.open_count("ranking", "MatchBatch"):
+            reason = StopReason.MAX_HYPOTHESES
+        if reason is not None and self.store.tasks.open_count("ranking", "MatchBatch"):
             # a submitted provider batch settles first: its matches are paid for (issue 16). Read from the
             # record, not the tally: a MatchBatch task enqueues its own next poll, which the tally does not see
             return None
@@ -111,14 +111,14 @@ class Supervisor:
             self._snapshot_at = matches
             ratings = {h.id: h.elo for h in self.pool.players()}
             self.tracker.push(ratings, self.pool.pool_size(), matches)
-            self.bt_tracker.push(self.record.matches.bt(), self.pool.pool_size(), matches)
-            self.record.logs.event("elo_snapshot", {"matches": matches, "top": sorted(ratings.values())[-5:],
+            self.bt_tracker.push(self.store.matches.bt(), self.pool.pool_size(), matches)
+            self.store.logs.event("elo_snapshot", {"matches": matches, "top": sorted(ratings.values())[-5:],
                                                     "elo_stable": self.tracker.is_stable(),
                                                     "bt_stable": self.bt_tracker.is_stable()})
 
     # --- one task --------------------------------------------------------------------------------------
     async def _run_one(self, task: Task) -> None:
-        self.record.logs.event(
+        self.store.logs.event(
             "task_started",
             {"task_id": task.id, "agent": task.agent, "action": task.action, "target": task.target_id},
             agent=task.agent,
@@ -126,38 +126,38 @@ class Supervisor:
         try:
             result = await self.runner(task)
         except asyncio.CancelledError:  # interrupted: back to pending, so a resumed session runs it again
-            self.record.tasks.release(task.id, "interrupted before it finished")
+            self.store.tasks.release(task.id, "interrupted before it finished")
             raise
         except BudgetBusy as exc:  # fits once calls in flight settle: back to the queue, attempt refunded
-            self.record.tasks.defer(task.id, f"waiting for budget: {exc}")
-            self.record.logs.event("task_deferred", {"task_id": task.id, "err": str(exc)}, agent=task.agent)
+            self.store.tasks.defer(task.id, f"waiting for budget: {exc}")
+            self.store.logs.event("task_deferred", {"task_id": task.id, "err": str(exc)}, agent=task.agent)
             return
         except BudgetExceeded as exc:
-            self.record.tasks.fail(task.id, f"budget: {exc}", dead=False)
+            self.store.tasks.fail(task.id, f"budget: {exc}", dead=False)
             self.tally.ended(task, "failed")
             if exc.scope == "session":
                 self._budget_hit = True
             else:
                 self.scheduler.exhausted.add(exc.agent)
-            self.record.logs.event("task_failed", {"task_id": task.id, "err": str(exc)}, agent=task.agent)
+            self.store.logs.event("task_failed", {"task_id": task.id, "err": str(exc)}, agent=task.agent)
             return
         except SessionFailed as exc:  # the session cannot go on: recorded, then raised out of the loop
-            self.record.tasks.fail(task.id, f"{type(exc).__name__}: {exc}", dead=True)
+            self.store.tasks.fail(task.id, f"{type(exc).__name__}: {exc}", dead=True)
             raise
         except Exception as exc:  # recorded on the task row; the session goes on
             retryable = isinstance(exc, RETRYABLE_ACTION_ERRORS)
-            self.record.tasks.fail(task.id, f"{type(exc).__name__}: {exc}", dead=retryable)
+            self.store.tasks.fail(task.id, f"{type(exc).__name__}: {exc}", dead=retryable)
             self.tally.ended(task, "dead" if retryable else "failed")
-            self.record.logs.event(
+            self.store.logs.event(
                 "task_failed", {"task_id": task.id, "err": f"{type(exc).__name__}: {exc}"}, agent=task.agent
             )
             log.warning("task %s %s/%s failed: %s", task.id, task.agent, task.action, exc)
             return
         self.pool.apply(task, result)
         self.scheduler.follow_ups(task, result)
-        self.record.tasks.complete(task.id, result)
+        self.store.tasks.complete(task.id, result)
         self.tally.ended(task, "done")
-        self.record.logs.event(
+        self.store.logs.event(
             "task_completed",
             {"task_id": task.id, "kind": result.kind, "follow_hypothesis_ids": result.hypothesis_ids},
             agent=task.agent,
@@ -187,7 +187,7 @@ class Supervisor:
     # --- the loop --------------------------------------------------------------------------------------
     async def run(self) -> StopReason:
         """Run until a stop reason and return it. A paused session holds here until resumed or aborted."""
-        tasks = self.record.tasks
+        tasks = self.store.tasks
         tasks.reclaim()  # a resume: the leases of a dead process are void
         self.reload()
         if not tasks.counts():
@@ -228,7 +228,7 @@ class Supervisor:
         """A stop asked from outside the loop (Ctrl-C, ``cosci abort``, a refused goal), and the session status."""
         if self._interrupted:
             return StopReason.INTERRUPTED, ""
-        status = self.record.sessions.status()
+        status = self.store.sessions.status()
         if status == "aborting":
             return StopReason.EXTERNAL, status
         if status == "refused":  # issue 15: safety screening blocked the goal
@@ -270,7 +270,7 @@ class Supervisor:
 
     async def _hold(self, inflight: set[asyncio.Task[None]]) -> None:
         if not getattr(self, "_pause_told", False):  # say it once per pause (issue 12)
-            sid = self.record.session_id
+            sid = self.store.session_id
             log.warning("session %s is paused; this process waits: continue with `cosci resume %s`, stop with "
                         "`cosci abort %s`",
                         sid, sid, sid)
@@ -307,28 +307,28 @@ class Supervisor:
         Returns:
             The overview Markdown (also stored on the session row).
         """
-        tasks, sched = self.record.tasks, self.scheduler
+        tasks, sched = self.store.tasks, self.scheduler
         if reason == StopReason.REFUSED:  # issue 15: nothing runs after a refused goal; the refusal notice stays
             self.notify()
-            return self.record.sessions.get().final_overview or ""
+            return self.store.sessions.get().final_overview or ""
         tasks.cancel_pending()
         sched.exhausted.clear()
-        if not self.record.logs.feedback(source="meta_review") and self.record.hypotheses.reviews(limit=1):
+        if not self.store.logs.feedback(source="meta_review") and self.store.hypotheses.reviews(limit=1):
             await self._run_final(
                 "metareview", "GenerateSystemFeedback", "metareview::system::final", PRIORITIES["metareview"]
             )
         await self._run_final("metareview", "GenerateFinalResearchOverview", "metareview::final", PRIORITIES["final"])
         if screening_on(self.config):  # issue 15: the overview is screened before it leaves the session
             await self._run_final("safety", "ScreenOverview", "safety::overview", PRIORITIES["final"])
-        overview = self.record.sessions.get().final_overview or ""
-        self.record.sessions.update(status="done", stop_reason=reason.value)
-        self.record.logs.event("session_done", {"stop_reason": reason.value, "detail": self.stop_detail})
+        overview = self.store.sessions.get().final_overview or ""
+        self.store.sessions.update(status="done", stop_reason=reason.value)
+        self.store.logs.event("session_done", {"stop_reason": reason.value, "detail": self.stop_detail})
         self.notify()
         return overview
 
     async def _run_final(self, agent: str, action: str, key: str, priority: int) -> None:
         """Enqueue (idempotently) and run a finalisation task unless an earlier attempt finished it."""
-        self.record.tasks.enqueue(agent, action, key, priority=priority)
-        task = self.record.tasks.get(task_id(f"{self.record.namespace}::{key}"))
+        self.store.tasks.enqueue(agent, action, key, priority=priority)
+        task = self.store.tasks.get(task_id(f"{self.store.namespace}::{key}"))
         if task is not None and task.status != "done":
             await self._run_one(task)

@@ -9,14 +9,14 @@ Follow-ups after a result:
 | research_plan_parsed        | ``n_initial`` generation tasks                                       |
 | hypothesis_created          | Reflection ``ReviewHypothesis`` (full) for each new hypothesis       |
 | review_completed (full)     | Ranking ``AddToTournament``                                          |
-| added_to_tournament         | Ranking ``RunTournamentBatch`` focused on the new hypothesis         |
+| added_to_tournament         | Ranking ``RunTournamentRound`` focused on the new hypothesis         |
 | tournament_match_complete   | Proximity every N matches; meta-review every ~50 matches            |
 
-Idle refinement (when nothing is pending): a tournament batch; pool growth while the pool is below its
-generation share of ``run.max_ideas`` and the backlog of unranked hypotheses is small; evolution once
+Idle refinement (when nothing is pending): a tournament round; pool growth while the pool is below its
+generation share of ``run.max_hypotheses`` and the backlog of unranked hypotheses is small; evolution once
 ``evolution.min_mature`` hypotheses have ``evolution.mature_matches`` matches (``min_mature`` capped at what
 generation can supply: the generation share of the pool, or the pool as it stands once generation has used its
-attempts — else a small ``max_ideas`` would leave evolution waiting for ever); system feedback when it is due
+attempts — else a small ``max_hypotheses`` would leave evolution waiting for ever); system feedback when it is due
 (seed 000 §1: idle refinement enqueues meta-review every ~50 matches); deep verification and observation
 reviews for the top hypotheses; re-clustering of unclustered hypotheses.
 """
@@ -29,7 +29,7 @@ from typing import Any
 from cosci.config.schema import CosciConfig
 from cosci.domain import Task, TaskResult, task_id
 from cosci.safety.classifier import screening_on
-from cosci.store import PRIORITY, SessionRecord
+from cosci.store import PRIORITY, SessionStore
 from cosci.supervisor.state import PoolState, TaskTally
 
 PRIORITIES = {
@@ -45,9 +45,9 @@ PRIORITIES = {
     "parse_goal": 10,
     "safety": 20,  # issue 15: a new hypothesis is screened before anything else uses it
 }
-ATTEMPTS_PER_IDEA = 3
-"""Generation (and evolution) tasks allowed per hypothesis slot of ``run.max_ideas``: duplicates and invalid
-records use attempts, so the pool may stop short of ``max_ideas`` (then the pool "cannot grow"; cosci)."""
+ATTEMPTS_PER_HYPOTHESIS = 3
+"""Generation (and evolution) tasks allowed per hypothesis slot of ``run.max_hypotheses``: duplicates and invalid
+records use attempts, so the pool may stop short of ``max_hypotheses`` (then the pool "cannot grow"; cosci)."""
 BACKLOG_PER_SLOT = 2
 """Pool growth waits while unranked hypotheses plus growth tasks in flight reach this many per concurrency slot:
 new hypotheses are reviewed and ranked before more are made (cosci)."""
@@ -65,21 +65,21 @@ class Scheduler:
         exhausted: agents whose budget share is spent; no new work is scheduled for them.
     """
 
-    def __init__(self, config: CosciConfig, record: SessionRecord, pool: PoolState | None = None,
+    def __init__(self, config: CosciConfig, store: SessionStore, pool: PoolState | None = None,
                  tally: TaskTally | None = None) -> None:
         self.config = config
-        self.record = record
-        self.tasks = record.tasks
+        self.store = store
+        self.tasks = store.tasks
         self.exhausted: set[str] = set()
         if pool is None:
-            pool = PoolState(record)
+            pool = PoolState(store)
             pool.load()
         if tally is None:
-            tally = TaskTally(record)
+            tally = TaskTally(store)
             tally.load()
         self.pool, self.tally = pool, tally
-        self._empty_batch_mark: int | None = None
-        """Tasks ended when a tournament batch last found no pair to play (see :meth:`idle_tournament`)."""
+        self._empty_round_mark: int | None = None
+        """Tasks ended when a tournament round last found no pair to play (see :meth:`idle_tournament`)."""
 
     def _enqueue(
         self,
@@ -111,16 +111,16 @@ class Scheduler:
     def bootstrap(self) -> int:
         if screening_on(self.config):  # issue 15: the goal is screened before goal parsing and any other call
             return self._enqueue("safety", "ScreenGoal", "safety::goal", PRIORITIES["parse_goal"])
-        return self._enqueue("supervisor", "ParseGoal", "supervisor::parse_goal", PRIORITIES["parse_goal"])
+        return self._enqueue("goal_parsing", "ParseGoal", "goal_parsing::parse_goal", PRIORITIES["parse_goal"])
 
-    def generation_strategy(self, index: int) -> str:
+    def generation_mode(self, index: int) -> str:
         """Deterministic interleaving: task ``index`` is a debate when ``(index+1)*f`` crosses an integer."""
         f = self.config.generation.debate_share
         return "debate" if math.floor((index + 1) * f) > math.floor(index * f) else "literature"
 
     def enqueue_generation(self, key: str, index: int, action: str = "GenerateHypothesis") -> int:
         return self._enqueue(
-            "generation", action, key, PRIORITIES["generation"], payload={"strategy": self.generation_strategy(index)}
+            "generation", action, key, PRIORITIES["generation"], payload={"mode": self.generation_mode(index)}
         )
 
     def follow_ups(self, task: Task, result: TaskResult) -> int:  # noqa: C901 - seed 000's follow-up table, one branch a row
@@ -130,14 +130,14 @@ class Scheduler:
             for i in range(self.config.run.n_initial):
                 n += self.enqueue_generation(f"generation::initial::{i}", i, "CreateInitialHypotheses")
         elif result.kind == "goal_screened":  # issue 15: allowed or flagged; a refused goal stops the loop
-            n += self._enqueue("supervisor", "ParseGoal", "supervisor::parse_goal", PRIORITIES["parse_goal"])
+            n += self._enqueue("goal_parsing", "ParseGoal", "goal_parsing::parse_goal", PRIORITIES["parse_goal"])
         elif result.kind == "hypothesis_created":
             for hid in result.hypothesis_ids:
                 n += self.screen_or_review(hid)
         elif result.kind == "hypothesis_screened":  # issue 15: not quarantined
             for hid in result.hypothesis_ids:
                 n += self.review(hid, "full")
-        elif result.kind == "review_completed" and result.detail.get("kind", "full") == "full":
+        elif result.kind == "review_completed" and result.detail.get("mode", "full") == "full":
             for hid in result.hypothesis_ids:
                 n += self._enqueue(
                     "ranking", "AddToTournament", f"ranking::add::{hid}", PRIORITIES["add"], target_id=hid
@@ -146,21 +146,21 @@ class Scheduler:
             for hid in result.hypothesis_ids:
                 n += self._enqueue(
                     "ranking",
-                    "RunTournamentBatch",
+                    "RunTournamentRound",
                     f"ranking::focus::{hid}",
                     PRIORITIES["focus"],
                     target_id=hid,
                     payload={"focus_id": hid},
                 )
-        elif result.kind == "nothing_to_do" and task.action == "RunTournamentBatch":
-            self._empty_batch_mark = self._ended() + 1  # counted once this batch's own end is tallied
+        elif result.kind == "nothing_to_do" and task.action == "RunTournamentRound":
+            self._empty_round_mark = self._ended() + 1  # counted once this batch's own end is tallied
         elif result.kind == "tournament_match_complete":
             n += self.periodic()
         return n
 
     def has_task(self, key: str) -> bool:
         """Whether a task with this (session-relative) idempotency key was ever enqueued."""
-        return self.tasks.get(task_id(f"{self.record.namespace}::{key}")) is not None
+        return self.tasks.get(task_id(f"{self.store.namespace}::{key}")) is not None
 
     def review(self, hid: str, kind: str) -> int:
         return self._enqueue(
@@ -169,13 +169,13 @@ class Scheduler:
             f"reflection::{hid}::{kind}",
             PRIORITIES["reflection"],
             target_id=hid,
-            payload={"kind": kind},
+            payload={"mode": kind},
         )
 
     def screen_or_review(self, hid: str) -> int:
         """Issue 15: a new hypothesis is screened first (its review follows ``hypothesis_screened``); with
         screening off, or once it has a verdict (a released hypothesis), it goes straight to review."""
-        if screening_on(self.config) and self.record.safety.latest("hypothesis", hid) is None:
+        if screening_on(self.config) and self.store.safety.latest("hypothesis", hid) is None:
             return self._enqueue("safety", "ScreenHypothesis", f"safety::{hid}", PRIORITIES["safety"], target_id=hid)
         return self.review(hid, "full")
 
@@ -203,14 +203,14 @@ class Scheduler:
         """On resume: make sure every hypothesis has the follow-up its state calls for, and every batched match
         a MatchBatch task that will submit or poll it (idempotent)."""
         n = 0
-        held, waiting = self.record.batches.stranded()
+        held, waiting = self.store.batches.stranded()
         for first, k, submitted in held:  # round 0 submits what the task holds; a later round polls
             n += self._enqueue("ranking", "MatchBatch", f"ranking::match_batch::{first}::resume{k}",
-                               PRIORITY["ranking"], payload={"round": k if submitted else 0, "batch_task": first})
+                               PRIORITY["ranking"], payload={"poll": k if submitted else 0, "batch_task": first})
         if waiting:
             k = self.tasks.count("ranking", "MatchBatch")
             n += self._enqueue("ranking", "MatchBatch", f"ranking::match_batch::{waiting}::resume{k}",
-                               PRIORITY["ranking"], payload={"round": 0})
+                               PRIORITY["ranking"], payload={"poll": 0})
         for h in self.pool.standings.values():
             if h.state == "draft":
                 n += self.screen_or_review(h.id)
@@ -223,13 +223,13 @@ class Scheduler:
     # --- idle refinement ---------------------------------------------------------------------------------
     def decide_next_steps(self) -> int:
         """Idle refinement (see module docstring); returns the number of tasks enqueued (0 -> idle)."""
-        if self.record.sessions.get().research_plan is None:
+        if self.store.sessions.get().research_plan is None:
             return 0  # nothing is scheduled before the goal is parsed: every prompt depends on the plan
         return (self.idle_tournament() + self.idle_growth() + self.idle_evolution() + self.system_feedback()
                 + self.idle_deep_reviews() + self.idle_recluster())
 
     def idle_tournament(self) -> int:
-        """Tournament batches for free slots: at most ``run.concurrency`` open at once, one per disjoint pair of
+        """Tournament rounds for free slots: at most ``run.concurrency`` open at once, one per disjoint pair of
         players, only while a pair below the rematch cap is left. Idle batches carry no focus: the seed's pairing
         buckets choose (the focused batch follows ``AddToTournament``)."""
         players = self.pool.players()
@@ -238,9 +238,9 @@ class Scheduler:
             return 0
         wanted = min(self.config.run.concurrency, len(players) // 2, open_pairs)
         n = 0
-        k = self.tally.count("ranking", "RunTournamentBatch")
-        for _ in range(wanted - self.tally.count("ranking", "RunTournamentBatch", open_only=True)):
-            n += self._enqueue("ranking", "RunTournamentBatch", f"ranking::batch::{k}", PRIORITIES["batch"])
+        k = self.tally.count("ranking", "RunTournamentRound")
+        for _ in range(wanted - self.tally.count("ranking", "RunTournamentRound", open_only=True)):
+            n += self._enqueue("ranking", "RunTournamentRound", f"ranking::round::{k}", PRIORITIES["batch"])
             k += 1
         return n
 
@@ -251,14 +251,14 @@ class Scheduler:
         """A batch just found no pair to play and no task has ended since, while others are in flight: the free
         players are the same, so another batch would find nothing either. (Seen on the embedded model: an open
         pair whose players were busy in a slow match made 1,022 empty batches while one evolution call ran.)"""
-        return self._empty_batch_mark == self._ended() and any(self.tally.open.values())
+        return self._empty_round_mark == self._ended() and any(self.tally.open.values())
 
     def growth_attempts(self) -> int:
         return sum(self.tally.count(a, act) for a, act in GROWTH_TASKS)
 
     def generation_done(self) -> bool:
         """Generation has used its attempts and has nothing in flight."""
-        return (self.growth_attempts() >= ATTEMPTS_PER_IDEA * self.config.run.max_ideas
+        return (self.growth_attempts() >= ATTEMPTS_PER_HYPOTHESIS * self.config.run.max_hypotheses
                 and not self.tally.count("generation", open_only=True))
 
     def _open_growth(self) -> int:
@@ -274,7 +274,7 @@ class Scheduler:
         if room <= 0 or backlog >= BACKLOG_PER_SLOT * cfg.run.concurrency or self.duplicates_only():
             return 0
         n = 0
-        for _ in range(min(cfg.run.concurrency, room, ATTEMPTS_PER_IDEA * cfg.run.max_ideas - attempts)):
+        for _ in range(min(cfg.run.concurrency, room, ATTEMPTS_PER_HYPOTHESIS * cfg.run.max_hypotheses - attempts)):
             n += self.enqueue_generation(f"generation::grow::{attempts}", attempts)
             attempts += 1
         return n
@@ -291,17 +291,17 @@ class Scheduler:
         if (
             self.duplicates_only()
             or len(self.mature()) < max(min_mature, 2)
-            or self.pool.pool_size() + self._open_growth() >= cfg.run.max_ideas
+            or self.pool.pool_size() + self._open_growth() >= cfg.run.max_hypotheses
             or self.tally.count("evolution", open_only=True)
-            or k >= ATTEMPTS_PER_IDEA * cfg.run.max_ideas
+            or k >= ATTEMPTS_PER_HYPOTHESIS * cfg.run.max_hypotheses
         ):
             return 0
-        strategy = cfg.evolution.strategies[k % len(cfg.evolution.strategies)]
+        strategy = cfg.evolution.modes[k % len(cfg.evolution.modes)]
         return self._enqueue("evolution", "EvolveHypotheses", f"evolution::{k}", PRIORITIES["evolution"],
-                             payload={"strategy": strategy})
+                             payload={"mode": strategy})
 
     def evolution_done(self) -> bool:
-        return (self.tally.count("evolution", "EvolveHypotheses") >= ATTEMPTS_PER_IDEA * self.config.run.max_ideas
+        return (self.tally.count("evolution", "EvolveHypotheses") >= ATTEMPTS_PER_HYPOTHESIS * self.config.run.max_hypotheses
                 and not self.tally.count("evolution", open_only=True))
 
     def idle_deep_reviews(self) -> int:
@@ -333,17 +333,17 @@ class Scheduler:
                              PRIORITIES["proximity"])
 
     def generation_cap(self) -> int:
-        """Hypotheses generation may add: ``max(n_initial, floor(max_ideas × (1 − evolution.pool_share)))``; the
-        rest of ``run.max_ideas`` is left to evolution (``evolution.pool_share``, a cosci setting)."""
+        """Hypotheses generation may add: ``max(n_initial, floor(max_hypotheses × (1 − evolution.pool_share)))``; the
+        rest of ``run.max_hypotheses`` is left to evolution (``evolution.pool_share``, a cosci setting)."""
         cfg = self.config
-        return max(cfg.run.n_initial, math.floor(cfg.run.max_ideas * (1 - cfg.evolution.pool_share)))
+        return max(cfg.run.n_initial, math.floor(cfg.run.max_hypotheses * (1 - cfg.evolution.pool_share)))
 
     # --- end conditions ----------------------------------------------------------------------------------
     def pool_complete(self) -> bool:
-        """MAX_IDEAS: the pool is full, nothing new is on its way, and every player has been ranked enough."""
+        """MAX_HYPOTHESES: the pool is full, nothing new is on its way, and every player has been ranked enough."""
         cfg = self.config
         return (
-            self.pool.pool_size() >= cfg.run.max_ideas
+            self.pool.pool_size() >= cfg.run.max_hypotheses
             and not self._open_growth()
             and not self.tally.count("reflection", open_only=True)
             and not self.pool.waiting()
@@ -360,11 +360,11 @@ class Scheduler:
             return False
         if self.duplicates_only():
             return True
-        room = self.pool.pool_size() < self.config.run.max_ideas
+        room = self.pool.pool_size() < self.config.run.max_hypotheses
         return not room or (self.generation_done() and self.evolution_done())
 
     def tournament_settled(self) -> bool:
-        """No pair below the rematch cap is left, and no tournament batch is open."""
+        """No pair below the rematch cap is left, and no tournament round is open."""
         return (not self.pool.open_pairs(self.config.ranking.max_matches_per_pair)
                 and not self.tally.count("ranking", open_only=True))
 
@@ -375,4 +375,4 @@ class Scheduler:
                 and not self.tally.count("safety", open_only=True))
 
 
-__all__ = ["ATTEMPTS_PER_IDEA", "BACKLOG_PER_SLOT", "PRIORITIES", "PRIORITY", "Scheduler"]
+__all__ = ["ATTEMPTS_PER_HYPOTHESIS", "BACKLOG_PER_SLOT", "PRIORITIES", "PRIORITY", "Scheduler"]

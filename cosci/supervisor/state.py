@@ -18,7 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from cosci.domain import Task, TaskResult
-from cosci.store import SessionRecord
+from cosci.store import SessionStore
 
 FULL_RELOAD_EVERY_TASKS = 100
 """Tasks between full reloads of the in-memory views from the record (catches changes made by other
@@ -26,7 +26,7 @@ processes; cosci)."""
 PLAYER_STATES = ("in_tournament", "pinned")
 """Hypothesis states that play in the tournament (seed 004 state machine)."""
 OUT_OF_POOL = ("rejected", "retired", "quarantined")
-"""States that do not count towards ``run.max_ideas`` (seed 004)."""
+"""States that do not count towards ``run.max_hypotheses`` (seed 004)."""
 OPEN = ("pending", "leased", "in_progress")
 
 
@@ -45,7 +45,7 @@ class Standing:
 class PoolState:
     """Leaderboard and counts of one session, kept current from task results."""
 
-    record: SessionRecord
+    store: SessionStore
     standings: dict[str, Standing] = field(default_factory=dict)
     pair_counts: Counter[tuple[str, str]] = field(default_factory=Counter)
     reviews: int = 0
@@ -62,20 +62,20 @@ class PoolState:
 
     def load(self) -> None:
         """Read everything from the record (start, resume, and every ``FULL_RELOAD_EVERY_TASKS`` tasks)."""
-        rec = self.record
-        self.standings = {r[0]: Standing(*r) for r in rec.hypotheses.standings()}
-        self.pair_counts = Counter(rec.matches.pair_counts())
-        self.reviews = rec.hypotheses.count_reviews()
-        self.matches = rec.matches.count()
-        self.valid_matches = rec.matches.count(valid_only=True)
-        self.feedback = len(rec.logs.feedback(source="meta_review"))
-        self._seen_matches = set(rec.matches.ids())
+        store = self.store
+        self.standings = {r[0]: Standing(*r) for r in store.hypotheses.standings()}
+        self.pair_counts = Counter(store.matches.pair_counts())
+        self.reviews = store.hypotheses.count_reviews()
+        self.matches = store.matches.count()
+        self.valid_matches = store.matches.count(valid_only=True)
+        self.feedback = len(store.logs.feedback(source="meta_review"))
+        self._seen_matches = set(store.matches.ids())
         self._capped.clear()
         self._memo.clear()
 
     def _refresh(self, ids: list[str]) -> None:
         self._memo.clear()
-        for row in self.record.hypotheses.standings(sorted(set(ids))):
+        for row in self.store.hypotheses.standings(sorted(set(ids))):
             self.standings[row[0]] = Standing(*row)
 
     def apply(self, task: Task, result: TaskResult) -> None:
@@ -94,7 +94,7 @@ class PoolState:
         elif kind == "tournament_match_complete":
             self._count_matches(result.match_ids)
         elif kind == "proximity_updated":
-            self.standings = {r[0]: Standing(*r) for r in self.record.hypotheses.standings()}
+            self.standings = {r[0]: Standing(*r) for r in self.store.hypotheses.standings()}
             self._memo.clear()
         elif kind == "system_feedback_generated":
             self.feedback += 1
@@ -104,7 +104,7 @@ class PoolState:
     def _count_matches(self, match_ids: list[str]) -> None:
         """Count the matches not seen yet (pair counts, rematch caps, valid verdicts); refresh their players."""
         new = [m for m in match_ids if m not in self._seen_matches]
-        played = self.record.matches.pairs_of(new)
+        played = self.store.matches.pairs_of(new)
         self._seen_matches.update(new)
         for a, b, valid in played:
             pair = (min(a, b), max(a, b))
@@ -125,7 +125,7 @@ class PoolState:
         return self._memo["players"]  # type: ignore[return-value]
 
     def pool_size(self) -> int:
-        """Hypotheses counting towards ``run.max_ideas``."""
+        """Hypotheses counting towards ``run.max_hypotheses``."""
         if "pool" not in self._memo:
             self._memo["pool"] = sum(1 for s in self.standings.values() if s.state not in OUT_OF_POOL)
         return self._memo["pool"]  # type: ignore[return-value]
@@ -162,14 +162,14 @@ class TaskTally:
     ``kind`` is the payload's ``kind`` (the review kind of a reflection task), else ``""``.
     """
 
-    record: SessionRecord
+    store: SessionStore
     total: Counter[tuple[str, str, str]] = field(default_factory=Counter)
     open: Counter[tuple[str, str, str]] = field(default_factory=Counter)
     status: Counter[str] = field(default_factory=Counter)
 
     def load(self) -> None:
         self.total, self.open, self.status = Counter(), Counter(), Counter()
-        for agent, action, kind, status, n in self.record.tasks.tally():
+        for agent, action, kind, status, n in self.store.tasks.tally():
             self.total[(agent, action, kind)] += n
             self.status[status] += n
             if status in OPEN:
@@ -182,7 +182,7 @@ class TaskTally:
 
     def ended(self, task: Task, status: str) -> None:
         """A task left the open states (``done``, ``failed``, ``dead``)."""
-        key = (task.agent, task.action, str(task.payload.get("kind", "")))
+        key = (task.agent, task.action, str(task.payload.get("mode", "")))
         self.open[key] = max(self.open[key] - 1, 0)
         self.status["pending"] = max(self.status["pending"] - 1, 0)
         self.status[status] += 1

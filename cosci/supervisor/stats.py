@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from cosci.stats import SessionStats
 
 if TYPE_CHECKING:
-    from cosci.llm.budget import TokenBudget
+    from cosci.llm.budget.token_budget import TokenBudget
     from cosci.supervisor.state import PoolState, TaskTally
 
 

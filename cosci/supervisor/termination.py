@@ -4,7 +4,7 @@ In order: ``EXTERNAL`` (abort; recorded as ``aborted``), ``BUDGET`` (the working
 reserve kept for the final overview — is spent, or an admission hit the session cap), ``WALL_CLOCK`` (active
 time, across resumes, has reached ``run.wall_clock_seconds``), ``ELO_STABLE`` / ``BT_STABLE`` (the stability
 rules; ``termination.stability_rule`` picks which may stop the session, :func:`stability_stop`; the BT rule is
-:class:`cosci.tournament.stability.BTStabilityTracker`, issue 13), ``MAX_IDEAS`` (the pool is full and every
+:class:`cosci.tournament.stability.BTStabilityTracker`, issue 13), ``MAX_HYPOTHESES`` (the pool is full and every
 player is ranked), and, when nothing is pending and idle refinement finds nothing: ``BUDGET`` if an agent's
 share ran out (the summary names the agent), ``STALLED`` if the pool cannot grow (growth attempts used, or
 duplicates only) and the leaderboard cannot change (every pair at the rematch cap; issue 11), else ``IDLE``.
@@ -21,7 +21,7 @@ class StopReason(StrEnum):
     WALL_CLOCK = "wall_clock"
     ELO_STABLE = "elo_stable"
     BT_STABLE = "bt_stable"
-    MAX_IDEAS = "max_ideas"
+    MAX_HYPOTHESES = "max_hypotheses"
     STALLED = "stalled"
     IDLE = "idle"
     REFUSED = "refused"  # issue 15: the safety classifier blocked the goal; nothing else runs

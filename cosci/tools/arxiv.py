@@ -13,8 +13,8 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from cosci.llm.types import ToolSpec
-from cosci.tools.common import LiteratureRecord, SearchTool, clean, first_year, search_parameters
+from cosci.llm.port.types import ToolSpec
+from cosci.tools.common import LiteratureHit, SearchTool, clean, first_year, search_parameters
 from cosci.tools.http import ApiClient, SourceError
 
 API_URL = "https://export.arxiv.org/api/query"
@@ -49,20 +49,20 @@ def _text(entry: ET.Element, path: str) -> str:
     return clean("".join(node.itertext())) if node is not None else ""
 
 
-def _record(entry: ET.Element) -> LiteratureRecord:
+def _record(entry: ET.Element) -> LiteratureHit:
     raw_id = _text(entry, "atom:id")
     arxiv_id = raw_id.rsplit("/abs/", 1)[-1] if "/abs/" in raw_id else raw_id
     url = next((link.get("href", "") for link in entry.iterfind("atom:link", NS)
                 if link.get("rel") == "alternate" and link.get("href")), "") or f"https://arxiv.org/abs/{arxiv_id}"
     names = (_text(a, "atom:name") for a in entry.iterfind("atom:author", NS))
     authors = tuple(name for name in names if name)
-    return LiteratureRecord(
+    return LiteratureHit(
         id=arxiv_id, id_label="arXiv", url=url, title=_text(entry, "atom:title"),
         abstract=_text(entry, "atom:summary"), journal=_text(entry, "arxiv:journal_ref"),
         year=first_year(_text(entry, "atom:published")), doi=_text(entry, "arxiv:doi"), authors=authors)
 
 
-def parse_feed(xml_text: str) -> tuple[list[LiteratureRecord], int | None]:
+def parse_feed(xml_text: str) -> tuple[list[LiteratureHit], int | None]:
     """Records and ``opensearch:totalResults`` from an arXiv Atom feed.
 
     Raises:
@@ -94,13 +94,13 @@ class ArxivSearch(SearchTool):
         super().__init__(default_max_results=default_max_results, offline=offline)
         self.client = client
 
-    async def lookup(self, kind: str, value: str) -> LiteratureRecord | None:
+    async def lookup(self, kind: str, value: str) -> LiteratureHit | None:
         """One arXiv record (title, abstract...) by id through the API's ``id_list``."""
         resp = await self.client.request("GET", API_URL, params={"id_list": value, "max_results": 1})
         records, _ = parse_feed(resp.text)
         return records[0] if records else None
 
-    async def search(self, query: str, max_results: int) -> tuple[list[LiteratureRecord], int | None, str]:
+    async def search(self, query: str, max_results: int) -> tuple[list[LiteratureHit], int | None, str]:
         params: dict[str, Any] = {"search_query": build_query(query), "start": 0, "max_results": max_results,
                                   "sortBy": "relevance", "sortOrder": "descending"}
         resp = await self.client.request("GET", API_URL, params=params)

@@ -1,6 +1,6 @@
 """What a tool is, for the tool loop and the registry (seed 004 "Tool Registry").
 
-A tool has a :class:`~cosci.llm.types.ToolSpec` (name, description, JSON-schema parameters the model sees) and
+A tool has a :class:`~cosci.llm.port.types.ToolSpec` (name, description, JSON-schema parameters the model sees) and
 is awaited with the model's arguments. It returns a :class:`ToolResult` and never raises for an expected
 failure (network down, rate limit, bad arguments): those come back as ``is_error=True`` results naming the
 source, so the loop continues (issue 5). ``urls`` lists every URL the text contains; ``records`` lists the
@@ -14,11 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from cosci.llm.types import ToolSpec
+from cosci.llm.port.types import ToolSpec
 
 
 @dataclass(frozen=True)
-class SourceRecord:
+class Source:
     """One record a tool returned: what a citation or an evidence item may point to (issue 14).
 
     Attributes:
@@ -49,7 +49,7 @@ class ToolResult:
     urls: tuple[str, ...] = ()
     is_error: bool = False
     source: str = ""
-    records: tuple[SourceRecord, ...] = ()
+    records: tuple[Source, ...] = ()
 
 
 class Tool(Protocol):

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from cosci.errors import CosciError
-from cosci.llm.types import ToolSpec
-from cosci.tools.base import SourceRecord, ToolResult
+from cosci.llm.port.types import ToolSpec
+from cosci.tools.base import Source, ToolResult
 from cosci.tools.http import SourceError, describe
 from cosci.tools.sources import to_source
 from cosci.tools.ssrf import UnsafeUrl
@@ -75,7 +75,7 @@ def first_year(text: Any) -> int | None:
 
 
 @dataclass(frozen=True)
-class LiteratureRecord:
+class LiteratureHit:
     """One hit of a literature source.
 
     Attributes:
@@ -126,7 +126,7 @@ class LiteratureRecord:
         return "\n".join(lines)
 
 
-def format_records(source: str, query: str, records: Sequence[LiteratureRecord], total: int | None,
+def format_records(source: str, query: str, records: Sequence[LiteratureHit], total: int | None,
                    note: str = "") -> str:
     """The whole answer of a search: a header line, then the numbered records."""
     if not records:
@@ -192,7 +192,7 @@ class ToolBase:
     def name(self) -> str:
         return self.spec.name
 
-    def result(self, text: str, records: Sequence[SourceRecord] = ()) -> ToolResult:
+    def result(self, text: str, records: Sequence[Source] = ()) -> ToolResult:
         """A successful answer; ``urls`` are the URLs found in ``text``, ``records`` the citable records."""
         return ToolResult(text=text, urls=urls_in(text), source=self.name, records=tuple(records))
 
@@ -243,7 +243,7 @@ class SearchTool(ToolBase):
         super().__init__(offline=offline)
         self.default_max_results = default_max_results
 
-    async def search(self, query: str, max_results: int) -> tuple[list[LiteratureRecord], int | None, str]:
+    async def search(self, query: str, max_results: int) -> tuple[list[LiteratureHit], int | None, str]:
         """Records for ``query``, the source's total hit count (or None), and a note for the header.
 
         Raises:
@@ -251,7 +251,7 @@ class SearchTool(ToolBase):
         """
         raise NotImplementedError
 
-    async def lookup(self, kind: str, value: str) -> LiteratureRecord | None:
+    async def lookup(self, kind: str, value: str) -> LiteratureHit | None:
         """The record with identifier ``kind:value`` (None when the source has none).
 
         Raises:
@@ -259,7 +259,7 @@ class SearchTool(ToolBase):
         """
         return None
 
-    async def fetch(self, key: str) -> SourceRecord | None:
+    async def fetch(self, key: str) -> Source | None:
         """The record named by ``key`` (``"PMID:123"``...), or None: unknown kind, offline, not found, or the
         source failed (a failed fetch never raises)."""
         kind, _, value = key.partition(":")

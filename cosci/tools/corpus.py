@@ -20,8 +20,8 @@ from typing import Any
 from rank_bm25 import BM25Okapi
 
 from cosci.errors import CosciError
-from cosci.llm.types import ToolSpec
-from cosci.tools.common import LiteratureRecord, SearchTool, clean, first_year, search_parameters
+from cosci.llm.port.types import ToolSpec
+from cosci.tools.common import LiteratureHit, SearchTool, clean, first_year, search_parameters
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson", ".json")
 PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -71,7 +71,7 @@ def _rows(path: Path) -> Iterator[Any]:
                     yield None
 
 
-def _record(row: Any, fallback_id: str) -> LiteratureRecord | None:
+def _record(row: Any, fallback_id: str) -> LiteratureHit | None:
     if not isinstance(row, dict):
         return None
     title = clean(row.get("title"))
@@ -79,7 +79,7 @@ def _record(row: Any, fallback_id: str) -> LiteratureRecord | None:
     if not title and not abstract:
         return None
     url = clean(row.get("url"))
-    return LiteratureRecord(
+    return LiteratureHit(
         id=clean(row.get("id")) or fallback_id, id_label="id", title=title, abstract=abstract,
         url=url if url.startswith(("http://", "https://")) else "", year=first_year(row.get("year")),
         journal=clean(row.get("journal")), doi=clean(row.get("doi")))
@@ -88,7 +88,7 @@ def _record(row: Any, fallback_id: str) -> LiteratureRecord | None:
 class LocalCorpus:
     """An indexed corpus: ``records`` and their BM25 index."""
 
-    def __init__(self, records: list[LiteratureRecord], path: Path) -> None:
+    def __init__(self, records: list[LiteratureHit], path: Path) -> None:
         if not records:
             raise CorpusError(f"session.corpus_path: {path} holds no records with a title or an abstract")
         self.records = records
@@ -111,7 +111,7 @@ class LocalCorpus:
         files = _files(root)
         if not files:
             raise CorpusError(f"session.corpus_path: {root} holds no .jsonl, .json, .ndjson or .parquet file")
-        records: list[LiteratureRecord] = []
+        records: list[LiteratureHit] = []
         skipped = 0
         for file in files:
             try:
@@ -127,7 +127,7 @@ class LocalCorpus:
         corpus.skipped = skipped
         return corpus
 
-    def search(self, query: str, max_results: int) -> list[LiteratureRecord]:
+    def search(self, query: str, max_results: int) -> list[LiteratureHit]:
         """The best ``max_results`` records for ``query`` (only records sharing a term with it)."""
         terms = tokenize(query)
         if not terms:
@@ -150,12 +150,12 @@ class LocalCorpusSearch(SearchTool):
         super().__init__(default_max_results=default_max_results)
         self.corpus = corpus
 
-    async def lookup(self, kind: str, value: str) -> LiteratureRecord | None:
+    async def lookup(self, kind: str, value: str) -> LiteratureHit | None:
         """One corpus record by its id (``corpus:<id>``) or DOI."""
         if kind == "corpus":
             return next((r for r in self.corpus.records if r.id == value), None)
         return next((r for r in self.corpus.records if r.doi and r.doi.lower() == value.lower()), None)
 
-    async def search(self, query: str, max_results: int) -> tuple[list[LiteratureRecord], int | None, str]:
+    async def search(self, query: str, max_results: int) -> tuple[list[LiteratureHit], int | None, str]:
         records = await asyncio.to_thread(self.corpus.search, query, max_results)
         return records, None, ""

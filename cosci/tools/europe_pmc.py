@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from cosci.llm.types import ToolSpec
-from cosci.tools.common import LiteratureRecord, SearchTool, clean, first_year, search_parameters
+from cosci.llm.port.types import ToolSpec
+from cosci.tools.common import LiteratureHit, SearchTool, clean, first_year, search_parameters
 from cosci.tools.http import ApiClient, SourceError
 
 SEARCH_URL = "https://www.ebi.ac.uk/europepmc/webservices/rest/search"
@@ -40,7 +40,7 @@ def _mapping(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _record(item: dict[str, Any]) -> LiteratureRecord | None:
+def _record(item: dict[str, Any]) -> LiteratureHit | None:
     ident, source = clean(item.get("id")), clean(item.get("source"))
     if not ident or not source:
         return None
@@ -48,13 +48,13 @@ def _record(item: dict[str, Any]) -> LiteratureRecord | None:
     journal = _mapping(journal_info.get("journal"))
     year = first_year(item.get("pubYear")) or first_year(journal_info.get("yearOfPublication"))
     authors = tuple(a.strip() for a in clean(item.get("authorString")).rstrip(".").split(",") if a.strip())
-    return LiteratureRecord(
+    return LiteratureHit(
         id=ident, id_label="Europe PMC id", source=source, url=article_url(source, ident),
         title=clean(item.get("title")), abstract=clean(item.get("abstractText")),
         journal=clean(journal.get("title")), year=year, doi=clean(item.get("doi")), authors=authors)
 
 
-def parse_search(data: Any) -> tuple[list[LiteratureRecord], int]:
+def parse_search(data: Any) -> tuple[list[LiteratureHit], int]:
     """Records and ``hitCount`` from a ``resultType=core`` JSON body.
 
     Raises:
@@ -82,13 +82,13 @@ class EuropePmcSearch(SearchTool):
         super().__init__(default_max_results=default_max_results, offline=offline)
         self.client = client
 
-    async def lookup(self, kind: str, value: str) -> LiteratureRecord | None:
+    async def lookup(self, kind: str, value: str) -> LiteratureHit | None:
         """One record (title, abstract...) by PMID, PMCID or DOI through the ``search`` endpoint (core)."""
         query = {"PMID": f"EXT_ID:{value} AND SRC:MED", "PMCID": f"PMCID:{value}", "DOI": f'DOI:"{value}"'}[kind]
         records, _, _ = await self.search(query, 1)
         return records[0] if records else None
 
-    async def search(self, query: str, max_results: int) -> tuple[list[LiteratureRecord], int | None, str]:
+    async def search(self, query: str, max_results: int) -> tuple[list[LiteratureHit], int | None, str]:
         resp = await self.client.request("GET", SEARCH_URL, params={
             "query": query, "resultType": "core", "format": "json", "pageSize": max_results})
         try:

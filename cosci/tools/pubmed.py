@@ -12,8 +12,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from cosci.llm.types import ToolSpec
-from cosci.tools.common import LiteratureRecord, SearchTool, clean, first_year, search_parameters
+from cosci.llm.port.types import ToolSpec
+from cosci.tools.common import LiteratureHit, SearchTool, clean, first_year, search_parameters
 from cosci.tools.http import ApiClient, SourceError
 
 EUTILS = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils"
@@ -105,7 +105,7 @@ def _authors(article: ET.Element) -> tuple[str, ...]:
     return tuple(names)
 
 
-def parse_efetch(xml_text: str) -> list[LiteratureRecord]:
+def parse_efetch(xml_text: str) -> list[LiteratureHit]:
     """Records from an efetch PubMed XML body (``PubmedArticleSet``), in document order.
 
     Raises:
@@ -122,7 +122,7 @@ def parse_efetch(xml_text: str) -> list[LiteratureRecord]:
         pmid = _text(article.find("MedlineCitation/PMID"))
         if not pmid:
             continue
-        records.append(LiteratureRecord(
+        records.append(LiteratureHit(
             id=pmid, id_label="PMID", url=pubmed_url(pmid),
             title=_text(article.find(".//Article/ArticleTitle")), abstract=_abstract(article),
             journal=_text(article.find(".//Article/Journal/Title")), year=_year(article), doi=_doi(article),
@@ -130,7 +130,7 @@ def parse_efetch(xml_text: str) -> list[LiteratureRecord]:
     return records
 
 
-def parse_esummary(data: Any) -> list[LiteratureRecord]:
+def parse_esummary(data: Any) -> list[LiteratureHit]:
     """Records (no abstracts) from an esummary JSON body, in ``uids`` order.
 
     Raises:
@@ -148,7 +148,7 @@ def parse_esummary(data: Any) -> list[LiteratureRecord]:
                     if isinstance(a, dict) and a.get("idtype") == "doi"), "")
         authors = tuple(clean(a.get("name")) for a in doc.get("authors", [])
                         if isinstance(a, dict) and a.get("name"))
-        records.append(LiteratureRecord(
+        records.append(LiteratureHit(
             id=str(uid), id_label="PMID", url=pubmed_url(str(uid)), title=clean(doc.get("title")),
             journal=clean(doc.get("fulljournalname") or doc.get("source")),
             year=first_year(doc.get("pubdate")) or first_year(doc.get("sortpubdate")), doi=doi,
@@ -173,7 +173,7 @@ class PubmedSearch(SearchTool):
         if email:
             self.common["email"] = email
 
-    async def lookup(self, kind: str, value: str) -> LiteratureRecord | None:
+    async def lookup(self, kind: str, value: str) -> LiteratureHit | None:
         """One PubMed record (title, abstract...) by PMID through efetch."""
         if not value.isdigit():
             return None
@@ -181,7 +181,7 @@ class PubmedSearch(SearchTool):
             **self.common, "id": value, "retmode": "xml"})
         return next((r for r in parse_efetch(fetched.text) if r.id == value), None)
 
-    async def search(self, query: str, max_results: int) -> tuple[list[LiteratureRecord], int | None, str]:
+    async def search(self, query: str, max_results: int) -> tuple[list[LiteratureHit], int | None, str]:
         resp = await self.client.request("GET", f"{EUTILS}/esearch.fcgi", params={
             **self.common, "term": query, "retmode": "json", "retmax": max_results, "sort": "relevance"})
         try:

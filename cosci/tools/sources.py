@@ -13,11 +13,11 @@ import re
 from typing import Protocol
 from urllib.parse import unquote, urlsplit, urlunsplit
 
-from cosci.tools.base import SourceRecord
+from cosci.tools.base import Source
 
 
-class LiteratureRecord(Protocol):
-    """The fields of :class:`cosci.tools.common.LiteratureRecord` read here (structural: common.py imports this
+class LiteratureHit(Protocol):
+    """The fields of :class:`cosci.tools.common.LiteratureHit` read here (structural: common.py imports this
     module)."""
 
     @property
@@ -87,12 +87,12 @@ def citation_keys(url: str, doi: str | None = None) -> set[str]:
     return url_keys(url) | ({doi_key(doi)} if doi and doi.strip() else set())
 
 
-def record_keys(record: SourceRecord) -> set[str]:
+def source_keys(record: Source) -> set[str]:
     """Keys of a record a tool returned: its URL's keys and its identifiers."""
     return (url_keys(record.url) if record.url else set()) | set(record.ids)
 
 
-def literature_ids(rec: LiteratureRecord) -> tuple[str, ...]:
+def literature_ids(rec: LiteratureHit) -> tuple[str, ...]:
     """Identifiers of a search hit, most specific first (PMID / PMCID / arXiv / corpus id, then DOI)."""
     ids: list[str] = []
     label, source = rec.id_label, rec.source.upper()
@@ -112,7 +112,7 @@ def literature_ids(rec: LiteratureRecord) -> tuple[str, ...]:
     return tuple(ids)
 
 
-def to_source(rec: LiteratureRecord, tool: str) -> SourceRecord:
-    """A search hit as a :class:`SourceRecord` (its full abstract is the text excerpts are checked against)."""
+def to_source(rec: LiteratureHit, tool: str) -> Source:
+    """A search hit as a :class:`Source` (its full abstract is the text excerpts are checked against)."""
     text = "\n".join(part for part in (rec.title, rec.abstract) if part)
-    return SourceRecord(url=rec.url, text=text, title=rec.title, ids=literature_ids(rec), tool=tool)
+    return Source(url=rec.url, text=text, title=rec.title, ids=literature_ids(rec), tool=tool)

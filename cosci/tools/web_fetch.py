@@ -16,9 +16,9 @@ from urllib.parse import urljoin
 
 import trafilatura
 
-from cosci.llm.types import ToolSpec
+from cosci.llm.port.types import ToolSpec
 from cosci.tools import ssrf
-from cosci.tools.base import SourceRecord, ToolResult
+from cosci.tools.base import Source, ToolResult
 from cosci.tools.common import ArgumentError, ToolBase
 from cosci.tools.http import ApiClient, HttpResponse, SourceError
 from cosci.tools.sources import url_keys
@@ -95,11 +95,11 @@ class WebFetch(ToolBase):
             text = await asyncio.to_thread(extract_text, resp.text, resp.content_type, final)
         except (SourceError, ArgumentError, UnsafeUrl) as exc:
             return self.handle(exc)
-        page = SourceRecord(url=final, text=text[: self.max_chars], tool=self.name,
+        page = Source(url=final, text=text[: self.max_chars], tool=self.name,
                             ids=tuple(sorted(k for k in url_keys(final) if ":" in k and "//" not in k)))
         shown = self._format(url.strip(), final if hops else None, resp, text)
         # the page is the one citable record (also under the URL asked for); links inside it are not (issue 14)
-        asked = SourceRecord(url=url.strip(), text=page.text, ids=page.ids, tool=self.name)
+        asked = Source(url=url.strip(), text=page.text, ids=page.ids, tool=self.name)
         return self.result(shown, [page] if hops == 0 else [page, asked])
 
     async def _follow(self, url: str) -> tuple[str, int, HttpResponse]:

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from cosci.llm.types import ToolSpec
-from cosci.tools.common import LiteratureRecord, SearchTool, clean, first_year, search_parameters
+from cosci.llm.port.types import ToolSpec
+from cosci.tools.common import LiteratureHit, SearchTool, clean, first_year, search_parameters
 from cosci.tools.http import ApiClient, SourceError
 
 TAVILY_URL = "https://api.tavily.com/search"
@@ -44,7 +44,7 @@ def backend_from_env(environ: Mapping[str, str]) -> tuple[Backend, str] | None:
     return None
 
 
-def _records(items: Any, snippet_field: str) -> list[LiteratureRecord]:
+def _records(items: Any, snippet_field: str) -> list[LiteratureHit]:
     if not isinstance(items, list):
         raise ValueError("web search body has no result list")
     records = []
@@ -52,18 +52,18 @@ def _records(items: Any, snippet_field: str) -> list[LiteratureRecord]:
         if not isinstance(item, dict) or not item.get("url"):
             continue
         date = item.get("published_date") or item.get("page_age") or item.get("age")
-        records.append(LiteratureRecord(id="", title=clean(item.get("title")), url=str(item["url"]).strip(),
+        records.append(LiteratureHit(id="", title=clean(item.get("title")), url=str(item["url"]).strip(),
                                         abstract=clean(item.get(snippet_field)), year=first_year(date),
                                         abstract_label="Snippet"))
     return records
 
 
-def parse_tavily(data: Any) -> list[LiteratureRecord]:
+def parse_tavily(data: Any) -> list[LiteratureHit]:
     """Records from a Tavily ``/search`` JSON body. Raises: ValueError when it has no ``results``."""
     return _records(data.get("results") if isinstance(data, dict) else None, "content")
 
 
-def parse_brave(data: Any) -> list[LiteratureRecord]:
+def parse_brave(data: Any) -> list[LiteratureHit]:
     """Records from a Brave web search JSON body (``web.results``; none when ``web`` is absent)."""
     if not isinstance(data, dict):
         raise ValueError("Brave body is not a JSON object")
@@ -84,7 +84,7 @@ class WebSearch(SearchTool):
         self.api_key = api_key
         self.label = "Web search (Tavily)" if backend == "tavily" else "Web search (Brave)"
 
-    async def search(self, query: str, max_results: int) -> tuple[list[LiteratureRecord], int | None, str]:
+    async def search(self, query: str, max_results: int) -> tuple[list[LiteratureHit], int | None, str]:
         try:
             if self.backend == "tavily":
                 resp = await self.client.request(

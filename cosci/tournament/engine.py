@@ -1,7 +1,7 @@
 """One match's plan: the pair (by the configured strategy), the mode, who is shown first, single or dual order.
 
 The ranking agent and the ranking simulator (``bench/ranking_sim.py``) both call :func:`plan_match`, so the
-simulator measures the code a session runs. Strategies (``ranking.strategy``):
+simulator measures the code a session runs. Strategies (``ranking.pairing``):
 
 - ``seed`` — the seed's buckets (:func:`cosci.tournament.pairing.select_pair`, seed 000 "Pair Selection");
 - ``uncertainty`` — :func:`cosci.tournament.uncertainty.select_uncertain` on the current Bradley–Terry fit.
@@ -38,7 +38,7 @@ class TournamentCfg:
     @classmethod
     def from_config(cls, ranking: RankingCfg) -> TournamentCfg:
         """The plan settings of a session's ``ranking`` config (the agent and the simulator build them here)."""
-        return cls(strategy=ranking.strategy, pairing=PairingCfg.from_config(ranking),
+        return cls(strategy=ranking.pairing, pairing=PairingCfg.from_config(ranking),
                    uncertainty=UncertaintyCfg.from_config(ranking), dual=DualOrderCfg.from_config(ranking))
 
 

@@ -122,11 +122,11 @@ class _MatchesRepo(Protocol):
     def bt(self) -> dict[str, tuple[float, float, float]]: ...
 
 
-class _Record(Protocol):
+class _Store(Protocol):
     @property
     def matches(self) -> _MatchesRepo: ...
 
 
-def session_judge_stats(record: _Record) -> JudgeStats:
-    """The judge statistics of a session's record (its matches and its stored Bradley–Terry fit)."""
-    return judge_stats(record.matches.all(), {h: s for h, (s, _, _) in record.matches.bt().items()})
+def session_judge_stats(store: _Store) -> JudgeStats:
+    """The judge statistics of a session's store (its matches and its stored Bradley–Terry fit)."""
+    return judge_stats(store.matches.all(), {h: s for h, (s, _, _) in store.matches.bt().items()})

@@ -8,7 +8,7 @@ Buckets, tried in this order of preference:
    ``exp(-|ΔElo| / 200) * (1 - cosine)``: close in Elo, distant in idea space;
 4. **random top-half** (``p_random`` = 0.2) — a random pair from the top half of the leaderboard.
 
-Hypotheses in ``exclude`` (in play in a concurrent tournament batch) are never chosen.
+Hypotheses in ``exclude`` (in play in a concurrent tournament round) are never chosen.
 
 A bucket with no candidate falls through to the next, so any pool of two or more players yields a pair unless
 every pair is *blocked*: a pair that reached the rematch cap (``ranking.max_matches_per_pair``, issue 11) is

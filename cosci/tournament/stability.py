@@ -1,7 +1,7 @@
 """Elo stability, a termination predicate (seed 000 "Termination Predicates", ``StabilityTracker``).
 
 Stable when the last ``n`` snapshots share the same top-``k`` id set and no id in that set moved more than
-``eps`` Elo points across the window, and the guards hold: at least ``min_ideas`` hypotheses and
+``eps`` Elo points across the window, and the guards hold: at least ``min_hypotheses`` hypotheses and
 ``min_matches`` matches (so a fresh tournament is never declared stable).
 """
 
@@ -20,31 +20,31 @@ class StabilityTracker:
     k: int = 5
     n: int = 3
     eps: float = 25.0
-    min_ideas: int = 10
+    min_hypotheses: int = 10
     min_matches: int = 30
     _history: deque[dict[str, float]] = field(default_factory=deque, repr=False)
-    _ideas: int = 0
+    _hypotheses: int = 0
     _matches: int = 0
 
     @classmethod
     def from_config(cls, t: TerminationCfg) -> StabilityTracker:
         """The Elo rule of a session's ``termination`` config (``elo_stability_k``/``_n``/``_eps``, guards)."""
         return cls(k=t.elo_stability_k, n=t.elo_stability_n, eps=t.elo_stability_eps,
-                   min_ideas=t.min_ideas_before_stable, min_matches=t.min_matches_before_stable)
+                   min_hypotheses=t.min_hypotheses_before_stable, min_matches=t.min_matches_before_stable)
 
-    def push(self, ratings: dict[str, float], n_ideas: int, n_matches: int) -> None:
+    def push(self, ratings: dict[str, float], n_hypotheses: int, n_matches: int) -> None:
         """Add a snapshot: ``ratings`` maps hypothesis id -> Elo (points) for every tournament player."""
         top = dict(sorted(ratings.items(), key=lambda kv: (-kv[1], kv[0]))[: self.k])
         self._history.append(top)
         while len(self._history) > self.n:
             self._history.popleft()
-        self._ideas, self._matches = n_ideas, n_matches
+        self._hypotheses, self._matches = n_hypotheses, n_matches
 
     def is_stable(self) -> bool:
-        if self._ideas < self.min_ideas or self._matches < self.min_matches or len(self._history) < self.n:
+        if self._hypotheses < self.min_hypotheses or self._matches < self.min_matches or len(self._history) < self.n:
             return False
         sets = [frozenset(s) for s in self._history]
-        if len(set(sets)) != 1 or len(sets[0]) < min(self.k, self._ideas):
+        if len(set(sets)) != 1 or len(sets[0]) < min(self.k, self._hypotheses):
             return False
         drift = max(max(s[h] for s in self._history) - min(s[h] for s in self._history) for h in sets[0])
         return drift < self.eps
@@ -54,36 +54,36 @@ class StabilityTracker:
 class BTStabilityTracker:
     """Bradley–Terry stability, a termination predicate beside Elo's (issue 13).
 
-    Stable when the last ``n`` pushed fits (each the BT refit stored after a tournament batch, read at every Elo
+    Stable when the last ``n`` pushed fits (each the BT refit stored after a tournament round, read at every Elo
     snapshot) share the same top-``k`` set by BT score, and in the latest fit the k-th's 95 % CI lower bound lies
-    above the (k+1)-th's upper bound; with the same guards as the Elo rule (``min_ideas``, ``min_matches``).
+    above the (k+1)-th's upper bound; with the same guards as the Elo rule (``min_hypotheses``, ``min_matches``).
     """
 
     k: int = 5
     n: int = 3
-    min_ideas: int = 10
+    min_hypotheses: int = 10
     min_matches: int = 30
     _history: deque[frozenset[str]] = field(default_factory=deque, repr=False)
     _separated: bool = False
-    _ideas: int = 0
+    _hypotheses: int = 0
     _matches: int = 0
 
     @classmethod
     def from_config(cls, t: TerminationCfg) -> BTStabilityTracker:
         """The BT rule of a session's ``termination`` config (``elo_stability_k``, ``bt_stability_n``, guards)."""
-        return cls(k=t.elo_stability_k, n=t.bt_stability_n, min_ideas=t.min_ideas_before_stable,
+        return cls(k=t.elo_stability_k, n=t.bt_stability_n, min_hypotheses=t.min_hypotheses_before_stable,
                    min_matches=t.min_matches_before_stable)
 
-    def push(self, table: dict[str, tuple[float, float, float]], n_ideas: int, n_matches: int) -> None:
+    def push(self, table: dict[str, tuple[float, float, float]], n_hypotheses: int, n_matches: int) -> None:
         """Add a fit: ``table`` maps hypothesis id -> (bt_score, ci_low, ci_high), logits."""
         ranked = sorted(table.items(), key=lambda kv: (-kv[1][0], kv[0]))
         self._history.append(frozenset(h for h, _ in ranked[: self.k]))
         while len(self._history) > self.n:
             self._history.popleft()
         self._separated = len(ranked) > self.k and ranked[self.k - 1][1][1] > ranked[self.k][1][2]
-        self._ideas, self._matches = n_ideas, n_matches
+        self._hypotheses, self._matches = n_hypotheses, n_matches
 
     def is_stable(self) -> bool:
-        if self._ideas < self.min_ideas or self._matches < self.min_matches or len(self._history) < self.n:
+        if self._hypotheses < self.min_hypotheses or self._matches < self.min_matches or len(self._history) < self.n:
             return False
         return len(set(self._history)) == 1 and self._separated

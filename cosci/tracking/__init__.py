@@ -21,13 +21,13 @@ PARENT_FILE = ".mlflow_parent_run_id"
 """The file in a sweep folder holding the parent run id (written by :func:`cosci.tracking.sweeps.start_parent`)."""
 
 
-STORE_FILE = "mlflow.db"
+MLFLOW_FILE = "mlflow.db"
 """The default MLflow store: a SQLite file in the data folder."""
 
 
 def default_uri(data_dir: Path) -> str:
     """The default tracking URI, ``sqlite:///<data_dir>/mlflow.db`` (absolute when ``data_dir`` is)."""
-    return f"sqlite:///{data_dir / STORE_FILE}"
+    return f"sqlite:///{data_dir / MLFLOW_FILE}"
 
 
 def tracking_uri(config: CosciConfig) -> str:

@@ -6,19 +6,19 @@ from pathlib import Path
 
 import polars as pl
 
-from cosci.store import SessionRecord
+from cosci.store import SessionStore
 
-QUARANTINED = "(quarantined by safety screening; text kept in the session record)"
+QUARANTINED = "(quarantined by safety screening; text kept in the session store)"
 
 
-def leaderboard_frame(record: SessionRecord) -> pl.DataFrame:
+def leaderboard_frame(store: SessionStore) -> pl.DataFrame:
     """One row per hypothesis, best Elo first: id, title, elo, bt_score, bt_ci_low, bt_ci_high (the stored
     Bradley–Terry fit, logits, 95 % CI; null for a hypothesis outside it), matches, wins, state, cluster,
     strategy, grounding (``grounded`` / ``ungrounded``: whether it cites a verified source), parents.
 
     A hypothesis quarantined by safety screening keeps its row, with its title and statement left out
     (issue 15: its text does not leave the session folder)."""
-    bt = record.matches.bt()
+    bt = store.matches.bt()
     rows = [
         {
             "id": h.id,
@@ -36,7 +36,7 @@ def leaderboard_frame(record: SessionRecord) -> pl.DataFrame:
             "parents": h.parent_ids,
             "statement": QUARANTINED if h.state == "quarantined" else h.statement,
         }
-        for h in sorted(record.hypotheses.all(), key=lambda h: (-h.elo, h.id))
+        for h in sorted(store.hypotheses.all(), key=lambda h: (-h.elo, h.id))
     ]
     schema: dict[str, pl.DataType | type[pl.DataType]] = {
         "id": pl.Utf8,
@@ -57,7 +57,7 @@ def leaderboard_frame(record: SessionRecord) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=schema)
 
 
-def matches_frame(record: SessionRecord) -> pl.DataFrame:
+def matches_frame(store: SessionStore) -> pl.DataFrame:
     """One row per tournament match, oldest first (Elo in points, ``created_at`` in epoch seconds); ``draw`` is a
     first-class verdict (winner null, valid, Elo score 0.5), ``first_shown`` the id shown as hypothesis 1,
     ``dual_order`` whether both orders were judged."""
@@ -78,7 +78,7 @@ def matches_frame(record: SessionRecord) -> pl.DataFrame:
             "elo_b_after": m.elo_b_after,
             "created_at": m.created_at,
         }
-        for m in record.matches.all()
+        for m in store.matches.all()
     ]
     schema: dict[str, pl.DataType | type[pl.DataType]] = {
         "id": pl.Utf8,
@@ -99,12 +99,12 @@ def matches_frame(record: SessionRecord) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=schema)
 
 
-def elo_trajectories(record: SessionRecord, initial: float) -> dict[str, list[tuple[int, float]]]:
+def elo_trajectories(store: SessionStore, initial: float) -> dict[str, list[tuple[int, float]]]:
     """Per hypothesis, ``(match number, Elo after it)`` replayed from the Elo journal (points)."""
     elo: dict[str, float] = {}
     paths: dict[str, list[tuple[int, float]]] = {}
-    rows = record.db.query(
-        "SELECT hyp_a, hyp_b, delta_a, delta_b FROM elo_journal WHERE session_id=? ORDER BY seq", (record.session_id,)
+    rows = store.db.query(
+        "SELECT hyp_a, hyp_b, delta_a, delta_b FROM elo_journal WHERE session_id=? ORDER BY seq", (store.session_id,)
     )
     for n, r in enumerate(rows, 1):
         for hid, d in ((r["hyp_a"], r["delta_a"]), (r["hyp_b"], r["delta_b"])):
@@ -116,14 +116,14 @@ def elo_trajectories(record: SessionRecord, initial: float) -> dict[str, list[tu
     return paths
 
 
-def elo_trajectory_png(record: SessionRecord, initial: float, path: Path, top: int = 10) -> Path:
+def elo_trajectory_png(store: SessionStore, initial: float, path: Path, top: int = 10) -> Path:
     """Plot the Elo trajectories of the final top hypotheses to ``path`` (PNG)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    paths = elo_trajectories(record, initial)
+    paths = elo_trajectories(store, initial)
     best = sorted(paths, key=lambda h: -paths[h][-1][1])[:top]
     fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
     for hid in best:
@@ -141,7 +141,7 @@ def elo_trajectory_png(record: SessionRecord, initial: float, path: Path, top: i
     return path
 
 
-def bt_png(record: SessionRecord, path: Path, top: int = 15) -> Path:
+def bt_png(store: SessionStore, path: Path, top: int = 15) -> Path:
     """Plot the stored Bradley–Terry scores with 95 % CIs of the best ``top`` hypotheses to ``path`` (PNG);
     the Elo plot's companion (Elo is the seed's rating, BT the statistics a scientist reads)."""
     import matplotlib
@@ -149,7 +149,7 @@ def bt_png(record: SessionRecord, path: Path, top: int = 15) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    bt = sorted(record.matches.bt().items(), key=lambda kv: (-kv[1][0], kv[0]))[:top]
+    bt = sorted(store.matches.bt().items(), key=lambda kv: (-kv[1][0], kv[0]))[:top]
     fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
     if bt:
         ids = [h for h, _ in bt][::-1]

@@ -25,7 +25,7 @@ from mlflow.tracking import MlflowClient
 
 from cosci.errors import CosciError
 from cosci.text import error_line
-from cosci.tracking import STORE_FILE, default_uri
+from cosci.tracking import MLFLOW_FILE, default_uri
 from cosci.tracking.labels import distinguishing, session_labels
 from cosci.tracking.stores import (
     check_store,
@@ -247,8 +247,8 @@ def compare_cli(args: argparse.Namespace, data_dir: Path) -> None:
     for name in ("mlflow", "alembic"):  # MLflow logs its table creation at INFO on its own handler
         logging.getLogger(name).setLevel(logging.WARNING)
     uri = args.tracking_uri or default_uri(data_dir)
-    if not args.tracking_uri and not (data_dir / STORE_FILE).exists():
-        raise CosciError(f"no MLflow store at {data_dir / STORE_FILE}: run a session first, or pass --tracking-uri")
+    if not args.tracking_uri and not (data_dir / MLFLOW_FILE).exists():
+        raise CosciError(f"no MLflow store at {data_dir / MLFLOW_FILE}: run a session first, or pass --tracking-uri")
     out = Path(args.out).expanduser() if args.out else _default_out(data_dir)
     frame, written = compare(uri, experiment=args.experiment, parent=args.parent, ids=args.ids, out_dir=out)
     with pl.Config(

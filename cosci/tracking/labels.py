@@ -35,7 +35,7 @@ def _shorten(text: str, width: int) -> str:
 def distinguishing(frame: pl.DataFrame) -> list[str]:
     """Per session, the settings that differ between the compared sessions (``""`` when none do).
 
-    The sweep overrides (tag ``cosci.sweep_overrides``) that differ, e.g. ``run.max_ideas=4``; for a session
+    The sweep overrides (tag ``cosci.sweep_overrides``) that differ, e.g. ``run.max_hypotheses=4``; for a session
     without overrides, or whose overrides match the others', the params (``param.*``) that differ.
     """
     n = frame.height

@@ -42,7 +42,7 @@ from mlflow.tracking import MlflowClient
 from cosci.config.schema import CosciConfig
 from cosci.grounding.report import claims_document, grounding_metrics
 from cosci.stats import SessionStats
-from cosci.store import SessionRecord
+from cosci.store import SessionStore
 from cosci.tournament.judge_stats import session_judge_stats
 from cosci.tracking import PARENT_ENV, SWEEP_OVERRIDES_ENV, artifact_location, tracking_uri
 from cosci.tracking.artifacts import bt_png, elo_trajectory_png, leaderboard_frame, matches_frame
@@ -61,7 +61,7 @@ def flat_params(config: CosciConfig, models_choice: str) -> dict[str, str]:
         "experiment": c.session.name,
         "models": models_choice,
         "run.concurrency": c.run.concurrency,
-        "run.max_ideas": c.run.max_ideas,
+        "run.max_hypotheses": c.run.max_hypotheses,
         "run.wall_clock_seconds": c.run.wall_clock_seconds,
         "run.budget_usd": c.run.budget_usd,
         "run.n_initial": c.run.n_initial,
@@ -89,11 +89,11 @@ class SessionTracker:
         self._last: SessionStats | None = None
         self._last_step = self._logged_step = -1
         self.traces: TraceLogger | None = None
-        self.record: SessionRecord | None = None
+        self.store: SessionStore | None = None
 
     @classmethod
     def start(
-        cls, config: CosciConfig, record: SessionRecord, overrides: list[str], models_choice: str
+        cls, config: CosciConfig, store: SessionStore, overrides: list[str], models_choice: str
     ) -> SessionTracker:
         uri = tracking_uri(config)
         config.paths.data_dir.mkdir(parents=True, exist_ok=True)
@@ -105,10 +105,10 @@ class SessionTracker:
         client = MlflowClient(tracking_uri=uri)
         name = config.tracking.experiment_name
         exp_id = experiment_id(client, name, artifact_location(uri, config.paths.data_dir, name))
-        row = record.sessions.get()
+        row = store.sessions.get()
         if row.mlflow_run_id:
             client.update_run(row.mlflow_run_id, status="RUNNING")
-            resumes = record.logs.events("session_resumed")
+            resumes = store.logs.events("session_resumed")
             changed = resumes[-1]["payload"].get("changed", {}) if resumes else {}
             if changed:  # params are immutable in MLflow: a resume's changed keys go to a tag and an artifact
                 prior = client.get_run(row.mlflow_run_id).data.tags.get("cosci.resume_overrides", "")
@@ -117,9 +117,9 @@ class SessionTracker:
                                "\n".join(filter(None, [prior, line]))[-4000:])
                 name = f"config/config-resume-{time.strftime('%Y%m%d-%H%M%S')}.json"
                 client.log_text(row.mlflow_run_id, config.model_dump_json(indent=2), name)
-            return cls(client, row.mlflow_run_id, uri, config.tracking.log_every_tasks)._with_traces(config, record)
+            return cls(client, row.mlflow_run_id, uri, config.tracking.log_every_tasks)._with_traces(config, store)
         tags = {
-            "cosci.session_id": record.session_id,
+            "cosci.session_id": store.session_id,
             "cosci.models": models_choice,
             "cosci.experiment": config.session.name,
             "cosci.goal": (config.session.goal or "")[:4000],
@@ -127,16 +127,16 @@ class SessionTracker:
         if parent := os.environ.get(PARENT_ENV):
             tags["mlflow.parentRunId"] = parent
             tags["cosci.sweep_overrides"] = os.environ.get(SWEEP_OVERRIDES_ENV, " ".join(overrides))[:4000]
-        run = client.create_run(exp_id, run_name=record.session_id, tags=tags)
+        run = client.create_run(exp_id, run_name=store.session_id, tags=tags)
         tracker = cls(client, run.info.run_id, uri, config.tracking.log_every_tasks)
-        record.sessions.update(mlflow_run_id=tracker.run_id)
+        store.sessions.update(mlflow_run_id=tracker.run_id)
         client.log_batch(tracker.run_id, params=[Param(k, v) for k, v in flat_params(config, models_choice).items()])
         client.log_text(tracker.run_id, config.model_dump_json(indent=2), "config/config.json")
         client.log_text(tracker.run_id, "\n".join(overrides) + "\n", "config/overrides.txt")
-        return tracker._with_traces(config, record)
+        return tracker._with_traces(config, store)
 
-    def _with_traces(self, config: CosciConfig, record: SessionRecord) -> SessionTracker:
-        self.record = record
+    def _with_traces(self, config: CosciConfig, store: SessionStore) -> SessionTracker:
+        self.store = store
         if config.tracking.traces:
             self.traces = TraceLogger(self.client, self.uri, self.run_id)
         return self
@@ -147,10 +147,10 @@ class SessionTracker:
         A failure is logged and never ends the session: the calls stay in the record and the next flush (or the
         resumed run) traces them.
         """
-        if self.traces is None or self.record is None:
+        if self.traces is None or self.store is None:
             return 0
         try:
-            return self.traces.flush(self.record, final=final)
+            return self.traces.flush(self.store, final=final)
         except Exception as exc:
             log.warning("MLflow traces not written now: %s: %s", type(exc).__name__, " ".join(str(exc).split())[:300])
             return 0
@@ -176,12 +176,12 @@ class SessionTracker:
         self._logged_step = steps[-1][1]
         self.flush_traces()
 
-    def finish(self, record: SessionRecord, summary: Mapping[str, Any], *, elo_initial: float,
+    def finish(self, store: SessionStore, summary: Mapping[str, Any], *, elo_initial: float,
                report: Path | None = None) -> None:
         """Log the last step and the results, and close the run (FINISHED).
 
         Args:
-            record: the session's record (leaderboard, matches, Elo journal, claims, judge statistics).
+            record: the session's store (leaderboard, matches, Elo journal, claims, judge statistics).
             summary: the end-of-session summary as plain data (``SessionSummary.to_dict()``): ``stop_reason``,
                 ``overview_path``, ``top_elo`` (Elo points), ``spent_usd`` (USD), ``hypotheses``, ``matches``,
                 ``elapsed_seconds`` (s); logged as ``summary.json``.
@@ -193,20 +193,20 @@ class SessionTracker:
         run = self.run_id
         self.client.log_text(run, Path(summary["overview_path"]).read_text(encoding="utf-8"), "overview.md")
         self.client.log_dict(run, dict(summary), "summary.json")
-        if (claims := claims_document(record)) is not None:  # the overview's claim map, support check and audit
+        if (claims := claims_document(store)) is not None:  # the overview's claim map, support check and audit
             self.client.log_dict(run, claims, "claims.json")
         if report is not None and report.is_file():
             self.client.log_artifact(run, str(report))
         with tempfile.TemporaryDirectory() as tmp:  # binary artifacts (parquet, PNG) need files
             folder = Path(tmp)
-            leaderboard_frame(record).write_parquet(folder / "leaderboard.parquet")
-            matches_frame(record).write_parquet(folder / "matches.parquet")
-            elo_trajectory_png(record, elo_initial, folder / "elo_trajectory.png")
-            bt_png(record, folder / "bt_scores.png")
+            leaderboard_frame(store).write_parquet(folder / "leaderboard.parquet")
+            matches_frame(store).write_parquet(folder / "matches.parquet")
+            elo_trajectory_png(store, elo_initial, folder / "elo_trajectory.png")
+            bt_png(store, folder / "bt_scores.png")
             self.client.log_artifacts(run, tmp)
         self.flush_traces(final=True)
         self.client.set_tag(self.run_id, "cosci.stop_reason", summary["stop_reason"])
-        self.log_cache_shares(record)
+        self.log_cache_shares(store)
         self.client.log_batch(
             self.run_id,
             metrics=[
@@ -219,32 +219,32 @@ class SessionTracker:
                     ("wall_seconds", summary["elapsed_seconds"]),
                 )
             ]
-            + [Metric(k, v, int(time.time() * 1000), 0) for k, v in grounding_metrics(record).items()]
-            + [Metric(k, v, int(time.time() * 1000), 0) for k, v in session_judge_stats(record).metrics().items()],
+            + [Metric(k, v, int(time.time() * 1000), 0) for k, v in grounding_metrics(store).items()]
+            + [Metric(k, v, int(time.time() * 1000), 0) for k, v in session_judge_stats(store).metrics().items()],
         )
         self.client.set_terminated(self.run_id, status="FINISHED")
 
-    def log_safety(self, record: SessionRecord) -> None:
+    def log_safety(self, store: SessionStore) -> None:
         """Issue 15: metrics ``safety_flags`` / ``safety_blocks`` (counts of verdicts), tags ``cosci.safety``
         (on / off) and ``cosci.safety.goal`` (the goal's decision: a flagged goal is tagged ``flag``), and the
         verdicts as ``safety/verdicts.json`` (decision, categories, rationale; a withheld overview's text is
         kept out of MLflow)."""
-        counts = record.safety.counts()
+        counts = store.safety.counts()
         now = int(time.time() * 1000)
         self.client.log_batch(self.run_id, metrics=[Metric("safety_flags", float(counts.get("flag", 0)), now, 0),
                                                     Metric("safety_blocks", float(counts.get("block", 0)), now, 0)])
-        off = not counts and bool(record.logs.events("safety_disabled"))
+        off = not counts and bool(store.logs.events("safety_disabled"))
         self.client.set_tag(self.run_id, "cosci.safety", "off" if off else "on")
-        goal = record.safety.latest("goal")
+        goal = store.safety.latest("goal")
         if goal is not None:
             self.client.set_tag(self.run_id, "cosci.safety.goal", goal.decision)
-        verdicts = [asdict(v) for v in record.safety.all()]
+        verdicts = [asdict(v) for v in store.safety.all()]
         self.client.log_text(self.run_id, json.dumps(verdicts, indent=2), "safety/verdicts.json")
 
-    def log_cache_shares(self, record: SessionRecord) -> None:
+    def log_cache_shares(self, store: SessionStore) -> None:
         """Metrics ``cache_read_share`` (all calls) and ``cache_read_share.<agent>``: input tokens read from the
         provider's prompt cache over all input tokens (issue 16)."""
-        shares = record.logs.cache_read_shares()
+        shares = store.logs.cache_read_shares()
         if shares:
             now = int(time.time() * 1000)
             self.client.log_batch(self.run_id, metrics=[

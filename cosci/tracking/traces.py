@@ -33,7 +33,7 @@ import mlflow
 from mlflow.entities import SpanStatusCode, SpanType
 from mlflow.tracking import MlflowClient
 
-from cosci.store import SessionRecord
+from cosci.store import SessionStore
 
 FINISHED = ("done", "failed", "dead", "cancelled")
 """Task states after which a task makes no more calls (seed 001 "Task Queue")."""
@@ -88,12 +88,12 @@ class TraceLogger:
         self.below = int(progress.get("below", 0))
         self.above: set[int] = set(progress.get("above", []))
 
-    def flush(self, record: SessionRecord, final: bool = False) -> int:
+    def flush(self, store: SessionStore, final: bool = False) -> int:
         """Trace the calls not traced yet (only of finished tasks unless ``final``); returns the spans written."""
-        rows = record.db.query(
+        rows = store.db.query(
             "SELECT t.*, k.status task_status, k.action task_action FROM transcripts t"
             " LEFT JOIN tasks k ON k.id = t.task_id WHERE t.session_id=? AND t.seq>? ORDER BY t.seq",
-            (record.session_id, self.below))
+            (store.session_id, self.below))
         pending = [r for r in rows if r["seq"] not in self.above]
         ready = [r for r in pending if final or r["task_status"] in FINISHED or r["task_status"] is None]
         if not ready:
@@ -106,7 +106,7 @@ class TraceLogger:
         with _LOCK:
             _route_to(self.uri)
             for task_id, calls in groups.items():
-                self._trace(record.session_id, task_id, calls)
+                self._trace(store.session_id, task_id, calls)
             if final:  # MLflow exports in background threads; wait for them only when the run ends
                 mlflow.flush_trace_async_logging()
         self.above |= {r["seq"] for r in ready}

@@ -19,8 +19,8 @@ import pytest
 from cosci.agents import AgentDeps, BaseAgent
 from cosci.config.schema import CosciConfig, PathsCfg
 from cosci.domain import Task, TaskResult, hypothesis_id
-from cosci.llm.embeddings import hash_embed
-from cosci.llm.types import ToolSpec
+from cosci.llm.embeddings.embedder import hash_embed
+from cosci.llm.port.types import ToolSpec
 from cosci.records import RecordHypothesis
 from cosci.session.runtime import SessionRuntime
 from cosci.tools.base import Tool, ToolResult
@@ -59,9 +59,9 @@ def run_task(runtime: SessionRuntime) -> RunTask:
     """``await run_task(agent, action, key, target_id=..., payload=...)``: enqueue, then execute."""
 
     async def run(agent: str, action: str, key: str, **kw: Any) -> tuple[Task, TaskResult]:
-        tid = runtime.record.tasks.enqueue(agent, action, key, **kw)
+        tid = runtime.store.tasks.enqueue(agent, action, key, **kw)
         assert tid is not None, f"task key {key!r} already used"
-        task = runtime.record.tasks.get(tid)
+        task = runtime.store.tasks.get(tid)
         assert task is not None
         return task, await runtime.execute(task)
 
@@ -71,7 +71,7 @@ def run_task(runtime: SessionRuntime) -> RunTask:
 @pytest.fixture
 async def planned(runtime: SessionRuntime, run_task: RunTask) -> SessionRuntime:
     """The runtime after goal parsing (the fake's research plan is stored on the session row)."""
-    _, result = await run_task("supervisor", "ParseGoal", "supervisor::parse_goal")
+    _, result = await run_task("goal_parsing", "ParseGoal", "goal_parsing::parse_goal")
     assert result.kind == "research_plan_parsed" and not result.detail["fallback"]
     return runtime
 
@@ -92,15 +92,15 @@ def add_player(runtime: SessionRuntime) -> AddPlayer:
     def add(statement: str, *, state: str = "in_tournament", elo: float = 1200.0, matches: int = 0,
             embed: bool = True, **fields: Any) -> str:
         rec = hypothesis_record(statement, **fields)
-        hid = hypothesis_id(runtime.record.namespace, "literature", statement)
-        assert runtime.record.hypotheses.insert(hid, rec, elo=elo, task_id=None)
+        hid = hypothesis_id(runtime.store.namespace, "literature", statement)
+        assert runtime.store.hypotheses.insert(hid, rec, elo=elo, task_id=None)
         if embed:
             text = f"{rec.title}. {rec.statement} {rec.mechanism}"
             vec = hash_embed([text])[0]
             digest = hashlib.sha256(text.encode()).hexdigest()[:16]
-            runtime.record.hypotheses.add_embedding(hid, "hash", vec, digest, len(runtime.deps.vectors))
+            runtime.store.hypotheses.add_embedding(hid, "hash", vec, digest, len(runtime.deps.vectors))
             runtime.deps.vectors.add(hid, vec)
-        with runtime.record.db.tx() as c:
+        with runtime.store.db.tx() as c:
             c.execute("UPDATE hypotheses SET state=?, matches_played=? WHERE id=?", (state, matches, hid))
         return hid
 

@@ -7,17 +7,17 @@ from __future__ import annotations
 import pytest
 
 from cosci.agents.generation import GenerationAgent
-from cosci.llm.fake import FakeBackend, FakeReply
+from cosci.llm.fake.provider import FakeBackend, FakeReply
 from cosci.session.runtime import SessionRuntime
-from cosci.tools.base import SourceRecord
+from cosci.tools.base import Source
 from tests.agents.test_generation_agent import HYP
 from tests.agents.test_grounded_inputs import RecordsTool
 
 URL, OTHER = "https://pubmed.ncbi.nlm.nih.gov/11111111/", "https://pubmed.ncbi.nlm.nih.gov/22222222/"
 TEXT = ("Disulfiram with copper inhibited ALDH1A1 activity and reduced colony formation of primary AML blasts by 70 "
         "percent at 0.3 uM.")
-RECORDS = (SourceRecord(url=URL, text=TEXT, title="Disulfiram in AML", ids=("PMID:11111111",), tool="pubmed_search"),
-           SourceRecord(url=OTHER, text="ALDH1A1 marks leukemic stem cells in NPM1-mutant AML.",
+RECORDS = (Source(url=URL, text=TEXT, title="Disulfiram in AML", ids=("PMID:11111111",), tool="pubmed_search"),
+           Source(url=OTHER, text="ALDH1A1 marks leukemic stem cells in NPM1-mutant AML.",
                         title="ALDH1A1 in AML", ids=("PMID:22222222",), tool="pubmed_search"))
 pytestmark = pytest.mark.overrides("debate.min_turns=1", "debate.max_turns=1")
 
@@ -31,9 +31,9 @@ def script_debate(fake: FakeBackend) -> None:
 
 async def debate(planned: SessionRuntime, agent_with_tools, tool: RecordsTool | None):
     agent = agent_with_tools(GenerationAgent, *([tool] if tool else []))
-    tid = planned.record.tasks.enqueue("generation", "GenerateHypothesis", "g-debate", payload={"strategy": "debate"})
-    result = await agent.execute(planned.record.tasks.get(tid))
-    return result, planned.record.hypotheses.get(result.hypothesis_ids[0])
+    tid = planned.store.tasks.enqueue("generation", "GenerateHypothesis", "g-debate", payload={"mode": "debate"})
+    result = await agent.execute(planned.store.tasks.get(tid))
+    return result, planned.store.hypotheses.get(result.hypothesis_ids[0])
 
 
 async def test_a_debate_hypothesis_gets_checked_citations_from_its_own_search(planned: SessionRuntime,

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from cosci.domain import hypothesis_id
-from cosci.llm.embeddings import HASH_DIM
-from cosci.llm.fake import FakeBackend, FakeReply
+from cosci.llm.embeddings.embedder import HASH_DIM
+from cosci.llm.fake.provider import FakeBackend, FakeReply
 from cosci.session.runtime import SessionRuntime
 
 STATEMENTS = ["Metformin inhibits complex I to deplete leukemic stem cells",
@@ -57,14 +57,14 @@ async def test_combine_picks_the_most_distant_pair_of_the_top_k(planned: Session
     assert sim(pool[0], pool[5]) < sim(a, b)  # the outsider is further, but not a top-K hypothesis
 
     fake.script(rec(strategy="literature", parent_ids=["H-000000000000"]), agent="evolution")
-    _, result = await run_task("evolution", "EvolveHypotheses", "e0", payload={"strategy": "combine"})
+    _, result = await run_task("evolution", "EvolveHypotheses", "e0", payload={"mode": "combine"})
     assert result.kind == "hypothesis_created"
     assert result.detail["parent_ids"] == [a, b]
     assert result.detail["dropped_citations"] == ["https://fabricated.example.org/evo"]
-    h = planned.record.hypotheses.get(result.hypothesis_ids[0])
+    h = planned.store.hypotheses.get(result.hypothesis_ids[0])
     assert h is not None
     assert (h.strategy, h.parent_ids, h.state, h.citations) == ("combine", [a, b], "draft", [])
-    assert h.id == hypothesis_id(planned.record.namespace, f"combine:{','.join(sorted([a, b]))}", h.statement)
+    assert h.id == hypothesis_id(planned.store.namespace, f"combine:{','.join(sorted([a, b]))}", h.statement)
 
     (call,) = fake.calls_for("evolution", "combine")
     assert f'<hypothesis_text id="{a}"' in call.prompt and f'<hypothesis_text id="{b}"' in call.prompt
@@ -77,11 +77,11 @@ async def test_simplify_takes_the_best_not_yet_simplified(planned: SessionRuntim
                 agent="evolution")
     fake.script(rec(title="Itraconazole alone", statement="Itraconazole alone sensitises blasts."),
                 agent="evolution")
-    _, first = await run_task("evolution", "EvolveHypotheses", "e0", payload={"strategy": "simplify"})
-    _, second = await run_task("evolution", "EvolveHypotheses", "e1", payload={"strategy": "simplify"})
+    _, first = await run_task("evolution", "EvolveHypotheses", "e0", payload={"mode": "simplify"})
+    _, second = await run_task("evolution", "EvolveHypotheses", "e1", payload={"mode": "simplify"})
     assert first.detail["parent_ids"] == [pool[0]] and second.detail["parent_ids"] == [pool[1]]
     for result in (first, second):
-        h = planned.record.hypotheses.get(result.hypothesis_ids[0])
+        h = planned.store.hypotheses.get(result.hypothesis_ids[0])
         assert h is not None and h.strategy == "simplify" and h.parent_ids == result.detail["parent_ids"]
     (call, *_) = fake.calls_for("evolution", "simplify")
     assert f'<hypothesis_text id="{pool[0]}"' in call.prompt
@@ -93,18 +93,18 @@ async def test_feasibility_lineage_is_independent_of_simplify(planned: SessionRu
                 agent="evolution")
     fake.script(rec(title="Feasible metformin", statement="Oral metformin at 2 g/day reaches marrow levels."),
                 agent="evolution")
-    await run_task("evolution", "EvolveHypotheses", "e0", payload={"strategy": "simplify"})
-    _, result = await run_task("evolution", "EvolveHypotheses", "e1", payload={"strategy": "feasibility"})
+    await run_task("evolution", "EvolveHypotheses", "e0", payload={"mode": "simplify"})
+    _, result = await run_task("evolution", "EvolveHypotheses", "e1", payload={"mode": "feasibility"})
     assert result.kind == "hypothesis_created" and result.detail["parent_ids"] == [pool[0]]
-    h = planned.record.hypotheses.get(result.hypothesis_ids[0])
+    h = planned.store.hypotheses.get(result.hypothesis_ids[0])
     assert h is not None and (h.strategy, h.parent_ids) == ("feasibility", [pool[0]])
 
 
 async def test_out_of_box_is_inspired_by_the_top_five(planned: SessionRuntime, fake: FakeBackend, run_task,
                                                       pool: list[str]) -> None:
-    _, result = await run_task("evolution", "EvolveHypotheses", "e0", payload={"strategy": "out_of_box"})
+    _, result = await run_task("evolution", "EvolveHypotheses", "e0", payload={"mode": "out_of_box"})
     assert result.kind == "hypothesis_created" and result.detail["parent_ids"] == pool[:5]
-    h = planned.record.hypotheses.get(result.hypothesis_ids[0])
+    h = planned.store.hypotheses.get(result.hypothesis_ids[0])
     assert h is not None and (h.strategy, h.parent_ids) == ("out_of_box", pool[:5])
     (call, *_) = fake.calls_for("evolution", "out_of_box")
     assert all(f'<hypothesis_text id="{hid}"' in call.prompt for hid in pool[:5])
@@ -115,7 +115,7 @@ async def test_too_few_ranked_hypotheses_is_nothing_to_do(planned: SessionRuntim
                                                           run_task, add_player) -> None:
     add_player(STATEMENTS[0], matches=6)
     add_player(STATEMENTS[1], state="reviewed")
-    _, result = await run_task("evolution", "EvolveHypotheses", "e0", payload={"strategy": "combine"})
+    _, result = await run_task("evolution", "EvolveHypotheses", "e0", payload={"mode": "combine"})
     assert result.kind == "nothing_to_do" and fake.calls_for("evolution") == []
     with pytest.raises(ValueError, match="unknown evolution strategy"):
-        await run_task("evolution", "EvolveHypotheses", "e1", payload={"strategy": "mutate"})
+        await run_task("evolution", "EvolveHypotheses", "e1", payload={"mode": "mutate"})

@@ -7,7 +7,7 @@ import pytest
 
 from cosci.agents.generation import GenerationAgent
 from cosci.domain import hypothesis_id
-from cosci.llm.fake import FakeBackend, FakeReply
+from cosci.llm.fake.provider import FakeBackend, FakeReply
 from cosci.session.runtime import SessionRuntime
 
 HYP = {"title": "Disulfiram against ALDH1A1 in leukemic stem cells",
@@ -20,17 +20,17 @@ HYP = {"title": "Disulfiram against ALDH1A1 in leukemic stem cells",
 async def test_literature_strips_the_fabricated_citation_offline(planned: SessionRuntime, fake: FakeBackend,
                                                                  run_task) -> None:
     task, result = await run_task("generation", "CreateInitialHypotheses", "g0",
-                                  payload={"strategy": "literature"})
+                                  payload={"mode": "literature"})
     assert result.kind == "hypothesis_created"
     (hid,) = result.hypothesis_ids
     (dropped,) = result.detail["dropped_citations"]
     assert dropped.startswith("https://fabricated.example.org/")
-    h = planned.record.hypotheses.get(hid)
+    h = planned.store.hypotheses.get(hid)
     assert h is not None
     assert (h.state, h.strategy, h.parent_ids, h.citations, h.elo) == ("draft", "literature", [], [], 1200.0)
-    assert hid == hypothesis_id(planned.record.namespace, "literature", h.statement)
+    assert hid == hypothesis_id(planned.store.namespace, "literature", h.statement)
     assert hid in planned.deps.vectors  # committed to the index after the row
-    assert planned.record.hypotheses.embeddings("hash")[0] == [hid]
+    assert planned.store.hypotheses.embeddings("hash")[0] == [hid]
 
     calls = fake.calls_for("generation", "literature")
     assert len(calls) == 2  # a search (offline: no URL seen), then the record
@@ -52,14 +52,14 @@ async def test_literature_keeps_seen_citations_and_drops_the_rest(planned: Sessi
         {"url": "https://pubmed.ncbi.nlm.nih.gov/22222222/", "title": "never returned by a tool"},
         {"url": "https://fabricated.example.org/paper/1", "title": "fabricated"},
     ]), agent="generation")
-    tid = planned.record.tasks.enqueue("generation", "CreateInitialHypotheses", "g0")
-    result = await agent.execute(planned.record.tasks.get(tid))
+    tid = planned.store.tasks.enqueue("generation", "CreateInitialHypotheses", "g0")
+    result = await agent.execute(planned.store.tasks.get(tid))
 
     assert tool.calls == [{"query": "disulfiram ALDH1A1 AML"}]
     assert result.kind == "hypothesis_created"
     assert result.detail["dropped_citations"] == ["https://pubmed.ncbi.nlm.nih.gov/22222222/",
                                                   "https://fabricated.example.org/paper/1"]
-    h = planned.record.hypotheses.get(result.hypothesis_ids[0])
+    h = planned.store.hypotheses.get(result.hypothesis_ids[0])
     assert [c["title"] for c in h.citations] == ["seen, exactly", "seen, other case, no slash"]
 
 
@@ -68,9 +68,9 @@ async def test_autopilot_cites_the_url_a_tool_returned(planned: SessionRuntime, 
     url = "https://europepmc.org/article/MED/33333333"
     tool = literature_tool("europe_pmc_search", f"An abstract. {url}", (url,))
     agent = agent_with_tools(GenerationAgent, tool)
-    tid = planned.record.tasks.enqueue("generation", "CreateInitialHypotheses", "g0")
-    result = await agent.execute(planned.record.tasks.get(tid))
-    h = planned.record.hypotheses.get(result.hypothesis_ids[0])
+    tid = planned.store.tasks.enqueue("generation", "CreateInitialHypotheses", "g0")
+    result = await agent.execute(planned.store.tasks.get(tid))
+    h = planned.store.hypotheses.get(result.hypothesis_ids[0])
     assert [c["url"] for c in h.citations] == [url]
     assert len(result.detail["dropped_citations"]) == 1
 
@@ -87,7 +87,7 @@ async def test_debate_is_multi_turn_and_ends_on_hypothesis(planned: SessionRunti
                 agent="generation", action="CreateInitialHypotheses/record")
     fake.script(FakeReply.record("record_hypothesis", **HYP, citations=[{"url": "https://x.example.org/"}]),
                 agent="generation", action="CreateInitialHypotheses/record")  # ... then forced
-    _, result = await run_task("generation", "CreateInitialHypotheses", "g0", payload={"strategy": "debate"})
+    _, result = await run_task("generation", "CreateInitialHypotheses", "g0", payload={"mode": "debate"})
 
     calls = fake.calls_for("generation", "debate")
     assert [c.action for c in calls] == ["CreateInitialHypotheses/turn1", "CreateInitialHypotheses/turn2",
@@ -106,7 +106,7 @@ async def test_debate_is_multi_turn_and_ends_on_hypothesis(planned: SessionRunti
     assert all(marker in record_forced.prompt for marker in ("ALPHA", "BETA", "GAMMA"))
 
     assert result.kind == "hypothesis_created"
-    h = planned.record.hypotheses.get(result.hypothesis_ids[0])
+    h = planned.store.hypotheses.get(result.hypothesis_ids[0])
     assert h is not None and (h.strategy, h.citations, h.statement) == ("debate", [], HYP["statement"])
 
 
@@ -115,7 +115,7 @@ async def test_debate_stops_at_max_turns_and_still_records(planned: SessionRunti
                                                            run_task) -> None:
     fake.script(FakeReply(text="We keep disagreeing about the target."), agent="generation", mode="debate",
                 times=3)
-    _, result = await run_task("generation", "GenerateHypothesis", "g0", payload={"strategy": "debate"})
+    _, result = await run_task("generation", "GenerateHypothesis", "g0", payload={"mode": "debate"})
     actions = [c.action for c in fake.calls_for("generation", "debate")]
     assert actions == ["GenerateHypothesis/turn1", "GenerateHypothesis/turn2", "GenerateHypothesis/turn3",
                        "GenerateHypothesis/record"]
@@ -132,8 +132,8 @@ async def test_the_same_statement_twice_returns_the_existing_id(planned: Session
     assert second.kind == "hypothesis_duplicate"
     assert second.hypothesis_ids == first.hypothesis_ids
     assert second.detail["duplicate_of"] == first.hypothesis_ids[0]
-    assert len(planned.record.hypotheses.all()) == 1 and len(planned.deps.vectors) == 1
-    assert len(planned.record.logs.events("hypothesis_created")) == 1
+    assert len(planned.store.hypotheses.all()) == 1 and len(planned.deps.vectors) == 1
+    assert len(planned.store.logs.events("hypothesis_created")) == 1
 
 
 async def test_a_near_duplicate_by_another_route_returns_the_existing_id(planned: SessionRuntime,
@@ -143,11 +143,11 @@ async def test_a_near_duplicate_by_another_route_returns_the_existing_id(planned
     fake.script(FakeReply.record("record_hypothesis", **HYP, citations=[]), agent="generation",
                 action="GenerateHypothesis/record")
     _, first = await run_task("generation", "CreateInitialHypotheses", "g0")
-    _, second = await run_task("generation", "GenerateHypothesis", "g1", payload={"strategy": "debate"})
+    _, second = await run_task("generation", "GenerateHypothesis", "g1", payload={"mode": "debate"})
     # a debate origin gives another id, but the embedding is the same: cosine 1 >= 0.92
     assert second.kind == "hypothesis_duplicate" and second.hypothesis_ids == first.hypothesis_ids
     assert second.detail["similarity"] >= planned.config.vectors.dedup_cosine_threshold
-    assert [h.id for h in planned.record.hypotheses.all()] == first.hypothesis_ids
+    assert [h.id for h in planned.store.hypotheses.all()] == first.hypothesis_ids
 
 
 async def test_a_retried_task_recreates_nothing(planned: SessionRuntime, fake: FakeBackend, run_task) -> None:
@@ -156,8 +156,8 @@ async def test_a_retried_task_recreates_nothing(planned: SessionRuntime, fake: F
     again = await planned.execute(task)  # the same task, attempted again (e.g. after a crash)
     assert first.kind == again.kind == "hypothesis_created"
     assert again.hypothesis_ids == first.hypothesis_ids
-    assert len(planned.record.hypotheses.all()) == 1 and len(planned.deps.vectors) == 1
-    assert planned.record.tasks.get(task.id).attempts == 2
+    assert len(planned.store.hypotheses.all()) == 1 and len(planned.deps.vectors) == 1
+    assert planned.store.tasks.get(task.id).attempts == 2
 
 
 async def test_different_hypotheses_are_both_kept(planned: SessionRuntime, run_task) -> None:
@@ -166,4 +166,4 @@ async def test_different_hypotheses_are_both_kept(planned: SessionRuntime, run_t
         _, result = await run_task("generation", "CreateInitialHypotheses", f"g{i}")
         assert result.kind == "hypothesis_created"
         ids.update(result.hypothesis_ids)
-    assert len(ids) == 3 == len(planned.record.hypotheses.all()) == len(planned.deps.vectors)
+    assert len(ids) == 3 == len(planned.store.hypotheses.all()) == len(planned.deps.vectors)

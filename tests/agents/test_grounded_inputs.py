@@ -13,10 +13,10 @@ from cosci.agents.generation import GenerationAgent
 from cosci.agents.reflection import ReflectionAgent
 from cosci.errors import CosciError
 from cosci.grounding.evidence import session_counts
-from cosci.llm.fake import FakeBackend, FakeReply
+from cosci.llm.fake.provider import FakeBackend, FakeReply
 from cosci.records import RecordReview
 from cosci.session.runtime import SessionRuntime
-from cosci.tools.base import SourceRecord, ToolResult
+from cosci.tools.base import Source, ToolResult
 from tests.agents.conftest import ScriptedTool
 from tests.agents.test_generation_agent import HYP
 
@@ -47,17 +47,17 @@ async def test_citation_excerpts_are_verified_against_the_tool_text(planned: Ses
          "status": "verified"},  # what the model claims is overwritten
         {"url": "https://pubmed.ncbi.nlm.nih.gov/22222222/", "title": "never returned", "excerpt": COPIED},
     ]), agent="generation")
-    tid = planned.record.tasks.enqueue("generation", "CreateInitialHypotheses", "g0")
-    result = await agent.execute(planned.record.tasks.get(tid))
+    tid = planned.store.tasks.enqueue("generation", "CreateInitialHypotheses", "g0")
+    result = await agent.execute(planned.store.tasks.get(tid))
 
-    h = planned.record.hypotheses.get(result.hypothesis_ids[0])
+    h = planned.store.hypotheses.get(result.hypothesis_ids[0])
     assert [(c["title"], c["status"], c["source_id"]) for c in h.citations] == [
         ("copied", "verified", URL), ("paraphrased", "misquoted", URL), ("contradicting", "misquoted", URL),
         ("invented", "misquoted", URL)]
     assert h.citations[2]["mismatch"] == "number: the source has '70', the excerpt '90'"
     assert result.detail["evidence"] == {"proposed": 5, "verified": 1, "misquoted": 3, "unseen": 1}
-    planned.record.tasks.complete(tid, result)
-    assert session_counts(planned.record).to_dict() == result.detail["evidence"]
+    planned.store.tasks.complete(tid, result)
+    assert session_counts(planned.store).to_dict() == result.detail["evidence"]
     calls = fake.calls_for("generation", "literature")
     assert "status" not in json.dumps(calls[0].tools)  # the flag is cosci's, not part of the tool schema
 
@@ -71,9 +71,9 @@ async def test_review_evidence_is_verified_and_counted(planned: SessionRuntime, 
         {"claim": "colonies fall", "url": URL, "excerpt": COPIED},
         {"claim": "made up", "url": URL, "excerpt": "expression was detected in every patient sample"}]),
         agent="reflection")
-    tid = planned.record.tasks.enqueue("reflection", "ReviewHypothesis", "r0", target_id=hid)
-    result = await agent.execute(planned.record.tasks.get(tid))
-    (review,) = planned.record.hypotheses.reviews(hid)
+    tid = planned.store.tasks.enqueue("reflection", "ReviewHypothesis", "r0", target_id=hid)
+    result = await agent.execute(planned.store.tasks.get(tid))
+    (review,) = planned.store.hypotheses.reviews(hid)
     assert [e["status"] for e in review.evidence] == ["verified", "misquoted"]
     assert result.detail["evidence"] == {"proposed": 2, "verified": 1, "misquoted": 1, "unseen": 0}
 
@@ -90,16 +90,16 @@ async def test_a_retry_is_given_the_records_already_found(planned: SessionRuntim
     target = add_player("Disulfiram inhibits ALDH1A1 to deplete leukemic stem cells", state="draft")
     fake.script(FakeReply.record("pubmed_search", query="disulfiram ALDH1A1"), agent=agent)
     fake.script(FakeReply(fault="bad_request"), agent=agent)  # the attempt dies after its search
-    tid = planned.record.tasks.enqueue(agent, action, "t0", target_id=target if agent == "reflection" else None,
+    tid = planned.store.tasks.enqueue(agent, action, "t0", target_id=target if agent == "reflection" else None,
                                        payload=payload)
     with pytest.raises(CosciError):
-        await runner.execute(planned.record.tasks.get(tid))
+        await runner.execute(planned.store.tasks.get(tid))
     first = fake.calls_for(agent)[0]
     assert "copied word for word" in user_prompt(first)  # the loop instruction, first attempt included
     assert "already found" not in user_prompt(first)
 
     fake.calls.clear()
-    await runner.execute(planned.record.tasks.get(tid))  # the retry (or a resumed task)
+    await runner.execute(planned.store.tasks.get(tid))  # the retry (or a resumed task)
     retry = user_prompt(fake.calls_for(agent)[0])
     assert "An earlier attempt of this task already found these records" in retry, variable_text
     assert ABSTRACT in retry and '<untrusted_source id="found-' in retry
@@ -109,21 +109,21 @@ async def test_source_hypothesis_reaches_evolution_driven_generation(planned: Se
                                                                      run_task, add_player) -> None:
     parent = add_player("Itraconazole blocks SMO to sensitise relapsed blasts", elo=1300.0, matches=5)
     _, result = await run_task("generation", "GenerateHypothesis", "g-src",
-                               payload={"strategy": "literature", "source_hypothesis_id": parent})
+                               payload={"mode": "literature", "source_hypothesis_id": parent})
     prompt = user_prompt(fake.calls_for("generation", "literature")[0])
     start = prompt.index("## Starting point")
     assert f'<hypothesis_text id="{parent}"' in prompt[start:]
-    assert planned.record.hypotheses.get(result.hypothesis_ids[0]).parent_ids == [parent]
+    assert planned.store.hypotheses.get(result.hypothesis_ids[0]).parent_ids == [parent]
 
 
 @pytest.mark.overrides("debate.min_turns=2", "debate.max_turns=3")
 async def test_reviews_overview_reaches_debate_generation(planned: SessionRuntime, fake: FakeBackend, run_task,
                                                           add_player) -> None:
     hid = add_player("Metformin inhibits complex I to deplete leukemic stem cells")
-    planned.record.hypotheses.add_review(hid, RecordReview(
+    planned.store.hypotheses.add_review(hid, RecordReview(
         verdict="other_more_likely", evidence=[], notes="Marker QX-11: plasma levels never reach complex I."),
         task_id="T-r")
-    await run_task("generation", "GenerateHypothesis", "g-debate", payload={"strategy": "debate"})
+    await run_task("generation", "GenerateHypothesis", "g-debate", payload={"mode": "debate"})
     turns = [c for c in fake.calls_for("generation", "debate") if "/turn" in (c.action or "")]
     assert turns and all("Marker QX-11" in user_prompt(c) for c in turns)
     assert "## What reviewers said about earlier hypotheses" in user_prompt(turns[0])
@@ -133,12 +133,12 @@ async def test_reviews_overview_reaches_debate_generation(planned: SessionRuntim
 @pytest.mark.parametrize("strategy", ["literature", "debate"])
 async def test_instructions_carry_directives_and_focus_areas(planned: SessionRuntime, fake: FakeBackend, run_task,
                                                              strategy: str) -> None:
-    logs = planned.record.logs
+    logs = planned.store.logs
     logs.add_feedback("human", "directive", "Only consider drugs with CNS penetration (directive D-9).")
     logs.add_feedback("meta_review", "system_feedback", "narrative", key="f1",
                       payload={"suggested_focus_areas": ["Focus area FA-3: pharmacokinetics first."]})
     await run_task("generation", "GenerateHypothesis", f"g-{strategy}",
-                   payload={"strategy": strategy, "instructions": "Task instruction TI-1."})
+                   payload={"mode": strategy, "instructions": "Task instruction TI-1."})
     prompt = user_prompt(fake.calls_for("generation", strategy)[0])
     section = prompt[prompt.index("## Additional instructions"):]
     for needle in ("Task instruction TI-1.", "(directive D-9)", "Focus area FA-3", '<untrusted_source id="focus-'):
@@ -149,7 +149,7 @@ async def test_instructions_carry_directives_and_focus_areas(planned: SessionRun
 class RecordsTool(ScriptedTool):
     """A search tool that returns ``records`` (as the real tools do)."""
 
-    records: tuple[SourceRecord, ...] = ()
+    records: tuple[Source, ...] = ()
 
     async def __call__(self, arguments: dict) -> ToolResult:
         self.calls.append(arguments)
@@ -163,9 +163,9 @@ class FetchingTool(ScriptedTool):
     fetch_kinds: tuple[str, ...] = ("PMID",)
     fetched: list[str] = field(default_factory=list)
 
-    async def fetch(self, key: str) -> SourceRecord | None:
+    async def fetch(self, key: str) -> Source | None:
         self.fetched.append(key)
-        return SourceRecord(url=URL, text=ABSTRACT, title="Disulfiram targets ALDH-high AML cells",
+        return Source(url=URL, text=ABSTRACT, title="Disulfiram targets ALDH-high AML cells",
                             ids=("PMID:11111111",), tool=self.name) if key == "PMID:11111111" else None
 
 
@@ -179,9 +179,9 @@ async def test_observation_falls_back_to_the_most_relevant_cited_article(planned
          "excerpt": "Heart rate fell.", "status": "unverified"},
         {"url": URL, "title": "Disulfiram targets ALDH-high AML cells", "excerpt": COPIED,
          "status": "verified", "source_id": "PMID:11111111"}])
-    tid = planned.record.tasks.enqueue("reflection", "ReviewHypothesis", "obs", target_id=hid,
-                                       payload={"kind": "observation"})
-    result = await agent.execute(planned.record.tasks.get(tid))
+    tid = planned.store.tasks.enqueue("reflection", "ReviewHypothesis", "obs", target_id=hid,
+                                       payload={"mode": "observation"})
+    result = await agent.execute(planned.store.tasks.get(tid))
 
     assert result.kind == "review_completed" and tool.fetched[0] == "PMID:11111111"
     assert tool.calls == [{"query": "Reduced colony formation. Disulfiram inhibits", "max_results": 5}]
@@ -189,7 +189,7 @@ async def test_observation_falls_back_to_the_most_relevant_cited_article(planned
                                                                                   "cited_fallback")
     (call,) = fake.calls_for("reflection", "observation")
     assert '<untrusted_source id="article-PMID:11111111"' in call.prompt and ABSTRACT in call.prompt
-    (row,) = planned.record.db.query("SELECT article FROM reviews WHERE id=?", (result.detail["review_id"],))
+    (row,) = planned.store.db.query("SELECT article FROM reviews WHERE id=?", (result.detail["review_id"],))
     assert json.loads(row["article"]) | {"abstract": ""} == {
         "title": "Disulfiram targets ALDH-high AML cells", "abstract": "", "url": URL, "source_id": "PMID:11111111",
         "how": "cited_fallback"}
@@ -198,17 +198,17 @@ async def test_observation_falls_back_to_the_most_relevant_cited_article(planned
 async def test_observation_prefers_a_search_result_the_hypothesis_does_not_cite(
         planned: SessionRuntime, fake: FakeBackend, add_player, agent_with_tools) -> None:
     other = "https://pubmed.ncbi.nlm.nih.gov/44444444/"
-    records = (SourceRecord(url=URL, text=ABSTRACT, title="cited", ids=("PMID:11111111",), tool="pubmed_search"),
-               SourceRecord(url=other, text="ALDH1A1 knockout had no effect on leukemic stem cells in mice.",
+    records = (Source(url=URL, text=ABSTRACT, title="cited", ids=("PMID:11111111",), tool="pubmed_search"),
+               Source(url=other, text="ALDH1A1 knockout had no effect on leukemic stem cells in mice.",
                             title="independent", ids=("PMID:44444444",), tool="pubmed_search"))
     tool = RecordsTool("pubmed_search", "PubMed: 2 results.", records=records)
     agent = agent_with_tools(ReflectionAgent, tool)
     hid = add_player("Disulfiram inhibits ALDH1A1 to deplete leukemic stem cells", citations=[
         {"url": URL, "title": "cited", "excerpt": COPIED, "status": "verified", "source_id": "PMID:11111111"}],
         anticipated_outcomes="Fewer leukemic stem cells after ALDH1A1 loss.")
-    tid = planned.record.tasks.enqueue("reflection", "ReviewHypothesis", "obs", target_id=hid,
-                                       payload={"kind": "observation"})
-    result = await agent.execute(planned.record.tasks.get(tid))
+    tid = planned.store.tasks.enqueue("reflection", "ReviewHypothesis", "obs", target_id=hid,
+                                       payload={"mode": "observation"})
+    result = await agent.execute(planned.store.tasks.get(tid))
     assert tool.calls[0]["query"].startswith("Fewer leukemic stem cells after ALDH1A1 loss.")
     assert (result.detail["article_source_id"], result.detail["article_how"]) == ("PMID:44444444", "independent")
     (call,) = fake.calls_for("reflection", "observation")
@@ -219,9 +219,9 @@ async def test_observation_without_an_article_says_why(planned: SessionRuntime, 
                                                        agent_with_tools) -> None:
     agent = agent_with_tools(ReflectionAgent, ScriptedTool("pubmed_search", "PubMed: no results."))
     hid = add_player("Disulfiram inhibits ALDH1A1 to deplete leukemic stem cells")
-    tid = planned.record.tasks.enqueue("reflection", "ReviewHypothesis", "obs", target_id=hid,
-                                       payload={"kind": "observation"})
-    result = await agent.execute(planned.record.tasks.get(tid))
+    tid = planned.store.tasks.enqueue("reflection", "ReviewHypothesis", "obs", target_id=hid,
+                                       payload={"mode": "observation"})
+    result = await agent.execute(planned.store.tasks.get(tid))
     assert result.kind == "nothing_to_do"
     assert result.detail["reason"] == ("no article: no search returned a record the hypothesis does not cite "
                                        "(pubmed_search), and 0 cited record(s) could not be read")

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from cosci.domain import TaskResult
-from cosci.llm.fake import FakeBackend
-from cosci.llm.fake_batch import FakeBatches
+from cosci.llm.fake.batches import FakeBatches
+from cosci.llm.fake.provider import FakeBackend
 from cosci.session.runtime import SessionRuntime
 
 BATCHING = ("+models.tiers.cheap.batch=true", "ranking.batch_decile=0.5", "ranking.batch_size=2",
@@ -43,16 +43,16 @@ async def run_match_batches(rt: SessionRuntime, *, stop_after: int | None = None
     """Execute pending MatchBatch tasks (and the poll rounds they enqueue) as the Supervisor would."""
     results: list[TaskResult] = []
     while stop_after is None or len(results) < stop_after:
-        rows = rt.record.db.query("SELECT id FROM tasks WHERE action='MatchBatch' AND status='pending'"
+        rows = rt.store.db.query("SELECT id FROM tasks WHERE action='MatchBatch' AND status='pending'"
                                   " ORDER BY created_at, id LIMIT 1")
         if not rows:
             break
-        task = rt.record.tasks.get(rows[0]["id"])
+        task = rt.store.tasks.get(rows[0]["id"])
         assert task is not None
-        with rt.record.db.tx() as c:
+        with rt.store.db.tx() as c:
             c.execute("UPDATE tasks SET status='in_progress' WHERE id=?", (task.id,))
         result = await rt.execute(task)
-        rt.record.tasks.complete(task.id, result)
+        rt.store.tasks.complete(task.id, result)
         results.append(result)
     return results
 
@@ -60,13 +60,13 @@ async def run_match_batches(rt: SessionRuntime, *, stop_after: int | None = None
 async def play_tournament(run_task: Any, n: int) -> list[str]:
     ids: list[str] = []
     for k in range(n):
-        _, result = await run_task("ranking", "RunTournamentBatch", f"b{k}")
+        _, result = await run_task("ranking", "RunTournamentRound", f"b{k}")
         ids += result.match_ids
     return ids
 
 
 def journal(rt: SessionRuntime) -> list[str]:
-    return [r["match_id"] for r in rt.record.db.query("SELECT match_id FROM elo_journal ORDER BY seq")]
+    return [r["match_id"] for r in rt.store.db.query("SELECT match_id FROM elo_journal ORDER BY seq")]
 
 
 @pytest.mark.overrides(*BATCHING)
@@ -75,8 +75,8 @@ async def test_bottom_decile_matches_go_to_a_batch_priced_at_the_discount(
     rt = planned
     match_ids = await play_tournament(run_task, 12)
     bottom = set(players[2:])
-    queued = {m.match_id: m for m in rt.record.batches._select("1=1", ())}
-    played = {m.id: m for m in rt.record.matches.all()}
+    queued = {m.match_id: m for m in rt.store.batches._select("1=1", ())}
+    played = {m.id: m for m in rt.store.matches.all()}
     assert queued and played, "both paths must occur in 12 matches"
     for mid in match_ids:
         if mid in queued:
@@ -94,13 +94,13 @@ async def test_bottom_decile_matches_go_to_a_batch_priced_at_the_discount(
     assert sorted(c for e in creates for c in e["custom_ids"]) == sorted(queued)  # each queued match sent once
     assert set(journal(rt)) >= set(queued)  # every batched verdict applied
     assert len(journal(rt)) == len(set(journal(rt)))
-    rows = rt.record.db.query("SELECT input_tokens, output_tokens, cost_usd, request FROM transcripts"
+    rows = rt.store.db.query("SELECT input_tokens, output_tokens, cost_usd, request FROM transcripts"
                               " WHERE agent='ranking' AND request LIKE '%batch_id%' AND outcome='ok'")
     assert len(rows) == len(queued)
     for r in rows:  # the fake's cheap tier: 0.5 / 2.5 USD per 1M tokens; batch price: half of it
         assert r["cost_usd"] == pytest.approx((r["input_tokens"] * 0.25 + r["output_tokens"] * 1.25) / 1e6)
         assert r["cost_usd"] > 0
-    assert {m.status for m in rt.record.batches._select("1=1", ())} == {"applied"}
+    assert {m.status for m in rt.store.batches._select("1=1", ())} == {"applied"}
 
 
 @pytest.mark.overrides(*BATCHING, "models.fake.batch_outcome=expired")
@@ -109,14 +109,14 @@ async def test_an_expired_batch_falls_back_to_direct_calls(planned: SessionRunti
                                                            batch_dir: Path) -> None:
     rt = planned
     await play_tournament(run_task, 12)
-    queued = {m.match_id for m in rt.record.batches._select("1=1", ())}
+    queued = {m.match_id for m in rt.store.batches._select("1=1", ())}
     assert queued
     before = len(fake.calls_for("ranking"))
     await run_match_batches(rt)
     assert len(fake.calls_for("ranking")) - before == len(queued)  # each one played directly instead
     assert set(journal(rt)) >= queued
-    assert {m.status for m in rt.record.batches._select("1=1", ())} == {"direct"}
-    outcomes = [r["outcome"] for r in rt.record.db.query(
+    assert {m.status for m in rt.store.batches._select("1=1", ())} == {"direct"}
+    outcomes = [r["outcome"] for r in rt.store.db.query(
         "SELECT outcome FROM transcripts WHERE request LIKE '%batch_id%'")]
     assert outcomes.count("error:batch_expired") == len(queued)
 
@@ -126,17 +126,17 @@ async def test_a_killed_session_polls_the_same_batch_and_applies_elo_once(
         planned: SessionRuntime, fake: FakeBackend, run_task: Any, players: list[str], batch_dir: Path) -> None:
     rt = planned
     await play_tournament(run_task, 12)
-    queued = {m.match_id for m in rt.record.batches._select("1=1", ())}
+    queued = {m.match_id for m in rt.store.batches._select("1=1", ())}
     assert len(queued) >= 2
     # the first MatchBatch task submits and polls once; the process dies while it is still in progress
-    [pending] = rt.record.db.query("SELECT id FROM tasks WHERE action='MatchBatch' AND status='pending'")
-    task = rt.record.tasks.get(pending["id"])
+    [pending] = rt.store.db.query("SELECT id FROM tasks WHERE action='MatchBatch' AND status='pending'")
+    task = rt.store.tasks.get(pending["id"])
     assert task is not None
-    with rt.record.db.tx() as c:
+    with rt.store.db.tx() as c:
         c.execute("UPDATE tasks SET status='in_progress' WHERE id=?", (task.id,))
     result = await rt.execute(task)  # no complete(): killed before the row was marked done
     assert result.kind == "match_batch_pending"
-    [submitted] = rt.record.db.query("SELECT batch_id FROM tasks WHERE id=?", (task.id,))
+    [submitted] = rt.store.db.query("SELECT batch_id FROM tasks WHERE id=?", (task.id,))
     batch_id = submitted["batch_id"]
     assert batch_id and batch_id.startswith("fakebatch_")
 
@@ -149,7 +149,7 @@ async def test_a_killed_session_polls_the_same_batch_and_applies_elo_once(
     resumed = await SessionRuntime.open(config, session_id=sid, models_choice="fake")
     fake.configure(fake.cfg.model_copy(update={"batch_dir": str(batch_dir)}))  # open() configured it anew
     try:
-        resumed.record.tasks.reclaim()
+        resumed.store.tasks.reclaim()
         await run_match_batches(resumed)
         log = FakeBatches().log()
         sent = [c for e in log if e["op"] == "create" for c in e["custom_ids"]]
@@ -160,7 +160,7 @@ async def test_a_killed_session_polls_the_same_batch_and_applies_elo_once(
         assert len(polls) >= 2 and polls[-1]["polls"] == 3  # the same batch polled until it ended
         applied = journal(resumed)
         assert set(applied) >= queued and len(applied) == len(set(applied))  # Elo applied once per match
-        row = resumed.record.tasks.get(task.id)
+        row = resumed.store.tasks.get(task.id)
         assert row is not None and row.status == "done"
     finally:
         await resumed.close()
@@ -174,21 +174,21 @@ async def test_a_submitted_batch_left_without_a_poll_is_polled_after_resume(
 
     rt = planned
     await play_tournament(run_task, 12)
-    queued = {m.match_id for m in rt.record.batches._select("1=1", ())}
+    queued = {m.match_id for m in rt.store.batches._select("1=1", ())}
     [first] = await run_match_batches(rt, stop_after=1)
     assert first.kind == "match_batch_pending"
     # the tasks it enqueued are lost: its next poll, and the task for matches queued meanwhile
-    with rt.record.db.tx() as c:
+    with rt.store.db.tx() as c:
         c.execute("DELETE FROM tasks WHERE action='MatchBatch' AND status='pending'")
-    held, waiting = rt.record.batches.stranded()
+    held, waiting = rt.store.batches.stranded()
     assert [submitted for _, _, submitted in held] == [True] and waiting  # the paid batch, the next queued match
-    scheduler = Scheduler(rt.config, rt.record)
+    scheduler = Scheduler(rt.config, rt.store)
     assert scheduler.reconcile() == 2
     assert scheduler.reconcile() == 0  # idempotent: the tasks are open now
-    assert rt.record.batches.stranded() == ([], None)
+    assert rt.store.batches.stranded() == ([], None)
     await run_match_batches(rt)
     assert set(journal(rt)) >= queued
-    assert rt.record.batches.counts().get("submitted", 0) == 0
+    assert rt.store.batches.counts().get("submitted", 0) == 0
 
 
 @pytest.mark.overrides(*BATCHING)
@@ -198,15 +198,15 @@ async def test_matches_held_by_a_task_that_died_before_submitting_are_submitted_
 
     rt = planned
     await play_tournament(run_task, 12)
-    queued = {m.match_id for m in rt.record.batches._select("1=1", ())}
-    with rt.record.db.tx() as c:  # the gathering task took the matches, then its process died for good
+    queued = {m.match_id for m in rt.store.batches._select("1=1", ())}
+    with rt.store.db.tx() as c:  # the gathering task took the matches, then its process died for good
         c.execute("DELETE FROM tasks WHERE action='MatchBatch'")
-    dead = rt.record.tasks.enqueue("ranking", "MatchBatch", "ranking::match_batch::dead", payload={"round": 0})
+    dead = rt.store.tasks.enqueue("ranking", "MatchBatch", "ranking::match_batch::dead", payload={"poll": 0})
     assert dead
-    rt.record.batches.assign(dead, 100)
-    rt.record.tasks.fail(dead, "killed", dead=True)
-    assert rt.record.batches.stranded() == ([(dead, 1, False)], None)
-    assert Scheduler(rt.config, rt.record).reconcile() == 1
+    rt.store.batches.assign(dead, 100)
+    rt.store.tasks.fail(dead, "killed", dead=True)
+    assert rt.store.batches.stranded() == ([(dead, 1, False)], None)
+    assert Scheduler(rt.config, rt.store).reconcile() == 1
     await run_match_batches(rt)
     assert set(journal(rt)) >= queued
-    assert set(rt.record.batches.counts()) == {"applied"}
+    assert set(rt.store.batches.counts()) == {"applied"}

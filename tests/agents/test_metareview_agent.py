@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from cosci.llm.fake import FakeBackend, FakeReply
+from cosci.llm.fake.provider import FakeBackend, FakeReply
 from cosci.records import RecordReview
 from cosci.session.runtime import SessionRuntime
 from cosci.tournament.elo import EloRule
@@ -35,8 +35,8 @@ def ranked(planned: SessionRuntime, add_player) -> list[str]:
     for i, hid in enumerate(ids):
         review = RecordReview(verdict="missing_piece", evidence=[], novelty=0.8,
                               notes=f"Review note {i}: needs PK data.")
-        planned.record.hypotheses.add_review(hid, review, task_id=f"T-review-{i}")
-    planned.record.matches.apply("M-1", ids[0], ids[1], mode="debate", winner=ids[0], rule=EloRule(),
+        planned.store.hypotheses.add_review(hid, review, task_id=f"T-review-{i}")
+    planned.store.matches.apply("M-1", ids[0], ids[1], mode="debate", winner=ids[0], rule=EloRule(),
                                  rationale="Hypothesis 1 has a sharper kill experiment.\nbetter idea: 1",
                                  transcript=[], task_id=None)
     return ids
@@ -48,19 +48,19 @@ async def test_system_feedback_is_stored(planned: SessionRuntime, fake: FakeBack
     task, result = await run_task("metareview", "GenerateSystemFeedback", "m0")
     assert result.kind == "system_feedback_generated"
     assert (result.detail["reviews"], result.detail["rationales"]) == (3, 1)
-    (row,) = planned.record.logs.feedback(source="meta_review")
+    (row,) = planned.store.logs.feedback(source="meta_review")
     assert row.id == result.detail["feedback_id"] and row.kind == "system_feedback"
     assert row.text.startswith(NARRATIVE)
     assert "Common weaknesses:\n- Concentrations are not argued." in row.text
     assert row.payload == FEEDBACK
-    assert planned.record.logs.latest_system_feedback() == row
+    assert planned.store.logs.latest_system_feedback() == row
 
     (call,) = fake.calls_for("metareview", "system")
     assert call.tool_choice == {"type": "function", "function": {"name": "record_system_feedback"}}
     assert "Review note 2: needs PK data." in call.prompt and "sharper kill experiment" in call.prompt
     assert len(re.findall(r'<untrusted_source id="review-', call.prompt)) == 3
     await planned.execute(task)  # a retried task stores its feedback once
-    assert len(planned.record.logs.feedback(source="meta_review")) == 1
+    assert len(planned.store.logs.feedback(source="meta_review")) == 1
 
 
 async def test_system_feedback_reaches_the_next_generation_and_evolution_prompts(planned: SessionRuntime,
@@ -73,7 +73,7 @@ async def test_system_feedback_reaches_the_next_generation_and_evolution_prompts
     fake.calls.clear()
 
     await run_task("generation", "GenerateHypothesis", "g-after")
-    await run_task("evolution", "EvolveHypotheses", "e0", payload={"strategy": "simplify"})
+    await run_task("evolution", "EvolveHypotheses", "e0", payload={"mode": "simplify"})
     for agent in ("generation", "evolution"):
         call = fake.calls_for(agent)[0]
         blocks = system_blocks(call)
@@ -99,7 +99,7 @@ async def test_final_overview_removes_citations_of_unknown_ids(planned: SessionR
     assert result.detail["repaired"] is True and result.detail["claims_untraceable"] == 2
     assert sorted(result.detail["removed_citations"]) == ["H-0123456789ab", "H-bogus", "H-fedcba987654"]
     assert result.hypothesis_ids == ranked
-    overview = planned.record.sessions.get().final_overview
+    overview = planned.store.sessions.get().final_overview
     assert overview is not None
     synthesis, appendix = overview.split("# Appendix: leaderboard")
     appendix, audit = appendix.split("# Audit")
@@ -121,7 +121,7 @@ async def test_autopilot_overview_cites_only_known_ids(planned: SessionRuntime, 
     drops it or the citation is removed afterwards, no unknown id reaches the overview."""
     _, result = await run_task("metareview", "GenerateFinalResearchOverview", "final")
     assert result.detail["fallback"] is False
-    overview = planned.record.sessions.get().final_overview or ""
+    overview = planned.store.sessions.get().final_overview or ""
     cited = set(re.findall(r"\[(H-[^\]]+)\]", overview))
     assert fake_cites_an_unknown_id not in overview and cited and cited <= set(ranked)
 
@@ -134,10 +134,10 @@ async def test_fallback_overview_when_the_call_fails(planned: SessionRuntime, fa
     fake.script(reply, agent="metareview", mode="final", times=3)
     _, result = await run_task("metareview", "GenerateFinalResearchOverview", "final")
     assert result.kind == "final_overview_generated" and result.detail["fallback"] is True
-    overview = planned.record.sessions.get().final_overview or ""
+    overview = planned.store.sessions.get().final_overview or ""
     assert overview.startswith("# Executive summary") and "# Caveats and limitations" in overview
     for hid in ranked:
-        h = planned.record.hypotheses.get(hid)
+        h = planned.store.hypotheses.get(hid)
         assert f"{h.title} [{hid}]" in overview and f"Claim: {h.statement}" in overview
     assert "Latest review verdict: missing_piece (novelty 0.80)." in overview
     assert {c.model for c in fake.calls_for("metareview", "final")} == {"cosci-fake/strong"}
@@ -148,7 +148,7 @@ async def test_fallback_overview_without_hypotheses_makes_no_call(planned: Sessi
     _, result = await run_task("metareview", "GenerateFinalResearchOverview", "final")
     assert result.detail["fallback"] is True and result.hypothesis_ids == []
     assert fake.calls_for("metareview") == []
-    assert "0 tournament matches" in (planned.record.sessions.get().final_overview or "")
+    assert "0 tournament matches" in (planned.store.sessions.get().final_overview or "")
 
 
 async def test_an_unstructured_overview_falls_back_to_the_record(planned: SessionRuntime, fake: FakeBackend,
@@ -157,7 +157,7 @@ async def test_an_unstructured_overview_falls_back_to_the_record(planned: Sessio
     fake.script(FakeReply(text="The scientific community is now ready to accept science."), agent="metareview",
                 mode="final")
     _, result = await run_task("metareview", "GenerateFinalResearchOverview", "final-weak")
-    overview = planned.record.sessions.get().final_overview or ""
+    overview = planned.store.sessions.get().final_overview or ""
     assert result.detail["fallback"] is True
     assert overview.startswith("# Executive summary") and f"[{ranked[0]}]" in overview
     assert "> The scientific community is now ready to accept science." in overview

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from cosci.llm.fake import FakeBackend, FakeReply
+from cosci.llm.fake.provider import FakeBackend, FakeReply
 from cosci.records import RecordReview
 from cosci.session.runtime import SessionRuntime
 
@@ -32,7 +32,7 @@ def review(verdict: str, hid: str, i: int) -> RecordReview:
 def players(planned: SessionRuntime, add_player) -> list[str]:
     ids = [add_player(s, elo=1300.0 - 40 * i, matches=4) for i, s in enumerate(STATEMENTS)]
     for i, hid in enumerate(ids):
-        planned.record.hypotheses.add_review(hid, review("missing_piece", hid, i), task_id=f"T-rev-{i}")
+        planned.store.hypotheses.add_review(hid, review("missing_piece", hid, i), task_id=f"T-rev-{i}")
     return ids
 
 
@@ -79,7 +79,7 @@ async def test_claims_are_repaired_support_checked_and_marked_with_what_was_chec
     assert f"Verified excerpt: {EXCERPT}" in check.prompt and "fell by 41 percent" not in check.prompt  # only S1
     assert "A word list flagged overclaiming language in it: proves, conclusively" in check.prompt
 
-    overview = planned.record.sessions.get().final_overview or ""
+    overview = planned.store.sessions.get().final_overview or ""
     for line, status in ((good, "supported"), (rose, "contradicted"), (number, "untraceable"), (proves, "overclaim"),
                          (only, "hypothesis_only")):
         assert f"{line} [{status}]\n" in overview, status
@@ -120,7 +120,7 @@ async def test_the_audit_is_blind_and_compared_with_the_support_check(planned: S
     assert '<untrusted_source id="overview"' in audit.prompt and "Complex I activity rose by 40" in audit.prompt
     assert [w for w in STATUS_WORDS if w in audit.prompt] == []  # no claim-map verdict reaches the auditor
     assert result.detail["audit_agreement"] == 0.5
-    (event,) = planned.record.logs.events("overview_checked")
+    (event,) = planned.store.logs.events("overview_checked")
     agree = event["payload"]["agreement"]
     assert (agree["compared"], agree["agree"]) == (2, 1)
     assert agree["disagreements"] == [{"claim": good[2:], "status": "supported", "support": "supported",
@@ -138,7 +138,7 @@ async def test_support_answers_that_cannot_be_grounded_are_unchecked(planned: Se
                                  c2=verdict("supported", "")), agent="metareview", mode="claim_check")
     _, result = await run_task("metareview", "GenerateFinalResearchOverview", "final")
     assert (result.detail["claims_unchecked"], result.detail["claims_supported"]) == (2, 0)
-    notes = [c["support_note"] for c in planned.record.logs.events("overview_checked")[0]["payload"]["claims"]
+    notes = [c["support_note"] for c in planned.store.logs.events("overview_checked")[0]["payload"]["claims"]
              if c["status"] == "unchecked"]
     assert all("rests on no quote of the cited sources" in n for n in notes)
 
@@ -153,7 +153,7 @@ async def test_the_support_checks_budget_line_caps_its_calls(planned: SessionRun
     fake.script(FakeReply.malformed("record_claim_checks"), agent="metareview", mode="claim_check", times=3)
     _, result = await run_task("metareview", "GenerateFinalResearchOverview", "final")
     assert len(fake.calls_for("metareview", "claim_check")) >= 1 and result.detail["claims_unchecked"] == 2
-    (event,) = planned.record.logs.events("overview_checked")
+    (event,) = planned.store.logs.events("overview_checked")
     run = event["payload"]["support_check"]
     assert (run["calls"], run["max_calls"], run["batch"]) == (1, 1, 1) and run["errors"][0].startswith("Truncated")
     notes = {c["support_note"] for c in event["payload"]["claims"]}
@@ -163,10 +163,10 @@ async def test_the_support_checks_budget_line_caps_its_calls(planned: SessionRun
 async def test_a_disproved_leader_is_not_a_main_direction(planned: SessionRuntime, fake: FakeBackend, run_task,
                                                           players: list[str]) -> None:
     leader = players[0]
-    planned.record.hypotheses.add_review(leader, review("disproved", leader, 9), task_id="T-late")
+    planned.store.hypotheses.add_review(leader, review("disproved", leader, 9), task_id="T-late")
     _, result = await run_task("metareview", "GenerateFinalResearchOverview", "final")
     assert result.detail["caveat_ids"] == [leader]
-    overview = planned.record.sessions.get().final_overview or ""
+    overview = planned.store.sessions.get().final_overview or ""
     main = overview.split("# Main research directions")[1].split("# Convergence")[0]
     assert leader not in main
     first = re.search(r"\[(H-[0-9a-f]{12})\]", main)
@@ -184,13 +184,13 @@ async def test_the_fallback_overview_keeps_a_disproved_leader_under_caveats(plan
                                                                              fake: FakeBackend, run_task,
                                                                              players: list[str]) -> None:
     leader = players[0]
-    planned.record.hypotheses.add_review(leader, review("already_explained", leader, 9), task_id="T-late")
+    planned.store.hypotheses.add_review(leader, review("already_explained", leader, 9), task_id="T-late")
     fake.script(FakeReply(fault="bad_request"), agent="metareview", mode="final")
     _, result = await run_task("metareview", "GenerateFinalResearchOverview", "final")
-    overview = planned.record.sessions.get().final_overview or ""
+    overview = planned.store.sessions.get().final_overview or ""
     main, rest = overview.split("# Main research directions")[1].split("# Convergence")
     assert result.detail["fallback"] is True and leader not in main
-    assert f"Not a main direction: {planned.record.hypotheses.get(leader).title} [{leader}]" in rest
+    assert f"Not a main direction: {planned.store.hypotheses.get(leader).title} [{leader}]" in rest
     assert result.detail["claims_untraceable"] == 0 and result.detail["claims_total"] > 0
     # the fallback's claim lines cite their hypothesis's verified sources, so the support check judges them
     assert f"[{players[1]}] [S" in main and fake.calls_for("metareview", "claim_check")
@@ -204,7 +204,7 @@ async def test_the_audit_runs_on_another_model_and_is_appended(planned: SessionR
     assert audit.model == "cosci-fake/cheap" and writer.model == "cosci-fake/strong"
     assert audit.tool_choice == {"type": "function", "function": {"name": "record_audit"}}
     assert '<untrusted_source id="overview"' in audit.prompt
-    overview = planned.record.sessions.get().final_overview or ""
+    overview = planned.store.sessions.get().final_overview or ""
     assert "\n# Audit\n" in overview and "Independent audit by cosci-fake/cheap" in overview
     assert result.detail["audit_score"] is not None
     # the audit never rewrites the overview: everything above it is what the writer's check produced
@@ -225,10 +225,10 @@ async def test_a_failed_audit_is_reported_and_never_stops_the_overview(planned: 
                                                                        players: list[str]) -> None:
     fake.script(FakeReply.malformed("record_audit"), agent="metareview", mode="audit", times=3)
     _, result = await run_task("metareview", "GenerateFinalResearchOverview", "final")
-    overview = planned.record.sessions.get().final_overview or ""
+    overview = planned.store.sessions.get().final_overview or ""
     assert result.kind == "final_overview_generated" and result.detail["audit_score"] is None
     assert "# Audit" in overview and "The audit could not be completed (unchecked): TruncatedArguments" in overview
-    (event,) = planned.record.logs.events("overview_checked")
+    (event,) = planned.store.logs.events("overview_checked")
     assert event["payload"]["audit"]["status"] == "unchecked"
 
 
@@ -239,7 +239,7 @@ async def test_an_embedded_models_support_verdicts_are_notes_and_its_claims_unch
     note, and the claim stays unchecked (``metareview.claim_check_constrained_verdicts`` is false by default)."""
     from dataclasses import replace
 
-    from cosci.llm.routing import Router
+    from cosci.llm.gateway.routing import Router
 
     route = Router.route
 
@@ -255,6 +255,6 @@ async def test_an_embedded_models_support_verdicts_are_notes_and_its_claims_unch
                 mode="claim_check")
     _, result = await run_task("metareview", "GenerateFinalResearchOverview", "final")
     assert (result.detail["claims_supported"], result.detail["claims_unchecked"]) == (0, 1)
-    (claim,) = planned.record.logs.events("overview_checked")[0]["payload"]["claims"]
+    (claim,) = planned.store.logs.events("overview_checked")[0]["payload"]["claims"]
     assert claim["support_note"].startswith("cosci-fake/cheap answered supported (not counted")
-    assert "[unchecked]" in (planned.record.sessions.get().final_overview or "")
+    assert "[unchecked]" in (planned.store.sessions.get().final_overview or "")

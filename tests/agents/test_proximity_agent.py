@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from cosci.agents.proximity import cluster
-from cosci.llm.fake import FakeBackend
+from cosci.llm.fake.provider import FakeBackend
 from cosci.session.runtime import SessionRuntime
 
 
@@ -36,14 +36,14 @@ async def test_update_embeds_missing_and_near_identical_texts_share_a_cluster(pl
     assert result.kind == "proximity_updated"
     assert result.detail == {"hypotheses": 4, "clusters": 3, "embedded": 3}
     assert fake.calls_for("proximity") == []  # no LLM call
-    clusters = {h.id: h.dedup_cluster for h in planned.record.hypotheses.all()}
+    clusters = {h.id: h.dedup_cluster for h in planned.store.hypotheses.all()}
     assert clusters[twin_a] == clusters[twin_b]
     assert len({clusters[twin_a], clusters[other], clusters[third]}) == 3
     assert clusters[gone] is None and gone not in planned.deps.vectors
-    stored, vectors = planned.record.hypotheses.embeddings("hash")
+    stored, vectors = planned.store.hypotheses.embeddings("hash")
     assert set(stored) == {twin_a, twin_b, other, third} and vectors.shape == (4, 1024)
     assert planned.deps.vectors.similarity(twin_a, twin_b) > 0.85
 
     _, again = await run_task("proximity", "UpdateProximityGraph", "p1")
     assert again.detail["embedded"] == 0
-    assert {h.id: h.dedup_cluster for h in planned.record.hypotheses.all()}[twin_a] is not None
+    assert {h.id: h.dedup_cluster for h in planned.store.hypotheses.all()}[twin_a] is not None

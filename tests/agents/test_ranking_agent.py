@@ -1,4 +1,4 @@
-"""Ranking (seed 000 §4): AddToTournament, RunTournamentBatch with pairwise or debate comparisons, the stored
+"""Ranking (seed 000 §4): AddToTournament, RunTournamentRound with pairwise or debate comparisons, the stored
 presentation order as hypothesis 1 (issue 13), invalid verdicts recorded with Elo unchanged, and Elo applied once
 per match."""
 
@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from cosci.llm.fake import FakeBackend, FakeReply
+from cosci.llm.fake.provider import FakeBackend, FakeReply
 from cosci.session.runtime import SessionRuntime
 from cosci.tournament.elo import expected_score
 
@@ -24,7 +24,7 @@ def quoted_ids(prompt: str) -> list[str]:
 
 
 def elo_matches(runtime: SessionRuntime, hid: str) -> tuple[float, int]:
-    h = runtime.record.hypotheses.get(hid)
+    h = runtime.store.hypotheses.get(hid)
     assert h is not None
     return h.elo, h.matches_played
 
@@ -34,18 +34,18 @@ async def test_add_to_tournament_needs_no_model(planned: SessionRuntime, fake: F
     hid = add_player(STATEMENTS[0], state="reviewed")
     _, result = await run_task("ranking", "AddToTournament", "add", target_id=hid)
     assert result.kind == "added_to_tournament" and result.hypothesis_ids == [hid]
-    h = planned.record.hypotheses.get(hid)
+    h = planned.store.hypotheses.get(hid)
     assert h is not None and (h.state, h.elo) == ("in_tournament", 1200.0)
     assert fake.calls_for("ranking") == []
     draft = add_player(STATEMENTS[1], state="draft")
     await run_task("ranking", "AddToTournament", "add-draft", target_id=draft)
-    assert planned.record.hypotheses.get(draft).state == "draft"  # not reviewed yet
+    assert planned.store.hypotheses.get(draft).state == "draft"  # not reviewed yet
 
 
 async def test_fewer_than_two_players_is_nothing_to_do(planned: SessionRuntime, run_task, add_player) -> None:
     add_player(STATEMENTS[0])
-    _, result = await run_task("ranking", "RunTournamentBatch", "b0")
-    assert result.kind == "nothing_to_do" and planned.record.matches.count() == 0
+    _, result = await run_task("ranking", "RunTournamentRound", "b0")
+    assert result.kind == "nothing_to_do" and planned.store.matches.count() == 0
 
 
 @pytest.mark.overrides("ranking.dual_order_sample=0")
@@ -54,10 +54,10 @@ async def test_debate_for_new_players_with_the_stored_first_shown_as_hypothesis_
                                                                                    add_player) -> None:
     a, b = sorted(add_player(s) for s in STATEMENTS[:2])
     fake.script(FakeReply(text="Expert 1: what concentration is reachable? better idea: 2"),  # too early
-                agent="ranking", action="RunTournamentBatch/match0/turn1")
+                agent="ranking", action="RunTournamentRound/match0/turn1")
     fake.script(FakeReply(text="Hypothesis 1 has the cleaner experiment.\nbetter idea: 1"),
-                agent="ranking", action="RunTournamentBatch/match0/turn2")
-    _, result = await run_task("ranking", "RunTournamentBatch", "b0", payload={"focus_id": b})
+                agent="ranking", action="RunTournamentRound/match0/turn2")
+    _, result = await run_task("ranking", "RunTournamentRound", "b0", payload={"focus_id": b})
 
     assert result.kind == "tournament_match_complete"
     first = result.detail["matches"][0]
@@ -65,19 +65,19 @@ async def test_debate_for_new_players_with_the_stored_first_shown_as_hypothesis_
     other = b if shown == a else a
     assert (first["mode"], first["bucket"], first["winner"], first["valid"]) == ("debate", "warmup", shown, True)
     calls = [c for c in fake.calls_for("ranking", "debate") if "/match0/" in (c.action or "")]
-    assert [c.action for c in calls] == ["RunTournamentBatch/match0/turn1", "RunTournamentBatch/match0/turn2"]
+    assert [c.action for c in calls] == ["RunTournamentRound/match0/turn1", "RunTournamentRound/match0/turn2"]
     for call in calls:
         assert quoted_ids(call.prompt)[:2] == [shown, other]  # the drawn order, not the ids' order
         assert call.model == "cosci-fake/cheap" and call.tools == []
     assert "what concentration is reachable" in calls[1].prompt  # the transcript so far, quoted
     assert '<untrusted_source id="debate-turn-1"' in calls[1].prompt
 
-    (match, *_) = planned.record.matches.all()
+    (match, *_) = planned.store.matches.all()
     assert (match.hyp_a, match.hyp_b, match.winner, match.mode, match.first_shown) == (a, b, shown, "debate", shown)
     assert match.verdicts == ({"first": shown, "winner": shown},) and not match.dual_order
     assert (match.elo_a_before, match.elo_a_after, match.elo_b_after) == (
         (1200.0, 1216.0, 1184.0) if shown == a else (1200.0, 1184.0, 1216.0))
-    speakers = [t["speaker"] for t in planned.record.matches.transcript(match.id)]
+    speakers = [t["speaker"] for t in planned.store.matches.transcript(match.id)]
     assert speakers == ["Panel turn 1", "Panel turn 2"]
     assert match.rationale.endswith("better idea: 1")
 
@@ -90,57 +90,57 @@ async def test_pairwise_for_experienced_distant_players(planned: SessionRuntime,
     elo = {low: elo_matches(planned, low)[0], high: elo_matches(planned, high)[0]}
     fake.script(FakeReply(text="Hypothesis 2 is more specific.\nbetter idea: 2"), agent="ranking",
                 mode="pairwise")
-    _, result = await run_task("ranking", "RunTournamentBatch", "b0")
+    _, result = await run_task("ranking", "RunTournamentRound", "b0")
 
     assert result.detail["matches"][0]["mode"] == "pairwise"
     (call, *_) = fake.calls_for("ranking", "pairwise")
-    (match, *_) = planned.record.matches.all()
+    (match, *_) = planned.store.matches.all()
     second = high if match.first_shown == low else low
-    assert call.action == "RunTournamentBatch/match0" and quoted_ids(call.prompt)[:2] == [match.first_shown, second]
+    assert call.action == "RunTournamentRound/match0" and quoted_ids(call.prompt)[:2] == [match.first_shown, second]
     # K = 16 (both have 6 matches); hypothesis 2 (the second shown) won: delta_low = 16 * (S_low - E(low, high))
     delta = 16 * (float(second == low) - expected_score(elo[low], elo[high]))
     assert match.winner == second
     assert match.elo_a_after == pytest.approx(elo[low] + delta)
     assert match.elo_b_after == pytest.approx(elo[high] - delta)
-    assert planned.record.db.scalar("SELECT k_factor FROM tournament_matches WHERE id=?", (match.id,)) == 16.0
+    assert planned.store.db.scalar("SELECT k_factor FROM tournament_matches WHERE id=?", (match.id,)) == 16.0
 
 
-@pytest.mark.overrides("ranking.matches_per_batch=1", "ranking.dual_order_sample=0")
+@pytest.mark.overrides("ranking.matches_per_round=1", "ranking.dual_order_sample=0")
 async def test_an_invalid_verdict_is_recorded_with_elo_unchanged(planned: SessionRuntime, fake: FakeBackend,
                                                                  run_task, add_player) -> None:
     a, b = add_player(STATEMENTS[0]), add_player(STATEMENTS[1])
     max_turns = planned.config.debate.max_turns
     fake.script(FakeReply(text="Both are interesting; I would not choose."), agent="ranking", times=max_turns)
-    _, result = await run_task("ranking", "RunTournamentBatch", "b0", payload={"focus_id": a})
+    _, result = await run_task("ranking", "RunTournamentRound", "b0", payload={"focus_id": a})
 
     (played,) = result.detail["matches"]
     assert result.kind == "tournament_match_complete"
     assert played["valid"] is False and played["winner"] is None
     assert len(fake.calls_for("ranking", "debate")) == max_turns  # the panel was given every turn to decide
-    (match,) = planned.record.matches.all()
+    (match,) = planned.store.matches.all()
     assert not match.verdict_valid and match.winner is None
     assert match.rationale == "Both are interesting; I would not choose."
     assert (match.elo_a_before, match.elo_b_before, match.elo_a_after, match.elo_b_after) == (1200,) * 4
     assert elo_matches(planned, a) == elo_matches(planned, b) == (1200.0, 0)
-    assert planned.record.matches.count(valid_only=True) == 0
-    assert planned.record.db.scalar("SELECT COUNT(*) FROM elo_journal") == 0
-    assert planned.record.logs.events("match_complete")[0]["payload"]["elo_applied"] is False
+    assert planned.store.matches.count(valid_only=True) == 0
+    assert planned.store.db.scalar("SELECT COUNT(*) FROM elo_journal") == 0
+    assert planned.store.logs.events("match_complete")[0]["payload"]["elo_applied"] is False
 
 
 async def test_the_same_match_task_twice_applies_elo_once(planned: SessionRuntime, run_task,
                                                           add_player) -> None:
     ids = [add_player(s) for s in STATEMENTS[:3]]
-    task, first = await run_task("ranking", "RunTournamentBatch", "b0")
+    task, first = await run_task("ranking", "RunTournamentRound", "b0")
     after_first = {h: elo_matches(planned, h) for h in ids}
     again = await planned.execute(task)  # e.g. the process died before the task was marked done
 
     assert again.match_ids == first.match_ids
     assert again.detail["matches"] == []  # nothing new was played
     assert {h: elo_matches(planned, h) for h in ids} == after_first
-    n = planned.config.ranking.matches_per_batch
-    assert planned.record.matches.count() == n
-    assert planned.record.db.scalar("SELECT COUNT(*) FROM elo_journal") == n
-    sums = planned.record.matches.journal_sums()
+    n = planned.config.ranking.matches_per_round
+    assert planned.store.matches.count() == n
+    assert planned.store.db.scalar("SELECT COUNT(*) FROM elo_journal") == n
+    sums = planned.store.matches.journal_sums()
     for h in ids:
         assert elo_matches(planned, h)[0] == pytest.approx(1200.0 + sums.get(h, 0.0))
 
@@ -149,12 +149,12 @@ async def test_a_batch_plays_matches_per_batch_and_keeps_elo_zero_sum(planned: S
                                                                       add_player) -> None:
     ids = [add_player(s) for s in STATEMENTS]
     for k in range(4):
-        _, result = await run_task("ranking", "RunTournamentBatch", f"b{k}")
-        assert len(result.match_ids) == planned.config.ranking.matches_per_batch
-    hyps = planned.record.hypotheses.ranked()
+        _, result = await run_task("ranking", "RunTournamentRound", f"b{k}")
+        assert len(result.match_ids) == planned.config.ranking.matches_per_round
+    hyps = planned.store.hypotheses.ranked()
     assert sum(h.elo for h in hyps) == pytest.approx(1200.0 * len(ids))
-    assert planned.record.matches.count() == 4 * planned.config.ranking.matches_per_batch
-    assert len(planned.record.logs.events("match_complete")) == planned.record.matches.count()
+    assert planned.store.matches.count() == 4 * planned.config.ranking.matches_per_round
+    assert len(planned.store.logs.events("match_complete")) == planned.store.matches.count()
 
 
 async def test_unknown_action_is_refused(planned: SessionRuntime, run_task) -> None:

@@ -17,8 +17,8 @@ from cosci.agents.base import filter_urls
 from cosci.agents.tool_loop import ToolLoopResult, run_tool_loop
 from cosci.config.schema import CosciConfig
 from cosci.llm.errors import ToolLoopExhausted, TruncatedArguments
-from cosci.llm.fake import FakeBackend, FakeReply
-from cosci.llm.types import ToolSpec
+from cosci.llm.fake.provider import FakeBackend, FakeReply
+from cosci.llm.port.types import ToolSpec
 from cosci.records import RecordHypothesis
 from cosci.tools.base import ToolResult
 from tests.llm.helpers import Harness, harness, spec_for

@@ -35,7 +35,7 @@ def test_every_experiment_with_every_models_option(experiment: str, models: str)
 
 def test_defaults_follow_the_seeds() -> None:
     c = validate(compose([]))
-    assert (c.run.concurrency, c.run.max_ideas, c.run.wall_clock_seconds, c.run.budget_usd) == (4, 60, 7200, 25.0)
+    assert (c.run.concurrency, c.run.max_hypotheses, c.run.wall_clock_seconds, c.run.budget_usd) == (4, 60, 7200, 25.0)
     assert (c.ranking.elo_initial, c.ranking.k_factor_new, c.ranking.k_factor_warm) == (1200, 32, 16)
     assert (c.termination.elo_stability_k, c.termination.elo_stability_n, c.termination.elo_stability_eps) == (
         5,
@@ -46,7 +46,7 @@ def test_defaults_follow_the_seeds() -> None:
     assert c.models.name == "local" and c.run.n_initial == 3
     shares = {a: cfg.budget_share for a, cfg in c.agents.items()}
     assert shares == {
-        "supervisor": 0.0,
+        "goal_parsing": 0.0,
         "generation": 0.2,
         "reflection": 0.2,
         "ranking": 0.25,
@@ -61,7 +61,7 @@ def test_defaults_follow_the_seeds() -> None:
 
 
 def test_opus_routes_generation_to_an_opus_model_with_thinking() -> None:
-    from cosci.llm.routing import Router
+    from cosci.llm.gateway.routing import Router
 
     c = validate(compose(["experiment=oncology", "models=opus"]))
     route = Router(c).route("generation", "literature")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from cosci.llm.routing import Router
+from cosci.llm.gateway.routing import Router
 from tests.conftest import make_config
 
 HOSTED = ["opus", "sonnet", "gemini", "openai", "openrouter", "ollama", "fake"]

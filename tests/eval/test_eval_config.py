@@ -34,8 +34,8 @@ def test_item_config(tmp_path: Path) -> None:
 
 
 def test_bad_override_is_one_line() -> None:
-    with pytest.raises(ConfigError, match=r"run\.max_ideas"):
-        base_config(["run.max_ideas=0"])
+    with pytest.raises(ConfigError, match=r"run\.max_hypotheses"):
+        base_config(["run.max_hypotheses=0"])
 
 
 def test_background_is_quoted_in_the_session_context() -> None:

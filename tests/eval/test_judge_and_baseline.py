@@ -12,9 +12,9 @@ from cosci.errors import CosciError
 from cosci.eval import baseline as bl
 from cosci.eval.judge import judge_match, judge_route, judge_tier
 from cosci.eval.moose_chem import URL_PREFIX, load_corpus, load_items, write_corpus
-from cosci.llm.budget import TokenBudget
-from cosci.llm.fake import FakeBackend, FakeReply
-from cosci.llm.gateway import Gateway
+from cosci.llm.budget.token_budget import TokenBudget
+from cosci.llm.fake.provider import FakeBackend, FakeReply
+from cosci.llm.gateway.adapter import Gateway
 from cosci.tools.corpus import LocalCorpus
 from tests.conftest import make_config
 

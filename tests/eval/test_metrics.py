@@ -1,4 +1,4 @@
-"""Eval metrics: inspiration recall on a hand-made session record, bootstrap intervals, best-of-k match."""
+"""Eval metrics: inspiration recall on a hand-made session store, bootstrap intervals, best-of-k match."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from cosci.eval.metrics import bootstrap_ci, cited_ids, inspiration_recall, matc
 from cosci.eval.moose_chem import URL_PREFIX
 from cosci.eval.runner import ranked_hypotheses
 from cosci.records import Citation, RecordHypothesis
-from cosci.store import SessionRecord
+from cosci.store import SessionStore
 
 SID = "s-eval"
 A, B, C, D = "mc-aaaaaaaaaa", "mc-bbbbbbbbbb", "mc-cccccccccc", "mc-dddddddddd"
@@ -21,9 +21,9 @@ A, B, C, D = "mc-aaaaaaaaaa", "mc-bbbbbbbbbb", "mc-cccccccccc", "mc-dddddddddd"
 def _record(tmp_path: Path) -> Path:
     """A record whose leaderboard is H1 (Elo 1300, cites A), H2 (1250, cites D and a non-corpus URL),
     H3 (1200, cites B twice), H4 (1100, rejected, cites C)."""
-    path = tmp_path / "record.sqlite"
-    rec = SessionRecord.open(path, SID)
-    rec.sessions.create(goal="Design a thermocell.", config_snapshot={}, overrides=[], models_choice="fake",
+    path = tmp_path / "store.sqlite"
+    store = SessionStore.open(path, SID)
+    store.sessions.create(goal="Design a thermocell.", config_snapshot={}, overrides=[], models_choice="fake",
                         budget_usd=1.0, budget_tokens=None, wall_clock_seconds=60.0)
     for name, elo, urls, state in (("H1", 1300.0, [A], "in_tournament"),
                                    ("H2", 1250.0, [D, "https://example.org/x"], "in_tournament"),
@@ -33,10 +33,10 @@ def _record(tmp_path: Path) -> Path:
         h = RecordHypothesis(title=name, statement=f"statement {name}", mechanism="m", entities=[],
                              anticipated_outcomes="o", novelty_argument="n", citations=cites)
         hid = hypothesis_id(SID, "literature", h.statement)
-        assert rec.hypotheses.insert(hid, h, elo=elo, task_id=None)
-        with rec.db.tx() as c:
+        assert store.hypotheses.insert(hid, h, elo=elo, task_id=None)
+        with store.db.tx() as c:
             c.execute("UPDATE hypotheses SET state=? WHERE id=?", (state, hid))
-    rec.close()
+    store.close()
     return path
 
 

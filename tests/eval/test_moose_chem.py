@@ -15,7 +15,7 @@ from cosci.eval.moose_chem import (
     load_corpus,
     load_items,
     normalise_title,
-    record_id,
+    paper_id,
     write_corpus,
 )
 from cosci.paths import moose_chem_dir
@@ -42,7 +42,7 @@ def test_ids_are_stable_across_sizes_and_round_trip(tmp_path) -> None:
     shared = set(small) & set(large)
     assert shared and all(small[t] == large[t] for t in shared)
     r = load_corpus(150)[0]
-    assert id_of_url(r.url) == r.id == record_id(r.title.upper() + " ")
+    assert id_of_url(r.url) == r.id == paper_id(r.title.upper() + " ")
     path = write_corpus(load_corpus(150)[:3], tmp_path / "c.jsonl")
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     assert [set(row) for row in rows] == [{"id", "title", "abstract", "url"}] * 3

@@ -50,7 +50,7 @@ def test_report_files(tmp_path: Path) -> None:
 @pytest.mark.parametrize("argv,message", [
     (["--items", "moose-99"], "unknown item id 'moose-99'"),
     (["--seeds", "0"], "--seeds: 0 must be at least 1"),
-    (["run.max_ideas=0"], "run.max_ideas"),
+    (["run.max_hypotheses=0"], "run.max_hypotheses"),
 ])
 def test_cli_input_errors_are_one_line(argv: list[str], message: str, capsys: pytest.CaptureFixture[str],
                                        tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from typing import ClassVar
 import pytest
 from mlflow.tracking import MlflowClient
 
-from cosci.llm.fake import FakeBackend
+from cosci.llm.fake.provider import FakeBackend
 from cosci.session.runtime import SessionRuntime
 from flows.tracker import BackgroundTracker
 from tests.conftest import FAST, make_config
@@ -85,7 +85,7 @@ def test_a_tracking_server_that_fails_after_the_check_costs_the_session_nothing(
     ended failed without its overview)."""
     import http.server
 
-    from cosci.store import SessionRecord
+    from cosci.store import SessionStore
     from tests.flows.test_session_flow import _run
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
@@ -98,18 +98,18 @@ def test_a_tracking_server_that_fails_after_the_check_costs_the_session_nothing(
         server.shutdown()
     assert summary["mlflow_run_id"] is None
     assert "the MLflow run was not started" in caplog.text
-    record = SessionRecord.open(Path(summary["record_path"]), summary["session_id"])
+    store = SessionStore.open(Path(summary["store_path"]), summary["session_id"])
     try:
-        assert record.sessions.get().status == "done"
+        assert store.sessions.get().status == "done"
         assert Path(summary["overview_path"]).read_text().strip()
     finally:
-        record.close()
+        store.close()
 
 
 def test_a_run_that_cannot_be_completed_leaves_the_session_done(
         prefect_server: None, fake: FakeBackend, tmp_path: Path, caplog: pytest.LogCaptureFixture,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from cosci.store import SessionRecord
+    from cosci.store import SessionStore
     from cosci.tracking.mlflow_run import SessionTracker
     from tests.flows.test_session_flow import _run
 
@@ -121,8 +121,8 @@ def test_a_run_that_cannot_be_completed_leaves_the_session_done(
                          f"tracking.tracking_uri=sqlite:///{tmp_path / 'mlflow.db'}")
     summary = _run(config)
     assert "was not completed: disk full" in caplog.text
-    record = SessionRecord.open(Path(summary["record_path"]), summary["session_id"])
+    store = SessionStore.open(Path(summary["store_path"]), summary["session_id"])
     try:
-        assert record.sessions.get().status == "done"
+        assert store.sessions.get().status == "done"
     finally:
-        record.close()
+        store.close()

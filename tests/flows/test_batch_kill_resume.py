@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from bench.scheduling import FAKE_DEDUP
-from cosci.store import RECORD_FILE, SessionRecord
+from cosci.store import STORE_FILE, SessionStore
 from tests.flows.test_session_flow import check_invariants
 
 pytestmark = pytest.mark.slow
@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _pending_batch(data: Path) -> tuple[Path, str] | None:
     """The record and the batch id of a submitted batch, once one exists."""
-    for db in (data / "sessions").glob(f"*/{RECORD_FILE}") if (data / "sessions").exists() else []:
+    for db in (data / "sessions").glob(f"*/{STORE_FILE}") if (data / "sessions").exists() else []:
         try:
             with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as conn:
                 row = conn.execute("SELECT batch_id FROM tasks WHERE batch_id IS NOT NULL LIMIT 1").fetchone()
@@ -75,11 +75,11 @@ def test_sigkill_while_a_batch_is_pending_then_resume(tmp_path: Path) -> None:
     assert not any(e["op"] == "create" and killed & set(e["custom_ids"]) for e in after)  # never resubmitted
     sent = [c for e in log if e["op"] == "create" for c in e["custom_ids"]]
     assert len(sent) == len(set(sent))  # no match in two batches
-    record = SessionRecord.open(db, sid)
+    store = SessionStore.open(db, sid)
     try:
-        assert record.sessions.get().status == "done"
-        journal = [r["match_id"] for r in record.db.query("SELECT match_id FROM elo_journal")]
+        assert store.sessions.get().status == "done"
+        journal = [r["match_id"] for r in store.db.query("SELECT match_id FROM elo_journal")]
         assert killed <= set(journal) and len(journal) == len(set(journal))  # applied, and once
-        check_invariants(record)
+        check_invariants(store)
     finally:
-        record.close()
+        store.close()

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from mlflow.tracking import MlflowClient
 
-from cosci.llm.fake import FakeBackend
-from cosci.llm.static_embedding import WORDLLAMA_MODEL
-from cosci.store import SessionRecord
+from cosci.llm.embeddings.wordllama import WORDLLAMA_MODEL
+from cosci.llm.fake.provider import FakeBackend
+from cosci.store import SessionStore
 from tests.conftest import make_config
 from tests.flows.test_session_flow import _run, check_invariants
 
@@ -22,14 +22,14 @@ def test_a_demo_run_records_the_bundled_embedding_model(prefect_server: None, fa
     config = make_config(tmp_path / "data", "tracking.enabled=true", f"tracking.tracking_uri={mlflow_uri}",
                          f"models.embeddings.chain=[{WORDLLAMA_MODEL},hash]")
     summary = _run(config)
-    record = SessionRecord.open(Path(summary["record_path"]), summary["session_id"])
+    store = SessionStore.open(Path(summary["store_path"]), summary["session_id"])
     try:
-        assert [e["payload"]["model"] for e in record.logs.events("embedding_model")] == [WORDLLAMA_MODEL]
-        models = {r["model"] for r in record.db.query("SELECT model FROM embeddings_meta")}
+        assert [e["payload"]["model"] for e in store.logs.events("embedding_model")] == [WORDLLAMA_MODEL]
+        models = {r["model"] for r in store.db.query("SELECT model FROM embeddings_meta")}
         assert models == {WORDLLAMA_MODEL}
-        assert {r["dim"] for r in record.db.query("SELECT dim FROM embeddings_meta")} == {256}
+        assert {r["dim"] for r in store.db.query("SELECT dim FROM embeddings_meta")} == {256}
     finally:
-        record.close()
+        store.close()
     run = MlflowClient(mlflow_uri).get_run(summary["mlflow_run_id"])
     assert run.data.tags["cosci.embedding_model"] == WORDLLAMA_MODEL
     assert run.data.metrics["cache_read_share"] == 0.0  # logged; the fake reports no cache reads
@@ -39,22 +39,22 @@ def test_a_demo_run_records_the_bundled_embedding_model(prefect_server: None, fa
 def test_a_session_with_batched_matches_runs_to_the_end(prefect_server: None, fake: FakeBackend,
                                                         tmp_path: Path, concurrency: int) -> None:
     # batch_decile=1: every pairwise match is batched, so the test does not hang on which pairs the scheduling
-    # order happens to offer (at 0.5 a concurrency-1 session reached max_ideas without a bottom-half pair; the
+    # order happens to offer (at 0.5 a concurrency-1 session reached max_hypotheses without a bottom-half pair; the
     # bottom-decile choice itself is tested in tests/agents/test_match_batches.py)
     config = make_config(tmp_path / "data", "+models.tiers.cheap.batch=true", "ranking.batch_decile=1.0",
                          "ranking.batch_size=2", "ranking.batch_max_wait_s=0", "ranking.batch_poll_seconds=0",
                          "models.fake.batch_polls=2", f"run.concurrency={concurrency}")
     summary = _run(config)
-    record = SessionRecord.open(Path(summary["record_path"]), summary["session_id"])
+    store = SessionStore.open(Path(summary["store_path"]), summary["session_id"])
     try:
-        assert record.sessions.get().status == "done"
-        counts = record.batches.counts()
+        assert store.sessions.get().status == "done"
+        counts = store.batches.counts()
         assert counts.get("applied", 0) >= 1, counts
         assert set(counts) <= {"applied", "direct"}, counts  # nothing paid for and left unapplied, nothing waiting
-        batched = {m.match_id for m in record.batches._select("status='applied'", ())}
-        assert batched <= {m.id for m in record.matches.all()}
-        rows = record.db.query("SELECT request FROM transcripts WHERE request LIKE '%batch_id%' AND outcome='ok'")
+        batched = {m.match_id for m in store.batches._select("status='applied'", ())}
+        assert batched <= {m.id for m in store.matches.all()}
+        rows = store.db.query("SELECT request FROM transcripts WHERE request LIKE '%batch_id%' AND outcome='ok'")
         assert len(rows) == len(batched)
-        check_invariants(record)
+        check_invariants(store)
     finally:
-        record.close()
+        store.close()

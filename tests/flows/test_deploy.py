@@ -55,7 +55,7 @@ def test_served_deployment_runs_with_overrides(prefect_server: None, tmp_path: P
         start_new_session=True,
     )
     try:
-        run = asyncio.run(_wait_and_run("cosci-scheduled-session/test", [*base, "run.max_ideas=5", "run.n_initial=2"]))
+        run = asyncio.run(_wait_and_run("cosci-scheduled-session/test", [*base, "run.max_hypotheses=5", "run.n_initial=2"]))
         assert run.state is not None and run.state.is_completed(), (
             run.state,
             (tmp_path / "serve.log").read_text()[-3000:],
@@ -66,16 +66,16 @@ def test_served_deployment_runs_with_overrides(prefect_server: None, tmp_path: P
             proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
-    sessions = list((data / "sessions").glob("*/record.sqlite"))
+    sessions = list((data / "sessions").glob("*/store.sqlite"))
     assert len(sessions) == 1
-    from cosci.store import SessionRecord
+    from cosci.store import SessionStore
 
-    record = SessionRecord.open(sessions[0], sessions[0].parent.name)
-    row = record.sessions.get()
-    assert row.status == "done" and row.config_snapshot["run"]["max_ideas"] == 5
+    store = SessionStore.open(sessions[0], sessions[0].parent.name)
+    row = store.sessions.get()
+    assert row.status == "done" and row.config_snapshot["run"]["max_hypotheses"] == 5
     # a real session, as `python -m cosci.run` makes (issue 12: it used to end done with 0 hypotheses)
-    assert record.hypotheses.count() >= 2 and record.matches.count() >= 1
-    assert not record.logs.events("task_failed"), record.logs.events("task_failed")[:3]
+    assert store.hypotheses.count() >= 2 and store.matches.count() >= 1
+    assert not store.logs.events("task_failed"), store.logs.events("task_failed")[:3]
     overview = (sessions[0].parent / "final" / "overview.md").read_text()
     assert "[H-" in overview
     # its MLflow run, written from the tracker's worker thread inside the served flow run (issue 11)
@@ -84,8 +84,8 @@ def test_served_deployment_runs_with_overrides(prefect_server: None, tmp_path: P
     client = MlflowClient(f"sqlite:///{data / 'mlflow.db'}")
     mlrun = client.get_run(row.mlflow_run_id)
     assert mlrun.info.status == "FINISHED"
-    assert mlrun.data.metrics["final_hypotheses"] == record.hypotheses.count()
+    assert mlrun.data.metrics["final_hypotheses"] == store.hypotheses.count()
     assert len(client.get_metric_history(mlrun.info.run_id, "matches")) >= 1
     names = {a.path for a in client.list_artifacts(mlrun.info.run_id)}
     assert {"overview.md", "summary.json", "report.html"} <= names, names
-    record.close()
+    store.close()

@@ -11,8 +11,8 @@ import pytest
 from mlflow.tracking import MlflowClient
 
 from cosci.cli import main
-from cosci.llm.fake import FakeBackend
-from cosci.store import SessionRecord
+from cosci.llm.fake.provider import FakeBackend
+from cosci.store import SessionStore
 
 pytestmark = pytest.mark.slow
 
@@ -58,6 +58,6 @@ def test_eval_two_items_on_the_fake(prefect_server: None, fake: FakeBackend, tmp
     assert generation and all("session-background" in c.prompt for c in generation)
     tools = {t for c in fake.calls_for(agent="generation") for t in c.tools if not t.startswith("record_")}
     assert tools <= {"local_corpus_search"}  # record tools: record_hypothesis, a debate's record_citations
-    rec = SessionRecord.open(data / "sessions" / sid / "record.sqlite", sid)
-    assert "flexible thermogalvanic" in rec.sessions.get().research_goal
-    rec.close()
+    store = SessionStore.open(data / "sessions" / sid / "store.sqlite", sid)
+    assert "flexible thermogalvanic" in store.sessions.get().research_goal
+    store.close()

@@ -15,9 +15,9 @@ from mlflow.tracking import MlflowClient
 
 from cosci.grounding.claims import STATUSES
 from cosci.grounding.evidence import session_counts
-from cosci.llm.fake import FakeBackend
+from cosci.llm.fake.provider import FakeBackend
 from cosci.session.summary import SessionSummary
-from cosci.store import SessionRecord
+from cosci.store import SessionStore
 from tests.conftest import make_config
 from tests.flows.test_session_flow import _run
 
@@ -41,14 +41,14 @@ def test_demo_session_is_grounded_checked_and_audited(prefect_server: None, fake
     config = make_config(tmp_path / "data", "tracking.enabled=true", f"tracking.tracking_uri={mlflow_uri}",
                          f"session.corpus_path={corpus}", "generation.debate_share=0.5")
     summary = _run(config)
-    record = SessionRecord.open(Path(summary["record_path"]), summary["session_id"])
-    counts = session_counts(record)
+    store = SessionStore.open(Path(summary["store_path"]), summary["session_id"])
+    counts = session_counts(store)
     assert counts.verified > 0 and counts.misquoted > 0 and counts.unseen > 0
     assert counts.proposed == counts.verified + counts.misquoted + counts.unseen
     evidence_line = next(line for line in SessionSummary(**summary).lines() if line.startswith("evidence"))
     assert re.fullmatch(r"evidence  \d+ proposed: \d+ verified, \d+ misquoted, \d+ unseen", evidence_line)
 
-    debates = [h for h in record.hypotheses.all() if h.strategy == "debate"]
+    debates = [h for h in store.hypotheses.all() if h.strategy == "debate"]
     assert debates and all(h.grounding == "ungrounded" or any(c["status"] == "verified" for c in h.citations)
                            for h in debates)
     final = Path(summary["overview_path"]).parent
@@ -67,8 +67,8 @@ def test_demo_session_is_grounded_checked_and_audited(prefect_server: None, fake
     assert claims["support_check"]["calls"] >= 1 and claims["audit"]["status"] == "done"
     assert "Independent audit by cosci-fake/cheap" in overview and claims["agreement"]["compared"] >= 0
 
-    (audit_request,) = record.db.query("SELECT request FROM transcripts WHERE session_id=? AND mode='audit' "
-                                       "AND outcome='ok'", (record.session_id,))
+    (audit_request,) = store.db.query("SELECT request FROM transcripts WHERE session_id=? AND mode='audit' "
+                                       "AND outcome='ok'", (store.session_id,))
     sent = json.dumps(json.loads(audit_request["request"])["messages"])
     assert "# Main research directions" in sent
     assert MARK.search(sent) is None and "UNSUPPORTED" not in sent and "Claim map" not in sent

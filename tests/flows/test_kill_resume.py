@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from cosci.store import RECORD_FILE, SessionRecord
+from cosci.store import STORE_FILE, SessionStore
 from cosci.tournament.bt import fit_bt
 from tests.flows.test_session_flow import check_invariants
 
@@ -34,11 +34,11 @@ def _calls(log: Path) -> list[dict]:
 
 
 def _wait_for_done_tasks(proc: subprocess.Popen, data: Path, n: int, timeout: float = 240) -> Path | None:
-    """Poll until the running session's record has ``n`` done tasks (or the process ends); returns the record."""
+    """Poll until the running session's store has ``n`` done tasks (or the process ends); returns the record."""
     deadline = time.monotonic() + timeout
     db: Path | None = None
     while time.monotonic() < deadline and proc.poll() is None:
-        found = list((data / "sessions").glob(f"*/{RECORD_FILE}")) if (data / "sessions").exists() else []
+        found = list((data / "sessions").glob(f"*/{STORE_FILE}")) if (data / "sessions").exists() else []
         db = found[0] if found else None
         if db and len(_done_tasks(db)) >= n:
             break
@@ -59,7 +59,7 @@ def test_sigkill_mid_run_then_resume(tmp_path: Path) -> None:
         "tracking.enabled=false",
         f"models.fake.call_log={log}",
         "models.fake.latency_seconds=0.25",
-        "run.max_ideas=10",
+        "run.max_hypotheses=10",
     ]
     out = (tmp_path / "first.log").open("w")
     proc = subprocess.Popen(args, env=env, cwd=tmp_path, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
@@ -90,19 +90,19 @@ def test_sigkill_mid_run_then_resume(tmp_path: Path) -> None:
     assert after, "the resumed session made no calls"
     repeated = [c for c in after if c["task_id"] in done_at_kill]
     assert not repeated, f"finished actions called the model again: {repeated[:3]}"
-    record = SessionRecord.open(db, sid)
-    assert record.sessions.get().status == "done"
-    check_invariants(record)
+    store = SessionStore.open(db, sid)
+    assert store.sessions.get().status == "done"
+    check_invariants(store)
     # issue 13: the matches played before the kill are kept as they were (same ids, order shown, outcome), and
     # the stored Bradley–Terry fit is the refit of the resumed record's verdicts
     assert matches_at_kill.items() <= _matches(db).items()
-    players = [h.id for h in record.hypotheses.ranked()]
-    refit = fit_bt(players, record.matches.verdicts()).table()
-    stored = record.matches.bt()
+    players = [h.id for h in store.hypotheses.ranked()]
+    refit = fit_bt(players, store.matches.verdicts()).table()
+    stored = store.matches.bt()
     assert stored and set(stored) <= set(refit)  # a hypothesis added after the last batch has no matches yet
     for hid, row in stored.items():
         assert row == pytest.approx(refit[hid], abs=1e-6)
-    record.close()
+    store.close()
 
 
 def _matches(db: Path) -> dict[str, tuple]:
@@ -132,15 +132,15 @@ def test_ctrl_c_stops_at_once_and_resume_finishes(tmp_path: Path) -> None:
     assert code == 130, text
     assert "stopped   interrupted" in text and "cosci resume" in text and "Traceback" not in text
     sid = db.parent.name
-    record = SessionRecord.open(db, sid)
-    row = record.sessions.get()
+    store = SessionStore.open(db, sid)
+    row = store.sessions.get()
     assert (row.status, row.stop_reason) == ("paused", "interrupted")
-    assert not record.db.query("SELECT 1 FROM tasks WHERE status IN ('in_progress', 'leased')")  # back to pending
-    record.close()
+    assert not store.db.query("SELECT 1 FROM tasks WHERE status IN ('in_progress', 'leased')")  # back to pending
+    store.close()
     resumed = subprocess.run([sys.executable, "-m", "cosci.cli", "--data-dir", str(data), "resume", sid],
                              env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
-    record = SessionRecord.open(db, sid)
-    assert record.sessions.get().status == "done"
-    check_invariants(record)
-    record.close()
+    store = SessionStore.open(db, sid)
+    assert store.sessions.get().status == "done"
+    check_invariants(store)
+    store.close()

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from mlflow.tracking import MlflowClient
 
-from cosci.llm.fake import FakeBackend, FakeReply
-from cosci.store import RECORD_FILE, SessionRecord
+from cosci.llm.fake.provider import FakeBackend, FakeReply
+from cosci.store import STORE_FILE, SessionStore
 from flows.launch import refusal
 from flows.session import session_flow
 from tests.conftest import make_config
@@ -41,9 +41,9 @@ def test_flagged_goal_is_tagged_and_a_withheld_overview_stays_out_of_mlflow(
                 agent="safety", action="ScreenOverview")
     config = make_config(tmp_path / "data", "tracking.enabled=true", f"tracking.tracking_uri={mlflow_uri}")
     summary = _run(config)
-    record = SessionRecord.open(Path(summary["record_path"]), summary["session_id"])
-    withheld = record.safety.withheld_overview()
-    record.close()
+    store = SessionStore.open(Path(summary["store_path"]), summary["session_id"])
+    withheld = store.safety.withheld_overview()
+    store.close()
     assert withheld and "# Executive summary" in withheld
     client = MlflowClient(mlflow_uri)
     run = client.get_run(summary["mlflow_run_id"])
@@ -81,7 +81,7 @@ def test_python_m_cosci_run_exits_3_on_a_refused_goal(tmp_path: Path) -> None:
     refused = [line for line in done.stderr.splitlines() if "goal refused" in line]
     assert len(refused) == 1 and "(biological)" in refused[0] and "Traceback" not in done.stderr
     [folder] = list((data / "sessions").iterdir())
-    record = SessionRecord.open(folder / RECORD_FILE, folder.name)
-    assert record.sessions.status() == "refused" and set(record.logs.spend()) == {"safety"}
-    assert record.tasks.counts() == {"done": 1}
-    record.close()
+    store = SessionStore.open(folder / STORE_FILE, folder.name)
+    assert store.sessions.status() == "refused" and set(store.logs.spend()) == {"safety"}
+    assert store.tasks.counts() == {"done": 1}
+    store.close()

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from cosci.config.load import compose, validate
-from cosci.llm.estimate import estimate_session
-from cosci.llm.fake import FakeBackend, FakeReply
-from cosci.store import SessionRecord
+from cosci.llm.fake.provider import FakeBackend, FakeReply
+from cosci.llm.gateway.estimate import estimate_session
+from cosci.store import SessionStore
 from flows.session import session_flow
 from tests.conftest import make_config
 from tests.flows.test_session_flow import check_invariants
@@ -24,8 +24,8 @@ def run(config: Any) -> dict[str, Any]:
     return asyncio.run(session_flow(config.model_dump(mode="json"), ["experiment=demo", "models=fake"], "fake"))
 
 
-def record_of(summary: dict[str, Any]) -> SessionRecord:
-    return SessionRecord.open(Path(summary["record_path"]), summary["session_id"])
+def record_of(summary: dict[str, Any]) -> SessionStore:
+    return SessionStore.open(Path(summary["store_path"]), summary["session_id"])
 
 
 @pytest.mark.parametrize("concurrency", [3, 4, 8])
@@ -36,11 +36,11 @@ def test_every_concurrency_fills_the_pool_without_replaying_a_pair(prefect_serve
     config = make_config(tmp_path / "data", f"run.concurrency={concurrency}")
     summary = run(config)
     record = record_of(summary)
-    assert summary["stop_reason"] == "max_ideas", summary
-    assert record.hypotheses.count() == config.run.max_ideas
+    assert summary["stop_reason"] == "max_hypotheses", summary
+    assert record.hypotheses.count() == config.run.max_hypotheses
     cap = config.ranking.max_matches_per_pair
     assert max(record.matches.pair_counts().values()) <= cap
-    assert record.matches.count() <= config.run.max_ideas * (config.run.max_ideas - 1) // 2 * cap
+    assert record.matches.count() <= config.run.max_hypotheses * (config.run.max_hypotheses - 1) // 2 * cap
     assert not record.db.query("SELECT 1 FROM tasks WHERE status='failed' AND last_error LIKE 'budget%'")
     check_invariants(record)
 
@@ -67,8 +67,8 @@ def test_a_pool_of_duplicates_ends_stalled(prefect_server: None, fake: FakeBacke
     assert record.matches.count() <= config.ranking.max_matches_per_pair
 
 
-def _dump(record: SessionRecord) -> dict[str, list[tuple[Any, ...]]]:
-    q = record.db.query
+def _dump(store: SessionStore) -> dict[str, list[tuple[Any, ...]]]:
+    q = store.db.query
     return {
         "hypotheses": [tuple(r) for r in q("SELECT id, title, statement, elo, matches_played, state, dedup_cluster"
                                            " FROM hypotheses ORDER BY id")],
@@ -103,7 +103,7 @@ def test_the_cap_holds_at_concurrency_eight_with_a_price_skewed_fake(prefect_ser
                                                                      tmp_path: Path) -> None:
     """The strong tier priced 40x the cheap one's input: calls in flight are held at their upper bound against the
     cap (a strong call's bound, 12,192 output tokens, is ~0.12 USD of the 0.5 USD cap)."""
-    config = make_config(tmp_path / "data", "run.concurrency=8", "run.budget_usd=0.5", "run.max_ideas=60",
+    config = make_config(tmp_path / "data", "run.concurrency=8", "run.budget_usd=0.5", "run.max_hypotheses=60",
                          "models.tiers.strong.input_usd_per_mtok=20", "models.tiers.strong.output_usd_per_mtok=10")
     summary = run(config)
     record = record_of(summary)

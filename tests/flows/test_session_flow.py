@@ -9,8 +9,8 @@ import polars as pl
 import pytest
 from mlflow.tracking import MlflowClient
 
-from cosci.llm.fake import FakeBackend
-from cosci.store import RECORD_FILE, SessionRecord
+from cosci.llm.fake.provider import FakeBackend
+from cosci.store import STORE_FILE, SessionStore
 from flows.session import session_flow
 from tests.conftest import make_config
 
@@ -25,18 +25,18 @@ def _run(config, resume_id: str | None = None) -> dict:
     )
 
 
-def check_invariants(record: SessionRecord, initial: float = 1200.0) -> None:
+def check_invariants(store: SessionStore, initial: float = 1200.0) -> None:
     """Elo = initial + journal deltas; zero-sum; no duplicated rows."""
-    sums = record.matches.journal_sums()
-    hyps = record.hypotheses.all()
+    sums = store.matches.journal_sums()
+    hyps = store.hypotheses.all()
     for h in hyps:
         assert h.elo == pytest.approx(initial + sums.get(h.id, 0.0)), h.id
     assert sum(h.elo - initial for h in hyps) == pytest.approx(0.0, abs=1e-6)
     statements = [h.statement for h in hyps]
     assert len(statements) == len(set(statements))
-    valid = record.matches.count(valid_only=True)
-    assert record.db.scalar("SELECT COUNT(*) FROM elo_journal") == valid
-    keys = record.db.query("SELECT hypothesis_id, kind, COUNT(*) n FROM reviews GROUP BY 1, 2 HAVING n > 1")
+    valid = store.matches.count(valid_only=True)
+    assert store.db.scalar("SELECT COUNT(*) FROM elo_journal") == valid
+    keys = store.db.query("SELECT hypothesis_id, kind, COUNT(*) n FROM reviews GROUP BY 1, 2 HAVING n > 1")
     assert not keys
 
 
@@ -46,18 +46,18 @@ def test_demo_session_on_the_fake(prefect_server: None, fake: FakeBackend, tmp_p
         tmp_path / "data", "tracking.enabled=true", f"tracking.tracking_uri={mlflow_uri}", "tracking.log_every_tasks=2"
     )
     summary = _run(config)
-    record = SessionRecord.open(Path(summary["record_path"]), summary["session_id"])
-    row = record.sessions.get()
+    store = SessionStore.open(Path(summary["store_path"]), summary["session_id"])
+    row = store.sessions.get()
     assert row.status == "done" and row.stop_reason == summary["stop_reason"]
     overview = Path(summary["overview_path"]).read_text()
     cited = set(re.findall(r"\[(H-[0-9a-f]{12})\]", overview))
-    known = {h.id for h in record.hypotheses.all()}
+    known = {h.id for h in store.hypotheses.all()}
     assert cited and cited <= known and fake_cites_an_unknown_id not in overview  # the fake cited it: removed
-    assert record.hypotheses.count() > config.run.n_initial
-    assert record.hypotheses.reviews() and record.matches.count(valid_only=True) > 0
-    assert record.logs.feedback(source="meta_review")
-    assert any(h.parent_ids for h in record.hypotheses.all()), "evolution never fired"
-    check_invariants(record)
+    assert store.hypotheses.count() > config.run.n_initial
+    assert store.hypotheses.reviews() and store.matches.count(valid_only=True) > 0
+    assert store.logs.feedback(source="meta_review")
+    assert any(h.parent_ids for h in store.hypotheses.all()), "evolution never fired"
+    check_invariants(store)
     # every agent action ran as a Prefect task named agent/action, and the fake saw every agent
     assert {c.agent for c in fake.calls} >= {
         "supervisor",
@@ -91,22 +91,22 @@ def test_demo_session_on_the_fake(prefect_server: None, fake: FakeBackend, tmp_p
 def test_transient_faults_are_retried(prefect_server: None, fake: FakeBackend, tmp_path: Path) -> None:
     config = make_config(tmp_path / "data", "models.fake.fault_rate=0.3", "models.fake.seed=7")
     summary = _run(config)
-    record = SessionRecord.open(Path(summary["record_path"]), summary["session_id"])
-    outcomes = record.logs.outcomes()
+    store = SessionStore.open(Path(summary["store_path"]), summary["session_id"])
+    outcomes = store.logs.outcomes()
     retries = sum(n for k, n in outcomes.items() if k.startswith("retry:"))
     assert retries > 0, outcomes
-    assert record.sessions.get().status == "done"
-    assert record.hypotheses.count() > config.run.n_initial
-    assert record.matches.count(valid_only=True) > 0
-    check_invariants(record)
+    assert store.sessions.get().status == "done"
+    assert store.hypotheses.count() > config.run.n_initial
+    assert store.matches.count(valid_only=True) > 0
+    check_invariants(store)
 
 
-def _unfinish_final_overview(record: SessionRecord) -> str:
+def _unfinish_final_overview(store: SessionStore) -> str:
     """Pretend the process died after the final overview's action finished, before its row was marked done;
     returns that task's id."""
-    tid = str(record.db.scalar("SELECT id FROM tasks WHERE action='GenerateFinalResearchOverview'"))
-    record.db.conn.execute("UPDATE tasks SET status='in_progress' WHERE id=?", (tid,))
-    record.sessions.update(status="running")
+    tid = str(store.db.scalar("SELECT id FROM tasks WHERE action='GenerateFinalResearchOverview'"))
+    store.db.conn.execute("UPDATE tasks SET status='in_progress' WHERE id=?", (tid,))
+    store.sessions.update(status="running")
     return tid
 
 
@@ -114,10 +114,10 @@ def test_resume_of_a_finished_task_replays_from_cache(prefect_server: None, fake
     """A task whose action finished but whose row was not marked done replays without calling the model."""
     config = make_config(tmp_path / "data")
     summary = _run(config)
-    folder = Path(summary["record_path"]).parent
-    record = SessionRecord.open(folder / RECORD_FILE, summary["session_id"])
-    tid = _unfinish_final_overview(record)
-    record.close()
+    folder = Path(summary["store_path"]).parent
+    store = SessionStore.open(folder / STORE_FILE, summary["session_id"])
+    tid = _unfinish_final_overview(store)
+    store.close()
     before = len(fake.calls)
     again = _run(config, resume_id=summary["session_id"])
     assert again["session_id"] == summary["session_id"]
@@ -131,17 +131,17 @@ def test_resume_with_overrides_is_recorded(prefect_server: None, fake: FakeBacke
 
     config = make_config(tmp_path / "data", "tracking.enabled=true", f"tracking.tracking_uri={mlflow_uri}")
     summary = _run(config)
-    folder = Path(summary["record_path"]).parent
-    record = SessionRecord.open(folder / RECORD_FILE, summary["session_id"])
-    _unfinish_final_overview(record)
-    record.close()
+    folder = Path(summary["store_path"]).parent
+    store = SessionStore.open(folder / STORE_FILE, summary["session_id"])
+    _unfinish_final_overview(store)
+    store.close()
     changed = SessionFolder.existing(tmp_path / "data", summary["session_id"]).frozen_config(["run.budget_usd=7"])
     again = _run(changed, resume_id=summary["session_id"])
     assert again["mlflow_run_id"] == summary["mlflow_run_id"]
-    record = SessionRecord.open(folder / RECORD_FILE, summary["session_id"])
-    assert record.sessions.get().budget_usd == 7
-    assert record.logs.events("session_resumed")[-1]["payload"]["changed"] == {"run.budget_usd": 7.0}
-    record.close()
+    store = SessionStore.open(folder / STORE_FILE, summary["session_id"])
+    assert store.sessions.get().budget_usd == 7
+    assert store.logs.events("session_resumed")[-1]["payload"]["changed"] == {"run.budget_usd": 7.0}
+    store.close()
     client = MlflowClient(mlflow_uri)
     run = client.get_run(summary["mlflow_run_id"])
     assert run.data.tags["cosci.resume_overrides"] == "run.budget_usd=7.0"

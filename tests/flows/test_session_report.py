@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from mlflow.tracking import MlflowClient
 
-from cosci.llm.fake import FakeBackend
-from cosci.store import SessionRecord
+from cosci.llm.fake.provider import FakeBackend
+from cosci.store import SessionStore
 from flows.session import session_flow
 from tests.conftest import make_config
 from tests.report.browser import chromium, console_errors
@@ -32,14 +32,14 @@ def test_report_and_traces_in_the_mlflow_run(prefect_server: None, fake: FakeBac
     config = make_config(tmp_path / "data", "tracking.enabled=true", f"tracking.tracking_uri={mlflow_uri}")
     summary = _run(config)
     run_id = summary["mlflow_run_id"]
-    record = SessionRecord.open(Path(summary["record_path"]), summary["session_id"])
-    on_disk = Path(summary["record_path"]).parent / "final" / "report.html"
+    store = SessionStore.open(Path(summary["store_path"]), summary["session_id"])
+    on_disk = Path(summary["store_path"]).parent / "final" / "report.html"
     client = MlflowClient(mlflow_uri)
     assert "report.html" in {a.path for a in client.list_artifacts(run_id)}
     from_store = Path(client.download_artifacts(run_id, "report.html", str(tmp_path / "download")))
     assert from_store.read_bytes() == on_disk.read_bytes()
     # one CHAT_MODEL span per transcript row (every call attempt), grouped in one trace per task
-    rows = record.db.query("SELECT seq, task_id, agent, mode, model, input_tokens, cost_usd FROM transcripts")
+    rows = store.db.query("SELECT seq, task_id, agent, mode, model, input_tokens, cost_usd FROM transcripts")
     spans, traces = _spans(client, run_id)
     assert len(spans) == len(rows) > 0
     assert len(traces) == len({r["task_id"] for r in rows})
@@ -52,7 +52,7 @@ def test_report_and_traces_in_the_mlflow_run(prefect_server: None, fake: FakeBac
         assert span.attributes["mlflow.llm.model"] == r["model"]
         assert span.attributes["mlflow.chat.tokenUsage"]["input_tokens"] == r["input_tokens"]
         assert span.attributes["cosci.cost_usd"] == pytest.approx(r["cost_usd"])
-    record.close()
+    store.close()
     # the page from the artifact store is the page on disk, in the browser too
     with chromium(tmp_path) as driver:
         texts = []
@@ -65,7 +65,7 @@ def test_report_and_traces_in_the_mlflow_run(prefect_server: None, fake: FakeBac
 
 def test_traces_off(prefect_server: None, fake: FakeBackend, tmp_path: Path, mlflow_uri: str) -> None:
     config = make_config(tmp_path / "data", "tracking.enabled=true", f"tracking.tracking_uri={mlflow_uri}",
-                         "tracking.traces=false", "run.max_ideas=3")
+                         "tracking.traces=false", "run.max_hypotheses=3")
     summary = _run(config)
     spans, traces = _spans(MlflowClient(mlflow_uri), summary["mlflow_run_id"])
     assert traces == [] and spans == []

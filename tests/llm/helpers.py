@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cosci.config.schema import CosciConfig
-from cosci.domain import CallRecord
-from cosci.llm.budget import TokenBudget
-from cosci.llm.gateway import Gateway
-from cosci.llm.types import CallSpec, TextBlock
+from cosci.domain import Call
+from cosci.llm.budget.token_budget import TokenBudget
+from cosci.llm.gateway.adapter import Gateway
+from cosci.llm.port.types import CallSpec, TextBlock
 from tests.conftest import make_config
 
 __all__ = ["Harness", "budget_of", "harness", "make_config", "spec_for"]
@@ -32,7 +32,7 @@ class Harness:
 
     gateway: Gateway
     budget: TokenBudget
-    records: list[CallRecord] = field(default_factory=list)
+    records: list[Call] = field(default_factory=list)
     waits: list[float] = field(default_factory=list)
 
     @property
@@ -42,7 +42,7 @@ class Harness:
 
 def harness(config: CosciConfig, *, budget: TokenBudget | None = None, real_sleep: bool = False) -> Harness:
     """A gateway over ``config`` whose recorder (and, unless ``real_sleep``, sleep) are the harness's own."""
-    records: list[CallRecord] = []
+    records: list[Call] = []
     waits: list[float] = []
 
     async def note_wait(seconds: float) -> None:

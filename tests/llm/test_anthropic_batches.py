@@ -20,8 +20,8 @@ import anthropic
 import httpx2
 import pytest
 
-from cosci.llm.batch import AnthropicBatches, BatchGateway
-from cosci.llm.types import BatchRequest
+from cosci.llm.batches.batch_gateway import AnthropicBatches, BatchGateway
+from cosci.llm.port.types import BatchRequest
 from tests.llm.helpers import harness, make_config, spec_for
 from tests.llm.test_litellm_replay import recorded
 

@@ -14,13 +14,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cosci.config.schema import CosciConfig
-from cosci.llm.budget import BudgetBusy, TokenBudget
+from cosci.llm.budget.token_budget import BudgetBusy, TokenBudget
 from cosci.llm.errors import BudgetExceeded
-from cosci.llm.fake import FAKE, FakeBackend, FakeReply
-from cosci.llm.gateway import RESERVE_MODES, estimate_call
+from cosci.llm.fake.provider import FAKE, FakeBackend, FakeReply
+from cosci.llm.gateway.adapter import RESERVE_MODES, estimate_call
 from tests.llm.helpers import harness, make_config, spec_for
 
-SHARES = {"generation": 0.3, "reflection": 0.3, "ranking": 0.34, "supervisor": 0.0}
+SHARES = {"generation": 0.3, "reflection": 0.3, "ranking": 0.34, "goal_parsing": 0.0}
 RESERVE = 0.06
 CALLERS = 8
 EPS = 1e-9
@@ -108,9 +108,9 @@ def test_the_token_cap_is_a_session_refusal() -> None:
 
 def test_restore_books_what_a_resumed_session_spent() -> None:
     budget = TokenBudget(1.0, dict(SHARES), RESERVE)
-    budget.restore({"generation": {"usd": 0.25, "tokens": 1000}, "supervisor": {"usd": 0.02, "tokens": 300}})
+    budget.restore({"generation": {"usd": 0.25, "tokens": 1000}, "goal_parsing": {"usd": 0.02, "tokens": 300}})
 
-    assert budget.spent_usd == {"generation": 0.25, "supervisor": 0.02}
+    assert budget.spent_usd == {"generation": 0.25, "goal_parsing": 0.02}
     assert budget.spent_tokens == 1300
     assert budget.reserve_used_usd == pytest.approx(0.02)  # the supervisor's share is 0: it used the reserve
     assert budget.remaining_usd() == pytest.approx(0.73)
@@ -136,7 +136,7 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> CosciConfig:
 
 MODES = [("ranking", "pairwise"), ("generation", "literature"), ("reflection", "full"),
          ("evolution", "simplify"), ("metareview", "system"), ("metareview", "final"),
-         ("supervisor", "parse_goal"), ("ranking", "debate")]
+         ("goal_parsing", "parse_goal"), ("ranking", "debate")]
 """One (agent, mode) per concurrent caller: the last-but-two and last-but-one may draw on the reserve."""
 
 
@@ -210,10 +210,10 @@ async def test_a_refused_call_is_never_sent(tmp_path: Path, fake: FakeBackend, c
 
 
 async def test_only_reserve_modes_draw_on_the_reserve(tmp_path: Path, fake: FakeBackend) -> None:
-    assert {"supervisor.parse_goal", "metareview.final", "safety.classify", "metareview.audit",
+    assert {"goal_parsing.parse_goal", "metareview.final", "safety.classify", "metareview.audit",
             "metareview.claim_check"} == RESERVE_MODES
     h = harness(make_config(tmp_path / "data", "run.budget_usd=5"))
-    await h.gateway.complete(spec_for(h.gateway, "supervisor", "parse_goal"))  # share 0: reserve only
+    await h.gateway.complete(spec_for(h.gateway, "goal_parsing", "parse_goal"))  # share 0: reserve only
     assert h.budget.spent_usd["supervisor"] > 0
     assert h.budget.reserve_used_usd == pytest.approx(h.budget.spent_usd["supervisor"])
 

@@ -19,9 +19,9 @@ import litellm
 import pytest
 import respx
 
-from cosci.llm.fake import FakeBackend
-from cosci.llm.types import TextBlock
-from cosci.store import SessionRecord
+from cosci.llm.fake.provider import FakeBackend
+from cosci.llm.port.types import TextBlock
+from cosci.store import SessionStore
 from tests.llm.helpers import harness, make_config, spec_for
 from tests.llm.test_litellm_replay import ANTHROPIC_URL, recorded, wire  # noqa: F401
 
@@ -111,34 +111,34 @@ async def test_a_recorded_cache_hit_is_priced_and_counted(wire: respx.MockRouter
     [row] = h.records
     assert (row.cache_read_tokens, row.cache_write_tokens, row.cost_usd) == (1111, 418, resp.cost_usd)
 
-    record = SessionRecord.open(tmp_path / "record.sqlite", "s-test")
+    store = SessionStore.open(tmp_path / "store.sqlite", "s-test")
     try:
-        record.sessions.create(goal="g", config_snapshot={}, overrides=[], models_choice="opus", budget_usd=1.0,
+        store.sessions.create(goal="g", config_snapshot={}, overrides=[], models_choice="opus", budget_usd=1.0,
                                budget_tokens=None, wall_clock_seconds=60)
-        record.logs.add_call(row)
-        shares = record.logs.cache_read_shares()
+        store.logs.add_call(row)
+        shares = store.logs.cache_read_shares()
         assert shares["ranking"] == shares["total"] == pytest.approx(1111 / 1532)
     finally:
-        record.close()
+        store.close()
 
 
 def test_status_reports_the_cache_read_share_per_agent(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from cosci.cli import main
-    from cosci.domain import CallRecord
+    from cosci.domain import Call
 
     sid = "s-20261201-000000-abcdef"
-    record = SessionRecord.open(tmp_path / "sessions" / sid / "record.sqlite", sid)
+    store = SessionStore.open(tmp_path / "sessions" / sid / "store.sqlite", sid)
     try:
-        record.sessions.create(goal="g", config_snapshot={}, overrides=[], models_choice="opus", budget_usd=1.0,
+        store.sessions.create(goal="g", config_snapshot={}, overrides=[], models_choice="opus", budget_usd=1.0,
                                budget_tokens=None, wall_clock_seconds=60)
         for agent, inp, read in (("ranking", 1000, 800), ("generation", 3000, 0), ("ranking", 1000, 0)):
-            record.logs.add_call(CallRecord(agent=agent, action="a", mode="m", model="x", task_id=None, attempt=1,
+            store.logs.add_call(Call(agent=agent, action="a", mode="m", model="x", task_id=None, attempt=1,
                                             outcome="ok", input_tokens=inp, cache_read_tokens=read))
-        record.logs.add_call(CallRecord(agent="ranking", action="a", mode="m", model="x", task_id=None, attempt=1,
+        store.logs.add_call(Call(agent="ranking", action="a", mode="m", model="x", task_id=None, attempt=1,
                                         outcome="error:timeout", input_tokens=0))
-        assert record.logs.cache_read_shares() == pytest.approx({"ranking": 0.4, "generation": 0.0, "total": 0.16})
+        assert store.logs.cache_read_shares() == pytest.approx({"ranking": 0.4, "generation": 0.0, "total": 0.16})
     finally:
-        record.close()
+        store.close()
     main(["--data-dir", str(tmp_path), "status", sid])
     line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("cache reads"))
     assert line.split() == ["cache", "reads", "16.0%", "of", "input", "tokens", "generation", "0.0%,", "ranking",

@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 
 from cosci.config.schema import CosciConfig, EmbeddingsCfg
-from cosci.llm.embedding_calls import EmbeddingCalls
 from cosci.llm.errors import BudgetExceeded
-from cosci.llm.fake import FakeBackend
+from cosci.llm.fake.provider import FakeBackend
+from cosci.llm.gateway.embedding_calls import EmbeddingCalls
 from cosci.supervisor.loop import Supervisor
 from tests.llm.helpers import harness
 
@@ -67,15 +67,15 @@ async def test_a_session_with_a_hosted_embedder_never_exceeds_proximitys_share(c
     rt = await SessionRuntime.open(cfg, models_choice="fake")
     try:
         assert rt.deps.embedder.model == MODEL
-        reason = await Supervisor(cfg, rt.record, rt.budget, rt.execute).run()
-        rows = rt.record.db.query("SELECT outcome, cost_usd, action FROM transcripts WHERE agent='proximity'")
+        reason = await Supervisor(cfg, rt.store, rt.budget, rt.execute).run()
+        rows = rt.store.db.query("SELECT outcome, cost_usd, action FROM transcripts WHERE agent='proximity'")
         spent = sum(r["cost_usd"] for r in rows)
         share = cfg.agents["proximity"].budget_share * cfg.run.budget_usd
         assert spent <= share + 1e-12, f"proximity spent {spent:.4f} of its {share:.4f} USD ({reason})"
         outcomes = [r["outcome"] for r in rows]
         assert outcomes.count("ok") >= 2 and "error:budget" in outcomes  # it embedded, then hit the share
         assert {r["action"] for r in rows if r["outcome"] == "ok"} >= {"probe", "dedup"}
-        assert rt.record.logs.spend()["proximity"]["usd"] == pytest.approx(spent)
-        assert [e["payload"]["model"] for e in rt.record.logs.events("embedding_model")] == [MODEL]
+        assert rt.store.logs.spend()["proximity"]["usd"] == pytest.approx(spent)
+        assert [e["payload"]["model"] for e in rt.store.logs.events("embedding_model")] == [MODEL]
     finally:
         await rt.close()

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from cosci.config.schema import CosciConfig
-from cosci.llm.embedding_calls import EmbeddingCalls
-from cosci.llm.embeddings import HASH_DIM, Embedder, hash_embed
+from cosci.llm.embeddings.embedder import HASH_DIM, Embedder, hash_embed
+from cosci.llm.gateway.embedding_calls import EmbeddingCalls
 from tests.llm.helpers import Harness, harness
 
 TEXTS = ["Metformin inhibits mitochondrial complex I and depletes leukemic stem cells in AML.",

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from cosci.llm.estimate import estimate_session
+from cosci.llm.gateway.estimate import estimate_session
 from tests.llm.helpers import make_config
 
 

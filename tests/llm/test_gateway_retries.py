@@ -14,7 +14,7 @@ import pytest
 
 from cosci.config.schema import CosciConfig
 from cosci.llm import errors as E
-from cosci.llm.fake import FakeBackend, FakeReply
+from cosci.llm.fake.provider import FakeBackend, FakeReply
 from tests.llm.helpers import harness, make_config, spec_for
 
 

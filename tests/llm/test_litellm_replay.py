@@ -25,9 +25,9 @@ import respx
 
 from cosci.config.schema import CosciConfig
 from cosci.llm import errors as E
-from cosci.llm.gateway import Gateway
-from cosci.llm.structured import call_record, parse_record
-from cosci.llm.types import CallSpec, TextBlock, ToolSpec
+from cosci.llm.gateway.adapter import Gateway
+from cosci.llm.port.structured import call_record, parse_record
+from cosci.llm.port.types import CallSpec, TextBlock, ToolSpec
 from cosci.records import Record
 from tests.llm.helpers import harness, make_config
 

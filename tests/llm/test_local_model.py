@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from cosci.llm.local_model import strict_json
-from cosci.llm.structured import call_record
-from cosci.llm.types import CallSpec, TextBlock
+from cosci.llm.local.model import strict_json
+from cosci.llm.port.structured import call_record
+from cosci.llm.port.types import CallSpec, TextBlock
 from cosci.records import RecordHypothesis, TournamentVerdict, tool_schema
 from cosci.tournament.verdict import parse_verdict, rationale_of
 from tests.llm.helpers import harness, make_config
@@ -59,7 +59,7 @@ async def test_the_embedded_model_answers_through_the_gateway(tmp_path: Path) ->
     assert resp.tool_calls[0].name == "record_hypothesis" and resp.output_tokens > 0
     assert resp.cost_usd == 0.0  # registered at zero price
 
-    judge = CallSpec(route=h.gateway.router.route("ranking", "pairwise"), action="RunTournamentBatch",
+    judge = CallSpec(route=h.gateway.router.route("ranking", "pairwise"), action="RunTournamentRound",
                      system=[TextBlock("You judge two research hypotheses.", cache=True)],
                      messages=[{"role": "user", "content": PAIR}],
                      response_schema=tool_schema(TournamentVerdict))

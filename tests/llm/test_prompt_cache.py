@@ -6,8 +6,8 @@ checked in ``test_litellm_replay.py``.
 from __future__ import annotations
 
 from cosci.config.schema import CosciConfig
-from cosci.llm.fake import FakeBackend, FakeReply
-from cosci.llm.types import CallSpec, TextBlock
+from cosci.llm.fake.provider import FakeBackend, FakeReply
+from cosci.llm.port.types import CallSpec, TextBlock
 from tests.llm.helpers import harness
 
 EPHEMERAL = {"type": "ephemeral"}

@@ -9,7 +9,7 @@ import pytest
 from cosci.config.schema import CosciConfig
 from cosci.errors import MissingApiKey
 from cosci.llm.errors import ModelUnavailable
-from cosci.llm.routing import Router
+from cosci.llm.gateway.routing import Router
 from tests.llm.helpers import make_config
 
 
@@ -94,7 +94,7 @@ def test_never_degrade_modes(config: CosciConfig, agent: str, mode: str) -> None
 
 
 def test_every_shipped_models_choice_passes_the_model_check(tmp_path: Path) -> None:
-    from cosci.llm.providers import check_models
+    from cosci.llm.gateway.providers import check_models
 
     for choice in ("models=fake", "models=ollama", "models=openrouter", "models=opus", "models=local"):
         check_models(router(tmp_path, choice).config, keys=False)
@@ -104,7 +104,7 @@ def test_every_shipped_models_choice_passes_the_model_check(tmp_path: Path) -> N
 def test_a_model_no_provider_serves_is_refused_before_any_work(tmp_path: Path, model: str) -> None:
     """Fresh-user report: ``models.tiers.strong.model=nope`` ran a whole session whose every call failed."""
     from cosci.errors import UnknownModel
-    from cosci.llm.providers import check_models
+    from cosci.llm.gateway.providers import check_models
 
     with pytest.raises(UnknownModel, match=rf"^models.tiers.strong.model: '{model}' names no LiteLLM provider"):
         check_models(router(tmp_path, f"models.tiers.strong.model={model}").config)
@@ -115,7 +115,7 @@ def test_registering_prices_says_nothing_on_the_terminal(tmp_path: Path, caplog:
     warning for the fake's embedding model."""
     import logging
 
-    from cosci.llm.providers import register_providers
+    from cosci.llm.gateway.providers import register_providers
 
     with caplog.at_level(logging.WARNING):
         register_providers(router(tmp_path).config)
@@ -125,7 +125,7 @@ def test_registering_prices_says_nothing_on_the_terminal(tmp_path: Path, caplog:
 def test_a_tier_moved_to_a_hosted_model_needs_its_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Fresh-user report: `models=fake models.tiers.strong.model=openai/gpt-nope` with no OPENAI_API_KEY ran a
     session whose every call failed (the fake's tier names no key variable, so `check_keys` had nothing to check)."""
-    from cosci.llm.providers import check_models
+    from cosci.llm.gateway.providers import check_models
 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     config = router(tmp_path, "models.tiers.strong.model=openai/gpt-nope").config

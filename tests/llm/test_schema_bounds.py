@@ -9,7 +9,7 @@ import re
 
 from llama_cpp.llama_grammar import json_schema_to_gbnf
 
-from cosci.llm.schema_bounds import bound_schema, numeric_enum
+from cosci.llm.local.schema_bounds import bound_schema, numeric_enum
 from cosci.records import RecordAudit, RecordReview, claim_check_record, tool_schema
 
 

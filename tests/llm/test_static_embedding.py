@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from cosci.llm import static_embedding
-from cosci.llm.embeddings import Embedder
-from cosci.llm.static_embedding import WORDLLAMA_DIM, WORDLLAMA_MODEL, StaticModelUnavailable, wordllama_embed
+from cosci.llm.embeddings import wordllama as static_embedding
+from cosci.llm.embeddings.embedder import Embedder
+from cosci.llm.embeddings.wordllama import WORDLLAMA_DIM, WORDLLAMA_MODEL, StaticModelUnavailable, wordllama_embed
 
 PARAPHRASE = ("Metformin depletes AML leukemic stem cells by inhibiting mitochondrial complex I.",
               "By blocking respiratory complex I, metformin kills the leukemia stem cells of acute myeloid leukemia.")

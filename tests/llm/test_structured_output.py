@@ -18,9 +18,9 @@ from cosci.llm.errors import (
     StructuredOutputError,
     TruncatedArguments,
 )
-from cosci.llm.fake import FakeBackend, FakeReply
-from cosci.llm.structured import call_record, parse_record, record_tool
-from cosci.llm.types import LLMResponse, ToolCall
+from cosci.llm.fake.provider import FakeBackend, FakeReply
+from cosci.llm.port.structured import call_record, parse_record, record_tool
+from cosci.llm.port.types import LLMResponse, ToolCall
 from cosci.records import RecordHypothesis, RecordReview, tool_schema
 from tests.llm.helpers import harness, spec_for
 

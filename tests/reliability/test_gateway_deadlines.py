@@ -21,9 +21,9 @@ import respx
 
 from cosci.config.schema import CosciConfig
 from cosci.llm import errors as E
-from cosci.llm.gateway import Gateway
-from cosci.llm.structured import call_record
-from cosci.llm.types import CallSpec, TextBlock
+from cosci.llm.gateway.adapter import Gateway
+from cosci.llm.port.structured import call_record
+from cosci.llm.port.types import CallSpec, TextBlock
 from cosci.records import Record
 from tests.llm.helpers import harness, make_config
 
@@ -58,7 +58,7 @@ def ollama(tmp_path: Path, *extra: str) -> CosciConfig:
 
 
 def record_spec(gw: Gateway) -> CallSpec:
-    return CallSpec(route=gw.router.route("supervisor", "parse_goal"), action="ParseGoal",
+    return CallSpec(route=gw.router.route("goal_parsing", "parse_goal"), action="ParseGoal",
                     system=[TextBlock("Safety preamble.", cache=True)],
                     messages=[{"role": "user", "content": "Ollama is 22 years old and busy saving the world."}])
 

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from cosci.agents.generation import GenerationAgent
-from cosci.llm.fake import FakeBackend, FakeReply
-from cosci.llm.types import ToolSpec
+from cosci.llm.fake.provider import FakeBackend, FakeReply
+from cosci.llm.port.types import ToolSpec
 from cosci.safety.quoting import NEUTRALISED, neutralise, normal_view
 from cosci.session.runtime import SessionRuntime
 from cosci.tools.base import ToolResult
@@ -105,8 +105,8 @@ async def test_tool_results_reach_the_model_neutralised(runtime: SessionRuntime,
     tool = _corpus_tool(tmp_path) if source == "local_corpus_search" else StubTool(source)
     agent = GenerationAgent(replace(runtime.deps, tools=OnlyTools({source: tool})))
     fake.script(FakeReply.record(source, query="AML complex I"), agent="generation")
-    tid = runtime.record.tasks.enqueue("generation", "CreateInitialHypotheses", "g0")
-    await agent.execute(runtime.record.tasks.get(tid))
+    tid = runtime.store.tasks.enqueue("generation", "CreateInitialHypotheses", "g0")
+    await agent.execute(runtime.store.tasks.get(tid))
     second = fake.calls_for("generation")[1]
     (tool_message,) = [m for m in second.messages if m["role"] == "tool"]
     content = tool_message["content"]
@@ -119,9 +119,9 @@ async def test_tool_results_reach_the_model_neutralised(runtime: SessionRuntime,
 
 async def test_feedback_reaches_the_system_prompt_neutralised(runtime: SessionRuntime, fake: FakeBackend) -> None:
     for i, directive in enumerate(CORPUS):
-        runtime.record.logs.add_feedback("human", "directive", f"Focus on AML. {directive}", key=f"d{i}")
-    tid = runtime.record.tasks.enqueue("generation", "GenerateHypothesis", "g0")
-    await runtime.execute(runtime.record.tasks.get(tid))
+        runtime.store.logs.add_feedback("human", "directive", f"Focus on AML. {directive}", key=f"d{i}")
+    tid = runtime.store.tasks.enqueue("generation", "GenerateHypothesis", "g0")
+    await runtime.execute(runtime.store.tasks.get(tid))
     (system,) = [m for m in fake.calls_for("generation")[0].messages if m["role"] == "system"]
     feedback = system["content"][-1]["text"]
     assert feedback.count("<untrusted_source") == len(CORPUS)

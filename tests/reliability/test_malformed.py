@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from cosci.errors import CosciError
-from cosci.llm.fake import FakeBackend, FakeReply
+from cosci.llm.fake.provider import FakeBackend, FakeReply
 from cosci.session.runtime import SessionRuntime
 
 HYP = {"title": "Metformin", "statement": "Metformin depletes AML stem cells.", "mechanism": "Complex I.",
@@ -57,9 +57,9 @@ def _no_crash(exc: BaseException | None) -> None:
 
 
 async def _execute(runtime: SessionRuntime, agent: str, action: str, key: str, **kw: Any) -> tuple[str, Any]:
-    tid = runtime.record.tasks.enqueue(agent, action, key, **kw)
+    tid = runtime.store.tasks.enqueue(agent, action, key, **kw)
     assert tid is not None
-    task = runtime.record.tasks.get(tid)
+    task = runtime.store.tasks.get(tid)
     assert task is not None
     try:
         return tid, await runtime.execute(task)
@@ -73,12 +73,12 @@ async def test_malformed_records_never_crash_and_are_recorded(planned: SessionRu
     fake.script(RECORD_KINDS[kind], agent="generation", times=30)
     tid, outcome = await _execute(planned, "generation", "GenerateHypothesis", f"g-{kind}")
     _no_crash(outcome if isinstance(outcome, BaseException) else None)
-    rows = planned.record.db.query("SELECT outcome, response FROM transcripts WHERE task_id=?", (tid,))
+    rows = planned.store.db.query("SELECT outcome, response FROM transcripts WHERE task_id=?", (tid,))
     outcomes = [r["outcome"] for r in rows]
     assert "ok" in outcomes and set(outcomes) <= {"ok", "error:budget"}, outcomes  # each answer kept as it came
     if not isinstance(outcome, BaseException):  # a record got through: it is a valid one
         for hid in outcome.hypothesis_ids:
-            assert planned.record.hypotheses.get(hid) is not None
+            assert planned.store.hypotheses.get(hid) is not None
 
 
 @pytest.mark.parametrize("kind", sorted(VERDICT_KINDS))
@@ -88,11 +88,11 @@ async def test_malformed_verdicts_never_crash_and_the_match_is_recorded(planned:
     a = add_player("Metformin inhibits complex I to deplete leukemic stem cells", elo=1300.0, matches=6)
     b = add_player("Itraconazole blocks SMO to sensitise relapsed blasts", elo=1100.0, matches=6)
     fake.script(FakeReply(text=VERDICT_KINDS[kind]), agent="ranking", times=30)
-    _, outcome = await _execute(planned, "ranking", "RunTournamentBatch", f"b-{kind}")
+    _, outcome = await _execute(planned, "ranking", "RunTournamentRound", f"b-{kind}")
     _no_crash(outcome if isinstance(outcome, BaseException) else None)
-    matches = planned.record.db.query("SELECT winner, verdict_valid FROM tournament_matches")
+    matches = planned.store.db.query("SELECT winner, verdict_valid FROM tournament_matches")
     assert len(matches) == 1  # the match is recorded whatever the judge said
-    elo = {h.id: h.elo for h in planned.record.hypotheses.all()}
+    elo = {h.id: h.elo for h in planned.store.hypotheses.all()}
     if not matches[0]["verdict_valid"]:  # no valid verdict: Elo unchanged
         assert (elo[a], elo[b]) == (1300.0, 1100.0)
 

@@ -16,8 +16,8 @@ import pytest
 
 from bench import reliability as suite
 from cosci.errors import SessionFailed
-from cosci.llm.fake import FakeBackend
-from cosci.store import RECORD_FILE, SessionRecord
+from cosci.llm.fake.provider import FakeBackend
+from cosci.store import STORE_FILE, SessionStore
 from tests.conftest import make_config
 
 pytestmark = pytest.mark.slow
@@ -83,13 +83,13 @@ def test_a_goal_that_cannot_be_parsed_fails_the_session_and_the_flow(prefect_ser
     config = make_config(tmp_path / "data")
     with pytest.raises(SessionFailed, match=r"(supervisor/ParseGoal|safety/ScreenGoal) failed"):
         asyncio.run(session_flow(config.model_dump(mode="json"), ["experiment=demo"], "fake", None))
-    (db,) = (tmp_path / "data" / "sessions").glob(f"*/{RECORD_FILE}")
-    record = SessionRecord.open(db, db.parent.name)
-    row = record.sessions.get()
+    (db,) = (tmp_path / "data" / "sessions").glob(f"*/{STORE_FILE}")
+    store = SessionStore.open(db, db.parent.name)
+    row = store.sessions.get()
     assert (row.status, row.stop_reason) == ("failed", "error")
-    assert record.logs.events("session_failed")
-    assert record.hypotheses.count() == 0
-    record.close()
+    assert store.logs.events("session_failed")
+    assert store.hypotheses.count() == 0
+    store.close()
     with sqlite3.connect(db) as conn:  # the goal task is dead, not silently pending
         first = "ScreenGoal" if config.safety and config.safety.enabled else "ParseGoal"  # issue 15: screened first
         assert conn.execute("SELECT status FROM tasks WHERE action=?", (first,)).fetchone()[0] == "dead"
@@ -134,9 +134,9 @@ def test_a_session_where_no_call_succeeds_fails(prefect_server: None, fake: Fake
 
 def _assert_failed(data: Path) -> None:
     """The one session under ``data`` ended ``failed`` with stop reason ``error``."""
-    (db,) = (data / "sessions").glob(f"*/{RECORD_FILE}")
-    record = SessionRecord.open(db, db.parent.name)
+    (db,) = (data / "sessions").glob(f"*/{STORE_FILE}")
+    store = SessionStore.open(db, db.parent.name)
     try:
-        assert (record.sessions.get().status, record.sessions.get().stop_reason) == ("failed", "error")
+        assert (store.sessions.get().status, store.sessions.get().stop_reason) == ("failed", "error")
     finally:
-        record.close()
+        store.close()

@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 
 from cosci.config.schema import CosciConfig
-from cosci.llm.fake import FakeBackend
+from cosci.llm.fake.provider import FakeBackend
 from cosci.session.folder import SessionFolder
 from cosci.session.runtime import SessionRuntime
-from cosci.store import RECORD_FILE, SessionRecord
+from cosci.store import STORE_FILE, SessionStore
 from cosci.supervisor.loop import Supervisor
 from cosci.supervisor.termination import StopReason
 from tests.test_cli import open_only
@@ -33,7 +33,7 @@ def test_the_summary_goes_to_stdout_and_the_estimate_to_stderr(monkeypatch: pyte
 
     summary = {"session_id": "s-1", "stop_reason": "idle", "spent_usd": 0.01, "tokens": 10, "hypotheses": 2,
                "matches": 1, "top_elo": 1216.0, "elapsed_seconds": 3.0, "overview_path": "/x/overview.md",
-               "record_path": "/x/record.sqlite", "mlflow_run_id": None}
+               "store_path": "/x/store.sqlite", "mlflow_run_id": None}
 
     async def fake_flow(*args: Any, **kwargs: Any) -> dict[str, Any]:
         return summary
@@ -54,14 +54,14 @@ async def test_a_paused_session_says_so_and_an_abort_reads_aborted(config: Cosci
     logger.addHandler(handler)
     rt = await SessionRuntime.open(config, models_choice="fake")
     try:
-        rt.record.sessions.update(status="paused")
-        sup = Supervisor(config, rt.record, rt.budget, rt.execute)
+        rt.store.sessions.update(status="paused")
+        sup = Supervisor(config, rt.store, rt.budget, rt.execute)
         run = asyncio.create_task(sup.run())
         for _ in range(50):
             if messages:
                 break
             await asyncio.sleep(0.1)
-        rt.record.sessions.update(status="aborting")
+        rt.store.sessions.update(status="aborting")
         reason = await asyncio.wait_for(run, 30)
         await sup.finalize(reason)
     finally:
@@ -71,9 +71,9 @@ async def test_a_paused_session_says_so_and_an_abort_reads_aborted(config: Cosci
     assert messages == [f"session {sid} is paused; this process waits: continue with `cosci resume {sid}`, stop with "
                         f"`cosci abort {sid}`"]
     assert reason == StopReason.EXTERNAL and str(reason) == "aborted"
-    record = SessionRecord.open(config.paths.data_dir / "sessions" / sid / RECORD_FILE, sid)
-    assert record.sessions.get().stop_reason == "aborted"
-    record.close()
+    store = SessionStore.open(config.paths.data_dir / "sessions" / sid / STORE_FILE, sid)
+    assert store.sessions.get().stop_reason == "aborted"
+    store.close()
 
 
 async def test_a_copied_session_resumes_in_the_folder_it_was_found(config: CosciConfig, fake: FakeBackend,
@@ -86,16 +86,16 @@ async def test_a_copied_session_resumes_in_the_folder_it_was_found(config: Cosci
     assert resumed.paths.data_dir == copy.resolve()
 
     rt = await SessionRuntime.open(resumed, session_id=sid, models_choice="fake")
-    sup = Supervisor(resumed, rt.record, rt.budget, rt.execute)
+    sup = Supervisor(resumed, rt.store, rt.budget, rt.execute)
     rt.write_overview(await sup.finalize(await sup.run()))
     await rt.close()
 
     def state(root: Path) -> tuple[str, int]:
-        rec = SessionRecord.open(root / "sessions" / sid / RECORD_FILE, sid)
+        store = SessionStore.open(root / "sessions" / sid / STORE_FILE, sid)
         try:
-            return rec.sessions.status(), rec.hypotheses.count()
+            return store.sessions.status(), store.hypotheses.count()
         finally:
-            rec.close()
+            store.close()
 
     assert state(copy)[0] == "done" and state(copy)[1] > 0
     assert state(original) == ("running", 0)  # the original was not touched

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from cosci.domain import hypothesis_id
-from cosci.llm.fake import FAKE
+from cosci.llm.fake.provider import FAKE
 from cosci.records import Citation, Evidence, RecordHypothesis, RecordReview
 from cosci.report.render import write_report
-from cosci.store import RECORD_FILE, SessionRecord
+from cosci.store import STORE_FILE, SessionStore
 from tests.conftest import make_config
 from tests.test_cli import run_plain
 
@@ -42,42 +42,42 @@ class Session:
     def report(self) -> Path:
         return self.folder / "final" / "report.html"
 
-    def record(self) -> SessionRecord:
-        return SessionRecord.open(self.folder / RECORD_FILE, self.sid)
+    def store(self) -> SessionStore:
+        return SessionStore.open(self.folder / STORE_FILE, self.sid)
 
 
-def _hypothesis(record: SessionRecord, title: str, citations: list[Citation]) -> str:
+def _hypothesis(store: SessionStore, title: str, citations: list[Citation]) -> str:
     rec = RecordHypothesis(title=title, statement=f"{title} statement", mechanism="<b>bold?</b> mechanism",
                            entities=["AMPK"], anticipated_outcomes="", novelty_argument="", citations=citations)
-    hid = hypothesis_id(record.session_id, "literature", rec.statement)
-    record.hypotheses.insert(hid, rec, elo=1200.0, task_id=None)
+    hid = hypothesis_id(store.session_id, "literature", rec.statement)
+    store.hypotheses.insert(hid, rec, elo=1200.0, task_id=None)
     return hid
 
 
-def _set_state(record: SessionRecord, hid: str, state: str) -> None:
-    with record.db.tx() as c:  # directly: the test places rows, it does not exercise the state machine
+def _set_state(store: SessionStore, hid: str, state: str) -> None:
+    with store.db.tx() as c:  # directly: the test places rows, it does not exercise the state machine
         c.execute("UPDATE hypotheses SET state=? WHERE id=?", (state, hid))
 
 
-def add_hostile_text(record: SessionRecord) -> tuple[str, str]:
+def add_hostile_text(store: SessionStore) -> tuple[str, str]:
     """Write the hostile rows described in the module docstring; returns (hostile id, quarantined id)."""
-    hostile = _hypothesis(record, HOSTILE_TITLE, [
+    hostile = _hypothesis(store, HOSTILE_TITLE, [
         Citation(url="javascript:alert(1)", title="a javascript: link"),
         Citation(url="https://pubmed.ncbi.nlm.nih.gov/12345/", title="A real paper", year=2020)])
-    _set_state(record, hostile, "in_tournament")
-    quarantined = _hypothesis(record, "A quarantined hypothesis", [])
-    _set_state(record, quarantined, "quarantined")
+    _set_state(store, hostile, "in_tournament")
+    quarantined = _hypothesis(store, "A quarantined hypothesis", [])
+    _set_state(store, quarantined, "quarantined")
     review = RecordReview(verdict="neutral", novelty=0.5, correctness=0.25, testability=0.75, feasibility=1.0,
                           evidence=[Evidence(claim="claim", url="https://example.org/a", excerpt="<i>x</i>")],
                           notes=HOSTILE_NOTE)
-    record.hypotheses.add_review(hostile, review, task_id="T-test")
-    opponent = next(h.id for h in record.hypotheses.ranked() if h.id != hostile)
-    record.matches.apply("M-hostile", hostile, opponent, mode="debate", winner=hostile,
+    store.hypotheses.add_review(hostile, review, task_id="T-test")
+    opponent = next(h.id for h in store.hypotheses.ranked() if h.id != hostile)
+    store.matches.apply("M-hostile", hostile, opponent, mode="debate", winner=hostile,
                          rule=lambda _ea, _na, _eb, _nb, a_won: (16.0 if a_won else -16.0, 32.0),
                          rationale="<b>rationale</b>", transcript=[{"speaker": "expert 1", "text": HOSTILE_TURN}],
                          task_id="T-test")
-    overview = record.sessions.get().final_overview or ""
-    record.sessions.update(final_overview=overview + f"\n\nSee also [{hostile}] and [{UNKNOWN_ID}]. "
+    overview = store.sessions.get().final_overview or ""
+    store.sessions.update(final_overview=overview + f"\n\nSee also [{hostile}] and [{UNKNOWN_ID}]. "
                            "<script>window.__pwned = 4</script> [a source](https://example.org/paper)\n")
     return hostile, quarantined
 
@@ -91,10 +91,10 @@ def session(tmp_path_factory: pytest.TempPathFactory) -> Session:
     finally:
         FAKE.reset()
     folder = data / "sessions" / sid
-    record = SessionRecord.open(folder / RECORD_FILE, sid)
+    store = SessionStore.open(folder / STORE_FILE, sid)
     try:
-        hostile, quarantined = add_hostile_text(record)
-        write_report(record, folder)
+        hostile, quarantined = add_hostile_text(store)
+        write_report(store, folder)
     finally:
-        record.close()
+        store.close()
     return Session(data, sid, hostile, quarantined)

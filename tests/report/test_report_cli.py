@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from cosci.config.schema import CosciConfig
-from cosci.llm.fake import FakeBackend
+from cosci.llm.fake.provider import FakeBackend
 from cosci.session.runtime import SessionRuntime
 from cosci.stats import SessionStats
 from cosci.supervisor.loop import Supervisor
@@ -46,7 +46,7 @@ def test_report_html_of_a_running_session(config: CosciConfig, fake: FakeBackend
     async def run() -> _ReportWhileRunning:
         rt = await SessionRuntime.open(config, models_choice="fake")
         probe = _ReportWhileRunning(config.paths.data_dir, rt.session_id, capsys)
-        sup = Supervisor(config, rt.record, rt.budget, rt.execute, [probe])
+        sup = Supervisor(config, rt.store, rt.budget, rt.execute, [probe])
         rt.write_overview(await sup.finalize(await sup.run()))
         await rt.close()
         return probe
@@ -70,12 +70,12 @@ def test_export_formats(session: Session, tmp_path: Path, capsys: pytest.Capture
     assert code == 0 and Path(printed.strip()) == out
     lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     kinds = [line["type"] for line in lines]
-    record = session.record()
+    store = session.store()
     assert kinds[0] == "session" and kinds.count("session") == 1
-    assert kinds.count("hypothesis") == len(record.hypotheses.all())
-    assert kinds.count("review") == len(record.hypotheses.reviews())
-    assert kinds.count("match") == record.matches.count()
-    record.close()
+    assert kinds.count("hypothesis") == len(store.hypotheses.all())
+    assert kinds.count("review") == len(store.hypotheses.reviews())
+    assert kinds.count("match") == store.matches.count()
+    store.close()
     debate = next(line for line in lines if line["type"] == "match" and line["id"] == "M-hostile")
     assert debate["transcript"][0]["speaker"] == "expert 1"
     code, html, _ = _cli(capsys, *args, "--format", "html")

@@ -60,10 +60,10 @@ def test_every_in_page_link_resolves_and_known_ids_are_linked(session: Session) 
     assert local and set(local) <= page.ids
     overview = html[html.index('<section id="overview">'):html.index('<section id="hypotheses">')]
     linked = set(re.findall(r'href="#(H-[0-9a-f]{12})"', overview))
-    record = session.record()
-    cited = set(re.findall(r"\[(H-[0-9a-f]{12})\]", record.sessions.get().final_overview or ""))
-    known = {h.id for h in record.hypotheses.all()}
-    record.close()
+    store = session.store()
+    cited = set(re.findall(r"\[(H-[0-9a-f]{12})\]", store.sessions.get().final_overview or ""))
+    known = {h.id for h in store.hypotheses.all()}
+    store.close()
     assert session.hostile in linked and linked == cited & known
     assert UNKNOWN_ID in overview and UNKNOWN_ID not in linked
     assert 'target="_blank" rel="noopener noreferrer" href="https://example.org/paper"' in overview
@@ -71,8 +71,8 @@ def test_every_in_page_link_resolves_and_known_ids_are_linked(session: Session) 
 
 def test_sections_leaderboard_and_figures(session: Session) -> None:
     html = session.report.read_text(encoding="utf-8")
-    record = session.record()
-    hyps = record.hypotheses.all()
+    store = session.store()
+    hyps = store.hypotheses.all()
     for h in hyps:
         assert f'<section class="hypothesis state-{h.state}" id="{h.id}">' in html
     start = html.index('id="leaderboard-table"')
@@ -81,16 +81,16 @@ def test_sections_leaderboard_and_figures(session: Session) -> None:
     assert session.quarantined not in leaderboard and session.quarantined in apart[:2000]
     assert leaderboard.count("<tr data-id=") == len([h for h in hyps if h.state not in ("quarantined", "rejected",
                                                                                          "retired")])
-    assert bool(record.matches.bt()) == ("BT score" in html)  # BT columns show when the leaderboard has them
+    assert bool(store.matches.bt()) == ("BT score" in html)  # BT columns show when the leaderboard has them
     lineage = html[html.index('<section id="lineage">'):html.index('<section id="overview">')]
     assert "<svg" in lineage and 'class="node"' in lineage  # laid out by Graphviz
     edges = [(p, h.id, h.strategy) for h in hyps for p in h.parent_ids]
     assert edges and all(s in lineage for _, _, s in edges)
     ratings = html[html.index('<section id="ratings">'):html.index('<section id="lineage">')]
     assert "<svg" in ratings and "Elo rating" in ratings
-    for agent, spend in record.logs.spend().items():
+    for agent, spend in store.logs.spend().items():
         assert f"<td>{agent}</td><td class=\"n\">{spend['usd']:.4f}</td>" in html
-    record.close()
+    store.close()
     assert "debate transcript (1 turns)" in html and "<details>" in html
     assert 'href="https://pubmed.ncbi.nlm.nih.gov/12345/"' in html
 
@@ -107,13 +107,13 @@ def test_bradley_terry_columns_and_verified_marks_show_when_present(session: Ses
                                   pl.Series("bt_ci_high", [float(n - i) + 0.25 for i in range(n)]))
 
     monkeypatch.setattr(report_data, "leaderboard_frame", with_bt)
-    record = session.record()
+    store = session.store()
     citations = [{"url": "https://example.org/v", "title": "checked", "status": "verified"},
                  {"url": "https://example.org/u", "title": "an older record", "status": "unverified"},
                  {"url": "https://example.org/m", "title": "changed number", "status": "misquoted",
                   "mismatch": "number: the source has '40', the excerpt '90'"}]
-    data = collect(record)
-    record.close()
+    data = collect(store)
+    store.close()
     view = next(v for v in data.hypotheses if v.row["id"] == session.hostile)
     view.citations = citations
     html = render_html(data)
@@ -129,9 +129,9 @@ def test_without_graphviz_the_lineage_is_a_list(session: Session, monkeypatch: p
         raise FigureUnavailable("Graphviz could not draw the lineage (ExecutableNotFound)")
 
     monkeypatch.setattr(render, "lineage_svg", missing)
-    record = session.record()
-    html = render_html(collect(record))
-    record.close()
+    store = session.store()
+    html = render_html(collect(store))
+    store.close()
     lineage = html[html.index('<section id="lineage">'):html.index('<section id="overview">')]
     assert "ExecutableNotFound" in lineage and "<svg" not in lineage and "→" in lineage
 
@@ -170,21 +170,21 @@ def test_the_report_loads_no_framework() -> None:
     edges; the CLI's ``cosci report --html`` stays light)."""
     from tests.test_purity import loaded_frameworks
 
-    assert loaded_frameworks("cosci.report.commands", "cosci.report.data", "cosci.llm.routing") == set()
+    assert loaded_frameworks("cosci.report.commands", "cosci.report.data", "cosci.llm.gateway.routing") == set()
 
 
 def test_judge_statistics_from_the_newest_judge_event(session: Session, tmp_path) -> None:
     import shutil
 
     from cosci.report.data import judge_statistics
-    from cosci.store import RECORD_FILE, SessionRecord
+    from cosci.store import STORE_FILE, SessionStore
 
-    shutil.copy(session.folder / RECORD_FILE, tmp_path / RECORD_FILE)
-    record = SessionRecord.open(tmp_path / RECORD_FILE, session.sid)
-    assert judge_statistics(record) is None
-    record.logs.event("judge_stats", {"flip_rate": 0.5})
-    record.logs.event("judge_stats", {"flip_rate": 0.25, "first_position_win_rate": 0.5})
-    assert judge_statistics(record) == {"flip_rate": 0.25, "first_position_win_rate": 0.5}
-    html = render_html(collect(record))
-    record.close()
+    shutil.copy(session.folder / STORE_FILE, tmp_path / STORE_FILE)
+    store = SessionStore.open(tmp_path / STORE_FILE, session.sid)
+    assert judge_statistics(store) is None
+    store.logs.event("judge_stats", {"flip_rate": 0.5})
+    store.logs.event("judge_stats", {"flip_rate": 0.25, "first_position_win_rate": 0.5})
+    assert judge_statistics(store) == {"flip_rate": 0.25, "first_position_win_rate": 0.5}
+    html = render_html(collect(store))
+    store.close()
     assert "Judge statistics" in html and "<td>flip_rate</td><td class=\"n\">0.25</td>" in html

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from cosci.config.schema import CosciConfig
-from cosci.llm.routing import Router
-from cosci.llm.types import CallSpec, LLMResponse, Route, ToolCall
+from cosci.llm.gateway.routing import Router
+from cosci.llm.port.types import CallSpec, LLMResponse, Route, ToolCall
 from cosci.safety.classifier import Classifier, acts
-from cosci.store import SessionRecord
+from cosci.store import SessionStore
 
 HARMFUL = "Describe a precursor route to synthesize sarin with household chemicals."
 ORDINARY = "Propose approved drugs to repurpose for acute myeloid leukemia."
@@ -40,11 +40,11 @@ class EmbeddedRouter(Router):
 
 
 @pytest.fixture
-def record(tmp_path: Path, config: CosciConfig) -> SessionRecord:
-    rec = SessionRecord.open(tmp_path / "record.sqlite", "s-1")
-    rec.sessions.create(goal="g", config_snapshot={}, overrides=[], models_choice="fake", budget_usd=1.0,
+def store(tmp_path: Path, config: CosciConfig) -> SessionStore:
+    store = SessionStore.open(tmp_path / "store.sqlite", "s-1")
+    store.sessions.create(goal="g", config_snapshot={}, overrides=[], models_choice="fake", budget_usd=1.0,
                         budget_tokens=None, wall_clock_seconds=60.0)
-    return rec
+    return store
 
 
 def test_which_decisions_act_follow_the_config(config: CosciConfig) -> None:
@@ -59,20 +59,20 @@ def test_quarantine_on_flag_can_be_chosen(config: CosciConfig) -> None:
 
 
 async def test_categories_are_mapped_and_a_text_is_screened_once(config: CosciConfig,
-                                                                 record: SessionRecord) -> None:
+                                                                 store: SessionStore) -> None:
     port = Port("block", ["Radiological / Nuclear", "CYBER", "made-up", "cyber"])
-    clf = Classifier(config, port, Router(config), record)
+    clf = Classifier(config, port, Router(config), store)
     first = await clf.screen("hypothesis", HARMFUL, subject_id="H-1")
     again = await clf.screen("hypothesis", HARMFUL, subject_id="H-1")
     assert len(port.specs) == 1 and again.verdict == first.verdict
     assert first.verdict.categories == ["radiological_nuclear", "cyber", "other"] and first.acted
     assert port.specs[0].route.key == "safety.classify" and port.specs[0].tool_choice == "record_safety_verdict"
     assert first.verdict.prescreen == ['chemical: "sarin" + "synthesize"']
-    assert record.safety.counts() == {"block": 1} and record.logs.events("safety_block")
+    assert store.safety.counts() == {"block": 1} and store.logs.events("safety_block")
 
 
-async def test_the_embedded_models_block_needs_a_prescreen_hit(config: CosciConfig, record: SessionRecord) -> None:
-    clf = Classifier(config, Port("block", ["biological"]), EmbeddedRouter(config), record)
+async def test_the_embedded_models_block_needs_a_prescreen_hit(config: CosciConfig, store: SessionStore) -> None:
+    clf = Classifier(config, Port("block", ["biological"]), EmbeddedRouter(config), store)
     ordinary = await clf.screen("goal", ORDINARY)
     assert ordinary.decision == "flag" and not ordinary.acted
     assert ordinary.verdict.rationale.startswith("embedded model's block without a pre-screen hit")
@@ -81,6 +81,6 @@ async def test_the_embedded_models_block_needs_a_prescreen_hit(config: CosciConf
 
 
 @pytest.mark.overrides("safety.embedded_block_needs_prescreen=false")
-async def test_the_embedded_rule_can_be_turned_off(config: CosciConfig, record: SessionRecord) -> None:
-    clf = Classifier(config, Port("block", ["biological"]), EmbeddedRouter(config), record)
+async def test_the_embedded_rule_can_be_turned_off(config: CosciConfig, store: SessionStore) -> None:
+    clf = Classifier(config, Port("block", ["biological"]), EmbeddedRouter(config), store)
     assert (await clf.screen("goal", ORDINARY)).acted

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from cosci.agents.generation import GenerationAgent
-from cosci.llm.fake import FakeBackend, FakeReply
-from cosci.llm.types import ToolSpec
+from cosci.llm.fake.provider import FakeBackend, FakeReply
+from cosci.llm.port.types import ToolSpec
 from cosci.records import RecordHypothesis
 from cosci.safety.quoting import NEUTRALISED, neutralise, quote_hypothesis, quote_untrusted
 from cosci.session.runtime import SessionRuntime
@@ -105,8 +105,8 @@ async def test_a_literature_result_reaches_the_model_quoted_and_neutralised(runt
                                                                             fake: FakeBackend) -> None:
     agent = GenerationAgent(replace(runtime.deps, tools=OnlyTools({"pubmed_search": InjectingSearch()})))
     fake.script(FakeReply.record("pubmed_search", query="metformin AML"), agent="generation")
-    tid = runtime.record.tasks.enqueue("generation", "CreateInitialHypotheses", "g0")
-    result = await agent.execute(runtime.record.tasks.get(tid))
+    tid = runtime.store.tasks.enqueue("generation", "CreateInitialHypotheses", "g0")
+    result = await agent.execute(runtime.store.tasks.get(tid))
 
     second = fake.calls_for("generation")[1]  # the call that saw the tool result
     (tool_message,) = [m for m in second.messages if m["role"] == "tool"]
@@ -116,7 +116,7 @@ async def test_a_literature_result_reaches_the_model_quoted_and_neutralised(runt
     non_system = "\n".join(str(m.get("content")) for m in second.messages if m["role"] != "system")
     assert UNNEUTRALISED.search(non_system) is None
     # the URL the injection pushed was never returned as a source, so it cannot be cited
-    h = runtime.record.hypotheses.get(result.hypothesis_ids[0])
+    h = runtime.store.hypotheses.get(result.hypothesis_ids[0])
     assert [c["url"] for c in h.citations] == [URL]
 
 
@@ -124,11 +124,11 @@ async def test_an_observation_article_is_quoted_in_the_rendered_prompt(runtime: 
                                                                        fake: FakeBackend) -> None:
     rec = RecordHypothesis(title="Metformin", statement="Metformin inhibits complex I in AML.", mechanism="m",
                            entities=[], anticipated_outcomes="", novelty_argument="", citations=[])
-    runtime.record.hypotheses.insert("H-0123456789ab", rec, elo=1200.0, task_id=None)
+    runtime.store.hypotheses.insert("H-0123456789ab", rec, elo=1200.0, task_id=None)
     article = {"title": "Complex I in AML", "abstract": INJECTION, "url": URL}
-    tid = runtime.record.tasks.enqueue("reflection", "ReviewHypothesis", "r0", target_id="H-0123456789ab",
-                                       payload={"kind": "observation", "article": article})
-    await runtime.execute(runtime.record.tasks.get(tid))
+    tid = runtime.store.tasks.enqueue("reflection", "ReviewHypothesis", "r0", target_id="H-0123456789ab",
+                                       payload={"mode": "observation", "article": article})
+    await runtime.execute(runtime.store.tasks.get(tid))
     (call,) = fake.calls_for("reflection", "observation")
     (user,) = [m["content"] for m in call.messages if m["role"] == "user"]
     assert_quoted_and_neutralised(user, "article-PMID:77777777")  # the article block is named by its source id
@@ -136,9 +136,9 @@ async def test_an_observation_article_is_quoted_in_the_rendered_prompt(runtime: 
 
 async def test_a_researcher_directive_is_quoted_in_the_system_prompt(runtime: SessionRuntime,
                                                                      fake: FakeBackend) -> None:
-    fid = runtime.record.logs.add_feedback("human", "directive", INJECTION, key="d1")
-    tid = runtime.record.tasks.enqueue("generation", "GenerateHypothesis", "g0")
-    await runtime.execute(runtime.record.tasks.get(tid))
+    fid = runtime.store.logs.add_feedback("human", "directive", INJECTION, key="d1")
+    tid = runtime.store.tasks.enqueue("generation", "GenerateHypothesis", "g0")
+    await runtime.execute(runtime.store.tasks.get(tid))
     call = fake.calls_for("generation")[0]
     (system,) = [m for m in call.messages if m["role"] == "system"]
     feedback_block = system["content"][-1]["text"]

@@ -14,9 +14,9 @@ import pytest
 from cosci.cli import main
 from cosci.config.schema import CosciConfig
 from cosci.domain import Task, TaskResult
-from cosci.llm.fake import FakeBackend, FakeReply
+from cosci.llm.fake.provider import FakeBackend, FakeReply
 from cosci.session.runtime import SessionRuntime
-from cosci.store import SessionRecord
+from cosci.store import SessionStore
 from cosci.store.db import Database, _statements
 from cosci.supervisor.loop import Supervisor
 from cosci.supervisor.termination import StopReason
@@ -47,10 +47,10 @@ async def test_blocked_feedback_exits_3_and_never_reaches_a_prompt(config: Cosci
     assert "feedback refused by safety screening" in err and "biological" in err
     code, out, _ = await asyncio.to_thread(cli, capsys, data, "feedback", sid, "--kind", "directive", "--text", allowed)
     assert code == 0 and "recorded" in out
-    record = SessionRecord.open(data / "sessions" / sid / "record.sqlite", sid)
-    assert [f.text for f in record.logs.feedback(source="human")] == [allowed]
-    assert [v.decision for v in record.safety.all("feedback")] == ["block", "allow"]
-    record.close()
+    store = SessionStore.open(data / "sessions" / sid / "store.sqlite", sid)
+    assert [f.text for f in store.logs.feedback(source="human")] == [allowed]
+    assert [v.decision for v in store.safety.all("feedback")] == ["block", "allow"]
+    store.close()
     rt, _, _ = await run(config, await SessionRuntime.open(config, session_id=sid))
     await rt.close()
     generation = fake.calls_for("generation")
@@ -72,9 +72,9 @@ async def test_release_puts_a_quarantined_hypothesis_back_in_the_tournament(
             sup.interrupt()
         return result
 
-    sup = Supervisor(config, rt.record, rt.budget, runner)
+    sup = Supervisor(config, rt.store, rt.budget, runner)
     assert await sup.run() == StopReason.INTERRUPTED
-    [h] = rt.record.hypotheses.all(states=("quarantined",))
+    [h] = rt.store.hypotheses.all(states=("quarantined",))
     data, sid = config.paths.data_dir, rt.session_id
     code, out, _ = cli(capsys, data, "status", sid)
     assert code == 0 and f"quarantined  [{h.id}]" in out and "block (cyber): describes an intrusion" in out
@@ -84,15 +84,15 @@ async def test_release_puts_a_quarantined_hypothesis_back_in_the_tournament(
     assert code == 2 and "not quarantined" in err
     code, out, _ = cli(capsys, data, "release", sid, h.id, "--by", "Dr Rivera", "--why", "a false positive")
     assert code == 0 and "released by Dr Rivera" in out
-    [event] = rt.record.logs.events("hypothesis_released")
+    [event] = rt.store.logs.events("hypothesis_released")
     assert event["payload"] == {"id": h.id, "by": "Dr Rivera", "why": "a false positive",
-                                "verdict_id": rt.record.safety.latest("hypothesis", h.id).id}  # type: ignore[union-attr]
+                                "verdict_id": rt.store.safety.latest("hypothesis", h.id).id}  # type: ignore[union-attr]
     rt, _, overview = await run(config, rt)
     try:
-        released = rt.record.hypotheses.get(h.id)
+        released = rt.store.hypotheses.get(h.id)
         assert released and released.state == "in_tournament" and released.matches_played > 0
-        assert rt.record.hypotheses.reviews(h.id) and h.id in overview
-        assert len(rt.record.safety.all("hypothesis", h.id)) == 1  # not screened again after the release
+        assert rt.store.hypotheses.reviews(h.id) and h.id in overview
+        assert len(rt.store.safety.all("hypothesis", h.id)) == 1  # not screened again after the release
     finally:
         await rt.close()
 
@@ -114,7 +114,7 @@ async def test_a_refused_session_cannot_be_resumed_or_given_feedback(
 
 
 def test_migration_keeps_version_1_sessions_and_allows_refused(tmp_path: Path) -> None:
-    path = tmp_path / "record.sqlite"
+    path = tmp_path / "store.sqlite"
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("PRAGMA foreign_keys=ON")
     sql = (resources.files("cosci.store") / "migrations" / "0001_init.sql").read_text(encoding="utf-8")
@@ -128,10 +128,10 @@ def test_migration_keeps_version_1_sessions_and_allows_refused(tmp_path: Path) -
                  " created_at) VALUES ('H-1', 's', 't', 'st', 'm', 'literature', 1200, 'draft', 0)")
     conn.close()
     db = Database(path)  # applies 0003 (and any other newer migration)
-    record = SessionRecord(db, "s")
-    assert record.sessions.get().status == "done" and record.hypotheses.get("H-1") is not None
-    record.sessions.update(status="refused")
-    assert record.sessions.status() == "refused"
+    store = SessionStore(db, "s")
+    assert store.sessions.get().status == "done" and store.hypotheses.get("H-1") is not None
+    store.sessions.update(status="refused")
+    assert store.sessions.status() == "refused"
     assert db.query("PRAGMA foreign_key_check") == [] and db.scalar("PRAGMA defer_foreign_keys") == 0
     with pytest.raises(sqlite3.IntegrityError), db.tx() as c:  # foreign keys still hold after the rebuild
         c.execute("INSERT INTO hypotheses (id, session_id, title, statement, mechanism, strategy, elo, state,"

@@ -10,7 +10,7 @@ import pytest
 
 from cosci.cli import main
 from cosci.config.schema import CosciConfig
-from cosci.llm.fake import FakeBackend, FakeReply
+from cosci.llm.fake.provider import FakeBackend, FakeReply
 from cosci.session.runtime import SessionRuntime
 from cosci.supervisor.loop import Supervisor
 from cosci.supervisor.termination import StopReason
@@ -20,7 +20,7 @@ from cosci.tracking.artifacts import leaderboard_frame
 async def run(config: CosciConfig, rt: SessionRuntime | None = None) -> tuple[SessionRuntime, StopReason, str]:
     """Run a session to its end with the runtime as the runner (no Prefect); the caller closes the runtime."""
     rt = rt or await SessionRuntime.open(config, models_choice="fake")
-    sup = Supervisor(config, rt.record, rt.budget, rt.execute)
+    sup = Supervisor(config, rt.store, rt.budget, rt.execute)
     reason = await sup.run()
     overview = await sup.finalize(reason)
     rt.write_overview(overview)
@@ -35,13 +35,13 @@ async def test_a_blocked_goal_stops_before_any_other_call(config: CosciConfig, f
         assert reason == StopReason.REFUSED
         assert [(c.agent, c.mode, c.action) for c in fake.calls] == [("safety", "classify", "ScreenGoal")]
         assert "cosci-fake/mini" in fake.calls[0].model  # the mini tier (seed 001 routing: classifier)
-        row = rt.record.sessions.get()
+        row = rt.store.sessions.get()
         assert row.status == "refused" and row.stop_reason == "safety: biological"
-        verdict = rt.record.safety.latest("goal")
+        verdict = rt.store.safety.latest("goal")
         assert verdict and verdict.decision == "block" and verdict.acted and verdict.categories == ["biological"]
-        assert set(rt.record.logs.spend()) == {"safety"}  # nothing else spent
+        assert set(rt.store.logs.spend()) == {"safety"}  # nothing else spent
         assert 0 < rt.budget.spent_usd["safety"] == pytest.approx(rt.budget.reserve_used_usd)  # from the reserve
-        assert rt.record.tasks.counts() == {"done": 1} and rt.record.hypotheses.count() == 0
+        assert rt.store.tasks.counts() == {"done": 1} and rt.store.hypotheses.count() == 0
         assert "refused by safety screening" in overview and "more transmissible" in overview
         assert (rt.folder / "final" / "overview.md").read_text() == overview
     finally:
@@ -55,15 +55,15 @@ async def test_prescreen_hits_reach_the_classifier_prompt_and_never_block_alone(
         config: CosciConfig, fake: FakeBackend) -> None:
     rt = await SessionRuntime.open(config, models_choice="fake")
     try:
-        sup = Supervisor(config, rt.record, rt.budget, rt.execute)
+        sup = Supervisor(config, rt.store, rt.budget, rt.execute)
         sup.scheduler.bootstrap()
-        task = rt.record.tasks.claim("t")
+        task = rt.store.tasks.claim("t")
         assert task is not None and task.action == "ScreenGoal"
         result = await rt.execute(task)
         assert result.kind == "goal_screened"  # the fake's autopilot allows: a hit alone does not block
         prompt = fake.calls_for("safety")[0].prompt
         assert "look at it with extra care" in prompt and '"H5N1" + "spread efficiently"' in prompt
-        verdict = rt.record.safety.latest("goal")
+        verdict = rt.store.safety.latest("goal")
         assert verdict and verdict.decision == "allow" and verdict.prescreen
     finally:
         await rt.close()
@@ -75,11 +75,11 @@ async def test_a_flagged_goal_runs_with_a_warning(config: CosciConfig, fake: Fak
     with caplog.at_level(logging.WARNING, logger="cosci.safety"):
         rt, reason, _ = await run(config)
     try:
-        assert reason != StopReason.REFUSED and rt.record.sessions.status() == "done"
-        verdict = rt.record.safety.latest("goal")
+        assert reason != StopReason.REFUSED and rt.store.sessions.status() == "done"
+        verdict = rt.store.safety.latest("goal")
         assert verdict and verdict.decision == "flag" and not verdict.acted
         assert any("flagged by safety screening" in r.getMessage() for r in caplog.records)
-        assert rt.record.hypotheses.count() > 0 and rt.record.matches.count() > 0
+        assert rt.store.hypotheses.count() > 0 and rt.store.matches.count() > 0
     finally:
         await rt.close()
 
@@ -90,23 +90,23 @@ async def test_a_blocked_hypothesis_is_quarantined_and_never_used_again(config: 
                 agent="safety", action="ScreenHypothesis")
     rt, _, overview = await run(config)
     try:
-        quarantined = rt.record.hypotheses.all(states=("quarantined",))
+        quarantined = rt.store.hypotheses.all(states=("quarantined",))
         assert len(quarantined) == 1
         h = quarantined[0]
-        verdict = rt.record.safety.latest("hypothesis", h.id)
+        verdict = rt.store.safety.latest("hypothesis", h.id)
         assert verdict and verdict.acted and verdict.categories == ["chemical"]
-        players = {r[0] for r in rt.record.db.query("SELECT hyp_a FROM tournament_matches")} | {
-            r[0] for r in rt.record.db.query("SELECT hyp_b FROM tournament_matches")}
+        players = {r[0] for r in rt.store.db.query("SELECT hyp_a FROM tournament_matches")} | {
+            r[0] for r in rt.store.db.query("SELECT hyp_b FROM tournament_matches")}
         assert players and h.id not in players
-        assert not rt.record.hypotheses.reviews(h.id)  # screened before its review: never reviewed
+        assert not rt.store.hypotheses.reviews(h.id)  # screened before its review: never reviewed
         later = [c for c in fake.calls if c.agent in ("ranking", "evolution", "metareview", "reflection")]
         assert fake.calls_for("evolution"), "evolution never ran: the check below would prove nothing"
         assert all(h.id not in c.prompt and h.statement not in c.prompt for c in later)
         screened_at = next(i for i, c in enumerate(fake.calls) if c.action == "ScreenHypothesis")
         assert all(h.title not in c.prompt for c in fake.calls[screened_at + 1:] if c.agent == "generation")
         assert h.id not in overview and h.statement not in overview
-        assert rt.record.safety.counts()["block"] == 1
-        board = leaderboard_frame(rt.record).filter(pl.col("id") == h.id).row(0, named=True)  # an MLflow artifact
+        assert rt.store.safety.counts()["block"] == 1
+        board = leaderboard_frame(rt.store).filter(pl.col("id") == h.id).row(0, named=True)  # an MLflow artifact
         assert board["state"] == "quarantined" and h.statement not in str(board) and h.title not in str(board)
     finally:
         await rt.close()
@@ -117,13 +117,13 @@ async def test_a_blocked_overview_is_withheld(config: CosciConfig, fake: FakeBac
                 agent="safety", action="ScreenOverview")
     rt, _, overview = await run(config)
     try:
-        withheld = rt.record.safety.withheld_overview()
+        withheld = rt.store.safety.withheld_overview()
         assert withheld and "# Executive summary" in withheld
         assert overview.startswith("# Overview withheld by safety screening") and "harmful route" in overview
-        assert rt.record.sessions.get().final_overview == overview
+        assert rt.store.sessions.get().final_overview == overview
         assert (rt.folder / "final" / "overview.md").read_text() == overview
         assert (rt.folder / "final" / "overview.withheld.md").read_text() == withheld
-        assert rt.record.sessions.status() == "done"
+        assert rt.store.sessions.status() == "done"
     finally:
         await rt.close()
 
@@ -133,10 +133,10 @@ async def test_a_failed_classifier_call_flags_and_keeps_the_hypothesis(
     fake.script(FakeReply(fault="bad_request"), agent="safety", action="ScreenHypothesis")
     rt, _, _ = await run(config)
     try:
-        flagged = [v for v in rt.record.safety.all("hypothesis") if v.decision == "flag"]
+        flagged = [v for v in rt.store.safety.all("hypothesis") if v.decision == "flag"]
         assert len(flagged) == 1 and "not screened by the model" in flagged[0].rationale
-        assert not rt.record.hypotheses.all(states=("quarantined",))
-        assert rt.record.hypotheses.reviews(flagged[0].subject_id)  # kept, so it was reviewed
+        assert not rt.store.hypotheses.all(states=("quarantined",))
+        assert rt.store.hypotheses.reviews(flagged[0].subject_id)  # kept, so it was reviewed
         main(["--data-dir", str(config.paths.data_dir), "status", rt.session_id])
         out = capsys.readouterr().out
         assert f"flagged      [{flagged[0].subject_id}]" in out and "not screened by the model" in out
@@ -150,9 +150,9 @@ async def test_disabled_screening_makes_no_classifier_call_and_says_so_once(
     with caplog.at_level(logging.WARNING, logger="cosci"):
         rt, reason, _ = await run(config)
     try:
-        assert reason != StopReason.REFUSED and rt.record.hypotheses.count() > 0
+        assert reason != StopReason.REFUSED and rt.store.hypotheses.count() > 0
         assert fake.calls and not fake.calls_for("safety")
-        assert not rt.record.safety.all() and len(rt.record.logs.events("safety_disabled")) == 1
+        assert not rt.store.safety.all() and len(rt.store.logs.events("safety_disabled")) == 1
         said = [r for r in caplog.records if "safety screening is off" in r.getMessage()]
         assert len(said) == 1
     finally:

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_layout(tmp_path: Path) -> None:
     folder = SessionFolder(tmp_path, "s-1")
     assert folder.path == tmp_path / "sessions" / "s-1"
-    assert folder.record_path == folder.path / "record.sqlite" and folder.lock_path == folder.path / ".lock"
+    assert folder.store_path == folder.path / "store.sqlite" and folder.lock_path == folder.path / ".lock"
     assert folder.results_dir.name == "prefect_results" and folder.http_cache.name == "http_cache"
     assert folder.overview_path == folder.path / "final" / "overview.md"
     assert folder.vectors_file == folder.path / "vectors" / "index.faiss"
@@ -28,7 +28,7 @@ def test_a_missing_session_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(SessionNotFound, match=r"no session 's-nope' under .*cosci list") as err:
         SessionFolder.existing(tmp_path, "s-nope")
     assert "\n" not in str(err.value)
-    with pytest.raises(SessionNotFound), SessionFolder(tmp_path, "s-nope").record():
+    with pytest.raises(SessionNotFound), SessionFolder(tmp_path, "s-nope").store():
         pass
     assert not (tmp_path / "sessions").exists()  # looking does not create anything
     assert SessionFolder.all(tmp_path) == []
@@ -36,9 +36,9 @@ def test_a_missing_session_is_one_line(tmp_path: Path) -> None:
 
 def test_the_record_is_closed_on_leaving_the_block_also_on_an_error(tmp_path: Path) -> None:
     folder = SessionFolder(tmp_path, "s-1")
-    folder.open_record().close()
-    with pytest.raises(RuntimeError), folder.record() as rec:
-        held = rec
+    folder.open_store().close()
+    with pytest.raises(RuntimeError), folder.store() as store:
+        held = store
         raise RuntimeError("boom")
     with pytest.raises(Exception, match="closed"):
         held.db.query("SELECT 1")

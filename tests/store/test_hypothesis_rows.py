@@ -11,7 +11,7 @@ import pytest
 from cosci.domain import hypothesis_id
 from cosci.errors import CosciError, IllegalTransition
 from cosci.records import RecordHypothesis
-from cosci.store import SessionRecord
+from cosci.store import SessionStore
 from cosci.store.states import ALLOWED
 
 STATES = ("draft", "reviewed", "in_tournament", "pinned", "quarantined", "rejected", "retired")
@@ -28,75 +28,75 @@ def test_hypothesis_id_is_sha256_of_session_origin_statement() -> None:
     assert expected not in others and len(others) == 3
 
 
-def test_insert_is_idempotent_on_the_id(record: SessionRecord) -> None:
+def test_insert_is_idempotent_on_the_id(store: SessionStore) -> None:
     rec = RecordHypothesis(title="t", statement="s", mechanism="m", entities=[], anticipated_outcomes="",
                            novelty_argument="", citations=[])
-    hid = hypothesis_id(record.session_id, "literature", "s")
-    assert record.hypotheses.insert(hid, rec, elo=1200.0, task_id="T-1") is True
-    assert record.hypotheses.insert(hid, rec, elo=1500.0, task_id="T-2") is False
-    h = record.hypotheses.get(hid)
+    hid = hypothesis_id(store.session_id, "literature", "s")
+    assert store.hypotheses.insert(hid, rec, elo=1200.0, task_id="T-1") is True
+    assert store.hypotheses.insert(hid, rec, elo=1500.0, task_id="T-2") is False
+    h = store.hypotheses.get(hid)
     assert h is not None and (h.state, h.elo, h.matches_played) == ("draft", 1200.0, 0)
-    assert record.hypotheses.created_by(hid) == "T-1"
-    assert len(record.hypotheses.all()) == 1
+    assert store.hypotheses.created_by(hid) == "T-1"
+    assert len(store.hypotheses.all()) == 1
 
 
 @pytest.mark.parametrize(("current", "new"), [
     (c, n) for c, n in itertools.product(STATES, STATES) if c != n])
-def test_state_machine_table(record: SessionRecord, add_hypothesis, current: str, new: str) -> None:
+def test_state_machine_table(store: SessionStore, add_hypothesis, current: str, new: str) -> None:
     hid = add_hypothesis(f"{current} to {new}", state=current)
     if new in ALLOWED[current]:
-        assert record.hypotheses.set_state(hid, new) is True
-        assert record.hypotheses.get(hid).state == new
+        assert store.hypotheses.set_state(hid, new) is True
+        assert store.hypotheses.get(hid).state == new
     else:
         with pytest.raises(IllegalTransition, match=f"{current} -> {new}"):
-            record.hypotheses.set_state(hid, new)
-        assert record.hypotheses.get(hid).state == current
+            store.hypotheses.set_state(hid, new)
+        assert store.hypotheses.get(hid).state == current
 
 
-def test_named_illegal_transitions(record: SessionRecord, add_hypothesis) -> None:
+def test_named_illegal_transitions(store: SessionStore, add_hypothesis) -> None:
     draft = add_hypothesis("a draft")
     with pytest.raises(IllegalTransition):
-        record.hypotheses.set_state(draft, "in_tournament")  # must be reviewed first
+        store.hypotheses.set_state(draft, "in_tournament")  # must be reviewed first
     rejected = add_hypothesis("a rejected one", state="rejected")
     for new in ("draft", "reviewed", "in_tournament", "pinned", "quarantined", "retired"):
         with pytest.raises(IllegalTransition):
-            record.hypotheses.set_state(rejected, new)
+            store.hypotheses.set_state(rejected, new)
     assert issubclass(IllegalTransition, CosciError)
 
 
-def test_the_legal_path_and_a_repeated_state_is_a_no_op(record: SessionRecord, add_hypothesis) -> None:
+def test_the_legal_path_and_a_repeated_state_is_a_no_op(store: SessionStore, add_hypothesis) -> None:
     hid = add_hypothesis("walks the path")
     for state in ("reviewed", "in_tournament", "pinned", "in_tournament"):
-        assert record.hypotheses.set_state(hid, state) is True
-    assert record.hypotheses.set_state(hid, "in_tournament") is False  # re-entering: no change, no error
-    assert record.hypotheses.get(hid).state == "in_tournament"
+        assert store.hypotheses.set_state(hid, state) is True
+    assert store.hypotheses.set_state(hid, "in_tournament") is False  # re-entering: no change, no error
+    assert store.hypotheses.get(hid).state == "in_tournament"
 
 
 @pytest.mark.parametrize("state", ["reviewed", "in_tournament", "pinned"])
-def test_only_from_draft_never_regresses_or_moves_a_later_state(record: SessionRecord, add_hypothesis,
+def test_only_from_draft_never_regresses_or_moves_a_later_state(store: SessionStore, add_hypothesis,
                                                                   state: str) -> None:
     hid = add_hypothesis(f"already {state}", state=state, elo=1290.0, matches=4)
-    assert record.hypotheses.set_state(hid, "reviewed", only_from="draft") is False
-    h = record.hypotheses.get(hid)
+    assert store.hypotheses.set_state(hid, "reviewed", only_from="draft") is False
+    h = store.hypotheses.get(hid)
     assert h is not None and (h.state, h.elo, h.matches_played) == (state, 1290.0, 4)
 
 
-def test_only_from_draft_moves_a_draft(record: SessionRecord, add_hypothesis) -> None:
+def test_only_from_draft_moves_a_draft(store: SessionStore, add_hypothesis) -> None:
     hid = add_hypothesis("fresh")
-    assert record.hypotheses.set_state(hid, "reviewed", only_from="draft") is True
-    assert record.hypotheses.get(hid).state == "reviewed"
+    assert store.hypotheses.set_state(hid, "reviewed", only_from="draft") is True
+    assert store.hypotheses.get(hid).state == "reviewed"
 
 
-def test_unknown_hypothesis_is_a_key_error(record: SessionRecord) -> None:
+def test_unknown_hypothesis_is_a_key_error(store: SessionStore) -> None:
     with pytest.raises(KeyError):
-        record.hypotheses.set_state("H-000000000000", "reviewed")
+        store.hypotheses.set_state("H-000000000000", "reviewed")
 
 
-def test_ranked_and_count_follow_the_states(record: SessionRecord, add_hypothesis) -> None:
+def test_ranked_and_count_follow_the_states(store: SessionStore, add_hypothesis) -> None:
     low = add_hypothesis("low", state="in_tournament", elo=1100.0)
     high = add_hypothesis("high", state="pinned", elo=1300.0)
     add_hypothesis("draft one")
     add_hypothesis("gone", state="rejected")
     add_hypothesis("quarantined one", state="quarantined")
-    assert [h.id for h in record.hypotheses.ranked()] == [high, low]
-    assert record.hypotheses.count() == 3  # rejected, retired and quarantined are out of the pool
+    assert [h.id for h in store.hypotheses.ranked()] == [high, low]
+    assert store.hypotheses.count() == 3  # rejected, retired and quarantined are out of the pool

@@ -8,87 +8,87 @@ import sqlite3
 
 import pytest
 
-from cosci.store import SessionRecord
+from cosci.store import SessionStore
 from cosci.tournament.elo import EloRule
 
 RULE = EloRule()
 
 
-def test_a_valid_match_moves_both_ratings_by_the_rule(record: SessionRecord, add_hypothesis) -> None:
+def test_a_valid_match_moves_both_ratings_by_the_rule(store: SessionStore, add_hypothesis) -> None:
     a, b = add_hypothesis("a"), add_hypothesis("b")
-    row = record.matches.apply("M-1", a, b, mode="debate", winner=a, rule=RULE, rationale="a is better",
+    row = store.matches.apply("M-1", a, b, mode="debate", winner=a, rule=RULE, rationale="a is better",
                                transcript=[{"speaker": "judge", "text": "better idea: 1"}], task_id="T-1")
     assert row is not None and row.verdict_valid and row.winner == a
     assert (row.elo_a_before, row.elo_b_before, row.elo_a_after, row.elo_b_after) == (1200, 1200, 1216, 1184)
-    ha, hb = record.hypotheses.get(a), record.hypotheses.get(b)
+    ha, hb = store.hypotheses.get(a), store.hypotheses.get(b)
     assert (ha.elo, ha.matches_played, ha.wins) == (1216.0, 1, 1)
     assert (hb.elo, hb.matches_played, hb.wins) == (1184.0, 1, 0)
-    assert record.db.scalar("SELECT k_factor FROM tournament_matches WHERE id='M-1'") == 32.0
-    assert record.matches.transcript("M-1") == [{"speaker": "judge", "text": "better idea: 1"}]
+    assert store.db.scalar("SELECT k_factor FROM tournament_matches WHERE id='M-1'") == 32.0
+    assert store.matches.transcript("M-1") == [{"speaker": "judge", "text": "better idea: 1"}]
 
 
-def test_an_invalid_verdict_is_recorded_with_elo_unchanged(record: SessionRecord, add_hypothesis) -> None:
+def test_an_invalid_verdict_is_recorded_with_elo_unchanged(store: SessionStore, add_hypothesis) -> None:
     a, b = add_hypothesis("a"), add_hypothesis("b")
-    row = record.matches.apply("M-1", a, b, mode="pairwise", winner=None, rule=RULE, rationale="undecided",
+    row = store.matches.apply("M-1", a, b, mode="pairwise", winner=None, rule=RULE, rationale="undecided",
                                transcript=[], task_id="T-1")
     assert row is not None and not row.verdict_valid and row.winner is None
-    assert record.matches.count() == 1 and record.matches.count(valid_only=True) == 0
-    assert record.db.scalar("SELECT COUNT(*) FROM elo_journal") == 0
+    assert store.matches.count() == 1 and store.matches.count(valid_only=True) == 0
+    assert store.db.scalar("SELECT COUNT(*) FROM elo_journal") == 0
     for hid in (a, b):
-        h = record.hypotheses.get(hid)
+        h = store.hypotheses.get(hid)
         assert (h.elo, h.matches_played) == (1200.0, 0)
 
 
-def test_a_winner_that_is_not_a_player_counts_as_invalid(record: SessionRecord, add_hypothesis) -> None:
+def test_a_winner_that_is_not_a_player_counts_as_invalid(store: SessionStore, add_hypothesis) -> None:
     a, b = add_hypothesis("a"), add_hypothesis("b")
-    row = record.matches.apply("M-1", a, b, mode="debate", winner="H-someone-else", rule=RULE, rationale="",
+    row = store.matches.apply("M-1", a, b, mode="debate", winner="H-someone-else", rule=RULE, rationale="",
                                transcript=[], task_id=None)
     assert row is not None and not row.verdict_valid
-    assert record.hypotheses.get(a).elo == 1200.0
+    assert store.hypotheses.get(a).elo == 1200.0
 
 
-def test_the_same_match_id_applies_once(record: SessionRecord, add_hypothesis) -> None:
+def test_the_same_match_id_applies_once(store: SessionStore, add_hypothesis) -> None:
     a, b = add_hypothesis("a"), add_hypothesis("b")
-    first = record.matches.apply("M-1", a, b, mode="debate", winner=b, rule=RULE, rationale="", transcript=[],
+    first = store.matches.apply("M-1", a, b, mode="debate", winner=b, rule=RULE, rationale="", transcript=[],
                                  task_id="T-1")
-    again = record.matches.apply("M-1", a, b, mode="debate", winner=a, rule=RULE, rationale="", transcript=[],
+    again = store.matches.apply("M-1", a, b, mode="debate", winner=a, rule=RULE, rationale="", transcript=[],
                                  task_id="T-1")
     assert first is not None and again is None
-    assert record.matches.count() == 1
-    assert record.db.scalar("SELECT COUNT(*) FROM elo_journal") == 1
-    assert record.hypotheses.get(b).elo == 1216.0
+    assert store.matches.count() == 1
+    assert store.db.scalar("SELECT COUNT(*) FROM elo_journal") == 1
+    assert store.hypotheses.get(b).elo == 1216.0
 
 
-def test_the_journal_refuses_a_second_row_for_a_match(record: SessionRecord, add_hypothesis) -> None:
+def test_the_journal_refuses_a_second_row_for_a_match(store: SessionStore, add_hypothesis) -> None:
     a, b = add_hypothesis("a"), add_hypothesis("b")
-    record.matches.apply("M-1", a, b, mode="debate", winner=a, rule=RULE, rationale="", transcript=[],
+    store.matches.apply("M-1", a, b, mode="debate", winner=a, rule=RULE, rationale="", transcript=[],
                          task_id=None)
-    with pytest.raises(sqlite3.IntegrityError, match="UNIQUE"), record.db.tx() as c:
+    with pytest.raises(sqlite3.IntegrityError, match="UNIQUE"), store.db.tx() as c:
         c.execute("INSERT INTO elo_journal (session_id, match_id, hyp_a, hyp_b, delta_a, delta_b, created_at)"
-                  " VALUES (?, 'M-1', ?, ?, 16, -16, 0)", (record.session_id, a, b))
+                  " VALUES (?, 'M-1', ?, ?, 16, -16, 0)", (store.session_id, a, b))
 
 
-def test_unknown_player_is_refused_without_a_trace(record: SessionRecord, add_hypothesis) -> None:
+def test_unknown_player_is_refused_without_a_trace(store: SessionStore, add_hypothesis) -> None:
     a = add_hypothesis("a")
     with pytest.raises(KeyError, match="unknown hypothesis"):
-        record.matches.apply("M-1", a, "H-000000000000", mode="debate", winner=a, rule=RULE, rationale="",
+        store.matches.apply("M-1", a, "H-000000000000", mode="debate", winner=a, rule=RULE, rationale="",
                              transcript=[], task_id=None)
-    assert record.matches.count() == 0
+    assert store.matches.count() == 0
 
 
-def test_elo_is_initial_plus_journal_and_zero_sum_over_many_matches(record: SessionRecord,
+def test_elo_is_initial_plus_journal_and_zero_sum_over_many_matches(store: SessionStore,
                                                                     add_hypothesis) -> None:
     rng = random.Random(4)
     ids = [add_hypothesis(f"hypothesis {i}", state="in_tournament") for i in range(8)]
     for m in range(300):
         a, b = rng.sample(ids, 2)
         winner = rng.choice([a, b, None]) if m % 10 == 0 else rng.choice([a, b])
-        record.matches.apply(f"M-{m}", a, b, mode="pairwise", winner=winner, rule=RULE, rationale="",
+        store.matches.apply(f"M-{m}", a, b, mode="pairwise", winner=winner, rule=RULE, rationale="",
                              transcript=[], task_id=None)
-    sums = record.matches.journal_sums()
-    hyps = record.hypotheses.all()
+    sums = store.matches.journal_sums()
+    hyps = store.hypotheses.all()
     for h in hyps:
         assert h.elo == pytest.approx(1200.0 + sums.get(h.id, 0.0), abs=1e-9)
     assert sum(h.elo for h in hyps) == pytest.approx(1200.0 * len(ids), abs=1e-6)  # zero-sum
-    assert sum(h.matches_played for h in hyps) == 2 * record.matches.count(valid_only=True)
+    assert sum(h.matches_played for h in hyps) == 2 * store.matches.count(valid_only=True)
     assert len({h.elo for h in hyps}) > 1

@@ -55,10 +55,10 @@ class FreshScheduler(Scheduler):
 @pytest.fixture
 def scheduler(runtime: SessionRuntime) -> Scheduler:
     """The scheduler of the runtime's session, after goal parsing stored a research plan."""
-    row = runtime.record.sessions.get()
-    runtime.record.sessions.update(
+    row = runtime.store.sessions.get()
+    runtime.store.sessions.update(
         research_plan=fallback_plan(row.research_goal, list(runtime.config.session.preferences)).model_dump())
-    return FreshScheduler(runtime.config, runtime.record)
+    return FreshScheduler(runtime.config, runtime.store)
 
 
 @pytest.fixture
@@ -70,11 +70,11 @@ def add_player(runtime: SessionRuntime) -> AddPlayer:
             cluster: int | None = 0) -> str:
         count[0] += 1
         statement = f"Hypothesis number {count[0]}."
-        hid = hypothesis_id(runtime.record.namespace, "literature", statement)
+        hid = hypothesis_id(runtime.store.namespace, "literature", statement)
         rec = RecordHypothesis(title=f"H{count[0]}", statement=statement, mechanism="m", entities=[],
                                anticipated_outcomes="", novelty_argument="", citations=[])
-        runtime.record.hypotheses.insert(hid, rec, elo=elo, task_id=None)
-        with runtime.record.db.tx() as c:
+        runtime.store.hypotheses.insert(hid, rec, elo=elo, task_id=None)
+        with runtime.store.db.tx() as c:
             c.execute("UPDATE hypotheses SET state=?, matches_played=?, dedup_cluster=? WHERE id=?",
                       (state, matches, cluster, hid))
         return hid
@@ -90,7 +90,7 @@ def play(runtime: SessionRuntime) -> Callable[[str, str, int], None]:
     def run(a: str, b: str, n: int) -> None:
         for _ in range(n):
             played[0] += 1
-            runtime.record.matches.apply(f"M-{played[0]}", a, b, mode="pairwise", winner=a, rule=EloRule(),
+            runtime.store.matches.apply(f"M-{played[0]}", a, b, mode="pairwise", winner=a, rule=EloRule(),
                                          rationale="", transcript=[], task_id=None)
 
     return run

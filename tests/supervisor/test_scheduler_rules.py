@@ -18,14 +18,14 @@ def task(agent: str = "generation", action: str = "GenerateHypothesis") -> Task:
 
 
 def pending(runtime: SessionRuntime, agent: str | None = None, action: str | None = None) -> list[Task]:
-    rows = runtime.record.db.query("SELECT id FROM tasks WHERE status='pending' ORDER BY created_at, id")
-    tasks = [runtime.record.tasks.get(r["id"]) for r in rows]
+    rows = runtime.store.db.query("SELECT id FROM tasks WHERE status='pending' ORDER BY created_at, id")
+    tasks = [runtime.store.tasks.get(r["id"]) for r in rows]
     return [t for t in tasks
             if t and (agent is None or t.agent == agent) and (action is None or t.action == action)]
 
 
 def by_key(runtime: SessionRuntime, key: str) -> Task | None:
-    return runtime.record.tasks.get(task_id(f"{runtime.record.namespace}::{key}"))
+    return runtime.store.tasks.get(task_id(f"{runtime.store.namespace}::{key}"))
 
 
 # --- follow-ups ------------------------------------------------------------------------------------------
@@ -33,13 +33,13 @@ def test_plan_parsed_enqueues_n_initial_generations_once(runtime: SessionRuntime
                                                          scheduler: Scheduler) -> None:
     result = TaskResult("research_plan_parsed")
     n = runtime.config.run.n_initial
-    assert scheduler.follow_ups(task("supervisor", "ParseGoal"), result) == n
-    assert scheduler.follow_ups(task("supervisor", "ParseGoal"), result) == 0  # replayed: nothing new
+    assert scheduler.follow_ups(task("goal_parsing", "ParseGoal"), result) == n
+    assert scheduler.follow_ups(task("goal_parsing", "ParseGoal"), result) == 0  # replayed: nothing new
     tasks = pending(runtime, "generation", "CreateInitialHypotheses")
     assert len(tasks) == n and {t.priority for t in tasks} == {PRIORITIES["generation"]}
     # generation.debate_share 0.34: every third generation task is a debate
-    assert [t.payload["strategy"] for t in tasks] == ["literature", "literature", "debate"]
-    assert [scheduler.generation_strategy(i) for i in range(6)].count("debate") == 2
+    assert [t.payload["mode"] for t in tasks] == ["literature", "literature", "debate"]
+    assert [scheduler.generation_mode(i) for i in range(6)].count("debate") == 2
 
 
 @pytest.mark.overrides("safety.enabled=false")  # with screening on, the screen comes first (tests/safety)
@@ -57,9 +57,9 @@ def test_a_full_review_enqueues_add_to_tournament_other_kinds_do_not(runtime: Se
                                                                      scheduler: Scheduler) -> None:
     hid = "H-aaaaaaaaaaaa"
     for kind in ("verification", "observation"):
-        other = TaskResult("review_completed", [hid], detail={"kind": kind})
+        other = TaskResult("review_completed", [hid], detail={"mode": kind})
         assert scheduler.follow_ups(task("reflection"), other) == 0
-    full = TaskResult("review_completed", [hid], detail={"kind": "full"})
+    full = TaskResult("review_completed", [hid], detail={"mode": "full"})
     assert scheduler.follow_ups(task("reflection"), full) == 1
     assert scheduler.follow_ups(task("reflection"), full) == 0
     (add,) = pending(runtime, "ranking", "AddToTournament")
@@ -70,7 +70,7 @@ def test_added_to_tournament_enqueues_a_focused_batch(runtime: SessionRuntime, s
     result = TaskResult("added_to_tournament", ["H-aaaaaaaaaaaa"])
     assert scheduler.follow_ups(task("ranking", "AddToTournament"), result) == 1
     assert scheduler.follow_ups(task("ranking", "AddToTournament"), result) == 0
-    (batch,) = pending(runtime, "ranking", "RunTournamentBatch")
+    (batch,) = pending(runtime, "ranking", "RunTournamentRound")
     assert batch.payload == {"focus_id": "H-aaaaaaaaaaaa"} and batch.priority == PRIORITIES["focus"]
 
 
@@ -78,7 +78,7 @@ def test_added_to_tournament_enqueues_a_focused_batch(runtime: SessionRuntime, s
                                   "system_feedback_generated", "final_overview_generated"])
 def test_other_results_have_no_follow_up(runtime: SessionRuntime, scheduler: Scheduler, kind: str) -> None:
     assert scheduler.follow_ups(task(), TaskResult(kind, ["H-aaaaaaaaaaaa"])) == 0
-    assert runtime.record.tasks.counts() == {}
+    assert runtime.store.tasks.counts() == {}
 
 
 def test_match_complete_schedules_proximity_and_system_feedback_periodically(runtime: SessionRuntime,
@@ -98,7 +98,7 @@ def test_match_complete_schedules_proximity_and_system_feedback_periodically(run
     assert scheduler.follow_ups(task("ranking"), done) == 1
     assert by_key(runtime, "metareview::system::1").action == "GenerateSystemFeedback"
     assert scheduler.follow_ups(task("ranking"), done) == 0
-    runtime.record.logs.add_feedback("meta_review", "system_feedback", "narrative", key="f1")
+    runtime.store.logs.add_feedback("meta_review", "system_feedback", "narrative", key="f1")
     play(a, b, every_feedback)  # 16 matches, one feedback so far: the second is due
     assert scheduler.follow_ups(task("ranking"), done) == 2  # proximity::2 and metareview::system::2
     assert by_key(runtime, "metareview::system::2") is not None
@@ -108,7 +108,7 @@ def test_match_complete_schedules_proximity_and_system_feedback_periodically(run
 def test_an_exhausted_agent_gets_no_new_work(runtime: SessionRuntime, scheduler: Scheduler) -> None:
     scheduler.exhausted.add("reflection")
     assert scheduler.follow_ups(task(), TaskResult("hypothesis_created", ["H-aaaaaaaaaaaa"])) == 0
-    assert runtime.record.tasks.counts() == {}
+    assert runtime.store.tasks.counts() == {}
 
 
 @pytest.mark.overrides("safety.enabled=false")  # with screening on, the screen comes first (tests/safety)
@@ -138,7 +138,7 @@ def test_decide_next_steps_grows_an_empty_pool_within_the_backlog(runtime: Sessi
 def test_pool_growth_stops_at_the_generation_share(runtime: SessionRuntime, scheduler: Scheduler,
                                                    add_player) -> None:
     cfg = runtime.config
-    cap = max(cfg.run.n_initial, int(cfg.run.max_ideas * (1 - cfg.evolution.pool_share)))  # demo: 5
+    cap = max(cfg.run.n_initial, int(cfg.run.max_hypotheses * (1 - cfg.evolution.pool_share)))  # demo: 5
     for _ in range(cap):
         add_player(matches=cfg.evolution.mature_matches)
     scheduler.decide_next_steps()
@@ -153,12 +153,12 @@ def test_idle_tournament_batches_fill_free_slots_one_per_disjoint_pair(runtime: 
     add_player()
     scheduler.decide_next_steps()
     scheduler.decide_next_steps()
-    (batch,) = pending(runtime, "ranking", "RunTournamentBatch")  # two players: one pair, one batch at a time
+    (batch,) = pending(runtime, "ranking", "RunTournamentRound")  # two players: one pair, one batch at a time
     assert batch.priority == PRIORITIES["batch"] and batch.payload == {}  # no focus: the seed's buckets choose
     for _ in range(3):
         add_player()
     scheduler.decide_next_steps()  # five players: two disjoint pairs, and concurrency (demo: 2) allows two
-    assert len(pending(runtime, "ranking", "RunTournamentBatch")) == 2 == runtime.config.run.concurrency
+    assert len(pending(runtime, "ranking", "RunTournamentRound")) == 2 == runtime.config.run.concurrency
 
 
 def test_no_idle_batch_once_every_pair_is_at_the_rematch_cap(runtime: SessionRuntime, scheduler: Scheduler,
@@ -184,20 +184,20 @@ def test_evolution_fires_once_min_mature_players_are_mature(runtime: SessionRunt
     assert evolve.payload == {"strategy": cfg.strategies[0]}
     scheduler.decide_next_steps()
     assert len(pending(runtime, "evolution")) == 1  # not while one is open
-    runtime.record.tasks.complete(evolve.id, TaskResult("nothing_to_do"))
+    runtime.store.tasks.complete(evolve.id, TaskResult("nothing_to_do"))
     scheduler.decide_next_steps()
-    assert [t.payload["strategy"] for t in pending(runtime, "evolution")] == [cfg.strategies[1]]  # rotation
+    assert [t.payload["mode"] for t in pending(runtime, "evolution")] == [cfg.strategies[1]]  # rotation
 
 
 def test_evolution_waits_for_no_more_than_generation_can_supply(runtime: SessionRuntime, add_player) -> None:
-    """max_ideas 5 leaves generation max(3, floor(5 × 0.7)) = 3 hypotheses: evolution must not wait for 4."""
+    """max_hypotheses 5 leaves generation max(3, floor(5 × 0.7)) = 3 hypotheses: evolution must not wait for 4."""
     cfg = runtime.config
-    small = cfg.model_copy(update={"run": cfg.run.model_copy(update={"max_ideas": 5, "n_initial": 3}),
+    small = cfg.model_copy(update={"run": cfg.run.model_copy(update={"max_hypotheses": 5, "n_initial": 3}),
                                    "evolution": cfg.evolution.model_copy(update={"min_mature": 4, "pool_share": 0.3})})
-    row = runtime.record.sessions.get()
-    runtime.record.sessions.update(
+    row = runtime.store.sessions.get()
+    runtime.store.sessions.update(
         research_plan=fallback_plan(row.research_goal, list(cfg.session.preferences)).model_dump())
-    scheduler = FreshScheduler(small, runtime.record)
+    scheduler = FreshScheduler(small, runtime.store)
     assert scheduler.generation_cap() == 3
     for i in range(3):
         add_player(elo=1300.0 - i, matches=small.evolution.mature_matches)
@@ -213,8 +213,8 @@ def test_verification_and_observation_for_the_top_mature(runtime: SessionRuntime
     scheduler.decide_next_steps()
     reviews = pending(runtime, "reflection", "ReviewHypothesis")
     k_ver, k_obs = runtime.config.reflection.verification_top_k, runtime.config.reflection.observation_top_k
-    assert [t.target_id for t in reviews if t.payload["kind"] == "verification"] == ids[:k_ver]
-    assert [t.target_id for t in reviews if t.payload["kind"] == "observation"] == ids[:k_obs]
+    assert [t.target_id for t in reviews if t.payload["mode"] == "verification"] == ids[:k_ver]
+    assert [t.target_id for t in reviews if t.payload["mode"] == "observation"] == ids[:k_obs]
     assert newcomer not in {t.target_id for t in reviews}
     before = len(reviews)
     scheduler.decide_next_steps()
@@ -251,17 +251,17 @@ def test_unclustered_hypotheses_get_a_proximity_pass_on_a_cadence(runtime: Sessi
 # --- pool complete ------------------------------------------------------------------------------------------
 def test_pool_complete(runtime: SessionRuntime, scheduler: Scheduler, add_player) -> None:
     cfg = runtime.config
-    ids = [add_player(matches=cfg.evolution.mature_matches) for _ in range(cfg.run.max_ideas - 1)]
-    assert not scheduler.pool_complete()  # one short of max_ideas
+    ids = [add_player(matches=cfg.evolution.mature_matches) for _ in range(cfg.run.max_hypotheses - 1)]
+    assert not scheduler.pool_complete()  # one short of max_hypotheses
     last = add_player(matches=cfg.evolution.mature_matches - 1)
     assert not scheduler.pool_complete()  # full, but one player is not ranked enough
-    with runtime.record.db.tx() as c:
+    with runtime.store.db.tx() as c:
         c.execute("UPDATE hypotheses SET matches_played=? WHERE id=?", (cfg.evolution.mature_matches, last))
     assert scheduler.pool_complete()
-    tid = runtime.record.tasks.enqueue("generation", "GenerateHypothesis", "late")
+    tid = runtime.store.tasks.enqueue("generation", "GenerateHypothesis", "late")
     assert not scheduler.pool_complete()  # something new is on its way
-    runtime.record.tasks.cancel_pending()
-    runtime.record.hypotheses.set_state(ids[0], "retired")
+    runtime.store.tasks.cancel_pending()
+    runtime.store.hypotheses.set_state(ids[0], "retired")
     assert not scheduler.pool_complete()  # retired ones leave the pool
     add_player(state="reviewed")
     assert not scheduler.pool_complete()  # a hypothesis still waits for the tournament
@@ -276,18 +276,18 @@ def test_an_empty_batch_waits_for_some_task_to_end_before_the_next(runtime: Sess
     for _ in range(4):
         add_player()
     scheduler.decide_next_steps()
-    tasks = runtime.record.tasks
+    tasks = runtime.store.tasks
     first, second = tasks.claim("test"), tasks.claim("test")
-    assert first and second and {first.action, second.action} == {"RunTournamentBatch"}
+    assert first and second and {first.action, second.action} == {"RunTournamentRound"}
     empty = TaskResult("nothing_to_do", detail={"reason": "no pair left to play"})
     scheduler.follow_ups(second, empty)
     tasks.complete(second.id, empty)
     scheduler.tally.ended(second, "done")
     scheduler.decide_next_steps()
-    assert pending(runtime, "ranking", "RunTournamentBatch") == []  # the first batch still plays: wait
+    assert pending(runtime, "ranking", "RunTournamentRound") == []  # the first batch still plays: wait
     played = TaskResult("tournament_match_complete", match_ids=[])
     scheduler.follow_ups(first, played)
     tasks.complete(first.id, played)
     scheduler.tally.ended(first, "done")
     scheduler.decide_next_steps()
-    assert pending(runtime, "ranking", "RunTournamentBatch")  # a task ended: the free players may differ now
+    assert pending(runtime, "ranking", "RunTournamentRound")  # a task ended: the free players may differ now

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from cosci.domain import Task, TaskResult
-from cosci.llm.budget import BudgetBusy
+from cosci.llm.budget.token_budget import BudgetBusy
 from cosci.session.runtime import SessionRuntime
 from cosci.supervisor.loop import Supervisor
 from cosci.supervisor.state import PoolState, TaskTally
@@ -23,21 +23,21 @@ def snapshot(pool: PoolState) -> tuple[object, ...]:
 
 
 def test_updates_from_results_equal_a_fresh_load(runtime: SessionRuntime, scheduler, add_player, play) -> None:
-    live = PoolState(runtime.record)
+    live = PoolState(runtime.store)
     live.load()
     a, b = add_player(state="draft"), add_player(state="draft")
     live.apply(task("generation", "GenerateHypothesis"), TaskResult("hypothesis_created", [a, b]))
-    runtime.record.hypotheses.set_state(a, "reviewed")
+    runtime.store.hypotheses.set_state(a, "reviewed")
     live.apply(task("reflection", "ReviewHypothesis"), TaskResult("review_completed", [a]))  # no review row: count
-    runtime.record.hypotheses.set_state(a, "in_tournament")
-    runtime.record.hypotheses.set_state(b, "reviewed")
-    runtime.record.hypotheses.set_state(b, "in_tournament")
+    runtime.store.hypotheses.set_state(a, "in_tournament")
+    runtime.store.hypotheses.set_state(b, "reviewed")
+    runtime.store.hypotheses.set_state(b, "in_tournament")
     live.apply(task("ranking", "AddToTournament"), TaskResult("added_to_tournament", [a, b]))
     play(a, b, 2)
-    mids = runtime.record.matches.ids()
-    live.apply(task("ranking", "RunTournamentBatch"), TaskResult("tournament_match_complete", match_ids=mids))
-    live.apply(task("ranking", "RunTournamentBatch"), TaskResult("tournament_match_complete", match_ids=mids))
-    fresh = PoolState(runtime.record)
+    mids = runtime.store.matches.ids()
+    live.apply(task("ranking", "RunTournamentRound"), TaskResult("tournament_match_complete", match_ids=mids))
+    live.apply(task("ranking", "RunTournamentRound"), TaskResult("tournament_match_complete", match_ids=mids))
+    fresh = PoolState(runtime.store)
     fresh.load()
     live.reviews = fresh.reviews  # the review above was a result without a row
     assert snapshot(live) == snapshot(fresh)  # a replayed result is not counted twice
@@ -49,10 +49,10 @@ def test_the_task_tally_follows_enqueue_and_end(runtime: SessionRuntime, schedul
     scheduler.decide_next_steps()  # an empty pool: generation grows it
     opened = tally.count("generation", open_only=True)
     assert opened > 0
-    claimed = runtime.record.tasks.claim("test")
+    claimed = runtime.store.tasks.claim("test")
     tally.ended(claimed, "done")
     assert tally.count("generation", open_only=True) == opened - 1
-    fresh = TaskTally(runtime.record)
+    fresh = TaskTally(runtime.store)
     fresh.load()
     assert fresh.count("generation") == tally.count("generation")
 
@@ -63,17 +63,17 @@ def test_an_action_waiting_for_budget_goes_back_to_the_queue(runtime: SessionRun
     async def runner(t: Task) -> TaskResult:
         calls.append(t.id)
         if len(calls) == 1:
-            runtime.record.tasks.start_attempt(t.id)
+            runtime.store.tasks.start_attempt(t.id)
             raise BudgetBusy("generation share: in flight", scope="agent", agent="generation")
         return TaskResult("nothing_to_do")
 
-    sup = Supervisor(runtime.config, runtime.record, runtime.budget, runner)
-    runtime.record.tasks.enqueue("generation", "GenerateHypothesis", "g::busy", payload={"strategy": "literature"})
-    first = runtime.record.tasks.claim("test")
+    sup = Supervisor(runtime.config, runtime.store, runtime.budget, runner)
+    runtime.store.tasks.enqueue("generation", "GenerateHypothesis", "g::busy", payload={"mode": "literature"})
+    first = runtime.store.tasks.claim("test")
     asyncio.run(sup._run_one(first))
-    again = runtime.record.tasks.get(first.id)
+    again = runtime.store.tasks.get(first.id)
     assert again.status == "pending" and again.attempts == 0
-    note = runtime.record.db.scalar("SELECT last_error FROM tasks WHERE id=?", (first.id,))
+    note = runtime.store.db.scalar("SELECT last_error FROM tasks WHERE id=?", (first.id,))
     assert "waiting for budget" in note
     assert not sup.scheduler.exhausted  # busy is not exhausted: the agent keeps getting work
 
@@ -81,10 +81,10 @@ def test_an_action_waiting_for_budget_goes_back_to_the_queue(runtime: SessionRun
 def test_a_task_in_flight_when_its_process_died_runs_again_on_resume(runtime: SessionRuntime) -> None:
     """Leases have no time limit (docs/ARCHITECTURE.md, "Leases"): ``Supervisor.run`` voids the dead process's
     leases first, so the task it held runs again, its started attempt still counted."""
-    record = runtime.record
-    tid = record.tasks.enqueue("generation", "GenerateHypothesis", "g::in-flight", payload={"strategy": "literature"})
-    assert record.tasks.claim("dead-process").id == tid
-    record.tasks.start_attempt(tid)  # the dead process had started it
+    store = runtime.store
+    tid = store.tasks.enqueue("generation", "GenerateHypothesis", "g::in-flight", payload={"mode": "literature"})
+    assert store.tasks.claim("dead-process").id == tid
+    store.tasks.start_attempt(tid)  # the dead process had started it
     ran: list[str] = []
 
     async def runner(t: Task) -> TaskResult:
@@ -92,25 +92,25 @@ def test_a_task_in_flight_when_its_process_died_runs_again_on_resume(runtime: Se
         sup.interrupt()  # one task is enough
         return TaskResult("nothing_to_do")
 
-    sup = Supervisor(runtime.config, record, runtime.budget, runner)
+    sup = Supervisor(runtime.config, store, runtime.budget, runner)
     asyncio.run(sup.run())
     assert ran == [tid]
-    task = record.tasks.get(tid)
+    task = store.tasks.get(tid)
     assert task is not None and task.status == "done" and task.attempts == 1
-    assert record.db.scalar("SELECT lease_owner FROM tasks WHERE id=?", (tid,)) is None
+    assert store.db.scalar("SELECT lease_owner FROM tasks WHERE id=?", (tid,)) is None
 
 
 def test_a_full_pool_waits_for_a_submitted_provider_batch(runtime: SessionRuntime, scheduler, add_player) -> None:
-    """The CI run: a session resumed after a kill stopped at once on `max_ideas` and cancelled the poll of the
+    """The CI run: a session resumed after a kill stopped at once on `max_hypotheses` and cancelled the poll of the
     provider batch it had submitted, so its paid-for matches were never applied. Stability and a full pool wait
     for an open MatchBatch; budget and wall clock do not."""
-    for _ in range(runtime.config.run.max_ideas):
+    for _ in range(runtime.config.run.max_hypotheses):
         add_player(matches=runtime.config.evolution.mature_matches)
-    sup = Supervisor(runtime.config, runtime.record, runtime.budget, lambda t: None)  # type: ignore[arg-type, return-value]
-    assert sup.should_stop() == StopReason.MAX_IDEAS
+    sup = Supervisor(runtime.config, runtime.store, runtime.budget, lambda t: None)  # type: ignore[arg-type, return-value]
+    assert sup.should_stop() == StopReason.MAX_HYPOTHESES
     # enqueued by the running MatchBatch task itself (its next poll), so the in-memory tally has not seen it: a
-    # concurrency-8 session stopped on max_ideas and cancelled that poll, leaving a paid-for batch unapplied
-    runtime.record.tasks.enqueue("ranking", "MatchBatch", "ranking::match_batch::x::poll1", payload={"round": 1})
+    # concurrency-8 session stopped on max_hypotheses and cancelled that poll, leaving a paid-for batch unapplied
+    runtime.store.tasks.enqueue("ranking", "MatchBatch", "ranking::match_batch::x::poll1", payload={"poll": 1})
     assert sup.should_stop() is None
     sup._budget_hit = True
     assert sup.should_stop() == StopReason.BUDGET
@@ -119,17 +119,17 @@ def test_a_full_pool_waits_for_a_submitted_provider_batch(runtime: SessionRuntim
 def test_progress_steps_keep_counting_after_a_resume(runtime: SessionRuntime) -> None:
     """A resumed session's progress steps continue from the tasks already done: MLflow shows the value at the
     highest step, so steps that restarted at 0 left the run's headline metrics at their pre-kill values."""
-    record = runtime.record
+    store = runtime.store
     for i in range(7):
-        tid = record.tasks.enqueue("generation", "GenerateHypothesis", f"g::{i}")
+        tid = store.tasks.enqueue("generation", "GenerateHypothesis", f"g::{i}")
         assert tid is not None
-        record.tasks.complete(tid, TaskResult("nothing_to_do"))
+        store.tasks.complete(tid, TaskResult("nothing_to_do"))
     steps: list[int] = []
 
     class Seen:
         def on_progress(self, stats: object, step: int) -> None:
             steps.append(step)
 
-    sup = Supervisor(runtime.config, record, runtime.budget, lambda t: None, [Seen()])  # type: ignore[arg-type, return-value, list-item]
+    sup = Supervisor(runtime.config, store, runtime.budget, lambda t: None, [Seen()])  # type: ignore[arg-type, return-value, list-item]
     sup.notify()
     assert steps == [7]

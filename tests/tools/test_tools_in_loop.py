@@ -9,7 +9,7 @@ import httpx
 import respx
 
 from cosci.agents.tool_loop import run_tool_loop
-from cosci.llm.types import CallSpec, LLMResponse, Route, ToolCall
+from cosci.llm.port.types import CallSpec, LLMResponse, Route, ToolCall
 from cosci.records import RecordResearchPlan
 from cosci.tools import arxiv
 

@@ -8,7 +8,7 @@ RATINGS = {"H-a": 1320.0, "H-b": 1290.0, "H-c": 1250.0, "H-d": 1180.0, "H-e": 11
 
 
 def tracker(**kw: float) -> StabilityTracker:
-    return StabilityTracker(**{"k": 3, "n": 3, "eps": 25.0, "min_ideas": 5, "min_matches": 20, **kw})
+    return StabilityTracker(**{"k": 3, "n": 3, "eps": 25.0, "min_hypotheses": 5, "min_matches": 20, **kw})
 
 
 def push(t: StabilityTracker, ratings: dict[str, float], ideas: int = 5, matches: int = 40) -> None:
@@ -43,17 +43,17 @@ def test_a_changed_top_k_set_is_not_stable() -> None:
 
 
 def test_guards_min_ideas_and_min_matches() -> None:
-    few_ideas, few_matches = tracker(), tracker()
+    few_hypotheses, few_matches = tracker(), tracker()
     for _ in range(3):
-        push(few_ideas, RATINGS, ideas=4)
+        push(few_hypotheses, RATINGS, ideas=4)
         push(few_matches, RATINGS, matches=19)
-    assert not few_ideas.is_stable() and not few_matches.is_stable()
+    assert not few_hypotheses.is_stable() and not few_matches.is_stable()
     push(few_matches, RATINGS, matches=20)  # the guards use the latest counts
     assert few_matches.is_stable()
 
 
 def test_fewer_players_than_k_waits_for_a_full_top() -> None:
-    t = tracker(k=5, min_ideas=0, min_matches=0)
+    t = tracker(k=5, min_hypotheses=0, min_matches=0)
     for _ in range(3):
         push(t, {"H-a": 1216.0, "H-b": 1184.0}, ideas=5)
     assert not t.is_stable()  # 5 hypotheses but only 2 players ranked: the top 5 is not filled yet
@@ -69,7 +69,7 @@ def test_bt_rule_needs_the_same_top_k_n_times_and_separated_cis() -> None:
     from cosci.tournament.stability import BTStabilityTracker
 
     ids = [f"H-{i}" for i in range(8)]
-    bt = BTStabilityTracker(k=3, n=2, min_ideas=5, min_matches=10)
+    bt = BTStabilityTracker(k=3, n=2, min_hypotheses=5, min_matches=10)
     bt.push(bt_table(ids, 1.0, 0.4), 8, 40)
     assert not bt.is_stable()  # one refit only
     bt.push(bt_table(ids, 1.0, 0.4), 8, 40)
@@ -77,11 +77,11 @@ def test_bt_rule_needs_the_same_top_k_n_times_and_separated_cis() -> None:
     swapped = [ids[0], ids[1], ids[3], ids[2], *ids[4:]]
     bt.push(bt_table(swapped, 1.0, 0.4), 8, 40)
     assert not bt.is_stable()  # the top-3 set changed
-    overlapping = BTStabilityTracker(k=3, n=2, min_ideas=5, min_matches=10)
+    overlapping = BTStabilityTracker(k=3, n=2, min_hypotheses=5, min_matches=10)
     for _ in range(3):
         overlapping.push(bt_table(ids, 1.0, 0.6), 8, 40)  # k-th low -2.6 < (k+1)-th high -2.4
     assert not overlapping.is_stable()
-    guarded = BTStabilityTracker(k=3, n=2, min_ideas=5, min_matches=100)
+    guarded = BTStabilityTracker(k=3, n=2, min_hypotheses=5, min_matches=100)
     for _ in range(3):
         guarded.push(bt_table(ids, 1.0, 0.1), 8, 40)
     assert not guarded.is_stable()

@@ -9,7 +9,7 @@ import mlflow
 import pytest
 from mlflow.tracking import MlflowClient
 
-from cosci.store import RECORD_FILE, SessionRecord
+from cosci.store import STORE_FILE, SessionStore
 from cosci.tracking.traces import TraceLogger
 from tests.report.conftest import Session, session  # noqa: F401  (the shared finished session)
 
@@ -22,34 +22,34 @@ def _chat_spans(client: MlflowClient, exp: str, run_id: str) -> list:
 
 def test_flush_is_incremental_and_survives_a_resume(session: Session, tmp_path: Path,  # noqa: F811
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    copy = tmp_path / RECORD_FILE
-    shutil.copy(session.folder / RECORD_FILE, copy)
-    record = SessionRecord.open(copy, session.sid)
+    copy = tmp_path / STORE_FILE
+    shutil.copy(session.folder / STORE_FILE, copy)
+    store = SessionStore.open(copy, session.sid)
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
     client = MlflowClient(uri)
     exp = client.create_experiment("traces", artifact_location=(tmp_path / "artifacts").as_uri())
     run_id = client.create_run(exp).info.run_id
-    total = int(record.db.scalar("SELECT COUNT(*) FROM transcripts"))
-    busy = record.db.query("SELECT task_id, COUNT(*) n FROM transcripts WHERE task_id IS NOT NULL GROUP BY task_id"
+    total = int(store.db.scalar("SELECT COUNT(*) FROM transcripts"))
+    busy = store.db.query("SELECT task_id, COUNT(*) n FROM transcripts WHERE task_id IS NOT NULL GROUP BY task_id"
                            " ORDER BY MIN(seq) LIMIT 1")[0]
-    with record.db.tx() as c:  # this task is still running: its calls wait
+    with store.db.tx() as c:  # this task is still running: its calls wait
         c.execute("UPDATE tasks SET status='in_progress' WHERE id=?", (busy["task_id"],))
-    assert TraceLogger(client, uri, run_id).flush(record) == total - busy["n"]
+    assert TraceLogger(client, uri, run_id).flush(store) == total - busy["n"]
     assert len(_chat_spans(client, exp, run_id)) == total - busy["n"]
-    with record.db.tx() as c:
+    with store.db.tx() as c:
         c.execute("UPDATE tasks SET status='done' WHERE id=?", (busy["task_id"],))
     resumed = TraceLogger(client, uri, run_id)  # a new process: progress comes from the run's tag
-    assert resumed.flush(record) == busy["n"]
+    assert resumed.flush(store) == busy["n"]
     waits: list[bool] = []
     monkeypatch.setattr(mlflow, "flush_trace_async_logging", lambda: waits.append(True))
-    assert resumed.flush(record, final=True) == 0
+    assert resumed.flush(store, final=True) == 0
     assert waits == [True], "the final flush must wait for exports still running in the background"
     monkeypatch.undo()
     spans = _chat_spans(client, exp, run_id)
     assert len(spans) == total
     assert sorted(int(s.attributes["cosci.seq"]) for s in spans) == [
-        r["seq"] for r in record.db.query("SELECT seq FROM transcripts ORDER BY seq")]
-    record.close()
+        r["seq"] for r in store.db.query("SELECT seq FROM transcripts ORDER BY seq")]
+    store.close()
 
 
 def test_a_failed_flush_is_logged_and_not_fatal(caplog) -> None:
@@ -60,6 +60,6 @@ def test_a_failed_flush_is_logged_and_not_fatal(caplog) -> None:
             raise ConnectionError("store\ngone")
 
     tracker = SessionTracker(client=None, run_id="r", uri="sqlite:///x.db")  # type: ignore[arg-type]
-    tracker.traces, tracker.record = Broken(), object()  # type: ignore[assignment]
+    tracker.traces, tracker.store = Broken(), object()  # type: ignore[assignment]
     assert tracker.flush_traces(final=True) == 0
     assert "MLflow traces not written now: ConnectionError: store gone" in caplog.text

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from cosci.config.load import compose, validate
-from cosci.llm.embeddings import hash_embed
-from cosci.llm.static_embedding import WORDLLAMA_MODEL, wordllama_embed
+from cosci.llm.embeddings.embedder import hash_embed
+from cosci.llm.embeddings.wordllama import WORDLLAMA_MODEL, wordllama_embed
 from cosci.vectors.calibration import Pair, calibrate, load_pairs, pair_cosines
 
 PAIRS = Path(__file__).resolve().parents[1] / "data" / "dedup_pairs.jsonl"

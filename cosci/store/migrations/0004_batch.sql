@@ -8,7 +8,7 @@ ALTER TABLE tasks ADD COLUMN batch_id TEXT;
 CREATE TABLE batched_matches (
     match_id       TEXT PRIMARY KEY,              -- the match id it will be applied under
     session_id     TEXT NOT NULL REFERENCES sessions(id),
-    task_id        TEXT NOT NULL,                 -- the RunTournamentBatch task that queued it
+    task_id        TEXT NOT NULL,                 -- the RunTournamentRound task that queued it
     match_index    INTEGER NOT NULL,              -- its index within that task
     hyp_a          TEXT NOT NULL REFERENCES hypotheses(id),
     hyp_b          TEXT NOT NULL REFERENCES hypotheses(id),

@@ -3,7 +3,7 @@
 Seed 004 "Batch API": Anthropic's Message Batches cost half the list price and take up to 24 h, so the seeds
 send sub-decile tournament matches through them. LiteLLM does not cover Anthropic's batches (stack notes), so
 the ``anthropic`` SDK is used here, behind one :class:`BatchGateway` shared by every agent; the scripted fake
-has its own endpoint (:mod:`cosci.llm.fake_batch`). A tier uses batches only if ``models.tiers.<tier>.batch``.
+has its own endpoint (:mod:`cosci.llm.fake.batches`). A tier uses batches only if ``models.tiers.<tier>.batch``.
 
 Per batch: each request is admitted against its agent's share at the **batch price** (LiteLLM's price table
 ``*_batches`` entries; seed 004's 50 % of the list price when the table has none), the batch is created, polled,
@@ -19,11 +19,11 @@ from typing import Any, Protocol
 
 import litellm
 
-from cosci.domain import CallRecord
+from cosci.domain import Call
 from cosci.llm import errors as E
-from cosci.llm.budget import Reservation
-from cosci.llm.gateway import CHARS_PER_TOKEN_BOUND, Gateway, map_exception
-from cosci.llm.types import BatchRequest, CallSpec, LLMResponse, Route
+from cosci.llm.budget.token_budget import Reservation
+from cosci.llm.gateway.adapter import CHARS_PER_TOKEN_BOUND, Gateway, map_exception
+from cosci.llm.port.types import BatchRequest, CallSpec, LLMResponse, Route
 
 BATCH_DISCOUNT = 0.5
 """Seed 004 "Batch API" (~50 % cost reduction): used when the price table has no batch prices for a model."""
@@ -109,7 +109,7 @@ def _response(model: str, message: dict[str, Any]) -> LLMResponse:
 
 
 class BatchGateway:
-    """The gateway's batch side (:class:`~cosci.llm.types.BatchPort`): budget, transcripts, retries, endpoints.
+    """The gateway's batch side (:class:`~cosci.llm.port.types.BatchPort`): budget, transcripts, retries, endpoints.
 
     Args:
         gateway: the session's gateway (its config, budget, recorder and retry policy).
@@ -131,7 +131,7 @@ class BatchGateway:
             if prefix == "anthropic/":
                 self.endpoints[prefix] = AnthropicBatches(route.api_key_env)
             elif prefix == "cosci-fake/":
-                from cosci.llm.fake_batch import FakeBatches
+                from cosci.llm.fake.batches import FakeBatches
 
                 self.endpoints[prefix] = FakeBatches()
             else:
@@ -229,7 +229,7 @@ class BatchGateway:
             usage = {"input_tokens": resp.input_tokens, "output_tokens": resp.output_tokens,
                      "cache_read_tokens": resp.cache_read_tokens, "cache_write_tokens": resp.cache_write_tokens,
                      "cost_usd": resp.cost_usd}
-        self.gateway.recorder(CallRecord(
+        self.gateway.recorder(Call(
             agent=route.agent, action=r.spec.action, mode=route.mode, model=route.model, task_id=r.spec.task_id,
             attempt=1, outcome=outcome, error=error, **usage,
             request={"batch_id": batch_id, "custom_id": r.custom_id, "messages": r.spec.messages},
@@ -237,7 +237,7 @@ class BatchGateway:
 
 
 def _map(exc: Exception, model: str) -> E.LLMError:
-    """The SDK's errors in cosci's hierarchy (status codes as in :func:`cosci.llm.gateway.map_exception`)."""
+    """The SDK's errors in cosci's hierarchy (status codes as in :func:`cosci.llm.gateway.adapter.map_exception`)."""
     import anthropic
 
     msg = " ".join(str(exc).split())[:500]

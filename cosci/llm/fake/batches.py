@@ -1,6 +1,6 @@
 """The scripted fake's message-batch endpoint (issue 16), for tests of the ranking batch pool.
 
-It behaves like Anthropic's Message Batches as :class:`cosci.llm.batch.BatchEndpoint` sees them: ``create``
+It behaves like Anthropic's Message Batches as :class:`cosci.llm.batches.batch_gateway.BatchEndpoint` sees them: ``create``
 returns a batch id (``fakebatch_<n>``), ``ended`` is false until the batch was polled ``models.fake.batch_polls``
 times, and ``results`` answers every request with the fake's own answer (:meth:`FakeBackend.respond`, so scripts
 and the autopilot apply) in Anthropic's result shape, or ends them all as ``models.fake.batch_outcome``
@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from cosci.llm.fake import FAKE, FakeBackend
+from cosci.llm.fake.provider import FAKE, FakeBackend
 from cosci.llm.responses import flatten_content
 
 _MEMORY: dict[str, dict[str, Any]] = {}
@@ -25,7 +25,7 @@ _LOCK = threading.Lock()
 
 
 class FakeBatches:
-    """The fake batch endpoint over :data:`cosci.llm.fake.FAKE`."""
+    """The fake batch endpoint over :data:`cosci.llm.fake.provider.FAKE`."""
 
     def __init__(self, backend: FakeBackend = FAKE) -> None:
         self.backend = backend

@@ -8,25 +8,25 @@ from pathlib import Path
 
 import pytest
 
-from cosci.store import SessionRecord
+from cosci.store import SessionStore
 from cosci.store.db import Database, migrations
 
 
-def test_wal_and_foreign_keys_are_on(record: SessionRecord) -> None:
-    assert record.db.scalar("PRAGMA journal_mode") == "wal"
-    assert record.db.scalar("PRAGMA foreign_keys") == 1
-    assert record.db.scalar("PRAGMA busy_timeout") == 5000
+def test_wal_and_foreign_keys_are_on(store: SessionStore) -> None:
+    assert store.db.scalar("PRAGMA journal_mode") == "wal"
+    assert store.db.scalar("PRAGMA foreign_keys") == 1
+    assert store.db.scalar("PRAGMA busy_timeout") == 5000
 
 
-def test_foreign_keys_are_enforced(record: SessionRecord) -> None:
-    with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"), record.db.tx() as c:
+def test_foreign_keys_are_enforced(store: SessionStore) -> None:
+    with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"), store.db.tx() as c:
         c.execute("INSERT INTO tasks (id, session_id, agent, action, status, idempotency_key, created_at,"
                   " updated_at) VALUES ('T-x', 'no-such-session', 'generation', 'A', 'pending', 'k', 0, 0)")
-    assert record.db.scalar("SELECT COUNT(*) FROM tasks") == 0  # the failed transaction was rolled back
+    assert store.db.scalar("SELECT COUNT(*) FROM tasks") == 0  # the failed transaction was rolled back
 
 
 def test_migrations_apply_once_and_reopening_applies_nothing(tmp_path: Path) -> None:
-    path = tmp_path / "record.sqlite"
+    path = tmp_path / "store.sqlite"
     versions = [v for v, _ in migrations()]
     assert versions == sorted(set(versions)) and versions[0] == 1
 
@@ -45,8 +45,8 @@ def test_migrations_apply_once_and_reopening_applies_nothing(tmp_path: Path) -> 
     again.close()
 
 
-def test_a_failed_transaction_rolls_back(record: SessionRecord) -> None:
-    with pytest.raises(RuntimeError), record.db.tx() as c:
+def test_a_failed_transaction_rolls_back(store: SessionStore) -> None:
+    with pytest.raises(RuntimeError), store.db.tx() as c:
         c.execute("UPDATE sessions SET research_goal='changed'")
         raise RuntimeError("boom")
-    assert record.sessions.get().research_goal == "Find repurposable drugs for AML."
+    assert store.sessions.get().research_goal == "Find repurposable drugs for AML."

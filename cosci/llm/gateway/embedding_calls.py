@@ -8,7 +8,7 @@ LiteLLM's own retries beside the gateway's. Here every hosted embedding call
   fallback), and settled with LiteLLM's actual cost (``response_cost``, else ``litellm.completion_cost``);
 - writes one transcript row per attempt (agent ``proximity``, mode ``embedding``, the caller's action:
   ``dedup``, ``cluster``, ``probe``), like a completion;
-- is retried by the gateway's own policy (:meth:`cosci.llm.gateway.Gateway.retrying`, seed 004's table), with
+- is retried by the gateway's own policy (:meth:`cosci.llm.gateway.adapter.Gateway.retrying`, seed 004's table), with
   LiteLLM's retries off (``num_retries=0``) and a hard deadline of ``retry.call_timeout_seconds``.
 """
 
@@ -21,9 +21,9 @@ from typing import Any
 import litellm
 import numpy as np
 
-from cosci.domain import CallRecord
+from cosci.domain import Call
 from cosci.llm import errors as E
-from cosci.llm.gateway import Gateway, estimate_call, map_exception
+from cosci.llm.gateway.adapter import Gateway, estimate_call, map_exception
 
 EMBEDDING_AGENT = "proximity"
 """Seed 001 "Per-Agent Shares": proximity's 2 % is the embeddings' share, whichever agent asks."""
@@ -31,7 +31,7 @@ EMBEDDING_MODE = "embedding"
 
 
 class EmbeddingCalls:
-    """Hosted embeddings over a session's :class:`~cosci.llm.gateway.Gateway` (its budget, recorder, retries)."""
+    """Hosted embeddings over a session's :class:`~cosci.llm.gateway.adapter.Gateway` (its budget, recorder, retries)."""
 
     def __init__(self, gateway: Gateway) -> None:
         self.gateway = gateway
@@ -62,7 +62,7 @@ class EmbeddingCalls:
         try:
             reservation = gw.budget.admit(EMBEDDING_AGENT, est_usd, est_tokens)
         except E.BudgetExceeded as exc:
-            gw.recorder(CallRecord(**base, outcome="error:budget", error=str(exc)))
+            gw.recorder(Call(**base, outcome="error:budget", error=str(exc)))
             raise
         started = time.perf_counter()
         try:
@@ -75,7 +75,7 @@ class EmbeddingCalls:
                                       llm_provider=model.split("/", 1)[0])
             err = map_exception(exc, model)
             will_retry = isinstance(err, E.TransientLLMError) and attempt < gw.max_attempts(err)
-            gw.recorder(CallRecord(**base, outcome=f"{'retry' if will_retry else 'error'}:{err.kind}",
+            gw.recorder(Call(**base, outcome=f"{'retry' if will_retry else 'error'}:{err.kind}",
                                    latency_seconds=time.perf_counter() - started, error=str(err)))
             raise err from exc
         except BaseException:  # cancelled: release the reservation
@@ -85,7 +85,7 @@ class EmbeddingCalls:
         tokens = int(getattr(getattr(raw, "usage", None), "prompt_tokens", 0) or 0)
         cost = _cost(raw, model)
         gw.budget.settle(reservation, cost, tokens)
-        gw.recorder(CallRecord(**base, outcome="ok", input_tokens=tokens, cost_usd=cost,
+        gw.recorder(Call(**base, outcome="ok", input_tokens=tokens, cost_usd=cost,
                                latency_seconds=time.perf_counter() - started,
                                request={"texts": len(texts), "chars": chars},
                                response={"vectors": len(vectors), "dim": int(vectors.shape[1]) if vectors.size else 0}))

@@ -12,7 +12,7 @@ import os
 from cosci.config.schema import CosciConfig
 from cosci.errors import MissingApiKey
 from cosci.llm.errors import ModelUnavailable
-from cosci.llm.types import Route
+from cosci.llm.port.types import Route
 
 NEVER_DEGRADE = frozenset({"reflection.verification", "metareview.final"})
 """Seed 001 "Degradation Chain": these modes fail rather than fall back to a weaker model."""

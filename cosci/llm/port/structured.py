@@ -16,7 +16,7 @@ from typing import TypeVar
 from pydantic import ValidationError
 
 from cosci.llm.errors import EmptyArguments, InvalidArguments, NoRecordCall, TruncatedArguments
-from cosci.llm.types import CallSpec, LLMPort, LLMResponse, ToolSpec
+from cosci.llm.port.types import CallSpec, LLMPort, LLMResponse, ToolSpec
 from cosci.records import Record, tool_schema
 
 R = TypeVar("R", bound=Record)

@@ -13,7 +13,7 @@ import random
 import re
 from typing import Any
 
-from cosci.llm.fake_types import FakeCall
+from cosci.llm.fake.types import FakeCall
 
 _RECORD = re.compile(r"URL: (\S+)\n(.*?)</untrusted_source>", re.S)
 _CLAIM = re.compile(r"### Claim (C\d+)\n(.*?)(?=### Claim C\d+\n|## Record your verdicts)", re.S)

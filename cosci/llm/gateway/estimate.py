@@ -1,7 +1,7 @@
 """Pre-flight estimate of a session's cost from its config (seed 004: ``estimate`` warns above 1.2x the
 budget).
 
-A full session is assumed to fill the pool (``run.max_ideas``: the generation share by generation, the rest by
+A full session is assumed to fill the pool (``run.max_hypotheses``: the generation share by generation, the rest by
 evolution), give every hypothesis a full review, play about ``evolution.mature_matches + 1`` matches per
 hypothesis (never more than every pair at the rematch cap), as debates for each hypothesis's first
 ``ranking.debate_min_matches`` matches (``debate.min_turns`` turns each) and pairwise after, verify the top
@@ -10,7 +10,7 @@ hypotheses, write system feedback every ``metareview.every_matches`` matches and
 Each call's prompt is a fixed part by kind (``PROMPT_CHARS``, the rendered templates and safety preamble as
 measured on the fake demo) plus the session's own text (goal and preferences, which every prompt quotes in its
 session context), plus ``TOOL_RESULT_CHARS`` per earlier tool-loop iteration; its answer is the tier's
-``typical_output_tokens`` or 35 % of the mode's ``max_output_tokens`` (:func:`cosci.llm.sizing.
+``typical_output_tokens`` or 35 % of the mode's ``max_output_tokens`` (:func:`cosci.llm.budget.sizing.
 prior_output_tokens`, the same prior the budget admission uses). Prices come from LiteLLM's price map (or the
 configured overrides). The numbers are a planning aid (USD), not a bound: the token budget enforces the cap.
 Measured against real runs in ``bench/README.md`` (issue 11).
@@ -21,10 +21,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from cosci.config.schema import CosciConfig
-from cosci.llm.gateway import estimate_call
-from cosci.llm.providers import register_providers
-from cosci.llm.routing import Router
-from cosci.llm.sizing import EXPECTED_CHARS_PER_TOKEN, prior_output_tokens
+from cosci.llm.budget.sizing import EXPECTED_CHARS_PER_TOKEN, prior_output_tokens
+from cosci.llm.gateway.adapter import estimate_call
+from cosci.llm.gateway.providers import register_providers
+from cosci.llm.gateway.routing import Router
 
 TOOL_LOOP_CALLS = 4
 """Model calls in a typical tool loop (search, read, search, record), at most ``max_iterations``."""
@@ -65,14 +65,14 @@ def estimate_session(config: CosciConfig) -> Estimate:
     def loop(agent: str, mode: str) -> int:  # a tool loop makes at most max_iterations calls
         return min(TOOL_LOOP_CALLS, config.agents[agent].modes[mode].max_iterations)
 
-    n = config.run.max_ideas
+    n = config.run.max_hypotheses
     evolved = round(n * config.evolution.pool_share)
     generated = n - evolved
     matches = min(n * (config.evolution.mature_matches + 1),
                   n * (n - 1) // 2 * config.ranking.max_matches_per_pair)
     debates = min(matches, n * max(config.ranking.debate_min_matches, 1))
     plan = [  # (agent, mode, tasks, calls per task, prompt kind)
-        ("supervisor", "parse_goal", 1, 1, "parse"),
+        ("goal_parsing", "parse_goal", 1, 1, "parse"),
         ("generation", "literature", generated * (1 - config.generation.debate_share), loop("generation", "literature"),
          "tool_loop"),
         ("generation", "debate", generated * config.generation.debate_share, config.debate.min_turns + 1, "turn"),

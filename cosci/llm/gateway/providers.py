@@ -18,8 +18,8 @@ import litellm
 
 from cosci.config.schema import CosciConfig
 from cosci.errors import MissingApiKey, UnknownModel
-from cosci.llm.fake import FAKE
-from cosci.llm.local_model import LocalModelProvider
+from cosci.llm.fake.provider import FAKE
+from cosci.llm.local.model import LocalModelProvider
 
 CUSTOM_PROVIDERS = ("cosci-local/", "cosci-fake/")
 
@@ -27,7 +27,7 @@ CUSTOM_PROVIDERS = ("cosci-local/", "cosci-fake/")
 def check_models(config: CosciConfig, *, keys: bool = True) -> None:
     """Fail before any work if a tier's model cannot be called: its string names no provider LiteLLM knows, or
     its provider needs a key that is not set (LiteLLM's own checks, no network). A tier with ``api_key_env`` is
-    checked by :meth:`~cosci.llm.routing.Router.check_keys`; one with ``api_base`` (a local server) has no key.
+    checked by :meth:`~cosci.llm.gateway.routing.Router.check_keys`; one with ``api_base`` (a local server) has no key.
     A model the provider does not serve (``anthropic/nope``) is only found by calling it; that error ends the
     session ``failed`` (``flows.session.FATAL_ERRORS``). ``keys=False`` checks the model strings only (a cost
     estimate needs no key).

@@ -31,8 +31,8 @@ from typing import Any, ClassVar
 from litellm import CustomLLM
 
 from cosci.config.schema import LocalModelCfg
+from cosci.llm.local.schema_bounds import bound_schema, tool_choice_schema
 from cosci.llm.responses import make_response, plain_messages
-from cosci.llm.schema_bounds import bound_schema, tool_choice_schema
 
 # llama.cpp's OpenMP threads spin-wait by default: on 2 shared cores that made a 1000-token prompt take
 # 60-130 s instead of ~30 s under load (measured here). Passive waiting must be set before the library loads.

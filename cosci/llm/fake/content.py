@@ -14,8 +14,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from cosci.llm import fake_grounding as grounding
-from cosci.llm.fake_types import FakeCall, FakeReply
+from cosci.llm.fake import grounding as grounding
+from cosci.llm.fake.types import FakeCall, FakeReply
 
 DRUGS = ["metformin", "disulfiram", "itraconazole", "niclosamide", "mebendazole", "atorvastatin",
          "propranolol", "chloroquine", "auranofin", "valproate", "digoxin", "ivermectin", "clarithromycin",
@@ -251,7 +251,7 @@ def autopilot(call: FakeCall, params: dict[str, Any], *, seed: int, n: int) -> F
 
 
 def record_args(tool: str, rng: random.Random, call: FakeCall, n: int) -> dict[str, Any]:
-    if tool in GROUNDING:  # the audit, a debate's citations, the support check (cosci/llm/fake_grounding.py)
+    if tool in GROUNDING:  # the audit, a debate's citations, the support check (cosci/llm/fake/grounding.py)
         return GROUNDING[tool](rng, call, n)
     if tool == "record_hypothesis":
         return hypothesis(rng, call, n)

@@ -126,7 +126,7 @@ class LLMResponse:
 
 
 class LLMPort(Protocol):
-    """The one port agents call. Implemented by :class:`cosci.llm.gateway.Gateway`.
+    """The one port agents call. Implemented by :class:`cosci.llm.gateway.adapter.Gateway`.
 
     Raises:
         TransientLLMError: after the gateway's retries ran out.
@@ -146,7 +146,7 @@ class BatchRequest:
 
 
 class BatchPort(Protocol):
-    """The batch side of the gateway (:class:`cosci.llm.batch.BatchGateway`), for the ranking batch pool.
+    """The batch side of the gateway (:class:`cosci.llm.batches.batch_gateway.BatchGateway`), for the ranking batch pool.
 
     Raises (each method): TransientLLMError after the gateway's retries, PermanentLLMError.
     """

@@ -5,13 +5,13 @@ Admission used to hold every call at its upper bound (the full ``max_output_toke
 The gateway now reserves an *expected* output length per ``agent.mode``:
 
 - before any answer of that mode was seen, a documented prior: ``PRIOR_OUTPUT_SHARE`` of ``max_output_tokens``
-  (the same figure the pre-flight estimate, :mod:`cosci.llm.estimate`, uses);
+  (the same figure the pre-flight estimate, :mod:`cosci.llm.gateway.estimate`, uses);
 - afterwards, the longest of the last ``WINDOW`` answers of that mode in this session times ``HEADROOM``,
   never above ``max_output_tokens``.
 
 Input tokens are expected at ``EXPECTED_CHARS_PER_TOKEN`` characters per token (English prose runs at about
 four characters per token with current tokenizers — OpenAI's and Anthropic's published rule of thumb); the
-upper bound the session cap uses stays at three (:data:`cosci.llm.gateway.CHARS_PER_TOKEN_BOUND`).
+upper bound the session cap uses stays at three (:data:`cosci.llm.gateway.adapter.CHARS_PER_TOKEN_BOUND`).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ Each call is admitted with two figures (issue 11):
 
 - an **upper bound** (input characters / 3 plus the full ``max_output_tokens``), held against the *session cap*:
   settled actual spending can never pass the cap, because every admitted call fits under it at its bound;
-- an **expected cost** (the realistic output length measured on this session, :mod:`cosci.llm.sizing`), held
+- an **expected cost** (the realistic output length measured on this session, :mod:`cosci.llm.budget.sizing`), held
   against the *agent's share*: reservations of calls still in flight no longer count as spent at 20x their
   real cost, which starved the second concurrent call of an agent. The difference between expected and actual
   is corrected at settlement (an overrun past the share is booked as reserve used).

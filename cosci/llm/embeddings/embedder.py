@@ -2,9 +2,9 @@
 
 The chain comes from ``models.embeddings.chain`` (seed 004 "Embedder Chain": Voyage -> OpenAI -> hash; issue 16
 puts the bundled static model before ``hash``): hosted models go through the gateway
-(:class:`cosci.llm.embedding_calls.EmbeddingCalls`: proximity's budget share, a transcript row per call, the
+(:class:`cosci.llm.gateway.embedding_calls.EmbeddingCalls`: proximity's budget share, a transcript row per call, the
 gateway's retries); an entry whose API key is missing is skipped; ``wordllama-l2_supercat_256`` is the offline
-default (:mod:`cosci.llm.static_embedding`, weights inside its wheel, no network) and ``hash`` the last resort.
+default (:mod:`cosci.llm.embeddings.wordllama`, weights inside its wheel, no network) and ``hash`` the last resort.
 The model is chosen once, when the session starts (:meth:`Embedder.choose`), and then kept: vectors from
 different models cannot share one FAISS index, so a session never mixes them.
 
@@ -23,14 +23,14 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from cosci.llm.static_embedding import WORDLLAMA_DIM, WORDLLAMA_MODEL, StaticModelUnavailable, wordllama_embed
-from cosci.llm.static_embedding import load as load_static
+from cosci.llm.embeddings.wordllama import WORDLLAMA_DIM, WORDLLAMA_MODEL, StaticModelUnavailable, wordllama_embed
+from cosci.llm.embeddings.wordllama import load as load_static
 
 log = logging.getLogger(__name__)
 
 
 class HostedEmbeddings(Protocol):
-    """Hosted embedding calls (:class:`cosci.llm.embedding_calls.EmbeddingCalls`: budget, transcripts, retries);
+    """Hosted embedding calls (:class:`cosci.llm.gateway.embedding_calls.EmbeddingCalls`: budget, transcripts, retries);
     structural, since that module builds on the gateway, which uses this one."""
 
     async def embed(self, model: str, texts: list[str], *, action: str = "embed",

@@ -1,4 +1,4 @@
-"""The gateway: cosci's one adapter over LiteLLM, implementing :class:`cosci.llm.types.LLMPort`.
+"""The gateway: cosci's one adapter over LiteLLM, implementing :class:`cosci.llm.port.types.LLMPort`.
 
 Owns, for every provider call: the LiteLLM request (prompt-cache markers, thinking, forced tools, constrained
 output), the budget admission and settlement, cost and cache-token extraction, the transcript record of every
@@ -40,13 +40,13 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type
 from tenacity.wait import wait_random_exponential
 
 from cosci.config.schema import CosciConfig, RetryCfg
-from cosci.domain import CallRecord
+from cosci.domain import Call
 from cosci.llm import errors as E
-from cosci.llm.budget import BudgetBusy, Reservation, TokenBudget
-from cosci.llm.providers import CUSTOM_PROVIDERS, register_providers
-from cosci.llm.routing import Router
-from cosci.llm.sizing import OutputSizer, expected_input_tokens
-from cosci.llm.types import CallSpec, LLMResponse, Route, ToolCall
+from cosci.llm.budget.sizing import OutputSizer, expected_input_tokens
+from cosci.llm.budget.token_budget import BudgetBusy, Reservation, TokenBudget
+from cosci.llm.gateway.providers import CUSTOM_PROVIDERS, register_providers
+from cosci.llm.gateway.routing import Router
+from cosci.llm.port.types import CallSpec, LLMResponse, Route, ToolCall
 from cosci.net import parse_retry_after
 
 log = logging.getLogger(__name__)
@@ -61,14 +61,14 @@ CHARS_PER_TOKEN_BOUND = 3
 """Admission estimates assume at least 3 characters per input token, an upper bound for English prose."""
 ADMISSION_POLL_SECONDS = 0.05
 """How often a call waiting for in-flight reservations to settle tries again, seconds."""
-RESERVE_MODES = frozenset({"supervisor.parse_goal", "metareview.final", "safety.classify", "metareview.audit",
+RESERVE_MODES = frozenset({"goal_parsing.parse_goal", "metareview.final", "safety.classify", "metareview.audit",
                            "metareview.claim_check"})
 """Calls that may draw on the budget reserve (seed 001: the reserve is the buffer that must not starve; issue 15:
 the safety classifier's cost comes from the reserve; so do the audit and the support check of the overview)."""
 FORMAT_PROVIDERS = ("ollama_chat/", "ollama/")
 """Providers that take a JSON schema as constrained output (Ollama's ``format``) but ignore ``tool_choice``."""
 
-Recorder = Callable[[CallRecord], None]
+Recorder = Callable[[Call], None]
 
 
 def estimate_call(model: str, input_chars: int, max_output_tokens: int, *,
@@ -125,12 +125,12 @@ def map_exception(exc: Exception, model: str) -> E.LLMError:
 
 
 class Gateway:
-    """The LiteLLM-backed :class:`~cosci.llm.types.LLMPort`.
+    """The LiteLLM-backed :class:`~cosci.llm.port.types.LLMPort`.
 
     Args:
         config: the validated session config (models, retry table).
         budget: the session's :class:`TokenBudget`.
-        recorder: receives a :class:`~cosci.domain.CallRecord` for every call attempt (the transcripts table).
+        recorder: receives a :class:`~cosci.domain.Call` for every call attempt (the transcripts table).
         sleep: the wait between retries (replaced in tests).
     """
 
@@ -212,7 +212,7 @@ class Gateway:
         try:
             reservation = await self._admit(route, input_chars)
         except (E.BudgetExceeded, BudgetBusy) as exc:
-            self.recorder(CallRecord(**base, outcome="error:budget", error=str(exc)))
+            self.recorder(Call(**base, outcome="error:budget", error=str(exc)))
             raise
         started = time.perf_counter()
         try:
@@ -222,7 +222,7 @@ class Gateway:
             self.budget.settle(reservation, 0.0, 0)
             err = map_exception(exc, route.model)
             will_retry = isinstance(err, E.TransientLLMError) and attempt < self._max_attempts(err)
-            self.recorder(CallRecord(**base, outcome=f"{'retry' if will_retry else 'error'}:{err.kind}",
+            self.recorder(Call(**base, outcome=f"{'retry' if will_retry else 'error'}:{err.kind}",
                                      latency_seconds=time.perf_counter() - started, error=str(err)))
             raise err from exc
         except BaseException:  # cancelled (deadline, abort): release the reservation, or it is held for good
@@ -233,7 +233,7 @@ class Gateway:
             resp = as_record_call(resp, tool)
         self.budget.settle(reservation, resp.cost_usd, resp.input_tokens + resp.output_tokens)
         self.sizer.observe(route.key, resp.output_tokens)
-        self.recorder(CallRecord(
+        self.recorder(Call(
             **base, outcome="ok", input_tokens=resp.input_tokens, output_tokens=resp.output_tokens,
             cache_read_tokens=resp.cache_read_tokens, cache_write_tokens=resp.cache_write_tokens,
             cost_usd=resp.cost_usd, latency_seconds=resp.latency_seconds,

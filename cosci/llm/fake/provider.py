@@ -38,8 +38,8 @@ import litellm
 from litellm import CustomLLM
 
 from cosci.config.schema import FakeModelCfg
-from cosci.llm import fake_content as content
-from cosci.llm.fake_types import FakeCall, FakeReply
+from cosci.llm.fake import content as content
+from cosci.llm.fake.types import FakeCall, FakeReply
 from cosci.llm.responses import make_response
 
 __all__ = ["FAKE", "FakeBackend", "FakeCall", "FakeReply"]
@@ -117,7 +117,7 @@ class FakeBackend:
         """An embedding response: the ``hash`` vectors of ``texts`` (or the next queued embedding fault)."""
         from litellm.types.utils import EmbeddingResponse, Usage
 
-        from cosci.llm.embeddings import hash_embed
+        from cosci.llm.embeddings.embedder import hash_embed
 
         with self._lock:
             self.embedded.append(list(texts))

@@ -12,19 +12,19 @@ import logging
 from cosci.agents.base import BaseAgent, fallback_plan
 from cosci.domain import Task, TaskResult
 from cosci.errors import CosciError
-from cosci.llm.structured import call_record
+from cosci.llm.port.structured import call_record
 from cosci.prompts import render
 from cosci.records import RecordResearchPlan
 
 log = logging.getLogger(__name__)
 
 
-class GoalParser(BaseAgent):
-    name = "supervisor"
+class GoalParsingAgent(BaseAgent):
+    name = "goal_parsing"
 
     async def execute(self, task: Task) -> TaskResult:
         """``ParseGoal``: store the research plan; ``research_plan_parsed`` (detail ``fallback`` if it failed)."""
-        session = self.record.sessions.get()
+        session = self.store.sessions.get()
         prefs = list(self.config.session.preferences)
         user = render("parse_goal", goal=session.research_goal, preferences_text="\n".join(f"- {p}" for p in prefs))
         spec = self.spec("parse_goal", task, user, feedback=False)
@@ -37,6 +37,6 @@ class GoalParser(BaseAgent):
         except CosciError as exc:
             log.warning("goal parsing failed (%s); using the goal as the plan", exc)
             plan, fallback = fallback_plan(session.research_goal, prefs), True
-        self.record.sessions.update(research_plan=plan.model_dump())
+        self.store.sessions.update(research_plan=plan.model_dump())
         self.deps.forget_plan()
         return TaskResult("research_plan_parsed", detail={"fallback": fallback, "objective": plan.objective[:200]})

@@ -1,0 +1,2 @@
+"""Provider batches: the batch side of the gateway over Anthropic Message Batches (SDK).
+"""

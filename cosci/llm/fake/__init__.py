@@ -1,0 +1,2 @@
+"""The scripted fake: a LiteLLM custom provider, its data, its answers and its batch endpoint.
+"""
