@@ -1,0 +1,120 @@
+"""Sessions stored by an earlier release (tests/data/sessions/README.md) open, report, export and resume.
+
+The archives were made before a release changed names of agents, actions, payload fields, config keys and
+files; these tests pin that such a session still works with the code of today: nothing finished is paid for
+again, nothing is skipped, and the report and MLflow run are the session's own.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from cosci.cli import main
+from cosci.session.folder import SessionFolder
+from tests.flows.test_session_flow import check_invariants
+
+ROOT = Path(__file__).resolve().parents[1]
+STORED = ROOT / "tests" / "data" / "sessions"
+FINISHED = "s-20261201-201053-3b6db7"
+KILLED = "s-20261201-201128-4ad455"
+
+
+def extract(name: str, into: Path) -> Path:
+    """Extract ``<name>.tar.xz`` under ``into``; returns its data folder."""
+    with tarfile.open(STORED / f"{name}.tar.xz") as tar:
+        tar.extractall(into, filter="data")
+    return into / "data"
+
+
+def _cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    try:
+        main(list(args))
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out = capsys.readouterr()
+    return code, out.out + out.err
+
+
+def _mlflow_run(data: Path, run_id: str) -> str:
+    conn = sqlite3.connect(data / "mlflow.db")
+    try:
+        return str(conn.execute("SELECT status FROM runs WHERE run_uuid=?", (run_id,)).fetchone()[0])
+    finally:
+        conn.close()
+
+
+def test_a_finished_session_opens_reports_and_exports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = extract("finished", tmp_path)
+    folder = SessionFolder.existing(data, FINISHED)
+    with folder.store() as store:
+        row = store.sessions.get()
+        assert (row.status, row.stop_reason) == ("done", "max_hypotheses")
+        assert store.hypotheses.count() == 6 and store.matches.count() == 9
+        ids = {h.id for h in store.hypotheses.all()}
+        check_invariants(store)
+    config = folder.frozen_config()  # the frozen config validates with today's schema
+    assert config.run.n_initial == 3
+    code, out = _cli(capsys, "--data-dir", str(data), "list")
+    assert code == 0 and FINISHED in out and "done" in out
+    code, out = _cli(capsys, "--data-dir", str(data), "status", FINISHED)
+    assert code == 0 and "hypotheses   6" in out and "spent" in out
+    code, out = _cli(capsys, "--data-dir", str(data), "report", FINISHED)
+    assert code == 0 and "[H-" in out
+    page = tmp_path / "report.html"
+    code, out = _cli(capsys, "--data-dir", str(data), "report", FINISHED, "--html", "--out", str(page))
+    html = page.read_text(encoding="utf-8")
+    assert code == 0 and all(hid in html for hid in ids)
+    for fmt in ("md", "jsonl"):
+        target = tmp_path / f"export.{fmt}"
+        code, out = _cli(capsys, "--data-dir", str(data), "export", FINISHED, "--format", fmt, "--out", str(target))
+        assert code == 0 and target.stat().st_size > 0, out
+    lines = [json.loads(x) for x in (tmp_path / "export.jsonl").read_text().splitlines()]
+    assert {x["id"] for x in lines if x.get("type") == "hypothesis"} == ids
+
+
+def test_a_killed_session_shows_stopped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = extract("killed", tmp_path)
+    code, out = _cli(capsys, "--data-dir", str(data), "list")
+    assert code == 0 and KILLED in out and "stopped" in out
+    code, out = _cli(capsys, "--data-dir", str(data), "report", KILLED)
+    assert code == 0 and "no overview yet" in out and "[H-" in out
+
+
+@pytest.mark.slow
+def test_a_killed_session_resumes_without_paying_twice(tmp_path: Path) -> None:
+    data = extract("killed", tmp_path)
+    folder = SessionFolder.existing(data, KILLED)
+    with folder.store() as store:
+        done = {r[0] for r in store.db.query("SELECT id FROM tasks WHERE status='done'")}
+        in_window = {r[0] for r in store.db.query("SELECT id FROM tasks WHERE lease_owner='killed'")}
+        hypotheses, run_id = store.hypotheses.count(), store.sessions.get().mlflow_run_id
+    assert len(done) == 41 and len(in_window) == 4 and run_id
+    log = tmp_path / "calls.jsonl"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("COSCI_DATA_DIR", None)
+    resumed = subprocess.run(
+        [sys.executable, "-m", "cosci.cli", "--data-dir", str(data), "resume", KILLED,
+         f"models.fake.call_log={log}", "models.fake.latency_seconds=0"],
+        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600, start_new_session=True)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    calls = [json.loads(x) for x in log.read_text().splitlines()]
+    assert calls, "the resumed session made no model call"
+    paid_again = [c["task_id"] for c in calls if c["task_id"] in done | in_window]
+    assert not paid_again, f"finished actions called the model again: {paid_again[:5]}"
+    with folder.store() as store:
+        row = store.sessions.get()
+        assert row.status == "done" and row.final_overview
+        assert store.hypotheses.count() > hypotheses  # work left at the kill was done, not skipped
+        assert not store.db.query("SELECT 1 FROM tasks WHERE status IN ('pending', 'in_progress', 'leased')")
+        check_invariants(store)
+    assert (folder.final_dir / "report.html").is_file()
+    assert _mlflow_run(data, run_id) == "FINISHED"  # the session's own MLflow run, completed
