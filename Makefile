@@ -25,13 +25,13 @@ setup:  ## create .venv and install cosci with its dev tools and the Ray/SLURM l
 	$(BIN)/pip install --no-deps 'hydra-ray-launcher==1.2.2'  # its cloudpickle<3 pin would downgrade Prefect (docs/ARCHITECTURE.md)
 
 .PHONY: system-deps
-system-deps:  ## Debian packages for the session report: graphviz (lineage layout), chromium + chromium-driver (browser tests)
-	@missing=""; for pair in dot:graphviz chromium:chromium chromedriver:chromium-driver; do \
+system-deps:  ## Debian packages: graphviz (lineage layout), chromium + chromium-driver (browser tests), bubblewrap (the sandbox of cosci investigate)
+	@missing=""; for pair in dot:graphviz chromium:chromium chromedriver:chromium-driver bwrap:bubblewrap; do \
 	  command -v $${pair%%:*} >/dev/null 2>&1 || missing="$$missing $${pair#*:}"; done; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
-	else echo "setup: not installed:$$missing (as root: apt-get install -y$$missing); without them the report lists the lineage instead of drawing it and the browser tests skip"; fi
+	else echo "setup: not installed:$$missing (as root: apt-get install -y$$missing); without them the report lists the lineage instead of drawing it, the browser tests skip and cosci investigate refuses to run candidate programs"; fi
 
 test: lint typecheck  ## ruff, mypy, then the whole test suite (offline; slow tests included)
 	$(BIN)/pytest -q

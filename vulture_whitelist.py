@@ -18,6 +18,14 @@ _.plausibility
 _.min_year
 _.max_year
 
+# An investigation's cycle result (cosci/investigation/cycle.py CycleResult): written to result.json by
+# dataclasses.asdict and read back as dict keys by the flow, the boundary and the report.
+_.candidate_dir
+_.base_dir
+_.evaluation
+_.best_before
+_.evaluations_used
+
 # Config fields read by Hydra interpolation in conf/hydra/launcher/*.yaml, not by Python.
 _.joblib
 _.slurm

@@ -1,20 +1,20 @@
-"""Ranking simulator: how much of the true top 5 does the tournament recover? (issue 13)
+"""Ranking simulator: how much of the true top 5 does the tournament recover? (design.md#tournament)
 
 ``python -m bench.ranking_sim`` (about 5 minutes on 2 cores; ``--trials 5`` for a quick look).
 
-Scheme (issue 13): N = 40 hypotheses with latent quality q ~ N(0, 1); a simulated judge whose log-odds of
+Scheme: N = 40 hypotheses with latent quality q ~ N(0, 1); a simulated judge whose log-odds of
 picking the hypothesis shown first is ``(q_first − q_second) + ε + bias``, ε ~ N(0, 1) drawn per call and
 ``bias`` ∈ {0, 0.3, 0.6} logits toward the first-shown; 30 trials; recall of the true top 5 after 12 and 24
 LLM calls per hypothesis. One call involves two hypotheses, so a budget of ``c`` calls per hypothesis is
 ``c·N/2`` judge calls in all (each hypothesis is judged ``c`` times on average); a dual-order match costs two.
 
 It drives cosci's real tournament code with the simulated judge in place of the LLM: the plan of each match
-(:func:`cosci.tournament.engine.plan_match`: pair selection by strategy, mode, presentation order, dual-order
-rule), :func:`~cosci.tournament.judging.resolve` (agreement wins, disagreement draws), the record's Elo rule
-(:class:`~cosci.tournament.elo.EloRule`, the same call ``Matches.apply`` makes) and the Bradley–Terry refit after
-every batch of one match (:func:`~cosci.tournament.bt.fit_bt`). Recall is measured on the leaderboard a
-scientist reads: Elo for the ``seed`` strategy (the seed's scheme), BT score for the others; both are printed.
-``default`` is the shipped ``conf/config.yaml`` (read at start); ``seed`` is the same with ``strategy=seed``.
+(:func:`cosci.tournament.engine.plan_match`: pair selection by ``ranking.pairing``, mode, presentation order,
+dual-order rule), :func:`~cosci.tournament.judging.resolve` (agreement wins, disagreement draws), the store's Elo
+rule (:class:`~cosci.tournament.elo.EloRule`, the same call ``Matches.apply`` makes) and the Bradley–Terry refit
+after every round of one match (:func:`~cosci.tournament.bt.fit_bt`). Recall is measured on the leaderboard a
+scientist reads: Elo for the ``elo_buckets`` variant, BT score for the others; both are printed. ``default`` is
+the shipped ``conf/config.yaml`` (read at start); ``elo_buckets`` is the same with ``pairing=elo_buckets``.
 """
 
 from __future__ import annotations
@@ -99,9 +99,9 @@ def shipped(overrides: dict[str, str] | None = None) -> TournamentCfg:
 
 
 DEFAULT = shipped()
-STRATEGIES: dict[str, TournamentCfg] = {
+VARIANTS: dict[str, TournamentCfg] = {
     "default": DEFAULT,
-    "seed": replace(DEFAULT, strategy="seed"),
+    "elo_buckets": replace(DEFAULT, pairing="elo_buckets"),
     "default+sample-0.1": replace(DEFAULT, dual=replace(DEFAULT.dual, sample=0.1)),
     "default+dual-close": replace(DEFAULT, dual=replace(DEFAULT.dual, policy="close")),
     "default+dual-all": replace(DEFAULT, dual=replace(DEFAULT.dual, policy="all")),
@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trials", type=int, default=30)
     ap.add_argument("--bias", type=float, nargs="+", default=[0.0, 0.3, 0.6])
-    ap.add_argument("--strategies", nargs="+", default=list(STRATEGIES), choices=list(STRATEGIES))
+    ap.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
     ap.add_argument("--all", action="store_true", help="run the variants at every bias")
     ap.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE",
                     help="ranking.* overrides for 'default' (e.g. warmup_matches=3), for tuning")
@@ -125,8 +125,8 @@ def main(argv: list[str] | None = None) -> None:
     budgets = tuple(args.budgets)
     started = time.monotonic()
     rows = []
-    for name in args.strategies:
-        cfg = STRATEGIES[name]
+    for name in args.variants:
+        cfg = VARIANTS[name]
         if args.set and name == "default":
             cfg = shipped(dict(kv.split("=", 1) for kv in args.set))
         rows += [(name, cfg, bias) for bias in args.bias if "+" not in name or bias == 0.3 or args.all]
@@ -134,14 +134,14 @@ def main(argv: list[str] | None = None) -> None:
     jobs = [(cfg, bias, t, budgets, 40, args.per) for _, cfg, bias in rows for t in trials]
     with ProcessPoolExecutor(args.workers) as pool:
         results = list(pool.map(_trial, jobs, chunksize=4))
-    print(f"{'strategy':24} {'bias':>4} {'calls/h':>7} {'recall (leaderboard)':>21} {'by Elo':>6} {'by BT':>6} "
+    print(f"{'variant':24} {'bias':>4} {'calls/h':>7} {'recall (leaderboard)':>21} {'by Elo':>6} {'by BT':>6} "
           f"{'LLM calls':>9} {'draws':>6}")
     for n, (name, cfg, bias) in enumerate(rows):
         res = results[n * len(trials):(n + 1) * len(trials)]
         for c in budgets:
             elo = [r[c][0] for r in res]
             bt = [r[c][1] for r in res]
-            board = elo if cfg.strategy == "seed" else bt
+            board = elo if cfg.pairing == "elo_buckets" else bt
             print(f"{name:24} {bias:4.1f} {c:7d} {statistics.mean(board):14.3f} ± {statistics.stdev(board):.3f}"
                   f" {statistics.mean(elo):6.3f} {statistics.mean(bt):6.3f}"
                   f" {statistics.mean(r[c][2] for r in res):9.0f} {statistics.mean(r[c][3] for r in res):6.1f}")

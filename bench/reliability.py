@@ -99,7 +99,7 @@ def invariant_errors(db: Path, initial: float = 1200.0) -> list[str]:
         if len({h.statement for h in hyps}) != len(hyps):
             errors.append("duplicated hypothesis statements")
         q = store.db.query
-        if q("SELECT hypothesis_id, kind FROM reviews GROUP BY 1, 2 HAVING COUNT(*) > 1"):
+        if q("SELECT hypothesis_id, mode FROM reviews GROUP BY 1, 2 HAVING COUNT(*) > 1"):
             errors.append("duplicated reviews")
         if store.db.scalar("SELECT COUNT(*) FROM elo_journal") != store.matches.count(valid_only=True):
             errors.append("journal rows != valid matches")
@@ -177,8 +177,8 @@ def check_kill_sequential(trials: int, seed: int) -> Check:
     for _ in range(2):  # two uninterrupted runs: is the reference itself reproducible?
         with tempfile.TemporaryDirectory(prefix="cosci-ref-") as tmp:
             work = Path(tmp)
-            proc = run([sys.executable, "-m", "cosci.run", *FAKE, "tracking.enabled=false", "run.max_hypotheses=8", *one],
-                       env_for(work / "data"), work)
+            proc = run([sys.executable, "-m", "cosci.run", *FAKE, "tracking.enabled=false", "run.max_hypotheses=8",
+                        *one], env_for(work / "data"), work)
             if proc.returncode:
                 return Check("kill_seq", 0, 1, check.promise, [f"reference run failed: {proc.stderr[-300:]}"])
             references.append(fingerprint(records(work / "data")[0]))

@@ -5,7 +5,7 @@
     cosci status <id>                           counts, spend, status and stop reason
     cosci report <id>                           the research overview (or the leaderboard so far)
     cosci report <id> --html [--open] [--out F] the report page (final/report.html), optionally opened
-    cosci export <id> --format md|html|jsonl [--out F]   the report or the record for use outside cosci
+    cosci export <id> --format md|html|jsonl [--out F]   the report or the session store for use outside cosci
     cosci resume <id> [key=value ...]           continue a killed or paused session (overrides on its frozen config)
     cosci pause <id> | cosci abort <id>         ask a running session to hold / to stop and write its overview
     cosci feedback <id> --kind K --text T       researcher feedback: directive, preference, rejection, pin
@@ -13,6 +13,8 @@
     cosci estimate [hydra overrides ...]        pre-flight cost estimate of a configuration
     cosci compare [--experiment E | --parent RUN | --ids RUN ...]   compare sessions tracked in MLflow
     cosci serve [--cron "0 6 * * 1"] [hydra overrides ...]           serve the Prefect deployment on a schedule
+    cosci investigate check TASK | run TASK [--from-session S] [overrides ...] | resume RUN
+                                                test hypotheses by running code (docs/design.md#investigation)
     cosci eval moose-chem [--items N|ids] [--corpus 150|300|1000] [--seeds K] [--baseline single-call|none]
                [overrides ...]                                  measure against MOOSE-Chem (cosci/eval/)
 
@@ -89,12 +91,11 @@ def status_report(folder: SessionFolder, store: SessionStore) -> list[str]:
     out.append(f"session      {row.id} ({folder.shown_status(row.status)}{', running now' if running else ''})")
     out.append(f"goal         {' '.join(row.research_goal.split())[:200]}")
     out.append(f"stop reason  {row.stop_reason or '-'}")
-    out.append(
-        f"hypotheses   {store.hypotheses.count()} ({', '.join(f'{k} {v}' for k, v in sorted(states.items())) or 'none'})"
-    )
+    by_state = ", ".join(f"{k} {v}" for k, v in sorted(states.items())) or "none"
+    out.append(f"hypotheses   {store.hypotheses.count()} ({by_state})")
     out.append(f"reviews      {len(store.hypotheses.reviews())}")
     out.append(f"matches      {store.matches.count()} ({store.matches.count(valid_only=True)} with a valid verdict)")
-    for line in tournament_lines(store):  # issue 13: BT leaders with CIs, judge statistics
+    for line in tournament_lines(store):  # BT leaders with CIs, judge statistics (design.md#tournament)
         out.append(f"             {line}")
     out.append(
         f"feedback     {len(store.logs.feedback(source='meta_review'))} system, "
@@ -106,7 +107,8 @@ def status_report(folder: SessionFolder, store: SessionStore) -> list[str]:
         f"spent        ${total:.4f} of ${row.budget_usd:.2f}  "
         + ", ".join(f"{a} ${s['usd']:.4f}" for a, s in sorted(spend.items()))
     )
-    shares = store.logs.cache_read_shares()  # issue 16: how much of the input the provider's prompt cache served
+    # how much of the input the provider's prompt cache served (design.md#caching)
+    shares = store.logs.cache_read_shares()
     if shares:
         out.append(f"cache reads  {shares.pop('total', 0.0):.1%} of input tokens  "
                    + ", ".join(f"{a} {s:.1%}" for a, s in sorted(shares.items())))
@@ -118,7 +120,7 @@ def status_report(folder: SessionFolder, store: SessionStore) -> list[str]:
 
 
 def safety_lines(store: SessionStore) -> list[str]:
-    """Issue 15: screening counts, the goal's verdict, and every quarantined hypothesis with its verdict."""
+    """Screening counts, the goal's verdict, and every quarantined hypothesis with its verdict (design.md#safety)."""
     counts = store.safety.counts()
     if not counts:
         off = store.logs.events("safety_disabled")
@@ -165,7 +167,7 @@ def print_report(store: SessionStore) -> None:
     for word, heading in (("quarantined", "Quarantined by safety screening (not in the tournament or the overview)"),
                           ("flagged", "Flagged by safety screening (kept)")):
         marked = [line.removeprefix(word).strip() for line in lines if line.startswith(word)]
-        if marked:  # issue 15: listed with categories and rationale
+        if marked:  # listed with categories and rationale (design.md#safety)
             print(f"\n# {heading}\n")
             print("\n".join(f"- {line}" for line in marked))
 
@@ -219,7 +221,7 @@ def cmd_feedback(args: argparse.Namespace) -> None:
 
 
 def check_feedback_text(folder: SessionFolder, store: SessionStore, text: str) -> None:
-    """Issue 15: screen researcher feedback as a goal is screened, before it is stored.
+    """Screen researcher feedback as a goal is screened, before it is stored (design.md#safety).
 
     Raises:
         GoalRefused: the classifier refused it (nothing is stored; exit status 3).
@@ -240,7 +242,7 @@ def check_feedback_text(folder: SessionFolder, store: SessionStore, text: str) -
 
 
 def cmd_release(args: argparse.Namespace) -> None:
-    """Issue 15: a researcher releases a quarantined hypothesis; it goes back to review and the tournament."""
+    """A researcher releases a quarantined hypothesis; it goes back to review and the tournament (design.md#safety)."""
     folder = session_folder(args)
     with folder.store() as store:
         h = store.hypotheses.get(args.hypothesis)
@@ -373,6 +375,14 @@ def cmd_eval(args: argparse.Namespace) -> None:
         print(f"mlflow    parent run {result.parent_run_id}")
 
 
+def cmd_investigate(args: argparse.Namespace) -> None:
+    from flows.investigation_launch import command
+
+    code = command(args.action, args.target, list(args.overrides), args.from_session, data_dir(args.data_dir))
+    if code:
+        raise SystemExit(code)
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="cosci", description=__doc__.split("\n\n")[0])
     p.add_argument("--data-dir", help="data directory (default $COSCI_DATA_DIR or ./data)")
@@ -395,7 +405,7 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--html", action="store_true", help="write the report page (final/report.html) and print its path")
     sp.add_argument("--open", action="store_true", help="write the page and open it in a browser")
     sp.add_argument("--out", default=None, help="write the page here (instead of final/report.html)")
-    sp = add("export", help="write the report or the record for use outside cosci")
+    sp = add("export", help="write the report or the session store for use outside cosci")
     sp.add_argument("session")
     sp.add_argument("--format", choices=("md", "html", "jsonl"), required=True)
     sp.add_argument("--out", default="-", help="output file (default -: standard output)")
@@ -436,6 +446,13 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--cron", default=None, help="cron schedule (default: schedule.cron from config)")
     sp.add_argument("--name", default=None, help="deployment name (default: schedule.deployment)")
     sp.set_defaults(func=cmd_serve)
+    sp = add("investigate", help="test hypotheses by running code: check a task, run or resume an investigation")
+    sp.add_argument("action", choices=("check", "run", "resume"))
+    sp.add_argument("target", help="the task folder (check, run) or the investigation id (resume)")
+    sp.add_argument("overrides", nargs="*", default=[],
+                    help="Hydra overrides, e.g. models=fake investigation.workers=2")
+    sp.add_argument("--from-session", default=None, help="seed ideation with this session's top hypotheses")
+    sp.set_defaults(func=cmd_investigate)
     sp = add("eval", help="measure the science against a public benchmark (MOOSE-Chem)")
     sp.add_argument("benchmark", choices=["moose-chem"])
     sp.add_argument("overrides", nargs="*", default=[], help="Hydra overrides for every session, e.g. models=opus")
@@ -454,14 +471,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     p = parser()
     args, extra = p.parse_known_args(argv)
     if extra:  # `cosci eval moose-chem --items 2 models=fake`: overrides may follow the options
-        if getattr(args, "command", None) != "eval" or any(e.startswith("-") for e in extra):
+        if getattr(args, "command", None) not in ("eval", "investigate") or any(e.startswith("-") for e in extra):
             p.error(f"unrecognized arguments: {' '.join(extra)}")
         args.overrides = [*args.overrides, *extra]
-    if getattr(args, "data_dir", None) and getattr(args, "command", None) in ("run", "serve", "estimate", "eval"):
+    if (getattr(args, "data_dir", None) and getattr(args, "command", None) in ("run", "serve", "estimate", "eval")) or (
+            getattr(args, "command", None) == "investigate" and args.action == "run"):
         args.overrides = [*args.overrides, f"paths.data_dir={data_dir(args.data_dir)}"]  # --data-dir wins
     try:
         args.func(args)
-    except GoalRefused as exc:  # issue 15: a refused goal (resume) or researcher feedback text
+    except GoalRefused as exc:  # a refused goal (resume) or researcher feedback text (design.md#safety)
         print(f"cosci: {exc}", file=sys.stderr)
         raise SystemExit(GoalRefused.exit_code) from None
     except (CosciError, ConfigError) as exc:
@@ -476,7 +494,8 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 def tournament_lines(store: SessionStore) -> list[str]:
-    """Issue 13: the BT top 5 (score, 95 % CI, logits) and the judge statistics, flagged when position-biased."""
+    """The BT top 5 (score, 95 % CI, logits) and the judge statistics, flagged when position-biased
+    (design.md#tournament)."""
     from cosci.tournament.judge_stats import session_judge_stats
 
     bt = sorted(store.matches.bt().items(), key=lambda kv: (-kv[1][0], kv[0]))[:5]

@@ -1,7 +1,7 @@
-"""Domain objects shared by the agents, the tournament and the record (no framework imports).
+"""Domain objects shared by the agents, the tournament and the store (no framework imports).
 
-Names follow the seeds: hypothesis, review, match, task, system feedback (seed 000, seed 001 "Task Queue").
-Deterministic ids (seed 001 Phase 2): a hypothesis id is ``H-`` + the first 12 hex digits of
+Names follow design.md#vocabulary: hypothesis, review, match, task, system feedback, call.
+Deterministic ids (design.md#ids): a hypothesis id is ``H-`` + the first 12 hex digits of
 ``sha256(session_id || origin || statement)``; the other ids are derived the same way from what makes them
 unique, so a retried action computes the same id and its insert is a no-op.
 """
@@ -26,14 +26,14 @@ ResultKind = Literal[
     "system_feedback_generated",
     "final_overview_generated",
     "nothing_to_do",
-    # issue 15: safety screening
+    # safety screening (design.md#safety)
     "goal_screened",
     "goal_refused",
     "hypothesis_screened",
     "hypothesis_quarantined",
     "overview_screened",
     "overview_withheld",
-    "match_batch_pending",  # issue 16: a provider batch of matches is still running
+    "match_batch_pending",  # a provider batch of matches is still running (design.md#batches)
 ]
 
 
@@ -43,28 +43,28 @@ def digest(*parts: object, n: int = 12) -> str:
 
 
 def id_namespace(goal: str, seed: int) -> str:
-    """The namespace derived ids are hashed with: ``n-`` + sha256(goal || seed)[:12] (issue 11: the same goal
+    """The namespace derived ids are hashed with: ``n-`` + sha256(goal || seed)[:12] (design.md#ids: the same goal
     and seed give the same hypothesis, match, task and review ids, so two runs can be compared row for row)."""
     return "n-" + digest(" ".join(goal.split()), seed)
 
 
 def hypothesis_id(session_id: str, origin: str, statement: str) -> str:
-    """``H-`` + sha256(session || origin || statement)[:12] (seed 001 Phase 2, step 7).
+    """``H-`` + sha256(session || origin || statement)[:12] (design.md#ids).
 
-    ``origin`` is the strategy plus the sorted parent ids (``"combine:H-a,H-b"``), so the same statement reached
+    ``origin`` is the mode plus the sorted parent ids (``"combine:H-a,H-b"``), so the same statement reached
     by the same route maps to the same id.
     """
     return "H-" + digest(session_id, origin, " ".join(statement.split()))
 
 
 def match_id(session_id: str, hyp_a: str, hyp_b: str, task_id: str, index: int) -> str:
-    """Deterministic match id (seed 000 Elo Update): a retried match computes the same id."""
+    """Deterministic match id (design.md#tournament): a retried match computes the same id."""
     a, b = sorted((hyp_a, hyp_b))
     return "M-" + digest(session_id, a, b, task_id, index, n=16)
 
 
 def task_id(idempotency_key: str) -> str:
-    """Task id derived from its idempotency key (seed 004: ``{session_id}::generation::initial::{i}``)."""
+    """Task id derived from its idempotency key (design.md#store: ``{session_id}::generation::initial::{i}``)."""
     return "T-" + digest(idempotency_key, n=16)
 
 
@@ -81,7 +81,7 @@ class Hypothesis:
     anticipated_outcomes: str
     novelty_argument: str
     citations: list[dict[str, Any]]
-    strategy: str
+    mode: str
     parent_ids: list[str]
     elo: float
     matches_played: int
@@ -101,7 +101,7 @@ class Hypothesis:
         return "grounded" if self.grounded else "ungrounded"
 
     def embedding_text(self) -> str:
-        """Text embedded for dedup and clustering (seed 000: title + summary)."""
+        """Text embedded for dedup and clustering (design.md#dedup: title + summary)."""
         return f"{self.title}. {self.statement} {self.mechanism}"
 
     def brief(self) -> str:
@@ -120,7 +120,7 @@ class Hypothesis:
 class Review:
     id: str
     hypothesis_id: str
-    kind: str
+    mode: str
     verdict: str
     scores: dict[str, float | None]
     notes: str
@@ -132,7 +132,7 @@ class Review:
 
     def brief(self) -> str:
         scores = ", ".join(f"{k} {v:.2f}" for k, v in self.scores.items() if v is not None)
-        text = f"[{self.kind} review] verdict: {self.verdict}" + (f"; {scores}" if scores else "")
+        text = f"[{self.mode} review] verdict: {self.verdict}" + (f"; {scores}" if scores else "")
         if self.weakest_assumption:
             text += f"\nWeakest assumption: {self.weakest_assumption}"
         if self.kill_experiment:
@@ -142,7 +142,7 @@ class Review:
 
 @dataclass(frozen=True)
 class Task:
-    """A queued agent action (seed 001 "Task Queue Schema")."""
+    """A queued agent action (design.md#store)."""
 
     id: str
     session_id: str
@@ -155,11 +155,14 @@ class Task:
     attempts: int
     max_attempts: int
     idempotency_key: str
+    cache_spec: dict[str, Any] | None = None
+    """For a task enqueued before the vocabulary renames: its ``agent``, ``action``, ``target_id`` and ``payload``
+    as they were then, which its Prefect cache key is built from (design.md#caching); None since."""
 
 
 @dataclass
 class TaskResult:
-    """What an agent action produced; ``kind`` drives the follow-up rules (seed 000 "Agent Interactions")."""
+    """What an agent action produced; ``kind`` drives the follow-up rules (design.md#supervisor)."""
 
     kind: ResultKind
     hypothesis_ids: list[str] = field(default_factory=list)
@@ -175,13 +178,23 @@ class TaskResult:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TaskResult:
+        """A result from its JSON form; a result stored before the vocabulary renames (``detail`` naming the mode
+        ``kind`` or ``strategy``, a MatchBatch's poll ``round``) is read in today's words (design.md#vocabulary)."""
+        detail = dict(data.get("detail", {}))
+        for old, new in _LEGACY_DETAIL:
+            if old in detail and new not in detail:
+                detail[new] = detail.pop(old)
         return cls(kind=data["kind"], hypothesis_ids=list(data.get("hypothesis_ids", [])),
-                   match_ids=list(data.get("match_ids", [])), detail=dict(data.get("detail", {})))
+                   match_ids=list(data.get("match_ids", [])), detail=detail)
+
+
+_LEGACY_DETAIL = (("kind", "mode"), ("strategy", "mode"), ("round", "poll"))
+"""Result detail keys of releases before the vocabulary renames -> today's keys."""
 
 
 @dataclass(frozen=True)
 class Call:
-    """One provider call attempt, as the gateway reports it (seed 004 ``transcripts``).
+    """One provider call attempt, as the gateway reports it (a ``transcripts`` row, design.md#store).
 
     Units: tokens; ``cost_usd`` in USD (from LiteLLM's cost calculation); ``latency_seconds`` in seconds.
     ``outcome`` is ``ok``, ``retry:<kind>`` (a transient failure that will be retried) or ``error:<kind>``.
@@ -204,4 +217,4 @@ class Call:
     response: Any = None
     error: str | None = None
     system: Any = None
-    """The system message's content as sent (stored once per distinct text in ``system_prompts``, issue 12)."""
+    """The system message's content as sent (stored once per distinct text in ``system_prompts``, design.md#prompts)."""

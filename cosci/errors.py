@@ -40,15 +40,15 @@ class SessionNotFound(CosciError):
 
 
 class IllegalTransition(CosciError):
-    """A hypothesis state change the state machine (seed 004) does not allow."""
+    """A hypothesis state change the state machine (design.md#states) does not allow."""
 
 
 class GoalRefused(CosciError):
-    """Safety screening refused the research goal or a researcher's feedback text (issue 15): exit status 3."""
+    """Safety screening refused the research goal or a researcher's feedback text (design.md#safety): exit status 3."""
 
     exit_code = 3
 
 
 class SessionFailed(CosciError):
     """The session cannot go on (its goal could not be parsed, or its process lost what a task needs): the
-    supervisor stops at once, the session is marked ``failed`` and its flow run ends Failed (issue 12)."""
+    supervisor stops at once, the session is marked ``failed`` and its flow run ends Failed (design.md#supervisor)."""

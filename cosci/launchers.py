@@ -1,4 +1,4 @@
-"""What a sweep's launcher needs on this machine, checked before Hydra starts anything (issue 19).
+"""What a sweep's launcher needs on this machine, checked before Hydra starts anything (design.md#launchers).
 
 Hydra instantiates a launcher only once the sweep has begun; a missing plugin or a missing SLURM command then
 surfaces as a traceback from Hydra or submitit. :func:`check_launcher` turns both into one line naming what is

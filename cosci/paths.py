@@ -80,7 +80,7 @@ def template_cache(kind: str, package: str, name: str) -> Path:
     """Where the per-user copy of a freshly migrated SQLite database is kept: one per ``package`` version
     (``<user cache>/cosci/<kind>/<version>/<name>``, through platformdirs). Used by the Prefect server
     (``flows.server``) and the MLflow store (``cosci.tracking.stores``): a new data folder starts from a copy
-    instead of migrating an empty database again (issue 11, fast start)."""
+    instead of migrating an empty database again (design.md#store, fast start)."""
     from importlib.metadata import version
 
     from platformdirs import user_cache_path

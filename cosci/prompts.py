@@ -1,4 +1,4 @@
-"""The prompt templates: which file serves which agent mode, and rendering them (seed 003).
+"""The prompt templates: which file serves which agent mode, and rendering them (design.md#prompts).
 
 Prompts are Markdown Jinja2 files in ``prompts/`` (found through :func:`cosci.paths.prompts_dir`); no prompt
 text lives in Python. Rendering uses ``StrictUndefined``: a variable a template needs but the caller did not
@@ -9,14 +9,14 @@ Untrusted text (literature, hypotheses, researcher feedback) must reach :func:`r
 :mod:`cosci.safety.quoting`; templates place it as given and never quote it again. Autoescaping is off because
 the output is a prompt, not HTML.
 
-Keys are the ``agent.mode`` names of seed 003's table (and ``safety.classify``, issue 15) plus the partials
-(leading underscore) that callers
+Keys are the ``agent.mode`` names (design.md#prompts; and ``safety.classify``, design.md#safety) plus the
+partials (leading underscore) that callers
 render as system blocks: ``_safety_preamble`` heads every system prompt, ``_session_context`` is the cached
 research goal and plan, ``_feedback_context`` the latest system feedback and researcher directives, and
 ``_debate_record`` the follow-up that turns a finished generation debate into a ``record_hypothesis`` call,
-``_handbook`` the research handbook that lengthens the cached prefix for providers with a minimum,
-``_claim_check`` the support check of the overview's claims and ``_debate_grounding`` the citations of a debate
-hypothesis (``docs/design.md#claim-statuses``, ``#grounded-debate-hypotheses``).
+``_handbook`` the research handbook that lengthens the cached prefix for providers with a minimum
+(design.md#caching), ``_claim_check`` the support check of the overview's claims and ``_debate_grounding`` the
+citations of a debate hypothesis (``docs/design.md#claim-statuses``, ``#grounded-debate-hypotheses``).
 """
 
 from __future__ import annotations
@@ -72,7 +72,14 @@ EVAL_TEMPLATES: dict[str, str] = {
     "eval.hypothesis_match": "eval/hypothesis_match.md",
     "eval.baseline": "eval/baseline.md",
 }
-"""Prompts of the evaluation harness (``cosci eval``, issue 20), not of a session's agents."""
+"""Prompts of the evaluation harness (``cosci eval``, design.md#eval), not of a session's agents."""
+INVESTIGATION_TEMPLATES: dict[str, str] = {
+    "investigation.idea": "investigation_idea.md",
+    "investigation.attempt": "investigation_attempt.md",
+    "investigation.report": "investigation_report.md",
+    "_investigation_role": "_investigation_role.md",
+}
+"""Prompts of ``cosci investigate`` (ideation, execution, the report writer; design.md#investigation)."""
 
 _MISSING = (re.compile(r"'([^']+)' is undefined"), re.compile(r"has no attribute '([^']+)'"))
 
@@ -95,7 +102,7 @@ def _environment() -> Environment:
 
 
 def _template(key: str) -> Template:
-    name = TEMPLATES.get(key) or EVAL_TEMPLATES.get(key)
+    name = TEMPLATES.get(key) or EVAL_TEMPLATES.get(key) or INVESTIGATION_TEMPLATES.get(key)
     if name is None:
         raise PromptError(f"unknown prompt template {key!r} (known: {', '.join(TEMPLATES)})")
     try:
@@ -128,4 +135,4 @@ def render(key: str, **variables: Any) -> str:
         message = str(err)
         name = next((m.group(1) for p in _MISSING if (m := p.search(message))), None)
         detail = f"missing variable {name!r}" if name else f"undefined value ({message})"
-        raise PromptError(f"prompt template {key!r} ({TEMPLATES[key]}): {detail}") from err
+        raise PromptError(f"prompt template {key!r} ({template.name}): {detail}") from err

@@ -1,12 +1,12 @@
-"""The structured records models write through tool calls (seed 003 "Structured Output via Tool Use").
+"""The structured records models write through tool calls (design.md#prompts).
 
 Each record is defined once, here, as a pydantic model; :func:`tool_schema` turns it into the JSON schema sent
-as the tool's ``parameters``. Field names, enums and ranges follow seed 003's output schemas
-(``RECORD_RESEARCH_PLAN_TOOL``, ``RECORD_HYPOTHESIS_TOOL``, ``RECORD_REVIEW_TOOL``, record_system_feedback).
+as the tool's ``parameters``. Field names, enums and ranges follow the record tools of design.md#prompts
+(record_research_plan, record_hypothesis, record_review, record_system_feedback).
 Where cosci adds a field (verification's weakest assumption and kill experiment, observation results) it is
-optional, so a model following the seed schema still validates.
+optional, so a model following the plain schema still validates.
 
-:class:`TournamentVerdict` is not a tool: it constrains the embedded model's tournament answer (stack notes:
+:class:`TournamentVerdict` is not a tool: it constrains the embedded model's tournament answer (design.md#local:
 SmolLM2 does not follow the free-text ``better idea: N`` format).
 """
 
@@ -19,19 +19,19 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic.json_schema import SkipJsonSchema
 
 ExcerptStatus = Literal["verified", "misquoted"]
-"""An item's excerpt says what the text its source returned says (verified), or its URL names a record a tool
+"""An item's excerpt says what the text its source returned says (verified), or its URL names a source a tool
 returned but the excerpt is not a faithful quote of it (misquoted: a real paper, a wrong quote); an item whose
 identifier no tool returned is dropped as unseen (``docs/design.md#excerpt-verification``). Set by cosci, never by
-the model: the field is left out of the tool schema and overwritten whatever the model sends. Records written
+the model: the field is left out of the tool schema and overwritten whatever the model sends. Stores written
 before this distinction say ``unverified`` for misquoted."""
 SupportVerdict = Literal["supported", "partially_supported", "not_supported", "contradicted"]
 """The support check's answer for one claim (``docs/design.md#claim-statuses``)."""
 
-Strategy = Literal[
+HypothesisMode = Literal[
     "literature", "debate", "combine", "simplify", "out_of_box", "feasibility", "assumption", "feedback_driven"
 ]
 Verdict = Literal["already_explained", "other_more_likely", "missing_piece", "neutral", "disproved"]
-ReviewKind = Literal["full", "verification", "observation", "simulation"]
+ReviewMode = Literal["full", "verification", "observation", "simulation"]
 
 
 class Record(BaseModel):
@@ -79,7 +79,7 @@ class RecordHypothesis(Record):
     anticipated_outcomes: str = Field(description="What we would observe if the hypothesis is true.")
     novelty_argument: str = Field(description="Why this is new relative to the literature.")
     citations: list[Citation] = Field(description="Sources found with the search tools that support it.")
-    strategy: Strategy = Field(default="literature", description="How the hypothesis was produced.")
+    mode: HypothesisMode = Field(default="literature", description="The mode that produced the hypothesis.")
     parent_ids: list[str] = Field(default_factory=list, description="Ids of hypotheses this one evolves.")
 
 
@@ -113,7 +113,7 @@ class RecordReview(Record):
     tool_description: ClassVar[str] = "Record your review of the hypothesis. Calling this tool ends your turn."
 
     verdict: Verdict = Field(description="Exactly one verdict on the hypothesis.")
-    kind: ReviewKind = Field(default="full", description="The kind of review.")
+    mode: ReviewMode = Field(default="full", description="The reflection mode of the review.")
     novelty: float | None = Field(default=None, ge=0, le=1, description="Novelty, 0-1.")
     correctness: float | None = Field(default=None, ge=0, le=1, description="Correctness, 0-1.")
     testability: float | None = Field(default=None, ge=0, le=1, description="Testability, 0-1.")
@@ -137,7 +137,7 @@ class RecordSystemFeedback(Record):
 
 
 class RecordSafetyVerdict(Record):
-    """The safety classifier's verdict (issue 15; the seeds' ``classifier`` on the mini tier)."""
+    """The safety classifier's verdict (the classifier runs on the mini tier; design.md#safety)."""
 
     tool_name: ClassVar[str] = "record_safety_verdict"
     tool_description: ClassVar[str] = "Record your safety verdict on the screened text. Ends your turn."

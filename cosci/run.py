@@ -229,7 +229,7 @@ def _absent(data_dir: Path) -> list[Path]:
 def _remove_new(paths: list[Path]) -> None:
     """Stop cosci's own Prefect server if it runs in a folder this run created, then delete the folders this run
     created (``paths``, from :func:`_absent`): a refused run leaves the data folder as it found it (bad input
-    writes nothing, issue 12)."""
+    writes nothing, design.md#resume)."""
     if "flows.server" in sys.modules:
         sys.modules["flows.server"].stop_server(within=paths)
     for path in reversed(paths):
@@ -247,7 +247,7 @@ class JobError(BaseException):
 
 def _report(exc: BaseException, argv: Sequence[str]) -> int:
     """Print ``exc`` as one line on stderr; returns the exit status (3: goal refused, else 2)."""
-    if isinstance(exc, GoalRefused):  # issue 15: safety screening refused the goal
+    if isinstance(exc, GoalRefused):  # safety screening refused the goal (design.md#safety)
         print(f"cosci: {exc}", file=sys.stderr)
         return GoalRefused.exit_code
     if isinstance(exc, HydraException):

@@ -3,7 +3,7 @@ MLflow run, the session summary); units: Elo points, USD, tokens, seconds.
 
 It sits below the Supervisor, tracking and the UI (docs/ARCHITECTURE.md "Layers"), so each can read it without
 an upward import: the Supervisor builds it from its in-memory view (:func:`cosci.supervisor.stats.from_state`),
-the summary from the record (:func:`collect`)."""
+the summary from the store (:func:`collect`)."""
 
 from __future__ import annotations
 

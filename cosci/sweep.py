@@ -1,12 +1,13 @@
-"""Hydra callback turning a multirun into an MLflow parent run (issue 7; stack notes: Hydra callbacks).
+"""Hydra callback turning a multirun into an MLflow parent run (Hydra's callbacks are the hook for a sweep;
+design.md#launchers).
 
 Configured in ``conf/config.yaml`` under ``hydra.callbacks.mlflow_sweep``. Single runs are untouched. The
 parent is created once per multirun, in the launching process, before any job starts; jobs find it through
 the environment or the sweep folder (see :mod:`cosci.tracking.sweeps`). At the end the parent gets the sweep
 summary table.
 
-Launchers that run jobs on other machines (Ray, SLURM; issue 19) pickle this callback with the Hydra context and
-call :meth:`MlflowSweepCallback.on_job_start` in the job's process: it sets the parent run id, the launching
+Launchers that run jobs on other machines (Ray, SLURM; design.md#launchers) pickle this callback with the Hydra context
+and call :meth:`MlflowSweepCallback.on_job_start` in the job's process: it sets the parent run id, the launching
 shell's ``PREFECT_API_URL`` and its data folder (``COSCI_DATA_DIR``, absolute) there, so every job joins the one
 parent run and the one Prefect server and writes its session where the launching shell would, even when the
 worker neither inherits the launching environment nor sees the sweep folder.
@@ -68,7 +69,7 @@ class MlflowSweepCallback(Callback):
         os.environ.setdefault(DATA_DIR_ENV, self.data_dir)  # jobs started from here (Ray, submitit) inherit it
         if not enabled:
             return
-        from cosci.tracking.sweeps import start_parent  # MLflow loads only for a tracked multirun (issue 11)
+        from cosci.tracking.sweeps import start_parent  # MLflow loads only for a tracked multirun (design.md#tracking)
 
         sweep_dir.parent.mkdir(parents=True, exist_ok=True)
         self.uri = uri

@@ -1,4 +1,5 @@
-"""Prefect flows: one session as a flow, every agent action a cached, retried task (issue 6), deployments (issue 7).
+"""Prefect flows: one session as a flow, every agent action a cached, retried task (design.md#caching), and
+deployments (design.md#deployment).
 
 Call :func:`flows.env.prepare` before importing :mod:`flows.session`: Prefect reads its settings at import.
 """

@@ -1,4 +1,4 @@
-"""Scheduled sessions: a Prefect deployment whose parameters are Hydra overrides (issue 7; stack notes).
+"""Scheduled sessions: a Prefect deployment whose parameters are Hydra overrides (design.md#deployment).
 
 Deployment parameters must be JSON, so the deployment takes the overrides as a list of strings and composes
 and validates the config *inside* the flow. ``cosci serve`` serves it with the cron schedule from

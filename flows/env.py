@@ -1,4 +1,4 @@
-"""Prefect's environment, set before Prefect is imported (stack notes: Prefect 3 traps measured here).
+"""Prefect's environment, set before Prefect is imported (Prefect reads its settings at import).
 
 ``PREFECT_HOME`` under cosci's data directory (absolute), analytics off, Prefect's own console logging quiet
 (its "database is locked" noise, upstream PrefectHQ/prefect#18934, and per-task chatter stay out of the

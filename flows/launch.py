@@ -76,12 +76,12 @@ def run_session(
 ) -> SessionSummary:
     """Run (or resume) one session to its end and print its summary to stdout (progress and warnings: stderr).
 
-    Terminal conventions (issue 12): ``> log`` and ``| tee`` capture the summary (session id, stop reason, cost,
-    paths); the pre-flight estimate, the live line and warnings stay on stderr.
+    Terminal conventions (design.md#prompts): ``> log`` and ``| tee`` capture the summary (session id, stop reason,
+    cost, paths); the pre-flight estimate, the live line and warnings stay on stderr.
 
     Raises:
         CosciError: a missing API key, an unknown session, a session already running elsewhere.
-        GoalRefused: safety screening refused the goal (issue 15; callers exit with status 3).
+        GoalRefused: safety screening refused the goal (design.md#safety; callers exit with status 3).
     """
     if resume_id:  # refuse at once if another process runs it (before the Prefect server starts)
         from cosci.session.folder import SessionFolder
@@ -109,7 +109,7 @@ def run_session(
     summary = SessionSummary(**data)
     for line in summary.lines():
         print(line, flush=True)  # stdout, plain: paths must not be wrapped when the output is a file
-    if summary.stop_reason == StopReason.REFUSED:  # issue 15: one line naming the category; the caller exits 3
+    if summary.stop_reason == StopReason.REFUSED:  # one line naming the category; the caller exits 3 (design.md#safety)
         raise refusal(config.paths.data_dir, summary.session_id)
     if summary.stop_reason == StopReason.INTERRUPTED:
         raise KeyboardInterrupt

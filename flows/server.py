@@ -7,7 +7,7 @@ the terminal, and a killed session left it orphaned. This starts the same app (`
 prefect.server.api.server:create_app``, as Prefect does) in its own session, with its output in
 ``<PREFECT_HOME>/server.log`` and a parent-death signal, then points ``PREFECT_API_URL`` at it.
 
-A fast start (issue 11): the server's port is chosen before it starts, so ``PREFECT_API_URL`` is set at once
+A fast start (design.md#deployment): the server's port is chosen before it starts, so ``PREFECT_API_URL`` is set at once
 and the server boots (5-15 s here) while the session process imports its heavy libraries; only the first
 Prefect API call waits for ``/api/health`` (:func:`server_ready`).
 """
@@ -43,7 +43,7 @@ DB_FILE = "prefect.db"
 def template_db() -> Path:
     """The per-user copy of a freshly migrated Prefect database, one per Prefect version.
 
-    Measured here (issue 11, fast start): a server on a new home spent 22 s migrating its database, one on a
+    Measured here (design.md#store, fast start): a server on a new home spent 22 s migrating its database, one on a
     home migrated before 6.6 s; a new home seeded with a copy of a migrated database started in 6.6 s too.
     """
     return template_cache("prefect-db", "prefect", DB_FILE)
@@ -75,7 +75,7 @@ class ServerStartFailed(CosciError):
 def first_start_lock(home: Path) -> Iterator[None]:
     """Hold ``<home>/server-start.lock`` (flock) while a server starts on ``home``.
 
-    Two servers migrating one new SQLite home at once race ("duplicate column name", stack notes; issue 12:
+    Two servers migrating one new SQLite home at once race ("duplicate column name";
     5 of 11 paired first starts crashed): the second waits here until the first answers, then finds the
     database migrated. The lock is released when the process dies, so a killed start never blocks the next.
     """
@@ -235,8 +235,8 @@ def ensure_server(home: Path, *, wait: bool = True) -> str | None:
 
 
 def exit_now(code: int) -> None:
-    """End the process at once after a run on cosci's own temporary server (issue 11: interpreter exit spent 2-6 s
-    draining Prefect's event and log workers into a server that is about to be stopped anyway). Output is
+    """End the process at once after a run on cosci's own temporary server (interpreter exit spent 2-6 s draining
+    Prefect's event and log workers into a server that is about to be stopped anyway). Output is
     flushed and the server stopped first. With a server of the user's (``PREFECT_API_URL``), returns and lets the
     interpreter exit normally, so that server receives every event."""
     if _SERVER is None:

@@ -1,6 +1,6 @@
 """One cosci session as a Prefect flow; every agent action a Prefect task named ``agent/action``.
 
-Caching (issue 6; stack notes): Prefect's default cache policy includes the flow run id, so it would only cache
+Caching (design.md#caching): Prefect's default cache policy includes the flow run id, so it would only cache
 within one run. Each action instead caches on a key built from the action itself — session, agent, action,
 task id (derived from its idempotency key), target, payload, and the model route of the agent's modes — with
 JSON results stored under ``<session>/prefect_results``. Re-running a killed session therefore replays the
@@ -51,22 +51,26 @@ def runtimes() -> dict[str, SessionRuntime]:
 
     Looked up by module name at call time, never held in a global here: a served deployment (``cosci serve``)
     pickles this module *by value* into the flow run (Prefect bundles local modules), so a dict defined here is
-    one copy for the flow and another for each task, and every task failed with "no runtime" (issue 12).
+    one copy for the flow and another for each task, and every task failed with "no runtime" (design.md#resume).
     """
     return importlib.import_module(RUNTIMES_MODULE).OPEN_RUNTIMES  # type: ignore[no-any-return]
 
 
 def action_spec(rt: SessionRuntime, t: Task) -> dict[str, Any]:
-    """The plain-data identity of an action: what its cache key is built from."""
+    """The plain-data identity of an action: what its cache key is built from.
+
+    A task enqueued before the vocabulary renames keeps the identity it had then (``Task.cache_spec``: its old
+    agent, action and payload names), so its cached result is found again on resume (design.md#caching)."""
     modes = rt.config.agents[t.agent].modes
     models = sorted({rt.gateway.router.route(t.agent, m).model for m in modes})
+    then = t.cache_spec or {"agent": t.agent, "action": t.action, "target_id": t.target_id, "payload": t.payload}
     return {
         "session": rt.session_id,
-        "agent": t.agent,
-        "action": t.action,
+        "agent": then["agent"],
+        "action": then["action"],
         "task_id": t.id,
-        "target_id": t.target_id,
-        "payload": t.payload,
+        "target_id": then["target_id"],
+        "payload": then["payload"],
         "models": models,
     }
 
@@ -87,7 +91,7 @@ async def _retryable(_task: Any, _task_run: Any, state: Any) -> bool:
 async def agent_action(session_id: str, spec: dict[str, Any]) -> dict[str, Any]:
     """Execute one queued task on its agent; returns the TaskResult as plain data."""
     rt = runtimes().get(session_id)
-    if rt is None:  # never silently: a task that cannot reach its session fails the session (issue 12)
+    if rt is None:  # never silently: a task that cannot reach its session fails the session (design.md#resume)
         raise SessionFailed(f"session {session_id} is not open in process {os.getpid()} running this task")
     t = rt.store.tasks.get(spec["task_id"])
     if t is None:
@@ -101,11 +105,13 @@ async def agent_action(session_id: str, spec: dict[str, Any]) -> dict[str, Any]:
 
 
 FATAL_ACTIONS = frozenset({"ParseGoal", "ScreenGoal"})
-"""Actions whose failure ends the session ``failed``: every later task depends on the research plan (seed 000)."""
+"""Actions whose failure ends the session ``failed``: every later task depends on the research plan
+(design.md#caching)."""
 
 FATAL_ERRORS = (AuthFailed, ModelUnavailable)
 """Errors that end the session ``failed`` whichever action meets them: a rejected key, or a model the provider does
-not serve after the degradation chain (seed 001) is exhausted, fails every later call the same way (left running,
+not serve after the degradation chain (design.md#routing) is exhausted, fails every later call the same way (left
+running,
 a session whose every call fails ended ``idle`` with an empty overview and exit 0)."""
 
 
@@ -232,7 +238,7 @@ def _close_run(tracker: Any, rt: SessionRuntime, summary: SessionSummary) -> Non
     if tracker is None:
         return
     try:
-        tracker.log_safety(rt.store)  # issue 15
+        tracker.log_safety(rt.store)  # design.md#safety
         tracker.finish(rt.store, summary.to_dict(), elo_initial=rt.config.ranking.elo_initial,
                        report=rt.folder / "final" / "report.html")
     except Exception as exc:
@@ -259,7 +265,7 @@ async def session_flow(
     tracker = None
     pending: BackgroundTracker | None = None
     try:
-        if config.tracking.enabled:  # MLflow (import and store) starts beside the first tasks (issue 11)
+        if config.tracking.enabled:  # MLflow (import and store) starts beside the first tasks (design.md#tracking)
             pending = BackgroundTracker(config, rt, overrides, models_choice)
         progress = _live_progress(config, rt.session_id) if ui else None
         observers: list[Observer] = list(filter(None, (pending, progress)))

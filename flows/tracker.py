@@ -1,4 +1,5 @@
-"""The session's MLflow run, driven from one worker thread (issue 11, fast start): see :class:`BackgroundTracker`."""
+"""The session's MLflow run, driven from one worker thread (design.md#tracking, fast start): see
+:class:`BackgroundTracker`."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ log = logging.getLogger(__name__)
 class BackgroundTracker:
     """The session's MLflow run, driven from one worker thread: its start (importing MLflow and opening its
     store take seconds) and every later call on it (step metrics, trace flushes, the final logging) run there,
-    in the order they were asked for, so MLflow never holds up the Supervisor's event loop (issue 11: the
+    in the order they were asked for, so MLflow never holds up the Supervisor's event loop (design.md#supervisor: the
     metrics and trace flushes took about 2 s of the fake demo's loop). An :class:`Observer`.
 
     Progress reported before the run exists waits behind the start, so none is lost; steps reported while the

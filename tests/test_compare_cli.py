@@ -185,7 +185,8 @@ def test_the_table_prints_counts_as_integers_and_no_shape(
         named = dict(zip(header, row, strict=True))
         assert named["hypotheses"] == "5" and named["matches"] == "321"
         assert named["usd"] == "0.046"
-    assert [dict(zip(header, r, strict=True))["differs"] for r in cells] == ["run.max_hypotheses=4", "run.max_hypotheses=5"]
+    differs = [dict(zip(header, r, strict=True))["differs"] for r in cells]
+    assert differs == ["run.max_hypotheses=4", "run.max_hypotheses=5"]
     parquet = pl.read_parquet(tmp_path / "sessions.parquet")
     assert parquet["metric.final_matches"].to_list() == [321.0, 321.0]  # the file keeps MLflow's values
 
@@ -218,7 +219,8 @@ def test_one_session_or_identical_ones_fall_back_to_session_ids(store: tuple[Pat
     frame = _frame(store, experiment="demo")
     one = frame.head(1)
     assert session_labels(one) == one["session_id"].to_list()
-    same = frame.with_columns(pl.lit(COMMON).alias("tag.sweep_overrides"), pl.lit("4").alias("param.run.max_hypotheses"))
+    same = frame.with_columns(pl.lit(COMMON).alias("tag.sweep_overrides"),
+                              pl.lit("4").alias("param.run.max_hypotheses"))
     assert session_labels(same) == frame["session_id"].to_list()
 
 

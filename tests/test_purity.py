@@ -34,7 +34,8 @@ def test_the_contracts_hold() -> None:
     assert out.returncode == 0, out.stdout + out.stderr
     assert "0 broken" in out.stdout
     for name in ("Layers, entry points down to the domain", "No import cycle", "Prefect only in flows/",
-                 "MLflow only in cosci/tracking/", "LiteLLM", "Hydra and OmegaConf"):
+                 "MLflow only in cosci/tracking/", "LiteLLM only in the gateway and providers of cosci/llm/",
+                 "The anthropic SDK only in cosci/llm/batches/", "cosci/llm/ layers", "Hydra and OmegaConf"):
         assert name in out.stdout
 
 
@@ -42,13 +43,21 @@ BAD_IMPORTS = [
     ("cosci/agents/ranking.py", "import mlflow", "MLflow only in cosci/tracking/ BROKEN",
      "cosci.agents.ranking -> mlflow"),
     ("cosci/tournament/elo.py", "import prefect", "Prefect only in flows/ BROKEN", "cosci.tournament.elo -> prefect"),
-    ("cosci/supervisor/rules.py", "import litellm", "only in cosci/llm/ BROKEN", "cosci.supervisor.rules -> litellm"),
+    ("cosci/supervisor/rules.py", "import litellm", "LiteLLM only in the gateway and providers of cosci/llm/ BROKEN",
+     "cosci.supervisor.rules -> litellm"),
+    ("cosci/llm/port/types.py", "import litellm", "LiteLLM only in the gateway and providers of cosci/llm/ BROKEN",
+     "cosci.llm.port.types -> litellm"),
+    ("cosci/llm/gateway/adapter.py", "import anthropic", "The anthropic SDK only in cosci/llm/batches/ BROKEN",
+     "cosci.llm.gateway.adapter -> anthropic"),
+    ("cosci/llm/budget/token_budget.py", "import cosci.llm.gateway.adapter",
+     "cosci/llm/ layers: batches, gateway, providers, budget, port BROKEN",
+     "cosci.llm.budget.token_budget -> cosci.llm.gateway.adapter"),
     ("cosci/agents/base.py", "import omegaconf", "Hydra and OmegaConf only in the entry points and config loading "
      "BROKEN", "cosci.agents.base -> omegaconf"),
     ("cosci/store/db.py", "import cosci.agents.ranking", "Layers, entry points down to the domain "
      "(docs/ARCHITECTURE.md) BROKEN", "cosci.store.db -> cosci.agents.ranking"),
-    ("cosci/llm/port/types.py", "import cosci.llm.gateway", "No import cycle between sibling packages",
-     ".types -> .gateway"),
+    ("cosci/llm/port/types.py", "import cosci.llm.gateway.adapter", "No import cycle between sibling packages",
+     ".port -> .gateway"),
 ]
 
 
@@ -87,6 +96,12 @@ def test_importing_the_tournament_and_the_record_loads_no_framework() -> None:
     core = ["cosci.tournament.elo", "cosci.tournament.pairing", "cosci.tournament.stability",
             "cosci.tournament.verdict", "cosci.store", "cosci.domain", "cosci.records"]
     assert loaded_frameworks(*core) == set()
+
+
+def test_the_llm_port_and_the_budget_load_no_framework() -> None:
+    """What agents call (the port, record calls) and the budget economics import no framework at all."""
+    assert loaded_frameworks("cosci.llm.port.types", "cosci.llm.port.structured", "cosci.llm.budget.token_budget",
+                             "cosci.llm.budget.sizing", "cosci.llm.errors") == set()
 
 
 def test_importing_the_agents_loads_no_litellm_prefect_or_mlflow(agents_load: set[str]) -> None:

@@ -16,7 +16,8 @@ def test_the_basic_sweeper_gives_the_cartesian_product() -> None:
 
 def test_another_sweeper_keeps_its_own_sweep_syntax() -> None:
     """Optuna's ``interval(...)`` is no basic sweep: only the overrides every job shares are pre-validated."""
-    jobs = expand_sweep(["hydra/sweeper=optuna", "run.seed=interval(0, 9)", "models=fake,local", "run.max_hypotheses=4"])
+    jobs = expand_sweep(["hydra/sweeper=optuna", "run.seed=interval(0, 9)", "models=fake,local",
+                         "run.max_hypotheses=4"])
     assert jobs == [["hydra/sweeper=optuna", "run.max_hypotheses=4"]]
 
 

@@ -19,6 +19,7 @@ import pytest
 
 from cosci.cli import main
 from cosci.session.folder import SessionFolder
+from cosci.store import LEGACY_STORE_FILE, STORE_FILE
 from tests.flows.test_session_flow import check_invariants
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -118,3 +119,70 @@ def test_a_killed_session_resumes_without_paying_twice(tmp_path: Path) -> None:
         check_invariants(store)
     assert (folder.final_dir / "report.html").is_file()
     assert _mlflow_run(data, run_id) == "FINISHED"  # the session's own MLflow run, completed
+
+
+def _raw(db: Path, sql: str) -> list[tuple]:
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute(sql).fetchall()
+    finally:
+        conn.close()
+
+
+def test_a_store_from_before_the_renames_is_migrated_in_place_keeping_its_ids(tmp_path: Path) -> None:
+    """Migration 0015: the older store keeps its file name and every id, speaks today's words, and each older
+    task keeps the identity its Prefect cache key was built from (design.md#vocabulary, design.md#caching)."""
+    data = extract("killed", tmp_path)
+    db = data / "sessions" / KILLED / LEGACY_STORE_FILE
+    old_tasks = {r[0]: r[1:] for r in _raw(db, "SELECT id, agent, action, idempotency_key, payload FROM tasks")}
+    folder = SessionFolder.existing(data, KILLED)
+    assert folder.store_path == db and not (folder.path / STORE_FILE).exists()
+    with folder.store() as store:
+        tasks = {t.id: t for t in (store.tasks.get(tid) for tid in old_tasks) if t is not None}
+        assert set(tasks) == set(old_tasks)  # no task lost, every id kept
+        for tid, (agent, action, _key, payload) in old_tasks.items():
+            t = tasks[tid]
+            assert t.cache_spec == {"agent": agent, "action": action, "target_id": t.target_id,
+                                    "payload": json.loads(payload)}
+            assert store.tasks.by_key(t.idempotency_key.split("::", 1)[1]) == t  # found by today's key
+        agents = {t.agent for t in tasks.values()}
+        actions = {t.action for t in tasks.values()}
+        assert "goal_parsing" in agents and "supervisor" not in agents  # codemod: keep
+        assert "RunTournamentRound" in actions and "RunTournamentBatch" not in actions  # codemod: keep
+        rounds = [t for t in tasks.values() if t.action == "RunTournamentRound"]
+        assert all("::ranking::round::" in t.idempotency_key or "::ranking::focus::" in t.idempotency_key
+                   for t in rounds)
+        for t in tasks.values():
+            assert not {"kind", "strategy"} & set(t.payload)
+            if t.agent in ("generation", "evolution", "reflection"):
+                assert t.payload["mode"] in store_modes(t.agent)
+        assert {h.mode for h in store.hypotheses.all()} >= {"literature"}
+        assert {r.mode for r in store.hypotheses.reviews()} == {"full", "verification"}
+        assert "goal_parsing" in store.logs.spend() and "supervisor" not in store.logs.spend()  # codemod: keep
+        assert store.sessions.get().config_snapshot["run"]["max_hypotheses"] == 10  # read in today's key names
+
+
+def store_modes(agent: str) -> set[str]:
+    return {"generation": {"literature", "debate"}, "reflection": {"full", "verification", "observation"},
+            "evolution": {"combine", "simplify", "feasibility", "out_of_box"}}[agent]
+
+
+def test_a_new_session_writes_store_sqlite(tmp_path: Path) -> None:
+    folder = SessionFolder(tmp_path, "s-new")
+    folder.open_store().close()
+    assert folder.store_path.name == STORE_FILE and (folder.path / STORE_FILE).is_file()
+    assert [f.session_id for f in SessionFolder.all(tmp_path)] == ["s-new"]
+
+
+def test_an_mlflow_run_logged_before_the_renames_compares_under_todays_names(tmp_path: Path) -> None:
+    from mlflow.tracking import MlflowClient
+
+    from cosci.tracking.compare import sessions_frame
+
+    data = extract("finished", tmp_path)
+    client = MlflowClient(tracking_uri=f"sqlite:///{data / 'mlflow.db'}")
+    run = client.get_run("3f2f7db073b54d6d83cf353c9c0f7371")
+    assert "run.max_ideas" in run.data.params  # codemod: keep (as logged then)
+    frame = sessions_frame([run])
+    assert frame["param.run.max_hypotheses"].to_list() == [run.data.params["run.max_ideas"]]  # codemod: keep
+    assert "param.run.max_ideas" not in frame.columns  # codemod: keep

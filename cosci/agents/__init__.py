@@ -1,4 +1,5 @@
-"""The research agents (seed 000), one module each; :func:`build_agents` wires them to their dependencies."""
+"""The research agents, one module each (design.md#supervisor); :func:`build_agents` wires them to their
+dependencies."""
 
 from __future__ import annotations
 

@@ -4,11 +4,11 @@ observation, not a confirmatory one (``docs/design.md#independent-observation-re
 Chosen in this order, and the review records which case applied (``how``):
 
 1. ``given`` — the task's payload ``article`` (title / abstract / url), when given;
-2. ``independent`` — the first record of a search built from the hypothesis's predictions (its anticipated
+2. ``independent`` — the first source of a search built from the hypothesis's predictions (its anticipated
    outcomes and first entities) over the local corpus, PubMed, Europe PMC and arXiv, in that order, that is
-   *not* among the records the hypothesis cites or its reviews cite as evidence
-   (``reflection.observation_search_results`` records asked of each search);
-3. ``cited_fallback`` — only when no search found such a record: the most relevant record the hypothesis or its
+   *not* among the sources the hypothesis cites or its reviews cite as evidence
+   (``reflection.observation_search_results`` sources asked of each search);
+3. ``cited_fallback`` — only when no search found such a source: the most relevant source the hypothesis or its
    reviews cite — verified items first, then by rapidfuzz ``token_set_ratio`` (0-100) between the item's title
    and excerpt and the hypothesis's title and statement — read again through the literature tool that serves
    its identifier (PubMed efetch by PMID, Europe PMC by PMID / PMCID / DOI, arXiv by id, the local corpus by id
@@ -34,14 +34,14 @@ from cosci.tools.sources import citation_keys, source_keys
 
 SEARCH_ORDER = ("local_corpus_search", "pubmed_search", "europe_pmc_search", "arxiv_search")
 CITED_TRIED = 3
-"""Cited records tried, most relevant first, before falling back to a search."""
+"""Cited sources tried, most relevant first, before falling back to a search."""
 ARTICLE_CHARS = 12000
 """Characters of article text given to the prompt."""
 
 
 @dataclass(frozen=True)
 class Article:
-    """The article's record and how it was chosen (``given`` | ``cited`` | ``search``)."""
+    """The article's source and how it was chosen (``given`` | ``independent`` | ``cited_fallback``)."""
 
     source: Source
     how: str
@@ -76,7 +76,7 @@ def prediction_query(h: Hypothesis) -> str:
 
 
 class ArticleFinder:
-    """Finds the article for a hypothesis with the agent's tools and the session store; ``results``: records
+    """Finds the article for a hypothesis with the agent's tools and the session store; ``results``: sources
     asked of each search (``reflection.observation_search_results``)."""
 
     def __init__(self, tools: Mapping[str, Tool], store: SessionStore, results: int = 5) -> None:
@@ -101,9 +101,9 @@ class ArticleFinder:
             rec = await self.read(self._keys(item))
             if rec is not None:
                 return Article(rec, "cited_fallback"), "cited_fallback"
-        searched = (f"no search returned a record the hypothesis does not cite ({', '.join(tried)})" if tried
+        searched = (f"no search returned a source the hypothesis does not cite ({', '.join(tried)})" if tried
                     else "no search tool is allowed")
-        return None, f"no article: {searched}, and {len(cited)} cited record(s) could not be read"
+        return None, f"no article: {searched}, and {len(cited)} cited source(s) could not be read"
 
     @staticmethod
     def _keys(item: dict[str, Any]) -> set[str]:
@@ -111,7 +111,7 @@ class ArticleFinder:
             {str(item["source_id"])} if item.get("source_id") else set())
 
     def cited(self, h: Hypothesis) -> list[dict[str, Any]]:
-        """Cited records of the hypothesis and its reviews: verified first, then by relevance."""
+        """Cited sources of the hypothesis and its reviews: verified first, then by relevance."""
         items = [c for c in h.citations if c.get("url")]
         for review in self.store.hypotheses.reviews(h.id):
             items += [e for e in review.evidence if e.get("url")]
@@ -124,7 +124,7 @@ class ArticleFinder:
         return sorted(items, key=rank)
 
     async def read(self, keys: set[str]) -> Source | None:
-        """The record named by ``keys``: through a tool that reads it, else as a tool returned it earlier."""
+        """The source named by ``keys``: through a tool that reads it, else as a tool returned it earlier."""
         for key in sorted(k for k in keys if ":" in k and "//" not in k):
             for tool in self.tools.values():
                 fetch = getattr(tool, "fetch", None)

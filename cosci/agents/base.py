@@ -1,10 +1,10 @@
 """What every agent shares: its dependencies, the system prompt blocks, and the hypothesis persistence path.
 
-Seed 000 "Shared Infrastructure": agents receive an ``AgentDeps`` bundle (config, record, LLM port, tools) and
+Agents receive an ``AgentDeps`` bundle (config, store, LLM port, tools) and
 implement ``execute(task) -> TaskResult``. cosci adds the embedder and the vector store, and keeps here the
-steps Generation and Evolution share: citation filtering to seen URLs and dedup-then-insert (seed 000
+steps Generation and Evolution share: citation filtering to seen URLs and dedup-then-insert (design.md#dedup
 "Dedup Mechanism": cosine >= threshold returns the existing id; the FAISS commit follows the row insert).
-No framework imports: agents get a gateway, the record and typed config.
+No framework imports: agents get a gateway, the session store and typed config.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ class ToolSource(Protocol):
 
 @dataclass
 class AgentDeps:
-    """Everything an agent may use. ``tools.for_agent(name)`` applies the allowlist (seed 004)."""
+    """Everything an agent may use. ``tools.for_agent(name)`` applies the allowlist (design.md#tools)."""
 
     config: CosciConfig
     store: SessionStore
@@ -49,12 +49,12 @@ class AgentDeps:
     tools: ToolSource
     embedder: Embedder
     vectors: VectorStore
-    batches: BatchPort | None = None  # provider message batches for low-stakes matches (issue 16)
+    batches: BatchPort | None = None  # provider message batches for low-stakes matches (design.md#batches)
     _plan: RecordResearchPlan | None = field(default=None, repr=False)
 
     @property
     def plan(self) -> RecordResearchPlan:
-        """The session's research plan (from the record; a plan built from the goal if none was parsed)."""
+        """The session's research plan (from the store; a plan built from the goal if none was parsed)."""
         if self._plan is None:
             row = self.store.sessions.get()
             self._plan = (RecordResearchPlan.model_validate(row.research_plan) if row.research_plan
@@ -66,7 +66,7 @@ class AgentDeps:
 
 
 def fallback_plan(goal: str, preferences: list[str]) -> RecordResearchPlan:
-    """A research plan made from the goal text when goal parsing fails (issue 4: parse_goal fallback)."""
+    """A research plan made from the goal text when goal parsing fails (design.md#supervisor: parse_goal fallback)."""
     return RecordResearchPlan(objective=" ".join(goal.split()), preferences=preferences, constraints=[],
                               idea_attributes=["novel", "testable", "specific", "plausible"], domain_hint=None,
                               notes="fallback plan: goal parsing failed, the goal is used verbatim")
@@ -91,7 +91,7 @@ class BaseAgent:
 
         Where the route's model caches marked prefixes (``models.tiers.<tier>.cache_min_tokens``), the research
         handbook (``prompts/_handbook.md``, the same in every session and mode) follows the preamble, so that the
-        cached prefix is above the provider's minimum (issue 16); the preamble then needs no marker of its own.
+        cached prefix is above the provider's minimum (design.md#caching); the preamble then needs no marker of its own.
         """
         plan = self.deps.plan
         goal = self.store.sessions.get().research_goal
@@ -115,7 +115,8 @@ class BaseAgent:
         return quote_untrusted(text, "session-background") if text and text.strip() else None
 
     def feedback_context(self) -> str:
-        """Latest system feedback plus researcher directives (seed 001: auto-injected into Generation/Evolution)."""
+        """Latest system feedback plus researcher directives (design.md#metareview: injected into generation and
+        evolution)."""
         logs = self.store.logs
         latest = logs.latest_system_feedback()
         human = logs.feedback(source="human")
@@ -127,8 +128,9 @@ class BaseAgent:
                       directives=directives, rejected_titles=rejected)
 
     def instructions(self, task: Task) -> str:
-        """Seed 003's ``instructions``: the task's own instruction (``payload["instructions"]``), the
-        researcher's directives and the latest meta-review's suggested focus areas ("" when all are empty)."""
+        """The prompt input ``instructions`` (design.md#prompts): the task's own instruction
+        (``payload["instructions"]``), the researcher's directives and the latest meta-review's suggested focus
+        areas ("" when all are empty)."""
         logs = self.store.logs
         directives = [quote_untrusted(f.text, f"researcher-{f.kind}-{f.id}") for f in logs.feedback(source="human")
                       if f.kind == "directive"]
@@ -154,7 +156,7 @@ class BaseAgent:
         """The tool loop with this mode's iteration limit and the configured parallel cap and tool timeout.
 
         With ``task``, the records an earlier attempt of the task found count as found, and the records this
-        loop finds are kept on the record (events ``sources_found``) for a retry and the overview check.
+        loop finds are kept in the store (events ``sources_found``) for a retry and the overview check.
         """
         return await run_tool_loop(self.deps.llm, spec, tools, record, max_iters=spec.route.max_iterations,
                                    parallel_cap=self.config.tools.parallel_cap,
@@ -162,7 +164,7 @@ class BaseAgent:
                                    prior=self.found_before(task) if task else (),
                                    on_sources=self.keep_sources(task) if task else None)
 
-    # --- records found by tools (issue 14) ---------------------------------------------------------------
+    # --- records found by tools (design.md#grounding) ---------------------------------------------------------------
     def found_before(self, task: Task) -> list[Source]:
         """Records the tools returned to earlier attempts of ``task`` (a retry or a resumed task)."""
         found: dict[str, Source] = {}
@@ -181,8 +183,9 @@ class BaseAgent:
         return keep
 
     def articles(self, purpose: str, prior: list[Source], limit: int = 8, chars: int = 1500) -> str:
-        """Seed 003's ``articles_with_reasoning`` / ``articles_block``: the loop instruction, then the records
-        an earlier attempt found (quoted, at most ``limit``, ``chars`` characters each)."""
+        """The prompt inputs ``articles_with_reasoning`` / ``articles_block`` (design.md#prompts): the loop
+        instruction, then the sources an earlier attempt found (quoted, at most ``limit``, ``chars`` characters
+        each)."""
         records = [quote_untrusted(f"{r.title}\nURL: {r.url}\n{r.text[:chars]}".strip(), f"found-{r.source_id}")
                    for r in prior[:limit]]
         return render("_articles", purpose=purpose, records=records)
@@ -200,21 +203,22 @@ class BaseAgent:
         return quote_untrusted(reviews[0].brief(), f"review-{reviews[0].id}") if reviews else "(not reviewed yet)"
 
     async def persist(self, rec: RecordHypothesis, task: Task) -> TaskResult:
-        """Dedup, then insert the hypothesis and commit its vector (seed 000 Dedup Mechanism).
+        """Dedup, then insert the hypothesis and commit its vector (design.md#dedup).
 
         Returns:
             ``hypothesis_created`` with the new id, or ``hypothesis_duplicate`` naming the existing one: a
             near-duplicate by cosine, or the same statement by the same route recorded by another task (same
             deterministic id). A retry of the task that created the hypothesis gets ``hypothesis_created``.
         """
-        origin = rec.strategy + (":" + ",".join(sorted(rec.parent_ids)) if rec.parent_ids else "")
+        origin = rec.mode + (":" + ",".join(sorted(rec.parent_ids)) if rec.parent_ids else "")
         hid = hypothesis_id(self.store.namespace, origin, rec.statement)
         text = f"{rec.title}. {rec.statement} {rec.mechanism}"
         vectors = self.deps.vectors
         async with vectors.lock:
             vec = await self._dedup_vector(text, task)
             hit = next(iter(vectors.nearest(vec, k=1)), None) if vec is not None else None
-            threshold = self.config.vectors.dedup_threshold(self.deps.embedder.model)  # per model (issue 16)
+            # per embedding model (design.md#dedup)
+            threshold = self.config.vectors.dedup_threshold(self.deps.embedder.model)
             if hit and hit.id != hid and hit.similarity >= threshold:
                 return TaskResult("hypothesis_duplicate", [hit.id],
                                   detail={"duplicate_of": hit.id, "similarity": round(hit.similarity, 4)})
@@ -227,8 +231,8 @@ class BaseAgent:
                 self.store.hypotheses.add_embedding(hid, self.deps.embedder.model, vec,
                                                      hashlib.sha256(text.encode()).hexdigest()[:16], len(vectors))
                 vectors.add(hid, vec)
-        self.store.logs.event("hypothesis_created", {"id": hid, "strategy": rec.strategy}, agent=self.name)
-        return TaskResult("hypothesis_created", [hid], detail={"mode": rec.strategy})
+        self.store.logs.event("hypothesis_created", {"id": hid, "mode": rec.mode}, agent=self.name)
+        return TaskResult("hypothesis_created", [hid], detail={"mode": rec.mode})
 
     async def _dedup_vector(self, text: str, task: Task) -> np.ndarray | None:
         """The hypothesis's embedding, or None when proximity's budget share refuses the embedding call (issue
@@ -241,7 +245,8 @@ class BaseAgent:
 
 
 def filter_urls(items: list[Any], seen: set[str], attr: str = "url") -> tuple[list[Any], list[str]]:
-    """Keep items whose URL appeared in a tool result; return ``(kept, dropped_urls)`` (seed 000 citation integrity)."""
+    """Keep items whose URL appeared in a tool result; return ``(kept, dropped_urls)`` (citation integrity,
+    design.md#grounding)."""
     allowed = {normalise_url(u) for u in seen}
     kept = [item for item in items if normalise_url(getattr(item, attr)) in allowed]
     dropped = [getattr(item, attr) for item in items if normalise_url(getattr(item, attr)) not in allowed]

@@ -1,24 +1,24 @@
-"""Generation: new hypotheses from the literature or from a simulated expert debate (seed 000 §2).
+"""Generation: new hypotheses from the literature or from a simulated expert debate (design.md#generation).
 
 - ``literature`` — the tool loop over the agent's literature tools, ending in ``record_hypothesis``; citations
-  are checked against the records tools returned (a citation whose URL no tool returned is dropped as unseen;
-  one whose excerpt is not a faithful quote of its record's text is kept as ``misquoted``).
+  are checked against the sources tools returned (a citation whose URL no tool returned is dropped as unseen;
+  one whose excerpt is not a faithful quote of its source's text is kept as ``misquoted``).
 - ``debate`` — a real multi-turn discourse: each turn is one call whose prompt carries the transcript so far;
   from ``debate.min_turns`` the panel may conclude by writing ``HYPOTHESIS``, and must at ``debate.max_turns``
-  (seed 003: 3-5 turns, at most 10). The concluded idea is then recorded with a forced ``record_hypothesis``.
-  A debate reads no literature, so its hypothesis, once stored (a duplicate is not), is grounded
-  (``docs/design.md#grounded-debate-hypotheses``): ``generation.debate_grounding_searches`` searches built from
-  the statement and entities, through the agent's literature tools (in the order of
+  (design.md#generation: 3-5 turns, at most 10). The concluded idea is then recorded with a forced
+  ``record_hypothesis``. A debate reads no literature, so its hypothesis, once stored (a duplicate is not), is
+  grounded (``docs/design.md#grounded-debate-hypotheses``): ``generation.debate_grounding_searches`` searches built
+  from the statement and entities, through the agent's literature tools (in the order of
   :data:`~cosci.agents.article.SEARCH_ORDER`, one per query, in turn), and one forced ``record_citations`` call
   (``agents.generation.modes.grounding``) that picks citations from what they returned; the citations go through
   the same check as literature mode. A debate hypothesis with no verified citation after that is ``ungrounded``
   (:attr:`~cosci.domain.Hypothesis.grounding`).
 
-Seed 003's prompt inputs: ``articles_with_reasoning`` (the loop instruction and, on a retry, the records an
+Prompt inputs (design.md#prompts): ``articles_with_reasoning`` (the loop instruction and, on a retry, the sources an
 earlier attempt found), ``source_hypothesis`` (payload ``source_hypothesis_id``: the parent an
 evolution-driven generation builds on; it becomes the record's parent), ``reviews_overview`` (a digest of
 recent reviews, debate) and ``instructions`` (task instruction, researcher directives, meta-review focus
-areas). Both strategies inject the latest system feedback and go through the shared dedup (:meth:`persist`).
+areas). Both modes inject the latest system feedback and go through the shared dedup (:meth:`persist`).
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ REVIEWS_IN_OVERVIEW = 8
 
 
 def concluded(text: str) -> bool:
-    """A debate turn concludes when it writes ``HYPOTHESIS`` in capitals (seed 003 prompt 3)."""
+    """A debate turn concludes when it writes ``HYPOTHESIS`` in capitals (design.md#prompts)."""
     return bool(CONCLUSION.search(text))
 
 
@@ -54,10 +54,10 @@ class GenerationAgent(BaseAgent):
     name = "generation"
 
     async def execute(self, task: Task) -> TaskResult:
-        """``CreateInitialHypotheses`` / ``GenerateHypothesis``; payload ``strategy``: literature | debate,
+        """``CreateInitialHypotheses`` / ``GenerateHypothesis``; payload ``mode``: literature | debate,
         optional ``source_hypothesis_id`` (literature) and ``instructions``."""
-        strategy = task.payload.get("mode", "literature")
-        if strategy == "debate":
+        mode = task.payload.get("mode", "literature")
+        if mode == "debate":
             return await self._debate_grounded(task)
         rec, dropped, counts = await self._literature(task)
         result = await self.persist(rec, task)
@@ -79,7 +79,7 @@ class GenerationAgent(BaseAgent):
 
     def existing(self, limit: int = 30) -> str:
         """Titles already in the pool (best first), quoted, so a new hypothesis differs from them."""
-        hyps = sorted((h for h in self.store.hypotheses.all() if h.state != "quarantined"),  # issue 15
+        hyps = sorted((h for h in self.store.hypotheses.all() if h.state != "quarantined"),  # design.md#safety
                       key=lambda h: (-h.elo, h.created_at))[:limit]
         return quote_untrusted("\n".join(f"- {h.title}" for h in hyps), "pool-titles") if hyps else ""
 
@@ -89,7 +89,8 @@ class GenerationAgent(BaseAgent):
         return self.store.hypotheses.get(str(pid)) if pid else None
 
     def reviews_overview(self) -> str:
-        """Seed 003's ``reviews_overview``: the latest reviews, each quoted with its hypothesis's title."""
+        """The prompt input ``reviews_overview`` (design.md#prompts): the latest reviews, each quoted with its
+        hypothesis's title."""
         quoted = []
         for r in self.store.hypotheses.reviews(limit=REVIEWS_IN_OVERVIEW):
             h = self.store.hypotheses.get(r.hypothesis_id)
@@ -109,7 +110,7 @@ class GenerationAgent(BaseAgent):
         spec = self.spec("literature", task, user)
         loop = await self.tool_loop(spec, tools, RecordHypothesis, task)
         kept, dropped, counts = check_items(loop.record.citations, loop.sources)
-        rec = loop.record.model_copy(update={"citations": kept, "strategy": "literature",
+        rec = loop.record.model_copy(update={"citations": kept, "mode": "literature",
                                              "parent_ids": [parent.id] if parent else []})
         return rec, dropped, counts
 
@@ -132,11 +133,11 @@ class GenerationAgent(BaseAgent):
         user = render("_debate_record", transcript=transcript, objective=plan.objective)
         rec, _ = await call_record(self.deps.llm, self.spec("debate", task, user, action=f"{task.action}/record"),
                                    RecordHypothesis)
-        # a debate uses no literature tools, so no citation can have been seen (seed 000 citation integrity)
-        return rec.model_copy(update={"citations": [], "strategy": "debate", "parent_ids": []})
+        # a debate uses no literature tools, so no citation can have been seen (citation integrity, design.md#grounding)
+        return rec.model_copy(update={"citations": [], "mode": "debate", "parent_ids": []})
 
     async def _search(self, task: Task, rec: RecordHypothesis) -> tuple[list[str], list[Source]]:
-        """The grounding searches of a debate hypothesis: ``(queries, records found)``, kept for the record."""
+        """The grounding searches of a debate hypothesis: ``(queries, sources found)``, kept for the record."""
         g, tools = self.config.generation, self.tools()
         names = [n for n in SEARCH_ORDER if n in tools]
         queries = grounding_queries(rec, g.debate_grounding_searches) if names else []

@@ -1,4 +1,4 @@
-"""Goal parsing, the Supervisor's one LLM call (seed 000 §1, seed 001 Phase 1).
+"""Goal parsing, the Supervisor's one LLM call (design.md#supervisor).
 
 One forced ``record_research_plan`` call on the cheap tier; the plan is stored on the session row and feeds
 every later prompt. If the call fails (provider error, invalid answer, budget), a fallback plan made from the

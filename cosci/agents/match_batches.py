@@ -1,12 +1,12 @@
-"""The ranking agent's batch pool: low-stakes matches through the provider's message-batch API (issue 16).
+"""The ranking agent's batch pool: low-stakes matches through the provider's message-batch API (design.md#batches).
 
-Seed 004 "Batch API": a match whose pair lies in the bottom ``ranking.batch_decile`` of the leaderboard (both
+A match whose pair lies in the bottom ``ranking.batch_decile`` of the leaderboard (both
 hypotheses) is not played at once but queued (``batched_matches``); matches are always pairwise there (a
 debate's turns cannot be sent together). A ranking ``MatchBatch`` task takes the queued matches once
 ``ranking.batch_size`` have accumulated or the oldest has waited ``ranking.batch_max_wait_s``, submits them as
 one batch through the gateway (:class:`~cosci.llm.port.types.BatchPort`) and keeps the batch id on its task row.
 It then polls every ``ranking.batch_poll_seconds``: while the batch runs, each poll is a new ``MatchBatch`` task
-(round 1, 2, ...), so no task outlives its lease and a killed session, once resumed, polls the same batch id
+(poll 1, 2, ...), so no task outlives its lease and a killed session, once resumed, polls the same batch id
 and never submits it again. When the batch has ended, each verdict is applied under its match id (the Elo
 journal's ``UNIQUE(match_id)`` applies it once); a request that errored or expired is played by a direct call.
 
@@ -93,7 +93,7 @@ class MatchBatchPool:
 
     # --- the MatchBatch task ---------------------------------------------------------------------------------
     async def run(self, task: Task) -> TaskResult:
-        """One round of a MatchBatch task: (round 0) gather and submit, then poll once; settle when ended."""
+        """One poll of a MatchBatch task: (poll 0) gather and submit, then poll once; settle when ended."""
         first = str(task.payload.get("batch_task") or task.id)
         rnd = int(task.payload.get("poll", 0))
         batches = self.store.batches
@@ -121,7 +121,7 @@ class MatchBatchPool:
         if not await port.ended(self.route, batch_id):
             self.store.tasks.enqueue(self.agent.name, ACTION, f"ranking::match_batch::{first}::poll{rnd + 1}",
                                       payload={"poll": rnd + 1, "batch_task": first}, priority=PRIORITY["ranking"])
-            return TaskResult("match_batch_pending", detail={"batch_id": batch_id, "round": rnd})
+            return TaskResult("match_batch_pending", detail={"batch_id": batch_id, "poll": rnd})
         return await self._settle(first, batch_id)
 
     async def _gather(self) -> None:

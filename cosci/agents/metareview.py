@@ -1,17 +1,17 @@
-"""Meta-review: system feedback during the session and the final research overview (seed 000 §7).
+"""Meta-review: system feedback during the session and the final research overview (design.md#metareview).
 
 - ``GenerateSystemFeedback`` — reviews (up to 50, 3000 characters each) and tournament rationales (up to 50,
-  1500 characters each; seed 001 Phase 6) -> forced ``record_system_feedback``, stored as a
+  1500 characters each; design.md#metareview) -> forced ``record_system_feedback``, stored as a
   ``system_feedback`` row and injected into later Generation and Evolution prompts.
 - ``GenerateFinalResearchOverview`` — the top 10 by Elo with their latest verdicts, reviews, verified sources
   (``[S1]``...) and rationales plus the latest feedback -> Markdown (no tools) citing ``[H-...]`` ids. A
   hypothesis whose latest review is ``disproved`` / ``already_explained`` is offered for the caveats only.
-  If the call fails or says nothing, a fallback overview is written from the record (seed 001 Phase 7).
+  If the call fails or says nothing, a fallback overview is written from the store (design.md#metareview).
   The claims of "Executive summary" and "Main research directions" are traced and guarded by
   :mod:`cosci.grounding.claims` (no model); the untraceable and overclaiming ones go back to the writer once
   (repair); the support check (:mod:`cosci.agents.claim_check`) then judges every claim that cites a source, and
   each claim is marked with its status word; unknown ids are removed, each direction gets its hypotheses'
-  verdicts and scores from the record, and a blind, independent audit (:mod:`cosci.agents.audit`) is appended
+  verdicts and scores from the store, and a blind, independent audit (:mod:`cosci.agents.audit`) is appended
   under "Audit" and compared with the support check. The claim map, the support check's cost and the audit are
   the event ``overview_checked`` (written to ``final/claims.json`` with the overview;
   ``docs/design.md#claim-statuses``).
@@ -61,7 +61,7 @@ def feedback_text(rec: RecordSystemFeedback) -> str:
 
 
 SECTIONS = ("executive summary", "main research directions", "convergence and divergence", "caveats")
-"""The overview's required sections (seed 000 §7, prompt metareview.final)."""
+"""The overview's required sections (design.md#metareview, prompt metareview.final)."""
 
 
 def follows_structure(markdown: str, minimum: int = 2) -> bool:
@@ -154,7 +154,7 @@ class MetaReviewAgent(BaseAgent):
 
     async def _written(self, task: Task, top: list[Hypothesis], main: list[Hypothesis], caveats: list[Hypothesis],
                        material: OverviewMaterial, latest: dict[str, Review | None], n: int) -> tuple[str, bool]:
-        """``(overview, fallback)``: the writer's overview, or one written from the record when the call fails,
+        """``(overview, fallback)``: the writer's overview, or one written from the store when the call fails,
         says nothing, or lacks the required sections (the weak model's answer is then kept as an appendix)."""
         text = ""
         if top:
@@ -169,7 +169,7 @@ class MetaReviewAgent(BaseAgent):
         return text, False
 
     def _with_appendices(self, text: str, top: list[Hypothesis], latest: dict[str, Review | None]) -> str:
-        """Each direction's verdicts and scores from the record, the leaderboard and the tournament appendix."""
+        """Each direction's verdicts and scores from the store, the leaderboard and the tournament appendix."""
         text = annotate_directions(text, latest).rstrip() + "\n\n" + self.leaderboard_appendix(top, latest)
         return text.rstrip() + "\n\n" + tournament_appendix(self)  # BT with CIs, judge statistics
 
@@ -207,41 +207,41 @@ class MetaReviewAgent(BaseAgent):
         return resp.text, check_overview(resp.text, ctx, guards), True
 
     def leaderboard_appendix(self, top: list[Hypothesis], latest: dict[str, Review | None]) -> str:
-        """The ranked hypotheses the overview was written from, from the record (ids, Elo, matches, strategy,
+        """The ranked hypotheses the overview was written from, from the store (ids, Elo, matches, mode,
         grounding, latest review verdict and scores, claim)."""
-        rows = ["# Appendix: leaderboard", "", "| rank | hypothesis | Elo | BT score [95 % CI] | matches | strategy | "
+        rows = ["# Appendix: leaderboard", "", "| rank | hypothesis | Elo | BT score [95 % CI] | matches | mode | "
                 "grounding | latest review | claim |", "|---|---|---|---|---|---|---|---|---|"]
-        bt = self.store.matches.bt()  # issue 13: the stored Bradley–Terry fit
+        bt = self.store.matches.bt()  # the stored Bradley–Terry fit (design.md#tournament)
         for i, h in enumerate(top, 1):
             claim = one_line(h.statement).replace("|", "/")[:200]
             score = f"{bt[h.id][0]:+.2f} [{bt[h.id][1]:+.2f}, {bt[h.id][2]:+.2f}]" if h.id in bt else "-"
-            rows.append(f"| {i} | [{h.id}] | {h.elo:.0f} | {score} | {h.matches_played} | {h.strategy} | "
+            rows.append(f"| {i} | [{h.id}] | {h.elo:.0f} | {score} | {h.matches_played} | {h.mode} | "
                         f"{h.grounding} | {review_line(latest.get(h.id))} | {claim} |")
         return "\n".join(rows) + "\n"
 
     def fallback_overview(self, main: list[Hypothesis], caveats: list[Hypothesis], latest: dict[str, Review | None],
                           material: OverviewMaterial) -> str:
-        """An overview written from the record alone (no model): each main hypothesis's claim, with ids on every
+        """An overview written from the store alone (no model): each main hypothesis's claim, with ids on every
         sentence and the labels of its verified sources (so the support check can test the claim against them);
         hypotheses a review disproved or found already explained only under caveats, marked."""
         row = self.store.sessions.get()
         ids = " ".join(f"[{h.id}]" for h in main[:5])
         lines = ["# Executive summary",
                  "The final synthesis could not be generated by the model; this overview lists the highest-ranked "
-                 f"hypotheses from the record {ids}.", "", "# Main research directions"]
+                 f"hypotheses from the session store {ids}.", "", "# Main research directions"]
         for i, h in enumerate(main, 1):
             labels = "".join(f" [{s.label}]" for s in material.labels_of(h.id)[:2])
             lines += [f"## {i}. {one_line(h.title)} [{h.id}]", f"- Claim: {one_line(h.statement)} [{h.id}]{labels}",
-                      f"- Elo {h.elo:.0f} after {h.matches_played} matches; strategy {h.strategy}"
+                      f"- Elo {h.elo:.0f} after {h.matches_played} matches; mode {h.mode}"
                       f"{'' if h.grounded else ', ungrounded (no verified source)'}. "
                       f"Latest review verdict: {review_line(latest.get(h.id))}. [{h.id}]",
                       f"- First experiment: {one_line(h.anticipated_outcomes) or 'see the hypothesis mechanism.'}"
                       f" [{h.id}]", ""]
-        lines += ["# Convergence and divergence", "Clusters of near-duplicate hypotheses are in the record "
+        lines += ["# Convergence and divergence", "Clusters of near-duplicate hypotheses are in the session store "
                   "(hypotheses.dedup_cluster).", "", "# Caveats and limitations",
-                  f"Written from the record without a model synthesis ({self.store.hypotheses.count()} hypotheses, "
-                  f"{self.store.matches.count()} tournament matches; goal: {one_line(row.research_goal)}); read the "
-                  "reviews before acting on any claim."]
+                  f"Written from the session store without a model synthesis ({self.store.hypotheses.count()} "
+                  f"hypotheses, {self.store.matches.count()} tournament matches; goal: {one_line(row.research_goal)});"
+                  " read the reviews before acting on any claim."]
         lines += [f"- Not a main direction: {one_line(h.title)} [{h.id}], latest review verdict "
                   f"{review_line(latest.get(h.id))}." for h in caveats]
         return "\n".join(lines) + "\n"

@@ -1,12 +1,13 @@
-"""What the final overview is written from and checked against, for :mod:`cosci.agents.metareview`.
+"""What the final overview is written from and checked against (design.md#grounding), for
+:mod:`cosci.agents.metareview`.
 
 - The top hypotheses are split by their latest review verdict: a ``disproved`` or ``already_explained``
   hypothesis goes to the caveats, never to the main directions (:func:`split_by_verdict`).
 - Each hypothesis is shown with its latest verdict and scores and its *verified* sources (citations and review
   evidence whose excerpt was found in the tool text), labelled ``S1``, ``S2``… (:class:`OverviewMaterial`).
 - The same material is the :class:`~cosci.grounding.claims.ClaimContext` the validator checks claims against:
-  a hypothesis's text is its fields, its record facts (Elo, matches, strategy) and its reviews; a source's text
-  is its title, its verified excerpts and the record text a tool returned for it (events ``sources_found``).
+  a hypothesis's text is its fields, its stored facts (Elo, matches, mode) and its reviews; a source's text
+  is its title, its verified excerpts and the text a tool returned for it (events ``sources_found``).
 """
 
 from __future__ import annotations
@@ -88,8 +89,8 @@ class OverviewMaterial:
         """Everything a claim citing ``h`` may state: its fields, record facts and reviews."""
         reviews = "\n".join(r.brief() for r in self.store.hypotheses.reviews(h.id))
         return "\n".join([h.title, h.statement, h.mechanism, " ".join(h.entities), h.anticipated_outcomes,
-                          h.novelty_argument, f"Elo {h.elo:.0f} after {h.matches_played} matches; strategy "
-                          f"{h.strategy}. Latest review verdict: {review_line(self.latest.get(h.id))}.", reviews])
+                          h.novelty_argument, f"Elo {h.elo:.0f} after {h.matches_played} matches; mode "
+                          f"{h.mode}. Latest review verdict: {review_line(self.latest.get(h.id))}.", reviews])
 
     def context(self, known: list[Hypothesis]) -> ClaimContext:
         """The validator's context: texts of every ``known`` hypothesis, the verdicts, the sources."""
@@ -118,7 +119,7 @@ class OverviewMaterial:
 
 
 def annotate_directions(markdown: str, latest: dict[str, Review | None]) -> str:
-    """After each ``##`` direction of "Main research directions", a line from the record giving the latest
+    """After each ``##`` direction of "Main research directions", a line from the store giving the latest
     verdict and scores of every hypothesis the direction cites (so each direction shows them)."""
     start, end = section(markdown, "main research directions")
     body = markdown[start:end]
@@ -130,7 +131,7 @@ def annotate_directions(markdown: str, latest: dict[str, Review | None]) -> str:
         chunk = body[a:b]
         ids = [i for i in dict.fromkeys(_IDS.findall(chunk)) if i in latest]
         if ids:
-            note = "- Reviews (from the record): " + "; ".join(f"[{i}] {review_line(latest[i])}" for i in ids)
+            note = "- Reviews (from the session store): " + "; ".join(f"[{i}] {review_line(latest[i])}" for i in ids)
             chunk = chunk.rstrip("\n") + "\n" + note + "\n\n"
         parts.append(chunk)
     return markdown[:start] + "".join(parts) + markdown[end:]

@@ -1,6 +1,6 @@
-"""Proximity: embed what is missing and cluster near-duplicate hypotheses; no LLM call (seed 000 §6).
+"""Proximity: embed what is missing and cluster near-duplicate hypotheses; no LLM call (design.md#proximity).
 
-Clustering (seed 000 "Clustering Algorithm"): scikit-learn ``AgglomerativeClustering(n_clusters=None,
+Clustering (design.md#proximity): scikit-learn ``AgglomerativeClustering(n_clusters=None,
 metric="precomputed", linkage="average", distance_threshold=vectors.cluster_threshold)`` on the cosine
 distance matrix ``1 - similarity``; each hypothesis's ``dedup_cluster`` is written. Runs in a worker thread.
 """
@@ -49,7 +49,8 @@ class ProximityAgent(BaseAgent):
                                                          hashlib.sha256(text.encode()).hexdigest()[:16], len(vectors))
                     vectors.add(h.id, vec)
         ids = [h.id for h in hyps]
-        threshold = self.config.vectors.cluster_threshold_for(embedder.model)  # per embedding model (issue 16)
+        # per embedding model (design.md#proximity)
+        threshold = self.config.vectors.cluster_threshold_for(embedder.model)
         labels = await asyncio.to_thread(cluster, vectors.matrix(ids), threshold)
         self.store.hypotheses.set_clusters(dict(zip(ids, labels, strict=True)))
         n_clusters = len(set(labels))

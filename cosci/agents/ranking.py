@@ -1,4 +1,4 @@
-"""Ranking: the Elo tournament (seed 000 §4).
+"""Ranking: the Elo tournament (design.md#tournament).
 
 - ``AddToTournament`` — no LLM call: the hypothesis enters at its initial Elo, state ``in_tournament``.
 - ``RunTournamentRound`` — ``ranking.matches_per_round`` matches: pair selection (:mod:`cosci.tournament.pairing`,
@@ -7,15 +7,14 @@
   is recorded with Elo unchanged. A retried task replays: a match index an earlier attempt already played is
   not played again, even though the changed ratings would now select another pair.
 
-Issue 13 (a tournament a scientist can trust): the pair comes from ``ranking.pairing``
-(:mod:`cosci.tournament.engine`); which hypothesis is shown first is drawn from the task's seeded RNG (stored
-on the match row), never by id; matches chosen by the dual-order rule are judged in both orders (each order its
-own call, one match row; disagreement is a draw, Elo score 0.5); the judge sees neither Elo nor match counts.
-After each batch the Bradley–Terry fit is refitted on every valid verdict and stored. Concurrent batches in one
-process never share a hypothesis: ``in_play`` holds the ids of matches being played. A pair that reached the
-rematch cap ``ranking.max_matches_per_pair`` is not chosen again (issue 11). Matches between two hypotheses in
-the bottom ``ranking.batch_decile`` go to the provider's batch API where the tier has one (issue 16,
-:mod:`cosci.agents.match_batches`).
+The pair comes from ``ranking.pairing`` (:mod:`cosci.tournament.engine`); which hypothesis is shown first is
+drawn from the task's seeded RNG (stored on the match row), never by id; matches chosen by the dual-order rule
+are judged in both orders (each order its own call, one match row; disagreement is a draw, Elo score 0.5); the
+judge sees neither Elo nor match counts. After each round the Bradley–Terry fit is refitted on every valid
+verdict and stored. Concurrent rounds in one process never share a hypothesis: ``in_play`` holds the ids of
+matches being played. A pair that reached the rematch cap ``ranking.max_matches_per_pair`` is not chosen again.
+Matches between two hypotheses in the bottom ``ranking.batch_decile`` go to the provider's batch API where the
+tier has one (design.md#batches, :mod:`cosci.agents.match_batches`).
 
 Debate is multi-turn: each turn is one call carrying the transcript so far; from ``debate.min_turns`` a turn
 may end with the verdict, and the turn at ``debate.max_turns`` must. For a schema-constrained tier the
@@ -46,19 +45,20 @@ VERDICT_SCHEMA = tool_schema(TournamentVerdict)
 
 
 def judge_view(h: Hypothesis) -> str:
-    """A hypothesis as the judge sees it: id and content, no Elo, no match count (issue 13: no anchoring)."""
+    """A hypothesis as the judge sees it: id and content, no Elo, no match count (design.md#tournament: no
+    anchoring)."""
     return quote_hypothesis(f"[{h.id}]\n{h.brief()}", h.id)
 
 
 def tournament_appendix(agent: BaseAgent) -> str:
     """The overview's tournament appendix: BT scores with CIs of the top 10, the judge statistics (flagged when
-    position-biased) and whether the judge runs on the generator's model (issue 13)."""
+    position-biased) and whether the judge runs on the generator's model (design.md#tournament)."""
     from cosci.tournament.judge_stats import session_judge_stats
 
     router, r = agent.deps.router, agent.config.ranking
     bt = sorted(agent.store.matches.bt().items(), key=lambda kv: (-kv[1][0], kv[0]))[:10]
     rows = ["# Appendix: tournament statistics", "",
-            "Bradley–Terry scores (logits, 95 % CI from the observed Fisher information; Elo stays the seed's "
+            "Bradley–Terry scores (logits, 95 % CI from the observed Fisher information; Elo stays the tournament's "
             "rating):", "", "| rank | hypothesis | BT score | 95 % CI |", "|---|---|---|---|"]
     rows += [f"| {i} | [{h}] | {s:+.2f} | [{lo:+.2f}, {hi:+.2f}] |" for i, (h, (s, lo, hi)) in enumerate(bt, 1)]
     rows += ["", *(f"- {line}" for line in session_judge_stats(agent.store).lines(r.first_position_flag))]
@@ -75,14 +75,14 @@ class RankingAgent(BaseAgent):
 
     def __init__(self, deps: AgentDeps) -> None:
         super().__init__(deps)
-        self.in_play: set[str] = set()  # hypotheses in a match being played now (concurrent batches)
+        self.in_play: set[str] = set()  # hypotheses in a match being played now (concurrent rounds)
 
     def _rule(self) -> EloRule:
         return EloRule.from_config(self.config.ranking)
 
     def _rematch_cap(self) -> Callable[[str, str], bool]:
-        """Pairs that reached ``ranking.max_matches_per_pair`` are not played again (issue 11); a match waiting in a
-        provider batch counts as played."""
+        """Pairs that reached ``ranking.max_matches_per_pair`` are not played again (design.md#tournament); a match
+        waiting in a provider batch counts as played."""
         counts, cap = self.store.matches.pair_counts(), self.config.ranking.max_matches_per_pair
         for a, b in self.store.batches.pending_pairs():
             key = (min(a, b), max(a, b))
@@ -108,24 +108,25 @@ class RankingAgent(BaseAgent):
             self.store.hypotheses.set_state(hid, "in_tournament", only_from="reviewed")
             return TaskResult("added_to_tournament", [hid])
         if task.action == "RunTournamentRound":
-            return await self._batch(task)
-        if task.action == "MatchBatch":  # issue 16: a batch of low-stakes matches (cosci/agents/match_batches.py)
+            return await self._round(task)
+        # a provider batch of low-stakes matches (cosci/agents/match_batches.py; design.md#batches)
+        if task.action == "MatchBatch":
             return await self.pool.run(task)
         raise ValueError(f"ranking has no action {task.action!r}")
 
-    async def _batch(self, task: Task) -> TaskResult:
+    async def _round(self, task: Task) -> TaskResult:
         match_ids, played = [], []
         sid = self.store.namespace
         earlier = self.store.matches.all(task_id=task.id)  # played by an earlier attempt of this task
         for i in range(self.config.ranking.matches_per_round):
             prior = next((m.id for m in earlier if m.id == match_id(sid, m.hyp_a, m.hyp_b, task.id, i)), None)
-            prior = prior or self.pool.queued(task, i)  # or queued for a batch by an earlier attempt
+            prior = prior or self.pool.queued(task, i)  # or queued for a provider batch by an earlier attempt
             if prior:  # never re-select: Elo has moved since, so the pair (and its match id) could differ
                 match_ids.append(prior)
                 continue
             players = self.store.hypotheses.ranked()
             tcfg = TournamentCfg.from_config(self.config.ranking)
-            fit = self.fit(players) if tcfg.strategy == "uncertainty" else None
+            fit = self.fit(players) if tcfg.pairing == "uncertainty" else None
             plan = plan_match(players, self.rng(task, f"match{i}"), self.deps.vectors.similarity, tcfg, fit,
                               focus_id=task.payload.get("focus_id") if i == 0 else None, exclude=self.in_play,
                               blocked=self._rematch_cap())
@@ -133,13 +134,13 @@ class RankingAgent(BaseAgent):
                 break
             a, b = sorted((plan.first, plan.second))
             by_id = {p.id: p for p in players}
-            if self.pool.takes(players, by_id[a], by_id[b]):  # bottom-decile pair: a provider batch (issue 16)
+            if self.pool.takes(players, by_id[a], by_id[b]):  # bottom-decile pair: a provider batch (design.md#batches)
                 mid = match_id(sid, a, b, task.id, i)
                 self.pool.queue(task, i, mid, by_id[a], by_id[b],
                                 self._pairwise_spec(task, by_id[plan.first], by_id[plan.second], f"match{i}"))
                 match_ids.append(mid)
                 continue
-            self.in_play.update((a, b))  # no await since the selection: concurrent batches stay disjoint
+            self.in_play.update((a, b))  # no await since the selection: concurrent rounds stay disjoint
             try:
                 row = await self._play(task, i, plan, by_id)
             finally:
@@ -148,7 +149,7 @@ class RankingAgent(BaseAgent):
             if row:
                 played.append({"id": row.id, "mode": plan.mode, "bucket": plan.bucket, "winner": row.winner,
                                "valid": row.verdict_valid, "draw": row.draw, "first": plan.first,
-                               "dual_order": row.dual_order})
+                               "dual_order": row.dual_order, **({"retired": row.retired} if row.retired else {})})
                 self.store.logs.event("match_complete", {"id": row.id, "mode": plan.mode, "hyp_a": a, "hyp_b": b,
                                                           "winner": row.winner, "draw": row.draw,
                                                           "first_shown": plan.first,
@@ -193,7 +194,7 @@ class RankingAgent(BaseAgent):
         return winner, rationale_of(text), transcript
 
     def _prompt_inputs(self, a: Hypothesis, b: Hypothesis) -> dict[str, Any]:
-        """The judge's inputs with ``a`` shown as hypothesis 1: no Elo, no match count (issue 13)."""
+        """The judge's inputs with ``a`` shown as hypothesis 1: no Elo, no match count (design.md#tournament)."""
         plan = self.deps.plan
         return {"objective": plan.objective, "preferences": plan.preferences, "idea_attributes": plan.idea_attributes,
                 "hypothesis_1": judge_view(a), "hypothesis_2": judge_view(b),
@@ -207,7 +208,7 @@ class RankingAgent(BaseAgent):
 
     @functools.cached_property
     def pool(self) -> MatchBatchPool:
-        """The batch pool of low-stakes matches (issue 16)."""
+        """The batch pool of low-stakes matches (design.md#batches)."""
         return MatchBatchPool(self)
 
     async def _debate(self, task: Task, base: dict[str, Any], tag: str,

@@ -1,4 +1,4 @@
-"""The safety agent (issue 15): the seeds' classifier screening the goal, each new hypothesis and the overview.
+"""The safety agent (design.md#safety): the classifier screening the goal, each new hypothesis and the overview.
 
 Actions (each one classifier call, :class:`~cosci.safety.classifier.Classifier`):
 
@@ -6,7 +6,7 @@ Actions (each one classifier call, :class:`~cosci.safety.classifier.Classifier`)
   marks the session ``refused`` (stop reason ``safety: <categories>``) and nothing else runs; ``flag`` continues
   with a warning on the terminal (and a tag on the MLflow run at the end).
 - ``ScreenHypothesis`` — right after a hypothesis is recorded (generated or evolved), before its review. A
-  decision in ``safety.quarantine_on`` moves it to ``quarantined`` (seed 004 state machine): it is never
+  decision in ``safety.quarantine_on`` moves it to ``quarantined`` (design.md#states): it is never
   reviewed, ranked, evolved or put in the overview unless a researcher releases it (``cosci release``).
 - ``ScreenOverview`` — after the final overview is written. A decision in ``safety.withhold_overview_on``
   replaces the overview on the session row with a notice; the text is kept with the verdict only (written to

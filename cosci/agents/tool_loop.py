@@ -1,12 +1,11 @@
-"""The tool loop: assistant -> tool calls -> tool results, until the terminal record tool (seed 000 "Tool
-Loop").
+"""The tool loop: assistant -> tool calls -> tool results, until the terminal record tool (design.md#prompts).
 
 1. The spec goes out with the allowed tools plus the terminal record tool, ``tool_choice="auto"``.
 2. Tool calls are dispatched in parallel, at most ``parallel_cap`` (4) at once, each under a timeout (30 s);
    every call gets exactly one result message (calls and results stay paired), failures included.
 3. Results are untrusted: their text is quoted before the model sees it; the records they return join
-   ``sources`` (their own URLs are ``seen_urls``; a link printed inside a page is no record, issue 14). A tool
-   that returns URLs but no records (an older or scripted tool) gives one record per URL, with its text.
+   ``sources`` (their own URLs are ``seen_urls``; a link printed inside a page is no record, design.md#grounding). A
+   tool that returns URLs but no records (an older or scripted tool) gives one record per URL, with its text.
 4. A terminal record call ends the loop at once and is not dispatched: the record is the answer. An invalid
    record is reported back to the model as a tool error while iterations remain.
 5. On the last allowed iteration the terminal tool is forced (and thinking is off for that call).
@@ -54,7 +53,7 @@ class ToolLoopResult(Generic[R]):
     sources: list[Source] = field(default_factory=list)
 
     def is_seen(self, url: str) -> bool:
-        """Whether ``url`` appeared in a tool result (citation integrity, seed 000)."""
+        """Whether ``url`` appeared in a tool result (citation integrity, design.md#grounding)."""
         return normalise_url(url) in {normalise_url(u) for u in self.seen_urls}
 
 
@@ -76,7 +75,7 @@ async def _dispatch(call: ToolCall, tools: Mapping[str, Tool], timeout: float,
         except TimeoutError:
             return ToolResult(f"{call.name} timed out after {timeout:.0f} s; try another source.",
                               is_error=True, source=call.name)
-        except Exception as exc:  # a tool failure never crashes the loop (issue 5)
+        except Exception as exc:  # a tool failure never crashes the loop (design.md#tools)
             return ToolResult(f"{call.name} failed: {type(exc).__name__}: {exc}", is_error=True,
                               source=call.name)
 
@@ -98,7 +97,7 @@ async def run_tool_loop(port: LLMPort, spec: CallSpec, tools: Mapping[str, Tool]
 
     Args:
         spec: system prompt and opening messages; its ``tools``/``tool_choice`` are set here.
-        tools: the agent's allowed tools by name (seed 004 allowlists).
+        tools: the agent's allowed tools by name (design.md#tools).
         terminal: the record type that ends the loop (``RecordHypothesis``, ``RecordReview``...).
         max_iters: model calls allowed (seed: 8 for generation and reflection, 6 for evolution).
         prior: records an earlier attempt of the same task found (they count as found in this loop).

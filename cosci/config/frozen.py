@@ -1,4 +1,4 @@
-"""A session's frozen config: the snapshot kept on its record, with ``cosci resume`` overrides applied.
+"""A session's frozen config: the snapshot kept in its store, with ``cosci resume`` overrides applied.
 
 The snapshot is plain data (``sessions.config_snapshot``); this module merges ``key=value`` overrides onto it
 with OmegaConf (allowed here: config loading is one of Hydra's edges) and validates the result again.
@@ -13,7 +13,7 @@ from typing import Any
 from omegaconf import DictConfig, OmegaConf
 
 from cosci.config.load import ConfigError, validate
-from cosci.config.renames import carry_over, old_key_message
+from cosci.config.renames import carry_over, old_key_message, old_value_message
 from cosci.config.schema import CosciConfig
 
 
@@ -34,7 +34,7 @@ def check_resume_overrides(overrides: Sequence[str]) -> None:
         if key.startswith("session."):
             raise ConfigError(f"{key}: the research goal and its settings are fixed for a session; start a new "
                               f"session instead")
-        if message := old_key_message(key):
+        if message := old_key_message(key) or old_value_message(key, override.split("=", 1)[1]):
             raise ConfigError(message)
 
 
@@ -44,8 +44,8 @@ def frozen_config(snapshot: dict[str, Any], data_dir: Path, overrides: Sequence[
     Args:
         snapshot: the session row's ``config_snapshot`` (plain data); keys renamed or removed since it was
             frozen are carried over (:func:`cosci.config.renames.carry_over`).
-        data_dir: the data folder the record was found in, which becomes ``paths.data_dir`` (not the one frozen
-            at the start): a session copied or moved to another folder resumes there (issue 12).
+        data_dir: the data folder the store was found in, which becomes ``paths.data_dir`` (not the one frozen
+            at the start): a session copied or moved to another folder resumes there (design.md#resume).
         overrides: ``key=value`` strings, e.g. ``["run.budget_usd=50"]``.
 
     Raises:

@@ -45,7 +45,8 @@ GOAL_QUOTING = (
     "a goal is prose: put it in a file and pass session.goal_file=PATH, or use `cosci run --goal \"...\"`; "
     "on the Hydra command line quote the whole override and the value: 'session.goal=\"...\"' (no apostrophes)"
 )
-"""How to pass a goal Hydra's override grammar cannot read (commas, parentheses, '?', '&', accents; stack notes)."""
+"""How to pass a goal Hydra's override grammar cannot read (commas, parentheses, '?', '&', accents: the shell has
+already removed the quotes)."""
 
 
 def with_goal_hint(message: str, overrides: Sequence[str]) -> str:
@@ -107,7 +108,8 @@ def _loc(err: Mapping[str, Any]) -> str:
 
 GOAL_MIN_WORDS = 2
 """A research goal has at least this many words with a letter in them (fresh-user report: ``--goal "?"`` ran a
-whole session on a goal the parser could only guess at; seed 000 parses the goal into a research plan)."""
+whole session on a goal the parser could only guess at; goal parsing turns the goal into a research plan,
+design.md#supervisor)."""
 
 
 def check_goal(goal: str, key: str = "session.goal") -> None:
@@ -134,7 +136,7 @@ def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False)
     Args:
         cfg: the composed config (``DictConfig``) or the same as plain data.
         require_goal: also require ``session.goal`` (a new session cannot start without one; a resumed session
-            has its goal in its record). ``session.goal_file`` (issue 12), if set, is read here and its text
+            has its goal in its store). ``session.goal_file``, if set, is read here and its text
             replaces ``session.goal``.
 
     Raises:

@@ -1,10 +1,13 @@
-"""Keys that were renamed or removed, and how an old key is met (issue 18: one name per concept).
+"""Keys and values that were renamed or removed, and how an old one is met (one name per concept:
+design.md#vocabulary).
 
-A new configuration that uses an old key is refused with one line naming the new key; the frozen config of a
-session started before the change is carried over (renamed keys moved, removed keys dropped) so the session
-still resumes; keys added since are given their default there (:data:`ADDED`).
+A new configuration that uses an old key (or an old value of a key whose values were renamed) is refused with one
+line naming the new one; the frozen config of a session started before the change is carried over (renamed keys
+and values moved, removed keys dropped) so the session still opens, resumes and reports; keys added since are
+given their default there (:data:`ADDED`).
 """
 
+# codemod: keep-file (this is the table of old names)
 from __future__ import annotations
 
 import copy
@@ -13,17 +16,40 @@ from typing import Any
 
 RENAMED: dict[str, str] = {
     "run.debate_fraction": "generation.debate_share",
+    "run.max_ideas": "run.max_hypotheses",
+    "termination.min_ideas_before_stable": "termination.min_hypotheses_before_stable",
+    "ranking.matches_per_batch": "ranking.matches_per_round",
+    "ranking.strategy": "ranking.pairing",
+    "evolution.strategies": "evolution.modes",
+    "agents.supervisor": "agents.goal_parsing",
 }
-"""Old dotted key -> new dotted key. ``run.debate_fraction`` was generation's debate share, not ranking's debate
-(seed 003 prompt 3: debate is one of generation's strategies)."""
+"""Old dotted key -> new dotted key (a key below a renamed one moves with it: ``agents.supervisor.modes...``).
+``run.debate_fraction`` was generation's debate share, not ranking's debate; ``ranking.matches_per_batch`` counted
+the matches of a tournament *round* (a *batch* is a provider's Message Batch); ``ranking.strategy`` chose the
+pairing; evolution's strategies are its modes; the goal-parsing agent is named for its job (``supervisor`` is
+the scheduling package)."""
 
-_NO_TTL = "one process runs a session and a resume voids every lease; docs/ARCHITECTURE.md, Leases"
+RENAMED_VALUES: dict[str, dict[str, str]] = {
+    "ranking.pairing": {"seed": "elo_buckets"},
+}
+"""Dotted key -> {old value: new value}. The pairing named after the specification (``seed``) is named for what it
+does: Elo buckets (new arrivals, close Elo, random top half)."""
+
+_NO_TTL = "one process runs a session and a resume voids every lease; design.md#store"
 REMOVED: dict[str, str] = {
     "lease.default_seconds": _NO_TTL,
     "lease.reflection_seconds": _NO_TTL,
     "lease.final_seconds": _NO_TTL,
 }
-"""Old dotted key -> why it is gone (docs/ARCHITECTURE.md, "Leases")."""
+"""Old dotted key -> why it is gone."""
+
+
+def _renamed(key: str) -> tuple[str, str] | None:
+    """``(old, new)`` for a key that is a renamed key or lies below one, with the new full key."""
+    for old, new in RENAMED.items():
+        if key == old or key.startswith(old + "."):
+            return old, new + key[len(old):]
+    return None
 
 
 ADDED: dict[str, Any] = {
@@ -46,54 +72,81 @@ defaults of ``conf/``; ``docs/design.md#claim-statuses``)."""
 
 
 def old_key_message(key: str) -> str | None:
-    """One line for an old key (``+run.debate_fraction`` and ``run.debate_fraction`` alike), or None."""
+    """One line for an old key (``+run.max_ideas`` and ``run.max_ideas`` alike), or None."""
     key = key.lstrip("+~")
-    if key in RENAMED:
-        return f"{key}: renamed to {RENAMED[key]} (set {RENAMED[key]}=... instead)"
+    if found := _renamed(key):
+        old, new = found
+        return f"{old}: renamed to {RENAMED[old]} (set {new}=... instead)"
     if key in REMOVED:
         return f"{key}: removed, no task lease has a time limit ({REMOVED[key]})"
     return None
 
 
+def old_value_message(key: str, value: str) -> str | None:
+    """One line for an old value of a key whose values were renamed (``ranking.pairing=seed``), or None."""
+    key, value = key.lstrip("+~"), value.strip()
+    new = RENAMED_VALUES.get(key, {}).get(value)
+    return f"{key}={value}: renamed to {new} (set {key}={new} instead)" if new else None
+
+
 def old_override(overrides: Sequence[str]) -> str | None:
-    """The message for the first override that sets an old key, or None."""
+    """The message for the first override that sets an old key or an old value, or None."""
     for override in overrides:
-        message = old_key_message(override.split("=", 1)[0])
+        key, _, value = override.partition("=")
+        message = old_key_message(key) or old_value_message(key, value)
         if message:
             return message
     return None
 
 
+def _node(data: Mapping[Any, Any], dotted: str) -> tuple[Any, str]:
+    """The mapping holding the last part of ``dotted`` (None if a part is missing) and that last part."""
+    *parents, leaf = dotted.split(".")
+    node: Any = data
+    for part in parents:
+        node = node.get(part) if isinstance(node, Mapping) else None
+    return (node if isinstance(node, Mapping) else None), leaf
+
+
 def old_key_in(data: Mapping[Any, Any]) -> str | None:
-    """The message for the first old key present in a composed config (plain data), or None."""
+    """The message for the first old key or old value present in a composed config (plain data), or None."""
     for key in (*RENAMED, *REMOVED):
-        section, _, leaf = key.partition(".")
-        node = data.get(section)
-        if isinstance(node, dict) and leaf in node:
+        node, leaf = _node(data, key)
+        if node is not None and leaf in node:
             return old_key_message(key)
+    for key, values in RENAMED_VALUES.items():
+        node, leaf = _node(data, key)
+        if node is not None and isinstance(node.get(leaf), str) and node[leaf] in values:
+            return old_value_message(key, node[leaf])
     return None
 
 
 def carry_over(snapshot: dict[str, Any]) -> dict[str, Any]:
-    """A frozen config snapshot with renamed keys moved to their new place and removed keys dropped (a copy)."""
+    """A frozen config snapshot with renamed keys moved to their new place, renamed values replaced and removed
+    keys dropped (a copy; a snapshot already in today's names is returned equal)."""
     out = copy.deepcopy(snapshot)
     for old, new in RENAMED.items():
-        section, _, leaf = old.partition(".")
-        node = out.get(section)
-        if isinstance(node, dict) and leaf in node:
-            value = node.pop(leaf)
-            new_section, _, new_leaf = new.partition(".")
-            out.setdefault(new_section, {}).setdefault(new_leaf, value)
+        node, leaf = _node(out, old)
+        if node is not None and leaf in node:
+            value = node.pop(leaf)  # type: ignore[attr-defined]
+            *parents, new_leaf = new.split(".")
+            target = out
+            for part in parents:
+                target = target.setdefault(part, {})
+            target.setdefault(new_leaf, value)
+    for key, values in RENAMED_VALUES.items():
+        node, leaf = _node(out, key)
+        if node is not None and isinstance(node.get(leaf), str) and node[leaf] in values:
+            node[leaf] = values[node[leaf]]  # type: ignore[index]
     for old in REMOVED:
-        section, _, leaf = old.partition(".")
-        node = out.get(section)
-        if isinstance(node, dict):
-            node.pop(leaf, None)
+        node, leaf = _node(out, old)
+        if node is not None:
+            node.pop(leaf, None)  # type: ignore[attr-defined]
     for added, value in ADDED.items():
         *path, leaf = added.split(".")
-        node = out
+        target: Any = out
         for part in path:
-            node = node.setdefault(part, {}) if isinstance(node, dict) else {}
-        if isinstance(node, dict):
-            node.setdefault(leaf, copy.deepcopy(value))
+            target = target.setdefault(part, {}) if isinstance(target, dict) else {}
+        if isinstance(target, dict):
+            target.setdefault(leaf, copy.deepcopy(value))
     return out

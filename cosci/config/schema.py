@@ -2,7 +2,7 @@
 
 Hydra composes ``conf/``; :func:`cosci.config.load.validate` turns the composed tree into plain data once and
 validates it into :class:`CosciConfig`. After that, code receives these objects, never a ``DictConfig``.
-Every default lives in ``conf/*.yaml`` with a comment naming its seed section; the models here only state the
+Every default lives in ``conf/*.yaml``, its reason in ``docs/design.md``; the models here only state the
 rules (ranges, units, cross-field checks). All models forbid unknown keys.
 """
 
@@ -15,8 +15,8 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
-# Upper bounds (issue 12): a value beyond these is a typo, not a plan. Each is far above any value in conf/ or
-# the seeds (seed 001 Default Configuration) and below what would exhaust the machine, a provider or the record.
+# Upper bounds (design.md#defaults): a value beyond these is a typo, not a plan. Each is far above any value in conf/ or
+# design.md#defaults, and below what would exhaust the machine, a provider or the store.
 MAX_SECONDS = 30 * 24 * 3600
 """Longest wall clock or job limit: 30 days, seconds."""
 MAX_CALL_SECONDS = 24 * 3600
@@ -24,7 +24,7 @@ MAX_CALL_SECONDS = 24 * 3600
 MAX_COUNT = 1_000_000
 """Largest match or task count used as a threshold or period."""
 MAX_ATTEMPTS = 50
-"""Most attempts of one provider call or one task (the seed 004 retry table goes up to 8)."""
+"""Most attempts of one provider call or one task (the retry table goes up to 8: design.md#retries)."""
 MAX_TOKENS = 1_000_000
 """Largest token count of one call or context window, tokens."""
 MAX_ELO = 10_000.0
@@ -32,11 +32,11 @@ MAX_ELO = 10_000.0
 MAX_SEED = 2**63 - 1
 """Seeds are non-negative and fit a signed 64-bit integer (SQLite, numpy)."""
 AGENT_NAMES = ("goal_parsing", "generation", "reflection", "ranking", "evolution", "proximity", "metareview")
-"""The seven agents of seed 000, in pipeline order."""
+"""The seven agents, in pipeline order (design.md#supervisor)."""
 OPTIONAL_AGENTS = ("safety",)
-"""Agents a config may add: ``safety``, the seeds' classifier (issue 15; seed 001 routing table)."""
+"""Agents a config may add: ``safety``, the safety classifier (design.md#safety)."""
 TOOL_NAMES = ("web_search", "web_fetch", "pubmed_search", "arxiv_search", "europe_pmc_search", "local_corpus_search")
-"""Every tool a session can register (seed 004 Tool Registry; ``cosci/tools``; tests/config/test_names.py)."""
+"""Every tool a session can register (design.md#tools; ``cosci/tools``; tests/config/test_names.py)."""
 SafetyDecision = Literal["allow", "flag", "block"]
 
 
@@ -65,116 +65,124 @@ class SessionCfg(_Strict):
         default=None,
         description="A UTF-8 text file holding the goal (any prose); read once at validation, its text replaces goal.",
     )
-    preferences: list[str] = Field(description="What the scientist values in a hypothesis (seed 003 parse_goal).")
+    preferences: list[str] = Field(description="What the scientist values in a hypothesis (fed to goal parsing; "
+                                   "design.md#supervisor).")
     resume: str | None = Field(description="Session id to continue instead of starting a new session.")
     corpus_path: str | None = Field(description="Local corpus (JSONL/Parquet file or folder) for local_corpus_search.")
     background: str | None = Field(
         default=None, description="Background survey of the research goal (prose); reaches every agent's system "
-        "prompt quoted as untrusted data (seed 003 Untrusted Source Wrapping). Set by `cosci eval` (issue 20).")
+        "prompt quoted as untrusted data (design.md#prompts). Set by `cosci eval` (design.md#eval).")
 
 
 class RunCfg(_Strict):
-    concurrency: int = Field(gt=0, le=64, description="Agent actions running at once (seed 001: run.concurrency).")
-    max_hypotheses: int = Field(gt=0, le=10_000, description="Cap on hypotheses in the pool (seed 001: run.max_hypotheses).")
-    wall_clock_seconds: float = Field(gt=0, le=MAX_SECONDS, description="Session deadline in seconds (seed 001).")
-    budget_usd: float = Field(gt=0, le=100_000, description="Session spending cap in USD, reserve included (seed 001).")
+    concurrency: int = Field(gt=0, le=64, description="Agent actions running at once (design.md#defaults).")
+    max_hypotheses: int = Field(gt=0, le=10_000, description="Cap on hypotheses in the pool (design.md#defaults).")
+    wall_clock_seconds: float = Field(gt=0, le=MAX_SECONDS,
+                                      description="Session deadline in seconds of active time (design.md#defaults).")
+    budget_usd: float = Field(gt=0, le=100_000,
+                              description="Session spending cap in USD, reserve included (design.md#budget).")
     budget_tokens: int | None = Field(
         gt=0, le=10**11, description="Optional session cap in tokens (in + out); null = none."
     )
-    n_initial: int = Field(gt=0, le=1_000, description="Generation tasks enqueued after goal parsing (seed 000: 3).")
+    n_initial: int = Field(gt=0, le=1_000,
+                           description="Generation tasks enqueued after goal parsing (design.md#supervisor: 3).")
     seed: int = Field(ge=0, le=MAX_SEED, description="Seed for every random choice (pair selection, strategy choice).")
     idle_poll_seconds: float = Field(
-        gt=0, le=3_600, description="Seconds between idle refinement checks (seed 000: ~10 s)."
+        gt=0, le=3_600, description="Seconds between idle refinement checks (design.md#supervisor: ~10 s)."
     )
 
 
 class GenerationCfg(_Strict):
     debate_share: Unit = Field(description="Share of generation tasks that use generation's debate mode instead of "
-                               "the literature mode (seed 003 prompt 3, an alternative generation strategy; was "
-                               "run.debate_fraction).")
+                               "the literature mode (design.md#generation; was run.debate_fraction).")
     debate_grounding_searches: int = Field(
         ge=0, le=20, description="Searches a debate hypothesis gets after its debate, to attach verified citations "
         "(docs/design.md#grounded-debate-hypotheses); 0 leaves every debate hypothesis ungrounded.")
     debate_grounding_results: int = Field(
-        ge=1, le=50, description="Records kept per search of a debate hypothesis's grounding step.")
+        ge=1, le=50, description="Sources kept per search of a debate hypothesis's grounding step.")
 
 
 class BudgetCfg(_Strict):
-    reserve_share: Unit = Field(description="Share of the budget any agent may draw on after its own (seed 001: 0.08).")
+    reserve_share: Unit = Field(description="Share of the budget kept for goal parsing, safety screening, the final "
+                                "overview and overages (design.md#budget: 0.08).")
     warn_ratio: float = Field(
-        gt=0, le=1_000, description="Pre-flight estimate warns above this multiple of the budget (seed 004)."
+        gt=0, le=1_000, description="Pre-flight estimate warns above this multiple of the budget (design.md#budget)."
     )
     admission_wait_seconds: float = Field(
         gt=0, le=3600,
         description="A call that fits the budget but not beside the calls in flight waits up to this many seconds"
-        " for them to settle; then its action goes back to the queue (cosci, issue 11).",
+        " for them to settle; then its action goes back to the queue (design.md#budget).",
     )
 
 
 class RankingCfg(_Strict):
     elo_initial: float = Field(
-        ge=0, le=MAX_ELO, description="Elo rating of a hypothesis entering the tournament, Elo points (seed 001)."
+        ge=0, le=MAX_ELO,
+        description="Elo rating of a hypothesis entering the tournament, Elo points (design.md#tournament)."
     )
     k_factor_new: float = Field(
-        gt=0, le=1_000, description="K while the less experienced player is new, Elo points (seed 001)."
+        gt=0, le=1_000, description="K while the less experienced player is new, Elo points (design.md#tournament)."
     )
     k_factor_warm: float = Field(
-        gt=0, le=1_000, description="K once both players are experienced, Elo points (seed 001)."
+        gt=0, le=1_000, description="K once both players are experienced, Elo points (design.md#tournament)."
     )
     new_matches_threshold: int = Field(
-        ge=0, le=MAX_COUNT, description="A player with fewer matches than this is new (seed 000: 5)."
+        ge=0, le=MAX_COUNT, description="A player with fewer matches than this is new (design.md#tournament: 5)."
     )
-    p_new: Unit = Field(description="Probability of the new-arrival pairing bucket (seed 000: 0.4).")
-    p_close: Unit = Field(description="Probability of the close-Elo pairing bucket (seed 000: 0.4).")
-    p_random: Unit = Field(description="Probability of the random top-half bucket (seed 000: 0.2).")
+    p_new: Unit = Field(description="Probability of the new-arrival pairing bucket (design.md#tournament: 0.4).")
+    p_close: Unit = Field(description="Probability of the close-Elo pairing bucket (design.md#tournament: 0.4).")
+    p_random: Unit = Field(description="Probability of the random top-half bucket (design.md#tournament: 0.2).")
     new_arrival_matches: int = Field(
-        ge=0, le=MAX_COUNT, description="Fewer matches than this makes a new arrival (seed 000: 3)."
+        ge=0, le=MAX_COUNT, description="Fewer matches than this makes a new arrival (design.md#tournament: 3)."
     )
     close_elo_window: float = Field(
-        gt=0, le=MAX_ELO, description="Max |ΔElo| for the close-Elo bucket, Elo points (seed 000)."
+        gt=0, le=MAX_ELO, description="Max |ΔElo| for the close-Elo bucket, Elo points (design.md#tournament)."
     )
     debate_min_matches: int = Field(
-        ge=0, le=MAX_COUNT, description="Debate when either side has fewer matches (seed 000: 2)."
+        ge=0, le=MAX_COUNT, description="Debate when either side has fewer matches (design.md#tournament: 2)."
     )
     debate_elo_gap: float = Field(
-        ge=0, le=MAX_ELO, description="Debate when |ΔElo| is below this, Elo points (seed 000: 50)."
+        ge=0, le=MAX_ELO, description="Debate when |ΔElo| is below this, Elo points (design.md#tournament: 50)."
     )
     matches_per_round: int = Field(gt=0, le=1_000, description="Matches played by one RunTournamentRound task.")
     max_matches_per_pair: int = Field(
         gt=0, le=100, description="Rematch cap: matches one pair may play; a pair at the cap is not chosen again"
-        " (cosci, issue 11: the leaderboard cannot change once every pair is at the cap -> stop reason stalled)."
+        " (design.md#termination: the leaderboard cannot change once every pair is at the cap -> stop reason stalled)."
     )
     batch: bool = Field(default=False, description="Send low-stakes matches through the provider's message-batch "
-                        "API (seed 004 Batch API; only for tiers with models.tiers.<t>.batch).")
+                        "API (design.md#batches; only for tiers with models.tiers.<t>.batch).")
     batch_decile: Unit = Field(default=0.1, description="A match is batched when both hypotheses lie in this "
-                               "bottom share of the leaderboard (seed 004: sub-decile pairs).")
-    batch_size: int = Field(default=4, gt=0, description="Queued matches submitted together (seed 004: minimum 4).")
+                               "bottom share of the leaderboard (design.md#batches: sub-decile pairs).")
+    batch_size: int = Field(default=4, gt=0,
+                            description="Queued matches submitted together (design.md#batches: 4).")
     batch_max_wait_s: float = Field(default=60.0, ge=0, description="Seconds a queued match waits for a full batch "
                                     "before a smaller one is submitted.")
     batch_poll_seconds: float = Field(default=30.0, ge=0, description="Seconds between polls of a submitted batch.")
-    # issue 13: pair-selection strategy, dual-order judging, Bradley–Terry (cosci/tournament/)
-    strategy: Literal["seed", "uncertainty"] = Field(
+    # pairing, dual-order judging, Bradley–Terry (cosci/tournament/; design.md#tournament)
+    pairing: Literal["elo_buckets", "uncertainty"] = Field(
         default="uncertainty",
-        description="Pair selection: the seed's buckets, or uncertainty-driven on the BT fit (issue 13; the winner "
-        "on bench/ranking_sim.py).")
-    top_k: int = Field(default=5, ge=1, description="Top-k boundary the uncertainty strategy settles (issue 13: 5).")
+        description="Pair selection: elo_buckets (new arrivals, close Elo, random top half) or uncertainty (the "
+        "pair that most narrows the BT top-k boundary; design.md#tournament).")
+    top_k: int = Field(default=5, ge=1,
+                       description="Top-k boundary the uncertainty pairing settles (design.md#tournament: 5).")
     warmup_matches: int = Field(default=4, ge=0,
-                                description="Matches before a hypothesis leaves warm-up (issue 13: 4).")
+                                description="Matches before a hypothesis leaves warm-up (design.md#tournament: 4).")
     temperature: float = Field(default=30.0, gt=0,
                                description="Softmax sharpness over pair scores scaled to max 1 (tuned on the "
                                "simulator).")
     distance_bonus: float = Field(default=0.05, ge=0,
-                                  description="Weight of idea distance (1 - cosine) as a tie-break (seed 000 idea).")
+                                  description="Weight of idea distance (1 - cosine) as a tie-break "
+                                  "(design.md#tournament).")
     dual_order: Literal["off", "close", "all"] = Field(
         default="off", description="Judge in both orders: off, close (debates and pairwise within "
-        "dual_order_elo_gap), or all matches (issue 13).")
+        "dual_order_elo_gap), or all matches (design.md#tournament).")
     dual_order_elo_gap: float = Field(default=50.0, ge=0, description="|ΔElo| under which a pairwise match is "
                                       "judged in both orders with dual_order=close, Elo points.")
     dual_order_sample: Unit = Field(default=0.0, description="Share of other matches judged in both orders to "
-                                    "measure the judge's flip rate (issue 13).")
+                                    "measure the judge's flip rate (design.md#tournament).")
     bt_prior_sd: float = Field(default=1.0, gt=0, description="SD of the Bradley–Terry N(0, sd²) prior, logits.")
     first_position_flag: Unit = Field(default=0.15, description="The report flags a first-position win rate "
-                                      "further than this from 0.5 (issue 13).")
+                                      "further than this from 0.5 (design.md#tournament).")
 
     @model_validator(mode="after")
     def _buckets_sum_to_one(self) -> RankingCfg:
@@ -185,8 +193,8 @@ class RankingCfg(_Strict):
 
 
 class DebateCfg(_Strict):
-    min_turns: int = Field(ge=1, le=10, description="Turn from which a debate may conclude (seed 003: 3-5 turns).")
-    max_turns: int = Field(ge=1, le=10, description="Turn at which a debate must conclude (seed 003: at most 10).")
+    min_turns: int = Field(ge=1, le=10, description="Turn from which a debate may conclude (design.md#generation: 3).")
+    max_turns: int = Field(ge=1, le=10, description="Turn at which a debate must conclude (design.md#generation: 10).")
 
     @model_validator(mode="after")
     def _ordered(self) -> DebateCfg:
@@ -209,12 +217,13 @@ class ReflectionCfg(_Strict):
 
 class EvolutionCfg(_Strict):
     min_mature: int = Field(
-        ge=1, le=10_000, description="Mature hypotheses needed before evolution fires (seed 001: 20)."
+        ge=1, le=10_000, description="Mature hypotheses needed before evolution fires (design.md#evolution: 20)."
     )
-    mature_matches: int = Field(ge=0, le=MAX_COUNT, description="Matches that make a hypothesis mature (seed 000: 3).")
-    top_k: int = Field(ge=2, le=1_000, description="Top hypotheses evolution draws from (seed 001: 5).")
-    strategies: list[Literal["combine", "simplify", "feasibility", "out_of_box"]] = Field(
-        min_length=1, description="Evolution strategies used, in rotation (seed 000 Four Strategies)."
+    mature_matches: int = Field(ge=0, le=MAX_COUNT,
+                                description="Matches that make a hypothesis mature (design.md#evolution: 3).")
+    top_k: int = Field(ge=2, le=1_000, description="Top hypotheses evolution draws from (design.md#evolution: 5).")
+    modes: list[Literal["combine", "simplify", "feasibility", "out_of_box"]] = Field(
+        min_length=1, description="Evolution modes used, in rotation (design.md#evolution)."
     )
     pool_share: Unit = Field(
         description="Share of run.max_hypotheses kept for evolved hypotheses (generation stops below it)."
@@ -223,15 +232,19 @@ class EvolutionCfg(_Strict):
 
 class MetareviewCfg(_Strict):
     every_matches: int = Field(
-        gt=0, le=MAX_COUNT, description="System feedback every this many matches (seed 000: ~50)."
+        gt=0, le=MAX_COUNT, description="System feedback every this many matches (design.md#metareview: ~50)."
     )
-    max_reviews: int = Field(gt=0, le=10_000, description="Reviews given to metareview.system (seed 001: 50).")
-    review_chars: int = Field(gt=0, le=1_000_000, description="Characters kept per review (seed 001: 3000).")
+    max_reviews: int = Field(gt=0, le=10_000,
+                             description="Reviews given to metareview.system (design.md#metareview: 50).")
+    review_chars: int = Field(gt=0, le=1_000_000,
+                              description="Characters kept per review (design.md#metareview: 3000).")
     max_rationales: int = Field(
-        gt=0, le=10_000, description="Debate rationales given to metareview.system (seed 001: 50)."
+        gt=0, le=10_000, description="Debate rationales given to metareview.system (design.md#metareview: 50)."
     )
-    rationale_chars: int = Field(gt=0, le=1_000_000, description="Characters kept per rationale (seed 001: 1500).")
-    overview_top_n: int = Field(gt=0, le=1_000, description="Hypotheses in the final overview, by Elo (seed 000: 10).")
+    rationale_chars: int = Field(gt=0, le=1_000_000,
+                                 description="Characters kept per rationale (design.md#metareview: 1500).")
+    overview_top_n: int = Field(gt=0, le=1_000,
+                                description="Hypotheses in the final overview, by Elo (design.md#metareview: 10).")
     overclaim_terms: str = Field(min_length=1, description="Overclaim term file under conf/ (or an absolute path): a "
                                  "coarse word list run on every claim (docs/design.md#claim-statuses).")
     claim_check_batch: int = Field(ge=1, le=50, description="Claims per support-check call.")
@@ -244,33 +257,33 @@ class MetareviewCfg(_Strict):
         description="Whether a schema-constrained embedded model's support verdicts count; when false they are kept "
         "in the claim's note and the claim is unchecked (a 135M model's entailment judgments are near chance).")
     claim_check_source_chars: int = Field(
-        ge=100, le=100_000, description="Characters of each cited source's record text given to the support check "
+        ge=100, le=100_000, description="Characters of each cited source's text given to the support check "
         "(a quarter of it on an embedded model).")
 
 
 class TerminationCfg(_Strict):
-    elo_stability_k: int = Field(gt=0, le=1_000, description="Top-K watched for stability (seed 001: 5).")
-    elo_stability_n: int = Field(ge=2, le=1_000, description="Snapshots that must agree (seed 001: 3).")
+    elo_stability_k: int = Field(gt=0, le=1_000, description="Top-K watched for stability (design.md#termination: 5).")
+    elo_stability_n: int = Field(ge=2, le=1_000, description="Snapshots that must agree (design.md#termination: 3).")
     elo_stability_eps: float = Field(
-        gt=0, le=MAX_ELO, description="Max Elo change within the window, Elo points (seed 001)."
+        gt=0, le=MAX_ELO, description="Max Elo change within the window, Elo points (design.md#termination)."
     )
     min_hypotheses_before_stable: int = Field(
-        ge=0, le=MAX_COUNT, description="Guard: hypotheses needed before ELO_STABLE (seed 000)."
+        ge=0, le=MAX_COUNT, description="Guard: hypotheses needed before ELO_STABLE (design.md#termination)."
     )
     min_matches_before_stable: int = Field(
-        ge=0, le=MAX_COUNT, description="Guard: matches needed before ELO_STABLE (seed 000)."
+        ge=0, le=MAX_COUNT, description="Guard: matches needed before ELO_STABLE (design.md#termination)."
     )
     snapshot_every_matches: int = Field(
         gt=0, le=MAX_COUNT, description="An Elo snapshot is taken every this many matches."
     )
     stall_streak: int = Field(
         gt=0, le=1000, description="Growth tasks in a row (generation or evolution) that add no hypothesis, only"
-        " duplicates, after which the pool counts as unable to grow (stop reason stalled; cosci, issue 11)."
+        " duplicates, after which the pool counts as unable to grow (stop reason stalled; design.md#termination)."
     )
     stability_rule: Literal["elo", "bt", "either"] = Field(
-        default="either", description="Which stability rule may stop the session: the seed's Elo rule, the "
+        default="either", description="Which stability rule may stop the session: the Elo rule, the "
         "Bradley–Terry rule (top-k unchanged for bt_stability_n refits and separated by its CIs), or either "
-        "(issue 13; both are logged).")
+        "(design.md#termination; both are logged).")
     bt_stability_n: int = Field(default=3, ge=1, description="BT refits the top-k set must stay unchanged.")
 
 
@@ -281,63 +294,67 @@ class EmbeddingThresholdsCfg(_Strict):
 
 class VectorsCfg(_Strict):
     dedup_cosine_threshold: Unit = Field(
-        description="Cosine similarity at or above which a hypothesis is a duplicate (seed 004: 0.92)."
+        description="Cosine similarity at or above which a hypothesis is a duplicate (design.md#dedup: 0.92)."
     )
-    cluster_threshold: Unit = Field(description="Max cosine distance merged by clustering (seed 004: 0.15).")
+    cluster_threshold: Unit = Field(description="Max cosine distance merged by clustering (design.md#proximity: 0.15).")
     full_recluster_every_matches: int = Field(
-        gt=0, le=MAX_COUNT, description="Proximity re-clusters every N matches (seed 004: 20)."
+        gt=0, le=MAX_COUNT, description="Proximity re-clusters every N matches (design.md#proximity: 20)."
     )
     recluster_every_hypotheses: int = Field(
-        gt=0, le=10000, description="Idle re-clustering once this many hypotheses are unclustered (cosci, issue 11:"
+        gt=0, le=10000, description="Idle re-clustering once this many hypotheses are unclustered (design.md#proximity:"
         " a cadence, not after every match)."
     )
     models: dict[str, EmbeddingThresholdsCfg] = Field(
         default_factory=dict,
-        description="Thresholds per embedding model (issue 16: a static model's cosine scale differs from a hosted "
-        "one's; calibrated in bench/README.md); a model not listed uses the two values above.",
+        description="Thresholds per embedding model (design.md#dedup: a static model's cosine scale differs from a "
+        "hosted one's; calibrated in bench/README.md); a model not listed uses the two values above.",
     )
 
     def dedup_threshold(self, model: str) -> float:
-        """Dedup cosine threshold for vectors of ``model`` (per-model entry, else the seed's 0.92)."""
+        """Dedup cosine threshold for vectors of ``model`` (per-model entry, else the hosted models' value)."""
         entry = self.models.get(model)
         return entry.dedup_cosine_threshold if entry else self.dedup_cosine_threshold
 
     def cluster_threshold_for(self, model: str) -> float:
-        """Clustering cosine-distance threshold for vectors of ``model`` (per-model entry, else seed's 0.15)."""
+        """Clustering cosine-distance threshold for vectors of ``model`` (per-model entry, else the hosted models'
+        value)."""
         entry = self.models.get(model)
         return entry.cluster_threshold if entry else self.cluster_threshold
 
 
 class LeaseCfg(_Strict):
     """A claimed task's attempts. Leases carry no time limit: one process runs a session, and a resume voids
-    every lease (docs/ARCHITECTURE.md, "Leases"; the seeds' per-agent TTLs are deliberately absent)."""
+    every lease (design.md#store; lease durations are deliberately absent, design.md#departures)."""
 
     max_attempts: int = Field(ge=1, le=MAX_ATTEMPTS, description="Attempts of one task (one agent action, its "
-                              "provider-call retries inside each) before it is dead (seed 004 Task Queue: 3).")
+                              "provider-call retries inside each) before it is dead (design.md#store: 3).")
 
 
 class RetryCfg(_Strict):
-    rate_limit_attempts: int = Field(ge=1, le=MAX_ATTEMPTS, description="Attempts on HTTP 429 (seed 004: 6).")
+    rate_limit_attempts: int = Field(ge=1, le=MAX_ATTEMPTS,
+                                     description="Attempts on HTTP 429 (design.md#retries: 6).")
     overloaded_attempts: int = Field(
-        ge=1, le=MAX_ATTEMPTS, description="Attempts on HTTP 529 overloaded (seed 004: 8)."
+        ge=1, le=MAX_ATTEMPTS, description="Attempts on HTTP 529 overloaded (design.md#retries: 8)."
     )
-    server_error_attempts: int = Field(ge=1, le=MAX_ATTEMPTS, description="Attempts on other 5xx (seed 004: 5).")
+    server_error_attempts: int = Field(ge=1, le=MAX_ATTEMPTS,
+                                       description="Attempts on other 5xx (design.md#retries: 5).")
     timeout_attempts: int = Field(
-        ge=1, le=MAX_ATTEMPTS, description="Attempts on timeouts and connection errors (seed 004: 3)."
+        ge=1, le=MAX_ATTEMPTS, description="Attempts on timeouts and connection errors (design.md#retries: 3)."
     )
-    base_delay_seconds: float = Field(ge=0, le=3_600, description="First backoff delay, seconds (seed 004: 1 s).")
-    max_delay_seconds: float = Field(ge=0, le=3_600, description="Backoff cap, seconds (seed 004: 60 s).")
+    base_delay_seconds: float = Field(ge=0, le=3_600,
+                                      description="First backoff delay, seconds (design.md#retries: 1 s).")
+    max_delay_seconds: float = Field(ge=0, le=3_600, description="Backoff cap, seconds (design.md#retries: 60 s).")
     call_timeout_seconds: float = Field(
-        gt=0, le=MAX_CALL_SECONDS, description="Per-call timeout, seconds (seed 004: 120 s)."
+        gt=0, le=MAX_CALL_SECONDS, description="Per-call timeout, seconds (design.md#retries: 120 s)."
     )
     thinking_call_timeout_seconds: float = Field(
-        gt=0, le=MAX_CALL_SECONDS, description="Per-call timeout with thinking (seed 004: 300 s)."
+        gt=0, le=MAX_CALL_SECONDS, description="Per-call timeout with thinking (design.md#retries: 300 s)."
     )
 
 
 class ToolsCfg(_Strict):
-    timeout_seconds: float = Field(gt=0, le=3_600, description="Per-tool timeout, seconds (seed 004: 30 s).")
-    parallel_cap: int = Field(gt=0, le=64, description="Tool calls dispatched at once per turn (seed 004: 4).")
+    timeout_seconds: float = Field(gt=0, le=3_600, description="Per-tool timeout, seconds (design.md#tools: 30 s).")
+    parallel_cap: int = Field(gt=0, le=64, description="Tool calls dispatched at once per turn (design.md#tools: 4).")
     max_results: int = Field(gt=0, le=1_000, description="Records returned per literature search.")
     fetch_max_bytes: int = Field(gt=0, le=1_000_000_000, description="web_fetch download cap, bytes.")
     fetch_max_chars: int = Field(gt=0, le=10_000_000, description="web_fetch text returned to the model, characters.")
@@ -350,11 +367,11 @@ class TrackingCfg(_Strict):
     experiment_name: str = Field(min_length=1, description="MLflow experiment (defaults to session.name).")
     log_every_tasks: int = Field(gt=0, le=MAX_COUNT, description="Step metrics are logged every N completed tasks.")
     traces: bool = Field(default=True, description="Log every LLM call as an MLflow trace span, one trace per task "
-                         "(issue 17); false = none.")
+                         "(design.md#tracking); false = none.")
 
 
 class SafetyCfg(_Strict):
-    """Safety screening (issue 15): the classifier's decisions and which of them act."""
+    """Safety screening (design.md#safety): the classifier's decisions and which of them act."""
 
     enabled: bool = Field(description="Screen the goal, feedback, new hypotheses and the overview (false: no call).")
     block_goal_on: list[SafetyDecision] = Field(description="Decisions that refuse a goal or feedback text.")
@@ -431,9 +448,9 @@ class ModeCfg(_Strict):
 
 
 class AgentCfg(_Strict):
-    budget_share: Unit = Field(description="Share of the session budget for this agent (seed 001 Per-Agent Shares).")
-    tools: list[str] = Field(description="Tool allowlist (seed 004 Tool Registry), names from TOOL_NAMES.")
-    modes: dict[str, ModeCfg] = Field(description="Routing per mode (seed 001 Model Routing).")
+    budget_share: Unit = Field(description="Share of the session budget for this agent (design.md#budget).")
+    tools: list[str] = Field(description="Tool allowlist (design.md#tools), names from TOOL_NAMES.")
+    modes: dict[str, ModeCfg] = Field(description="Routing per mode (design.md#routing).")
 
     @field_validator("tools")
     @classmethod
@@ -446,7 +463,8 @@ class AgentCfg(_Strict):
 
 class ModelEntry(_Strict):
     model: str = Field(min_length=1, description="LiteLLM model string, e.g. 'anthropic/claude-opus-4-7'.")
-    thinking: bool = Field(description="Whether the model takes an extended-thinking budget (seed: Opus-class only).")
+    thinking: bool = Field(description="Whether the model takes an extended-thinking budget (design.md#routing: "
+                           "Opus-class only).")
     api_key_env: str | None = Field(default=None, description="Environment variable holding the API key.")
     api_base: str | None = Field(default=None, description="Endpoint override (Ollama, llama.cpp server).")
     input_usd_per_mtok: float | None = Field(
@@ -462,15 +480,15 @@ class ModelEntry(_Strict):
         default=None, gt=0, le=1_000_000,
         description="Typical answer length of this tier, tokens (thinking included): the budget admission's prior"
         " before the session has seen an answer, and the pre-flight estimate's answer size; null = 35 % of the"
-        " mode's max_output_tokens (cosci, issue 11).",
+        " mode's max_output_tokens (design.md#routing).",
     )
     batch: bool = Field(default=False, description="The provider has a message-batch API the batch pool may use "
-                        "(Anthropic, seed 004); priced at the price table's batch prices.")
+                        "(Anthropic, design.md#batches); priced at the price table's batch prices.")
     cache_min_tokens: int | None = Field(
         default=None, gt=0, description="The provider's minimum cacheable prompt prefix for this model, tokens "
         "(Anthropic's prompt-caching docs: 4096 for Opus 4.5-4.7 and Haiku 4.5, 1024 for Sonnet 4.5/4.6); a shorter "
         "marked prefix is silently not cached. When set, the research handbook joins the cached system prefix so "
-        "that it is longer (issue 16). null: the provider does not cache marked blocks.")
+        "that it is longer (design.md#caching). null: the provider does not cache marked blocks.")
 
 
 class LocalModelCfg(_Strict):
@@ -511,7 +529,7 @@ class EmbeddingsCfg(_Strict):
     chain: list[str] = Field(
         min_length=1,
         description="Embedding models tried in order; the bundled static model and 'hash' are the offline end "
-        "(seed 004 Embedder Chain, issue 16).",
+        "(design.md#embeddings).",
     )
     prices: dict[str, float] = Field(
         default_factory=dict,
@@ -523,7 +541,7 @@ class ModelsCfg(_Strict):
     name: str = Field(description="Which conf/models option this is.")
     tiers: dict[str, ModelEntry] = Field(min_length=1, description="Tier name -> model (strong, cheap, mini, ...).")
     degradation: list[str] = Field(
-        min_length=1, description="Tiers walked, in order, when a model is unavailable (seed 001)."
+        min_length=1, description="Tiers walked, in order, when a model is unavailable (design.md#routing)."
     )
     agent_tiers: dict[str, str] = Field(description="'agent' or 'agent.mode' -> tier, winning over conf/agents.")
     local: LocalModelCfg | None = Field(default=None, description="Settings of the embedded model (models=local).")
@@ -558,7 +576,7 @@ class CosciConfig(_Strict):
     models: ModelsCfg
     agents: dict[str, AgentCfg]
     safety: SafetyCfg | None = Field(
-        default=None, description="Safety screening (issue 15); absent in sessions frozen before it existed."
+        default=None, description="Safety screening (design.md#safety); absent in sessions frozen before it existed."
     )
 
     @model_validator(mode="after")

@@ -1,2 +1,2 @@
-"""``cosci eval moose-chem`` (issue 20): benchmark items, the session runner, the baseline, the judge, metrics,
+"""``cosci eval moose-chem`` (design.md#eval): benchmark items, the session runner, the baseline, the judge, metrics,
 report."""

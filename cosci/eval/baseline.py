@@ -1,4 +1,4 @@
-"""The single-call baseline (``cosci eval --baseline single-call``, issue 20).
+"""The single-call baseline (``cosci eval --baseline single-call``, design.md#eval).
 
 One call of the generation model (``generation.literature``'s route) with the same research question, the
 same background survey and the same corpus retrieval budget as the pipeline: the BM25 top-n corpus records

@@ -25,7 +25,7 @@ import numpy as np
 from cosci.eval.moose_chem import id_of_url
 
 TOP_KS = (1, 3, 5)
-"""The k of the top-k metrics (issue 20)."""
+"""The k of the top-k metrics (design.md#eval)."""
 
 
 def cited_ids(citations: Sequence[Mapping[str, Any]]) -> list[str]:

@@ -7,7 +7,7 @@ candidate inspiration papers, title and abstract) holds the true inspirations am
 
 Corpus records get a stable synthetic id, ``mc-`` + sha256(normalised title)[:10], and URL
 ``https://moose-chem.invalid/paper/<id>`` (``.invalid`` never resolves, RFC 2606), so the same paper has the
-same id in every corpus size and a hypothesis citation (a URL) maps back to a record id. Titles are
+same id in every corpus size and a hypothesis citation (a URL) maps back to a paper id. Titles are
 normalised by lower-casing and collapsing every run of non-alphanumerics to one space: with it all 116
 inspiration titles of the 34 items match a corpus record (the source README: 109 match on lower-casing alone).
 Records with the same normalised title are one paper (kept once, first abstract).

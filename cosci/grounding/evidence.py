@@ -1,13 +1,13 @@
-"""Citations and review evidence checked against the records tools returned in the same loop
+"""Citations and review evidence checked against the sources tools returned in the same loop
 (``docs/design.md#excerpt-verification``).
 
 For each item (a hypothesis's :class:`~cosci.records.Citation` or a review's :class:`~cosci.records.Evidence`):
 
-- its URL (and DOI) is reduced to keys (:mod:`cosci.tools.sources`); no record returned by a tool of the loop
+- its URL (and DOI) is reduced to keys (:mod:`cosci.tools.sources`); no source returned by a tool of the loop
   shares a key -> the item is **unseen** and dropped (the model named a paper it was never shown);
-- a record shares a key and the item's excerpt is a faithful quote of that record's text
-  (:func:`~cosci.grounding.excerpts.check_excerpt`) -> kept, ``status="verified"``, ``source_id`` = the record's;
-- a record shares a key but the excerpt is missing, changed, paraphrased or invented -> kept,
+- a source shares a key and the item's excerpt is a faithful quote of that source's text
+  (:func:`~cosci.grounding.excerpts.check_excerpt`) -> kept, ``status="verified"``, ``source_id`` = the source's;
+- a source shares a key but the excerpt is missing, changed, paraphrased or invented -> kept,
   ``status="misquoted"`` (a real paper, a wrong quote), with ``mismatch`` saying what differs.
 
 Counts per task (:class:`EvidenceCounts`) go into the task result's ``detail["evidence"]``; the session's

@@ -68,7 +68,7 @@ class ModelUnavailable(PermanentLLMError):
 
 
 class BudgetExceeded(CosciError):
-    """An admission would push spending past the session cap or the agent's share (seed 001 Token Budget).
+    """An admission would push spending past the session cap or the agent's share (design.md#budget).
 
     Attributes:
         scope: ``"session"`` (the whole cap, reserve included) or ``"agent"`` (this agent's share).
@@ -109,7 +109,7 @@ class NoRecordCall(StructuredOutputError):
 
 
 class ToolLoopExhausted(StructuredOutputError):
-    """The tool loop used every iteration without the terminal record tool being called (seed 000)."""
+    """The tool loop used every iteration without the terminal record tool being called (design.md#prompts)."""
 
     kind = "tool_loop_exhausted"
 

@@ -1,5 +1,5 @@
-"""The researcher's session report (issue 17): one self-contained HTML page per session, and exports.
+"""The researcher's session report (design.md#report): one self-contained HTML page per session, and exports.
 
-``data`` reads the record, ``figures`` draws the SVG figures, ``render`` fills the Jinja template, ``export``
+``data`` reads the store, ``figures`` draws the SVG figures, ``render`` fills the Jinja template, ``export``
 writes Markdown / JSON Lines, ``commands`` backs ``cosci report --html`` and ``cosci export``.
 """

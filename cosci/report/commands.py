@@ -1,6 +1,6 @@
 """The report commands behind the CLI: ``cosci report <id> --html [--open]`` and ``cosci export <id>``.
 
-Both only read the record, so they work on a running session (SQLite WAL: readers never block the writer) as
+Both only read the store, so they work on a running session (SQLite WAL: readers never block the writer) as
 well as on a finished one.
 """
 
@@ -17,7 +17,7 @@ from cosci.store import SessionStore
 
 
 def elo_initial(store: SessionStore) -> float:
-    """The session's initial Elo rating (points) from its frozen config (seed 000: 1200)."""
+    """The session's initial Elo rating (points) from its frozen config (design.md#tournament: 1200)."""
     return float(store.sessions.get().config_snapshot.get("ranking", {}).get("elo_initial", 1200.0))
 
 

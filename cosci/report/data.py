@@ -1,15 +1,15 @@
-"""What the session report shows, read from the record (no rendering here, no framework imports).
+"""What the session report shows, read from the store (no rendering here, no framework imports).
 
 :func:`collect` turns one :class:`~cosci.store.SessionStore` into a :class:`ReportData` of plain values: the
 header (goal, research plan, models per agent, stop reason, spend per agent against the budget, active time,
-judge statistics when the record has them), the leaderboard, one section per hypothesis (its reviews and its
+judge statistics when the store has them), the leaderboard, one section per hypothesis (its reviews and its
 matches with their debate transcripts), the Elo trajectories and the lineage edges. Every string in it comes
-from the record unescaped: the template escapes it (model and literature text is untrusted, seed 003).
+from the store unescaped: the template escapes it (model and literature text is untrusted, design.md#prompts).
 
-Columns that other parts of cosci add later are shown as soon as the record carries them, without depending
+Columns that other parts of cosci add later are shown as soon as the store carries them, without depending
 on them: Bradley-Terry score and confidence interval (``bt_score``, ``bt_ci_low``, ``bt_ci_high`` in
 :func:`cosci.tracking.artifacts.leaderboard_frame`), the excerpt check of citations and review evidence
-(``status``: ``verified`` / ``misquoted``, with ``mismatch``; older records say ``unverified``), each
+(``status``: ``verified`` / ``misquoted``, with ``mismatch``; older stores say ``unverified``), each
 hypothesis's grounding, the overview's claim map with its statuses, support check and blind audit, and judge
 statistics (the payload of the newest event whose name starts with ``judge``).
 """
@@ -28,9 +28,9 @@ from cosci.store import SessionStore
 from cosci.tracking.artifacts import elo_trajectories, leaderboard_frame
 
 BT_COLUMNS = ("bt_score", "bt_ci_low", "bt_ci_high")
-"""Bradley-Terry columns of the leaderboard (issue 13), shown when present."""
+"""Bradley-Terry columns of the leaderboard (design.md#tournament), shown when present."""
 SCORE_KEYS = ("novelty", "correctness", "testability", "feasibility")
-"""Review scores (seed 000 Reflection: record_review)."""
+"""Review scores (design.md#reflection: record_review)."""
 OUT_OF_RANKING = ("quarantined", "rejected", "retired")
 """States listed apart from the ranked leaderboard."""
 
@@ -78,7 +78,7 @@ class ReportData:
     apart: list[dict[str, Any]]
     hypotheses: list[HypothesisView]
     trajectories: dict[str, list[tuple[int, float]]]
-    edges: list[tuple[str, str, str]]  # (parent id, child id, strategy)
+    edges: list[tuple[str, str, str]]  # (parent id, child id, mode)
     overview: str | None
     has_bt: bool
     generated_at: float
@@ -102,7 +102,7 @@ class ReportData:
 
 
 def models_per_agent(snapshot: dict[str, Any]) -> dict[str, dict[str, str]]:
-    """``{agent: {mode: LiteLLM model}}`` from the session's frozen config (seed 001 "Model Routing")."""
+    """``{agent: {mode: LiteLLM model}}`` from the session's frozen config (design.md#routing)."""
     from cosci.llm.gateway.routing import Router  # plain config logic: no litellm import
 
     try:
@@ -114,7 +114,7 @@ def models_per_agent(snapshot: dict[str, Any]) -> dict[str, dict[str, str]]:
 
 
 def _review(r: Any) -> dict[str, Any]:
-    return {"id": r.id, "kind": r.kind, "verdict": r.verdict, "scores": r.scores, "notes": r.notes,
+    return {"id": r.id, "mode": r.mode, "verdict": r.verdict, "scores": r.scores, "notes": r.notes,
             "evidence": r.evidence, "assumptions": r.assumptions, "weakest_assumption": r.weakest_assumption,
             "kill_experiment": r.kill_experiment, "created_at": r.created_at}
 
@@ -167,11 +167,11 @@ def judge_statistics(store: SessionStore) -> dict[str, Any] | None:
 
 
 def collect(store: SessionStore, elo_initial: float = 1200.0) -> ReportData:
-    """Read the report's content from the record (works on a running session: it only reads).
+    """Read the report's content from the store (works on a running session: it only reads).
 
     Args:
         record: an open session store.
-        elo_initial: the initial Elo rating (points; seed 000 "Elo Update": 1200) the trajectories start from.
+        elo_initial: the initial Elo rating (points; design.md#tournament: 1200) the trajectories start from.
     """
     row = store.sessions.get()
     rows, has_bt = _leaderboard_rows(store)
@@ -186,7 +186,7 @@ def collect(store: SessionStore, elo_initial: float = 1200.0) -> ReportData:
         reviews.setdefault(rv.hypothesis_id, []).append(_review(rv))
     matches = _matches_by_hypothesis(store)
     views = [_view(r, hyps[r["id"]], reviews.get(r["id"], []), matches.get(r["id"], [])) for r in rows]
-    edges = [(p, h.id, h.strategy) for h in hyps.values() for p in h.parent_ids if p in hyps]
+    edges = [(p, h.id, h.mode) for h in hyps.values() for p in h.parent_ids if p in hyps]
     session = {"id": row.id, "goal": row.research_goal, "status": row.status, "stop_reason": row.stop_reason,
                "models_choice": row.models_choice, "elapsed_seconds": row.elapsed_seconds,
                "wall_clock_seconds": row.wall_clock_seconds, "created_at": row.created_at,

@@ -1,8 +1,8 @@
-"""``cosci export``: a session's report or record in a form for use outside cosci.
+"""``cosci export``: a session's report or store in a form for use outside cosci.
 
 - ``html``: the report page (:func:`cosci.report.render.render_html`);
 - ``md``: the research overview (or "no overview yet") followed by the leaderboard as a Markdown table;
-- ``jsonl``: the record, one JSON object per line, each with a ``type``: one ``session`` line, then every
+- ``jsonl``: the store's contents, one JSON object per line, each with a ``type``: one ``session`` line, then every
   ``hypothesis``, ``review`` and ``match`` (with its debate transcript), oldest first. Units: Elo points, USD,
   seconds (``created_at`` is epoch seconds).
 """
@@ -44,7 +44,7 @@ def markdown(store: SessionStore) -> str:
 
 
 def records(store: SessionStore) -> Iterator[dict[str, Any]]:
-    """The record as plain dicts (see the module docstring for the ``type`` values)."""
+    """The store's contents as plain dicts (see the module docstring for the ``type`` values)."""
     row = store.sessions.get()
     yield {"type": "session", "id": row.id, "goal": row.research_goal, "research_plan": row.research_plan,
            "status": row.status, "stop_reason": row.stop_reason, "models": row.models_choice,

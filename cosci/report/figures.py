@@ -1,8 +1,8 @@
 """The report's figures as inline SVG: the lineage graph (Graphviz ``dot``) and the rating plots (matplotlib).
 
-No box is placed by hand: Graphviz lays out the evolution graph (parents → children, the evolution strategy on
-the edge; seed 000 "Evolution"), matplotlib draws the Elo trajectories and, when the leaderboard carries them,
-the Bradley-Terry scores with their confidence intervals. Only ids, numbers and strategy names (a fixed
+No box is placed by hand: Graphviz lays out the evolution graph (parents → children, the evolution mode on
+the edge; design.md#evolution), matplotlib draws the Elo trajectories and, when the leaderboard carries them,
+the Bradley-Terry scores with their confidence intervals. Only ids, numbers and mode names (a fixed
 vocabulary, filtered again here) enter a figure, never model-written text, so nothing untrusted reaches SVG.
 
 Graphviz needs the ``dot`` program (Debian ``graphviz``); without it :func:`lineage_svg` raises
@@ -39,7 +39,7 @@ def lineage_svg(nodes: Sequence[dict[str, Any]], edges: Sequence[tuple[str, str,
 
     Args:
         nodes: leaderboard rows (``id``, ``elo`` in points, ``state``).
-        edges: ``(parent id, child id, strategy)``.
+        edges: ``(parent id, child id, mode)``.
 
     Returns:
         An ``<svg>`` element (empty string when there are no edges).
@@ -61,8 +61,8 @@ def lineage_svg(nodes: Sequence[dict[str, Any]], edges: Sequence[tuple[str, str,
         if hid in involved:
             graph.node(hid, label=f"{hid}\\nElo {row['elo']:.0f}", URL=f"#{hid}", target="_self",
                        tooltip=f"{hid} ({_word(row['state'])})")
-    for parent, child, strategy in edges:
-        graph.edge(_word(parent), _word(child), label=_word(strategy))
+    for parent, child, mode in edges:
+        graph.edge(_word(parent), _word(child), label=_word(mode))
     try:
         return _svg_only(graph.pipe(format="svg", encoding="utf-8"))
     except (graphviz.ExecutableNotFound, graphviz.CalledProcessError) as exc:
@@ -115,8 +115,8 @@ def elo_svg(trajectories: dict[str, list[tuple[int, float]]], initial: float = 1
 def bt_svg(rows: Sequence[dict[str, Any]]) -> str:
     """Bradley-Terry scores with their confidence intervals (error bars), best first, as SVG.
 
-    ``rows``: leaderboard rows with ``bt_score``, ``bt_ci_low``, ``bt_ci_high`` (issue 13; the scale is that of
-    the leaderboard). Rows without a score are skipped; returns an empty string if none has one.
+    ``rows``: leaderboard rows with ``bt_score``, ``bt_ci_low``, ``bt_ci_high`` (design.md#tournament; the scale is that
+    of the leaderboard). Rows without a score are skipped; returns an empty string if none has one.
     """
     shown = [r for r in rows if r.get("bt_score") is not None][:20]
     if not shown:

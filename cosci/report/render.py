@@ -1,9 +1,9 @@
 """Render the session report: one self-contained HTML page (inline CSS, JS and SVG; nothing fetched).
 
-The page is a Jinja2 template (``templates/report.html.j2``) with autoescaping on: every string from the record
-(hypotheses, reviews, rationales, debate turns, citations, the overview) is untrusted text (seed 003 "untrusted
-text") and renders as text. The overview is Markdown rendered by markdown-it-py with raw HTML disabled; its
-``[H-…]`` ids become links to the hypothesis sections (only ids the record knows, so every link resolves), and
+The page is a Jinja2 template (``templates/report.html.j2``) with autoescaping on: every string from the store
+(hypotheses, reviews, rationales, debate turns, citations, the overview) is untrusted text (design.md#prompts) and
+renders as text. The overview is Markdown rendered by markdown-it-py with raw HTML disabled; its ``[H-…]`` ids become
+links to the hypothesis sections (only ids the store knows, so every link resolves), and
 only ``http(s)`` URLs become links anywhere on the page.
 """
 
@@ -28,7 +28,7 @@ from cosci.store import SessionStore
 REPORT_FILE = "report.html"
 """The report's file name, written to ``<session folder>/final/`` and logged to the MLflow run."""
 ID_REF = re.compile(r"\[(H-[0-9a-f]{12})\]")
-"""A hypothesis reference in the overview (seed 000 Meta-review: the overview cites hypotheses by id)."""
+"""A hypothesis reference in the overview (design.md#metareview: the overview cites hypotheses by id)."""
 
 
 def safe_url(url: Any) -> str | None:
@@ -95,7 +95,7 @@ def render_html(data: ReportData, elo_initial: float = 1200.0) -> str:
 def write_report(store: SessionStore, folder: Path, elo_initial: float = 1200.0, out: Path | None = None) -> Path:
     """Write the report of the session in ``record`` to ``out`` (default ``<folder>/final/report.html``).
 
-    Works on a running session (it only reads the record). The file is replaced atomically, so a reader (or
+    Works on a running session (it only reads the store). The file is replaced atomically, so a reader (or
     the MLflow upload) never sees half a page.
     """
     path = out or folder / "final" / REPORT_FILE

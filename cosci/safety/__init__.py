@@ -1,1 +1,1 @@
-"""Prompt-injection defences: quoting untrusted text (seed 003 "Untrusted Source Wrapping")."""
+"""Prompt-injection defences: quoting untrusted text (design.md#prompts)."""

@@ -1,4 +1,4 @@
-"""The safety classifier (issue 15): the seeds' ``classifier`` on the mini tier (seed 001 model routing table).
+"""The safety classifier on the mini tier (design.md#safety).
 
 :meth:`Classifier.screen` runs the deterministic pre-screen (:mod:`cosci.safety.prescreen`), then one forced
 ``record_safety_verdict`` call (``agents.safety.modes.classify``; its cost comes from the budget reserve, see

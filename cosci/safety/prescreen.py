@@ -1,4 +1,4 @@
-"""The deterministic safety pre-screen (issue 15): a coarse term list run before the classifier.
+"""The deterministic safety pre-screen (design.md#safety): a coarse term list run before the classifier.
 
 The term file (``conf/safety_prescreen.yaml``, named by ``safety.prescreen_terms``) lists, per hazard category,
 agent patterns and enhancement patterns (a hit needs one of each in the same text) and intent patterns (a hit

@@ -1,11 +1,11 @@
-"""Quoting helpers for untrusted text (seed 003 "Untrusted Source Wrapping").
+"""Quoting helpers for untrusted text (design.md#prompts).
 
 Every external text block — literature, web pages, other hypotheses, researcher feedback — reaches a prompt only
 through these helpers. The block is wrapped in tags the safety preamble declares to be data, carries a short
 sha256 so the model can tell it is intact, cannot close its own wrapper, and has injection prefixes such as
 ``SYSTEM:``, ``INSTRUCTION:``, ``IGNORE PREVIOUS`` and ``YOU ARE NOW`` neutralised by bracket-prefixing them.
 
-Directives are matched on a normalised view of the text (issue 12): Unicode NFKC (full-width ``ＳＹＳＴＥＭ：``
+Directives are matched on a normalised view of the text (design.md#resume): Unicode NFKC (full-width ``ＳＹＳＴＥＭ：``
 reads as ``SYSTEM:``), escapes undone (``\\ ``, ``\\u0020``, ``\\x20``, ``%20``, ``&nbsp;``, ``&#32;``) and
 invisible format characters (zero-width spaces, category Cf) dropped; words of a directive may run together
 (``YOU\u200bARE NOW`` reads as ``YOUARE NOW``, still a directive). The marker goes into the original text

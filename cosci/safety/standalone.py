@@ -1,7 +1,7 @@
-"""Screening outside a running session's loop (issue 15): researcher feedback from ``cosci feedback``.
+"""Screening outside a running session's loop (design.md#safety): researcher feedback from ``cosci feedback``.
 
-The text is screened in the CLI process, through a gateway over the session's frozen config and its record
-(the call is booked in the record's transcripts, on the budget reserve), before the feedback is stored: a
+The text is screened in the CLI process, through a gateway over the session's frozen config and its store
+(the call is booked in the store's transcripts, on the budget reserve), before the feedback is stored: a
 blocked text is never stored, so it can reach no prompt. The gateway (LiteLLM) is imported only when a text is
 screened.
 """

@@ -1,14 +1,15 @@
-"""One session's folder: its layout, its lock and its record (issue 18: the one place that spells them out).
+"""One session's folder: its layout, its lock and its store (the one place that spells them out).
 
 Layout of one session (``<paths.data_dir>/sessions/<session id>/``)::
 
-    record.sqlite        the scientific record (seed 001 schema)
+    store.sqlite         the session store, the scientific record (design.md#store; ``record.sqlite`` in
+                         sessions made before the store was named so)
     .lock                held (flock) while a process runs the session: one session, one process
     prefect_results/     cached action results (a resumed session replays finished actions from here)
     http_cache/          literature tool responses (the same query never goes out twice)
-    vectors/index.faiss  a copy of the FAISS index (rebuilt from the record on open)
-    final/overview.md    the research overview (seed 000: ``final/overview.md``)
-    final/claims.json    its claim map and audit (issue 14); final/report.html, the report page (issue 17)
+    vectors/index.faiss  a copy of the FAISS index (rebuilt from the store on open)
+    final/overview.md    the research overview
+    final/claims.json    its claim map and audit (design.md#grounding); final/report.html, the report page
 
 Nothing here imports Prefect, MLflow or Hydra; the CLI, ``python -m cosci.run``, the launcher
 (``flows/launch.py``) and :class:`cosci.session.runtime.SessionRuntime` all go through :class:`SessionFolder`.
@@ -26,7 +27,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from cosci.errors import CosciError, SessionNotFound
-from cosci.store import STORE_FILE, SessionStore
+from cosci.store import LEGACY_STORE_FILE, STORE_FILE, SessionStore
 
 if TYPE_CHECKING:
     from cosci.config.schema import CosciConfig
@@ -62,18 +63,19 @@ class SessionFolder:
 
     @classmethod
     def all(cls, data_dir: Path) -> list[SessionFolder]:
-        """Every session with a record under ``data_dir``, sorted by id (that is, by start time)."""
+        """Every session with a store under ``data_dir``, sorted by id (that is, by start time)."""
         root = data_dir / SESSIONS
         if not root.is_dir():
             return []
-        return [cls(data_dir, p.name) for p in sorted(root.iterdir()) if (p / STORE_FILE).is_file()]
+        return [cls(data_dir, p.name) for p in sorted(root.iterdir())
+                if (p / STORE_FILE).is_file() or (p / LEGACY_STORE_FILE).is_file()]
 
     @classmethod
     def existing(cls, data_dir: Path, session_id: str) -> SessionFolder:
         """The folder of a session that exists.
 
         Raises:
-            SessionNotFound: no record for this id under ``data_dir`` (one line, naming ``cosci list``).
+            SessionNotFound: no store for this id under ``data_dir`` (one line, naming ``cosci list``).
         """
         folder = cls(data_dir, session_id)
         if not folder.store_path.is_file():
@@ -87,7 +89,10 @@ class SessionFolder:
 
     @property
     def store_path(self) -> Path:
-        return self.path / STORE_FILE
+        """The session store's file: ``store.sqlite``, or ``record.sqlite`` for a session made before the store
+        was named so (design.md#vocabulary: such a session keeps its file)."""
+        legacy = self.path / LEGACY_STORE_FILE
+        return legacy if legacy.is_file() and not (self.path / STORE_FILE).exists() else self.path / STORE_FILE
 
     @property
     def lock_path(self) -> Path:
@@ -114,9 +119,9 @@ class SessionFolder:
     def overview_path(self) -> Path:
         return self.final_dir / "overview.md"
 
-    # --- the record --------------------------------------------------------------------------------------
+    # --- the store ---------------------------------------------------------------------------------------
     def open_store(self) -> SessionStore:
-        """Open (creating it if needed) the session's store; the caller closes it (prefer :meth:`record`)."""
+        """Open (creating it if needed) the session's store; the caller closes it (prefer :meth:`store`)."""
         self.path.mkdir(parents=True, exist_ok=True)
         return SessionStore.open(self.store_path, self.session_id)
 
@@ -125,7 +130,7 @@ class SessionFolder:
         """The session's store, closed on leaving the block (also on an error).
 
         Raises:
-            SessionNotFound: the session has no record yet.
+            SessionNotFound: the session has no store yet.
         """
         if not self.store_path.is_file():
             raise SessionNotFound(f"no session '{self.session_id}' under {self.data_dir / SESSIONS}")
@@ -140,7 +145,7 @@ class SessionFolder:
         (:func:`cosci.config.frozen.frozen_config`).
 
         Raises:
-            SessionNotFound: no record. ConfigError: a bad override or an invalid merged config.
+            SessionNotFound: no store. ConfigError: a bad override or an invalid merged config.
         """
         from cosci.config.frozen import frozen_config  # OmegaConf: only when a config is needed
 
@@ -189,6 +194,6 @@ class SessionFolder:
         return False
 
     def shown_status(self, status: str) -> str:
-        """The record's status as a researcher reads it: a ``running`` session whose process is gone (killed)
+        """The stored status as a researcher reads it: a ``running`` session whose process is gone (killed)
         is shown ``stopped``; ``cosci resume`` continues it."""
         return "stopped" if status == "running" and not self.is_running() else status

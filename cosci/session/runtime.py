@@ -1,6 +1,6 @@
-"""A session's runtime: its record, budget, gateway, tools, embedder, vector store and agents.
+"""A session's runtime: its store, budget, gateway, tools, embedder, vector store and agents.
 
-Its folder (layout, lock, record file) is :class:`cosci.session.folder.SessionFolder`. Nothing here imports
+Its folder (layout, lock, store file) is :class:`cosci.session.folder.SessionFolder`. Nothing here imports
 Prefect, MLflow or Hydra: the flow (``flows/session.py``) drives a runtime.
 """
 
@@ -89,7 +89,7 @@ class SessionRuntime:
             MissingApiKey, UnknownModel: a tier's model cannot be called (nothing is created).
             CosciError: the MLflow server of a tracked session does not answer (nothing is created).
         """
-        Router(config).check_keys()  # before any work (issue 6)
+        Router(config).check_keys()  # before any work (design.md#resume)
         check_models(config)
         check_tracking(config)
         resuming = session_id is not None
@@ -108,7 +108,7 @@ class SessionRuntime:
             store.logs.event("session_started", {"goal": config.session.goal, "n_initial": config.run.n_initial,
                                                   "seed": config.run.seed, "namespace": store.namespace,
                                                   "budget_usd": config.run.budget_usd})
-            if not screening_on(config):  # issue 15: said once, at the start
+            if not screening_on(config):  # said once, at the start (design.md#safety)
                 log.warning("safety screening is off (safety.enabled=false): no classifier call screens the goal,"
                             " hypotheses, feedback or the overview")
                 store.logs.event("safety_disabled", {})
@@ -128,7 +128,7 @@ class SessionRuntime:
         registry = build_registry(config, home.http_cache)
         embedder = Embedder(list(config.models.embeddings.chain), EmbeddingCalls(gateway))
         chosen = [e["payload"].get("model") for e in store.logs.events("embedding_model")]
-        if await embedder.choose() != (chosen[-1] if chosen else None):  # the model on the record (issue 16)
+        if await embedder.choose() != (chosen[-1] if chosen else None):  # the model in the store (design.md#embeddings)
             store.logs.event("embedding_model", {"model": embedder.model})
         ids, vecs = store.hypotheses.embeddings(embedder.model)
         vectors = VectorStore(vecs.shape[1] if len(ids) else embedder.dim)
@@ -152,11 +152,11 @@ class SessionRuntime:
         return await agent.execute(task)
 
     def write_overview(self, text: str) -> Path:
-        """Write ``final/overview.md`` (seed 000: ``data/artifacts/<session_id>/final/overview.md``)."""
+        """Write ``final/overview.md`` (design.md#metareview: ``data/artifacts/<session_id>/final/overview.md``)."""
         path = self.home.overview_path
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
-        withheld = self.store.safety.withheld_overview()  # issue 15: kept out of overview.md and MLflow
+        withheld = self.store.safety.withheld_overview()  # kept out of overview.md and MLflow (design.md#safety)
         if withheld:
             (path.parent / "overview.withheld.md").write_text(withheld, encoding="utf-8")
         write_claims(self.store, path.parent)  # final/claims.json, the overview's claim map
@@ -167,12 +167,12 @@ class SessionRuntime:
         return path
 
     def write_report(self) -> Path | None:
-        """Write ``final/report.html`` (issue 17) from the record; a failure is logged, never fatal."""
+        """Write ``final/report.html`` (design.md#report) from the store; a failure is logged, never fatal."""
         from cosci.report.render import write_report
 
         try:
             return write_report(self.store, self.folder, self.config.ranking.elo_initial)
-        except Exception as exc:  # the overview and the record matter more than the page
+        except Exception as exc:  # the overview and the store matter more than the page
             log.warning("report.html not written: %s: %s", type(exc).__name__, exc)
             return None
 

@@ -30,7 +30,8 @@ class SessionSummary:
     grounding: dict[str, float] = field(default_factory=dict)
     """``evidence_*`` counts, ``claims_*`` counts, ``audit_score`` and ``audit_agreement`` (0-1)
     (:func:`cosci.grounding.report.grounding_metrics`)."""
-    judge: dict[str, float | None] | None = None  # issue 13: judge statistics (cosci.tournament.judge_stats)
+    # judge statistics (cosci.tournament.judge_stats) (design.md#tournament)
+    judge: dict[str, float | None] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -56,7 +57,7 @@ class SessionSummary:
             out.append(f"continue  cosci resume {self.session_id}")
         else:
             out.append(f"overview  {self.overview_path}")
-        out.append(f"record    {self.store_path}")
+        out.append(f"store     {self.store_path}")
         if self.mlflow_run_id:
             out.append(f"mlflow    run {self.mlflow_run_id} in {self.tracking_uri}")
             out.append(f"          mlflow ui --backend-store-uri {self.tracking_uri}")

@@ -1,9 +1,12 @@
-"""The session store: one SQLite file per session (seed 001 "Database Schema").
+"""The session store: one SQLite file per session, the scientific record of the session (design.md#store).
 
 Usage::
 
-    record = SessionStore.open(data_dir / "sessions" / sid / "store.sqlite", sid)
-    record.hypotheses.insert(...); record.tasks.claim(...); record.matches.apply(...)
+    store = SessionStore.open(data_dir / "sessions" / sid / STORE_FILE, sid)
+    store.hypotheses.insert(...); store.tasks.claim(...); store.matches.apply(...)
+
+Sessions made before the store was named so keep their file, ``record.sqlite`` (:data:`LEGACY_STORE_FILE`);
+:class:`cosci.session.folder.SessionFolder` opens whichever a session folder holds.
 """
 
 from __future__ import annotations
@@ -21,6 +24,9 @@ from cosci.store.sessions import SessionRow, Sessions
 from cosci.store.tasks import PRIORITY, Tasks
 
 STORE_FILE = "store.sqlite"
+"""The store's file in a session folder."""
+LEGACY_STORE_FILE = "record.sqlite"
+"""The file of sessions made before the vocabulary renames (design.md#vocabulary); still opened where found."""
 
 
 class SessionStore:
@@ -34,14 +40,14 @@ class SessionStore:
         self.matches = Matches(db, session_id)
         self.tasks = Tasks(db, session_id)
         self.logs = Logs(db, session_id)
-        self.batches = BatchedMatches(db, session_id)  # issue 16: the batch pool's queue
+        self.batches = BatchedMatches(db, session_id)  # the batch pool's queue (design.md#batches)
         self.safety = SafetyVerdicts(db, session_id)
         self.namespace = session_id
 
     @property
     def namespace(self) -> str:
         """What derived ids (hypothesis, match, task, review) are hashed with: :func:`cosci.domain.id_namespace`
-        of the goal and seed for sessions started since issue 11 (so the same goal and seed give the same ids),
+        of the goal and seed (so the same goal and seed give the same ids; design.md#ids),
         the session id for older ones. Set once when the session is opened."""
         return self._namespace
 
@@ -53,19 +59,20 @@ class SessionStore:
 
     @classmethod
     def open(cls, path: Path, session_id: str) -> SessionStore:
-        """Open (creating and migrating if needed) the record at ``path``, in the id namespace the session
+        """Open (creating and migrating if needed) the store at ``path``, in the id namespace the session
         started with (its ``session_started`` event; the session id for sessions from before namespaces)."""
-        record = cls(Database(path), session_id)
-        started = record.logs.events("session_started")
+        store = cls(Database(path), session_id)
+        started = store.logs.events("session_started")
         if started and started[0]["payload"].get("namespace"):
-            record.namespace = str(started[0]["payload"]["namespace"])
-        return record
+            store.namespace = str(started[0]["payload"]["namespace"])
+        return store
 
     def close(self) -> None:
         self.db.close()
 
 
 __all__ = [
+    "LEGACY_STORE_FILE",
     "PRIORITY",
     "STORE_FILE",
     "Call",

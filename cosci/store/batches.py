@@ -1,4 +1,4 @@
-"""Batched tournament matches (issue 16): queued matches, the MatchBatch task that took them, the batch id.
+"""Batched tournament matches (design.md#batches): queued matches, the MatchBatch task that took them, the batch id.
 
 Statuses: ``queued`` (waiting for a batch), ``submitted`` (in a provider batch), ``applied`` (its verdict applied
 from the batch), ``direct`` (the batch failed or expired; played by a direct call instead), ``refused`` (the

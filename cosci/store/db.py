@@ -1,6 +1,6 @@
 """The SQLite connection of one session's store: pragmas, the migration runner, transactions.
 
-Seed 004 "SQLite Schema": WAL mode, foreign keys, ``busy_timeout=5000``, an idempotent migration runner over
+design.md#store: WAL mode, foreign keys, ``busy_timeout=5000``, an idempotent migration runner over
 ``migrations/NNNN_*.sql`` recorded in ``schema_migrations``. One connection per process, shared by the
 repositories; every write goes through :meth:`Database.tx`, which serialises writers with a re-entrant lock
 (the connection is used from the event loop and from worker threads).
@@ -22,7 +22,7 @@ from typing import Any, TypeVar, cast
 
 T = TypeVar("T")
 
-BUSY_TIMEOUT_MS = 5000  # seed 004
+BUSY_TIMEOUT_MS = 5000  # design.md#retries
 
 
 def dumps(value: Any) -> str:
@@ -41,7 +41,7 @@ def _field_names(cls: Any) -> frozenset[str]:
 
 def row_to(cls: type[T], row: sqlite3.Row, *, json_columns: Mapping[str, Any] | None = None,
            bool_columns: tuple[str, ...] = (), **values: Any) -> T:
-    """A dataclass from one row: each field takes the column of its name (the one row mapper of the record).
+    """A dataclass from one row: each field takes the column of its name (the one row mapper of the store).
 
     Args:
         cls: a dataclass whose field names are column names (fields without a column keep their default).
@@ -74,7 +74,7 @@ class Database:
     """One SQLite file with cosci's schema applied.
 
     Args:
-        path: the ``record.sqlite`` file (created with its folder if missing).
+        path: the store's SQLite file (created with its folder if missing).
     """
 
     def __init__(self, path: Path) -> None:

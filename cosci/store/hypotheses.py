@@ -1,4 +1,4 @@
-"""Hypotheses, reviews and embeddings rows of the record."""
+"""Hypotheses, reviews and embeddings rows of the store."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ class Hypotheses:
         with self.db.tx() as c:
             cur = c.execute(
                 "INSERT OR IGNORE INTO hypotheses (id, session_id, title, statement, mechanism, entities,"
-                " anticipated_outcomes, novelty_argument, citations, strategy, parent_ids, elo, state,"
+                " anticipated_outcomes, novelty_argument, citations, mode, parent_ids, elo, state,"
                 " created_by_task, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,'draft',?,?)",
                 (
                     hid,
@@ -47,7 +47,7 @@ class Hypotheses:
                     rec.anticipated_outcomes,
                     rec.novelty_argument,
                     dumps([c.model_dump() for c in rec.citations]),
-                    rec.strategy,
+                    rec.mode,
                     dumps(rec.parent_ids),
                     elo,
                     task_id,
@@ -94,7 +94,7 @@ class Hypotheses:
         return [(r[0], float(r[1]), int(r[2]), str(r[3]), r[4]) for r in rows]
 
     def count_reviews(self) -> int:
-        """Reviews of the session (any kind)."""
+        """Reviews of the session (any mode)."""
         return int(self.db.scalar("SELECT COUNT(*) FROM reviews WHERE session_id=?", (self.session_id,)))
 
     def count(self, exclude: tuple[str, ...] = ("rejected", "retired", "quarantined")) -> int:
@@ -142,8 +142,8 @@ class Hypotheses:
 
     # --- reviews ---------------------------------------------------------------------------------------
     def add_review(self, hid: str, rec: RecordReview, *, task_id: str, article: dict[str, Any] | None = None) -> str:
-        """Store a review; its id is derived from (task, hypothesis, kind), so a retry stores it once."""
-        rid = "R-" + digest(self.namespace, task_id, hid, rec.kind)
+        """Store a review; its id is derived from (task, hypothesis, mode), so a retry stores it once."""
+        rid = "R-" + digest(self.namespace, task_id, hid, rec.mode)
         notes = rec.notes
         if rec.observations:
             notes += "\n" + "\n".join(
@@ -151,7 +151,7 @@ class Hypotheses:
             )
         with self.db.tx() as c:
             c.execute(
-                "INSERT OR IGNORE INTO reviews (id, session_id, hypothesis_id, task_id, kind, verdict, novelty,"
+                "INSERT OR IGNORE INTO reviews (id, session_id, hypothesis_id, task_id, mode, verdict, novelty,"
                 " correctness, testability, feasibility, assumptions, evidence, notes, weakest_assumption,"
                 " kill_experiment, article, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
@@ -159,7 +159,7 @@ class Hypotheses:
                     self.session_id,
                     hid,
                     task_id,
-                    rec.kind,
+                    rec.mode,
                     rec.verdict,
                     rec.novelty,
                     rec.correctness,

@@ -85,7 +85,7 @@ class Logs:
         )
         return [(f"{r['agent']}.{r['mode']}", int(r["output_tokens"])) for r in rows]
     def cache_read_shares(self) -> dict[str, float]:
-        """Share of input tokens read from the provider's prompt cache, per agent and ``"total"`` (issue 16).
+        """Share of input tokens read from the provider's prompt cache, per agent and ``"total"`` (design.md#caching).
 
         ``cache_read_tokens / input_tokens`` over successful calls (input tokens include the cached ones, as
         LiteLLM counts them); agents with no input tokens are left out.
@@ -109,7 +109,7 @@ class Logs:
 
     # --- events ----------------------------------------------------------------------------------------
     def event(self, event: str, payload: dict[str, Any] | None = None, agent: str | None = None) -> None:
-        """Append an event (seed 001 "Event Types": session_started, task_completed, match_complete, ...)."""
+        """Append an event (design.md#store: session_started, task_completed, match_complete, ...)."""
         with self.db.tx() as c:
             c.execute(
                 "INSERT INTO events (session_id, agent, event, payload, created_at) VALUES (?,?,?,?,?)",
@@ -162,6 +162,6 @@ class Logs:
                 for r in self.db.query(sql + " ORDER BY created_at, id", tuple(params))]
 
     def latest_system_feedback(self) -> Feedback | None:
-        """The newest meta-review feedback (seed 001: ``_latest_system_feedback()``)."""
+        """The newest meta-review feedback (design.md#metareview: ``_latest_system_feedback()``)."""
         rows = self.feedback(source="meta_review")
         return rows[-1] if rows else None

@@ -2,18 +2,21 @@
 
 Applying a match is one transaction: the match row, the journal row (UNIQUE on ``match_id``) and both Elo
 ratings change together, computed from the ratings read inside that transaction. Re-applying the same match
-id is a no-op, so a retried or resumed tournament task never moves Elo twice (seed 000 "Elo Update").
+id is a no-op, so a retried or resumed tournament task never moves Elo twice (design.md#tournament). When an
+evolved hypothesis beats one of its own parents, the parent is retired from the tournament in that same
+transaction (design.md#retired).
 
-Issue 13: a match row also stores who was shown first, whether both orders were judged, the per-order verdicts,
+A match row also stores who was shown first, whether both orders were judged, the per-order verdicts,
 and whether it was a draw (winner ``"draw"`` on input; stored as ``winner`` NULL, ``draw`` 1, valid, Elo score
 0.5). The latest Bradley–Terry fit lives in ``bt_ratings`` (replaced at every refit).
 """
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from cosci.store.db import Database, dumps, loads, row_to
@@ -41,6 +44,8 @@ class MatchRow:
     dual_order: bool = False
     draw: bool = False
     verdicts: tuple[dict[str, Any], ...] = ()
+    retired: str | None = None
+    """The parent this match retired (the winner evolved from the loser), else None; not stored on the row."""
 
     def score_a(self) -> float | None:
         """Score of ``hyp_a``: 1 won, 0.5 draw, 0 lost, None for an invalid verdict."""
@@ -154,7 +159,25 @@ class Matches:
                         "UPDATE hypotheses SET elo=elo+?, matches_played=matches_played+1, wins=wins+? WHERE id=?",
                         (d, int(winner == hid), hid),
                     )
+            if valid and not draw and winner is not None:
+                loser = hyp_b if winner == hyp_a else hyp_a
+                if self._retire_parent(c, winner, loser, mid, now):
+                    row = replace(row, retired=loser)
             return row
+
+    def _retire_parent(self, c: sqlite3.Connection, winner: str, loser: str, mid: str, now: float) -> bool:
+        """Retire ``loser`` if ``winner`` evolved from it and it is still in the tournament (not pinned, not
+        already out): the child superseded it (design.md#retired). Logs ``hypothesis_retired``."""
+        parents = loads(c.execute("SELECT parent_ids FROM hypotheses WHERE id=?", (winner,)).fetchone()[0], [])
+        if loser not in parents:
+            return False
+        if not c.execute("UPDATE hypotheses SET state='retired' WHERE id=? AND state='in_tournament'",
+                         (loser,)).rowcount:
+            return False
+        c.execute("INSERT INTO events (session_id, agent, event, payload, created_at) VALUES (?,?,?,?,?)",
+                  (self.session_id, "ranking", "hypothesis_retired",
+                   dumps({"id": loser, "by": winner, "match_id": mid}), now))
+        return True
 
     def exists(self, mid: str) -> bool:
         return bool(self.db.query("SELECT 1 FROM tournament_matches WHERE id=?", (mid,)))
@@ -224,7 +247,7 @@ class Matches:
         return {r["hypothesis_id"]: (r["bt_score"], r["bt_ci_low"], r["bt_ci_high"]) for r in rows}
 
     def rationales(self, limit: int, chars: int) -> list[str]:
-        """Newest debate/pairwise rationales, truncated to ``chars`` characters (seed 001 Phase 6)."""
+        """Newest debate/pairwise rationales, truncated to ``chars`` characters (design.md#metareview)."""
         rows = self.db.query(
             "SELECT rationale FROM tournament_matches WHERE session_id=? AND rationale != ''"
             " ORDER BY created_at DESC LIMIT ?",

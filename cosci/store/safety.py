@@ -1,5 +1,5 @@
 """The ``safety_verdicts`` rows: what the safety classifier decided about a goal, hypothesis, overview or
-feedback text, whether the decision acted, and a withheld overview's text (issue 15)."""
+feedback text, whether the decision acted, and a withheld overview's text (design.md#safety)."""
 
 from __future__ import annotations
 

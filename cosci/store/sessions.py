@@ -6,9 +6,10 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from cosci.config.renames import carry_over
 from cosci.store.db import Database, dumps, loads
 
-STATUSES = ("running", "paused", "aborting", "done", "failed", "refused")  # refused: safety (issue 15)
+STATUSES = ("running", "paused", "aborting", "done", "failed", "refused")  # refused: safety (design.md#safety)
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,7 @@ class Sessions:
             r["status"],
             r["research_goal"],
             loads(r["research_plan"]),
-            loads(r["config_snapshot"], {}),
+            carry_over(loads(r["config_snapshot"], {})),  # in today's key names (design.md#vocabulary)
             loads(r["overrides"], []),
             r["models_choice"],
             r["budget_usd"],

@@ -1,7 +1,8 @@
-"""The hypothesis state machine (seed 004 "Hypothesis State Machine").
+"""The hypothesis state machine (design.md#states).
 
-``draft -> reviewed -> in_tournament -> pinned``; any live state may go to ``quarantined`` (safety),
-``rejected`` (manual) or ``retired`` (superseded). A pinned hypothesis may be unpinned back to the tournament, a
+``draft -> reviewed -> in_tournament -> pinned``; any live state may go to ``quarantined`` (safety screening),
+``rejected`` (the researcher's rejection) or ``retired`` (superseded: an evolved hypothesis beat it in a match,
+:meth:`cosci.store.matches.Matches.apply`). A pinned hypothesis may be unpinned back to the tournament, a
 quarantined one released back to draft. Re-entering the current state is a no-op, so a retried action is safe.
 """
 

@@ -1,4 +1,4 @@
-"""The durable task queue (seed 001 "Task Queue Schema", seed 004 "Task Queue").
+"""The durable task queue (design.md#store).
 
 Statuses ``pending -> in_progress -> done | failed | dead | cancelled``; an idempotency key (UNIQUE) makes
 enqueueing a follow-up twice a no-op; lower priority numbers run first (100 default, 80 ranking, 120
@@ -15,7 +15,7 @@ from cosci.domain import Task, TaskResult, task_id
 from cosci.store.db import Database, dumps, loads
 
 PRIORITY = {"default": 100, "ranking": 80, "tournament_round": 120, "final": 10}
-"""Seed 001 Task Queue Schema: lower = higher priority."""
+"""Lower = higher priority (design.md#store)."""
 
 
 def _task(row: sqlite3.Row) -> Task:
@@ -31,6 +31,7 @@ def _task(row: sqlite3.Row) -> Task:
         attempts=row["attempts"],
         max_attempts=row["max_attempts"],
         idempotency_key=row["idempotency_key"],
+        cache_spec=loads(row["cache_spec"]),
     )
 
 
@@ -116,7 +117,7 @@ class Tasks:
         self._finish(tid, "pending", error=note)
 
     def defer(self, tid: str, note: str) -> None:
-        """Give a task back to the queue without counting its attempt (it waited for budget, issue 11)."""
+        """Give a task back to the queue without counting its attempt (it waited for budget, design.md#budget)."""
         with self.db.tx() as c:
             c.execute(
                 "UPDATE tasks SET status='pending', attempts=MAX(attempts-1, 0), last_error=?, lease_owner=NULL,"
@@ -177,6 +178,14 @@ class Tasks:
         rows = self.db.query("SELECT * FROM tasks WHERE id=?", (tid,))
         return _task(rows[0]) if rows else None
 
+    def by_key(self, key: str) -> Task | None:
+        """The task enqueued under the (session-relative) idempotency key ``key``, or None.
+
+        Looked up by key, not by :func:`cosci.domain.task_id` of it: a task enqueued before the vocabulary
+        renames keeps the id derived from its old key while its key was rewritten (design.md#vocabulary)."""
+        rows = self.db.query("SELECT * FROM tasks WHERE idempotency_key=?", (f"{self.namespace}::{key}",))
+        return _task(rows[0]) if rows else None
+
     def result(self, tid: str) -> TaskResult | None:
         text = self.db.scalar("SELECT result FROM tasks WHERE id=?", (tid,))
         return TaskResult.from_dict(loads(text)) if text else None
@@ -199,10 +208,10 @@ class Tasks:
         return int(self.db.scalar(sql, tuple(params)))
 
     def tally(self) -> list[tuple[str, str, str, str, int]]:
-        """``(agent, action, kind, status, n)``: tasks grouped by agent, action, payload ``kind`` and status."""
+        """``(agent, action, mode, status, n)``: tasks grouped by agent, action, payload ``mode`` and status."""
         rows = self.db.query(
-            "SELECT agent, action, COALESCE(json_extract(payload, '$.kind'), '') kind, status, COUNT(*) n FROM tasks"
-            " WHERE session_id=? GROUP BY agent, action, kind, status",
+            "SELECT agent, action, COALESCE(json_extract(payload, '$.mode'), '') mode, status, COUNT(*) n FROM tasks"
+            " WHERE session_id=? GROUP BY agent, action, mode, status",
             (self.session_id,),
         )
         return [(r[0], r[1], str(r[2]), r[3], int(r[4])) for r in rows]

@@ -1,4 +1,4 @@
-"""The Supervisor main loop (seed 001 "The Supervisor Main Loop").
+"""The Supervisor main loop (design.md#supervisor).
 
 Check external stop -> check termination -> claim tasks up to ``run.concurrency`` -> run each through the
 runner -> apply follow-up rules -> complete the task -> snapshot Elo -> when nothing is pending, idle
@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 from cosci.config.schema import CosciConfig
-from cosci.domain import Task, TaskResult, task_id
+from cosci.domain import Task, TaskResult
 from cosci.errors import SessionFailed
 from cosci.llm.budget.token_budget import BudgetBusy, TokenBudget
 from cosci.llm.errors import RETRYABLE_ACTION_ERRORS, BudgetExceeded
@@ -66,7 +66,8 @@ class Supervisor:
         self.observers = observers or []
         self.owner = owner
         self.tracker = StabilityTracker.from_config(config.termination)
-        self.bt_tracker = BTStabilityTracker.from_config(config.termination)  # issue 13: beside the Elo rule
+        # beside the Elo rule (design.md#tournament)
+        self.bt_tracker = BTStabilityTracker.from_config(config.termination)
         self._budget_hit = False
         self.stop_detail = ""
         """One line on why the session stopped (which agent's share ended it, for ``budget``)."""
@@ -100,7 +101,7 @@ class Supervisor:
         if reason is None and self.scheduler.pool_complete():
             reason = StopReason.MAX_HYPOTHESES
         if reason is not None and self.store.tasks.open_count("ranking", "MatchBatch"):
-            # a submitted provider batch settles first: its matches are paid for (issue 16). Read from the
+            # a submitted provider batch settles first: its matches are paid for (design.md#batches). Read from the
             # record, not the tally: a MatchBatch task enqueues its own next poll, which the tally does not see
             return None
         return reason
@@ -171,7 +172,7 @@ class Supervisor:
         self.notify()
 
     def reload(self) -> None:
-        """Reload the in-memory views from the record (start, resume, and every few tasks)."""
+        """Reload the in-memory views from the store (start, resume, and every few tasks)."""
         self.pool.load()
         self.tally.load()
 
@@ -231,13 +232,13 @@ class Supervisor:
         status = self.store.sessions.status()
         if status == "aborting":
             return StopReason.EXTERNAL, status
-        if status == "refused":  # issue 15: safety screening blocked the goal
+        if status == "refused":  # safety screening blocked the goal (design.md#safety)
             return StopReason.REFUSED, status
         return None, status
 
     def _refine(self, inflight: set[asyncio.Task[None]], concurrency: int) -> tuple[StopReason | None, int]:
-        """Idle refinement (seed 000) when a slot is free and nothing is pending: (the stop reason when there is
-        nothing left to do and nothing running, else None; the number of tasks enqueued)."""
+        """Idle refinement (design.md#supervisor) when a slot is free and nothing is pending: (the stop reason when
+        there is nothing left to do and nothing running, else None; the number of tasks enqueued)."""
         if len(inflight) >= concurrency:
             return None, 0
         added = self.scheduler.decide_next_steps()
@@ -269,7 +270,7 @@ class Supervisor:
         return StopReason.IDLE
 
     async def _hold(self, inflight: set[asyncio.Task[None]]) -> None:
-        if not getattr(self, "_pause_told", False):  # say it once per pause (issue 12)
+        if not getattr(self, "_pause_told", False):  # say it once per pause (design.md#resume)
             sid = self.store.session_id
             log.warning("session %s is paused; this process waits: continue with `cosci resume %s`, stop with "
                         "`cosci abort %s`",
@@ -308,7 +309,8 @@ class Supervisor:
             The overview Markdown (also stored on the session row).
         """
         tasks, sched = self.store.tasks, self.scheduler
-        if reason == StopReason.REFUSED:  # issue 15: nothing runs after a refused goal; the refusal notice stays
+        # nothing runs after a refused goal; the refusal notice stays (design.md#safety)
+        if reason == StopReason.REFUSED:
             self.notify()
             return self.store.sessions.get().final_overview or ""
         tasks.cancel_pending()
@@ -318,7 +320,7 @@ class Supervisor:
                 "metareview", "GenerateSystemFeedback", "metareview::system::final", PRIORITIES["metareview"]
             )
         await self._run_final("metareview", "GenerateFinalResearchOverview", "metareview::final", PRIORITIES["final"])
-        if screening_on(self.config):  # issue 15: the overview is screened before it leaves the session
+        if screening_on(self.config):  # the overview is screened before it leaves the session (design.md#safety)
             await self._run_final("safety", "ScreenOverview", "safety::overview", PRIORITIES["final"])
         overview = self.store.sessions.get().final_overview or ""
         self.store.sessions.update(status="done", stop_reason=reason.value)
@@ -329,6 +331,6 @@ class Supervisor:
     async def _run_final(self, agent: str, action: str, key: str, priority: int) -> None:
         """Enqueue (idempotently) and run a finalisation task unless an earlier attempt finished it."""
         self.store.tasks.enqueue(agent, action, key, priority=priority)
-        task = self.store.tasks.get(task_id(f"{self.store.namespace}::{key}"))
+        task = self.store.tasks.by_key(key)
         if task is not None and task.status != "done":
             await self._run_one(task)

@@ -1,24 +1,28 @@
-"""Follow-up scheduling rules (seed 000 "Agent Interactions") and idle refinement (seed 000 §1, seed 001).
+"""Follow-up scheduling rules and idle refinement (design.md#supervisor).
 
 Every enqueue uses an idempotency key, so applying a rule twice (a replayed action after a crash) adds nothing.
 
-Follow-ups after a result:
+Follow-ups after a result (``safety.enabled=false``: the screening rows are skipped, a goal goes straight to
+``ParseGoal`` and a new hypothesis straight to its full review):
 
-| result                      | follow-up                                                            |
-|-----------------------------|----------------------------------------------------------------------|
-| research_plan_parsed        | ``n_initial`` generation tasks                                       |
-| hypothesis_created          | Reflection ``ReviewHypothesis`` (full) for each new hypothesis       |
-| review_completed (full)     | Ranking ``AddToTournament``                                          |
-| added_to_tournament         | Ranking ``RunTournamentRound`` focused on the new hypothesis         |
-| tournament_match_complete   | Proximity every N matches; meta-review every ~50 matches            |
+| result                      | follow-up                                                                 |
+|-----------------------------|---------------------------------------------------------------------------|
+| (bootstrap)                 | Safety ``ScreenGoal``                                                     |
+| goal_screened               | Goal parsing ``ParseGoal`` (a refused goal, ``goal_refused``, stops)      |
+| research_plan_parsed        | ``n_initial`` generation tasks                                            |
+| hypothesis_created          | Safety ``ScreenHypothesis`` for each new hypothesis                       |
+| hypothesis_screened         | Reflection ``ReviewHypothesis`` (full), unless it was quarantined         |
+| review_completed (full)     | Ranking ``AddToTournament``                                               |
+| added_to_tournament         | Ranking ``RunTournamentRound`` focused on the new hypothesis              |
+| tournament_match_complete   | Proximity every N matches; system feedback every ``every_matches``        |
 
 Idle refinement (when nothing is pending): a tournament round; pool growth while the pool is below its
 generation share of ``run.max_hypotheses`` and the backlog of unranked hypotheses is small; evolution once
 ``evolution.min_mature`` hypotheses have ``evolution.mature_matches`` matches (``min_mature`` capped at what
 generation can supply: the generation share of the pool, or the pool as it stands once generation has used its
 attempts — else a small ``max_hypotheses`` would leave evolution waiting for ever); system feedback when it is due
-(seed 000 §1: idle refinement enqueues meta-review every ~50 matches); deep verification and observation
-reviews for the top hypotheses; re-clustering of unclustered hypotheses.
+(design.md#metareview); deep verification and observation reviews for the top hypotheses; re-clustering of
+unclustered hypotheses.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ import math
 from typing import Any
 
 from cosci.config.schema import CosciConfig
-from cosci.domain import Task, TaskResult, task_id
+from cosci.domain import Task, TaskResult
 from cosci.safety.classifier import screening_on
 from cosci.store import PRIORITY, SessionStore
 from cosci.supervisor.state import PoolState, TaskTally
@@ -37,13 +41,13 @@ PRIORITIES = {
     "reflection": 100,
     "add": 80,
     "focus": 80,
-    "batch": 120,
+    "round": 120,
     "evolution": 100,
     "metareview": 90,
     "proximity": 100,
     "final": 10,
     "parse_goal": 10,
-    "safety": 20,  # issue 15: a new hypothesis is screened before anything else uses it
+    "safety": 20,  # a new hypothesis is screened before anything else uses it (design.md#safety)
 }
 ATTEMPTS_PER_HYPOTHESIS = 3
 """Generation (and evolution) tasks allowed per hypothesis slot of ``run.max_hypotheses``: duplicates and invalid
@@ -104,12 +108,12 @@ class Scheduler:
         )
         if tid is None:
             return 0
-        self.tally.enqueued(agent, action, str((payload or {}).get("kind", "")))
+        self.tally.enqueued(agent, action, str((payload or {}).get("mode", "")))
         return 1
 
     # --- bootstrap and follow-ups ------------------------------------------------------------------------
     def bootstrap(self) -> int:
-        if screening_on(self.config):  # issue 15: the goal is screened before goal parsing and any other call
+        if screening_on(self.config):  # the goal is screened before goal parsing and any other call (design.md#safety)
             return self._enqueue("safety", "ScreenGoal", "safety::goal", PRIORITIES["parse_goal"])
         return self._enqueue("goal_parsing", "ParseGoal", "goal_parsing::parse_goal", PRIORITIES["parse_goal"])
 
@@ -123,18 +127,18 @@ class Scheduler:
             "generation", action, key, PRIORITIES["generation"], payload={"mode": self.generation_mode(index)}
         )
 
-    def follow_ups(self, task: Task, result: TaskResult) -> int:  # noqa: C901 - seed 000's follow-up table, one branch a row
+    def follow_ups(self, task: Task, result: TaskResult) -> int:  # noqa: C901 - the follow-up table (design.md#supervisor), one branch a row
         """Apply the follow-up rules for one finished task; returns the number of tasks enqueued."""
         n = 0
         if result.kind == "research_plan_parsed":
             for i in range(self.config.run.n_initial):
                 n += self.enqueue_generation(f"generation::initial::{i}", i, "CreateInitialHypotheses")
-        elif result.kind == "goal_screened":  # issue 15: allowed or flagged; a refused goal stops the loop
+        elif result.kind == "goal_screened":  # allowed or flagged; a refused goal stops the loop (design.md#safety)
             n += self._enqueue("goal_parsing", "ParseGoal", "goal_parsing::parse_goal", PRIORITIES["parse_goal"])
         elif result.kind == "hypothesis_created":
             for hid in result.hypothesis_ids:
                 n += self.screen_or_review(hid)
-        elif result.kind == "hypothesis_screened":  # issue 15: not quarantined
+        elif result.kind == "hypothesis_screened":  # not quarantined (design.md#safety)
             for hid in result.hypothesis_ids:
                 n += self.review(hid, "full")
         elif result.kind == "review_completed" and result.detail.get("mode", "full") == "full":
@@ -153,27 +157,27 @@ class Scheduler:
                     payload={"focus_id": hid},
                 )
         elif result.kind == "nothing_to_do" and task.action == "RunTournamentRound":
-            self._empty_round_mark = self._ended() + 1  # counted once this batch's own end is tallied
+            self._empty_round_mark = self._ended() + 1  # counted once this round's own end is tallied
         elif result.kind == "tournament_match_complete":
             n += self.periodic()
         return n
 
     def has_task(self, key: str) -> bool:
         """Whether a task with this (session-relative) idempotency key was ever enqueued."""
-        return self.tasks.get(task_id(f"{self.store.namespace}::{key}")) is not None
+        return self.tasks.by_key(key) is not None
 
-    def review(self, hid: str, kind: str) -> int:
+    def review(self, hid: str, mode: str) -> int:
         return self._enqueue(
             "reflection",
             "ReviewHypothesis",
-            f"reflection::{hid}::{kind}",
+            f"reflection::{hid}::{mode}",
             PRIORITIES["reflection"],
             target_id=hid,
-            payload={"mode": kind},
+            payload={"mode": mode},
         )
 
     def screen_or_review(self, hid: str) -> int:
-        """Issue 15: a new hypothesis is screened first (its review follows ``hypothesis_screened``); with
+        """A new hypothesis is screened first (its review follows ``hypothesis_screened``); with (design.md#safety)
         screening off, or once it has a verdict (a released hypothesis), it goes straight to review."""
         if screening_on(self.config) and self.store.safety.latest("hypothesis", hid) is None:
             return self._enqueue("safety", "ScreenHypothesis", f"safety::{hid}", PRIORITIES["safety"], target_id=hid)
@@ -191,7 +195,7 @@ class Scheduler:
         return n + self.system_feedback()
 
     def system_feedback(self) -> int:
-        """System feedback once ``(feedback + 1) * every_matches`` valid matches were played (seed 001)."""
+        """System feedback once ``(feedback + 1) * every_matches`` valid matches were played (design.md#metareview)."""
         feedback = self.pool.feedback
         if self.pool.valid_matches >= (feedback + 1) * self.config.metareview.every_matches:
             return self._enqueue(
@@ -204,7 +208,7 @@ class Scheduler:
         a MatchBatch task that will submit or poll it (idempotent)."""
         n = 0
         held, waiting = self.store.batches.stranded()
-        for first, k, submitted in held:  # round 0 submits what the task holds; a later round polls
+        for first, k, submitted in held:  # poll 0 submits what the task holds; a later poll only polls
             n += self._enqueue("ranking", "MatchBatch", f"ranking::match_batch::{first}::resume{k}",
                                PRIORITY["ranking"], payload={"poll": k if submitted else 0, "batch_task": first})
         if waiting:
@@ -230,8 +234,8 @@ class Scheduler:
 
     def idle_tournament(self) -> int:
         """Tournament rounds for free slots: at most ``run.concurrency`` open at once, one per disjoint pair of
-        players, only while a pair below the rematch cap is left. Idle batches carry no focus: the seed's pairing
-        buckets choose (the focused batch follows ``AddToTournament``)."""
+        players, only while a pair below the rematch cap is left. Idle rounds carry no focus: the pairing
+        chooses (the focused round follows ``AddToTournament``)."""
         players = self.pool.players()
         open_pairs = self.pool.open_pairs(self.config.ranking.max_matches_per_pair)
         if len(players) < 2 or not open_pairs or self._tournament_blocked():
@@ -240,7 +244,7 @@ class Scheduler:
         n = 0
         k = self.tally.count("ranking", "RunTournamentRound")
         for _ in range(wanted - self.tally.count("ranking", "RunTournamentRound", open_only=True)):
-            n += self._enqueue("ranking", "RunTournamentRound", f"ranking::round::{k}", PRIORITIES["batch"])
+            n += self._enqueue("ranking", "RunTournamentRound", f"ranking::round::{k}", PRIORITIES["round"])
             k += 1
         return n
 
@@ -248,9 +252,9 @@ class Scheduler:
         return sum(self.tally.status[s] for s in ("done", "failed", "dead"))
 
     def _tournament_blocked(self) -> bool:
-        """A batch just found no pair to play and no task has ended since, while others are in flight: the free
-        players are the same, so another batch would find nothing either. (Seen on the embedded model: an open
-        pair whose players were busy in a slow match made 1,022 empty batches while one evolution call ran.)"""
+        """A round just found no pair to play and no task has ended since, while others are in flight: the free
+        players are the same, so another round would find nothing either. (Seen on the embedded model: an open
+        pair whose players were busy in a slow match made 1,022 empty rounds while one evolution call ran.)"""
         return self._empty_round_mark == self._ended() and any(self.tally.open.values())
 
     def growth_attempts(self) -> int:
@@ -296,28 +300,29 @@ class Scheduler:
             or k >= ATTEMPTS_PER_HYPOTHESIS * cfg.run.max_hypotheses
         ):
             return 0
-        strategy = cfg.evolution.modes[k % len(cfg.evolution.modes)]
+        mode = cfg.evolution.modes[k % len(cfg.evolution.modes)]
         return self._enqueue("evolution", "EvolveHypotheses", f"evolution::{k}", PRIORITIES["evolution"],
-                             payload={"mode": strategy})
+                             payload={"mode": mode})
 
     def evolution_done(self) -> bool:
-        return (self.tally.count("evolution", "EvolveHypotheses") >= ATTEMPTS_PER_HYPOTHESIS * self.config.run.max_hypotheses
+        attempts = ATTEMPTS_PER_HYPOTHESIS * self.config.run.max_hypotheses
+        return (self.tally.count("evolution", "EvolveHypotheses") >= attempts
                 and not self.tally.count("evolution", open_only=True))
 
     def idle_deep_reviews(self) -> int:
         """Deep verification and observation reviews for the best mature hypotheses, ``*_top_k`` per session."""
         cfg, n = self.config, 0
         top_mature = sorted(self.mature(), key=lambda p: (-p.elo, p.id))
-        for kind, cap in (
+        for mode, cap in (
             ("verification", cfg.reflection.verification_top_k),
             ("observation", cfg.reflection.observation_top_k),
         ):
-            left = cap - self.tally.count("reflection", "ReviewHypothesis", kind)
+            left = cap - self.tally.count("reflection", "ReviewHypothesis", mode)
             for p in top_mature:
                 if left <= 0:
                     break
-                if not self.has_task(f"reflection::{p.id}::{kind}"):
-                    n += self.review(p.id, kind)
+                if not self.has_task(f"reflection::{p.id}::{mode}"):
+                    n += self.review(p.id, mode)
                     left -= 1
         return n
 
@@ -369,7 +374,7 @@ class Scheduler:
                 and not self.tally.count("ranking", open_only=True))
 
     def stalled(self) -> bool:
-        """STALLED: the pool cannot grow and the leaderboard cannot change (issue 11)."""
+        """STALLED: the pool cannot grow and the leaderboard cannot change (design.md#termination)."""
         return (self.pool_cannot_grow() and self.tournament_settled()
                 and not self.tally.count("reflection", open_only=True)
                 and not self.tally.count("safety", open_only=True))

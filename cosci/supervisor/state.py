@@ -1,15 +1,14 @@
-"""The Supervisor's in-memory view of a session: leaderboard, counts and task tally (issue 11, "incremental
-state").
+"""The Supervisor's in-memory view of a session: leaderboard, counts and task tally (design.md#supervisor).
 
-After every task the Supervisor used to reload the whole ranking and every review from the record (each
+After every task the Supervisor used to reload the whole ranking and every review from the store (each
 hypothesis row decoded from JSON again), so its own cost per task grew with the pool. :class:`PoolState` is
-loaded from the record once (at start or resume) and then updated from each task's result, reading back only
+loaded from the store once (at start or resume) and then updated from each task's result, reading back only
 the rows that task touched (a new hypothesis, the two players of a match). Task counts are kept the same way
 by :class:`TaskTally`.
 
-Other processes may change the record while a session runs (``cosci feedback --kind rejection`` retires a
+Other processes may change the store while a session runs (``cosci feedback --kind rejection`` rejects a
 hypothesis): both views reload in full every ``FULL_RELOAD_EVERY_TASKS`` tasks, so such a change is seen within
-that many tasks (the ranking agent reads the record itself and never plays a retired hypothesis).
+that many tasks (the ranking agent reads the store itself and never plays a rejected or retired hypothesis).
 """
 
 from __future__ import annotations
@@ -21,12 +20,12 @@ from cosci.domain import Task, TaskResult
 from cosci.store import SessionStore
 
 FULL_RELOAD_EVERY_TASKS = 100
-"""Tasks between full reloads of the in-memory views from the record (catches changes made by other
+"""Tasks between full reloads of the in-memory views from the store (catches changes made by other
 processes; cosci)."""
 PLAYER_STATES = ("in_tournament", "pinned")
-"""Hypothesis states that play in the tournament (seed 004 state machine)."""
+"""Hypothesis states that play in the tournament (design.md#states)."""
 OUT_OF_POOL = ("rejected", "retired", "quarantined")
-"""States that do not count towards ``run.max_hypotheses`` (seed 004)."""
+"""States that do not count towards ``run.max_hypotheses`` (design.md#defaults)."""
 OPEN = ("pending", "leased", "in_progress")
 
 
@@ -61,7 +60,7 @@ class PoolState:
     """Reads computed since the view last changed (one decision asks for the same ones several times)."""
 
     def load(self) -> None:
-        """Read everything from the record (start, resume, and every ``FULL_RELOAD_EVERY_TASKS`` tasks)."""
+        """Read everything from the store (start, resume, and every ``FULL_RELOAD_EVERY_TASKS`` tasks)."""
         store = self.store
         self.standings = {r[0]: Standing(*r) for r in store.hypotheses.standings()}
         self.pair_counts = Counter(store.matches.pair_counts())
@@ -157,9 +156,10 @@ class PoolState:
 
 @dataclass
 class TaskTally:
-    """Tasks per ``(agent, action, kind)`` — enqueued ever, and open now — kept in memory by the Scheduler.
+    """Tasks per ``(agent, action, mode)`` — enqueued ever, and open now — kept in memory by the Scheduler.
 
-    ``kind`` is the payload's ``kind`` (the review kind of a reflection task), else ``""``.
+    ``mode`` is the payload's ``mode`` (the agent mode the task runs in: a reflection task's review mode, a
+    generation or evolution task's mode), else ``""``.
     """
 
     store: SessionStore
@@ -169,15 +169,15 @@ class TaskTally:
 
     def load(self) -> None:
         self.total, self.open, self.status = Counter(), Counter(), Counter()
-        for agent, action, kind, status, n in self.store.tasks.tally():
-            self.total[(agent, action, kind)] += n
+        for agent, action, mode, status, n in self.store.tasks.tally():
+            self.total[(agent, action, mode)] += n
             self.status[status] += n
             if status in OPEN:
-                self.open[(agent, action, kind)] += n
+                self.open[(agent, action, mode)] += n
 
-    def enqueued(self, agent: str, action: str, kind: str = "") -> None:
-        self.total[(agent, action, kind)] += 1
-        self.open[(agent, action, kind)] += 1
+    def enqueued(self, agent: str, action: str, mode: str = "") -> None:
+        self.total[(agent, action, mode)] += 1
+        self.open[(agent, action, mode)] += 1
         self.status["pending"] += 1
 
     def ended(self, task: Task, status: str) -> None:
@@ -187,11 +187,11 @@ class TaskTally:
         self.status["pending"] = max(self.status["pending"] - 1, 0)
         self.status[status] += 1
 
-    def count(self, agent: str, action: str | None = None, kind: str | None = None, *, open_only: bool = False
+    def count(self, agent: str, action: str | None = None, mode: str | None = None, *, open_only: bool = False
               ) -> int:
         source = self.open if open_only else self.total
         return sum(n for (a, act, k), n in source.items()
-                   if a == agent and (action is None or act == action) and (kind is None or k == kind))
+                   if a == agent and (action is None or act == action) and (mode is None or k == mode))
 
 
 __all__ = ["FULL_RELOAD_EVERY_TASKS", "PoolState", "Standing", "TaskTally"]

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 def from_state(pool: PoolState, tally: TaskTally, budget: TokenBudget, elapsed_seconds: float,
                initial_elo: float) -> SessionStats:
-    """The same statistics from the Supervisor's in-memory view (no record reads; issue 11)."""
+    """The same statistics from the Supervisor's in-memory view (no record reads; design.md#supervisor)."""
     elos = [p.elo for p in pool.players()]
     spend = dict(budget.spent_usd)
     return SessionStats(

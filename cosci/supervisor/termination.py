@@ -1,13 +1,13 @@
-"""Termination predicates (seed 000 "Termination Predicates"), checked after every task.
+"""Termination predicates (design.md#termination), checked after every task.
 
 In order: ``EXTERNAL`` (abort; recorded as ``aborted``), ``BUDGET`` (the working budget — the cap minus the
 reserve kept for the final overview — is spent, or an admission hit the session cap), ``WALL_CLOCK`` (active
 time, across resumes, has reached ``run.wall_clock_seconds``), ``ELO_STABLE`` / ``BT_STABLE`` (the stability
 rules; ``termination.stability_rule`` picks which may stop the session, :func:`stability_stop`; the BT rule is
-:class:`cosci.tournament.stability.BTStabilityTracker`, issue 13), ``MAX_HYPOTHESES`` (the pool is full and every
-player is ranked), and, when nothing is pending and idle refinement finds nothing: ``BUDGET`` if an agent's
+:class:`cosci.tournament.stability.BTStabilityTracker`, design.md#tournament), ``MAX_HYPOTHESES`` (the pool is full and
+every player is ranked), and, when nothing is pending and idle refinement finds nothing: ``BUDGET`` if an agent's
 share ran out (the summary names the agent), ``STALLED`` if the pool cannot grow (growth attempts used, or
-duplicates only) and the leaderboard cannot change (every pair at the rematch cap; issue 11), else ``IDLE``.
+duplicates only) and the leaderboard cannot change (every pair at the rematch cap; design.md#tournament), else ``IDLE``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from enum import StrEnum
 
 
 class StopReason(StrEnum):
-    EXTERNAL = "aborted"  # seed 000 EXTERNAL (pause/abort); recorded as "aborted", what the researcher asked
+    EXTERNAL = "aborted"  # design.md#termination (pause/abort); recorded as "aborted", what the researcher asked
     BUDGET = "budget"
     WALL_CLOCK = "wall_clock"
     ELO_STABLE = "elo_stable"
@@ -24,7 +24,7 @@ class StopReason(StrEnum):
     MAX_HYPOTHESES = "max_hypotheses"
     STALLED = "stalled"
     IDLE = "idle"
-    REFUSED = "refused"  # issue 15: the safety classifier blocked the goal; nothing else runs
+    REFUSED = "refused"  # the safety classifier blocked the goal; nothing else runs (design.md#safety)
     INTERRUPTED = "interrupted"  # Ctrl-C / SIGTERM: not an end; interrupted actions wait for `cosci resume`
 
 

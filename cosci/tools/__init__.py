@@ -1,4 +1,4 @@
-"""Literature and web tools for the tool loop, behind a registry with per-agent allowlists (issue 5).
+"""Literature and web tools for the tool loop, behind a registry with per-agent allowlists (design.md#tools).
 
 Start at :func:`cosci.tools.registry.build_registry`. Modules: ``base`` (the Tool/ToolResult contract),
 ``registry`` (which tools exist, per-agent allowlists), ``http`` (polite async clients: retries, byte cap,

@@ -1,4 +1,4 @@
-"""``arxiv_search``: the arXiv API Atom feed at ``export.arxiv.org/api/query`` (seed 004, issue 5).
+"""``arxiv_search``: the arXiv API Atom feed at ``export.arxiv.org/api/query`` (design.md#tools).
 
 One request per search, sorted by relevance. A plain keyword query becomes ``all:w1 AND all:w2 ...``; a query
 that already uses arXiv's field prefixes (``ti:``, ``au:``, ``abs:``, ``cat:``, ``all:``...) or boolean

@@ -1,11 +1,11 @@
-"""What a tool is, for the tool loop and the registry (seed 004 "Tool Registry").
+"""What a tool is, for the tool loop and the registry (design.md#tools).
 
 A tool has a :class:`~cosci.llm.port.types.ToolSpec` (name, description, JSON-schema parameters the model sees) and
 is awaited with the model's arguments. It returns a :class:`ToolResult` and never raises for an expected
 failure (network down, rate limit, bad arguments): those come back as ``is_error=True`` results naming the
-source, so the loop continues (issue 5). ``urls`` lists every URL the text contains; ``records`` lists the
+source, so the loop continues (design.md#tools). ``urls`` lists every URL the text contains; ``records`` lists the
 records the tool returned (a search hit, a fetched page) with their own URL, identifiers and text: only those
-are citation sources (issue 14: a link printed inside a page is not a source). ``text`` is untrusted and is
+are citation sources (design.md#grounding: a link printed inside a page is not a source). ``text`` is untrusted and is
 quoted before the model sees it.
 """
 
@@ -19,7 +19,7 @@ from cosci.llm.port.types import ToolSpec
 
 @dataclass(frozen=True)
 class Source:
-    """One record a tool returned: what a citation or an evidence item may point to (issue 14).
+    """One record a tool returned: what a citation or an evidence item may point to (design.md#grounding).
 
     Attributes:
         url: the record's own URL (a PubMed / Europe PMC / arXiv landing page, a fetched page's URL).

@@ -1,4 +1,4 @@
-"""The on-disk HTTP response cache of one session (issue 5): the same request never goes out twice.
+"""The on-disk HTTP response cache of one session (design.md#tools): the same request never goes out twice.
 
 A key is the SHA-256 of method + URL + sorted query parameters + sorted JSON body, with secrets (API keys)
 left out so the key does not depend on them. Each entry is one small JSON file,

@@ -4,7 +4,7 @@ A search answer is plain text, one numbered record per hit with its fields and U
 the final text by :func:`urls_in`, so it lists exactly the URLs the text contains (record URLs and any URL
 quoted inside an abstract or page). Expected failures never raise out of a tool: :class:`ToolBase` turns
 :class:`~cosci.tools.http.SourceError`, :class:`ArgumentError` and :class:`~cosci.tools.ssrf.UnsafeUrl` into
-``is_error`` results that name the source and suggest the other sources (issue 5).
+``is_error`` results that name the source and suggest the other sources (design.md#tools).
 """
 
 from __future__ import annotations
@@ -233,7 +233,8 @@ class ToolBase:
 
 class SearchTool(ToolBase):
     """A search over one source: subclasses set ``spec`` and implement :meth:`search`; those that can read one
-    record by identifier set ``fetch_kinds`` and implement :meth:`lookup` (issue 14: the observation article)."""
+    record by identifier set ``fetch_kinds`` and implement :meth:`lookup` (design.md#grounding: the observation
+    article)."""
 
     label: str = "source"
     fetch_kinds: tuple[str, ...] = ()

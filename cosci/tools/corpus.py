@@ -1,4 +1,4 @@
-"""``local_corpus_search``: BM25 search over the researcher's own corpus (issue 5; ``session.corpus_path``).
+"""``local_corpus_search``: BM25 search over the researcher's own corpus (design.md#tools; ``session.corpus_path``).
 
 The corpus is a JSONL file (``.jsonl``/``.ndjson``/``.json`` with one object per line), a Parquet file, or a
 folder holding such files (searched recursively, in name order). Each record has ``title`` and/or

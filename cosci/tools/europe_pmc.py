@@ -1,4 +1,4 @@
-"""``europe_pmc_search``: the Europe PMC REST ``search`` endpoint (seed 004 "Built-in Tools", issue 5).
+"""``europe_pmc_search``: the Europe PMC REST ``search`` endpoint (design.md#tools).
 
 One request per search: ``search?query=...&resultType=core&format=json&pageSize=n``. Europe PMC covers PubMed,
 PMC full texts, preprints (bioRxiv, medRxiv...), patents and agricultural literature. Each record's URL is its

@@ -1,4 +1,4 @@
-"""Polite async HTTP for the network tools: one :class:`ApiClient` per API (issue 5; seed 004 tools).
+"""Polite async HTTP for the network tools: one :class:`ApiClient` per API (design.md#tools).
 
 Owns, for every request a tool makes:
 

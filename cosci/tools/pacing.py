@@ -1,4 +1,4 @@
-"""When a tool client may send: a per-API rate limit (issue 5).
+"""When a tool client may send: a per-API rate limit (design.md#tools).
 
 :class:`RateLimiter` spaces request starts (requests/s; reservations are taken in call order without a lock,
 which is safe inside one event loop). The server's ``Retry-After`` is read by :func:`cosci.net.parse_retry_after`.

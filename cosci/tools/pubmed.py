@@ -1,4 +1,4 @@
-"""``pubmed_search``: PubMed through NCBI E-utilities (seed 004 "Built-in Tools", issue 5).
+"""``pubmed_search``: PubMed through NCBI E-utilities (design.md#tools).
 
 Two requests per search: ``esearch.fcgi`` (``retmode=json``) for the PMIDs by relevance, then ``efetch.fcgi``
 (PubMed XML) for title, abstract, journal, year and DOI. When efetch fails or its XML cannot be read,

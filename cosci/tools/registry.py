@@ -1,4 +1,4 @@
-"""The session's tool registry: which tools exist and which each agent may call (seed 004 "Tool Registry").
+"""The session's tool registry: which tools exist and which each agent may call (design.md#tools).
 
 :func:`build_registry` builds every tool once per session from the validated config and the environment:
 

@@ -1,6 +1,6 @@
-"""Identifiers of the records tools return, and of the URLs models cite (issue 14).
+"""Identifiers of the records tools return, and of the URLs models cite (design.md#grounding).
 
-A citation or an evidence item names its source by URL (seed 003: "the url exactly as a tool returned it").
+A citation or an evidence item names its source by URL (design.md#prompts: "the url exactly as a tool returned it").
 Models often write another form of the same record: the DOI link instead of the PubMed page, the Europe PMC
 page of a PubMed article, an arXiv ``/pdf/`` link or a versioned id. Both sides are reduced to keys — the
 normalised URL plus ``PMID:``, ``PMCID:``, ``DOI:``, ``arXiv:`` identifiers — and a citation matches a record

@@ -1,4 +1,4 @@
-"""The SSRF guard of ``web_fetch``: which URLs a model may make cosci fetch (issue 5).
+"""The SSRF guard of ``web_fetch``: which URLs a model may make cosci fetch (design.md#routing).
 
 A model chooses the URL, so a fetch must never reach this machine, its network, or a cloud metadata service.
 :func:`check_url` allows only ``http``/``https`` URLs without credentials, resolves the host

@@ -1,4 +1,4 @@
-"""``web_fetch``: read one web page as text (seed 004 "Built-in Tools", issue 5).
+"""``web_fetch``: read one web page as text (design.md#tools).
 
 Every hop goes through the SSRF guard (:mod:`cosci.tools.ssrf`): http(s) only, public addresses only, the
 request pinned to the checked address. Redirects are followed here, at most :data:`MAX_REDIRECTS`, each new
@@ -98,7 +98,8 @@ class WebFetch(ToolBase):
         page = Source(url=final, text=text[: self.max_chars], tool=self.name,
                             ids=tuple(sorted(k for k in url_keys(final) if ":" in k and "//" not in k)))
         shown = self._format(url.strip(), final if hops else None, resp, text)
-        # the page is the one citable record (also under the URL asked for); links inside it are not (issue 14)
+        # the page is the one citable record (also under the URL asked for); links inside it are not
+        # (design.md#grounding)
         asked = Source(url=url.strip(), text=page.text, ids=page.ids, tool=self.name)
         return self.result(shown, [page] if hops == 0 else [page, asked])
 

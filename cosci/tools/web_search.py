@@ -1,7 +1,7 @@
-"""``web_search``: general web search through Tavily or Brave (seed 004 "Built-in Tools", issue 5).
+"""``web_search``: general web search through Tavily or Brave (design.md#tools).
 
 Registered only when ``TAVILY_API_KEY`` (preferred) or ``BRAVE_API_KEY`` is set: a tool the model cannot use
-must not be offered (seed 004 "Conditional registration"). Tavily: ``POST https://api.tavily.com/search``
+must not be offered (design.md#tools). Tavily: ``POST https://api.tavily.com/search``
 with ``Authorization: Bearer <key>``, results ``[{title, url, content, ...}]``. Brave:
 ``GET https://api.search.brave.com/res/v1/web/search`` with ``X-Subscription-Token``, results under
 ``web.results[{title, url, description, ...}]``. Rate: 1 request/s (Brave's free plan limit; polite for

@@ -1,1 +1,2 @@
-"""The Elo tournament's mathematics: ratings, pair and mode selection, verdict parsing, stability (seed 000 §4)."""
+"""The Elo tournament's mathematics: ratings, pair and mode selection, verdict parsing, stability
+(design.md#tournament)."""

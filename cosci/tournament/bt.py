@@ -1,4 +1,4 @@
-"""Bradley–Terry strengths with 95 % confidence intervals, fitted beside Elo (issue 13).
+"""Bradley–Terry strengths with 95 % confidence intervals, fitted beside Elo (design.md#tournament).
 
 Model (Bradley & Terry, 1952): hypothesis ``i`` beats ``j`` with probability ``σ(θ_i − θ_j)``, ``σ`` the logistic
 function; ``θ`` is a log-strength in logits (a BT score of +1 means e ≈ 2.7 times the odds of the average

@@ -1,10 +1,10 @@
-"""Elo ratings with the seeds' K-factor schedule (seed 000 §4 "Elo Update"; seed 001 Default Configuration).
+"""Elo ratings with the K-factor schedule of design.md#tournament.
 
 Standard Elo (Elo, 1978): the expected score of A against B is ``1 / (1 + 10 ** ((R_b - R_a) / 400))`` and
 A's rating moves by ``K * (S_a - E_a)``; B moves by the opposite amount, so every match is zero-sum. K is
 ``k_factor_new`` (32) while the less experienced player has fewer than ``new_matches_threshold`` (5) matches,
-``k_factor_warm`` (16) afterwards. All ratings are in Elo points. A draw (issue 13: the two presentation orders
-disagreed) scores 0.5 for both players, Elo's usual draw score.
+``k_factor_warm`` (16) afterwards. All ratings are in Elo points. A draw (design.md#tournament: the two presentation
+orders disagreed) scores 0.5 for both players, Elo's usual draw score.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ def expected_score(elo_a: float, elo_b: float) -> float:
 
 @dataclass(frozen=True)
 class EloRule:
-    """The seeds' Elo update; an instance is the ``rule`` the record applies inside its match transaction.
+    """The Elo update; an instance is the ``rule`` the store applies inside its match transaction.
 
     Args:
         k_new: K while the less experienced player is new (seed: 32).

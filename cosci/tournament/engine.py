@@ -1,9 +1,9 @@
-"""One match's plan: the pair (by the configured strategy), the mode, who is shown first, single or dual order.
+"""One match's plan: the pair (by the configured pairing), the mode, who is shown first, single or dual order.
 
 The ranking agent and the ranking simulator (``bench/ranking_sim.py``) both call :func:`plan_match`, so the
-simulator measures the code a session runs. Strategies (``ranking.pairing``):
+simulator measures the code a session runs. Pairings (``ranking.pairing``, design.md#tournament):
 
-- ``seed`` — the seed's buckets (:func:`cosci.tournament.pairing.select_pair`, seed 000 "Pair Selection");
+- ``elo_buckets`` — new arrivals, close Elo, random top half (:func:`cosci.tournament.pairing.select_pair`);
 - ``uncertainty`` — :func:`cosci.tournament.uncertainty.select_uncertain` on the current Bradley–Terry fit.
 
 The RNG draws happen in a fixed sequence (pair, then order, then dual-order coin), so a task seeded the same
@@ -23,22 +23,22 @@ from cosci.tournament.judging import DualOrderCfg, presentation_order, wants_dua
 from cosci.tournament.pairing import Blocked, PairingCfg, Player, Similarity, never_blocked, select_mode, select_pair
 from cosci.tournament.uncertainty import UncertaintyCfg, select_uncertain
 
-Strategy = Literal["seed", "uncertainty"]
+Pairing = Literal["elo_buckets", "uncertainty"]
 
 
 @dataclass(frozen=True)
 class TournamentCfg:
     """Everything that plans a match; built from ``ranking.*`` config by the agent, by hand in the simulator."""
 
-    strategy: Strategy = "uncertainty"
-    pairing: PairingCfg = field(default_factory=PairingCfg)
+    pairing: Pairing = "uncertainty"
+    buckets: PairingCfg = field(default_factory=PairingCfg)
     uncertainty: UncertaintyCfg = field(default_factory=UncertaintyCfg)
     dual: DualOrderCfg = field(default_factory=DualOrderCfg)
 
     @classmethod
     def from_config(cls, ranking: RankingCfg) -> TournamentCfg:
         """The plan settings of a session's ``ranking`` config (the agent and the simulator build them here)."""
-        return cls(strategy=ranking.pairing, pairing=PairingCfg.from_config(ranking),
+        return cls(pairing=ranking.pairing, buckets=PairingCfg.from_config(ranking),
                    uncertainty=UncertaintyCfg.from_config(ranking), dual=DualOrderCfg.from_config(ranking))
 
 
@@ -61,21 +61,21 @@ def plan_match(players: Sequence[Player], rng: random.Random, sim: Similarity, c
 
     Args:
         players: tournament players (Elo in points, matches played).
-        fit: the current Bradley–Terry fit (required by ``uncertainty``; without it the seed buckets are used).
+        fit: the current Bradley–Terry fit (required by ``uncertainty``; without it the Elo buckets are used).
         focus_id: a new arrival to play first.
-        exclude: ids in play in a concurrent batch, never chosen.
-        blocked: pairs that may not be played (the rematch cap, ``ranking.max_matches_per_pair``; issue 11).
+        exclude: ids in play in a concurrent round, never chosen.
+        blocked: pairs that may not be played (the rematch cap, ``ranking.max_matches_per_pair``; design.md#tournament).
     """
-    if cfg.strategy == "uncertainty" and fit is not None:
+    if cfg.pairing == "uncertainty" and fit is not None:
         pair = select_uncertain(players, fit, rng, sim, cfg.uncertainty, focus_id=focus_id, exclude=exclude,
                                 blocked=blocked)
     else:
-        pair = select_pair(players, rng, sim, cfg.pairing, focus_id=focus_id, exclude=exclude, blocked=blocked)
+        pair = select_pair(players, rng, sim, cfg.buckets, focus_id=focus_id, exclude=exclude, blocked=blocked)
     if pair is None:
         return None
     by_id = {p.id: p for p in players}
     pa, pb = by_id[pair.a], by_id[pair.b]
-    mode = select_mode(pa, pb, cfg.pairing)
+    mode = select_mode(pa, pb, cfg.buckets)
     first, second = presentation_order(pair.a, pair.b, rng)
     dual = wants_dual_order(mode, pa.elo - pb.elo, cfg.dual, rng)
     return MatchPlan(first, second, pair.bucket, mode, dual)

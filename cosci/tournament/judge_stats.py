@@ -1,4 +1,4 @@
-"""How far the tournament's judge can be trusted, per session (issue 13).
+"""How far the tournament's judge can be trusted, per session (design.md#tournament).
 
 Computed from the match rows (each keeps its per-order verdicts ``{"first": id, "winner": id or None}``):
 

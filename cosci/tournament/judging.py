@@ -1,4 +1,4 @@
-"""Who is shown first, when a pair is judged in both orders, and what the verdicts add up to (issue 13).
+"""Who is shown first, when a pair is judged in both orders, and what the verdicts add up to (design.md#tournament).
 
 LLM judges favour a position (about 13 % of pairwise verdicts flip when the two answers swap places in the
 study the issue cites), so the order is never fixed by id: :func:`presentation_order` draws it from the task's

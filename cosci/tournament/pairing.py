@@ -1,4 +1,4 @@
-"""Pair and mode selection for tournament matches (seed 000 §4 "Pair Selection Algorithm", "Mode Selection").
+"""Pair and mode selection for tournament matches (design.md#tournament, "Mode Selection").
 
 Buckets, tried in this order of preference:
 
@@ -11,7 +11,7 @@ Buckets, tried in this order of preference:
 Hypotheses in ``exclude`` (in play in a concurrent tournament round) are never chosen.
 
 A bucket with no candidate falls through to the next, so any pool of two or more players yields a pair unless
-every pair is *blocked*: a pair that reached the rematch cap (``ranking.max_matches_per_pair``, issue 11) is
+every pair is *blocked*: a pair that reached the rematch cap (``ranking.max_matches_per_pair``, design.md#tournament) is
 never chosen again, and when no pair is left the tournament has nothing more to learn (stop reason
 ``stalled``). All randomness comes from the ``random.Random`` passed in (seeded per task), so a retried task
 picks the same pair.
@@ -54,7 +54,7 @@ def never_blocked(a: str, b: str) -> bool:
 
 @dataclass(frozen=True)
 class PairingCfg:
-    """The seed's pairing buckets and mode selection (seed 000 "Pair Selection"); defaults are the seed's."""
+    """The Elo-buckets pairing and the mode selection (design.md#tournament); defaults as in conf/config.yaml."""
 
     p_new: float = 0.4
     p_close: float = 0.4
@@ -151,7 +151,8 @@ def select_pair(players: Sequence[Player], rng: random.Random, sim: Similarity, 
 
 
 def select_mode(a: Player, b: Player, cfg: PairingCfg = PairingCfg()) -> Literal["debate", "pairwise"]:
-    """Debate when either side has fewer than 2 matches or ``|ΔElo| < 50``; otherwise pairwise (seed 000)."""
+    """Debate when either side has fewer than 2 matches or ``|ΔElo| < 50``; otherwise pairwise
+    (design.md#tournament)."""
     if min(a.matches_played, b.matches_played) < cfg.debate_min_matches or abs(a.elo - b.elo) < cfg.debate_elo_gap:
         return "debate"
     return "pairwise"

@@ -1,4 +1,4 @@
-"""Elo stability, a termination predicate (seed 000 "Termination Predicates", ``StabilityTracker``).
+"""Elo stability, a termination predicate (design.md#termination, ``StabilityTracker``).
 
 Stable when the last ``n`` snapshots share the same top-``k`` id set and no id in that set moved more than
 ``eps`` Elo points across the window, and the guards hold: at least ``min_hypotheses`` hypotheses and
@@ -52,7 +52,7 @@ class StabilityTracker:
 
 @dataclass
 class BTStabilityTracker:
-    """Bradley–Terry stability, a termination predicate beside Elo's (issue 13).
+    """Bradley–Terry stability, a termination predicate beside Elo's (design.md#tournament).
 
     Stable when the last ``n`` pushed fits (each the BT refit stored after a tournament round, read at every Elo
     snapshot) share the same top-``k`` set by BT score, and in the latest fit the k-th's 95 % CI lower bound lies

@@ -1,6 +1,6 @@
-"""Uncertainty-driven pair selection: spend each comparison where it best settles the top k (issue 13).
+"""Uncertainty-driven pair selection: spend each comparison where it best settles the top k (design.md#tournament).
 
-The scheme measured in issue 13 (``bench/ranking_sim.py`` reproduces it on cosci's code):
+The scheme measured in design.md#tournament (``bench/ranking_sim.py`` reproduces it on cosci's code):
 
 1. **Warm-up.** A hypothesis with fewer than ``warmup_matches`` (4) matches meets another under-played one, the
    least-played first with random ties — with every hypothesis present from the start these are random perfect
@@ -12,11 +12,11 @@ The scheme measured in issue 13 (``bench/ranking_sim.py`` reproduces it on cosci
 3. **Information score.** For a candidate pair (a, b), one more verdict adds Fisher information
    ``p(1 − p)·x xᵀ`` (x = e_a − e_b, p from the fit); the rank-one Laplace update shrinks each ``v_i`` by
    ``p(1 − p)(c_iᵀΣx)² / (1 + p(1 − p) xᵀΣx)`` (c_i = e_i − e_rival). The score is the weighted sum of those
-   shrinkages, times a small idea-distance bonus ``1 + distance_bonus·(1 − cosine)`` (seed 000's preference for
-   distant ideas, kept as a tie-break).
+   shrinkages, times a small idea-distance bonus ``1 + distance_bonus·(1 − cosine)`` (the preference for
+   distant ideas, kept as a tie-break; design.md#tournament).
 4. **Draw.** The pair is drawn by a softmax over ``temperature · score / max score``.
 
-Hypotheses in ``exclude`` (being played by a concurrent batch) are never chosen. All randomness comes from
+Hypotheses in ``exclude`` (being played by a concurrent round) are never chosen. All randomness comes from
 the ``random.Random`` passed in, so a retried task picks the same pair.
 """
 
@@ -40,8 +40,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class UncertaintyCfg:
-    """Args: top_k (the boundary watched; issue 13: 5), warmup_matches (4), temperature (softmax sharpness on
-    scores scaled to max 1), distance_bonus (weight of 1 − cosine, a tie-break)."""
+    """Args: top_k (the boundary watched; design.md#tournament: 5), warmup_matches (4), temperature (softmax
+    sharpness on scores scaled to max 1), distance_bonus (weight of 1 − cosine, a tie-break)."""
 
     top_k: int = 5
     warmup_matches: int = 4
@@ -118,7 +118,7 @@ def select_uncertain(players: Sequence[Player], fit: BTFit, rng: random.Random, 
         players: tournament players (their ``matches_played`` drives the warm-up).
         fit: a Bradley–Terry fit covering at least these players (others in it are ignored).
         exclude: ids in play elsewhere, never chosen.
-        blocked: pairs that may not be played (the rematch cap; issue 11); None when every pair is.
+        blocked: pairs that may not be played (the rematch cap; design.md#tournament); None when every pair is.
         focus_id: a new arrival to play first while it is warming up.
     """
     free = sorted((p for p in players if p.id not in exclude), key=lambda p: p.id)

@@ -1,4 +1,4 @@
-"""Parse a tournament verdict: which hypothesis is the better idea (seed 003 prompts 7-8).
+"""Parse a tournament verdict: which hypothesis is the better idea (design.md#prompts).
 
 The prompts ask every judge to end with the exact line ``better idea: 1`` or ``better idea: 2``; the last such
 line wins. The embedded model answers with a schema-constrained object ``{"rationale":..., "better_idea": n}``

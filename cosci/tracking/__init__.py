@@ -1,4 +1,4 @@
-"""Experiment tracking: each session is an MLflow run (issue 6).
+"""Experiment tracking: each session is an MLflow run (design.md#tracking).
 
 MLflow is imported only inside this package (the ``mlflow`` contract in ``pyproject.toml``): by
 :mod:`.mlflow_run`, :mod:`.traces`, :mod:`.sweeps`, :mod:`.eval_runs`, :mod:`.compare` and :mod:`.stores`. This
@@ -14,7 +14,7 @@ from cosci.errors import CosciError
 from cosci.net import Unreachable, health_status
 
 PARENT_ENV = "COSCI_MLFLOW_PARENT_RUN_ID"
-"""Environment variable carrying a sweep's parent run id to each job (issue 7)."""
+"""Environment variable carrying a sweep's parent run id to each job (design.md#deployment)."""
 SWEEP_OVERRIDES_ENV = "COSCI_SWEEP_OVERRIDES"
 """Environment variable carrying a job's own overrides, tagged on its run."""
 PARENT_FILE = ".mlflow_parent_run_id"
@@ -45,7 +45,7 @@ def artifact_location(uri: str, data_dir: Path, experiment: str) -> str | None:
 
     ``None`` for an MLflow server (``http(s)://``): the server's own artifact store (``mlflow server`` proxies
     ``mlflow-artifacts:/`` to its ``--artifacts-destination``), so jobs on every machine of a sweep write to one
-    place (issue 19). Otherwise ``<data_dir>/mlartifacts/<experiment>`` as a file URI (absolute).
+    place (design.md#launchers). Otherwise ``<data_dir>/mlartifacts/<experiment>`` as a file URI (absolute).
     """
     if uri.lower().startswith(("http://", "https://")):
         return None

@@ -14,10 +14,10 @@ QUARANTINED = "(quarantined by safety screening; text kept in the session store)
 def leaderboard_frame(store: SessionStore) -> pl.DataFrame:
     """One row per hypothesis, best Elo first: id, title, elo, bt_score, bt_ci_low, bt_ci_high (the stored
     Bradley–Terry fit, logits, 95 % CI; null for a hypothesis outside it), matches, wins, state, cluster,
-    strategy, grounding (``grounded`` / ``ungrounded``: whether it cites a verified source), parents.
+    mode, grounding (``grounded`` / ``ungrounded``: whether it cites a verified source), parents.
 
     A hypothesis quarantined by safety screening keeps its row, with its title and statement left out
-    (issue 15: its text does not leave the session folder)."""
+    (design.md#safety: its text does not leave the session folder)."""
     bt = store.matches.bt()
     rows = [
         {
@@ -31,7 +31,7 @@ def leaderboard_frame(store: SessionStore) -> pl.DataFrame:
             "wins": h.wins,
             "state": h.state,
             "cluster": h.dedup_cluster,
-            "strategy": h.strategy,
+            "mode": h.mode,
             "grounding": h.grounding,
             "parents": h.parent_ids,
             "statement": QUARANTINED if h.state == "quarantined" else h.statement,
@@ -49,7 +49,7 @@ def leaderboard_frame(store: SessionStore) -> pl.DataFrame:
         "wins": pl.Int64,
         "state": pl.Utf8,
         "cluster": pl.Int64,
-        "strategy": pl.Utf8,
+        "mode": pl.Utf8,
         "grounding": pl.Utf8,
         "parents": pl.List(pl.Utf8),
         "statement": pl.Utf8,
@@ -143,7 +143,7 @@ def elo_trajectory_png(store: SessionStore, initial: float, path: Path, top: int
 
 def bt_png(store: SessionStore, path: Path, top: int = 15) -> Path:
     """Plot the stored Bradley–Terry scores with 95 % CIs of the best ``top`` hypotheses to ``path`` (PNG);
-    the Elo plot's companion (Elo is the seed's rating, BT the statistics a scientist reads)."""
+    the Elo plot's companion (Elo is the tournament's rating, BT the statistics a scientist reads)."""
     import matplotlib
 
     matplotlib.use("Agg")

@@ -1,4 +1,4 @@
-"""Compare sessions tracked in MLflow (issue 7): a polars table and two plots.
+"""Compare sessions tracked in MLflow (design.md#deployment): a polars table and two plots.
 
 Sessions are selected by experiment name, by a sweep's parent run id, or by run ids / session ids. The
 table has one row per session: ids, status, start time, every param (``param.<name>``), the latest value of
@@ -23,6 +23,7 @@ from mlflow.entities import Run
 from mlflow.exceptions import MlflowException
 from mlflow.tracking import MlflowClient
 
+from cosci.config.renames import RENAMED
 from cosci.errors import CosciError
 from cosci.text import error_line
 from cosci.tracking import MLFLOW_FILE, default_uri
@@ -84,7 +85,8 @@ def sessions_frame(runs: list[Run]) -> pl.DataFrame:
             "status": r.info.status,
             "start_time": r.info.start_time / 1000.0 if r.info.start_time is not None else None,
         }
-        row.update({f"param.{k}": v for k, v in r.data.params.items()})
+        # a run logged before the vocabulary renames has its params under the old key names (design.md#vocabulary)
+        row.update({f"param.{RENAMED.get(k, k)}": v for k, v in r.data.params.items()})
         row.update({f"metric.{k}": float(v) for k, v in r.data.metrics.items()})
         row.update({f"tag.{k.removeprefix('cosci.')}": v for k, v in r.data.tags.items() if k.startswith("cosci.")})
         rows.append(row)

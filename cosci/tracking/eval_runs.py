@@ -1,4 +1,4 @@
-"""An evaluation (``cosci eval``, issue 20) as one MLflow parent run; each session it runs is a child.
+"""An evaluation (``cosci eval``, design.md#eval) as one MLflow parent run; each session it runs is a child.
 
 :func:`start_eval_parent` creates the parent run (tags ``cosci.eval``, benchmark, corpus, seeds, models) and
 returns its id; the caller sets ``COSCI_MLFLOW_PARENT_RUN_ID`` so each session's own tracker tags itself

@@ -1,4 +1,4 @@
-"""Plot and table labels for compared sessions (issue 7): each session by what sets it apart."""
+"""Plot and table labels for compared sessions (design.md#deployment): each session by what sets it apart."""
 
 from __future__ import annotations
 

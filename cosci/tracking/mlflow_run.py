@@ -1,15 +1,15 @@
-"""One MLflow run per session (issue 6): params, config artifacts, step metrics, and the results at the end.
+"""One MLflow run per session (design.md#tracking): params, config artifacts, step metrics, and the results at the end.
 
 - params: a flattened small config (:func:`flat_params`); the full resolved config and the Hydra overrides are
-  artifacts (params are immutable and truncated past 6000 characters, stack notes);
+  artifacts (params are immutable and truncated past 6000 characters, design.md#tracking);
 - tags: session id, models choice, experiment, goal, and at the end the stop reason; a sweep's child carries
-  ``mlflow.parentRunId`` from ``COSCI_MLFLOW_PARENT_RUN_ID`` (set by the sweep callback, issue 7);
+  ``mlflow.parentRunId`` from ``COSCI_MLFLOW_PARENT_RUN_ID`` (set by the sweep callback, design.md#deployment);
 - step metrics every ``tracking.log_every_tasks`` tasks: top-1 Elo, mean top-5 Elo, hypotheses, matches, USD
   spent (total and per agent), tokens;
-- safety (issue 15, :meth:`SessionTracker.log_safety`): ``safety_flags`` / ``safety_blocks``, the goal's
+- safety (design.md#safety, :meth:`SessionTracker.log_safety`): ``safety_flags`` / ``safety_blocks``, the goal's
   decision as a tag, ``safety/verdicts.json``; a withheld overview never reaches the run;
 - at the end: ``overview.md``, ``leaderboard.parquet`` (id, title, Elo, matches, state, cluster, parents),
-  ``matches.parquet``, ``elo_trajectory.png``, and ``report.html`` (issue 17: the file written at
+  ``matches.parquet``, ``elo_trajectory.png``, and ``report.html`` (design.md#report: the file written at
   finalisation, byte for byte);
 - LLM calls as traces (``tracking.traces``, :mod:`cosci.tracking.traces`): finished tasks' calls at every step
   metrics flush, the rest when the run ends (finished, interrupted or failed);
@@ -186,7 +186,7 @@ class SessionTracker:
                 ``overview_path``, ``top_elo`` (Elo points), ``spent_usd`` (USD), ``hypotheses``, ``matches``,
                 ``elapsed_seconds`` (s); logged as ``summary.json``.
             elo_initial: the Elo rating every hypothesis starts from (``ranking.elo_initial``, Elo points).
-            report: the session's ``report.html`` (issue 17), logged byte for byte when it exists.
+            report: the session's ``report.html`` (design.md#report), logged byte for byte when it exists.
         """
         if self._last is not None and self._last_step != self._logged_step:
             self._log_steps([(self._last, self._last_step)])
@@ -225,7 +225,7 @@ class SessionTracker:
         self.client.set_terminated(self.run_id, status="FINISHED")
 
     def log_safety(self, store: SessionStore) -> None:
-        """Issue 15: metrics ``safety_flags`` / ``safety_blocks`` (counts of verdicts), tags ``cosci.safety``
+        """Metrics ``safety_flags`` / ``safety_blocks`` (counts of verdicts), tags ``cosci.safety`` (design.md#safety)
         (on / off) and ``cosci.safety.goal`` (the goal's decision: a flagged goal is tagged ``flag``), and the
         verdicts as ``safety/verdicts.json`` (decision, categories, rationale; a withheld overview's text is
         kept out of MLflow)."""
@@ -243,7 +243,7 @@ class SessionTracker:
 
     def log_cache_shares(self, store: SessionStore) -> None:
         """Metrics ``cache_read_share`` (all calls) and ``cache_read_share.<agent>``: input tokens read from the
-        provider's prompt cache over all input tokens (issue 16)."""
+        provider's prompt cache over all input tokens (design.md#caching)."""
         shares = store.logs.cache_read_shares()
         if shares:
             now = int(time.time() * 1000)

@@ -1,6 +1,6 @@
-"""Tracking stores: for `cosci compare` (issue 7), refuse, creating nothing, a URI with no store behind it; keep
-MLflow's HTTP retries short; turn store errors into one-line :class:`~cosci.errors.CosciError`. For a session
-(issue 11, fast start), a new SQLite store starts from a copy of a migrated empty one (:func:`seed_store`)."""
+"""MLflow tracking stores: for `cosci compare` (design.md#tracking), refuse, creating nothing, a URI with no store
+behind it; keep MLflow's HTTP retries short; turn store errors into one-line :class:`~cosci.errors.CosciError`.
+For a session (fast start), a new SQLite store starts from a copy of a migrated empty one (:func:`seed_store`)."""
 
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ def store_path(uri: str) -> Path | None:
 def seed_store(uri: str) -> None:
     """Start a SQLite tracking store that does not exist yet as a copy of a migrated empty store.
 
-    MLflow migrates a new SQLite store on first use (about 1.4 s of CPU here, measured in issue 11, in the
+    MLflow migrates a new SQLite store on first use (about 1.4 s of CPU here, measured in design.md#store, in the
     seconds a session's first tasks run). The migrated empty store is built once per MLflow version in the user
     cache (:func:`cosci.paths.template_cache`) and copied. A cache: any failure is logged and MLflow then
     migrates the new store itself. Other stores (existing files, servers, databases) are left alone.

@@ -1,4 +1,4 @@
-"""A sweep (Hydra multirun) as one MLflow parent run whose children are the sessions (issue 7).
+"""A sweep (Hydra multirun) as one MLflow parent run whose children are the sessions (design.md#deployment).
 
 :func:`start_parent` creates the parent run; each session's tracker finds its id (environment variable
 ``COSCI_MLFLOW_PARENT_RUN_ID``, or the file ``.mlflow_parent_run_id`` in the sweep folder for launchers whose
@@ -38,7 +38,7 @@ def start_parent(uri: str, experiment: str, artifact_location: str | None, name:
 def child_runs(client: MlflowClient, parent_run_id: str) -> list[Run]:
     """Every run tagged ``mlflow.parentRunId = parent_run_id``, oldest first, in *any* experiment: a sweep over
     ``experiment=demo,amr`` logs each session to its own experiment while the parent stays in the first
-    (issue 12)."""
+    (design.md#resume)."""
     ids = [e.experiment_id for e in client.search_experiments(view_type=ViewType.ALL)]
     runs: list[Run] = []
     for start in range(0, len(ids), 100):  # MLflow caps the experiments of one search

@@ -1,4 +1,4 @@
-"""LLM calls as MLflow traces (issue 17): one trace per task, one ``CHAT_MODEL`` span per call attempt.
+"""LLM calls as MLflow traces (design.md#report): one trace per task, one ``CHAT_MODEL`` span per call attempt.
 
 The source is the record's ``transcripts`` table, which the gateway fills through its recorder hook for every
 call attempt (answered, retried, failed, or refused by the budget). So the spans of a session are exactly its
@@ -36,7 +36,7 @@ from mlflow.tracking import MlflowClient
 from cosci.store import SessionStore
 
 FINISHED = ("done", "failed", "dead", "cancelled")
-"""Task states after which a task makes no more calls (seed 001 "Task Queue")."""
+"""Task states after which a task makes no more calls (design.md#store)."""
 MAX_TEXT = 20_000
 """Characters of a call's request or answer kept on its span."""
 PROGRESS_TAG = "cosci.traces_progress"
@@ -49,7 +49,7 @@ _ROUTED: list[str] = []
 SYNC_EXPORT_ENV = "MLFLOW_ENABLE_ASYNC_TRACE_LOGGING"
 """Set to ``false`` unless the user set it: traces are written from the session tracker's own worker thread
 (``flows.tracker.BackgroundTracker``), so MLflow's ten export threads add only GIL contention. Measured on the
-fake demo (issue 11, 2 cores): the whole wall 12.1 s with async export, 11.0 s without."""
+fake demo (design.md#store, 2 cores): the whole wall 12.1 s with async export, 11.0 s without."""
 
 
 def _route_to(uri: str) -> None:

@@ -1,6 +1,6 @@
 """A live one-line progress display (rich): hypotheses, matches, top Elo, spend against budget, elapsed.
 
-The line is computed from the record at each refresh (twice a second), so it moves with every finished task;
+The line is computed from the store at each refresh (twice a second), so it moves with every finished task;
 on a non-terminal output rich prints only the final state.
 """
 

@@ -1,1 +1,1 @@
-"""The session's vector index (FAISS) over hypothesis embeddings (seed 004 "FAISS Vector Store")."""
+"""The session's vector index (FAISS) over hypothesis embeddings (design.md#dedup)."""

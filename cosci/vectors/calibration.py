@@ -1,7 +1,7 @@
-"""Calibrating the dedup threshold of an embedding model on labelled hypothesis pairs (issue 16).
+"""Calibrating the dedup threshold of an embedding model on labelled hypothesis pairs (design.md#routing).
 
-A static model's cosine scale differs from a hosted one's (and from the ``hash`` embedder's), so the seed's
-single dedup threshold (0.92, seed 004) cannot serve every model. :func:`calibrate` picks, for one model, the
+A static model's cosine scale differs from a hosted one's (and from the ``hash`` embedder's), so the hosted models'
+single dedup threshold (0.92, design.md#routing) cannot serve every model. :func:`calibrate` picks, for one model, the
 cosine threshold that maximises F1 of "duplicate" on a labelled set of paraphrase (duplicate) and distinct
 pairs; ``bench/dedup_calibration.py`` runs it on ``tests/data/dedup_pairs.jsonl`` (three experiment domains)
 and the chosen values go to ``vectors.models`` in ``conf/config.yaml``. Precision and recall come from

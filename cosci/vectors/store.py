@@ -1,8 +1,8 @@
 """One FAISS ``IndexFlatIP`` per session over L2-normalised hypothesis embeddings (inner product = cosine).
 
-Seed 004: one index per session, asyncio-locked, committed only after the hypothesis row is inserted. In cosci
-the vectors themselves are kept in the record (``embeddings_meta.vector``), so the index is derived state:
-:meth:`VectorStore.load` rebuilds it from the record and a killed session can never leave index and record
+design.md#dedup: one index per session, asyncio-locked, committed only after the hypothesis row is inserted. In cosci
+the vectors themselves are kept in the session store (``embeddings_meta.vector``), so the index is derived state:
+:meth:`VectorStore.load` rebuilds it from the store and a killed session can never leave index and store
 out of step. :attr:`VectorStore.lock` serialises "check for a duplicate, then insert" across concurrent
 Generation and Evolution actions.
 """
@@ -91,7 +91,7 @@ class VectorStore:
         return np.clip(vecs @ vecs.T, -1.0, 1.0)
 
     def save(self, path: str) -> None:
-        """Write the index to ``path`` atomically (a copy for inspection; the record is the source of truth)."""
+        """Write the index to ``path`` atomically (a copy for inspection; the session store is the source of truth)."""
         tmp = f"{path}.tmp"
         faiss.write_index(self.index, tmp)
         import os

@@ -63,7 +63,7 @@ async def test_combine_picks_the_most_distant_pair_of_the_top_k(planned: Session
     assert result.detail["dropped_citations"] == ["https://fabricated.example.org/evo"]
     h = planned.store.hypotheses.get(result.hypothesis_ids[0])
     assert h is not None
-    assert (h.strategy, h.parent_ids, h.state, h.citations) == ("combine", [a, b], "draft", [])
+    assert (h.mode, h.parent_ids, h.state, h.citations) == ("combine", [a, b], "draft", [])
     assert h.id == hypothesis_id(planned.store.namespace, f"combine:{','.join(sorted([a, b]))}", h.statement)
 
     (call,) = fake.calls_for("evolution", "combine")
@@ -82,7 +82,7 @@ async def test_simplify_takes_the_best_not_yet_simplified(planned: SessionRuntim
     assert first.detail["parent_ids"] == [pool[0]] and second.detail["parent_ids"] == [pool[1]]
     for result in (first, second):
         h = planned.store.hypotheses.get(result.hypothesis_ids[0])
-        assert h is not None and h.strategy == "simplify" and h.parent_ids == result.detail["parent_ids"]
+        assert h is not None and h.mode == "simplify" and h.parent_ids == result.detail["parent_ids"]
     (call, *_) = fake.calls_for("evolution", "simplify")
     assert f'<hypothesis_text id="{pool[0]}"' in call.prompt
 
@@ -97,7 +97,7 @@ async def test_feasibility_lineage_is_independent_of_simplify(planned: SessionRu
     _, result = await run_task("evolution", "EvolveHypotheses", "e1", payload={"mode": "feasibility"})
     assert result.kind == "hypothesis_created" and result.detail["parent_ids"] == [pool[0]]
     h = planned.store.hypotheses.get(result.hypothesis_ids[0])
-    assert h is not None and (h.strategy, h.parent_ids) == ("feasibility", [pool[0]])
+    assert h is not None and (h.mode, h.parent_ids) == ("feasibility", [pool[0]])
 
 
 async def test_out_of_box_is_inspired_by_the_top_five(planned: SessionRuntime, fake: FakeBackend, run_task,
@@ -105,7 +105,7 @@ async def test_out_of_box_is_inspired_by_the_top_five(planned: SessionRuntime, f
     _, result = await run_task("evolution", "EvolveHypotheses", "e0", payload={"mode": "out_of_box"})
     assert result.kind == "hypothesis_created" and result.detail["parent_ids"] == pool[:5]
     h = planned.store.hypotheses.get(result.hypothesis_ids[0])
-    assert h is not None and (h.strategy, h.parent_ids) == ("out_of_box", pool[:5])
+    assert h is not None and (h.mode, h.parent_ids) == ("out_of_box", pool[:5])
     (call, *_) = fake.calls_for("evolution", "out_of_box")
     assert all(f'<hypothesis_text id="{hid}"' in call.prompt for hid in pool[:5])
     assert f'<hypothesis_text id="{pool[5]}"' not in call.prompt
@@ -117,5 +117,5 @@ async def test_too_few_ranked_hypotheses_is_nothing_to_do(planned: SessionRuntim
     add_player(STATEMENTS[1], state="reviewed")
     _, result = await run_task("evolution", "EvolveHypotheses", "e0", payload={"mode": "combine"})
     assert result.kind == "nothing_to_do" and fake.calls_for("evolution") == []
-    with pytest.raises(ValueError, match="unknown evolution strategy"):
+    with pytest.raises(ValueError, match="unknown evolution mode"):
         await run_task("evolution", "EvolveHypotheses", "e1", payload={"mode": "mutate"})

@@ -27,7 +27,7 @@ async def test_literature_strips_the_fabricated_citation_offline(planned: Sessio
     assert dropped.startswith("https://fabricated.example.org/")
     h = planned.store.hypotheses.get(hid)
     assert h is not None
-    assert (h.state, h.strategy, h.parent_ids, h.citations, h.elo) == ("draft", "literature", [], [], 1200.0)
+    assert (h.state, h.mode, h.parent_ids, h.citations, h.elo) == ("draft", "literature", [], [], 1200.0)
     assert hid == hypothesis_id(planned.store.namespace, "literature", h.statement)
     assert hid in planned.deps.vectors  # committed to the index after the row
     assert planned.store.hypotheses.embeddings("hash")[0] == [hid]
@@ -107,7 +107,7 @@ async def test_debate_is_multi_turn_and_ends_on_hypothesis(planned: SessionRunti
 
     assert result.kind == "hypothesis_created"
     h = planned.store.hypotheses.get(result.hypothesis_ids[0])
-    assert h is not None and (h.strategy, h.citations, h.statement) == ("debate", [], HYP["statement"])
+    assert h is not None and (h.mode, h.citations, h.statement) == ("debate", [], HYP["statement"])
 
 
 @pytest.mark.overrides("debate.min_turns=2", "debate.max_turns=3")

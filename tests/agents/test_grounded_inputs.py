@@ -80,7 +80,7 @@ async def test_review_evidence_is_verified_and_counted(planned: SessionRuntime, 
 
 @pytest.mark.parametrize(("agent_cls", "agent", "action", "payload", "variable_text"), [
     (GenerationAgent, "generation", "CreateInitialHypotheses", {}, "articles_with_reasoning"),
-    (ReflectionAgent, "reflection", "ReviewHypothesis", {"kind": "full"}, "articles_block"),
+    (ReflectionAgent, "reflection", "ReviewHypothesis", {"mode": "full"}, "articles_block"),
 ])
 async def test_a_retry_is_given_the_records_already_found(planned: SessionRuntime, fake: FakeBackend, add_player,
                                                           agent_with_tools, agent_cls, agent: str, action: str,
@@ -130,16 +130,16 @@ async def test_reviews_overview_reaches_debate_generation(planned: SessionRuntim
     assert '<untrusted_source id="review-R-' in user_prompt(turns[0])
 
 
-@pytest.mark.parametrize("strategy", ["literature", "debate"])
+@pytest.mark.parametrize("mode", ["literature", "debate"])
 async def test_instructions_carry_directives_and_focus_areas(planned: SessionRuntime, fake: FakeBackend, run_task,
-                                                             strategy: str) -> None:
+                                                             mode: str) -> None:
     logs = planned.store.logs
     logs.add_feedback("human", "directive", "Only consider drugs with CNS penetration (directive D-9).")
     logs.add_feedback("meta_review", "system_feedback", "narrative", key="f1",
                       payload={"suggested_focus_areas": ["Focus area FA-3: pharmacokinetics first."]})
-    await run_task("generation", "GenerateHypothesis", f"g-{strategy}",
-                   payload={"mode": strategy, "instructions": "Task instruction TI-1."})
-    prompt = user_prompt(fake.calls_for("generation", strategy)[0])
+    await run_task("generation", "GenerateHypothesis", f"g-{mode}",
+                   payload={"mode": mode, "instructions": "Task instruction TI-1."})
+    prompt = user_prompt(fake.calls_for("generation", mode)[0])
     section = prompt[prompt.index("## Additional instructions"):]
     for needle in ("Task instruction TI-1.", "(directive D-9)", "Focus area FA-3", '<untrusted_source id="focus-'):
         assert needle in section, needle
@@ -223,6 +223,6 @@ async def test_observation_without_an_article_says_why(planned: SessionRuntime, 
                                        payload={"mode": "observation"})
     result = await agent.execute(planned.store.tasks.get(tid))
     assert result.kind == "nothing_to_do"
-    assert result.detail["reason"] == ("no article: no search returned a record the hypothesis does not cite "
-                                       "(pubmed_search), and 0 cited record(s) could not be read")
+    assert result.detail["reason"] == ("no article: no search returned a source the hypothesis does not cite "
+                                       "(pubmed_search), and 0 cited source(s) could not be read")
     assert fake.calls_for("reflection") == []

@@ -171,7 +171,7 @@ async def test_a_disproved_leader_is_not_a_main_direction(planned: SessionRuntim
     assert leader not in main
     first = re.search(r"\[(H-[0-9a-f]{12})\]", main)
     assert first and first.group(1) == players[1]
-    assert "- Reviews (from the record): " in main and "missing_piece (novelty 0.70, correctness 0.60)" in main
+    assert "- Reviews (from the session store): " in main and "missing_piece (novelty 0.70, correctness 0.60)" in main
     assert f"fell by 41 percent in blasts [{players[1]}] [S3]." in main  # a verified source, cited by label
     assert result.detail["claims_untraceable"] == 0
     (call, *_) = fake.calls_for("metareview", "final")

@@ -31,7 +31,7 @@ async def test_full_review_is_stored_and_moves_draft_to_reviewed(planned: Sessio
     assert [u.split("/")[2] for u in result.detail["dropped_evidence"]] == ["fabricated.example.org"]
     (review,) = planned.store.hypotheses.reviews(hid)
     assert review.id == result.detail["review_id"]
-    assert (review.kind, review.verdict, review.evidence) == ("full", result.detail["verdict"], [])
+    assert (review.mode, review.verdict, review.evidence) == ("full", result.detail["verdict"], [])
     assert review.scores["novelty"] is not None
     assert planned.store.hypotheses.get(hid).state == "reviewed"
 
@@ -63,7 +63,7 @@ async def test_verification_stores_assumptions_weakest_and_kill_experiment(plann
                                payload={"mode": "verification"})
     assert result.kind == "review_completed" and result.detail["mode"] == "verification"
     (review,) = planned.store.hypotheses.reviews(hid)
-    assert review.kind == "verification"
+    assert review.mode == "verification"
     assert [a["plausibility"] for a in review.assumptions] == ["uncertain", "plausible", "implausible"]
     assert review.weakest_assumption == "Normal progenitors are spared."
     assert review.kill_experiment and "IC50" in review.kill_experiment
@@ -87,7 +87,7 @@ async def test_observation_with_a_payload_article(planned: SessionRuntime, fake:
     assert result.kind == "review_completed" and result.detail["mode"] == "observation"
     assert result.detail["dropped_evidence"] == ["https://fabricated.example.org/obs"]
     (review,) = planned.store.hypotheses.reviews(hid)
-    assert review.kind == "observation"  # whatever the model wrote in `kind`
+    assert review.mode == "observation"  # whatever the model wrote in `kind`
     assert [e["url"] for e in review.evidence] == [ARTICLE["url"]]  # the article's own URL counts as seen
     assert "Colony formation fell by 80 %. (explained: yes)" in review.notes
     stored = json.loads(review_row(planned, review.id)["article"])
@@ -139,7 +139,7 @@ async def test_a_full_review_never_regresses_a_later_state(planned: SessionRunti
 
 async def test_unknown_kind_or_hypothesis_is_refused(planned: SessionRuntime, run_task, add_player) -> None:
     hid = add_player("Valproate restores differentiation of NPM1-mutant blasts", state="draft")
-    with pytest.raises(ValueError, match="unknown review kind"):
+    with pytest.raises(ValueError, match="unknown review mode"):
         await run_task("reflection", "ReviewHypothesis", "r0", target_id=hid, payload={"mode": "simulation"})
     with pytest.raises(KeyError, match="no hypothesis"):
         await run_task("reflection", "ReviewHypothesis", "r1", target_id="H-000000000000")

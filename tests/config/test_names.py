@@ -76,3 +76,58 @@ def test_a_session_frozen_under_the_old_names_still_resumes(tmp_path: Path) -> N
     for renamed in RENAMED:
         with pytest.raises(ConfigError, match="renamed to"):
             frozen_config(old, tmp_path, [f"{renamed}=0.5"])
+
+
+# The vocabulary renames (design.md#vocabulary): each old key or value is refused in one line naming the new one,
+# on the command line, in a composed config (an experiment file) and on resume; a frozen snapshot carries over.
+OLD_OVERRIDES = [  # codemod: keep (the old names below are the point)
+    ("run.max_ideas=10", r"^run\.max_ideas: renamed to run\.max_hypotheses"),  # codemod: keep
+    ("termination.min_ideas_before_stable=3",  # codemod: keep
+     r"renamed to termination\.min_hypotheses_before_stable"),
+    ("ranking.matches_per_batch=2",  # codemod: keep
+     r"^ranking\.matches_per_batch: renamed to ranking\.matches_per_round"),  # codemod: keep
+    ("ranking.strategy=uncertainty", r"^ranking\.strategy: renamed to ranking\.pairing"),  # codemod: keep
+    ("ranking.pairing=seed", r"^ranking\.pairing=seed: renamed to elo_buckets"),  # codemod: keep
+    ("evolution.strategies=[combine]", r"^evolution\.strategies: renamed to evolution\.modes"),  # codemod: keep
+    ("agents.supervisor.modes.parse_goal.tier=mini",  # codemod: keep
+     r"^agents\.supervisor: renamed to agents\.goal_parsing "  # codemod: keep
+     r"\(set agents\.goal_parsing\.modes\.parse_goal\.tier"),
+]
+
+
+@pytest.mark.parametrize(("override", "message"), OLD_OVERRIDES, ids=[o for o, _ in OLD_OVERRIDES])
+def test_an_old_name_is_refused_in_one_line(override: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=message) as err:
+        compose([override])
+    assert "\n" not in str(err.value)
+
+
+def test_an_old_value_in_a_composed_config_is_refused_too() -> None:
+    data = json.loads(validate(compose([])).model_dump_json())
+    data["ranking"]["pairing"] = "seed"  # an experiment file written before the rename
+    with pytest.raises(ConfigError, match=r"ranking\.pairing=seed: renamed to elo_buckets"):
+        validate(data)
+    data = json.loads(validate(compose([])).model_dump_json())
+    data["agents"]["supervisor"] = data["agents"].pop("goal_parsing")  # codemod: keep
+    with pytest.raises(ConfigError, match=r"agents\.supervisor: renamed to agents\.goal_parsing"):  # codemod: keep
+        validate(data)
+
+
+def test_a_snapshot_frozen_before_the_vocabulary_renames_carries_over(tmp_path: Path) -> None:
+    today = json.loads(validate(compose(["experiment=demo", "ranking.pairing=elo_buckets"])).model_dump_json())
+    old = json.loads(json.dumps(today))
+    old["run"]["max_ideas"] = old["run"].pop("max_hypotheses")  # codemod: keep
+    old["ranking"]["matches_per_batch"] = old["ranking"].pop("matches_per_round")  # codemod: keep
+    old["ranking"]["strategy"] = "seed"  # codemod: keep
+    del old["ranking"]["pairing"]
+    old["evolution"]["strategies"] = old["evolution"].pop("modes")  # codemod: keep
+    termination = old["termination"]
+    termination["min_ideas_before_stable"] = termination.pop("min_hypotheses_before_stable")  # codemod: keep
+    old["agents"]["supervisor"] = old["agents"].pop("goal_parsing")  # codemod: keep
+    assert carry_over(old) == today
+    config = frozen_config(old, tmp_path, ["run.max_hypotheses=7"])
+    assert (config.run.max_hypotheses, config.ranking.pairing) == (7, "elo_buckets")
+    assert "goal_parsing" in config.agents and "supervisor" not in config.agents
+    for override in ("run.max_ideas=7", "ranking.pairing=seed"):  # codemod: keep
+        with pytest.raises(ConfigError, match="renamed to"):
+            frozen_config(old, tmp_path, [override])

@@ -55,7 +55,8 @@ def test_served_deployment_runs_with_overrides(prefect_server: None, tmp_path: P
         start_new_session=True,
     )
     try:
-        run = asyncio.run(_wait_and_run("cosci-scheduled-session/test", [*base, "run.max_hypotheses=5", "run.n_initial=2"]))
+        run = asyncio.run(_wait_and_run("cosci-scheduled-session/test",
+                                        [*base, "run.max_hypotheses=5", "run.n_initial=2"]))
         assert run.state is not None and run.state.is_completed(), (
             run.state,
             (tmp_path / "serve.log").read_text()[-3000:],

@@ -40,7 +40,10 @@ def test_every_concurrency_fills_the_pool_without_replaying_a_pair(prefect_serve
     assert record.hypotheses.count() == config.run.max_hypotheses
     cap = config.ranking.max_matches_per_pair
     assert max(record.matches.pair_counts().values()) <= cap
-    assert record.matches.count() <= config.run.max_hypotheses * (config.run.max_hypotheses - 1) // 2 * cap
+    played = len(record.hypotheses.all())  # the pool, plus the parents their evolved children retired
+    retired = record.hypotheses.all(states=("retired",))
+    assert played == config.run.max_hypotheses + len(retired)
+    assert record.matches.count() <= played * (played - 1) // 2 * cap
     assert not record.db.query("SELECT 1 FROM tasks WHERE status='failed' AND last_error LIKE 'budget%'")
     check_invariants(record)
 
@@ -76,7 +79,7 @@ def _dump(store: SessionStore) -> dict[str, list[tuple[Any, ...]]]:
                                         " FROM tournament_matches ORDER BY created_at, id")],
         "journal": [tuple(r) for r in q("SELECT match_id, hyp_a, hyp_b, delta_a, delta_b FROM elo_journal"
                                         " ORDER BY seq")],
-        "reviews": [tuple(r) for r in q("SELECT id, hypothesis_id, kind, verdict, notes FROM reviews ORDER BY id")],
+        "reviews": [tuple(r) for r in q("SELECT id, hypothesis_id, mode, verdict, notes FROM reviews ORDER BY id")],
         "tasks": [tuple(r) for r in q("SELECT id, agent, action, status, attempts FROM tasks"
                                       " ORDER BY created_at, id")],
     }

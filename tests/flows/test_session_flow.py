@@ -36,7 +36,7 @@ def check_invariants(store: SessionStore, initial: float = 1200.0) -> None:
     assert len(statements) == len(set(statements))
     valid = store.matches.count(valid_only=True)
     assert store.db.scalar("SELECT COUNT(*) FROM elo_journal") == valid
-    keys = store.db.query("SELECT hypothesis_id, kind, COUNT(*) n FROM reviews GROUP BY 1, 2 HAVING n > 1")
+    keys = store.db.query("SELECT hypothesis_id, mode, COUNT(*) n FROM reviews GROUP BY 1, 2 HAVING n > 1")
     assert not keys
 
 
@@ -60,7 +60,7 @@ def test_demo_session_on_the_fake(prefect_server: None, fake: FakeBackend, tmp_p
     check_invariants(store)
     # every agent action ran as a Prefect task named agent/action, and the fake saw every agent
     assert {c.agent for c in fake.calls} >= {
-        "supervisor",
+        "goal_parsing",
         "generation",
         "reflection",
         "ranking",

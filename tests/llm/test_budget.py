@@ -77,14 +77,14 @@ def test_refusals_name_their_scope() -> None:
         budget.admit("generation", 0.31, 10)  # share is 0.30
     assert (info.value.scope, info.value.agent) == ("agent", "generation")
 
-    held = budget.admit("supervisor", 0.05, 10, use_reserve=True)  # share 0: all from the reserve
+    held = budget.admit("goal_parsing", 0.05, 10, use_reserve=True)  # share 0: all from the reserve
     assert held.from_reserve_usd == pytest.approx(0.05)
     with pytest.raises(BudgetBusy) as busy:  # fits the reserve only once the held call settles
-        budget.admit("supervisor", 0.02, 10, use_reserve=True)
-    assert (busy.value.scope, busy.value.agent) == ("agent", "supervisor")
+        budget.admit("goal_parsing", 0.02, 10, use_reserve=True)
+    assert (busy.value.scope, busy.value.agent) == ("agent", "goal_parsing")
     budget.settle(held, 0.05, 10)
     with pytest.raises(BudgetExceeded) as info:
-        budget.admit("supervisor", 0.02, 10, use_reserve=True)  # only 0.01 of the reserve left
+        budget.admit("goal_parsing", 0.02, 10, use_reserve=True)  # only 0.01 of the reserve left
     assert info.value.scope == "agent"
 
     for agent in ("generation", "reflection", "ranking"):
@@ -214,8 +214,8 @@ async def test_only_reserve_modes_draw_on_the_reserve(tmp_path: Path, fake: Fake
             "metareview.claim_check"} == RESERVE_MODES
     h = harness(make_config(tmp_path / "data", "run.budget_usd=5"))
     await h.gateway.complete(spec_for(h.gateway, "goal_parsing", "parse_goal"))  # share 0: reserve only
-    assert h.budget.spent_usd["supervisor"] > 0
-    assert h.budget.reserve_used_usd == pytest.approx(h.budget.spent_usd["supervisor"])
+    assert h.budget.spent_usd["goal_parsing"] > 0
+    assert h.budget.reserve_used_usd == pytest.approx(h.budget.spent_usd["goal_parsing"])
 
     h.budget.restore({"metareview": {"usd": h.budget.agent_limit_usd("metareview")}})  # its share is used up
     await h.gateway.complete(spec_for(h.gateway, "metareview", "final"))  # may still run, on the reserve

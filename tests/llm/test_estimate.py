@@ -13,7 +13,7 @@ from tests.llm.helpers import make_config
 def test_hosted_models_cost_something(tmp_path: Path) -> None:
     est = estimate_session(make_config(tmp_path / "data", "models=opus", "run.budget_usd=1000"))
     assert est.usd > 0 and est.calls > 0
-    assert set(est.by_agent) >= {"generation", "reflection", "ranking", "metareview", "supervisor"}
+    assert set(est.by_agent) >= {"generation", "reflection", "ranking", "metareview", "goal_parsing"}
     assert sum(est.by_agent.values()) == pytest.approx(est.usd)
     assert not est.over_budget and "above" not in est.line()
     cheaper = estimate_session(make_config(tmp_path / "data", "models=sonnet", "run.budget_usd=1000"))

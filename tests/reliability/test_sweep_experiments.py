@@ -14,7 +14,8 @@ pytestmark = pytest.mark.slow
 
 
 def test_a_sweep_over_experiments_finds_its_children(tmp_path: Path) -> None:
-    result = _cosci(["-m", "experiment=demo,amr", "models=fake", "tools.offline=true", "run.max_hypotheses=4"], tmp_path)
+    result = _cosci(["-m", "experiment=demo,amr", "models=fake", "tools.offline=true", "run.max_hypotheses=4"],
+                    tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "with 2 sessions" in result.stdout, result.stdout[-2000:]
     client = MlflowClient(f"sqlite:///{tmp_path / 'data' / 'mlflow.db'}")

@@ -84,7 +84,7 @@ def test_sections_leaderboard_and_figures(session: Session) -> None:
     assert bool(store.matches.bt()) == ("BT score" in html)  # BT columns show when the leaderboard has them
     lineage = html[html.index('<section id="lineage">'):html.index('<section id="overview">')]
     assert "<svg" in lineage and 'class="node"' in lineage  # laid out by Graphviz
-    edges = [(p, h.id, h.strategy) for h in hyps for p in h.parent_ids]
+    edges = [(p, h.id, h.mode) for h in hyps for p in h.parent_ids]
     assert edges and all(s in lineage for _, _, s in edges)
     ratings = html[html.index('<section id="ratings">'):html.index('<section id="lineage">')]
     assert "<svg" in ratings and "Elo rating" in ratings

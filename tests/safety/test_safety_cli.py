@@ -134,6 +134,6 @@ def test_migration_keeps_version_1_sessions_and_allows_refused(tmp_path: Path) -
     assert store.sessions.status() == "refused"
     assert db.query("PRAGMA foreign_key_check") == [] and db.scalar("PRAGMA defer_foreign_keys") == 0
     with pytest.raises(sqlite3.IntegrityError), db.tx() as c:  # foreign keys still hold after the rebuild
-        c.execute("INSERT INTO hypotheses (id, session_id, title, statement, mechanism, strategy, elo, state,"
+        c.execute("INSERT INTO hypotheses (id, session_id, title, statement, mechanism, mode, elo, state,"
                   " created_at) VALUES ('H-2', 'nobody', 't', 'st', 'm', 'literature', 1200, 'draft', 0)")
     db.close()

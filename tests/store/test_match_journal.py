@@ -8,6 +8,8 @@ import sqlite3
 
 import pytest
 
+from cosci.domain import hypothesis_id
+from cosci.records import RecordHypothesis
 from cosci.store import SessionStore
 from cosci.tournament.elo import EloRule
 
@@ -92,3 +94,44 @@ def test_elo_is_initial_plus_journal_and_zero_sum_over_many_matches(store: Sessi
     assert sum(h.elo for h in hyps) == pytest.approx(1200.0 * len(ids), abs=1e-6)  # zero-sum
     assert sum(h.matches_played for h in hyps) == 2 * store.matches.count(valid_only=True)
     assert len({h.elo for h in hyps}) > 1
+
+
+def _child_of(store: SessionStore, *parents: str) -> str:
+    """An evolved hypothesis in the tournament whose parents are ``parents``."""
+    rec = RecordHypothesis(title="evolved", statement=f"evolved from {' and '.join(parents)}", mechanism="m",
+                           entities=[], anticipated_outcomes="o", novelty_argument="n", citations=[],
+                           mode="combine", parent_ids=list(parents))
+    hid = hypothesis_id(store.session_id, "combine:" + ",".join(sorted(parents)), rec.statement)
+    assert store.hypotheses.insert(hid, rec, elo=1200.0, task_id=None)
+    store.hypotheses.set_state(hid, "reviewed")
+    store.hypotheses.set_state(hid, "in_tournament")
+    return hid
+
+
+def test_an_evolved_hypothesis_that_beats_its_parent_retires_it(store: SessionStore, add_hypothesis) -> None:
+    """design.md#retired: the child superseded the parent, which leaves the tournament (kept, shown apart)."""
+    a, b = add_hypothesis("parent a", state="in_tournament"), add_hypothesis("parent b", state="in_tournament")
+    child = _child_of(store, a, b)
+    row = store.matches.apply("M-1", a, child, mode="pairwise", winner=child, rule=RULE, rationale="",
+                              transcript=[], task_id="T-1")
+    assert row is not None and row.retired == a
+    assert store.hypotheses.get(a).state == "retired" and store.hypotheses.get(b).state == "in_tournament"
+    assert a not in {h.id for h in store.hypotheses.ranked()} and store.hypotheses.get(a).elo < 1200.0
+    events = store.logs.events("hypothesis_retired")
+    assert [e["payload"] for e in events] == [{"id": a, "by": child, "match_id": "M-1"}]
+    assert store.matches.apply("M-1", a, child, mode="pairwise", winner=child, rule=RULE, rationale="",
+                               transcript=[], task_id="T-1") is None  # replayed: nothing twice
+    assert len(store.logs.events("hypothesis_retired")) == 1
+
+
+@pytest.mark.parametrize("case", ["parent wins", "draw", "invalid", "not a parent", "pinned parent"])
+def test_nothing_else_retires_a_hypothesis(store: SessionStore, add_hypothesis, case: str) -> None:
+    parent = add_hypothesis("parent", state="pinned" if case == "pinned parent" else "in_tournament")
+    other = add_hypothesis("unrelated", state="in_tournament")
+    child = _child_of(store, other if case == "not a parent" else parent)
+    winner = {"parent wins": parent, "draw": "draw", "invalid": None}.get(case, child)
+    row = store.matches.apply("M-1", parent, child, mode="pairwise", winner=winner, rule=RULE, rationale="",
+                              transcript=[], task_id="T-1")
+    assert row is not None and row.retired is None
+    assert store.hypotheses.get(parent).state in ("in_tournament", "pinned")
+    assert not store.logs.events("hypothesis_retired")

@@ -49,8 +49,8 @@ def test_hypothesis_created_enqueues_a_full_review_per_hypothesis(runtime: Sessi
     assert scheduler.follow_ups(task(), result) == 2
     assert scheduler.follow_ups(task(), result) == 0
     reviews = pending(runtime, "reflection", "ReviewHypothesis")
-    assert [(t.target_id, t.payload) for t in reviews] == [("H-aaaaaaaaaaaa", {"kind": "full"}),
-                                                           ("H-bbbbbbbbbbbb", {"kind": "full"})]
+    assert [(t.target_id, t.payload) for t in reviews] == [("H-aaaaaaaaaaaa", {"mode": "full"}),
+                                                           ("H-bbbbbbbbbbbb", {"mode": "full"})]
 
 
 def test_a_full_review_enqueues_add_to_tournament_other_kinds_do_not(runtime: SessionRuntime,
@@ -154,7 +154,7 @@ def test_idle_tournament_batches_fill_free_slots_one_per_disjoint_pair(runtime: 
     scheduler.decide_next_steps()
     scheduler.decide_next_steps()
     (batch,) = pending(runtime, "ranking", "RunTournamentRound")  # two players: one pair, one batch at a time
-    assert batch.priority == PRIORITIES["batch"] and batch.payload == {}  # no focus: the seed's buckets choose
+    assert batch.priority == PRIORITIES["round"] and batch.payload == {}  # no focus: the seed's buckets choose
     for _ in range(3):
         add_player()
     scheduler.decide_next_steps()  # five players: two disjoint pairs, and concurrency (demo: 2) allows two
@@ -181,12 +181,12 @@ def test_evolution_fires_once_min_mature_players_are_mature(runtime: SessionRunt
     add_player(elo=1250.0, matches=cfg.mature_matches + 4)
     scheduler.decide_next_steps()
     (evolve,) = pending(runtime, "evolution", "EvolveHypotheses")
-    assert evolve.payload == {"strategy": cfg.strategies[0]}
+    assert evolve.payload == {"mode": cfg.modes[0]}
     scheduler.decide_next_steps()
     assert len(pending(runtime, "evolution")) == 1  # not while one is open
     runtime.store.tasks.complete(evolve.id, TaskResult("nothing_to_do"))
     scheduler.decide_next_steps()
-    assert [t.payload["mode"] for t in pending(runtime, "evolution")] == [cfg.strategies[1]]  # rotation
+    assert [t.payload["mode"] for t in pending(runtime, "evolution")] == [cfg.modes[1]]  # rotation
 
 
 def test_evolution_waits_for_no_more_than_generation_can_supply(runtime: SessionRuntime, add_player) -> None:

@@ -43,7 +43,7 @@ def test_allowlists_per_agent(make_registry, configure, tmp_path, monkeypatch) -
     full = LITERATURE | {"web_search", "local_corpus_search"}
     for agent in ("generation", "reflection", "evolution"):
         assert set(registry.for_agent(agent)) == full
-    for agent in ("ranking", "proximity", "metareview", "supervisor"):
+    for agent in ("ranking", "proximity", "metareview", "goal_parsing"):
         assert registry.for_agent(agent) == {}
     with pytest.raises(KeyError, match="unknown agent"):
         registry.for_agent("critic")

@@ -25,10 +25,10 @@ def test_every_key_lands_on_its_field() -> None:
     config = validate(compose(OVERRIDES))
     assert EloRule.from_config(config.ranking) == EloRule(k_new=41, k_warm=11, new_threshold=7)
     t = TournamentCfg.from_config(config.ranking)
-    assert t.strategy == "seed"
-    assert (t.pairing.p_new, t.pairing.p_close, t.pairing.p_random) == (0.5, 0.3, 0.2)
-    assert (t.pairing.new_arrival_matches, t.pairing.close_elo_window) == (6, 123)
-    assert (t.pairing.debate_min_matches, t.pairing.debate_elo_gap) == (9, 77)
+    assert t.pairing == "elo_buckets"
+    assert (t.buckets.p_new, t.buckets.p_close, t.buckets.p_random) == (0.5, 0.3, 0.2)
+    assert (t.buckets.new_arrival_matches, t.buckets.close_elo_window) == (6, 123)
+    assert (t.buckets.debate_min_matches, t.buckets.debate_elo_gap) == (9, 77)
     assert (t.uncertainty.top_k, t.uncertainty.warmup_matches) == (4, 2)
     assert (t.uncertainty.temperature, t.uncertainty.distance_bonus) == (12, 0.3)
     assert (t.dual.policy, t.dual.elo_gap, t.dual.sample) == ("close", 33, 0.4)

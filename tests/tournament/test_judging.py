@@ -76,16 +76,16 @@ def test_uncertainty_warms_up_then_targets_the_boundary() -> None:
     assert pick is not None and pick.bucket == "uncertainty"
 
 
-@pytest.mark.parametrize("strategy", ["seed", "uncertainty"])
-def test_plans_never_use_excluded_hypotheses(strategy: str) -> None:
+@pytest.mark.parametrize("pairing", ["elo_buckets", "uncertainty"])
+def test_plans_never_use_excluded_hypotheses(pairing: str) -> None:
     players = [P(f"H-{i:02d}", elo=1200.0 + 10 * i, matches_played=6) for i in range(6)]
     fit = fit_bt([p.id for p in players], [])
     busy = {"H-00", "H-03", "H-05"}
     for seed in range(50):
-        plan = plan_match(players, random.Random(seed), lambda a, b: 0.0, TournamentCfg(strategy=strategy), fit,
+        plan = plan_match(players, random.Random(seed), lambda a, b: 0.0, TournamentCfg(pairing=pairing), fit,
                           focus_id="H-03", exclude=busy)
         assert plan is not None and not {plan.first, plan.second} & busy
-    assert plan_match(players, random.Random(0), lambda a, b: 0.0, TournamentCfg(strategy=strategy), fit,
+    assert plan_match(players, random.Random(0), lambda a, b: 0.0, TournamentCfg(pairing=pairing), fit,
                       exclude={p.id for p in players[1:]}) is None
 
 

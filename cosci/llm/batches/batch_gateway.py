@@ -1,12 +1,12 @@
-"""The batch adapter behind the gateway: provider message batches for low-stakes tournament matches (issue 16).
+"""The batch adapter behind the gateway: provider message batches for low-stakes tournament matches (design.md#batches).
 
-Seed 004 "Batch API": Anthropic's Message Batches cost half the list price and take up to 24 h, so the seeds
-send sub-decile tournament matches through them. LiteLLM does not cover Anthropic's batches (stack notes), so
+Anthropic's Message Batches cost half the list price and take up to 24 h, so sub-decile tournament matches go
+through them (design.md#batches). LiteLLM does not cover Anthropic's batches, so
 the ``anthropic`` SDK is used here, behind one :class:`BatchGateway` shared by every agent; the scripted fake
 has its own endpoint (:mod:`cosci.llm.fake.batches`). A tier uses batches only if ``models.tiers.<tier>.batch``.
 
 Per batch: each request is admitted against its agent's share at the **batch price** (LiteLLM's price table
-``*_batches`` entries; seed 004's 50 % of the list price when the table has none), the batch is created, polled,
+``*_batches`` entries; 50 % of the list price when the table has none), the batch is created, polled,
 and each result is settled at the batch price with one transcript row (``request.batch_id`` names the batch).
 A request that errored or expired gets ``None``: the caller plays it with a direct call. Retries of create,
 poll and results follow the gateway's policy (the SDK's own retries are off).
@@ -26,7 +26,7 @@ from cosci.llm.gateway.adapter import CHARS_PER_TOKEN_BOUND, Gateway, map_except
 from cosci.llm.port.types import BatchRequest, CallSpec, LLMResponse, Route
 
 BATCH_DISCOUNT = 0.5
-"""Seed 004 "Batch API" (~50 % cost reduction): used when the price table has no batch prices for a model."""
+"""The batch discount (half the list price, design.md#batches), used when the price table has no batch prices."""
 
 
 class BatchEndpoint(Protocol):

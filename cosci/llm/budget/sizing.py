@@ -1,4 +1,4 @@
-"""Realistic call sizes for budget admission: how long an agent mode's answers really are (issue 11).
+"""Realistic call sizes for budget admission: how long an agent mode's answers really are (design.md#budget).
 
 Admission used to hold every call at its upper bound (the full ``max_output_tokens``, thinking included), about
 20x what a call really costs, so the second concurrent call of an agent found its share "used" by a reservation.

@@ -1,11 +1,10 @@
-"""The session's token budget: admit with an estimate, settle with the actual (seed 001 "Token Budget
-System").
+"""The session's token budget: admit with an estimate, settle with the actual (design.md#budget).
 
 One :class:`TokenBudget` per session, shared by every concurrent call. Admission and settlement run under one
 lock with no await inside, so concurrent callers (coroutines or threads) can never together reserve more than
 the cap.
 
-Each call is admitted with two figures (issue 11):
+Each call is admitted with two figures (design.md#budget):
 
 - an **upper bound** (input characters / 3 plus the full ``max_output_tokens``), held against the *session cap*:
   settled actual spending can never pass the cap, because every admitted call fits under it at its bound;
@@ -18,7 +17,7 @@ A call that does not fit *now* but would fit once in-flight reservations settle 
 (the gateway waits and tries again); one that would not fit even with nothing in flight raises
 :class:`~cosci.llm.errors.BudgetExceeded` — the money ran out.
 
-Shares (seed 001 "Per-Agent Shares"): each agent may spend ``share x cap``; the ``reserve`` (8 %) is drawn on
+Shares (design.md#budget): each agent may spend ``share x cap``; the ``reserve`` (8 %) is drawn on
 by the calls that must not starve — goal parsing (share 0) and the final overview — and absorbs overages.
 """
 
@@ -172,7 +171,8 @@ class TokenBudget:
             self.reserve_used_usd += over
 
     def restore(self, spent: dict[str, dict[str, float]]) -> None:
-        """Book what a resumed session already spent, from the record: ``{agent: {"usd": .., "tokens": ..}}``.
+        """Book what a resumed session already spent, from the store's transcripts:
+        ``{agent: {"usd": .., "tokens": ..}}``.
 
         Spending beyond an agent's share counts as reserve used.
         """

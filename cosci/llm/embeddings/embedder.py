@@ -1,6 +1,6 @@
 """Embeddings for dedup and clustering: ``embed(texts) -> (n, dim)`` float32, L2-normalised rows.
 
-The chain comes from ``models.embeddings.chain`` (seed 004 "Embedder Chain": Voyage -> OpenAI -> hash; issue 16
+The chain comes from ``models.embeddings.chain`` (design.md#embeddings: Voyage -> OpenAI -> hash; design.md#routing
 puts the bundled static model before ``hash``): hosted models go through the gateway
 (:class:`cosci.llm.gateway.embedding_calls.EmbeddingCalls`: proximity's budget share, a transcript row per call, the
 gateway's retries); an entry whose API key is missing is skipped; ``wordllama-l2_supercat_256`` is the offline
@@ -46,7 +46,7 @@ KEYS = {"voyage/": "VOYAGE_API_KEY", "text-embedding": "OPENAI_API_KEY", "openai
 @functools.cache
 def _vectorizers() -> tuple[Any, Any]:
     """The word and character ``HashingVectorizer``s (scikit-learn takes seconds to import: loaded on first use,
-    so it is off a session's start-up path; issue 11)."""
+    so it is off a session's start-up path; design.md#supervisor)."""
     from sklearn.feature_extraction.text import HashingVectorizer
 
     words = HashingVectorizer(n_features=HASH_DIM, ngram_range=(1, 2), alternate_sign=True, norm="l2",
@@ -109,7 +109,7 @@ class Embedder:
                 continue
             try:
                 probe = await self.hosted.embed(model, ["probe"], action="probe")
-            except Exception as exc:  # any failure: next in the chain (seed 004)
+            except Exception as exc:  # any failure: next in the chain (design.md#embeddings)
                 log.warning("embedding model %s unavailable (%s); trying the next", model, exc)
                 continue
             self.model, self.dim = model, int(probe.shape[1])

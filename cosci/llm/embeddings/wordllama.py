@@ -1,13 +1,14 @@
-"""The bundled offline embedding model: WordLlama ``l2_supercat_256`` (issue 16).
+"""The bundled offline embedding model: WordLlama ``l2_supercat_256`` (design.md#routing).
 
 WordLlama (PyPI ``wordllama``, MIT) is a static word-embedding model distilled from an LLM's token embeddings:
 a text's vector is the average of its tokens' vectors, so no neural network runs, only numpy. Its wheel ships
 the weights (``wordllama/weights/l2_supercat_256.safetensors``, 16 MB) and the tokenizer configuration
 (``wordllama/tokenizers/``); ``WordLlama.load`` would still try to download the tokenizer unless told where it
 is, so it is loaded with ``cache_dir`` = the installed package folder and ``disable_download=True``
-(stack notes): it never reaches for the network, and a missing file raises instead of downloading.
+(its tokenizer config is in the wheel): it never reaches for the network, and a missing file raises instead of
+downloading.
 
-Measured here (stack notes): loads in ~0.1 s; a paraphrase pair scores ~0.73 cosine where unrelated goals
+Measured here: loads in ~0.1 s; a paraphrase pair scores ~0.73 cosine where unrelated goals
 score 0.15-0.27 (the ``hash`` embedder gives the same paraphrase 0.42). Its cosine scale differs from a hosted
 model's, so dedup and clustering thresholds are set per embedding model (``vectors.models``).
 """
@@ -23,7 +24,7 @@ from typing import Any
 import numpy as np
 
 WORDLLAMA_MODEL = "wordllama-l2_supercat_256"
-"""The name the embedder chain and the record use for the bundled model."""
+"""The name the embedder chain and the store use for the bundled model."""
 WORDLLAMA_DIM = 256
 _LOCK = threading.Lock()
 

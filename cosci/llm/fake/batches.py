@@ -1,12 +1,12 @@
-"""The scripted fake's message-batch endpoint (issue 16), for tests of the ranking batch pool.
+"""The scripted fake's message-batch endpoint, for tests of the ranking batch pool (design.md#batches).
 
-It behaves like Anthropic's Message Batches as :class:`cosci.llm.batches.batch_gateway.BatchEndpoint` sees them: ``create``
-returns a batch id (``fakebatch_<n>``), ``ended`` is false until the batch was polled ``models.fake.batch_polls``
-times, and ``results`` answers every request with the fake's own answer (:meth:`FakeBackend.respond`, so scripts
-and the autopilot apply) in Anthropic's result shape, or ends them all as ``models.fake.batch_outcome``
-(``errored``, ``expired``). With ``models.fake.batch_dir`` set, batches live in JSON files there and every
-create / poll / results is appended to ``<batch_dir>/log.jsonl``, so a killed process's batch can be polled by
-the resumed one and a test can count submissions.
+It behaves like Anthropic's Message Batches as :class:`cosci.llm.batches.batch_gateway.BatchEndpoint` sees them:
+``create`` returns a batch id (``fakebatch_<n>``), ``ended`` is false until the batch was polled
+``models.fake.batch_polls`` times, and ``results`` answers every request with the fake's own answer
+(:meth:`FakeBackend.respond`, so scripts and the autopilot apply) in Anthropic's result shape, or ends them all as
+``models.fake.batch_outcome`` (``errored``, ``expired``). With ``models.fake.batch_dir`` set, batches live in JSON
+files there and every create / poll / results is appended to ``<batch_dir>/log.jsonl``, so a killed process's batch
+can be polled by the resumed one and a test can count submissions.
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from cosci.llm.fake import grounding as grounding
+from cosci.llm.fake import investigation as fake_investigation
 from cosci.llm.fake.types import FakeCall, FakeReply
 
 DRUGS = ["metformin", "disulfiram", "itraconazole", "niclosamide", "mebendazole", "atorvastatin",
@@ -92,7 +93,7 @@ def variant(seed: int, call: FakeCall) -> int:
 def hypothesis(rng: random.Random, call: FakeCall, n: int) -> dict[str, Any]:
     drug, target = rng.choice(DRUGS), rng.choice(TARGETS)
     effect, ctx = rng.choice(EFFECTS), rng.choice(CONTEXTS)
-    # the first citation quotes its record verbatim, the second quotes it with one word or number changed
+    # the first citation quotes its source verbatim, the second quotes it with one word or number changed
     # (misquoted), one names a paper no tool returned (unseen)
     cites = [{"url": u, "title": f"Source on {target}",
               "excerpt": (quote_from(call, u) if i == 0 else grounding.distort(quote_from(call, u)))
@@ -117,7 +118,7 @@ def review(rng: random.Random, call: FakeCall, n: int) -> dict[str, Any]:
     urls = [*seen_urls(call)[:2], f"https://fabricated.example.org/review/{n}"]
     out: dict[str, Any] = {
         "verdict": rng.choice(["missing_piece", "neutral", "other_more_likely", "already_explained"]),
-        "kind": mode,
+        "mode": mode,
         "novelty": round(rng.uniform(0.2, 0.9), 2), "correctness": round(rng.uniform(0.2, 0.9), 2),
         "testability": round(rng.uniform(0.4, 0.95), 2), "feasibility": round(rng.uniform(0.3, 0.9), 2),
         "evidence": [{"claim": "The target is expressed in the relevant cells.", "url": u,
@@ -203,8 +204,9 @@ def overview(call: FakeCall) -> str:
 
 
 SAFETY_MARKER = re.compile(r"\[fake-safety:(allow|flag|block)\]")
-"""Issue 15: a screened text carrying ``[fake-safety:block]`` (or ``flag``) gets that verdict from the autopilot,
-so a whole session (``python -m cosci.run``) can choose it; scripted replies (``FAKE.script``) win over it."""
+"""A screened text carrying ``[fake-safety:block]`` (or ``flag``) gets that verdict from the autopilot
+(design.md#safety), so a whole session (``python -m cosci.run``) can choose it; scripted replies
+(``FAKE.script``) win over it."""
 
 
 def safety_verdict(call: FakeCall) -> dict[str, Any]:
@@ -216,7 +218,14 @@ def safety_verdict(call: FakeCall) -> dict[str, Any]:
 
 
 def autopilot(call: FakeCall, params: dict[str, Any], *, seed: int, n: int) -> FakeReply:
-    """The default answer when no scripted reply matches."""
+    """The default answer when no scripted reply matches (``cosci investigate``'s agents:
+    :mod:`.investigation`)."""
+    investigation = fake_investigation.reply(call, params, _rng(seed, call))
+    return investigation if investigation is not None else session_autopilot(call, params, seed=seed, n=n)
+
+
+def session_autopilot(call: FakeCall, params: dict[str, Any], *, seed: int, n: int) -> FakeReply:
+    """The default answer to a session agent's call."""
     rng = _rng(seed, call)
     choice = params.get("tool_choice")
     forced = choice.get("function", {}).get("name") if isinstance(choice, dict) else None
@@ -263,9 +272,9 @@ def record_args(tool: str, rng: random.Random, call: FakeCall, n: int) -> dict[s
         return research_plan(call)
     if tool == "record_safety_verdict":
         return safety_verdict(call)
-    if tool == "record_match_score":  # cosci eval's judge (issue 20)
+    if tool == "record_match_score":  # cosci eval's judge (design.md#eval)
         return {"score": rng.randint(0, 5), "rationale": "Scripted fake: the score is random, not a judgement."}
-    if tool == "record_hypotheses":  # cosci eval's single-call baseline (issue 20): k hypotheses, prompt URLs
+    if tool == "record_hypotheses":  # cosci eval's single-call baseline (design.md#eval): k hypotheses, prompt URLs
         urls = list(dict.fromkeys(u.rstrip(".,;") for u in URL.findall(call.prompt)))
         k = int(m.group(1)) if (m := re.search(r"Propose (\d+) distinct", call.prompt)) else 3
         return {"hypotheses": [{**{f: hypothesis(rng, call, n + i)[f] for f in ("title", "statement")},

@@ -14,7 +14,7 @@ In the manner of simonw/llm's ``MockModel`` and DSPy's ``DummyLM``: tests *enque
   a killed process's calls survive (the resume test reads it).
 - **Deterministic usage**: prompt tokens = request characters / 4, completion tokens = answer characters / 4;
   cost comes from LiteLLM's calculation over the prices in ``conf/models/fake.yaml``.
-- **Embeddings** (issue 16): ``cosci-fake/embedding`` answers ``litellm.aembedding`` with the ``hash``
+- **Embeddings** (design.md#embeddings): ``cosci-fake/embedding`` answers ``litellm.aembedding`` with the ``hash``
   vectors of the texts (usage: characters / 4 tokens; price in ``conf/models/fake.yaml``); the texts asked are
   kept in :attr:`FakeBackend.embedded`; ``embedding_faults`` queues faults for the next embedding calls.
 - **Faults**: scripted (``FakeReply(fault=...)``) or at random with ``fault_rate``: ``rate_limit``,
@@ -109,7 +109,7 @@ class FakeBackend:
         if reply and reply.fault:
             raise _fault(reply, model)
         # the variant number comes from the request, not from this process's call count: a killed-and-resumed
-        # session must get the answers an uninterrupted one got (issue 12, kill at concurrency 1)
+        # session must get the answers an uninterrupted one got (design.md#resume, kill at concurrency 1)
         reply = reply or content.autopilot(call, params, seed=self.cfg.seed, n=content.variant(self.cfg.seed, call))
         return self._response(model, call, reply)
 

@@ -1,4 +1,4 @@
-"""The scripted fake's data: a scripted reply (:class:`FakeReply`) and the record of one request
+"""The scripted fake's data: a scripted reply (:class:`FakeReply`) and the log entry of one request
 (:class:`FakeCall`). Beside the fake's content (:mod:`.fake_content`, which builds replies from calls) and below the
 provider (:mod:`.fake`, which records calls and returns replies), so neither imports the other."""
 
@@ -28,7 +28,7 @@ class FakeReply:
 
     @classmethod
     def verdict(cls, decision: str, *categories: str, rationale: str = "scripted") -> FakeReply:
-        """A scripted safety classifier verdict (issue 15): ``allow`` / ``flag`` / ``block``."""
+        """A scripted safety classifier verdict (design.md#safety): ``allow`` / ``flag`` / ``block``."""
         return cls.record("record_safety_verdict", decision=decision, categories=list(categories),
                           rationale=rationale)
 

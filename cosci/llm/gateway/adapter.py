@@ -6,19 +6,19 @@ attempt, the mapping of provider exceptions to :mod:`cosci.llm.errors`, retries,
 
 Retries: **the gateway is the one owner of retries for provider calls.** Transient errors (rate limit,
 overloaded, 5xx, timeout, connection) are retried here with exponential backoff and full jitter (tenacity),
-never shorter than the provider's ``Retry-After`` (which is itself capped at ``retry.max_delay_seconds``, the
-seed's 60 s cap); attempts per error kind follow seed 004's retry table
+never shorter than the provider's ``Retry-After`` (which is itself capped at ``retry.max_delay_seconds``,
+60 s); attempts per error kind follow the retry table of design.md#retries
 (429: 6, 529: 8, 5xx: 5, timeout: 3). LiteLLM's own retries are off (``num_retries=0``). Non-transient errors
-are never retried. A whole agent action may be attempted again by the flow (seed: 3 attempts, then dead) only
+are never retried. A whole agent action may be attempted again by the flow (3 attempts, then dead) only
 after a call's retries ran out or its answer was not a valid record.
 
-Deadlines (issue 12; stack notes): LiteLLM's ``timeout`` bounds each read, not the call, so a server that
+Deadlines (design.md#retries): LiteLLM's ``timeout`` bounds each read, not the call, so a server that
 trickles its body one byte at a time keeps a call alive indefinitely. Every provider call therefore runs under
-``asyncio.timeout(route.timeout_seconds)`` (seed 004: 120 s, 300 s with thinking); expiry is a
+``asyncio.timeout(route.timeout_seconds)`` (design.md#retries: 120 s, 300 s with thinking); expiry is a
 :class:`~cosci.llm.errors.CallTimeout`, retried per the table like any timeout. In-process providers (the
 embedded model, the fake) have none (:func:`deadline`).
 
-Schema-constrained record calls on Ollama (issue 12): Ollama ignores ``tool_choice``, so a forced record call
+Schema-constrained record calls on Ollama (design.md#routing): Ollama ignores ``tool_choice``, so a forced record call
 is sent with the record's JSON schema as ``format`` (LiteLLM's ``response_format`` → Ollama ``format``) and no
 tools; the JSON answer comes back as the record tool's call, as with the embedded model.
 """
@@ -33,7 +33,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # never fetch the price map (stack notes)
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # never fetch the price map (LiteLLM would download it)
 
 import litellm
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type
@@ -55,7 +55,7 @@ for _name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "httpx"):
     logging.getLogger(_name).setLevel(logging.WARNING)
 
 FALLBACK_USD_PER_MTOK = (3.0, 15.0)
-"""Seed 004 "Price Table": unknown models are priced as Sonnet-class, 3 / 15 USD per 1M input / output
+"""Unknown models are priced as Sonnet-class, 3 / 15 USD per 1M input / output
 tokens."""
 CHARS_PER_TOKEN_BOUND = 3
 """Admission estimates assume at least 3 characters per input token, an upper bound for English prose."""
@@ -63,8 +63,8 @@ ADMISSION_POLL_SECONDS = 0.05
 """How often a call waiting for in-flight reservations to settle tries again, seconds."""
 RESERVE_MODES = frozenset({"goal_parsing.parse_goal", "metareview.final", "safety.classify", "metareview.audit",
                            "metareview.claim_check"})
-"""Calls that may draw on the budget reserve (seed 001: the reserve is the buffer that must not starve; issue 15:
-the safety classifier's cost comes from the reserve; so do the audit and the support check of the overview)."""
+"""Calls that may draw on the budget reserve (design.md#budget): goal parsing, the final overview, its audit and
+the support check of its claims, and the safety classifier; the reserve is the buffer that must not starve."""
 FORMAT_PROVIDERS = ("ollama_chat/", "ollama/")
 """Providers that take a JSON schema as constrained output (Ollama's ``format``) but ignore ``tool_choice``."""
 
@@ -81,7 +81,7 @@ def estimate_call(model: str, input_chars: int, max_output_tokens: int, *,
         cin, cout = litellm.cost_per_token(model=model, prompt_tokens=tin,
                                            completion_tokens=max_output_tokens)
         usd = float(cin + cout)
-    except Exception:  # unknown to LiteLLM's price map: seed 004's conservative default
+    except Exception:  # unknown to LiteLLM's price map: a conservative default (design.md#budget)
         usd = (tin * FALLBACK_USD_PER_MTOK[0] + max_output_tokens * FALLBACK_USD_PER_MTOK[1]) / 1e6
     return usd, tin + max_output_tokens
 
@@ -173,11 +173,11 @@ class Gateway:
         return table.get(type(exc), 1)
 
     def max_attempts(self, exc: BaseException | None) -> int:
-        """Attempts allowed for this error kind (seed 004 retry table); 1 for errors never retried."""
+        """Attempts allowed for this error kind (the retry table of design.md#retries); 1 for errors never retried."""
         return self._max_attempts(exc)
 
     def retrying(self) -> AsyncRetrying:
-        """The gateway's retry policy for a provider call made beside it (hosted embeddings, issue 16), so that
+        """The gateway's retry policy for a provider call made beside it (hosted embeddings, design.md#retries), so that
         every provider call has this one retry owner."""
         return AsyncRetrying(retry=retry_if_exception_type(E.TransientLLMError), stop=self._stop,
                              wait=self._wait, sleep=self.sleep, reraise=True)
@@ -269,7 +269,7 @@ class Gateway:
     def request(self, spec: CallSpec, route: Route) -> dict[str, Any]:
         """The ``litellm.acompletion`` keyword arguments for ``spec`` on ``route``."""
         forced = spec.tool_choice not in (None, "auto", "none")
-        # Anthropic rejects a forced tool together with thinking (stack notes)
+        # Anthropic rejects a forced tool together with thinking (design.md#prompts)
         thinking = route.thinking_tokens if spec.thinking and not forced else 0
         system = {"role": "system", "content": [
             {"type": "text", "text": b.text, **({"cache_control": {"type": "ephemeral"}} if b.cache else {})}
@@ -335,15 +335,15 @@ class Gateway:
 
 
 def deadline(route: Route) -> float | None:
-    """The wall-clock deadline of one call on ``route``, seconds (seed 004: 120 s, 300 s with thinking); None for
-    the in-process providers (embedded model, fake): their time is computation under a lock, which a cancelled
+    """The wall-clock deadline of one call on ``route``, seconds (design.md#retries: 120 s, 300 s with thinking);
+    None for the in-process providers (embedded model, fake): their time is computation under a lock, which a cancelled
     await would not stop, so a deadline there only queues a retry behind the abandoned call."""
     return None if route.model.startswith(CUSTOM_PROVIDERS) else route.timeout_seconds
 
 
 def valid_utf8(text: str) -> str:
     """``text`` with what UTF-8 cannot encode (lone surrogates from a broken decoder) replaced by ``?``, so
-    an answer can always be stored and sent back (issue 12: it crashed the record write)."""
+    an answer can always be stored and sent back (an invalid one crashed the store write)."""
     try:
         text.encode("utf-8")
         return text

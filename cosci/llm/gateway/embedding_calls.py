@@ -1,14 +1,14 @@
 """Hosted embedding calls through the gateway: budget admission, cost, one transcript row, one retry owner.
 
-Issue 16: embeddings used to call ``litellm.aembedding`` directly, outside the budget and the transcripts, with
+design.md#budget: embeddings used to call ``litellm.aembedding`` directly, outside the budget and the transcripts, with
 LiteLLM's own retries beside the gateway's. Here every hosted embedding call
 
-- is admitted against **proximity's share** (seed 001 "Per-Agent Shares": proximity 2 %, "embeddings only")
-  with an upper-bound estimate (input characters / 3 tokens, priced by LiteLLM's price map or seed 004's
+- is admitted against **proximity's share** (design.md#budget: proximity 2 %, "embeddings only")
+  with an upper-bound estimate (input characters / 3 tokens, priced by LiteLLM's price map or design.md#budget
   fallback), and settled with LiteLLM's actual cost (``response_cost``, else ``litellm.completion_cost``);
 - writes one transcript row per attempt (agent ``proximity``, mode ``embedding``, the caller's action:
   ``dedup``, ``cluster``, ``probe``), like a completion;
-- is retried by the gateway's own policy (:meth:`cosci.llm.gateway.adapter.Gateway.retrying`, seed 004's table), with
+- is retried by the gateway's own policy (:meth:`cosci.llm.gateway.adapter.Gateway.retrying`, design.md#retries), with
   LiteLLM's retries off (``num_retries=0``) and a hard deadline of ``retry.call_timeout_seconds``.
 """
 
@@ -26,12 +26,13 @@ from cosci.llm import errors as E
 from cosci.llm.gateway.adapter import Gateway, estimate_call, map_exception
 
 EMBEDDING_AGENT = "proximity"
-"""Seed 001 "Per-Agent Shares": proximity's 2 % is the embeddings' share, whichever agent asks."""
+"""Proximity's 2 % is the embeddings' share, whichever agent asks (design.md#budget)."""
 EMBEDDING_MODE = "embedding"
 
 
 class EmbeddingCalls:
-    """Hosted embeddings over a session's :class:`~cosci.llm.gateway.adapter.Gateway` (its budget, recorder, retries)."""
+    """Hosted embeddings over a session's :class:`~cosci.llm.gateway.adapter.Gateway` (its budget, recorder and
+    retries)."""
 
     def __init__(self, gateway: Gateway) -> None:
         self.gateway = gateway

@@ -1,4 +1,4 @@
-"""Pre-flight estimate of a session's cost from its config (seed 004: ``estimate`` warns above 1.2x the
+"""Pre-flight estimate of a session's cost from its config (design.md#budget: ``estimate`` warns above 1.2x the
 budget).
 
 A full session is assumed to fill the pool (``run.max_hypotheses``: the generation share by generation, the rest by
@@ -13,7 +13,7 @@ session context), plus ``TOOL_RESULT_CHARS`` per earlier tool-loop iteration; it
 ``typical_output_tokens`` or 35 % of the mode's ``max_output_tokens`` (:func:`cosci.llm.budget.sizing.
 prior_output_tokens`, the same prior the budget admission uses). Prices come from LiteLLM's price map (or the
 configured overrides). The numbers are a planning aid (USD), not a bound: the token budget enforces the cap.
-Measured against real runs in ``bench/README.md`` (issue 11).
+Measured against real runs in ``bench/README.md`` (design.md#supervisor).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """In-process LiteLLM providers and price registration.
 
-Two custom providers are registered in ``litellm.custom_provider_map`` (stack notes: a ``CustomLLM`` is the
+Two custom providers are registered in ``litellm.custom_provider_map`` (a ``CustomLLM`` is the
 clean in-process provider):
 
 - ``cosci-local/<name>`` — the embedded SmolLM2-135M-Instruct run by llama-cpp-python (:mod:`.local_model`);
@@ -74,13 +74,14 @@ def register_providers(config: CosciConfig) -> None:
             # Anthropic's cache pricing ratios: writes 1.25x, reads 0.1x the input price
             "cache_creation_input_token_cost": (entry.input_usd_per_mtok or 0.0) * 1.25 / 1e6,
             "cache_read_input_token_cost": (entry.input_usd_per_mtok or 0.0) * 0.1 / 1e6,
-            # batch prices (issue 16): seed 004's 50 % of the list price
+            # batch prices: 50 % of the list price (design.md#batches)
             "input_cost_per_token_batches": (entry.input_usd_per_mtok or 0.0) * 0.5 / 1e6,
             "output_cost_per_token_batches": (entry.output_usd_per_mtok or 0.0) * 0.5 / 1e6,
             "litellm_provider": entry.model.split("/", 1)[0], "mode": "chat",
             "supports_function_calling": True, "max_input_tokens": 200_000, "max_output_tokens": 64_000,
         }
-    for model, usd_per_mtok in config.models.embeddings.prices.items():  # issue 16: priced like hosted ones
+    # priced like hosted ones (design.md#embeddings)
+    for model, usd_per_mtok in config.models.embeddings.prices.items():
         prices[model] = {"input_cost_per_token": usd_per_mtok / 1e6, "output_cost_per_token": 0.0,
                          # stated, not left to LiteLLM's default (it warned on stderr for every command)
                          "cache_creation_input_token_cost": 0.0, "cache_read_input_token_cost": 0.0,

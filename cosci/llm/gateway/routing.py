@@ -1,8 +1,8 @@
-"""Route an (agent, mode) to a model, and walk the degradation chain (seed 001 "Model Routing").
+"""Route an (agent, mode) to a model, and walk the degradation chain (design.md#routing).
 
 The tier comes from ``conf/agents`` (overridden per agent or mode by ``models.agent_tiers``), the model string
 and its abilities from ``conf/models``. Thinking budgets are kept only where the model takes thinking (seed:
-Opus-class only). ``reflection.verification`` and ``metareview.final`` never degrade (seed 001).
+Opus-class only). ``reflection.verification`` and ``metareview.final`` never degrade (design.md#metareview).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from cosci.llm.errors import ModelUnavailable
 from cosci.llm.port.types import Route
 
 NEVER_DEGRADE = frozenset({"reflection.verification", "metareview.final"})
-"""Seed 001 "Degradation Chain": these modes fail rather than fall back to a weaker model."""
+"""These modes fail rather than fall back to a weaker model (design.md#routing)."""
 
 CONSTRAINED_PROVIDERS = ("cosci-local/",)
 """Providers whose output is schema-constrained (the embedded model)."""
@@ -55,7 +55,7 @@ class Router:
             ModelUnavailable: a never-degrade mode, or the chain is exhausted.
         """
         if not route.degradable:
-            raise ModelUnavailable(f"{route.key} never degrades (seed 001) and its model is unavailable",
+            raise ModelUnavailable(f"{route.key} never degrades (design.md#routing) and its model is unavailable",
                                    model=route.model)
         chain = self.config.models.degradation
         start = chain.index(route.tier) + 1 if route.tier in chain else 0
@@ -69,7 +69,7 @@ class Router:
         return [self.route(a, m) for a, acfg in self.config.agents.items() for m in acfg.modes]
 
     def check_keys(self) -> None:
-        """Fail before any work if a routed model's API key is missing (issue 6: one line naming the
+        """Fail before any work if a routed model's API key is missing (design.md#routing: one line naming the
         variable).
 
         Raises:

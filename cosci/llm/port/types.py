@@ -3,7 +3,7 @@
 Messages use the OpenAI chat format (LiteLLM's lingua franca): ``{"role": "user", "content": ...}``,
 assistant messages with ``tool_calls``, and ``{"role": "tool", "tool_call_id": ..., "content": ...}``. The
 system prompt is a list of :class:`TextBlock`; blocks marked ``cache=True`` (safety preamble, goal, research
-plan, preferences) get Anthropic ``cache_control`` at the gateway, per-task content does not (seed 003
+plan, preferences) get Anthropic ``cache_control`` at the gateway, per-task content does not (design.md#prompts
 "Cached vs. Non-Cached Blocks").
 """
 
@@ -15,14 +15,14 @@ from typing import Any, Protocol
 
 @dataclass(frozen=True)
 class Route:
-    """Where an (agent, mode) call goes (seed 001 "Model Routing").
+    """Where an (agent, mode) call goes (design.md#routing).
 
     Attributes:
         model: LiteLLM model string.
         thinking_tokens: extended-thinking budget in tokens; 0 unless the model takes thinking (Opus-class).
         max_output_tokens: max tokens per call, thinking included.
         max_iterations: tool-loop iterations (or debate turns) allowed.
-        timeout_seconds: per-call timeout (seed 004: 120 s, 300 s with thinking).
+        timeout_seconds: per-call timeout (design.md#retries: 120 s, 300 s with thinking).
         degradable: False for the never-degrade modes (``reflection.verification``, ``metareview.final``).
         constrained: the tier's output is schema-constrained (the embedded model).
     """
@@ -139,14 +139,16 @@ class LLMPort(Protocol):
 
 @dataclass(frozen=True)
 class BatchRequest:
-    """One call sent inside a provider message batch (issue 16): ``custom_id`` names it in the batch's results."""
+    """One call sent inside a provider message batch (design.md#batches): ``custom_id`` names it in the batch's
+    results."""
 
     custom_id: str
     spec: CallSpec
 
 
 class BatchPort(Protocol):
-    """The batch side of the gateway (:class:`cosci.llm.batches.batch_gateway.BatchGateway`), for the ranking batch pool.
+    """The batch side of the gateway (:class:`cosci.llm.batches.batch_gateway.BatchGateway`), for the ranking batch
+    pool.
 
     Raises (each method): TransientLLMError after the gateway's retries, PermanentLLMError.
     """

@@ -1,4 +1,4 @@
--- cosci session store, version 1. Tables and columns follow seed 001 "Database Schema" and seed 004
+-- cosci session store, version 1. Tables and columns follow design.md#store
 -- "SQLite Schema"; the Prefect result cache and MLflow run are kept elsewhere, this is the scientific record.
 CREATE TABLE sessions (
     id               TEXT PRIMARY KEY,

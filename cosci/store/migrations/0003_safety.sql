@@ -1,4 +1,4 @@
--- Safety screening (issue 15): the `refused` session status and the classifier's verdicts.
+-- Safety screening (design.md#safety): the `refused` session status and the classifier's verdicts.
 --
 -- SQLite cannot change a CHECK constraint in place, so the sessions table is rebuilt with its rows kept: the
 -- rows are copied aside, the table is dropped and created again with `refused` allowed, and the rows are put

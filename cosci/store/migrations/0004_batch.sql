@@ -1,4 +1,4 @@
--- Batched tournament matches (issue 16, seed 004 "Batch API"). A match whose pair lies in the bottom decile
+-- Batched tournament matches (design.md#batches). A match whose pair lies in the bottom decile
 -- of the leaderboard is queued here instead of being played at once; a ranking MatchBatch task submits the
 -- queued matches as one provider batch and keeps the batch id on its task row, so a killed session resumes by
 -- polling the same batch and never submits it twice. Elo is applied through tournament_matches / elo_journal

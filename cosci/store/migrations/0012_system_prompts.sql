@@ -1,4 +1,4 @@
--- Issue 12 (auditability): the system message of every call, stored once per distinct text. It carries the
+-- design.md#grounding (auditability): the system message of every call, stored once per distinct text. It carries the
 -- safety preamble, the research goal and the researcher's directives that reached the prompt; it repeats across
 -- calls, so transcripts point at it by hash instead of copying it.
 CREATE TABLE system_prompts (

@@ -1,4 +1,4 @@
--- issue 13: presentation order, dual-order judging, draws, and the Bradley–Terry fit beside Elo.
+-- design.md#tournament: presentation order, dual-order judging, draws, and the Bradley–Terry fit beside Elo.
 ALTER TABLE tournament_matches ADD COLUMN first_shown TEXT;                   -- id shown as hypothesis 1
 ALTER TABLE tournament_matches ADD COLUMN dual_order INTEGER NOT NULL DEFAULT 0; -- judged in both orders
 ALTER TABLE tournament_matches ADD COLUMN draw INTEGER NOT NULL DEFAULT 0;       -- the orders disagreed

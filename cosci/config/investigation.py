@@ -1,0 +1,122 @@
+"""Typed settings of ``cosci investigate`` (the ``conf/investigation/`` group; docs/design.md#investigation).
+
+``cosci investigate`` composes the primary config plus the ``investigation`` group (``+investigation=default``,
+a ``_global_`` package adding the ``investigation`` and ``evidence`` sections), takes those two sections out and
+validates them here, and validates the rest as a session's :class:`~cosci.config.schema.CosciConfig` (models,
+retries, tracking, paths): sessions never see these keys. Defaults and their reasons: ``conf/investigation/``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from cosci.config.schema import AgentCfg, CosciConfig
+
+INVESTIGATION_AGENTS = ("ideation", "execution", "writer")
+"""The agents of an investigation: ideation (the idea bundle), execution (the candidates), writer (the report)."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+
+class InvestigationCfg(_Strict):
+    workers: int = Field(ge=1, le=64, description="Parallel workers, each with its own folder and best program.")
+    cycles: int = Field(ge=1, le=1_000, description="Research cycles per worker.")
+    budget_usd: float = Field(gt=0, le=100_000, description="Cap on the whole investigation's model calls, USD.")
+    reserve_share: float = Field(ge=0, le=1, description="Share of budget_usd kept for the report writer's call "
+                                 "on top of its own share (absorbs its overage).")
+    task_runner: Literal["thread", "ray"] = Field(description="Where cycles run: threads of this process, or a Ray "
+                                                  "cluster through prefect-ray.")
+    ray_address: str | None = Field(description="Ray cluster address for task_runner=ray; null = a local instance.")
+    unsafe_no_sandbox: bool = Field(description="Run programs without isolation when bubblewrap is unavailable "
+                                    "(printed and recorded).")
+    history_cycles: int = Field(ge=0, le=1_000, description="The worker's most recent cycles shown to ideation.")
+    from_session_top: int = Field(ge=1, le=100, description="Top hypotheses (by Elo) seeded from --from-session.")
+    agents: dict[str, AgentCfg] = Field(description="ideation, execution and writer: share, modes (tier, tokens).")
+
+    @model_validator(mode="after")
+    def _agents(self) -> InvestigationCfg:
+        missing = [a for a in INVESTIGATION_AGENTS if a not in self.agents]
+        unknown = sorted(set(self.agents) - set(INVESTIGATION_AGENTS))
+        if missing or unknown:
+            raise ValueError(f"investigation.agents: needs exactly {', '.join(INVESTIGATION_AGENTS)}"
+                             f" ({'missing ' + ', '.join(missing) if missing else 'unknown ' + ', '.join(unknown)})")
+        total = sum(a.budget_share for a in self.agents.values()) + self.reserve_share
+        if not math.isclose(total, 1.0, abs_tol=1e-6):
+            raise ValueError(f"investigation.agents.*.budget_share + investigation.reserve_share must sum to 1 "
+                             f"(got {total:.3f})")
+        return self
+
+
+class EvidenceCfg(_Strict):
+    seeds: int = Field(ge=1, le=1_000, description="Seeds each evidence program runs with the final evaluator.")
+    confidence: float = Field(gt=0, lt=1, description="Level of the intervals on means and gains (0.95: 95 %).")
+
+
+class InvestigationConfig(_Strict):
+    """Everything one investigation runs with: the session-level settings it shares (``base``: models, retry,
+    tracking, paths) and its own two sections."""
+
+    base: CosciConfig
+    investigation: InvestigationCfg
+    evidence: EvidenceCfg
+
+    @model_validator(mode="after")
+    def _tiers(self) -> InvestigationConfig:
+        tiers = self.base.models.tiers
+        for agent, acfg in self.investigation.agents.items():
+            for mode, mcfg in acfg.modes.items():
+                tier = self.base.models.agent_tiers.get(f"{agent}.{mode}") or self.base.models.agent_tiers.get(
+                    agent) or mcfg.tier
+                if tier not in tiers:
+                    raise ValueError(f"investigation.agents.{agent}.modes.{mode}.tier: tier '{tier}' is not in "
+                                     f"models '{self.base.models.name}' ({', '.join(tiers)})")
+        return self
+
+    def gateway_config(self) -> CosciConfig:
+        """The session config with the investigation's agents added, so the gateway's router can route them
+        (``model_copy``: the session's own cross-field rules are about its seven agents, not these)."""
+        return self.base.model_copy(update={"agents": {**self.base.agents, **self.investigation.agents}})
+
+
+def group_overrides(overrides: list[str]) -> list[str]:
+    """``overrides`` with the investigation group selected: ``investigation=X`` becomes ``+investigation=X`` (the
+    group is not in the primary defaults), else ``+investigation=default`` comes first."""
+    out, chosen = [], False
+    for o in overrides:
+        if o.startswith(("investigation=", "+investigation=")):
+            out.append("+" + o.lstrip("+"))
+            chosen = True
+        else:
+            out.append(o)
+    return out if chosen else ["+investigation=default", *out]
+
+
+def load_investigation(overrides: list[str]) -> InvestigationConfig:
+    """Compose and validate an investigation's configuration (see the module docstring).
+
+    Raises:
+        ConfigError: one line naming the key and the rule.
+    """
+    from omegaconf import OmegaConf
+    from pydantic import ValidationError
+
+    from cosci.config.load import ConfigError, compose, validate
+
+    composed = compose(group_overrides(list(overrides)))
+    raw = OmegaConf.to_container(composed, resolve=True)
+    assert isinstance(raw, dict)
+    data = {str(k): v for k, v in raw.items()}
+    inv, evidence = data.pop("investigation", None), data.pop("evidence", None)
+    base = validate(data)
+    try:
+        return InvestigationConfig.model_validate({"base": base, "investigation": inv, "evidence": evidence})
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"])
+        msg = "unknown key" if err["type"] == "extra_forbidden" else err["msg"].removeprefix("Value error, ")
+        raise ConfigError(f"{loc}: {msg}" if loc else msg) from None

@@ -1,0 +1,117 @@
+"""The isolation tool: Debian's bubblewrap (``bwrap``), and the probe that says whether it works here.
+
+Why bubblewrap (docs/design.md#sandbox): a setuid-free, daemon-free, well-kept tool (Flatpak's sandbox) that gives
+a network namespace (no interface but a downed loopback), PID / IPC / UTS namespaces, a user namespace in which
+the program runs as ``nobody`` with every capability dropped, and a root file system built only from the mounts
+named here — so a program sees the interpreter, its libraries, the read-only task view and its own workspace, and
+nothing else of the host (no other worker's folder, no session store, no home directory).
+
+Measured on this project's machines (Debian 12 container, root; docs/design.md#sandbox): ``bwrap --unshare-all``
+works as root and as an unprivileged user (``kernel.unprivileged_userns_clone`` allowed); a ``connect()`` inside
+fails with ``ENETUNREACH``.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from cosci.errors import CosciError
+
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32")
+"""Read-only system folders every program needs (the dynamic loader, libc, coreutils)."""
+SANDBOX_UID = 65534
+"""``nobody``: the program's user inside the sandbox's user namespace."""
+LIMITS_PATH = "/run/cosci/rlimits.py"
+"""Where :mod:`cosci.sandbox.rlimits` is seen inside the sandbox."""
+
+
+class NoIsolation(CosciError):
+    """No isolation is available and ``investigation.unsafe_no_sandbox`` is not set (one line, with the fix)."""
+
+
+@dataclass(frozen=True)
+class Mount:
+    """One path of the sandbox's view: ``host`` seen at ``inside``, read-only unless ``writable``."""
+
+    host: Path
+    inside: str
+    writable: bool = False
+
+
+@dataclass(frozen=True)
+class Isolation:
+    """How programs are isolated: ``tool`` is ``"bwrap"`` or ``"none"`` (``unsafe_no_sandbox``)."""
+
+    tool: str
+    version: str = ""
+
+    @property
+    def isolated(self) -> bool:
+        return self.tool == "bwrap"
+
+
+def python_dirs() -> list[str]:
+    """The folders the interpreter running cosci needs: its base installation and its virtual environment."""
+    dirs = {os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix)}
+    return sorted(d for d in dirs if not any(d.startswith(s + "/") or d == s for s in SYSTEM_DIRS))
+
+
+def interpreter() -> str:
+    """The Python the sandboxed programs run with: this process's own (same libraries: numpy, scipy)."""
+    return sys.executable
+
+
+def command(mounts: list[Mount], argv: list[str], *, cwd: str, env: dict[str, str]) -> list[str]:
+    """The ``bwrap`` command line running ``argv`` in a view made of the system folders and ``mounts``."""
+    out = ["bwrap", "--unshare-all", "--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
+           "--cap-drop", "ALL", "--die-with-parent", "--new-session", "--clearenv",
+           "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--dir", "/run/cosci"]
+    for d in (*SYSTEM_DIRS, *python_dirs()):
+        if os.path.isdir(d):
+            out += ["--ro-bind", d, d]
+    out += ["--ro-bind", str(Path(__file__).with_name("rlimits.py")), LIMITS_PATH]
+    for m in mounts:
+        out += ["--bind" if m.writable else "--ro-bind", str(m.host), m.inside]
+    for key, value in sorted(env.items()):
+        out += ["--setenv", key, value]
+    return [*out, "--chdir", cwd, "--", *argv]
+
+
+@functools.cache
+def probe() -> Isolation | None:
+    """Whether bubblewrap can build a sandbox on this machine (runs ``true`` in one, once per process).
+
+    Returns None when ``bwrap`` is missing or fails (user or network namespaces refused by the kernel or the
+    container runtime).
+    """
+    exe = shutil.which("bwrap")
+    if exe is None:
+        return None
+    try:
+        done = subprocess.run(command([], ["/bin/true"], cwd="/", env={}), capture_output=True, timeout=30)
+        version = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return Isolation("bwrap", version) if done.returncode == 0 else None
+
+
+def isolation(unsafe_no_sandbox: bool) -> Isolation:
+    """The isolation to run programs with.
+
+    Raises:
+        NoIsolation: bubblewrap does not work here and ``unsafe_no_sandbox`` is false.
+    """
+    found = probe()
+    if found is not None:
+        return found
+    if unsafe_no_sandbox:
+        return Isolation("none")
+    raise NoIsolation("no sandbox: bubblewrap (`bwrap`) is missing or cannot create namespaces here; install it "
+                      "(`apt-get install bubblewrap`, done by `make setup`) or pass "
+                      "investigation.unsafe_no_sandbox=true to run candidate programs without isolation")
