@@ -6,11 +6,14 @@
     cosci report <id>                           the research overview (or the leaderboard so far)
     cosci report <id> --html [--open] [--out F] the report page (final/report.html), optionally opened
     cosci export <id> --format md|html|jsonl [--out F]   the report or the session store for use outside cosci
-    cosci resume <id> [key=value ...]           continue a killed or paused session (overrides on its frozen config)
+    cosci resume <id> [key=value ...]           continue a killed or paused session (overrides on its frozen config);
+                                                a finished one with provider batches outstanding settles them
     cosci pause <id> | cosci abort <id>         ask a running session to hold / to stop and write its overview
     cosci feedback <id> --kind K --text T       researcher feedback: directive, preference, rejection, pin
     cosci release <id> <H-id> --why T [--by W]  release a hypothesis quarantined by safety screening
     cosci estimate [hydra overrides ...]        pre-flight cost estimate of a configuration
+    cosci check [hydra overrides ...]           one minimal call per configured model and request form (offline for
+                                                models=fake or local); the total cost first, exit 1 on a failure
     cosci compare [--experiment E | --parent RUN | --ids RUN ...]   compare sessions tracked in MLflow
     cosci serve [--cron "0 6 * * 1"] [hydra overrides ...]           serve the Prefect deployment on a schedule
     cosci investigate check TASK | run TASK [--from-session S] [overrides ...] | resume RUN
@@ -38,6 +41,7 @@ from cosci.errors import CosciError, GoalRefused
 from cosci.grounding.report import status_lines
 from cosci.paths import writable_data_dir
 from cosci.session.folder import SessionFolder
+from cosci.session.summary import outstanding_line
 from cosci.store import SessionStore
 
 FEEDBACK_KINDS = ("directive", "preference", "rejection", "pin")
@@ -74,9 +78,23 @@ def cmd_list(args: argparse.Namespace) -> None:
 
 def cmd_status(args: argparse.Namespace) -> None:
     folder = session_folder(args)
+    if not folder.is_running():  # a stopped session's provider batches are polled (and settled when ended)
+        try:
+            lines = settled_batches(folder)
+        except (CosciError, ConfigError) as exc:  # e.g. a resume started meanwhile: the status still prints
+            lines = [f"not polled, {exc}"]
+        for line in lines:
+            print(f"batches      {line}")
     with folder.store() as store:
         for line in status_report(folder, store):
             print(line)
+
+
+def settled_batches(folder: SessionFolder, overrides: Sequence[str] = ()) -> list[str]:
+    """Poll (and settle) a stopped session's outstanding provider batches (docs/design.md#batch-settlement)."""
+    from cosci.session.settle import settle_batches
+
+    return settle_batches(folder, overrides)
 
 
 def status_report(folder: SessionFolder, store: SessionStore) -> list[str]:
@@ -107,11 +125,17 @@ def status_report(folder: SessionFolder, store: SessionStore) -> list[str]:
         f"spent        ${total:.4f} of ${row.budget_usd:.2f}  "
         + ", ".join(f"{a} ${s['usd']:.4f}" for a, s in sorted(spend.items()))
     )
+    if pending := store.batches.outstanding():  # its own figure: the provider holds these, the spend lacks them
+        out.append(outstanding_line(sum(b.reserved_usd for b in pending), sum(b.matches for b in pending),
+                                    len(pending), row.id, label="             "))
     # how much of the input the provider's prompt cache served (design.md#caching)
     shares = store.logs.cache_read_shares()
     if shares:
         out.append(f"cache reads  {shares.pop('total', 0.0):.1%} of input tokens  "
                    + ", ".join(f"{a} {s:.1%}" for a, s in sorted(shares.items())))
+    for model, (n, speed, first) in store.logs.call_speeds().items():  # measured, beside the configured speeds
+        out.append(f"speed        {model}: {speed:.0f} tokens/s median over {n} calls"
+                   + (f", first token after {first:.1f} s (streamed)" if first is not None else ""))
     out.append(f"active time  {row.elapsed_seconds:.0f} s of {row.wall_clock_seconds:.0f} s")
     out += status_lines(store)  # evidence verified / misquoted / unseen, the overview's claims and audit
     if row.mlflow_run_id:
@@ -277,9 +301,14 @@ def cmd_resume(args: argparse.Namespace) -> None:
             store.sessions.update(status="running")
             print(f"{args.session}: resumed (the running process continues)")
             return
-        if status in ("done", "refused"):
+        outstanding = bool(store.batches.outstanding())
+        if status in ("done", "refused") and not outstanding:
             raise CosciError(f"session {args.session} is {status}; `cosci report {args.session}` shows its overview")
         row = store.sessions.get()
+    if status == "done":  # it stopped with provider batches outstanding: settle them, nothing more runs
+        for line in settled_batches(folder, args.overrides):
+            print(f"{args.session}: {line}")
+        return
     config = folder.frozen_config(args.overrides)
     from flows.launch import run_session
 
@@ -318,6 +347,25 @@ def cmd_estimate(args: argparse.Namespace) -> None:
     print(est.line())
     for agent, usd in sorted(est.by_agent.items(), key=lambda kv: -kv[1]):
         print(f"  {agent:12s} ${usd:.2f}")
+
+
+def cmd_check(args: argparse.Namespace) -> None:
+    """A pre-flight of a configuration's models: routes, then one minimal real call per model and request form
+    (docs/design.md#check); exits 1 when a call failed, naming the fix."""
+    import asyncio
+
+    from cosci.llm.gateway.check import report, run_check
+    from cosci.llm.gateway.providers import check_models
+    from cosci.llm.gateway.routing import Router
+
+    config = validate(compose(args.overrides))
+    Router(config).check_keys()  # a missing key: one line naming the variable, before any call
+    check_models(config)
+    probes = asyncio.run(run_check(config))
+    for line in report(config, probes):
+        print(line)
+    if any(p.fix for p in probes):
+        raise SystemExit(1)
 
 
 def cmd_compare(args: argparse.Namespace) -> None:
@@ -434,6 +482,9 @@ def parser() -> argparse.ArgumentParser:
     sp = add("estimate", help="pre-flight cost estimate")
     sp.add_argument("overrides", nargs="*", default=[])
     sp.set_defaults(func=cmd_estimate)
+    sp = add("check", help="check every configured model with one minimal call per model and request form")
+    sp.add_argument("overrides", nargs="*", default=[], help="Hydra overrides, e.g. models=opus")
+    sp.set_defaults(func=cmd_check)
     sp = add("compare", help="compare sessions tracked in MLflow")
     sp.add_argument("--experiment", help="MLflow experiment name")
     sp.add_argument("--parent", help="parent run id of a sweep")

@@ -34,6 +34,7 @@ ResultKind = Literal[
     "overview_screened",
     "overview_withheld",
     "match_batch_pending",  # a provider batch of matches is still running (design.md#batches)
+    "match_batch_outstanding",  # polled at a stop or after it and still running (design.md#batch-settlement)
 ]
 
 
@@ -198,6 +199,9 @@ class Call:
 
     Units: tokens; ``cost_usd`` in USD (from LiteLLM's cost calculation); ``latency_seconds`` in seconds.
     ``outcome`` is ``ok``, ``retry:<kind>`` (a transient failure that will be retried) or ``error:<kind>``.
+    ``first_token_seconds``: from the request to the first streamed chunk with output (None: not streamed);
+    ``output_tokens_per_second``: output tokens over the time after the first token (the whole call when not
+    streamed), tokens/s.
     """
 
     agent: str
@@ -218,3 +222,5 @@ class Call:
     error: str | None = None
     system: Any = None
     """The system message's content as sent (stored once per distinct text in ``system_prompts``, design.md#prompts)."""
+    first_token_seconds: float | None = None
+    output_tokens_per_second: float | None = None

@@ -14,9 +14,11 @@ partials (leading underscore) that callers
 render as system blocks: ``_safety_preamble`` heads every system prompt, ``_session_context`` is the cached
 research goal and plan, ``_feedback_context`` the latest system feedback and researcher directives, and
 ``_debate_record`` the follow-up that turns a finished generation debate into a ``record_hypothesis`` call,
-``_handbook`` the research handbook that lengthens the cached prefix for providers with a minimum
-(design.md#caching), ``_claim_check`` the support check of the overview's claims and ``_debate_grounding`` the
-citations of a debate hypothesis (``docs/design.md#claim-statuses``, ``#grounded-debate-hypotheses``).
+``_handbook`` the research handbook that lengthens the cached prefix for providers with a minimum (design.md#caching),
+``_loop_last_call`` and ``_loop_record`` the last turn of a tool loop that cannot force its record while thinking
+and the separate record call that follows it when no record came (design.md#thinking-forms), ``_claim_check`` the
+support check of the overview's claims and ``_debate_grounding`` the citations of a debate hypothesis
+(``docs/design.md#claim-statuses``, ``#grounded-debate-hypotheses``).
 """
 
 from __future__ import annotations
@@ -66,6 +68,8 @@ TEMPLATES: dict[str, str] = {
     "_claim_check": "_claim_check.md",
     "_debate_grounding": "_debate_grounding.md",
     "_handbook": "_handbook.md",
+    "_loop_last_call": "_loop_last_call.md",
+    "_loop_record": "_loop_record.md",
 }
 """Template key (``agent.mode`` or ``_partial``) -> file name under ``prompts/``."""
 EVAL_TEMPLATES: dict[str, str] = {
@@ -80,6 +84,8 @@ INVESTIGATION_TEMPLATES: dict[str, str] = {
     "_investigation_role": "_investigation_role.md",
 }
 """Prompts of ``cosci investigate`` (ideation, execution, the report writer; design.md#investigation)."""
+COMMAND_TEMPLATES: dict[str, str] = {"check": "check.md"}
+"""Prompts of commands outside a session: ``cosci check``'s minimal call (design.md#check)."""
 
 _MISSING = (re.compile(r"'([^']+)' is undefined"), re.compile(r"has no attribute '([^']+)'"))
 
@@ -102,7 +108,8 @@ def _environment() -> Environment:
 
 
 def _template(key: str) -> Template:
-    name = TEMPLATES.get(key) or EVAL_TEMPLATES.get(key) or INVESTIGATION_TEMPLATES.get(key)
+    name = (TEMPLATES.get(key) or EVAL_TEMPLATES.get(key) or INVESTIGATION_TEMPLATES.get(key)
+            or COMMAND_TEMPLATES.get(key))
     if name is None:
         raise PromptError(f"unknown prompt template {key!r} (known: {', '.join(TEMPLATES)})")
     try:

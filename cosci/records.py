@@ -224,3 +224,15 @@ def tool_schema(record: type[BaseModel]) -> dict[str, Any]:
         return node
 
     return inline(schema)
+
+
+class RecordCheck(Record):
+    """The record of ``cosci check``'s one minimal call per (model, request form): two values the prompt names,
+    echoed back, so a valid answer shows tool use and structured output work with thinking as configured."""
+
+    tool_name: ClassVar[str] = "record_check"
+    tool_description: ClassVar[str] = "Record the word and the number you were given."
+
+    word: str = Field(description="The word given in the request.")
+    number: int = Field(description="The number given in the request.")
+

@@ -32,7 +32,7 @@ from prefect.tasks import exponential_backoff
 from cosci.config.schema import CosciConfig
 from cosci.domain import Task, TaskResult
 from cosci.errors import SessionFailed
-from cosci.llm.errors import RETRYABLE_ACTION_ERRORS, AuthFailed, BudgetExceeded, ModelUnavailable
+from cosci.llm.errors import RETRYABLE_ACTION_ERRORS, BudgetExceeded, PermanentLLMError, repeats
 from cosci.session.runtime import SessionRuntime
 from cosci.session.summary import SessionSummary, summarise
 from cosci.supervisor.loop import Observer, Supervisor
@@ -108,11 +108,11 @@ FATAL_ACTIONS = frozenset({"ParseGoal", "ScreenGoal"})
 """Actions whose failure ends the session ``failed``: every later task depends on the research plan
 (design.md#caching)."""
 
-FATAL_ERRORS = (AuthFailed, ModelUnavailable)
-"""Errors that end the session ``failed`` whichever action meets them: a rejected key, or a model the provider does
-not serve after the degradation chain (design.md#routing) is exhausted, fails every later call the same way (left
-running,
-a session whose every call fails ended ``idle`` with an empty overview and exit 0)."""
+FATAL_ERRORS = (PermanentLLMError,)
+"""Errors that end the session ``failed`` whichever action meets them, when every later call of the mode would meet
+them too (:func:`~cosci.llm.errors.repeats`): an invalid request form (400), a rejected key (401/403), a model the
+provider does not serve after the degradation chain is exhausted (404), a request too large for the account's limit.
+Left running, such a session ended ``idle`` with an empty overview and exit 0 (design.md#permanent-errors)."""
 
 
 def make_runner(rt: SessionRuntime):
@@ -139,7 +139,7 @@ def make_runner(rt: SessionRuntime):
         except BudgetExceeded:
             raise
         except Exception as exc:
-            if t.action in FATAL_ACTIONS or isinstance(exc, FATAL_ERRORS):  # nothing can follow
+            if t.action in FATAL_ACTIONS or (isinstance(exc, FATAL_ERRORS) and repeats(exc)):  # nothing can follow
                 raise SessionFailed(f"{t.agent}/{t.action} failed: {type(exc).__name__}: {exc}") from exc
             raise
 

@@ -31,3 +31,25 @@ def test_a_real_provider_records_a_research_plan(models: str, key: str, tmp_path
                     messages=[{"role": "user", "content": render("parse_goal", goal=config.session.goal)}])
     plan, resp = asyncio.run(call_record(gateway, spec, RecordResearchPlan))
     assert plan.objective and resp.cost_usd > 0 and resp.input_tokens > 0
+
+
+LIVE_FAMILIES = [("opus", "ANTHROPIC_API_KEY"), ("claude45", "ANTHROPIC_API_KEY"), ("sonnet", "ANTHROPIC_API_KEY"),
+                 ("openai", "OPENAI_API_KEY"), ("openai_o", "OPENAI_API_KEY"), ("gemini", "GEMINI_API_KEY"),
+                 ("gemini3", "GEMINI_API_KEY"), ("openrouter", "OPENROUTER_API_KEY")]
+"""Every hosted family of conf/models (Ollama: a local server, checked by `cosci check models=ollama`)."""
+
+
+@pytest.mark.parametrize(("models", "key"), LIVE_FAMILIES, ids=[m for m, _ in LIVE_FAMILIES])
+def test_every_family_passes_cosci_check(models: str, key: str, tmp_path: Path) -> None:
+    """One call per (model, request form) in `cosci check`'s form: the provider accepts the request the
+    contract tests pin, returns the record, and each call costs under a cent at list prices (the budget form's
+    1,024-token minimum excepted on the priciest model, docs/design.md#check)."""
+    if not os.environ.get(key):
+        pytest.skip(f"{key} is not set")
+    from cosci.llm.gateway.check import CENT, report, run_check
+
+    config = make_config(tmp_path / "data", f"models={models}")
+    probes = asyncio.run(run_check(config))
+    lines = report(config, probes)
+    assert probes and not [p.fix for p in probes if p.fix], "\n".join(lines)
+    assert all(p.cost_usd < CENT or p.form.startswith("budget_tokens") for p in probes), "\n".join(lines)

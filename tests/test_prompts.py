@@ -62,6 +62,8 @@ REQUIRED: dict[str, dict[str, Any]] = {
     "_overview_audit": {"objective": OBJECTIVE, "overview": quote_untrusted("# Main research directions", "o"),
                         "records": [HYP_1]},
     "_handbook": {},
+    "_loop_last_call": {"tool": "record_hypothesis"},
+    "_loop_record": {"tool": "record_review", "transcript": TRANSCRIPT},
     "parse_goal": {"goal": GOAL},
     "generation.literature": {**PLAN, "tool_names": TOOLS},
     "generation.debate": {**PLAN, **DEBATE},
@@ -115,6 +117,9 @@ RELIES_ON: dict[str, list[str]] = {
     "_debate_grounding": ["record_citations", "word for word", "misquoted", "ungrounded", "exactly as given",
                              "reduces colony formation", ID_1],
     "_handbook": ["better idea: 1", "HYPOTHESIS", "already_explained", "Cite only URLs"],
+    "_loop_last_call": ["`record_hypothesis`", "last turn"],
+    "_loop_record": ["`record_review`", "Which dependency", "word for word", "this material only"],
+
     "parse_goal": [f"<GOAL>\n{GOAL}\n</GOAL>", "record_research_plan", "objective", "preferences",
                    "constraints", "idea_attributes", "3 to 6", "domain_hint"],
     "generation.literature": ["ONE", "record_hypothesis", "pubmed_search", "handful of queries",

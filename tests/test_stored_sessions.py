@@ -174,6 +174,49 @@ def test_a_new_session_writes_store_sqlite(tmp_path: Path) -> None:
     assert [f.session_id for f in SessionFolder.all(tmp_path)] == ["s-new"]
 
 
+@pytest.mark.parametrize("name,session_id", [("finished", FINISHED), ("killed", KILLED)])
+def test_every_migration_is_applied_to_a_store_from_before_the_renames(tmp_path: Path, name: str,
+                                                                     session_id: str) -> None:
+    """A store made by the earlier release (migrations up to 0013) ends with every shipped migration applied:
+    the call-speed columns (0014) and the vocabulary (0015), whichever order they were added to the code in."""
+    from cosci.store.db import migrations
+
+    data = extract(name, tmp_path)
+    db = data / "sessions" / session_id / LEGACY_STORE_FILE
+    before = {r[0] for r in _raw(db, "SELECT version FROM schema_migrations")}
+    assert 14 not in before and 15 not in before
+    with SessionFolder.existing(data, session_id).store():
+        pass
+    assert {r[0] for r in _raw(db, "SELECT version FROM schema_migrations")} == {v for v, _ in migrations()}
+    columns = {r[1] for r in _raw(db, "PRAGMA table_info(transcripts)")}
+    assert {"first_token_seconds", "output_tokens_per_second", "mode"} <= columns
+
+
+def test_a_new_store_and_one_missing_a_lower_migration_end_with_every_migration(tmp_path: Path) -> None:
+    """A new store gets every migration; a store that has 0015 but not 0014 (made by a build that shipped the
+    vocabulary before the call speeds) gets 0014 on its next open: versions are applied by set, not by maximum."""
+    from cosci.store.db import migrations
+
+    shipped = {v for v, _ in migrations()}
+    assert {14, 15} <= shipped
+    folder = SessionFolder(tmp_path, "s-new")
+    folder.open_store().close()
+    db = folder.store_path
+    assert {r[0] for r in _raw(db, "SELECT version FROM schema_migrations")} == shipped
+    conn = sqlite3.connect(db)
+    try:  # undo 0014 as if the store had been made without it
+        conn.execute("ALTER TABLE transcripts DROP COLUMN first_token_seconds")
+        conn.execute("ALTER TABLE transcripts DROP COLUMN output_tokens_per_second")
+        conn.execute("DELETE FROM schema_migrations WHERE version = 14")
+        conn.commit()
+    finally:
+        conn.close()
+    folder.open_store().close()
+    assert {r[0] for r in _raw(db, "SELECT version FROM schema_migrations")} == shipped
+    columns = {r[1] for r in _raw(db, "PRAGMA table_info(transcripts)")}
+    assert {"first_token_seconds", "output_tokens_per_second"} <= columns
+
+
 def test_an_mlflow_run_logged_before_the_renames_compares_under_todays_names(tmp_path: Path) -> None:
     from mlflow.tracking import MlflowClient
 

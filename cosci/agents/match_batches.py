@@ -20,10 +20,10 @@ import asyncio
 import time
 from typing import Protocol
 
-from cosci.agents.base import AgentDeps
 from cosci.config.schema import CosciConfig
 from cosci.domain import Hypothesis, Task, TaskResult
-from cosci.llm.port.types import BatchRequest, CallSpec, Route, TextBlock
+from cosci.llm.gateway.routing import Router
+from cosci.llm.port.types import BatchPort, BatchRequest, CallSpec, LLMPort, Route, TextBlock
 from cosci.store import PRIORITY, SessionStore
 from cosci.store.batches import BatchedMatch
 from cosci.tournament.elo import EloRule
@@ -32,14 +32,25 @@ from cosci.tournament.verdict import parse_verdict, rationale_of
 ACTION = "MatchBatch"
 
 
+class PoolDeps(Protocol):
+    """What the pool uses of :class:`~cosci.agents.base.AgentDeps`: the port, the router, the batch side."""
+
+    llm: LLMPort
+    router: Router
+    batches: BatchPort | None
+
+
 class RankingAgent(Protocol):
     """What the pool uses of :class:`cosci.agents.ranking.RankingAgent` (structural: the agent owns the pool,
-    so this module does not import it back)."""
+    so this module does not import it back; a stopped session's settlement, :mod:`cosci.session.settle`, gives
+    its own)."""
 
     name: str
     config: CosciConfig
     store: SessionStore
-    deps: AgentDeps
+
+    @property
+    def deps(self) -> PoolDeps: ...
 
     def _rule(self) -> EloRule: ...
 
@@ -112,10 +123,13 @@ class MatchBatchPool:
             if not batch_id:
                 return TaskResult("nothing_to_do", detail={"reason": "the budget refused every batched match"})
             batches.submitted(first, batch_id)
+            reserved = {m.match_id: port.reserved_usd(m.match_id) for m in held if m.match_id not in refused}
             self.store.logs.event("match_batch_submitted", {"batch_id": batch_id, "task_id": first,
-                                                             "matches": len(held) - len(refused)},
-                                   agent=self.agent.name)
+                                                             "matches": len(held) - len(refused),
+                                                             "reserved_usd": reserved}, agent=self.agent.name)
             self._ensure_batch_task()  # matches queued meanwhile wait for the next batch
+        if task.payload.get("final"):
+            return await self.collect(first)
         batch_id = batches.batch_id_of(first) or ""
         await asyncio.sleep(self.cfg.batch_poll_seconds)
         if not await port.ended(self.route, batch_id):
@@ -133,20 +147,35 @@ class MatchBatchPool:
                 return
             await asyncio.sleep(min(1.0, self.cfg.batch_max_wait_s - waited))
 
-    async def _settle(self, first: str, batch_id: str) -> TaskResult:
-        """Apply the verdicts of an ended batch; play errored or expired requests directly."""
+    async def collect(self, first: str) -> TaskResult:
+        """One poll of the batch a MatchBatch task submitted, at a stop or after it (docs/design.md#batch-settlement):
+        an ended batch is settled (verdicts applied, costs booked; errored or expired requests are left unplayed,
+        ``dropped``, since the session has stopped); a running one stays outstanding, its rows ``submitted``."""
+        port = self.agent.deps.batches
+        assert port is not None
+        batch_id = self.store.batches.batch_id_of(first) or ""
+        if not batch_id or not await port.ended(self.route, batch_id):
+            return TaskResult("match_batch_outstanding", detail={"batch_id": batch_id})
+        return await self._settle(first, batch_id, direct=False)
+
+    async def _settle(self, first: str, batch_id: str, *, direct: bool = True) -> TaskResult:
+        """Apply the verdicts of an ended batch; play errored or expired requests directly (``direct``), or mark
+        them ``dropped``."""
         port = self.agent.deps.batches
         assert port is not None
         held = [m for m in self.store.batches.held_by(first) if m.status == "submitted"]
         requests = {m.match_id: self._request(m) for m in held}
         answers = await port.results(self.route, batch_id, list(requests.values())) if held else {}
-        applied, direct = [], 0
+        applied, played = [], 0
         for m in held:
             resp = answers.get(m.match_id)
             played_direct = resp is None
+            if resp is None and not direct:  # the session has stopped: no new call for it
+                self.store.batches.mark(m.match_id, "dropped")
+                continue
             if resp is None:  # errored or expired in the batch: a direct call instead
                 resp = await self.agent.deps.llm.complete(requests[m.match_id].spec)
-                direct += 1
+                played += 1
             winner = {1: m.hyp_a, 2: m.hyp_b}.get(parse_verdict(resp.text) or 0)
             row = self.store.matches.apply(m.match_id, m.hyp_a, m.hyp_b, mode="pairwise", winner=winner,
                                             rule=self.agent._rule(), rationale=rationale_of(resp.text)[:6000],
@@ -158,4 +187,4 @@ class MatchBatchPool:
                                                           "hyp_b": m.hyp_b, "winner": row.winner, "batch_id": batch_id,
                                                           "elo_applied": row.verdict_valid}, agent=self.agent.name)
         return TaskResult("tournament_match_complete", match_ids=applied,
-                          detail={"batch_id": batch_id, "direct": direct})
+                          detail={"batch_id": batch_id, "direct": played})

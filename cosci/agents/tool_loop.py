@@ -8,7 +8,12 @@
    tool that returns URLs but no records (an older or scripted tool) gives one record per URL, with its text.
 4. A terminal record call ends the loop at once and is not dispatched: the record is the answer. An invalid
    record is reported back to the model as a tool error while iterations remain.
-5. On the last allowed iteration the terminal tool is forced (and thinking is off for that call).
+5. One thinking setting for every call of the loop (a tool loop is one assistant turn, and the provider documents
+   one thinking configuration per turn; docs/design.md#thinking-forms). On the last allowed iteration the terminal
+   tool is forced with that same setting where the model accepts a forced tool with it (adaptive thinking,
+   reasoning effort, no thinking). Where it does not (Anthropic's budget thinking), the last call asks for the
+   record without forcing (``_loop_last_call``); if none comes, one separate record call follows, outside the
+   loop: a new conversation holding the loop's material (``_loop_record``), the record tool forced, no thinking.
 6. :class:`~cosci.llm.errors.ToolLoopExhausted` when no record was made. Thinking blocks stay in the history.
 """
 
@@ -23,7 +28,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 from cosci.llm.errors import StructuredOutputError, ToolLoopExhausted
 from cosci.llm.port.structured import parse_record, record_tool
+from cosci.llm.port.thinking import forced_keeps_thinking
 from cosci.llm.port.types import CallSpec, LLMPort, LLMResponse, ToolCall
+from cosci.prompts import render
 from cosci.records import Record
 from cosci.safety.quoting import quote_untrusted
 from cosci.tools.base import Source, Tool, ToolResult
@@ -115,42 +122,105 @@ async def run_tool_loop(port: LLMPort, spec: CallSpec, tools: Mapping[str, Tool]
     responses: list[LLMResponse] = []
     names: list[str] = []
     sem = asyncio.Semaphore(parallel_cap)
+    force_last = not spec.thinking or forced_keeps_thinking(spec.route)
     for i in range(max_iters):
         last = i == max_iters - 1
+        if last and not force_last:
+            messages.append({"role": "user", "content": render("_loop_last_call", tool=terminal.tool_name)})
         call_spec = replace(spec, messages=list(messages), tools=specs,
-                            tool_choice=terminal.tool_name if last else "auto",
-                            thinking=not last and spec.thinking)
+                            tool_choice=terminal.tool_name if last and force_last else "auto")
         resp = await port.complete(call_spec)
         responses.append(resp)
         messages.append(resp.assistant_message())
-        if any(c.name == terminal.tool_name for c in resp.tool_calls):
-            try:
-                record = parse_record(resp, terminal)
-            except StructuredOutputError as exc:
-                if last:
-                    raise
-                _answer_all(messages, resp.tool_calls,
-                            {terminal.tool_name: f"Error: {exc}. Call it again, fixed."})
-                continue
+        record, handled = _record_of(resp, terminal, messages, last=last, forced=last and force_last)
+        if record is not None:
             return ToolLoopResult(record, seen, messages, responses, names, sources)
+        if last:
+            break
+        if handled:
+            continue
         if not resp.tool_calls:
             messages.append({"role": "user", "content": NUDGE.format(tool=terminal.tool_name)})
             continue
         results = await asyncio.gather(*(_dispatch(c, tools, tool_timeout, sem) for c in resp.tool_calls))
-        new: list[Source] = []
-        for call, result in zip(resp.tool_calls, results, strict=True):
-            names.append(call.name)
-            new.extend(result_sources(result, call.name))
-            label = f"{call.name}#{i}.{call.id}"
-            body = (result.text if not result.is_error
-                    else f"ERROR from {result.source or call.name}: {result.text}")
-            messages.append({"role": "tool", "tool_call_id": call.id,
-                             "content": quote_untrusted(body, label)})
+        new = _answer_results(messages, resp.tool_calls, results, i)
+        names.extend(c.name for c in resp.tool_calls)
         sources.extend(new)
         seen.update(r.url for r in new if r.url)
         if on_sources and new:
             on_sources(new)
-    raise ToolLoopExhausted(f"no {terminal.tool_name} after {max_iters} iterations", tool=terminal.tool_name)
+    if force_last:
+        raise ToolLoopExhausted(f"no {terminal.tool_name} after {max_iters} iterations", tool=terminal.tool_name)
+    record, resp = await _record_after(port, spec, messages, terminal)
+    responses.append(resp)
+    return ToolLoopResult(record, seen, messages, responses, names, sources)
+
+
+async def _record_after(port: LLMPort, spec: CallSpec, messages: list[dict[str, Any]],
+                        terminal: type[R]) -> tuple[R, LLMResponse]:
+    """The separate record call after a loop that ended without its record (module docstring, step 5): a new
+    conversation, the opening messages plus the loop's material in one user message, the record tool forced,
+    no thinking.
+
+    Raises:
+        StructuredOutputError: the forced record is invalid (or missing).
+    """
+    transcript = loop_transcript(messages[len(spec.messages):])
+    ask = {"role": "user", "content": render("_loop_record", tool=terminal.tool_name, transcript=transcript)}
+    record_spec = replace(spec, messages=[*spec.messages, ask], tools=[record_tool(terminal)],
+                          tool_choice=terminal.tool_name, thinking=False)
+    resp = await port.complete(record_spec)
+    return parse_record(resp, terminal), resp
+
+
+def loop_transcript(messages: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
+    """A tool loop's turns as ``{speaker, text}`` for ``_loop_record``: the model's notes quoted, its tool calls
+    named with their arguments, tool results as they were sent (already quoted); cosci's nudges left out."""
+    out: list[dict[str, str]] = []
+    for i, m in enumerate(messages):
+        content = m.get("content")
+        text = content if isinstance(content, str) else "\n".join(
+            p.get("text", "") for p in content or [] if isinstance(p, dict))
+        if m.get("role") == "tool":
+            out.append({"speaker": "Tool result", "text": text})
+        elif m.get("role") == "assistant":  # cosci's own nudges (user turns) are left out
+            calls = "; ".join(f"{c['function']['name']}({c['function']['arguments']})"
+                              for c in m.get("tool_calls") or [])
+            parts = [quote_untrusted(text, f"notes-{i}") if text.strip() else "", f"Called {calls}" if calls else ""]
+            out.append({"speaker": "You", "text": "\n".join(p for p in parts if p) or "(nothing)"})
+    return out
+
+
+def _record_of(resp: LLMResponse, terminal: type[R], messages: list[dict[str, Any]], *, last: bool,
+               forced: bool) -> tuple[R | None, bool]:
+    """``(the record, whether the turn was a record call)``. An invalid record is answered with its error while
+    iterations remain (module docstring, step 4).
+
+    Raises:
+        StructuredOutputError: an invalid record from a forced call.
+    """
+    if not any(c.name == terminal.tool_name for c in resp.tool_calls):
+        return None, False
+    try:
+        return parse_record(resp, terminal), True
+    except StructuredOutputError as exc:
+        if forced:
+            raise
+        if not last:
+            _answer_all(messages, resp.tool_calls, {terminal.tool_name: f"Error: {exc}. Call it again, fixed."})
+        return None, True
+
+
+def _answer_results(messages: list[dict[str, Any]], calls: Sequence[ToolCall], results: Sequence[ToolResult],
+                    turn: int) -> list[Source]:
+    """Append one quoted result message per tool call (module docstring, step 3); the records they returned."""
+    new: list[Source] = []
+    for call, result in zip(calls, results, strict=True):
+        new.extend(result_sources(result, call.name))
+        body = result.text if not result.is_error else f"ERROR from {result.source or call.name}: {result.text}"
+        messages.append({"role": "tool", "tool_call_id": call.id,
+                         "content": quote_untrusted(body, f"{call.name}#{turn}.{call.id}")})
+    return new
 
 
 def _answer_all(messages: list[dict[str, Any]], calls: Sequence[ToolCall], texts: dict[str, str]) -> None:

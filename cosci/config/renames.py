@@ -142,11 +142,16 @@ def carry_over(snapshot: dict[str, Any]) -> dict[str, Any]:
         node, leaf = _node(out, old)
         if node is not None:
             node.pop(leaf, None)  # type: ignore[attr-defined]
+    _add_defaults(out)
+    return out
+
+
+def _add_defaults(out: dict[str, Any]) -> None:
+    """Give every key of :data:`ADDED` that ``out`` lacks its default (in place)."""
     for added, value in ADDED.items():
         *path, leaf = added.split(".")
-        target: Any = out
+        node: Any = out
         for part in path:
-            target = target.setdefault(part, {}) if isinstance(target, dict) else {}
-        if isinstance(target, dict):
-            target.setdefault(leaf, copy.deepcopy(value))
-    return out
+            node = node.setdefault(part, {}) if isinstance(node, dict) else {}
+        if isinstance(node, dict):
+            node.setdefault(leaf, copy.deepcopy(value))

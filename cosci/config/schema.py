@@ -14,6 +14,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from cosci.config.thinking import Effort, ThinkingCfg, ThinkingForm
+
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
 # Upper bounds (design.md#defaults): a value beyond these is a typo, not a plan. Each is far above any value in conf/ or
 # design.md#defaults, and below what would exhaust the machine, a provider or the store.
@@ -350,6 +352,16 @@ class RetryCfg(_Strict):
     thinking_call_timeout_seconds: float = Field(
         gt=0, le=MAX_CALL_SECONDS, description="Per-call timeout with thinking (design.md#retries: 300 s)."
     )
+    first_token_seconds: float = Field(
+        default=60.0, gt=0, le=MAX_CALL_SECONDS, description="A streamed call's allowance for its first token, "
+        "seconds: its deadline is this plus max_tokens at the tier's output_tokens_per_second "
+        "(docs/design.md#long-calls).")
+    stream_idle_seconds: float = Field(
+        default=90.0, gt=0, le=MAX_CALL_SECONDS, description="A streamed call that sends no chunk for this long times "
+        "out, seconds (docs/design.md#long-calls).")
+    stream_timeout_attempts: int = Field(
+        default=2, ge=1, le=MAX_ATTEMPTS, description="Attempts of a streamed call that timed out: once more at the "
+        "same settings, no more (its deadline already allows the full answer; docs/design.md#long-calls).")
 
 
 class ToolsCfg(_Strict):
@@ -463,8 +475,21 @@ class AgentCfg(_Strict):
 
 class ModelEntry(_Strict):
     model: str = Field(min_length=1, description="LiteLLM model string, e.g. 'anthropic/claude-opus-4-7'.")
-    thinking: bool = Field(description="Whether the model takes an extended-thinking budget (design.md#routing: "
-                           "Opus-class only).")
+    thinking: ThinkingForm = Field(
+        description="How the model is asked to think: off, budget (budget_tokens), adaptive (adaptive thinking plus "
+        "an effort level), effort (reasoning_effort); docs/design.md#thinking-forms. A boolean (sessions frozen "
+        "before the forms existed) reads as budget / off.")
+    lowest_effort: Effort | None = Field(
+        default=None, description="Effort an `effort` tier sends on calls without a thinking budget (the model "
+        "reasons anyway): gpt-5 family minimal, o-series and Gemini 3 Pro low; null: no effort field on such calls.")
+    min_thinking_tokens: int | None = Field(
+        default=None, ge=0, le=MAX_TOKENS, description="Budget a `budget` tier sends on calls without one, tokens: "
+        "for models that think unless told (Gemini 2.5: 0 switches Flash off, 128 is Pro's documented minimum); "
+        "null: no thinking field on such calls (Anthropic thinks only when asked).")
+    output_tokens_per_second: float | None = Field(
+        default=None, gt=0, le=100_000, description="Conservative output speed of this model, tokens/s: a call whose "
+        "max_tokens at this speed (plus retry.first_token_seconds) outlasts the fixed call timeout is streamed under "
+        "that longer deadline (docs/design.md#long-calls); null: never streamed, the fixed timeout applies.")
     api_key_env: str | None = Field(default=None, description="Environment variable holding the API key.")
     api_base: str | None = Field(default=None, description="Endpoint override (Ollama, llama.cpp server).")
     input_usd_per_mtok: float | None = Field(
@@ -489,6 +514,14 @@ class ModelEntry(_Strict):
         "(Anthropic's prompt-caching docs: 4096 for Opus 4.5-4.7 and Haiku 4.5, 1024 for Sonnet 4.5/4.6); a shorter "
         "marked prefix is silently not cached. When set, the research handbook joins the cached system prefix so "
         "that it is longer (design.md#caching). null: the provider does not cache marked blocks.")
+
+    @field_validator("thinking", mode="before")
+    @classmethod
+    def _legacy_boolean(cls, value: object) -> object:
+        """A session frozen before the forms existed said ``thinking: true`` for the budget form it was sent."""
+        if isinstance(value, bool):
+            return "budget" if value else "off"
+        return value
 
 
 class LocalModelCfg(_Strict):
@@ -578,6 +611,9 @@ class CosciConfig(_Strict):
     safety: SafetyCfg | None = Field(
         default=None, description="Safety screening (design.md#safety); absent in sessions frozen before it existed."
     )
+    thinking: ThinkingCfg | None = Field(
+        default=None, description="The thinking-budget -> effort table (docs/design.md#thinking-forms); absent in "
+        "sessions frozen before it existed (their tiers take budgets or nothing).")
 
     @model_validator(mode="after")
     def _cross_field(self) -> CosciConfig:  # noqa: C901 - independent checks in a row; split once issue-18b lands
@@ -598,6 +634,8 @@ class CosciConfig(_Strict):
         for tier in self.models.degradation:
             if tier not in self.models.tiers:
                 raise ValueError(f"models.degradation: tier '{tier}' is not in models.tiers")
+        if self.thinking is None and any(e.thinking in ("adaptive", "effort") for e in self.models.tiers.values()):
+            raise ValueError("thinking.efforts: adaptive and effort tiers need the effort table (conf/config.yaml)")
         for key, tier in self.models.agent_tiers.items():
             if tier not in self.models.tiers:
                 raise ValueError(f"models.agent_tiers.{key}: tier '{tier}' is not in models.tiers")

@@ -52,9 +52,15 @@ class ConnectionFailed(TransientLLMError):
 
 
 class PermanentLLMError(LLMError):
-    """Retrying cannot help (bad request, authentication, context window)."""
+    """Retrying cannot help (bad request, authentication, model, request too large).
+
+    ``repeats``: every later call of the same mode would meet it too (the request's form, the key, the model or the
+    account's limit is wrong, not this request's content), so it ends the session ``failed``
+    (docs/design.md#permanent-errors).
+    """
 
     kind = "bad_request"
+    repeats = True
 
 
 class AuthFailed(PermanentLLMError):
@@ -65,6 +71,31 @@ class ModelUnavailable(PermanentLLMError):
     """The model does not exist or cannot be reached for this key; the degradation chain may step down."""
 
     kind = "model_unavailable"
+
+
+class RequestTooLarge(PermanentLLMError):
+    """The request can never be served at this size (OpenAI's 429 "Request too large ... tokens per min", Anthropic's
+    413 ``request_too_large``): waiting does not help, so it is not retried. The message names the size."""
+
+    kind = "request_too_large"
+
+
+class InputRejected(PermanentLLMError):
+    """This request's content was refused (its context window exceeded, a content policy): another task's input
+    may pass, so the session goes on (the task fails)."""
+
+    kind = "input_rejected"
+    repeats = False
+
+
+class StreamTimeout(CallTimeout):
+    """A streamed call went idle or missed its deadline; tried again at most ``retry.stream_timeout_attempts``
+    times in all (its deadline already allows the whole answer; docs/design.md#long-calls)."""
+
+
+def repeats(exc: BaseException) -> bool:
+    """Whether ``exc`` is a permanent provider error every later call of its mode would meet."""
+    return isinstance(exc, PermanentLLMError) and exc.repeats
 
 
 class BudgetExceeded(CosciError):

@@ -32,6 +32,10 @@ class SessionSummary:
     (:func:`cosci.grounding.report.grounding_metrics`)."""
     # judge statistics (cosci.tournament.judge_stats) (design.md#tournament)
     judge: dict[str, float | None] | None = None
+    outstanding_usd: float = 0.0
+    """USD held for batched matches a provider batch still holds (not in ``spent_usd`` until settled)."""
+    outstanding_matches: int = 0
+    outstanding_batches: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -41,6 +45,8 @@ class SessionSummary:
                f"stopped   {self.stop_reason} after {self.elapsed_seconds:.0f} s"
                + (f" ({self.stop_detail})" if self.stop_detail else ""),
                f"cost      ${self.spent_usd:.4f} ({self.tokens} tokens)",
+               *([outstanding_line(self.outstanding_usd, self.outstanding_matches, self.outstanding_batches,
+                                   self.session_id, label="          ")] if self.outstanding_batches else []),
                f"results   {self.hypotheses} hypotheses, {self.matches} matches, top Elo {self.top_elo:.0f}"]
         g = self.grounding
         if g:
@@ -64,6 +70,13 @@ class SessionSummary:
         return out
 
 
+def outstanding_line(usd: float, matches: int, batches: int, session_id: str, label: str) -> str:
+    """The outstanding batch spend as its own figure (docs/design.md#batch-settlement)."""
+    return (f"{label}outstanding ${usd:.4f} at most, held for {matches} batched matches in {batches} provider "
+                f"batch{'es' if batches != 1 else ''} not yet settled (not in the cost above); `cosci status "
+                f"{session_id}` or `cosci resume {session_id}` settles them")
+
+
 def summarise(rt: SessionRuntime, reason: Any, overview: Path, run_id: str | None,
               stop_detail: str = "") -> SessionSummary:
     from cosci.grounding.report import grounding_metrics
@@ -73,10 +86,13 @@ def summarise(rt: SessionRuntime, reason: Any, overview: Path, run_id: str | Non
 
     row = rt.store.sessions.get()
     stats = collect(rt.store, row.elapsed_seconds, rt.config.ranking.elo_initial)
+    outstanding = rt.store.batches.outstanding()
     return SessionSummary(
         session_id=rt.session_id, stop_reason=str(getattr(reason, "value", reason)), spent_usd=stats.spent_usd,
         tokens=stats.tokens, hypotheses=stats.hypotheses, matches=stats.matches, top_elo=stats.top1_elo,
         elapsed_seconds=row.elapsed_seconds, overview_path=str(overview), store_path=str(rt.home.store_path),
         mlflow_run_id=run_id, tracking_uri=tracking_uri(rt.config) if run_id else None, stop_detail=stop_detail,
         grounding=grounding_metrics(rt.store),
-        judge=session_judge_stats(rt.store).to_dict())
+        judge=session_judge_stats(rt.store).to_dict(),
+        outstanding_usd=sum(b.reserved_usd for b in outstanding),
+        outstanding_matches=sum(b.matches for b in outstanding), outstanding_batches=len(outstanding))

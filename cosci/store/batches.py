@@ -2,7 +2,12 @@
 
 Statuses: ``queued`` (waiting for a batch), ``submitted`` (in a provider batch), ``applied`` (its verdict applied
 from the batch), ``direct`` (the batch failed or expired; played by a direct call instead), ``refused`` (the
-budget refused it; not played).
+budget refused it; not played), ``dropped`` (it failed or expired in a batch collected after the session stopped;
+not played).
+
+A batch whose matches are still ``submitted`` is outstanding: the provider holds (and will bill) them while the
+session's spend does not show them yet; :meth:`BatchedMatches.outstanding` gives each with the USD held for it
+at submission (docs/design.md#batch-settlement).
 """
 
 from __future__ import annotations
@@ -11,7 +16,18 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from cosci.store.db import Database, dumps, row_to
+from cosci.store.db import Database, dumps, loads, row_to
+
+
+@dataclass(frozen=True)
+class OutstandingBatch:
+    """A submitted batch not yet settled: its id, the MatchBatch task that holds it, its matches, and the USD held
+    for them at submission (their upper bound at the batch price; 0.0 when the record has no figure)."""
+
+    batch_id: str
+    batch_task_id: str
+    matches: int
+    reserved_usd: float
 
 
 @dataclass(frozen=True)
@@ -109,6 +125,19 @@ class BatchedMatches:
             (self.session_id,))
         waiting = self.unassigned()
         return held, (waiting[0].match_id if waiting and not gatherer else None)
+
+    def outstanding(self) -> list[OutstandingBatch]:
+        """Every submitted batch whose matches are not settled, oldest first."""
+        rows = self.db.query(
+            "SELECT batch_id, batch_task_id, GROUP_CONCAT(match_id) ids, MIN(created_at) t FROM batched_matches"
+            " WHERE session_id=? AND status='submitted' AND batch_id IS NOT NULL GROUP BY batch_id, batch_task_id"
+            " ORDER BY t", (self.session_id,))
+        held: dict[str, float] = {}
+        for e in self.db.query("SELECT payload FROM events WHERE session_id=? AND event='match_batch_submitted'",
+                               (self.session_id,)):
+            held.update({k: float(v) for k, v in (loads(e["payload"], {}).get("reserved_usd") or {}).items()})
+        return [OutstandingBatch(r["batch_id"], r["batch_task_id"], len(ids), sum(held.get(i, 0.0) for i in ids))
+                for r in rows for ids in [str(r["ids"]).split(",")]]
 
     def counts(self) -> dict[str, int]:
         rows = self.db.query("SELECT status, COUNT(*) n FROM batched_matches WHERE session_id=? GROUP BY status",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import statistics
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -38,8 +39,8 @@ class Logs:
             c.execute(
                 "INSERT INTO transcripts (session_id, task_id, agent, action, mode, model, attempt, outcome,"
                 " input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, latency_seconds,"
-                " request, response, error, created_at, system_sha256)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                " request, response, error, created_at, system_sha256, first_token_seconds, output_tokens_per_second)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     self.session_id,
                     rec.task_id,
@@ -60,6 +61,8 @@ class Logs:
                     rec.error,
                     time.time(),
                     system_sha,
+                    rec.first_token_seconds,
+                    rec.output_tokens_per_second,
                 ),
             )
 
@@ -84,6 +87,19 @@ class Logs:
             (self.session_id,),
         )
         return [(f"{r['agent']}.{r['mode']}", int(r["output_tokens"])) for r in rows]
+    def call_speeds(self) -> dict[str, tuple[int, float | None, float | None]]:
+        """Per model, over its answered calls: ``(calls, median output tokens/s, median first-token seconds of the
+        streamed ones)`` (docs/design.md#long-calls: the configured speeds checked against what a session saw)."""
+        rows = self.db.query("SELECT model, output_tokens_per_second v, first_token_seconds f FROM transcripts"
+                             " WHERE session_id=? AND outcome='ok' AND output_tokens_per_second IS NOT NULL",
+                             (self.session_id,))
+        out: dict[str, tuple[int, float | None, float | None]] = {}
+        for model in sorted({r["model"] for r in rows}):
+            speeds = [float(r["v"]) for r in rows if r["model"] == model]
+            firsts = [float(r["f"]) for r in rows if r["model"] == model and r["f"] is not None]
+            out[model] = (len(speeds), statistics.median(speeds), statistics.median(firsts) if firsts else None)
+        return out
+
     def cache_read_shares(self) -> dict[str, float]:
         """Share of input tokens read from the provider's prompt cache, per agent and ``"total"`` (design.md#caching).
 

@@ -297,13 +297,16 @@ class Supervisor:
         if pending:
             await asyncio.gather(*pending, return_exceptions=True)
         for t in done:  # the loop is already ending (its own error, if any, is on its way out): log the others
-            if not t.cancelled() and (exc := t.exception()) is not None:
+            exc = t.exception() if not t.cancelled() else None
+            if exc is not None and not isinstance(exc, SessionFailed):  # a second fatal error: on its task row
                 log.warning("task %s ended with %s: %s", t.get_name(), type(exc).__name__, exc)
         inflight.clear()
 
     # --- finalisation ----------------------------------------------------------------------------------
     async def finalize(self, reason: StopReason) -> str:
-        """Cancel pending work, write a last system feedback if none exists, then the final overview.
+        """Cancel pending work, poll every submitted provider batch once more (an ended one is settled, a running
+        one stays outstanding: docs/design.md#batch-settlement), write a last system feedback if none exists, then
+        the final overview.
 
         Returns:
             The overview Markdown (also stored on the session row).
@@ -315,6 +318,10 @@ class Supervisor:
             return self.store.sessions.get().final_overview or ""
         tasks.cancel_pending()
         sched.exhausted.clear()
+        for batch in self.store.batches.outstanding():  # a paid-for batch: settled now, or left outstanding
+            n = tasks.count("ranking", "MatchBatch")
+            await self._run_final("ranking", "MatchBatch", f"ranking::match_batch::{batch.batch_task_id}::stop{n}",
+                                  PRIORITIES["final"], payload={"batch_task": batch.batch_task_id, "final": True})
         if not self.store.logs.feedback(source="meta_review") and self.store.hypotheses.reviews(limit=1):
             await self._run_final(
                 "metareview", "GenerateSystemFeedback", "metareview::system::final", PRIORITIES["metareview"]
@@ -328,9 +335,10 @@ class Supervisor:
         self.notify()
         return overview
 
-    async def _run_final(self, agent: str, action: str, key: str, priority: int) -> None:
+    async def _run_final(self, agent: str, action: str, key: str, priority: int,
+                         payload: dict[str, object] | None = None) -> None:
         """Enqueue (idempotently) and run a finalisation task unless an earlier attempt finished it."""
-        self.store.tasks.enqueue(agent, action, key, priority=priority)
+        self.store.tasks.enqueue(agent, action, key, priority=priority, payload=payload)
         task = self.store.tasks.by_key(key)
         if task is not None and task.status != "done":
             await self._run_one(task)

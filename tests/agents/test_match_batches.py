@@ -7,6 +7,8 @@ polls the same batch after resume, submits nothing twice and applies each verdic
 
 from __future__ import annotations
 
+import asyncio
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -210,3 +212,71 @@ async def test_matches_held_by_a_task_that_died_before_submitting_are_submitted_
     await run_match_batches(rt)
     assert set(journal(rt)) >= queued
     assert set(rt.store.batches.counts()) == {"applied"}
+
+
+@pytest.mark.overrides(*BATCHING, "models.fake.batch_polls=1000000")
+async def test_a_budget_stop_shows_a_running_batch_as_outstanding_and_resume_settles_it(
+        planned: SessionRuntime, fake: FakeBackend, run_task: Any, players: list[str], batch_dir: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A session that stops on budget while its batch is at the provider polls it once at the stop; still running,
+    the batch is outstanding spend (a figure of its own in the summary and in ``cosci status``, not in the cost),
+    and ``cosci resume`` of the finished session settles it: verdicts applied once, costs booked at the batch
+    price."""
+    from cosci.cli import main, status_report
+    from cosci.session.summary import summarise
+    from cosci.store import SessionStore
+    from cosci.supervisor.loop import Supervisor
+    from cosci.supervisor.termination import StopReason
+
+    rt = planned
+    await play_tournament(run_task, 12)
+    [first] = await run_match_batches(rt, stop_after=1)
+    assert first.kind == "match_batch_pending"  # submitted, polled once, running at the provider
+    [sent] = [e for e in FakeBatches().log() if e["op"] == "create"]
+
+    await Supervisor(rt.config, rt.store, rt.budget, rt.execute).finalize(StopReason.BUDGET)
+
+    polls = [e for e in FakeBatches().log() if e["op"] == "poll" and e["batch_id"] == sent["batch_id"]]
+    assert len(polls) == 2  # polled once more at the stop, not cancelled
+    [batch] = rt.store.batches.outstanding()
+    assert batch.batch_id == sent["batch_id"] and batch.matches == len(sent["custom_ids"])
+    assert batch.reserved_usd > 0
+    summary = summarise(rt, StopReason.BUDGET, rt.home.overview_path, None)
+    assert (summary.outstanding_batches, summary.outstanding_matches) == (1, batch.matches)
+    assert summary.outstanding_usd == pytest.approx(batch.reserved_usd)
+    [line] = [x for x in summary.lines() if "outstanding" in x]
+    assert f"outstanding ${batch.reserved_usd:.4f} at most" in line and f"cosci resume {rt.session_id}" in line
+    assert any("outstanding $" in x for x in status_report(rt.home, rt.store))
+    assert summary.spent_usd == pytest.approx(sum(s["usd"] for s in rt.store.logs.spend().values()))
+    assert rt.store.sessions.get().status == "done"
+    data, sid = rt.config.paths.data_dir, rt.session_id
+    snapshot = rt.store.sessions.get().config_snapshot  # the fixture keeps the fake's batches on disk: say where
+    snapshot["models"]["fake"]["batch_dir"] = str(batch_dir)
+    rt.store.sessions.update(config_snapshot=snapshot)
+    await rt.close()
+
+    cli = functools.partial(asyncio.to_thread, main)  # the commands run their own event loop
+    await cli(["--data-dir", str(data), "status", sid])  # the frozen config: still running at the provider
+    out = capsys.readouterr().out
+    assert f"batches      batch {batch.batch_id}: still running at the provider" in out
+    assert "outstanding $" in out
+
+    await cli(["--data-dir", str(data), "resume", sid, "models.fake.batch_polls=1"])  # it has ended by now
+    out = capsys.readouterr().out
+    assert f"{sid}: batch {batch.batch_id}: settled, {batch.matches} of {batch.matches} matches applied" in out
+    store = SessionStore.open(rt.home.store_path, sid)
+    try:
+        assert store.batches.outstanding() == []
+        applied = [r["match_id"] for r in store.db.query("SELECT match_id FROM elo_journal")]
+        assert set(sent["custom_ids"]) <= set(applied) and len(applied) == len(set(applied))
+        rows = store.db.query("SELECT cost_usd FROM transcripts WHERE request LIKE ? AND outcome='ok'",
+                               (f'%{batch.batch_id}%',))
+        assert len(rows) == batch.matches and all(r["cost_usd"] > 0 for r in rows)
+        spent = sum(s["usd"] for s in store.logs.spend().values())
+        assert spent == pytest.approx(summary.spent_usd + sum(r["cost_usd"] for r in rows))  # now in the spend
+        assert sum(r["cost_usd"] for r in rows) <= batch.reserved_usd  # within what was held for it
+        assert store.logs.events("match_batch_settled")
+    finally:
+        store.close()
+    await cli(["--data-dir", str(data), "status", sid])
+    assert "outstanding" not in capsys.readouterr().out

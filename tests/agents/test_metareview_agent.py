@@ -130,12 +130,19 @@ async def test_autopilot_overview_cites_only_known_ids(planned: SessionRuntime, 
                                    FakeReply.empty()],
                          ids=["bad-request", "model-missing-never-degrades", "empty"])
 async def test_fallback_overview_when_the_call_fails(planned: SessionRuntime, fake: FakeBackend, run_task,
-                                                     ranked: list[str], reply: FakeReply) -> None:
+                                                     ranked: list[str], reply: FakeReply,
+                                                     request: pytest.FixtureRequest) -> None:
     fake.script(reply, agent="metareview", mode="final", times=3)
     _, result = await run_task("metareview", "GenerateFinalResearchOverview", "final")
     assert result.kind == "final_overview_generated" and result.detail["fallback"] is True
     overview = planned.store.sessions.get().final_overview or ""
-    assert overview.startswith("# Executive summary") and "# Caveats and limitations" in overview
+    first, _, rest = overview.partition("\n\n")
+    assert first.startswith("> **Fallback overview**: written from the session store") and "because " in first
+    because = {"bad-request": "the model call failed (cosci-fake/strong: fake: invalid request)",
+               "model-missing-never-degrades": "the model call failed (",
+               "empty": "the model returned no text"}[request.node.callspec.id]
+    assert because in first
+    assert rest.startswith("# Executive summary") and "# Caveats and limitations" in overview
     for hid in ranked:
         h = planned.store.hypotheses.get(hid)
         assert f"{h.title} [{hid}]" in overview and f"Claim: {h.statement}" in overview
@@ -148,7 +155,9 @@ async def test_fallback_overview_without_hypotheses_makes_no_call(planned: Sessi
     _, result = await run_task("metareview", "GenerateFinalResearchOverview", "final")
     assert result.detail["fallback"] is True and result.hypothesis_ids == []
     assert fake.calls_for("metareview") == []
-    assert "0 tournament matches" in (planned.store.sessions.get().final_overview or "")
+    overview = planned.store.sessions.get().final_overview or ""
+    assert "0 tournament matches" in overview
+    assert overview.startswith("> **Fallback overview**") and "because the session has no hypotheses" in overview
 
 
 async def test_an_unstructured_overview_falls_back_to_the_record(planned: SessionRuntime, fake: FakeBackend,
@@ -159,5 +168,6 @@ async def test_an_unstructured_overview_falls_back_to_the_record(planned: Sessio
     _, result = await run_task("metareview", "GenerateFinalResearchOverview", "final-weak")
     overview = planned.store.sessions.get().final_overview or ""
     assert result.detail["fallback"] is True
-    assert overview.startswith("# Executive summary") and f"[{ranked[0]}]" in overview
+    assert overview.startswith("> **Fallback overview**") and "lacked the required sections" in overview
+    assert "\n\n# Executive summary" in overview and f"[{ranked[0]}]" in overview
     assert "> The scientific community is now ready to accept science." in overview

@@ -1,8 +1,9 @@
 """The tool loop through the real gateway on the scripted fake (issue 3, seed 000 "Tool Loop").
 
 Asserts what each model call was sent (tools, tool_choice, thinking, the paired tool results) and what the
-loop returned: the forced terminal tool on the last iteration, ``ToolLoopExhausted``, the parallel cap, tool
-failures as error results, and citations checked against ``seen_urls``.
+loop returned: one thinking setting for every call of a loop, the last iteration's record (forced where the
+thinking form allows it, else asked for, then one separate record call), ``ToolLoopExhausted``, the parallel cap,
+tool failures as error results, and citations checked against ``seen_urls``.
 """
 
 from __future__ import annotations
@@ -86,17 +87,21 @@ def assert_paired(messages: list[dict[str, Any]]) -> None:
     assert set(answered) == set(asked), "a call left unanswered"
 
 
-async def test_the_last_iteration_forces_the_terminal_tool(config: CosciConfig, fake: FakeBackend) -> None:
+async def test_the_last_iteration_keeps_budget_thinking_and_asks_without_forcing(config: CosciConfig,
+                                                                                  fake: FakeBackend) -> None:
+    """The fake's strong tier takes budget thinking, which the provider refuses with a forced tool: every call of
+    the loop carries the same thinking setting, and the last one asks for the record instead of forcing it."""
     h = harness(config)
     tool = FakeSearch()
     fake.script(FakeReply(tool_calls=[search("metformin AML")]))
     fake.script(FakeReply(tool_calls=[search("complex I leukemic stem cells")]))
-    # the third (last) call is not scripted: the fake's autopilot records a hypothesis when forced
+    # the third (last) call is not scripted: the fake's autopilot records a hypothesis after tool results
 
     result = await loop(h, [tool], 3)
 
-    assert [c.tool_choice for c in fake.calls] == ["auto", "auto", FORCED]
-    assert [c.thinking for c in fake.calls] == [THINKING, THINKING, None]
+    assert [c.tool_choice for c in fake.calls] == ["auto", "auto", "auto"]
+    assert [c.thinking for c in fake.calls] == [THINKING, THINKING, THINKING]  # one setting for the whole loop
+    assert "last turn" in str(fake.calls[-1].messages[-1]["content"])  # asked, not forced
     assert all(c.tools == ["pubmed_search", "record_hypothesis"] for c in fake.calls)
     assert isinstance(result.record, RecordHypothesis)
     assert result.tool_calls == ["pubmed_search", "pubmed_search"]
@@ -105,6 +110,39 @@ async def test_the_last_iteration_forces_the_terminal_tool(config: CosciConfig, 
     tool_texts = [m["content"] for m in fake.calls[-1].messages if m["role"] == "tool"]
     assert len(tool_texts) == 2 and all("<untrusted_source" in t and PAPER in t for t in tool_texts)
     assert h.outcomes == ["ok", "ok", "ok"]
+
+
+@pytest.mark.overrides("models.tiers.strong.thinking=adaptive")
+async def test_the_last_iteration_forces_the_record_with_the_loops_thinking(config: CosciConfig,
+                                                                            fake: FakeBackend) -> None:
+    """Adaptive thinking accepts a forced tool: the last call forces the record and keeps the loop's setting."""
+    h = harness(config)
+    fake.script(FakeReply(tool_calls=[search("metformin AML")]))
+    await loop(h, [FakeSearch()], 2)
+    assert [c.tool_choice for c in fake.calls] == ["auto", FORCED]
+    asked = [(r.request["thinking"], r.request["output_config"]) for r in h.records]
+    assert asked == [({"type": "adaptive", "display": "summarized"}, {"effort": "low"})] * 2  # 4,000 tokens: low
+
+
+async def test_a_loop_without_a_record_ends_in_one_separate_record_call(config: CosciConfig,
+                                                                        fake: FakeBackend) -> None:
+    """Budget thinking, and the last (unforced) call records nothing: one separate call follows, outside the loop:
+    a new conversation with the loop's material, the record tool forced, no thinking."""
+    h = harness(config)
+    fake.script(FakeReply(tool_calls=[search("metformin")]))
+    fake.script(FakeReply.no_tool_call("I would rather not record anything."))
+
+    result = await loop(h, [FakeSearch()], 2)
+
+    assert [c.tool_choice for c in fake.calls] == ["auto", "auto", FORCED]
+    assert [c.thinking for c in fake.calls] == [THINKING, THINKING, None]  # the loop's two calls alike
+    separate = fake.calls[-1]
+    assert [m["role"] for m in separate.messages] == ["system", "user", "user"]  # a new conversation
+    material = separate.messages[-1]["content"]
+    assert "The search for this task has ended" in material and "Called pubmed_search" in material
+    assert PAPER in material and "<untrusted_source" in material  # the tool result, as it was quoted
+    assert separate.tools == ["record_hypothesis"]
+    assert isinstance(result.record, RecordHypothesis) and len(result.responses) == 3
 
 
 async def test_a_record_before_the_last_iteration_ends_the_loop(config: CosciConfig,
@@ -118,6 +156,7 @@ async def test_a_record_before_the_last_iteration_ends_the_loop(config: CosciCon
     assert result.record.citations and len(result.responses) == 2
 
 
+@pytest.mark.overrides("models.tiers.strong.thinking=off")
 async def test_exhausted_when_the_forced_call_records_nothing(config: CosciConfig, fake: FakeBackend) -> None:
     h = harness(config)
     tool = FakeSearch()
@@ -129,15 +168,26 @@ async def test_exhausted_when_the_forced_call_records_nothing(config: CosciConfi
 
     assert info.value.tool == "record_hypothesis"
     assert [c.tool_choice for c in fake.calls] == ["auto", FORCED]  # max_iters calls, the last one forced
-    assert fake.calls[-1].thinking is None
+    assert [c.thinking for c in fake.calls] == [None, None]
 
 
+@pytest.mark.overrides("models.tiers.strong.thinking=off")
 async def test_an_invalid_forced_record_is_a_typed_error(config: CosciConfig, fake: FakeBackend) -> None:
     h = harness(config)
     fake.script(FakeReply.malformed("record_hypothesis"))
     with pytest.raises(TruncatedArguments):
         await loop(h, [], 1)
     assert [c.tool_choice for c in fake.calls] == [FORCED]
+
+
+async def test_an_invalid_last_record_goes_to_the_separate_call(config: CosciConfig, fake: FakeBackend) -> None:
+    """Budget thinking: a truncated record on the last (unforced) call is not the end; the separate forced call
+    asks again, and its own invalid record is the typed error."""
+    h = harness(config)
+    fake.script(FakeReply.malformed("record_hypothesis"), times=2)
+    with pytest.raises(TruncatedArguments):
+        await loop(h, [], 1)
+    assert [c.tool_choice for c in fake.calls] == ["auto", FORCED]
 
 
 async def test_an_invalid_record_is_reported_back_while_iterations_remain(config: CosciConfig,

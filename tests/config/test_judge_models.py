@@ -10,7 +10,7 @@ import pytest
 from cosci.llm.gateway.routing import Router
 from tests.conftest import make_config
 
-HOSTED = ["opus", "sonnet", "gemini", "openai", "openrouter", "ollama", "fake"]
+HOSTED = ["opus", "claude45", "sonnet", "gemini", "gemini3", "openai", "openai_o", "openrouter", "ollama", "fake"]
 
 
 def models(tmp_path: Path, choice: str) -> tuple[set[str], set[str]]:

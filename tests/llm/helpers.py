@@ -17,7 +17,11 @@ from cosci.llm.gateway.adapter import Gateway
 from cosci.llm.port.types import CallSpec, TextBlock
 from tests.conftest import make_config
 
-__all__ = ["Harness", "budget_of", "harness", "make_config", "spec_for"]
+__all__ = ["WHOLE", "Harness", "budget_of", "harness", "make_config", "spec_for"]
+
+WHOLE = [f"++models.tiers.{tier}.output_tokens_per_second=null" for tier in ("strong", "cheap", "mini")]
+"""Overrides that send every call whole, not streamed: for replays of recorded whole (JSON) response bodies. The
+streamed path is replayed from a recorded event stream in ``tests/llm/test_long_calls.py``."""
 
 
 def budget_of(config: CosciConfig) -> TokenBudget:

@@ -22,7 +22,7 @@ import respx
 from cosci.llm.fake.provider import FakeBackend
 from cosci.llm.port.types import TextBlock
 from cosci.store import SessionStore
-from tests.llm.helpers import harness, make_config, spec_for
+from tests.llm.helpers import WHOLE, harness, make_config, spec_for
 from tests.llm.test_litellm_replay import ANTHROPIC_URL, recorded, wire  # noqa: F401
 
 CHARS_PER_TOKEN = 4  # OpenAI's and Anthropic's published rule of thumb for English text (~3.5-4 characters)
@@ -94,7 +94,7 @@ async def test_a_recorded_cache_hit_is_priced_and_counted(wire: respx.MockRouter
                                                           tmp_path: Path) -> None:
     body = recorded("anthropic/messages_cache_read_write.json")
     config = make_config(tmp_path / "data", "models=opus", "run.budget_usd=25",
-                         "models.tiers.cheap.model=anthropic/claude-sonnet-4-5-20250929")
+                         "models.tiers.cheap.model=anthropic/claude-sonnet-4-5-20250929", *WHOLE)
     h = harness(config)
     wire.post(ANTHROPIC_URL).mock(return_value=httpx.Response(200, json=body))
 

@@ -29,7 +29,7 @@ from cosci.llm.gateway.adapter import Gateway
 from cosci.llm.port.structured import call_record, parse_record
 from cosci.llm.port.types import CallSpec, TextBlock, ToolSpec
 from cosci.records import Record
-from tests.llm.helpers import harness, make_config
+from tests.llm.helpers import WHOLE, harness, make_config
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 ANTHROPIC_URL = "https://api.anthropic.com/v1/messages"
@@ -80,12 +80,12 @@ def wire(monkeypatch: pytest.MonkeyPatch) -> Iterator[respx.MockRouter]:
 @pytest.fixture
 def opus(tmp_path: Path) -> CosciConfig:
     """Anthropic tiers (strong = Opus with thinking); room in the budget for Opus-priced estimates."""
-    return make_config(tmp_path / "data", "models=opus", "run.budget_usd=25", "retry.max_delay_seconds=60")
+    return make_config(tmp_path / "data", "models=opus", "run.budget_usd=25", "retry.max_delay_seconds=60", *WHOLE)
 
 
 @pytest.fixture
 def openai(tmp_path: Path) -> CosciConfig:
-    return make_config(tmp_path / "data", "models=openai", "run.budget_usd=25")
+    return make_config(tmp_path / "data", "models=openai", "run.budget_usd=25", *WHOLE)
 
 
 def anthropic_spec(gw: Gateway, messages: list[dict[str, Any]] | None = None) -> CallSpec:
@@ -120,7 +120,11 @@ async def test_anthropic_response_is_parsed_through_litellm(wire: respx.MockRout
     body = sent(route)
     assert body["model"] == "claude-opus-4-7"
     assert body["tool_choice"] == {"type": "auto"}
-    assert "thinking" in body  # the thinking route (LiteLLM may translate the budget for this model)
+    # Opus 4.7 takes adaptive thinking only: generation.literature's 4,000-token budget is effort "low"
+    # (conf/config.yaml thinking.efforts), max_tokens stays the mode's cap, and no budget_tokens is sent
+    assert body["thinking"] == {"type": "adaptive", "display": "summarized"}
+    assert body["output_config"] == {"effort": "low"}
+    assert body["max_tokens"] == 12192 and "budget_tokens" not in json.dumps(body)
     assert [t["name"] for t in body["tools"]] == ["get_user_country"]
     assert body["system"] == [
         {"type": "text", "text": "Safety preamble.", "cache_control": {"type": "ephemeral"}},
@@ -169,7 +173,9 @@ async def test_thinking_blocks_are_sent_back_on_the_next_turn(wire: respx.MockRo
     assert tool_result["type"] == "tool_result" and tool_result["tool_use_id"] == first.tool_calls[0].id
 
 
-async def test_a_forced_record_goes_out_without_thinking(wire: respx.MockRouter, opus: CosciConfig) -> None:
+async def test_a_forced_record_keeps_adaptive_thinking(wire: respx.MockRouter, opus: CosciConfig) -> None:
+    """Adaptive thinking accepts a forced tool (the model then skips thinking), so a forced call keeps the
+    route's thinking setting; the budget form drops it (tests/llm/test_request_contracts.py)."""
     h = harness(opus)
     route = wire.post(ANTHROPIC_URL).mock(return_value=httpx.Response(200, json=ANTHROPIC_BODY))
     spec = anthropic_spec(h.gateway)
@@ -179,7 +185,8 @@ async def test_a_forced_record_goes_out_without_thinking(wire: respx.MockRouter,
 
     body = sent(route)
     assert body["tool_choice"] == {"type": "tool", "name": "get_user_country"}
-    assert "thinking" not in body  # Anthropic rejects a forced tool together with thinking
+    assert body["thinking"] == {"type": "adaptive", "display": "summarized"}
+    assert body["output_config"] == {"effort": "low"}
 
 
 async def test_anthropic_cache_counters_are_read(wire: respx.MockRouter, opus: CosciConfig) -> None:

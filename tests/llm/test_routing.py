@@ -21,15 +21,17 @@ def test_thinking_is_kept_only_on_thinking_tiers(config: CosciConfig) -> None:
     r = Router(config)  # fake: strong thinks, cheap and mini do not
     literature = r.route("generation", "literature")
     assert (literature.tier, literature.thinking_tokens) == ("strong", 4000)
-    assert literature.timeout_seconds == 300.0  # seed 004: thinking calls get 300 s
+    assert literature.timeout_seconds == 300.0  # thinking calls get 300 s (the fake has no output speed: whole)
+    assert not literature.stream
     pairwise = r.route("ranking", "pairwise")  # the mode asks for 4000, but cheap takes no thinking
     assert (pairwise.tier, pairwise.thinking_tokens, pairwise.timeout_seconds) == ("cheap", 0, 120.0)
     assert r.route("reflection", "full").thinking_tokens == 0  # strong tier, mode without a budget
     assert r.route("generation", "literature", tier="cheap").thinking_tokens == 0
     for route in r.all_routes():
         tier = config.models.tiers[route.tier]
+        assert route.thinking_form == tier.thinking
         assert route.thinking_tokens == (config.agents[route.agent].modes[route.mode].thinking_tokens
-                                         if tier.thinking else 0)
+                                         if tier.thinking != "off" else 0)
 
 
 def test_thinking_follows_the_models_choice(tmp_path: Path) -> None:
@@ -135,3 +137,27 @@ def test_a_tier_moved_to_a_hosted_model_needs_its_key(tmp_path: Path, monkeypatc
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     check_models(config)
     check_models(router(tmp_path, "models=ollama").config)  # a local server (api_base) needs no key
+
+
+def test_an_effort_tier_leaves_room_for_hidden_reasoning(tmp_path: Path) -> None:
+    """gpt-5's reasoning tokens count against its cap: a mode's cap is its answer budget plus the table row's
+    reasoning room (conf/config.yaml thinking.efforts: budget 0 -> 2048, 4000 -> 4000, 16000 -> 16000)."""
+    r = router(tmp_path, "models=openai")
+    agents = r.config.agents
+    for agent, mode, room in (("safety", "classify", 2048), ("goal_parsing", "parse_goal", 2048),
+                              ("generation", "literature", 4000), ("metareview", "final", 16000)):
+        route, cfg = r.route(agent, mode), agents[agent].modes[mode]
+        assert route.thinking_form == "effort"
+        assert route.max_output_tokens == cfg.max_output_tokens - cfg.thinking_tokens + room
+    assert r.route("safety", "classify").max_output_tokens == 1024 + 2048  # was 1024: reasoning ate the answer
+
+
+def test_a_long_call_is_streamed_under_a_deadline_from_its_speed(tmp_path: Path) -> None:
+    """metareview.final on Opus: 24,192 tokens at a conservative 20 tokens/s cannot finish in 300 s; it is
+    streamed under 60 s + 24192 / 20 s. A short call stays whole under the fixed timeout."""
+    r = router(tmp_path, "models=opus")
+    final = r.route("metareview", "final")
+    assert final.stream and final.idle_seconds == 90.0
+    assert final.timeout_seconds == pytest.approx(60.0 + 24192 / 20)
+    classify = r.route("safety", "classify")  # Haiku, 1,024 tokens at 50 tokens/s: 80 s < 120 s
+    assert not classify.stream and classify.timeout_seconds == 120.0 and classify.idle_seconds is None

@@ -50,3 +50,23 @@ def test_a_failed_transaction_rolls_back(store: SessionStore) -> None:
         c.execute("UPDATE sessions SET research_goal='changed'")
         raise RuntimeError("boom")
     assert store.sessions.get().research_goal == "Find repurposable drugs for AML."
+
+
+def test_a_calls_first_token_latency_and_speed_are_kept_and_summarised(store: SessionStore) -> None:
+    """Each answered call keeps its first-token latency (streamed calls) and output speed; ``call_speeds`` gives
+    the medians per model, what ``cosci status`` prints beside the configured speeds."""
+    from cosci.domain import Call
+
+    def call(model: str, speed: float | None, first: float | None, outcome: str = "ok") -> Call:
+        return Call(agent="metareview", action="Final", mode="final", model=model, task_id=None, attempt=1,
+                          outcome=outcome, output_tokens=100, first_token_seconds=first,
+                          output_tokens_per_second=speed)
+
+    for rec in (call("anthropic/claude-opus-4-7", 30.0, 4.0), call("anthropic/claude-opus-4-7", 40.0, 6.0),
+                call("anthropic/claude-opus-4-7", 50.0, None), call("anthropic/claude-haiku-4-5", 90.0, None),
+                call("anthropic/claude-haiku-4-5", None, None, "error:timeout")):
+        store.logs.add_call(rec)
+    [row] = store.db.query("SELECT first_token_seconds f, output_tokens_per_second v FROM transcripts LIMIT 1")
+    assert (row["f"], row["v"]) == (4.0, 30.0)
+    assert store.logs.call_speeds() == {"anthropic/claude-haiku-4-5": (1, 90.0, None),
+                                         "anthropic/claude-opus-4-7": (3, 40.0, 5.0)}

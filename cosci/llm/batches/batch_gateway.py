@@ -19,10 +19,12 @@ from typing import Any, Protocol
 
 import litellm
 
+from cosci.config.thinking import ThinkingCfg
 from cosci.domain import Call
 from cosci.llm import errors as E
 from cosci.llm.budget.token_budget import Reservation
 from cosci.llm.gateway.adapter import CHARS_PER_TOKEN_BOUND, Gateway, map_exception
+from cosci.llm.port.thinking import thinking_params
 from cosci.llm.port.types import BatchRequest, CallSpec, LLMResponse, Route
 
 BATCH_DISCOUNT = 0.5
@@ -61,17 +63,18 @@ class AnthropicBatches:
         return [entry.model_dump() async for entry in await self.client.messages.batches.results(batch_id)]
 
 
-def anthropic_params(spec: CallSpec) -> dict[str, Any]:
+def anthropic_params(spec: CallSpec, table: ThinkingCfg | None = None) -> dict[str, Any]:
     """Anthropic Messages params of a single-turn text call (a pairwise match): system blocks with their cache
-    markers, the user message, max tokens, thinking."""
+    markers, the user message, max tokens, and thinking in the tier's form (``table``: the budget -> effort
+    table; docs/design.md#thinking-forms)."""
     route = spec.route
     params: dict[str, Any] = {
         "model": route.model.split("/", 1)[1], "max_tokens": route.max_output_tokens,
         "system": [{"type": "text", "text": b.text, **({"cache_control": {"type": "ephemeral"}} if b.cache else {})}
                    for b in spec.system],
         "messages": [{"role": m["role"], "content": m["content"]} for m in spec.messages]}
-    if spec.thinking_tokens:
-        params["thinking"] = {"type": "enabled", "budget_tokens": spec.thinking_tokens}
+    think = thinking_params(route, table, thinking=spec.thinking, forced=False)
+    params.update({k: v for k, v in think.items() if k in ("thinking", "output_config")})
     return params
 
 
@@ -170,7 +173,8 @@ class BatchGateway:
                 refused.append(r.custom_id)
                 self._record(r, outcome="error:budget", error=str(exc))
                 continue
-            admitted.append({"custom_id": r.custom_id, "params": anthropic_params(r.spec),
+            params = anthropic_params(r.spec, self.gateway.config.thinking)
+            admitted.append({"custom_id": r.custom_id, "params": params,
                              "meta": {"cosci_agent": route.agent, "cosci_mode": route.mode,
                                       "cosci_action": r.spec.action, "cosci_task_id": r.spec.task_id}})
         if not admitted:
@@ -210,6 +214,12 @@ class BatchGateway:
                              if isinstance(result.get("error"), dict) else None)
                 out[r.custom_id] = None
         return out
+
+    def reserved_usd(self, custom_id: str) -> float:
+        """USD held for a submitted request until its result is settled (its upper bound at the batch price; 0 once
+        settled or unknown): what the session owes the provider for it at most."""
+        res = self._reserved.get(custom_id)
+        return res.usd if res is not None else 0.0
 
     def _settle(self, r: BatchRequest, usd: float, tokens: int) -> None:
         # a resumed session has no reservation for a batch submitted before: book the actual cost directly

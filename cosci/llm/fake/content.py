@@ -279,6 +279,9 @@ def record_args(tool: str, rng: random.Random, call: FakeCall, n: int) -> dict[s
         k = int(m.group(1)) if (m := re.search(r"Propose (\d+) distinct", call.prompt)) else 3
         return {"hypotheses": [{**{f: hypothesis(rng, call, n + i)[f] for f in ("title", "statement")},
                                 "citations": rng.sample(urls, min(2, len(urls)))} for i in range(k)]}
+    if tool == "record_check":  # `cosci check`: the protocol is to echo the values the request names
+        found = re.search(r"`word` set to \"([^\"]*)\" and `number` set to (-?\d+)", call.prompt)
+        return {"word": found.group(1), "number": int(found.group(2))} if found else {"word": "", "number": 0}
     return {"query": "leukemia"}
 
 

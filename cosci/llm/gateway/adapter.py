@@ -14,9 +14,16 @@ after a call's retries ran out or its answer was not a valid record.
 
 Deadlines (design.md#retries): LiteLLM's ``timeout`` bounds each read, not the call, so a server that
 trickles its body one byte at a time keeps a call alive indefinitely. Every provider call therefore runs under
-``asyncio.timeout(route.timeout_seconds)`` (design.md#retries: 120 s, 300 s with thinking); expiry is a
-:class:`~cosci.llm.errors.CallTimeout`, retried per the table like any timeout. In-process providers (the
-embedded model, the fake) have none (:func:`deadline`).
+a deadline, ``route.timeout_seconds``: the fixed timeout (design.md#retries: 120 s, 300 s with thinking) for a
+call sent whole, or, for a call whose cap at its tier's output speed would outlast that, a longer one under which
+it is streamed with an idle timeout (:mod:`.streaming`, design.md#long-calls). Expiry is a
+:class:`~cosci.llm.errors.CallTimeout`, retried per the table like any timeout; a streamed call's
+(:class:`~cosci.llm.errors.StreamTimeout`) once more at most. In-process providers (the embedded model, the
+fake) have none (:func:`deadline`).
+
+Request forms (design.md#thinking-forms): the thinking fields come from the tier's form
+(:mod:`cosci.llm.port.thinking`); cache markers go only to tiers that cache them (``Route.caches``). A permanent
+error carries the provider's own message (:mod:`.error_text`); a request too large is never retried.
 
 Schema-constrained record calls on Ollama (design.md#routing): Ollama ignores ``tool_choice``, so a forced record call
 is sent with the record's JSON schema as ``format`` (LiteLLM's ``response_format`` → Ollama ``format``) and no
@@ -36,6 +43,7 @@ from typing import Any
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # never fetch the price map (LiteLLM would download it)
 
 import litellm
+from litellm.exceptions import MidStreamFallbackError
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type
 from tenacity.wait import wait_random_exponential
 
@@ -44,8 +52,12 @@ from cosci.domain import Call
 from cosci.llm import errors as E
 from cosci.llm.budget.sizing import OutputSizer, expected_input_tokens
 from cosci.llm.budget.token_budget import BudgetBusy, Reservation, TokenBudget
+from cosci.llm.gateway.error_text import is_too_large, provider_message
 from cosci.llm.gateway.providers import CUSTOM_PROVIDERS, register_providers
 from cosci.llm.gateway.routing import Router
+from cosci.llm.gateway.streaming import stream_completion
+from cosci.llm.gateway.transcript_rows import output_speed, recorded_request
+from cosci.llm.port.thinking import thinking_params
 from cosci.llm.port.types import CallSpec, LLMResponse, Route, ToolCall
 from cosci.net import parse_retry_after
 
@@ -100,11 +112,21 @@ def _retry_after(exc: Exception) -> float | None:
         return None
 
 
-def map_exception(exc: Exception, model: str) -> E.LLMError:
-    """Turn a LiteLLM/provider exception into cosci's hierarchy (transient vs permanent)."""
-    msg = " ".join(str(getattr(exc, "message", exc)).split())[:500]
+def map_exception(exc: Exception, model: str) -> E.LLMError:  # noqa: C901 - one branch per error kind
+    """Turn a LiteLLM/provider exception into cosci's hierarchy (transient vs permanent), with the provider's own
+    message (:func:`cosci.llm.gateway.error_text.provider_message`). A request refused for its size is
+    :class:`~cosci.llm.errors.RequestTooLarge`, never retried, even when the provider says so with a 429."""
+    if isinstance(exc, E.LLMError):
+        return exc
+    msg = provider_message(str(getattr(exc, "message", exc)))[:500]
     status = getattr(exc, "status_code", None)
     kw: dict[str, Any] = {"model": model, "retry_after": _retry_after(exc)}
+    if is_too_large(status, msg):
+        return E.RequestTooLarge(msg, model=model)
+    if isinstance(exc, litellm.ContextWindowExceededError | litellm.ContentPolicyViolationError):
+        return E.InputRejected(msg, model=model)
+    if isinstance(exc, MidStreamFallbackError):  # a stream cut off before its stop reason: the connection
+        return E.ConnectionFailed(msg, **kw)
     if isinstance(exc, litellm.RateLimitError) or status == 429:
         return E.RateLimited(msg, **kw)
     if status == 529 or "overloaded" in msg.lower() or isinstance(exc, litellm.ServiceUnavailableError):
@@ -169,7 +191,8 @@ class Gateway:
         table: dict[type, int] = {
             E.RateLimited: r.rate_limit_attempts, E.Overloaded: r.overloaded_attempts,
             E.ServerError: r.server_error_attempts, E.CallTimeout: r.timeout_attempts,
-            E.ConnectionFailed: r.timeout_attempts}
+            E.ConnectionFailed: r.timeout_attempts,
+            E.StreamTimeout: min(r.timeout_attempts, r.stream_timeout_attempts)}
         return table.get(type(exc), 1)
 
     def max_attempts(self, exc: BaseException | None) -> int:
@@ -216,11 +239,10 @@ class Gateway:
             raise
         started = time.perf_counter()
         try:
-            async with asyncio.timeout(deadline(route)):  # a deadline, not a per-read timeout
-                raw = await litellm.acompletion(**kwargs)
+            raw, first_token = await self._send(kwargs, route)
         except Exception as exc:  # every provider error is mapped, recorded, then retried or raised
             self.budget.settle(reservation, 0.0, 0)
-            err = map_exception(exc, route.model)
+            err = self._error(exc, route, input_chars)
             will_retry = isinstance(err, E.TransientLLMError) and attempt < self._max_attempts(err)
             self.recorder(Call(**base, outcome=f"{'retry' if will_retry else 'error'}:{err.kind}",
                                      latency_seconds=time.perf_counter() - started, error=str(err)))
@@ -236,12 +258,34 @@ class Gateway:
         self.recorder(Call(
             **base, outcome="ok", input_tokens=resp.input_tokens, output_tokens=resp.output_tokens,
             cache_read_tokens=resp.cache_read_tokens, cache_write_tokens=resp.cache_write_tokens,
-            cost_usd=resp.cost_usd, latency_seconds=resp.latency_seconds,
-            request={"tool_choice": kwargs.get("tool_choice"), "response_format": kwargs.get("response_format"),
-                     "tools": [t["function"]["name"] for t in kwargs.get("tools", [])],
-                     "thinking": kwargs.get("thinking"), "messages": kwargs["messages"][1:]},
-            response=resp.assistant_message(), system=kwargs["messages"][0]["content"]))
+            cost_usd=resp.cost_usd, latency_seconds=resp.latency_seconds, first_token_seconds=first_token,
+            output_tokens_per_second=output_speed(resp.output_tokens, resp.latency_seconds, first_token),
+            request=recorded_request(kwargs), response=resp.assistant_message(),
+            system=kwargs["messages"][0]["content"]))
         return resp
+
+    async def _send(self, kwargs: dict[str, Any], route: Route) -> tuple[Any, float | None]:
+        """One provider call: streamed for a long answer (:mod:`.streaming`), else whole under its deadline (a
+        deadline, not LiteLLM's per-read timeout). Returns ``(ModelResponse, first-token seconds or None)``."""
+        limit = deadline(route)
+        if route.stream and limit is not None:
+            return await stream_completion(kwargs, deadline=limit, idle=route.idle_seconds,
+                                           opening=self.retry.first_token_seconds)
+        async with asyncio.timeout(limit):
+            return await litellm.acompletion(**kwargs), None
+
+    def _error(self, exc: Exception, route: Route, input_chars: int) -> E.LLMError:
+        """The cosci error of a failed attempt: a streamed call's timeout is a :class:`~.errors.StreamTimeout`
+        (retried less); a request too large names its size."""
+        if route.stream and isinstance(exc, TimeoutError | E.CallTimeout):
+            why = str(exc) or f"no complete answer within the streamed deadline of {route.timeout_seconds:.0f} s"
+            return E.StreamTimeout(why, model=route.model)
+        err = map_exception(exc, route.model)
+        if isinstance(err, E.RequestTooLarge):
+            return E.RequestTooLarge(f"{str(err).removeprefix(route.model + ': ')} (this request: ~"
+                                     f"{expected_input_tokens(input_chars)} input tokens by estimate, max_tokens "
+                                     f"{route.max_output_tokens})", model=route.model)
+        return err
 
     async def _admit(self, route: Route, input_chars: int) -> Reservation:
         """Admit a call at its expected cost (agent share) and upper bound (session cap); see :mod:`.budget`.
@@ -267,18 +311,20 @@ class Gateway:
                 await asyncio.sleep(ADMISSION_POLL_SECONDS)
 
     def request(self, spec: CallSpec, route: Route) -> dict[str, Any]:
-        """The ``litellm.acompletion`` keyword arguments for ``spec`` on ``route``."""
+        """The ``litellm.acompletion`` keyword arguments for ``spec`` on ``route``: the thinking part in the form the
+        tier's model documents (:mod:`cosci.llm.port.thinking`), cache markers only for tiers that cache them."""
         forced = spec.tool_choice not in (None, "auto", "none")
-        # Anthropic rejects a forced tool together with thinking (design.md#prompts)
-        thinking = route.thinking_tokens if spec.thinking and not forced else 0
+        # Anthropic rejects a forced tool together with thinking (design.md#prompts): thinking_params drops it
+        think = thinking_params(route, self.config.thinking, thinking=spec.thinking, forced=forced)
         system = {"role": "system", "content": [
-            {"type": "text", "text": b.text, **({"cache_control": {"type": "ephemeral"}} if b.cache else {})}
+            {"type": "text", "text": b.text,
+             **({"cache_control": {"type": "ephemeral"}} if b.cache and route.caches else {})}
             for b in spec.system]}
-        history = spec.messages if thinking else [
+        history = spec.messages if think else [
             {k: v for k, v in m.items() if k != "thinking_blocks"} for m in spec.messages]
         kwargs: dict[str, Any] = {
             "model": route.model, "messages": [system, *history], "max_tokens": route.max_output_tokens,
-            "timeout": route.timeout_seconds, "num_retries": 0,
+            "timeout": route.timeout_seconds, "num_retries": 0, **think,
             "metadata": {"cosci_agent": route.agent, "cosci_mode": route.mode, "cosci_action": spec.action,
                          "cosci_task_id": spec.task_id},
         }
@@ -291,10 +337,8 @@ class Gateway:
             if spec.tool_choice:
                 kwargs["tool_choice"] = ({"type": "function", "function": {"name": spec.tool_choice}}
                                          if forced else spec.tool_choice)
-        if thinking:
-            kwargs["thinking"] = {"type": "enabled", "budget_tokens": thinking}
-            if route.model.startswith(CUSTOM_PROVIDERS):
-                kwargs["allowed_openai_params"] = ["thinking"]
+        if think and route.model.startswith(CUSTOM_PROVIDERS):
+            kwargs["allowed_openai_params"] = list(think)
         if spec.response_schema is not None and route.constrained and not spec.tools:
             kwargs["response_format"] = {"type": "json_object", "schema": spec.response_schema}
         if format_tool(spec, route):
@@ -363,3 +407,4 @@ def as_record_call(resp: LLMResponse, tool: str) -> LLMResponse:
     if resp.tool_calls:
         return resp
     return replace(resp, text="", tool_calls=[ToolCall(id="format_0", name=tool, arguments=resp.text.strip())])
+

@@ -1,8 +1,11 @@
 """Route an (agent, mode) to a model, and walk the degradation chain (design.md#routing).
 
 The tier comes from ``conf/agents`` (overridden per agent or mode by ``models.agent_tiers``), the model string
-and its abilities from ``conf/models``. Thinking budgets are kept only where the model takes thinking (seed:
-Opus-class only). ``reflection.verification`` and ``metareview.final`` never degrade (design.md#metareview).
+and its abilities from ``conf/models``. Thinking budgets are kept only where the tier's thinking form is not
+``off``; an ``effort`` tier's cap is the mode's answer budget plus room for hidden reasoning, and a call whose cap
+at the tier's output speed outlasts the fixed timeout is streamed under a longer deadline
+(design.md#thinking-forms, design.md#long-calls). ``reflection.verification`` and ``metareview.final``
+never degrade (design.md#metareview).
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import os
 from cosci.config.schema import CosciConfig
 from cosci.errors import MissingApiKey
 from cosci.llm.errors import ModelUnavailable
+from cosci.llm.port.thinking import effort_row
 from cosci.llm.port.types import Route
 
 NEVER_DEGRADE = frozenset({"reflection.verification", "metareview.final"})
@@ -19,6 +23,20 @@ NEVER_DEGRADE = frozenset({"reflection.verification", "metareview.final"})
 
 CONSTRAINED_PROVIDERS = ("cosci-local/",)
 """Providers whose output is schema-constrained (the embedded model)."""
+MARKED_PROVIDERS = ("cosci-fake/",)
+"""Providers sent cache markers without a ``cache_min_tokens``: the scripted fake records them (as Anthropic would
+receive them) so tests see which blocks are marked; it caches nothing."""
+
+
+def call_deadline(fixed: float, max_tokens: int, tokens_per_second: float | None,
+                  first_token: float) -> tuple[float, bool]:
+    """``(deadline seconds, streamed)`` of a call: the fixed timeout, unless ``max_tokens`` at the tier's
+    conservative output speed (plus the first-token allowance) outlasts it; then the call is streamed under that
+    longer deadline (docs/design.md#long-calls)."""
+    if tokens_per_second is None:
+        return fixed, False
+    needed = first_token + max_tokens / tokens_per_second
+    return (needed, True) if needed > fixed else (fixed, False)
 
 
 class Router:
@@ -36,16 +54,25 @@ class Router:
         mode_cfg = self.config.agents[agent].modes[mode]
         tier = tier or self.config.tier_of(agent, mode)
         entry = self.config.models.tiers[tier]
-        thinking = mode_cfg.thinking_tokens if entry.thinking else 0
+        thinking = mode_cfg.thinking_tokens if entry.thinking != "off" else 0
+        cap = mode_cfg.max_output_tokens
+        if entry.thinking == "effort" and self.config.thinking is not None:  # room for hidden reasoning
+            cap = cap - mode_cfg.thinking_tokens + effort_row(self.config.thinking,
+                                                              mode_cfg.thinking_tokens).reasoning_tokens
         retry = self.config.retry
+        reasons = bool(thinking) or entry.thinking == "effort"
+        fixed = retry.thinking_call_timeout_seconds if reasons else retry.call_timeout_seconds
+        deadline, stream = call_deadline(fixed, cap, entry.output_tokens_per_second, retry.first_token_seconds)
         return Route(
             agent=agent, mode=mode, tier=tier, model=entry.model, thinking_tokens=thinking,
-            max_output_tokens=mode_cfg.max_output_tokens, max_iterations=mode_cfg.max_iterations,
-            timeout_seconds=retry.thinking_call_timeout_seconds if thinking else retry.call_timeout_seconds,
+            max_output_tokens=cap, max_iterations=mode_cfg.max_iterations, timeout_seconds=deadline,
             degradable=f"{agent}.{mode}" not in NEVER_DEGRADE,
             constrained=entry.model.startswith(CONSTRAINED_PROVIDERS),
             api_key_env=entry.api_key_env, api_base=entry.api_base,
-            typical_output_tokens=entry.typical_output_tokens,
+            typical_output_tokens=entry.typical_output_tokens, thinking_form=entry.thinking,
+            lowest_effort=entry.lowest_effort, min_thinking_tokens=entry.min_thinking_tokens,
+            caches=entry.cache_min_tokens is not None or entry.model.startswith(MARKED_PROVIDERS), stream=stream,
+            idle_seconds=retry.stream_idle_seconds if stream else None,
         )
 
     def degrade(self, route: Route) -> Route:

@@ -1,8 +1,10 @@
 """Structured output through record tools (design.md#prompts), over the port.
 
-:func:`call_record` asks for one record: with thinking off, the record tool is forced (``tool_choice``); with
-thinking on (Anthropic rejects a forced tool together with thinking, design.md#prompts), ``tool_choice="auto"``
-plus the prompt's instruction, and if no record comes back, one forced call without thinking.
+:func:`call_record` asks for one record: with thinking off, or on a reasoning model that keeps reasoning on a
+forced call (``effort`` form), the record tool is forced (``tool_choice``). With thinking on where a forced tool
+would lose it (Anthropic's adaptive thinking skips thinking on a forced call; its budget thinking is refused with
+one), ``tool_choice="auto"`` plus the prompt's instruction, and if no record comes back, one separate forced call
+(carrying the thinking setting where the form allows it; design.md#thinking-forms).
 :func:`parse_record` turns the model's tool call into a validated record or a typed error: empty, truncated
 or invalid arguments, or no record call at all. It never raises anything else.
 """
@@ -16,6 +18,7 @@ from typing import TypeVar
 from pydantic import ValidationError
 
 from cosci.llm.errors import EmptyArguments, InvalidArguments, NoRecordCall, TruncatedArguments
+from cosci.llm.port.thinking import forced_keeps_thinking, thinks_when_forced
 from cosci.llm.port.types import CallSpec, LLMPort, LLMResponse, ToolSpec
 from cosci.records import Record, tool_schema
 
@@ -74,9 +77,11 @@ async def call_record(port: LLMPort, spec: CallSpec, record: type[R]) -> tuple[R
         StructuredOutputError subclasses as :func:`parse_record`; LLM errors from the port.
     """
     tool = record_tool(record)
-    if spec.thinking_tokens > 0:
+    if spec.thinking_tokens > 0 and not thinks_when_forced(spec.route):
         resp = await port.complete(replace(spec, tools=[tool], tool_choice="auto"))
         if any(c.name == record.tool_name for c in resp.tool_calls):
             return parse_record(resp, record), resp
-    resp = await port.complete(replace(spec, tools=[tool], tool_choice=record.tool_name, thinking=False))
+    forced = replace(spec, tools=[tool], tool_choice=record.tool_name)
+    forced.thinking = spec.thinking and forced_keeps_thinking(spec.route)
+    resp = await port.complete(forced)
     return parse_record(resp, record), resp

@@ -19,12 +19,20 @@ class Route:
 
     Attributes:
         model: LiteLLM model string.
-        thinking_tokens: extended-thinking budget in tokens; 0 unless the model takes thinking (Opus-class).
-        max_output_tokens: max tokens per call, thinking included.
+        thinking_tokens: the mode's thinking budget in tokens; 0 when the tier's form is ``off``.
+        max_output_tokens: max tokens per call (the cost cap), thinking and hidden reasoning included.
         max_iterations: tool-loop iterations (or debate turns) allowed.
-        timeout_seconds: per-call timeout (design.md#retries: 120 s, 300 s with thinking).
+        timeout_seconds: the call's deadline, seconds: the fixed timeout (design.md#retries: 120 s, 300 s with
+            thinking), or for a streamed call ``retry.first_token_seconds`` plus ``max_output_tokens`` at the tier's
+            output speed (design.md#long-calls).
         degradable: False for the never-degrade modes (``reflection.verification``, ``metareview.final``).
         constrained: the tier's output is schema-constrained (the embedded model).
+        thinking_form: ``off``, ``budget``, ``adaptive`` or ``effort`` (:mod:`cosci.llm.port.thinking`).
+        lowest_effort: effort sent by an ``effort`` tier on calls without a budget (None: no field).
+        min_thinking_tokens: budget sent by a ``budget`` tier on calls without one (None: no field).
+        caches: system blocks marked for caching get ``cache_control`` (the tier has ``cache_min_tokens``).
+        stream: the call is streamed (its max tokens at the tier's speed outlast the fixed timeout).
+        idle_seconds: a streamed call that sends nothing for this long times out, seconds.
     """
 
     agent: str
@@ -41,6 +49,12 @@ class Route:
     api_base: str | None = None
     typical_output_tokens: int | None = None
     """The tier's typical answer length, tokens (admission prior and estimate; None = a share of the maximum)."""
+    thinking_form: str = "off"
+    lowest_effort: str | None = None
+    min_thinking_tokens: int | None = None
+    caches: bool = False
+    stream: bool = False
+    idle_seconds: float | None = None
 
     @property
     def key(self) -> str:
@@ -160,6 +174,10 @@ class BatchPort(Protocol):
         ...
 
     async def ended(self, route: Route, batch_id: str) -> bool: ...
+
+    def reserved_usd(self, custom_id: str) -> float:
+        """USD held for a submitted request until its result is settled (0 once settled)."""
+        ...
 
     async def results(self, route: Route, batch_id: str,
                       requests: list[BatchRequest]) -> dict[str, LLMResponse | None]:
