@@ -48,7 +48,7 @@ def test_demo_session_is_grounded_checked_and_audited(prefect_server: None, fake
     evidence_line = next(line for line in SessionSummary(**summary).lines() if line.startswith("evidence"))
     assert re.fullmatch(r"evidence  \d+ proposed: \d+ verified, \d+ misquoted, \d+ unseen", evidence_line)
 
-    debates = [h for h in store.hypotheses.all() if h.strategy == "debate"]
+    debates = [h for h in store.hypotheses.all() if h.mode == "debate"]
     assert debates and all(h.grounding == "ungrounded" or any(c["status"] == "verified" for c in h.citations)
                            for h in debates)
     final = Path(summary["overview_path"]).parent
