@@ -58,6 +58,9 @@ _.row_factory
 _.elo_before
 _.elo_after
 _.generated_at
+_.relied_on  # a claim's support check (claims.json rows, shown in the report's "Claims" section)
+_.support_note
+_.claims_counts  # ReportData's claims line
 
 # pytest: module marks and hooks.
 _.pytestmark

@@ -1,7 +1,7 @@
 """The checks behind ``cosci investigate``'s statuses, measured on labelled sets with their adversarial kinds
 (docs/design.md#gates, #task-format, #sandbox, #evidence). Figures go to bench/README.md.
 
-    python -m bench.investigation [--trials 4000]
+    python -m bench.investigation [--trials 4000] [--only rubrics|check|sandbox|coverage]
 
 1. **Rubric adjudication** ("passes"): ``bench/data/investigation/rubric_texts.jsonl``, rubric texts with metrics
    and the labelled verdict; kinds: aliases, symbols, distractor numbers, negations, no threshold, unreported
@@ -10,9 +10,10 @@
    pass or fail; kinds include the adversarial ones (search data read through a path built at run time, through a
    glob, only when present; near-identical evaluators). Detection per kind.
 3. **The sandbox** ("contained"): hostile programs by kind (network, files outside the view, symlinks, limits,
-   secrets); a program is contained when its attempt fails (or, for secrets, sees none) and the host is untouched.
-   No fork bomb is run: the sandbox has no process-count limit (docs/design.md#sandbox), and one exhausted this
-   shared machine's process table for the length of its wall clock.
+   process bombs, signals to the host, privileges, secrets); a program is contained when its attempt fails (or,
+   for privileges and secrets, it sees none) and the host is untouched: the escape file absent, the host's
+   sentinel process alive, and, for the bombs, the tasks (processes and threads) in the sandbox's PID namespace
+   (sampled every 10 ms) at most the process limit plus bubblewrap's init.
 4. **The 95 % intervals**: coverage of the t interval of a mean and of a paired gain at n = 5 seeds, on normal and
    skewed (exponential) values with a known mean, ``--trials`` repetitions.
 """
@@ -21,10 +22,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
-import shutil
+import signal
+import subprocess
 import tempfile
-from collections import defaultdict
+import threading
+from collections import Counter, defaultdict
 from pathlib import Path
 
 from cosci.investigation.check import check_task
@@ -133,36 +137,106 @@ HOSTILE = {
     "limits: CPU": "while True:\n    pass\n",
     "limits: wall clock": "import time\ntime.sleep(600)\n",
     "limits: file size": "open('/workspace/f', 'wb').write(b'x' * (8 << 20))\n",
+    "processes: fork bomb": "import os\nwhile True:\n    os.fork()\n",
+    "processes: fork bomb that outlives its parent": ("import os, time\nif os.fork() == 0:\n    while True:\n"
+                                                      "        try:\n            os.fork()\n        except OSError:\n"
+                                                      "            time.sleep(1)\n"),
+    "processes: shell fork bomb": "import os\nos.system('b(){{ b|b& }}; b')\n",
+    "processes: thread bomb": ("import threading, time\nwhile True:\n    threading.Thread(target=time.sleep, "
+                               "args=(600,), daemon=True).start()\n"),
+    "processes: subprocess pool": ("import subprocess\nkids = [subprocess.Popen(['sleep', '600']) for _ in "
+                                   "range(500)]\n"),
+    "signals: kill a host process": "import os, signal\nos.kill({sentinel}, signal.SIGKILL)\n",
+    "signals: kill every process it may": "import os, signal, time\nos.kill(-1, signal.SIGKILL)\ntime.sleep(0.5)\n"
+                                          "raise SystemExit('still here')\n",
 }
+PRIVILEGES = ("import json\nst = dict(l.split(':', 1) for l in open('/proc/self/status').read().splitlines())\n"
+              "uid = int(st['Uid'].split()[0])\nprint(json.dumps({'value': float(uid == 0 or int(st['CapEff'], 16) "
+              "!= 0 or int(st['CapPrm'], 16) != 0 or st['NoNewPrivs'].strip() != '1')}))\n")
+"""Prints 1 when the program is root or holds a capability or could gain privileges through a setuid binary."""
+LIMIT_PROCESSES = 64
 
 
-def sandbox_set(tmp: Path) -> dict[str, bool]:
+def _host_processes() -> tuple[int, int]:
+    """``(processes on the host, tasks in the largest PID namespace other than this one)``: a sandbox's processes
+    share its PID namespace (other jobs' sandboxes have their own); a task is a process or one of its threads."""
+    mine, total, per_ns = os.readlink("/proc/self/ns/pid"), 0, Counter[str]()
+    for e in os.scandir("/proc"):
+        if e.name.isdigit():
+            total += 1
+            try:
+                ns = os.readlink(f"/proc/{e.name}/ns/pid")
+            except OSError:
+                continue
+            if ns != mine:  # a thread counts against the limit as a process does
+                per_ns[ns] += len(os.listdir(f"/proc/{e.name}/task"))
+    return total, max(per_ns.values(), default=0)
+
+
+class PeakProcesses:
+    """The most processes on the host and tasks in one sandbox while it runs (a sampling thread, every 10 ms)."""
+
+    def __enter__(self) -> PeakProcesses:
+        self.before, self.sandbox = _host_processes()[0], 0
+        self.peak = self.before
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+        return self
+
+    def _sample(self) -> None:
+        while not self._stop.wait(0.01):
+            total, sandbox = _host_processes()
+            self.peak, self.sandbox = max(self.peak, total), max(self.sandbox, sandbox)
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def sandbox_set(tmp: Path) -> dict[str, tuple[bool, str]]:
+    """``{kind: (held, note)}``; the note gives a bomb's host process peak."""
     task = load_task(make_task(tmp / "host"))
+    assert task.spec.limits.processes == LIMIT_PROCESSES  # the default
     harness = Harness(task, probe(), tmp / "views")  # type: ignore[arg-type]
-    out: dict[str, bool] = {}
-    for kind, source in HOSTILE.items():
-        escape = tmp / f"escape-{len(out)}.txt"
-        program = tmp / f"prog-{len(out)}"
-        program.mkdir()
-        (program / "program.py").write_text(source.format(escape=str(escape if "write" in kind else
-                                                                      tmp / "host" / "task.md")))
-        e = harness.evaluate(program, "search", 0, tmp / f"work-{len(out)}")
-        out[kind] = (not e.ok) and not escape.exists()
-    secret = tmp / "prog-secret"
-    secret.mkdir()
-    (secret / "program.py").write_text("import json, os\nprint(json.dumps({'value': float(any('KEY' in k or 'TOKEN' "
-                                       "in k for k in os.environ))}))\n")
-    import os
-
-    os.environ["BENCH_FAKE_API_KEY"] = "sk-not-real"
-    e = harness.evaluate(secret, "search", 0, tmp / "work-secret")
-    out["secrets: environment variables"] = e.ok and (e.metrics.get("score") is not None) and not _saw_key(tmp)
+    sentinel = subprocess.Popen(["sleep", "3600"])
+    out: dict[str, tuple[bool, str]] = {}
+    try:
+        for kind, source in HOSTILE.items():
+            n = len(out)
+            escape, program = tmp / f"escape-{n}.txt", tmp / f"prog-{n}"
+            program.mkdir()
+            (program / "program.py").write_text(source.format(sentinel=sentinel.pid, escape=str(
+                escape if "write" in kind else tmp / "host" / "task.md")))
+            with PeakProcesses() as peak:
+                e = harness.evaluate(program, "search", 0, tmp / f"work-{n}")
+            held = (not e.ok) and not escape.exists() and sentinel.poll() is None
+            note = e.reason[:80]
+            if kind.startswith("processes"):  # the limit, and bubblewrap's init (pid 1 of the namespace)
+                held = held and peak.sandbox <= LIMIT_PROCESSES + 1
+                note = (f"sandbox peak {peak.sandbox} tasks (host processes {peak.before} -> {peak.peak}); "
+                        f"{e.seconds:.1f} s; {note}")
+            out[kind] = (held, note)
+        out["privileges: root or a capability"] = _sees_nothing(harness, tmp, "privileges", PRIVILEGES)
+        os.environ["BENCH_FAKE_API_KEY"] = "sk-not-real"
+        out["secrets: environment variables"] = _sees_nothing(harness, tmp, "secret", "import json, os\nprint(json."
+                                                              "dumps({'value': float(any('KEY' in k or 'TOKEN' in k "
+                                                              "for k in os.environ))}))\n")
+    finally:
+        sentinel.send_signal(signal.SIGKILL)
+        sentinel.wait()
     return out
 
 
-def _saw_key(tmp: Path) -> bool:
-    answer = tmp / "work-secret" / "answer" / "answer.json"
-    return json.loads(answer.read_text())["value"] != 0.0 if answer.exists() else True
+def _sees_nothing(harness: Harness, tmp: Path, name: str, source: str) -> tuple[bool, str]:
+    """Runs ``source``, which prints ``value`` 1.0 when it sees what it must not: held when it ran and saw 0."""
+    program = tmp / f"prog-{name}"
+    program.mkdir()
+    (program / "program.py").write_text(source)
+    e = harness.evaluate(program, "search", 0, tmp / f"work-{name}")
+    answer = tmp / f"work-{name}" / "answer" / "answer.json"
+    seen = json.loads(answer.read_text())["value"] if answer.exists() else None
+    return e.ok and seen == 0.0, e.reason[:80] or f"saw {seen}"
 
 
 def coverage(trials: int, n: int = 5, level: float = 0.95) -> dict[str, float]:
@@ -185,27 +259,39 @@ def coverage(trials: int, n: int = 5, level: float = 0.95) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--trials", type=int, default=4000)
+    parser.add_argument("--only", choices=("rubrics", "check", "sandbox", "coverage"), default=None,
+                        help="run one set (default: all four)")
     args = parser.parse_args()
-    print("1. rubric adjudication (labelled verdicts)")
-    for kind, oks in rubric_set().items():
-        print(f"   {kind:14s} {sum(oks)}/{len(oks)} correct")
-    if probe() is None:
+    wanted = {args.only} if args.only else {"rubrics", "check", "sandbox", "coverage"}
+    if "rubrics" in wanted:
+        print("1. rubric adjudication (labelled verdicts)")
+        for kind, oks in rubric_set().items():
+            print(f"   {kind:14s} {sum(oks)}/{len(oks)} correct")
+    if wanted & {"check", "sandbox"} and probe() is None:
         print("2-3 skipped: bubblewrap cannot build a sandbox here")
-    else:
+    elif wanted & {"check", "sandbox"}:
         with tempfile.TemporaryDirectory(prefix="bench-inv-") as tmp_:
-            tmp = Path(tmp_)
-            print("2. the task check (labelled pass / fail)")
-            for kind, folder, should_pass in task_variants(tmp / "tasks"):
-                failures = check_task(folder, probe())  # type: ignore[arg-type]
-                right = (not failures) == should_pass
-                print(f"   {'ok  ' if right else 'MISS'} {kind:42s} {'passes' if not failures else failures[0][:90]}")
-            print("3. the sandbox (hostile programs)")
-            for kind, held in sandbox_set(tmp / "sandbox").items():
-                print(f"   {'held' if held else 'LEAK'} {kind}")
-            shutil.rmtree(tmp, ignore_errors=True)
-    print(f"4. interval coverage at n = 5 seeds, 95 % ({args.trials} trials)")
-    for kind, rate in coverage(args.trials).items():
-        print(f"   {kind:22s} {rate:.3f}")
+            _sandboxed_sets(Path(tmp_), wanted)
+    if "coverage" in wanted:
+        print(f"4. interval coverage at n = 5 seeds, 95 % ({args.trials} trials)")
+        for kind, rate in coverage(args.trials).items():
+            print(f"   {kind:22s} {rate:.3f}")
+
+
+def _sandboxed_sets(tmp: Path, wanted: set[str]) -> None:
+    if "check" in wanted:
+        print("2. the task check (labelled pass / fail)")
+        for kind, folder, should_pass in task_variants(tmp / "tasks"):
+            failures = check_task(folder, probe())  # type: ignore[arg-type]
+            right = (not failures) == should_pass
+            print(f"   {'ok  ' if right else 'MISS'} {kind:42s} {'passes' if not failures else failures[0][:90]}")
+    if "sandbox" in wanted:
+        who = "as root: no user namespace, a sandbox user" if os.geteuid() == 0 else "in a user namespace"
+        print(f"3. the sandbox (hostile programs; {who}; process limit {LIMIT_PROCESSES})")
+        results = sandbox_set(tmp / "sandbox")
+        for kind, (held, note) in results.items():
+            print(f"   {'held' if held else 'LEAK'} {kind:48s} {note}")
+        print(f"   {sum(h for h, _ in results.values())}/{len(results)} held")
 
 
 if __name__ == "__main__":

@@ -137,7 +137,7 @@ def status_report(folder: SessionFolder, store: SessionStore) -> list[str]:
         out.append(f"speed        {model}: {speed:.0f} tokens/s median over {n} calls"
                    + (f", first token after {first:.1f} s (streamed)" if first is not None else ""))
     out.append(f"active time  {row.elapsed_seconds:.0f} s of {row.wall_clock_seconds:.0f} s")
-    out += status_lines(store)  # evidence verified / unverified / dropped, overview claims (design.md#grounding)
+    out += status_lines(store)  # evidence verified / misquoted / unseen, the overview's claims and audit
     if row.mlflow_run_id:
         out.append(f"mlflow run   {row.mlflow_run_id}")
     return out + safety_lines(store)

@@ -91,6 +91,16 @@ class Hypothesis:
     dedup_cluster: int | None
     created_at: float
 
+    @property
+    def grounded(self) -> bool:
+        """Whether it cites at least one verified source (``docs/design.md#grounded-debate-hypotheses``)."""
+        return any(c.get("status") == "verified" for c in self.citations)
+
+    @property
+    def grounding(self) -> str:
+        """``grounded``, or ``ungrounded`` when no citation's excerpt was verified (the leaderboard, the report)."""
+        return "grounded" if self.grounded else "ungrounded"
+
     def embedding_text(self) -> str:
         """Text embedded for dedup and clustering (design.md#dedup: title + summary)."""
         return f"{self.title}. {self.statement} {self.mechanism}"

@@ -16,7 +16,9 @@ research goal and plan, ``_feedback_context`` the latest system feedback and res
 ``_debate_record`` the follow-up that turns a finished generation debate into a ``record_hypothesis`` call,
 ``_handbook`` the research handbook that lengthens the cached prefix for providers with a minimum (design.md#caching),
 ``_loop_last_call`` and ``_loop_record`` the last turn of a tool loop that cannot force its record while thinking
-and the separate record call that follows it when no record came (design.md#thinking-forms).
+and the separate record call that follows it when no record came (design.md#thinking-forms), ``_claim_check`` the
+support check of the overview's claims and ``_debate_grounding`` the citations of a debate hypothesis
+(``docs/design.md#claim-statuses``, ``#grounded-debate-hypotheses``).
 """
 
 from __future__ import annotations
@@ -63,6 +65,8 @@ TEMPLATES: dict[str, str] = {
     "_reviews_overview": "_reviews_overview.md",
     "_overview_repair": "_overview_repair.md",
     "_overview_audit": "_overview_audit.md",
+    "_claim_check": "_claim_check.md",
+    "_debate_grounding": "_debate_grounding.md",
     "_handbook": "_handbook.md",
     "_loop_last_call": "_loop_last_call.md",
     "_loop_record": "_loop_record.md",

@@ -12,15 +12,20 @@ SmolLM2 does not follow the free-text ``better idea: N`` format).
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic.json_schema import SkipJsonSchema
 
-ExcerptStatus = Literal["verified", "unverified"]
-"""An item's excerpt was found in the text its source returned (verified), or its URL was returned by a tool
-but the excerpt was not found there (unverified; design.md#grounding). Set by cosci, never by the model: the
-field is left out of the tool schema and overwritten whatever the model sends."""
+ExcerptStatus = Literal["verified", "misquoted"]
+"""An item's excerpt says what the text its source returned says (verified), or its URL names a source a tool
+returned but the excerpt is not a faithful quote of it (misquoted: a real paper, a wrong quote); an item whose
+identifier no tool returned is dropped as unseen (``docs/design.md#excerpt-verification``). Set by cosci, never by
+the model: the field is left out of the tool schema and overwritten whatever the model sends. Stores written
+before this distinction say ``unverified`` for misquoted."""
+SupportVerdict = Literal["supported", "partially_supported", "not_supported", "contradicted"]
+"""The support check's answer for one claim (``docs/design.md#claim-statuses``)."""
 
 HypothesisMode = Literal[
     "literature", "debate", "combine", "simplify", "out_of_box", "feasibility", "assumption", "feedback_driven"
@@ -56,8 +61,11 @@ class Citation(BaseModel):
     excerpt: str | None = Field(default=None, description="A short verbatim quote supporting the hypothesis.")
     doi: str | None = Field(default=None, description="DOI, if known.")
     year: int | None = Field(default=None, description="Publication year, if known.")
-    status: SkipJsonSchema[ExcerptStatus | None] = None
+    status: SkipJsonSchema[str | None] = None
+    """An :data:`ExcerptStatus` set by cosci (whatever a model sends is overwritten, never a validation error)."""
     source_id: SkipJsonSchema[str | None] = None
+    mismatch: SkipJsonSchema[str | None] = None
+    """Why a misquoted excerpt is not verified (``number: the source has '40', the excerpt '90'``)."""
 
 
 class RecordHypothesis(Record):
@@ -87,8 +95,10 @@ class Evidence(BaseModel):
     claim: str = Field(min_length=1, description="The claim this evidence supports or contradicts.")
     url: str = Field(min_length=1, description="URL of the source, exactly as returned by a search tool.")
     excerpt: str = Field(default="", description="A verbatim short quote from the source.")
-    status: SkipJsonSchema[ExcerptStatus | None] = None
+    status: SkipJsonSchema[str | None] = None
+    """An :data:`ExcerptStatus` set by cosci (whatever a model sends is overwritten, never a validation error)."""
     source_id: SkipJsonSchema[str | None] = None
+    mismatch: SkipJsonSchema[str | None] = None
 
 
 class Observation(BaseModel):
@@ -147,7 +157,7 @@ class Overclaim(BaseModel):
 
 
 class RecordAudit(Record):
-    """The independent audit of the final overview: an auditor scoring overclaiming (design.md#grounding)."""
+    """The blind, independent audit of the final overview (``docs/design.md#claim-statuses``)."""
 
     tool_name: ClassVar[str] = "record_audit"
     tool_description: ClassVar[str] = "Record your audit of the overview. Calling this tool ends your turn."
@@ -156,6 +166,38 @@ class RecordAudit(Record):
     missing_caveats: list[str] = Field(description="Caveats the overview should state and does not.")
     overall_score: float = Field(ge=0, le=1, description="1 = every claim supported as written, 0 = unreliable.")
     summary: str = Field(min_length=1, description="The audit in 2-4 sentences.")
+
+
+class RecordCitations(Record):
+    """The sources a debate hypothesis rests on, chosen from a short search after the debate
+    (``docs/design.md#grounded-debate-hypotheses``)."""
+
+    tool_name: ClassVar[str] = "record_citations"
+    tool_description: ClassVar[str] = "Record the sources that support the hypothesis. Ends your turn."
+
+    citations: list[Citation] = Field(description="Sources from the search results, each with a verbatim excerpt.")
+
+
+class ClaimVerdict(BaseModel):
+    """The support check's answer for one claim."""
+
+    model_config = ConfigDict(extra="ignore")
+    verdict: SupportVerdict = Field(description="What the quoted sources say about the claim.")
+    excerpt: str = Field(description="The words of a quoted source this verdict rests on, copied verbatim (\"\" when "
+                                     "no source speaks to the claim).")
+    why: str = Field(default="", description="One sentence: why this verdict.")
+
+
+@cache
+def claim_check_record(n: int) -> type[Record]:
+    """The ``record_claim_checks`` tool for a batch of ``n`` claims: one required field per claim, ``c1`` ...
+    ``cn`` (fixed fields rather than a list, so a schema-constrained model must answer every claim)."""
+    fields: dict[str, Any] = {f"c{i}": (ClaimVerdict, Field(description=f"Your verdict on claim C{i}."))
+                              for i in range(1, n + 1)}
+    model = create_model(f"RecordClaimChecks{n}", __base__=Record, **fields)
+    model.tool_name = "record_claim_checks"
+    model.tool_description = "Record one verdict per claim. Calling this tool ends your turn."
+    return model
 
 
 class TournamentVerdict(BaseModel):

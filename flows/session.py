@@ -29,6 +29,7 @@ from prefect import flow, task
 from prefect.context import TaskRunContext
 from prefect.tasks import exponential_backoff
 
+from cosci.config.renames import ADDED
 from cosci.config.schema import CosciConfig
 from cosci.domain import Task, TaskResult
 from cosci.errors import SessionFailed
@@ -60,8 +61,10 @@ def action_spec(rt: SessionRuntime, t: Task) -> dict[str, Any]:
     """The plain-data identity of an action: what its cache key is built from.
 
     A task enqueued before the vocabulary renames keeps the identity it had then (``Task.cache_spec``: its old
-    agent, action and payload names), so its cached result is found again on resume (design.md#caching)."""
-    modes = rt.config.agents[t.agent].modes
+    agent, action and payload names, and the models of the modes its agent had: not those of a mode added since,
+    :data:`~cosci.config.renames.ADDED`), so its cached result is found again on resume (design.md#caching)."""
+    modes = [m for m in rt.config.agents[t.agent].modes
+             if not (t.cache_spec and f"agents.{t.agent}.modes.{m}" in ADDED)]
     models = sorted({rt.gateway.router.route(t.agent, m).model for m in modes})
     then = t.cache_spec or {"agent": t.agent, "action": t.action, "target_id": t.target_id, "payload": t.payload}
     return {

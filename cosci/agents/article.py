@@ -1,15 +1,19 @@
-"""The article an observation review tests a hypothesis against (design.md#prompts, design.md#grounding).
+"""The article an observation review tests a hypothesis against: an independent
+observation, not a confirmatory one (``docs/design.md#independent-observation-review``).
 
-Chosen in this order:
+Chosen in this order, and the review records which case applied (``how``):
 
-1. the task's payload ``article`` (title / abstract / url), when given;
-2. the most relevant source the hypothesis cites, or its reviews cite as evidence — verified items first, then
-   by rapidfuzz ``token_set_ratio`` (0-100) between the item's title and excerpt and the hypothesis's title and
-   statement — read again through the literature tool that serves its identifier (PubMed efetch by PMID,
-   Europe PMC by PMID / PMCID / DOI, arXiv by id, the local corpus by id or DOI); if no tool can read it, the
-   text a tool returned for it earlier in the session (events ``sources_found``);
-3. the top source of a search built from the hypothesis (title and first entities) over the local corpus,
-   PubMed, Europe PMC and arXiv, in that order.
+1. ``given`` — the task's payload ``article`` (title / abstract / url), when given;
+2. ``independent`` — the first source of a search built from the hypothesis's predictions (its anticipated
+   outcomes and first entities) over the local corpus, PubMed, Europe PMC and arXiv, in that order, that is
+   *not* among the sources the hypothesis cites or its reviews cite as evidence
+   (``reflection.observation_search_results`` sources asked of each search);
+3. ``cited_fallback`` — only when no search found such a source: the most relevant source the hypothesis or its
+   reviews cite — verified items first, then by rapidfuzz ``token_set_ratio`` (0-100) between the item's title
+   and excerpt and the hypothesis's title and statement — read again through the literature tool that serves
+   its identifier (PubMed efetch by PMID, Europe PMC by PMID / PMCID / DOI, arXiv by id, the local corpus by id
+   or DOI); if no tool can read it, the text a tool returned for it earlier in the session (events
+   ``sources_found``).
 
 With none of these, the mode is skipped and :meth:`ArticleFinder.find` says why.
 """
@@ -37,7 +41,7 @@ ARTICLE_CHARS = 12000
 
 @dataclass(frozen=True)
 class Article:
-    """The article's source and how it was chosen (``given`` | ``cited`` | ``search``)."""
+    """The article's source and how it was chosen (``given`` | ``independent`` | ``cited_fallback``)."""
 
     source: Source
     how: str
@@ -65,34 +69,46 @@ def given_article(payload: Any) -> Article | None:
     return Article(Source(url=url, text=text, title=str(payload.get("title", "")), ids=tuple(keys)), "given")
 
 
-class ArticleFinder:
-    """Finds the article for a hypothesis with the agent's tools and the session store."""
+def prediction_query(h: Hypothesis) -> str:
+    """A search built from what the hypothesis predicts (its anticipated outcomes, else its title) and its first
+    entities, at most 300 characters."""
+    return " ".join(" ".join([h.anticipated_outcomes or h.title, *h.entities[:3]]).split())[:300]
 
-    def __init__(self, tools: Mapping[str, Tool], store: SessionStore) -> None:
-        self.tools, self.store = tools, store
+
+class ArticleFinder:
+    """Finds the article for a hypothesis with the agent's tools and the session store; ``results``: sources
+    asked of each search (``reflection.observation_search_results``)."""
+
+    def __init__(self, tools: Mapping[str, Tool], store: SessionStore, results: int = 5) -> None:
+        self.tools, self.store, self.results = tools, store, results
 
     async def find(self, h: Hypothesis, payload: Any = None) -> tuple[Article | None, str]:
         """The article and how it was chosen, or None and the reason (see module docstring)."""
         if (given := given_article(payload)) is not None:
             return given, "given"
-        for item in self.cited(h)[:CITED_TRIED]:
-            rec = await self.read(citation_keys(str(item.get("url", "")), item.get("doi"))
-                                  | ({str(item["source_id"])} if item.get("source_id") else set()))
-            if rec is not None:
-                return Article(rec, "cited"), "cited"
+        cited = self.cited(h)
+        own = set().union(*(self._keys(item) for item in cited)) if cited else set()
         tried = []
-        query = " ".join([h.title, *h.entities[:3]])[:300]
         for name in SEARCH_ORDER:
             if name not in self.tools:
                 continue
             tried.append(name)
-            result = await self.tools[name]({"query": query, "max_results": 1})
-            found = result_sources(result, name)
-            if found:
-                return Article(found[0], "search"), "search"
-        cited = len(self.cited(h))
-        return None, (f"no article: {cited} cited source(s) could not be read, and "
-                      + (f"no search returned a source ({', '.join(tried)})" if tried else "no search tool is allowed"))
+            result = await self.tools[name]({"query": prediction_query(h), "max_results": self.results})
+            outside = [r for r in result_sources(result, name) if not source_keys(r) & own]
+            if outside:
+                return Article(outside[0], "independent"), "independent"
+        for item in cited[:CITED_TRIED]:
+            rec = await self.read(self._keys(item))
+            if rec is not None:
+                return Article(rec, "cited_fallback"), "cited_fallback"
+        searched = (f"no search returned a source the hypothesis does not cite ({', '.join(tried)})" if tried
+                    else "no search tool is allowed")
+        return None, f"no article: {searched}, and {len(cited)} cited source(s) could not be read"
+
+    @staticmethod
+    def _keys(item: dict[str, Any]) -> set[str]:
+        return citation_keys(str(item.get("url", "")), item.get("doi")) | (
+            {str(item["source_id"])} if item.get("source_id") else set())
 
     def cited(self, h: Hypothesis) -> list[dict[str, Any]]:
         """Cited sources of the hypothesis and its reviews: verified first, then by relevance."""

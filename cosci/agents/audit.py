@@ -1,12 +1,14 @@
-"""The independent audit of the final overview (design.md#grounding: an auditor independent of the writer
-scores overclaiming).
+"""The blind, independent audit of the final overview (``docs/design.md#claim-statuses``: an auditor
+independent of the writer scores overclaiming).
 
 One forced ``record_audit`` call on ``agents.metareview.modes.audit``. Its tier differs from the writer's
 (``metareview.final``); when the models config maps both to the same model, the audit moves to the first tier
-of ``models.degradation`` (then any tier) with another model, and says when there is none. The auditor reads
-the overview, the claim map and the cited material (hypotheses and verified sources, quoted). Its answer is
-appended under "# Audit" and logged; it never rewrites the overview. A failed audit (budget, provider, an
-invalid record from a weak model) is reported in that section and never stops the session.
+of ``models.degradation`` (then any tier) with another model, and says when there is none. The auditor is
+*blind*: it reads the overview without the status marks and the cited material (hypotheses and verified
+sources, quoted), never the claim map's results, so that its findings can be compared with the support check
+afterwards (:func:`cosci.grounding.support.agreement`). Its answer is appended under "# Audit" and logged; it
+never rewrites the overview. A failed audit (budget, provider, an invalid record from a weak model) is
+``unchecked``: reported in that section, never a stopped session.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from cosci.agents.overview import OverviewMaterial
 from cosci.domain import Task
 from cosci.errors import CosciError
-from cosci.grounding.claims import Claim
+from cosci.grounding.claims import unmarked
 from cosci.llm.port.structured import call_record
 from cosci.llm.port.types import Route
 from cosci.prompts import render
@@ -48,9 +50,18 @@ class AuditResult:
     def score(self) -> float | None:
         return self.audit.overall_score if self.audit else None
 
+    @property
+    def status(self) -> str:
+        """``done``, or ``unchecked`` when no valid audit was recorded (skipped, failed, invalid)."""
+        return "done" if self.audit else "unchecked"
+
+    def overclaims(self) -> list[tuple[str, str]]:
+        """The audit's ``(claim, why)`` pairs (none without an audit)."""
+        return [(o.claim, o.why) for o in self.audit.overclaims] if self.audit else []
+
     def to_dict(self) -> dict[str, Any]:
         """For ``claims.json`` and MLflow (``audit.json``)."""
-        return {"model": self.model, "writer_model": self.writer_model, "error": self.error,
+        return {"status": self.status, "model": self.model, "writer_model": self.writer_model, "error": self.error,
                 **(self.audit.model_dump() if self.audit else {})}
 
     def section(self) -> str:
@@ -59,7 +70,7 @@ class AuditResult:
             self.model == self.writer_model) else f" (the overview was written by {self.writer_model})"
         lines = ["# Audit", "", f"Independent audit by {self.model}{same}. It does not change the overview."]
         if self.audit is None:
-            return "\n".join([*lines, "", f"The audit could not be completed: {self.error}"]) + "\n"
+            return "\n".join([*lines, "", f"The audit could not be completed (unchecked): {self.error}"]) + "\n"
         a = self.audit
         lines += ["", f"Overall score: {a.overall_score:.2f} (1 = every claim supported as written)", "",
                   " ".join(a.summary.split()), "", "## Overclaims"]
@@ -88,28 +99,26 @@ class OverviewAuditor:
                     return other, writer
         return audit, writer
 
-    def prompt(self, overview: str, claims: list[Claim], material: OverviewMaterial, small: bool = False) -> str:
-        """The audit prompt; ``small`` keeps it within an embedded model's context."""
+    def prompt(self, overview: str, material: OverviewMaterial, small: bool = False) -> str:
+        """The audit prompt (the overview unmarked, the cited material; no claim-map result); ``small`` keeps it
+        within an embedded model's context."""
         n, chars = (SMALL_RECORDS, SMALL_CHARS) if small else (MAX_RECORDS, RECORD_CHARS)
-        claim_lines = [f"{c.status.upper()}: \"{c.claim}\" cites {', '.join(c.hypothesis_ids) or 'nothing'}"
-                       + (f"; sources {', '.join(s['label'] for s in c.sources)}" if c.sources else "")
-                       + (f"; problems: {'; '.join(c.problems)}" if c.problems else "") for c in claims]
         records = [quote_untrusted(f"[{h.id}]\n{material.hypothesis_text(h)[:chars]}", f"hypothesis-{h.id}")
                    for h in material.hyps]
         records += [quote_untrusted(f"[{s.label}] {s.title} ({s.source_id}) {s.url}\n{s.text[:chars]}",
                                     f"source-{s.label}") for s in material.sources.values()]
+        overview = unmarked(overview)
         return render("_overview_audit", objective=self.agent.deps.plan.objective,
                       overview=quote_untrusted(overview[:SMALL_OVERVIEW] if small else overview, "overview"),
-                      claims=claim_lines[:3 * n], records=records[:n])
+                      records=records[:n])
 
-    async def run(self, overview: str, claims: list[Claim], material: OverviewMaterial,
-                  skip: str = "") -> AuditResult:
+    async def run(self, overview: str, material: OverviewMaterial, skip: str = "") -> AuditResult:
         """The audit; never raises for a failed call or an invalid answer (see module docstring). With
         ``skip`` (a reason), no call is made and the section says why."""
         route, writer = self.route()
         if skip:
             return AuditResult(None, route.model, writer.model, f"skipped: {skip}")
-        spec = self.agent.spec("audit", self.task, self.prompt(overview, claims, material, route.constrained),
+        spec = self.agent.spec("audit", self.task, self.prompt(overview, material, route.constrained),
                                action=f"{self.task.action}/audit", feedback=False)
         try:
             rec, _ = await call_record(self.agent.deps.llm, replace(spec, route=route), RecordAudit)

@@ -1,12 +1,18 @@
 """Generation: new hypotheses from the literature or from a simulated expert debate (design.md#generation).
 
 - ``literature`` — the tool loop over the agent's literature tools, ending in ``record_hypothesis``; citations
-  are checked against the sources tools returned (design.md#grounding: a citation whose URL no tool returned is dropped;
-  one whose excerpt is not found in its source's text is kept as ``unverified``).
+  are checked against the sources tools returned (a citation whose URL no tool returned is dropped as unseen;
+  one whose excerpt is not a faithful quote of its source's text is kept as ``misquoted``).
 - ``debate`` — a real multi-turn discourse: each turn is one call whose prompt carries the transcript so far;
   from ``debate.min_turns`` the panel may conclude by writing ``HYPOTHESIS``, and must at ``debate.max_turns``
   (design.md#generation: 3-5 turns, at most 10). The concluded idea is then recorded with a forced
-  ``record_hypothesis``.
+  ``record_hypothesis``. A debate reads no literature, so its hypothesis, once stored (a duplicate is not), is
+  grounded (``docs/design.md#grounded-debate-hypotheses``): ``generation.debate_grounding_searches`` searches built
+  from the statement and entities, through the agent's literature tools (in the order of
+  :data:`~cosci.agents.article.SEARCH_ORDER`, one per query, in turn), and one forced ``record_citations`` call
+  (``agents.generation.modes.grounding``) that picks citations from what they returned; the citations go through
+  the same check as literature mode. A debate hypothesis with no verified citation after that is ``ungrounded``
+  (:attr:`~cosci.domain.Hypothesis.grounding`).
 
 Prompt inputs (design.md#prompts): ``articles_with_reasoning`` (the loop instruction and, on a retry, the sources an
 earlier attempt found), ``source_hypothesis`` (payload ``source_hypothesis_id``: the parent an
@@ -18,16 +24,23 @@ areas). Both modes inject the latest system feedback and go through the shared d
 from __future__ import annotations
 
 import re
+from typing import Any
 
+from cosci.agents.article import SEARCH_ORDER
 from cosci.agents.base import BaseAgent, tool_names
+from cosci.agents.tool_loop import result_sources
 from cosci.domain import Hypothesis, Task, TaskResult
+from cosci.errors import CosciError
 from cosci.grounding.evidence import EvidenceCounts, check_items
 from cosci.llm.port.structured import call_record
 from cosci.prompts import render
-from cosci.records import RecordHypothesis
+from cosci.records import RecordCitations, RecordHypothesis
 from cosci.safety.quoting import quote_untrusted
+from cosci.tools.base import Source
 
 CONCLUSION = re.compile(r"\bHYPOTHESIS\b")
+GROUNDING_CHARS = 1500
+"""Characters of each found record shown to the grounding call."""
 REVIEWS_IN_OVERVIEW = 8
 """Recent reviews digested into ``reviews_overview`` (600 characters each)."""
 
@@ -44,15 +57,24 @@ class GenerationAgent(BaseAgent):
         """``CreateInitialHypotheses`` / ``GenerateHypothesis``; payload ``mode``: literature | debate,
         optional ``source_hypothesis_id`` (literature) and ``instructions``."""
         mode = task.payload.get("mode", "literature")
-        dropped: list[str] = []
-        counts = EvidenceCounts()
         if mode == "debate":
-            rec = await self._debate(task)
-        else:
-            rec, dropped, counts = await self._literature(task)
+            return await self._debate_grounded(task)
+        rec, dropped, counts = await self._literature(task)
         result = await self.persist(rec, task)
         result.detail["dropped_citations"] = dropped
         result.detail["evidence"] = counts.to_dict()
+        return result
+
+    async def _debate_grounded(self, task: Task) -> TaskResult:
+        """A debate hypothesis, persisted, then grounded (see module docstring); a duplicate is not searched for."""
+        rec = await self._debate(task)
+        result = await self.persist(rec, task)
+        dropped: list[str] = []
+        counts, grounding = EvidenceCounts(), {"queries": [], "records": 0, "error": "", "skipped": "duplicate"}
+        if result.kind == "hypothesis_created":
+            cited, dropped, counts, grounding = await self._ground(task, rec)
+            self.store.hypotheses.set_citations(result.hypothesis_ids[0], [c.model_dump() for c in cited.citations])
+        result.detail.update({"dropped_citations": dropped, "evidence": counts.to_dict(), "grounding": grounding})
         return result
 
     def existing(self, limit: int = 30) -> str:
@@ -113,3 +135,48 @@ class GenerationAgent(BaseAgent):
                                    RecordHypothesis)
         # a debate uses no literature tools, so no citation can have been seen (citation integrity, design.md#grounding)
         return rec.model_copy(update={"citations": [], "mode": "debate", "parent_ids": []})
+
+    async def _search(self, task: Task, rec: RecordHypothesis) -> tuple[list[str], list[Source]]:
+        """The grounding searches of a debate hypothesis: ``(queries, sources found)``, kept for the record."""
+        g, tools = self.config.generation, self.tools()
+        names = [n for n in SEARCH_ORDER if n in tools]
+        queries = grounding_queries(rec, g.debate_grounding_searches) if names else []
+        found: dict[str, Source] = {}
+        for i, query in enumerate(queries):
+            name = names[i % len(names)]
+            result = await tools[name]({"query": query, "max_results": g.debate_grounding_results})
+            for r in result_sources(result, name):
+                found.setdefault(r.source_id, r)
+        if found:
+            self.keep_sources(task)(list(found.values()))
+        return queries, list(found.values())
+
+    async def _ground(self, task: Task, rec: RecordHypothesis) -> tuple[RecordHypothesis, list[str], EvidenceCounts,
+                                                                         dict[str, Any]]:
+        """Attach verified citations to a debate hypothesis (see module docstring): ``(record, unseen URLs,
+        counts, what was done)``; a failed call leaves it without citations, never fails the task."""
+        queries, found = await self._search(task, rec)
+        info: dict[str, Any] = {"queries": queries, "records": len(found), "error": ""}
+        if not found:
+            return rec, [], EvidenceCounts(), info
+        records = [quote_untrusted(f"{r.title}\nURL: {r.url}\n{r.text[:GROUNDING_CHARS]}", f"found-{r.source_id}")
+                   for r in found]
+        user = render("_debate_grounding", objective=self.deps.plan.objective, records=records,
+                      hypothesis=quote_untrusted(f"Title: {rec.title}\nStatement: {rec.statement}\n"
+                                                 f"Mechanism: {rec.mechanism}", "debate-hypothesis"))
+        spec = self.spec("grounding", task, user, action=f"{task.action}/grounding", feedback=False)
+        try:
+            cited, _ = await call_record(self.deps.llm, spec, RecordCitations)
+        except CosciError as exc:
+            info["error"] = f"{type(exc).__name__}: {exc}"[:300]
+            return rec, [], EvidenceCounts(), info
+        kept, dropped, counts = check_items(cited.citations, found)
+        return rec.model_copy(update={"citations": kept}), dropped, counts, info
+
+
+def grounding_queries(rec: RecordHypothesis, n: int) -> list[str]:
+    """Up to ``n`` distinct search queries for a debate hypothesis: its entities with its title, its statement,
+    then its mechanism (each at most 200 characters)."""
+    options = [" ".join([*rec.entities[:3], rec.title]), rec.statement, rec.mechanism]
+    queries = [" ".join(q.split())[:200] for q in options if q.strip()]
+    return list(dict.fromkeys(queries))[:n]

@@ -7,11 +7,14 @@
   (``[S1]``...) and rationales plus the latest feedback -> Markdown (no tools) citing ``[H-...]`` ids. A
   hypothesis whose latest review is ``disproved`` / ``already_explained`` is offered for the caveats only.
   If the call fails or says nothing, a fallback overview is written from the store (design.md#metareview).
-  design.md#grounding: the claims of "Main research directions" are checked by :mod:`cosci.grounding.claims`; failures
-  go back to the writer once (repair), what still fails is marked ``[unsupported]``; unknown ids are then
-  removed, each direction gets its hypotheses' verdicts and scores from the store, and an independent audit
-  (:mod:`cosci.agents.audit`) is appended under "Audit". The claim map and the audit are stored as the event
-  ``overview_checked`` (written to ``final/claims.json`` with the overview).
+  The claims of "Executive summary" and "Main research directions" are traced and guarded by
+  :mod:`cosci.grounding.claims` (no model); the untraceable and overclaiming ones go back to the writer once
+  (repair); the support check (:mod:`cosci.agents.claim_check`) then judges every claim that cites a source, and
+  each claim is marked with its status word; unknown ids are removed, each direction gets its hypotheses'
+  verdicts and scores from the store, and a blind, independent audit (:mod:`cosci.agents.audit`) is appended
+  under "Audit" and compared with the support check. The claim map, the support check's cost and the audit are
+  the event ``overview_checked`` (written to ``final/claims.json`` with the overview;
+  ``docs/design.md#claim-statuses``).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import re
 
 from cosci.agents.audit import OverviewAuditor
 from cosci.agents.base import BaseAgent
+from cosci.agents.claim_check import ClaimChecker
 from cosci.agents.overview import (
     OverviewMaterial,
     annotate_directions,
@@ -31,7 +35,9 @@ from cosci.agents.overview import (
 from cosci.agents.ranking import tournament_appendix
 from cosci.domain import Hypothesis, Review, Task, TaskResult
 from cosci.errors import CosciError
-from cosci.grounding.claims import Claim, ClaimContext, check_overview, mark_unsupported, repair_list, totals
+from cosci.grounding.claims import Claim, ClaimContext, check_overview, mark_statuses, repair_list, totals
+from cosci.grounding.guards import Guards, load_guards
+from cosci.grounding.support import agreement
 from cosci.llm.port.structured import call_record
 from cosci.prompts import render
 from cosci.records import RecordSystemFeedback
@@ -116,44 +122,59 @@ class MetaReviewAgent(BaseAgent):
         return (ranked + others)[: self.config.metareview.overview_top_n]
 
     async def _final(self, task: Task) -> TaskResult:
-        """The overview, checked claim by claim, repaired once, marked, then audited (design.md#grounding)."""
-        top = self.top()
-        every = self.store.hypotheses.all()
+        """The overview: traced and guarded claim by claim, repaired once, support-checked, marked, then audited
+        blind and compared with the support check."""
+        top, every = self.top(), self.store.hypotheses.all()
         known = {h.id for h in every}
         latest = latest_reviews(self.store, top)
         main, caveats = split_by_verdict(top, latest)
         material = OverviewMaterial(self.store, top, latest)
-        ctx = material.context(every)
-        text, fallback, repaired, why = "", False, False, "the session has no hypotheses to synthesise"
+        ctx, guards = material.context(every), load_guards(self.config.metareview.overclaim_terms)
+        text, fallback = await self._written(task, top, main, caveats, material, latest, len(known))
+        claims = check_overview(text, ctx, guards)
+        repaired = False
+        if not fallback and repair_list(claims):
+            text, claims, repaired = await self._repair(task, text, claims, ctx, main, material, guards)
+        checking = await ClaimChecker(self, task).run(claims, ctx)
+        text, removed = clean_citations(mark_statuses(text, claims), known)
+        text = self._with_appendices(text, top, latest)
+        audit = await OverviewAuditor(self, task).run(text, material, skip="" if top else "no hypotheses")
+        text = text.rstrip() + "\n\n" + clean_citations(audit.section(), known)[0]
+        self.store.sessions.update(final_overview=text)
+        agree = agreement(claims, audit.overclaims())
+        checked = {"claims": [c.to_dict() for c in claims], **totals(claims), "repaired": repaired,
+                   "fallback": fallback, "support_check": checking.to_dict(), "audit": audit.to_dict(),
+                   "agreement": agree}
+        self.store.logs.event("overview_checked", checked, agent=self.name)
+        return TaskResult("final_overview_generated", [h.id for h in top],
+                          detail={"fallback": fallback, "removed_citations": removed, "repaired": repaired,
+                                  **totals(claims),
+                                  "audit_score": audit.score, "audit_agreement": agree["share"],
+                                  "caveat_ids": [h.id for h in caveats]})
+
+    async def _written(self, task: Task, top: list[Hypothesis], main: list[Hypothesis], caveats: list[Hypothesis],
+                       material: OverviewMaterial, latest: dict[str, Review | None], n: int) -> tuple[str, bool]:
+        """``(overview, fallback)``: the writer's overview, or one written from the store when the call fails,
+        says nothing, or lacks the required sections (the weak model's answer is then kept as an appendix)."""
+        text, why = "", "the session has no hypotheses to synthesise"
         if top:
             why = "the model returned no text"
             try:
-                text = await self._overview(task, main, caveats, material, len(known))
+                text = await self._overview(task, main, caveats, material, n)
             except CosciError as exc:
                 log.warning("final overview call failed (%s); writing the fallback overview", exc)
                 why = f"the model call failed ({error_line(exc)})"
         if not text.strip():
-            text, fallback = self.fallback_overview(main, caveats, latest, why), True
-        elif not follows_structure(text):  # a weak model's answer: keep it, but the store carries the overview
+            return self.fallback_overview(main, caveats, latest, material, why), True
+        if not follows_structure(text):  # a weak model's answer: keep it, but the store carries the overview
             why = "the model's answer lacked the required sections (it is kept below as an appendix)"
-            text, fallback = self.fallback_overview(main, caveats, latest, why) + unstructured_appendix(text), True
-        claims = check_overview(text, ctx)
-        if not fallback and any(c.status == "unsupported" for c in claims):
-            text, claims, repaired = await self._repair(task, text, claims, ctx, main, material)
-        text, removed = clean_citations(mark_unsupported(text, claims), known)
+            return self.fallback_overview(main, caveats, latest, material, why) + unstructured_appendix(text), True
+        return text, False
+
+    def _with_appendices(self, text: str, top: list[Hypothesis], latest: dict[str, Review | None]) -> str:
+        """Each direction's verdicts and scores from the store, the leaderboard and the tournament appendix."""
         text = annotate_directions(text, latest).rstrip() + "\n\n" + self.leaderboard_appendix(top, latest)
-        # BT with CIs, judge statistics (design.md#tournament)
-        text = text.rstrip() + "\n\n" + tournament_appendix(self)
-        audit = await OverviewAuditor(self, task).run(text, claims, material, skip="" if top else "no hypotheses")
-        text = text.rstrip() + "\n\n" + clean_citations(audit.section(), known)[0]
-        self.store.sessions.update(final_overview=text)
-        checked = {"claims": [c.to_dict() for c in claims], **totals(claims), "repaired": repaired,
-                   "fallback": fallback, "audit": audit.to_dict()}
-        self.store.logs.event("overview_checked", checked, agent=self.name)
-        return TaskResult("final_overview_generated", [h.id for h in top],
-                          detail={"fallback": fallback, "removed_citations": removed, "repaired": repaired,
-                                  **totals(claims), "audit_score": audit.score,
-                                  "caveat_ids": [h.id for h in caveats]})
+        return text.rstrip() + "\n\n" + tournament_appendix(self)  # BT with CIs, judge statistics
 
     async def _overview(self, task: Task, main: list[Hypothesis], caveats: list[Hypothesis],
                         material: OverviewMaterial, n_hypotheses: int) -> str:
@@ -172,9 +193,10 @@ class MetaReviewAgent(BaseAgent):
         return resp.text
 
     async def _repair(self, task: Task, text: str, claims: list[Claim], ctx: ClaimContext, main: list[Hypothesis],
-                      material: OverviewMaterial) -> tuple[str, list[Claim], bool]:
-        """One repair round: the failing claims go back to the writer; its answer is kept only if it still
-        has the required sections. Returns ``(text, claims, repaired)``; a failed call keeps the original."""
+                      material: OverviewMaterial, guards: Guards) -> tuple[str, list[Claim], bool]:
+        """One repair round: the claims a script found wrong (untraceable, overclaiming) go back to the writer;
+        its answer is kept only if it still has the required sections. Returns ``(text, claims, repaired)``; a
+        failed call keeps the original."""
         user = render("_overview_repair", overview=text, problems=repair_list(claims), ids=[h.id for h in main],
                       source_labels=list(material.sources))
         try:
@@ -185,45 +207,47 @@ class MetaReviewAgent(BaseAgent):
             return text, claims, False
         if not resp.text.strip() or not follows_structure(resp.text):
             return text, claims, False
-        return resp.text, check_overview(resp.text, ctx), True
+        return resp.text, check_overview(resp.text, ctx, guards), True
 
     def leaderboard_appendix(self, top: list[Hypothesis], latest: dict[str, Review | None]) -> str:
-        """The ranked hypotheses the overview was written from, from the store (ids, Elo, matches, latest
-        review verdict and scores, claim)."""
-        rows = ["# Appendix: leaderboard", "",
-                "| rank | hypothesis | Elo | BT score [95 % CI] | matches | mode | latest review | claim |",
-                "|---|---|---|---|---|---|---|---|"]
+        """The ranked hypotheses the overview was written from, from the store (ids, Elo, matches, mode,
+        grounding, latest review verdict and scores, claim)."""
+        rows = ["# Appendix: leaderboard", "", "| rank | hypothesis | Elo | BT score [95 % CI] | matches | mode | "
+                "grounding | latest review | claim |", "|---|---|---|---|---|---|---|---|---|"]
         bt = self.store.matches.bt()  # the stored Bradley–Terry fit (design.md#tournament)
         for i, h in enumerate(top, 1):
             claim = one_line(h.statement).replace("|", "/")[:200]
             score = f"{bt[h.id][0]:+.2f} [{bt[h.id][1]:+.2f}, {bt[h.id][2]:+.2f}]" if h.id in bt else "-"
             rows.append(f"| {i} | [{h.id}] | {h.elo:.0f} | {score} | {h.matches_played} | {h.mode} | "
-                        f"{review_line(latest.get(h.id))} | {claim} |")
+                        f"{h.grounding} | {review_line(latest.get(h.id))} | {claim} |")
         return "\n".join(rows) + "\n"
 
-    def fallback_overview(self, main: list[Hypothesis], caveats: list[Hypothesis],
-                          latest: dict[str, Review | None], why: str) -> str:
+    def fallback_overview(self, main: list[Hypothesis], caveats: list[Hypothesis], latest: dict[str, Review | None],
+                          material: OverviewMaterial, why: str) -> str:
         """An overview written from the store alone (no model): its first line says so and ``why``; each main
-        hypothesis's claim, with ids on every sentence; hypotheses a review disproved or found already explained
-        only under caveats, marked."""
+        hypothesis's claim, with ids on every sentence and the labels of its verified sources (so the support check
+        can test the claim against them); hypotheses a review disproved or found already explained only under
+        caveats, marked."""
         row = self.store.sessions.get()
+        ids = " ".join(f"[{h.id}]" for h in main[:5])
         lines = [f"> **Fallback overview**: written from the session store without a model synthesis, because "
                  f"{why}.", "",
                  "# Executive summary",
-                 f"The final synthesis could not be generated by the model, so this overview lists the "
-                 f"{len(main)} highest-ranked of {self.store.hypotheses.count()} hypotheses after "
-                 f"{self.store.matches.count()} tournament matches, for the goal: {row.research_goal.strip()}",
-                 "", "# Main research directions"]
+                 "The final synthesis could not be generated by the model; this overview lists the highest-ranked "
+                 f"hypotheses from the session store {ids}.", "", "# Main research directions"]
         for i, h in enumerate(main, 1):
-            lines += [f"## {i}. {one_line(h.title)} [{h.id}]", f"- Claim: {one_line(h.statement)} [{h.id}]",
-                      f"- Elo {h.elo:.0f} after {h.matches_played} matches; mode {h.mode}. "
+            labels = "".join(f" [{s.label}]" for s in material.labels_of(h.id)[:2])
+            lines += [f"## {i}. {one_line(h.title)} [{h.id}]", f"- Claim: {one_line(h.statement)} [{h.id}]{labels}",
+                      f"- Elo {h.elo:.0f} after {h.matches_played} matches; mode {h.mode}"
+                      f"{'' if h.grounded else ', ungrounded (no verified source)'}. "
                       f"Latest review verdict: {review_line(latest.get(h.id))}. [{h.id}]",
                       f"- First experiment: {one_line(h.anticipated_outcomes) or 'see the hypothesis mechanism.'}"
                       f" [{h.id}]", ""]
         lines += ["# Convergence and divergence", "Clusters of near-duplicate hypotheses are in the session store "
                   "(hypotheses.dedup_cluster).", "", "# Caveats and limitations",
-                  "Written from the session store without a model synthesis; read the reviews before acting on any "
-                  "claim."]
+                  f"Written from the session store without a model synthesis ({self.store.hypotheses.count()} "
+                  f"hypotheses, {self.store.matches.count()} tournament matches; goal: {one_line(row.research_goal)});"
+                  " read the reviews before acting on any claim."]
         lines += [f"- Not a main direction: {one_line(h.title)} [{h.id}], latest review verdict "
                   f"{review_line(latest.get(h.id))}." for h in caveats]
         return "\n".join(lines) + "\n"

@@ -7,7 +7,7 @@
   evidence whose excerpt was found in the tool text), labelled ``S1``, ``S2``… (:class:`OverviewMaterial`).
 - The same material is the :class:`~cosci.grounding.claims.ClaimContext` the validator checks claims against:
   a hypothesis's text is its fields, its stored facts (Elo, matches, mode) and its reviews; a source's text
-  is its title, excerpt and the text a tool returned for it (events ``sources_found``).
+  is its title, its verified excerpts and the text a tool returned for it (events ``sources_found``).
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ class OverviewMaterial:
     sources: dict[str, CitableSource] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        texts = self._record_texts()
+        found = self._records()
         by_id: dict[str, CitableSource] = {}
         for h in self.hyps:
             items = [c for c in h.citations if c.get("status") == "verified"]
@@ -64,19 +64,23 @@ class OverviewMaterial:
             for item in items:
                 sid = str(item.get("source_id") or item.get("url"))
                 if sid not in by_id:
-                    label = f"S{len(by_id) + 1}"
-                    by_id[sid] = CitableSource(label, sid, str(item.get("url", "")), str(item.get("title", "")),
-                                               f"{item.get('excerpt', '')}\n{texts.get(sid, '')}")
-                by_id[sid].hypothesis_ids.add(h.id)
+                    title, text, tool = found.get(sid, ("", "", ""))
+                    by_id[sid] = CitableSource(f"S{len(by_id) + 1}", sid, str(item.get("url", "")),
+                                               str(item.get("title", "")) or title, text, tool=tool)
+                src = by_id[sid]
+                src.hypothesis_ids.add(h.id)
+                if (excerpt := str(item.get("excerpt") or "").strip()) and excerpt not in src.excerpts:
+                    src.excerpts.append(excerpt)
         self.sources = {s.label: s for s in by_id.values()}
 
-    def _record_texts(self) -> dict[str, str]:
-        texts: dict[str, str] = {}
+    def _records(self) -> dict[str, tuple[str, str, str]]:
+        """``source_id -> (title, text, tool)`` of every record a tool returned in the session."""
+        out: dict[str, tuple[str, str, str]] = {}
         for e in self.store.logs.events("sources_found"):
             for r in e["payload"].get("records", []):
                 key = (r.get("ids") or [r.get("url", "")])[0]
-                texts.setdefault(key, f"{r.get('title', '')}\n{r.get('text', '')}")
-        return texts
+                out.setdefault(key, (str(r.get("title", "")), str(r.get("text", "")), str(r.get("tool", ""))))
+        return out
 
     def labels_of(self, hid: str) -> list[CitableSource]:
         return [s for s in self.sources.values() if hid in s.hypothesis_ids]
@@ -99,12 +103,15 @@ class OverviewMaterial:
         """One hypothesis for the prompt: quoted text, latest verdict and scores, latest review, sources."""
         review = self.latest.get(h.id)
         lines = [quoted, f"Latest review verdict and scores: {review_line(review)}"]
+        if not h.grounded:
+            lines.append("Grounding: ungrounded (no verified source: present it as untested by the literature)")
         if review is not None:
             lines.append("Latest review: " + quote_untrusted(review.brief(), f"review-{review.id}"))
         sources = self.labels_of(h.id)
         if sources:
             listed = "\n".join(f"[{s.label}] {s.title or s.source_id} ({s.source_id}) {s.url}\n"
-                               f"Verified excerpt: {s.text.split(chr(10))[0]}" for s in sources)
+                               f"Verified excerpt: {s.excerpts[0] if s.excerpts else s.text[:300]}"
+                               for s in sources)
             lines.append("Verified sources of this hypothesis:\n" + quote_untrusted(listed, f"sources-{h.id}"))
         if rationales:
             lines.append(f"Recent debate rationales:\n{quote_untrusted(rationales, 'rationales-' + h.id)}")
@@ -113,7 +120,7 @@ class OverviewMaterial:
 
 def annotate_directions(markdown: str, latest: dict[str, Review | None]) -> str:
     """After each ``##`` direction of "Main research directions", a line from the store giving the latest
-    verdict and scores of every hypothesis the direction cites (so each direction shows them, design.md#grounding)."""
+    verdict and scores of every hypothesis the direction cites (so each direction shows them)."""
     start, end = section(markdown, "main research directions")
     body = markdown[start:end]
     heads = [m.start() for m in _HEADING2.finditer(body)]

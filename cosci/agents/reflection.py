@@ -4,14 +4,16 @@
   ``articles_block`` carries the loop instruction and, on a retry, the sources an earlier attempt found;
 - ``verification`` — atomic assumptions with plausibility, the weakest assumption and a kill experiment;
 - ``observation`` — does the hypothesis explain the observations of a specific article, chosen by
-  :class:`~cosci.agents.article.ArticleFinder` (payload article, else the most relevant cited source, else
-  the top search hit). The article's text reaches the prompt quoted as untrusted; its source (with its
-  ``source_id``) is stored on the review. With no article the task ends ``nothing_to_do`` with the reason.
+  :class:`~cosci.agents.article.ArticleFinder` (payload article, else a search built from its predictions
+  that returns a source it does not cite, else — recorded as such — a source it cites). The article's text
+  reaches the prompt quoted as untrusted; its source (with its ``source_id`` and ``how``) is stored on the
+  review. With no article the task ends ``nothing_to_do`` with the reason.
 
 Evidence is checked against the sources tools returned (and, for observation, the article): an item whose URL
-no tool returned is dropped; one whose excerpt is not found in its source's text is kept as ``unverified``
-(design.md#grounding). The review's ``mode`` is the task's, whatever the model wrote. A full review moves the hypothesis
-``draft -> reviewed`` only from draft (design.md#reflection: never regress a ranked hypothesis).
+no tool returned is dropped as unseen; one whose excerpt is not a faithful quote of its source's text is kept
+as ``misquoted`` (design.md#grounding). The review's ``mode`` is the task's, whatever the model wrote. A full
+review moves the hypothesis ``draft -> reviewed`` only from draft (design.md#reflection: never regress a ranked
+hypothesis).
 """
 
 from __future__ import annotations
@@ -42,7 +44,8 @@ class ReflectionAgent(BaseAgent):
             raise KeyError(f"review task {task.id}: no hypothesis {task.target_id}")
         article: Article | None = None
         if mode == "observation":
-            article, why = await ArticleFinder(self.tools(), self.store).find(h, task.payload.get("article"))
+            finder = ArticleFinder(self.tools(), self.store, self.config.reflection.observation_search_results)
+            article, why = await finder.find(h, task.payload.get("article"))
             if article is None:
                 return TaskResult("nothing_to_do", [h.id], detail={"mode": mode, "reason": why})
         tools = self.tools() if mode != "observation" else {}

@@ -3,7 +3,8 @@ design.md#vocabulary).
 
 A new configuration that uses an old key (or an old value of a key whose values were renamed) is refused with one
 line naming the new one; the frozen config of a session started before the change is carried over (renamed keys
-and values moved, removed keys dropped) so the session still opens, resumes and reports.
+and values moved, removed keys dropped) so the session still opens, resumes and reports; keys added since are
+given their default there (:data:`ADDED`).
 """
 
 # codemod: keep-file (this is the table of old names)
@@ -51,6 +52,25 @@ def _renamed(key: str) -> tuple[str, str] | None:
         if key == old or key.startswith(old + "."):
             return old, new + key[len(old):]
     return None
+
+
+ADDED: dict[str, Any] = {
+    "generation.debate_grounding_searches": 2,
+    "generation.debate_grounding_results": 3,
+    "reflection.observation_search_results": 5,
+    "metareview.overclaim_terms": "overclaim_terms.yaml",
+    "metareview.claim_check_batch": 6,
+    "metareview.claim_check_batch_constrained": 3,
+    "metareview.claim_check_max_calls": 8,
+    "metareview.claim_check_source_chars": 1500,
+    "metareview.claim_check_constrained_verdicts": False,
+    "agents.generation.modes.grounding": {"tier": "cheap", "thinking_tokens": 0, "max_output_tokens": 2048,
+                                          "max_iterations": 1},
+    "agents.metareview.modes.claim_check": {"tier": "cheap", "thinking_tokens": 0, "max_output_tokens": 3072,
+                                            "max_iterations": 1},
+}
+"""Keys added after sessions were frozen without them -> the value such a session gets when it resumes (the
+defaults of ``conf/``; ``docs/design.md#claim-statuses``)."""
 
 
 def old_key_message(key: str) -> str | None:
@@ -124,4 +144,16 @@ def carry_over(snapshot: dict[str, Any]) -> dict[str, Any]:
         node, leaf = _node(out, old)
         if node is not None:
             node.pop(leaf, None)  # type: ignore[attr-defined]
+    _add_defaults(out)
     return out
+
+
+def _add_defaults(out: dict[str, Any]) -> None:
+    """Give every key of :data:`ADDED` that ``out`` lacks its default (in place)."""
+    for added, value in ADDED.items():
+        *path, leaf = added.split(".")
+        node: Any = out
+        for part in path:
+            node = node.setdefault(part, {}) if isinstance(node, dict) else {}
+        if isinstance(node, dict):
+            node.setdefault(leaf, copy.deepcopy(value))

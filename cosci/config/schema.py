@@ -97,6 +97,11 @@ class RunCfg(_Strict):
 class GenerationCfg(_Strict):
     debate_share: Unit = Field(description="Share of generation tasks that use generation's debate mode instead of "
                                "the literature mode (design.md#generation; was run.debate_fraction).")
+    debate_grounding_searches: int = Field(
+        ge=0, le=20, description="Searches a debate hypothesis gets after its debate, to attach verified citations "
+        "(docs/design.md#grounded-debate-hypotheses); 0 leaves every debate hypothesis ungrounded.")
+    debate_grounding_results: int = Field(
+        ge=1, le=50, description="Sources kept per search of a debate hypothesis's grounding step.")
 
 
 class BudgetCfg(_Strict):
@@ -207,6 +212,9 @@ class ReflectionCfg(_Strict):
     observation_top_k: int = Field(
         ge=0, le=1_000, description="Top hypotheses given an observation review when an article is at hand."
     )
+    observation_search_results: int = Field(
+        ge=1, le=100, description="Records an observation review's search asks for, so one not cited by the "
+        "hypothesis can be found (docs/design.md#independent-observation-review).")
 
 
 class EvolutionCfg(_Strict):
@@ -239,6 +247,20 @@ class MetareviewCfg(_Strict):
                                  description="Characters kept per rationale (design.md#metareview: 1500).")
     overview_top_n: int = Field(gt=0, le=1_000,
                                 description="Hypotheses in the final overview, by Elo (design.md#metareview: 10).")
+    overclaim_terms: str = Field(min_length=1, description="Overclaim term file under conf/ (or an absolute path): a "
+                                 "coarse word list run on every claim (docs/design.md#claim-statuses).")
+    claim_check_batch: int = Field(ge=1, le=50, description="Claims per support-check call.")
+    claim_check_batch_constrained: int = Field(
+        ge=1, le=50, description="Claims per support-check call on a schema-constrained embedded model (8192-token "
+        "context).")
+    claim_check_max_calls: int = Field(
+        ge=0, le=1_000, description="Support-check calls per overview; claims beyond them stay unchecked.")
+    claim_check_constrained_verdicts: bool = Field(
+        description="Whether a schema-constrained embedded model's support verdicts count; when false they are kept "
+        "in the claim's note and the claim is unchecked (a 135M model's entailment judgments are near chance).")
+    claim_check_source_chars: int = Field(
+        ge=100, le=100_000, description="Characters of each cited source's text given to the support check "
+        "(a quarter of it on an embedded model).")
 
 
 class TerminationCfg(_Strict):

@@ -1,26 +1,30 @@
-"""Citations and review evidence checked against the sources tools returned in the same loop (design.md#grounding).
+"""Citations and review evidence checked against the sources tools returned in the same loop
+(``docs/design.md#excerpt-verification``).
 
 For each item (a hypothesis's :class:`~cosci.records.Citation` or a review's :class:`~cosci.records.Evidence`):
 
 - its URL (and DOI) is reduced to keys (:mod:`cosci.tools.sources`); no source returned by a tool of the loop
-  shares a key -> the item is **dropped** (citation integrity, design.md#grounding);
-- a source shares a key and the item's excerpt is found in that source's text
-  (:func:`~cosci.grounding.excerpts.excerpt_found`) -> kept, ``status="verified"``, ``source_id`` = the source's;
-- a source shares a key but the excerpt is missing, paraphrased or invented -> kept, ``status="unverified"``.
+  shares a key -> the item is **unseen** and dropped (the model named a paper it was never shown);
+- a source shares a key and the item's excerpt is a faithful quote of that source's text
+  (:func:`~cosci.grounding.excerpts.check_excerpt`) -> kept, ``status="verified"``, ``source_id`` = the source's;
+- a source shares a key but the excerpt is missing, changed, paraphrased or invented -> kept,
+  ``status="misquoted"`` (a real paper, a wrong quote), with ``mismatch`` saying what differs.
 
 Counts per task (:class:`EvidenceCounts`) go into the task result's ``detail["evidence"]``; the session's
-counts are the sum over finished tasks (:func:`session_counts`), so a retried task counts once.
+counts are the sum over finished tasks (:func:`session_counts`), so a retried task counts once. Tasks finished
+before this distinction stored ``unverified`` / ``dropped``: they count as ``misquoted`` / ``unseen``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
-from cosci.grounding.excerpts import excerpt_found
+from cosci.grounding.excerpts import ExcerptMatch, check_excerpt
+from cosci.records import ExcerptStatus
 from cosci.store.db import loads
 from cosci.tools.base import Source
 from cosci.tools.sources import citation_keys, source_keys
@@ -30,6 +34,8 @@ if TYPE_CHECKING:
 
 M = TypeVar("M", bound=BaseModel)
 AGENTS_WITH_EVIDENCE = ("generation", "evolution", "reflection")
+OLD_NAMES = {"unverified": "misquoted", "dropped": "unseen"}
+"""Count names of records written before misquoted and unseen were told apart."""
 
 
 @dataclass
@@ -38,26 +44,32 @@ class EvidenceCounts:
 
     proposed: int = 0
     verified: int = 0
-    unverified: int = 0
-    dropped: int = 0
+    misquoted: int = 0
+    unseen: int = 0
 
     def add(self, other: EvidenceCounts) -> EvidenceCounts:
         return EvidenceCounts(*(a + b for a, b in zip(self.as_tuple(), other.as_tuple(), strict=True)))
 
     def as_tuple(self) -> tuple[int, int, int, int]:
-        return self.proposed, self.verified, self.unverified, self.dropped
+        return self.proposed, self.verified, self.misquoted, self.unseen
 
     def to_dict(self) -> dict[str, int]:
         return asdict(self)
 
+    @classmethod
+    def from_dict(cls, found: dict[str, Any]) -> EvidenceCounts:
+        """Counts from a task's ``detail["evidence"]`` (old names read as the new ones)."""
+        named = {OLD_NAMES.get(k, k): v for k, v in found.items()}
+        return cls(**{k: int(named.get(k, 0) or 0) for k in cls().to_dict()})
+
     def metrics(self) -> dict[str, float]:
-        """MLflow metrics ``evidence_proposed`` / ``_verified`` / ``_unverified`` / ``_dropped``."""
+        """MLflow metrics ``evidence_proposed`` / ``_verified`` / ``_misquoted`` / ``_unseen``."""
         return {f"evidence_{k}": float(v) for k, v in self.to_dict().items()}
 
     def line(self) -> str:
-        """``12 proposed: 5 verified, 4 unverified, 3 dropped`` (status, summary)."""
-        return (f"{self.proposed} proposed: {self.verified} verified, {self.unverified} unverified, "
-                f"{self.dropped} dropped")
+        """``12 proposed: 5 verified, 4 misquoted, 3 unseen`` (status, summary)."""
+        return (f"{self.proposed} proposed: {self.verified} verified, {self.misquoted} misquoted, "
+                f"{self.unseen} unseen")
 
 
 def matching(url: str, doi: str | None, sources: Sequence[Source]) -> list[Source]:
@@ -66,35 +78,43 @@ def matching(url: str, doi: str | None, sources: Sequence[Source]) -> list[Sourc
     return [r for r in sources if keys & source_keys(r)]
 
 
+def best_match(excerpt: str, records: Sequence[Source]) -> tuple[Source, ExcerptMatch]:
+    """The record the excerpt quotes faithfully, else the one it comes closest to, with the verdict."""
+    verdicts = [(r, check_excerpt(excerpt, r.text)) for r in records]
+    hit = next(((r, v) for r, v in verdicts if v.verified), None)
+    return hit or max(verdicts, key=lambda rv: rv[1].score)
+
+
 def check_items(items: Sequence[M], sources: Sequence[Source]) -> tuple[list[M], list[str],
                                                                               EvidenceCounts]:
     """Check citations or evidence items (see module docstring).
 
     Args:
-        items: models with ``url``, ``excerpt`` and the hidden ``status`` / ``source_id`` fields (a ``doi``
-            field is used when present).
+        items: models with ``url``, ``excerpt`` and the hidden ``status`` / ``source_id`` / ``mismatch``
+            fields (a ``doi`` field is used when present).
         sources: the records tools returned in the loop (``ToolLoopResult.sources``), plus any article given.
 
     Returns:
-        ``(kept, dropped_urls, counts)``; ``kept`` are copies with ``status`` and ``source_id`` set.
+        ``(kept, unseen_urls, counts)``; ``kept`` are copies with ``status``, ``source_id`` and ``mismatch`` set.
     """
     kept: list[M] = []
-    dropped: list[str] = []
+    unseen: list[str] = []
     counts = EvidenceCounts(proposed=len(items))
     for item in items:
         url = str(getattr(item, "url", ""))
         records = matching(url, getattr(item, "doi", None), sources)
         if not records:
-            dropped.append(url)
+            unseen.append(url)
             continue
-        excerpt = str(getattr(item, "excerpt", None) or "")
-        hit = next((r for r in records if excerpt_found(excerpt, r.text)), None)
-        status = "verified" if hit else "unverified"
-        kept.append(item.model_copy(update={"status": status, "source_id": (hit or records[0]).source_id}))
-    counts.dropped = len(dropped)
+        record, verdict = best_match(str(getattr(item, "excerpt", None) or ""), records)
+        status: ExcerptStatus = "verified" if verdict.verified else "misquoted"
+        kept.append(item.model_copy(update={"status": status,
+                                            "source_id": record.source_id,
+                                            "mismatch": None if verdict.verified else verdict.reason}))
+    counts.unseen = len(unseen)
     counts.verified = sum(1 for k in kept if getattr(k, "status", None) == "verified")
-    counts.unverified = len(kept) - counts.verified
-    return kept, dropped, counts
+    counts.misquoted = len(kept) - counts.verified
+    return kept, unseen, counts
 
 
 def session_counts(store: SessionStore) -> EvidenceCounts:
@@ -106,5 +126,5 @@ def session_counts(store: SessionStore) -> EvidenceCounts:
     for row in rows:
         found = (loads(row["result"], {}) or {}).get("detail", {}).get("evidence")
         if isinstance(found, dict):
-            total = total.add(EvidenceCounts(**{k: int(found.get(k, 0)) for k in EvidenceCounts().to_dict()}))
+            total = total.add(EvidenceCounts.from_dict(found))
     return total

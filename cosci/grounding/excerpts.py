@@ -1,59 +1,248 @@
-"""Is an excerpt really in the text its source returned? (design.md#grounding: the record tools ask for "a
-verbatim short quote from the source").
+"""Is an excerpt really in the text its source returned? A quote is *verified* only when it says what the
+source says, word for word, up to presentation (``docs/design.md#excerpt-verification``).
 
-Both texts are normalised (Unicode NFKC, lower case, one kind of quote, hyphens and soft hyphens removed so
-``anti-tumour`` = ``antitumour`` = ``anti- tumour``, en and em dashes read as spaces, whitespace collapsed).
-An excerpt is *found* when, after
-normalisation, it is a substring of the text, or when rapidfuzz's ``partial_ratio`` (the best-aligned window
-of the text, scored 0-100 by normalised Indel distance) reaches :data:`FUZZY_THRESHOLD` — a small edit
-distance, about one character in ten, for OCR-like slips and dropped words. Excerpts shorter than
-:data:`MIN_WORDS` words are never found: a two-word "quote" proves nothing.
+Rules, in order:
+
+1. Both texts become tokens (:mod:`cosci.grounding.tokens`): Unicode forms, case, quotes, whitespace,
+   hyphenation, ligatures, British/American spelling, numeric citation brackets and superscript citation
+   markers stop mattering there. A trailing citation marker of the excerpt (``[12]``, ``(3)``,
+   ``(Smith et al., 2020)``) is removed.
+2. An excerpt of fewer than :data:`MIN_WORDS` words is never verified: a short "quote" proves nothing.
+3. The excerpt is split at each ellipsis (``...``, ``…``, ``[...]``); the parts are located in order, the first
+   (of at least :data:`MIN_PART_WORDS` words) anywhere in the source, each next one within :data:`MAX_SKIP`
+   tokens of the one before: rapidfuzz's ``partial_ratio_alignment`` over token strings (one character per
+   distinct token) finds the best window, the nearby window with the fewest token edits is kept, and
+   rapidfuzz's Levenshtein opcodes align the part's tokens with it. Compounds are first split or joined as
+   the source writes them (``nearestneighbour`` / ``nearest-neighbour``).
+4. Every difference between a part and its window must be harmless: an article added or left out (``the``,
+   ``an``, a lower-case ``a``), a superscript marker the excerpt leaves out, or tokens that are equal once
+   joined (``anti tumour`` / ``antitumour``; digits join only as thousands, ``10 000`` = ``10000``). Any other
+   difference — a number, unit, sign, negation, direction word, hedge, named entity or any other word changed,
+   added or dropped — means *not verified*, whatever the character score; the difference is named by the
+   class of the tokens involved (:func:`~cosci.grounding.tokens.token_class`).
+5. The text an ellipsis skips lies between consecutive parts, at most :data:`MAX_SKIP` tokens; a skip shorter
+   than :data:`MEANING_SKIP` tokens must not contain a negation or a hedge (an ellipsis used to
+   cut out a ``not`` or a ``may`` is a changed claim).
+
+There is no edit-distance tolerance for words: a one-letter difference is often a different entity
+(``nitrite``/``nitrate``, ``ethanol``/``methanol``, ``alkane``/``alkene``).
 """
 
 from __future__ import annotations
 
+import itertools
 import re
-import unicodedata
+from dataclasses import dataclass
 
 from rapidfuzz import fuzz
+from rapidfuzz.distance import Levenshtein
 
-FUZZY_THRESHOLD = 90.0
-"""rapidfuzz ``partial_ratio`` score (0-100) at or above which an excerpt counts as found (design.md#grounding)."""
+from cosci.grounding.tokens import Token, ignorable, normalise, spelling, token_class, tokenize, words
+
 MIN_WORDS = 4
 """Fewer words than this never verify."""
+MIN_PART_WORDS = 2
+"""Words the part before the first ellipsis needs (a lone word could be anywhere in the source)."""
+MAX_SKIP = 60
+"""Tokens an ellipsis may skip between two parts."""
+MEANING_SKIP = 4
+"""A skip shorter than this may not remove a negation or a hedge."""
+OTHER_OCCURRENCES = 3
+"""Later occurrences of an ellipsis excerpt's first part tried when the rest does not follow the first one."""
+ABSENT_SCORE = 60.0
+"""Token-alignment score (0-100) under which a part is reported as not in the source at all."""
+PRIORITY = ("number", "sign", "unit", "negation", "direction", "hedge", "entity", "wording")
 
-_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
-                         "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
-                         "\u00ab": '"', "\u00bb": '"', "`": "'"})
-_HYPHENS = re.compile(r"\s*[\u00ad\u2010\u2011-]+\s*")
-_DASHES = re.compile(r"\s*[\u2012\u2013\u2014\u2212]+\s*")
-_SPACE = re.compile(r"\s+")
-_EDGE = re.compile(r"^[\s\"'.,;:…]+|[\s\"'.,;:…]+$")
+_ELLIPSIS = re.compile(r"\s*(?:\[\s*(?:\.\s*){3}\]|\[\s*…\s*\]|\(\s*(?:\.\s*){3}\)|\(\s*…\s*\)|(?:\.\s*){3}|…)\s*")
+_AUTHOR = r"[A-Z][\w'’-]+(?:\s[A-Z][\w'’-]+)?(?:\set\sal\.?|\s(?:and|&)\s[A-Z][\w'’-]+)?,?\s\d{4}[a-z]?"
+_TRAILING_CITE = re.compile(rf"\s*(?:\[[\d\s,;\u2013-]+\]|\([\d\s,;\u2013-]+\)|\({_AUTHOR}(?:;\s*{_AUTHOR})*\)|"
+                            r"[\u00b9\u00b2\u00b3\u2070-\u2079]+)\s*[.;,]?\s*$")
+_SKIP_NEGATION = frozenset({"not", "no", "never", "without", "cannot", "neither", "nor", "none", "fail", "fails",
+                            "failed", "lack", "lacks", "lacked", "unable"})
 
 
-def normalise(text: str, *, keep_hyphens: bool = False) -> str:
-    """Text reduced for comparison (see module docstring); ``keep_hyphens`` turns every dash into ``-`` instead
-    of removing it (the overview's term check: ``1-10`` stays two numbers)."""
-    t = unicodedata.normalize("NFKC", text).translate(_QUOTES).lower()
-    t = _DASHES.sub("-" if keep_hyphens else " ", _HYPHENS.sub("-" if keep_hyphens else "", t))
-    return _EDGE.sub("", _SPACE.sub(" ", t))
+@dataclass(frozen=True)
+class ExcerptMatch:
+    """The verdict on one excerpt: ``verified``, a 0-100 alignment ``score``, and for a failure its ``kind``
+    (``short``, ``absent``, ``skip`` or a token class: ``number``, ``negation``...) and a one-line ``reason``."""
+
+    verified: bool
+    score: float
+    kind: str = ""
+    reason: str = ""
 
 
-def excerpt_score(excerpt: str, text: str) -> float:
-    """0-100: 100 when the normalised excerpt is a substring of the normalised text, else ``partial_ratio``.
+def _encode(tokens: list[Token], codes: dict[str, str]) -> str:
+    out = []
+    for t in tokens:
+        if t.key not in codes:
+            n = len(codes)
+            codes[t.key] = chr(0xE000 + n) if n < 6400 else chr(0xF0000 + n - 6400)
+        out.append(codes[t.key])
+    return "".join(out)
 
-    Returns 0 for an excerpt under :data:`MIN_WORDS` words or an empty text.
+
+def _joined_equal(a: list[Token], b: list[Token]) -> bool:
+    """Tokens equal once joined, without letting two numbers merge (except as thousands: ``10 000``)."""
+    if "".join(t.key.lstrip("^") for t in a) != "".join(t.key.lstrip("^") for t in b):
+        return False
+    for side in (a, b):
+        for x, y in itertools.pairwise(side):
+            if x.key[-1:].isdigit() and y.key.lstrip("^")[:1].isdigit() and not re.fullmatch(r"\d{3}", y.key):
+                return False
+    return True
+
+
+def _harmless(part: list[Token], window: list[Token], before: Token | None) -> bool:
+    a = [t for t in part if not ignorable(t)]
+    b = [t for i, t in enumerate(window) if not ignorable(t) and not (
+        t.superscript and ((window[i - 1] if i else before) is not None))]
+    return [t.key for t in a] == [t.key for t in b] or _joined_equal(a, b)
+
+
+def _differs(part: list[Token], window: list[Token], vocabulary: frozenset[str]) -> tuple[str, str]:
+    """``(kind, reason)`` for a harmful difference between the tokens of a part and of its window."""
+    ours, theirs = [t.key for t in part], [t.key for t in window]
+    extra = [t for t in part if t.key not in theirs and not ignorable(t)]
+    missing = [t for t in window if t.key not in ours and not ignorable(t)]
+    classes = {token_class(t, vocabulary) for t in extra + missing} or {"wording"}
+    kind = next(k for k in PRIORITY if k in classes)
+    src = " ".join(t.raw for t in window) or "nothing"
+    exc = " ".join(t.raw for t in part) or "nothing"
+    return kind, f"{kind}: the source has '{src}', the excerpt '{exc}'"
+
+
+def _locate(part: list[Token], text: list[Token], start: int, stop: int) -> tuple[int, int, float]:
+    """``(first, end, score)``: the window of ``text[start:stop]`` best aligned with ``part``, token indices."""
+    codes: dict[str, str] = {}
+    p, t = _encode(part, codes), _encode(text[start:stop], codes)
+    if not t:
+        return start, start, 0.0
+    if len(p) >= len(t):
+        return start, stop, float(fuzz.ratio(p, t))
+    al = fuzz.partial_ratio_alignment(p, t)
+    if al is None:  # only with a score cutoff, which is not given
+        return start, start, 0.0
+    return start + al.dest_start, start + al.dest_end, float(al.score)
+
+
+def _best_window(p: str, t: str, first: int, end: int, margin: int) -> tuple[int, int]:
+    """The window near ``t[first:end]`` with the fewest token edits to ``p`` (ties: the length nearest ``p``'s)."""
+    best = (Levenshtein.distance(p, t[first:end]), abs(end - first - len(p)), first, end)
+    for a in range(max(0, first - margin), min(len(t), first + margin) + 1):
+        for b in range(max(a + 1, end - margin), min(len(t), end + margin) + 1):
+            cand = (Levenshtein.distance(p, t[a:b], score_cutoff=best[0]), abs(b - a - len(p)), a, b)
+            best = min(best, cand)
+    return best[2], best[3]
+
+
+def _blocks(p: str, w: str) -> list[tuple[int, int, int, int]]:
+    """Runs of consecutive edits between ``p`` and ``w`` as ``(p_start, p_end, w_start, w_end)``."""
+    out: list[tuple[int, int, int, int]] = []
+    for op in Levenshtein.opcodes(p, w):
+        if op.tag == "equal":
+            continue
+        if out and out[-1][1] == op.src_start and out[-1][3] == op.dest_start:
+            out[-1] = (out[-1][0], op.src_end, out[-1][2], op.dest_end)
+        else:
+            out.append((op.src_start, op.src_end, op.dest_start, op.dest_end))
+    return out
+
+
+def _check_part(part: list[Token], text: list[Token], start: int, stop: int,
+                vocabulary: frozenset[str]) -> tuple[ExcerptMatch, int, int]:
+    """The verdict on one part located in ``text[start:stop]``, and its window ``(first, end)`` in ``text``."""
+    first, end, score = _locate(part, text, start, stop)
+    if score < ABSENT_SCORE:
+        return ExcerptMatch(False, score, "absent", "absent: no passage of the source reads like it"), first, end
+    codes: dict[str, str] = {}
+    p, t = _encode(part, codes), _encode(text[start:stop], codes)
+    a, b = _best_window(p, t, first - start, end - start, max(3, len(part) // 4))
+    first, end = start + a, start + b
+    harmful = [_differs(part[s0:s1], text[first + d0:first + d1], vocabulary)
+               for s0, s1, d0, d1 in _blocks(p, t[a:b])
+               if not _harmless(part[s0:s1], text[first + d0:first + d1], text[first + d0 - 1] if first + d0 else None)]
+    if harmful:  # the most meaning-bearing difference names the failure
+        kind, reason = min(harmful, key=lambda kr: PRIORITY.index(kr[0]))
+        return ExcerptMatch(False, score, kind, reason), first, end
+    return ExcerptMatch(True, score), first, end
+
+
+def _resegment(part: list[Token], keys: set[str], bigrams: set[tuple[str, str]]) -> list[Token]:
+    """The part with compounds split or joined as the source writes them (``nearestneighbour`` when the
+    source has ``nearest neighbour``, ``anti tumour`` when it has ``antitumour``); numbers never merge."""
+    out: list[Token] = []
+    for t in part:
+        k = t.key
+        cut = next((i for i in range(2, len(k) - 1) if (spelling(k[:i]), spelling(k[i:])) in bigrams
+                    and not (k[i - 1].isdigit() and k[i].isdigit())), 0) if k not in keys else 0
+        if cut:
+            out += [Token(spelling(k[:cut]), t.raw[:cut], t.start, t.start + cut),
+                    Token(spelling(k[cut:]), t.raw[cut:], t.start + cut, t.end)]
+        elif (out and out[-1].key + k in keys and (out[-1].key, k) not in bigrams
+              and not (out[-1].key[-1:].isdigit() and k[:1].isdigit())):
+            prev = out.pop()
+            out.append(Token(prev.key + k, prev.raw + t.raw, prev.start, t.end))
+        else:
+            out.append(t)
+    return out
+
+
+def _parts(excerpt: str) -> list[list[Token]]:
+    text = _TRAILING_CITE.sub("", excerpt.strip())
+    return [toks for piece in _ELLIPSIS.split(text) if (toks := tokenize(piece))]
+
+
+def check_excerpt(excerpt: str, text: str, vocabulary: frozenset[str] = frozenset()) -> ExcerptMatch:
+    """The verdict on ``excerpt`` as a quote of ``text`` (see module docstring).
+
+    Args:
+        excerpt: the quote a model gave.
+        text: what the source's tool returned (title and abstract, or full text).
+        vocabulary: lower-cased entity names (the session's hypothesis entities), only for naming a difference.
     """
-    e, t = normalise(excerpt), normalise(text)
-    if len(e.split()) < MIN_WORDS or not t:
-        return 0.0
-    if e in t:
-        return 100.0
-    if len(e) > len(t):
-        return float(fuzz.ratio(e, t))
-    return float(fuzz.partial_ratio(e, t, score_cutoff=FUZZY_THRESHOLD))
+    parts = _parts(excerpt)
+    if sum(words(p) for p in parts) < MIN_WORDS or not text.strip():
+        return ExcerptMatch(False, 0.0, "short", f"short: fewer than {MIN_WORDS} words")
+    if words(parts[0]) < MIN_PART_WORDS:
+        return ExcerptMatch(False, 0.0, "skip", "skip: the part before the first ellipsis is too short to locate")
+    source = tokenize(text)
+    keys = {t.key for t in source}
+    bigrams = {(a.key, b.key) for a, b in itertools.pairwise(source)}
+    parts = [_resegment(p, keys, bigrams) for p in parts]
+    verdict, start = _chain(parts, source, 0, vocabulary)
+    for _ in range(OTHER_OCCURRENCES):  # the first part may occur again, with the rest after that occurrence
+        if verdict.verified or len(parts) == 1 or start >= len(source):
+            break
+        again, start = _chain(parts, source, start, vocabulary)
+        verdict = again if again.verified else verdict
+    return verdict
+
+
+def _chain(parts: list[list[Token]], source: list[Token], begin: int,
+           vocabulary: frozenset[str]) -> tuple[ExcerptMatch, int]:
+    """The verdict on the parts located in order from ``begin``, and where the first part's window ends."""
+    start, prev_end, scores, first_end = begin, -1, [], len(source)
+    for part in parts:
+        stop = len(source) if prev_end < 0 else min(len(source), start + MAX_SKIP + len(part) + 3)
+        verdict, first, end = _check_part(part, source, start, stop, vocabulary)
+        first_end = end if prev_end < 0 else first_end
+        if not verdict.verified:
+            return verdict, first_end
+        if prev_end >= 0:
+            skipped = source[prev_end:first]
+            meaning = any(t.key in _SKIP_NEGATION or token_class(t) == "hedge" for t in skipped)
+            if len(skipped) > MAX_SKIP or (len(skipped) < MEANING_SKIP and meaning):
+                return ExcerptMatch(False, verdict.score, "skip", "skip: the ellipsis leaves out "
+                                    f"'{' '.join(t.raw for t in skipped)[:120]}'"), first_end
+        scores.append(verdict.score)
+        start = prev_end = end
+    return ExcerptMatch(True, min(scores)), first_end
 
 
 def excerpt_found(excerpt: str, text: str) -> bool:
-    """Whether ``excerpt`` occurs in ``text`` (see module docstring)."""
-    return excerpt_score(excerpt, text) >= FUZZY_THRESHOLD
+    """Whether ``excerpt`` is a faithful quote of ``text`` (see module docstring)."""
+    return check_excerpt(excerpt, text).verified
+
+
+__all__ = ["MIN_WORDS", "ExcerptMatch", "check_excerpt", "excerpt_found", "normalise"]

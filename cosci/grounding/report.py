@@ -1,10 +1,11 @@
 """A session's grounding numbers for ``cosci status``, the summary, MLflow and ``final/claims.json``
-(design.md#grounding).
+(``docs/design.md#claim-statuses``).
 
 - evidence counts: :func:`~cosci.grounding.evidence.session_counts` (``evidence_proposed`` / ``_verified`` /
-  ``_unverified`` / ``_dropped``);
-- the claim check of the final overview and its audit: the latest ``overview_checked`` event written by the
-  meta-review agent (``claims_total`` / ``claims_supported`` / ``claims_unsupported``, ``audit_score``).
+  ``_misquoted`` / ``_unseen``);
+- the final overview's claims, their support check and the blind audit: the latest ``overview_checked`` event
+  written by the meta-review agent (``claims_total``, ``claims_traceable``, ``claims_<status>`` for every status
+  of :data:`~cosci.grounding.claims.STATUSES`, ``audit_score``, ``audit_agreement``, ``support_check_usd``).
 """
 
 from __future__ import annotations
@@ -13,41 +14,51 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cosci.grounding.claims import STATUSES
 from cosci.grounding.evidence import session_counts
 
 if TYPE_CHECKING:
     from cosci.store import SessionStore
 
-CLAIM_METRICS = ("claims_total", "claims_supported", "claims_unsupported")
+CLAIM_METRICS = ("claims_total", "claims_traceable", *(f"claims_{s}" for s in STATUSES))
 
 
 def checked_overview(store: SessionStore) -> dict[str, Any] | None:
-    """The claim map and audit of the session's final overview (None before the overview)."""
+    """The claim map, support check and audit of the session's final overview (None before the overview)."""
     events = store.logs.events("overview_checked")
     return events[-1]["payload"] if events else None
 
 
 def grounding_metrics(store: SessionStore) -> dict[str, float]:
-    """Evidence and claim metrics (counts), plus ``audit_score`` (0-1) when an audit was recorded."""
+    """Evidence and claim counts, plus ``audit_score`` (0-1) and ``audit_agreement`` (share of the claims the
+    support check answered on which the audit agrees, 0-1) when there are, and ``support_check_usd`` (USD)."""
     out = session_counts(store).metrics()
     checked = checked_overview(store)
     if checked:
-        out.update({k: float(checked.get(k, 0)) for k in CLAIM_METRICS})
+        out.update({k: float(checked.get(k, 0)) for k in CLAIM_METRICS if k in checked})
         score = (checked.get("audit") or {}).get("overall_score")
         if isinstance(score, int | float):
             out["audit_score"] = float(score)
+        share = (checked.get("agreement") or {}).get("share")
+        if isinstance(share, int | float):
+            out["audit_agreement"] = float(share)
+        cost = (checked.get("support_check") or {}).get("cost_usd")
+        if isinstance(cost, int | float):
+            out["support_check_usd"] = float(cost)
     return out
 
 
 def claims_document(store: SessionStore) -> dict[str, Any] | None:
-    """``final/claims.json``: every claim (claim, hypothesis ids, sources, status, problems), the totals,
-    whether a repair round ran, and the audit."""
+    """``final/claims.json``: every claim (claim, section, hypothesis ids, sources, trace and problems, overclaim
+    phrases, support verdict and the excerpt it relied on, status), the counts, whether a repair round ran, the
+    support check's calls and cost, the audit and its agreement with the support check."""
     checked = checked_overview(store)
     if checked is None:
         return None
     return {"session_id": store.session_id, **{k: checked.get(k, 0) for k in CLAIM_METRICS},
             "repaired": checked.get("repaired", False), "fallback": checked.get("fallback", False),
-            "claims": checked.get("claims", []), "audit": checked.get("audit")}
+            "claims": checked.get("claims", []), "support_check": checked.get("support_check"),
+            "audit": checked.get("audit"), "agreement": checked.get("agreement")}
 
 
 def write_claims(store: SessionStore, folder: Path) -> Path | None:
@@ -61,14 +72,22 @@ def write_claims(store: SessionStore, folder: Path) -> Path | None:
     return path
 
 
+def claims_line(counts: dict[str, Any]) -> str:
+    """``12 in the overview: 3 supported, 1 contradicted, 5 hypothesis_only, ...`` (statuses with a count only)."""
+    parts = [f"{int(counts.get(f'claims_{s}', 0))} {s}" for s in reversed(STATUSES) if counts.get(f"claims_{s}")]
+    return f"{int(counts.get('claims_total', 0))} in the overview" + (": " + ", ".join(parts) if parts else "")
+
+
 def status_lines(store: SessionStore) -> list[str]:
     """``cosci status`` lines: evidence, and the overview's claims and audit when written."""
-    counts = session_counts(store)
-    lines = [f"evidence     {counts.line()}"]
+    lines = [f"evidence     {session_counts(store).line()}"]
     checked = checked_overview(store)
     if checked:
-        score = (checked.get("audit") or {}).get("overall_score")
-        lines.append(f"claims       {checked.get('claims_total', 0)} in the overview: "
-                     f"{checked.get('claims_supported', 0)} supported, {checked.get('claims_unsupported', 0)} "
-                     f"unsupported; audit score {score if score is not None else '-'}")
+        audit = checked.get("audit") or {}
+        score = audit.get("overall_score")
+        share = (checked.get("agreement") or {}).get("share")
+        lines.append(f"claims       {claims_line(checked)}")
+        lines.append(f"audit        {audit.get('status', 'done' if score is not None else 'unchecked')}, score "
+                     f"{score if score is not None else '-'}; agrees with the support check on "
+                     f"{f'{share:.0%}' if isinstance(share, int | float) else '-'} of the claims both judged")
     return lines

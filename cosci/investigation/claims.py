@@ -12,8 +12,10 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 
-from cosci.grounding.claims import UNSUPPORTED, normalise, occurs, terms
+from cosci.grounding.claims import normalise, occurs, terms
 
+UNSUPPORTED = "[unsupported]"
+"""The mark after a finding that failed the check."""
 ROW_LABEL = re.compile(r"\[\s*(E\d+(?:\s*[,;]\s*E\d+)*)\s*\]")
 
 

@@ -110,7 +110,7 @@ class Harness:
 
     def limits(self, seconds: float) -> Limits:
         lim = self.task.spec.limits
-        return Limits(lim.cpu_seconds, seconds, lim.memory_mb, lim.file_size_mb)
+        return Limits(lim.cpu_seconds, seconds, lim.memory_mb, lim.file_size_mb, lim.processes)
 
     def evaluate(self, program: Path, phase: str, seed: int, work: Path, *,
                  evaluator_view: Path | None = None, extra_data: dict[str, Path] | None = None) -> Evaluation:

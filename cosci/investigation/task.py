@@ -21,6 +21,10 @@ from cosci.errors import CosciError
 
 MAX_RUBRICS = 32
 """At most 32 rubrics per task (design.md#task-format: a longer catalogue is refused by the check)."""
+PROCESSES = 64
+"""Default process limit of one run (design.md#sandbox): room for a process pool per core of this 2-core machine
+class and the threads numerical libraries start (each counts), while ``workers x 2`` runs of 64 stay far below a
+host's process table (32,768 ids by default on Linux)."""
 PHASES = ("search", "final")
 RUBRIC_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$")
 REQUIRED = ("task.md", "initial", "evaluate_search.py", "evaluate_final.py", "rubrics.yaml", "task.yaml")
@@ -61,6 +65,8 @@ class ResourceLimits(_Strict):
     cpu_seconds: int = Field(gt=0, le=86_400, description="CPU time of one run, seconds.")
     memory_mb: int = Field(ge=64, le=1_048_576, description="Address space of one run, MB.")
     file_size_mb: int = Field(gt=0, le=1_048_576, description="Largest file one run may write, MB.")
+    processes: int = Field(default=PROCESSES, ge=4, le=4_096, description="Processes (tasks: each thread counts) "
+                           "one run may have at once; a fork bomb stops there (design.md#sandbox).")
 
 
 class TaskSpec(_Strict):

@@ -10,8 +10,9 @@ from the store unescaped: the template escapes it (model and literature text is 
 Columns that other parts of cosci add later are shown as soon as the store carries them, without depending
 on them: Bradley-Terry score and confidence interval (``bt_score``, ``bt_ci_low``, ``bt_ci_high`` in
 :func:`cosci.tracking.artifacts.leaderboard_frame`), the excerpt check of citations and review evidence
-(``status``: ``verified`` / ``unverified``, design.md#grounding), and judge statistics (the payload of the newest event
-whose name starts with ``judge``).
+(``status``: ``verified`` / ``misquoted``, with ``mismatch``; older stores say ``unverified``), each
+hypothesis's grounding, the overview's claim map with its statuses, support check and blind audit, and judge
+statistics (the payload of the newest event whose name starts with ``judge``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from typing import Any
 
 from cosci.config.schema import CosciConfig
 from cosci.domain import Hypothesis
+from cosci.grounding.evidence import session_counts
+from cosci.grounding.report import claims_document, claims_line
 from cosci.store import SessionStore
 from cosci.tracking.artifacts import elo_trajectories, leaderboard_frame
 
@@ -81,6 +84,15 @@ class ReportData:
     has_bt: bool
     generated_at: float
     safety: dict[str, Any] = field(default_factory=dict)
+    evidence: dict[str, int] = field(default_factory=dict)
+    """Evidence counts (proposed, verified, misquoted, unseen)."""
+    claims: dict[str, Any] | None = None
+    """The overview's ``claims.json`` document (:func:`cosci.grounding.report.claims_document`), None before it."""
+
+    @property
+    def claims_counts(self) -> str:
+        """``5 in the overview: 1 supported, 4 hypothesis_only`` ("" before the overview)."""
+        return claims_line(self.claims) if self.claims else ""
 
     @property
     def spent_usd(self) -> float:
@@ -131,6 +143,7 @@ def _leaderboard_rows(store: SessionStore) -> tuple[list[dict[str, Any]], bool]:
     for row in frame.to_dicts():
         review = latest.get(row["id"])
         row["verdict"] = review["verdict"] if review else None
+        row["grounding"] = row.get("grounding") or "ungrounded"
         row["scores"] = review["scores"] if review else {}
         rows.append(row)
     return rows, has_bt
@@ -201,4 +214,5 @@ def collect(store: SessionStore, elo_initial: float = 1200.0) -> ReportData:
         leaderboard=ranked, apart=[r for r in rows if r["state"] in OUT_OF_RANKING], hypotheses=views,
         trajectories=elo_trajectories(store, elo_initial), edges=edges, overview=row.final_overview,
         has_bt=has_bt, generated_at=time.time(), safety=safety_view(store),
+        evidence=session_counts(store).to_dict(), claims=claims_document(store),
     )

@@ -1,14 +1,18 @@
 """The isolation tool: Debian's bubblewrap (``bwrap``), and the probe that says whether it works here.
 
 Why bubblewrap (docs/design.md#sandbox): a setuid-free, daemon-free, well-kept tool (Flatpak's sandbox) that gives
-a network namespace (no interface but a downed loopback), PID / IPC / UTS namespaces, a user namespace in which
-the program runs as ``nobody`` with every capability dropped, and a root file system built only from the mounts
-named here — so a program sees the interpreter, its libraries, the read-only task view and its own workspace, and
-nothing else of the host (no other worker's folder, no session store, no home directory).
+a network namespace (no interface but a downed loopback), PID / IPC / UTS / cgroup namespaces, every capability
+dropped, and a root file system built only from the mounts named here — so a program sees the interpreter, its
+libraries, the read-only task view and its own workspace, and nothing else of the host (no other worker's folder,
+no session store, no home directory).
 
-Measured on this project's machines (Debian 12 container, root; docs/design.md#sandbox): ``bwrap --unshare-all``
-works as root and as an unprivileged user (``kernel.unprivileged_userns_clone`` allowed); a ``connect()`` inside
-fails with ``ENETUNREACH``.
+Who the program is depends on who runs cosci (:mod:`.identity`): unprivileged, bubblewrap adds a user namespace
+and the program is ``nobody`` in it; as root, there is no user namespace (in one the program would still be the
+host's root, whom the process-count limit exempts): bubblewrap keeps only ``CAP_SETUID`` / ``CAP_SETGID``, which
+:mod:`.rlimits` uses to become an unprivileged sandbox user before it executes the program.
+
+Measured on this project's machines (Debian 12 container, root; docs/design.md#sandbox): both forms work as root,
+the user-namespace form as an unprivileged user too; a ``connect()`` inside fails with ``ENETUNREACH``.
 """
 
 from __future__ import annotations
@@ -22,11 +26,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cosci.errors import CosciError
+from cosci.sandbox.identity import privileged
 
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32")
 """Read-only system folders every program needs (the dynamic loader, libc, coreutils)."""
 SANDBOX_UID = 65534
-"""``nobody``: the program's user inside the sandbox's user namespace."""
+"""``nobody``: the program's user inside the sandbox's user namespace (cosci unprivileged)."""
+NAMESPACES_UNPRIVILEGED = ("--unshare-all", "--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
+                           "--cap-drop", "ALL")
+NAMESPACES_ROOT = ("--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
+                   "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID")
+"""As root: every namespace but the user one; the two capabilities :mod:`.rlimits` needs to drop to the sandbox
+user (it then has none: a change of user id from root clears them, and bubblewrap sets ``no_new_privs``)."""
 LIMITS_PATH = "/run/cosci/rlimits.py"
 """Where :mod:`cosci.sandbox.rlimits` is seen inside the sandbox."""
 
@@ -67,20 +78,41 @@ def interpreter() -> str:
     return sys.executable
 
 
-def command(mounts: list[Mount], argv: list[str], *, cwd: str, env: dict[str, str]) -> list[str]:
-    """The ``bwrap`` command line running ``argv`` in a view made of the system folders and ``mounts``."""
-    out = ["bwrap", "--unshare-all", "--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
-           "--cap-drop", "ALL", "--die-with-parent", "--new-session", "--clearenv",
-           "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--dir", "/run/cosci"]
-    for d in (*SYSTEM_DIRS, *python_dirs()):
-        if os.path.isdir(d):
-            out += ["--ro-bind", d, d]
-    out += ["--ro-bind", str(Path(__file__).with_name("rlimits.py")), LIMITS_PATH]
-    for m in mounts:
-        out += ["--bind" if m.writable else "--ro-bind", str(m.host), m.inside]
+def command(mounts: list[Mount], argv: list[str], *, cwd: str, env: dict[str, str], tmp_bytes: int = 0) -> list[str]:
+    """The ``bwrap`` command line running ``argv`` in a view made of the system folders and ``mounts``.
+
+    ``tmp_bytes`` caps the private ``/tmp`` (a tmpfs: memory the address-space limit does not count); 0 leaves
+    bubblewrap's default. Mount points' parents are made 0755 (as root bubblewrap would make e.g. ``/root`` 0700,
+    which the sandbox user could not cross).
+    """
+    out = ["bwrap", *(NAMESPACES_ROOT if privileged() else NAMESPACES_UNPRIVILEGED), "--die-with-parent",
+           "--new-session", "--clearenv", "--proc", "/proc", "--dev", "/dev", "--perms", "1777"]
+    out += [*(["--size", str(tmp_bytes)] if tmp_bytes > 0 else []), "--tmpfs", "/tmp"]
+    made: set[str] = {"/", "/proc", "/dev", "/tmp"}
+    mounted: list[str] = []
+    binds = [("--ro-bind", d, d) for d in (*SYSTEM_DIRS, *python_dirs()) if os.path.isdir(d)]
+    binds.append(("--ro-bind", str(Path(__file__).with_name("rlimits.py")), LIMITS_PATH))
+    binds += [("--bind" if m.writable else "--ro-bind", str(m.host), m.inside) for m in mounts]
+    for flag, host, inside in binds:
+        out += _parents(inside, made, mounted)
+        out += [flag, host, inside]
+        mounted.append(inside.rstrip("/"))
     for key, value in sorted(env.items()):
         out += ["--setenv", key, value]
     return [*out, "--chdir", cwd, "--", *argv]
+
+
+def _parents(inside: str, made: set[str], mounted: list[str]) -> list[str]:
+    """``--perms 0755 --dir P`` for each parent ``P`` of ``inside`` not made yet and not inside a mount (those
+    exist in the mounted tree), outermost first; ``made`` is updated."""
+    out: list[str] = []
+    for parent in reversed(Path(inside).parents):
+        p = str(parent)
+        if p in made or any(p == m or p.startswith(m + "/") for m in mounted):
+            continue
+        out += ["--perms", "0755", "--dir", p]
+        made.add(p)
+    return out
 
 
 @functools.cache

@@ -1,10 +1,11 @@
 """Run one program in the sandbox with limits, and say how it ended (docs/design.md#sandbox).
 
-Limits: CPU time, address space (memory) and file size are set inside the sandbox by :mod:`.rlimits`; the wall
-clock is enforced here (the whole process group is killed). Standard output and error go to files outside the
+Limits: CPU time, address space (memory), file size and the number of processes are set inside the sandbox by
+:mod:`.rlimits` (as root, with the program's own sandbox user: :mod:`.identity`); the wall clock is enforced here
+(the whole process group is killed). Standard output and error go to files outside the
 program's view (so the file-size limit caps them too) and are read back with a size cap, without following
 symlinks. :func:`classify` turns an ending into one reason a researcher can read: ``wall-clock limit``,
-``CPU-time limit``, ``memory limit``, ``file-size limit``, ``network`` (no network in the sandbox),
+``CPU-time limit``, ``memory limit``, ``file-size limit``, ``process limit``, ``network`` (no network in the sandbox),
 ``read-only`` (a write outside the workspace), else the exit status and the last line of standard error.
 """
 
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cosci.sandbox.bwrap import LIMITS_PATH, Isolation, Mount, command, interpreter
+from cosci.sandbox.identity import hand_over, privileged, sandbox_uid, take_back
 
 OUTPUT_CAP_BYTES = 1 << 20
 """Bytes of standard output (or error) read back from a run: 1 MiB (design.md#sandbox)."""
@@ -31,18 +33,21 @@ thread: a thread pool's reserved stacks count against the memory limit."""
 
 @dataclass(frozen=True)
 class Limits:
-    """Resource limits of one run: seconds of CPU time and of wall clock, MB of address space and of any file."""
+    """Resource limits of one run: seconds of CPU time and of wall clock, MB of address space and of any file,
+    and the number of processes (tasks: a thread counts as one) the program's user may have at once."""
 
     cpu_seconds: int
     wall_seconds: float
     memory_mb: int
     file_size_mb: int
+    processes: int
 
 
 @dataclass(frozen=True)
 class SandboxResult:
     """How a run ended. ``exit_code`` is the program's (negative: killed by that signal); ``limit`` names the limit
-    it hit (``wall_clock``, ``cpu_time``, ``memory``, ``file_size``) or is None; ``reason`` is one readable line
+    it hit (``wall_clock``, ``cpu_time``, ``memory``, ``file_size``, ``processes``; ``threads``: processes or memory)
+    or is None; ``reason`` is one readable line
     ("" for a clean exit 0); seconds are wall-clock."""
 
     exit_code: int
@@ -82,24 +87,42 @@ def run_sandboxed(view: View, argv: list[str], *, cwd: str, limits: Limits, logs
     """Run ``argv`` (inside paths) in ``view`` with ``limits``; ``logs`` (a host folder outside the view) keeps
     ``stdout.txt`` and ``stderr.txt``.
 
-    Never raises for what the program does; OSError only if the sandbox itself cannot start.
+    Without isolation (``unsafe_no_sandbox``) there is no process limit: ``RLIMIT_NPROC`` would count all of the
+    user's processes on the host. Never raises for what the program does; OSError only if the sandbox itself
+    cannot start.
     """
     logs.mkdir(parents=True, exist_ok=True)
+    workspaces = [m.host for m in view.mounts if m.writable]
+    uid = sandbox_uid(workspaces[0] if workspaces else logs) if view.isolation.isolated and privileged() else 0
+    nproc = limits.processes if view.isolation.isolated else 0
     wrapped = [interpreter(), LIMITS_PATH if view.isolation.isolated else str(Path(__file__).with_name("rlimits.py")),
-               str(limits.cpu_seconds), str(limits.memory_mb << 20), str(limits.file_size_mb << 20), "--",
-               *[view.where(a) if a.startswith("/") else a for a in argv]]
+               str(limits.cpu_seconds), str(limits.memory_mb << 20), str(limits.file_size_mb << 20), str(nproc),
+               str(uid), "--", *[view.where(a) if a.startswith("/") else a for a in argv]]
     full_env = {**BASE_ENV, **(env or {})}
     if view.isolation.isolated:
         full_env["PATH"] = f"{os.path.dirname(interpreter())}:{full_env['PATH']}"
-        cmd = command(view.mounts, wrapped, cwd=cwd, env=full_env)
+        cmd = command(view.mounts, wrapped, cwd=cwd, env=full_env, tmp_bytes=limits.memory_mb << 20)
         run_env: dict[str, str] = {}
     else:
         cmd, run_env = wrapped, {**full_env, "PATH": f"{os.path.dirname(interpreter())}:{full_env['PATH']}"}
-    out_path, err_path = logs / "stdout.txt", logs / "stderr.txt"
+    if uid:
+        hand_over(workspaces, uid)
+    try:
+        code, timed_out, wall = _run(cmd, run_env, None if view.isolation.isolated else view.where(cwd), logs, limits)
+    finally:
+        if uid:
+            take_back(workspaces, uid)
+    stdout, stderr = read_capped(logs / "stdout.txt"), read_capped(logs / "stderr.txt")
+    limit, reason = classify(code, stderr, timed_out, limits)
+    return SandboxResult(code, stdout, stderr, wall, limit, reason)
+
+
+def _run(cmd: list[str], env: dict[str, str], cwd: str | None, logs: Path, limits: Limits) -> tuple[int, bool, float]:
+    """Run ``cmd`` with its outputs in ``logs``, killed at the wall clock: ``(exit code, timed out, seconds)``."""
     started = time.monotonic()
-    with out_path.open("wb") as out, err_path.open("wb") as err:
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=run_env,
-                                cwd=None if view.isolation.isolated else view.where(cwd), start_new_session=True)
+    with (logs / "stdout.txt").open("wb") as out, (logs / "stderr.txt").open("wb") as err:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env, cwd=cwd,
+                                start_new_session=True)
         timed_out = False
         try:
             code = proc.wait(timeout=limits.wall_seconds)
@@ -107,10 +130,7 @@ def run_sandboxed(view: View, argv: list[str], *, cwd: str, limits: Limits, logs
             timed_out = True
             _kill_group(proc)
             code = proc.wait()
-    wall = time.monotonic() - started
-    stdout, stderr = read_capped(out_path), read_capped(err_path)
-    limit, reason = classify(code, stderr, timed_out, limits)
-    return SandboxResult(code, stdout, stderr, wall, limit, reason)
+    return code, timed_out, time.monotonic() - started
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
@@ -136,7 +156,10 @@ def read_capped(path: Path, cap: int = OUTPUT_CAP_BYTES) -> str:
 
 SIGNAL_LIMITS = {signal.SIGXCPU: "cpu_time", signal.SIGXFSZ: "file_size"}
 STDERR_MARKS = (("MemoryError", "memory"), ("Cannot allocate memory", "memory"), ("bad_alloc", "memory"),
-                ("File too large", "file_size"))
+                ("File too large", "file_size"), ("Resource temporarily unavailable", "processes"),
+                ("Cannot fork", "processes"), ("can't start new thread", "threads"))
+"""EAGAIN from fork / clone and a shell that cannot fork: the process limit; a thread that cannot start: the process
+limit or the memory limit (each thread reserves its stack; the error does not say which)."""
 NETWORK_MARKS = ("Network is unreachable", "Temporary failure in name resolution", "Name or service not known",
                  "Connection refused")
 """Standard-error texts that name the cause of a failure."""
@@ -162,10 +185,15 @@ def classify(code: int, stderr: str, timed_out: bool, limits: Limits) -> tuple[s
         return None, f"network: the sandbox has no network ({last})"
     if "Read-only file system" in stderr:
         return None, f"read-only: only the workspace is writable ({last})"
+    if "Permission denied" in stderr:
+        return None, f"permission: the program runs as an unprivileged user; only the workspace is writable ({last})"
     return None, f"exit status {code}: {last or 'no error output'}"
 
 
 def _limit_text(kind: str, limits: Limits) -> str:
     return {"cpu_time": f"CPU-time limit of {limits.cpu_seconds} s exceeded",
             "memory": f"memory limit of {limits.memory_mb} MB exceeded",
-            "file_size": f"file-size limit of {limits.file_size_mb} MB exceeded"}[kind]
+            "file_size": f"file-size limit of {limits.file_size_mb} MB exceeded",
+            "processes": f"process limit of {limits.processes} reached (a fork failed)",
+            "threads": f"a thread could not start: process limit of {limits.processes} or memory limit of "
+                       f"{limits.memory_mb} MB"}[kind]

@@ -159,7 +159,7 @@ class SessionRuntime:
         withheld = self.store.safety.withheld_overview()  # kept out of overview.md and MLflow (design.md#safety)
         if withheld:
             (path.parent / "overview.withheld.md").write_text(withheld, encoding="utf-8")
-        write_claims(self.store, path.parent)  # final/claims.json, the overview's claim map (design.md#grounding)
+        write_claims(self.store, path.parent)  # final/claims.json, the overview's claim map
         self.home.vectors_file.parent.mkdir(exist_ok=True)
         if len(self.deps.vectors):
             self.deps.vectors.save(str(self.home.vectors_file))

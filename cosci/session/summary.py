@@ -28,7 +28,8 @@ class SessionSummary:
     tracking_uri: str | None = None
     stop_detail: str = ""
     grounding: dict[str, float] = field(default_factory=dict)
-    """``evidence_*`` counts, ``claims_*`` counts and ``audit_score`` (0-1) (design.md#grounding)."""
+    """``evidence_*`` counts, ``claims_*`` counts, ``audit_score`` and ``audit_agreement`` (0-1)
+    (:func:`cosci.grounding.report.grounding_metrics`)."""
     # judge statistics (cosci.tournament.judge_stats) (design.md#tournament)
     judge: dict[str, float | None] | None = None
     outstanding_usd: float = 0.0
@@ -50,11 +51,14 @@ class SessionSummary:
         g = self.grounding
         if g:
             out.append(f"evidence  {g.get('evidence_proposed', 0):.0f} proposed: {g.get('evidence_verified', 0):.0f}"
-                       f" verified, {g.get('evidence_unverified', 0):.0f} unverified, "
-                       f"{g.get('evidence_dropped', 0):.0f} dropped")
+                       f" verified, {g.get('evidence_misquoted', 0):.0f} misquoted, "
+                       f"{g.get('evidence_unseen', 0):.0f} unseen")
         if "claims_total" in g:
-            out.append(f"claims    {g['claims_total']:.0f} in the overview, {g['claims_unsupported']:.0f} unsupported"
-                       + (f"; audit score {g['audit_score']:.2f}" if "audit_score" in g else ""))
+            from cosci.grounding.report import claims_line
+
+            out.append(f"claims    {claims_line(g)}"
+                       + (f"; audit score {g['audit_score']:.2f}" if "audit_score" in g else "; audit unchecked")
+                       + (f", agreement {g['audit_agreement']:.0%}" if "audit_agreement" in g else ""))
         if self.stop_reason == "interrupted":
             out.append(f"continue  cosci resume {self.session_id}")
         else:

@@ -130,6 +130,12 @@ class Hypotheses:
             c.execute("UPDATE hypotheses SET state=? WHERE id=?", (new, hid))
             return True
 
+    def set_citations(self, hid: str, citations: list[dict[str, Any]]) -> None:
+        """Replace a hypothesis's citations (a debate hypothesis's, once its grounding search has checked them)."""
+        with self.db.tx() as c:
+            c.execute("UPDATE hypotheses SET citations=? WHERE id=? AND session_id=?",
+                      (dumps(citations), hid, self.session_id))
+
     def set_clusters(self, clusters: dict[str, int]) -> None:
         with self.db.tx() as c:
             c.executemany("UPDATE hypotheses SET dedup_cluster=? WHERE id=?", [(v, k) for k, v in clusters.items()])

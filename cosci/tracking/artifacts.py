@@ -14,7 +14,7 @@ QUARANTINED = "(quarantined by safety screening; text kept in the session store)
 def leaderboard_frame(store: SessionStore) -> pl.DataFrame:
     """One row per hypothesis, best Elo first: id, title, elo, bt_score, bt_ci_low, bt_ci_high (the stored
     Bradley–Terry fit, logits, 95 % CI; null for a hypothesis outside it), matches, wins, state, cluster,
-    mode, parents.
+    mode, grounding (``grounded`` / ``ungrounded``: whether it cites a verified source), parents.
 
     A hypothesis quarantined by safety screening keeps its row, with its title and statement left out
     (design.md#safety: its text does not leave the session folder)."""
@@ -32,6 +32,7 @@ def leaderboard_frame(store: SessionStore) -> pl.DataFrame:
             "state": h.state,
             "cluster": h.dedup_cluster,
             "mode": h.mode,
+            "grounding": h.grounding,
             "parents": h.parent_ids,
             "statement": QUARANTINED if h.state == "quarantined" else h.statement,
         }
@@ -49,6 +50,7 @@ def leaderboard_frame(store: SessionStore) -> pl.DataFrame:
         "state": pl.Utf8,
         "cluster": pl.Int64,
         "mode": pl.Utf8,
+        "grounding": pl.Utf8,
         "parents": pl.List(pl.Utf8),
         "statement": pl.Utf8,
     }

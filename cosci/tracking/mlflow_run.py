@@ -14,8 +14,8 @@
   finalisation, byte for byte);
 - LLM calls as traces (``tracking.traces``, :mod:`cosci.tracking.traces`): finished tasks' calls at every step
   metrics flush, the rest when the run ends (finished, interrupted or failed);
-- ``claims.json`` and the grounding metrics (design.md#grounding:
-  ``evidence_proposed/_verified/_unverified/_dropped``, ``claims_total/_supported/_unsupported``,
+- ``claims.json`` and the grounding metrics (:func:`cosci.grounding.report.grounding_metrics`:
+  ``evidence_proposed/_verified/_misquoted/_unseen``, ``claims_total``, ``claims_<status>``, ``audit_agreement``,
   ``audit_score``).
 
 A resumed session continues its run (the run id is kept on the session row). The client API is used rather
@@ -194,7 +194,7 @@ class SessionTracker:
         run = self.run_id
         self.client.log_text(run, Path(summary["overview_path"]).read_text(encoding="utf-8"), "overview.md")
         self.client.log_dict(run, dict(summary), "summary.json")
-        if (claims := claims_document(store)) is not None:  # the overview's claim map and audit (design.md#grounding)
+        if (claims := claims_document(store)) is not None:  # the overview's claim map, support check and audit
             self.client.log_dict(run, claims, "claims.json")
         if report is not None and report.is_file():
             self.client.log_artifact(run, str(report))

@@ -1,5 +1,6 @@
-"""Issue 14 through the agents: citations and evidence verified against tool text (and counted), the seed's
-five prompt inputs reaching the prompt the fake received, and observation reviews on a real article."""
+"""Grounding through the agents: citations and evidence checked against tool text (verified, misquoted, unseen;
+counted), the seed's five prompt inputs reaching the prompt the fake received, and observation reviews on an
+independent article."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from cosci.grounding.evidence import session_counts
 from cosci.llm.fake.provider import FakeBackend, FakeReply
 from cosci.records import RecordReview
 from cosci.session.runtime import SessionRuntime
-from cosci.tools.base import Source
+from cosci.tools.base import Source, ToolResult
 from tests.agents.conftest import ScriptedTool
 from tests.agents.test_generation_agent import HYP
 
@@ -41,6 +42,7 @@ async def test_citation_excerpts_are_verified_against_the_tool_text(planned: Ses
     fake.script(FakeReply.record("record_hypothesis", **HYP, citations=[
         {"url": URL, "title": "copied", "excerpt": COPIED},
         {"url": URL, "title": "paraphrased", "excerpt": "Colonies of blasts fell sharply with disulfiram."},
+        {"url": URL, "title": "contradicting", "excerpt": COPIED.replace("70", "90")},
         {"url": URL, "title": "invented", "excerpt": "Disulfiram doubled survival in a phase 3 AML trial.",
          "status": "verified"},  # what the model claims is overwritten
         {"url": "https://pubmed.ncbi.nlm.nih.gov/22222222/", "title": "never returned", "excerpt": COPIED},
@@ -50,8 +52,10 @@ async def test_citation_excerpts_are_verified_against_the_tool_text(planned: Ses
 
     h = planned.store.hypotheses.get(result.hypothesis_ids[0])
     assert [(c["title"], c["status"], c["source_id"]) for c in h.citations] == [
-        ("copied", "verified", URL), ("paraphrased", "unverified", URL), ("invented", "unverified", URL)]
-    assert result.detail["evidence"] == {"proposed": 4, "verified": 1, "unverified": 2, "dropped": 1}
+        ("copied", "verified", URL), ("paraphrased", "misquoted", URL), ("contradicting", "misquoted", URL),
+        ("invented", "misquoted", URL)]
+    assert h.citations[2]["mismatch"] == "number: the source has '70', the excerpt '90'"
+    assert result.detail["evidence"] == {"proposed": 5, "verified": 1, "misquoted": 3, "unseen": 1}
     planned.store.tasks.complete(tid, result)
     assert session_counts(planned.store).to_dict() == result.detail["evidence"]
     calls = fake.calls_for("generation", "literature")
@@ -70,8 +74,8 @@ async def test_review_evidence_is_verified_and_counted(planned: SessionRuntime, 
     tid = planned.store.tasks.enqueue("reflection", "ReviewHypothesis", "r0", target_id=hid)
     result = await agent.execute(planned.store.tasks.get(tid))
     (review,) = planned.store.hypotheses.reviews(hid)
-    assert [e["status"] for e in review.evidence] == ["verified", "unverified"]
-    assert result.detail["evidence"] == {"proposed": 2, "verified": 1, "unverified": 1, "dropped": 0}
+    assert [e["status"] for e in review.evidence] == ["verified", "misquoted"]
+    assert result.detail["evidence"] == {"proposed": 2, "verified": 1, "misquoted": 1, "unseen": 0}
 
 
 @pytest.mark.parametrize(("agent_cls", "agent", "action", "payload", "variable_text"), [
@@ -142,6 +146,17 @@ async def test_instructions_carry_directives_and_focus_areas(planned: SessionRun
 
 
 @dataclass
+class RecordsTool(ScriptedTool):
+    """A search tool that returns ``records`` (as the real tools do)."""
+
+    records: tuple[Source, ...] = ()
+
+    async def __call__(self, arguments: dict) -> ToolResult:
+        self.calls.append(arguments)
+        return ToolResult(self.text, tuple(r.url for r in self.records), source=self.name, records=self.records)
+
+
+@dataclass
 class FetchingTool(ScriptedTool):
     """A PubMed-like tool that also reads one record by PMID (as :meth:`SearchTool.fetch`)."""
 
@@ -154,9 +169,10 @@ class FetchingTool(ScriptedTool):
                             ids=("PMID:11111111",), tool=self.name) if key == "PMID:11111111" else None
 
 
-async def test_observation_reviews_the_most_relevant_cited_article(planned: SessionRuntime, fake: FakeBackend,
-                                                                   add_player, agent_with_tools) -> None:
-    tool = FetchingTool("pubmed_search", "no search expected")
+async def test_observation_falls_back_to_the_most_relevant_cited_article(planned: SessionRuntime,
+                                                                        fake: FakeBackend, add_player,
+                                                                        agent_with_tools) -> None:
+    tool = FetchingTool("pubmed_search", "PubMed: no results.")
     agent = agent_with_tools(ReflectionAgent, tool)
     hid = add_player("Disulfiram inhibits ALDH1A1 to deplete leukemic stem cells", citations=[
         {"url": "https://pubmed.ncbi.nlm.nih.gov/33333333/", "title": "Unrelated cardiology",
@@ -167,12 +183,36 @@ async def test_observation_reviews_the_most_relevant_cited_article(planned: Sess
                                        payload={"mode": "observation"})
     result = await agent.execute(planned.store.tasks.get(tid))
 
-    assert result.kind == "review_completed" and tool.fetched[0] == "PMID:11111111" and tool.calls == []
-    assert (result.detail["article_source_id"], result.detail["article_how"]) == ("PMID:11111111", "cited")
+    assert result.kind == "review_completed" and tool.fetched[0] == "PMID:11111111"
+    assert tool.calls == [{"query": "Reduced colony formation. Disulfiram inhibits", "max_results": 5}]
+    assert (result.detail["article_source_id"], result.detail["article_how"]) == ("PMID:11111111",
+                                                                                  "cited_fallback")
     (call,) = fake.calls_for("reflection", "observation")
     assert '<untrusted_source id="article-PMID:11111111"' in call.prompt and ABSTRACT in call.prompt
     (row,) = planned.store.db.query("SELECT article FROM reviews WHERE id=?", (result.detail["review_id"],))
-    assert json.loads(row["article"])["source_id"] == "PMID:11111111"
+    assert json.loads(row["article"]) | {"abstract": ""} == {
+        "title": "Disulfiram targets ALDH-high AML cells", "abstract": "", "url": URL, "source_id": "PMID:11111111",
+        "how": "cited_fallback"}
+
+
+async def test_observation_prefers_a_search_result_the_hypothesis_does_not_cite(
+        planned: SessionRuntime, fake: FakeBackend, add_player, agent_with_tools) -> None:
+    other = "https://pubmed.ncbi.nlm.nih.gov/44444444/"
+    records = (Source(url=URL, text=ABSTRACT, title="cited", ids=("PMID:11111111",), tool="pubmed_search"),
+               Source(url=other, text="ALDH1A1 knockout had no effect on leukemic stem cells in mice.",
+                            title="independent", ids=("PMID:44444444",), tool="pubmed_search"))
+    tool = RecordsTool("pubmed_search", "PubMed: 2 results.", records=records)
+    agent = agent_with_tools(ReflectionAgent, tool)
+    hid = add_player("Disulfiram inhibits ALDH1A1 to deplete leukemic stem cells", citations=[
+        {"url": URL, "title": "cited", "excerpt": COPIED, "status": "verified", "source_id": "PMID:11111111"}],
+        anticipated_outcomes="Fewer leukemic stem cells after ALDH1A1 loss.")
+    tid = planned.store.tasks.enqueue("reflection", "ReviewHypothesis", "obs", target_id=hid,
+                                       payload={"mode": "observation"})
+    result = await agent.execute(planned.store.tasks.get(tid))
+    assert tool.calls[0]["query"].startswith("Fewer leukemic stem cells after ALDH1A1 loss.")
+    assert (result.detail["article_source_id"], result.detail["article_how"]) == ("PMID:44444444", "independent")
+    (call,) = fake.calls_for("reflection", "observation")
+    assert "ALDH1A1 knockout had no effect" in call.prompt and ABSTRACT not in call.prompt
 
 
 async def test_observation_without_an_article_says_why(planned: SessionRuntime, fake: FakeBackend, add_player,
@@ -183,6 +223,6 @@ async def test_observation_without_an_article_says_why(planned: SessionRuntime, 
                                        payload={"mode": "observation"})
     result = await agent.execute(planned.store.tasks.get(tid))
     assert result.kind == "nothing_to_do"
-    assert result.detail["reason"] == ("no article: 0 cited source(s) could not be read, and no search returned a "
-                                       "source (pubmed_search)")
+    assert result.detail["reason"] == ("no article: no search returned a source the hypothesis does not cite "
+                                       "(pubmed_search), and 0 cited source(s) could not be read")
     assert fake.calls_for("reflection") == []

@@ -122,7 +122,8 @@ async def test_observation_finds_its_article_with_a_search_tool(planned: Session
     result = await agent.execute(planned.store.tasks.get(tid))
     assert result.kind == "review_completed"
     assert json.loads(review_row(planned, result.detail["review_id"])["article"])["url"] == url
-    assert len(tool.calls) == 1 and tool.calls[0]["max_results"] == 1
+    assert len(tool.calls) == 1 and tool.calls[0]["max_results"] == 5  # reflection.observation_search_results
+    assert result.detail["article_how"] == "independent"
 
 
 @pytest.mark.parametrize("state", ["reviewed", "in_tournament", "pinned"])

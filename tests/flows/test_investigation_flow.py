@@ -82,24 +82,27 @@ def test_all_four_gate_combinations_and_hostile_candidates(fake: FakeBackend,
     """Scripted answers (wrong ones included); the gates are decided by the harness, not by the fake."""
     _script_cycle(fake, ["beats_2_2"], _source(75))               # 2.2253 > 2.2133: A pass, B pass
     _script_cycle(fake, ["valid_packing"], "import socket\nsocket.create_connection(('1.1.1.1', 80), 2)\n")
+    _script_cycle(fake, ["valid_packing"], "import os\nwhile True:\n    os.fork()\n")  # a fork bomb
     _script_cycle(fake, ["valid_packing"], _source(75))           # equal to the best: A pass, B fail
     _script_cycle(fake, ["near_record"], _source(90))             # 2.2285 is better, but < 2.6: A fail, B pass
     _script_cycle(fake, ["valid_packing"], "x = bytearray(4 << 30)\n")
     data = tmp_path / "data"
-    summary = run(CIRCLES, [*FAST, f"paths.data_dir={data}", "investigation.workers=1", "investigation.cycles=5",
+    summary = run(CIRCLES, [*FAST, f"paths.data_dir={data}", "investigation.workers=1", "investigation.cycles=6",
                             "evidence.seeds=2", "tracking.enabled=false"])
     cycles = RunFolder.existing(data, summary["run_id"]).worker(1) / "cycles"
-    history = [json.loads((cycles / f"c{c:03d}" / "result.json").read_text()) for c in range(1, 6)]
+    history = [json.loads((cycles / f"c{c:03d}" / "result.json").read_text()) for c in range(1, 7)]
     gates = [(h["gate_a"], h["gate_b"]) for h in history]
-    assert gates == [(True, True), (False, False), (True, False), (False, True), (False, False)]
+    assert gates == [(True, True), (False, False), (False, False), (True, False), (False, True), (False, False)]
     assert history[1]["evaluation"]["reason"].startswith("program: network")  # the run went on after it
-    assert history[4]["evaluation"]["limit"] == "memory" and "memory limit" in history[4]["evaluation"]["reason"]
-    assert summary["gates"] == {"A pass B pass": 1, "A pass B fail": 1, "A fail B pass": 1, "A fail B fail": 2}
-    assert summary["selected"]["cycle"] == 4  # gate B alone decides the best program
-    # one ablation per idea that changed the selected program: cycle 4's runs; cycle 1's (ITERATIONS 60 -> 75) was
-    # overwritten by cycle 4's (75 -> 90) on the same line, so it cannot be reverted alone and says so
+    assert history[2]["evaluation"]["limit"] == "processes" and "process limit of 64" in history[2]["evaluation"][
+        "reason"]
+    assert history[5]["evaluation"]["limit"] == "memory" and "memory limit" in history[5]["evaluation"]["reason"]
+    assert summary["gates"] == {"A pass B pass": 1, "A pass B fail": 1, "A fail B pass": 1, "A fail B fail": 3}
+    assert summary["selected"]["cycle"] == 5  # gate B alone decides the best program
+    # one ablation per idea that changed the selected program: cycle 5's runs; cycle 1's (ITERATIONS 60 -> 75) was
+    # overwritten by cycle 5's (75 -> 90) on the same line, so it cannot be reverted alone and says so
     abl = [r["text"] for r in summary["evidence"] if r["text"].startswith("without")]
-    assert len(abl) == 1 and "cycle 4" in abl[0]
+    assert len(abl) == 1 and "cycle 5" in abl[0]
     assert len(summary["ablation_notes"]) == 1 and "(cycle 1)" in summary["ablation_notes"][0]
 
 

@@ -210,7 +210,8 @@ async def test_a_refused_call_is_never_sent(tmp_path: Path, fake: FakeBackend, c
 
 
 async def test_only_reserve_modes_draw_on_the_reserve(tmp_path: Path, fake: FakeBackend) -> None:
-    assert {"goal_parsing.parse_goal", "metareview.final", "safety.classify", "metareview.audit"} == RESERVE_MODES
+    assert {"goal_parsing.parse_goal", "metareview.final", "safety.classify", "metareview.audit",
+            "metareview.claim_check"} == RESERVE_MODES
     h = harness(make_config(tmp_path / "data", "run.budget_usd=5"))
     await h.gateway.complete(spec_for(h.gateway, "goal_parsing", "parse_goal"))  # share 0: reserve only
     assert h.budget.spent_usd["goal_parsing"] > 0

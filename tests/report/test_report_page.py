@@ -109,7 +109,9 @@ def test_bradley_terry_columns_and_verified_marks_show_when_present(session: Ses
     monkeypatch.setattr(report_data, "leaderboard_frame", with_bt)
     store = session.store()
     citations = [{"url": "https://example.org/v", "title": "checked", "status": "verified"},
-                 {"url": "https://example.org/u", "title": "not found", "status": "unverified"}]
+                 {"url": "https://example.org/u", "title": "an older record", "status": "unverified"},
+                 {"url": "https://example.org/m", "title": "changed number", "status": "misquoted",
+                  "mismatch": "number: the source has '40', the excerpt '90'"}]
     data = collect(store)
     store.close()
     view = next(v for v in data.hypotheses if v.row["id"] == session.hostile)
@@ -118,7 +120,8 @@ def test_bradley_terry_columns_and_verified_marks_show_when_present(session: Ses
     assert data.has_bt and "BT score" in html and "Bradley–Terry scores with confidence intervals" in html
     top = data.leaderboard[0]
     assert f"{top['bt_ci_low']:,.2f}–{top['bt_ci_high']:,.2f}" in html
-    assert '<span class="mark ok"' in html and '<span class="mark bad"' in html
+    assert '<span class="mark ok"' in html and html.count('">misquoted</span>') == 2
+    assert "(number: the source has &#39;40&#39;, the excerpt &#39;90&#39;)" in html
 
 
 def test_without_graphviz_the_lineage_is_a_list(session: Session, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -50,15 +50,16 @@ async def test_pubmed_records_carry_ids_and_full_abstracts(make_registry, record
     assert first.text.startswith("Is cryopreservation a homogeneous process?") and ABSTRACT_START in first.text
 
     copied = Citation(url="https://doi.org/10.1006/cryo.2001.2328", excerpt=ABSTRACT_START)  # the DOI form
-    slipped = Citation(url=first.url, excerpt=ABSTRACT_START.replace("subdivides", "subdivide"))  # small edit
+    slipped = Citation(url=first.url, excerpt=ABSTRACT_START.replace("subdivides", "subdivide"))  # one letter
     paraphrased = Citation(url=first.url, excerpt="The authors split sperm freezing into three stages.")
     invented = Citation(url=first.url, excerpt="Cryopreservation doubled the fertilisation rate of sea bream.")
     never = Citation(url="https://pubmed.ncbi.nlm.nih.gov/99999999/", excerpt=ABSTRACT_START)
     kept, dropped, counts = check_items([copied, slipped, paraphrased, invented, never], result.records)
-    assert [c.status for c in kept] == ["verified", "verified", "unverified", "unverified"]
+    assert [c.status for c in kept] == ["verified", "misquoted", "misquoted", "misquoted"]
+    assert kept[1].mismatch == "wording: the source has 'subdivides', the excerpt 'subdivide'"
     assert {c.source_id for c in kept} == {"PMID:11748933"}
     assert dropped == [never.url]
-    assert counts.to_dict() == {"proposed": 5, "verified": 2, "unverified": 2, "dropped": 1}
+    assert counts.to_dict() == {"proposed": 5, "verified": 1, "misquoted": 3, "unseen": 1}
 
 
 @respx.mock

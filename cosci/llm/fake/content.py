@@ -11,8 +11,10 @@ from __future__ import annotations
 import hashlib
 import random
 import re
+from collections.abc import Callable
 from typing import Any
 
+from cosci.llm.fake import grounding as grounding
 from cosci.llm.fake import investigation as fake_investigation
 from cosci.llm.fake.types import FakeCall, FakeReply
 
@@ -61,7 +63,7 @@ def seen_urls(call: FakeCall) -> list[str]:
 
 def quote_from(call: FakeCall, url: str, words: int = 12) -> str:
     """A verbatim excerpt of the tool text about ``url``: the words after its ``Abstract:`` (or ``Snippet:``),
-    else after the URL itself; "" when the URL is in no tool result (design.md#grounding: excerpts are checked)."""
+    else after the URL itself; "" when the URL is in no tool result (excerpts are checked)."""
     for m in call.messages:
         text = str(m.get("content", "")) if m.get("role") == "tool" else ""
         at = text.find(url)
@@ -91,9 +93,11 @@ def variant(seed: int, call: FakeCall) -> int:
 def hypothesis(rng: random.Random, call: FakeCall, n: int) -> dict[str, Any]:
     drug, target = rng.choice(DRUGS), rng.choice(TARGETS)
     effect, ctx = rng.choice(EFFECTS), rng.choice(CONTEXTS)
-    # the first citation quotes its source verbatim, the second paraphrases (unverified), one is fabricated
+    # the first citation quotes its source verbatim, the second quotes it with one word or number changed
+    # (misquoted), one names a paper no tool returned (unseen)
     cites = [{"url": u, "title": f"Source on {target}",
-              "excerpt": (quote_from(call, u) if i == 0 else "") or f"{target} is implicated in {ctx}."}
+              "excerpt": (quote_from(call, u) if i == 0 else grounding.distort(quote_from(call, u)))
+              or f"{target} is implicated in {ctx}."}
              for i, u in enumerate(seen_urls(call)[:2])]
     cites.append({"url": f"https://fabricated.example.org/paper/{n}", "title": "A paper the model never saw"})
     return {
@@ -174,16 +178,6 @@ def verdict_text(rng: random.Random, call: FakeCall) -> str:
             f" other relies on an untested concentration argument.\nbetter idea: {better}")
 
 
-def audit(call: FakeCall) -> dict[str, Any]:
-    """An audit that flags the claims the claim map marks unsupported (design.md#grounding)."""
-    flagged = re.findall(r'UNSUPPORTED: "([^"]+)"', call.prompt)
-    return {"overclaims": [{"claim": c[:200], "why": "The claim map found it unsupported by its sources.",
-                            "severity": "medium"} for c in flagged[:5]],
-            "missing_caveats": ["The fake model's overview is not scientific advice."],
-            "overall_score": round(1.0 / (1 + len(flagged)), 2),
-            "summary": f"Scripted audit: {len(flagged)} claim(s) flagged as unsupported by the claim map."}
-
-
 def overview(call: FakeCall) -> str:
     ids = list(dict.fromkeys(HYP_ID.findall(call.prompt)))
     if (call.action or "").endswith("/repair"):  # drop the lines citing ids the repair request does not allow
@@ -192,13 +186,16 @@ def overview(call: FakeCall) -> str:
         before = call.prompt.split("Your overview:", 1)[-1].strip()
         return "\n".join(line for line in before.splitlines() if set(HYP_ID.findall(line)) <= keep) + "\n"
     cited = " ".join(f"[{h}]" for h in ids[:3]) or "(no hypotheses)"
-    # a direction quotes the first verified source listed under its hypothesis, citing its label (design.md#grounding)
+    # a direction quotes the first verified source listed under its hypothesis, citing its label
     sources = {m.group(1): (m.group(2), m.group(3).strip()) for m in re.finditer(
         r'id="sources-(H-[0-9a-f]{12})"[^>]*>\n\[(S\d+)\][^\n]*\nVerified excerpt: ([^\n]+)', call.prompt)}
     directions = "".join(f"## Direction {i + 1}\nClaim and first experiment from [{h}].\n"
                          + (f"- The literature reports: {sources[h][1].rstrip('.')} [{h}] [{sources[h][0]}].\n"
                             if h in sources else "")
                          for i, h in enumerate(ids[:3]))
+    if ids:  # a realistic failure: one claim overclaims what its hypothesis rests on
+        label = f" [{sources[ids[0]][0]}]" if ids[0] in sources else ""
+        directions += f"- This conclusively proves that the approach works in every patient [{ids[0]}]{label}.\n"
     return ("# Executive summary\nThe tournament converged on repurposing hypotheses that target metabolic"
             f" and stem-cell dependencies of AML {cited}.\n\n# Main research directions\n"
             + directions
@@ -263,6 +260,8 @@ def session_autopilot(call: FakeCall, params: dict[str, Any], *, seed: int, n: i
 
 
 def record_args(tool: str, rng: random.Random, call: FakeCall, n: int) -> dict[str, Any]:
+    if tool in GROUNDING:  # the audit, a debate's citations, the support check (cosci/llm/fake/grounding.py)
+        return GROUNDING[tool](rng, call, n)
     if tool == "record_hypothesis":
         return hypothesis(rng, call, n)
     if tool == "record_review":
@@ -280,9 +279,14 @@ def record_args(tool: str, rng: random.Random, call: FakeCall, n: int) -> dict[s
         k = int(m.group(1)) if (m := re.search(r"Propose (\d+) distinct", call.prompt)) else 3
         return {"hypotheses": [{**{f: hypothesis(rng, call, n + i)[f] for f in ("title", "statement")},
                                 "citations": rng.sample(urls, min(2, len(urls)))} for i in range(k)]}
-    if tool == "record_audit":
-        return audit(call)
     if tool == "record_check":  # `cosci check`: the protocol is to echo the values the request names
         found = re.search(r"`word` set to \"([^\"]*)\" and `number` set to (-?\d+)", call.prompt)
         return {"word": found.group(1), "number": int(found.group(2))} if found else {"word": "", "number": 0}
     return {"query": "leukemia"}
+
+
+GROUNDING: dict[str, Callable[[random.Random, FakeCall, int], dict[str, Any]]] = {
+    "record_audit": lambda rng, call, n: grounding.audit(rng, call),
+    "record_citations": grounding.citations,
+    "record_claim_checks": lambda rng, call, n: grounding.claim_checks(rng, call),
+}

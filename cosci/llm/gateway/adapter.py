@@ -73,9 +73,10 @@ CHARS_PER_TOKEN_BOUND = 3
 """Admission estimates assume at least 3 characters per input token, an upper bound for English prose."""
 ADMISSION_POLL_SECONDS = 0.05
 """How often a call waiting for in-flight reservations to settle tries again, seconds."""
-RESERVE_MODES = frozenset({"goal_parsing.parse_goal", "metareview.final", "safety.classify", "metareview.audit"})
-"""Calls that may draw on the budget reserve (design.md#budget): goal parsing, the final overview and its audit,
-and the safety classifier; the reserve is the buffer that must not starve."""
+RESERVE_MODES = frozenset({"goal_parsing.parse_goal", "metareview.final", "safety.classify", "metareview.audit",
+                           "metareview.claim_check"})
+"""Calls that may draw on the budget reserve (design.md#budget): goal parsing, the final overview, its audit and
+the support check of its claims, and the safety classifier; the reserve is the buffer that must not starve."""
 FORMAT_PROVIDERS = ("ollama_chat/", "ollama/")
 """Providers that take a JSON schema as constrained output (Ollama's ``format``) but ignore ``tool_choice``."""
 

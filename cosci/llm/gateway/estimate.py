@@ -76,6 +76,7 @@ def estimate_session(config: CosciConfig) -> Estimate:
         ("generation", "literature", generated * (1 - config.generation.debate_share), loop("generation", "literature"),
          "tool_loop"),
         ("generation", "debate", generated * config.generation.debate_share, config.debate.min_turns + 1, "turn"),
+        ("generation", "grounding", generated * config.generation.debate_share, 1, "single"),
         ("reflection", "full", n, loop("reflection", "full"), "tool_loop"),
         ("reflection", "verification", config.reflection.verification_top_k, loop("reflection", "verification"),
          "tool_loop"),
@@ -84,7 +85,8 @@ def estimate_session(config: CosciConfig) -> Estimate:
         ("evolution", "combine", evolved, loop("evolution", "combine"), "tool_loop"),
         ("metareview", "system", matches / config.metareview.every_matches + 1, 1, "feedback"),
         ("metareview", "final", 1, 1, "overview"),
-        ("metareview", "audit", 1, 1, "single"),  # the independent audit of the overview (design.md#grounding)
+        ("metareview", "audit", 1, 1, "single"),  # the independent audit of the overview
+        ("metareview", "claim_check", config.metareview.claim_check_max_calls, 1, "single"),  # at most
     ]
     total, calls = 0.0, 0
     by_agent: dict[str, float] = {}

@@ -5,6 +5,15 @@ unbounded strings and arrays let it ramble until the token cap, leaving invalid 
 the required properties (optional fields are set by the agent or left at their defaults), caps every string at
 ``max_chars`` characters and every array at ``max_items`` items, and drops keywords llama.cpp's grammar
 converter does not need.
+
+Numeric bounds: the JSON-schema-to-grammar converter of the installed llama-cpp-python (0.3.36,
+``llama_cpp/llama_grammar.py``: "TODO: support minimum, maximum, exclusiveMinimum, exclusiveMaximum") ignores
+``minimum`` / ``maximum``, so a record field such as ``record_audit.overall_score`` (0-1) came back as ``7`` and
+failed validation. It does compile ``enum``: a number with both bounds is sent as the grid of
+:data:`NUMBER_STEPS` + 1 evenly spaced values between them (``0, 0.05, ..., 1``), an integer range of at most
+:data:`MAX_INT_ENUM` values as that list. A bound the grid cannot express (one-sided, or a wider integer range)
+is left to validation: an answer outside it is an invalid record, retried, then reported (the step
+``unchecked``).
 """
 
 from __future__ import annotations
@@ -13,6 +22,27 @@ import copy
 from typing import Any
 
 _DROP = ("title", "description", "default", "examples")
+NUMBER_STEPS = 20
+"""Intervals of the grid a bounded number is sent as (0.05 for a 0-1 score)."""
+MAX_INT_ENUM = 101
+"""Integer ranges up to this many values are sent as their list."""
+
+
+def numeric_enum(node: dict[str, Any]) -> list[float] | list[int] | None:
+    """The values a bounded ``number`` / ``integer`` node is sent as (None: not expressible, see module docstring)."""
+    lo = node.get("minimum", node.get("exclusiveMinimum"))
+    hi = node.get("maximum", node.get("exclusiveMaximum"))
+    if not isinstance(lo, int | float) or not isinstance(hi, int | float) or hi <= lo:
+        return None
+    if node.get("type") == "integer":
+        ints = list(range(int(lo), int(hi) + 1))
+        ints = [i for i in ints if ("exclusiveMinimum" not in node or i > lo) and ("exclusiveMaximum" not in node
+                                                                                  or i < hi)]
+        return ints if 0 < len(ints) <= MAX_INT_ENUM else None
+    grid = [round(lo + (hi - lo) * i / NUMBER_STEPS, 6) for i in range(NUMBER_STEPS + 1)]
+    grid = [v for v in grid if ("exclusiveMinimum" not in node or v > lo) and ("exclusiveMaximum" not in node
+                                                                              or v < hi)]
+    return [int(v) if float(v).is_integer() else v for v in grid]
 
 
 def bound_schema(schema: dict[str, Any], *, max_chars: int, max_items: int) -> dict[str, Any]:
@@ -31,6 +61,8 @@ def bound_schema(schema: dict[str, Any], *, max_chars: int, max_items: int) -> d
                     return {**rest, **options[0]}
                 node[key] = options
         kind = node.get("type")
+        if kind in ("number", "integer") and "enum" not in node and (values := numeric_enum(node)) is not None:
+            return {"enum": values}
         if kind == "string" and "enum" not in node and "const" not in node:
             node["maxLength"] = min(int(node.get("maxLength", max_chars)), max_chars)
             node.setdefault("minLength", 1)
