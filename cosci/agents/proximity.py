@@ -14,6 +14,7 @@ import numpy as np
 
 from cosci.agents.base import BaseAgent
 from cosci.domain import Task, TaskResult
+from cosci.imports import scikit_learn_ready
 
 
 def cluster(similarity: np.ndarray, threshold: float) -> list[int]:
@@ -24,6 +25,8 @@ def cluster(similarity: np.ndarray, threshold: float) -> list[int]:
     if n == 1:
         return [0]
     from sklearn.cluster import AgglomerativeClustering  # heavy (seconds): imported when first used
+
+    scikit_learn_ready()
 
     distance = np.clip(1.0 - similarity, 0.0, 2.0)
     np.fill_diagonal(distance, 0.0)

@@ -38,6 +38,7 @@ from sklearn.pipeline import FeatureUnion
 from threadpoolctl import threadpool_limits
 
 from cosci.config.schema import SafetyCfg
+from cosci.imports import scikit_learn_ready
 from cosci.safety.exemplars import Exemplar, load_exemplars
 from cosci.safety.prescreen import Prescreen, PrescreenHit, load_prescreen, normalise, windows
 
@@ -125,6 +126,7 @@ class OfflineScreen:
     """
 
     def __init__(self, prescreen: Prescreen, exemplars: tuple[Exemplar, ...], thresholds: Thresholds) -> None:
+        scikit_learn_ready()
         self.prescreen, self.thresholds = prescreen, thresholds
         self.harm_vec, self.cat_vec = _vectoriser(), _vectoriser()
         self.harmful = [e for e in exemplars if e.label == "harmful"]

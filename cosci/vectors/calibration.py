@@ -17,6 +17,8 @@ from pathlib import Path
 import numpy as np
 from sklearn.metrics import precision_recall_curve
 
+from cosci.imports import scikit_learn_ready
+
 
 @dataclass(frozen=True)
 class Pair:
@@ -68,6 +70,7 @@ def calibrate(model: str, scores: np.ndarray, duplicate: np.ndarray) -> Calibrat
     Args:
         scores: ``(n,)`` cosine similarities. duplicate: ``(n,)`` bool labels.
     """
+    scikit_learn_ready()
     precision, recall, thresholds = precision_recall_curve(duplicate.astype(int), scores)
     f1 = 2 * precision * recall / np.maximum(precision + recall, 1e-12)
     best = int(np.argmax(f1[:-1]))  # the last point (recall 0) has no threshold

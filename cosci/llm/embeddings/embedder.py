@@ -23,6 +23,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from cosci.imports import scikit_learn_ready
 from cosci.llm.embeddings.wordllama import WORDLLAMA_DIM, WORDLLAMA_MODEL, StaticModelUnavailable, wordllama_embed
 from cosci.llm.embeddings.wordllama import load as load_static
 
@@ -49,6 +50,7 @@ def _vectorizers() -> tuple[Any, Any]:
     so it is off a session's start-up path; design.md#supervisor)."""
     from sklearn.feature_extraction.text import HashingVectorizer
 
+    scikit_learn_ready()
     words = HashingVectorizer(n_features=HASH_DIM, ngram_range=(1, 2), alternate_sign=True, norm="l2",
                               lowercase=True, stop_words="english")
     chars = HashingVectorizer(n_features=HASH_DIM, analyzer="char_wb", ngram_range=(3, 5), alternate_sign=True,
