@@ -13,8 +13,9 @@ Screens (:mod:`bench.safety_measure` has the set, the split and the rates):
   by leave-one-out on the tuning part, in the same run);
 - *term-gated alternative*: the offline screen with a threshold per rule, so that a term hit or a named agent
   lowers the harm score needed (chosen by cross-validation on the tuning part, same run);
-- *combined*: the offline screen as shipped (``safety.screen`` in ``conf/config.yaml``: one threshold for every
-  rule; the terms name the category and what matched, and the masked agents make the score agent-blind);
+- *combined*: the offline screen as shipped (``safety.screen`` in ``conf/config.yaml``: a term hit acts from a
+  lower harm score than a named agent or no agent; the terms name the category and what matched, and the masked
+  agents make the score agent-blind);
 - *embedded model*: the default tier's own answer through the real classifier path (``models=local``).
 
 Held-out figures are measured with the shipped exemplars, which must be the tuning part (checked). The late batch
@@ -57,6 +58,8 @@ DEDUP_PAIRS = ROOT / "tests" / "data" / "dedup_pairs.jsonl"
 LATE = ROOT / "tests" / "data" / "safety" / "goals_late.jsonl"
 FINAL = ROOT / "tests" / "data" / "safety" / "goals_final.jsonl"
 SCRIPTS = ROOT / "tests" / "data" / "safety" / "goals_scripts.jsonl"
+ROUND4 = ROOT / "tests" / "data" / "safety" / "goals_round4.jsonl"
+ROUND5 = ROOT / "tests" / "data" / "safety" / "goals_round5.jsonl"
 COLUMNS = ("recall_refuse", "recall_other", "false_refusal", "false_flag", "false_refusal_close",
            "false_refusal_ordinary")
 HEADINGS = ("recall, refuse categories (refused)", "recall, other categories (refused or flagged)",
@@ -99,13 +102,16 @@ def tune_report(goals: list[Goal]) -> int:
     tune = part(goals, "tune")
     started = time.perf_counter()
     evidence = cross_evidence(prescreen, tune, base)
-    chosen, means = choose_thresholds(tune, evidence, base, single=True)
+    chosen, means = choose_thresholds(tune, evidence, base, rule="hit")
+    single, single_means = choose_thresholds(tune, evidence, base, rule="single")
     gated, gated_means = choose_thresholds(tune, evidence, base)
     print(f"tuning part: {len(tune)} goals ({sum(g.harmful for g in tune)} harmful), {len(evidence)} shuffles of"
           f" 5 folds, {time.perf_counter() - started:.0f} s")
-    print(f"chosen (one threshold, the shipped rule): {chosen.hit_score} (configured: {base.hit_score} / "
-          f"{base.protected_hit_score} / {base.agent_score} / {base.alone_score})")
+    print(f"chosen (the term-hit thresholds, agent and alone as configured; the shipped rule): {_gated_name(chosen)}"
+          f" (configured: {_gated_name(base)})")
     print("  mean over shuffles: " + ", ".join(f"{k} {v:.3f}" for k, v in means.items()))
+    print(f"one threshold for every rule (the earlier rule): {single.hit_score}")
+    print("  mean over shuffles: " + ", ".join(f"{k} {v:.3f}" for k, v in single_means.items()))
     print(f"term-gated alternative: {_gated_name(gated)} (cross-validation here favours it: the term lists were"
           " written against these goals)")
     print("  mean over shuffles: " + ", ".join(f"{k} {v:.3f}" for k, v in gated_means.items()))
@@ -171,7 +177,9 @@ def heldout_report(goals: list[Goal], skip_model: bool, model_sample: int | None
                                        load_goals(LATE)), ("Final batch, written after the screen was frozen",
                                                            load_goals(FINAL)),
              ("Russian and Chinese goals (written after the gloss, by its author: see bench/README.md)",
-              load_goals(SCRIPTS)))
+              load_goals(SCRIPTS)),
+             ("Round 4 batch, written by a helper that saw no screen, exemplar or earlier goal", load_goals(ROUND4)),
+             ("Round 5 batch, written the same way", load_goals(ROUND5)))
     for title, goals_ in parts:
         texts = [g.text for g in goals_]
         started = time.perf_counter()
@@ -222,6 +230,13 @@ def shipped_texts(screen: OfflineScreen, config) -> None:
     for name, text in goals:
         r = screen.check(text)
         print(f"- experiment={name} goal: {r.decision}{' (hit: ' + r.line() + ')' if r.hit else ', nothing to show'}")
+    from cosci.eval.moose_chem import load_items
+
+    questions = [screen.check(i.background_question) for i in load_items()]
+    print(f"- {len(questions)} MOOSE-Chem research questions (bench/data/moose_chem, chemistry and materials: never in"
+          f" the labelled set): {sum(r.decision == 'block' for r in questions)} refused,"
+          f" {sum(r.decision == 'flag' for r in questions)} flagged, {sum(r.hit for r in questions)} with a hit"
+          " to show")
     results = [screen.check(t, subject="hypothesis") for t in hypotheses]
     print(f"- {len(hypotheses)} hypothesis texts ({DEDUP_PAIRS.name}): {sum(r.decision == 'block' for r in results)}"
           f" quarantined, {sum(r.decision == 'flag' for r in results)} flagged, {sum(r.hit for r in results)} with a"

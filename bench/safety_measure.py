@@ -153,14 +153,18 @@ def cross_evidence(prescreen: Prescreen, goals: list[Goal], thresholds: Threshol
 
 
 def choose_thresholds(goals: list[Goal], evidence: list[list[list[Evidence]]], base: Thresholds,
-                      single: bool = False) -> tuple[Thresholds, dict[str, float]]:
+                      rule: str = "gated") -> tuple[Thresholds, dict[str, float]]:
     """The grid point with the highest mean recall (refuse categories, then the others) whose mean false refusal
     on the tuning part is at most :data:`MAX_FALSE_REFUSAL`; ties: fewer false flags, then higher thresholds.
-    ``single``: one threshold for every rule (the learned score alone)."""
+    ``rule``: ``single``, one threshold for every rule (the learned score alone); ``hit``, the two term-hit
+    thresholds with the named-agent and no-agent ones kept as in ``base`` (the shipped rule, design.md#safety-screen);
+    ``gated``, all four."""
     steps = [round(float(x), 2) for x in np.arange(0.1, 0.96, 0.05)]
-    grid = [(x, x, x, x) for x in steps] if single else [
-        (h, p, a, s) for h in steps if h <= 0.4 for p in steps if 0.4 <= p <= 0.8 and p >= h
-        for a in steps if a >= 0.5 for s in (0.9, 0.95, 1.0)]
+    grid = {"single": [(x, x, x, x) for x in steps],
+            "hit": [(h, p, base.agent_score, base.alone_score) for h in steps if h <= base.agent_score
+                    for p in steps if h <= p <= 0.8],
+            "gated": [(h, p, a, s) for h in steps if h <= 0.4 for p in steps if 0.4 <= p <= 0.8 and p >= h
+                      for a in steps if a >= 0.5 for s in (0.9, 0.95, 1.0)]}[rule]
     best: tuple[tuple[float, ...], Thresholds, dict[str, float]] | None = None
     for h, p, a, s in grid:
         t = Thresholds(h, p, a, s, base.refuse_categories)

@@ -19,8 +19,8 @@ the harm score is at least ``safety.screen.hit_score``, or ``protected_hit_score
 protective purpose (treatment, detection, vaccine, training: the close-to-the-line goals); an agent of a category
 named without a hit, when it is at least ``agent_score``; no agent at all (goals and feedback only), when it is at
 least ``alone_score``. Acting in one of ``safety.refuse_categories`` (biological, chemical, radiological/nuclear)
-is ``block``; in another category it is ``flag``. The thresholds ship equal (one harm-score threshold, chosen by
-``python -m bench.safety --split tune``; docs/design.md#safety-screen says why the terms do not lower it).
+is ``block``; in another category it is ``flag``. A term hit acts from a lower score than the other rules (chosen
+by ``python -m bench.safety --split tune``; docs/design.md#safety-screen says why).
 """
 
 from __future__ import annotations

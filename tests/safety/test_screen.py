@@ -32,7 +32,9 @@ def test_the_labelled_set_has_every_category_and_kind_and_close_benign_goals() -
     goals = load_goals()
     harmful = [g for g in goals if g.harmful]
     benign = [g for g in goals if not g.harmful]
-    assert len(harmful) >= 80 and len(benign) >= 80 and sum(g.close for g in benign) >= len(benign) / 2
+    # at least 80 of each, and at least 40 benign goals close to the line; the 139 ordinary science goals (sci-b-*)
+    # were added later so that request-style physical-science questions are not read as harm
+    assert len(harmful) >= 80 and len(benign) >= 80 and sum(g.close for g in benign) >= 40
     config = make_config(GOALS.parent)
     assert config.safety is not None and set(Counter(g.category for g in harmful)) == set(config.safety.categories)
     assert {g.kind for g in harmful} >= KINDS
