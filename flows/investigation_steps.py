@@ -119,9 +119,10 @@ def outcomes(cfg: InvestigationConfig, folder: RunFolder, tested: list[dict[str,
         mine = [r for r in tested if r["idea"]["hypothesis_id"] == s["id"]]
         verdict = E.outcome(mine, idea_gains)
         out[s["id"]] = verdict
-        detail = (f"{len(mine)} idea(s) tested it, {sum(1 for r in mine if r['gate_b'])} passed gate B; "
+        detail = (f"{len(mine)} idea(s) tested it, {sum(1 for r in mine if r.get('gate_a'))} passed gate A, "
+                  f"{sum(1 for r in mine if r['gate_b'])} passed gate B; "
                   f"final-evaluator gains: {_gains_text(mine, idea_gains)}")
-        if session:
+        if session and mine:  # a hypothesis no idea tested gets no review: nothing was observed
             write_outcome(cfg.base.paths.data_dir, session, folder.run_id, s["id"], verdict, detail)
     return out
 

@@ -165,13 +165,19 @@ def gain(with_change: dict[int, float], without: dict[int, float], direction: st
 
 
 def outcome(tried: list[dict[str, Any]], gains: dict[str, Interval | None]) -> str:
-    """A seeded hypothesis's outcome from the ideas that tested it: ``supported`` if one passed gate B with a
-    final-evaluator gain whose interval excludes 0 (and is positive), ``refuted`` if ideas were tried and none did,
-    else ``inconclusive``. ``gains``: by ``"w<K>c<N>"``."""
-    if not tried:
-        return "inconclusive"
+    """A seeded hypothesis's outcome from the ideas that tested it (design.md#evidence): ``supported`` if one passed
+    gate B with a final-evaluator gain whose interval lies above 0; ``refuted`` if the idea was really put to the
+    test and lost: a correct program implementing it (gate A passed) that did not beat the best (gate B failed), or
+    a gain interval below 0; else ``inconclusive`` (never tried, never implemented correctly, or a gain interval
+    that includes 0). A program that failed gate A says nothing about the hypothesis. ``gains``: by
+    ``"w<K>c<N>"``; ``tried`` rows have ``worker``, ``cycle``, ``gate_a``, ``gate_b``."""
+    tested = False
     for r in tried:
         g = gains.get(f"w{r['worker']}c{r['cycle']}")
-        if r["gate_b"] and g is not None and g.excludes_zero() and g.mean > 0:
-            return "supported"
-    return "refuted"
+        if r["gate_b"] and g is not None and g.excludes_zero():
+            if g.mean > 0:
+                return "supported"
+            tested = True
+        elif r.get("gate_a") and not r["gate_b"]:
+            tested = True
+    return "refuted" if tested else "inconclusive"

@@ -89,10 +89,15 @@ def iv(mean: float, low: float, high: float) -> Interval:
 
 
 def test_outcomes_of_a_seeded_hypothesis() -> None:
-    tried = [{"worker": 1, "cycle": 1, "gate_b": True}, {"worker": 1, "cycle": 2, "gate_b": False}]
+    tried = [{"worker": 1, "cycle": 1, "gate_a": True, "gate_b": True},
+             {"worker": 1, "cycle": 2, "gate_a": True, "gate_b": False}]
     assert outcome(tried, {"w1c1": iv(0.1, 0.05, 0.15)}) == "supported"
-    assert outcome(tried, {"w1c1": iv(0.1, -0.05, 0.25)}) == "refuted"  # its interval includes 0
-    assert outcome([tried[1]], {}) == "refuted"                         # tried, gate B never passed
+    assert outcome(tried, {"w1c1": iv(0.1, -0.05, 0.25)}) == "refuted"  # cycle 2 implemented it and did not beat
+    assert outcome([tried[1]], {}) == "refuted"                         # a correct program, gate B failed
+    assert outcome([tried[0]], {"w1c1": iv(0.1, -0.05, 0.25)}) == "inconclusive"  # better, but within the noise
+    assert outcome([tried[0]], {"w1c1": iv(-0.1, -0.2, -0.05)}) == "refuted"      # measured worse
+    broken = [{"worker": 1, "cycle": c, "gate_a": False, "gate_b": False} for c in (1, 2)]
+    assert outcome(broken, {}) == "inconclusive"                        # never implemented correctly: no evidence
     assert outcome([], {}) == "inconclusive"                            # never tried
 
 
