@@ -14,12 +14,15 @@ import re
 from typing import Any
 
 PREFIX = re.compile(r"^(?:litellm\.\w+:\s*)+(?:\w+Error:\s*)?(?:\w+Exception(?:\s+\w+Error)?\s*-\s*)?")
+NOISE = re.compile(r"\s*Handle with `litellm\.\w+`\.?|\s*\w+:<[\w.]+ object at 0x[0-9a-f]+>")
+"""LiteLLM's advice to programmers and Python object reprs (``ssl:<ssl.SSLContext object at 0x7f...>``): noise
+to a researcher reading why a call failed."""
 TOO_LARGE = re.compile(r"request too large|request_too_large|request exceeds the maximum", re.IGNORECASE)
 
 
 def provider_message(text: str) -> str:
     """The provider's error type and message from a LiteLLM exception text, in one line."""
-    text = " ".join(text.split())
+    text = NOISE.sub("", " ".join(text.split())).strip()
     rest = PREFIX.sub("", text)
     body = _body(rest)
     error = body.get("error") if isinstance(body, dict) else None
