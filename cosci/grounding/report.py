@@ -87,7 +87,8 @@ def status_lines(store: SessionStore) -> list[str]:
         score = audit.get("overall_score")
         share = (checked.get("agreement") or {}).get("share")
         lines.append(f"claims       {claims_line(checked)}")
+        agreement = (f"agrees with the support check on {share:.0%} of the claims both judged"
+                     if isinstance(share, int | float) else "no claim judged by both it and the support check")
         lines.append(f"audit        {audit.get('status', 'done' if score is not None else 'unchecked')}, score "
-                     f"{score if score is not None else '-'}; agrees with the support check on "
-                     f"{f'{share:.0%}' if isinstance(share, int | float) else '-'} of the claims both judged")
+                     f"{f'{score:.2f}' if isinstance(score, int | float) else 'none'}; {agreement}")
     return lines

@@ -1,0 +1,33 @@
+"""`cosci status`'s grounding lines: every figure a number or said in words, never a bare dash."""
+
+from __future__ import annotations
+
+from cosci.grounding.report import status_lines
+from cosci.store import SessionStore
+
+
+def _checked(store: SessionStore, payload: dict) -> None:
+    store.logs.event("overview_checked", payload, agent="meta_review")
+
+
+def test_an_audit_with_no_claim_judged_by_both_says_so(store: SessionStore) -> None:
+    _checked(store, {"claims_total": 2, "claims_hypothesis_only": 2, "audit": {"status": "done",
+                                                                              "overall_score": 0.5},
+                     "agreement": {"share": None, "compared": 0}})
+    *_, claims, audit = status_lines(store)
+    assert claims == "claims       2 in the overview: 2 hypothesis_only"
+    assert audit == "audit        done, score 0.50; no claim judged by both it and the support check"
+    assert " - " not in audit
+
+
+def test_an_audit_that_agrees_shows_its_share(store: SessionStore) -> None:
+    _checked(store, {"claims_total": 1, "claims_supported": 1, "audit": {"status": "done", "overall_score": 1},
+                     "agreement": {"share": 0.5, "compared": 2}})
+    assert status_lines(store)[-1] == "audit        done, score 1.00; agrees with the support check on 50% of the " \
+                                      "claims both judged"
+
+
+def test_an_unchecked_audit_has_no_score(store: SessionStore) -> None:
+    _checked(store, {"claims_total": 0, "audit": {}})
+    assert status_lines(store)[-1] == "audit        unchecked, score none; no claim judged by both it and the " \
+                                      "support check"
