@@ -14,6 +14,7 @@ from cosci.config.investigation import InvestigationConfig, load_investigation
 from cosci.errors import CosciError
 from cosci.investigation.check import contract
 from cosci.investigation.folder import RunFolder, new_run_id
+from cosci.investigation.report import fmt
 from cosci.investigation.session_link import seeded_hypotheses
 from cosci.investigation.task import load_task
 from cosci.sandbox.bwrap import Isolation, isolation
@@ -168,8 +169,10 @@ def _fail_tracking(cfg: InvestigationConfig, folder: RunFolder) -> None:
 def summary_lines(s: dict[str, Any]) -> list[str]:
     """The summary printed on stdout."""
     sel = s["selected"]
-    lines = [f"investigation {s['run_id']}  task {s['task']}  {s['cycles_run']} cycles ({s['workers']} workers)",
-             f"selected     {sel['label']}: search score {sel['score']} (initial {s['initial_score']})",
+    workers, cycles = s["workers"], s["cycles_run"]
+    lines = [f"investigation {s['run_id']}  task {s['task']}  {cycles} cycle{'s' if cycles != 1 else ''} "
+             f"({workers} worker{'s' if workers != 1 else ''})",
+             f"selected     {sel['label']}: search score {fmt(sel['score'])} (initial {fmt(s['initial_score'])})",
              "gates        " + ", ".join(f"{k}: {v}" for k, v in s["gates"].items())]
     lines += [f"evidence     [{r['label']}] {r['text']}" for r in s["evidence"]]
     lines += [f"outcome      {h}: {o}" for h, o in s["outcomes"].items()]
