@@ -46,6 +46,10 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\[(\"“])")
 _NUMBER = re.compile(r"(?<![\w.-])\d+(?:[.,]\d+)?(?:\s?%)?(?![\w])")
 _SYMBOL = re.compile(r"\b[A-Z][A-Za-z0-9]*\d[A-Za-z0-9]*(?:-[A-Za-z0-9]+)*\b")
 _QUOTED = re.compile(r"[\"“]([^\"”]{12,200})[\"”]")
+STORE_NOTE = "From the session store:"
+"""The opening of a line cosci writes from its own records (Elo, review verdicts, what was done): a fact of the
+session, not a claim about the world, so never checked as one (design.md#claim-statuses)."""
+STORE_NOTES = (STORE_NOTE, "Reviews (from the session store):")
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _MARK = re.compile(rf"\s\[(?:{'|'.join(STATUSES)})\]")
 
@@ -152,7 +156,7 @@ def claims_in(markdown: str) -> list[tuple[str, list[str], int, str]]:
         pos = start
         for line in markdown[start:end].splitlines(keepends=True):
             line_start, pos = pos, pos + len(line)
-            if not line.strip() or _HEADING.match(line):
+            if not line.strip() or _HEADING.match(line) or _BULLET.sub("", line).strip().startswith(STORE_NOTES):
                 continue
             line_ids, cursor = _ids(line), line_start
             for sentence in _SENTENCE.split(_BULLET.sub("", line).strip()):

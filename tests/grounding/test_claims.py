@@ -128,3 +128,17 @@ def test_agreement_with_the_audit_counts_only_the_claims_the_support_check_answe
     result = agreement(claims, audit)
     assert (result["compared"], result["agree"], result["share"]) == (2, 0, 0.0)
     assert [d["audit"] for d in result["disagreements"]] == ["flagged", "not flagged"]
+
+
+def test_lines_cosci_writes_from_its_records_are_not_claims() -> None:
+    from cosci.grounding.claims import STORE_NOTE, claims_in
+
+    overview = ("# Executive summary\n"
+                f"{STORE_NOTE} no model synthesis; the highest-ranked hypotheses are listed below [H-aaaaaaaaaaaa].\n\n"
+                "# Main research directions\n## 1. Metformin [H-aaaaaaaaaaaa]\n"
+                "- Claim: metformin lowers the colony formation of AML blasts [H-aaaaaaaaaaaa]\n"
+                f"- {STORE_NOTE} Elo 1200 after 0 matches; mode literature. Latest review verdict: not reviewed. "
+                "[H-aaaaaaaaaaaa]\n"
+                "- Reviews (from the session store): [H-aaaaaaaaaaaa] missing_piece (novelty 0.70)\n")
+    assert [c[0] for c in claims_in(overview)] == ["Claim: metformin lowers the colony formation of AML blasts "
+                                                   "[H-aaaaaaaaaaaa]"]
