@@ -25,11 +25,11 @@ from cosci.domain import Hypothesis, Task, TaskResult
 from cosci.llm.gateway.routing import Router
 from cosci.llm.port.types import BatchPort, BatchRequest, CallSpec, LLMPort, Route, TextBlock
 from cosci.store import PRIORITY, SessionStore
+from cosci.store import task_specs as specs
 from cosci.store.batches import BatchedMatch
+from cosci.store.task_specs import TaskSpec
 from cosci.tournament.elo import EloRule
 from cosci.tournament.verdict import parse_verdict, rationale_of
-
-ACTION = "MatchBatch"
 
 
 class PoolDeps(Protocol):
@@ -92,8 +92,12 @@ class MatchBatchPool:
     def _ensure_batch_task(self) -> None:
         rows = self.store.batches.unassigned()
         if rows:  # keyed by the oldest unassigned match: one waiting MatchBatch task at a time
-            self.store.tasks.enqueue(self.agent.name, ACTION, f"ranking::match_batch::{rows[0].match_id}",
-                                      payload={"poll": 0}, priority=PRIORITY["ranking"])
+            self._enqueue(specs.match_batch(rows[0].match_id))
+
+    def _enqueue(self, spec: TaskSpec) -> None:
+        """Enqueue the pool's own next MatchBatch task (under the agent's name, as the supervisor keys it)."""
+        self.store.tasks.enqueue(self.agent.name, spec.action, spec.key, payload=spec.payload,
+                                 priority=PRIORITY["ranking"])
 
     def _request(self, m: BatchedMatch) -> BatchRequest:
         r = m.request
@@ -133,8 +137,7 @@ class MatchBatchPool:
         batch_id = batches.batch_id_of(first) or ""
         await asyncio.sleep(self.cfg.batch_poll_seconds)
         if not await port.ended(self.route, batch_id):
-            self.store.tasks.enqueue(self.agent.name, ACTION, f"ranking::match_batch::{first}::poll{rnd + 1}",
-                                      payload={"poll": rnd + 1, "batch_task": first}, priority=PRIORITY["ranking"])
+            self._enqueue(specs.match_batch_poll(first, rnd + 1))
             return TaskResult("match_batch_pending", detail={"batch_id": batch_id, "poll": rnd})
         return await self._settle(first, batch_id)
 

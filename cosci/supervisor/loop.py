@@ -26,6 +26,8 @@ from cosci.llm.errors import RETRYABLE_ACTION_ERRORS, BudgetExceeded
 from cosci.safety.classifier import screening_on
 from cosci.stats import SessionStats
 from cosci.store import SessionStore
+from cosci.store import task_specs as specs
+from cosci.store.task_specs import TaskSpec
 from cosci.supervisor.rules import PRIORITIES, Scheduler
 from cosci.supervisor.state import FULL_RELOAD_EVERY_TASKS, PoolState, TaskTally
 from cosci.supervisor.stats import from_state
@@ -319,26 +321,22 @@ class Supervisor:
         tasks.cancel_pending()
         sched.exhausted.clear()
         for batch in self.store.batches.outstanding():  # a paid-for batch: settled now, or left outstanding
-            n = tasks.count("ranking", "MatchBatch")
-            await self._run_final("ranking", "MatchBatch", f"ranking::match_batch::{batch.batch_task_id}::stop{n}",
-                                  PRIORITIES["final"], payload={"batch_task": batch.batch_task_id, "final": True})
+            n = tasks.count("ranking", specs.MATCH_BATCH)
+            await self._run_final(specs.match_batch_stop(batch.batch_task_id, n), PRIORITIES["final"])
         if not self.store.logs.feedback(source="meta_review") and self.store.hypotheses.reviews(limit=1):
-            await self._run_final(
-                "metareview", "GenerateSystemFeedback", "metareview::system::final", PRIORITIES["metareview"]
-            )
-        await self._run_final("metareview", "GenerateFinalResearchOverview", "metareview::final", PRIORITIES["final"])
+            await self._run_final(specs.final_system_feedback(), PRIORITIES["metareview"])
+        await self._run_final(specs.final_overview(), PRIORITIES["final"])
         if screening_on(self.config):  # the overview is screened before it leaves the session (design.md#safety)
-            await self._run_final("safety", "ScreenOverview", "safety::overview", PRIORITIES["final"])
+            await self._run_final(specs.overview_screen(), PRIORITIES["final"])
         overview = self.store.sessions.get().final_overview or ""
         self.store.sessions.update(status="done", stop_reason=reason.value)
         self.store.logs.event("session_done", {"stop_reason": reason.value, "detail": self.stop_detail})
         self.notify()
         return overview
 
-    async def _run_final(self, agent: str, action: str, key: str, priority: int,
-                         payload: dict[str, object] | None = None) -> None:
-        """Enqueue (idempotently) and run a finalisation task unless an earlier attempt finished it."""
-        self.store.tasks.enqueue(agent, action, key, priority=priority, payload=payload)
-        task = self.store.tasks.by_key(key)
+    async def _run_final(self, spec: TaskSpec, priority: int) -> None:
+        """Enqueue (idempotently, through the Scheduler) and run a finalisation task unless an earlier attempt
+        finished it."""
+        task = self.scheduler.enqueue_final(spec, priority)
         if task is not None and task.status != "done":
             await self._run_one(task)

@@ -1,6 +1,7 @@
 """Follow-up scheduling rules and idle refinement (design.md#supervisor).
 
-Every enqueue uses an idempotency key, so applying a rule twice (a replayed action after a crash) adds nothing.
+Every enqueue uses an idempotency key (built by :mod:`cosci.store.task_specs`, design.md#task-keys), so applying a
+rule twice (a replayed action after a crash) adds nothing.
 
 Follow-ups after a result (``safety.enabled=false``: the screening rows are skipped, a goal goes straight to
 ``ParseGoal`` and a new hypothesis straight to its full review):
@@ -34,6 +35,8 @@ from cosci.config.schema import CosciConfig
 from cosci.domain import Task, TaskResult
 from cosci.safety.classifier import screening_on
 from cosci.store import PRIORITY, SessionStore
+from cosci.store import task_specs as specs
+from cosci.store.task_specs import TaskSpec
 from cosci.supervisor.state import PoolState, TaskTally
 
 PRIORITIES = {
@@ -85,56 +88,54 @@ class Scheduler:
         self._empty_round_mark: int | None = None
         """Tasks ended when a tournament round last found no pair to play (see :meth:`idle_tournament`)."""
 
-    def _enqueue(
-        self,
-        agent: str,
-        action: str,
-        key: str,
-        priority: int,
-        *,
-        target_id: str | None = None,
-        payload: dict[str, Any] | None = None,
-    ) -> int:
-        if agent in self.exhausted:
+    def _enqueue(self, spec: TaskSpec, priority: int) -> int:
+        if spec.agent in self.exhausted:
             return 0
         tid = self.tasks.enqueue(
-            agent,
-            action,
-            key,
-            target_id=target_id,
-            payload=payload,
+            spec.agent,
+            spec.action,
+            spec.key,
+            target_id=spec.target_id,
+            payload=spec.payload,
             priority=priority,
             max_attempts=self.config.lease.max_attempts,
         )
         if tid is None:
             return 0
-        self.tally.enqueued(agent, action, str((payload or {}).get("mode", "")))
+        self.tally.enqueued(spec.agent, spec.action, str(spec.payload.get("mode", "")))
         return 1
+
+    def enqueue_final(self, spec: TaskSpec, priority: int) -> Task | None:
+        """Enqueue a finalisation task (idempotently; an exhausted share does not hold it back, and it keeps the
+        store's default attempts) and return its row, which an earlier attempt may have finished."""
+        self.tasks.enqueue(spec.agent, spec.action, spec.key, priority=priority, payload=spec.payload)
+        return self.tasks.by_key(spec.key)
 
     # --- bootstrap and follow-ups ------------------------------------------------------------------------
     def bootstrap(self) -> int:
         if screening_on(self.config):  # the goal is screened before goal parsing and any other call (design.md#safety)
-            return self._enqueue("safety", "ScreenGoal", "safety::goal", PRIORITIES["parse_goal"])
-        return self._enqueue("goal_parsing", "ParseGoal", "goal_parsing::parse_goal", PRIORITIES["parse_goal"])
+            return self._enqueue(specs.goal_screen(), PRIORITIES["parse_goal"])
+        return self._enqueue(specs.goal_parse(), PRIORITIES["parse_goal"])
 
     def generation_mode(self, index: int) -> str:
         """Deterministic interleaving: task ``index`` is a debate when ``(index+1)*f`` crosses an integer."""
         f = self.config.generation.debate_share
         return "debate" if math.floor((index + 1) * f) > math.floor(index * f) else "literature"
 
-    def enqueue_generation(self, key: str, index: int, action: str = "GenerateHypothesis") -> int:
-        return self._enqueue(
-            "generation", action, key, PRIORITIES["generation"], payload={"mode": self.generation_mode(index)}
-        )
+    def enqueue_generation(self, index: int, *, initial: bool = False) -> int:
+        """Generation task ``index``: the ``index``-th initial one, or growth attempt ``index``."""
+        mode = self.generation_mode(index)
+        spec = specs.initial_generation(index, mode) if initial else specs.growth_generation(index, mode)
+        return self._enqueue(spec, PRIORITIES["generation"])
 
     def follow_ups(self, task: Task, result: TaskResult) -> int:  # noqa: C901 - the follow-up table (design.md#supervisor), one branch a row
         """Apply the follow-up rules for one finished task; returns the number of tasks enqueued."""
         n = 0
         if result.kind == "research_plan_parsed":
             for i in range(self.config.run.n_initial):
-                n += self.enqueue_generation(f"generation::initial::{i}", i, "CreateInitialHypotheses")
+                n += self.enqueue_generation(i, initial=True)
         elif result.kind == "goal_screened":  # allowed or flagged; a refused goal stops the loop (design.md#safety)
-            n += self._enqueue("goal_parsing", "ParseGoal", "goal_parsing::parse_goal", PRIORITIES["parse_goal"])
+            n += self._enqueue(specs.goal_parse(), PRIORITIES["parse_goal"])
         elif result.kind == "hypothesis_created":
             for hid in result.hypothesis_ids:
                 n += self.screen_or_review(hid)
@@ -143,19 +144,10 @@ class Scheduler:
                 n += self.review(hid, "full")
         elif result.kind == "review_completed" and result.detail.get("mode", "full") == "full":
             for hid in result.hypothesis_ids:
-                n += self._enqueue(
-                    "ranking", "AddToTournament", f"ranking::add::{hid}", PRIORITIES["add"], target_id=hid
-                )
+                n += self._enqueue(specs.tournament_add(hid), PRIORITIES["add"])
         elif result.kind == "added_to_tournament":
             for hid in result.hypothesis_ids:
-                n += self._enqueue(
-                    "ranking",
-                    "RunTournamentRound",
-                    f"ranking::focus::{hid}",
-                    PRIORITIES["focus"],
-                    target_id=hid,
-                    payload={"focus_id": hid},
-                )
+                n += self._enqueue(specs.focused_round(hid), PRIORITIES["focus"])
         elif result.kind == "nothing_to_do" and task.action == "RunTournamentRound":
             self._empty_round_mark = self._ended() + 1  # counted once this round's own end is tallied
         elif result.kind == "tournament_match_complete":
@@ -167,20 +159,13 @@ class Scheduler:
         return self.tasks.by_key(key) is not None
 
     def review(self, hid: str, mode: str) -> int:
-        return self._enqueue(
-            "reflection",
-            "ReviewHypothesis",
-            f"reflection::{hid}::{mode}",
-            PRIORITIES["reflection"],
-            target_id=hid,
-            payload={"mode": mode},
-        )
+        return self._enqueue(specs.review(hid, mode), PRIORITIES["reflection"])
 
     def screen_or_review(self, hid: str) -> int:
         """A new hypothesis is screened first (its review follows ``hypothesis_screened``); with (design.md#safety)
         screening off, or once it has a verdict (a released hypothesis), it goes straight to review."""
         if screening_on(self.config) and self.store.safety.latest("hypothesis", hid) is None:
-            return self._enqueue("safety", "ScreenHypothesis", f"safety::{hid}", PRIORITIES["safety"], target_id=hid)
+            return self._enqueue(specs.hypothesis_screen(hid), PRIORITIES["safety"])
         return self.review(hid, "full")
 
     def periodic(self) -> int:
@@ -189,18 +174,14 @@ class Scheduler:
         n = 0
         every = self.config.vectors.full_recluster_every_matches
         if matches >= every:
-            n += self._enqueue(
-                "proximity", "UpdateProximityGraph", f"proximity::{matches // every}", PRIORITIES["proximity"]
-            )
+            n += self._enqueue(specs.proximity(matches // every), PRIORITIES["proximity"])
         return n + self.system_feedback()
 
     def system_feedback(self) -> int:
         """System feedback once ``(feedback + 1) * every_matches`` valid matches were played (design.md#metareview)."""
         feedback = self.pool.feedback
         if self.pool.valid_matches >= (feedback + 1) * self.config.metareview.every_matches:
-            return self._enqueue(
-                "metareview", "GenerateSystemFeedback", f"metareview::system::{feedback + 1}", PRIORITIES["metareview"]
-            )
+            return self._enqueue(specs.system_feedback(feedback + 1), PRIORITIES["metareview"])
         return 0
 
     def reconcile(self) -> int:
@@ -209,19 +190,15 @@ class Scheduler:
         n = 0
         held, waiting = self.store.batches.stranded()
         for first, k, submitted in held:  # poll 0 submits what the task holds; a later poll only polls
-            n += self._enqueue("ranking", "MatchBatch", f"ranking::match_batch::{first}::resume{k}",
-                               PRIORITY["ranking"], payload={"poll": k if submitted else 0, "batch_task": first})
+            n += self._enqueue(specs.match_batch_resume(first, k, k if submitted else 0), PRIORITY["ranking"])
         if waiting:
-            k = self.tasks.count("ranking", "MatchBatch")
-            n += self._enqueue("ranking", "MatchBatch", f"ranking::match_batch::{waiting}::resume{k}",
-                               PRIORITY["ranking"], payload={"poll": 0})
+            k = self.tasks.count("ranking", specs.MATCH_BATCH)
+            n += self._enqueue(specs.match_batch_gather_resume(waiting, k), PRIORITY["ranking"])
         for h in self.pool.standings.values():
             if h.state == "draft":
                 n += self.screen_or_review(h.id)
             elif h.state == "reviewed":
-                n += self._enqueue(
-                    "ranking", "AddToTournament", f"ranking::add::{h.id}", PRIORITIES["add"], target_id=h.id
-                )
+                n += self._enqueue(specs.tournament_add(h.id), PRIORITIES["add"])
         return n
 
     # --- idle refinement ---------------------------------------------------------------------------------
@@ -244,7 +221,7 @@ class Scheduler:
         n = 0
         k = self.tally.count("ranking", "RunTournamentRound")
         for _ in range(wanted - self.tally.count("ranking", "RunTournamentRound", open_only=True)):
-            n += self._enqueue("ranking", "RunTournamentRound", f"ranking::round::{k}", PRIORITIES["round"])
+            n += self._enqueue(specs.idle_round(k), PRIORITIES["round"])
             k += 1
         return n
 
@@ -279,7 +256,7 @@ class Scheduler:
             return 0
         n = 0
         for _ in range(min(cfg.run.concurrency, room, ATTEMPTS_PER_HYPOTHESIS * cfg.run.max_hypotheses - attempts)):
-            n += self.enqueue_generation(f"generation::grow::{attempts}", attempts)
+            n += self.enqueue_generation(attempts)
             attempts += 1
         return n
 
@@ -301,8 +278,7 @@ class Scheduler:
         ):
             return 0
         mode = cfg.evolution.modes[k % len(cfg.evolution.modes)]
-        return self._enqueue("evolution", "EvolveHypotheses", f"evolution::{k}", PRIORITIES["evolution"],
-                             payload={"mode": mode})
+        return self._enqueue(specs.evolution(k, mode), PRIORITIES["evolution"])
 
     def evolution_done(self) -> bool:
         attempts = ATTEMPTS_PER_HYPOTHESIS * self.config.run.max_hypotheses
@@ -321,7 +297,7 @@ class Scheduler:
             for p in top_mature:
                 if left <= 0:
                     break
-                if not self.has_task(f"reflection::{p.id}::{mode}"):
+                if not self.has_task(specs.review(p.id, mode).key):
                     n += self.review(p.id, mode)
                     left -= 1
         return n
@@ -334,8 +310,7 @@ class Scheduler:
             return 0
         if unclustered < self.config.vectors.recluster_every_hypotheses and not self.pool_cannot_grow():
             return 0
-        return self._enqueue("proximity", "UpdateProximityGraph", f"proximity::idle::{len(self.pool.standings)}",
-                             PRIORITIES["proximity"])
+        return self._enqueue(specs.idle_proximity(len(self.pool.standings)), PRIORITIES["proximity"])
 
     def generation_cap(self) -> int:
         """Hypotheses generation may add: ``max(n_initial, floor(max_hypotheses × (1 − evolution.pool_share)))``; the
