@@ -101,7 +101,7 @@ def test_importing_the_tournament_and_the_record_loads_no_framework() -> None:
 def test_the_llm_port_and_the_budget_load_no_framework() -> None:
     """What agents call (the port, record calls) and the budget economics import no framework at all."""
     assert loaded_frameworks("cosci.llm.port.types", "cosci.llm.port.structured", "cosci.llm.budget.token_budget",
-                             "cosci.llm.budget.sizing", "cosci.llm.errors") == set()
+                             "cosci.llm.budget.admission", "cosci.llm.budget.sizing", "cosci.llm.errors") == set()
 
 
 def test_importing_the_agents_loads_no_litellm_prefect_or_mlflow(agents_load: set[str]) -> None:

@@ -20,6 +20,7 @@ from cosci.domain import Task
 from cosci.errors import CosciError
 from cosci.grounding import support
 from cosci.grounding.claims import Claim, ClaimContext
+from cosci.llm.errors import BudgetBusy
 from cosci.llm.port.structured import call_record
 from cosci.prompts import render
 from cosci.records import ClaimVerdict, claim_check_record
@@ -98,6 +99,8 @@ class ClaimChecker:
         run.calls += 1
         try:
             rec, resp = await call_record(self.agent.deps.llm, spec, claim_check_record(len(batch)))
+        except BudgetBusy:  # busy, not failed: the task runner waits (design.md#budget)
+            raise
         except CosciError as exc:
             log.warning("support check call failed (%s); its claims stay unchecked", exc)
             run.errors.append(f"{type(exc).__name__}: {exc}"[:300])

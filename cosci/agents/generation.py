@@ -32,6 +32,7 @@ from cosci.agents.tool_loop import result_sources
 from cosci.domain import Hypothesis, Task, TaskResult
 from cosci.errors import CosciError
 from cosci.grounding.evidence import EvidenceCounts, check_items
+from cosci.llm.errors import BudgetBusy
 from cosci.llm.port.structured import call_record
 from cosci.prompts import render
 from cosci.records import RecordCitations, RecordHypothesis
@@ -167,6 +168,8 @@ class GenerationAgent(BaseAgent):
         spec = self.spec("grounding", task, user, action=f"{task.action}/grounding", feedback=False)
         try:
             cited, _ = await call_record(self.deps.llm, spec, RecordCitations)
+        except BudgetBusy:  # busy, not failed: the task runner waits (design.md#budget)
+            raise
         except CosciError as exc:
             info["error"] = f"{type(exc).__name__}: {exc}"[:300]
             return rec, [], EvidenceCounts(), info

@@ -46,6 +46,7 @@ from cosci.grounding.claims import (
 )
 from cosci.grounding.guards import Guards, load_guards
 from cosci.grounding.support import agreement
+from cosci.llm.errors import BudgetBusy
 from cosci.llm.port.structured import call_record
 from cosci.prompts import render
 from cosci.records import RecordSystemFeedback
@@ -169,6 +170,8 @@ class MetaReviewAgent(BaseAgent):
             why = "the model returned no text"
             try:
                 text = await self._overview(task, main, caveats, material, n)
+            except BudgetBusy:  # busy, not failed: the task runner waits (design.md#budget)
+                raise
             except CosciError as exc:
                 log.warning("final overview call failed (%s); writing the fallback overview", exc)
                 why = f"the model call failed ({error_line(exc)})"
@@ -210,6 +213,8 @@ class MetaReviewAgent(BaseAgent):
         try:
             resp = await self.deps.llm.complete(self.spec("final", task, user, action=f"{task.action}/repair",
                                                           feedback=False))
+        except BudgetBusy:  # busy, not failed: the task runner waits (design.md#budget)
+            raise
         except CosciError as exc:
             log.warning("overview repair call failed (%s); marking the failing claims", exc)
             return text, claims, False

@@ -98,11 +98,12 @@ def repeats(exc: BaseException) -> bool:
     return isinstance(exc, PermanentLLMError) and exc.repeats
 
 
-class BudgetExceeded(CosciError):
-    """An admission would push spending past the session cap or the agent's share (design.md#budget).
+class BudgetError(CosciError):
+    """A call the budget did not admit (design.md#budget); raised only by :mod:`cosci.llm.budget`.
 
     Attributes:
         scope: ``"session"`` (the whole cap, reserve included) or ``"agent"`` (this agent's share).
+        agent: the agent that asked.
     """
 
     kind = "budget"
@@ -111,6 +112,17 @@ class BudgetExceeded(CosciError):
         super().__init__(message)
         self.scope = scope
         self.agent = agent
+
+
+class BudgetExceeded(BudgetError):
+    """An admission would push spending past the session cap or the agent's share even with no call in flight: the
+    money ran out (design.md#budget)."""
+
+
+class BudgetBusy(BudgetError):
+    """The call fits the budget, but not beside the calls in flight: wait for their settlement and try again (the
+    gateway waits up to ``budget.admission_wait_seconds``, then the supervisor defers the task; design.md#budget).
+    ``scope``: ``"session"`` (the cap at upper bounds) or ``"agent"`` (the agent's share at expected cost)."""
 
 
 class StructuredOutputError(CosciError):

@@ -21,8 +21,8 @@ from typing import Protocol
 from cosci.config.schema import CosciConfig
 from cosci.domain import Task, TaskResult
 from cosci.errors import SessionFailed
-from cosci.llm.budget.token_budget import BudgetBusy, TokenBudget
-from cosci.llm.errors import RETRYABLE_ACTION_ERRORS, BudgetExceeded
+from cosci.llm.budget.token_budget import TokenBudget
+from cosci.llm.errors import RETRYABLE_ACTION_ERRORS, BudgetBusy, BudgetExceeded
 from cosci.safety.classifier import screening_on
 from cosci.stats import SessionStats
 from cosci.store import SessionStore

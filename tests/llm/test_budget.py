@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cosci.config.schema import CosciConfig
-from cosci.llm.budget.token_budget import BudgetBusy, TokenBudget
-from cosci.llm.errors import BudgetExceeded
+from cosci.llm.budget.token_budget import TokenBudget
+from cosci.llm.errors import BudgetBusy, BudgetExceeded
 from cosci.llm.fake.provider import FAKE, FakeBackend, FakeReply
 from cosci.llm.gateway.adapter import RESERVE_MODES, estimate_call
 from tests.llm.helpers import harness, make_config, spec_for

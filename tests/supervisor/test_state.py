@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from cosci.domain import Task, TaskResult
-from cosci.llm.budget.token_budget import BudgetBusy
+from cosci.llm.errors import BudgetBusy
 from cosci.session.runtime import SessionRuntime
 from cosci.supervisor.loop import Supervisor
 from cosci.supervisor.state import PoolState, TaskTally

@@ -22,7 +22,7 @@ import litellm
 from cosci.config.thinking import ThinkingCfg
 from cosci.domain import Call
 from cosci.llm import errors as E
-from cosci.llm.budget.token_budget import Reservation
+from cosci.llm.budget.admission import Admission, admit_call
 from cosci.llm.gateway.adapter import CHARS_PER_TOKEN_BOUND, Gateway, map_exception
 from cosci.llm.port.thinking import thinking_params
 from cosci.llm.port.types import BatchRequest, CallSpec, LLMResponse, Route
@@ -122,7 +122,7 @@ class BatchGateway:
     def __init__(self, gateway: Gateway, endpoints: dict[str, BatchEndpoint] | None = None) -> None:
         self.gateway = gateway
         self.endpoints = endpoints or {}
-        self._reserved: dict[str, Reservation] = {}
+        self._reserved: dict[str, Admission] = {}
 
     def supports(self, route: Route) -> bool:
         entry = self.gateway.config.models.tiers.get(route.tier)
@@ -153,40 +153,44 @@ class BatchGateway:
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def submit(self, requests: list[BatchRequest]) -> tuple[str, list[str]]:
-        """Admit each request at the batch price and create one batch of those admitted.
+        """Admit each request at the batch price and create one batch of those admitted. If creating it fails, or a
+        request is :class:`~cosci.llm.errors.BudgetBusy` (raised), the requests admitted are refunded.
 
         Returns:
             ``(batch id, refused custom ids)``; the id is ``""`` when every request was refused.
         """
         route = requests[0].spec.route
         admitted: list[dict[str, Any]] = []
+        admissions: dict[str, Admission] = {}
         refused: list[str] = []
-        for r in requests:
-            chars = sum(len(b.text) for b in r.spec.system) + sum(len(str(m["content"])) for m in r.spec.messages)
-            tokens_in = chars // CHARS_PER_TOKEN_BOUND + 1
-            est = (tokens_in * batch_price(route.model, "input_cost_per_token")
-                   + route.max_output_tokens * batch_price(route.model, "output_cost_per_token"))
-            try:
-                self._reserved[r.custom_id] = self.gateway.budget.admit(route.agent, est,
-                                                                        tokens_in + route.max_output_tokens)
-            except E.BudgetExceeded as exc:
-                refused.append(r.custom_id)
-                self._record(r, outcome="error:budget", error=str(exc))
-                continue
-            params = anthropic_params(r.spec, self.gateway.config.thinking)
-            admitted.append({"custom_id": r.custom_id, "params": params,
-                             "meta": {"cosci_agent": route.agent, "cosci_mode": route.mode,
-                                      "cosci_action": r.spec.action, "cosci_task_id": r.spec.task_id}})
-        if not admitted:
-            return "", refused
-        endpoint = self._endpoint(route)
-        assert endpoint is not None
         try:
-            return str(await self._call(route, endpoint.create, admitted)), refused
+            for r in requests:
+                chars = sum(len(b.text) for b in r.spec.system) + sum(len(str(m["content"])) for m in r.spec.messages)
+                tokens_in = chars // CHARS_PER_TOKEN_BOUND + 1
+                est = (tokens_in * batch_price(route.model, "input_cost_per_token")
+                       + route.max_output_tokens * batch_price(route.model, "output_cost_per_token"))
+                try:
+                    admissions[r.custom_id] = await admit_call(self.gateway.budget, route.agent, est,
+                                                               tokens_in + route.max_output_tokens)
+                except E.BudgetExceeded as exc:
+                    refused.append(r.custom_id)
+                    self._record(r, outcome="error:budget", error=str(exc))
+                    continue
+                params = anthropic_params(r.spec, self.gateway.config.thinking)
+                admitted.append({"custom_id": r.custom_id, "params": params,
+                                 "meta": {"cosci_agent": route.agent, "cosci_mode": route.mode,
+                                          "cosci_action": r.spec.action, "cosci_task_id": r.spec.task_id}})
+            if not admitted:
+                return "", refused
+            endpoint = self._endpoint(route)
+            assert endpoint is not None
+            batch_id = str(await self._call(route, endpoint.create, admitted))
         except BaseException:
-            for item in admitted:
-                self._release(item["custom_id"])
+            for admission in admissions.values():
+                admission.refund()
             raise
+        self._reserved.update(admissions)  # held until the batch's results settle them
+        return batch_id, refused
 
     async def ended(self, route: Route, batch_id: str) -> bool:
         endpoint = self._endpoint(route)
@@ -218,18 +222,14 @@ class BatchGateway:
     def reserved_usd(self, custom_id: str) -> float:
         """USD held for a submitted request until its result is settled (its upper bound at the batch price; 0 once
         settled or unknown): what the session owes the provider for it at most."""
-        res = self._reserved.get(custom_id)
-        return res.usd if res is not None else 0.0
+        admission = self._reserved.get(custom_id)
+        return admission.usd if admission is not None else 0.0
 
     def _settle(self, r: BatchRequest, usd: float, tokens: int) -> None:
         # a resumed session has no reservation for a batch submitted before: book the actual cost directly
-        res = self._reserved.pop(r.custom_id, None) or Reservation(r.spec.route.agent, 0.0, 0)
-        self.gateway.budget.settle(res, usd, tokens)
-
-    def _release(self, custom_id: str) -> None:
-        res = self._reserved.pop(custom_id, None)
-        if res is not None:
-            self.gateway.budget.settle(res, 0.0, 0)
+        admission = (self._reserved.pop(r.custom_id, None)
+                     or Admission.unreserved(self.gateway.budget, r.spec.route.agent))
+        admission.settle(usd, tokens)
 
     def _record(self, r: BatchRequest, *, outcome: str, resp: LLMResponse | None = None,
                 batch_id: str | None = None, error: str | None = None) -> None:

@@ -13,9 +13,10 @@ Each call is admitted with two figures (design.md#budget):
   real cost, which starved the second concurrent call of an agent. The difference between expected and actual
   is corrected at settlement (an overrun past the share is booked as reserve used).
 
-A call that does not fit *now* but would fit once in-flight reservations settle raises :class:`BudgetBusy`
-(the gateway waits and tries again); one that would not fit even with nothing in flight raises
-:class:`~cosci.llm.errors.BudgetExceeded` — the money ran out.
+A call that does not fit *now* but would fit once in-flight reservations settle raises
+:class:`~cosci.llm.errors.BudgetBusy` (the caller waits and tries again); one that would not fit even with nothing in
+flight raises :class:`~cosci.llm.errors.BudgetExceeded` — the money ran out. Callers reach :meth:`TokenBudget.admit`
+only through :mod:`cosci.llm.budget.admission`, the one admission path.
 
 Shares (design.md#budget): each agent may spend ``share x cap``; the ``reserve`` (8 %) is drawn on
 by the calls that must not starve — goal parsing (share 0) and the final overview — and absorbs overages.
@@ -26,20 +27,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
-from cosci.llm.errors import BudgetExceeded
-
-
-class BudgetBusy(Exception):
-    """The call fits the budget, but not beside the calls in flight: wait for their settlement and try again.
-
-    Attributes:
-        scope: ``"session"`` (the cap at upper bounds) or ``"agent"`` (the agent's share at expected cost).
-        agent: the agent that asked.
-    """
-
-    def __init__(self, message: str, *, scope: str, agent: str) -> None:
-        super().__init__(message)
-        self.scope, self.agent = scope, agent
+from cosci.llm.errors import BudgetBusy, BudgetExceeded
 
 
 @dataclass

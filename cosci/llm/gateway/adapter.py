@@ -50,8 +50,9 @@ from tenacity.wait import wait_random_exponential
 from cosci.config.schema import CosciConfig, RetryCfg
 from cosci.domain import Call
 from cosci.llm import errors as E
+from cosci.llm.budget.admission import Admission, admit_call
 from cosci.llm.budget.sizing import OutputSizer, expected_input_tokens
-from cosci.llm.budget.token_budget import BudgetBusy, Reservation, TokenBudget
+from cosci.llm.budget.token_budget import TokenBudget
 from cosci.llm.gateway.error_text import is_too_large, provider_message
 from cosci.llm.gateway.providers import CUSTOM_PROVIDERS, register_providers
 from cosci.llm.gateway.routing import Router
@@ -71,8 +72,6 @@ FALLBACK_USD_PER_MTOK = (3.0, 15.0)
 tokens."""
 CHARS_PER_TOKEN_BOUND = 3
 """Admission estimates assume at least 3 characters per input token, an upper bound for English prose."""
-ADMISSION_POLL_SECONDS = 0.05
-"""How often a call waiting for in-flight reservations to settle tries again, seconds."""
 RESERVE_MODES = frozenset({"goal_parsing.parse_goal", "metareview.final", "safety.classify", "metareview.audit",
                            "metareview.claim_check"})
 """Calls that may draw on the budget reserve (design.md#budget): goal parsing, the final overview, its audit and
@@ -233,27 +232,25 @@ class Gateway:
         base: dict[str, Any] = {"agent": route.agent, "action": spec.action, "mode": route.mode,
                                 "model": route.model, "task_id": spec.task_id, "attempt": attempt}
         try:
-            reservation = await self._admit(route, input_chars)
-        except (E.BudgetExceeded, BudgetBusy) as exc:
+            admission = await self._admit(route, input_chars)
+        except E.BudgetError as exc:
             self.recorder(Call(**base, outcome="error:budget", error=str(exc)))
             raise
         started = time.perf_counter()
-        try:
-            raw, first_token = await self._send(kwargs, route)
-        except Exception as exc:  # every provider error is mapped, recorded, then retried or raised
-            self.budget.settle(reservation, 0.0, 0)
-            err = self._error(exc, route, input_chars)
-            will_retry = isinstance(err, E.TransientLLMError) and attempt < self._max_attempts(err)
-            self.recorder(Call(**base, outcome=f"{'retry' if will_retry else 'error'}:{err.kind}",
-                                     latency_seconds=time.perf_counter() - started, error=str(err)))
-            raise err from exc
-        except BaseException:  # cancelled (deadline, abort): release the reservation, or it is held for good
-            self.budget.settle(reservation, 0.0, 0)
-            raise
-        resp = self.parse_response(raw, route.model, time.perf_counter() - started)
-        if tool := format_tool(spec, route):
-            resp = as_record_call(resp, tool)
-        self.budget.settle(reservation, resp.cost_usd, resp.input_tokens + resp.output_tokens)
+        with admission:  # cancelled (deadline, abort) or failed unsettled: refunded, or it is held for good
+            try:
+                raw, first_token = await self._send(kwargs, route)
+            except Exception as exc:  # every provider error is mapped, recorded, then retried or raised
+                admission.refund()
+                err = self._error(exc, route, input_chars)
+                will_retry = isinstance(err, E.TransientLLMError) and attempt < self._max_attempts(err)
+                self.recorder(Call(**base, outcome=f"{'retry' if will_retry else 'error'}:{err.kind}",
+                                   latency_seconds=time.perf_counter() - started, error=str(err)))
+                raise err from exc
+            resp = self.parse_response(raw, route.model, time.perf_counter() - started)
+            if tool := format_tool(spec, route):
+                resp = as_record_call(resp, tool)
+            admission.settle(resp.cost_usd, resp.input_tokens + resp.output_tokens)
         self.sizer.observe(route.key, resp.output_tokens)
         self.recorder(Call(
             **base, outcome="ok", input_tokens=resp.input_tokens, output_tokens=resp.output_tokens,
@@ -287,8 +284,9 @@ class Gateway:
                                      f"{route.max_output_tokens})", model=route.model)
         return err
 
-    async def _admit(self, route: Route, input_chars: int) -> Reservation:
-        """Admit a call at its expected cost (agent share) and upper bound (session cap); see :mod:`.budget`.
+    async def _admit(self, route: Route, input_chars: int) -> Admission:
+        """Admit a call at its expected cost (agent share) and upper bound (session cap) through
+        :func:`~cosci.llm.budget.admission.admit_call`.
 
         A call that fits only once the calls in flight settle waits, up to ``budget.admission_wait_seconds``.
 
@@ -300,15 +298,9 @@ class Gateway:
         expected_out = self.sizer.expected(route.key, route.max_output_tokens, route.typical_output_tokens)
         usd, _ = estimate_call(route.model, input_chars, expected_out,
                                input_tokens=expected_input_tokens(input_chars))
-        deadline = time.monotonic() + self.config.budget.admission_wait_seconds
-        while True:
-            try:
-                return self.budget.admit(route.agent, usd, bound_tokens, bound_usd=bound_usd,
-                                         use_reserve=route.key in RESERVE_MODES)
-            except BudgetBusy:
-                if time.monotonic() >= deadline:
-                    raise
-                await asyncio.sleep(ADMISSION_POLL_SECONDS)
+        return await admit_call(self.budget, route.agent, usd, bound_tokens, bound_usd=bound_usd,
+                                use_reserve=route.key in RESERVE_MODES,
+                                wait_seconds=self.config.budget.admission_wait_seconds)
 
     def request(self, spec: CallSpec, route: Route) -> dict[str, Any]:
         """The ``litellm.acompletion`` keyword arguments for ``spec`` on ``route``: the thinking part in the form the

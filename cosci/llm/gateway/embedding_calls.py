@@ -23,6 +23,7 @@ import numpy as np
 
 from cosci.domain import Call
 from cosci.llm import errors as E
+from cosci.llm.budget.admission import admit_call
 from cosci.llm.gateway.adapter import Gateway, estimate_call, map_exception
 
 EMBEDDING_AGENT = "proximity"
@@ -61,31 +62,29 @@ class EmbeddingCalls:
         base: dict[str, Any] = {"agent": EMBEDDING_AGENT, "action": action, "mode": EMBEDDING_MODE,
                                 "model": model, "task_id": task_id, "attempt": attempt}
         try:
-            reservation = gw.budget.admit(EMBEDDING_AGENT, est_usd, est_tokens)
+            admission = await admit_call(gw.budget, EMBEDDING_AGENT, est_usd, est_tokens)
         except E.BudgetExceeded as exc:
             gw.recorder(Call(**base, outcome="error:budget", error=str(exc)))
             raise
         started = time.perf_counter()
-        try:
-            async with asyncio.timeout(self.timeout):
-                raw = await litellm.aembedding(model=model, input=texts, num_retries=0, timeout=self.timeout)
-        except Exception as exc:
-            gw.budget.settle(reservation, 0.0, 0)
-            if isinstance(exc, TimeoutError):
-                exc = litellm.Timeout(message=f"no answer within {self.timeout:.0f} s", model=model,
-                                      llm_provider=model.split("/", 1)[0])
-            err = map_exception(exc, model)
-            will_retry = isinstance(err, E.TransientLLMError) and attempt < gw.max_attempts(err)
-            gw.recorder(Call(**base, outcome=f"{'retry' if will_retry else 'error'}:{err.kind}",
-                                   latency_seconds=time.perf_counter() - started, error=str(err)))
-            raise err from exc
-        except BaseException:  # cancelled: release the reservation
-            gw.budget.settle(reservation, 0.0, 0)
-            raise
-        vectors = np.asarray([_vector(d) for d in raw.data], dtype=np.float32)
-        tokens = int(getattr(getattr(raw, "usage", None), "prompt_tokens", 0) or 0)
-        cost = _cost(raw, model)
-        gw.budget.settle(reservation, cost, tokens)
+        with admission:  # cancelled or failed unsettled: refunded
+            try:
+                async with asyncio.timeout(self.timeout):
+                    raw = await litellm.aembedding(model=model, input=texts, num_retries=0, timeout=self.timeout)
+            except Exception as exc:
+                admission.refund()
+                if isinstance(exc, TimeoutError):
+                    exc = litellm.Timeout(message=f"no answer within {self.timeout:.0f} s", model=model,
+                                          llm_provider=model.split("/", 1)[0])
+                err = map_exception(exc, model)
+                will_retry = isinstance(err, E.TransientLLMError) and attempt < gw.max_attempts(err)
+                gw.recorder(Call(**base, outcome=f"{'retry' if will_retry else 'error'}:{err.kind}",
+                                 latency_seconds=time.perf_counter() - started, error=str(err)))
+                raise err from exc
+            vectors = np.asarray([_vector(d) for d in raw.data], dtype=np.float32)
+            tokens = int(getattr(getattr(raw, "usage", None), "prompt_tokens", 0) or 0)
+            cost = _cost(raw, model)
+            admission.settle(cost, tokens)
         gw.recorder(Call(**base, outcome="ok", input_tokens=tokens, cost_usd=cost,
                                latency_seconds=time.perf_counter() - started,
                                request={"texts": len(texts), "chars": chars},

@@ -1,0 +1,183 @@
+"""The one admission path (issue 28, design.md#budget): concurrent callers admitted, settled, failed and cancelled
+through :mod:`cosci.llm.budget.admission` never pass the cap and lose nothing; no other module calls
+``TokenBudget.admit``; the budget's errors are cosci's errors.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import contextlib
+from pathlib import Path
+from unittest.mock import patch
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cosci.errors import CosciError
+from cosci.llm.batches import batch_gateway
+from cosci.llm.batches.batch_gateway import BatchGateway
+from cosci.llm.budget import admission as admission_module
+from cosci.llm.budget.admission import Admission, admit_call
+from cosci.llm.budget.token_budget import TokenBudget
+from cosci.llm.errors import BudgetBusy, BudgetError, BudgetExceeded
+from cosci.llm.port.types import BatchRequest
+from tests.llm.helpers import harness, make_config, spec_for
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARES = {"generation": 0.3, "reflection": 0.3, "ranking": 0.32, "goal_parsing": 0.0}
+RESERVE = 0.08
+EPS = 1e-9
+OUTCOMES = ("settle", "fail", "cancel")
+
+
+class ProviderDown(Exception):
+    """A provider call that failed after admission (its reservation must be refunded)."""
+
+
+call = st.tuples(st.sampled_from(sorted(SHARES)), st.floats(0.0, 0.3), st.floats(1.0, 3.0), st.floats(0.0, 1.0),
+                 st.sampled_from(OUTCOMES), st.integers(0, 3), st.booleans(), st.sampled_from([0.0, 0.002]))
+"""(agent, expected USD, upper bound as a multiple of it, actual as a fraction of the bound, outcome, awaits in
+flight, use_reserve, admission wait in seconds)"""
+
+
+Call = tuple[str, float, float, float, str, int, bool, float]
+
+
+class Callers:
+    """Concurrent callers on one budget, each making its calls one after another; what they settled and were refused."""
+
+    def __init__(self, budget: TokenBudget) -> None:
+        self.budget = budget
+        self.settled: list[tuple[str, float, int]] = []  # (agent, USD, tokens) of every settled call
+        self.refused: list[BudgetError] = []
+
+    def invariant(self) -> None:
+        """Spending plus what calls in flight hold at their upper bounds stays under the cap."""
+        assert self.budget.total_spent_usd <= self.budget.cap_usd + EPS
+        assert self.budget.remaining_usd() >= -EPS
+
+    async def one(self, agent: str, usd: float, factor: float, fraction: float, outcome: str, awaits: int,
+                  use_reserve: bool, wait: float) -> None:
+        bound = usd * factor
+        try:
+            admission = await admit_call(self.budget, agent, usd, 500, bound_usd=bound, use_reserve=use_reserve,
+                                         wait_seconds=wait)
+        except BudgetError as exc:
+            assert exc.agent == agent and exc.scope in ("session", "agent")
+            self.refused.append(exc)
+            return
+        with admission:
+            for _ in range(awaits):  # in flight: the other callers admit, settle and fail meanwhile
+                self.invariant()
+                await asyncio.sleep(0)
+            if outcome == "fail":
+                raise ProviderDown(agent)
+            admission.settle(bound * fraction, 300)
+            self.settled.append((agent, bound * fraction, 300))
+        assert admission.usd == 0.0
+
+    async def caller(self, calls: list[Call]) -> None:
+        for args in calls:
+            task = asyncio.create_task(self.one(*args))
+            if args[4] == "cancel":  # e.g. the session's deadline: while waiting, in flight, or already done
+                for _ in range(args[5]):
+                    await asyncio.sleep(0)
+                task.cancel()
+            with contextlib.suppress(ProviderDown, asyncio.CancelledError):
+                await task
+            self.invariant()
+
+    async def run(self, callers: list[list[Call]]) -> None:
+        await asyncio.gather(*(self.caller(c) for c in callers))
+
+
+@settings(max_examples=60, deadline=None)
+@given(cap=st.floats(0.05, 2.0), callers=st.lists(st.lists(call, max_size=8), min_size=2, max_size=6))
+def test_interleaved_admissions_never_pass_the_cap_and_lose_nothing(cap: float, callers: list[list[Call]]) -> None:
+    budget = TokenBudget(cap, dict(SHARES), RESERVE, cap_tokens=20_000)
+    run = Callers(budget)
+    with patch.object(admission_module, "ADMISSION_POLL_SECONDS", 0.0):
+        asyncio.run(run.run(callers))
+
+    run.invariant()
+    assert budget.remaining_usd() == pytest.approx(cap - budget.total_spent_usd, abs=EPS)  # nothing held
+    assert budget._reserved_tokens == 0 and budget._reserve_reserved_usd == pytest.approx(0.0, abs=EPS)
+    assert all(v == pytest.approx(0.0, abs=EPS) for v in budget._reserved_usd.values())
+    assert budget.total_spent_usd == pytest.approx(sum(u for _, u, _ in run.settled), abs=EPS)  # nothing lost
+    assert budget.spent_tokens == sum(t for _, _, t in run.settled)
+    for agent in SHARES:
+        assert budget.spent_usd.get(agent, 0.0) == pytest.approx(sum(u for a, u, _ in run.settled if a == agent),
+                                                                 abs=EPS)
+
+
+def test_an_admission_settles_once_and_refunds_only_what_it_holds() -> None:
+    budget = TokenBudget(1.0, dict(SHARES), RESERVE)
+    admission = asyncio.run(admit_call(budget, "generation", 0.1, 100, bound_usd=0.2))
+    assert admission.usd == 0.1 and budget.remaining_usd() == pytest.approx(0.8)
+    admission.settle(0.05, 80)
+    admission.refund()  # already settled: nothing more happens
+    with pytest.raises(RuntimeError, match="already settled"):
+        admission.settle(0.05, 80)
+    assert (budget.total_spent_usd, budget.spent_tokens) == (pytest.approx(0.05), 80)
+    Admission.unreserved(budget, "ranking").settle(0.02, 10)  # a resumed session's batch result: booked as it is
+    assert budget.spent_usd["ranking"] == pytest.approx(0.02)
+    assert budget.remaining_usd() == pytest.approx(1.0 - 0.07)
+
+
+def test_a_busy_admission_waits_then_is_busy() -> None:
+    budget = TokenBudget(1.0, dict(SHARES), RESERVE)
+    held = asyncio.run(admit_call(budget, "generation", 0.3, 10))  # generation's whole share, in flight
+    with pytest.raises(BudgetBusy):
+        asyncio.run(admit_call(budget, "generation", 0.1, 10, wait_seconds=0.06))
+    held.refund()
+    with pytest.raises(BudgetExceeded):
+        asyncio.run(admit_call(budget, "generation", 0.31, 10, wait_seconds=5.0))  # never fits: no wait
+
+
+async def test_a_batch_busy_halfway_refunds_the_requests_admitted_before(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before the one path, a batch whose second request was busy kept the first one's reservation for good (no
+    batch was created, so no result ever settled it)."""
+    h = harness(make_config(tmp_path / "data", "models=opus", "run.budget_usd=25"))
+    admitted: list[Admission] = []
+
+    async def busy_second(*args: object, **kwargs: object) -> Admission:
+        if admitted:
+            raise BudgetBusy("ranking share: in flight", scope="agent", agent="ranking")
+        admitted.append(await admit_call(*args, **kwargs))  # type: ignore[arg-type]
+        return admitted[0]
+
+    monkeypatch.setattr(batch_gateway, "admit_call", busy_second)
+    batches = BatchGateway(h.gateway)
+    reqs = [BatchRequest(f"M-{i}", spec_for(h.gateway, "ranking", "pairwise", f"Compare pair {i}."))
+            for i in range(2)]
+    with pytest.raises(BudgetBusy):
+        await batches.submit(reqs)
+    assert admitted[0].reservation.usd > 0 and admitted[0].settled
+    assert h.budget.remaining_usd() == h.budget.cap_usd and h.budget.total_spent_usd == 0.0
+    assert batches.reserved_usd("M-0") == 0.0
+
+
+def test_the_budget_errors_are_one_cosci_family() -> None:
+    assert issubclass(BudgetBusy, BudgetError) and issubclass(BudgetExceeded, BudgetError)
+    assert issubclass(BudgetError, CosciError)
+
+
+def admit_calls(path: Path) -> list[int]:
+    """Lines of ``path`` calling a method named ``admit`` (``budget.admit(...)``, however the call is spelled)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    return [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute) and node.func.attr == "admit"]
+
+
+def test_only_the_admission_module_calls_token_budget_admit() -> None:
+    """Completions, provider batches and embeddings are admitted through ``cosci/llm/budget/admission.py`` alone
+    (docs/ARCHITECTURE.md "Budget"): a call site of its own would be a second path, with its own waits and refunds."""
+    helper = ROOT / "cosci" / "llm" / "budget" / "admission.py"
+    assert admit_calls(helper)  # the scan sees the one call there is
+    sources = [p for part in ("cosci", "flows") for p in sorted((ROOT / part).rglob("*.py")) if p != helper]
+    assert len(sources) > 100
+    elsewhere = {str(p.relative_to(ROOT)): lines for p in sources if (lines := admit_calls(p))}
+    assert elsewhere == {}
