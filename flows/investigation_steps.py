@@ -122,8 +122,9 @@ def outcomes(cfg: InvestigationConfig, folder: RunFolder, tested: list[dict[str,
         detail = (f"{len(mine)} idea(s) tested it, {sum(1 for r in mine if r.get('gate_a'))} passed gate A, "
                   f"{sum(1 for r in mine if r['gate_b'])} passed gate B; "
                   f"final-evaluator gains: {_gains_text(mine, idea_gains)}")
-        if session and mine:  # a hypothesis no idea tested gets no review: nothing was observed
-            write_outcome(cfg.base.paths.data_dir, session, folder.run_id, s["id"], verdict, detail)
+        if session:  # a hypothesis no idea tested gets its result but no review: nothing was observed
+            write_outcome(cfg.base.paths.data_dir, session, folder.run_id, s["id"], verdict, detail,
+                          tested=bool(mine))
     return out
 
 

@@ -34,8 +34,16 @@ def seeded_hypotheses(data_dir: Path, session_id: str, top: int) -> list[dict[st
 
 
 def write_outcome(data_dir: Path, session_id: str, run_id: str, hypothesis_id: str, outcome: str,
-                  detail: str) -> str:
-    """Write one seeded hypothesis's outcome back to its session; returns the review id (idempotent per run)."""
+                  detail: str, tested: bool = True) -> str | None:
+    """Write one seeded hypothesis's outcome back to its session: always an ``investigation_result`` event, and
+    an observation review when an idea tested it (``tested``; one no idea tested was not observed, so it gets no
+    review: design.md#evidence). Returns the review id (idempotent per run), None without one."""
+    if not tested:
+        with SessionFolder.existing(data_dir, session_id).store() as store:
+            store.logs.event("investigation_result", {"run_id": run_id, "hypothesis_id": hypothesis_id,
+                                                      "outcome": outcome, "review_id": None,
+                                                      "detail": detail[:2000]}, agent="investigation")
+        return None
     review = RecordReview(verdict=VERDICTS[outcome], mode="observation", evidence=[],  # type: ignore[arg-type]
                           notes=f"cosci investigate {run_id}: {outcome}. {detail}",
                           observations=[Observation(observation=detail[:1000],
