@@ -35,11 +35,14 @@ RENAMED_VALUES: dict[str, dict[str, str]] = {
 """Dotted key -> {old value: new value}. The pairing named after the specification (``seed``) is named for what it
 does: Elo buckets (new arrivals, close Elo, random top half)."""
 
+_DEBATE_TURNS = "debate turns are bounded by debate.max_turns alone (design.md#generation)"
 _NO_TTL = "one process runs a session and a resume voids every lease; design.md#store"
 REMOVED: dict[str, str] = {
     "lease.default_seconds": f"no task lease has a time limit ({_NO_TTL})",
     "lease.reflection_seconds": f"no task lease has a time limit ({_NO_TTL})",
     "lease.final_seconds": f"no task lease has a time limit ({_NO_TTL})",
+    "agents.generation.modes.debate.max_iterations": _DEBATE_TURNS,
+    "agents.ranking.modes.debate.max_iterations": _DEBATE_TURNS,
     "safety.embedded_block_needs_prescreen": "a tier marked models.tiers.<tier>.unable_to_classify is decided by "
                                              "the offline screen (docs/design.md#safety-screen)",
 }
@@ -111,10 +114,11 @@ def _node(data: Mapping[Any, Any], dotted: str) -> tuple[Any, str]:
 
 
 def old_key_in(data: Mapping[Any, Any]) -> str | None:
-    """The message for the first old key or old value present in a composed config (plain data), or None."""
+    """The message for the first old key or old value present in a composed config (plain data), or None. A key
+    given as null is absent (a dumped config writes a debate mode's unset ``max_iterations`` as null)."""
     for key in (*RENAMED, *REMOVED):
         node, leaf = _node(data, key)
-        if node is not None and leaf in node:
+        if node is not None and node.get(leaf) is not None:
             return old_key_message(key)
     for key, values in RENAMED_VALUES.items():
         node, leaf = _node(data, key)
@@ -140,10 +144,10 @@ def carry_over(snapshot: dict[str, Any]) -> dict[str, Any]:
         node, leaf = _node(out, key)
         if node is not None and isinstance(node.get(leaf), str) and node[leaf] in values:
             node[leaf] = values[node[leaf]]  # type: ignore[index]
-    for old in REMOVED:
+    for old in REMOVED:  # a null is no value (as in old_key_in): kept, so today's snapshot is returned equal
         node, leaf = _node(out, old)
-        if node is not None:
-            node.pop(leaf, None)  # type: ignore[attr-defined]
+        if node is not None and node.get(leaf) is not None:
+            node.pop(leaf)  # type: ignore[attr-defined]
     _add_defaults(out)
     return out
 

@@ -467,13 +467,20 @@ class PathsCfg(_Strict):
         return v.expanduser().resolve()
 
 
+DEBATE_MODE = "debate"
+"""The mode whose turns ``debate.max_turns`` bounds (generation and ranking), not ``max_iterations``."""
+
+
 class ModeCfg(_Strict):
     tier: str = Field(min_length=1, description="Model tier this mode calls (a key of models.tiers).")
     thinking_tokens: int = Field(
         ge=0, le=MAX_TOKENS, description="Extended-thinking budget, tokens (used only on thinking models)."
     )
     max_output_tokens: int = Field(gt=0, le=MAX_TOKENS, description="Max output tokens per call, thinking included.")
-    max_iterations: int = Field(ge=1, le=1_000, description="Max tool-loop iterations (or debate turns) for this mode.")
+    max_iterations: int | None = Field(
+        default=None, ge=1, le=1_000,
+        description="Max tool-loop iterations for this mode; not set for a debate mode, whose turns "
+                    "debate.max_turns bounds (design.md#generation).")
 
     @model_validator(mode="after")
     def _thinking_below_output(self) -> ModeCfg:
@@ -488,6 +495,15 @@ class AgentCfg(_Strict):
     budget_share: Unit = Field(description="Share of the session budget for this agent (design.md#budget).")
     tools: list[str] = Field(description="Tool allowlist (design.md#tools), names from TOOL_NAMES.")
     modes: dict[str, ModeCfg] = Field(description="Routing per mode (design.md#routing).")
+
+    @model_validator(mode="after")
+    def _iterations_where_they_bound(self) -> AgentCfg:
+        for name, mode in self.modes.items():
+            if name == DEBATE_MODE and mode.max_iterations is not None:
+                raise ValueError("modes.debate.max_iterations: debate turns are bounded by debate.max_turns alone")
+            if name != DEBATE_MODE and mode.max_iterations is None:
+                raise ValueError(f"modes.{name}.max_iterations is required (max tool-loop iterations)")
+        return self
 
     @field_validator("tools")
     @classmethod

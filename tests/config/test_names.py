@@ -142,3 +142,17 @@ def test_a_snapshot_frozen_before_the_vocabulary_renames_carries_over(tmp_path: 
     for override in ("run.max_ideas=7", "ranking.pairing=seed"):  # codemod: keep
         with pytest.raises(ConfigError, match="renamed to"):
             frozen_config(old, tmp_path, [override])
+
+
+def test_a_debate_mode_takes_no_iterations_and_a_tool_loop_needs_them() -> None:
+    """Debate turns have one bound, ``debate.max_turns``; a tool-loop mode without its bound is refused."""
+    data = json.loads(validate(compose([])).model_dump_json())
+    assert data["agents"]["ranking"]["modes"]["debate"]["max_iterations"] is None
+    validate(data)  # the dumped null is no old key
+    data["agents"]["ranking"]["modes"]["debate"]["max_iterations"] = 12
+    with pytest.raises(ConfigError, match=r"agents\.ranking\.modes\.debate\.max_iterations: removed"):
+        validate(data)
+    del data["agents"]["ranking"]["modes"]["debate"]["max_iterations"]
+    del data["agents"]["reflection"]["modes"]["full"]["max_iterations"]
+    with pytest.raises(ConfigError, match=r"modes\.full\.max_iterations is required"):
+        validate(data)
