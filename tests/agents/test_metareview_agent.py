@@ -13,7 +13,7 @@ from cosci.domain import OverviewHeadings
 from cosci.llm.fake.provider import FakeBackend, FakeReply
 from cosci.records import RecordReview
 from cosci.session.runtime import SessionRuntime
-from cosci.tournament.elo import EloRule
+from tests.tournament.shipped import ELO
 
 NARRATIVE = ("The strongest hypotheses name a leukemic-stem-cell dependency and a plasma concentration "
              "reachable in patients; weak ones ignore toxicity to normal progenitors (marker ZETA-7).")
@@ -38,7 +38,7 @@ def ranked(planned: SessionRuntime, add_player) -> list[str]:
         review = RecordReview(verdict="missing_piece", evidence=[], novelty=0.8,
                               notes=f"Review note {i}: needs PK data.")
         planned.store.hypotheses.add_review(hid, review, task_id=f"T-review-{i}")
-    planned.store.matches.apply("M-1", ids[0], ids[1], mode="debate", winner=ids[0], rule=EloRule(),
+    planned.store.matches.apply("M-1", ids[0], ids[1], mode="debate", winner=ids[0], rule=ELO,
                                  rationale="Hypothesis 1 has a sharper kill experiment.\nbetter idea: 1",
                                  transcript=[], task_id=None)
     return ids
