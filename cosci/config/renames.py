@@ -58,6 +58,21 @@ def _renamed(key: str) -> tuple[str, str] | None:
 
 
 ADDED: dict[str, Any] = {
+    "ranking.batch": False,
+    "ranking.batch_decile": 0.1,
+    "ranking.batch_size": 4,
+    "ranking.batch_max_wait_s": 60.0,
+    "ranking.batch_poll_seconds": 30.0,
+    "ranking.pairing": "uncertainty",
+    "ranking.top_k": 5,
+    "ranking.warmup_matches": 4,
+    "ranking.temperature": 30.0,
+    "ranking.distance_bonus": 0.05,
+    "ranking.dual_order": "off",
+    "ranking.dual_order_elo_gap": 50.0,
+    "ranking.dual_order_sample": 0.0,
+    "ranking.bt_prior_sd": 1.0,
+    "ranking.first_position_flag": 0.15,
     "generation.debate_grounding_searches": 2,
     "generation.debate_grounding_results": 3,
     "reflection.observation_search_results": 5,
@@ -72,8 +87,9 @@ ADDED: dict[str, Any] = {
     "agents.metareview.modes.claim_check": {"tier": "cheap", "thinking_tokens": 0, "max_output_tokens": 3072,
                                             "max_iterations": 1},
 }
-"""Keys added after sessions were frozen without them -> the value such a session gets when it resumes (the
-defaults of ``conf/``; ``docs/design.md#claim-statuses``)."""
+"""Keys added after sessions were frozen without them -> the value such a session gets when it resumes: the value
+it ran with (for ``ranking.*``, what the schema supplied before the schema lost its defaults to ``conf/``, so
+``ranking.batch`` stays off), else the default of ``conf/`` (``docs/design.md#claim-statuses``)."""
 
 
 def old_key_message(key: str) -> str | None:
