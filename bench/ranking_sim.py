@@ -62,7 +62,7 @@ def run_trial(cfg: TournamentCfg, bias: float, trial: int, budgets: tuple[int, .
     q = {f"H{i:02d}": float(v) for i, v in enumerate(qrng.normal(size=n))}
     truth = set(sorted(q, key=lambda h: -q[h])[:5])
     players = {h: SimPlayer(h) for h in q}
-    rule, verdicts, calls, draws, out = EloRule(), [], 0, 0, {}
+    rule, verdicts, calls, draws, out = EloRule.from_config(shipped_ranking()), [], 0, 0, {}
     jrng, ids = np.random.default_rng(2000 + trial), list(q)
     fit = fit_bt(ids, [])
     for step in range(10**6):
@@ -91,11 +91,16 @@ def run_trial(cfg: TournamentCfg, bias: float, trial: int, budgets: tuple[int, .
     return out
 
 
-def shipped(overrides: dict[str, str] | None = None) -> TournamentCfg:
-    """The plan settings of the shipped ``conf/config.yaml`` ``ranking`` group (the default), plus overrides."""
+def shipped_ranking(overrides: dict[str, str] | None = None) -> RankingCfg:
+    """The shipped ``conf/config.yaml`` ``ranking`` group (the default), plus overrides."""
     conf = Path(__file__).resolve().parents[1] / "conf" / "config.yaml"
     values = yaml.safe_load(conf.read_text(encoding="utf-8"))["ranking"] | dict(overrides or {})
-    return TournamentCfg.from_config(RankingCfg(**values))
+    return RankingCfg(**values)
+
+
+def shipped(overrides: dict[str, str] | None = None) -> TournamentCfg:
+    """The plan settings of the shipped ``ranking`` group (:func:`shipped_ranking`), plus overrides."""
+    return TournamentCfg.from_config(shipped_ranking(overrides))
 
 
 DEFAULT = shipped()

@@ -168,10 +168,12 @@ def bench_vectors() -> list[Result]:
 def bench_record() -> list[Result]:
     import tempfile
 
+    from cosci.config.load import compose, validate
     from cosci.records import RecordHypothesis
     from cosci.store import SessionStore
     from cosci.tournament.elo import EloRule
 
+    rule = EloRule.from_config(validate(compose([])).ranking)
     with tempfile.TemporaryDirectory() as tmp:
         store = SessionStore.open(Path(tmp) / "r.sqlite", "s-bench")
         store.sessions.create(
@@ -204,7 +206,7 @@ def bench_record() -> list[Result]:
             a, b = f"H-{i % 50:012x}", f"H-{(i * 7 + 1) % 50:012x}"
             if a != b:
                 store.matches.apply(
-                    f"M-{i}", a, b, mode="pairwise", winner=a, rule=EloRule(), rationale="", transcript=[], task_id=None
+                    f"M-{i}", a, b, mode="pairwise", winner=a, rule=rule, rationale="", transcript=[], task_id=None
                 )
         rate = n / (time.perf_counter() - t0)
         store.close()

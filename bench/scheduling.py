@@ -135,8 +135,8 @@ def loop_cpu_per_task(players: int, tasks: int = 300, seed: int = 0) -> float:
                 return TaskResult("nothing_to_do")
             a, b = rng.sample(ids, 2)
             mid = match_id(store.namespace, a, b, task.id, 0)
-            store.matches.apply(mid, a, b, mode="pairwise", winner=a, rule=EloRule(), rationale="", transcript=[],
-                              task_id=task.id)
+            store.matches.apply(mid, a, b, mode="pairwise", winner=a, rule=EloRule.from_config(cfg.ranking),
+                                rationale="", transcript=[], task_id=task.id)
             action_cpu[0] += time.process_time() - t0
             return TaskResult("tournament_match_complete", match_ids=[mid])
 

@@ -224,3 +224,30 @@ class Call:
     """The system message's content as sent (stored once per distinct text in ``system_prompts``, design.md#prompts)."""
     first_token_seconds: float | None = None
     output_tokens_per_second: float | None = None
+
+
+@dataclass(frozen=True)
+class OverviewHeadings:
+    """The top-level section headings of the final research overview, as written after ``# ``
+    (design.md#metareview). The prompt ``metareview.final`` renders them; the claim check reads ``summary`` and
+    ``directions``; the fallback overview and the scripted fake write them."""
+
+    summary: str
+    directions: str
+    convergence: str
+    caveats: str
+
+    @property
+    def all(self) -> tuple[str, str, str, str]:
+        """Every heading, in the order the overview gives them."""
+        return self.summary, self.directions, self.convergence, self.caveats
+
+    @property
+    def checked(self) -> tuple[str, str]:
+        """The headings whose sentences are claims (design.md#claim-statuses)."""
+        return self.summary, self.directions
+
+
+OVERVIEW = OverviewHeadings(summary="Executive summary", directions="Main research directions",
+                            convergence="Convergence and divergence", caveats="Caveats and limitations")
+"""The one definition of the overview's headings; consumers read it as ``domain.OVERVIEW`` when they run."""

@@ -37,6 +37,7 @@ from jinja2 import (
     UndefinedError,
 )
 
+from cosci import domain
 from cosci.errors import CosciError
 from cosci.paths import prompts_dir
 
@@ -126,7 +127,8 @@ def render(key: str, **variables: Any) -> str:
     Args:
         key: a key of :data:`TEMPLATES`, e.g. ``"generation.literature"`` or ``"_session_context"``.
         **variables: the template's variables (see the comment at the top of each ``prompts/*.md``).
-            Untrusted strings must already be wrapped by :mod:`cosci.safety.quoting`.
+            Untrusted strings must already be wrapped by :mod:`cosci.safety.quoting`. Every template also gets
+            ``overview_headings``, the overview's headings (:data:`cosci.domain.OVERVIEW`), unless passed.
 
     Returns:
         The rendered prompt, stripped of leading and trailing whitespace.
@@ -137,7 +139,7 @@ def render(key: str, **variables: Any) -> str:
     """
     template = _template(key)
     try:
-        return template.render(**variables).strip()
+        return template.render(**({"overview_headings": domain.OVERVIEW} | variables)).strip()
     except UndefinedError as err:
         message = str(err)
         name = next((m.group(1) for p in _MISSING if (m := p.search(message))), None)

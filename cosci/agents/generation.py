@@ -117,7 +117,7 @@ class GenerationAgent(BaseAgent):
 
     async def _debate(self, task: Task) -> RecordHypothesis:
         plan, dcfg = self.deps.plan, self.config.debate
-        max_turns = min(dcfg.max_turns, self.deps.router.route(self.name, "debate").max_iterations)
+        max_turns = dcfg.max_turns
         transcript: list[dict[str, str]] = []
         instructions, reviews = self.instructions(task), self.reviews_overview()
         for turn in range(1, max_turns + 1):

@@ -7,7 +7,7 @@
   (``[S1]``...) and rationales plus the latest feedback -> Markdown (no tools) citing ``[H-...]`` ids. A
   hypothesis whose latest review is ``disproved`` / ``already_explained`` is offered for the caveats only.
   If the call fails or says nothing, a fallback overview is written from the store (design.md#metareview).
-  The claims of "Executive summary" and "Main research directions" are traced and guarded by
+  The claims of the summary and the main research directions (``domain.OVERVIEW.checked``) are traced and guarded by
   :mod:`cosci.grounding.claims` (no model); the untraceable and overclaiming ones go back to the writer once
   (repair); the support check (:mod:`cosci.agents.claim_check`) then judges every claim that cites a source, and
   each claim is marked with its status word; unknown ids are removed, each direction gets its hypotheses'
@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 import re
 
+from cosci import domain
 from cosci.agents.audit import OverviewAuditor
 from cosci.agents.base import BaseAgent
 from cosci.agents.claim_check import ClaimChecker
@@ -69,14 +70,11 @@ def feedback_text(rec: RecordSystemFeedback) -> str:
     return "\n\n".join(parts)
 
 
-SECTIONS = ("executive summary", "main research directions", "convergence and divergence", "caveats")
-"""The overview's required sections (design.md#metareview, prompt metareview.final)."""
-
-
 def follows_structure(markdown: str, minimum: int = 2) -> bool:
-    """Whether the overview has at least ``minimum`` of the required section headings."""
+    """Whether the overview has at least ``minimum`` of the required section headings (``domain.OVERVIEW``,
+    design.md#metareview, prompt metareview.final), compared case-insensitively."""
     headings = {line.lstrip("#").strip().lower() for line in markdown.splitlines() if line.lstrip().startswith("#")}
-    return sum(any(h.startswith(s) for h in headings) for s in SECTIONS) >= minimum
+    return sum(any(h.startswith(s.lower()) for h in headings) for s in domain.OVERVIEW.all) >= minimum
 
 
 def unstructured_appendix(text: str) -> str:
@@ -241,13 +239,13 @@ class MetaReviewAgent(BaseAgent):
         hypothesis's claim, with ids on every sentence and the labels of its verified sources (so the support check
         can test the claim against them); hypotheses a review disproved or found already explained only under
         caveats, marked."""
-        row = self.store.sessions.get()
+        row, heading = self.store.sessions.get(), domain.OVERVIEW
         ids = " ".join(f"[{h.id}]" for h in main[:5])
         lines = [f"> **Fallback overview**: written from the session store without a model synthesis, because "
                  f"{why}.", "",
-                 "# Executive summary",
+                 f"# {heading.summary}",
                  f"{STORE_NOTE} no model synthesis; the highest-ranked hypotheses are listed below {ids}.", "",
-                 "# Main research directions"]
+                 f"# {heading.directions}"]
         for i, h in enumerate(main, 1):
             labels = "".join(f" [{s.label}]" for s in material.labels_of(h.id)[:2])
             lines += [f"## {i}. {one_line(h.title)} [{h.id}]", f"- Claim: {one_line(h.statement)} [{h.id}]{labels}",
@@ -256,8 +254,8 @@ class MetaReviewAgent(BaseAgent):
                       f"Latest review verdict: {review_line(latest.get(h.id))}. [{h.id}]",
                       f"- First experiment: {one_line(h.anticipated_outcomes) or 'see the hypothesis mechanism.'}"
                       f" [{h.id}]", ""]
-        lines += ["# Convergence and divergence", "Clusters of near-duplicate hypotheses are in the session store "
-                  "(hypotheses.dedup_cluster).", "", "# Caveats and limitations",
+        lines += [f"# {heading.convergence}", "Clusters of near-duplicate hypotheses are in the session store "
+                  "(hypotheses.dedup_cluster).", "", f"# {heading.caveats}",
                   f"Written from the session store without a model synthesis ({self.store.hypotheses.count()} "
                   f"hypotheses, {self.store.matches.count()} tournament matches; goal: {one_line(row.research_goal)});"
                   " read the reviews before acting on any claim."]

@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from itertools import pairwise
 
+from cosci import domain
 from cosci.domain import Hypothesis, Review
 from cosci.grounding.claims import DEMOTING, CitableSource, ClaimContext, section
 from cosci.safety.quoting import quote_untrusted
@@ -119,9 +120,10 @@ class OverviewMaterial:
 
 
 def annotate_directions(markdown: str, latest: dict[str, Review | None]) -> str:
-    """After each ``##`` direction of "Main research directions", a line from the store giving the latest
-    verdict and scores of every hypothesis the direction cites (so each direction shows them)."""
-    start, end = section(markdown, "main research directions")
+    """After each ``##`` direction of the main research directions (``domain.OVERVIEW.directions``), a line
+    from the store giving the latest verdict and scores of every hypothesis the direction cites (so each
+    direction shows them)."""
+    start, end = section(markdown, domain.OVERVIEW.directions.lower())
     body = markdown[start:end]
     heads = [m.start() for m in _HEADING2.finditer(body)]
     if not heads:

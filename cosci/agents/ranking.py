@@ -214,7 +214,7 @@ class RankingAgent(BaseAgent):
     async def _debate(self, task: Task, base: dict[str, Any], tag: str,
                       constrained: bool) -> tuple[str, list[dict[str, Any]]]:
         dcfg = self.config.debate
-        max_turns = min(dcfg.max_turns, self.deps.router.route(self.name, "debate").max_iterations)
+        max_turns = dcfg.max_turns
         min_turns = min(dcfg.min_turns, max_turns)
         transcript: list[dict[str, Any]] = []
         text = ""

@@ -35,11 +35,14 @@ RENAMED_VALUES: dict[str, dict[str, str]] = {
 """Dotted key -> {old value: new value}. The pairing named after the specification (``seed``) is named for what it
 does: Elo buckets (new arrivals, close Elo, random top half)."""
 
+_DEBATE_TURNS = "debate turns are bounded by debate.max_turns alone (design.md#generation)"
 _NO_TTL = "one process runs a session and a resume voids every lease; design.md#store"
 REMOVED: dict[str, str] = {
     "lease.default_seconds": f"no task lease has a time limit ({_NO_TTL})",
     "lease.reflection_seconds": f"no task lease has a time limit ({_NO_TTL})",
     "lease.final_seconds": f"no task lease has a time limit ({_NO_TTL})",
+    "agents.generation.modes.debate.max_iterations": _DEBATE_TURNS,
+    "agents.ranking.modes.debate.max_iterations": _DEBATE_TURNS,
     "safety.embedded_block_needs_prescreen": "a tier marked models.tiers.<tier>.unable_to_classify is decided by "
                                              "the offline screen (docs/design.md#safety-screen)",
 }
@@ -55,6 +58,21 @@ def _renamed(key: str) -> tuple[str, str] | None:
 
 
 ADDED: dict[str, Any] = {
+    "ranking.batch": False,
+    "ranking.batch_decile": 0.1,
+    "ranking.batch_size": 4,
+    "ranking.batch_max_wait_s": 60.0,
+    "ranking.batch_poll_seconds": 30.0,
+    "ranking.pairing": "uncertainty",
+    "ranking.top_k": 5,
+    "ranking.warmup_matches": 4,
+    "ranking.temperature": 30.0,
+    "ranking.distance_bonus": 0.05,
+    "ranking.dual_order": "off",
+    "ranking.dual_order_elo_gap": 50.0,
+    "ranking.dual_order_sample": 0.0,
+    "ranking.bt_prior_sd": 1.0,
+    "ranking.first_position_flag": 0.15,
     "generation.debate_grounding_searches": 2,
     "generation.debate_grounding_results": 3,
     "reflection.observation_search_results": 5,
@@ -69,8 +87,9 @@ ADDED: dict[str, Any] = {
     "agents.metareview.modes.claim_check": {"tier": "cheap", "thinking_tokens": 0, "max_output_tokens": 3072,
                                             "max_iterations": 1},
 }
-"""Keys added after sessions were frozen without them -> the value such a session gets when it resumes (the
-defaults of ``conf/``; ``docs/design.md#claim-statuses``)."""
+"""Keys added after sessions were frozen without them -> the value such a session gets when it resumes: the value
+it ran with (for ``ranking.*``, what the schema supplied before the schema lost its defaults to ``conf/``, so
+``ranking.batch`` stays off), else the default of ``conf/`` (``docs/design.md#claim-statuses``)."""
 
 
 def old_key_message(key: str) -> str | None:
@@ -111,10 +130,11 @@ def _node(data: Mapping[Any, Any], dotted: str) -> tuple[Any, str]:
 
 
 def old_key_in(data: Mapping[Any, Any]) -> str | None:
-    """The message for the first old key or old value present in a composed config (plain data), or None."""
+    """The message for the first old key or old value present in a composed config (plain data), or None. A key
+    given as null is absent (a dumped config writes a debate mode's unset ``max_iterations`` as null)."""
     for key in (*RENAMED, *REMOVED):
         node, leaf = _node(data, key)
-        if node is not None and leaf in node:
+        if node is not None and node.get(leaf) is not None:
             return old_key_message(key)
     for key, values in RENAMED_VALUES.items():
         node, leaf = _node(data, key)
@@ -140,10 +160,10 @@ def carry_over(snapshot: dict[str, Any]) -> dict[str, Any]:
         node, leaf = _node(out, key)
         if node is not None and isinstance(node.get(leaf), str) and node[leaf] in values:
             node[leaf] = values[node[leaf]]  # type: ignore[index]
-    for old in REMOVED:
+    for old in REMOVED:  # a null is no value (as in old_key_in): kept, so today's snapshot is returned equal
         node, leaf = _node(out, old)
-        if node is not None:
-            node.pop(leaf, None)  # type: ignore[attr-defined]
+        if node is not None and node.get(leaf) is not None:
+            node.pop(leaf)  # type: ignore[attr-defined]
     _add_defaults(out)
     return out
 

@@ -151,39 +151,38 @@ class RankingCfg(_Strict):
         gt=0, le=100, description="Rematch cap: matches one pair may play; a pair at the cap is not chosen again"
         " (design.md#termination: the leaderboard cannot change once every pair is at the cap -> stop reason stalled)."
     )
-    batch: bool = Field(default=False, description="Send low-stakes matches through the provider's message-batch "
+    batch: bool = Field(description="Send low-stakes matches through the provider's message-batch "
                         "API (design.md#batches; only for tiers with models.tiers.<t>.batch).")
-    batch_decile: Unit = Field(default=0.1, description="A match is batched when both hypotheses lie in this "
+    batch_decile: Unit = Field(description="A match is batched when both hypotheses lie in this "
                                "bottom share of the leaderboard (design.md#batches: sub-decile pairs).")
-    batch_size: int = Field(default=4, gt=0,
+    batch_size: int = Field(gt=0,
                             description="Queued matches submitted together (design.md#batches: 4).")
-    batch_max_wait_s: float = Field(default=60.0, ge=0, description="Seconds a queued match waits for a full batch "
+    batch_max_wait_s: float = Field(ge=0, description="Seconds a queued match waits for a full batch "
                                     "before a smaller one is submitted.")
-    batch_poll_seconds: float = Field(default=30.0, ge=0, description="Seconds between polls of a submitted batch.")
+    batch_poll_seconds: float = Field(ge=0, description="Seconds between polls of a submitted batch.")
     # pairing, dual-order judging, Bradley–Terry (cosci/tournament/; design.md#tournament)
     pairing: Literal["elo_buckets", "uncertainty"] = Field(
-        default="uncertainty",
         description="Pair selection: elo_buckets (new arrivals, close Elo, random top half) or uncertainty (the "
         "pair that most narrows the BT top-k boundary; design.md#tournament).")
-    top_k: int = Field(default=5, ge=1,
+    top_k: int = Field(ge=1,
                        description="Top-k boundary the uncertainty pairing settles (design.md#tournament: 5).")
-    warmup_matches: int = Field(default=4, ge=0,
+    warmup_matches: int = Field(ge=0,
                                 description="Matches before a hypothesis leaves warm-up (design.md#tournament: 4).")
-    temperature: float = Field(default=30.0, gt=0,
+    temperature: float = Field(gt=0,
                                description="Softmax sharpness over pair scores scaled to max 1 (tuned on the "
                                "simulator).")
-    distance_bonus: float = Field(default=0.05, ge=0,
+    distance_bonus: float = Field(ge=0,
                                   description="Weight of idea distance (1 - cosine) as a tie-break "
                                   "(design.md#tournament).")
     dual_order: Literal["off", "close", "all"] = Field(
-        default="off", description="Judge in both orders: off, close (debates and pairwise within "
+        description="Judge in both orders: off, close (debates and pairwise within "
         "dual_order_elo_gap), or all matches (design.md#tournament).")
-    dual_order_elo_gap: float = Field(default=50.0, ge=0, description="|ΔElo| under which a pairwise match is "
+    dual_order_elo_gap: float = Field(ge=0, description="|ΔElo| under which a pairwise match is "
                                       "judged in both orders with dual_order=close, Elo points.")
-    dual_order_sample: Unit = Field(default=0.0, description="Share of other matches judged in both orders to "
+    dual_order_sample: Unit = Field(description="Share of other matches judged in both orders to "
                                     "measure the judge's flip rate (design.md#tournament).")
-    bt_prior_sd: float = Field(default=1.0, gt=0, description="SD of the Bradley–Terry N(0, sd²) prior, logits.")
-    first_position_flag: Unit = Field(default=0.15, description="The report flags a first-position win rate "
+    bt_prior_sd: float = Field(gt=0, description="SD of the Bradley–Terry N(0, sd²) prior, logits.")
+    first_position_flag: Unit = Field(description="The report flags a first-position win rate "
                                       "further than this from 0.5 (design.md#tournament).")
 
     @model_validator(mode="after")
@@ -467,13 +466,20 @@ class PathsCfg(_Strict):
         return v.expanduser().resolve()
 
 
+DEBATE_MODE = "debate"
+"""The mode whose turns ``debate.max_turns`` bounds (generation and ranking), not ``max_iterations``."""
+
+
 class ModeCfg(_Strict):
     tier: str = Field(min_length=1, description="Model tier this mode calls (a key of models.tiers).")
     thinking_tokens: int = Field(
         ge=0, le=MAX_TOKENS, description="Extended-thinking budget, tokens (used only on thinking models)."
     )
     max_output_tokens: int = Field(gt=0, le=MAX_TOKENS, description="Max output tokens per call, thinking included.")
-    max_iterations: int = Field(ge=1, le=1_000, description="Max tool-loop iterations (or debate turns) for this mode.")
+    max_iterations: int | None = Field(
+        default=None, ge=1, le=1_000,
+        description="Max tool-loop iterations for this mode; not set for a debate mode, whose turns "
+                    "debate.max_turns bounds (design.md#generation).")
 
     @model_validator(mode="after")
     def _thinking_below_output(self) -> ModeCfg:
@@ -488,6 +494,15 @@ class AgentCfg(_Strict):
     budget_share: Unit = Field(description="Share of the session budget for this agent (design.md#budget).")
     tools: list[str] = Field(description="Tool allowlist (design.md#tools), names from TOOL_NAMES.")
     modes: dict[str, ModeCfg] = Field(description="Routing per mode (design.md#routing).")
+
+    @model_validator(mode="after")
+    def _iterations_where_they_bound(self) -> AgentCfg:
+        for name, mode in self.modes.items():
+            if name == DEBATE_MODE and mode.max_iterations is not None:
+                raise ValueError("modes.debate.max_iterations: debate turns are bounded by debate.max_turns alone")
+            if name != DEBATE_MODE and mode.max_iterations is None:
+                raise ValueError(f"modes.{name}.max_iterations is required (max tool-loop iterations)")
+        return self
 
     @field_validator("tools")
     @classmethod

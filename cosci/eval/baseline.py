@@ -53,7 +53,7 @@ def retrieval_budget(config: CosciConfig) -> int:
     """Records the baseline is shown: what one generation tool loop can read, ``tools.max_results`` x the
     search iterations of ``generation.literature`` (``max_iterations`` - 1, the last one records), at least
     ``tools.max_results``."""
-    iters = config.agents["generation"].modes["literature"].max_iterations
+    iters = config.agents["generation"].modes["literature"].max_iterations or 1  # set for every tool loop
     return config.tools.max_results * max(1, iters - 1)
 
 

@@ -1,7 +1,8 @@
 """The final overview's claims and what was checked about each (``docs/design.md#claim-statuses``).
 
-A *claim* is a substantive sentence (at least :data:`MIN_WORDS` words) of the "Executive summary" or "Main
-research directions"; headings are not claims. Three checks, each named by what it verifies:
+A *claim* is a substantive sentence (at least :data:`MIN_WORDS` words) of the summary or the main research
+directions (the checked headings of :data:`cosci.domain.OVERVIEW`); headings are not claims. Three checks, each
+named by what it verifies:
 
 1. **Trace** (deterministic, :func:`check_claim`): ``traceable`` when it cites at least one ``[H-…]`` id, every id
    it cites exists and (in a main direction) none is demoted by its latest review (``disproved``,
@@ -25,13 +26,13 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
+from cosci import domain
 from cosci.grounding.guards import Guards, is_trial
 from cosci.grounding.tokens import normalise as token_normalise
 
 MIN_WORDS = 5
 DEMOTING = ("disproved", "already_explained")
 """Verdicts that keep a hypothesis out of the main directions."""
-CHECKED_SECTIONS = ("executive summary", "main research directions")
 STATUSES = ("untraceable", "contradicted", "not_supported", "overclaim", "hypothesis_only", "unchecked",
             "partially_supported", "supported")
 """Claim statuses, worst first (see module docstring)."""
@@ -151,7 +152,7 @@ def claims_in(markdown: str) -> list[tuple[str, list[str], int, str]]:
     its line (a sentence citing none inherits its bullet's or paragraph line's), its end offset in ``markdown``
     and its section."""
     found: list[tuple[str, list[str], int, str]] = []
-    for title in CHECKED_SECTIONS:
+    for title in (h.lower() for h in domain.OVERVIEW.checked):
         start, end = section(markdown, title)
         pos = start
         for line in markdown[start:end].splitlines(keepends=True):
@@ -227,11 +228,14 @@ def _trace(sentence: str, ctx: ClaimContext, ids: list[str],
 
 
 def check_claim(sentence: str, ctx: ClaimContext, ids: list[str] | None = None, offset: int = -1,
-                guards: Guards | None = None, where: str = "main research directions") -> Claim:
+                guards: Guards | None = None, where: str | None = None) -> Claim:
     """Trace one claim and run the overclaim guards (see module docstring); ``ids`` are the hypotheses it cites
-    (default: those in the sentence), ``offset`` where it ends in the overview, ``where`` its section."""
+    (default: those in the sentence), ``offset`` where it ends in the overview, ``where`` its section's heading,
+    lower case (default: the main research directions, ``domain.OVERVIEW.directions``)."""
     ids = _ids(sentence) if ids is None else ids
-    problems, cited = _trace(sentence, ctx, ids, demoted_allowed=where != "main research directions")
+    directions = domain.OVERVIEW.directions.lower()
+    where = directions if where is None else where
+    problems, cited = _trace(sentence, ctx, ids, demoted_allowed=where != directions)
     hits = guards.hits(sentence, any(s.trial for s in cited)) if guards else []
     sources = [{"label": s.label, "source_id": s.source_id, "url": s.url} for s in cited]
     return Claim(sentence, where, ids, sources, "untraceable" if problems else "traceable", problems, hits,

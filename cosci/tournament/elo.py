@@ -23,17 +23,18 @@ def expected_score(elo_a: float, elo_b: float) -> float:
 
 @dataclass(frozen=True)
 class EloRule:
-    """The Elo update; an instance is the ``rule`` the store applies inside its match transaction.
+    """The Elo update; an instance is the ``rule`` the store applies inside its match transaction. The values come
+    from the ``ranking`` config (:meth:`from_config`; conf/config.yaml, design.md#tournament), never from here.
 
     Args:
-        k_new: K while the less experienced player is new (seed: 32).
-        k_warm: K once both have played ``new_threshold`` matches (seed: 16).
-        new_threshold: matches below which a player counts as new (seed: 5).
+        k_new: K while the less experienced player is new (``ranking.k_factor_new``).
+        k_warm: K once both have played ``new_threshold`` matches (``ranking.k_factor_warm``).
+        new_threshold: matches below which a player counts as new (``ranking.new_matches_threshold``).
     """
 
-    k_new: float = 32.0
-    k_warm: float = 16.0
-    new_threshold: int = 5
+    k_new: float
+    k_warm: float
+    new_threshold: int
 
     @classmethod
     def from_config(cls, ranking: RankingCfg) -> EloRule:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 from cosci.config.schema import RankingCfg
@@ -28,12 +28,13 @@ Pairing = Literal["elo_buckets", "uncertainty"]
 
 @dataclass(frozen=True)
 class TournamentCfg:
-    """Everything that plans a match; built from ``ranking.*`` config by the agent, by hand in the simulator."""
+    """Everything that plans a match; built from the ``ranking`` config (:meth:`from_config`) by the agent and the
+    simulator."""
 
-    pairing: Pairing = "uncertainty"
-    buckets: PairingCfg = field(default_factory=PairingCfg)
-    uncertainty: UncertaintyCfg = field(default_factory=UncertaintyCfg)
-    dual: DualOrderCfg = field(default_factory=DualOrderCfg)
+    pairing: Pairing
+    buckets: PairingCfg
+    uncertainty: UncertaintyCfg
+    dual: DualOrderCfg
 
     @classmethod
     def from_config(cls, ranking: RankingCfg) -> TournamentCfg:

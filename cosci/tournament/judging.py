@@ -27,11 +27,12 @@ DRAW = "draw"
 @dataclass(frozen=True)
 class DualOrderCfg:
     """Args: policy (``off`` | ``close`` | ``all``), elo_gap (Elo points, ``close`` only), sample (share of the
-    other matches also judged both ways, for the flip-rate statistic, in [0, 1])."""
+    other matches also judged both ways, for the flip-rate statistic, in [0, 1]); the values come from the
+    ``ranking`` config (:meth:`from_config`)."""
 
-    policy: Literal["off", "close", "all"] = "off"
-    elo_gap: float = 50.0
-    sample: float = 0.0
+    policy: Literal["off", "close", "all"]
+    elo_gap: float
+    sample: float
 
     @classmethod
     def from_config(cls, ranking: RankingCfg) -> DualOrderCfg:

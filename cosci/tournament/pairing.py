@@ -54,15 +54,16 @@ def never_blocked(a: str, b: str) -> bool:
 
 @dataclass(frozen=True)
 class PairingCfg:
-    """The Elo-buckets pairing and the mode selection (design.md#tournament); defaults as in conf/config.yaml."""
+    """The Elo-buckets pairing and the mode selection (design.md#tournament); the values come from the ``ranking``
+    config (:meth:`from_config`, conf/config.yaml), the same keys by name."""
 
-    p_new: float = 0.4
-    p_close: float = 0.4
-    p_random: float = 0.2
-    new_arrival_matches: int = 3
-    close_elo_window: float = 200.0
-    debate_min_matches: int = 2
-    debate_elo_gap: float = 50.0
+    p_new: float
+    p_close: float
+    p_random: float
+    new_arrival_matches: int
+    close_elo_window: float
+    debate_min_matches: int
+    debate_elo_gap: float
 
     @classmethod
     def from_config(cls, ranking: RankingCfg) -> PairingCfg:
@@ -125,7 +126,7 @@ def _random_top(players: Sequence[Player], rng: random.Random, blocked: Blocked 
     return Pairing(a.id, b.id, "random_top")
 
 
-def select_pair(players: Sequence[Player], rng: random.Random, sim: Similarity, cfg: PairingCfg = PairingCfg(),
+def select_pair(players: Sequence[Player], rng: random.Random, sim: Similarity, cfg: PairingCfg,
                 focus_id: str | None = None, blocked: Blocked = never_blocked,
                 exclude: Collection[str] = ()) -> Pairing | None:
     """Choose the next match among tournament players not in ``exclude``; None when fewer than two are free or
@@ -150,9 +151,9 @@ def select_pair(players: Sequence[Player], rng: random.Random, sim: Similarity, 
     return None
 
 
-def select_mode(a: Player, b: Player, cfg: PairingCfg = PairingCfg()) -> Literal["debate", "pairwise"]:
-    """Debate when either side has fewer than 2 matches or ``|ΔElo| < 50``; otherwise pairwise
-    (design.md#tournament)."""
+def select_mode(a: Player, b: Player, cfg: PairingCfg) -> Literal["debate", "pairwise"]:
+    """Debate when either side has fewer than ``cfg.debate_min_matches`` matches or ``|ΔElo| <
+    cfg.debate_elo_gap``; otherwise pairwise (design.md#tournament)."""
     if min(a.matches_played, b.matches_played) < cfg.debate_min_matches or abs(a.elo - b.elo) < cfg.debate_elo_gap:
         return "debate"
     return "pairwise"

@@ -17,11 +17,15 @@ if TYPE_CHECKING:
 
 @dataclass
 class StabilityTracker:
-    k: int = 5
-    n: int = 3
-    eps: float = 25.0
-    min_hypotheses: int = 10
-    min_matches: int = 30
+    """Elo stability: the top ``k`` unchanged over the last ``n`` snapshots, no rating moving ``eps`` Elo points or
+    more, once ``min_hypotheses`` and ``min_matches`` are reached; the values come from the ``termination`` config
+    (:meth:`from_config`)."""
+
+    k: int
+    n: int
+    eps: float
+    min_hypotheses: int
+    min_matches: int
     _history: deque[dict[str, float]] = field(default_factory=deque, repr=False)
     _hypotheses: int = 0
     _matches: int = 0
@@ -57,12 +61,13 @@ class BTStabilityTracker:
     Stable when the last ``n`` pushed fits (each the BT refit stored after a tournament round, read at every Elo
     snapshot) share the same top-``k`` set by BT score, and in the latest fit the k-th's 95 % CI lower bound lies
     above the (k+1)-th's upper bound; with the same guards as the Elo rule (``min_hypotheses``, ``min_matches``).
+    The values come from the ``termination`` config (:meth:`from_config`).
     """
 
-    k: int = 5
-    n: int = 3
-    min_hypotheses: int = 10
-    min_matches: int = 30
+    k: int
+    n: int
+    min_hypotheses: int
+    min_matches: int
     _history: deque[frozenset[str]] = field(default_factory=deque, repr=False)
     _separated: bool = False
     _hypotheses: int = 0

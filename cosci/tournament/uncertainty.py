@@ -40,13 +40,14 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class UncertaintyCfg:
-    """Args: top_k (the boundary watched; design.md#tournament: 5), warmup_matches (4), temperature (softmax
-    sharpness on scores scaled to max 1), distance_bonus (weight of 1 − cosine, a tie-break)."""
+    """Args: top_k (the boundary watched; design.md#tournament), warmup_matches, temperature (softmax
+    sharpness on scores scaled to max 1), distance_bonus (weight of 1 − cosine, a tie-break); the values come from
+    the ``ranking`` config (:meth:`from_config`, the same keys by name)."""
 
-    top_k: int = 5
-    warmup_matches: int = 4
-    temperature: float = 30.0
-    distance_bonus: float = 0.05
+    top_k: int
+    warmup_matches: int
+    temperature: float
+    distance_bonus: float
 
     @classmethod
     def from_config(cls, ranking: RankingCfg) -> UncertaintyCfg:
@@ -110,7 +111,7 @@ def pair_scores(fit: BTFit, k: int) -> NDArray[np.float64]:
 
 
 def select_uncertain(players: Sequence[Player], fit: BTFit, rng: random.Random, sim: Similarity,
-                     cfg: UncertaintyCfg = UncertaintyCfg(), focus_id: str | None = None,
+                     cfg: UncertaintyCfg, focus_id: str | None = None,
                      exclude: Collection[str] = (), blocked: Blocked = never_blocked) -> Pairing | None:
     """Choose the next match by the uncertainty scheme; None when fewer than two players are free.
 

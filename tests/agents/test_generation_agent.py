@@ -167,3 +167,17 @@ async def test_different_hypotheses_are_both_kept(planned: SessionRuntime, run_t
         assert result.kind == "hypothesis_created"
         ids.update(result.hypothesis_ids)
     assert len(ids) == 3 == len(planned.store.hypotheses.all()) == len(planned.deps.vectors)
+
+
+@pytest.mark.parametrize("max_turns", [pytest.param(n, marks=pytest.mark.overrides("debate.min_turns=2",
+                                                                                      f"debate.max_turns={n}"))
+                                       for n in (4, 10)])
+async def test_debate_max_turns_alone_bounds_the_turns(planned: SessionRuntime, fake: FakeBackend, run_task,
+                                                       max_turns: int) -> None:
+    """Raising ``debate.max_turns`` raises the turns a debate is given; no mode key caps it below."""
+    assert planned.config.agents["generation"].modes["debate"].max_iterations is None
+    fake.script(FakeReply(text="We keep disagreeing about the target."), agent="generation", mode="debate",
+                times=max_turns)
+    await run_task("generation", "GenerateHypothesis", "g0", payload={"mode": "debate"})
+    actions = [c.action for c in fake.calls_for("generation", "debate")]
+    assert actions == [f"GenerateHypothesis/turn{t}" for t in range(1, max_turns + 1)] + ["GenerateHypothesis/record"]

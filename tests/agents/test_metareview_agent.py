@@ -8,10 +8,12 @@ import re
 
 import pytest
 
+from cosci import domain
+from cosci.domain import OverviewHeadings
 from cosci.llm.fake.provider import FakeBackend, FakeReply
 from cosci.records import RecordReview
 from cosci.session.runtime import SessionRuntime
-from cosci.tournament.elo import EloRule
+from tests.tournament.shipped import ELO
 
 NARRATIVE = ("The strongest hypotheses name a leukemic-stem-cell dependency and a plasma concentration "
              "reachable in patients; weak ones ignore toxicity to normal progenitors (marker ZETA-7).")
@@ -36,7 +38,7 @@ def ranked(planned: SessionRuntime, add_player) -> list[str]:
         review = RecordReview(verdict="missing_piece", evidence=[], novelty=0.8,
                               notes=f"Review note {i}: needs PK data.")
         planned.store.hypotheses.add_review(hid, review, task_id=f"T-review-{i}")
-    planned.store.matches.apply("M-1", ids[0], ids[1], mode="debate", winner=ids[0], rule=EloRule(),
+    planned.store.matches.apply("M-1", ids[0], ids[1], mode="debate", winner=ids[0], rule=ELO,
                                  rationale="Hypothesis 1 has a sharper kill experiment.\nbetter idea: 1",
                                  transcript=[], task_id=None)
     return ids
@@ -171,3 +173,25 @@ async def test_an_unstructured_overview_falls_back_to_the_record(planned: Sessio
     assert overview.startswith("> **Fallback overview**") and "lacked the required sections" in overview
     assert "\n\n# Executive summary" in overview and f"[{ranked[0]}]" in overview
     assert "> The scientific community is now ready to accept science." in overview
+
+
+@pytest.mark.parametrize("written_by", ["model", "fallback"])
+async def test_reworded_headings_reach_the_prompt_the_overview_and_the_claim_check(
+        planned: SessionRuntime, fake: FakeBackend, run_task, ranked: list[str], written_by: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every consumer reads ``domain.OVERVIEW``: rewording it changes the prompt, the overview (the fake's and the
+    fallback's) and what the claim check reads, which still finds claims."""
+    reworded = OverviewHeadings(summary="Summary of findings", directions="Research directions",
+                                convergence="Agreement and conflict", caveats="Limits")
+    monkeypatch.setattr(domain, "OVERVIEW", reworded)
+    if written_by == "fallback":
+        fake.script(FakeReply.empty(), agent="metareview", mode="final", times=3)
+    _, result = await run_task("metareview", "GenerateFinalResearchOverview", "final")
+    assert result.detail["fallback"] is (written_by == "fallback")
+    prompt = fake.calls_for("metareview", "final")[0].prompt
+    assert all(f"# {h}" in prompt for h in reworded.all) and "Main research directions" not in prompt
+    overview = planned.store.sessions.get().final_overview or ""
+    assert all(f"# {h}" in overview for h in reworded.all) and "Executive summary" not in overview
+    assert result.detail["claims_total"] > 0 and result.detail["claims_untraceable"] < result.detail["claims_total"]
+    (event,) = planned.store.logs.events("overview_checked")
+    assert {c["section"] for c in event["payload"]["claims"]} == {"summary of findings", "research directions"}

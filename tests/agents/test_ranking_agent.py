@@ -160,3 +160,14 @@ async def test_a_batch_plays_matches_per_batch_and_keeps_elo_zero_sum(planned: S
 async def test_unknown_action_is_refused(planned: SessionRuntime, run_task) -> None:
     with pytest.raises(ValueError, match="no action"):
         await run_task("ranking", "Shuffle", "x")
+
+
+@pytest.mark.parametrize("max_turns", [pytest.param(n, marks=pytest.mark.overrides(
+    "ranking.matches_per_round=1", "ranking.dual_order_sample=0", "debate.min_turns=1", f"debate.max_turns={n}"))
+    for n in (2, 10)])
+async def test_debate_max_turns_alone_bounds_a_ranking_debate(planned: SessionRuntime, fake: FakeBackend, run_task,
+                                                              add_player, max_turns: int) -> None:
+    a, _ = add_player(STATEMENTS[0]), add_player(STATEMENTS[1])
+    fake.script(FakeReply(text="Both are interesting; I would not choose."), agent="ranking", times=max_turns)
+    await run_task("ranking", "RunTournamentRound", "b0", payload={"focus_id": a})
+    assert len(fake.calls_for("ranking", "debate")) == max_turns

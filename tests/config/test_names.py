@@ -12,7 +12,7 @@ import pytest
 from cosci import run
 from cosci.config.frozen import frozen_config
 from cosci.config.load import ConfigError, compose, validate
-from cosci.config.renames import REMOVED, RENAMED, carry_over
+from cosci.config.renames import ADDED, REMOVED, RENAMED, carry_over
 from cosci.config.schema import TOOL_NAMES
 from cosci.tools import arxiv, corpus, europe_pmc, pubmed, web_fetch, web_search
 
@@ -142,3 +142,31 @@ def test_a_snapshot_frozen_before_the_vocabulary_renames_carries_over(tmp_path: 
     for override in ("run.max_ideas=7", "ranking.pairing=seed"):  # codemod: keep
         with pytest.raises(ConfigError, match="renamed to"):
             frozen_config(old, tmp_path, [override])
+
+
+def test_a_debate_mode_takes_no_iterations_and_a_tool_loop_needs_them() -> None:
+    """Debate turns have one bound, ``debate.max_turns``; a tool-loop mode without its bound is refused."""
+    data = json.loads(validate(compose([])).model_dump_json())
+    assert data["agents"]["ranking"]["modes"]["debate"]["max_iterations"] is None
+    validate(data)  # the dumped null is no old key
+    data["agents"]["ranking"]["modes"]["debate"]["max_iterations"] = 12
+    with pytest.raises(ConfigError, match=r"agents\.ranking\.modes\.debate\.max_iterations: removed"):
+        validate(data)
+    del data["agents"]["ranking"]["modes"]["debate"]["max_iterations"]
+    del data["agents"]["reflection"]["modes"]["full"]["max_iterations"]
+    with pytest.raises(ConfigError, match=r"modes\.full\.max_iterations is required"):
+        validate(data)
+
+
+def test_a_session_frozen_without_the_added_keys_resumes_with_their_values(tmp_path: Path) -> None:
+    """The schema has no defaults for the ranking keys (conf/ is their one place): a snapshot frozen before a key
+    existed gets the value of ``ADDED``."""
+    old = json.loads(validate(compose(["experiment=demo"])).model_dump_json())
+    for key in ADDED:
+        *path, leaf = key.split(".")
+        node = old
+        for part in path:
+            node = node[part]
+        node.pop(leaf, None)
+    config = frozen_config(old, tmp_path)
+    assert (config.ranking.batch, config.ranking.top_k, config.ranking.pairing) == (False, 5, "uncertainty")

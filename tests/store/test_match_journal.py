@@ -11,9 +11,9 @@ import pytest
 from cosci.domain import hypothesis_id
 from cosci.records import RecordHypothesis
 from cosci.store import SessionStore
-from cosci.tournament.elo import EloRule
+from tests.tournament.shipped import ELO
 
-RULE = EloRule()
+RULE = ELO
 
 
 def test_a_valid_match_moves_both_ratings_by_the_rule(store: SessionStore, add_hypothesis) -> None:

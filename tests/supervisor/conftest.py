@@ -14,8 +14,8 @@ from cosci.domain import Task, TaskResult, hypothesis_id
 from cosci.records import RecordHypothesis
 from cosci.session.runtime import SessionRuntime
 from cosci.supervisor.rules import Scheduler
-from cosci.tournament.elo import EloRule
 from tests.agents.conftest import compose_config, config, pytest_configure  # noqa: F401
+from tests.tournament.shipped import ELO
 
 AddPlayer = Callable[..., str]
 
@@ -90,7 +90,7 @@ def play(runtime: SessionRuntime) -> Callable[[str, str, int], None]:
     def run(a: str, b: str, n: int) -> None:
         for _ in range(n):
             played[0] += 1
-            runtime.store.matches.apply(f"M-{played[0]}", a, b, mode="pairwise", winner=a, rule=EloRule(),
+            runtime.store.matches.apply(f"M-{played[0]}", a, b, mode="pairwise", winner=a, rule=ELO,
                                          rationale="", transcript=[], task_id=None)
 
     return run

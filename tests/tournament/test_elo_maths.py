@@ -8,8 +8,9 @@ import random
 import pytest
 
 from cosci.tournament.elo import EloRule, expected_score
+from tests.tournament.shipped import ELO
 
-RULE = EloRule()  # the seed's defaults: 32 / 16 / 5
+RULE = ELO  # the shipped ranking config: 32 / 16 / 5
 
 
 def test_expected_scores_by_hand() -> None:

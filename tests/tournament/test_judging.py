@@ -5,16 +5,17 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pytest
 
 from cosci.tournament.bt import fit_bt
-from cosci.tournament.elo import EloRule, expected_score
-from cosci.tournament.engine import TournamentCfg, plan_match
+from cosci.tournament.elo import expected_score
+from cosci.tournament.engine import plan_match
 from cosci.tournament.judge_stats import judge_stats
-from cosci.tournament.judging import DRAW, DualOrderCfg, presentation_order, resolve, score_of, wants_dual_order
-from cosci.tournament.uncertainty import UncertaintyCfg, pair_scores, select_uncertain
+from cosci.tournament.judging import DRAW, presentation_order, resolve, score_of, wants_dual_order
+from cosci.tournament.uncertainty import pair_scores, select_uncertain
+from tests.tournament.shipped import DUAL, ELO, TOURNAMENT, UNCERTAINTY
 
 
 @dataclass
@@ -35,12 +36,12 @@ def test_order_is_a_coin_from_the_rng_not_the_ids() -> None:
     ("all", "pairwise", 500.0, True), ("off", "debate", 0.0, False), ("close", "debate", 400.0, True),
     ("close", "pairwise", 20.0, True), ("close", "pairwise", -49.0, True), ("close", "pairwise", 80.0, False)])
 def test_dual_order_policy(policy: str, mode: str, gap: float, want: bool) -> None:
-    cfg = DualOrderCfg(policy=policy, elo_gap=50.0, sample=0.0)  # type: ignore[arg-type]
+    cfg = replace(DUAL, policy=policy, elo_gap=50.0, sample=0.0)  # type: ignore[arg-type]
     assert wants_dual_order(mode, gap, cfg, random.Random(0)) is want
 
 
 def test_dual_order_sample_share() -> None:
-    cfg = DualOrderCfg(policy="off", sample=0.25)
+    cfg = replace(DUAL, policy="off", sample=0.25)
     share = sum(wants_dual_order("pairwise", 300.0, cfg, random.Random(i)) for i in range(2000)) / 2000
     assert share == pytest.approx(0.25, abs=0.04)
 
@@ -53,15 +54,16 @@ def test_resolve_agreement_disagreement_and_invalid() -> None:
 
 
 def test_a_draw_moves_elo_toward_the_weaker() -> None:
-    delta, k = EloRule()(1300.0, 10, 1200.0, 10, 0.5)
+    delta, k = ELO(1300.0, 10, 1200.0, 10, 0.5)
     assert k == 16.0 and delta == pytest.approx(16 * (0.5 - expected_score(1300.0, 1200.0)))
     assert delta < 0
-    assert EloRule()(1200.0, 0, 1200.0, 0, 0.5) == (0.0, 32.0)
+    assert ELO(1200.0, 0, 1200.0, 0, 0.5) == (0.0, 32.0)
 
 
 def test_uncertainty_warms_up_then_targets_the_boundary() -> None:
     players = [P(f"H-{i:02d}") for i in range(10)]
-    pick = select_uncertain(players, fit_bt([p.id for p in players], []), random.Random(0), lambda a, b: 0.0)
+    pick = select_uncertain(players, fit_bt([p.id for p in players], []), random.Random(0), lambda a, b: 0.0,
+                            UNCERTAINTY)
     assert pick is not None and pick.bucket == "warmup"
     for p in players:
         p.matches_played = 8
@@ -72,7 +74,7 @@ def test_uncertainty_warms_up_then_targets_the_boundary() -> None:
     best = divmod(int(scores.argmax()), 10)
     assert set(best) & {1, 2}  # the most informative pair touches the boundary
     assert scores[8, 9] < scores[best]
-    pick = select_uncertain(players, fit, random.Random(0), lambda a, b: 0.0, UncertaintyCfg(top_k=2))
+    pick = select_uncertain(players, fit, random.Random(0), lambda a, b: 0.0, replace(UNCERTAINTY, top_k=2))
     assert pick is not None and pick.bucket == "uncertainty"
 
 
@@ -82,10 +84,10 @@ def test_plans_never_use_excluded_hypotheses(pairing: str) -> None:
     fit = fit_bt([p.id for p in players], [])
     busy = {"H-00", "H-03", "H-05"}
     for seed in range(50):
-        plan = plan_match(players, random.Random(seed), lambda a, b: 0.0, TournamentCfg(pairing=pairing), fit,
+        plan = plan_match(players, random.Random(seed), lambda a, b: 0.0, replace(TOURNAMENT, pairing=pairing), fit,
                           focus_id="H-03", exclude=busy)
         assert plan is not None and not {plan.first, plan.second} & busy
-    assert plan_match(players, random.Random(0), lambda a, b: 0.0, TournamentCfg(pairing=pairing), fit,
+    assert plan_match(players, random.Random(0), lambda a, b: 0.0, replace(TOURNAMENT, pairing=pairing), fit,
                       exclude={p.id for p in players[1:]}) is None
 
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pytest
 
-from cosci.tournament.pairing import PairingCfg, select_mode, select_pair
+from cosci.tournament.pairing import select_mode, select_pair
+from tests.tournament.shipped import PAIRING
 
 
 @dataclass(frozen=True)
@@ -23,27 +24,27 @@ def no_sim(a: str, b: str) -> float:
     return 0.0
 
 
-ONLY_NEW = PairingCfg(p_new=1.0, p_close=0.0, p_random=0.0)
-ONLY_CLOSE = PairingCfg(p_new=0.0, p_close=1.0, p_random=0.0)
-ONLY_RANDOM = PairingCfg(p_new=0.0, p_close=0.0, p_random=1.0)
+ONLY_NEW = replace(PAIRING, p_new=1.0, p_close=0.0, p_random=0.0)
+ONLY_CLOSE = replace(PAIRING, p_new=0.0, p_close=1.0, p_random=0.0)
+ONLY_RANDOM = replace(PAIRING, p_new=0.0, p_close=0.0, p_random=1.0)
 
 
 def test_fewer_than_two_players_give_no_pair() -> None:
-    assert select_pair([], random.Random(0), no_sim) is None
-    assert select_pair([P("H-a", 1200, 0)], random.Random(0), no_sim, focus_id="H-a") is None
+    assert select_pair([], random.Random(0), no_sim, PAIRING) is None
+    assert select_pair([P("H-a", 1200, 0)], random.Random(0), no_sim, PAIRING, focus_id="H-a") is None
 
 
 def test_focus_meets_its_nearest_elo_opponent() -> None:
     players = [P("H-a", 1300, 6), P("H-b", 1190, 6), P("H-c", 1210, 6), P("H-new", 1200, 0)]
     for seed in range(20):  # no randomness in the focus bucket
-        pair = select_pair(players, random.Random(seed), no_sim, focus_id="H-new")
+        pair = select_pair(players, random.Random(seed), no_sim, PAIRING, focus_id="H-new")
         assert pair is not None
         assert (pair.a, pair.b, pair.bucket) == ("H-new", "H-b", "focus")  # tie (10 points each): lower id
 
 
 def test_unknown_focus_falls_back_to_the_buckets() -> None:
     players = [P("H-a", 1200, 6), P("H-b", 1210, 6)]
-    pair = select_pair(players, random.Random(0), no_sim, focus_id="H-gone")
+    pair = select_pair(players, random.Random(0), no_sim, PAIRING, focus_id="H-gone")
     assert pair is not None and pair.bucket != "focus"
 
 
@@ -123,7 +124,7 @@ def test_same_seed_same_pairs_and_default_bucket_mix() -> None:
 
     def draw(seed: int) -> list[tuple[str, str, str]]:
         rng = random.Random(seed)
-        return [(p.a, p.b, p.bucket) for p in (select_pair(players, rng, no_sim) for _ in range(300)) if p]
+        return [(p.a, p.b, p.bucket) for p in (select_pair(players, rng, no_sim, PAIRING) for _ in range(300)) if p]
 
     assert draw(7) == draw(7)
     assert draw(7) != draw(8)
@@ -141,5 +142,5 @@ def test_same_seed_same_pairs_and_default_bucket_mix() -> None:
     (P("H-a", 1400, 8), P("H-b", 1200, 3), "pairwise"),
 ])
 def test_select_mode_thresholds(a: P, b: P, mode: str) -> None:
-    assert select_mode(a, b) == mode
-    assert select_mode(b, a) == mode
+    assert select_mode(a, b, PAIRING) == mode
+    assert select_mode(b, a, PAIRING) == mode

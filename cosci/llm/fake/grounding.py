@@ -13,6 +13,7 @@ import random
 import re
 from typing import Any
 
+from cosci import domain
 from cosci.llm.fake.types import FakeCall
 
 _RECORD = re.compile(r"URL: (\S+)\n(.*?)</untrusted_source>", re.S)
@@ -65,7 +66,8 @@ def claim_checks(rng: random.Random, call: FakeCall) -> dict[str, Any]:
 
 def audit(rng: random.Random, call: FakeCall) -> dict[str, Any]:
     """``record_audit``: one sentence of the overview flagged at random, a random score."""
-    body = call.prompt.split("# Main research directions", 1)[-1].split("# Convergence", 1)[0]
+    heading = domain.OVERVIEW
+    body = call.prompt.split(f"# {heading.directions}", 1)[-1].split(f"# {heading.convergence}", 1)[0]
     sentences = [s.strip(" -") for s in re.split(r"(?<=[.!?])\s+|\n", body) if len(s.split()) >= 5]
     flagged = [rng.choice(sentences)] if sentences else []
     return {"overclaims": [{"claim": c[:200], "why": "Scripted fake: stated more strongly than its sources.",

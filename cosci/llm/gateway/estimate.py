@@ -63,7 +63,7 @@ def estimate_session(config: CosciConfig) -> Estimate:
     session_text = len(config.session.goal or "") + sum(len(p) for p in config.session.preferences)
 
     def loop(agent: str, mode: str) -> int:  # a tool loop makes at most max_iterations calls
-        return min(TOOL_LOOP_CALLS, config.agents[agent].modes[mode].max_iterations)
+        return min(TOOL_LOOP_CALLS, config.agents[agent].modes[mode].max_iterations or TOOL_LOOP_CALLS)
 
     n = config.run.max_hypotheses
     evolved = round(n * config.evolution.pool_share)

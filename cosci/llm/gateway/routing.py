@@ -62,10 +62,11 @@ class Router:
         retry = self.config.retry
         reasons = bool(thinking) or entry.thinking == "effort"
         fixed = retry.thinking_call_timeout_seconds if reasons else retry.call_timeout_seconds
+        iterations = self.config.debate.max_turns if mode_cfg.max_iterations is None else mode_cfg.max_iterations
         deadline, stream = call_deadline(fixed, cap, entry.output_tokens_per_second, retry.first_token_seconds)
         return Route(
             agent=agent, mode=mode, tier=tier, model=entry.model, thinking_tokens=thinking,
-            max_output_tokens=cap, max_iterations=mode_cfg.max_iterations, timeout_seconds=deadline,
+            max_output_tokens=cap, max_iterations=iterations, timeout_seconds=deadline,
             degradable=f"{agent}.{mode}" not in NEVER_DEGRADE,
             constrained=entry.model.startswith(CONSTRAINED_PROVIDERS),
             unable_to_classify=entry.unable_to_classify,

@@ -21,7 +21,7 @@ class Route:
         model: LiteLLM model string.
         thinking_tokens: the mode's thinking budget in tokens; 0 when the tier's form is ``off``.
         max_output_tokens: max tokens per call (the cost cap), thinking and hidden reasoning included.
-        max_iterations: tool-loop iterations (or debate turns) allowed.
+        max_iterations: tool-loop iterations allowed (for a debate mode: debate.max_turns, its turns).
         timeout_seconds: the call's deadline, seconds: the fixed timeout (design.md#retries: 120 s, 300 s with
             thinking), or for a streamed call ``retry.first_token_seconds`` plus ``max_output_tokens`` at the tier's
             output speed (design.md#long-calls).
