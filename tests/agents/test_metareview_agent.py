@@ -194,4 +194,6 @@ async def test_reworded_headings_reach_the_prompt_the_overview_and_the_claim_che
     assert all(f"# {h}" in overview for h in reworded.all) and "Executive summary" not in overview
     assert result.detail["claims_total"] > 0 and result.detail["claims_untraceable"] < result.detail["claims_total"]
     (event,) = planned.store.logs.events("overview_checked")
-    assert {c["section"] for c in event["payload"]["claims"]} == {"summary of findings", "research directions"}
+    # the fallback's summary is a line from the session store, not a claim (design.md#claim-statuses)
+    expected = {"research directions"} if written_by == "fallback" else {"summary of findings", "research directions"}
+    assert {c["section"] for c in event["payload"]["claims"]} == expected
