@@ -128,6 +128,7 @@ class Scorer:
             lines.append({"observation": f"{item.id}::{seed}::{system}", "system": system, "rank": rank,
                           "presented": pos, "shown_id": shown, "hypothesis": a.id, "score": v.score,
                           "valid": v.valid, "rationale": v.rationale, "error": v.error})
+        self.calls.parent.mkdir(parents=True, exist_ok=True)
         with (self.calls.parent / "judgements.jsonl").open("a", encoding="utf-8") as fh:
             fh.writelines(json.dumps(x) + "\n" for x in sorted(lines, key=lambda x: (x["system"], x["rank"])))
         return ({s: [v[r] for r in sorted(v)] for s, v in verdicts.items()},

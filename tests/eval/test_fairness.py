@@ -18,7 +18,7 @@ from cosci.domain import hypothesis_id
 from cosci.eval import baseline as bl
 from cosci.eval.moose_chem import URL_PREFIX, load_corpus, load_items, write_corpus
 from cosci.eval.observe import BASELINE_ACTION, Answer, Scorer, SystemRun, judging_order
-from cosci.eval.report import summary_frame, write_report
+from cosci.eval.report import markdown, missing_section, summary_frame
 from cosci.eval.runner import ranked_hypotheses
 from cosci.llm.errors import NoRecordCall
 from cosci.llm.fake.provider import FakeBackend, FakeReply
@@ -131,12 +131,10 @@ async def test_a_failed_baseline_is_missing_and_left_out_of_the_paired_differenc
     assert (recall["baseline_mean"], recall["baseline_n"]) == (1.0, 2)  # scored 0 it would be 0.67 over 3
     assert (recall["pipeline_mean"], recall["pipeline_n"]) == (1.0, 2)
     assert (recall["difference_mean"], recall["difference_n"]) == (0.0, 1)  # only seed 1 has both
-    overall = write_report(rows, tmp_path / "report", "# header")
-    md = (tmp_path / "report" / "summary.md").read_text(encoding="utf-8")
+    md = missing_section(rows) + markdown(summary_frame(rows), "# header")  # as summary.md shows them
     assert "- baseline missing on 1 of 3 observations (item x seed): moose-00 seed 2: InvalidArguments" in md
     assert "- pipeline missing on 1 of 3 observations (item x seed): moose-00 seed 3: SessionFailed" in md
     assert "| recall_any | 1.00 [1.00, 1.00] | 1.00 [1.00, 1.00] | 0.00 [0.00, 0.00] | 2, 2, 1 |" in md
-    assert overall["baseline_missing"] == 1.0 and overall["pipeline_missing"] == 1.0
 
 
 async def test_the_baseline_is_one_call_in_the_transcripts_on_a_thinking_route(
@@ -189,3 +187,21 @@ async def test_one_call_forces_the_record_where_thinking_survives_it(config: Cos
     rec, _ = await bl.one_call_record(port, spec, bl.RecordHypotheses)
     [sent] = port.specs  # one request: the record forced, the thinking budget kept (a reasoning model thinks)
     assert sent.tool_choice == "record_hypotheses" and sent.thinking and len(rec.hypotheses) == 2
+
+
+def test_a_session_that_raises_is_a_missing_pipeline(config: CosciConfig, fake: FakeBackend, tmp_path: Path,
+                                                     corpus: LocalCorpus, monkeypatch: pytest.MonkeyPatch) -> None:
+    import flows.launch
+    from cosci.errors import SessionFailed
+    from cosci.eval.runner import EvalOptions, _observe, _Tracker
+
+    def failing(*args: Any, **kwargs: Any) -> Any:
+        raise SessionFailed("no model call succeeded (3 attempts); the last error: 401")
+
+    monkeypatch.setattr(flows.launch, "run_session", failing)
+    item = load_items("1")[0]
+    scorer = Scorer(config, tmp_path / "eval" / "calls.jsonl", "cheap")
+    [row] = _observe(item, 1, [], config, tmp_path / "corpus.jsonl", corpus, scorer, EvalOptions(baseline="none"),
+                     5, _Tracker(None, None))
+    assert row["missing"] and row["error"].startswith("SessionFailed: no model call succeeded")
+    assert row["recall_any"] != row["recall_any"] and not fake.calls  # NaN; nothing judged

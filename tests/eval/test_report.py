@@ -42,6 +42,7 @@ def test_report_files(tmp_path: Path) -> None:
     assert "- baseline missing on 0 of 4 observations (item x seed)\n" in md
     assert "| a | pipeline | 0.75 [0.50, 1.00] | n/a |" in md
     assert overall["pipeline_recall_any"] == pytest.approx(0.875)
+    assert overall["baseline_missing"] == overall["pipeline_missing"] == 0.0
     per_item = pl.read_parquet(tmp_path / "per_item.parquet")
     a = per_item.filter((pl.col("item") == "a") & (pl.col("system") == "pipeline")
                         & (pl.col("metric") == "recall_any")).row(0, named=True)
