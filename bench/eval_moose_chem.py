@@ -3,7 +3,8 @@
 
 Runs ``cosci eval moose-chem`` (default: 1 item, corpus 150, the embedded model) in a subprocess with its data
 under ``bench/results/eval-data``, then prints the overall table and writes ``bench/results/eval_moose_chem.json``
-(the overall means with their intervals, the models, the wall time). The numbers are recorded by hand in
+(the overall means with their intervals, the missing observations per system, the baseline's calls per
+observation from the transcripts, the models, the wall time). The numbers are recorded by hand in
 ``bench/README.md`` with the model and its training cutoff; nothing here is a target to pass.
 """
 
@@ -44,8 +45,13 @@ def main(argv: list[str] | None = None) -> int:
     import polars as pl
 
     summary = pl.read_parquet(folder / "report" / "summary.parquet")
+    obs = pl.read_parquet(folder / "report" / "observations.parquet")
+    missing = {s: {"missing": int(obs.filter((pl.col("system") == s) & pl.col("missing")).height),
+                   "of": int(obs.filter(pl.col("system") == s).height)} for s in ("pipeline", "baseline")}
+    calls = (obs.filter(pl.col("system") == "baseline")["calls"].drop_nulls().cast(pl.Int64).value_counts()
+             .sort("calls").to_dicts() if "calls" in obs.columns else [])
     out = {"command": " ".join(cmd[1:]), "wall_seconds": round(wall, 1), "report": str(folder / "report"),
-           "summary": summary.to_dicts()}
+           "missing": missing, "baseline_calls_per_observation": calls, "summary": summary.to_dicts()}
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "eval_moose_chem.json").write_text(json.dumps(out, indent=2, default=str) + "\n", encoding="utf-8")
     print(proc.stdout)

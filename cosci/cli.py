@@ -414,6 +414,7 @@ def cmd_serve(args: argparse.Namespace) -> None:
 
 
 def cmd_eval(args: argparse.Namespace) -> None:
+    from cosci.eval.observe import progress_line
     from cosci.eval.runner import EvalOptions, run_eval
 
     if args.seeds < 1:
@@ -422,10 +423,7 @@ def cmd_eval(args: argparse.Namespace) -> None:
         raise ConfigError(f"--top-n: {args.top_n} must be at least 1")
     opts = EvalOptions(items=args.items, corpus=args.corpus, seeds=args.seeds, baseline=args.baseline,
                        judge_tier=args.judge_tier, top_n=args.top_n, overrides=list(args.overrides))
-    result = run_eval(opts, on_row=lambda r: print(
-        f"eval: {r['item']} seed {r['seed']} {r['system']:8s} recall {r['recall_any']:.2f} "
-        f"best-of-5 match {r['match_best_at_5']:.1f} ${r['cost_usd']:.4f} {r['wall_seconds']:.0f} s",
-        file=sys.stderr))
+    result = run_eval(opts, on_row=lambda r: print(progress_line(r), file=sys.stderr))
     print((result.folder / "report" / "summary.md").read_text(encoding="utf-8"))
     print(f"report    {result.folder / 'report'}")
     if result.parent_run_id:

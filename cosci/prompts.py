@@ -76,6 +76,7 @@ TEMPLATES: dict[str, str] = {
 EVAL_TEMPLATES: dict[str, str] = {
     "eval.hypothesis_match": "eval/hypothesis_match.md",
     "eval.baseline": "eval/baseline.md",
+    "eval.match_rubric": "eval/match_rubric.md",
 }
 """Prompts of the evaluation harness (``cosci eval``, design.md#eval), not of a session's agents."""
 INVESTIGATION_TEMPLATES: dict[str, str] = {

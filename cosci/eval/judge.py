@@ -1,12 +1,15 @@
 """The hypothesis-match judge: one structured call scoring a hypothesis 0-5 against the ground truth.
 
-The rubric is in ``prompts/eval/hypothesis_match.md`` (a 0-5 matched score after MOOSE-Chem's, arXiv
-2410.07076, wording ours): 5 same main idea with all key components and mechanism; 4 same idea and mechanism,
-one key component missing or different; 3 same direction with at least one key component or the mechanism;
-2 one shared component, different idea; 1 same field only; 0 unrelated or empty. The score is absolute, not
-pairwise, so one order suffices. The judge runs on a different model from generation where the config has
-one (:func:`judge_tier`). An answer that is not a valid record with an integer score in 0..5 (out of range,
-malformed, no tool call), or a call that fails, is recorded as invalid with its reason; it never raises.
+The rubric is in ``prompts/eval/match_rubric.md``, included by ``prompts/eval/hypothesis_match.md`` (a 0-5 matched
+score after MOOSE-Chem's, arXiv 2410.07076, wording ours): 5 same main idea with all key components and mechanism; 4
+same idea and mechanism, one key component missing or different; 3 same direction with at least one key component or
+the mechanism; 2 one shared component, different idea; 1 same field only; 0 unrelated or empty. The score is
+absolute, not pairwise, so one order suffices. The judge runs on a different model from generation where the config
+has one (:func:`judge_tier`). Every hypothesis, the pipeline's and the baseline's alike, reaches the judge as the
+same fields (:class:`JudgedHypothesis`: title, statement, mechanism, anticipated outcomes) rendered by one function
+(:func:`judge_text`) under a neutral id chosen by the caller (design.md#eval-fairness). An answer that is not a
+valid record with an integer score in 0..5 (out of range, malformed, no tool call), or a call that fails, is
+recorded as invalid with its reason; it never raises.
 """
 
 from __future__ import annotations
@@ -30,12 +33,42 @@ MATCH_SCALE = (0, 5)
 """The rubric's score range, inclusive."""
 
 
+@dataclass(frozen=True)
+class JudgedHypothesis:
+    """What the judge sees of one hypothesis, whichever system wrote it (design.md#eval-fairness): the pipeline's
+    ``title``, ``statement``, ``mechanism`` and ``anticipated_outcomes``, or the baseline's fields of the same
+    names (asked with the same descriptions). Entities, novelty argument and citations are not shown."""
+
+    title: str
+    statement: str
+    mechanism: str
+    anticipated_outcomes: str
+
+
+JUDGED_FIELDS = (("title", "Title"), ("statement", "Statement"), ("mechanism", "Mechanism"),
+                 ("anticipated_outcomes", "Anticipated outcomes"))
+"""(field of :class:`JudgedHypothesis`, the label the judge reads), in the order shown."""
+
+
+def judge_text(h: JudgedHypothesis) -> str:
+    """The one rendering of a hypothesis for the judge: one ``Label: value`` line per field of
+    :data:`JUDGED_FIELDS`, whitespace collapsed (so line breaks in one system's fields do not set it apart); an
+    empty field shows as ``(none)``."""
+    return "\n".join(f"{label}: {' '.join(str(getattr(h, name)).split()) or '(none)'}"
+                     for name, label in JUDGED_FIELDS)
+
+
 class RecordMatchScore(Record):
     tool_name: ClassVar[str] = "record_match_score"
     tool_description: ClassVar[str] = "Record the 0-5 match score of the proposed hypothesis. Ends your turn."
 
     score: int = Field(ge=MATCH_SCALE[0], le=MATCH_SCALE[1], description="Match score from the rubric, 0 to 5.")
     rationale: str = Field(default="", description="Key components that match and those that do not.")
+
+
+def rubric() -> str:
+    """The judge's rubric as the judge reads it (``prompts/eval/match_rubric.md``), for the report's header."""
+    return render("eval.match_rubric")
 
 
 @dataclass(frozen=True)
@@ -84,16 +117,17 @@ def judge_route(config: CosciConfig, tier: str) -> Route:
                    timeout_seconds=config.retry.call_timeout_seconds)
 
 
-async def judge_match(port: LLMPort, route: Route, truth: str, hypothesis: str, *, hypothesis_id: str,
-                      task_id: str | None = None) -> JudgeScore:
-    """Score ``hypothesis`` (plain text) against ``truth`` (the published hypothesis), 0-5.
+async def judge_match(port: LLMPort, route: Route, truth: str, hypothesis: JudgedHypothesis, *,
+                      hypothesis_id: str, task_id: str | None = None) -> JudgeScore:
+    """Score ``hypothesis`` (rendered by :func:`judge_text`) against ``truth`` (the published hypothesis), 0-5.
 
-    Both texts are quoted as untrusted data. Returns an invalid :class:`JudgeScore` (never raises) when the
+    Both texts are quoted as untrusted data; ``hypothesis_id`` is the id the judge reads (callers pass a neutral
+    one that does not name the system). Returns an invalid :class:`JudgeScore` (never raises) when the
     answer is not a valid record (score outside 0-5, malformed, missing) or the call fails (LLM error, budget).
     """
     user = render("eval.hypothesis_match",
                   ground_truth=quote_untrusted(truth, "ground-truth"),
-                  hypothesis=quote_hypothesis(hypothesis, hypothesis_id))
+                  hypothesis=quote_hypothesis(judge_text(hypothesis), hypothesis_id))
     spec = CallSpec(route=route, action="JudgeHypothesisMatch", task_id=task_id,
                     system=[TextBlock(render("_safety_preamble"), cache=True)],
                     messages=[{"role": "user", "content": user}])

@@ -17,6 +17,7 @@ from typing import Any
 
 import polars as pl
 
+from cosci.eval.judge import JUDGED_FIELDS, rubric
 from cosci.eval.metrics import TOP_KS, Interval, bootstrap_ci
 
 METRICS = ("recall_any", *(f"recall_at_{k}" for k in TOP_KS), "retrieval_recall",
@@ -33,21 +34,63 @@ PLOTTED = (("recall_any", "inspiration recall (any hypothesis)", (-0.05, 1.05)),
 def _by_item(rows: Sequence[dict[str, Any]], system: str, metric: str) -> dict[str, list[float]]:
     out: dict[str, list[float]] = {}
     for r in rows:
-        if r["system"] == system:
+        if r["system"] == system and not r.get("missing"):
             v = r.get(metric)
             out.setdefault(r["item"], []).append(math.nan if v is None else float(v))
     return out
 
 
 def _paired(rows: Sequence[dict[str, Any]], metric: str) -> dict[str, list[float]]:
-    """pipeline - baseline for each (item, seed) that has both."""
-    keyed = {(r["item"], r["seed"], r["system"]): r.get(metric) for r in rows}
+    """pipeline - baseline for each (item, seed) that has both, neither missing."""
+    keyed = {(r["item"], r["seed"], r["system"]): r.get(metric) for r in rows if not r.get("missing")}
     out: dict[str, list[float]] = {}
     for (item, seed, system), v in keyed.items():
         if system == "pipeline" and (item, seed, "baseline") in keyed:
             b = keyed[(item, seed, "baseline")]
             out.setdefault(item, []).append(math.nan if v is None or b is None else float(v) - float(b))
     return out
+
+
+def judge_section(model: str, k: int) -> str:
+    """The report header's account of the judge: its model, what it sees of each hypothesis, and its rubric as
+    the judge reads it (quoted)."""
+    fields = ", ".join(f"`{label}`" for _, label in JUDGED_FIELDS)
+    quoted = "\n".join(f"> {line}".rstrip() for line in rubric().splitlines())
+    return (f"## Judge\n\n{model}, one call per hypothesis, no thinking, an absolute 0-5 score against the item's "
+            f"published hypothesis. Per item and seed it scores the top {k} of the pipeline (leaderboard, best Elo "
+            f"first) and of the baseline (its own order), and sees the same fields of each, formatted by one "
+            f"function: {fields} (entities, novelty and citations are not shown). Both systems' hypotheses are "
+            f"interleaved in one shuffled order (seeded by item id and seed: a rerun shows the same order) under "
+            f"neutral ids (`hypothesis-<position>`). Its rubric, verbatim:\n\n{quoted}\n\n"
+            "Tables: mean [95 % bootstrap CI over items and seeds]; recall in [0, 1], match 0-5, cost USD, wall "
+            "seconds. A missing observation (a failed run) is left out of every mean and paired difference.")
+
+
+def missing_section(rows: Sequence[dict[str, Any]], shown: int = 5) -> str:
+    """Per system, how many observations (item x seed) are missing and why (the first ``shown`` reasons)."""
+    lines = ["## Missing observations", ""]
+    for system in SYSTEMS:
+        mine = [r for r in rows if r["system"] == system]
+        if not mine:
+            continue
+        gone = [r for r in mine if r.get("missing")]
+        line = f"- {system} missing on {len(gone)} of {len(mine)} observations (item x seed)"
+        if gone:
+            why = "; ".join(f"{r['item']} seed {r['seed']}: {r.get('error')}" for r in gone[:shown])
+            line += f": {why}" + (f"; and {len(gone) - shown} more" if len(gone) > shown else "")
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def calls_section(rows: Sequence[dict[str, Any]]) -> str:
+    """The baseline's provider calls per observation, counted from the transcripts (``calls.jsonl``: every
+    attempt, a retried transient error included); empty when there is no baseline."""
+    counts = [int(r["calls"]) for r in rows if r["system"] == "baseline" and not math.isnan(r.get("calls", math.nan))]
+    if not counts:
+        return ""
+    tally = ", ".join(f"{c} call{'s' if c != 1 else ''} on {counts.count(c)}" for c in sorted(set(counts)))
+    return (f"## Baseline calls\n\nSingle-call baseline, calls per observation in the transcripts (calls.jsonl, "
+            f"every attempt): {tally} of {len(counts)} observations.\n")
 
 
 def summary_frame(rows: Sequence[dict[str, Any]], seed: int = 0) -> pl.DataFrame:
@@ -88,11 +131,11 @@ def _cell(frame_row: dict[str, Any], name: str) -> str:
 
 def markdown(summary: pl.DataFrame, header: str) -> str:
     """The overall table as Markdown: metric | pipeline | baseline | difference, each ``mean [low, high]``."""
-    lines = [header, "", "| metric | pipeline | baseline | pipeline - baseline | n (pipeline) |",
+    lines = [header, "", "| metric | pipeline | baseline | pipeline - baseline | n (pipeline, baseline, pairs) |",
              "|---|---|---|---|---|"]
     for r in summary.iter_rows(named=True):
         lines.append(f"| {r['metric']} | {_cell(r, 'pipeline')} | {_cell(r, 'baseline')} | "
-                     f"{_cell(r, 'difference')} | {r['pipeline_n']} |")
+                     f"{_cell(r, 'difference')} | {r['pipeline_n']}, {r['baseline_n']}, {r['difference_n']} |")
     return "\n".join(lines) + "\n"
 
 
@@ -147,7 +190,10 @@ def plot(per_item: pl.DataFrame, path: Path) -> Path:
 
 def write_report(rows: Sequence[dict[str, Any]], folder: Path, header: str) -> dict[str, float]:
     """Write ``observations.parquet``, ``summary.parquet``, ``summary.md``, ``per_item.parquet`` and
-    ``metric_by_item.png`` into ``folder``; returns the overall means as ``<system>_<metric>`` metrics."""
+    ``metric_by_item.png`` into ``folder``; returns the overall means as ``<system>_<metric>`` metrics and the
+    missing observations as ``<system>_missing`` (a count).
+
+    ``summary.md`` opens with ``header``, then :func:`missing_section` and :func:`calls_section`."""
     folder.mkdir(parents=True, exist_ok=True)
     obs = pl.DataFrame(list(rows), infer_schema_length=None)
     obs.write_parquet(folder / "observations.parquet")
@@ -155,7 +201,11 @@ def write_report(rows: Sequence[dict[str, Any]], folder: Path, header: str) -> d
     summary.write_parquet(folder / "summary.parquet")
     per_item = per_item_frame(rows)
     per_item.write_parquet(folder / "per_item.parquet")
+    header = "\n\n".join(x.rstrip("\n") for x in (header, missing_section(rows), calls_section(rows)) if x)
     text = markdown(summary, header) + "\n## Per item (mean [95 % CI over seeds])\n\n" + per_item_markdown(per_item)
     (folder / "summary.md").write_text(text, encoding="utf-8")
     plot(per_item, folder / "metric_by_item.png")
-    return {f"{s}_{r['metric']}": float(r[f"{s}_mean"]) for r in summary.iter_rows(named=True) for s in SYSTEMS}
+    overall = {f"{s}_{r['metric']}": float(r[f"{s}_mean"]) for r in summary.iter_rows(named=True) for s in SYSTEMS}
+    overall.update({f"{s}_missing": float(sum(1 for r in rows if r["system"] == s and r.get("missing")))
+                    for s in SYSTEMS})
+    return overall

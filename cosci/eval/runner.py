@@ -4,8 +4,9 @@ For each selected item and each seed 1..K: a session on ``conf/eval/moose_chem.y
 with ``session.goal`` = the item's research question, ``session.background`` = its background survey (quoted
 into every agent's system prompt), ``session.corpus_path`` = the chosen corpus (synthetic ids/URLs) and
 ``run.seed`` = the seed; network tools are off (the experiment's ``tools.offline`` and allowlists). Then the
-baseline for the same item and seed (:mod:`cosci.eval.baseline`), then the judge on the top-k of each
-(:mod:`cosci.eval.judge`), then the metrics (:mod:`cosci.eval.metrics`). The whole evaluation is one MLflow
+baseline for the same item and seed (:mod:`cosci.eval.baseline`), then the judge on the top-k of both, interleaved
+in a shuffled order, then the metrics (:mod:`cosci.eval.observe`); a session that fails is a missing observation,
+not a crash of the evaluation. The whole evaluation is one MLflow
 parent run with one child per session (:mod:`cosci.tracking.eval_runs`); the report
 (:mod:`cosci.eval.report`) is written under ``<data_dir>/eval/<name>/report/`` and logged on the parent.
 Judge and baseline calls are kept in ``calls.jsonl`` beside it, the judge's verdicts in ``judgements.jsonl``.
@@ -14,24 +15,22 @@ Judge and baseline calls are kept in ``calls.jsonl`` beside it, the judge's verd
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from cosci.config.load import compose, validate
 from cosci.config.schema import CosciConfig
-from cosci.domain import Call
+from cosci.errors import CosciError
 from cosci.eval import baseline as bl
-from cosci.eval.judge import judge_match, judge_route, judge_tier
-from cosci.eval.metrics import TOP_KS, cited_ids, inspiration_recall, match_metrics, recall
+from cosci.eval.judge import JudgedHypothesis, judge_tier
+from cosci.eval.metrics import TOP_KS, cited_ids
 from cosci.eval.moose_chem import Item, inspiration_ids, load_corpus, load_items, write_corpus
-from cosci.eval.report import write_report
-from cosci.llm.budget.token_budget import TokenBudget
-from cosci.llm.gateway.adapter import Gateway
+from cosci.eval.observe import Answer, Scorer, SystemRun
+from cosci.eval.report import judge_section, write_report
 from cosci.store import SessionStore
 from cosci.tools.corpus import LocalCorpus
 
@@ -80,60 +79,17 @@ def item_config(base: CosciConfig, item: Item, seed: int, corpus_path: Path) -> 
     return validate(data, require_goal=True)
 
 
-def ranked_hypotheses(store_path: Path, session_id: str) -> list[tuple[str, str, list[str]]]:
-    """The session's leaderboard, best Elo first (ties by id; rejected, retired, quarantined left out):
-    ``(hypothesis id, title + statement, cited corpus record ids)``."""
+def ranked_hypotheses(store_path: Path, session_id: str) -> list[Answer]:
+    """The session's leaderboard, best Elo first (ties by id; rejected, retired, quarantined left out), each
+    hypothesis with the fields the judge sees and its cited corpus record ids."""
     store = SessionStore.open(store_path, session_id)
     try:
         hyps = [h for h in store.hypotheses.all() if h.state not in INACTIVE]
     finally:
         store.close()
     hyps.sort(key=lambda h: (-h.elo, h.id))
-    return [(h.id, f"{h.title}\n{h.statement}", cited_ids(h.citations)) for h in hyps]
-
-
-class Scorer:
-    """Scores one answer set: judge calls through a gateway with its own budget, every call appended to
-    ``calls.jsonl`` and every verdict (score, or invalid with its reason) to ``judgements.jsonl`` beside it."""
-
-    def __init__(self, config: CosciConfig, calls: Path, tier: str) -> None:
-        self.config, self.calls, self.tier = config, calls, tier
-
-    def gateway(self) -> tuple[Gateway, TokenBudget]:
-        budget = TokenBudget(cap_usd=self.config.run.budget_usd, shares={"eval": 1.0}, reserve_share=0.0)
-        return Gateway(self.config, budget, recorder=self._record), budget
-
-    def _record(self, rec: Call) -> None:
-        with self.calls.open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps(asdict(rec), default=str) + "\n")
-
-    async def score(self, item: Item, truth: Sequence[str], hyps: Sequence[tuple[str, str, list[str]]],
-                    tag: str) -> dict[str, float]:
-        """Recall and match metrics of ``hyps`` (best first); ``judge_usd`` is what the judge spent."""
-        port, budget = self.gateway()
-        route = judge_route(self.config, self.tier)
-        k = max(TOP_KS)
-        verdicts = [await judge_match(port, route, item.main_hypothesis, text, hypothesis_id=hid,
-                                      task_id=f"eval::{tag}::judge::{hid}") for hid, text, _ in hyps[:k]]
-        with (self.calls.parent / "judgements.jsonl").open("a", encoding="utf-8") as fh:
-            for rank, ((hid, _, _), v) in enumerate(zip(hyps, verdicts, strict=False), 1):
-                fh.write(json.dumps({"observation": tag, "rank": rank, "hypothesis": hid, "score": v.score,
-                                     "valid": v.valid, "rationale": v.rationale, "error": v.error}) + "\n")
-        out = inspiration_recall(truth, [c for _, _, c in hyps])
-        out.update(match_metrics([v.score for v in verdicts]))
-        out.update(hypotheses=float(len(hyps)), judge_usd=budget.total_spent_usd)
-        return out
-
-    async def baseline(self, item: Item, seed: int, corpus: LocalCorpus, n: int) -> tuple[bl.BaselineAnswer,
-                                                                                          dict[str, float]]:
-        port, budget = self.gateway()
-        started = time.perf_counter()
-        answer = await bl.run_baseline(port, bl.baseline_route(self.config), question=item.background_question,
-                                       background=item.background_survey,
-                                       records=bl.retrieve(corpus, item.background_question, n), k=max(TOP_KS),
-                                       task_id=f"eval::{item.id}::{seed}::baseline")
-        return answer, {"cost_usd": budget.total_spent_usd, "tokens": float(budget.spent_tokens),
-                        "wall_seconds": time.perf_counter() - started}
+    return [Answer(h.id, JudgedHypothesis(h.title, h.statement, h.mechanism, h.anticipated_outcomes),
+                   cited_ids(h.citations)) for h in hyps]
 
 
 def run_eval(opts: EvalOptions, *, on_row: Any = None) -> EvalResult:
@@ -167,8 +123,8 @@ def run_eval(opts: EvalOptions, *, on_row: Any = None) -> EvalResult:
         gen_model = base.models.tiers[base.tier_of("generation", "literature")].model
         header = (f"# cosci eval moose-chem: {len(items)} items x {opts.seeds} seeds, corpus {opts.corpus}, "
                   f"models {base.models.name} (generation {gen_model}, "
-                  f"judge {base.models.tiers[tier].model}), baseline top-n {n}\n\nmean [95 % bootstrap CI over "
-                  "items and seeds]; recall in [0, 1], match 0-5, cost USD, wall seconds")
+                  f"judge {base.models.tiers[tier].model}), baseline top-n {n}\n\n"
+                  + judge_section(base.models.tiers[tier].model, max(TOP_KS)))
         overall = write_report(rows, folder / "report", header)
     except BaseException:
         tracker.finish(folder / "report", {}, failed=True)
@@ -180,32 +136,32 @@ def run_eval(opts: EvalOptions, *, on_row: Any = None) -> EvalResult:
 def _observe(item: Item, seed: int, truth: Sequence[str], base: CosciConfig, corpus_path: Path,
              corpus: LocalCorpus, scorer: Scorer, opts: EvalOptions, n: int, tracker: _Tracker
              ) -> list[dict[str, Any]]:
-    """The pipeline (and baseline) observations of one item and seed."""
+    """The pipeline (and baseline) observations of one item and seed; a session that raises a
+    :class:`~cosci.errors.CosciError` (no model call succeeded, the goal refused, ...) is a missing pipeline."""
     from flows.launch import run_session
 
-    key = {"item": item.id, "seed": seed, "truth_inspirations": len(truth)}
+    summary, error = None, None
     with tracker.child_env(f"item={item.id} seed={seed}"):
-        summary = run_session(item_config(base, item, seed, corpus_path), overrides=list(opts.overrides),
-                              ui=False)
-    hyps = ranked_hypotheses(Path(summary.store_path), summary.session_id)
+        try:
+            summary = run_session(item_config(base, item, seed, corpus_path), overrides=list(opts.overrides),
+                                  ui=False)
+        except CosciError as exc:
+            error = f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
+    pipe = SystemRun("pipeline", [], error, extra={"session_id": None}) if summary is None else SystemRun(
+        "pipeline", ranked_hypotheses(Path(summary.store_path), summary.session_id),
+        spend={"cost_usd": summary.spent_usd, "tokens": float(summary.tokens),
+               "wall_seconds": summary.elapsed_seconds},
+        extra={"session_id": summary.session_id})
 
     async def both() -> list[dict[str, Any]]:
-        pipe = {**key, "system": "pipeline", "session_id": summary.session_id, "error": None,
-                **await scorer.score(item, truth, hyps, f"{item.id}::{seed}::pipeline"),
-                "cost_usd": summary.spent_usd, "tokens": float(summary.tokens),
-                "wall_seconds": summary.elapsed_seconds}
-        if opts.baseline == "none":
-            return [pipe]
-        answer, cost = await scorer.baseline(item, seed, corpus, n)
-        bh = [(f"B{i + 1}", text, cites) for i, (text, cites) in enumerate(answer.hypotheses)]
-        base_row = {**key, "system": "baseline", "session_id": None, "error": answer.error,
-                    **await scorer.score(item, truth, bh, f"{item.id}::{seed}::baseline"), **cost,
-                    "retrieved": float(len(answer.retrieved)),
-                    "retrieval_recall": recall(truth, [answer.retrieved])}  # the baseline's recall ceiling
-        return [pipe, base_row]
+        runs = [pipe]
+        if opts.baseline != "none":
+            runs.append(await scorer.baseline(item, seed, corpus, n, truth))
+        return await scorer.observe(item, seed, truth, runs)
 
     rows = asyncio.run(both())
-    tracker.child_metrics(summary.mlflow_run_id, rows[0])
+    if summary is not None:
+        tracker.child_metrics(summary.mlflow_run_id, rows[0])
     return rows
 
 

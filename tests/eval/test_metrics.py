@@ -42,10 +42,11 @@ def _record(tmp_path: Path) -> Path:
 
 def test_inspiration_recall_on_a_hand_made_record(tmp_path: Path) -> None:
     ranked = ranked_hypotheses(_record(tmp_path), SID)
-    assert [text.split("\n")[0] for _, text, _ in ranked] == ["H1", "H2", "H3"]  # rejected H4 left out
-    assert [c for _, _, c in ranked] == [[A], [D], [B]]
+    assert [a.fields.title for a in ranked] == ["H1", "H2", "H3"]  # rejected H4 left out
+    assert [(a.fields.mechanism, a.fields.anticipated_outcomes) for a in ranked] == [("m", "o")] * 3
+    assert [a.cited for a in ranked] == [[A], [D], [B]]
     truth = [A, B, C]  # C is cited only by the rejected hypothesis
-    got = inspiration_recall(truth, [c for _, _, c in ranked])
+    got = inspiration_recall(truth, [a.cited for a in ranked])
     # hand-computed: any -> {A, B} of 3; top-1 -> {A}; top-3 -> {A, B}; top-5 -> {A, B}
     assert got == {"recall_any": pytest.approx(2 / 3), "recall_at_1": pytest.approx(1 / 3),
                    "recall_at_3": pytest.approx(2 / 3), "recall_at_5": pytest.approx(2 / 3)}

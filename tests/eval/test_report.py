@@ -38,9 +38,11 @@ def test_report_files(tmp_path: Path) -> None:
     assert {p.name for p in tmp_path.iterdir()} == {"observations.parquet", "summary.parquet", "per_item.parquet",
                                                     "summary.md", "metric_by_item.png"}
     md = (tmp_path / "summary.md").read_text(encoding="utf-8")
-    assert "| recall_any | 0.88 [" in md and "| match_best_at_5 | n/a | n/a | n/a | 0 |" in md
+    assert "| recall_any | 0.88 [" in md and "| match_best_at_5 | n/a | n/a | n/a | 0, 0, 0 |" in md
+    assert "- baseline missing on 0 of 4 observations (item x seed)\n" in md
     assert "| a | pipeline | 0.75 [0.50, 1.00] | n/a |" in md
     assert overall["pipeline_recall_any"] == pytest.approx(0.875)
+    assert overall["baseline_missing"] == overall["pipeline_missing"] == 0.0
     per_item = pl.read_parquet(tmp_path / "per_item.parquet")
     a = per_item.filter((pl.col("item") == "a") & (pl.col("system") == "pipeline")
                         & (pl.col("metric") == "recall_any")).row(0, named=True)

@@ -11,7 +11,7 @@ import pytest
 from mlflow.tracking import MlflowClient
 
 from cosci.cli import main
-from cosci.llm.fake.provider import FakeBackend
+from cosci.llm.fake.provider import FakeBackend, FakeReply
 from cosci.store import SessionStore
 
 pytestmark = pytest.mark.slow
@@ -20,10 +20,21 @@ pytestmark = pytest.mark.slow
 def test_eval_two_items_on_the_fake(prefect_server: None, fake: FakeBackend, tmp_path: Path, mlflow_uri: str,
                                     capsys: pytest.CaptureFixture[str]) -> None:
     data = tmp_path / "data"
+    baseline = FakeReply.record("record_hypotheses", hypotheses=[
+        {"title": f"Baseline {i}", "statement": f"Statement {i}.", "mechanism": f"BASELINE-MECHANISM-{i}",
+         "anticipated_outcomes": f"Outcome {i}.", "citations": []} for i in range(5)])
+    fake.script(baseline, agent="eval", mode="baseline", times=2)  # the baseline's answers, scripted here
     main(["eval", "moose-chem", "--items", "2", "--corpus", "150", "models=fake", f"paths.data_dir={data}",
           f"tracking.tracking_uri={mlflow_uri}", "retry.base_delay_seconds=0", "retry.max_delay_seconds=0"])
     out = capsys.readouterr().out
     assert "| recall_any |" in out and "mlflow    parent run" in out
+    assert "## Judge" in out and "`Title`, `Statement`, `Mechanism`, `Anticipated outcomes`" in out
+    assert "> - 5: the proposed hypothesis states the same main idea" in out  # the rubric, quoted
+    assert "- baseline missing on 0 of 2 observations" in out and "- pipeline missing on 0 of 2 observations" in out
+    assert "1 call on 2 of 2 observations" in out
+    judged = [c.prompt for c in fake.calls_for(agent="eval", mode="judge")]
+    assert sum("Mechanism: BASELINE-MECHANISM-" in p for p in judged) == 10
+    assert all("Mechanism: " in p and "Anticipated outcomes: " in p for p in judged)  # the pipeline's too
     parent_id = out.split("mlflow    parent run ")[1].split()[0]
 
     client = MlflowClient(tracking_uri=mlflow_uri)
