@@ -1,6 +1,6 @@
 """A literature tool is declared once (design.md#tools): a throwaway tool registered here, and nowhere else, is in
 the registry, config validation, the default allowlists, the search and failover order, and the identifiers a
-cited URL reveals."""
+cited URL reveals; the scripted fake searches in that order too."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ import pytest
 from cosci import literature
 from cosci.config.load import ConfigError, compose, validate
 from cosci.literature import ToolDeclaration, UrlForm
+from cosci.llm.fake.content import session_autopilot
+from cosci.llm.fake.types import FakeCall
 from cosci.llm.port.types import ToolSpec
 from cosci.tools.catalog import BuildContext, register, unregister
 from cosci.tools.common import LiteratureHit, SearchTool, search_parameters
@@ -74,6 +76,10 @@ def test_a_new_tool_is_known_to_config_validation_and_the_default_allowlists() -
 def test_a_new_tool_takes_its_rank_in_the_search_order() -> None:
     assert literature.search_order(articles=True)[:3] == ("local_corpus_search", NAME, "pubmed_search")
     assert literature.search_order()[-1] == "web_search"
+    call = FakeCall(model="cosci-fake/strong", agent="generation", mode="literature", action=None, task_id=None,
+                    messages=[{"role": "user", "content": "Find papers."}], tools=["pubmed_search", NAME],
+                    tool_choice="auto", thinking=None)
+    assert session_autopilot(call, {}, seed=0, n=1).tool_calls[0][0] == NAME  # the fake searches in that order
 
 
 @pytest.mark.usefixtures("echo")
