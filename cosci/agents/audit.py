@@ -19,9 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from cosci.agents.overview import OverviewMaterial
 from cosci.domain import Task
-from cosci.errors import CosciError
 from cosci.grounding.claims import unmarked
-from cosci.llm.errors import BudgetBusy
+from cosci.llm.errors import CALL_FAILED
 from cosci.llm.port.structured import call_record
 from cosci.llm.port.types import Route
 from cosci.prompts import render
@@ -123,9 +122,7 @@ class OverviewAuditor:
                                action=f"{self.task.action}/audit", feedback=False)
         try:
             rec, _ = await call_record(self.agent.deps.llm, replace(spec, route=route), RecordAudit)
-        except BudgetBusy:  # busy, not failed: the task runner waits (design.md#budget)
-            raise
-        except CosciError as exc:
+        except CALL_FAILED as exc:  # BudgetBusy is not one: the task runner waits (design.md#budget)
             log.warning("overview audit failed (%s); the overview keeps a note instead", exc)
             return AuditResult(None, route.model, writer.model, f"{type(exc).__name__}: {exc}")
         return AuditResult(rec, route.model, writer.model)

@@ -17,10 +17,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from cosci.domain import Task
-from cosci.errors import CosciError
 from cosci.grounding import support
 from cosci.grounding.claims import Claim, ClaimContext
-from cosci.llm.errors import BudgetBusy
+from cosci.llm.errors import CALL_FAILED
 from cosci.llm.port.structured import call_record
 from cosci.prompts import render
 from cosci.records import ClaimVerdict, claim_check_record
@@ -99,9 +98,7 @@ class ClaimChecker:
         run.calls += 1
         try:
             rec, resp = await call_record(self.agent.deps.llm, spec, claim_check_record(len(batch)))
-        except BudgetBusy:  # busy, not failed: the task runner waits (design.md#budget)
-            raise
-        except CosciError as exc:
+        except CALL_FAILED as exc:  # BudgetBusy is not one: the task runner waits (design.md#budget)
             log.warning("support check call failed (%s); its claims stay unchecked", exc)
             run.errors.append(f"{type(exc).__name__}: {exc}"[:300])
             return {}, f"the support check call failed ({type(exc).__name__})"

@@ -29,10 +29,9 @@ from typing import Any
 from cosci.agents.base import BaseAgent, tool_names
 from cosci.agents.tool_loop import result_sources
 from cosci.domain import Hypothesis, Task, TaskResult
-from cosci.errors import CosciError
 from cosci.grounding.evidence import EvidenceCounts, check_items
 from cosci.literature import search_order
-from cosci.llm.errors import BudgetBusy
+from cosci.llm.errors import CALL_FAILED
 from cosci.llm.port.structured import call_record
 from cosci.prompts import render
 from cosci.records import RecordCitations, RecordHypothesis
@@ -168,9 +167,7 @@ class GenerationAgent(BaseAgent):
         spec = self.spec("grounding", task, user, action=f"{task.action}/grounding", feedback=False)
         try:
             cited, _ = await call_record(self.deps.llm, spec, RecordCitations)
-        except BudgetBusy:  # busy, not failed: the task runner waits (design.md#budget)
-            raise
-        except CosciError as exc:
+        except CALL_FAILED as exc:  # BudgetBusy is not one: the task runner waits (design.md#budget)
             info["error"] = f"{type(exc).__name__}: {exc}"[:300]
             return rec, [], EvidenceCounts(), info
         kept, dropped, counts = check_items(cited.citations, found)

@@ -11,8 +11,7 @@ import logging
 
 from cosci.agents.base import BaseAgent, fallback_plan
 from cosci.domain import Task, TaskResult
-from cosci.errors import CosciError
-from cosci.llm.errors import BudgetBusy
+from cosci.llm.errors import CALL_FAILED
 from cosci.llm.port.structured import call_record
 from cosci.prompts import render
 from cosci.records import RecordResearchPlan
@@ -35,9 +34,7 @@ class GoalParsingAgent(BaseAgent):
             plan, _ = await call_record(self.deps.llm, spec, RecordResearchPlan)
             if not plan.preferences and prefs:
                 plan = plan.model_copy(update={"preferences": prefs})
-        except BudgetBusy:  # busy, not failed: the task runner waits (design.md#budget)
-            raise
-        except CosciError as exc:
+        except CALL_FAILED as exc:  # BudgetBusy is not one: the task runner waits (design.md#budget)
             log.warning("goal parsing failed (%s); using the goal as the plan", exc)
             plan, fallback = fallback_plan(session.research_goal, prefs), True
         self.store.sessions.update(research_plan=plan.model_dump())

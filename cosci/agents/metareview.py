@@ -35,7 +35,6 @@ from cosci.agents.overview import (
 )
 from cosci.agents.ranking import tournament_appendix
 from cosci.domain import Hypothesis, Review, Task, TaskResult
-from cosci.errors import CosciError
 from cosci.grounding.claims import (
     STORE_NOTE,
     Claim,
@@ -47,7 +46,7 @@ from cosci.grounding.claims import (
 )
 from cosci.grounding.guards import Guards, load_guards
 from cosci.grounding.support import agreement
-from cosci.llm.errors import BudgetBusy
+from cosci.llm.errors import CALL_FAILED
 from cosci.llm.port.structured import call_record
 from cosci.prompts import render
 from cosci.records import RecordSystemFeedback
@@ -168,9 +167,7 @@ class MetaReviewAgent(BaseAgent):
             why = "the model returned no text"
             try:
                 text = await self._overview(task, main, caveats, material, n)
-            except BudgetBusy:  # busy, not failed: the task runner waits (design.md#budget)
-                raise
-            except CosciError as exc:
+            except CALL_FAILED as exc:  # BudgetBusy is not one: the task runner waits (design.md#budget)
                 log.warning("final overview call failed (%s); writing the fallback overview", exc)
                 why = f"the model call failed ({error_line(exc)})"
         if not text.strip():
@@ -211,9 +208,7 @@ class MetaReviewAgent(BaseAgent):
         try:
             resp = await self.deps.llm.complete(self.spec("final", task, user, action=f"{task.action}/repair",
                                                           feedback=False))
-        except BudgetBusy:  # busy, not failed: the task runner waits (design.md#budget)
-            raise
-        except CosciError as exc:
+        except CALL_FAILED as exc:  # BudgetBusy is not one: the task runner waits (design.md#budget)
             log.warning("overview repair call failed (%s); marking the failing claims", exc)
             return text, claims, False
         if not resp.text.strip() or not follows_structure(resp.text):

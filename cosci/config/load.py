@@ -15,6 +15,7 @@ from typing import Any
 from hydra import compose as hydra_compose
 from hydra import initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
+from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.errors import HydraException
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
@@ -50,10 +51,26 @@ already removed the quotes)."""
 
 
 def with_goal_hint(message: str, overrides: Sequence[str]) -> str:
-    """``message`` plus :data:`GOAL_QUOTING` when an override sets ``session.goal`` (the usual grammar error)."""
+    """``message`` plus :data:`GOAL_QUOTING` when an override sets ``session.goal`` (the usual grammar error), and
+    prefixed by the first override Hydra's grammar cannot parse: a parse error ("no viable alternative at input
+    ...") names a token, not the key, so a long command line left the user guessing which argument it meant."""
+    bad = unparsable(overrides)
+    if bad is not None and bad not in message:
+        message = f"override {bad!r}: {message}"
     if any(o.lstrip("+~").startswith("session.goal=") for o in overrides):
         return f"{message} ({GOAL_QUOTING})"
     return message
+
+
+def unparsable(overrides: Sequence[str]) -> str | None:
+    """The first override Hydra's override grammar rejects on its own, or None when each parses."""
+    parser = OverridesParser.create()
+    for override in overrides:
+        try:
+            parser.parse_overrides([override])
+        except HydraException:
+            return override
+    return None
 
 
 def read_goal_file(path: str) -> str:

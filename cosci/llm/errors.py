@@ -159,3 +159,10 @@ class ToolLoopExhausted(StructuredOutputError):
 
 RETRYABLE_ACTION_ERRORS: tuple[type[Exception], ...] = (TransientLLMError, StructuredOutputError)
 """Errors after which a whole agent action is worth another attempt (a fresh sample may be valid)."""
+
+
+CALL_FAILED: tuple[type[CosciError], ...] = (LLMError, StructuredOutputError, BudgetExceeded)
+"""The errors after which an agent with a fallback takes it (the goal as the plan, the fallback overview, an
+unchecked claim...): the call ended without a usable answer and will not be retried there. :class:`BudgetBusy` is
+deliberately not one: the call fits once calls in flight settle, so it propagates and the task runner defers the
+task (design.md#budget)."""

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from cosci.config.schema import CosciConfig
 from cosci.errors import CosciError, GoalRefused
-from cosci.llm.errors import BudgetBusy
+from cosci.llm.errors import CALL_FAILED
 from cosci.llm.gateway.routing import Router
 from cosci.llm.port.structured import call_record
 from cosci.llm.port.types import CallSpec, LLMPort, Route, TextBlock
@@ -166,9 +166,7 @@ class Classifier:
                         system=[TextBlock(render("_safety_preamble"), cache=True)])
         try:
             rec, _ = await call_record(self.llm, spec, RecordSafetyVerdict)
-        except BudgetBusy:  # busy, not failed: the task runner waits (design.md#budget)
-            raise
-        except CosciError as exc:
+        except CALL_FAILED as exc:  # BudgetBusy is not one: the task runner waits (design.md#budget)
             if not route.unable_to_classify:
                 log.warning("safety classifier failed on the %s (%s)", SUBJECT_LABELS[subject], exc)
             return _Answer(None, [], "", error=type(exc).__name__)

@@ -87,6 +87,8 @@ def test_a_models_choice_on_the_command_line_wins_over_the_experiment() -> None:
         ("+run.foo=1", "run.foo"),
         ("run.foo=1", "run.foo"),
         ("models=nope", "models"),
+        ("run.seed=[1", "override 'run.seed=[1'"),  # a grammar error names the override, not only a token
+        ("run.max_hypotheses=(", "override 'run.max_hypotheses=('"),
     ],
 )
 def test_bad_overrides_raise_one_line(override: str, needle: str) -> None:

@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from cosci.config.schema import CosciConfig
-from cosci.errors import CosciError
-from cosci.llm.errors import BudgetBusy
+from cosci.llm.errors import BudgetBusy, ServerError
 from cosci.llm.gateway.routing import Router
 from cosci.llm.port.types import CallSpec, LLMResponse, ToolCall
 from cosci.safety.classifier import Classifier, acts, said
@@ -37,7 +36,7 @@ class Port:
         if self.busy:
             raise BudgetBusy("session budget: held by calls in flight", scope="session", agent="safety")
         if self.fail:
-            raise CosciError("provider down")
+            raise ServerError("provider down", model=spec.route.model)
         return LLMResponse(text="", tool_calls=[ToolCall("c1", "record_safety_verdict", self.args)],
                            thinking_blocks=[], finish_reason="tool_calls", model=spec.route.model)
 
@@ -140,7 +139,7 @@ async def test_a_failed_classifier_call_flags_or_keeps_the_screens_refusal(confi
 
 @pytest.mark.overrides(CAPABLE)
 async def test_a_busy_budget_is_not_a_failed_classifier_call(config: CosciConfig, store: SessionStore) -> None:
-    """``BudgetBusy`` is a ``CosciError`` (issue 28) but not a failure: it reaches the task runner, which waits."""
+    """``BudgetBusy`` is a ``CosciError`` but not a failure: it reaches the task runner, which waits."""
     with pytest.raises(BudgetBusy):
         await classifier(config, Port("allow", busy=True), store).screen("goal", ORDINARY)
 
