@@ -5,7 +5,8 @@ Chosen in this order, and the review records which case applied (``how``):
 
 1. ``given`` — the task's payload ``article`` (title / abstract / url), when given;
 2. ``independent`` — the first source of a search built from the hypothesis's predictions (its anticipated
-   outcomes and first entities) over the local corpus, PubMed, Europe PMC and arXiv, in that order, that is
+   outcomes and first entities) over the searches whose hits are articles, in the declared search order
+   (:func:`cosci.literature.search_order`: the local corpus, PubMed, Europe PMC, arXiv), that is
    *not* among the sources the hypothesis cites or its reviews cite as evidence
    (``reflection.observation_search_results`` sources asked of each search);
 3. ``cited_fallback`` — only when no search found such a source: the most relevant source the hypothesis or its
@@ -28,11 +29,11 @@ from rapidfuzz import fuzz
 
 from cosci.agents.tool_loop import result_sources
 from cosci.domain import Hypothesis
+from cosci.literature import search_order
 from cosci.store import SessionStore
 from cosci.tools.base import Source, Tool
 from cosci.tools.sources import citation_keys, source_keys
 
-SEARCH_ORDER = ("local_corpus_search", "pubmed_search", "europe_pmc_search", "arxiv_search")
 CITED_TRIED = 3
 """Cited sources tried, most relevant first, before falling back to a search."""
 ARTICLE_CHARS = 12000
@@ -89,7 +90,7 @@ class ArticleFinder:
         cited = self.cited(h)
         own = set().union(*(self._keys(item) for item in cited)) if cited else set()
         tried = []
-        for name in SEARCH_ORDER:
+        for name in search_order(articles=True):
             if name not in self.tools:
                 continue
             tried.append(name)

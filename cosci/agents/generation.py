@@ -8,8 +8,8 @@
   (design.md#generation: 3-5 turns, at most 10). The concluded idea is then recorded with a forced
   ``record_hypothesis``. A debate reads no literature, so its hypothesis, once stored (a duplicate is not), is
   grounded (``docs/design.md#grounded-debate-hypotheses``): ``generation.debate_grounding_searches`` searches built
-  from the statement and entities, through the agent's literature tools (in the order of
-  :data:`~cosci.agents.article.SEARCH_ORDER`, one per query, in turn), and one forced ``record_citations`` call
+  from the statement and entities, through the agent's article searches (in
+  :func:`cosci.literature.search_order`, one per query, in turn), and one forced ``record_citations`` call
   (``agents.generation.modes.grounding``) that picks citations from what they returned; the citations go through
   the same check as literature mode. A debate hypothesis with no verified citation after that is ``ungrounded``
   (:attr:`~cosci.domain.Hypothesis.grounding`).
@@ -26,11 +26,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from cosci.agents.article import SEARCH_ORDER
 from cosci.agents.base import BaseAgent, tool_names
 from cosci.agents.tool_loop import result_sources
 from cosci.domain import Hypothesis, Task, TaskResult
 from cosci.grounding.evidence import EvidenceCounts, check_items
+from cosci.literature import search_order
 from cosci.llm.errors import CALL_FAILED
 from cosci.llm.port.structured import call_record
 from cosci.prompts import render
@@ -139,7 +139,7 @@ class GenerationAgent(BaseAgent):
     async def _search(self, task: Task, rec: RecordHypothesis) -> tuple[list[str], list[Source]]:
         """The grounding searches of a debate hypothesis: ``(queries, sources found)``, kept for the record."""
         g, tools = self.config.generation, self.tools()
-        names = [n for n in SEARCH_ORDER if n in tools]
+        names = [n for n in search_order(articles=True) if n in tools]
         queries = grounding_queries(rec, g.debate_grounding_searches) if names else []
         found: dict[str, Source] = {}
         for i, query in enumerate(queries):

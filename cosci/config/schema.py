@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from cosci import literature
 from cosci.config.thinking import Effort, ThinkingCfg, ThinkingForm
 
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
@@ -37,8 +38,6 @@ AGENT_NAMES = ("goal_parsing", "generation", "reflection", "ranking", "evolution
 """The seven agents, in pipeline order (design.md#supervisor)."""
 OPTIONAL_AGENTS = ("safety",)
 """Agents a config may add: ``safety``, the safety classifier (design.md#safety)."""
-TOOL_NAMES = ("web_search", "web_fetch", "pubmed_search", "arxiv_search", "europe_pmc_search", "local_corpus_search")
-"""Every tool a session can register (design.md#tools; ``cosci/tools``; tests/config/test_names.py)."""
 SafetyDecision = Literal["allow", "flag", "block"]
 
 
@@ -492,7 +491,8 @@ class ModeCfg(_Strict):
 
 class AgentCfg(_Strict):
     budget_share: Unit = Field(description="Share of the session budget for this agent (design.md#budget).")
-    tools: list[str] = Field(description="Tool allowlist (design.md#tools), names from TOOL_NAMES.")
+    tools: list[str] = Field(description="Tool allowlist (design.md#tools): declared tool names "
+                             "(cosci.literature.tool_names), and `default` for the tools declaring this agent.")
     modes: dict[str, ModeCfg] = Field(description="Routing per mode (design.md#routing).")
 
     @model_validator(mode="after")
@@ -507,9 +507,10 @@ class AgentCfg(_Strict):
     @field_validator("tools")
     @classmethod
     def _known_tools(cls, v: list[str]) -> list[str]:
-        unknown = [name for name in v if name not in TOOL_NAMES]
+        known = literature.tool_names()
+        unknown = [name for name in v if name not in known and name != literature.DEFAULT]
         if unknown:
-            raise ValueError(f"unknown tool '{unknown[0]}' (known: {', '.join(TOOL_NAMES)})")
+            raise ValueError(f"unknown tool '{unknown[0]}' (known: {literature.DEFAULT}, {', '.join(known)})")
         return v
 
 
@@ -658,6 +659,20 @@ class CosciConfig(_Strict):
     thinking: ThinkingCfg | None = Field(
         default=None, description="The thinking-budget -> effort table (docs/design.md#thinking-forms); absent in "
         "sessions frozen before it existed (their tiers take budgets or nothing).")
+
+    @field_validator("agents", mode="before")
+    @classmethod
+    def _default_tools(cls, agents: object) -> object:
+        """``tools: [default, …]`` becomes the declared tools of that agent (design.md#tools), so the validated
+        config, and the session's frozen snapshot, name every tool."""
+        if not isinstance(agents, dict):
+            return agents
+        out = dict(agents)
+        for name, agent in agents.items():
+            tools = agent.get("tools") if isinstance(agent, dict) else None
+            if isinstance(tools, list) and literature.DEFAULT in tools and all(isinstance(t, str) for t in tools):
+                out[name] = {**agent, "tools": literature.expand(str(name), tools)}
+        return out
 
     @model_validator(mode="after")
     def _cross_field(self) -> CosciConfig:  # noqa: C901 - independent checks in a row; split once issue-18b lands

@@ -13,7 +13,9 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
+from cosci.literature import ToolDeclaration, UrlForm
 from cosci.llm.port.types import ToolSpec
+from cosci.tools.catalog import BuildContext, register
 from cosci.tools.common import LiteratureHit, SearchTool, clean, first_year, search_parameters
 from cosci.tools.http import ApiClient, SourceError
 
@@ -109,3 +111,14 @@ class ArxivSearch(SearchTool):
         except ValueError as exc:
             raise SourceError(str(exc)) from None
         return records, total, ""
+
+
+def build(ctx: BuildContext) -> ArxivSearch:
+    """The session's arXiv search."""
+    return ArxivSearch(ctx.client("arXiv", RATE), default_max_results=ctx.max_results, offline=ctx.offline)
+
+
+DECLARATION = register(ToolDeclaration(name=SPEC.name, rank=40, url_forms=(
+    UrlForm("arXiv", r"arxiv\.org/(?:abs|pdf)/(?P<id>[\w.\-/]+?)(?:v\d+)?(?:\.pdf)?$"),)), build)
+"""After the biomedical databases: preprints outside biomedicine (design.md#tools). An abstract or PDF link, with
+or without its version, names the unversioned id."""

@@ -20,7 +20,9 @@ from typing import Any
 from rank_bm25 import BM25Okapi
 
 from cosci.errors import CosciError
+from cosci.literature import ToolDeclaration
 from cosci.llm.port.types import ToolSpec
+from cosci.tools.catalog import BuildContext, register
 from cosci.tools.common import LiteratureHit, SearchTool, clean, first_year, search_parameters
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson", ".json")
@@ -159,3 +161,17 @@ class LocalCorpusSearch(SearchTool):
     async def search(self, query: str, max_results: int) -> tuple[list[LiteratureHit], int | None, str]:
         records = await asyncio.to_thread(self.corpus.search, query, max_results)
         return records, None, ""
+
+
+def build(ctx: BuildContext) -> LocalCorpusSearch | None:
+    """The search of ``session.corpus_path``, loaded and indexed now; None when it is not set.
+
+    Raises:
+        CorpusError: the path is missing, empty or unreadable.
+    """
+    path = ctx.config.session.corpus_path
+    return LocalCorpusSearch(LocalCorpus.load(path), default_max_results=ctx.max_results) if path else None
+
+
+DECLARATION = register(ToolDeclaration(name=SPEC.name, rank=10), build)
+"""First in the search order: the researcher's own papers, offline (design.md#tools)."""

@@ -11,7 +11,9 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
+from cosci.literature import ToolDeclaration, UrlForm
 from cosci.llm.port.types import ToolSpec
+from cosci.tools.catalog import BuildContext, register
 from cosci.tools.common import LiteratureHit, SearchTool, clean, first_year, search_parameters
 from cosci.tools.http import ApiClient, SourceError
 
@@ -96,3 +98,18 @@ class EuropePmcSearch(SearchTool):
         except ValueError as exc:
             raise SourceError(str(exc)) from None
         return records, total, ""
+
+
+def build(ctx: BuildContext) -> EuropePmcSearch:
+    """The session's Europe PMC search."""
+    return EuropePmcSearch(ctx.client("Europe PMC", RATE), default_max_results=ctx.max_results, offline=ctx.offline)
+
+
+URL_FORMS = (
+    UrlForm("PMID", r"europepmc\.org/(?:article|abstract)/MED/(?P<id>\d+)"),
+    UrlForm("PMCID", r"europepmc\.org/(?:article|abstract)/PMC/(?:PMC)?(?P<id>\d+)", prefix="PMC"),
+    UrlForm("PMCID", r"/pmc/articles/PMC(?P<id>\d+)", prefix="PMC"),  # NCBI's page of a PMC article
+)
+"""A Europe PMC page of a PubMed or PMC record, and NCBI's PMC page (Europe PMC hits carry PMCIDs)."""
+DECLARATION = register(ToolDeclaration(name=SPEC.name, rank=30, url_forms=URL_FORMS), build)
+"""After PubMed: it adds preprints and full texts (design.md#tools)."""

@@ -12,7 +12,9 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Any
 
+from cosci.literature import ToolDeclaration, UrlForm
 from cosci.llm.port.types import ToolSpec
+from cosci.tools.catalog import BuildContext, register
 from cosci.tools.common import LiteratureHit, SearchTool, clean, first_year, search_parameters
 from cosci.tools.http import ApiClient, SourceError
 
@@ -207,3 +209,16 @@ class PubmedSearch(SearchTool):
         order = {pmid: i for i, pmid in enumerate(ids)}
         records.sort(key=lambda r: order.get(r.id, len(order)))
         return records, total, note
+
+
+def build(ctx: BuildContext) -> PubmedSearch:
+    """The session's PubMed search (``NCBI_API_KEY`` raises the rate; ``NCBI_EMAIL`` is sent when set)."""
+    key = ctx.env.get("NCBI_API_KEY", "").strip() or None
+    client = ctx.client("PubMed", RATE_WITH_KEY if key else RATE_NO_KEY, secret=key)
+    return PubmedSearch(client, api_key=key, email=ctx.env.get("NCBI_EMAIL") or None,
+                        default_max_results=ctx.max_results, offline=ctx.offline)
+
+
+DECLARATION = register(ToolDeclaration(
+    name=SPEC.name, rank=20, url_forms=(UrlForm("PMID", r"pubmed\.ncbi\.nlm\.nih\.gov/(?P<id>\d+)"),)), build)
+"""Second in the search order, after the researcher's own corpus (design.md#tools)."""

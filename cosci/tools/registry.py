@@ -1,16 +1,19 @@
 """The session's tool registry: which tools exist and which each agent may call (design.md#tools).
 
-:func:`build_registry` builds every tool once per session from the validated config and the environment:
+:func:`build_registry` builds every declared tool (:mod:`cosci.literature`; each tool module registers its builder
+with :func:`cosci.tools.catalog.register`) once per session from the validated config and the environment. A
+builder may decline, and a tool the model cannot use is not offered:
 
-* always: ``pubmed_search``, ``europe_pmc_search``, ``arxiv_search``, ``web_fetch`` (with ``tools.offline``
-  they answer "unavailable (offline mode)" and make no request);
-* ``web_search`` only when ``TAVILY_API_KEY`` or ``BRAVE_API_KEY`` is set (a tool the model cannot use is not
-  offered);
+* ``pubmed_search``, ``europe_pmc_search``, ``arxiv_search``, ``web_fetch`` always (with ``tools.offline`` they
+  answer "unavailable (offline mode)" and make no request);
+* ``web_search`` only when ``TAVILY_API_KEY`` or ``BRAVE_API_KEY`` is set;
 * ``local_corpus_search`` only when ``session.corpus_path`` is set (loaded and indexed here; a missing path is
   a one-line :class:`~cosci.tools.corpus.CorpusError` naming ``session.corpus_path``).
 
-:meth:`ToolRegistry.for_agent` filters by ``agents.<agent>.tools`` (names not registered are silently absent).
-All network tools share one on-disk response cache (``cache_dir``); each API has its own polite client.
+Tools are registered in the declarations' order (searches by rank, then the others). A failing search suggests
+the other usable searches in :func:`cosci.literature.search_order`. :meth:`ToolRegistry.for_agent` filters by
+``agents.<agent>.tools`` (names not registered are silently absent). All network tools share one on-disk
+response cache (``cache_dir``); each API has its own polite client.
 """
 
 from __future__ import annotations
@@ -20,15 +23,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from cosci.config.schema import CosciConfig
-from cosci.tools import arxiv, europe_pmc, pubmed, web_fetch, web_search
+from cosci.literature import declarations, search_order
 from cosci.tools.base import Tool
 from cosci.tools.cache import ResponseCache
+from cosci.tools.catalog import BuildContext, builder
 from cosci.tools.common import ToolBase
-from cosci.tools.corpus import LocalCorpus, LocalCorpusSearch
 from cosci.tools.http import ApiClient, HttpPolicy
-
-SEARCH_ORDER = ("pubmed_search", "europe_pmc_search", "arxiv_search", "web_search", "local_corpus_search")
-"""Search tools in the order they are suggested when another one fails."""
 
 
 class ToolRegistry:
@@ -97,8 +97,7 @@ def build_registry(config: CosciConfig, cache_dir: Path | None, *, policy: HttpP
     env = os.environ if environ is None else environ
     policy = policy or HttpPolicy()
     cache = ResponseCache(cache_dir) if cache_dir is not None else None
-    cfg = config.tools
-    offline, n = cfg.offline, cfg.max_results
+    offline = config.tools.offline
 
     def client(name: str, rate: float | None, *, web: bool = False, secret: str | None = None) -> ApiClient:
         made = ApiClient(name, rate, policy, cache, offline=offline, follow_redirects=not web,
@@ -107,25 +106,8 @@ def build_registry(config: CosciConfig, cache_dir: Path | None, *, policy: HttpP
         return made
 
     clients: list[ApiClient] = []
-    ncbi_key = env.get("NCBI_API_KEY", "").strip() or None
-    ncbi_rate = pubmed.RATE_WITH_KEY if ncbi_key else pubmed.RATE_NO_KEY
-    tools: list[ToolBase] = [
-        pubmed.PubmedSearch(client("PubMed", ncbi_rate, secret=ncbi_key), api_key=ncbi_key,
-                            email=env.get("NCBI_EMAIL") or None, default_max_results=n, offline=offline),
-        europe_pmc.EuropePmcSearch(client("Europe PMC", europe_pmc.RATE), default_max_results=n,
-                                   offline=offline),
-        arxiv.ArxivSearch(client("arXiv", arxiv.RATE), default_max_results=n, offline=offline),
-    ]
-    backend = web_search.backend_from_env(env)
-    if backend is not None:
-        name, key = backend
-        tools.append(web_search.WebSearch(client(name, web_search.RATE, secret=key), name, key,
-                                          default_max_results=n, offline=offline))
-    tools.append(web_fetch.WebFetch(client("web", web_fetch.RATE, web=True),
-                                    max_bytes=cfg.fetch_max_bytes, max_chars=cfg.fetch_max_chars,
-                                    offline=offline))
-    if config.session.corpus_path:
-        tools.append(LocalCorpusSearch(LocalCorpus.load(config.session.corpus_path), default_max_results=n))
+    context = BuildContext(config, env, client)
+    tools = [tool for d in declarations() if (tool := builder(d.name)(context)) is not None]
     _set_alternatives(tools, offline)
     allowlists = {agent: acfg.tools for agent, acfg in config.agents.items()}
     return ToolRegistry({t.name: t for t in tools}, allowlists, clients)
@@ -133,6 +115,6 @@ def build_registry(config: CosciConfig, cache_dir: Path | None, *, policy: HttpP
 
 def _set_alternatives(tools: Sequence[ToolBase], offline: bool) -> None:
     usable = {t.name for t in tools if not (offline and t.network)}
-    searches = [name for name in SEARCH_ORDER if name in usable]
+    searches = [name for name in search_order() if name in usable]
     for tool in tools:
         tool.alternatives = tuple(name for name in searches if name != tool.name)

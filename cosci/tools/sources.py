@@ -13,6 +13,7 @@ import re
 from typing import Protocol
 from urllib.parse import unquote, urlsplit, urlunsplit
 
+from cosci.literature import url_identifiers
 from cosci.tools.base import Source
 
 
@@ -41,12 +42,9 @@ class LiteratureHit(Protocol):
     @property
     def doi(self) -> str: ...
 
-_PUBMED = re.compile(r"pubmed\.ncbi\.nlm\.nih\.gov/(\d+)")
-_EPMC = re.compile(r"europepmc\.org/(?:article|abstract)/(MED|PMC)/(PMC)?(\d+)", re.IGNORECASE)
-_PMC = re.compile(r"/pmc/articles/(PMC\d+)", re.IGNORECASE)
 _DOI = re.compile(r"(?:doi\.org/|doi:\s*)(10\.\d{4,9}/\S+)", re.IGNORECASE)
-_ARXIV = re.compile(r"arxiv\.org/(?:abs|pdf)/([\w.\-/]+?)(?:v\d+)?(?:\.pdf)?$", re.IGNORECASE)
 _VERSION = re.compile(r"v\d+$")
+_KIND = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")
 
 
 def normalise_url(url: str) -> str:
@@ -66,19 +64,12 @@ def doi_key(doi: str) -> str:
 
 
 def url_keys(url: str) -> set[str]:
-    """Keys of a cited URL: the normalised URL and the identifiers its form reveals."""
-    keys = {normalise_url(url)}
+    """Keys of a cited URL: the normalised URL, a DOI it holds, and the identifiers the declared URL forms of the
+    literature tools find in it (:func:`cosci.literature.url_identifiers`)."""
     text = unquote(url.strip())
-    if m := _PUBMED.search(text):
-        keys.add(f"PMID:{m.group(1)}")
-    if m := _EPMC.search(text):
-        keys.add(f"PMID:{m.group(3)}" if m.group(1).upper() == "MED" else f"PMCID:PMC{m.group(3)}")
-    if m := _PMC.search(text):
-        keys.add(f"PMCID:{m.group(1).upper()}")
+    keys = {normalise_url(url)} | url_identifiers(text)
     if m := _DOI.search(text):
         keys.add(doi_key(m.group(1)))
-    if m := _ARXIV.search(text.rstrip("/")):
-        keys.add(f"arXiv:{_VERSION.sub('', m.group(1))}")
     return keys
 
 
@@ -93,7 +84,10 @@ def source_keys(record: Source) -> set[str]:
 
 
 def literature_ids(rec: LiteratureHit) -> tuple[str, ...]:
-    """Identifiers of a search hit, most specific first (PMID / PMCID / arXiv / corpus id, then DOI)."""
+    """Identifiers of a search hit, most specific first (PMID / PMCID / arXiv / Europe PMC / corpus id, then DOI).
+
+    A tool not named here gives its hits an ``id_label`` that is one word, e.g. ``"S2"``: its ids are then
+    ``"S2:<id>"`` (the kind its ``fetch_kinds`` reads); ``"id"`` is the local corpus's label (``"corpus:<id>"``)."""
     ids: list[str] = []
     label, source = rec.id_label, rec.source.upper()
     if rec.id:
@@ -105,6 +99,8 @@ def literature_ids(rec: LiteratureHit) -> tuple[str, ...]:
             ids.append(f"arXiv:{_VERSION.sub('', rec.id)}")
         elif source:
             ids.append(f"EPMC:{source}/{rec.id}")
+        elif label != "id" and _KIND.fullmatch(label):  # another tool's own kind: its hits' id_label
+            ids.append(f"{label}:{rec.id}")
         else:
             ids.append(f"corpus:{rec.id}")
     if rec.doi:

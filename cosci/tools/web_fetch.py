@@ -16,9 +16,11 @@ from urllib.parse import urljoin
 
 import trafilatura
 
+from cosci.literature import ToolDeclaration
 from cosci.llm.port.types import ToolSpec
 from cosci.tools import ssrf
 from cosci.tools.base import Source, ToolResult
+from cosci.tools.catalog import BuildContext, register
 from cosci.tools.common import ArgumentError, ToolBase
 from cosci.tools.http import ApiClient, HttpResponse, SourceError
 from cosci.tools.sources import url_keys
@@ -135,3 +137,14 @@ class WebFetch(ToolBase):
         lines.append("")
         lines.append(text or "(no readable text on this page)")
         return "\n".join(lines)
+
+
+def build(ctx: BuildContext) -> WebFetch:
+    """The session's page reader (``tools.fetch_max_bytes``, ``tools.fetch_max_chars``)."""
+    cfg = ctx.config.tools
+    return WebFetch(ctx.client("web", RATE, web=True), max_bytes=cfg.fetch_max_bytes, max_chars=cfg.fetch_max_chars,
+                    offline=ctx.offline)
+
+
+DECLARATION = register(ToolDeclaration(name=SPEC.name, rank=None), build)
+"""No search (no rank): it reads a page a search found."""

@@ -13,7 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
+from cosci.literature import ToolDeclaration
 from cosci.llm.port.types import ToolSpec
+from cosci.tools.catalog import BuildContext, register
 from cosci.tools.common import LiteratureHit, SearchTool, clean, first_year, search_parameters
 from cosci.tools.http import ApiClient, SourceError
 
@@ -99,3 +101,17 @@ class WebSearch(SearchTool):
         except ValueError as exc:
             raise SourceError(str(exc)) from None
         return records, None, ""
+
+
+def build(ctx: BuildContext) -> WebSearch | None:
+    """The session's web search over the backend a key is set for; None without a key (not offered)."""
+    backend = backend_from_env(ctx.env)
+    if backend is None:
+        return None
+    name, key = backend
+    return WebSearch(ctx.client(name, RATE, secret=key), name, key, default_max_results=ctx.max_results,
+                     offline=ctx.offline)
+
+
+DECLARATION = register(ToolDeclaration(name=SPEC.name, rank=50, articles=False), build)
+"""Last in the failover order, and no article source: its hits are page snippets (design.md#tools)."""

@@ -3,23 +3,27 @@
 
 from __future__ import annotations
 
+import importlib
 import json
+import pkgutil
 import re
 from pathlib import Path
 
 import pytest
 
-from cosci import run
+from cosci import literature, run, tools
 from cosci.config.frozen import frozen_config
 from cosci.config.load import ConfigError, compose, validate
 from cosci.config.renames import ADDED, REMOVED, RENAMED, carry_over
-from cosci.config.schema import TOOL_NAMES
-from cosci.tools import arxiv, corpus, europe_pmc, pubmed, web_fetch, web_search
 
 
 def test_tool_names_are_the_tools_that_exist() -> None:
-    specs = {m.SPEC.name for m in (arxiv, corpus, europe_pmc, pubmed, web_fetch, web_search)}
-    assert set(TOOL_NAMES) == specs
+    """Every tool module (one with a ``SPEC``) declares its tool under its spec's name, and nothing else is
+    declared (design.md#tools)."""
+    modules = [importlib.import_module(f"cosci.tools.{m.name}") for m in pkgutil.iter_modules(tools.__path__)]
+    specs = {m.SPEC.name for m in modules if hasattr(m, "SPEC")}
+    assert all(m.DECLARATION.name == m.SPEC.name for m in modules if hasattr(m, "SPEC"))
+    assert set(literature.tool_names()) == specs and len(specs) >= 6
 
 
 def test_an_unknown_tool_name_is_refused_naming_the_known_tools() -> None:
@@ -27,7 +31,7 @@ def test_an_unknown_tool_name_is_refused_naming_the_known_tools() -> None:
         validate(compose(["agents.generation.tools=[pubmed_search,nope]"]))
     line = str(err.value)
     assert "\n" not in line and line.startswith("agents.generation.tools")
-    assert "'nope'" in line and all(name in line for name in TOOL_NAMES)
+    assert "'nope'" in line and all(name in line for name in literature.tool_names())
 
 
 def test_the_entry_point_refuses_an_unknown_tool_in_one_line(capsys: pytest.CaptureFixture[str],

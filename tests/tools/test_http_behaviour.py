@@ -141,7 +141,7 @@ async def test_no_network_gives_clear_unavailable_results(make_registry, configu
         result = await registry.get(name)({"query": "fibrosis"})
         assert result.is_error and result.source == name
         assert result.text.startswith(f"{name} is unavailable: cannot connect (ConnectError: [Errno -3]")
-        assert result.text.endswith("or local_corpus_search instead.")
+        assert "; try local_corpus_search, " in result.text  # the corpus is suggested first (design.md#tools)
     fetched = await registry.get("web_fetch")({"url": "https://example.org/"})
     assert fetched.is_error and fetched.text.startswith("web_fetch is unavailable: cannot connect")
 

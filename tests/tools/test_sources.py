@@ -35,6 +35,12 @@ def mock_pubmed(recorded) -> None:
     ("https://doi.org/10.1006/CRYO.2001.2328", "DOI:10.1006/cryo.2001.2328"),
     ("https://arxiv.org/pdf/2405.13786v1", "arXiv:2405.13786"),
     ("http://arxiv.org/abs/2405.13786", "arXiv:2405.13786"),
+    ("https://arxiv.org/pdf/2405.13786v2.pdf", "arXiv:2405.13786"),
+    ("https://arxiv.org/abs/hep-th/9901001v3/", "arXiv:hep-th/9901001"),
+    ("https://europepmc.org/abstract/med/11748933", "PMID:11748933"),
+    ("https://europepmc.org/article/PMC/1234567", "PMCID:PMC1234567"),
+    ("https://www.ncbi.nlm.nih.gov/pmc/articles/pmc1234567", "PMCID:PMC1234567"),
+    ("https://pubmed.ncbi.nlm.nih.gov/%31%32/", "PMID:12"),
 ])
 def test_cited_url_forms_name_the_record(url: str, key: str) -> None:
     assert key in url_keys(url)

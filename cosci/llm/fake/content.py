@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from cosci import domain
+from cosci.literature import search_order
 from cosci.llm.fake import grounding as grounding
 from cosci.llm.fake import investigation as fake_investigation
 from cosci.llm.fake.types import FakeCall, FakeReply
@@ -237,8 +238,7 @@ def session_autopilot(call: FakeCall, params: dict[str, Any], *, seed: int, n: i
         searches = [t for t in call.tools if not t.startswith("record_")]
         records = [t for t in call.tools if t.startswith("record_")]
         if searches and not any(m.get("role") == "tool" for m in call.messages):
-            order = ("local_corpus_search", "pubmed_search", "europe_pmc_search", "arxiv_search")
-            preferred = [t for t in order if t in searches]
+            preferred = [t for t in search_order(articles=True) if t in searches]
             tool = (preferred or searches)[0]
             return FakeReply.record(tool, query=f"{rng.choice(DRUGS)} {rng.choice(TARGETS)} leukemia")
         if records:
