@@ -41,7 +41,7 @@ from cosci.errors import CosciError, GoalRefused
 from cosci.grounding.report import status_lines
 from cosci.paths import writable_data_dir
 from cosci.session.folder import SessionFolder
-from cosci.session.summary import outstanding_line
+from cosci.session.summary import batch_spend, outstanding_line
 from cosci.store import SessionStore
 
 FEEDBACK_KINDS = ("directive", "preference", "rejection", "pin")
@@ -128,6 +128,8 @@ def status_report(folder: SessionFolder, store: SessionStore) -> list[str]:
     if pending := store.batches.outstanding():  # its own figure: the provider holds these, the spend lacks them
         out.append(outstanding_line(sum(b.reserved_usd for b in pending), sum(b.matches for b in pending),
                                     len(pending), row.id, label="             "))
+    if batched := batch_spend(store):  # ranking's spend through provider batches, what it saved (design.md#batches)
+        out.append(batched.line("batches      "))
     # how much of the input the provider's prompt cache served (design.md#caching)
     shares = store.logs.cache_read_shares()
     if shares:

@@ -1,14 +1,20 @@
 """The ranking agent's batch pool: low-stakes matches through the provider's message-batch API (design.md#batches).
 
-A match whose pair lies in the bottom ``ranking.batch_decile`` of the leaderboard (both
-hypotheses) is not played at once but queued (``batched_matches``); matches are always pairwise there (a
-debate's turns cannot be sent together). A ranking ``MatchBatch`` task takes the queued matches once
-``ranking.batch_size`` have accumulated or the oldest has waited ``ranking.batch_max_wait_s``, submits them as
-one batch through the gateway (:class:`~cosci.llm.port.types.BatchPort`) and keeps the batch id on its task row.
-It then polls every ``ranking.batch_poll_seconds``: while the batch runs, each poll is a new ``MatchBatch`` task
-(poll 1, 2, ...), so no task outlives its lease and a killed session, once resumed, polls the same batch id
-and never submits it again. When the batch has ended, each verdict is applied under its match id (the Elo
-journal's ``UNIQUE(match_id)`` applies it once); a request that errored or expired is played by a direct call.
+A match the pairing chose is not played at once but queued (``batched_matches``) when both hypotheses have at
+most a ``ranking.batch_top_chance`` chance of belonging to the top ``ranking.top_k`` by the Bradley–Terry fit's
+own uncertainty (:func:`cosci.tournament.uncertainty.top_k_chances`): its verdict cannot move the boundary the
+tournament settles. Matches are always pairwise there (a debate's turns cannot be sent together).
+
+The pool enqueues nothing itself: the Scheduler is the only place that enqueues tasks
+(:mod:`cosci.supervisor.rules`). It enqueues a gathering ``MatchBatch`` task once ``ranking.batch_size`` matches
+are queued, the session's last one (:func:`~cosci.store.task_specs.match_batch_last`, any number of matches) when
+the session is otherwise ending, and, on a ``match_batch_pending`` result, the next poll of the same batch. A
+gathering task takes every queued match, submits them as one batch through the gateway
+(:class:`~cosci.llm.port.types.BatchPort`) and keeps the batch id on its task row; it then polls every
+``ranking.batch_poll_seconds``: while the batch runs, each poll is a new ``MatchBatch`` task (poll 1, 2, ...), so
+no task outlives its lease and a killed session, once resumed, polls the same batch id and never submits it again.
+When the batch has ended, each verdict is applied under its match id (the Elo journal's ``UNIQUE(match_id)``
+applies it once); a request that errored or expired is played by a direct call.
 
 Only tiers whose provider has a batch API and ``models.tiers.<tier>.batch`` use it (Anthropic; the scripted fake
 in tests); elsewhere every match is played directly.
@@ -17,18 +23,18 @@ in tests); elsewhere every match is played directly.
 from __future__ import annotations
 
 import asyncio
-import time
+from collections.abc import Callable
 from typing import Protocol
 
 from cosci.config.schema import CosciConfig
 from cosci.domain import Hypothesis, Task, TaskResult
 from cosci.llm.gateway.routing import Router
 from cosci.llm.port.types import BatchPort, BatchRequest, CallSpec, LLMPort, Route, TextBlock
-from cosci.store import PRIORITY, SessionStore
-from cosci.store import task_specs as specs
+from cosci.store import SessionStore
 from cosci.store.batches import BatchedMatch
-from cosci.store.task_specs import TaskSpec
+from cosci.tournament.bt import BTFit
 from cosci.tournament.elo import EloRule
+from cosci.tournament.uncertainty import top_k_chances
 from cosci.tournament.verdict import parse_verdict, rationale_of
 
 
@@ -67,15 +73,15 @@ class MatchBatchPool:
     def route(self) -> Route:
         return self.agent.deps.router.route(self.agent.name, "pairwise")
 
-    def takes(self, players: list[Hypothesis], a: Hypothesis, b: Hypothesis) -> bool:
-        """Whether the match of ``a`` and ``b`` goes to a batch: batching on, the tier supports it, and both lie in
-        the bottom ``batch_decile`` of the leaderboard (``players`` by Elo)."""
+    def takes(self, fit: Callable[[], BTFit], a: Hypothesis, b: Hypothesis) -> bool:
+        """Whether the match of ``a`` and ``b`` (the pair the pairing chose) goes to a batch: batching on, the tier
+        supports it, and each has at most ``batch_top_chance`` chance of belonging to the top ``top_k`` by the
+        Bradley–Terry ``fit`` over the players (called only then; design.md#batches)."""
         port = self.agent.deps.batches
         if not self.cfg.batch or port is None or not port.supports(self.route):
             return False
-        k = int(len(players) * self.cfg.batch_decile)
-        bottom = {h.id for h in sorted(players, key=lambda h: (h.elo, h.id))[:k]}
-        return a.id in bottom and b.id in bottom
+        chances = top_k_chances(fit(), self.cfg.top_k)
+        return max(chances.get(a.id, 1.0), chances.get(b.id, 1.0)) <= self.cfg.batch_top_chance
 
     def queued(self, task: Task, index: int) -> str | None:
         """The match id a previous attempt of ``task`` queued at ``index``, if any."""
@@ -83,21 +89,10 @@ class MatchBatchPool:
         return row.match_id if row else None
 
     def queue(self, task: Task, index: int, mid: str, a: Hypothesis, b: Hypothesis, spec: CallSpec) -> None:
-        """Queue one pairwise match (its prompt included) and make sure a MatchBatch task will take it."""
+        """Queue one pairwise match (its prompt included); the Scheduler gathers it into a batch."""
         request = {"action": spec.action, "mode": spec.route.mode, "messages": spec.messages,
                    "system": [[blk.text, blk.cache] for blk in spec.system]}
         self.store.batches.queue(mid, task.id, index, a.id, b.id, request)
-        self._ensure_batch_task()
-
-    def _ensure_batch_task(self) -> None:
-        rows = self.store.batches.unassigned()
-        if rows:  # keyed by the oldest unassigned match: one waiting MatchBatch task at a time
-            self._enqueue(specs.match_batch(rows[0].match_id))
-
-    def _enqueue(self, spec: TaskSpec) -> None:
-        """Enqueue the pool's own next MatchBatch task (under the agent's name, as the supervisor keys it)."""
-        self.store.tasks.enqueue(self.agent.name, spec.action, spec.key, payload=spec.payload,
-                                 priority=PRIORITY["ranking"])
 
     def _request(self, m: BatchedMatch) -> BatchRequest:
         r = m.request
@@ -108,7 +103,9 @@ class MatchBatchPool:
 
     # --- the MatchBatch task ---------------------------------------------------------------------------------
     async def run(self, task: Task) -> TaskResult:
-        """One poll of a MatchBatch task: (poll 0) gather and submit, then poll once; settle when ended."""
+        """One poll of a MatchBatch task: (poll 0) take every queued match and submit, then poll once; settle when
+        ended. A gathering task finding fewer than ``batch_size`` queued matches leaves them queued, unless it is the
+        session's last batch (``payload.last``)."""
         first = str(task.payload.get("batch_task") or task.id)
         rnd = int(task.payload.get("poll", 0))
         batches = self.store.batches
@@ -117,8 +114,11 @@ class MatchBatchPool:
         if rnd == 0 and not batches.batch_id_of(first):
             held = [m for m in batches.held_by(first) if m.status == "queued"]
             if not held:
-                await self._gather()
-                held = [m for m in batches.assign(first, self.cfg.batch_size) if m.status == "queued"]
+                count, _ = batches.waiting()
+                if count < self.cfg.batch_size and not task.payload.get("last"):
+                    return TaskResult("nothing_to_do", detail={
+                        "reason": f"{count} queued matches, fewer than ranking.batch_size ({self.cfg.batch_size})"})
+                held = [m for m in batches.assign(first, max(count, 1)) if m.status == "queued"]
             if not held:
                 return TaskResult("nothing_to_do", detail={"reason": "no queued match"})
             batch_id, refused = await port.submit([self._request(m) for m in held])
@@ -130,25 +130,15 @@ class MatchBatchPool:
             reserved = {m.match_id: port.reserved_usd(m.match_id) for m in held if m.match_id not in refused}
             self.store.logs.event("match_batch_submitted", {"batch_id": batch_id, "task_id": first,
                                                              "matches": len(held) - len(refused),
+                                                             "last": bool(task.payload.get("last")),
                                                              "reserved_usd": reserved}, agent=self.agent.name)
-            self._ensure_batch_task()  # matches queued meanwhile wait for the next batch
         if task.payload.get("final"):
             return await self.collect(first)
         batch_id = batches.batch_id_of(first) or ""
         await asyncio.sleep(self.cfg.batch_poll_seconds)
-        if not await port.ended(self.route, batch_id):
-            self._enqueue(specs.match_batch_poll(first, rnd + 1))
-            return TaskResult("match_batch_pending", detail={"batch_id": batch_id, "poll": rnd})
+        if not await port.ended(self.route, batch_id):  # the Scheduler enqueues the next poll (match_batch_poll)
+            return TaskResult("match_batch_pending", detail={"batch_id": batch_id, "batch_task": first, "poll": rnd})
         return await self._settle(first, batch_id)
-
-    async def _gather(self) -> None:
-        """Wait until ``batch_size`` matches are queued or the oldest has waited ``batch_max_wait_s``."""
-        while True:
-            rows = self.store.batches.unassigned()
-            waited = time.time() - rows[0].created_at if rows else 0.0
-            if not rows or len(rows) >= self.cfg.batch_size or waited >= self.cfg.batch_max_wait_s:
-                return
-            await asyncio.sleep(min(1.0, self.cfg.batch_max_wait_s - waited))
 
     async def collect(self, first: str) -> TaskResult:
         """One poll of the batch a MatchBatch task submitted, at a stop or after it (docs/design.md#batch-settlement):

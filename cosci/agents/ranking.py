@@ -13,8 +13,9 @@ are judged in both orders (each order its own call, one match row; disagreement 
 judge sees neither Elo nor match counts. After each round the Bradley–Terry fit is refitted on every valid
 verdict and stored. Concurrent rounds in one process never share a hypothesis: ``in_play`` holds the ids of
 matches being played. A pair that reached the rematch cap ``ranking.max_matches_per_pair`` is not chosen again.
-Matches between two hypotheses in the bottom ``ranking.batch_decile`` go to the provider's batch API where the
-tier has one (design.md#batches, :mod:`cosci.agents.match_batches`).
+A chosen match whose two hypotheses each have at most ``ranking.batch_top_chance`` chance of belonging to the top
+``ranking.top_k`` (by the Bradley–Terry fit's uncertainty) goes to the provider's batch API where the tier has one
+(design.md#batches, :mod:`cosci.agents.match_batches`).
 
 Debate is multi-turn: each turn is one call carrying the transcript so far; from ``debate.min_turns`` a turn
 may end with the verdict, and the turn at ``debate.max_turns`` must. For a schema-constrained tier the
@@ -93,6 +94,10 @@ class RankingAgent(BaseAgent):
         """Bradley–Terry over every valid verdict among ``players`` (deterministic: resume refits the same)."""
         return fit_bt([p.id for p in players], self.store.matches.verdicts(), self.config.ranking.bt_prior_sd)
 
+    def _fit_or(self, fit: BTFit | None, players: list[Hypothesis]) -> BTFit:
+        """``fit`` if the pairing made one, else a fit over ``players`` (the batch pool's stakes, design.md#batches)."""
+        return fit if fit is not None else self.fit(players)
+
     def refit(self) -> BTFit:
         """Refit BT on the tournament players, store it (``bt_ratings``) and log ``bt_refit``."""
         fit = self.fit(self.store.hypotheses.ranked())
@@ -134,7 +139,7 @@ class RankingAgent(BaseAgent):
                 break
             a, b = sorted((plan.first, plan.second))
             by_id = {p.id: p for p in players}
-            if self.pool.takes(players, by_id[a], by_id[b]):  # bottom-decile pair: a provider batch (design.md#batches)
+            if self.pool.takes(functools.partial(self._fit_or, fit, players), by_id[a], by_id[b]):  # low stakes
                 mid = match_id(sid, a, b, task.id, i)
                 self.pool.queue(task, i, mid, by_id[a], by_id[b],
                                 self._pairwise_spec(task, by_id[plan.first], by_id[plan.second], f"match{i}"))

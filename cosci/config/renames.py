@@ -43,6 +43,10 @@ REMOVED: dict[str, str] = {
     "lease.final_seconds": f"no task lease has a time limit ({_NO_TTL})",
     "agents.generation.modes.debate.max_iterations": _DEBATE_TURNS,
     "agents.ranking.modes.debate.max_iterations": _DEBATE_TURNS,
+    "ranking.batch_decile": "a chosen match is batched by its players' chance of reaching the top k "
+                            "(ranking.batch_top_chance, docs/design.md#batches)",
+    "ranking.batch_max_wait_s": "a batch waits for ranking.batch_size matches; only the session's last batch goes "
+                                "out with fewer (docs/design.md#batches)",
     "safety.embedded_block_needs_prescreen": "a tier marked models.tiers.<tier>.unable_to_classify is decided by "
                                              "the offline screen (docs/design.md#safety-screen)",
 }
@@ -59,9 +63,8 @@ def _renamed(key: str) -> tuple[str, str] | None:
 
 ADDED: dict[str, Any] = {
     "ranking.batch": False,
-    "ranking.batch_decile": 0.1,
+    "ranking.batch_top_chance": 0.1,
     "ranking.batch_size": 4,
-    "ranking.batch_max_wait_s": 60.0,
     "ranking.batch_poll_seconds": 30.0,
     "ranking.pairing": "uncertainty",
     "ranking.top_k": 5,

@@ -152,12 +152,11 @@ class RankingCfg(_Strict):
     )
     batch: bool = Field(description="Send low-stakes matches through the provider's message-batch "
                         "API (design.md#batches; only for tiers with models.tiers.<t>.batch).")
-    batch_decile: Unit = Field(description="A match is batched when both hypotheses lie in this "
-                               "bottom share of the leaderboard (design.md#batches: sub-decile pairs).")
-    batch_size: int = Field(gt=0,
-                            description="Queued matches submitted together (design.md#batches: 4).")
-    batch_max_wait_s: float = Field(ge=0, description="Seconds a queued match waits for a full batch "
-                                    "before a smaller one is submitted.")
+    batch_top_chance: Unit = Field(description="A match the pairing chose is batched when each hypothesis's chance "
+                                   "of belonging to the top_k, by the Bradley–Terry fit's uncertainty, is at most "
+                                   "this (0-1; design.md#batches: 0.1).")
+    batch_size: int = Field(gt=0, description="Fewest queued matches a batch is submitted with, except the session's "
+                            "last batch (design.md#batches: 4).")
     batch_poll_seconds: float = Field(ge=0, description="Seconds between polls of a submitted batch.")
     # pairing, dual-order judging, Bradley–Terry (cosci/tournament/; design.md#tournament)
     pairing: Literal["elo_buckets", "uncertainty"] = Field(

@@ -8,6 +8,47 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from cosci.session.runtime import SessionRuntime
+    from cosci.store import SessionStore
+
+
+@dataclass(frozen=True)
+class BatchSpend:
+    """Ranking's spend and what of it went through provider batches (design.md#batches). Units: USD.
+
+    Attributes:
+        ranking_usd: everything the ranking agent spent (direct and batched calls).
+        batched_usd: the answered batched calls, at the batch price.
+        saved_usd: what those calls would have cost more at the list price, sent directly (the batch discount).
+        calls: the answered batched calls (one per batched match).
+    """
+
+    ranking_usd: float
+    batched_usd: float
+    saved_usd: float
+    calls: int
+
+    @property
+    def share(self) -> float:
+        """``batched_usd / ranking_usd`` (0-1; 0.0 before ranking spent anything)."""
+        return self.batched_usd / self.ranking_usd if self.ranking_usd > 0 else 0.0
+
+    def line(self, label: str) -> str:
+        return (f"{label}{self.share:.1%} of ranking's ${self.ranking_usd:.4f} went through provider batches "
+                f"(${self.batched_usd:.4f}, {self.calls} match{'' if self.calls == 1 else 'es'}), saving "
+                f"${self.saved_usd:.4f} against the list price")
+
+
+def batch_spend(store: SessionStore) -> BatchSpend | None:
+    """The session's :class:`BatchSpend`, or None when it never queued a match for a batch."""
+    from cosci.llm.batches.batch_gateway import batch_cost
+
+    if not store.batches.counts():
+        return None
+    calls = store.logs.batched_calls("ranking")
+    batched = sum(c["cost_usd"] for c in calls)
+    listed = sum(batch_cost(c["model"], c["usage"], batched=False) for c in calls)
+    return BatchSpend(store.logs.spend().get("ranking", {}).get("usd", 0.0), batched, max(listed - batched, 0.0),
+                      len(calls))
 
 
 @dataclass(frozen=True)
@@ -36,6 +77,12 @@ class SessionSummary:
     """USD held for batched matches a provider batch still holds (not in ``spent_usd`` until settled)."""
     outstanding_matches: int = 0
     outstanding_batches: int = 0
+    batches: BatchSpend | None = None
+    """Ranking's spend through provider batches and what the batch price saved (None: no match was batched)."""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.batches, dict):  # a summary read back from its JSON (the flow's return value)
+            object.__setattr__(self, "batches", BatchSpend(**self.batches))
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -47,6 +94,7 @@ class SessionSummary:
                f"cost      ${self.spent_usd:.4f} ({self.tokens} tokens)",
                *([outstanding_line(self.outstanding_usd, self.outstanding_matches, self.outstanding_batches,
                                    self.session_id, label="          ")] if self.outstanding_batches else []),
+               *([self.batches.line("batches   ")] if self.batches else []),
                f"results   {self.hypotheses} hypothes{'i' if self.hypotheses == 1 else 'e'}s, {self.matches} "
                f"match{'' if self.matches == 1 else 'es'}, top Elo {self.top_elo:.0f}"]
         g = self.grounding
@@ -96,4 +144,5 @@ def summarise(rt: SessionRuntime, reason: Any, overview: Path, run_id: str | Non
         grounding=grounding_metrics(rt.store),
         judge=session_judge_stats(rt.store).to_dict(),
         outstanding_usd=sum(b.reserved_usd for b in outstanding),
-        outstanding_matches=sum(b.matches for b in outstanding), outstanding_batches=len(outstanding))
+        outstanding_matches=sum(b.matches for b in outstanding), outstanding_batches=len(outstanding),
+        batches=batch_spend(rt.store))

@@ -3,7 +3,7 @@
 Statuses: ``queued`` (waiting for a batch), ``submitted`` (in a provider batch), ``applied`` (its verdict applied
 from the batch), ``direct`` (the batch failed or expired; played by a direct call instead), ``refused`` (the
 budget refused it; not played), ``dropped`` (it failed or expired in a batch collected after the session stopped;
-not played).
+not played), ``unsent`` (still queued when the session stopped without a last batch: never sent, never paid).
 
 A batch whose matches are still ``submitted`` is outstanding: the provider holds (and will bill) them while the
 session's spend does not show them yet; :meth:`BatchedMatches.outstanding` gives each with the USD held for it
@@ -65,6 +65,27 @@ class BatchedMatches:
         """Queued matches no MatchBatch task has taken yet, oldest first."""
         return self._select("status='queued' AND batch_task_id IS NULL", ())
 
+    def waiting(self) -> tuple[int, str | None]:
+        """``(queued matches no MatchBatch task has taken, the oldest one's match id or None)`` (one light query)."""
+        rows = self.db.query("SELECT match_id FROM batched_matches WHERE session_id=? AND status='queued'"
+                             " AND batch_task_id IS NULL ORDER BY created_at, match_id", (self.session_id,))
+        return len(rows), (rows[0]["match_id"] if rows else None)
+
+    def gatherer_open(self, other_than: str | None = None) -> bool:
+        """Whether an open MatchBatch task (other than task ``other_than``) will gather queued matches: one with no
+        ``batch_task`` of its own."""
+        return bool(self.db.scalar(
+            "SELECT COUNT(*) FROM tasks WHERE session_id=? AND action='MatchBatch' AND id IS NOT ?"
+            " AND status IN ('pending','leased','in_progress') AND json_extract(payload, '$.batch_task') IS NULL",
+            (self.session_id, other_than)))
+
+    def unsent(self) -> int:
+        """Mark every queued match no MatchBatch task has taken ``unsent`` (the session stopped before a batch took
+        it); returns how many."""
+        with self.db.tx() as c:
+            return c.execute("UPDATE batched_matches SET status='unsent', updated_at=? WHERE session_id=?"
+                             " AND status='queued' AND batch_task_id IS NULL", (time.time(), self.session_id)).rowcount
+
     def assign(self, batch_task_id: str, limit: int) -> list[BatchedMatch]:
         """Give up to ``limit`` unassigned matches to a MatchBatch task; returns everything it holds."""
         with self.db.tx() as c:
@@ -119,12 +140,8 @@ class BatchedMatches:
             " AND t.status IN ('pending','leased','in_progress'))"
             " GROUP BY bm.batch_task_id ORDER BY bm.batch_task_id", (self.session_id,))
         held = [(r["b"], int(r["n"]), bool(r["sub"])) for r in rows]
-        gatherer = self.db.scalar(
-            "SELECT COUNT(*) FROM tasks WHERE session_id=? AND action='MatchBatch'"
-            " AND status IN ('pending','leased','in_progress') AND json_extract(payload, '$.batch_task') IS NULL",
-            (self.session_id,))
-        waiting = self.unassigned()
-        return held, (waiting[0].match_id if waiting and not gatherer else None)
+        _, oldest = self.waiting()
+        return held, (oldest if not self.gatherer_open() else None)
 
     def outstanding(self) -> list[OutstandingBatch]:
         """Every submitted batch whose matches are not settled, oldest first."""

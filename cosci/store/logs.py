@@ -80,6 +80,20 @@ class Logs:
         )
         return {r["agent"]: {"usd": float(r["usd"] or 0), "tokens": float(r["tok"] or 0)} for r in rows}
 
+    def batched_calls(self, agent: str) -> list[dict[str, Any]]:
+        """The answered calls of ``agent`` that went through a provider batch (``request.batch_id`` set): per call
+        ``model`` and Anthropic-style ``usage`` (uncached ``input_tokens``, ``output_tokens``,
+        ``cache_read_input_tokens``, ``cache_creation_input_tokens``) and ``cost_usd`` (USD, at the batch price)."""
+        rows = self.db.query(
+            "SELECT model, input_tokens i, output_tokens o, cache_read_tokens r, cache_write_tokens w, cost_usd c"
+            " FROM transcripts WHERE session_id=? AND agent=? AND outcome='ok'"
+            " AND CASE WHEN json_valid(request) THEN json_extract(request, '$.batch_id') END IS NOT NULL",
+            (self.session_id, agent))
+        return [{"model": r["model"], "cost_usd": float(r["c"] or 0),
+                 "usage": {"input_tokens": max(int(r["i"]) - int(r["r"]) - int(r["w"]), 0),
+                           "output_tokens": int(r["o"]), "cache_read_input_tokens": int(r["r"]),
+                           "cache_creation_input_tokens": int(r["w"])}} for r in rows]
+
     def output_lengths(self) -> list[tuple[str, int]]:
         """``(agent.mode, output_tokens)`` of every answered call, oldest first (admission sizing on resume)."""
         rows = self.db.query(

@@ -214,6 +214,14 @@ class Matches:
         )
         return [(r[0], r[1], bool(r[2])) for r in rows]
 
+    def existing(self, match_ids: list[str]) -> list[str]:
+        """The ids among ``match_ids`` that have a match row (a batched match has none until applied)."""
+        if not match_ids:
+            return []
+        marks = ",".join("?" * len(match_ids))
+        return [r[0] for r in self.db.query(f"SELECT id FROM tournament_matches WHERE id IN ({marks})",
+                                            tuple(match_ids))]
+
     def all(self, task_id: str | None = None) -> list[MatchRow]:
         """Matches of the session (or only those played by ``task_id``), oldest first."""
         sql, params = "SELECT * FROM tournament_matches WHERE session_id=?", [self.session_id]

@@ -119,6 +119,13 @@ def match_batch(match_id: str) -> TaskSpec:
     return TaskSpec("ranking", MATCH_BATCH, f"ranking::match_batch::{match_id}", payload={"poll": 0})
 
 
+def match_batch_last(match_id: str) -> TaskSpec:
+    """The session's last batch: the queued matches, however few, once the session is otherwise ending (keyed by
+    the oldest unassigned one; design.md#batches)."""
+    return TaskSpec("ranking", MATCH_BATCH, f"ranking::match_batch::{match_id}::last",
+                    payload={"poll": 0, "last": True})
+
+
 def match_batch_poll(batch_task: str, poll: int) -> TaskSpec:
     """Poll ``poll`` (1, 2, ...) of the batch submitted by MatchBatch task ``batch_task``."""
     return TaskSpec("ranking", MATCH_BATCH, f"ranking::match_batch::{batch_task}::poll{poll}",
@@ -163,6 +170,7 @@ KEY_PATTERNS: dict[str, re.Pattern[str]] = {name: re.compile(pattern) for name, 
     "final_overview": r"metareview::final",
     "evolution": r"evolution::(?P<count>\d+)",
     "match_batch": rf"ranking::match_batch::(?P<match_id>{_ID})",
+    "match_batch_last": rf"ranking::match_batch::(?P<match_id>{_ID})::last",
     "match_batch_poll": rf"ranking::match_batch::(?P<batch_task>{_ID})::poll(?P<poll>\d+)",
     "match_batch_resume": rf"ranking::match_batch::(?P<batch_task>{_ID})::resume(?P<count>\d+)",
     "match_batch_stop": rf"ranking::match_batch::(?P<batch_task>{_ID})::stop(?P<count>\d+)",
@@ -201,6 +209,7 @@ __all__ = [
     "kind_of",
     "match_batch",
     "match_batch_gather_resume",
+    "match_batch_last",
     "match_batch_poll",
     "match_batch_resume",
     "match_batch_stop",

@@ -102,11 +102,16 @@ class Supervisor:
                                 self.bt_tracker.is_stable())
         if reason is None and self.scheduler.pool_complete():
             reason = StopReason.MAX_HYPOTHESES
-        if reason is not None and self.store.tasks.open_count("ranking", "MatchBatch"):
-            # a submitted provider batch settles first: its matches are paid for (design.md#batches). Read from the
-            # record, not the tally: a MatchBatch task enqueues its own next poll, which the tally does not see
+        if reason is not None and self._batches_first():
             return None
         return reason
+
+    def _batches_first(self) -> bool:
+        """Whether a stop on stability or a full pool waits for provider batches (design.md#batches): the matches
+        still queued go out now as the session's last batch, however few, and the stop waits while any MatchBatch
+        task is open. Counted by the tally: the Scheduler enqueues every MatchBatch task, polls included."""
+        self.scheduler.last_batch()
+        return bool(self.tally.count("ranking", specs.MATCH_BATCH, open_only=True))
 
     def _snapshot(self) -> None:
         matches = self.pool.valid_matches
@@ -244,6 +249,8 @@ class Supervisor:
         if len(inflight) >= concurrency:
             return None, 0
         added = self.scheduler.decide_next_steps()
+        if added == 0 and not inflight:  # nothing else to do: the queued matches go out as the last batch
+            added = self.scheduler.last_batch()
         if added == 0 and not inflight:
             return self._idle_reason(), 0
         return None, added
@@ -306,7 +313,8 @@ class Supervisor:
 
     # --- finalisation ----------------------------------------------------------------------------------
     async def finalize(self, reason: StopReason) -> str:
-        """Cancel pending work, poll every submitted provider batch once more (an ended one is settled, a running
+        """Cancel pending work, mark the batched matches still queued ``unsent`` (a stopped session spends nothing
+        new: design.md#batches), poll every submitted provider batch once more (an ended one is settled, a running
         one stays outstanding: docs/design.md#batch-settlement), write a last system feedback if none exists, then
         the final overview.
 
@@ -320,6 +328,8 @@ class Supervisor:
             return self.store.sessions.get().final_overview or ""
         tasks.cancel_pending()
         sched.exhausted.clear()
+        if unsent := self.store.batches.unsent():  # queued, never sent: a stopped session spends nothing new
+            self.store.logs.event("match_batch_unsent", {"matches": unsent}, agent="ranking")
         for batch in self.store.batches.outstanding():  # a paid-for batch: settled now, or left outstanding
             n = tasks.count("ranking", specs.MATCH_BATCH)
             await self._run_final(specs.match_batch_stop(batch.batch_task_id, n), PRIORITIES["final"])

@@ -16,6 +16,13 @@ Follow-ups after a result (``safety.enabled=false``: the screening rows are skip
 | review_completed (full)     | Ranking ``AddToTournament``                                               |
 | added_to_tournament         | Ranking ``RunTournamentRound`` focused on the new hypothesis              |
 | tournament_match_complete   | Proximity every N matches; system feedback every ``every_matches``        |
+| match_batch_pending         | Ranking ``MatchBatch``: the next poll of the same provider batch          |
+| (any round or MatchBatch)   | Ranking ``MatchBatch`` gathering, once ``ranking.batch_size`` are queued  |
+
+The Scheduler is the only place that enqueues tasks (a test scans the code for other callers): the ranking agent's
+batch pool queues matches and reports a running batch in its result, and the rules above enqueue its tasks; when
+the session is otherwise ending, :meth:`Scheduler.last_batch` sends the queued matches, however few
+(design.md#batches).
 
 Idle refinement (when nothing is pending): a tournament round; pool growth while the pool is below its
 generation share of ``run.max_hypotheses`` and the backlog of unranked hypotheses is small; evolution once
@@ -88,8 +95,10 @@ class Scheduler:
         self._empty_round_mark: int | None = None
         """Tasks ended when a tournament round last found no pair to play (see :meth:`idle_tournament`)."""
 
-    def _enqueue(self, spec: TaskSpec, priority: int) -> int:
-        if spec.agent in self.exhausted:
+    def _enqueue(self, spec: TaskSpec, priority: int, *, paid: bool = False) -> int:
+        """Enqueue ``spec`` (idempotent on its key) and count it in the tally; returns 1 if it is new. An exhausted
+        agent gets nothing new, except ``paid`` work: the polls of a provider batch already submitted."""
+        if spec.agent in self.exhausted and not paid:
             return 0
         tid = self.tasks.enqueue(
             spec.agent,
@@ -152,7 +161,31 @@ class Scheduler:
             self._empty_round_mark = self._ended() + 1  # counted once this round's own end is tallied
         elif result.kind == "tournament_match_complete":
             n += self.periodic()
+        elif result.kind == "match_batch_pending":  # the batch runs at the provider: poll it again
+            batch_task, poll = str(result.detail["batch_task"]), int(result.detail["poll"]) + 1
+            n += self._enqueue(specs.match_batch_poll(batch_task, poll), PRIORITY["ranking"], paid=True)
+        if task.action in ("RunTournamentRound", specs.MATCH_BATCH):
+            n += self.gather_batch(finished=task.id)
         return n
+
+    def gather_batch(self, finished: str | None = None) -> int:
+        """A gathering MatchBatch task once ``ranking.batch_size`` matches are queued and none is open (task
+        ``finished``, whose follow-ups these are, does not count), keyed by the oldest queued match
+        (design.md#batches)."""
+        batches = self.store.batches
+        count, oldest = batches.waiting()
+        if oldest is None or count < self.config.ranking.batch_size or batches.gatherer_open(other_than=finished):
+            return 0
+        return self._enqueue(specs.match_batch(oldest), PRIORITY["ranking"])
+
+    def last_batch(self) -> int:
+        """The session's last batch: the queued matches, however few, when the session is otherwise ending (a stop
+        that waits for batches, or nothing else to do; design.md#batches)."""
+        batches = self.store.batches
+        _, oldest = batches.waiting()
+        if oldest is None or batches.gatherer_open():
+            return 0
+        return self._enqueue(specs.match_batch_last(oldest), PRIORITY["ranking"])
 
     def has_task(self, key: str) -> bool:
         """Whether a task with this (session-relative) idempotency key was ever enqueued."""
@@ -190,8 +223,9 @@ class Scheduler:
         n = 0
         held, waiting = self.store.batches.stranded()
         for first, k, submitted in held:  # poll 0 submits what the task holds; a later poll only polls
-            n += self._enqueue(specs.match_batch_resume(first, k, k if submitted else 0), PRIORITY["ranking"])
-        if waiting:
+            n += self._enqueue(specs.match_batch_resume(first, k, k if submitted else 0), PRIORITY["ranking"],
+                               paid=submitted)
+        if waiting and self.store.batches.waiting()[0] >= self.config.ranking.batch_size:  # fewer: they wait for more
             k = self.tasks.count("ranking", specs.MATCH_BATCH)
             n += self._enqueue(specs.match_batch_gather_resume(waiting, k), PRIORITY["ranking"])
         for h in self.pool.standings.values():

@@ -104,7 +104,8 @@ class PoolState:
         """Count the matches not seen yet (pair counts, rematch caps, valid verdicts); refresh their players."""
         new = [m for m in match_ids if m not in self._seen_matches]
         played = self.store.matches.pairs_of(new)
-        self._seen_matches.update(new)
+        # a match queued for a provider batch has no row yet: it is counted when its batch applies it
+        self._seen_matches.update(self.store.matches.existing(new))
         for a, b, valid in played:
             pair = (min(a, b), max(a, b))
             self.pair_counts[pair] += 1
@@ -142,15 +143,17 @@ class PoolState:
         return sum(1 for s in self.standings.values() if s.dedup_cluster is None and s.state not in OUT_OF_POOL)
 
     def open_pairs(self, cap: int) -> int:
-        """Player pairs below the rematch cap (``ranking.max_matches_per_pair``)."""
+        """Player pairs below the rematch cap (``ranking.max_matches_per_pair``); a match waiting in a provider
+        batch counts as played, as the ranking agent counts it (else rounds would look for pairs it refuses)."""
         key = ("open_pairs", cap)
         if key not in self._memo:
             if cap not in self._capped:
                 self._capped[cap] = {pair for pair, n in self.pair_counts.items() if n >= cap}
+            waiting = Counter((min(a, b), max(a, b)) for a, b in self.store.batches.pending_pairs())
+            capped = self._capped[cap] | {p for p, n in waiting.items() if self.pair_counts[p] + n >= cap}
             members = {s.id for s in self.players()}
             total = len(members) * (len(members) - 1) // 2
-            capped = sum(1 for a, b in self._capped[cap] if a in members and b in members)
-            self._memo[key] = total - capped
+            self._memo[key] = total - sum(1 for a, b in capped if a in members and b in members)
         return self._memo[key]  # type: ignore[return-value]
 
 

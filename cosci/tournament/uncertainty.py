@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
+from scipy.special import ndtr
 
 from cosci.tournament.bt import BTFit
 from cosci.tournament.pairing import Blocked, Pairing, Player, Similarity, never_blocked
@@ -74,8 +75,11 @@ def _warmup(players: Sequence[Player], cfg: UncertaintyCfg, rng: random.Random,
     return Pairing(focus.id, rival.id, "warmup")
 
 
-def boundary_weights(fit: BTFit, k: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """``(C, w)``: ``C`` (n, n) rows ``e_i − e_rival(i)``, ``w`` (n,) weights ``φ(z_i) / v_i`` (module docstring)."""
+def _boundary(fit: BTFit, k: int) -> tuple[NDArray[np.float64], NDArray[np.intp], NDArray[np.float64],
+                                            NDArray[np.float64]]:
+    """``(C, rival, v, z)``: ``C`` (n, n) rows ``e_i − e_rival(i)``, each hypothesis's rival across the top-k
+    boundary (index), ``v`` (n,) the Laplace variance of ``θ_i − θ_rival`` (logits²), ``z`` (n,) the gap over its
+    standard deviation."""
     n = len(fit.ids)
     order = np.argsort(-fit.theta, kind="stable")
     kk = min(k, n - 1)
@@ -87,8 +91,28 @@ def boundary_weights(fit: BTFit, k: int) -> tuple[NDArray[np.float64], NDArray[n
     c[np.arange(n), rival] -= 1.0
     v = np.einsum("ij,jk,ik->i", c, fit.cov, c)
     gap = fit.theta - fit.theta[rival]
+    z = gap / np.sqrt(np.maximum(v, 1e-12))
+    return c, rival, v, z
+
+
+def top_k_chances(fit: BTFit, k: int) -> dict[str, float]:
+    """Per hypothesis of the fit, its chance (0-1) of belonging to the top ``k`` by the fit's own uncertainty:
+    ``Φ(z_i)``, ``z_i`` the gap to its rival across the boundary over the gap's Laplace standard deviation
+    (module docstring, step 2). Above 0.5 for the top k, below for the others; 1.0 for everyone when the fit has
+    at most ``k`` hypotheses (all of them are the top k). The batch pool batches a match only when both chances are
+    small (design.md#batches)."""
+    n = len(fit.ids)
+    if n <= k:
+        return dict.fromkeys(fit.ids, 1.0)
+    _, _, _, z = _boundary(fit, k)
+    return {h: float(p) for h, p in zip(fit.ids, ndtr(z), strict=True)}
+
+
+def boundary_weights(fit: BTFit, k: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """``(C, w)``: ``C`` (n, n) rows ``e_i − e_rival(i)``, ``w`` (n,) weights ``φ(z_i) / v_i`` (module docstring)."""
+    n = len(fit.ids)
+    c, rival, v, z = _boundary(fit, k)
     v_safe = np.maximum(v, 1e-12)
-    z = gap / np.sqrt(v_safe)
     w = np.exp(-0.5 * z * z) / math.sqrt(2 * math.pi) / v_safe
     w[rival == np.arange(n)] = 0.0  # the boundary members' own rival is themselves only if n is tiny
     return c, w

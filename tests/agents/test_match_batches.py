@@ -1,8 +1,11 @@
-"""The ranking batch pool (issue 16, seed 004 "Batch API") on the scripted fake's batch endpoint.
+"""The ranking batch pool (design.md#batches) on the scripted fake's batch endpoint.
 
-Bottom-decile matches are queued and sent as one provider batch, the others are played directly; results are
-priced at the batch price; an expired batch falls back to direct calls; a session killed while a batch runs
-polls the same batch after resume, submits nothing twice and applies each verdict's Elo once.
+Matches whose two hypotheses have almost no chance of the top k (by the Bradley–Terry fit's uncertainty) are
+queued and sent as one provider batch once ``ranking.batch_size`` are queued (the session's last batch: any
+number), the others are played directly; results are priced at the batch price; an expired batch falls back to
+direct calls; a session killed while a batch runs polls the same batch after resume, submits nothing twice and
+applies each verdict's Elo once. The pool enqueues nothing: the Scheduler's follow-up rules enqueue its tasks, as
+the Supervisor runs them here.
 """
 
 from __future__ import annotations
@@ -14,13 +17,16 @@ from typing import Any
 
 import pytest
 
-from cosci.domain import TaskResult
+from cosci.domain import Task, TaskResult
 from cosci.llm.fake.batches import FakeBatches
 from cosci.llm.fake.provider import FakeBackend
 from cosci.session.runtime import SessionRuntime
+from cosci.store import task_specs as specs
+from cosci.supervisor.rules import Scheduler
+from cosci.tournament.elo import EloRule
 
-BATCHING = ("+models.tiers.cheap.batch=true", "ranking.batch_decile=0.5", "ranking.batch_size=2",
-            "ranking.batch_max_wait_s=0", "ranking.batch_poll_seconds=0")
+BATCHING = ("+models.tiers.cheap.batch=true", "ranking.top_k=2", "ranking.batch_top_chance=0.1",
+            "ranking.batch_size=2", "ranking.batch_poll_seconds=0")
 STATEMENTS = ["Metformin inhibits complex I to deplete leukemic stem cells",
               "Itraconazole blocks SMO to sensitise relapsed blasts to cytarabine",
               "Disulfiram inhibits ALDH1A1 in NPM1-mutant AML stem cells",
@@ -30,7 +36,17 @@ ELOS = [1600.0, 1590.0, 1000.0, 990.0]  # far apart: direct matches never move a
 
 @pytest.fixture
 def players(planned: SessionRuntime, add_player: Any) -> list[str]:
-    return [add_player(s, elo=e, matches=6) for s, e in zip(STATEMENTS, ELOS, strict=True)]
+    """Four players; each of the top two has beaten each of the bottom two three times (those pairs are at the
+    rematch cap), so by the BT fit the bottom two have almost no chance of the top 2: only their pair is low-stakes."""
+    ids = [add_player(s, elo=e, matches=6) for s, e in zip(STATEMENTS, ELOS, strict=True)]
+    rule = EloRule.from_config(planned.config.ranking)
+    for n in range(3):
+        for top in ids[:2]:
+            for low in ids[2:]:
+                a, b = sorted((top, low))
+                assert planned.store.matches.apply(f"M-seed{n}-{a}-{b}", a, b, mode="pairwise", winner=top,
+                                                   rule=rule, rationale="", transcript=[], task_id=None)
+    return ids
 
 
 @pytest.fixture
@@ -41,8 +57,16 @@ def batch_dir(fake: FakeBackend, tmp_path: Path) -> Path:
     return folder
 
 
+async def finish(rt: SessionRuntime, task: Task) -> TaskResult:
+    """Run a claimed task as the Supervisor does: execute, apply the Scheduler's follow-ups, mark it done."""
+    result = await rt.execute(task)
+    Scheduler(rt.config, rt.store).follow_ups(task, result)
+    rt.store.tasks.complete(task.id, result)
+    return result
+
+
 async def run_match_batches(rt: SessionRuntime, *, stop_after: int | None = None) -> list[TaskResult]:
-    """Execute pending MatchBatch tasks (and the poll rounds they enqueue) as the Supervisor would."""
+    """Execute pending MatchBatch tasks (and the polls the Scheduler enqueues after them) as the Supervisor would."""
     results: list[TaskResult] = []
     while stop_after is None or len(results) < stop_after:
         rows = rt.store.db.query("SELECT id FROM tasks WHERE action='MatchBatch' AND status='pending'"
@@ -53,29 +77,37 @@ async def run_match_batches(rt: SessionRuntime, *, stop_after: int | None = None
         assert task is not None
         with rt.store.db.tx() as c:
             c.execute("UPDATE tasks SET status='in_progress' WHERE id=?", (task.id,))
-        result = await rt.execute(task)
-        rt.store.tasks.complete(task.id, result)
-        results.append(result)
+        results.append(await finish(rt, task))
     return results
 
 
-async def play_tournament(run_task: Any, n: int) -> list[str]:
+async def settle_all(rt: SessionRuntime) -> list[TaskResult]:
+    """The batches of full size, then the session's last batch with what is left, all run to their end."""
+    results = await run_match_batches(rt)
+    Scheduler(rt.config, rt.store).last_batch()
+    return results + await run_match_batches(rt)
+
+
+async def play_tournament(rt: SessionRuntime, n: int) -> list[str]:
     ids: list[str] = []
     for k in range(n):
-        _, result = await run_task("ranking", "RunTournamentRound", f"b{k}")
-        ids += result.match_ids
+        tid = rt.store.tasks.enqueue("ranking", "RunTournamentRound", f"b{k}")
+        task = rt.store.tasks.get(tid or "")
+        assert task is not None
+        ids += (await finish(rt, task)).match_ids
     return ids
 
 
 def journal(rt: SessionRuntime) -> list[str]:
-    return [r["match_id"] for r in rt.store.db.query("SELECT match_id FROM elo_journal ORDER BY seq")]
+    return [r["match_id"] for r in rt.store.db.query("SELECT match_id FROM elo_journal ORDER BY seq")
+            if not r["match_id"].startswith("M-seed")]
 
 
 @pytest.mark.overrides(*BATCHING)
-async def test_bottom_decile_matches_go_to_a_batch_priced_at_the_discount(
-        planned: SessionRuntime, fake: FakeBackend, run_task: Any, players: list[str], batch_dir: Path) -> None:
+async def test_low_stakes_matches_go_to_batches_of_batch_size_priced_at_the_discount(
+        planned: SessionRuntime, fake: FakeBackend, players: list[str], batch_dir: Path) -> None:
     rt = planned
-    match_ids = await play_tournament(run_task, 12)
+    match_ids = await play_tournament(rt, 12)
     bottom = set(players[2:])
     queued = {m.match_id: m for m in rt.store.batches._select("1=1", ())}
     played = {m.id: m for m in rt.store.matches.all()}
@@ -90,10 +122,15 @@ async def test_bottom_decile_matches_go_to_a_batch_priced_at_the_discount(
     assert {m.task_id for m in queued.values()}.isdisjoint(direct_tasks)
 
     results = await run_match_batches(rt)
+    sizes = [len(e["custom_ids"]) for e in FakeBatches().log() if e["op"] == "create"]
+    assert sizes and min(sizes) >= 2 and sum(sizes) <= len(queued)  # no batch below ranking.batch_size
+    results += await settle_all(rt)  # the session's end: what is left goes out, however few
     assert all(r.kind in ("tournament_match_complete", "match_batch_pending", "nothing_to_do") for r in results)
     log = FakeBatches().log()
     creates = [e for e in log if e["op"] == "create"]
     assert sorted(c for e in creates for c in e["custom_ids"]) == sorted(queued)  # each queued match sent once
+    last = [e["payload"]["last"] for e in rt.store.logs.events("match_batch_submitted")]
+    assert all(n >= 2 or is_last for n, is_last in zip([len(e["custom_ids"]) for e in creates], last, strict=True))
     assert set(journal(rt)) >= set(queued)  # every batched verdict applied
     assert len(journal(rt)) == len(set(journal(rt)))
     rows = rt.store.db.query("SELECT input_tokens, output_tokens, cost_usd, request FROM transcripts"
@@ -107,14 +144,13 @@ async def test_bottom_decile_matches_go_to_a_batch_priced_at_the_discount(
 
 @pytest.mark.overrides(*BATCHING, "models.fake.batch_outcome=expired")
 async def test_an_expired_batch_falls_back_to_direct_calls(planned: SessionRuntime, fake: FakeBackend,
-                                                           run_task: Any, players: list[str],
-                                                           batch_dir: Path) -> None:
+                                                           players: list[str], batch_dir: Path) -> None:
     rt = planned
-    await play_tournament(run_task, 12)
+    await play_tournament(rt, 12)
     queued = {m.match_id for m in rt.store.batches._select("1=1", ())}
     assert queued
     before = len(fake.calls_for("ranking"))
-    await run_match_batches(rt)
+    await settle_all(rt)
     assert len(fake.calls_for("ranking")) - before == len(queued)  # each one played directly instead
     assert set(journal(rt)) >= queued
     assert {m.status for m in rt.store.batches._select("1=1", ())} == {"direct"}
@@ -125,9 +161,9 @@ async def test_an_expired_batch_falls_back_to_direct_calls(planned: SessionRunti
 
 @pytest.mark.overrides(*BATCHING, "models.fake.batch_polls=3")
 async def test_a_killed_session_polls_the_same_batch_and_applies_elo_once(
-        planned: SessionRuntime, fake: FakeBackend, run_task: Any, players: list[str], batch_dir: Path) -> None:
+        planned: SessionRuntime, fake: FakeBackend, players: list[str], batch_dir: Path) -> None:
     rt = planned
-    await play_tournament(run_task, 12)
+    await play_tournament(rt, 12)
     queued = {m.match_id for m in rt.store.batches._select("1=1", ())}
     assert len(queued) >= 2
     # the first MatchBatch task submits and polls once; the process dies while it is still in progress
@@ -136,7 +172,7 @@ async def test_a_killed_session_polls_the_same_batch_and_applies_elo_once(
     assert task is not None
     with rt.store.db.tx() as c:
         c.execute("UPDATE tasks SET status='in_progress' WHERE id=?", (task.id,))
-    result = await rt.execute(task)  # no complete(): killed before the row was marked done
+    result = await rt.execute(task)  # no follow-ups, no complete(): killed before the row was marked done
     assert result.kind == "match_batch_pending"
     [submitted] = rt.store.db.query("SELECT batch_id FROM tasks WHERE id=?", (task.id,))
     batch_id = submitted["batch_id"]
@@ -152,7 +188,7 @@ async def test_a_killed_session_polls_the_same_batch_and_applies_elo_once(
     fake.configure(fake.cfg.model_copy(update={"batch_dir": str(batch_dir)}))  # open() configured it anew
     try:
         resumed.store.tasks.reclaim()
-        await run_match_batches(resumed)
+        await settle_all(resumed)
         log = FakeBatches().log()
         sent = [c for e in log if e["op"] == "create" for c in e["custom_ids"]]
         assert sorted(sent) == sorted(queued)  # no match submitted twice (other matches: their own batches)
@@ -170,23 +206,22 @@ async def test_a_killed_session_polls_the_same_batch_and_applies_elo_once(
 
 @pytest.mark.overrides(*BATCHING, "models.fake.batch_polls=3")
 async def test_a_submitted_batch_left_without_a_poll_is_polled_after_resume(
-        planned: SessionRuntime, fake: FakeBackend, run_task: Any, players: list[str], batch_dir: Path) -> None:
+        planned: SessionRuntime, fake: FakeBackend, players: list[str], batch_dir: Path) -> None:
     """Whatever step a process died at, a batch the provider holds gets a next poll from ``reconcile``."""
-    from cosci.supervisor.rules import Scheduler
-
     rt = planned
-    await play_tournament(run_task, 12)
+    await play_tournament(rt, 12)
     queued = {m.match_id for m in rt.store.batches._select("1=1", ())}
     [first] = await run_match_batches(rt, stop_after=1)
     assert first.kind == "match_batch_pending"
-    # the tasks it enqueued are lost: its next poll, and the task for matches queued meanwhile
+    # the task the Scheduler enqueued after it is lost: its next poll
     with rt.store.db.tx() as c:
         c.execute("DELETE FROM tasks WHERE action='MatchBatch' AND status='pending'")
     held, waiting = rt.store.batches.stranded()
-    assert [submitted for _, _, submitted in held] == [True] and waiting  # the paid batch, the next queued match
+    assert [submitted for _, _, submitted in held] == [True] and waiting is None  # the paid batch took them all
     scheduler = Scheduler(rt.config, rt.store)
-    assert scheduler.reconcile() == 2
-    assert scheduler.reconcile() == 0  # idempotent: the tasks are open now
+    scheduler.exhausted.add("ranking")  # ranking's share spent: the poll of a paid batch is enqueued all the same
+    assert scheduler.reconcile() == 1
+    assert scheduler.reconcile() == 0  # idempotent: the task is open now
     assert rt.store.batches.stranded() == ([], None)
     await run_match_batches(rt)
     assert set(journal(rt)) >= queued
@@ -194,12 +229,32 @@ async def test_a_submitted_batch_left_without_a_poll_is_polled_after_resume(
 
 
 @pytest.mark.overrides(*BATCHING)
-async def test_matches_held_by_a_task_that_died_before_submitting_are_submitted_after_resume(
-        planned: SessionRuntime, fake: FakeBackend, run_task: Any, players: list[str]) -> None:
-    from cosci.supervisor.rules import Scheduler
-
+async def test_queued_matches_are_gathered_at_batch_size_or_by_the_last_batch(
+        planned: SessionRuntime, players: list[str]) -> None:
+    """One queued match waits (``batch_size`` 2), also after a resume; two make a gathering task; the session's end
+    sends what is left, however few."""
     rt = planned
-    await play_tournament(run_task, 12)
+    a, b = sorted(players[2:])
+    rt.store.batches.queue("M-w1", "T-x", 0, a, b, {})
+    scheduler = Scheduler(rt.config, rt.store)
+    assert scheduler.reconcile() == 0 and scheduler.gather_batch() == 0  # one: it waits for more
+    rt.store.batches.queue("M-w2", "T-x", 1, a, b, {})
+    assert scheduler.reconcile() == 1  # two, and no gathering task open: one on resume
+    assert scheduler.gather_batch() == 0 and scheduler.last_batch() == 0  # one is open already
+    with rt.store.db.tx() as c:
+        c.execute("DELETE FROM tasks WHERE action='MatchBatch'")
+        c.execute("DELETE FROM batched_matches WHERE match_id='M-w2'")
+    assert scheduler.gather_batch() == 0
+    assert scheduler.last_batch() == 1
+    [row] = rt.store.db.query("SELECT idempotency_key k FROM tasks WHERE action='MatchBatch'")
+    assert row["k"].endswith(specs.match_batch_last("M-w1").key)
+
+
+@pytest.mark.overrides(*BATCHING)
+async def test_matches_held_by_a_task_that_died_before_submitting_are_submitted_after_resume(
+        planned: SessionRuntime, fake: FakeBackend, players: list[str]) -> None:
+    rt = planned
+    await play_tournament(rt, 12)
     queued = {m.match_id for m in rt.store.batches._select("1=1", ())}
     with rt.store.db.tx() as c:  # the gathering task took the matches, then its process died for good
         c.execute("DELETE FROM tasks WHERE action='MatchBatch'")
@@ -216,7 +271,7 @@ async def test_matches_held_by_a_task_that_died_before_submitting_are_submitted_
 
 @pytest.mark.overrides(*BATCHING, "models.fake.batch_polls=1000000")
 async def test_a_budget_stop_shows_a_running_batch_as_outstanding_and_resume_settles_it(
-        planned: SessionRuntime, fake: FakeBackend, run_task: Any, players: list[str], batch_dir: Path,
+        planned: SessionRuntime, fake: FakeBackend, players: list[str], batch_dir: Path,
         capsys: pytest.CaptureFixture[str]) -> None:
     """A session that stops on budget while its batch is at the provider polls it once at the stop; still running,
     the batch is outstanding spend (a figure of its own in the summary and in ``cosci status``, not in the cost),
@@ -229,7 +284,7 @@ async def test_a_budget_stop_shows_a_running_batch_as_outstanding_and_resume_set
     from cosci.supervisor.termination import StopReason
 
     rt = planned
-    await play_tournament(run_task, 12)
+    await play_tournament(rt, 12)
     [first] = await run_match_batches(rt, stop_after=1)
     assert first.kind == "match_batch_pending"  # submitted, polled once, running at the provider
     [sent] = [e for e in FakeBatches().log() if e["op"] == "create"]

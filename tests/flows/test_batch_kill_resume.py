@@ -39,10 +39,10 @@ def test_sigkill_while_a_batch_is_pending_then_resume(tmp_path: Path) -> None:
     data, batches = tmp_path / "data", tmp_path / "batches"
     env = {**os.environ, "COSCI_DATA_DIR": str(data), "PYTHONPATH": str(ROOT)}
     args = [sys.executable, "-m", "cosci.run", "experiment=demo", "models=fake", "tools.offline=true",
-            "tracking.enabled=false", "+models.tiers.cheap.batch=true", "ranking.batch_decile=1.0",
-            "ranking.batch_size=2", "ranking.batch_max_wait_s=0", "ranking.batch_poll_seconds=0.2",
+            "tracking.enabled=false", "+models.tiers.cheap.batch=true", "ranking.batch_top_chance=1.0",
+            "ranking.batch_size=2", "ranking.batch_poll_seconds=0.2",
             f"models.fake.batch_dir={batches}", "models.fake.batch_polls=1000000",  # never ends in this process
-            "models.fake.latency_seconds=0.05", *FAKE_DEDUP]  # decile 1: the first match is batched
+            "models.fake.latency_seconds=0.05", *FAKE_DEDUP]  # chance 1: every match is batched
     out = tmp_path / "first.log"
     proc = subprocess.Popen(args, env=env, cwd=tmp_path, stdout=out.open("w"), stderr=subprocess.STDOUT,
                             start_new_session=True)

@@ -38,11 +38,11 @@ def test_a_demo_run_records_the_bundled_embedding_model(prefect_server: None, fa
 @pytest.mark.parametrize("concurrency", [1, 8])  # 1: no bottom-half pair came up; 8: a poll the tally missed
 def test_a_session_with_batched_matches_runs_to_the_end(prefect_server: None, fake: FakeBackend,
                                                         tmp_path: Path, concurrency: int) -> None:
-    # batch_decile=1: every pairwise match is batched, so the test does not hang on which pairs the scheduling
-    # order happens to offer (at 0.5 a concurrency-1 session reached max_hypotheses without a bottom-half pair; the
-    # bottom-decile choice itself is tested in tests/agents/test_match_batches.py)
-    config = make_config(tmp_path / "data", "+models.tiers.cheap.batch=true", "ranking.batch_decile=1.0",
-                         "ranking.batch_size=2", "ranking.batch_max_wait_s=0", "ranking.batch_poll_seconds=0",
+    # batch_top_chance=1: every pairwise match is batched, so the test does not hang on which pairs the scheduling
+    # order happens to offer (at a bottom-half rule a concurrency-1 session reached max_hypotheses without a
+    # low-stakes pair; the low-stakes choice itself is tested in tests/agents/test_match_batches.py)
+    config = make_config(tmp_path / "data", "+models.tiers.cheap.batch=true", "ranking.batch_top_chance=1.0",
+                         "ranking.batch_size=2", "ranking.batch_poll_seconds=0",
                          "models.fake.batch_polls=2", f"run.concurrency={concurrency}")
     summary = _run(config)
     store = SessionStore.open(Path(summary["store_path"]), summary["session_id"])

@@ -103,17 +103,42 @@ def test_a_task_in_flight_when_its_process_died_runs_again_on_resume(runtime: Se
 def test_a_full_pool_waits_for_a_submitted_provider_batch(runtime: SessionRuntime, scheduler, add_player) -> None:
     """The CI run: a session resumed after a kill stopped at once on `max_hypotheses` and cancelled the poll of the
     provider batch it had submitted, so its paid-for matches were never applied. Stability and a full pool wait
-    for an open MatchBatch; budget and wall clock do not."""
+    for an open MatchBatch; budget and wall clock do not. The poll is enqueued by the Scheduler (the only place
+    that enqueues), so the in-memory tally sees it: no read of the record is needed (design.md#batches)."""
     for _ in range(runtime.config.run.max_hypotheses):
         add_player(matches=runtime.config.evolution.mature_matches)
     sup = Supervisor(runtime.config, runtime.store, runtime.budget, lambda t: None)  # type: ignore[arg-type, return-value]
     assert sup.should_stop() == StopReason.MAX_HYPOTHESES
-    # enqueued by the running MatchBatch task itself (its next poll), so the in-memory tally has not seen it: a
-    # concurrency-8 session stopped on max_hypotheses and cancelled that poll, leaving a paid-for batch unapplied
-    runtime.store.tasks.enqueue("ranking", "MatchBatch", "ranking::match_batch::x::poll1", payload={"poll": 1})
+    running = Task(id="T-batch", session_id="s", agent="ranking", action="MatchBatch", target_id=None,
+                   payload={"poll": 0}, priority=80, status="in_progress", attempts=1, max_attempts=3,
+                   idempotency_key="ranking::match_batch::M-x")
+    pending = TaskResult("match_batch_pending", detail={"batch_id": "b-1", "batch_task": "T-batch", "poll": 0})
+    assert sup.scheduler.follow_ups(running, pending) == 1  # its next poll
+    assert runtime.store.tasks.open_count("ranking", "MatchBatch") == 1
     assert sup.should_stop() is None
     sup._budget_hit = True
     assert sup.should_stop() == StopReason.BUDGET
+
+
+def test_a_stop_sends_the_queued_matches_as_the_last_batch_and_waits(runtime: SessionRuntime, scheduler,
+                                                                     add_player) -> None:
+    """Fewer than ``ranking.batch_size`` matches queued when the pool is full: they go out as the session's last
+    batch, and the stop waits for it; matches still queued at a budget stop are never sent (``unsent``)."""
+    players = [add_player(matches=runtime.config.evolution.mature_matches)
+               for _ in range(runtime.config.run.max_hypotheses)]
+    a, b = sorted(players[:2])
+    runtime.store.batches.queue("M-q1", "T-round", 0, a, b, {})
+    sup = Supervisor(runtime.config, runtime.store, runtime.budget, lambda t: None)  # type: ignore[arg-type, return-value]
+    assert sup.should_stop() is None
+    [row] = runtime.store.db.query("SELECT idempotency_key k, payload FROM tasks WHERE action='MatchBatch'")
+    assert row["k"].endswith("ranking::match_batch::M-q1::last")
+    assert sup.should_stop() is None  # the same task: enqueued once
+    assert runtime.store.tasks.open_count("ranking", "MatchBatch") == 1
+    runtime.store.batches.queue("M-q2", "T-round", 1, a, b, {})
+    with runtime.store.db.tx() as c:
+        c.execute("DELETE FROM batched_matches WHERE match_id='M-q1'")
+    assert runtime.store.batches.unsent() == 1
+    assert runtime.store.batches.counts() == {"unsent": 1}
 
 
 def test_progress_steps_keep_counting_after_a_resume(runtime: SessionRuntime) -> None:

@@ -78,24 +78,30 @@ def anthropic_params(spec: CallSpec, table: ThinkingCfg | None = None) -> dict[s
     return params
 
 
-def batch_price(model: str, kind: str) -> float:
+def batch_price(model: str, kind: str, *, batched: bool = True) -> float:
     """USD per token of ``kind`` (``input_cost_per_token``, ``output_cost_per_token``, ``cache_read_input_token_cost``,
-    ``cache_creation_input_token_cost``) at the batch price."""
+    ``cache_creation_input_token_cost``) at the batch price, or at the list price (``batched=False``); 0.0 for a
+    model the price table does not know."""
     try:
         info: Any = litellm.get_model_info(model)
     except Exception:
         return 0.0
-    batched = info.get(f"{kind}_batches")
-    return float(batched) if batched is not None else BATCH_DISCOUNT * float(info.get(kind) or 0.0)
+    if not batched:
+        return float(info.get(kind) or 0.0)
+    price = info.get(f"{kind}_batches")
+    return float(price) if price is not None else BATCH_DISCOUNT * float(info.get(kind) or 0.0)
 
 
-def batch_cost(model: str, usage: dict[str, Any]) -> float:
-    """USD of one batched call from Anthropic ``usage`` (uncached input, cache reads and writes, output)."""
-    return (int(usage.get("input_tokens") or 0) * batch_price(model, "input_cost_per_token")
-            + int(usage.get("output_tokens") or 0) * batch_price(model, "output_cost_per_token")
-            + int(usage.get("cache_read_input_tokens") or 0) * batch_price(model, "cache_read_input_token_cost")
-            + int(usage.get("cache_creation_input_tokens") or 0)
-            * batch_price(model, "cache_creation_input_token_cost"))
+def batch_cost(model: str, usage: dict[str, Any], *, batched: bool = True) -> float:
+    """USD of one batched call from Anthropic ``usage`` (uncached input, cache reads and writes, output), at the
+    batch price, or at the list price the same call would have cost sent directly (``batched=False``)."""
+    def price(kind: str) -> float:
+        return batch_price(model, kind, batched=batched)
+
+    return (int(usage.get("input_tokens") or 0) * price("input_cost_per_token")
+            + int(usage.get("output_tokens") or 0) * price("output_cost_per_token")
+            + int(usage.get("cache_read_input_tokens") or 0) * price("cache_read_input_token_cost")
+            + int(usage.get("cache_creation_input_tokens") or 0) * price("cache_creation_input_token_cost"))
 
 
 def _response(model: str, message: dict[str, Any]) -> LLMResponse:
