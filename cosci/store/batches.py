@@ -61,10 +61,6 @@ class BatchedMatches:
         rows = self._select("task_id=? AND match_index=?", (task_id, index))
         return rows[0] if rows else None
 
-    def unassigned(self) -> list[BatchedMatch]:
-        """Queued matches no MatchBatch task has taken yet, oldest first."""
-        return self._select("status='queued' AND batch_task_id IS NULL", ())
-
     def waiting(self) -> tuple[int, str | None]:
         """``(queued matches no MatchBatch task has taken, the oldest one's match id or None)`` (one light query)."""
         rows = self.db.query("SELECT match_id FROM batched_matches WHERE session_id=? AND status='queued'"
