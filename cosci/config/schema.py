@@ -189,8 +189,9 @@ class RankingCfg(_Strict):
                               "by a hash of its key; empty: one judge, the tier conf/agents and models.agent_tiers "
                               "route ranking to (design.md#judges).")
     bt_prior_sd: float = Field(gt=0, description="SD of the Bradley–Terry N(0, sd²) prior, logits.")
-    first_position_flag: Unit = Field(description="The report flags a first-position win rate "
-                                      "further than this from 0.5 (design.md#tournament).")
+    first_position_flag: Unit = Field(description="A first-position win rate further than this from 0.5 whose 95 % "
+                                      "interval includes 0.5 gets a 'not significant' note; a significant one a "
+                                      "warning (design.md#position-bias).")
 
     @model_validator(mode="after")
     def _buckets_sum_to_one(self) -> RankingCfg:
