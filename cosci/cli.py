@@ -556,12 +556,13 @@ def main(argv: Sequence[str] | None = None) -> None:
 def tournament_lines(store: SessionStore) -> list[str]:
     """The BT top 5 (score, 95 % CI, logits) and the judge statistics, flagged when position-biased
     (design.md#tournament)."""
-    from cosci.tournament.judge_stats import session_judge_stats
+    from cosci.tournament.judge_stats import ranking_setting, session_judge_stats
 
     bt = sorted(store.matches.bt().items(), key=lambda kv: (-kv[1][0], kv[0]))[:5]
     out = ["BT top 5: " + (", ".join(f"{h} {s:+.2f} [{lo:+.2f}, {hi:+.2f}]" for h, (s, lo, hi) in bt) or "no fit yet")]
-    tolerance = float(store.sessions.get().config_snapshot.get("ranking", {}).get("first_position_flag", 0.15))
-    return out + session_judge_stats(store).lines(tolerance)
+    tolerance = float(ranking_setting(store, "first_position_flag", 0.15))
+    share = float(ranking_setting(store, "dual_order_biased_share", 0.0))
+    return out + session_judge_stats(store).lines(tolerance, share)
 
 
 if __name__ == "__main__":

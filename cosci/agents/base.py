@@ -142,8 +142,9 @@ class BaseAgent:
                       directives=directives, focus_areas=focus)
 
     def spec(self, mode: str, task: Task | None, user: str, *, action: str | None = None,
-             feedback: bool = True, **kw: Any) -> CallSpec:
-        route = self.deps.router.route(self.name, mode)
+             feedback: bool = True, tier: str | None = None, **kw: Any) -> CallSpec:
+        """One call of ``mode``, on the routed tier or on ``tier`` (a ranking judge, design.md#judges)."""
+        route = self.deps.router.route(self.name, mode, tier)
         return CallSpec(route=route, action=action or (task.action if task else mode),
                         task_id=task.id if task else None, system=self.system_blocks(feedback=feedback, route=route),
                         messages=[{"role": "user", "content": user}], **kw)

@@ -88,10 +88,12 @@ class MatchBatchPool:
         row = self.store.batches.queued_by(task.id, index)
         return row.match_id if row else None
 
-    def queue(self, task: Task, index: int, mid: str, a: Hypothesis, b: Hypothesis, spec: CallSpec) -> None:
-        """Queue one pairwise match (its prompt included); the Scheduler gathers it into a batch."""
+    def queue(self, task: Task, index: int, mid: str, a: Hypothesis, b: Hypothesis, spec: CallSpec,
+              first: str) -> None:
+        """Queue one pairwise match (its prompt included, ``first`` the id shown as hypothesis 1); the Scheduler
+        gathers it into a batch."""
         request = {"action": spec.action, "mode": spec.route.mode, "messages": spec.messages,
-                   "system": [[blk.text, blk.cache] for blk in spec.system]}
+                   "system": [[blk.text, blk.cache] for blk in spec.system], "first": first}
         self.store.batches.queue(mid, task.id, index, a.id, b.id, request)
 
     def _request(self, m: BatchedMatch) -> BatchRequest:
@@ -169,10 +171,15 @@ class MatchBatchPool:
             if resp is None:  # errored or expired in the batch: a direct call instead
                 resp = await self.agent.deps.llm.complete(requests[m.match_id].spec)
                 played += 1
-            winner = {1: m.hyp_a, 2: m.hyp_b}.get(parse_verdict(resp.text) or 0)
+            # hypothesis 1 of the prompt is the id shown first (a row queued before it was kept: hyp_a)
+            first = str(m.request.get("first") or m.hyp_a)
+            second = m.hyp_b if first == m.hyp_a else m.hyp_a
+            winner = {1: first, 2: second}.get(parse_verdict(resp.text) or 0)
             row = self.store.matches.apply(m.match_id, m.hyp_a, m.hyp_b, mode="pairwise", winner=winner,
                                             rule=self.agent._rule(), rationale=rationale_of(resp.text)[:6000],
-                                            transcript=[{"speaker": "judge", "text": resp.text}], task_id=m.task_id)
+                                            transcript=[{"speaker": "judge", "text": resp.text}], task_id=m.task_id,
+                                            first_shown=first, verdicts=[{"first": first, "winner": winner}],
+                                            judge=self.route.tier)
             self.store.batches.mark(m.match_id, "direct" if played_direct else "applied")
             applied.append(m.match_id)
             if row:

@@ -9,8 +9,11 @@
 
 The pair comes from ``ranking.pairing`` (:mod:`cosci.tournament.engine`); which hypothesis is shown first is
 drawn from the task's seeded RNG (stored on the match row), never by id; matches chosen by the dual-order rule
-are judged in both orders (each order its own call, one match row; disagreement is a draw, Elo score 0.5); the
-judge sees neither Elo nor match counts. After each round the Bradley–Terry fit is refitted on every valid
+are judged in both orders (each order its own call, one match row; disagreement is a draw, Elo score 0.5): the
+rule reads the session's dual-order record and whether the first-shown win rate is significantly biased
+(design.md#position-bias; event ``position_bias_detected`` the first time it is). The judge sees neither Elo nor
+match counts; its tier is the routed one, or one of ``ranking.judges`` chosen by a hash of the match key and
+stored on the match row (design.md#judges). After each round the Bradley–Terry fit is refitted on every valid
 verdict and stored. Concurrent rounds in one process never share a hypothesis: ``in_play`` holds the ids of
 matches being played. A pair that reached the rematch cap ``ranking.max_matches_per_pair`` is not chosen again.
 A chosen match whose two hypotheses each have at most ``ranking.batch_top_chance`` chance of belonging to the top
@@ -25,6 +28,7 @@ concluding turn is constrained to :class:`~cosci.records.TournamentVerdict`.
 from __future__ import annotations
 
 import functools
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -39,10 +43,12 @@ from cosci.store import MatchRow
 from cosci.tournament.bt import BTFit, fit_bt
 from cosci.tournament.elo import EloRule
 from cosci.tournament.engine import MatchPlan, TournamentCfg, plan_match
-from cosci.tournament.judging import resolve
+from cosci.tournament.judge_stats import position_bias
+from cosci.tournament.judging import DualOrderState, resolve, unit_hash
 from cosci.tournament.verdict import parse_verdict, rationale_of
 
 VERDICT_SCHEMA = tool_schema(TournamentVerdict)
+log = logging.getLogger(__name__)
 
 
 def judge_view(h: Hypothesis) -> str:
@@ -62,8 +68,10 @@ def tournament_appendix(agent: BaseAgent) -> str:
             "Bradley–Terry scores (logits, 95 % CI from the observed Fisher information; Elo stays the tournament's "
             "rating):", "", "| rank | hypothesis | BT score | 95 % CI |", "|---|---|---|---|"]
     rows += [f"| {i} | [{h}] | {s:+.2f} | [{lo:+.2f}, {hi:+.2f}] |" for i, (h, (s, lo, hi)) in enumerate(bt, 1)]
-    rows += ["", *(f"- {line}" for line in session_judge_stats(agent.store).lines(r.first_position_flag))]
-    judges = {router.route("ranking", m).model for m in ("pairwise", "debate")}
+    rows += ["", *(f"- {line}" for line in session_judge_stats(agent.store).lines(r.first_position_flag,
+                                                                                   r.dual_order_biased_share))]
+    judges = ({agent.config.models.tiers[t].model for t in r.judges} if r.judges
+              else {router.route("ranking", m).model for m in ("pairwise", "debate")})
     generators = {router.route("generation", m).model for m in ("literature", "debate")}
     rows.append("- The ranking judge is the generator's model (" + ", ".join(sorted(judges & generators))
                 + "): it may favour its own writing." if judges & generators
@@ -132,22 +140,26 @@ class RankingAgent(BaseAgent):
             players = self.store.hypotheses.ranked()
             tcfg = TournamentCfg.from_config(self.config.ranking)
             fit = self.fit(players) if tcfg.pairing == "uncertainty" else None
+            key = self.match_key(task, i)
             plan = plan_match(players, self.rng(task, f"match{i}"), self.deps.vectors.similarity, tcfg, fit,
                               focus_id=task.payload.get("focus_id") if i == 0 else None, exclude=self.in_play,
-                              blocked=self._rematch_cap())
+                              blocked=self._rematch_cap(), state=self.dual_order_state(), key=key)
             if plan is None:
                 break
             a, b = sorted((plan.first, plan.second))
             by_id = {p.id: p for p in players}
-            if self.pool.takes(functools.partial(self._fit_or, fit, players), by_id[a], by_id[b]):  # low stakes
+            judge, batch_judge = self.judge_tier(key, plan.mode), self.judge_tier(key, "pairwise")
+            # a low-stakes pair whose judge is the batch pool's tier: a provider batch (design.md#batches)
+            if batch_judge == self.pool.route.tier and self.pool.takes(
+                    functools.partial(self._fit_or, fit, players), by_id[a], by_id[b]):
                 mid = match_id(sid, a, b, task.id, i)
-                self.pool.queue(task, i, mid, by_id[a], by_id[b],
-                                self._pairwise_spec(task, by_id[plan.first], by_id[plan.second], f"match{i}"))
+                self.pool.queue(task, i, mid, by_id[a], by_id[b], self._pairwise_spec(
+                    task, by_id[plan.first], by_id[plan.second], f"match{i}", batch_judge), first=plan.first)
                 match_ids.append(mid)
                 continue
             self.in_play.update((a, b))  # no await since the selection: concurrent rounds stay disjoint
             try:
-                row = await self._play(task, i, plan, by_id)
+                row = await self._play(task, i, plan, by_id, judge)
             finally:
                 self.in_play.difference_update((a, b))
             match_ids.append(match_id(sid, a, b, task.id, i))
@@ -165,13 +177,40 @@ class RankingAgent(BaseAgent):
         self.refit()
         return TaskResult("tournament_match_complete", match_ids=match_ids, detail={"matches": played})
 
-    async def _play(self, task: Task, index: int, plan: MatchPlan, by_id: dict[str, Hypothesis]) -> MatchRow | None:
-        """Judge the plan's order (and the swapped one if dual), then record one match row."""
+    def match_key(self, task: Task, index: int) -> str:
+        """The key the dual-order sample and the judge are drawn from: the run seed, the task and the match index
+        (a resumed or retried task draws the same; design.md#position-bias)."""
+        return f"{self.config.run.seed}:{task.id}:match{index}"
+
+    def judge_tier(self, key: str, mode: str) -> str:
+        """The tier that judges the match of ``key``: one of ``ranking.judges`` by a hash of the key, or the routed
+        tier of ``mode`` when the list is empty (design.md#judges)."""
+        judges = self.config.ranking.judges
+        if not judges:
+            return self.deps.router.route(self.name, mode).tier
+        return judges[min(int(unit_hash(f"judge:{key}") * len(judges)), len(judges) - 1)]
+
+    def dual_order_state(self) -> DualOrderState:
+        """The session's dual-order record and position bias before the next match (design.md#position-bias);
+        logs ``position_bias_detected`` (and a warning) the first time the bias is significant."""
+        matches, dual, wins, calls = self.store.matches.order_record()
+        biased = position_bias(wins, calls)
+        if biased and not self.store.logs.events("position_bias_detected"):
+            share = self.config.ranking.dual_order_biased_share
+            self.store.logs.event("position_bias_detected", {"first_shown_wins": wins, "valid_calls": calls,
+                                                              "biased_share": share}, agent=self.name)
+            log.warning("position bias: the first-shown hypothesis won %d of %d judging calls (95 %% CI excludes "
+                        "50 %%); close pairs are now judged in both orders at share %g", wins, calls, share)
+        return DualOrderState(matches, dual, biased)
+
+    async def _play(self, task: Task, index: int, plan: MatchPlan, by_id: dict[str, Hypothesis],
+                    judge: str) -> MatchRow | None:
+        """Judge the plan's order (and the swapped one if dual) on tier ``judge``, then record one match row."""
         orders = [(plan.first, plan.second)] + ([(plan.second, plan.first)] if plan.dual else [])
         winners, rationales, transcript, verdicts = [], [], [], []
         for n, (first, second) in enumerate(orders):
             tag = f"match{index}" + ("/swap" if n else "")
-            winner, rationale, turns = await self._compare(task, plan.mode, by_id[first], by_id[second], tag)
+            winner, rationale, turns = await self._compare(task, plan.mode, by_id[first], by_id[second], tag, judge)
             winners.append(winner)
             rationales.append(rationale)
             transcript += [{**t, "order": n, "first": first} for t in turns]
@@ -181,19 +220,18 @@ class RankingAgent(BaseAgent):
         return self.store.matches.apply(match_id(self.store.namespace, a, b, task.id, index), a, b,
                                          mode=plan.mode, winner=resolve(winners), rule=self._rule(),
                                          rationale=rationale[:6000], transcript=transcript, task_id=task.id,
-                                         first_shown=plan.first, verdicts=verdicts)
+                                         first_shown=plan.first, verdicts=verdicts, judge=judge)
 
-    async def _compare(self, task: Task, mode: str, a: Hypothesis, b: Hypothesis,
-                       tag: str) -> tuple[str | None, str, list[dict[str, Any]]]:
-        """Run one comparison with ``a`` shown as hypothesis 1; returns ``(winner id or None, rationale,
-        transcript)``. ``tag`` names the calls (``match0``, ``match0/swap``)."""
+    async def _compare(self, task: Task, mode: str, a: Hypothesis, b: Hypothesis, tag: str,
+                       judge: str) -> tuple[str | None, str, list[dict[str, Any]]]:
+        """Run one comparison with ``a`` shown as hypothesis 1 on tier ``judge``; returns ``(winner id or None,
+        rationale, transcript)``. ``tag`` names the calls (``match0``, ``match0/swap``)."""
         base = self._prompt_inputs(a, b)
-        route = self.deps.router.route(self.name, mode)
         if mode == "pairwise":
-            text = (await self.deps.llm.complete(self._pairwise_spec(task, a, b, tag))).text
+            text = (await self.deps.llm.complete(self._pairwise_spec(task, a, b, tag, judge))).text
             transcript = [{"speaker": "judge", "text": text}]
         else:
-            text, transcript = await self._debate(task, base, tag, route.constrained)
+            text, transcript = await self._debate(task, base, tag, judge)
         verdict = parse_verdict(text)
         winner = None if verdict is None else (a.id if verdict == 1 else b.id)
         return winner, rationale_of(text), transcript
@@ -205,10 +243,10 @@ class RankingAgent(BaseAgent):
                 "hypothesis_1": judge_view(a), "hypothesis_2": judge_view(b),
                 "review_1": self.latest_review(a), "review_2": self.latest_review(b)}
 
-    def _pairwise_spec(self, task: Task, a: Hypothesis, b: Hypothesis, tag: str) -> CallSpec:
-        route = self.deps.router.route(self.name, "pairwise")
+    def _pairwise_spec(self, task: Task, a: Hypothesis, b: Hypothesis, tag: str, judge: str) -> CallSpec:
+        route = self.deps.router.route(self.name, "pairwise", judge)
         return self.spec("pairwise", task, render("ranking.pairwise", **self._prompt_inputs(a, b)),
-                         action=f"{task.action}/{tag}", feedback=False,
+                         action=f"{task.action}/{tag}", feedback=False, tier=judge,
                          response_schema=VERDICT_SCHEMA if route.constrained else None)
 
     @functools.cached_property
@@ -217,7 +255,8 @@ class RankingAgent(BaseAgent):
         return MatchBatchPool(self)
 
     async def _debate(self, task: Task, base: dict[str, Any], tag: str,
-                      constrained: bool) -> tuple[str, list[dict[str, Any]]]:
+                      judge: str) -> tuple[str, list[dict[str, Any]]]:
+        constrained = self.deps.router.route(self.name, "debate", judge).constrained
         dcfg = self.config.debate
         max_turns = dcfg.max_turns
         min_turns = min(dcfg.min_turns, max_turns)
@@ -230,7 +269,7 @@ class RankingAgent(BaseAgent):
                           max_turns=max_turns)
             may_conclude = turn >= min_turns
             spec = self.spec("debate", task, user, action=f"{task.action}/{tag}/turn{turn}", feedback=False,
-                             response_schema=VERDICT_SCHEMA if constrained and may_conclude else None)
+                             tier=judge, response_schema=VERDICT_SCHEMA if constrained and may_conclude else None)
             text = (await self.deps.llm.complete(spec)).text
             transcript.append({"speaker": f"Panel turn {turn}", "text": text})
             if may_conclude and parse_verdict(text) is not None:

@@ -74,6 +74,8 @@ ADDED: dict[str, Any] = {
     "ranking.dual_order": "off",
     "ranking.dual_order_elo_gap": 50.0,
     "ranking.dual_order_sample": 0.0,
+    "ranking.dual_order_biased_share": 0.0,
+    "ranking.judges": [],
     "ranking.bt_prior_sd": 1.0,
     "ranking.first_position_flag": 0.15,
     "generation.debate_grounding_searches": 2,

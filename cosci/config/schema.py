@@ -177,11 +177,19 @@ class RankingCfg(_Strict):
         "dual_order_elo_gap), or all matches (design.md#tournament).")
     dual_order_elo_gap: float = Field(ge=0, description="|ΔElo| under which a pairwise match is "
                                       "judged in both orders with dual_order=close, Elo points.")
-    dual_order_sample: Unit = Field(description="Share of other matches judged in both orders to "
-                                    "measure the judge's flip rate (design.md#tournament).")
+    dual_order_sample: Unit = Field(description="Share of other matches judged in both orders to measure the "
+                                    "judge's flip rate, drawn by a hash of the match key and topped up to at least "
+                                    "floor(n * share) after n matches (design.md#position-bias: 0.1).")
+    dual_order_biased_share: Unit = Field(description="Share of close pairs (debates and pairwise within "
+                                          "dual_order_elo_gap) judged in both orders once the first-shown win "
+                                          "rate's 95 % interval excludes 0.5 (design.md#position-bias: 0.5).")
+    judges: list[str] = Field(description="Judge tiers (models.tiers) the matches are split between, one per match "
+                              "by a hash of its key; empty: one judge, the tier conf/agents and models.agent_tiers "
+                              "route ranking to (design.md#judges).")
     bt_prior_sd: float = Field(gt=0, description="SD of the Bradley–Terry N(0, sd²) prior, logits.")
-    first_position_flag: Unit = Field(description="The report flags a first-position win rate "
-                                      "further than this from 0.5 (design.md#tournament).")
+    first_position_flag: Unit = Field(description="A first-position win rate further than this from 0.5 whose 95 % "
+                                      "interval includes 0.5 gets a 'not significant' note; a significant one a "
+                                      "warning (design.md#position-bias).")
 
     @model_validator(mode="after")
     def _buckets_sum_to_one(self) -> RankingCfg:
@@ -672,6 +680,16 @@ class CosciConfig(_Strict):
             if isinstance(tools, list) and literature.DEFAULT in tools and all(isinstance(t, str) for t in tools):
                 out[name] = {**agent, "tools": literature.expand(str(name), tools)}
         return out
+
+    @model_validator(mode="after")
+    def _judges_are_tiers(self) -> CosciConfig:
+        for tier in self.ranking.judges:
+            if tier not in self.models.tiers:
+                raise ValueError(f"ranking.judges: tier '{tier}' is not in models '{self.models.name}' "
+                                 f"({', '.join(self.models.tiers)})")
+        if len(set(self.ranking.judges)) != len(self.ranking.judges):
+            raise ValueError(f"ranking.judges: a tier is listed twice ({', '.join(self.ranking.judges)})")
+        return self
 
     @model_validator(mode="after")
     def _cross_field(self) -> CosciConfig:  # noqa: C901 - independent checks in a row; split once issue-18b lands

@@ -12,7 +12,7 @@ on them: Bradley-Terry score and confidence interval (``bt_score``, ``bt_ci_low`
 :func:`cosci.tracking.artifacts.leaderboard_frame`), the excerpt check of citations and review evidence
 (``status``: ``verified`` / ``misquoted``, with ``mismatch``; older stores say ``unverified``), each
 hypothesis's grounding, the overview's claim map with its statuses, support check and blind audit, and judge
-statistics (the payload of the newest event whose name starts with ``judge``).
+statistics (:func:`judge_statistics`: computed from the match rows).
 """
 
 from __future__ import annotations
@@ -157,15 +157,18 @@ def _view(row: dict[str, Any], h: Hypothesis, reviews: list[dict[str, Any]],
 
 
 def judge_statistics(store: SessionStore) -> dict[str, Any] | None:
-    """The payload of the newest ``judge*`` event (judge agreement, position bias...), if any."""
-    rows = store.db.query("SELECT payload FROM events WHERE session_id=? AND event LIKE 'judge%'"
-                           " ORDER BY seq DESC LIMIT 1", (store.session_id,))
-    if not rows:
-        return None
-    import json
+    """The judge statistics of the session's matches (design.md#position-bias, design.md#judges), None before the
+    first match: ``lines`` (the summary lines, ``WARNING`` first words marking a significant position bias),
+    ``figures`` (name -> value, None where nothing was measured) and ``judges`` (tier -> its figures)."""
+    from cosci.tournament.judge_stats import ranking_setting, session_judge_stats
 
-    payload = json.loads(rows[0]["payload"] or "{}")
-    return payload if isinstance(payload, dict) and payload else None
+    if not store.matches.count():
+        return None
+    stats = session_judge_stats(store)
+    lines = stats.lines(float(ranking_setting(store, "first_position_flag", 0.15)),
+                        float(ranking_setting(store, "dual_order_biased_share", 0.0)))
+    figures = stats.to_dict()
+    return {"lines": lines, "judges": figures.pop("judges"), "figures": figures, "biased": stats.position_bias}
 
 
 def safety_view(store: SessionStore) -> dict[str, Any]:

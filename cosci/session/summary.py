@@ -72,7 +72,8 @@ class SessionSummary:
     """``evidence_*`` counts, ``claims_*`` counts, ``audit_score`` and ``audit_agreement`` (0-1)
     (:func:`cosci.grounding.report.grounding_metrics`)."""
     # judge statistics (cosci.tournament.judge_stats) (design.md#tournament)
-    judge: dict[str, float | None] | None = None
+    judge: dict[str, Any] | None = None
+    """:meth:`cosci.tournament.judge_stats.JudgeStats.to_dict`: rates, 95 % intervals, held-out agreement, per judge."""
     outstanding_usd: float = 0.0
     """USD held for batched matches a provider batch still holds (not in ``spent_usd`` until settled)."""
     outstanding_matches: int = 0

@@ -6,9 +6,10 @@ id is a no-op, so a retried or resumed tournament task never moves Elo twice (de
 evolved hypothesis beats one of its own parents, the parent is retired from the tournament in that same
 transaction (design.md#retired).
 
-A match row also stores who was shown first, whether both orders were judged, the per-order verdicts,
-and whether it was a draw (winner ``"draw"`` on input; stored as ``winner`` NULL, ``draw`` 1, valid, Elo score
-0.5). The latest Bradley–Terry fit lives in ``bt_ratings`` (replaced at every refit).
+A match row also stores who was shown first, whether both orders were judged, the per-order verdicts, the judge
+tier that judged it (design.md#judges; NULL on rows recorded before it was kept), and whether it was a draw
+(winner ``"draw"`` on input; stored as ``winner`` NULL, ``draw`` 1, valid, Elo score 0.5). The latest
+Bradley–Terry fit lives in ``bt_ratings`` (replaced at every refit).
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ class MatchRow:
     dual_order: bool = False
     draw: bool = False
     verdicts: tuple[dict[str, Any], ...] = ()
+    judge: str | None = None
+    """The judge tier (``models.tiers``) that judged the match; None on rows recorded before it was kept."""
     retired: str | None = None
     """The parent this match retired (the winner evolved from the loser), else None; not stored on the row."""
 
@@ -72,6 +75,7 @@ class Matches:
         task_id: str | None,
         first_shown: str | None = None,
         verdicts: list[dict[str, Any]] | None = None,
+        judge: str | None = None,
     ) -> MatchRow | None:
         """Record a match and apply its Elo change atomically.
 
@@ -80,6 +84,7 @@ class Matches:
                 (recorded, Elo unchanged).
             first_shown: the id shown as hypothesis 1 in the (first) judging call.
             verdicts: per judged order ``{"first": id, "winner": id or None}``; two entries = dual order.
+            judge: the judge tier that judged the match (design.md#judges).
             rule: the Elo rule (see :data:`EloRule`), evaluated on the ratings inside the transaction.
 
         Returns:
@@ -119,12 +124,13 @@ class Matches:
                 len(verdicts) > 1,
                 draw,
                 tuple(verdicts),
+                judge,
             )
             c.execute(
                 "INSERT INTO tournament_matches (id, session_id, task_id, hyp_a, hyp_b, mode, winner,"
                 " verdict_valid, k_factor, elo_a_before, elo_b_before, elo_a_after, elo_b_after, rationale,"
-                " transcript, created_at, first_shown, dual_order, draw, verdicts)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                " transcript, created_at, first_shown, dual_order, draw, verdicts, judge)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     mid,
                     self.session_id,
@@ -146,6 +152,7 @@ class Matches:
                     int(row.dual_order),
                     int(draw),
                     dumps(verdicts),
+                    judge,
                 ),
             )
             if valid:
@@ -230,6 +237,19 @@ class Matches:
         rows = self.db.query(sql + " ORDER BY created_at, id", tuple(params))
         return [row_to(MatchRow, r, bool_columns=("verdict_valid", "dual_order", "draw"),
                        verdicts=tuple(loads(r["verdicts"], []))) for r in rows]
+
+    def order_record(self) -> tuple[int, int, int, int]:
+        """``(matches, dual-order matches, first-shown wins, valid judging calls)`` of the session: what the
+        dual-order rule reads before each match (design.md#position-bias); reads no transcript."""
+        rows = self.db.query("SELECT dual_order, verdicts FROM tournament_matches WHERE session_id=?",
+                             (self.session_id,))
+        wins = calls = 0
+        for r in rows:
+            for v in loads(r["verdicts"], []):
+                if v.get("winner") is not None:
+                    calls += 1
+                    wins += v["winner"] == v.get("first")
+        return len(rows), sum(int(r["dual_order"]) for r in rows), wins, calls
 
     def verdicts(self) -> list[tuple[str, str, float]]:
         """Every valid verdict, oldest first, as ``(hyp_a, hyp_b, score of hyp_a)`` (1, 0.5 or 0): BT's input."""

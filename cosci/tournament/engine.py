@@ -7,7 +7,8 @@ simulator measures the code a session runs. Pairings (``ranking.pairing``, desig
 - ``uncertainty`` — :func:`cosci.tournament.uncertainty.select_uncertain` on the current Bradley–Terry fit.
 
 The RNG draws happen in a fixed sequence (pair, then order, then dual-order coin), so a task seeded the same
-way replays the same plan.
+way replays the same plan; a session passes the match's key and its dual-order record, so the dual-order sample
+is a hash of the key topped up by a quota (design.md#position-bias).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Literal
 
 from cosci.config.schema import RankingCfg
 from cosci.tournament.bt import BTFit
-from cosci.tournament.judging import DualOrderCfg, presentation_order, wants_dual_order
+from cosci.tournament.judging import DualOrderCfg, DualOrderState, presentation_order, wants_dual_order
 from cosci.tournament.pairing import Blocked, PairingCfg, Player, Similarity, never_blocked, select_mode, select_pair
 from cosci.tournament.uncertainty import UncertaintyCfg, select_uncertain
 
@@ -57,7 +58,8 @@ class MatchPlan:
 
 def plan_match(players: Sequence[Player], rng: random.Random, sim: Similarity, cfg: TournamentCfg,
                fit: BTFit | None, focus_id: str | None = None, exclude: Collection[str] = (),
-               blocked: Blocked = never_blocked) -> MatchPlan | None:
+               blocked: Blocked = never_blocked, state: DualOrderState | None = None,
+               key: str | None = None) -> MatchPlan | None:
     """Plan the next match; None when fewer than two players are free.
 
     Args:
@@ -66,6 +68,10 @@ def plan_match(players: Sequence[Player], rng: random.Random, sim: Similarity, c
         focus_id: a new arrival to play first.
         exclude: ids in play in a concurrent round, never chosen.
         blocked: pairs that may not be played (the rematch cap, ``ranking.max_matches_per_pair``; design.md#tournament).
+        state: the session's dual-order record so far (the quota and the bias escalation of
+            :func:`~cosci.tournament.judging.wants_dual_order`; design.md#position-bias); None: the sample alone.
+        key: the match's key (seed, task, index): the dual-order sample's coin is its hash, so a resumed task
+            draws the same; None: the RNG's draw.
     """
     if cfg.pairing == "uncertainty" and fit is not None:
         pair = select_uncertain(players, fit, rng, sim, cfg.uncertainty, focus_id=focus_id, exclude=exclude,
@@ -78,5 +84,5 @@ def plan_match(players: Sequence[Player], rng: random.Random, sim: Similarity, c
     pa, pb = by_id[pair.a], by_id[pair.b]
     mode = select_mode(pa, pb, cfg.buckets)
     first, second = presentation_order(pair.a, pair.b, rng)
-    dual = wants_dual_order(mode, pa.elo - pb.elo, cfg.dual, rng)
+    dual = wants_dual_order(mode, pa.elo - pb.elo, cfg.dual, rng, state=state, key=key)
     return MatchPlan(first, second, pair.bucket, mode, dual)

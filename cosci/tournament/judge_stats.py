@@ -1,32 +1,58 @@
-"""How far the tournament's judge can be trusted, per session (design.md#tournament).
+"""How far the tournament's judge can be trusted, per session (design.md#position-bias, design.md#judges).
 
-Computed from the match rows (each keeps its per-order verdicts ``{"first": id, "winner": id or None}``):
+Computed from the match rows (each keeps its per-order verdicts ``{"first": id, "winner": id or None}`` and the
+judge tier that judged it):
 
-- ``first_position_win_rate`` — valid judging calls won by the hypothesis shown first (0.5 for an unbiased judge;
-  the report flags a rate further than ``ranking.first_position_flag`` from 0.5);
-- ``flip_rate`` — dual-order matches with two valid verdicts whose winners differ (a position-driven verdict);
-- ``draw_rate`` — valid matches recorded as draws;
-- ``invalid_rate`` — judging calls with no valid verdict;
-- ``bt_agreement`` — decisive valid calls whose winner has the higher final Bradley–Terry score.
+- ``first_position_win_rate`` — valid judging calls won by the hypothesis shown first, with its Wilson 95 %
+  interval (0.5 for an unbiased judge; ``position_bias`` when the interval excludes 0.5, and the tournament then
+  judges more close pairs in both orders);
+- ``flip_rate`` — dual-order matches with two valid verdicts whose winners differ (a position-driven verdict),
+  with its Wilson 95 % interval;
+- ``draw_rate`` — valid matches recorded as draws; ``invalid_rate`` — judging calls with no valid verdict;
+- ``bt_agreement`` — **out of sample**: the valid matches are split into :data:`FOLDS` folds by a hash of the match
+  id; Bradley–Terry is fitted on the other folds and each decisive call of a held-out match scores 1 when its
+  winner has the higher score, 0 when lower, ½ on a tie (two hypotheses the other folds never saw). A noisy
+  judge's verdicts are not predicted by the rest, so the figure falls toward ½; the cost is :data:`FOLDS` fits
+  whatever the session's size. ``bt_agreement_in_sample`` is the same count against the fit on every verdict
+  (it includes the verdict being scored, so it is optimistic: shown only beside the held-out figure);
+- per judge tier: matches, first-shown win rate with interval, held-out agreement, and the judge's reliability
+  when the Bradley–Terry fit estimates one (``judge_reliability``, read defensively: a fit without it gives
+  None).
 
 A rate with no denominator is NaN (nothing to measure yet), never 0.
 """
 
 from __future__ import annotations
 
+import hashlib
+import inspect
 import math
-from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from scipy.stats import binomtest
+
+from cosci.tournament.bt import BTFit, Verdict, fit_bt
+
+FOLDS = 5
+"""Folds of the held-out agreement (design.md#judges: 5 fits, whatever the session's size)."""
+LEVEL = 0.95
+"""Confidence level of every interval here."""
 
 
 class JudgedMatch(Protocol):
-    """What the statistics read of a match row (:class:`cosci.store.MatchRow` fits)."""
+    """What the statistics read of a match row (:class:`cosci.store.MatchRow` fits; ``judge`` is read with
+    ``getattr``, None when absent)."""
 
+    @property
+    def id(self) -> str: ...
     @property
     def hyp_a(self) -> str: ...
     @property
     def hyp_b(self) -> str: ...
+    @property
+    def winner(self) -> str | None: ...
     @property
     def verdict_valid(self) -> bool: ...
     @property
@@ -36,42 +62,140 @@ class JudgedMatch(Protocol):
 
 
 @dataclass(frozen=True)
-class JudgeStats:
-    """Rates in [0, 1] (NaN when nothing was measured) and the counts behind them."""
+class Share:
+    """``k`` of ``n`` with its Wilson 95 % interval (:func:`scipy.stats.binomtest`); NaN throughout when n = 0."""
 
-    first_position_win_rate: float
-    flip_rate: float
+    k: int
+    n: int
+    rate: float
+    low: float
+    high: float
+
+    @classmethod
+    def of(cls, k: int, n: int) -> Share:
+        if n <= 0:
+            return cls(k, 0, math.nan, math.nan, math.nan)
+        ci = binomtest(k, n).proportion_ci(confidence_level=LEVEL, method="wilson")
+        return cls(k, n, k / n, float(ci.low), float(ci.high))
+
+    @property
+    def excludes_half(self) -> bool:
+        """The interval excludes 0.5 (False when nothing was measured)."""
+        return self.n > 0 and (self.low > 0.5 or self.high < 0.5)
+
+
+def position_bias(first_wins: int, calls: int) -> bool:
+    """True when the first-shown win rate's 95 % interval excludes 0.5 (design.md#position-bias)."""
+    return Share.of(first_wins, calls).excludes_half
+
+
+@dataclass(frozen=True)
+class JudgeView:
+    """One judge tier's figures (design.md#judges): ``agreement`` held out, over ``agreement_n`` decisive calls;
+    ``reliability`` the fit's estimate (None when the fit has none)."""
+
+    matches: int
+    first_shown: Share
+    agreement: float
+    agreement_n: int
+    reliability: float | None = None
+
+
+@dataclass(frozen=True)
+class JudgeStats:
+    """Rates in [0, 1] (NaN when nothing was measured), their intervals and the counts behind them."""
+
+    first_shown: Share
+    flips: Share
     draw_rate: float
     invalid_rate: float
     bt_agreement: float
+    bt_agreement_n: int
+    bt_agreement_in_sample: float
     calls: int
-    dual_order_matches: int
     matches: int
+    judges: dict[str, JudgeView] = field(default_factory=dict)
+
+    @property
+    def position_bias(self) -> bool:
+        """The first-shown win rate's 95 % interval excludes 0.5."""
+        return self.first_shown.excludes_half
+
+    @property
+    def first_position_win_rate(self) -> float:
+        return self.first_shown.rate
+
+    @property
+    def flip_rate(self) -> float:
+        return self.flips.rate
+
+    @property
+    def dual_order_matches(self) -> int:
+        """Dual-order matches with two valid verdicts (the flip rate's denominator)."""
+        return self.flips.n
+
+    def flat(self) -> dict[str, float | int]:
+        """The session-wide figures by name (NaN where nothing was measured)."""
+        s, f = self.first_shown, self.flips
+        return {"first_position_win_rate": s.rate, "first_position_ci_low": s.low, "first_position_ci_high": s.high,
+                "position_bias": int(self.position_bias), "flip_rate": f.rate, "flip_ci_low": f.low,
+                "flip_ci_high": f.high, "flips": f.k, "dual_order_matches": f.n, "draw_rate": self.draw_rate,
+                "invalid_rate": self.invalid_rate, "bt_agreement": self.bt_agreement,
+                "bt_agreement_verdicts": self.bt_agreement_n, "bt_agreement_in_sample": self.bt_agreement_in_sample,
+                "calls": self.calls, "matches": self.matches}
+
+    def _judge_flat(self) -> dict[str, dict[str, float | int]]:
+        return {tier: {"matches": j.matches, "first_position_win_rate": j.first_shown.rate,
+                       "first_position_ci_low": j.first_shown.low, "first_position_ci_high": j.first_shown.high,
+                       "bt_agreement": j.agreement, "bt_agreement_verdicts": j.agreement_n,
+                       **({} if j.reliability is None else {"reliability": j.reliability})}
+                for tier, j in self.judges.items()}
 
     def metrics(self) -> dict[str, float]:
-        """``judge_<name>`` -> value, NaN rates left out (MLflow metrics)."""
-        return {f"judge_{k}": float(v) for k, v in asdict(self).items() if not _nan(v)}
+        """MLflow metrics: ``judge_<name>`` and ``judge_by_<tier>_<name>``, NaN figures left out."""
+        out = {f"judge_{k}": float(v) for k, v in self.flat().items() if not _nan(v)}
+        for tier, figures in self._judge_flat().items():
+            out.update({f"judge_by_{tier}_{k}": float(v) for k, v in figures.items() if not _nan(v)})
+        return out
 
-    def to_dict(self) -> dict[str, float | None]:
-        """JSON-safe: NaN becomes None."""
-        return {k: (None if _nan(v) else v) for k, v in asdict(self).items()}
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe (NaN becomes None); per-judge figures under ``judges``."""
+        return {**{k: (None if _nan(v) else v) for k, v in self.flat().items()},
+                "judges": {t: {k: (None if _nan(v) else v) for k, v in fs.items()}
+                           for t, fs in self._judge_flat().items()}}
 
     def flagged(self, tolerance: float) -> bool:
         """True when the first-position win rate is further than ``tolerance`` from 0.5."""
-        return not _nan(self.first_position_win_rate) and abs(self.first_position_win_rate - 0.5) > tolerance
+        rate = self.first_shown.rate
+        return not _nan(rate) and abs(rate - 0.5) > tolerance
 
-    def lines(self, tolerance: float) -> list[str]:
-        """Human-readable summary lines (``cosci status``, the report)."""
-        def pct(x: float) -> str:
-            return "n/a" if _nan(x) else f"{100 * x:.0f} %"
-        out = [f"judge: first-shown wins {pct(self.first_position_win_rate)} of {self.calls} calls, flip rate "
-               f"{pct(self.flip_rate)} ({self.dual_order_matches} dual-order matches), draws "
-               f"{pct(self.draw_rate)}, invalid {pct(self.invalid_rate)}, agrees with BT order "
-               f"{pct(self.bt_agreement)}"]
-        if self.flagged(tolerance):
-            out.append(f"WARNING: the judge favours the {'first' if self.first_position_win_rate > 0.5 else 'second'}"
-                       f"-shown hypothesis (win rate {pct(self.first_position_win_rate)}, |x - 50 %| >"
-                       f" {100 * tolerance:.0f} points): verdicts carry position bias")
+    def lines(self, tolerance: float, biased_share: float | None = None) -> list[str]:
+        """Human-readable summary lines (``cosci status``, the report, the overview's appendix).
+
+        Args:
+            tolerance: ``ranking.first_position_flag`` (a large rate without significance gets a note).
+            biased_share: ``ranking.dual_order_biased_share``, named in the warning when given.
+        """
+        s, f = self.first_shown, self.flips
+        out = [f"judge: first-shown wins {_pct(s.rate)} (95 % CI {_ci(s)}) of {s.n} valid calls; flip rate "
+               f"{_pct(f.rate)} (95 % CI {_ci(f)}; {f.k} of {f.n} dual-order matches); draws {_pct(self.draw_rate)}, "
+               f"invalid {_pct(self.invalid_rate)} of {self.calls} calls",
+               f"judge: agrees with the Bradley–Terry order on {_pct(self.bt_agreement)} of {self.bt_agreement_n} "
+               f"held-out verdicts ({FOLDS}-fold; in-sample {_pct(self.bt_agreement_in_sample)})"]
+        if len(self.judges) > 1:
+            out += [f"judge {tier}: {j.matches} matches, first-shown wins {_pct(j.first_shown.rate)} (95 % CI "
+                    f"{_ci(j.first_shown)}), held-out agreement {_pct(j.agreement)} of {j.agreement_n}"
+                    + ("" if j.reliability is None else f", reliability {j.reliability:.2f}")
+                    for tier, j in sorted(self.judges.items())]
+        if self.position_bias:
+            side = "first" if s.rate > 0.5 else "second"
+            raised = "" if biased_share is None else (
+                f"; close pairs are judged in both orders at share {biased_share:g} (ranking.dual_order_biased_share)")
+            out.append(f"WARNING: position bias: the judge favours the {side}-shown hypothesis (first-shown wins "
+                       f"{_pct(s.rate)}, 95 % CI {_ci(s)} excludes 50 %){raised}")
+        elif self.flagged(tolerance):
+            out.append(f"note: the first-shown win rate {_pct(s.rate)} is more than {100 * tolerance:.0f} points from"
+                       f" 50 %, but its 95 % CI {_ci(s)} includes 50 % ({s.n} calls): not significant")
         return out
 
 
@@ -79,54 +203,123 @@ def _nan(x: float | int) -> bool:
     return isinstance(x, float) and math.isnan(x)
 
 
-def _rate(num: int, den: int) -> float:
+def _pct(x: float) -> str:
+    return "n/a" if _nan(x) else f"{100 * x:.0f} %"
+
+
+def _ci(s: Share) -> str:
+    return "n/a" if s.n == 0 else f"{100 * s.low:.0f}–{100 * s.high:.0f} %"
+
+
+def _rate(num: float, den: int) -> float:
     return num / den if den else math.nan
 
 
-def judge_stats(matches: Iterable[JudgedMatch], bt_scores: Mapping[str, float]) -> JudgeStats:
-    """Compute the judge statistics.
+def _fold(mid: str) -> int:
+    return int.from_bytes(hashlib.sha256(mid.encode()).digest()[:4], "big") % FOLDS
+
+
+def _score_a(m: JudgedMatch) -> float:
+    return 0.5 if m.draw else float(m.winner == m.hyp_a)
+
+
+def _fit(ids: Sequence[str], train: Sequence[tuple[Verdict, str]], prior_sd: float) -> BTFit:
+    """BT on ``train`` (verdict, judge label); the labels go to ``fit_bt(judges=...)`` when it takes them and more
+    than one judge is present."""
+    verdicts = [v for v, _ in train]
+    labels = [j for _, j in train]
+    if len(set(labels)) > 1 and "judges" in inspect.signature(fit_bt).parameters:
+        return fit_bt(ids, verdicts, prior_sd, judges=labels)  # type: ignore[call-arg, unused-ignore]
+    return fit_bt(ids, verdicts, prior_sd)
+
+
+def _agree(fit: BTFit, m: JudgedMatch) -> list[float]:
+    """1 / ½ / 0 per decisive call of ``m`` against ``fit`` (½: the two scores are equal)."""
+    pos, out = fit.index(), []
+    for v in m.verdicts:
+        w = v.get("winner")
+        if w is None:
+            continue
+        loser = m.hyp_b if w == m.hyp_a else m.hyp_a
+        d = float(fit.theta[pos[w]] - fit.theta[pos[loser]])
+        out.append(0.5 if abs(d) < 1e-9 else float(d > 0))
+    return out
+
+
+def _label(m: JudgedMatch) -> str:
+    return getattr(m, "judge", None) or "unrecorded"
+
+
+def judge_stats(matches: Iterable[JudgedMatch], prior_sd: float) -> JudgeStats:
+    """Compute the judge statistics (module docstring).
 
     Args:
-        matches: the session's match rows (rows without per-order verdicts count only for draw rate).
-        bt_scores: hypothesis id -> final BT score (logits); ids missing from it are left out of agreement.
+        matches: the session's match rows (rows without per-order verdicts count only for draw rate and as
+            training verdicts).
+        prior_sd: ``ranking.bt_prior_sd``, logits: the prior of every Bradley–Terry fit here.
     """
-    calls = valid = first_wins = invalid = dual = flips = agree = decisive = 0
-    n_matches = n_valid = n_draws = 0
-    for m in matches:
-        n_matches += 1
-        n_valid += m.verdict_valid
-        n_draws += m.draw
-        for v in m.verdicts:
-            calls += 1
-            if v.get("winner") is None:
-                invalid += 1
-                continue
-            valid += 1
-            first_wins += v["winner"] == v["first"]
-        winners = [v.get("winner") for v in m.verdicts]
-        if len(winners) > 1 and all(w is not None for w in winners):
-            dual += 1
-            flips += len(set(winners)) > 1
-        for v in m.verdicts:
-            w = v.get("winner")
-            loser = m.hyp_b if w == m.hyp_a else m.hyp_a
-            if w is not None and w in bt_scores and loser in bt_scores:
-                decisive += 1
-                agree += bt_scores[w] > bt_scores[loser]
-    return JudgeStats(_rate(first_wins, valid), _rate(flips, dual), _rate(n_draws, n_valid), _rate(invalid, calls),
-                      _rate(agree, decisive), calls, dual, n_matches)
+    rows = list(matches)
+    valid = [m for m in rows if m.verdict_valid]
+    calls = [v for m in rows for v in m.verdicts]
+    decisive = [v for v in calls if v.get("winner") is not None]
+    measured = [m for m in rows if len(m.verdicts) > 1 and all(v.get("winner") is not None for v in m.verdicts)]
+    flips = sum(len({v["winner"] for v in m.verdicts}) > 1 for m in measured)
+    ids = sorted({h for m in valid for h in (m.hyp_a, m.hyp_b)})
+    data = [((m.hyp_a, m.hyp_b, _score_a(m)), _label(m)) for m in valid]
+    held: dict[str, list[float]] = {}  # judge label -> held-out scores
+    in_sample: list[float] = []
+    if ids:
+        for k in range(FOLDS):
+            fold = [m for m in valid if _fold(m.id) == k]
+            if fold:
+                fit = _fit(ids, [d for m, d in zip(valid, data, strict=True) if _fold(m.id) != k], prior_sd)
+                for m in fold:
+                    held.setdefault(_label(m), []).extend(_agree(fit, m))
+        full = _fit(ids, data, prior_sd)
+        in_sample = [a for m in valid for a in _agree(full, m)]
+        reliability = getattr(full, "judge_reliability", None)
+    else:
+        reliability = None
+    everyone = [a for scores in held.values() for a in scores]
+    labels = {_label(m) for m in rows if getattr(m, "judge", None)}
+    judges = {}
+    for tier in sorted(labels):
+        mine = [m for m in rows if _label(m) == tier]
+        its_calls = [v for m in mine for v in m.verdicts if v.get("winner") is not None]
+        rel = reliability.get(tier) if isinstance(reliability, Mapping) else None
+        judges[tier] = JudgeView(len(mine), Share.of(sum(v["winner"] == v["first"] for v in its_calls),
+                                                     len(its_calls)),
+                                 _rate(sum(held.get(tier, [])), len(held.get(tier, []))), len(held.get(tier, [])),
+                                 None if rel is None else float(rel))
+    return JudgeStats(first_shown=Share.of(sum(v["winner"] == v["first"] for v in decisive), len(decisive)),
+                      flips=Share.of(flips, len(measured)),
+                      draw_rate=_rate(sum(m.draw for m in valid), len(valid)),
+                      invalid_rate=_rate(len(calls) - len(decisive), len(calls)),
+                      bt_agreement=_rate(sum(everyone), len(everyone)), bt_agreement_n=len(everyone),
+                      bt_agreement_in_sample=_rate(sum(in_sample), len(in_sample)), calls=len(calls),
+                      matches=len(rows), judges=judges)
 
 
 class _MatchesRepo(Protocol):
     def all(self) -> Any: ...
-    def bt(self) -> dict[str, tuple[float, float, float]]: ...
+
+
+class _Sessions(Protocol):
+    def get(self) -> Any: ...
 
 
 class _Store(Protocol):
     @property
     def matches(self) -> _MatchesRepo: ...
+    @property
+    def sessions(self) -> _Sessions: ...
+
+
+def ranking_setting(store: _Store, key: str, default: Any) -> Any:
+    """A ``ranking.*`` value of the session's frozen config (``default`` when the snapshot lacks it)."""
+    return (store.sessions.get().config_snapshot.get("ranking") or {}).get(key, default)
 
 
 def session_judge_stats(store: _Store) -> JudgeStats:
-    """The judge statistics of a session's store (its matches and its stored Bradley–Terry fit)."""
-    return judge_stats(store.matches.all(), {h: s for h, (s, _, _) in store.matches.bt().items()})
+    """The judge statistics of a session's store (its matches, the prior of its frozen ``ranking.bt_prior_sd``)."""
+    return judge_stats(store.matches.all(), float(ranking_setting(store, "bt_prior_sd", 1.0)))

@@ -60,7 +60,7 @@ def leaderboard_frame(store: SessionStore) -> pl.DataFrame:
 def matches_frame(store: SessionStore) -> pl.DataFrame:
     """One row per tournament match, oldest first (Elo in points, ``created_at`` in epoch seconds); ``draw`` is a
     first-class verdict (winner null, valid, Elo score 0.5), ``first_shown`` the id shown as hypothesis 1,
-    ``dual_order`` whether both orders were judged."""
+    ``dual_order`` whether both orders were judged, ``judge`` the tier that judged it (null before it was kept)."""
     rows = [
         {
             "id": m.id,
@@ -72,6 +72,7 @@ def matches_frame(store: SessionStore) -> pl.DataFrame:
             "draw": m.draw,
             "first_shown": m.first_shown,
             "dual_order": m.dual_order,
+            "judge": m.judge,
             "elo_a_before": m.elo_a_before,
             "elo_b_before": m.elo_b_before,
             "elo_a_after": m.elo_a_after,
@@ -90,6 +91,7 @@ def matches_frame(store: SessionStore) -> pl.DataFrame:
         "draw": pl.Boolean,
         "first_shown": pl.Utf8,
         "dual_order": pl.Boolean,
+        "judge": pl.Utf8,
         "elo_a_before": pl.Float64,
         "elo_b_before": pl.Float64,
         "elo_a_after": pl.Float64,

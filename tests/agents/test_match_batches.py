@@ -140,6 +140,17 @@ async def test_low_stakes_matches_go_to_batches_of_batch_size_priced_at_the_disc
         assert r["cost_usd"] == pytest.approx((r["input_tokens"] * 0.25 + r["output_tokens"] * 1.25) / 1e6)
         assert r["cost_usd"] > 0
     assert {m.status for m in rt.store.batches._select("1=1", ())} == {"applied"}
+    # hypothesis 1 of a batched prompt is the id shown first, whichever id sorts first (design.md#position-bias)
+    stored = {m.id: m for m in rt.store.matches.all()}
+    firsts = set()
+    for mid, q in queued.items():
+        row, text = stored[mid], rt.store.matches.transcript(mid)[0]["text"]
+        second = row.hyp_b if q.request["first"] == row.hyp_a else row.hyp_a
+        assert row.first_shown == q.request["first"] and row.judge == "cheap"
+        assert row.winner == (q.request["first"] if text.rstrip().endswith("better idea: 1") else second)
+        assert row.verdicts == ({"first": row.first_shown, "winner": row.winner},)
+        firsts.add(row.first_shown == row.hyp_a)
+    assert firsts == {True, False}, "both id orders shown first among the batched matches"
 
 
 @pytest.mark.overrides(*BATCHING, "models.fake.batch_outcome=expired")

@@ -89,6 +89,7 @@ def test_a_models_choice_on_the_command_line_wins_over_the_experiment() -> None:
         ("models=nope", "models"),
         ("run.seed=[1", "override 'run.seed=[1'"),  # a grammar error names the override, not only a token
         ("run.max_hypotheses=(", "override 'run.max_hypotheses=('"),
+        ("ranking.judges=[cheap,nosuch]", "ranking.judges"),
     ],
 )
 def test_bad_overrides_raise_one_line(override: str, needle: str) -> None:
@@ -120,6 +121,7 @@ def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         "run.concurrency=0",
         "vectors.dedup_cosine_threshold=1.5",
         "foo=1",
+        "ranking.judges=[cheap,nosuch]",
     ],
 )
 def test_the_entry_point_rejects_bad_overrides_with_one_line_and_writes_nothing(override: str, tmp_path: Path) -> None:

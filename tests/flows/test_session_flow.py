@@ -80,6 +80,12 @@ def test_demo_session_on_the_fake(prefect_server: None, fake: FakeBackend, tmp_p
     metrics = run.data.metrics
     assert 0.0 <= metrics["judge_first_position_win_rate"] <= 1.0 and metrics["judge_calls"] > 0
     assert {"judge_invalid_rate", "judge_draw_rate", "judge_bt_agreement"} <= set(metrics)
+    # position bias measured by default: a flip rate, the first-shown win rate's interval, held-out agreement
+    assert metrics["judge_dual_order_matches"] >= 1 and 0.0 <= metrics["judge_flip_rate"] <= 1.0
+    assert metrics["judge_first_position_ci_low"] <= metrics["judge_first_position_win_rate"]
+    assert metrics["judge_first_position_win_rate"] <= metrics["judge_first_position_ci_high"]
+    assert metrics["judge_bt_agreement_verdicts"] > 0 and "judge_by_cheap_bt_agreement" in metrics
+    assert not [k for k, v in metrics.items() if k.startswith("judge_") and v != v], "no NaN"
     board = pl.read_parquet(client.download_artifacts(run.info.run_id, "leaderboard.parquet", str(tmp_path)))
     assert {"bt_score", "bt_ci_low", "bt_ci_high"} <= set(board.columns)
     ranked = board.filter(pl.col("bt_score").is_not_null())

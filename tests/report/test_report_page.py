@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from html.parser import HTMLParser
 
@@ -173,21 +174,36 @@ def test_the_report_loads_no_framework() -> None:
     assert loaded_frameworks("cosci.report.commands", "cosci.report.data", "cosci.llm.gateway.routing") == set()
 
 
-def test_judge_statistics_from_the_newest_judge_event(session: Session, tmp_path) -> None:
-    import shutil
-
+def test_a_default_session_measures_its_judge(session: Session, capsys: pytest.CaptureFixture[str]) -> None:
+    """The default demo on the fake (no dual-order override): a numeric flip rate, the first-shown win rate with its
+    95 % interval and the held-out agreement in ``cosci status``, the report and the MLflow metrics, no NaN
+    (design.md#position-bias, design.md#judges)."""
+    from cosci.cli import main
     from cosci.report.data import judge_statistics
-    from cosci.store import STORE_FILE, SessionStore
+    from cosci.tournament.judge_stats import session_judge_stats
 
-    shutil.copy(session.folder / STORE_FILE, tmp_path / STORE_FILE)
-    store = SessionStore.open(tmp_path / STORE_FILE, session.sid)
-    assert judge_statistics(store) is None
-    store.logs.event("judge_stats", {"flip_rate": 0.5})
-    store.logs.event("judge_stats", {"flip_rate": 0.25, "first_position_win_rate": 0.5})
-    assert judge_statistics(store) == {"flip_rate": 0.25, "first_position_win_rate": 0.5}
-    html = render_html(collect(store))
-    store.close()
-    assert "Judge statistics" in html and "<td>flip_rate</td><td class=\"n\">0.25</td>" in html
+    store = session.store()
+    try:
+        stats = session_judge_stats(store)
+        figures = judge_statistics(store)
+        metrics = stats.metrics()
+    finally:
+        store.close()
+    assert stats.dual_order_matches >= 1 and 0.0 <= stats.flip_rate <= 1.0
+    assert stats.first_shown.low <= stats.first_position_win_rate <= stats.first_shown.high
+    assert stats.bt_agreement_n > 0 and 0.0 <= stats.bt_agreement <= 1.0
+    wanted = {"judge_flip_rate", "judge_first_position_win_rate", "judge_first_position_ci_low",
+              "judge_first_position_ci_high", "judge_bt_agreement", "judge_bt_agreement_in_sample",
+              "judge_dual_order_matches", "judge_position_bias"}
+    assert wanted <= set(metrics) and all(math.isfinite(v) for v in metrics.values())
+    main(["--data-dir", str(session.data), "status", session.sid])
+    out = capsys.readouterr().out
+    assert re.search(r"first-shown wins \d+ % \(95 % CI \d+–\d+ %\) of \d+ valid calls; flip rate \d+ %", out), out
+    assert re.search(r"agrees with the Bradley–Terry order on \d+ % of \d+ held-out verdicts \(5-fold", out)
+    html = session.report.read_text(encoding="utf-8")
+    assert figures is not None and figures["figures"]["flip_rate"] == stats.flip_rate
+    assert 'id="judge"' in html and "held-out verdicts" in html and "95 % CI" in html
+    assert f'<td>flip_rate</td><td class="n">{stats.flip_rate:.3f}</td>' in html
 
 
 def test_a_disagreement_and_a_hit_that_did_not_act_are_listed_in_the_safety_section(tmp_path) -> None:
