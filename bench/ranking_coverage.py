@@ -11,7 +11,8 @@ Davidson judge with a first-position bias: with ``u = (θ_first − θ_second + 
 P(second wins) ∝ e^−u, P(tie) ∝ ν = 0.3 (13 % ties between equals). The fit does not know who was shown first
 (the session's verdicts do not carry it), so the bias is a misspecification the intervals must absorb.
 ``--judges2``: half the verdicts come from a second judge with reliability 0.5 (its logit differences halved),
-fitted with and without the judge labels.
+fitted with and without the judge labels; the truth is then on the fit's scale, θ times the verdict-weighted
+geometric mean of the two reliabilities (√0.5).
 
 Methods compared (``--methods``):
 
@@ -189,9 +190,11 @@ def coverage_trial(job: tuple[float, int, float, int, tuple[str, ...], int, floa
     spread, per_h, bias, trial, methods, boot_reps, rel2, first_trial = job
     rng = np.random.default_rng([7, trial, int(spread * 10), per_h, int(bias * 10)])
     theta = rng.normal(0.0, spread / 2, N_HYP) if TRUTH == "normal" else rng.uniform(-spread, spread, N_HYP)
-    truth = theta - theta.mean()
     ids = [f"H{i:02d}" for i in range(N_HYP)]
     verdicts, judges = simulate(theta, per_h, bias, rng, rel2)
+    # with two judges the logit scale is the verdict-weighted geometric mean of their reliabilities (as the fit's)
+    scale = math.exp(float(np.mean([math.log(rel2) if g else 0.0 for g in judges]))) if rel2 else 1.0
+    truth = scale * (theta - theta.mean())
     out: dict[str, tuple[int, int, float, float]] = {}
 
     def record(name: str, lo: NDArray[np.float64], hi: NDArray[np.float64], started: float) -> None:

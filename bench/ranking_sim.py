@@ -15,6 +15,14 @@ rule (:class:`~cosci.tournament.elo.EloRule`, the same call ``Matches.apply`` ma
 after every round of one match (:func:`~cosci.tournament.bt.fit_bt`). Recall is measured on the leaderboard a
 scientist reads: Elo for the ``elo_buckets`` variant, BT score for the others; both are printed. ``default`` is
 the shipped ``conf/config.yaml`` (read at start); ``elo_buckets`` is the same with ``pairing=elo_buckets``.
+Variants ``*+sample-0.1`` judge a 10 % sample of matches in both orders (``ranking.dual_order_sample: 0.1``);
+:class:`SimOpts` says how they feed the fit (``old``: the earlier half-win, N(0, 1), Laplace fit; ``order``: with
+the first-shown ids; ``calls``: a verdict per call; ``2judges``: every other call by a judge of noise sd 2,
+``+labels`` telling the fit which). The pairing reads a ``laplace`` fit after every match (4 ms; the leaderboard's
+``eb_is`` fit, read at each budget, costs ~50 ms, too much for ~1,000 refits a trial on shared cores).
+
+``python -m bench.ranking_sim --coverage``: the coverage of the fit's 95 % intervals per regime
+(:mod:`bench.ranking_coverage`).
 """
 
 from __future__ import annotations
