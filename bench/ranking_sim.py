@@ -15,6 +15,14 @@ rule (:class:`~cosci.tournament.elo.EloRule`, the same call ``Matches.apply`` ma
 after every round of one match (:func:`~cosci.tournament.bt.fit_bt`). Recall is measured on the leaderboard a
 scientist reads: Elo for the ``elo_buckets`` variant, BT score for the others; both are printed. ``default`` is
 the shipped ``conf/config.yaml`` (read at start); ``elo_buckets`` is the same with ``pairing=elo_buckets``.
+Variants ``*+sample-0.1`` judge a 10 % sample of matches in both orders (``ranking.dual_order_sample: 0.1``);
+:class:`SimOpts` says how they feed the fit (``old``: the earlier half-win, N(0, 1), Laplace fit; ``order``: with
+the first-shown ids; ``calls``: a verdict per call; ``2judges``: every other call by a judge of noise sd 2,
+``+labels`` telling the fit which). The pairing reads a ``laplace`` fit after every match (4 ms; the leaderboard's
+``eb_is`` fit, read at each budget, costs ~50 ms, too much for ~1,000 refits a trial on shared cores).
+
+``python -m bench.ranking_sim --coverage``: the coverage of the fit's 95 % intervals per regime
+(:mod:`bench.ranking_coverage`).
 """
 
 from __future__ import annotations
@@ -30,9 +38,12 @@ from pathlib import Path
 
 import numpy as np
 import yaml
+from numpy.typing import NDArray
 
+from bench.ranking_coverage import ALL_METHODS, old_fit
+from bench.ranking_coverage import main as coverage_main
 from cosci.config.schema import RankingCfg
-from cosci.tournament.bt import fit_bt
+from cosci.tournament.bt import BTFit, Verdict, fit_bt
 from cosci.tournament.elo import EloRule
 from cosci.tournament.engine import TournamentCfg, plan_match
 from cosci.tournament.judging import resolve, score_of
@@ -45,9 +56,33 @@ class SimPlayer:
     matches_played: int = 0
 
 
-def judge(q: dict[str, float], first: str, second: str, bias: float, rng: np.random.Generator) -> str:
+@dataclass(frozen=True)
+class SimOpts:
+    """How the simulated session feeds the Bradley–Terry fit.
+
+    Args:
+        fit: the leaderboard's fit, read at each budget: ``old`` (the earlier fit: half-wins, N(0, 1) prior,
+            Laplace), or a :data:`cosci.tournament.bt.Method`.
+        feed: ``match`` — one verdict per match (a dual-order disagreement is a tie); ``calls`` — one verdict
+            per judge call.
+        order: pass the first-shown id of each verdict (``first=``; None for a dual-order match's verdict).
+        judge2_sd: noise sd of a second judge taking every other call (None: one judge, noise sd 1).
+        labels: pass the judge of each verdict to the fit (``judges=``).
+        pair_fit: the fit the pairing reads after every match (``laplace``: cheap; ``old``; or another method).
+    """
+
+    fit: str = "eb_is"
+    feed: str = "match"
+    order: bool = False
+    judge2_sd: float | None = None
+    labels: bool = False
+    pair_fit: str = "laplace"
+
+
+def judge(q: dict[str, float], first: str, second: str, bias: float, rng: np.random.Generator,
+          sd: float = 1.0) -> str:
     """The simulated LLM judge: returns the winner's id."""
-    logit = q[first] - q[second] + rng.normal() + bias
+    logit = q[first] - q[second] + sd * rng.normal() + bias
     return first if rng.random() < 1.0 / (1.0 + math.exp(-logit)) else second
 
 
@@ -55,14 +90,28 @@ def recall(order: list[str], truth: set[str], k: int = 5) -> float:
     return len(set(order[:k]) & truth) / k
 
 
+def _fit(ids: list[str], verdicts: list[Verdict], firsts: list[str | None], judges: list[int], opts: SimOpts,
+         start: NDArray[np.float64], method: str) -> BTFit:
+    if method == "old":
+        theta, cov = old_fit(ids, verdicts)
+        sd = np.sqrt(np.diag(cov))
+        return BTFit(tuple(ids), theta, cov, len(verdicts), sd, 0.0, 1.0, {}, 0.0, "laplace")
+    return fit_bt(ids, verdicts, start=start, first=firsts if opts.order else None,
+                  judges=judges if opts.labels else None, method=method)  # type: ignore[arg-type]
+
+
 def run_trial(cfg: TournamentCfg, bias: float, trial: int, budgets: tuple[int, ...], n: int = 40,
-              per: int = 1) -> dict[int, tuple[float, float, int, int]]:
-    """One tournament; per budget (calls per hypothesis): ``(recall by Elo, recall by BT, calls, draws)``."""
+              per: int = 1, opts: SimOpts = SimOpts()) -> dict[int, tuple[float, float, int, int, float]]:
+    """One tournament; per budget (calls per hypothesis): ``(recall by Elo, recall by BT, calls, draws, r2)``,
+    ``r2`` the second judge's fitted reliability (NaN without labels)."""
     qrng = np.random.default_rng(1000 + trial)
     q = {f"H{i:02d}": float(v) for i, v in enumerate(qrng.normal(size=n))}
     truth = set(sorted(q, key=lambda h: -q[h])[:5])
     players = {h: SimPlayer(h) for h in q}
-    rule, verdicts, calls, draws, out = EloRule.from_config(shipped_ranking()), [], 0, 0, {}
+    rule, calls, draws, out = EloRule.from_config(shipped_ranking()), 0, 0, {}
+    verdicts: list[Verdict] = []
+    firsts: list[str | None] = []
+    judges: list[int] = []
     jrng, ids = np.random.default_rng(2000 + trial), list(q)
     fit = fit_bt(ids, [])
     for step in range(10**6):
@@ -71,7 +120,10 @@ def run_trial(cfg: TournamentCfg, bias: float, trial: int, budgets: tuple[int, .
         plan = plan_match(list(players.values()), random.Random(f"{trial}:{step}"), lambda a, b: 0.0, cfg, fit)
         assert plan is not None
         orders = [(plan.first, plan.second)] + ([(plan.second, plan.first)] if plan.dual else [])
-        outcome = resolve([judge(q, f, s, bias, jrng) for f, s in orders])
+        who = [(calls + k) % 2 if opts.judge2_sd is not None else 0 for k in range(len(orders))]
+        winners = [judge(q, f, s, bias, jrng, opts.judge2_sd if g and opts.judge2_sd else 1.0)
+                   for (f, s), g in zip(orders, who, strict=True)]
+        outcome = resolve(winners)
         calls += len(orders)
         a, b = sorted((plan.first, plan.second))
         s = score_of(a, outcome)
@@ -82,12 +134,24 @@ def run_trial(cfg: TournamentCfg, bias: float, trial: int, budgets: tuple[int, .
         pa.elo, pb.elo = pa.elo + delta, pb.elo - delta
         pa.matches_played += 1
         pb.matches_played += 1
-        verdicts.append((a, b, s))
-        fit = fit_bt(ids, verdicts, start=fit.theta)
+        if opts.feed == "calls":
+            for (f, sec), w, g in zip(orders, winners, who, strict=True):
+                verdicts.append((f, sec, 1.0 if w == f else 0.0))
+                firsts.append(f)
+                judges.append(g)
+        else:
+            verdicts.append((a, b, s))
+            firsts.append(None if plan.dual else plan.first)
+            judges.append(who[0])
+        fit = _fit(ids, verdicts, firsts, judges, opts, fit.theta, opts.pair_fit)
         for c in budgets:
             if c not in out and calls >= c * n // per:
                 elo_order = sorted(players, key=lambda h: (-players[h].elo, h))
-                out[c] = (recall(elo_order, truth), recall(fit.order(), truth), calls, draws)
+                board = fit if opts.fit == opts.pair_fit else _fit(ids, verdicts, firsts, judges, opts, fit.theta,
+                                                                    opts.fit)
+                rel = board.reliability
+                r2 = rel["1"] / rel["0"] if "1" in rel and "0" in rel else math.nan
+                out[c] = (recall(elo_order, truth), recall(board.order(), truth), calls, draws, r2)
     return out
 
 
@@ -104,12 +168,18 @@ def shipped(overrides: dict[str, str] | None = None) -> TournamentCfg:
 
 
 DEFAULT = shipped()
-VARIANTS: dict[str, TournamentCfg] = {
-    "default": DEFAULT,
-    "elo_buckets": replace(DEFAULT, pairing="elo_buckets"),
-    "default+sample-0.1": replace(DEFAULT, dual=replace(DEFAULT.dual, sample=0.1)),
-    "default+dual-close": replace(DEFAULT, dual=replace(DEFAULT.dual, policy="close")),
-    "default+dual-all": replace(DEFAULT, dual=replace(DEFAULT.dual, policy="all")),
+SAMPLED = replace(DEFAULT, dual=replace(DEFAULT.dual, sample=0.1))
+VARIANTS: dict[str, tuple[TournamentCfg, SimOpts]] = {
+    "default": (DEFAULT, SimOpts()),
+    "elo_buckets": (replace(DEFAULT, pairing="elo_buckets"), SimOpts()),
+    "old+sample-0.1": (SAMPLED, SimOpts(fit="old", pair_fit="old")),
+    "default+sample-0.1": (SAMPLED, SimOpts()),
+    "order+sample-0.1": (SAMPLED, SimOpts(order=True)),
+    "calls+sample-0.1": (SAMPLED, SimOpts(feed="calls", order=True)),
+    "default+dual-close": (replace(DEFAULT, dual=replace(DEFAULT.dual, policy="close")), SimOpts()),
+    "default+dual-all": (replace(DEFAULT, dual=replace(DEFAULT.dual, policy="all")), SimOpts()),
+    "2judges+sample-0.1": (SAMPLED, SimOpts(judge2_sd=2.0, feed="calls", order=True)),
+    "2judges+labels+sample-0.1": (SAMPLED, SimOpts(judge2_sd=2.0, feed="calls", order=True, labels=True)),
 }
 """Variants (``+``) run at bias 0.3 only unless ``--all``."""
 
@@ -125,23 +195,34 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--budgets", type=int, nargs="+", default=[12, 24])
     ap.add_argument("--first-trial", type=int, default=0, help="tune on other trials than the reported ones")
     ap.add_argument("--per", type=int, default=1, help="c calls per hypothesis means c*N/per calls in all")
-    ap.add_argument("--workers", type=int, default=4, help="processes (the table is printed at the end)")
+    ap.add_argument("--workers", type=int, default=2, help="processes (the table is printed at the end)")
+    ap.add_argument("--coverage", action="store_true",
+                    help="coverage of the BT 95 %% intervals per regime (bench/ranking_coverage.py)")
+    ap.add_argument("--methods", nargs="+", default=list(ALL_METHODS), choices=list(ALL_METHODS),
+                    help="--coverage: interval methods to compare")
+    ap.add_argument("--boot", type=int, default=100, help="--coverage: bootstrap resamples")
+    ap.add_argument("--judges2", action="store_true",
+                    help="--coverage: half the verdicts from a second judge of reliability 0.5")
     args = ap.parse_args(argv)
+    if args.coverage:
+        coverage_main(args.trials, args.first_trial, args.methods, args.workers, args.boot, args.judges2)
+        return
     budgets = tuple(args.budgets)
     started = time.monotonic()
     rows = []
     for name in args.variants:
-        cfg = VARIANTS[name]
-        if args.set and name == "default":
-            cfg = shipped(dict(kv.split("=", 1) for kv in args.set))
-        rows += [(name, cfg, bias) for bias in args.bias if "+" not in name or bias == 0.3 or args.all]
+        cfg, opts = VARIANTS[name]
+        if args.set:
+            cfg = replace(TournamentCfg.from_config(shipped_ranking(dict(kv.split("=", 1) for kv in args.set))),
+                          dual=cfg.dual, pairing=cfg.pairing)
+        rows += [(name, cfg, opts, bias) for bias in args.bias if "+" not in name or bias == 0.3 or args.all]
     trials = range(args.first_trial, args.first_trial + args.trials)
-    jobs = [(cfg, bias, t, budgets, 40, args.per) for _, cfg, bias in rows for t in trials]
+    jobs = [(cfg, bias, t, budgets, 40, args.per, opts) for _, cfg, opts, bias in rows for t in trials]
     with ProcessPoolExecutor(args.workers) as pool:
-        results = list(pool.map(_trial, jobs, chunksize=4))
+        results = list(pool.map(_trial, jobs, chunksize=1))
     print(f"{'variant':24} {'bias':>4} {'calls/h':>7} {'recall (leaderboard)':>21} {'by Elo':>6} {'by BT':>6} "
-          f"{'LLM calls':>9} {'draws':>6}")
-    for n, (name, cfg, bias) in enumerate(rows):
+          f"{'LLM calls':>9} {'draws':>6} {'r2':>5}")
+    for n, (name, cfg, _, bias) in enumerate(rows):
         res = results[n * len(trials):(n + 1) * len(trials)]
         for c in budgets:
             elo = [r[c][0] for r in res]
@@ -149,17 +230,19 @@ def main(argv: list[str] | None = None) -> None:
             board = elo if cfg.pairing == "elo_buckets" else bt
             print(f"{name:24} {bias:4.1f} {c:7d} {statistics.mean(board):14.3f} ± {statistics.stdev(board):.3f}"
                   f" {statistics.mean(elo):6.3f} {statistics.mean(bt):6.3f}"
-                  f" {statistics.mean(r[c][2] for r in res):9.0f} {statistics.mean(r[c][3] for r in res):6.1f}")
-    print(f"# {args.trials} trials, N=40, budget c calls per hypothesis = c*40/{args.per} LLM calls, "
+                  f" {statistics.mean(r[c][2] for r in res):9.0f} {statistics.mean(r[c][3] for r in res):6.1f}"
+                  f" {statistics.mean(r[c][4] for r in res):5.2f}")
+    print(f"# trials {args.first_trial}-{args.first_trial + args.trials - 1}, N=40, budget c calls per hypothesis = "
+          f"c*40/{args.per} LLM calls, "
           f"{time.monotonic() - started:.0f} s")
 
 
-Job = tuple[TournamentCfg, float, int, tuple[int, ...], int, int]
+Job = tuple[TournamentCfg, float, int, tuple[int, ...], int, int, SimOpts]
 
 
-def _trial(job: Job) -> dict[int, tuple[float, float, int, int]]:
-    cfg, bias, trial, budgets, n, per = job
-    return run_trial(cfg, bias, trial, budgets, n, per)
+def _trial(job: Job) -> dict[int, tuple[float, float, int, int, float]]:
+    cfg, bias, trial, budgets, n, per, opts = job
+    return run_trial(cfg, bias, trial, budgets, n, per, opts)
 
 
 if __name__ == "__main__":

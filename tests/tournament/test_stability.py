@@ -88,3 +88,26 @@ def test_bt_rule_needs_the_same_top_k_n_times_and_separated_cis() -> None:
     assert stability_stop("either", False, True) is StopReason.BT_STABLE
     assert stability_stop("elo", False, True) is None
     assert stability_stop("bt", True, False) is None and stability_stop("either", True, True) is StopReason.ELO_STABLE
+
+
+def test_bt_rule_reads_the_calibrated_intervals() -> None:
+    """The tracker is pushed the fit's table (RankingAgent.refit stores ``fit.table()``): the default fit's
+    intervals are the calibrated ones (design.md#tournament), and separation follows them."""
+    import numpy as np
+
+    from cosci.tournament.bt import Z95, fit_bt
+    from cosci.tournament.stability import BTStabilityTracker
+
+    ids = [f"H-{i}" for i in range(6)]
+    verdicts = [(ids[i], ids[j], 1.0) for i in range(6) for j in range(i + 1, 6) for _ in range(6 - i)]
+    fit = fit_bt(ids, verdicts)
+    assert fit.method == "eb_is"
+    table = fit.table()
+    for i, h in enumerate(fit.ids):
+        assert table[h] == (float(fit.theta[i]), float(fit.theta[i] - Z95 * fit.sd[i]),
+                            float(fit.theta[i] + Z95 * fit.sd[i]))
+    old = fit_bt(ids, verdicts, method="laplace")
+    assert not np.allclose(old.sd, fit.sd)  # a different interval than the fixed-prior Laplace one
+    tracker = BTStabilityTracker(k=1, n=1, min_hypotheses=2, min_matches=1)
+    tracker.push(table, 6, len(verdicts))
+    assert tracker.is_stable() == fit.top_k_separated(1)
