@@ -203,10 +203,7 @@ def _data(ids: Sequence[str], verdicts: Sequence[Verdict], judges: Sequence[Hash
     firsts = list(first) if first is not None else [None] * len(verdicts)
     rows = [(pos[a], pos[b], float(s), lab, 1.0 if f == a else -1.0 if f == b else 0.0)
             for (a, b, s), lab, f in zip(verdicts, labels, firsts, strict=True) if a in pos and b in pos and a != b]
-    names: list[str] = []
-    for _, _, _, lab, _ in rows:
-        if lab is not None and str(lab) not in names:
-            names.append(str(lab))
+    names = sorted({str(lab) for _, _, _, lab, _ in rows if lab is not None})  # by name: not by first appearance
     if not rows:
         z = np.zeros(0)
         return _Data(len(ids), np.zeros(0, np.intp), np.zeros(0, np.intp), z, z, np.zeros(0, np.intp), (), z, False)
@@ -427,7 +424,11 @@ IS_DRAWS = 128
 
 
 def _seed(d: _Data) -> int:
-    return zlib.crc32(np.concatenate([d.a, d.b, d.c, d.t, d.g, d.o]).astype(np.float64).tobytes())
+    """A seed from the verdicts as a set (their order, and the order judges first appear in, change nothing)."""
+    names = np.asarray([zlib.crc32(name.encode()) for name in d.judges] or [0], np.float64)
+    rows = np.column_stack([d.a, d.b, d.c, d.t, d.o, names[d.g] if d.judges else np.zeros(d.a.size)]
+                           ).astype(np.float64)
+    return zlib.crc32(rows[np.lexsort(rows.T[::-1])].tobytes())
 
 
 def _is_moments(d: _Data, tau: float, x: NDArray[np.float64], f: float, h: NDArray[np.float64], seed: int

@@ -140,6 +140,15 @@ def test_the_calibrated_fit_is_deterministic_and_independent_of_the_start() -> N
     assert abs(float(one.theta.sum())) < 1e-6  # centred: the intervals are for θ_i − mean(θ)
 
 
+def test_the_calibrated_fit_depends_on_the_verdicts_not_their_order() -> None:
+    """A resumed session reads its verdicts back in another order; the importance draws are seeded by the set."""
+    ids, _, verdicts, _ = davidson(10, 120, nu=0.3, bias=0.3, seed=8)
+    judges = ["cheap" if k % 3 else "mini" for k in range(len(verdicts))]
+    one = fit_bt(ids, verdicts, judges=judges)
+    two = fit_bt(ids, verdicts[::-1], judges=judges[::-1])
+    assert np.asarray(list(one.table().values())) == pytest.approx(np.asarray(list(two.table().values())), abs=1e-6)
+
+
 def test_coverage_smoke() -> None:
     """Nominal 95 % intervals cover the centred truth in a middle regime (the bench measures the regimes)."""
     hits = total = 0
