@@ -13,6 +13,7 @@ from cosci.config.schema import CosciConfig
 from cosci.llm.fake.provider import FakeBackend, FakeReply
 from cosci.llm.port.types import CallSpec, TextBlock, ToolSpec
 from tests.llm.helpers import harness
+from tests.llm.test_litellm_replay import wire  # noqa: F401
 
 EPHEMERAL = {"type": "ephemeral"}
 SEARCH = ToolSpec("pubmed_search", "Search PubMed.", {"type": "object", "properties": {"query": {"type": "string"}}})
@@ -92,3 +93,25 @@ async def test_a_tier_that_does_not_cache_gets_no_breakpoint(tmp_path, monkeypat
     kwargs = h.gateway.request(CallSpec(route=route, action="ReviewHypothesis", system=SYSTEM, messages=LOOP,
                                         tools=[SEARCH, RECORD], tool_choice="auto"), route)
     assert marks(kwargs["messages"], kwargs["tools"]) == 0
+
+
+async def test_anthropic_receives_the_breakpoints_of_a_tool_loop(wire, tmp_path) -> None:  # type: ignore[no-untyped-def]  # noqa: F811, E501
+    """The wire body LiteLLM builds for Anthropic (replayed against the recorded response): the last tool, the last
+    cached system block and the latest tool result carry ``cache_control``, the rest does not."""
+    import httpx
+
+    from tests.llm.helpers import WHOLE, make_config
+    from tests.llm.test_litellm_replay import ANTHROPIC_BODY, ANTHROPIC_URL
+
+    h = harness(make_config(tmp_path / "data", "models=opus", "run.budget_usd=25", *WHOLE))
+    route = wire.post(ANTHROPIC_URL).mock(return_value=httpx.Response(200, json=ANTHROPIC_BODY))
+    spec = CallSpec(route=h.gateway.router.route("reflection", "full"), action="ReviewHypothesis", system=SYSTEM,
+                    messages=LOOP, tools=[SEARCH, RECORD], tool_choice="auto")
+    await h.gateway.complete(spec)
+    body = json.loads(route.calls[0].request.content)
+    assert [t.get("cache_control") for t in body["tools"]] == [None, EPHEMERAL]
+    assert [b.get("cache_control") for b in body["system"]] == [None, EPHEMERAL, None]
+    *earlier, latest = body["messages"]
+    assert "cache_control" not in json.dumps(earlier)
+    assert latest["content"][-1]["type"] == "tool_result" and latest["content"][-1]["cache_control"] == EPHEMERAL
+    assert json.dumps(body).count('"cache_control"') == 3

@@ -55,11 +55,9 @@ def mark(kwargs: dict[str, Any], *, route_key: str, marked_system: list[bool], f
 
 
 def marked_message(message: dict[str, Any]) -> dict[str, Any]:
-    """``message`` with a breakpoint on its last content block (a string content becomes one text block; a tool
-    result carries it on the message, which LiteLLM moves onto the ``tool_result`` block)."""
+    """``message`` with a breakpoint on its last block: on the last part of a list content, else on the message
+    (LiteLLM moves a message's ``cache_control`` onto the block it makes of a string content or a tool result)."""
     content = message.get("content")
-    if message.get("role") in ("user", "system") and isinstance(content, str):
-        return {**message, "content": [{"type": "text", "text": content, "cache_control": EPHEMERAL}]}
     if isinstance(content, list) and content and isinstance(content[-1], dict):
         return {**message, "content": [*content[:-1], {**content[-1], "cache_control": EPHEMERAL}]}
     return {**message, "cache_control": EPHEMERAL}
