@@ -8,6 +8,7 @@ than Anthropic's 4. The wire format Anthropic receives is checked in ``test_lite
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from cosci.config.schema import CosciConfig
 from cosci.llm.fake.provider import FakeBackend, FakeReply
@@ -20,7 +21,7 @@ SEARCH = ToolSpec("pubmed_search", "Search PubMed.", {"type": "object", "propert
 RECORD = ToolSpec("record_review", "Record the review.", {"type": "object", "properties": {}})
 SYSTEM = [TextBlock("Safety preamble.", cache=True), TextBlock("Goal and research plan.", cache=True),
           TextBlock("Latest system feedback (changes every task).")]
-LOOP = [{"role": "user", "content": "Review hypothesis H-0123456789ab."},
+LOOP: list[dict[str, Any]] = [{"role": "user", "content": "Review hypothesis H-0123456789ab."},
         {"role": "assistant", "content": None, "tool_calls": [
             {"id": "c1", "type": "function", "function": {"name": "pubmed_search", "arguments": "{}"}}]},
         {"role": "tool", "tool_call_id": "c1", "content": "result text"}]
@@ -95,7 +96,7 @@ async def test_a_tier_that_does_not_cache_gets_no_breakpoint(tmp_path, monkeypat
     assert marks(kwargs["messages"], kwargs["tools"]) == 0
 
 
-async def test_anthropic_receives_the_breakpoints_of_a_tool_loop(wire, tmp_path) -> None:  # type: ignore[no-untyped-def]  # noqa: F811, E501
+async def test_anthropic_receives_the_breakpoints_of_a_tool_loop(wire, tmp_path) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
     """The wire body LiteLLM builds for Anthropic (replayed against the recorded response): the last tool, the last
     cached system block and the latest tool result carry ``cache_control``, the rest does not."""
     import httpx
