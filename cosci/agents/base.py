@@ -10,9 +10,10 @@ No framework imports: agents get a gateway, the session store and typed config.
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Protocol, TypeVar
 
 import numpy as np
@@ -32,6 +33,9 @@ from cosci.tools.base import Source, Tool
 from cosci.vectors.store import VectorStore
 
 R = TypeVar("R", bound=Record)
+CHARS_PER_TOKEN = 4
+"""Characters per token of English prompt text (the providers' published rule of thumb, ~3.5-4): a length estimate
+for :meth:`BaseAgent.padded`, never a price."""
 
 
 class ToolSource(Protocol):
@@ -87,18 +91,12 @@ class BaseAgent:
 
     # --- prompts -----------------------------------------------------------------------------------------
     def system_blocks(self, *, feedback: bool = True, route: Route | None = None) -> list[TextBlock]:
-        """Safety preamble and session context (cached), then the latest feedback (not cached).
-
-        Where the route's model caches marked prefixes (``models.tiers.<tier>.cache_min_tokens``), the research
-        handbook (``prompts/_handbook.md``, the same in every session and mode) follows the preamble, so that the
-        cached prefix is above the provider's minimum (design.md#caching); the preamble then needs no marker of its own.
-        """
+        """Safety preamble and session context (cached: the gateway marks the last of them, design.md#caching), then
+        the latest feedback (not cached). ``route`` is accepted for callers that pass it; the research handbook is
+        added by :meth:`padded`, to tool loops only."""
         plan = self.deps.plan
         goal = self.store.sessions.get().research_goal
-        entry = self.config.models.tiers.get(route.tier) if route else None
-        handbook = bool(entry and entry.cache_min_tokens)
-        blocks = [TextBlock(render("_safety_preamble"), cache=not handbook),
-                  *([TextBlock(render("_handbook"), cache=True)] if handbook else []),
+        blocks = [TextBlock(render("_safety_preamble"), cache=True),
                   TextBlock(render("_session_context", goal=goal, objective=plan.objective,
                                    preferences=plan.preferences, constraints=plan.constraints,
                                    idea_attributes=plan.idea_attributes, domain_hint=plan.domain_hint,
@@ -108,6 +106,22 @@ class BaseAgent:
             if text.strip():
                 blocks.append(TextBlock(text))
         return blocks
+
+    def padded(self, spec: CallSpec, tools: Mapping[str, Tool]) -> CallSpec:
+        """``spec`` with the research handbook (``prompts/_handbook.md``, the same in every session and mode) after
+        the safety preamble, where the route's tier caches only prefixes longer than the loop's shared prefix (its
+        tool definitions and cached system blocks, at :data:`CHARS_PER_TOKEN` characters a token): then a loop's first
+        call is cached, and its later calls and every other loop of the mode read it. ``python -m bench.cost``
+        measured this cheaper on the opus tier's Opus-class loops, and dearer everywhere else (design.md#caching)."""
+        entry = self.config.models.tiers.get(spec.route.tier)
+        minimum = entry.cache_min_tokens if entry else None
+        if not minimum or not spec.system or not tools:  # no search tool: the "loop" is one record call
+            return spec
+        shared = sum(len(b.text) for b in spec.system if b.cache) + sum(
+            len(t.spec.name) + len(t.spec.description) + len(json.dumps(t.spec.parameters)) for t in tools.values())
+        if shared // CHARS_PER_TOKEN >= minimum:
+            return spec
+        return replace(spec, system=[spec.system[0], TextBlock(render("_handbook"), cache=True), *spec.system[1:]])
 
     def background(self) -> str | None:
         """The session's background survey (``session.background``) quoted as untrusted data, or None."""
@@ -159,7 +173,8 @@ class BaseAgent:
         With ``task``, the records an earlier attempt of the task found count as found, and the records this
         loop finds are kept in the store (events ``sources_found``) for a retry and the overview check.
         """
-        return await run_tool_loop(self.deps.llm, spec, tools, record, max_iters=spec.route.max_iterations,
+        return await run_tool_loop(self.deps.llm, self.padded(spec, tools), tools, record,
+                                   max_iters=spec.route.max_iterations,
                                    parallel_cap=self.config.tools.parallel_cap,
                                    tool_timeout=self.config.tools.timeout_seconds,
                                    prior=self.found_before(task) if task else (),

@@ -564,8 +564,9 @@ class ModelEntry(_Strict):
     cache_min_tokens: int | None = Field(
         default=None, gt=0, description="The provider's minimum cacheable prompt prefix for this model, tokens "
         "(Anthropic's prompt-caching docs: 4096 for Opus 4.5-4.7 and Haiku 4.5, 1024 for Sonnet 4.5/4.6); a shorter "
-        "marked prefix is silently not cached. When set, the research handbook joins the cached system prefix so "
-        "that it is longer (design.md#caching). null: the provider does not cache marked blocks.")
+        "marked prefix is silently not cached. When set, the gateway places cache breakpoints, and a tool loop whose "
+        "own prefix is shorter gets the research handbook (design.md#caching). null: the provider does not cache "
+        "marked blocks.")
 
     @field_validator("thinking", mode="before")
     @classmethod
@@ -608,6 +609,9 @@ class FakeModelCfg(_Strict):
     batch_polls: int = Field(default=1, ge=1, description="Polls of a fake batch until it has ended.")
     batch_outcome: Literal["succeeded", "errored", "expired"] = Field(
         default="succeeded", description="What every request of a fake batch ends as.")
+    searches_per_loop: int = Field(
+        default=1, ge=1, le=8, description="Searches the autopilot makes in a tool loop before it records its answer "
+        "(1: one search, then the record; more: a literature-heavy session, as `python -m bench.cost` runs).")
 
 
 class EmbeddingsCfg(_Strict):

@@ -81,7 +81,8 @@ async def test_system_feedback_reaches_the_next_generation_and_evolution_prompts
         blocks = system_blocks(call)
         (feedback,) = [b for b in blocks if NARRATIVE in b["text"]]
         assert "cache_control" not in feedback  # per-session, changing content: never cached
-        assert "cache_control" in blocks[0]  # the safety preamble is
+        # the safety preamble is cached with the session context: the prefix up to the one mark on the last
+        assert "cache_control" not in blocks[0] and "cache_control" in blocks[1]  # cached block (design.md#caching)
         assert "## Latest system feedback" in feedback["text"]
         assert '<untrusted_source id="system-feedback-' in feedback["text"]
         assert NARRATIVE not in "\n".join(m["content"] for m in call.messages if m["role"] == "user")

@@ -129,7 +129,10 @@ async def test_anthropic_response_is_parsed_through_litellm(wire: respx.MockRout
     assert body["system"] == [
         {"type": "text", "text": "Safety preamble.", "cache_control": {"type": "ephemeral"}},
         {"type": "text", "text": "Per-task feedback."}]
-    assert "cache_control" not in json.dumps(body["messages"])
+    # a tool loop's latest turn is a breakpoint (design.md#caching), and so is its last tool definition
+    assert body["messages"] == [{"role": "user", "content": [
+        {"type": "text", "text": QUESTION, "cache_control": {"type": "ephemeral"}}]}]
+    assert body["tools"][-1]["cache_control"] == {"type": "ephemeral"}
 
     # what came back
     [block_thinking, block_text, block_tool] = ANTHROPIC_BODY["content"]

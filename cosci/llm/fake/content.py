@@ -220,15 +220,18 @@ def safety_verdict(call: FakeCall) -> dict[str, Any]:
             "rationale": f"scripted fake verdict: {decision}"}
 
 
-def autopilot(call: FakeCall, params: dict[str, Any], *, seed: int, n: int) -> FakeReply:
+def autopilot(call: FakeCall, params: dict[str, Any], *, seed: int, n: int, searches_per_loop: int = 1) -> FakeReply:
     """The default answer when no scripted reply matches (``cosci investigate``'s agents:
     :mod:`.investigation`)."""
     investigation = fake_investigation.reply(call, params, _rng(seed, call))
-    return investigation if investigation is not None else session_autopilot(call, params, seed=seed, n=n)
+    return investigation if investigation is not None else session_autopilot(
+        call, params, seed=seed, n=n, searches_per_loop=searches_per_loop)
 
 
-def session_autopilot(call: FakeCall, params: dict[str, Any], *, seed: int, n: int) -> FakeReply:
-    """The default answer to a session agent's call."""
+def session_autopilot(call: FakeCall, params: dict[str, Any], *, seed: int, n: int,
+                      searches_per_loop: int = 1) -> FakeReply:
+    """The default answer to a session agent's call; a tool loop searches ``searches_per_loop`` times, then
+    records."""
     rng = _rng(seed, call)
     choice = params.get("tool_choice")
     forced = choice.get("function", {}).get("name") if isinstance(choice, dict) else None
@@ -237,7 +240,8 @@ def session_autopilot(call: FakeCall, params: dict[str, Any], *, seed: int, n: i
     if call.tools:
         searches = [t for t in call.tools if not t.startswith("record_")]
         records = [t for t in call.tools if t.startswith("record_")]
-        if searches and not any(m.get("role") == "tool" for m in call.messages):
+        done = sum(1 for m in call.messages if m.get("role") == "assistant" and m.get("tool_calls"))
+        if searches and done < searches_per_loop:
             preferred = [t for t in search_order(articles=True) if t in searches]
             tool = (preferred or searches)[0]
             return FakeReply.record(tool, query=f"{rng.choice(DRUGS)} {rng.choice(TARGETS)} leukemia")

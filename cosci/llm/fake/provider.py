@@ -110,7 +110,8 @@ class FakeBackend:
             raise _fault(reply, model)
         # the variant number comes from the request, not from this process's call count: a killed-and-resumed
         # session must get the answers an uninterrupted one got (design.md#resume, kill at concurrency 1)
-        reply = reply or content.autopilot(call, params, seed=self.cfg.seed, n=content.variant(self.cfg.seed, call))
+        reply = reply or content.autopilot(call, params, seed=self.cfg.seed, n=content.variant(self.cfg.seed, call),
+                                           searches_per_loop=self.cfg.searches_per_loop)
         return self._response(model, call, reply)
 
     async def embed(self, model: str, texts: list[str]) -> Any:

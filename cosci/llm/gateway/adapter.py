@@ -22,7 +22,8 @@ it is streamed with an idle timeout (:mod:`.streaming`, design.md#long-calls). E
 fake) have none (:func:`deadline`).
 
 Request forms (design.md#thinking-forms): the thinking fields come from the tier's form
-(:mod:`cosci.llm.port.thinking`); cache markers go only to tiers that cache them (``Route.caches``). A permanent
+(:mod:`cosci.llm.port.thinking`); cache breakpoints (:mod:`.cache_marks`) go only to tiers that cache them
+(``Route.caches``). A permanent
 error carries the provider's own message (:mod:`.error_text`); a request too large is never retried.
 
 Schema-constrained record calls on Ollama (design.md#routing): Ollama ignores ``tool_choice``, so a forced record call
@@ -53,6 +54,7 @@ from cosci.llm import errors as E
 from cosci.llm.budget.admission import Admission, admit_call
 from cosci.llm.budget.sizing import OutputSizer, expected_input_tokens
 from cosci.llm.budget.token_budget import TokenBudget
+from cosci.llm.gateway.cache_marks import mark
 from cosci.llm.gateway.error_text import is_too_large, provider_message
 from cosci.llm.gateway.providers import CUSTOM_PROVIDERS, register_providers
 from cosci.llm.gateway.routing import Router
@@ -308,10 +310,7 @@ class Gateway:
         forced = spec.tool_choice not in (None, "auto", "none")
         # Anthropic rejects a forced tool together with thinking (design.md#prompts): thinking_params drops it
         think = thinking_params(route, self.config.thinking, thinking=spec.thinking, forced=forced)
-        system = {"role": "system", "content": [
-            {"type": "text", "text": b.text,
-             **({"cache_control": {"type": "ephemeral"}} if b.cache and route.caches else {})}
-            for b in spec.system]}
+        system = {"role": "system", "content": [{"type": "text", "text": b.text} for b in spec.system]}
         history = spec.messages if think else [
             {k: v for k, v in m.items() if k != "thinking_blocks"} for m in spec.messages]
         kwargs: dict[str, Any] = {
@@ -329,6 +328,8 @@ class Gateway:
             if spec.tool_choice:
                 kwargs["tool_choice"] = ({"type": "function", "function": {"name": spec.tool_choice}}
                                          if forced else spec.tool_choice)
+        if route.caches:  # breakpoints where a later call reads them (design.md#caching)
+            mark(kwargs, route_key=route.key, marked_system=[b.cache for b in spec.system], forced=forced)
         if think and route.model.startswith(CUSTOM_PROVIDERS):
             kwargs["allowed_openai_params"] = list(think)
         if spec.response_schema is not None and route.constrained and not spec.tools:

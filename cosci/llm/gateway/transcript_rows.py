@@ -10,10 +10,12 @@ row."""
 
 
 def recorded_request(kwargs: dict[str, Any]) -> dict[str, Any]:
-    """What a transcript row keeps of a request: tools, tool choice, constrained output, the thinking fields, the
+    """What a transcript row keeps of a request: tools (names, and the definitions as sent, with their cache
+    breakpoint: ``python -m bench.cost`` replays them), tool choice, constrained output, the thinking fields, the
     cap, and the messages after the system message (stored once in ``system_prompts``)."""
     return {"tool_choice": kwargs.get("tool_choice"), "response_format": kwargs.get("response_format"),
             "tools": [t["function"]["name"] for t in kwargs.get("tools", [])],
+            "tool_definitions": kwargs.get("tools", []),
             **{k: kwargs.get(k) for k in THINKING_FIELDS if k in kwargs}, "thinking": kwargs.get("thinking"),
             "max_tokens": kwargs.get("max_tokens"), "messages": kwargs["messages"][1:]}
 
