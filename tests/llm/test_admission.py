@@ -20,7 +20,7 @@ from cosci.llm.batches import batch_gateway
 from cosci.llm.batches.batch_gateway import BatchGateway
 from cosci.llm.budget import admission as admission_module
 from cosci.llm.budget.admission import Admission, admit_call
-from cosci.llm.budget.token_budget import TokenBudget
+from cosci.llm.budget.token_budget import SHARE_FLOOR, TokenBudget
 from cosci.llm.errors import BudgetBusy, BudgetError, BudgetExceeded
 from cosci.llm.port.types import BatchRequest
 from tests.llm.helpers import harness, make_config, spec_for
@@ -128,12 +128,14 @@ def test_an_admission_settles_once_and_refunds_only_what_it_holds() -> None:
 
 def test_a_busy_admission_waits_then_is_busy() -> None:
     budget = TokenBudget(1.0, dict(SHARES), RESERVE)
-    held = asyncio.run(admit_call(budget, "generation", 0.3, 10))  # generation's whole share, in flight
+    # the most generation may take: its share and what the others' floors leave of the working money (0.61 USD)
+    most = budget.working_usd - SHARE_FLOOR * sum(s for a, s in SHARES.items() if a != "generation")
+    held = asyncio.run(admit_call(budget, "generation", most, 10))  # in flight
     with pytest.raises(BudgetBusy):
         asyncio.run(admit_call(budget, "generation", 0.1, 10, wait_seconds=0.06))
     held.refund()
     with pytest.raises(BudgetExceeded):
-        asyncio.run(admit_call(budget, "generation", 0.31, 10, wait_seconds=5.0))  # never fits: no wait
+        asyncio.run(admit_call(budget, "generation", most + 0.01, 10, wait_seconds=5.0))  # never fits: no wait
 
 
 async def test_a_batch_busy_halfway_refunds_the_requests_admitted_before(tmp_path: Path,
