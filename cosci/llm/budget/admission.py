@@ -81,8 +81,8 @@ async def admit_call(budget: TokenBudget, agent: str, usd: float, tokens: int, *
                      use_reserve: bool = False, wait_seconds: float = 0.0) -> Admission:
     """Admit one call of ``agent`` (arguments as :meth:`TokenBudget.admit`: ``usd`` expected, ``bound_usd`` upper
     bound, USD; ``tokens`` upper bound). It holds its expected cost plus the tail reserve against the working money
-    and its bound only in the worst-case check (design.md#tail-reserve). A call that fits only once the calls in flight settle tries again every
-    ``ADMISSION_POLL_SECONDS`` for up to ``wait_seconds`` (0: once, no wait).
+    and its bound only in the worst-case check (design.md#tail-reserve). A call that fits only once the calls in
+    flight settle tries again every ``ADMISSION_POLL_SECONDS`` for up to ``wait_seconds`` (0: once, no wait).
 
     Raises:
         BudgetExceeded: it cannot fit even with nothing in flight (the money ran out).
