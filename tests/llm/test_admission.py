@@ -108,7 +108,7 @@ class Callers:
         await asyncio.gather(*(self.caller(c) for c in callers))
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(cap=st.floats(0.05, 2.0), callers=st.lists(st.lists(call, max_size=8), min_size=2, max_size=6),
        seen=ratios)
 def test_interleaved_admissions_never_pass_the_cap_and_lose_nothing(cap: float, callers: list[list[Call]],
