@@ -154,8 +154,9 @@ def test_a_busy_admission_waits_then_is_busy() -> None:
     # the most generation may take: its share and what the others' floors leave of the working money (0.61 USD)
     most = budget.working_usd - SHARE_FLOOR * sum(s for a, s in SHARES.items() if a != "generation")
     held = asyncio.run(admit_call(budget, "generation", most, 10))  # in flight
+    # beside it, generation may borrow 0.31 free x (1 - floors 0.31 / 0.92) = 0.21
     with pytest.raises(BudgetBusy):
-        asyncio.run(admit_call(budget, "generation", 0.1, 10, wait_seconds=0.06))
+        asyncio.run(admit_call(budget, "generation", 0.25, 10, wait_seconds=0.06))
     held.refund()
     with pytest.raises(BudgetExceeded):
         asyncio.run(admit_call(budget, "generation", most + 0.01, 10, wait_seconds=5.0))  # never fits: no wait

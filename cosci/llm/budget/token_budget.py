@@ -20,9 +20,9 @@ this session, :mod:`cosci.llm.budget.sizing`) and its **upper bound** (input cha
 4. **the agent's share**, at expected cost: each agent may spend ``share x cap``. Beyond it, a reserve mode draws
    on the reserve first, then on any money left in the cap (check 2 bounds it): the final overview comes after
    every other agent's work. Any other agent may *borrow* working money, as long as every other agent keeps its
-   floor: ``SHARE_FLOOR`` of the part of its share it has not spent. Money an agent cannot use (a pool with
-   nothing to rank, a mode that never runs) is thus spent by the agents that can, and no agent takes another's
-   floor.
+   floor: ``SHARE_FLOOR`` of the part of its share it has not spent, scaled by the share of the working money
+   still free. Money an agent cannot use (a pool with nothing to rank, a mode that never runs) is thus spent by
+   the agents that can, and a borrower always leaves the others their proportional claim on what is left.
 
 A call that does not fit *now* but would fit once in-flight reservations settle raises
 :class:`~cosci.llm.errors.BudgetBusy` (the caller waits and tries again); one that would not fit even with nothing in
@@ -196,11 +196,16 @@ class TokenBudget:
 
     def _lendable(self, agent: str, *, in_flight: bool) -> float:
         """Working money ``agent`` may spend beyond its share, USD: what is neither spent nor held (with
-        ``in_flight``) minus every other agent's floor (``SHARE_FLOOR`` of its unspent share)."""
+        ``in_flight``) minus the other agents' floors. A floor is ``SHARE_FLOOR`` of the agent's unspent share, scaled
+        by the share of the working money still free: the others keep their claim on what is left, and money no
+        one else uses is not stranded at the session's end (design.md#budget)."""
         free = self.working_usd - self.total_spent_usd - (self._held_usd if in_flight else 0.0)
-        return free - sum(SHARE_FLOOR * max(self.agent_limit_usd(b) - self.spent_usd.get(b, 0.0)
-                                            - (self._reserved_usd.get(b, 0.0) if in_flight else 0.0), 0.0)
-                          for b in self.shares if b != agent)
+        if free <= 0 or self.working_usd <= 0:
+            return 0.0
+        unspent = sum(max(self.agent_limit_usd(b) - self.spent_usd.get(b, 0.0)
+                          - (self._reserved_usd.get(b, 0.0) if in_flight else 0.0), 0.0)
+                      for b in self.shares if b != agent)
+        return free * (1.0 - SHARE_FLOOR * min(unspent / self.working_usd, 1.0))
 
     # --- settlement --------------------------------------------------------------------------------------
     def settle(self, res: Reservation, actual_usd: float, actual_tokens: int) -> None:
