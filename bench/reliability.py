@@ -9,7 +9,7 @@ scripted fake and prints one row (trials, failures, the promise); results go to
   ``kill_seq``: the same at concurrency 1, and the final record compared with an uninterrupted run (same seed).
 - ``faults``: 30 % transient faults on every call; every session must finish.
 - ``budget``: concurrency 8 on a price-skewed fake (input 200x dearer on the strong tier, 200x on the cheap);
-  something is spent and the spend never exceeds the cap.
+  the spend never exceeds the cap, and a session that stops on ``budget`` has spent at least 90 % of it.
 - ``secrets``: dummy API keys in the environment; no key appears in the record, MLflow, Prefect, logs, artifacts.
 - ``first_start``: two sessions started 1 s apart into a fresh data folder; both must start.
 
@@ -36,6 +36,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
 FAKE = ["experiment=demo", "models=fake", "tools.offline=true", "session.name=reliability"]
+BUDGET_SPENT_SHARE = 0.9
+"""Share of the cap a session stopping on ``budget`` must have spent (design.md#tail-reserve)."""
 DUMMY_KEYS = {"ANTHROPIC_API_KEY": "sk-ant-dummy-7Qz1xJ0Lr4", "OPENAI_API_KEY": "sk-dummy-openai-9Kp2mW5Tq8",
               "GEMINI_API_KEY": "AIza-dummy-gemini-3Hv6", "TAVILY_API_KEY": "tvly-dummy-key-5Rb8",
               "NCBI_API_KEY": "ncbi-dummy-key-1Fx4"}
@@ -215,8 +217,11 @@ def check_faults(trials: int, seed: int) -> Check:
 
 
 def check_budget(trials: int, seed: int) -> Check:
-    check = Check("budget", trials, 0, "concurrency 8, price-skewed fake: 0 < spend <= cap")
+    """Concurrency 8 on the price-skewed fake: the spend never exceeds the cap, and a session that stops on
+    ``budget`` has spent at least ``BUDGET_SPENT_SHARE`` of it (design.md#tail-reserve)."""
     cap = 5.0
+    check = Check("budget", trials, 0, f"concurrency 8, price-skewed fake: spend <= cap; a `budget` stop has spent"
+                                       f" >= {BUDGET_SPENT_SHARE:.0%} of it")
     for i in range(trials):
         with tempfile.TemporaryDirectory(prefix="cosci-budget-") as tmp:
             work = Path(tmp)
@@ -231,8 +236,9 @@ def check_budget(trials: int, seed: int) -> Check:
                 continue
             with sqlite3.connect(found[0]) as conn:
                 spent = conn.execute("SELECT COALESCE(SUM(cost_usd), 0) FROM transcripts").fetchone()[0]
-            check.notes.append(f"trial {i}: spent ${spent:.4f} of ${cap:.2f}")
-            if not 0 < spent <= cap + 1e-9:
+                reason = conn.execute("SELECT stop_reason FROM sessions").fetchone()[0]
+            check.notes.append(f"trial {i}: spent ${spent:.4f} of ${cap:.2f} ({spent / cap:.1%}), stop {reason}")
+            if not 0 < spent <= cap + 1e-9 or (reason == "budget" and spent < BUDGET_SPENT_SHARE * cap):
                 check.failures += 1
     return check
 
@@ -286,7 +292,7 @@ def check_first_start(trials: int, seed: int) -> Check:
 
 CHECKS = {"kill": check_kill, "kill_seq": check_kill_sequential, "faults": check_faults,
           "budget": check_budget, "secrets": check_secrets, "first_start": check_first_start}
-DEFAULT_TRIALS = {"kill": 20, "kill_seq": 3, "faults": 10, "budget": 3, "secrets": 2, "first_start": 5}
+DEFAULT_TRIALS = {"kill": 20, "kill_seq": 3, "faults": 10, "budget": 5, "secrets": 2, "first_start": 5}
 
 
 def shared_server(home: Path) -> None:

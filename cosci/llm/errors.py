@@ -122,7 +122,8 @@ class BudgetExceeded(BudgetError):
 class BudgetBusy(BudgetError):
     """The call fits the budget, but not beside the calls in flight: wait for their settlement and try again (the
     gateway waits up to ``budget.admission_wait_seconds``, then the supervisor defers the task; design.md#budget).
-    ``scope``: ``"session"`` (the cap at upper bounds) or ``"agent"`` (the agent's share at expected cost)."""
+    ``scope``: ``"session"`` (the cap: the holds, expected cost + tail reserve, or the worst case at upper bounds)
+    or ``"agent"`` (the agent's share and what it may borrow, at expected cost)."""
 
 
 class StructuredOutputError(CosciError):

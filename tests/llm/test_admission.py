@@ -20,7 +20,8 @@ from cosci.llm.batches import batch_gateway
 from cosci.llm.batches.batch_gateway import BatchGateway
 from cosci.llm.budget import admission as admission_module
 from cosci.llm.budget.admission import Admission, admit_call
-from cosci.llm.budget.token_budget import TokenBudget
+from cosci.llm.budget.tail import MIN_RATIOS, TailFactor
+from cosci.llm.budget.token_budget import SHARE_FLOOR, TokenBudget
 from cosci.llm.errors import BudgetBusy, BudgetError, BudgetExceeded
 from cosci.llm.port.types import BatchRequest
 from tests.llm.helpers import harness, make_config, spec_for
@@ -36,10 +37,14 @@ class ProviderDown(Exception):
     """A provider call that failed after admission (its reservation must be refunded)."""
 
 
-call = st.tuples(st.sampled_from(sorted(SHARES)), st.floats(0.0, 0.3), st.floats(1.0, 3.0), st.floats(0.0, 1.0),
+call = st.tuples(st.sampled_from(sorted(SHARES)), st.floats(0.0, 0.3),
+                 st.one_of(st.floats(1.0, 3.0), st.floats(3.0, 30.0)), st.one_of(st.floats(0.0, 1.0), st.just(1.0)),
                  st.sampled_from(OUTCOMES), st.integers(0, 3), st.booleans(), st.sampled_from([0.0, 0.002]))
-"""(agent, expected USD, upper bound as a multiple of it, actual as a fraction of the bound, outcome, awaits in
-flight, use_reserve, admission wait in seconds)"""
+"""(agent, expected USD, upper bound as a multiple of it (up to 30x: an answer far longer than expected), actual as
+a fraction of the bound (often exactly the bound: the adversarial case), outcome, awaits in flight, use_reserve,
+admission wait in seconds)"""
+ratios = st.lists(st.floats(0.1, 4.0), max_size=3 * MIN_RATIOS)
+"""Ratios actual/expected the session measured before (fewer than ``MIN_RATIOS``: the prior, upper-bound holds)."""
 
 
 Call = tuple[str, float, float, float, str, int, bool, float]
@@ -52,11 +57,16 @@ class Callers:
         self.budget = budget
         self.settled: list[tuple[str, float, int]] = []  # (agent, USD, tokens) of every settled call
         self.refused: list[BudgetError] = []
+        self.working_overrun = 0.0  # USD the working calls cost beyond what they held (expected + tail reserve)
+        self.working_spent = 0.0
 
     def invariant(self) -> None:
-        """Spending plus what calls in flight hold at their upper bounds stays under the cap."""
-        assert self.budget.total_spent_usd <= self.budget.cap_usd + EPS
-        assert self.budget.remaining_usd() >= -EPS
+        """Spending stays under the cap; with every call in flight at its upper bound (the worst case) too."""
+        budget = self.budget
+        _, held, bound = budget.held_usd()
+        assert budget.total_spent_usd <= budget.cap_usd + EPS
+        assert budget.total_spent_usd + bound <= budget.cap_usd + EPS  # whatever the calls in flight cost
+        assert budget.remaining_usd() >= -EPS and held <= bound + EPS
 
     async def one(self, agent: str, usd: float, factor: float, fraction: float, outcome: str, awaits: int,
                   use_reserve: bool, wait: float) -> None:
@@ -74,8 +84,13 @@ class Callers:
                 await asyncio.sleep(0)
             if outcome == "fail":
                 raise ProviderDown(agent)
+            res = admission.reservation
+            assert res.usd - EPS <= res.hold_usd <= res.bound_usd + EPS  # held: expected + tail, at most the bound
             admission.settle(bound * fraction, 300)
             self.settled.append((agent, bound * fraction, 300))
+            if not use_reserve:
+                self.working_spent += bound * fraction
+                self.working_overrun += max(bound * fraction - res.hold_usd, 0.0)
         assert admission.usd == 0.0
 
     async def caller(self, calls: list[Call]) -> None:
@@ -94,9 +109,16 @@ class Callers:
 
 
 @settings(max_examples=60, deadline=None)
-@given(cap=st.floats(0.05, 2.0), callers=st.lists(st.lists(call, max_size=8), min_size=2, max_size=6))
-def test_interleaved_admissions_never_pass_the_cap_and_lose_nothing(cap: float, callers: list[list[Call]]) -> None:
+@given(cap=st.floats(0.05, 2.0), callers=st.lists(st.lists(call, max_size=8), min_size=2, max_size=6),
+       seen=ratios)
+def test_interleaved_admissions_never_pass_the_cap_and_lose_nothing(cap: float, callers: list[list[Call]],
+                                                                    seen: list[float]) -> None:
+    """Calls held at expected cost plus the tail reserve, settled at up to their upper bounds (far above what they
+    expected), never pass the cap; what working calls spend beyond the working money is only what they cost beyond
+    their holds, so the reserve is kept for the final overview."""
     budget = TokenBudget(cap, dict(SHARES), RESERVE, cap_tokens=20_000)
+    for r in seen:
+        budget.tail.observe(1.0, r)
     run = Callers(budget)
     with patch.object(admission_module, "ADMISSION_POLL_SECONDS", 0.0):
         asyncio.run(run.run(callers))
@@ -107,6 +129,7 @@ def test_interleaved_admissions_never_pass_the_cap_and_lose_nothing(cap: float, 
     assert all(v == pytest.approx(0.0, abs=EPS) for v in budget._reserved_usd.values())
     assert budget.total_spent_usd == pytest.approx(sum(u for _, u, _ in run.settled), abs=EPS)  # nothing lost
     assert budget.spent_tokens == sum(t for _, _, t in run.settled)
+    assert run.working_spent <= budget.working_usd + run.working_overrun + EPS  # the reserve stays for the overview
     for agent in SHARES:
         assert budget.spent_usd.get(agent, 0.0) == pytest.approx(sum(u for a, u, _ in run.settled if a == agent),
                                                                  abs=EPS)
@@ -128,12 +151,15 @@ def test_an_admission_settles_once_and_refunds_only_what_it_holds() -> None:
 
 def test_a_busy_admission_waits_then_is_busy() -> None:
     budget = TokenBudget(1.0, dict(SHARES), RESERVE)
-    held = asyncio.run(admit_call(budget, "generation", 0.3, 10))  # generation's whole share, in flight
+    # the most generation may take: its share and what the others' floors leave of the working money (0.61 USD)
+    most = budget.working_usd - SHARE_FLOOR * sum(s for a, s in SHARES.items() if a != "generation")
+    held = asyncio.run(admit_call(budget, "generation", most, 10))  # in flight
+    # beside it, generation may borrow 0.31 free x (1 - floors 0.31 / 0.92) = 0.21
     with pytest.raises(BudgetBusy):
-        asyncio.run(admit_call(budget, "generation", 0.1, 10, wait_seconds=0.06))
+        asyncio.run(admit_call(budget, "generation", 0.25, 10, wait_seconds=0.06))
     held.refund()
     with pytest.raises(BudgetExceeded):
-        asyncio.run(admit_call(budget, "generation", 0.31, 10, wait_seconds=5.0))  # never fits: no wait
+        asyncio.run(admit_call(budget, "generation", most + 0.01, 10, wait_seconds=5.0))  # never fits: no wait
 
 
 async def test_a_batch_busy_halfway_refunds_the_requests_admitted_before(tmp_path: Path,
@@ -158,6 +184,39 @@ async def test_a_batch_busy_halfway_refunds_the_requests_admitted_before(tmp_pat
     assert admitted[0].reservation.usd > 0 and admitted[0].settled
     assert h.budget.remaining_usd() == h.budget.cap_usd and h.budget.total_spent_usd == 0.0
     assert batches.reserved_usd("M-0") == 0.0
+
+
+def test_calls_costing_their_upper_bound_never_pass_the_cap() -> None:
+    """The adversarial case of the tail reserve: the session measured actual = expected, so calls are held at their
+    expected cost, then every call costs its upper bound, 10x that. The worst-case rule admitted only as many as
+    fit the cap at their bounds; their overrun went into the reserve, not past the cap."""
+    budget = TokenBudget(1.0, {"ranking": 0.92}, RESERVE)
+    for _ in range(MIN_RATIOS):  # 0.70 USD spent, each call at exactly its expected cost
+        budget.settle(budget.admit("ranking", 0.07, 1, bound_usd=0.14), 0.07, 1)
+    assert budget.tail.factor == 1.0
+    held = []
+    with contextlib.suppress(BudgetBusy):
+        while True:
+            held.append(budget.admit("ranking", 0.01, 1, bound_usd=0.1))
+    assert [r.hold_usd for r in held] == [0.01] * len(held)  # held at expected: no tail measured
+    assert len(held) == 3  # 0.30 USD left in the cap: the worst case bounds what is in flight, not the holds
+    for r in held:
+        budget.settle(r, r.bound_usd, 1)  # each costs its upper bound, 10x its hold
+    assert budget.total_spent_usd <= budget.cap_usd + EPS
+    assert budget.total_spent_usd > budget.working_usd  # the overrun reached the reserve, and stopped at the cap
+
+
+def test_the_tail_factor_is_the_measured_quantile_after_a_prior_at_the_bound() -> None:
+    tail = TailFactor()
+    assert tail.hold(1.0, 5.0) == 5.0  # nothing measured: the conservative prior holds the upper bound
+    for r in [0.5] * (MIN_RATIOS - 1):
+        tail.observe(2.0, 2.0 * r)
+    assert tail.hold(1.0, 5.0) == 5.0
+    tail.observe(2.0, 6.0)  # one call at 3x its expectation, in the top 5 %
+    assert tail.factor == 3.0 and tail.hold(1.0, 5.0) == 3.0 and tail.hold(1.0, 2.0) == 2.0  # never above the bound
+    for _ in range(100):
+        tail.observe(1.0, 0.5)
+    assert tail.factor == 1.0 and tail.hold(1.0, 5.0) == 1.0  # never below the expectation
 
 
 def test_the_budget_errors_are_one_cosci_family() -> None:

@@ -65,7 +65,7 @@ def test_concurrent_callers_never_pass_the_cap(cap: float, callers: list[list[tu
     assert all(e.scope in ("session", "agent") for e in refusals)
     for agent, spent in budget.spent_usd.items():
         if not any(a == agent and r for c in callers for a, _, _, r in c):
-            assert spent <= budget.agent_limit_usd(agent) + EPS  # never beyond its share without use_reserve
+            assert spent <= budget.working_usd + EPS  # beyond its share only what it borrowed of the working money
     if not any(drew_on_reserve):
         assert budget.reserve_used_usd <= EPS
     assert budget.remaining_usd() == pytest.approx(cap - budget.total_spent_usd)  # nothing left reserved
@@ -73,25 +73,29 @@ def test_concurrent_callers_never_pass_the_cap(cap: float, callers: list[list[tu
 
 def test_refusals_name_their_scope() -> None:
     budget = TokenBudget(1.0, dict(SHARES), RESERVE)
+    # generation's share is 0.30; beyond it, it may borrow what the others' floors (half their unspent shares:
+    # 0.32) leave of the working money (0.94): 0.62 in all
+    budget.refund(budget.admit("generation", 0.62, 10))
     with pytest.raises(BudgetExceeded) as info:
-        budget.admit("generation", 0.31, 10)  # share is 0.30
+        budget.admit("generation", 0.63, 10)
     assert (info.value.scope, info.value.agent) == ("agent", "generation")
 
     held = budget.admit("goal_parsing", 0.05, 10, use_reserve=True)  # share 0: all from the reserve
     assert held.from_reserve_usd == pytest.approx(0.05)
-    with pytest.raises(BudgetBusy) as busy:  # fits the reserve only once the held call settles
-        budget.admit("goal_parsing", 0.02, 10, use_reserve=True)
-    assert (busy.value.scope, busy.value.agent) == ("agent", "goal_parsing")
-    budget.settle(held, 0.05, 10)
-    with pytest.raises(BudgetExceeded) as info:
-        budget.admit("goal_parsing", 0.02, 10, use_reserve=True)  # only 0.01 of the reserve left
-    assert info.value.scope == "agent"
+    more = budget.admit("goal_parsing", 0.02, 10, use_reserve=True)  # the reserve's last 0.01, then money left
+    assert more.from_reserve_usd == pytest.approx(0.01)
+    budget.refund(held)
+    budget.refund(more)
 
     for agent in ("generation", "reflection", "ranking"):
         limit = budget.agent_limit_usd(agent)
         budget.settle(budget.admit(agent, limit, 10), limit, 10)
     with pytest.raises(BudgetExceeded) as info:
-        budget.admit("generation", 0.02, 10, use_reserve=True)  # 0.99 spent of 1.00
+        budget.admit("generation", 0.02, 10)  # 0.94 spent: the working money (cap - reserve) is spent
+    assert (info.value.scope, info.value.agent) == ("session", "generation")
+    budget.refund(budget.admit("generation", 0.06, 10, use_reserve=True))  # a reserve mode: the cap alone
+    with pytest.raises(BudgetExceeded) as info:
+        budget.admit("generation", 0.07, 10, use_reserve=True)  # 0.94 spent of 1.00
     assert (info.value.scope, info.value.agent) == ("session", "generation")
 
 
@@ -115,9 +119,9 @@ def test_restore_books_what_a_resumed_session_spent() -> None:
     assert budget.reserve_used_usd == pytest.approx(0.02)  # the supervisor's share is 0: it used the reserve
     assert budget.remaining_usd() == pytest.approx(0.73)
     with pytest.raises(BudgetExceeded) as info:
-        budget.admit("generation", 0.06, 10)  # 0.25 of 0.30 already spent
+        budget.admit("generation", 0.45, 10)  # 0.25 of 0.30 spent; free 0.67 x (1 - 0.32 / 0.94) = 0.44 to borrow
     assert info.value.scope == "agent"
-    budget.admit("generation", 0.05, 10)
+    budget.admit("generation", 0.44, 10)
 
 
 def test_working_budget_is_spent_at_cap_minus_reserve() -> None:
@@ -194,12 +198,12 @@ def test_eight_concurrent_gateway_callers_never_pass_the_cap(base: CosciConfig, 
     assert sum(1 for r in h.records if r.outcome == "error:budget") == len(refused)
 
 
-@pytest.mark.parametrize(("cap", "spent", "scope"), [(0.001, 0.0, "session"), (1.0, 0.25, "agent")])
+@pytest.mark.parametrize(("cap", "spent", "scope"), [(0.001, 0.0, "session"), (1.0, 0.919, "session")])
 async def test_a_refused_call_is_never_sent(tmp_path: Path, fake: FakeBackend, cap: float, spent: float,
                                             scope: str) -> None:
     # ranking.pairwise on the fake cheap tier is bounded by ~0.015 USD (6048 output tokens at 2.5 USD/Mtok): more
-    # than a 0.001 USD session. In a 1 USD session whose ranking share (25 %) is spent, even its expected cost
-    # (150 output tokens, the fake's typical answer) cannot fit: the money ran out, nothing is sent
+    # than a 0.001 USD session. In a 1 USD session where ranking spent its share (25 %) and borrowed all but 0.001 of
+    # the working money (0.92), its hold cannot fit: the money ran out, nothing is sent
     h = harness(make_config(tmp_path / "data", f"run.budget_usd={cap}"))
     h.budget.restore({"ranking": {"usd": spent}})
     with pytest.raises(BudgetExceeded) as info:
@@ -217,11 +221,12 @@ async def test_only_reserve_modes_draw_on_the_reserve(tmp_path: Path, fake: Fake
     assert h.budget.spent_usd["goal_parsing"] > 0
     assert h.budget.reserve_used_usd == pytest.approx(h.budget.spent_usd["goal_parsing"])
 
-    h.budget.restore({"metareview": {"usd": h.budget.agent_limit_usd("metareview")}})  # its share is used up
+    most = h.budget.working_usd - h.budget.total_spent_usd - 1e-4  # its share, and it borrowed the working money
+    h.budget.restore({"metareview": {"usd": most}})
     await h.gateway.complete(spec_for(h.gateway, "metareview", "final"))  # may still run, on the reserve
     with pytest.raises(BudgetExceeded) as info:
         await h.gateway.complete(spec_for(h.gateway, "metareview", "system"))  # may not
-    assert info.value.scope == "agent"
+    assert info.value.scope == "session"
     assert [c.mode for c in fake.calls] == ["parse_goal", "final"]
 
 
@@ -270,10 +275,10 @@ def test_a_call_still_waiting_when_the_wait_runs_out_is_busy_not_exhausted(tmp_p
                                                                             fake: FakeBackend) -> None:
     config = make_config(tmp_path / "data", "budget.admission_wait_seconds=0.2")
     h = harness(config)
-    h.budget.admit("generation", h.budget.agent_limit_usd("generation"), 10)  # never settles
+    h.budget.admit("goal_parsing", h.budget.working_usd, 10, use_reserve=True)  # all the working money; never settles
     with pytest.raises(BudgetBusy) as info:
         asyncio.run(h.gateway.complete(spec_for(h.gateway, "generation", "literature")))
-    assert (info.value.scope, info.value.agent) == ("agent", "generation")
+    assert (info.value.scope, info.value.agent) == ("session", "generation")
     assert fake.calls == [] and h.outcomes == ["error:budget"]
 
 

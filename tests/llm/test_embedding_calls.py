@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from cosci.config.schema import CosciConfig, EmbeddingsCfg
+from cosci.llm.budget.token_budget import SHARE_FLOOR
 from cosci.llm.errors import BudgetExceeded
 from cosci.llm.fake.provider import FakeBackend
 from cosci.llm.gateway.embedding_calls import EmbeddingCalls
@@ -59,8 +60,10 @@ async def test_transient_faults_are_retried_by_the_gateway_only(config: CosciCon
     assert h.outcomes == ["retry:rate_limit", "retry:overloaded", "ok"]
 
 
-async def test_a_session_with_a_hosted_embedder_never_exceeds_proximitys_share(config: CosciConfig,
-                                                                               fake: FakeBackend) -> None:
+async def test_a_session_with_a_hosted_embedder_never_takes_more_than_proximity_may(config: CosciConfig,
+                                                                                    fake: FakeBackend) -> None:
+    """Proximity spends its share, then may borrow working money the other agents' floors leave
+    (design.md#budget)."""
     from cosci.session.runtime import SessionRuntime
 
     cfg = hosted_config(config, 100.0, budget_usd=2.0, wall_clock_seconds=60)  # share: 0.04 USD, ~0.01 per call
@@ -71,9 +74,11 @@ async def test_a_session_with_a_hosted_embedder_never_exceeds_proximitys_share(c
         rows = rt.store.db.query("SELECT outcome, cost_usd, action FROM transcripts WHERE agent='proximity'")
         spent = sum(r["cost_usd"] for r in rows)
         share = cfg.agents["proximity"].budget_share * cfg.run.budget_usd
-        assert spent <= share + 1e-12, f"proximity spent {spent:.4f} of its {share:.4f} USD ({reason})"
+        may = rt.budget.working_usd * (1 - SHARE_FLOOR) + share  # its share, then half of what is free at most
+        assert spent <= may + 1e-12, f"proximity spent {spent:.4f} of the {may:.4f} USD it may ({reason})"
+        assert rt.budget.total_spent_usd <= cfg.run.budget_usd
         outcomes = [r["outcome"] for r in rows]
-        assert outcomes.count("ok") >= 2 and "error:budget" in outcomes  # it embedded, then hit the share
+        assert outcomes.count("ok") >= 2  # it embedded
         assert {r["action"] for r in rows if r["outcome"] == "ok"} >= {"probe", "dedup"}
         assert rt.store.logs.spend()["proximity"]["usd"] == pytest.approx(spent)
         assert [e["payload"]["model"] for e in rt.store.logs.events("embedding_model")] == [MODEL]

@@ -33,7 +33,8 @@ class Admission:
 
     Attributes:
         budget: the session's budget.
-        reservation: what the call holds (expected USD against its agent's share, upper bound against the cap).
+        reservation: what the call holds (USD: expected against its agent's share, expected plus tail reserve against
+            the working money, upper bound in the worst case against the cap; design.md#tail-reserve).
         settled: the reservation has been released (settled or refunded).
     """
 
@@ -66,7 +67,8 @@ class Admission:
     def refund(self) -> None:
         """Release the reservation, booking nothing (the call failed or was never sent); no-op once settled."""
         if not self.settled:
-            self.settle(0.0, 0)
+            self.settled = True
+            self.budget.refund(self.reservation)
 
     def __enter__(self) -> Admission:
         return self
@@ -78,8 +80,9 @@ class Admission:
 async def admit_call(budget: TokenBudget, agent: str, usd: float, tokens: int, *, bound_usd: float | None = None,
                      use_reserve: bool = False, wait_seconds: float = 0.0) -> Admission:
     """Admit one call of ``agent`` (arguments as :meth:`TokenBudget.admit`: ``usd`` expected, ``bound_usd`` upper
-    bound, USD; ``tokens`` upper bound). A call that fits only once the calls in flight settle tries again every
-    ``ADMISSION_POLL_SECONDS`` for up to ``wait_seconds`` (0: once, no wait).
+    bound, USD; ``tokens`` upper bound). It holds its expected cost plus the tail reserve against the working money
+    and its bound only in the worst-case check (design.md#tail-reserve). A call that fits only once the calls in
+    flight settle tries again every ``ADMISSION_POLL_SECONDS`` for up to ``wait_seconds`` (0: once, no wait).
 
     Raises:
         BudgetExceeded: it cannot fit even with nothing in flight (the money ran out).
