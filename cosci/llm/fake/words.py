@@ -96,15 +96,16 @@ def lead(body: str) -> str:
     return next((p for p in paras if not p.endswith(":")), "")
 
 
-def goal_text(call: FakeCall) -> str:
+def goal_text(call: FakeCall, background: bool = True) -> str:
     """The goal as the request states it: ``<GOAL>``, else the lead paragraphs of its research goal and objective
-    sections with its background survey, else its ``Objective:`` line."""
+    sections (with its background survey unless ``background`` is false), else its ``Objective:`` line."""
     prompt = call.prompt
     m = re.search(r"<GOAL[^>]*>(.*?)</GOAL>", prompt, re.S)
     if m:
         return m.group(1)
     parts = sections(prompt)
-    found = [parts[h] if h == "Background" else lead(parts[h]) for h in DATA_HEADINGS if h in parts]
+    found = [parts[h] if h == "Background" else lead(parts[h]) for h in DATA_HEADINGS
+             if h in parts and (background or h != "Background")]
     if any(found):
         return "\n".join(found)
     m = re.search(r"^(?:- )?Objective: (.+)$", prompt, re.M)
@@ -132,10 +133,10 @@ def vocabulary(call: FakeCall) -> tuple[list[str], list[str]]:
 
 def query(rng: random.Random, call: FakeCall, k: int = 5) -> str:
     """A search query: up to ``k`` content words (in their order) of the first hypothesis the request quotes, else
-    of its goal, else of the whole request."""
+    of its goal (its background survey left out: the question says what to search for), else of the request."""
     quoted = next((m.group(3) for m in QUOTED.finditer(call.prompt) if m.group(1) == "hypothesis_text"), "")
     title = re.search(r"^Title: (.+)$", quoted, re.M)
-    words = (content_words(title.group(1) if title else quoted) or content_words(goal_text(call))
+    words = (content_words(title.group(1) if title else quoted) or content_words(goal_text(call, background=False))
              or content_words(call.prompt))
     if len(words) > k:
         keep = sorted(rng.sample(range(len(words)), k))
