@@ -59,6 +59,14 @@ async def test_verification_stores_assumptions_weakest_and_kill_experiment(plann
                                                                            fake: FakeBackend, run_task,
                                                                            add_player) -> None:
     hid = add_player("Itraconazole blocks SMO to sensitise relapsed blasts", elo=1290.0, matches=6)
+    fake.script(FakeReply.record(
+        "record_review", verdict="neutral", mode="verification", evidence=[],
+        assumptions=[{"assumption": "The drug reaches its target at approved doses.", "plausibility": "uncertain"},
+                     {"assumption": "Relapsed blasts depend on SMO.", "plausibility": "plausible"},
+                     {"assumption": "Normal progenitors are spared.", "plausibility": "implausible"}],
+        weakest_assumption="Normal progenitors are spared.",
+        kill_experiment="Compare IC50 in cord-blood progenitors and blasts; equal IC50 refutes it."),
+        agent="reflection", mode="verification")
     _, result = await run_task("reflection", "ReviewHypothesis", "r0", target_id=hid,
                                payload={"mode": "verification"})
     assert result.kind == "review_completed" and result.detail["mode"] == "verification"

@@ -66,7 +66,8 @@ async def test_a_session_with_a_hosted_embedder_never_takes_more_than_proximity_
     (design.md#budget)."""
     from cosci.session.runtime import SessionRuntime
 
-    cfg = hosted_config(config, 100.0, budget_usd=2.0, wall_clock_seconds=60)  # share: 0.04 USD, ~0.01 per call
+    # share: 0.04 USD; a dedup call embeds a hypothesis of ~200 characters: ~0.015 USD at 300 USD per 1M tokens
+    cfg = hosted_config(config, 300.0, budget_usd=2.0, wall_clock_seconds=60)
     rt = await SessionRuntime.open(cfg, models_choice="fake")
     try:
         assert rt.deps.embedder.model == MODEL

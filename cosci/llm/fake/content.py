@@ -1,9 +1,11 @@
-"""The fake model's autopilot: valid, deterministic, varied answers for any agent and mode.
+"""The fake model's autopilot: valid, deterministic, varied answers for any agent and mode (design.md#fake).
 
-Everything is derived from a RNG seeded by the fake's seed and a hash of the request, so the same request
-always gets the same answer (a resumed session replays identically) while different requests differ.
-Tournament verdicts follow a hidden quality score per hypothesis id (with 20 % noise), so Elo ratings
-converge to a real order and stability can be reached.
+It speaks the protocol, not domain knowledge: each answer is a record of the shape the request asks for (or the
+text format it asks for), with content taken from the request itself — its goal, the tool results it carries,
+the hypotheses it quotes (:mod:`.words`, :mod:`.reviews`). Everything is derived from a RNG seeded by the fake's
+seed and a hash of the request, so the same request always gets the same answer (a resumed session replays
+identically) while different requests differ. Tournament verdicts follow a hidden quality score per hypothesis
+id (with 20 % noise), so Elo ratings converge to a real order and stability can be reached.
 """
 
 from __future__ import annotations
@@ -18,24 +20,10 @@ from cosci import domain
 from cosci.literature import search_order
 from cosci.llm.fake import grounding as grounding
 from cosci.llm.fake import investigation as fake_investigation
+from cosci.llm.fake import reviews as reviews
+from cosci.llm.fake import words as words
 from cosci.llm.fake.types import FakeCall, FakeReply
 
-DRUGS = ["metformin", "disulfiram", "itraconazole", "niclosamide", "mebendazole", "atorvastatin",
-         "propranolol", "chloroquine", "auranofin", "valproate", "digoxin", "ivermectin", "clarithromycin",
-         "nelfinavir", "sertraline", "thioridazine", "ribavirin", "artesunate", "celecoxib", "doxycycline",
-         "tigecycline", "pyrvinium", "ketoconazole", "losartan", "bortezomib", "all-trans retinoic acid",
-         "arsenic trioxide"]
-TARGETS = ["mitochondrial complex I", "ALDH1A1", "hedgehog signalling", "Wnt/beta-catenin", "tubulin",
-           "HMG-CoA reductase", "beta-adrenergic signalling", "autophagic flux", "thioredoxin reductase",
-           "HDAC class I", "HIF-1alpha translation", "PAK1", "mitochondrial ribosomes",
-           "the unfolded protein response", "serotonin transporter", "dopamine receptor D2", "eIF4E",
-           "ferroptosis", "COX-2/PGE2", "MMP activity", "FLT3-ITD signalling", "BCL-2 family balance",
-           "IDH2 neomorphic activity", "NPM1 export", "CXCR4 homing"]
-EFFECTS = ["deplete leukemic stem cells", "restore myeloid differentiation", "sensitise blasts to cytarabine",
-           "collapse oxidative phosphorylation", "block niche-dependent survival", "induce ferroptotic death",
-           "reverse venetoclax resistance", "suppress clonal expansion"]
-CONTEXTS = ["FLT3-mutant AML", "TP53-mutant AML", "NPM1-mutant AML", "relapsed AML", "elderly unfit patients",
-            "MOLM-13 and MV4-11 cells", "primary AML blasts", "leukemic stem cells in the bone-marrow niche"]
 URL = re.compile(r"https?://[^\s\"'<>)\]]+")
 HYP_ID = re.compile(r"H-[0-9a-f]{12}")
 
@@ -63,7 +51,7 @@ def seen_urls(call: FakeCall) -> list[str]:
     return urls
 
 
-def quote_from(call: FakeCall, url: str, words: int = 12) -> str:
+def quote_from(call: FakeCall, url: str, n_words: int = 12) -> str:
     """A verbatim excerpt of the tool text about ``url``: the words after its ``Abstract:`` (or ``Snippet:``),
     else after the URL itself; "" when the URL is in no tool result (excerpts are checked)."""
     for m in call.messages:
@@ -74,7 +62,7 @@ def quote_from(call: FakeCall, url: str, words: int = 12) -> str:
         after = text[at + len(url):]
         label = re.search(r"(?:Abstract|Snippet):\s*", after[:400])
         body = after[label.end():] if label else after
-        quoted = " ".join(body.split("</untrusted_source>")[0].split()[:words])
+        quoted = " ".join(body.split("</untrusted_source>")[0].split()[:n_words])
         if quoted:
             return quoted
     return ""
@@ -92,95 +80,56 @@ def variant(seed: int, call: FakeCall) -> int:
     return int(digest[:8], 16) % 99_999 + 1
 
 
+def debate_conclusion(call: FakeCall) -> str:
+    """The idea after ``HYPOTHESIS`` in the last debate turn of the request that wrote one ("" when none)."""
+    turns = [m.group(3) for m in words.QUOTED.finditer(call.prompt) if m.group(2).startswith("debate-turn-")]
+    return next((words.concluded(t) for t in reversed(turns) if "HYPOTHESIS" in t), "")
+
+
+def hypothesis_words(rng: random.Random, call: FakeCall) -> list[str]:
+    """The content words of the hypothesis to record: a debate's conclusion's when the request has one, else fresh
+    words of the request (:func:`cosci.llm.fake.words.choose`)."""
+    concluded = words.content_words(debate_conclusion(call))
+    if len(concluded) >= words.WORDS_PER_HYPOTHESIS:
+        return concluded[:words.WORDS_PER_HYPOTHESIS]
+    return words.choose(rng, call)
+
+
+def record_title(call: FakeCall, url: str) -> str:
+    """The title of the numbered record whose ``URL:`` line is ``url`` in a tool result ("" when none)."""
+    for text in words.tool_texts(call):
+        m = re.search(r"^\s*\d+\. (.+)\n(?:.*\n){0,3}?\s*URL: " + re.escape(url), text, re.M)
+        if m:
+            return m.group(1).strip()
+    return ""
+
+
 def hypothesis(rng: random.Random, call: FakeCall, n: int) -> dict[str, Any]:
-    drug, target = rng.choice(DRUGS), rng.choice(TARGETS)
-    effect, ctx = rng.choice(EFFECTS), rng.choice(CONTEXTS)
-    # the first citation quotes its source verbatim, the second quotes it with one word or number changed
-    # (misquoted), one names a paper no tool returned (unseen)
-    cites = [{"url": u, "title": f"Source on {target}",
+    """``record_hypothesis``: text composed from the request's words (:mod:`cosci.llm.fake.words`); citations of
+    the first two URLs tools returned, the first quoted verbatim, the second with one word or number changed
+    (misquoted), and one paper no tool returned (unseen)."""
+    chosen = hypothesis_words(rng, call)
+    cites = [{"url": u, "title": record_title(call, u) or "Search result",
               "excerpt": (quote_from(call, u) if i == 0 else grounding.distort(quote_from(call, u)))
-              or f"{target} is implicated in {ctx}."}
+              or f"{chosen[0]} is named in this source."}
              for i, u in enumerate(seen_urls(call)[:2])]
     cites.append({"url": f"https://fabricated.example.org/paper/{n}", "title": "A paper the model never saw"})
-    return {
-        "title": f"{drug.capitalize()} against {target} in {ctx}",
-        "statement": f"{drug.capitalize()} acts on {target} to {effect} in {ctx}"
-                     f" (variant {n}-{rng.randint(0, 9999)}).",
-        "mechanism": f"At clinically reachable concentrations, {drug} perturbs {target}; {ctx} depend on it"
-                     f" more than normal haematopoietic progenitors, so the perturbation should {effect}.",
-        "entities": [drug, target, ctx],
-        "anticipated_outcomes": f"Reduced viability and colony formation of {ctx} at 1-10 uM {drug}.",
-        "novelty_argument": f"{drug} is not used in AML and {target} has not been linked to {effect} there.",
-        "citations": cites,
-    }
-
-
-def review(rng: random.Random, call: FakeCall, n: int) -> dict[str, Any]:
-    mode = call.mode if call.mode in ("full", "verification", "observation") else "full"
-    urls = [*seen_urls(call)[:2], f"https://fabricated.example.org/review/{n}"]
-    out: dict[str, Any] = {
-        "verdict": rng.choice(["missing_piece", "neutral", "other_more_likely", "already_explained"]),
-        "mode": mode,
-        "novelty": round(rng.uniform(0.2, 0.9), 2), "correctness": round(rng.uniform(0.2, 0.9), 2),
-        "testability": round(rng.uniform(0.4, 0.95), 2), "feasibility": round(rng.uniform(0.3, 0.9), 2),
-        "evidence": [{"claim": "The target is expressed in the relevant cells.", "url": u,
-                      "excerpt": (quote_from(call, u) if i == 0 else "") or "expression was detected"}
-                     for i, u in enumerate(urls)],
-        "notes": "The mechanism is plausible but the concentration argument needs pharmacokinetic support.",
-    }
-    if mode == "verification":
-        out["assumptions"] = [
-            {"assumption": "The drug reaches the target at approved doses.", "plausibility": "uncertain",
-             "rationale": "PK data are sparse."},
-            {"assumption": "Leukemic cells depend on the target.", "plausibility": "plausible",
-             "rationale": "Knock-down studies suggest so."},
-            {"assumption": "Normal progenitors are spared.", "plausibility": "implausible",
-             "rationale": "The pathway is ubiquitous."},
-        ]
-        out["weakest_assumption"] = "Normal progenitors are spared."
-        out["kill_experiment"] = ("Compare IC50 in CD34+ cord-blood progenitors and AML blasts; equal IC50"
-                                  " refutes it.")
-    if mode == "observation":
-        out["observations"] = [{"observation": "The article reports reduced colony formation.",
-                                "explained": "yes",
-                                "reasoning": "Target inhibition would reduce clonogenicity."}]
-    return out
-
-
-def system_feedback(rng: random.Random) -> dict[str, Any]:
-    return {
-        "common_weaknesses": ["Concentrations reachable in patients are rarely argued.",
-                              "Normal-cell toxicity is ignored."],
-        "common_strengths": ["Mechanisms are specific and testable in cell lines."],
-        "suggested_focus_areas": ["Drugs with strong pharmacokinetic data.",
-                                  "Leukemic stem-cell dependencies."],
-        "narrative": "Across reviews and debates, the strongest hypotheses name a specific dependency of"
-                     " leukemic cells and a concentration that is reachable in patients"
-                     f" (feedback {rng.randint(0, 999)}).",
-    }
-
-
-def research_plan(call: FakeCall) -> dict[str, Any]:
-    goal = " ".join(call.prompt.split())
-    m = re.search(r"<GOAL[^>]*>(.*?)</GOAL>", call.prompt, re.S)
-    goal = " ".join((m.group(1) if m else goal).split())[:300]
-    return {"objective": goal or "Investigate the research goal.",
-            "preferences": ["testable in vitro within weeks", "mechanistically specific"],
-            "constraints": ["approved drugs only"],
-            "idea_attributes": ["novel", "testable", "specific", "safe"],
-            "domain_hint": "oncology"}
+    return {**words.compose(rng, chosen), "entities": chosen[:3], "citations": cites}
 
 
 def verdict_text(rng: random.Random, call: FakeCall) -> str:
+    """A pairwise verdict in the requested format: the better of the first two ids by :func:`quality`, flipped
+    one time in five."""
     ids = list(dict.fromkeys(HYP_ID.findall(call.prompt)))[:2]
     better = 1 if len(ids) < 2 or quality(ids[0]) >= quality(ids[1]) else 2
     if rng.random() < 0.2:
         better = 3 - better
-    return (f"Hypothesis {better} names a more specific dependency and a more feasible first experiment; the"
-            f" other relies on an untested concentration argument.\nbetter idea: {better}")
+    return (f"Scripted fake judgement: hypothesis {better} is preferred by the fake's hidden score of each id."
+            f"\nbetter idea: {better}")
 
 
 def overview(call: FakeCall) -> str:
+    """The final overview in the requested sections, citing the hypothesis ids of the prompt (see below)."""
     ids = list(dict.fromkeys(HYP_ID.findall(call.prompt)))
     if (call.action or "").endswith("/repair"):  # drop the lines citing ids the repair request does not allow
         allowed = re.search(r"cite existing hypothesis ids \(([^)]*)\)", call.prompt)
@@ -199,10 +148,9 @@ def overview(call: FakeCall) -> str:
         label = f" [{sources[ids[0]][0]}]" if ids[0] in sources else ""
         directions += f"- This conclusively proves that the approach works in every patient [{ids[0]}]{label}.\n"
     heading = domain.OVERVIEW
-    return (f"# {heading.summary}\nThe tournament converged on repurposing hypotheses that target metabolic"
-            f" and stem-cell dependencies of AML {cited}.\n\n# {heading.directions}\n"
-            + directions
-            + f"\n# {heading.convergence}\nSeveral hypotheses share mitochondrial targets.\n\n"
+    return (f"# {heading.summary}\nThe tournament ranked the hypotheses; the leading ones are {cited}.\n\n"
+            f"# {heading.directions}\n" + directions
+            + f"\n# {heading.convergence}\nThe directions above name different entities.\n\n"
             f"# {heading.caveats}\nGenerated by the scripted fake model; not scientific advice.\n")
 
 
@@ -243,26 +191,33 @@ def session_autopilot(call: FakeCall, params: dict[str, Any], *, seed: int, n: i
         done = sum(1 for m in call.messages if m.get("role") == "assistant" and m.get("tool_calls"))
         if searches and done < searches_per_loop:
             preferred = [t for t in search_order(articles=True) if t in searches]
-            tool = (preferred or searches)[0]
-            return FakeReply.record(tool, query=f"{rng.choice(DRUGS)} {rng.choice(TARGETS)} leukemia")
+            return FakeReply.record((preferred or searches)[0], query=words.query(rng, call))
         if records:
             return FakeReply.record(records[0], **record_args(records[0], rng, call, n))
     turn = turn_of(call)
     if call.agent == "ranking":
         if call.mode == "debate" and turn < 2:
-            return FakeReply(text=f"Expert {turn}: what concentration is needed, and is the target "
-                                  "essential in primary blasts? Both proposals deserve scrutiny.")
+            return FakeReply(text=f"Expert {turn}: which of the two is more specific, and which can be tested"
+                                  " first? Both deserve scrutiny.")
         return FakeReply(text=verdict_text(rng, call))
     if call.agent == "generation" and call.mode == "debate":
-        if turn < 2:
-            return FakeReply(text=f"Expert {turn}: I propose three directions: {rng.choice(DRUGS)}, "
-                                  f"{rng.choice(DRUGS)} and {rng.choice(DRUGS)}. Which dependency is most"
-                                  " specific?")
-        statement = hypothesis(rng, call, n)["statement"]
-        return FakeReply(text=f"We agree on the most specific idea.\nHYPOTHESIS: {statement}")
+        return FakeReply(text=debate_turn(rng, call, turn))
     if call.agent == "metareview" and call.mode == "final":
         return FakeReply(text=overview(call))
     return FakeReply(text="Acknowledged.")
+
+
+def debate_turn(rng: random.Random, call: FakeCall, turn: int) -> str:
+    """A generation debate turn: three directions of fresh words at turn 1; later, ``HYPOTHESIS`` and the words of
+    one direction that no hypothesis of the prompt has taken."""
+    if turn < 2:
+        picks = [words.choose(rng, call) for _ in range(3)]
+        return f"Expert {turn}: three directions. " + " ".join(
+            f"({i + 1}) {words.sentence(rng, p)}" for i, p in enumerate(picks))
+    turns = [m.group(3) for m in words.QUOTED.finditer(call.prompt) if m.group(2).startswith("debate-turn-")]
+    proposed = words.content_words(turns[0]) if turns else []
+    chosen = words.choose(rng, call, data=proposed) if proposed else words.choose(rng, call)
+    return f"The panel agrees.\nHYPOTHESIS: {words.sentence(rng, chosen)}"
 
 
 def record_args(tool: str, rng: random.Random, call: FakeCall, n: int) -> dict[str, Any]:
@@ -271,11 +226,11 @@ def record_args(tool: str, rng: random.Random, call: FakeCall, n: int) -> dict[s
     if tool == "record_hypothesis":
         return hypothesis(rng, call, n)
     if tool == "record_review":
-        return review(rng, call, n)
+        return reviews.review(rng, call, n, seen_urls(call), lambda url: quote_from(call, url))
     if tool == "record_system_feedback":
-        return system_feedback(rng)
+        return reviews.system_feedback(rng, call)
     if tool == "record_research_plan":
-        return research_plan(call)
+        return reviews.research_plan(call)
     if tool == "record_safety_verdict":
         return safety_verdict(call)
     if tool == "record_match_score":  # cosci eval's judge (design.md#eval)
@@ -283,12 +238,13 @@ def record_args(tool: str, rng: random.Random, call: FakeCall, n: int) -> dict[s
     if tool == "record_hypotheses":  # cosci eval's single-call baseline (design.md#eval): k hypotheses, prompt URLs
         urls = list(dict.fromkeys(u.rstrip(".,;") for u in URL.findall(call.prompt)))
         k = int(m.group(1)) if (m := re.search(r"Propose (\d+) distinct", call.prompt)) else 3
-        return {"hypotheses": [{**{f: hypothesis(rng, call, n + i)[f] for f in ("title", "statement")},
+        fields = ("title", "statement", "mechanism", "anticipated_outcomes")  # what the baseline record asks for
+        return {"hypotheses": [{**{f: hypothesis(rng, call, n + i)[f] for f in fields},
                                 "citations": rng.sample(urls, min(2, len(urls)))} for i in range(k)]}
     if tool == "record_check":  # `cosci check`: the protocol is to echo the values the request names
         found = re.search(r"`word` set to \"([^\"]*)\" and `number` set to (-?\d+)", call.prompt)
         return {"word": found.group(1), "number": int(found.group(2))} if found else {"word": "", "number": 0}
-    return {"query": "leukemia"}
+    return {"query": words.query(rng, call)}
 
 
 GROUNDING: dict[str, Callable[[random.Random, FakeCall, int], dict[str, Any]]] = {

@@ -1,6 +1,6 @@
 """The scripted fake's data: a scripted reply (:class:`FakeReply`) and the log entry of one request
-(:class:`FakeCall`). Beside the fake's content (:mod:`.fake_content`, which builds replies from calls) and below the
-provider (:mod:`.fake`, which records calls and returns replies), so neither imports the other."""
+(:class:`FakeCall`). Beside the fake's content (:mod:`.content`, which builds replies from calls) and below the
+provider (:mod:`.provider`, which records calls and returns replies), so neither imports the other."""
 
 from __future__ import annotations
 
