@@ -111,7 +111,8 @@ def _record(tmp_path: Path) -> SessionStore:
 
 def _assert_refused_before_any_generation(done: subprocess.CompletedProcess[str], tmp_path: Path) -> None:
     assert done.returncode == 3, done.stderr[-3000:]
-    said = [line for line in done.stderr.splitlines() if "safety" in line]
+    # the goal's hit, once (the fake's hypotheses reuse the goal's words, so they may be flagged on lines of their own)
+    said = [line for line in done.stderr.splitlines() if "safety" in line and "the research goal" in line]
     assert len(said) == 1 and said[0].startswith("cosci: goal refused by safety screening, block (chemical)")
     assert '"nerve agent"' in said[0] and "Traceback" not in done.stderr
     record = _record(tmp_path)
@@ -140,7 +141,8 @@ def test_a_screen_hit_that_does_not_refuse_is_said_once_and_listed_in_the_report
             "network.")
     done = _entry_point(tmp_path, goal, "models=fake")
     assert done.returncode == 0, done.stderr[-3000:]
-    said = [line for line in done.stderr.splitlines() if "safety" in line]
+    # the goal's hit, once (the fake's hypotheses reuse the goal's words, so they may be flagged on lines of their own)
+    said = [line for line in done.stderr.splitlines() if "safety" in line and "the research goal" in line]
     assert len(said) == 1 and said[0].startswith("cosci: safety: the research goal was flagged by safety screening, "
                                                  "flag (cyber)")
     record = _record(tmp_path)
