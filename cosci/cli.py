@@ -534,6 +534,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         if getattr(args, "command", None) not in ("eval", "investigate") or any(e.startswith("-") for e in extra):
             p.error(f"unrecognized arguments: {' '.join(extra)}")
         args.overrides = [*args.overrides, *extra]
+    if getattr(args, "command", None) == "investigate" and not args.data_dir:  # an override names it: that one
+        args.data_dir = next((o.split("=", 1)[1] for o in reversed(args.overrides) if o.startswith("paths.data_dir=")),
+                             None)
     if (getattr(args, "data_dir", None) and getattr(args, "command", None) in ("run", "serve", "estimate", "eval")) or (
             getattr(args, "command", None) == "investigate" and args.action == "run"):
         args.overrides = [*args.overrides, f"paths.data_dir={data_dir(args.data_dir)}"]  # --data-dir wins

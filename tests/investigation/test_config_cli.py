@@ -94,3 +94,16 @@ def test_resume_of_a_finished_run_is_refused(tmp_path: Path, capsys: pytest.Capt
     with pytest.raises(SystemExit) as exit_:
         main(["--data-dir", str(tmp_path), "investigate", "resume", "inv-0123456789ab"])
     assert exit_.value.code == 2 and "is done; its report" in capsys.readouterr().err
+
+
+def test_run_uses_the_data_dir_an_override_names(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without --data-dir, ``paths.data_dir=...`` on the command line is where the run goes (it used to be overridden
+    by ./data appended after it)."""
+    seen: list[tuple[list[str], Path]] = []
+    monkeypatch.setattr("flows.investigation_launch.command",
+                        lambda action, target, overrides, from_session, data: seen.append((overrides, data)) or 0)
+    main(["investigate", "run", str(ROOT / "tasks" / "circle_packing"), "models=fake",
+          f"paths.data_dir={tmp_path / 'mine'}"])
+    ((overrides, data),) = seen
+    assert data == (tmp_path / "mine").resolve()
+    assert [o for o in overrides if o.startswith("paths.data_dir=")][-1] == f"paths.data_dir={data}"
