@@ -16,9 +16,9 @@ from cosci.supervisor.loop import Supervisor
 from tests.conftest import make_config
 
 BATCHED = ("+models.tiers.cheap.batch=true", "ranking.batch=true", "ranking.batch_size=4", "ranking.top_k=2",
-           "ranking.batch_top_chance=0.3", "ranking.batch_poll_seconds=0", "run.concurrency=1")
+           "ranking.batch_top_chance=0.6", "ranking.batch_poll_seconds=0", "run.concurrency=1")
 """The fake's cheap tier (ranking's) with a batch endpoint; a top-2 boundary so that a 6-hypothesis demo pool has
-a low-stakes end; a 30 % chance so that enough of the pairs the pairing chooses are low-stakes to fill a batch;
+a low-stakes end; a 60 % chance so that enough of the pairs the pairing chooses are low-stakes to fill a batch;
 one task at a time, so that the order of the tasks (and so the pairs chosen) is the same on every run."""
 
 
