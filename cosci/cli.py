@@ -97,6 +97,18 @@ def settled_batches(folder: SessionFolder, overrides: Sequence[str] = ()) -> lis
     return settle_batches(folder, overrides)
 
 
+def _register_session_prices(folder: SessionFolder) -> None:
+    """Register the prices of the session's configured models in this process (LiteLLM's cost table), so that a
+    figure priced at list price (the batches' saving) matches the session's own summary; a config that no longer
+    validates leaves the table as it is (the figure then reads 0)."""
+    from cosci.llm.gateway.providers import register_providers
+
+    try:
+        register_providers(folder.frozen_config())
+    except (CosciError, ConfigError):
+        return
+
+
 def status_report(folder: SessionFolder, store: SessionStore) -> list[str]:
     """The lines of ``cosci status``: counts, spend, cache reads, active time, grounding, safety."""
     row = store.sessions.get()
@@ -128,6 +140,8 @@ def status_report(folder: SessionFolder, store: SessionStore) -> list[str]:
     if pending := store.batches.outstanding():  # its own figure: the provider holds these, the spend lacks them
         out.append(outstanding_line(sum(b.reserved_usd for b in pending), sum(b.matches for b in pending),
                                     len(pending), row.id, label="             "))
+    if store.batches.counts():  # the list prices of the session's models price the saving, as in its summary
+        _register_session_prices(folder)
     if batched := batch_spend(store):  # ranking's spend through provider batches, what it saved (design.md#batches)
         out.append(batched.line("batches      "))
     # how much of the input the provider's prompt cache served (design.md#caching)

@@ -1,6 +1,6 @@
 """The batch adapter behind the gateway: provider message batches for low-stakes tournament matches (design.md#batches).
 
-Anthropic's Message Batches cost half the list price and take up to 24 h, so sub-decile tournament matches go
+Anthropic's Message Batches cost half the list price and take up to 24 h, so low-stakes tournament matches go
 through them (design.md#batches). LiteLLM does not cover Anthropic's batches, so
 the ``anthropic`` SDK is used here, behind one :class:`BatchGateway` shared by every agent; the scripted fake
 has its own endpoint (:mod:`cosci.llm.fake.batches`). A tier uses batches only if ``models.tiers.<tier>.batch``.
