@@ -75,10 +75,12 @@ class SessionFolder:
         """The folder of a session that exists.
 
         Raises:
-            SessionNotFound: no store for this id under ``data_dir`` (one line, naming ``cosci list``).
+            SessionNotFound: no store for this id under ``data_dir`` (one line, naming ``cosci list``); an empty id
+                or one with a path separator names no session (it would resolve to the sessions folder or outside).
         """
         folder = cls(data_dir, session_id)
-        if not folder.store_path.is_file():
+        one_folder = session_id.strip() not in ("", ".", "..") and Path(session_id).name == session_id
+        if not one_folder or not folder.store_path.is_file():
             raise SessionNotFound(f"no session '{session_id}' under {data_dir / SESSIONS} (see `cosci list`)")
         return folder
 
