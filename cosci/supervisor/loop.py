@@ -74,6 +74,8 @@ class Supervisor:
         self.stop_detail = ""
         """One line on why the session stopped (which agent's share ended it, for ``budget``)."""
         self._interrupted = False
+        self._ending = False  # the session's last batch went out because nothing else was left: end once it is in
+        self._stopping: StopReason | None = None  # a stop decided while its last batch is out (design.md#batches)
         self._inflight: set[asyncio.Task[None]] = set()
         self._snapshot_at = 0
         self._steps = self.tally.status["done"]
@@ -102,7 +104,10 @@ class Supervisor:
                                 self.bt_tracker.is_stable())
         if reason is None and self.scheduler.pool_complete():
             reason = StopReason.MAX_HYPOTHESES
+        if self._stopping is not None:  # decided before its last batch went out: the batch's verdicts do not undo it
+            reason = self._stopping
         if reason is not None and self._batches_first():
+            self._stopping = reason
             return None
         return reason
 
@@ -248,9 +253,17 @@ class Supervisor:
         there is nothing left to do and nothing running, else None; the number of tasks enqueued)."""
         if len(inflight) >= concurrency:
             return None, 0
+        if self._stopping is not None:  # a stop waits for its last batch: no new work meanwhile
+            return None, 0
+        if self._ending:  # the last batch is out: no new work, the session ends once it is in (design.md#batches)
+            if inflight or self.tally.count("ranking", specs.MATCH_BATCH, open_only=True):
+                return None, 0
+            added = self.scheduler.last_batch()  # matches a round still running queued meanwhile
+            return (None if added else self._idle_reason()), added
         added = self.scheduler.decide_next_steps()
         if added == 0 and not inflight:  # nothing else to do: the queued matches go out as the last batch
             added = self.scheduler.last_batch()
+            self._ending = added > 0
         if added == 0 and not inflight:
             return self._idle_reason(), 0
         return None, added
