@@ -111,8 +111,7 @@ def _record(tmp_path: Path) -> SessionStore:
 
 def _assert_refused_before_any_generation(done: subprocess.CompletedProcess[str], tmp_path: Path) -> None:
     assert done.returncode == 3, done.stderr[-3000:]
-    # the goal's hit, once (the fake's hypotheses reuse the goal's words, so they may be flagged on lines of their own)
-    said = [line for line in done.stderr.splitlines() if "safety" in line and "the research goal" in line]
+    said = [line for line in done.stderr.splitlines() if "safety" in line]
     assert len(said) == 1 and said[0].startswith("cosci: goal refused by safety screening, block (chemical)")
     assert '"nerve agent"' in said[0] and "Traceback" not in done.stderr
     record = _record(tmp_path)
