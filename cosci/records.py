@@ -66,6 +66,11 @@ class Citation(BaseModel):
     source_id: SkipJsonSchema[str | None] = None
     mismatch: SkipJsonSchema[str | None] = None
     """Why a misquoted excerpt is not verified (``number: the source has '40', the excerpt '90'``)."""
+    retraction: SkipJsonSchema[str | None] = None
+    """Set by cosci: ``retracted``, ``retraction_notice`` or ``corrected`` when the literature says so of its source
+    (``docs/design.md#retractions``); a retracted source is never counted as supporting evidence."""
+    retraction_notice: SkipJsonSchema[str | None] = None
+    """Where the flag comes from (``Crossref updated-by: retraction 10.x/y``)."""
 
 
 class RecordHypothesis(Record):
@@ -99,6 +104,11 @@ class Evidence(BaseModel):
     """An :data:`ExcerptStatus` set by cosci (whatever a model sends is overwritten, never a validation error)."""
     source_id: SkipJsonSchema[str | None] = None
     mismatch: SkipJsonSchema[str | None] = None
+    retraction: SkipJsonSchema[str | None] = None
+    """Set by cosci: ``retracted``, ``retraction_notice`` or ``corrected`` when the literature says so of its source
+    (``docs/design.md#retractions``); a retracted source is never counted as supporting evidence."""
+    retraction_notice: SkipJsonSchema[str | None] = None
+    """Where the flag comes from (``Crossref updated-by: retraction 10.x/y``)."""
 
 
 class Observation(BaseModel):

@@ -12,15 +12,17 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Protocol, TypeVar
 
 import numpy as np
+from pydantic import BaseModel
 
 from cosci.agents.tool_loop import ToolLoopResult, normalise_url, run_tool_loop
 from cosci.config.schema import CosciConfig
 from cosci.domain import Hypothesis, Task, TaskResult, hypothesis_id
+from cosci.grounding.evidence import flag_retractions
 from cosci.llm.embeddings.embedder import Embedder
 from cosci.llm.errors import BudgetExceeded
 from cosci.llm.gateway.routing import Router
@@ -33,6 +35,7 @@ from cosci.tools.base import Source, Tool
 from cosci.vectors.store import VectorStore
 
 R = TypeVar("R", bound=Record)
+M = TypeVar("M", bound=BaseModel)
 CHARS_PER_TOKEN = 4
 """Characters per token of English prompt text (the providers' published rule of thumb, ~3.5-4): a length estimate
 for :meth:`BaseAgent.padded`, never a price."""
@@ -188,9 +191,15 @@ class BaseAgent:
             if e["payload"].get("task_id") == task.id:
                 for r in e["payload"].get("records", []):
                     rec = Source(url=r["url"], text=r["text"], title=r.get("title", ""),
-                                       ids=tuple(r.get("ids", ())), tool=r.get("tool", ""))
+                                 ids=tuple(r.get("ids", ())), tool=r.get("tool", ""),
+                                 retraction=r.get("retraction", ""), notice=r.get("notice", ""))
                     found.setdefault(rec.source_id, rec)
         return list(found.values())
+
+    async def flag_retractions(self, items: list[M], sources: Sequence[Source]) -> list[M]:
+        """Cited items with the session's retraction check applied (design.md#retractions; the registry's
+        ``retractions``; a tool source without one leaves the flags the search hits carried)."""
+        return await flag_retractions(items, sources, getattr(self.deps.tools, "retractions", None))
 
     def keep_sources(self, task: Task) -> Callable[[list[Source]], None]:
         def keep(records: list[Source]) -> None:

@@ -41,6 +41,7 @@ class EvolutionAgent(BaseAgent):
         spec = self.spec(mode, task, user)
         loop = await self.tool_loop(spec, tools, RecordHypothesis, task)
         kept, dropped, counts = check_items(loop.record.citations, loop.sources)
+        kept = await self.flag_retractions(kept, loop.sources)
         rec = loop.record.model_copy(update={"citations": kept, "mode": mode,
                                              "parent_ids": [p.id for p in parents]})
         result = await self.persist(rec, task)

@@ -110,6 +110,7 @@ class GenerationAgent(BaseAgent):
         spec = self.spec("literature", task, user)
         loop = await self.tool_loop(spec, tools, RecordHypothesis, task)
         kept, dropped, counts = check_items(loop.record.citations, loop.sources)
+        kept = await self.flag_retractions(kept, loop.sources)
         rec = loop.record.model_copy(update={"citations": kept, "mode": "literature",
                                              "parent_ids": [parent.id] if parent else []})
         return rec, dropped, counts
@@ -171,6 +172,7 @@ class GenerationAgent(BaseAgent):
             info["error"] = f"{type(exc).__name__}: {exc}"[:300]
             return rec, [], EvidenceCounts(), info
         kept, dropped, counts = check_items(cited.citations, found)
+        kept = await self.flag_retractions(kept, found)
         return rec.model_copy(update={"citations": kept}), dropped, counts, info
 
 

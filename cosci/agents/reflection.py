@@ -54,6 +54,7 @@ class ReflectionAgent(BaseAgent):
         loop = await self.tool_loop(spec, tools, RecordReview, task)
         sources = [*loop.sources, *([article.source] if article else [])]
         evidence, dropped, counts = check_items(loop.record.evidence, sources)
+        evidence = await self.flag_retractions(evidence, sources)
         review = loop.record.model_copy(update={"evidence": evidence, "mode": mode})
         rid = self.store.hypotheses.add_review(h.id, review, task_id=task.id,
                                                 article=article.to_json() if article else None)

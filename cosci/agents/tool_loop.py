@@ -34,6 +34,7 @@ from cosci.prompts import render
 from cosci.records import Record
 from cosci.safety.quoting import quote_untrusted
 from cosci.tools.base import Source, Tool, ToolResult
+from cosci.tools.sources import merge_records
 
 R = TypeVar("R", bound=Record)
 NUDGE = "Continue: call a search tool if you still need evidence, or call {tool} now to record your answer."
@@ -117,7 +118,7 @@ async def run_tool_loop(port: LLMPort, spec: CallSpec, tools: Mapping[str, Tool]
     """
     messages: list[dict[str, Any]] = list(spec.messages)
     specs = [t.spec for t in tools.values()] + [record_tool(terminal)]
-    sources: list[Source] = list(prior)
+    sources: list[Source] = merge_records(prior)
     seen: set[str] = {r.url for r in sources if r.url}
     responses: list[LLMResponse] = []
     names: list[str] = []
@@ -145,7 +146,7 @@ async def run_tool_loop(port: LLMPort, spec: CallSpec, tools: Mapping[str, Tool]
         results = await asyncio.gather(*(_dispatch(c, tools, tool_timeout, sem) for c in resp.tool_calls))
         new = _answer_results(messages, resp.tool_calls, results, i)
         names.extend(c.name for c in resp.tool_calls)
-        sources.extend(new)
+        sources = merge_records([*sources, *new])  # the same paper from two sources is one record
         seen.update(r.url for r in new if r.url)
         if on_sources and new:
             on_sources(new)

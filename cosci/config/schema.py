@@ -369,6 +369,20 @@ class RetryCfg(_Strict):
         "same settings, no more (its deadline already allows the full answer; docs/design.md#long-calls).")
 
 
+class ApisCfg(_Strict):
+    """Settings of the scholarly APIs behind the literature tools (design.md#tools, design.md#retractions)."""
+
+    crossref_mailto: str | None = Field(
+        description="E-mail sent to Crossref as `mailto`, which puts requests in its polite pool; null sends none "
+        "(the public pool).")
+    openalex_max_calls: int = Field(
+        ge=0, le=100_000, description="OpenAlex requests a session may send, requests (design.md#tools: a free key "
+        "buys about 1,000 a day; 200 leaves room for several sessions a day).")
+    retraction_check: bool = Field(
+        description="Check every cited record once per session against Crossref update notices and Europe PMC "
+        "publication types (design.md#retractions); false: only the flags the search results carry.")
+
+
 class ToolsCfg(_Strict):
     timeout_seconds: float = Field(gt=0, le=3_600, description="Per-tool timeout, seconds (design.md#tools: 30 s).")
     parallel_cap: int = Field(gt=0, le=64, description="Tool calls dispatched at once per turn (design.md#tools: 4).")
@@ -376,6 +390,7 @@ class ToolsCfg(_Strict):
     fetch_max_bytes: int = Field(gt=0, le=1_000_000_000, description="web_fetch download cap, bytes.")
     fetch_max_chars: int = Field(gt=0, le=10_000_000, description="web_fetch text returned to the model, characters.")
     offline: bool = Field(description="Network tools answer 'unavailable' without making a request.")
+    apis: ApisCfg = Field(description="The scholarly APIs' settings (design.md#tools).")
 
 
 class TrackingCfg(_Strict):

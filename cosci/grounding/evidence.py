@@ -26,11 +26,12 @@ from pydantic import BaseModel
 from cosci.grounding.excerpts import ExcerptMatch, check_excerpt
 from cosci.records import ExcerptStatus
 from cosci.store.db import loads
-from cosci.tools.base import Source
-from cosci.tools.sources import citation_keys, source_keys
+from cosci.tools.base import WITHDRAWN, Source, stronger_flag
+from cosci.tools.sources import citation_keys, doi_key, source_keys
 
 if TYPE_CHECKING:
     from cosci.store import SessionStore
+    from cosci.tools.retractions import RetractionCheck
 
 M = TypeVar("M", bound=BaseModel)
 AGENTS_WITH_EVIDENCE = ("generation", "evolution", "reflection")
@@ -108,13 +109,45 @@ def check_items(items: Sequence[M], sources: Sequence[Source]) -> tuple[list[M],
             continue
         record, verdict = best_match(str(getattr(item, "excerpt", None) or ""), records)
         status: ExcerptStatus = "verified" if verdict.verified else "misquoted"
+        if any(getattr(k, "source_id", None) == record.source_id and getattr(k, "excerpt", None) ==
+               getattr(item, "excerpt", None) for k in kept):
+            continue  # the same paper quoted the same way through another of its URLs: one citation
         kept.append(item.model_copy(update={"status": status,
                                             "source_id": record.source_id,
-                                            "mismatch": None if verdict.verified else verdict.reason}))
+                                            "mismatch": None if verdict.verified else verdict.reason,
+                                            "retraction": record.retraction or None,
+                                            "retraction_notice": record.notice or None}))
     counts.unseen = len(unseen)
     counts.verified = sum(1 for k in kept if getattr(k, "status", None) == "verified")
     counts.misquoted = len(kept) - counts.verified
+    counts.proposed = len(kept) + len(unseen)
     return kept, unseen, counts
+
+
+async def flag_retractions(items: Sequence[M], sources: Sequence[Source], check: RetractionCheck | None) -> list[M]:
+    """``items`` (kept by :func:`check_items`) with the session's retraction check applied to their records
+    (design.md#retractions): the identifiers of every record an item names, and its DOI, are asked once per
+    session; the stronger of that answer and the flag the search hit carried is kept."""
+    if check is None:
+        return list(items)
+    out: list[M] = []
+    for item in items:
+        ids = [i for r in matching(str(getattr(item, "url", "")), getattr(item, "doi", None), sources)
+               for i in r.ids]
+        if doi := getattr(item, "doi", None):
+            ids.append(doi_key(str(doi)))
+        flag, notice = await check.flag(ids)
+        had = getattr(item, "retraction", None) or ""
+        if flag and stronger_flag(flag, had) == flag and flag != had:
+            item = item.model_copy(update={"retraction": flag, "retraction_notice": notice})
+        out.append(item)
+    return out
+
+
+def withdrawn(item: object) -> bool:
+    """Whether an item's source is retracted or is a retraction notice (never supporting evidence,
+    design.md#retractions)."""
+    return getattr(item, "retraction", None) in WITHDRAWN
 
 
 def session_counts(store: SessionStore) -> EvidenceCounts:

@@ -16,6 +16,17 @@ from typing import Any, Protocol
 
 from cosci.llm.port.types import ToolSpec
 
+RETRACTION_KINDS = ("retracted", "retraction_notice", "corrected")
+"""The retraction flags a record may carry, strongest first (design.md#retractions)."""
+WITHDRAWN = ("retracted", "retraction_notice")
+"""The flags under which a record is never counted as supporting evidence (design.md#retractions)."""
+
+
+def stronger_flag(a: str, b: str) -> str:
+    """The stronger of two retraction flags (:data:`RETRACTION_KINDS` order; "" is the weakest)."""
+    rank = {k: i for i, k in enumerate(RETRACTION_KINDS)}
+    return min((a, b), key=lambda k: rank.get(k, len(RETRACTION_KINDS)))
+
 
 @dataclass(frozen=True)
 class Source:
@@ -29,6 +40,10 @@ class Source:
         ids: identifiers as ``"<kind>:<value>"`` (``PMID:…``, ``PMCID:PMC…``, ``DOI:…`` lower-cased,
             ``arXiv:…`` without version, ``corpus:…``).
         tool: the tool that returned it.
+        retraction: what the literature says happened to it since (:data:`RETRACTION_KINDS`; "" when nothing is
+            known): ``retracted`` (retracted or withdrawn), ``retraction_notice`` (the record is the notice that
+            retracts another paper), ``corrected`` (a correction or erratum was published); design.md#retractions.
+        notice: where that comes from, one line (``Crossref updated-by: retraction 10.x/y``).
     """
 
     url: str
@@ -36,6 +51,8 @@ class Source:
     title: str = ""
     ids: tuple[str, ...] = ()
     tool: str = ""
+    retraction: str = ""
+    notice: str = ""
 
     @property
     def source_id(self) -> str:

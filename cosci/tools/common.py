@@ -90,6 +90,12 @@ class LiteratureHit:
         doi: bare DOI (``10.1186/...``).
         authors: author names, in order.
         abstract_label: how ``abstract`` is named in the text (``"Snippet"`` for web hits).
+        other_ids: further identifiers the source gives, as ``"<kind>:<value>"`` (an S2 paper's ``PMID:…``,
+            ``PMCID:PMC…``, ``arXiv:…``): a record from another source with one of them is the same record
+            (design.md#tools: merge by identifier).
+        retraction: a retraction flag the source itself reports (:data:`cosci.tools.base.RETRACTION_KINDS`, "" when
+            none; design.md#retractions).
+        notice: where the flag comes from, one line.
     """
 
     id: str
@@ -103,6 +109,9 @@ class LiteratureHit:
     doi: str = ""
     authors: tuple[str, ...] = ()
     abstract_label: str = "Abstract"
+    other_ids: tuple[str, ...] = ()
+    retraction: str = ""
+    notice: str = ""
 
     def to_text(self, number: int) -> str:
         """The record as the model reads it (a numbered block)."""
@@ -118,6 +127,8 @@ class LiteratureHit:
             shown = ", ".join(self.authors[:6]) + (" et al." if len(self.authors) > 6 else "")
             lines.append(f"   Authors: {shown}")
         lines.append(f"   URL: {self.url}" if self.url else "   URL: (none)")
+        if self.retraction:
+            lines.append(f"   Notice: {self.retraction.replace('_', ' ').upper()} ({self.notice})")
         if self.abstract:
             abstract = self.abstract
             if len(abstract) > ABSTRACT_CHARS:

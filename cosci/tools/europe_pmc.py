@@ -42,6 +42,26 @@ def _mapping(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def pub_types(item: dict[str, Any]) -> tuple[str, ...]:
+    """The publication types of a hit, lower-cased: ``pubTypeList.pubType`` (``resultType=core``) or the
+    ``;``-separated ``pubType`` (``resultType=lite``)."""
+    listed = _mapping(item.get("pubTypeList")).get("pubType")
+    if isinstance(listed, str):
+        listed = [listed]
+    if not isinstance(listed, list):
+        listed = str(item.get("pubType") or "").split(";")
+    return tuple(t for t in (clean(x).lower() for x in listed) if t)
+
+
+def retraction_of(types: tuple[str, ...]) -> tuple[str, str]:
+    """``(flag, notice)`` from Europe PMC publication types (design.md#retractions): ``retracted publication`` is a
+    retracted paper, ``retraction of publication`` / ``retraction notice`` the notice that retracts one."""
+    if "retracted publication" in types:
+        return "retracted", "Europe PMC publication type: retracted publication"
+    notice = next((t for t in ("retraction of publication", "retraction notice") if t in types), "")
+    return ("retraction_notice", f"Europe PMC publication type: {notice}") if notice else ("", "")
+
+
 def _record(item: dict[str, Any]) -> LiteratureHit | None:
     ident, source = clean(item.get("id")), clean(item.get("source"))
     if not ident or not source:
@@ -50,10 +70,14 @@ def _record(item: dict[str, Any]) -> LiteratureHit | None:
     journal = _mapping(journal_info.get("journal"))
     year = first_year(item.get("pubYear")) or first_year(journal_info.get("yearOfPublication"))
     authors = tuple(a.strip() for a in clean(item.get("authorString")).rstrip(".").split(",") if a.strip())
+    others = [f"PMID:{pmid}" for pmid in [clean(item.get("pmid"))] if pmid.isdigit()]
+    others += [f"PMCID:{pmcid}" for pmcid in [clean(item.get("pmcid")).upper()] if pmcid.startswith("PMC")]
+    flag, notice = retraction_of(pub_types(item))
     return LiteratureHit(
         id=ident, id_label="Europe PMC id", source=source, url=article_url(source, ident),
         title=clean(item.get("title")), abstract=clean(item.get("abstractText")),
-        journal=clean(journal.get("title")), year=year, doi=clean(item.get("doi")), authors=authors)
+        journal=clean(journal.get("title") or item.get("journalTitle")), year=year, doi=clean(item.get("doi")),
+        authors=authors, other_ids=tuple(others), retraction=flag, notice=notice)
 
 
 def parse_search(data: Any) -> tuple[list[LiteratureHit], int]:

@@ -4,9 +4,11 @@
 with :func:`cosci.tools.catalog.register`) once per session from the validated config and the environment. A
 builder may decline, and a tool the model cannot use is not offered:
 
-* ``pubmed_search``, ``europe_pmc_search``, ``arxiv_search``, ``web_fetch`` always (with ``tools.offline`` they
-  answer "unavailable (offline mode)" and make no request);
-* ``web_search`` only when ``TAVILY_API_KEY`` or ``BRAVE_API_KEY`` is set;
+* ``pubmed_search``, ``europe_pmc_search``, ``semantic_scholar_search``, ``arxiv_search``,
+  ``clinical_trials_search``, ``crossref_lookup``, ``web_fetch`` always (with ``tools.offline`` they answer
+  "unavailable (offline mode)" and make no request);
+* ``web_search`` only when ``TAVILY_API_KEY`` or ``BRAVE_API_KEY`` is set; ``openalex_search`` only when
+  ``OPENALEX_API_KEY`` is set;
 * ``local_corpus_search`` only when ``session.corpus_path`` is set (loaded and indexed here; a missing path is
   a one-line :class:`~cosci.tools.corpus.CorpusError` naming ``session.corpus_path``).
 
@@ -27,8 +29,12 @@ from cosci.literature import declarations, search_order
 from cosci.tools.base import Tool
 from cosci.tools.cache import ResponseCache
 from cosci.tools.catalog import BuildContext, builder
-from cosci.tools.common import ToolBase
+from cosci.tools.common import SearchTool, ToolBase
 from cosci.tools.http import ApiClient, HttpPolicy
+from cosci.tools.retractions import RetractionCheck
+
+RETRACTION_CHECKERS = (("crossref_lookup", ("DOI",)), ("europe_pmc_search", ("PMID", "PMCID", "DOI")))
+"""The tools the retraction check asks, and the identifier kinds each reads (design.md#retractions)."""
 
 
 class ToolRegistry:
@@ -38,13 +44,16 @@ class ToolRegistry:
         tools: registered tools by name.
         allowlists: agent name -> tool names it may call (``agents.<agent>.tools``).
         clients: HTTP clients to close in :meth:`aclose`.
+        retractions: the session's retraction check (design.md#retractions).
     """
 
     def __init__(self, tools: Mapping[str, Tool], allowlists: Mapping[str, Sequence[str]],
-                 clients: Sequence[ApiClient] = ()) -> None:
+                 clients: Sequence[ApiClient] = (), retractions: RetractionCheck | None = None) -> None:
         self._tools = dict(tools)
         self._allowlists = {agent: tuple(names) for agent, names in allowlists.items()}
         self._clients = tuple(clients)
+        self.retractions = retractions
+        """The session's retraction check (design.md#retractions); None when ``tools.apis.retraction_check`` is off."""
 
     def names(self) -> list[str]:
         """Registered tool names, in registration order."""
@@ -89,7 +98,7 @@ def build_registry(config: CosciConfig, cache_dir: Path | None, *, policy: HttpP
             first write); None disables the cache.
         policy: HTTP retry/timeout policy (default :class:`HttpPolicy`; tests pass tiny delays).
         environ: where API keys are read (default ``os.environ``): ``NCBI_API_KEY``, ``NCBI_EMAIL``,
-            ``TAVILY_API_KEY``, ``BRAVE_API_KEY``.
+            ``TAVILY_API_KEY``, ``BRAVE_API_KEY``, ``S2_API_KEY``, ``OPENALEX_API_KEY``.
 
     Raises:
         CorpusError: ``session.corpus_path`` is set but missing, empty or unreadable.
@@ -110,7 +119,11 @@ def build_registry(config: CosciConfig, cache_dir: Path | None, *, policy: HttpP
     tools = [tool for d in declarations() if (tool := builder(d.name)(context)) is not None]
     _set_alternatives(tools, offline)
     allowlists = {agent: acfg.tools for agent, acfg in config.agents.items()}
-    return ToolRegistry({t.name: t for t in tools}, allowlists, clients)
+    by_name = {t.name: t for t in tools}
+    checkers = [(tool, kinds) for name, kinds in RETRACTION_CHECKERS
+                if isinstance(tool := by_name.get(name), SearchTool)]
+    check = RetractionCheck(checkers) if config.tools.apis.retraction_check else None
+    return ToolRegistry(by_name, allowlists, clients, check)
 
 
 def _set_alternatives(tools: Sequence[ToolBase], offline: bool) -> None:

@@ -10,11 +10,13 @@ when they share a key. Only the records a tool returned carry keys: a URL printe
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Protocol
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 from cosci.literature import url_identifiers
-from cosci.tools.base import Source
+from cosci.tools.base import Source, stronger_flag
 
 
 class LiteratureHit(Protocol):
@@ -41,6 +43,15 @@ class LiteratureHit(Protocol):
 
     @property
     def doi(self) -> str: ...
+
+    @property
+    def other_ids(self) -> tuple[str, ...]: ...
+
+    @property
+    def retraction(self) -> str: ...
+
+    @property
+    def notice(self) -> str: ...
 
 _DOI = re.compile(r"(?:doi\.org/|doi:\s*)(10\.\d{4,9}/\S+)", re.IGNORECASE)
 _VERSION = re.compile(r"v\d+$")
@@ -97,6 +108,8 @@ def literature_ids(rec: LiteratureHit) -> tuple[str, ...]:
             ids.append(f"PMCID:{rec.id if rec.id.upper().startswith('PMC') else 'PMC' + rec.id}")
         elif label == "arXiv":
             ids.append(f"arXiv:{_VERSION.sub('', rec.id)}")
+        elif label == "DOI":
+            ids.append(doi_key(rec.id))
         elif source:
             ids.append(f"EPMC:{source}/{rec.id}")
         elif label != "id" and _KIND.fullmatch(label):  # another tool's own kind: its hits' id_label
@@ -105,10 +118,62 @@ def literature_ids(rec: LiteratureHit) -> tuple[str, ...]:
             ids.append(f"corpus:{rec.id}")
     if rec.doi:
         ids.append(doi_key(rec.doi))
-    return tuple(ids)
+    return tuple(dict.fromkeys([*ids, *_other_keys(rec.other_ids)]))
+
+
+def _other_keys(others: tuple[str, ...]) -> list[str]:
+    """A hit's further identifiers as keys (a DOI lower-cased like :func:`doi_key`; empty values dropped)."""
+    keys = []
+    for other in others:
+        kind, _, value = other.partition(":")
+        if value:
+            keys.append(doi_key(value) if kind == "DOI" else other)
+    return keys
 
 
 def to_source(rec: LiteratureHit, tool: str) -> Source:
     """A search hit as a :class:`Source` (its full abstract is the text excerpts are checked against)."""
     text = "\n".join(part for part in (rec.title, rec.abstract) if part)
-    return Source(url=rec.url, text=text, title=rec.title, ids=literature_ids(rec), tool=tool)
+    return Source(url=rec.url, text=text, title=rec.title, ids=literature_ids(rec), tool=tool,
+                  retraction=rec.retraction, notice=rec.notice)
+
+
+def identifier_keys(record: Source) -> set[str]:
+    """The keys two records are merged on: the normalised URL and the identifiers (not the keys of the URLs a page
+    prints)."""
+    return ({normalise_url(record.url)} if record.url else set()) | set(record.ids)
+
+
+def merge(first: Source, other: Source) -> Source:
+    """One record from two records of the same paper (design.md#tools: merge by identifier).
+
+    ``first`` keeps its URL, title and tool; identifiers are the union (``first``'s first, so its ``source_id``
+    stands); the text is ``first``'s, followed by ``other``'s when it adds something (an excerpt quoted from either
+    source's abstract verifies); the retraction flag is the stronger of the two, with its notice.
+    """
+    ids = tuple(dict.fromkeys((*first.ids, *other.ids)))
+    text = first.text
+    if other.text and other.text not in text:
+        text = f"{text}\n\n{other.text}" if text else other.text
+    flag = stronger_flag(first.retraction, other.retraction)
+    notice = first.notice if flag == first.retraction and first.notice else other.notice
+    return replace(first, ids=ids, text=text, title=first.title or other.title, retraction=flag,
+                   notice=notice if flag else "")
+
+
+def merge_records(records: Sequence[Source]) -> list[Source]:
+    """``records`` with every group that shares an identifier key merged into one (in first-seen order)."""
+    merged: list[Source] = []
+    for record in records:
+        keys = identifier_keys(record)
+        hits = [i for i, m in enumerate(merged) if keys & identifier_keys(m)]
+        if not hits:
+            merged.append(record)
+            continue
+        into = merged[hits[0]]
+        for i in hits[1:]:
+            into = merge(into, merged[i])
+        merged[hits[0]] = merge(into, record)
+        for i in reversed(hits[1:]):
+            del merged[i]
+    return merged

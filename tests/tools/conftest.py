@@ -73,7 +73,7 @@ def fast_policy() -> HttpPolicy:
 @pytest.fixture(autouse=True)
 def no_api_keys(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests start without search API keys, whatever the developer's shell has."""
-    for var in ("TAVILY_API_KEY", "BRAVE_API_KEY", "NCBI_API_KEY", "NCBI_EMAIL"):
+    for var in ("TAVILY_API_KEY", "BRAVE_API_KEY", "NCBI_API_KEY", "NCBI_EMAIL", "S2_API_KEY", "OPENALEX_API_KEY"):
         monkeypatch.delenv(var, raising=False)
 
 

@@ -55,7 +55,8 @@ async def test_persistent_5xx_gives_an_error_result_after_bounded_attempts(make_
     assert result.is_error and result.source == "arxiv_search"
     assert result.text.startswith(
         "arxiv_search is unavailable: HTTP 503 from export.arxiv.org after 3 attempts")
-    assert "try pubmed_search or europe_pmc_search instead." in result.text
+    assert ("try pubmed_search, europe_pmc_search, semantic_scholar_search, clinical_trials_search or "
+            "crossref_lookup instead.") in result.text
 
 
 @respx.mock

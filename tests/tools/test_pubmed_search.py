@@ -132,7 +132,8 @@ async def test_bad_json_is_an_error_result(make_registry) -> None:
     result = await make_registry().get("pubmed_search")({"query": "fibrosis"})
     assert result.is_error and result.source == "pubmed_search"
     assert "not valid JSON" in result.text
-    assert result.text.endswith("try europe_pmc_search or arxiv_search instead.")
+    assert result.text.endswith("try europe_pmc_search, semantic_scholar_search, arxiv_search, "
+                                "clinical_trials_search or crossref_lookup instead.")
 
 
 @respx.mock

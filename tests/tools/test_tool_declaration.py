@@ -23,6 +23,8 @@ from cosci.tools.registry import build_registry
 from cosci.tools.sources import url_keys
 
 NAME = "echo_search"
+ALTERNATIVES = ("pubmed_search, europe_pmc_search, semantic_scholar_search, clinical_trials_search or "
+                "crossref_lookup")
 
 
 class EchoSearch(SearchTool):
@@ -54,10 +56,12 @@ def echo() -> Iterator[ToolDeclaration]:
 
 
 def test_the_declared_tools_are_the_shipped_ones_in_one_order() -> None:
-    assert literature.tool_names() == ("local_corpus_search", "pubmed_search", "europe_pmc_search", "arxiv_search",
-                                       "web_search", "web_fetch")
+    assert literature.tool_names() == ("local_corpus_search", "pubmed_search", "europe_pmc_search",
+                                       "semantic_scholar_search", "openalex_search", "arxiv_search",
+                                       "clinical_trials_search", "crossref_lookup", "web_search", "web_fetch")
     assert literature.search_order(articles=True) == ("local_corpus_search", "pubmed_search", "europe_pmc_search",
-                                                      "arxiv_search")
+                                                      "semantic_scholar_search", "openalex_search", "arxiv_search",
+                                                      "crossref_lookup")
     assert literature.default_tools("ranking") == ()
 
 
@@ -90,7 +94,7 @@ async def test_a_new_tool_is_built_offered_and_suggested(tmp_path: Path) -> None
         assert registry.names()[0] == NAME  # the first search registered: no corpus, rank 15
         assert NAME in registry.for_agent("generation") and NAME not in registry.for_agent("evolution")
         failed: Any = await registry.get("arxiv_search")({})
-        assert failed.text.endswith(f"try {NAME}, pubmed_search or europe_pmc_search instead.")
+        assert failed.text.endswith(f"try {NAME}, {ALTERNATIVES} instead.")
         result = await registry.get(NAME)({"query": "abc"})
     assert result.records[0].ids == ("ECHO:3",)
     assert "ECHO:3" in url_keys("https://echo.example/paper/3/")

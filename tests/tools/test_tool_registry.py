@@ -13,7 +13,9 @@ from cosci.tools.common import MAX_RESULTS_CAP, max_results_argument, urls_in
 from cosci.tools.registry import build_registry
 from cosci.tools.web_search import BRAVE_URL, TAVILY_URL
 
-LITERATURE = {"web_fetch", "pubmed_search", "arxiv_search", "europe_pmc_search"}
+LITERATURE = {"web_fetch", "pubmed_search", "arxiv_search", "europe_pmc_search", "semantic_scholar_search",
+              "clinical_trials_search", "crossref_lookup"}
+"""The tools offered without keys or a corpus (openalex_search needs OPENALEX_API_KEY)."""
 
 
 def corpus(tmp_path: Path) -> str:
@@ -24,7 +26,8 @@ def corpus(tmp_path: Path) -> str:
 
 def test_default_registry_has_no_web_search_or_corpus(make_registry) -> None:
     registry = make_registry()
-    assert registry.names() == ["pubmed_search", "europe_pmc_search", "arxiv_search", "web_fetch"]
+    assert registry.names() == ["pubmed_search", "europe_pmc_search", "semantic_scholar_search", "arxiv_search",
+                                "clinical_trials_search", "crossref_lookup", "web_fetch"]
     with pytest.raises(KeyError, match="web_search"):
         registry.get("web_search")
 
@@ -76,7 +79,8 @@ async def test_search_tools_reject_bad_arguments(make_registry) -> None:
         result = await tool(bad)
         assert result.is_error and result.source == "arxiv_search"
         assert result.text.startswith("arxiv_search failed: invalid arguments:")
-        assert result.text.endswith("try pubmed_search or europe_pmc_search instead.")
+        assert result.text.endswith("try pubmed_search, europe_pmc_search, semantic_scholar_search, "
+                                    "clinical_trials_search or crossref_lookup instead.")
 
 
 def test_max_results_argument() -> None:
