@@ -13,6 +13,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from cosci.literature import WITHDRAWN
+
 HypothesisState = Literal["draft", "reviewed", "in_tournament", "pinned", "quarantined", "rejected", "retired"]
 TaskStatus = Literal["pending", "leased", "in_progress", "done", "failed", "dead", "cancelled"]
 ResultKind = Literal[
@@ -93,8 +95,14 @@ class Hypothesis:
 
     @property
     def grounded(self) -> bool:
-        """Whether it cites at least one verified source (``docs/design.md#grounded-debate-hypotheses``)."""
-        return any(c.get("status") == "verified" for c in self.citations)
+        """Whether it cites at least one verified source that is not retracted
+        (``docs/design.md#grounded-debate-hypotheses``, ``docs/design.md#retractions``)."""
+        return any(c.get("status") == "verified" and c.get("retraction") not in WITHDRAWN for c in self.citations)
+
+    @property
+    def retracted_citations(self) -> int:
+        """Citations whose source is retracted or a retraction notice (``docs/design.md#retractions``)."""
+        return sum(1 for c in self.citations if c.get("retraction") in WITHDRAWN)
 
     @property
     def grounding(self) -> str:

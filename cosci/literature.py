@@ -23,6 +23,10 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+RETRACTION_KINDS = ("retracted", "retraction_notice", "corrected")
+"""The retraction flags a record may carry, strongest first (design.md#retractions)."""
+WITHDRAWN = ("retracted", "retraction_notice")
+"""The flags under which a record is never counted as supporting evidence (design.md#retractions)."""
 TOOL_PACKAGE = "cosci.tools"
 """The package whose modules declare the tools (each module is imported once, at the first question)."""
 DEFAULT = "default"

@@ -150,7 +150,7 @@ class MetaReviewAgent(BaseAgent):
         agree = agreement(claims, audit.overclaims())
         checked = {"claims": [c.to_dict() for c in claims], **totals(claims), "repaired": repaired,
                    "fallback": fallback, "support_check": checking.to_dict(), "audit": audit.to_dict(),
-                   "agreement": agree}
+                   "agreement": agree, **material.retraction_summary()}
         self.store.logs.event("overview_checked", checked, agent=self.name)
         return TaskResult("final_overview_generated", [h.id for h in top],
                           detail={"fallback": fallback, "removed_citations": removed, "repaired": repaired,

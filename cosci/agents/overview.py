@@ -15,10 +15,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from itertools import pairwise
+from typing import Any
 
 from cosci import domain
 from cosci.domain import Hypothesis, Review
 from cosci.grounding.claims import DEMOTING, CitableSource, ClaimContext, section
+from cosci.grounding.evidence import rests_on_withdrawn, withdrawn
 from cosci.safety.quoting import quote_untrusted
 from cosci.store import SessionStore
 
@@ -54,6 +56,9 @@ class OverviewMaterial:
     hyps: list[Hypothesis]
     latest: dict[str, Review | None]
     sources: dict[str, CitableSource] = field(default_factory=dict)
+    retracted: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    """Hypothesis id -> its citations and review evidence whose source is retracted or a retraction notice: never a
+    citable source of the overview (design.md#retractions)."""
 
     def __post_init__(self) -> None:
         found = self._records()
@@ -62,7 +67,9 @@ class OverviewMaterial:
             items = [c for c in h.citations if c.get("status") == "verified"]
             for r in self.store.hypotheses.reviews(h.id):
                 items += [e for e in r.evidence if e.get("status") == "verified"]
-            for item in items:
+            if withdrawn_items := [i for i in items if withdrawn(i)]:
+                self.retracted[h.id] = withdrawn_items
+            for item in (i for i in items if not withdrawn(i)):
                 sid = str(item.get("source_id") or item.get("url"))
                 if sid not in by_id:
                     title, text, tool = found.get(sid, ("", "", ""))
@@ -82,6 +89,16 @@ class OverviewMaterial:
                 key = (r.get("ids") or [r.get("url", "")])[0]
                 out.setdefault(key, (str(r.get("title", "")), str(r.get("text", "")), str(r.get("tool", ""))))
         return out
+
+    def retraction_summary(self) -> dict[str, Any]:
+        """For the claim map: the retracted sources per hypothesis, and the latest reviews whose main evidence is
+        retracted (design.md#retractions)."""
+        sources = [{"hypothesis_id": hid, "url": i.get("url"), "source_id": i.get("source_id"),
+                    "retraction": i.get("retraction"), "notice": i.get("retraction_notice")}
+                   for hid, items in self.retracted.items() for i in items]
+        reviews = [{"hypothesis_id": hid, "review_id": r.id} for hid, r in self.latest.items()
+                   if r is not None and rests_on_withdrawn(r.evidence)]
+        return {"retracted_sources": sources, "reviews_on_retracted_evidence": reviews}
 
     def labels_of(self, hid: str) -> list[CitableSource]:
         return [s for s in self.sources.values() if hid in s.hypothesis_ids]
@@ -108,6 +125,13 @@ class OverviewMaterial:
             lines.append("Grounding: ungrounded (no verified source: present it as untested by the literature)")
         if review is not None:
             lines.append("Latest review: " + quote_untrusted(review.brief(), f"review-{review.id}"))
+            if rests_on_withdrawn(review.evidence):
+                lines.append("Flag: the latest review's main evidence is retracted; do not rely on its verdict")
+        if h.id in self.retracted:
+            listed = "\n".join(f"{i.get('title') or i.get('url')} {i.get('url')} ({i.get('retraction_notice')})"
+                               for i in self.retracted[h.id])
+            lines.append("Retracted sources (never evidence, do not cite them as support):\n"
+                         + quote_untrusted(listed, f"retracted-{h.id}"))
         sources = self.labels_of(h.id)
         if sources:
             listed = "\n".join(f"[{s.label}] {s.title or s.source_id} ({s.source_id}) {s.url}\n"

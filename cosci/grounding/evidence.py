@@ -145,9 +145,17 @@ async def flag_retractions(items: Sequence[M], sources: Sequence[Source], check:
 
 
 def withdrawn(item: object) -> bool:
-    """Whether an item's source is retracted or is a retraction notice (never supporting evidence,
-    design.md#retractions)."""
-    return getattr(item, "retraction", None) in WITHDRAWN
+    """Whether an item's source (a model, or its stored dict) is retracted or is a retraction notice (never
+    supporting evidence, design.md#retractions)."""
+    flag = item.get("retraction") if isinstance(item, dict) else getattr(item, "retraction", None)
+    return flag in WITHDRAWN
+
+
+def rests_on_withdrawn(evidence: Sequence[object]) -> bool:
+    """A review's main evidence is retracted: at least half of its kept evidence items (verified or misquoted) name
+    a withdrawn source (design.md#retractions)."""
+    kept = [e for e in evidence if (e.get("status") if isinstance(e, dict) else getattr(e, "status", None))]
+    return bool(kept) and 2 * sum(1 for e in kept if withdrawn(e)) >= len(kept)
 
 
 def session_counts(store: SessionStore) -> EvidenceCounts:

@@ -51,14 +51,17 @@ def grounding_metrics(store: SessionStore) -> dict[str, float]:
 def claims_document(store: SessionStore) -> dict[str, Any] | None:
     """``final/claims.json``: every claim (claim, section, hypothesis ids, sources, trace and problems, overclaim
     phrases, support verdict and the excerpt it relied on, status), the counts, whether a repair round ran, the
-    support check's calls and cost, the audit and its agreement with the support check."""
+    support check's calls and cost, the audit and its agreement with the support check, the retracted sources
+    and the latest reviews resting on retracted evidence (design.md#retractions)."""
     checked = checked_overview(store)
     if checked is None:
         return None
     return {"session_id": store.session_id, **{k: checked.get(k, 0) for k in CLAIM_METRICS},
             "repaired": checked.get("repaired", False), "fallback": checked.get("fallback", False),
             "claims": checked.get("claims", []), "support_check": checked.get("support_check"),
-            "audit": checked.get("audit"), "agreement": checked.get("agreement")}
+            "audit": checked.get("audit"), "agreement": checked.get("agreement"),
+            "retracted_sources": checked.get("retracted_sources", []),
+            "reviews_on_retracted_evidence": checked.get("reviews_on_retracted_evidence", [])}
 
 
 def write_claims(store: SessionStore, folder: Path) -> Path | None:

@@ -14,12 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from cosci.literature import RETRACTION_KINDS, WITHDRAWN
 from cosci.llm.port.types import ToolSpec
 
-RETRACTION_KINDS = ("retracted", "retraction_notice", "corrected")
-"""The retraction flags a record may carry, strongest first (design.md#retractions)."""
-WITHDRAWN = ("retracted", "retraction_notice")
-"""The flags under which a record is never counted as supporting evidence (design.md#retractions)."""
+__all__ = ["RETRACTION_KINDS", "WITHDRAWN", "Source", "Tool", "ToolResult", "stronger_flag"]
+
 
 
 def stronger_flag(a: str, b: str) -> str:

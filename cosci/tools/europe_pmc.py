@@ -2,8 +2,9 @@
 
 One request per search: ``search?query=...&resultType=core&format=json&pageSize=n``. Europe PMC covers PubMed,
 PMC full texts, preprints (bioRxiv, medRxiv...), patents and agricultural literature. Each record's URL is its
-Europe PMC page, ``https://europepmc.org/article/<source>/<id>``. Rate: 3 requests/s (politeness; Europe PMC
-publishes no hard limit).
+Europe PMC page, ``https://europepmc.org/article/<source>/<id>``; it also keeps the hit's PMID and PMCID (merge by
+identifier, design.md#tools) and a retraction flag from its publication types (design.md#retractions). Rate: 3
+requests/s (politeness; Europe PMC publishes no hard limit).
 """
 
 from __future__ import annotations

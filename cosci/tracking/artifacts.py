@@ -14,7 +14,8 @@ QUARANTINED = "(quarantined by safety screening; text kept in the session store)
 def leaderboard_frame(store: SessionStore) -> pl.DataFrame:
     """One row per hypothesis, best Elo first: id, title, elo, bt_score, bt_ci_low, bt_ci_high (the stored
     Bradley–Terry fit, logits, 95 % CI; null for a hypothesis outside it), matches, wins, state, cluster,
-    mode, grounding (``grounded`` / ``ungrounded``: whether it cites a verified source), parents.
+    mode, grounding (``grounded`` / ``ungrounded``: whether it cites a verified source that is not retracted),
+    retracted (citations whose source is retracted or a retraction notice; design.md#retractions), parents.
 
     A hypothesis quarantined by safety screening keeps its row, with its title and statement left out
     (design.md#safety: its text does not leave the session folder)."""
@@ -33,6 +34,7 @@ def leaderboard_frame(store: SessionStore) -> pl.DataFrame:
             "cluster": h.dedup_cluster,
             "mode": h.mode,
             "grounding": h.grounding,
+            "retracted": h.retracted_citations,
             "parents": h.parent_ids,
             "statement": QUARANTINED if h.state == "quarantined" else h.statement,
         }
@@ -51,6 +53,7 @@ def leaderboard_frame(store: SessionStore) -> pl.DataFrame:
         "cluster": pl.Int64,
         "mode": pl.Utf8,
         "grounding": pl.Utf8,
+        "retracted": pl.Int64,
         "parents": pl.List(pl.Utf8),
         "statement": pl.Utf8,
     }
