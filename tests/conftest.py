@@ -28,6 +28,8 @@ API_KEYS = (
     "TAVILY_API_KEY",
     "BRAVE_API_KEY",
     "NCBI_API_KEY",
+    "S2_API_KEY",
+    "OPENALEX_API_KEY",
 )
 FULL_TOOL_LOOPS = [
     f"agents.{agent}.modes.{mode}.max_iterations={n}"

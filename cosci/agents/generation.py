@@ -37,6 +37,7 @@ from cosci.prompts import render
 from cosci.records import RecordCitations, RecordHypothesis
 from cosci.safety.quoting import quote_untrusted
 from cosci.tools.base import Source
+from cosci.tools.sources import merge_records
 
 CONCLUSION = re.compile(r"\bHYPOTHESIS\b")
 GROUNDING_CHARS = 1500
@@ -150,7 +151,7 @@ class GenerationAgent(BaseAgent):
                 found.setdefault(r.source_id, r)
         if found:
             self.keep_sources(task)(list(found.values()))
-        return queries, list(found.values())
+        return queries, merge_records(list(found.values()))  # the same paper from two searches is one record
 
     async def _ground(self, task: Task, rec: RecordHypothesis) -> tuple[RecordHypothesis, list[str], EvidenceCounts,
                                                                          dict[str, Any]]:
