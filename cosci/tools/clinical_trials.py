@@ -9,6 +9,7 @@ conditions, interventions, phases, overall status, start date, lead sponsor and 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from cosci.literature import ToolDeclaration, UrlForm
@@ -95,8 +96,10 @@ class ClinicalTrialsSearch(SearchTool):
         self.client = client
 
     async def lookup(self, kind: str, value: str) -> LiteratureHit | None:
-        """One study by NCT id (``GET /studies/{nct}``)."""
-        resp = await self.client.request("GET", f"{STUDIES_URL}/{value.upper()}")
+        """One study by NCT id (``GET /studies/{nct}``); anything but ``NCT`` and 8 digits is no study."""
+        if not re.fullmatch(r"NCT\d{8}", value.strip().upper()):
+            return None
+        resp = await self.client.request("GET", f"{STUDIES_URL}/{value.strip().upper()}")
         data = resp.json()
         return study(data) if isinstance(data, dict) else None
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from typing import Any
+from urllib.parse import quote
 
 from cosci.literature import ToolDeclaration, UrlForm
 from cosci.llm.port.types import ToolSpec
@@ -112,7 +113,7 @@ class OpenAlexSearch(SearchTool):
     async def lookup(self, kind: str, value: str) -> LiteratureHit | None:
         """One work by DOI or OpenAlex id (``GET /works/{id}``)."""
         ident = f"https://doi.org/{value}" if kind == "DOI" else value
-        data = await self._get(f"{WORKS_URL}/{ident}", {})
+        data = await self._get(f"{WORKS_URL}/{quote(ident, safe=':/')}", {})  # no '?' or '#' from a DOI
         return work(data) if isinstance(data, dict) else None
 
     async def search(self, query: str, max_results: int) -> tuple[list[LiteratureHit], int | None, str]:

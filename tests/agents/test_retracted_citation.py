@@ -21,6 +21,7 @@ from cosci.agents import AgentDeps
 from cosci.agents.generation import GenerationAgent
 from cosci.agents.overview import OverviewMaterial, latest_reviews
 from cosci.llm.fake.provider import FakeBackend, FakeReply
+from cosci.records import Evidence, RecordReview
 from cosci.report.render import write_report
 from cosci.session.runtime import SessionRuntime
 from cosci.tools import crossref, europe_pmc
@@ -98,6 +99,16 @@ async def test_a_retraction_notice_from_the_search_is_marked_everywhere(planned:
     html = write_report(planned.store, planned.home.path).read_text(encoding="utf-8")
     assert '<span class="mark bad retracted"' in html and "retraction notice</span>" in html
     assert "1 retracted</span>" in html  # the leaderboard's grounding cell
+
+    evidence = Evidence(claim="c", url=url, excerpt=excerpt, status="verified", source_id="PMID:40517245",
+                        retraction="retraction_notice", retraction_notice=cited["retraction_notice"])
+    review = RecordReview(verdict="missing_piece", evidence=[evidence], notes="rests on the notice")
+    planned.store.hypotheses.add_review(hid, review, task_id="t-review")
+    material = OverviewMaterial(planned.store, [h], latest_reviews(planned.store, [h]))
+    block = material.block(h, "quoted", "")
+    assert "Flag: the latest review's main evidence is retracted" in block
+    assert "Retracted sources (never evidence, do not cite them as support)" in block
+    assert [r["hypothesis_id"] for r in material.retraction_summary()["reviews_on_retracted_evidence"]] == [hid]
 
 
 @respx.mock
