@@ -370,17 +370,20 @@ class RetryCfg(_Strict):
 
 
 class ApisCfg(_Strict):
-    """Settings of the scholarly APIs behind the literature tools (design.md#tools, design.md#retractions)."""
+    """Settings of the scholarly APIs behind the literature tools (design.md#tools, design.md#retractions).
+
+    The defaults equal ``conf/config.yaml``'s and serve only a session frozen before these keys existed (its
+    snapshot lacks them: it resumes, reports and exports with the shipped values)."""
 
     crossref_mailto: str | None = Field(
-        description="E-mail sent to Crossref as `mailto`, which puts requests in its polite pool; null sends none "
-        "(the public pool).")
+        default=None, description="E-mail sent to Crossref as `mailto`, which puts requests in its polite pool; "
+        "null sends none (the public pool).")
     openalex_max_calls: int = Field(
-        ge=0, le=100_000, description="OpenAlex requests a session may send, requests (design.md#tools: a free key "
-        "buys about 1,000 a day; 200 leaves room for several sessions a day).")
+        default=200, ge=0, le=100_000, description="OpenAlex requests a session may send, requests "
+        "(design.md#tools: a free key buys about 1,000 a day; 200 leaves room for several sessions a day).")
     retraction_check: bool = Field(
-        description="Check every cited record once per session against Crossref update notices and Europe PMC "
-        "publication types (design.md#retractions); false: only the flags the search results carry.")
+        default=True, description="Check every cited record once per session against Crossref update notices and "
+        "Europe PMC publication types (design.md#retractions); false: only the flags the search results carry.")
 
 
 class ToolsCfg(_Strict):
@@ -390,7 +393,8 @@ class ToolsCfg(_Strict):
     fetch_max_bytes: int = Field(gt=0, le=1_000_000_000, description="web_fetch download cap, bytes.")
     fetch_max_chars: int = Field(gt=0, le=10_000_000, description="web_fetch text returned to the model, characters.")
     offline: bool = Field(description="Network tools answer 'unavailable' without making a request.")
-    apis: ApisCfg = Field(description="The scholarly APIs' settings (design.md#tools).")
+    apis: ApisCfg = Field(default_factory=ApisCfg, description="The scholarly APIs' settings (design.md#tools); "
+                          "a session frozen before them gets the shipped values.")
 
 
 class TrackingCfg(_Strict):
