@@ -49,6 +49,8 @@ def test_work_lists(recorded: Callable[[str], str]) -> None:
     hits, total = crossref.parse_works(json.loads(recorded("crossref/works_query_ecology_rows2.json")))
     assert total == 586628 and len(hits) == 2
     assert crossref.parse_works(json.loads(recorded("crossref/works_query_title_no_results.json"))) == ([], 0)
+    (top,), _ = crossref.parse_works(json.loads(recorded("crossref/works_query_title_paperqa_rows1.json")))
+    assert top.doi == "10.1093/jamiaopen/ooae021"  # the recorded top hit is not the title asked for
     with pytest.raises(ValueError):
         crossref.parse_works(json.loads(recorded("crossref/error_400_validation_failure.json")))
 
