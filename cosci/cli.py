@@ -356,7 +356,7 @@ def cmd_run(args: argparse.Namespace) -> None:
     writable_data_dir(config.paths.data_dir)
     Router(config).check_keys()
     if config.session.corpus_path:
-        check_corpus(config.session.corpus_path)
+        check_corpus(config)
     from flows.launch import run_session
 
     run_session(config, overrides=list(args.overrides))

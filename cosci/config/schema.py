@@ -69,7 +69,9 @@ class SessionCfg(_Strict):
     preferences: list[str] = Field(description="What the scientist values in a hypothesis (fed to goal parsing; "
                                    "design.md#supervisor).")
     resume: str | None = Field(description="Session id to continue instead of starting a new session.")
-    corpus_path: str | None = Field(description="Local corpus (JSONL/Parquet file or folder) for local_corpus_search.")
+    corpus_path: str | None = Field(description="Local corpus for local_corpus_search: a JSONL/Parquet file, a "
+                                    "document (PDF, Markdown, HTML, text) or a folder of them "
+                                    "(design.md#own-documents).")
     background: str | None = Field(
         default=None, description="Background survey of the research goal (prose); reaches every agent's system "
         "prompt quoted as untrusted data (design.md#prompts). Set by `cosci eval` (design.md#eval).")
@@ -376,6 +378,8 @@ class ToolsCfg(_Strict):
     fetch_max_bytes: int = Field(gt=0, le=1_000_000_000, description="web_fetch download cap, bytes.")
     fetch_max_chars: int = Field(gt=0, le=10_000_000, description="web_fetch text returned to the model, characters.")
     offline: bool = Field(description="Network tools answer 'unavailable' without making a request.")
+    corpus_passage_words: int = Field(gt=20, le=2_000, description="Longest passage of a document in "
+                                      "session.corpus_path, words (design.md#own-documents: 200).")
 
 
 class TrackingCfg(_Strict):

@@ -48,13 +48,17 @@ _KIND = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")
 
 
 def normalise_url(url: str) -> str:
-    """Compare URLs loosely: lower-case scheme and host, no fragment, no trailing slash, ``http`` = ``https``."""
+    """Compare URLs loosely: lower-case scheme and host, no fragment, no trailing slash, ``http`` = ``https``.
+
+    A ``file:`` URL keeps its fragment: there it names the page or passage of a document of the local corpus
+    (``file:///…/paper.pdf#page=3``, design.md#own-documents), so page 3 and page 4 are two records."""
     try:
         p = urlsplit(url.strip())
     except ValueError:
         return url.strip()
     scheme = "https" if p.scheme.lower() in ("http", "https") else p.scheme.lower()
-    return urlunsplit((scheme, p.netloc.lower().removeprefix("www."), p.path.rstrip("/"), p.query, ""))
+    fragment = p.fragment if scheme == "file" else ""
+    return urlunsplit((scheme, p.netloc.lower().removeprefix("www."), p.path.rstrip("/"), p.query, fragment))
 
 
 def doi_key(doi: str) -> str:
