@@ -85,6 +85,8 @@ def prevalidate(overrides: Sequence[str], multirun: bool) -> list[CosciConfig]:
             Router(config).check_keys()
         if config.session.corpus_path:
             check_corpus(config)
+        if config.tools.skills_path:
+            check_skills(config.tools.skills_path)
         check_tracking(config)
         if (
             multirun
@@ -119,6 +121,13 @@ def check_corpus(config: CosciConfig) -> None:
     if corpus.skipped:
         print(f"cosci: warning: session.corpus_path: {corpus.skipped} rows skipped (not JSON objects with a "
               f"title or an abstract); {len(corpus.records)} records kept", file=sys.stderr)
+
+
+def check_skills(path: str) -> None:
+    """Scan ``tools.skills_path`` before anything runs: a path that is no folder fails here, in one line."""
+    from cosci.tools.skills import discover
+
+    discover(Path(path).expanduser())
 
 
 def parallel_launcher(job: Sequence[str]) -> bool:

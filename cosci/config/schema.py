@@ -378,6 +378,10 @@ class ToolsCfg(_Strict):
     fetch_max_bytes: int = Field(gt=0, le=1_000_000_000, description="web_fetch download cap, bytes.")
     fetch_max_chars: int = Field(gt=0, le=10_000_000, description="web_fetch text returned to the model, characters.")
     offline: bool = Field(description="Network tools answer 'unavailable' without making a request.")
+    skills_path: str | None = Field(description="Folder scanned at session start for SKILL.md documents, each a "
+                                    "literature_<name> tool (design.md#skills); null: no skills.")
+    skill_max_chars: int = Field(gt=0, le=1_000_000, description="A skill document returned to the model, "
+                                 "characters (design.md#skills: 12000).")
     corpus_passage_words: int = Field(gt=20, le=2_000, description="Longest passage of a document in "
                                       "session.corpus_path, words (design.md#own-documents: 200).")
 
@@ -503,7 +507,8 @@ class ModeCfg(_Strict):
 class AgentCfg(_Strict):
     budget_share: Unit = Field(description="Share of the session budget for this agent (design.md#budget).")
     tools: list[str] = Field(description="Tool allowlist (design.md#tools): declared tool names "
-                             "(cosci.literature.tool_names), and `default` for the tools declaring this agent.")
+                             "(cosci.literature.tool_names), `default` for the tools declaring this agent, and "
+                             "`literature_*` for the session's skills (design.md#skills).")
     modes: dict[str, ModeCfg] = Field(description="Routing per mode (design.md#routing).")
 
     @model_validator(mode="after")
@@ -519,7 +524,8 @@ class AgentCfg(_Strict):
     @classmethod
     def _known_tools(cls, v: list[str]) -> list[str]:
         known = literature.tool_names()
-        unknown = [name for name in v if name not in known and name != literature.DEFAULT]
+        patterns = (literature.DEFAULT, literature.SKILL_PATTERN)
+        unknown = [name for name in v if name not in known and name not in patterns]
         if unknown:
             raise ValueError(f"unknown tool '{unknown[0]}' (known: {literature.DEFAULT}, {', '.join(known)})")
         return v
