@@ -382,8 +382,15 @@ class ToolsCfg(_Strict):
                                     "literature_<name> tool (design.md#skills); null: no skills.")
     skill_max_chars: int = Field(gt=0, le=1_000_000, description="A skill document returned to the model, "
                                  "characters (design.md#skills: 12000).")
-    corpus_passage_words: int = Field(gt=20, le=2_000, description="Longest passage of a document in "
-                                      "session.corpus_path, words (design.md#own-documents: 200).")
+    passage_words: int = Field(gt=20, le=2_000, description="Longest passage of a document in "
+                               "session.corpus_path or of an open-access full text, words "
+                               "(design.md#own-documents: 200).")
+    fulltext_per_search: int = Field(ge=0, le=20, description="Hits of one Europe PMC search whose open-access "
+                                     "full text is read (design.md#full-text: 2; 0: abstracts only).")
+    fulltext_passages: int = Field(ge=1, le=20, description="Passages of a full text shown per hit, those best "
+                                   "matching the query (design.md#full-text: 3).")
+    fulltext_max_chars: int = Field(gt=0, le=2_000_000, description="Characters of a full text kept for "
+                                    "excerpt verification and the observation review (design.md#full-text).")
 
 
 class TrackingCfg(_Strict):

@@ -90,6 +90,9 @@ class LiteratureHit:
         doi: bare DOI (``10.1186/...``).
         authors: author names, in order.
         abstract_label: how ``abstract`` is named in the text (``"Snippet"`` for web hits).
+        passages: open-access full-text passages shown under the abstract, ``"[<section>] <text>"`` (those
+            matching the query; design.md#full-text).
+        full_text: the whole open-access full text ("" when none was read): excerpts are checked against it too.
     """
 
     id: str
@@ -103,6 +106,8 @@ class LiteratureHit:
     doi: str = ""
     authors: tuple[str, ...] = ()
     abstract_label: str = "Abstract"
+    passages: tuple[str, ...] = ()
+    full_text: str = ""
 
     def to_text(self, number: int) -> str:
         """The record as the model reads it (a numbered block)."""
@@ -123,6 +128,9 @@ class LiteratureHit:
             if len(abstract) > ABSTRACT_CHARS:
                 abstract = abstract[:ABSTRACT_CHARS].rsplit(" ", 1)[0] + " …"
             lines.append(f"   {self.abstract_label}: {abstract}")
+        if self.passages:
+            lines.append("   Full text (open access), the passages matching the query:")
+            lines += [f"   - {p}" for p in self.passages]
         return "\n".join(lines)
 
 

@@ -151,7 +151,7 @@ class LocalCorpus:
         """Read and index the corpus at ``path``.
 
         Args:
-            passage_words: the longest document passage, words (``tools.corpus_passage_words``; the default is
+            passage_words: the longest document passage, words (``tools.passage_words``; the default is
                 design.md#own-documents's).
             cache_dir: where document passages are cached by content hash (None: not cached).
 
@@ -257,13 +257,13 @@ def build(ctx: BuildContext) -> LocalCorpusSearch | None:
 
 
 def load_corpus(config: CosciConfig) -> LocalCorpus:
-    """The corpus of ``session.corpus_path`` (which must be set), documents cut at ``tools.corpus_passage_words``
+    """The corpus of ``session.corpus_path`` (which must be set), documents cut at ``tools.passage_words``
     and cached under ``<paths.data_dir>/corpus_index``.
 
     Raises:
         CorpusError: the path is missing, empty or unreadable.
     """
-    return LocalCorpus.load(str(config.session.corpus_path), passage_words=config.tools.corpus_passage_words,
+    return LocalCorpus.load(str(config.session.corpus_path), passage_words=config.tools.passage_words,
                             cache_dir=config.paths.data_dir / CACHE_FOLDER)
 
 

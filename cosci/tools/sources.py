@@ -42,6 +42,9 @@ class LiteratureHit(Protocol):
     @property
     def doi(self) -> str: ...
 
+    @property
+    def full_text(self) -> str: ...
+
 _DOI = re.compile(r"(?:doi\.org/|doi:\s*)(10\.\d{4,9}/\S+)", re.IGNORECASE)
 _VERSION = re.compile(r"v\d+$")
 _KIND = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")
@@ -113,6 +116,7 @@ def literature_ids(rec: LiteratureHit) -> tuple[str, ...]:
 
 
 def to_source(rec: LiteratureHit, tool: str) -> Source:
-    """A search hit as a :class:`Source` (its full abstract is the text excerpts are checked against)."""
-    text = "\n".join(part for part in (rec.title, rec.abstract) if part)
+    """A search hit as a :class:`Source`: its title, full abstract and open-access full text (when one was read) are
+    the text excerpts are checked against (design.md#full-text)."""
+    text = "\n".join(part for part in (rec.title, rec.abstract, rec.full_text) if part)
     return Source(url=rec.url, text=text, title=rec.title, ids=literature_ids(rec), tool=tool)

@@ -51,7 +51,8 @@ def test_skills_without_front_matter_or_twice_are_named_in_one_warning(tmp_path:
     assert [s.tool_name for s in skills] == ["literature_alpha"] and skills[0].body == "A."
     (warning,) = [r.getMessage() for r in caplog.records]
     assert "3 SKILL.md skipped" in warning and "b/SKILL.md (no YAML front matter" in warning
-    assert "c/SKILL.md (a second skill named literature_alpha)" in warning and "front matter has no description" in warning
+    assert "c/SKILL.md (a second skill named literature_alpha)" in warning
+    assert "d/SKILL.md (front matter has no description)" in warning
 
 
 def test_a_skills_path_that_is_no_folder_is_one_line(make_registry, configure, tmp_path: Path) -> None:
