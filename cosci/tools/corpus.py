@@ -8,9 +8,11 @@ lines that are not JSON objects. A document gives one record per passage (:mod:`
 design.md#own-documents): id ``<path in the folder>#page=<n>`` (``#passage=<n>`` for a file without pages), URL
 the file's ``file://`` URI with the same fragment (a PDF viewer opens that page: RFC 8118), the passage as its
 text. A PDF without a text layer gives none and is named in one warning. The corpus is loaded and indexed once,
-at registry build time (Okapi BM25 over lower-cased word tokens of title and abstract, ``rank-bm25``); document
-passages are cached by content hash under ``<paths.data_dir>/corpus_index``. It makes no network request, so it
-is the offline way to ground a session.
+at registry build time (Okapi BM25 over lower-cased word tokens of title and abstract, ``rank-bm25``), and
+embedded with the session's embedder once it is chosen (:mod:`cosci.tools.corpus_vectors`: searches then fuse
+both orders); document passages and vectors are cached by content hash under ``<paths.data_dir>/corpus_index``.
+It makes no network request of its own (a hosted embedder's calls go through the gateway), so it is the offline
+way to ground a session.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from rank_bm25 import BM25Okapi
 
 from cosci.config.schema import CosciConfig
@@ -31,6 +34,7 @@ from cosci.literature import ToolDeclaration
 from cosci.llm.port.types import ToolSpec
 from cosci.tools.catalog import BuildContext, register
 from cosci.tools.common import LiteratureHit, SearchTool, clean, first_year, search_parameters
+from cosci.tools.corpus_vectors import CorpusEmbedder, embed_records, fuse
 from cosci.tools.documents import DOCUMENT_SUFFIXES, DocumentError, cached_extract
 
 log = logging.getLogger(__name__)
@@ -144,6 +148,9 @@ class LocalCorpus:
         self.path = path
         self.skipped = 0  # rows that were not JSON objects with a title or an abstract
         self.textless: tuple[str, ...] = ()  # PDFs without a text layer (named in a warning at load)
+        self.cache_dir: Path | None = None
+        self.vectors: np.ndarray | None = None  # (n_records, dim) float32, once an embedder is attached
+        self.embedder: CorpusEmbedder | None = None
         self.index = BM25Okapi([tokenize(f"{r.title} {r.abstract}") or ["<empty>"] for r in records])
 
     @classmethod
@@ -190,17 +197,33 @@ class LocalCorpus:
         corpus = cls(records, root)
         corpus.skipped = skipped
         corpus.textless = tuple(textless)
+        corpus.cache_dir = cache_dir
         return corpus
 
-    def search(self, query: str, max_results: int) -> list[LiteratureHit]:
-        """The best ``max_results`` records for ``query`` (only records sharing a term with it)."""
+    async def use_embedder(self, embedder: CorpusEmbedder) -> None:
+        """Embed every record with the session's embedder (cached by content: :mod:`cosci.tools.corpus_vectors`);
+        later searches fuse BM25 with cosine similarity. A failing embedder (a hosted model past its budget share)
+        leaves the corpus on BM25 alone, said in one warning."""
+        try:
+            self.vectors = await embed_records(embedder, [f"{r.title}\n{r.abstract}" for r in self.records],
+                                               self.cache_dir)
+        except Exception as exc:  # any embedder failure: keyword search still works (design.md#own-documents)
+            log.warning("session.corpus_path: not embedded with %s (%s); keyword search only", embedder.model, exc)
+            return
+        self.embedder = embedder
+
+    def search(self, query: str, max_results: int, query_vector: np.ndarray | None = None) -> list[LiteratureHit]:
+        """The best ``max_results`` records for ``query``: by BM25 among the records sharing a term with it, fused
+        with the cosine order when the corpus is embedded and ``query_vector`` (``(dim,)``) is given."""
         terms = tokenize(query)
         if not terms:
             return []
         scores = self.index.get_scores(terms)
         order = sorted(range(len(self.records)), key=lambda i: -scores[i])
-        hits = (i for i in order if any(t in self.index.doc_freqs[i] for t in terms))
-        return [self.records[i] for _, i in zip(range(max_results), hits, strict=False)]
+        hits = [i for i in order if any(t in self.index.doc_freqs[i] for t in terms)]
+        if self.vectors is not None and query_vector is not None:
+            return [self.records[i] for i in fuse(hits, self.vectors, query_vector, max_results)]
+        return [self.records[i] for i in hits[:max_results]]
 
 
 _WARNED: set[tuple[str, ...]] = set()
@@ -233,6 +256,8 @@ class LocalCorpusSearch(SearchTool):
     def __init__(self, corpus: LocalCorpus, *, default_max_results: int = 5) -> None:
         super().__init__(default_max_results=default_max_results)
         self.corpus = corpus
+        self._pending: CorpusEmbedder | None = None
+        self._embedding = asyncio.Lock()
 
     async def lookup(self, kind: str, value: str) -> LiteratureHit | None:
         """One corpus record by its id (``corpus:<id>``) or DOI."""
@@ -241,8 +266,23 @@ class LocalCorpusSearch(SearchTool):
         return next((r for r in self.corpus.records if r.doi and r.doi.lower() == value.lower()), None)
 
     async def search(self, query: str, max_results: int) -> tuple[list[LiteratureHit], int | None, str]:
-        records = await asyncio.to_thread(self.corpus.search, query, max_results)
+        if self._pending is not None:  # embedded at the first search, off the session's start-up path
+            async with self._embedding:
+                if self._pending is not None:
+                    await self.corpus.use_embedder(self._pending)
+                    self._pending = None
+        vector = None
+        if self.corpus.embedder is not None and tokenize(query):
+            try:
+                vector = (await self.corpus.embedder.embed([query], action="corpus_query"))[0]
+            except Exception as exc:  # a failing embedder leaves this search to BM25
+                log.info("local corpus query not embedded (%s)", exc)
+        records = await asyncio.to_thread(self.corpus.search, query, max_results, vector)
         return records, None, ""
+
+    def use_embedder(self, embedder: CorpusEmbedder) -> None:
+        """Index the corpus with ``embedder`` at the first search (:meth:`LocalCorpus.use_embedder`)."""
+        self._pending = embedder
 
 
 def build(ctx: BuildContext) -> LocalCorpusSearch | None:

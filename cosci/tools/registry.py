@@ -31,6 +31,7 @@ from cosci.tools.base import Tool
 from cosci.tools.cache import ResponseCache
 from cosci.tools.catalog import BuildContext, builder
 from cosci.tools.common import ToolBase
+from cosci.tools.corpus_vectors import CorpusEmbedder
 from cosci.tools.http import ApiClient, HttpPolicy
 from cosci.tools.skills import skill_tools
 
@@ -78,6 +79,13 @@ class ToolRegistry:
             elif entry in self._tools and entry not in out:
                 out[entry] = self._tools[entry]
         return out
+
+    def use_embedder(self, embedder: CorpusEmbedder) -> None:
+        """Give the session's embedder to the tools that index with it (the local corpus: design.md#own-documents)."""
+        for tool in self._tools.values():
+            use = getattr(tool, "use_embedder", None)
+            if use is not None:
+                use(embedder)
 
     async def aclose(self) -> None:
         """Close every HTTP client (idempotent)."""

@@ -1,18 +1,20 @@
 """The researcher's own documents in ``session.corpus_path``: PDFs (made here, with and without a text layer),
-Markdown, HTML and text become passages with page numbers, searched by ``local_corpus_search``, cited by their
-``file:`` URL with the page, excerpts verified against the page, and cached by content hash."""
+Markdown, HTML and text become passages with page numbers, searched by ``local_corpus_search`` (BM25, fused with
+the session's embedder when it has one), cited by their ``file:`` URL with the page, excerpts verified against the
+page, and cached by content hash."""
 
 from __future__ import annotations
 
 import logging
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from cosci.grounding.evidence import check_items
 from cosci.records import Citation
 from cosci.tools import documents
-from cosci.tools.corpus import LocalCorpus
+from cosci.tools.corpus import LocalCorpus, LocalCorpusSearch
 from cosci.tools.documents import split
 from tests.tools.minimal_pdf import write_pdf
 
@@ -94,3 +96,44 @@ def test_passages_are_cut_at_paragraphs_and_sentences() -> None:
     parts = split(text, 10)
     assert parts[:2] == ["One two three four five. Six seven eight nine ten.", "Eleven twelve."]
     assert all(len(p.split()) <= 10 for p in parts) and sum(len(p.split()) for p in parts) == 37
+
+
+class ScriptedEmbedder:
+    """Vectors scripted per text: a text containing a key gets that key's unit vector (others: the last axis)."""
+
+    def __init__(self, axes: dict[str, int], model: str = "scripted", fail: bool = False) -> None:
+        self.axes, self.model, self.fail = axes, model, fail
+        self.calls: list[list[str]] = []
+
+    async def embed(self, texts: list[str], *, action: str = "embed", task_id: str | None = None) -> np.ndarray:
+        self.calls.append(texts)
+        if self.fail:
+            raise RuntimeError("budget share spent")
+        out = np.zeros((len(texts), 4), dtype=np.float32)
+        for row, text in enumerate(texts):
+            out[row, next((axis for key, axis in self.axes.items() if key in text.lower()), 3)] = 1.0
+        return out
+
+
+async def test_an_embedded_corpus_finds_a_passage_in_other_words(tmp_path: Path,
+                                                                 caplog: pytest.LogCaptureFixture) -> None:
+    root = library(tmp_path / "lib")
+    query = "aldehyde dehydrogenase blockade"  # no word of page 2 (disulfiram's target, in other words)
+    tool = LocalCorpusSearch(LocalCorpus.load(root, passage_words=200, cache_dir=tmp_path / "cache"))
+    keyword_only, _, _ = await tool.search(query, 3)
+    assert keyword_only == []
+    embedder = ScriptedEmbedder({"disulfiram": 0, "aldehyde": 0, "metformin": 1})
+    tool.use_embedder(embedder)
+    hits, _, _ = await tool.search(query, 2)
+    assert hits[0].id == "preprint.pdf#page=2" and len(embedder.calls) == 2  # the records once, then the query
+    again = LocalCorpusSearch(LocalCorpus.load(root, passage_words=200, cache_dir=tmp_path / "cache"))
+    again.use_embedder(embedder)
+    await again.search(query, 2)
+    assert len(embedder.calls) == 3  # the records' vectors came from the cache: only the query was embedded
+    broken = LocalCorpusSearch(LocalCorpus.load(root, passage_words=200))
+    broken.use_embedder(ScriptedEmbedder({}, model="hosted", fail=True))
+    with caplog.at_level(logging.WARNING, logger="cosci.tools.corpus"):
+        hits, _, _ = await broken.search("disulfiram copper", 1)
+    assert [h.id for h in hits] == ["preprint.pdf#page=2"]  # BM25 alone
+    assert any("not embedded with hosted (budget share spent); keyword search only" in r.getMessage()
+               for r in caplog.records)
