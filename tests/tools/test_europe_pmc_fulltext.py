@@ -16,6 +16,7 @@ import httpx
 import pytest
 import respx
 
+from cosci.agents.article import Article
 from cosci.tools import europe_pmc
 from cosci.tools.jats import FULLTEXT_URL, matching_passages, parse_fulltext
 
@@ -81,3 +82,13 @@ async def test_no_full_text_is_read_when_the_config_says_none(make_registry, con
     respx.get(europe_pmc.SEARCH_URL).mock(return_value=httpx.Response(200, text=recorded("europepmc/search_core.json")))
     result = await make_registry(configure(fulltext_per_search=0)).get("europe_pmc_search")({"query": "cancer"})
     assert not result.is_error and "Full text" not in result.text  # respx would fail any fullTextXML request
+
+
+@respx.mock
+async def test_the_observation_article_text_is_the_full_text_when_there_is_one(make_registry, recorded) -> None:
+    respx.get(europe_pmc.SEARCH_URL).mock(return_value=httpx.Response(200, text=recorded("europepmc/search_core.json")))
+    respx.get(FULLTEXT_URL.format(pmcid="PMC12124214")).mock(return_value=httpx.Response(200, text=recorded(CASE)))
+    result = await make_registry().get("europe_pmc_search")({"query": "pulmonary lesion regression"})
+    record = next(r for r in result.records if "PMID:39709208" in r.ids)
+    prompt = Article(record, "independent").prompt_text()  # what the observation review reads
+    assert DISCUSSION in prompt and prompt.index("Case History") < prompt.index(DISCUSSION)
