@@ -343,7 +343,7 @@ def cmd_resume(args: argparse.Namespace) -> None:
 def cmd_run(args: argparse.Namespace) -> None:
     """A new session whose goal is ``--goal`` verbatim: the text never meets Hydra's override grammar."""
     from cosci.llm.gateway.routing import Router
-    from cosci.run import check_corpus
+    from cosci.run import check_corpus, check_skills
 
     if given := next((o.lstrip("+~").split("=", 1)[0] for o in args.overrides
                       if o.lstrip("+~").startswith(("session.goal=", "session.goal_file="))), None):
@@ -356,7 +356,9 @@ def cmd_run(args: argparse.Namespace) -> None:
     writable_data_dir(config.paths.data_dir)
     Router(config).check_keys()
     if config.session.corpus_path:
-        check_corpus(config.session.corpus_path)
+        check_corpus(config)
+    if config.tools.skills_path:
+        check_skills(config.tools.skills_path)
     from flows.launch import run_session
 
     run_session(config, overrides=list(args.overrides))

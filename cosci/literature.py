@@ -32,6 +32,9 @@ TOOL_PACKAGE = "cosci.tools"
 DEFAULT = "default"
 """The allowlist entry that stands for every tool declaring the agent in its ``agents``
 (``agents.<agent>.tools: [default]``; design.md#tools)."""
+SKILL_PATTERN = "literature_*"
+"""The allowlist entry that stands for every skill tool of the session (``tools.skills_path``, found at session
+start, so no config can name them one by one; design.md#skills)."""
 SEARCH_AGENTS = ("generation", "reflection", "evolution")
 """The agents that call literature tools by default (design.md#tools: ranking, meta-review and the others judge
 what they are shown)."""

@@ -84,7 +84,9 @@ def prevalidate(overrides: Sequence[str], multirun: bool) -> list[CosciConfig]:
         else:
             Router(config).check_keys()
         if config.session.corpus_path:
-            check_corpus(config.session.corpus_path)
+            check_corpus(config)
+        if config.tools.skills_path:
+            check_skills(config.tools.skills_path)
         check_tracking(config)
         if (
             multirun
@@ -110,14 +112,22 @@ def check_resumable(data_dir: Path, session_id: str) -> None:
         raise CosciError(f"session {session_id} is {status}; `cosci report {session_id}` shows its overview")
 
 
-def check_corpus(path: str) -> None:
-    """Load the local corpus once before anything runs: a bad path or file fails here, in one line."""
-    from cosci.tools.corpus import LocalCorpus
+def check_corpus(config: CosciConfig) -> None:
+    """Load the local corpus once before anything runs: a bad path or file fails here, in one line (its
+    documents' passages are cached, so the session's own load reads them back: design.md#own-documents)."""
+    from cosci.tools.corpus import load_corpus
 
-    corpus = LocalCorpus.load(path)
+    corpus = load_corpus(config)
     if corpus.skipped:
         print(f"cosci: warning: session.corpus_path: {corpus.skipped} rows skipped (not JSON objects with a "
               f"title or an abstract); {len(corpus.records)} records kept", file=sys.stderr)
+
+
+def check_skills(path: str) -> None:
+    """Scan ``tools.skills_path`` before anything runs: a path that is no folder fails here, in one line."""
+    from cosci.tools.skills import discover
+
+    discover(Path(path).expanduser())
 
 
 def parallel_launcher(job: Sequence[str]) -> bool:

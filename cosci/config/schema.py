@@ -69,7 +69,9 @@ class SessionCfg(_Strict):
     preferences: list[str] = Field(description="What the scientist values in a hypothesis (fed to goal parsing; "
                                    "design.md#supervisor).")
     resume: str | None = Field(description="Session id to continue instead of starting a new session.")
-    corpus_path: str | None = Field(description="Local corpus (JSONL/Parquet file or folder) for local_corpus_search.")
+    corpus_path: str | None = Field(description="Local corpus for local_corpus_search: a JSONL/Parquet file, a "
+                                    "document (PDF, Markdown, HTML, text) or a folder of them "
+                                    "(design.md#own-documents).")
     background: str | None = Field(
         default=None, description="Background survey of the research goal (prose); reaches every agent's system "
         "prompt quoted as untrusted data (design.md#prompts). Set by `cosci eval` (design.md#eval).")
@@ -395,6 +397,19 @@ class ToolsCfg(_Strict):
     offline: bool = Field(description="Network tools answer 'unavailable' without making a request.")
     apis: ApisCfg = Field(default_factory=ApisCfg, description="The scholarly APIs' settings (design.md#tools); "
                           "a session frozen before them gets the shipped values.")
+    skills_path: str | None = Field(description="Folder scanned at session start for SKILL.md documents, each a "
+                                    "literature_<name> tool (design.md#skills); null: no skills.")
+    skill_max_chars: int = Field(gt=0, le=1_000_000, description="A skill document returned to the model, "
+                                 "characters (design.md#skills: 12000).")
+    passage_words: int = Field(gt=20, le=2_000, description="Longest passage of a document in "
+                               "session.corpus_path or of an open-access full text, words "
+                               "(design.md#own-documents: 200).")
+    fulltext_per_search: int = Field(ge=0, le=20, description="Hits of one Europe PMC search whose open-access "
+                                     "full text is read (design.md#full-text: 2; 0: abstracts only).")
+    fulltext_passages: int = Field(ge=1, le=20, description="Passages of a full text shown per hit, those best "
+                                   "matching the query (design.md#full-text: 3).")
+    fulltext_max_chars: int = Field(gt=0, le=2_000_000, description="Characters of a full text kept for "
+                                    "excerpt verification and the observation review (design.md#full-text).")
 
 
 class TrackingCfg(_Strict):
@@ -518,7 +533,8 @@ class ModeCfg(_Strict):
 class AgentCfg(_Strict):
     budget_share: Unit = Field(description="Share of the session budget for this agent (design.md#budget).")
     tools: list[str] = Field(description="Tool allowlist (design.md#tools): declared tool names "
-                             "(cosci.literature.tool_names), and `default` for the tools declaring this agent.")
+                             "(cosci.literature.tool_names), `default` for the tools declaring this agent, and "
+                             "`literature_*` for the session's skills (design.md#skills).")
     modes: dict[str, ModeCfg] = Field(description="Routing per mode (design.md#routing).")
 
     @model_validator(mode="after")
@@ -534,7 +550,8 @@ class AgentCfg(_Strict):
     @classmethod
     def _known_tools(cls, v: list[str]) -> list[str]:
         known = literature.tool_names()
-        unknown = [name for name in v if name not in known and name != literature.DEFAULT]
+        patterns = (literature.DEFAULT, literature.SKILL_PATTERN)
+        unknown = [name for name in v if name not in known and name not in patterns]
         if unknown:
             raise ValueError(f"unknown tool '{unknown[0]}' (known: {literature.DEFAULT}, {', '.join(known)})")
         return v

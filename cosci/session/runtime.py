@@ -130,6 +130,7 @@ class SessionRuntime:
         chosen = [e["payload"].get("model") for e in store.logs.events("embedding_model")]
         if await embedder.choose() != (chosen[-1] if chosen else None):  # the model in the store (design.md#embeddings)
             store.logs.event("embedding_model", {"model": embedder.model})
+        registry.use_embedder(embedder)  # the local corpus embeds at its first search (design.md#own-documents)
         ids, vecs = store.hypotheses.embeddings(embedder.model)
         vectors = VectorStore(vecs.shape[1] if len(ids) else embedder.dim)
         if len(ids):

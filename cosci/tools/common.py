@@ -96,6 +96,9 @@ class LiteratureHit:
         retraction: a retraction flag the source itself reports (:data:`cosci.tools.base.RETRACTION_KINDS`, "" when
             none; design.md#retractions).
         notice: where the flag comes from, one line.
+        passages: open-access full-text passages shown under the abstract, ``"[<section>] <text>"`` (those
+            matching the query; design.md#full-text).
+        full_text: the whole open-access full text ("" when none was read): excerpts are checked against it too.
     """
 
     id: str
@@ -112,6 +115,8 @@ class LiteratureHit:
     other_ids: tuple[str, ...] = ()
     retraction: str = ""
     notice: str = ""
+    passages: tuple[str, ...] = ()
+    full_text: str = ""
 
     def to_text(self, number: int) -> str:
         """The record as the model reads it (a numbered block)."""
@@ -134,6 +139,9 @@ class LiteratureHit:
             if len(abstract) > ABSTRACT_CHARS:
                 abstract = abstract[:ABSTRACT_CHARS].rsplit(" ", 1)[0] + " …"
             lines.append(f"   {self.abstract_label}: {abstract}")
+        if self.passages:
+            lines.append("   Full text (open access), the passages matching the query:")
+            lines += [f"   - {p}" for p in self.passages]
         return "\n".join(lines)
 
 

@@ -5,10 +5,18 @@ PMC full texts, preprints (bioRxiv, medRxiv...), patents and agricultural litera
 Europe PMC page, ``https://europepmc.org/article/<source>/<id>``; it also keeps the hit's PMID and PMCID (merge by
 identifier, design.md#tools) and a retraction flag from its publication types (design.md#retractions). Rate: 3
 requests/s (politeness; Europe PMC publishes no hard limit).
+
+Full text where it is open (design.md#full-text): for the first ``tools.fulltext_per_search`` hits that have a
+PMCID and are open access or in Europe PMC's full-text collection (``isOpenAccess``/``inEPMC`` ``"Y"``), one more
+request, ``<PMCID>/fullTextXML`` (:mod:`cosci.tools.jats`); the hit then shows the ``tools.fulltext_passages``
+passages of its body that match the query best, and its whole body (up to ``tools.fulltext_max_chars``) is part of
+the text its excerpts are checked against. An article Europe PMC does not serve (an ``errorBean``, HTTP 404) or a
+failed request leaves the hit as it was, with its abstract.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import quote
 
@@ -17,6 +25,7 @@ from cosci.llm.port.types import ToolSpec
 from cosci.tools.catalog import BuildContext, register
 from cosci.tools.common import LiteratureHit, SearchTool, clean, first_year, search_parameters
 from cosci.tools.http import ApiClient, SourceError
+from cosci.tools.jats import FULLTEXT_URL, matching_passages, parse_fulltext
 
 SEARCH_URL = "https://www.ebi.ac.uk/europepmc/webservices/rest/search"
 RATE = 3.0
@@ -98,6 +107,32 @@ def parse_search(data: Any) -> tuple[list[LiteratureHit], int]:
     return records, total
 
 
+def open_pmcids(data: Any) -> dict[tuple[str, str], str]:
+    """``{(source, id): PMCID}`` of the hits of a ``core`` body whose full text Europe PMC may serve (a PMCID, and
+    ``isOpenAccess`` or ``inEPMC`` ``"Y"``)."""
+    out: dict[tuple[str, str], str] = {}
+    items = _mapping(_mapping(data).get("resultList")).get("result", [])
+    for item in items if isinstance(items, list) else []:
+        if not isinstance(item, dict):
+            continue
+        pmcid = clean(item.get("pmcid"))
+        if pmcid.upper().startswith("PMC") and "Y" in (item.get("isOpenAccess"), item.get("inEPMC")):
+            out[(clean(item.get("source")), clean(item.get("id")))] = pmcid
+    return out
+
+
+@dataclass(frozen=True)
+class FullTextPolicy:
+    """How much full text a search reads (``tools.fulltext_*``, ``tools.passage_words``; design.md#full-text):
+    ``per_search`` hits (0: none), ``passages`` shown per hit of at most ``passage_words`` words, ``max_chars``
+    of body kept per hit."""
+
+    per_search: int
+    passages: int
+    passage_words: int
+    max_chars: int
+
+
 class EuropePmcSearch(SearchTool):
     """The ``europe_pmc_search`` tool (see module docstring)."""
 
@@ -105,9 +140,26 @@ class EuropePmcSearch(SearchTool):
     label = "Europe PMC"
     fetch_kinds = ("PMID", "PMCID", "DOI")
 
-    def __init__(self, client: ApiClient, *, default_max_results: int = 5, offline: bool = False) -> None:
+    def __init__(self, client: ApiClient, *, default_max_results: int = 5, offline: bool = False,
+                 fulltext: FullTextPolicy | None = None) -> None:
         super().__init__(default_max_results=default_max_results, offline=offline)
         self.client = client
+        self.fulltext = fulltext or FullTextPolicy(0, 1, 200, 0)
+
+    async def with_full_text(self, rec: LiteratureHit, pmcid: str, query: str) -> LiteratureHit:
+        """``rec`` with the passages of its full text matching ``query`` and its body; ``rec`` itself when Europe
+        PMC serves none or the request fails (see module docstring)."""
+        try:
+            resp = await self.client.request("GET", FULLTEXT_URL.format(pmcid=quote(pmcid, safe="")))
+            full = parse_fulltext(resp.text)
+        except (SourceError, ValueError):
+            return rec
+        if full is None:
+            return rec
+        policy = self.fulltext
+        shown = tuple(f"[{title or 'Body'}] {text}" for title, text in
+                      matching_passages(full, query, policy.passages, policy.passage_words))
+        return replace(rec, passages=shown, full_text=full.text[:policy.max_chars])
 
     async def lookup(self, kind: str, value: str) -> LiteratureHit | None:
         """One record (title, abstract...) by PMID, PMCID or DOI through the ``search`` endpoint (core)."""
@@ -119,15 +171,32 @@ class EuropePmcSearch(SearchTool):
         resp = await self.client.request("GET", SEARCH_URL, params={
             "query": query, "resultType": "core", "format": "json", "pageSize": max_results})
         try:
-            records, total = parse_search(resp.json())
+            data = resp.json()
+            records, total = parse_search(data)
         except ValueError as exc:
             raise SourceError(str(exc)) from None
-        return records, total, ""
+        pmcids = open_pmcids(data)
+        read = 0
+        for i, rec in enumerate(records[:max_results]):
+            pmcid = pmcids.get((rec.source, rec.id))
+            if pmcid and read < self.fulltext.per_search:
+                read += 1
+                records[i] = await self.with_full_text(rec, pmcid, _plain(query))
+        with_text = sum(1 for r in records if r.full_text)
+        return records, total, f"open-access full text of {with_text} read" if with_text else ""
+
+
+def _plain(query: str) -> str:
+    """The words of a query without Europe PMC's field syntax (``PMCID:``, ``DOI:"…"``), to rank passages by."""
+    return " ".join(w for w in query.replace('"', " ").split() if ":" not in w and w not in ("AND", "OR", "NOT"))
 
 
 def build(ctx: BuildContext) -> EuropePmcSearch:
     """The session's Europe PMC search."""
-    return EuropePmcSearch(ctx.client("Europe PMC", RATE), default_max_results=ctx.max_results, offline=ctx.offline)
+    t = ctx.config.tools
+    policy = FullTextPolicy(t.fulltext_per_search, t.fulltext_passages, t.passage_words, t.fulltext_max_chars)
+    return EuropePmcSearch(ctx.client("Europe PMC", RATE), default_max_results=ctx.max_results, offline=ctx.offline,
+                           fulltext=policy)
 
 
 URL_FORMS = (

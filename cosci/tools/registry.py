@@ -10,7 +10,10 @@ builder may decline, and a tool the model cannot use is not offered:
 * ``web_search`` only when ``TAVILY_API_KEY`` or ``BRAVE_API_KEY`` is set; ``openalex_search`` only when
   ``OPENALEX_API_KEY`` is set;
 * ``local_corpus_search`` only when ``session.corpus_path`` is set (loaded and indexed here; a missing path is
-  a one-line :class:`~cosci.tools.corpus.CorpusError` naming ``session.corpus_path``).
+  a one-line :class:`~cosci.tools.corpus.CorpusError` naming ``session.corpus_path``);
+* one ``literature_<name>`` per skill found under ``tools.skills_path`` (:mod:`cosci.tools.skills`; allowlisted
+  by the entry ``literature_*``; a path that is no folder is a one-line
+  :class:`~cosci.tools.skills.SkillsError`).
 
 Tools are registered in the declarations' order (searches by rank, then the others). A failing search suggests
 the other usable searches in :func:`cosci.literature.search_order`. :meth:`ToolRegistry.for_agent` filters by
@@ -25,13 +28,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from cosci.config.schema import CosciConfig
-from cosci.literature import declarations, search_order
+from cosci.literature import SKILL_PATTERN, declarations, search_order
 from cosci.tools.base import Tool
 from cosci.tools.cache import ResponseCache
 from cosci.tools.catalog import BuildContext, builder
 from cosci.tools.common import SearchTool, ToolBase
+from cosci.tools.corpus_vectors import CorpusEmbedder
 from cosci.tools.http import ApiClient, HttpPolicy
 from cosci.tools.retractions import RetractionCheck
+from cosci.tools.skills import skill_tools
 
 RETRACTION_CHECKERS = (("crossref_lookup", ("DOI",)), ("europe_pmc_search", ("PMID", "PMCID", "DOI")))
 """The tools the retraction check asks, and the identifier kinds each reads (design.md#retractions)."""
@@ -45,11 +50,14 @@ class ToolRegistry:
         allowlists: agent name -> tool names it may call (``agents.<agent>.tools``).
         clients: HTTP clients to close in :meth:`aclose`.
         retractions: the session's retraction check (design.md#retractions).
+        skills: the names among ``tools`` that are skills (the allowlist entry ``literature_*`` gives them).
     """
 
     def __init__(self, tools: Mapping[str, Tool], allowlists: Mapping[str, Sequence[str]],
-                 clients: Sequence[ApiClient] = (), retractions: RetractionCheck | None = None) -> None:
+                 clients: Sequence[ApiClient] = (), retractions: RetractionCheck | None = None,
+                 skills: Sequence[str] = ()) -> None:
         self._tools = dict(tools)
+        self._skills = frozenset(skills)
         self._allowlists = {agent: tuple(names) for agent, names in allowlists.items()}
         self._clients = tuple(clients)
         self.retractions = retractions
@@ -74,7 +82,20 @@ class ToolRegistry:
         """
         if agent not in self._allowlists:
             raise KeyError(f"unknown agent '{agent}' (known: {', '.join(self._allowlists)})")
-        return {name: self._tools[name] for name in self._allowlists[agent] if name in self._tools}
+        out: dict[str, Tool] = {}
+        for entry in self._allowlists[agent]:
+            if entry == SKILL_PATTERN:  # every skill tool of the session (design.md#skills)
+                out.update((n, t) for n, t in self._tools.items() if n in self._skills and n not in out)
+            elif entry in self._tools and entry not in out:
+                out[entry] = self._tools[entry]
+        return out
+
+    def use_embedder(self, embedder: CorpusEmbedder) -> None:
+        """Give the session's embedder to the tools that index with it (the local corpus: design.md#own-documents)."""
+        for tool in self._tools.values():
+            use = getattr(tool, "use_embedder", None)
+            if use is not None:
+                use(embedder)
 
     async def aclose(self) -> None:
         """Close every HTTP client (idempotent)."""
@@ -102,6 +123,7 @@ def build_registry(config: CosciConfig, cache_dir: Path | None, *, policy: HttpP
 
     Raises:
         CorpusError: ``session.corpus_path`` is set but missing, empty or unreadable.
+        SkillsError: ``tools.skills_path`` is set but is not a folder.
     """
     env = os.environ if environ is None else environ
     policy = policy or HttpPolicy()
@@ -118,12 +140,14 @@ def build_registry(config: CosciConfig, cache_dir: Path | None, *, policy: HttpP
     context = BuildContext(config, env, client)
     tools = [tool for d in declarations() if (tool := builder(d.name)(context)) is not None]
     _set_alternatives(tools, offline)
+    skills = skill_tools(config.tools.skills_path, config.tools.skill_max_chars, {t.name for t in tools})
     allowlists = {agent: acfg.tools for agent, acfg in config.agents.items()}
     by_name = {t.name: t for t in tools}
     checkers = [(tool, kinds) for name, kinds in RETRACTION_CHECKERS
                 if isinstance(tool := by_name.get(name), SearchTool)]
     check = RetractionCheck(checkers) if config.tools.apis.retraction_check else None
-    return ToolRegistry(by_name, allowlists, clients, check)
+    by_name.update((s.name, s) for s in skills)
+    return ToolRegistry(by_name, allowlists, clients, check, [s.name for s in skills])
 
 
 def _set_alternatives(tools: Sequence[ToolBase], offline: bool) -> None:

@@ -53,19 +53,26 @@ class LiteratureHit(Protocol):
     @property
     def notice(self) -> str: ...
 
+    @property
+    def full_text(self) -> str: ...
+
 _DOI = re.compile(r"(?:doi\.org/|doi:\s*)(10\.\d{4,9}/\S+)", re.IGNORECASE)
 _VERSION = re.compile(r"v\d+$")
 _KIND = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")
 
 
 def normalise_url(url: str) -> str:
-    """Compare URLs loosely: lower-case scheme and host, no fragment, no trailing slash, ``http`` = ``https``."""
+    """Compare URLs loosely: lower-case scheme and host, no fragment, no trailing slash, ``http`` = ``https``.
+
+    A ``file:`` URL keeps its fragment: there it names the page or passage of a document of the local corpus
+    (``file:///…/paper.pdf#page=3``, design.md#own-documents), so page 3 and page 4 are two records."""
     try:
         p = urlsplit(url.strip())
     except ValueError:
         return url.strip()
     scheme = "https" if p.scheme.lower() in ("http", "https") else p.scheme.lower()
-    return urlunsplit((scheme, p.netloc.lower().removeprefix("www."), p.path.rstrip("/"), p.query, ""))
+    fragment = p.fragment if scheme == "file" else ""
+    return urlunsplit((scheme, p.netloc.lower().removeprefix("www."), p.path.rstrip("/"), p.query, fragment))
 
 
 def doi_key(doi: str) -> str:
@@ -132,8 +139,9 @@ def _other_keys(others: tuple[str, ...]) -> list[str]:
 
 
 def to_source(rec: LiteratureHit, tool: str) -> Source:
-    """A search hit as a :class:`Source` (its full abstract is the text excerpts are checked against)."""
-    text = "\n".join(part for part in (rec.title, rec.abstract) if part)
+    """A search hit as a :class:`Source`: its title, full abstract and open-access full text (when one was read) are
+    the text excerpts are checked against (design.md#full-text)."""
+    text = "\n".join(part for part in (rec.title, rec.abstract, rec.full_text) if part)
     return Source(url=rec.url, text=text, title=rec.title, ids=literature_ids(rec), tool=tool,
                   retraction=rec.retraction, notice=rec.notice)
 

@@ -151,7 +151,7 @@ def test_cfg_job_prints_the_composed_config(tmp_path: Path) -> None:
 @pytest.mark.parametrize("corpus", ["/nonexistent/corpus.jsonl", "bad"])
 def test_a_bad_corpus_is_refused_before_anything_runs(corpus: str, tmp_path: Path) -> None:
     if corpus == "bad":
-        corpus = str(tmp_path.parent / "not_a_corpus.txt")
+        corpus = str(tmp_path.parent / "not_a_corpus.pdf")  # a text file is a corpus document now; this is no PDF
         Path(corpus).write_text("just some text\n")
     result = _run("experiment=demo", f"session.corpus_path={corpus}", cwd=tmp_path)
     assert result.returncode == 2 and "session.corpus_path" in result.stderr

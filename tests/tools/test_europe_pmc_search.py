@@ -11,6 +11,7 @@ import respx
 
 from cosci.tools import europe_pmc
 from cosci.tools.common import urls_in
+from cosci.tools.jats import FULLTEXT_URL
 
 
 def test_parse_search_reads_records(recorded: Callable[[str], str]) -> None:
@@ -46,6 +47,8 @@ def test_parse_search_rejects_other_bodies(body: object) -> None:
 async def test_tool_sends_core_json_query(make_registry, recorded) -> None:
     route = respx.get(europe_pmc.SEARCH_URL).mock(
         return_value=httpx.Response(200, text=recorded("europepmc/search_core.json")))
+    # hit 2's full text (test_europe_pmc_fulltext.py): not served here
+    respx.get(FULLTEXT_URL.format(pmcid="PMC12124214")).mock(return_value=httpx.Response(404))
     result = await make_registry().get("europe_pmc_search")({"query": "cancer", "max_results": 5})
     assert not result.is_error and result.source == "europe_pmc_search"
     params = route.calls.last.request.url.params
@@ -63,6 +66,7 @@ async def test_tool_sends_core_json_query(make_registry, recorded) -> None:
 async def test_max_results_caps_the_records(make_registry, recorded) -> None:
     respx.get(europe_pmc.SEARCH_URL).mock(
         return_value=httpx.Response(200, text=recorded("europepmc/search_core.json")))
+    respx.get(FULLTEXT_URL.format(pmcid="PMC12124214")).mock(return_value=httpx.Response(404))
     result = await make_registry().get("europe_pmc_search")({"query": "cancer", "max_results": 2})
     assert len(result.urls) == 2
     assert "3. " not in result.text

@@ -11,6 +11,7 @@ import pytest
 
 from cosci.tools.common import urls_in
 from cosci.tools.corpus import CorpusError, LocalCorpus
+from tests.tools.minimal_pdf import write_pdf
 
 RECORDS = [
     {"id": "c1", "title": "YAP/TAZ mechanotransduction in lung fibrosis",
@@ -56,7 +57,7 @@ def test_parquet_corpus_and_folder(tmp_path: Path) -> None:
     (folder / "sub").mkdir(parents=True)
     write_parquet(folder / "part1.parquet", RECORDS[:2])
     write_jsonl(folder / "sub" / "part2.jsonl", RECORDS[2:])
-    (folder / "notes.txt").write_text("ignored", encoding="utf-8")
+    (folder / "notes.csv").write_text("ignored", encoding="utf-8")
     corpus = LocalCorpus.load(folder)
     assert sorted(r.id for r in corpus.records) == ["c1", "c2", "c3"]
     (hit,) = corpus.search("organoid chemotherapy", 1)
@@ -82,11 +83,18 @@ async def test_tool_answers_with_records_and_urls(make_registry, configure, tmp_
 @pytest.mark.parametrize(("setup", "message"), [
     (lambda p: p / "absent.jsonl", "does not exist"),
     (lambda p: p, "holds no .jsonl"),
+    (lambda p: p / "scan.pdf", "holds no searchable text (scan.pdf: no text layer)"),
+    (lambda p: p / "broken.pdf", "broken.pdf: not a readable PDF"),
     (lambda p: write_jsonl(p / "empty.jsonl", [{"url": "https://x.org"}]), "holds no records"),
 ])
 def test_unusable_corpus_path_fails_at_registry_build(make_registry, configure, tmp_path: Path, setup,
                                                        message: str) -> None:
+    write_pdf(tmp_path / "scan.pdf", [None, None])  # only in the cases that name it: the others are not its folder
+    (tmp_path / "broken.pdf").write_text("%PDF-1.4 not really", encoding="utf-8")
     path = setup(tmp_path)
+    if path == tmp_path:
+        for f in tmp_path.iterdir():
+            f.unlink()
     with pytest.raises(CorpusError) as err:
         make_registry(configure(corpus_path=str(path)))
     text = str(err.value)

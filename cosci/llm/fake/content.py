@@ -24,7 +24,8 @@ from cosci.llm.fake import reviews as reviews
 from cosci.llm.fake import words as words
 from cosci.llm.fake.types import FakeCall, FakeReply
 
-URL = re.compile(r"https?://[^\s\"'<>)\]]+")
+URL = re.compile(r"(?:https?|file)://[^\s\"'<>)\]]+")
+"""A URL a tool returned: the web's, or a ``file:`` URL of a local corpus document's page (design.md#own-documents)."""
 HYP_ID = re.compile(r"H-[0-9a-f]{12}")
 
 
@@ -60,7 +61,7 @@ def quote_from(call: FakeCall, url: str, n_words: int = 12) -> str:
         if at < 0:
             continue
         after = text[at + len(url):]
-        label = re.search(r"(?:Abstract|Snippet):\s*", after[:400])
+        label = re.search(r"(?:Abstract|Snippet|Passage):\s*", after[:400])
         body = after[label.end():] if label else after
         quoted = " ".join(body.split("</untrusted_source>")[0].split()[:n_words])
         if quoted:
