@@ -31,6 +31,7 @@ import argparse
 import math
 import random
 import statistics
+import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
@@ -73,7 +74,7 @@ class SimOpts:
 
     fit: str = "eb_is"
     feed: str = "match"
-    order: bool = False
+    order: bool = True
     judge2_sd: float | None = None
     labels: bool = False
     pair_fit: str = "laplace"
@@ -172,10 +173,11 @@ SAMPLED = replace(DEFAULT, dual=replace(DEFAULT.dual, sample=0.1))
 VARIANTS: dict[str, tuple[TournamentCfg, SimOpts]] = {
     "default": (DEFAULT, SimOpts()),
     "elo_buckets": (replace(DEFAULT, pairing="elo_buckets"), SimOpts()),
-    "old+sample-0.1": (SAMPLED, SimOpts(fit="old", pair_fit="old")),
+    "old+sample-0.1": (SAMPLED, SimOpts(fit="old", pair_fit="old", order=False)),
     "default+sample-0.1": (SAMPLED, SimOpts()),
-    "order+sample-0.1": (SAMPLED, SimOpts(order=True)),
-    "calls+sample-0.1": (SAMPLED, SimOpts(feed="calls", order=True)),
+    "noorder+sample-0.1": (SAMPLED, SimOpts(order=False)),
+    "before+sample-0.1": (SAMPLED, SimOpts(order=False, pair_fit="eb_is")),
+    "calls+sample-0.1": (SAMPLED, SimOpts(feed="calls")),
     "default+dual-close": (replace(DEFAULT, dual=replace(DEFAULT.dual, policy="close")), SimOpts()),
     "default+dual-all": (replace(DEFAULT, dual=replace(DEFAULT.dual, policy="all")), SimOpts()),
     "2judges+sample-0.1": (SAMPLED, SimOpts(judge2_sd=2.0, feed="calls", order=True)),
@@ -219,7 +221,10 @@ def main(argv: list[str] | None = None) -> None:
     trials = range(args.first_trial, args.first_trial + args.trials)
     jobs = [(cfg, bias, t, budgets, 40, args.per, opts) for _, cfg, opts, bias in rows for t in trials]
     with ProcessPoolExecutor(args.workers) as pool:
-        results = list(pool.map(_trial, jobs, chunksize=1))
+        results = []
+        for done, one in enumerate(pool.map(_trial, jobs, chunksize=1), 1):
+            results.append(one)
+            print(f"# {done}/{len(jobs)} {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
     print(f"{'variant':24} {'bias':>4} {'calls/h':>7} {'recall (leaderboard)':>21} {'by Elo':>6} {'by BT':>6} "
           f"{'LLM calls':>9} {'draws':>6} {'r2':>5}")
     for n, (name, cfg, _, bias) in enumerate(rows):
