@@ -18,8 +18,11 @@ the shipped ``conf/config.yaml`` (read at start); ``elo_buckets`` is the same wi
 Variants ``*+sample-0.1`` judge a 10 % sample of matches in both orders (``ranking.dual_order_sample: 0.1``);
 :class:`SimOpts` says how they feed the fit (``old``: the earlier half-win, N(0, 1), Laplace fit; ``order``: with
 the first-shown ids; ``calls``: a verdict per call; ``2judges``: every other call by a judge of noise sd 2,
-``+labels`` telling the fit which). The pairing reads a ``laplace`` fit after every match (4 ms; the leaderboard's
-``eb_is`` fit, read at each budget, costs ~50 ms, too much for ~1,000 refits a trial on shared cores).
+``+labels`` telling the fit which). The pairing reads a ``laplace`` fit after every match, as the session does
+(:data:`cosci.tournament.uncertainty.PAIRING_FIT`; 4 ms); the leaderboard is the ``eb_is`` fit, read at each
+budget. ``default`` passes the first-shown ids (``first=``) to both, as the session does; ``noorder`` does not;
+``before`` pairs on ``eb_is`` without them (the session at the previous stop; ~50 ms a refit, slow).
+``--pair-scores``: how closely the pair scores on each fit method track the half-win fit's.
 
 ``python -m bench.ranking_sim --coverage``: the coverage of the fit's 95 % intervals per regime
 (:mod:`bench.ranking_coverage`).
@@ -205,7 +208,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--boot", type=int, default=100, help="--coverage: bootstrap resamples")
     ap.add_argument("--judges2", action="store_true",
                     help="--coverage: half the verdicts from a second judge of reliability 0.5")
+    ap.add_argument("--pair-scores", action="store_true",
+                    help="agreement of the pairing's scores on each fit method with the half-win fit's")
     args = ap.parse_args(argv)
+    if args.pair_scores:
+        pair_agreement(args.first_trial, args.trials)
+        return
     if args.coverage:
         coverage_main(args.trials, args.first_trial, args.methods, args.workers, args.boot, args.judges2)
         return
@@ -240,6 +248,36 @@ def main(argv: list[str] | None = None) -> None:
     print(f"# trials {args.first_trial}-{args.first_trial + args.trials - 1}, N=40, budget c calls per hypothesis = "
           f"c*40/{args.per} LLM calls, "
           f"{time.monotonic() - started:.0f} s")
+
+
+def pair_agreement(first_trial: int, trials: int, n: int = 40, m: int = 400) -> None:
+    """``--pair-scores``: how closely the pairing's scores on each fit method track those on the earlier half-win
+    fit (:func:`bench.ranking_coverage.old_fit`): Pearson correlation over all pairs, and how often the best pair
+    is the same. Verdicts: ``m`` on random pairs of ``n`` hypotheses, q ~ N(0, 1), 5 % ties."""
+    from cosci.tournament.uncertainty import pair_scores
+
+    corr: dict[str, list[float]] = {"laplace": [], "eb_mix": [], "eb_is": []}
+    same = dict.fromkeys(corr, 0)
+    for trial in range(first_trial, first_trial + trials):
+        rng = np.random.default_rng(trial)
+        q = rng.normal(size=n)
+        ids = [f"H{i:02d}" for i in range(n)]
+        verdicts: list[Verdict] = []
+        for _ in range(m):
+            a, b = rng.choice(n, 2, replace=False)
+            s = 1.0 if rng.random() < 1.0 / (1.0 + math.exp(-(q[a] - q[b]))) else 0.0
+            verdicts.append((ids[a], ids[b], 0.5 if rng.random() < 0.05 else s))
+        theta, cov = old_fit(ids, verdicts)
+        iu = np.triu_indices(n, 1)
+        ref = pair_scores(BTFit(tuple(ids), theta, cov, m, np.sqrt(np.diag(cov)), 0.0, 1.0), 5)[iu]
+        for method in corr:
+            got = pair_scores(fit_bt(ids, verdicts, method=method), 5)[iu]  # type: ignore[arg-type]
+            corr[method].append(float(np.corrcoef(ref, got)[0, 1]))
+            same[method] += int(np.argmax(ref) == np.argmax(got))
+    for method, values in corr.items():
+        print(f"{method:8} pair-score correlation with the half-win fit: mean {statistics.mean(values):.4f}, "
+              f"min {min(values):.4f}; same best pair {same[method]}/{trials}")
+    print(f"# trials {first_trial}-{first_trial + trials - 1}, N={n}, {m} verdicts")
 
 
 Job = tuple[TournamentCfg, float, int, tuple[int, ...], int, int, SimOpts]

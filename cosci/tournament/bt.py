@@ -37,7 +37,9 @@ score of ``a``: 1 a won, 0 b won, 0.5 a tie.
   its intervals miss the extremes; a plug-in maximum-marginal-likelihood τ collapses with few verdicts and its
   intervals are too narrow; the Laplace marginal likelihood alone favours too small a τ with few verdicts per
   hypothesis (a known bias of Laplace approximations for binary data), which the importance sampling removes.
-  Coverage per regime: bench/README.md (``python -m bench.ranking_sim --coverage``).
+  The ``eb_is`` sd is then widened by :func:`ci_inflation` (×1 at fitted τ ≤ 0.6, up to ×1.10 at τ ≥ 1), an
+  empirical correction chosen on the coverage bench's tuning trials. Coverage per regime: bench/README.md
+  (``python -m bench.ranking_sim --coverage``).
 - **Intervals** are for the *centred* strength ``θ_i − mean(θ)`` (what the verdicts identify; θ sums to 0):
   ``θ_i ± 1.96·sd_i`` with ``sd_i`` from the covariance projected onto sum-zero vectors (``method="laplace"``
   keeps the earlier unprojected sd). Cost: about 60 ms a fit at 60 hypotheses and 900 verdicts on one core,
