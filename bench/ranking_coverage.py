@@ -8,8 +8,9 @@ Regime: N = 40 hypotheses (``COVER_N``), true θ_i ~ N(0, (spread/2)²) logits (
 ``per_h`` verdicts per hypothesis on uniformly random pairs (``per_h · N / 2`` verdicts), the hypothesis shown
 first drawn by a fair coin, and a
 Davidson judge with a first-position bias: with ``u = (θ_first − θ_second + bias) / 2``, P(first wins) ∝ e^u,
-P(second wins) ∝ e^−u, P(tie) ∝ ν = 0.3 (13 % ties between equals). The fit does not know who was shown first
-(the session's verdicts do not carry it), so the bias is a misspecification the intervals must absorb.
+P(second wins) ∝ e^−u, P(tie) ∝ ν = 0.3 (13 % ties between equals). The ``+order`` methods are told who was shown first
+(``first=``, as the session's fit is: ``Matches.first_shown``); the others are not, so for them the bias is a
+misspecification the intervals must absorb.
 ``--judges2``: half the verdicts come from a second judge with reliability 0.5 (its logit differences halved),
 fitted with and without the judge labels; the truth is then on the fit's scale, θ times the verdict-weighted
 geometric mean of the two reliabilities (√0.5).
@@ -55,7 +56,8 @@ REGIMES: list[tuple[float, int, float]] = (
 )
 """``(spread ±logits, verdicts per hypothesis, first-position bias logits)``: the corners and a middle row."""
 
-ALL_METHODS = ("old", "laplace", "eb_ml", "sandwich", "boot", "eb_mix", "eb_mix+order", "eb_is", "eb_is+order")
+ALL_METHODS = ("old", "laplace", "eb_ml", "sandwich", "boot", "eb_mix", "eb_mix+order", "eb_is", "eb_is+order",
+               "eb_is-raw", "eb_is+order-raw")
 
 
 def simulate(theta: NDArray[np.float64], per_h: int, bias: float, rng: np.random.Generator,
@@ -180,8 +182,10 @@ FITS: dict[str, tuple[bt.Method, bool, bool]] = {
     "laplace": ("laplace", False, False), "eb_mix": ("eb_mix", False, False),
     "eb_mix+order": ("eb_mix", True, False), "eb_is": ("eb_is", False, False),
     "eb_is+order": ("eb_is", True, False), "eb_is+judges": ("eb_is", True, True),
+    "eb_is-raw": ("eb_is", False, False), "eb_is+order-raw": ("eb_is", True, False),
 }
-"""``fit_bt`` methods: ``(method, pass the first-shown ids, pass the judge labels)``."""
+"""``fit_bt`` methods: ``(method, pass the first-shown ids, pass the judge labels)``; ``-raw``: the ``eb_is``
+interval without its widening (:func:`cosci.tournament.bt.ci_inflation` divided out), as measured before it."""
 
 
 def coverage_trial(job: tuple[float, int, float, int, tuple[str, ...], int, float | None, int]
@@ -213,7 +217,8 @@ def coverage_trial(job: tuple[float, int, float, int, tuple[str, ...], int, floa
             method, order, labels = FITS[name]
             f = fit_bt(ids, verdicts, first=[v[0] for v in verdicts] if order else None,
                        judges=judges if labels else None, method=method)
-            record(name, f.theta - Z95 * f.sd, f.theta + Z95 * f.sd, t0)
+            sd = f.sd / bt.ci_inflation(f.prior_sd) if name.endswith("-raw") else f.sd
+            record(name, f.theta - Z95 * sd, f.theta + Z95 * sd, t0)
         elif name in ("eb_ml", "sandwich", "boot"):
             if ml is None:
                 ml = eb_ml(d)

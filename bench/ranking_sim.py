@@ -18,8 +18,11 @@ the shipped ``conf/config.yaml`` (read at start); ``elo_buckets`` is the same wi
 Variants ``*+sample-0.1`` judge a 10 % sample of matches in both orders (``ranking.dual_order_sample: 0.1``);
 :class:`SimOpts` says how they feed the fit (``old``: the earlier half-win, N(0, 1), Laplace fit; ``order``: with
 the first-shown ids; ``calls``: a verdict per call; ``2judges``: every other call by a judge of noise sd 2,
-``+labels`` telling the fit which). The pairing reads a ``laplace`` fit after every match (4 ms; the leaderboard's
-``eb_is`` fit, read at each budget, costs ~50 ms, too much for ~1,000 refits a trial on shared cores).
+``+labels`` telling the fit which). The pairing reads a ``laplace`` fit after every match, as the session does
+(:data:`cosci.tournament.uncertainty.PAIRING_FIT`; 4 ms); the leaderboard is the ``eb_is`` fit, read at each
+budget. ``default`` passes the first-shown ids (``first=``) to both, as the session does; ``noorder`` does not;
+``before`` pairs on ``eb_is`` without them (the session at the previous stop; ~50 ms a refit, slow).
+``--pair-scores``: how closely the pair scores on each fit method track the half-win fit's.
 
 ``python -m bench.ranking_sim --coverage``: the coverage of the fit's 95 % intervals per regime
 (:mod:`bench.ranking_coverage`).
@@ -31,6 +34,7 @@ import argparse
 import math
 import random
 import statistics
+import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
@@ -73,7 +77,7 @@ class SimOpts:
 
     fit: str = "eb_is"
     feed: str = "match"
-    order: bool = False
+    order: bool = True
     judge2_sd: float | None = None
     labels: bool = False
     pair_fit: str = "laplace"
@@ -172,10 +176,11 @@ SAMPLED = replace(DEFAULT, dual=replace(DEFAULT.dual, sample=0.1))
 VARIANTS: dict[str, tuple[TournamentCfg, SimOpts]] = {
     "default": (DEFAULT, SimOpts()),
     "elo_buckets": (replace(DEFAULT, pairing="elo_buckets"), SimOpts()),
-    "old+sample-0.1": (SAMPLED, SimOpts(fit="old", pair_fit="old")),
+    "old+sample-0.1": (SAMPLED, SimOpts(fit="old", pair_fit="old", order=False)),
     "default+sample-0.1": (SAMPLED, SimOpts()),
-    "order+sample-0.1": (SAMPLED, SimOpts(order=True)),
-    "calls+sample-0.1": (SAMPLED, SimOpts(feed="calls", order=True)),
+    "noorder+sample-0.1": (SAMPLED, SimOpts(order=False)),
+    "before+sample-0.1": (SAMPLED, SimOpts(order=False, pair_fit="eb_is")),
+    "calls+sample-0.1": (SAMPLED, SimOpts(feed="calls")),
     "default+dual-close": (replace(DEFAULT, dual=replace(DEFAULT.dual, policy="close")), SimOpts()),
     "default+dual-all": (replace(DEFAULT, dual=replace(DEFAULT.dual, policy="all")), SimOpts()),
     "2judges+sample-0.1": (SAMPLED, SimOpts(judge2_sd=2.0, feed="calls", order=True)),
@@ -203,7 +208,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--boot", type=int, default=100, help="--coverage: bootstrap resamples")
     ap.add_argument("--judges2", action="store_true",
                     help="--coverage: half the verdicts from a second judge of reliability 0.5")
+    ap.add_argument("--pair-scores", action="store_true",
+                    help="agreement of the pairing's scores on each fit method with the half-win fit's")
     args = ap.parse_args(argv)
+    if args.pair_scores:
+        pair_agreement(args.first_trial, args.trials)
+        return
     if args.coverage:
         coverage_main(args.trials, args.first_trial, args.methods, args.workers, args.boot, args.judges2)
         return
@@ -219,7 +229,10 @@ def main(argv: list[str] | None = None) -> None:
     trials = range(args.first_trial, args.first_trial + args.trials)
     jobs = [(cfg, bias, t, budgets, 40, args.per, opts) for _, cfg, opts, bias in rows for t in trials]
     with ProcessPoolExecutor(args.workers) as pool:
-        results = list(pool.map(_trial, jobs, chunksize=1))
+        results = []
+        for done, one in enumerate(pool.map(_trial, jobs, chunksize=1), 1):
+            results.append(one)
+            print(f"# {done}/{len(jobs)} {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
     print(f"{'variant':24} {'bias':>4} {'calls/h':>7} {'recall (leaderboard)':>21} {'by Elo':>6} {'by BT':>6} "
           f"{'LLM calls':>9} {'draws':>6} {'r2':>5}")
     for n, (name, cfg, _, bias) in enumerate(rows):
@@ -235,6 +248,36 @@ def main(argv: list[str] | None = None) -> None:
     print(f"# trials {args.first_trial}-{args.first_trial + args.trials - 1}, N=40, budget c calls per hypothesis = "
           f"c*40/{args.per} LLM calls, "
           f"{time.monotonic() - started:.0f} s")
+
+
+def pair_agreement(first_trial: int, trials: int, n: int = 40, m: int = 400) -> None:
+    """``--pair-scores``: how closely the pairing's scores on each fit method track those on the earlier half-win
+    fit (:func:`bench.ranking_coverage.old_fit`): Pearson correlation over all pairs, and how often the best pair
+    is the same. Verdicts: ``m`` on random pairs of ``n`` hypotheses, q ~ N(0, 1), 5 % ties."""
+    from cosci.tournament.uncertainty import pair_scores
+
+    corr: dict[str, list[float]] = {"laplace": [], "eb_mix": [], "eb_is": []}
+    same = dict.fromkeys(corr, 0)
+    for trial in range(first_trial, first_trial + trials):
+        rng = np.random.default_rng(trial)
+        q = rng.normal(size=n)
+        ids = [f"H{i:02d}" for i in range(n)]
+        verdicts: list[Verdict] = []
+        for _ in range(m):
+            a, b = rng.choice(n, 2, replace=False)
+            s = 1.0 if rng.random() < 1.0 / (1.0 + math.exp(-(q[a] - q[b]))) else 0.0
+            verdicts.append((ids[a], ids[b], 0.5 if rng.random() < 0.05 else s))
+        theta, cov = old_fit(ids, verdicts)
+        iu = np.triu_indices(n, 1)
+        ref = pair_scores(BTFit(tuple(ids), theta, cov, m, np.sqrt(np.diag(cov)), 0.0, 1.0), 5)[iu]
+        for method in corr:
+            got = pair_scores(fit_bt(ids, verdicts, method=method), 5)[iu]  # type: ignore[arg-type]
+            corr[method].append(float(np.corrcoef(ref, got)[0, 1]))
+            same[method] += int(np.argmax(ref) == np.argmax(got))
+    for method, values in corr.items():
+        print(f"{method:8} pair-score correlation with the half-win fit: mean {statistics.mean(values):.4f}, "
+              f"min {min(values):.4f}; same best pair {same[method]}/{trials}")
+    print(f"# trials {first_trial}-{first_trial + trials - 1}, N={n}, {m} verdicts")
 
 
 Job = tuple[TournamentCfg, float, int, tuple[int, ...], int, int, SimOpts]

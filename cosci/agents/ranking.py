@@ -40,11 +40,12 @@ from cosci.prompts import render
 from cosci.records import TournamentVerdict, tool_schema
 from cosci.safety.quoting import quote_hypothesis, quote_untrusted
 from cosci.store import MatchRow
-from cosci.tournament.bt import BTFit, fit_bt
+from cosci.tournament.bt import BTFit, Method, fit_bt
 from cosci.tournament.elo import EloRule
 from cosci.tournament.engine import MatchPlan, TournamentCfg, plan_match
 from cosci.tournament.judge_stats import position_bias
 from cosci.tournament.judging import DualOrderState, resolve, unit_hash
+from cosci.tournament.uncertainty import PAIRING_FIT
 from cosci.tournament.verdict import parse_verdict, rationale_of
 
 VERDICT_SCHEMA = tool_schema(TournamentVerdict)
@@ -98,9 +99,12 @@ class RankingAgent(BaseAgent):
             counts[key] = counts.get(key, 0) + 1
         return lambda a, b: counts.get((min(a, b), max(a, b)), 0) >= cap
 
-    def fit(self, players: list[Hypothesis]) -> BTFit:
-        """Bradley–Terry over every valid verdict among ``players`` (deterministic: resume refits the same)."""
-        return fit_bt([p.id for p in players], self.store.matches.verdicts(), self.config.ranking.bt_prior_sd)
+    def fit(self, players: list[Hypothesis], method: Method = "eb_is") -> BTFit:
+        """Bradley–Terry over every valid verdict among ``players``, with the first-shown id of each (the fit's
+        position-bias term; design.md#tournament), deterministic: resume refits the same. ``method``: ``eb_is``
+        (the calibrated intervals, the leaderboard) or the pairing's :data:`PAIRING_FIT`."""
+        return fit_bt([p.id for p in players], self.store.matches.verdicts(), self.config.ranking.bt_prior_sd,
+                      first=self.store.matches.first_shown(), method=method)
 
     def _fit_or(self, fit: BTFit | None, players: list[Hypothesis]) -> BTFit:
         """``fit`` if the pairing made one, else a fit over ``players`` (the batch pool's stakes, design.md#batches)."""
@@ -139,7 +143,7 @@ class RankingAgent(BaseAgent):
                 continue
             players = self.store.hypotheses.ranked()
             tcfg = TournamentCfg.from_config(self.config.ranking)
-            fit = self.fit(players) if tcfg.pairing == "uncertainty" else None
+            fit = self.fit(players, PAIRING_FIT) if tcfg.pairing == "uncertainty" else None
             key = self.match_key(task, i)
             plan = plan_match(players, self.rng(task, f"match{i}"), self.deps.vectors.similarity, tcfg, fit,
                               focus_id=task.payload.get("focus_id") if i == 0 else None, exclude=self.in_play,

@@ -258,6 +258,14 @@ class Matches:
             " ORDER BY created_at, id", (self.session_id,))
         return [(r["hyp_a"], r["hyp_b"], 0.5 if r["draw"] else float(r["winner"] == r["hyp_a"])) for r in rows]
 
+    def first_shown(self) -> list[str | None]:
+        """Parallel to :meth:`verdicts`: the id shown first in each verdict's judging call, None for a dual-order
+        match (both orders judged) or a row recorded without it; BT's ``first=`` (its position-bias term)."""
+        rows = self.db.query(
+            "SELECT first_shown, dual_order FROM tournament_matches WHERE session_id=? AND verdict_valid=1"
+            " ORDER BY created_at, id", (self.session_id,))
+        return [None if r["dual_order"] else r["first_shown"] for r in rows]
+
     def save_bt(self, table: dict[str, tuple[float, float, float]], verdicts: int) -> None:
         """Replace the stored Bradley–Terry fit: ``table`` maps id -> (bt_score, ci_low, ci_high), logits."""
         now = time.time()

@@ -82,6 +82,7 @@ async def test_disagreeing_orders_are_a_draw_with_elo_score_one_half(planned: Se
     assert planned.store.hypotheses.get(strong).elo == pytest.approx(1300.0 + (delta if a_is_strong else -delta))
     assert planned.store.hypotheses.get(strong).elo < 1300.0  # a draw with the weaker costs the stronger
     assert planned.store.matches.verdicts() == [(match.hyp_a, match.hyp_b, 0.5)]
+    assert planned.store.matches.first_shown() == [None]  # both orders judged: no position term for this verdict
 
 
 @pytest.mark.overrides("ranking.dual_order=all")
@@ -139,3 +140,7 @@ async def test_the_stored_bt_fit_is_a_refit_of_the_record(planned: SessionRuntim
         assert low < score < high
     assert planned.store.logs.events("bt_refit")[-1]["payload"]["verdicts"] == planned.store.matches.count(
         valid_only=True)
+    # the fit is told who was shown first in every single-order match (its position-bias term)
+    rows = [m for m in planned.store.matches.all() if m.verdict_valid]
+    assert planned.store.matches.first_shown() == [None if m.dual_order else m.first_shown for m in rows]
+    assert any(f is not None for f in planned.store.matches.first_shown())

@@ -14,7 +14,7 @@ from scipy.optimize import minimize
 from scipy.special import expit
 from scipy.stats import spearmanr
 
-from cosci.tournament.bt import Z95, fit_bt
+from cosci.tournament.bt import Z95, ci_inflation, fit_bt
 
 
 def synthetic(n: int, matches: int, seed: int) -> tuple[list[str], np.ndarray, list[tuple[str, str, float]]]:
@@ -147,6 +147,19 @@ def test_the_calibrated_fit_depends_on_the_verdicts_not_their_order() -> None:
     one = fit_bt(ids, verdicts, judges=judges)
     two = fit_bt(ids, verdicts[::-1], judges=judges[::-1])
     assert np.asarray(list(one.table().values())) == pytest.approx(np.asarray(list(two.table().values())), abs=1e-6)
+
+
+def test_the_eb_is_interval_is_widened_by_the_fitted_spread() -> None:
+    """The empirical widening (bench/README.md): none at τ ≤ 0.6, 10 % at τ ≥ 1.0, linear between."""
+    assert ci_inflation(0.3) == ci_inflation(0.6) == 1.0
+    assert ci_inflation(0.8) == pytest.approx(1.05) and ci_inflation(1.0) == ci_inflation(4.0) == pytest.approx(1.1)
+    ids, _, verdicts, _ = davidson(12, 150, nu=0.3, bias=0.0, seed=9)
+    fit = fit_bt(ids, verdicts)
+    proj = np.eye(12) - 1.0 / 12
+    raw = np.sqrt(np.diag(proj @ fit.cov @ proj))
+    assert fit.sd == pytest.approx(raw * ci_inflation(fit.prior_sd))
+    mix = fit_bt(ids, verdicts, method="eb_mix")  # the Laplace mixture is not widened
+    assert mix.sd == pytest.approx(np.sqrt(np.diag(proj @ mix.cov @ proj)))
 
 
 def test_coverage_smoke() -> None:
