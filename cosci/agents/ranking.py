@@ -39,8 +39,8 @@ from cosci.llm.port.types import CallSpec
 from cosci.prompts import render
 from cosci.records import TournamentVerdict, tool_schema
 from cosci.safety.quoting import quote_hypothesis, quote_untrusted
-from cosci.store import MatchRow
-from cosci.tournament.bt import BTFit, fit_bt
+from cosci.store import MatchRow, SessionStore
+from cosci.tournament.bt import BTFit, Verdict, fit_bt
 from cosci.tournament.elo import EloRule
 from cosci.tournament.engine import MatchPlan, TournamentCfg, plan_match
 from cosci.tournament.judge_stats import position_bias
@@ -49,6 +49,20 @@ from cosci.tournament.verdict import parse_verdict, rationale_of
 
 VERDICT_SCHEMA = tool_schema(TournamentVerdict)
 log = logging.getLogger(__name__)
+
+
+def session_verdicts(store: SessionStore, weight: int) -> list[Verdict]:
+    """The judge's valid verdicts, then the researcher's preferences repeated ``weight`` times (the BT fit's
+    input; design.md#researcher-ratings)."""
+    return [*store.matches.verdicts(), *store.researcher.verdicts(weight)]
+
+
+def refit_bt(store: SessionStore, weight: int, prior_sd: float) -> BTFit:
+    """Refit BT on the tournament players with the researcher's preferences and store it (``bt_ratings``):
+    ``cosci rate`` on a session no process runs (a running one refits after its next round)."""
+    fit = fit_bt([p.id for p in store.hypotheses.ranked()], session_verdicts(store, weight), prior_sd)
+    store.matches.save_bt(fit.table(), fit.verdicts)
+    return fit
 
 
 def judge_view(h: Hypothesis) -> str:
@@ -99,8 +113,10 @@ class RankingAgent(BaseAgent):
         return lambda a, b: counts.get((min(a, b), max(a, b)), 0) >= cap
 
     def fit(self, players: list[Hypothesis]) -> BTFit:
-        """Bradley–Terry over every valid verdict among ``players`` (deterministic: resume refits the same)."""
-        return fit_bt([p.id for p in players], self.store.matches.verdicts(), self.config.ranking.bt_prior_sd)
+        """Bradley–Terry over every valid verdict among ``players`` and the researcher's preferences, each worth
+        ``ranking.researcher_weight`` verdicts (deterministic: resume refits the same; design.md#researcher-ratings)."""
+        return fit_bt([p.id for p in players], session_verdicts(self.store, self.config.ranking.researcher_weight),
+                      self.config.ranking.bt_prior_sd)
 
     def _fit_or(self, fit: BTFit | None, players: list[Hypothesis]) -> BTFit:
         """``fit`` if the pairing made one, else a fit over ``players`` (the batch pool's stakes, design.md#batches)."""
