@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 from pathlib import Path
 
 import pytest
@@ -49,7 +50,7 @@ def test_a_preference_moves_the_bradley_terry_order_of_two_close_hypotheses(
     store = _store(data, sid)
     bt = store.matches.bt()
     order = sorted(bt, key=lambda h: -bt[h][0])
-    gaps = [(bt[a][0] - bt[b][0], a, b) for a, b in zip(order, order[1:], strict=False)]
+    gaps = [(bt[a][0] - bt[b][0], a, b) for a, b in itertools.pairwise(order)]
     _, upper, lower = min(gaps)  # the closest adjacent pair
     store.close()
     code, out, err = _cli(capsys, "--data-dir", str(data), "rate", sid, lower, upper, "--prefer", "a",
@@ -137,8 +138,9 @@ def test_a_refuted_result_leaves_the_tournament_and_resume_reviews_its_relatives
 
     overview = asyncio.run(resume())
     store = _store(data, sid)
-    reviewed = {r.hypothesis_id for r in store.hypotheses.reviews() if r.mode == "observation"
-                and (store.tasks.by_key(f"reflection::{r.hypothesis_id}::result::{store.researcher.observations()[0].id}"))}
+    oid = store.researcher.observations()[0].id
+    reviewed = {r.hypothesis_id for r in store.hypotheses.reviews()
+                if r.mode == "observation" and store.tasks.by_key(f"reflection::{r.hypothesis_id}::result::{oid}")}
     assert reviewed == set(relatives)
     prompts = [str(c.messages) for c in fake.calls_for("reflection")]
     assert any("IC50_uM = 3.2" in p and "experimental-result" in p for p in prompts)
