@@ -11,12 +11,14 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from cosci.config.schema import CosciConfig
 from cosci.domain import hypothesis_id
 from cosci.records import RecordHypothesis
 from cosci.safety.quoting import quote_untrusted
 from cosci.store import SessionStore
-from cosci.store.project import ProjectStore
+from cosci.store.project import Direction, ProjectStore
 from cosci.text import one_line
 
 SINCE_HEADING = "# Since the last session"
@@ -51,6 +53,28 @@ def carry_over(config: CosciConfig, store: SessionStore, elo: float) -> list[str
                                      prior.elo, prior.rank or rank)
         ids.append(hid)
     return ids
+
+
+def rejected_directions(config: CosciConfig, store: SessionStore) -> list[Direction]:
+    """The project's rejected directions from its other sessions (newest first; [] outside a project)."""
+    project = project_store(config)
+    if project is None:
+        return []
+    try:
+        return project.rejected(exclude_session=store.session_id)
+    finally:
+        project.close()
+
+
+def nearest_rejected(vec: np.ndarray, directions: list[Direction], vectors: np.ndarray, threshold: float
+                     ) -> tuple[Direction, float] | None:
+    """The rejected direction closest to ``vec`` (``(dim,)``, L2-normalised) when its cosine is at least
+    ``threshold``; ``vectors`` is ``(len(directions), dim)``, L2-normalised."""
+    if not directions or vectors.shape[0] == 0:
+        return None
+    sims = vectors @ vec
+    i = int(np.argmax(sims))
+    return (directions[i], float(sims[i])) if sims[i] >= threshold else None
 
 
 def rejected_directions_block(config: CosciConfig, store: SessionStore) -> str:
@@ -102,4 +126,9 @@ def since_last_session(config: CosciConfig, store: SessionStore) -> str:
                for h in top_before if h.hypothesis_id not in carried]
     dropped += [f"- [{d.hypothesis_id}] {one_line(d.title)}: {d.reason} in this session" for d in rejected]
     lines += ["", "Dropped:", *(dropped or ["- none"])]
+    near = [e["payload"] for e in store.logs.events("near_rejected_direction")]
+    if near:
+        lines += ["", "Near a rejected direction (cosine at the dedup threshold or above):"]
+        lines += [f"- [{p['id']}] is close to [{p['direction']}] ({p['reason']} in {p['session']}; cosine "
+                  f"{p['similarity']:.2f})" for p in near]
     return "\n".join(lines) + "\n"

@@ -195,3 +195,19 @@ def test_two_sessions_of_one_project_run_at_once(tmp_path: Path, fake: FakeBacke
     assert all(s["status"] == "done" for s in project.sessions())
     assert {h.session_id for h in project.hypotheses()} == set(sids)
     project.close()
+
+
+def test_a_hypothesis_near_a_rejected_direction_is_flagged() -> None:
+    import numpy as np
+
+    from cosci.agents.project_context import nearest_rejected
+    from cosci.store.project import Direction
+
+    dirs = [Direction("s-1", "H-a", "A", "a", "refuted", "no effect"),
+            Direction("s-1", "H-b", "B", "b", "rejected", "")]
+    vectors = np.eye(2, 3, dtype=np.float32)
+    close = np.array([0.1, 0.995, 0.0], np.float32)
+    hit = nearest_rejected(close / np.linalg.norm(close), dirs, vectors, 0.92)
+    assert hit is not None and hit[0].hypothesis_id == "H-b" and hit[1] > 0.99
+    assert nearest_rejected(np.array([0.0, 0.0, 1.0], np.float32), dirs, vectors, 0.92) is None
+    assert nearest_rejected(close, [], np.zeros((0, 3), np.float32), 0.92) is None
