@@ -70,6 +70,9 @@ def test_a_preference_moves_the_bradley_terry_order_of_two_close_hypotheses(
     assert code == 0
     code, out, _ = _cli(capsys, "--data-dir", str(data), "report", sid)
     assert "Researcher ratings" in out and "0 of 1 preferences agree" in out
+    code, out, _ = _cli(capsys, "--data-dir", str(data), "report", sid, "--html")
+    page = Path(out.strip()).read_text(encoding="utf-8")
+    assert code == 0 and 'id="researcher"' in page and "0 of 1 preferences agree" in page
 
 
 BAD = [
