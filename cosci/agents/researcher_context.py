@@ -23,7 +23,6 @@ class Agreement:
     """One preference (not a tie) and the judge-only BT order: ``agrees`` when the researcher's preferred
     hypothesis has the higher judge-only BT score; None when either is not in the fit."""
 
-    rating_id: str
     preferred: str
     other: str
     agrees: bool | None
@@ -42,7 +41,7 @@ def agreement(store: SessionStore, prior_sd: float) -> list[Agreement]:
         agrees = None
         if fit is not None and preferred in fit.index() and other in fit.index():
             agrees = fit.score(preferred)[0] > fit.score(other)[0]
-        out.append(Agreement(r.id, preferred, other, agrees))
+        out.append(Agreement(preferred, other, agrees))
     return out
 
 

@@ -144,9 +144,6 @@ class ProjectStore:
         """The project's sessions, oldest first: id, goal, status, stop reason, created and synced times."""
         return [dict(r) for r in self.db.query("SELECT * FROM project_sessions ORDER BY created_at, session_id")]
 
-    def has_session(self, sid: str) -> bool:
-        return bool(self.db.query("SELECT 1 FROM project_sessions WHERE session_id=?", (sid,)))
-
     def hypotheses(self, session_id: str | None = None) -> list[PriorHypothesis]:
         """Hypotheses (of one session, or all), best final Elo first."""
         sql, params = "SELECT * FROM project_hypotheses", ()  # type: tuple[str, tuple[str, ...]]
