@@ -61,6 +61,7 @@ _.generated_at
 _.relied_on  # a claim's support check (claims.json rows, shown in the report's "Claims" section)
 _.support_note
 _.claims_counts  # ReportData's claims line
+_.researcher_agreement  # ReportData: the researcher-vs-tournament agreement line
 
 # pytest: module marks and hooks.
 _.pytestmark

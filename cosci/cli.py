@@ -11,6 +11,11 @@
     cosci pause <id> | cosci abort <id>         ask a running session to hold / to stop and write its overview
     cosci feedback <id> --kind K --text T       researcher feedback: directive, preference, rejection, pin
     cosci release <id> <H-id> --why T [--by W]  release a hypothesis quarantined by safety screening
+    cosci rate <id> <H-a> <H-b> --prefer a|b|tie [--why T] | cosci rate <id> <H-id> --score 1-5 [--why T]
+                                                the researcher's rating: a preference enters the Bradley-Terry fit
+    cosci result <id|project> <H-id> --outcome supported|refuted|inconclusive [--measure NAME=VALUE ...]
+                 [--notes T] [--file F]         an experimental result: refuted leaves the tournament, supported pins
+    cosci project list | cosci project show NAME   a project's sessions, best hypotheses, rejected directions
     cosci estimate [hydra overrides ...]        pre-flight cost estimate of a configuration
     cosci check [hydra overrides ...]           one minimal call per configured model and request form (offline for
                                                 models=fake or local); the total cost first, exit 1 on a failure
@@ -210,6 +215,14 @@ def print_report(store: SessionStore) -> None:
             score = f" BT {bt[h.id][0]:+.2f} [{bt[h.id][1]:+.2f}, {bt[h.id][2]:+.2f}]" if h.id in bt else ""
             print(f"{i:3d}. [{h.id}] Elo {h.elo:6.0f}{score} ({h.matches_played} matches, {h.state})  {h.title}")
         print("\n" + "\n".join(tournament_lines(store)))
+    from cosci.agents.researcher_context import agreement, agreement_line, researcher_lines
+    from cosci.tournament.judge_stats import ranking_setting
+
+    if said := researcher_lines(store):  # apart from the judge's verdicts (design.md#researcher-ratings)
+        prior_sd = float(ranking_setting(store, "bt_prior_sd", 1.0))
+        print("\n# Researcher ratings and experimental results\n")
+        print("\n".join(f"- {line}" for line in said))
+        print(f"- {agreement_line(agreement(store, prior_sd))}")
     lines = safety_lines(store)
     for word, heading in (("quarantined", "Quarantined by safety screening (not in the tournament or the overview)"),
                           ("flagged", "Flagged by safety screening (kept)")):
@@ -314,6 +327,31 @@ def cmd_release(args: argparse.Namespace) -> None:
         Scheduler(folder.frozen_config(), store).screen_or_review(h.id)  # it has a verdict: straight to review
     when = "now" if folder.is_running() else f"at `cosci resume {args.session}`"
     print(f"{args.session}: {h.id} released by {args.by}; it is reviewed and enters the tournament {when}")
+
+
+def cmd_rate(args: argparse.Namespace) -> None:
+    from cosci.session.researcher import rate
+
+    print(rate(session_folder(args), args.hypotheses, args.prefer, args.score, args.why, check_feedback_text))
+
+
+def cmd_result(args: argparse.Namespace) -> None:
+    from cosci.session.researcher import record_result, resolve_target
+
+    root = data_dir(args.data_dir)
+    folder = resolve_target(root, args.target, args.hypothesis)
+    project = args.target if folder.session_id != args.target else None
+    print(record_result(folder, args.hypothesis, args.outcome, args.measure, args.notes, args.file,
+                        check_feedback_text, project))
+
+
+def cmd_project(args: argparse.Namespace) -> None:
+    from cosci.session.researcher import project_lines
+
+    if args.action == "show" and not args.name:
+        raise CosciError("cosci project show needs a project name")
+    for line in project_lines(data_dir(args.data_dir), args.name if args.action == "show" else None):
+        print(line)
 
 
 def cmd_resume(args: argparse.Namespace) -> None:
@@ -504,6 +542,25 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--why", required=True, help="why it is safe to release (recorded)")
     sp.add_argument("--by", default=os.environ.get("USER") or "researcher", help="who releases it (recorded)")
     sp.set_defaults(func=cmd_release)
+    sp = add("rate", help="rate hypotheses: a preference between two, or a 1-5 score of one")
+    sp.add_argument("session")
+    sp.add_argument("hypotheses", nargs="+", metavar="H-id", help="one hypothesis (--score) or two (--prefer)")
+    sp.add_argument("--prefer", choices=("a", "b", "tie"), default=None, help="which of the two is better")
+    sp.add_argument("--score", default=None, help="a score of one hypothesis, 1-5")
+    sp.add_argument("--why", default="", help="the reason (screened like feedback text)")
+    sp.set_defaults(func=cmd_rate)
+    sp = add("result", help="record an experimental result on a hypothesis")
+    sp.add_argument("target", help="a session id, or a project name (its newest session holding the hypothesis)")
+    sp.add_argument("hypothesis", help="the hypothesis tested (H-...)")
+    sp.add_argument("--outcome", choices=("supported", "refuted", "inconclusive"), required=True)
+    sp.add_argument("--measure", action="append", default=[], help="NAME=VALUE, repeatable")
+    sp.add_argument("--notes", default="", help="what was done and seen (screened like feedback text)")
+    sp.add_argument("--file", default=None, help="a data file (its path and sha256 are recorded)")
+    sp.set_defaults(func=cmd_result)
+    sp = add("project", help="projects: sessions that remember each other")
+    sp.add_argument("action", choices=("list", "show"))
+    sp.add_argument("name", nargs="?", default=None)
+    sp.set_defaults(func=cmd_project)
     sp = add("estimate", help="pre-flight cost estimate")
     sp.add_argument("overrides", nargs="*", default=[])
     sp.set_defaults(func=cmd_estimate)

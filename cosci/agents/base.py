@@ -88,6 +88,7 @@ class BaseAgent:
         self.deps = deps
         self.config = deps.config
         self.store = deps.store
+        self._rejected: tuple[list[Any], np.ndarray] | None = None  # a project's rejected directions, embedded
 
     async def execute(self, task: Task) -> TaskResult:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -132,17 +133,22 @@ class BaseAgent:
         return quote_untrusted(text, "session-background") if text and text.strip() else None
 
     def feedback_context(self) -> str:
-        """Latest system feedback plus researcher directives (design.md#metareview: injected into generation and
-        evolution)."""
+        """Latest system feedback, researcher directives, rejected hypotheses, experimental results
+        (design.md#experimental-results) and a project's rejected directions (design.md#projects), injected into
+        generation and evolution (design.md#metareview)."""
         logs = self.store.logs
         latest = logs.latest_system_feedback()
         human = logs.feedback(source="human")
         directives = [quote_untrusted(f.text, f"researcher-{f.kind}-{f.id}") for f in human
                       if f.kind in ("directive", "preference")]
         rejected = [h.title for h in self.store.hypotheses.all(states=("rejected",))]
+        from cosci.agents.project_context import rejected_directions_block
+        from cosci.agents.researcher_context import results_block
+
         return render("_feedback_context",
                       system_feedback=quote_untrusted(latest.text, f"system-feedback-{latest.id}") if latest else None,
-                      directives=directives, rejected_titles=rejected)
+                      directives=directives, rejected_titles=rejected, results=results_block(self.store),
+                      rejected_directions=rejected_directions_block(self.config, self.store))
 
     def instructions(self, task: Task) -> str:
         """The prompt input ``instructions`` (design.md#prompts): the task's own instruction
@@ -257,7 +263,32 @@ class BaseAgent:
                                                      hashlib.sha256(text.encode()).hexdigest()[:16], len(vectors))
                 vectors.add(hid, vec)
         self.store.logs.event("hypothesis_created", {"id": hid, "mode": rec.mode}, agent=self.name)
+        if vec is not None and self.config.session.project:
+            await self._flag_near_rejected(hid, vec, task)
         return TaskResult("hypothesis_created", [hid], detail={"mode": rec.mode})
+
+    async def _flag_near_rejected(self, hid: str, vec: np.ndarray, task: Task) -> None:
+        """Flag a new hypothesis whose embedding is a near-duplicate (the dedup threshold) of one of its project's
+        rejected directions: event ``near_rejected_direction``, listed in "Since the last session"
+        (design.md#projects). The directions are embedded once per agent (again after a resume)."""
+        from cosci.agents.project_context import nearest_rejected, rejected_directions
+
+        if self._rejected is None:
+            directions = rejected_directions(self.config, self.store)
+            texts = [f"{d.title}. {d.statement}" for d in directions]
+            try:
+                vectors = (await self.deps.embedder.embed(texts, action="dedup", task_id=task.id) if texts
+                           else np.zeros((0, len(vec)), np.float32))
+            except BudgetExceeded:
+                return
+            self._rejected = (directions, vectors)
+        directions, vectors = self._rejected
+        hit = nearest_rejected(vec, directions, vectors, self.config.vectors.dedup_threshold(self.deps.embedder.model))
+        if hit:
+            d, sim = hit
+            self.store.logs.event("near_rejected_direction", {"id": hid, "direction": d.hypothesis_id,
+                                                              "session": d.session_id, "reason": d.reason,
+                                                              "similarity": round(sim, 4)}, agent=self.name)
 
     async def _dedup_vector(self, text: str, task: Task) -> np.ndarray | None:
         """The hypothesis's embedding, or None when proximity's budget share refuses the embedding call (issue

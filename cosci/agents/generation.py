@@ -23,6 +23,7 @@ areas). Both modes inject the latest system feedback and go through the shared d
 
 from __future__ import annotations
 
+import hashlib
 import re
 from typing import Any
 
@@ -57,6 +58,8 @@ class GenerationAgent(BaseAgent):
     async def execute(self, task: Task) -> TaskResult:
         """``CreateInitialHypotheses`` / ``GenerateHypothesis``; payload ``mode``: literature | debate,
         optional ``source_hypothesis_id`` (literature) and ``instructions``."""
+        if task.action == "CarryOver":
+            return await self._carry_over(task)
         mode = task.payload.get("mode", "literature")
         if mode == "debate":
             return await self._debate_grounded(task)
@@ -65,6 +68,28 @@ class GenerationAgent(BaseAgent):
         result.detail["dropped_citations"] = dropped
         result.detail["evidence"] = counts.to_dict()
         return result
+
+    async def _carry_over(self, task: Task) -> TaskResult:
+        """The project's best prior hypotheses as drafts of this session (design.md#projects), embedded so later
+        hypotheses are deduplicated against them."""
+        from cosci.agents.project_context import carry_over
+
+        ids = carry_over(self.config, self.store, self.config.ranking.elo_initial)
+        vectors = self.deps.vectors
+        async with vectors.lock:
+            for hid in ids:
+                h = self.store.hypotheses.get(hid)
+                if h is None or hid in vectors:
+                    continue
+                vec = await self._dedup_vector(h.embedding_text(), task)
+                if vec is not None:
+                    self.store.hypotheses.add_embedding(hid, self.deps.embedder.model, vec,
+                                                         hashlib.sha256(h.embedding_text().encode()).hexdigest()[:16],
+                                                         len(vectors))
+                    vectors.add(hid, vec)
+        self.store.logs.event("project_carry_over", {"ids": ids, "project": self.config.session.project},
+                              agent=self.name)
+        return TaskResult("hypothesis_created" if ids else "nothing_to_do", ids, detail={"carried_over": len(ids)})
 
     async def _debate_grounded(self, task: Task) -> TaskResult:
         """A debate hypothesis, persisted, then grounded (see module docstring); a duplicate is not searched for."""

@@ -34,6 +34,7 @@ from cosci.agents.overview import (
     split_by_verdict,
 )
 from cosci.agents.ranking import tournament_appendix
+from cosci.agents.researcher_context import researcher_appendix, researcher_block
 from cosci.domain import Hypothesis, Review, Task, TaskResult
 from cosci.grounding.claims import (
     STORE_NOTE,
@@ -115,7 +116,7 @@ class MetaReviewAgent(BaseAgent):
         rationales = [quote_untrusted(t, f"rationale-{i}")
                       for i, t in enumerate(self.store.matches.rationales(m.max_rationales, m.rationale_chars))]
         user = render("metareview.system", objective=self.deps.plan.objective, reviews=reviews,
-                      debate_rationales=rationales)
+                      debate_rationales=rationales, researcher=researcher_block(self.store))
         rec, _ = await call_record(self.deps.llm, self.spec("system", task, user, feedback=False), RecordSystemFeedback)
         fid = self.store.logs.add_feedback("meta_review", "system_feedback", feedback_text(rec),
                                             payload=rec.model_dump(), key=f"task:{task.id}")
@@ -180,7 +181,17 @@ class MetaReviewAgent(BaseAgent):
     def _with_appendices(self, text: str, top: list[Hypothesis], latest: dict[str, Review | None]) -> str:
         """Each direction's verdicts and scores from the store, the leaderboard and the tournament appendix."""
         text = annotate_directions(text, latest).rstrip() + "\n\n" + self.leaderboard_appendix(top, latest)
-        return text.rstrip() + "\n\n" + tournament_appendix(self)  # BT with CIs, judge statistics
+        text = text.rstrip() + "\n\n" + tournament_appendix(self)  # BT with CIs, judge statistics
+        for extra in (researcher_appendix(self.store, self.config.ranking.bt_prior_sd), self.since_last_session()):
+            if extra:  # the researcher's ratings and results; a project's "Since the last session"
+                text = text.rstrip() + "\n\n" + extra
+        return text
+
+    def since_last_session(self) -> str:
+        """The overview's "Since the last session" section of a project session ("" outside a project)."""
+        from cosci.agents.project_context import since_last_session
+
+        return since_last_session(self.config, self.store)
 
     async def _overview(self, task: Task, main: list[Hypothesis], caveats: list[Hypothesis],
                         material: OverviewMaterial, n_hypotheses: int) -> str:
@@ -194,6 +205,7 @@ class MetaReviewAgent(BaseAgent):
                       caveat_block="\n\n".join(block(h) for h in caveats), caveat_ids=[h.id for h in caveats],
                       source_labels=list(material.sources),
                       system_feedback=quote_untrusted(latest.text, "system-feedback") if latest else None,
+                      researcher=researcher_block(self.store),
                       n_hypotheses=n_hypotheses, n_matches=self.store.matches.count(), ids=[h.id for h in main])
         resp = await self.deps.llm.complete(self.spec("final", task, user, feedback=False))
         return resp.text

@@ -39,8 +39,8 @@ from cosci.llm.port.types import CallSpec
 from cosci.prompts import render
 from cosci.records import TournamentVerdict, tool_schema
 from cosci.safety.quoting import quote_hypothesis, quote_untrusted
-from cosci.store import MatchRow
-from cosci.tournament.bt import BTFit, Method, fit_bt
+from cosci.store import MatchRow, SessionStore
+from cosci.tournament.bt import BTFit, Method, Verdict, fit_bt
 from cosci.tournament.elo import EloRule
 from cosci.tournament.engine import MatchPlan, TournamentCfg, plan_match
 from cosci.tournament.judge_stats import position_bias
@@ -50,6 +50,25 @@ from cosci.tournament.verdict import parse_verdict, rationale_of
 
 VERDICT_SCHEMA = tool_schema(TournamentVerdict)
 log = logging.getLogger(__name__)
+
+
+def session_verdicts(store: SessionStore, weight: int) -> tuple[list[Verdict], list[str | None]]:
+    """The BT fit's input: the judge's valid verdicts, then the researcher's preferences repeated ``weight`` times
+    (design.md#researcher-ratings); and, parallel to them, the id shown first in each judge verdict (None for a
+    dual-order match and for a researcher's preference, which has no presentation order)."""
+    judged = store.matches.verdicts()
+    rated = store.researcher.verdicts(weight)
+    first = [*store.matches.first_shown(), *([None] * len(rated))]
+    return [*judged, *rated], first
+
+
+def refit_bt(store: SessionStore, weight: int, prior_sd: float) -> BTFit:
+    """Refit BT on the tournament players with the researcher's preferences and store it (``bt_ratings``):
+    ``cosci rate`` on a session no process runs (a running one refits after its next round)."""
+    verdicts, first = session_verdicts(store, weight)
+    fit = fit_bt([p.id for p in store.hypotheses.ranked()], verdicts, prior_sd, first=first)
+    store.matches.save_bt(fit.table(), fit.verdicts)
+    return fit
 
 
 def judge_view(h: Hypothesis) -> str:
@@ -100,11 +119,12 @@ class RankingAgent(BaseAgent):
         return lambda a, b: counts.get((min(a, b), max(a, b)), 0) >= cap
 
     def fit(self, players: list[Hypothesis], method: Method = "eb_is") -> BTFit:
-        """Bradley–Terry over every valid verdict among ``players``, with the first-shown id of each (the fit's
-        position-bias term; design.md#tournament), deterministic: resume refits the same. ``method``: ``eb_is``
-        (the calibrated intervals, the leaderboard) or the pairing's :data:`PAIRING_FIT`."""
-        return fit_bt([p.id for p in players], self.store.matches.verdicts(), self.config.ranking.bt_prior_sd,
-                      first=self.store.matches.first_shown(), method=method)
+        """Bradley–Terry over every valid verdict among ``players`` and the researcher's preferences, each worth
+        ``ranking.researcher_weight`` verdicts (design.md#researcher-ratings), with the first-shown id of each judge
+        verdict (the fit's position-bias term; design.md#tournament); deterministic: resume refits the same.
+        ``method``: ``eb_is`` (the calibrated intervals, the leaderboard) or the pairing's :data:`PAIRING_FIT`."""
+        verdicts, first = session_verdicts(self.store, self.config.ranking.researcher_weight)
+        return fit_bt([p.id for p in players], verdicts, self.config.ranking.bt_prior_sd, first=first, method=method)
 
     def _fit_or(self, fit: BTFit | None, players: list[Hypothesis]) -> BTFit:
         """``fit`` if the pairing made one, else a fit over ``players`` (the batch pool's stakes, design.md#batches)."""

@@ -43,6 +43,8 @@ class ReflectionAgent(BaseAgent):
         if h is None:
             raise KeyError(f"review task {task.id}: no hypothesis {task.target_id}")
         article: Article | None = None
+        if mode == "observation" and task.payload.get("observation_id"):  # against a lab result
+            return await self._result_review(task, h, str(task.payload["observation_id"]))
         if mode == "observation":
             finder = ArticleFinder(self.tools(), self.store, self.config.reflection.observation_search_results)
             article, why = await finder.find(h, task.payload.get("article"))
@@ -65,6 +67,26 @@ class ReflectionAgent(BaseAgent):
         if article:
             detail.update({"article_source_id": article.source.source_id, "article_how": article.how})
         return TaskResult("review_completed", [h.id], detail=detail)
+
+    async def _result_review(self, task: Task, h: Hypothesis, oid: str) -> TaskResult:
+        """An observation review of ``h`` against the experimental result ``oid`` on a relative of it (the result
+        is the observation; no tools, design.md#experimental-results)."""
+        o = self.store.researcher.observation(oid)
+        if o is None:
+            return TaskResult("nothing_to_do", [h.id], detail={"mode": "observation", "reason": f"no result {oid}"})
+        tested = self.store.hypotheses.get(o.hypothesis_id)
+        text = (f"A laboratory experiment tested the related hypothesis [{o.hypothesis_id}]"
+                + (f" \"{tested.title}\"" if tested else "") + f".\n{o.text()}")
+        user = render("reflection.observation", hypothesis=self.quoted(h), objective=self.deps.plan.objective,
+                      article=quote_untrusted(text, f"experimental-result-{o.id}"))
+        loop = await self.tool_loop(self.spec("observation", task, user, feedback=False), {}, RecordReview, task)
+        evidence, dropped, counts = check_items(loop.record.evidence, loop.sources)
+        review = loop.record.model_copy(update={"evidence": evidence, "mode": "observation"})
+        rid = self.store.hypotheses.add_review(h.id, review, task_id=task.id,
+                                                article={"observation_id": o.id, "tested": o.hypothesis_id})
+        return TaskResult("review_completed", [h.id], detail={
+            "mode": "observation", "review_id": rid, "verdict": review.verdict, "dropped_evidence": dropped,
+            "evidence": counts.to_dict(), "observation_id": o.id})
 
     def _prompt(self, mode: str, h: Hypothesis, tools: dict[str, Any], article: Article | None, task: Task) -> str:
         plan = self.deps.plan

@@ -91,6 +91,12 @@ ADDED: dict[str, Any] = {
                                           "max_iterations": 1},
     "agents.metareview.modes.claim_check": {"tier": "cheap", "thinking_tokens": 0, "max_output_tokens": 3072,
                                             "max_iterations": 1},
+    "session.project": None,  # design.md#projects: a session frozen before projects belongs to none
+    "project.entrants": 3,
+    "project.rejected_in_prompts": 20,
+    "project.lock_timeout_seconds": 30.0,
+    "ranking.researcher_weight": 4,  # design.md#researcher-ratings
+    "reflection.result_relatives": 5,  # design.md#experimental-results
 }
 """Keys added after sessions were frozen without them -> the value such a session gets when it resumes: the value
 it ran with (for ``ranking.*``, what the schema supplied before the schema lost its defaults to ``conf/``, so

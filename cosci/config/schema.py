@@ -75,6 +75,19 @@ class SessionCfg(_Strict):
     background: str | None = Field(
         default=None, description="Background survey of the research goal (prose); reaches every agent's system "
         "prompt quoted as untrusted data (design.md#prompts). Set by `cosci eval` (design.md#eval).")
+    project: str | None = Field(
+        description="Project the session belongs to (a name: letters, digits, '-', '_', '.'); its sessions share "
+        "<data_dir>/projects/NAME/ and a new one starts from the earlier ones (design.md#projects). null = none.",
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+
+
+class ProjectCfg(_Strict):
+    entrants: int = Field(ge=0, le=1_000, description="Best prior hypotheses of the project (by final Elo) a new "
+                          "session receives as tournament entrants, re-reviewed (design.md#projects: 3).")
+    rejected_in_prompts: int = Field(ge=0, le=1_000, description="Rejected directions of the project quoted in "
+                                     "generation and evolution prompts, newest first (design.md#projects: 20).")
+    lock_timeout_seconds: float = Field(gt=0, le=3_600, description="How long a write waits for the project store's "
+                                        "lock, seconds (design.md#projects: 30).")
 
 
 class RunCfg(_Strict):
@@ -152,6 +165,9 @@ class RankingCfg(_Strict):
         gt=0, le=100, description="Rematch cap: matches one pair may play; a pair at the cap is not chosen again"
         " (design.md#termination: the leaderboard cannot change once every pair is at the cap -> stop reason stalled)."
     )
+    researcher_weight: int = Field(
+        ge=1, le=100, description="Judge verdicts one researcher preference (`cosci rate A B --prefer`) counts as in "
+        "the Bradley–Terry fit (design.md#researcher-ratings: one more than the rematch cap, 4).")
     batch: bool = Field(description="Send low-stakes matches through the provider's message-batch "
                         "API (design.md#batches; only for tiers with models.tiers.<t>.batch).")
     batch_top_chance: Unit = Field(description="A match the pairing chose is batched when each hypothesis's chance "
@@ -222,6 +238,9 @@ class ReflectionCfg(_Strict):
     observation_search_results: int = Field(
         ge=1, le=100, description="Records an observation review's search asks for, so one not cited by the "
         "hypothesis can be found (docs/design.md#independent-observation-review).")
+    result_relatives: int = Field(
+        ge=0, le=1_000, description="Relatives (same cluster, descendants) of a hypothesis with an experimental "
+        "result given an observation review against it, nearest first (design.md#experimental-results: 5).")
 
 
 class EvolutionCfg(_Strict):
@@ -681,6 +700,7 @@ class CosciConfig(_Strict):
     """
 
     session: SessionCfg
+    project: ProjectCfg
     run: RunCfg
     generation: GenerationCfg
     budget: BudgetCfg

@@ -86,6 +86,11 @@ class ReportData:
     safety: dict[str, Any] = field(default_factory=dict)
     evidence: dict[str, int] = field(default_factory=dict)
     """Evidence counts (proposed, verified, misquoted, unseen)."""
+    researcher: list[str] = field(default_factory=list)
+    """The researcher's ratings and experimental results, one line each, apart from the judge verdicts
+    (design.md#researcher-ratings)."""
+    researcher_agreement: str = ""
+    """How many preferences agree with the judge-only Bradley-Terry order ("" without ratings)."""
     claims: dict[str, Any] | None = None
     """The overview's ``claims.json`` document (:func:`cosci.grounding.report.claims_document`), None before it."""
 
@@ -218,4 +223,16 @@ def collect(store: SessionStore, elo_initial: float = 1200.0) -> ReportData:
         trajectories=elo_trajectories(store, elo_initial), edges=edges, overview=row.final_overview,
         has_bt=has_bt, generated_at=time.time(), safety=safety_view(store),
         evidence=session_counts(store).to_dict(), claims=claims_document(store),
+        **researcher_view(store),
     )
+
+
+def researcher_view(store: SessionStore) -> dict[str, Any]:
+    """``researcher`` and ``researcher_agreement`` of :class:`ReportData`."""
+    from cosci.agents.researcher_context import agreement, agreement_line, researcher_lines
+
+    lines = researcher_lines(store)
+    if not lines:
+        return {}
+    prior_sd = float((store.sessions.get().config_snapshot.get("ranking") or {}).get("bt_prior_sd", 1.0))
+    return {"researcher": lines, "researcher_agreement": agreement_line(agreement(store, prior_sd))}

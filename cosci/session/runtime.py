@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,6 +55,26 @@ def record_resume(store: SessionStore, config: CosciConfig) -> list[str]:
     store.sessions.update(**fields)
     store.logs.event("session_resumed", {"changed": {k: _flat(after).get(k) for k in changed}})
     return changed
+
+
+def sync_project(config: CosciConfig, store: SessionStore) -> None:
+    """Copy the session into its project's store (nothing outside a project). A failure is logged: the session's
+    own store is the record, and the next sync (the overview, the close, ``cosci rate``/``result``) repeats it."""
+    from cosci.agents.project_context import project_store
+
+    try:
+        project = project_store(config)
+    except sqlite3.Error as exc:
+        log.warning("project store not opened: %s", exc)
+        return
+    if project is None:
+        return
+    try:
+        project.sync(store)
+    except sqlite3.Error as exc:
+        log.warning("project %s not updated: %s", config.session.project, exc)
+    finally:
+        project.close()
 
 
 def _flat(data: Any, prefix: str = "") -> dict[str, Any]:
@@ -135,6 +156,7 @@ class SessionRuntime:
         vectors = VectorStore(vecs.shape[1] if len(ids) else embedder.dim)
         if len(ids):
             vectors.load(ids, vecs)
+        sync_project(config, store)  # the project knows the session from its start (design.md#projects)
         deps = AgentDeps(config=config, store=store, llm=gateway, router=gateway.router, tools=registry,
                          embedder=embedder, vectors=vectors, batches=BatchGateway(gateway))
         return cls(config, sid, home, store, budget, gateway, registry, build_agents(deps), deps)
@@ -161,6 +183,7 @@ class SessionRuntime:
         if withheld:
             (path.parent / "overview.withheld.md").write_text(withheld, encoding="utf-8")
         write_claims(self.store, path.parent)  # final/claims.json, the overview's claim map
+        sync_project(self.config, self.store)  # its final ratings, verdicts and rejected directions
         self.home.vectors_file.parent.mkdir(exist_ok=True)
         if len(self.deps.vectors):
             self.deps.vectors.save(str(self.home.vectors_file))
@@ -178,6 +201,7 @@ class SessionRuntime:
             return None
 
     async def close(self) -> None:
+        sync_project(self.config, self.store)  # a paused or stopped session as it stands
         await self.registry.aclose()
         self.store.close()
         self.home.unlock()

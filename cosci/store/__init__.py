@@ -19,6 +19,7 @@ from cosci.store.db import Database
 from cosci.store.hypotheses import Hypotheses
 from cosci.store.logs import Feedback, Logs
 from cosci.store.matches import Matches, MatchRow
+from cosci.store.researcher import Researcher
 from cosci.store.safety import SafetyVerdict, SafetyVerdicts
 from cosci.store.sessions import SessionRow, Sessions
 from cosci.store.tasks import PRIORITY, Tasks
@@ -42,6 +43,7 @@ class SessionStore:
         self.logs = Logs(db, session_id)
         self.batches = BatchedMatches(db, session_id)  # the batch pool's queue (design.md#batches)
         self.safety = SafetyVerdicts(db, session_id)
+        self.researcher = Researcher(db, session_id)  # ratings, experimental results, project entrants
         self.namespace = session_id
 
     @property

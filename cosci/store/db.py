@@ -60,9 +60,10 @@ def row_to(cls: type[T], row: sqlite3.Row, *, json_columns: Mapping[str, Any] | 
     return cls(**data)
 
 
-def migrations() -> list[tuple[int, str]]:
-    """The shipped migrations as ``(version, sql)``, in order."""
-    folder = resources.files("cosci.store") / "migrations"
+def migrations(folder_name: str = "migrations") -> list[tuple[int, str]]:
+    """The shipped migrations of ``cosci/store/<folder_name>/`` as ``(version, sql)``, in order (``migrations``:
+    a session store; ``project_migrations``: a project store, design.md#projects)."""
+    folder = resources.files("cosci.store") / folder_name
     found = []
     for entry in folder.iterdir():
         if entry.name.endswith(".sql"):
@@ -75,17 +76,22 @@ class Database:
 
     Args:
         path: the store's SQLite file (created with its folder if missing).
+        migrations_folder: the migrations applied (:func:`migrations`).
+        busy_timeout_ms: how long a write waits for another connection's write lock, milliseconds.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, migrations_folder: str = "migrations", busy_timeout_ms: int = BUSY_TIMEOUT_MS
+                 ) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
+        self._migrations = migrations_folder
         self._lock = threading.RLock()
-        self.conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=5.0)
+        self.conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None,
+                                    timeout=busy_timeout_ms / 1000)
         self.conn.row_factory = sqlite3.Row
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA foreign_keys=ON")
-        self.conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        self.conn.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
         self.conn.execute("PRAGMA synchronous=NORMAL")
         self.migrate()
 
@@ -95,7 +101,7 @@ class Database:
         with self.tx() as c:
             c.execute("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at REAL)")
             done = {r[0] for r in c.execute("SELECT version FROM schema_migrations")}
-            for version, sql in migrations():
+            for version, sql in migrations(self._migrations):
                 if version in done:
                     continue
                 for statement in _statements(sql):

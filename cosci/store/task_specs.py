@@ -52,6 +52,19 @@ def growth_generation(attempt: int, mode: str) -> TaskSpec:
     return TaskSpec("generation", "GenerateHypothesis", f"generation::grow::{attempt}", payload={"mode": mode})
 
 
+def project_carry_over() -> TaskSpec:
+    """A project session's carried-over hypotheses: the project's best prior ones inserted as drafts
+    (design.md#projects)."""
+    return TaskSpec("generation", "CarryOver", "generation::project::carry_over")
+
+
+def result_review(hypothesis_id: str, observation_id: str) -> TaskSpec:
+    """An observation review of ``hypothesis_id`` against the experimental result ``observation_id`` (a relative
+    of the tested hypothesis; design.md#experimental-results)."""
+    return TaskSpec("reflection", "ReviewHypothesis", f"reflection::{hypothesis_id}::result::{observation_id}",
+                    target_id=hypothesis_id, payload={"mode": "observation", "observation_id": observation_id})
+
+
 def hypothesis_screen(hypothesis_id: str) -> TaskSpec:
     """Safety screening of a new hypothesis."""
     return TaskSpec("safety", "ScreenHypothesis", f"safety::{hypothesis_id}", target_id=hypothesis_id)
@@ -160,6 +173,8 @@ KEY_PATTERNS: dict[str, re.Pattern[str]] = {name: re.compile(pattern) for name, 
     "overview_screen": r"safety::overview",
     "hypothesis_screen": rf"safety::(?P<hypothesis_id>(?!goal$|overview$){_ID})",
     "review": rf"reflection::(?P<hypothesis_id>{_ID})::(?P<mode>[a-z_]+)",
+    "result_review": rf"reflection::(?P<hypothesis_id>{_ID})::result::(?P<observation_id>O-[0-9a-f]{{12}})",
+    "project_carry_over": r"generation::project::carry_over",
     "tournament_add": rf"ranking::add::(?P<hypothesis_id>{_ID})",
     "focused_round": rf"ranking::focus::(?P<hypothesis_id>{_ID})",
     "idle_round": r"ranking::round::(?P<count>\d+)",

@@ -68,6 +68,24 @@ new hypotheses are reviewed and ranked before more are made (cosci)."""
 GROWTH_TASKS = (("generation", "GenerateHypothesis"), ("generation", "CreateInitialHypotheses"))
 
 
+def relatives(store: SessionStore, hid: str, k: int) -> list[str]:
+    """Up to ``k`` live relatives of ``hid``: its dedup cluster's members (best Elo first), then its descendants
+    (hypotheses evolved from it, at any depth); never ``hid`` itself."""
+    pool = [h for h in store.hypotheses.all() if h.state not in ("quarantined", "rejected", "retired")]
+    target = store.hypotheses.get(hid)
+    if target is None or k <= 0:
+        return []
+    cluster = [h.id for h in sorted(pool, key=lambda h: (-h.elo, h.id))
+               if target.dedup_cluster is not None and h.dedup_cluster == target.dedup_cluster and h.id != hid]
+    descendants: list[str] = []
+    frontier = {hid}
+    while frontier:
+        children = [h.id for h in pool if frontier & set(h.parent_ids) and h.id not in descendants and h.id != hid]
+        descendants += children
+        frontier = set(children)
+    return list(dict.fromkeys([*cluster, *descendants]))[:k]
+
+
 class Scheduler:
     """Enqueues follow-ups and idle work for one session.
 
@@ -143,6 +161,8 @@ class Scheduler:
         if result.kind == "research_plan_parsed":
             for i in range(self.config.run.n_initial):
                 n += self.enqueue_generation(i, initial=True)
+            if self.config.session.project and self.config.project.entrants:  # design.md#projects
+                n += self._enqueue(specs.project_carry_over(), PRIORITIES["generation"])
         elif result.kind == "goal_screened":  # allowed or flagged; a refused goal stops the loop (design.md#safety)
             n += self._enqueue(specs.goal_parse(), PRIORITIES["parse_goal"])
         elif result.kind == "hypothesis_created":
@@ -233,6 +253,16 @@ class Scheduler:
                 n += self.screen_or_review(h.id)
             elif h.state == "reviewed":
                 n += self._enqueue(specs.tournament_add(h.id), PRIORITIES["add"])
+        return n + self.result_reviews()
+
+    def result_reviews(self) -> int:
+        """Observation reviews of the relatives (same cluster, then descendants) of each hypothesis with an
+        experimental result, against that result: ``reflection.result_relatives`` per result, idempotent by key
+        (design.md#experimental-results). Called on resume and by ``cosci result``."""
+        n = 0
+        for o in self.store.researcher.observations():
+            for hid in relatives(self.store, o.hypothesis_id, self.config.reflection.result_relatives):
+                n += self._enqueue(specs.result_review(hid, o.id), PRIORITIES["reflection"])
         return n
 
     # --- idle refinement ---------------------------------------------------------------------------------

@@ -125,6 +125,8 @@ class SessionTracker:
             "cosci.experiment": config.session.name,
             "cosci.goal": (config.session.goal or "")[:4000],
         }
+        if config.session.project:  # a project's sessions are found by this tag across experiments (design.md#projects)
+            tags["cosci.project"] = config.session.project
         if parent := os.environ.get(PARENT_ENV):
             tags["mlflow.parentRunId"] = parent
             tags["cosci.sweep_overrides"] = os.environ.get(SWEEP_OVERRIDES_ENV, " ".join(overrides))[:4000]

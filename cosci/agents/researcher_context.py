@@ -1,0 +1,98 @@
+"""The researcher's ratings and the lab's results as the agents, the overview and the report see them.
+
+- :func:`agreement`: each researcher preference against the judge-only Bradley-Terry order (the fit without the
+  researcher's verdicts), so the report can show how far the tournament and the researcher agree
+  (design.md#researcher-ratings).
+- :func:`researcher_lines`: ratings and results in plain text for meta-review prompts (quoted by the caller).
+- :func:`results_block`: the experimental results quoted for generation and evolution prompts (evidence,
+  design.md#experimental-results).
+- :func:`researcher_appendix`: the overview's section listing both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cosci.safety.quoting import quote_untrusted
+from cosci.store import SessionStore
+from cosci.tournament.bt import fit_bt
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """One preference (not a tie) and the judge-only BT order: ``agrees`` when the researcher's preferred
+    hypothesis has the higher judge-only BT score; None when either is not in the fit."""
+
+    preferred: str
+    other: str
+    agrees: bool | None
+
+
+def agreement(store: SessionStore, prior_sd: float) -> list[Agreement]:
+    """Each non-tie preference against the BT fit on the judge's verdicts alone (tournament players)."""
+    prefs = [r for r in store.researcher.ratings("preference") if r.prefer in ("a", "b") and r.hyp_b]
+    if not prefs:
+        return []
+    ids = [h.id for h in store.hypotheses.ranked()]
+    fit = fit_bt(ids, store.matches.verdicts(), prior_sd) if ids else None
+    out = []
+    for r in prefs:
+        preferred, other = (r.hyp_a, str(r.hyp_b)) if r.prefer == "a" else (str(r.hyp_b), r.hyp_a)
+        agrees = None
+        if fit is not None and preferred in fit.index() and other in fit.index():
+            agrees = fit.score(preferred)[0] > fit.score(other)[0]
+        out.append(Agreement(preferred, other, agrees))
+    return out
+
+
+def agreement_line(rows: list[Agreement]) -> str:
+    """``researcher vs tournament: 2 of 3 preferences agree with the judge-only BT order`` (or no preference)."""
+    known = [a for a in rows if a.agrees is not None]
+    if not known:
+        return "researcher vs tournament: no preference between two ranked hypotheses"
+    return (f"researcher vs tournament: {sum(1 for a in known if a.agrees)} of {len(known)} preferences agree with the "
+            "judge-only Bradley-Terry order")
+
+
+def researcher_lines(store: SessionStore) -> list[str]:
+    """Ratings and results, one plain line each (unquoted: the caller quotes them)."""
+    lines = []
+    for r in store.researcher.ratings():
+        why = f" (why: {r.why})" if r.why else ""
+        if r.kind == "preference":
+            said = {"a": f"prefers {r.hyp_a} over {r.hyp_b}", "b": f"prefers {r.hyp_b} over {r.hyp_a}",
+                    "tie": f"rates {r.hyp_a} and {r.hyp_b} equal"}[str(r.prefer)]
+            lines.append(f"The researcher {said}{why}.")
+        else:
+            lines.append(f"The researcher scores {r.hyp_a} {r.score}/5{why}.")
+    for o in store.researcher.observations():
+        lines.append(f"Experimental result on {o.hypothesis_id}: " + "; ".join(o.text().splitlines()))
+    return lines
+
+
+def researcher_block(store: SessionStore) -> str:
+    """:func:`researcher_lines` quoted as one untrusted block ("" when there are none)."""
+    lines = researcher_lines(store)
+    return quote_untrusted("\n".join(f"- {line}" for line in lines), "researcher-ratings") if lines else ""
+
+
+def results_block(store: SessionStore) -> str:
+    """The experimental results with the hypotheses they test, quoted ("" when there are none)."""
+    rows = []
+    for o in store.researcher.observations():
+        h = store.hypotheses.get(o.hypothesis_id)
+        title = h.title if h else o.hypothesis_id
+        rows.append(f"[{o.hypothesis_id}] {title}\n{o.text()}")
+    return quote_untrusted("\n\n".join(rows), "experimental-results") if rows else ""
+
+
+def researcher_appendix(store: SessionStore, prior_sd: float) -> str:
+    """The overview's "Researcher ratings and experimental results" section ("" when there are none)."""
+    lines = researcher_lines(store)
+    if not lines:
+        return ""
+    rows = ["# Researcher ratings and experimental results", "",
+            "Given by the researcher (`cosci rate`, `cosci result`), apart from the tournament's judge verdicts:", ""]
+    rows += [f"- {line}" for line in lines]
+    rows += ["", f"- {agreement_line(agreement(store, prior_sd))}"]
+    return "\n".join(rows) + "\n"

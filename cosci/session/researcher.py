@@ -1,0 +1,229 @@
+"""``cosci rate``, ``cosci result`` and ``cosci project``: the researcher's judgements and lab results into a
+session, and a project's summary (design.md#researcher-ratings, design.md#experimental-results,
+design.md#projects).
+
+Every input is checked before anything is written (an unknown id, a session of another project, a malformed
+measure, an unreadable file: one :class:`~cosci.errors.CosciError` line, exit 2); the ``--why`` and ``--notes``
+texts are screened as feedback text is (:func:`screen`, a refusal exits 3 and stores nothing).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from cosci.errors import CosciError
+from cosci.session.folder import SessionFolder
+from cosci.store import SessionStore
+from cosci.store.project import ProjectStore
+from cosci.store.researcher import OUTCOMES, Outcome
+
+MEASURE = re.compile(r"^([A-Za-z][A-Za-z0-9_.\-]{0,63})=(.+)$")
+
+Screen = Callable[[SessionFolder, SessionStore, str], None]
+"""Screens one researcher text before it is stored (raises GoalRefused; :func:`cosci.cli.check_feedback_text`)."""
+
+
+def parse_measures(items: Sequence[str]) -> dict[str, Any]:
+    """``NAME=VALUE`` pairs; a value that parses as a finite number is a float, else it is kept as text.
+
+    Raises:
+        CosciError: a pair without ``=``, a bad name, an empty value, a name given twice, a NaN or infinity.
+    """
+    out: dict[str, Any] = {}
+    for item in items:
+        m = MEASURE.match(item.strip())
+        if not m or not m.group(2).strip():
+            raise CosciError(f"--measure {item!r} is not NAME=VALUE (a name of letters, digits, '_', '.', '-')")
+        name, raw = m.group(1), m.group(2).strip()
+        if name in out:
+            raise CosciError(f"--measure {name} is given twice")
+        try:
+            value: Any = float(raw)
+        except ValueError:
+            value = raw
+        if isinstance(value, float) and not math.isfinite(value):
+            raise CosciError(f"--measure {name}={raw} is not a finite number")
+        out[name] = value
+    return out
+
+
+def _hypothesis(store: SessionStore, hid: str, sid: str) -> None:
+    if store.hypotheses.get(hid) is None:
+        raise CosciError(f"no hypothesis {hid} in session {sid}")
+
+
+def _refit(folder: SessionFolder, store: SessionStore) -> None:
+    """A session no process runs gets its BT fit refitted now (a running one refits after its next round)."""
+    if folder.is_running():
+        return
+    from cosci.agents.ranking import refit_bt
+
+    config = folder.frozen_config()
+    refit_bt(store, config.ranking.researcher_weight, config.ranking.bt_prior_sd)
+
+
+def _sync(folder: SessionFolder, store: SessionStore) -> None:
+    from cosci.session.runtime import sync_project
+
+    sync_project(folder.frozen_config(), store)
+
+
+def rate(folder: SessionFolder, ids: Sequence[str], prefer: str | None, score: str | None, why: str,
+         screen: Screen) -> str:
+    """Store one rating and refit; returns the line to print.
+
+    Raises:
+        CosciError: not one of (two ids + ``prefer``) or (one id + ``score`` 1-5), an unknown id, a refused session.
+    """
+    sid = folder.session_id
+    if len(ids) == 2 and prefer is None:
+        raise CosciError("two hypotheses need --prefer a|b|tie")
+    if len(ids) == 1 and score is None:
+        raise CosciError("one hypothesis needs --score 1-5")
+    if len(ids) not in (1, 2) or (len(ids) == 2 and score is not None) or (len(ids) == 1 and prefer is not None):
+        raise CosciError("rate two hypotheses with --prefer a|b|tie, or one with --score 1-5")
+    if len(ids) == 2 and ids[0] == ids[1]:
+        raise CosciError(f"{ids[0]} cannot be rated against itself")
+    if score is not None and score not in ("1", "2", "3", "4", "5"):
+        raise CosciError(f"--score must be 1, 2, 3, 4 or 5 (got {score!r})")
+    with folder.store() as store:
+        if (status := store.sessions.status()) == "refused":
+            raise CosciError(f"session {sid} is {status}; it has no hypotheses to rate")
+        for hid in ids:
+            _hypothesis(store, hid, sid)
+        if why.strip():
+            screen(folder, store, why)
+        if len(ids) == 2:
+            rid = store.researcher.rate_pair(ids[0], ids[1], prefer, why.strip())  # type: ignore[arg-type]
+        else:
+            rid = store.researcher.rate_one(ids[0], int(score or 0), why.strip())
+        store.logs.event("researcher_rating", {"id": rid, "ids": list(ids), "prefer": prefer, "score": score})
+        _refit(folder, store)
+        _sync(folder, store)
+    what = f"{ids[0]} vs {ids[1]}: prefer {prefer}" if len(ids) == 2 else f"{ids[0]}: score {score}/5"
+    return f"{sid}: rating {rid} recorded ({what}); it enters the tournament's Bradley-Terry fit and later meta-reviews"
+
+
+def resolve_target(data_dir: Path, target: str, hid: str) -> SessionFolder:
+    """The session a ``cosci result`` names: a session id, or a project name whose newest session holding ``hid``
+    is taken.
+
+    Raises:
+        CosciError: no such session or project, the hypothesis in none of the project's sessions.
+    """
+    if (data_dir / "sessions" / target).is_dir() and not ProjectStore.exists(data_dir, target):
+        return SessionFolder.existing(data_dir, target)
+    if not ProjectStore.exists(data_dir, target):
+        return SessionFolder.existing(data_dir, target)  # says "no session ..." in one line
+    project = ProjectStore.open(data_dir, target)
+    try:
+        holders = [h.session_id for h in project.hypotheses() if h.hypothesis_id == hid]
+        sessions = [s["session_id"] for s in project.sessions() if s["session_id"] in holders]
+    finally:
+        project.close()
+    if not sessions:
+        raise CosciError(f"no hypothesis {hid} in project {target}")
+    return SessionFolder.existing(data_dir, sessions[-1])
+
+
+def record_result(folder: SessionFolder, hid: str, outcome: str, measures: Sequence[str], notes: str,
+                  file: str | None, screen: Screen, project: str | None = None) -> str:
+    """Store an experimental result; a refuted hypothesis leaves the tournament (rejected), a supported one is
+    pinned; the observation reviews of its relatives are queued (they run now in a running session, at
+    ``cosci resume`` otherwise). Returns the line to print.
+
+    Raises:
+        CosciError: a bad outcome or measure, an unreadable file, an unknown id, a session of another project.
+    """
+    sid = folder.session_id
+    if outcome not in OUTCOMES:
+        raise CosciError(f"--outcome must be one of {', '.join(OUTCOMES)} (got {outcome!r})")
+    values = parse_measures(measures)
+    path = sha = None
+    if file:
+        p = Path(file).expanduser()
+        if not p.is_file():
+            raise CosciError(f"--file {file}: no such file")
+        path, sha = str(p.resolve()), hashlib.sha256(p.read_bytes()).hexdigest()
+    config = folder.frozen_config()
+    if project is not None and config.session.project != project:
+        raise CosciError(f"session {sid} is not in project {project} (its project: {config.session.project or 'none'})")
+    with folder.store() as store:
+        if (status := store.sessions.status()) == "refused":
+            raise CosciError(f"session {sid} is {status}")
+        _hypothesis(store, hid, sid)
+        if notes.strip():
+            screen(folder, store, notes)
+        oid = store.researcher.add_observation(hid, outcome, values, notes.strip(), path, sha)  # type: ignore[arg-type]
+        state = _move(store, hid, outcome)  # type: ignore[arg-type]
+        store.logs.event("experimental_result", {"id": oid, "hypothesis": hid, "outcome": outcome, "state": state})
+        queued = 0
+        if status not in ("done",):
+            from cosci.supervisor.rules import Scheduler
+
+            queued = Scheduler(config, store).result_reviews()
+        _refit(folder, store)
+        _sync(folder, store)
+    when = ("queued now" if folder.is_running() else f"queued for `cosci resume {sid}`") if queued else "none queued"
+    return (f"{sid}: result {oid} on {hid} recorded ({outcome}; {state}); observation reviews of its relatives: "
+            f"{queued} {when}")
+
+
+def _move(store: SessionStore, hid: str, outcome: Outcome) -> str:
+    """refuted -> rejected (out of the tournament, a rejected direction); supported -> pinned; returns the state."""
+    h = store.hypotheses.get(hid)
+    assert h is not None
+    target = {"refuted": "rejected", "supported": "pinned"}.get(outcome)
+    if target == "pinned" and h.state != "in_tournament":
+        return h.state  # only a tournament player is pinned; the result is still recorded
+    if target == "rejected" and h.state == "retired":
+        return h.state
+    if target:
+        store.hypotheses.set_state(hid, target)  # type: ignore[arg-type]
+    return target or h.state
+
+
+def project_lines(data_dir: Path, name: str | None) -> list[str]:
+    """``cosci project list`` (``name`` None) or ``cosci project show NAME``.
+
+    Raises:
+        CosciError: no such project.
+    """
+    if name is None:
+        names = ProjectStore.names(data_dir)
+        if not names:
+            return [f"no projects under {data_dir / 'projects'}"]
+        out = []
+        for n in names:
+            p = ProjectStore.open(data_dir, n)
+            try:
+                out.append(f"{n}  {len(p.sessions())} sessions  {len(p.hypotheses())} hypotheses  "
+                           f"{len(p.rejected())} rejected directions  {len(p.observations())} results")
+            finally:
+                p.close()
+        return out
+    if not ProjectStore.exists(data_dir, name):
+        raise CosciError(f"no project {name!r} under {data_dir / 'projects'}; `cosci project list` lists them")
+    p = ProjectStore.open(data_dir, name)
+    try:
+        out = [f"project {name}", "", "sessions:"]
+        out += [f"  {s['session_id']}  {s['status']:8s} {s['stop_reason'] or '-':11s} "
+                f"{' '.join(s['goal'].split())[:60]}" for s in p.sessions()]
+        out += ["", "best hypotheses (final Elo):"]
+        out += [f"  [{h.hypothesis_id}] Elo {h.elo:6.0f}  {h.session_id}  {' '.join(h.title.split())[:70]}"
+                for h in p.best(10)] or ["  none"]
+        out += ["", "rejected directions:"]
+        out += [f"  [{d.hypothesis_id}] {d.reason}: {' '.join(d.title.split())[:60]} ({d.session_id})"
+                for d in p.rejected()] or ["  none"]
+        out += ["", "experimental results:"]
+        out += [f"  [{o['hypothesis_id']}] {o['outcome']} {o['measures']} ({o['session_id']})"
+                for o in p.observations()] or ["  none"]
+        out += ["", f"researcher ratings: {len(p.ratings())}"]
+        return out
+    finally:
+        p.close()

@@ -1,0 +1,185 @@
+"""A project's store: the memory its sessions share, ``<data_dir>/projects/<name>/project.sqlite`` (design.md#projects).
+
+Same conventions as a session store (:class:`cosci.store.db.Database`: WAL, ``BEGIN IMMEDIATE`` transactions,
+a migration runner over ``project_migrations/``). Several sessions may write at once, each from its own
+connection: SQLite's write lock is taken per transaction (one :meth:`ProjectStore.sync` is one transaction), so
+two sessions of one project run concurrently and a write waits up to ``project.lock_timeout_seconds`` for the
+other's; a crash mid-write rolls the transaction back.
+
+What it holds: every hypothesis of its sessions (final Elo, rank, BT score, latest review verdict, citations,
+lineage, where it came from), the researcher's ratings, the experimental results, and the *rejected directions*
+(a latest review ``disproved`` / ``already_explained``, a result ``refuted``, a researcher's rejection) with why.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cosci.store import SessionStore
+from cosci.store.db import Database, dumps, loads
+
+PROJECT_FILE = "project.sqlite"
+REJECTING_VERDICTS = ("disproved", "already_explained")
+
+
+def project_path(data_dir: Path, name: str) -> Path:
+    """``<data_dir>/projects/<name>/project.sqlite``."""
+    return data_dir / "projects" / name / PROJECT_FILE
+
+
+@dataclass(frozen=True)
+class PriorHypothesis:
+    """A hypothesis of an earlier session: its id there, the session, final Elo and rank, and its record."""
+
+    session_id: str
+    hypothesis_id: str
+    title: str
+    elo: float
+    rank: int | None
+    state: str
+    record: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Direction:
+    """A rejected direction: the hypothesis, the session, ``reason`` (disproved, already_explained, refuted,
+    rejected) and why."""
+
+    session_id: str
+    hypothesis_id: str
+    title: str
+    statement: str
+    reason: str
+    why: str
+
+
+class ProjectStore:
+    """One project's SQLite store.
+
+    Args:
+        path: the project file (:func:`project_path`); created with its folder if missing.
+        lock_timeout_seconds: how long a write waits for another session's write.
+    """
+
+    def __init__(self, path: Path, lock_timeout_seconds: float = 30.0) -> None:
+        self.path = path
+        self.name = path.parent.name
+        self.db = Database(path, "project_migrations", busy_timeout_ms=int(lock_timeout_seconds * 1000))
+
+    @classmethod
+    def open(cls, data_dir: Path, name: str, lock_timeout_seconds: float = 30.0) -> ProjectStore:
+        return cls(project_path(data_dir, name), lock_timeout_seconds)
+
+    @staticmethod
+    def exists(data_dir: Path, name: str) -> bool:
+        return project_path(data_dir, name).is_file()
+
+    @staticmethod
+    def names(data_dir: Path) -> list[str]:
+        """Projects under ``data_dir`` (folders holding a project store), sorted."""
+        root = data_dir / "projects"
+        return sorted(p.parent.name for p in root.glob(f"*/{PROJECT_FILE}")) if root.is_dir() else []
+
+    def close(self) -> None:
+        self.db.close()
+
+    # --- writing ---------------------------------------------------------------------------------------
+    def sync(self, store: SessionStore) -> None:
+        """Copy one session's hypotheses, ratings, results and rejected directions into the project, replacing
+        what an earlier sync of that session wrote (one transaction)."""
+        row = store.sessions.get()
+        sid = store.session_id
+        hyps = store.hypotheses.all()
+        bt = store.matches.bt()
+        entrants = store.researcher.entrants()
+        ranked = {h.id: i for i, h in enumerate(store.hypotheses.ranked(), 1)}
+        latest = {h.id: next(iter(store.hypotheses.reviews(h.id, limit=1)), None) for h in hyps}
+        refuted = {o.hypothesis_id: o for o in store.researcher.observations() if o.outcome == "refuted"}
+        rejections = {f.target_id: f.text for f in store.logs.feedback(source="human", kind="rejection")}
+        now = time.time()
+        with self.db.tx() as c:
+            c.execute("INSERT INTO project_sessions VALUES (?,?,?,?,?,?) ON CONFLICT(session_id) DO UPDATE SET "
+                      "status=excluded.status, stop_reason=excluded.stop_reason, synced_at=excluded.synced_at",
+                      (sid, row.research_goal, row.status, row.stop_reason, row.created_at, now))
+            for table in ("project_hypotheses", "project_ratings", "project_observations", "rejected_directions"):
+                c.execute(f"DELETE FROM {table} WHERE session_id=?", (sid,))
+            for h in hyps:
+                review = latest[h.id]
+                origin = entrants.get(h.id, {})
+                record = {"title": h.title, "statement": h.statement, "mechanism": h.mechanism,
+                          "entities": h.entities, "anticipated_outcomes": h.anticipated_outcomes,
+                          "novelty_argument": h.novelty_argument, "citations": h.citations, "mode": h.mode,
+                          "parent_ids": []}
+                c.execute("INSERT INTO project_hypotheses VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                          (sid, h.id, h.title, h.statement, h.mechanism, h.mode, h.state, h.elo, ranked.get(h.id),
+                           h.matches_played, bt[h.id][0] if h.id in bt else None,
+                           review.verdict if review else None, dumps(h.citations), dumps(h.parent_ids),
+                           h.dedup_cluster, origin.get("origin_session"), origin.get("origin_hypothesis"),
+                           dumps(record)))
+                why = reason = None
+                if h.id in refuted:
+                    reason, why = "refuted", "refuted by experiment: " + " ".join(refuted[h.id].text().split())
+                elif h.state == "rejected":
+                    reason, why = "rejected", "rejected by the researcher" + (
+                        f": {rejections[h.id]}" if rejections.get(h.id) else "")
+                elif review is not None and review.verdict in REJECTING_VERDICTS:
+                    reason = review.verdict
+                    why = f"latest review {review.verdict}" + (f": {review.notes[:300]}" if review.notes else "")
+                if reason:
+                    c.execute("INSERT INTO rejected_directions VALUES (?,?,?,?,?,?)",
+                              (sid, h.id, h.title, h.statement, reason, why))
+            for r in store.researcher.ratings():
+                c.execute("INSERT INTO project_ratings VALUES (?,?,?,?,?,?,?,?,?)",
+                          (sid, r.id, r.kind, r.hyp_a, r.hyp_b, r.prefer, r.score, r.why, r.created_at))
+            for o in store.researcher.observations():
+                c.execute("INSERT INTO project_observations VALUES (?,?,?,?,?,?,?,?,?)",
+                          (sid, o.id, o.hypothesis_id, o.outcome, dumps(o.measures), o.notes, o.file_path,
+                           o.file_sha256, o.created_at))
+
+    # --- reading ---------------------------------------------------------------------------------------
+    def sessions(self) -> list[dict[str, Any]]:
+        """The project's sessions, oldest first: id, goal, status, stop reason, created and synced times."""
+        return [dict(r) for r in self.db.query("SELECT * FROM project_sessions ORDER BY created_at, session_id")]
+
+    def hypotheses(self, session_id: str | None = None) -> list[PriorHypothesis]:
+        """Hypotheses (of one session, or all), best final Elo first."""
+        sql, params = "SELECT * FROM project_hypotheses", ()  # type: tuple[str, tuple[str, ...]]
+        if session_id:
+            sql, params = sql + " WHERE session_id=?", (session_id,)
+        return [PriorHypothesis(r["session_id"], r["hypothesis_id"], r["title"], float(r["elo"]), r["rank"],
+                                r["state"], loads(r["record"], {}))
+                for r in self.db.query(sql + " ORDER BY elo DESC, session_id, hypothesis_id", params)]
+
+    def best(self, k: int, exclude_session: str | None = None) -> list[PriorHypothesis]:
+        """The ``k`` best tournament hypotheses (final Elo) of the other sessions, not in a rejected direction;
+        a hypothesis carried over from an earlier session counts once (the newest copy)."""
+        rejected = {(d.session_id, d.hypothesis_id) for d in self.rejected()}
+        seen: set[str] = set()
+        out: list[PriorHypothesis] = []
+        for h in self.hypotheses():
+            key = " ".join(str(h.record.get("statement", "")).split())
+            if (h.session_id == exclude_session or h.state not in ("in_tournament", "pinned")
+                    or (h.session_id, h.hypothesis_id) in rejected or key in seen):
+                continue
+            seen.add(key)
+            out.append(h)
+            if len(out) >= k:
+                break
+        return out
+
+    def rejected(self, exclude_session: str | None = None) -> list[Direction]:
+        """Rejected directions, newest session first."""
+        rows = self.db.query(
+            "SELECT d.* FROM rejected_directions d JOIN project_sessions s USING (session_id) "
+            "ORDER BY s.created_at DESC, d.hypothesis_id")
+        return [Direction(r["session_id"], r["hypothesis_id"], r["title"], r["statement"], r["reason"], r["why"])
+                for r in rows if r["session_id"] != exclude_session]
+
+    def observations(self) -> list[dict[str, Any]]:
+        return [dict(r) for r in self.db.query("SELECT * FROM project_observations ORDER BY created_at")]
+
+    def ratings(self) -> list[dict[str, Any]]:
+        return [dict(r) for r in self.db.query("SELECT * FROM project_ratings ORDER BY created_at")]
