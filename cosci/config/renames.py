@@ -97,6 +97,12 @@ ADDED: dict[str, Any] = {
     "project.lock_timeout_seconds": 30.0,
     "ranking.researcher_weight": 4,  # design.md#researcher-ratings
     "reflection.result_relatives": 5,  # design.md#experimental-results
+    "tools.skills_path": None,  # design.md#skills: no skills, as it ran
+    "tools.skill_max_chars": 12000,
+    "tools.passage_words": 200,  # design.md#own-documents
+    "tools.fulltext_per_search": 0,  # design.md#full-text: it ran on abstracts only
+    "tools.fulltext_passages": 3,
+    "tools.fulltext_max_chars": 60000,
 }
 """Keys added after sessions were frozen without them -> the value such a session gets when it resumes: the value
 it ran with (for ``ranking.*``, what the schema supplied before the schema lost its defaults to ``conf/``, so

@@ -98,6 +98,9 @@ def _pdf(path: Path, passage_words: int) -> Extracted:
     except ImportError:
         raise DocumentError(f"{path.name}: pypdf is not installed (`make setup` installs it)") from None
 
+    pdf_log = logging.getLogger("pypdf")  # its repair warnings ("EOF marker not found") would be lines of their own
+    level = pdf_log.level
+    pdf_log.setLevel(logging.ERROR)
     try:
         reader = PdfReader(path)
         pages = [page.extract_text() or "" for page in reader.pages]
@@ -105,6 +108,8 @@ def _pdf(path: Path, passage_words: int) -> Extracted:
         title = str(meta.title or "") if meta is not None else ""
     except (PyPdfError, OSError, ValueError, KeyError, TypeError) as exc:
         raise DocumentError(f"{path.name}: not a readable PDF ({type(exc).__name__}: {exc})") from None
+    finally:
+        pdf_log.setLevel(level)
     passages = tuple(Passage(i, p) for i, page in enumerate(pages, 1) for p in split(page, passage_words))
     return Extracted(" ".join(title.split()), passages, paged=True, textless=not passages)
 
