@@ -62,6 +62,12 @@ class Thresholds:
     agent_score: float
     alone_score: float
     refuse_categories: tuple[str, ...]
+    protected_agent_score: float | None = None
+    """A named agent without a hit in a window that states a protective purpose (None: ``agent_score``)."""
+
+    @property
+    def protected_agent(self) -> float:
+        return self.agent_score if self.protected_agent_score is None else self.protected_agent_score
 
 
 @dataclass(frozen=True)
@@ -163,6 +169,8 @@ class OfflineScreen:
         blocks = [b for b in norm.split("\n") if b.strip()]
         # each paragraph or list item on its own too: a request padded with benign preferences is not diluted
         parts = list(dict.fromkeys([*windows(norm), *(w for b in blocks if len(blocks) > 1 for w in windows(b))]))
+        # and without an opening cover story ("for a review on ..., describe ..."): the request read alone
+        parts = list(dict.fromkeys([*parts, *(u for w in parts if (u := self.prescreen.uncovered(w)))]))
         probs = self.category.predict_proba(self.cat_vec.transform(parts))
         parts = parts or [""]
         return [Evidence(w, float(s), tuple(self.prescreen.check(w)), self.prescreen.agents(w),
@@ -180,8 +188,8 @@ class OfflineScreen:
         if acting is None:
             return found
         category, rule = acting
-        threshold = {RULES[0]: t.protected_hit_score if worst.purposes else t.hit_score, RULES[1]: t.agent_score,
-                     RULES[2]: t.alone_score}[rule]
+        threshold = {RULES[0]: t.protected_hit_score if worst.purposes else t.hit_score,
+                     RULES[1]: t.protected_agent if worst.purposes else t.agent_score, RULES[2]: t.alone_score}[rule]
         return replace(found, decision="block" if category in t.refuse_categories else "flag", category=category,
                        rule=rule, threshold=threshold, nearest=self._nearest(worst.window, category))
 
@@ -200,7 +208,8 @@ def act(e: Evidence, t: Thresholds) -> tuple[str, str] | None:
     hit_score = t.protected_hit_score if e.purposes else t.hit_score
     candidates = [(e.likeliest() if h.category == "intent" else h.category, RULES[0])
                   for h in e.hits if e.score >= hit_score]
-    candidates += [(c, RULES[1]) for c in e.agents if e.score >= t.agent_score]
+    agent_score = t.protected_agent if e.purposes else t.agent_score
+    candidates += [(c, RULES[1]) for c in e.agents if e.score >= agent_score]
     if not e.hits and not e.agents and e.score >= t.alone_score:
         candidates.append((e.likeliest(), RULES[2]))
     if not candidates:
@@ -259,7 +268,8 @@ def offline_screen(terms: str, exemplars: str, thresholds: Thresholds) -> Offlin
 def thresholds_of(cfg: SafetyCfg) -> Thresholds:
     """The configured thresholds (``safety.screen``, ``safety.refuse_categories``)."""
     s = cfg.screen
-    return Thresholds(s.hit_score, s.protected_hit_score, s.agent_score, s.alone_score, tuple(cfg.refuse_categories))
+    return Thresholds(s.hit_score, s.protected_hit_score, s.agent_score, s.alone_score, tuple(cfg.refuse_categories),
+                      s.protected_agent_score)
 
 
 def screen_for(cfg: SafetyCfg) -> OfflineScreen:
