@@ -46,6 +46,7 @@ _TRANSLATE = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2010
                             "\u0153": "oe", "\u00f8": "o", "\u0142": "l"})
 _SENTENCE = re.compile(r"(?<=[.!?;:])\s+|\n+")
 _WORD = re.compile(r"[a-z][a-z0-9'-]*")
+_UNGLOSSED = re.compile(r"[\u0400-\u04ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]+")
 Span = tuple[str, int, int]
 """A matched phrase and its start and end offsets in the normalised text."""
 
@@ -203,8 +204,9 @@ class Prescreen:
         return rest or None
 
     def mask(self, text: str) -> str:
-        """``text`` normalised, each named agent replaced by :data:`AGENT_MASK`: what the learned screen reads,
-        so that it weighs what is asked about an agent rather than which agent (docs/design.md#safety-screen)."""
+        """``text`` normalised, each named agent replaced by :data:`AGENT_MASK` and the Cyrillic or Chinese words
+        the gloss does not list dropped: what the learned screen reads, so that it weighs what is asked about an
+        agent rather than which agent, or which script (docs/design.md#safety-screen)."""
         norm = normalise(text)
         spans = sorted((s for rule in self.rules.values() for s in rule.named(norm)), key=lambda s: s[1])
         out, at = [], 0
@@ -212,7 +214,8 @@ class Prescreen:
             if start >= at:
                 out.append(norm[at:start] + AGENT_MASK)
                 at = end
-        return re.sub(r" +", " ", "".join(out) + norm[at:]).strip()
+        # words the gloss left in Cyrillic or Chinese are dropped: unlisted, they weigh nothing either way
+        return re.sub(r" +", " ", _UNGLOSSED.sub(" ", "".join(out) + norm[at:])).strip()
 
 
 def _dash_or_space(pattern: str) -> str:
