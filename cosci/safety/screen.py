@@ -17,7 +17,8 @@ The decision (:meth:`OfflineScreen.check`), per window of three sentences, of th
 or list item (a request padded with benign preferences is also read on its own): a term hit in a category acts when
 the harm score is at least ``safety.screen.hit_score``, or ``protected_hit_score`` when the window states a
 protective purpose (treatment, detection, vaccine, training: the close-to-the-line goals); an agent of a category
-named without a hit, when it is at least ``agent_score``; no agent at all (goals and feedback only), when it is at
+named without a hit, when it is at least ``agent_score`` (``protected_agent_score`` when the window states a
+protective purpose); no agent at all (goals and feedback only), when it is at
 least ``alone_score``. Acting in one of ``safety.refuse_categories`` (biological, chemical, radiological/nuclear)
 is ``block``; in another category it is ``flag``. A term hit acts from a lower score than the other rules (chosen
 by ``python -m bench.safety --split tune``; docs/design.md#safety-screen says why).
@@ -55,7 +56,8 @@ class Thresholds:
     """Harm scores (probability, 0-1) at which each rule acts, and the categories a hit refuses in:
     ``hit_score`` a term hit, ``protected_hit_score`` a term hit in a window that states a protective purpose
     (treatment, detection, vaccine, training...), ``agent_score`` a named agent without a hit, ``alone_score`` a
-    window naming no agent."""
+    window naming no agent, ``protected_agent_score`` a named agent without a hit in a window stating a protective
+    purpose (docs/design.md#safety-screen)."""
 
     hit_score: float
     protected_hit_score: float
