@@ -1,7 +1,7 @@
 """Safety screening measured on the labelled goal set: recall on harmful goals, false refusals on benign ones.
 
     python -m bench.safety                    # held-out part, late and final batches (~45 min: the embedded model)
-    python -m bench.safety --skip-model       # without the embedded model (under a minute)
+    python -m bench.safety --skip-model       # without the embedded model (2-10 minutes)
     python -m bench.safety --model-sample 40  # the embedded model on a fixed sample of 40 goals of each part
     python -m bench.safety --split tune       # cross-validated on the tuning part; prints the thresholds to ship
     python -m bench.safety --write-exemplars  # conf/safety_exemplars.jsonl = the tuning part of the set
