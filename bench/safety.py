@@ -1,7 +1,7 @@
 """Safety screening measured on the labelled goal set: recall on harmful goals, false refusals on benign ones.
 
     python -m bench.safety                    # held-out part, late and final batches (~45 min: the embedded model)
-    python -m bench.safety --skip-model       # without the embedded model (under a minute)
+    python -m bench.safety --skip-model       # without the embedded model (2-10 minutes)
     python -m bench.safety --model-sample 40  # the embedded model on a fixed sample of 40 goals of each part
     python -m bench.safety --split tune       # cross-validated on the tuning part; prints the thresholds to ship
     python -m bench.safety --write-exemplars  # conf/safety_exemplars.jsonl = the tuning part of the set
@@ -23,6 +23,9 @@ Held-out figures are measured with the shipped exemplars, which must be the tuni
 part's chose between two rules (bench/README.md). The final batch (``goals_final.jsonl``) was written after the
 shipped screen was frozen and has been measured once. The Russian and Chinese batch (``goals_scripts.jsonl``)
 measures the gloss (``conf/safety_gloss.yaml``), which changes no decision on a text without Cyrillic or CJK.
+Rounds 4 and 5 (written blind, measured and reported) and the goals written after reading their misses
+(``goals_written.jsonl``) are in the tuning part now (:data:`bench.safety_measure.TUNE_EXTRA`); rounds 6 and 7
+(``goals_round6.jsonl``, ``goals_round7.jsonl``), written blind after this screen was frozen, are reported.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ import logging
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from bench.safety_measure import (
@@ -48,6 +52,7 @@ from bench.safety_measure import (
     part,
     rates,
     term_decisions,
+    tuning,
 )
 from cosci.paths import conf_dir
 from cosci.safety.exemplars import load_exemplars
@@ -58,8 +63,8 @@ DEDUP_PAIRS = ROOT / "tests" / "data" / "dedup_pairs.jsonl"
 LATE = ROOT / "tests" / "data" / "safety" / "goals_late.jsonl"
 FINAL = ROOT / "tests" / "data" / "safety" / "goals_final.jsonl"
 SCRIPTS = ROOT / "tests" / "data" / "safety" / "goals_scripts.jsonl"
-ROUND4 = ROOT / "tests" / "data" / "safety" / "goals_round4.jsonl"
-ROUND5 = ROOT / "tests" / "data" / "safety" / "goals_round5.jsonl"
+ROUND6 = ROOT / "tests" / "data" / "safety" / "goals_round6.jsonl"
+ROUND7 = ROOT / "tests" / "data" / "safety" / "goals_round7.jsonl"
 COLUMNS = ("recall_refuse", "recall_other", "false_refusal", "false_flag", "false_refusal_close",
            "false_refusal_ordinary")
 HEADINGS = ("recall, refuse categories (refused)", "recall, other categories (refused or flagged)",
@@ -87,10 +92,14 @@ def table(title: str, results: dict[str, list[str]], goals: list[Goal], refuse: 
     for name, decisions in results.items():
         cells = []
         for c in categories:
-            r = rates(goals, decisions, refuse, keep=lambda g, c=c: g.category == c)
+            r = rates(goals, decisions, refuse, keep=_in_category(c))
             recall = r["recall_refuse"] if c in refuse else r["recall_other"]
             cells.append(f"{recall} / {r['false_refusal']}")
         print(f"| {name} | " + " | ".join(cells) + " |")
+
+
+def _in_category(category: str) -> Callable[[Goal], bool]:
+    return lambda g: g.category == category
 
 
 def tune_report(goals: list[Goal]) -> int:
@@ -99,7 +108,7 @@ def tune_report(goals: list[Goal]) -> int:
     assert config.safety is not None
     base = thresholds_of(config.safety)
     prescreen = load_prescreen(config.safety.prescreen_terms)
-    tune = part(goals, "tune")
+    tune = tuning(goals)
     started = time.perf_counter()
     evidence = cross_evidence(prescreen, tune, base)
     chosen, means = choose_thresholds(tune, evidence, base, rule="hit")
@@ -164,7 +173,7 @@ def heldout_report(goals: list[Goal], skip_model: bool, model_sample: int | None
     thresholds = thresholds_of(config.safety)
     refuse = thresholds.refuse_categories
     prescreen = load_prescreen(config.safety.prescreen_terms)
-    tune, held = part(goals, "tune"), part(goals, "heldout")
+    tune, held = tuning(goals), part(goals, "heldout")
     shipped = load_exemplars(config.safety.exemplars)
     if sorted(e.id for e in shipped) != sorted(g.id for g in tune):
         print("the shipped exemplars are not the tuning part: run python -m bench.safety --write-exemplars")
@@ -178,8 +187,8 @@ def heldout_report(goals: list[Goal], skip_model: bool, model_sample: int | None
                                                            load_goals(FINAL)),
              ("Russian and Chinese goals (written after the gloss, by its author: see bench/README.md)",
               load_goals(SCRIPTS)),
-             ("Round 4 batch, written by a helper that saw no screen, exemplar or earlier goal", load_goals(ROUND4)),
-             ("Round 5 batch, written the same way", load_goals(ROUND5)))
+             *((f"{path.stem.removeprefix('goals_').capitalize()} batch, written blind after the screen was"
+                " frozen (measured once)", load_goals(path)) for path in (ROUND6, ROUND7) if path.exists()))
     for title, goals_ in parts:
         texts = [g.text for g in goals_]
         started = time.perf_counter()
@@ -245,7 +254,7 @@ def shipped_texts(screen: OfflineScreen, config) -> None:
 
 def write_exemplars(goals: list[Goal]) -> int:
     path = conf_dir() / "safety_exemplars.jsonl"
-    rows = [{"id": g.id, "label": g.label, "category": g.category, "text": g.text} for g in part(goals, "tune")]
+    rows = [{"id": g.id, "label": g.label, "category": g.category, "text": g.text} for g in tuning(goals)]
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     print(f"wrote {len(rows)} exemplars to {path.relative_to(ROOT)}")
     return 0

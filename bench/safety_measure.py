@@ -70,6 +70,19 @@ def part(goals: Iterable[Goal], name: str) -> list[Goal]:
     return [g for g in goals if split_of(g.id) == name]
 
 
+SAFETY_DATA = ROOT / "tests" / "data" / "safety"
+TUNE_EXTRA = (SAFETY_DATA / "goals_round4.jsonl", SAFETY_DATA / "goals_round5.jsonl",
+              SAFETY_DATA / "goals_written.jsonl")
+"""Batches that join the tuning part whole: rounds 4 and 5 (written blind, measured and reported before they
+joined, bench/README.md) and the goals the screen's author wrote after reading their misses."""
+
+
+def tuning(goals: Iterable[Goal]) -> list[Goal]:
+    """The tuning part: the *tune* split of the labelled set, then every goal of :data:`TUNE_EXTRA` (the
+    shipped exemplars, ``conf/safety_exemplars.jsonl``, are exactly these)."""
+    return [*part(goals, "tune"), *(g for path in TUNE_EXTRA for g in load_goals(path))]
+
+
 def wilson(k: int, n: int) -> tuple[float, float]:
     """95 % Wilson score interval of a rate k/n."""
     if n == 0:
@@ -167,7 +180,7 @@ def choose_thresholds(goals: list[Goal], evidence: list[list[list[Evidence]]], b
                       for a in steps if a >= 0.5 for s in (0.9, 0.95, 1.0)]}[rule]
     best: tuple[tuple[float, ...], Thresholds, dict[str, float]] | None = None
     for h, p, a, s in grid:
-        t = Thresholds(h, p, a, s, base.refuse_categories)
+        t = Thresholds(h, p, a, s, base.refuse_categories, base.protected_agent_score)
         means = _mean_rates(goals, [[decision_of(e, t) for e in shuffle] for shuffle in evidence], t)
         if means["false_refusal"] > MAX_FALSE_REFUSAL:
             continue

@@ -448,6 +448,10 @@ class ScreenCfg(_Strict):
     protected_hit_score: Unit = Field(description="A term hit in a text that states a protective purpose "
                                       "(treatment, detection, vaccine, training...) acts from this harm score.")
     agent_score: Unit = Field(description="An agent named without a term hit acts from this harm score.")
+    # default: what a session frozen before this threshold existed resumes with (conf/config.yaml sets it)
+    protected_agent_score: Unit | None = Field(default=None, description="An agent named without a term hit in a "
+                                               "text that states a protective purpose acts from this harm score "
+                                               "(null: agent_score).")
     alone_score: Unit = Field(description="A text naming no agent acts from this harm score (1.0: never).")
 
 

@@ -46,6 +46,7 @@ _TRANSLATE = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2010
                             "\u0153": "oe", "\u00f8": "o", "\u0142": "l"})
 _SENTENCE = re.compile(r"(?<=[.!?;:])\s+|\n+")
 _WORD = re.compile(r"[a-z][a-z0-9'-]*")
+_UNGLOSSED = re.compile(r"[\u0400-\u04ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]+")
 Span = tuple[str, int, int]
 """A matched phrase and its start and end offsets in the normalised text."""
 
@@ -78,7 +79,8 @@ def _misspelling(name: str, token: str) -> bool:
         return len(token) == len(name) + 1 and OSA.distance(name, token, score_cutoff=1) <= 1
     if token.startswith(name):
         return True
-    edits = 2 if len(name) >= 11 else 1
+    # two edits for a long name, or for a name of nine letters or more read with its ending intact ("botchulinum")
+    edits = 2 if len(name) >= 11 or (len(name) >= 9 and token[-3:] == name[-3:]) else 1
     return abs(len(name) - len(token)) <= edits and OSA.distance(name, token, score_cutoff=edits) <= edits
 
 
@@ -142,6 +144,8 @@ class Prescreen:
     rules: dict[str, Rule]
     intent: dict[str, Terms] = field(default_factory=dict)
     protective: Terms = field(default_factory=lambda: Terms([]))
+    not_protective: Terms = field(default_factory=lambda: Terms([]))
+    framing: Terms = field(default_factory=lambda: Terms([]))
 
     def check(self, text: str) -> list[PrescreenHit]:
         """The hits in ``text`` (empty: nothing for the screen or the classifier to look at with extra care)."""
@@ -174,12 +178,35 @@ class Prescreen:
         return {cat: span[0] for cat, span in found.items() if span}
 
     def purposes(self, text: str) -> list[str]:
-        """The protective phrases in ``text`` (treatment, detection, vaccine, training...)."""
-        return list(dict.fromkeys(span[0] for span in self.protective.spans(normalise(text))))
+        """The protective phrases ``text`` states as the request's purpose (treatment, detection, vaccine,
+        training...). Not read as a purpose: a phrase inside an opening cover story ("for a review on threat
+        attribution, ..."), inside a harmful step ("escape vaccine-induced immunity") or in a compound that names a
+        thing rather than a purpose ("water treatment plant", "teaching lab"; ``not_protective``), because there
+        the word says nothing about what the answer would be used for (docs/design.md#safety-screen)."""
+        norm = normalise(text)
+        cover = self.cover(norm)
+        skip = [(0, cover[2])] if cover else []
+        skip += [(s, e) for s_, s, e in self.not_protective.spans(norm)]
+        skip += [(s, e) for rule in self.rules.values() for _, s, e in rule.enhancements.spans(norm)]
+        return list(dict.fromkeys(span[0] for span in self.protective.spans(norm)
+                                  if not any(a <= span[1] and span[2] <= b for a, b in skip)))
+
+    def cover(self, norm: str) -> Span | None:
+        """The opening cover story of a normalised text ("for my thesis, ...", "i'm drafting a paper on x and want
+        ..."), if it opens with one (``framing`` patterns)."""
+        span = self.framing.first(norm)
+        return span if span and span[1] == 0 else None
+
+    def uncovered(self, norm: str) -> str | None:
+        """A normalised text without its opening cover story (None when it has none): the request read alone."""
+        cover = self.cover(norm)
+        rest = norm[cover[2]:].strip(" ,") if cover else ""
+        return rest or None
 
     def mask(self, text: str) -> str:
-        """``text`` normalised, each named agent replaced by :data:`AGENT_MASK`: what the learned screen reads,
-        so that it weighs what is asked about an agent rather than which agent (docs/design.md#safety-screen)."""
+        """``text`` normalised, each named agent replaced by :data:`AGENT_MASK` and the Cyrillic or Chinese words
+        the gloss does not list dropped: what the learned screen reads, so that it weighs what is asked about an
+        agent rather than which agent, or which script (docs/design.md#safety-screen)."""
         norm = normalise(text)
         spans = sorted((s for rule in self.rules.values() for s in rule.named(norm)), key=lambda s: s[1])
         out, at = [], 0
@@ -187,18 +214,34 @@ class Prescreen:
             if start >= at:
                 out.append(norm[at:start] + AGENT_MASK)
                 at = end
-        return re.sub(r" +", " ", "".join(out) + norm[at:]).strip()
+        # words the gloss left in Cyrillic or Chinese are dropped: unlisted, they weigh nothing either way
+        return re.sub(r" +", " ", _UNGLOSSED.sub(" ", "".join(out) + norm[at:])).strip()
 
 
-def _compile(items: Any, where: str, names: Any = None) -> Terms:
+def _dash_or_space(pattern: str) -> str:
+    """``pattern`` with each space outside a character class also matching a dash."""
+    out, depth = [], 0
+    for i, c in enumerate(pattern):
+        escaped = i > 0 and pattern[i - 1] == "\\"
+        if c == "[" and not escaped:
+            depth += 1
+        elif c == "]" and not escaped and depth:
+            depth -= 1
+        out.append("[ -]" if c == " " and not depth else c)
+    return "".join(out)
+
+
+def _compile(items: Any, where: str, names: Any = None, end: str = r"\b") -> Terms:
+    """Compile ``items`` (and the plain ``names``) wrapped in word boundaries (``end``: the closing one; a cover
+    story ends on punctuation, so its patterns close with none)."""
     if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
         raise PrescreenError(f"{where}: expected a list of patterns")
     if names is not None and (not isinstance(names, list) or not all(isinstance(n, str) and n.isalpha()
                                                                      for n in names)):
         raise PrescreenError(f"{where}: `names` must be a list of plain words")
     words = [n.lower() for n in names or []]
-    try:
-        patterns = [re.compile(rf"\b(?:{i})\b", re.IGNORECASE) for i in [*items, *words]]
+    try:  # a space in a pattern also matches a dash ("nerve-agent", "mass-produce")
+        patterns = [re.compile(rf"\b(?:{_dash_or_space(i)}){end}", re.IGNORECASE) for i in [*items, *words]]
     except re.error as exc:
         raise PrescreenError(f"{where}: bad pattern ({exc})") from None
     by_letter: dict[str, tuple[str, ...]] = {}
@@ -228,4 +271,6 @@ def load_prescreen(name: str) -> Prescreen:
         for cat, body in data["categories"].items()
     }
     intent = {cat: _compile(items, f"intent.{cat}") for cat, items in (data.get("intent") or {}).items()}
-    return Prescreen(rules, intent, _compile(data.get("protective") or [], "protective"))
+    return Prescreen(rules, intent, _compile(data.get("protective") or [], "protective"),
+                     _compile(data.get("not_protective") or [], "not_protective"),
+                     _compile(data.get("framing") or [], "framing", end=""))

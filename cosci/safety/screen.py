@@ -17,7 +17,8 @@ The decision (:meth:`OfflineScreen.check`), per window of three sentences, of th
 or list item (a request padded with benign preferences is also read on its own): a term hit in a category acts when
 the harm score is at least ``safety.screen.hit_score``, or ``protected_hit_score`` when the window states a
 protective purpose (treatment, detection, vaccine, training: the close-to-the-line goals); an agent of a category
-named without a hit, when it is at least ``agent_score``; no agent at all (goals and feedback only), when it is at
+named without a hit, when it is at least ``agent_score`` (``protected_agent_score`` when the window states a
+protective purpose); no agent at all (goals and feedback only), when it is at
 least ``alone_score``. Acting in one of ``safety.refuse_categories`` (biological, chemical, radiological/nuclear)
 is ``block``; in another category it is ``flag``. A term hit acts from a lower score than the other rules (chosen
 by ``python -m bench.safety --split tune``; docs/design.md#safety-screen says why).
@@ -55,13 +56,20 @@ class Thresholds:
     """Harm scores (probability, 0-1) at which each rule acts, and the categories a hit refuses in:
     ``hit_score`` a term hit, ``protected_hit_score`` a term hit in a window that states a protective purpose
     (treatment, detection, vaccine, training...), ``agent_score`` a named agent without a hit, ``alone_score`` a
-    window naming no agent."""
+    window naming no agent, ``protected_agent_score`` a named agent without a hit in a window stating a protective
+    purpose (docs/design.md#safety-screen)."""
 
     hit_score: float
     protected_hit_score: float
     agent_score: float
     alone_score: float
     refuse_categories: tuple[str, ...]
+    protected_agent_score: float | None = None
+    """A named agent without a hit in a window that states a protective purpose (None: ``agent_score``)."""
+
+    @property
+    def protected_agent(self) -> float:
+        return self.agent_score if self.protected_agent_score is None else self.protected_agent_score
 
 
 @dataclass(frozen=True)
@@ -163,6 +171,8 @@ class OfflineScreen:
         blocks = [b for b in norm.split("\n") if b.strip()]
         # each paragraph or list item on its own too: a request padded with benign preferences is not diluted
         parts = list(dict.fromkeys([*windows(norm), *(w for b in blocks if len(blocks) > 1 for w in windows(b))]))
+        # and without an opening cover story ("for a review on ..., describe ..."): the request read alone
+        parts = list(dict.fromkeys([*parts, *(u for w in parts if (u := self.prescreen.uncovered(w)))]))
         probs = self.category.predict_proba(self.cat_vec.transform(parts))
         parts = parts or [""]
         return [Evidence(w, float(s), tuple(self.prescreen.check(w)), self.prescreen.agents(w),
@@ -180,8 +190,8 @@ class OfflineScreen:
         if acting is None:
             return found
         category, rule = acting
-        threshold = {RULES[0]: t.protected_hit_score if worst.purposes else t.hit_score, RULES[1]: t.agent_score,
-                     RULES[2]: t.alone_score}[rule]
+        threshold = {RULES[0]: t.protected_hit_score if worst.purposes else t.hit_score,
+                     RULES[1]: t.protected_agent if worst.purposes else t.agent_score, RULES[2]: t.alone_score}[rule]
         return replace(found, decision="block" if category in t.refuse_categories else "flag", category=category,
                        rule=rule, threshold=threshold, nearest=self._nearest(worst.window, category))
 
@@ -200,7 +210,8 @@ def act(e: Evidence, t: Thresholds) -> tuple[str, str] | None:
     hit_score = t.protected_hit_score if e.purposes else t.hit_score
     candidates = [(e.likeliest() if h.category == "intent" else h.category, RULES[0])
                   for h in e.hits if e.score >= hit_score]
-    candidates += [(c, RULES[1]) for c in e.agents if e.score >= t.agent_score]
+    agent_score = t.protected_agent if e.purposes else t.agent_score
+    candidates += [(c, RULES[1]) for c in e.agents if e.score >= agent_score]
     if not e.hits and not e.agents and e.score >= t.alone_score:
         candidates.append((e.likeliest(), RULES[2]))
     if not candidates:
@@ -259,7 +270,8 @@ def offline_screen(terms: str, exemplars: str, thresholds: Thresholds) -> Offlin
 def thresholds_of(cfg: SafetyCfg) -> Thresholds:
     """The configured thresholds (``safety.screen``, ``safety.refuse_categories``)."""
     s = cfg.screen
-    return Thresholds(s.hit_score, s.protected_hit_score, s.agent_score, s.alone_score, tuple(cfg.refuse_categories))
+    return Thresholds(s.hit_score, s.protected_hit_score, s.agent_score, s.alone_score, tuple(cfg.refuse_categories),
+                      s.protected_agent_score)
 
 
 def screen_for(cfg: SafetyCfg) -> OfflineScreen:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.safety_measure import GOALS, load_goals, part, split_of
+from bench.safety_measure import GOALS, load_goals, part, split_of, tuning
 from cosci.config.schema import CosciConfig
 from cosci.paths import conf_dir
 from cosci.safety.exemplars import ExemplarError, load_exemplars
@@ -49,7 +49,7 @@ def test_the_split_is_fixed_and_the_shipped_exemplars_are_the_tuning_part_only()
     assert 0.5 < len(tune) / len(goals) < 0.7
     shipped = load_exemplars("safety_exemplars.jsonl")
     assert [(e.id, e.text, e.label, e.category) for e in shipped] == [(g.id, g.text, g.label, g.category)
-                                                                       for g in tune]
+                                                                       for g in tuning(goals)]
 
 
 def test_a_term_hit_acts_from_the_hit_score_in_its_category() -> None:
