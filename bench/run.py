@@ -302,7 +302,7 @@ def bench_scale() -> list[Result]:
     """Issue 33: the loop's CPU per match at 100, 300 and 1,000 hypotheses (bench/scale.py)."""
     from bench.scale import scale_run
 
-    res = scale_run()
+    res = scale_run(loop_matches=100)
     by_n = {s["hypotheses"]: s for s in res["stages"]}
     small, large = by_n[100], by_n[1000]
 

@@ -189,7 +189,7 @@ class ScaleSession:
             return result
 
         sup = Supervisor(rt.config, store, rt.budget, runner)
-        before, c0, w0 = timers.snapshot(), time.process_time(), time.perf_counter()
+        before, calls0, c0, w0 = timers.snapshot(), dict(timers.calls), time.process_time(), time.perf_counter()
         await sup.run()
         cpu, wall = time.process_time() - c0, time.perf_counter() - w0
         played = store.matches.count() - start
@@ -201,18 +201,19 @@ class ScaleSession:
         loop_cpu = cpu - parts["judge (fake LLM)"]
         return {"hypotheses": len(self.strength), "matches_before": start, "played": played, "cpu_s": cpu,
                 "wall_s": wall, "loop_cpu_per_match_ms": 1000 * loop_cpu / max(played, 1),
-                "parts_ms_per_match": {p: 1000 * v / max(played, 1) for p, v in parts.items()}}
+                "parts_ms_per_match": {p: 1000 * v / max(played, 1) for p, v in parts.items()},
+                "calls": {p: timers.calls.get(p, 0) - calls0.get(p, 0) for p in PARTS[:-1]}}
 
 
-async def _run(stages: list[int], loop_matches: int, seed: int, extra: list[str]) -> dict[str, Any]:
+async def _run(stages: list[int], loop_matches: int, seed: int, extra: list[str], data: Path) -> dict[str, Any]:
     from cosci.session.runtime import SessionRuntime
 
-    DATA.mkdir(parents=True, exist_ok=True)
+    data.mkdir(parents=True, exist_ok=True)
     timers = Timers()
     undo = _instrument(timers)
     w0, c0 = time.perf_counter(), time.process_time()
     try:
-        with tempfile.TemporaryDirectory(dir=DATA) as tmp:
+        with tempfile.TemporaryDirectory(dir=data) as tmp:
             cfg = _config(Path(tmp), extra)
             rt = await SessionRuntime.open(cfg, models_choice="fake")
             rt.store.sessions.update(research_plan={"objective": "Repurpose approved drugs for AML", "preferences": [],
@@ -241,10 +242,15 @@ async def _run(stages: list[int], loop_matches: int, seed: int, extra: list[str]
 
 
 def scale_run(stages: tuple[int, ...] = (100, 300, 1000), loop_matches: int = 200, seed: int = 0,
-              extra: tuple[str, ...] = ()) -> dict[str, Any]:
+              extra: tuple[str, ...] = (), data: Path = DATA) -> dict[str, Any]:
     """The benchmark (module docstring): per stage, the loop's CPU per match and its parts (ms), the session's
-    peak RSS (MB; this process) and the whole wall and CPU (s)."""
-    return asyncio.run(_run(list(stages), loop_matches, seed, list(extra)))
+    peak RSS (MB; this process) and the whole wall and CPU (s). ``data``: where the session folder is made (and
+    removed). BLAS runs on one thread, as in a session beside other work: on shared cores its extra threads only
+    contend (``process_time`` would count their spinning)."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1):
+        return asyncio.run(_run(list(stages), loop_matches, seed, list(extra), data))
 
 
 def main(argv: list[str] | None = None) -> None:
