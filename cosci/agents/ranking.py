@@ -14,8 +14,9 @@ rule reads the session's dual-order record and whether the first-shown win rate 
 (design.md#position-bias; event ``position_bias_detected`` the first time it is). The judge sees neither Elo nor
 match counts; its tier is the routed one, or one of ``ranking.judges`` chosen by a hash of the match key and
 stored on the match row (design.md#judges). After each round the Bradley–Terry fit is refitted on every valid
-verdict and stored. Concurrent rounds in one process never share a hypothesis: ``in_play`` holds the ids of
-matches being played. A pair that reached the rematch cap ``ranking.max_matches_per_pair`` is not chosen again.
+verdict and stored, at the cadence ``ranking.bt_refit_stride`` (every verdict up to 100 players; design.md#scale).
+Concurrent rounds in one process never share a hypothesis: ``in_play`` holds the ids of matches being played.
+A pair that reached the rematch cap ``ranking.max_matches_per_pair`` is not chosen again.
 A chosen match whose two hypotheses each have at most ``ranking.batch_top_chance`` chance of belonging to the top
 ``ranking.top_k`` (by the Bradley–Terry fit's uncertainty) goes to the provider's batch API where the tier has one
 (design.md#batches, :mod:`cosci.agents.match_batches`).
@@ -105,6 +106,9 @@ class RankingAgent(BaseAgent):
     def __init__(self, deps: AgentDeps) -> None:
         super().__init__(deps)
         self.in_play: set[str] = set()  # hypotheses in a match being played now (concurrent rounds)
+        self._last_fit: dict[str, tuple[BTFit, int, int]] = {}  # method -> the last fit, the valid verdicts and
+        # the researcher's preferences then (refit cadence)
+        self._stored_fit: BTFit | None = None
 
     def _rule(self) -> EloRule:
         return EloRule.from_config(self.config.ranking)
@@ -121,18 +125,38 @@ class RankingAgent(BaseAgent):
     def fit(self, players: list[Hypothesis], method: Method = "eb_is") -> BTFit:
         """Bradley–Terry over every valid verdict among ``players`` and the researcher's preferences, each worth
         ``ranking.researcher_weight`` verdicts (design.md#researcher-ratings), with the first-shown id of each judge
-        verdict (the fit's position-bias term; design.md#tournament); deterministic: resume refits the same.
-        ``method``: ``eb_is`` (the calibrated intervals, the leaderboard) or the pairing's :data:`PAIRING_FIT`."""
+        verdict (the fit's position-bias term; design.md#tournament). ``method``: ``eb_is`` (the calibrated
+        intervals, the leaderboard) or the pairing's :data:`PAIRING_FIT`. Deterministic for a given verdict count.
+
+        Refit cadence (design.md#scale): the last fit of ``method`` over the same players is reused while fewer than
+        ``⌈players / ranking.bt_refit_stride⌉`` valid verdicts have been added since it and no preference was rated
+        (none, up to ``bt_refit_stride`` players: every new verdict refits, and the fit the pairing reads is the one
+        the previous round stored); a refit starts from the last fit's θ. A resumed session refits at once. The
+        fit's ids are sorted."""
+        ids = tuple(sorted(p.id for p in players))  # by id: the Elo order changes with every match
+        valid = self.store.matches.count(valid_only=True)
+        rated = len(self.store.researcher.ratings("preference"))
+        last = self._last_fit.get(method)
+        stride = max(1, -(-len(ids) // self.config.ranking.bt_refit_stride))
+        if last is not None and last[0].ids == ids and last[2] == rated and 0 <= valid - last[1] < stride:
+            return last[0]
+        start = last[0].theta if last is not None and last[0].ids == ids else None
         verdicts, first = session_verdicts(self.store, self.config.ranking.researcher_weight)
-        return fit_bt([p.id for p in players], verdicts, self.config.ranking.bt_prior_sd, first=first, method=method)
+        fit = fit_bt(list(ids), verdicts, self.config.ranking.bt_prior_sd, start, first=first, method=method)
+        self._last_fit[method] = (fit, valid, rated)
+        return fit
 
     def _fit_or(self, fit: BTFit | None, players: list[Hypothesis]) -> BTFit:
         """``fit`` if the pairing made one, else a fit over ``players`` (the batch pool's stakes, design.md#batches)."""
         return fit if fit is not None else self.fit(players)
 
     def refit(self) -> BTFit:
-        """Refit BT on the tournament players, store it (``bt_ratings``) and log ``bt_refit``."""
+        """Refit BT on the tournament players (at the cadence of :meth:`fit`), store it (``bt_ratings``) and log
+        ``bt_refit``; a reused fit is already stored and is not written again."""
         fit = self.fit(self.store.hypotheses.ranked())
+        if fit is self._stored_fit:
+            return fit
+        self._stored_fit = fit
         self.store.matches.save_bt(fit.table(), fit.verdicts)
         k = self.config.termination.elo_stability_k
         self.store.logs.event("bt_refit", {"verdicts": fit.verdicts, "top": fit.order()[:k],
@@ -167,7 +191,8 @@ class RankingAgent(BaseAgent):
             key = self.match_key(task, i)
             plan = plan_match(players, self.rng(task, f"match{i}"), self.deps.vectors.similarity, tcfg, fit,
                               focus_id=task.payload.get("focus_id") if i == 0 else None, exclude=self.in_play,
-                              blocked=self._rematch_cap(), state=self.dual_order_state(), key=key)
+                              blocked=self._rematch_cap(), state=self.dual_order_state(), key=key,
+                              sim_block=self.deps.vectors.similarities)
             if plan is None:
                 break
             a, b = sorted((plan.first, plan.second))

@@ -78,6 +78,8 @@ ADDED: dict[str, Any] = {
     "ranking.judges": [],
     "ranking.bt_prior_sd": 1.0,
     "ranking.first_position_flag": 0.15,
+    "ranking.bt_refit_stride": 1_000_000,  # what a frozen session ran with: a refit after every verdict
+    "ranking.pair_candidates": 0,  # and every pair scored
     "generation.debate_grounding_searches": 2,
     "generation.debate_grounding_results": 3,
     "reflection.observation_search_results": 5,

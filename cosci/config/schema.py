@@ -205,6 +205,12 @@ class RankingCfg(_Strict):
                               "by a hash of its key; empty: one judge, the tier conf/agents and models.agent_tiers "
                               "route ranking to (design.md#judges).")
     bt_prior_sd: float = Field(gt=0, description="SD of the Bradley–Terry N(0, sd²) prior, logits.")
+    bt_refit_stride: int = Field(ge=1, description="Refit cadence: the Bradley–Terry fit is redone once "
+                                 "⌈players / bt_refit_stride⌉ valid verdicts are new since the last fit (every verdict "
+                                 "up to this many players), hypotheses (design.md#scale: 100).")
+    pair_candidates: int = Field(ge=0, description="The uncertainty pairing scores the pairs among this many "
+                                 "hypotheses nearest the top-k boundary when the pool is larger; 0 = the whole pool, "
+                                 "hypotheses (design.md#scale: 100).")
     first_position_flag: Unit = Field(description="A first-position win rate further than this from 0.5 whose 95 % "
                                       "interval includes 0.5 gets a 'not significant' note; a significant one a "
                                       "warning (design.md#position-bias).")

@@ -60,6 +60,10 @@ class MatchRow:
 class Matches:
     def __init__(self, db: Database, session_id: str) -> None:
         self.db, self.session_id = db, session_id
+        # match rows are never updated or deleted: the per-match reads below fold in only the rows added since
+        # the last read (by rowid), not all of them again (design.md#scale)
+        self._pairs: tuple[int, dict[tuple[str, str], int]] = (0, {})
+        self._order: tuple[int, tuple[int, int, int, int]] = (0, (0, 0, 0, 0))
 
     def apply(
         self,
@@ -197,15 +201,15 @@ class Matches:
 
     def pair_counts(self) -> dict[tuple[str, str], int]:
         """Matches played per pair (valid or not), keyed by the pair's ids in sorted order."""
-        rows = self.db.query(
-            "SELECT hyp_a, hyp_b, COUNT(*) n FROM tournament_matches WHERE session_id=? GROUP BY hyp_a, hyp_b",
-            (self.session_id,),
-        )
-        counts: dict[tuple[str, str], int] = {}
+        last, counts = self._pairs
+        rows = self.db.query("SELECT rowid, hyp_a, hyp_b FROM tournament_matches WHERE session_id=? AND rowid>?",
+                             (self.session_id, last))
         for r in rows:
             key = (min(r["hyp_a"], r["hyp_b"]), max(r["hyp_a"], r["hyp_b"]))
-            counts[key] = counts.get(key, 0) + int(r["n"])
-        return counts
+            counts[key] = counts.get(key, 0) + 1
+            last = max(last, int(r["rowid"]))
+        self._pairs = (last, counts)
+        return dict(counts)
 
     def ids(self) -> list[str]:
         """Ids of every match of the session."""
@@ -241,15 +245,17 @@ class Matches:
     def order_record(self) -> tuple[int, int, int, int]:
         """``(matches, dual-order matches, first-shown wins, valid judging calls)`` of the session: what the
         dual-order rule reads before each match (design.md#position-bias); reads no transcript."""
-        rows = self.db.query("SELECT dual_order, verdicts FROM tournament_matches WHERE session_id=?",
-                             (self.session_id,))
-        wins = calls = 0
+        last, (matches, dual, wins, calls) = self._order
+        rows = self.db.query("SELECT rowid, dual_order, verdicts FROM tournament_matches WHERE session_id=?"
+                             " AND rowid>?", (self.session_id, last))
         for r in rows:
             for v in loads(r["verdicts"], []):
                 if v.get("winner") is not None:
                     calls += 1
                     wins += v["winner"] == v.get("first")
-        return len(rows), sum(int(r["dual_order"]) for r in rows), wins, calls
+            matches, dual, last = matches + 1, dual + int(r["dual_order"]), max(last, int(r["rowid"]))
+        self._order = (last, (matches, dual, wins, calls))
+        return matches, dual, wins, calls
 
     def verdicts(self) -> list[tuple[str, str, float]]:
         """Every valid verdict, oldest first, as ``(hyp_a, hyp_b, score of hyp_a)`` (1, 0.5 or 0): BT's input."""

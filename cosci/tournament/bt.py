@@ -63,6 +63,8 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import minimize
 
+from cosci.tournament.bt_solve import LARGE_N, newton_mode
+
 Z95 = 1.959963984540054
 """Two-sided 95 % normal quantile."""
 
@@ -140,8 +142,9 @@ class BTFit:
         return float(self.theta[i]), float(self.theta[i] - Z95 * s), float(self.theta[i] + Z95 * s)
 
     def table(self) -> dict[str, tuple[float, float, float]]:
-        """Every hypothesis's ``(bt_score, ci_low, ci_high)``."""
-        return {h: self.score(h) for h in self.ids}
+        """Every hypothesis's ``(bt_score, ci_low, ci_high)`` (as :meth:`score`, in O(n))."""
+        half = Z95 * self.ci_sd
+        return {h: (float(t), float(t - s), float(t + s)) for h, t, s in zip(self.ids, self.theta, half, strict=True)}
 
     def order(self) -> list[str]:
         """Ids best first (ties broken by id, so the order is deterministic)."""
@@ -321,9 +324,13 @@ def _mode(d: _Data, prec: float, x0: NDArray[np.float64]) -> tuple[NDArray[np.fl
                 cache[key] = _terms(v, d, prec)
             return cache[key]
 
-        res = minimize(lambda v: terms(v)[:2], x0, jac=True, method="trust-exact", hess=lambda v: terms(v)[2],
-                       options={"gtol": 1e-8})
-        x = np.asarray(res.x, np.float64)
+        # a large convex pool: Newton steps, one factorisation each (cosci/tournament/bt_solve.py, design.md#scale)
+        fast = newton_mode(terms, x0) if d.n >= LARGE_N and len(d.judges) <= 1 else None
+        if fast is None:
+            res = minimize(lambda v: terms(v)[:2], x0, jac=True, method="trust-exact", hess=lambda v: terms(v)[2],
+                           options={"gtol": 1e-8})
+            fast = np.asarray(res.x, np.float64)
+        x = fast
     f, _, h = _terms(x, d, prec)
     return x, f, h
 
@@ -338,9 +345,9 @@ def _start(d: _Data, start: NDArray[np.float64] | None) -> NDArray[np.float64]:
 
 
 def _centred_sd(cov: NDArray[np.float64]) -> NDArray[np.float64]:
-    n = cov.shape[0]
-    proj = np.eye(n) - 1.0 / n
-    return np.asarray(np.sqrt(np.clip(np.diag(proj @ cov @ proj), 0.0, None)), np.float64)
+    """sd of ``θ_i − mean(θ)``: the diagonal of ``P Σ P`` (``P = I − 11ᵀ/n``), in O(n²) rather than two products."""
+    var = np.diag(cov) - 2.0 * cov.mean(axis=1) + cov.mean()
+    return np.asarray(np.sqrt(np.clip(var, 0.0, None)), np.float64)
 
 
 def fit_bt(ids: Sequence[str], verdicts: Sequence[Verdict], prior_sd: float = 1.0,

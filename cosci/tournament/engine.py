@@ -22,7 +22,7 @@ from cosci.config.schema import RankingCfg
 from cosci.tournament.bt import BTFit
 from cosci.tournament.judging import DualOrderCfg, DualOrderState, presentation_order, wants_dual_order
 from cosci.tournament.pairing import Blocked, PairingCfg, Player, Similarity, never_blocked, select_mode, select_pair
-from cosci.tournament.uncertainty import UncertaintyCfg, select_uncertain
+from cosci.tournament.uncertainty import SimilarityBlock, UncertaintyCfg, select_uncertain
 
 Pairing = Literal["elo_buckets", "uncertainty"]
 
@@ -59,7 +59,7 @@ class MatchPlan:
 def plan_match(players: Sequence[Player], rng: random.Random, sim: Similarity, cfg: TournamentCfg,
                fit: BTFit | None, focus_id: str | None = None, exclude: Collection[str] = (),
                blocked: Blocked = never_blocked, state: DualOrderState | None = None,
-               key: str | None = None) -> MatchPlan | None:
+               key: str | None = None, sim_block: SimilarityBlock | None = None) -> MatchPlan | None:
     """Plan the next match; None when fewer than two players are free.
 
     Args:
@@ -72,10 +72,11 @@ def plan_match(players: Sequence[Player], rng: random.Random, sim: Similarity, c
             :func:`~cosci.tournament.judging.wants_dual_order`; design.md#position-bias); None: the sample alone.
         key: the match's key (seed, task, index): the dual-order sample's coin is its hash, so a resumed task
             draws the same; None: the RNG's draw.
+        sim_block: many similarities in one call (the uncertainty pairing's large-pool path; design.md#scale).
     """
     if cfg.pairing == "uncertainty" and fit is not None:
         pair = select_uncertain(players, fit, rng, sim, cfg.uncertainty, focus_id=focus_id, exclude=exclude,
-                                blocked=blocked)
+                                blocked=blocked, sim_block=sim_block)
     else:
         pair = select_pair(players, rng, sim, cfg.buckets, focus_id=focus_id, exclude=exclude, blocked=blocked)
     if pair is None:

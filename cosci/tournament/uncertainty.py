@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -57,12 +57,15 @@ class UncertaintyCfg:
     warmup_matches: int
     temperature: float
     distance_bonus: float
+    pair_candidates: int = 0
+    """Pairs are scored among this many hypotheses nearest the boundary when the pool is larger
+    (:func:`boundary_candidates`, design.md#scale); 0: the whole pool, always."""
 
     @classmethod
     def from_config(cls, ranking: RankingCfg) -> UncertaintyCfg:
         """The uncertainty strategy's settings of a session's ``ranking`` config, by key."""
         return cls(top_k=ranking.top_k, warmup_matches=ranking.warmup_matches, temperature=ranking.temperature,
-                   distance_bonus=ranking.distance_bonus)
+                   distance_bonus=ranking.distance_bonus, pair_candidates=ranking.pair_candidates)
 
 
 def _warmup(players: Sequence[Player], cfg: UncertaintyCfg, rng: random.Random,
@@ -142,9 +145,70 @@ def pair_scores(fit: BTFit, k: int) -> NDArray[np.float64]:
     return scores
 
 
+def boundary_candidates(fit: BTFit, k: int, size: int, among: NDArray[np.intp]) -> NDArray[np.intp]:
+    """The ``size`` indices of ``among`` (fit indices) with the largest boundary weights ``φ(z_i) / v_i`` (module
+    docstring, step 2), the k-th and (k+1)-th always among them; O(n) (design.md#scale).
+
+    The weights use the same gap and Laplace variance as :func:`boundary_weights`, computed from the diagonal and
+    two columns of the covariance instead of the ``(n, n)`` difference matrix."""
+    n = len(fit.ids)
+    order = np.argsort(-fit.theta, kind="stable")
+    kk = min(k, n - 1)
+    member, outsider = order[kk - 1], order[kk]
+    in_top = np.zeros(n, bool)
+    in_top[order[:kk]] = True
+    rival = np.where(in_top, outsider, member)
+    idx = np.arange(n)
+    v = np.maximum(np.diag(fit.cov) + fit.cov[rival, rival] - 2.0 * fit.cov[idx, rival], 1e-12)
+    z = (fit.theta - fit.theta[rival]) / np.sqrt(v)
+    w = np.exp(-0.5 * z * z) / v
+    w[[member, outsider]] = np.inf
+    w_among = w[among]
+    if among.size <= size:
+        return among
+    keep = np.argpartition(-w_among, size - 1)[:size]
+    return np.asarray(among[np.sort(keep)], np.intp)
+
+
+def candidate_scores(fit: BTFit, k: int, cand: NDArray[np.intp]) -> NDArray[np.float64]:
+    """``(L, L)`` :func:`pair_scores` restricted to the fit indices ``cand``, in O(n·L²) instead of O(n³): the sum
+    over every hypothesis's boundary variance is kept, only the pairs are fewer (design.md#scale)."""
+    n = len(fit.ids)
+    order = np.argsort(-fit.theta, kind="stable")
+    kk = min(k, n - 1)
+    member, outsider = order[kk - 1], order[kk]
+    in_top = np.zeros(n, bool)
+    in_top[order[:kk]] = True
+    rival = np.where(in_top, outsider, member)
+    idx = np.arange(n)
+    cov = fit.cov
+    v = np.maximum(np.diag(cov) + cov[rival, rival] - 2.0 * cov[idx, rival], 1e-12)
+    z = (fit.theta - fit.theta[rival]) / np.sqrt(v)
+    w = np.exp(-0.5 * z * z) / math.sqrt(2 * math.pi) / v
+    w[rival == idx] = 0.0
+    m = cov[:, cand] - cov[rival][:, cand]  # (n, L): M_ia = (c_iᵀΣ)_a for a in cand
+    g = (m.T * w) @ m
+    dg = np.diag(g)
+    num = dg[:, None] + dg[None, :] - 2.0 * g
+    sub = cov[np.ix_(cand, cand)]
+    var = np.diag(sub)
+    xsx = var[:, None] + var[None, :] - 2.0 * sub
+    th = fit.theta[cand]
+    p = 1.0 / (1.0 + np.exp(-(th[:, None] - th[None, :])))
+    pq = p * (1.0 - p)
+    scores: NDArray[np.float64] = pq * num / (1.0 + pq * xsx)
+    np.fill_diagonal(scores, 0.0)
+    return scores
+
+
+SimilarityBlock = Callable[[Sequence[str]], NDArray[np.float64]]
+"""``(L, L)`` cosine similarities of the given ids (0 for an unknown id): one call for many pairs."""
+
+
 def select_uncertain(players: Sequence[Player], fit: BTFit, rng: random.Random, sim: Similarity,
                      cfg: UncertaintyCfg, focus_id: str | None = None,
-                     exclude: Collection[str] = (), blocked: Blocked = never_blocked) -> Pairing | None:
+                     exclude: Collection[str] = (), blocked: Blocked = never_blocked,
+                     sim_block: SimilarityBlock | None = None) -> Pairing | None:
     """Choose the next match by the uncertainty scheme; None when fewer than two players are free.
 
     Args:
@@ -153,6 +217,10 @@ def select_uncertain(players: Sequence[Player], fit: BTFit, rng: random.Random, 
         exclude: ids in play elsewhere, never chosen.
         blocked: pairs that may not be played (the rematch cap; design.md#tournament); None when every pair is.
         focus_id: a new arrival to play first while it is warming up.
+        sim_block: the similarities of many ids at once; used instead of ``sim`` (one call, not one per pair).
+
+    A pool larger than ``cfg.pair_candidates`` (when it is not 0) scores only the pairs among its
+    ``pair_candidates`` hypotheses nearest the top-k boundary (:func:`boundary_candidates`; design.md#scale).
     """
     free = sorted((p for p in players if p.id not in exclude), key=lambda p: p.id)
     if len(free) < 2:
@@ -164,12 +232,16 @@ def select_uncertain(players: Sequence[Player], fit: BTFit, rng: random.Random, 
     ids = [p.id for p in free if p.id in pos]
     if len(ids) < 2:
         return None
+    if cfg.pair_candidates and len(ids) > cfg.pair_candidates:
+        return _select_large(ids, pos, fit, rng, sim, cfg, blocked, sim_block)
     scores = pair_scores(fit, cfg.top_k)
     idx = np.asarray([pos[h] for h in ids])
     sub = scores[np.ix_(idx, idx)]
     iu = np.triu_indices(len(ids), 1)
     flat = sub[iu]
-    bonus = np.asarray([1.0 + cfg.distance_bonus * (1.0 - sim(ids[i], ids[j])) for i, j in zip(*iu, strict=True)])
+    cos = sim_block(ids)[iu] if sim_block is not None else np.asarray(
+        [sim(ids[i], ids[j]) for i, j in zip(*iu, strict=True)])
+    bonus = 1.0 + cfg.distance_bonus * (1.0 - cos)
     allowed = np.asarray([not blocked(ids[i], ids[j]) for i, j in zip(*iu, strict=True)])
     if not allowed.any():
         return None
@@ -179,3 +251,29 @@ def select_uncertain(players: Sequence[Player], fit: BTFit, rng: random.Random, 
     weights = np.where(allowed, np.exp(logits - logits.max()), 0.0)
     pick = rng.choices(range(flat.size), weights=weights.tolist(), k=1)[0]
     return Pairing(ids[int(iu[0][pick])], ids[int(iu[1][pick])], "uncertainty")
+
+
+def _select_large(ids: list[str], pos: dict[str, int], fit: BTFit, rng: random.Random, sim: Similarity,
+                  cfg: UncertaintyCfg, blocked: Blocked, sim_block: SimilarityBlock | None) -> Pairing | None:
+    """:func:`select_uncertain` on the ``pair_candidates`` nearest the boundary (its docstring); the same score,
+    bonus and softmax, on fewer pairs. When every candidate pair is blocked, the next candidates are tried."""
+    among = np.asarray([pos[h] for h in ids], np.intp)
+    while among.size >= 2:
+        cand = boundary_candidates(fit, cfg.top_k, cfg.pair_candidates, among)
+        names = [fit.ids[i] for i in cand]
+        iu = np.triu_indices(len(names), 1)
+        allowed = np.asarray([not blocked(names[i], names[j]) for i, j in zip(*iu, strict=True)])
+        if allowed.any():
+            break
+        among = np.setdiff1d(among, cand[: max(1, cand.size // 2)])  # the most boundary-weighted half is played out
+    else:
+        return None
+    flat = candidate_scores(fit, cfg.top_k, cand)[iu]
+    cos = sim_block(names)[iu] if sim_block is not None else np.asarray(
+        [sim(names[i], names[j]) for i, j in zip(*iu, strict=True)])
+    flat = np.where(allowed, flat * (1.0 + cfg.distance_bonus * (1.0 - cos)), 0.0)
+    top = float(flat.max())
+    logits = cfg.temperature * flat / top if top > 0 else np.zeros_like(flat)
+    weights = np.where(allowed, np.exp(logits - logits.max()), 0.0)
+    pick = rng.choices(range(flat.size), weights=weights.tolist(), k=1)[0]
+    return Pairing(names[int(iu[0][pick])], names[int(iu[1][pick])], "uncertainty")

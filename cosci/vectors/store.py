@@ -90,6 +90,16 @@ class VectorStore:
         vecs = np.stack(rows) if ids else np.zeros((0, self.dim), dtype=np.float32)  # type: ignore[arg-type]
         return np.clip(vecs @ vecs.T, -1.0, 1.0)
 
+    def similarities(self, ids: Sequence[str]) -> np.ndarray:
+        """``(n, n)`` float32 cosine similarities of ``ids``, 0.0 in the rows and columns of an id not stored (as
+        :meth:`similarity`): one call for the many pairs of the pairing's large-pool path (design.md#scale)."""
+        known = [h in self._offset for h in ids]
+        vecs = np.zeros((len(ids), self.dim), dtype=np.float32)
+        for i, h in enumerate(ids):
+            if known[i]:
+                vecs[i] = self.index.reconstruct(self._offset[h])
+        return np.clip(vecs @ vecs.T, -1.0, 1.0)
+
     def save(self, path: str) -> None:
         """Write the index to ``path`` atomically (a copy for inspection; the session store is the source of truth)."""
         tmp = f"{path}.tmp"

@@ -1,0 +1,91 @@
+"""The large-pool paths (design.md#scale): the Newton solver, the candidate pair scores, the O(n) reductions."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+import cosci.tournament.bt as bt
+from cosci.tournament.bt import fit_bt
+from cosci.tournament.bt_solve import newton_mode
+from cosci.tournament.pairing import Player
+from cosci.tournament.uncertainty import (
+    UncertaintyCfg,
+    boundary_candidates,
+    candidate_scores,
+    pair_scores,
+    select_uncertain,
+)
+
+
+def _verdicts(n: int, m: int, ties: float, seed: int = 0) -> tuple[list[str], list[tuple[str, str, float]]]:
+    rng = random.Random(seed)
+    ids = [f"H-{i:03d}" for i in range(n)]
+    q = [rng.gauss(0, 1.5) for _ in ids]
+    out = []
+    for _ in range(m):
+        a, b = rng.sample(range(n), 2)
+        r = rng.random()
+        out.append((ids[a], ids[b], 0.5 if r < ties else float(r < 1 / (1 + np.exp(q[b] - q[a])))))
+    return ids, out
+
+
+@pytest.mark.parametrize("ties", [0.0, 0.1])
+@pytest.mark.parametrize("method", ["laplace", "eb_is"])
+def test_newton_and_trust_exact_find_the_same_fit(monkeypatch: pytest.MonkeyPatch, ties: float, method: str) -> None:
+    ids, verdicts = _verdicts(12, 80, ties)
+    monkeypatch.setattr(bt, "LARGE_N", 10**9)
+    dense = fit_bt(ids, verdicts, method=method)  # type: ignore[arg-type]
+    monkeypatch.setattr(bt, "LARGE_N", 1)
+    newton = fit_bt(ids, verdicts, method=method)  # type: ignore[arg-type]
+    assert np.allclose(newton.theta, dense.theta, atol=1e-6)
+    assert np.allclose(newton.sd, dense.sd, atol=1e-6)
+    assert newton.nu == pytest.approx(dense.nu, abs=1e-6)
+
+
+def test_newton_gives_up_on_a_non_convex_objective() -> None:
+    def terms(x: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:  # f = -x², Hessian -2: not convex
+        return -float(x @ x), -2 * x, -2 * np.eye(x.size)
+
+    assert newton_mode(terms, np.ones(2)) is None
+
+
+def test_centred_sd_and_table_as_before() -> None:
+    ids, verdicts = _verdicts(9, 40, 0.0)
+    fit = fit_bt(ids, verdicts)
+    proj = np.eye(9) - 1 / 9
+    assert np.allclose(fit.ci_sd, np.sqrt(np.clip(np.diag(proj @ fit.cov @ proj), 0, None)))
+    assert fit.table() == {h: fit.score(h) for h in ids}
+
+
+def test_candidate_scores_are_the_full_scores_on_the_candidates() -> None:
+    ids, verdicts = _verdicts(30, 200, 0.0)
+    fit = fit_bt(ids, verdicts, method="laplace")
+    cand = boundary_candidates(fit, 5, 10, np.arange(30))
+    assert cand.size == 10
+    order = np.argsort(-fit.theta, kind="stable")
+    assert {int(order[4]), int(order[5])} <= set(cand.tolist())  # the k-th and (k+1)-th are always candidates
+    assert np.allclose(candidate_scores(fit, 5, cand), pair_scores(fit, 5)[np.ix_(cand, cand)])
+
+
+class _P:
+    def __init__(self, hid: str) -> None:
+        self.id, self.elo, self.matches_played = hid, 1200.0, 10
+
+
+def test_large_pool_pairs_come_from_the_candidates_and_respect_the_cap() -> None:
+    ids, verdicts = _verdicts(40, 400, 0.0)
+    fit = fit_bt(ids, verdicts, method="laplace")
+    players: list[Player] = [_P(h) for h in ids]
+    cfg = UncertaintyCfg(top_k=5, warmup_matches=4, temperature=30.0, distance_bonus=0.05, pair_candidates=8)
+    cand = {fit.ids[i] for i in boundary_candidates(fit, 5, 8, np.arange(40))}
+    for seed in range(20):
+        pair = select_uncertain(players, fit, random.Random(seed), lambda a, b: 0.0, cfg,
+                                sim_block=lambda names: np.zeros((len(names), len(names))))
+        assert pair is not None and {pair.a, pair.b} <= cand
+    played = {(a, b) for a in cand for b in cand}  # every candidate pair at the cap: the next candidates play
+    pair = select_uncertain(players, fit, random.Random(0), lambda a, b: 0.0, cfg,
+                            blocked=lambda a, b: (a, b) in played)
+    assert pair is not None and not {pair.a, pair.b} <= cand
