@@ -593,7 +593,12 @@ class LocalModelCfg(_Strict):
         ge=1.0, le=10.0, description="llama.cpp repeat penalty (>1 discourages the tiny model's loops)."
     )
     cache_mb: int = Field(
-        ge=1, le=1_048_576, description="RAM for cached prompt states (shared prefixes are not evaluated again), MB."
+        ge=1, le=1_048_576, description="RAM for cached prompt states (shared prefixes are not evaluated again), MB: "
+        "every byte a state holds, its kept logits included (design.md#local)."
+    )
+    call_log: str | None = Field(
+        description="JSONL file each call's figures are appended to (prompt tokens evaluated and reused, tokens "
+        "generated, CPU and wall seconds; read by `python -m bench.demo`); null = none."
     )
 
 
