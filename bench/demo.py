@@ -164,6 +164,20 @@ def read_record(run: DemoRun, store_file: Path, calls: Path | None) -> None:
         db.close()
     log = [json.loads(line) for line in calls.read_text().splitlines() if line.strip()] if calls else []
     run.per_mode = per_mode(rows, log)
+    if len(log) >= 3:
+        run.notes["cpu_ms_per_token"] = cpu_per_token(log)
+        run.notes["model_cpu_s"] = round(sum(e["cpu_seconds"] for e in log), 1)
+
+
+def cpu_per_token(log: list[dict[str, Any]]) -> dict[str, float]:
+    """Least-squares CPU milliseconds per prompt token evaluated and per token generated, over the call log (no
+    intercept: a call's CPU is its tokens' work)."""
+    import numpy as np
+
+    x = np.array([[e["prompt_evaluated"], e["generated"]] for e in log], dtype=float)
+    y = np.array([e["cpu_seconds"] for e in log], dtype=float)
+    (prompt, generated), *_ = np.linalg.lstsq(x, y, rcond=None)
+    return {"prompt": round(float(prompt) * 1000, 2), "generated": round(float(generated) * 1000, 2)}
 
 
 def per_mode(rows: list[tuple[Any, ...]], log: list[dict[str, Any]]) -> dict[str, dict[str, float]]:

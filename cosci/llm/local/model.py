@@ -41,8 +41,9 @@ from cosci.llm.responses import make_response, plain_messages
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
-DEFAULT_CFG = LocalModelCfg(n_ctx=8192, n_threads=2, max_string_chars=100, max_list_items=2, temperature=0.7,
-                            max_tokens=900, max_text_tokens=120, repeat_penalty=1.3, cache_mb=256, call_log=None)
+DEFAULT_CFG = LocalModelCfg(n_ctx=4096, n_threads=2, n_batch=256, max_string_chars=100, max_list_items=2,
+                            temperature=0.7, max_tokens=900, max_text_tokens=120, repeat_penalty=1.3,
+                            cache_mb=96, call_log=None)
 """Used until :meth:`LocalModelProvider.configure` is called with ``models.local`` (mirrors conf/models/local.yaml)."""
 
 
@@ -102,7 +103,8 @@ class LocalModelProvider(CustomLLM):
 
     def configure(self, cfg: LocalModelCfg, seed: int = 0) -> None:
         """Apply the local tier's settings; ``seed`` (``run.seed``) seeds the sampler of every call."""
-        if self._llama is not None and (cfg.n_ctx, cfg.n_threads) != (self.cfg.n_ctx, self.cfg.n_threads):
+        if self._llama is not None and (cfg.n_ctx, cfg.n_threads, cfg.n_batch) != (
+                self.cfg.n_ctx, self.cfg.n_threads, self.cfg.n_batch):
             self._llama = None  # reload with the new context size
         self.cfg = cfg
         self.seed = seed
@@ -114,7 +116,7 @@ class LocalModelProvider(CustomLLM):
 
             from cosci.llm.local.state_cache import PromptStateCache
 
-            self._llama = Llama(model_path=str(gguf_path()), n_ctx=self.cfg.n_ctx,
+            self._llama = Llama(model_path=str(gguf_path()), n_ctx=self.cfg.n_ctx, n_batch=self.cfg.n_batch,
                                 n_threads=self.cfg.n_threads, verbose=False, seed=0)
             # Prompt states keyed by prefix: every call shares the safety preamble and session context, and
             # debate turns share their whole transcript, so most of each prompt is not evaluated again (the
