@@ -54,6 +54,9 @@ _.suppress_debug_info
 # sqlite3: the connection's row factory.
 _.row_factory
 
+# llama-cpp-python: LlamaRAMCache reads its own cache_size when it evicts (cosci/llm/local/state_cache.py).
+_.cache_size
+
 # Jinja: fields read by cosci/report/templates/report.html.j2.
 _.elo_before
 _.elo_after

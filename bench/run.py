@@ -323,6 +323,21 @@ def bench_scale() -> list[Result]:
     ]
 
 
+def bench_demo() -> list[Result]:
+    """The embedded demo as a new user runs it, three times (bench/demo.py): medians against the targets."""
+    from bench.demo import run_demo, summary
+
+    runs = run_demo(3)
+    s = summary(runs)
+    note = f"every agent and mode in {s['complete_runs']} of {len(runs)} runs; walls " + ", ".join(
+        f"{r.wall:.0f}" for r in runs)
+    return [Result("embedded demo, wall (median of 3)", s["wall"], "s", 180, False, note),
+            Result("embedded demo, peak RSS of the session process (median)", s["rss_session_mb"], "MB", 1500, False),
+            Result("embedded demo, peak RSS of the session and its children (median)", s["rss_tree_mb"], "MB", 1500,
+                   False, "the Prefect server is a child of the session process"),
+            Result("embedded demo, runs showing every agent and mode", s["complete_runs"], "runs", len(runs), True)]
+
+
 BENCHES: dict[str, Callable[[], list[Result]]] = {
     "scale": bench_scale,
     "concurrency": bench_concurrency,
@@ -334,6 +349,7 @@ BENCHES: dict[str, Callable[[], list[Result]]] = {
     "fake_session": bench_fake_session,
     "local_model": bench_local_model,
     "local_session": bench_local_session,
+    "demo": bench_demo,
 }
 
 
@@ -369,7 +385,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="+", choices=sorted(BENCHES))
     parser.add_argument("--skip-local", action="store_true", help="skip the embedded-model benchmarks")
     args = parser.parse_args(argv)
-    names = args.only or [n for n in BENCHES if not (args.skip_local and n.startswith("local"))]
+    names = args.only or [n for n in BENCHES if not (args.skip_local and (n.startswith("local") or n == "demo"))]
     RESULTS.mkdir(parents=True, exist_ok=True)
     results: list[Result] = []
     for name in names:

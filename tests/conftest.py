@@ -44,6 +44,26 @@ FULL_TOOL_LOOPS = [
     )
 ]
 """The seeds' tool-loop lengths (seed 000); the demo experiment shortens them for the embedded model."""
+SCHEDULE = [
+    "run.max_hypotheses=6",
+    "run.n_initial=3",
+    "generation.debate_share=0.34",
+    "ranking.max_matches_per_pair=3",
+    "debate.min_turns=2",
+    "debate.max_turns=3",
+    "evolution.min_mature=4",
+    "evolution.mature_matches=2",
+    "evolution.top_k=4",
+    "evolution.pool_share=0.3",
+    "metareview.every_matches=10",
+    "termination.min_hypotheses_before_stable=6",
+    "termination.min_matches_before_stable=12",
+    "termination.snapshot_every_matches=4",
+    "vectors.full_recluster_every_matches=6",
+    "reflection.observation_top_k=1",
+]
+"""The session schedule the tests were written against (the demo's until it became the one-of-each tour of
+docs/design.md#demo); tests/flows/test_demo_tour.py runs the demo's own schedule."""
 FAST = [
     "experiment=demo",
     "models=fake",
@@ -51,6 +71,7 @@ FAST = [
     "tracking.enabled=false",
     "retry.base_delay_seconds=0",
     "retry.max_delay_seconds=0",
+    *SCHEDULE,
     *FULL_TOOL_LOOPS,
     # the fake's templated hypotheses share most of their words: under the hash embedder's calibrated dedup
     # threshold (0.22, issue 16) they would all be duplicates, so tests keep the seed's values for hash

@@ -264,11 +264,22 @@ def test_generation_literature_without_tools_says_so_and_uses_optional_blocks() 
 def test_generation_debate_turns() -> None:
     base = REQUIRED["generation.debate"]
     first = render("generation.debate", **{**base, "turn": 1, "transcript": []})
-    assert first.startswith("This is turn 1") and "three distinct hypotheses" in first
+    assert first.rstrip().endswith("This is turn 1. Open the discussion by proposing three distinct hypotheses.")
     early = render("generation.debate", **{**base, "turn": 2})
     assert "Do not conclude yet" in early and TRANSCRIPT[1]["text"] in early
     last = render("generation.debate", **{**base, "turn": 10}, reviews_overview="Reviews ask for PK data.")
     assert "You MUST conclude now" in last and "Reviews ask for PK data." in last
+
+
+def test_debate_turns_share_their_prompt_up_to_the_discussion() -> None:
+    """What changes from turn to turn comes last, so turn n + 1's prompt begins with turn n's up to its discussion
+    (the prefix a prompt cache or the embedded model's prompt state reuses; design.md#local)."""
+    for key in ("generation.debate", "ranking.debate"):
+        base = REQUIRED[key]
+        first = render(key, **{**base, "turn": 1, "transcript": []})
+        second = render(key, **{**base, "turn": 2})
+        shared = first[: first.index("## Your contribution")]
+        assert second.startswith(shared) and len(shared) > len(first) * 0.8
 
 
 def test_ranking_debate_holds_the_verdict_until_min_turns() -> None:
@@ -276,7 +287,7 @@ def test_ranking_debate_holds_the_verdict_until_min_turns() -> None:
     early = render("ranking.debate", **{**base, "turn": 1, "transcript": []})
     assert "Do NOT write the `better idea` line yet" in early
     ready = render("ranking.debate", **{**base, "turn": 3})
-    assert "If the panel is ready" in ready.splitlines()[0]
+    assert "If the panel is ready" in ready.splitlines()[-1]
     last = render("ranking.debate", **{**base, "turn": 10})
     assert "You MUST give the final judgment now" in last
     assert last.rstrip().endswith("`better idea: 1` or `better idea: 2`.")

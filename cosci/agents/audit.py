@@ -34,7 +34,8 @@ log = logging.getLogger(__name__)
 MAX_RECORDS, RECORD_CHARS = 16, 1500
 """Hypotheses and sources quoted for the auditor, and characters of each."""
 SMALL_RECORDS, SMALL_CHARS, SMALL_OVERVIEW = 4, 400, 6000
-"""The same for a schema-constrained embedded model (8192-token context), and the overview's characters."""
+"""The same for a schema-constrained embedded model (a 4096-token context, models.local.n_ctx), and the overview's
+characters."""
 
 
 @dataclass

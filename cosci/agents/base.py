@@ -172,7 +172,12 @@ class BaseAgent:
                         task_id=task.id if task else None, system=self.system_blocks(feedback=feedback, route=route),
                         messages=[{"role": "user", "content": user}], **kw)
 
-    def tools(self) -> dict[str, Tool]:
+    def tools(self, mode: str | None = None) -> dict[str, Tool]:
+        """The agent's allowed tools; none for ``mode`` when its tool loop records at once (``max_iterations`` 1: the
+        one call is the forced record, so no search could be made, and the prompt says so instead of describing
+        tools; docs/design.md#local measures the prompt this saves on the demo)."""
+        if mode is not None and self.deps.router.route(self.name, mode).max_iterations <= 1:
+            return {}
         return self.deps.tools.for_agent(self.name)
 
     async def tool_loop(self, spec: CallSpec, tools: Mapping[str, Tool], record: type[R],

@@ -36,7 +36,7 @@ class EvolutionAgent(BaseAgent):
         parents = self._parents(mode, top)
         if not parents:
             return TaskResult("nothing_to_do", detail={"mode": mode, "reason": "not enough ranked hypotheses"})
-        tools = self.tools()
+        tools = self.tools(mode)
         user = self._prompt(mode, parents, tool_names(tools))
         spec = self.spec(mode, task, user)
         loop = await self.tool_loop(spec, tools, RecordHypothesis, task)

@@ -125,7 +125,7 @@ class GenerationAgent(BaseAgent):
         return render("_reviews_overview", reviews=quoted)
 
     async def _literature(self, task: Task) -> tuple[RecordHypothesis, list[str], EvidenceCounts]:
-        tools = self.tools()
+        tools = self.tools("literature")
         plan = self.deps.plan
         parent = self.source_hypothesis(task)
         source = (f"{self.quoted(parent)}\nLatest review: {self.latest_review(parent)}" if parent else "")
@@ -145,12 +145,13 @@ class GenerationAgent(BaseAgent):
         plan, dcfg = self.deps.plan, self.config.debate
         max_turns = dcfg.max_turns
         transcript: list[dict[str, str]] = []
-        instructions, reviews = self.instructions(task), self.reviews_overview()
+        # the pool as the debate opens: every turn shows the same, so each turn's prompt begins with the last one's
+        instructions, reviews, existing = self.instructions(task), self.reviews_overview(), self.existing()
         for turn in range(1, max_turns + 1):
             user = render("generation.debate", objective=plan.objective, preferences=plan.preferences,
                           idea_attributes=plan.idea_attributes, transcript=transcript, turn=turn,
                           min_turns=min(dcfg.min_turns, max_turns), max_turns=max_turns,
-                          instructions=instructions, reviews_overview=reviews, existing=self.existing())
+                          instructions=instructions, reviews_overview=reviews, existing=existing)
             resp = await self.deps.llm.complete(self.spec("debate", task, user, action=f"{task.action}/turn{turn}"))
             speaker = f"Expert {(turn - 1) % 3 + 1}"
             transcript.append({"speaker": speaker, "text": quote_untrusted(resp.text.strip() or "(no contribution)",

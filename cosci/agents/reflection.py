@@ -50,7 +50,7 @@ class ReflectionAgent(BaseAgent):
             article, why = await finder.find(h, task.payload.get("article"))
             if article is None:
                 return TaskResult("nothing_to_do", [h.id], detail={"mode": mode, "reason": why})
-        tools = self.tools() if mode != "observation" else {}
+        tools = self.tools(mode) if mode != "observation" else {}
         user = self._prompt(mode, h, tools, article, task)
         spec = self.spec(mode, task, user, feedback=False)
         loop = await self.tool_loop(spec, tools, RecordReview, task)

@@ -283,7 +283,7 @@ class MetareviewCfg(_Strict):
                                  "coarse word list run on every claim (docs/design.md#claim-statuses).")
     claim_check_batch: int = Field(ge=1, le=50, description="Claims per support-check call.")
     claim_check_batch_constrained: int = Field(
-        ge=1, le=50, description="Claims per support-check call on a schema-constrained embedded model (8192-token "
+        ge=1, le=50, description="Claims per support-check call on a schema-constrained embedded model (4096-token "
         "context).")
     claim_check_max_calls: int = Field(
         ge=0, le=1_000, description="Support-check calls per overview; claims beyond them stay unchecked.")
@@ -645,6 +645,9 @@ class ModelEntry(_Strict):
 class LocalModelCfg(_Strict):
     n_ctx: int = Field(gt=0, le=MAX_TOKENS, description="llama.cpp context window, tokens.")
     n_threads: int = Field(gt=0, le=1_024, description="CPU threads for llama.cpp.")
+    n_batch: int = Field(gt=0, le=MAX_TOKENS, description="Prompt tokens llama.cpp evaluates per batch; also the rows "
+                         "of its logits buffer (n_batch × 49,152 float32 for SmolLM2: 48 MiB at 256), copied into each "
+                         "saved prompt state (design.md#local).")
     max_string_chars: int = Field(
         gt=0, le=1_000_000, description="Bound on each string in schema-constrained output, characters."
     )
@@ -658,7 +661,12 @@ class LocalModelCfg(_Strict):
         ge=1.0, le=10.0, description="llama.cpp repeat penalty (>1 discourages the tiny model's loops)."
     )
     cache_mb: int = Field(
-        ge=1, le=1_048_576, description="RAM for cached prompt states (shared prefixes are not evaluated again), MB."
+        ge=1, le=1_048_576, description="RAM for cached prompt states (shared prefixes are not evaluated again), MB: "
+        "every byte a state holds, its kept logits included (design.md#local)."
+    )
+    call_log: str | None = Field(
+        description="JSONL file each call's figures are appended to (prompt tokens evaluated and reused, tokens "
+        "generated, CPU and wall seconds; read by `python -m bench.demo`); null = none."
     )
 
 

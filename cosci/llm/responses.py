@@ -20,9 +20,12 @@ from litellm.types.utils import (
 
 
 def make_response(model: str, *, text: str = "", tool_calls: list[tuple[str, str]] | None = None,
-                  prompt_tokens: int, completion_tokens: int,
+                  prompt_tokens: int, completion_tokens: int, cached_tokens: int = 0,
                   finish_reason: str | None = None) -> ModelResponse:
     """A LiteLLM ``ModelResponse`` from a custom provider (``model`` with its provider prefix, for pricing).
+
+    ``cached_tokens`` (of ``prompt_tokens``) were not evaluated again (the embedded model's reused prompt state);
+    they reach the transcript as cache reads, as a hosted provider's do.
 
     Tool-call ids are derived from the call (a stable digest, not Python's per-process ``hash``), so the same
     answer gets the same ids in every process and a resumed session's requests hash as before.
@@ -36,7 +39,8 @@ def make_response(model: str, *, text: str = "", tool_calls: list[tuple[str, str
         choices=[Choices(index=0, message=message,
                          finish_reason=finish_reason or ("tool_calls" if calls else "stop"))],
         usage=Usage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
-                    total_tokens=prompt_tokens + completion_tokens),
+                    total_tokens=prompt_tokens + completion_tokens,
+                    prompt_tokens_details={"cached_tokens": cached_tokens} if cached_tokens else None),
     )
 
 

@@ -24,7 +24,9 @@ import hashlib
 import importlib.util
 import json
 import os
+import resource
 import threading
+import time
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -39,8 +41,9 @@ from cosci.llm.responses import make_response, plain_messages
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
-DEFAULT_CFG = LocalModelCfg(n_ctx=8192, n_threads=2, max_string_chars=100, max_list_items=2, temperature=0.7,
-                            max_tokens=900, max_text_tokens=120, repeat_penalty=1.3, cache_mb=256)
+DEFAULT_CFG = LocalModelCfg(n_ctx=4096, n_threads=2, n_batch=256, max_string_chars=100, max_list_items=2,
+                            temperature=0.7, max_tokens=900, max_text_tokens=120, repeat_penalty=1.3,
+                            cache_mb=96, call_log=None)
 """Used until :meth:`LocalModelProvider.configure` is called with ``models.local`` (mirrors conf/models/local.yaml)."""
 
 
@@ -58,6 +61,12 @@ def gguf_path() -> Path:
     if not path.is_file():
         raise FileNotFoundError(f"{GGUF_NAME} is missing from {path.parent}")
     return path
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process so far (user + system, every thread), seconds."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def strict_json(text: str) -> str:
@@ -94,7 +103,8 @@ class LocalModelProvider(CustomLLM):
 
     def configure(self, cfg: LocalModelCfg, seed: int = 0) -> None:
         """Apply the local tier's settings; ``seed`` (``run.seed``) seeds the sampler of every call."""
-        if self._llama is not None and (cfg.n_ctx, cfg.n_threads) != (self.cfg.n_ctx, self.cfg.n_threads):
+        if self._llama is not None and (cfg.n_ctx, cfg.n_threads, cfg.n_batch) != (
+                self.cfg.n_ctx, self.cfg.n_threads, self.cfg.n_batch):
             self._llama = None  # reload with the new context size
         self.cfg = cfg
         self.seed = seed
@@ -102,15 +112,39 @@ class LocalModelProvider(CustomLLM):
     def llama(self) -> Any:
         """The loaded model (loaded on first use, then kept for the process)."""
         if self._llama is None:
-            from llama_cpp import Llama, LlamaRAMCache
+            from llama_cpp import Llama
 
-            self._llama = Llama(model_path=str(gguf_path()), n_ctx=self.cfg.n_ctx,
+            from cosci.llm.local.state_cache import PromptStateCache
+
+            self._llama = Llama(model_path=str(gguf_path()), n_ctx=self.cfg.n_ctx, n_batch=self.cfg.n_batch,
                                 n_threads=self.cfg.n_threads, verbose=False, seed=0)
             # Prompt states keyed by prefix: every call shares the safety preamble and session context, and
-            # debate turns share their whole transcript, so most of each prompt is not evaluated again
-            # (measured here: ~5 s -> ~3 s for a 750-token prompt; prompt evaluation runs ~170 tokens/s).
-            self._llama.set_cache(LlamaRAMCache(capacity_bytes=self.cfg.cache_mb << 20))
+            # debate turns share their whole transcript, so most of each prompt is not evaluated again (the
+            # tokens reused are reported as the call's cached prompt tokens; figures in bench/README.md).
+            self._llama.set_cache(PromptStateCache(capacity_bytes=self.cfg.cache_mb << 20))
         return self._llama
+
+    def _run(self, request: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """One completion under the lock; returns ``(llama.cpp's answer, what it cost)``: prompt tokens evaluated
+        (the rest came from a reused prompt state), tokens generated, CPU and wall seconds of the call."""
+        import llama_cpp
+
+        with self._lock:
+            llama = self.llama()
+            llama_cpp.llama_perf_context_reset(llama._ctx.ctx)
+            cpu, wall = cpu_seconds(), time.perf_counter()
+            out = llama.create_chat_completion(**request)
+            perf = llama_cpp.llama_perf_context(llama._ctx.ctx)
+            cost = {"cpu_seconds": round(cpu_seconds() - cpu, 3), "wall_seconds": round(time.perf_counter() - wall, 3),
+                    "prompt_evaluated": int(perf.n_p_eval), "prompt_eval_ms": round(perf.t_p_eval_ms),
+                    "generated": int(perf.n_eval), "generation_ms": round(perf.t_eval_ms)}
+        return out, cost
+
+    def _log(self, entry: dict[str, Any]) -> None:
+        """Append one call's figures to ``models.local.call_log`` (JSONL), when set."""
+        if self.cfg.call_log:
+            with open(self.cfg.call_log, "a", encoding="utf-8") as fh:
+                fh.write(json.dumps(entry) + "\n")
 
     async def acompletion(self, model: str, messages: list, api_base: str, custom_prompt_dict: dict,  # type: ignore[override]
                           model_response: Any, print_verbose: Any, encoding: Any, api_key: Any,
@@ -147,16 +181,19 @@ class LocalModelProvider(CustomLLM):
                                    "repeat_penalty": cfg.repeat_penalty, "seed": int(digest.hexdigest()[:8], 16)}
         if schema is not None:
             request["response_format"] = {"type": "json_object", "schema": schema}
-        with self._lock:
-            out = self.llama().create_chat_completion(**request)
+        out, cost = self._run(request)
         text = out["choices"][0]["message"].get("content") or ""
         if schema is not None:
             text = strict_json(text)
         usage = out.get("usage", {})
         finish = out["choices"][0].get("finish_reason")
         full_model = model if model.startswith("cosci-local/") else f"cosci-local/{model}"
-        kw: dict[str, Any] = {"prompt_tokens": int(usage.get("prompt_tokens", 0)),
-                              "completion_tokens": int(usage.get("completion_tokens", 0))}
+        prompt_tokens = int(usage.get("prompt_tokens", 0))
+        kw: dict[str, Any] = {"prompt_tokens": prompt_tokens,
+                              "completion_tokens": int(usage.get("completion_tokens", 0)),
+                              "cached_tokens": max(prompt_tokens - cost["prompt_evaluated"], 0)}
+        self._log({"prompt_tokens": prompt_tokens, "completion_tokens": kw["completion_tokens"],
+                   "max_tokens": max_tokens, "schema": schema is not None, "finish": finish, **cost})
         if forced:
             return make_response(full_model, tool_calls=[(forced, text)],
                                  finish_reason="length" if finish == "length" else None, **kw)

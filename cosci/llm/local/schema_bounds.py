@@ -3,8 +3,8 @@
 Measured on the embedded model (design.md#local): grammar-constrained output from SmolLM2 always matches the schema, but
 unbounded strings and arrays let it ramble until the token cap, leaving invalid JSON. :func:`bound_schema` keeps only
 the required properties (optional fields are set by the agent or left at their defaults), caps every string at
-``max_chars`` characters and every array at ``max_items`` items, and drops keywords llama.cpp's grammar
-converter does not need.
+``max_chars`` characters and every array at ``max_items`` items (at least the schema's ``minItems``, else none),
+and drops keywords llama.cpp's grammar converter does not need.
 
 Numeric bounds: the JSON-schema-to-grammar converter of the installed llama-cpp-python (0.3.36,
 ``llama_cpp/llama_grammar.py``: "TODO: support minimum, maximum, exclusiveMinimum, exclusiveMaximum") ignores
@@ -68,7 +68,9 @@ def bound_schema(schema: dict[str, Any], *, max_chars: int, max_items: int) -> d
             node.setdefault("minLength", 1)
         elif kind == "array":
             node["maxItems"] = min(int(node.get("maxItems", max_items)), max_items)
-            node["minItems"] = min(int(node.get("minItems", 1)), node["maxItems"])
+            # the schema's own minimum (none: 0): forcing one item made the model invent a citation for every
+            # record, which the citation check then dropped (design.md#local)
+            node["minItems"] = min(int(node.get("minItems", 0)), node["maxItems"])
             node["items"] = walk(node.get("items", {"type": "string"}))
         elif kind == "object" or "properties" in node:
             required = list(node.get("required", []))

@@ -1,0 +1,257 @@
+"""The embedded demo as a new user runs it: ``python -m bench.demo [--runs 3] [--models local] [OVERRIDE ...]``.
+
+Each run is ``python -m cosci.run experiment=demo`` in a subprocess with a new data folder (a fresh user's), the
+model's call log on (``models.local.call_log``). Printed per run: the wall (launch to exit, seconds), the peak RSS
+of the session process (exact: ``wait4``'s ``ru_maxrss``, which also covers a child that outgrew it) and of the
+session process plus all its children at once (sampled every 0.2 s from ``/proc``; the Prefect server is a child),
+CPU seconds of the session and its children, the stop reason, and the checklist of agents and modes the demo must
+show (docs/design.md#demo), read from the record: a transcript row with outcome ``ok`` for each mode that calls the
+model, a finished task for proximity (it calls none), and whether the final overview was the model's or the
+fallback and the audit valid. Then per agent mode: calls, prompt tokens (evaluated / reused from a prompt state),
+tokens generated and the model's CPU seconds, from the call log; and the median over the runs. ``python -m
+bench.run --only demo`` runs it three times against the targets (180 s, 1,500 MB).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE_SECONDS = 0.2
+
+CHECKLIST: tuple[tuple[str, str, str], ...] = (
+    ("goal parsing", "goal_parsing", "parse_goal"),
+    ("safety", "safety", "classify"),
+    ("literature generation", "generation", "literature"),
+    ("debate generation", "generation", "debate"),
+    ("full review", "reflection", "full"),
+    ("verification review", "reflection", "verification"),
+    ("pairwise match", "ranking", "pairwise"),
+    ("debate match", "ranking", "debate"),
+    ("evolution", "evolution", "*"),
+    ("proximity", "proximity", "task"),
+    ("meta-review", "metareview", "system"),
+    ("final overview", "metareview", "final"),
+    ("audit", "metareview", "audit"),
+)
+"""(label, agent, mode): ``*`` any mode of the agent; ``task`` a finished task (the agent calls no model)."""
+
+
+@dataclass
+class DemoRun:
+    """One demo session: its figures (seconds, MB) and what its record shows."""
+
+    wall: float
+    rss_session_mb: float
+    rss_tree_mb: float
+    cpu_seconds: float
+    returncode: int
+    stop: str = ""
+    checklist: dict[str, bool] = field(default_factory=dict)
+    notes: dict[str, Any] = field(default_factory=dict)
+    per_mode: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    @property
+    def complete(self) -> bool:
+        return self.returncode == 0 and all(self.checklist.values())
+
+
+def _children() -> dict[int, list[int]]:
+    kids: dict[int, list[int]] = defaultdict(list)
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            kids[ppid].append(int(entry))
+    return kids
+
+
+def _rss_mb(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def tree_rss_mb(pid: int) -> float:
+    """RSS of ``pid`` and all its descendants now, MB."""
+    kids, stack, total = _children(), [pid], 0.0
+    while stack:
+        p = stack.pop()
+        total += _rss_mb(p)
+        stack.extend(kids.get(p, ()))
+    return total
+
+
+def run_once(models: str, overrides: list[str], data_dir: Path) -> DemoRun:
+    """One ``python -m cosci.run experiment=demo`` in ``data_dir``; see the module docstring."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    calls = data_dir / "local_calls.jsonl"
+    cmd = [sys.executable, "-m", "cosci.run", "experiment=demo", f"models={models}", f"paths.data_dir={data_dir}",
+           *([f"models.local.call_log={calls}"] if models == "local" else []), *overrides]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    with open(data_dir / "stdout.txt", "w") as out, open(data_dir / "stderr.txt", "w") as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=err)
+        peak = [0.0]
+        done = threading.Event()
+
+        def sample() -> None:
+            while not done.is_set():
+                peak[0] = max(peak[0], tree_rss_mb(proc.pid))
+                done.wait(SAMPLE_SECONDS)
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        done.set()
+        sampler.join()
+        proc.returncode = os.waitstatus_to_exitcode(status)
+    run = DemoRun(wall=wall, rss_session_mb=usage.ru_maxrss / 1024, rss_tree_mb=max(peak[0], usage.ru_maxrss / 1024),
+                  cpu_seconds=usage.ru_utime + usage.ru_stime, returncode=proc.returncode)
+    sessions = sorted((data_dir / "sessions").glob("s-*")) if (data_dir / "sessions").exists() else []
+    if sessions:
+        read_record(run, sessions[-1] / "store.sqlite", calls if calls.exists() else None)
+    return run
+
+
+def read_record(run: DemoRun, store_file: Path, calls: Path | None) -> None:
+    """Fill ``run``'s stop reason, checklist, notes and per-mode figures from the session's store and call log."""
+    import sqlite3
+
+    db = sqlite3.connect(f"file:{store_file}?mode=ro", uri=True)
+    try:
+        run.stop = db.execute("SELECT coalesce(stop_reason, status) FROM sessions").fetchone()[0] or ""
+        ok = {(a, m) for a, m in db.execute("SELECT DISTINCT agent, mode FROM transcripts WHERE outcome='ok'")}
+        tasks_done = {a for (a,) in db.execute("SELECT DISTINCT agent FROM tasks WHERE status='done'")}
+        for label, agent, mode in CHECKLIST:
+            if mode == "task":
+                run.checklist[label] = agent in tasks_done
+            else:
+                run.checklist[label] = any(a == agent and (mode == "*" or m == mode) for a, m in ok)
+        rows = db.execute("SELECT agent, mode, input_tokens, output_tokens, cache_read_tokens, outcome FROM transcripts"
+                          " ORDER BY seq").fetchall()
+        matches = dict(db.execute("SELECT mode, count(*) FROM tournament_matches GROUP BY mode").fetchall())
+        run.notes = {"hypotheses": db.execute("SELECT count(*) FROM hypotheses").fetchone()[0],
+                     "matches": matches, "calls": len(rows),
+                     "failed_calls": sum(1 for r in rows if r[5] != "ok")}
+        checked = db.execute("SELECT payload FROM events WHERE event='overview_checked' ORDER BY seq DESC").fetchone()
+        if checked:
+            payload = json.loads(checked[0])
+            run.notes["overview"] = "fallback" if payload.get("fallback") else "model's"
+            run.notes["audit"] = payload.get("audit", {}).get("status", "")
+    finally:
+        db.close()
+    log = [json.loads(line) for line in calls.read_text().splitlines() if line.strip()] if calls else []
+    run.per_mode = per_mode(rows, log)
+    if len(log) >= 3:
+        run.notes["cpu_ms_per_token"] = cpu_per_token(log)
+        run.notes["model_cpu_s"] = round(sum(e["cpu_seconds"] for e in log), 1)
+
+
+def cpu_per_token(log: list[dict[str, Any]]) -> dict[str, float]:
+    """Least-squares CPU milliseconds per prompt token evaluated and per token generated, over the call log (no
+    intercept: a call's CPU is its tokens' work)."""
+    import numpy as np
+
+    x = np.array([[e["prompt_evaluated"], e["generated"]] for e in log], dtype=float)
+    y = np.array([e["cpu_seconds"] for e in log], dtype=float)
+    (prompt, generated), *_ = np.linalg.lstsq(x, y, rcond=None)
+    return {"prompt": round(float(prompt) * 1000, 2), "generated": round(float(generated) * 1000, 2)}
+
+
+def per_mode(rows: list[tuple[Any, ...]], log: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """Figures per ``agent/mode``: calls, prompt / reused / generated tokens (transcripts) and the model's CPU
+    seconds (call log entries matched to transcript rows in order by their prompt and completion tokens)."""
+    out: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    pending = list(log)
+    for agent, mode, tin, tout, cached, _outcome in rows:
+        key = f"{agent}/{mode}"
+        fig = out[key]
+        fig["calls"] += 1
+        fig["prompt"] += tin
+        fig["reused"] += cached
+        fig["generated"] += tout
+        hit = next((i for i, e in enumerate(pending[:8])
+                    if e["prompt_tokens"] == tin and e["completion_tokens"] == tout), None)
+        if hit is not None:
+            fig["cpu"] += pending.pop(hit)["cpu_seconds"]
+    return {k: dict(v) for k, v in out.items()}
+
+
+def print_run(i: int, run: DemoRun) -> None:
+    missing = [k for k, v in run.checklist.items() if not v]
+    print(f"run {i}: wall {run.wall:.1f} s, peak RSS session {run.rss_session_mb:.0f} MB, session + children "
+          f"{run.rss_tree_mb:.0f} MB, CPU {run.cpu_seconds:.1f} s, exit {run.returncode}, stop {run.stop}; "
+          f"{run.notes}")
+    print("  present: " + ", ".join(k for k, v in run.checklist.items() if v))
+    print("  MISSING: " + (", ".join(missing) if missing else "none"))
+    print("  | agent/mode | calls | prompt tokens | reused | generated | model CPU s |")
+    print("  |---|---|---|---|---|---|")
+    total: dict[str, float] = defaultdict(float)
+    for key, fig in sorted(run.per_mode.items()):
+        print(f"  | {key} | {fig['calls']:.0f} | {fig['prompt']:.0f} | {fig.get('reused', 0):.0f} | "
+              f"{fig['generated']:.0f} | {fig.get('cpu', 0):.1f} |")
+        for k, v in fig.items():
+            total[k] += v
+    print(f"  | total | {total['calls']:.0f} | {total['prompt']:.0f} | {total['reused']:.0f} | "
+          f"{total['generated']:.0f} | {total['cpu']:.1f} |")
+
+
+def run_demo(runs: int, models: str = "local", overrides: list[str] | None = None,
+             keep: Path | None = None) -> list[DemoRun]:
+    """``runs`` demo sessions, each in a new data folder (under ``keep`` if given, else a temporary one)."""
+    out: list[DemoRun] = []
+    with tempfile.TemporaryDirectory(prefix="cosci-demo-") as tmp:
+        base = keep or Path(tmp)
+        for i in range(runs):
+            run = run_once(models, list(overrides or []), base / f"run{i + 1}")
+            print_run(i + 1, run)
+            out.append(run)
+    return out
+
+
+def summary(runs: list[DemoRun]) -> dict[str, float]:
+    """Medians over the runs (seconds, MB) and how many runs showed every agent and mode."""
+    return {"wall": statistics.median(r.wall for r in runs),
+            "rss_session_mb": statistics.median(r.rss_session_mb for r in runs),
+            "rss_tree_mb": statistics.median(r.rss_tree_mb for r in runs),
+            "complete_runs": sum(r.complete for r in runs)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--models", default="local")
+    parser.add_argument("--keep", type=Path, help="keep the runs' data folders here")
+    parser.add_argument("overrides", nargs="*", help="extra Hydra overrides for every run")
+    args = parser.parse_args(argv)
+    runs = run_demo(args.runs, args.models, args.overrides, args.keep)
+    s = summary(runs)
+    print(f"median of {len(runs)}: wall {s['wall']:.1f} s, peak RSS session {s['rss_session_mb']:.0f} MB, "
+          f"session + children {s['rss_tree_mb']:.0f} MB; every agent and mode in {s['complete_runs']} of {len(runs)}")
+    return 0 if s["complete_runs"] == len(runs) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,37 @@
+"""The embedded model's prompt-state cache: llama-cpp-python's RAM cache with its memory counted (design.md#local).
+
+llama-cpp-python 0.3.36's ``LlamaRAMCache`` bounds its size by ``llama_state_size`` alone, but every state it keeps
+also carries a copy of the model's logits buffer (``LlamaState.scores``: ``min(tokens, n_batch)`` rows of
+``n_vocab`` float32, 512 × 49,152 × 4 B = 96 MiB for SmolLM2 after any prompt of 512 tokens or more) that the bound
+does not see. Measured on the embedded demo: a 256 MB cache held five such copies besides its states, and the session
+process passed 3 GB. A restored state never reads those logits: ``Llama.generate`` always decodes at least one token
+after ``load_state`` (``_requires_eval``), which rewrites them. So :class:`PromptStateCache` keeps only the last row
+(the shape ``load_state`` broadcasts back) and counts every byte a state holds against ``capacity_bytes``.
+
+Imported only when the model loads (it imports ``llama_cpp``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from llama_cpp import LlamaRAMCache
+
+
+def state_bytes(state: Any) -> int:
+    """Bytes a cached ``LlamaState`` holds: the llama.cpp state, the logits kept and the token ids."""
+    return int(state.llama_state_size) + int(state.scores.nbytes) + int(state.input_ids.nbytes)
+
+
+class PromptStateCache(LlamaRAMCache):  # type: ignore[misc]  # llama_cpp has no type information
+    """A least-recently-used cache of prompt states keyed by token prefix, bounded by the bytes it really holds."""
+
+    @property
+    def cache_size(self) -> int:  # type: ignore[override]
+        """Bytes held by the kept states (see :func:`state_bytes`)."""
+        return sum(state_bytes(s) for s in self.cache_state.values())
+
+    def __setitem__(self, key: Sequence[int], value: Any) -> None:
+        value.scores = value.scores[-1:].copy()  # see the module docstring: never read after a restore
+        super().__setitem__(key, value)
