@@ -1,14 +1,14 @@
 """The nearest prior work of a hypothesis, found before its full review (``docs/design.md#prior-work``).
 
 :class:`PriorWorkFinder` searches with queries built from the hypothesis (:func:`novelty_queries`: its statement,
-then its mechanism, ``reflection.prior_work_queries`` of them) through every search whose hits are articles that the
-reviewer may use, in the declared search order (:func:`cosci.literature.search_order`: the local corpus first); a
-tool that is offline or fails answers an error, which is counted, not raised. The distinct records found are ranked
-by their similarity to the hypothesis — the cosine of the session's embedder between the hypothesis's dedup text and
-the record's title and text (the measure dedup uses; a hosted embedder's call is admitted against proximity's share
-like dedup's), or, when that call is refused, rapidfuzz's ``token_set_ratio`` / 100 — and the
-``reflection.prior_work_kept`` nearest are kept with a one-line reason: the similarity, whether it reaches the
-embedder's calibrated near-duplicate threshold (design.md#dedup), and the content words the two share.
+then its title and mechanism, ``reflection.prior_work_queries`` of them) through every search whose hits are
+articles that the reviewer may use, in the declared search order (:func:`cosci.literature.search_order`: the local
+corpus first); a tool that is offline or fails answers an error, which is counted, not raised. The distinct records
+found are ranked by their similarity to the hypothesis — the cosine of the session's embedder between the
+hypothesis's dedup text and the record's title and text (the measure dedup uses; a hosted embedder's call is
+admitted against proximity's share like dedup's), or, when that call is refused, rapidfuzz's ``token_set_ratio`` /
+100 — and the ``reflection.prior_work_kept`` nearest are kept with a one-line reason: the similarity, whether it
+reaches the embedder's calibrated near-duplicate threshold (design.md#dedup), and the content words the two share.
 
 The full review then receives them as required reading and states whether the hypothesis differs from each
 (``record_review.prior_work``); the records count as found by the review, so its evidence may cite them.
@@ -45,8 +45,10 @@ _COMMON = frozenset({"that", "this", "with", "from", "into", "than", "then", "th
 
 
 def novelty_queries(h: Hypothesis, n: int) -> list[str]:
-    """Up to ``n`` distinct queries: the statement, then the mechanism (each at most :data:`QUERY_CHARS`)."""
-    options = [h.statement, h.mechanism, f"{h.title} {' '.join(h.entities[:3])}"]
+    """Up to ``n`` distinct queries: the statement, then the title with the mechanism (the title names the idea's
+    terms, the mechanism how they connect), then the title with the first entities; each at most
+    :data:`QUERY_CHARS`."""
+    options = [h.statement, f"{h.title}. {h.mechanism}", f"{h.title} {' '.join(h.entities[:3])}"]
     queries = [" ".join(q.split())[:QUERY_CHARS] for q in options if q.strip()]
     return list(dict.fromkeys(queries))[:n]
 

@@ -144,12 +144,12 @@ def compared(review: RecordReview, prior: list[PriorWork]) -> tuple[RecordReview
         keys.setdefault(p.source_id, p)
     kept, same, seen = [], [], set()
     for item in review.prior_work:
-        p = keys.get(item.source) or keys.get(normalise_url(item.source))
-        if p is not None and p.source_id not in seen:
-            seen.add(p.source_id)
-            kept.append(item.model_copy(update={"source": p.url or p.source_id}))
+        match = keys.get(item.source) or keys.get(normalise_url(item.source))
+        if match is not None and match.source_id not in seen:
+            seen.add(match.source_id)
+            kept.append(item.model_copy(update={"source": match.url or match.source_id}))
             if not item.differs:
-                same.append(p.source_id)
+                same.append(match.source_id)
     review = review.model_copy(update={"prior_work": kept})
     if review.verdict != "already_explained":
         return review, []

@@ -93,15 +93,15 @@ def compare_prior(call: FakeCall, statement: str, out: dict[str, Any]) -> None:
         return
     own = {x.lower() for x in w.content_words(statement)}
     same = [i for i, (_, text) in enumerate(records) if own and own <= {x.lower() for x in w.content_words(text)}]
+    how = dict.fromkeys(same, "Scripted fake: the record contains every content word of the statement.")
     if same:
         out["verdict"] = "already_explained"
-    elif out["verdict"] == "already_explained":
-        same = [0]
+    elif out["verdict"] == "already_explained":  # a drawn verdict: it names the nearest record
+        same, how = [0], {0: "Scripted fake: the verdict was drawn at random; the nearest record is named."}
     out["prior_work"] = [{"source": url, "differs": i not in same,
-                          "how": ("Scripted fake: the record contains every word of the statement." if i in same
-                                  else "Scripted fake: the record lacks "
-                                  + (", ".join(sorted(own - {x.lower() for x in w.content_words(text)})[:3])
-                                     or "the statement's wording") + ".")}
+                          "how": how.get(i) or "Scripted fake: the record lacks "
+                          + (", ".join(sorted(own - {x.lower() for x in w.content_words(text)})[:3])
+                             or "the statement's wording") + "."}
                          for i, (url, text) in enumerate(records)]
     if same:
         url, text = records[same[0]]
