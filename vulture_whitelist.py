@@ -61,6 +61,7 @@ _.generated_at
 _.relied_on  # a claim's support check (claims.json rows, shown in the report's "Claims" section)
 _.support_note
 _.claims_counts  # ReportData's claims line
+_.prior_search  # a hypothesis's novelty search line (report: "Nearest prior work" when none was kept)
 
 # pytest: module marks and hooks.
 _.pytestmark
