@@ -114,6 +114,9 @@ def loop_cpu_per_task(players: int, tasks: int = 300, seed: int = 0) -> float:
             hid = hypothesis_id(store.namespace, "literature", statement)
             store.hypotheses.insert(hid, RecordHypothesis(title=f"H{i}", statement=statement, mechanism="m",
                                                         entities=[], anticipated_outcomes="", novelty_argument="",
+                                                        decisive_experiment="Count colonies at day 7.",
+                                                        predicted_result="The colony count falls by at least 30 %.",
+                                                        refuting_result="The colony count changes by less than 5 %.",
                                                         citations=[]), elo=1200.0, task_id=None)
             store.hypotheses.set_state(hid, "reviewed")
             store.hypotheses.set_state(hid, "in_tournament")

@@ -83,6 +83,10 @@ class Hypothesis:
     entities: list[str]
     anticipated_outcomes: str
     novelty_argument: str
+    decisive_experiment: str
+    predicted_result: str
+    refuting_result: str
+    """The falsification contract (``docs/design.md#falsification``): "" for a hypothesis stored before it."""
     citations: list[dict[str, Any]]
     mode: str
     parent_ids: list[str]
@@ -122,7 +126,13 @@ class Hypothesis:
             lines.append(f"Anticipated outcomes: {self.anticipated_outcomes}")
         if self.novelty_argument:
             lines.append(f"Novelty: {self.novelty_argument}")
+        lines += [f"{label}: {value}" for label, value in self.contract() if value]
         return "\n".join(lines)
+
+    def contract(self) -> tuple[tuple[str, str], ...]:
+        """The falsification contract as ``(label, text)`` pairs, in the order prompts and the report show them."""
+        return (("Decisive experiment", self.decisive_experiment), ("Predicted if it holds", self.predicted_result),
+                ("Refuted if", self.refuting_result))
 
 
 @dataclass(frozen=True)
@@ -138,6 +148,9 @@ class Review:
     weakest_assumption: str | None
     kill_experiment: str | None
     created_at: float
+    prior_work: list[dict[str, Any]]
+    """A full review's comparison with the hypothesis's nearest prior work (:class:`cosci.records.PriorWorkComparison`
+    as dicts; ``docs/design.md#prior-work``)."""
 
     def brief(self) -> str:
         scores = ", ".join(f"{k} {v:.2f}" for k, v in self.scores.items() if v is not None)
@@ -147,6 +160,25 @@ class Review:
         if self.kill_experiment:
             text += f"\nKill experiment: {self.kill_experiment}"
         return text + (f"\n{self.notes}" if self.notes else "")
+
+
+@dataclass(frozen=True)
+class PriorWork:
+    """One record of a hypothesis's nearest prior work (``docs/design.md#prior-work``): ``rank`` 1 is the nearest;
+    ``similarity`` in [-1, 1] by ``measure`` (``cosine:<embedding model>``, or ``token_set_ratio`` / 100 when the
+    embedding call was refused); ``reason`` one line; ``text`` the record's text as the tool returned it."""
+
+    hypothesis_id: str
+    rank: int
+    source_id: str
+    url: str
+    title: str
+    text: str
+    tool: str
+    ids: list[str]
+    similarity: float
+    measure: str
+    reason: str
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,11 @@
 Each record is defined once, here, as a pydantic model; :func:`tool_schema` turns it into the JSON schema sent
 as the tool's ``parameters``. Field names, enums and ranges follow the record tools of design.md#prompts
 (record_research_plan, record_hypothesis, record_review, record_system_feedback).
-Where cosci adds a field (verification's weakest assumption and kill experiment, observation results) it is
-optional, so a model following the plain schema still validates.
+Where cosci adds a field to a review (verification's weakest assumption and kill experiment, observation results,
+the comparison with the nearest prior work) it is optional, so a model following the plain schema still validates.
+``record_hypothesis`` carries one required addition, the falsification contract (``decisive_experiment``,
+``predicted_result``, ``refuting_result``; ``docs/design.md#falsification``): a hypothesis says what would prove it
+wrong.
 
 :class:`TournamentVerdict` is not a tool: it constrains the embedded model's tournament answer (design.md#local:
 SmolLM2 does not follow the free-text ``better idea: N`` format).
@@ -84,6 +87,12 @@ class RecordHypothesis(Record):
     anticipated_outcomes: str = Field(description="What we would observe if the hypothesis is true.")
     novelty_argument: str = Field(description="Why this is new relative to the literature.")
     citations: list[Citation] = Field(description="Sources found with the search tools that support it.")
+    decisive_experiment: str = Field(description="The one experiment that decides it, in one short sentence: system, "
+                                                 "intervention, readout.")
+    predicted_result: str = Field(description="The result of that experiment if it holds: a measurable quantity and "
+                                              "its direction or threshold, one short sentence.")
+    refuting_result: str = Field(description="The result that would refute it: a measurable quantity and a direction "
+                                             "or threshold, one short sentence (never 'may differ').")
     mode: HypothesisMode = Field(default="literature", description="The mode that produced the hypothesis.")
     parent_ids: list[str] = Field(default_factory=list, description="Ids of hypotheses this one evolves.")
 
@@ -118,6 +127,15 @@ class Observation(BaseModel):
     reasoning: str = Field(default="", description="The causal argument.")
 
 
+class PriorWorkComparison(BaseModel):
+    """How the hypothesis stands against one record of its nearest prior work (``docs/design.md#prior-work``)."""
+
+    model_config = ConfigDict(extra="ignore")
+    source: str = Field(min_length=1, description="The record's URL (or its Source id), as listed under prior work.")
+    differs: bool = Field(description="True if the hypothesis differs from what this record already reports.")
+    how: str = Field(default="", description="One sentence: how it differs, or what the record already states.")
+
+
 class RecordReview(Record):
     tool_name: ClassVar[str] = "record_review"
     tool_description: ClassVar[str] = "Record your review of the hypothesis. Calling this tool ends your turn."
@@ -134,6 +152,8 @@ class RecordReview(Record):
     weakest_assumption: str | None = Field(default=None, description="The assumption most likely to fail.")
     kill_experiment: str | None = Field(default=None, description="The experiment that would most cheaply refute it.")
     observations: list[Observation] = Field(default_factory=list, description="Article observations (observation).")
+    prior_work: list[PriorWorkComparison] = Field(
+        default_factory=list, description="One item per record listed under nearest prior work (full reviews).")
 
 
 class RecordSystemFeedback(Record):

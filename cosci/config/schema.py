@@ -247,6 +247,19 @@ class ReflectionCfg(_Strict):
     result_relatives: int = Field(
         ge=0, le=1_000, description="Relatives (same cluster, descendants) of a hypothesis with an experimental "
         "result given an observation review against it, nearest first (design.md#experimental-results: 5).")
+    falsification_terms: str = Field(min_length=1, description="Term file under conf/ (or an absolute path) of the "
+                                     "falsification contract's concreteness check (docs/design.md#falsification).")
+    vague_refutation_testability: Unit = Field(
+        description="Highest testability (0-1) a full review keeps when the hypothesis's refuting result fails the "
+        "concreteness check (docs/design.md#falsification).")
+    prior_work_queries: int = Field(ge=0, le=10, description="Novelty searches per hypothesis before its full review "
+                                    "(statement, then mechanism; 0: none; docs/design.md#prior-work).")
+    prior_work_search_results: int = Field(ge=1, le=100, description="Records asked of each search tool per novelty "
+                                           "query (docs/design.md#prior-work).")
+    prior_work_kept: int = Field(ge=1, le=50, description="Nearest records kept per hypothesis and given to its full "
+                                 "review as required reading (docs/design.md#prior-work).")
+    prior_work_chars: int = Field(ge=100, le=100_000, description="Characters of each kept record's text shown to the "
+                                  "full review (docs/design.md#prior-work).")
 
 
 class EvolutionCfg(_Strict):

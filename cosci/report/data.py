@@ -61,6 +61,13 @@ class HypothesisView:
     novelty_argument: str
     entities: list[str]
     citations: list[dict[str, Any]]
+    contract: tuple[tuple[str, str], ...]
+    """The falsification contract as ``(label, text)`` (docs/design.md#falsification)."""
+    prior_work: list[dict[str, Any]]
+    """The nearest prior work, nearest first, each with what the latest full review said of it (``verdict``:
+    ``differs`` / ``already reported``, "" before the review; docs/design.md#prior-work)."""
+    prior_search: str
+    """What the novelty search found when nothing was kept ("" before it ran)."""
     reviews: list[dict[str, Any]] = field(default_factory=list)
     matches: list[MatchView] = field(default_factory=list)
 
@@ -123,7 +130,7 @@ def models_per_agent(snapshot: dict[str, Any]) -> dict[str, dict[str, str]]:
 def _review(r: Any) -> dict[str, Any]:
     return {"id": r.id, "mode": r.mode, "verdict": r.verdict, "scores": r.scores, "notes": r.notes,
             "evidence": r.evidence, "assumptions": r.assumptions, "weakest_assumption": r.weakest_assumption,
-            "kill_experiment": r.kill_experiment, "created_at": r.created_at}
+            "kill_experiment": r.kill_experiment, "prior_work": r.prior_work, "created_at": r.created_at}
 
 
 def _matches_by_hypothesis(store: SessionStore) -> dict[str, list[MatchView]]:
@@ -154,11 +161,32 @@ def _leaderboard_rows(store: SessionStore) -> tuple[list[dict[str, Any]], bool]:
     return rows, has_bt
 
 
-def _view(row: dict[str, Any], h: Hypothesis, reviews: list[dict[str, Any]],
-          matches: list[MatchView]) -> HypothesisView:
+def _prior_work(store: SessionStore, reviews: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+    """Each hypothesis's nearest prior work with the latest full review's word on each record."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for p in store.hypotheses.prior_work():
+        full = next((r for r in reviews.get(p.hypothesis_id, []) if r["mode"] == "full"), None)
+        said = {c.get("source"): c for c in (full or {}).get("prior_work") or []}
+        c = said.get(p.url) or said.get(p.source_id)
+        verdict = "" if c is None else "differs" if c.get("differs") else "already reported"
+        out.setdefault(p.hypothesis_id, []).append({"rank": p.rank, "source_id": p.source_id, "url": p.url,
+                                                   "title": p.title, "similarity": p.similarity,
+                                                   "measure": p.measure, "reason": p.reason, "verdict": verdict})
+    return out
+
+
+def _prior_searches(store: SessionStore) -> dict[str, str]:
+    """The latest novelty search's line per hypothesis (event ``prior_work_searched``)."""
+    return {e["payload"].get("hypothesis_id", ""): str(e["payload"].get("line", ""))
+            for e in store.logs.events("prior_work_searched")}
+
+
+def _view(row: dict[str, Any], h: Hypothesis, reviews: list[dict[str, Any]], matches: list[MatchView],
+          prior: list[dict[str, Any]], search: str) -> HypothesisView:
     return HypothesisView(row=row, mechanism=h.mechanism, anticipated_outcomes=h.anticipated_outcomes,
                           novelty_argument=h.novelty_argument, entities=h.entities, citations=h.citations,
-                          reviews=reviews, matches=matches)
+                          contract=h.contract(), prior_work=prior, prior_search=search, reviews=reviews,
+                          matches=matches)
 
 
 def judge_statistics(store: SessionStore) -> dict[str, Any] | None:
@@ -210,7 +238,9 @@ def collect(store: SessionStore, elo_initial: float = 1200.0) -> ReportData:
     for rv in store.hypotheses.reviews():
         reviews.setdefault(rv.hypothesis_id, []).append(_review(rv))
     matches = _matches_by_hypothesis(store)
-    views = [_view(r, hyps[r["id"]], reviews.get(r["id"], []), matches.get(r["id"], [])) for r in rows]
+    prior, searches = _prior_work(store, reviews), _prior_searches(store)
+    views = [_view(r, hyps[r["id"]], reviews.get(r["id"], []), matches.get(r["id"], []), prior.get(r["id"], []),
+                   searches.get(r["id"], "")) for r in rows]
     edges = [(p, h.id, h.mode) for h in hyps.values() for p in h.parent_ids if p in hyps]
     session = {"id": row.id, "goal": row.research_goal, "status": row.status, "stop_reason": row.stop_reason,
                "models_choice": row.models_choice, "elapsed_seconds": row.elapsed_seconds,

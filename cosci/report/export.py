@@ -3,7 +3,8 @@
 - ``html``: the report page (:func:`cosci.report.render.render_html`);
 - ``md``: the research overview (or "no overview yet") followed by the leaderboard as a Markdown table;
 - ``jsonl``: the store's contents, one JSON object per line, each with a ``type``: one ``session`` line, then every
-  ``hypothesis``, ``review`` and ``match`` (with its debate transcript), oldest first. Units: Elo points, USD,
+  ``hypothesis`` (with its falsification contract), ``review``, ``prior_work`` (a hypothesis's nearest records, nearest
+  first) and ``match`` (with its debate transcript), oldest first. Units: Elo points, USD,
   seconds (``created_at`` is epoch seconds).
 """
 
@@ -54,6 +55,8 @@ def records(store: SessionStore) -> Iterator[dict[str, Any]]:
         yield {"type": "hypothesis", **asdict(h)}
     for r in reversed(store.hypotheses.reviews()):
         yield {"type": "review", **asdict(r)}
+    for p in store.hypotheses.prior_work():
+        yield {"type": "prior_work", **asdict(p)}
     for m in store.matches.all():
         yield {"type": "match", **asdict(m), "transcript": store.matches.transcript(m.id)}
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from cosci.domain import Hypothesis, HypothesisState, Review, digest
+from cosci.domain import Hypothesis, HypothesisState, PriorWork, Review, digest
 from cosci.records import RecordHypothesis, RecordReview
 from cosci.store.db import Database, dumps, row_to
 from cosci.store.states import check_transition
@@ -19,7 +19,7 @@ def _hypothesis(row: sqlite3.Row) -> Hypothesis:
 
 
 def _review(row: sqlite3.Row) -> Review:
-    return row_to(Review, row, json_columns={"evidence": [], "assumptions": []},
+    return row_to(Review, row, json_columns={"evidence": [], "assumptions": [], "prior_work": []},
                   scores={k: row[k] for k in ("novelty", "correctness", "testability", "feasibility")})
 
 
@@ -35,8 +35,9 @@ class Hypotheses:
         with self.db.tx() as c:
             cur = c.execute(
                 "INSERT OR IGNORE INTO hypotheses (id, session_id, title, statement, mechanism, entities,"
-                " anticipated_outcomes, novelty_argument, citations, mode, parent_ids, elo, state,"
-                " created_by_task, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,'draft',?,?)",
+                " anticipated_outcomes, novelty_argument, decisive_experiment, predicted_result, refuting_result,"
+                " citations, mode, parent_ids, elo, state, created_by_task, created_at)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'draft',?,?)",
                 (
                     hid,
                     self.session_id,
@@ -46,6 +47,9 @@ class Hypotheses:
                     dumps(rec.entities),
                     rec.anticipated_outcomes,
                     rec.novelty_argument,
+                    rec.decisive_experiment,
+                    rec.predicted_result,
+                    rec.refuting_result,
                     dumps([c.model_dump() for c in rec.citations]),
                     rec.mode,
                     dumps(rec.parent_ids),
@@ -153,7 +157,7 @@ class Hypotheses:
             c.execute(
                 "INSERT OR IGNORE INTO reviews (id, session_id, hypothesis_id, task_id, mode, verdict, novelty,"
                 " correctness, testability, feasibility, assumptions, evidence, notes, weakest_assumption,"
-                " kill_experiment, article, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                " kill_experiment, article, prior_work, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     rid,
                     self.session_id,
@@ -171,6 +175,7 @@ class Hypotheses:
                     rec.weakest_assumption,
                     rec.kill_experiment,
                     dumps(article) if article else None,
+                    dumps([p.model_dump() for p in rec.prior_work]),
                     time.time(),
                 ),
             )
@@ -184,6 +189,26 @@ class Hypotheses:
             params.append(hid)
         sql += " ORDER BY created_at DESC, id" + (f" LIMIT {int(limit)}" if limit else "")
         return [_review(r) for r in self.db.query(sql, tuple(params))]
+
+    # --- nearest prior work (docs/design.md#prior-work) ----------------------------------------------------
+    def set_prior_work(self, hid: str, records: list[PriorWork], *, task_id: str | None) -> None:
+        """Replace the hypothesis's nearest prior work with ``records`` (a retried review stores them once)."""
+        with self.db.tx() as c:
+            c.execute("DELETE FROM prior_work WHERE hypothesis_id=? AND session_id=?", (hid, self.session_id))
+            c.executemany(
+                "INSERT INTO prior_work (session_id, hypothesis_id, rank, source_id, url, title, text, tool, ids,"
+                " similarity, measure, reason, task_id, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                [(self.session_id, hid, p.rank, p.source_id, p.url, p.title, p.text, p.tool, dumps(p.ids),
+                  p.similarity, p.measure, p.reason, task_id, time.time()) for p in records])
+
+    def prior_work(self, hid: str | None = None) -> list[PriorWork]:
+        """The nearest prior work of one hypothesis (or of every hypothesis), nearest first."""
+        sql, params = "SELECT * FROM prior_work WHERE session_id=?", [self.session_id]
+        if hid:
+            sql += " AND hypothesis_id=?"
+            params.append(hid)
+        rows = self.db.query(sql + " ORDER BY hypothesis_id, rank", tuple(params))
+        return [row_to(PriorWork, r, json_columns={"ids": []}) for r in rows]
 
     # --- embeddings ------------------------------------------------------------------------------------
     def add_embedding(self, hid: str, model: str, vector: np.ndarray, text_hash: str, offset: int) -> None:

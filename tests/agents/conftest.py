@@ -25,6 +25,7 @@ from cosci.records import RecordHypothesis
 from cosci.session.runtime import SessionRuntime
 from cosci.tools.base import Tool, ToolResult
 from tests.conftest import make_config
+from tests.contract import CONTRACT
 
 RunTask = Callable[..., Awaitable[tuple[Task, TaskResult]]]
 AddPlayer = Callable[..., str]
@@ -80,7 +81,7 @@ def hypothesis_record(statement: str, **fields: Any) -> RecordHypothesis:
     base: dict[str, Any] = {"title": statement.split(" to ")[0][:60], "statement": statement,
                             "mechanism": f"Mechanism of: {statement}", "entities": statement.split()[:2],
                             "anticipated_outcomes": "Reduced colony formation.",
-                            "novelty_argument": "Untested.",
+                            "novelty_argument": "Untested.", **CONTRACT,
                             "citations": []}
     return RecordHypothesis.model_validate({**base, **fields})
 

@@ -12,6 +12,7 @@ from cosci.domain import hypothesis_id
 from cosci.llm.embeddings.embedder import HASH_DIM
 from cosci.llm.fake.provider import FakeBackend, FakeReply
 from cosci.session.runtime import SessionRuntime
+from tests.contract import CONTRACT
 
 STATEMENTS = ["Metformin inhibits complex I to deplete leukemic stem cells",
               "Itraconazole blocks SMO to sensitise relapsed blasts to cytarabine",
@@ -42,7 +43,7 @@ def pool(planned: SessionRuntime, add_player) -> list[str]:
 
 def rec(**fields: object) -> FakeReply:
     base = {"title": "Evolved", "statement": "An evolved hypothesis about venetoclax and complex I.",
-            "mechanism": "m", "entities": [], "anticipated_outcomes": "o", "novelty_argument": "n",
+            "mechanism": "m", "entities": [], "anticipated_outcomes": "o", "novelty_argument": "n", **CONTRACT,
             "citations": [{"url": "https://fabricated.example.org/evo"}]}
     return FakeReply.record("record_hypothesis", **{**base, **fields})
 

@@ -9,12 +9,13 @@ from cosci.agents.generation import GenerationAgent
 from cosci.domain import hypothesis_id
 from cosci.llm.fake.provider import FakeBackend, FakeReply
 from cosci.session.runtime import SessionRuntime
+from tests.contract import CONTRACT
 
 HYP = {"title": "Disulfiram against ALDH1A1 in leukemic stem cells",
        "statement": "Disulfiram inhibits ALDH1A1 to deplete leukemic stem cells in NPM1-mutant AML.",
        "mechanism": "Copper-bound disulfiram blocks ALDH1A1, which protects stem cells from aldehydes.",
        "entities": ["disulfiram", "ALDH1A1"], "anticipated_outcomes": "Fewer colonies of primary blasts.",
-       "novelty_argument": "ALDH1A1 has not been targeted in NPM1-mutant AML."}
+       "novelty_argument": "ALDH1A1 has not been targeted in NPM1-mutant AML.", **CONTRACT}
 
 
 async def test_literature_strips_the_fabricated_citation_offline(planned: SessionRuntime, fake: FakeBackend,

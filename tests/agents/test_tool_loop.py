@@ -22,6 +22,7 @@ from cosci.llm.fake.provider import FakeBackend, FakeReply
 from cosci.llm.port.types import ToolSpec
 from cosci.records import RecordHypothesis
 from cosci.tools.base import ToolResult
+from tests.contract import CONTRACT
 from tests.llm.helpers import Harness, harness, spec_for
 
 FORCED = {"type": "function", "function": {"name": "record_hypothesis"}}
@@ -256,7 +257,7 @@ async def test_citations_outside_seen_urls_are_visible(config: CosciConfig, fake
     tool = FakeSearch(urls=(PAPER,))
     fake.script(FakeReply(tool_calls=[search("metformin")]))
     fake.script(FakeReply.record("record_hypothesis", title="t", statement="s", mechanism="m", entities=["e"],
-                                 anticipated_outcomes="o", novelty_argument="n", citations=[
+                                 anticipated_outcomes="o", novelty_argument="n", **CONTRACT, citations=[
                                      {"url": "HTTPS://PubMed.ncbi.nlm.nih.gov/31234567"},  # the seen one
                                      {"url": "https://fabricated.example.org/paper/1"}]))
 

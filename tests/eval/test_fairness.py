@@ -27,6 +27,7 @@ from cosci.llm.port.types import CallSpec
 from cosci.records import Citation, RecordHypothesis
 from cosci.store import SessionStore
 from cosci.tools.corpus import LocalCorpus
+from tests.contract import CONTRACT
 
 SID = "s-fair"
 BLOCK = re.compile(r'<hypothesis_text id="([^"]*)"[^>]*>\n(.*?)\n</hypothesis_text>', re.S)
@@ -48,7 +49,7 @@ def _pipeline_store(tmp_path: Path, cites: list[str]) -> Path:
         h = RecordHypothesis(title=f"Pipe title {i}", statement=f"Pipe statement {i}\nover two lines.",
                              mechanism=f"PIPE-MECH-{i}: ions order at the cold side", entities=["PVA"],
                              anticipated_outcomes=f"PIPE-OUT-{i}: Seebeck up", novelty_argument="NOVELTY-NOT-SHOWN",
-                             citations=[Citation(url=URL_PREFIX + c) for c in cites])
+                             **CONTRACT, citations=[Citation(url=URL_PREFIX + c) for c in cites])
         assert store.hypotheses.insert(hypothesis_id(SID, "literature", h.statement), h, elo=elo, task_id=None)
     store.close()
     return path

@@ -13,6 +13,7 @@ from cosci.eval.moose_chem import URL_PREFIX
 from cosci.eval.runner import ranked_hypotheses
 from cosci.records import Citation, RecordHypothesis
 from cosci.store import SessionStore
+from tests.contract import CONTRACT
 
 SID = "s-eval"
 A, B, C, D = "mc-aaaaaaaaaa", "mc-bbbbbbbbbb", "mc-cccccccccc", "mc-dddddddddd"
@@ -31,7 +32,7 @@ def _record(tmp_path: Path) -> Path:
                                    ("H4", 1100.0, [C], "rejected")):
         cites = [Citation(url=u if u.startswith("https://example") else URL_PREFIX + u) for u in urls]
         h = RecordHypothesis(title=name, statement=f"statement {name}", mechanism="m", entities=[],
-                             anticipated_outcomes="o", novelty_argument="n", citations=cites)
+                             anticipated_outcomes="o", novelty_argument="n", **CONTRACT, citations=cites)
         hid = hypothesis_id(SID, "literature", h.statement)
         assert store.hypotheses.insert(hid, h, elo=elo, task_id=None)
         with store.db.tx() as c:

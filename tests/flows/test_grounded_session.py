@@ -30,7 +30,11 @@ CORPUS = [
     for i, (drug, target) in enumerate([("Metformin", "mitochondrial complex I"), ("Disulfiram", "ALDH1A1"),
                                         ("Itraconazole", "hedgehog signalling"), ("Auranofin",
                                                                                   "thioredoxin reductase")])
-]
+] + [{"id": "goal", "title": "Repurposing approved drugs for acute myeloid leukemia", "url": "https://corpus.example.org/goal",
+      "abstract": "Approved drugs could be repurposed for acute myeloid leukemia, with the target they act on and a "
+                  "first cell-line experiment to test each idea; drugs with a known safety profile, testable in AML "
+                  "cell lines within weeks."}]
+"""The demo's goal as a record too, so every hypothesis the fake composes from the goal's words has prior work."""
 MARK = re.compile(rf"\[({'|'.join(STATUSES)})\]")
 
 
@@ -82,3 +86,15 @@ def test_demo_session_is_grounded_checked_and_audited(prefect_server: None, fake
         assert metric in run.data.metrics, metric
     assert run.data.metrics["evidence_unseen"] == counts.unseen
     assert "claims.json" in {a.path for a in client.list_artifacts(run.info.run_id)}
+
+    # docs/design.md#falsification, docs/design.md#prior-work: every hypothesis has its contract and its nearest
+    # prior work, and the report shows both
+    hyps = store.hypotheses.all()
+    assert hyps and all(all(text for _, text in h.contract()) for h in hyps)
+    prior = store.hypotheses.prior_work()
+    assert {p.hypothesis_id for p in prior} == {h.id for h in hyps}
+    page = (final / "report.html").read_text()
+    for h in hyps:
+        section = re.split(rf'<section class="hypothesis[^"]*" id="{h.id}">', page)[1].split("</section>", 1)[0]
+        nearest = next(p for p in prior if p.hypothesis_id == h.id and p.rank == 1)
+        assert "Nearest prior work" in section and nearest.url in section and "Refuted if" in section

@@ -15,6 +15,7 @@ from cosci.llm.gateway.estimate import estimate_session
 from cosci.store import SessionStore
 from flows.session import session_flow
 from tests.conftest import make_config
+from tests.contract import CONTRACT
 from tests.flows.test_session_flow import check_invariants
 
 pytestmark = pytest.mark.slow
@@ -52,7 +53,7 @@ def _two_ideas_then_duplicates(fake: FakeBackend) -> None:
     texts = [("Metformin starves leukemic stem cells", "Metformin inhibits mitochondrial complex I in AML stem cells."),
              ("Ivermectin blocks WNT signalling", "Ivermectin suppresses beta-catenin transcription in blasts.")]
     ideas = [dict(title=t, statement=s, mechanism=s, entities=[t.split()[0]], anticipated_outcomes="less growth",
-                  novelty_argument="untested", citations=[]) for t, s in texts]
+                  novelty_argument="untested", **CONTRACT, citations=[]) for t, s in texts]
     for i in range(200):
         for agent in ("generation", "evolution"):
             fake.script(FakeReply.record("record_hypothesis", **ideas[i % 2]), agent=agent)

@@ -7,6 +7,7 @@ from pathlib import Path
 from cosci.domain import hypothesis_id
 from cosci.records import RecordHypothesis
 from cosci.session.folder import SessionFolder
+from tests.contract import CONTRACT
 
 
 def make_session(data_dir: Path, n: int, session_id: str = "S-investigate-test") -> tuple[str, list[str]]:
@@ -21,7 +22,7 @@ def make_session(data_dir: Path, n: int, session_id: str = "S-investigate-test")
             h = RecordHypothesis(title=f"Idea {i}", statement=f"More hill-climbing iterations raise the sum of radii "
                                  f"({i}).", mechanism="A longer search finds better local optima.", entities=[],
                                  anticipated_outcomes="A higher sum of radii.", novelty_argument="none",
-                                 citations=[])
+                                 **CONTRACT, citations=[])
             hid = hypothesis_id(store.namespace, "literature", h.statement)
             store.hypotheses.insert(hid, h, elo=1300.0 - 10 * i, task_id=None)
             for state in ("reviewed", "in_tournament"):

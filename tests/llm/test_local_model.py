@@ -57,6 +57,7 @@ async def test_the_embedded_model_answers_through_the_gateway(tmp_path: Path) ->
     assert hyp.title and hyp.statement and hyp.mechanism
     assert len(hyp.entities) <= 2 and len(hyp.citations) <= 2  # lists bounded; none forced (design.md#local)
     assert all(len(s) <= 60 for s in (hyp.title, hyp.statement, hyp.mechanism, *hyp.entities))
+    assert all(0 < len(s) <= 60 for s in (hyp.decisive_experiment, hyp.predicted_result, hyp.refuting_result))
     assert resp.tool_calls[0].name == "record_hypothesis" and resp.output_tokens > 0
     assert resp.cost_usd == 0.0  # registered at zero price
 

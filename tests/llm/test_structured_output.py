@@ -22,6 +22,7 @@ from cosci.llm.fake.provider import FakeBackend, FakeReply
 from cosci.llm.port.structured import call_record, parse_record, record_tool
 from cosci.llm.port.types import LLMResponse, ToolCall
 from cosci.records import RecordHypothesis, RecordReview, tool_schema
+from tests.contract import CONTRACT
 from tests.llm.helpers import harness, spec_for
 
 FORCED_HYPOTHESIS = {"type": "function", "function": {"name": "record_hypothesis"}}
@@ -29,7 +30,7 @@ VALID = {"title": "Metformin against complex I in AML",
          "statement": "Metformin depletes leukemic stem cells.",
          "mechanism": "Complex I inhibition collapses OXPHOS, on which leukemic stem cells depend.",
          "entities": ["metformin", "complex I"], "anticipated_outcomes": "Fewer colonies at 10 uM.",
-         "novelty_argument": "Not tested in AML stem cells.",
+         "novelty_argument": "Not tested in AML stem cells.", **CONTRACT,
          "citations": [{"url": "https://pubmed.ncbi.nlm.nih.gov/1/", "title": "OXPHOS in AML"}]}
 
 

@@ -16,10 +16,11 @@ import pytest
 from cosci.errors import CosciError
 from cosci.llm.fake.provider import FakeBackend, FakeReply
 from cosci.session.runtime import SessionRuntime
+from tests.contract import CONTRACT
 
 HYP = {"title": "Metformin", "statement": "Metformin depletes AML stem cells.", "mechanism": "Complex I.",
        "entities": ["metformin"], "anticipated_outcomes": "Fewer colonies.", "novelty_argument": "Untested.",
-       "citations": []}
+       **CONTRACT, "citations": []}
 NESTED = "[" * 5000 + "]" * 5000
 
 RECORD_KINDS: dict[str, FakeReply] = {

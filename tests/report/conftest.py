@@ -19,6 +19,7 @@ from cosci.records import Citation, Evidence, RecordHypothesis, RecordReview
 from cosci.report.render import write_report
 from cosci.store import STORE_FILE, SessionStore
 from tests.conftest import make_config
+from tests.contract import CONTRACT
 from tests.test_cli import run_plain
 
 HOSTILE_TITLE = "<script>window.__pwned = 1</script> Metformin & AMPK"
@@ -48,7 +49,8 @@ class Session:
 
 def _hypothesis(store: SessionStore, title: str, citations: list[Citation]) -> str:
     rec = RecordHypothesis(title=title, statement=f"{title} statement", mechanism="<b>bold?</b> mechanism",
-                           entities=["AMPK"], anticipated_outcomes="", novelty_argument="", citations=citations)
+                           entities=["AMPK"], anticipated_outcomes="", novelty_argument="", **CONTRACT,
+                           citations=citations)
     hid = hypothesis_id(store.session_id, "literature", rec.statement)
     store.hypotheses.insert(hid, rec, elo=1200.0, task_id=None)
     return hid

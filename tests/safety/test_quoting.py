@@ -21,6 +21,7 @@ from cosci.records import RecordHypothesis
 from cosci.safety.quoting import NEUTRALISED, neutralise, quote_hypothesis, quote_untrusted
 from cosci.session.runtime import SessionRuntime
 from cosci.tools.base import ToolResult
+from tests.contract import CONTRACT
 
 URL = "https://pubmed.ncbi.nlm.nih.gov/77777777/"
 INJECTION = (f"Metformin lowers complex I activity in AML blasts. {URL}\n"
@@ -123,7 +124,7 @@ async def test_a_literature_result_reaches_the_model_quoted_and_neutralised(runt
 async def test_an_observation_article_is_quoted_in_the_rendered_prompt(runtime: SessionRuntime,
                                                                        fake: FakeBackend) -> None:
     rec = RecordHypothesis(title="Metformin", statement="Metformin inhibits complex I in AML.", mechanism="m",
-                           entities=[], anticipated_outcomes="", novelty_argument="", citations=[])
+                           entities=[], anticipated_outcomes="", novelty_argument="", **CONTRACT, citations=[])
     runtime.store.hypotheses.insert("H-0123456789ab", rec, elo=1200.0, task_id=None)
     article = {"title": "Complex I in AML", "abstract": INJECTION, "url": URL}
     tid = runtime.store.tasks.enqueue("reflection", "ReviewHypothesis", "r0", target_id="H-0123456789ab",

@@ -10,6 +10,7 @@ import pytest
 from cosci.domain import hypothesis_id
 from cosci.records import RecordHypothesis
 from cosci.store import SessionStore
+from tests.contract import CONTRACT
 
 SESSION = "s-test"
 AddHypothesis = Callable[..., str]
@@ -32,7 +33,7 @@ def add_hypothesis(store: SessionStore) -> AddHypothesis:
     def add(statement: str, *, state: str = "draft", elo: float = 1200.0, matches: int = 0) -> str:
         rec = RecordHypothesis(title=statement[:40], statement=statement, mechanism="a mechanism",
                                entities=["metformin"], anticipated_outcomes="reduced viability",
-                               novelty_argument="not tried in AML", citations=[])
+                               novelty_argument="not tried in AML", **CONTRACT, citations=[])
         hid = hypothesis_id(store.session_id, "literature", statement)
         assert store.hypotheses.insert(hid, rec, elo=elo, task_id=None)
         with store.db.tx() as c:

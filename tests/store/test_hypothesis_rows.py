@@ -13,6 +13,7 @@ from cosci.errors import CosciError, IllegalTransition
 from cosci.records import RecordHypothesis
 from cosci.store import SessionStore
 from cosci.store.states import ALLOWED
+from tests.contract import CONTRACT
 
 STATES = ("draft", "reviewed", "in_tournament", "pinned", "quarantined", "rejected", "retired")
 
@@ -30,7 +31,7 @@ def test_hypothesis_id_is_sha256_of_session_origin_statement() -> None:
 
 def test_insert_is_idempotent_on_the_id(store: SessionStore) -> None:
     rec = RecordHypothesis(title="t", statement="s", mechanism="m", entities=[], anticipated_outcomes="",
-                           novelty_argument="", citations=[])
+                           novelty_argument="", **CONTRACT, citations=[])
     hid = hypothesis_id(store.session_id, "literature", "s")
     assert store.hypotheses.insert(hid, rec, elo=1200.0, task_id="T-1") is True
     assert store.hypotheses.insert(hid, rec, elo=1500.0, task_id="T-2") is False

@@ -11,6 +11,7 @@ import pytest
 from cosci.domain import hypothesis_id
 from cosci.records import RecordHypothesis
 from cosci.store import SessionStore
+from tests.contract import CONTRACT
 from tests.tournament.shipped import ELO
 
 RULE = ELO
@@ -99,7 +100,7 @@ def test_elo_is_initial_plus_journal_and_zero_sum_over_many_matches(store: Sessi
 def _child_of(store: SessionStore, *parents: str) -> str:
     """An evolved hypothesis in the tournament whose parents are ``parents``."""
     rec = RecordHypothesis(title="evolved", statement=f"evolved from {' and '.join(parents)}", mechanism="m",
-                           entities=[], anticipated_outcomes="o", novelty_argument="n", citations=[],
+                           entities=[], anticipated_outcomes="o", novelty_argument="n", **CONTRACT, citations=[],
                            mode="combine", parent_ids=list(parents))
     hid = hypothesis_id(store.session_id, "combine:" + ",".join(sorted(parents)), rec.statement)
     assert store.hypotheses.insert(hid, rec, elo=1200.0, task_id=None)

@@ -15,6 +15,7 @@ from cosci.records import RecordHypothesis
 from cosci.session.runtime import SessionRuntime
 from cosci.supervisor.rules import Scheduler
 from tests.agents.conftest import compose_config, config, pytest_configure  # noqa: F401
+from tests.contract import CONTRACT
 from tests.tournament.shipped import ELO
 
 AddPlayer = Callable[..., str]
@@ -72,7 +73,7 @@ def add_player(runtime: SessionRuntime) -> AddPlayer:
         statement = f"Hypothesis number {count[0]}."
         hid = hypothesis_id(runtime.store.namespace, "literature", statement)
         rec = RecordHypothesis(title=f"H{count[0]}", statement=statement, mechanism="m", entities=[],
-                               anticipated_outcomes="", novelty_argument="", citations=[])
+                               anticipated_outcomes="", novelty_argument="", **CONTRACT, citations=[])
         runtime.store.hypotheses.insert(hid, rec, elo=elo, task_id=None)
         with runtime.store.db.tx() as c:
             c.execute("UPDATE hypotheses SET state=?, matches_played=?, dedup_cluster=? WHERE id=?",

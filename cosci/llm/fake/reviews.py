@@ -5,6 +5,10 @@
   something to drop); in verification mode, the mechanism's sentences as the assumptions, one of them the weakest
   and a kill experiment over the hypothesis's own words; in observation mode, the article's first sentences as
   its observations.
+  A full review reads the nearest prior work the request lists (``docs/design.md#prior-work``): a record whose words
+  contain every content word of the hypothesis's statement already reports it (a text comparison, not a judgement),
+  so the verdict is ``already_explained`` with that record quoted as evidence; otherwise the verdict is drawn, and a
+  drawn ``already_explained`` cites the nearest record. Every listed record gets a ``prior_work`` item.
 - ``record_system_feedback``: the review scores the prompt lists, averaged per axis (the lowest a weakness, the
   highest a strength).
 - ``record_research_plan``: the goal as the objective and the stated preferences as the preferences; no
@@ -49,6 +53,8 @@ def review(rng: random.Random, call: FakeCall, n: int, seen: list[str], quote: C
                      for i, u in enumerate(urls)],
         "notes": f"Scripted fake review: the scores are random (lowest: {min(scores, key=scores.__getitem__)}).",
     }
+    if mode == "full":
+        compare_prior(call, statement, out)
     if mode == "verification":
         parts = sentences(quoted_field(call, "Mechanism")) or [statement]
         out["assumptions"] = [{"assumption": s, "plausibility": PLAUSIBILITY[i % 3],
@@ -63,6 +69,44 @@ def review(rng: random.Random, call: FakeCall, n: int, seen: list[str], quote: C
         out["observations"] = [{"observation": s[:300], "explained": rng.choice(("yes", "partly", "no")),
                                 "reasoning": "Scripted fake: drawn at random."} for s in found]
     return out
+
+
+PRIOR = re.compile(r"^prior-work-(\d+)$")
+
+
+def prior_records(call: FakeCall) -> list[tuple[str, str]]:
+    """``(url, text)`` of each prior-work record the request quotes, nearest first (text: after its ``URL:`` line)."""
+    out = []
+    for m in w.QUOTED.finditer(call.prompt):
+        if m.group(1) == "untrusted_source" and PRIOR.match(m.group(2)):
+            body = m.group(3)
+            url = re.search(r"^URL: (\S+)$", body, re.M)
+            out.append((url.group(1) if url else "", body.split("\n", 2)[-1] if url else body))
+    return [(u, t) for u, t in out if u]
+
+
+def compare_prior(call: FakeCall, statement: str, out: dict[str, Any]) -> None:
+    """``prior_work`` items, and the verdict and first evidence item when a record already reports the statement
+    (module docstring)."""
+    records = prior_records(call)
+    if not records:
+        return
+    own = {x.lower() for x in w.content_words(statement)}
+    same = [i for i, (_, text) in enumerate(records) if own and own <= {x.lower() for x in w.content_words(text)}]
+    how = dict.fromkeys(same, "Scripted fake: the record contains every content word of the statement.")
+    if same:
+        out["verdict"] = "already_explained"
+    elif out["verdict"] == "already_explained":  # a drawn verdict: it names the nearest record
+        same, how = [0], {0: "Scripted fake: the verdict was drawn at random; the nearest record is named."}
+    out["prior_work"] = [{"source": url, "differs": i not in same,
+                          "how": how.get(i) or "Scripted fake: the record lacks "
+                          + (", ".join(sorted(own - {x.lower() for x in w.content_words(text)})[:3])
+                             or "the statement's wording") + "."}
+                         for i, (url, text) in enumerate(records)]
+    if same:
+        url, text = records[same[0]]
+        excerpt = " ".join(text.split()[:12])
+        out["evidence"] = [{"claim": statement, "url": url, "excerpt": excerpt}, *out["evidence"]]
 
 
 def system_feedback(rng: random.Random, call: FakeCall) -> dict[str, Any]:

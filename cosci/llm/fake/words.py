@@ -11,9 +11,10 @@ The fake knows no science. What it writes comes from the request it answers:
   so a search finds what the request is about (a local corpus search then finds the goal's records);
 - **a hypothesis** (:func:`compose`): :data:`WORDS_PER_HYPOTHESIS` words not taken (two from the request's data
   when it has any) strung into a title, a statement and a mechanism by linking words (stop words to an embedder)
-  and one of a dozen verbs, in an order drawn by the RNG. Hypotheses of one session thus share few content words,
-  and the offline ``hash`` embedder, whose calibrated near-duplicate threshold is a cosine of 0.22
-  (design.md#dedup), does not take them for near-duplicates of each other.
+  and one of a dozen verbs, in an order drawn by the RNG; its falsification contract (:func:`contract`) perturbs its
+  first word and measures its last, with fixed thresholds (protocol words, in :data:`STOP`). Hypotheses of one
+  session thus share few content words, and the offline ``hash`` embedder, whose calibrated near-duplicate threshold
+  is a cosine of 0.22 (design.md#dedup), does not take them for near-duplicates of each other.
 
 Content words are words of at least four letters, not in :data:`STOP`; an acronym or a mixed-case name keeps its
 case, other words are lower-cased. Everything is a function of the request and the RNG the caller seeds from it.
@@ -49,6 +50,7 @@ what whatever when where whether which while who whole whom whose why will with 
 tool tools record records recording recorded call turn turns hypothesis hypotheses idea ideas answer answers
 field fields text texts mode modes citation citations excerpt excerpts verbatim untrusted source sources
 json list string object true false null none word words line lines step steps http https
+perturb perturbed unperturbed measure measured control level rises changes
 """
 STOP = frozenset(_STOP_WORDS.split()) | frozenset(LINKS) | frozenset(VERBS)
 """Words that are never content words: function words, the request protocol's own words, and the words the fake
@@ -186,7 +188,17 @@ def compose(rng: random.Random, words: list[str]) -> dict[str, str]:
         "mechanism": " ".join(sentence(rng, rng.sample(words, 2)) for _ in range(2)),
         "anticipated_outcomes": f"If it holds, {words[0]} and {words[-1]} change together; if not, they do not.",
         "novelty_argument": f"No source in this conversation links {words[1]} with {words[-2]}.",
+        **contract(words),
     }
+
+
+def contract(words: list[str]) -> dict[str, str]:
+    """The falsification contract over a hypothesis's own words (design.md#falsification): perturb its first word,
+    measure its last; a threshold is the protocol's, not a claim about the subject."""
+    first, last = words[0], words[-1]
+    return {"decisive_experiment": f"Perturb {first} and measure {last} against an unperturbed control.",
+            "predicted_result": f"The {last} level rises by at least 20 % when {first} is perturbed.",
+            "refuting_result": f"The {last} level changes by less than 5 % when {first} is perturbed."}
 
 
 def concluded(text: str) -> str:
