@@ -186,7 +186,7 @@ class Prescreen:
         norm = normalise(text)
         cover = self.cover(norm)
         skip = [(0, cover[2])] if cover else []
-        skip += [(s, e) for s_, s, e in self.not_protective.spans(norm)]
+        skip += [(s, e) for _, s, e in self.not_protective.spans(norm)]
         skip += [(s, e) for rule in self.rules.values() for _, s, e in rule.enhancements.spans(norm)]
         return list(dict.fromkeys(span[0] for span in self.protective.spans(norm)
                                   if not any(a <= span[1] and span[2] <= b for a, b in skip)))
