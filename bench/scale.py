@@ -143,7 +143,10 @@ class ScaleSession:
                          f"(context {i % 7}, dose {i % 5}).")
             hid = hypothesis_id(store.namespace, "literature", statement)
             rec = RecordHypothesis(title=f"H{i}", statement=statement, mechanism=f"mechanism {i % 29}", entities=[],
-                                   anticipated_outcomes="", novelty_argument="", citations=[])
+                                   anticipated_outcomes="", novelty_argument="", citations=[],
+                                   decisive_experiment=f"Measure colony counts under drug {i}.",
+                                   predicted_result="Colonies fall by at least 30 %.",
+                                   refuting_result="Colonies change by less than 5 %.")
             store.hypotheses.insert(hid, rec, elo=self.rt.config.ranking.elo_initial, task_id=None)
             store.hypotheses.set_state(hid, "reviewed")
             store.hypotheses.set_state(hid, "in_tournament")

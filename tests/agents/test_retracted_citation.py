@@ -28,14 +28,16 @@ from cosci.tools import crossref, europe_pmc
 from cosci.tools.base import Tool
 from cosci.tools.http import ApiClient, HttpPolicy
 from cosci.tools.retractions import RetractionCheck
+from tests.contract import CONTRACT
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 POLICY = HttpPolicy(attempts=1, base_delay_seconds=0.001, max_delay_seconds=0.01, rate_limits=False)
+
 HYP = {"title": "Psychological flexibility and wellbeing after cancer",
        "statement": "Psychological flexibility predicts wellbeing in people living with and beyond cancer.",
        "mechanism": "Acceptance lowers experiential avoidance, which improves functioning.",
        "entities": ["ACT"], "anticipated_outcomes": "Higher flexibility, higher wellbeing.",
-       "novelty_argument": "Not tested in survivors."}
+       "novelty_argument": "Not tested in survivors.", **CONTRACT}
 
 
 @dataclass
