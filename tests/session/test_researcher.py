@@ -114,11 +114,15 @@ def test_a_refuted_result_leaves_the_tournament_and_resume_reviews_its_relatives
     ranked = [h.id for h in store.hypotheses.ranked()]
     tested, relatives = ranked[0], ranked[1:3]
     store.hypotheses.set_clusters({hid: 7 for hid in [tested, *relatives]})  # one cluster
+    from cosci.supervisor.rules import relatives as relatives_of
+
+    relatives = relatives_of(store, tested, config.reflection.result_relatives)  # the cluster, then descendants
+    assert len(relatives) >= 2 and set(ranked[1:3]) == set(relatives[:2])
     store.close()
     code, out, err = _cli(capsys, "--data-dir", str(data), "result", "lab", tested, "--outcome", "refuted",
                           "--measure", "IC50_uM=3.2", "--measure", "assay=HTRF", "--notes", "no effect at 10 uM")
     assert code == 0, err
-    assert "2 queued for `cosci resume" in out
+    assert f"{len(relatives)} queued for `cosci resume" in out
     store = _store(data, sid)
     assert store.hypotheses.get(tested).state == "rejected"  # type: ignore[union-attr]
     assert tested not in [h.id for h in store.hypotheses.ranked()]
