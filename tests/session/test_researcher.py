@@ -46,9 +46,14 @@ def _store(data: Path, sid: str) -> SessionStore:
 
 def test_a_preference_moves_the_bradley_terry_order_of_two_close_hypotheses(
         config: CosciConfig, fake: FakeBackend, capsys: pytest.CaptureFixture[str]) -> None:
+    from cosci.tournament.bt import fit_bt
+
     data, sid = config.paths.data_dir, asyncio.run(run_plain(config))
     store = _store(data, sid)
-    bt = store.matches.bt()
+    # the order the agreement is judged against: the judge's verdicts alone (the stored fit may be a cadence fit of
+    # fewer verdicts, with the position-bias term), so the closest pair is taken in it
+    judged = fit_bt([h.id for h in store.hypotheses.ranked()], store.matches.verdicts(), 1.0)
+    bt = {h: (float(t),) for h, t in zip(judged.ids, judged.theta, strict=True)}
     order = sorted(bt, key=lambda h: -bt[h][0])
     gaps = [(bt[a][0] - bt[b][0], a, b) for a, b in itertools.pairwise(order)]
     _, upper, lower = min(gaps)  # the closest adjacent pair
@@ -206,10 +211,21 @@ def test_two_sessions_of_one_project_run_at_once(tmp_path: Path) -> None:
 
     data, root = tmp_path / "data", Path(__file__).resolve().parents[2]
     env = {**os.environ, "COSCI_DATA_DIR": str(data), "PYTHONPATH": str(root)}
-    args = [sys.executable, "-m", "cosci.run", *FAST, f"paths.data_dir={data}", "session.project=twin"]
+    # `python -m cosci.run` after a start barrier: the heavy imports (LiteLLM, the safety screen: tens of seconds on
+    # a loaded machine) come first, so neither session is over before the other begins
+    launch = ("import pathlib, runpy, sys, time\n"
+              "import cosci.llm.gateway.adapter, cosci.run, cosci.safety.classifier, cosci.session.runtime\n"
+              "barrier, me = pathlib.Path(sys.argv[1]), sys.argv[2]\n"
+              "(barrier / me).touch()\n"
+              "while len(list(barrier.iterdir())) < 2: time.sleep(0.05)\n"
+              "sys.argv = [sys.modules['cosci.run'].__file__, *sys.argv[3:]]\n"
+              "runpy.run_module('cosci.run', run_name='__main__', alter_sys=True)\n")
+    barrier = tmp_path / "barrier"
+    barrier.mkdir()
+    args = [*FAST, f"paths.data_dir={data}", "session.project=twin"]
     logs = [tmp_path / f"run{i}.log" for i in (0, 1)]
-    procs = [subprocess.Popen([*args, f"run.seed={i}"], env=env, cwd=tmp_path, stdout=log.open("w"),
-                              stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    procs = [subprocess.Popen([sys.executable, "-c", launch, str(barrier), str(i), *args, f"run.seed={i}"], env=env,
+                              cwd=tmp_path, stdout=log.open("w"), stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
              for i, log in enumerate(logs)]
     try:
         codes = [p.wait(timeout=600) for p in procs]
