@@ -34,6 +34,11 @@ def project_store(config: CosciConfig) -> ProjectStore | None:
     return ProjectStore.open(config.paths.data_dir, name, config.project.lock_timeout_seconds)
 
 
+FALSIFICATION = {"decisive_experiment": "", "predicted_result": "", "refuting_result": ""}
+"""A prior record stored before the falsification fields existed carries them empty (reviewed down for
+testability; design.md#falsification)."""
+
+
 def carry_over(config: CosciConfig, store: SessionStore, elo: float) -> list[str]:
     """Insert the project's best prior hypotheses as drafts of this session; returns the new ids (idempotent:
     a retried task inserts nothing twice)."""
@@ -46,7 +51,7 @@ def carry_over(config: CosciConfig, store: SessionStore, elo: float) -> list[str
         project.close()
     ids = []
     for rank, prior in enumerate(best, 1):
-        rec = RecordHypothesis.model_validate({**prior.record, "parent_ids": []})
+        rec = RecordHypothesis.model_validate({**FALSIFICATION, **prior.record, "parent_ids": []})
         hid = hypothesis_id(store.namespace, f"project:{prior.session_id}:{prior.hypothesis_id}", rec.statement)
         store.hypotheses.insert(hid, rec, elo=elo, task_id=None)
         store.researcher.add_entrant(hid, str(config.session.project), prior.session_id, prior.hypothesis_id,

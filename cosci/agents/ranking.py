@@ -72,6 +72,18 @@ def refit_bt(store: SessionStore, weight: int, prior_sd: float) -> BTFit:
     return fit
 
 
+def refit_if_rated(store: SessionStore, weight: int, prior_sd: float) -> bool:
+    """At finalisation: refit and store BT when a preference was rated after the stored fit (a ``cosci rate`` that
+    landed after the session's last round, which a running session's refit would otherwise never see;
+    design.md#researcher-ratings). Returns whether it refitted."""
+    rated = [r.created_at for r in store.researcher.ratings("preference")]
+    fitted = store.matches.bt_fitted_at()
+    if not rated or (fitted is not None and max(rated) < fitted):
+        return False
+    refit_bt(store, weight, prior_sd)
+    return True
+
+
 def judge_view(h: Hypothesis) -> str:
     """A hypothesis as the judge sees it: id and content, no Elo, no match count (design.md#tournament: no
     anchoring)."""

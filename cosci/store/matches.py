@@ -282,6 +282,11 @@ class Matches:
                 " fitted_at) VALUES (?,?,?,?,?,?,?)",
                 [(self.session_id, h, s, lo, hi, verdicts, now) for h, (s, lo, hi) in table.items()])
 
+    def bt_fitted_at(self) -> float | None:
+        """When the stored fit was written (Unix seconds; None before the first refit)."""
+        value = self.db.scalar("SELECT MAX(fitted_at) FROM bt_ratings WHERE session_id=?", (self.session_id,))
+        return None if value is None else float(value)
+
     def bt(self) -> dict[str, tuple[float, float, float]]:
         """The stored fit: id -> (bt_score, ci_low, ci_high), logits, 95 % CI; empty before the first refit."""
         rows = self.db.query("SELECT hypothesis_id, bt_score, bt_ci_low, bt_ci_high FROM bt_ratings"

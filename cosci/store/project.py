@@ -112,7 +112,8 @@ class ProjectStore:
                 record = {"title": h.title, "statement": h.statement, "mechanism": h.mechanism,
                           "entities": h.entities, "anticipated_outcomes": h.anticipated_outcomes,
                           "novelty_argument": h.novelty_argument, "citations": h.citations, "mode": h.mode,
-                          "parent_ids": []}
+                          "decisive_experiment": h.decisive_experiment, "predicted_result": h.predicted_result,
+                          "refuting_result": h.refuting_result, "parent_ids": []}
                 c.execute("INSERT INTO project_hypotheses VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                           (sid, h.id, h.title, h.statement, h.mechanism, h.mode, h.state, h.elo, ranked.get(h.id),
                            h.matches_played, bt[h.id][0] if h.id in bt else None,

@@ -46,9 +46,14 @@ def _store(data: Path, sid: str) -> SessionStore:
 
 def test_a_preference_moves_the_bradley_terry_order_of_two_close_hypotheses(
         config: CosciConfig, fake: FakeBackend, capsys: pytest.CaptureFixture[str]) -> None:
+    from cosci.tournament.bt import fit_bt
+
     data, sid = config.paths.data_dir, asyncio.run(run_plain(config))
     store = _store(data, sid)
-    bt = store.matches.bt()
+    # the order the agreement is judged against: the judge's verdicts alone (the stored fit may be a cadence fit of
+    # fewer verdicts, with the position-bias term), so the closest pair is taken in it
+    judged = fit_bt([h.id for h in store.hypotheses.ranked()], store.matches.verdicts(), 1.0)
+    bt = {h: (float(t),) for h, t in zip(judged.ids, judged.theta, strict=True)}
     order = sorted(bt, key=lambda h: -bt[h][0])
     gaps = [(bt[a][0] - bt[b][0], a, b) for a, b in itertools.pairwise(order)]
     _, upper, lower = min(gaps)  # the closest adjacent pair
@@ -114,11 +119,15 @@ def test_a_refuted_result_leaves_the_tournament_and_resume_reviews_its_relatives
     ranked = [h.id for h in store.hypotheses.ranked()]
     tested, relatives = ranked[0], ranked[1:3]
     store.hypotheses.set_clusters({hid: 7 for hid in [tested, *relatives]})  # one cluster
+    from cosci.supervisor.rules import relatives as relatives_of
+
+    relatives = relatives_of(store, tested, config.reflection.result_relatives)  # the cluster, then descendants
+    assert len(relatives) >= 2 and set(ranked[1:3]) == set(relatives[:2])
     store.close()
     code, out, err = _cli(capsys, "--data-dir", str(data), "result", "lab", tested, "--outcome", "refuted",
                           "--measure", "IC50_uM=3.2", "--measure", "assay=HTRF", "--notes", "no effect at 10 uM")
     assert code == 0, err
-    assert "2 queued for `cosci resume" in out
+    assert f"{len(relatives)} queued for `cosci resume" in out
     store = _store(data, sid)
     assert store.hypotheses.get(tested).state == "rejected"  # type: ignore[union-attr]
     assert tested not in [h.id for h in store.hypotheses.ranked()]
@@ -190,19 +199,63 @@ def test_a_second_session_of_a_project_starts_from_the_first(
     assert code == 0 and out.startswith("p1  2 sessions")
 
 
-def test_two_sessions_of_one_project_run_at_once(tmp_path: Path, fake: FakeBackend) -> None:
-    data = tmp_path / "data"
+@pytest.mark.slow
+def test_two_sessions_of_one_project_run_at_once(tmp_path: Path) -> None:
+    """Two ``python -m cosci.run`` processes of one project on one data folder, started together: each writes the
+    project store from its own process (the store is locked per write, not per session)."""
+    import os
+    import subprocess
+    import sys
 
-    async def both() -> list[str]:
-        return list(await asyncio.gather(run_plain(make_config(data, "session.project=twin")),
-                                         run_plain(make_config(data, "session.project=twin", "run.seed=1"))))
+    from tests.conftest import FAST
 
-    sids = asyncio.run(both())
+    data, root = tmp_path / "data", Path(__file__).resolve().parents[2]
+    env = {**os.environ, "COSCI_DATA_DIR": str(data), "PYTHONPATH": str(root)}
+    # `python -m cosci.run` after a start barrier: the heavy imports (LiteLLM, the safety screen: tens of seconds on
+    # a loaded machine) come first, so neither session is over before the other begins
+    launch = ("import pathlib, runpy, sys, time\n"
+              "import cosci.llm.gateway.adapter, cosci.run, cosci.safety.classifier, cosci.session.runtime\n"
+              "barrier, me = pathlib.Path(sys.argv[1]), sys.argv[2]\n"
+              "(barrier / me).touch()\n"
+              "while len(list(barrier.iterdir())) < 2: time.sleep(0.05)\n"
+              "sys.argv = [sys.modules['cosci.run'].__file__, *sys.argv[3:]]\n"
+              "runpy.run_module('cosci.run', run_name='__main__', alter_sys=True)\n")
+    barrier = tmp_path / "barrier"
+    barrier.mkdir()
+    args = [*FAST, f"paths.data_dir={data}", "session.project=twin"]
+    logs = [tmp_path / f"run{i}.log" for i in (0, 1)]
+    procs = [subprocess.Popen([sys.executable, "-c", launch, str(barrier), str(i), *args, f"run.seed={i}"], env=env,
+                              cwd=tmp_path, stdout=log.open("w"), stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+             for i, log in enumerate(logs)]
+    try:
+        codes = [p.wait(timeout=600) for p in procs]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    text = [log.read_text() for log in logs]
+    assert codes == [0, 0], [t[-3000:] for t in text]
+    assert not any("database is locked" in t or "not updated" in t for t in text), [t[-3000:] for t in text]
+    sids = sorted(p.name for p in (data / "sessions").iterdir())
+    assert len(sids) == 2
     project = ProjectStore.open(data, "twin")
-    assert sorted(s["session_id"] for s in project.sessions()) == sorted(sids)
-    assert all(s["status"] == "done" for s in project.sessions())
-    assert {h.session_id for h in project.hypotheses()} == set(sids)
-    project.close()
+    try:
+        assert sorted(s["session_id"] for s in project.sessions()) == sids
+        assert [s["status"] for s in project.sessions()] == ["done", "done"]
+        held = {(h.session_id, h.hypothesis_id) for h in project.hypotheses()}
+    finally:
+        project.close()
+    spans = []
+    for sid in sids:
+        store = _store(data, sid)
+        try:
+            assert store.sessions.get().status == "done"
+            assert {(sid, h.id) for h in store.hypotheses.all()} == {x for x in held if x[0] == sid} != set()
+            spans.append((store.sessions.get().created_at, store.logs.events("session_done")[-1]["created_at"]))
+        finally:
+            store.close()
+    assert spans[0][0] < spans[1][1] and spans[1][0] < spans[0][1]  # the two sessions overlapped in time
 
 
 def test_a_hypothesis_near_a_rejected_direction_is_flagged() -> None:
@@ -219,3 +272,72 @@ def test_a_hypothesis_near_a_rejected_direction_is_flagged() -> None:
     assert hit is not None and hit[0].hypothesis_id == "H-b" and hit[1] > 0.99
     assert nearest_rejected(np.array([0.0, 0.0, 1.0], np.float32), dirs, vectors, 0.92) is None
     assert nearest_rejected(close, [], np.zeros((0, 3), np.float32), 0.92) is None
+
+
+@pytest.mark.slow
+def test_a_preference_rated_while_the_session_runs_reaches_its_bradley_terry_fit(
+        tmp_path: Path, fake: FakeBackend, capsys: pytest.CaptureFixture[str]) -> None:
+    """``cosci rate`` on its own SQLite connection while the Supervisor loop plays matches: the
+    rating is stored, the session refits with it after its next round, and the stored order at the end follows
+    the rating; neither writer hits ``database is locked`` and no match row of the session is lost."""
+    from cosci.tournament.bt import fit_bt
+
+    config = make_config(tmp_path / "data")
+    data = config.paths.data_dir
+    seen: dict[str, object] = {}
+
+    async def session() -> str:
+        rt = await SessionRuntime.open(config, models_choice="fake")
+        sup = Supervisor(config, rt.store, rt.budget, rt.execute)
+        run = asyncio.create_task(sup.run())
+        while not run.done() and (len(rt.store.matches.bt()) < 3 or rt.store.matches.count(valid_only=True) < 4):
+            await asyncio.sleep(0.05)
+        assert not run.done(), "the session ended before a rating could be made"
+        bt = rt.store.matches.bt()
+        order = sorted(bt, key=lambda h: -bt[h][0])
+        _, upper, lower = min((bt[a][0] - bt[b][0], a, b) for a, b in itertools.pairwise(order))  # closest pair
+        seen.update(upper=upper, lower=lower, matches_before=rt.store.matches.count())
+        # the CLI's entry function in a worker thread: its own SQLite connection, while the loop goes on writing
+        code, out, err = await asyncio.to_thread(
+            _cli, capsys, "--data-dir", str(data), "rate", rt.session_id, lower, upper, "--prefer", "a",
+            "--why", "the mechanism of the other is known to fail in vivo")
+        seen.update(code=code, out=out, err=err, running=not run.done(), matches_at_rating=rt.store.matches.count())
+        reason = await run
+        bt = rt.store.matches.bt()  # the loop has ended; the session still runs (finalisation is ahead)
+        order = sorted(bt, key=lambda h: -bt[h][0])
+        _, upper2, lower2 = min((bt[a][0] - bt[b][0], a, b) for a, b in itertools.pairwise(order))
+        seen.update(upper2=upper2, lower2=lower2)
+        code, _, err = _cli(capsys, "--data-dir", str(data), "rate", rt.session_id, upper2, lower2, "--prefer", "b")
+        assert code == 0, err
+        assert rt.store.matches.bt()[upper2][0] > rt.store.matches.bt()[lower2][0]  # not refitted: the process runs
+        rt.write_overview(await sup.finalize(reason))
+        sid = rt.session_id
+        await rt.close()
+        return sid
+
+    sid = asyncio.run(session())
+    assert seen["code"] == 0 and "database is locked" not in str(seen["err"]), seen["err"]
+    assert seen["running"], "the rating landed after the session's loop had ended"
+    upper, lower = str(seen["upper"]), str(seen["lower"])
+    store = _store(data, sid)
+    try:
+        assert store.sessions.get().status == "done"
+        upper2, lower2 = str(seen["upper2"]), str(seen["lower2"])
+        assert [(r.hyp_a, r.hyp_b, r.prefer) for r in store.researcher.ratings()] == [(lower, upper, "a"),
+                                                                                    (upper2, lower2, "b")]
+        events = [e["event"] for e in store.logs.events()]
+        assert "bt_refit" in events[events.index("researcher_rating"):], "the session never refitted after it"
+        assert store.matches.count() > int(str(seen["matches_at_rating"]))  # the session played on after it
+        played = {e["payload"]["id"] for e in store.logs.events("match_complete")}
+        assert played <= {m.id for m in store.matches.all()}  # every match the session logged is stored
+        assert not store.db.query("SELECT id FROM tasks WHERE last_error LIKE '%locked%'")
+        after = store.matches.bt()
+        assert after[lower][0] > after[upper][0]  # the session's own stored fit, in the rated direction
+        assert after[lower2][0] > after[upper2][0]  # rated after the last round: refitted at finalisation
+        # the same verdicts without the researcher's preference: the rating is what moved the pair
+        ids = sorted(after)
+        judged = fit_bt(ids, store.matches.verdicts(), config.ranking.bt_prior_sd, first=store.matches.first_shown())
+        gap = {h: s for h, s in zip(judged.ids, judged.theta, strict=True)}
+        assert after[lower][0] - after[upper][0] > gap[lower] - gap[upper]
+    finally:
+        store.close()
