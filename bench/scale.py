@@ -102,7 +102,7 @@ def _instrument(timers: Timers) -> list[Callable[[], None]]:
     from cosci.supervisor.loop import Supervisor
 
     spots = [(ranking, "plan_match", "pair selection"), (ranking.RankingAgent, "_rematch_cap", "pair selection"),
-             (ranking.RankingAgent, "dual_order_state", "pair selection"), (ranking.RankingAgent, "fit", "BT fit"),
+             (ranking.RankingAgent, "dual_order_state", "pair selection"), (ranking.RankingAgent, "_fit_ids", "BT fit"),
              (Matches, "apply", "rating update"), (ranking.RankingAgent, "refit", "refit write"),
              (Supervisor, "notify", "statistics"), (Supervisor, "_snapshot", "statistics"),
              (proximity, "cluster", "clustering"), (Gateway, "complete", "judge (fake LLM)")]
@@ -240,7 +240,10 @@ async def _run(stages: list[int], loop_matches: int, seed: int, extra: list[str]
     finally:
         for u in undo:
             u()
+    from threadpoolctl import threadpool_info
+
     return {"stages": out, "wall_s": time.perf_counter() - w0, "cpu_s": time.process_time() - c0,
+            "threadpools": sorted({f"{i['internal_api']}:{i['num_threads']}" for i in threadpool_info()}),
             "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
@@ -251,6 +254,10 @@ def scale_run(stages: tuple[int, ...] = (100, 300, 1000), loop_matches: int = 20
     removed). BLAS runs on one thread, as in a session beside other work: on shared cores its extra threads only
     contend (``process_time`` would count their spinning)."""
     from threadpoolctl import threadpool_limits
+
+    # load numpy's and scipy's BLAS (and OpenMP) first: the limit binds only the libraries already loaded
+    import cosci.session.runtime
+    import cosci.tournament.bt  # noqa: F401
 
     with threadpool_limits(limits=1):
         return asyncio.run(_run(list(stages), loop_matches, seed, list(extra), data))

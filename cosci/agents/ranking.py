@@ -14,7 +14,8 @@ rule reads the session's dual-order record and whether the first-shown win rate 
 (design.md#position-bias; event ``position_bias_detected`` the first time it is). The judge sees neither Elo nor
 match counts; its tier is the routed one, or one of ``ranking.judges`` chosen by a hash of the match key and
 stored on the match row (design.md#judges). After each round the Bradley–Terry fit is refitted on every valid
-verdict and stored, at the cadence ``ranking.bt_refit_stride`` (every verdict up to 100 players; design.md#scale).
+verdict and stored, at the cadence ``ranking.bt_refit_stride`` (every verdict up to 100 players) and, above it,
+``ranking.bt_leaderboard_growth`` (design.md#scale).
 Concurrent rounds in one process never share a hypothesis: ``in_play`` holds the ids of matches being played.
 A pair that reached the rematch cap ``ranking.max_matches_per_pair`` is not chosen again.
 A chosen match whose two hypotheses each have at most ``ranking.batch_top_chance`` chance of belonging to the top
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -141,22 +143,40 @@ class RankingAgent(BaseAgent):
         intervals, the leaderboard) or the pairing's :data:`PAIRING_FIT`. Deterministic for a given verdict count.
 
         Refit cadence (design.md#scale): the last fit of ``method`` over the same players is reused while fewer than
-        ``⌈players / ranking.bt_refit_stride⌉`` valid verdicts have been added since it and no preference was rated
-        (none, up to ``bt_refit_stride`` players: every new verdict refits, and the fit the pairing reads is the one
-        the previous round stored); a refit starts from the last fit's θ. A resumed session refits at once. The
-        fit's ids are sorted."""
-        ids = tuple(sorted(p.id for p in players))  # by id: the Elo order changes with every match
+        :meth:`stride` valid verdicts have been added since it and no preference was rated (none, up to
+        ``ranking.bt_refit_stride`` players: every new verdict refits, and the fit the pairing reads is the one the
+        previous round stored); a refit starts from the last fit's θ. A resumed session refits at once. The fit's
+        ids are sorted."""
+        return self._fit_ids(tuple(sorted(p.id for p in players)), method)  # by id: the Elo order moves each match
+
+    def _fit_ids(self, ids: tuple[str, ...], method: Method) -> BTFit:
+        """:meth:`fit` over the sorted ``ids``."""
         valid = self.store.matches.count(valid_only=True)
         rated = len(self.store.researcher.ratings("preference"))
         last = self._last_fit.get(method)
-        stride = max(1, -(-len(ids) // self.config.ranking.bt_refit_stride))
-        if last is not None and last[0].ids == ids and last[2] == rated and 0 <= valid - last[1] < stride:
+        if last is not None and last[0].ids == ids and last[2] == rated and 0 <= valid - last[1] < self.stride(
+                len(ids), method, last[0], last[1]):
             return last[0]
         start = last[0].theta if last is not None and last[0].ids == ids else None
         verdicts, first = session_verdicts(self.store, self.config.ranking.researcher_weight)
         fit = fit_bt(list(ids), verdicts, self.config.ranking.bt_prior_sd, start, first=first, method=method)
         self._last_fit[method] = (fit, valid, rated)
         return fit
+
+    def stride(self, players: int, method: Method, last: BTFit | None = None, fitted_on: int = 0) -> int:
+        """How many new valid verdicts (≥ 1) a fit of ``method`` over ``players`` hypotheses, ``last`` fitted on
+        ``fitted_on`` of them, waits before it is redone (design.md#scale): ``⌈players / ranking.bt_refit_stride⌉``
+        (1 up to ``bt_refit_stride`` players). Above that the leaderboard's ``eb_is`` fit (the stored intervals,
+        what ``bt_stable`` reads) waits until the verdicts grew by ``ranking.bt_leaderboard_growth`` of
+        ``fitted_on``, if that is more, except while ``last``'s top ``termination.elo_stability_k`` is CI-separated
+        (when ``bt_stable`` may stop the session): then it keeps the pairing's stride."""
+        r = self.config.ranking
+        stride = max(1, -(-players // r.bt_refit_stride))
+        if method != "eb_is" or players <= r.bt_refit_stride or r.bt_leaderboard_growth <= 0:
+            return stride
+        if last is not None and last.top_k_separated(self.config.termination.elo_stability_k):
+            return stride
+        return max(stride, math.ceil(r.bt_leaderboard_growth * fitted_on))
 
     def _fit_or(self, fit: BTFit | None, players: list[Hypothesis]) -> BTFit:
         """``fit`` if the pairing made one, else a fit over ``players`` (the batch pool's stakes, design.md#batches)."""
@@ -165,7 +185,7 @@ class RankingAgent(BaseAgent):
     def refit(self) -> BTFit:
         """Refit BT on the tournament players (at the cadence of :meth:`fit`), store it (``bt_ratings``) and log
         ``bt_refit``; a reused fit is already stored and is not written again."""
-        fit = self.fit(self.store.hypotheses.ranked())
+        fit = self._fit_ids(tuple(sorted(self.store.hypotheses.player_ids())), "eb_is")
         if fit is self._stored_fit:
             return fit
         self._stored_fit = fit

@@ -80,6 +80,7 @@ ADDED: dict[str, Any] = {
     "ranking.first_position_flag": 0.15,
     "ranking.bt_refit_stride": 1_000_000,  # what a frozen session ran with: a refit after every verdict
     "ranking.pair_candidates": 0,  # and every pair scored
+    "ranking.bt_leaderboard_growth": 0.0,  # the leaderboard refitted at the pairing's cadence
     "generation.debate_grounding_searches": 2,
     "generation.debate_grounding_results": 3,
     "reflection.observation_search_results": 5,

@@ -208,6 +208,11 @@ class RankingCfg(_Strict):
     bt_refit_stride: int = Field(ge=1, description="Refit cadence: the Bradley–Terry fit is redone once "
                                  "⌈players / bt_refit_stride⌉ valid verdicts are new since the last fit (every verdict "
                                  "up to this many players), hypotheses (design.md#scale: 100).")
+    bt_leaderboard_growth: float = Field(ge=0, description="Above bt_refit_stride players, the leaderboard's "
+                                         "Bradley–Terry fit (the stored intervals bt_stable reads) is redone once the "
+                                         "valid verdicts grew by this fraction of those it was fitted on, or at the "
+                                         "pairing's cadence while its top k is CI-separated; 0 = the pairing's "
+                                         "cadence, a fraction (design.md#scale: 0.05).")
     pair_candidates: int = Field(ge=0, description="The uncertainty pairing scores the pairs among this many "
                                  "hypotheses nearest the top-k boundary when the pool is larger; 0 = the whole pool, "
                                  "hypotheses (design.md#scale: 100).")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -29,6 +30,8 @@ class Hypotheses:
     def __init__(self, db: Database, session_id: str) -> None:
         self.db, self.session_id = db, session_id
         self.namespace = session_id  # set by SessionStore.namespace
+        self._kept: dict[str, Hypothesis] = {}  # ranked()'s decoded rows (its docstring)
+        self._kept_version: Any = None
 
     def insert(self, hid: str, rec: RecordHypothesis, *, elo: float, task_id: str | None) -> bool:
         """Insert a draft hypothesis; returns False if the id already exists (a retried action)."""
@@ -77,12 +80,39 @@ class Hypotheses:
         return [_hypothesis(r) for r in self.db.query(sql + " ORDER BY created_at, id", tuple(params))]
 
     def ranked(self) -> list[Hypothesis]:
-        """Tournament players (in_tournament or pinned) by Elo, best first; ties by id."""
+        """Tournament players (in_tournament or pinned) by Elo, best first; ties by id.
+
+        Read light (design.md#scale): the columns a match or a state change writes (Elo, matches, wins, state,
+        cluster) are read every call; the rest of a row is decoded once and kept, until this store replaces its
+        citations (:meth:`set_citations`) or another connection commits to the file (``PRAGMA data_version``), when
+        every kept row is decoded again. The returned objects may be shared between calls: do not mutate them."""
+        version = self.db.scalar("PRAGMA data_version")
+        if version != self._kept_version:
+            self._kept.clear()
+            self._kept_version = version
         rows = self.db.query(
-            "SELECT * FROM hypotheses WHERE session_id=? AND state IN ('in_tournament','pinned') ORDER BY elo DESC, id",
-            (self.session_id,),
-        )
-        return [_hypothesis(r) for r in rows]
+            "SELECT id, elo, matches_played, wins, state, dedup_cluster FROM hypotheses WHERE session_id=? AND state"
+            " IN ('in_tournament','pinned') ORDER BY elo DESC, id", (self.session_id,))
+        missing = [r[0] for r in rows if r[0] not in self._kept]
+        for i in range(0, len(missing), 500):  # SQLite's bound-parameter limit
+            chunk = missing[i:i + 500]
+            for full in self.db.query(f"SELECT * FROM hypotheses WHERE id IN ({','.join('?' * len(chunk))})",
+                                      tuple(chunk)):
+                self._kept[full["id"]] = _hypothesis(full)
+        out = []
+        for r in rows:
+            h = self._kept[r[0]]
+            light = (float(r[1]), int(r[2]), int(r[3]), r[4], r[5])
+            if (h.elo, h.matches_played, h.wins, h.state, h.dedup_cluster) != light:
+                h = self._kept[r[0]] = replace(h, elo=light[0], matches_played=light[1], wins=light[2],
+                                               state=light[3], dedup_cluster=light[4])
+            out.append(h)
+        return out
+
+    def player_ids(self) -> list[str]:
+        """The ids of :meth:`ranked`'s tournament players, unordered: nothing decoded (the refit needs only these)."""
+        return [r[0] for r in self.db.query("SELECT id FROM hypotheses WHERE session_id=? AND state IN"
+                                            " ('in_tournament','pinned')", (self.session_id,))]
 
     def standings(self, ids: list[str] | None = None) -> list[tuple[str, float, int, str, int | None]]:
         """Light rows ``(id, elo, matches_played, state, dedup_cluster)`` of every hypothesis (or of ``ids``),
@@ -139,6 +169,7 @@ class Hypotheses:
         with self.db.tx() as c:
             c.execute("UPDATE hypotheses SET citations=? WHERE id=? AND session_id=?",
                       (dumps(citations), hid, self.session_id))
+        self._kept.pop(hid, None)
 
     def set_clusters(self, clusters: dict[str, int]) -> None:
         with self.db.tx() as c:

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 
 from cosci.llm.fake.provider import FakeBackend, FakeReply
 from cosci.session.runtime import SessionRuntime
+from cosci.tournament.bt import BTFit
 from cosci.tournament.elo import expected_score
 
 STATEMENTS = ["Metformin inhibits complex I to deplete leukemic stem cells",
@@ -171,3 +173,32 @@ async def test_debate_max_turns_alone_bounds_a_ranking_debate(planned: SessionRu
     fake.script(FakeReply(text="Both are interesting; I would not choose."), agent="ranking", times=max_turns)
     await run_task("ranking", "RunTournamentRound", "b0", payload={"focus_id": a})
     assert len(fake.calls_for("ranking", "debate")) == max_turns
+
+
+def _fit(n: int, gap: float) -> BTFit:
+    """A BT fit of ``n`` players, θ spaced ``gap`` logits apart, every interval ±1.96 × 0.1 logits."""
+    theta = np.linspace(gap * (n - 1) / 2, -gap * (n - 1) / 2, n)
+    return BTFit(ids=tuple(f"H{i:04d}" for i in range(n)), theta=theta, cov=np.eye(n) * 0.01, verdicts=10 * n,
+                 ci_sd=np.full(n, 0.1), nu=0.0, prior_sd=1.0)
+
+
+async def test_the_leaderboard_refit_waits_for_the_verdicts_to_grow_above_the_stride(planned: SessionRuntime) -> None:
+    """design.md#scale: both fits refit after every verdict up to ranking.bt_refit_stride (100) players; above it
+    the pairing every ⌈n / 100⌉ verdicts, the leaderboard (eb_is) once the verdicts grew by 5 %, but at the
+    pairing's cadence while its top k is CI-separated (bt_stable may stop the session then)."""
+    agent = planned.agents["ranking"]
+    vague, separated = _fit(1000, 0.0), _fit(1000, 1.0)
+    assert not vague.top_k_separated(5) and separated.top_k_separated(5)
+    assert agent.stride(40, "eb_is", vague, 400) == agent.stride(40, "laplace", vague, 400) == 1  # type: ignore[attr-defined]
+    assert agent.stride(100, "eb_is", vague, 100_000) == 1  # type: ignore[attr-defined]
+    assert agent.stride(1000, "laplace", vague, 10_000) == 10  # type: ignore[attr-defined]
+    assert agent.stride(1000, "eb_is", vague, 10_000) == 500  # type: ignore[attr-defined]
+    assert agent.stride(1000, "eb_is", vague, 100) == 10  # type: ignore[attr-defined]  # never below the pairing's
+    assert agent.stride(1000, "eb_is", separated, 10_000) == 10  # type: ignore[attr-defined]
+    assert agent.stride(1000, "eb_is", None, 0) == 10  # type: ignore[attr-defined]  # no fit yet: refit at once
+
+
+@pytest.mark.overrides("ranking.bt_leaderboard_growth=0")
+async def test_no_leaderboard_growth_refits_at_the_pairing_cadence(planned: SessionRuntime) -> None:
+    """A session frozen before the key resumes with 0 (cosci/config/renames.py): the pairing's cadence, as it ran."""
+    assert planned.agents["ranking"].stride(1000, "eb_is", _fit(1000, 0.0), 10_000) == 10  # type: ignore[attr-defined]

@@ -101,3 +101,26 @@ def test_ranked_and_count_follow_the_states(store: SessionStore, add_hypothesis)
     add_hypothesis("quarantined one", state="quarantined")
     assert [h.id for h in store.hypotheses.ranked()] == [high, low]
     assert store.hypotheses.count() == 3  # rejected, retired and quarantined are out of the pool
+
+
+def test_ranked_keeps_decoded_rows_but_reads_what_changes(store: SessionStore, add_hypothesis, tmp_path) -> None:
+    """ranked() decodes a row once (design.md#scale) yet returns the current Elo, state and citations, including a
+    write by another connection to the same file."""
+    a, b = add_hypothesis("first", state="in_tournament"), add_hypothesis("second", state="in_tournament")
+    first = store.hypotheses.ranked()
+    with store.db.tx() as c:
+        c.execute("UPDATE hypotheses SET elo=1250, matches_played=3, wins=2 WHERE id=?", (b,))
+    after = store.hypotheses.ranked()
+    assert [(h.id, h.elo, h.matches_played, h.wins) for h in after] == [(b, 1250.0, 3, 2), (a, 1200.0, 0, 0)]
+    assert next(h for h in after if h.id == a) is next(h for h in first if h.id == a)  # kept, not decoded again
+    store.hypotheses.set_citations(a, [{"url": "https://example.org/x", "status": "verified"}])
+    assert next(h for h in store.hypotheses.ranked() if h.id == a).grounded
+    other = SessionStore.open(tmp_path / "store.sqlite", store.session_id)
+    try:
+        with other.db.tx() as c:
+            c.execute("UPDATE hypotheses SET title='renamed' WHERE id=?", (b,))
+    finally:
+        other.close()
+    assert next(h for h in store.hypotheses.ranked() if h.id == b).title == "renamed"
+    store.hypotheses.set_state(a, "retired")
+    assert [h.id for h in store.hypotheses.ranked()] == [b]
