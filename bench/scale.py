@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import functools
+import importlib
 import json
 import random
 import resource
@@ -256,8 +257,8 @@ def scale_run(stages: tuple[int, ...] = (100, 300, 1000), loop_matches: int = 20
     from threadpoolctl import threadpool_limits
 
     # load numpy's and scipy's BLAS (and OpenMP) first: the limit binds only the libraries already loaded
-    import cosci.session.runtime
-    import cosci.tournament.bt  # noqa: F401
+    for module in ("cosci.session.runtime", "cosci.tournament.bt"):
+        importlib.import_module(module)
 
     with threadpool_limits(limits=1):
         return asyncio.run(_run(list(stages), loop_matches, seed, list(extra), data))
