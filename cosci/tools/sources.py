@@ -140,8 +140,11 @@ def _other_keys(others: tuple[str, ...]) -> list[str]:
 
 def to_source(rec: LiteratureHit, tool: str) -> Source:
     """A search hit as a :class:`Source`: its title, full abstract and open-access full text (when one was read) are
-    the text excerpts are checked against (design.md#full-text)."""
-    text = "\n".join(part for part in (rec.title, rec.abstract, rec.full_text) if part)
+    the text excerpts are checked against (design.md#full-text). A passage of the researcher's own document
+    (a ``file:`` URL) is checked against its own text only: its title is the file's name or metadata title, which is
+    not on the page (design.md#own-documents)."""
+    title = "" if rec.url.startswith("file:") else rec.title
+    text = "\n".join(part for part in (title, rec.abstract, rec.full_text) if part)
     return Source(url=rec.url, text=text, title=rec.title, ids=literature_ids(rec), tool=tool,
                   retraction=rec.retraction, notice=rec.notice)
 
