@@ -218,9 +218,12 @@ def print_report(store: SessionStore) -> None:
     from cosci.agents.researcher_context import agreement, agreement_line, researcher_lines
     from cosci.tournament.judge_stats import ranking_setting
 
-    if said := researcher_lines(store):  # apart from the judge's verdicts (design.md#researcher-ratings)
+    heading = "# Researcher ratings and experimental results"
+    in_overview = heading in (row.final_overview or "")
+    said = researcher_lines(store)
+    if said and not in_overview:  # apart from the judge's verdicts (design.md#researcher-ratings)
         prior_sd = float(ranking_setting(store, "bt_prior_sd", 1.0))
-        print("\n# Researcher ratings and experimental results\n")
+        print(f"\n{heading}\n")
         print("\n".join(f"- {line}" for line in said))
         print(f"- {agreement_line(agreement(store, prior_sd))}")
     lines = safety_lines(store)
