@@ -145,22 +145,30 @@ def pair_scores(fit: BTFit, k: int) -> NDArray[np.float64]:
     return scores
 
 
+def _boundary_gaps(fit: BTFit, k: int) -> tuple[int, int, NDArray[np.intp], NDArray[np.float64], NDArray[np.float64]]:
+    """Each hypothesis's rival across the top-k boundary (the k-th for one outside, the (k+1)-th for one inside), the
+    Laplace variance ``v`` of its gap to that rival and the gap's z-score: ``(member, outsider, rival, v, z)``,
+    from the diagonal and two columns of the covariance (O(n); design.md#scale)."""
+    n = len(fit.ids)
+    order = np.argsort(-fit.theta, kind="stable")
+    kk = min(k, n - 1)
+    member, outsider = int(order[kk - 1]), int(order[kk])
+    in_top = np.zeros(n, bool)
+    in_top[order[:kk]] = True
+    rival = np.where(in_top, outsider, member)
+    cov = fit.cov
+    v = np.maximum(np.diag(cov) + cov[rival, rival] - 2.0 * cov[np.arange(n), rival], 1e-12)
+    z = (fit.theta - fit.theta[rival]) / np.sqrt(v)
+    return member, outsider, rival, v, z
+
+
 def boundary_candidates(fit: BTFit, k: int, size: int, among: NDArray[np.intp]) -> NDArray[np.intp]:
     """The ``size`` indices of ``among`` (fit indices) with the largest boundary weights ``φ(z_i) / v_i`` (module
     docstring, step 2), the k-th and (k+1)-th always among them; O(n) (design.md#scale).
 
     The weights use the same gap and Laplace variance as :func:`boundary_weights`, computed from the diagonal and
     two columns of the covariance instead of the ``(n, n)`` difference matrix."""
-    n = len(fit.ids)
-    order = np.argsort(-fit.theta, kind="stable")
-    kk = min(k, n - 1)
-    member, outsider = order[kk - 1], order[kk]
-    in_top = np.zeros(n, bool)
-    in_top[order[:kk]] = True
-    rival = np.where(in_top, outsider, member)
-    idx = np.arange(n)
-    v = np.maximum(np.diag(fit.cov) + fit.cov[rival, rival] - 2.0 * fit.cov[idx, rival], 1e-12)
-    z = (fit.theta - fit.theta[rival]) / np.sqrt(v)
+    member, outsider, _, v, z = _boundary_gaps(fit, k)
     w = np.exp(-0.5 * z * z) / v
     w[[member, outsider]] = np.inf
     w_among = w[among]
@@ -173,17 +181,9 @@ def boundary_candidates(fit: BTFit, k: int, size: int, among: NDArray[np.intp]) 
 def candidate_scores(fit: BTFit, k: int, cand: NDArray[np.intp]) -> NDArray[np.float64]:
     """``(L, L)`` :func:`pair_scores` restricted to the fit indices ``cand``, in O(n·L²) instead of O(n³): the sum
     over every hypothesis's boundary variance is kept, only the pairs are fewer (design.md#scale)."""
-    n = len(fit.ids)
-    order = np.argsort(-fit.theta, kind="stable")
-    kk = min(k, n - 1)
-    member, outsider = order[kk - 1], order[kk]
-    in_top = np.zeros(n, bool)
-    in_top[order[:kk]] = True
-    rival = np.where(in_top, outsider, member)
-    idx = np.arange(n)
+    _, _, rival, v, z = _boundary_gaps(fit, k)
+    idx = np.arange(len(fit.ids))
     cov = fit.cov
-    v = np.maximum(np.diag(cov) + cov[rival, rival] - 2.0 * cov[idx, rival], 1e-12)
-    z = (fit.theta - fit.theta[rival]) / np.sqrt(v)
     w = np.exp(-0.5 * z * z) / math.sqrt(2 * math.pi) / v
     w[rival == idx] = 0.0
     m = cov[:, cand] - cov[rival][:, cand]  # (n, L): M_ia = (c_iᵀΣ)_a for a in cand
