@@ -16,8 +16,8 @@ from typing import Any
 from cosci.literature import ToolDeclaration, UrlForm
 from cosci.llm.port.types import ToolSpec
 from cosci.tools.catalog import BuildContext, register
-from cosci.tools.common import LiteratureHit, SearchTool, clean, first_year, search_parameters
-from cosci.tools.http import ApiClient, SourceError
+from cosci.tools.common import ApiSearch, LiteratureHit, clean, first_year, search_parameters
+from cosci.tools.http import parse_body
 
 API_URL = "https://export.arxiv.org/api/query"
 RATE = 1.0 / 3.0
@@ -85,16 +85,12 @@ def parse_feed(xml_text: str) -> tuple[list[LiteratureHit], int | None]:
     return [_record(e) for e in entries], total
 
 
-class ArxivSearch(SearchTool):
+class ArxivSearch(ApiSearch):
     """The ``arxiv_search`` tool (see module docstring)."""
 
     spec = SPEC
     label = "arXiv"
     fetch_kinds = ("arXiv",)
-
-    def __init__(self, client: ApiClient, *, default_max_results: int = 5, offline: bool = False) -> None:
-        super().__init__(default_max_results=default_max_results, offline=offline)
-        self.client = client
 
     async def lookup(self, kind: str, value: str) -> LiteratureHit | None:
         """One arXiv record (title, abstract...) by id through the API's ``id_list``."""
@@ -106,10 +102,7 @@ class ArxivSearch(SearchTool):
         params: dict[str, Any] = {"search_query": build_query(query), "start": 0, "max_results": max_results,
                                   "sortBy": "relevance", "sortOrder": "descending"}
         resp = await self.client.request("GET", API_URL, params=params)
-        try:
-            records, total = parse_feed(resp.text)
-        except ValueError as exc:
-            raise SourceError(str(exc)) from None
+        records, total = parse_body(parse_feed, resp.text)
         return records, total, ""
 
 

@@ -15,8 +15,8 @@ from typing import Any
 from cosci.literature import ToolDeclaration, UrlForm
 from cosci.llm.port.types import ToolSpec
 from cosci.tools.catalog import BuildContext, register
-from cosci.tools.common import LiteratureHit, SearchTool, clean, first_year, search_parameters
-from cosci.tools.http import ApiClient, SourceError
+from cosci.tools.common import ApiSearch, LiteratureHit, clean, first_year, mapping, search_parameters
+from cosci.tools.http import parse_body
 
 STUDIES_URL = "https://clinicaltrials.gov/api/v2/studies"
 RATE = 1.0
@@ -35,36 +35,32 @@ SPEC = ToolSpec(
 )
 
 
-def _mapping(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
 def _names(values: Any) -> list[str]:
     return [clean(v) for v in values if clean(v)] if isinstance(values, list) else []
 
 
 def study(item: dict[str, Any]) -> LiteratureHit | None:
     """One study of ``studies[]`` (or of ``/studies/{nct}``) as a hit; None without an NCT id."""
-    proto = _mapping(item.get("protocolSection"))
-    ident = _mapping(proto.get("identificationModule"))
+    proto = mapping(item.get("protocolSection"))
+    ident = mapping(proto.get("identificationModule"))
     nct = clean(ident.get("nctId"))
     if not nct:
         return None
-    status = _mapping(proto.get("statusModule"))
-    start = clean(_mapping(status.get("startDateStruct")).get("date"))
-    design = _mapping(proto.get("designModule"))
-    interventions = [clean(i.get("name")) for i in _mapping(proto.get("armsInterventionsModule")).get(
+    status = mapping(proto.get("statusModule"))
+    start = clean(mapping(status.get("startDateStruct")).get("date"))
+    design = mapping(proto.get("designModule"))
+    interventions = [clean(i.get("name")) for i in mapping(proto.get("armsInterventionsModule")).get(
         "interventions") or [] if isinstance(i, dict) and clean(i.get("name"))]
     facts = [
-        ("Conditions", ", ".join(_names(_mapping(proto.get("conditionsModule")).get("conditions")))),
+        ("Conditions", ", ".join(_names(mapping(proto.get("conditionsModule")).get("conditions")))),
         ("Interventions", ", ".join(interventions)),
         ("Phase", ", ".join(_names(design.get("phases")))),
         ("Status", clean(status.get("overallStatus"))),
         ("Start date", start),
         ("Why stopped", clean(status.get("whyStopped"))),
-        ("Sponsor", clean(_mapping(_mapping(proto.get("sponsorCollaboratorsModule")).get("leadSponsor")).get("name"))),
+        ("Sponsor", clean(mapping(mapping(proto.get("sponsorCollaboratorsModule")).get("leadSponsor")).get("name"))),
     ]
-    summary = clean(_mapping(proto.get("descriptionModule")).get("briefSummary"))
+    summary = clean(mapping(proto.get("descriptionModule")).get("briefSummary"))
     text = ". ".join(f"{k}: {v}" for k, v in facts if v) + (f". Summary: {summary}" if summary else "")
     return LiteratureHit(id=nct, id_label="NCT", url=f"https://clinicaltrials.gov/study/{nct}",
                          title=clean(ident.get("briefTitle") or ident.get("officialTitle")), abstract=text,
@@ -84,16 +80,12 @@ def parse_studies(data: Any) -> tuple[list[LiteratureHit], int | None]:
     return hits, total if isinstance(total, int) else None
 
 
-class ClinicalTrialsSearch(SearchTool):
+class ClinicalTrialsSearch(ApiSearch):
     """The ``clinical_trials_search`` tool (see module docstring)."""
 
     spec = SPEC
     label = "ClinicalTrials.gov"
     fetch_kinds = ("NCT",)
-
-    def __init__(self, client: ApiClient, *, default_max_results: int = 5, offline: bool = False) -> None:
-        super().__init__(default_max_results=default_max_results, offline=offline)
-        self.client = client
 
     async def lookup(self, kind: str, value: str) -> LiteratureHit | None:
         """One study by NCT id (``GET /studies/{nct}``); anything but ``NCT`` and 8 digits is no study."""
@@ -106,10 +98,7 @@ class ClinicalTrialsSearch(SearchTool):
     async def search(self, query: str, max_results: int) -> tuple[list[LiteratureHit], int | None, str]:
         resp = await self.client.request("GET", STUDIES_URL, params={
             "query.term": query, "pageSize": max_results, "countTotal": "true", "fields": FIELDS})
-        try:
-            hits, total = parse_studies(resp.json())
-        except ValueError as exc:
-            raise SourceError(str(exc)) from None
+        hits, total = parse_body(parse_studies, resp.json())
         return hits, total, ""
 
 

@@ -18,7 +18,7 @@ from typing import Any
 from cosci.errors import CosciError
 from cosci.llm.port.types import ToolSpec
 from cosci.tools.base import Source, ToolResult
-from cosci.tools.http import SourceError, describe
+from cosci.tools.http import ApiClient, SourceError, describe
 from cosci.tools.sources import to_source
 from cosci.tools.ssrf import UnsafeUrl
 
@@ -66,6 +66,11 @@ def clean(text: Any) -> str:
     if text is None:
         return ""
     return " ".join(html.unescape(_TAG_RE.sub(" ", str(text))).split())
+
+
+def mapping(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else ``{}`` (a missing or mistyped field of an API answer)."""
+    return value if isinstance(value, dict) else {}
 
 
 def first_year(text: Any) -> int | None:
@@ -305,3 +310,11 @@ class SearchTool(ToolBase):
         shown = records[:n]
         return self.result(format_records(self.label, query, shown, total, note),
                            [to_source(r, self.name) for r in shown if r.url or r.id])
+
+
+class ApiSearch(SearchTool):
+    """A search over one HTTP API, sent through its :class:`~cosci.tools.http.ApiClient` (``client``)."""
+
+    def __init__(self, client: ApiClient, *, default_max_results: int = 5, offline: bool = False) -> None:
+        super().__init__(default_max_results=default_max_results, offline=offline)
+        self.client = client

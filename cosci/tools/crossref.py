@@ -24,8 +24,8 @@ from cosci.literature import ToolDeclaration
 from cosci.llm.port.types import ToolSpec
 from cosci.tools.base import stronger_flag
 from cosci.tools.catalog import BuildContext, register
-from cosci.tools.common import LiteratureHit, SearchTool, clean, first_year, search_parameters
-from cosci.tools.http import ApiClient, SourceError
+from cosci.tools.common import ApiSearch, LiteratureHit, clean, first_year, search_parameters
+from cosci.tools.http import ApiClient, parse_body
 
 WORKS_URL = "https://api.crossref.org/works"
 RATE = 1.0
@@ -121,7 +121,7 @@ def parse_works(data: Any) -> tuple[list[LiteratureHit], int | None]:
     return hits, total if isinstance(total, int) else None
 
 
-class CrossrefLookup(SearchTool):
+class CrossrefLookup(ApiSearch):
     """The ``crossref_lookup`` tool (see module docstring)."""
 
     spec = SPEC
@@ -130,8 +130,7 @@ class CrossrefLookup(SearchTool):
 
     def __init__(self, client: ApiClient, mailto: str | None, *, default_max_results: int = 5,
                  offline: bool = False) -> None:
-        super().__init__(default_max_results=default_max_results, offline=offline)
-        self.client = client
+        super().__init__(client, default_max_results=default_max_results, offline=offline)
         self.polite = {"mailto": mailto} if mailto else {}
 
     async def lookup(self, kind: str, value: str) -> LiteratureHit | None:
@@ -141,10 +140,7 @@ class CrossrefLookup(SearchTool):
             SourceError: unknown DOI (HTTP 404), the source failed, or the body is not a work.
         """
         resp = await self.client.request("GET", f"{WORKS_URL}/{quote(value, safe='/')}", params=self.polite)
-        try:
-            return parse_work(resp.json())
-        except ValueError as exc:
-            raise SourceError(str(exc)) from None
+        return parse_body(parse_work, resp.json())
 
     async def search(self, query: str, max_results: int) -> tuple[list[LiteratureHit], int | None, str]:
         doi = as_doi(query)
@@ -153,10 +149,7 @@ class CrossrefLookup(SearchTool):
             return ([hit] if hit else []), None, ""
         resp = await self.client.request("GET", WORKS_URL, params={
             "query.bibliographic": query, "rows": max_results, **self.polite})
-        try:
-            hits, total = parse_works(resp.json())
-        except ValueError as exc:
-            raise SourceError(str(exc)) from None
+        hits, total = parse_body(parse_works, resp.json())
         return hits, total, ""
 
 

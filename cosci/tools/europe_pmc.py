@@ -23,8 +23,8 @@ from urllib.parse import quote
 from cosci.literature import ToolDeclaration, UrlForm
 from cosci.llm.port.types import ToolSpec
 from cosci.tools.catalog import BuildContext, register
-from cosci.tools.common import LiteratureHit, SearchTool, clean, first_year, search_parameters
-from cosci.tools.http import ApiClient, SourceError
+from cosci.tools.common import ApiSearch, LiteratureHit, clean, first_year, mapping, search_parameters
+from cosci.tools.http import ApiClient, SourceError, parse_body
 from cosci.tools.jats import FULLTEXT_URL, matching_passages, parse_fulltext
 
 SEARCH_URL = "https://www.ebi.ac.uk/europepmc/webservices/rest/search"
@@ -48,14 +48,10 @@ def article_url(source: str, ident: str) -> str:
     return f"https://europepmc.org/article/{quote(source, safe='')}/{quote(ident, safe='')}"
 
 
-def _mapping(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
 def pub_types(item: dict[str, Any]) -> tuple[str, ...]:
     """The publication types of a hit, lower-cased: ``pubTypeList.pubType`` (``resultType=core``) or the
     ``;``-separated ``pubType`` (``resultType=lite``)."""
-    listed = _mapping(item.get("pubTypeList")).get("pubType")
+    listed = mapping(item.get("pubTypeList")).get("pubType")
     if isinstance(listed, str):
         listed = [listed]
     if not isinstance(listed, list):
@@ -76,8 +72,8 @@ def _record(item: dict[str, Any]) -> LiteratureHit | None:
     ident, source = clean(item.get("id")), clean(item.get("source"))
     if not ident or not source:
         return None
-    journal_info = _mapping(item.get("journalInfo"))
-    journal = _mapping(journal_info.get("journal"))
+    journal_info = mapping(item.get("journalInfo"))
+    journal = mapping(journal_info.get("journal"))
     year = first_year(item.get("pubYear")) or first_year(journal_info.get("yearOfPublication"))
     authors = tuple(a.strip() for a in clean(item.get("authorString")).rstrip(".").split(",") if a.strip())
     others = [f"PMID:{pmid}" for pmid in [clean(item.get("pmid"))] if pmid.isdigit()]
@@ -111,7 +107,7 @@ def open_pmcids(data: Any) -> dict[tuple[str, str], str]:
     """``{(source, id): PMCID}`` of the hits of a ``core`` body whose full text Europe PMC may serve (a PMCID, and
     ``isOpenAccess`` or ``inEPMC`` ``"Y"``)."""
     out: dict[tuple[str, str], str] = {}
-    items = _mapping(_mapping(data).get("resultList")).get("result", [])
+    items = mapping(mapping(data).get("resultList")).get("result", [])
     for item in items if isinstance(items, list) else []:
         if not isinstance(item, dict):
             continue
@@ -133,7 +129,7 @@ class FullTextPolicy:
     max_chars: int
 
 
-class EuropePmcSearch(SearchTool):
+class EuropePmcSearch(ApiSearch):
     """The ``europe_pmc_search`` tool (see module docstring)."""
 
     spec = SPEC
@@ -142,8 +138,7 @@ class EuropePmcSearch(SearchTool):
 
     def __init__(self, client: ApiClient, *, default_max_results: int = 5, offline: bool = False,
                  fulltext: FullTextPolicy | None = None) -> None:
-        super().__init__(default_max_results=default_max_results, offline=offline)
-        self.client = client
+        super().__init__(client, default_max_results=default_max_results, offline=offline)
         self.fulltext = fulltext or FullTextPolicy(0, 1, 200, 0)
 
     async def with_full_text(self, rec: LiteratureHit, pmcid: str, query: str) -> LiteratureHit:
@@ -170,11 +165,8 @@ class EuropePmcSearch(SearchTool):
     async def search(self, query: str, max_results: int) -> tuple[list[LiteratureHit], int | None, str]:
         resp = await self.client.request("GET", SEARCH_URL, params={
             "query": query, "resultType": "core", "format": "json", "pageSize": max_results})
-        try:
-            data = resp.json()
-            records, total = parse_search(data)
-        except ValueError as exc:
-            raise SourceError(str(exc)) from None
+        data = resp.json()
+        records, total = parse_body(parse_search, data)
         pmcids = open_pmcids(data)
         read = 0
         for i, rec in enumerate(records[:max_results]):

@@ -18,9 +18,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import httpx
 from tenacity import (
@@ -38,6 +38,7 @@ from cosci.tools.pacing import RateLimiter
 
 ErrorKind = Literal["offline", "unavailable", "failed"]
 USER_AGENT = "cosci/0.1 (AI co-scientist; literature tools; python-httpx)"
+_Parsed = TypeVar("_Parsed")
 
 
 class SourceError(CosciError):
@@ -92,6 +93,18 @@ class HttpResponse(CachedResponse):
             return json.loads(self.text)
         except ValueError as exc:
             raise SourceError(f"the response is not valid JSON ({exc})") from None
+
+
+def parse_body(parse: Callable[[Any], _Parsed], body: Any) -> _Parsed:
+    """``parse(body)``, a source's body parser applied to a response body (its JSON or text).
+
+    Raises:
+        SourceError: ("failed") the parser's ValueError (the body is not the answer the source documents).
+    """
+    try:
+        return parse(body)
+    except ValueError as exc:
+        raise SourceError(str(exc)) from None
 
 
 def describe(exc: BaseException) -> str:

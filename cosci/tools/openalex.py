@@ -18,8 +18,8 @@ from urllib.parse import quote
 from cosci.literature import ToolDeclaration, UrlForm
 from cosci.llm.port.types import ToolSpec
 from cosci.tools.catalog import BuildContext, register
-from cosci.tools.common import LiteratureHit, SearchTool, clean, first_year, search_parameters
-from cosci.tools.http import ApiClient, SourceError
+from cosci.tools.common import ApiSearch, LiteratureHit, clean, first_year, mapping, search_parameters
+from cosci.tools.http import ApiClient, SourceError, parse_body
 
 WORKS_URL = "https://api.openalex.org/works"
 RATE = 1.0
@@ -34,10 +34,6 @@ SPEC = ToolSpec(
     ),
     parameters=search_parameters("OpenAlex query, e.g. 'CRISPR base editing off-target'."),
 )
-
-
-def _mapping(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
 
 
 def _tail(url: Any, pattern: str) -> str:
@@ -59,14 +55,14 @@ def work(item: dict[str, Any]) -> LiteratureHit | None:
     ident = _tail(item.get("id"), r"openalex\.org/(W\d+)")
     if not ident:
         return None
-    ids = _mapping(item.get("ids"))
+    ids = mapping(item.get("ids"))
     doi = _tail(item.get("doi") or ids.get("doi"), r"doi\.org/(10\.\S+)")
     pmid = _tail(ids.get("pmid"), r"(\d+)/?$")
     pmcid = _tail(ids.get("pmcid"), r"(?:PMC)?(\d+)/?$")
     others = ([f"PMID:{pmid}"] if pmid else []) + ([f"PMCID:PMC{pmcid}"] if pmcid else [])
-    source = _mapping(_mapping(item.get("primary_location")).get("source"))
-    authors = tuple(clean(_mapping(a.get("author")).get("display_name")) for a in item.get("authorships") or []
-                    if isinstance(a, dict) and _mapping(a.get("author")).get("display_name"))
+    source = mapping(mapping(item.get("primary_location")).get("source"))
+    authors = tuple(clean(mapping(a.get("author")).get("display_name")) for a in item.get("authorships") or []
+                    if isinstance(a, dict) and mapping(a.get("author")).get("display_name"))
     retracted = item.get("is_retracted") is True
     return LiteratureHit(
         id=ident, id_label="OpenAlex", url=f"https://openalex.org/{ident}",
@@ -85,11 +81,11 @@ def parse_works(data: Any) -> tuple[list[LiteratureHit], int | None]:
     if not isinstance(data, dict) or not isinstance(data.get("results"), list):
         raise ValueError("OpenAlex body has no 'results' list")
     hits = [h for h in (work(i) for i in data["results"] if isinstance(i, dict)) if h is not None]
-    count = _mapping(data.get("meta")).get("count")
+    count = mapping(data.get("meta")).get("count")
     return hits, count if isinstance(count, int) else None
 
 
-class OpenAlexSearch(SearchTool):
+class OpenAlexSearch(ApiSearch):
     """The ``openalex_search`` tool (see module docstring)."""
 
     spec = SPEC
@@ -98,8 +94,7 @@ class OpenAlexSearch(SearchTool):
 
     def __init__(self, client: ApiClient, api_key: str, max_calls: int, *, default_max_results: int = 5,
                  offline: bool = False) -> None:
-        super().__init__(default_max_results=default_max_results, offline=offline)
-        self.client = client
+        super().__init__(client, default_max_results=default_max_results, offline=offline)
         self.api_key = api_key
         self.max_calls = max_calls
 
@@ -118,10 +113,7 @@ class OpenAlexSearch(SearchTool):
 
     async def search(self, query: str, max_results: int) -> tuple[list[LiteratureHit], int | None, str]:
         data = await self._get(WORKS_URL, {"search": query, "per_page": max_results})
-        try:
-            hits, total = parse_works(data)
-        except ValueError as exc:
-            raise SourceError(str(exc)) from None
+        hits, total = parse_body(parse_works, data)
         return hits, total, ""
 
 

@@ -15,8 +15,8 @@ from typing import Any
 from cosci.literature import ToolDeclaration, UrlForm
 from cosci.llm.port.types import ToolSpec
 from cosci.tools.catalog import BuildContext, register
-from cosci.tools.common import LiteratureHit, SearchTool, clean, first_year, search_parameters
-from cosci.tools.http import ApiClient, SourceError
+from cosci.tools.common import ApiSearch, LiteratureHit, clean, first_year, search_parameters
+from cosci.tools.http import ApiClient, SourceError, parse_body
 
 EUTILS = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils"
 RATE_NO_KEY = 3.0
@@ -158,7 +158,7 @@ def parse_esummary(data: Any) -> list[LiteratureHit]:
     return records
 
 
-class PubmedSearch(SearchTool):
+class PubmedSearch(ApiSearch):
     """The ``pubmed_search`` tool (see module docstring)."""
 
     spec = SPEC
@@ -167,8 +167,7 @@ class PubmedSearch(SearchTool):
 
     def __init__(self, client: ApiClient, *, api_key: str | None = None, email: str | None = None,
                  default_max_results: int = 5, offline: bool = False) -> None:
-        super().__init__(default_max_results=default_max_results, offline=offline)
-        self.client = client
+        super().__init__(client, default_max_results=default_max_results, offline=offline)
         self.common: dict[str, str] = {"db": "pubmed", "tool": "cosci"}
         if api_key:
             self.common["api_key"] = api_key
@@ -186,10 +185,7 @@ class PubmedSearch(SearchTool):
     async def search(self, query: str, max_results: int) -> tuple[list[LiteratureHit], int | None, str]:
         resp = await self.client.request("GET", f"{EUTILS}/esearch.fcgi", params={
             **self.common, "term": query, "retmode": "json", "retmax": max_results, "sort": "relevance"})
-        try:
-            ids, total = parse_esearch(resp.json())
-        except ValueError as exc:
-            raise SourceError(str(exc)) from None
+        ids, total = parse_body(parse_esearch, resp.json())
         if not ids:
             return [], total, ""
         ids = ids[:max_results]

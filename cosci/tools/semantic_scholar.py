@@ -17,8 +17,8 @@ from urllib.parse import quote
 from cosci.literature import ToolDeclaration, UrlForm
 from cosci.llm.port.types import ToolSpec
 from cosci.tools.catalog import BuildContext, register
-from cosci.tools.common import LiteratureHit, SearchTool, clean, first_year, search_parameters
-from cosci.tools.http import ApiClient, SourceError
+from cosci.tools.common import ApiSearch, LiteratureHit, clean, first_year, mapping, search_parameters
+from cosci.tools.http import ApiClient, parse_body
 
 API = "https://api.semanticscholar.org/graph/v1"
 SEARCH_URL = f"{API}/paper/search"
@@ -38,21 +38,17 @@ SPEC = ToolSpec(
 )
 
 
-def _mapping(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
 def paper(item: dict[str, Any]) -> LiteratureHit | None:
     """One Graph API paper object as a hit (None without ``paperId``)."""
     ident = clean(item.get("paperId"))
     if not ident:
         return None
-    ext = _mapping(item.get("externalIds"))
+    ext = mapping(item.get("externalIds"))
     others = [f"PMID:{clean(ext['PubMed'])}"] if clean(ext.get("PubMed")) else []
     others += [f"PMCID:PMC{clean(ext['PubMedCentral']).removeprefix('PMC')}"] if clean(ext.get("PubMedCentral")) else []
     others += [f"arXiv:{clean(ext['ArXiv'])}"] if clean(ext.get("ArXiv")) else []
     authors = tuple(clean(a.get("name")) for a in item.get("authors") or [] if isinstance(a, dict) and a.get("name"))
-    journal = clean(_mapping(item.get("journal")).get("name")) or clean(item.get("venue"))
+    journal = clean(mapping(item.get("journal")).get("name")) or clean(item.get("venue"))
     return LiteratureHit(
         id=ident, id_label="S2", url=clean(item.get("url")) or f"https://www.semanticscholar.org/paper/{ident}",
         title=clean(item.get("title")), abstract=clean(item.get("abstract")), journal=journal,
@@ -77,7 +73,7 @@ def parse_search(data: Any) -> tuple[list[LiteratureHit], int | None]:
         return hits, None
 
 
-class SemanticScholarSearch(SearchTool):
+class SemanticScholarSearch(ApiSearch):
     """The ``semantic_scholar_search`` tool (see module docstring)."""
 
     spec = SPEC
@@ -86,8 +82,7 @@ class SemanticScholarSearch(SearchTool):
 
     def __init__(self, client: ApiClient, api_key: str = "", *, default_max_results: int = 5,
                  offline: bool = False) -> None:
-        super().__init__(default_max_results=default_max_results, offline=offline)
-        self.client = client
+        super().__init__(client, default_max_results=default_max_results, offline=offline)
         self.headers = {"x-api-key": api_key} if api_key else {}
 
     async def lookup(self, kind: str, value: str) -> LiteratureHit | None:
@@ -101,10 +96,7 @@ class SemanticScholarSearch(SearchTool):
     async def search(self, query: str, max_results: int) -> tuple[list[LiteratureHit], int | None, str]:
         resp = await self.client.request("GET", SEARCH_URL, headers=self.headers, params={
             "query": query, "limit": max_results, "fields": FIELDS})
-        try:
-            hits, total = parse_search(resp.json())
-        except ValueError as exc:
-            raise SourceError(str(exc)) from None
+        hits, total = parse_body(parse_search, resp.json())
         return hits, total, ""
 
 

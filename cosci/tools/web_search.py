@@ -16,8 +16,8 @@ from typing import Any, Literal
 from cosci.literature import ToolDeclaration
 from cosci.llm.port.types import ToolSpec
 from cosci.tools.catalog import BuildContext, register
-from cosci.tools.common import LiteratureHit, SearchTool, clean, first_year, search_parameters
-from cosci.tools.http import ApiClient, SourceError
+from cosci.tools.common import ApiSearch, LiteratureHit, clean, first_year, search_parameters
+from cosci.tools.http import ApiClient, parse_body
 
 TAVILY_URL = "https://api.tavily.com/search"
 BRAVE_URL = "https://api.search.brave.com/res/v1/web/search"
@@ -73,33 +73,29 @@ def parse_brave(data: Any) -> list[LiteratureHit]:
     return _records(web.get("results", []) if isinstance(web, dict) else [], "description")
 
 
-class WebSearch(SearchTool):
+class WebSearch(ApiSearch):
     """The ``web_search`` tool over one backend (see module docstring)."""
 
     spec = SPEC
 
     def __init__(self, client: ApiClient, backend: Backend, api_key: str, *, default_max_results: int = 5,
                  offline: bool = False) -> None:
-        super().__init__(default_max_results=default_max_results, offline=offline)
-        self.client = client
+        super().__init__(client, default_max_results=default_max_results, offline=offline)
         self.backend = backend
         self.api_key = api_key
         self.label = "Web search (Tavily)" if backend == "tavily" else "Web search (Brave)"
 
     async def search(self, query: str, max_results: int) -> tuple[list[LiteratureHit], int | None, str]:
-        try:
-            if self.backend == "tavily":
-                resp = await self.client.request(
-                    "POST", TAVILY_URL, headers={"Authorization": f"Bearer {self.api_key}"},
-                    json_body={"query": query, "max_results": max_results, "search_depth": "basic"})
-                records = parse_tavily(resp.json())
-            else:
-                resp = await self.client.request(
-                    "GET", BRAVE_URL, params={"q": query, "count": max_results},
-                    headers={"X-Subscription-Token": self.api_key, "Accept": "application/json"})
-                records = parse_brave(resp.json())
-        except ValueError as exc:
-            raise SourceError(str(exc)) from None
+        if self.backend == "tavily":
+            resp = await self.client.request(
+                "POST", TAVILY_URL, headers={"Authorization": f"Bearer {self.api_key}"},
+                json_body={"query": query, "max_results": max_results, "search_depth": "basic"})
+            records = parse_body(parse_tavily, resp.json())
+        else:
+            resp = await self.client.request(
+                "GET", BRAVE_URL, params={"q": query, "count": max_results},
+                headers={"X-Subscription-Token": self.api_key, "Accept": "application/json"})
+            records = parse_body(parse_brave, resp.json())
         return records, None, ""
 
 
