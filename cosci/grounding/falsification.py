@@ -14,14 +14,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
-
-import yaml
 
 from cosci.domain import Hypothesis
 from cosci.errors import CosciError
+from cosci.grounding.term_files import compile_patterns, read_term_file
 from cosci.grounding.tokens import token_class, tokenize
-from cosci.paths import conf_dir
+
+KEY = "reflection.falsification_terms"
+LISTS = ("quantities", "directions", "vague")
 
 
 class FalsificationTermsError(CosciError):
@@ -72,15 +72,6 @@ class ContractCheck:
         return "not concrete: " + "; ".join(parts) + "."
 
 
-def _compile(items: object, name: str, where: str) -> tuple[re.Pattern[str], ...]:
-    if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
-        raise FalsificationTermsError(f"reflection.falsification_terms: {where} must be a list of patterns")
-    try:
-        return tuple(re.compile(rf"\b(?:{i})\b", re.IGNORECASE) for i in items)
-    except re.error as exc:
-        raise FalsificationTermsError(f"reflection.falsification_terms: {where}: bad pattern ({exc})") from None
-
-
 @cache
 def load_terms(name: str) -> Terms:
     """The term file ``name`` (relative to ``conf/`` or absolute), compiled.
@@ -88,16 +79,8 @@ def load_terms(name: str) -> Terms:
     Raises:
         FalsificationTermsError: missing, not YAML, or not three lists of patterns.
     """
-    path = Path(name) if Path(name).is_absolute() else conf_dir() / name
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise FalsificationTermsError(f"reflection.falsification_terms: cannot read {path} "
-                                      f"({type(exc).__name__})") from None
-    if not isinstance(data, dict):
-        raise FalsificationTermsError(f"reflection.falsification_terms: {path} needs `quantities`, `directions` "
-                                      "and `vague` lists")
-    return Terms(*(_compile(data.get(k), name, k) for k in ("quantities", "directions", "vague")))
+    data = read_term_file(name, KEY, LISTS, FalsificationTermsError)
+    return Terms(*(compile_patterns(data.get(k), KEY, k, FalsificationTermsError) for k in LISTS))
 
 
 def check_result(text: str, terms: Terms) -> ResultCheck:

@@ -13,18 +13,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
-from typing import Any
-
-import yaml
 
 from cosci.errors import CosciError
-from cosci.paths import conf_dir
+from cosci.grounding.term_files import compile_patterns, read_term_file
 
 _CITATION = re.compile(r"\[\s*(?:H-[\w-]+|S\d+)(?:\s*[,;]\s*(?:H-[\w-]+|S\d+))*\s*\]")
 _TRIAL = re.compile(r"\b(?:randomi[sz]ed\b.{0,60}\btrials?|phase\s+(?:[1-4]|i{1,3}v?|iv)\b|NCT\d{8})",
                     re.IGNORECASE | re.DOTALL)
 TRIAL_TOOLS = ("clinical_trials_search", "clinicaltrials")
+KEY = "metareview.overclaim_terms"
 """Tools whose records are trials whatever their text says."""
 
 
@@ -51,15 +48,6 @@ def is_trial(title: str, text: str, tool: str = "") -> bool:
     return any(t in tool for t in TRIAL_TOOLS) or bool(_TRIAL.search(f"{title}\n{text[:4000]}"))
 
 
-def _compile(items: Any, where: str) -> tuple[re.Pattern[str], ...]:
-    if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
-        raise GuardError(f"metareview.overclaim_terms: {where} must be a list of patterns")
-    try:
-        return tuple(re.compile(rf"\b(?:{i})\b", re.IGNORECASE) for i in items)
-    except re.error as exc:
-        raise GuardError(f"metareview.overclaim_terms: {where}: bad pattern ({exc})") from None
-
-
 @cache
 def load_guards(name: str) -> Guards:
     """Load and compile a term file: ``name`` relative to ``conf/`` or an absolute path.
@@ -67,11 +55,6 @@ def load_guards(name: str) -> Guards:
     Raises:
         GuardError: the file is missing, is not YAML, or has the wrong shape.
     """
-    path = Path(name) if Path(name).is_absolute() else conf_dir() / name
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise GuardError(f"metareview.overclaim_terms: cannot read {path} ({type(exc).__name__})") from None
-    if not isinstance(data, dict):
-        raise GuardError(f"metareview.overclaim_terms: {path} needs `terms` and `unless_trial` lists")
-    return Guards(_compile(data.get("terms"), "terms"), _compile(data.get("unless_trial", []), "unless_trial"))
+    data = read_term_file(name, KEY, ("terms", "unless_trial"), GuardError)
+    return Guards(compile_patterns(data.get("terms"), KEY, "terms", GuardError),
+                  compile_patterns(data.get("unless_trial", []), KEY, "unless_trial", GuardError))
