@@ -57,13 +57,12 @@ class RecordResearchPlan(Record):
     notes: str | None = Field(default=None, description="Anything else worth keeping from the goal.")
 
 
-class Citation(BaseModel):
+class VerifiedItem(BaseModel):
+    """Base of the items a model cites a source with (:class:`Citation`, :class:`Evidence`): the fields cosci sets
+    when it checks the item against the sources tools returned (left out of the tool schema;
+    ``docs/design.md#excerpt-verification``)."""
+
     model_config = ConfigDict(extra="ignore")
-    url: str = Field(min_length=1, description="URL of the source, exactly as returned by a search tool.")
-    title: str = Field(default="", description="Title of the source.")
-    excerpt: str | None = Field(default=None, description="A short verbatim quote supporting the hypothesis.")
-    doi: str | None = Field(default=None, description="DOI, if known.")
-    year: int | None = Field(default=None, description="Publication year, if known.")
     status: SkipJsonSchema[str | None] = None
     """An :data:`ExcerptStatus` set by cosci (whatever a model sends is overwritten, never a validation error)."""
     source_id: SkipJsonSchema[str | None] = None
@@ -74,6 +73,14 @@ class Citation(BaseModel):
     (``docs/design.md#retractions``); a retracted source is never counted as supporting evidence."""
     retraction_notice: SkipJsonSchema[str | None] = None
     """Where the flag comes from (``Crossref updated-by: retraction 10.x/y``)."""
+
+
+class Citation(VerifiedItem):
+    url: str = Field(min_length=1, description="URL of the source, exactly as returned by a search tool.")
+    title: str = Field(default="", description="Title of the source.")
+    excerpt: str | None = Field(default=None, description="A short verbatim quote supporting the hypothesis.")
+    doi: str | None = Field(default=None, description="DOI, if known.")
+    year: int | None = Field(default=None, description="Publication year, if known.")
 
 
 class RecordHypothesis(Record):
@@ -104,20 +111,10 @@ class Assumption(BaseModel):
     rationale: str = Field(default="", description="Why.")
 
 
-class Evidence(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+class Evidence(VerifiedItem):
     claim: str = Field(min_length=1, description="The claim this evidence supports or contradicts.")
     url: str = Field(min_length=1, description="URL of the source, exactly as returned by a search tool.")
     excerpt: str = Field(default="", description="A verbatim short quote from the source.")
-    status: SkipJsonSchema[str | None] = None
-    """An :data:`ExcerptStatus` set by cosci (whatever a model sends is overwritten, never a validation error)."""
-    source_id: SkipJsonSchema[str | None] = None
-    mismatch: SkipJsonSchema[str | None] = None
-    retraction: SkipJsonSchema[str | None] = None
-    """Set by cosci: ``retracted``, ``retraction_notice`` or ``corrected`` when the literature says so of its source
-    (``docs/design.md#retractions``); a retracted source is never counted as supporting evidence."""
-    retraction_notice: SkipJsonSchema[str | None] = None
-    """Where the flag comes from (``Crossref updated-by: retraction 10.x/y``)."""
 
 
 class Observation(BaseModel):
