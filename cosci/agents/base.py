@@ -22,7 +22,7 @@ from pydantic import BaseModel
 from cosci.agents.tool_loop import ToolLoopResult, normalise_url, run_tool_loop
 from cosci.config.schema import CosciConfig
 from cosci.domain import Hypothesis, Task, TaskResult, hypothesis_id
-from cosci.grounding.evidence import flag_retractions
+from cosci.grounding.evidence import EvidenceCounts, check_items, flag_retractions
 from cosci.llm.embeddings.embedder import Embedder
 from cosci.llm.errors import BudgetExceeded
 from cosci.llm.gateway.routing import Router
@@ -212,6 +212,13 @@ class BaseAgent:
         ``retractions``; a tool source without one leaves the flags the search hits carried)."""
         return await flag_retractions(items, sources, getattr(self.deps.tools, "retractions", None))
 
+    async def checked(self, items: Sequence[M], sources: Sequence[Source]) -> tuple[list[M], list[str],
+                                                                                 EvidenceCounts]:
+        """Citations or evidence items checked against ``sources`` (:func:`cosci.grounding.evidence.check_items`:
+        ``(kept, unseen_urls, counts)``), the kept ones with the retraction check applied (:meth:`flag_retractions`)."""
+        kept, dropped, counts = check_items(items, sources)
+        return await self.flag_retractions(kept, sources), dropped, counts
+
     def keep_sources(self, task: Task) -> Callable[[list[Source]], None]:
         def keep(records: list[Source]) -> None:
             self.store.logs.event("sources_found", {"task_id": task.id,
@@ -312,6 +319,18 @@ def filter_urls(items: list[Any], seen: set[str], attr: str = "url") -> tuple[li
     kept = [item for item in items if normalise_url(getattr(item, attr)) in allowed]
     dropped = [getattr(item, attr) for item in items if normalise_url(getattr(item, attr)) not in allowed]
     return kept, dropped
+
+
+def task_mode(task: Task, modes: tuple[str, ...], what: str) -> str:
+    """The task's ``payload["mode"]``, by default the first of ``modes``.
+
+    Raises:
+        ValueError: not one of ``modes`` (the message names ``what``: ``"review"``, ``"evolution"``).
+    """
+    mode = task.payload.get("mode", modes[0])
+    if mode not in modes:
+        raise ValueError(f"unknown {what} mode {mode!r} (one of {', '.join(modes)})")
+    return str(mode)
 
 
 def tool_names(tools: Mapping[str, Tool]) -> list[str]:

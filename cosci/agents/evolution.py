@@ -15,9 +15,8 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from cosci.agents.base import BaseAgent, tool_names
+from cosci.agents.base import BaseAgent, task_mode, tool_names
 from cosci.domain import Hypothesis, Task, TaskResult
-from cosci.grounding.evidence import check_items
 from cosci.prompts import render
 from cosci.records import RecordHypothesis
 
@@ -29,9 +28,7 @@ class EvolutionAgent(BaseAgent):
 
     async def execute(self, task: Task) -> TaskResult:
         """``EvolveHypotheses``; payload ``mode`` in combine | simplify | feasibility | out_of_box."""
-        mode = task.payload.get("mode", "combine")
-        if mode not in MODES:
-            raise ValueError(f"unknown evolution mode {mode!r} (one of {', '.join(MODES)})")
+        mode = task_mode(task, MODES, "evolution")
         top = self.store.hypotheses.ranked()[: max(self.config.evolution.top_k, 5 if mode == "out_of_box" else 0)]
         parents = self._parents(mode, top)
         if not parents:
@@ -40,8 +37,7 @@ class EvolutionAgent(BaseAgent):
         user = self._prompt(mode, parents, tool_names(tools))
         spec = self.spec(mode, task, user)
         loop = await self.tool_loop(spec, tools, RecordHypothesis, task)
-        kept, dropped, counts = check_items(loop.record.citations, loop.sources)
-        kept = await self.flag_retractions(kept, loop.sources)
+        kept, dropped, counts = await self.checked(loop.record.citations, loop.sources)
         rec = loop.record.model_copy(update={"citations": kept, "mode": mode,
                                              "parent_ids": [p.id for p in parents]})
         result = await self.persist(rec, task)

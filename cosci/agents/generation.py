@@ -30,7 +30,7 @@ from typing import Any
 from cosci.agents.base import BaseAgent, tool_names
 from cosci.agents.tool_loop import result_sources
 from cosci.domain import Hypothesis, Task, TaskResult
-from cosci.grounding.evidence import EvidenceCounts, check_items
+from cosci.grounding.evidence import EvidenceCounts
 from cosci.literature import search_order
 from cosci.llm.errors import CALL_FAILED
 from cosci.llm.port.structured import call_record
@@ -135,8 +135,7 @@ class GenerationAgent(BaseAgent):
                       source_hypothesis=source, instructions=self.instructions(task), existing=self.existing())
         spec = self.spec("literature", task, user)
         loop = await self.tool_loop(spec, tools, RecordHypothesis, task)
-        kept, dropped, counts = check_items(loop.record.citations, loop.sources)
-        kept = await self.flag_retractions(kept, loop.sources)
+        kept, dropped, counts = await self.checked(loop.record.citations, loop.sources)
         rec = loop.record.model_copy(update={"citations": kept, "mode": "literature",
                                              "parent_ids": [parent.id] if parent else []})
         return rec, dropped, counts
@@ -198,8 +197,7 @@ class GenerationAgent(BaseAgent):
         except CALL_FAILED as exc:  # BudgetBusy is not one: the task runner waits (design.md#budget)
             info["error"] = f"{type(exc).__name__}: {exc}"[:300]
             return rec, [], EvidenceCounts(), info
-        kept, dropped, counts = check_items(cited.citations, found)
-        kept = await self.flag_retractions(kept, found)
+        kept, dropped, counts = await self.checked(cited.citations, found)
         return rec.model_copy(update={"citations": kept}), dropped, counts, info
 
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 from typing import Any
 
 from cosci.agents.article import Article, ArticleFinder
-from cosci.agents.base import BaseAgent, tool_names
+from cosci.agents.base import BaseAgent, task_mode, tool_names
 from cosci.agents.novelty import PriorWorkFinder, as_source
 from cosci.agents.tool_loop import normalise_url
 from cosci.domain import Hypothesis, PriorWork, Task, TaskResult
@@ -47,9 +47,7 @@ class ReflectionAgent(BaseAgent):
 
     async def execute(self, task: Task) -> TaskResult:
         """``ReviewHypothesis`` for ``task.target_id``; payload ``mode`` in full | verification | observation."""
-        mode = task.payload.get("mode", "full")
-        if mode not in MODES:
-            raise ValueError(f"unknown review mode {mode!r} (one of {', '.join(MODES)})")
+        mode = task_mode(task, MODES, "review")
         h = self.store.hypotheses.get(task.target_id or "")
         if h is None:
             raise KeyError(f"review task {task.id}: no hypothesis {task.target_id}")
@@ -71,8 +69,7 @@ class ReflectionAgent(BaseAgent):
         spec = self.spec(mode, task, user, feedback=False)
         loop = await self.tool_loop(spec, tools, RecordReview, task)
         sources = [*loop.sources, *map(as_source, prior), *([article.source] if article else [])]
-        evidence, dropped, counts = check_items(loop.record.evidence, sources)
-        evidence = await self.flag_retractions(evidence, sources)
+        evidence, dropped, counts = await self.checked(loop.record.evidence, sources)
         review = loop.record.model_copy(update={"evidence": evidence, "mode": mode})
         if mode == "full":
             review, extra["testability"] = self._testability(review, contract)
