@@ -84,6 +84,19 @@ CAPABLE = "models.tiers.mini.unable_to_classify=false"
 embedded model, is unable to classify and the offline screen decides)."""
 
 
+def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """Run ``cosci *args`` in this process: ``(exit code, stdout, stderr)``."""
+    from cosci.cli import main  # imported here: most tests never run the command line
+
+    try:
+        main(list(args))
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
 def make_config(data_dir: Path, *overrides: str) -> CosciConfig:
     """A validated config on the fake with data under ``data_dir``; later overrides win."""
     return validate(compose([*FAST, f"paths.data_dir={data_dir}", *overrides]), require_goal=True)

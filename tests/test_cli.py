@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from cosci.cli import main
 from cosci.config.schema import CosciConfig
 from cosci.llm.fake.provider import FakeBackend
 from cosci.session.runtime import SessionRuntime
 from cosci.store import STORE_FILE, SessionStore
 from cosci.supervisor.loop import Supervisor
+from tests.conftest import run_cli as _cli
 
 
 async def run_plain(config: CosciConfig) -> str:
@@ -37,15 +37,6 @@ async def open_only(config: CosciConfig) -> str:
 async def finished(config: CosciConfig, fake: FakeBackend) -> tuple[Path, str]:
     return config.paths.data_dir, await run_plain(config)
 
-
-def _cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def test_list_status_report(finished: tuple[Path, str], capsys: pytest.CaptureFixture[str]) -> None:

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from cosci.cli import main
 from cosci.session.folder import SessionFolder
 from cosci.store import LEGACY_STORE_FILE, STORE_FILE
+from tests.conftest import run_cli
 from tests.flows.test_session_flow import check_invariants
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,13 +36,8 @@ def extract(name: str, into: Path) -> Path:
 
 
 def _cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out + out.err
+    code, out, err = run_cli(capsys, *args)
+    return code, out + err
 
 
 def _mlflow_run(data: Path, run_id: str) -> str:

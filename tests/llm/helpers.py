@@ -7,8 +7,14 @@ tests are fast and can assert the exact wait.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
+
+import litellm
+import pytest
+import respx
 
 from cosci.config.schema import CosciConfig
 from cosci.domain import Call
@@ -17,11 +23,26 @@ from cosci.llm.gateway.adapter import Gateway
 from cosci.llm.port.types import CallSpec, TextBlock
 from tests.conftest import make_config
 
-__all__ = ["WHOLE", "Harness", "budget_of", "harness", "make_config", "spec_for"]
+__all__ = ["WHOLE", "Harness", "budget_of", "harness", "make_config", "replayed_wire", "spec_for"]
 
 WHOLE = [f"++models.tiers.{tier}.output_tokens_per_second=null" for tier in ("strong", "cheap", "mini")]
 """Overrides that send every call whole, not streamed: for replays of recorded whole (JSON) response bodies. The
 streamed path is replayed from a recorded event stream in ``tests/llm/test_long_calls.py``."""
+
+
+@contextmanager
+def replayed_wire(monkeypatch: pytest.MonkeyPatch, keys: Sequence[str]) -> Iterator[respx.MockRouter]:
+    """respx over LiteLLM's httpx transport, with ``keys`` set to a dummy value; unmocked requests fail the test.
+
+    LiteLLM's client cache is flushed before (no client built with the aiohttp transport) and after.
+    """
+    for key in keys:
+        monkeypatch.setenv(key, "test-key")
+    monkeypatch.setattr(litellm, "disable_aiohttp_transport", True)
+    litellm.in_memory_llm_clients_cache.flush_cache()
+    with respx.mock(assert_all_mocked=True, assert_all_called=False) as router:
+        yield router
+    litellm.in_memory_llm_clients_cache.flush_cache()
 
 
 def budget_of(config: CosciConfig) -> TokenBudget:

@@ -19,8 +19,9 @@ import litellm
 import pytest
 import respx
 
-from cosci.cli import main
 from cosci.llm.gateway.check import CENT
+from tests.conftest import run_cli as cli
+from tests.llm.helpers import replayed_wire
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 ANTHROPIC = "https://api.anthropic.com/v1/messages"
@@ -34,24 +35,10 @@ def checked(word: str = "cosci", number: int = 7) -> dict[str, Any]:
     return body
 
 
-def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        main(list(argv))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 @pytest.fixture
 def wire(monkeypatch: pytest.MonkeyPatch) -> Iterator[respx.MockRouter]:
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
-    monkeypatch.setattr(litellm, "disable_aiohttp_transport", True)
-    litellm.in_memory_llm_clients_cache.flush_cache()
-    with respx.mock(assert_all_mocked=True, assert_all_called=False) as router:
+    with replayed_wire(monkeypatch, ("ANTHROPIC_API_KEY",)) as router:
         yield router
-    litellm.in_memory_llm_clients_cache.flush_cache()
 
 
 def test_check_on_the_fake_prints_the_route_table_offline(capsys: pytest.CaptureFixture[str]) -> None:

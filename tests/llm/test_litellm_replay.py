@@ -29,7 +29,7 @@ from cosci.llm.gateway.adapter import Gateway
 from cosci.llm.port.structured import call_record, parse_record
 from cosci.llm.port.types import CallSpec, TextBlock, ToolSpec
 from cosci.records import Record
-from tests.llm.helpers import WHOLE, harness, make_config
+from tests.llm.helpers import WHOLE, harness, make_config, replayed_wire
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 ANTHROPIC_URL = "https://api.anthropic.com/v1/messages"
@@ -68,13 +68,8 @@ class PaperSearch(Record):
 @pytest.fixture
 def wire(monkeypatch: pytest.MonkeyPatch) -> Iterator[respx.MockRouter]:
     """respx over LiteLLM's httpx transport, with dummy keys; unmocked requests fail the test."""
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-    monkeypatch.setattr(litellm, "disable_aiohttp_transport", True)
-    litellm.in_memory_llm_clients_cache.flush_cache()  # no client built with the aiohttp transport
-    with respx.mock(assert_all_mocked=True, assert_all_called=False) as router:
+    with replayed_wire(monkeypatch, ("ANTHROPIC_API_KEY", "OPENAI_API_KEY")) as router:
         yield router
-    litellm.in_memory_llm_clients_cache.flush_cache()
 
 
 @pytest.fixture

@@ -19,13 +19,12 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import httpx
-import litellm
 import pytest
 import respx
 
 from cosci.config.schema import CosciConfig
 from cosci.llm import errors as E
-from tests.llm.helpers import harness, make_config, spec_for
+from tests.llm.helpers import harness, make_config, replayed_wire, spec_for
 
 ANTHROPIC_URL = "https://api.anthropic.com/v1/messages"
 STREAM = (Path(__file__).resolve().parents[1] / "fixtures" / "anthropic"
@@ -52,12 +51,8 @@ class Paced(httpx.AsyncByteStream):
 
 @pytest.fixture
 def wire(monkeypatch: pytest.MonkeyPatch) -> Iterator[respx.MockRouter]:
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
-    monkeypatch.setattr(litellm, "disable_aiohttp_transport", True)
-    litellm.in_memory_llm_clients_cache.flush_cache()
-    with respx.mock(assert_all_mocked=True, assert_all_called=False) as router:
+    with replayed_wire(monkeypatch, ("ANTHROPIC_API_KEY",)) as router:
         yield router
-    litellm.in_memory_llm_clients_cache.flush_cache()
 
 
 @pytest.fixture

@@ -36,7 +36,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import litellm
 import pytest
 import respx
 
@@ -47,7 +46,7 @@ from cosci.llm.port.structured import call_record
 from cosci.llm.port.types import ToolSpec
 from cosci.records import RecordCheck
 from cosci.tools.base import ToolResult
-from tests.llm.helpers import WHOLE, Harness, harness, make_config, spec_for
+from tests.llm.helpers import WHOLE, Harness, harness, make_config, replayed_wire, spec_for
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 ANTHROPIC = "https://api.anthropic.com/v1/messages"
@@ -89,13 +88,8 @@ def anthropic_record(record: str, args: dict[str, Any]) -> dict[str, Any]:
 
 @pytest.fixture
 def wire(monkeypatch: pytest.MonkeyPatch) -> Iterator[respx.MockRouter]:
-    for key in KEYS:
-        monkeypatch.setenv(key, "test-key")
-    monkeypatch.setattr(litellm, "disable_aiohttp_transport", True)
-    litellm.in_memory_llm_clients_cache.flush_cache()
-    with respx.mock(assert_all_mocked=True, assert_all_called=False) as router:
+    with replayed_wire(monkeypatch, KEYS) as router:
         yield router
-    litellm.in_memory_llm_clients_cache.flush_cache()
 
 
 def family(tmp_path: Path, models: str, *extra: str) -> Harness:
