@@ -36,7 +36,6 @@ unclustered hypotheses.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from cosci.config.schema import CosciConfig
 from cosci.domain import Task, TaskResult
@@ -44,6 +43,7 @@ from cosci.safety.classifier import screening_on
 from cosci.store import PRIORITY, SessionStore
 from cosci.store import task_specs as specs
 from cosci.store.task_specs import TaskSpec
+from cosci.supervisor.pool_limits import ATTEMPTS_PER_HYPOTHESIS, PoolLimits
 from cosci.supervisor.state import PoolState, TaskTally
 
 PRIORITIES = {
@@ -59,13 +59,9 @@ PRIORITIES = {
     "parse_goal": 10,
     "safety": 20,  # a new hypothesis is screened before anything else uses it (design.md#safety)
 }
-ATTEMPTS_PER_HYPOTHESIS = 3
-"""Generation (and evolution) tasks allowed per hypothesis slot of ``run.max_hypotheses``: duplicates and invalid
-records use attempts, so the pool may stop short of ``max_hypotheses`` (then the pool "cannot grow"; cosci)."""
 BACKLOG_PER_SLOT = 2
 """Pool growth waits while unranked hypotheses plus growth tasks in flight reach this many per concurrency slot:
 new hypotheses are reviewed and ranked before more are made (cosci)."""
-GROWTH_TASKS = (("generation", "GenerateHypothesis"), ("generation", "CreateInitialHypotheses"))
 
 
 def relatives(store: SessionStore, hid: str, k: int) -> list[str]:
@@ -86,7 +82,7 @@ def relatives(store: SessionStore, hid: str, k: int) -> list[str]:
     return list(dict.fromkeys([*cluster, *descendants]))[:k]
 
 
-class Scheduler:
+class Scheduler(PoolLimits):
     """Enqueues follow-ups and idle work for one session.
 
     Args:
@@ -298,17 +294,6 @@ class Scheduler:
         pair whose players were busy in a slow match made 1,022 empty rounds while one evolution call ran.)"""
         return self._empty_round_mark == self._ended() and any(self.tally.open.values())
 
-    def growth_attempts(self) -> int:
-        return sum(self.tally.count(a, act) for a, act in GROWTH_TASKS)
-
-    def generation_done(self) -> bool:
-        """Generation has used its attempts and has nothing in flight."""
-        return (self.growth_attempts() >= ATTEMPTS_PER_HYPOTHESIS * self.config.run.max_hypotheses
-                and not self.tally.count("generation", open_only=True))
-
-    def _open_growth(self) -> int:
-        return self.tally.count("generation", open_only=True) + self.tally.count("evolution", open_only=True)
-
     def idle_growth(self) -> int:
         """Generation tasks while the pool is below :meth:`generation_cap` and the backlog is small."""
         cfg = self.config
@@ -323,9 +308,6 @@ class Scheduler:
             n += self.enqueue_generation(attempts)
             attempts += 1
         return n
-
-    def mature(self) -> list[Any]:
-        return [p for p in self.pool.players() if p.matches_played >= self.config.evolution.mature_matches]
 
     def idle_evolution(self) -> int:
         """One evolution task at a time once enough hypotheses are mature and the pool has room."""
@@ -343,11 +325,6 @@ class Scheduler:
             return 0
         mode = cfg.evolution.modes[k % len(cfg.evolution.modes)]
         return self._enqueue(specs.evolution(k, mode), PRIORITIES["evolution"])
-
-    def evolution_done(self) -> bool:
-        attempts = ATTEMPTS_PER_HYPOTHESIS * self.config.run.max_hypotheses
-        return (self.tally.count("evolution", "EvolveHypotheses") >= attempts
-                and not self.tally.count("evolution", open_only=True))
 
     def idle_deep_reviews(self) -> int:
         """Deep verification and observation reviews for the best mature hypotheses, ``*_top_k`` per session."""
@@ -375,48 +352,6 @@ class Scheduler:
         if unclustered < self.config.vectors.recluster_every_hypotheses and not self.pool_cannot_grow():
             return 0
         return self._enqueue(specs.idle_proximity(len(self.pool.standings)), PRIORITIES["proximity"])
-
-    def generation_cap(self) -> int:
-        """Hypotheses generation may add: ``max(n_initial, floor(max_hypotheses × (1 − evolution.pool_share)))``; the
-        rest of ``run.max_hypotheses`` is left to evolution (``evolution.pool_share``, a cosci setting)."""
-        cfg = self.config
-        return max(cfg.run.n_initial, math.floor(cfg.run.max_hypotheses * (1 - cfg.evolution.pool_share)))
-
-    # --- end conditions ----------------------------------------------------------------------------------
-    def pool_complete(self) -> bool:
-        """MAX_HYPOTHESES: the pool is full, nothing new is on its way, and every player has been ranked enough."""
-        cfg = self.config
-        return (
-            self.pool.pool_size() >= cfg.run.max_hypotheses
-            and not self._open_growth()
-            and not self.tally.count("reflection", open_only=True)
-            and not self.pool.waiting()
-            and all(p.matches_played >= cfg.evolution.mature_matches for p in self.pool.players())
-        )
-
-    def duplicates_only(self) -> bool:
-        """The last ``termination.stall_streak`` growth tasks all came back without a new hypothesis."""
-        return self.pool.duplicate_streak >= self.config.termination.stall_streak
-
-    def pool_cannot_grow(self) -> bool:
-        """Generation and evolution have used their attempts, or they only produce duplicates."""
-        if self._open_growth():
-            return False
-        if self.duplicates_only():
-            return True
-        room = self.pool.pool_size() < self.config.run.max_hypotheses
-        return not room or (self.generation_done() and self.evolution_done())
-
-    def tournament_settled(self) -> bool:
-        """No pair below the rematch cap is left, and no tournament round is open."""
-        return (not self.pool.open_pairs(self.config.ranking.max_matches_per_pair)
-                and not self.tally.count("ranking", open_only=True))
-
-    def stalled(self) -> bool:
-        """STALLED: the pool cannot grow and the leaderboard cannot change (design.md#termination)."""
-        return (self.pool_cannot_grow() and self.tournament_settled()
-                and not self.tally.count("reflection", open_only=True)
-                and not self.tally.count("safety", open_only=True))
 
 
 __all__ = ["ATTEMPTS_PER_HYPOTHESIS", "BACKLOG_PER_SLOT", "PRIORITIES", "PRIORITY", "Scheduler"]
