@@ -23,7 +23,8 @@ from cosci.config.thinking import ThinkingCfg
 from cosci.domain import Call
 from cosci.llm import errors as E
 from cosci.llm.budget.admission import Admission, admit_call
-from cosci.llm.gateway.adapter import CHARS_PER_TOKEN_BOUND, Gateway, map_exception
+from cosci.llm.gateway.adapter import CHARS_PER_TOKEN_BOUND, Gateway
+from cosci.llm.gateway.exceptions import map_exception
 from cosci.llm.port.thinking import thinking_params
 from cosci.llm.port.types import BatchRequest, CallSpec, LLMResponse, Route
 
@@ -253,7 +254,7 @@ class BatchGateway:
 
 
 def _map(exc: Exception, model: str) -> E.LLMError:
-    """The SDK's errors in cosci's hierarchy (status codes as in :func:`cosci.llm.gateway.adapter.map_exception`)."""
+    """The SDK's errors in cosci's hierarchy (status codes as in :func:`cosci.llm.gateway.exceptions.map_exception`)."""
     import anthropic
 
     msg = " ".join(str(exc).split())[:500]

@@ -2,7 +2,8 @@
 
 Owns, for every provider call: the LiteLLM request (prompt-cache markers, thinking, forced tools, constrained
 output), the budget admission and settlement, cost and cache-token extraction, the transcript record of every
-attempt, the mapping of provider exceptions to :mod:`cosci.llm.errors`, retries, and the degradation chain.
+attempt, retries, and the degradation chain. Provider exceptions become :mod:`cosci.llm.errors` in
+:mod:`.exceptions`.
 
 Retries: **the gateway is the one owner of retries for provider calls.** Transient errors (rate limit,
 overloaded, 5xx, timeout, connection) are retried here with exponential backoff and full jitter (tenacity),
@@ -44,7 +45,6 @@ from typing import Any
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # never fetch the price map (LiteLLM would download it)
 
 import litellm
-from litellm.exceptions import MidStreamFallbackError
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type
 from tenacity.wait import wait_random_exponential
 
@@ -55,14 +55,13 @@ from cosci.llm.budget.admission import Admission, admit_call
 from cosci.llm.budget.sizing import OutputSizer, expected_input_tokens
 from cosci.llm.budget.token_budget import TokenBudget
 from cosci.llm.gateway.cache_marks import mark
-from cosci.llm.gateway.error_text import is_too_large, provider_message
+from cosci.llm.gateway.exceptions import map_exception
 from cosci.llm.gateway.providers import CUSTOM_PROVIDERS, register_providers
 from cosci.llm.gateway.routing import Router
 from cosci.llm.gateway.streaming import stream_completion
 from cosci.llm.gateway.transcript_rows import output_speed, recorded_request
 from cosci.llm.port.thinking import thinking_params
 from cosci.llm.port.types import CallSpec, LLMResponse, Route, ToolCall
-from cosci.net import parse_retry_after
 
 log = logging.getLogger(__name__)
 litellm.suppress_debug_info = True
@@ -97,54 +96,6 @@ def estimate_call(model: str, input_chars: int, max_output_tokens: int, *,
     except Exception:  # unknown to LiteLLM's price map: a conservative default (design.md#budget)
         usd = (tin * FALLBACK_USD_PER_MTOK[0] + max_output_tokens * FALLBACK_USD_PER_MTOK[1]) / 1e6
     return usd, tin + max_output_tokens
-
-
-def _retry_after(exc: Exception) -> float | None:
-    """Seconds from a ``Retry-After`` / ``retry-after-ms`` header on a LiteLLM exception, if any."""
-    headers: Any = (getattr(exc, "litellm_response_headers", None)
-                    or getattr(getattr(exc, "response", None), "headers", None))
-    if not headers:
-        return None
-    try:
-        if ms := headers.get("retry-after-ms"):
-            return float(ms) / 1000.0
-        return parse_retry_after(headers.get("retry-after"))
-    except (TypeError, ValueError, AttributeError):
-        return None
-
-
-def map_exception(exc: Exception, model: str) -> E.LLMError:  # noqa: C901 - one branch per error kind
-    """Turn a LiteLLM/provider exception into cosci's hierarchy (transient vs permanent), with the provider's own
-    message (:func:`cosci.llm.gateway.error_text.provider_message`). A request refused for its size is
-    :class:`~cosci.llm.errors.RequestTooLarge`, never retried, even when the provider says so with a 429."""
-    if isinstance(exc, E.LLMError):
-        return exc
-    msg = provider_message(str(getattr(exc, "message", exc)))[:500]
-    status = getattr(exc, "status_code", None)
-    kw: dict[str, Any] = {"model": model, "retry_after": _retry_after(exc)}
-    if is_too_large(status, msg):
-        return E.RequestTooLarge(msg, model=model)
-    if isinstance(exc, litellm.ContextWindowExceededError | litellm.ContentPolicyViolationError):
-        return E.InputRejected(msg, model=model)
-    if isinstance(exc, MidStreamFallbackError):  # a stream cut off before its stop reason: the connection
-        return E.ConnectionFailed(msg, **kw)
-    if isinstance(exc, litellm.RateLimitError) or status == 429:
-        return E.RateLimited(msg, **kw)
-    if status == 529 or "overloaded" in msg.lower() or isinstance(exc, litellm.ServiceUnavailableError):
-        return E.Overloaded(msg, **kw)
-    if isinstance(exc, litellm.Timeout):
-        return E.CallTimeout(msg, **kw)
-    if isinstance(exc, TimeoutError):  # our own deadline (asyncio.timeout) expired
-        return E.CallTimeout(msg or "no complete answer before the call's deadline", **kw)
-    if isinstance(exc, litellm.APIConnectionError):
-        return E.ConnectionFailed(msg, **kw)
-    if isinstance(exc, litellm.NotFoundError):
-        return E.ModelUnavailable(msg, **kw)
-    if isinstance(exc, litellm.AuthenticationError | litellm.PermissionDeniedError):
-        return E.AuthFailed(msg, **kw)
-    if isinstance(exc, litellm.InternalServerError) or (isinstance(status, int) and status >= 500):
-        return E.ServerError(msg, **kw)
-    return E.PermanentLLMError(msg, **kw)
 
 
 class Gateway:

@@ -24,7 +24,8 @@ import numpy as np
 from cosci.domain import Call
 from cosci.llm import errors as E
 from cosci.llm.budget.admission import admit_call
-from cosci.llm.gateway.adapter import Gateway, estimate_call, map_exception
+from cosci.llm.gateway.adapter import Gateway, estimate_call
+from cosci.llm.gateway.exceptions import map_exception
 
 EMBEDDING_AGENT = "proximity"
 """Proximity's 2 % is the embeddings' share, whichever agent asks (design.md#budget)."""
