@@ -7,9 +7,11 @@ tests are fast and can assert the exact wait.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import litellm
@@ -23,11 +25,20 @@ from cosci.llm.gateway.adapter import Gateway
 from cosci.llm.port.types import CallSpec, TextBlock
 from tests.conftest import make_config
 
-__all__ = ["WHOLE", "Harness", "budget_of", "harness", "make_config", "replayed_wire", "spec_for"]
+__all__ = ["FIXTURES", "WHOLE", "Harness", "budget_of", "harness", "make_config", "recorded", "replayed_wire",
+           "spec_for"]
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+"""The recorded provider bodies (``tests/fixtures/README.md``)."""
 
 WHOLE = [f"++models.tiers.{tier}.output_tokens_per_second=null" for tier in ("strong", "cheap", "mini")]
 """Overrides that send every call whole, not streamed: for replays of recorded whole (JSON) response bodies. The
 streamed path is replayed from a recorded event stream in ``tests/llm/test_long_calls.py``."""
+
+
+def recorded(relpath: str) -> dict[str, Any]:
+    """The recorded JSON body ``tests/fixtures/<relpath>``."""
+    return json.loads((FIXTURES / relpath).read_text(encoding="utf-8"))
 
 
 @contextmanager

@@ -11,7 +11,6 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -21,12 +20,11 @@ import respx
 
 from cosci.llm.gateway.check import CENT
 from tests.conftest import run_cli as cli
-from tests.llm.helpers import replayed_wire
+from tests.llm.helpers import recorded, replayed_wire
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 ANTHROPIC = "https://api.anthropic.com/v1/messages"
-TOOL_USE = json.loads((FIXTURES / "anthropic" / "messages_thinking_text_tool_use.json").read_text())
-ERROR = json.loads((FIXTURES / "errors" / "anthropic_400_invalid_request.json").read_text())
+TOOL_USE = recorded("anthropic/messages_thinking_text_tool_use.json")
+ERROR = recorded("errors/anthropic_400_invalid_request.json")
 
 
 def checked(word: str = "cosci", number: int = 7) -> dict[str, Any]:

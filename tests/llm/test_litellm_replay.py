@@ -29,16 +29,11 @@ from cosci.llm.gateway.adapter import Gateway
 from cosci.llm.port.structured import call_record, parse_record
 from cosci.llm.port.types import CallSpec, TextBlock, ToolSpec
 from cosci.records import Record
-from tests.llm.helpers import WHOLE, harness, make_config, replayed_wire
+from tests.llm.helpers import WHOLE, harness, make_config, recorded, replayed_wire
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 ANTHROPIC_URL = "https://api.anthropic.com/v1/messages"
 QUESTION = "What is the largest city in my country?"
 OPENAI_URL = "https://api.openai.com/v1/chat/completions"
-
-
-def recorded(relpath: str) -> dict[str, Any]:
-    return json.loads((FIXTURES / relpath).read_text(encoding="utf-8"))
 
 
 ANTHROPIC_BODY = recorded("anthropic/messages_thinking_text_tool_use.json")

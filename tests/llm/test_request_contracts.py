@@ -46,18 +46,13 @@ from cosci.llm.port.structured import call_record
 from cosci.llm.port.types import ToolSpec
 from cosci.records import RecordCheck
 from cosci.tools.base import ToolResult
-from tests.llm.helpers import WHOLE, Harness, harness, make_config, replayed_wire, spec_for
+from tests.llm.helpers import FIXTURES, WHOLE, Harness, harness, make_config, recorded, replayed_wire, spec_for
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 ANTHROPIC = "https://api.anthropic.com/v1/messages"
 OPENAI = "https://api.openai.com/v1/chat/completions"
 OPENROUTER = "https://openrouter.ai/api/v1/chat/completions"
 GEMINI = re.compile(r"https://generativelanguage\.googleapis\.com/.*")
 KEYS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY")
-
-
-def recorded(relpath: str) -> dict[str, Any]:
-    return json.loads((FIXTURES / relpath).read_text(encoding="utf-8"))
 
 
 ADAPTIVE_BODY = recorded("anthropic/messages_adaptive_thinking_opus_4_6.json")

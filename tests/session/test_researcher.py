@@ -8,14 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from cosci.cli import main
 from cosci.config.schema import CosciConfig
 from cosci.llm.fake.provider import FakeBackend
 from cosci.session.runtime import SessionRuntime
 from cosci.store import STORE_FILE, SessionStore
 from cosci.store.project import ProjectStore
 from cosci.supervisor.loop import Supervisor
-from tests.conftest import make_config
+from tests.conftest import make_config, run_cli
 
 
 async def run_plain(config: CosciConfig, finish: bool = True) -> str:
@@ -31,13 +30,9 @@ async def run_plain(config: CosciConfig, finish: bool = True) -> str:
 
 
 def _cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out = capsys.readouterr()  # LiteLLM's worker says once per new event loop of this test process that it moved
-    return code, out.out, "".join(line for line in out.err.splitlines(keepends=True) if "LiteLLM" not in line)
+    code, out, err = run_cli(capsys, *args)
+    # LiteLLM's worker says once per new event loop of this test process that it moved
+    return code, out, "".join(line for line in err.splitlines(keepends=True) if "LiteLLM" not in line)
 
 
 def _store(data: Path, sid: str) -> SessionStore:
