@@ -74,9 +74,11 @@ def cmd_list(args: argparse.Namespace) -> None:
     for folder in folders:
         with folder.store() as store:
             row = store.sessions.get()
+            states = store.hypotheses.state_counts()
             print(
                 f"{folder.session_id}  {folder.shown_status(row.status):8s} {row.stop_reason or '-':11s} "
-                f"{store.hypotheses.count():3d} hypotheses  "
+                f"{store.hypotheses.count():3d} hypotheses ({states.get('rejected', 0)} rejected, "
+                f"{states.get('retired', 0)} retired)  "
                 f"{store.matches.count():4d} matches  {' '.join(row.research_goal.split())[:60]}"
             )
 
@@ -119,15 +121,11 @@ def status_report(folder: SessionFolder, store: SessionStore) -> list[str]:
     row = store.sessions.get()
     spend = store.logs.spend()
     out: list[str] = []
-    states: dict[str, int] = {}
-    for h in store.hypotheses.all():
-        states[h.state] = states.get(h.state, 0) + 1
     running = folder.is_running()
     out.append(f"session      {row.id} ({folder.shown_status(row.status)}{', running now' if running else ''})")
     out.append(f"goal         {' '.join(row.research_goal.split())[:200]}")
     out.append(f"stop reason  {row.stop_reason or '-'}")
-    by_state = ", ".join(f"{k} {v}" for k, v in sorted(states.items())) or "none"
-    out.append(f"hypotheses   {store.hypotheses.count()} ({by_state})")
+    out.append(f"hypotheses   {hypotheses_line(store)}")
     out.append(f"reviews      {len(store.hypotheses.reviews())}")
     out.append(f"matches      {store.matches.count()} ({store.matches.count(valid_only=True)} with a valid verdict)")
     for line in tournament_lines(store):  # BT leaders with CIs, judge statistics (design.md#tournament)
@@ -162,6 +160,17 @@ def status_report(folder: SessionFolder, store: SessionStore) -> list[str]:
     if row.mlflow_run_id:
         out.append(f"mlflow run   {row.mlflow_run_id}")
     return out + safety_lines(store)
+
+
+def hypotheses_line(store: SessionStore) -> str:
+    """The pool's size by state, then the hypotheses outside it (rejected, retired, quarantined) as their own
+    counts and the total, so every hypothesis the session made is counted once (design.md#states)."""
+    states = store.hypotheses.state_counts()
+    outside = ("rejected", "retired", "quarantined")
+    pool = {k: v for k, v in sorted(states.items()) if k not in outside}
+    by_state = ", ".join(f"{k} {v}" for k, v in pool.items()) or "none"
+    return (f"{sum(pool.values())} in the pool ({by_state}); "
+            + ", ".join(f"{states.get(k, 0)} {k}" for k in outside) + f"; {sum(states.values())} in all")
 
 
 def safety_lines(store: SessionStore) -> list[str]:
