@@ -4,7 +4,8 @@ design.md#projects).
 
 Every input is checked before anything is written (an unknown id, a session of another project, a malformed
 measure, an unreadable file: one :class:`~cosci.errors.CosciError` line, exit 2); the ``--why`` and ``--notes``
-texts are screened as feedback text is (:func:`screen`, a refusal exits 3 and stores nothing).
+texts (and a measure's text value) are screened as feedback text is (:func:`screen`, a refusal exits 3 and stores
+nothing).
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ Screen = Callable[[SessionFolder, SessionStore, str], None]
 
 
 def parse_measures(items: Sequence[str]) -> dict[str, Any]:
-    """``NAME=VALUE`` pairs; a value that parses as a finite number is a float, else it is kept as text.
+    """``NAME=VALUE`` pairs; a value that parses as a finite number is a float, else it is kept as text (a
+    qualitative measure, ``assay=HTRF``: :func:`measures_line` says which, and the text is screened with the notes).
 
     Raises:
         CosciError: a pair without ``=``, a bad name, an empty value, a name given twice, a NaN or infinity.
@@ -50,6 +52,11 @@ def parse_measures(items: Sequence[str]) -> dict[str, Any]:
             raise CosciError(f"--measure {name}={raw} is not a finite number")
         out[name] = value
     return out
+
+
+def measures_line(values: dict[str, Any]) -> str:
+    """The measures as stored, a text value marked ``(text)`` so that a mistyped number (``x=3,2``) shows."""
+    return ", ".join(f"{k} = {v:g}" if isinstance(v, float) else f"{k} = {v!r} (text)" for k, v in values.items())
 
 
 def _hypothesis(store: SessionStore, hid: str, sid: str) -> None:
@@ -157,8 +164,9 @@ def record_result(folder: SessionFolder, hid: str, outcome: str, measures: Seque
         if (status := store.sessions.status()) == "refused":
             raise CosciError(f"session {sid} is {status}")
         _hypothesis(store, hid, sid)
-        if notes.strip():
-            screen(folder, store, notes)
+        said = "\n".join([notes.strip(), *(f"{k} = {v}" for k, v in values.items() if isinstance(v, str))])
+        if said.strip():  # the notes and any text measure: both reach later prompts quoted
+            screen(folder, store, said.strip())
         oid = store.researcher.add_observation(hid, outcome, values, notes.strip(), path, sha)  # type: ignore[arg-type]
         state = _move(store, hid, outcome)  # type: ignore[arg-type]
         store.logs.event("experimental_result", {"id": oid, "hypothesis": hid, "outcome": outcome, "state": state})
@@ -170,8 +178,9 @@ def record_result(folder: SessionFolder, hid: str, outcome: str, measures: Seque
         _refit(folder, store)
         _sync(folder, store)
     when = ("queued now" if folder.is_running() else f"queued for `cosci resume {sid}`") if queued else "none queued"
-    return (f"{sid}: result {oid} on {hid} recorded ({outcome}; {state}); observation reviews of its relatives: "
-            f"{queued} {when}")
+    measured = f"; measures: {measures_line(values)}" if values else ""
+    return (f"{sid}: result {oid} on {hid} recorded ({outcome}; {state}{measured}); observation reviews of its "
+            f"relatives: {queued} {when}")
 
 
 def _move(store: SessionStore, hid: str, outcome: Outcome) -> str:
