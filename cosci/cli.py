@@ -5,6 +5,7 @@
     cosci status <id>                           counts, spend, status and stop reason
     cosci report <id>                           the research overview (or the leaderboard so far)
     cosci report <id> --html [--open] [--out F] the report page (final/report.html), optionally opened
+    cosci report <id> --out F                   the text report in F (F.html/.htm: the page)
     cosci export <id> --format md|html|jsonl [--out F]   the report or the session store for use outside cosci
     cosci resume <id> [key=value ...]           continue a killed or paused session (overrides on its frozen config);
                                                 a finished one with provider batches outstanding settles them
@@ -202,28 +203,48 @@ def safety_lines(store: SessionStore) -> list[str]:
 
 
 def cmd_report(args: argparse.Namespace) -> None:
+    """``cosci report``: the text report on stdout, or in ``--out F``; the page with ``--html``/``--open`` or an
+    ``--out`` ending ``.html``/``.htm`` (the format follows the flag and the file's extension, never one alone)."""
+    page = args.html or args.open or (args.out and Path(args.out).suffix.lower() in HTML_SUFFIXES)
+    if page and args.out and Path(args.out).suffix.lower() not in HTML_SUFFIXES:
+        raise CosciError(f"--out {args.out}: the report page is HTML, name the file .html (or drop "
+                         f"{'--html' if args.html else '--open'} to write the text report there)")
     folder = session_folder(args)
     with folder.store() as store:
-        if args.html or args.open or args.out:
+        if page:
             from cosci.report.commands import report_html
 
             print(report_html(store, folder.path, args.out, args.open))
             return
-        print_report(store)
+        text = "\n".join(report_lines(store)) + "\n"
+    if not args.out:
+        sys.stdout.write(text)
+        return
+    path = Path(args.out).expanduser().resolve()
+    if not path.parent.is_dir():
+        raise CosciError(f"--out {args.out}: folder {path.parent} does not exist")
+    path.write_text(text, encoding="utf-8")
+    print(path)
 
 
-def print_report(store: SessionStore) -> None:
-    """``cosci report``: the overview (or the leaderboard so far), then what safety screening quarantined."""
+HTML_SUFFIXES = (".html", ".htm")
+"""``cosci report --out F`` writes the page when F ends so, the text report (Markdown) otherwise."""
+
+
+def report_lines(store: SessionStore) -> list[str]:
+    """``cosci report``: the overview (or the leaderboard so far), the researcher's ratings and results, then what
+    safety screening quarantined or flagged (Markdown)."""
     row = store.sessions.get()
+    out: list[str] = []
     if row.final_overview:
-        print(row.final_overview.rstrip())
+        out.append(row.final_overview.rstrip())
     else:
-        print(f"# Session {row.id}: no overview yet ({row.status}); leaderboard so far\n")
+        out.append(f"# Session {row.id}: no overview yet ({row.status}); leaderboard so far\n")
         bt = store.matches.bt()
         for i, h in enumerate(sorted(store.hypotheses.all(), key=lambda h: -h.elo), 1):
             score = f" BT {bt[h.id][0]:+.2f} [{bt[h.id][1]:+.2f}, {bt[h.id][2]:+.2f}]" if h.id in bt else ""
-            print(f"{i:3d}. [{h.id}] Elo {h.elo:6.0f}{score} ({h.matches_played} matches, {h.state})  {h.title}")
-        print("\n" + "\n".join(tournament_lines(store)))
+            out.append(f"{i:3d}. [{h.id}] Elo {h.elo:6.0f}{score} ({h.matches_played} matches, {h.state})  {h.title}")
+        out.append("\n" + "\n".join(tournament_lines(store)))
     from cosci.agents.researcher_context import agreement, agreement_line, researcher_lines
     from cosci.tournament.judge_stats import ranking_setting
 
@@ -232,16 +253,17 @@ def print_report(store: SessionStore) -> None:
     said = researcher_lines(store)
     if said and not in_overview:  # apart from the judge's verdicts (design.md#researcher-ratings)
         prior_sd = float(ranking_setting(store, "bt_prior_sd", 1.0))
-        print(f"\n{heading}\n")
-        print("\n".join(f"- {line}" for line in said))
-        print(f"- {agreement_line(agreement(store, prior_sd))}")
+        out.append(f"\n{heading}\n")
+        out.append("\n".join(f"- {line}" for line in said))
+        out.append(f"- {agreement_line(agreement(store, prior_sd))}")
     lines = safety_lines(store)
     for word, heading in (("quarantined", "Quarantined by safety screening (not in the tournament or the overview)"),
                           ("flagged", "Flagged by safety screening (kept)")):
         marked = [line.removeprefix(word).strip() for line in lines if line.startswith(word)]
         if marked:  # listed with categories and rationale (design.md#safety)
-            print(f"\n# {heading}\n")
-            print("\n".join(f"- {line}" for line in marked))
+            out.append(f"\n# {heading}\n")
+            out.append("\n".join(f"- {line}" for line in marked))
+    return out
 
 
 def cmd_export(args: argparse.Namespace) -> None:
@@ -527,7 +549,8 @@ def parser() -> argparse.ArgumentParser:
         sp.set_defaults(func=func)
     sp.add_argument("--html", action="store_true", help="write the report page (final/report.html) and print its path")
     sp.add_argument("--open", action="store_true", help="write the page and open it in a browser")
-    sp.add_argument("--out", default=None, help="write the page here (instead of final/report.html)")
+    sp.add_argument("--out", default=None, help="write the report here: the page if F ends .html/.htm (or with "
+                    "--html, instead of final/report.html), else the text report")
     sp = add("export", help="write the report or the session store for use outside cosci")
     sp.add_argument("session")
     sp.add_argument("--format", choices=("md", "html", "jsonl"), required=True)
