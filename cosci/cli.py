@@ -12,8 +12,9 @@
     cosci pause <id> | cosci abort <id>         ask a running session to hold / to stop and write its overview
     cosci feedback <id> --kind K --text T       researcher feedback: directive, preference, rejection, pin
     cosci release <id> <H-id> --why T [--by W]  release a hypothesis quarantined by safety screening
-    cosci rate <id> <H-a> <H-b> --prefer a|b|tie [--why T] | cosci rate <id> <H-id> --score 1-5 [--why T]
+    cosci rate <id|project> <H-a> <H-b> --prefer a|b|tie [--why T] | cosci rate <id|project> <H-id> --score 1-5
                                                 the researcher's rating: a preference enters the Bradley-Terry fit
+                                                (``--project NAME <H-id> ...`` names the project as an option)
     cosci result <id|project> <H-id> --outcome supported|refuted|inconclusive [--measure NAME=VALUE ...]
                  [--notes T] [--file F]         an experimental result: refuted leaves the tournament, supported pins
     cosci project list | cosci project show NAME   a project's sessions, best hypotheses, rejected directions
@@ -363,19 +364,36 @@ def cmd_release(args: argparse.Namespace) -> None:
     print(f"{args.session}: {h.id} released by {args.by}; it is reviewed and enters the tournament {when}")
 
 
+def _target(args: argparse.Namespace, ids: list[str]) -> tuple[SessionFolder, list[str], str | None]:
+    """The session, the hypothesis ids and the project a ``cosci rate`` / ``cosci result`` names: ``<session|project>
+    H-id ...``, or ``--project NAME H-id ...`` (then every positional is a hypothesis id)."""
+    from cosci.session.researcher import resolve_target
+
+    root = data_dir(args.data_dir)
+    if args.project:
+        ids = [args.target, *ids]
+        return resolve_target(root, args.project, ids, project_only=True), ids, args.project
+    folder = resolve_target(root, args.target, ids)
+    return folder, ids, args.target if folder.session_id != args.target else None
+
+
 def cmd_rate(args: argparse.Namespace) -> None:
     from cosci.session.researcher import rate
 
-    print(rate(session_folder(args), args.hypotheses, args.prefer, args.score, args.why, check_feedback_text))
+    folder, ids, project = _target(args, list(args.hypotheses))
+    if not ids:
+        raise CosciError("cosci rate needs <session|project> and one or two hypothesis ids (or --project NAME and "
+                         "the ids)")
+    print(rate(folder, ids, args.prefer, args.score, args.why, check_feedback_text, project))
 
 
 def cmd_result(args: argparse.Namespace) -> None:
-    from cosci.session.researcher import record_result, resolve_target
+    from cosci.session.researcher import record_result
 
-    root = data_dir(args.data_dir)
-    folder = resolve_target(root, args.target, args.hypothesis)
-    project = args.target if folder.session_id != args.target else None
-    print(record_result(folder, args.hypothesis, args.outcome, args.measure, args.notes, args.file,
+    folder, ids, project = _target(args, [args.hypothesis] if args.hypothesis else [])
+    if len(ids) != 1:
+        raise CosciError("cosci result needs <session|project> and one hypothesis id (or --project NAME and the id)")
+    print(record_result(folder, ids[0], args.outcome, args.measure, args.notes, args.file,
                         check_feedback_text, project))
 
 
@@ -578,15 +596,21 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--by", default=os.environ.get("USER") or "researcher", help="who releases it (recorded)")
     sp.set_defaults(func=cmd_release)
     sp = add("rate", help="rate hypotheses: a preference between two, or a 1-5 score of one")
-    sp.add_argument("session")
-    sp.add_argument("hypotheses", nargs="+", metavar="H-id", help="one hypothesis (--score) or two (--prefer)")
+    sp.add_argument("target", metavar="session|project",
+                    help="a session id, or a project name (its newest session holding the hypotheses)")
+    sp.add_argument("hypotheses", nargs="*", metavar="H-id", help="one hypothesis (--score) or two (--prefer)")
+    sp.add_argument("--project", default=None, help="the project whose newest session holding the hypotheses is "
+                    "rated (then give only the ids)")
     sp.add_argument("--prefer", choices=("a", "b", "tie"), default=None, help="which of the two is better")
     sp.add_argument("--score", default=None, help="a score of one hypothesis, 1-5")
     sp.add_argument("--why", default="", help="the reason (screened like feedback text)")
     sp.set_defaults(func=cmd_rate)
     sp = add("result", help="record an experimental result on a hypothesis")
-    sp.add_argument("target", help="a session id, or a project name (its newest session holding the hypothesis)")
-    sp.add_argument("hypothesis", help="the hypothesis tested (H-...)")
+    sp.add_argument("target", metavar="session|project",
+                    help="a session id, or a project name (its newest session holding the hypothesis)")
+    sp.add_argument("hypothesis", nargs="?", default=None, help="the hypothesis tested (H-...)")
+    sp.add_argument("--project", default=None, help="the project whose newest session holding the hypothesis "
+                    "records the result (then give only the id)")
     sp.add_argument("--outcome", choices=("supported", "refuted", "inconclusive"), required=True)
     sp.add_argument("--measure", action="append", default=[], help="NAME=VALUE, repeatable")
     sp.add_argument("--notes", default="", help="what was done and seen (screened like feedback text)")

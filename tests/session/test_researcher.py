@@ -360,3 +360,32 @@ def test_a_text_measure_is_screened_with_the_notes(config: CosciConfig, fake: Fa
     store = _store(data, sid)
     assert store.researcher.observations()[0].measures == {"x": "abc", "n": 3.0}
     store.close()
+
+
+def test_a_rating_names_the_project_as_a_result_does(tmp_path: Path, fake: FakeBackend,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    config = make_config(tmp_path / "data", "session.project=lab")
+    data = config.paths.data_dir
+    sid = asyncio.run(run_plain(config))
+    store = _store(data, sid)
+    a, b = [h.id for h in store.hypotheses.ranked()[:2]]
+    store.close()
+    code, out, err = _cli(capsys, "--data-dir", str(data), "rate", "lab", a, "--score", "4")
+    assert code == 0 and out.startswith(f"{sid}: rating "), err
+    code, out, err = _cli(capsys, "--data-dir", str(data), "rate", "--project", "lab", a, b, "--prefer", "b")
+    assert code == 0 and out.startswith(f"{sid}: rating ") and "prefer b" in out, err
+    code, out, err = _cli(capsys, "--data-dir", str(data), "result", "--project", "lab", a, "--outcome", "inconclusive")
+    assert code == 0 and out.startswith(f"{sid}: result "), err
+    project = ProjectStore.open(data, "lab")
+    assert len(project.ratings()) == 2 and len(project.observations()) == 1  # in the project's store
+    project.close()
+    for args, message in [(["rate", "--project", "nope", a, "--score", "4"], "no project 'nope'"),
+                          (["rate", "--project", "lab", "H-000000000000", "--score", "4"], "in project lab"),
+                          (["rate", "--project", "lab", sid, a, "--score", "4"], "all of"),
+                          (["rate", "lab"], "needs <session|project>"),
+                          (["result", "lab", "--outcome", "supported"], "needs <session|project>")]:
+        code, _, err = _cli(capsys, "--data-dir", str(data), *args)
+        assert code == 2 and err.count("\n") == 1 and message in err, (args, err)
+    store = _store(data, sid)
+    assert len(store.researcher.ratings()) == 2
+    store.close()
