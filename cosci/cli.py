@@ -5,14 +5,16 @@
     cosci status <id>                           counts, spend, status and stop reason
     cosci report <id>                           the research overview (or the leaderboard so far)
     cosci report <id> --html [--open] [--out F] the report page (final/report.html), optionally opened
+    cosci report <id> --out F                   the text report in F (F.html/.htm: the page)
     cosci export <id> --format md|html|jsonl [--out F]   the report or the session store for use outside cosci
     cosci resume <id> [key=value ...]           continue a killed or paused session (overrides on its frozen config);
                                                 a finished one with provider batches outstanding settles them
     cosci pause <id> | cosci abort <id>         ask a running session to hold / to stop and write its overview
     cosci feedback <id> --kind K --text T       researcher feedback: directive, preference, rejection, pin
     cosci release <id> <H-id> --why T [--by W]  release a hypothesis quarantined by safety screening
-    cosci rate <id> <H-a> <H-b> --prefer a|b|tie [--why T] | cosci rate <id> <H-id> --score 1-5 [--why T]
+    cosci rate <id|project> <H-a> <H-b> --prefer a|b|tie [--why T] | cosci rate <id|project> <H-id> --score 1-5
                                                 the researcher's rating: a preference enters the Bradley-Terry fit
+                                                (``--project NAME <H-id> ...`` names the project as an option)
     cosci result <id|project> <H-id> --outcome supported|refuted|inconclusive [--measure NAME=VALUE ...]
                  [--notes T] [--file F]         an experimental result: refuted leaves the tournament, supported pins
     cosci project list | cosci project show NAME   a project's sessions, best hypotheses, rejected directions
@@ -74,9 +76,11 @@ def cmd_list(args: argparse.Namespace) -> None:
     for folder in folders:
         with folder.store() as store:
             row = store.sessions.get()
+            states = store.hypotheses.state_counts()
             print(
                 f"{folder.session_id}  {folder.shown_status(row.status):8s} {row.stop_reason or '-':11s} "
-                f"{store.hypotheses.count():3d} hypotheses  "
+                f"{store.hypotheses.count():3d} hypotheses ({states.get('rejected', 0)} rejected, "
+                f"{states.get('retired', 0)} retired)  "
                 f"{store.matches.count():4d} matches  {' '.join(row.research_goal.split())[:60]}"
             )
 
@@ -119,15 +123,11 @@ def status_report(folder: SessionFolder, store: SessionStore) -> list[str]:
     row = store.sessions.get()
     spend = store.logs.spend()
     out: list[str] = []
-    states: dict[str, int] = {}
-    for h in store.hypotheses.all():
-        states[h.state] = states.get(h.state, 0) + 1
     running = folder.is_running()
     out.append(f"session      {row.id} ({folder.shown_status(row.status)}{', running now' if running else ''})")
     out.append(f"goal         {' '.join(row.research_goal.split())[:200]}")
     out.append(f"stop reason  {row.stop_reason or '-'}")
-    by_state = ", ".join(f"{k} {v}" for k, v in sorted(states.items())) or "none"
-    out.append(f"hypotheses   {store.hypotheses.count()} ({by_state})")
+    out.append(f"hypotheses   {hypotheses_line(store)}")
     out.append(f"reviews      {len(store.hypotheses.reviews())}")
     out.append(f"matches      {store.matches.count()} ({store.matches.count(valid_only=True)} with a valid verdict)")
     for line in tournament_lines(store):  # BT leaders with CIs, judge statistics (design.md#tournament)
@@ -164,6 +164,17 @@ def status_report(folder: SessionFolder, store: SessionStore) -> list[str]:
     return out + safety_lines(store)
 
 
+def hypotheses_line(store: SessionStore) -> str:
+    """The pool's size by state, then the hypotheses outside it (rejected, retired, quarantined) as their own
+    counts and the total, so every hypothesis the session made is counted once (design.md#states)."""
+    states = store.hypotheses.state_counts()
+    outside = ("rejected", "retired", "quarantined")
+    pool = {k: v for k, v in sorted(states.items()) if k not in outside}
+    by_state = ", ".join(f"{k} {v}" for k, v in pool.items()) or "none"
+    return (f"{sum(pool.values())} in the pool ({by_state}); "
+            + ", ".join(f"{states.get(k, 0)} {k}" for k in outside) + f"; {sum(states.values())} in all")
+
+
 def safety_lines(store: SessionStore) -> list[str]:
     """Screening counts, the goal's verdict (and who decided it), disagreements, and every quarantined or flagged
     hypothesis with its verdict."""
@@ -193,28 +204,48 @@ def safety_lines(store: SessionStore) -> list[str]:
 
 
 def cmd_report(args: argparse.Namespace) -> None:
+    """``cosci report``: the text report on stdout, or in ``--out F``; the page with ``--html``/``--open`` or an
+    ``--out`` ending ``.html``/``.htm`` (the format follows the flag and the file's extension, never one alone)."""
+    page = args.html or args.open or (args.out and Path(args.out).suffix.lower() in HTML_SUFFIXES)
+    if page and args.out and Path(args.out).suffix.lower() not in HTML_SUFFIXES:
+        raise CosciError(f"--out {args.out}: the report page is HTML, name the file .html (or drop "
+                         f"{'--html' if args.html else '--open'} to write the text report there)")
     folder = session_folder(args)
     with folder.store() as store:
-        if args.html or args.open or args.out:
+        if page:
             from cosci.report.commands import report_html
 
             print(report_html(store, folder.path, args.out, args.open))
             return
-        print_report(store)
+        text = "\n".join(report_lines(store)) + "\n"
+    if not args.out:
+        sys.stdout.write(text)
+        return
+    path = Path(args.out).expanduser().resolve()
+    if not path.parent.is_dir():
+        raise CosciError(f"--out {args.out}: folder {path.parent} does not exist")
+    path.write_text(text, encoding="utf-8")
+    print(path)
 
 
-def print_report(store: SessionStore) -> None:
-    """``cosci report``: the overview (or the leaderboard so far), then what safety screening quarantined."""
+HTML_SUFFIXES = (".html", ".htm")
+"""``cosci report --out F`` writes the page when F ends so, the text report (Markdown) otherwise."""
+
+
+def report_lines(store: SessionStore) -> list[str]:
+    """``cosci report``: the overview (or the leaderboard so far), the researcher's ratings and results, then what
+    safety screening quarantined or flagged (Markdown)."""
     row = store.sessions.get()
+    out: list[str] = []
     if row.final_overview:
-        print(row.final_overview.rstrip())
+        out.append(row.final_overview.rstrip())
     else:
-        print(f"# Session {row.id}: no overview yet ({row.status}); leaderboard so far\n")
+        out.append(f"# Session {row.id}: no overview yet ({row.status}); leaderboard so far\n")
         bt = store.matches.bt()
         for i, h in enumerate(sorted(store.hypotheses.all(), key=lambda h: -h.elo), 1):
             score = f" BT {bt[h.id][0]:+.2f} [{bt[h.id][1]:+.2f}, {bt[h.id][2]:+.2f}]" if h.id in bt else ""
-            print(f"{i:3d}. [{h.id}] Elo {h.elo:6.0f}{score} ({h.matches_played} matches, {h.state})  {h.title}")
-        print("\n" + "\n".join(tournament_lines(store)))
+            out.append(f"{i:3d}. [{h.id}] Elo {h.elo:6.0f}{score} ({h.matches_played} matches, {h.state})  {h.title}")
+        out.append("\n" + "\n".join(tournament_lines(store)))
     from cosci.agents.researcher_context import agreement, agreement_line, researcher_lines
     from cosci.tournament.judge_stats import ranking_setting
 
@@ -223,16 +254,17 @@ def print_report(store: SessionStore) -> None:
     said = researcher_lines(store)
     if said and not in_overview:  # apart from the judge's verdicts (design.md#researcher-ratings)
         prior_sd = float(ranking_setting(store, "bt_prior_sd", 1.0))
-        print(f"\n{heading}\n")
-        print("\n".join(f"- {line}" for line in said))
-        print(f"- {agreement_line(agreement(store, prior_sd))}")
+        out.append(f"\n{heading}\n")
+        out.append("\n".join(f"- {line}" for line in said))
+        out.append(f"- {agreement_line(agreement(store, prior_sd))}")
     lines = safety_lines(store)
     for word, heading in (("quarantined", "Quarantined by safety screening (not in the tournament or the overview)"),
                           ("flagged", "Flagged by safety screening (kept)")):
         marked = [line.removeprefix(word).strip() for line in lines if line.startswith(word)]
         if marked:  # listed with categories and rationale (design.md#safety)
-            print(f"\n# {heading}\n")
-            print("\n".join(f"- {line}" for line in marked))
+            out.append(f"\n# {heading}\n")
+            out.append("\n".join(f"- {line}" for line in marked))
+    return out
 
 
 def cmd_export(args: argparse.Namespace) -> None:
@@ -332,19 +364,36 @@ def cmd_release(args: argparse.Namespace) -> None:
     print(f"{args.session}: {h.id} released by {args.by}; it is reviewed and enters the tournament {when}")
 
 
+def _target(args: argparse.Namespace, ids: list[str]) -> tuple[SessionFolder, list[str], str | None]:
+    """The session, the hypothesis ids and the project a ``cosci rate`` / ``cosci result`` names: ``<session|project>
+    H-id ...``, or ``--project NAME H-id ...`` (then every positional is a hypothesis id)."""
+    from cosci.session.researcher import resolve_target
+
+    root = data_dir(args.data_dir)
+    if args.project:
+        ids = [args.target, *ids]
+        return resolve_target(root, args.project, ids, project_only=True), ids, args.project
+    folder = resolve_target(root, args.target, ids)
+    return folder, ids, args.target if folder.session_id != args.target else None
+
+
 def cmd_rate(args: argparse.Namespace) -> None:
     from cosci.session.researcher import rate
 
-    print(rate(session_folder(args), args.hypotheses, args.prefer, args.score, args.why, check_feedback_text))
+    folder, ids, project = _target(args, list(args.hypotheses))
+    if not ids:
+        raise CosciError("cosci rate needs <session|project> and one or two hypothesis ids (or --project NAME and "
+                         "the ids)")
+    print(rate(folder, ids, args.prefer, args.score, args.why, check_feedback_text, project))
 
 
 def cmd_result(args: argparse.Namespace) -> None:
-    from cosci.session.researcher import record_result, resolve_target
+    from cosci.session.researcher import record_result
 
-    root = data_dir(args.data_dir)
-    folder = resolve_target(root, args.target, args.hypothesis)
-    project = args.target if folder.session_id != args.target else None
-    print(record_result(folder, args.hypothesis, args.outcome, args.measure, args.notes, args.file,
+    folder, ids, project = _target(args, [args.hypothesis] if args.hypothesis else [])
+    if len(ids) != 1:
+        raise CosciError("cosci result needs <session|project> and one hypothesis id (or --project NAME and the id)")
+    print(record_result(folder, ids[0], args.outcome, args.measure, args.notes, args.file,
                         check_feedback_text, project))
 
 
@@ -518,7 +567,8 @@ def parser() -> argparse.ArgumentParser:
         sp.set_defaults(func=func)
     sp.add_argument("--html", action="store_true", help="write the report page (final/report.html) and print its path")
     sp.add_argument("--open", action="store_true", help="write the page and open it in a browser")
-    sp.add_argument("--out", default=None, help="write the page here (instead of final/report.html)")
+    sp.add_argument("--out", default=None, help="write the report here: the page if F ends .html/.htm (or with "
+                    "--html, instead of final/report.html), else the text report")
     sp = add("export", help="write the report or the session store for use outside cosci")
     sp.add_argument("session")
     sp.add_argument("--format", choices=("md", "html", "jsonl"), required=True)
@@ -546,15 +596,21 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--by", default=os.environ.get("USER") or "researcher", help="who releases it (recorded)")
     sp.set_defaults(func=cmd_release)
     sp = add("rate", help="rate hypotheses: a preference between two, or a 1-5 score of one")
-    sp.add_argument("session")
-    sp.add_argument("hypotheses", nargs="+", metavar="H-id", help="one hypothesis (--score) or two (--prefer)")
+    sp.add_argument("target", metavar="session|project",
+                    help="a session id, or a project name (its newest session holding the hypotheses)")
+    sp.add_argument("hypotheses", nargs="*", metavar="H-id", help="one hypothesis (--score) or two (--prefer)")
+    sp.add_argument("--project", default=None, help="the project whose newest session holding the hypotheses is "
+                    "rated (then give only the ids)")
     sp.add_argument("--prefer", choices=("a", "b", "tie"), default=None, help="which of the two is better")
     sp.add_argument("--score", default=None, help="a score of one hypothesis, 1-5")
     sp.add_argument("--why", default="", help="the reason (screened like feedback text)")
     sp.set_defaults(func=cmd_rate)
     sp = add("result", help="record an experimental result on a hypothesis")
-    sp.add_argument("target", help="a session id, or a project name (its newest session holding the hypothesis)")
-    sp.add_argument("hypothesis", help="the hypothesis tested (H-...)")
+    sp.add_argument("target", metavar="session|project",
+                    help="a session id, or a project name (its newest session holding the hypothesis)")
+    sp.add_argument("hypothesis", nargs="?", default=None, help="the hypothesis tested (H-...)")
+    sp.add_argument("--project", default=None, help="the project whose newest session holding the hypothesis "
+                    "records the result (then give only the id)")
     sp.add_argument("--outcome", choices=("supported", "refuted", "inconclusive"), required=True)
     sp.add_argument("--measure", action="append", default=[], help="NAME=VALUE, repeatable")
     sp.add_argument("--notes", default="", help="what was done and seen (screened like feedback text)")

@@ -49,6 +49,28 @@ def test_list_status_report(finished: tuple[Path, str], capsys: pytest.CaptureFi
     assert code == 0 and "# Executive summary" in out and "[H-" in out
 
 
+def test_list_and_status_count_rejected_and_retired_hypotheses_apart(
+    finished: tuple[Path, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    data, sid = finished
+    store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
+    total = len(store.hypotheses.all())
+    rejected, retired = [h.id for h in store.hypotheses.ranked()[-2:]]
+    store.hypotheses.set_state(rejected, "rejected")
+    store.hypotheses.set_state(retired, "retired")
+    pool = store.hypotheses.count()
+    n = {s: len(store.hypotheses.all(states=(s,))) for s in ("rejected", "retired", "quarantined")}
+    store.close()
+    assert n["rejected"] >= 1 and n["retired"] >= 1  # the session may have retired some itself (evolution)
+    code, out, _ = _cli(capsys, "--data-dir", str(data), "list")
+    assert code == 0 and f"{pool:3d} hypotheses ({n['rejected']} rejected, {n['retired']} retired)" in out, out
+    code, out, _ = _cli(capsys, "--data-dir", str(data), "status", sid)
+    (line,) = [line for line in out.splitlines() if line.startswith("hypotheses")]
+    assert line.startswith(f"hypotheses   {pool} in the pool (") and line.endswith(
+        f"; {n['rejected']} rejected, {n['retired']} retired, {n['quarantined']} quarantined; {total} in all"), line
+    assert pool + sum(n.values()) == total
+
+
 def test_feedback_reaches_the_record_and_rejection_moves_state(
     finished: tuple[Path, str], capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -9,6 +9,7 @@ rules (ranges, units, cross-field checks). All models forbid unknown keys.
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -59,6 +60,10 @@ class _Strict(BaseModel):
         return value
 
 
+PROJECT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+"""``session.project``: a folder name on any file system (no separator, no leading dot), at most 64 characters."""
+
+
 class SessionCfg(_Strict):
     name: str = Field(description="Experiment name; also the MLflow experiment the session is logged to.")
     goal: str | None = Field(description="The research goal in the scientist's words (required to run).")
@@ -77,8 +82,23 @@ class SessionCfg(_Strict):
         "prompt quoted as untrusted data (design.md#prompts). Set by `cosci eval` (design.md#eval).")
     project: str | None = Field(
         description="Project the session belongs to (a name: letters, digits, '-', '_', '.'); its sessions share "
-        "<data_dir>/projects/NAME/ and a new one starts from the earlier ones (design.md#projects). null = none.",
-        pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+        "<data_dir>/projects/NAME/ and a new one starts from the earlier ones (design.md#projects). null = none.")
+
+    @field_validator("project", mode="before")
+    @classmethod
+    def _project_name(cls, value: object) -> object:
+        """A project name is a folder name under ``<data_dir>/projects/``: :data:`PROJECT_NAME`, said in words
+        (pydantic's own message quotes the regex). A whole number (``session.project=2026``: Hydra reads an int)
+        is taken as its digits."""
+        if value is None:
+            return None
+        if isinstance(value, int) and not isinstance(value, bool):
+            value = str(value)
+        if not isinstance(value, str) or not PROJECT_NAME.fullmatch(value):
+            shown = repr(value) if isinstance(value, str) else f"{value!r} ({type(value).__name__})"
+            raise ValueError(f"{shown} is not a project name: use 1-64 letters, digits, '.', '_' or '-', starting "
+                             "with a letter or a digit (e.g. session.project=aml-2026)")
+        return value
 
 
 class ProjectCfg(_Strict):

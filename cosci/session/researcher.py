@@ -4,7 +4,8 @@ design.md#projects).
 
 Every input is checked before anything is written (an unknown id, a session of another project, a malformed
 measure, an unreadable file: one :class:`~cosci.errors.CosciError` line, exit 2); the ``--why`` and ``--notes``
-texts are screened as feedback text is (:func:`screen`, a refusal exits 3 and stores nothing).
+texts (and a measure's text value) are screened as feedback text is (:func:`screen`, a refusal exits 3 and stores
+nothing).
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ Screen = Callable[[SessionFolder, SessionStore, str], None]
 
 
 def parse_measures(items: Sequence[str]) -> dict[str, Any]:
-    """``NAME=VALUE`` pairs; a value that parses as a finite number is a float, else it is kept as text.
+    """``NAME=VALUE`` pairs; a value that parses as a finite number is a float, else it is kept as text (a
+    qualitative measure, ``assay=HTRF``: :func:`measures_line` says which, and the text is screened with the notes).
 
     Raises:
         CosciError: a pair without ``=``, a bad name, an empty value, a name given twice, a NaN or infinity.
@@ -50,6 +52,11 @@ def parse_measures(items: Sequence[str]) -> dict[str, Any]:
             raise CosciError(f"--measure {name}={raw} is not a finite number")
         out[name] = value
     return out
+
+
+def measures_line(values: dict[str, Any]) -> str:
+    """The measures as stored, a text value marked ``(text)`` so that a mistyped number (``x=3,2``) shows."""
+    return ", ".join(f"{k} = {v:g}" if isinstance(v, float) else f"{k} = {v!r} (text)" for k, v in values.items())
 
 
 def _hypothesis(store: SessionStore, hid: str, sid: str) -> None:
@@ -73,14 +80,8 @@ def _sync(folder: SessionFolder, store: SessionStore) -> None:
     sync_project(folder.frozen_config(), store)
 
 
-def rate(folder: SessionFolder, ids: Sequence[str], prefer: str | None, score: str | None, why: str,
-         screen: Screen) -> str:
-    """Store one rating and refit; returns the line to print.
-
-    Raises:
-        CosciError: not one of (two ids + ``prefer``) or (one id + ``score`` 1-5), an unknown id, a refused session.
-    """
-    sid = folder.session_id
+def _rating_args(ids: Sequence[str], prefer: str | None, score: str | None) -> None:
+    """Raises CosciError unless the rating is two ids with ``prefer`` or one id with a ``score`` of 1-5."""
     if len(ids) == 2 and prefer is None:
         raise CosciError("two hypotheses need --prefer a|b|tie")
     if len(ids) == 1 and score is None:
@@ -91,6 +92,21 @@ def rate(folder: SessionFolder, ids: Sequence[str], prefer: str | None, score: s
         raise CosciError(f"{ids[0]} cannot be rated against itself")
     if score is not None and score not in ("1", "2", "3", "4", "5"):
         raise CosciError(f"--score must be 1, 2, 3, 4 or 5 (got {score!r})")
+
+
+def rate(folder: SessionFolder, ids: Sequence[str], prefer: str | None, score: str | None, why: str,
+         screen: Screen, project: str | None = None) -> str:
+    """Store one rating and refit; returns the line to print. ``project``: the project named on the command line
+    (the session must be one of its own); the rating reaches the project's store with the session's sync.
+
+    Raises:
+        CosciError: not one of (two ids + ``prefer``) or (one id + ``score`` 1-5), an unknown id, a refused session,
+            a session of another project.
+    """
+    sid = folder.session_id
+    _rating_args(ids, prefer, score)
+    if project is not None:
+        _same_project(sid, folder.frozen_config().session.project, project)
     with folder.store() as store:
         if (status := store.sessions.status()) == "refused":
             raise CosciError(f"session {sid} is {status}; it has no hypotheses to rate")
@@ -109,26 +125,41 @@ def rate(folder: SessionFolder, ids: Sequence[str], prefer: str | None, score: s
     return f"{sid}: rating {rid} recorded ({what}); it enters the tournament's Bradley-Terry fit and later meta-reviews"
 
 
-def resolve_target(data_dir: Path, target: str, hid: str) -> SessionFolder:
-    """The session a ``cosci result`` names: a session id, or a project name whose newest session holding ``hid``
-    is taken.
+def resolve_target(data_dir: Path, target: str, hids: str | Sequence[str], *, project_only: bool = False
+                   ) -> SessionFolder:
+    """The session a ``cosci rate`` / ``cosci result`` names: a session id, or a project name whose newest session
+    holding every one of ``hids`` is taken (``project_only``: ``--project NAME``, a project name only).
 
     Raises:
-        CosciError: no such session or project, the hypothesis in none of the project's sessions.
+        CosciError: no such session or project, the hypotheses in none of the project's sessions.
     """
+    wanted = {hids} if isinstance(hids, str) else set(hids)
+    if project_only and not ProjectStore.exists(data_dir, target):
+        raise CosciError(f"--project {target}: no project {target!r} under {data_dir / 'projects'}; "
+                         "`cosci project list` lists them")
     if (data_dir / "sessions" / target).is_dir() and not ProjectStore.exists(data_dir, target):
         return SessionFolder.existing(data_dir, target)
     if not ProjectStore.exists(data_dir, target):
         return SessionFolder.existing(data_dir, target)  # says "no session ..." in one line
     project = ProjectStore.open(data_dir, target)
     try:
-        holders = [h.session_id for h in project.hypotheses() if h.hypothesis_id == hid]
-        sessions = [s["session_id"] for s in project.sessions() if s["session_id"] in holders]
+        held: dict[str, set[str]] = {}
+        for h in project.hypotheses():
+            held.setdefault(h.session_id, set()).add(h.hypothesis_id)
+        sessions = [s["session_id"] for s in project.sessions() if wanted <= held.get(s["session_id"], set())]
     finally:
         project.close()
     if not sessions:
-        raise CosciError(f"no hypothesis {hid} in project {target}")
+        raise CosciError(f"no hypothesis {' and '.join(sorted(wanted))} in project {target}"
+                         if len(wanted) == 1 else f"no session of project {target} holds all of "
+                         f"{', '.join(sorted(wanted))}")
     return SessionFolder.existing(data_dir, sessions[-1])
+
+
+def _same_project(sid: str, own: str | None, project: str | None) -> None:
+    """Raises CosciError when ``project`` is named and the session (whose project is ``own``) is not in it."""
+    if project is not None and own != project:
+        raise CosciError(f"session {sid} is not in project {project} (its project: {own or 'none'})")
 
 
 def record_result(folder: SessionFolder, hid: str, outcome: str, measures: Sequence[str], notes: str,
@@ -151,14 +182,14 @@ def record_result(folder: SessionFolder, hid: str, outcome: str, measures: Seque
             raise CosciError(f"--file {file}: no such file")
         path, sha = str(p.resolve()), hashlib.sha256(p.read_bytes()).hexdigest()
     config = folder.frozen_config()
-    if project is not None and config.session.project != project:
-        raise CosciError(f"session {sid} is not in project {project} (its project: {config.session.project or 'none'})")
+    _same_project(sid, config.session.project, project)
     with folder.store() as store:
         if (status := store.sessions.status()) == "refused":
             raise CosciError(f"session {sid} is {status}")
         _hypothesis(store, hid, sid)
-        if notes.strip():
-            screen(folder, store, notes)
+        said = "\n".join([notes.strip(), *(f"{k} = {v}" for k, v in values.items() if isinstance(v, str))])
+        if said.strip():  # the notes and any text measure: both reach later prompts quoted
+            screen(folder, store, said.strip())
         oid = store.researcher.add_observation(hid, outcome, values, notes.strip(), path, sha)  # type: ignore[arg-type]
         state = _move(store, hid, outcome)  # type: ignore[arg-type]
         store.logs.event("experimental_result", {"id": oid, "hypothesis": hid, "outcome": outcome, "state": state})
@@ -170,8 +201,9 @@ def record_result(folder: SessionFolder, hid: str, outcome: str, measures: Seque
         _refit(folder, store)
         _sync(folder, store)
     when = ("queued now" if folder.is_running() else f"queued for `cosci resume {sid}`") if queued else "none queued"
-    return (f"{sid}: result {oid} on {hid} recorded ({outcome}; {state}); observation reviews of its relatives: "
-            f"{queued} {when}")
+    measured = f"; measures: {measures_line(values)}" if values else ""
+    return (f"{sid}: result {oid} on {hid} recorded ({outcome}; {state}{measured}); observation reviews of its "
+            f"relatives: {queued} {when}")
 
 
 def _move(store: SessionStore, hid: str, outcome: Outcome) -> str:

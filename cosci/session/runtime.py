@@ -22,6 +22,7 @@ from cosci.llm.batches.batch_gateway import BatchGateway
 from cosci.llm.budget.token_budget import TokenBudget
 from cosci.llm.embeddings.embedder import Embedder
 from cosci.llm.gateway.adapter import Gateway
+from cosci.llm.gateway.cancelled import install_closing_executor
 from cosci.llm.gateway.embedding_calls import EmbeddingCalls
 from cosci.llm.gateway.providers import check_models
 from cosci.llm.gateway.routing import Router
@@ -144,6 +145,7 @@ class SessionRuntime:
                              shares={a: c.budget_share for a, c in config.agents.items()},
                              reserve_share=config.budget.reserve_share, cap_tokens=config.run.budget_tokens)
         budget.restore(store.logs.spend())
+        install_closing_executor()  # a call cancelled by Ctrl-C leaves no "never awaited" warning (gateway/cancelled)
         gateway = Gateway(config, budget, store.logs.add_call)
         gateway.sizer.restore(store.logs.output_lengths())
         registry = build_registry(config, home.http_cache)

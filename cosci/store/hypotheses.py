@@ -131,6 +131,12 @@ class Hypotheses:
         """Reviews of the session (any mode)."""
         return int(self.db.scalar("SELECT COUNT(*) FROM reviews WHERE session_id=?", (self.session_id,)))
 
+    def state_counts(self) -> dict[str, int]:
+        """How many hypotheses of the session are in each state (states with none are absent)."""
+        rows = self.db.query("SELECT state, COUNT(*) FROM hypotheses WHERE session_id=? GROUP BY state",
+                             (self.session_id,))
+        return {str(r[0]): int(r[1]) for r in rows}
+
     def count(self, exclude: tuple[str, ...] = ("rejected", "retired", "quarantined")) -> int:
         """Hypotheses in the pool (rejected, retired and quarantined excluded)."""
         return int(

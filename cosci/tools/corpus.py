@@ -10,7 +10,8 @@ the file's ``file://`` URI with the same fragment (a PDF viewer opens that page:
 text. A PDF without a text layer gives none and is named in one warning. The corpus is loaded and indexed once,
 at registry build time (Okapi BM25 over lower-cased word tokens of title and abstract, ``rank-bm25``), and
 embedded with the session's embedder once it is chosen (:mod:`cosci.tools.corpus_vectors`: searches then fuse
-both orders); document passages and vectors are cached by content hash under ``<paths.data_dir>/corpus_index``.
+both orders); document passages and vectors are cached by content hash under ``<paths.data_dir>/corpus_index``,
+written at the first search (after the goal passed screening: a refused goal builds no index).
 It makes no network request of its own (a hosted embedder's calls go through the gateway), so it is the offline
 way to ground a session.
 """
@@ -35,7 +36,7 @@ from cosci.llm.port.types import ToolSpec
 from cosci.tools.catalog import BuildContext, register
 from cosci.tools.common import LiteratureHit, SearchTool, clean, first_year, search_parameters
 from cosci.tools.corpus_vectors import CorpusEmbedder, embed_records, fuse
-from cosci.tools.documents import DOCUMENT_SUFFIXES, DocumentError, cached_extract
+from cosci.tools.documents import DOCUMENT_SUFFIXES, DocumentError, cached_extract, write_cache
 
 log = logging.getLogger(__name__)
 
@@ -78,13 +79,14 @@ def _files(path: Path) -> list[Path]:
                   and not p.name.startswith("."))
 
 
-def _passages(file: Path, root: Path, passage_words: int, cache_dir: Path | None) -> tuple[list[LiteratureHit], bool]:
+def _passages(file: Path, root: Path, passage_words: int, cache_dir: Path | None,
+              write: bool) -> tuple[list[LiteratureHit], bool]:
     """The passage records of one document and whether it is a PDF without a text layer.
 
     Raises:
         DocumentError: the document cannot be read.
     """
-    doc, _ = cached_extract(file, passage_words, cache_dir)
+    doc, _ = cached_extract(file, passage_words, cache_dir, write=write)
     rel = file.name if root.is_file() else file.relative_to(root).as_posix()
     kind = "page" if doc.paged else "passage"
     uri = file.resolve().as_uri()
@@ -154,13 +156,16 @@ class LocalCorpus:
         self.index = BM25Okapi([tokenize(f"{r.title} {r.abstract}") or ["<empty>"] for r in records])
 
     @classmethod
-    def load(cls, path: str | Path, *, passage_words: int = 200, cache_dir: Path | None = None) -> LocalCorpus:
+    def load(cls, path: str | Path, *, passage_words: int = 200, cache_dir: Path | None = None,
+             write_cache: bool = True) -> LocalCorpus:
         """Read and index the corpus at ``path``.
 
         Args:
             passage_words: the longest document passage, words (``tools.passage_words``; the default is
                 design.md#own-documents's).
             cache_dir: where document passages are cached by content hash (None: not cached).
+            write_cache: False: read the cache but write nothing until :meth:`write_cache` (a session's corpus,
+                whose goal may yet be refused).
 
         Raises:
             CorpusError: the path does not exist, holds no corpus file, a JSONL/Parquet file cannot be read, or
@@ -179,7 +184,7 @@ class LocalCorpus:
         for file in files:
             if file.suffix.lower() in DOCUMENT_SUFFIXES:
                 try:
-                    found, scanned = _passages(file, root, passage_words, cache_dir)
+                    found, scanned = _passages(file, root, passage_words, cache_dir, write_cache)
                 except DocumentError as exc:
                     unreadable.append(str(exc))
                     continue
@@ -199,6 +204,11 @@ class LocalCorpus:
         corpus.textless = tuple(textless)
         corpus.cache_dir = cache_dir
         return corpus
+
+    def write_cache(self) -> None:
+        """Write the document passages a ``write_cache=False`` load left unwritten (no-op without a cache)."""
+        if self.cache_dir is not None:
+            write_cache(self.cache_dir)
 
     async def use_embedder(self, embedder: CorpusEmbedder) -> None:
         """Embed every record with the session's embedder (cached by content: :mod:`cosci.tools.corpus_vectors`);
@@ -258,6 +268,7 @@ class LocalCorpusSearch(SearchTool):
         self.corpus = corpus
         self._pending: CorpusEmbedder | None = None
         self._embedding = asyncio.Lock()
+        self._cached = False
 
     async def lookup(self, kind: str, value: str) -> LiteratureHit | None:
         """One corpus record by its id (``corpus:<id>``) or DOI."""
@@ -266,6 +277,9 @@ class LocalCorpusSearch(SearchTool):
         return next((r for r in self.corpus.records if r.doi and r.doi.lower() == value.lower()), None)
 
     async def search(self, query: str, max_results: int) -> tuple[list[LiteratureHit], int | None, str]:
+        if not self._cached:  # a search runs after the goal passed screening: its index may be built now
+            self._cached = True
+            await asyncio.to_thread(self.corpus.write_cache)
         if self._pending is not None:  # embedded at the first search, off the session's start-up path
             async with self._embedding:
                 if self._pending is not None:
@@ -297,14 +311,15 @@ def build(ctx: BuildContext) -> LocalCorpusSearch | None:
 
 
 def load_corpus(config: CosciConfig) -> LocalCorpus:
-    """The corpus of ``session.corpus_path`` (which must be set), documents cut at ``tools.passage_words``
-    and cached under ``<paths.data_dir>/corpus_index``.
+    """The corpus of ``session.corpus_path`` (which must be set), documents cut at ``tools.passage_words``, read
+    from the cache under ``<paths.data_dir>/corpus_index``; what is extracted now is written there at the first
+    search (:meth:`LocalCorpusSearch.search`), after the goal passed screening: a refused goal builds nothing.
 
     Raises:
         CorpusError: the path is missing, empty or unreadable.
     """
     return LocalCorpus.load(str(config.session.corpus_path), passage_words=config.tools.passage_words,
-                            cache_dir=config.paths.data_dir / CACHE_FOLDER)
+                            cache_dir=config.paths.data_dir / CACHE_FOLDER, write_cache=False)
 
 
 DECLARATION = register(ToolDeclaration(name=SPEC.name, rank=10), build)

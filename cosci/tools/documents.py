@@ -206,9 +206,17 @@ def content_hash(path: Path) -> str:
     return digest.hexdigest()
 
 
-def cached_extract(path: Path, passage_words: int, cache_dir: Path | None) -> tuple[Extracted, bool]:
+_UNWRITTEN: dict[Path, Extracted] = {}
+"""Passages extracted in this process whose cache file is not written yet (:func:`cached_extract` with
+``write=False``; :func:`write_cache` writes them): a later load in the process reads them from here."""
+
+
+def cached_extract(path: Path, passage_words: int, cache_dir: Path | None, *,
+                   write: bool = True) -> tuple[Extracted, bool]:
     """``(passages, from_cache)`` of ``path``: from ``cache_dir`` when its content was extracted before, else
-    extracted now and cached (``cache_dir`` None: never cached).
+    extracted now and cached (``cache_dir`` None: never cached). ``write=False`` reads the cache but writes nothing:
+    what is extracted is kept in this process until :func:`write_cache` (a session's goal is screened first, and a
+    refused goal builds nothing: design.md#own-documents).
 
     Raises:
         DocumentError: the file cannot be read.
@@ -216,12 +224,25 @@ def cached_extract(path: Path, passage_words: int, cache_dir: Path | None) -> tu
     if cache_dir is None:
         return extract(path, passage_words), False
     file = _cache_file(cache_dir, content_hash(path), passage_words)
-    found = _load(file) if file.exists() else None
+    found = _load(file) if file.exists() else _UNWRITTEN.get(file)
     if found is not None:
+        if write and file in _UNWRITTEN:
+            _save(file, _UNWRITTEN.pop(file))
         return found, True
     doc = extract(path, passage_words)
-    _save(file, doc)
+    if write:
+        _save(file, doc)
+    else:
+        _UNWRITTEN[file] = doc
     return doc, False
+
+
+def write_cache(cache_dir: Path) -> int:
+    """Write the cache files under ``cache_dir`` that loads with ``write=False`` left unwritten; returns how many."""
+    files = [f for f in _UNWRITTEN if f.parent == cache_dir]
+    for file in files:
+        _save(file, _UNWRITTEN.pop(file))
+    return len(files)
 
 
 def documents(root: Path) -> Iterator[Path]:

@@ -90,7 +90,8 @@ def parse(path: Path) -> Skill:
 
 
 def discover(root: Path) -> list[Skill]:
-    """The skills under ``root`` (every ``SKILL.md``, recursively, in path order; see module docstring).
+    """The skills under ``root`` (every ``SKILL.md``, recursively, in path order; see module docstring). Skipped
+    files, or a folder holding none, are said in one warning (once per process).
 
     Raises:
         SkillsError: ``root`` does not exist or is not a folder.
@@ -110,9 +111,14 @@ def discover(root: Path) -> list[Skill]:
             skipped.append(f"{rel} (a second skill named {skill.tool_name})")
             continue
         skills[skill.tool_name] = skill
-    if skipped and (said := (str(root.resolve()), *skipped)) not in _WARNED:  # once per process (run.py checks too)
-        _WARNED.add(said)
-        log.warning("tools.skills_path: %d SKILL.md skipped: %s", len(skipped), "; ".join(skipped))
+    none = "" if skills else ": no skill tools this session"
+    if (said := (str(root.resolve()), *skipped)) not in _WARNED:  # once per process (run.py checks too)
+        if skipped:
+            _WARNED.add(said)
+            log.warning("tools.skills_path: %d SKILL.md skipped%s: %s", len(skipped), none, "; ".join(skipped))
+        elif not skills:  # a folder set on purpose that holds none is most likely the wrong folder
+            _WARNED.add(said)
+            log.warning("tools.skills_path: %s holds no %s (its subfolders neither)%s", root, SKILL_FILE, none)
     return list(skills.values())
 
 

@@ -99,6 +99,19 @@ def test_bad_overrides_raise_one_line(override: str, needle: str) -> None:
     assert needle in message and "\n" not in message
 
 
+@pytest.mark.parametrize("value", ["my lab", "a/b", ".hidden", "x" * 65, "true", "[a,b]"])
+def test_a_bad_project_name_is_one_readable_line(value: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        validate(compose(["experiment=demo", f"session.project={value}"]), require_goal=True)
+    message = str(err.value)
+    assert message.startswith("session.project: ") and "is not a project name: use 1-64 letters, digits" in message
+    assert "\n" not in message and "pattern" not in message and "[A-Za-z" not in message
+
+
+def test_a_project_named_by_a_number_is_its_digits() -> None:
+    assert validate(compose(["experiment=demo", "session.project=2026"])).session.project == "2026"
+
+
 def test_a_missing_goal_is_named() -> None:
     with pytest.raises(ConfigError, match=r"session\.goal"):
         validate(compose([]), require_goal=True)

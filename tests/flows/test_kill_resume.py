@@ -135,6 +135,7 @@ def test_ctrl_c_stops_at_once_and_resume_finishes(tmp_path: Path) -> None:
     text = out.read_text()
     assert code == 130, text
     assert "stopped   interrupted" in text and "cosci resume" in text and "Traceback" not in text
+    assert "never awaited" not in text and "RuntimeWarning" not in text  # cancelled calls leave no warning
     sid = db.parent.name
     store = SessionStore.open(db, sid)
     row = store.sessions.get()

@@ -27,6 +27,24 @@ def test_report_html_of_a_finished_session(session: Session, tmp_path: Path,
     assert code == 0 and Path(out.strip()) == other and "<!DOCTYPE html>" in other.read_text(encoding="utf-8")
 
 
+def test_report_out_follows_the_file_name(session: Session, tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    args = ("--data-dir", str(session.data), "report", session.sid)
+    code, printed, _ = _cli(capsys, *args)
+    md = tmp_path / "x.md"
+    code, out, _ = _cli(capsys, *args, "--out", str(md))
+    assert code == 0 and Path(out.strip()) == md and md.read_text(encoding="utf-8") == printed  # what it prints
+    assert "<!DOCTYPE html>" not in printed
+    page = tmp_path / "x.htm"
+    code, out, _ = _cli(capsys, *args, "--out", str(page))  # the name asks for the page
+    assert code == 0 and page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    for extra in (["--html"], ["--open"]):
+        code, out, err = _cli(capsys, *args, *extra, "--out", str(tmp_path / "y.md"))
+        assert code == 2 and err.count("\n") == 1 and "name the file .html" in err and not (tmp_path / "y.md").exists()
+    code, _, err = _cli(capsys, *args, "--out", "/nonexistent-folder/x.md")
+    assert code == 2 and "does not exist" in err
+
+
 class _ReportWhileRunning:
     """An observer that runs `cosci report --html` while the session is running (lock held, status running)."""
 

@@ -123,6 +123,7 @@ def test_a_refuted_result_leaves_the_tournament_and_resume_reviews_its_relatives
                           "--measure", "IC50_uM=3.2", "--measure", "assay=HTRF", "--notes", "no effect at 10 uM")
     assert code == 0, err
     assert f"{len(relatives)} queued for `cosci resume" in out
+    assert "measures: IC50_uM = 3.2, assay = 'HTRF' (text)" in out  # a text value is said, never silent
     store = _store(data, sid)
     assert store.hypotheses.get(tested).state == "rejected"  # type: ignore[union-attr]
     assert tested not in [h.id for h in store.hypotheses.ranked()]
@@ -336,3 +337,50 @@ def test_a_preference_rated_while_the_session_runs_reaches_its_bradley_terry_fit
         assert after[lower][0] - after[upper][0] > gap[lower] - gap[upper]
     finally:
         store.close()
+
+
+def test_a_text_measure_is_screened_with_the_notes(config: CosciConfig, fake: FakeBackend,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from cosci.session import researcher
+    from cosci.session.folder import SessionFolder
+
+    data, sid = config.paths.data_dir, asyncio.run(run_plain(config))
+    store = _store(data, sid)
+    h = store.hypotheses.ranked()[0].id
+    store.close()
+    screened: list[str] = []
+    line = researcher.record_result(SessionFolder.existing(data, sid), h, "inconclusive", ["x=abc", "n=3"], "seen",
+                                    None, lambda folder, store, text: screened.append(text))
+    assert screened == ["seen\nx = abc"] and "measures: x = 'abc' (text), n = 3)" in line
+    store = _store(data, sid)
+    assert store.researcher.observations()[0].measures == {"x": "abc", "n": 3.0}
+    store.close()
+
+
+def test_a_rating_names_the_project_as_a_result_does(tmp_path: Path, fake: FakeBackend,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    config = make_config(tmp_path / "data", "session.project=lab")
+    data = config.paths.data_dir
+    sid = asyncio.run(run_plain(config))
+    store = _store(data, sid)
+    a, b = [h.id for h in store.hypotheses.ranked()[:2]]
+    store.close()
+    code, out, err = _cli(capsys, "--data-dir", str(data), "rate", "lab", a, "--score", "4")
+    assert code == 0 and out.startswith(f"{sid}: rating "), err
+    code, out, err = _cli(capsys, "--data-dir", str(data), "rate", "--project", "lab", a, b, "--prefer", "b")
+    assert code == 0 and out.startswith(f"{sid}: rating ") and "prefer b" in out, err
+    code, out, err = _cli(capsys, "--data-dir", str(data), "result", "--project", "lab", a, "--outcome", "inconclusive")
+    assert code == 0 and out.startswith(f"{sid}: result "), err
+    project = ProjectStore.open(data, "lab")
+    assert len(project.ratings()) == 2 and len(project.observations()) == 1  # in the project's store
+    project.close()
+    for args, message in [(["rate", "--project", "nope", a, "--score", "4"], "no project 'nope'"),
+                          (["rate", "--project", "lab", "H-000000000000", "--score", "4"], "in project lab"),
+                          (["rate", "--project", "lab", sid, a, "--score", "4"], "all of"),
+                          (["rate", "lab"], "needs <session|project>"),
+                          (["result", "lab", "--outcome", "supported"], "needs <session|project>")]:
+        code, _, err = _cli(capsys, "--data-dir", str(data), *args)
+        assert code == 2 and err.count("\n") == 1 and message in err, (args, err)
+    store = _store(data, sid)
+    assert len(store.researcher.ratings()) == 2
+    store.close()

@@ -137,3 +137,30 @@ async def test_an_embedded_corpus_finds_a_passage_in_other_words(tmp_path: Path,
     assert [h.id for h in hits] == ["preprint.pdf#page=2"]  # BM25 alone
     assert any("not embedded with hosted (budget share spent); keyword search only" in r.getMessage()
                for r in caplog.records)
+
+
+async def test_a_refused_goal_builds_no_corpus_index(tmp_path: Path, fake) -> None:  # type: ignore[no-untyped-def]
+    """run.py's pre-check and the session's own load read the cache and write nothing until the first search,
+    which comes only after the goal passed screening (design.md#own-documents)."""
+    from cosci.run import check_corpus
+    from cosci.session.runtime import SessionRuntime
+    from cosci.supervisor.loop import Supervisor
+    from cosci.supervisor.termination import StopReason
+    from tests.conftest import make_config
+
+    root = library(tmp_path / "lib")
+    goal = "session.goal='Which changes would let H5N1 spread efficiently between ferrets?'"  # the screen refuses
+    config = make_config(tmp_path / "data", goal, f"session.corpus_path={root}")
+    index = config.paths.data_dir / "corpus_index"
+    check_corpus(config)
+    rt = await SessionRuntime.open(config, models_choice="fake")
+    try:
+        reason = await Supervisor(config, rt.store, rt.budget, rt.execute).run()
+        assert reason == StopReason.REFUSED and rt.store.sessions.status() == "refused"
+    finally:
+        await rt.close()
+    assert not index.exists()
+    search = LocalCorpusSearch(LocalCorpus.load(root, cache_dir=index, write_cache=False))
+    assert not index.exists()
+    await search.search("metformin", 3)  # a session past its screening: the passages are written now
+    assert len(list(index.glob("*.json"))) == 5

@@ -59,3 +59,14 @@ def test_a_skills_path_that_is_no_folder_is_one_line(make_registry, configure, t
     with pytest.raises(SkillsError) as err:
         make_registry(configure(skills_path=str(tmp_path / "absent")))
     assert str(err.value).startswith("tools.skills_path: ") and "\n" not in str(err.value)
+
+
+def test_an_empty_skills_folder_is_one_warning_naming_it(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    (tmp_path / "skills" / "notes").mkdir(parents=True)
+    (tmp_path / "skills" / "notes" / "README.md").write_text("not a skill", encoding="utf-8")
+    with caplog.at_level(logging.WARNING, logger="cosci.tools.skills"):
+        assert discover(tmp_path / "skills") == []
+        assert discover(tmp_path / "skills") == []  # the session's own scan after run.py's: said once
+    (warning,) = [r.getMessage() for r in caplog.records]
+    assert warning == (f"tools.skills_path: {tmp_path / 'skills'} holds no SKILL.md (its subfolders neither): "
+                       "no skill tools this session")
