@@ -23,9 +23,10 @@ Held-out figures are measured with the shipped exemplars, which must be the tuni
 part's chose between two rules (bench/README.md). The final batch (``goals_final.jsonl``) was written after the
 shipped screen was frozen and has been measured once. The Russian and Chinese batch (``goals_scripts.jsonl``)
 measures the gloss (``conf/safety_gloss.yaml``), which changes no decision on a text without Cyrillic or CJK.
-Rounds 4 and 5 (written blind, measured and reported) and the goals written after reading their misses
-(``goals_written.jsonl``) are in the tuning part now (:data:`bench.safety_measure.TUNE_EXTRA`); rounds 6 and 7
-(``goals_round6.jsonl``, ``goals_round7.jsonl``), written blind after this screen was frozen, are reported.
+Rounds 4 to 7 (written blind, measured and reported) and the goals written after reading their misses
+(``goals_written.jsonl``, ``goals_written_by_screen_author_r8.jsonl``) are in the tuning part now
+(:data:`bench.safety_measure.TUNE_EXTRA`); rounds 8 and 9 (``goals_round8.jsonl``, ``goals_round9.jsonl``),
+written blind after this screen was frozen, are reported.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from pathlib import Path
 from bench.safety_measure import (
     ROOT,
     Goal,
+    batch_evidence,
     choose_margin,
     choose_thresholds,
     cross_evidence,
@@ -53,6 +55,7 @@ from bench.safety_measure import (
     rates,
     term_decisions,
     tuning,
+    tuning_batches,
 )
 from cosci.paths import conf_dir
 from cosci.safety.exemplars import load_exemplars
@@ -63,8 +66,8 @@ DEDUP_PAIRS = ROOT / "tests" / "data" / "dedup_pairs.jsonl"
 LATE = ROOT / "tests" / "data" / "safety" / "goals_late.jsonl"
 FINAL = ROOT / "tests" / "data" / "safety" / "goals_final.jsonl"
 SCRIPTS = ROOT / "tests" / "data" / "safety" / "goals_scripts.jsonl"
-ROUND6 = ROOT / "tests" / "data" / "safety" / "goals_round6.jsonl"
-ROUND7 = ROOT / "tests" / "data" / "safety" / "goals_round7.jsonl"
+ROUND8 = ROOT / "tests" / "data" / "safety" / "goals_round8.jsonl"
+ROUND9 = ROOT / "tests" / "data" / "safety" / "goals_round9.jsonl"
 COLUMNS = ("recall_refuse", "recall_other", "false_refusal", "false_flag", "false_refusal_close",
            "false_refusal_ordinary")
 HEADINGS = ("recall, refuse categories (refused)", "recall, other categories (refused or flagged)",
@@ -110,13 +113,24 @@ def tune_report(goals: list[Goal]) -> int:
     prescreen = load_prescreen(config.safety.prescreen_terms)
     tune = tuning(goals)
     started = time.perf_counter()
+    held_goals, held_evidence = batch_evidence(prescreen, tuning_batches(goals), base)
+    shipped, shipped_means = choose_thresholds(held_goals, [held_evidence], base, rule="all")
+    print(f"leave-one-batch-out on the tuning part ({len(tuning_batches(goals))} batches, "
+          f"{time.perf_counter() - started:.0f} s)")
+    print(f"chosen (all five thresholds; the shipped rule): {_gated_name(shipped)}, protected agent "
+          f"{shipped.protected_agent_score} (configured: {_gated_name(base)}, protected agent "
+          f"{base.protected_agent_score})")
+    print("  pooled over batches: " + ", ".join(f"{k} {v:.3f}" for k, v in shipped_means.items()))
+    table("Tuning part, leave-one-batch-out, configured thresholds (not a figure to report)",
+          {"combined, configured": [decision_of(e, base) for e in held_evidence]}, held_goals, base.refuse_categories)
+    started = time.perf_counter()
     evidence = cross_evidence(prescreen, tune, base)
     chosen, means = choose_thresholds(tune, evidence, base, rule="hit")
     single, single_means = choose_thresholds(tune, evidence, base, rule="single")
     gated, gated_means = choose_thresholds(tune, evidence, base)
     print(f"tuning part: {len(tune)} goals ({sum(g.harmful for g in tune)} harmful), {len(evidence)} shuffles of"
           f" 5 folds, {time.perf_counter() - started:.0f} s")
-    print(f"chosen (the term-hit thresholds, agent and alone as configured; the shipped rule): {_gated_name(chosen)}"
+    print(f"5-fold: the term-hit thresholds, agent and alone as configured (the earlier rule): {_gated_name(chosen)}"
           f" (configured: {_gated_name(base)})")
     print("  mean over shuffles: " + ", ".join(f"{k} {v:.3f}" for k, v in means.items()))
     print(f"one threshold for every rule (the earlier rule): {single.hit_score}")
@@ -188,7 +202,7 @@ def heldout_report(goals: list[Goal], skip_model: bool, model_sample: int | None
              ("Russian and Chinese goals (written after the gloss, by its author: see bench/README.md)",
               load_goals(SCRIPTS)),
              *((f"{path.stem.removeprefix('goals_').capitalize()} batch, written blind after the screen was"
-                " frozen (measured once)", load_goals(path)) for path in (ROUND6, ROUND7) if path.exists()))
+                " frozen (measured once)", load_goals(path)) for path in (ROUND8, ROUND9) if path.exists()))
     for title, goals_ in parts:
         texts = [g.text for g in goals_]
         started = time.perf_counter()

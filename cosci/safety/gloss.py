@@ -1,9 +1,11 @@
-"""A word-for-word English gloss of text in scripts the offline screen cannot read (Cyrillic, Chinese).
+"""A word-for-word English gloss of text in scripts the offline screen cannot read (Cyrillic, Chinese, Japanese,
+Arabic, Persian, Hindi, Korean).
 
 The gloss (``conf/safety_gloss.yaml``) replaces the words that carry a request (agents, harmful steps,
 protective purposes, a few function words) by their English, so the term patterns and the learned harm score
-read a Russian or Chinese goal as they read an English one (docs/design.md#safety-screen). A text with no
-Cyrillic or CJK character is returned unchanged, so the gloss never moves a decision on any other text.
+read a Russian, Chinese, Japanese, Arabic, Persian, Hindi or Korean goal as they read an English one
+(docs/design.md#safety-screen). A text with no character of those scripts is returned unchanged, so the gloss
+never moves a decision on any other text.
 """
 
 from __future__ import annotations
@@ -18,27 +20,32 @@ from cosci.paths import conf_dir
 
 GLOSS_FILE = "safety_gloss.yaml"
 """The gloss, under ``conf/``."""
-_FOREIGN = re.compile(r"[\u0400-\u04ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
+FOREIGN_SCRIPTS = ("\u0400-\u04ff\u0600-\u06ff\u0750-\u077f\u0900-\u097f\u1100-\u11ff\u3040-\u30ff\u3130-\u318f"
+                   "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\ufb50-\ufdff\ufe70-\ufeff")
+"""Character ranges of the glossed scripts: Cyrillic, Arabic (and Persian), Devanagari, Hangul, kana, CJK."""
+_FOREIGN = re.compile(f"[{FOREIGN_SCRIPTS}]")
 _CYRILLIC_WORD = re.compile(r"[\u0400-\u04ff]+(?:-[\u0400-\u04ff]+)*")
 
 
 @dataclass(frozen=True)
 class Gloss:
-    """``phrases`` and ``cjk``: substrings (longest first); ``words``: exact Cyrillic words; ``stems``: Cyrillic
-    stems, a word that starts with one is replaced (the longest stem wins)."""
+    """``phrases``, ``cjk`` and ``other``: substrings (longest first; ``other``: Arabic, Persian, Devanagari,
+    Hangul); ``words``: exact Cyrillic words; ``stems``: Cyrillic stems, a word that starts with one is replaced
+    (the longest stem wins)."""
 
     phrases: tuple[tuple[str, str], ...]
     words: dict[str, str]
     stems: tuple[tuple[str, str], ...]
     cjk: tuple[tuple[str, str], ...]
+    other: tuple[tuple[str, str], ...] = ()
 
     def apply(self, text: str) -> str:
-        """``text`` lower-cased with every listed word replaced by `` english ``; unchanged without Cyrillic or
-        CJK characters."""
+        """``text`` lower-cased with every listed word replaced by `` english ``; unchanged without a character of
+        the glossed scripts (:data:`FOREIGN_SCRIPTS`)."""
         if not _FOREIGN.search(text):
             return text
         text = text.lower()
-        for source, english in (*self.phrases, *self.cjk):
+        for source, english in (*self.phrases, *self.cjk, *self.other):
             text = text.replace(source, f" {english} ")
         return _CYRILLIC_WORD.sub(self._word, text)
 
@@ -63,4 +70,4 @@ def load_gloss() -> Gloss:
     data = yaml.safe_load(path.read_text(encoding="utf-8")) if path.exists() else {}
     words = {k.lower(): v for k, v in (data.get("words") or {}).items()}
     return Gloss(_longest_first(data.get("phrases") or {}), words, _longest_first(data.get("stems") or {}),
-                 _longest_first(data.get("cjk") or {}))
+                 _longest_first(data.get("cjk") or {}), _longest_first(data.get("other") or {}))

@@ -27,7 +27,7 @@ from rapidfuzz.distance import OSA
 
 from cosci.errors import CosciError
 from cosci.paths import conf_dir
-from cosci.safety.gloss import load_gloss
+from cosci.safety.gloss import FOREIGN_SCRIPTS, load_gloss
 
 WINDOW_SENTENCES = 3
 """Sentences an agent and its harmful step may be apart (a goal split over two sentences is one window)."""
@@ -46,7 +46,7 @@ _TRANSLATE = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2010
                             "\u0153": "oe", "\u00f8": "o", "\u0142": "l"})
 _SENTENCE = re.compile(r"(?<=[.!?;:])\s+|\n+")
 _WORD = re.compile(r"[a-z][a-z0-9'-]*")
-_UNGLOSSED = re.compile(r"[\u0400-\u04ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]+")
+_UNGLOSSED = re.compile(f"[{FOREIGN_SCRIPTS}]+")
 Span = tuple[str, int, int]
 """A matched phrase and its start and end offsets in the normalised text."""
 
@@ -57,7 +57,8 @@ class PrescreenError(CosciError):
 
 def normalise(text: str) -> str:
     """``text`` as the patterns see it: NFKD, accents dropped, lower case, one apostrophe and dash, single spaces;
-    Cyrillic and Chinese words of the gloss in English (:mod:`cosci.safety.gloss`)."""
+    words of the gloss (Cyrillic, Chinese, Japanese, Arabic, Persian, Hindi, Korean) in English
+    (:mod:`cosci.safety.gloss`)."""
     decomposed = unicodedata.normalize("NFKD", load_gloss().apply(text).translate(_TRANSLATE))
     plain = "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
     return re.sub(r"[ \t\r\f\v]+", " ", plain).strip()
@@ -146,6 +147,7 @@ class Prescreen:
     protective: Terms = field(default_factory=lambda: Terms([]))
     not_protective: Terms = field(default_factory=lambda: Terms([]))
     framing: Terms = field(default_factory=lambda: Terms([]))
+    operational: Terms = field(default_factory=lambda: Terms([]))
 
     def check(self, text: str) -> list[PrescreenHit]:
         """The hits in ``text`` (empty: nothing for the screen or the classifier to look at with extra care)."""
@@ -182,8 +184,12 @@ class Prescreen:
         training...). Not read as a purpose: a phrase inside an opening cover story ("for a review on threat
         attribution, ..."), inside a harmful step ("escape vaccine-induced immunity") or in a compound that names a
         thing rather than a purpose ("water treatment plant", "teaching lab"; ``not_protective``), because there
-        the word says nothing about what the answer would be used for (docs/design.md#safety-screen)."""
+        the word says nothing about what the answer would be used for. None at all when the text demands working
+        detail (``operational``: "fully operational", "a design that would actually work"): a purpose stated next
+        to that demand does not lower what the answer could do (docs/design.md#safety-screen)."""
         norm = normalise(text)
+        if self.operational.first(norm):
+            return []
         cover = self.cover(norm)
         skip = [(0, cover[2])] if cover else []
         skip += [(s, e) for _, s, e in self.not_protective.spans(norm)]
@@ -204,7 +210,7 @@ class Prescreen:
         return rest or None
 
     def mask(self, text: str) -> str:
-        """``text`` normalised, each named agent replaced by :data:`AGENT_MASK` and the Cyrillic or Chinese words
+        """``text`` normalised, each named agent replaced by :data:`AGENT_MASK` and the words in a glossed script
         the gloss does not list dropped: what the learned screen reads, so that it weighs what is asked about an
         agent rather than which agent, or which script (docs/design.md#safety-screen)."""
         norm = normalise(text)
@@ -214,7 +220,7 @@ class Prescreen:
             if start >= at:
                 out.append(norm[at:start] + AGENT_MASK)
                 at = end
-        # words the gloss left in Cyrillic or Chinese are dropped: unlisted, they weigh nothing either way
+        # words the gloss left in a glossed script are dropped: unlisted, they weigh nothing either way
         return re.sub(r" +", " ", _UNGLOSSED.sub(" ", "".join(out) + norm[at:])).strip()
 
 
@@ -273,4 +279,5 @@ def load_prescreen(name: str) -> Prescreen:
     intent = {cat: _compile(items, f"intent.{cat}") for cat, items in (data.get("intent") or {}).items()}
     return Prescreen(rules, intent, _compile(data.get("protective") or [], "protective"),
                      _compile(data.get("not_protective") or [], "not_protective"),
-                     _compile(data.get("framing") or [], "framing", end=""))
+                     _compile(data.get("framing") or [], "framing", end=""),
+                     _compile(data.get("operational") or [], "operational"))
