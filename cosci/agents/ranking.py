@@ -90,7 +90,14 @@ def refit_if_rated(store: SessionStore, weight: int, prior_sd: float) -> bool:
 def judge_view(h: Hypothesis) -> str:
     """A hypothesis as the judge sees it: id and content, no Elo, no match count (design.md#tournament: no
     anchoring)."""
-    return quote_hypothesis(f"[{h.id}]\n{h.brief()}", h.id)
+    return _quoted(f"[{h.id}]\n{h.brief()}", h.id)
+
+
+@functools.lru_cache(maxsize=4096)
+def _quoted(text: str, hid: str) -> str:
+    """:func:`~cosci.safety.quoting.quote_hypothesis`, kept: a pure function of the text, and its normalised-view
+    scan was a few ms of every judging call at 1,000 hypotheses (design.md#scale)."""
+    return quote_hypothesis(text, hid)
 
 
 def tournament_appendix(agent: BaseAgent) -> str:
