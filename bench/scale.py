@@ -42,6 +42,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "bench" / "results" / "scale"
 
+PROGRESS_EVERY = 500
+"""A stage's loop prints its CPU so far to stderr every this many matches (a long run is readable before it ends)."""
+
 PARTS = ("pair selection", "BT fit", "rating update", "refit write", "statistics", "clustering", "judge (fake LLM)",
          "other (scheduler, task rows, events, reads)")
 """The CPU breakdown's parts; the judge is reported but is not the loop's own cost."""
@@ -188,11 +191,21 @@ class ScaleSession:
                 errors.append(f"{type(exc).__name__}: {exc}")
                 sup.interrupt()  # a broken round would repeat forever: stop, and say so below
                 raise
-            if store.matches.count() >= target:
+            played = store.matches.count()
+            if played >= target:
                 sup.interrupt()
+            elif played - start >= progress[0] + PROGRESS_EVERY:  # a long run reports as it goes (stderr)
+                progress[0] = played - start
+                judge = timers.cpu.get("judge (fake LLM)", 0.0) - before.get("judge (fake LLM)", 0.0)
+                cpu_now = time.process_time() - c0
+                print(f"scale: {progress[0]} matches at {len(self.strength)} hypotheses: {cpu_now:.1f} s CPU "
+                      f"({judge:.1f} s of it the judge), {time.perf_counter() - w0:.0f} s wall, "
+                      + ", ".join(f"{p} {timers.cpu.get(p, 0.0) - before.get(p, 0.0):.1f}" for p in PARTS[:-2]),
+                      file=sys.stderr, flush=True)
             return result
 
         sup = Supervisor(rt.config, store, rt.budget, runner)
+        progress = [0]
         before, calls0, c0, w0 = timers.snapshot(), dict(timers.calls), time.process_time(), time.perf_counter()
         await sup.run()
         cpu, wall = time.process_time() - c0, time.perf_counter() - w0

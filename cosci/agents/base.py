@@ -99,7 +99,7 @@ class BaseAgent:
         the latest feedback (not cached). ``route`` is accepted for callers that pass it; the research handbook is
         added by :meth:`padded`, to tool loops only."""
         plan = self.deps.plan
-        goal = self.store.sessions.get().research_goal
+        goal = self.store.sessions.research_goal()
         blocks = [TextBlock(render("_safety_preamble"), cache=True),
                   TextBlock(render("_session_context", goal=goal, objective=plan.objective,
                                    preferences=plan.preferences, constraints=plan.constraints,

@@ -48,6 +48,7 @@ from cosci.tournament.elo import EloRule
 from cosci.tournament.engine import MatchPlan, TournamentCfg, plan_match
 from cosci.tournament.judge_stats import position_bias
 from cosci.tournament.judging import DualOrderState, resolve, unit_hash
+from cosci.tournament.pairing import BlockedPairs, never_blocked
 from cosci.tournament.uncertainty import PAIRING_FIT
 from cosci.tournament.verdict import parse_verdict, rationale_of
 
@@ -89,7 +90,14 @@ def refit_if_rated(store: SessionStore, weight: int, prior_sd: float) -> bool:
 def judge_view(h: Hypothesis) -> str:
     """A hypothesis as the judge sees it: id and content, no Elo, no match count (design.md#tournament: no
     anchoring)."""
-    return quote_hypothesis(f"[{h.id}]\n{h.brief()}", h.id)
+    return _quoted(f"[{h.id}]\n{h.brief()}", h.id)
+
+
+@functools.lru_cache(maxsize=4096)
+def _quoted(text: str, hid: str) -> str:
+    """:func:`~cosci.safety.quoting.quote_hypothesis`, kept: a pure function of the text, and its normalised-view
+    scan was a few ms of every judging call at 1,000 hypotheses (design.md#scale)."""
+    return quote_hypothesis(text, hid)
 
 
 def tournament_appendix(agent: BaseAgent) -> str:
@@ -134,7 +142,10 @@ class RankingAgent(BaseAgent):
         for a, b in self.store.batches.pending_pairs():
             key = (min(a, b), max(a, b))
             counts[key] = counts.get(key, 0) + 1
-        return lambda a, b: counts.get((min(a, b), max(a, b)), 0) >= cap
+        if cap <= 0:
+            return lambda a, b: True
+        full = frozenset(key for key, n in counts.items() if n >= cap)  # few: listed, not asked per pair
+        return BlockedPairs(full) if full else never_blocked  # design.md#scale
 
     def fit(self, players: list[Hypothesis], method: Method = "eb_is") -> BTFit:
         """Bradley–Terry over every valid verdict among ``players`` and the researcher's preferences, each worth
@@ -151,7 +162,7 @@ class RankingAgent(BaseAgent):
 
     def _fit_ids(self, ids: tuple[str, ...], method: Method) -> BTFit:
         """:meth:`fit` over the sorted ``ids``."""
-        valid = self.store.matches.count(valid_only=True)
+        valid = self.store.matches.valid_count()
         rated = len(self.store.researcher.ratings("preference"))
         last = self._last_fit.get(method)
         if last is not None and last[0].ids == ids and last[2] == rated and 0 <= valid - last[1] < self.stride(

@@ -64,6 +64,8 @@ class Matches:
         # the last read (by rowid), not all of them again (design.md#scale)
         self._pairs: tuple[int, dict[tuple[str, str], int]] = (0, {})
         self._order: tuple[int, tuple[int, int, int, int]] = (0, (0, 0, 0, 0))
+        # the valid verdicts in (created_at, id) order, kept and topped up by rowid (BT's input; design.md#scale)
+        self._valid: tuple[int, list[tuple[float, str, tuple[str, str, float], str | None]]] = (0, [])
 
     def apply(
         self,
@@ -257,20 +259,36 @@ class Matches:
         self._order = (last, (matches, dual, wins, calls))
         return matches, dual, wins, calls
 
+    def _valid_rows(self) -> list[tuple[float, str, tuple[str, str, float], str | None]]:
+        """The valid verdicts as ``(created_at, id, verdict, first shown)``, oldest first (``ORDER BY created_at,
+        id``): kept between calls and topped up with the rows added since (by rowid; match rows are never updated
+        or deleted), so a refit reads the new verdicts only, not 10,000 again (design.md#scale). A new store (a
+        resumed session, another process) reads them all on its first call."""
+        last, kept = self._valid
+        rows = self.db.query(
+            "SELECT rowid, created_at, id, hyp_a, hyp_b, winner, draw, first_shown, dual_order FROM tournament_matches"
+            " WHERE session_id=? AND verdict_valid=1 AND rowid>? ORDER BY created_at, id", (self.session_id, last))
+        if rows:
+            new = [(float(r["created_at"]), r["id"],
+                    (r["hyp_a"], r["hyp_b"], 0.5 if r["draw"] else float(r["winner"] == r["hyp_a"])),
+                    None if r["dual_order"] else r["first_shown"]) for r in rows]
+            in_order = not kept or new[0][:2] >= kept[-1][:2]
+            kept = [*kept, *new] if in_order else sorted([*kept, *new], key=lambda v: v[:2])
+            self._valid = (max(last, max(int(r["rowid"]) for r in rows)), kept)
+        return kept
+
     def verdicts(self) -> list[tuple[str, str, float]]:
         """Every valid verdict, oldest first, as ``(hyp_a, hyp_b, score of hyp_a)`` (1, 0.5 or 0): BT's input."""
-        rows = self.db.query(
-            "SELECT hyp_a, hyp_b, winner, draw FROM tournament_matches WHERE session_id=? AND verdict_valid=1"
-            " ORDER BY created_at, id", (self.session_id,))
-        return [(r["hyp_a"], r["hyp_b"], 0.5 if r["draw"] else float(r["winner"] == r["hyp_a"])) for r in rows]
+        return [v for _, _, v, _ in self._valid_rows()]
 
     def first_shown(self) -> list[str | None]:
         """Parallel to :meth:`verdicts`: the id shown first in each verdict's judging call, None for a dual-order
         match (both orders judged) or a row recorded without it; BT's ``first=`` (its position-bias term)."""
-        rows = self.db.query(
-            "SELECT first_shown, dual_order FROM tournament_matches WHERE session_id=? AND verdict_valid=1"
-            " ORDER BY created_at, id", (self.session_id,))
-        return [None if r["dual_order"] else r["first_shown"] for r in rows]
+        return [f for _, _, _, f in self._valid_rows()]
+
+    def valid_count(self) -> int:
+        """How many valid verdicts the session has (:meth:`count` with ``valid_only``, from the kept verdicts)."""
+        return len(self._valid_rows())
 
     def save_bt(self, table: dict[str, tuple[float, float, float]], verdicts: int) -> None:
         """Replace the stored Bradley–Terry fit: ``table`` maps id -> (bt_score, ci_low, ci_high), logits."""

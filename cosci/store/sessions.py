@@ -97,3 +97,14 @@ class Sessions:
 
     def status(self) -> str:
         return str(self.db.scalar("SELECT status FROM sessions WHERE id=?", (self.session_id,)))
+
+    def research_goal(self) -> str:
+        """The session's goal text (:meth:`get`'s ``research_goal``, read alone: every prompt reads it, and
+        :meth:`get` decodes the config snapshot and carries its keys over; design.md#scale)."""
+        return str(self.db.scalar("SELECT research_goal FROM sessions WHERE id=?", (self.session_id,)))
+
+    def has_research_plan(self) -> bool:
+        """Whether the goal was parsed into a research plan (:meth:`get`'s ``research_plan`` is not None; read
+        alone, as :meth:`research_goal`)."""
+        value = self.db.scalar("SELECT research_plan FROM sessions WHERE id=?", (self.session_id,))
+        return loads(value) is not None

@@ -264,7 +264,7 @@ class Scheduler(PoolLimits):
     # --- idle refinement ---------------------------------------------------------------------------------
     def decide_next_steps(self) -> int:
         """Idle refinement (see module docstring); returns the number of tasks enqueued (0 -> idle)."""
-        if self.store.sessions.get().research_plan is None:
+        if not self.store.sessions.has_research_plan():
             return 0  # nothing is scheduled before the goal is parsed: every prompt depends on the plan
         return (self.idle_tournament() + self.idle_growth() + self.idle_evolution() + self.system_feedback()
                 + self.idle_deep_reviews() + self.idle_recluster())

@@ -61,9 +61,10 @@ from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
+from scipy import sparse
 from scipy.optimize import minimize
 
-from cosci.tournament.bt_solve import LARGE_N, newton_mode
+from cosci.tournament.bt_solve import LARGE_N, newton_mode, sparse_step, spd_inverse
 
 Z95 = 1.959963984540054
 """Two-sided 95 % normal quantile."""
@@ -294,6 +295,58 @@ def _terms(x: NDArray[np.float64], d: _Data, prec: float) -> tuple[float, NDArra
     return f + _priors(x, d, grad, hess), grad, hess
 
 
+def _terms_sparse(x: NDArray[np.float64], d: _Data, prec: float
+                  ) -> tuple[float, NDArray[np.float64], sparse.csr_array]:
+    """:func:`_terms` for one judge (no reliabilities), the Hessian as a sparse ``(size, size)`` CSR array: the θ
+    block has one off-diagonal entry per played pair and the diagonal, log ν and β a dense border row and column
+    each (design.md#scale). The same ``f``, gradient and Hessian entries as :func:`_terms` (tests/tournament)."""
+    if len(d.judges) > 1:
+        raise ValueError("the sparse Hessian is for one judge; reliabilities need _terms")
+    n, size = d.n, d.size
+    theta = x[:n]
+    eta = float(x[n]) if d.ties else -np.inf
+    ud = 0.5 * (theta[d.a] - theta[d.b])
+    u = ud + 0.5 * x[d.beta] * d.o if d.order_known else ud
+    log_z = np.logaddexp(np.logaddexp(u, -u), eta)
+    pw, pl = np.exp(u - log_z), np.exp(-u - log_z)
+    ll = d.c * u - log_z
+    ll_u = d.c - (pw - pl)
+    w = (pw + pl) - (pw - pl) ** 2  # −∂²ll/∂u²
+    hr = 0.5  # ∂u/∂θ_a with r = 1
+    grad = np.zeros(size)
+    grad[:n] = np.bincount(d.b, ll_u * hr, n) - np.bincount(d.a, ll_u * hr, n) + prec * theta
+    wt = w * hr * hr
+    diag = np.bincount(d.a, wt, n) + np.bincount(d.b, wt, n) + prec
+    border = np.zeros((size, size - n))  # columns n.. of the Hessian (log ν, β)
+    f = -float(ll.sum()) + 0.5 * prec * float(theta @ theta)
+    if d.order_known:
+        bj, half_o = d.beta - n, 0.5 * d.o
+        border[d.beta, bj] += float((half_o * w) @ half_o) + 1.0 / BETA_PRIOR_SD**2
+        border[:n, bj] += np.bincount(d.a, w * hr * half_o, n) - np.bincount(d.b, w * hr * half_o, n)
+        bb = float(x[d.beta])
+        grad[d.beta] -= float(half_o @ ll_u) - bb / BETA_PRIOR_SD**2
+        f += 0.5 * bb**2 / BETA_PRIOR_SD**2
+    if d.ties:
+        pt = np.exp(eta - log_z)
+        f -= eta * float(d.t.sum())
+        grad[n] -= float(np.sum(d.t - pt)) - eta / NU_PRIOR_SD**2
+        f += 0.5 * eta**2 / NU_PRIOR_SD**2
+        border[n, 0] += float(np.sum(pt * (1.0 - pt))) + 1.0 / NU_PRIOR_SD**2
+        lue = (pw - pl) * pt  # ∂²ll/∂u∂log ν
+        border[:n, 0] += np.bincount(d.b, lue * hr, n) - np.bincount(d.a, lue * hr, n)
+        if d.order_known:
+            cross = -float((0.5 * d.o) @ lue)
+            border[d.beta, 0] += cross
+            border[n, d.beta - n] += cross
+    # θ block: −w/4 at (a, b) and (b, a) (repeated pairs summed), the diagonal; then the border both ways
+    k = size - n
+    rows = np.concatenate([d.a, d.b, np.arange(n), np.repeat(np.arange(size), k), np.tile(np.arange(n, size), n)])
+    cols = np.concatenate([d.b, d.a, np.arange(n), np.tile(np.arange(n, size), size), np.repeat(np.arange(n), k)])
+    vals = np.concatenate([-wt, -wt, diag, border.ravel(), border[:n].ravel()])
+    hess = sparse.coo_array((vals, (rows, cols)), shape=(size, size)).tocsr()
+    return f, grad, hess
+
+
 def _priors(x: NDArray[np.float64], d: _Data, grad: NDArray[np.float64], hess: NDArray[np.float64]) -> float:
     """Add the weak priors on β and ρ to ``grad`` and ``hess`` in place; return their negative log density."""
     f, off, size, multi = 0.0, d.off, d.size, len(d.judges) > 1
@@ -324,15 +377,31 @@ def _mode(d: _Data, prec: float, x0: NDArray[np.float64]) -> tuple[NDArray[np.fl
                 cache[key] = _terms(v, d, prec)
             return cache[key]
 
-        # a large convex pool: Newton steps, one factorisation each (cosci/tournament/bt_solve.py, design.md#scale)
-        fast = newton_mode(terms, x0) if d.n >= LARGE_N and len(d.judges) <= 1 else None
-        if fast is None:
-            res = minimize(lambda v: terms(v)[:2], x0, jac=True, method="trust-exact", hess=lambda v: terms(v)[2],
-                           options={"gtol": 1e-8})
-            fast = np.asarray(res.x, np.float64)
-        x = fast
+        # a large convex pool: sparse Newton steps (cosci/tournament/bt_solve.py, design.md#scale)
+        fast = _sparse_mode(d, prec, x0) if d.n >= LARGE_N and len(d.judges) <= 1 else None
+        if fast is not None:
+            f, _, hs = _terms_sparse(fast, d, prec)
+            return fast, f, hs.toarray()
+        res = minimize(lambda v: terms(v)[:2], x0, jac=True, method="trust-exact", hess=lambda v: terms(v)[2],
+                       options={"gtol": 1e-8})
+        x = np.asarray(res.x, np.float64)
     f, _, h = _terms(x, d, prec)
     return x, f, h
+
+
+def _sparse_mode(d: _Data, prec: float, x0: NDArray[np.float64]) -> NDArray[np.float64] | None:
+    """A large convex pool's mode: Newton steps on the sparse Hessian, each solved by conjugate gradients
+    (cosci/tournament/bt_solve.py, design.md#scale); None when they fail (the caller's ``trust-exact`` decides)."""
+    cache: dict[bytes, tuple[float, NDArray[np.float64], sparse.csr_array]] = {}
+
+    def terms(v: NDArray[np.float64]) -> tuple[float, NDArray[np.float64], sparse.csr_array]:
+        key = v.tobytes()
+        if key not in cache:
+            cache.clear()
+            cache[key] = _terms_sparse(v, d, prec)
+        return cache[key]
+
+    return newton_mode(terms, x0, step_of=sparse_step)
 
 
 def _start(d: _Data, start: NDArray[np.float64] | None) -> NDArray[np.float64]:
@@ -385,7 +454,7 @@ def fit_bt(ids: Sequence[str], verdicts: Sequence[Verdict], prior_sd: float = 1.
     x0 = _start(d, None if start is None else np.asarray(start, np.float64))
     if method == "laplace":
         x, _, h = _mode(d, 1.0 / prior_sd**2, x0)
-        cov = np.asarray(np.linalg.inv(h), np.float64)
+        cov = spd_inverse(h) if n >= LARGE_N else np.asarray(np.linalg.inv(h), np.float64)
         theta, tcov = x[:n], cov[:n, :n]
         return BTFit(tuple(ids), theta, tcov, int(d.a.size), np.sqrt(np.clip(np.diag(tcov), 0.0, None)),
                      _nu(d, x), prior_sd, _reliability(d, x), _beta(d, x), "laplace")

@@ -51,6 +51,17 @@ def never_blocked(a: str, b: str) -> bool:
     return False
 
 
+@dataclass(frozen=True)
+class BlockedPairs:
+    """A :data:`Blocked` given as its pairs (each ``(min id, max id)``): a caller scoring thousands of pairs can
+    look the few blocked ones up instead of asking once per pair (design.md#scale)."""
+
+    pairs: frozenset[tuple[str, str]]
+
+    def __call__(self, a: str, b: str) -> bool:
+        return (min(a, b), max(a, b)) in self.pairs
+
+
 
 @dataclass(frozen=True)
 class PairingCfg:

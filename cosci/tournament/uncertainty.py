@@ -33,7 +33,7 @@ from numpy.typing import NDArray
 from scipy.special import ndtr
 
 from cosci.tournament.bt import BTFit, Method
-from cosci.tournament.pairing import Blocked, Pairing, Player, Similarity, never_blocked
+from cosci.tournament.pairing import Blocked, BlockedPairs, Pairing, Player, Similarity, never_blocked
 
 if TYPE_CHECKING:
     from cosci.config.schema import RankingCfg
@@ -186,7 +186,7 @@ def candidate_scores(fit: BTFit, k: int, cand: NDArray[np.intp]) -> NDArray[np.f
     cov = fit.cov
     w = np.exp(-0.5 * z * z) / math.sqrt(2 * math.pi) / v
     w[rival == idx] = 0.0
-    m = cov[:, cand] - cov[rival][:, cand]  # (n, L): M_ia = (c_iᵀΣ)_a for a in cand
+    m = cov[:, cand] - cov[np.ix_(rival, cand)]  # (n, L): M_ia = (c_iᵀΣ)_a for a in cand (no (n, n) copy)
     g = (m.T * w) @ m
     dg = np.diag(g)
     num = dg[:, None] + dg[None, :] - 2.0 * g
@@ -253,6 +253,24 @@ def select_uncertain(players: Sequence[Player], fit: BTFit, rng: random.Random, 
     return Pairing(ids[int(iu[0][pick])], ids[int(iu[1][pick])], "uncertainty")
 
 
+def _allowed(names: Sequence[str], iu: tuple[NDArray[np.intp], NDArray[np.intp]], blocked: Blocked
+             ) -> NDArray[np.bool_]:
+    """Which pairs ``(names[iu[0][k]], names[iu[1][k]])`` may be played: all of them without a call per pair when
+    nothing is blocked (:func:`~cosci.tournament.pairing.never_blocked`) or the blocked pairs are listed
+    (:class:`~cosci.tournament.pairing.BlockedPairs`): 4,950 calls a match at 100 candidates (design.md#scale)."""
+    if blocked is never_blocked or isinstance(blocked, BlockedPairs):
+        allowed = np.ones(iu[0].size, bool)
+        if isinstance(blocked, BlockedPairs) and blocked.pairs:
+            pos = {h: i for i, h in enumerate(names)}
+            square = np.zeros((len(names), len(names)), bool)
+            for a, b in blocked.pairs:
+                if a in pos and b in pos:
+                    square[pos[a], pos[b]] = square[pos[b], pos[a]] = True
+            allowed &= ~square[iu]
+        return allowed
+    return np.asarray([not blocked(names[i], names[j]) for i, j in zip(*iu, strict=True)], bool)
+
+
 def _select_large(ids: list[str], pos: dict[str, int], fit: BTFit, rng: random.Random, sim: Similarity,
                   cfg: UncertaintyCfg, blocked: Blocked, sim_block: SimilarityBlock | None) -> Pairing | None:
     """:func:`select_uncertain` on the ``pair_candidates`` nearest the boundary (its docstring); the same score,
@@ -262,7 +280,7 @@ def _select_large(ids: list[str], pos: dict[str, int], fit: BTFit, rng: random.R
         cand = boundary_candidates(fit, cfg.top_k, cfg.pair_candidates, among)
         names = [fit.ids[i] for i in cand]
         iu = np.triu_indices(len(names), 1)
-        allowed = np.asarray([not blocked(names[i], names[j]) for i, j in zip(*iu, strict=True)])
+        allowed = _allowed(names, iu, blocked)
         if allowed.any():
             break
         among = np.setdiff1d(among, cand[: max(1, cand.size // 2)])  # the most boundary-weighted half is played out

@@ -89,3 +89,21 @@ def test_large_pool_pairs_come_from_the_candidates_and_respect_the_cap() -> None
     pair = select_uncertain(players, fit, random.Random(0), lambda a, b: 0.0, cfg,
                             blocked=lambda a, b: (a, b) in played)
     assert pair is not None and not {pair.a, pair.b} <= cand
+
+
+def test_listed_blocked_pairs_choose_as_a_blocked_function_does() -> None:
+    from cosci.tournament.pairing import BlockedPairs
+
+    ids, verdicts = _verdicts(40, 400, 0.0)
+    fit = fit_bt(ids, verdicts, method="laplace")
+    players = [_P(h) for h in ids]
+    cfg = UncertaintyCfg(top_k=5, warmup_matches=0, temperature=3.0, distance_bonus=0.1, pair_candidates=12)
+    order = [ids[i] for i in np.argsort(-fit.theta, kind="stable")]
+    pairs = frozenset((min(a, b), max(a, b)) for a, b in [(order[4], order[5]), (order[3], order[5]), ("x", "y")])
+    listed = BlockedPairs(pairs)
+    assert listed(order[5], order[4]) and not listed(order[0], order[1])
+    for seed in range(20):
+        a = select_uncertain(players, fit, random.Random(seed), lambda x, y: 0.0, cfg, blocked=listed)
+        b = select_uncertain(players, fit, random.Random(seed), lambda x, y: 0.0, cfg,
+                             blocked=lambda x, y: (min(x, y), max(x, y)) in pairs)
+        assert a == b and a is not None and (min(a.a, a.b), max(a.a, a.b)) not in pairs
