@@ -185,7 +185,7 @@ FITS: dict[str, tuple[bt.Method, bool, bool]] = {
     "eb_is-raw": ("eb_is", False, False), "eb_is+order-raw": ("eb_is", True, False),
 }
 """``fit_bt`` methods: ``(method, pass the first-shown ids, pass the judge labels)``; ``-raw``: the ``eb_is``
-interval without its widening (:func:`cosci.tournament.bt.ci_inflation` divided out), as measured before it."""
+interval without its widening (:func:`cosci.tournament.bt.ci_inflation`), as measured before it."""
 
 
 def coverage_trial(job: tuple[float, int, float, int, tuple[str, ...], int, float | None, int]
@@ -217,7 +217,7 @@ def coverage_trial(job: tuple[float, int, float, int, tuple[str, ...], int, floa
             method, order, labels = FITS[name]
             f = fit_bt(ids, verdicts, first=[v[0] for v in verdicts] if order else None,
                        judges=judges if labels else None, method=method)
-            sd = f.sd / bt.ci_inflation(f.prior_sd) if name.endswith("-raw") else f.sd
+            sd = bt._centred_sd(f.cov) if name.endswith("-raw") else f.sd
             record(name, f.theta - Z95 * sd, f.theta + Z95 * sd, t0)
         elif name in ("eb_ml", "sandwich", "boot"):
             if ml is None:

@@ -25,7 +25,8 @@ budget. ``default`` passes the first-shown ids (``first=``) to both, as the sess
 ``--pair-scores``: how closely the pair scores on each fit method track the half-win fit's.
 
 ``python -m bench.ranking_sim --coverage``: the coverage of the fit's 95 % intervals per regime
-(:mod:`bench.ranking_coverage`).
+(:mod:`bench.ranking_coverage`); ``--coverage --choose --first-trial 1000 --trials 100``: how the interval's
+widening was chosen on those trials (:mod:`bench.ranking_calibration`).
 """
 
 from __future__ import annotations
@@ -44,13 +45,15 @@ import numpy as np
 import yaml
 from numpy.typing import NDArray
 
+from bench.ranking_calibration import choose as choose_widening
 from bench.ranking_coverage import ALL_METHODS, old_fit
 from bench.ranking_coverage import main as coverage_main
 from cosci.config.schema import RankingCfg
 from cosci.tournament.bt import BTFit, Verdict, fit_bt
 from cosci.tournament.elo import EloRule
 from cosci.tournament.engine import TournamentCfg, plan_match
-from cosci.tournament.judging import resolve, score_of
+from cosci.tournament.judge_stats import position_bias
+from cosci.tournament.judging import DualOrderState, resolve, score_of
 
 
 @dataclass
@@ -73,6 +76,9 @@ class SimOpts:
         judge2_sd: noise sd of a second judge taking every other call (None: one judge, noise sd 1).
         labels: pass the judge of each verdict to the fit (``judges=``).
         pair_fit: the fit the pairing reads after every match (``laplace``: cheap; ``old``; or another method).
+        state: pass the session's dual-order record (:class:`~cosci.tournament.judging.DualOrderState`: the
+            sample's quota, and once the first-shown win rate's 95 % interval excludes ½ the
+            ``dual_order_biased_share`` of close pairs judged in both orders), as a session does.
     """
 
     fit: str = "eb_is"
@@ -81,6 +87,7 @@ class SimOpts:
     judge2_sd: float | None = None
     labels: bool = False
     pair_fit: str = "laplace"
+    state: bool = False
 
 
 def judge(q: dict[str, float], first: str, second: str, bias: float, rng: np.random.Generator,
@@ -118,10 +125,13 @@ def run_trial(cfg: TournamentCfg, bias: float, trial: int, budgets: tuple[int, .
     judges: list[int] = []
     jrng, ids = np.random.default_rng(2000 + trial), list(q)
     fit = fit_bt(ids, [])
+    first_wins, duals = 0, 0
     for step in range(10**6):
         if calls >= budgets[-1] * n // per:
             break
-        plan = plan_match(list(players.values()), random.Random(f"{trial}:{step}"), lambda a, b: 0.0, cfg, fit)
+        state = DualOrderState(step, duals, position_bias(first_wins, calls)) if opts.state else None
+        plan = plan_match(list(players.values()), random.Random(f"{trial}:{step}"), lambda a, b: 0.0, cfg, fit,
+                          state=state)
         assert plan is not None
         orders = [(plan.first, plan.second)] + ([(plan.second, plan.first)] if plan.dual else [])
         who = [(calls + k) % 2 if opts.judge2_sd is not None else 0 for k in range(len(orders))]
@@ -129,6 +139,8 @@ def run_trial(cfg: TournamentCfg, bias: float, trial: int, budgets: tuple[int, .
                    for (f, s), g in zip(orders, who, strict=True)]
         outcome = resolve(winners)
         calls += len(orders)
+        duals += plan.dual
+        first_wins += sum(w == f for (f, _), w in zip(orders, winners, strict=True))
         a, b = sorted((plan.first, plan.second))
         s = score_of(a, outcome)
         assert s is not None
@@ -178,9 +190,13 @@ VARIANTS: dict[str, tuple[TournamentCfg, SimOpts]] = {
     "elo_buckets": (replace(DEFAULT, pairing="elo_buckets"), SimOpts()),
     "old+sample-0.1": (SAMPLED, SimOpts(fit="old", pair_fit="old", order=False)),
     "default+sample-0.1": (SAMPLED, SimOpts()),
+    "default+sample-0.05": (replace(DEFAULT, dual=replace(DEFAULT.dual, sample=0.05)), SimOpts()),
     "noorder+sample-0.1": (SAMPLED, SimOpts(order=False)),
     "before+sample-0.1": (SAMPLED, SimOpts(order=False, pair_fit="eb_is")),
     "calls+sample-0.1": (SAMPLED, SimOpts(feed="calls")),
+    "session+sample-0.1": (SAMPLED, SimOpts(state=True)),
+    "thompson+sample-0.1": (replace(SAMPLED, uncertainty=replace(SAMPLED.uncertainty, pair_draw="thompson")),
+                            SimOpts()),
     "default+dual-close": (replace(DEFAULT, dual=replace(DEFAULT.dual, policy="close")), SimOpts()),
     "default+dual-all": (replace(DEFAULT, dual=replace(DEFAULT.dual, policy="all")), SimOpts()),
     "2judges+sample-0.1": (SAMPLED, SimOpts(judge2_sd=2.0, feed="calls", order=True)),
@@ -208,11 +224,17 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--boot", type=int, default=100, help="--coverage: bootstrap resamples")
     ap.add_argument("--judges2", action="store_true",
                     help="--coverage: half the verdicts from a second judge of reliability 0.5")
+    ap.add_argument("--choose", action="store_true",
+                    help="--coverage: choose the eb_is widening on these (tuning) trials "
+                    "(bench/ranking_calibration.py)")
     ap.add_argument("--pair-scores", action="store_true",
                     help="agreement of the pairing's scores on each fit method with the half-win fit's")
     args = ap.parse_args(argv)
     if args.pair_scores:
         pair_agreement(args.first_trial, args.trials)
+        return
+    if args.coverage and args.choose:
+        choose_widening(args.first_trial, args.trials, args.workers)
         return
     if args.coverage:
         coverage_main(args.trials, args.first_trial, args.methods, args.workers, args.boot, args.judges2)

@@ -70,6 +70,7 @@ ADDED: dict[str, Any] = {
     "ranking.top_k": 5,
     "ranking.warmup_matches": 4,
     "ranking.temperature": 30.0,
+    "ranking.pair_draw": "softmax",
     "ranking.distance_bonus": 0.05,
     "ranking.dual_order": "off",
     "ranking.dual_order_elo_gap": 50.0,

@@ -207,6 +207,9 @@ class RankingCfg(_Strict):
     temperature: float = Field(gt=0,
                                description="Softmax sharpness over pair scores scaled to max 1 (tuned on the "
                                "simulator).")
+    pair_draw: Literal["softmax", "thompson"] = Field(
+        description="How the uncertainty pairing draws the pair: softmax (of temperature over the pair scores) or "
+        "thompson (the best pair of the scores at one draw from the fit's posterior; design.md#tournament).")
     distance_bonus: float = Field(ge=0,
                                   description="Weight of idea distance (1 - cosine) as a tie-break "
                                   "(design.md#tournament).")

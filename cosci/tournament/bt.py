@@ -37,9 +37,10 @@ score of ``a``: 1 a won, 0 b won, 0.5 a tie.
   its intervals miss the extremes; a plug-in maximum-marginal-likelihood τ collapses with few verdicts and its
   intervals are too narrow; the Laplace marginal likelihood alone favours too small a τ with few verdicts per
   hypothesis (a known bias of Laplace approximations for binary data), which the importance sampling removes.
-  The ``eb_is`` sd is then widened by :func:`ci_inflation` (×1 at fitted τ ≤ 0.6, up to ×1.10 at τ ≥ 1), an
-  empirical correction chosen on the coverage bench's tuning trials. Coverage per regime: bench/README.md
-  (``python -m bench.ranking_sim --coverage``).
+  The ``eb_is`` sd is then widened per hypothesis by :func:`ci_inflation` (a log-linear function of the fitted
+  τ, the hypothesis's verdict count and the fitted |β|), an empirical correction chosen by
+  ``python -m bench.ranking_sim --coverage --choose`` on the coverage bench's tuning trials. Coverage per regime:
+  bench/README.md (``python -m bench.ranking_sim --coverage``).
 - **Intervals** are for the *centred* strength ``θ_i − mean(θ)`` (what the verdicts identify; θ sums to 0):
   ``θ_i ± 1.96·sd_i`` with ``sd_i`` from the covariance projected onto sum-zero vectors (``method="laplace"``
   keeps the earlier unprojected sd). Cost: about 60 ms a fit at 60 hypotheses and 900 verdicts on one core,
@@ -83,11 +84,10 @@ TAU_GRID: NDArray[np.float64] = np.exp(np.linspace(math.log(0.15), math.log(6.0)
 HYPER_SD = 1.0
 """sd of the log-normal hyperprior on τ, in log τ (centred on ``prior_sd``)."""
 
-CI_INFLATION = 0.10
-"""Largest widening of the ``eb_is`` interval (share of its sd), reached at fitted τ ≥ ``CI_INFLATION_TAU[1]``."""
-
-CI_INFLATION_TAU = (0.6, 1.0)
-"""The widening ramps linearly from 0 at fitted τ = 0.6 logits to ``CI_INFLATION`` at τ = 1.0 (:func:`ci_inflation`)."""
+CI_FAMILY = (0.0438, 0.0531, -0.0021, -0.0016, 0.0678, 0.0986)
+"""Coefficients ``(a, b, c, d, e, g)`` of the ``eb_is`` widening (:func:`inflation_family`, :func:`ci_inflation`),
+chosen by ``python -m bench.ranking_sim --coverage --choose --first-trial 1000 --trials 100`` (tuning trials
+1000-1099; bench/README.md, design.md#tournament)."""
 
 NU_PRIOR_SD = 3.0
 RHO_PRIOR_SD = 1.0
@@ -461,13 +461,38 @@ def fit_bt(ids: Sequence[str], verdicts: Sequence[Verdict], prior_sd: float = 1.
     return _eb_mix(ids, d, prior_sd, x0, sampled=method == "eb_is")
 
 
-def ci_inflation(tau: float) -> float:
-    """Factor (1 to 1 + ``CI_INFLATION``) on the ``eb_is`` interval's sd at the fitted prior sd ``tau`` (logits): 1
-    up to τ = 0.6, rising linearly to 1.10 at τ ≥ 1.0. An empirical correction, chosen on the coverage bench's
-    tuning trials (bench/README.md): with strengths spread ±2 logits or more the importance-sampled posterior
-    covered 0.90-0.95 (0.94 on average), with ±1 it covered 0.94-0.97 already; design.md#tournament."""
-    lo, hi = CI_INFLATION_TAU
-    return 1.0 + CI_INFLATION * min(max((tau - lo) / (hi - lo), 0.0), 1.0)
+def verdict_counts(ids: Sequence[str], verdicts: Sequence[Verdict]) -> NDArray[np.float64]:
+    """``(n,)`` verdicts (ties included) each hypothesis of ``ids`` took part in; verdicts naming other ids are
+    ignored."""
+    pos = {h: i for i, h in enumerate(ids)}
+    out = np.zeros(len(ids))
+    for a, b, _ in verdicts:
+        if a in pos and b in pos and a != b:
+            out[pos[a]] += 1.0
+            out[pos[b]] += 1.0
+    return out
+
+
+def inflation_family(coef: Sequence[float], tau: float, counts: NDArray[np.float64], beta: float = 0.0
+                     ) -> NDArray[np.float64]:
+    """``(n,)`` ``exp(a + b·x + c·y + d·x·y + (e + g·x)·|β|·e^(−y/2))`` with ``(a, b, c, d, e, g) = coef``,
+    ``x = log τ`` (``tau`` in logits, > 0), ``y = log(n_i / 10)`` (``n_i`` = ``counts`` clipped to [2, 60]) and
+    ``β`` the fitted first-position bias, logits: the family :func:`ci_inflation` is one of."""
+    a, b, c, d, e, g = coef
+    x = math.log(max(tau, 1e-6))
+    y = np.log(np.clip(np.asarray(counts, np.float64), 2.0, 60.0) / 10.0)
+    k = abs(beta) * np.exp(-0.5 * y)
+    return np.asarray(np.exp(a + b * x + c * y + d * x * y + (e + g * x) * k), np.float64)
+
+
+def ci_inflation(tau: float, counts: NDArray[np.float64], beta: float = 0.0) -> NDArray[np.float64]:
+    """``(n,)`` factors on the ``eb_is`` interval's sd from the fitted prior sd ``tau`` (logits), each hypothesis's
+    verdict count ``counts`` and the fitted first-position bias ``beta`` (logits): :func:`inflation_family` at
+    :data:`CI_FAMILY`. An empirical correction of the importance-sampled posterior, which unwidened covers
+    0.91-0.97 depending on the regime (lowest with few verdicts and a large position bias); the family and its
+    coefficients are chosen by ``python -m bench.ranking_sim --coverage --choose`` on the coverage bench's tuning
+    trials (bench/README.md, design.md#tournament)."""
+    return inflation_family(CI_FAMILY, tau, counts, beta)
 
 
 def _beta(d: _Data, x: NDArray[np.float64]) -> float:
@@ -589,6 +614,7 @@ def _eb_mix(ids: Sequence[str], d: _Data, prior_sd: float, x0: NDArray[np.float6
     theta = theta - theta.mean()  # importance draws do not sum to exactly 0; the intervals are for centred θ
     tau_mean = float(sum(wk * tk for wk, (tk, *_) in zip(w, fits, strict=True)))
     best = fits[int(np.argmax(w))][1]
-    ci_sd = _centred_sd(cov) * (ci_inflation(tau_mean) if sampled else 1.0)
+    counts = (np.bincount(d.a, minlength=n) + np.bincount(d.b, minlength=n)).astype(np.float64)
+    ci_sd = _centred_sd(cov) * (ci_inflation(tau_mean, counts, _beta(d, best)) if sampled else 1.0)
     return BTFit(tuple(ids), theta, cov, int(d.a.size), ci_sd, _nu(d, best), tau_mean,
                  _reliability(d, best), _beta(d, best), "eb_is" if sampled else "eb_mix")

@@ -10,8 +10,10 @@ judge tier that judged it):
   with its Wilson 95 % interval;
 - ``draw_rate`` — valid matches recorded as draws; ``invalid_rate`` — judging calls with no valid verdict;
 - ``bt_agreement`` — **out of sample**: the valid matches are split into :data:`FOLDS` folds by a hash of the match
-  id; Bradley–Terry is fitted on the other folds and each decisive call of a held-out match scores 1 when its
-  winner has the higher score, 0 when lower, ½ on a tie (two hypotheses the other folds never saw). A noisy
+  id; Bradley–Terry is fitted on the other folds (with the first-shown id of every single-order match, as the
+  session fits, so it has a first-position bias β) and each decisive call of a held-out match scores 1 when the
+  fit's prediction for that call, ``θ_first − θ_second + β``, favours its winner, 0 when it favours the loser, ½
+  when it is 0 (two hypotheses the other folds never saw, no bias). A noisy
   judge's verdicts are not predicted by the rest, so the figure falls toward ½; the cost is :data:`FOLDS` fits
   whatever the session's size. ``bt_agreement_in_sample`` is the same count against the fit on every verdict
   (it includes the verdict being scored, so it is optimistic: shown only beside the held-out figure);
@@ -223,25 +225,40 @@ def _score_a(m: JudgedMatch) -> float:
     return 0.5 if m.draw else float(m.winner == m.hyp_a)
 
 
-def _fit(ids: Sequence[str], train: Sequence[tuple[Verdict, str]], prior_sd: float) -> BTFit:
-    """BT on ``train`` (verdict, judge label); the labels go to ``fit_bt(judges=...)`` when it takes them and more
-    than one judge is present."""
-    verdicts = [v for v, _ in train]
-    labels = [j for _, j in train]
+def _first(m: JudgedMatch) -> str | None:
+    """The id shown first in a single-order match (None for a dual-order one or a row without per-order verdicts),
+    as the session's fit is given it (``Matches.first_shown``)."""
+    return m.verdicts[0].get("first") if len(m.verdicts) == 1 else None
+
+
+def _fit(ids: Sequence[str], train: Sequence[tuple[Verdict, str, str | None]], prior_sd: float) -> BTFit:
+    """BT on ``train`` (verdict, judge label, first-shown id or None), with the first-position term β when some
+    order is known (as the session fits); the labels go to ``fit_bt(judges=...)`` when it takes them and more than
+    one judge is present."""
+    verdicts = [v for v, _, _ in train]
+    labels = [j for _, j, _ in train]
+    firsts = [f for _, _, f in train]
+    first = firsts if any(f is not None for f in firsts) else None
     if len(set(labels)) > 1 and "judges" in inspect.signature(fit_bt).parameters:
-        return fit_bt(ids, verdicts, prior_sd, judges=labels)  # type: ignore[call-arg, unused-ignore]
-    return fit_bt(ids, verdicts, prior_sd)
+        return fit_bt(ids, verdicts, prior_sd, judges=labels, first=first)  # type: ignore[call-arg, unused-ignore]
+    return fit_bt(ids, verdicts, prior_sd, first=first)
 
 
 def _agree(fit: BTFit, m: JudgedMatch) -> list[float]:
-    """1 / ½ / 0 per decisive call of ``m`` against ``fit`` (½: the two scores are equal)."""
+    """1 / ½ / 0 per decisive call of ``m`` against ``fit``: 1 when the fit's prediction for that call, the log-odds
+    ``θ_first − θ_second + β`` (β the fitted first-position bias, 0 when the fit has none), favours the call's
+    winner; ½ when it is 0 (equal scores, no bias)."""
     pos, out = fit.index(), []
+    beta = float(getattr(fit, "position_bias", 0.0))
     for v in m.verdicts:
         w = v.get("winner")
         if w is None:
             continue
+        first = v.get("first") if v.get("first") in (m.hyp_a, m.hyp_b) else None
         loser = m.hyp_b if w == m.hyp_a else m.hyp_a
         d = float(fit.theta[pos[w]] - fit.theta[pos[loser]])
+        if first is not None:
+            d += beta if w == first else -beta
         out.append(0.5 if abs(d) < 1e-9 else float(d > 0))
     return out
 
@@ -265,7 +282,7 @@ def judge_stats(matches: Iterable[JudgedMatch], prior_sd: float) -> JudgeStats:
     measured = [m for m in rows if len(m.verdicts) > 1 and all(v.get("winner") is not None for v in m.verdicts)]
     flips = sum(len({v["winner"] for v in m.verdicts}) > 1 for m in measured)
     ids = sorted({h for m in valid for h in (m.hyp_a, m.hyp_b)})
-    data = [((m.hyp_a, m.hyp_b, _score_a(m)), _label(m)) for m in valid]
+    data = [((m.hyp_a, m.hyp_b, _score_a(m)), _label(m), _first(m)) for m in valid]
     held: dict[str, list[float]] = {}  # judge label -> held-out scores
     in_sample: list[float] = []
     if ids:

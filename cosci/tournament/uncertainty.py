@@ -14,7 +14,9 @@ The scheme measured in design.md#tournament (``bench/ranking_sim.py`` reproduces
    ``p(1 − p)(c_iᵀΣx)² / (1 + p(1 − p) xᵀΣx)`` (c_i = e_i − e_rival). The score is the weighted sum of those
    shrinkages, times a small idea-distance bonus ``1 + distance_bonus·(1 − cosine)`` (the preference for
    distant ideas, kept as a tie-break; design.md#tournament).
-4. **Draw.** The pair is drawn by a softmax over ``temperature · score / max score``.
+4. **Draw.** The pair is drawn by a softmax over ``temperature · score / max score`` (``pair_draw: softmax``), or
+   (``pair_draw: thompson``) steps 2-3 are computed at one draw of θ from the fit's Gaussian posterior and the
+   best pair of that draw is played (:func:`thompson_fit`).
 
 Hypotheses in ``exclude`` (being played by a concurrent round) are never chosen. All randomness comes from
 the ``random.Random`` passed in, so a retried task picks the same pair.
@@ -60,12 +62,15 @@ class UncertaintyCfg:
     pair_candidates: int = 0
     """Pairs are scored among this many hypotheses nearest the boundary when the pool is larger
     (:func:`boundary_candidates`, design.md#scale); 0: the whole pool, always."""
+    pair_draw: str = "softmax"
+    """How the pair is drawn from the scores: ``softmax`` (step 4) or ``thompson`` (:func:`thompson_pick`)."""
 
     @classmethod
     def from_config(cls, ranking: RankingCfg) -> UncertaintyCfg:
         """The uncertainty strategy's settings of a session's ``ranking`` config, by key."""
         return cls(top_k=ranking.top_k, warmup_matches=ranking.warmup_matches, temperature=ranking.temperature,
-                   distance_bonus=ranking.distance_bonus, pair_candidates=ranking.pair_candidates)
+                   distance_bonus=ranking.distance_bonus, pair_candidates=ranking.pair_candidates,
+                   pair_draw=ranking.pair_draw)
 
 
 def _warmup(players: Sequence[Player], cfg: UncertaintyCfg, rng: random.Random,
@@ -234,7 +239,7 @@ def select_uncertain(players: Sequence[Player], fit: BTFit, rng: random.Random, 
         return None
     if cfg.pair_candidates and len(ids) > cfg.pair_candidates:
         return _select_large(ids, pos, fit, rng, sim, cfg, blocked, sim_block)
-    scores = pair_scores(fit, cfg.top_k)
+    scores = pair_scores(thompson_fit(fit, rng) if cfg.pair_draw == "thompson" else fit, cfg.top_k)
     idx = np.asarray([pos[h] for h in ids])
     sub = scores[np.ix_(idx, idx)]
     iu = np.triu_indices(len(ids), 1)
@@ -246,6 +251,9 @@ def select_uncertain(players: Sequence[Player], fit: BTFit, rng: random.Random, 
     if not allowed.any():
         return None
     flat = np.where(allowed, flat * bonus, 0.0)
+    if cfg.pair_draw == "thompson":
+        pick = int(np.argmax(np.where(allowed, flat, -np.inf)))
+        return Pairing(ids[int(iu[0][pick])], ids[int(iu[1][pick])], "uncertainty")
     top = float(flat.max())
     logits = cfg.temperature * flat / top if top > 0 else np.zeros_like(flat)
     weights = np.where(allowed, np.exp(logits - logits.max()), 0.0)
@@ -271,6 +279,20 @@ def _allowed(names: Sequence[str], iu: tuple[NDArray[np.intp], NDArray[np.intp]]
     return np.asarray([not blocked(names[i], names[j]) for i, j in zip(*iu, strict=True)], bool)
 
 
+def thompson_fit(fit: BTFit, rng: random.Random) -> BTFit:
+    """The fit with its scores replaced by one draw from its Gaussian posterior ``N(θ, Σ)`` (Thompson sampling,
+    ``ranking.pair_draw: thompson``; design.md#tournament): the boundary, the rivals and the win probabilities of
+    step 2-3 are those of a plausible truth, and the best-scoring pair of that draw is played. The draw's seed
+    comes from ``rng``, so a retried task draws the same."""
+    from dataclasses import replace
+
+    gen = np.random.default_rng(rng.getrandbits(64))
+    n = len(fit.ids)
+    chol = np.linalg.cholesky(fit.cov + 1e-9 * np.eye(n))
+    theta = fit.theta + chol @ gen.standard_normal(n)
+    return replace(fit, theta=np.asarray(theta, np.float64))
+
+
 def _select_large(ids: list[str], pos: dict[str, int], fit: BTFit, rng: random.Random, sim: Similarity,
                   cfg: UncertaintyCfg, blocked: Blocked, sim_block: SimilarityBlock | None) -> Pairing | None:
     """:func:`select_uncertain` on the ``pair_candidates`` nearest the boundary (its docstring); the same score,
@@ -286,10 +308,14 @@ def _select_large(ids: list[str], pos: dict[str, int], fit: BTFit, rng: random.R
         among = np.setdiff1d(among, cand[: max(1, cand.size // 2)])  # the most boundary-weighted half is played out
     else:
         return None
-    flat = candidate_scores(fit, cfg.top_k, cand)[iu]
+    thompson = cfg.pair_draw == "thompson"
+    flat = candidate_scores(thompson_fit(fit, rng) if thompson else fit, cfg.top_k, cand)[iu]
     cos = sim_block(names)[iu] if sim_block is not None else np.asarray(
         [sim(names[i], names[j]) for i, j in zip(*iu, strict=True)])
     flat = np.where(allowed, flat * (1.0 + cfg.distance_bonus * (1.0 - cos)), 0.0)
+    if thompson:
+        pick = int(np.argmax(np.where(allowed, flat, -np.inf)))
+        return Pairing(names[int(iu[0][pick])], names[int(iu[1][pick])], "uncertainty")
     top = float(flat.max())
     logits = cfg.temperature * flat / top if top > 0 else np.zeros_like(flat)
     weights = np.where(allowed, np.exp(logits - logits.max()), 0.0)

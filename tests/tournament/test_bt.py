@@ -14,6 +14,7 @@ from scipy.optimize import minimize
 from scipy.special import expit
 from scipy.stats import spearmanr
 
+from cosci.tournament import bt
 from cosci.tournament.bt import Z95, ci_inflation, fit_bt
 
 
@@ -149,15 +150,22 @@ def test_the_calibrated_fit_depends_on_the_verdicts_not_their_order() -> None:
     assert np.asarray(list(one.table().values())) == pytest.approx(np.asarray(list(two.table().values())), abs=1e-6)
 
 
-def test_the_eb_is_interval_is_widened_by_the_fitted_spread() -> None:
-    """The empirical widening (bench/README.md): none at τ ≤ 0.6, 10 % at τ ≥ 1.0, linear between."""
-    assert ci_inflation(0.3) == ci_inflation(0.6) == 1.0
-    assert ci_inflation(0.8) == pytest.approx(1.05) and ci_inflation(1.0) == ci_inflation(4.0) == pytest.approx(1.1)
-    ids, _, verdicts, _ = davidson(12, 150, nu=0.3, bias=0.0, seed=9)
-    fit = fit_bt(ids, verdicts)
+def test_the_eb_is_interval_is_widened_by_the_fitted_family() -> None:
+    """The empirical widening (bench/README.md, ``--coverage --choose``): ``exp(a + b·x + c·y + d·x·y +
+    (e + g·x)·|β|·e^(−y/2))`` per hypothesis, x = log τ̂, y = log(n_i/10) with n_i clipped to [2, 60]."""
+    a, b, c, d, e, g = bt.CI_FAMILY
+    counts = np.asarray([1.0, 10.0, 30.0, 100.0])
+    got = ci_inflation(0.5, counts, 0.4)
+    y = np.log(np.asarray([2.0, 10.0, 30.0, 60.0]) / 10.0)
+    x = math.log(0.5)
+    assert got == pytest.approx(np.exp(a + b * x + c * y + d * x * y + (e + g * x) * 0.4 * np.exp(-0.5 * y)))
+    assert ci_inflation(1.0, np.asarray([10.0])) == pytest.approx([math.exp(a)])
+    ids, _, verdicts, _ = davidson(12, 150, nu=0.3, bias=0.3, seed=9)
+    fit = fit_bt(ids, verdicts, first=[v[0] for v in verdicts])
     proj = np.eye(12) - 1.0 / 12
     raw = np.sqrt(np.diag(proj @ fit.cov @ proj))
-    assert fit.sd == pytest.approx(raw * ci_inflation(fit.prior_sd))
+    assert fit.sd == pytest.approx(raw * ci_inflation(fit.prior_sd, bt.verdict_counts(ids, verdicts),
+                                                      fit.position_bias))
     mix = fit_bt(ids, verdicts, method="eb_mix")  # the Laplace mixture is not widened
     assert mix.sd == pytest.approx(np.sqrt(np.diag(proj @ mix.cov @ proj)))
 

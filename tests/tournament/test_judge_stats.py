@@ -85,6 +85,36 @@ def test_held_out_agreement_falls_for_a_noisy_judge() -> None:
     assert sharp.metrics()["judge_bt_agreement"] == pytest.approx(sharp.bt_agreement)
 
 
+def test_held_out_agreement_predicts_with_the_fitted_position_bias() -> None:
+    """The held-out prediction of a call is ``θ_first − θ_second + β``: a judge that picks the truly better of two
+    far-apart hypotheses, and otherwise (a close pair) always the first-shown, is predicted on both kinds of call;
+    a prediction by θ alone would miss about half of the close pairs' calls."""
+    rng = random.Random(7)
+    rows = []
+    for k in range(200):
+        i, j = rng.sample(range(12), 2)
+        first, second = f"H{i:02d}", f"H{j:02d}"
+        close = i // 4 == j // 4  # three tiers of four equal hypotheses: H00-H03 > H04-H07 > H08-H11
+        winner = first if close else (first if i < j else second)
+        rows.append(single(f"M{k}", first, second, winner))
+    stats = judge_stats(rows, 1.0)
+    close_calls = sum(int(m.hyp_a[1:]) // 4 == int(m.hyp_b[1:]) // 4 for m in rows)
+    assert 30 < close_calls < 100
+    assert stats.bt_agreement > 0.95
+    # the same fits' θ alone (the earlier prediction) miss the close pairs' calls about half of the time
+    ids = sorted({h for m in rows for h in (m.hyp_a, m.hyp_b)})
+    naive = []
+    for k in range(js.FOLDS):
+        train = [m for m in rows if js._fold(m.id) != k]
+        fit = js._fit(ids, [((m.hyp_a, m.hyp_b, js._score_a(m)), js._label(m), js._first(m)) for m in train], 1.0)
+        pos = fit.index()
+        for m in rows:
+            if js._fold(m.id) == k:
+                loser = m.hyp_b if m.winner == m.hyp_a else m.hyp_a
+                naive.append(float(fit.theta[pos[m.winner]] > fit.theta[pos[loser]]))
+    assert sum(naive) / len(naive) < stats.bt_agreement - 0.1
+
+
 def test_folds_are_fixed_by_the_match_id() -> None:
     matches = tournament(8, 60, noise=0.3, seed=2)
     assert judge_stats(matches, 1.0) == judge_stats(list(reversed(matches)), 1.0)
@@ -113,9 +143,9 @@ def test_judge_labels_reach_the_fit_only_where_it_takes_them(monkeypatch: pytest
 
     seen: list[list[str]] = []
 
-    def fit_with_judges(ids, verdicts, prior_sd=1.0, start=None, judges=None):  # type: ignore[no-untyped-def]
+    def fit_with_judges(ids, verdicts, prior_sd=1.0, start=None, judges=None, first=None):  # type: ignore[no-untyped-def]
         seen.append(list(judges or []))
-        fit = fit_bt(ids, verdicts, prior_sd)
+        fit = fit_bt(ids, verdicts, prior_sd, first=first)
         object.__setattr__(fit, "judge_reliability", {"cheap": 1.0, "mini": 0.4})
         return fit
 

@@ -107,3 +107,18 @@ def test_listed_blocked_pairs_choose_as_a_blocked_function_does() -> None:
         b = select_uncertain(players, fit, random.Random(seed), lambda x, y: 0.0, cfg,
                              blocked=lambda x, y: (min(x, y), max(x, y)) in pairs)
         assert a == b and a is not None and (min(a.a, a.b), max(a.a, a.b)) not in pairs
+
+
+def test_thompson_draws_replay_with_the_seed_and_stay_near_the_boundary() -> None:
+    """``pair_draw: thompson``: the pair is the best at one posterior draw, seeded by the task's RNG (a retry
+    replays it); the pairs played are among the hypotheses whose side of the top-5 boundary is uncertain."""
+    ids, verdicts = _verdicts(20, 300, 0.0)
+    fit = fit_bt(ids, verdicts, method="laplace")
+    players: list[Player] = [_P(h) for h in ids]
+    cfg = UncertaintyCfg(top_k=5, warmup_matches=4, temperature=30.0, distance_bonus=0.05, pair_draw="thompson")
+    pairs = [select_uncertain(players, fit, random.Random(seed), lambda a, b: 0.0, cfg) for seed in range(30)]
+    assert pairs == [select_uncertain(players, fit, random.Random(seed), lambda a, b: 0.0, cfg) for seed in range(30)]
+    assert len({(p.a, p.b) for p in pairs if p}) > 1  # the draw varies the pair
+    order = list(np.asarray(fit.ids)[np.argsort(-fit.theta, kind="stable")])
+    ranks = [order.index(h) for p in pairs if p for h in (p.a, p.b)]
+    assert np.mean([r < 12 for r in ranks]) > 0.9  # near the boundary (ranks 1-12 of 20), not the bottom
