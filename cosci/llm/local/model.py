@@ -50,7 +50,7 @@ MALLOC_ARENAS = 2
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 DEFAULT_CFG = LocalModelCfg(n_ctx=4096, n_threads=2, n_batch=256, max_string_chars=100, max_list_items=2,
                             temperature=0.7, max_tokens=900, max_text_tokens=120, repeat_penalty=1.3,
-                            cache_mb=96, call_log=None)
+                            cache_mb=64, call_log=None)
 """Used until :meth:`LocalModelProvider.configure` is called with ``models.local`` (mirrors conf/models/local.yaml)."""
 
 
