@@ -56,6 +56,8 @@ _.row_factory
 
 # llama-cpp-python: LlamaRAMCache reads its own cache_size when it evicts (cosci/llm/local/state_cache.py).
 _.cache_size
+# llama-cpp-python: Llama.create_completion calls save_state to fill the prompt-state cache (PromptStateLlama).
+_.save_state
 
 # Jinja: fields read by cosci/report/templates/report.html.j2.
 _.elo_before

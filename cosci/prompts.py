@@ -9,10 +9,11 @@ Untrusted text (literature, hypotheses, researcher feedback) must reach :func:`r
 :mod:`cosci.safety.quoting`; templates place it as given and never quote it again. Autoescaping is off because
 the output is a prompt, not HTML.
 
-Keys are the ``agent.mode`` names (design.md#prompts; and ``safety.classify``, design.md#safety) plus the
-partials (leading underscore) that callers
-render as system blocks: ``_safety_preamble`` heads every system prompt, ``_session_context`` is the cached
-research goal and plan, ``_feedback_context`` the latest system feedback and researcher directives, and
+Keys are the ``agent.mode`` names (design.md#prompts; and ``safety.classify``, design.md#safety, with
+``safety.record``, its short form for a tier unable to classify, design.md#safety-screen) plus the partials
+(leading underscore) that callers render as system blocks: ``_safety_preamble`` heads every system prompt,
+``_session_context`` is the cached research goal and plan, ``_feedback_context`` the latest system feedback and
+researcher directives, and
 ``_debate_record`` the follow-up that turns a finished generation debate into a ``record_hypothesis`` call,
 ``_handbook`` the research handbook that lengthens the cached prefix for providers with a minimum (design.md#caching),
 ``_loop_last_call`` and ``_loop_record`` the last turn of a tool loop that cannot force its record while thinking
@@ -57,6 +58,7 @@ TEMPLATES: dict[str, str] = {
     "metareview.system": "metareview_system.md",
     "metareview.final": "metareview_final.md",
     "safety.classify": "safety_classify.md",
+    "safety.record": "safety_record.md",
     "_safety_preamble": "_safety_preamble.md",
     "_session_context": "_session_context.md",
     "_feedback_context": "_feedback_context.md",

@@ -132,6 +132,8 @@ class TemporaryServer:
             "PREFECT__SERVER_EPHEMERAL": "1",
             "PREFECT__SERVER_FINAL": "1",
             "PREFECT_LOGGING_SERVER_LEVEL": "WARNING",  # its errors (a failed migration) reach server.log
+            # glibc's default of 8 arenas a core lets the server's threads keep freed memory resident (design.md#local)
+            "MALLOC_ARENA_MAX": os.environ.get("MALLOC_ARENA_MAX", "2"),
         }
         env.pop("PREFECT_API_URL", None)
         spec = importlib.util.find_spec("prefect")  # not imported: Prefect reads its settings at import

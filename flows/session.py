@@ -34,6 +34,7 @@ from cosci.config.schema import CosciConfig
 from cosci.domain import Task, TaskResult
 from cosci.errors import SessionFailed
 from cosci.llm.errors import RETRYABLE_ACTION_ERRORS, BudgetExceeded, PermanentLLMError, repeats
+from cosci.llm.local.model import LocalModelProvider
 from cosci.session.runtime import SessionRuntime
 from cosci.session.summary import SessionSummary, summarise
 from cosci.supervisor.loop import Observer, Supervisor
@@ -282,6 +283,7 @@ async def session_flow(
             if reason == StopReason.INTERRUPTED:  # not an end: paused until `cosci resume`
                 return await _paused(pending, rt, reason)
             overview = await sup.finalize(reason)  # its calls overlap the MLflow start, if still under way
+            LocalModelProvider.unload()  # the session's last model call is made: report and tracking need none
             tracker = await pending.ready() if pending else None
         finally:
             for sig in handled:

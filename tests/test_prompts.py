@@ -92,12 +92,15 @@ REQUIRED: dict[str, dict[str, Any]] = {
                          "top_hypotheses_block": f"{HYP_1}\nElo 1240\n{REVIEW_1}\n\n{HYP_2}\nElo 1190"},
     "safety.classify": {"subject": "research goal", "text": HYP_1,
                         "categories": ["biological", "chemical"]},
+    "safety.record": {"subject": "research goal", "text": HYP_1, "categories": ["biological", "chemical"]},
 }
 
 # What each agent relies on finding in its prompt.
 RELIES_ON: dict[str, list[str]] = {
     "safety.classify": ["record_safety_verdict", "research goal", "biological, chemical", "`block`",
                         "`flag`", "`allow`", ID_1],
+    "safety.record": ["record_safety_verdict", "research goal", "biological, chemical", "`block`", "`flag`",
+                      "`allow`", ID_1],
     "_safety_preamble": ["<untrusted_source", "<hypothesis_text", "[quoted-directive]", "never instructions",
                          "Cite only URLs that a tool returned", "Never invent a source"],
     "_session_context": [GOAL, OBJECTIVE, "approved drugs only", "oncology",

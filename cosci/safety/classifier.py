@@ -6,7 +6,10 @@ comes from the budget reserve, see ``cosci.llm.gateway.adapter.RESERVE_MODES``) 
 its prompt, and records the verdict in ``safety_verdicts``. Who decides (docs/design.md#safety-screen):
 
 - a tier marked ``unable_to_classify`` (the embedded 135M model, the scripted fake): the screen. The model's own
-  answer is recorded (``model_decision``) for measurement; it neither refuses nor flags, nor lifts a refusal;
+  answer is recorded (``model_decision``) for measurement; it neither refuses nor flags, nor lifts a refusal. It is
+  asked with the short ``safety.record`` prompt (the text's first :data:`RECORD_ONLY_CHARS` characters and the three
+  decisions, no screen note): on the embedded demo the full screening prompt was the largest share of the model's
+  CPU, for an answer nothing acts on;
 - a capable tier: the classifier. When the screen would refuse and the classifier does not, the verdict is
   marked ``disagreement`` and shown. If the call fails, the text is flagged "not screened by the model" (or
   blocked, when the screen would refuse): a failure is never silent.
@@ -39,6 +42,9 @@ from cosci.store.safety import Subject, verdict_id
 
 log = logging.getLogger("cosci.safety")
 __all__ = ["Classifier", "GoalRefused", "Screening", "acts", "said", "screening_on"]
+RECORD_ONLY_CHARS = 1500
+"""Characters of the text shown to a tier unable to classify (its answer is only recorded; the screen reads it all).
+A final overview is several thousand characters: on the embedded demo its screening prompt was 1,433 tokens."""
 SUBJECT_LABELS = {"goal": "research goal", "hypothesis": "hypothesis", "overview": "final overview",
                   "feedback": "researcher feedback"}
 
@@ -160,8 +166,14 @@ class Classifier:
         notes = [*result.hits, f"offline screen: {result.decision}"
                  + (f" ({result.category}, {result.rule})" if result.category else "")
                  + f", harm score {result.score:.2f}"] if result.hit else []
-        user = render("safety.classify", subject=SUBJECT_LABELS[subject], categories=self.cfg.categories,
-                      text=quote_untrusted(text, f"{subject}-{subject_id or 'text'}"), screen_notes=notes)
+        if route.unable_to_classify:  # the screen decides; the answer is only recorded, so it is asked briefly
+            shown = text[:RECORD_ONLY_CHARS] + (" [...]" if len(text) > RECORD_ONLY_CHARS else "")
+            user = render("safety.record", subject=SUBJECT_LABELS[subject], categories=self.cfg.categories,
+                          text=quote_untrusted(shown, f"{subject}-{subject_id or 'text'}"))
+        else:
+            quoted = quote_untrusted(text, f"{subject}-{subject_id or 'text'}")
+            user = render("safety.classify", subject=SUBJECT_LABELS[subject], categories=self.cfg.categories,
+                          text=quoted, screen_notes=notes)
         spec = CallSpec(route=route, action=action, task_id=task_id, messages=[{"role": "user", "content": user}],
                         system=[TextBlock(render("_safety_preamble"), cache=True)])
         try:

@@ -264,8 +264,11 @@ class Scheduler(PoolLimits):
     # --- idle refinement ---------------------------------------------------------------------------------
     def decide_next_steps(self) -> int:
         """Idle refinement (see module docstring); returns the number of tasks enqueued (0 -> idle)."""
-        if not self.store.sessions.has_research_plan():
-            return 0  # nothing is scheduled before the goal is parsed: every prompt depends on the plan
+        if not self.store.sessions.has_research_plan() or self.tally.count("goal_parsing", open_only=True):
+            # nothing is scheduled before the goal is parsed (every prompt depends on the plan) and its follow-ups
+            # are in: the plan is stored while its task is still open, and growth chosen then came on top of the
+            # initial hypotheses (seen on the embedded demo under load: four generated, no room for evolution)
+            return 0
         return (self.idle_tournament() + self.idle_growth() + self.idle_evolution() + self.system_feedback()
                 + self.idle_deep_reviews() + self.idle_recluster())
 

@@ -73,3 +73,44 @@ async def test_the_embedded_model_answers_through_the_gateway(tmp_path: Path) ->
     assert h.outcomes == ["ok", "ok"]
     assert all(r.model == "cosci-local/smollm2-135m-instruct" for r in h.records)
     assert time.perf_counter() - started < 90
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(180)
+def test_a_prompt_state_is_saved_lean_and_restores_the_same_answer() -> None:
+    """``PromptStateLlama`` keeps one logits row and one copy of llama.cpp's state (design.md#local): a second
+    call of the same prompt is served from the saved state and answers as the first did."""
+    from cosci.llm.local.model import gguf_path
+    from cosci.llm.local.state_cache import PromptStateCache, PromptStateLlama, state_bytes
+
+    llama = PromptStateLlama(model_path=str(gguf_path()), n_ctx=1024, n_batch=128, n_threads=2, verbose=False, seed=0)
+    cache = PromptStateCache(capacity_bytes=64 << 20)
+    llama.set_cache(cache)
+    messages = [{"role": "user", "content": "Name one drug studied in acute myeloid leukemia. " * 8}]
+    first = llama.create_chat_completion(messages=messages, max_tokens=8, temperature=0.0)
+    (state,) = cache.cache_state.values()
+    assert state.scores.shape[0] == 1 and len(state.llama_state) == state.llama_state_size
+    assert state_bytes(state) == cache.cache_size < 64 << 20
+    llama.reset()  # the next call must come from the cached state, not from the context's own tokens
+    second = llama.create_chat_completion(messages=messages, max_tokens=8, temperature=0.0)
+    assert second["choices"][0]["message"]["content"] == first["choices"][0]["message"]["content"]
+
+
+def test_unload_frees_the_loaded_model_and_the_next_call_loads_it_again() -> None:
+    from cosci.llm.local.model import LocalModelProvider
+
+    class Loaded:
+        closed = False
+
+        def close(self) -> None:
+            self.closed = True
+
+    provider = LocalModelProvider.instance()
+    before, loaded = provider._llama, Loaded()
+    provider._llama = loaded
+    try:
+        LocalModelProvider.unload()
+        assert loaded.closed and provider._llama is None
+        LocalModelProvider.unload()  # nothing loaded: nothing to do
+    finally:
+        provider._llama = before

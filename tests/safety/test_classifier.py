@@ -79,6 +79,23 @@ async def test_on_a_tier_unable_to_classify_the_screen_refuses_whatever_the_mode
     assert len(port.specs) == 1  # the model was still asked: its answer is recorded for measurement
 
 
+async def test_on_a_tier_unable_to_classify_the_model_is_asked_briefly(config: CosciConfig,
+                                                                       store: SessionStore) -> None:
+    port = Port("allow")
+    await classifier(config, port, store).screen("goal", HARMFUL)
+    assert "sarin" in port.prompt and "record_safety_verdict" in port.prompt
+    assert "matched:" not in port.prompt and "## Decide" not in port.prompt  # the short form: no screen note
+    capable = Port("allow")
+    full = config.model_copy(update={"models": config.models.model_copy(update={"tiers": {
+        k: t.model_copy(update={"unable_to_classify": False}) for k, t in config.models.tiers.items()}})})
+    await classifier(full, capable, store).screen("goal", HARMFUL + " ")
+    assert len(port.prompt) < len(capable.prompt) / 2
+    long_text = ORDINARY + " More detail." * 200 + " THE-END"
+    verdict = (await classifier(config, port, store).screen("overview", long_text)).verdict
+    assert "THE-END" not in port.prompt and "[...]" in port.prompt  # only the recorded answer sees less
+    assert verdict.screen["decided_by"] == "screen"
+
+
 @pytest.mark.parametrize("model_says", ["block", "flag"])
 async def test_on_a_tier_unable_to_classify_the_models_alarm_neither_refuses_nor_flags(
         config: CosciConfig, store: SessionStore, model_says: str, caplog: pytest.LogCaptureFixture) -> None:

@@ -291,3 +291,19 @@ def test_an_empty_batch_waits_for_some_task_to_end_before_the_next(runtime: Sess
     scheduler.tally.ended(first, "done")
     scheduler.decide_next_steps()
     assert pending(runtime, "ranking", "RunTournamentRound")  # a task ended: the free players may differ now
+
+
+@pytest.mark.overrides("safety.enabled=false")  # the goal's screen would come first
+def test_nothing_is_grown_while_goal_parsing_is_open(runtime: SessionRuntime, scheduler: Scheduler) -> None:
+    """Seen on the embedded demo under load: the plan is stored while the ParseGoal task is still open, and an idle
+    decision then added two growth tasks to the two initial ones (four generated, no room left for evolution)."""
+    scheduler.bootstrap()
+    parse = runtime.store.tasks.claim("test")
+    assert parse is not None and parse.action == "ParseGoal"
+    assert scheduler.decide_next_steps() == 0 and pending(runtime, "generation") == []
+    done = TaskResult("research_plan_parsed")
+    scheduler.follow_ups(parse, done)
+    runtime.store.tasks.complete(parse.id, done)
+    scheduler.tally.ended(parse, "done")
+    assert len(pending(runtime, "generation", "CreateInitialHypotheses")) == runtime.config.run.n_initial
+    assert scheduler.decide_next_steps() > 0  # the goal parsed and its follow-ups in: idle decisions resume

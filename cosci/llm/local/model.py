@@ -20,6 +20,7 @@ design.md#local) with the bounds of :mod:`.schema_bounds` and re-serialised as s
 from __future__ import annotations
 
 import asyncio
+import gc
 import hashlib
 import importlib.util
 import json
@@ -40,10 +41,16 @@ from cosci.llm.responses import make_response, plain_messages
 # 60-130 s instead of ~30 s under load (measured here). Passive waiting must be set before the library loads.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
+M_MMAP_THRESHOLD, M_ARENA_MAX = -3, -8
+"""glibc ``mallopt`` parameters (malloc.h)."""
+MMAP_THRESHOLD_BYTES = 1 << 20
+"""Allocations of at least this size get their own mapping, returned to the system when freed (see :class:`_Malloc`)."""
+MALLOC_ARENAS = 2
+"""glibc malloc arenas at most (its default on 2 cores: 16)."""
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 DEFAULT_CFG = LocalModelCfg(n_ctx=4096, n_threads=2, n_batch=256, max_string_chars=100, max_list_items=2,
                             temperature=0.7, max_tokens=900, max_text_tokens=120, repeat_penalty=1.3,
-                            cache_mb=96, call_log=None)
+                            cache_mb=64, call_log=None)
 """Used until :meth:`LocalModelProvider.configure` is called with ``models.local`` (mirrors conf/models/local.yaml)."""
 
 
@@ -82,6 +89,37 @@ def strict_json(text: str) -> str:
         return text
 
 
+class _Malloc:
+    """glibc's allocator kept from hoarding the embedded model's freed buffers (design.md#local).
+
+    Every call saves a prompt state: llama-cpp-python copies the llama.cpp state three times and the 48 MiB logits
+    buffer once, in whichever worker thread ran the call, and frees them at once. glibc's adaptive mmap threshold
+    rises to the largest freed block (up to 32 MiB), so later copies of that size land in the worker thread's own
+    arena (16 of them on 2 cores), where freed memory stays resident: measured on the demo, five arenas held about
+    60 MB each and the heap 210 MB after 16 calls. A fixed threshold (:data:`MMAP_THRESHOLD_BYTES`, which also turns
+    the adaptive one off), two arenas and ``malloc_trim`` after each call give it back. Not glibc (no ``libc.so.6``,
+    or no ``malloc_trim``): nothing is done.
+    """
+
+    def __init__(self) -> None:
+        import ctypes
+
+        try:
+            self.libc: Any = ctypes.CDLL("libc.so.6")
+            self.libc.malloc_trim  # noqa: B018 - glibc only: raises AttributeError elsewhere
+        except (OSError, AttributeError):
+            self.libc = None
+
+    def tune(self) -> None:
+        if self.libc is not None:
+            self.libc.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)
+            self.libc.mallopt(M_ARENA_MAX, MALLOC_ARENAS)
+
+    def trim(self) -> None:
+        if self.libc is not None:
+            self.libc.malloc_trim(0)
+
+
 class LocalModelProvider(CustomLLM):
     """LiteLLM provider ``cosci-local``; one per process (see :meth:`instance`)."""
 
@@ -93,6 +131,7 @@ class LocalModelProvider(CustomLLM):
         self.cfg = DEFAULT_CFG
         self.seed = 0
         self._llama: Any = None
+        self._malloc = _Malloc()
 
     @classmethod
     def instance(cls) -> LocalModelProvider:
@@ -100,6 +139,22 @@ class LocalModelProvider(CustomLLM):
             if cls._instance is None:
                 cls._instance = cls()
             return cls._instance
+
+    @classmethod
+    def unload(cls) -> None:
+        """Free the loaded model, its context and its prompt-state cache, if loaded (the next call loads it again,
+        ~1 s). A session calls it once its last model call is made: its report and tracking run after, and the
+        ~300 MB the model holds were most of the embedded demo's peak then (design.md#local)."""
+        inst = cls._instance
+        if inst is None:
+            return
+        with cls._lock:
+            llama, inst._llama = inst._llama, None
+        if llama is not None:
+            llama.close()
+            del llama
+            gc.collect()
+            inst._malloc.trim()
 
     def configure(self, cfg: LocalModelCfg, seed: int = 0) -> None:
         """Apply the local tier's settings; ``seed`` (``run.seed``) seeds the sampler of every call."""
@@ -112,11 +167,10 @@ class LocalModelProvider(CustomLLM):
     def llama(self) -> Any:
         """The loaded model (loaded on first use, then kept for the process)."""
         if self._llama is None:
-            from llama_cpp import Llama
+            from cosci.llm.local.state_cache import PromptStateCache, PromptStateLlama
 
-            from cosci.llm.local.state_cache import PromptStateCache
-
-            self._llama = Llama(model_path=str(gguf_path()), n_ctx=self.cfg.n_ctx, n_batch=self.cfg.n_batch,
+            self._malloc.tune()
+            self._llama = PromptStateLlama(model_path=str(gguf_path()), n_ctx=self.cfg.n_ctx, n_batch=self.cfg.n_batch,
                                 n_threads=self.cfg.n_threads, verbose=False, seed=0)
             # Prompt states keyed by prefix: every call shares the safety preamble and session context, and
             # debate turns share their whole transcript, so most of each prompt is not evaluated again (the
@@ -138,6 +192,7 @@ class LocalModelProvider(CustomLLM):
             cost = {"cpu_seconds": round(cpu_seconds() - cpu, 3), "wall_seconds": round(time.perf_counter() - wall, 3),
                     "prompt_evaluated": int(perf.n_p_eval), "prompt_eval_ms": round(perf.t_p_eval_ms),
                     "generated": int(perf.n_eval), "generation_ms": round(perf.t_eval_ms)}
+            self._malloc.trim()  # the prompt state's copies, freed in this worker thread (see _Malloc)
         return out, cost
 
     def _log(self, entry: dict[str, Any]) -> None:

@@ -6,17 +6,23 @@ also carries a copy of the model's logits buffer (``LlamaState.scores``: ``min(t
 does not see. Measured on the embedded demo: a 256 MB cache held five such copies besides its states, and the session
 process passed 3 GB. A restored state never reads those logits: ``Llama.generate`` always decodes at least one token
 after ``load_state`` (``_requires_eval``), which rewrites them. So :class:`PromptStateCache` keeps only the last row
-(the shape ``load_state`` broadcasts back) and counts every byte a state holds against ``capacity_bytes``.
+(the shape ``load_state`` broadcasts back) and counts every byte a state holds against ``capacity_bytes``, and
+:class:`PromptStateLlama` does not copy the rest in the first place: llama-cpp-python's ``save_state`` copies the
+whole logits buffer and the llama.cpp state three times (a buffer, a compact copy, ``bytes``) before the cache sees
+it, a transient of about 150 MB per call on the demo's longer prompts; this one copies the last row and the state
+twice (the buffer llama.cpp writes, then ``bytes``).
 
 Imported only when the model loads (it imports ``llama_cpp``).
 """
 
 from __future__ import annotations
 
+import ctypes
 from collections.abc import Sequence
 from typing import Any
 
-from llama_cpp import LlamaRAMCache
+import llama_cpp
+from llama_cpp import Llama, LlamaRAMCache, LlamaState
 
 
 def state_bytes(state: Any) -> int:
@@ -35,3 +41,16 @@ class PromptStateCache(LlamaRAMCache):  # type: ignore[misc]  # llama_cpp has no
     def __setitem__(self, key: Sequence[int], value: Any) -> None:
         value.scores = value.scores[-1:].copy()  # see the module docstring: never read after a restore
         super().__setitem__(key, value)
+
+
+class PromptStateLlama(Llama):  # type: ignore[misc]  # llama_cpp has no type information
+    """``Llama`` whose saved prompt states are built without the copies the cache drops (module docstring)."""
+
+    def save_state(self) -> LlamaState:
+        size = llama_cpp.llama_state_get_size(self._ctx.ctx)
+        buffer = (ctypes.c_uint8 * int(size))()
+        n_bytes = int(llama_cpp.llama_state_get_data(self._ctx.ctx, buffer, size))
+        if n_bytes > int(size):
+            raise RuntimeError("Failed to copy llama state data")
+        return LlamaState(scores=self._scores[-1:].copy(), input_ids=self.input_ids.copy(), n_tokens=self.n_tokens,
+                          llama_state=ctypes.string_at(buffer, n_bytes), llama_state_size=n_bytes, seed=self._seed)
