@@ -62,6 +62,7 @@ def _renamed(key: str) -> tuple[str, str] | None:
 
 
 ADDED: dict[str, Any] = {
+    "safety.model_answer_on": ["goal", "hypothesis", "overview", "feedback"],
     "ranking.batch": False,
     "ranking.batch_top_chance": 0.1,
     "ranking.batch_size": 4,

@@ -521,6 +521,11 @@ class SafetyCfg(_Strict):
     )
     exemplars: str = Field(default="safety_exemplars.jsonl", min_length=1, description="Labelled exemplar goals "
                            "(JSON Lines, relative to conf/ or absolute) the offline screen learns from.")
+    model_answer_on: list[Literal["goal", "hypothesis", "overview", "feedback"]] = Field(
+        default=["goal", "hypothesis", "overview", "feedback"],
+        description="Texts a tier unable to classify is still asked about, its answer only recorded for "
+        "measurement (the offline screen decides on every text either way; the demo asks on the goal only, "
+        "design.md#demo).")
     screen: ScreenCfg = Field(default_factory=lambda: ScreenCfg(hit_score=0.6, protected_hit_score=0.6,
                                                                 agent_score=0.6, alone_score=0.6),
                               description="Thresholds of the offline screen.")

@@ -166,6 +166,8 @@ class Classifier:
         notes = [*result.hits, f"offline screen: {result.decision}"
                  + (f" ({result.category}, {result.rule})" if result.category else "")
                  + f", harm score {result.score:.2f}"] if result.hit else []
+        if route.unable_to_classify and subject not in self.cfg.model_answer_on:
+            return _Answer(None, [], "", error="not asked: safety.model_answer_on")  # measurement only (design.md#demo)
         if route.unable_to_classify:  # the screen decides; the answer is only recorded, so it is asked briefly
             shown = text[:RECORD_ONLY_CHARS] + (" [...]" if len(text) > RECORD_ONLY_CHARS else "")
             user = render("safety.record", subject=SUBJECT_LABELS[subject], categories=self.cfg.categories,

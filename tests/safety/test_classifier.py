@@ -79,6 +79,7 @@ async def test_on_a_tier_unable_to_classify_the_screen_refuses_whatever_the_mode
     assert len(port.specs) == 1  # the model was still asked: its answer is recorded for measurement
 
 
+@pytest.mark.overrides("safety.model_answer_on=[goal,hypothesis,overview,feedback]")
 async def test_on_a_tier_unable_to_classify_the_model_is_asked_briefly(config: CosciConfig,
                                                                        store: SessionStore) -> None:
     port = Port("allow")
@@ -94,6 +95,18 @@ async def test_on_a_tier_unable_to_classify_the_model_is_asked_briefly(config: C
     verdict = (await classifier(config, port, store).screen("overview", long_text)).verdict
     assert "THE-END" not in port.prompt and "[...]" in port.prompt  # only the recorded answer sees less
     assert verdict.screen["decided_by"] == "screen"
+
+
+@pytest.mark.overrides("safety.model_answer_on=[goal]")
+async def test_a_tier_unable_to_classify_is_asked_only_on_the_listed_texts_and_the_screen_still_decides(
+        config: CosciConfig, store: SessionStore) -> None:
+    port = Port("allow")
+    clf = classifier(config, port, store)
+    assert (await clf.screen("goal", ORDINARY)).decision == "allow" and len(port.specs) == 1
+    s = await clf.screen("hypothesis", HARMFUL, subject_id="H-1")
+    assert len(port.specs) == 1  # not asked about a hypothesis
+    assert s.decision == "block" and s.acted and s.verdict.categories == ["chemical"]  # the screen quarantines it
+    assert s.verdict.model_decision is None and "not asked: safety.model_answer_on" in s.verdict.rationale
 
 
 @pytest.mark.parametrize("model_says", ["block", "flag"])
