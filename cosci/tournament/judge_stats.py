@@ -18,7 +18,7 @@ judge tier that judged it):
   whatever the session's size. ``bt_agreement_in_sample`` is the same count against the fit on every verdict
   (it includes the verdict being scored, so it is optimistic: shown only beside the held-out figure);
 - per judge tier: matches, first-shown win rate with interval, held-out agreement, and the judge's reliability
-  when the Bradley–Terry fit estimates one (``judge_reliability``, read defensively: a fit without it gives
+  when the Bradley–Terry fit estimates one (``BTFit.reliability``; a fit without judge labels gives
   None).
 
 A rate with no denominator is NaN (nothing to measure yet), never 0.
@@ -294,7 +294,7 @@ def judge_stats(matches: Iterable[JudgedMatch], prior_sd: float) -> JudgeStats:
                     held.setdefault(_label(m), []).extend(_agree(fit, m))
         full = _fit(ids, data, prior_sd)
         in_sample = [a for m in valid for a in _agree(full, m)]
-        reliability = getattr(full, "judge_reliability", None)
+        reliability = dict(full.reliability) or None  # empty: one judge, or a fit without judge labels
     else:
         reliability = None
     everyone = [a for scores in held.values() for a in scores]
