@@ -44,6 +44,8 @@ FULL_TOOL_LOOPS = [
     )
 ]
 """The seeds' tool-loop lengths (seed 000); the demo experiment shortens them for the embedded model."""
+FULL_TOOL_LOOPS += [f"agents.{agent}.tools=[default,literature_*]" for agent in ("generation", "evolution")]
+"""And the tools the demo takes from generation and evolution (design.md#demo): the tests' sessions search."""
 SCHEDULE = [
     "run.max_hypotheses=6",
     "run.n_initial=3",

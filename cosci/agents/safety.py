@@ -15,9 +15,17 @@ Actions (each the offline screen and one classifier call, :class:`~cosci.safety.
 
 from __future__ import annotations
 
+import re
+
 from cosci.agents.base import BaseAgent
 from cosci.domain import Task, TaskResult
+from cosci.grounding.claims import STATUSES
 from cosci.safety.classifier import Classifier, Screening
+
+CLAIM_TAG = re.compile(r"\[(?:" + "|".join(STATUSES) + r")\]")
+"""cosci's own claim-status tags in an overview (``[untraceable]``, ``[hypothesis_only]``, ...): removed before the
+overview is screened, since they are cosci's words, not the model's ("untraceable" is also a harmful-intent term of
+the screen; design.md#safety-screen)."""
 
 
 def goal_text(goal: str, preferences: list[str]) -> str:
@@ -93,7 +101,8 @@ class SafetyAgent(BaseAgent):
         text = self.store.sessions.get().final_overview or ""
         if not text.strip():
             return TaskResult("overview_screened", detail={"decision": "none", "reason": "no overview"})
-        s = await self.classifier.screen("overview", text, task_id=task.id, action=task.action, keep_text=True)
+        s = await self.classifier.screen("overview", CLAIM_TAG.sub("", text), task_id=task.id, action=task.action,
+                                         keep_text=True)
         detail = {"decision": s.decision, "categories": s.verdict.categories, "verdict_id": s.verdict.id}
         if s.acted:
             self.store.sessions.update(final_overview=withheld_notice(s))
