@@ -141,7 +141,10 @@ def check_goal(goal: str, key: str = "session.goal") -> None:
     if not goal.strip():
         raise ConfigError("session.goal: a research goal is required (pick experiment=... or set session.goal=...)")
     words = [w for w in goal.split() if any(c.isalpha() for c in w)]
-    if len(words) < GOAL_MIN_WORDS:
+    # Chinese, Japanese and Korean run words together without spaces: two such letters count as one word more
+    unspaced = sum(1 for c in goal if c.isalpha() and (0x3040 <= ord(c) <= 0x30FF or 0x3400 <= ord(c) <= 0x9FFF
+                                                       or 0xAC00 <= ord(c) <= 0xD7AF))
+    if len(words) + unspaced // 2 < GOAL_MIN_WORDS:
         shown = one_line(goal)[:60]
         raise ConfigError(f"{key}: {shown!r} is not a research goal; state it in words (e.g. 'Suggest "
                           "approved drugs to repurpose for acute myeloid leukemia')")

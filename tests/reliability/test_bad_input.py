@@ -155,3 +155,17 @@ def test_an_unknown_key_is_called_unknown(override: str) -> None:
     with pytest.raises(ConfigError) as err:
         compose(["experiment=demo", "models=fake", override])
     assert str(err.value) == f"{override.split('=')[0]}: unknown key (`python -m cosci.run --cfg job` prints every key)"
+
+
+@pytest.mark.parametrize("goal", ["急性骨髄性白血病に転用できる承認薬を提案してください。",
+                                  "提出可以重新用于急性髓系白血病的已批准药物。",
+                                  "급성 골수성 백혈병에 재사용할 승인 약물을 제안하라"])
+def test_a_goal_in_an_unspaced_script_is_a_goal(tmp_path: Path, goal: str) -> None:
+    """Fresh-user report: a Japanese goal was "not a research goal" (its words are not separated by spaces)."""
+    path = tmp_path / "goal.txt"
+    path.write_text(goal + "\n", encoding="utf-8")
+    cfg = validate(compose(["experiment=demo", "models=fake", f"session.goal_file={path}"]), require_goal=True)
+    assert cfg.session.goal.strip() == goal
+    path.write_text("猫\n", encoding="utf-8")  # one word is still not a goal
+    with pytest.raises(ConfigError, match="is not a research goal"):
+        validate(compose(["experiment=demo", "models=fake", f"session.goal_file={path}"]), require_goal=True)
