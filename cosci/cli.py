@@ -221,11 +221,15 @@ def cmd_report(args: argparse.Namespace) -> None:
     if not args.out:
         sys.stdout.write(text)
         return
-    path = Path(args.out).expanduser().resolve()
+    path = Path(args.out).expanduser().absolute()  # not resolve(): /dev/stdout on a pipe resolves to no file
     if not path.parent.is_dir():
         raise CosciError(f"--out {args.out}: folder {path.parent} does not exist")
-    path.write_text(text, encoding="utf-8")
-    print(path)
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise CosciError(f"--out {args.out}: cannot write it ({exc.strerror or exc})") from exc
+    if path.is_file():
+        print(path)
 
 
 HTML_SUFFIXES = (".html", ".htm")
