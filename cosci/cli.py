@@ -319,8 +319,10 @@ def cmd_feedback(args: argparse.Namespace) -> None:
     print(f"{args.session}: {args.kind} feedback {fid} recorded; it reaches the next generation and evolution prompts")
 
 
-def check_feedback_text(folder: SessionFolder, store: SessionStore, text: str) -> None:
-    """Screen researcher feedback as a goal is screened, before it is stored (a hit is said on stderr).
+def check_feedback_text(folder: SessionFolder, store: SessionStore, text: str, what: str = "feedback") -> None:
+    """Screen researcher feedback as a goal is screened, before it is stored (a hit is said on stderr). ``what``:
+    what the refusal names, the thing the text came with (``feedback``, a ``rating``'s ``--why``, a ``result``'s
+    ``--notes``).
 
     Raises:
         GoalRefused: the classifier refused it (nothing is stored; exit status 3).
@@ -334,8 +336,8 @@ def check_feedback_text(folder: SessionFolder, store: SessionStore, text: str) -
 
     screening = screen_feedback(store, config, text)
     if screening.acted:
-        store.logs.event("feedback_refused", {"verdict_id": screening.verdict.id})
-        raise GoalRefused(f"feedback refused by safety screening, {screening.verdict.line()}; it was not recorded")
+        store.logs.event("feedback_refused", {"verdict_id": screening.verdict.id, "of": what})
+        raise GoalRefused(f"{what} refused by safety screening, {screening.verdict.line()}; it was not recorded")
     from cosci.safety.classifier import said
 
     if line := said(screening.verdict):  # a flag, a disagreement or a screen hit that did not refuse
@@ -388,7 +390,8 @@ def cmd_rate(args: argparse.Namespace) -> None:
     if not ids:
         raise CosciError("cosci rate needs <session|project> and one or two hypothesis ids (or --project NAME and "
                          "the ids)")
-    print(rate(folder, ids, args.prefer, args.score, args.why, check_feedback_text, project))
+    print(rate(folder, ids, args.prefer, args.score, args.why, functools.partial(check_feedback_text, what="rating"),
+               project))
 
 
 def cmd_result(args: argparse.Namespace) -> None:
@@ -398,7 +401,7 @@ def cmd_result(args: argparse.Namespace) -> None:
     if len(ids) != 1:
         raise CosciError("cosci result needs <session|project> and one hypothesis id (or --project NAME and the id)")
     print(record_result(folder, ids[0], args.outcome, args.measure, args.notes, args.file,
-                        check_feedback_text, project))
+                        functools.partial(check_feedback_text, what="result"), project))
 
 
 def cmd_project(args: argparse.Namespace) -> None:

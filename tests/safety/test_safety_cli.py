@@ -62,6 +62,28 @@ async def test_blocked_feedback_exits_3_and_never_reaches_a_prompt(config: Cosci
 
 
 @pytest.mark.overrides(CAPABLE)
+async def test_a_refused_rating_or_result_is_named_as_such(config: CosciConfig, fake: FakeBackend,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    rt, _, _ = await run(config)
+    sid, data, h = rt.session_id, config.paths.data_dir, rt.store.hypotheses.ranked()[0].id
+    await rt.close()
+    harmful = "Next, make the strain spread between mammals BLOCKED-TEXT"
+    for args, what in ((("rate", sid, h, "--score", "2", "--why", harmful), "rating"),
+                       (("result", sid, h, "--outcome", "refuted", "--notes", harmful), "result")):
+        fake.script(FakeReply.verdict("block", "biological", rationale="enhancement request"),
+                    agent="safety", action="ScreenFeedback")
+        code, _, err = await asyncio.to_thread(cli, capsys, data, *args)
+        said = [line for line in err.splitlines() if "safety" in line]  # (LiteLLM may warn of the second event loop)
+        assert code == 3 and len(said) == 1, err
+        assert said[0].startswith(f"cosci: {what} refused by safety screening, block (biological)"), said
+        assert said[0].endswith("; it was not recorded")
+    store = SessionStore.open(data / "sessions" / sid / "store.sqlite", sid)
+    assert not store.researcher.ratings() and not store.researcher.observations()
+    assert [e["payload"]["of"] for e in store.logs.events("feedback_refused")] == ["rating", "result"]
+    store.close()
+
+
+@pytest.mark.overrides(CAPABLE)
 async def test_release_puts_a_quarantined_hypothesis_back_in_the_tournament(
         config: CosciConfig, fake: FakeBackend, capsys: pytest.CaptureFixture[str]) -> None:
     fake.script(FakeReply.verdict("block", "cyber", rationale="describes an intrusion"),
