@@ -50,6 +50,7 @@ from cosci.paths import writable_data_dir
 from cosci.session.folder import SessionFolder
 from cosci.session.summary import batch_spend, outstanding_line
 from cosci.store import SessionStore
+from cosci.text import counted, plural
 
 FEEDBACK_KINDS = ("directive", "preference", "rejection", "pin")
 
@@ -77,11 +78,12 @@ def cmd_list(args: argparse.Namespace) -> None:
         with folder.store() as store:
             row = store.sessions.get()
             states = store.hypotheses.state_counts()
+            n, m = store.hypotheses.count(), store.matches.count()
             print(
                 f"{folder.session_id}  {folder.shown_status(row.status):8s} {row.stop_reason or '-':11s} "
-                f"{store.hypotheses.count():3d} hypotheses ({states.get('rejected', 0)} rejected, "
-                f"{states.get('retired', 0)} retired)  "
-                f"{store.matches.count():4d} matches  {' '.join(row.research_goal.split())[:60]}"
+                f"{n:3d} {plural(n, 'hypothesis', 'hypotheses')} "
+                f"({states.get('rejected', 0)} rejected, {states.get('retired', 0)} retired)  "
+                f"{m:4d} {plural(m, 'match', 'matches')}  {' '.join(row.research_goal.split())[:60]}"
             )
 
 
@@ -155,7 +157,7 @@ def status_report(folder: SessionFolder, store: SessionStore) -> list[str]:
         out.append(f"cache reads  {shares.pop('total', 0.0):.1%} of input tokens  "
                    + ", ".join(f"{a} {s:.1%}" for a, s in sorted(shares.items())))
     for model, (n, speed, first) in store.logs.call_speeds().items():  # measured, beside the configured speeds
-        out.append(f"speed        {model}: {speed:.0f} tokens/s median over {n} calls"
+        out.append(f"speed        {model}: {speed:.0f} tokens/s median over {n} {plural(n, 'call')}"
                    + (f", first token after {first:.1f} s (streamed)" if first is not None else ""))
     out.append(f"active time  {row.elapsed_seconds:.0f} s of {row.wall_clock_seconds:.0f} s")
     out += status_lines(store)  # evidence verified / misquoted / unseen, the overview's claims and audit
@@ -248,7 +250,8 @@ def report_lines(store: SessionStore) -> list[str]:
         bt = store.matches.bt()
         for i, h in enumerate(sorted(store.hypotheses.all(), key=lambda h: -h.elo), 1):
             score = f" BT {bt[h.id][0]:+.2f} [{bt[h.id][1]:+.2f}, {bt[h.id][2]:+.2f}]" if h.id in bt else ""
-            out.append(f"{i:3d}. [{h.id}] Elo {h.elo:6.0f}{score} ({h.matches_played} matches, {h.state})  {h.title}")
+            out.append(f"{i:3d}. [{h.id}] Elo {h.elo:6.0f}{score} ({counted(h.matches_played, 'match', 'matches')}, "
+                       f"{h.state})  {h.title}")
         out.append("\n" + "\n".join(tournament_lines(store)))
     from cosci.agents.researcher_context import agreement, agreement_line, researcher_lines
     from cosci.tournament.judge_stats import ranking_setting

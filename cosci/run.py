@@ -30,7 +30,7 @@ from cosci.errors import CosciError, GoalRefused, MissingApiKey, UnknownModel
 from cosci.launchers import check_launcher, quiet_schema_warning
 from cosci.llm.gateway.routing import Router
 from cosci.paths import conf_dir, writable_data_dir
-from cosci.text import one_line
+from cosci.text import one_line, plural
 from cosci.tracking import check_tracking
 
 _PRINT_ONLY_FLAGS = ("cfg", "help", "hydra_help", "info", "shell_completion")
@@ -119,8 +119,9 @@ def check_corpus(config: CosciConfig) -> None:
 
     corpus = load_corpus(config)
     if corpus.skipped:
-        print(f"cosci: warning: session.corpus_path: {corpus.skipped} rows skipped (not JSON objects with a "
-              f"title or an abstract); {len(corpus.records)} records kept", file=sys.stderr)
+        print(f"cosci: warning: session.corpus_path: {corpus.skipped} "
+              f"{plural(corpus.skipped, 'row')} skipped (not JSON objects with a title or an abstract); "
+              f"{len(corpus.records)} {plural(len(corpus.records), 'record')} kept", file=sys.stderr)
 
 
 def check_skills(path: str) -> None:

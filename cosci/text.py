@@ -15,3 +15,14 @@ def error_line(exc: BaseException, limit: int = 300) -> str:
     characters."""
     message = str(exc).strip()
     return one_line(message.splitlines()[0] if message else type(exc).__name__, limit)
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``word`` as it follows the count ``n`` on a line: singular for exactly one, else ``many`` (default
+    ``word + "s"``): ``f"{n} {plural(n, 'session')}"`` reads ``1 session``, ``0 sessions``, ``2 sessions``."""
+    return word if n == 1 else many or f"{word}s"
+
+
+def counted(n: int, word: str, many: str | None = None) -> str:
+    """``n`` and :func:`plural` of ``word``: ``1 call``, ``3 calls``, ``1 match``, ``2 matches`` (``many``)."""
+    return f"{n} {plural(n, word, many)}"

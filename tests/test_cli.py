@@ -11,6 +11,7 @@ from cosci.llm.fake.provider import FakeBackend
 from cosci.session.runtime import SessionRuntime
 from cosci.store import STORE_FILE, SessionStore
 from cosci.supervisor.loop import Supervisor
+from tests.conftest import make_config
 from tests.conftest import run_cli as _cli
 
 
@@ -293,3 +294,22 @@ def test_a_main_block_is_the_last_statement_of_its_module() -> None:
         body = ast.parse(path.read_text(encoding="utf-8")).body
         mains = [i for i, node in enumerate(body) if isinstance(node, ast.If) and "__main__" in ast.unparse(node.test)]
         assert mains in ([], [len(body) - 1]), f"{path}: the __main__ block is not last"
+
+
+async def test_a_count_of_one_is_singular(tmp_path: Path, fake: FakeBackend,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    from cosci.text import counted
+
+    data = tmp_path / "data"
+    sid = await run_plain(make_config(data, "session.project=p"))
+    store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
+    for h in store.hypotheses.ranked()[1:]:  # one left in the pool
+        store.hypotheses.set_state(h.id, "rejected")
+    store.close()
+    code, out, _ = _cli(capsys, "--data-dir", str(data), "list")
+    assert code == 0 and "  1 hypothesis (" in out, out
+    code, out, _ = _cli(capsys, "--data-dir", str(data), "project", "list")
+    assert code == 0 and out.startswith("p  1 session  ") and " 1 sessions" not in out, out
+    assert [counted(n, "rejected direction") for n in (0, 1, 2)] == [
+        "0 rejected directions", "1 rejected direction", "2 rejected directions"]
+    assert counted(1, "match", "matches") == "1 match" and counted(3, "match", "matches") == "3 matches"

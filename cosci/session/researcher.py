@@ -22,6 +22,7 @@ from cosci.session.folder import SessionFolder
 from cosci.store import SessionStore
 from cosci.store.project import ProjectStore
 from cosci.store.researcher import OUTCOMES, Outcome
+from cosci.text import plural
 
 MEASURE = re.compile(r"^([A-Za-z][A-Za-z0-9_.\-]{0,63})=(.+)$")
 
@@ -234,8 +235,9 @@ def project_lines(data_dir: Path, name: str | None) -> list[str]:
         for n in names:
             p = ProjectStore.open(data_dir, n)
             try:
-                out.append(f"{n}  {len(p.sessions())} sessions  {len(p.hypotheses())} hypotheses  "
-                           f"{len(p.rejected())} rejected directions  {len(p.observations())} results")
+                counts = ((len(p.sessions()), "session", None), (len(p.hypotheses()), "hypothesis", "hypotheses"),
+                          (len(p.rejected()), "rejected direction", None), (len(p.observations()), "result", None))
+                out.append("  ".join([n, *(f"{k} {plural(k, word, many)}" for k, word, many in counts)]))
             finally:
                 p.close()
         return out

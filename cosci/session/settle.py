@@ -24,7 +24,7 @@ from cosci.llm.gateway.routing import Router
 from cosci.llm.port.types import BatchPort, LLMPort
 from cosci.session.folder import SessionFolder
 from cosci.store import SessionStore
-from cosci.text import error_line
+from cosci.text import error_line, plural
 from cosci.tournament.elo import EloRule
 
 
@@ -88,11 +88,13 @@ async def _settle(config: CosciConfig, store: SessionStore) -> list[str]:
             lines.append(f"batch {batch.batch_id}: not settled, {error_line(exc)}")
             continue
         if result.kind == "match_batch_outstanding":
-            lines.append(f"batch {batch.batch_id}: still running at the provider ({batch.matches} matches, "
+            lines.append(f"batch {batch.batch_id}: still running at the provider ({batch.matches} "
+                         f"{plural(batch.matches, 'match', 'matches')}, "
                          f"${batch.reserved_usd:.4f} at most)")
             continue
         cost = budget.total_spent_usd - before
-        lines.append(f"batch {batch.batch_id}: settled, {len(result.match_ids)} of {batch.matches} matches applied,"
+        lines.append(f"batch {batch.batch_id}: settled, {len(result.match_ids)} of {batch.matches} "
+                     f"{plural(batch.matches, 'match', 'matches')} applied,"
                      f" ${cost:.4f}")
         store.logs.event("match_batch_settled", {"batch_id": batch.batch_id, "matches": result.match_ids,
                                                   "usd": cost, "after_stop": True}, agent="ranking")

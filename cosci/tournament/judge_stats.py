@@ -35,6 +35,7 @@ from typing import Any, Protocol
 
 from scipy.stats import binomtest
 
+from cosci.text import counted
 from cosci.tournament.bt import BTFit, Verdict, fit_bt
 
 FOLDS = 5
@@ -179,14 +180,17 @@ class JudgeStats:
             biased_share: ``ranking.dual_order_biased_share``, named in the warning when given.
         """
         s, f = self.first_shown, self.flips
-        out = [f"judge: first-shown wins {_pct(s.rate)} (95 % CI {_ci(s)}) of {s.n} valid calls; flip rate "
-               f"{_pct(f.rate)} (95 % CI {_ci(f)}; {f.k} of {f.n} dual-order matches); draws {_pct(self.draw_rate)}, "
-               f"invalid {_pct(self.invalid_rate)} of {self.calls} calls",
-               f"judge: agrees with the Bradley–Terry order on {_pct(self.bt_agreement)} of {self.bt_agreement_n} "
-               f"held-out verdicts ({FOLDS}-fold; in-sample {_pct(self.bt_agreement_in_sample)})"]
+        dual = counted(f.n, "dual-order match", "dual-order matches")
+        out = [f"judge: first-shown wins {_pct(s.rate)} (95 % CI {_ci(s)}) of {counted(s.n, 'valid call')}; flip "
+               f"rate {_pct(f.rate)} (95 % CI {_ci(f)}; {f.k} of {dual}); draws {_pct(self.draw_rate)}, invalid "
+               f"{_pct(self.invalid_rate)} of {counted(self.calls, 'call')}",
+               f"judge: agrees with the Bradley–Terry order on {_pct(self.bt_agreement)} of "
+               f"{counted(self.bt_agreement_n, 'held-out verdict')} ({FOLDS}-fold; in-sample "
+               f"{_pct(self.bt_agreement_in_sample)})"]
         if len(self.judges) > 1:
-            out += [f"judge {tier}: {j.matches} matches, first-shown wins {_pct(j.first_shown.rate)} (95 % CI "
-                    f"{_ci(j.first_shown)}), held-out agreement {_pct(j.agreement)} of {j.agreement_n}"
+            out += [f"judge {tier}: {counted(j.matches, 'match', 'matches')}, first-shown wins "
+                    f"{_pct(j.first_shown.rate)} (95 % CI {_ci(j.first_shown)}), held-out agreement "
+                    f"{_pct(j.agreement)} of {j.agreement_n}"
                     + ("" if j.reliability is None else f", reliability {j.reliability:.2f}")
                     for tier, j in sorted(self.judges.items())]
         if self.position_bias:
@@ -197,7 +201,7 @@ class JudgeStats:
                        f"{_pct(s.rate)}, 95 % CI {_ci(s)} excludes 50 %){raised}")
         elif self.flagged(tolerance):
             out.append(f"note: the first-shown win rate {_pct(s.rate)} is more than {100 * tolerance:.0f} points from"
-                       f" 50 %, but its 95 % CI {_ci(s)} includes 50 % ({s.n} calls): not significant")
+                       f" 50 %, but its 95 % CI {_ci(s)} includes 50 % ({counted(s.n, 'call')}): not significant")
         return out
 
 

@@ -23,6 +23,7 @@ from cosci.llm.fake.provider import FakeBackend
 from cosci.session.runtime import SessionRuntime
 from cosci.store import task_specs as specs
 from cosci.supervisor.rules import Scheduler
+from cosci.text import counted
 from cosci.tournament.elo import EloRule
 
 BATCHING = ("+models.tiers.cheap.batch=true", "ranking.top_k=2", "ranking.batch_top_chance=0.1",
@@ -329,7 +330,8 @@ async def test_a_budget_stop_shows_a_running_batch_as_outstanding_and_resume_set
 
     await cli(["--data-dir", str(data), "resume", sid, "models.fake.batch_polls=1"])  # it has ended by now
     out = capsys.readouterr().out
-    assert f"{sid}: batch {batch.batch_id}: settled, {batch.matches} of {batch.matches} matches applied" in out
+    applied = counted(batch.matches, "match", "matches")
+    assert f"{sid}: batch {batch.batch_id}: settled, {batch.matches} of {applied} applied" in out
     store = SessionStore.open(rt.home.store_path, sid)
     try:
         assert store.batches.outstanding() == []
