@@ -201,10 +201,11 @@ def record_result(folder: SessionFolder, hid: str, outcome: str, measures: Seque
             queued = Scheduler(config, store).result_reviews()
         _refit(folder, store)
         _sync(folder, store)
-    when = ("queued now" if folder.is_running() else f"queued for `cosci resume {sid}`") if queued else "none queued"
+    when = "queued now" if folder.is_running() else f"queued for `cosci resume {sid}`"
+    reviews = f"{queued} {when}" if queued else "none queued"
     measured = f"; measures: {measures_line(values)}" if values else ""
     return (f"{sid}: result {oid} on {hid} recorded ({outcome}; {state}{measured}); observation reviews of its "
-            f"relatives: {queued} {when}")
+            f"relatives: {reviews}")
 
 
 def _move(store: SessionStore, hid: str, outcome: Outcome) -> str:

@@ -168,9 +168,10 @@ def test_a_second_session_of_a_project_starts_from_the_first(
     code, _, err = _cli(capsys, "--data-dir", str(data), "feedback", first, "--kind", "rejection",
                         "--hypothesis", top[-1])
     assert code == 2  # a done session takes no feedback; a result does
-    code, _, err = _cli(capsys, "--data-dir", str(data), "result", first, top[-1], "--outcome", "refuted",
-                        "--notes", "the knockout showed no change")
+    code, out, err = _cli(capsys, "--data-dir", str(data), "result", first, top[-1], "--outcome", "refuted",
+                          "--notes", "the knockout showed no change")
     assert code == 0, err
+    assert out.rstrip().endswith("observation reviews of its relatives: none queued"), out  # a done session: no count
     fake.calls.clear()
     second = asyncio.run(run_plain(make_config(data, "session.project=p1", "run.seed=1")))
     store = _store(data, second)
