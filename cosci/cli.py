@@ -14,7 +14,8 @@
     cosci release <id> <H-id> --why T [--by W]  release a hypothesis quarantined by safety screening
     cosci rate <id|project> <H-a> <H-b> --prefer a|b|tie [--why T] | cosci rate <id|project> <H-id> --score 1-5
                                                 the researcher's rating: a preference enters the Bradley-Terry fit
-                                                (``--project NAME <H-id> ...`` names the project as an option)
+                                                (``--project NAME`` names the project as an option: then the
+                                                session may be left out, ``--project NAME <H-id> ...``)
     cosci result <id|project> <H-id> --outcome supported|refuted|inconclusive [--measure NAME=VALUE ...]
                  [--notes T] [--file F]         an experimental result: refuted leaves the tournament, supported pins
     cosci project list | cosci project show NAME   a project's sessions, best hypotheses, rejected directions
@@ -375,24 +376,33 @@ def cmd_release(args: argparse.Namespace) -> None:
 
 def _target(args: argparse.Namespace, ids: list[str]) -> tuple[SessionFolder, list[str], str | None]:
     """The session, the hypothesis ids and the project a ``cosci rate`` / ``cosci result`` names: ``<session|project>
-    H-id ...``, or ``--project NAME H-id ...`` (then every positional is a hypothesis id)."""
+    H-id ...``; with ``--project NAME``, ``<session> H-id ...`` (the session must be one of the project's) or only
+    the ids (the project's newest session holding them). A first positional that is no hypothesis id (``H-...``) is
+    the session, so ``<session> H-id --project NAME`` never reads the session id as a hypothesis id."""
     from cosci.session.researcher import resolve_target
 
     root = data_dir(args.data_dir)
-    if args.project:
+    if args.project and args.target.startswith("H-"):  # only the ids
         ids = [args.target, *ids]
         return resolve_target(root, args.project, ids, project_only=True), ids, args.project
+    if args.project:  # the session; rate / record_result check that it is one of the project's
+        return SessionFolder.existing(root, args.target), ids, args.project
     folder = resolve_target(root, args.target, ids)
     return folder, ids, args.target if folder.session_id != args.target else None
+
+
+def _id_count(args: argparse.Namespace) -> int:
+    """The hypothesis ids a ``cosci rate`` / ``cosci result`` names (with ``--project``, a first ``H-...`` is one)."""
+    return len(args.hypotheses) + bool(args.project and args.target.startswith("H-"))
 
 
 def cmd_rate(args: argparse.Namespace) -> None:
     from cosci.session.researcher import rate
 
+    if (n := _id_count(args)) not in (1, 2):
+        raise CosciError(f"cosci rate needs <session|project> and one or two hypothesis ids (got {n}; with "
+                         "--project NAME the session may be left out)")
     folder, ids, project = _target(args, list(args.hypotheses))
-    if not ids:
-        raise CosciError("cosci rate needs <session|project> and one or two hypothesis ids (or --project NAME and "
-                         "the ids)")
     print(rate(folder, ids, args.prefer, args.score, args.why, functools.partial(check_feedback_text, what="rating"),
                project))
 
@@ -400,9 +410,10 @@ def cmd_rate(args: argparse.Namespace) -> None:
 def cmd_result(args: argparse.Namespace) -> None:
     from cosci.session.researcher import record_result
 
-    folder, ids, project = _target(args, [args.hypothesis] if args.hypothesis else [])
-    if len(ids) != 1:
-        raise CosciError("cosci result needs <session|project> and one hypothesis id (or --project NAME and the id)")
+    if (n := _id_count(args)) != 1:
+        raise CosciError(f"cosci result needs <session|project> and one hypothesis id (got {n}; with --project NAME "
+                         "the session may be left out)")
+    folder, ids, project = _target(args, list(args.hypotheses))
     print(record_result(folder, ids[0], args.outcome, args.measure, args.notes, args.file,
                         functools.partial(check_feedback_text, what="result"), project))
 
@@ -609,8 +620,8 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("target", metavar="session|project",
                     help="a session id, or a project name (its newest session holding the hypotheses)")
     sp.add_argument("hypotheses", nargs="*", metavar="H-id", help="one hypothesis (--score) or two (--prefer)")
-    sp.add_argument("--project", default=None, help="the project whose newest session holding the hypotheses is "
-                    "rated (then give only the ids)")
+    sp.add_argument("--project", default=None, help="the project the session belongs to; without a session (only "
+                    "the ids) its newest session holding the hypotheses is rated")
     sp.add_argument("--prefer", choices=("a", "b", "tie"), default=None, help="which of the two is better")
     sp.add_argument("--score", default=None, help="a score of one hypothesis, 1-5")
     sp.add_argument("--why", default="", help="the reason (screened like feedback text)")
@@ -618,9 +629,9 @@ def parser() -> argparse.ArgumentParser:
     sp = add("result", help="record an experimental result on a hypothesis")
     sp.add_argument("target", metavar="session|project",
                     help="a session id, or a project name (its newest session holding the hypothesis)")
-    sp.add_argument("hypothesis", nargs="?", default=None, help="the hypothesis tested (H-...)")
-    sp.add_argument("--project", default=None, help="the project whose newest session holding the hypothesis "
-                    "records the result (then give only the id)")
+    sp.add_argument("hypotheses", nargs="*", metavar="H-id", help="the hypothesis tested (one id)")
+    sp.add_argument("--project", default=None, help="the project the session belongs to; without a session (only "
+                    "the id) its newest session holding the hypothesis records the result")
     sp.add_argument("--outcome", choices=("supported", "refuted", "inconclusive"), required=True)
     sp.add_argument("--measure", action="append", default=[], help="NAME=VALUE, repeatable")
     sp.add_argument("--notes", default="", help="what was done and seen (screened like feedback text)")

@@ -372,16 +372,25 @@ def test_a_rating_names_the_project_as_a_result_does(tmp_path: Path, fake: FakeB
     assert code == 0 and out.startswith(f"{sid}: rating ") and "prefer b" in out, err
     code, out, err = _cli(capsys, "--data-dir", str(data), "result", "--project", "lab", a, "--outcome", "inconclusive")
     assert code == 0 and out.startswith(f"{sid}: result "), err
+    # the session and the ids with --project, as `cosci rate --help` shows them: the session id is no hypothesis id
+    code, out, err = _cli(capsys, "--data-dir", str(data), "rate", sid, b, "--score", "3", "--project", "lab")
+    assert code == 0 and out.startswith(f"{sid}: rating ") and f"{b}: score 3/5" in out, err
+    code, out, err = _cli(capsys, "--data-dir", str(data), "result", sid, b, "--project", "lab",
+                          "--outcome", "supported")
+    assert code == 0 and out.startswith(f"{sid}: result ") and f" on {b} " in out, err
     project = ProjectStore.open(data, "lab")
-    assert len(project.ratings()) == 2 and len(project.observations()) == 1  # in the project's store
+    assert len(project.ratings()) == 3 and len(project.observations()) == 2  # in the project's store
     project.close()
     for args, message in [(["rate", "--project", "nope", a, "--score", "4"], "no project 'nope'"),
                           (["rate", "--project", "lab", "H-000000000000", "--score", "4"], "in project lab"),
-                          (["rate", "--project", "lab", sid, a, "--score", "4"], "all of"),
+                          (["rate", "--project", "other", sid, a, "--score", "4"], "is not in project other"),
+                          (["rate", "--project", "lab", sid, a, b, "H-000000000000", "--prefer", "a"], "(got 3;"),
                           (["rate", "lab"], "needs <session|project>"),
+                          (["result", "--project", "lab", sid, "--outcome", "supported"], "(got 0;"),
+                          (["result", sid, a, b, "--outcome", "supported"], "one hypothesis id (got 2;"),
                           (["result", "lab", "--outcome", "supported"], "needs <session|project>")]:
         code, _, err = _cli(capsys, "--data-dir", str(data), *args)
         assert code == 2 and err.count("\n") == 1 and message in err, (args, err)
     store = _store(data, sid)
-    assert len(store.researcher.ratings()) == 2
+    assert len(store.researcher.ratings()) == 3
     store.close()
