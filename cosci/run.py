@@ -9,11 +9,13 @@ with status 2 and one line on stderr naming the key and the rule, and nothing is
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import logging
 import os
 import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -112,12 +114,32 @@ def check_resumable(data_dir: Path, session_id: str) -> None:
         raise CosciError(f"session {session_id} is {status}; `cosci report {session_id}` shows its overview")
 
 
+@contextlib.contextmanager
+def warnings_said() -> Iterator[None]:
+    """The warnings the tools log while a check below runs, on stderr as every cosci warning is said
+    (``cosci: warning: ...``): the session's own terminal handler (flows/launch.py) is not installed yet, and
+    without one Python's last-resort handler would print the bare message."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("cosci: warning: %(message)s"))
+    handler.setLevel(logging.WARNING)
+    logger = logging.getLogger("cosci.tools")
+    propagate = logger.propagate
+    logger.addHandler(handler)
+    logger.propagate = False  # said once, here, not also by a handler a parent logger has
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = propagate
+
+
 def check_corpus(config: CosciConfig) -> None:
     """Load the local corpus once before anything runs: a bad path or file fails here, in one line (its
     documents' passages are cached, so the session's own load reads them back: design.md#own-documents)."""
     from cosci.tools.corpus import load_corpus
 
-    corpus = load_corpus(config)
+    with warnings_said():
+        corpus = load_corpus(config)
     if corpus.skipped:
         print(f"cosci: warning: session.corpus_path: {corpus.skipped} "
               f"{plural(corpus.skipped, 'row')} skipped (not JSON objects with a title or an abstract); "
@@ -128,7 +150,8 @@ def check_skills(path: str) -> None:
     """Scan ``tools.skills_path`` before anything runs: a path that is no folder fails here, in one line."""
     from cosci.tools.skills import discover
 
-    discover(Path(path).expanduser())
+    with warnings_said():
+        discover(Path(path).expanduser())
 
 
 def parallel_launcher(job: Sequence[str]) -> bool:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from cosci.config.load import ConfigError
@@ -25,3 +27,14 @@ def test_an_override_hydra_cannot_parse_is_one_config_error() -> None:
     with pytest.raises(ConfigError) as err:
         expand_sweep(["run.seed=1,,2"])
     assert "\n" not in str(err.value)
+
+
+def test_a_pre_flight_skills_warning_is_said_as_every_cosci_warning(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    from cosci.run import check_skills
+
+    (tmp_path / "empty_skills").mkdir()
+    check_skills(str(tmp_path / "empty_skills"))
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"cosci: warning: tools.skills_path: {tmp_path / 'empty_skills'} holds no SKILL.md (its "
+                   "subfolders neither): no skill tools this session"], err
