@@ -80,6 +80,9 @@ class SessionSummary:
     outstanding_batches: int = 0
     batches: BatchSpend | None = None
     """Ranking's spend through provider batches and what the batch price saved (None: no match was batched)."""
+    overview_withheld: str = ""
+    """The verdict line of the screening that withheld the final overview (empty: not withheld; design.md#safety),
+    read from the record's overview verdict, as ``cosci status`` reads it."""
 
     def __post_init__(self) -> None:
         if isinstance(self.batches, dict):  # a summary read back from its JSON (the flow's return value)
@@ -113,6 +116,9 @@ class SessionSummary:
             out.append(f"continue  cosci resume {self.session_id}")
         else:
             out.append(f"overview  {self.overview_path}")
+            if self.overview_withheld:
+                out.append(f"withheld  the overview, by safety screening, {self.overview_withheld}; its text is in "
+                           "final/overview.withheld.md")
         out.append(f"store     {self.store_path}")
         if self.mlflow_run_id:
             out.append(f"mlflow    run {self.mlflow_run_id} in {self.tracking_uri}")
@@ -137,6 +143,7 @@ def summarise(rt: SessionRuntime, reason: Any, overview: Path, run_id: str | Non
     row = rt.store.sessions.get()
     stats = collect(rt.store, row.elapsed_seconds, rt.config.ranking.elo_initial)
     outstanding = rt.store.batches.outstanding()
+    withheld = rt.store.safety.latest("overview")
     return SessionSummary(
         session_id=rt.session_id, stop_reason=str(getattr(reason, "value", reason)), spent_usd=stats.spent_usd,
         tokens=stats.tokens, hypotheses=stats.hypotheses, matches=stats.matches, top_elo=stats.top1_elo,
@@ -146,4 +153,4 @@ def summarise(rt: SessionRuntime, reason: Any, overview: Path, run_id: str | Non
         judge=session_judge_stats(rt.store).to_dict(),
         outstanding_usd=sum(b.reserved_usd for b in outstanding),
         outstanding_matches=sum(b.matches for b in outstanding), outstanding_batches=len(outstanding),
-        batches=batch_spend(rt.store))
+        batches=batch_spend(rt.store), overview_withheld=withheld.line() if withheld and withheld.acted else "")

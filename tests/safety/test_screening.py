@@ -149,6 +149,12 @@ async def test_a_blocked_overview_is_withheld(config: CosciConfig, fake: FakeBac
         assert (rt.folder / "final" / "overview.md").read_text() == overview
         assert (rt.folder / "final" / "overview.withheld.md").read_text() == withheld
         assert rt.store.sessions.status() == "done"
+        from cosci.session.summary import summarise
+
+        said = [line for line in summarise(rt, "done", rt.folder / "final" / "overview.md", None).lines()
+                if line.startswith("withheld")]  # the terminal summary says so too
+        assert said == ["withheld  the overview, by safety screening, block (biological): the synthesis assembles a "
+                        "harmful route; its text is in final/overview.withheld.md"], said
     finally:
         await rt.close()
 
