@@ -84,10 +84,10 @@ TAU_GRID: NDArray[np.float64] = np.exp(np.linspace(math.log(0.15), math.log(6.0)
 HYPER_SD = 1.0
 """sd of the log-normal hyperprior on τ, in log τ (centred on ``prior_sd``)."""
 
-CI_FAMILY = (0.0438, 0.0531, -0.0021, -0.0016, 0.0678, 0.0986)
+CI_FAMILY = (0.0843, 0.0767, -0.0046, -0.0817, 0.0126, 0.009)
 """Coefficients ``(a, b, c, d, e, g)`` of the ``eb_is`` widening (:func:`inflation_family`, :func:`ci_inflation`),
-chosen by ``python -m bench.ranking_sim --coverage --choose --first-trial 1000 --trials 100`` (tuning trials
-1000-1099; bench/README.md, design.md#tournament)."""
+chosen by ``python -m bench.ranking_sim --coverage --choose --first-trial 1000 --trials 400`` (tuning trials
+1000-1399; bench/README.md, design.md#tournament)."""
 
 NU_PRIOR_SD = 3.0
 RHO_PRIOR_SD = 1.0
