@@ -22,6 +22,8 @@ the first-shown ids; ``calls``: a verdict per call; ``2judges``: every other cal
 (:data:`cosci.tournament.uncertainty.PAIRING_FIT`; 4 ms); the leaderboard is the ``eb_is`` fit, read at each
 budget. ``default`` passes the first-shown ids (``first=``) to both, as the session does; ``noorder`` does not;
 ``before`` pairs on ``eb_is`` without them (the session at the previous stop; ~50 ms a refit, slow).
+``session+cap`` also applies the rematch cap (``ranking.max_matches_per_pair``), as a session does; the other
+variants do not, so theirs are upper bounds.
 ``--pair-scores``: how closely the pair scores on each fit method track the half-win fit's.
 
 ``python -m bench.ranking_sim --coverage``: the coverage of the fit's 95 % intervals per regime
@@ -54,6 +56,7 @@ from cosci.tournament.elo import EloRule
 from cosci.tournament.engine import TournamentCfg, plan_match
 from cosci.tournament.judge_stats import position_bias
 from cosci.tournament.judging import DualOrderState, resolve, score_of
+from cosci.tournament.pairing import BlockedPairs, never_blocked
 
 
 @dataclass
@@ -79,6 +82,8 @@ class SimOpts:
         state: pass the session's dual-order record (:class:`~cosci.tournament.judging.DualOrderState`: the
             sample's quota, and once the first-shown win rate's 95 % interval excludes ½ the
             ``dual_order_biased_share`` of close pairs judged in both orders), as a session does.
+        cap: apply the rematch cap (``ranking.max_matches_per_pair``: a pair judged that many times is never chosen
+            again), as a session does; off in the earlier variants, whose figures are therefore upper bounds.
     """
 
     fit: str = "eb_is"
@@ -88,6 +93,7 @@ class SimOpts:
     labels: bool = False
     pair_fit: str = "laplace"
     state: bool = False
+    cap: bool = False
 
 
 def judge(q: dict[str, float], first: str, second: str, bias: float, rng: np.random.Generator,
@@ -126,13 +132,16 @@ def run_trial(cfg: TournamentCfg, bias: float, trial: int, budgets: tuple[int, .
     jrng, ids = np.random.default_rng(2000 + trial), list(q)
     fit = fit_bt(ids, [])
     first_wins, duals = 0, 0
+    played: dict[tuple[str, str], int] = {}
+    cap = shipped_ranking().max_matches_per_pair
     for step in range(10**6):
         if calls >= budgets[-1] * n // per:
             break
         state = DualOrderState(step, duals, position_bias(first_wins, calls)) if opts.state else None
+        blocked = BlockedPairs(frozenset(p for p, k in played.items() if k >= cap)) if opts.cap else never_blocked
         plan = plan_match(list(players.values()), random.Random(f"{trial}:{step}"), lambda a, b: 0.0, cfg, fit,
-                          state=state)
-        assert plan is not None
+                          state=state, blocked=blocked)
+        assert plan is not None, "every pair at the rematch cap (a session would stop `stalled`)"
         orders = [(plan.first, plan.second)] + ([(plan.second, plan.first)] if plan.dual else [])
         who = [(calls + k) % 2 if opts.judge2_sd is not None else 0 for k in range(len(orders))]
         winners = [judge(q, f, s, bias, jrng, opts.judge2_sd if g and opts.judge2_sd else 1.0)
@@ -142,6 +151,7 @@ def run_trial(cfg: TournamentCfg, bias: float, trial: int, budgets: tuple[int, .
         duals += plan.dual
         first_wins += sum(w == f for (f, _), w in zip(orders, winners, strict=True))
         a, b = sorted((plan.first, plan.second))
+        played[(a, b)] = played.get((a, b), 0) + 1
         s = score_of(a, outcome)
         assert s is not None
         draws += s == 0.5
@@ -195,6 +205,7 @@ VARIANTS: dict[str, tuple[TournamentCfg, SimOpts]] = {
     "before+sample-0.1": (SAMPLED, SimOpts(order=False, pair_fit="eb_is")),
     "calls+sample-0.1": (SAMPLED, SimOpts(feed="calls")),
     "session+sample-0.1": (SAMPLED, SimOpts(state=True)),
+    "session+cap+sample-0.1": (SAMPLED, SimOpts(state=True, cap=True)),
     "thompson+sample-0.1": (replace(SAMPLED, uncertainty=replace(SAMPLED.uncertainty, pair_draw="thompson")),
                             SimOpts()),
     "default+dual-close": (replace(DEFAULT, dual=replace(DEFAULT.dual, policy="close")), SimOpts()),
