@@ -121,6 +121,11 @@ class SessionFolder:
     def overview_path(self) -> Path:
         return self.final_dir / "overview.md"
 
+    @property
+    def withheld_overview_path(self) -> Path:
+        """Where an overview the safety screen withheld is kept (never in overview.md or MLflow; design.md#safety)."""
+        return self.final_dir / "overview.withheld.md"
+
     # --- the store ---------------------------------------------------------------------------------------
     def open_store(self) -> SessionStore:
         """Open (creating it if needed) the session's store; the caller closes it (prefer :meth:`store`)."""

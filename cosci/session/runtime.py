@@ -183,7 +183,7 @@ class SessionRuntime:
         path.write_text(text, encoding="utf-8")
         withheld = self.store.safety.withheld_overview()  # kept out of overview.md and MLflow (design.md#safety)
         if withheld:
-            (path.parent / "overview.withheld.md").write_text(withheld, encoding="utf-8")
+            self.home.withheld_overview_path.write_text(withheld, encoding="utf-8")
         write_claims(self.store, path.parent)  # final/claims.json, the overview's claim map
         sync_project(self.config, self.store)  # its final ratings, verdicts and rejected directions
         self.home.vectors_file.parent.mkdir(exist_ok=True)
