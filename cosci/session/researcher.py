@@ -122,8 +122,11 @@ def rate(folder: SessionFolder, ids: Sequence[str], prefer: str | None, score: s
         store.logs.event("researcher_rating", {"id": rid, "ids": list(ids), "prefer": prefer, "score": score})
         _refit(folder, store)
         _sync(folder, store)
-    what = f"{ids[0]} vs {ids[1]}: prefer {prefer}" if len(ids) == 2 else f"{ids[0]}: score {score}/5"
-    return f"{sid}: rating {rid} recorded ({what}); it enters the tournament's Bradley-Terry fit and later meta-reviews"
+    if len(ids) == 2:  # a preference is a weighted verdict in the fit; a score is not (design.md#researcher-ratings)
+        return (f"{sid}: rating {rid} recorded ({ids[0]} vs {ids[1]}: prefer {prefer}); it enters the tournament's "
+                "Bradley-Terry fit and later meta-reviews")
+    return (f"{sid}: rating {rid} recorded ({ids[0]}: score {score}/5); it is shown beside the tournament's order "
+            "and reaches later meta-reviews (a score does not enter the Bradley-Terry fit)")
 
 
 def resolve_target(data_dir: Path, target: str, hids: str | Sequence[str], *, project_only: bool = False
