@@ -84,6 +84,8 @@ class SimOpts:
             ``dual_order_biased_share`` of close pairs judged in both orders), as a session does.
         cap: apply the rematch cap (``ranking.max_matches_per_pair``: a pair judged that many times is never chosen
             again), as a session does; off in the earlier variants, whose figures are therefore upper bounds.
+        cap_value: the cap's value when ``cap`` is on (None: the shipped ``ranking.max_matches_per_pair``);
+            ``--cap N`` sets it to measure what a higher cap would buy.
     """
 
     fit: str = "eb_is"
@@ -94,6 +96,7 @@ class SimOpts:
     pair_fit: str = "laplace"
     state: bool = False
     cap: bool = False
+    cap_value: int | None = None
 
 
 def judge(q: dict[str, float], first: str, second: str, bias: float, rng: np.random.Generator,
@@ -133,7 +136,7 @@ def run_trial(cfg: TournamentCfg, bias: float, trial: int, budgets: tuple[int, .
     fit = fit_bt(ids, [])
     first_wins, duals = 0, 0
     played: dict[tuple[str, str], int] = {}
-    cap = shipped_ranking().max_matches_per_pair
+    cap = opts.cap_value or shipped_ranking().max_matches_per_pair
     for step in range(10**6):
         if calls >= budgets[-1] * n // per:
             break
@@ -224,6 +227,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--all", action="store_true", help="run the variants at every bias")
     ap.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE",
                     help="ranking.* overrides for 'default' (e.g. warmup_matches=3), for tuning")
+    ap.add_argument("--cap", type=int, default=None, metavar="N",
+                    help="the rematch cap of the *+cap variants (default: the shipped ranking.max_matches_per_pair)")
     ap.add_argument("--budgets", type=int, nargs="+", default=[12, 24])
     ap.add_argument("--first-trial", type=int, default=0, help="tune on other trials than the reported ones")
     ap.add_argument("--per", type=int, default=1, help="c calls per hypothesis means c*N/per calls in all")
@@ -255,6 +260,8 @@ def main(argv: list[str] | None = None) -> None:
     rows = []
     for name in args.variants:
         cfg, opts = VARIANTS[name]
+        if args.cap is not None:
+            opts = replace(opts, cap_value=args.cap)
         if args.set:
             cfg = replace(TournamentCfg.from_config(shipped_ranking(dict(kv.split("=", 1) for kv in args.set))),
                           dual=cfg.dual, pairing=cfg.pairing)
@@ -274,13 +281,18 @@ def main(argv: list[str] | None = None) -> None:
             elo = [r[c][0] for r in res]
             bt = [r[c][1] for r in res]
             board = elo if cfg.pairing == "elo_buckets" else bt
-            print(f"{name:24} {bias:4.1f} {c:7d} {statistics.mean(board):14.3f} ± {statistics.stdev(board):.3f}"
+            print(f"{name:24} {bias:4.1f} {c:7d} {statistics.mean(board):14.3f} ± {_sd(board):.3f}"
                   f" {statistics.mean(elo):6.3f} {statistics.mean(bt):6.3f}"
                   f" {statistics.mean(r[c][2] for r in res):9.0f} {statistics.mean(r[c][3] for r in res):6.1f}"
                   f" {statistics.mean(r[c][4] for r in res):5.2f}")
     print(f"# trials {args.first_trial}-{args.first_trial + args.trials - 1}, N=40, budget c calls per hypothesis = "
           f"c*40/{args.per} LLM calls, "
           f"{time.monotonic() - started:.0f} s")
+
+
+def _sd(values: list[float]) -> float:
+    """The sample standard deviation; NaN for one trial (``--trials 1``: a quick look, no spread)."""
+    return statistics.stdev(values) if len(values) > 1 else math.nan
 
 
 def pair_agreement(first_trial: int, trials: int, n: int = 40, m: int = 400) -> None:
