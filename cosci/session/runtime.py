@@ -22,7 +22,7 @@ from cosci.llm.batches.batch_gateway import BatchGateway
 from cosci.llm.budget.token_budget import TokenBudget
 from cosci.llm.embeddings.embedder import Embedder
 from cosci.llm.gateway.adapter import Gateway
-from cosci.llm.gateway.cancelled import install_closing_executor
+from cosci.llm.gateway.cancelled import close_orphans, install_closing_executor
 from cosci.llm.gateway.embedding_calls import EmbeddingCalls
 from cosci.llm.gateway.providers import check_models
 from cosci.llm.gateway.routing import Router
@@ -205,5 +205,6 @@ class SessionRuntime:
     async def close(self) -> None:
         sync_project(self.config, self.store)  # a paused or stopped session as it stands
         await self.registry.aclose()
+        close_orphans()  # provider coroutines cancelled calls left unstarted (gateway/cancelled)
         self.store.close()
         self.home.unlock()

@@ -13,7 +13,7 @@ import litellm
 import litellm.main
 import pytest
 
-from cosci.llm.gateway.cancelled import install_closing_executor
+from cosci.llm.gateway.cancelled import close_orphans, install_closing_executor
 
 
 async def _cancel_in_the_executor(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -71,3 +71,53 @@ async def test_an_uncancelled_call_gets_its_result(monkeypatch: pytest.MonkeyPat
     assert await coro == 42
     with pytest.raises(ZeroDivisionError):
         await loop.run_in_executor(None, lambda: 1 / 0)
+
+
+async def test_a_call_cancelled_after_its_result_arrived_leaves_no_unawaited_coroutine() -> None:
+    """The other half of the race: the worker's coroutine reached asyncio's future, then the task awaiting it was
+    cancelled before it ran again, so the coroutine is dropped unstarted; it is closed, not left to the collector."""
+    install_closing_executor()
+    loop = asyncio.get_running_loop()
+    reached: list[bool] = []
+
+    async def provider_call() -> None:
+        reached.append(True)
+
+    async def call(fut: asyncio.Future[object]) -> None:
+        coro = await fut
+        await coro  # type: ignore[misc]
+
+    release = threading.Event()
+
+    def completion() -> object:
+        release.wait(10)  # until the task awaits the future
+        return provider_call()
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        fut = loop.run_in_executor(None, completion)
+        task = asyncio.ensure_future(call(fut))
+        fut.add_done_callback(lambda _: task.cancel())  # runs before the task's own wake-up: result set, not taken
+        await asyncio.sleep(0)  # the task now waits on fut
+        release.set()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        del fut
+        await asyncio.sleep(0.05)
+        gc.collect()
+        close_orphans()
+        gc.collect()
+    assert task.cancelled() and not reached
+    assert not [w for w in seen if "never awaited" in str(w.message)]
+
+
+async def test_a_delivered_coroutine_someone_still_holds_is_not_closed() -> None:
+    install_closing_executor()
+    loop = asyncio.get_running_loop()
+
+    async def answer() -> int:
+        return 7
+
+    coro = await loop.run_in_executor(None, answer)
+    close_orphans()  # held here, unstarted: left alone
+    assert await coro == 7

@@ -8,12 +8,19 @@ but Python prints ``RuntimeWarning: coroutine '…' was never awaited`` on the r
 collected. :class:`ClosingExecutor` closes a coroutine result that nobody will receive, and only one that never
 started. asyncio cancels the executor's future whenever the awaiting one is cancelled
 (``asyncio.futures._chain_future``): that cancel is the sign the result is dropped.
+
+The cancel can also come one step later: the coroutine has reached asyncio's future and the task awaiting it is
+cancelled before it runs again, so the task never takes the result and no cancel reaches the executor. Every
+unstarted coroutine the executor delivers is therefore held here until it starts; :func:`close_orphans` closes the
+ones nobody else holds any more (the session's close and interpreter exit call it; each delivery prunes).
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import inspect
+import sys
 import threading
 import weakref
 from collections.abc import Callable
@@ -21,11 +28,48 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 _INSTALLED: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()
+_DELIVERED: list[Any] = []  # unstarted coroutines handed to asyncio, held until they start (module docstring)
+_DELIVERED_LOCK = threading.Lock()
+_ONLY_HERE = 3  # close_orphans' references to a coroutine: its list, its loop variable, getrefcount's argument
+
+
+def _unstarted(value: object) -> bool:
+    return inspect.iscoroutine(value) and inspect.getcoroutinestate(value) == inspect.CORO_CREATED
 
 
 def _close_unstarted(value: object) -> None:
-    if inspect.iscoroutine(value) and inspect.getcoroutinestate(value) == inspect.CORO_CREATED:
-        value.close()
+    if _unstarted(value):
+        value.close()  # type: ignore[attr-defined]
+
+
+def close_orphans(*, at_exit: bool = False) -> int:
+    """Close each delivered coroutine that never started and that nobody but this module holds; forget started ones.
+
+    Args:
+        at_exit: close every unstarted one (nothing runs them once the interpreter exits).
+
+    Returns:
+        How many coroutines were closed (each one a provider call that was never sent).
+    """
+    with _DELIVERED_LOCK:
+        held = list(_DELIVERED)
+        _DELIVERED.clear()
+    closed, kept = 0, []
+    for coro in held:
+        if not _unstarted(coro):
+            continue
+        if at_exit or sys.getrefcount(coro) <= _ONLY_HERE:
+            coro.close()
+            closed += 1
+        else:
+            kept.append(coro)
+    del held
+    with _DELIVERED_LOCK:
+        _DELIVERED.extend(kept)
+    return closed
+
+
+atexit.register(close_orphans, at_exit=True)
 
 
 class _DroppingFuture(Future[Any]):
@@ -63,6 +107,10 @@ class _DroppingFuture(Future[Any]):
             result = inner.result()
             if self._dropped:
                 _close_unstarted(result)
+            elif _unstarted(result):
+                close_orphans()  # prune: the ones delivered earlier have started or been dropped by now
+                with _DELIVERED_LOCK:
+                    _DELIVERED.append(result)
             self.set_result(result)
 
 
