@@ -229,6 +229,19 @@ def _data(ids: Sequence[str], verdicts: Sequence[Verdict], judges: Sequence[Hash
                  tuple(names), oa, bool(oa.any()))
 
 
+def _davidson(
+    u: NDArray[np.float64], eta: float, c: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], ...]:
+    """Per verdict at half-logit ``u`` (shape (m,)), log tie weight ``eta`` and outcome ``c``: log Z, P(win),
+    P(loss), the log-likelihood, its derivative in ``u`` and −∂²ll/∂u² (the Davidson model, design.md#tournament)."""
+    log_z = np.logaddexp(np.logaddexp(u, -u), eta)
+    pw, pl = np.exp(u - log_z), np.exp(-u - log_z)
+    ll = c * u - log_z
+    ll_u = c - (pw - pl)
+    w = (pw + pl) - (pw - pl) ** 2
+    return log_z, pw, pl, ll, ll_u, w
+
+
 def _terms(x: NDArray[np.float64], d: _Data, prec: float) -> tuple[float, NDArray[np.float64], NDArray[np.float64]]:
     """Negative log-posterior, its gradient and Hessian at ``x`` = [θ, log ν?, β?, ρ_1..]."""
     n, m, size, off = d.n, d.a.size, d.size, d.off
@@ -239,11 +252,7 @@ def _terms(x: NDArray[np.float64], d: _Data, prec: float) -> tuple[float, NDArra
     r = np.exp(lift @ x[off:]) if multi else np.ones(m)
     ud = 0.5 * r * (theta[d.a] - theta[d.b])
     u = ud + 0.5 * x[d.beta] * d.o if d.order_known else ud
-    log_z = np.logaddexp(np.logaddexp(u, -u), eta)
-    pw, pl = np.exp(u - log_z), np.exp(-u - log_z)
-    ll = d.c * u - log_z
-    ll_u = d.c - (pw - pl)
-    w = (pw + pl) - (pw - pl) ** 2  # −∂²ll/∂u²
+    log_z, pw, pl, ll, ll_u, w = _davidson(u, eta, d.c)
     hr = 0.5 * r  # ∂u/∂θ_a (−∂u/∂θ_b)
     # extra parameters that u depends on (columns of ``ext``, ``size`` indices ``cols``): β (o/2), ρ_g (ud)
     cols: list[int] = []
@@ -307,11 +316,7 @@ def _terms_sparse(x: NDArray[np.float64], d: _Data, prec: float
     eta = float(x[n]) if d.ties else -np.inf
     ud = 0.5 * (theta[d.a] - theta[d.b])
     u = ud + 0.5 * x[d.beta] * d.o if d.order_known else ud
-    log_z = np.logaddexp(np.logaddexp(u, -u), eta)
-    pw, pl = np.exp(u - log_z), np.exp(-u - log_z)
-    ll = d.c * u - log_z
-    ll_u = d.c - (pw - pl)
-    w = (pw + pl) - (pw - pl) ** 2  # −∂²ll/∂u²
+    log_z, pw, pl, ll, ll_u, w = _davidson(u, eta, d.c)
     hr = 0.5  # ∂u/∂θ_a with r = 1
     grad = np.zeros(size)
     grad[:n] = np.bincount(d.b, ll_u * hr, n) - np.bincount(d.a, ll_u * hr, n) + prec * theta
