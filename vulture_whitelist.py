@@ -67,6 +67,7 @@ _.relied_on  # a claim's support check (claims.json rows, shown in the report's 
 _.support_note
 _.claims_counts  # ReportData's claims line
 _.researcher_agreement  # ReportData: the researcher-vs-tournament agreement line
+_.overview_note  # ReportData: the note above an overview older than researcher inputs (design.md#report)
 _.prior_search  # a hypothesis's novelty search line (report: "Nearest prior work" when none was kept)
 
 # pytest: module marks and hooks.

@@ -51,7 +51,7 @@ from cosci.paths import writable_data_dir
 from cosci.session.folder import SessionFolder
 from cosci.session.summary import batch_spend, outstanding_line
 from cosci.store import SessionStore
-from cosci.text import counted, plural
+from cosci.text import plural
 
 FEEDBACK_KINDS = ("directive", "preference", "rejection", "pin")
 
@@ -240,29 +240,32 @@ HTML_SUFFIXES = (".html", ".htm")
 
 
 def report_lines(store: SessionStore) -> list[str]:
-    """``cosci report``: the overview (or the leaderboard so far), the researcher's ratings and results, then what
-    safety screening quarantined or flagged (Markdown)."""
+    """``cosci report``: the overview (under a note when researcher inputs came after it), the current leaderboard
+    (the standing ``cosci status`` shows), the researcher's ratings and results, then what safety screening
+    quarantined or flagged (Markdown; design.md#report)."""
+    from cosci.report.standing import later_inputs, leaderboard_lines
+
     row = store.sessions.get()
     out: list[str] = []
-    if row.final_overview:
+    later = later_inputs(store) if row.final_overview else None
+    if row.final_overview:  # the overview keeps the order of its time; the leaderboard is the current one
+        if later:
+            out.append(f"> {later.note()}\n")
         out.append(row.final_overview.rstrip())
+        out.append("\n# Current leaderboard\n")
     else:
         out.append(f"# Session {row.id}: no overview yet ({row.status}); leaderboard so far\n")
-        bt = store.matches.bt()
-        for i, h in enumerate(sorted(store.hypotheses.all(), key=lambda h: -h.elo), 1):
-            score = f" BT {bt[h.id][0]:+.2f} [{bt[h.id][1]:+.2f}, {bt[h.id][2]:+.2f}]" if h.id in bt else ""
-            out.append(f"{i:3d}. [{h.id}] Elo {h.elo:6.0f}{score} ({counted(h.matches_played, 'match', 'matches')}, "
-                       f"{h.state})  {h.title}")
-        out.append("\n" + "\n".join(tournament_lines(store)))
+    out += leaderboard_lines(store)  # the standing `cosci status` shows (design.md#report)
+    out.append("\n".join(tournament_lines(store)))
     from cosci.agents.researcher_context import agreement, agreement_line, researcher_lines
     from cosci.tournament.judge_stats import ranking_setting
 
     heading = "# Researcher ratings and experimental results"
     in_overview = heading in (row.final_overview or "")
     said = researcher_lines(store)
-    if said and not in_overview:  # apart from the judge's verdicts (design.md#researcher-ratings)
+    if said and (not in_overview or later):  # apart from the judge's verdicts (design.md#researcher-ratings)
         prior_sd = float(ranking_setting(store, "bt_prior_sd", 1.0))
-        out.append(f"\n{heading}\n")
+        out.append(f"\n{heading}{' (now, with the inputs after the overview)' if in_overview else ''}\n")
         out.append("\n".join(f"- {line}" for line in said))
         out.append(f"- {agreement_line(agreement(store, prior_sd))}")
     lines = safety_lines(store)
@@ -710,12 +713,13 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 def tournament_lines(store: SessionStore) -> list[str]:
-    """The BT top 5 (score, 95 % CI, logits) and the judge statistics, flagged when position-biased
-    (design.md#tournament)."""
+    """The BT top 5 of the current standing (score, 95 % CI, logits), the hypotheses out of the ranking with why,
+    and the judge statistics, flagged when position-biased (design.md#tournament, design.md#report)."""
+    from cosci.report.standing import standing
     from cosci.tournament.judge_stats import ranking_setting, session_judge_stats
 
-    bt = sorted(store.matches.bt().items(), key=lambda kv: (-kv[1][0], kv[0]))[:5]
-    out = ["BT top 5: " + (", ".join(f"{h} {s:+.2f} [{lo:+.2f}, {hi:+.2f}]" for h, (s, lo, hi) in bt) or "no fit yet")]
+    current = standing(store)  # the one standing `cosci report` shows too
+    out = [current.top_line(5), *filter(None, [current.apart_line()])]
     tolerance = float(ranking_setting(store, "first_position_flag", 0.15))
     share = float(ranking_setting(store, "dual_order_biased_share", 0.0))
     return out + session_judge_stats(store).lines(tolerance, share)

@@ -25,6 +25,7 @@ from cosci.config.schema import CosciConfig
 from cosci.domain import Hypothesis
 from cosci.grounding.evidence import session_counts
 from cosci.grounding.report import claims_document, claims_line
+from cosci.report.standing import OUT_OF_RANKING, later_inputs, standing
 from cosci.store import SessionStore
 from cosci.tracking.artifacts import elo_trajectories, leaderboard_frame
 
@@ -32,8 +33,6 @@ BT_COLUMNS = ("bt_score", "bt_ci_low", "bt_ci_high")
 """Bradley-Terry columns of the leaderboard (design.md#tournament), shown when present."""
 SCORE_KEYS = ("novelty", "correctness", "testability", "feasibility")
 """Review scores (design.md#reflection: record_review)."""
-OUT_OF_RANKING = ("quarantined", "rejected", "retired")
-"""States listed apart from the ranked leaderboard."""
 
 
 @dataclass(frozen=True)
@@ -98,6 +97,8 @@ class ReportData:
     (design.md#researcher-ratings)."""
     researcher_agreement: str = ""
     """How many preferences agree with the judge-only Bradley-Terry order ("" without ratings)."""
+    overview_note: str = ""
+    """Said above an overview written before later researcher inputs (when, how many; "" otherwise)."""
     claims: dict[str, Any] | None = None
     """The overview's ``claims.json`` document (:func:`cosci.grounding.report.claims_document`), None before it."""
 
@@ -228,7 +229,9 @@ def collect(store: SessionStore, elo_initial: float = 1200.0) -> ReportData:
     """
     row = store.sessions.get()
     rows, has_bt = _leaderboard_rows(store)
-    ranked = [r for r in rows if r["state"] not in OUT_OF_RANKING]
+    order = {e.id: i for i, e in enumerate(standing(store).ranked)}  # the order `cosci status` shows
+    ranked = sorted((r for r in rows if r["state"] not in OUT_OF_RANKING),
+                    key=lambda r: order.get(r["id"], len(order)))
     for r in rows:
         r["rank"] = None
     for i, r in enumerate(ranked, 1):
@@ -239,6 +242,7 @@ def collect(store: SessionStore, elo_initial: float = 1200.0) -> ReportData:
         reviews.setdefault(rv.hypothesis_id, []).append(_review(rv))
     matches = _matches_by_hypothesis(store)
     prior, searches = _prior_work(store, reviews), _prior_searches(store)
+    later = later_inputs(store) if row.final_overview else None
     views = [_view(r, hyps[r["id"]], reviews.get(r["id"], []), matches.get(r["id"], []), prior.get(r["id"], []),
                    searches.get(r["id"], "")) for r in rows]
     edges = [(p, h.id, h.mode) for h in hyps.values() for p in h.parent_ids if p in hyps]
@@ -251,6 +255,7 @@ def collect(store: SessionStore, elo_initial: float = 1200.0) -> ReportData:
         spend=store.logs.spend(), budget_usd=row.budget_usd, judge=judge_statistics(store),
         leaderboard=ranked, apart=[r for r in rows if r["state"] in OUT_OF_RANKING], hypotheses=views,
         trajectories=elo_trajectories(store, elo_initial), edges=edges, overview=row.final_overview,
+        overview_note=later.note("in the Leaderboard section above") if later else "",
         has_bt=has_bt, generated_at=time.time(), safety=safety_view(store),
         evidence=session_counts(store).to_dict(), claims=claims_document(store),
         **researcher_view(store),

@@ -1,7 +1,8 @@
 """``cosci export``: a session's report or store in a form for use outside cosci.
 
 - ``html``: the report page (:func:`cosci.report.render.render_html`);
-- ``md``: the research overview (or "no overview yet") followed by the leaderboard as a Markdown table;
+- ``md``: the research overview (or "no overview yet") followed by the current leaderboard as a Markdown table
+  (:mod:`cosci.report.standing`);
 - ``jsonl``: the store's contents, one JSON object per line, each with a ``type``: one ``session`` line, then every
   ``hypothesis`` (with its falsification contract), ``review``, ``prior_work`` (a hypothesis's nearest records, nearest
   first) and ``match`` (with its debate transcript), oldest first. Units: Elo points, USD,
@@ -16,6 +17,7 @@ from dataclasses import asdict
 from typing import Any
 
 from cosci.report.data import SCORE_KEYS
+from cosci.report.standing import later_inputs, standing
 from cosci.store import SessionStore
 from cosci.tracking.artifacts import leaderboard_frame
 
@@ -28,18 +30,24 @@ def _cell(value: Any) -> str:
 
 
 def markdown(store: SessionStore) -> str:
-    """The overview (if written) and the leaderboard so far, as Markdown."""
+    """The overview (if written; under a note when researcher inputs came after it) and the current leaderboard
+    (the standing ``cosci status`` shows, then the hypotheses out of the ranking, unranked), as Markdown."""
     row = store.sessions.get()
     head = (row.final_overview or f"# Session {row.id}\n\nNo overview yet ({row.status}).").rstrip()
+    if row.final_overview and (later := later_inputs(store)):
+        head = "> " + later.note('under "Leaderboard" below') + "\n\n" + head
     latest: dict[str, Any] = {}
     for r in store.hypotheses.reviews():  # newest first
         latest.setdefault(r.hypothesis_id, r)
     lines = ["", "", "## Leaderboard", "", "| rank | id | title | Elo | matches | verdict | "
              + " | ".join(SCORE_KEYS) + " | state |", "|" + "---|" * (7 + len(SCORE_KEYS))]
-    for i, h in enumerate(leaderboard_frame(store).to_dicts(), 1):
-        rv = latest.get(h["id"])
+    current = standing(store)
+    frame = {h["id"]: h for h in leaderboard_frame(store).to_dicts()}
+    for i, e in enumerate([*current.ranked, *current.apart], 1):
+        h, rv = frame[e.id], latest.get(e.id)
         scores = [f"{rv.scores[k]:.2f}" if rv and rv.scores.get(k) is not None else "-" for k in SCORE_KEYS]
-        lines.append(f"| {i} | {h['id']} | {_cell(h['title'])} | {h['elo']:.0f} | {h['matches']} | "
+        rank = str(i) if i <= len(current.ranked) else "-"
+        lines.append(f"| {rank} | {h['id']} | {_cell(h['title'])} | {h['elo']:.0f} | {h['matches']} | "
                      f"{_cell(rv.verdict) if rv else '-'} | {' | '.join(scores)} | {h['state']} |")
     return head + "\n".join(lines) + "\n"
 

@@ -179,6 +179,13 @@ class Prescreen:
         found = {cat: rule.agents.first(norm) for cat, rule in self.rules.items()}
         return {cat: span[0] for cat, span in found.items() if span}
 
+    def classes(self, text: str) -> tuple[str, ...]:
+        """The categories whose class words (``generic``: "pathogen", "virus", "toxin", "poison", "radioactive
+        material"...) ``text`` uses, in the term file's order: what a text is about when it names no agent, which
+        names the category of a hit that has none (an intent phrase; docs/design.md#safety-screen)."""
+        norm = normalise(text)
+        return tuple(cat for cat, rule in self.rules.items() if rule.generic.first(norm))
+
     def purposes(self, text: str) -> list[str]:
         """The protective phrases ``text`` states as the request's purpose (treatment, detection, vaccine,
         training...). Not read as a purpose: a phrase inside an opening cover story ("for a review on threat

@@ -11,7 +11,8 @@ Two models are fitted once per process on the exemplars (``safety.exemplars``, a
   agent masked (:meth:`~cosci.safety.prescreen.Prescreen.mask`): it scores what is asked (make, spread, evade,
   treat, detect...) whatever the agent, so a vaccine goal and an enhancement goal about one virus differ;
 - the *category* model, a logistic regression on the unmasked n-grams of the harmful exemplars, which names the
-  category when the terms leave a choice.
+  category when the terms name none (an intent phrase alone) and picks between categories they name at one level
+  (:func:`named_category`).
 
 The decision (:meth:`OfflineScreen.check`), per window of three sentences, of the whole text and of each paragraph
 or list item (a request padded with benign preferences is also read on its own): a term hit in a category acts when
@@ -177,7 +178,7 @@ class OfflineScreen:
         parts = parts or [""]
         return [Evidence(w, float(s), tuple(self.prescreen.check(w)), self.prescreen.agents(w),
                          dict(zip(self.category.classes_, p.tolist(), strict=True)),
-                         tuple(self.prescreen.purposes(w)))
+                         tuple(self.prescreen.purposes(w)), self.prescreen.classes(w))
                 for w, s, p in zip(parts, self.scores(parts), probs, strict=True)]
 
     def decide(self, evidence: list[Evidence], thresholds: Thresholds | None = None) -> ScreenResult:
@@ -206,7 +207,14 @@ class OfflineScreen:
 def act(e: Evidence, t: Thresholds) -> tuple[str, str] | None:
     """The category and rule a window acts in, or None: a term hit from ``hit_score`` (``protected_hit_score``
     when the window states a protective purpose), an agent named from ``agent_score``, a window naming no agent
-    from ``alone_score``; a refuse category first, then the strongest rule, then the likeliest category."""
+    from ``alone_score``.
+
+    Whether it acts in a refuse category (``block``) or another (``flag``), and the rule, come from the strongest
+    candidate (a refuse category first, then the strongest rule, then the likeliest category; an intent phrase,
+    which names no category, stands for the likeliest). The category shown is then the one the window's own
+    terms name within that kind (:func:`named_category`): the category model's guess only when no term names one,
+    so "weaponise a pathogen" is biological whatever n-grams of "weaponise" the model weighs
+    (docs/design.md#safety-screen)."""
     hit_score = t.protected_hit_score if e.purposes else t.hit_score
     candidates = [(e.likeliest() if h.category == "intent" else h.category, RULES[0])
                   for h in e.hits if e.score >= hit_score]
@@ -216,7 +224,22 @@ def act(e: Evidence, t: Thresholds) -> tuple[str, str] | None:
         candidates.append((e.likeliest(), RULES[2]))
     if not candidates:
         return None
-    return max(candidates, key=lambda c: (c[0] in t.refuse_categories, -RULES.index(c[1]), e.probs.get(c[0], 0.0)))
+    category, rule = max(candidates, key=lambda c: (c[0] in t.refuse_categories, -RULES.index(c[1]),
+                                                    e.probs.get(c[0], 0.0)))
+    return named_category(e, category, t), rule
+
+
+def named_category(e: Evidence, guess: str, t: Thresholds) -> str:
+    """The category a window's terms name, of the same kind as ``guess`` (both refuse categories or neither, so
+    the decision is the one ``guess`` gives): a term hit's own category, else a named agent's, else a class
+    word's ("pathogen", "toxin", "radioactive material"), the category model's likelier among several at one
+    level; ``guess`` when no term names a category of that kind."""
+    refuse = guess in t.refuse_categories
+    for named in ([h.category for h in e.hits if h.category != "intent"], list(e.agents), list(e.classes)):
+        same_kind = [c for c in named if (c in t.refuse_categories) == refuse]
+        if same_kind:
+            return max(same_kind, key=lambda c: e.probs.get(c, 0.0))
+    return guess
 
 
 def decision_of(evidence: list[Evidence], t: Thresholds) -> str:
@@ -235,8 +258,8 @@ def _severity(e: Evidence, t: Thresholds) -> tuple[int, bool, float]:
 
 @dataclass(frozen=True)
 class Evidence:
-    """One window: its normalised text, harm score (0-1), term hits, agents named, category probabilities and the
-    protective purposes it states."""
+    """One window: its normalised text, harm score (0-1), term hits, agents named, category probabilities, the
+    protective purposes it states and the categories whose class words it uses (``classes``)."""
 
     window: str
     score: float
@@ -244,6 +267,7 @@ class Evidence:
     agents: dict[str, str]
     probs: dict[str, float]
     purposes: tuple[str, ...] = ()
+    classes: tuple[str, ...] = ()
 
     def likeliest(self) -> str:
         """The harmful category the category model finds most likely for this window."""

@@ -42,10 +42,11 @@ def test_the_report_in_headless_chromium(session: Session, tmp_path: Path) -> No
         assert driver.execute_script("return window.__pwned === undefined")
         driver.find_element(By.CSS_SELECTOR, f"section[id='{session.hostile}'] details summary").click()
         assert HOSTILE_TURN in driver.find_element(By.CSS_SELECTOR, f"section[id='{session.hostile}'] details").text
-        # the leaderboard sorts on a click: Elo ascending, then descending, then by id
+        # the leaderboard opens in the current standing's order (design.md#report), then sorts on a click: Elo
+        # ascending, then descending, then by id
         elo_th = driver.find_element(By.XPATH, "//table[@id='leaderboard-table']//th[text()='Elo']")
         before = [float(v) for v in _column(driver, 3)]
-        assert before == sorted(before, reverse=True)
+        assert [int(r) for r in _column(driver, 0)] == list(range(1, len(before) + 1))
         elo_th.click()
         assert [float(v) for v in _column(driver, 3)] == sorted(before)
         elo_th.click()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import re
 from pathlib import Path
 
 import pytest
@@ -394,3 +395,90 @@ def test_a_rating_names_the_project_as_a_result_does(tmp_path: Path, fake: FakeB
     store = _store(data, sid)
     assert len(store.researcher.ratings()) == 3
     store.close()
+
+
+def test_a_result_after_the_session_ended_reaches_the_reports_leaderboard_as_status_shows_it(
+        config: CosciConfig, fake: FakeBackend, capsys: pytest.CaptureFixture[str]) -> None:
+    """A done session; the BT leader then refuted by a lab result: `cosci report` ranks as `cosci status` does,
+    the refuted one out of the ranking, and says the overview was written before that input (fresh-user trial)."""
+    data, sid = config.paths.data_dir, asyncio.run(run_plain(config))
+    store = _store(data, sid)
+    assert store.sessions.status() == "done" and store.sessions.get().final_overview
+    leader = max(store.matches.bt().items(), key=lambda kv: kv[1][0])[0]
+    overview = store.sessions.get().final_overview or ""
+    assert f"| 1 | [{leader}] |" in overview  # the overview's appendix ranks it first
+    store.close()
+    code, out, err = _cli(capsys, "--data-dir", str(data), "result", sid, leader, "--outcome", "refuted",
+                          "--notes", "no effect at 10 uM")
+    assert code == 0, err
+    code, status, _ = _cli(capsys, "--data-dir", str(data), "status", sid)
+    top = next(line.strip() for line in status.splitlines() if "BT top 5:" in line)
+    order = re.findall(r"H-[0-9a-f]+", top)
+    assert leader not in order and len(order) >= 2
+    assert f"not ranked: {leader} refuted by result" in status
+    code, report, _ = _cli(capsys, "--data-dir", str(data), "report", sid)
+    assert code == 0
+    assert report.startswith("> Note: this overview was written on ") and "before 1 researcher input that came " \
+        "later (1 result)" in report
+    current = report[report.index("# Current leaderboard"):]
+    ranked = [line.split("|")[2].strip(" []") for line in current.splitlines() if line.startswith("| ")
+              and line.split("|")[1].strip().isdigit()]
+    assert ranked[:len(order)] == order and leader not in ranked  # the same standing as status
+    assert f"- Not ranked: [{leader}] refuted by result" in current
+    assert top in current  # the status line itself, under the table
+    assert "(now, with the inputs after the overview)" in report or "# Researcher ratings" in report
+    code, out, _ = _cli(capsys, "--data-dir", str(data), "report", sid, "--html")
+    page = Path(out.strip()).read_text(encoding="utf-8")
+    assert 'id="overview-note"' in page and "1 researcher input" in page
+    board = page[page.index('id="leaderboard-table"'):page.index('id="out-of-ranking"')]
+    shown = [board.split(f'data-id="{h}"')[0].count("<tr data-id=") for h in order]
+    assert shown == list(range(len(order))) and f'data-id="{leader}"' not in board
+
+
+def _standings(capsys: pytest.CaptureFixture[str], data: Path, sid: str) -> tuple[list[str], str, list[str], str,
+                                                                                 list[str]]:
+    """What `cosci status` ranks (its BT top 5), the text report with the ids its current leaderboard ranks, and
+    the page (`cosci report --html`) with the ids its leaderboard table ranks, top down."""
+    code, status, err = _cli(capsys, "--data-dir", str(data), "status", sid)
+    assert code == 0, err
+    top = next(line.strip() for line in status.splitlines() if "BT top 5:" in line)
+    code, report, err = _cli(capsys, "--data-dir", str(data), "report", sid)
+    assert code == 0, err
+    current = report[report.index("# Current leaderboard"):]
+    ranked = [line.split("|")[2].strip(" []") for line in current.splitlines() if line.startswith("| ")
+              and line.split("|")[1].strip().isdigit()]
+    assert top in current  # the status line itself, under the table
+    code, out, err = _cli(capsys, "--data-dir", str(data), "report", sid, "--html")
+    assert code == 0, err
+    page = Path(out.strip()).read_text(encoding="utf-8")
+    board = page[page.index('id="leaderboard-table"'):page.index("</table>", page.index('id="leaderboard-table"'))]
+    return re.findall(r"H-[0-9a-f]+", top), report, ranked, page, re.findall(r'<tr data-id="(H-[0-9a-f]+)"', board)
+
+
+def test_a_rating_after_the_overview_is_in_the_reports_standing_and_named_above_the_overview(
+        config: CosciConfig, fake: FakeBackend, capsys: pytest.CaptureFixture[str]) -> None:
+    """A done session: status and report rank alike and no note says the overview is older than anything; then a
+    preference on the closest pair of the BT top 5, against the fit: both show the new order, and the report (text,
+    page, `cosci export --format md`) says the overview was written before that rating."""
+    data, sid = config.paths.data_dir, asyncio.run(run_plain(config))
+    order, report, ranked, page, shown = _standings(capsys, data, sid)
+    assert len(order) >= 3 and ranked[:len(order)] == order and shown == ranked
+    assert "Note: this overview was written" not in report and 'id="overview-note"' not in page
+    store = _store(data, sid)
+    bt = store.matches.bt()
+    _, upper, lower = min((bt[a][0] - bt[b][0], a, b) for a, b in itertools.pairwise(order))
+    store.close()
+    code, _, err = _cli(capsys, "--data-dir", str(data), "rate", sid, lower, upper, "--prefer", "a")
+    assert code == 0, err
+    after, report, ranked, page, shown = _standings(capsys, data, sid)
+    assert ranked.index(lower) < ranked.index(upper)  # the preference moved the pair in the stored fit
+    assert ranked[:len(after)] == after and shown == ranked  # the same standing in status, report and page
+    assert report.startswith("> Note: this overview was written on ") and "before 1 researcher input that came " \
+        "later (1 rating)" in report
+    assert 'id="overview-note"' in page and "(1 rating)" in page
+    assert "\n# Researcher ratings and experimental results\n" in report  # the overview had none to list
+    code, md, _ = _cli(capsys, "--data-dir", str(data), "export", sid, "--format", "md", "--out", "-")
+    assert code == 0 and md.startswith("> Note: this overview was written on ") and "(1 rating)" in md
+    exported = [line.split("|")[2].strip() for line in md[md.index("## Leaderboard"):].splitlines()
+                if line.startswith("| ") and line.split("|")[1].strip().isdigit()]
+    assert exported == ranked
