@@ -139,6 +139,7 @@ def status_report(folder: SessionFolder, store: SessionStore) -> list[str]:
         f"feedback     {len(store.logs.feedback(source='meta_review'))} system, "
         f"{len(store.logs.feedback(source='human'))} researcher"
     )
+    out.append(f"researcher   {researcher_line(store)}")
     out.append(f"tasks        {', '.join(f'{k} {v}' for k, v in sorted(store.tasks.counts().items()))}")
     total = sum(s["usd"] for s in spend.values())
     out.append(
@@ -165,6 +166,19 @@ def status_report(folder: SessionFolder, store: SessionStore) -> list[str]:
     if row.mlflow_run_id:
         out.append(f"mlflow run   {row.mlflow_run_id}")
     return out + safety_lines(store)
+
+
+def researcher_line(store: SessionStore) -> str:
+    """The researcher's ratings (preferences and scores) and experimental results by outcome, ``cosci rate`` /
+    ``cosci result`` (design.md#researcher-ratings, design.md#experimental-results)."""
+    from cosci.store.researcher import OUTCOMES
+
+    ratings, results = store.researcher.ratings(), store.researcher.observations()
+    kinds = {k: sum(r.kind == k for r in ratings) for k in ("preference", "score")}
+    outcomes = ", ".join(f"{o} {n}" for o in OUTCOMES if (n := sum(r.outcome == o for r in results)))
+    return (f"{counted(len(ratings), 'rating')} ({counted(kinds['preference'], 'preference')}, "
+            f"{counted(kinds['score'], 'score')}), {counted(len(results), 'experimental result')}"
+            + (f" ({outcomes})" if outcomes else ""))
 
 
 def hypotheses_line(store: SessionStore) -> str:

@@ -313,3 +313,22 @@ async def test_a_count_of_one_is_singular(tmp_path: Path, fake: FakeBackend,
     assert [counted(n, "rejected direction") for n in (0, 1, 2)] == [
         "0 rejected directions", "1 rejected direction", "2 rejected directions"]
     assert counted(1, "match", "matches") == "1 match" and counted(3, "match", "matches") == "3 matches"
+
+
+def test_status_counts_the_researchers_ratings_and_results(finished: tuple[Path, str],
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: `cosci status` never counted `cosci rate` / `cosci result` records."""
+    data, sid = finished
+    code, out, _ = _cli(capsys, "--data-dir", str(data), "status", sid)
+    assert code == 0 and "researcher   0 ratings (0 preferences, 0 scores), 0 experimental results\n" in out, out
+    store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
+    a, b = [h.id for h in store.hypotheses.ranked()[:2]]
+    store.close()
+    for args in (["rate", sid, a, b, "--prefer", "tie"], ["rate", sid, a, "--score", "4"],
+                 ["rate", sid, b, "--score", "2"], ["result", sid, a, "--outcome", "inconclusive"],
+                 ["result", sid, b, "--outcome", "refuted"], ["result", sid, a, "--outcome", "inconclusive"]):
+        code, _, err = _cli(capsys, "--data-dir", str(data), *args)
+        assert code == 0, err
+    code, out, _ = _cli(capsys, "--data-dir", str(data), "status", sid)
+    assert ("researcher   3 ratings (1 preference, 2 scores), 3 experimental results (refuted 1, inconclusive 2)\n"
+            in out), out
