@@ -29,8 +29,8 @@
     cosci eval moose-chem [--items N|ids] [--corpus 150|300|1000] [--seeds K] [--baseline single-call|none]
                [overrides ...]                                  measure against MOOSE-Chem (cosci/eval/)
 
-Errors print one line and exit 2; a goal or feedback text refused by safety screening exits 3. ``--data-dir``
-(default ``$COSCI_DATA_DIR`` or ``./data``) picks the sessions.
+Errors (argparse's among them) print one line and exit 2; a goal or feedback text refused by safety screening
+exits 3. ``--data-dir`` (default ``$COSCI_DATA_DIR`` or ``./data``) picks the sessions.
 """
 
 from __future__ import annotations
@@ -41,14 +41,17 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from pydantic import ValidationError
 
 from cosci.config.load import ConfigError, compose, validate
+from cosci.domain import wrong_kind
 from cosci.errors import CosciError, GoalRefused
 from cosci.grounding.report import status_lines
 from cosci.paths import writable_data_dir
 from cosci.session.folder import SessionFolder
+from cosci.session.researcher import hypothesis_missing, hypothesis_shape
 from cosci.session.summary import batch_spend, outstanding_line
 from cosci.store import SessionStore
 from cosci.text import plural
@@ -139,6 +142,7 @@ def status_report(folder: SessionFolder, store: SessionStore) -> list[str]:
         f"feedback     {len(store.logs.feedback(source='meta_review'))} system, "
         f"{len(store.logs.feedback(source='human'))} researcher"
     )
+    out.append(f"researcher   {researcher_line(store)}")
     out.append(f"tasks        {', '.join(f'{k} {v}' for k, v in sorted(store.tasks.counts().items()))}")
     total = sum(s["usd"] for s in spend.values())
     out.append(
@@ -165,6 +169,19 @@ def status_report(folder: SessionFolder, store: SessionStore) -> list[str]:
     if row.mlflow_run_id:
         out.append(f"mlflow run   {row.mlflow_run_id}")
     return out + safety_lines(store)
+
+
+def researcher_line(store: SessionStore) -> str:
+    """The researcher's ratings (preferences and scores) and experimental results by outcome, ``cosci rate`` /
+    ``cosci result`` (design.md#researcher-ratings, design.md#experimental-results)."""
+    from cosci.store.researcher import OUTCOMES
+
+    ratings, results = store.researcher.ratings(), store.researcher.observations()
+    kinds = {k: sum(r.kind == k for r in ratings) for k in ("preference", "score")}
+    outcomes = ", ".join(f"{o} {n}" for o in OUTCOMES if (n := sum(r.outcome == o for r in results)))
+    return (f"{counted(len(ratings), 'rating')} ({counted(kinds['preference'], 'preference')}, "
+            f"{counted(kinds['score'], 'score')}), {counted(len(results), 'experimental result')}"
+            + (f" ({outcomes})" if outcomes else ""))
 
 
 def hypotheses_line(store: SessionStore) -> str:
@@ -314,10 +331,10 @@ def cmd_feedback(args: argparse.Namespace) -> None:
             raise CosciError(f"--kind {args.kind} needs --text \"...\"")
         if args.kind in ("rejection", "pin") and not args.hypothesis:
             raise CosciError(f"--kind {args.kind} needs --hypothesis <H-id>")
-        if args.hypothesis and store.hypotheses.get(args.hypothesis) is None:
-            raise CosciError(f"no hypothesis {args.hypothesis} in session {args.session}")
+        if args.hypothesis and (missing := hypothesis_missing(store, args.hypothesis, args.session)):
+            raise CosciError(missing)
         if (args.text or "").strip():
-            check_feedback_text(folder, store, args.text)
+            check_feedback_text(folder, store, args.text, about=args.hypothesis)
         fid = store.logs.add_feedback("human", args.kind, args.text or "", target_id=args.hypothesis)
         if args.kind == "rejection":
             store.hypotheses.set_state(args.hypothesis, "rejected")
@@ -326,10 +343,12 @@ def cmd_feedback(args: argparse.Namespace) -> None:
     print(f"{args.session}: {args.kind} feedback {fid} recorded; it reaches the next generation and evolution prompts")
 
 
-def check_feedback_text(folder: SessionFolder, store: SessionStore, text: str, what: str = "feedback") -> None:
+def check_feedback_text(folder: SessionFolder, store: SessionStore, text: str, what: str = "feedback",
+                        about: str | None = None) -> None:
     """Screen researcher feedback as a goal is screened, before it is stored (a hit is said on stderr). ``what``:
     what the refusal names, the thing the text came with (``feedback``, a ``rating``'s ``--why``, a ``result``'s
-    ``--notes``).
+    ``--notes``); ``about``: the hypothesis id(s) it concerns (two joined by ``,``), on the verdict row and the
+    ``feedback_refused`` event, the audit trail of a refused text (design.md#safety).
 
     Raises:
         GoalRefused: the classifier refused it (nothing is stored; exit status 3).
@@ -341,9 +360,9 @@ def check_feedback_text(folder: SessionFolder, store: SessionStore, text: str, w
         return
     from cosci.safety.standalone import screen_feedback
 
-    screening = screen_feedback(store, config, text)
+    screening = screen_feedback(store, config, text, subject_id=about)
     if screening.acted:
-        store.logs.event("feedback_refused", {"verdict_id": screening.verdict.id, "of": what})
+        store.logs.event("feedback_refused", {"verdict_id": screening.verdict.id, "of": what, "about": about})
         raise GoalRefused(f"{what} refused by safety screening, {screening.verdict.line()}; it was not recorded")
     from cosci.safety.classifier import said
 
@@ -356,6 +375,8 @@ def cmd_release(args: argparse.Namespace) -> None:
     folder = session_folder(args)
     with folder.store() as store:
         h = store.hypotheses.get(args.hypothesis)
+        if h is None and (wrong := wrong_kind(args.hypothesis, "hypothesis", hypothesis_shape(args.session))):
+            raise CosciError(wrong)
         if h is None or h.state != "quarantined":
             state = h.state if h else "not in this session"
             raise CosciError(f"{args.hypothesis} is not quarantined ({state}); `cosci status {args.session}` lists"
@@ -395,7 +416,16 @@ def _target(args: argparse.Namespace, ids: list[str]) -> tuple[SessionFolder, li
 
 
 def _id_count(args: argparse.Namespace) -> int:
-    """The hypothesis ids a ``cosci rate`` / ``cosci result`` names (with ``--project``, a first ``H-...`` is one)."""
+    """The hypothesis ids a ``cosci rate`` / ``cosci result`` names (with ``--project``, a first ``H-...`` is one).
+
+    Raises:
+        CosciError: without ``--project``, the first positional is an id of another kind than a session's (checked
+            first: ``cosci rate H-a --score 3`` is told the session is missing, not that it counts no ids).
+    """
+    from cosci.session.researcher import check_target_kind
+
+    if not args.project:
+        check_target_kind(data_dir(args.data_dir), args.target)
     return len(args.hypotheses) + bool(args.project and args.target.startswith("H-"))
 
 
@@ -403,29 +433,29 @@ def cmd_rate(args: argparse.Namespace) -> None:
     from cosci.session.researcher import rate
 
     if (n := _id_count(args)) not in (1, 2):
-        raise CosciError(f"cosci rate needs <session|project> and one or two hypothesis ids (got {n}; with "
+        raise CosciError(f"a rating needs <session|project> and one or two hypothesis ids (got {n}; with "
                          "--project NAME the session may be left out)")
     folder, ids, project = _target(args, list(args.hypotheses))
-    print(rate(folder, ids, args.prefer, args.score, args.why, functools.partial(check_feedback_text, what="rating"),
-               project))
+    screen = functools.partial(check_feedback_text, what="rating", about=",".join(ids))
+    print(rate(folder, ids, args.prefer, args.score, args.why, screen, project))
 
 
 def cmd_result(args: argparse.Namespace) -> None:
     from cosci.session.researcher import record_result
 
     if (n := _id_count(args)) != 1:
-        raise CosciError(f"cosci result needs <session|project> and one hypothesis id (got {n}; with --project NAME "
+        raise CosciError(f"a result needs <session|project> and one hypothesis id (got {n}; with --project NAME "
                          "the session may be left out)")
     folder, ids, project = _target(args, list(args.hypotheses))
     print(record_result(folder, ids[0], args.outcome, args.measure, args.notes, args.file,
-                        functools.partial(check_feedback_text, what="result"), project))
+                        functools.partial(check_feedback_text, what="result", about=ids[0]), project))
 
 
 def cmd_project(args: argparse.Namespace) -> None:
     from cosci.session.researcher import project_lines
 
     if args.action == "show" and not args.name:
-        raise CosciError("cosci project show needs a project name")
+        raise CosciError("`project show` needs a project name")
     for line in project_lines(data_dir(args.data_dir), args.name if args.action == "show" else None):
         print(line)
 
@@ -530,7 +560,7 @@ def cmd_serve(args: argparse.Namespace) -> None:
             raise ConfigError(f"--cron: {exc.errors()[0]['msg'].removeprefix('Value error, ')}") from None
     api = os.environ.get("PREFECT_API_URL")
     if not api:
-        raise CosciError("cosci serve needs a running Prefect server: start `prefect server start` and "
+        raise CosciError("serving the deployment needs a running Prefect server: start `prefect server start` and "
                          "export PREFECT_API_URL=http://127.0.0.1:4200/api (README: Scheduling)")
     import httpx
 
@@ -570,10 +600,19 @@ def cmd_investigate(args: argparse.Namespace) -> None:
         raise SystemExit(code)
 
 
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line, ``cosci: <message> (see `cosci <command> --help`)``, exit 2
+    (design.md#cli; argparse's own ``error`` prints the whole usage block first). Subcommand parsers
+    are of this class too (``add_subparsers`` makes them of the parent's class)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"cosci: {' '.join(message.split())} (see `{self.prog} --help`)\n")
+
+
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="cosci", description=__doc__.split("\n\n")[0])
+    p = Parser(prog="cosci", description=__doc__.split("\n\n")[0])
     p.add_argument("--data-dir", help="data directory (default $COSCI_DATA_DIR or ./data)")
-    common = argparse.ArgumentParser(add_help=False)  # --data-dir also after the command
+    common = Parser(add_help=False)  # --data-dir also after the command
     common.add_argument("--data-dir", default=argparse.SUPPRESS, help="data directory (as above)")
     sub = p.add_subparsers(dest="command", required=True)
     add = functools.partial(sub.add_parser, parents=[common])

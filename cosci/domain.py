@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -58,6 +59,41 @@ def hypothesis_id(session_id: str, origin: str, statement: str) -> str:
     by the same route maps to the same id.
     """
     return "H-" + digest(session_id, origin, " ".join(statement.split()))
+
+
+ID_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((kind, re.compile(pattern)) for kind, pattern in (
+    ("session", r"s-\d{8}-\d{6}-"),  # cosci.session.folder.new_session_id
+    ("hypothesis", r"H-[0-9a-f]+$"),
+    ("match", r"M-[0-9a-f]+$"),
+    ("task", r"T-[0-9a-f]+$"),
+    ("review", r"R-[0-9a-f]+$"),
+    ("rating", r"RR-[0-9a-f]+$"),
+    ("result", r"O-[0-9a-f]+$"),
+    ("feedback", r"F-[0-9a-f]+$"),
+    ("safety verdict", r"V-[0-9a-f]+$"),
+    ("investigation", r"inv-[0-9a-f]+$"),
+))
+"""The kinds of id cosci makes, told by their prefix (design.md#ids): what a wrong id on the command line is."""
+
+
+def id_kind(text: str) -> str | None:
+    """The kind of id ``text`` looks like (``"session"``, ``"hypothesis"``, ...), None when it looks like none
+    (a mistyped id, a project name): only the prefix and its digits are read, not whether such an id exists."""
+    return next((kind for kind, pattern in ID_KINDS if pattern.match(text.strip())), None)
+
+
+def wrong_kind(text: str, expected: str, shape: str, *, also: str = "") -> str | None:
+    """``"<text> is a <kind> id, not a <expected> id<also> (<shape>)"`` when ``text`` is an id of another kind than
+    ``expected``, else None: the one line a command says instead of "no <expected> <text>". ``also``: what else
+    the argument may be (``" or a project name"``)."""
+    kind = id_kind(text)
+    if kind is None or kind == expected:
+        return None
+    return f"{text.strip()} is {_a(kind)} {kind} id, not {_a(expected)} {expected} id{also} ({shape})"
+
+
+def _a(word: str) -> str:
+    return "an" if word[0] in "aeiou" else "a"
 
 
 def match_id(session_id: str, hyp_a: str, hyp_b: str, task_id: str, index: int) -> str:

@@ -197,6 +197,6 @@ def command(action: str, target: str, overrides: list[str], from_session: str | 
         run(Path(target), overrides, from_session)
     else:
         if overrides or from_session:
-            raise CosciError("cosci investigate resume takes only the run id (its configuration is frozen)")
+            raise CosciError("`investigate resume` takes only the run id (its configuration is frozen)")
         resume(data_dir, target)
     return 0

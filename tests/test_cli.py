@@ -313,3 +313,208 @@ async def test_a_count_of_one_is_singular(tmp_path: Path, fake: FakeBackend,
     assert [counted(n, "rejected direction") for n in (0, 1, 2)] == [
         "0 rejected directions", "1 rejected direction", "2 rejected directions"]
     assert counted(1, "match", "matches") == "1 match" and counted(3, "match", "matches") == "3 matches"
+
+
+@pytest.mark.parametrize(
+    ("args", "message", "help_of"),
+    [
+        (["frobnicate"], "argument command: invalid choice: 'frobnicate'", "cosci"),
+        (["status"], "the following arguments are required: session", "cosci status"),
+        (["status", "s-x", "--verbose"], "unrecognized arguments: --verbose", "cosci"),
+        (["rate", "s-x", "H-0", "--prefer", "c"], "argument --prefer: invalid choice: 'c'", "cosci rate"),
+        (["result", "s-x", "H-0"], "the following arguments are required: --outcome", "cosci result"),
+        (["rate", "s-x", "H-0", "--why"], "argument --why: expected one argument", "cosci rate"),
+        (["eval", "moose-chem", "--bogus", "models=fake"], "unrecognized arguments: --bogus", "cosci"),
+    ],
+)
+def test_argparse_errors_are_one_line(args: list[str], message: str, help_of: str, tmp_path: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: an unknown option or a missing argument printed argparse's usage block; it is one line,
+    ``cosci: <message> (see `cosci <command> --help`)``, exit 2."""
+    code, out, err = _cli(capsys, "--data-dir", str(tmp_path), *args)
+    assert code == 2 and not out and err.count("\n") == 1, err
+    assert err.startswith(f"cosci: {message}") and err.endswith(f"(see `{help_of} --help`)\n"), err
+    assert "usage:" not in err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["rate", "lab"], "a rating needs <session|project> and one or two hypothesis ids (got 0;"),
+        (["result", "lab", "--outcome", "supported"], "a result needs <session|project> and one hypothesis id"),
+        (["project", "show"], "`project show` needs a project name"),
+    ],
+)
+def test_an_error_says_cosci_once(args: list[str], message: str, tmp_path: Path,
+                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: ``cosci: cosci rate needs ...``; the prefix is said once."""
+    code, _, err = _cli(capsys, "--data-dir", str(tmp_path), *args)
+    assert code == 2 and err == f"cosci: {err.removeprefix('cosci: ')}" and message in err, err
+    assert "cosci: cosci" not in err
+
+
+def test_no_error_message_starts_with_the_command_name() -> None:
+    """Every message an error is raised with is printed after ``cosci: ``: none of them starts with ``cosci ``
+    itself (which would print ``cosci: cosci ...``)."""
+    import ast
+
+    root = Path(__file__).resolve().parents[1]
+    said = []
+    for path in [*root.joinpath("cosci").rglob("*.py"), *root.joinpath("flows").rglob("*.py")]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args:
+                first = node.exc.args[0]
+                if isinstance(first, ast.JoinedStr) and first.values:
+                    first = first.values[0]
+                if isinstance(first, ast.Constant) and str(first.value).startswith("cosci "):
+                    said.append(f"{path.name}:{node.lineno}")
+    assert not said
+
+
+def test_status_counts_the_researchers_ratings_and_results(finished: tuple[Path, str],
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: `cosci status` never counted `cosci rate` / `cosci result` records."""
+    data, sid = finished
+    code, out, _ = _cli(capsys, "--data-dir", str(data), "status", sid)
+    assert code == 0 and "researcher   0 ratings (0 preferences, 0 scores), 0 experimental results\n" in out, out
+    store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
+    a, b = [h.id for h in store.hypotheses.ranked()[:2]]
+    store.close()
+    for args in (["rate", sid, a, b, "--prefer", "tie"], ["rate", sid, a, "--score", "4"],
+                 ["rate", sid, b, "--score", "2"], ["result", sid, a, "--outcome", "inconclusive"],
+                 ["result", sid, b, "--outcome", "refuted"], ["result", sid, a, "--outcome", "inconclusive"]):
+        code, _, err = _cli(capsys, "--data-dir", str(data), *args)
+        assert code == 0, err
+    code, out, _ = _cli(capsys, "--data-dir", str(data), "status", sid)
+    assert ("researcher   3 ratings (1 preference, 2 scores), 3 experimental results (refuted 1, inconclusive 2)\n"
+            in out), out
+
+
+def test_a_directory_given_as_the_data_file_is_named_a_directory(
+        finished: tuple[Path, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: `--file <a directory>` said "no such file"."""
+    data, sid = finished
+    store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
+    h = store.hypotheses.ranked()[0].id
+    store.close()
+    code, _, err = _cli(capsys, "--data-dir", str(data), "result", sid, h, "--outcome", "supported",
+                        "--file", str(tmp_path))
+    assert code == 2 and err.count("\n") == 1 and f"--file {tmp_path}: is a directory" in err, err
+    assert "no such file" not in err
+    (tmp_path / "plate.csv").write_text("well,od\nA1,0.3\n", encoding="utf-8")
+    code, _, err = _cli(capsys, "--data-dir", str(data), "result", sid, h, "--outcome", "supported",
+                          "--file", str(tmp_path / "plate.csv"))
+    assert code == 0, err
+    store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
+    assert [o.file_path for o in store.researcher.observations()] == [str(tmp_path / "plate.csv")]  # the dir: none
+    store.close()
+
+
+def test_an_id_of_the_wrong_kind_is_named_as_such(finished: tuple[Path, str],
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: a session id given for a hypothesis id said "no hypothesis s-...", a hypothesis id given
+    for a session said "no session 'H-...'"; the line says what kind of id was given and what was expected."""
+    data, sid = finished
+    store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
+    store.sessions.update(status="paused")  # feedback is for sessions that will run again
+    h = store.hypotheses.ranked()[0].id
+    store.close()
+    as_hypothesis = f"{sid} is a session id, not a hypothesis id (a hypothesis id is H- and 12 hex digits"
+    as_session = f"{h} is a hypothesis id, not a session id (a session id is s-YYYYmmdd-HHMMSS-xxxxxx"
+    for args, message in [
+        (["rate", sid, sid, "--score", "3"], as_hypothesis),
+        (["rate", sid, h, sid, "--prefer", "a"], as_hypothesis),
+        (["result", sid, sid, "--outcome", "supported"], as_hypothesis),
+        (["feedback", sid, "--kind", "pin", "--hypothesis", sid], as_hypothesis),
+        (["release", sid, sid, "--why", "safe"], as_hypothesis),
+        (["status", h], as_session),
+        (["report", h], as_session),
+        (["resume", h], as_session),
+        (["rate", h, "--score", "3"], f"{h} is a hypothesis id, not a session id or a project name"),
+        (["result", "O-0123456789ab", h, "--outcome", "refuted"], "O-0123456789ab is a result id, not a session id"),
+        (["rate", sid, "H-000000000000", "--score", "3"], f"no hypothesis H-000000000000 in session {sid}"),
+        (["status", "s-nope"], "no session 's-nope'"),
+    ]:
+        code, _, err = _cli(capsys, "--data-dir", str(data), *args)
+        assert code == 2 and err.count("\n") == 1 and message in err, (args, err)
+    store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
+    assert not store.researcher.ratings() and not store.researcher.observations()
+    assert not store.logs.feedback(source="human")
+    store.close()
+
+
+def test_a_contradicting_result_or_rating_is_recorded_with_one_warning(
+        finished: tuple[Path, str], capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: a supported result on a refuted hypothesis and a rating of a rejected one were taken
+    without a word. They are still recorded (the lab's result is data), with one warning line saying the state;
+    the hypothesis stays rejected and a preference with it stays out of the Bradley-Terry fit."""
+    data, sid = finished
+    store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
+    refuted, other = [h.id for h in store.hypotheses.ranked()[:2]]
+    store.close()
+    code, out, err = _cli(capsys, "--data-dir", str(data), "result", sid, refuted, "--outcome", "refuted")
+    assert code == 0 and "warning" not in err, err
+    store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
+    (first,) = [o.id for o in store.researcher.observations()]
+    store.close()
+    code, out, err = _cli(capsys, "--data-dir", str(data), "result", sid, refuted, "--outcome", "supported",
+                          "--measure", "IC50_uM=0.4")
+    warnings = [line for line in err.splitlines() if "warning" in line]
+    assert code == 0 and "result O-" in out and "(supported; rejected; measures" in out, (out, err)
+    assert warnings == [f"cosci: warning: {refuted} is rejected, refuted by result {first} (out of the tournament); "
+                        "the supported result is recorded and the hypothesis stays rejected"], err
+    code, out, err = _cli(capsys, "--data-dir", str(data), "rate", sid, refuted, "--score", "5")
+    warnings = [line for line in err.splitlines() if "warning" in line]
+    assert code == 0 and f"{refuted}: score 5/5" in out, err
+    assert warnings == [f"cosci: warning: {refuted} is rejected (out of the tournament): the rating is recorded and "
+                        "reaches later meta-reviews"], err
+    code, out, err = _cli(capsys, "--data-dir", str(data), "rate", sid, refuted, other, "--prefer", "a")
+    warnings = [line for line in err.splitlines() if "warning" in line]
+    assert code == 0 and "Bradley-Terry" not in out, out  # it does not say the preference enters the fit
+    assert warnings == [f"cosci: warning: {refuted} is rejected (out of the tournament): the rating is recorded and "
+                        "reaches later meta-reviews, but does not enter the Bradley-Terry fit"], err
+    code, out, err = _cli(capsys, "--data-dir", str(data), "rate", sid, other, "--score", "3")
+    assert code == 0 and "warning" not in err, err  # a tournament player: nothing to say
+    store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
+    assert store.hypotheses.get(refuted).state == "rejected"  # type: ignore[union-attr]
+    assert [o.outcome for o in store.researcher.observations()] == ["refuted", "supported"]
+    assert [r.kind for r in store.researcher.ratings()] == ["score", "preference", "score"]
+    assert refuted not in store.matches.bt() and other in store.matches.bt()
+    store.close()
+
+
+def test_a_preference_reversing_an_earlier_one_is_recorded_with_one_warning(
+        finished: tuple[Path, str], capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: preferring b over a after preferring a over b was taken without a word. It is recorded
+    (both enter the fit), with one warning naming the earlier rating; a tie or an agreeing preference says none."""
+    data, sid = finished
+    store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
+    a, b = [h.id for h in store.hypotheses.ranked()[:2]]
+    store.close()
+
+    def rate(*args: str) -> list[str]:
+        code, _, err = _cli(capsys, "--data-dir", str(data), "rate", sid, *args)
+        assert code == 0, err
+        return [line for line in err.splitlines() if "warning" in line]
+
+    assert rate(a, b, "--prefer", "a") == []
+    store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
+    (first,) = [r.id for r in store.researcher.ratings()]
+    store.close()
+    assert rate(b, a, "--prefer", "a") == [  # the pair named the other way round: b over a
+        f"cosci: warning: preferring {b} over {a} reverses your earlier rating {first} ({a} preferred); both are "
+        "recorded"]
+    assert rate(a, b, "--prefer", "tie") == []
+    assert rate(a, b, "--prefer", "b") == []  # agrees with the latest strict one
+    store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
+    latest = store.researcher.ratings()[-1].id
+    store.close()
+    assert rate(a, b, "--prefer", "a") == [
+        f"cosci: warning: preferring {a} over {b} reverses your earlier rating {latest} ({b} preferred); both are "
+        "recorded"]
+    assert rate(a, "--score", "1") == []  # a score is not an order
+    store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
+    assert [(r.kind, r.prefer) for r in store.researcher.ratings()] == [
+        ("preference", "a"), ("preference", "a"), ("preference", "tie"), ("preference", "b"), ("preference", "a"),
+        ("score", None)]
+    store.close()

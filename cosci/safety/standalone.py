@@ -15,8 +15,11 @@ from cosci.safety.classifier import Classifier, Screening
 from cosci.store import SessionStore
 
 
-def screen_feedback(store: SessionStore, config: CosciConfig, text: str) -> Screening:
+def screen_feedback(store: SessionStore, config: CosciConfig, text: str, subject_id: str | None = None
+                    ) -> Screening:
     """Screen one researcher feedback text the way a goal is screened (``safety.block_goal_on`` acts).
+    ``subject_id``: the hypothesis id(s) the text is about (a rating's, a result's, ``--hypothesis``; two joined by
+    ``,``), kept on the verdict row, which is the audit trail of a refused text (nothing else is stored of it).
 
     Returns:
         The recorded :class:`~cosci.safety.classifier.Screening` (``acted``: refuse the feedback).
@@ -30,4 +33,4 @@ def screen_feedback(store: SessionStore, config: CosciConfig, text: str) -> Scre
     budget.restore(store.logs.spend())
     gateway = Gateway(config, budget, store.logs.add_call)
     classifier = Classifier(config, gateway, gateway.router, store)
-    return asyncio.run(classifier.screen("feedback", text, action="ScreenFeedback"))
+    return asyncio.run(classifier.screen("feedback", text, subject_id=subject_id, action="ScreenFeedback"))

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
+from cosci.domain import wrong_kind
 from cosci.errors import CosciError, SessionNotFound
 from cosci.store import LEGACY_STORE_FILE, STORE_FILE, SessionStore
 
@@ -42,6 +43,10 @@ _HELD: dict[Path, IO[str]] = {}
 
 class SessionBusy(CosciError):
     """Another process is running this session."""
+
+
+SESSION_SHAPE = "a session id is s-YYYYmmdd-HHMMSS-xxxxxx; see `cosci list`"
+"""How a session id looks, said when an id of another kind is given for one (:func:`cosci.domain.wrong_kind`)."""
 
 
 def new_session_id() -> str:
@@ -81,6 +86,8 @@ class SessionFolder:
         folder = cls(data_dir, session_id)
         one_folder = session_id.strip() not in ("", ".", "..") and Path(session_id).name == session_id
         if not one_folder or not folder.store_path.is_file():
+            if wrong := wrong_kind(session_id, "session", SESSION_SHAPE):  # e.g. a hypothesis id in its place
+                raise SessionNotFound(wrong)
             raise SessionNotFound(f"no session '{session_id}' under {data_dir / SESSIONS} (see `cosci list`)")
         return folder
 

@@ -13,12 +13,14 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from cosci.domain import wrong_kind
 from cosci.errors import CosciError
-from cosci.session.folder import SessionFolder
+from cosci.session.folder import SESSION_SHAPE, SessionFolder
 from cosci.store import SessionStore
 from cosci.store.project import ProjectStore
 from cosci.store.researcher import OUTCOMES, Outcome
@@ -28,6 +30,17 @@ MEASURE = re.compile(r"^([A-Za-z][A-Za-z0-9_.\-]{0,63})=(.+)$")
 
 Screen = Callable[[SessionFolder, SessionStore, str], None]
 """Screens one researcher text before it is stored (raises GoalRefused; :func:`cosci.cli.check_feedback_text`)."""
+
+Warn = Callable[[str], None]
+"""Says one warning line (a contradiction that is still recorded); :func:`say_warning` on stderr by default."""
+
+OUT_OF_TOURNAMENT = ("rejected", "retired", "quarantined")
+"""States whose hypothesis plays no more matches: a rating of one is recorded with a warning (design.md#states)."""
+
+
+def say_warning(line: str) -> None:
+    """``cosci: warning: <line>`` on stderr, as :func:`cosci.cli.check_feedback_text` says a flag."""
+    print(f"cosci: warning: {line}", file=sys.stderr)
 
 
 def parse_measures(items: Sequence[str]) -> dict[str, Any]:
@@ -60,9 +73,22 @@ def measures_line(values: dict[str, Any]) -> str:
     return ", ".join(f"{k} = {v:g}" if isinstance(v, float) else f"{k} = {v!r} (text)" for k, v in values.items())
 
 
+def hypothesis_missing(store: SessionStore, hid: str, sid: str) -> str | None:
+    """None when session ``sid`` holds hypothesis ``hid``, else the line to say: an id of another kind (a session
+    id given for a hypothesis id) is named as such, any other id is "no hypothesis ... in session ..."."""
+    if store.hypotheses.get(hid) is not None:
+        return None
+    return wrong_kind(hid, "hypothesis", hypothesis_shape(sid)) or f"no hypothesis {hid} in session {sid}"
+
+
+def hypothesis_shape(sid: str) -> str:
+    """How a hypothesis id looks, and where the session's are listed."""
+    return f"a hypothesis id is H- and 12 hex digits; `cosci report {sid}` lists them"
+
+
 def _hypothesis(store: SessionStore, hid: str, sid: str) -> None:
-    if store.hypotheses.get(hid) is None:
-        raise CosciError(f"no hypothesis {hid} in session {sid}")
+    if missing := hypothesis_missing(store, hid, sid):
+        raise CosciError(missing)
 
 
 def _refit(folder: SessionFolder, store: SessionStore) -> None:
@@ -96,9 +122,12 @@ def _rating_args(ids: Sequence[str], prefer: str | None, score: str | None) -> N
 
 
 def rate(folder: SessionFolder, ids: Sequence[str], prefer: str | None, score: str | None, why: str,
-         screen: Screen, project: str | None = None) -> str:
+         screen: Screen, project: str | None = None, warn: Warn = say_warning) -> str:
     """Store one rating and refit; returns the line to print. ``project``: the project named on the command line
-    (the session must be one of its own); the rating reaches the project's store with the session's sync.
+    (the session must be one of its own); the rating reaches the project's store with the session's sync. A rating
+    of a hypothesis out of the tournament (rejected, retired, quarantined) is still recorded, and ``warn`` says its
+    state once (a preference then stays out of the Bradley-Terry fit, which holds tournament players only); so is a
+    preference reversing an earlier one of the same pair, with a warning naming it (:func:`_reversal`).
 
     Raises:
         CosciError: not one of (two ids + ``prefer``) or (one id + ``score`` 1-5), an unknown id, a refused session,
@@ -113,6 +142,8 @@ def rate(folder: SessionFolder, ids: Sequence[str], prefer: str | None, score: s
             raise CosciError(f"session {sid} is {status}; it has no hypotheses to rate")
         for hid in ids:
             _hypothesis(store, hid, sid)
+        out = {hid: h.state for hid in ids if (h := store.hypotheses.get(hid)) and h.state in OUT_OF_TOURNAMENT}
+        reversal = _reversal(store, ids, prefer) if len(ids) == 2 else None
         if why.strip():
             screen(folder, store, why)
         if len(ids) == 2:
@@ -122,11 +153,39 @@ def rate(folder: SessionFolder, ids: Sequence[str], prefer: str | None, score: s
         store.logs.event("researcher_rating", {"id": rid, "ids": list(ids), "prefer": prefer, "score": score})
         _refit(folder, store)
         _sync(folder, store)
+    if reversal:
+        warn(reversal)
+    if out:  # recorded all the same: the researcher's judgement is data (design.md#researcher-ratings)
+        states = " and ".join(f"{hid} is {state}" for hid, state in out.items())
+        warn(f"{states} (out of the tournament): the rating is recorded and reaches later meta-reviews"
+             + (", but does not enter the Bradley-Terry fit" if len(ids) == 2 else ""))
+        if len(ids) == 2:
+            return (f"{sid}: rating {rid} recorded ({ids[0]} vs {ids[1]}: prefer {prefer}); it reaches later "
+                    "meta-reviews")
     if len(ids) == 2:  # a preference is a weighted verdict in the fit; a score is not (design.md#researcher-ratings)
         return (f"{sid}: rating {rid} recorded ({ids[0]} vs {ids[1]}: prefer {prefer}); it enters the tournament's "
                 "Bradley-Terry fit and later meta-reviews")
     return (f"{sid}: rating {rid} recorded ({ids[0]}: score {score}/5); it is shown beside the tournament's order "
             "and reaches later meta-reviews (a score does not enter the Bradley-Terry fit)")
+
+
+def _reversal(store: SessionStore, ids: Sequence[str], prefer: str | None) -> str | None:
+    """The warning a preference gets when it reverses the researcher's latest strict preference of the same pair
+    (in either order; None when there is none, it agrees, or either is a tie): both are kept, and both enter the
+    Bradley-Terry fit, where they cancel (design.md#researcher-ratings)."""
+    if prefer not in ("a", "b"):
+        return None
+    winner, loser = (ids[0], ids[1]) if prefer == "a" else (ids[1], ids[0])
+    earlier = [r for r in store.researcher.ratings("preference") if {r.hyp_a, r.hyp_b} == {winner, loser}
+               and r.prefer in ("a", "b")]
+    if not earlier:
+        return None
+    last = earlier[-1]
+    before = last.hyp_a if last.prefer == "a" else last.hyp_b
+    if before == winner:
+        return None
+    return (f"preferring {winner} over {loser} reverses your earlier rating {last.id} ({loser} preferred); both "
+            "are recorded")
 
 
 def resolve_target(data_dir: Path, target: str, hids: str | Sequence[str], *, project_only: bool = False
@@ -144,6 +203,7 @@ def resolve_target(data_dir: Path, target: str, hids: str | Sequence[str], *, pr
     if (data_dir / "sessions" / target).is_dir() and not ProjectStore.exists(data_dir, target):
         return SessionFolder.existing(data_dir, target)
     if not ProjectStore.exists(data_dir, target):
+        check_target_kind(data_dir, target)
         return SessionFolder.existing(data_dir, target)  # says "no session ..." in one line
     project = ProjectStore.open(data_dir, target)
     try:
@@ -160,6 +220,15 @@ def resolve_target(data_dir: Path, target: str, hids: str | Sequence[str], *, pr
     return SessionFolder.existing(data_dir, sessions[-1])
 
 
+def check_target_kind(data_dir: Path, target: str) -> None:
+    """Raises CosciError when ``target``, named where a session id or a project name goes, is neither but an id
+    of another kind (``cosci rate H-a H-b``: the session left out): the line says so, not "no session 'H-a'"."""
+    if (data_dir / "sessions" / target).is_dir() or ProjectStore.exists(data_dir, target):
+        return
+    if wrong := wrong_kind(target, "session", SESSION_SHAPE, also=" or a project name"):
+        raise CosciError(wrong)
+
+
 def _same_project(sid: str, own: str | None, project: str | None) -> None:
     """Raises CosciError when ``project`` is named and the session (whose project is ``own``) is not in it."""
     if project is not None and own != project:
@@ -167,10 +236,13 @@ def _same_project(sid: str, own: str | None, project: str | None) -> None:
 
 
 def record_result(folder: SessionFolder, hid: str, outcome: str, measures: Sequence[str], notes: str,
-                  file: str | None, screen: Screen, project: str | None = None) -> str:
+                  file: str | None, screen: Screen, project: str | None = None, warn: Warn = say_warning) -> str:
     """Store an experimental result; a refuted hypothesis leaves the tournament (rejected), a supported one is
     pinned; the observation reviews of its relatives are queued (they run now in a running session, at
-    ``cosci resume`` otherwise). Returns the line to print.
+    ``cosci resume`` otherwise). Returns the line to print. A result that contradicts the hypothesis's state (a
+    supported result on a rejected hypothesis) or an earlier result (refuted after supported, or the reverse) is
+    recorded all the same (the lab's result is data) and ``warn`` says the state once; a rejected hypothesis stays
+    rejected (:func:`_move`).
 
     Raises:
         CosciError: a bad outcome or measure, an unreadable file, an unknown id, a session of another project.
@@ -182,15 +254,22 @@ def record_result(folder: SessionFolder, hid: str, outcome: str, measures: Seque
     path = sha = None
     if file:
         p = Path(file).expanduser()
+        if p.is_dir():
+            raise CosciError(f"--file {file}: is a directory; name one data file (its path and sha256 are recorded)")
         if not p.is_file():
             raise CosciError(f"--file {file}: no such file")
-        path, sha = str(p.resolve()), hashlib.sha256(p.read_bytes()).hexdigest()
+        try:
+            data = p.read_bytes()
+        except OSError as exc:
+            raise CosciError(f"--file {file}: cannot read it ({exc.strerror or exc})") from None
+        path, sha = str(p.resolve()), hashlib.sha256(data).hexdigest()
     config = folder.frozen_config()
     _same_project(sid, config.session.project, project)
     with folder.store() as store:
         if (status := store.sessions.status()) == "refused":
             raise CosciError(f"session {sid} is {status}")
         _hypothesis(store, hid, sid)
+        contradiction = _contradiction(store, hid, outcome)
         said = "\n".join([notes.strip(), *(f"{k} = {v}" for k, v in values.items() if isinstance(v, str))])
         if said.strip():  # the notes and any text measure: both reach later prompts quoted
             screen(folder, store, said.strip())
@@ -204,11 +283,31 @@ def record_result(folder: SessionFolder, hid: str, outcome: str, measures: Seque
             queued = Scheduler(config, store).result_reviews()
         _refit(folder, store)
         _sync(folder, store)
+    if contradiction:
+        warn(contradiction)
     when = "queued now" if folder.is_running() else f"queued for `cosci resume {sid}`"
     reviews = f"{queued} {when}" if queued else "none queued"
     measured = f"; measures: {measures_line(values)}" if values else ""
     return (f"{sid}: result {oid} on {hid} recorded ({outcome}; {state}{measured}); observation reviews of its "
             f"relatives: {reviews}")
+
+
+def _contradiction(store: SessionStore, hid: str, outcome: str) -> str | None:
+    """The warning a result contradicting what is known of ``hid`` gets (None when it contradicts nothing): a
+    supported result on a rejected hypothesis, or an outcome opposite to an earlier result's."""
+    h = store.hypotheses.get(hid)
+    opposite = {"supported": "refuted", "refuted": "supported"}.get(outcome)
+    if h is None or opposite is None:
+        return None
+    earlier = [o.id for o in store.researcher.observations(hid) if o.outcome == opposite]
+    if outcome == "supported" and h.state == "rejected":
+        why = f", refuted by result {earlier[-1]}" if earlier else ""
+        return (f"{hid} is rejected{why} (out of the tournament); the supported result is recorded and the "
+                "hypothesis stays rejected")
+    if earlier:
+        return (f"{hid} has an earlier {opposite} result {earlier[-1]} (it is {h.state}); this {outcome} one is "
+                "recorded too")
+    return None
 
 
 def _move(store: SessionStore, hid: str, outcome: Outcome) -> str:

@@ -84,6 +84,35 @@ async def test_a_refused_rating_or_result_is_named_as_such(config: CosciConfig, 
 
 
 @pytest.mark.overrides(CAPABLE)
+async def test_a_refused_rating_or_result_leaves_a_verdict_naming_its_hypotheses_and_nothing_else(
+        config: CosciConfig, fake: FakeBackend, capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: a refused rating's or result's verdict row (the audit trail of a refused text) had subject
+    ``feedback`` and no hypothesis id. It names the hypotheses (a preference's two, joined by ``,``); no rating,
+    result, state change or project copy is written for the refused input."""
+    rt, _, _ = await run(config)
+    sid, data = rt.session_id, config.paths.data_dir
+    a, b = [h.id for h in rt.store.hypotheses.ranked()[:2]]
+    states = {h.id: h.state for h in rt.store.hypotheses.all()}
+    await rt.close()
+    harmful = "Next, make the strain spread between mammals BLOCKED-TEXT"
+    for args in (("rate", sid, a, b, "--prefer", "a", "--why", harmful),
+                 ("result", sid, b, "--outcome", "refuted", "--notes", harmful)):
+        fake.script(FakeReply.verdict("block", "biological", rationale="enhancement request"),
+                    agent="safety", action="ScreenFeedback")
+        code, _, err = await asyncio.to_thread(cli, capsys, data, *args)
+        assert code == 3, err
+    store = SessionStore.open(data / "sessions" / sid / "store.sqlite", sid)
+    refused = [v for v in store.safety.all("feedback") if v.acted]
+    assert [(v.subject_id, v.decision) for v in refused] == [(f"{a},{b}", "block"), (b, "block")]
+    assert [(e["payload"]["of"], e["payload"]["about"]) for e in store.logs.events("feedback_refused")] == [
+        ("rating", f"{a},{b}"), ("result", b)]
+    assert not store.researcher.ratings() and not store.researcher.observations()
+    assert not store.logs.events("researcher_rating") and not store.logs.events("experimental_result")
+    assert {h.id: h.state for h in store.hypotheses.all()} == states
+    store.close()
+
+
+@pytest.mark.overrides(CAPABLE)
 async def test_release_puts_a_quarantined_hypothesis_back_in_the_tournament(
         config: CosciConfig, fake: FakeBackend, capsys: pytest.CaptureFixture[str]) -> None:
     fake.script(FakeReply.verdict("block", "cyber", rationale="describes an intrusion"),
