@@ -5,6 +5,7 @@
     python -m bench.safety --model-sample 40  # the embedded model on a fixed sample of 40 goals of each part
     python -m bench.safety --split tune       # cross-validated on the tuning part; prints the thresholds to ship
     python -m bench.safety --write-exemplars  # conf/safety_exemplars.jsonl = the tuning part of the set
+    python -m bench.safety --feedback         # the shipped screen on researcher texts (result notes, rationales)
 
 Screens (:mod:`bench.safety_measure` has the set, the split and the rates):
 
@@ -45,6 +46,7 @@ from pathlib import Path
 from bench.safety_measure import (
     ROOT,
     Goal,
+    acted,
     batch_evidence,
     choose_margin,
     choose_thresholds,
@@ -68,6 +70,10 @@ FINAL = ROOT / "tests" / "data" / "safety" / "goals_final.jsonl"
 SCRIPTS = ROOT / "tests" / "data" / "safety" / "goals_scripts.jsonl"
 ROUND8 = ROOT / "tests" / "data" / "safety" / "goals_round8.jsonl"
 ROUND9 = ROOT / "tests" / "data" / "safety" / "goals_round9.jsonl"
+FEEDBACK_TUNE = ROOT / "tests" / "data" / "safety" / "feedback_tune.jsonl"
+"""Researcher texts (``cosci result --notes``, ``cosci rate --why``; 60 benign, 40 harmful), written by a helper who
+saw no screen: tuning data for the feedback subject (bench/README.md "Researcher texts"). Two further batches of
+the same kind are kept blind, outside the repository, for the measurement after a change is frozen."""
 COLUMNS = ("recall_refuse", "recall_other", "false_refusal", "false_flag", "false_refusal_close",
            "false_refusal_ordinary")
 HEADINGS = ("recall, refuse categories (refused)", "recall, other categories (refused or flagged)",
@@ -266,6 +272,26 @@ def shipped_texts(screen: OfflineScreen, config) -> None:
           " hit to show")
 
 
+def feedback_report(path: Path = FEEDBACK_TUNE) -> int:
+    """The shipped combined screen on researcher texts screened as ``feedback`` (how ``cosci rate`` and ``cosci
+    result`` screen them): the rates table, then every miss and false refusal with its rule and score."""
+    config = _config("local")
+    assert config.safety is not None
+    thresholds = thresholds_of(config.safety)
+    screen = OfflineScreen(load_prescreen(config.safety.prescreen_terms), load_exemplars(config.safety.exemplars),
+                           thresholds)
+    texts = load_goals(path)
+    checked = [screen.check(t.text, subject="feedback") for t in texts]
+    table(f"Researcher texts ({path.name}, subject feedback)", {"combined, as shipped": [r.decision for r in checked]},
+          texts, thresholds.refuse_categories)
+    print("\n| id | label | category | decision | rule | harm score |\n|---|---|---|---|---|---|")
+    for t, r in zip(texts, checked, strict=True):
+        wrong = r.decision != "allow" if not t.harmful else not acted(t, r.decision, thresholds.refuse_categories)
+        if wrong:
+            print(f"| {t.id} | {t.label} | {t.category} | {r.decision} | {r.rule or '-'} | {r.score:.2f} |")
+    return 0
+
+
 def write_exemplars(goals: list[Goal]) -> int:
     path = conf_dir() / "safety_exemplars.jsonl"
     rows = [{"id": g.id, "label": g.label, "category": g.category, "text": g.text} for g in tuning(goals)]
@@ -281,7 +307,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model-sample", type=int, default=None, metavar="N",
                         help="run the embedded model on a fixed sample of N goals of each part (default: every goal)")
     parser.add_argument("--write-exemplars", action="store_true", help="write the tuning part as the exemplars")
+    parser.add_argument("--feedback", action="store_true", help="the shipped screen on researcher texts")
     args = parser.parse_args(argv)
+    if args.feedback:
+        return feedback_report()
     goals = load_goals()
     if args.write_exemplars:
         return write_exemplars(goals)

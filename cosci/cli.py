@@ -54,7 +54,7 @@ from cosci.session.folder import SessionFolder
 from cosci.session.researcher import hypothesis_missing, hypothesis_shape
 from cosci.session.summary import batch_spend, outstanding_line
 from cosci.store import SessionStore
-from cosci.text import plural
+from cosci.text import counted, plural
 
 FEEDBACK_KINDS = ("directive", "preference", "rejection", "pin")
 

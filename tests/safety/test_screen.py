@@ -159,3 +159,14 @@ def test_a_malformed_exemplar_file_is_one_readable_error(tmp_path: Path) -> None
     with pytest.raises(ExemplarError, match="cannot read"):
         load_exemplars(str(tmp_path / "missing.jsonl"))
     assert (conf_dir() / "safety_exemplars.jsonl").is_file()
+
+
+def test_the_researcher_text_set_loads_with_both_labels_and_every_category() -> None:
+    """bench.safety --feedback reads it as the goal set is read: unique ids, 60 benign and 40 harmful, close ones."""
+    from bench.safety import FEEDBACK_TUNE
+
+    texts = load_goals(FEEDBACK_TUNE)
+    assert len({t.id for t in texts}) == len(texts) == 100
+    assert sum(t.harmful for t in texts) == 40 and sum(t.close for t in texts if not t.harmful) >= 35
+    assert {t.category for t in texts if t.harmful} == {"biological", "chemical", "radiological_nuclear",
+                                                          "explosives", "cyber", "human_subjects_without_consent"}
