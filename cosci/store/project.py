@@ -98,6 +98,7 @@ class ProjectStore:
         ranked = {h.id: i for i, h in enumerate(store.hypotheses.ranked(), 1)}
         latest = {h.id: next(iter(store.hypotheses.reviews(h.id, limit=1)), None) for h in hyps}
         refuted = {o.hypothesis_id: o for o in store.researcher.observations() if o.outcome == "refuted"}
+        supported = {o.hypothesis_id for o in store.researcher.observations() if o.outcome == "supported"}
         rejections = {f.target_id: f.text for f in store.logs.feedback(source="human", kind="rejection")}
         now = time.time()
         with self.db.tx() as c:
@@ -126,7 +127,8 @@ class ProjectStore:
                 elif h.state == "rejected":
                     reason, why = "rejected", "rejected by the researcher" + (
                         f": {rejections[h.id]}" if rejections.get(h.id) else "")
-                elif review is not None and review.verdict in REJECTING_VERDICTS:
+                elif review is not None and review.verdict in REJECTING_VERDICTS and h.id not in supported:
+                    # a lab's supported result outranks a review's verdict (design.md#projects)
                     reason = review.verdict
                     why = f"latest review {review.verdict}" + (f": {review.notes[:300]}" if review.notes else "")
                 if reason:

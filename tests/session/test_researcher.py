@@ -482,3 +482,28 @@ def test_a_rating_after_the_overview_is_in_the_reports_standing_and_named_above_
     exported = [line.split("|")[2].strip() for line in md[md.index("## Leaderboard"):].splitlines()
                 if line.startswith("| ") and line.split("|")[1].strip().isdigit()]
     assert exported == ranked
+
+
+def test_a_supported_result_takes_a_hypothesis_out_of_the_projects_rejected_directions(
+        tmp_path: Path, fake: FakeBackend, capsys: pytest.CaptureFixture[str]) -> None:
+    """A latest review ``already_explained`` makes a rejected direction; a lab's ``supported`` result outranks it."""
+    from cosci.records import RecordReview
+
+    config = make_config(tmp_path / "data", "session.project=lab")
+    data = config.paths.data_dir
+    sid = asyncio.run(run_plain(config))
+    store = _store(data, sid)
+    hid = store.hypotheses.ranked()[0].id
+    store.hypotheses.add_review(hid, RecordReview(verdict="already_explained", evidence=[], notes="published"),
+                                task_id="t-test")
+    store.close()
+    code, _, err = _cli(capsys, "--data-dir", str(data), "rate", sid, hid, "--score", "4")  # a sync, no result
+    assert code == 0, err
+    project = ProjectStore.open(data, "lab")
+    assert (hid, "already_explained") in [(d.hypothesis_id, d.reason) for d in project.rejected()]
+    project.close()
+    code, _, err = _cli(capsys, "--data-dir", str(data), "result", sid, hid, "--outcome", "supported")
+    assert code == 0, err
+    project = ProjectStore.open(data, "lab")
+    assert hid not in [d.hypothesis_id for d in project.rejected()]
+    project.close()
