@@ -110,6 +110,44 @@ def test_export_errors_are_one_line(session: Session, capsys: pytest.CaptureFixt
     assert code == 2 and message in err
 
 
+@pytest.mark.parametrize("fmt", ["md", "html", "jsonl"])
+def test_export_into_a_folder_is_one_line_as_report_says_it(session: Session, tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str], fmt: str) -> None:
+    """`--out DIR` is refused in one line, exit 2, the words `cosci report --out DIR` says (no traceback)."""
+    args = ("--data-dir", str(session.data))
+    code, _, said = _cli(capsys, *args, "report", session.sid, "--out", str(tmp_path))
+    assert code == 2 and said == f"cosci: --out {tmp_path}: cannot write it (Is a directory)\n"
+    code, out, err = _cli(capsys, *args, "export", session.sid, "--format", fmt, "--out", str(tmp_path))
+    assert (code, out, err) == (2, "", said)
+
+
+@pytest.mark.parametrize(("fmt", "name", "words"), [
+    ("html", "x.md", "--format html writes HTML, name the file .html (or --format md to write Markdown there)"),
+    ("html", "x.txt", "--format html writes HTML, name the file .html"),
+    ("md", "x.html", "--format md writes Markdown, name the file .md (or --format html to write HTML there)"),
+    ("md", "x.htm", "--format md writes Markdown, name the file .md (or --format html to write HTML there)"),
+    ("jsonl", "x.md", "--format jsonl writes JSON Lines, name the file .jsonl (or --format md to write Markdown"),
+])
+def test_export_refuses_a_file_name_of_another_format(session: Session, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str], fmt: str, name: str,
+                                                      words: str) -> None:
+    """As `cosci report --html --out x.txt` is refused: one line, exit 2, nothing written."""
+    target = tmp_path / name
+    code, _, err = _cli(capsys, "--data-dir", str(session.data), "export", session.sid, "--format", fmt,
+                        "--out", str(target))
+    assert code == 2 and err.count("\n") == 1 and words in err and not target.exists()
+
+
+@pytest.mark.parametrize(("fmt", "name"), [("md", "x.md"), ("md", "x.txt"), ("md", "x"), ("html", "x.HTM"),
+                                           ("jsonl", "x.jsonl"), ("jsonl", "x.json")])
+def test_export_writes_a_file_name_that_fits(session: Session, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                             fmt: str, name: str) -> None:
+    target = tmp_path / name
+    code, out, err = _cli(capsys, "--data-dir", str(session.data), "export", session.sid, "--format", fmt,
+                          "--out", str(target))
+    assert code == 0 and Path(out.strip()) == target and target.stat().st_size > 0, err
+
+
 def test_unknown_session_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = _cli(capsys, "--data-dir", str(tmp_path), "report", "s-nope", "--html")
     assert code == 2 and err.count("\n") == 1 and "no session 's-nope'" in err
