@@ -163,3 +163,45 @@ def test_report_open(session: Session, capsys: pytest.CaptureFixture[str], monke
     code, out, err = _cli(capsys, "--data-dir", str(session.data), "report", session.sid, "--open")
     assert code == 0 and urls == [session.report.as_uri()] and Path(out.strip()) == session.report
     assert ("no browser could be started" in err) is not opened
+
+
+def test_export_md_shows_the_bt_standing_it_is_ordered_by_and_the_researcher_section(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The Markdown leaderboard is in the BT order and says each BT score and interval beside Elo (as `cosci
+    report`'s "Current leaderboard" does), and lists the researcher's rating under the heading the report uses."""
+    from cosci.agents.researcher_context import researcher_lines
+    from cosci.llm.fake.provider import FAKE
+    from cosci.report.standing import standing
+    from cosci.store import STORE_FILE, SessionStore
+    from tests.conftest import make_config
+    from tests.test_cli import run_plain
+
+    data = tmp_path / "data"
+    FAKE.reset()
+    try:
+        sid = asyncio.run(run_plain(make_config(data)))
+    finally:
+        FAKE.reset()
+    store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
+    first, second = [e.id for e in standing(store).fitted(2)]
+    store.close()
+    code, _, err = _cli(capsys, "--data-dir", str(data), "rate", sid, second, first, "--prefer", "a",
+                        "--why", "the second explains the control experiment better")
+    assert code == 0, err
+    code, md, err = _cli(capsys, "--data-dir", str(data), "export", sid, "--format", "md")
+    assert code == 0, err
+    store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
+    ranked, said = standing(store).ranked, researcher_lines(store)
+    store.close()
+    board = md[md.index("## Leaderboard"):]
+    header, *rows = [line for line in board.splitlines() if line.startswith("| ")]
+    assert header.startswith("| rank | id | title | BT score [95 % CI] | Elo | matches |")
+    cells = [[c.strip() for c in row.split("|")[1:-1]] for row in rows if row.split("|")[1].strip().isdigit()]
+    assert [c[1] for c in cells] == [e.id for e in ranked]
+    assert [c[3] for c in cells] == [e.bt_text() or "-" for e in ranked]  # `+0.42 [-0.10, +0.95]`
+    assert [c[4] for c in cells] == [f"{e.elo:.0f}" for e in ranked]
+    fitted = [e.bt[0] for e in ranked if e.bt]
+    assert len(fitted) >= 2 and fitted == sorted(fitted, reverse=True)  # the order the column shows
+    assert said and "\n## Researcher ratings and experimental results" in md
+    section = md[md.index("## Researcher ratings and experimental results"):]
+    assert all(f"- {line}" in section for line in said) and second in section and first in section
