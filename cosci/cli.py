@@ -241,14 +241,9 @@ def cmd_report(args: argparse.Namespace) -> None:
     if not args.out:
         sys.stdout.write(text)
         return
-    path = Path(args.out).expanduser().absolute()  # not resolve(): /dev/stdout on a pipe resolves to no file
-    if not path.parent.is_dir():
-        raise CosciError(f"--out {args.out}: folder {path.parent} does not exist")
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise CosciError(f"--out {args.out}: cannot write it ({exc.strerror or exc})") from exc
-    if path.is_file():
+    from cosci.report.commands import write_out
+
+    if path := write_out(args.out, text):  # the path check `cosci export --out` shares
         print(path)
 
 

@@ -29,6 +29,52 @@ def report_html(store: SessionStore, folder: Path, out: str | None, open_it: boo
     return path
 
 
+HTML_SUFFIXES = (".html", ".htm")
+"""File name endings of the report page (``cosci report --out F`` writes the page when F ends so)."""
+SUFFIXES = {".html": "html", ".htm": "html", ".md": "md", ".markdown": "md", ".jsonl": "jsonl", ".ndjson": "jsonl"}
+"""File name endings that name an export format: ``cosci export`` refuses one naming another format."""
+NAMES = {"html": "HTML", "md": "Markdown", "jsonl": "JSON Lines"}
+
+
+def write_out(out: str, text: str) -> Path | None:
+    """Write ``text`` (UTF-8) to the file ``out`` names, for ``cosci report --out`` and ``cosci export --out``.
+
+    Returns:
+        The file written, or None when ``out`` is no regular file (``/dev/stdout``).
+
+    Raises:
+        CosciError: the folder does not exist, or the file cannot be written (a folder, no permission): one
+            line, ``--out F: cannot write it (Is a directory)``.
+    """
+    path = Path(out).expanduser().absolute()  # not resolve(): /dev/stdout on a pipe resolves to no file
+    if not path.parent.is_dir():
+        raise CosciError(f"--out {out}: folder {path.parent} does not exist")
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise CosciError(f"--out {out}: cannot write it ({exc.strerror or exc})") from exc
+    return path if path.is_file() else None
+
+
+def check_suffix(fmt: str, out: str) -> None:
+    """Refuse an ``--out`` whose ending contradicts ``--format`` (as ``cosci report --html --out x.txt`` is
+    refused): the page only into ``.html``/``.htm``; Markdown and JSON Lines not into a name ending as another
+    format's (:data:`SUFFIXES`). ``-`` (standard output) is never refused, nor a folder (:func:`write_out` says
+    it cannot be written).
+
+    Raises:
+        CosciError: one line naming the ending the format wants.
+    """
+    if out == "-" or Path(out).expanduser().is_dir():
+        return
+    suffix = Path(out).suffix.lower()
+    named = SUFFIXES.get(suffix)
+    if (fmt == "html" and suffix not in HTML_SUFFIXES) or (fmt != "html" and named not in (None, fmt)):
+        want = next(s for s, f in SUFFIXES.items() if f == fmt)
+        other = f" (or --format {named} to write {NAMES[named]} there)" if named and named != fmt else ""
+        raise CosciError(f"--out {out}: --format {fmt} writes {NAMES[fmt]}, name the file {want}{other}")
+
+
 def export(store: SessionStore, fmt: str, out: str) -> Path | None:
     """Write the session in ``fmt`` (one of :data:`FORMATS`) to ``out`` (``-``: standard output).
 
@@ -36,10 +82,12 @@ def export(store: SessionStore, fmt: str, out: str) -> Path | None:
         The file written, or None for standard output.
 
     Raises:
-        CosciError: an unknown format, or the output folder does not exist.
+        CosciError: an unknown format, an ``out`` ending that names another format (:func:`check_suffix`), the
+            output folder does not exist, or the file cannot be written (:func:`write_out`).
     """
     if fmt not in FORMATS:
         raise CosciError(f"--format {fmt}: choose one of {', '.join(FORMATS)}")
+    check_suffix(fmt, out)
     from cosci.report.data import collect
 
     text = (render_html(collect(store, elo_initial(store)), elo_initial(store)) if fmt == "html"
@@ -47,8 +95,4 @@ def export(store: SessionStore, fmt: str, out: str) -> Path | None:
     if out == "-":
         sys.stdout.write(text)
         return None
-    path = Path(out).expanduser().resolve()
-    if not path.parent.is_dir():
-        raise CosciError(f"--out {out}: folder {path.parent} does not exist")
-    path.write_text(text, encoding="utf-8")
-    return path
+    return write_out(out, text)

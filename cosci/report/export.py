@@ -2,7 +2,8 @@
 
 - ``html``: the report page (:func:`cosci.report.render.render_html`);
 - ``md``: the research overview (or "no overview yet") followed by the current leaderboard as a Markdown table
-  (:mod:`cosci.report.standing`);
+  in the standing's order (:mod:`cosci.report.standing`: BT score with its 95 % interval, then Elo) and the
+  researcher's ratings and results (as ``cosci report`` lists them);
 - ``jsonl``: the store's contents, one JSON object per line, each with a ``type``: one ``session`` line, then every
   ``hypothesis`` (with its falsification contract), ``review``, ``prior_work`` (a hypothesis's nearest records, nearest
   first) and ``match`` (with its debate transcript), oldest first. Units: Elo points, USD,
@@ -16,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import asdict
 from typing import Any
 
-from cosci.report.data import SCORE_KEYS
+from cosci.report.data import SCORE_KEYS, researcher_view
 from cosci.report.standing import later_inputs, standing
 from cosci.store import SessionStore
 from cosci.tracking.artifacts import leaderboard_frame
@@ -39,17 +40,33 @@ def markdown(store: SessionStore) -> str:
     latest: dict[str, Any] = {}
     for r in store.hypotheses.reviews():  # newest first
         latest.setdefault(r.hypothesis_id, r)
-    lines = ["", "", "## Leaderboard", "", "| rank | id | title | Elo | matches | verdict | "
-             + " | ".join(SCORE_KEYS) + " | state |", "|" + "---|" * (7 + len(SCORE_KEYS))]
+    lines = ["", "", "## Leaderboard", "", "| rank | id | title | BT score [95 % CI] | Elo | matches | verdict | "
+             + " | ".join(SCORE_KEYS) + " | state |", "|" + "---|" * (8 + len(SCORE_KEYS))]
     current = standing(store)
     frame = {h["id"]: h for h in leaderboard_frame(store).to_dicts()}
     for i, e in enumerate([*current.ranked, *current.apart], 1):
         h, rv = frame[e.id], latest.get(e.id)
         scores = [f"{rv.scores[k]:.2f}" if rv and rv.scores.get(k) is not None else "-" for k in SCORE_KEYS]
         rank = str(i) if i <= len(current.ranked) else "-"
-        lines.append(f"| {rank} | {h['id']} | {_cell(h['title'])} | {h['elo']:.0f} | {h['matches']} | "
-                     f"{_cell(rv.verdict) if rv else '-'} | {' | '.join(scores)} | {h['state']} |")
-    return head + "\n".join(lines) + "\n"
+        lines.append(f"| {rank} | {h['id']} | {_cell(h['title'])} | {e.bt_text() or '-'} | {h['elo']:.0f} | "
+                     f"{h['matches']} | {_cell(rv.verdict) if rv else '-'} | {' | '.join(scores)} | {h['state']} |")
+    return head + "\n".join(lines + researcher_section(store)) + "\n"
+
+
+RESEARCHER_HEADING = "Researcher ratings and experimental results"
+"""The heading ``cosci report`` and the page give the researcher's inputs (design.md#researcher-ratings)."""
+
+
+def researcher_section(store: SessionStore) -> list[str]:
+    """The researcher's ratings and results as ``cosci report`` lists them (:func:`cosci.report.data.researcher_view`),
+    under their heading; none when there are none, or when the overview lists them and nothing came after it."""
+    view = researcher_view(store)
+    overview = store.sessions.get().final_overview or ""
+    in_overview = f"# {RESEARCHER_HEADING}" in overview
+    if not view or (in_overview and not later_inputs(store)):
+        return []
+    return ["", "", f"## {RESEARCHER_HEADING}{' (now, with the inputs after the overview)' if in_overview else ''}",
+            "", *(f"- {line}" for line in view["researcher"]), f"- {view['researcher_agreement']}"]
 
 
 def records(store: SessionStore) -> Iterator[dict[str, Any]]:

@@ -23,6 +23,7 @@ from markupsafe import Markup
 
 from cosci.report.data import SCORE_KEYS, ReportData, collect
 from cosci.report.figures import FigureUnavailable, bt_svg, elo_svg, lineage_svg
+from cosci.report.standing import interval_text
 from cosci.store import SessionStore
 
 REPORT_FILE = "report.html"
@@ -60,7 +61,7 @@ def _num(value: Any, digits: int = 0) -> str:
 def _environment() -> Environment:
     env = Environment(loader=PackageLoader("cosci.report", "templates"), autoescape=True,
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-    env.filters.update(utc=_utc, num=_num, safe_url=safe_url)
+    env.filters.update(utc=_utc, num=_num, safe_url=safe_url, interval=interval_text)
     return env
 
 

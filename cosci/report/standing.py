@@ -36,7 +36,12 @@ class Entry:
 
     def bt_text(self) -> str:
         """``+0.42 [-0.10, +0.95]``, or "" outside the fit."""
-        return "" if self.bt is None else f"{self.bt[0]:+.2f} [{self.bt[1]:+.2f}, {self.bt[2]:+.2f}]"
+        return "" if self.bt is None else f"{self.bt[0]:+.2f} {interval_text(self.bt[1], self.bt[2])}"
+
+
+def interval_text(low: float, high: float) -> str:
+    """A BT confidence interval (logits) as the text report and the page write it: ``[-0.10, +0.95]``."""
+    return f"[{low:+.2f}, {high:+.2f}]"
 
 
 @dataclass(frozen=True)

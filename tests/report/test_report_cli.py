@@ -110,6 +110,44 @@ def test_export_errors_are_one_line(session: Session, capsys: pytest.CaptureFixt
     assert code == 2 and message in err
 
 
+@pytest.mark.parametrize("fmt", ["md", "html", "jsonl"])
+def test_export_into_a_folder_is_one_line_as_report_says_it(session: Session, tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str], fmt: str) -> None:
+    """`--out DIR` is refused in one line, exit 2, the words `cosci report --out DIR` says (no traceback)."""
+    args = ("--data-dir", str(session.data))
+    code, _, said = _cli(capsys, *args, "report", session.sid, "--out", str(tmp_path))
+    assert code == 2 and said == f"cosci: --out {tmp_path}: cannot write it (Is a directory)\n"
+    code, out, err = _cli(capsys, *args, "export", session.sid, "--format", fmt, "--out", str(tmp_path))
+    assert (code, out, err) == (2, "", said)
+
+
+@pytest.mark.parametrize(("fmt", "name", "words"), [
+    ("html", "x.md", "--format html writes HTML, name the file .html (or --format md to write Markdown there)"),
+    ("html", "x.txt", "--format html writes HTML, name the file .html"),
+    ("md", "x.html", "--format md writes Markdown, name the file .md (or --format html to write HTML there)"),
+    ("md", "x.htm", "--format md writes Markdown, name the file .md (or --format html to write HTML there)"),
+    ("jsonl", "x.md", "--format jsonl writes JSON Lines, name the file .jsonl (or --format md to write Markdown"),
+])
+def test_export_refuses_a_file_name_of_another_format(session: Session, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str], fmt: str, name: str,
+                                                      words: str) -> None:
+    """As `cosci report --html --out x.txt` is refused: one line, exit 2, nothing written."""
+    target = tmp_path / name
+    code, _, err = _cli(capsys, "--data-dir", str(session.data), "export", session.sid, "--format", fmt,
+                        "--out", str(target))
+    assert code == 2 and err.count("\n") == 1 and words in err and not target.exists()
+
+
+@pytest.mark.parametrize(("fmt", "name"), [("md", "x.md"), ("md", "x.txt"), ("md", "x"), ("html", "x.HTM"),
+                                           ("jsonl", "x.jsonl"), ("jsonl", "x.json")])
+def test_export_writes_a_file_name_that_fits(session: Session, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                             fmt: str, name: str) -> None:
+    target = tmp_path / name
+    code, out, err = _cli(capsys, "--data-dir", str(session.data), "export", session.sid, "--format", fmt,
+                          "--out", str(target))
+    assert code == 0 and Path(out.strip()) == target and target.stat().st_size > 0, err
+
+
 def test_unknown_session_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = _cli(capsys, "--data-dir", str(tmp_path), "report", "s-nope", "--html")
     assert code == 2 and err.count("\n") == 1 and "no session 's-nope'" in err
@@ -125,3 +163,45 @@ def test_report_open(session: Session, capsys: pytest.CaptureFixture[str], monke
     code, out, err = _cli(capsys, "--data-dir", str(session.data), "report", session.sid, "--open")
     assert code == 0 and urls == [session.report.as_uri()] and Path(out.strip()) == session.report
     assert ("no browser could be started" in err) is not opened
+
+
+def test_export_md_shows_the_bt_standing_it_is_ordered_by_and_the_researcher_section(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The Markdown leaderboard is in the BT order and says each BT score and interval beside Elo (as `cosci
+    report`'s "Current leaderboard" does), and lists the researcher's rating under the heading the report uses."""
+    from cosci.agents.researcher_context import researcher_lines
+    from cosci.llm.fake.provider import FAKE
+    from cosci.report.standing import standing
+    from cosci.store import STORE_FILE, SessionStore
+    from tests.conftest import make_config
+    from tests.test_cli import run_plain
+
+    data = tmp_path / "data"
+    FAKE.reset()
+    try:
+        sid = asyncio.run(run_plain(make_config(data)))
+    finally:
+        FAKE.reset()
+    store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
+    first, second = [e.id for e in standing(store).fitted(2)]
+    store.close()
+    code, _, err = _cli(capsys, "--data-dir", str(data), "rate", sid, second, first, "--prefer", "a",
+                        "--why", "the second explains the control experiment better")
+    assert code == 0, err
+    code, md, err = _cli(capsys, "--data-dir", str(data), "export", sid, "--format", "md")
+    assert code == 0, err
+    store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
+    ranked, said = standing(store).ranked, researcher_lines(store)
+    store.close()
+    board = md[md.index("## Leaderboard"):]
+    header, *rows = [line for line in board.splitlines() if line.startswith("| ")]
+    assert header.startswith("| rank | id | title | BT score [95 % CI] | Elo | matches |")
+    cells = [[c.strip() for c in row.split("|")[1:-1]] for row in rows if row.split("|")[1].strip().isdigit()]
+    assert [c[1] for c in cells] == [e.id for e in ranked]
+    assert [c[3] for c in cells] == [e.bt_text() or "-" for e in ranked]  # `+0.42 [-0.10, +0.95]`
+    assert [c[4] for c in cells] == [f"{e.elo:.0f}" for e in ranked]
+    fitted = [e.bt[0] for e in ranked if e.bt]
+    assert len(fitted) >= 2 and fitted == sorted(fitted, reverse=True)  # the order the column shows
+    assert said and "\n## Researcher ratings and experimental results" in md
+    section = md[md.index("## Researcher ratings and experimental results"):]
+    assert all(f"- {line}" in section for line in said) and second in section and first in section

@@ -120,7 +120,7 @@ def test_bradley_terry_columns_and_verified_marks_show_when_present(session: Ses
     html = render_html(data)
     assert data.has_bt and "BT score" in html and "Bradley–Terry scores with confidence intervals" in html
     top = data.leaderboard[0]
-    assert f"{top['bt_ci_low']:,.2f}–{top['bt_ci_high']:,.2f}" in html
+    assert f"[{top['bt_ci_low']:+.2f}, {top['bt_ci_high']:+.2f}]" in html
     assert '<span class="mark ok"' in html and html.count('">misquoted</span>') == 2
     assert "(number: the source has &#39;40&#39;, the excerpt &#39;90&#39;)" in html
 
