@@ -39,6 +39,7 @@ import argparse
 import functools
 import os
 import sys
+import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
@@ -51,7 +52,7 @@ from cosci.errors import CosciError, GoalRefused
 from cosci.grounding.report import status_lines
 from cosci.paths import writable_data_dir
 from cosci.session.folder import SessionFolder
-from cosci.session.researcher import hypothesis_missing, hypothesis_shape
+from cosci.session.researcher import check_text, hypothesis_missing, hypothesis_shape
 from cosci.session.summary import batch_spend, outstanding_line
 from cosci.store import SessionStore
 from cosci.text import counted, plural
@@ -140,7 +141,7 @@ def status_report(folder: SessionFolder, store: SessionStore) -> list[str]:
         out.append(f"             {line}")
     out.append(
         f"feedback     {len(store.logs.feedback(source='meta_review'))} system, "
-        f"{len(store.logs.feedback(source='human'))} researcher"
+        f"{len(store.logs.feedback(source='human'))} from cosci feedback"
     )
     out.append(f"researcher   {researcher_line(store)}")
     out.append(f"tasks        {', '.join(f'{k} {v}' for k, v in sorted(store.tasks.counts().items()))}")
@@ -326,7 +327,8 @@ def cmd_feedback(args: argparse.Namespace) -> None:
             raise CosciError(f"--kind {args.kind} needs --text \"...\"")
         if args.kind in ("rejection", "pin") and not args.hypothesis:
             raise CosciError(f"--kind {args.kind} needs --hypothesis <H-id>")
-        if args.hypothesis and (missing := hypothesis_missing(store, args.hypothesis, args.session)):
+        check_text("--text", args.text or "")
+        if args.hypothesis and (missing := hypothesis_missing(store, args.hypothesis, args.session, folder)):
             raise CosciError(missing)
         if (args.text or "").strip():
             check_feedback_text(folder, store, args.text, about=args.hypothesis)
@@ -362,7 +364,7 @@ def check_feedback_text(folder: SessionFolder, store: SessionStore, text: str, w
     from cosci.safety.classifier import said
 
     if line := said(screening.verdict):  # a flag, a disagreement or a screen hit that did not refuse
-        print(f"cosci: warning: {line}", file=sys.stderr)
+        say(f"warning: {line}")
 
 
 def cmd_release(args: argparse.Namespace) -> None:
@@ -374,10 +376,11 @@ def cmd_release(args: argparse.Namespace) -> None:
             raise CosciError(wrong)
         if h is None or h.state != "quarantined":
             state = h.state if h else "not in this session"
-            raise CosciError(f"{args.hypothesis} is not quarantined ({state}); `cosci status {args.session}` lists"
+            raise CosciError(f"{args.hypothesis!r} is not quarantined ({state}); `cosci status {args.session}` lists"
                              " the quarantined hypotheses")
         if not args.why.strip():
             raise CosciError("--why needs a reason (it is recorded with the release)")
+        check_text("--why", args.why)
         verdict = store.safety.latest("hypothesis", h.id)
         store.hypotheses.set_state(h.id, "draft")
         store.logs.event("hypothesis_released", {"id": h.id, "by": args.by, "why": args.why.strip(),
@@ -595,13 +598,25 @@ def cmd_investigate(args: argparse.Namespace) -> None:
         raise SystemExit(code)
 
 
+def one_line(text: str) -> str:
+    """``text`` with every control character escaped as ``repr`` escapes it (``\\n``, ``\\t``, ``\\x1b``): an id or
+    value the researcher typed cannot break the one-line rule or reach the terminal as an escape sequence
+    (design.md#cli)."""
+    return "".join(repr(ch)[1:-1] if unicodedata.category(ch) == "Cc" else ch for ch in text)
+
+
+def say(line: str) -> None:
+    """``cosci: <line>`` on stderr, control characters escaped (:func:`one_line`): every error and warning line."""
+    print(f"cosci: {one_line(line)}", file=sys.stderr)
+
+
 class Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line, ``cosci: <message> (see `cosci <command> --help`)``, exit 2
     (design.md#cli; argparse's own ``error`` prints the whole usage block first). Subcommand parsers
     are of this class too (``add_subparsers`` makes them of the parent's class)."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"cosci: {' '.join(message.split())} (see `{self.prog} --help`)\n")
+        self.exit(2, f"cosci: {one_line(' '.join(message.split()))} (see `{self.prog} --help`)\n")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -610,7 +625,12 @@ def parser() -> argparse.ArgumentParser:
     common = Parser(add_help=False)  # --data-dir also after the command
     common.add_argument("--data-dir", default=argparse.SUPPRESS, help="data directory (as above)")
     sub = p.add_subparsers(dest="command", required=True)
-    add = functools.partial(sub.add_parser, parents=[common])
+
+    def add(name: str, help: str | None = None) -> argparse.ArgumentParser:
+        sp = sub.add_parser(name, parents=[common], help=help)
+        sp.set_defaults(parser_of_command=sp)  # main reports unrecognized arguments through it (design.md#cli)
+        return sp
+
     add("list", help="list sessions").set_defaults(func=cmd_list)
     sp = add("run", help="start a session with a goal given as plain text")
     sp.add_argument("--goal", required=True, help="the research goal, any text (quote it once for the shell)")
@@ -722,7 +742,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args, extra = p.parse_known_args(argv)
     if extra:  # `cosci eval moose-chem --items 2 models=fake`: overrides may follow the options
         if getattr(args, "command", None) not in ("eval", "investigate") or any(e.startswith("-") for e in extra):
-            p.error(f"unrecognized arguments: {' '.join(extra)}")
+            getattr(args, "parser_of_command", p).error(f"unrecognized arguments: {' '.join(extra)}")
         args.overrides = [*args.overrides, *extra]
     if getattr(args, "command", None) == "investigate" and not args.data_dir:  # an override names it: that one
         args.data_dir = next((o.split("=", 1)[1] for o in reversed(args.overrides) if o.startswith("paths.data_dir=")),
@@ -733,13 +753,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     try:
         args.func(args)
     except GoalRefused as exc:  # a refused goal (resume) or researcher feedback text (design.md#safety)
-        print(f"cosci: {exc}", file=sys.stderr)
+        say(str(exc))
         raise SystemExit(GoalRefused.exit_code) from None
     except (CosciError, ConfigError) as exc:
-        print(f"cosci: {exc}", file=sys.stderr)
+        say(str(exc))
         raise SystemExit(2) from None
     except KeyboardInterrupt:
-        print("cosci: interrupted", file=sys.stderr)
+        say("interrupted")
         raise SystemExit(130) from None
     except BrokenPipeError:  # `cosci list | head -1`: the reader left; Python docs' recipe, no traceback
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

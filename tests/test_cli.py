@@ -320,11 +320,13 @@ async def test_a_count_of_one_is_singular(tmp_path: Path, fake: FakeBackend,
     [
         (["frobnicate"], "argument command: invalid choice: 'frobnicate'", "cosci"),
         (["status"], "the following arguments are required: session", "cosci status"),
-        (["status", "s-x", "--verbose"], "unrecognized arguments: --verbose", "cosci"),
+        (["status", "s-x", "--verbose"], "unrecognized arguments: --verbose", "cosci status"),
+        (["status", "s-x", "extra"], "unrecognized arguments: extra", "cosci status"),
+        (["rate", "s-x", "H-0", "--score", "3", "--bogus"], "unrecognized arguments: --bogus", "cosci rate"),
         (["rate", "s-x", "H-0", "--prefer", "c"], "argument --prefer: invalid choice: 'c'", "cosci rate"),
         (["result", "s-x", "H-0"], "the following arguments are required: --outcome", "cosci result"),
         (["rate", "s-x", "H-0", "--why"], "argument --why: expected one argument", "cosci rate"),
-        (["eval", "moose-chem", "--bogus", "models=fake"], "unrecognized arguments: --bogus", "cosci"),
+        (["eval", "moose-chem", "--bogus", "models=fake"], "unrecognized arguments: --bogus", "cosci eval"),
     ],
 )
 def test_argparse_errors_are_one_line(args: list[str], message: str, help_of: str, tmp_path: Path,
@@ -432,7 +434,7 @@ def test_an_id_of_the_wrong_kind_is_named_as_such(finished: tuple[Path, str],
         (["resume", h], as_session),
         (["rate", h, "--score", "3"], f"{h} is a hypothesis id, not a session id or a project name"),
         (["result", "O-0123456789ab", h, "--outcome", "refuted"], "O-0123456789ab is a result id, not a session id"),
-        (["rate", sid, "H-000000000000", "--score", "3"], f"no hypothesis H-000000000000 in session {sid}"),
+        (["rate", sid, "H-000000000000", "--score", "3"], f"no hypothesis 'H-000000000000' in session {sid}"),
         (["status", "s-nope"], "no session 's-nope'"),
     ]:
         code, _, err = _cli(capsys, "--data-dir", str(data), *args)
@@ -518,3 +520,93 @@ def test_a_preference_reversing_an_earlier_one_is_recorded_with_one_warning(
         ("preference", "a"), ("preference", "a"), ("preference", "tie"), ("preference", "b"), ("preference", "a"),
         ("score", None)]
     store.close()
+
+
+def test_control_characters_in_an_error_line_are_escaped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: `cosci status "$(printf 'a\\tb\\nc')"` printed two lines, and an ANSI escape in an id reached
+    the terminal; every `cosci:` line escapes control characters as repr does."""
+    for sid, shown in [("a\tb\nc", "a\\tb\\nc"), ("x\x1b[31mRED", "x\\x1b[31mRED")]:
+        code, out, err = _cli(capsys, "--data-dir", str(tmp_path), "status", sid)
+        assert code == 2 and not out and err.count("\n") == 1 and "\x1b" not in err and "\t" not in err, err
+        assert shown in err, err
+    code, _, err = _cli(capsys, "--data-dir", str(tmp_path), "status", "s-x", "--b\x1bad")  # argparse's line too
+    assert code == 2 and "\x1b" not in err and "--b\\x1bad" in err, err
+
+
+def test_researcher_texts_with_control_characters_are_refused(finished: tuple[Path, str],
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """A --why / --notes / --text holding a control character other than a line break or tab is refused in one line,
+    before screening, and nothing is recorded."""
+    data, sid = finished
+    store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
+    a, b = [h.id for h in store.hypotheses.ranked()[:2]]
+    store.close()
+    for args, flag in [(["rate", sid, a, "--score", "3", "--why", "fine\x01"], "--why"),
+                       (["rate", sid, a, b, "--prefer", "a", "--why", "\x1b[31mred"], "--why"),
+                       (["result", sid, a, "--outcome", "supported", "--notes", "od\x07 0.3"], "--notes"),
+                       (["result", sid, a, "--outcome", "supported", "--measure", "assay=HT\x00RF"], "--measure")]:
+        code, out, err = _cli(capsys, "--data-dir", str(data), *args)
+        assert code == 2 and not out and err.count("\n") == 1 and f"{flag} holds a control character" in err, err
+    code, _, err = _cli(capsys, "--data-dir", str(data), "rate", sid, a, "--score", "3", "--why",
+                        "line one\n\tline two")
+    assert code == 0, err  # line breaks and tabs are text
+    store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
+    assert len(store.researcher.ratings()) == 1 and not store.researcher.observations()
+    store.close()
+
+
+def test_hypothesis_ids_in_errors_are_quoted_and_near_misses_hinted(
+        finished: tuple[Path, str], capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: `no hypothesis H-97481200707d  in session` (the trailing space invisible) and `no hypothesis
+    in session` for ''; the id is quoted, and a lower-case or upper-case-hex id is told the id form."""
+    data, sid = finished
+    store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
+    h = store.hypotheses.ranked()[0].id
+    store.close()
+    shape = "(a hypothesis id is H- and 12 hex digits"
+    for given, hinted in [(h + " ", True), ("", False), ("h-" + h[2:], True),
+                          ("H-" + h[2:].upper(), True), ("H-000000000000", False)]:
+        code, _, err = _cli(capsys, "--data-dir", str(data), "rate", sid, given, "--score", "3")
+        assert code == 2 and err.count("\n") == 1 and f"no hypothesis {given!r} in session {sid}" in err, (given, err)
+        assert (shape in err) == hinted, (given, err)
+
+
+def test_an_empty_data_file_is_refused_and_a_recorded_one_is_named(
+        finished: tuple[Path, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: an empty --file was accepted silently; it is refused, nothing recorded. The recorded line
+    names the attached file and its size; a done session's line says where the relatives' reviews go."""
+    data, sid = finished
+    store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
+    h = store.hypotheses.ranked()[0].id
+    store.close()
+    (tmp_path / "empty.csv").write_bytes(b"")
+    code, out, err = _cli(capsys, "--data-dir", str(data), "result", sid, h, "--outcome", "supported",
+                          "--file", str(tmp_path / "empty.csv"))
+    assert code == 2 and not out and err.count("\n") == 1 and "empty.csv: the file is empty" in err, err
+    store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
+    assert not store.researcher.observations()
+    store.close()
+    (tmp_path / "plate.csv").write_text("well,od\nA1,0.3\n", encoding="utf-8")
+    code, out, err = _cli(capsys, "--data-dir", str(data), "result", sid, h, "--outcome", "supported",
+                          "--file", str(tmp_path / "plate.csv"))
+    assert code == 0 and "; file plate.csv, 15 bytes)" in out, out
+    assert "none queued" not in out and "the session is done and in no project" in out, out
+
+
+def test_status_names_cosci_feedback_and_a_few_held_out_verdicts_as_a_count(
+        finished: tuple[Path, str], capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: `feedback 1 system, 0 researcher` above the `researcher` ratings line, and `agrees ... on
+    50 % of 1 held-out verdict`; the feedback line names `cosci feedback`, and under 10 verdicts a count is said."""
+    from cosci.tournament.judge_stats import JudgeStats, Share
+
+    data, sid = finished
+    code, out, _ = _cli(capsys, "--data-dir", str(data), "status", sid)
+    assert code == 0 and " from cosci feedback\n" in out and " researcher\n" not in out, out
+    nan = float("nan")
+    few = JudgeStats(first_shown=Share.of(1, 1), flips=Share.of(0, 0), draw_rate=0.0, invalid_rate=0.0,
+                     bt_agreement=1.0, bt_agreement_n=1, bt_agreement_in_sample=nan, calls=1, matches=1)
+    line = few.lines(0.15)[1]
+    assert "on 1 of 1 held-out verdict (" in line and "%" not in line.split("(")[0], line
+    many = JudgeStats(first_shown=Share.of(1, 1), flips=Share.of(0, 0), draw_rate=0.0, invalid_rate=0.0,
+                      bt_agreement=0.75, bt_agreement_n=40, bt_agreement_in_sample=nan, calls=1, matches=1)
+    assert " of 40 held-out verdicts" in many.lines(0.15)[1] and "30 of 40" not in many.lines(0.15)[1]

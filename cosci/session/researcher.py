@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-import sys
+import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -24,7 +24,7 @@ from cosci.session.folder import SESSION_SHAPE, SessionFolder
 from cosci.store import SessionStore
 from cosci.store.project import ProjectStore
 from cosci.store.researcher import OUTCOMES, Outcome
-from cosci.text import plural
+from cosci.text import counted, plural
 
 MEASURE = re.compile(r"^([A-Za-z][A-Za-z0-9_.\-]{0,63})=(.+)$")
 
@@ -39,8 +39,25 @@ OUT_OF_TOURNAMENT = ("rejected", "retired", "quarantined")
 
 
 def say_warning(line: str) -> None:
-    """``cosci: warning: <line>`` on stderr, as :func:`cosci.cli.check_feedback_text` says a flag."""
-    print(f"cosci: warning: {line}", file=sys.stderr)
+    """``cosci: warning: <line>`` on stderr through :func:`cosci.cli.say` (control characters escaped), as
+    :func:`cosci.cli.check_feedback_text` says a flag."""
+    from cosci.cli import say
+
+    say(f"warning: {line}")
+
+
+TEXT_WHITESPACE = frozenset("\n\t\r")
+"""The control characters a researcher's text may hold (line breaks, tabs); any other is refused (design.md#cli)."""
+
+
+def check_text(flag: str, text: str) -> None:
+    """Raises CosciError when ``text`` (given with ``flag``, e.g. ``--why``) holds a control character other than a
+    line break or a tab (``\\x01``, an ANSI escape): refused before it is screened, so nothing is recorded, rather
+    than stored stripped of what the researcher typed (design.md#cli)."""
+    bad = sorted({ch for ch in text if unicodedata.category(ch) == "Cc" and ch not in TEXT_WHITESPACE})
+    if bad:
+        raise CosciError(f"{flag} holds a control character ({', '.join(repr(ch)[1:-1] for ch in bad)}); "
+                         "retype it without (line breaks and tabs are kept); nothing was recorded")
 
 
 def parse_measures(items: Sequence[str]) -> dict[str, Any]:
@@ -73,12 +90,45 @@ def measures_line(values: dict[str, Any]) -> str:
     return ", ".join(f"{k} = {v:g}" if isinstance(v, float) else f"{k} = {v!r} (text)" for k, v in values.items())
 
 
-def hypothesis_missing(store: SessionStore, hid: str, sid: str) -> str | None:
+NEAR_HYPOTHESIS = re.compile(r"^\s*[hH]-[0-9a-fA-F]{12}\s*$")
+"""An id a hypothesis id's shape in the wrong case or with spaces around (``h-…``, upper-case hex, ``H-… ``)."""
+HYPOTHESIS_ID = re.compile(r"^H-[0-9a-f]{12}$")
+"""A hypothesis id as cosci makes it (cosci.domain.hypothesis_id)."""
+
+
+def hypothesis_missing(store: SessionStore, hid: str, sid: str, folder: SessionFolder | None = None) -> str | None:
     """None when session ``sid`` holds hypothesis ``hid``, else the line to say: an id of another kind (a session
-    id given for a hypothesis id) is named as such, any other id is "no hypothesis ... in session ..."."""
+    id given for a hypothesis id) is named as such, any other id is "no hypothesis 'H-…' in session …" (quoted, as
+    session ids are, so a trailing space or an empty id shows), with a hint for a near-miss: the id's shape for
+    one in the wrong case or with spaces, the session holding it for an id of another session of ``folder``'s
+    project (design.md#cli)."""
     if store.hypotheses.get(hid) is not None:
         return None
-    return wrong_kind(hid, "hypothesis", hypothesis_shape(sid)) or f"no hypothesis {hid} in session {sid}"
+    if wrong := wrong_kind(hid, "hypothesis", hypothesis_shape(sid)):
+        return wrong
+    line = f"no hypothesis {hid!r} in session {sid}"
+    if NEAR_HYPOTHESIS.match(hid) and not HYPOTHESIS_ID.match(hid):
+        return f"{line} ({hypothesis_shape(sid)})"
+    if folder is not None and (other := _held_elsewhere(folder, hid)):
+        return f"{line}; it is a hypothesis of session {other} of the same project"
+    return line
+
+
+def _held_elsewhere(folder: SessionFolder, hid: str) -> str | None:
+    """The newest other session of ``folder``'s project that holds ``hid`` (the project's store), or None (no
+    project, no such hypothesis, or the project store unreadable: the hint is skipped)."""
+    try:
+        project = folder.frozen_config().session.project
+        if not project or not ProjectStore.exists(folder.data_dir, project):
+            return None
+        store = ProjectStore.open(folder.data_dir, project)
+        try:
+            held = [h.session_id for h in store.hypotheses() if h.hypothesis_id == hid]
+        finally:
+            store.close()
+    except Exception:  # a hint only; the line without it is still right
+        return None
+    return next((s for s in reversed(held) if s != folder.session_id), None)
 
 
 def hypothesis_shape(sid: str) -> str:
@@ -86,8 +136,8 @@ def hypothesis_shape(sid: str) -> str:
     return f"a hypothesis id is H- and 12 hex digits; `cosci report {sid}` lists them"
 
 
-def _hypothesis(store: SessionStore, hid: str, sid: str) -> None:
-    if missing := hypothesis_missing(store, hid, sid):
+def _hypothesis(store: SessionStore, hid: str, sid: str, folder: SessionFolder | None = None) -> None:
+    if missing := hypothesis_missing(store, hid, sid, folder):
         raise CosciError(missing)
 
 
@@ -116,7 +166,7 @@ def _rating_args(ids: Sequence[str], prefer: str | None, score: str | None) -> N
     if len(ids) not in (1, 2) or (len(ids) == 2 and score is not None) or (len(ids) == 1 and prefer is not None):
         raise CosciError("rate two hypotheses with --prefer a|b|tie, or one with --score 1-5")
     if len(ids) == 2 and ids[0] == ids[1]:
-        raise CosciError(f"{ids[0]} cannot be rated against itself")
+        raise CosciError(f"{ids[0]!r} cannot be rated against itself")
     if score is not None and score not in ("1", "2", "3", "4", "5"):
         raise CosciError(f"--score must be 1, 2, 3, 4 or 5 (got {score!r})")
 
@@ -135,13 +185,14 @@ def rate(folder: SessionFolder, ids: Sequence[str], prefer: str | None, score: s
     """
     sid = folder.session_id
     _rating_args(ids, prefer, score)
+    check_text("--why", why)
     if project is not None:
         _same_project(sid, folder.frozen_config().session.project, project)
     with folder.store() as store:
         if (status := store.sessions.status()) == "refused":
             raise CosciError(f"session {sid} is {status}; it has no hypotheses to rate")
         for hid in ids:
-            _hypothesis(store, hid, sid)
+            _hypothesis(store, hid, sid, folder)
         out = {hid: h.state for hid in ids if (h := store.hypotheses.get(hid)) and h.state in OUT_OF_TOURNAMENT}
         reversal = _reversal(store, ids, prefer) if len(ids) == 2 else None
         if why.strip():
@@ -165,8 +216,8 @@ def rate(folder: SessionFolder, ids: Sequence[str], prefer: str | None, score: s
     if len(ids) == 2:  # a preference is a weighted verdict in the fit; a score is not (design.md#researcher-ratings)
         return (f"{sid}: rating {rid} recorded ({ids[0]} vs {ids[1]}: prefer {prefer}); it enters the tournament's "
                 "Bradley-Terry fit and later meta-reviews")
-    return (f"{sid}: rating {rid} recorded ({ids[0]}: score {score}/5); it is shown beside the tournament's order "
-            "and reaches later meta-reviews (a score does not enter the Bradley-Terry fit)")
+    return (f"{sid}: rating {rid} recorded ({ids[0]}: score {score}/5); it is listed in the report's researcher "
+            "ratings section and reaches later meta-reviews (a score does not enter the Bradley-Terry fit)")
 
 
 def _reversal(store: SessionStore, ids: Sequence[str], prefer: str | None) -> str | None:
@@ -214,9 +265,9 @@ def resolve_target(data_dir: Path, target: str, hids: str | Sequence[str], *, pr
     finally:
         project.close()
     if not sessions:
-        raise CosciError(f"no hypothesis {' and '.join(sorted(wanted))} in project {target}"
+        raise CosciError(f"no hypothesis {' and '.join(map(repr, sorted(wanted)))} in project {target}"
                          if len(wanted) == 1 else f"no session of project {target} holds all of "
-                         f"{', '.join(sorted(wanted))}")
+                         f"{', '.join(map(repr, sorted(wanted)))}")
     return SessionFolder.existing(data_dir, sessions[-1])
 
 
@@ -239,10 +290,10 @@ def record_result(folder: SessionFolder, hid: str, outcome: str, measures: Seque
                   file: str | None, screen: Screen, project: str | None = None, warn: Warn = say_warning) -> str:
     """Store an experimental result; a refuted hypothesis leaves the tournament (rejected), a supported one is
     pinned; the observation reviews of its relatives are queued (they run now in a running session, at
-    ``cosci resume`` otherwise). Returns the line to print. A result that contradicts the hypothesis's state (a
-    supported result on a rejected hypothesis) or an earlier result (refuted after supported, or the reverse) is
-    recorded all the same (the lab's result is data) and ``warn`` says the state once; a rejected hypothesis stays
-    rejected (:func:`_move`).
+    ``cosci resume`` otherwise; a done session's reach its project's next session). An empty ``file`` is refused.
+    Returns the line to print. A result that contradicts the hypothesis's state (a supported result on a rejected
+    hypothesis) or an earlier result (refuted after supported, or the reverse) is recorded all the same (the lab's
+    result is data) and ``warn`` says the state once; a rejected hypothesis stays rejected (:func:`_move`).
 
     Raises:
         CosciError: a bad outcome or measure, an unreadable file, an unknown id, a session of another project.
@@ -250,25 +301,17 @@ def record_result(folder: SessionFolder, hid: str, outcome: str, measures: Seque
     sid = folder.session_id
     if outcome not in OUTCOMES:
         raise CosciError(f"--outcome must be one of {', '.join(OUTCOMES)} (got {outcome!r})")
+    check_text("--notes", notes)
+    for item in measures:
+        check_text("--measure", item)
     values = parse_measures(measures)
-    path = sha = None
-    if file:
-        p = Path(file).expanduser()
-        if p.is_dir():
-            raise CosciError(f"--file {file}: is a directory; name one data file (its path and sha256 are recorded)")
-        if not p.is_file():
-            raise CosciError(f"--file {file}: no such file")
-        try:
-            data = p.read_bytes()
-        except OSError as exc:
-            raise CosciError(f"--file {file}: cannot read it ({exc.strerror or exc})") from None
-        path, sha = str(p.resolve()), hashlib.sha256(data).hexdigest()
+    path, sha, size = _data_file(file) if file else (None, None, 0)
     config = folder.frozen_config()
     _same_project(sid, config.session.project, project)
     with folder.store() as store:
         if (status := store.sessions.status()) == "refused":
             raise CosciError(f"session {sid} is {status}")
-        _hypothesis(store, hid, sid)
+        _hypothesis(store, hid, sid, folder)
         contradiction = _contradiction(store, hid, outcome)
         said = "\n".join([notes.strip(), *(f"{k} = {v}" for k, v in values.items() if isinstance(v, str))])
         if said.strip():  # the notes and any text measure: both reach later prompts quoted
@@ -285,11 +328,42 @@ def record_result(folder: SessionFolder, hid: str, outcome: str, measures: Seque
         _sync(folder, store)
     if contradiction:
         warn(contradiction)
-    when = "queued now" if folder.is_running() else f"queued for `cosci resume {sid}`"
-    reviews = f"{queued} {when}" if queued else "none queued"
+    reviews = _reviews_line(folder, config.session.project, status, queued)
     measured = f"; measures: {measures_line(values)}" if values else ""
-    return (f"{sid}: result {oid} on {hid} recorded ({outcome}; {state}{measured}); observation reviews of its "
-            f"relatives: {reviews}")
+    attached = f"; file {Path(path).name}, {counted(size, 'byte')}" if path else ""
+    return (f"{sid}: result {oid} on {hid} recorded ({outcome}; {state}{measured}{attached}); observation reviews "
+            f"of its relatives: {reviews}")
+
+
+def _reviews_line(folder: SessionFolder, project: str | None, status: str, queued: int) -> str:
+    """Where the observation reviews of a result's relatives run: queued in the session, or, the session being
+    done (it does not resume), in the project's next session (README, design.md#projects)."""
+    if status == "done":
+        return (f"the session is done, so they reach project {project}'s next session" if project
+                else "none (the session is done and in no project, so none runs)")
+    when = "queued now" if folder.is_running() else f"queued for `cosci resume {folder.session_id}`"
+    return f"{queued} {when}" if queued else "none queued"
+
+
+def _data_file(file: str) -> tuple[str, str, int]:
+    """The resolved path, sha256 and size in bytes of ``--file``.
+
+    Raises:
+        CosciError: a directory, no such file, an unreadable or an empty file (nothing is recorded).
+    """
+    p = Path(file).expanduser()
+    if p.is_dir():
+        raise CosciError(f"--file {file}: is a directory; name one data file (its path and sha256 are recorded)")
+    if not p.is_file():
+        raise CosciError(f"--file {file}: no such file")
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise CosciError(f"--file {file}: cannot read it ({exc.strerror or exc})") from None
+    if not data:
+        raise CosciError(f"--file {file}: the file is empty; name the data file of the result (nothing was "
+                         "recorded)")
+    return str(p.resolve()), hashlib.sha256(data).hexdigest(), len(data)
 
 
 def _contradiction(store: SessionStore, hid: str, outcome: str) -> str | None:

@@ -40,6 +40,8 @@ from cosci.tournament.bt import BTFit, Verdict, fit_bt
 
 FOLDS = 5
 """Folds of the held-out agreement (design.md#judges: 5 fits, whatever the session's size)."""
+FEW_VERDICTS = 10
+"""Below this many held-out verdicts the agreement is said as a count, not a percentage (design.md#cli)."""
 LEVEL = 0.95
 """Confidence level of every interval here."""
 
@@ -172,6 +174,14 @@ class JudgeStats:
         rate = self.first_shown.rate
         return not _nan(rate) and abs(rate - 0.5) > tolerance
 
+    def _agreement(self) -> str:
+        """``"62.5% of 40 held-out verdicts"``, or below :data:`FEW_VERDICTS` the count, ``"1 of 1 held-out
+        verdict"`` (a percentage of one or two verdicts reads as a measurement it is not; design.md#cli)."""
+        n = self.bt_agreement_n
+        if 0 < n < FEW_VERDICTS and not _nan(self.bt_agreement):
+            return f"{round(self.bt_agreement * n * 2) / 2:g} of {counted(n, 'held-out verdict')}"
+        return f"{_pct(self.bt_agreement)} of {counted(n, 'held-out verdict')}"
+
     def lines(self, tolerance: float, biased_share: float | None = None) -> list[str]:
         """Human-readable summary lines (``cosci status``, the report, the overview's appendix).
 
@@ -184,8 +194,7 @@ class JudgeStats:
         out = [f"judge: first-shown wins {_pct(s.rate)} (95 % CI {_ci(s)}) of {counted(s.n, 'valid call')}; flip "
                f"rate {_pct(f.rate)} (95 % CI {_ci(f)}; {f.k} of {dual}); draws {_pct(self.draw_rate)}, invalid "
                f"{_pct(self.invalid_rate)} of {counted(self.calls, 'call')}",
-               f"judge: agrees with the Bradley–Terry order on {_pct(self.bt_agreement)} of "
-               f"{counted(self.bt_agreement_n, 'held-out verdict')} ({FOLDS}-fold; in-sample "
+               f"judge: agrees with the Bradley–Terry order on {self._agreement()} ({FOLDS}-fold; in-sample "
                f"{_pct(self.bt_agreement_in_sample)})"]
         if len(self.judges) > 1:
             out += [f"judge {tier}: {counted(j.matches, 'match', 'matches')}, first-shown wins "

@@ -77,7 +77,7 @@ def test_a_preference_moves_the_bradley_terry_order_of_two_close_hypotheses(
 
 
 BAD = [
-    (["rate", "{sid}", "H-000000000000", "{h}", "--prefer", "a"], "no hypothesis H-000000000000"),
+    (["rate", "{sid}", "H-000000000000", "{h}", "--prefer", "a"], "no hypothesis 'H-000000000000'"),
     (["rate", "{sid}", "{h}", "{h}", "--prefer", "b"], "against itself"),
     (["rate", "{sid}", "{h}", "--score", "7"], "--score must be"),
     (["rate", "{sid}", "{h}", "--prefer", "a"], "--score 1-5"),
@@ -172,7 +172,9 @@ def test_a_second_session_of_a_project_starts_from_the_first(
     code, out, err = _cli(capsys, "--data-dir", str(data), "result", first, top[-1], "--outcome", "refuted",
                           "--notes", "the knockout showed no change")
     assert code == 0, err
-    assert out.rstrip().endswith("observation reviews of its relatives: none queued"), out  # a done session: no count
+    # a done session does not resume: its project's next session reviews the relatives (README, "none queued" before)
+    assert out.rstrip().endswith("observation reviews of its relatives: the session is done, so they reach project "
+                                 "p1's next session"), out
     fake.calls.clear()
     second = asyncio.run(run_plain(make_config(data, "session.project=p1", "run.seed=1")))
     store = _store(data, second)
@@ -191,6 +193,10 @@ def test_a_second_session_of_a_project_starts_from_the_first(
     overview = store.sessions.get().final_overview or ""
     assert "# Since the last session" in overview and f"Compared with session {first}" in overview
     store.close()
+    code, _, err = _cli(capsys, "--data-dir", str(data), "rate", second, top[0], "--score", "3")
+    assert code == 2 and err.count("\n") == 1 and err.endswith(  # an id of the project's other session: named
+        f"no hypothesis {top[0]!r} in session {second}; it is a hypothesis of session {first} of the same "
+        "project\n"), err
     code, out, _ = _cli(capsys, "--data-dir", str(data), "project", "show", "p1")
     assert code == 0 and first in out and second in out and "refuted" in out
     code, out, _ = _cli(capsys, "--data-dir", str(data), "project", "list")
