@@ -39,7 +39,6 @@ import argparse
 import functools
 import os
 import sys
-import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
@@ -55,7 +54,7 @@ from cosci.session.folder import SessionFolder
 from cosci.session.researcher import check_text, hypothesis_missing, hypothesis_shape
 from cosci.session.summary import batch_spend, outstanding_line
 from cosci.store import SessionStore
-from cosci.text import counted, plural
+from cosci.text import counted, escaped, plural, say
 
 FEEDBACK_KINDS = ("directive", "preference", "rejection", "pin")
 
@@ -598,25 +597,13 @@ def cmd_investigate(args: argparse.Namespace) -> None:
         raise SystemExit(code)
 
 
-def one_line(text: str) -> str:
-    """``text`` with every control character escaped as ``repr`` escapes it (``\\n``, ``\\t``, ``\\x1b``): an id or
-    value the researcher typed cannot break the one-line rule or reach the terminal as an escape sequence
-    (design.md#cli)."""
-    return "".join(repr(ch)[1:-1] if unicodedata.category(ch) == "Cc" else ch for ch in text)
-
-
-def say(line: str) -> None:
-    """``cosci: <line>`` on stderr, control characters escaped (:func:`one_line`): every error and warning line."""
-    print(f"cosci: {one_line(line)}", file=sys.stderr)
-
-
 class Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line, ``cosci: <message> (see `cosci <command> --help`)``, exit 2
     (design.md#cli; argparse's own ``error`` prints the whole usage block first). Subcommand parsers
     are of this class too (``add_subparsers`` makes them of the parent's class)."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"cosci: {one_line(' '.join(message.split()))} (see `{self.prog} --help`)\n")
+        self.exit(2, f"cosci: {escaped(' '.join(message.split()))} (see `{self.prog} --help`)\n")
 
 
 def parser() -> argparse.ArgumentParser:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+import unicodedata
+
 
 def one_line(text: str, limit: int | None = None) -> str:
     """``text`` with every run of whitespace (newlines included) made one space, stripped; at most ``limit``
@@ -26,3 +29,15 @@ def plural(n: int, word: str, many: str | None = None) -> str:
 def counted(n: int, word: str, many: str | None = None) -> str:
     """``n`` and :func:`plural` of ``word``: ``1 call``, ``3 calls``, ``1 match``, ``2 matches`` (``many``)."""
     return f"{n} {plural(n, word, many)}"
+
+
+def escaped(text: str) -> str:
+    """``text`` with every control character escaped as ``repr`` escapes it (``\\n``, ``\\t``, ``\\x1b``): an id or
+    value the researcher typed cannot break the one-line rule or reach the terminal as an escape sequence
+    (design.md#cli)."""
+    return "".join(repr(ch)[1:-1] if unicodedata.category(ch) == "Cc" else ch for ch in text)
+
+
+def say(line: str) -> None:
+    """``cosci: <line>`` on stderr, control characters escaped (:func:`escaped`): every error and warning line."""
+    print(f"cosci: {escaped(line)}", file=sys.stderr)

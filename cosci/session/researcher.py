@@ -39,9 +39,9 @@ OUT_OF_TOURNAMENT = ("rejected", "retired", "quarantined")
 
 
 def say_warning(line: str) -> None:
-    """``cosci: warning: <line>`` on stderr through :func:`cosci.cli.say` (control characters escaped), as
+    """``cosci: warning: <line>`` on stderr through :func:`cosci.text.say` (control characters escaped), as
     :func:`cosci.cli.check_feedback_text` says a flag."""
-    from cosci.cli import say
+    from cosci.text import say
 
     say(f"warning: {line}")
 
