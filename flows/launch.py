@@ -32,13 +32,28 @@ NOISY = {
 """Loggers kept out of the researcher's terminal (task failures are in the record and the summary)."""
 
 
+class Terminal(logging.StreamHandler):  # type: ignore[type-arg]
+    """A handler that writes to the ``sys.stderr`` of the moment it emits, not the one of the moment it was
+    made (as Python's last-resort handler does): a session run in-process under a replaced stderr (a test's
+    capture, an embedding tool) leaves it installed, and a later warning would otherwise go to a closed
+    stream as a ``--- Logging error ---`` traceback."""
+
+    @property  # type: ignore[override]
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value: Any) -> None:  # StreamHandler.__init__ assigns it; the property wins
+        pass
+
+
 def quiet_logging(log_file: Path | None = None) -> None:
     """Warnings and above from cosci on the terminal; Prefect's per-task state lines, its server's shutdown
     tracebacks (upstream PrefectHQ/prefect#18934) and library chatter go to ``log_file`` instead, if given."""
     logging.getLogger().setLevel(logging.WARNING)
     cosci_log = logging.getLogger("cosci")  # to stderr as "cosci: ...", not through Hydra's root handler on stdout
     if not cosci_log.handlers:
-        console = logging.StreamHandler(sys.stderr)
+        console = Terminal()
         console.setFormatter(logging.Formatter("cosci: %(message)s"))
         cosci_log.addHandler(console)
         cosci_log.propagate = False

@@ -90,6 +90,7 @@ def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, s
     """Run ``cosci *args`` in this process: ``(exit code, stdout, stderr)``."""
     from cosci.cli import main  # imported here: most tests never run the command line
 
+    capsys.readouterr()  # what the test printed before (a session it ran in-process) is not the command's
     try:
         main(list(args))
         code = 0
