@@ -3,7 +3,8 @@
 - ``GenerateSystemFeedback`` — reviews (up to 50, 3000 characters each) and tournament rationales (up to 50,
   1500 characters each; design.md#metareview) -> forced ``record_system_feedback``, stored as a
   ``system_feedback`` row and injected into later Generation and Evolution prompts.
-- ``GenerateFinalResearchOverview`` — the top 10 by Elo with their latest verdicts, reviews, verified sources
+- ``GenerateFinalResearchOverview`` — the top 10 of the current standing (BT, then Elo:
+  :mod:`cosci.store.standing`) with their latest verdicts, reviews, verified sources
   (``[S1]``...) and rationales plus the latest feedback -> Markdown (no tools) citing ``[H-...]`` ids. A
   hypothesis whose latest review is ``disproved`` / ``already_explained`` is offered for the caveats only.
   If the call fails or says nothing, a fallback overview is written from the store (design.md#metareview).
@@ -52,6 +53,7 @@ from cosci.llm.port.structured import call_record
 from cosci.prompts import render
 from cosci.records import RecordSystemFeedback
 from cosci.safety.quoting import quote_untrusted
+from cosci.store.standing import interval_text, standing
 from cosci.text import error_line, one_line  # a title with newlines would break a Markdown heading
 
 log = logging.getLogger(__name__)
@@ -124,9 +126,12 @@ class MetaReviewAgent(BaseAgent):
                                                                "rationales": len(rationales)})
 
     def top(self) -> list[Hypothesis]:
-        ranked = self.store.hypotheses.ranked()
-        others = [h for h in self.store.hypotheses.all() if h.state in ("draft", "reviewed")]
-        return (ranked + others)[: self.config.metareview.overview_top_n]
+        """The ``metareview.overview_top_n`` hypotheses the overview is written from, best first, in the session's
+        current standing (:func:`cosci.store.standing.standing`: BT score, which holds the researcher's
+        preferences, then Elo; refuted, rejected, retired and quarantined ones never), the order ``cosci status``,
+        ``cosci report`` and the page show (design.md#metareview)."""
+        every = {h.id: h for h in self.store.hypotheses.all()}
+        return [every[hid] for hid in standing(self.store).ids(self.config.metareview.overview_top_n)]
 
     async def _final(self, task: Task) -> TaskResult:
         """The overview: traced and guarded claim by claim, repaired once, support-checked, marked, then audited
@@ -228,15 +233,16 @@ class MetaReviewAgent(BaseAgent):
         return resp.text, check_overview(resp.text, ctx, guards), True
 
     def leaderboard_appendix(self, top: list[Hypothesis], latest: dict[str, Review | None]) -> str:
-        """The ranked hypotheses the overview was written from, from the store (ids, Elo, matches, mode,
-        grounding, latest review verdict and scores, claim)."""
-        rows = ["# Appendix: leaderboard", "", "| rank | hypothesis | Elo | BT score [95 % CI] | matches | mode | "
+        """The ranked hypotheses the overview was written from, in :meth:`top`'s order (the standing), from the
+        store (ids, BT score with its 95 % interval, Elo, matches, mode, grounding, latest review verdict and
+        scores, claim)."""
+        rows = ["# Appendix: leaderboard", "", "| rank | hypothesis | BT score [95 % CI] | Elo | matches | mode | "
                 "grounding | latest review | claim |", "|---|---|---|---|---|---|---|---|---|"]
         bt = self.store.matches.bt()  # the stored Bradley–Terry fit (design.md#tournament)
         for i, h in enumerate(top, 1):
             claim = one_line(h.statement).replace("|", "/")[:200]
-            score = f"{bt[h.id][0]:+.2f} [{bt[h.id][1]:+.2f}, {bt[h.id][2]:+.2f}]" if h.id in bt else "-"
-            rows.append(f"| {i} | [{h.id}] | {h.elo:.0f} | {score} | {h.matches_played} | {h.mode} | "
+            score = f"{bt[h.id][0]:+.2f} {interval_text(bt[h.id][1], bt[h.id][2])}" if h.id in bt else "-"
+            rows.append(f"| {i} | [{h.id}] | {score} | {h.elo:.0f} | {h.matches_played} | {h.mode} | "
                         f"{h.grounding} | {review_line(latest.get(h.id))} | {claim} |")
         return "\n".join(rows) + "\n"
 

@@ -1,6 +1,7 @@
 """What a session of a project takes from its earlier sessions (design.md#projects).
 
-- :func:`carry_over`: the project's best prior hypotheses (``project.entrants``, by final Elo) inserted as draft
+- :func:`carry_over`: the project's best prior hypotheses (``project.entrants``, :meth:`ProjectStore.best`: by
+  each session's final standing) inserted as draft
   hypotheses of this session, marked with their origin session (``project_entrants``); they are screened,
   re-reviewed against this session's goal and enter the tournament like any new hypothesis.
 - :func:`rejected_directions_block`: the project's rejected directions with why, quoted, for generation and
@@ -19,6 +20,7 @@ from cosci.records import RecordHypothesis
 from cosci.safety.quoting import quote_untrusted
 from cosci.store import SessionStore
 from cosci.store.project import Direction, ProjectStore
+from cosci.store.standing import standing
 from cosci.text import one_line
 
 SINCE_HEADING = "# Since the last session"
@@ -114,7 +116,7 @@ def since_last_session(config: CosciConfig, store: SessionStore) -> str:
     if last is None:
         return "\n".join([*lines, f"The first session of project {config.session.project}."]) + "\n"
     entrants = store.researcher.entrants()
-    ranked = store.hypotheses.ranked()
+    ranked = standing(store).ranked  # the ranks the session's leaderboard shows (design.md#report)
     now = {h.id: i for i, h in enumerate(ranked, 1)}
     lines.append(f"Compared with session {last} of project {config.session.project}.")
     lines += ["", "New in the top:"]

@@ -43,6 +43,7 @@ from cosci.prompts import render
 from cosci.records import TournamentVerdict, tool_schema
 from cosci.safety.quoting import quote_hypothesis, quote_untrusted
 from cosci.store import MatchRow, SessionStore
+from cosci.store.standing import standing
 from cosci.tournament.bt import BTFit, Method, Verdict, fit_bt
 from cosci.tournament.elo import EloRule
 from cosci.tournament.engine import MatchPlan, TournamentCfg, plan_match
@@ -101,12 +102,13 @@ def _quoted(text: str, hid: str) -> str:
 
 
 def tournament_appendix(agent: BaseAgent) -> str:
-    """The overview's tournament appendix: BT scores with CIs of the top 10, the judge statistics (flagged when
+    """The overview's tournament appendix: BT scores with CIs of the standing's top 10 in the fit (hypotheses out
+    of the ranking left out, as the leaderboard leaves them), the judge statistics (flagged when
     position-biased) and whether the judge runs on the generator's model (design.md#tournament)."""
     from cosci.tournament.judge_stats import session_judge_stats
 
     router, r = agent.deps.router, agent.config.ranking
-    bt = sorted(agent.store.matches.bt().items(), key=lambda kv: (-kv[1][0], kv[0]))[:10]
+    bt = [(e.id, e.bt) for e in standing(agent.store).fitted(10) if e.bt is not None]  # the leaderboard's order
     rows = ["# Appendix: tournament statistics", "",
             "Bradley–Terry scores (logits, 95 % CI from the observed Fisher information; Elo stays the tournament's "
             "rating):", "", "| rank | hypothesis | BT score | 95 % CI |", "|---|---|---|---|"]

@@ -35,7 +35,8 @@ class InvestigationCfg(_Strict):
     unsafe_no_sandbox: bool = Field(description="Run programs without isolation when bubblewrap is unavailable "
                                     "(printed and recorded).")
     history_cycles: int = Field(ge=0, le=1_000, description="The worker's most recent cycles shown to ideation.")
-    from_session_top: int = Field(ge=1, le=100, description="Top hypotheses (by Elo) seeded from --from-session.")
+    from_session_top: int = Field(ge=1, le=100, description="Top hypotheses (the session's current standing: BT, "
+                                  "then Elo; docs/design.md#report) seeded from --from-session.")
     agents: dict[str, AgentCfg] = Field(description="ideation, execution and writer: share, modes (tier, tokens).")
 
     @model_validator(mode="after")

@@ -319,7 +319,8 @@ class MetareviewCfg(_Strict):
     rationale_chars: int = Field(gt=0, le=1_000_000,
                                  description="Characters kept per rationale (design.md#metareview: 1500).")
     overview_top_n: int = Field(gt=0, le=1_000,
-                                description="Hypotheses in the final overview, by Elo (design.md#metareview: 10).")
+                                description="Hypotheses in the final overview, the top of the current standing (BT, "
+                                "then Elo; design.md#metareview: 10).")
     overclaim_terms: str = Field(min_length=1, description="Overclaim term file under conf/ (or an absolute path): a "
                                  "coarse word list run on every claim (docs/design.md#claim-statuses).")
     claim_check_batch: int = Field(ge=1, le=50, description="Claims per support-check call.")

@@ -1,7 +1,7 @@
 """``--from-session``: a co-scientist session's hypotheses in, each one's outcome back (docs/design.md#evidence).
 
-:func:`seeded_hypotheses` takes the session's top hypotheses by Elo; ideation judges which the task can test
-(an idea bundle names the one it tests). :func:`write_outcome` is the one place an outcome goes back: until the
+:func:`seeded_hypotheses` takes the top hypotheses of the session's current standing; ideation judges which the task
+can test (an idea bundle names the one it tests). :func:`write_outcome` is the one place an outcome goes back: until the
 session has researcher-in-the-loop experimental results, it is an **observation review** on the hypothesis
 (verdict ``missing_piece`` for supported, ``disproved`` for refuted, ``neutral`` for inconclusive: the latest
 review is what the tournament's judges and the overview read), plus an ``investigation_result`` event.
@@ -13,24 +13,24 @@ from pathlib import Path
 
 from cosci.records import Observation, RecordReview
 from cosci.session.folder import SessionFolder
+from cosci.store.standing import standing
 
 VERDICTS = {"supported": "missing_piece", "refuted": "disproved", "inconclusive": "neutral"}
 EXPLAINED = {"supported": "yes", "refuted": "no", "inconclusive": "partly"}
 
 
 def seeded_hypotheses(data_dir: Path, session_id: str, top: int) -> list[dict[str, str]]:
-    """``[{"id", "text"}]`` of the session's ``top`` hypotheses by Elo (tournament players first, then the rest of
-    the pool; quarantined, rejected and retired ones never).
+    """``[{"id", "text"}]`` of the session's ``top`` hypotheses in its current standing (BT score, which holds the
+    researcher's preferences, then Elo: :mod:`cosci.store.standing`, the leaderboard the researcher reads;
+    quarantined, rejected and retired ones never).
 
     Raises:
         SessionNotFound: no such session (one line).
     """
     folder = SessionFolder.existing(data_dir, session_id)
     with folder.store() as store:
-        ranked = store.hypotheses.ranked()
-        rest = [h for h in store.hypotheses.all(states=("draft", "reviewed")) if h.id not in {r.id for r in ranked}]
-        chosen = (ranked + sorted(rest, key=lambda h: -h.elo))[:top]
-        return [{"id": h.id, "text": h.brief()} for h in chosen]
+        every = {h.id: h for h in store.hypotheses.all()}
+        return [{"id": hid, "text": every[hid].brief()} for hid in standing(store).ids(top)]
 
 
 def write_outcome(data_dir: Path, session_id: str, run_id: str, hypothesis_id: str, outcome: str,

@@ -193,8 +193,10 @@ def _view(row: dict[str, Any], h: Hypothesis, reviews: list[dict[str, Any]], mat
 def judge_statistics(store: SessionStore) -> dict[str, Any] | None:
     """The judge statistics of the session's matches (design.md#position-bias, design.md#judges), None before the
     first match: ``lines`` (the summary lines, ``WARNING`` first words marking a significant position bias),
-    ``figures`` (name -> value, None where nothing was measured) and ``judges`` (tier -> its figures)."""
-    from cosci.tournament.judge_stats import ranking_setting, session_judge_stats
+    ``figures`` (name -> value, None where nothing was measured) and ``judges`` (tier -> its figures, with
+    ``agreement_text``). A held-out agreement over fewer than ``FEW_VERDICTS`` verdicts is said as ``cosci
+    status`` says it, a count (``1 of 1 held-out verdict``), not a rate (design.md#cli)."""
+    from cosci.tournament.judge_stats import FEW_VERDICTS, agreement_text, ranking_setting, session_judge_stats
 
     if not store.matches.count():
         return None
@@ -202,7 +204,12 @@ def judge_statistics(store: SessionStore) -> dict[str, Any] | None:
     lines = stats.lines(float(ranking_setting(store, "first_position_flag", 0.15)),
                         float(ranking_setting(store, "dual_order_biased_share", 0.0)))
     figures = stats.to_dict()
-    return {"lines": lines, "judges": figures.pop("judges"), "figures": figures, "biased": stats.position_bias}
+    judges = figures.pop("judges")
+    if 0 < stats.bt_agreement_n < FEW_VERDICTS and figures["bt_agreement"] is not None:
+        figures["bt_agreement"] = agreement_text(stats.bt_agreement, stats.bt_agreement_n)
+    for tier, j in stats.judges.items():
+        judges[tier]["agreement_text"] = agreement_text(j.agreement, j.agreement_n)
+    return {"lines": lines, "judges": judges, "figures": figures, "biased": stats.position_bias}
 
 
 def safety_view(store: SessionStore) -> dict[str, Any]:

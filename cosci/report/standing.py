@@ -1,10 +1,12 @@
-"""The session's current standing: the one leaderboard ``cosci status`` and ``cosci report`` show.
+"""The report's views of the session's current standing: the one leaderboard ``cosci status`` and ``cosci report``
+show.
 
-Read from the store as it is now, not from the overview's text: a ``cosci result`` or ``cosci rate`` after the
+The standing itself (:func:`standing`, its :class:`Entry` and :class:`Standing`) is :mod:`cosci.store.standing`,
+read from the store as it is now, not from the overview's text: a ``cosci result`` or ``cosci rate`` after the
 session ended refits the Bradley–Terry fit (``bt_ratings``) and moves a refuted hypothesis out of the tournament
 (state ``rejected``), while the overview written at the session's end keeps the order and scores of its time
-(design.md#researcher-ratings, design.md#experimental-results). :func:`standing` is that order;
-:func:`later_inputs` says what the overview has not seen (design.md#report).
+(design.md#researcher-ratings, design.md#experimental-results). Here: the Markdown leaderboard, and
+:func:`later_inputs`, what the overview has not seen (design.md#report).
 """
 
 from __future__ import annotations
@@ -13,78 +15,11 @@ import time
 from dataclasses import dataclass
 
 from cosci.store import SessionStore
+from cosci.store.standing import OUT_OF_RANKING, Entry, Standing, interval_text, standing
 from cosci.text import counted
-from cosci.tracking.artifacts import QUARANTINED
 
-OUT_OF_RANKING = ("quarantined", "rejected", "retired")
-"""States listed apart from the ranked leaderboard."""
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One hypothesis in the standing: its id, title, state, Elo (points), matches played, the stored BT fit
-    ``(score, ci_low, ci_high)`` in logits (None outside the fit) and, for one out of the ranking, why (``refuted
-    by result O-...``, ``rejected``, ``quarantined by safety screening``, ``retired``; "" when ranked)."""
-
-    id: str
-    title: str
-    state: str
-    elo: float
-    matches: int
-    bt: tuple[float, float, float] | None
-    why: str = ""
-
-    def bt_text(self) -> str:
-        """``+0.42 [-0.10, +0.95]``, or "" outside the fit."""
-        return "" if self.bt is None else f"{self.bt[0]:+.2f} {interval_text(self.bt[1], self.bt[2])}"
-
-
-def interval_text(low: float, high: float) -> str:
-    """A BT confidence interval (logits) as the text report and the page write it: ``[-0.10, +0.95]``."""
-    return f"[{low:+.2f}, {high:+.2f}]"
-
-
-@dataclass(frozen=True)
-class Standing:
-    """``ranked``: the hypotheses in the ranking, those in the stored BT fit first by BT score (then Elo, then id),
-    the others after them by Elo (BT, not Elo, because a researcher's preference enters the BT fit only:
-    design.md#report); ``apart``: those out of it (:data:`OUT_OF_RANKING`), best Elo first, with why."""
-
-    ranked: list[Entry]
-    apart: list[Entry]
-
-    def fitted(self, n: int | None = None) -> list[Entry]:
-        """The first ``n`` ranked hypotheses that are in the BT fit (all with ``n`` None)."""
-        fit = [e for e in self.ranked if e.bt is not None]
-        return fit if n is None else fit[:n]
-
-    def top_line(self, n: int = 5) -> str:
-        """``BT top 5: H-1 +0.42 [-0.10, +0.95], ...`` (``no fit yet`` before the first fit)."""
-        return f"BT top {n}: " + (", ".join(f"{e.id} {e.bt_text()}" for e in self.fitted(n)) or "no fit yet")
-
-    def apart_line(self) -> str | None:
-        """``not ranked: H-3 refuted by result O-1, H-7 rejected`` (quarantined ones are said by the safety
-        lines), None when none."""
-        shown = [e for e in self.apart if e.state != "quarantined"]
-        return "not ranked: " + ", ".join(f"{e.id} {e.why}" for e in shown) if shown else None
-
-
-def standing(store: SessionStore) -> Standing:
-    """The current standing of the session's hypotheses (reads only: works on a running session)."""
-    bt = store.matches.bt()
-    refuted = {o.hypothesis_id: o.id for o in store.researcher.observations() if o.outcome == "refuted"}
-    ranked: list[Entry] = []
-    apart: list[Entry] = []
-    for h in store.hypotheses.all():
-        out = h.state in OUT_OF_RANKING
-        why = "" if not out else "quarantined by safety screening" if h.state == "quarantined" else \
-            f"refuted by result {refuted[h.id]}" if h.id in refuted and h.state == "rejected" else h.state
-        entry = Entry(h.id, QUARANTINED if h.state == "quarantined" else h.title, h.state, h.elo,
-                      h.matches_played, None if out else bt.get(h.id), why)
-        (apart if out else ranked).append(entry)
-    ranked.sort(key=lambda e: (e.bt is None, -(e.bt[0] if e.bt else 0.0), -e.elo, e.id))
-    apart.sort(key=lambda e: (-e.elo, e.id))
-    return Standing(ranked, apart)
+__all__ = ["OUT_OF_RANKING", "Entry", "LaterInputs", "Standing", "interval_text", "later_inputs",
+           "leaderboard_lines", "overview_written_at", "standing"]  # the standing re-exported for its readers
 
 
 def leaderboard_lines(store: SessionStore) -> list[str]:

@@ -24,7 +24,7 @@ from cosci.session.folder import SESSION_SHAPE, SessionFolder
 from cosci.store import SessionStore
 from cosci.store.project import ProjectStore
 from cosci.store.researcher import OUTCOMES, Outcome
-from cosci.text import counted, plural
+from cosci.text import counted, error_line, plural
 
 MEASURE = re.compile(r"^([A-Za-z][A-Za-z0-9_.\-]{0,63})=(.+)$")
 
@@ -151,6 +151,24 @@ def _refit(folder: SessionFolder, store: SessionStore) -> None:
     refit_bt(store, config.ranking.researcher_weight, config.ranking.bt_prior_sd)
 
 
+def _rewrite_page(folder: SessionFolder, store: SessionStore, warn: Warn) -> None:
+    """A session no process runs gets its report page (``final/report.html``), if it has one, rewritten from the
+    store by ``cosci report --html``'s code, so the page shows the standing the rating or result just moved
+    (design.md#report); a running session writes it at its end. A page that cannot be written is one warning,
+    never a failed command: the rating or result is stored."""
+    from cosci.report.render import REPORT_FILE
+
+    if folder.is_running() or not (folder.final_dir / REPORT_FILE).is_file():
+        return
+    from cosci.report.commands import report_html
+
+    try:
+        report_html(store, folder.path, None, False)
+    except Exception as exc:  # the stored input matters more than the page
+        warn(f"the report page {folder.final_dir / REPORT_FILE} was not rewritten ({error_line(exc)}); "
+             f"`cosci report {folder.session_id} --html` writes it")
+
+
 def _sync(folder: SessionFolder, store: SessionStore) -> None:
     from cosci.session.runtime import sync_project
 
@@ -204,6 +222,7 @@ def rate(folder: SessionFolder, ids: Sequence[str], prefer: str | None, score: s
         store.logs.event("researcher_rating", {"id": rid, "ids": list(ids), "prefer": prefer, "score": score})
         _refit(folder, store)
         _sync(folder, store)
+        _rewrite_page(folder, store, warn)
     if reversal:
         warn(reversal)
     if out:  # recorded all the same: the researcher's judgement is data (design.md#researcher-ratings)
@@ -326,6 +345,7 @@ def record_result(folder: SessionFolder, hid: str, outcome: str, measures: Seque
             queued = Scheduler(config, store).result_reviews()
         _refit(folder, store)
         _sync(folder, store)
+        _rewrite_page(folder, store, warn)
     if contradiction:
         warn(contradiction)
     reviews = _reviews_line(folder, config.session.project, status, queued)
@@ -425,9 +445,9 @@ def project_lines(data_dir: Path, name: str | None) -> list[str]:
         out = [f"project {name}", "", "sessions:"]
         out += [f"  {s['session_id']}  {s['status']:8s} {s['stop_reason'] or '-':11s} "
                 f"{' '.join(s['goal'].split())[:60]}" for s in p.sessions()]
-        out += ["", "best hypotheses (final Elo):"]
-        out += [f"  [{h.hypothesis_id}] Elo {h.elo:6.0f}  {h.session_id}  {' '.join(h.title.split())[:70]}"
-                for h in p.best(10)] or ["  none"]
+        out += ["", "best hypotheses (BT score in its session's fit, then final Elo; refuted or rejected ones never):"]
+        out += [f"  [{h.hypothesis_id}] BT {'-' if h.bt_score is None else f'{h.bt_score:+.2f}':>5s}  Elo "
+                f"{h.elo:6.0f}  {h.session_id}  {' '.join(h.title.split())[:70]}" for h in p.best(10)] or ["  none"]
         out += ["", "rejected directions:"]
         out += [f"  [{d.hypothesis_id}] {d.reason}: {' '.join(d.title.split())[:60]} ({d.session_id})"
                 for d in p.rejected()] or ["  none"]

@@ -20,6 +20,7 @@ from typing import Any
 
 from cosci.store import SessionStore
 from cosci.store.db import Database, dumps, loads
+from cosci.store.standing import standing
 
 PROJECT_FILE = "project.sqlite"
 REJECTING_VERDICTS = ("disproved", "already_explained")
@@ -32,7 +33,9 @@ def project_path(data_dir: Path, name: str) -> Path:
 
 @dataclass(frozen=True)
 class PriorHypothesis:
-    """A hypothesis of an earlier session: its id there, the session, final Elo and rank, and its record."""
+    """A hypothesis of an earlier session: its id there, the session, final Elo and rank (its place in the
+    session's standing, :mod:`cosci.store.standing`; None out of the ranking), its record and its BT score
+    (logits, None outside the session's fit)."""
 
     session_id: str
     hypothesis_id: str
@@ -41,6 +44,7 @@ class PriorHypothesis:
     rank: int | None
     state: str
     record: dict[str, Any]
+    bt_score: float | None = None
 
 
 @dataclass(frozen=True)
@@ -95,7 +99,7 @@ class ProjectStore:
         hyps = store.hypotheses.all()
         bt = store.matches.bt()
         entrants = store.researcher.entrants()
-        ranked = {h.id: i for i, h in enumerate(store.hypotheses.ranked(), 1)}
+        ranked = {e.id: i for i, e in enumerate(standing(store).ranked, 1)}  # the ranks its leaderboard shows
         latest = {h.id: next(iter(store.hypotheses.reviews(h.id, limit=1)), None) for h in hyps}
         refuted = {o.hypothesis_id: o for o in store.researcher.observations() if o.outcome == "refuted"}
         supported = {o.hypothesis_id for o in store.researcher.observations() if o.outcome == "supported"}
@@ -148,30 +152,38 @@ class ProjectStore:
         return [dict(r) for r in self.db.query("SELECT * FROM project_sessions ORDER BY created_at, session_id")]
 
     def hypotheses(self, session_id: str | None = None) -> list[PriorHypothesis]:
-        """Hypotheses (of one session, or all), best final Elo first."""
+        """Hypotheses (of one session, or all), in the project's standing (:meth:`best`'s order: BT score, then
+        final Elo)."""
         sql, params = "SELECT * FROM project_hypotheses", ()  # type: tuple[str, tuple[str, ...]]
         if session_id:
             sql, params = sql + " WHERE session_id=?", (session_id,)
         return [PriorHypothesis(r["session_id"], r["hypothesis_id"], r["title"], float(r["elo"]), r["rank"],
-                                r["state"], loads(r["record"], {}))
-                for r in self.db.query(sql + " ORDER BY elo DESC, session_id, hypothesis_id", params)]
+                                r["state"], loads(r["record"], {}), r["bt_score"])
+                for r in self.db.query(sql + " ORDER BY bt_score IS NULL, bt_score DESC, elo DESC, session_id, "
+                                       "hypothesis_id", params)]
 
     def best(self, k: int, exclude_session: str | None = None) -> list[PriorHypothesis]:
-        """The ``k`` best tournament hypotheses (final Elo) of the other sessions, not in a rejected direction;
-        a hypothesis carried over from an earlier session counts once (the newest copy)."""
-        rejected = {(d.session_id, d.hypothesis_id) for d in self.rejected()}
-        seen: set[str] = set()
-        out: list[PriorHypothesis] = []
+        """The ``k`` best tournament hypotheses of the other sessions, in the project's standing: the rule of a
+        session's (:mod:`cosci.store.standing`) over every session's rows, those in their session's BT fit first
+        by BT score (which holds the researcher's preferences), then the others, each by final Elo
+        (design.md#projects). Left out: a hypothesis in a rejected direction, and every copy of one a lab result
+        refuted or the researcher rejected in any session (a carried-over hypothesis has a copy per session). A
+        hypothesis carried over from an earlier session counts once (the newest session's copy)."""
+        rejected = {(d.session_id, d.hypothesis_id): d.reason for d in self.rejected()}
+        created = {s["session_id"]: float(s["created_at"]) for s in self.sessions()}
+        copies: dict[str, list[PriorHypothesis]] = {}
         for h in self.hypotheses():
-            key = " ".join(str(h.record.get("statement", "")).split())
-            if (h.session_id == exclude_session or h.state not in ("in_tournament", "pinned")
-                    or (h.session_id, h.hypothesis_id) in rejected or key in seen):
-                continue
-            seen.add(key)
-            out.append(h)
-            if len(out) >= k:
-                break
-        return out
+            copies.setdefault(" ".join(str(h.record.get("statement", "")).split()), []).append(h)
+        out: list[PriorHypothesis] = []
+        for same in copies.values():
+            if any(rejected.get((h.session_id, h.hypothesis_id)) in ("refuted", "rejected") for h in same):
+                continue  # the lab's result and the researcher's rejection hold for the idea, not one copy
+            kept = [h for h in same if h.session_id != exclude_session and h.state in ("in_tournament", "pinned")
+                    and (h.session_id, h.hypothesis_id) not in rejected]
+            if kept:
+                out.append(max(kept, key=lambda h: (created.get(h.session_id, 0.0), h.session_id)))
+        out.sort(key=lambda h: (h.bt_score is None, -(h.bt_score or 0.0), -h.elo, h.session_id, h.hypothesis_id))
+        return out[:k]
 
     def rejected(self, exclude_session: str | None = None) -> list[Direction]:
         """Rejected directions, newest session first."""

@@ -175,12 +175,8 @@ class JudgeStats:
         return not _nan(rate) and abs(rate - 0.5) > tolerance
 
     def _agreement(self) -> str:
-        """``"62.5% of 40 held-out verdicts"``, or below :data:`FEW_VERDICTS` the count, ``"1 of 1 held-out
-        verdict"`` (a percentage of one or two verdicts reads as a measurement it is not; design.md#cli)."""
-        n = self.bt_agreement_n
-        if 0 < n < FEW_VERDICTS and not _nan(self.bt_agreement):
-            return f"{round(self.bt_agreement * n * 2) / 2:g} of {counted(n, 'held-out verdict')}"
-        return f"{_pct(self.bt_agreement)} of {counted(n, 'held-out verdict')}"
+        """The session-wide held-out agreement as :func:`agreement_text` says it."""
+        return agreement_text(self.bt_agreement, self.bt_agreement_n)
 
     def lines(self, tolerance: float, biased_share: float | None = None) -> list[str]:
         """Human-readable summary lines (``cosci status``, the report, the overview's appendix).
@@ -199,7 +195,7 @@ class JudgeStats:
         if len(self.judges) > 1:
             out += [f"judge {tier}: {counted(j.matches, 'match', 'matches')}, first-shown wins "
                     f"{_pct(j.first_shown.rate)} (95 % CI {_ci(j.first_shown)}), held-out agreement "
-                    f"{_pct(j.agreement)} of {j.agreement_n}"
+                    f"{agreement_text(j.agreement, j.agreement_n)}"
                     + ("" if j.reliability is None else f", reliability {j.reliability:.2f}")
                     for tier, j in sorted(self.judges.items())]
         if self.position_bias:
@@ -212,6 +208,15 @@ class JudgeStats:
             out.append(f"note: the first-shown win rate {_pct(s.rate)} is more than {100 * tolerance:.0f} points from"
                        f" 50 %, but its 95 % CI {_ci(s)} includes 50 % ({counted(s.n, 'call')}): not significant")
         return out
+
+
+def agreement_text(rate: float, n: int) -> str:
+    """A held-out agreement ``rate`` in [0, 1] over ``n`` verdicts as ``cosci status`` and the report page say it:
+    ``"62 % of 40 held-out verdicts"``, or below :data:`FEW_VERDICTS` the count, ``"1 of 1 held-out verdict"`` (a
+    percentage of one or two verdicts reads as a measurement it is not; design.md#cli)."""
+    if 0 < n < FEW_VERDICTS and not _nan(rate):
+        return f"{round(rate * n * 2) / 2:g} of {counted(n, 'held-out verdict')}"
+    return f"{_pct(rate)} of {counted(n, 'held-out verdict')}"
 
 
 def _nan(x: float | int) -> bool:

@@ -7,8 +7,7 @@ from pathlib import Path
 import polars as pl
 
 from cosci.store import SessionStore
-
-QUARANTINED = "(quarantined by safety screening; text kept in the session store)"
+from cosci.store.standing import QUARANTINED
 
 
 def leaderboard_frame(store: SessionStore) -> pl.DataFrame:

@@ -198,3 +198,35 @@ async def test_reworded_headings_reach_the_prompt_the_overview_and_the_claim_che
     # the fallback's summary is a line from the session store, not a claim (design.md#claim-statuses)
     expected = {"research directions"} if written_by == "fallback" else {"summary of findings", "research directions"}
     assert {c["section"] for c in event["payload"]["claims"]} == expected
+
+
+@pytest.mark.overrides("metareview.overview_top_n=2")
+async def test_the_overview_chooses_and_lists_hypotheses_by_the_current_standing(
+        planned: SessionRuntime, fake: FakeBackend, run_task, ranked: list[str]) -> None:
+    """A researcher preferred the lowest-Elo hypothesis over the Elo leader: the BT fit (which holds preferences)
+    puts it first, so the overview is written from, and its leaderboard lists, the standing ``cosci status`` shows
+    (BT, then Elo), not the judge's Elo order; the overview's top 2 leaves out the Elo runner-up (design.md#report)."""
+    from cosci.agents.ranking import refit_bt
+    from cosci.report.standing import standing
+
+    leader, runner_up, preferred = ranked  # Elo 1250, 1225, 1200; the leader beat the runner-up
+    planned.store.researcher.rate_pair(preferred, leader, "a", "the assay is already running")
+    refit_bt(planned.store, planned.config.ranking.researcher_weight, planned.config.ranking.bt_prior_sd)
+    assert [e.id for e in standing(planned.store).ranked[:2]] == [preferred, leader]  # what cosci status shows
+    text = (f"# Executive summary\nTwo directions stand out [{preferred}] [{leader}].\n\n"
+            f"# Main research directions\n## Itraconazole\nSMO blockade [{preferred}].\n## Metformin\n"
+            f"Complex I [{leader}].\n")
+    fake.script(FakeReply(text=text), agent="metareview", mode="final", times=2)  # a repair changes nothing
+    _, result = await run_task("metareview", "GenerateFinalResearchOverview", "final")
+
+    assert result.hypothesis_ids == [preferred, leader]
+    prompt = fake.calls_for("metareview", "final")[0].prompt
+    assert f'<hypothesis_text id="{preferred}"' in prompt and f'<hypothesis_text id="{runner_up}"' not in prompt
+    overview = planned.store.sessions.get().final_overview or ""
+    board = overview.split("# Appendix: leaderboard")[1].split("# Appendix: tournament statistics")[0]
+    assert "| rank | hypothesis | BT score [95 % CI] | Elo |" in board
+    rows = [line for line in board.splitlines() if line.startswith("| 1 ") or line.startswith("| 2 ")]
+    assert [re.findall(r"H-[0-9a-f]{12}", r)[0] for r in rows] == [preferred, leader]
+    assert re.match(rf"\| 1 \| \[{preferred}\] \| \+\d\.\d\d \[[-+]\d\.\d\d, [-+]\d\.\d\d\] \| 1200 \|", rows[0])
+    stats = overview.split("# Appendix: tournament statistics")[1]
+    assert stats.index(f"[{preferred}]") < stats.index(f"[{leader}]") < stats.index(f"[{runner_up}]")

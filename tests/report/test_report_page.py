@@ -230,3 +230,44 @@ def test_a_disagreement_and_a_hit_that_did_not_act_are_listed_in_the_safety_sect
     assert "<strong>disagreement</strong>: the offline screen would refuse" in section
     assert "chemical (term hit): &#34;sarin&#34; + &#34;synthesis&#34;" in section
     assert "cyber (term hit): &#34;ransomware&#34;" in section and "H-0123456789ab" in section
+
+
+def test_the_page_says_an_agreement_of_few_held_out_verdicts_as_a_count_as_status_does(tmp_path) -> None:
+    """Four matches by two judge tiers: under ``FEW_VERDICTS`` held-out verdicts the page's judge section gives the
+    agreement as `cosci status` does, a count (``2 of 4 held-out verdicts``), in its figures and per tier, never a
+    rate such as ``0.500`` (design.md#cli)."""
+    from cosci.domain import hypothesis_id
+    from cosci.records import RecordHypothesis
+    from cosci.store import SessionStore
+    from cosci.tournament.judge_stats import FEW_VERDICTS, session_judge_stats
+    from tests.contract import CONTRACT
+
+    store = SessionStore.open(tmp_path / "store.sqlite", "s-judge")
+    store.sessions.create(goal="g", config_snapshot={}, overrides=[], models_choice="fake", budget_usd=1.0,
+                          budget_tokens=None, wall_clock_seconds=60.0)
+    ids = []
+    for s in ("Metformin depletes stem cells", "Itraconazole blocks SMO", "Disulfiram inhibits ALDH1A1"):
+        rec = RecordHypothesis(title=s, statement=s, mechanism="m", entities=[], anticipated_outcomes="",
+                               novelty_argument="", **CONTRACT, citations=[])
+        ids.append(hypothesis_id("s-judge", "literature", s))
+        store.hypotheses.insert(ids[-1], rec, elo=1200.0, task_id=None)
+    a, b, c = ids
+    for i, (x, y, won, tier) in enumerate([(a, b, a, "cheap"), (b, c, b, "mini"), (a, c, a, "cheap"),
+                                           (c, a, a, "mini")]):
+        store.matches.apply(f"M-{i}", x, y, mode="pairwise", winner=won, rule=lambda *_: (16.0, 32.0),
+                            rationale="r", transcript=[], task_id=None, first_shown=x,
+                            verdicts=[{"first": x, "winner": won}], judge=tier)
+    stats = session_judge_stats(store)
+    html = render_html(collect(store))
+    store.close()
+    assert 0 < stats.bt_agreement_n < FEW_VERDICTS and len(stats.judges) == 2
+    said = stats.lines(0.15)[1].split(" on ")[1].split(" (")[0]  # what `cosci status` says: `k of n held-out ...`
+    section = html[html.index('<div id="judge">'):html.index("</div>", html.index('<div id="judge">'))]
+    assert f'<td>bt_agreement</td><td class="n">{said}</td>' in section, section
+    for tier, j in stats.judges.items():
+        row = section[section.index(f"<tr><td>{tier}</td>"):]
+        cell = row[:row.index("</tr>")].split('<td class="n">')[4].split("</td>")[0]
+        assert cell.endswith(f"of {j.agreement_n} held-out verdict" + ("s" if j.agreement_n != 1 else "")), cell
+        assert "%" not in cell and "." not in cell, cell
+        line = next(x for x in stats.lines(0.15) if x.startswith(f"judge {tier}: "))  # status's tier line, too
+        assert f"held-out agreement {cell}" in line and f"<p>{line}</p>" in section, line

@@ -181,7 +181,7 @@ def test_a_second_session_of_a_project_starts_from_the_first(
     entrants = store.researcher.entrants()
     assert {o["origin_session"] for o in entrants.values()} == {first} and len(entrants) == 3
     project = ProjectStore.open(data, "p1")
-    best = [h.hypothesis_id for h in project.best(3, exclude_session=second)]  # top Elo, not a rejected direction
+    best = [h.hypothesis_id for h in project.best(3, exclude_session=second)]  # its standing, no rejected direction
     project.close()
     assert {o["origin_hypothesis"] for o in entrants.values()} == set(best) and set(best) <= set(top[:-1])
     assert all(store.hypotheses.get(h).state != "draft" for h in entrants)  # type: ignore[union-attr]
@@ -513,3 +513,50 @@ def test_a_supported_result_takes_a_hypothesis_out_of_the_projects_rejected_dire
     project = ProjectStore.open(data, "lab")
     assert hid not in [d.hypothesis_id for d in project.rejected()]
     project.close()
+
+
+def test_rate_and_result_after_the_session_ended_rewrite_its_report_page(
+        config: CosciConfig, fake: FakeBackend, capsys: pytest.CaptureFixture[str]) -> None:
+    """A done session's ``final/report.html`` is rewritten by `cosci rate` and by `cosci result` (with `cosci report
+    --html`'s code), so the page shows the standing they moved with no other command; a session without a page
+    gets none (design.md#report)."""
+    from cosci.report.standing import standing
+
+    data, sid = config.paths.data_dir, asyncio.run(run_plain(config))
+    page = data / "sessions" / sid / "final" / "report.html"
+
+    def board() -> tuple[str, list[str]]:
+        html = page.read_text(encoding="utf-8")
+        table = html[html.index('id="leaderboard-table"'):html.index("</table>", html.index('id="leaderboard-table"'))]
+        return html, re.findall(r'<tr data-id="(H-[0-9a-f]+)"', table)
+
+    html, _ = board()
+    assert 'id="overview-note"' not in html
+    store = _store(data, sid)
+    fitted = [e.id for e in standing(store).fitted(5)]
+    bt = store.matches.bt()
+    _, upper, lower = min((bt[a][0] - bt[b][0], a, b) for a, b in itertools.pairwise(fitted))
+    store.close()
+    code, _, err = _cli(capsys, "--data-dir", str(data), "rate", sid, lower, upper, "--prefer", "a")
+    assert code == 0, err
+    store = _store(data, sid)
+    now = [e.id for e in standing(store).ranked]
+    store.close()
+    html, shown = board()
+    assert now.index(lower) < now.index(upper) and shown == now  # the page as `cosci status` ranks now
+    assert 'id="overview-note"' in html and "(1 rating)" in html
+    leader = now[0]
+    code, _, err = _cli(capsys, "--data-dir", str(data), "result", sid, leader, "--outcome", "refuted",
+                        "--notes", "no effect at 10 uM")
+    assert code == 0, err
+    store = _store(data, sid)
+    now = [e.id for e in standing(store).ranked]  # refitted without the refuted one
+    store.close()
+    html, shown = board()
+    assert leader not in shown and shown == now and "1 result, 1 rating" in html
+    apart = html[html.index('id="out-of-ranking"'):]
+    assert f'href="#{leader}"' in apart[:apart.index("</table>")]  # listed apart, rejected
+    page.unlink()
+    code, _, err = _cli(capsys, "--data-dir", str(data), "rate", sid, now[1], "--score", "4")
+    assert code == 0, err
+    assert not page.exists()  # no page to keep current: `cosci report --html` writes one
