@@ -5,8 +5,9 @@
 Scheme: N = 40 hypotheses with latent quality q ~ N(0, 1); a simulated judge whose log-odds of
 picking the hypothesis shown first is ``(q_first − q_second) + ε + bias``, ε ~ N(0, 1) drawn per call and
 ``bias`` ∈ {0, 0.3, 0.6} logits toward the first-shown; 30 trials; recall of the true top 5 after 12 and 24
-LLM calls per hypothesis. One call involves two hypotheses, so a budget of ``c`` calls per hypothesis is
-``c·N/2`` judge calls in all (each hypothesis is judged ``c`` times on average); a dual-order match costs two.
+LLM calls per hypothesis. A budget of ``c`` calls per hypothesis is ``c·N`` judge calls in all (``--per 2``:
+``c·N/2``); one call involves two hypotheses, so each takes part in ``2c`` verdicts on average; a dual-order match
+costs two calls. :mod:`bench.ranking_bound` asks what an idealised allocation of the same calls recovers.
 
 It drives cosci's real tournament code with the simulated judge in place of the LLM: the plan of each match
 (:func:`cosci.tournament.engine.plan_match`: pair selection by ``ranking.pairing``, mode, presentation order,

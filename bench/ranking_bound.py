@@ -1,0 +1,120 @@
+"""What an idealised allocation of the same judge calls recovers of the true top 5 (design.md#tournament).
+
+``python -m bench.ranking_bound`` (about 4 minutes of one core at the default 1,000 trials a cell).
+
+P1 asks the tournament for a top-5 recall on :mod:`bench.ranking_sim`'s judge: N = 40 hypotheses with quality
+q ~ N(0, 1), and a verdict on a pair (a, b) that picks ``a`` with chance σ(q_a − q_b + ε), ε ~ N(0, 1). This
+module asks how much any allocation of ``c·N`` such verdicts could recover if the allocation were freed of what
+makes pairing hard: no position bias, no dual-order calls, no rematch cap, and each hypothesis observed
+directly instead of through a difference.
+
+A verdict carries Fisher information ``I(Δ) = p'(Δ)² / (p(1 − p))`` about Δ = q_a − q_b, at most
+:func:`verdict_information` (Δ = 0: a near-even pair, about 0.171). Each verdict is replaced by one Gaussian
+observation of q_a and one of q_b, each of information ``share × I``:
+
+- ``share = 1`` (``direct``): what a hypothesis learns from a near-even verdict against an opponent whose
+  quality is known. For a group of m hypotheses that play one another evenly, the variance of a difference is
+  m / (V·I) here against (m − 1) / (V·I) from the V verdicts themselves, so this is close to pairwise play among
+  the leaders (slightly harder), and easier than play between unequal or uncertain opponents.
+- ``share = 2`` (``doubled``): the matrix 2I·(e_a e_aᵀ + e_b e_bᵀ) exceeds the verdict's I·(e_a − e_b)(e_a −
+  e_b)ᵀ by I·(e_a + e_b)(e_a + e_b)ᵀ ⪰ 0, so every contrast is known at least as well as from the verdict: a
+  generous allowance, twice the information of a single pair's difference.
+
+The posterior is exact (Gaussian prior N(0, 1), Gaussian observations). Allocations: ``uniform`` (the least
+observed two), ``boundary`` (the two with the largest φ(z)·σ, z the posterior mean's distance to the midpoint
+of the 5th and 6th means over its posterior sd σ: the best of the rules tried, see bench/README.md). Every
+hypothesis is first observed ``warmup`` times (the tournament's warm-up of 4 matches). Recall: the share of the
+true top 5 among the 5 highest posterior means.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.special import expit
+
+N = 40
+TOP_K = 5
+WARMUP = 4
+SHARES = {"direct": 1.0, "doubled": 2.0}
+ALLOCATIONS = ("uniform", "boundary")
+
+
+def verdict_information(noise_sd: float = 1.0, points: int = 64) -> float:
+    """The largest Fisher information (per logit², over Δ in [−3, 3]) a verdict σ(Δ + ε), ε ~ N(0, noise_sd²),
+    carries about Δ; computed by Gauss–Hermite quadrature. About 0.171 at the simulator's noise sd 1 (0.25 for a
+    judge without ε)."""
+    nodes, weights = np.polynomial.hermite_e.hermegauss(points)
+    weights = weights / weights.sum()
+    best = 0.0
+    for delta in np.linspace(-3.0, 3.0, 121):
+        s = expit(delta + noise_sd * nodes)
+        p = float(np.dot(weights, s))
+        slope = float(np.dot(weights, s * (1.0 - s)))
+        best = max(best, slope * slope / (p * (1.0 - p)))
+    return best
+
+
+def trial(seed: int, calls: int, share: float, allocation: str, info: float, warmup: int = WARMUP) -> float:
+    """Top-5 recall (0-1) of one trial: ``calls·N`` verdicts, each two observations of information
+    ``share·info``; the first ``warmup`` observations of every hypothesis count towards the budget."""
+    rng = np.random.default_rng(seed)
+    quality = rng.standard_normal(N)
+    noise = math.sqrt(1.0 / (share * info))
+    precision = np.ones(N)  # the N(0, 1) prior
+    weighted = np.zeros(N)
+
+    def observe(i: int) -> None:
+        precision[i] += 1.0 / noise**2
+        weighted[i] += (quality[i] + rng.normal(0.0, noise)) / noise**2
+
+    for _ in range(warmup):
+        for i in range(N):
+            observe(i)
+    for _ in range((2 * calls * N - warmup * N) // 2):
+        picks = _next_two(weighted / precision, precision, allocation, rng)
+        observe(picks[0])
+        observe(picks[1])
+    chosen = set(np.argsort(-(weighted / precision))[:TOP_K].tolist())
+    return len(chosen & set(np.argsort(-quality)[:TOP_K].tolist())) / TOP_K
+
+
+def _next_two(mean: NDArray[np.float64], precision: NDArray[np.float64], allocation: str,
+              rng: np.random.Generator) -> list[int]:
+    if allocation == "uniform":
+        score = -precision + 1e-9 * rng.random(N)
+    else:
+        order = np.argsort(-mean)
+        boundary = (mean[order[TOP_K - 1]] + mean[order[TOP_K]]) / 2
+        sd = 1.0 / np.sqrt(precision)
+        z = (mean - boundary) / sd
+        score = np.exp(-z * z / 2) * sd
+    return [int(i) for i in np.argsort(-score)[:2]]
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(prog="python -m bench.ranking_bound", description=__doc__.splitlines()[0])
+    ap.add_argument("--trials", type=int, default=1000)
+    ap.add_argument("--first-trial", type=int, default=0, help="trial seeds first-trial .. first-trial+trials-1")
+    ap.add_argument("--budgets", type=int, nargs="+", default=[12, 24], help="judge calls per hypothesis")
+    args = ap.parse_args(argv)
+    info = verdict_information()
+    started = time.perf_counter()
+    print(f"{'model':<9}{'allocation':<11}{'calls/h':>8}{'recall':>8}{'± se':>7}")
+    for name, share in SHARES.items():
+        for allocation in ALLOCATIONS:
+            for calls in args.budgets:
+                recalls = np.array([trial(seed, calls, share, allocation, info)
+                                    for seed in range(args.first_trial, args.first_trial + args.trials)])
+                se = recalls.std(ddof=1) / math.sqrt(len(recalls))
+                print(f"{name:<9}{allocation:<11}{calls:>8}{recalls.mean():>8.3f}{se:>7.3f}", flush=True)
+    print(f"# trials {args.first_trial}-{args.first_trial + args.trials - 1}, N={N}, verdict information "
+          f"{info:.3f} per logit², {time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
