@@ -7,18 +7,22 @@ from pathlib import Path
 import polars as pl
 
 from cosci.store import SessionStore
-from cosci.store.standing import QUARANTINED
+from cosci.store.standing import QUARANTINED, standing
 
 
 def leaderboard_frame(store: SessionStore) -> pl.DataFrame:
-    """One row per hypothesis, best Elo first: id, title, elo, bt_score, bt_ci_low, bt_ci_high (the stored
-    Bradley–Terry fit, logits, 95 % CI; null for a hypothesis outside it), matches, wins, state, cluster,
-    mode, grounding (``grounded`` / ``ungrounded``: whether it cites a verified source that is not retracted),
-    retracted (citations whose source is retracted or a retraction notice; design.md#retractions), parents.
+    """One row per hypothesis in the current standing's order (:func:`cosci.store.standing.standing`: the
+    ranked ones by BT score, then those out of the ranking; design.md#report): id, title, elo, bt_score,
+    bt_ci_low, bt_ci_high (the stored Bradley–Terry fit, logits, 95 % CI; null for a hypothesis outside it),
+    matches, wins, state, cluster, mode, grounding (``grounded`` / ``ungrounded``: whether it cites a verified
+    source that is not retracted), retracted (citations whose source is retracted or a retraction notice;
+    design.md#retractions), parents.
 
     A hypothesis quarantined by safety screening keeps its row, with its title and statement left out
     (design.md#safety: its text does not leave the session folder)."""
     bt = store.matches.bt()
+    current = standing(store)
+    place = {e.id: i for i, e in enumerate(current.ranked + current.apart)}
     rows = [
         {
             "id": h.id,
@@ -37,7 +41,7 @@ def leaderboard_frame(store: SessionStore) -> pl.DataFrame:
             "parents": h.parent_ids,
             "statement": QUARANTINED if h.state == "quarantined" else h.statement,
         }
-        for h in sorted(store.hypotheses.all(), key=lambda h: (-h.elo, h.id))
+        for h in sorted(store.hypotheses.all(), key=lambda h: place[h.id])
     ]
     schema: dict[str, pl.DataType | type[pl.DataType]] = {
         "id": pl.Utf8,

@@ -230,3 +230,15 @@ async def test_the_overview_chooses_and_lists_hypotheses_by_the_current_standing
     assert re.match(rf"\| 1 \| \[{preferred}\] \| \+\d\.\d\d \[[-+]\d\.\d\d, [-+]\d\.\d\d\] \| 1200 \|", rows[0])
     stats = overview.split("# Appendix: tournament statistics")[1]
     assert stats.index(f"[{preferred}]") < stats.index(f"[{leader}]") < stats.index(f"[{runner_up}]")
+
+
+def test_the_mlflow_leaderboard_is_in_the_standing_s_order(planned: SessionRuntime, ranked: list[str]) -> None:
+    """The leaderboard artifact a researcher opens in MLflow lists the standing (BT, which holds a researcher's
+    preference), not the judge's Elo order (design.md#report)."""
+    from cosci.agents.ranking import refit_bt
+    from cosci.tracking.artifacts import leaderboard_frame
+
+    leader, _, preferred = ranked
+    planned.store.researcher.rate_pair(preferred, leader, "a", "the assay is already running")
+    refit_bt(planned.store, planned.config.ranking.researcher_weight, planned.config.ranking.bt_prior_sd)
+    assert leaderboard_frame(planned.store)["id"].to_list()[:2] == [preferred, leader]
