@@ -236,11 +236,14 @@ def collect(store: SessionStore, elo_initial: float = 1200.0) -> ReportData:
     """
     row = store.sessions.get()
     rows, has_bt = _leaderboard_rows(store)
-    order = {e.id: i for i, e in enumerate(standing(store).ranked)}  # the order `cosci status` shows
+    current = standing(store)
+    order = {e.id: i for i, e in enumerate(current.ranked)}  # the order `cosci status` shows
+    why = {e.id: e.why for e in current.apart}  # "refuted by result O-...", as the text report says
     ranked = sorted((r for r in rows if r["state"] not in OUT_OF_RANKING),
                     key=lambda r: order.get(r["id"], len(order)))
     for r in rows:
         r["rank"] = None
+        r["why"] = why.get(r["id"], r["state"])
     for i, r in enumerate(ranked, 1):
         r["rank"] = i
     hyps = {h.id: h for h in store.hypotheses.all()}

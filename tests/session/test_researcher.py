@@ -556,6 +556,7 @@ def test_rate_and_result_after_the_session_ended_rewrite_its_report_page(
     assert leader not in shown and shown == now and "1 result, 1 rating" in html
     apart = html[html.index('id="out-of-ranking"'):]
     assert f'href="#{leader}"' in apart[:apart.index("</table>")]  # listed apart, rejected
+    assert "refuted by result O-" in apart[:apart.index("</table>")]  # why, as the text report says
     page.unlink()
     code, _, err = _cli(capsys, "--data-dir", str(data), "rate", sid, now[1], "--score", "4")
     assert code == 0, err
