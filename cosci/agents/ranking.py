@@ -76,13 +76,17 @@ def refit_bt(store: SessionStore, weight: int, prior_sd: float) -> BTFit:
     return fit
 
 
-def refit_if_rated(store: SessionStore, weight: int, prior_sd: float) -> bool:
-    """At finalisation: refit and store BT when a preference was rated after the stored fit (a ``cosci rate`` that
-    landed after the session's last round, which a running session's refit would otherwise never see;
-    design.md#researcher-ratings). Returns whether it refitted."""
-    rated = [r.created_at for r in store.researcher.ratings("preference")]
+def refit_if_stale(store: SessionStore, weight: int, prior_sd: float) -> bool:
+    """At finalisation: refit and store BT when a match was judged or a preference rated after the stored fit.
+    Above ``ranking.bt_refit_stride`` players the tournament refits only every ⌈players / 100⌉ verdicts, and a
+    ``cosci rate`` can land after the session's last round; the overview and the standing read the stored fit, so
+    they would be up to a cadence behind (design.md#scale, design.md#researcher-ratings). One fit: ~1 s of CPU at
+    1,000 hypotheses. Returns whether it refitted."""
+    changes = [r.created_at for r in store.researcher.ratings("preference")]
+    if (judged := store.matches.last_judged_at()) is not None:
+        changes.append(judged)
     fitted = store.matches.bt_fitted_at()
-    if not rated or (fitted is not None and max(rated) < fitted):
+    if not changes or (fitted is not None and max(changes) < fitted):
         return False
     refit_bt(store, weight, prior_sd)
     return True

@@ -300,6 +300,12 @@ class Matches:
                 " fitted_at) VALUES (?,?,?,?,?,?,?)",
                 [(self.session_id, h, s, lo, hi, verdicts, now) for h, (s, lo, hi) in table.items()])
 
+    def last_judged_at(self) -> float | None:
+        """When the newest match was recorded (Unix seconds; None before the first)."""
+        value = self.db.scalar("SELECT MAX(created_at) FROM tournament_matches WHERE session_id=?",
+                               (self.session_id,))
+        return None if value is None else float(value)
+
     def bt_fitted_at(self) -> float | None:
         """When the stored fit was written (Unix seconds; None before the first refit)."""
         value = self.db.scalar("SELECT MAX(fitted_at) FROM bt_ratings WHERE session_id=?", (self.session_id,))

@@ -346,9 +346,9 @@ class Supervisor:
         for batch in self.store.batches.outstanding():  # a paid-for batch: settled now, or left outstanding
             n = tasks.count("ranking", specs.MATCH_BATCH)
             await self._run_final(specs.match_batch_stop(batch.batch_task_id, n), PRIORITIES["final"])
-        from cosci.agents.ranking import refit_if_rated  # a preference rated after the last round
+        from cosci.agents.ranking import refit_if_stale  # a verdict or preference after the stored fit
 
-        refit_if_rated(self.store, self.config.ranking.researcher_weight, self.config.ranking.bt_prior_sd)
+        refit_if_stale(self.store, self.config.ranking.researcher_weight, self.config.ranking.bt_prior_sd)
         if not self.store.logs.feedback(source="meta_review") and self.store.hypotheses.reviews(limit=1):
             await self._run_final(specs.final_system_feedback(), PRIORITIES["metareview"])
         await self._run_final(specs.final_overview(), PRIORITIES["final"])

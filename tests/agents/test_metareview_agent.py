@@ -242,3 +242,24 @@ def test_the_mlflow_leaderboard_is_in_the_standing_s_order(planned: SessionRunti
     planned.store.researcher.rate_pair(preferred, leader, "a", "the assay is already running")
     refit_bt(planned.store, planned.config.ranking.researcher_weight, planned.config.ranking.bt_prior_sd)
     assert leaderboard_frame(planned.store)["id"].to_list()[:2] == [preferred, leader]
+
+
+def test_finalisation_refits_a_fit_older_than_the_newest_verdict_and_leaves_a_fresh_one(
+        planned: SessionRuntime, ranked: list[str]) -> None:
+    """Above the refit stride the stored fit can be verdicts behind; the overview reads it, so finalisation refits
+    once a match was judged after it, and not when it is fresh (design.md#scale)."""
+    from cosci.agents.ranking import refit_bt, refit_if_stale
+
+    cfg = planned.config.ranking
+    leader, _, third = ranked
+    refit_bt(planned.store, cfg.researcher_weight, cfg.bt_prior_sd)
+    assert not refit_if_stale(planned.store, cfg.researcher_weight, cfg.bt_prior_sd)
+    before = planned.store.matches.bt()
+    for i in range(3):  # the third player wins three matches the stored fit has not seen
+        planned.store.matches.apply(f"M-late-{i}", third, leader, mode="pairwise", winner=third, rule=ELO,
+                                     rationale="sharper", transcript=[], task_id=None)
+    assert planned.store.matches.bt() == before
+    assert refit_if_stale(planned.store, cfg.researcher_weight, cfg.bt_prior_sd)
+    after = planned.store.matches.bt()
+    assert after[third][0] > before[third][0] and after[third][0] > after[leader][0]
+    assert not refit_if_stale(planned.store, cfg.researcher_weight, cfg.bt_prior_sd)
