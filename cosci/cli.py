@@ -46,14 +46,13 @@ from typing import NoReturn
 from pydantic import ValidationError
 
 from cosci.config.load import ConfigError, compose, validate
-from cosci.domain import wrong_kind
 from cosci.errors import CosciError, GoalRefused
 from cosci.paths import writable_data_dir
 from cosci.report.formats import HTML_SUFFIXES
 from cosci.session.folder import SessionFolder
-from cosci.session.inputs import check_feedback_text, check_text, hypothesis_missing, hypothesis_shape
+from cosci.session.inputs import check_feedback_text, check_text, hypothesis_missing
 from cosci.session.status import report_lines, status_report
-from cosci.text import escaped, plural, say
+from cosci.text import columns, escaped, plural, say
 
 FEEDBACK_KINDS = ("directive", "preference", "rejection", "pin")
 
@@ -73,21 +72,24 @@ def session_folder(args: argparse.Namespace) -> SessionFolder:
 
 # --- commands ------------------------------------------------------------------------------------------
 def cmd_list(args: argparse.Namespace) -> None:
+    """``cosci list``: one row a session under a header, its columns aligned (:func:`cosci.text.columns`)."""
     root = data_dir(args.data_dir)
     folders = SessionFolder.all(root)
     if not folders:
         print(f"no sessions under {root / 'sessions'}")
+        return
+    rows = [["session", "status", "stop reason", "hypotheses in the pool", "matches", "goal"]]
     for folder in folders:
         with folder.store() as store:
             row = store.sessions.get()
             states = store.hypotheses.state_counts()
             n, m = store.hypotheses.count(), store.matches.count()
-            print(
-                f"{folder.session_id}  {folder.shown_status(row.status):8s} {row.stop_reason or '-':11s} "
-                f"{n:3d} {plural(n, 'hypothesis', 'hypotheses')} "
-                f"({states.get('rejected', 0)} rejected, {states.get('retired', 0)} retired)  "
-                f"{m:4d} {plural(m, 'match', 'matches')}  {' '.join(row.research_goal.split())[:60]}"
-            )
+            rows.append([folder.session_id, folder.shown_status(row.status), row.stop_reason or "-",
+                         f"{n:3d} {plural(n, 'hypothesis', 'hypotheses')} ({states.get('rejected', 0)} rejected, "
+                         f"{states.get('retired', 0)} retired)", f"{m:4d} {plural(m, 'match', 'matches')}",
+                         " ".join(row.research_goal.split())[:60]])
+    for line in columns(rows):
+        print(line)
 
 
 def cmd_status(args: argparse.Namespace) -> None:
@@ -186,31 +188,9 @@ def cmd_feedback(args: argparse.Namespace) -> None:
 
 def cmd_release(args: argparse.Namespace) -> None:
     """A researcher releases a quarantined hypothesis; it goes back to review and the tournament (design.md#safety)."""
-    folder = session_folder(args)
-    with folder.store() as store:
-        h = store.hypotheses.get(args.hypothesis)
-        if h is None and (wrong := wrong_kind(args.hypothesis, "hypothesis", hypothesis_shape(args.session))):
-            raise CosciError(wrong)
-        if h is None or h.state != "quarantined":
-            state = h.state if h else "not in this session"
-            raise CosciError(f"{args.hypothesis!r} is not quarantined ({state}); `cosci status {args.session}` lists"
-                             " the quarantined hypotheses")
-        if not args.why.strip():
-            raise CosciError("--why needs a reason (it is recorded with the release)")
-        check_text("--why", args.why)
-        verdict = store.safety.latest("hypothesis", h.id)
-        store.hypotheses.set_state(h.id, "draft")
-        store.logs.event("hypothesis_released", {"id": h.id, "by": args.by, "why": args.why.strip(),
-                                               "verdict_id": verdict.id if verdict else None})
-        status = store.sessions.status()
-        if status in ("done", "refused"):
-            print(f"{args.session}: {h.id} released (back to draft), but the session is {status}: no more matches run")
-            return
-        from cosci.supervisor.rules import Scheduler
+    from cosci.session.release import release
 
-        Scheduler(folder.frozen_config(), store).screen_or_review(h.id)  # it has a verdict: straight to review
-    when = "now" if folder.is_running() else f"at `cosci resume {args.session}`"
-    print(f"{args.session}: {h.id} released by {args.by}; it is reviewed and enters the tournament {when}")
+    print(release(session_folder(args), args.hypothesis, args.why, args.by))
 
 
 def _target(args: argparse.Namespace, ids: list[str]) -> tuple[SessionFolder, list[str], str | None]:
