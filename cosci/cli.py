@@ -46,15 +46,13 @@ from typing import NoReturn
 from pydantic import ValidationError
 
 from cosci.config.load import ConfigError, compose, validate
-from cosci.domain import wrong_kind
 from cosci.errors import CosciError, GoalRefused
-from cosci.grounding.report import status_lines
 from cosci.paths import writable_data_dir
+from cosci.report.formats import HTML_SUFFIXES
 from cosci.session.folder import SessionFolder
-from cosci.session.researcher import check_text, hypothesis_missing, hypothesis_shape
-from cosci.session.summary import batch_spend, outstanding_line
-from cosci.store import SessionStore
-from cosci.text import counted, escaped, plural, say
+from cosci.session.inputs import check_feedback_text, check_text, hypothesis_missing
+from cosci.session.status import report_lines, status_report
+from cosci.text import columns, escaped, plural, say
 
 FEEDBACK_KINDS = ("directive", "preference", "rejection", "pin")
 
@@ -74,21 +72,24 @@ def session_folder(args: argparse.Namespace) -> SessionFolder:
 
 # --- commands ------------------------------------------------------------------------------------------
 def cmd_list(args: argparse.Namespace) -> None:
+    """``cosci list``: one row a session under a header, its columns aligned (:func:`cosci.text.columns`)."""
     root = data_dir(args.data_dir)
     folders = SessionFolder.all(root)
     if not folders:
         print(f"no sessions under {root / 'sessions'}")
+        return
+    rows = [["session", "status", "stop reason", "hypotheses in the pool", "matches", "goal"]]
     for folder in folders:
         with folder.store() as store:
             row = store.sessions.get()
             states = store.hypotheses.state_counts()
             n, m = store.hypotheses.count(), store.matches.count()
-            print(
-                f"{folder.session_id}  {folder.shown_status(row.status):8s} {row.stop_reason or '-':11s} "
-                f"{n:3d} {plural(n, 'hypothesis', 'hypotheses')} "
-                f"({states.get('rejected', 0)} rejected, {states.get('retired', 0)} retired)  "
-                f"{m:4d} {plural(m, 'match', 'matches')}  {' '.join(row.research_goal.split())[:60]}"
-            )
+            rows.append([folder.session_id, folder.shown_status(row.status), row.stop_reason or "-",
+                         f"{n:3d} {plural(n, 'hypothesis', 'hypotheses')} ({states.get('rejected', 0)} rejected, "
+                         f"{states.get('retired', 0)} retired)", f"{m:4d} {plural(m, 'match', 'matches')}",
+                         " ".join(row.research_goal.split())[:60]])
+    for line in columns(rows):
+        print(line)
 
 
 def cmd_status(args: argparse.Namespace) -> None:
@@ -110,117 +111,6 @@ def settled_batches(folder: SessionFolder, overrides: Sequence[str] = ()) -> lis
     from cosci.session.settle import settle_batches
 
     return settle_batches(folder, overrides)
-
-
-def _register_session_prices(folder: SessionFolder) -> None:
-    """Register the prices of the session's configured models in this process (LiteLLM's cost table), so that a
-    figure priced at list price (the batches' saving) matches the session's own summary; a config that no longer
-    validates leaves the table as it is (the figure then reads 0)."""
-    from cosci.llm.gateway.providers import register_providers
-
-    try:
-        register_providers(folder.frozen_config())
-    except (CosciError, ConfigError):
-        return
-
-
-def status_report(folder: SessionFolder, store: SessionStore) -> list[str]:
-    """The lines of ``cosci status``: counts, spend, cache reads, active time, grounding, safety."""
-    row = store.sessions.get()
-    spend = store.logs.spend()
-    out: list[str] = []
-    running = folder.is_running()
-    out.append(f"session      {row.id} ({folder.shown_status(row.status)}{', running now' if running else ''})")
-    out.append(f"goal         {' '.join(row.research_goal.split())[:200]}")
-    out.append(f"stop reason  {row.stop_reason or '-'}")
-    out.append(f"hypotheses   {hypotheses_line(store)}")
-    out.append(f"reviews      {len(store.hypotheses.reviews())}")
-    out.append(f"matches      {store.matches.count()} ({store.matches.count(valid_only=True)} with a valid verdict)")
-    for line in tournament_lines(store):  # BT leaders with CIs, judge statistics (design.md#tournament)
-        out.append(f"             {line}")
-    out.append(
-        f"feedback     {len(store.logs.feedback(source='meta_review'))} system, "
-        f"{len(store.logs.feedback(source='human'))} from cosci feedback"
-    )
-    out.append(f"researcher   {researcher_line(store)}")
-    out.append(f"tasks        {', '.join(f'{k} {v}' for k, v in sorted(store.tasks.counts().items()))}")
-    total = sum(s["usd"] for s in spend.values())
-    out.append(
-        f"spent        ${total:.4f} of ${row.budget_usd:.2f}  "
-        + ", ".join(f"{a} ${s['usd']:.4f}" for a, s in sorted(spend.items()))
-    )
-    if pending := store.batches.outstanding():  # its own figure: the provider holds these, the spend lacks them
-        out.append(outstanding_line(sum(b.reserved_usd for b in pending), sum(b.matches for b in pending),
-                                    len(pending), row.id, label="             "))
-    if store.batches.counts():  # the list prices of the session's models price the saving, as in its summary
-        _register_session_prices(folder)
-    if batched := batch_spend(store):  # ranking's spend through provider batches, what it saved (design.md#batches)
-        out.append(batched.line("batches      "))
-    # how much of the input the provider's prompt cache served (design.md#caching)
-    shares = store.logs.cache_read_shares()
-    if shares:
-        out.append(f"cache reads  {shares.pop('total', 0.0):.1%} of input tokens  "
-                   + ", ".join(f"{a} {s:.1%}" for a, s in sorted(shares.items())))
-    for model, (n, speed, first) in store.logs.call_speeds().items():  # measured, beside the configured speeds
-        out.append(f"speed        {model}: {speed:.0f} tokens/s median over {n} {plural(n, 'call')}"
-                   + (f", first token after {first:.1f} s (streamed)" if first is not None else ""))
-    out.append(f"active time  {row.elapsed_seconds:.0f} s of {row.wall_clock_seconds:.0f} s")
-    out += status_lines(store)  # evidence verified / misquoted / unseen, the overview's claims and audit
-    if row.mlflow_run_id:
-        out.append(f"mlflow run   {row.mlflow_run_id}")
-    return out + safety_lines(store)
-
-
-def researcher_line(store: SessionStore) -> str:
-    """The researcher's ratings (preferences and scores) and experimental results by outcome, ``cosci rate`` /
-    ``cosci result`` (design.md#researcher-ratings, design.md#experimental-results)."""
-    from cosci.store.researcher import OUTCOMES
-
-    ratings, results = store.researcher.ratings(), store.researcher.observations()
-    kinds = {k: sum(r.kind == k for r in ratings) for k in ("preference", "score")}
-    outcomes = ", ".join(f"{o} {n}" for o in OUTCOMES if (n := sum(r.outcome == o for r in results)))
-    return (f"{counted(len(ratings), 'rating')} ({counted(kinds['preference'], 'preference')}, "
-            f"{counted(kinds['score'], 'score')}), {counted(len(results), 'experimental result')}"
-            + (f" ({outcomes})" if outcomes else ""))
-
-
-def hypotheses_line(store: SessionStore) -> str:
-    """The pool's size by state, then the hypotheses outside it (rejected, retired, quarantined) as their own
-    counts and the total, so every hypothesis the session made is counted once (design.md#states)."""
-    states = store.hypotheses.state_counts()
-    outside = ("rejected", "retired", "quarantined")
-    pool = {k: v for k, v in sorted(states.items()) if k not in outside}
-    by_state = ", ".join(f"{k} {v}" for k, v in pool.items()) or "none"
-    return (f"{sum(pool.values())} in the pool ({by_state}); "
-            + ", ".join(f"{states.get(k, 0)} {k}" for k in outside) + f"; {sum(states.values())} in all")
-
-
-def safety_lines(store: SessionStore) -> list[str]:
-    """Screening counts, the goal's verdict (and who decided it), disagreements, and every quarantined or flagged
-    hypothesis with its verdict."""
-    counts = store.safety.counts()
-    if not counts:
-        off = store.logs.events("safety_disabled")
-        return ["safety       off (safety.enabled=false)" if off else "safety       nothing screened"]
-    goal = store.safety.latest("goal")
-    by = {"screen": " (decided by the offline screen)", "classifier": ""}.get(goal.screen.get("decided_by", ""), "") \
-        if goal else ""
-    lines = [f"safety       {sum(counts.values())} screened: "
-             + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
-             + (f"; goal {goal.line()}{by}" if goal else "")]
-    for v in store.safety.all():
-        if v.disagreement:
-            lines.append(f"disagreement {v.subject}{' [' + v.subject_id + ']' if v.subject_id else ''}: the offline "
-                         f"screen would refuse ({v.screen.get('line', '')}); {v.line()}")
-    for h in store.hypotheses.all(states=("quarantined",)):
-        verdict = store.safety.latest("hypothesis", h.id)
-        lines.append(f"quarantined  [{h.id}] {' '.join(h.title.split())[:80]}: "
-                     + (verdict.line() if verdict else "no verdict recorded"))
-    for v in store.safety.all("hypothesis"):
-        kept = store.hypotheses.get(v.subject_id or "")
-        if v.decision == "flag" and kept is not None and kept.state != "quarantined":  # kept, marked
-            lines.append(f"flagged      [{kept.id}] {' '.join(kept.title.split())[:80]}: {v.line()}")
-    return lines
 
 
 def cmd_report(args: argparse.Namespace) -> None:
@@ -245,49 +135,6 @@ def cmd_report(args: argparse.Namespace) -> None:
 
     if path := write_out(args.out, text):  # the path check `cosci export --out` shares
         print(path)
-
-
-HTML_SUFFIXES = (".html", ".htm")
-"""``cosci report --out F`` writes the page when F ends so, the text report (Markdown) otherwise."""
-
-
-def report_lines(store: SessionStore) -> list[str]:
-    """``cosci report``: the overview (under a note when researcher inputs came after it), the current leaderboard
-    (the standing ``cosci status`` shows), the researcher's ratings and results, then what safety screening
-    quarantined or flagged (Markdown; design.md#report)."""
-    from cosci.report.standing import later_inputs, leaderboard_lines
-
-    row = store.sessions.get()
-    out: list[str] = []
-    later = later_inputs(store) if row.final_overview else None
-    if row.final_overview:  # the overview keeps the order of its time; the leaderboard is the current one
-        if later:
-            out.append(f"> {later.note()}\n")
-        out.append(row.final_overview.rstrip())
-        out.append("\n# Current leaderboard\n")
-    else:
-        out.append(f"# Session {row.id}: no overview yet ({row.status}); leaderboard so far\n")
-    out += leaderboard_lines(store)  # the standing `cosci status` shows (design.md#report)
-    out.append("\n".join(tournament_lines(store)))
-    from cosci.agents.researcher_context import agreement, agreement_line, researcher_lines
-    from cosci.tournament.judge_stats import ranking_setting
-
-    heading = "# Researcher ratings and experimental results"
-    in_overview = heading in (row.final_overview or "")
-    said = researcher_lines(store)
-    if said and (not in_overview or later):  # apart from the judge's verdicts (design.md#researcher-ratings)
-        prior_sd = float(ranking_setting(store, "bt_prior_sd", 1.0))
-        out.append(f"\n{heading}{' (now, with the inputs after the overview)' if in_overview else ''}\n")
-        out.append("\n".join(f"- {line}" for line in said))
-        out.append(f"- {agreement_line(agreement(store, prior_sd))}")
-    lines = safety_lines(store)
-    for word, heading in (("quarantined", "Quarantined by safety screening (not in the tournament or the overview)"),
-                          ("flagged", "Flagged by safety screening (kept)")):
-        marked = [line.removeprefix(word).strip() for line in lines if line.startswith(word)]
-        if marked:  # listed with categories and rationale (design.md#safety)
-            out.append(f"\n# {heading}\n")
-            out.append("\n".join(f"- {line}" for line in marked))
-    return out
 
 
 def cmd_export(args: argparse.Namespace) -> None:
@@ -339,60 +186,11 @@ def cmd_feedback(args: argparse.Namespace) -> None:
     print(f"{args.session}: {args.kind} feedback {fid} recorded; it reaches the next generation and evolution prompts")
 
 
-def check_feedback_text(folder: SessionFolder, store: SessionStore, text: str, what: str = "feedback",
-                        about: str | None = None) -> None:
-    """Screen researcher feedback as a goal is screened, before it is stored (a hit is said on stderr). ``what``:
-    what the refusal names, the thing the text came with (``feedback``, a ``rating``'s ``--why``, a ``result``'s
-    ``--notes``); ``about``: the hypothesis id(s) it concerns (two joined by ``,``), on the verdict row and the
-    ``feedback_refused`` event, the audit trail of a refused text (design.md#safety).
-
-    Raises:
-        GoalRefused: the classifier refused it (nothing is stored; exit status 3).
-    """
-    from cosci.safety.classifier import screening_on
-
-    config = folder.frozen_config()
-    if not screening_on(config):
-        return
-    from cosci.safety.standalone import screen_feedback
-
-    screening = screen_feedback(store, config, text, subject_id=about)
-    if screening.acted:
-        store.logs.event("feedback_refused", {"verdict_id": screening.verdict.id, "of": what, "about": about})
-        raise GoalRefused(f"{what} refused by safety screening, {screening.verdict.line()}; it was not recorded")
-    from cosci.safety.classifier import said
-
-    if line := said(screening.verdict):  # a flag, a disagreement or a screen hit that did not refuse
-        say(f"warning: {line}")
-
-
 def cmd_release(args: argparse.Namespace) -> None:
     """A researcher releases a quarantined hypothesis; it goes back to review and the tournament (design.md#safety)."""
-    folder = session_folder(args)
-    with folder.store() as store:
-        h = store.hypotheses.get(args.hypothesis)
-        if h is None and (wrong := wrong_kind(args.hypothesis, "hypothesis", hypothesis_shape(args.session))):
-            raise CosciError(wrong)
-        if h is None or h.state != "quarantined":
-            state = h.state if h else "not in this session"
-            raise CosciError(f"{args.hypothesis!r} is not quarantined ({state}); `cosci status {args.session}` lists"
-                             " the quarantined hypotheses")
-        if not args.why.strip():
-            raise CosciError("--why needs a reason (it is recorded with the release)")
-        check_text("--why", args.why)
-        verdict = store.safety.latest("hypothesis", h.id)
-        store.hypotheses.set_state(h.id, "draft")
-        store.logs.event("hypothesis_released", {"id": h.id, "by": args.by, "why": args.why.strip(),
-                                               "verdict_id": verdict.id if verdict else None})
-        status = store.sessions.status()
-        if status in ("done", "refused"):
-            print(f"{args.session}: {h.id} released (back to draft), but the session is {status}: no more matches run")
-            return
-        from cosci.supervisor.rules import Scheduler
+    from cosci.session.release import release
 
-        Scheduler(folder.frozen_config(), store).screen_or_review(h.id)  # it has a verdict: straight to review
-    when = "now" if folder.is_running() else f"at `cosci resume {args.session}`"
-    print(f"{args.session}: {h.id} released by {args.by}; it is reviewed and enters the tournament {when}")
+    print(release(session_folder(args), args.hypothesis, args.why, args.by))
 
 
 def _target(args: argparse.Namespace, ids: list[str]) -> tuple[SessionFolder, list[str], str | None]:
@@ -419,7 +217,7 @@ def _id_count(args: argparse.Namespace) -> int:
         CosciError: without ``--project``, the first positional is an id of another kind than a session's (checked
             first: ``cosci rate H-a --score 3`` is told the session is missing, not that it counts no ids).
     """
-    from cosci.session.researcher import check_target_kind
+    from cosci.session.inputs import check_target_kind
 
     if not args.project:
         check_target_kind(data_dir(args.data_dir), args.target)
@@ -449,7 +247,7 @@ def cmd_result(args: argparse.Namespace) -> None:
 
 
 def cmd_project(args: argparse.Namespace) -> None:
-    from cosci.session.researcher import project_lines
+    from cosci.session.projects import project_lines
 
     if args.action == "show" and not args.name:
         raise CosciError("`project show` needs a project name")
@@ -751,19 +549,6 @@ def main(argv: Sequence[str] | None = None) -> None:
     except BrokenPipeError:  # `cosci list | head -1`: the reader left; Python docs' recipe, no traceback
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         raise SystemExit(141) from None
-
-
-def tournament_lines(store: SessionStore) -> list[str]:
-    """The BT top 5 of the current standing (score, 95 % CI, logits), the hypotheses out of the ranking with why,
-    and the judge statistics, flagged when position-biased (design.md#tournament, design.md#report)."""
-    from cosci.report.standing import standing
-    from cosci.tournament.judge_stats import ranking_setting, session_judge_stats
-
-    current = standing(store)  # the one standing `cosci report` shows too
-    out = [current.top_line(5), *filter(None, [current.apart_line()])]
-    tolerance = float(ranking_setting(store, "first_position_flag", 0.15))
-    share = float(ranking_setting(store, "dual_order_biased_share", 0.0))
-    return out + session_judge_stats(store).lines(tolerance, share)
 
 
 if __name__ == "__main__":

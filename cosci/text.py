@@ -1,9 +1,11 @@
-"""Text on one line: model-written titles in Markdown headings, error messages in a terminal line."""
+"""Text on one line: model-written titles in Markdown headings, error messages in a terminal line, the rows of a
+plain-text table (:func:`columns`)."""
 
 from __future__ import annotations
 
 import sys
 import unicodedata
+from collections.abc import Sequence
 
 
 def one_line(text: str, limit: int | None = None) -> str:
@@ -24,6 +26,20 @@ def plural(n: int, word: str, many: str | None = None) -> str:
     """``word`` as it follows the count ``n`` on a line: singular for exactly one, else ``many`` (default
     ``word + "s"``): ``f"{n} {plural(n, 'session')}"`` reads ``1 session``, ``0 sessions``, ``2 sessions``."""
     return word if n == 1 else many or f"{word}s"
+
+
+def columns(rows: Sequence[Sequence[str]], indent: str = "", gap: str = "  ") -> list[str]:
+    """``rows`` as lines whose columns line up: every cell but a row's last padded to its column's widest cell,
+    cells ``gap`` apart, each line after ``indent`` and without trailing spaces. Plain text rather than a rich
+    table: rich fits a table to the terminal's width (80 columns on a pipe), wrapping or cutting the goal, while
+    ``cosci list > file`` and ``| grep`` want one row a line. Widths count characters (a wide CJK character counts
+    one), so only the last column should hold free text."""
+    widths: dict[int, int] = {}
+    for row in rows:
+        for i, cell in enumerate(row[:-1]):
+            widths[i] = max(widths.get(i, 0), len(cell))
+    return [(indent + gap.join([*(c.ljust(widths[i]) for i, c in enumerate(row[:-1])), *row[-1:]])).rstrip()
+            for row in rows]
 
 
 def counted(n: int, word: str, many: str | None = None) -> str:

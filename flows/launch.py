@@ -8,8 +8,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-
 from cosci.config.schema import CosciConfig
 from cosci.errors import GoalRefused
 from cosci.session.summary import SessionSummary
@@ -114,13 +112,14 @@ def run_session(
 
     quiet_logging(home / "prefect.log")
 
-    console = Console(stderr=True, soft_wrap=True)  # no hard wraps when stderr is a file
     models_choice = str((choices or {}).get("models") or config.models.name)
+    estimate = None
     if resume_id is None:
         check_models(config)  # before the estimate: a model that cannot be called is the one line printed
-        console.print(f"[dim]{estimate_session(config).line()}[/dim]")
+        estimate = estimate_session(config).line()  # printed once the goal screen passed (a refusal prints alone)
     server_ready()
-    data = asyncio.run(session_flow(config.model_dump(mode="json"), list(overrides), models_choice, resume_id, ui=ui))
+    data = asyncio.run(session_flow(config.model_dump(mode="json"), list(overrides), models_choice, resume_id, ui=ui,
+                                    estimate=estimate))
     summary = SessionSummary(**data)
     for line in summary.lines():
         print(line, flush=True)  # stdout, plain: paths must not be wrapped when the output is a file

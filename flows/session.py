@@ -23,6 +23,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 from prefect import flow, task
@@ -198,6 +199,15 @@ def _live_progress(config: CosciConfig, session_id: str) -> Any:
     return LiveProgress(config, session_id)
 
 
+def _held_estimate(estimate: str | None, screened: Callable[[], bool]) -> Any:
+    """The estimate line held until ``screened()`` (goal parsing scheduled: the goal screen passed), else None."""
+    if not estimate:
+        return None
+    from cosci.ui.progress import HeldLine
+
+    return HeldLine(estimate, screened)
+
+
 async def _paused(pending: BackgroundTracker | None, rt: SessionRuntime, reason: StopReason) -> dict[str, Any]:
     """An interrupted session: ``paused`` until ``cosci resume``, its MLflow run KILLED; the summary as plain data."""
     rt.store.sessions.update(status="paused", stop_reason=str(reason))
@@ -256,10 +266,13 @@ async def session_flow(
     models_choice: str,
     resume_id: str | None = None,
     ui: bool = False,
+    estimate: str | None = None,
 ) -> dict[str, Any]:
     """Run (or resume) one session to its end; returns the :class:`SessionSummary` as plain data.
 
     ``ui``: a researcher's terminal run: announce the session id and folder, and show live progress on a TTY.
+    ``estimate``: the pre-flight estimate line, printed on stderr once the goal screen has passed (goal parsing
+    is scheduled), never for a refused goal (design.md#safety).
     """
     config = CosciConfig.model_validate(config_data)
     rt = await SessionRuntime.open(config, session_id=resume_id, overrides=overrides, models_choice=models_choice)
@@ -272,7 +285,8 @@ async def session_flow(
         if config.tracking.enabled:  # MLflow (import and store) starts beside the first tasks (design.md#tracking)
             pending = BackgroundTracker(config, rt, overrides, models_choice)
         progress = _live_progress(config, rt.session_id) if ui else None
-        observers: list[Observer] = list(filter(None, (pending, progress)))
+        held = _held_estimate(estimate, lambda: sup.tally.count("goal_parsing", "ParseGoal") > 0)
+        observers: list[Observer] = list(filter(None, (held, pending, progress)))
         sup = Supervisor(config, rt.store, rt.budget, make_runner(rt), observers)
         handled = _on_interrupt(sup) if ui else []
         try:

@@ -569,6 +569,8 @@ def test_hypothesis_ids_in_errors_are_quoted_and_near_misses_hinted(
         code, _, err = _cli(capsys, "--data-dir", str(data), "rate", sid, given, "--score", "3")
         assert code == 2 and err.count("\n") == 1 and f"no hypothesis {given!r} in session {sid}" in err, (given, err)
         assert (shape in err) == hinted, (given, err)
+        code, _, said = _cli(capsys, "--data-dir", str(data), "release", sid, given, "--why", "a false positive")
+        assert code == 2 and said == err, (given, said)  # `cosci release` gives the hint `cosci rate` gives
 
 
 def test_an_empty_data_file_is_refused_and_a_recorded_one_is_named(
@@ -610,3 +612,51 @@ def test_status_names_cosci_feedback_and_a_few_held_out_verdicts_as_a_count(
     many = JudgeStats(first_shown=Share.of(1, 1), flips=Share.of(0, 0), draw_rate=0.0, invalid_rate=0.0,
                       bt_agreement=0.75, bt_agreement_n=40, bt_agreement_in_sample=nan, calls=1, matches=1)
     assert " of 40 held-out verdicts" in many.lines(0.15)[1] and "30 of 40" not in many.lines(0.15)[1]
+
+
+def _column(lines: list[str], text: str) -> set[int]:
+    """Where ``text`` starts on each of ``lines`` holding it: one column when the table lines up."""
+    return {line.index(text) for line in lines if text in line}
+
+
+def test_list_and_project_show_line_up_and_say_measures_in_words(
+        tmp_path: Path, fake: FakeBackend, capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: `cosci list` and `cosci project show` rows drifted apart (a stop reason longer than its
+    11-character field, "match" against "matches"), and a result's measures showed as raw JSON, ``{}``."""
+    data = tmp_path / "data"
+    import asyncio
+
+    done = asyncio.run(run_plain(make_config(data, "session.project=p")))  # stops on max_hypotheses (14 characters)
+    opened = asyncio.run(open_only(make_config(data, "session.project=p", "run.seed=1")))  # stopped, no stop reason
+    store = SessionStore.open(data / "sessions" / done / STORE_FILE, done)
+    a, b = [h.id for h in store.hypotheses.ranked()[:2]]
+    store.close()
+    for args in (["--measure", "ic50_nM=12.5", "--measure", "assay=HTRF"], []):
+        code, _, err = _cli(capsys, "--data-dir", str(data), "result", done, a if args else b,
+                            "--outcome", "inconclusive", *args)
+        assert code == 0, err
+    code, out, _ = _cli(capsys, "--data-dir", str(data), "list")
+    lines = out.splitlines()
+    assert code == 0 and len(lines) == 3 and lines[0].startswith("session ") and lines[0].rstrip().endswith("goal")
+    goal = " ".join(make_config(data).session.goal.split())[:20]
+    assert _column(lines[1:], goal) == {lines[0].index("goal")} and len(_column(lines[1:], " match")) == 1, out
+    assert len(_column(lines[1:], "hypotheses (")) == 1, out
+    code, out, _ = _cli(capsys, "--data-dir", str(data), "project", "show", "p")
+    assert code == 0 and "{" not in out, out
+    sessions = out.split("sessions:\n")[1].split("\n\n")[0].splitlines()
+    assert {done, opened} <= {line.split()[0] for line in sessions} and len(_column(sessions, goal)) == 1, out
+    results = [line.strip() for line in out.split("experimental results:\n")[1].split("\n\n")[0].splitlines()]
+    assert f"[{a}]  {done}  inconclusive  measures: ic50_nM = 12.5, assay = 'HTRF' (text)" in results, out
+    assert f"[{b}]  {done}  inconclusive  no measures recorded" in results, out
+    best = out.split("best hypotheses (final Elo):\n")[1].split("\n\n")[0].splitlines()
+    assert len(_column(best, done)) == 1, out
+
+
+def test_the_report_page_endings_have_one_home() -> None:
+    """``HTML_SUFFIXES`` was defined twice (the CLI and the report commands); both read ``cosci/report/formats.py``."""
+    import cosci.cli
+    import cosci.report.commands
+    import cosci.report.formats
+
+    assert cosci.cli.HTML_SUFFIXES is cosci.report.formats.HTML_SUFFIXES
+    assert cosci.report.commands.HTML_SUFFIXES is cosci.report.formats.HTML_SUFFIXES

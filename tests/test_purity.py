@@ -74,13 +74,14 @@ def test_a_bad_import_breaks_a_contract(tmp_path: Path, module: str, line: str, 
     assert broken in out.stdout and named in out.stdout, out.stdout
 
 
-def loaded_frameworks(*modules: str) -> set[str]:
-    """Frameworks (and OmegaConf, Hydra's) present in ``sys.modules`` after importing ``modules`` afresh."""
+def loaded_frameworks(*modules: str, among: frozenset[str] = FORBIDDEN | {"omegaconf"}) -> set[str]:
+    """Frameworks (``among``: by default the forbidden ones and OmegaConf, Hydra's) present in ``sys.modules`` after
+    importing ``modules`` afresh."""
     code = ("import json, sys\n" + "".join(f"import {m}\n" for m in modules)
             + "print(json.dumps(sorted({n.split('.')[0] for n in sys.modules})))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT,
                          timeout=120)
-    return set(json.loads(out.stdout.strip().splitlines()[-1])) & (FORBIDDEN | {"omegaconf"})
+    return set(json.loads(out.stdout.strip().splitlines()[-1])) & among
 
 
 AGENTS = ["cosci.agents.goal_parsing", "cosci.agents.generation", "cosci.agents.reflection", "cosci.agents.ranking",
@@ -116,3 +117,11 @@ def test_the_entry_point_and_the_sweep_callback_load_no_mlflow_or_prefect() -> N
     """MLflow loads only when a run is tracked, Prefect only when a session runs (issue 18: ``sweep.py`` is the
     Hydra callback of every run)."""
     assert loaded_frameworks("cosci.run", "cosci.sweep") & {"mlflow", "prefect"} == set()
+
+
+def test_the_command_line_loads_no_renderer_tracker_or_flow_at_start_up() -> None:
+    """``cosci list`` / ``cosci status`` start light: the status and report lines (``cosci/session/status.py``) and
+    the report's file endings (``cosci/report/formats.py``) import no Jinja, matplotlib, MLflow, Prefect or LiteLLM;
+    the commands that need one import it when they run."""
+    heavy = frozenset({"jinja2", "matplotlib", "mlflow", "prefect", "litellm"})
+    assert loaded_frameworks("cosci.cli", among=heavy) == set()

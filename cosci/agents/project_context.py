@@ -48,7 +48,8 @@ def carry_over(config: CosciConfig, store: SessionStore, elo: float) -> list[str
     if project is None:
         return []
     try:
-        best = project.best(config.project.entrants, exclude_session=store.session_id)
+        best = project.best(min(config.project.entrants, config.run.max_hypotheses),  # the cap holds
+                            exclude_session=store.session_id)
     finally:
         project.close()
     ids = []

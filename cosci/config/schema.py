@@ -112,7 +112,9 @@ class ProjectCfg(_Strict):
 
 class RunCfg(_Strict):
     concurrency: int = Field(gt=0, le=64, description="Agent actions running at once (design.md#defaults).")
-    max_hypotheses: int = Field(gt=0, le=10_000, description="Cap on hypotheses in the pool (design.md#defaults).")
+    max_hypotheses: int = Field(gt=0, le=10_000, description="Cap on hypotheses in the pool: generated, evolved "
+                                "and carried-over ones not rejected, retired or quarantined; initial generation stops "
+                                "at it too (design.md#defaults, design.md#supervisor).")
     wall_clock_seconds: float = Field(gt=0, le=MAX_SECONDS,
                                       description="Session deadline in seconds of active time (design.md#defaults).")
     budget_usd: float = Field(gt=0, le=100_000,

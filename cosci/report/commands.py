@@ -12,6 +12,7 @@ from pathlib import Path
 
 from cosci.errors import CosciError
 from cosci.report.export import FORMATS, jsonl, markdown
+from cosci.report.formats import HTML_SUFFIXES
 from cosci.report.render import render_html, write_report
 from cosci.store import SessionStore
 
@@ -29,8 +30,6 @@ def report_html(store: SessionStore, folder: Path, out: str | None, open_it: boo
     return path
 
 
-HTML_SUFFIXES = (".html", ".htm")
-"""File name endings of the report page (``cosci report --out F`` writes the page when F ends so)."""
 SUFFIXES = {".html": "html", ".htm": "html", ".md": "md", ".markdown": "md", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 """File name endings that name an export format: ``cosci export`` refuses one naming another format."""
 NAMES = {"html": "HTML", "md": "Markdown", "jsonl": "JSON Lines"}

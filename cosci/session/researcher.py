@@ -1,6 +1,6 @@
-"""``cosci rate``, ``cosci result`` and ``cosci project``: the researcher's judgements and lab results into a
-session, and a project's summary (design.md#researcher-ratings, design.md#experimental-results,
-design.md#projects).
+"""``cosci rate`` and ``cosci result``: the researcher's judgements and lab results into a session
+(design.md#researcher-ratings, design.md#experimental-results, design.md#projects); a project's summary is
+:mod:`cosci.session.projects`, the checks of each input :mod:`cosci.session.inputs`.
 
 Every input is checked before anything is written (an unknown id, a session of another project, a malformed
 measure, an unreadable file: one :class:`~cosci.errors.CosciError` line, exit 2); the ``--why`` and ``--notes``
@@ -10,26 +10,27 @@ nothing).
 
 from __future__ import annotations
 
-import hashlib
-import math
-import re
-import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
-from cosci.domain import wrong_kind
 from cosci.errors import CosciError
-from cosci.session.folder import SESSION_SHAPE, SessionFolder
+from cosci.session.folder import SessionFolder
+from cosci.session.inputs import (
+    check_target_kind,
+    check_text,
+    data_file,
+    hypothesis_missing,
+    measures_line,
+    parse_measures,
+)
 from cosci.store import SessionStore
 from cosci.store.project import ProjectStore
 from cosci.store.researcher import OUTCOMES, Outcome
-from cosci.text import counted, error_line, plural
-
-MEASURE = re.compile(r"^([A-Za-z][A-Za-z0-9_.\-]{0,63})=(.+)$")
+from cosci.text import counted, error_line
 
 Screen = Callable[[SessionFolder, SessionStore, str], None]
-"""Screens one researcher text before it is stored (raises GoalRefused; :func:`cosci.cli.check_feedback_text`)."""
+"""Screens one researcher text before it is stored (raises GoalRefused;
+:func:`cosci.session.inputs.check_feedback_text`)."""
 
 Warn = Callable[[str], None]
 """Says one warning line (a contradiction that is still recorded); :func:`say_warning` on stderr by default."""
@@ -40,100 +41,11 @@ OUT_OF_TOURNAMENT = ("rejected", "retired", "quarantined")
 
 def say_warning(line: str) -> None:
     """``cosci: warning: <line>`` on stderr through :func:`cosci.text.say` (control characters escaped), as
-    :func:`cosci.cli.check_feedback_text` says a flag."""
+    :func:`cosci.session.inputs.check_feedback_text` says a flag."""
     from cosci.text import say
 
     say(f"warning: {line}")
 
-
-TEXT_WHITESPACE = frozenset("\n\t\r")
-"""The control characters a researcher's text may hold (line breaks, tabs); any other is refused (design.md#cli)."""
-
-
-def check_text(flag: str, text: str) -> None:
-    """Raises CosciError when ``text`` (given with ``flag``, e.g. ``--why``) holds a control character other than a
-    line break or a tab (``\\x01``, an ANSI escape): refused before it is screened, so nothing is recorded, rather
-    than stored stripped of what the researcher typed (design.md#cli)."""
-    bad = sorted({ch for ch in text if unicodedata.category(ch) == "Cc" and ch not in TEXT_WHITESPACE})
-    if bad:
-        raise CosciError(f"{flag} holds a control character ({', '.join(repr(ch)[1:-1] for ch in bad)}); "
-                         "retype it without (line breaks and tabs are kept); nothing was recorded")
-
-
-def parse_measures(items: Sequence[str]) -> dict[str, Any]:
-    """``NAME=VALUE`` pairs; a value that parses as a finite number is a float, else it is kept as text (a
-    qualitative measure, ``assay=HTRF``: :func:`measures_line` says which, and the text is screened with the notes).
-
-    Raises:
-        CosciError: a pair without ``=``, a bad name, an empty value, a name given twice, a NaN or infinity.
-    """
-    out: dict[str, Any] = {}
-    for item in items:
-        m = MEASURE.match(item.strip())
-        if not m or not m.group(2).strip():
-            raise CosciError(f"--measure {item!r} is not NAME=VALUE (a name of letters, digits, '_', '.', '-')")
-        name, raw = m.group(1), m.group(2).strip()
-        if name in out:
-            raise CosciError(f"--measure {name} is given twice")
-        try:
-            value: Any = float(raw)
-        except ValueError:
-            value = raw
-        if isinstance(value, float) and not math.isfinite(value):
-            raise CosciError(f"--measure {name}={raw} is not a finite number")
-        out[name] = value
-    return out
-
-
-def measures_line(values: dict[str, Any]) -> str:
-    """The measures as stored, a text value marked ``(text)`` so that a mistyped number (``x=3,2``) shows."""
-    return ", ".join(f"{k} = {v:g}" if isinstance(v, float) else f"{k} = {v!r} (text)" for k, v in values.items())
-
-
-NEAR_HYPOTHESIS = re.compile(r"^\s*[hH]-[0-9a-fA-F]{12}\s*$")
-"""An id a hypothesis id's shape in the wrong case or with spaces around (``h-…``, upper-case hex, ``H-… ``)."""
-HYPOTHESIS_ID = re.compile(r"^H-[0-9a-f]{12}$")
-"""A hypothesis id as cosci makes it (cosci.domain.hypothesis_id)."""
-
-
-def hypothesis_missing(store: SessionStore, hid: str, sid: str, folder: SessionFolder | None = None) -> str | None:
-    """None when session ``sid`` holds hypothesis ``hid``, else the line to say: an id of another kind (a session
-    id given for a hypothesis id) is named as such, any other id is "no hypothesis 'H-…' in session …" (quoted, as
-    session ids are, so a trailing space or an empty id shows), with a hint for a near-miss: the id's shape for
-    one in the wrong case or with spaces, the session holding it for an id of another session of ``folder``'s
-    project (design.md#cli)."""
-    if store.hypotheses.get(hid) is not None:
-        return None
-    if wrong := wrong_kind(hid, "hypothesis", hypothesis_shape(sid)):
-        return wrong
-    line = f"no hypothesis {hid!r} in session {sid}"
-    if NEAR_HYPOTHESIS.match(hid) and not HYPOTHESIS_ID.match(hid):
-        return f"{line} ({hypothesis_shape(sid)})"
-    if folder is not None and (other := _held_elsewhere(folder, hid)):
-        return f"{line}; it is a hypothesis of session {other} of the same project"
-    return line
-
-
-def _held_elsewhere(folder: SessionFolder, hid: str) -> str | None:
-    """The newest other session of ``folder``'s project that holds ``hid`` (the project's store), or None (no
-    project, no such hypothesis, or the project store unreadable: the hint is skipped)."""
-    try:
-        project = folder.frozen_config().session.project
-        if not project or not ProjectStore.exists(folder.data_dir, project):
-            return None
-        store = ProjectStore.open(folder.data_dir, project)
-        try:
-            held = [h.session_id for h in store.hypotheses() if h.hypothesis_id == hid]
-        finally:
-            store.close()
-    except Exception:  # a hint only; the line without it is still right
-        return None
-    return next((s for s in reversed(held) if s != folder.session_id), None)
-
-
-def hypothesis_shape(sid: str) -> str:
-    """How a hypothesis id looks, and where the session's are listed."""
-    return f"a hypothesis id is H- and 12 hex digits; `cosci report {sid}` lists them"
 
 
 def _hypothesis(store: SessionStore, hid: str, sid: str, folder: SessionFolder | None = None) -> None:
@@ -290,15 +202,6 @@ def resolve_target(data_dir: Path, target: str, hids: str | Sequence[str], *, pr
     return SessionFolder.existing(data_dir, sessions[-1])
 
 
-def check_target_kind(data_dir: Path, target: str) -> None:
-    """Raises CosciError when ``target``, named where a session id or a project name goes, is neither but an id
-    of another kind (``cosci rate H-a H-b``: the session left out): the line says so, not "no session 'H-a'"."""
-    if (data_dir / "sessions" / target).is_dir() or ProjectStore.exists(data_dir, target):
-        return
-    if wrong := wrong_kind(target, "session", SESSION_SHAPE, also=" or a project name"):
-        raise CosciError(wrong)
-
-
 def _same_project(sid: str, own: str | None, project: str | None) -> None:
     """Raises CosciError when ``project`` is named and the session (whose project is ``own``) is not in it."""
     if project is not None and own != project:
@@ -324,7 +227,7 @@ def record_result(folder: SessionFolder, hid: str, outcome: str, measures: Seque
     for item in measures:
         check_text("--measure", item)
     values = parse_measures(measures)
-    path, sha, size = _data_file(file) if file else (None, None, 0)
+    path, sha, size = data_file(file) if file else (None, None, 0)
     config = folder.frozen_config()
     _same_project(sid, config.session.project, project)
     with folder.store() as store:
@@ -365,27 +268,6 @@ def _reviews_line(folder: SessionFolder, project: str | None, status: str, queue
     return f"{queued} {when}" if queued else "none queued"
 
 
-def _data_file(file: str) -> tuple[str, str, int]:
-    """The resolved path, sha256 and size in bytes of ``--file``.
-
-    Raises:
-        CosciError: a directory, no such file, an unreadable or an empty file (nothing is recorded).
-    """
-    p = Path(file).expanduser()
-    if p.is_dir():
-        raise CosciError(f"--file {file}: is a directory; name one data file (its path and sha256 are recorded)")
-    if not p.is_file():
-        raise CosciError(f"--file {file}: no such file")
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise CosciError(f"--file {file}: cannot read it ({exc.strerror or exc})") from None
-    if not data:
-        raise CosciError(f"--file {file}: the file is empty; name the data file of the result (nothing was "
-                         "recorded)")
-    return str(p.resolve()), hashlib.sha256(data).hexdigest(), len(data)
-
-
 def _contradiction(store: SessionStore, hid: str, outcome: str) -> str | None:
     """The warning a result contradicting what is known of ``hid`` gets (None when it contradicts nothing): a
     supported result on a rejected hypothesis, or an outcome opposite to an earlier result's."""
@@ -416,45 +298,3 @@ def _move(store: SessionStore, hid: str, outcome: Outcome) -> str:
     if target:
         store.hypotheses.set_state(hid, target)  # type: ignore[arg-type]
     return target or h.state
-
-
-def project_lines(data_dir: Path, name: str | None) -> list[str]:
-    """``cosci project list`` (``name`` None) or ``cosci project show NAME``.
-
-    Raises:
-        CosciError: no such project.
-    """
-    if name is None:
-        names = ProjectStore.names(data_dir)
-        if not names:
-            return [f"no projects under {data_dir / 'projects'}"]
-        out = []
-        for n in names:
-            p = ProjectStore.open(data_dir, n)
-            try:
-                counts = ((len(p.sessions()), "session", None), (len(p.hypotheses()), "hypothesis", "hypotheses"),
-                          (len(p.rejected()), "rejected direction", None), (len(p.observations()), "result", None))
-                out.append("  ".join([n, *(f"{k} {plural(k, word, many)}" for k, word, many in counts)]))
-            finally:
-                p.close()
-        return out
-    if not ProjectStore.exists(data_dir, name):
-        raise CosciError(f"no project {name!r} under {data_dir / 'projects'}; `cosci project list` lists them")
-    p = ProjectStore.open(data_dir, name)
-    try:
-        out = [f"project {name}", "", "sessions:"]
-        out += [f"  {s['session_id']}  {s['status']:8s} {s['stop_reason'] or '-':11s} "
-                f"{' '.join(s['goal'].split())[:60]}" for s in p.sessions()]
-        out += ["", "best hypotheses (BT score in its session's fit, then final Elo; refuted or rejected ones never):"]
-        out += [f"  [{h.hypothesis_id}] BT {'-' if h.bt_score is None else f'{h.bt_score:+.2f}':>5s}  Elo "
-                f"{h.elo:6.0f}  {h.session_id}  {' '.join(h.title.split())[:70]}" for h in p.best(10)] or ["  none"]
-        out += ["", "rejected directions:"]
-        out += [f"  [{d.hypothesis_id}] {d.reason}: {' '.join(d.title.split())[:60]} ({d.session_id})"
-                for d in p.rejected()] or ["  none"]
-        out += ["", "experimental results:"]
-        out += [f"  [{o['hypothesis_id']}] {o['outcome']} {o['measures']} ({o['session_id']})"
-                for o in p.observations()] or ["  none"]
-        out += ["", f"researcher ratings: {len(p.ratings())}"]
-        return out
-    finally:
-        p.close()

@@ -47,21 +47,37 @@ class PoolLimits:
                 and not self.tally.count("evolution", open_only=True))
 
     def generation_cap(self) -> int:
-        """Hypotheses generation may add: ``max(n_initial, floor(max_hypotheses × (1 − evolution.pool_share)))``; the
-        rest of ``run.max_hypotheses`` is left to evolution (``evolution.pool_share``, a cosci setting)."""
+        """Hypotheses generation may add: ``max(n_initial, floor(max_hypotheses × (1 − evolution.pool_share)))``, never
+        more than ``run.max_hypotheses``; the rest of ``run.max_hypotheses`` is left to evolution
+        (``evolution.pool_share``, a cosci setting; design.md#supervisor: the cap holds)."""
         cfg = self.config
-        return max(cfg.run.n_initial, math.floor(cfg.run.max_hypotheses * (1 - cfg.evolution.pool_share)))
+        share = max(cfg.run.n_initial, math.floor(cfg.run.max_hypotheses * (1 - cfg.evolution.pool_share)))
+        return min(cfg.run.max_hypotheses, share)
+
+    def entrants_wanted(self) -> int:
+        """Carried-over entrants a project session asks for (``project.entrants``, at most ``run.max_hypotheses``;
+        0 outside a project): they count towards the pool as generated hypotheses do (design.md#projects)."""
+        cfg = self.config
+        return min(cfg.project.entrants, cfg.run.max_hypotheses) if cfg.session.project else 0
+
+    def initial_generations(self) -> int:
+        """Generation tasks after goal parsing: ``run.n_initial``, but no more than the pool has room for once the
+        entrants are in (``run.max_hypotheses − entrants``), so that a cap below ``n_initial`` holds
+        (design.md#supervisor); idle growth makes up any the entrants do not fill."""
+        return max(0, min(self.config.run.n_initial, self.config.run.max_hypotheses - self.entrants_wanted()))
 
     # --- end conditions ----------------------------------------------------------------------------------
     def pool_complete(self) -> bool:
-        """MAX_HYPOTHESES: the pool is full, nothing new is on its way, and every player has been ranked enough."""
+        """MAX_HYPOTHESES: the pool is full, nothing new is on its way, and every player has been ranked enough (a
+        lone player, ``run.max_hypotheses=1``, has no one to play: its pool is complete, not stalled)."""
         cfg = self.config
+        players = self.pool.players()
         return (
             self.pool.pool_size() >= cfg.run.max_hypotheses
             and not self._open_growth()
             and not self.tally.count("reflection", open_only=True)
             and not self.pool.waiting()
-            and all(p.matches_played >= cfg.evolution.mature_matches for p in self.pool.players())
+            and (len(players) < 2 or all(p.matches_played >= cfg.evolution.mature_matches for p in players))
         )
 
     def duplicates_only(self) -> bool:

@@ -10,7 +10,7 @@ Follow-ups after a result (``safety.enabled=false``: the screening rows are skip
 |-----------------------------|---------------------------------------------------------------------------|
 | (bootstrap)                 | Safety ``ScreenGoal``                                                     |
 | goal_screened               | Goal parsing ``ParseGoal`` (a refused goal, ``goal_refused``, stops)      |
-| research_plan_parsed        | ``n_initial`` generation tasks                                            |
+| research_plan_parsed        | ``n_initial`` generation tasks, no more than the cap's room (pool_limits) |
 | hypothesis_created          | Safety ``ScreenHypothesis`` for each new hypothesis                       |
 | hypothesis_screened         | Reflection ``ReviewHypothesis`` (full), unless it was quarantined         |
 | review_completed (full)     | Ranking ``AddToTournament``                                               |
@@ -155,7 +155,7 @@ class Scheduler(PoolLimits):
         """Apply the follow-up rules for one finished task; returns the number of tasks enqueued."""
         n = 0
         if result.kind == "research_plan_parsed":
-            for i in range(self.config.run.n_initial):
+            for i in range(self.initial_generations()):  # n_initial, within run.max_hypotheses
                 n += self.enqueue_generation(i, initial=True)
             if self.config.session.project and self.config.project.entrants:  # design.md#projects
                 n += self._enqueue(specs.project_carry_over(), PRIORITIES["generation"])

@@ -1,4 +1,5 @@
-"""A live one-line progress display (rich): hypotheses, matches, top Elo, spend against budget, elapsed.
+"""A live one-line progress display (rich): hypotheses, matches, top Elo, spend against budget, elapsed; and
+:class:`HeldLine`, the pre-flight estimate held until the goal screen passed.
 
 The line is computed from the store at each refresh (twice a second), so it moves with every finished task;
 on a non-terminal output rich prints only the final state.
@@ -7,6 +8,7 @@ on a non-terminal output rich prints only the final state.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from rich.console import Console
 from rich.live import Live
@@ -46,3 +48,18 @@ class LiveProgress:
 
     def stop(self) -> None:
         self._live.stop()
+
+
+class HeldLine:
+    """An Observer that prints ``line`` once on stderr (dim), at the first progress report for which ``ready()``
+    holds: the pre-flight estimate, held until the goal screen passed, so that a refused goal prints only its
+    refusal (design.md#safety). A session that never becomes ready prints nothing."""
+
+    def __init__(self, line: str, ready: Callable[[], bool]) -> None:
+        self.line: str | None = line
+        self.ready = ready
+
+    def on_progress(self, stats: SessionStats, step: int) -> None:
+        if self.line is not None and self.ready():
+            Console(stderr=True, soft_wrap=True).print(f"[dim]{self.line}[/dim]")  # soft: no hard wraps in a file
+            self.line = None

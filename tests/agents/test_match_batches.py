@@ -289,7 +289,8 @@ async def test_a_budget_stop_shows_a_running_batch_as_outstanding_and_resume_set
     the batch is outstanding spend (a figure of its own in the summary and in ``cosci status``, not in the cost),
     and ``cosci resume`` of the finished session settles it: verdicts applied once, costs booked at the batch
     price."""
-    from cosci.cli import main, status_report
+    from cosci.cli import main
+    from cosci.session.status import status_report
     from cosci.session.summary import summarise
     from cosci.store import SessionStore
     from cosci.supervisor.loop import Supervisor

@@ -83,6 +83,7 @@ def test_python_m_cosci_run_exits_3_on_a_refused_goal(tmp_path: Path) -> None:
     assert [(c["agent"], c["action"]) for c in logged] == [("safety", "ScreenGoal")]  # the fake's call log
     refused = [line for line in done.stderr.splitlines() if "goal refused" in line]
     assert len(refused) == 1 and "(biological)" in refused[0] and "Traceback" not in done.stderr
+    assert "estimated cost" not in done.stderr  # a refused goal prints its refusal, not an estimate first
     [folder] = list((data / "sessions").iterdir())
     store = SessionStore.open(folder / STORE_FILE, folder.name)
     assert store.sessions.status() == "refused" and set(store.logs.spend()) == {"safety"}
@@ -114,6 +115,7 @@ def _assert_refused_before_any_generation(done: subprocess.CompletedProcess[str]
     said = [line for line in done.stderr.splitlines() if "safety" in line]
     assert len(said) == 1 and said[0].startswith("cosci: goal refused by safety screening, block (chemical)")
     assert '"nerve agent"' in said[0] and "Traceback" not in done.stderr
+    assert "estimated cost" not in done.stderr  # the estimate waits for the goal screen, which refused
     record = _record(tmp_path)
     agents = [r["agent"] for r in record.db.query("SELECT agent FROM transcripts")]
     assert agents and set(agents) == {"safety"} and not set(agents) & set(GENERATION)  # the record's transcripts
@@ -140,6 +142,7 @@ def test_a_screen_hit_that_does_not_refuse_is_said_once_and_listed_in_the_report
             "network.")
     done = _entry_point(tmp_path, goal, "models=fake")
     assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stderr.count("estimated cost ~$") == 1  # the goal passed its screen: the estimate, once
     # the goal's hit, once (the fake's hypotheses reuse the goal's words, so they may be flagged on lines of their own)
     said = [line for line in done.stderr.splitlines() if "safety" in line and "the research goal" in line]
     assert len(said) == 1 and said[0].startswith("cosci: safety: the research goal was flagged by safety screening, "

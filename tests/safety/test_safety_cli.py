@@ -134,8 +134,8 @@ async def test_release_puts_a_quarantined_hypothesis_back_in_the_tournament(
     assert code == 0 and f"quarantined  [{h.id}]" in out and "block (cyber): describes an intrusion" in out
     code, out, _ = cli(capsys, data, "report", sid)
     assert code == 0 and "# Quarantined by safety screening" in out and h.id in out and "cyber" in out
-    code, _, err = cli(capsys, data, "release", sid, "H-000000000000", "--why", "x")
-    assert code == 2 and "not quarantined" in err
+    code, _, err = cli(capsys, data, "release", sid, "H-000000000000", "--why", "x")  # the line `cosci rate` says
+    assert code == 2 and f"no hypothesis 'H-000000000000' in session {sid}" in err, err
     code, out, _ = cli(capsys, data, "release", sid, h.id, "--by", "Dr Rivera", "--why", "a false positive")
     assert code == 0 and "released by Dr Rivera" in out
     [event] = rt.store.logs.events("hypothesis_released")

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from cosci.cli import status_report
 from cosci.llm.fake.provider import FakeBackend
 from cosci.session.runtime import SessionRuntime
+from cosci.session.status import status_report
 from cosci.session.summary import SessionSummary, summarise
 from cosci.supervisor.loop import Supervisor
 from tests.conftest import make_config

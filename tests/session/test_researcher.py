@@ -197,6 +197,8 @@ def test_a_second_session_of_a_project_starts_from_the_first(
     assert code == 2 and err.count("\n") == 1 and err.endswith(  # an id of the project's other session: named
         f"no hypothesis {top[0]!r} in session {second}; it is a hypothesis of session {first} of the same "
         "project\n"), err
+    code, _, said = _cli(capsys, "--data-dir", str(data), "release", second, top[0], "--why", "a false positive")
+    assert code == 2 and said == err, said  # `cosci release` names the project's other session as `cosci rate` does
     code, out, _ = _cli(capsys, "--data-dir", str(data), "project", "show", "p1")
     assert code == 0 and first in out and second in out and "refuted" in out
     code, out, _ = _cli(capsys, "--data-dir", str(data), "project", "list")

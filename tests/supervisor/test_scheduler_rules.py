@@ -307,3 +307,32 @@ def test_nothing_is_grown_while_goal_parsing_is_open(runtime: SessionRuntime, sc
     scheduler.tally.ended(parse, "done")
     assert len(pending(runtime, "generation", "CreateInitialHypotheses")) == runtime.config.run.n_initial
     assert scheduler.decide_next_steps() > 0  # the goal parsed and its follow-ups in: idle decisions resume
+
+
+@pytest.mark.overrides("run.max_hypotheses=1")
+def test_a_cap_below_n_initial_holds(runtime: SessionRuntime, scheduler: Scheduler, add_player) -> None:
+    """Fresh-user trial: ``run.max_hypotheses=1`` gave a session of 2 hypotheses: goal parsing enqueued ``n_initial``
+    generation tasks whatever the cap, and the generation share, ``max(n_initial, …)``, let growth make more. The
+    initial tasks and the share both stop at the cap."""
+    assert runtime.config.run.n_initial > 1 and scheduler.generation_cap() == 1
+    assert scheduler.follow_ups(task("goal_parsing", "ParseGoal"), TaskResult("research_plan_parsed")) == 1
+    assert len(pending(runtime, "generation", "CreateInitialHypotheses")) == 1
+    runtime.store.tasks.cancel_pending()
+    add_player(matches=runtime.config.evolution.mature_matches)
+    scheduler.decide_next_steps()
+    assert pending(runtime, "generation") == [] and pending(runtime, "evolution") == []  # the pool is full
+    runtime.store.tasks.cancel_pending()  # its deep reviews
+    assert scheduler.pool_complete()
+    with runtime.store.db.tx() as c:  # a lone player has no one to play: the stop is max_hypotheses, not stalled
+        c.execute("UPDATE hypotheses SET matches_played=0")
+    assert scheduler.pool_complete()
+
+
+@pytest.mark.overrides("run.max_hypotheses=4", "session.project=p", "project.entrants=3", "run.n_initial=2")
+def test_a_project_sessions_entrants_leave_room_in_the_cap(runtime: SessionRuntime, scheduler: Scheduler) -> None:
+    """Carried-over entrants count towards the pool: with 3 asked for and a cap of 4, one initial generation task
+    (``n_initial`` 2) runs beside the carry-over, so the session holds at most 4 (design.md#supervisor)."""
+    assert scheduler.initial_generations() == 1
+    assert scheduler.follow_ups(task("goal_parsing", "ParseGoal"), TaskResult("research_plan_parsed")) == 2
+    assert len(pending(runtime, "generation", "CreateInitialHypotheses")) == 1
+    assert len(pending(runtime, "generation", "CarryOver")) == 1

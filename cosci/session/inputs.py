@@ -1,0 +1,173 @@
+"""A researcher's command-line inputs, checked before anything is written (design.md#cli): hypothesis and session
+ids (a near-miss is hinted: the id's shape, or the session of the same project holding it), texts (control
+characters refused; :func:`check_feedback_text` screens one as feedback is screened, design.md#safety),
+``--measure`` pairs and ``--file`` data files (design.md#experimental-results).
+
+Each check raises (or returns) one :class:`~cosci.errors.CosciError` line; nothing here writes to a store, except
+the ``feedback_refused`` event and the verdict row of a screened text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+import unicodedata
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from cosci.domain import wrong_kind
+from cosci.errors import CosciError, GoalRefused
+from cosci.session.folder import SESSION_SHAPE, SessionFolder
+from cosci.store import SessionStore
+from cosci.store.project import ProjectStore
+from cosci.text import say
+
+MEASURE = re.compile(r"^([A-Za-z][A-Za-z0-9_.\-]{0,63})=(.+)$")
+
+
+TEXT_WHITESPACE = frozenset("\n\t\r")
+"""The control characters a researcher's text may hold (line breaks, tabs); any other is refused (design.md#cli)."""
+
+
+def check_text(flag: str, text: str) -> None:
+    """Raises CosciError when ``text`` (given with ``flag``, e.g. ``--why``) holds a control character other than a
+    line break or a tab (``\\x01``, an ANSI escape): refused before it is screened, so nothing is recorded, rather
+    than stored stripped of what the researcher typed (design.md#cli)."""
+    bad = sorted({ch for ch in text if unicodedata.category(ch) == "Cc" and ch not in TEXT_WHITESPACE})
+    if bad:
+        raise CosciError(f"{flag} holds a control character ({', '.join(repr(ch)[1:-1] for ch in bad)}); "
+                         "retype it without (line breaks and tabs are kept); nothing was recorded")
+
+
+def parse_measures(items: Sequence[str]) -> dict[str, Any]:
+    """``NAME=VALUE`` pairs; a value that parses as a finite number is a float, else it is kept as text (a
+    qualitative measure, ``assay=HTRF``: :func:`measures_line` says which, and the text is screened with the notes).
+
+    Raises:
+        CosciError: a pair without ``=``, a bad name, an empty value, a name given twice, a NaN or infinity.
+    """
+    out: dict[str, Any] = {}
+    for item in items:
+        m = MEASURE.match(item.strip())
+        if not m or not m.group(2).strip():
+            raise CosciError(f"--measure {item!r} is not NAME=VALUE (a name of letters, digits, '_', '.', '-')")
+        name, raw = m.group(1), m.group(2).strip()
+        if name in out:
+            raise CosciError(f"--measure {name} is given twice")
+        try:
+            value: Any = float(raw)
+        except ValueError:
+            value = raw
+        if isinstance(value, float) and not math.isfinite(value):
+            raise CosciError(f"--measure {name}={raw} is not a finite number")
+        out[name] = value
+    return out
+
+
+def measures_line(values: dict[str, Any]) -> str:
+    """The measures as stored, a text value marked ``(text)`` so that a mistyped number (``x=3,2``) shows."""
+    return ", ".join(f"{k} = {v:g}" if isinstance(v, float) else f"{k} = {v!r} (text)" for k, v in values.items())
+
+
+NEAR_HYPOTHESIS = re.compile(r"^\s*[hH]-[0-9a-fA-F]{12}\s*$")
+"""An id a hypothesis id's shape in the wrong case or with spaces around (``h-…``, upper-case hex, ``H-… ``)."""
+HYPOTHESIS_ID = re.compile(r"^H-[0-9a-f]{12}$")
+"""A hypothesis id as cosci makes it (cosci.domain.hypothesis_id)."""
+
+
+def hypothesis_missing(store: SessionStore, hid: str, sid: str, folder: SessionFolder | None = None) -> str | None:
+    """None when session ``sid`` holds hypothesis ``hid``, else the line to say: an id of another kind (a session
+    id given for a hypothesis id) is named as such, any other id is "no hypothesis 'H-…' in session …" (quoted, as
+    session ids are, so a trailing space or an empty id shows), with a hint for a near-miss: the id's shape for
+    one in the wrong case or with spaces, the session holding it for an id of another session of ``folder``'s
+    project (design.md#cli)."""
+    if store.hypotheses.get(hid) is not None:
+        return None
+    if wrong := wrong_kind(hid, "hypothesis", hypothesis_shape(sid)):
+        return wrong
+    line = f"no hypothesis {hid!r} in session {sid}"
+    if NEAR_HYPOTHESIS.match(hid) and not HYPOTHESIS_ID.match(hid):
+        return f"{line} ({hypothesis_shape(sid)})"
+    if folder is not None and (other := _held_elsewhere(folder, hid)):
+        return f"{line}; it is a hypothesis of session {other} of the same project"
+    return line
+
+
+def _held_elsewhere(folder: SessionFolder, hid: str) -> str | None:
+    """The newest other session of ``folder``'s project that holds ``hid`` (the project's store), or None (no
+    project, no such hypothesis, or the project store unreadable: the hint is skipped)."""
+    try:
+        project = folder.frozen_config().session.project
+        if not project or not ProjectStore.exists(folder.data_dir, project):
+            return None
+        store = ProjectStore.open(folder.data_dir, project)
+        try:
+            held = [h.session_id for h in store.hypotheses() if h.hypothesis_id == hid]
+        finally:
+            store.close()
+    except Exception:  # a hint only; the line without it is still right
+        return None
+    return next((s for s in reversed(held) if s != folder.session_id), None)
+
+
+def hypothesis_shape(sid: str) -> str:
+    """How a hypothesis id looks, and where the session's are listed."""
+    return f"a hypothesis id is H- and 12 hex digits; `cosci report {sid}` lists them"
+
+def check_target_kind(data_dir: Path, target: str) -> None:
+    """Raises CosciError when ``target``, named where a session id or a project name goes, is neither but an id
+    of another kind (``cosci rate H-a H-b``: the session left out): the line says so, not "no session 'H-a'"."""
+    if (data_dir / "sessions" / target).is_dir() or ProjectStore.exists(data_dir, target):
+        return
+    if wrong := wrong_kind(target, "session", SESSION_SHAPE, also=" or a project name"):
+        raise CosciError(wrong)
+
+
+def data_file(file: str) -> tuple[str, str, int]:
+    """The resolved path, sha256 and size in bytes of ``--file``.
+
+    Raises:
+        CosciError: a directory, no such file, an unreadable or an empty file (nothing is recorded).
+    """
+    p = Path(file).expanduser()
+    if p.is_dir():
+        raise CosciError(f"--file {file}: is a directory; name one data file (its path and sha256 are recorded)")
+    if not p.is_file():
+        raise CosciError(f"--file {file}: no such file")
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise CosciError(f"--file {file}: cannot read it ({exc.strerror or exc})") from None
+    if not data:
+        raise CosciError(f"--file {file}: the file is empty; name the data file of the result (nothing was "
+                         "recorded)")
+    return str(p.resolve()), hashlib.sha256(data).hexdigest(), len(data)
+
+
+def check_feedback_text(folder: SessionFolder, store: SessionStore, text: str, what: str = "feedback",
+                        about: str | None = None) -> None:
+    """Screen researcher feedback as a goal is screened, before it is stored (a hit is said on stderr). ``what``:
+    what the refusal names, the thing the text came with (``feedback``, a ``rating``'s ``--why``, a ``result``'s
+    ``--notes``); ``about``: the hypothesis id(s) it concerns (two joined by ``,``), on the verdict row and the
+    ``feedback_refused`` event, the audit trail of a refused text (design.md#safety).
+
+    Raises:
+        GoalRefused: the classifier refused it (nothing is stored; exit status 3).
+    """
+    from cosci.safety.classifier import screening_on
+
+    config = folder.frozen_config()
+    if not screening_on(config):
+        return
+    from cosci.safety.standalone import screen_feedback
+
+    screening = screen_feedback(store, config, text, subject_id=about)
+    if screening.acted:
+        store.logs.event("feedback_refused", {"verdict_id": screening.verdict.id, "of": what, "about": about})
+        raise GoalRefused(f"{what} refused by safety screening, {screening.verdict.line()}; it was not recorded")
+    from cosci.safety.classifier import said
+
+    if line := said(screening.verdict):  # a flag, a disagreement or a screen hit that did not refuse
+        say(f"warning: {line}")

@@ -1,0 +1,68 @@
+"""``cosci project list`` and ``cosci project show NAME``: a project's sessions, best hypotheses, rejected
+directions and experimental results, read from its store (design.md#projects)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cosci.errors import CosciError
+from cosci.session.inputs import measures_line
+from cosci.store.project import ProjectStore
+from cosci.text import columns, plural
+
+
+def project_lines(data_dir: Path, name: str | None) -> list[str]:
+    """``cosci project list`` (``name`` None) or ``cosci project show NAME``.
+
+    Raises:
+        CosciError: no such project.
+    """
+    if name is None:
+        names = ProjectStore.names(data_dir)
+        if not names:
+            return [f"no projects under {data_dir / 'projects'}"]
+        rows = []
+        for n in names:
+            p = ProjectStore.open(data_dir, n)
+            try:
+                counts = ((len(p.sessions()), "session", None), (len(p.hypotheses()), "hypothesis", "hypotheses"),
+                          (len(p.rejected()), "rejected direction", None), (len(p.observations()), "result", None))
+                rows.append([n, *(f"{k} {plural(k, word, many)}" for k, word, many in counts)])
+            finally:
+                p.close()
+        return columns(rows)
+    if not ProjectStore.exists(data_dir, name):
+        raise CosciError(f"no project {name!r} under {data_dir / 'projects'}; `cosci project list` lists them")
+    p = ProjectStore.open(data_dir, name)
+    try:
+        return _shown(name, p)
+    finally:
+        p.close()
+
+
+def _shown(name: str, p: ProjectStore) -> list[str]:
+    """``cosci project show NAME``: each section a table whose columns line up (:func:`cosci.text.columns`), an
+    empty one ``none``; a result's measures as ``name = value`` (:func:`measures_line`, units as the researcher
+    named them, e.g. ``ic50_nM = 12``) or ``no measures recorded``."""
+    out = [f"project {name}", "", "sessions:"]
+    out += columns([[s["session_id"], s["status"], s["stop_reason"] or "-", " ".join(s["goal"].split())[:60]]
+                    for s in p.sessions()], indent="  ")
+    out += ["", "best hypotheses (BT score in its session's fit, then final Elo; refuted or rejected ones never):"]
+    out += columns([[f"[{h.hypothesis_id}]", f"BT {'-' if h.bt_score is None else f'{h.bt_score:+.2f}'}",
+                     f"Elo {h.elo:4.0f}", h.session_id, " ".join(h.title.split())[:70]]
+                    for h in p.best(10)], indent="  ") or ["  none"]
+    out += ["", "rejected directions:"]
+    out += columns([[f"[{d.hypothesis_id}]", d.session_id, d.reason, " ".join(d.title.split())[:60]]
+                    for d in p.rejected()], indent="  ") or ["  none"]
+    out += ["", "experimental results:"]
+    out += columns([[f"[{o['hypothesis_id']}]", o["session_id"], o["outcome"], _measures(o["measures"])]
+                    for o in p.observations()], indent="  ") or ["  none"]
+    out += ["", f"researcher ratings: {len(p.ratings())}"]
+    return out
+
+
+def _measures(stored: str) -> str:
+    """A result's measures (stored as JSON) as :func:`measures_line` says them, or ``no measures recorded``."""
+    values = json.loads(stored) if stored else {}
+    return f"measures: {measures_line(values)}" if values else "no measures recorded"
