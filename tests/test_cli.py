@@ -648,7 +648,7 @@ def test_list_and_project_show_line_up_and_say_measures_in_words(
     results = [line.strip() for line in out.split("experimental results:\n")[1].split("\n\n")[0].splitlines()]
     assert f"[{a}]  {done}  inconclusive  measures: ic50_nM = 12.5, assay = 'HTRF' (text)" in results, out
     assert f"[{b}]  {done}  inconclusive  no measures recorded" in results, out
-    best = out.split("best hypotheses (final Elo):\n")[1].split("\n\n")[0].splitlines()
+    best = out.split("refuted or rejected ones never):\n")[1].split("\n\n")[0].splitlines()
     assert len(_column(best, done)) == 1, out
 
 

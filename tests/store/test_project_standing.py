@@ -8,7 +8,7 @@ from pathlib import Path
 
 from cosci.domain import hypothesis_id
 from cosci.records import RecordHypothesis
-from cosci.session.researcher import project_lines
+from cosci.session.projects import project_lines
 from cosci.store import SessionStore
 from cosci.store.project import ProjectStore
 from tests.contract import CONTRACT
@@ -62,6 +62,7 @@ def test_the_project_s_best_are_its_standing_and_never_a_refuted_idea(tmp_path: 
         project.close()
     lines = project_lines(data, "lab")
     shown = lines[lines.index(next(x for x in lines if x.startswith("best hypotheses"))) + 1:][:3]
-    assert shown[0].startswith(f"  [{preferred}] BT +0.80  Elo   1200") and shown[1].startswith(f"  [{judged}]")
+    assert shown[0].startswith(f"  [{preferred}]  BT +0.80  Elo 1200") and shown[1].startswith(f"  [{judged}]")
     assert shown[2] == "", lines  # the refuted idea is listed under rejected directions only
-    assert any(x.startswith(f"  [{carried}] refuted:") for x in lines), lines
+    rejected = lines[lines.index("rejected directions:") + 1:]
+    assert any(x.startswith(f"  [{carried}]") and " refuted " in x for x in rejected[:rejected.index("")]), lines
