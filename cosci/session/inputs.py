@@ -109,7 +109,8 @@ def _held_elsewhere(folder: SessionFolder, hid: str) -> str | None:
             store.close()
     except Exception:  # a hint only; the line without it is still right
         return None
-    return next((s for s in reversed(held) if s != folder.session_id), None)
+    others = [s for s in held if s != folder.session_id]
+    return max(others) if others else None  # session ids begin with their start time (design.md#ids)
 
 
 def hypothesis_shape(sid: str) -> str:
