@@ -57,3 +57,21 @@ def escaped(text: str) -> str:
 def say(line: str) -> None:
     """``cosci: <line>`` on stderr, control characters escaped (:func:`escaped`): every error and warning line."""
     print(f"cosci: {escaped(line)}", file=sys.stderr)
+
+
+TEXT_WHITESPACE = frozenset("\n\t\r")
+"""The control characters a researcher's text may hold (line breaks, tabs)."""
+
+
+def unreadable(flag: str, text: str) -> str | None:
+    """Why ``text`` (given with ``flag``, e.g. ``--why`` or ``session.goal``) cannot be stored as typed, or None:
+    bytes that are not UTF-8 (Python keeps them as lone surrogates, which no store or screen can encode), or a
+    control character other than a line break or a tab (``\\x01``, an ANSI escape that would run in a terminal
+    that prints it; design.md#cli)."""
+    if any(unicodedata.category(ch) == "Cs" for ch in text):
+        return f"{flag} is not valid UTF-8; retype it or save the file as UTF-8"
+    bad = sorted({ch for ch in text if unicodedata.category(ch) == "Cc" and ch not in TEXT_WHITESPACE})
+    if bad:
+        return (f"{flag} holds a control character ({', '.join(repr(ch)[1:-1] for ch in bad)}); retype it without "
+                "(line breaks and tabs are kept)")
+    return None

@@ -547,6 +547,10 @@ def test_researcher_texts_with_control_characters_are_refused(finished: tuple[Pa
                        (["result", sid, a, "--outcome", "supported", "--measure", "assay=HT\x00RF"], "--measure")]:
         code, out, err = _cli(capsys, "--data-dir", str(data), *args)
         assert code == 2 and not out and err.count("\n") == 1 and f"{flag} holds a control character" in err, err
+    for args, flag in [(["rate", sid, a, "--score", "3", "--why", "caf\udce9"], "--why"),  # bytes not UTF-8
+                       (["result", sid, a, "--outcome", "supported", "--notes", "caf\udce9"], "--notes")]:
+        code, out, err = _cli(capsys, "--data-dir", str(data), *args)
+        assert code == 2 and not out and err.count("\n") == 1 and f"{flag} is not valid UTF-8" in err, err
     code, _, err = _cli(capsys, "--data-dir", str(data), "rate", sid, a, "--score", "3", "--why",
                         "line one\n\tline two")
     assert code == 0, err  # line breaks and tabs are text

@@ -24,7 +24,7 @@ from pydantic import ValidationError
 from cosci.config.renames import old_key_in, old_override
 from cosci.config.schema import CosciConfig
 from cosci.paths import conf_dir
-from cosci.text import one_line
+from cosci.text import one_line, unreadable
 
 
 class ConfigError(ValueError):
@@ -130,7 +130,8 @@ design.md#supervisor)."""
 
 
 def check_goal(goal: str, key: str = "session.goal") -> None:
-    """Refuse an empty goal, or one that is not a statement in words.
+    """Refuse an empty goal, one that is not valid UTF-8 or holds a control character other than a line break or a
+    tab (:func:`cosci.text.unreadable`), or one that is not a statement in words.
 
     Args:
         key: the setting the goal came from, named in the error (``session.goal_file`` for a file's text).
@@ -140,6 +141,8 @@ def check_goal(goal: str, key: str = "session.goal") -> None:
     """
     if not goal.strip():
         raise ConfigError("session.goal: a research goal is required (pick experiment=... or set session.goal=...)")
+    if why := unreadable(key, goal):  # printed by `cosci list` / `status` / the report: an escape would run there
+        raise ConfigError(why)
     words = [w for w in goal.split() if any(c.isalpha() for c in w)]
     # Chinese, Japanese and Korean run words together without spaces: two such letters count as one word more
     unspaced = sum(1 for c in goal if c.isalpha() and (0x3040 <= ord(c) <= 0x30FF or 0x3400 <= ord(c) <= 0x9FFF

@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -22,23 +21,19 @@ from cosci.errors import CosciError, GoalRefused
 from cosci.session.folder import SESSION_SHAPE, SessionFolder
 from cosci.store import SessionStore
 from cosci.store.project import ProjectStore
-from cosci.text import say
+from cosci.text import say, unreadable
 
 MEASURE = re.compile(r"^([A-Za-z][A-Za-z0-9_.\-]{0,63})=(.+)$")
 
 
-TEXT_WHITESPACE = frozenset("\n\t\r")
-"""The control characters a researcher's text may hold (line breaks, tabs); any other is refused (design.md#cli)."""
-
 
 def check_text(flag: str, text: str) -> None:
-    """Raises CosciError when ``text`` (given with ``flag``, e.g. ``--why``) holds a control character other than a
-    line break or a tab (``\\x01``, an ANSI escape): refused before it is screened, so nothing is recorded, rather
-    than stored stripped of what the researcher typed (design.md#cli)."""
-    bad = sorted({ch for ch in text if unicodedata.category(ch) == "Cc" and ch not in TEXT_WHITESPACE})
-    if bad:
-        raise CosciError(f"{flag} holds a control character ({', '.join(repr(ch)[1:-1] for ch in bad)}); "
-                         "retype it without (line breaks and tabs are kept); nothing was recorded")
+    """Raises CosciError when ``text`` (given with ``flag``, e.g. ``--why``) is not valid UTF-8 or holds a control
+    character other than a line break or a tab (``\\x01``, an ANSI escape; :func:`cosci.text.unreadable`):
+    refused before it is screened, so nothing is recorded, rather than stored stripped of what the researcher
+    typed (design.md#cli)."""
+    if why := unreadable(flag, text):
+        raise CosciError(f"{why}; nothing was recorded")
 
 
 def parse_measures(items: Sequence[str]) -> dict[str, Any]:

@@ -169,3 +169,18 @@ def test_a_goal_in_an_unspaced_script_is_a_goal(tmp_path: Path, goal: str) -> No
     path.write_text("猫\n", encoding="utf-8")  # one word is still not a goal
     with pytest.raises(ConfigError, match="is not a research goal"):
         validate(compose(["experiment=demo", "models=fake", f"session.goal_file={path}"]), require_goal=True)
+
+
+def test_a_goal_with_a_terminal_escape_or_bytes_that_are_not_utf8_is_refused_in_one_line(tmp_path: Path) -> None:
+    """Fresh-user report: `cosci run --goal "AML<ESC>[31m resistance"` ran, and `cosci list` / `status` / `report`
+    printed the escape raw; bytes that are not UTF-8 crashed the safety verdict's id with a traceback."""
+    from cosci.config.load import check_goal
+
+    path = tmp_path / "goal.txt"
+    path.write_text("Overcome venetoclax \x1b[31mresistance in acute myeloid leukemia\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"^session\.goal_file \(.*goal\.txt\) holds a control character \(\\x1b\)"):
+        validate(compose(["experiment=demo", "models=fake", f"session.goal_file={path}"]), require_goal=True)
+    goal = "Overcome venetoclax resistance in acute myeloid leuk\udce9mia".encode("utf-8", "surrogateescape")
+    with pytest.raises(ConfigError, match=r"^session\.goal is not valid UTF-8"):
+        check_goal(goal.decode("utf-8", "surrogateescape"))
+    check_goal("Overcome venetoclax resistance\n\tin acute myeloid leukemia\r\n")  # line breaks and tabs are text
