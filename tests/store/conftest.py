@@ -7,10 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from cosci.domain import hypothesis_id
-from cosci.records import RecordHypothesis
 from cosci.store import SessionStore
-from tests.contract import CONTRACT
+from tests.store.rows import insert_hypothesis
 
 SESSION = "s-test"
 AddHypothesis = Callable[..., str]
@@ -31,13 +29,6 @@ def add_hypothesis(store: SessionStore) -> AddHypothesis:
     """Insert a hypothesis and put it in ``state`` (written directly, bypassing the state machine)."""
 
     def add(statement: str, *, state: str = "draft", elo: float = 1200.0, matches: int = 0) -> str:
-        rec = RecordHypothesis(title=statement[:40], statement=statement, mechanism="a mechanism",
-                               entities=["metformin"], anticipated_outcomes="reduced viability",
-                               novelty_argument="not tried in AML", **CONTRACT, citations=[])
-        hid = hypothesis_id(store.session_id, "literature", statement)
-        assert store.hypotheses.insert(hid, rec, elo=elo, task_id=None)
-        with store.db.tx() as c:
-            c.execute("UPDATE hypotheses SET state=?, matches_played=? WHERE id=?", (state, matches, hid))
-        return hid
+        return insert_hypothesis(store, statement, state=state, elo=elo, matches=matches)
 
     return add

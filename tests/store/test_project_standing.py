@@ -6,12 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cosci.domain import hypothesis_id
-from cosci.records import RecordHypothesis
 from cosci.session.projects import project_lines
 from cosci.store import SessionStore
 from cosci.store.project import ProjectStore
-from tests.contract import CONTRACT
+from tests.store.rows import insert_hypothesis
 
 REFUTED_IDEA = "Disulfiram inhibits ALDH1A1 in NPM1-mutant AML stem cells"
 
@@ -24,14 +22,7 @@ def _session(path: Path, sid: str) -> SessionStore:
 
 
 def _player(store: SessionStore, statement: str, elo: float, state: str = "in_tournament") -> str:
-    rec = RecordHypothesis(title=statement[:40], statement=statement, mechanism="a mechanism",
-                           entities=["AML"], anticipated_outcomes="reduced viability",
-                           novelty_argument="not tried in AML", **CONTRACT, citations=[])
-    hid = hypothesis_id(store.session_id, "literature", statement)
-    assert store.hypotheses.insert(hid, rec, elo=elo, task_id=None)
-    with store.db.tx() as c:
-        c.execute("UPDATE hypotheses SET state=?, matches_played=3 WHERE id=?", (state, hid))
-    return hid
+    return insert_hypothesis(store, statement, state=state, elo=elo, matches=3, entities=("AML",))
 
 
 def test_the_project_s_best_are_its_standing_and_never_a_refuted_idea(tmp_path: Path) -> None:
