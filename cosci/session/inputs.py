@@ -25,13 +25,21 @@ from cosci.text import say, unreadable
 
 MEASURE = re.compile(r"^([A-Za-z][A-Za-z0-9_.\-]{0,63})=(.+)$")
 
+TEXT_MAX_CHARS = 4000
+"""The longest researcher text (``--why``, ``--notes``, ``--text``, a ``--measure``), in characters: about a page
+(600 words, some 1,000 tokens). Each is quoted into later prompts (a result's notes into every generation and
+evolution prompt), so a pasted document would crowd the embedded model's 4,096-token context and the goal out of
+every call; a note never needs a page, and data belongs in ``cosci result --file`` (design.md#cli)."""
 
 
 def check_text(flag: str, text: str) -> None:
-    """Raises CosciError when ``text`` (given with ``flag``, e.g. ``--why``) is not valid UTF-8 or holds a control
-    character other than a line break or a tab (``\\x01``, an ANSI escape; :func:`cosci.text.unreadable`):
-    refused before it is screened, so nothing is recorded, rather than stored stripped of what the researcher
-    typed (design.md#cli)."""
+    """Raises CosciError when ``text`` (given with ``flag``, e.g. ``--why``) is longer than :data:`TEXT_MAX_CHARS`
+    characters, is not valid UTF-8 or holds a control character other than a line break or a tab (``\\x01``, an
+    ANSI escape; :func:`cosci.text.unreadable`): refused before it is screened, so nothing is recorded, rather than
+    stored cut or stripped of what the researcher typed (design.md#cli)."""
+    if len(text) > TEXT_MAX_CHARS:
+        raise CosciError(f"{flag} is {len(text):,} characters long, over the limit of {TEXT_MAX_CHARS:,} (a note "
+                         "of about a page; attach longer material with `cosci result --file`); nothing was recorded")
     if why := unreadable(flag, text):
         raise CosciError(f"{why}; nothing was recorded")
 

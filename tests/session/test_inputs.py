@@ -1,0 +1,46 @@
+"""A researcher's command-line inputs checked before anything is written (cosci/session/inputs.py, design.md#cli):
+the length of a text, the case and form of an id, the other session holding a hypothesis. Sessions here are folders
+with rows inserted (:func:`tests.store.rows.session_with`): no task runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cosci.session.folder import SessionFolder
+from cosci.session.inputs import TEXT_MAX_CHARS
+from tests.conftest import run_cli
+from tests.store.rows import session_with
+
+STATEMENTS = ("Metformin depletes leukemic stem cells", "Itraconazole blocks SMO in AML blasts")
+
+
+def _recorded(data: Path, sid: str) -> tuple[int, int, int]:
+    """Ratings, results and cosci-feedback texts the session's store holds."""
+    with SessionFolder(data, sid).store() as store:
+        return (len(store.researcher.ratings()), len(store.researcher.observations()),
+                len(store.logs.feedback(source="human")))
+
+
+def test_a_researcher_text_over_the_limit_is_refused_in_one_line(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: a 108 KB ``--why`` was accepted. Every researcher text is refused over the limit, the line
+    naming the limit and the length given, and nothing is recorded; a text at the limit is recorded."""
+    data = tmp_path / "data"
+    sid, (a, b) = session_with(data, STATEMENTS)
+    long = "x" * 108_000
+    for args, flag in [(["rate", sid, a, "--score", "3", "--why", long], "--why"),
+                       (["rate", sid, a, b, "--prefer", "a", "--why", long], "--why"),
+                       (["result", sid, a, "--outcome", "supported", "--notes", long], "--notes"),
+                       (["result", sid, a, "--outcome", "supported", "--measure", f"assay={long}"], "--measure"),
+                       (["feedback", sid, "--kind", "directive", "--text", long], "--text")]:
+        code, out, err = run_cli(capsys, "--data-dir", str(data), *args)
+        assert code == 2 and not out and err.count("\n") == 1, err
+        given = len(args[args.index(flag) + 1])  # the measure counts its name too
+        assert f"{flag} is {given:,} characters long" in err and f"limit of {TEXT_MAX_CHARS:,}" in err, err
+    assert _recorded(data, sid) == (0, 0, 0)
+    code, _, err = run_cli(capsys, "--data-dir", str(data), "rate", sid, a, "--score", "3", "--why",
+                           "y" * TEXT_MAX_CHARS)
+    assert code == 0, err
+    assert _recorded(data, sid) == (1, 0, 0)
