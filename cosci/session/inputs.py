@@ -46,7 +46,8 @@ def check_text(flag: str, text: str) -> None:
 
 def parse_measures(items: Sequence[str]) -> dict[str, Any]:
     """``NAME=VALUE`` pairs; a value that parses as a finite number is a float, else it is kept as text (a
-    qualitative measure, ``assay=HTRF``: :func:`measures_line` says which, and the text is screened with the notes).
+    qualitative measure, ``assay=HTRF``: :func:`cosci.store.researcher.measures_line` says which, and the text is
+    screened with the notes).
 
     Raises:
         CosciError: a pair without ``=``, a bad name, an empty value, a name given twice, a NaN or infinity.
@@ -67,11 +68,6 @@ def parse_measures(items: Sequence[str]) -> dict[str, Any]:
             raise CosciError(f"--measure {name}={raw} is not a finite number")
         out[name] = value
     return out
-
-
-def measures_line(values: dict[str, Any]) -> str:
-    """The measures as stored, a text value marked ``(text)`` so that a mistyped number (``x=3,2``) shows."""
-    return ", ".join(f"{k} = {v:g}" if isinstance(v, float) else f"{k} = {v!r} (text)" for k, v in values.items())
 
 
 NEAR_HYPOTHESIS = re.compile(r"^\s*[hH]-[0-9a-fA-F]{12}\s*$")

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 from cosci.errors import CosciError
-from cosci.session.inputs import measures_line
 from cosci.store.project import ProjectStore
+from cosci.store.researcher import measures_line
 from cosci.text import columns, plural
 
 

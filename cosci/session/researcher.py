@@ -20,12 +20,11 @@ from cosci.session.inputs import (
     check_text,
     data_file,
     hypothesis_missing,
-    measures_line,
     parse_measures,
 )
 from cosci.store import SessionStore
 from cosci.store.project import ProjectStore
-from cosci.store.researcher import OUTCOMES, Outcome
+from cosci.store.researcher import OUTCOMES, Outcome, measures_line
 from cosci.text import counted, error_line
 
 Screen = Callable[[SessionFolder, SessionStore, str], None]

@@ -38,6 +38,22 @@ class Rating:
     created_at: float
 
 
+def measure_text(value: Any) -> str:
+    """One measure's value as every reader shows it: a number as typed, without a float's ``.0`` (``3``, ``12.5``,
+    ``1e-07``: the shortest text that reads back as the same number), a text value quoted and marked ``(text)`` so
+    that a mistyped number (``x=3,2``) shows (design.md#experimental-results)."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        shown = repr(float(value))
+        return shown.removesuffix(".0")
+    return f"{value!r} (text)"
+
+
+def measures_line(values: dict[str, Any]) -> str:
+    """The measures as stored, ``name = value`` each (:func:`measure_text`), comma-separated: ``cosci result``'s
+    line, ``cosci project show``, the report (text and page), the overview and the prompts all say them so."""
+    return ", ".join(f"{k} = {measure_text(v)}" for k, v in values.items())
+
+
 @dataclass(frozen=True)
 class Observation:
     """One experimental result on ``hypothesis_id``; ``measures`` maps a name to its value as given (a number
@@ -56,7 +72,7 @@ class Observation:
         """The result in plain text (quoted by the caller before it reaches a prompt)."""
         parts = [f"Outcome: {self.outcome}"]
         if self.measures:
-            parts.append("Measures: " + ", ".join(f"{k} = {v}" for k, v in self.measures.items()))
+            parts.append("Measures: " + measures_line(self.measures))
         if self.notes:
             parts.append(f"Notes: {self.notes}")
         if self.file_path:

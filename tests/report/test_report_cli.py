@@ -205,3 +205,25 @@ def test_export_md_shows_the_bt_standing_it_is_ordered_by_and_the_researcher_sec
     assert said and "\n## Researcher ratings and experimental results" in md
     section = md[md.index("## Researcher ratings and experimental results"):]
     assert all(f"- {line}" in section for line in said) and second in section and first in section
+
+
+def test_a_results_measures_read_on_the_page_as_the_command_line_says_them(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: the page showed an integer measure as ``3.0`` and dropped the ``(text)`` of a text one that
+    the terminal showed. Every reader says a measure through one function (``measures_line``)."""
+    from cosci.store.researcher import measures_line
+    from tests.store.rows import session_with
+
+    data = tmp_path / "data"
+    sid, (h, _) = session_with(data, ("Metformin depletes leukemic stem cells", "Itraconazole blocks SMO"))
+    code, out, err = _cli(capsys, "--data-dir", str(data), "result", sid, h, "--outcome", "inconclusive",
+                          "--measure", "wells=3", "--measure", "ic50_nM=12.5", "--measure", "assay=HTRF")
+    said = "wells = 3, ic50_nM = 12.5, assay = 'HTRF' (text)"
+    assert code == 0 and f"measures: {said}" in out, err
+    assert measures_line({"wells": 3.0, "ic50_nM": 12.5, "assay": "HTRF"}) == said
+    code, out, _ = _cli(capsys, "--data-dir", str(data), "report", sid)
+    assert code == 0 and f"Measures: {said}" in out and "3.0" not in out, out
+    code, out, _ = _cli(capsys, "--data-dir", str(data), "report", sid, "--html")
+    page = Path(out.strip()).read_text(encoding="utf-8")
+    assert code == 0 and "Measures: wells = 3, ic50_nM = 12.5, assay = &#39;HTRF&#39; (text)" in page
+    assert "wells = 3.0" not in page
