@@ -1,5 +1,5 @@
 """A researcher's command-line inputs, checked before anything is written (design.md#cli): hypothesis and session
-ids (a near-miss is hinted: the id's shape, or the session of the same project holding it), texts (control
+ids (a near-miss is hinted: the id's form, or the other session holding it), texts (control
 characters refused; :func:`check_feedback_text` screens one as feedback is screened, design.md#safety),
 ``--measure`` pairs and ``--file`` data files (design.md#experimental-results).
 
@@ -20,6 +20,7 @@ from cosci.domain import wrong_kind
 from cosci.errors import CosciError, GoalRefused
 from cosci.session.folder import SESSION_SHAPE, SessionFolder
 from cosci.store import SessionStore
+from cosci.store.hypotheses import held_in
 from cosci.store.project import ProjectStore
 from cosci.text import say, unreadable
 
@@ -80,8 +81,8 @@ def hypothesis_missing(store: SessionStore, hid: str, sid: str, folder: SessionF
     """None when session ``sid`` holds hypothesis ``hid``, else the line to say: an id of another kind (a session
     id given for a hypothesis id) is named as such, any other id is "no hypothesis 'H-…' in session …" (quoted, as
     session ids are, so a trailing space or an empty id shows), with a hint for a near-miss: the id's shape for
-    one in the wrong case or with spaces, the session holding it for an id of another session of ``folder``'s
-    project (design.md#cli)."""
+    one in the wrong case or with spaces, the session holding it for an id of another session, of ``folder``'s
+    project or not (design.md#cli)."""
     if store.hypotheses.get(hid) is not None:
         return None
     if wrong := wrong_kind(hid, "hypothesis", hypothesis_shape(sid)):
@@ -89,27 +90,33 @@ def hypothesis_missing(store: SessionStore, hid: str, sid: str, folder: SessionF
     line = f"no hypothesis {hid!r} in session {sid}"
     if NEAR_HYPOTHESIS.match(hid) and not HYPOTHESIS_ID.match(hid):
         return f"{line} ({hypothesis_shape(sid)})"
-    if folder is not None and (other := _held_elsewhere(folder, hid)):
-        return f"{line}; it is a hypothesis of session {other} of the same project"
+    if folder is not None and (elsewhere := _held_elsewhere(folder, hid)):
+        return line + elsewhere
     return line
 
 
 def _held_elsewhere(folder: SessionFolder, hid: str) -> str | None:
-    """The newest other session of ``folder``'s project that holds ``hid`` (the project's store), or None (no
-    project, no such hypothesis, or the project store unreadable: the hint is skipped)."""
+    """Where else ``hid`` is held, as the end of the "no hypothesis" line: ``"; it is a hypothesis of session S of
+    the same project"`` for the newest other session of ``folder``'s project holding it (the project's store), else
+    ``"; it is a hypothesis of session S"`` for the newest other session under the data folder holding it (each
+    store read only, :func:`cosci.store.hypotheses.held_in`: a session in no project has no index to ask), or None
+    (held nowhere else, or unreadable: the hint is skipped)."""
     try:
         project = folder.frozen_config().session.project
-        if not project or not ProjectStore.exists(folder.data_dir, project):
-            return None
-        store = ProjectStore.open(folder.data_dir, project)
-        try:
-            held = [h.session_id for h in store.hypotheses() if h.hypothesis_id == hid]
-        finally:
-            store.close()
+        if project and ProjectStore.exists(folder.data_dir, project):
+            store = ProjectStore.open(folder.data_dir, project)
+            try:
+                held = [h.session_id for h in store.hypotheses() if h.hypothesis_id == hid]
+            finally:
+                store.close()
+            if others := [s for s in held if s != folder.session_id]:
+                return f"; it is a hypothesis of session {max(others)} of the same project"  # ids sort by start
+        for other in reversed(SessionFolder.all(folder.data_dir)):  # newest first (design.md#ids)
+            if other.session_id != folder.session_id and held_in(other.store_path, hid):
+                return f"; it is a hypothesis of session {other.session_id}"
     except Exception:  # a hint only; the line without it is still right
         return None
-    others = [s for s in held if s != folder.session_id]
-    return max(others) if others else None  # session ids begin with their start time (design.md#ids)
+    return None
 
 
 def hypothesis_shape(sid: str) -> str:

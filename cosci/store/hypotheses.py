@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -22,6 +23,22 @@ def _hypothesis(row: sqlite3.Row) -> Hypothesis:
 def _review(row: sqlite3.Row) -> Review:
     return row_to(Review, row, json_columns={"evidence": [], "assumptions": [], "prior_work": []},
                   scores={k: row[k] for k in ("novelty", "correctness", "testability", "feasibility")})
+
+
+def held_in(path: Path, hid: str) -> bool:
+    """Whether the session store file at ``path`` holds hypothesis ``hid``, read through a read-only connection
+    (nothing migrated or created: the hint of another session's id reads stores it must not write; an unreadable
+    file is False)."""
+    try:
+        con = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=1.0)
+    except (sqlite3.Error, ValueError):
+        return False
+    try:
+        return con.execute("SELECT 1 FROM hypotheses WHERE id=?", (hid,)).fetchone() is not None
+    except sqlite3.Error:
+        return False
+    finally:
+        con.close()
 
 
 class Hypotheses:

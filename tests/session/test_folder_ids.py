@@ -36,6 +36,8 @@ def test_the_hint_names_the_newest_other_session_holding_the_hypothesis(
     monkeypatch.setattr(ProjectStore, "open", staticmethod(lambda data_dir, name: store))
     folder = SimpleNamespace(data_dir=tmp_path, session_id="s-20261203-120000-dddddd",
                              frozen_config=lambda: SimpleNamespace(session=SimpleNamespace(project="lab")))
-    assert inputs._held_elsewhere(folder, "H-0123456789ab") == "s-20261203-110000-cccccc"  # type: ignore[arg-type]
+    said = "; it is a hypothesis of session {} of the same project"
+    held = inputs._held_elsewhere
+    assert held(folder, "H-0123456789ab") == said.format("s-20261203-110000-cccccc")  # type: ignore[arg-type]
     folder.session_id = "s-20261203-110000-cccccc"
-    assert inputs._held_elsewhere(folder, "H-0123456789ab") == "s-20261203-100000-bbbbbb"  # type: ignore[arg-type]
+    assert held(folder, "H-0123456789ab") == said.format("s-20261203-100000-bbbbbb")  # type: ignore[arg-type]

@@ -44,3 +44,20 @@ def test_a_researcher_text_over_the_limit_is_refused_in_one_line(tmp_path: Path,
                            "y" * TEXT_MAX_CHARS)
     assert code == 0, err
     assert _recorded(data, sid) == (1, 0, 0)
+
+
+def test_an_id_of_another_plain_session_names_that_session(tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """The other-session hint worked inside a project only: a session in no project is told the newest other
+    session under the data folder holding the id (its store read only)."""
+    data = tmp_path / "data"
+    first, _ = session_with(data, STATEMENTS)
+    others = ("Venetoclax resistance runs through MCL-1", "Disulfiram inhibits ALDH1A1 in blasts")
+    other, (elsewhere, _) = session_with(data, others, sid="s-20261203-130000-fedcba")
+    code, _, err = run_cli(capsys, "--data-dir", str(data), "rate", first, elsewhere, "--score", "3")
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.strip().endswith(f"no hypothesis {elsewhere!r} in session {first}; it is a hypothesis of session "
+                                f"{other}"), err
+    code, _, err = run_cli(capsys, "--data-dir", str(data), "rate", first, "H-000000000000", "--score", "3")
+    assert code == 2 and "it is a hypothesis of" not in err, err  # held nowhere: no hint
+    assert _recorded(data, first)[0] == 0 and _recorded(data, other)[0] == 0
