@@ -395,6 +395,25 @@ def cmd_investigate(args: argparse.Namespace) -> None:
         raise SystemExit(code)
 
 
+def _normal_ids(args: argparse.Namespace) -> None:
+    """The session and hypothesis ids on the command line in the case cosci writes them (``H-ABC…`` is ``H-abc…``,
+    :func:`cosci.domain.normal_id`; design.md#ids), so an id typed in upper case is found, not hinted at. A
+    ``cosci rate`` / ``cosci result`` target that names a project or session as typed is left as it is."""
+    from cosci.domain import normal_id
+
+    if isinstance(getattr(args, "session", None), str):
+        args.session = normal_id(args.session)
+    if isinstance(getattr(args, "hypothesis", None), str):
+        args.hypothesis = normal_id(args.hypothesis)
+    if args.command in ("rate", "result"):
+        args.hypotheses = [normal_id(h) for h in args.hypotheses]
+        root = data_dir(args.data_dir)
+        from cosci.store.project import ProjectStore
+
+        if not (root / "sessions" / args.target).is_dir() and not ProjectStore.exists(root, args.target):
+            args.target = normal_id(args.target)
+
+
 class Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line, ``cosci: <message> (see `cosci <command> --help`)``, exit 2
     (design.md#cli; argparse's own ``error`` prints the whole usage block first). Subcommand parsers
@@ -536,6 +555,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             getattr(args, "command", None) == "investigate" and args.action == "run"):
         args.overrides = [*args.overrides, f"paths.data_dir={data_dir(args.data_dir)}"]  # --data-dir wins
     try:
+        _normal_ids(args)
         args.func(args)
     except GoalRefused as exc:  # a refused goal (resume) or researcher feedback text (design.md#safety)
         say(str(exc))

@@ -76,10 +76,29 @@ ID_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((kind, re.compile(patt
 """The kinds of id cosci makes, told by their prefix (design.md#ids): what a wrong id on the command line is."""
 
 
+ID_PREFIX = re.compile(r"(?i)^(s|inv|rr|[hmtrofv])-(.+)$")
+"""An id's prefix and the rest, in any case (:func:`normal_id`)."""
+
+
+def normal_id(text: str) -> str:
+    """``text`` as cosci writes an id of its kind when it is one typed in another case (``H-ABC…`` or ``h-abc…`` is
+    ``H-abc…``, ``S-20261203-…-ABCDEF`` is ``s-20261203-…-abcdef``): every id's digits are hex or decimal, so case
+    carries nothing (design.md#ids). Anything else (a project name, a mistyped id, spaces around) comes back as
+    given, for the caller's own line."""
+    m = ID_PREFIX.match(text)
+    if m is None:
+        return text
+    prefix = m.group(1).lower() if m.group(1).lower() in ("s", "inv") else m.group(1).upper()
+    candidate = f"{prefix}-{m.group(2).lower()}"
+    return candidate if next((k for k, p in ID_KINDS if p.match(candidate)), None) else text
+
+
 def id_kind(text: str) -> str | None:
-    """The kind of id ``text`` looks like (``"session"``, ``"hypothesis"``, ...), None when it looks like none
-    (a mistyped id, a project name): only the prefix and its digits are read, not whether such an id exists."""
-    return next((kind for kind, pattern in ID_KINDS if pattern.match(text.strip())), None)
+    """The kind of id ``text`` looks like (``"session"``, ``"hypothesis"``, ...) in any case (:func:`normal_id`),
+    None when it looks like none (a mistyped id, a project name): only the prefix and its digits are read, not
+    whether such an id exists."""
+    shown = normal_id(text.strip())
+    return next((kind for kind, pattern in ID_KINDS if pattern.match(shown)), None)
 
 
 def wrong_kind(text: str, expected: str, shape: str, *, also: str = "") -> str | None:

@@ -18,6 +18,7 @@ Nothing here imports Prefect, MLflow or Hydra; the CLI, ``python -m cosci.run``,
 from __future__ import annotations
 
 import fcntl
+import re
 import secrets
 import time
 from collections.abc import Iterator, Sequence
@@ -26,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from cosci.domain import wrong_kind
+from cosci.domain import normal_id, wrong_kind
 from cosci.errors import CosciError, SessionNotFound
 from cosci.store import LEGACY_STORE_FILE, STORE_FILE, SessionStore
 
@@ -45,6 +46,8 @@ class SessionBusy(CosciError):
     """Another process is running this session."""
 
 
+SESSION_ID = re.compile(r"^s-\d{8}-\d{6}-[0-9a-f]{6}$")
+"""A session id as :func:`new_session_id` makes it."""
 SESSION_SHAPE = "a session id is s-YYYYmmdd-HHMMSS-xxxxxx; see `cosci list`"
 """How a session id looks, said when an id of another kind is given for one (:func:`cosci.domain.wrong_kind`)."""
 
@@ -83,12 +86,17 @@ class SessionFolder:
             SessionNotFound: no store for this id under ``data_dir`` (one line, naming ``cosci list``); an empty id
                 or one with a path separator names no session (it would resolve to the sessions folder or outside).
         """
+        if not (data_dir / SESSIONS / session_id).is_dir():
+            session_id = normal_id(session_id)  # `S-...-ABCDEF`: ids are hex, case carries nothing (design.md#ids)
         folder = cls(data_dir, session_id)
         one_folder = session_id.strip() not in ("", ".", "..") and Path(session_id).name == session_id
         if not one_folder or not folder.store_path.is_file():
             if wrong := wrong_kind(session_id, "session", SESSION_SHAPE):  # e.g. a hypothesis id in its place
                 raise SessionNotFound(wrong)
-            raise SessionNotFound(f"no session '{session_id}' under {data_dir / SESSIONS} (see `cosci list`)")
+            line = f"no session '{session_id}' under {data_dir / SESSIONS}"
+            if session_id.strip().lower().startswith("s-") and not SESSION_ID.match(session_id):
+                raise SessionNotFound(f"{line} ({SESSION_SHAPE})")  # the id's form, for a mistyped one
+            raise SessionNotFound(f"{line} (see `cosci list`)")
         return folder
 
     # --- layout ------------------------------------------------------------------------------------------

@@ -71,25 +71,27 @@ def parse_measures(items: Sequence[str]) -> dict[str, Any]:
     return out
 
 
-NEAR_HYPOTHESIS = re.compile(r"^\s*[hH]-[0-9a-fA-F]{12}\s*$")
-"""An id a hypothesis id's shape in the wrong case or with spaces around (``h-…``, upper-case hex, ``H-… ``)."""
 HYPOTHESIS_ID = re.compile(r"^H-[0-9a-f]{12}$")
-"""A hypothesis id as cosci makes it (cosci.domain.hypothesis_id)."""
+"""A hypothesis id as cosci makes it (cosci.domain.hypothesis_id); the command line takes one in any case
+(:func:`cosci.domain.normal_id`)."""
 
 
 def hypothesis_missing(store: SessionStore, hid: str, sid: str, folder: SessionFolder | None = None) -> str | None:
     """None when session ``sid`` holds hypothesis ``hid``, else the line to say: an id of another kind (a session
     id given for a hypothesis id) is named as such, any other id is "no hypothesis 'H-…' in session …" (quoted, as
-    session ids are, so a trailing space or an empty id shows), with a hint for a near-miss: the id's shape for
-    one in the wrong case or with spaces, the session holding it for an id of another session, of ``folder``'s
-    project or not (design.md#cli)."""
+    session ids are, so a trailing space or an empty id shows), with a hint for a near-miss: the id's form for one
+    that starts ``H-`` but is not ``H-`` and 12 hex digits (spaces around, a digit too few or too many), the session
+    holding it for an id of another session (design.md#cli). ``hid`` is as :func:`cosci.domain.normal_id` left it
+    (the command line normalises its case)."""
     if store.hypotheses.get(hid) is not None:
         return None
     if wrong := wrong_kind(hid, "hypothesis", hypothesis_shape(sid)):
         return wrong
     line = f"no hypothesis {hid!r} in session {sid}"
-    if NEAR_HYPOTHESIS.match(hid) and not HYPOTHESIS_ID.match(hid):
-        return f"{line} ({hypothesis_shape(sid)})"
+    if hid.strip()[:2].upper() == "H-" and not HYPOTHESIS_ID.match(hid):
+        digits = hid.strip()[2:]
+        given = f", not {len(digits)}" if re.fullmatch(r"[0-9a-fA-F]+", digits) and len(digits) != 12 else ""
+        return f"{line} ({hypothesis_shape(sid, given)})"
     if folder is not None and (elsewhere := _held_elsewhere(folder, hid)):
         return line + elsewhere
     return line
@@ -119,9 +121,10 @@ def _held_elsewhere(folder: SessionFolder, hid: str) -> str | None:
     return None
 
 
-def hypothesis_shape(sid: str) -> str:
-    """How a hypothesis id looks, and where the session's are listed."""
-    return f"a hypothesis id is H- and 12 hex digits; `cosci report {sid}` lists them"
+def hypothesis_shape(sid: str, given: str = "") -> str:
+    """How a hypothesis id looks (``given``: what the id held instead, ``", not 11"``), and where the session's are
+    listed."""
+    return f"a hypothesis id is H- and 12 hex digits{given}, like H-0123456789ab; `cosci report {sid}` lists them"
 
 def check_target_kind(data_dir: Path, target: str) -> None:
     """Raises CosciError when ``target``, named where a session id or a project name goes, is neither but an id

@@ -46,6 +46,30 @@ def test_a_researcher_text_over_the_limit_is_refused_in_one_line(tmp_path: Path,
     assert _recorded(data, sid) == (1, 0, 0)
 
 
+def test_ids_are_read_in_any_case_and_a_malformed_one_is_told_the_form(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: ``H-ABC…`` (upper-case hex) was told it is not hex digits, an 11-digit id got no hint, an
+    upper-case session id no hint. Ids are hex: any case is the id cosci wrote; a wrong length is told the form."""
+    data = tmp_path / "data"
+    sid, (a, b) = session_with(data, STATEMENTS)
+    code, out, err = run_cli(capsys, "--data-dir", str(data), "rate", sid.upper(), "H-" + a[2:].upper(),
+                             "h-" + b[2:], "--prefer", "a")
+    assert code == 0 and f"({a} vs {b}: prefer a)" in out, err
+    with SessionFolder(data, sid).store() as store:
+        assert [(r.hyp_a, r.hyp_b) for r in store.researcher.ratings()] == [(a, b)]  # stored as cosci writes ids
+    code, out, err = run_cli(capsys, "--data-dir", str(data), "status", sid.upper())
+    assert code == 0 and f"session      {sid} " in out, err
+    for given in (a[:-1], a + "0", a[:-1].upper()):  # 11 or 13 hex digits
+        code, _, err = run_cli(capsys, "--data-dir", str(data), "rate", sid, given, "--score", "3")
+        assert code == 2 and err.count("\n") == 1, err
+        assert f"H- and 12 hex digits, not {len(given) - 2}, like H-" in err, err
+    code, _, err = run_cli(capsys, "--data-dir", str(data), "status", sid[:-1])
+    assert code == 2 and f"no session '{sid[:-1]}'" in err and "a session id is s-YYYYmmdd-HHMMSS-xxxxxx" in err, err
+    code, _, err = run_cli(capsys, "--data-dir", str(data), "rate", sid, "h-" + a[2:].upper(), "--why", "x")
+    assert code == 2 and "one hypothesis needs --score 1-5" in err, err  # the id was read; the rating is incomplete
+    assert _recorded(data, sid)[0] == 1
+
+
 def test_an_id_of_another_plain_session_names_that_session(tmp_path: Path,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
     """The other-session hint worked inside a project only: a session in no project is told the newest other
