@@ -51,26 +51,58 @@ already removed the quotes)."""
 
 
 def with_goal_hint(message: str, overrides: Sequence[str]) -> str:
-    """``message`` plus :data:`GOAL_QUOTING` when an override sets ``session.goal`` (the usual grammar error), and
-    prefixed by the first override Hydra's grammar cannot parse: a parse error ("no viable alternative at input
-    ...") names a token, not the key, so a long command line left the user guessing which argument it meant."""
-    bad = unparsable(overrides)
-    if bad is not None and bad not in message:
-        message = f"override {bad!r}: {message}"
+    """The line for a Hydra error over ``overrides``: when one override is not in Hydra's override grammar, the
+    :func:`grammar_line` of the first such (a parse error, "LexerNoViableAltException: … ^" or "no viable
+    alternative at input …", names a token and a caret, not the override or how to write it); else ``message``,
+    plus :data:`GOAL_QUOTING` when an override sets ``session.goal``."""
+    if (bad := unparsable(overrides)) is not None:
+        return grammar_line(*bad)
     if any(o.lstrip("+~").startswith("session.goal=") for o in overrides):
         return f"{message} ({GOAL_QUOTING})"
     return message
 
 
-def unparsable(overrides: Sequence[str]) -> str | None:
-    """The first override Hydra's override grammar rejects on its own, or None when each parses."""
+def unparsable(overrides: Sequence[str]) -> tuple[str, str] | None:
+    """The first override Hydra's override grammar rejects on its own, with Hydra's message; None when each
+    parses."""
     parser = OverridesParser.create()
     for override in overrides:
         try:
             parser.parse_overrides([override])
-        except HydraException:
-            return override
+        except HydraException as exc:
+            return override, str(exc)
     return None
+
+
+LEXER_ERROR = "LexerNoViableAltException: "
+"""How Hydra's message for a character its grammar cannot read begins (the override follows, a caret under the
+character on the next line)."""
+
+
+def grammar_line(override: str, message: str) -> str:
+    """One line for ``override``, which Hydra's override grammar rejected with ``message``: the override, what could
+    not be read (the character under Hydra's caret, or the parser's words), and how to quote the value (in single
+    quotes for the shell, the value in double quotes for Hydra: ``'session.project="bad name!"'``; a value with an
+    apostrophe the other way round)."""
+    lines = message.splitlines()
+    detail = ""
+    if lines and lines[0].startswith(LEXER_ERROR) and len(lines) > 1 and "^" in lines[1]:
+        at = lines[1].index("^") - len(LEXER_ERROR)
+        if 0 <= at < len(override):
+            detail = f"{override[at]!r} at character {at + 1} cannot stand unquoted"
+    else:
+        detail = one_line(" ".join(ln for ln in lines[1:] if not ln.startswith("See https://")))
+    key, equals, value = override.partition("=")
+    if key.lstrip("+~") == "session.goal":  # prose: the usual grammar error, and a file takes any text
+        how = GOAL_QUOTING
+    elif equals and '"' not in value and "'" not in value:
+        how = f"quote the value: '{key}=\"{value}\"' (the whole override in single quotes for the shell)"
+    elif equals and '"' not in value:  # an apostrophe: double quotes for the shell, escaped ones for Hydra
+        how = f"quote the value: \"{key}=\\\"{value}\\\"\" (the whole override in double quotes for the shell)"
+    else:
+        how = ("quote the value for Hydra (key=\"...\" or key='...', the other kind of quote inside) and the whole "
+               "override for the shell")
+    return f"override {override!r} is not in Hydra's override grammar ({detail or 'it cannot be parsed'}); {how}"
 
 
 def read_goal_file(path: str) -> str:

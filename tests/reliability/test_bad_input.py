@@ -47,6 +47,25 @@ def test_the_goal_grammar_error_says_how_to_quote(tmp_path: Path, capsys: pytest
     assert code == 2 and GOAL_QUOTING in err and "session.goal_file=PATH" in err
 
 
+@pytest.mark.parametrize(("override", "cannot", "quoted"), [
+    ("session.project=bad name!", "'!' at character 25 cannot stand unquoted", "'session.project=\"bad name!\"'"),
+    ("run.seed=1)", "extraneous input ')' expecting <EOF>", "'run.seed=\"1)\"'"),
+    ("tools.skills_path=it's", "\"'\" at character 21 cannot stand unquoted", '"tools.skills_path=\\"it\'s\\""'),
+])
+def test_an_override_out_of_hydras_grammar_is_one_line_naming_it_and_how_to_quote(
+        override: str, cannot: str, quoted: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: ``session.project=bad name!`` showed Hydra's "LexerNoViableAltException: ... ^ See
+    https://hydra.cc/..." line. The line names the override, what cannot be read and how to quote it, exit 2; the
+    command line's own composition (``cosci estimate``) says the same line."""
+    code, err = run_main(["experiment=demo", "models=fake", f"paths.data_dir={tmp_path / 'd'}", override], capsys)
+    assert code == 2 and err.count("\n") == 1 and not (tmp_path / "d").exists(), err
+    assert err.startswith(f"cosci: override {override!r} is not in Hydra's override grammar ({cannot}")
+    assert quoted in err and "LexerNoViableAltException" not in err and "hydra.cc" not in err, err
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["estimate", "experiment=demo", "models=fake", override])
+    assert exit_.value.code == 2 and capsys.readouterr().err == err
+
+
 def test_a_goal_file_takes_any_prose(tmp_path: Path) -> None:
     path = tmp_path / "goal.txt"
     path.write_text(f"\n{GOAL}\nSecond line: €, é, #, ;, =.\n", encoding="utf-8")
