@@ -52,7 +52,7 @@ from cosci.report.formats import HTML_SUFFIXES
 from cosci.session.folder import SessionFolder
 from cosci.session.inputs import check_feedback_text, check_text, hypothesis_missing
 from cosci.session.status import report_lines, status_report
-from cosci.text import columns, escaped, plural, say
+from cosci.text import columns, escaped, one_line, plural, say
 
 FEEDBACK_KINDS = ("directive", "preference", "rejection", "pin")
 
@@ -87,7 +87,7 @@ def cmd_list(args: argparse.Namespace) -> None:
             rows.append([folder.session_id, folder.shown_status(row.status), row.stop_reason or "-",
                          f"{n:3d} {plural(n, 'hypothesis', 'hypotheses')} ({states.get('rejected', 0)} rejected, "
                          f"{states.get('retired', 0)} retired)", f"{m:4d} {plural(m, 'match', 'matches')}",
-                         " ".join(row.research_goal.split())[:60]])
+                         one_line(row.research_goal, 60)])
     for line in columns(rows):
         print(line)
 

@@ -664,3 +664,41 @@ def test_the_report_page_endings_have_one_home() -> None:
 
     assert cosci.cli.HTML_SUFFIXES is cosci.report.formats.HTML_SUFFIXES
     assert cosci.report.commands.HTML_SUFFIXES is cosci.report.formats.HTML_SUFFIXES
+
+
+def test_a_cut_text_ends_with_an_ellipsis_a_bt_score_is_signed_and_no_claims_get_no_audit_score(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: `cosci list` and `cosci project show` cut a goal or title without a sign of it, the page
+    showed a BT score as ``4.06`` where `cosci status` shows ``+4.06``, and an overview with no claims got an audit
+    score."""
+    from cosci.report.data import collect
+    from cosci.report.render import render_html
+    from cosci.session.folder import SessionFolder
+    from tests.store.rows import session_with
+
+    data = tmp_path / "data"
+    goal = "Find approved drugs to repurpose for acute myeloid leukemia that resist cytarabine in relapsed patients"
+    title = "Metformin depletes leukemic stem cells through AMPK activation and mitochondrial stress in relapsed AML"
+    sid, (a, b) = session_with(data, ("Metformin depletes leukemic stem cells", "Itraconazole blocks SMO"),
+                               f"session.goal={goal}", "session.project=p")
+    with SessionFolder(data, sid).store() as store:
+        with store.db.tx() as c:
+            c.execute("UPDATE hypotheses SET title=? WHERE id=?", (title, a))
+        store.matches.save_bt({a: (4.06, 3.1, 5.0), b: (-4.06, -5.0, -3.1)}, 2)
+        store.logs.event("overview_checked", {"claims": [], "claims_total": 0, "claims_traceable": 0,
+                                              "audit": {"status": "done", "overall_score": 0.7}})
+        store.sessions.update(status="done")
+        from cosci.session.runtime import sync_project
+
+        sync_project(SessionFolder(data, sid).frozen_config(), store)
+        page = render_html(collect(store))
+    code, out, _ = _cli(capsys, "--data-dir", str(data), "list")
+    assert code == 0 and out.splitlines()[1].endswith(goal[:59] + "…"), out
+    code, out, _ = _cli(capsys, "--data-dir", str(data), "project", "show", "p")
+    assert code == 0 and f"  {sid}  done  -  {goal[:59]}…\n" in out and f"{title[:69]}…\n" in out, out
+    assert "BT +4.06" in out, out
+    code, out, _ = _cli(capsys, "--data-dir", str(data), "status", sid)
+    assert code == 0 and f"{a} +4.06 [+3.10, +5.00]" in out, out
+    assert "audit        none: the overview has no claims to audit" in out and "0.70" not in out, out
+    assert ">+4.06</td>" in page and ">-4.06</td>" in page and ">4.06<" not in page
+    assert "Blind audit: none, the overview has no claims to audit" in page and "score 0.70" not in page

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from cosci.agents.overview import OverviewMaterial
 from cosci.domain import Task
 from cosci.grounding.claims import unmarked
+from cosci.grounding.report import NO_CLAIMS
 from cosci.llm.errors import CALL_FAILED
 from cosci.llm.port.structured import call_record
 from cosci.llm.port.types import Route
@@ -70,6 +71,8 @@ class AuditResult:
         same = " (the same model as the writer: the models config offers no other)" if (
             self.model == self.writer_model) else f" (the overview was written by {self.writer_model})"
         lines = ["# Audit", "", f"Independent audit by {self.model}{same}. It does not change the overview."]
+        if self.error == f"skipped: {NO_CLAIMS}":
+            return "\n".join(["# Audit", "", f"No audit: {NO_CLAIMS}."]) + "\n"
         if self.audit is None:
             return "\n".join([*lines, "", f"The audit could not be completed (unchecked): {self.error}"]) + "\n"
         a = self.audit

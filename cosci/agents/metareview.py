@@ -47,13 +47,14 @@ from cosci.grounding.claims import (
     totals,
 )
 from cosci.grounding.guards import Guards, load_guards
+from cosci.grounding.report import NO_CLAIMS
 from cosci.grounding.support import agreement
 from cosci.llm.errors import CALL_FAILED
 from cosci.llm.port.structured import call_record
 from cosci.prompts import render
 from cosci.records import RecordSystemFeedback
 from cosci.safety.quoting import quote_untrusted
-from cosci.store.standing import interval_text, standing
+from cosci.store.standing import bt_score_text, interval_text, standing
 from cosci.text import error_line, one_line  # a title with newlines would break a Markdown heading
 
 log = logging.getLogger(__name__)
@@ -150,7 +151,8 @@ class MetaReviewAgent(BaseAgent):
         checking = await ClaimChecker(self, task).run(claims, ctx)
         text, removed = clean_citations(mark_statuses(text, claims), known)
         text = self._with_appendices(text, top, latest)
-        audit = await OverviewAuditor(self, task).run(text, material, skip="" if top else "no hypotheses")
+        skip = "no hypotheses" if not top else "" if claims else NO_CLAIMS  # nothing an audit could score
+        audit = await OverviewAuditor(self, task).run(text, material, skip=skip)
         text = text.rstrip() + "\n\n" + clean_citations(audit.section(), known)[0]
         self.store.sessions.update(final_overview=text)
         agree = agreement(claims, audit.overclaims())
@@ -241,7 +243,7 @@ class MetaReviewAgent(BaseAgent):
         bt = self.store.matches.bt()  # the stored Bradley–Terry fit (design.md#tournament)
         for i, h in enumerate(top, 1):
             claim = one_line(h.statement).replace("|", "/")[:200]
-            score = f"{bt[h.id][0]:+.2f} {interval_text(bt[h.id][1], bt[h.id][2])}" if h.id in bt else "-"
+            score = f"{bt_score_text(bt[h.id][0])} {interval_text(bt[h.id][1], bt[h.id][2])}" if h.id in bt else "-"
             rows.append(f"| {i} | [{h.id}] | {score} | {h.elo:.0f} | {h.matches_played} | {h.mode} | "
                         f"{h.grounding} | {review_line(latest.get(h.id))} | {claim} |")
         return "\n".join(rows) + "\n"

@@ -21,6 +21,10 @@ if TYPE_CHECKING:
     from cosci.store import SessionStore
 
 CLAIM_METRICS = ("claims_total", "claims_traceable", *(f"claims_{s}" for s in STATUSES))
+NO_CLAIMS = "the overview has no claims to audit"
+"""Said instead of an audit score when the overview's claim map is empty: the audit is not run (no call) and a
+score would rate nothing; an older session's score of an empty claim map is not shown either
+(``docs/design.md#claim-statuses``)."""
 
 
 def checked_overview(store: SessionStore) -> dict[str, Any] | None:
@@ -37,7 +41,7 @@ def grounding_metrics(store: SessionStore) -> dict[str, float]:
     if checked:
         out.update({k: float(checked.get(k, 0)) for k in CLAIM_METRICS if k in checked})
         score = (checked.get("audit") or {}).get("overall_score")
-        if isinstance(score, int | float):
+        if isinstance(score, int | float) and checked.get("claims_total"):  # no score of an empty claim map
             out["audit_score"] = float(score)
         share = (checked.get("agreement") or {}).get("share")
         if isinstance(share, int | float):
@@ -90,6 +94,8 @@ def status_lines(store: SessionStore) -> list[str]:
         score = audit.get("overall_score")
         share = (checked.get("agreement") or {}).get("share")
         lines.append(f"claims       {claims_line(checked)}")
+        if not checked.get("claims_total"):
+            return [*lines, f"audit        none: {NO_CLAIMS}"]
         agreement = (f"agrees with the support check on {share:.0%} of the claims both judged"
                      if isinstance(share, int | float) else "no claim judged by both it and the support check")
         lines.append(f"audit        {audit.get('status', 'done' if score is not None else 'unchecked')}, score "

@@ -21,9 +21,10 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
+from cosci.grounding.report import NO_CLAIMS
 from cosci.report.data import SCORE_KEYS, ReportData, collect
 from cosci.report.figures import FigureUnavailable, bt_svg, elo_svg, lineage_svg
-from cosci.report.standing import interval_text
+from cosci.report.standing import bt_score_text, interval_text
 from cosci.store import SessionStore
 
 REPORT_FILE = "report.html"
@@ -61,7 +62,8 @@ def _num(value: Any, digits: int = 0) -> str:
 def _environment() -> Environment:
     env = Environment(loader=PackageLoader("cosci.report", "templates"), autoescape=True,
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-    env.filters.update(utc=_utc, num=_num, safe_url=safe_url, interval=interval_text)
+    env.filters.update(utc=_utc, num=_num, safe_url=safe_url, interval=interval_text,
+                       bt=lambda v: "-" if v is None else bt_score_text(float(v)))
     return env
 
 
@@ -90,7 +92,7 @@ def render_html(data: ReportData, elo_initial: float = 1200.0) -> str:
     script_hash = "sha256-" + base64.b64encode(hashlib.sha256(js.encode()).digest()).decode()
     return _environment().get_template("report.html.j2").render(
         d=data, overview=overview, score_keys=SCORE_KEYS, css=_asset("report.css"), js=js,
-        script_hash=script_hash, **figures(data, elo_initial))
+        script_hash=script_hash, no_claims=NO_CLAIMS, **figures(data, elo_initial))
 
 
 def write_report(store: SessionStore, folder: Path, elo_initial: float = 1200.0, out: Path | None = None) -> Path:

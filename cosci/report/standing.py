@@ -15,10 +15,10 @@ import time
 from dataclasses import dataclass
 
 from cosci.store import SessionStore
-from cosci.store.standing import OUT_OF_RANKING, Entry, Standing, interval_text, standing
-from cosci.text import counted
+from cosci.store.standing import OUT_OF_RANKING, Entry, Standing, bt_score_text, interval_text, standing
+from cosci.text import counted, one_line
 
-__all__ = ["OUT_OF_RANKING", "Entry", "LaterInputs", "Standing", "interval_text", "later_inputs",
+__all__ = ["OUT_OF_RANKING", "Entry", "LaterInputs", "Standing", "bt_score_text", "interval_text", "later_inputs",
            "leaderboard_lines", "overview_written_at", "standing"]  # the standing re-exported for its readers
 
 
@@ -29,10 +29,10 @@ def leaderboard_lines(store: SessionStore) -> list[str]:
     rows = ["| rank | hypothesis | BT score [95 % CI] | Elo | matches | state | title |",
             "|---|---|---|---|---|---|---|"]
     rows += [f"| {i} | [{e.id}] | {e.bt_text() or '-'} | {e.elo:.0f} | {e.matches} | {e.state} | "
-             f"{' '.join(e.title.split())[:100]} |" for i, e in enumerate(s.ranked, 1)]
+             f"{one_line(e.title, 100)} |" for i, e in enumerate(s.ranked, 1)]
     if not s.ranked:
         rows = ["No hypothesis is in the ranking."]
-    rows += ["", *(f"- Not ranked: [{e.id}] {e.why}: {' '.join(e.title.split())[:100]}" for e in s.apart)]
+    rows += ["", *(f"- Not ranked: [{e.id}] {e.why}: {one_line(e.title, 100)}" for e in s.apart)]
     return rows
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 from cosci.errors import CosciError
 from cosci.store.project import ProjectStore
 from cosci.store.researcher import measures_line
-from cosci.text import columns, plural
+from cosci.store.standing import bt_score_text
+from cosci.text import columns, one_line, plural
 
 
 def project_lines(data_dir: Path, name: str | None) -> list[str]:
@@ -46,14 +47,14 @@ def _shown(name: str, p: ProjectStore) -> list[str]:
     empty one ``none``; a result's measures as ``name = value`` (:func:`measures_line`, units as the researcher
     named them, e.g. ``ic50_nM = 12``) or ``no measures recorded``."""
     out = [f"project {name}", "", "sessions:"]
-    out += columns([[s["session_id"], s["status"], s["stop_reason"] or "-", " ".join(s["goal"].split())[:60]]
+    out += columns([[s["session_id"], s["status"], s["stop_reason"] or "-", one_line(s["goal"], 60)]
                     for s in p.sessions()], indent="  ")
     out += ["", "best hypotheses (BT score in its session's fit, then final Elo; refuted or rejected ones never):"]
-    out += columns([[f"[{h.hypothesis_id}]", f"BT {'-' if h.bt_score is None else f'{h.bt_score:+.2f}'}",
-                     f"Elo {h.elo:4.0f}", h.session_id, " ".join(h.title.split())[:70]]
+    out += columns([[f"[{h.hypothesis_id}]", f"BT {'-' if h.bt_score is None else bt_score_text(h.bt_score)}",
+                     f"Elo {h.elo:4.0f}", h.session_id, one_line(h.title, 70)]
                     for h in p.best(10)], indent="  ") or ["  none"]
     out += ["", "rejected directions:"]
-    out += columns([[f"[{d.hypothesis_id}]", d.session_id, d.reason, " ".join(d.title.split())[:60]]
+    out += columns([[f"[{d.hypothesis_id}]", d.session_id, d.reason, one_line(d.title, 60)]
                     for d in p.rejected()], indent="  ") or ["  none"]
     out += ["", "experimental results:"]
     out += columns([[f"[{o['hypothesis_id']}]", o["session_id"], o["outcome"], _measures(o["measures"])]

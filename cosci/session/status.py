@@ -13,7 +13,7 @@ from cosci.grounding.report import status_lines
 from cosci.session.folder import SessionFolder
 from cosci.session.summary import batch_spend, outstanding_line
 from cosci.store import SessionStore
-from cosci.text import counted, plural
+from cosci.text import counted, one_line, plural
 
 
 def _register_session_prices(folder: SessionFolder) -> None:
@@ -36,7 +36,7 @@ def status_report(folder: SessionFolder, store: SessionStore) -> list[str]:
     out: list[str] = []
     running = folder.is_running()
     out.append(f"session      {row.id} ({folder.shown_status(row.status)}{', running now' if running else ''})")
-    out.append(f"goal         {' '.join(row.research_goal.split())[:200]}")
+    out.append(f"goal         {one_line(row.research_goal, 200)}")
     out.append(f"stop reason  {row.stop_reason or '-'}")
     out.append(f"hypotheses   {hypotheses_line(store)}")
     out.append(f"reviews      {len(store.hypotheses.reviews())}")
@@ -119,12 +119,12 @@ def safety_lines(store: SessionStore) -> list[str]:
                          f"screen would refuse ({v.screen.get('line', '')}); {v.line()}")
     for h in store.hypotheses.all(states=("quarantined",)):
         verdict = store.safety.latest("hypothesis", h.id)
-        lines.append(f"quarantined  [{h.id}] {' '.join(h.title.split())[:80]}: "
+        lines.append(f"quarantined  [{h.id}] {one_line(h.title, 80)}: "
                      + (verdict.line() if verdict else "no verdict recorded"))
     for v in store.safety.all("hypothesis"):
         kept = store.hypotheses.get(v.subject_id or "")
         if v.decision == "flag" and kept is not None and kept.state != "quarantined":  # kept, marked
-            lines.append(f"flagged      [{kept.id}] {' '.join(kept.title.split())[:80]}: {v.line()}")
+            lines.append(f"flagged      [{kept.id}] {one_line(kept.title, 80)}: {v.line()}")
     return lines
 
 def report_lines(store: SessionStore) -> list[str]:

@@ -107,10 +107,11 @@ class SessionSummary:
                        f" verified, {g.get('evidence_misquoted', 0):.0f} misquoted, "
                        f"{g.get('evidence_unseen', 0):.0f} unseen")
         if "claims_total" in g:
-            from cosci.grounding.report import claims_line
+            from cosci.grounding.report import NO_CLAIMS, claims_line
 
-            out.append(f"claims    {claims_line(g)}"
-                       + (f"; audit score {g['audit_score']:.2f}" if "audit_score" in g else "; audit unchecked")
+            audit = f"; {NO_CLAIMS}" if not g["claims_total"] else f"; audit score {g['audit_score']:.2f}" \
+                if "audit_score" in g else "; audit unchecked"
+            out.append(f"claims    {claims_line(g)}{audit}"
                        + (f", agreement {g['audit_agreement']:.0%}" if "audit_agreement" in g else ""))
         if self.stop_reason == "interrupted":
             out.append(f"continue  cosci resume {self.session_id}")

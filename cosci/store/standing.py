@@ -38,12 +38,18 @@ class Entry:
 
     def bt_text(self) -> str:
         """``+0.42 [-0.10, +0.95]``, or "" outside the fit."""
-        return "" if self.bt is None else f"{self.bt[0]:+.2f} {interval_text(self.bt[1], self.bt[2])}"
+        return "" if self.bt is None else f"{bt_score_text(self.bt[0])} {interval_text(self.bt[1], self.bt[2])}"
+
+
+def bt_score_text(score: float) -> str:
+    """A BT score (logits, relative to the pool's mean) as every reader writes it, signed: ``+4.06``, ``-0.10``
+    (``cosci status``, ``cosci report``, the page, ``cosci project show``)."""
+    return f"{score:+.2f}"
 
 
 def interval_text(low: float, high: float) -> str:
     """A BT confidence interval (logits) as the text report and the page write it: ``[-0.10, +0.95]``."""
-    return f"[{low:+.2f}, {high:+.2f}]"
+    return f"[{bt_score_text(low)}, {bt_score_text(high)}]"
 
 
 @dataclass(frozen=True)

@@ -263,3 +263,17 @@ def test_finalisation_refits_a_fit_older_than_the_newest_verdict_and_leaves_a_fr
     after = planned.store.matches.bt()
     assert after[third][0] > before[third][0] and after[third][0] > after[leader][0]
     assert not refit_if_stale(planned.store, cfg.researcher_weight, cfg.bt_prior_sd)
+
+
+async def test_an_overview_without_claims_is_not_audited(planned: SessionRuntime, fake: FakeBackend, run_task,
+                                                          ranked: list[str]) -> None:
+    """Fresh-user trial: an overview with 0 claims got an audit score. No audit call is made; its section says there
+    is nothing to audit."""
+    text = ("# Executive summary\n\n# Main research directions\n\n# Convergence and divergence\n\n"
+            "# Caveats and limitations\n")
+    fake.script(FakeReply(text=text), agent="metareview", mode="final", times=2)
+    _, result = await run_task("metareview", "GenerateFinalResearchOverview", "final")
+    assert result.detail["claims_total"] == 0 and result.detail["audit_score"] is None, result.detail
+    assert fake.calls_for("metareview", "audit") == []
+    overview = planned.store.sessions.get().final_overview or ""
+    assert overview.rstrip().endswith("# Audit\n\nNo audit: the overview has no claims to audit.")

@@ -28,6 +28,12 @@ def test_an_audit_that_agrees_shows_its_share(store: SessionStore) -> None:
 
 
 def test_an_unchecked_audit_has_no_score(store: SessionStore) -> None:
-    _checked(store, {"claims_total": 0, "audit": {}})
+    _checked(store, {"claims_total": 1, "claims_hypothesis_only": 1, "audit": {}})
     assert status_lines(store)[-1] == "audit        unchecked, score none; no claim judged by both it and the " \
                                       "support check"
+
+
+def test_an_overview_without_claims_has_no_audit_score(store: SessionStore) -> None:
+    """Fresh-user trial: an overview with 0 claims got an audit score (one stored before the audit was skipped)."""
+    _checked(store, {"claims_total": 0, "audit": {"status": "done", "overall_score": 0.7}})
+    assert status_lines(store)[-1] == "audit        none: the overview has no claims to audit"
