@@ -702,3 +702,32 @@ def test_a_cut_text_ends_with_an_ellipsis_a_bt_score_is_signed_and_no_claims_get
     assert "audit        none: the overview has no claims to audit" in out and "0.70" not in out, out
     assert ">+4.06</td>" in page and ">-4.06</td>" in page and ">4.06<" not in page
     assert "Blind audit: none, the overview has no claims to audit" in page and "score 0.70" not in page
+
+
+def test_project_show_says_a_killed_session_is_stopped_as_list_does(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: `cosci project show` printed the stored status, so a killed session read "running". It reads
+    the status as `cosci list` and `cosci status` do (SessionFolder.shown_status: no process holds the lock)."""
+    from cosci.session.folder import SessionFolder
+    from cosci.session.runtime import sync_project
+    from tests.store.rows import session_with
+
+    data = tmp_path / "data"
+    sid, _ = session_with(data, ("Metformin depletes leukemic stem cells",), "session.project=p")
+    folder = SessionFolder(data, sid)
+    with folder.store() as store:
+        assert store.sessions.status() == "running"  # as a killed process leaves it
+        sync_project(folder.frozen_config(), store)
+
+    def shown() -> tuple[str, str]:
+        _, listed, _ = _cli(capsys, "--data-dir", str(data), "list")
+        code, out, _ = _cli(capsys, "--data-dir", str(data), "project", "show", "p")
+        assert code == 0, out
+        return listed.splitlines()[1].split()[1], out.split("sessions:\n")[1].splitlines()[0].split()[1]
+
+    assert shown() == ("stopped", "stopped")
+    folder.lock()  # a process runs it
+    try:
+        assert shown() == ("running", "running")
+    finally:
+        folder.unlock()

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from cosci.errors import CosciError
+from cosci.session.folder import SessionFolder
 from cosci.store.project import ProjectStore
 from cosci.store.researcher import measures_line
 from cosci.store.standing import bt_score_text
@@ -37,17 +38,20 @@ def project_lines(data_dir: Path, name: str | None) -> list[str]:
         raise CosciError(f"no project {name!r} under {data_dir / 'projects'}; `cosci project list` lists them")
     p = ProjectStore.open(data_dir, name)
     try:
-        return _shown(name, p)
+        return _shown(data_dir, name, p)
     finally:
         p.close()
 
 
-def _shown(name: str, p: ProjectStore) -> list[str]:
+def _shown(data_dir: Path, name: str, p: ProjectStore) -> list[str]:
     """``cosci project show NAME``: each section a table whose columns line up (:func:`cosci.text.columns`), an
-    empty one ``none``; a result's measures as ``name = value`` (:func:`measures_line`, units as the researcher
-    named them, e.g. ``ic50_nM = 12``) or ``no measures recorded``."""
+    empty one ``none``; a session's status as ``cosci list`` and ``cosci status`` show it
+    (:meth:`SessionFolder.shown_status`: a ``running`` session whose process is gone is ``stopped``); a result's
+    measures as ``name = value`` (:func:`measures_line`, units as the researcher named them, e.g. ``ic50_nM = 12``)
+    or ``no measures recorded``."""
     out = [f"project {name}", "", "sessions:"]
-    out += columns([[s["session_id"], s["status"], s["stop_reason"] or "-", one_line(s["goal"], 60)]
+    out += columns([[s["session_id"], SessionFolder(data_dir, s["session_id"]).shown_status(s["status"]),
+                     s["stop_reason"] or "-", one_line(s["goal"], 60)]
                     for s in p.sessions()], indent="  ")
     out += ["", "best hypotheses (BT score in its session's fit, then final Elo; refuted or rejected ones never):"]
     out += columns([[f"[{h.hypothesis_id}]", f"BT {'-' if h.bt_score is None else bt_score_text(h.bt_score)}",
