@@ -68,6 +68,16 @@ litellm.suppress_debug_info = True
 for _name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "httpx"):
     logging.getLogger(_name).setLevel(logging.WARNING)
 
+
+def _not_loop_change(record: logging.LogRecord) -> bool:
+    """False for LiteLLM's notice that its logging worker moved its pending tasks to a new event loop: a CLI
+    command that runs ``asyncio.run`` more than once (the safety screen, then the command) gets it on the
+    terminal, though the tasks are carried over, not lost (a refusal is one line: design.md#cli)."""
+    return not str(record.msg).startswith("LoggingWorker: event loop changed")
+
+
+logging.getLogger("LiteLLM").addFilter(_not_loop_change)
+
 FALLBACK_USD_PER_MTOK = (3.0, 15.0)
 """Unknown models are priced as Sonnet-class, 3 / 15 USD per 1M input / output
 tokens."""
