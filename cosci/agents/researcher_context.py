@@ -2,7 +2,9 @@
 
 - :func:`agreement`: each researcher preference against the judge-only Bradley-Terry order (the fit without the
   researcher's verdicts), so the report can show how far the tournament and the researcher agree
-  (design.md#researcher-ratings).
+  (design.md#researcher-ratings); :func:`agreement_line` words it, the one line every reader shows, with how many
+  preferences were left out of the comparison (one names a hypothesis out of the ranking or not yet in the
+  tournament).
 - :func:`researcher_lines`: ratings and results in plain text for meta-review prompts (quoted by the caller).
 - :func:`results_block`: the experimental results quoted for generation and evolution prompts (evidence,
   design.md#experimental-results).
@@ -15,43 +17,65 @@ from dataclasses import dataclass
 
 from cosci.safety.quoting import quote_untrusted
 from cosci.store import SessionStore
+from cosci.store.standing import OUT_OF_RANKING
 from cosci.tournament.bt import fit_bt
+
+OUT_OF_RANKING_NAMED = "out of the ranking"
+"""Why a preference is not compared: it names a quarantined, rejected or retired hypothesis (design.md#report)."""
+NOT_YET_PLAYING = "not yet in the tournament"
+"""Why a preference is not compared: it names a draft or reviewed hypothesis, not yet a tournament player."""
 
 
 @dataclass(frozen=True)
 class Agreement:
     """One preference (not a tie) and the judge-only BT order: ``agrees`` when the researcher's preferred
-    hypothesis has the higher judge-only BT score; None when either is not in the fit."""
+    hypothesis has the higher judge-only BT score; None when either is not in the fit (tournament players only),
+    and then ``outside`` says why (:data:`OUT_OF_RANKING_NAMED` before :data:`NOT_YET_PLAYING`; "" when compared)."""
 
     preferred: str
     other: str
     agrees: bool | None
+    outside: str = ""
 
 
 def agreement(store: SessionStore, prior_sd: float) -> list[Agreement]:
-    """Each non-tie preference against the BT fit on the judge's verdicts alone (tournament players)."""
+    """Each non-tie preference against the BT fit on the judge's verdicts alone (tournament players), oldest first;
+    ``prior_sd`` is the fit's prior (logits, ``ranking.bt_prior_sd``; design.md#researcher-ratings)."""
     prefs = [r for r in store.researcher.ratings("preference") if r.prefer in ("a", "b") and r.hyp_b]
     if not prefs:
         return []
     ids = [h.id for h in store.hypotheses.ranked()]
     fit = fit_bt(ids, store.matches.verdicts(), prior_sd) if ids else None
+    index = fit.index() if fit is not None else {}
     out = []
     for r in prefs:
         preferred, other = (r.hyp_a, str(r.hyp_b)) if r.prefer == "a" else (str(r.hyp_b), r.hyp_a)
-        agrees = None
-        if fit is not None and preferred in fit.index() and other in fit.index():
-            agrees = fit.score(preferred)[0] > fit.score(other)[0]
-        out.append(Agreement(preferred, other, agrees))
+        if fit is not None and preferred in index and other in index:
+            out.append(Agreement(preferred, other, fit.score(preferred)[0] > fit.score(other)[0]))
+            continue
+        states = [h.state if (h := store.hypotheses.get(hid)) else None for hid in (preferred, other)
+                  if hid not in index]
+        apart = any(s is None or s in OUT_OF_RANKING for s in states)
+        out.append(Agreement(preferred, other, None, OUT_OF_RANKING_NAMED if apart else NOT_YET_PLAYING))
     return out
 
 
 def agreement_line(rows: list[Agreement]) -> str:
-    """``researcher vs tournament: 2 of 3 preferences agree with the judge-only BT order`` (or no preference)."""
+    """The one wording of the researcher's agreement (the overview's appendix, ``cosci report``, the page, the md
+    export): ``researcher vs tournament: 1 of 1 preferences agree with the judge-only Bradley-Terry order (2 more
+    name a hypothesis out of the ranking)``; the parenthesis counts the preferences left out of the comparison, by
+    :attr:`Agreement.outside`, and is absent when none is. With none compared: ``no preference to compare with the
+    judge-only Bradley-Terry order``, with the same parenthesis (design.md#researcher-ratings)."""
     known = [a for a in rows if a.agrees is not None]
+    left = [(n, why) for why in (OUT_OF_RANKING_NAMED, NOT_YET_PLAYING)
+            if (n := sum(1 for a in rows if a.outside == why))]
+    more = " more" if known else ""
+    said = "; ".join(f"{n}{more} {'names' if n == 1 else 'name'} a hypothesis {why}" for n, why in left)
+    note = f" ({said})" if said else ""
     if not known:
-        return "researcher vs tournament: no preference between two ranked hypotheses"
+        return f"researcher vs tournament: no preference to compare with the judge-only Bradley-Terry order{note}"
     return (f"researcher vs tournament: {sum(1 for a in known if a.agrees)} of {len(known)} preferences agree with the "
-            "judge-only Bradley-Terry order")
+            f"judge-only Bradley-Terry order{note}")
 
 
 def researcher_lines(store: SessionStore) -> list[str]:

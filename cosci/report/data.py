@@ -96,7 +96,8 @@ class ReportData:
     """The researcher's ratings and experimental results, one line each, apart from the judge verdicts
     (design.md#researcher-ratings)."""
     researcher_agreement: str = ""
-    """How many preferences agree with the judge-only Bradley-Terry order ("" without ratings)."""
+    """How many preferences agree with the judge-only Bradley-Terry order, and how many were left out of it
+    (:func:`cosci.agents.researcher_context.agreement_line`; "" without ratings)."""
     overview_note: str = ""
     """Said above an overview written before later researcher inputs (when, how many; "" otherwise)."""
     claims: dict[str, Any] | None = None

@@ -227,3 +227,53 @@ def test_a_results_measures_read_on_the_page_as_the_command_line_says_them(
     page = Path(out.strip()).read_text(encoding="utf-8")
     assert code == 0 and "Measures: wells = 3, ic50_nM = 12.5, assay = &#39;HTRF&#39; (text)" in page
     assert "wells = 3.0" not in page
+
+
+def test_the_agreement_line_counts_the_preferences_left_out_of_the_comparison(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: after three preferences and a refuted hypothesis the line read "1 of 1" and hid the two
+    left out. Every reader (`cosci report`, the page, the md export, the overview's appendix) shows one line that
+    counts them, by why; with none compared it says so rather than "no preference"."""
+    from cosci.agents.researcher_context import researcher_appendix
+    from cosci.store import STORE_FILE, SessionStore
+    from tests.store.rows import insert_hypothesis, session_with
+
+    data = tmp_path / "data"
+    sid, (a, b, c, d) = session_with(data, ("Metformin depletes leukemic stem cells", "Itraconazole blocks SMO",
+                                            "Venetoclax spares HSCs", "Azacitidine primes apoptosis"))
+    store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
+    draft = insert_hypothesis(store, "Statins starve the niche")  # not yet in the tournament
+    store.matches.apply("M-1", a, b, mode="pairwise", winner=a, rule=lambda *_: (16.0, 32.0), rationale="",
+                        transcript=[], task_id=None)  # the judge: a over b
+    store.close()
+    for first, second in ((a, b), (a, c), (d, c), (draft, a)):
+        code, _, err = _cli(capsys, "--data-dir", str(data), "rate", sid, first, second, "--prefer", "a")
+        assert code == 0, err
+
+    def lines() -> list[str]:
+        code, report, err = _cli(capsys, "--data-dir", str(data), "report", sid)
+        assert code == 0, err
+        code, out, err = _cli(capsys, "--data-dir", str(data), "report", sid, "--html")
+        assert code == 0, err
+        page = Path(out.strip()).read_text(encoding="utf-8")
+        code, md, err = _cli(capsys, "--data-dir", str(data), "export", sid, "--format", "md", "--out", "-")
+        assert code == 0, err
+        store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
+        appendix = researcher_appendix(store, 1.0)
+        store.close()
+        said = [line.removeprefix("- ") for line in appendix.splitlines() if "researcher vs tournament" in line]
+        assert len(said) == 1, appendix
+        for text in (report, md):
+            assert f"\n- {said[0]}\n" in text + "\n", text
+        assert f"<p>{said[0]}</p>" in page
+        return said
+
+    code, _, err = _cli(capsys, "--data-dir", str(data), "result", sid, c, "--outcome", "refuted")
+    assert code == 0, err
+    assert lines() == ["researcher vs tournament: 1 of 1 preferences agree with the judge-only Bradley-Terry order "
+                       "(2 more name a hypothesis out of the ranking; 1 more names a hypothesis not yet in the "
+                       "tournament)"]
+    code, _, err = _cli(capsys, "--data-dir", str(data), "result", sid, b, "--outcome", "refuted")
+    assert code == 0, err
+    assert lines() == ["researcher vs tournament: no preference to compare with the judge-only Bradley-Terry order "
+                       "(3 name a hypothesis out of the ranking; 1 names a hypothesis not yet in the tournament)"]
