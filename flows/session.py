@@ -199,13 +199,14 @@ def _live_progress(config: CosciConfig, session_id: str) -> Any:
     return LiveProgress(config, session_id)
 
 
-def _held_estimate(estimate: str | None, screened: Callable[[], bool]) -> Any:
-    """The estimate line held until ``screened()`` (goal parsing scheduled: the goal screen passed), else None."""
+def _held_estimate(estimate: str | None, screened: Callable[[], bool], progress: Any = None) -> Any:
+    """The estimate line held until ``screened()`` (goal parsing scheduled: the goal screen passed), else None;
+    printed through the live ``progress`` line's console when there is one (the screen passes while it is shown)."""
     if not estimate:
         return None
     from cosci.ui.progress import HeldLine
 
-    return HeldLine(estimate, screened)
+    return HeldLine(estimate, screened, progress.console if progress else None)
 
 
 async def _paused(pending: BackgroundTracker | None, rt: SessionRuntime, reason: StopReason) -> dict[str, Any]:
@@ -285,7 +286,7 @@ async def session_flow(
         if config.tracking.enabled:  # MLflow (import and store) starts beside the first tasks (design.md#tracking)
             pending = BackgroundTracker(config, rt, overrides, models_choice)
         progress = _live_progress(config, rt.session_id) if ui else None
-        held = _held_estimate(estimate, lambda: sup.tally.count("goal_parsing", "ParseGoal") > 0)
+        held = _held_estimate(estimate, lambda: sup.tally.count("goal_parsing", "ParseGoal") > 0, progress)
         observers: list[Observer] = list(filter(None, (held, pending, progress)))
         sup = Supervisor(config, rt.store, rt.budget, make_runner(rt), observers)
         handled = _on_interrupt(sup) if ui else []

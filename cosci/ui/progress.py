@@ -2,7 +2,9 @@
 :class:`HeldLine`, the pre-flight estimate held until the goal screen passed.
 
 The line is computed from the store at each refresh (twice a second), so it moves with every finished task;
-on a non-terminal output rich prints only the final state.
+on a non-terminal output rich prints only the final state. The held estimate is printed while the live line is
+shown (the goal screen passes during the session's loop), so it prints through the live line's console: rich then
+puts it above the live line, whole, instead of after the live line's text on the same terminal line.
 """
 
 from __future__ import annotations
@@ -44,7 +46,8 @@ class LiveProgress:
             f"  elapsed {mins:02d}:{secs:02d} / {int(self.config.run.wall_clock_seconds) // 60} min")
 
     def start(self) -> None:
-        self._live.start()
+        """Show the line now (not half a second later), then refresh it twice a second until :meth:`stop`."""
+        self._live.start(refresh=True)
 
     def stop(self) -> None:
         self._live.stop()
@@ -53,13 +56,19 @@ class LiveProgress:
 class HeldLine:
     """An Observer that prints ``line`` once on stderr (dim), at the first progress report for which ``ready()``
     holds: the pre-flight estimate, held until the goal screen passed, so that a refused goal prints only its
-    refusal (design.md#safety). A session that never becomes ready prints nothing."""
+    refusal (design.md#safety). A session that never becomes ready prints nothing.
 
-    def __init__(self, line: str, ready: Callable[[], bool]) -> None:
+    ``console``: the :class:`LiveProgress` console when a live line is shown (a TTY), so the line prints above it
+    through rich's live display; a console of its own on stderr would write after the live line's text, on its
+    terminal line. None: a stderr console of its own (no live line)."""
+
+    def __init__(self, line: str, ready: Callable[[], bool], console: Console | None = None) -> None:
         self.line: str | None = line
         self.ready = ready
+        self.console = console
 
     def on_progress(self, stats: SessionStats, step: int) -> None:
         if self.line is not None and self.ready():
-            Console(stderr=True, soft_wrap=True).print(f"[dim]{self.line}[/dim]")  # soft: no hard wraps in a file
+            console = self.console or Console(stderr=True)
+            console.print(Text(self.line, style="dim"), soft_wrap=True)  # soft: no hard wraps in a file; no markup
             self.line = None
