@@ -50,6 +50,8 @@ TRUTH = "normal"
 N_HYP = int(os.environ.get("COVER_N", "40"))
 """Hypotheses per trial (the ranking simulator's N; ``COVER_N=20`` for the smaller pool)."""
 BOOT_TRIALS = 30
+BAND = (0.93, 0.97)
+"""The coverage a nominal 95 % interval must show in every regime (issue 29's acceptance; bench/README.md)."""
 REGIMES: list[tuple[float, int, float]] = (
     [(s, v, b) for s in (1.0, 2.0, 3.0, 4.0) for v in (5, 30) for b in (0.0, 0.6)]
     + [(s, 15, 0.3) for s in (1.0, 2.0, 3.0, 4.0)]
@@ -249,6 +251,8 @@ def main(trials: int, first_trial: int, methods: Sequence[str], workers: int, bo
     print(f"{'spread':>6} {'v/h':>4} {'bias':>4} " + " ".join(f"{m:>13}" for m in methods))
     totals: dict[str, list[float]] = {m: [0, 0, 0.0, 0] for m in methods}
     worst = {m: 1.0 for m in methods}
+    highest = {m: 0.0 for m in methods}
+    inside = dict.fromkeys(methods, 0)
     for r, (s, v, b) in enumerate(regimes):
         res = results[r * trials:(r + 1) * trials]
         cells = []
@@ -260,9 +264,14 @@ def main(trials: int, first_trial: int, methods: Sequence[str], workers: int, bo
             totals[m][2] += sum(x[m][2] for x in res if m in x)
             totals[m][3] += sum(1 for x in res if m in x)
             worst[m] = min(worst[m], hit / cnt if cnt else 1.0)
+            highest[m] = max(highest[m], hit / cnt if cnt else 0.0)
+            inside[m] += int(cnt > 0 and BAND[0] <= hit / cnt <= BAND[1])
             cells.append(f"{hit / cnt:13.3f}" if cnt else f"{'-':>13}")
         print(f"{s:6.1f} {v:4d} {b:4.1f} " + " ".join(cells))
     print(f"{'worst':>16} " + " ".join(f"{worst[m]:13.3f}" for m in methods))
+    print(f"{'highest':>16} " + " ".join(f"{highest[m]:13.3f}" for m in methods))
+    print(f"{'inside ' + format(BAND[0], '.2f') + '-' + format(BAND[1], '.2f'):>16} "
+          + " ".join(f"{inside[m]:13d}" for m in methods))
     print(f"{'ms / fit':>16} " + " ".join(f"{1000 * totals[m][2] / max(totals[m][3], 1):13.1f}" for m in methods))
     print(f"# coverage of the centred true strength by nominal 95 % intervals; N={N_HYP}, trials "
           f"{first_trial}-{first_trial + trials - 1} per regime (boot: the first {BOOT_TRIALS}, {boot_reps} "
