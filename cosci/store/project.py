@@ -24,6 +24,8 @@ from cosci.store.standing import standing
 
 PROJECT_FILE = "project.sqlite"
 REJECTING_VERDICTS = ("disproved", "already_explained")
+UNJUDGED = frozenset({"draft", "reviewed"})
+"""States of a copy that carries no verdict on its idea yet (:meth:`ProjectStore.best`)."""
 
 
 def project_path(data_dir: Path, name: str) -> Path:
@@ -166,9 +168,13 @@ class ProjectStore:
         """The ``k`` best tournament hypotheses of the other sessions, in the project's standing: the rule of a
         session's (:mod:`cosci.store.standing`) over every session's rows, those in their session's BT fit first
         by BT score (which holds the researcher's preferences), then the others, each by final Elo
-        (design.md#projects). Left out: a hypothesis in a rejected direction, and every copy of one a lab result
-        refuted or the researcher rejected in any session (a carried-over hypothesis has a copy per session). A
-        hypothesis carried over from an earlier session counts once (the newest session's copy)."""
+        (design.md#projects). Left out: every copy of one a lab result refuted or the researcher rejected in any
+        session (a carried-over hypothesis has a copy per session), and an idea whose newest judged copy is out
+        of the tournament (retired, quarantined, rejected by review, or in a rejected direction): a later session's
+        verdict on an idea replaces an earlier one's, so an idea a later session found already explained is not
+        "best" on its earlier copy. A copy not yet judged (draft, or reviewed without a rejecting verdict: its
+        session still running) does not speak; a hypothesis carried over from an earlier session counts once (its
+        newest judged copy)."""
         rejected = {(d.session_id, d.hypothesis_id): d.reason for d in self.rejected()}
         created = {s["session_id"]: float(s["created_at"]) for s in self.sessions()}
         copies: dict[str, list[PriorHypothesis]] = {}
@@ -178,10 +184,14 @@ class ProjectStore:
         for same in copies.values():
             if any(rejected.get((h.session_id, h.hypothesis_id)) in ("refuted", "rejected") for h in same):
                 continue  # the lab's result and the researcher's rejection hold for the idea, not one copy
-            kept = [h for h in same if h.session_id != exclude_session and h.state in ("in_tournament", "pinned")
-                    and (h.session_id, h.hypothesis_id) not in rejected]
-            if kept:
-                out.append(max(kept, key=lambda h: (created.get(h.session_id, 0.0), h.session_id)))
+            judged = [h for h in same if h.session_id != exclude_session
+                      and (h.state not in UNJUDGED or (h.session_id, h.hypothesis_id) in rejected)]
+            if not judged:
+                continue
+            newest = max(judged, key=lambda h: (created.get(h.session_id, 0.0), h.session_id))
+            if newest.state in ("in_tournament", "pinned") and (newest.session_id, newest.hypothesis_id) \
+                    not in rejected:
+                out.append(newest)
         out.sort(key=lambda h: (h.bt_score is None, -(h.bt_score or 0.0), -h.elo, h.session_id, h.hypothesis_id))
         return out[:k]
 

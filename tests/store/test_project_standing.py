@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from cosci.records import RecordReview
 from cosci.session.projects import project_lines
 from cosci.store import SessionStore
 from cosci.store.project import ProjectStore
@@ -57,3 +58,30 @@ def test_the_project_s_best_are_its_standing_and_never_a_refuted_idea(tmp_path: 
     assert shown[2] == "", lines  # the refuted idea is listed under rejected directions only
     rejected = lines[lines.index("rejected directions:") + 1:]
     assert any(x.startswith(f"  [{carried}]") and " refuted " in x for x in rejected[:rejected.index("")]), lines
+
+
+def test_an_idea_a_later_session_put_out_of_the_tournament_is_not_best_on_its_earlier_copy(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    project = ProjectStore.open(data, "lab")
+    first, second = _session(tmp_path, "s-first"), _session(tmp_path, "s-second")
+    try:
+        kept = _player(first, "Metformin inhibits complex I to deplete leukemic stem cells", 1300.0)
+        explained = _player(first, "Itraconazole blocks SMO to sensitise relapsed blasts", 1250.0)
+        retired = _player(first, "Venetoclax plus azacitidine overcomes BCL2 dependence", 1240.0)
+        running = _player(first, "Tigecycline inhibits mitochondrial translation in AML", 1230.0)
+        project.sync(first)
+        copy = _player(second, "Itraconazole blocks SMO to sensitise relapsed blasts", 1200.0, state="reviewed")
+        second.hypotheses.add_review(copy, RecordReview(verdict="already_explained", evidence=[], notes="known"),
+                                     task_id="T-review-1")
+        _player(second, "Venetoclax plus azacitidine overcomes BCL2 dependence", 1190.0, state="retired")
+        _player(second, "Tigecycline inhibits mitochondrial translation in AML", 1200.0, state="draft")
+        project.sync(second)
+        best = [h.hypothesis_id for h in project.best(5)]
+        # the later session's verdict replaces the earlier; a copy not yet judged leaves the earlier one standing
+        assert best == [kept, running], (best, explained, retired)
+        assert [h.hypothesis_id for h in project.best(5, exclude_session="s-second")] == [kept, explained, retired,
+                                                                                           running]
+    finally:
+        first.close()
+        second.close()
+        project.close()
