@@ -32,8 +32,11 @@ from __future__ import annotations
 import functools
 import logging
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
 
 from cosci.agents.base import AgentDeps, BaseAgent
 from cosci.agents.match_batches import MatchBatchPool
@@ -67,11 +70,25 @@ def session_verdicts(store: SessionStore, weight: int) -> tuple[list[Verdict], l
     return [*judged, *rated], first
 
 
+def fit_session(store: SessionStore, ids: Sequence[str], weight: int, prior_sd: float,
+                start: NDArray[np.float64] | None = None, method: Method = "eb_is") -> BTFit:
+    """The session's one Bradley–Terry fit over ``ids`` (sorted here: the fit's Monte Carlo draws follow the order
+    of its ids, so two orders of one player set give fits a few hundredths of a logit apart) on
+    :func:`session_verdicts`: the in-session fits (:meth:`RankingAgent.fit`, :meth:`RankingAgent.refit`) and every
+    later refit (:func:`refit_bt`) go through it, so the same players and verdicts give the same stored numbers
+    (design.md#researcher-ratings). ``start``: ``(len(ids),)`` θ in sorted-id order, a warm start for the
+    pairing's fit; the leaderboard's ``eb_is`` fit ignores it (a warm start moves θ by ~1e-9 logits, and the stored
+    fit must not depend on when it was made)."""
+    verdicts, first = session_verdicts(store, weight)
+    return fit_bt(sorted(ids), verdicts, prior_sd, None if method == "eb_is" else start, first=first, method=method)
+
+
 def refit_bt(store: SessionStore, weight: int, prior_sd: float) -> BTFit:
     """Refit BT on the tournament players with the researcher's preferences and store it (``bt_ratings``):
-    ``cosci rate`` on a session no process runs (a running one refits after its next round)."""
-    verdicts, first = session_verdicts(store, weight)
-    fit = fit_bt([p.id for p in store.hypotheses.ranked()], verdicts, prior_sd, first=first)
+    ``cosci rate`` of a preference on a session no process runs (a running one refits after its next round), and
+    finalisation (:func:`refit_if_stale`). The same fit as the session's last :meth:`RankingAgent.refit` for the
+    same players and verdicts (:func:`fit_session`)."""
+    fit = fit_session(store, store.hypotheses.player_ids(), weight, prior_sd)
     store.matches.save_bt(fit.table(), fit.verdicts)
     return fit
 
@@ -162,7 +179,8 @@ class RankingAgent(BaseAgent):
         Refit cadence (design.md#scale): the last fit of ``method`` over the same players is reused while fewer than
         :meth:`stride` valid verdicts have been added since it and no preference was rated (none, up to
         ``ranking.bt_refit_stride`` players: every new verdict refits, and the fit the pairing reads is the one the
-        previous round stored); a refit starts from the last fit's θ. A resumed session refits at once. The fit's
+        previous round stored); a refit of the pairing's fit starts from the last fit's θ (the leaderboard's does not:
+        :func:`fit_session`). A resumed session refits at once. The fit's
         ids are sorted."""
         return self._fit_ids(tuple(sorted(p.id for p in players)), method)  # by id: the Elo order moves each match
 
@@ -175,8 +193,8 @@ class RankingAgent(BaseAgent):
                 len(ids), method, last[0], last[1]):
             return last[0]
         start = last[0].theta if last is not None and last[0].ids == ids else None
-        verdicts, first = session_verdicts(self.store, self.config.ranking.researcher_weight)
-        fit = fit_bt(list(ids), verdicts, self.config.ranking.bt_prior_sd, start, first=first, method=method)
+        r = self.config.ranking
+        fit = fit_session(self.store, ids, r.researcher_weight, r.bt_prior_sd, start, method)
         self._last_fit[method] = (fit, valid, rated)
         return fit
 

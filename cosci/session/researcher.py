@@ -52,9 +52,11 @@ def _hypothesis(store: SessionStore, hid: str, sid: str, folder: SessionFolder |
         raise CosciError(missing)
 
 
-def _refit(folder: SessionFolder, store: SessionStore) -> None:
-    """A session no process runs gets its BT fit refitted now (a running one refits after its next round)."""
-    if folder.is_running():
+def _refit(folder: SessionFolder, store: SessionStore, enters_fit: bool = True) -> None:
+    """A session no process runs gets its BT fit refitted now (a running one refits after its next round), unless
+    the input does not enter the fit (``enters_fit`` False: a score, a preference naming a hypothesis out of the
+    tournament), which leaves the stored fit as it is (design.md#researcher-ratings)."""
+    if not enters_fit or folder.is_running():
         return
     from cosci.agents.ranking import refit_bt
 
@@ -131,7 +133,7 @@ def rate(folder: SessionFolder, ids: Sequence[str], prefer: str | None, score: s
         else:
             rid = store.researcher.rate_one(ids[0], int(score or 0), why.strip())
         store.logs.event("researcher_rating", {"id": rid, "ids": list(ids), "prefer": prefer, "score": score})
-        _refit(folder, store)
+        _refit(folder, store, enters_fit=len(ids) == 2 and not out)  # a preference of two players
         _sync(folder, store)
         _rewrite_page(folder, store, warn)
     if reversal:

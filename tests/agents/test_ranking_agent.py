@@ -202,3 +202,26 @@ async def test_the_leaderboard_refit_waits_for_the_verdicts_to_grow_above_the_st
 async def test_no_leaderboard_growth_refits_at_the_pairing_cadence(planned: SessionRuntime) -> None:
     """A session frozen before the key resumes with 0 (cosci/config/renames.py): the pairing's cadence, as it ran."""
     assert planned.agents["ranking"].stride(1000, "eb_is", _fit(1000, 0.0), 10_000) == 10  # type: ignore[attr-defined]
+
+
+def test_the_session_s_stored_fit_is_the_fit_every_later_refit_computes(planned: SessionRuntime,
+                                                                         add_player) -> None:
+    """Fresh-user trial: a score (which does not enter the fit) after the session shifted every BT score and
+    interval, as the after-session refit fitted the players in Elo order and the session in id order (the fit's
+    draws follow the order). The session's refits (the second warm-started from the first) and the later refit
+    over the same verdicts store the same numbers, exactly (design.md#researcher-ratings)."""
+    from cosci.agents.ranking import RankingAgent, refit_bt, refit_if_stale
+
+    cfg = planned.config.ranking
+    ids = [add_player(s, elo=1200.0 + 40 * i, matches=2) for i, s in enumerate(STATEMENTS)]
+    assert [h.id for h in planned.store.hypotheses.ranked()] != sorted(ids)  # Elo order is not id order
+    agent = planned.agents["ranking"]
+    assert isinstance(agent, RankingAgent)
+    for i, (a, b) in enumerate([(0, 1), (1, 2), (2, 3), (3, 0), (0, 2), (1, 3), (2, 0)]):
+        planned.store.matches.apply(f"M-{i}", ids[a], ids[b], mode="pairwise", winner=ids[a], rule=agent._rule(),
+                                     rationale="sharper", transcript=[], task_id=None)
+        agent.refit()
+    in_session = planned.store.matches.bt()
+    assert not refit_if_stale(planned.store, cfg.researcher_weight, cfg.bt_prior_sd)
+    refit_bt(planned.store, cfg.researcher_weight, cfg.bt_prior_sd)
+    assert planned.store.matches.bt() == in_session

@@ -563,3 +563,38 @@ def test_rate_and_result_after_the_session_ended_rewrite_its_report_page(
     code, _, err = _cli(capsys, "--data-dir", str(data), "rate", sid, now[1], "--score", "4")
     assert code == 0, err
     assert not page.exists()  # no page to keep current: `cosci report --html` writes one
+
+
+def test_a_rating_outside_the_fit_changes_no_bt_number(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: after the session, `cosci rate <H> --score 3` moved every BT score and interval (the
+    score refitted, and the refit fitted the players in Elo order, the session in id order). A score, and a
+    preference naming a retired hypothesis, neither enter the fit nor refit it: the stored numbers stay exactly the
+    session's (design.md#researcher-ratings)."""
+    from cosci.agents.ranking import session_verdicts
+    from cosci.session.folder import SessionFolder
+    from cosci.tournament.bt import fit_bt
+    from tests.store.rows import insert_hypothesis, session_with
+    from tests.tournament.shipped import ELO
+
+    data = tmp_path / "data"
+    statements = ("Metformin depletes leukemic stem cells", "Itraconazole blocks SMO in AML blasts",
+                  "Disulfiram inhibits ALDH1A1 in AML stem cells", "Atorvastatin starves FLT3-ITD blasts")
+    sid, ids = session_with(data, statements)
+    folder = SessionFolder(data, sid)
+    config = folder.frozen_config()
+    with folder.store() as store:
+        retired = insert_hypothesis(store, "Venetoclax alone clears relapsed AML", state="retired")
+        for i, (a, b) in enumerate([(3, 0), (3, 1), (2, 0), (2, 1), (3, 2), (1, 0)]):  # Elo order is not id order
+            store.matches.apply(f"M-{i}", ids[a], ids[b], mode="pairwise", winner=ids[a], rule=ELO,
+                                rationale="sharper", transcript=[], task_id=None)
+        assert [h.id for h in store.hypotheses.ranked()] != sorted(ids)
+        verdicts, first = session_verdicts(store, config.ranking.researcher_weight)  # as the session fits
+        fit = fit_bt(sorted(ids), verdicts, config.ranking.bt_prior_sd, first=first)
+        store.matches.save_bt(fit.table(), fit.verdicts)
+        stored, fitted_at = store.matches.bt(), store.matches.bt_fitted_at()
+    for args in (["rate", sid, ids[0], "--score", "3"], ["rate", sid, retired, "--score", "5"],
+                 ["rate", sid, retired, ids[1], "--prefer", "a"]):
+        code, _, err = run_cli(capsys, "--data-dir", str(data), *args)
+        assert code == 0, err
+    with folder.store() as store:
+        assert store.matches.bt() == stored and store.matches.bt_fitted_at() == fitted_at
