@@ -33,8 +33,10 @@ def _cell(value: Any) -> str:
 def markdown(store: SessionStore) -> str:
     """The overview (if written; under a note when researcher inputs came after it) and the current leaderboard
     (the standing ``cosci status`` shows, then the hypotheses out of the ranking, unranked), as Markdown."""
+    from cosci.session.folder import shown_status
+
     row = store.sessions.get()
-    head = (row.final_overview or f"# Session {row.id}\n\nNo overview yet ({row.status}).").rstrip()
+    head = (row.final_overview or f"# Session {row.id}\n\nNo overview yet ({shown_status(store)}).").rstrip()
     if row.final_overview and (later := later_inputs(store)):
         head = "> " + later.note('under "Leaderboard" below') + "\n\n" + head
     latest: dict[str, Any] = {}

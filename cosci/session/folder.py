@@ -219,3 +219,11 @@ class SessionFolder:
         """The stored status as a researcher reads it: a ``running`` session whose process is gone (killed)
         is shown ``stopped``; ``cosci resume`` continues it."""
         return "stopped" if status == "running" and not self.is_running() else status
+
+
+def shown_status(store: SessionStore) -> str:
+    """The status of the session ``store`` holds as a researcher reads it (:meth:`SessionFolder.shown_status`, the
+    folder being the store file's): ``cosci status``, ``cosci list``, ``cosci report``, ``cosci export`` and the
+    report page say the same word (design.md#cli)."""
+    folder = store.db.path.parent
+    return SessionFolder(folder.parent.parent, store.session_id).shown_status(store.sessions.get().status)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from cosci.errors import CosciError
 from cosci.grounding.report import status_lines
-from cosci.session.folder import SessionFolder
+from cosci.session.folder import SessionFolder, shown_status
 from cosci.session.summary import batch_spend, outstanding_line
 from cosci.store import SessionStore
 from cosci.text import counted, one_line, plural
@@ -142,7 +142,7 @@ def report_lines(store: SessionStore) -> list[str]:
         out.append(row.final_overview.rstrip())
         out.append("\n# Current leaderboard\n")
     else:
-        out.append(f"# Session {row.id}: no overview yet ({row.status}); leaderboard so far\n")
+        out.append(f"# Session {row.id}: no overview yet ({shown_status(store)}); leaderboard so far\n")
     out += leaderboard_lines(store)  # the standing `cosci status` shows (design.md#report)
     out.append("\n".join(tournament_lines(store)))
     from cosci.agents.researcher_context import agreement, agreement_line, researcher_lines

@@ -277,3 +277,26 @@ def test_the_agreement_line_counts_the_preferences_left_out_of_the_comparison(
     assert code == 0, err
     assert lines() == ["researcher vs tournament: no preference to compare with the judge-only Bradley-Terry order "
                        "(3 name a hypothesis out of the ranking; 1 names a hypothesis not yet in the tournament)"]
+
+
+def test_a_killed_session_is_stopped_in_the_report_and_the_exports(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: a session whose process was killed (its row still `running`, no process holding its lock)
+    is `stopped` in `cosci status` and `cosci list`, but `cosci report` and `cosci export --format md|html` called it
+    running. They say the word `cosci status` says (:func:`cosci.session.folder.shown_status`)."""
+    from cosci.session.folder import SessionFolder
+    from tests.store.rows import session_with
+
+    data = tmp_path / "data"
+    sid, _ = session_with(data, ("Metformin depletes leukemic stem cells", "Itraconazole blocks SMO in AML blasts"))
+    with SessionFolder(data, sid).store() as store:
+        assert store.sessions.status() == "running"
+    base = ("--data-dir", str(data))
+    _, status, _ = _cli(capsys, *base, "status", sid)
+    assert f"{sid} (stopped" in status, status
+    code, out, err = _cli(capsys, *base, "report", sid)
+    assert code == 0 and "no overview yet (stopped)" in out and "running" not in out.split("\n")[0], err
+    code, out, err = _cli(capsys, *base, "export", sid, "--format", "md", "--out", "-")
+    assert code == 0 and "No overview yet (stopped)." in out, err
+    code, out, err = _cli(capsys, *base, "export", sid, "--format", "html", "--out", "-")
+    assert code == 0 and "<dd>stopped (its process ended" in out and "session in progress" not in out, err
