@@ -262,6 +262,10 @@ def cmd_resume(args: argparse.Namespace) -> None:
         if folder.is_running():
             if status != "paused":
                 raise CosciError(f"session {args.session} is already running in another process")
+            if args.overrides:  # the waiting process has its configuration; nothing hands it new values
+                raise CosciError(f"{args.session} is paused in a running process, which continues with its own "
+                                 f"configuration; overrides ({' '.join(args.overrides)}) apply only when resuming a "
+                                 "stopped session")
             store.sessions.update(status="running")
             print(f"{args.session}: resumed (the running process continues)")
             return

@@ -731,3 +731,30 @@ def test_project_show_says_a_killed_session_is_stopped_as_list_does(tmp_path: Pa
         assert shown() == ("running", "running")
     finally:
         folder.unlock()
+
+
+def test_resume_of_a_session_paused_in_its_process_refuses_overrides(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: `cosci resume <sid> run.budget_usd=2` of a session paused in a process that waits printed
+    "resumed", exit 0, and the override was lost. It is refused in one line (exit 2), the session stays paused; with
+    no override it resumes in that process."""
+    from cosci.session.folder import SessionFolder
+    from tests.store.rows import session_with
+
+    data = tmp_path / "data"
+    sid, _ = session_with(data, ("Metformin depletes leukemic stem cells",))
+    folder = SessionFolder(data, sid)
+    folder.lock()  # the process that waits
+    try:
+        code, _, err = _cli(capsys, "--data-dir", str(data), "pause", sid)
+        assert code == 0, err
+        code, out, err = _cli(capsys, "--data-dir", str(data), "resume", sid, "run.budget_usd=2")
+        assert code == 2 and not out and err.count("\n") == 1, err
+        assert (f"{sid} is paused in a running process, which continues with its own configuration; overrides "
+                "(run.budget_usd=2) apply only when resuming a stopped session") in err
+        with folder.store() as store:
+            assert store.sessions.status() == "paused"
+        code, out, err = _cli(capsys, "--data-dir", str(data), "resume", sid)
+        assert code == 0 and "resumed (the running process continues)" in out, err
+    finally:
+        folder.unlock()
