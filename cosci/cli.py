@@ -49,7 +49,7 @@ from cosci.config.load import ConfigError, compose, validate
 from cosci.errors import CosciError, GoalRefused
 from cosci.paths import writable_data_dir
 from cosci.report.formats import HTML_SUFFIXES
-from cosci.session.folder import SessionFolder
+from cosci.session.folder import SessionFolder, shown_status
 from cosci.session.inputs import check_feedback_text, check_text, hypothesis_missing
 from cosci.session.status import report_lines, status_report
 from cosci.text import columns, escaped, one_line, plural, say
@@ -125,7 +125,7 @@ def cmd_report(args: argparse.Namespace) -> None:
         if page:
             from cosci.report.commands import report_html
 
-            print(report_html(store, folder.path, args.out, args.open))
+            print(report_html(store, folder.path, args.out, args.open, shown_status(store)))
             return
         text = "\n".join(report_lines(store)) + "\n"
     if not args.out:
@@ -141,7 +141,7 @@ def cmd_export(args: argparse.Namespace) -> None:
     from cosci.report.commands import export
 
     with session_folder(args).store() as store:
-        path = export(store, args.format, args.out)
+        path = export(store, args.format, args.out, shown_status(store))
     if path:
         print(path)
 

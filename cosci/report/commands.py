@@ -22,9 +22,10 @@ def elo_initial(store: SessionStore) -> float:
     return float(store.sessions.get().config_snapshot.get("ranking", {}).get("elo_initial", 1200.0))
 
 
-def report_html(store: SessionStore, folder: Path, out: str | None, open_it: bool) -> Path:
-    """Write the report page (default ``<session folder>/final/report.html``), optionally open it in a browser."""
-    path = write_report(store, folder, elo_initial(store), Path(out).expanduser().resolve() if out else None)
+def report_html(store: SessionStore, folder: Path, out: str | None, open_it: bool, status: str | None = None) -> Path:
+    """Write the report page (default ``<session folder>/final/report.html``), optionally open it in a browser;
+    ``status`` as :func:`cosci.report.data.collect` takes it."""
+    path = write_report(store, folder, elo_initial(store), Path(out).expanduser().resolve() if out else None, status)
     if open_it and not webbrowser.open(path.as_uri()):
         print(f"cosci: no browser could be started; open {path.as_uri()}", file=sys.stderr)
     return path
@@ -74,8 +75,9 @@ def check_suffix(fmt: str, out: str) -> None:
         raise CosciError(f"--out {out}: --format {fmt} writes {NAMES[fmt]}, name the file {want}{other}")
 
 
-def export(store: SessionStore, fmt: str, out: str) -> Path | None:
-    """Write the session in ``fmt`` (one of :data:`FORMATS`) to ``out`` (``-``: standard output).
+def export(store: SessionStore, fmt: str, out: str, status: str | None = None) -> Path | None:
+    """Write the session in ``fmt`` (one of :data:`FORMATS`) to ``out`` (``-``: standard output); ``status`` as
+    :func:`cosci.report.data.collect` takes it (the ``md`` and ``html`` formats show it).
 
     Returns:
         The file written, or None for standard output.
@@ -89,8 +91,8 @@ def export(store: SessionStore, fmt: str, out: str) -> Path | None:
     check_suffix(fmt, out)
     from cosci.report.data import collect
 
-    text = (render_html(collect(store, elo_initial(store)), elo_initial(store)) if fmt == "html"
-            else markdown(store) if fmt == "md" else jsonl(store))
+    text = (render_html(collect(store, elo_initial(store), status), elo_initial(store)) if fmt == "html"
+            else markdown(store, status) if fmt == "md" else jsonl(store))
     if out == "-":
         sys.stdout.write(text)
         return None

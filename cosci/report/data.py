@@ -228,15 +228,15 @@ def safety_view(store: SessionStore) -> dict[str, Any]:
             "decided_by": goal.screen.get("decided_by", "classifier") if goal else None}
 
 
-def collect(store: SessionStore, elo_initial: float = 1200.0) -> ReportData:
+def collect(store: SessionStore, elo_initial: float = 1200.0, status: str | None = None) -> ReportData:
     """Read the report's content from the store (works on a running session: it only reads).
 
     Args:
         record: an open session store.
         elo_initial: the initial Elo rating (points; design.md#tournament: 1200) the trajectories start from.
+        status: the session's status as ``cosci status`` shows it (``SessionFolder.shown_status``: a killed
+            session's ``running`` row is ``stopped``); None: the stored one (the session's own process).
     """
-    from cosci.session.folder import shown_status  # a killed session's `running` row reads `stopped`
-
     row = store.sessions.get()
     rows, has_bt = _leaderboard_rows(store)
     current = standing(store)
@@ -259,7 +259,7 @@ def collect(store: SessionStore, elo_initial: float = 1200.0) -> ReportData:
     views = [_view(r, hyps[r["id"]], reviews.get(r["id"], []), matches.get(r["id"], []), prior.get(r["id"], []),
                    searches.get(r["id"], "")) for r in rows]
     edges = [(p, h.id, h.mode) for h in hyps.values() for p in h.parent_ids if p in hyps]
-    session = {"id": row.id, "goal": row.research_goal, "status": shown_status(store), "stop_reason": row.stop_reason,
+    session = {"id": row.id, "goal": row.research_goal, "status": status or row.status, "stop_reason": row.stop_reason,
                "models_choice": row.models_choice, "elapsed_seconds": row.elapsed_seconds,
                "wall_clock_seconds": row.wall_clock_seconds, "created_at": row.created_at,
                "mlflow_run_id": row.mlflow_run_id}

@@ -30,13 +30,12 @@ def _cell(value: Any) -> str:
     return " ".join(str(value).split()).replace("|", "\\|")
 
 
-def markdown(store: SessionStore) -> str:
+def markdown(store: SessionStore, status: str | None = None) -> str:
     """The overview (if written; under a note when researcher inputs came after it) and the current leaderboard
-    (the standing ``cosci status`` shows, then the hypotheses out of the ranking, unranked), as Markdown."""
-    from cosci.session.folder import shown_status
-
+    (the standing ``cosci status`` shows, then the hypotheses out of the ranking, unranked), as Markdown.
+    ``status``: as :func:`cosci.report.data.collect` takes it."""
     row = store.sessions.get()
-    head = (row.final_overview or f"# Session {row.id}\n\nNo overview yet ({shown_status(store)}).").rstrip()
+    head = (row.final_overview or f"# Session {row.id}\n\nNo overview yet ({status or row.status}).").rstrip()
     if row.final_overview and (later := later_inputs(store)):
         head = "> " + later.note('under "Leaderboard" below') + "\n\n" + head
     latest: dict[str, Any] = {}

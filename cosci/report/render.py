@@ -95,15 +95,16 @@ def render_html(data: ReportData, elo_initial: float = 1200.0) -> str:
         script_hash=script_hash, no_claims=NO_CLAIMS, **figures(data, elo_initial))
 
 
-def write_report(store: SessionStore, folder: Path, elo_initial: float = 1200.0, out: Path | None = None) -> Path:
+def write_report(store: SessionStore, folder: Path, elo_initial: float = 1200.0, out: Path | None = None,
+                 status: str | None = None) -> Path:
     """Write the report of the session in ``record`` to ``out`` (default ``<folder>/final/report.html``).
 
     Works on a running session (it only reads the store). The file is replaced atomically, so a reader (or
-    the MLflow upload) never sees half a page.
+    the MLflow upload) never sees half a page. ``status``: as :func:`cosci.report.data.collect` takes it.
     """
     path = out or folder / "final" / REPORT_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(render_html(collect(store, elo_initial), elo_initial), encoding="utf-8")
+    tmp.write_text(render_html(collect(store, elo_initial, status), elo_initial), encoding="utf-8")
     tmp.replace(path)
     return path

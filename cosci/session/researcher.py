@@ -76,7 +76,7 @@ def _rewrite_page(folder: SessionFolder, store: SessionStore, warn: Warn) -> Non
     from cosci.report.commands import report_html
 
     try:
-        report_html(store, folder.path, None, False)
+        report_html(store, folder.path, None, False, folder.shown_status(store.sessions.status()))
     except Exception as exc:  # the stored input matters more than the page
         warn(f"the report page {folder.final_dir / REPORT_FILE} was not rewritten ({error_line(exc)}); "
              f"`cosci report {folder.session_id} --html` writes it")
