@@ -46,7 +46,7 @@ from typing import NoReturn
 from pydantic import ValidationError
 
 from cosci.config.load import ConfigError, compose, validate
-from cosci.errors import CosciError, GoalRefused
+from cosci.errors import CosciError, GoalRefused, StoreDamaged
 from cosci.paths import writable_data_dir
 from cosci.report.formats import HTML_SUFFIXES
 from cosci.session.folder import SessionFolder, shown_status
@@ -80,14 +80,18 @@ def cmd_list(args: argparse.Namespace) -> None:
         return
     rows = [["session", "status", "stop reason", "hypotheses in the pool", "matches", "goal"]]
     for folder in folders:
-        with folder.store() as store:
-            row = store.sessions.get()
-            states = store.hypotheses.state_counts()
-            n, m = store.hypotheses.count(), store.matches.count()
-            rows.append([folder.session_id, folder.shown_status(row.status), row.stop_reason or "-",
-                         f"{n:3d} {plural(n, 'hypothesis', 'hypotheses')} ({states.get('rejected', 0)} rejected, "
-                         f"{states.get('retired', 0)} retired)", f"{m:4d} {plural(m, 'match', 'matches')}",
-                         one_line(row.research_goal, 60)])
+        try:
+            with folder.store(read_only=True) as store:
+                row = store.sessions.get()
+                states = store.hypotheses.state_counts()
+                n, m = store.hypotheses.count(), store.matches.count()
+        except StoreDamaged as exc:  # one damaged session hides none of the others
+            rows.append([folder.session_id, f"damaged store: {exc.reason}", "-", "-", "-", "-"])
+            continue
+        rows.append([folder.session_id, folder.shown_status(row.status), row.stop_reason or "-",
+                     f"{n:3d} {plural(n, 'hypothesis', 'hypotheses')} ({states.get('rejected', 0)} rejected, "
+                     f"{states.get('retired', 0)} retired)", f"{m:4d} {plural(m, 'match', 'matches')}",
+                     one_line(row.research_goal, 60)])
     for line in columns(rows):
         print(line)
 
@@ -121,7 +125,7 @@ def cmd_report(args: argparse.Namespace) -> None:
         raise CosciError(f"--out {args.out}: the report page is HTML, name the file .html (or drop "
                          f"{'--html' if args.html else '--open'} to write the text report there)")
     folder = session_folder(args)
-    with folder.store() as store:
+    with folder.store(read_only=not page) as store:
         if page:
             from cosci.report.commands import report_html
 
@@ -140,7 +144,7 @@ def cmd_report(args: argparse.Namespace) -> None:
 def cmd_export(args: argparse.Namespace) -> None:
     from cosci.report.commands import export
 
-    with session_folder(args).store() as store:
+    with session_folder(args).store(read_only=True) as store:
         path = export(store, args.format, args.out, shown_status(store))
     if path:
         print(path)

@@ -39,6 +39,16 @@ class SessionNotFound(CosciError):
     """No session with this id exists under the data directory."""
 
 
+class StoreDamaged(CosciError):
+    """A session's store file is not a sound SQLite database (random bytes, truncated, empty, no session row):
+    the command touches nothing (design.md#store)."""
+
+    def __init__(self, session_id: str, reason: str) -> None:
+        super().__init__(f"the store of {session_id} is damaged ({reason}); nothing was changed")
+        self.session_id = session_id
+        self.reason = reason
+
+
 class IllegalTransition(CosciError):
     """A hypothesis state change the state machine (design.md#states) does not allow."""
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import fcntl
 import re
 import secrets
+import sqlite3
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -28,8 +29,9 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from cosci.domain import normal_id, wrong_kind
-from cosci.errors import CosciError, SessionNotFound
+from cosci.errors import CosciError, SessionNotFound, StoreDamaged
 from cosci.store import LEGACY_STORE_FILE, STORE_FILE, SessionStore
+from cosci.store.db import Database, damaged
 
 if TYPE_CHECKING:
     from cosci.config.schema import CosciConfig
@@ -148,19 +150,58 @@ class SessionFolder:
         return SessionStore.open(self.store_path, self.session_id)
 
     @contextmanager
-    def store(self) -> Iterator[SessionStore]:
-        """The session's store, closed on leaving the block (also on an error).
+    def store(self, *, read_only: bool = False) -> Iterator[SessionStore]:
+        """The session's store, closed on leaving the block (also on an error). The file is first looked at
+        read-only (SQLite's ``mode=ro``): a damaged one is refused before anything writes to it.
+
+        Args:
+            read_only: keep the store opened read-only (``cosci list``, ``report``, ``export``): no schema is
+                created or migrated, nothing is written; a store from an older cosci that lacks migrations is
+                still brought up to date first (as every command did before), its queries need the new columns.
 
         Raises:
             SessionNotFound: the session has no store yet.
+            StoreDamaged: the file is not a sound database (random bytes, truncated, empty, no session row),
+                also when SQLite finds a damaged page inside the block.
         """
         if not self.store_path.is_file():
             raise SessionNotFound(f"no session '{self.session_id}' under {self.data_dir / SESSIONS}")
-        store = SessionStore.open(self.store_path, self.session_id)
+        store = self._checked_store(read_only)
         try:
-            yield store
+            with self._damage_named():
+                yield store
         finally:
             store.close()
+
+    @contextmanager
+    def _damage_named(self) -> Iterator[None]:
+        """SQLite's damaged-file errors (:func:`cosci.store.db.damaged`) in the block, raised as StoreDamaged."""
+        try:
+            yield
+        except sqlite3.DatabaseError as exc:
+            if damaged(exc):
+                raise StoreDamaged(self.session_id, str(exc)) from None
+            raise
+
+    def _checked_store(self, read_only: bool) -> SessionStore:
+        """The store, opened after a read-only look that finds it sound (see :meth:`store`)."""
+        path = self.store_path
+        if path.stat().st_size == 0:
+            raise StoreDamaged(self.session_id, "the file is empty")
+        with self._damage_named():
+            db = Database(path, read_only=True)
+            try:
+                if not db.query("SELECT name FROM sqlite_master WHERE type='table' AND name='sessions'"):
+                    raise StoreDamaged(self.session_id, "no sessions table")
+                if not db.scalar("SELECT count(*) FROM sessions"):
+                    raise StoreDamaged(self.session_id, "no session row")
+                if read_only and not db.pending():
+                    return SessionStore.on(db, self.session_id)
+            except BaseException:
+                db.close()
+                raise
+            db.close()
+            return SessionStore.open(path, self.session_id)
 
     def frozen_config(self, overrides: Sequence[str] = ()) -> CosciConfig:
         """The session's frozen config with ``key=value`` overrides, in this data folder

@@ -60,10 +60,16 @@ class SessionStore:
         self.tasks.namespace = value
 
     @classmethod
-    def open(cls, path: Path, session_id: str) -> SessionStore:
-        """Open (creating and migrating if needed) the store at ``path``, in the id namespace the session
-        started with (its ``session_started`` event; the session id for sessions from before namespaces)."""
-        store = cls(Database(path), session_id)
+    def open(cls, path: Path, session_id: str, *, read_only: bool = False) -> SessionStore:
+        """Open (creating and migrating if needed; with ``read_only``, an existing file as it is: SQLite's
+        ``mode=ro``) the store at ``path``, in the id namespace the session started with (its ``session_started``
+        event; the session id for sessions from before namespaces)."""
+        return cls.on(Database(path, read_only=read_only), session_id)
+
+    @classmethod
+    def on(cls, db: Database, session_id: str) -> SessionStore:
+        """The store over an open :class:`Database` (see :meth:`open`)."""
+        store = cls(db, session_id)
         started = store.logs.events("session_started")
         if started and started[0]["payload"].get("namespace"):
             store.namespace = str(started[0]["payload"]["namespace"])

@@ -60,6 +60,19 @@ def row_to(cls: type[T], row: sqlite3.Row, *, json_columns: Mapping[str, Any] | 
     return cls(**data)
 
 
+SQLITE_DAMAGED = frozenset({"SQLITE_CORRUPT", "SQLITE_NOTADB"})
+"""SQLite's names for a file that is not (or no longer) a whole database: random bytes, a truncated file."""
+
+
+def damaged(exc: BaseException) -> bool:
+    """Whether ``exc`` is SQLite saying the file is not a sound database (:data:`SQLITE_DAMAGED`), not a
+    passing condition such as a locked database."""
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return False
+    name = getattr(exc, "sqlite_errorname", None)
+    return name in SQLITE_DAMAGED or (name is None and type(exc) is sqlite3.DatabaseError)
+
+
 def migrations(folder_name: str = "migrations") -> list[tuple[int, str]]:
     """The shipped migrations of ``cosci/store/<folder_name>/`` as ``(version, sql)``, in order (``migrations``:
     a session store; ``project_migrations``: a project store, design.md#projects)."""
@@ -78,22 +91,34 @@ class Database:
         path: the store's SQLite file (created with its folder if missing).
         migrations_folder: the migrations applied (:func:`migrations`).
         busy_timeout_ms: how long a write waits for another connection's write lock, milliseconds.
+        read_only: open an existing file with SQLite's ``mode=ro`` (no schema created, nothing migrated, every
+            write refused by SQLite): what the read-only commands use (``cosci list``, ``report``, ``export``).
     """
 
-    def __init__(self, path: Path, migrations_folder: str = "migrations", busy_timeout_ms: int = BUSY_TIMEOUT_MS
-                 ) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+    def __init__(self, path: Path, migrations_folder: str = "migrations", busy_timeout_ms: int = BUSY_TIMEOUT_MS,
+                 *, read_only: bool = False) -> None:
+        if not read_only:
+            path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._migrations = migrations_folder
         self._lock = threading.RLock()
-        self.conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None,
-                                    timeout=busy_timeout_ms / 1000)
+        target = f"{path.resolve().as_uri()}?mode=ro" if read_only else str(path)
+        self.conn = sqlite3.connect(target, check_same_thread=False, isolation_level=None,
+                                    timeout=busy_timeout_ms / 1000, uri=read_only)
         self.conn.row_factory = sqlite3.Row
-        self.conn.execute("PRAGMA journal_mode=WAL")
+        if not read_only:
+            self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA foreign_keys=ON")
         self.conn.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
-        self.conn.execute("PRAGMA synchronous=NORMAL")
-        self.migrate()
+        if not read_only:
+            self.conn.execute("PRAGMA synchronous=NORMAL")
+            self.migrate()
+
+    def pending(self) -> list[int]:
+        """The shipped migration versions not recorded in this file (all of them for a file without a schema)."""
+        rows = self.query("SELECT name FROM sqlite_master WHERE type='table' AND name='schema_migrations'")
+        done = {r[0] for r in self.query("SELECT version FROM schema_migrations")} if rows else set()
+        return [v for v, _ in migrations(self._migrations) if v not in done]
 
     def migrate(self) -> list[int]:
         """Apply the migrations not yet recorded; returns the versions applied now."""

@@ -35,8 +35,10 @@ def test_a_missing_session_is_one_line(tmp_path: Path) -> None:
 
 
 def test_the_record_is_closed_on_leaving_the_block_also_on_an_error(tmp_path: Path) -> None:
+    from tests.store.rows import session_with
+
     folder = SessionFolder(tmp_path, "s-1")
-    folder.open_store().close()
+    session_with(tmp_path, [], sid="s-1")  # a store with its session row (one without is a damaged store)
     with pytest.raises(RuntimeError), folder.store() as store:
         held = store
         raise RuntimeError("boom")
