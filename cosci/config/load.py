@@ -160,10 +160,27 @@ GOAL_MIN_WORDS = 2
 whole session on a goal the parser could only guess at; goal parsing turns the goal into a research plan,
 design.md#supervisor)."""
 
+GOAL_MAX_CHARS = 8000
+"""The longest research goal, in characters (design.md#cli: a goal is a paragraph to a few pages; a 2 MB goal
+file reached Prefect, which refuses flow run parameters of 512 KiB or more, after `cosci estimate` had priced it).
+8,000 characters is some 1,300 words, about 2,000 tokens: three pages, at most 96 KB of JSON even written as
+escapes, and half of the embedded model's 4,096-token context, which every call quotes the goal into."""
+
+
+def check_goal_length(goal: str, key: str = "session.goal") -> None:
+    """Refuse a goal longer than :data:`GOAL_MAX_CHARS` (also where no goal is required, as in `cosci estimate`).
+
+    Raises:
+        ConfigError: one line naming ``key``, the length and the limit.
+    """
+    if len(goal) > GOAL_MAX_CHARS:
+        raise ConfigError(f"{key}: the goal is {len(goal):,} characters long, over the limit of {GOAL_MAX_CHARS:,} "
+                          "(a research goal is a paragraph to a few pages; data belongs in `cosci result --file`)")
+
 
 def check_goal(goal: str, key: str = "session.goal") -> None:
-    """Refuse an empty goal, one that is not valid UTF-8 or holds a control character other than a line break or a
-    tab (:func:`cosci.text.unreadable`), or one that is not a statement in words.
+    """Refuse an empty goal, one longer than :data:`GOAL_MAX_CHARS`, one that is not valid UTF-8 or holds a control
+    character other than a line break or a tab (:func:`cosci.text.unreadable`), or one that is not a statement in words.
 
     Args:
         key: the setting the goal came from, named in the error (``session.goal_file`` for a file's text).
@@ -173,6 +190,7 @@ def check_goal(goal: str, key: str = "session.goal") -> None:
     """
     if not goal.strip():
         raise ConfigError("session.goal: a research goal is required (pick experiment=... or set session.goal=...)")
+    check_goal_length(goal, key)
     if why := unreadable(key, goal):  # printed by `cosci list` / `status` / the report: an escape would run there
         raise ConfigError(why)
     words = [w for w in goal.split() if any(c.isalpha() for c in w)]
@@ -226,4 +244,6 @@ def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False)
         raise ConfigError(f"{line}{more}") from None
     if require_goal and not config.session.resume:
         check_goal(config.session.goal or "", goal_key)
+    else:
+        check_goal_length(config.session.goal or "", goal_key)  # `cosci estimate` would price it
     return config

@@ -203,3 +203,27 @@ def test_a_goal_with_a_terminal_escape_or_bytes_that_are_not_utf8_is_refused_in_
     with pytest.raises(ConfigError, match=r"^session\.goal is not valid UTF-8"):
         check_goal(goal.decode("utf-8", "surrogateescape"))
     check_goal("Overcome venetoclax resistance\n\tin acute myeloid leukemia\r\n")  # line breaks and tabs are text
+
+
+@pytest.mark.parametrize("how", ["run", "estimate", "cli run"])
+def test_a_goal_over_the_length_cap_is_one_line_naming_the_limit(how: str, tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str],
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from cosci.config.load import GOAL_MAX_CHARS
+
+    monkeypatch.delenv("PREFECT_HOME", raising=False)
+    data = tmp_path / "data"
+    goal = tmp_path / "goal.txt"
+    goal.write_text((GOAL + " ") * (2_000_000 // len(GOAL)))  # 2 MB: Prefect refused it at 512 KiB
+    n = len(goal.read_text().strip()) if how != "cli run" else len(goal.read_text())  # a file's text is stripped
+    argv = ["experiment=demo", "models=fake", f"paths.data_dir={data}", f"session.goal_file={goal}"]
+    if how == "run":
+        code, err = run_main(argv, capsys)
+    else:
+        with pytest.raises(SystemExit) as exit_:
+            cli.main(["estimate", *argv] if how == "estimate" else ["run", "--goal", goal.read_text(), *argv[:3]])
+        code, err = int(exit_.value.code or 0), capsys.readouterr().err
+    assert code == 2, err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert f"{n:,} characters long, over the limit of {GOAL_MAX_CHARS:,}" in err
+    assert not data.exists() or not any(data.rglob("*"))
