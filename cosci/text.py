@@ -3,6 +3,7 @@ plain-text table (:func:`columns`)."""
 
 from __future__ import annotations
 
+import os
 import sys
 import unicodedata
 from collections.abc import Sequence
@@ -61,6 +62,20 @@ def say(line: str) -> None:
 
 TEXT_WHITESPACE = frozenset("\n\t\r")
 """The control characters a researcher's text may hold (line breaks, tabs)."""
+
+
+def shown_path(path: str) -> str:
+    """``path`` as a line can print it: bytes that are not UTF-8 (held by Python as lone surrogates) written as
+    ``\\xff`` escapes, the rest as typed."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def unreadable_path(flag: str, path: str) -> str | None:
+    """Why the file name ``path`` (given with ``flag``, e.g. ``--file``) cannot be recorded, or None: a name whose
+    bytes are not UTF-8, which no store, Prefect parameter or MLflow tag can hold (design.md#cli)."""
+    if any(unicodedata.category(ch) == "Cs" for ch in path):
+        return f"{flag} {shown_path(path)}: the path is not valid UTF-8; rename the file (or link it) to a UTF-8 name"
+    return None
 
 
 def unreadable(flag: str, text: str) -> str | None:

@@ -24,7 +24,7 @@ from pydantic import ValidationError
 from cosci.config.renames import old_key_in, old_override
 from cosci.config.schema import CosciConfig
 from cosci.paths import conf_dir
-from cosci.text import one_line, unreadable
+from cosci.text import one_line, shown_path, unreadable, unreadable_path
 
 
 class ConfigError(ValueError):
@@ -109,10 +109,13 @@ def read_goal_file(path: str) -> str:
     """The research goal held in ``path`` (UTF-8 text, surrounding whitespace dropped).
 
     Raises:
-        ConfigError: the file cannot be read, is not UTF-8, or is empty.
+        ConfigError: the path is not valid UTF-8 (it would reach the store and Prefect), the file cannot be read,
+            is not UTF-8, or is empty.
     """
     from pathlib import Path
 
+    if why := unreadable_path("session.goal_file", path):
+        raise ConfigError(why)
     file = Path(path).expanduser()
     try:
         text = file.read_text(encoding="utf-8").strip()
@@ -138,6 +141,11 @@ def compose(overrides: Sequence[str] = ()) -> DictConfig:
     """
     if message := old_override(overrides):
         raise ConfigError(message)
+    for override in overrides:  # bytes that are not UTF-8 reach no parser, store or line printed (design.md#cli)
+        key, _, value = override.partition("=")
+        if why := unreadable_path(key.lstrip("+~"), value.strip("'\"")):
+            raise ConfigError(why if key.endswith(("_file", "_dir", "path")) else
+                              f"{key.lstrip('+~')}: {shown_path(value)} is not valid UTF-8; retype it")
     gh = GlobalHydra.instance()
     if gh.is_initialized():
         gh.clear()

@@ -22,7 +22,7 @@ from cosci.session.folder import SESSION_SHAPE, SessionFolder
 from cosci.store import SessionStore
 from cosci.store.hypotheses import held_in
 from cosci.store.project import ProjectStore
-from cosci.text import say, unreadable
+from cosci.text import say, unreadable, unreadable_path
 
 MEASURE = re.compile(r"^([A-Za-z][A-Za-z0-9_.\-]{0,63})=(.+)$")
 
@@ -139,8 +139,11 @@ def data_file(file: str) -> tuple[str, str, int]:
     """The resolved path, sha256 and size in bytes of ``--file``.
 
     Raises:
-        CosciError: a directory, no such file, an unreadable or an empty file (nothing is recorded).
+        CosciError: a path that is not valid UTF-8, a directory, no such file, an unreadable or an empty file
+            (nothing is recorded).
     """
+    if why := unreadable_path("--file", file):
+        raise CosciError(why)
     p = Path(file).expanduser()
     if p.is_dir():
         raise CosciError(f"--file {file}: is a directory; name one data file (its path and sha256 are recorded)")
