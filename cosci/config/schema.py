@@ -61,7 +61,24 @@ class _Strict(BaseModel):
 
 
 PROJECT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
-"""``session.project``: a folder name on any file system (no separator, no leading dot), at most 64 characters."""
+"""``session.project``, ``session.name`` and ``tracking.experiment_name``: a folder name on any file system (no
+separator, no leading dot, no space), at most 64 characters (MLflow keeps an experiment's artifacts in a folder of
+its name: ``session.name=../../etc`` wrote outside the data folder)."""
+
+
+def folder_name(value: object, what: str, example: str) -> object:
+    """``value`` checked as a :data:`PROJECT_NAME` (a whole number, as Hydra reads ``=2026``, taken as its digits).
+
+    Raises:
+        ValueError: the rule in words (pydantic's own message quotes the regex), naming ``what`` and ``example``.
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str) or not PROJECT_NAME.fullmatch(value):
+        shown = repr(value) if isinstance(value, str) else f"{value!r} ({type(value).__name__})"
+        raise ValueError(f"{shown} is not {what}: use 1-64 letters, digits, '.', '_' or '-', starting "
+                         f"with a letter or a digit (e.g. {example})")
+    return value
 
 
 class SessionCfg(_Strict):
@@ -92,13 +109,14 @@ class SessionCfg(_Strict):
         is taken as its digits."""
         if value is None:
             return None
-        if isinstance(value, int) and not isinstance(value, bool):
-            value = str(value)
-        if not isinstance(value, str) or not PROJECT_NAME.fullmatch(value):
-            shown = repr(value) if isinstance(value, str) else f"{value!r} ({type(value).__name__})"
-            raise ValueError(f"{shown} is not a project name: use 1-64 letters, digits, '.', '_' or '-', starting "
-                             "with a letter or a digit (e.g. session.project=aml-2026)")
-        return value
+        return folder_name(value, "a project name", "session.project=aml-2026")
+
+    @field_validator("name", mode="before")
+    @classmethod
+    def _session_name(cls, value: object) -> object:
+        """The experiment name names MLflow's experiment, hence a folder under ``mlartifacts/``: the project rule
+        (:func:`folder_name`)."""
+        return folder_name(value, "an experiment name", "session.name=aml-2026")
 
 
 class ProjectCfg(_Strict):
@@ -488,6 +506,12 @@ class TrackingCfg(_Strict):
     log_every_tasks: int = Field(gt=0, le=MAX_COUNT, description="Step metrics are logged every N completed tasks.")
     traces: bool = Field(default=True, description="Log every LLM call as an MLflow trace span, one trace per task "
                          "(design.md#tracking); false = none.")
+
+    @field_validator("experiment_name", mode="before")
+    @classmethod
+    def _experiment_name(cls, value: object) -> object:
+        """A folder under ``mlartifacts/`` as ``session.name`` is (:func:`folder_name`)."""
+        return folder_name(value, "an experiment name", "tracking.experiment_name=aml-2026")
 
 
 class ScreenCfg(_Strict):
