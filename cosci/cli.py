@@ -549,6 +549,18 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+PATH_FLAGS = ("file", "out", "data_dir")
+"""The options naming a file or a folder: given empty (``--file ""``, an unset shell variable) each is refused
+rather than read as absent (a result recorded with no file, the report printed instead of written; design.md#cli)."""
+
+
+def _empty_paths(args: argparse.Namespace) -> None:
+    """Raises CosciError (one line, nothing written) when a :data:`PATH_FLAGS` option was given empty."""
+    for name in PATH_FLAGS:
+        if isinstance(value := getattr(args, name, None), str) and not value.strip():
+            raise CosciError(f"--{name.replace('_', '-')} is empty: give a path")
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     p = parser()
     args, extra = p.parse_known_args(argv)
@@ -563,6 +575,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             getattr(args, "command", None) == "investigate" and args.action == "run"):
         args.overrides = [*args.overrides, f"paths.data_dir={data_dir(args.data_dir)}"]  # --data-dir wins
     try:
+        _empty_paths(args)
         _normal_ids(args)
         args.func(args)
     except GoalRefused as exc:  # a refused goal (resume) or researcher feedback text (design.md#safety)

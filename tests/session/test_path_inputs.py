@@ -48,3 +48,23 @@ def test_a_goal_file_whose_name_is_not_utf8_is_one_line(capsys: pytest.CaptureFi
     assert exit_.value.code == 2 and err.count("\n") == 1 and "Traceback" not in err, err
     assert f"session.goal_file {tmp_path}/goal-\\xff.txt: the path is not valid UTF-8" in err, err
     assert not data.exists() or not any(data.rglob("*"))
+
+
+@pytest.mark.parametrize("command", [
+    ["result", "{sid}", "{h}", "--outcome", "inconclusive", "--file", ""],
+    ["report", "{sid}", "--out", ""],
+    ["report", "{sid}", "--html", "--out", ""],
+    ["export", "{sid}", "--format", "md", "--out", ""],
+    ["list", "--data-dir", ""],
+])
+def test_an_empty_path_flag_is_one_line_and_writes_nothing(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                           command: list[str]) -> None:
+    data = tmp_path / "data"
+    sid, (h,) = session_with(data, ["metformin inhibits complex I"])
+    before = sorted(p for p in data.rglob("*") if p.is_file())
+    argv = [a.format(sid=sid, h=h) for a in command]
+    flag = argv[argv.index("") - 1]
+    code, out, err = run_cli(capsys, "--data-dir", str(data), *argv)
+    assert code == 2 and not out and err == f"cosci: {flag} is empty: give a path\n", (out, err)
+    assert _observations(data, sid) == 0
+    assert sorted(p for p in data.rglob("*") if p.is_file()) == before  # no final/report.html
