@@ -66,6 +66,10 @@ separator, no leading dot, no space), at most 64 characters (MLflow keeps an exp
 its name: ``session.name=../../etc`` wrote outside the data folder)."""
 
 
+INTERPOLATION = re.compile(r"\$\{[^{}]+\}")
+"""One OmegaConf interpolation, as ``tracking.experiment_name``'s default ``${session.name}`` reads unresolved."""
+
+
 def folder_name(value: object, what: str, example: str) -> object:
     """``value`` checked as a :data:`PROJECT_NAME` (a whole number, as Hydra reads ``=2026``, taken as its digits).
 
@@ -74,6 +78,8 @@ def folder_name(value: object, what: str, example: str) -> object:
     """
     if isinstance(value, int) and not isinstance(value, bool):
         value = str(value)
+    if isinstance(value, str) and INTERPOLATION.fullmatch(value):
+        return value  # an unresolved config (a launcher's): the key it names is checked itself, and so is its value
     if not isinstance(value, str) or not PROJECT_NAME.fullmatch(value):
         shown = repr(value) if isinstance(value, str) else f"{value!r} ({type(value).__name__})"
         raise ValueError(f"{shown} is not {what}: use 1-64 letters, digits, '.', '_' or '-', starting "
