@@ -13,7 +13,7 @@
     cosci feedback <id> --kind K --text T       researcher feedback: directive, preference, rejection, pin
     cosci release <id> <H-id> --why T [--by W]  release a hypothesis quarantined by safety screening
     cosci rate <id|project> <H-a> <H-b> --prefer a|b|tie [--why T] | cosci rate <id|project> <H-id> --score 1-5
-                                                the researcher's rating: a preference enters the Bradley-Terry fit
+                                                the researcher's rating: a preference enters the Bradley–Terry fit
                                                 (``--project NAME`` names the project as an option: then the
                                                 session may be left out, ``--project NAME <H-id> ...``)
     cosci result <id|project> <H-id> --outcome supported|refuted|inconclusive [--measure NAME=VALUE ...]

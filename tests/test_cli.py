@@ -449,7 +449,7 @@ def test_a_contradicting_result_or_rating_is_recorded_with_one_warning(
         finished: tuple[Path, str], capsys: pytest.CaptureFixture[str]) -> None:
     """Fresh-user trial: a supported result on a refuted hypothesis and a rating of a rejected one were taken
     without a word. They are still recorded (the lab's result is data), with one warning line saying the state;
-    the hypothesis stays rejected and a preference with it stays out of the Bradley-Terry fit."""
+    the hypothesis stays rejected and a preference with it stays out of the Bradley–Terry fit."""
     data, sid = finished
     store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
     refuted, other = [h.id for h in store.hypotheses.ranked()[:2]]
@@ -472,9 +472,9 @@ def test_a_contradicting_result_or_rating_is_recorded_with_one_warning(
                         "reaches later meta-reviews"], err
     code, out, err = _cli(capsys, "--data-dir", str(data), "rate", sid, refuted, other, "--prefer", "a")
     warnings = [line for line in err.splitlines() if "warning" in line]
-    assert code == 0 and "Bradley-Terry" not in out, out  # it does not say the preference enters the fit
+    assert code == 0 and "Bradley–Terry" not in out, out  # it does not say the preference enters the fit
     assert warnings == [f"cosci: warning: {refuted} is rejected (out of the tournament): the rating is recorded and "
-                        "reaches later meta-reviews, but does not enter the Bradley-Terry fit"], err
+                        "reaches later meta-reviews, but does not enter the Bradley–Terry fit"], err
     code, out, err = _cli(capsys, "--data-dir", str(data), "rate", sid, other, "--score", "3")
     assert code == 0 and "warning" not in err, err  # a tournament player: nothing to say
     store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)

@@ -1,6 +1,6 @@
 """The researcher's ratings and the lab's results as the agents, the overview and the report see them.
 
-- :func:`agreement`: each researcher preference against the judge-only Bradley-Terry order (the fit without the
+- :func:`agreement`: each researcher preference against the judge-only Bradley–Terry order (the fit without the
   researcher's verdicts), so the report can show how far the tournament and the researcher agree
   (design.md#researcher-ratings); :func:`agreement_line` words it, the one line every reader shows, with how many
   preferences were left out of the comparison (one names a hypothesis out of the ranking or not yet in the
@@ -62,10 +62,10 @@ def agreement(store: SessionStore, prior_sd: float) -> list[Agreement]:
 
 def agreement_line(rows: list[Agreement]) -> str:
     """The one wording of the researcher's agreement (the overview's appendix, ``cosci report``, the page, the md
-    export): ``researcher vs tournament: 1 of 1 preferences agree with the judge-only Bradley-Terry order (2 more
+    export): ``researcher vs tournament: 1 of 1 preferences agree with the judge-only Bradley–Terry order (2 more
     name a hypothesis out of the ranking)``; the parenthesis counts the preferences left out of the comparison, by
     :attr:`Agreement.outside`, and is absent when none is. With none compared: ``no preference to compare with the
-    judge-only Bradley-Terry order``, with the same parenthesis (design.md#researcher-ratings)."""
+    judge-only Bradley–Terry order``, with the same parenthesis (design.md#researcher-ratings)."""
     known = [a for a in rows if a.agrees is not None]
     left = [(n, why) for why in (OUT_OF_RANKING_NAMED, NOT_YET_PLAYING)
             if (n := sum(1 for a in rows if a.outside == why))]
@@ -73,9 +73,9 @@ def agreement_line(rows: list[Agreement]) -> str:
     said = "; ".join(f"{n}{more} {'names' if n == 1 else 'name'} a hypothesis {why}" for n, why in left)
     note = f" ({said})" if said else ""
     if not known:
-        return f"researcher vs tournament: no preference to compare with the judge-only Bradley-Terry order{note}"
+        return f"researcher vs tournament: no preference to compare with the judge-only Bradley–Terry order{note}"
     return (f"researcher vs tournament: {sum(1 for a in known if a.agrees)} of {len(known)} preferences agree with the "
-            f"judge-only Bradley-Terry order{note}")
+            f"judge-only Bradley–Terry order{note}")
 
 
 def researcher_lines(store: SessionStore) -> list[str]:

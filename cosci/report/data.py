@@ -8,7 +8,7 @@ matches with their debate transcripts), the Elo trajectories and the lineage edg
 from the store unescaped: the template escapes it (model and literature text is untrusted, design.md#prompts).
 
 Columns that other parts of cosci add later are shown as soon as the store carries them, without depending
-on them: Bradley-Terry score and confidence interval (``bt_score``, ``bt_ci_low``, ``bt_ci_high`` in
+on them: Bradley–Terry score and confidence interval (``bt_score``, ``bt_ci_low``, ``bt_ci_high`` in
 :func:`cosci.tracking.artifacts.leaderboard_frame`), the excerpt check of citations and review evidence
 (``status``: ``verified`` / ``misquoted``, with ``mismatch``; older stores say ``unverified``), each
 hypothesis's grounding, the overview's claim map with its statuses, support check and blind audit, and judge
@@ -30,7 +30,7 @@ from cosci.store import SessionStore
 from cosci.tracking.artifacts import elo_trajectories, leaderboard_frame
 
 BT_COLUMNS = ("bt_score", "bt_ci_low", "bt_ci_high")
-"""Bradley-Terry columns of the leaderboard (design.md#tournament), shown when present."""
+"""Bradley–Terry columns of the leaderboard (design.md#tournament), shown when present."""
 SCORE_KEYS = ("novelty", "correctness", "testability", "feasibility")
 """Review scores (design.md#reflection: record_review)."""
 
@@ -96,7 +96,7 @@ class ReportData:
     """The researcher's ratings and experimental results, one line each, apart from the judge verdicts
     (design.md#researcher-ratings)."""
     researcher_agreement: str = ""
-    """How many preferences agree with the judge-only Bradley-Terry order, and how many were left out of it
+    """How many preferences agree with the judge-only Bradley–Terry order, and how many were left out of it
     (:func:`cosci.agents.researcher_context.agreement_line`; "" without ratings)."""
     overview_note: str = ""
     """Said above an overview written before later researcher inputs (when, how many; "" otherwise)."""

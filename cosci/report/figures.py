@@ -2,7 +2,7 @@
 
 No box is placed by hand: Graphviz lays out the evolution graph (parents → children, the evolution mode on
 the edge; design.md#evolution), matplotlib draws the Elo trajectories and, when the leaderboard carries them,
-the Bradley-Terry scores with their confidence intervals. Only ids, numbers and mode names (a fixed
+the Bradley–Terry scores with their confidence intervals. Only ids, numbers and mode names (a fixed
 vocabulary, filtered again here) enter a figure, never model-written text, so nothing untrusted reaches SVG.
 
 Graphviz needs the ``dot`` program (Debian ``graphviz``); without it :func:`lineage_svg` raises
@@ -113,7 +113,7 @@ def elo_svg(trajectories: dict[str, list[tuple[int, float]]], initial: float = 1
 
 
 def bt_svg(rows: Sequence[dict[str, Any]]) -> str:
-    """Bradley-Terry scores with their confidence intervals (error bars), best first, as SVG.
+    """Bradley–Terry scores with their confidence intervals (error bars), best first, as SVG.
 
     ``rows``: leaderboard rows with ``bt_score``, ``bt_ci_low``, ``bt_ci_high`` (design.md#tournament; the scale is that
     of the leaderboard). Rows without a score are skipped; returns an empty string if none has one.
@@ -131,7 +131,7 @@ def bt_svg(rows: Sequence[dict[str, Any]]) -> str:
                                                                                                      strict=True)]
     ax.errorbar(scores, ys, xerr=[low, high], fmt="o", capsize=3, color="#3b5b92")
     ax.set_yticks(ys, [_word(r["id"]) for r in shown], fontsize=7)
-    ax.set_xlabel("Bradley-Terry score (with confidence interval)")
+    ax.set_xlabel("Bradley–Terry score (with confidence interval)")
     fig.tight_layout()
     try:
         return _figure_svg(fig)

@@ -107,7 +107,7 @@ def rate(folder: SessionFolder, ids: Sequence[str], prefer: str | None, score: s
     """Store one rating and refit; returns the line to print. ``project``: the project named on the command line
     (the session must be one of its own); the rating reaches the project's store with the session's sync. A rating
     of a hypothesis out of the tournament (rejected, retired, quarantined) is still recorded, and ``warn`` says its
-    state once (a preference then stays out of the Bradley-Terry fit, which holds tournament players only); so is a
+    state once (a preference then stays out of the Bradley–Terry fit, which holds tournament players only); so is a
     preference reversing an earlier one of the same pair, with a warning naming it (:func:`_reversal`).
 
     Raises:
@@ -141,21 +141,21 @@ def rate(folder: SessionFolder, ids: Sequence[str], prefer: str | None, score: s
     if out:  # recorded all the same: the researcher's judgement is data (design.md#researcher-ratings)
         states = " and ".join(f"{hid} is {state}" for hid, state in out.items())
         warn(f"{states} (out of the tournament): the rating is recorded and reaches later meta-reviews"
-             + (", but does not enter the Bradley-Terry fit" if len(ids) == 2 else ""))
+             + (", but does not enter the Bradley–Terry fit" if len(ids) == 2 else ""))
         if len(ids) == 2:
             return (f"{sid}: rating {rid} recorded ({ids[0]} vs {ids[1]}: prefer {prefer}); it reaches later "
                     "meta-reviews")
     if len(ids) == 2:  # a preference is a weighted verdict in the fit; a score is not (design.md#researcher-ratings)
         return (f"{sid}: rating {rid} recorded ({ids[0]} vs {ids[1]}: prefer {prefer}); it enters the tournament's "
-                "Bradley-Terry fit and later meta-reviews")
+                "Bradley–Terry fit and later meta-reviews")
     return (f"{sid}: rating {rid} recorded ({ids[0]}: score {score}/5); it is listed in the report's researcher "
-            "ratings section and reaches later meta-reviews (a score does not enter the Bradley-Terry fit)")
+            "ratings section and reaches later meta-reviews (a score does not enter the Bradley–Terry fit)")
 
 
 def _reversal(store: SessionStore, ids: Sequence[str], prefer: str | None) -> str | None:
     """The warning a preference gets when it reverses the researcher's latest strict preference of the same pair
     (in either order; None when there is none, it agrees, or either is a tie): both are kept, and both enter the
-    Bradley-Terry fit, where they cancel (design.md#researcher-ratings)."""
+    Bradley–Terry fit, where they cancel (design.md#researcher-ratings)."""
     if prefer not in ("a", "b"):
         return None
     winner, loser = (ids[0], ids[1]) if prefer == "a" else (ids[1], ids[0])

@@ -1,7 +1,7 @@
 """The researcher's own judgements and the lab's results on a session's hypotheses (migration 0029).
 
 - ``researcher_ratings``: a preference between two hypotheses (``prefer`` a / b / tie) or a 1-5 score of one,
-  with the researcher's reason (design.md#researcher-ratings). A preference enters the Bradley-Terry fit as
+  with the researcher's reason (design.md#researcher-ratings). A preference enters the Bradley–Terry fit as
   ``ranking.researcher_weight`` verdicts (:meth:`Researcher.verdicts`), kept apart from the judge's.
 - ``observations``: an experimental result on one hypothesis (outcome supported / refuted / inconclusive,
   named measures, notes, an attached file's path and sha256; design.md#experimental-results).

@@ -68,7 +68,7 @@ def test_a_preference_moves_the_bradley_terry_order_of_two_close_hypotheses(
     assert "0 of 1" in agreement_line(rows)
     store.close()
     code, out, _ = _cli(capsys, "--data-dir", str(data), "rate", sid, upper, "--score", "2")
-    assert code == 0 and "does not enter the Bradley-Terry fit" in out  # a score is no verdict (fresh-user trial)
+    assert code == 0 and "does not enter the Bradley–Terry fit" in out  # a score is no verdict (fresh-user trial)
     code, out, _ = _cli(capsys, "--data-dir", str(data), "report", sid)
     assert "Researcher ratings" in out and "0 of 1 preferences agree" in out
     code, out, _ = _cli(capsys, "--data-dir", str(data), "report", sid, "--html")
