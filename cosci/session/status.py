@@ -34,8 +34,9 @@ def status_report(folder: SessionFolder, store: SessionStore) -> list[str]:
     row = store.sessions.get()
     spend = store.logs.spend()
     out: list[str] = []
-    running = folder.is_running()
-    out.append(f"session      {row.id} ({folder.shown_status(row.status)}{', running now' if running else ''})")
+    shown = folder.shown_status(row.status)
+    held = folder.is_running() and shown != "running"  # e.g. paused: its process waits (cosci resume continues it)
+    out.append(f"session      {row.id} ({shown}{', its process still running' if held else ''})")
     out.append(f"goal         {one_line(row.research_goal, 200)}")
     out.append(f"stop reason  {row.stop_reason or '-'}")
     out.append(f"hypotheses   {hypotheses_line(store)}")
