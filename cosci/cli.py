@@ -58,7 +58,17 @@ FEEDBACK_KINDS = ("directive", "preference", "rejection", "pin")
 
 
 def data_dir(arg: str | None) -> Path:
-    return Path(arg or os.environ.get("COSCI_DATA_DIR") or "data").expanduser().resolve()
+    """The data folder: ``--data-dir``, else ``COSCI_DATA_DIR``, else ``./data`` (it need not exist yet).
+
+    Raises:
+        CosciError: the path names something that is not a folder (a file: "no sessions under it" would hide the
+            slip; design.md#cli).
+    """
+    root = Path(arg or os.environ.get("COSCI_DATA_DIR") or "data").expanduser().resolve()
+    if root.exists() and not root.is_dir():
+        raise CosciError(f"{root} is a file, not a data folder (--data-dir or COSCI_DATA_DIR names the folder that "
+                         "holds sessions/)")
+    return root
 
 
 def session_folder(args: argparse.Namespace) -> SessionFolder:

@@ -758,3 +758,19 @@ def test_resume_of_a_session_paused_in_its_process_refuses_overrides(
         assert code == 0 and "resumed (the running process continues)" in out, err
     finally:
         folder.unlock()
+
+
+def test_a_data_dir_that_is_a_file_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--data-dir`` or COSCI_DATA_DIR naming a file said "no sessions under …/sessions" with exit 0 (fresh-user
+    trial); a folder that does not exist yet is still an empty data folder."""
+    a_file = tmp_path / "results.dat"
+    a_file.write_bytes(b"\x00\x01binary")
+    code, out, err = _cli(capsys, "--data-dir", str(a_file), "list")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "is a file, not a data folder" in err, err
+    monkeypatch.setenv("COSCI_DATA_DIR", str(a_file))
+    code, _, err = _cli(capsys, "status", "s-20261203-120000-abcdef")
+    assert code == 2 and "is a file, not a data folder" in err, err
+    assert a_file.read_bytes() == b"\x00\x01binary"
+    code, out, _ = _cli(capsys, "--data-dir", str(tmp_path / "new"), "list")
+    assert code == 0 and "no sessions" in out
