@@ -309,7 +309,12 @@ def cmd_run(args: argparse.Namespace) -> None:
         raise ConfigError("--goal: the research goal is empty")
     cfg = compose(args.overrides)
     cfg.session.goal = args.goal
-    config = validate(cfg, require_goal=True)
+    try:
+        config = validate(cfg, require_goal=True)
+    except ConfigError as exc:  # the goal came from --goal: name the flag the researcher typed, not the key
+        text = str(exc)
+        raise ConfigError("--goal" + text.removeprefix("session.goal")
+                          if text.startswith("session.goal") else text) from None
     writable_data_dir(config.paths.data_dir)
     Router(config).check_keys()
     if config.session.corpus_path:

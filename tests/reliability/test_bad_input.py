@@ -227,3 +227,15 @@ def test_a_goal_over_the_length_cap_is_one_line_naming_the_limit(how: str, tmp_p
     assert err.count("\n") == 1 and "Traceback" not in err, err
     assert f"{n:,} characters long, over the limit of {GOAL_MAX_CHARS:,}" in err
     assert not data.exists() or not any(data.rglob("*"))
+
+
+@pytest.mark.parametrize("goal", ["a goal with a \x01 control character", "long goal " * 1000])
+def test_cosci_run_names_the_goal_flag_the_researcher_typed(goal: str, tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """``cosci run --goal ...`` errors named ``session.goal``, a key the researcher never typed (fresh-user trial)."""
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["run", "--goal", goal, "experiment=demo", "models=fake", f"paths.data_dir={tmp_path / 'd'}"])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.count("\n") == 1, err
+    assert err.startswith("cosci: --goal") and "session.goal" not in err, err
+    assert not (tmp_path / "d").exists()
