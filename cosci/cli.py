@@ -45,7 +45,7 @@ from typing import NoReturn
 
 from pydantic import ValidationError
 
-from cosci.config.load import ConfigError, compose, validate
+from cosci.config.load import ConfigError, check_goal, compose, validate
 from cosci.errors import CosciError, GoalRefused, StoreDamaged
 from cosci.paths import writable_data_dir
 from cosci.report.formats import HTML_SUFFIXES
@@ -308,13 +308,9 @@ def cmd_run(args: argparse.Namespace) -> None:
     if not args.goal.strip():
         raise ConfigError("--goal: the research goal is empty")
     cfg = compose(args.overrides)
+    check_goal(args.goal, "--goal")  # the goal's rules, in a line naming the flag the researcher typed
     cfg.session.goal = args.goal
-    try:
-        config = validate(cfg, require_goal=True)
-    except ConfigError as exc:  # the goal came from --goal: name the flag the researcher typed, not the key
-        text = str(exc)
-        raise ConfigError("--goal" + text.removeprefix("session.goal")
-                          if text.startswith("session.goal") else text) from None
+    config = validate(cfg, require_goal=True)
     writable_data_dir(config.paths.data_dir)
     Router(config).check_keys()
     if config.session.corpus_path:
