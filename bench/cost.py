@@ -7,13 +7,14 @@ Replays every answered request of a session's transcripts (the ``request`` colum
 per session for each placement of cache breakpoints:
 
 - ``configured``: the breakpoints as recorded (the gateway's placement, ``cosci/llm/gateway/cache_marks.py``);
-- ``none``: no breakpoint (the uncached baseline of the ratios);
+- ``none``: no breakpoint (the same requests uncached, the handbook padding included where it was sent);
 - ``system``: only the system prefix (the placement before tool definitions and turns were marked);
 - ``system+turn``, ``tools+system``: one part of the configured placement left out;
 - ``configured+handbook``: the research handbook (``prompts/_handbook.md``) after the safety preamble of every agent
   call on a tier with ``cache_min_tokens`` ≥ ``--handbook-min`` (1024: every caching tier, the padding cosci sent
   before it padded tool loops only); ``configured-handbook``: the handbook taken out wherever it was sent;
-- ``none-handbook``: no breakpoint and no handbook (what the same work costs with no caching and no padding).
+- ``none-handbook``: no breakpoint and no handbook (what the same work costs with no caching and no padding: the
+  baseline of the ratios, since the handbook is there only to be cached).
 
 Tokens: LiteLLM's ``token_counter`` for the priced model, per block (a tool definition is its JSON), plus
 :data:`FRAMING_TOKENS` per message and :data:`TRAILING_TOKENS` per request (checked against a recorded Anthropic
@@ -24,7 +25,9 @@ lasts ``--first-token-seconds`` plus its output tokens at the tier's ``output_to
 ``run.concurrency`` at a time (the session's config), a call of a task starts after that task's previous call
 ended, and what a call writes is readable from its start plus the time to first token.
 
-The last line is ``session ratio (cached / uncached): X`` (configured over none).
+The ratios are ``configured`` over ``none-handbook`` (column ``vs plain``); ``configured`` over ``none`` (the padded
+baseline, which flatters: it charges the uncached session for padding it would not send) is printed beside them
+(``vs padded``). The last line is ``session ratio (cached / uncached, no padding): X``.
 """
 
 from __future__ import annotations
@@ -301,29 +304,36 @@ def rows(results: dict[str, dict[str, Tally]]) -> Iterator[tuple[str, dict[str, 
         yield k, {p: results[p][k].usd for p in results}, results["none"][k].calls
 
 
+def _ratios(usd: dict[str, float]) -> str:
+    """``configured`` over the plain baseline (``none-handbook``) and over the padded one (``none``), as columns."""
+    plain = usd["configured"] / usd["none-handbook"] if usd["none-handbook"] else 1.0
+    padded = usd["configured"] / usd["none"] if usd["none"] else 1.0
+    return f"{plain:>10.3f}{padded:>11.3f}"
+
+
 def report(results: dict[str, dict[str, Tally]], out: Callable[[str], None] = print) -> float:
-    """Print the table (USD per agent.mode and placement, and the configured / none ratio); returns the session
-    ratio."""
+    """Print the table (USD per agent.mode and placement, and the cached / uncached ratios: module docstring);
+    returns the session ratio against no cache and no padding (``configured`` / ``none-handbook``)."""
     names = list(results)
-    out(f"{'agent.mode':<26}{'calls':>6}" + "".join(f"{n:>21}" for n in names) + f"{'cached/uncached':>17}")
+    out(f"{'agent.mode':<26}{'calls':>6}" + "".join(f"{n:>21}" for n in names) + f"{'vs plain':>10}{'vs padded':>11}")
     for key, usd, calls in rows(results):
-        ratio = usd["configured"] / usd["none"] if usd["none"] else 1.0
-        out(f"{key:<26}{calls:>6}" + "".join(f"{usd[n]:>21.4f}" for n in names) + f"{ratio:>17.3f}")
+        out(f"{key:<26}{calls:>6}" + "".join(f"{usd[n]:>21.4f}" for n in names) + _ratios(usd))
     for agent in sorted({k.split(".", 1)[0] for k in results["none"]}):
         usd = {n: sum(t.usd for k, t in results[n].items() if k.split(".", 1)[0] == agent) for n in names}
         calls = sum(t.calls for k, t in results["none"].items() if k.split(".", 1)[0] == agent)
-        ratio = usd["configured"] / usd["none"] if usd["none"] else 1.0
-        out(f"{'agent ' + agent:<26}{calls:>6}" + "".join(f"{usd[n]:>21.4f}" for n in names) + f"{ratio:>17.3f}")
+        out(f"{'agent ' + agent:<26}{calls:>6}" + "".join(f"{usd[n]:>21.4f}" for n in names) + _ratios(usd))
     totals = {n: sum(t.usd for t in results[n].values()) for n in names}
-    ratio = totals["configured"] / totals["none"] if totals["none"] else 1.0
     out(f"{'session':<26}{sum(t.calls for t in results['none'].values()):>6}"
-        + "".join(f"{totals[n]:>21.4f}" for n in names) + f"{ratio:>17.3f}")
+        + "".join(f"{totals[n]:>21.4f}" for n in names) + _ratios(totals))
     read = sum(u.read for t in results["configured"].values() for u in t.usage)
     written = sum(u.written for t in results["configured"].values() for u in t.usage)
     total = sum(u.total for t in results["configured"].values() for u in t.usage)
     out(f"configured: {total:,} input tokens, {read:,} read from cache, {written:,} written")
-    out(f"session ratio (cached / uncached): {ratio:.3f}")
-    return ratio
+    plain = totals["configured"] / totals["none-handbook"] if totals["none-handbook"] else 1.0
+    padded = totals["configured"] / totals["none"] if totals["none"] else 1.0
+    out(f"against the padded baseline (uncached, handbook sent as configured): {padded:.3f}")
+    out(f"session ratio (cached / uncached, no padding): {plain:.3f}")
+    return plain
 
 
 def record(data_dir: Path, extra: list[str]) -> Path:

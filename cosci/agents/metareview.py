@@ -36,7 +36,7 @@ from cosci.agents.overview import (
 )
 from cosci.agents.ranking import tournament_appendix
 from cosci.agents.researcher_context import researcher_appendix, researcher_block
-from cosci.domain import Hypothesis, Review, Task, TaskResult
+from cosci.domain import BT_INTERVAL, BT_INTERVAL_LABEL, Hypothesis, Review, Task, TaskResult
 from cosci.grounding.claims import (
     STORE_NOTE,
     Claim,
@@ -236,10 +236,11 @@ class MetaReviewAgent(BaseAgent):
 
     def leaderboard_appendix(self, top: list[Hypothesis], latest: dict[str, Review | None]) -> str:
         """The ranked hypotheses the overview was written from, in :meth:`top`'s order (the standing), from the
-        store (ids, BT score with its 95 % interval, Elo, matches, mode, grounding, latest review verdict and
-        scores, claim)."""
-        rows = ["# Appendix: leaderboard", "", "| rank | hypothesis | BT score [95 % CI] | Elo | matches | mode | "
-                "grounding | latest review | claim |", "|---|---|---|---|---|---|---|---|---|"]
+        store (ids, BT score with its interval, named by :data:`~cosci.domain.BT_INTERVAL_LABEL`, Elo, matches,
+        mode, grounding, latest review verdict and scores, claim)."""
+        rows = ["# Appendix: leaderboard", "", f"BT score (logits) with its {BT_INTERVAL_LABEL}.", "",
+                f"| rank | hypothesis | BT score [{BT_INTERVAL}] | Elo | matches | mode | grounding | latest review | "
+                "claim |", "|---|---|---|---|---|---|---|---|---|"]
         bt = self.store.matches.bt()  # the stored Bradley–Terry fit (design.md#tournament)
         for i, h in enumerate(top, 1):
             claim = one_line(h.statement).replace("|", "/")[:200]

@@ -40,7 +40,7 @@ from numpy.typing import NDArray
 
 from cosci.agents.base import AgentDeps, BaseAgent
 from cosci.agents.match_batches import MatchBatchPool
-from cosci.domain import Hypothesis, Task, TaskResult, match_id
+from cosci.domain import BT_INTERVAL, BT_INTERVAL_LABEL, Hypothesis, Task, TaskResult, match_id
 from cosci.llm.port.types import CallSpec
 from cosci.prompts import render
 from cosci.records import TournamentVerdict, tool_schema
@@ -73,8 +73,8 @@ def session_verdicts(store: SessionStore, weight: int) -> tuple[list[Verdict], l
 def fit_session(store: SessionStore, ids: Sequence[str], weight: int, prior_sd: float,
                 start: NDArray[np.float64] | None = None, method: Method = "eb_is") -> BTFit:
     """The session's one Bradley–Terry fit over ``ids`` (sorted here: the fit's Monte Carlo draws follow the order
-    of its ids, so two orders of one player set give different fits: up to 1.1 logits apart on a bound in a
-    six-player fake session) on
+    of its ids, so two orders of one player set give fits that differ by the Monte Carlo error, under 0.05 logits
+    on a bound in 4-10-hypothesis sessions, tests/tournament/test_bt_monte_carlo.py; sorted, they are equal) on
     :func:`session_verdicts`: the in-session fits (:meth:`RankingAgent.fit`, :meth:`RankingAgent.refit`) and every
     later refit (:func:`refit_bt`) go through it, so the same players and verdicts give the same stored numbers
     (design.md#researcher-ratings). ``start``: ``(len(ids),)`` θ in sorted-id order, a warm start for the
@@ -132,8 +132,8 @@ def tournament_appendix(agent: BaseAgent) -> str:
     router, r = agent.deps.router, agent.config.ranking
     bt = [(e.id, e.bt) for e in standing(agent.store).fitted(10) if e.bt is not None]  # the leaderboard's order
     rows = ["# Appendix: tournament statistics", "",
-            "Bradley–Terry scores (logits, 95 % CI from the observed Fisher information; Elo stays the tournament's "
-            "rating):", "", "| rank | hypothesis | BT score | 95 % CI |", "|---|---|---|---|"]
+            f"Bradley–Terry scores (logits; {BT_INTERVAL_LABEL}; Elo stays the tournament's rating):", "",
+            f"| rank | hypothesis | BT score | {BT_INTERVAL} |", "|---|---|---|---|"]
     rows += [f"| {i} | [{h}] | {s:+.2f} | [{lo:+.2f}, {hi:+.2f}] |" for i, (h, (s, lo, hi)) in enumerate(bt, 1)]
     rows += ["", *(f"- {line}" for line in session_judge_stats(agent.store).lines(r.first_position_flag,
                                                                                    r.dual_order_biased_share))]

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import asdict
 from typing import Any
 
+from cosci.domain import BT_INTERVAL, BT_INTERVAL_LABEL
 from cosci.report.data import SCORE_KEYS, researcher_view
 from cosci.report.standing import later_inputs, standing
 from cosci.store import SessionStore
@@ -41,7 +42,8 @@ def markdown(store: SessionStore, status: str | None = None) -> str:
     latest: dict[str, Any] = {}
     for r in store.hypotheses.reviews():  # newest first
         latest.setdefault(r.hypothesis_id, r)
-    lines = ["", "", "## Leaderboard", "", "| rank | id | title | BT score [95 % CI] | Elo | matches | verdict | "
+    lines = ["", "", "## Leaderboard", "", f"BT score (logits) with its {BT_INTERVAL_LABEL}.", "",
+             f"| rank | id | title | BT score [{BT_INTERVAL}] | Elo | matches | verdict | "
              + " | ".join(SCORE_KEYS) + " | state |", "|" + "---|" * (8 + len(SCORE_KEYS))]
     current = standing(store)
     frame = {h["id"]: h for h in leaderboard_frame(store).to_dicts()}

@@ -16,6 +16,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from cosci.domain import BT_INTERVAL
+
 MAX_TRAJECTORIES = 10
 """Elo trajectories drawn: the final top ten (more lines are unreadable)."""
 
@@ -131,7 +133,7 @@ def bt_svg(rows: Sequence[dict[str, Any]]) -> str:
                                                                                                      strict=True)]
     ax.errorbar(scores, ys, xerr=[low, high], fmt="o", capsize=3, color="#3b5b92")
     ax.set_yticks(ys, [_word(r["id"]) for r in shown], fontsize=7)
-    ax.set_xlabel("Bradley–Terry score (with confidence interval)")
+    ax.set_xlabel(f"Bradley–Terry score (logits), {BT_INTERVAL}")
     fig.tight_layout()
     try:
         return _figure_svg(fig)

@@ -21,6 +21,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
+from cosci.domain import BT_INTERVAL, BT_INTERVAL_LABEL
 from cosci.grounding.report import NO_CLAIMS
 from cosci.report.data import SCORE_KEYS, ReportData, collect
 from cosci.report.figures import FigureUnavailable, bt_svg, elo_svg, lineage_svg
@@ -64,6 +65,7 @@ def _environment() -> Environment:
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters.update(utc=_utc, num=_num, safe_url=safe_url, interval=interval_text,
                        bt=lambda v: "-" if v is None else bt_score_text(float(v)))
+    env.globals.update(bt_interval=BT_INTERVAL, bt_interval_label=BT_INTERVAL_LABEL)  # design.md#tournament
     return env
 
 

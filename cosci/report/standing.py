@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from cosci.domain import BT_INTERVAL, BT_INTERVAL_LABEL
 from cosci.store import SessionStore
 from cosci.store.standing import OUT_OF_RANKING, Entry, Standing, bt_score_text, interval_text, standing
 from cosci.text import counted, one_line
@@ -26,7 +27,8 @@ def leaderboard_lines(store: SessionStore) -> list[str]:
     """The current leaderboard as Markdown: a table of every ranked hypothesis (rank, id, BT score with its 95 %
     CI, Elo, matches, state, title), then the hypotheses out of the ranking with why."""
     s = standing(store)
-    rows = ["| rank | hypothesis | BT score [95 % CI] | Elo | matches | state | title |",
+    rows = [f"BT score (logits) with its {BT_INTERVAL_LABEL}.", "",
+            f"| rank | hypothesis | BT score [{BT_INTERVAL}] | Elo | matches | state | title |",
             "|---|---|---|---|---|---|---|"]
     rows += [f"| {i} | [{e.id}] | {e.bt_text() or '-'} | {e.elo:.0f} | {e.matches} | {e.state} | "
              f"{one_line(e.title, 100)} |" for i, e in enumerate(s.ranked, 1)]

@@ -8,6 +8,7 @@ are imported at their first call, so that the command line stays light at start-
 
 from __future__ import annotations
 
+from cosci.domain import BT_INTERVAL_LABEL
 from cosci.errors import CosciError
 from cosci.grounding.report import status_lines
 from cosci.session.folder import SessionFolder, shown_status
@@ -168,13 +169,15 @@ def report_lines(store: SessionStore) -> list[str]:
 
 
 def tournament_lines(store: SessionStore) -> list[str]:
-    """The BT top 5 of the current standing (score, 95 % CI, logits), the hypotheses out of the ranking with why,
+    """The BT top 5 of the current standing (score and interval, logits, under the interval's name
+    :data:`~cosci.domain.BT_INTERVAL_LABEL`), the hypotheses out of the ranking with why,
     and the judge statistics, flagged when position-biased (design.md#tournament, design.md#report)."""
     from cosci.report.standing import standing
     from cosci.tournament.judge_stats import ranking_setting, session_judge_stats
 
     current = standing(store)  # the one standing `cosci report` shows too
-    out = [current.top_line(5), *filter(None, [current.apart_line()])]
+    out = [f"BT scores (logits) with their {BT_INTERVAL_LABEL}:", current.top_line(5),
+           *filter(None, [current.apart_line()])]
     tolerance = float(ranking_setting(store, "first_position_flag", 0.15))
     share = float(ranking_setting(store, "dual_order_biased_share", 0.0))
     return out + session_judge_stats(store).lines(tolerance, share)

@@ -44,9 +44,9 @@ if TYPE_CHECKING:
 PAIRING_FIT: Method = "laplace"
 """The Bradley–Terry fit the pairing reads after every match (design.md#tournament): the fixed-prior Laplace fit
 (mode and inverse Hessian, ~4 ms at 40 hypotheses). Not the leaderboard's ``eb_is``: its importance-sampled
-covariance (128 draws for 40+ parameters) is exact enough for intervals but too noisy for step 3's products
-``c_iᵀΣx`` (their correlation with the half-win fit's pair scores: 0.78 on average, 0.32 at worst, against
-0.9998 for this fit; ``python -m bench.ranking_sim --pair-scores``, bench/README.md); it also costs ~15× more."""
+covariance (then 128 draws for 40+ parameters) was too noisy for step 3's products ``c_iᵀΣx`` (their
+correlation with the half-win fit's pair scores: 0.78 on average, 0.32 at worst, against 0.9998 for this fit;
+``python -m bench.ranking_sim --pair-scores``, bench/README.md); it also costs 25-40× more."""
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import polars as pl
 
+from cosci.domain import BT_INTERVAL, BT_INTERVAL_LABEL
 from cosci.store import SessionStore
 from cosci.store.standing import QUARANTINED, standing
 
@@ -166,7 +167,8 @@ def bt_png(store: SessionStore, path: Path, top: int = 15) -> Path:
         ax.errorbar(score, range(len(ids)), xerr=err, fmt="o", capsize=3, linewidth=1.2)
         ax.set_yticks(range(len(ids)), ids, fontsize=7)
     ax.axvline(0.0, color="grey", linewidth=0.6, linestyle="--")
-    ax.set_xlabel("Bradley–Terry score (logits), 95 % CI")
+    ax.set_xlabel(f"Bradley–Terry score (logits), {BT_INTERVAL}")
+    ax.set_title(BT_INTERVAL_LABEL, fontsize=8)
     ax.set_title(f"Bradley–Terry scores, top {len(bt)} hypotheses")
     fig.tight_layout()
     fig.savefig(path)

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from cosci import domain
-from cosci.domain import OverviewHeadings
+from cosci.domain import BT_INTERVAL_LABEL, OverviewHeadings
 from cosci.llm.fake.provider import FakeBackend, FakeReply
 from cosci.records import RecordReview
 from cosci.session.runtime import SessionRuntime
@@ -224,11 +224,13 @@ async def test_the_overview_chooses_and_lists_hypotheses_by_the_current_standing
     assert f'<hypothesis_text id="{preferred}"' in prompt and f'<hypothesis_text id="{runner_up}"' not in prompt
     overview = planned.store.sessions.get().final_overview or ""
     board = overview.split("# Appendix: leaderboard")[1].split("# Appendix: tournament statistics")[0]
-    assert "| rank | hypothesis | BT score [95 % CI] | Elo |" in board
+    assert "| rank | hypothesis | BT score [95 % empirical-Bayes interval] | Elo |" in board
+    assert "95 % empirical-Bayes interval (importance-sampled; coverage 0.94–0.97 on the ranking simulator)" in board
     rows = [line for line in board.splitlines() if line.startswith("| 1 ") or line.startswith("| 2 ")]
     assert [re.findall(r"H-[0-9a-f]{12}", r)[0] for r in rows] == [preferred, leader]
     assert re.match(rf"\| 1 \| \[{preferred}\] \| \+\d\.\d\d \[[-+]\d\.\d\d, [-+]\d\.\d\d\] \| 1200 \|", rows[0])
     stats = overview.split("# Appendix: tournament statistics")[1]
+    assert f"logits; {BT_INTERVAL_LABEL};" in stats and "Fisher" not in stats  # named by its method, not Laplace's
     assert stats.index(f"[{preferred}]") < stats.index(f"[{leader}]") < stats.index(f"[{runner_up}]")
 
 

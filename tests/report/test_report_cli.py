@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from cosci.config.schema import CosciConfig
+from cosci.domain import BT_INTERVAL_LABEL
 from cosci.llm.fake.provider import FakeBackend
 from cosci.session.runtime import SessionRuntime
 from cosci.stats import SessionStats
@@ -195,7 +196,8 @@ def test_export_md_shows_the_bt_standing_it_is_ordered_by_and_the_researcher_sec
     store.close()
     board = md[md.index("## Leaderboard"):]
     header, *rows = [line for line in board.splitlines() if line.startswith("| ")]
-    assert header.startswith("| rank | id | title | BT score [95 % CI] | Elo | matches |")
+    assert f"BT score (logits) with its {BT_INTERVAL_LABEL}." in board
+    assert header.startswith("| rank | id | title | BT score [95 % empirical-Bayes interval] | Elo | matches |")
     cells = [[c.strip() for c in row.split("|")[1:-1]] for row in rows if row.split("|")[1].strip().isdigit()]
     assert [c[1] for c in cells] == [e.id for e in ranked]
     assert [c[3] for c in cells] == [e.bt_text() or "-" for e in ranked]  # `+0.42 [-0.10, +0.95]`

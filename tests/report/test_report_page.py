@@ -10,6 +10,7 @@ from html.parser import HTMLParser
 import polars as pl
 import pytest
 
+from cosci.domain import BT_INTERVAL_LABEL
 from cosci.report import data as report_data
 from cosci.report import render
 from cosci.report.data import collect
@@ -118,7 +119,7 @@ def test_bradley_terry_columns_and_verified_marks_show_when_present(session: Ses
     view = next(v for v in data.hypotheses if v.row["id"] == session.hostile)
     view.citations = citations
     html = render_html(data)
-    assert data.has_bt and "BT score" in html and "Bradley–Terry scores with confidence intervals" in html
+    assert data.has_bt and "BT score" in html and f"Bradley–Terry scores with their {BT_INTERVAL_LABEL}" in html
     top = data.leaderboard[0]
     assert f"[{top['bt_ci_low']:+.2f}, {top['bt_ci_high']:+.2f}]" in html
     assert '<span class="mark ok"' in html and html.count('">misquoted</span>') == 2

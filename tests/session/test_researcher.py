@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from cosci.config.schema import CosciConfig
+from cosci.domain import BT_INTERVAL_LABEL
 from cosci.llm.fake.provider import FakeBackend
 from cosci.session.runtime import SessionRuntime
 from cosci.store import STORE_FILE, SessionStore
@@ -450,6 +451,7 @@ def _standings(capsys: pytest.CaptureFixture[str], data: Path, sid: str) -> tupl
     code, status, err = _cli(capsys, "--data-dir", str(data), "status", sid)
     assert code == 0, err
     top = next(line.strip() for line in status.splitlines() if "BT top 5:" in line)
+    assert f"BT scores (logits) with their {BT_INTERVAL_LABEL}:" in status  # the interval named by its method
     code, report, err = _cli(capsys, "--data-dir", str(data), "report", sid)
     assert code == 0, err
     current = report[report.index("# Current leaderboard"):]
