@@ -21,11 +21,12 @@ BT_INTERVAL = "95 % empirical-Bayes interval"
 :mod:`cosci.tournament.bt` (design.md#tournament). Not a "95 % CI from the Fisher information": the interval is a
 mixture over the prior sd of importance-sampled posteriors, widened by a correction fitted on the simulator."""
 
-BT_INTERVAL_LABEL = f"{BT_INTERVAL} (importance-sampled; coverage 0.94–0.97 on the ranking simulator)"
+BT_INTERVAL_LABEL = f"{BT_INTERVAL} (importance-sampled; coverage 0.95–0.98 on the ranking simulator)"
 """The interval named by its method and by what its coverage was measured against: the share of true centred
-strengths inside it, 0.937-0.966 across the 20 regimes of ``python -m bench.ranking_sim --coverage`` (N = 40,
-trials 0-199; bench/README.md, "Ranking simulator"). Every reader that shows the interval prints this line once
-(the overview's appendices, ``cosci status``, the report page, the md export, MLflow's BT plot, README)."""
+strengths inside it, 0.950-0.977 across the 20 regimes of ``python -m bench.ranking_sim --coverage --trials 50``
+(N = 40, trials 0-49; bench/README.md, "Ranking simulator", eighth stop). Every reader that shows the interval
+prints this line once (the overview's appendices, ``cosci status``, the report page, the md export, MLflow's BT
+plot, README)."""
 
 HypothesisState = Literal["draft", "reviewed", "in_tournament", "pinned", "quarantined", "rejected", "retired"]
 TaskStatus = Literal["pending", "leased", "in_progress", "done", "failed", "dead", "cancelled"]
