@@ -14,7 +14,8 @@ from cosci.store.standing import QUARANTINED, standing
 def leaderboard_frame(store: SessionStore) -> pl.DataFrame:
     """One row per hypothesis in the current standing's order (:func:`cosci.store.standing.standing`: the
     ranked ones by BT score, then those out of the ranking; design.md#report): id, title, elo, bt_score,
-    bt_ci_low, bt_ci_high (the stored Bradley–Terry fit, logits, 95 % CI; null for a hypothesis outside it),
+    bt_ci_low, bt_ci_high (the stored Bradley–Terry fit, logits, the bounds of its :data:`~cosci.domain.BT_INTERVAL`;
+    null for a hypothesis outside it),
     matches, wins, state, cluster, mode, grounding (``grounded`` / ``ungrounded``: whether it cites a verified
     source that is not retracted), retracted (citations whose source is retracted or a retraction notice;
     design.md#retractions), parents.
@@ -151,7 +152,8 @@ def elo_trajectory_png(store: SessionStore, initial: float, path: Path, top: int
 
 
 def bt_png(store: SessionStore, path: Path, top: int = 15) -> Path:
-    """Plot the stored Bradley–Terry scores with 95 % CIs of the best ``top`` hypotheses to ``path`` (PNG);
+    """Plot the stored Bradley–Terry scores with their intervals (titled :data:`~cosci.domain.BT_INTERVAL_LABEL`) of
+    the best ``top`` hypotheses to ``path`` (PNG);
     the Elo plot's companion (Elo is the tournament's rating, BT the statistics a scientist reads)."""
     import matplotlib
 
