@@ -66,8 +66,6 @@ ADAPT_PRIOR = 10.0
 BITS = 30
 """Bits of the Sobol points (scipy's default)."""
 
-Z95 = 1.959963984540054
-
 LogDensity = Callable[[NDArray[np.float64]], NDArray[np.float64]]
 """``(S, p) -> (S,)`` unnormalised log posterior density of each row."""
 
