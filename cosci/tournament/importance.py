@@ -16,11 +16,11 @@ estimates the three by importance sampling:
   :data:`DF` more normal coordinates (exact: no approximate quantile function).
 - **How many.** Each stage has :func:`draws_for` draws (a work cap of :data:`WORK` draws × (verdicts +
   parameters), within 256-16,384): a 4-10-hypothesis session gets 16,384 a stage, 40 hypotheses with 200-400
-  verdicts 2,048-1,024, a pool of 1,000 the minimum. The proposal is adapted (three stages) only when a stage has
+  verdicts 4,096-2,048, a pool of 1,000 the minimum. The proposal is adapted (three stages) only when a stage has
   :data:`ADAPT_DRAWS` draws per parameter; from fewer, the weighted covariance is worse than the Laplace one.
 - **Measured** (tests/tournament/test_bt_monte_carlo.py; bench/README.md, "Ranking simulator"): the sd of a bound
-  across seeds stays under 0.05 logits in 4-10-hypothesis sessions (worst 0.03-0.04 over 36 random sessions; the
-  earlier 128 Gaussian draws: up to 3 logits), and 0.06-0.13 logits at 40-60 hypotheses (earlier 0.25-0.89).
+  across seeds stays under 0.05 logits in 4-10-hypothesis sessions (worst 0.043 over 36 random sessions; the
+  earlier 128 Gaussian draws: up to 3 logits), and 0.05-0.11 logits at 40-60 hypotheses (earlier 0.25-0.89).
 
 Everything is seeded by the caller (the fit seeds it from the verdicts): the estimate is deterministic.
 """
@@ -47,7 +47,7 @@ FIRST_DRAWS = 256
 MAX_DRAWS = 16384
 """Draws of one stage at most."""
 
-WORK = 2**19
+WORK = 2**20
 """Draws × (verdicts + parameters) of one stage at most: the cap that keeps a large pool's fit within a second."""
 
 STAGES = 3
@@ -151,8 +151,8 @@ def _factor(cov: NDArray[np.float64]) -> NDArray[np.float64] | None:
 
 def draws_for(verdicts: int, parameters: int) -> int:
     """Draws per stage: the largest power of two with draws × (verdicts + parameters) ≤ :data:`WORK`, within
-    [:data:`FIRST_DRAWS`, :data:`MAX_DRAWS`] (16,384 for a 4-10-hypothesis session, 1,024 at 40 hypotheses and
-    400 verdicts, 256 from about 2,000 verdicts on)."""
+    [:data:`FIRST_DRAWS`, :data:`MAX_DRAWS`] (16,384 for a 4-10-hypothesis session, 2,048 at 40 hypotheses and
+    400 verdicts, 256 from about 4,000 verdicts on)."""
     room = max(WORK // max(verdicts + parameters, 1), 1)
     return max(FIRST_DRAWS, min(MAX_DRAWS, 2 ** int(math.log2(room))))
 
