@@ -56,6 +56,10 @@ class InvestigationCfg(_Strict):
 class EvidenceCfg(_Strict):
     seeds: int = Field(ge=1, le=1_000, description="Seeds each evidence program runs with the final evaluator.")
     confidence: float = Field(gt=0, lt=1, description="Level of the intervals on means and gains (0.95: 95 %).")
+    equivalence_margin: float = Field(ge=0, lt=1, description="Practical-equivalence margin of a gain, as a fraction "
+                                      "of the baseline's mean score (the program without the idea, same seeds): "
+                                      "'refuted' needs a gain interval with mean <= 0 and upper bound under it "
+                                      "(docs/design.md#evidence).")
 
 
 class InvestigationConfig(_Strict):

@@ -20,7 +20,7 @@ def test_the_group_composes_with_its_defaults(tmp_path: Path) -> None:
     cfg = load_investigation(["models=fake", f"paths.data_dir={tmp_path}"])
     inv = cfg.investigation
     assert (inv.workers, inv.cycles, inv.task_runner, inv.unsafe_no_sandbox) == (2, 3, "thread", False)
-    assert cfg.evidence.seeds == 5 and cfg.evidence.confidence == 0.95
+    assert cfg.evidence.seeds == 5 and cfg.evidence.confidence == 0.95 and cfg.evidence.equivalence_margin == 0.01
     routed = cfg.gateway_config()
     assert {"ideation", "execution", "writer"} <= set(routed.agents) and set(cfg.base.agents) == set(
         routed.agents) - {"ideation", "execution", "writer"}
@@ -39,6 +39,7 @@ def test_overrides_reach_both_sections(tmp_path: Path) -> None:
     ("investigation.agents.execution.budget_share=0.9", "must sum to 1"),
     ("investigation.agents.ideation.modes.idea.tier=huge", "tier 'huge' is not in models"),
     ("evidence.seeds=0", "evidence.seeds"),
+    ("evidence.equivalence_margin=-0.1", "evidence.equivalence_margin"),
 ])
 def test_bad_settings_are_one_line(override: str, message: str) -> None:
     with pytest.raises(ConfigError, match=message.replace(".", r"\.")) as err:
