@@ -701,7 +701,7 @@ def test_a_cut_text_ends_with_an_ellipsis_a_bt_score_is_signed_and_no_claims_get
     assert code == 0 and f"{a} +4.06 [+3.10, +5.00]" in out, out
     assert "audit        none: the overview has no claims to audit" in out and "0.70" not in out, out
     assert ">+4.06</td>" in page and ">-4.06</td>" in page and ">4.06<" not in page
-    assert "Blind audit: none, the overview has no claims to audit" in page and "score 0.70" not in page
+    assert "Blind audit: none: the overview has no claims to audit" in page and "score 0.70" not in page
 
 
 def test_project_show_says_a_killed_session_is_stopped_as_list_does(tmp_path: Path,

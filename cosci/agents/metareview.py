@@ -155,7 +155,7 @@ class MetaReviewAgent(BaseAgent):
         audit = await OverviewAuditor(self, task).run(text, material, skip=skip)
         text = text.rstrip() + "\n\n" + clean_citations(audit.section(), known)[0]
         self.store.sessions.update(final_overview=text)
-        agree = agreement(claims, audit.overclaims())
+        agree = agreement(claims, audit.overclaims()) if audit.audit else None  # no audit, nothing to agree with
         checked = {"claims": [c.to_dict() for c in claims], **totals(claims), "repaired": repaired,
                    "fallback": fallback, "support_check": checking.to_dict(), "audit": audit.to_dict(),
                    "agreement": agree, **material.retraction_summary()}
@@ -163,7 +163,7 @@ class MetaReviewAgent(BaseAgent):
         return TaskResult("final_overview_generated", [h.id for h in top],
                           detail={"fallback": fallback, "removed_citations": removed, "repaired": repaired,
                                   **totals(claims),
-                                  "audit_score": audit.score, "audit_agreement": agree["share"],
+                                  "audit_score": audit.score, "audit_agreement": agree["share"] if agree else None,
                                   "caveat_ids": [h.id for h in caveats]})
 
     async def _written(self, task: Task, top: list[Hypothesis], main: list[Hypothesis], caveats: list[Hypothesis],

@@ -24,7 +24,7 @@ from typing import Any
 from cosci.config.schema import CosciConfig
 from cosci.domain import Hypothesis
 from cosci.grounding.evidence import session_counts
-from cosci.grounding.report import claims_document, claims_line
+from cosci.grounding.report import audit_words, claims_document, claims_line
 from cosci.report.standing import OUT_OF_RANKING, later_inputs, standing
 from cosci.store import SessionStore
 from cosci.tracking.artifacts import elo_trajectories, leaderboard_frame
@@ -107,6 +107,12 @@ class ReportData:
     def claims_counts(self) -> str:
         """``5 in the overview: 1 supported, 4 hypothesis_only`` ("" before the overview)."""
         return claims_line(self.claims) if self.claims else ""
+
+    @property
+    def audit_words(self) -> str:
+        """The blind audit in one phrase (:func:`cosci.grounding.report.audit_words`: ``not audited: no
+        independent model ...`` carries no score; "" before the overview)."""
+        return audit_words(self.claims) if self.claims else ""
 
     @property
     def spent_usd(self) -> float:

@@ -85,7 +85,7 @@ def estimate_session(config: CosciConfig) -> Estimate:
         ("evolution", "combine", evolved, loop("evolution", "combine"), "tool_loop"),
         ("metareview", "system", matches / config.metareview.every_matches + 1, 1, "feedback"),
         ("metareview", "final", 1, 1, "overview"),
-        ("metareview", "audit", 1, 1, "single"),  # the independent audit of the overview
+        ("metareview", "audit", 1, 1, "single"),  # the audit (no call without a model other than the writer's)
         ("metareview", "claim_check", config.metareview.claim_check_max_calls, 1, "single"),  # at most
     ]
     total, calls = 0.0, 0
