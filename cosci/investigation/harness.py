@@ -10,6 +10,7 @@ runs.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import shutil
@@ -42,6 +43,9 @@ class Evaluation:
     digest: str = ""
     seconds: float = 0.0
     limit: str | None = None
+    answer_digest: str = ""
+    """sha256 of the program's answer (its JSON object, keys sorted); "" when it printed none. Two runs gave the
+    same answer when their digests are equal (the perturbation probe of design.md#gates)."""
 
     @property
     def ok(self) -> bool:
@@ -68,6 +72,11 @@ def last_json(text: str) -> dict[str, Any] | None:
         if line:
             return None
     return None
+
+
+def answer_digest(answer: dict[str, Any]) -> str:
+    """sha256 (hex) of an answer as canonical JSON (keys sorted, no spaces)."""
+    return hashlib.sha256(json.dumps(answer, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 def stage_task_view(task: Task, dest: Path, extra: tuple[str, ...] = ()) -> Path:
@@ -143,6 +152,7 @@ class Harness:
         judged = self._evaluator(phase, seed, work, data, evaluator_view or self.view_dir)
         out = parse_evaluator(judged, self.task.spec.score.metric, phase, seed)
         out.digest, out.seconds = digest, ran.wall_seconds + judged.wall_seconds
+        out.answer_digest = answer_digest(answer)
         return out
 
     def _program(self, program: Path, inputs: dict[str, Path], seed: int, work: Path) -> SandboxResult:
