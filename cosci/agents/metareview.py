@@ -12,10 +12,10 @@
   :mod:`cosci.grounding.claims` (no model); the untraceable and overclaiming ones go back to the writer once
   (repair); the support check (:mod:`cosci.agents.claim_check`) then judges every claim that cites a source, and
   each claim is marked with its status word; unknown ids are removed, each direction gets its hypotheses'
-  verdicts and scores from the store, and a blind, independent audit (:mod:`cosci.agents.audit`) is appended
-  under "Audit" and compared with the support check. The claim map, the support check's cost and the audit are
-  the event ``overview_checked`` (written to ``final/claims.json`` with the overview;
-  ``docs/design.md#claim-statuses``).
+  verdicts and scores from the store, and a blind, independent audit (:mod:`cosci.agents.audit`, only on a
+  model other than the writer's) is appended under "Audit" and compared with the support check. The claim map,
+  the support check's cost and the audit are the event ``overview_checked`` (written to ``final/claims.json``
+  with the overview; ``docs/design.md#claim-statuses``).
 """
 
 from __future__ import annotations
