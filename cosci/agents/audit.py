@@ -81,7 +81,7 @@ class AuditResult:
         if self.error == f"skipped: {NO_CLAIMS}":
             return "\n".join(["# Audit", "", f"No audit: {NO_CLAIMS}."]) + "\n"
         if not self.independent:
-            return "\n".join(["# Audit", "", f"{NOT_AUDITED[0].upper()}{NOT_AUDITED[1:]}: the models config maps "
+            return "\n".join(["# Audit", "", f"{NOT_AUDITED[0].upper()}{NOT_AUDITED[1:]}. The models config maps "
                               f"every tier to the writer's model, {self.writer_model}, and a model scoring its own "
                               "overview is no audit. Choose a models config with a second model (see "
                               "docs/design.md#claim-statuses) to have the overview audited."]) + "\n"
