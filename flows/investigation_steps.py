@@ -70,13 +70,13 @@ def evidence_programs(results: list[dict[str, Any]], sel: E.Selection, initial: 
     programs += [(f"without '{a.title}' (cycle {a.cycle})", a.program) for a in abls if a.program]
     tested = [r for r in results if (r.get("idea") or {}).get("hypothesis_id") in seeded]
     for r in tested:
-        if measured(r):
+        if runs_over_seeds(r):
             programs += [(f"w{r['worker']} cycle {r['cycle']} after", r["candidate_dir"]),
                          (f"w{r['worker']} cycle {r['cycle']} before", r["base_dir"])]
     return programs, abls, tested
 
 
-def measured(r: dict[str, Any]) -> bool:
+def runs_over_seeds(r: dict[str, Any]) -> bool:
     """Whether a tested idea's before/after run over the evidence seeds: it passed gate A (its gain is evidence
     for or against the hypothesis) or gate B (its gain is reported)."""
     return bool(r.get("gate_a") or r["gate_b"]) and bool(r.get("candidate_dir"))
@@ -107,7 +107,7 @@ def measure(cfg: InvestigationConfig, task: Task, programs: list[tuple[str, str]
         if a.program and (g := E.gain(by[sel.program], by[a.program], direction, level)):
             gains.append((f"'{a.title}' (cycle {a.cycle}): selected minus its ablation", g))
     for r in tested:
-        if measured(r):
+        if runs_over_seeds(r):
             g = E.gain(by[r["candidate_dir"]], by[r["base_dir"]], direction, level)
             idea_gains[f"w{r['worker']}c{r['cycle']}"] = g
             if g:
