@@ -1,0 +1,152 @@
+"""``cosci investigate draft`` (docs/design.md#draft): the brief's requirements, the alignment judge's failing
+items, and scripted drafting runs on the fake — a misaligned draft the judge refuses and repair fixes, an evaluator
+that reads the final data refused by the independence probe, a brief the safety screen refuses (exit 3, no
+drafting call), and bad command lines (exit 2, nothing written)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cosci.cli import main
+from cosci.investigation.check import check_task
+from cosci.investigation.draft_records import RecordAlignment, Verdict, requirements, unmet
+from cosci.llm.fake import drafting as fake_drafting
+from cosci.llm.fake.provider import FakeBackend, FakeReply
+from cosci.llm.fake.types import FakeCall
+from cosci.prompts import render
+from cosci.sandbox.bwrap import probe
+
+sandboxed = pytest.mark.skipif(probe() is None, reason="bubblewrap cannot build a sandbox here")
+BRIEF = ("# Line fit\n- Minimise the mean squared error `mse` of a straight line fitted to points by gradient "
+         "descent.\n- The final score is measured on points the search never saw.\n")
+LEAKY_SEARCH = '''import argparse, csv, json, os
+p = argparse.ArgumentParser(); p.add_argument("answer"); p.add_argument("--seed", type=int); p.add_argument("--data")
+a = p.parse_args()
+ans = json.load(open(a.answer))
+rows = [(float(r["x"]), float(r["y"])) for r in csv.DictReader(open(os.path.join(a.data, "points.csv")))]
+mse = sum((ans["a"] * x + ans["b"] - y) ** 2 for x, y in rows) / len(rows)
+hidden = os.path.join("/task", "data", "fin" + "al", "points_1.csv")  # a built path: no name to grep for
+if os.path.exists(hidden):
+    mse += len(open(hidden).read()) * 0.0 + 1.0
+print(json.dumps({"metrics": {"mse": mse}, "correct": True}))
+'''
+
+
+def test_requirements_are_the_list_items_else_the_sentences() -> None:
+    assert [r.text for r in requirements(BRIEF)] == [
+        "Minimise the mean squared error `mse` of a straight line fitted to points by gradient descent.",
+        "The final score is measured on points the search never saw."]
+    prose = "# Title\nFind the minimum of a function. Report it on held-out seeds! Keep it small."
+    assert [(r.id, r.text) for r in requirements(prose)] == [
+        ("R1", "Find the minimum of a function."), ("R2", "Report it on held-out seeds!"), ("R3", "Keep it small.")]
+    assert requirements("# only a heading\n\n") == []
+
+
+def test_a_requirement_the_judge_leaves_out_is_not_measured() -> None:
+    reqs = requirements(BRIEF)
+    judged = RecordAlignment(verdicts=[Verdict(requirement="R1", measured=True)], fidelity_issues=[" "])
+    assert unmet(judged, reqs) == [f"R2 ({reqs[1].text}): not assessed by the alignment judge"]
+    refused = RecordAlignment(verdicts=[Verdict(requirement="R1", measured=True),
+                                        Verdict(requirement="R2", measured=False, reason="no held-out data")],
+                              fidelity_issues=["the score is the training error"])
+    assert unmet(refused, reqs) == [f"R2 ({reqs[1].text}): not measured: no held-out data",
+                                    "fidelity: the score is the training error"]
+    assert unmet(RecordAlignment(verdicts=[Verdict(requirement=r.id, measured=True) for r in reqs]), reqs) == []
+
+
+def test_the_drafting_prompts_render() -> None:
+    reqs = requirements(BRIEF)
+    text = render("draft.task", requirements=reqs, design="d", failures=["R2 (x): not measured"], previous="p",
+                  round=2)
+    assert "#### FILE evaluate_final.py" in text and "- R2 (x): not measured" in text and "# Round 2: repair" in text
+    assert "# Round" not in render("draft.task", requirements=reqs, design="d", failures=[], previous="", round=1)
+
+
+def _draft(tmp_path: Path, *extra: str) -> tuple[Path, int]:
+    (tmp_path / "brief.md").write_text(BRIEF)
+    out = tmp_path / "task"
+    try:
+        main(["--data-dir", str(tmp_path / "data"), "investigate", "draft", "--brief", str(tmp_path / "brief.md"),
+              "--out", str(out), "models=fake", *extra])
+    except SystemExit as exc:
+        return out, int(exc.code or 0)
+    return out, 0
+
+
+def _rounds(out: Path) -> list[dict[str, object]]:
+    lines = (out / "drafting" / "log.jsonl").read_text().splitlines()
+    return [e for e in map(json.loads, lines) if e["step"] == "round"]
+
+
+@sandboxed
+def test_a_misaligned_draft_is_refused_by_the_judge_and_repaired(tmp_path: Path, fake: FakeBackend) -> None:
+    fake.script(FakeReply.record("record_alignment", verdicts=[
+        {"requirement": "R1", "measured": True, "where": "evaluate_search.py"},
+        {"requirement": "R2", "measured": False, "reason": "the final evaluator scores the search points"}]),
+        agent="alignment")
+    out, code = _draft(tmp_path)
+    assert code == 0
+    rounds = _rounds(out)
+    assert [r["stage"] for r in rounds] == ["alignment", "passed"]
+    assert rounds[0]["failures"] == [f"R2 ({requirements(BRIEF)[1].text}): not measured: the final evaluator "
+                                     "scores the search points"]
+    repair = fake.calls_for(agent="drafting")[-1].prompt
+    assert "# Round 2: repair" in repair and "not measured: the final evaluator scores the search points" in repair
+    assert (out / "drafting" / "round_1" / "evaluate_final.py").is_file() and check_task(out, probe()) == []
+    assert json.loads((out / "drafting" / "status.json").read_text())["passed"] is True
+
+
+@sandboxed
+def test_an_evaluator_that_reads_the_final_data_is_refused(tmp_path: Path, fake: FakeBackend) -> None:
+    example = FakeCall("m", "drafting", None, None, None, [{"role": "user", "content": render("_draft_example")}],
+                       [], None, None)
+    fake.script(FakeReply.record("record_task_draft", **{**fake_drafting.draft(example),
+                                                         "evaluate_search": LEAKY_SEARCH}), agent="drafting")
+    out, code = _draft(tmp_path)
+    assert code == 0
+    rounds = _rounds(out)
+    assert [r["stage"] for r in rounds] == ["check", "passed"]
+    failures = rounds[0]["failures"]
+    assert isinstance(failures, list) and any("evaluate_search.py reads the final data" in f for f in failures)
+    assert "evaluate_search.py reads the final data" in fake.calls_for(agent="drafting")[-1].prompt
+    assert '"fin" + "al"' in (out / "drafting" / "round_1" / "evaluate_search.py").read_text()
+
+
+def test_a_brief_the_safety_screen_refuses_exits_3_before_any_drafting_call(
+        tmp_path: Path, fake: FakeBackend, capsys: pytest.CaptureFixture[str]) -> None:
+    brief = tmp_path / "brief.md"
+    brief.write_text("# Aerosol\n- Maximise the lethality of aerosolised anthrax spores released in a subway.\n")
+    with pytest.raises(SystemExit) as exit_:
+        main(["--data-dir", str(tmp_path / "data"), "investigate", "draft", "--brief", str(brief), "--out",
+              str(tmp_path / "task"), "models=fake", "investigation.unsafe_no_sandbox=true"])
+    assert exit_.value.code == 3
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "the brief was refused by safety screening" in err[0]
+    assert {c.agent for c in fake.calls} <= {"safety"}
+    assert not (tmp_path / "task").exists()
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--hypothesis", "H-0123456789ab"], "--from-session and --hypothesis go together"),
+    ([], "needs --brief FILE"),
+    (["--brief", "missing.md"], "--brief missing.md: cannot be read"),
+])
+def test_bad_draft_command_lines_are_one_line(tmp_path: Path, fake: FakeBackend, capsys: pytest.CaptureFixture[str],
+                                              argv: list[str], message: str) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["--data-dir", str(tmp_path / "data"), "investigate", "draft", *argv, "models=fake"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0] and fake.calls == []
+
+
+def test_draft_never_writes_into_a_folder_that_is_not_empty(tmp_path: Path, fake: FakeBackend,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "task").mkdir()
+    (tmp_path / "task" / "notes.txt").write_text("mine")
+    out, code = _draft(tmp_path)
+    assert code == 2 and "exists and is not an empty folder" in capsys.readouterr().err
+    assert [p.name for p in out.iterdir()] == ["notes.txt"] and fake.calls == []
