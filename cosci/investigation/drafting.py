@@ -20,7 +20,6 @@ A round that fails step 3, 4 or 5 goes back to the drafting agent with its faili
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, TypeVar
 
 import yaml

@@ -29,7 +29,8 @@ def test_a_drafted_task_passes_check_and_runs_one_cycle(prefect_server: None, fa
           "models=fake"])
     assert "status       passes the check and the alignment judge" in capsys.readouterr().out
     main(["investigate", "check", str(task)])
-    assert capsys.readouterr().out.strip() == "check: task passes (contract, and both evaluators on the initial program)"
+    out = capsys.readouterr().out.strip()
+    assert out == "check: task passes (contract, and both evaluators on the initial program)"
     summary = run(task, ["models=fake", f"paths.data_dir={data}", "investigation.cycles=1", "investigation.workers=1",
                          "evidence.seeds=2", "tracking.enabled=false"])
     assert summary["cycles_run"] == 1 and summary["selected"]["score"] is not None

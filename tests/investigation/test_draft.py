@@ -95,7 +95,9 @@ def test_a_misaligned_draft_is_refused_by_the_judge_and_repaired(tmp_path: Path,
                                      "scores the search points"]
     repair = fake.calls_for(agent="drafting")[-1].prompt
     assert "# Round 2: repair" in repair and "not measured: the final evaluator scores the search points" in repair
-    assert (out / "drafting" / "round_1" / "evaluate_final.py").is_file() and check_task(out, probe()) == []
+    iso = probe()
+    assert iso is not None and check_task(out, iso) == []
+    assert (out / "drafting" / "round_1" / "evaluate_final.py").is_file()
     assert json.loads((out / "drafting" / "status.json").read_text())["passed"] is True
 
 
