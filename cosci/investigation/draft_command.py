@@ -14,6 +14,7 @@ import json
 import re
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cosci.config.investigation import DRAFT_AGENTS, InvestigationConfig, load_investigation
 from cosci.domain import Call
@@ -23,6 +24,12 @@ from cosci.investigation.draft_records import MAX_REQUIREMENTS, requirements
 from cosci.investigation.drafting import Drafted, Drafter
 from cosci.investigation.runtime import run_async
 from cosci.session.folder import SessionFolder
+from cosci.store import SessionStore
+
+if TYPE_CHECKING:
+    from cosci.config.schema import CosciConfig
+    from cosci.safety.classifier import Screening
+    from cosci.sandbox import Isolation
 
 
 def brief_text(brief: Path | None, data_dir: Path, session: str | None, hypothesis: str | None) -> str:
@@ -86,8 +93,6 @@ def screen_brief(cfg: InvestigationConfig, text: str, session: str | None) -> No
         with SessionFolder.existing(base.paths.data_dir, session).store() as store:
             screening = run_async(_screen(base, store, text))
     else:
-        from cosci.store import SessionStore
-
         with tempfile.TemporaryDirectory(prefix="cosci-brief-") as tmp:
             store = SessionStore.open(Path(tmp) / "screen.sqlite", "draft-brief")
             store.sessions.create(goal=text, config_snapshot={}, overrides=[], models_choice=base.models.name,
@@ -101,7 +106,8 @@ def screen_brief(cfg: InvestigationConfig, text: str, session: str | None) -> No
                           "drafted")
 
 
-async def _screen(base, store, text):  # type: ignore[no-untyped-def]
+async def _screen(base: CosciConfig, store: SessionStore, text: str) -> Screening:
+    """One screening of ``text`` as a goal, booked on ``store`` (as ``cosci feedback`` screens its text)."""
     from cosci.llm.budget.token_budget import TokenBudget
     from cosci.llm.gateway.adapter import Gateway
     from cosci.safety.classifier import Classifier
@@ -112,7 +118,7 @@ async def _screen(base, store, text):  # type: ignore[no-untyped-def]
     return await Classifier(base, gateway, gateway.router, store).screen("goal", text, action="ScreenBrief")
 
 
-def _drafter(cfg: InvestigationConfig, folder: DraftFolder, text: str, iso: object) -> Drafter:
+def _drafter(cfg: InvestigationConfig, folder: DraftFolder, text: str, iso: Isolation) -> Drafter:
     from cosci.llm.budget.token_budget import TokenBudget
     from cosci.llm.gateway.adapter import Gateway
 
@@ -128,7 +134,7 @@ def _drafter(cfg: InvestigationConfig, folder: DraftFolder, text: str, iso: obje
 
     gw = Gateway(cfg.draft_gateway_config(), budget, record)
     routes = {agent: gw.router.route(agent, mode) for agent, mode in DRAFT_AGENTS.items()}
-    return Drafter(gw, routes, text, requirements(text), folder, iso)  # type: ignore[arg-type]
+    return Drafter(gw, routes, text, requirements(text), folder, iso)
 
 
 def draft(brief: Path | None, overrides: list[str], session: str | None, hypothesis: str | None,

@@ -152,3 +152,24 @@ def test_draft_never_writes_into_a_folder_that_is_not_empty(tmp_path: Path, fake
     out, code = _draft(tmp_path)
     assert code == 2 and "exists and is not an empty folder" in capsys.readouterr().err
     assert [p.name for p in out.iterdir()] == ["notes.txt"] and fake.calls == []
+
+
+@sandboxed
+def test_a_session_hypothesis_is_the_brief_and_is_screened_in_its_session(tmp_path: Path, fake: FakeBackend) -> None:
+    from cosci.session.folder import SessionFolder
+    from tests.investigation.session_fixture import make_session
+
+    data = tmp_path / "data"
+    sid, ids = make_session(data, 2)
+    main(["--data-dir", str(data), "investigate", "draft", "--from-session", sid, "--hypothesis", ids[1].upper(),
+          "--out", str(tmp_path / "task"), "models=fake", "draft.max_rounds=1"])  # exit 0: no SystemExit
+    design = fake.calls_for(agent="design")[0].prompt
+    assert f"Test this hypothesis ({ids[1]})" in design and "raise the sum of radii (1)" in design
+    review = fake.calls_for(agent="review")[0]
+    assert review.model != fake.calls_for(agent="design")[0].model  # the independent review: another tier
+    assert [m["role"] for m in review.messages] == ["system", "user"]  # a fresh conversation
+    with SessionFolder.existing(data, sid).store() as store:
+        screened = store.logs.events("safety_allow")
+    assert [e["payload"]["subject"] for e in screened] == ["goal"]
+    request = json.loads((tmp_path / "task" / "drafting" / "request.json").read_text())
+    assert (request["from_session"], request["hypothesis"]) == (sid, ids[1])
