@@ -62,6 +62,9 @@ class DraftCfg(_Strict):
     max_rounds: int = Field(ge=1, le=20, description="Drafting rounds (draft, check, alignment judge); a failed "
                             "round goes back to repair with its failing items.")
     budget_usd: float = Field(gt=0, le=100_000, description="Cap on the drafting's model calls, USD.")
+    max_run_seconds: float = Field(gt=0, le=86_400, description="Longest wall clock or CPU time a drafted task may "
+                                   "give one run (task.yaml timeouts and limits.cpu_seconds), seconds: the check "
+                                   "runs the drafted programs, so a longer one is refused before it runs.")
     agents: dict[str, AgentCfg] = Field(description="design, review, drafting, alignment: share, modes (tier, "
                                         "tokens).")
 

@@ -134,7 +134,7 @@ def _drafter(cfg: InvestigationConfig, folder: DraftFolder, text: str, iso: Isol
 
     gw = Gateway(cfg.draft_gateway_config(), budget, record)
     routes = {agent: gw.router.route(agent, mode) for agent, mode in DRAFT_AGENTS.items()}
-    return Drafter(gw, routes, text, requirements(text), folder, iso)
+    return Drafter(gw, routes, text, requirements(text), folder, iso, cfg.draft.max_run_seconds)
 
 
 def draft(brief: Path | None, overrides: list[str], session: str | None, hypothesis: str | None,

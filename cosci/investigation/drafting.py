@@ -20,6 +20,7 @@ A round that fails step 3, 4 or 5 goes back to the drafting agent with its faili
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TypeVar
 
 import yaml
@@ -35,6 +36,7 @@ from cosci.investigation.draft_records import (
     TaskDesign,
     unmet,
 )
+from cosci.investigation.task import TaskError, load_task
 from cosci.llm.errors import StructuredOutputError
 from cosci.llm.port.structured import call_record
 from cosci.llm.port.types import CallSpec, LLMPort, Route, TextBlock
@@ -86,12 +88,27 @@ def files_text(files: dict[str, str]) -> str:
     return "\n".join(quote_untrusted(text, f"file:{rel}") for rel, text in files.items())
 
 
+def too_long(root: Path, cap: float) -> list[str]:
+    """A drafted ``task.yaml`` whose wall clocks or CPU time exceed ``cap`` seconds (``draft.max_run_seconds``),
+    one line each; [] when within it or when the task does not load (the check then says why)."""
+    try:
+        spec = load_task(root).spec
+    except TaskError:
+        return []
+    given = {"timeouts.program_seconds": spec.timeouts.program_seconds,
+             "timeouts.evaluator_seconds": spec.timeouts.evaluator_seconds,
+             "limits.cpu_seconds": spec.limits.cpu_seconds}
+    return [f"task.yaml: {k} is {v:g} s, above draft.max_run_seconds ({cap:g} s: the check runs it)"
+            for k, v in given.items() if v > cap]
+
+
 class Drafter:
     """Runs the drafting of one brief into ``folder`` (see the module docstring)."""
 
     def __init__(self, port: LLMPort, routes: dict[str, Route], brief: str, requirements: list[Requirement],
-                 folder: DraftFolder, isolation: Isolation) -> None:
+                 folder: DraftFolder, isolation: Isolation, max_run_seconds: float) -> None:
         self.port, self.routes, self.folder, self.isolation = port, routes, folder, isolation
+        self.max_run_seconds = max_run_seconds
         self.brief, self.requirements = quote_untrusted(brief, "research-brief"), requirements
 
     async def _ask(self, agent: str, action: str, prompt: str, record: type[R]) -> R:
@@ -159,7 +176,7 @@ class Drafter:
         broken = self.folder.make_data(self.isolation)
         if broken:
             return RoundResult(n, "data", broken), files
-        checked = check_task(self.folder.root, self.isolation)
+        checked = too_long(self.folder.root, self.max_run_seconds) or check_task(self.folder.root, self.isolation)
         if checked:
             return RoundResult(n, "check", checked), files
         judged = await self._ask("alignment", f"Judge{n}", render(

@@ -117,6 +117,22 @@ def test_an_evaluator_that_reads_the_final_data_is_refused(tmp_path: Path, fake:
     assert '"fin" + "al"' in (out / "drafting" / "round_1" / "evaluate_search.py").read_text()
 
 
+@sandboxed
+def test_a_draft_whose_runs_may_take_too_long_is_refused_before_it_runs(tmp_path: Path, fake: FakeBackend,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    files = fake_drafting.draft(FakeCall("m", "drafting", None, None, None, [
+        {"role": "user", "content": render("_draft_example")}], [], None, None))
+    slow = files["task_yaml"].replace("program_seconds: 20", "program_seconds: 600")
+    fake.script(FakeReply.record("record_task_draft", **{**files, "task_yaml": slow}), agent="drafting")
+    out, code = _draft(tmp_path, "draft.max_rounds=1")
+    assert code == 1
+    printed = capsys.readouterr().out
+    assert "status       not drafted: round 1 failed at check" in printed
+    assert ("failure      task.yaml: timeouts.program_seconds is 600 s, above draft.max_run_seconds (120 s: the "
+            "check runs it)") in printed
+    assert fake.calls_for(agent="alignment") == []
+
+
 def test_a_brief_the_safety_screen_refuses_exits_3_before_any_drafting_call(
         tmp_path: Path, fake: FakeBackend, capsys: pytest.CaptureFixture[str]) -> None:
     brief = tmp_path / "brief.md"
