@@ -124,7 +124,7 @@ def test_a_draft_whose_runs_may_take_too_long_is_refused_before_it_runs(tmp_path
         {"role": "user", "content": render("_draft_example")}], [], None, None))
     slow = files["task_yaml"].replace("program_seconds: 20", "program_seconds: 600")
     fake.script(FakeReply.record("record_task_draft", **{**files, "task_yaml": slow}), agent="drafting")
-    out, code = _draft(tmp_path, "draft.max_rounds=1")
+    _, code = _draft(tmp_path, "draft.max_rounds=1")
     assert code == 1
     printed = capsys.readouterr().out
     assert "status       not drafted: round 1 failed at check" in printed
