@@ -126,3 +126,12 @@ def test_run_refuses_an_initial_program_that_fails_its_search_workload_before_an
     assert len(err) == 1 and err[0].startswith("cosci: task slow: the initial program") and why in err[0]
     assert "nothing was spent" in err[0]
     assert fake.calls == [] and not (data / "investigations").exists()
+
+
+def test_run_without_a_task_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["--data-dir", str(tmp_path / "data"), "investigate", "run", "--from-session", "S-x"])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "cosci: investigate run needs its target (a task folder, or a run id for resume)"]
+    assert not (tmp_path / "data").exists()
