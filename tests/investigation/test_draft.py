@@ -189,3 +189,19 @@ def test_a_session_hypothesis_is_the_brief_and_is_screened_in_its_session(tmp_pa
     assert [e["payload"]["subject"] for e in screened] == ["goal"]
     request = json.loads((tmp_path / "task" / "drafting" / "request.json").read_text())
     assert (request["from_session"], request["hypothesis"]) == (sid, ids[1])
+
+
+def test_the_execution_agent_sees_neither_the_generator_nor_the_drafting_log(tmp_path: Path) -> None:
+    from cosci.investigation.harness import Harness
+    from cosci.investigation.task import load_task
+    from cosci.sandbox.bwrap import Isolation
+    from tests.investigation.conftest import write_task
+
+    root = write_task(tmp_path / "t")
+    (root / "make_data.py").write_text("EFFECT = 0.5\n")
+    (root / "drafting" / "round_1").mkdir(parents=True)
+    (root / "drafting" / "round_1" / "evaluate_final.py").write_text("print()\n")
+    harness = Harness(load_task(root), Isolation("none", ""), tmp_path / "views")
+    seen = {p.relative_to(harness.agent_view).as_posix() for p in harness.agent_view.rglob("*")}
+    assert seen == {"initial", "initial/program.py", "evaluate_search.py", "task.yaml", "rubrics.yaml", "task.md"}
+    assert (harness.view_dir / "make_data.py").is_file()  # the evaluators' view keeps the task as it is
