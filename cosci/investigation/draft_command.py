@@ -20,7 +20,7 @@ from cosci.config.investigation import DRAFT_AGENTS, InvestigationConfig, load_i
 from cosci.domain import Call
 from cosci.errors import CosciError, GoalRefused
 from cosci.investigation.draft_folder import DraftFolder
-from cosci.investigation.draft_records import MAX_REQUIREMENTS, requirements
+from cosci.investigation.draft_records import MAX_REQUIREMENTS, items, requirements
 from cosci.investigation.drafting import Drafted, Drafter
 from cosci.investigation.runtime import run_async
 from cosci.session.folder import SessionFolder
@@ -157,9 +157,14 @@ def draft(brief: Path | None, overrides: list[str], session: str | None, hypothe
     folder.start(text, {"brief": str(brief) if brief else None, "from_session": session, "hypothesis": hypothesis,
                         "overrides": overrides, "requirements": [r.model_dump() for r in reqs],
                         "max_rounds": cfg.draft.max_rounds, "isolation": iso.tool})
-    drafted = run_async(_drafter(cfg, folder, text, iso).run(cfg.draft.max_rounds))
+    try:
+        drafted = run_async(_drafter(cfg, folder, text, iso).run(cfg.draft.max_rounds))
+    except CosciError as exc:  # a budget cap, a permanent model error: recorded, then one line (exit 2)
+        folder.write_json("status.json", {"passed": False, "error": str(exc)})
+        raise CosciError(f"investigate draft stopped: {exc} (draft.budget_usd {cfg.draft.budget_usd:g}; log: "
+                         f"{folder.log_dir})") from None
     folder.write_json("status.json", {"passed": drafted.passed, "rounds": [r.to_dict() for r in drafted.rounds]})
-    for line in summary(drafted, target, len(reqs)):
+    for line in summary(drafted, target, len(items(text))):
         print(line, flush=True)
     return 0 if drafted.passed else 1
 
@@ -167,7 +172,7 @@ def draft(brief: Path | None, overrides: list[str], session: str | None, hypothe
 def summary(drafted: Drafted, target: Path, n_requirements: int) -> list[str]:
     """The lines printed on stdout."""
     last = drafted.rounds[-1]
-    cut = f" (the first {MAX_REQUIREMENTS})" if n_requirements == MAX_REQUIREMENTS else ""
+    cut = f" (the first {MAX_REQUIREMENTS} were judged)" if n_requirements > MAX_REQUIREMENTS else ""
     lines = [f"draft        {target}  ({drafted.design.title})",
              f"rounds       {len(drafted.rounds)}: " + ", ".join(f"{r.number} {r.stage}" for r in drafted.rounds),
              f"requirements {n_requirements}{cut}"]

@@ -27,14 +27,17 @@ class Requirement(BaseModel):
     text: str
 
 
-def requirements(brief: str) -> list[Requirement]:
-    """The brief's requirements ``R1..Rn``: its list items when it has any, else its sentences (Markdown headings
-    and blank lines aside); at most :data:`MAX_REQUIREMENTS`."""
+def items(brief: str) -> list[str]:
+    """Every requirement text of the brief: its list items when it has any, else its sentences (Markdown headings
+    and blank lines aside)."""
     lines = [ln for ln in brief.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
-    items = [m.group(1).strip() for ln in lines if (m := _BULLET.match(ln))]
-    if not items:
-        items = [s.strip() for s in _SENTENCE.split(" ".join(ln.strip() for ln in lines)) if s.strip()]
-    return [Requirement(id=f"R{i}", text=t) for i, t in enumerate(items[:MAX_REQUIREMENTS], 1)]
+    found = [m.group(1).strip() for ln in lines if (m := _BULLET.match(ln))]
+    return found or [s.strip() for s in _SENTENCE.split(" ".join(ln.strip() for ln in lines)) if s.strip()]
+
+
+def requirements(brief: str) -> list[Requirement]:
+    """The brief's requirements ``R1..Rn`` (:func:`items`), at most :data:`MAX_REQUIREMENTS`."""
+    return [Requirement(id=f"R{i}", text=t) for i, t in enumerate(items(brief)[:MAX_REQUIREMENTS], 1)]
 
 
 class TaskDesign(BaseModel):

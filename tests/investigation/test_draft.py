@@ -205,3 +205,29 @@ def test_the_execution_agent_sees_neither_the_generator_nor_the_drafting_log(tmp
     seen = {p.relative_to(harness.agent_view).as_posix() for p in harness.agent_view.rglob("*")}
     assert seen == {"initial", "initial/program.py", "evaluate_search.py", "task.yaml", "rubrics.yaml", "task.md"}
     assert (harness.view_dir / "make_data.py").is_file()  # the evaluators' view keeps the task as it is
+
+
+def test_a_drafting_that_hits_its_budget_stops_in_one_line_and_says_so_in_its_log(
+        tmp_path: Path, fake: FakeBackend, capsys: pytest.CaptureFixture[str]) -> None:
+    out, code = _draft(tmp_path, "draft.budget_usd=0.00001", "investigation.unsafe_no_sandbox=true")
+    assert code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("cosci: investigate draft stopped: ")
+    assert "draft.budget_usd 1e-05" in err[0]
+    status = json.loads((out / "drafting" / "status.json").read_text())
+    assert status["passed"] is False and "budget" in status["error"]
+    assert [c.agent for c in fake.calls if c.agent != "safety"] == []  # refused before the call was sent
+
+
+def test_a_long_brief_is_cut_at_24_requirements_and_the_summary_says_so() -> None:
+    from cosci.investigation.draft_command import summary
+    from cosci.investigation.draft_records import TaskDesign
+    from cosci.investigation.drafting import Drafted, RoundResult
+
+    brief = "\n".join(f"- Requirement number {i}." for i in range(1, 31))
+    assert len(requirements(brief)) == 24 and requirements(brief)[-1].text == "Requirement number 24."
+    design = TaskDesign(title="t", question="q", method="m", score_metric="mse", direction="minimize",
+                        search_protocol="s", final_protocol="f", compute="c", rubrics=["mse is below 1"])
+    lines = summary(Drafted(design, [RoundResult(1, "passed")]), Path("/x"), 30)
+    assert "requirements 30 (the first 24 were judged)" in lines
+    assert summary(Drafted(design, [RoundResult(1, "passed")]), Path("/x"), 24)[2] == "requirements 24"
