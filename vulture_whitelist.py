@@ -18,6 +18,17 @@ _.plausibility
 _.min_year
 _.max_year
 
+# The drafting's record tools (cosci/investigation/draft_records.py): the model fills them; a design reaches
+# design.json and the next prompts by model_dump, a draft's files are read by name through RecordTaskDraft.FILES.
+_.score_metric
+_.search_protocol
+_.final_protocol
+_.compute
+_.task_md
+_.rubrics_yaml
+_.evaluate_search
+_.evaluate_final
+
 # An investigation's cycle result (cosci/investigation/cycle.py CycleResult): written to result.json by
 # dataclasses.asdict and read back as dict keys by the flow, the boundary and the report.
 _.candidate_dir

@@ -24,6 +24,7 @@
                                                 models=fake or local); the total cost first, exit 1 on a failure
     cosci compare [--experiment E | --parent RUN | --ids RUN ...]   compare sessions tracked in MLflow
     cosci serve [--cron "0 6 * * 1"] [hydra overrides ...]           serve the Prefect deployment on a schedule
+    cosci investigate draft --brief FILE [--from-session S --hypothesis H] [--out DIR] [overrides ...]
     cosci investigate check TASK | run TASK [--from-session S] [overrides ...] | resume RUN
                                                 test hypotheses by running code (docs/design.md#investigation)
     cosci eval moose-chem [--items N|ids] [--corpus 150|300|1000] [--seeds K] [--baseline single-call|none]
@@ -407,6 +408,17 @@ def cmd_eval(args: argparse.Namespace) -> None:
 
 
 def cmd_investigate(args: argparse.Namespace) -> None:
+    if args.action == "draft":  # no target: a positional after `draft` is an override (design.md#draft)
+        from cosci.investigation.draft_command import draft
+
+        overrides = [args.target, *args.overrides] if args.target else list(args.overrides)
+        code = draft(Path(args.brief) if args.brief else None, overrides, args.from_session, args.hypothesis,
+                     Path(args.out) if args.out else None)
+        if code:
+            raise SystemExit(code)
+        return
+    if not args.target:
+        raise CosciError(f"investigate {args.action} needs its target (a task folder, or a run id for resume)")
     from flows.investigation_launch import command
 
     code = command(args.action, args.target, list(args.overrides), args.from_session, data_dir(args.data_dir))
@@ -540,11 +552,16 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--name", default=None, help="deployment name (default: schedule.deployment)")
     sp.set_defaults(func=cmd_serve)
     sp = add("investigate", help="test hypotheses by running code: check a task, run or resume an investigation")
-    sp.add_argument("action", choices=("check", "run", "resume"))
-    sp.add_argument("target", help="the task folder (check, run) or the investigation id (resume)")
+    sp.add_argument("action", choices=("draft", "check", "run", "resume"))
+    sp.add_argument("target", nargs="?", default=None,
+                    help="the task folder (check, run) or the investigation id (resume); draft takes none")
     sp.add_argument("overrides", nargs="*", default=[],
                     help="Hydra overrides, e.g. models=fake investigation.workers=2")
-    sp.add_argument("--from-session", default=None, help="seed ideation with this session's top hypotheses")
+    sp.add_argument("--from-session", default=None, help="seed ideation with this session's top hypotheses "
+                    "(draft: the session holding --hypothesis)")
+    sp.add_argument("--brief", default=None, help="draft: the research brief (a text or Markdown file)")
+    sp.add_argument("--hypothesis", default=None, help="draft: a hypothesis of --from-session to test (H-...)")
+    sp.add_argument("--out", default=None, help="draft: the task folder to write (default <data>/drafts/<brief>)")
     sp.set_defaults(func=cmd_investigate)
     sp = add("eval", help="measure the science against a public benchmark (MOOSE-Chem)")
     sp.add_argument("benchmark", choices=["moose-chem"])
@@ -583,7 +600,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         args.data_dir = next((o.split("=", 1)[1] for o in reversed(args.overrides) if o.startswith("paths.data_dir=")),
                              None)
     if (getattr(args, "data_dir", None) and getattr(args, "command", None) in ("run", "serve", "estimate", "eval")) or (
-            getattr(args, "command", None) == "investigate" and args.action == "run"):
+            getattr(args, "command", None) == "investigate" and args.action in ("run", "draft")):
         args.overrides = [*args.overrides, f"paths.data_dir={data_dir(args.data_dir)}"]  # --data-dir wins
     try:
         _empty_paths(args)

@@ -86,8 +86,15 @@ INVESTIGATION_TEMPLATES: dict[str, str] = {
     "investigation.attempt": "investigation_attempt.md",
     "investigation.report": "investigation_report.md",
     "_investigation_role": "_investigation_role.md",
+    "draft.design": "draft_design.md",
+    "draft.review": "draft_review.md",
+    "draft.task": "draft_task.md",
+    "draft.judge": "draft_judge.md",
+    "_draft_role": "_draft_role.md",
+    "_draft_example": "_draft_example.md",
 }
-"""Prompts of ``cosci investigate`` (ideation, execution, the report writer; design.md#investigation)."""
+"""Prompts of ``cosci investigate`` (ideation, execution, the report writer; design.md#investigation) and of its
+drafting (design, review, drafting, alignment judge; design.md#draft)."""
 COMMAND_TEMPLATES: dict[str, str] = {"check": "check.md"}
 """Prompts of commands outside a session: ``cosci check``'s minimal call (design.md#check)."""
 

@@ -173,6 +173,19 @@ def _outcome(e: Evaluation) -> str:
     return f"correct={e.correct} metrics={json.dumps(e.metrics, sort_keys=True)}"
 
 
+def production(task: Task, harness: Harness, work: Path) -> str | None:
+    """The production check (docs/design.md#production-check): the initial program through the search workload
+    (one search-phase evaluation with the task's ``search_seed``, inside the task's timeouts and limits) before
+    any cycle is paid for. Returns why it fails (one line), or None when the initial program completes it with a
+    valid, correct result."""
+    base = harness.evaluate(task.initial, "search", task.spec.search_seed, work)
+    if not base.ok:
+        return f"the initial program fails its search workload: {base.reason}"
+    if not base.correct:
+        return "the initial program fails its search workload: evaluate_search.py says correct is false"
+    return None
+
+
 def check_task(path: Path, isolation: Isolation) -> list[str]:
     """Every failure of the task at ``path``, one line each ([] when it passes); the smoke test runs only when
     the contract holds."""

@@ -106,6 +106,11 @@ def _matches(pattern: str, rel: str) -> bool:
     return rel.startswith(head) and rel.endswith(tail) and rel[len(head):len(rel) - len(tail)].isdigit()
 
 
+AGENT_HIDDEN = ("evaluate_final.py", "make_data.py", "drafting")
+"""Left out of what the execution agent may read: the final evaluator, the data generator (it holds how the
+answers are drawn) and a drafted task's log (docs/design.md#draft)."""
+
+
 class Harness:
     """Evaluates programs of one task with one isolation; ``views`` is a folder for staged task views."""
 
@@ -115,7 +120,7 @@ class Harness:
         self.agent_view = views / "agent_task"  # what the execution agent may read: no data, no final evaluator
         if not self.agent_view.exists():
             stage_task_view(task, self.view_dir)
-            shutil.copytree(self.view_dir, self.agent_view, ignore=shutil.ignore_patterns("evaluate_final.py"))
+            shutil.copytree(self.view_dir, self.agent_view, ignore=shutil.ignore_patterns(*AGENT_HIDDEN))
 
     def limits(self, seconds: float) -> Limits:
         lim = self.task.spec.limits
