@@ -91,19 +91,21 @@ def _rating(folder: SessionFolder, store: SessionStore, rid: str, warn: Warn) ->
     if r.withdrawn_at is not None:
         raise CosciError(f"rating {rid} of session {sid} is withdrawn already; nothing changed")
     players = set(store.hypotheses.player_ids())
-    counted = any(c.id == rid for c in store.researcher.current_preferences()) and {r.hyp_a, r.hyp_b} <= players
+    current = any(c.id == rid for c in store.researcher.current_preferences())
     store.researcher.withdraw("rating", rid)
     pair = [r.hyp_a, *([r.hyp_b] if r.hyp_b else [])]
     back = next((c for c in store.researcher.current_preferences() if {c.hyp_a, c.hyp_b} == set(pair)), None)
     store.logs.event("rating_withdrawn", {"id": rid, "ids": pair, "kind": r.kind,
                                           "current": back.id if back else None})
-    refresh(folder, store, warn, enters_fit=counted)  # one replaced or out of the tournament moves no number
-    said = f"{pair[0]} vs {pair[1]}: prefer {r.prefer}" if r.kind == "preference" else f"{pair[0]}: score {r.score}/5"
+    # one replaced, or naming a hypothesis out of the tournament, counted in no fit: no number moves
+    refresh(folder, store, warn, enters_fit=current and set(pair) <= players)
     if r.kind != "preference":
-        return f"{sid}: rating {rid} withdrawn ({said}); the record keeps it, marked withdrawn"
-    now = (f"your earlier rating {back.id} of the pair (prefer {back.prefer}) counts again" if back
+        return f"{sid}: rating {rid} withdrawn ({pair[0]}: score {r.score}/5); the record keeps it, marked withdrawn"
+    now = ("a later rating of the pair had replaced it already" if not current
+           else f"your earlier rating {back.id} of the pair (prefer {back.prefer}) counts again" if back
            else "the pair has no rating in the Bradley–Terry fit now")
-    return f"{sid}: rating {rid} withdrawn ({said}); {now}; the record keeps it, marked withdrawn"
+    return (f"{sid}: rating {rid} withdrawn ({pair[0]} vs {pair[1]}: prefer {r.prefer}); {now}; the record keeps "
+            "it, marked withdrawn")
 
 
 def _result(folder: SessionFolder, store: SessionStore, oid: str, warn: Warn) -> str:

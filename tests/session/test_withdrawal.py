@@ -123,7 +123,13 @@ def test_a_repeated_rating_weighs_as_one_and_a_withdrawn_one_gives_the_earlier_b
     store = _store(data, sid)
     assert len(store.researcher.ratings(withdrawn=True)) == 3 and len(store.researcher.ratings()) == 2
     assert [e["payload"]["id"] for e in store.logs.events("rating_withdrawn")] == [latest]
+    with store.db.tx() as c:  # as if rated before the overview was written: the overview counted it
+        c.execute("UPDATE researcher_ratings SET created_at=0 WHERE id=?", (first,))
     store.close()
+    out, after, _ = rate(sid, "--withdraw", first)  # replaced by the second: it counted in no fit
+    assert after == once and "counts again" not in out, out
+    code, out, _ = _cli(capsys, data, "report", sid)
+    assert code == 0 and "1 withdrawal)" in out, out  # the overview's note names what it has not seen
 
 
 def _state(data: Path, sid: str, hid: str) -> str:
