@@ -20,7 +20,8 @@
                  [--notes T] [--file F]         an experimental result: refuted leaves the tournament, supported pins
     cosci rate [<id|project>] --withdraw RR-id | cosci result [<id|project>] --withdraw O-id
                                                 take a rating or result back (its earlier state restored)
-    cosci project list | cosci project show NAME   a project's sessions, best hypotheses, rejected directions
+    cosci project list | cosci project show NAME   a project's sessions, best hypotheses, rejected and demoted
+                                                directions
     cosci estimate [hydra overrides ...]        pre-flight cost estimate of a configuration
     cosci check [hydra overrides ...]           one minimal call per configured model and request form (offline for
                                                 models=fake or local); the total cost first, exit 1 on a failure

@@ -75,7 +75,7 @@ def later_inputs(store: SessionStore) -> LaterInputs | None:
         return None
     ratings = sum(r.created_at > written for r in store.researcher.ratings())
     results = sum(o.created_at > written for o in store.researcher.observations())
-    withdrawn = [(x.created_at, x.withdrawn_at) for x in [*store.researcher.ratings(withdrawn=True),
-                                                          *store.researcher.observations(withdrawn=True)]]
+    withdrawn = [(r.created_at, r.withdrawn_at) for r in store.researcher.ratings(withdrawn=True)]
+    withdrawn += [(o.created_at, o.withdrawn_at) for o in store.researcher.observations(withdrawn=True)]
     withdrawals = sum(at is not None and made <= written < at for made, at in withdrawn)
     return LaterInputs(written, ratings, results, withdrawals) if ratings or results or withdrawals else None

@@ -84,7 +84,7 @@ def test_a_quarantined_hypothesis_takes_no_input_until_released_and_is_never_a_d
     code, out, err = _cli(capsys, data, "release", sid, q, "--why", "a false positive")
     assert code == 0, err
     code, out, err = _cli(capsys, data, "result", sid, q, "--outcome", "inconclusive")
-    assert code == 0 and f"result O-" in out, err  # released: it takes results again
+    assert code == 0 and "result O-" in out, err  # released: it takes results again
 
 
 def test_a_repeated_rating_weighs_as_one_and_a_withdrawn_one_gives_the_earlier_back(
