@@ -162,7 +162,15 @@ def test_a_withdrawn_result_restores_the_state_it_changed(
     assert not store.researcher.observations() and store.researcher.observations(withdrawn=True)[0].id == refuted
     [event] = store.logs.events("result_withdrawn")
     assert event["payload"]["state_before"] == "rejected" and event["payload"]["state"] == "in_tournament"
+    from cosci.store.standing import standing
+
+    ranked = [e.id for e in standing(store).ranked]
     store.close()
+    html = (data / "sessions" / sid / "final" / "report.html").read_text(encoding="utf-8")
+    table = html[html.index('id="leaderboard-table"'):html.index("</table>", html.index('id="leaderboard-table"'))]
+    assert h in ranked and re.findall(r'<tr data-id="(H-[0-9a-f]+)"', table) == ranked  # the page refreshed
+    code, status, _ = _cli(capsys, data, "status", sid)
+    assert "0 experimental results; 1 withdrawn, kept in the record" in status, status
     _one_line(*_cli(capsys, data, "result", sid, "--withdraw", refuted), f"result {refuted}", "withdrawn already")
     _one_line(*_cli(capsys, data, "result", "--withdraw", "O-00000000"), "no result 'O-00000000'")
     # pinned by a supported result, then refuted: each withdrawal undoes its own move, in either order
