@@ -170,7 +170,7 @@ def test_a_withdrawn_result_restores_the_state_it_changed(
     table = html[html.index('id="leaderboard-table"'):html.index("</table>", html.index('id="leaderboard-table"'))]
     assert h in ranked and re.findall(r'<tr data-id="(H-[0-9a-f]+)"', table) == ranked  # the page refreshed
     code, status, _ = _cli(capsys, data, "status", sid)
-    assert "0 experimental results; 1 withdrawn, kept in the record" in status, status
+    assert code == 0 and "0 experimental results; 1 withdrawn, kept in the record" in status, status
     _one_line(*_cli(capsys, data, "result", sid, "--withdraw", refuted), f"result {refuted}", "withdrawn already")
     _one_line(*_cli(capsys, data, "result", "--withdraw", "O-00000000"), "no result 'O-00000000'")
     # pinned by a supported result, then refuted: each withdrawal undoes its own move, in either order
