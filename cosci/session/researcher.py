@@ -35,6 +35,8 @@ Screen = Callable[[SessionFolder, SessionStore, str], None]
 Warn = Callable[[str], None]
 """Says one warning line (a contradiction that is still recorded); :func:`say_warning` on stderr by default."""
 
+MOVES = {"refuted": "rejected", "supported": "pinned"}
+"""The state a result of each outcome moves its hypothesis to (:func:`_move`; design.md#experimental-results)."""
 OUT_OF_TOURNAMENT = ("rejected", "retired")
 """States whose hypothesis plays no more matches: a rating of one is recorded with a warning (design.md#states; a
 quarantined one is refused, :func:`check_released`)."""
@@ -315,7 +317,7 @@ def _move(store: SessionStore, hid: str, outcome: Outcome) -> str:
     idea); supported -> pinned; returns the state."""
     h = store.hypotheses.get(hid)
     assert h is not None
-    target = {"refuted": "rejected", "supported": "pinned"}.get(outcome)
+    target = MOVES.get(outcome)
     if target == "pinned" and h.state != "in_tournament":
         return h.state  # only a tournament player is pinned; the result is still recorded
     if target:

@@ -20,7 +20,7 @@ from cosci.domain import id_kind, wrong_kind
 from cosci.errors import CosciError
 from cosci.session.folder import SessionFolder
 from cosci.session.inputs import check_target_kind
-from cosci.session.researcher import Warn, _same_project, refresh, say_warning
+from cosci.session.researcher import MOVES, Warn, _same_project, refresh, say_warning
 from cosci.store import SessionStore
 from cosci.store.project import ProjectStore
 from cosci.store.researcher import Observation, recorded_in
@@ -28,8 +28,6 @@ from cosci.store.researcher import Observation, recorded_in
 Kind = Literal["rating", "result"]
 SHAPES = {"rating": "a rating id is RR- and hex digits, as `cosci rate` printed it",
           "result": "a result id is O- and hex digits, as `cosci result` printed it"}
-MOVES = {"refuted": "rejected", "supported": "pinned"}
-"""The state each outcome moves its hypothesis to (:func:`cosci.session.researcher._move`)."""
 
 
 def withdraw(data_dir: Path, target: str | None, kind: Kind, rid: str, project: str | None = None,
