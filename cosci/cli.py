@@ -18,7 +18,10 @@
                                                 session may be left out, ``--project NAME <H-id> ...``)
     cosci result <id|project> <H-id> --outcome supported|refuted|inconclusive [--measure NAME=VALUE ...]
                  [--notes T] [--file F]         an experimental result: refuted leaves the tournament, supported pins
-    cosci project list | cosci project show NAME   a project's sessions, best hypotheses, rejected directions
+    cosci rate [<id|project>] --withdraw RR-id | cosci result [<id|project>] --withdraw O-id
+                                                take a rating or result back (its earlier state restored)
+    cosci project list | cosci project show NAME   a project's sessions, best hypotheses, rejected and demoted
+                                                directions
     cosci estimate [hydra overrides ...]        pre-flight cost estimate of a configuration
     cosci check [hydra overrides ...]           one minimal call per configured model and request form (offline for
                                                 models=fake or local); the total cost first, exit 1 on a failure
@@ -191,6 +194,10 @@ def cmd_feedback(args: argparse.Namespace) -> None:
         check_text("--text", args.text or "")
         if args.hypothesis and (missing := hypothesis_missing(store, args.hypothesis, args.session, folder)):
             raise CosciError(missing)
+        if args.hypothesis and args.kind in ("rejection", "pin"):
+            from cosci.session.researcher import check_released
+
+            check_released(store, args.hypothesis, args.session)  # a quarantined one waits for `cosci release`
         if (args.text or "").strip():
             check_feedback_text(folder, store, args.text, about=args.hypothesis)
         fid = store.logs.add_feedback("human", args.kind, args.text or "", target_id=args.hypothesis)
@@ -234,14 +241,29 @@ def _id_count(args: argparse.Namespace) -> int:
     """
     from cosci.session.inputs import check_target_kind
 
+    if args.target is None:
+        return 0
     if not args.project:
         check_target_kind(data_dir(args.data_dir), args.target)
     return len(args.hypotheses) + bool(args.project and args.target.startswith("H-"))
 
 
+def _withdraw(args: argparse.Namespace, kind: str, flags: Sequence[str]) -> None:
+    """``cosci rate|result [<session|project>] --withdraw ID`` (:mod:`cosci.session.withdrawal`)."""
+    from cosci.session.withdrawal import withdraw
+
+    given = [flag for flag in flags if getattr(args, flag.lstrip("-"))]
+    if args.hypotheses or given:
+        raise CosciError(f"--withdraw takes only the {kind} id (after the session or project, or alone), not "
+                         + (" or ".join(given) if given else "hypothesis ids"))
+    print(withdraw(data_dir(args.data_dir), args.target, kind, args.withdraw, args.project))  # type: ignore[arg-type]
+
+
 def cmd_rate(args: argparse.Namespace) -> None:
     from cosci.session.researcher import rate
 
+    if args.withdraw:
+        return _withdraw(args, "rating", ("--prefer", "--score", "--why"))
     if (n := _id_count(args)) not in (1, 2):
         raise CosciError(f"a rating needs <session|project> and one or two hypothesis ids (got {n}; with "
                          "--project NAME the session may be left out)")
@@ -253,6 +275,8 @@ def cmd_rate(args: argparse.Namespace) -> None:
 def cmd_result(args: argparse.Namespace) -> None:
     from cosci.session.researcher import record_result
 
+    if args.withdraw:
+        return _withdraw(args, "result", ("--measure", "--notes", "--file"))
     if (n := _id_count(args)) != 1:
         raise CosciError(f"a result needs <session|project> and one hypothesis id (got {n}; with --project NAME "
                          "the session may be left out)")
@@ -438,10 +462,12 @@ def _normal_ids(args: argparse.Namespace) -> None:
         args.hypothesis = normal_id(args.hypothesis)
     if args.command in ("rate", "result"):
         args.hypotheses = [normal_id(h) for h in args.hypotheses]
+        args.withdraw = normal_id(args.withdraw) if args.withdraw else None
         root = data_dir(args.data_dir)
         from cosci.store.project import ProjectStore
 
-        if not (root / "sessions" / args.target).is_dir() and not ProjectStore.exists(root, args.target):
+        if args.target is not None and not (root / "sessions" / args.target).is_dir() \
+                and not ProjectStore.exists(root, args.target):
             args.target = normal_id(args.target)
 
 
@@ -509,7 +535,7 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--by", default=os.environ.get("USER") or "researcher", help="who releases it (recorded)")
     sp.set_defaults(func=cmd_release)
     sp = add("rate", help="rate hypotheses: a preference between two, or a 1-5 score of one")
-    sp.add_argument("target", metavar="session|project",
+    sp.add_argument("target", nargs="?", metavar="session|project",
                     help="a session id, or a project name (its newest session holding the hypotheses)")
     sp.add_argument("hypotheses", nargs="*", metavar="H-id", help="one hypothesis (--score) or two (--prefer)")
     sp.add_argument("--project", default=None, help="the project the session belongs to; without a session (only "
@@ -517,14 +543,19 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--prefer", choices=("a", "b", "tie"), default=None, help="which of the two is better")
     sp.add_argument("--score", default=None, help="a score of one hypothesis, 1-5")
     sp.add_argument("--why", default="", help="the reason (screened like feedback text)")
+    sp.add_argument("--withdraw", default=None, metavar="RR-id", help="take a rating back (the session may be "
+                    "left out); the fit counts an earlier rating of the pair again")
     sp.set_defaults(func=cmd_rate)
     sp = add("result", help="record an experimental result on a hypothesis")
-    sp.add_argument("target", metavar="session|project",
+    sp.add_argument("target", nargs="?", metavar="session|project",
                     help="a session id, or a project name (its newest session holding the hypothesis)")
     sp.add_argument("hypotheses", nargs="*", metavar="H-id", help="the hypothesis tested (one id)")
     sp.add_argument("--project", default=None, help="the project the session belongs to; without a session (only "
                     "the id) its newest session holding the hypothesis records the result")
-    sp.add_argument("--outcome", choices=("supported", "refuted", "inconclusive"), required=True)
+    given = sp.add_mutually_exclusive_group(required=True)
+    given.add_argument("--outcome", choices=("supported", "refuted", "inconclusive"))
+    given.add_argument("--withdraw", default=None, metavar="O-id", help="take a result back (the session may be "
+                       "left out); its hypothesis returns to the state it had before it")
     sp.add_argument("--measure", action="append", default=[], help="NAME=VALUE, repeatable")
     sp.add_argument("--notes", default="", help="what was done and seen (screened like feedback text)")
     sp.add_argument("--file", default=None, help="a data file (its path and sha256 are recorded)")

@@ -129,7 +129,8 @@ class ProjectCfg(_Strict):
     entrants: int = Field(ge=0, le=1_000, description="Best prior hypotheses of the project (by final Elo) a new "
                           "session receives as tournament entrants, re-reviewed (design.md#projects: 3).")
     rejected_in_prompts: int = Field(ge=0, le=1_000, description="Rejected directions of the project quoted in "
-                                     "generation and evolution prompts, newest first (design.md#projects: 20).")
+                                     "generation and evolution prompts, newest first, and as many demoted ones "
+                                     "(design.md#projects: 20).")
     lock_timeout_seconds: float = Field(gt=0, le=3_600, description="How long a write waits for the project store's "
                                         "lock, seconds (design.md#projects: 30).")
 

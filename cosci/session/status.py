@@ -79,15 +79,18 @@ def status_report(folder: SessionFolder, store: SessionStore) -> list[str]:
 
 def researcher_line(store: SessionStore) -> str:
     """The researcher's ratings (preferences and scores) and experimental results by outcome, ``cosci rate`` /
-    ``cosci result`` (design.md#researcher-ratings, design.md#experimental-results)."""
+    ``cosci result``, and how many were withdrawn (design.md#researcher-ratings, design.md#experimental-results)."""
     from cosci.store.researcher import OUTCOMES
 
     ratings, results = store.researcher.ratings(), store.researcher.observations()
     kinds = {k: sum(r.kind == k for r in ratings) for k in ("preference", "score")}
     outcomes = ", ".join(f"{o} {n}" for o in OUTCOMES if (n := sum(r.outcome == o for r in results)))
+    withdrawn = (len(store.researcher.ratings(withdrawn=True)) - len(ratings)
+                 + len(store.researcher.observations(withdrawn=True)) - len(results))
     return (f"{counted(len(ratings), 'rating')} ({counted(kinds['preference'], 'preference')}, "
             f"{counted(kinds['score'], 'score')}), {counted(len(results), 'experimental result')}"
-            + (f" ({outcomes})" if outcomes else ""))
+            + (f" ({outcomes})" if outcomes else "") + (f"; {withdrawn} withdrawn, kept in the record"
+                                                        if withdrawn else ""))
 
 
 def hypotheses_line(store: SessionStore) -> str:
