@@ -5,7 +5,7 @@ can test (an idea bundle names the one it tests). :func:`write_outcome` is the o
 outcome is an ``investigation_result`` event; a ``supported`` or ``refuted`` one (replicated evidence,
 :func:`cosci.investigation.evidence.outcome`) is also an **observation review** on the hypothesis (verdict
 ``missing_piece`` for supported, ``disproved`` for refuted: the latest review is what the tournament's judges, the
-overview and a project's rejected directions read). An ``inconclusive`` outcome observed nothing either way, so it
+overview and a project's demoted directions read). An ``inconclusive`` outcome observed nothing either way, so it
 writes no review (design.md#evidence).
 """
 
