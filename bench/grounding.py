@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     rows = load(args.rows, args.sources, "all" if args.rows else args.split)
     kinds, overall, wrong, seconds = measure(rows)
-    made = defaultdict(int)
+    made: defaultdict[str, int] = defaultdict(int)
     for r in rows:
         made[r.get("made", "?")] += 1
     print(f"{len(rows)} rows ({', '.join(f'{n} {m}' for m, n in sorted(made.items()))}), split {args.split}; "
