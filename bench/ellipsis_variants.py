@@ -31,7 +31,8 @@ from pathlib import Path
 from bench.excerpt_set import OUT, sentences
 
 WORD = re.compile(r"\S+")
-NEGATION = re.compile(r"^(?:not|no|never|without|cannot|neither|nor|none|nothing|nobody|fail|fails|failed|lack|lacks|"
+NEGATION = re.compile(r"^(?:not|no|never|without|cannot|neither|nor|none|nothing|nobody|fail|fails|failed|failure|"
+                      r"failing|devoid|lack|lacks|"
                       r"lacked|lacking|absence|absent|unable|hardly|barely|deficient|deficiency|null|\w+n't|"
                       r"(?:non|un|in|im)-?(?:significant(?:ly)?|changed|altered|affected|effective|detectable|"
                       r"detected|responsive|successful|related|correlated|associated|active|sufficient|"
@@ -87,8 +88,7 @@ def hides(ws: list[str], a: int, b: int) -> str | None:
     for i in range(a, b):
         cls = word_class(ws[i], depth[i] > 0) if not (ws[i].startswith("May") and i) else None  # the month
         low = _bare(ws[i]).lower()
-        idiom = (low == "not" and i + 1 < len(ws) and _bare(ws[i + 1]).lower() == "only") or (
-            low == "but" and i + 1 < len(ws) and _bare(ws[i + 1]).lower() == "also")
+        idiom = low == "but" and i + 1 < len(ws) and _bare(ws[i + 1]).lower() == "also"
         if cls and not idiom and (cls == "negation" or low not in kept):
             return cls
     return None

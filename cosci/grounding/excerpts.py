@@ -224,7 +224,8 @@ def check_excerpt(excerpt: str, text: str, vocabulary: frozenset[str] = frozense
 
 def _earliest(part: list[Token], source: list[Token], start: int, stop: int) -> tuple[int, int] | None:
     """The first window of ``source[start:stop]`` whose tokens are the part's, articles aside: an ellipsis skips
-    the least text that makes the quote true (a later copy of the part would skip more)."""
+    the least text that makes the quote true (a later copy of the part would skip more), and a short first part
+    is tried at each of its copies in turn."""
     keys = [t.key for t in part if not ignorable(t)]
     if not keys:
         return None
@@ -238,6 +239,13 @@ def _earliest(part: list[Token], source: list[Token], start: int, stop: int) -> 
                 break
             j, k = j + 1, k + 1
         if k == len(keys) and not ignorable(source[i]):
+            n = len(part)
+            while n and ignorable(part[n - 1]):
+                n -= 1
+            for t in part[n:]:  # the part's trailing articles ("... The ..."), where the source has them
+                if j >= stop or source[j].key != t.key:
+                    break
+                j += 1
             return i, j
     return None
 
@@ -262,18 +270,36 @@ class _Chain:
         start, prev_end, scores, first_end = begin, -1, [], len(source)
         for part in self.parts:
             stop = len(source) if prev_end < 0 else min(len(source), start + MAX_SKIP + len(part) + 3)
-            exact = None if prev_end < 0 else _earliest(part, source, start, stop)
+            exact = _earliest(part, source, start, stop)
             verdict, first, end = ((ExcerptMatch(True, 100.0), *exact) if exact else
                                    _check_part(part, source, start, stop, self.vocabulary))
             first_end = end if prev_end < 0 else first_end
             if not verdict.verified:
                 return verdict, first_end
-            refused = self._cut(first, prev_end, kept, verdict.score)
+            refused = self._cut(first, prev_end, kept, verdict.score) or self._other_reading(part, prev_end, first,
+                                                                                             stop, verdict.score)
             if refused is not None:
                 return refused, first_end
             scores.append(verdict.score)
             start = prev_end = end
         return ExcerptMatch(True, min(scores)), first_end
+
+    def _other_reading(self, part: list[Token], prev_end: int, first: int, stop: int,
+                       score: float) -> ExcerptMatch | None:
+        """A later copy of the part in the same sentence whose gap would hold a negation: the excerpt reads both
+        ways, and a reader may take the one that drops the ``not`` (``stages of sleep nor ... sleep``)."""
+        if prev_end < 0:
+            return None
+        at = first + 1
+        while (later := _earliest(part, self.source, at, stop)) is not None:
+            if splices(self.source, prev_end, later[0], self.lay):
+                return None
+            meaning = skipped_meaning(self.source, prev_end, later[0], set(), self.lay)
+            if meaning is not None and meaning[0] == "negation":
+                return _skip(score, "negation", "the ellipsis also reads as leaving out a negation "
+                             f"({' '.join(t.raw for t in meaning[1])}):", self.source[prev_end:later[0]])
+            at = later[0] + 1
+        return None
 
     def _cut(self, first: int, prev_end: int, kept: set[str], score: float) -> ExcerptMatch | None:
         """The refusal a cut before the window starting at ``first`` earns (module docstring, rule 5), or None."""

@@ -5,8 +5,8 @@ the *gap*. A gap of any length makes the excerpt ``misquoted`` when it holds:
 
 - a **negation** (:func:`~cosci.grounding.tokens.negating`: ``not``, ``no``, ``never``, ``without``, ``failed``,
   ``lack``, ``absence``, ``neither``/``nor``, ``unable``, ``n't`` forms, ``nonsignificant``, ``unchanged``...),
-  wherever it is and whatever the kept words hold: a ``not`` kept elsewhere does not restore the one left out.
-  ``not only`` is no negation;
+  wherever it is and whatever the kept words hold: a ``not`` kept elsewhere does not restore the one left out
+  (``not only`` included: a negation is never excused);
 - a **hedge** (:data:`~cosci.grounding.tokens.HEDGE`: ``may``, ``might``, ``could``, ``suggest``, ``possibly``,
   ``preliminary``...) or a **contrast** marker (:data:`~cosci.grounding.tokens.CONTRAST`: ``but``, ``although``,
   ``whereas``...; ``but also`` is none) that the kept words do not hold;
@@ -32,7 +32,7 @@ INNER_MARK = "\ue001"
 """Stands for a hyphen inside a word in :attr:`Layout.marked` (same offsets as the tokens')."""
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
 _ABBREVIATION = re.compile(r"(?:\bet al|\be\.g|\bi\.e|\bFigs?|\bvs|\bNo|\bapprox|\bca|\bcf|\bDr|\bRef|\bEq|\bspp?|"
-                           r"\bSt|\bMr|\bMrs|\bProf|\bresp|\b[Rr]efs?|\b[A-Z])\.$")
+                           r"\bSt|\bMr|\bMrs|\bProf|\bresp|\b[Rr]efs?|\bvol|\bpp?|\bInc|\bLtd|\bCo|\b[A-Z])\.$")
 _GOVERNING_HEDGES = frozenset({"may", "might", "could"})
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
 _DATE_WORDS = frozenset({"in", "since", "until", "from", "during", "before", "after", "between", "and", "of", "to",
@@ -91,11 +91,12 @@ def _quantity(i: int, gap: list[Token], source: list[Token], at: int, lay: Layou
 
 
 def _idiom(i: int, gap: list[Token], source: list[Token], at: int) -> bool:
-    """``not only`` and ``but also``: no negation, no contrast."""
+    """``but also`` (after ``not only``): no contrast. The ``not`` of ``not only`` still counts as a negation:
+    a negation is never excused."""
     k = gap[i].key
     after = source[at + 1].key if at + 1 < len(source) else ""
     before = source[at - 1].key if at > 0 else ""
-    return (k == "not" and after == "only") or (k == "but" and after == "also") or (k == "only" and before == "not")
+    return (k == "but" and after == "also") or (k == "only" and before == "not")
 
 
 def _negation(at: int, end: int, source: list[Token], lay: Layout) -> bool:
@@ -157,6 +158,7 @@ def governed_start(source: list[Token], first: int, lay: Layout) -> Token | None
         if at < 0 or lay.ends_between(source[at].end, source[first].start):
             return None
         t = source[at]
-        if (negating(t.key) and not _idiom(0, [t], source, at)) or (back == 1 and t.key in _GOVERNING_HEDGES):
+        not_only = t.key == "not" and source[at + 1].key == "only"
+        if (negating(t.key) and not not_only) or (back == 1 and t.key in _GOVERNING_HEDGES):
             return t
     return None

@@ -86,11 +86,12 @@ consistently possible reproducible feasible safe tolerated modified impaired
 """Stems a negating prefix (``non``, ``un``, ``in``, ``im``, ``ir``) turns into a negated result
 (``nonsignificant``, ``unchanged``, ``ineffective``); other prefixed words (``noninvasive``) negate nothing."""
 _NEGATING_PREFIX = re.compile(r"^(?:non|un|in|im|ir)(?P<stem>[a-z]{4,})$")
-GAP_NEGATION = (NEGATION - {"failure", "failing"}) | frozenset(_split("""
-nobody hardly scarcely barely deficient deficiency null
+GAP_NEGATION = NEGATION | frozenset(_split("""
+nobody hardly scarcely barely deficient deficiency null devoid
 """))
-"""Negations an ellipsis may not skip: :data:`NEGATION` without its nouns of disease (``heart failure``), plus
-negative adverbs and absence words (``Nrf2-deficient``)."""
+"""Negations an ellipsis may not skip: :data:`NEGATION` (``failure`` too: a gap that holds ``heart failure`` is
+refused rather than risk passing ``failure to respond``), negative adverbs and absence words
+(``Nrf2-deficient``)."""
 UNITS = frozenset(_split("""
 % mg g kg ug ng pg fg l ml ul nl dl m mm um nm pm cm km mol mmol umol nmol pmol mm nm h hr
 hrs hour hours min mins minute minutes s sec ms us d day days wk week weeks mo month

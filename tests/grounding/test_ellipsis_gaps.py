@@ -73,7 +73,7 @@ def test_meaning_preserving_ellipses_verify(source: str, excerpt: str) -> None:
     ("Interleukins IL-6, IL-8 and TNF-alpha were elevated in 40% of patients.",
      "Interleukins IL-6, ... TNF-alpha were elevated in 40% of patients."),
     ("The drug not only reduced tumour growth but also improved survival in mice.",
-     "The drug ... reduced tumour growth ... improved survival in mice."),
+     "The drug not only reduced tumour growth ... improved survival in mice."),
     ("A rapid, non-invasive and inexpensive test detected the infection in mice.",
      "A rapid, ... and inexpensive test detected the infection in mice."),
     ("Disulfiram lowered viability (Smith et al., 2019; n = 12; P < 0.01) in AML blasts.",
@@ -103,3 +103,10 @@ def test_the_labelled_ellipsis_rows_meet_the_bars() -> None:
     kinds, overall, _wrong, _seconds = measure(rows)
     assert len(rows) > 1000 and bars(kinds, overall) == []
     assert kinds["ellipsis_negation"].verified == 0 and kinds["ellipsis_negation"].rows >= 50
+
+
+def test_the_not_of_not_only_is_never_excused_in_a_gap_but_a_quote_may_start_after_it() -> None:
+    text = "The drug not only reduced tumour growth but also improved survival in mice."
+    verdict = check_excerpt("The drug ... reduced tumour growth but also improved survival", text)
+    assert not verdict.verified and verdict.skipped == "negation", verdict
+    assert check_excerpt("reduced tumour growth but also improved survival in mice", text).verified
