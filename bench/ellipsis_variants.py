@@ -49,7 +49,6 @@ QUANTITY = re.compile(r"^[<>≤≥~±]?[−-]?\d(?![\d.,/]*[A-Za-z]{0,3}[-‐][A
                       r"^[<>≤≥~±]?[−-]?\d[\d.,/]*[-‐](?:fold|year|week|day|hour|month)", re.I)
 ADJECTIVE = re.compile(r"^[a-z]{4,}(?:al|ive|ous|ic|ical|ary|ible|able|ular|ent|ant|ed)$")
 KINDS_REJECT = ("ellipsis_negation", "ellipsis_hedge", "ellipsis_number", "ellipsis_contrast", "ellipsis_splice")
-KINDS_VERIFY = ("ellipsis_parenthetical", "ellipsis_list", "ellipsis_adjective", "ellipsis_plain")
 MARKS = (" ... ", " … ", " [...] ", "... ", " (...) ")
 
 
