@@ -18,8 +18,9 @@ researcher directives, and
 ``_handbook`` the research handbook that lengthens the cached prefix for providers with a minimum (design.md#caching),
 ``_loop_last_call`` and ``_loop_record`` the last turn of a tool loop that cannot force its record while thinking
 and the separate record call that follows it when no record came (design.md#thinking-forms), ``_claim_check`` the
-support check of the overview's claims and ``_debate_grounding`` the citations of a debate hypothesis
-(``docs/design.md#claim-statuses``, ``#grounded-debate-hypotheses``).
+support check of the overview's claims, ``_debate_grounding`` the citations of a debate hypothesis and
+``_citation_support`` the support check of a hypothesis's verified quotes (``docs/design.md#claim-statuses``,
+``#grounded-debate-hypotheses``).
 """
 
 from __future__ import annotations
@@ -70,6 +71,7 @@ TEMPLATES: dict[str, str] = {
     "_overview_audit": "_overview_audit.md",
     "_claim_check": "_claim_check.md",
     "_debate_grounding": "_debate_grounding.md",
+    "_citation_support": "_citation_support.md",
     "_handbook": "_handbook.md",
     "_loop_last_call": "_loop_last_call.md",
     "_loop_record": "_loop_record.md",

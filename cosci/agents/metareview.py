@@ -265,7 +265,7 @@ class MetaReviewAgent(BaseAgent):
             labels = "".join(f" [{s.label}]" for s in material.labels_of(h.id)[:2])
             lines += [f"## {i}. {one_line(h.title)} [{h.id}]", f"- Claim: {one_line(h.statement)} [{h.id}]{labels}",
                       f"- {STORE_NOTE} Elo {h.elo:.0f} after {h.matches_played} matches; mode {h.mode}"
-                      f"{'' if h.grounded else ', ungrounded (no verified source)'}. "
+                      f"{'' if h.grounded else f', {h.grounding_note}'}. "
                       f"Latest review verdict: {review_line(latest.get(h.id))}. [{h.id}]",
                       f"- First experiment: {one_line(h.anticipated_outcomes) or 'see the hypothesis mechanism.'}"
                       f" [{h.id}]", ""]

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cosci.config.schema import CosciConfig
-from cosci.domain import Hypothesis
+from cosci.domain import UNGROUNDED, Hypothesis
 from cosci.grounding.evidence import session_counts
 from cosci.grounding.report import audit_words, claims_document, claims_line
 from cosci.report.standing import OUT_OF_RANKING, later_inputs, standing
@@ -163,7 +163,7 @@ def _leaderboard_rows(store: SessionStore) -> tuple[list[dict[str, Any]], bool]:
     for row in frame.to_dicts():
         review = latest.get(row["id"])
         row["verdict"] = review["verdict"] if review else None
-        row["grounding"] = row.get("grounding") or "ungrounded"
+        row["grounding"] = row.get("grounding") or UNGROUNDED
         row["scores"] = review["scores"] if review else {}
         rows.append(row)
     return rows, has_bt

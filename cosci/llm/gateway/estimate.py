@@ -77,6 +77,9 @@ def estimate_session(config: CosciConfig) -> Estimate:
          "tool_loop"),
         ("generation", "debate", generated * config.generation.debate_share, config.debate.min_turns + 1, "turn"),
         ("generation", "grounding", generated * config.generation.debate_share, 1, "single"),
+        # the support check of each new hypothesis's verified quotes (at most one call each)
+        ("generation", "grounding", generated, 1, "single"),
+        ("evolution", "grounding", evolved, 1, "single"),
         ("reflection", "full", n, loop("reflection", "full"), "tool_loop"),
         ("reflection", "verification", config.reflection.verification_top_k, loop("reflection", "verification"),
          "tool_loop"),
