@@ -17,7 +17,7 @@ from cosci.investigation.task import Rubric
 
 
 def probe_seeds(rubrics: list[Rubric]) -> list[int]:
-    """The seeds the target ``rubrics`` ask for, each once, in order."""
+    """The perturbation seeds the target ``rubrics`` ask for, each once, in order."""
     return list(dict.fromkeys(s for r in rubrics if r.perturb is not None for s in r.perturb.seeds))
 
 
