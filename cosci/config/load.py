@@ -8,6 +8,7 @@ offending key and the rule.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -21,6 +22,7 @@ from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 from pydantic import ValidationError
 
+from cosci.config.catalogue import Catalogue, CatalogueError, catalogue, check_lifecycle, fill_tiers
 from cosci.config.renames import old_key_in, old_override
 from cosci.config.schema import CosciConfig
 from cosci.paths import conf_dir
@@ -211,7 +213,8 @@ def check_goal(goal: str, key: str = "session.goal") -> None:
                           "approved drugs to repurpose for acute myeloid leukemia')")
 
 
-def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False) -> CosciConfig:
+def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False, today: dt.date | None = None,
+             book: Catalogue | None = None) -> CosciConfig:
     """Validate a composed config into :class:`CosciConfig`.
 
     Args:
@@ -219,6 +222,10 @@ def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False)
         require_goal: also require ``session.goal`` (a new session cannot start without one; a resumed session
             has its goal in its store). ``session.goal_file``, if set, is read here and its text
             replaces ``session.goal``.
+        today: the date the lifecycle rule is applied on (tests pass one; None: the local date).
+        book: the model catalogue (tests pass one; None: ``conf/catalogue/``). Each tier's missing facts come from
+            its model's entry (:func:`~cosci.config.catalogue.fill_tiers`), and a tier whose model is past its
+            shutdown date refuses the config (design.md#catalogue).
 
     Raises:
         ConfigError: one line, ``"<key>: <rule>"``, for the first violation.
@@ -238,6 +245,9 @@ def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False)
         goal_key = f"session.goal_file ({session['goal_file']})"
         session["goal"] = read_goal_file(str(session["goal_file"]))
         session["goal_file"] = None  # read once: the snapshot holds the text, a resume never reads the file again
+    book = book or catalogue()
+    if isinstance(data.get("models"), dict):
+        data["models"] = fill_tiers(data["models"], book)
     try:
         config = CosciConfig.model_validate(data)
     except ValidationError as exc:
@@ -250,6 +260,10 @@ def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False)
         more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
         line = f"{loc}: {msg}" if err.get("loc") else msg  # whole-config rules name their keys themselves
         raise ConfigError(f"{line}{more}") from None
+    try:
+        check_lifecycle({t: e.model for t, e in config.models.tiers.items()}, book, today or dt.date.today())
+    except CatalogueError as exc:
+        raise ConfigError(str(exc)) from None
     if require_goal and not config.session.resume:
         check_goal(config.session.goal or "", goal_key)
     else:
