@@ -61,6 +61,8 @@ class CatalogueEntry(BaseModel):
     output_usd_per_mtok: float | None = Field(default=None, ge=0, le=10_000)
     output_tokens_per_second: float | None = Field(default=None, gt=0)
     typical_output_tokens: int | None = Field(default=None, gt=0)
+    forced_tool_use: bool = Field(default=True, description="The model accepts a named tool_choice; cosci's record "
+                                  "calls may force one, so a tier naming a model that refuses it is refused.")
     unable_to_classify: bool | None = None
     batch: bool | None = None
     api_key_env: str | None = None
@@ -146,8 +148,9 @@ def catalogue() -> Catalogue:
 
 
 def fill_tiers(models: Mapping[str, Any], book: Catalogue) -> dict[str, Any]:
-    """``models`` (a composed ``models`` node as plain data) with each tier's missing facts taken from the
-    catalogue entry of its model; a tier whose model is not in the catalogue is left as it is (its preset states
+    """``models`` (a composed ``models`` node as plain data) with each tier's absent facts taken from the
+    catalogue entry of its model (a key the tier sets, even to null, is kept: ``++models.tiers.strong.
+    output_tokens_per_second=null`` sends every call whole); a tier whose model is not in the catalogue is left as it is (its preset states
     its facts, as the fake, the embedded model and an ``openai_compatible`` server do)."""
     out = dict(models)
     tiers = {}
@@ -157,7 +160,7 @@ def fill_tiers(models: Mapping[str, Any], book: Catalogue) -> dict[str, Any]:
         if entry is not None:
             for fact in TIER_FACTS:
                 value = getattr(entry, fact)
-                if value is not None and tier.get(fact) is None:
+                if value is not None and fact not in tier:  # a key the preset or an override sets wins, null too
                     tier[fact] = value
         tiers[name] = tier
     out["tiers"] = tiers
@@ -169,7 +172,7 @@ def _shown(entry: CatalogueEntry) -> str:
 
 
 def check_lifecycle(tiers: Mapping[str, str], book: Catalogue, today: dt.date) -> None:
-    """Refuse a tier whose model's shutdown date is ``today`` or earlier.
+    """Refuse a tier whose model's shutdown date is ``today`` or earlier, or whose model refuses a forced tool.
 
     Args:
         tiers: tier name -> model string (the tiers a session routes to).
@@ -179,6 +182,9 @@ def check_lifecycle(tiers: Mapping[str, str], book: Catalogue, today: dt.date) -
     """
     for tier, model in tiers.items():
         entry = book.entry(model)
+        if entry is not None and not entry.forced_tool_use:
+            raise CatalogueError(f"models.tiers.{tier}: {model} refuses a forced tool, which cosci's record calls "
+                                 f"send ({_shown(entry)}); pick another model")
         if entry is None or entry.shutdown is None or entry.shutdown > today:
             continue
         instead = (f"use {entry.replacement} (models.tiers.{tier}.model={entry.replacement})" if entry.replacement
