@@ -45,7 +45,7 @@ from typing import NoReturn
 
 from pydantic import ValidationError
 
-from cosci.config.load import ConfigError, check_goal, compose, validate
+from cosci.config.load import ConfigError, check_goal, compose, lifecycle_lines, validate
 from cosci.errors import CosciError, GoalRefused, StoreDamaged
 from cosci.paths import writable_data_dir
 from cosci.report.formats import HTML_SUFFIXES
@@ -313,6 +313,8 @@ def cmd_run(args: argparse.Namespace) -> None:
     config = validate(cfg, require_goal=True)
     writable_data_dir(config.paths.data_dir)
     Router(config).check_keys()
+    for line in lifecycle_lines([config]):  # a model shutting down within 30 days (design.md#catalogue)
+        print(line, file=sys.stderr)
     if config.session.corpus_path:
         check_corpus(config)
     if config.tools.skills_path:
@@ -346,6 +348,8 @@ def cmd_check(args: argparse.Namespace) -> None:
     config = validate(compose(args.overrides))
     Router(config).check_keys()  # a missing key: one line naming the variable, before any call
     check_models(config)
+    for line in lifecycle_lines([config]):  # a model shutting down within 30 days (design.md#catalogue)
+        print(line, file=sys.stderr)
     probes = asyncio.run(run_check(config))
     for line in report(config, probes):
         print(line)

@@ -26,7 +26,7 @@ from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.errors import HydraException
 from omegaconf import DictConfig
 
-from cosci.config.load import ConfigError, compose, hydra_one_line, validate, with_goal_hint
+from cosci.config.load import ConfigError, compose, hydra_one_line, lifecycle_lines, validate, with_goal_hint
 from cosci.config.schema import CosciConfig
 from cosci.errors import CosciError, GoalRefused, MissingApiKey, UnknownModel
 from cosci.launchers import check_launcher, quiet_schema_warning
@@ -101,6 +101,8 @@ def prevalidate(overrides: Sequence[str], multirun: bool) -> list[CosciConfig]:
                 "`mlflow server --backend-store-uri sqlite:///$PWD/data/mlflow.db --host 127.0.0.1 --port 5000` and "
                 "pass tracking.tracking_uri=http://127.0.0.1:5000 (or tracking.enabled=false)"
             )
+    for line in lifecycle_lines(configs):  # a model shutting down within 30 days: once (design.md#catalogue)
+        print(line, file=sys.stderr)
     return configs
 
 

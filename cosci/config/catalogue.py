@@ -106,6 +106,11 @@ class CatalogueError(ValueError):
     """A catalogue file that cannot be read or validated; ``str`` is one line naming the file and key."""
 
 
+def today() -> dt.date:
+    """The date the lifecycle rules are applied on: the local date (tests replace this function)."""
+    return dt.date.today()
+
+
 def catalogue_dir() -> Path:
     from cosci.paths import conf_dir
 

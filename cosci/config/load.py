@@ -22,7 +22,15 @@ from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 from pydantic import ValidationError
 
-from cosci.config.catalogue import Catalogue, CatalogueError, catalogue, check_lifecycle, fill_tiers
+from cosci.config.catalogue import (
+    Catalogue,
+    CatalogueError,
+    catalogue,
+    check_lifecycle,
+    fill_tiers,
+    lifecycle_warnings,
+    today,
+)
 from cosci.config.renames import old_key_in, old_override
 from cosci.config.schema import CosciConfig
 from cosci.paths import conf_dir
@@ -213,7 +221,7 @@ def check_goal(goal: str, key: str = "session.goal") -> None:
                           "approved drugs to repurpose for acute myeloid leukemia')")
 
 
-def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False, today: dt.date | None = None,
+def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False, on: dt.date | None = None,
              book: Catalogue | None = None) -> CosciConfig:
     """Validate a composed config into :class:`CosciConfig`.
 
@@ -222,7 +230,7 @@ def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False,
         require_goal: also require ``session.goal`` (a new session cannot start without one; a resumed session
             has its goal in its store). ``session.goal_file``, if set, is read here and its text
             replaces ``session.goal``.
-        today: the date the lifecycle rule is applied on (tests pass one; None: the local date).
+        on: the date the lifecycle rule is applied on (tests pass one; None: :func:`~cosci.config.catalogue.today`).
         book: the model catalogue (tests pass one; None: ``conf/catalogue/``). Each tier's missing facts come from
             its model's entry (:func:`~cosci.config.catalogue.fill_tiers`), and a tier whose model is past its
             shutdown date refuses the config (design.md#catalogue).
@@ -261,7 +269,7 @@ def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False,
         line = f"{loc}: {msg}" if err.get("loc") else msg  # whole-config rules name their keys themselves
         raise ConfigError(f"{line}{more}") from None
     try:
-        check_lifecycle({t: e.model for t, e in config.models.tiers.items()}, book, today or dt.date.today())
+        check_lifecycle({t: e.model for t, e in config.models.tiers.items()}, book, on or today())
     except CatalogueError as exc:
         raise ConfigError(str(exc)) from None
     if require_goal and not config.session.resume:
@@ -269,3 +277,12 @@ def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False,
     else:
         check_goal_length(config.session.goal or "", goal_key)  # `cosci estimate` would price it
     return config
+
+
+def lifecycle_lines(configs: Sequence[CosciConfig], *, on: dt.date | None = None,
+                    book: Catalogue | None = None) -> list[str]:
+    """The warning lines of the models ``configs`` route to that shut down within 30 days (one per model, however
+    many jobs or tiers name it; design.md#catalogue). ``cosci run``, ``python -m cosci.run`` and ``cosci check``
+    print them to stderr."""
+    tiers = {f"{i}.{t}": e.model for i, c in enumerate(configs) for t, e in c.models.tiers.items()}
+    return lifecycle_warnings(tiers, book or catalogue(), on or today())
