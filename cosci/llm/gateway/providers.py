@@ -63,6 +63,8 @@ def priced_by_litellm(model: str) -> bool:
         info = litellm.get_model_info(model)
     except Exception:  # unknown to the map
         return False
+    if info.get("key") not in litellm.model_cost:  # a row LiteLLM made up (OpenRouter: costs 0), not its map's
+        return False
     return info.get("input_cost_per_token") is not None and info.get("output_cost_per_token") is not None
 
 
