@@ -42,6 +42,7 @@ import respx
 from cosci.agents.tool_loop import run_tool_loop
 from cosci.llm import errors as E
 from cosci.llm.gateway.cache_marks import ONCE_MODES
+from cosci.llm.gateway.routing import Router
 from cosci.llm.port.structured import call_record
 from cosci.llm.port.types import ToolSpec
 from cosci.records import RecordCheck
@@ -369,13 +370,49 @@ async def test_openrouter_sends_its_reasoning_field_and_cache_markers_only_to_cl
     assert gpt.text == "ok" and gpt.cost_usd > 0  # priced from the catalogue (LiteLLM alone says 0.0)
 
 
-async def test_ollama_sends_no_thinking_and_no_cache_marker(wire: respx.MockRouter, tmp_path: Path) -> None:
+OLLAMA_CHAT = "http://localhost:11434/api/chat"
+OLLAMA_BODY = (FIXTURES / "ollama" / "chat_structured_output.json").read_bytes()
+
+
+def ollama_stream() -> httpx.Response:
+    """The documented /api/chat answer as a stream of one line: Ollama streams NDJSON whose last line is the whole
+    answer with ``done: true``; nothing is added to the recorded body."""
+    return httpx.Response(200, content=json.dumps(json.loads(OLLAMA_BODY)).encode() + b"\n",
+                          headers={"content-type": "application/x-ndjson"})
+
+
+@pytest.mark.parametrize(("agent", "mode"), [("generation", "literature"), ("metareview", "final"),
+                                             ("safety", "classify")])
+async def test_ollama_streams_and_sends_a_num_ctx_that_holds_the_prompt_and_the_cap(
+        wire: respx.MockRouter, tmp_path: Path, agent: str, mode: str) -> None:
+    """Ollama's default context (4k on most machines) cuts a longer prompt silently: every call carries num_ctx of
+    at least its prompt's tokens plus its cap, is streamed, and its deadline grows with num_predict."""
     h = family(tmp_path, "ollama")
-    route = wire.post("http://localhost:11434/api/chat").mock(return_value=httpx.Response(
-        200, content=(FIXTURES / "ollama" / "chat_structured_output.json").read_bytes()))
-    await h.gateway.complete(spec_for(h.gateway, "generation", "literature", "Say something."))
+    route = wire.post(OLLAMA_CHAT).mock(return_value=ollama_stream())
+    spec = spec_for(h.gateway, agent, mode, "Say something. " * 400)
+    spec.tools = [ToolSpec("paper_search", "Search. " * 300, {"type": "object", "properties": {}})]
+    spec.tool_choice = "auto"
+    await h.gateway.complete(spec)
     [body] = bodies(route)
+    prompt_chars = len(json.dumps(body["messages"])) + len(json.dumps(body.get("tools", [])))
+    options = body["options"]
+    assert body["stream"] is True and options["num_predict"] == h.gateway.router.route(agent, mode).max_output_tokens
+    assert options["num_ctx"] >= prompt_chars // 3 + options["num_predict"] and options["num_ctx"] % 4096 == 0
+    assert options["num_ctx"] <= 32768  # the model's context window (conf/catalogue/ollama.yaml)
     assert thinking_of(body) == {} and "think" not in body and "cache_control" not in json.dumps(body)
+    shipped = make_config(tmp_path / "data", "models=ollama")  # its catalogue speeds (the harness sends whole)
+    r = Router(shipped).route(agent, mode)
+    speed = shipped.models.tiers[r.tier].output_tokens_per_second
+    assert r.stream and speed and r.timeout_seconds == shipped.retry.first_token_seconds + r.max_output_tokens / speed
+
+
+async def test_an_ollama_call_the_model_cannot_hold_is_refused_in_one_line(wire: respx.MockRouter,
+                                                                          tmp_path: Path) -> None:
+    h = family(tmp_path, "ollama", "++models.tiers.strong.context_window=8192")
+    route = wire.post(OLLAMA_CHAT).mock(return_value=ollama_stream())
+    with pytest.raises(E.RequestTooLarge) as info:
+        await h.gateway.complete(spec_for(h.gateway, "generation", "literature", "Say something."))
+    assert route.call_count == 0 and "\n" not in str(info.value) and "context window of 8,192" in str(info.value)
 
 
 # --- Groq, Together, Mistral, any OpenAI-compatible server: chat completions through LiteLLM --------------------------

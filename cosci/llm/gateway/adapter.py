@@ -298,6 +298,8 @@ class Gateway:
         }
         if route.api_base:
             kwargs["api_base"] = route.api_base
+        if route.model.startswith(FORMAT_PROVIDERS):  # Ollama cuts a prompt past its 4k default silently
+            kwargs["num_ctx"] = num_ctx(route, len(str(kwargs["messages"])) + len(str(spec.tools)))
         if spec.tools:
             kwargs["tools"] = [{"type": "function",
                                 "function": {"name": t.name, "description": t.description,
@@ -346,6 +348,29 @@ class Gateway:
             cache_write_tokens=int(getattr(usage, "cache_creation_input_tokens", 0) or 0),
             cost_usd=float(cost or 0.0), latency_seconds=latency,
         )
+
+
+NUM_CTX_STEP = 4096
+"""An Ollama call's num_ctx is rounded up to a multiple of this many tokens: Ollama reloads a model whenever the
+context size changes, so calls of similar size share one (design.md#routing)."""
+
+
+def num_ctx(route: Route, input_chars: int) -> int:
+    """The context an Ollama call asks for, tokens: its prompt (``input_chars`` at the upper bound of
+    :data:`CHARS_PER_TOKEN_BOUND` characters a token, tool definitions included) plus its cap, rounded up to
+    :data:`NUM_CTX_STEP`, at most the model's context window.
+
+    Raises:
+        RequestTooLarge: the prompt and the cap do not fit in the model's context window (one line, never retried).
+    """
+    need = input_chars // CHARS_PER_TOKEN_BOUND + 1 + route.max_output_tokens
+    if route.context_window is not None and need > route.context_window:
+        raise E.RequestTooLarge(f"~{need:,} tokens (prompt by estimate plus max_tokens {route.max_output_tokens:,}) "
+                                f"do not fit the model's context window of {route.context_window:,} tokens "
+                                f"(conf/catalogue): lower the mode's max_output_tokens or pick a larger model",
+                                model=route.model)
+    rounded = -(-need // NUM_CTX_STEP) * NUM_CTX_STEP
+    return min(rounded, route.context_window) if route.context_window else rounded
 
 
 def deadline(route: Route) -> float | None:

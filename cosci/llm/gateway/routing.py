@@ -23,6 +23,10 @@ NEVER_DEGRADE = frozenset({"reflection.verification", "metareview.final"})
 
 CONSTRAINED_PROVIDERS = ("cosci-local/",)
 """Providers whose output is schema-constrained (the embedded model)."""
+STREAMED_PROVIDERS = ("ollama_chat/", "ollama/")
+"""Local servers every call to which is streamed under a deadline grown from its cap at the tier's speed: a
+local model's speed varies tenfold with the machine, and a call sent whole under the fixed timeout is lost when the
+machine is slow (design.md#routing)."""
 MARKED_PROVIDERS = ("cosci-fake/",)
 """Providers sent cache markers without a ``cache_min_tokens``: the scripted fake records them (as Anthropic would
 receive them) so tests see which blocks are marked; it caches nothing."""
@@ -64,6 +68,7 @@ class Router:
         fixed = retry.thinking_call_timeout_seconds if reasons else retry.call_timeout_seconds
         iterations = self.config.debate.max_turns if mode_cfg.max_iterations is None else mode_cfg.max_iterations
         deadline, stream = call_deadline(fixed, cap, entry.output_tokens_per_second, retry.first_token_seconds)
+        stream = stream or entry.model.startswith(STREAMED_PROVIDERS)
         return Route(
             agent=agent, mode=mode, tier=tier, model=entry.model, thinking_tokens=thinking,
             max_output_tokens=cap, max_iterations=iterations, timeout_seconds=deadline,
@@ -74,7 +79,7 @@ class Router:
             typical_output_tokens=entry.typical_output_tokens, thinking_form=entry.thinking,
             lowest_effort=entry.lowest_effort, min_thinking_tokens=entry.min_thinking_tokens,
             caches=entry.cache_min_tokens is not None or entry.model.startswith(MARKED_PROVIDERS), stream=stream,
-            idle_seconds=retry.stream_idle_seconds if stream else None,
+            idle_seconds=retry.stream_idle_seconds if stream else None, context_window=entry.context_window,
         )
 
     def degrade(self, route: Route) -> Route:
