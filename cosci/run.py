@@ -26,7 +26,15 @@ from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.errors import HydraException
 from omegaconf import DictConfig
 
-from cosci.config.load import ConfigError, compose, hydra_one_line, lifecycle_lines, validate, with_goal_hint
+from cosci.config.load import (
+    ConfigError,
+    compose,
+    hydra_one_line,
+    lifecycle_lines,
+    tier_facts_settable,
+    validate,
+    with_goal_hint,
+)
 from cosci.config.schema import CosciConfig
 from cosci.errors import CosciError, GoalRefused, MissingApiKey, UnknownModel
 from cosci.launchers import check_launcher, quiet_schema_warning
@@ -234,7 +242,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
                 new_paths = _absent(configs[0].paths.data_dir)
                 boot_server(configs[0].paths.data_dir)
-        sys.argv = [sys.argv[0], *argv]
+        sys.argv = [sys.argv[0], *tier_facts_settable(argv)]  # a tier fact the catalogue fills is settable
         _job()
     except JobError as exc:  # raised by a single run's job, past Hydra's "Error executing job" line
         code = _report(exc.error, argv)

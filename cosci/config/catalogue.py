@@ -15,6 +15,7 @@ naming the model, the date and the replacement (:func:`check_lifecycle`); within
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
@@ -95,7 +96,9 @@ class Catalogue(BaseModel):
     key_envs: dict[str, str | None]
 
     def entry(self, model: str) -> CatalogueEntry | None:
-        return self.entries.get(model)
+        """The entry of ``model``, or of the model a dated snapshot id names (``...-4-5-20250929`` -> ``...-4-5``):
+        a snapshot shuts down with its model."""
+        return self.entries.get(model) or self.entries.get(re.sub(r"-20\d{6}$", "", model))
 
     def host(self, model: str) -> str | None:
         """The host a model string's provider answers on (``api.anthropic.com``); None when unknown."""

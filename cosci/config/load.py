@@ -32,7 +32,7 @@ from cosci.config.catalogue import (
     today,
 )
 from cosci.config.renames import old_key_in, old_override
-from cosci.config.schema import CosciConfig
+from cosci.config.schema import CosciConfig, ModelEntry
 from cosci.paths import conf_dir
 from cosci.text import one_line, shown_path, unreadable, unreadable_path
 
@@ -136,6 +136,17 @@ def read_goal_file(path: str) -> str:
     return text
 
 
+TIER_FACT = re.compile(rf"^models\.tiers\.[A-Za-z0-9_]+\.({'|'.join(ModelEntry.model_fields)})=")
+"""An override of one fact of a tier (``models.tiers.strong.output_tokens_per_second=20``)."""
+
+
+def tier_facts_settable(overrides: Sequence[str]) -> list[str]:
+    """``overrides`` with each plain override of a tier fact made an add-or-set one (``++``): a preset names only
+    the model and the catalogue fills the facts after composition (design.md#catalogue), so the key a researcher
+    overrides is usually not in the composed tree, where Hydra would refuse it as unknown."""
+    return [f"++{o}" if TIER_FACT.match(o) else o for o in overrides]
+
+
 def compose(overrides: Sequence[str] = ()) -> DictConfig:
     """Compose ``conf/config.yaml`` with Hydra overrides, outside a Hydra app.
 
@@ -161,7 +172,7 @@ def compose(overrides: Sequence[str] = ()) -> DictConfig:
         gh.clear()
     try:
         with initialize_config_dir(config_dir=str(conf_dir()), version_base="1.3"):
-            return hydra_compose(config_name="config", overrides=list(overrides))
+            return hydra_compose(config_name="config", overrides=tier_facts_settable(overrides))
     except (HydraException, OmegaConfBaseException) as exc:
         raise ConfigError(with_goal_hint(hydra_one_line(str(exc)), overrides)) from None
     finally:

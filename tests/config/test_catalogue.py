@@ -105,6 +105,12 @@ def test_a_model_past_its_shutdown_refuses_in_one_line_naming_date_and_replaceme
     check_lifecycle({"cheap": "new/m"}, shipped, TODAY)  # the replacement passes
 
 
+def test_a_dated_snapshot_shuts_down_with_its_model(tmp_path: Path) -> None:
+    shipped = book(tmp_path, a__m={"shutdown": "2026-10-23"})
+    with pytest.raises(CatalogueError, match="a/m-20250929 was shut down on 2026-10-23"):
+        check_lifecycle({"strong": "a/m-20250929"}, shipped, TODAY)
+
+
 def test_the_shutdown_day_itself_refuses_and_the_day_before_warns(tmp_path: Path) -> None:
     shipped = book(tmp_path, a__m={"shutdown": "2026-12-04"})
     with pytest.raises(CatalogueError):
