@@ -37,6 +37,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
@@ -144,6 +145,8 @@ class Gateway:
         self.retry: RetryCfg = config.retry
         self.sleep = sleep
         self.sizer = OutputSizer()
+        self.stepped: set[str] = set()
+        """The steps down the degradation chain already printed (``<model> -> <model>``)."""
 
     # --- the port ----------------------------------------------------------------------------------------
     async def complete(self, spec: CallSpec) -> LLMResponse:
@@ -160,8 +163,20 @@ class Gateway:
                 return await self._with_retries(spec, route)
             except E.ModelUnavailable as exc:
                 nxt = self.router.degrade(route)  # raises for never-degrade modes / end of chain
-                log.warning("%s unavailable (%s); degrading %s to %s", route.model, exc, route.key, nxt.model)
+                self._stepped_down(spec, route, nxt, exc)
                 route = nxt
+
+    def _stepped_down(self, spec: CallSpec, route: Route, nxt: Route, exc: E.ModelUnavailable) -> None:
+        """A step down the degradation chain: recorded on every call (a ``degraded`` transcript row whose error is
+        ``<model> -> <model>``, which ``cosci status`` and ``cosci report`` show) and printed once per pair of
+        models (design.md#routing)."""
+        step = f"{route.model} -> {nxt.model}"
+        self.recorder(Call(agent=route.agent, action=spec.action, mode=route.mode, model=route.model,
+                           task_id=spec.task_id, attempt=0, outcome="degraded", error=step))
+        if step not in self.stepped:
+            self.stepped.add(step)
+            print(f"cosci: {route.model} is unavailable ({' '.join(str(exc).split())[:200]}); its calls step down "
+                  f"to {nxt.model} (design.md#routing)", file=sys.stderr)
 
     # --- retries -----------------------------------------------------------------------------------------
     def _max_attempts(self, exc: BaseException | None) -> int:
