@@ -158,8 +158,8 @@ def catalogue() -> Catalogue:
 def fill_tiers(models: Mapping[str, Any], book: Catalogue) -> dict[str, Any]:
     """``models`` (a composed ``models`` node as plain data) with each tier's absent facts taken from the
     catalogue entry of its model (a key the tier sets, even to null, is kept: ``++models.tiers.strong.
-    output_tokens_per_second=null`` sends every call whole); a tier whose model is not in the catalogue is left as it is (its preset states
-    its facts, as the fake, the embedded model and an ``openai_compatible`` server do)."""
+    output_tokens_per_second=null`` sends every call whole); a tier whose model is not in the catalogue is left as
+    it is (its preset states its facts, as the fake, the embedded model and an ``openai_compatible`` server do)."""
     out = dict(models)
     tiers = {}
     for name, tier in (models.get("tiers") or {}).items():

@@ -8,6 +8,7 @@ shut down before it).
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -32,7 +33,7 @@ TODAY = dt.date(2026, 12, 4)
 SOURCE = {"url": "https://example.org/models", "read": "2026-12-04"}
 
 
-def book(tmp_path: Path, **entries: dict[str, object]) -> Catalogue:
+def book(tmp_path: Path, **entries: Mapping[str, object]) -> Catalogue:
     """A catalogue of one provider file holding ``entries`` (model string -> facts), written and read back."""
     folder = tmp_path / "catalogue"
     folder.mkdir(exist_ok=True)
@@ -177,7 +178,7 @@ def test_cosci_check_warns_once_within_30_days(monkeypatch: pytest.MonkeyPatch, 
                                                capsys: pytest.CaptureFixture[str]) -> None:
     retire(monkeypatch, tmp_path, "2026-12-20")
     code, out, err = run_cli(capsys, "check", "models=fake")
-    assert code == 0, err
+    assert code == 0 and out.startswith("check     fake"), err
     warnings = [x for x in err.splitlines() if x.startswith("warning:")]
     assert warnings == [f"warning: cosci-fake/cheap shuts down on 2026-12-20, in 16 days ({SOURCE['url']}, read "
                         "2026-12-04); move to cosci-fake/mini"]

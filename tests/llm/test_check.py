@@ -15,11 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import litellm
 import pytest
 import respx
 
-from cosci.llm.gateway.check import CENT
 from tests.conftest import run_cli as cli
 from tests.llm.helpers import WHOLE, recorded, replayed_wire
 

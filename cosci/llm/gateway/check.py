@@ -28,8 +28,8 @@ from cosci.domain import Call
 from cosci.llm import errors as E
 from cosci.llm.budget.token_budget import TokenBudget
 from cosci.llm.gateway.adapter import FORMAT_PROVIDERS, Gateway
-from cosci.llm.gateway.routing import Router
 from cosci.llm.gateway.providers import CUSTOM_PROVIDERS
+from cosci.llm.gateway.routing import Router
 from cosci.llm.port.structured import call_record, parse_record, record_tool
 from cosci.llm.port.thinking import describe, forced_keeps_thinking
 from cosci.llm.port.types import CallSpec, Route, TextBlock, ToolSpec

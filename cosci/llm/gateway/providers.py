@@ -83,7 +83,7 @@ def register_providers(config: CosciConfig) -> None:
                                        {"provider": "cosci-fake", "custom_handler": FAKE.provider}]
     prices: dict[str, Any] = {}
     for entry in config.models.tiers.values():
-        if entry.input_usd_per_mtok is None and entry.output_usd_per_mtok is None or priced_by_litellm(entry.model):
+        if (entry.input_usd_per_mtok is None and entry.output_usd_per_mtok is None) or priced_by_litellm(entry.model):
             continue
         prices[entry.model] = {
             "input_cost_per_token": (entry.input_usd_per_mtok or 0.0) / 1e6,
