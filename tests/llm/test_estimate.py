@@ -54,7 +54,7 @@ def test_openrouter_is_priced_within_2x_of_opus(tmp_path: Path) -> None:
 
 
 def test_a_model_with_no_price_takes_the_fallback_never_zero(tmp_path: Path) -> None:
-    from cosci.llm.gateway.adapter import FALLBACK_USD_PER_MTOK, estimate_call
+    from cosci.llm.gateway.prices import FALLBACK_USD_PER_MTOK, estimate_call
 
     config = make_config(tmp_path / "data", "models=openrouter", "models.tiers.strong.model=openrouter/lab/unlisted",
                          "++models.tiers.strong.thinking=off")

@@ -57,8 +57,9 @@ from cosci.llm.budget.sizing import OutputSizer, expected_input_tokens
 from cosci.llm.budget.token_budget import TokenBudget
 from cosci.llm.gateway.cache_marks import mark
 from cosci.llm.gateway.exceptions import map_exception
+from cosci.llm.gateway.prices import estimate_call
 from cosci.llm.gateway.providers import CUSTOM_PROVIDERS, register_providers
-from cosci.llm.gateway.routing import Router
+from cosci.llm.gateway.routing import Router, num_ctx
 from cosci.llm.gateway.streaming import stream_completion
 from cosci.llm.gateway.transcript_rows import output_speed, recorded_request
 from cosci.llm.port.thinking import thinking_params
@@ -79,11 +80,6 @@ def _not_loop_change(record: logging.LogRecord) -> bool:
 
 logging.getLogger("LiteLLM").addFilter(_not_loop_change)
 
-FALLBACK_USD_PER_MTOK = (3.0, 15.0)
-"""Models with no price (not in the catalogue, not in LiteLLM's map) are admitted and estimated as Sonnet-class,
-3 / 15 USD per 1M input / output tokens (design.md#budget): never as free."""
-CHARS_PER_TOKEN_BOUND = 3
-"""Admission estimates assume at least 3 characters per input token, an upper bound for English prose."""
 RESERVE_MODES = frozenset({"goal_parsing.parse_goal", "metareview.final", "safety.classify", "metareview.audit",
                            "metareview.claim_check"})
 """Calls that may draw on the budget reserve (design.md#budget): goal parsing, the final overview, its audit and
@@ -92,37 +88,6 @@ FORMAT_PROVIDERS = ("ollama_chat/", "ollama/")
 """Providers that take a JSON schema as constrained output (Ollama's ``format``) but ignore ``tool_choice``."""
 
 Recorder = Callable[[Call], None]
-
-
-def estimate_call(model: str, input_chars: int, max_output_tokens: int, *,
-                  input_tokens: int | None = None) -> tuple[float, int]:
-    """Estimate of one call, ``(usd, tokens)``: ``input_chars`` of prompt (at most ``CHARS_PER_TOKEN_BOUND``
-    characters per token unless ``input_tokens`` is given) and ``max_output_tokens`` of answer. With the full
-    ``max_output_tokens`` of the route this is the call's upper bound."""
-    tin = input_tokens if input_tokens is not None else input_chars // CHARS_PER_TOKEN_BOUND + 1
-    fallback = (tin * FALLBACK_USD_PER_MTOK[0] + max_output_tokens * FALLBACK_USD_PER_MTOK[1]) / 1e6
-    if not has_price(model):  # unknown to LiteLLM's map: LiteLLM may say (0.0, 0.0) for it (design.md#budget)
-        return fallback, tin + max_output_tokens
-    try:
-        cin, cout = litellm.cost_per_token(model=model, prompt_tokens=tin,
-                                           completion_tokens=max_output_tokens)
-        usd = float(cin + cout)
-    except Exception:  # unknown to LiteLLM's price map: a conservative default (design.md#budget)
-        usd = fallback
-    return usd, tin + max_output_tokens
-
-
-def has_price(model: str) -> bool:
-    """Whether LiteLLM's map (with the prices cosci registered: the catalogue's, the fake's, zero for local
-    servers) prices ``model``. LiteLLM prices an OpenRouter model it does not know at (0.0, 0.0) instead of raising
-    (stack notes, fourth round), which would admit every call for free: such a model takes the fallback price."""
-    try:
-        info = litellm.get_model_info(model)
-    except Exception:
-        return False
-    if info.get("key") not in litellm.model_cost:  # a row LiteLLM made up (OpenRouter: costs 0), not its map's
-        return False
-    return info.get("input_cost_per_token") is not None and info.get("output_cost_per_token") is not None
 
 
 class Gateway:
@@ -363,29 +328,6 @@ class Gateway:
             cache_write_tokens=int(getattr(usage, "cache_creation_input_tokens", 0) or 0),
             cost_usd=float(cost or 0.0), latency_seconds=latency,
         )
-
-
-NUM_CTX_STEP = 4096
-"""An Ollama call's num_ctx is rounded up to a multiple of this many tokens: Ollama reloads a model whenever the
-context size changes, so calls of similar size share one (design.md#routing)."""
-
-
-def num_ctx(route: Route, input_chars: int) -> int:
-    """The context an Ollama call asks for, tokens: its prompt (``input_chars`` at the upper bound of
-    :data:`CHARS_PER_TOKEN_BOUND` characters a token, tool definitions included) plus its cap, rounded up to
-    :data:`NUM_CTX_STEP`, at most the model's context window.
-
-    Raises:
-        RequestTooLarge: the prompt and the cap do not fit in the model's context window (one line, never retried).
-    """
-    need = input_chars // CHARS_PER_TOKEN_BOUND + 1 + route.max_output_tokens
-    if route.context_window is not None and need > route.context_window:
-        raise E.RequestTooLarge(f"~{need:,} tokens (prompt by estimate plus max_tokens {route.max_output_tokens:,}) "
-                                f"do not fit the model's context window of {route.context_window:,} tokens "
-                                f"(conf/catalogue): lower the mode's max_output_tokens or pick a larger model",
-                                model=route.model)
-    rounded = -(-need // NUM_CTX_STEP) * NUM_CTX_STEP
-    return min(rounded, route.context_window) if route.context_window else rounded
 
 
 def deadline(route: Route) -> float | None:

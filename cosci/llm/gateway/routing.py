@@ -14,7 +14,9 @@ import os
 
 from cosci.config.schema import CosciConfig
 from cosci.errors import MissingApiKey
+from cosci.llm import errors as E
 from cosci.llm.errors import ModelUnavailable
+from cosci.llm.gateway.prices import CHARS_PER_TOKEN_BOUND
 from cosci.llm.port.thinking import effort_row
 from cosci.llm.port.types import Route
 
@@ -112,3 +114,26 @@ class Router:
         for r in self.all_routes():
             if r.api_key_env and not os.environ.get(r.api_key_env):
                 raise MissingApiKey(r.api_key_env, r.model)
+
+
+NUM_CTX_STEP = 4096
+"""An Ollama call's num_ctx is rounded up to a multiple of this many tokens: Ollama reloads a model whenever the
+context size changes, so calls of similar size share one (design.md#routing)."""
+
+
+def num_ctx(route: Route, input_chars: int) -> int:
+    """The context an Ollama call asks for, tokens: its prompt (``input_chars`` at the upper bound of
+    :data:`CHARS_PER_TOKEN_BOUND` characters a token, tool definitions included) plus its cap, rounded up to
+    :data:`NUM_CTX_STEP`, at most the model's context window.
+
+    Raises:
+        RequestTooLarge: the prompt and the cap do not fit in the model's context window (one line, never retried).
+    """
+    need = input_chars // CHARS_PER_TOKEN_BOUND + 1 + route.max_output_tokens
+    if route.context_window is not None and need > route.context_window:
+        raise E.RequestTooLarge(f"~{need:,} tokens (prompt by estimate plus max_tokens {route.max_output_tokens:,}) "
+                                f"do not fit the model's context window of {route.context_window:,} tokens "
+                                f"(conf/catalogue): lower the mode's max_output_tokens or pick a larger model",
+                                model=route.model)
+    rounded = -(-need // NUM_CTX_STEP) * NUM_CTX_STEP
+    return min(rounded, route.context_window) if route.context_window else rounded
