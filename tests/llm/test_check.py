@@ -70,10 +70,9 @@ def test_check_on_opus_sends_what_the_session_sends(wire: respx.MockRouter, caps
     sent = [json.loads(c.request.content) for c in route.calls]
     records, (first, last) = sent[:-2], sent[-2:]
     forms = {(b["model"], json.dumps(b.get("thinking")), json.dumps(b.get("output_config"))) for b in records}
-    assert forms == {  # Opus and Sonnet with and without thinking, Haiku: one call each
+    assert forms == {  # Opus with and without thinking, Sonnet, Haiku: one call each
         ("claude-opus-4-8", '{"type": "adaptive", "display": "summarized"}', '{"effort": "low"}'),
         ("claude-opus-4-8", "null", "null"), ("claude-sonnet-5", "null", "null"),
-        ("claude-sonnet-5", '{"type": "adaptive", "display": "summarized"}', '{"effort": "low"}'),
         ("claude-haiku-4-5-20251001", "null", "null")}
     config = make_config(Path("/tmp/unused"), "models=opus")
     caps = {(r.model.split("/", 1)[1], r.max_output_tokens) for r in Router(config).all_routes()}
@@ -85,10 +84,10 @@ def test_check_on_opus_sends_what_the_session_sends(wire: respx.MockRouter, caps
     assert last["messages"][-1]["content"][0]["type"] == "tool_result"  # the loop's history, then the forced record
     assert last["max_tokens"] == Router(config).route("generation", "literature").max_output_tokens
     lines = out.splitlines()
-    assert lines[0].startswith("check     opus: 6 calls, total $")
+    assert lines[0].startswith("check     opus: 5 calls, total $")
     calls = [x for x in lines if x.startswith("  claude") or x.startswith("  anthropic/")]
-    assert len(calls) == 6 and all("api.anthropic.com" in x for x in calls)
-    assert sum("loop last call" in x for x in calls) == 1 and out.count("valid record") == 6
+    assert len(calls) == 5 and all("api.anthropic.com" in x for x in calls)
+    assert sum("loop last call" in x for x in calls) == 1 and out.count("valid record") == 5
     assert "budget_tokens" not in out  # no tier of this preset sends it
 
 
