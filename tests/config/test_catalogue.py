@@ -182,3 +182,14 @@ def test_cosci_check_warns_once_within_30_days(monkeypatch: pytest.MonkeyPatch, 
     warnings = [x for x in err.splitlines() if x.startswith("warning:")]
     assert warnings == [f"warning: cosci-fake/cheap shuts down on 2026-12-20, in 16 days ({SOURCE['url']}, read "
                         "2026-12-04); move to cosci-fake/mini"]
+
+
+def test_python_m_cosci_run_warns_once_within_30_days_before_it_starts(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The pre-validation of every job (before Hydra or Prefect start) prints the warning once for a sweep."""
+    from cosci.run import prevalidate
+
+    retire(monkeypatch, tmp_path, "2026-12-24")
+    prevalidate(["experiment=demo", "models=fake", f"paths.data_dir={tmp_path / 'data'}", "run.seed=1,2"], True)
+    err = capsys.readouterr().err
+    assert err.count("warning: cosci-fake/cheap shuts down on 2026-12-24, in 20 days") == 1

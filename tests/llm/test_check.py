@@ -123,16 +123,24 @@ def test_a_refused_key_names_the_variable(wire: respx.MockRouter, capsys: pytest
     assert all("check ANTHROPIC_API_KEY" in x for x in out.splitlines() if x.startswith("fix "))
 
 
-@pytest.mark.parametrize(("models", "host", "form"), [
-    ("gemini", "generativelanguage.googleapis.com", "thinkingLevel"),
-    ("openai", "api.openai.com", "reasoning_effort"), ("openrouter", "openrouter.ai", "reasoning.effort"),
-    ("groq", "api.groq.com", "reasoning_effort"), ("mistral", "api.mistral.ai", "no thinking")])
+HOSTED = [("opus", "api.anthropic.com", "adaptive"), ("sonnet", "api.anthropic.com", "no thinking"),
+          ("claude45", "api.anthropic.com", "budget_tokens"),
+          ("gemini", "generativelanguage.googleapis.com", "thinkingLevel"),
+          ("gemini3", "generativelanguage.googleapis.com", "thinkingLevel"),
+          ("openai", "api.openai.com", "reasoning_effort"), ("openai_o", "api.openai.com", "reasoning_effort"),
+          ("openrouter", "openrouter.ai", "reasoning.effort"), ("groq", "api.groq.com", "reasoning_effort"),
+          ("together", "api.together.ai", "reasoning_effort"), ("mistral", "api.mistral.ai", "no thinking"),
+          ("ollama", "localhost:11434", "no thinking"), ("openai_compatible", "localhost:8000", "no thinking")]
+
+
+@pytest.mark.parametrize(("models", "host", "form"), HOSTED, ids=[h[0] for h in HOSTED])
 def test_a_bogus_key_gives_one_line_per_probe_naming_host_and_form(monkeypatch: pytest.MonkeyPatch,
                                                                    capsys: pytest.CaptureFixture[str], models: str,
                                                                    host: str, form: str) -> None:
     """Offline, every provider refuses a bogus key (HTTP 401, no body assumed): each probe's row names the host it
-    went to and the form it sent; Gemini's rows say thinkingLevel, never budget_tokens."""
-    keys = ("GEMINI_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "GROQ_API_KEY", "MISTRAL_API_KEY")
+    went to and the form it sent; budget_tokens only where the tier sends it (Gemini's rows say thinkingLevel)."""
+    keys = ("ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "GROQ_API_KEY",
+            "TOGETHERAI_API_KEY", "MISTRAL_API_KEY", "OPENAI_COMPATIBLE_API_KEY")
     with replayed_wire(monkeypatch, keys) as wire:
         wire.route(host__regex=r".*").mock(return_value=httpx.Response(401))
         code, out, _ = cli(capsys, "check", f"models={models}")
@@ -141,5 +149,6 @@ def test_a_bogus_key_gives_one_line_per_probe_naming_host_and_form(monkeypatch: 
     calls = lines[lines.index(next(x for x in lines if x.startswith("calls"))) + 1:]
     rows = [x for x in calls if x.startswith("  ")]
     assert rows and all(host in x and "FAILED" in x for x in rows)
-    assert all(form in x for x in rows if "no thinking" not in x) and "budget_tokens" not in out
+    assert any(form in x for x in rows) and all(form in x for x in rows if "no thinking" not in x)
+    assert ("budget_tokens" in out) == (form == "budget_tokens")
     assert len([x for x in calls if x.startswith("fix ")]) == len(rows)

@@ -479,3 +479,26 @@ def test_every_family_of_conf_models_is_covered() -> None:
     covered = set(re.findall(r'family\(tmp_path, "(\w+)"', source)) | set(re.findall(r'\("(\w+)", "claude-', source))
     covered |= {c[0] for c in COMPATIBLE}
     assert choices - {"fake", "local"} <= covered, choices - covered
+
+
+def gemini_record(args: dict[str, Any]) -> dict[str, Any]:
+    """The recorded Gemini function call renamed to ``record_check`` with ``args`` (an in-memory variant)."""
+    body = copy.deepcopy(GEMINI25_BODY)
+    call = next(p for p in body["candidates"][0]["content"]["parts"] if "functionCall" in p)
+    call["functionCall"].update(name="record_check", args=args)
+    return body
+
+
+async def test_a_gemini_record_is_forced_at_once_with_its_level(wire: respx.MockRouter, tmp_path: Path) -> None:
+    """The Anthropic budget workaround (ask unforced, then a separate forced call without thinking) is for models
+    that refuse a forced tool while thinking; Gemini 3 reasons when forced, so one forced call keeps its level."""
+    h = family(tmp_path, "gemini")
+    route = wire.post(GEMINI).mock(return_value=httpx.Response(200, json=gemini_record({"word": "cosci",
+                                                                                         "number": 7})))
+    record, _ = await call_record(h.gateway, spec_for(h.gateway, "generation", "literature", "Record it."),
+                                  RecordCheck)
+    [call] = route.calls
+    body = json.loads(call.request.content)
+    assert body["generationConfig"]["thinkingConfig"]["thinkingLevel"] == "low"
+    assert body["toolConfig"]["functionCallingConfig"]["mode"] == "ANY"  # forced, in Gemini's form
+    assert record == RecordCheck(word="cosci", number=7)
