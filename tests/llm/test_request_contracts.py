@@ -175,7 +175,8 @@ async def test_an_older_claude_carries_budget_tokens_and_no_thinking_when_forced
     assert "output_config" not in json.dumps(auto) and record == RecordCheck(word="cosci", number=7)
 
 
-@pytest.mark.parametrize(("models", "tier_model"), [("opus", "claude-sonnet-5"), ("claude45", "claude-sonnet-5"), ("sonnet", "claude-haiku-4-5")])
+@pytest.mark.parametrize(("models", "tier_model"), [("opus", "claude-sonnet-5"), ("claude45", "claude-sonnet-5"),
+                                                    ("sonnet", "claude-haiku-4-5")])
 async def test_sonnet_and_haiku_tiers_send_no_thinking(wire: respx.MockRouter, tmp_path: Path, models: str,
                                                        tier_model: str) -> None:
     h = family(tmp_path, models)
