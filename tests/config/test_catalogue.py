@@ -73,7 +73,8 @@ def test_a_preset_only_assigns_models_and_the_catalogue_fills_the_facts() -> Non
     assert strong.model == "anthropic/claude-opus-4-8"
     assert (strong.thinking, strong.cache_min_tokens, strong.api_key_env, strong.batch) == (
         "adaptive", 1024, "ANTHROPIC_API_KEY", True)
-    assert (Path(conf_dir()) / "models" / "opus.yaml").read_text().count("thinking:") == 0
+    preset = yaml.safe_load((Path(conf_dir()) / "models" / "opus.yaml").read_text())
+    assert preset["tiers"]["strong"] == {"model": "anthropic/claude-opus-4-8"}  # no fact repeated in the preset
 
 
 def test_a_key_the_tier_sets_wins_over_the_catalogue_even_null(tmp_path: Path) -> None:
