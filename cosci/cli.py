@@ -291,7 +291,7 @@ def cmd_resume(args: argparse.Namespace) -> None:
         for line in settled_batches(folder, args.overrides):
             print(f"{args.session}: {line}")
         return
-    config = folder.frozen_config(args.overrides)
+    config = folder.frozen_config(args.overrides, lifecycle=True)  # its models are called again
     from flows.launch import run_session
 
     run_session(config, overrides=row.overrides, choices={"models": row.models_choice}, resume_id=args.session)

@@ -215,7 +215,7 @@ def _run_job(cfg: DictConfig) -> float | None:
         folder = SessionFolder.existing(config.paths.data_dir, config.session.resume)
         with folder.store() as store:
             row = store.sessions.get()
-        frozen = folder.frozen_config()
+        frozen = folder.frozen_config(lifecycle=True)  # its models are called again (design.md#catalogue)
         summary = run_session(
             frozen, overrides=row.overrides, choices={"models": row.models_choice}, resume_id=config.session.resume
         )

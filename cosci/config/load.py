@@ -233,7 +233,7 @@ def check_goal(goal: str, key: str = "session.goal") -> None:
 
 
 def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False, on: dt.date | None = None,
-             book: Catalogue | None = None) -> CosciConfig:
+             book: Catalogue | None = None, lifecycle: bool = True) -> CosciConfig:
     """Validate a composed config into :class:`CosciConfig`.
 
     Args:
@@ -245,6 +245,8 @@ def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False,
         book: the model catalogue (tests pass one; None: ``conf/catalogue/``). Each tier's missing facts come from
             its model's entry (:func:`~cosci.config.catalogue.fill_tiers`), and a tier whose model is past its
             shutdown date refuses the config (design.md#catalogue).
+        lifecycle: apply that refusal (False for a stopped session's frozen config read by commands that call no
+            model: `cosci rate`, `cosci result`, `cosci status` must still read a session whose model has retired).
 
     Raises:
         ConfigError: one line, ``"<key>: <rule>"``, for the first violation.
@@ -280,7 +282,8 @@ def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False,
         line = f"{loc}: {msg}" if err.get("loc") else msg  # whole-config rules name their keys themselves
         raise ConfigError(f"{line}{more}") from None
     try:
-        check_lifecycle({t: e.model for t, e in config.models.tiers.items()}, book, on or today())
+        if lifecycle:
+            check_lifecycle({t: e.model for t, e in config.models.tiers.items()}, book, on or today())
     except CatalogueError as exc:
         raise ConfigError(str(exc)) from None
     if require_goal and not config.session.resume:

@@ -194,3 +194,16 @@ def test_python_m_cosci_run_warns_once_within_30_days_before_it_starts(
     prevalidate(["experiment=demo", "models=fake", f"paths.data_dir={tmp_path / 'data'}", "run.seed=1,2"], True)
     err = capsys.readouterr().err
     assert err.count("warning: cosci-fake/cheap shuts down on 2026-12-24, in 20 days") == 1
+
+
+def test_a_frozen_config_on_a_retired_model_is_read_but_not_resumed(monkeypatch: pytest.MonkeyPatch,
+                                                                     tmp_path: Path) -> None:
+    """Commands that call no model (rate, result, status) still read a session whose model has retired; a resume
+    is refused."""
+    from cosci.config.frozen import frozen_config
+
+    snapshot = validate(compose(["experiment=demo", "models=fake"])).model_dump(mode="json")
+    retire(monkeypatch, tmp_path, "2026-12-01")
+    assert frozen_config(snapshot, tmp_path).models.tiers["cheap"].model == "cosci-fake/cheap"
+    with pytest.raises(ConfigError, match="shut down on 2026-12-01"):
+        frozen_config(snapshot, tmp_path, lifecycle=True)
