@@ -267,8 +267,7 @@ def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False,
         session["goal"] = read_goal_file(str(session["goal_file"]))
         session["goal_file"] = None  # read once: the snapshot holds the text, a resume never reads the file again
     book = book or catalogue()
-    if isinstance(data.get("models"), dict):
-        data["models"] = fill_tiers(data["models"], book)
+    with_catalogue_facts(data, book)
     try:
         config = CosciConfig.model_validate(data)
     except ValidationError as exc:
@@ -281,16 +280,27 @@ def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False,
         more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
         line = f"{loc}: {msg}" if err.get("loc") else msg  # whole-config rules name their keys themselves
         raise ConfigError(f"{line}{more}") from None
-    try:
-        if lifecycle:
-            check_lifecycle({t: e.model for t, e in config.models.tiers.items()}, book, on or today())
-    except CatalogueError as exc:
-        raise ConfigError(str(exc)) from None
+    if lifecycle:
+        refuse_retired(config, book, on or today())
     if require_goal and not config.session.resume:
         check_goal(config.session.goal or "", goal_key)
     else:
         check_goal_length(config.session.goal or "", goal_key)  # `cosci estimate` would price it
     return config
+
+
+def with_catalogue_facts(data: dict[str, Any], book: Catalogue) -> None:
+    """Fill, in place, each tier's absent facts from the catalogue (:func:`~cosci.config.catalogue.fill_tiers`)."""
+    if isinstance(data.get("models"), dict):
+        data["models"] = fill_tiers(data["models"], book)
+
+
+def refuse_retired(config: CosciConfig, book: Catalogue, on: dt.date) -> None:
+    """:func:`~cosci.config.catalogue.check_lifecycle` over the config's tiers, as a :class:`ConfigError`."""
+    try:
+        check_lifecycle({t: e.model for t, e in config.models.tiers.items()}, book, on)
+    except CatalogueError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def lifecycle_lines(configs: Sequence[CosciConfig], *, on: dt.date | None = None,
