@@ -289,7 +289,7 @@ def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False,
     return config
 
 
-def with_catalogue_facts(data: dict[str, Any], book: Catalogue) -> None:
+def with_catalogue_facts(data: dict[Any, Any], book: Catalogue) -> None:
     """Fill, in place, each tier's absent facts from the catalogue (:func:`~cosci.config.catalogue.fill_tiers`)."""
     if isinstance(data.get("models"), dict):
         data["models"] = fill_tiers(data["models"], book)
