@@ -87,13 +87,12 @@ class ProviderFile(BaseModel):
 
 
 class Catalogue(BaseModel):
-    """Every provider file, by model string (``entries``) and host by provider prefix (``hosts``)."""
+    """Every provider file: its models by model string (``entries``), its host by provider prefix (``hosts``)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     entries: dict[str, CatalogueEntry]
     hosts: dict[str, str]
-    key_envs: dict[str, str | None]
 
     def entry(self, model: str) -> CatalogueEntry | None:
         """The entry of ``model``, or of the model a dated snapshot id names (``...-4-5-20250929`` -> ``...-4-5``):
@@ -128,7 +127,6 @@ def read_catalogue(folder: Path) -> Catalogue:
     """
     entries: dict[str, CatalogueEntry] = {}
     hosts: dict[str, str] = {}
-    keys: dict[str, str | None] = {}
     for path in sorted(folder.glob("*.yaml")):
         try:
             data = ProviderFile.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
@@ -145,8 +143,7 @@ def read_catalogue(folder: Path) -> Catalogue:
             entries[model] = entry
             prefix = model.split("/", 1)[0]
             hosts.setdefault(prefix, data.host)
-            keys.setdefault(prefix, data.api_key_env)
-    return Catalogue(entries=entries, hosts=hosts, key_envs=keys)
+    return Catalogue(entries=entries, hosts=hosts)
 
 
 @cache
