@@ -666,7 +666,7 @@ class AgentCfg(_Strict):
 
 
 class ModelEntry(_Strict):
-    model: str = Field(min_length=1, description="LiteLLM model string, e.g. 'anthropic/claude-opus-4-8'.")
+    model: str = Field(min_length=1, description="LiteLLM model string, e.g. 'anthropic/claude-opus-5'.")
     thinking: ThinkingForm = Field(
         description="How the model is asked to think: off, budget (budget_tokens), adaptive (adaptive thinking plus "
         "an effort level), effort (reasoning_effort); docs/design.md#thinking-forms. A boolean (sessions frozen "

@@ -70,11 +70,11 @@ def test_no_preset_names_a_model_shut_down_before_2027_03_01(name: str) -> None:
 def test_a_preset_only_assigns_models_and_the_catalogue_fills_the_facts() -> None:
     config = validate(compose(["models=opus"]))
     strong = config.models.tiers["strong"]
-    assert strong.model == "anthropic/claude-opus-4-8"
+    assert strong.model == "anthropic/claude-opus-5"
     assert (strong.thinking, strong.cache_min_tokens, strong.api_key_env, strong.batch) == (
-        "adaptive", 1024, "ANTHROPIC_API_KEY", True)
+        "adaptive", 512, "ANTHROPIC_API_KEY", True)
     preset = yaml.safe_load((Path(conf_dir()) / "models" / "opus.yaml").read_text())
-    assert preset["tiers"]["strong"] == {"model": "anthropic/claude-opus-4-8"}  # no fact repeated in the preset
+    assert preset["tiers"]["strong"] == {"model": "anthropic/claude-opus-5"}  # no fact repeated in the preset
 
 
 def test_a_key_the_tier_sets_wins_over_the_catalogue_even_null(tmp_path: Path) -> None:

@@ -71,15 +71,15 @@ def test_check_on_opus_sends_what_the_session_sends(wire: respx.MockRouter, caps
     records, (first, last) = sent[:-2], sent[-2:]
     forms = {(b["model"], json.dumps(b.get("thinking")), json.dumps(b.get("output_config"))) for b in records}
     assert forms == {  # Opus with and without thinking, Sonnet, Haiku: one call each
-        ("claude-opus-4-8", '{"type": "adaptive", "display": "summarized"}', '{"effort": "low"}'),
-        ("claude-opus-4-8", "null", "null"), ("claude-sonnet-5", "null", "null"),
+        ("claude-opus-5", '{"type": "adaptive", "display": "summarized"}', '{"effort": "low"}'),
+        ("claude-opus-5", "null", "null"), ("claude-sonnet-5", "null", "null"),
         ("claude-haiku-4-5-20251001", "null", "null")}
     config = make_config(Path("/tmp/unused"), "models=opus")
     caps = {(r.model.split("/", 1)[1], r.max_output_tokens) for r in Router(config).all_routes()}
     for body in records:  # the session's own cap for that model, never a cent's worth
         assert (body["model"], body["max_tokens"]) in caps and body["tools"][0]["name"] == "record_check"
     assert [t["name"] for t in first["tools"]] == ["lookup_check_values", "record_check"]
-    assert first["tool_choice"] == {"type": "auto"} and first["model"] == last["model"] == "claude-opus-4-8"
+    assert first["tool_choice"] == {"type": "auto"} and first["model"] == last["model"] == "claude-opus-5"
     assert last["tool_choice"] == {"type": "tool", "name": "record_check"}
     assert last["messages"][-1]["content"][0]["type"] == "tool_result"  # the loop's history, then the forced record
     assert last["max_tokens"] == Router(config).route("generation", "literature").max_output_tokens
@@ -94,7 +94,7 @@ def test_check_on_opus_sends_what_the_session_sends(wire: respx.MockRouter, caps
 def test_a_failed_check_names_the_fix(wire: respx.MockRouter, capsys: pytest.CaptureFixture[str]) -> None:
     def answer(request: httpx.Request) -> httpx.Response:
         body = json.loads(request.content)
-        if body["model"] == "claude-opus-4-8" and "thinking" in body:
+        if body["model"] == "claude-opus-5" and "thinking" in body:
             return httpx.Response(400, json=ERROR)
         if body["model"] == "claude-haiku-4-5-20251001":
             error = copy.deepcopy(ERROR)
@@ -107,7 +107,7 @@ def test_a_failed_check_names_the_fix(wire: respx.MockRouter, capsys: pytest.Cap
     assert code == 1
     fixes = [x for x in out.splitlines() if x.startswith("fix ")]
     assert len(fixes) == 3 and "3 failed" in out.splitlines()[0]  # Opus with thinking (record, loop), Haiku
-    opus = next(x for x in fixes if "claude-opus-4-8" in x)
+    opus = next(x for x in fixes if "claude-opus-5" in x)
     assert "check models.tiers.strong.thinking (now adaptive)" in opus and "LiteLLM version" in opus
     assert "does not support effort level" in opus  # the provider's own words
     haiku = next(x for x in fixes if "claude-haiku" in x)

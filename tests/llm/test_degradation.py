@@ -29,7 +29,7 @@ ERROR = recorded("errors/anthropic_400_invalid_request.json")
 
 def answer(request: httpx.Request) -> httpx.Response:
     body = json.loads(request.content)
-    if body["model"] == "claude-opus-4-8":
+    if body["model"] == "claude-opus-5":
         error = copy.deepcopy(ERROR)
         error["error"].update(type="not_found_error", message=f"model: {body['model']}")
         return httpx.Response(404, json=error)
@@ -52,7 +52,7 @@ async def test_a_step_down_is_printed_once_and_recorded_on_every_call(wire: resp
     err = capsys.readouterr().err
     assert err.count("step down to anthropic/claude-sonnet-5") == 1 and err.count("\n") == 1
     steps = [r for r in h.records if r.outcome == "degraded"]
-    assert [r.error for r in steps] == ["anthropic/claude-opus-4-8 -> anthropic/claude-sonnet-5"] * 2
+    assert [r.error for r in steps] == ["anthropic/claude-opus-5 -> anthropic/claude-sonnet-5"] * 2
 
 
 async def test_a_mode_that_may_not_degrade_fails_in_one_line(wire: respx.MockRouter, tmp_path: Path) -> None:

@@ -111,7 +111,7 @@ async def test_anthropic_response_is_parsed_through_litellm(wire: respx.MockRout
     request = route.calls[0].request
     assert request.headers["x-api-key"] == "test-key"
     body = sent(route)
-    assert body["model"] == "claude-opus-4-8"
+    assert body["model"] == "claude-opus-5"
     assert body["tool_choice"] == {"type": "auto"}
     # Opus 4.7 takes adaptive thinking only: generation.literature's 4,000-token budget is effort "low"
     # (conf/config.yaml thinking.efforts), max_tokens stays the mode's cap, and no budget_tokens is sent
@@ -141,7 +141,7 @@ async def test_anthropic_response_is_parsed_through_litellm(wire: respx.MockRout
     assert (resp.input_tokens, resp.output_tokens) == (398, 155)
     assert (resp.cache_read_tokens, resp.cache_write_tokens) == (0, 0)
     assert resp.cost_usd > 0
-    assert resp.cost_usd == pytest.approx(cost_of("anthropic/claude-opus-4-8", 398, 155))
+    assert resp.cost_usd == pytest.approx(cost_of("anthropic/claude-opus-5", 398, 155))
     assert h.outcomes == ["ok"] and h.records[0].cost_usd == resp.cost_usd
     assert h.budget.total_spent_usd == pytest.approx(resp.cost_usd)
 
@@ -195,7 +195,7 @@ async def test_anthropic_cache_counters_are_read(wire: respx.MockRouter, opus: C
 
     assert (resp.cache_read_tokens, resp.cache_write_tokens) == (3000, 1200)
     assert resp.input_tokens >= 398  # LiteLLM's prompt_tokens counts the cached tokens too
-    assert resp.cost_usd > cost_of("anthropic/claude-opus-4-8", 398, 155)  # cache reads/writes are billed
+    assert resp.cost_usd > cost_of("anthropic/claude-opus-5", 398, 155)  # cache reads/writes are billed
     assert (h.records[0].cache_read_tokens, h.records[0].cache_write_tokens) == (3000, 1200)
 
 
@@ -291,7 +291,7 @@ async def test_recorded_errors_map_to_typed_transient_errors(wire: respx.MockRou
 
     attempts = getattr(opus.retry, attempts_key)
     assert isinstance(info.value, E.TransientLLMError)
-    assert info.value.model == "anthropic/claude-opus-4-8" and info.value.retry_after == 2.0
+    assert info.value.model == "anthropic/claude-opus-5" and info.value.retry_after == 2.0
     assert route.call_count == attempts
     assert h.outcomes[-1] == f"error:{error.kind}"
     assert h.budget.total_spent_usd == 0.0

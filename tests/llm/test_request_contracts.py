@@ -119,7 +119,7 @@ async def test_opus_carries_adaptive_thinking_with_the_tables_effort(wire: respx
     route = wire.post(ANTHROPIC).mock(return_value=httpx.Response(200, json=ADAPTIVE_BODY))
     resp = await h.gateway.complete(spec_for(h.gateway, agent, mode, "What is 2+2?"))
     [body] = bodies(route)
-    assert body["model"] == "claude-opus-4-8" and body["max_tokens"] == cap
+    assert body["model"] == "claude-opus-5" and body["max_tokens"] == cap
     assert thinking_of(body) == {"thinking": {"type": "adaptive", "display": "summarized"},
                                  "output_config": {"effort": effort}}
     assert "budget_tokens" not in json.dumps(body) and "temperature" not in body
@@ -447,7 +447,7 @@ async def test_a_recorded_400_is_permanent_and_names_the_providers_message(wire:
     with pytest.raises(E.PermanentLLMError) as info:
         await h.gateway.complete(spec_for(h.gateway, "generation", "literature"))
     assert route.call_count == 1 and E.repeats(info.value)
-    assert str(info.value) == ("anthropic/claude-opus-4-8: invalid_request_error: This model does not support "
+    assert str(info.value) == ("anthropic/claude-opus-5: invalid_request_error: This model does not support "
                                "effort level 'xhigh'. Supported levels: high, low, max, medium.")
 
 

@@ -37,7 +37,7 @@ def test_thinking_is_kept_only_on_thinking_tiers(config: CosciConfig) -> None:
 def test_thinking_follows_the_models_choice(tmp_path: Path) -> None:
     opus = router(tmp_path, "models=opus")
     assert opus.route("metareview", "final").thinking_tokens == 16000
-    assert opus.route("metareview", "final").model == "anthropic/claude-opus-4-8"
+    assert opus.route("metareview", "final").model == "anthropic/claude-opus-5"
     haiku = router(tmp_path, "models=claude45")  # Haiku 4.5 thinks only on the strong tier (budget form)
     assert all(r.thinking_tokens == 0 for r in haiku.all_routes() if r.tier != "strong")
     assert haiku.route("metareview", "final").thinking_tokens == 16000
