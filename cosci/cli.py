@@ -49,7 +49,7 @@ from typing import NoReturn
 
 from pydantic import ValidationError
 
-from cosci.config.load import ConfigError, check_goal, compose, validate
+from cosci.config.load import ConfigError, check_goal, compose, lifecycle_lines, validate
 from cosci.errors import CosciError, GoalRefused, StoreDamaged
 from cosci.paths import writable_data_dir
 from cosci.report.formats import HTML_SUFFIXES
@@ -316,7 +316,7 @@ def cmd_resume(args: argparse.Namespace) -> None:
         for line in settled_batches(folder, args.overrides):
             print(f"{args.session}: {line}")
         return
-    config = folder.frozen_config(args.overrides)
+    config = folder.frozen_config(args.overrides, lifecycle=True)  # its models are called again
     from flows.launch import run_session
 
     run_session(config, overrides=row.overrides, choices={"models": row.models_choice}, resume_id=args.session)
@@ -338,6 +338,8 @@ def cmd_run(args: argparse.Namespace) -> None:
     config = validate(cfg, require_goal=True)
     writable_data_dir(config.paths.data_dir)
     Router(config).check_keys()
+    for line in lifecycle_lines([config]):  # a model shutting down within 30 days (design.md#catalogue)
+        print(line, file=sys.stderr)
     if config.session.corpus_path:
         check_corpus(config)
     if config.tools.skills_path:
@@ -371,6 +373,8 @@ def cmd_check(args: argparse.Namespace) -> None:
     config = validate(compose(args.overrides))
     Router(config).check_keys()  # a missing key: one line naming the variable, before any call
     check_models(config)
+    for line in lifecycle_lines([config]):  # a model shutting down within 30 days (design.md#catalogue)
+        print(line, file=sys.stderr)
     probes = asyncio.run(run_check(config))
     for line in report(config, probes):
         print(line)

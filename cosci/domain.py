@@ -316,7 +316,8 @@ class Call:
     """One provider call attempt, as the gateway reports it (a ``transcripts`` row, design.md#store).
 
     Units: tokens; ``cost_usd`` in USD (from LiteLLM's cost calculation); ``latency_seconds`` in seconds.
-    ``outcome`` is ``ok``, ``retry:<kind>`` (a transient failure that will be retried) or ``error:<kind>``.
+    ``outcome`` is ``ok``, ``retry:<kind>`` (a transient failure that will be retried), ``error:<kind>``, or
+    ``degraded`` (the model was unavailable and the call stepped down the chain; ``error`` is ``<model> -> <model>``).
     ``first_token_seconds``: from the request to the first streamed chunk with output (None: not streamed);
     ``output_tokens_per_second``: output tokens over the time after the first token (the whole call when not
     streamed), tokens/s.

@@ -97,7 +97,7 @@ INVESTIGATION_TEMPLATES: dict[str, str] = {
 }
 """Prompts of ``cosci investigate`` (ideation, execution, the report writer; design.md#investigation) and of its
 drafting (design, review, drafting, alignment judge; design.md#draft)."""
-COMMAND_TEMPLATES: dict[str, str] = {"check": "check.md"}
+COMMAND_TEMPLATES: dict[str, str] = {"check": "check.md", "check_loop": "check_loop.md"}
 """Prompts of commands outside a session: ``cosci check``'s minimal call (design.md#check)."""
 
 _MISSING = (re.compile(r"'([^']+)' is undefined"), re.compile(r"has no attribute '([^']+)'"))
