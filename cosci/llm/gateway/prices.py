@@ -36,7 +36,7 @@ def estimate_call(model: str, input_chars: int, max_output_tokens: int, *,
 def has_price(model: str) -> bool:
     """Whether LiteLLM's map (with the prices cosci registered: the catalogue's, the fake's, zero for local
     servers) prices ``model``. LiteLLM prices an OpenRouter model it does not know at (0.0, 0.0) instead of raising
-    (stack notes, fourth round), which would admit every call for free: such a model takes the fallback price."""
+    (design.md#catalogue), which would admit every call for free: such a model takes the fallback price."""
     try:
         info = litellm.get_model_info(model)
     except Exception:

@@ -55,7 +55,7 @@ def check_models(config: CosciConfig, *, keys: bool = True) -> None:
 def priced_by_litellm(model: str) -> bool:
     """Whether LiteLLM's own map prices ``model`` (its row is left as it is: registering over it would replace the
     map's limits and modes). An OpenRouter model LiteLLM does not know is priced (0.0, 0.0) by
-    ``litellm.cost_per_token`` instead of raising (stack notes, fourth round): such a model is *not* priced here, so
+    ``litellm.cost_per_token`` instead of raising (design.md#catalogue): such a model is *not* priced here, so
     its catalogue price is registered (design.md#budget)."""
     if model.startswith(CUSTOM_PROVIDERS):
         return False
