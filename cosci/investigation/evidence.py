@@ -173,8 +173,8 @@ def gain(with_change: dict[int, float], without: dict[int, float], direction: st
 def refutes(g: Interval, margin: float) -> bool:
     """Whether a paired gain ``g`` refutes its idea (design.md#evidence): an interval (2 seeds at least), a mean at
     or below 0 and an upper bound under the practical-equivalence margin, ``margin`` (a fraction) times
-    ``|g.baseline|`` in the task's metric: the evidence seeds rule out any gain worth acting on. With a baseline of 0 the
-    margin is 0 and only an upper bound below 0 (measured worse) refutes."""
+    ``|g.baseline|`` in the task's metric: the evidence seeds rule out any gain worth acting on. With a baseline
+    of 0 the margin is 0 and only an upper bound below 0 (measured worse) refutes."""
     if g.low is None or g.high is None or g.mean > 0:
         return False
     return g.high < margin * abs(g.baseline or 0.0)
