@@ -18,6 +18,17 @@ _.plausibility
 _.min_year
 _.max_year
 
+# The drafting's record tools (cosci/investigation/draft_records.py): the model fills them; a design reaches
+# design.json and the next prompts by model_dump, a draft's files are read by name through RecordTaskDraft.FILES.
+_.score_metric
+_.search_protocol
+_.final_protocol
+_.compute
+_.task_md
+_.rubrics_yaml
+_.evaluate_search
+_.evaluate_final
+
 # An investigation's cycle result (cosci/investigation/cycle.py CycleResult): written to result.json by
 # dataclasses.asdict and read back as dict keys by the flow, the boundary and the report.
 _.candidate_dir
@@ -25,6 +36,11 @@ _.base_dir
 _.evaluation
 _.best_before
 _.evaluations_used
+
+# The model catalogue's facts kept as cited data (conf/catalogue/*.yaml, design.md#catalogue): validated, read by
+# researchers and tests, not by the routing code.
+_.output_cap
+_.deprecated
 
 # Config fields read by Hydra interpolation in conf/hydra/launcher/*.yaml, not by Python.
 _.joblib

@@ -7,8 +7,9 @@ session process plus all its children at once (sampled every 0.2 s from ``/proc`
 CPU seconds of the session and its children, the stop reason, and the checklist of agents and modes the demo must
 show (docs/design.md#demo), read from the record: a transcript row with outcome ``ok`` for each mode that calls the
 model, a finished task for proximity (it calls none), and whether the final overview was the model's or the
-fallback and the audit valid. Then per agent mode: calls, prompt tokens (evaluated / reused from a prompt state),
-tokens generated and the model's CPU seconds, from the call log; and the median over the runs. ``python -m
+fallback and the audit's status (``not audited`` on a one-model config counts as the audit step: no call is
+made, docs/design.md#claim-statuses). Then per agent mode: calls, prompt tokens (evaluated / reused from a prompt
+state), tokens generated and the model's CPU seconds, from the call log; and the median over the runs. ``python -m
 bench.run --only demo`` runs it three times against the targets (180 s, 1,500 MB).
 """
 
@@ -144,18 +145,21 @@ def read_record(run: DemoRun, store_file: Path, calls: Path | None) -> None:
         run.stop = db.execute("SELECT coalesce(stop_reason, status) FROM sessions").fetchone()[0] or ""
         ok = {(a, m) for a, m in db.execute("SELECT DISTINCT agent, mode FROM transcripts WHERE outcome='ok'")}
         tasks_done = {a for (a,) in db.execute("SELECT DISTINCT agent FROM tasks WHERE status='done'")}
+        checked = db.execute("SELECT payload FROM events WHERE event='overview_checked' ORDER BY seq DESC").fetchone()
+        audit_status = (json.loads(checked[0]).get("audit") or {}).get("status", "") if checked else ""
         for label, agent, mode in CHECKLIST:
             if mode == "task":
                 run.checklist[label] = agent in tasks_done
             else:
                 run.checklist[label] = any(a == agent and (mode == "*" or m == mode) for a, m in ok)
+        if audit_status == "not audited":  # one model: the audit step is the decision not to call (no row)
+            run.checklist["audit"] = True
         rows = db.execute("SELECT agent, mode, input_tokens, output_tokens, cache_read_tokens, outcome FROM transcripts"
                           " ORDER BY seq").fetchall()
         matches = dict(db.execute("SELECT mode, count(*) FROM tournament_matches GROUP BY mode").fetchall())
         run.notes = {"hypotheses": db.execute("SELECT count(*) FROM hypotheses").fetchone()[0],
                      "matches": matches, "calls": len(rows),
                      "failed_calls": sum(1 for r in rows if r[5] != "ok")}
-        checked = db.execute("SELECT payload FROM events WHERE event='overview_checked' ORDER BY seq DESC").fetchone()
         if checked:
             payload = json.loads(checked[0])
             run.notes["overview"] = "fallback" if payload.get("fallback") else "model's"

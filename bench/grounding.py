@@ -32,10 +32,12 @@ from cosci.grounding.excerpts import check_excerpt
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "excerpts"
 SHOULD_VERIFY = ("verbatim", "truncated", "whitespace", "case", "unicode", "hyphenation", "spelling", "ellipsis",
-                 "citation_marker")
-MUST_NOT = ("number", "unit", "negation", "direction", "entity", "hedge", "invented", "other_abstract")
+                 "citation_marker", "ellipsis_parenthetical", "ellipsis_list", "ellipsis_adjective", "ellipsis_plain")
+MUST_NOT = ("number", "unit", "negation", "direction", "entity", "hedge", "invented", "other_abstract",
+            "ellipsis_negation", "ellipsis_hedge", "ellipsis_number", "ellipsis_contrast", "ellipsis_splice",
+            "cut_negation", "cut_hedge")
 BARS = {"overall_precision": 0.99, "kind_precision": 1.0, "recall": 0.95}
-STRICT = ("number", "negation", "direction", "entity")
+STRICT = ("number", "negation", "direction", "entity", "ellipsis_negation")
 """Adversarial kinds whose precision must be 1.00 (the others: overall precision >= 0.99)."""
 
 
@@ -74,7 +76,7 @@ class Tally:
 
 def load(rows_path: Path | None, sources_path: Path | None, split: str) -> list[dict[str, Any]]:
     """The rows to measure, each with its ``source_text`` filled in."""
-    paths = [rows_path] if rows_path else [DATA / "rows.jsonl", DATA / "hand.jsonl"]
+    paths = [rows_path] if rows_path else [DATA / "rows.jsonl", DATA / "hand.jsonl", DATA / "ellipsis.jsonl"]
     sources_file = sources_path or DATA / "sources.jsonl"
     sources = {}
     if sources_file.exists():
@@ -147,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     rows = load(args.rows, args.sources, "all" if args.rows else args.split)
     kinds, overall, wrong, seconds = measure(rows)
-    made = defaultdict(int)
+    made: defaultdict[str, int] = defaultdict(int)
     for r in rows:
         made[r.get("made", "?")] += 1
     print(f"{len(rows)} rows ({', '.join(f'{n} {m}' for m, n in sorted(made.items()))}), split {args.split}; "

@@ -18,12 +18,16 @@
                                                 session may be left out, ``--project NAME <H-id> ...``)
     cosci result <id|project> <H-id> --outcome supported|refuted|inconclusive [--measure NAME=VALUE ...]
                  [--notes T] [--file F]         an experimental result: refuted leaves the tournament, supported pins
-    cosci project list | cosci project show NAME   a project's sessions, best hypotheses, rejected directions
+    cosci rate [<id|project>] --withdraw RR-id | cosci result [<id|project>] --withdraw O-id
+                                                take a rating or result back (its earlier state restored)
+    cosci project list | cosci project show NAME   a project's sessions, best hypotheses, rejected and demoted
+                                                directions
     cosci estimate [hydra overrides ...]        pre-flight cost estimate of a configuration
     cosci check [hydra overrides ...]           one minimal call per configured model and request form (offline for
                                                 models=fake or local); the total cost first, exit 1 on a failure
     cosci compare [--experiment E | --parent RUN | --ids RUN ...]   compare sessions tracked in MLflow
     cosci serve [--cron "0 6 * * 1"] [hydra overrides ...]           serve the Prefect deployment on a schedule
+    cosci investigate draft --brief FILE [--from-session S --hypothesis H] [--out DIR] [overrides ...]
     cosci investigate check TASK | run TASK [--from-session S] [overrides ...] | resume RUN
                                                 test hypotheses by running code (docs/design.md#investigation)
     cosci eval moose-chem [--items N|ids] [--corpus 150|300|1000] [--seeds K] [--baseline single-call|none]
@@ -45,7 +49,7 @@ from typing import NoReturn
 
 from pydantic import ValidationError
 
-from cosci.config.load import ConfigError, check_goal, compose, validate
+from cosci.config.load import ConfigError, check_goal, compose, lifecycle_lines, validate
 from cosci.errors import CosciError, GoalRefused, StoreDamaged
 from cosci.paths import writable_data_dir
 from cosci.report.formats import HTML_SUFFIXES
@@ -190,6 +194,10 @@ def cmd_feedback(args: argparse.Namespace) -> None:
         check_text("--text", args.text or "")
         if args.hypothesis and (missing := hypothesis_missing(store, args.hypothesis, args.session, folder)):
             raise CosciError(missing)
+        if args.hypothesis and args.kind in ("rejection", "pin"):
+            from cosci.session.researcher import check_released
+
+            check_released(store, args.hypothesis, args.session)  # a quarantined one waits for `cosci release`
         if (args.text or "").strip():
             check_feedback_text(folder, store, args.text, about=args.hypothesis)
         fid = store.logs.add_feedback("human", args.kind, args.text or "", target_id=args.hypothesis)
@@ -233,14 +241,29 @@ def _id_count(args: argparse.Namespace) -> int:
     """
     from cosci.session.inputs import check_target_kind
 
+    if args.target is None:
+        return 0
     if not args.project:
         check_target_kind(data_dir(args.data_dir), args.target)
     return len(args.hypotheses) + bool(args.project and args.target.startswith("H-"))
 
 
+def _withdraw(args: argparse.Namespace, kind: str, flags: Sequence[str]) -> None:
+    """``cosci rate|result [<session|project>] --withdraw ID`` (:mod:`cosci.session.withdrawal`)."""
+    from cosci.session.withdrawal import withdraw
+
+    given = [flag for flag in flags if getattr(args, flag.lstrip("-"))]
+    if args.hypotheses or given:
+        raise CosciError(f"--withdraw takes only the {kind} id (after the session or project, or alone), not "
+                         + (" or ".join(given) if given else "hypothesis ids"))
+    print(withdraw(data_dir(args.data_dir), args.target, kind, args.withdraw, args.project))  # type: ignore[arg-type]
+
+
 def cmd_rate(args: argparse.Namespace) -> None:
     from cosci.session.researcher import rate
 
+    if args.withdraw:
+        return _withdraw(args, "rating", ("--prefer", "--score", "--why"))
     if (n := _id_count(args)) not in (1, 2):
         raise CosciError(f"a rating needs <session|project> and one or two hypothesis ids (got {n}; with "
                          "--project NAME the session may be left out)")
@@ -252,6 +275,8 @@ def cmd_rate(args: argparse.Namespace) -> None:
 def cmd_result(args: argparse.Namespace) -> None:
     from cosci.session.researcher import record_result
 
+    if args.withdraw:
+        return _withdraw(args, "result", ("--measure", "--notes", "--file"))
     if (n := _id_count(args)) != 1:
         raise CosciError(f"a result needs <session|project> and one hypothesis id (got {n}; with --project NAME "
                          "the session may be left out)")
@@ -291,7 +316,7 @@ def cmd_resume(args: argparse.Namespace) -> None:
         for line in settled_batches(folder, args.overrides):
             print(f"{args.session}: {line}")
         return
-    config = folder.frozen_config(args.overrides)
+    config = folder.frozen_config(args.overrides, lifecycle=True)  # its models are called again
     from flows.launch import run_session
 
     run_session(config, overrides=row.overrides, choices={"models": row.models_choice}, resume_id=args.session)
@@ -313,6 +338,8 @@ def cmd_run(args: argparse.Namespace) -> None:
     config = validate(cfg, require_goal=True)
     writable_data_dir(config.paths.data_dir)
     Router(config).check_keys()
+    for line in lifecycle_lines([config]):  # a model shutting down within 30 days (design.md#catalogue)
+        print(line, file=sys.stderr)
     if config.session.corpus_path:
         check_corpus(config)
     if config.tools.skills_path:
@@ -346,6 +373,8 @@ def cmd_check(args: argparse.Namespace) -> None:
     config = validate(compose(args.overrides))
     Router(config).check_keys()  # a missing key: one line naming the variable, before any call
     check_models(config)
+    for line in lifecycle_lines([config]):  # a model shutting down within 30 days (design.md#catalogue)
+        print(line, file=sys.stderr)
     probes = asyncio.run(run_check(config))
     for line in report(config, probes):
         print(line)
@@ -407,6 +436,17 @@ def cmd_eval(args: argparse.Namespace) -> None:
 
 
 def cmd_investigate(args: argparse.Namespace) -> None:
+    if args.action == "draft":  # no target: a positional after `draft` is an override (design.md#draft)
+        from cosci.investigation.draft_command import draft
+
+        overrides = [args.target, *args.overrides] if args.target else list(args.overrides)
+        code = draft(Path(args.brief) if args.brief else None, overrides, args.from_session, args.hypothesis,
+                     Path(args.out) if args.out else None)
+        if code:
+            raise SystemExit(code)
+        return
+    if not args.target:
+        raise CosciError(f"investigate {args.action} needs its target (a task folder, or a run id for resume)")
     from flows.investigation_launch import command
 
     code = command(args.action, args.target, list(args.overrides), args.from_session, data_dir(args.data_dir))
@@ -426,10 +466,12 @@ def _normal_ids(args: argparse.Namespace) -> None:
         args.hypothesis = normal_id(args.hypothesis)
     if args.command in ("rate", "result"):
         args.hypotheses = [normal_id(h) for h in args.hypotheses]
+        args.withdraw = normal_id(args.withdraw) if args.withdraw else None
         root = data_dir(args.data_dir)
         from cosci.store.project import ProjectStore
 
-        if not (root / "sessions" / args.target).is_dir() and not ProjectStore.exists(root, args.target):
+        if args.target is not None and not (root / "sessions" / args.target).is_dir() \
+                and not ProjectStore.exists(root, args.target):
             args.target = normal_id(args.target)
 
 
@@ -497,7 +539,7 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--by", default=os.environ.get("USER") or "researcher", help="who releases it (recorded)")
     sp.set_defaults(func=cmd_release)
     sp = add("rate", help="rate hypotheses: a preference between two, or a 1-5 score of one")
-    sp.add_argument("target", metavar="session|project",
+    sp.add_argument("target", nargs="?", metavar="session|project",
                     help="a session id, or a project name (its newest session holding the hypotheses)")
     sp.add_argument("hypotheses", nargs="*", metavar="H-id", help="one hypothesis (--score) or two (--prefer)")
     sp.add_argument("--project", default=None, help="the project the session belongs to; without a session (only "
@@ -505,14 +547,19 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--prefer", choices=("a", "b", "tie"), default=None, help="which of the two is better")
     sp.add_argument("--score", default=None, help="a score of one hypothesis, 1-5")
     sp.add_argument("--why", default="", help="the reason (screened like feedback text)")
+    sp.add_argument("--withdraw", default=None, metavar="RR-id", help="take a rating back (the session may be "
+                    "left out); the fit counts an earlier rating of the pair again")
     sp.set_defaults(func=cmd_rate)
     sp = add("result", help="record an experimental result on a hypothesis")
-    sp.add_argument("target", metavar="session|project",
+    sp.add_argument("target", nargs="?", metavar="session|project",
                     help="a session id, or a project name (its newest session holding the hypothesis)")
     sp.add_argument("hypotheses", nargs="*", metavar="H-id", help="the hypothesis tested (one id)")
     sp.add_argument("--project", default=None, help="the project the session belongs to; without a session (only "
                     "the id) its newest session holding the hypothesis records the result")
-    sp.add_argument("--outcome", choices=("supported", "refuted", "inconclusive"), required=True)
+    given = sp.add_mutually_exclusive_group(required=True)
+    given.add_argument("--outcome", choices=("supported", "refuted", "inconclusive"))
+    given.add_argument("--withdraw", default=None, metavar="O-id", help="take a result back (the session may be "
+                       "left out); its hypothesis returns to the state it had before it")
     sp.add_argument("--measure", action="append", default=[], help="NAME=VALUE, repeatable")
     sp.add_argument("--notes", default="", help="what was done and seen (screened like feedback text)")
     sp.add_argument("--file", default=None, help="a data file (its path and sha256 are recorded)")
@@ -540,11 +587,16 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--name", default=None, help="deployment name (default: schedule.deployment)")
     sp.set_defaults(func=cmd_serve)
     sp = add("investigate", help="test hypotheses by running code: check a task, run or resume an investigation")
-    sp.add_argument("action", choices=("check", "run", "resume"))
-    sp.add_argument("target", help="the task folder (check, run) or the investigation id (resume)")
+    sp.add_argument("action", choices=("draft", "check", "run", "resume"))
+    sp.add_argument("target", nargs="?", default=None,
+                    help="the task folder (check, run) or the investigation id (resume); draft takes none")
     sp.add_argument("overrides", nargs="*", default=[],
                     help="Hydra overrides, e.g. models=fake investigation.workers=2")
-    sp.add_argument("--from-session", default=None, help="seed ideation with this session's top hypotheses")
+    sp.add_argument("--from-session", default=None, help="seed ideation with this session's top hypotheses "
+                    "(draft: the session holding --hypothesis)")
+    sp.add_argument("--brief", default=None, help="draft: the research brief (a text or Markdown file)")
+    sp.add_argument("--hypothesis", default=None, help="draft: a hypothesis of --from-session to test (H-...)")
+    sp.add_argument("--out", default=None, help="draft: the task folder to write (default <data>/drafts/<brief>)")
     sp.set_defaults(func=cmd_investigate)
     sp = add("eval", help="measure the science against a public benchmark (MOOSE-Chem)")
     sp.add_argument("benchmark", choices=["moose-chem"])
@@ -583,7 +635,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         args.data_dir = next((o.split("=", 1)[1] for o in reversed(args.overrides) if o.startswith("paths.data_dir=")),
                              None)
     if (getattr(args, "data_dir", None) and getattr(args, "command", None) in ("run", "serve", "estimate", "eval")) or (
-            getattr(args, "command", None) == "investigate" and args.action == "run"):
+            getattr(args, "command", None) == "investigate" and args.action in ("run", "draft")):
         args.overrides = [*args.overrides, f"paths.data_dir={data_dir(args.data_dir)}"]  # --data-dir wins
     try:
         _empty_paths(args)

@@ -28,6 +28,11 @@ strengths inside it, 0.950-0.977 across the 20 regimes of ``python -m bench.rank
 prints this line once (the overview's appendices, ``cosci status``, the report page, the md export, MLflow's BT
 plot, README)."""
 
+GROUNDED, QUOTED, UNGROUNDED = "grounded", "quoted (relevance unchecked)", "ungrounded"
+"""A hypothesis's grounding labels (:attr:`Hypothesis.grounding`, ``docs/design.md#grounded-debate-hypotheses``)."""
+SUPPORTING = ("supported", "partially_supported")
+"""Support-check verdicts that make a verified quote ground a hypothesis."""
+
 HypothesisState = Literal["draft", "reviewed", "in_tournament", "pinned", "quarantined", "rejected", "retired"]
 TaskStatus = Literal["pending", "leased", "in_progress", "done", "failed", "dead", "cancelled"]
 ResultKind = Literal[
@@ -166,9 +171,10 @@ class Hypothesis:
 
     @property
     def grounded(self) -> bool:
-        """Whether it cites at least one verified source that is not retracted
-        (``docs/design.md#grounded-debate-hypotheses``, ``docs/design.md#retractions``)."""
-        return any(c.get("status") == "verified" and c.get("retraction") not in WITHDRAWN for c in self.citations)
+        """Whether a verified, not retracted quote of a source was judged by the support check to support it
+        (``supported`` or ``partially_supported``; ``docs/design.md#grounded-debate-hypotheses``,
+        ``docs/design.md#retractions``)."""
+        return self.grounding == GROUNDED
 
     @property
     def retracted_citations(self) -> int:
@@ -177,8 +183,25 @@ class Hypothesis:
 
     @property
     def grounding(self) -> str:
-        """``grounded``, or ``ungrounded`` when no citation's excerpt was verified (the leaderboard, the report)."""
-        return "grounded" if self.grounded else "ungrounded"
+        """What its citations establish (the leaderboard, the report, the overview, MLflow;
+        ``docs/design.md#grounded-debate-hypotheses``): :data:`GROUNDED` when a verified, not retracted quote was
+        judged to support it; :data:`QUOTED` when a verified quote exists but no support check judged it (no tier
+        can judge, the call failed, a verdict resting on no quote); :data:`UNGROUNDED` when no quote is verified
+        or every verified one was judged not to support it."""
+        quoted = [c for c in self.citations if c.get("status") == "verified" and c.get("retraction") not in WITHDRAWN]
+        if any(c.get("support") in SUPPORTING for c in quoted):
+            return GROUNDED
+        if any(c.get("support") not in ("not_supported", "contradicted") for c in quoted):
+            return QUOTED
+        return UNGROUNDED
+
+    @property
+    def grounding_note(self) -> str:
+        """The grounding label with what it means (the writer's prompt, the fallback overview)."""
+        return {GROUNDED: "grounded (a verified quote the support check found to support it)",
+                QUOTED: "quoted (relevance unchecked): a verified quote, not judged to bear on it",
+                }.get(self.grounding, "ungrounded (no verified source supports it: present it as untested by the "
+                                      "literature)")
 
     def embedding_text(self) -> str:
         """Text embedded for dedup and clustering (design.md#dedup: title + summary)."""
@@ -305,7 +328,8 @@ class Call:
     """One provider call attempt, as the gateway reports it (a ``transcripts`` row, design.md#store).
 
     Units: tokens; ``cost_usd`` in USD (from LiteLLM's cost calculation); ``latency_seconds`` in seconds.
-    ``outcome`` is ``ok``, ``retry:<kind>`` (a transient failure that will be retried) or ``error:<kind>``.
+    ``outcome`` is ``ok``, ``retry:<kind>`` (a transient failure that will be retried), ``error:<kind>``, or
+    ``degraded`` (the model was unavailable and the call stepped down the chain; ``error`` is ``<model> -> <model>``).
     ``first_token_seconds``: from the request to the first streamed chunk with output (None: not streamed);
     ``output_tokens_per_second``: output tokens over the time after the first token (the whole call when not
     streamed), tokens/s.

@@ -25,7 +25,7 @@ class UnknownModel(CosciError):
 
     def __init__(self, tier: str, model: str) -> None:
         super().__init__(f"models.tiers.{tier}.model: {model!r} names no LiteLLM provider; write provider/model "
-                         "(e.g. anthropic/claude-sonnet-4-6, openai/gpt-5-mini, ollama_chat/qwen2.5:7b) or pick "
+                         "(e.g. anthropic/claude-sonnet-5, openai/gpt-6.1-terra, ollama_chat/qwen2.5:7b) or pick "
                          "models=local")
         self.tier = tier
         self.model = model

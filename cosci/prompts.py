@@ -18,8 +18,9 @@ researcher directives, and
 ``_handbook`` the research handbook that lengthens the cached prefix for providers with a minimum (design.md#caching),
 ``_loop_last_call`` and ``_loop_record`` the last turn of a tool loop that cannot force its record while thinking
 and the separate record call that follows it when no record came (design.md#thinking-forms), ``_claim_check`` the
-support check of the overview's claims and ``_debate_grounding`` the citations of a debate hypothesis
-(``docs/design.md#claim-statuses``, ``#grounded-debate-hypotheses``).
+support check of the overview's claims, ``_debate_grounding`` the citations of a debate hypothesis and
+``_citation_support`` the support check of a hypothesis's verified quotes (``docs/design.md#claim-statuses``,
+``#grounded-debate-hypotheses``).
 """
 
 from __future__ import annotations
@@ -70,6 +71,7 @@ TEMPLATES: dict[str, str] = {
     "_overview_audit": "_overview_audit.md",
     "_claim_check": "_claim_check.md",
     "_debate_grounding": "_debate_grounding.md",
+    "_citation_support": "_citation_support.md",
     "_handbook": "_handbook.md",
     "_loop_last_call": "_loop_last_call.md",
     "_loop_record": "_loop_record.md",
@@ -86,9 +88,16 @@ INVESTIGATION_TEMPLATES: dict[str, str] = {
     "investigation.attempt": "investigation_attempt.md",
     "investigation.report": "investigation_report.md",
     "_investigation_role": "_investigation_role.md",
+    "draft.design": "draft_design.md",
+    "draft.review": "draft_review.md",
+    "draft.task": "draft_task.md",
+    "draft.judge": "draft_judge.md",
+    "_draft_role": "_draft_role.md",
+    "_draft_example": "_draft_example.md",
 }
-"""Prompts of ``cosci investigate`` (ideation, execution, the report writer; design.md#investigation)."""
-COMMAND_TEMPLATES: dict[str, str] = {"check": "check.md"}
+"""Prompts of ``cosci investigate`` (ideation, execution, the report writer; design.md#investigation) and of its
+drafting (design, review, drafting, alignment judge; design.md#draft)."""
+COMMAND_TEMPLATES: dict[str, str] = {"check": "check.md", "check_loop": "check_loop.md"}
 """Prompts of commands outside a session: ``cosci check``'s minimal call (design.md#check)."""
 
 _MISSING = (re.compile(r"'([^']+)' is undefined"), re.compile(r"has no attribute '([^']+)'"))

@@ -76,6 +76,12 @@ class VerifiedItem(BaseModel):
 
 
 class Citation(VerifiedItem):
+    support: SkipJsonSchema[str | None] = None
+    """Set by cosci for a verified quote: the support check's verdict on it against the hypothesis
+    (``supported``, ``partially_supported``, ``not_supported``, ``contradicted``), ``unchecked`` (a failed call,
+    a verdict resting on no quote), or None (no tier can judge; ``docs/design.md#grounded-debate-hypotheses``)."""
+    support_note: SkipJsonSchema[str | None] = None
+    """Why: the check's sentence, or why it could not answer."""
     url: str = Field(min_length=1, description="URL of the source, exactly as returned by a search tool.")
     title: str = Field(default="", description="Title of the source.")
     excerpt: str | None = Field(default=None, description="A short verbatim quote supporting the hypothesis.")

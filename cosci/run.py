@@ -26,7 +26,15 @@ from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.errors import HydraException
 from omegaconf import DictConfig
 
-from cosci.config.load import ConfigError, compose, hydra_one_line, validate, with_goal_hint
+from cosci.config.load import (
+    ConfigError,
+    compose,
+    hydra_one_line,
+    lifecycle_lines,
+    tier_facts_settable,
+    validate,
+    with_goal_hint,
+)
 from cosci.config.schema import CosciConfig
 from cosci.errors import CosciError, GoalRefused, MissingApiKey, UnknownModel
 from cosci.launchers import check_launcher, quiet_schema_warning
@@ -101,6 +109,8 @@ def prevalidate(overrides: Sequence[str], multirun: bool) -> list[CosciConfig]:
                 "`mlflow server --backend-store-uri sqlite:///$PWD/data/mlflow.db --host 127.0.0.1 --port 5000` and "
                 "pass tracking.tracking_uri=http://127.0.0.1:5000 (or tracking.enabled=false)"
             )
+    for line in lifecycle_lines(configs):  # a model shutting down within 30 days: once (design.md#catalogue)
+        print(line, file=sys.stderr)
     return configs
 
 
@@ -205,7 +215,7 @@ def _run_job(cfg: DictConfig) -> float | None:
         folder = SessionFolder.existing(config.paths.data_dir, config.session.resume)
         with folder.store() as store:
             row = store.sessions.get()
-        frozen = folder.frozen_config()
+        frozen = folder.frozen_config(lifecycle=True)  # its models are called again (design.md#catalogue)
         summary = run_session(
             frozen, overrides=row.overrides, choices={"models": row.models_choice}, resume_id=config.session.resume
         )
@@ -232,7 +242,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
                 new_paths = _absent(configs[0].paths.data_dir)
                 boot_server(configs[0].paths.data_dir)
-        sys.argv = [sys.argv[0], *argv]
+        sys.argv = [sys.argv[0], *tier_facts_settable(argv)]  # a tier fact the catalogue fills is settable
         _job()
     except JobError as exc:  # raised by a single run's job, past Hydra's "Error executing job" line
         code = _report(exc.error, argv)

@@ -7,13 +7,15 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 from cosci.config.investigation import InvestigationConfig, load_investigation
 from cosci.errors import CosciError
-from cosci.investigation.check import contract
+from cosci.investigation.check import contract, production
 from cosci.investigation.folder import RunFolder, new_run_id
+from cosci.investigation.harness import Harness
 from cosci.investigation.report import fmt
 from cosci.investigation.session_link import seeded_hypotheses
 from cosci.investigation.task import load_task
@@ -90,10 +92,23 @@ def start_tracking(cfg: InvestigationConfig, folder: RunFolder, iso: Isolation) 
     folder.update_manifest(mlflow_parent=parent, mlflow_children={str(k): v for k, v in children.items()})
 
 
-def create(cfg: InvestigationConfig, task_path: Path, overrides: list[str], from_session: str | None) -> RunFolder:
-    """A new run: task contract checked, seeded hypotheses read, folder created."""
+def refuse_unproductive(task_dir: Path, iso: Isolation) -> None:
+    """The production check before spending (docs/design.md#production-check): the initial program runs the
+    search workload in the sandbox, in a temporary folder; a failure or a limit hit is one line, before any
+    cycle call and before the run folder exists."""
+    task = load_task(task_dir)
+    with tempfile.TemporaryDirectory(prefix="cosci-production-") as tmp:
+        why = production(task, Harness(task, iso, Path(tmp)), Path(tmp) / "run")
+    if why:
+        raise CosciError(f"task {task_dir.name}: {why} (nothing was spent; cosci investigate check {task_dir})")
+
+
+def create(cfg: InvestigationConfig, task_path: Path, overrides: list[str], from_session: str | None,
+           iso: Isolation) -> RunFolder:
+    """A new run: task contract checked, the production check passed, seeded hypotheses read, folder created."""
     task_dir = Path(task_path).expanduser().resolve()
     refuse_broken(task_dir)
+    refuse_unproductive(task_dir, iso)
     data_dir = cfg.base.paths.data_dir
     seeded = seeded_hypotheses(data_dir, from_session, cfg.investigation.from_session_top) if from_session else []
     folder = RunFolder(data_dir, new_run_id(task_dir.name, overrides))
@@ -107,7 +122,7 @@ def run(task_path: Path, overrides: list[str], from_session: str | None = None) 
     cfg = load_investigation(overrides)
     iso = sandbox(cfg)  # refuse before anything is written
     check_tracking(cfg.base)
-    folder = create(cfg, task_path, overrides, from_session)
+    folder = create(cfg, task_path, overrides, from_session, iso)
     folder.update_manifest(isolation=iso.tool, unsafe_no_sandbox=not iso.isolated)
     return _go(cfg, folder, iso, new=True)
 

@@ -62,17 +62,24 @@ def log_cycles(cfg: InvestigationConfig, folder: RunFolder, round_: list[dict[st
 def evidence_programs(results: list[dict[str, Any]], sel: E.Selection, initial: str, folder: RunFolder,
                       seeded: set[str]) -> tuple[list[tuple[str, str]], list[E.Ablation], list[dict[str, Any]]]:
     """``[(label, program)]`` to run over seeds: selected, initial, one ablation per change of the lineage, and the
-    before/after of every gate-B idea that tested a seeded hypothesis."""
+    before/after of every idea that tested a seeded hypothesis and passed gate A or gate B (gate A's are its
+    evidence, design.md#evidence)."""
     abls = E.ablations(Path(sel.program), E.lineage(results, sel), folder.root / "evidence" / "ablations")
     label = "selected" if sel.worker else "selected (the initial program)"
     programs = [(label, sel.program), ("initial", initial)]
     programs += [(f"without '{a.title}' (cycle {a.cycle})", a.program) for a in abls if a.program]
     tested = [r for r in results if (r.get("idea") or {}).get("hypothesis_id") in seeded]
     for r in tested:
-        if r["gate_b"]:
+        if runs_over_seeds(r):
             programs += [(f"w{r['worker']} cycle {r['cycle']} after", r["candidate_dir"]),
                          (f"w{r['worker']} cycle {r['cycle']} before", r["base_dir"])]
     return programs, abls, tested
+
+
+def runs_over_seeds(r: dict[str, Any]) -> bool:
+    """Whether a tested idea's before/after run over the evidence seeds: it passed gate A (its gain is evidence
+    for or against the hypothesis) or gate B (its gain is reported)."""
+    return bool(r.get("gate_a") or r["gate_b"]) and bool(r.get("candidate_dir"))
 
 
 def scores_by_seed(evals: dict[tuple[str, int], Evaluation], program: str) -> dict[int, float]:
@@ -100,7 +107,7 @@ def measure(cfg: InvestigationConfig, task: Task, programs: list[tuple[str, str]
         if a.program and (g := E.gain(by[sel.program], by[a.program], direction, level)):
             gains.append((f"'{a.title}' (cycle {a.cycle}): selected minus its ablation", g))
     for r in tested:
-        if r["gate_b"]:
+        if runs_over_seeds(r):
             g = E.gain(by[r["candidate_dir"]], by[r["base_dir"]], direction, level)
             idea_gains[f"w{r['worker']}c{r['cycle']}"] = g
             if g:
@@ -117,14 +124,13 @@ def outcomes(cfg: InvestigationConfig, folder: RunFolder, tested: list[dict[str,
     out: dict[str, str] = {}
     for s in manifest.get("seeded", []):
         mine = [r for r in tested if r["idea"]["hypothesis_id"] == s["id"]]
-        verdict = E.outcome(mine, idea_gains)
+        verdict = E.outcome(mine, idea_gains, cfg.evidence.equivalence_margin)
         out[s["id"]] = verdict
         detail = (f"{len(mine)} idea(s) tested it, {sum(1 for r in mine if r.get('gate_a'))} passed gate A, "
                   f"{sum(1 for r in mine if r['gate_b'])} passed gate B; "
                   f"final-evaluator gains: {_gains_text(mine, idea_gains)}")
-        if session:  # a hypothesis no idea tested gets its result but no review: nothing was observed
-            write_outcome(cfg.base.paths.data_dir, session, folder.run_id, s["id"], verdict, detail,
-                          tested=bool(mine))
+        if session:  # only a supported or refuted outcome becomes a review (session_link.write_outcome)
+            write_outcome(cfg.base.paths.data_dir, session, folder.run_id, s["id"], verdict, detail)
     return out
 
 
@@ -134,7 +140,7 @@ def _gains_text(mine: list[dict[str, Any]], gains: dict[str, E.Interval | None])
         g = gains.get(f"w{r['worker']}c{r['cycle']}")
         parts.append(f"w{r['worker']} cycle {r['cycle']}: " + (
             f"{g.mean:+.4f} [{g.low if g.low is None else round(g.low, 4)}, "
-            f"{g.high if g.high is None else round(g.high, 4)}]" if g else "not measured (gate B failed)"))
+            f"{g.high if g.high is None else round(g.high, 4)}]" if g else "not measured (gates A and B failed)"))
     return "; ".join(parts) or "none"
 
 

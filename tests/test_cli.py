@@ -324,7 +324,9 @@ async def test_a_count_of_one_is_singular(tmp_path: Path, fake: FakeBackend,
         (["status", "s-x", "extra"], "unrecognized arguments: extra", "cosci status"),
         (["rate", "s-x", "H-0", "--score", "3", "--bogus"], "unrecognized arguments: --bogus", "cosci rate"),
         (["rate", "s-x", "H-0", "--prefer", "c"], "argument --prefer: invalid choice: 'c'", "cosci rate"),
-        (["result", "s-x", "H-0"], "the following arguments are required: --outcome", "cosci result"),
+        (["result", "s-x", "H-0"], "one of the arguments --outcome --withdraw is required", "cosci result"),
+        (["result", "s-x", "H-0", "--outcome", "refuted", "--withdraw", "O-1"],
+         "argument --withdraw: not allowed with argument --outcome", "cosci result"),
         (["rate", "s-x", "H-0", "--why"], "argument --why: expected one argument", "cosci rate"),
         (["eval", "moose-chem", "--bogus", "models=fake"], "unrecognized arguments: --bogus", "cosci eval"),
     ],
@@ -488,7 +490,8 @@ def test_a_contradicting_result_or_rating_is_recorded_with_one_warning(
 def test_a_preference_reversing_an_earlier_one_is_recorded_with_one_warning(
         finished: tuple[Path, str], capsys: pytest.CaptureFixture[str]) -> None:
     """Fresh-user trial: preferring b over a after preferring a over b was taken without a word. It is recorded
-    (both enter the fit), with one warning naming the earlier rating; a tie or an agreeing preference says none."""
+    (the fit takes the later one), with one warning naming the earlier rating; a tie or an agreeing preference says
+    none."""
     data, sid = finished
     store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
     a, b = [h.id for h in store.hypotheses.ranked()[:2]]
@@ -505,7 +508,7 @@ def test_a_preference_reversing_an_earlier_one_is_recorded_with_one_warning(
     store.close()
     assert rate(b, a, "--prefer", "a") == [  # the pair named the other way round: b over a
         f"cosci: warning: preferring {b} over {a} reverses your earlier rating {first} ({a} preferred); both are "
-        "recorded"]
+        "recorded and the Bradley–Terry fit takes this one"]
     assert rate(a, b, "--prefer", "tie") == []
     assert rate(a, b, "--prefer", "b") == []  # agrees with the latest strict one
     store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
@@ -513,7 +516,7 @@ def test_a_preference_reversing_an_earlier_one_is_recorded_with_one_warning(
     store.close()
     assert rate(a, b, "--prefer", "a") == [
         f"cosci: warning: preferring {a} over {b} reverses your earlier rating {latest} ({b} preferred); both are "
-        "recorded"]
+        "recorded and the Bradley–Terry fit takes this one"]
     assert rate(a, "--score", "1") == []  # a score is not an order
     store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
     assert [(r.kind, r.prefer) for r in store.researcher.ratings()] == [
@@ -701,7 +704,7 @@ def test_a_cut_text_ends_with_an_ellipsis_a_bt_score_is_signed_and_no_claims_get
     assert code == 0 and f"{a} +4.06 [+3.10, +5.00]" in out, out
     assert "audit        none: the overview has no claims to audit" in out and "0.70" not in out, out
     assert ">+4.06</td>" in page and ">-4.06</td>" in page and ">4.06<" not in page
-    assert "Blind audit: none, the overview has no claims to audit" in page and "score 0.70" not in page
+    assert "Blind audit: none: the overview has no claims to audit" in page and "score 0.70" not in page
 
 
 def test_project_show_says_a_killed_session_is_stopped_as_list_does(tmp_path: Path,

@@ -3,7 +3,9 @@ independent of the writer scores overclaiming).
 
 One forced ``record_audit`` call on ``agents.metareview.modes.audit``. Its tier differs from the writer's
 (``metareview.final``); when the models config maps both to the same model, the audit moves to the first tier
-of ``models.degradation`` (then any tier) with another model, and says when there is none. The auditor is
+of ``models.degradation`` (then any tier) with another model. When there is none (``models=local``: every tier is
+the embedded model) no call is made: the overview says "not audited: no independent model" and no score exists,
+because a model scoring its own text is not an independent audit. The auditor is
 *blind*: it reads the overview without the status marks and the cited material (hypotheses and verified
 sources, quoted), never the claim map's results, so that its findings can be compared with the support check
 afterwards (:func:`cosci.grounding.support.agreement`). Its answer is appended under "# Audit" and logged; it
@@ -20,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from cosci.agents.overview import OverviewMaterial
 from cosci.domain import Task
 from cosci.grounding.claims import unmarked
-from cosci.grounding.report import NO_CLAIMS
+from cosci.grounding.report import NO_CLAIMS, NOT_AUDITED
 from cosci.llm.errors import CALL_FAILED
 from cosci.llm.port.structured import call_record
 from cosci.llm.port.types import Route
@@ -53,8 +55,16 @@ class AuditResult:
         return self.audit.overall_score if self.audit else None
 
     @property
+    def independent(self) -> bool:
+        """Whether the auditor's model is not the writer's."""
+        return self.model != self.writer_model
+
+    @property
     def status(self) -> str:
-        """``done``, or ``unchecked`` when no valid audit was recorded (skipped, failed, invalid)."""
+        """``done``; ``not audited`` when no independent model exists (no call made); ``unchecked`` when no valid
+        audit was recorded (skipped, failed, invalid)."""
+        if not self.independent:
+            return "not audited"
         return "done" if self.audit else "unchecked"
 
     def overclaims(self) -> list[tuple[str, str]]:
@@ -68,11 +78,15 @@ class AuditResult:
 
     def section(self) -> str:
         """The "# Audit" section appended to ``overview.md``."""
-        same = " (the same model as the writer: the models config offers no other)" if (
-            self.model == self.writer_model) else f" (the overview was written by {self.writer_model})"
-        lines = ["# Audit", "", f"Independent audit by {self.model}{same}. It does not change the overview."]
         if self.error == f"skipped: {NO_CLAIMS}":
             return "\n".join(["# Audit", "", f"No audit: {NO_CLAIMS}."]) + "\n"
+        if not self.independent:
+            return "\n".join(["# Audit", "", f"{NOT_AUDITED[0].upper()}{NOT_AUDITED[1:]}. The models config maps "
+                              f"every tier to the writer's model, {self.writer_model}, and a model scoring its own "
+                              "overview is no audit. Choose a models config with a second model (see "
+                              "docs/design.md#claim-statuses) to have the overview audited."]) + "\n"
+        lines = ["# Audit", "", f"Independent audit by {self.model} (the overview was written by "
+                 f"{self.writer_model}). It does not change the overview."]
         if self.audit is None:
             return "\n".join([*lines, "", f"The audit could not be completed (unchecked): {self.error}"]) + "\n"
         a = self.audit
@@ -122,6 +136,8 @@ class OverviewAuditor:
         route, writer = self.route()
         if skip:
             return AuditResult(None, route.model, writer.model, f"skipped: {skip}")
+        if route.model == writer.model:  # no independent model: no call, no score (module docstring)
+            return AuditResult(None, route.model, writer.model, NOT_AUDITED)
         spec = self.agent.spec("audit", self.task, self.prompt(overview, material, route.constrained),
                                action=f"{self.task.action}/audit", feedback=False)
         try:

@@ -134,21 +134,22 @@ class BaseAgent:
 
     def feedback_context(self) -> str:
         """Latest system feedback, researcher directives, rejected hypotheses, experimental results
-        (design.md#experimental-results) and a project's rejected directions (design.md#projects), injected into
-        generation and evolution (design.md#metareview)."""
+        (design.md#experimental-results) and a project's rejected and demoted directions (design.md#projects),
+        injected into generation and evolution (design.md#metareview)."""
         logs = self.store.logs
         latest = logs.latest_system_feedback()
         human = logs.feedback(source="human")
         directives = [quote_untrusted(f.text, f"researcher-{f.kind}-{f.id}") for f in human
                       if f.kind in ("directive", "preference")]
         rejected = [h.title for h in self.store.hypotheses.all(states=("rejected",))]
-        from cosci.agents.project_context import rejected_directions_block
+        from cosci.agents.project_context import demoted_directions_block, rejected_directions_block
         from cosci.agents.researcher_context import results_block
 
         return render("_feedback_context",
                       system_feedback=quote_untrusted(latest.text, f"system-feedback-{latest.id}") if latest else None,
                       directives=directives, rejected_titles=rejected, results=results_block(self.store),
-                      rejected_directions=rejected_directions_block(self.config, self.store))
+                      rejected_directions=rejected_directions_block(self.config, self.store),
+                      demoted_directions=demoted_directions_block(self.config, self.store))
 
     def instructions(self, task: Task) -> str:
         """The prompt input ``instructions`` (design.md#prompts): the task's own instruction

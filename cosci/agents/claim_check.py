@@ -84,7 +84,7 @@ class ClaimChecker:
             verdicts, why = await self._call(batch, chars, k, run)
             for n, item in enumerate(batch, 1):
                 support.apply(claims[item.index], item, verdicts.get(f"c{n}"), why)
-                if route.constrained and not self.cfg.claim_check_constrained_verdicts:
+                if not support.can_judge(route.constrained, self.cfg.claim_check_constrained_verdicts):
                     support.distrust(claims[item.index], route.model)
         run.checked = sum(c.support in ("supported", "partially_supported", "not_supported", "contradicted")
                           for c in claims)

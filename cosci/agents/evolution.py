@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from itertools import combinations
 
+from cosci.agents import citation_support
 from cosci.agents.base import BaseAgent, task_mode, tool_names
 from cosci.domain import Hypothesis, Task, TaskResult
 from cosci.prompts import render
@@ -43,6 +44,7 @@ class EvolutionAgent(BaseAgent):
         result = await self.persist(rec, task)
         result.detail.update({"parent_ids": [p.id for p in parents], "dropped_citations": dropped,
                               "evidence": counts.to_dict()})
+        await citation_support.judge_quotes(self, task, result, rec, list(loop.sources))
         return result
 
     def _parents(self, mode: str, top: list[Hypothesis]) -> list[Hypothesis]:

@@ -27,6 +27,7 @@ import hashlib
 import re
 from typing import Any
 
+from cosci.agents import citation_support
 from cosci.agents.base import BaseAgent, tool_names
 from cosci.agents.tool_loop import result_sources
 from cosci.domain import Hypothesis, Task, TaskResult
@@ -63,10 +64,11 @@ class GenerationAgent(BaseAgent):
         mode = task.payload.get("mode", "literature")
         if mode == "debate":
             return await self._debate_grounded(task)
-        rec, dropped, counts = await self._literature(task)
+        rec, dropped, counts, sources = await self._literature(task)
         result = await self.persist(rec, task)
         result.detail["dropped_citations"] = dropped
         result.detail["evidence"] = counts.to_dict()
+        await citation_support.judge_quotes(self, task, result, rec, sources)
         return result
 
     async def _carry_over(self, task: Task) -> TaskResult:
@@ -96,10 +98,12 @@ class GenerationAgent(BaseAgent):
         rec = await self._debate(task)
         result = await self.persist(rec, task)
         dropped: list[str] = []
-        counts, grounding = EvidenceCounts(), {"queries": [], "records": 0, "error": "", "skipped": "duplicate"}
+        counts = EvidenceCounts()
+        grounding: dict[str, Any] = {"queries": [], "records": 0, "error": "", "skipped": "duplicate"}
         if result.kind == "hypothesis_created":
             cited, dropped, counts, grounding = await self._ground(task, rec)
             self.store.hypotheses.set_citations(result.hypothesis_ids[0], [c.model_dump() for c in cited.citations])
+            await citation_support.judge_quotes(self, task, result, cited, grounding.pop("found", []))
         result.detail.update({"dropped_citations": dropped, "evidence": counts.to_dict(), "grounding": grounding})
         return result
 
@@ -124,7 +128,7 @@ class GenerationAgent(BaseAgent):
             quoted.append(quote_untrusted((head + r.brief())[:600], f"review-{r.id}"))
         return render("_reviews_overview", reviews=quoted)
 
-    async def _literature(self, task: Task) -> tuple[RecordHypothesis, list[str], EvidenceCounts]:
+    async def _literature(self, task: Task) -> tuple[RecordHypothesis, list[str], EvidenceCounts, list[Source]]:
         tools = self.tools("literature")
         plan = self.deps.plan
         parent = self.source_hypothesis(task)
@@ -138,7 +142,7 @@ class GenerationAgent(BaseAgent):
         kept, dropped, counts = await self.checked(loop.record.citations, loop.sources)
         rec = loop.record.model_copy(update={"citations": kept, "mode": "literature",
                                              "parent_ids": [parent.id] if parent else []})
-        return rec, dropped, counts
+        return rec, dropped, counts, list(loop.sources)
 
     async def _debate(self, task: Task) -> RecordHypothesis:
         plan, dcfg = self.deps.plan, self.config.debate
@@ -198,7 +202,7 @@ class GenerationAgent(BaseAgent):
             info["error"] = f"{type(exc).__name__}: {exc}"[:300]
             return rec, [], EvidenceCounts(), info
         kept, dropped, counts = await self.checked(cited.citations, found)
-        return rec.model_copy(update={"citations": kept}), dropped, counts, info
+        return rec.model_copy(update={"citations": kept}), dropped, counts, {**info, "found": found}
 
 
 def grounding_queries(rec: RecordHypothesis, n: int) -> list[str]:

@@ -12,10 +12,10 @@
   :mod:`cosci.grounding.claims` (no model); the untraceable and overclaiming ones go back to the writer once
   (repair); the support check (:mod:`cosci.agents.claim_check`) then judges every claim that cites a source, and
   each claim is marked with its status word; unknown ids are removed, each direction gets its hypotheses'
-  verdicts and scores from the store, and a blind, independent audit (:mod:`cosci.agents.audit`) is appended
-  under "Audit" and compared with the support check. The claim map, the support check's cost and the audit are
-  the event ``overview_checked`` (written to ``final/claims.json`` with the overview;
-  ``docs/design.md#claim-statuses``).
+  verdicts and scores from the store, and a blind, independent audit (:mod:`cosci.agents.audit`, only on a
+  model other than the writer's) is appended under "Audit" and compared with the support check. The claim map,
+  the support check's cost and the audit are the event ``overview_checked`` (written to ``final/claims.json``
+  with the overview; ``docs/design.md#claim-statuses``).
 """
 
 from __future__ import annotations
@@ -155,7 +155,7 @@ class MetaReviewAgent(BaseAgent):
         audit = await OverviewAuditor(self, task).run(text, material, skip=skip)
         text = text.rstrip() + "\n\n" + clean_citations(audit.section(), known)[0]
         self.store.sessions.update(final_overview=text)
-        agree = agreement(claims, audit.overclaims())
+        agree = agreement(claims, audit.overclaims()) if audit.audit else None  # no audit, nothing to agree with
         checked = {"claims": [c.to_dict() for c in claims], **totals(claims), "repaired": repaired,
                    "fallback": fallback, "support_check": checking.to_dict(), "audit": audit.to_dict(),
                    "agreement": agree, **material.retraction_summary()}
@@ -163,7 +163,7 @@ class MetaReviewAgent(BaseAgent):
         return TaskResult("final_overview_generated", [h.id for h in top],
                           detail={"fallback": fallback, "removed_citations": removed, "repaired": repaired,
                                   **totals(claims),
-                                  "audit_score": audit.score, "audit_agreement": agree["share"],
+                                  "audit_score": audit.score, "audit_agreement": agree["share"] if agree else None,
                                   "caveat_ids": [h.id for h in caveats]})
 
     async def _written(self, task: Task, top: list[Hypothesis], main: list[Hypothesis], caveats: list[Hypothesis],
@@ -266,7 +266,7 @@ class MetaReviewAgent(BaseAgent):
             labels = "".join(f" [{s.label}]" for s in material.labels_of(h.id)[:2])
             lines += [f"## {i}. {one_line(h.title)} [{h.id}]", f"- Claim: {one_line(h.statement)} [{h.id}]{labels}",
                       f"- {STORE_NOTE} Elo {h.elo:.0f} after {h.matches_played} matches; mode {h.mode}"
-                      f"{'' if h.grounded else ', ungrounded (no verified source)'}. "
+                      f"{'' if h.grounded else f', {h.grounding_note}'}. "
                       f"Latest review verdict: {review_line(latest.get(h.id))}. [{h.id}]",
                       f"- First experiment: {one_line(h.anticipated_outcomes) or 'see the hypothesis mechanism.'}"
                       f" [{h.id}]", ""]

@@ -122,7 +122,7 @@ class OverviewMaterial:
         review = self.latest.get(h.id)
         lines = [quoted, f"Latest review verdict and scores: {review_line(review)}"]
         if not h.grounded:
-            lines.append("Grounding: ungrounded (no verified source: present it as untested by the literature)")
+            lines.append(f"Grounding: {h.grounding_note}")
         if review is not None:
             lines.append("Latest review: " + quote_untrusted(review.brief(), f"review-{review.id}"))
             if rests_on_withdrawn(review.evidence):

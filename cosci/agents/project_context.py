@@ -4,8 +4,10 @@
   each session's final standing) inserted as draft
   hypotheses of this session, marked with their origin session (``project_entrants``); they are screened,
   re-reviewed against this session's goal and enter the tournament like any new hypothesis.
-- :func:`rejected_directions_block`: the project's rejected directions with why, quoted, for generation and
-  evolution prompts (``project.rejected_in_prompts``, newest first).
+- :func:`rejected_directions_block`, :func:`demoted_directions_block`: the project's rejected directions (the
+  rejected state) and demoted directions (a rejecting latest review), each with why, quoted, for generation and
+  evolution prompts (``project.rejected_in_prompts`` of each, newest first). A quarantined hypothesis is neither
+  (:meth:`ProjectStore.sync`).
 - :func:`since_last_session`: the overview's "Since the last session" section: what is new in the top, where the
   carried-over hypotheses moved, what was dropped.
 """
@@ -87,18 +89,28 @@ def nearest_rejected(vec: np.ndarray, directions: list[Direction], vectors: np.n
 
 def rejected_directions_block(config: CosciConfig, store: SessionStore) -> str:
     """The project's rejected directions from other sessions, quoted ("" outside a project or when none)."""
+    return _directions_block(config, store, "rejected")
+
+
+def demoted_directions_block(config: CosciConfig, store: SessionStore) -> str:
+    """The project's demoted directions from other sessions, quoted ("" outside a project or when none)."""
+    return _directions_block(config, store, "demoted")
+
+
+def _directions_block(config: CosciConfig, store: SessionStore, kind: str) -> str:
     project = project_store(config)
     if project is None:
         return ""
     try:
-        rows = project.rejected(exclude_session=store.session_id)[: config.project.rejected_in_prompts]
+        read = project.rejected if kind == "rejected" else project.demoted
+        rows = read(exclude_session=store.session_id)[: config.project.rejected_in_prompts]
     finally:
         project.close()
     if not rows:
         return ""
     text = "\n".join(f"- {one_line(d.title)}: {one_line(d.statement)[:300]} (session {d.session_id}, {d.reason}; "
                      f"why: {one_line(d.why)[:300]})" for d in rows)
-    return quote_untrusted(text, "rejected-directions")
+    return quote_untrusted(text, f"{kind}-directions")
 
 
 def since_last_session(config: CosciConfig, store: SessionStore) -> str:

@@ -100,7 +100,7 @@ def refit_if_stale(store: SessionStore, weight: int, prior_sd: float) -> bool:
     ``cosci rate`` can land after the session's last round; the overview and the standing read the stored fit, so
     they would be up to a cadence behind (design.md#scale, design.md#researcher-ratings). One fit: ~1 s of CPU at
     1,000 hypotheses. Returns whether it refitted."""
-    changes = [r.created_at for r in store.researcher.ratings("preference")]
+    changes = [at] if (at := store.researcher.preference_changes()) is not None else []  # rated or withdrawn
     if (judged := store.matches.last_judged_at()) is not None:
         changes.append(judged)
     fitted = store.matches.bt_fitted_at()
@@ -152,8 +152,8 @@ class RankingAgent(BaseAgent):
     def __init__(self, deps: AgentDeps) -> None:
         super().__init__(deps)
         self.in_play: set[str] = set()  # hypotheses in a match being played now (concurrent rounds)
-        self._last_fit: dict[str, tuple[BTFit, int, int]] = {}  # method -> the last fit, the valid verdicts and
-        # the researcher's preferences then (refit cadence)
+        self._last_fit: dict[str, tuple[BTFit, int, float | None]] = {}  # method -> the last fit, the valid
+        # verdicts and when the researcher's preferences last changed then (refit cadence)
         self._stored_fit: BTFit | None = None
 
     def _rule(self) -> EloRule:
@@ -178,7 +178,7 @@ class RankingAgent(BaseAgent):
         intervals, the leaderboard) or the pairing's :data:`PAIRING_FIT`. Deterministic for a given verdict count.
 
         Refit cadence (design.md#scale): the last fit of ``method`` over the same players is reused while fewer than
-        :meth:`stride` valid verdicts have been added since it and no preference was rated (none, up to
+        :meth:`stride` valid verdicts have been added since it and no preference was rated or withdrawn (none, up to
         ``ranking.bt_refit_stride`` players: every new verdict refits, and the fit the pairing reads is the one the
         previous round stored); a refit of the pairing's fit starts from the last fit's θ (the leaderboard's does not:
         :func:`fit_session`). A resumed session refits at once. The fit's
@@ -188,7 +188,7 @@ class RankingAgent(BaseAgent):
     def _fit_ids(self, ids: tuple[str, ...], method: Method) -> BTFit:
         """:meth:`fit` over the sorted ``ids``."""
         valid = self.store.matches.valid_count()
-        rated = len(self.store.researcher.ratings("preference"))
+        rated = self.store.researcher.preference_changes()  # a preference rated or withdrawn since the last fit
         last = self._last_fit.get(method)
         if last is not None and last[0].ids == ids and last[2] == rated and 0 <= valid - last[1] < self.stride(
                 len(ids), method, last[0], last[1]):

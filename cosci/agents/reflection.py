@@ -88,8 +88,9 @@ class ReflectionAgent(BaseAgent):
         """An observation review of ``h`` against the experimental result ``oid`` on a relative of it (the result
         is the observation; no tools, design.md#experimental-results)."""
         o = self.store.researcher.observation(oid)
-        if o is None:
-            return TaskResult("nothing_to_do", [h.id], detail={"mode": "observation", "reason": f"no result {oid}"})
+        if o is None or o.withdrawn_at is not None:  # a review queued before the researcher withdrew the result
+            return TaskResult("nothing_to_do", [h.id], detail={"mode": "observation", "reason": f"no result {oid}"
+                              if o is None else f"result {oid} withdrawn"})
         tested = self.store.hypotheses.get(o.hypothesis_id)
         text = (f"A laboratory experiment tested the related hypothesis [{o.hypothesis_id}]"
                 + (f" \"{tested.title}\"" if tested else "") + f".\n{o.text()}")

@@ -39,9 +39,10 @@ class Agreement:
 
 
 def agreement(store: SessionStore, prior_sd: float) -> list[Agreement]:
-    """Each non-tie preference against the BT fit on the judge's verdicts alone (tournament players), oldest first;
-    ``prior_sd`` is the fit's prior (logits, ``ranking.bt_prior_sd``; design.md#researcher-ratings)."""
-    prefs = [r for r in store.researcher.ratings("preference") if r.prefer in ("a", "b") and r.hyp_b]
+    """Each current non-tie preference (the latest of its pair, :meth:`Researcher.current_preferences`) against the
+    BT fit on the judge's verdicts alone (tournament players), oldest first; ``prior_sd`` is the fit's prior
+    (logits, ``ranking.bt_prior_sd``; design.md#researcher-ratings)."""
+    prefs = [r for r in store.researcher.current_preferences() if r.prefer in ("a", "b") and r.hyp_b]
     if not prefs:
         return []
     ids = [h.id for h in store.hypotheses.ranked()]
@@ -79,14 +80,17 @@ def agreement_line(rows: list[Agreement]) -> str:
 
 
 def researcher_lines(store: SessionStore) -> list[str]:
-    """Ratings and results, one plain line each (unquoted: the caller quotes them)."""
+    """Ratings and results, one plain line each (unquoted: the caller quotes them); withdrawn ones are left out, and
+    a preference a later rating of its pair replaced says so."""
     lines = []
+    current = {r.id for r in store.researcher.current_preferences()}
     for r in store.researcher.ratings():
         why = f" (why: {r.why})" if r.why else ""
         if r.kind == "preference":
             said = {"a": f"prefers {r.hyp_a} over {r.hyp_b}", "b": f"prefers {r.hyp_b} over {r.hyp_a}",
                     "tie": f"rates {r.hyp_a} and {r.hyp_b} equal"}[str(r.prefer)]
-            lines.append(f"The researcher {said}{why}.")
+            later = "" if r.id in current else " (replaced by a later rating of the pair)"
+            lines.append(f"The researcher {said}{why}{later}.")
         else:
             lines.append(f"The researcher scores {r.hyp_a} {r.score}/5{why}.")
     for o in store.researcher.observations():

@@ -38,7 +38,8 @@ def check_resume_overrides(overrides: Sequence[str]) -> None:
             raise ConfigError(message)
 
 
-def frozen_config(snapshot: dict[str, Any], data_dir: Path, overrides: Sequence[str] = ()) -> CosciConfig:
+def frozen_config(snapshot: dict[str, Any], data_dir: Path, overrides: Sequence[str] = (), *,
+                  lifecycle: bool = False) -> CosciConfig:
     """The session's frozen config snapshot with ``key=value`` overrides applied (validated again).
 
     Args:
@@ -47,6 +48,7 @@ def frozen_config(snapshot: dict[str, Any], data_dir: Path, overrides: Sequence[
         data_dir: the data folder the store was found in, which becomes ``paths.data_dir`` (not the one frozen
             at the start): a session copied or moved to another folder resumes there (design.md#resume).
         overrides: ``key=value`` strings, e.g. ``["run.budget_usd=50"]``.
+        lifecycle: refuse a model past its shutdown date (a resume, which calls models; design.md#catalogue).
 
     Raises:
         ConfigError: see :func:`check_resume_overrides`, or the merged config fails validation.
@@ -59,4 +61,4 @@ def frozen_config(snapshot: dict[str, Any], data_dir: Path, overrides: Sequence[
         raise ConfigError(f"resume overrides: {' '.join(str(exc).split())}") from None
     assert isinstance(merged, DictConfig)
     merged.paths.data_dir = str(Path(data_dir).resolve())
-    return validate(merged, require_goal=True)
+    return validate(merged, require_goal=True, lifecycle=lifecycle)

@@ -17,6 +17,9 @@ from cosci.config.schema import AgentCfg, CosciConfig
 
 INVESTIGATION_AGENTS = ("ideation", "execution", "writer")
 """The agents of an investigation: ideation (the idea bundle), execution (the candidates), writer (the report)."""
+DRAFT_AGENTS = {"design": "design", "review": "review", "drafting": "draft", "alignment": "judge"}
+"""The agents of ``cosci investigate draft`` and their one mode (docs/design.md#draft): the design agent, the
+independent reviewer, the drafting agent (which also repairs) and the alignment judge."""
 
 
 class _Strict(BaseModel):
@@ -53,9 +56,38 @@ class InvestigationCfg(_Strict):
         return self
 
 
+class DraftCfg(_Strict):
+    """``cosci investigate draft`` (docs/design.md#draft)."""
+
+    max_rounds: int = Field(ge=1, le=20, description="Drafting rounds (draft, check, alignment judge); a failed "
+                            "round goes back to repair with its failing items.")
+    budget_usd: float = Field(gt=0, le=100_000, description="Cap on the drafting's model calls, USD.")
+    max_run_seconds: float = Field(gt=0, le=86_400, description="Longest wall clock or CPU time a drafted task may "
+                                   "give one run (task.yaml timeouts and limits.cpu_seconds), seconds: the check "
+                                   "runs the drafted programs, so a longer one is refused before it runs.")
+    agents: dict[str, AgentCfg] = Field(description="design, review, drafting, alignment: share, modes (tier, "
+                                        "tokens).")
+
+    @model_validator(mode="after")
+    def _agents(self) -> DraftCfg:
+        if set(self.agents) != set(DRAFT_AGENTS):
+            raise ValueError(f"draft.agents: needs exactly {', '.join(DRAFT_AGENTS)}")
+        for agent, mode in DRAFT_AGENTS.items():
+            if mode not in self.agents[agent].modes:
+                raise ValueError(f"draft.agents.{agent}.modes: needs the mode {mode}")
+        total = sum(a.budget_share for a in self.agents.values())
+        if not math.isclose(total, 1.0, abs_tol=1e-6):
+            raise ValueError(f"draft.agents.*.budget_share must sum to 1 (got {total:.3f})")
+        return self
+
+
 class EvidenceCfg(_Strict):
     seeds: int = Field(ge=1, le=1_000, description="Seeds each evidence program runs with the final evaluator.")
     confidence: float = Field(gt=0, lt=1, description="Level of the intervals on means and gains (0.95: 95 %).")
+    equivalence_margin: float = Field(ge=0, lt=1, description="Practical-equivalence margin of a gain, as a fraction "
+                                      "of the baseline's mean score (the program without the idea, same seeds): "
+                                      "'refuted' needs a gain interval with mean <= 0 and upper bound under it "
+                                      "(docs/design.md#evidence).")
 
 
 class InvestigationConfig(_Strict):
@@ -65,16 +97,20 @@ class InvestigationConfig(_Strict):
     base: CosciConfig
     investigation: InvestigationCfg
     evidence: EvidenceCfg
+    draft: DraftCfg | None = Field(default=None, description="cosci investigate draft (runs frozen before it "
+                                   "existed have none).")
 
     @model_validator(mode="after")
     def _tiers(self) -> InvestigationConfig:
         tiers = self.base.models.tiers
-        for agent, acfg in self.investigation.agents.items():
+        drafting = self.draft.agents.items() if self.draft else []
+        for agent, acfg in [*self.investigation.agents.items(), *drafting]:
             for mode, mcfg in acfg.modes.items():
                 tier = self.base.models.agent_tiers.get(f"{agent}.{mode}") or self.base.models.agent_tiers.get(
                     agent) or mcfg.tier
                 if tier not in tiers:
-                    raise ValueError(f"investigation.agents.{agent}.modes.{mode}.tier: tier '{tier}' is not in "
+                    where = "draft" if agent in DRAFT_AGENTS else "investigation"
+                    raise ValueError(f"{where}.agents.{agent}.modes.{mode}.tier: tier '{tier}' is not in "
                                      f"models '{self.base.models.name}' ({', '.join(tiers)})")
         return self
 
@@ -82,6 +118,11 @@ class InvestigationConfig(_Strict):
         """The session config with the investigation's agents added, so the gateway's router can route them
         (``model_copy``: the session's own cross-field rules are about its seven agents, not these)."""
         return self.base.model_copy(update={"agents": {**self.base.agents, **self.investigation.agents}})
+
+    def draft_gateway_config(self) -> CosciConfig:
+        """The session config with the drafting agents added (see :meth:`gateway_config`)."""
+        assert self.draft is not None
+        return self.base.model_copy(update={"agents": {**self.base.agents, **self.draft.agents}})
 
 
 def group_overrides(overrides: list[str]) -> list[str]:
@@ -112,10 +153,11 @@ def load_investigation(overrides: list[str]) -> InvestigationConfig:
     raw = OmegaConf.to_container(composed, resolve=True)
     assert isinstance(raw, dict)
     data = {str(k): v for k, v in raw.items()}
-    inv, evidence = data.pop("investigation", None), data.pop("evidence", None)
+    inv, evidence, draft = data.pop("investigation", None), data.pop("evidence", None), data.pop("draft", None)
     base = validate(data)
     try:
-        return InvestigationConfig.model_validate({"base": base, "investigation": inv, "evidence": evidence})
+        return InvestigationConfig.model_validate({"base": base, "investigation": inv, "evidence": evidence,
+                                                   "draft": draft})
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = ".".join(str(p) for p in err["loc"])

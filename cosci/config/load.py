@@ -8,6 +8,7 @@ offending key and the rule.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -21,8 +22,17 @@ from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 from pydantic import ValidationError
 
+from cosci.config.catalogue import (
+    Catalogue,
+    CatalogueError,
+    catalogue,
+    check_lifecycle,
+    fill_tiers,
+    lifecycle_warnings,
+    today,
+)
 from cosci.config.renames import old_key_in, old_override
-from cosci.config.schema import CosciConfig
+from cosci.config.schema import CosciConfig, ModelEntry
 from cosci.paths import conf_dir
 from cosci.text import one_line, shown_path, unreadable, unreadable_path
 
@@ -126,6 +136,17 @@ def read_goal_file(path: str) -> str:
     return text
 
 
+TIER_FACT = re.compile(rf"^models\.tiers\.[A-Za-z0-9_]+\.({'|'.join(ModelEntry.model_fields)})=")
+"""An override of one fact of a tier (``models.tiers.strong.output_tokens_per_second=20``)."""
+
+
+def tier_facts_settable(overrides: Sequence[str]) -> list[str]:
+    """``overrides`` with each plain override of a tier fact made an add-or-set one (``++``): a preset names only
+    the model and the catalogue fills the facts after composition (design.md#catalogue), so the key a researcher
+    overrides is usually not in the composed tree, where Hydra would refuse it as unknown."""
+    return [f"++{o}" if TIER_FACT.match(o) else o for o in overrides]
+
+
 def compose(overrides: Sequence[str] = ()) -> DictConfig:
     """Compose ``conf/config.yaml`` with Hydra overrides, outside a Hydra app.
 
@@ -151,7 +172,7 @@ def compose(overrides: Sequence[str] = ()) -> DictConfig:
         gh.clear()
     try:
         with initialize_config_dir(config_dir=str(conf_dir()), version_base="1.3"):
-            return hydra_compose(config_name="config", overrides=list(overrides))
+            return hydra_compose(config_name="config", overrides=tier_facts_settable(overrides))
     except (HydraException, OmegaConfBaseException) as exc:
         raise ConfigError(with_goal_hint(hydra_one_line(str(exc)), overrides)) from None
     finally:
@@ -211,7 +232,8 @@ def check_goal(goal: str, key: str = "session.goal") -> None:
                           "approved drugs to repurpose for acute myeloid leukemia')")
 
 
-def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False) -> CosciConfig:
+def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False, on: dt.date | None = None,
+             book: Catalogue | None = None, lifecycle: bool = True) -> CosciConfig:
     """Validate a composed config into :class:`CosciConfig`.
 
     Args:
@@ -219,6 +241,12 @@ def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False)
         require_goal: also require ``session.goal`` (a new session cannot start without one; a resumed session
             has its goal in its store). ``session.goal_file``, if set, is read here and its text
             replaces ``session.goal``.
+        on: the date the lifecycle rule is applied on (tests pass one; None: :func:`~cosci.config.catalogue.today`).
+        book: the model catalogue (tests pass one; None: ``conf/catalogue/``). Each tier's missing facts come from
+            its model's entry (:func:`~cosci.config.catalogue.fill_tiers`), and a tier whose model is past its
+            shutdown date refuses the config (design.md#catalogue).
+        lifecycle: apply that refusal (False for a stopped session's frozen config read by commands that call no
+            model: `cosci rate`, `cosci result`, `cosci status` must still read a session whose model has retired).
 
     Raises:
         ConfigError: one line, ``"<key>: <rule>"``, for the first violation.
@@ -238,6 +266,8 @@ def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False)
         goal_key = f"session.goal_file ({session['goal_file']})"
         session["goal"] = read_goal_file(str(session["goal_file"]))
         session["goal_file"] = None  # read once: the snapshot holds the text, a resume never reads the file again
+    book = book or catalogue()
+    with_catalogue_facts(data, book)
     try:
         config = CosciConfig.model_validate(data)
     except ValidationError as exc:
@@ -250,8 +280,33 @@ def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False)
         more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
         line = f"{loc}: {msg}" if err.get("loc") else msg  # whole-config rules name their keys themselves
         raise ConfigError(f"{line}{more}") from None
+    if lifecycle:
+        refuse_retired(config, book, on or today())
     if require_goal and not config.session.resume:
         check_goal(config.session.goal or "", goal_key)
     else:
         check_goal_length(config.session.goal or "", goal_key)  # `cosci estimate` would price it
     return config
+
+
+def with_catalogue_facts(data: dict[Any, Any], book: Catalogue) -> None:
+    """Fill, in place, each tier's absent facts from the catalogue (:func:`~cosci.config.catalogue.fill_tiers`)."""
+    if isinstance(data.get("models"), dict):
+        data["models"] = fill_tiers(data["models"], book)
+
+
+def refuse_retired(config: CosciConfig, book: Catalogue, on: dt.date) -> None:
+    """:func:`~cosci.config.catalogue.check_lifecycle` over the config's tiers, as a :class:`ConfigError`."""
+    try:
+        check_lifecycle({t: e.model for t, e in config.models.tiers.items()}, book, on)
+    except CatalogueError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+def lifecycle_lines(configs: Sequence[CosciConfig], *, on: dt.date | None = None,
+                    book: Catalogue | None = None) -> list[str]:
+    """The warning lines of the models ``configs`` route to that shut down within 30 days (one per model, however
+    many jobs or tiers name it; design.md#catalogue). ``cosci run``, ``python -m cosci.run`` and ``cosci check``
+    print them to stderr."""
+    tiers = {f"{i}.{t}": e.model for i, c in enumerate(configs) for t, e in c.models.tiers.items()}
+    return lifecycle_warnings(tiers, book or catalogue(), on or today())

@@ -129,7 +129,8 @@ class ProjectCfg(_Strict):
     entrants: int = Field(ge=0, le=1_000, description="Best prior hypotheses of the project (by final Elo) a new "
                           "session receives as tournament entrants, re-reviewed (design.md#projects: 3).")
     rejected_in_prompts: int = Field(ge=0, le=1_000, description="Rejected directions of the project quoted in "
-                                     "generation and evolution prompts, newest first (design.md#projects: 20).")
+                                     "generation and evolution prompts, newest first, and as many demoted ones "
+                                     "(design.md#projects: 20).")
     lock_timeout_seconds: float = Field(gt=0, le=3_600, description="How long a write waits for the project store's "
                                         "lock, seconds (design.md#projects: 30).")
 
@@ -666,7 +667,7 @@ class AgentCfg(_Strict):
 
 
 class ModelEntry(_Strict):
-    model: str = Field(min_length=1, description="LiteLLM model string, e.g. 'anthropic/claude-opus-4-7'.")
+    model: str = Field(min_length=1, description="LiteLLM model string, e.g. 'anthropic/claude-opus-5'.")
     thinking: ThinkingForm = Field(
         description="How the model is asked to think: off, budget (budget_tokens), adaptive (adaptive thinking plus "
         "an effort level), effort (reasoning_effort); docs/design.md#thinking-forms. A boolean (sessions frozen "
@@ -705,6 +706,10 @@ class ModelEntry(_Strict):
         default=False, description="The model is too weak to be a safety classifier (the embedded 135M model, the "
         "scripted fake): the offline screen decides and the model's answer is only recorded "
         "(docs/design.md#safety-screen).")
+    context_window: int | None = Field(
+        default=None, gt=0, le=100_000_000, description="The model's context window, tokens (conf/catalogue): an "
+        "Ollama call sends num_ctx up to it and is refused when its prompt and cap do not fit (design.md#routing); "
+        "null: LiteLLM's map, or unknown.")
     cache_min_tokens: int | None = Field(
         default=None, gt=0, description="The provider's minimum cacheable prompt prefix for this model, tokens "
         "(Anthropic's prompt-caching docs: 4096 for Opus 4.5-4.7 and Haiku 4.5, 1024 for Sonnet 4.5/4.6); a shorter "

@@ -20,9 +20,11 @@ Rules, in order:
    difference — a number, unit, sign, negation, direction word, hedge, named entity or any other word changed,
    added or dropped — means *not verified*, whatever the character score; the difference is named by the
    class of the tokens involved (:func:`~cosci.grounding.tokens.token_class`).
-5. The text an ellipsis skips lies between consecutive parts, at most :data:`MAX_SKIP` tokens; a skip shorter
-   than :data:`MEANING_SKIP` tokens must not contain a negation or a hedge (an ellipsis used to
-   cut out a ``not`` or a ``may`` is a changed claim).
+5. The text an ellipsis skips lies between consecutive parts, at most :data:`MAX_SKIP` tokens, and is checked
+   like the excerpt itself (:mod:`cosci.grounding.gaps`): a gap of any length holding a negation, or a hedge,
+   a qualifying number or a contrast marker the kept words do not hold, is a changed claim (``did not ...
+   reduce``); so is a gap joining two sentences' halves, and a quote that starts just after a negation or a
+   modal hedge governing its first words. The verdict names the class left out (``skipped``).
 
 There is no edit-distance tolerance for words: a one-letter difference is often a different entity
 (``nitrite``/``nitrate``, ``ethanol``/``methanol``, ``alkane``/``alkene``).
@@ -37,6 +39,7 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
+from cosci.grounding.gaps import Layout, governed_start, layout, skipped_meaning, splices
 from cosci.grounding.tokens import Token, ignorable, normalise, spelling, token_class, tokenize, words
 
 MIN_WORDS = 4
@@ -45,31 +48,30 @@ MIN_PART_WORDS = 2
 """Words the part before the first ellipsis needs (a lone word could be anywhere in the source)."""
 MAX_SKIP = 60
 """Tokens an ellipsis may skip between two parts."""
-MEANING_SKIP = 4
-"""A skip shorter than this may not remove a negation or a hedge."""
 OTHER_OCCURRENCES = 3
 """Later occurrences of an ellipsis excerpt's first part tried when the rest does not follow the first one."""
 ABSENT_SCORE = 60.0
 """Token-alignment score (0-100) under which a part is reported as not in the source at all."""
-PRIORITY = ("number", "sign", "unit", "negation", "direction", "hedge", "entity", "wording")
+PRIORITY = ("number", "sign", "unit", "negation", "direction", "hedge", "contrast", "entity", "wording")
 
 _ELLIPSIS = re.compile(r"\s*(?:\[\s*(?:\.\s*){3}\]|\[\s*…\s*\]|\(\s*(?:\.\s*){3}\)|\(\s*…\s*\)|(?:\.\s*){3}|…)\s*")
 _AUTHOR = r"[A-Z][\w'’-]+(?:\s[A-Z][\w'’-]+)?(?:\set\sal\.?|\s(?:and|&)\s[A-Z][\w'’-]+)?,?\s\d{4}[a-z]?"
 _TRAILING_CITE = re.compile(rf"\s*(?:\[[\d\s,;\u2013-]+\]|\([\d\s,;\u2013-]+\)|\({_AUTHOR}(?:;\s*{_AUTHOR})*\)|"
                             r"[\u00b9\u00b2\u00b3\u2070-\u2079]+)\s*[.;,]?\s*$")
-_SKIP_NEGATION = frozenset({"not", "no", "never", "without", "cannot", "neither", "nor", "none", "fail", "fails",
-                            "failed", "lack", "lacks", "lacked", "unable"})
 
 
 @dataclass(frozen=True)
 class ExcerptMatch:
     """The verdict on one excerpt: ``verified``, a 0-100 alignment ``score``, and for a failure its ``kind``
-    (``short``, ``absent``, ``skip`` or a token class: ``number``, ``negation``...) and a one-line ``reason``."""
+    (``short``, ``absent``, ``skip`` or a token class: ``number``, ``negation``...) and a one-line ``reason``; for
+    ``skip``, ``skipped`` names what was left out (``negation``, ``hedge``, ``number``, ``contrast``, ``splice``,
+    ``length``)."""
 
     verified: bool
     score: float
     kind: str = ""
     reason: str = ""
+    skipped: str = ""
 
 
 def _encode(tokens: list[Token], codes: dict[str, str]) -> str:
@@ -210,34 +212,114 @@ def check_excerpt(excerpt: str, text: str, vocabulary: frozenset[str] = frozense
     keys = {t.key for t in source}
     bigrams = {(a.key, b.key) for a, b in itertools.pairwise(source)}
     parts = [_resegment(p, keys, bigrams) for p in parts]
-    verdict, start = _chain(parts, source, 0, vocabulary)
+    chain = _Chain(parts, source, layout(text), vocabulary)
+    verdict, start = chain.run(0)
     for _ in range(OTHER_OCCURRENCES):  # the first part may occur again, with the rest after that occurrence
         if verdict.verified or len(parts) == 1 or start >= len(source):
             break
-        again, start = _chain(parts, source, start, vocabulary)
+        again, start = chain.run(start)
         verdict = again if again.verified else verdict
     return verdict
 
 
-def _chain(parts: list[list[Token]], source: list[Token], begin: int,
-           vocabulary: frozenset[str]) -> tuple[ExcerptMatch, int]:
-    """The verdict on the parts located in order from ``begin``, and where the first part's window ends."""
-    start, prev_end, scores, first_end = begin, -1, [], len(source)
-    for part in parts:
-        stop = len(source) if prev_end < 0 else min(len(source), start + MAX_SKIP + len(part) + 3)
-        verdict, first, end = _check_part(part, source, start, stop, vocabulary)
-        first_end = end if prev_end < 0 else first_end
-        if not verdict.verified:
-            return verdict, first_end
-        if prev_end >= 0:
-            skipped = source[prev_end:first]
-            meaning = any(t.key in _SKIP_NEGATION or token_class(t) == "hedge" for t in skipped)
-            if len(skipped) > MAX_SKIP or (len(skipped) < MEANING_SKIP and meaning):
-                return ExcerptMatch(False, verdict.score, "skip", "skip: the ellipsis leaves out "
-                                    f"'{' '.join(t.raw for t in skipped)[:120]}'"), first_end
-        scores.append(verdict.score)
-        start = prev_end = end
-    return ExcerptMatch(True, min(scores)), first_end
+def _earliest(part: list[Token], source: list[Token], start: int, stop: int) -> tuple[int, int] | None:
+    """The first window of ``source[start:stop]`` whose tokens are the part's, articles aside: an ellipsis skips
+    the least text that makes the quote true (a later copy of the part would skip more), and a short first part
+    is tried at each of its copies in turn."""
+    keys = [t.key for t in part if not ignorable(t)]
+    if not keys:
+        return None
+    for i in range(start, stop):
+        j, k = i, 0
+        while j < stop and k < len(keys):
+            if ignorable(source[j]) and source[j].key != keys[k]:
+                j += 1
+                continue
+            if source[j].key != keys[k]:
+                break
+            j, k = j + 1, k + 1
+        if k == len(keys) and not ignorable(source[i]):
+            n = len(part)
+            while n and ignorable(part[n - 1]):
+                n -= 1
+            for t in part[n:]:  # the part's trailing articles ("... The ..."), where the source has them
+                if j >= stop or source[j].key != t.key:
+                    break
+                j += 1
+            return i, j
+    return None
+
+
+def _skip(score: float, skipped: str, what: str, tokens: list[Token]) -> ExcerptMatch:
+    shown = " ".join(t.raw for t in tokens)[:120]
+    return ExcerptMatch(False, score, "skip", f"skip: {what} '{shown}'", skipped)
+
+
+@dataclass(frozen=True)
+class _Chain:
+    """An excerpt's parts to locate in order in a source (tokens and :class:`~cosci.grounding.gaps.Layout`)."""
+
+    parts: list[list[Token]]
+    source: list[Token]
+    lay: Layout
+    vocabulary: frozenset[str]
+
+    def run(self, begin: int) -> tuple[ExcerptMatch, int]:
+        """The verdict on the parts located in order from ``begin``, and where the first part's window ends."""
+        source, kept = self.source, {t.key for p in self.parts for t in p}
+        start, prev_end, scores, first_end = begin, -1, [], len(source)
+        for part in self.parts:
+            stop = len(source) if prev_end < 0 else min(len(source), start + MAX_SKIP + len(part) + 3)
+            exact = _earliest(part, source, start, stop)
+            verdict, first, end = ((ExcerptMatch(True, 100.0), *exact) if exact else
+                                   _check_part(part, source, start, stop, self.vocabulary))
+            first_end = end if prev_end < 0 else first_end
+            if not verdict.verified:
+                return verdict, first_end
+            refused = self._cut(first, prev_end, kept, verdict.score) or self._other_reading(part, prev_end, first,
+                                                                                             stop, verdict.score)
+            if refused is not None:
+                return refused, first_end
+            scores.append(verdict.score)
+            start = prev_end = end
+        return ExcerptMatch(True, min(scores)), first_end
+
+    def _other_reading(self, part: list[Token], prev_end: int, first: int, stop: int,
+                       score: float) -> ExcerptMatch | None:
+        """A later copy of the part in the same sentence whose gap would hold a negation: the excerpt reads both
+        ways, and a reader may take the one that drops the ``not`` (``stages of sleep nor ... sleep``)."""
+        if prev_end < 0:
+            return None
+        at = first + 1
+        while (later := _earliest(part, self.source, at, stop)) is not None:
+            if splices(self.source, prev_end, later[0], self.lay):
+                return None
+            meaning = skipped_meaning(self.source, prev_end, later[0], set(), self.lay)
+            if meaning is not None and meaning[0] == "negation":
+                return _skip(score, "negation", "the ellipsis also reads as leaving out a negation "
+                             f"({' '.join(t.raw for t in meaning[1])}):", self.source[prev_end:later[0]])
+            at = later[0] + 1
+        return None
+
+    def _cut(self, first: int, prev_end: int, kept: set[str], score: float) -> ExcerptMatch | None:
+        """The refusal a cut before the window starting at ``first`` earns (module docstring, rule 5), or None."""
+        source = self.source
+        if prev_end < 0:
+            governing = governed_start(source, first, self.lay)
+            return None if governing is None else _skip(
+                score, "negation" if governing.key not in ("may", "might", "could") else "hedge",
+                "the quote starts just after words that govern it:", [governing])
+        skipped = source[prev_end:first]
+        if len(skipped) > MAX_SKIP:
+            return _skip(score, "length", f"the ellipsis leaves out more than {MAX_SKIP} tokens:", skipped)
+        if splices(source, prev_end, first, self.lay):
+            return _skip(score, "splice", "the ellipsis joins parts of two sentences, leaving out", skipped)
+        meaning = skipped_meaning(source, prev_end, first, kept, self.lay)
+        if meaning is not None:
+            cls, tokens = meaning
+            return _skip(score, cls, f"the ellipsis leaves out a {cls} ({' '.join(t.raw for t in tokens)}):",
+                         skipped)
+        return None
 
 
 def excerpt_found(excerpt: str, text: str) -> bool:

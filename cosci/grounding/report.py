@@ -5,7 +5,8 @@
   ``_misquoted`` / ``_unseen``);
 - the final overview's claims, their support check and the blind audit: the latest ``overview_checked`` event
   written by the meta-review agent (``claims_total``, ``claims_traceable``, ``claims_<status>`` for every status
-  of :data:`~cosci.grounding.claims.STATUSES`, ``audit_score``, ``audit_agreement``, ``support_check_usd``).
+  of :data:`~cosci.grounding.claims.STATUSES`, ``audit_score``, ``audit_agreement``, ``support_check_usd``); the
+  audit's score and agreement only when an independent model audited (:data:`NOT_AUDITED`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,54 @@ score would rate nothing; an older session's score of an empty claim map is not 
 (``docs/design.md#claim-statuses``)."""
 
 
+NOT_AUDITED = "not audited: no independent model"
+"""Said instead of an audit score when the models config maps the auditor and the writer to one model (the
+embedded model's config maps every tier to it): no audit call is made, and an older session's audit that ran on
+the writer's own model shows no score either: a model grading its own text is not an audit
+(``docs/design.md#claim-statuses``)."""
+
+
+def independent(audit: dict[str, Any]) -> bool:
+    """Whether a stored audit ran on a model other than the writer's (its ``model`` and ``writer_model``); a
+    record that names neither cannot say, and is read as it was written."""
+    model, writer = audit.get("model"), audit.get("writer_model")
+    return not (model and writer and model == writer)
+
+
+def audit_score(checked: dict[str, Any]) -> float | None:
+    """The audit's score (0-1) when there is one to show: claims to audit, an independent auditor and a valid
+    record; None otherwise."""
+    audit = checked.get("audit") or {}
+    score = audit.get("overall_score")
+    if not checked.get("claims_total") or not independent(audit) or not isinstance(score, int | float):
+        return None
+    return float(score)
+
+
+def audit_words(checked: dict[str, Any]) -> str:
+    """The audit in one phrase for the summary, ``cosci status`` and the report: ``none: the overview has no claims
+    to audit``, ``not audited: no independent model (the writer's model X is the only one)``, ``done, score
+    0.62`` or ``unchecked`` (with why, when known)."""
+    audit = checked.get("audit") or {}
+    if not checked.get("claims_total"):
+        return f"none: {NO_CLAIMS}"
+    if not independent(audit):
+        return f"{NOT_AUDITED} (the writer's model {audit.get('writer_model')} is the only one the models config has)"
+    score = audit_score(checked)
+    if score is not None:
+        return f"done, score {score:.2f}"
+    return "unchecked" + (f": {' '.join(str(audit['error']).split())[:200]}" if audit.get("error") else "")
+
+
+def shown_audit(audit: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The stored audit as ``claims.json`` shows it: an older session's audit by the writer's own model keeps its
+    models and loses its score and findings (status ``not audited``)."""
+    if not audit or independent(audit):
+        return audit
+    return {"status": "not audited", "model": audit.get("model"), "writer_model": audit.get("writer_model"),
+            "error": NOT_AUDITED}
+
+
 def checked_overview(store: SessionStore) -> dict[str, Any] | None:
     """The claim map, support check and audit of the session's final overview (None before the overview)."""
     events = store.logs.events("overview_checked")
@@ -40,11 +89,11 @@ def grounding_metrics(store: SessionStore) -> dict[str, float]:
     checked = checked_overview(store)
     if checked:
         out.update({k: float(checked.get(k, 0)) for k in CLAIM_METRICS if k in checked})
-        score = (checked.get("audit") or {}).get("overall_score")
-        if isinstance(score, int | float) and checked.get("claims_total"):  # no score of an empty claim map
-            out["audit_score"] = float(score)
+        score = audit_score(checked)  # none of an empty claim map, nor of the writer's own model
+        if score is not None:
+            out["audit_score"] = score
         share = (checked.get("agreement") or {}).get("share")
-        if isinstance(share, int | float):
+        if isinstance(share, int | float) and score is not None:
             out["audit_agreement"] = float(share)
         cost = (checked.get("support_check") or {}).get("cost_usd")
         if isinstance(cost, int | float):
@@ -63,7 +112,8 @@ def claims_document(store: SessionStore) -> dict[str, Any] | None:
     return {"session_id": store.session_id, **{k: checked.get(k, 0) for k in CLAIM_METRICS},
             "repaired": checked.get("repaired", False), "fallback": checked.get("fallback", False),
             "claims": checked.get("claims", []), "support_check": checked.get("support_check"),
-            "audit": checked.get("audit"), "agreement": checked.get("agreement"),
+            "audit": shown_audit(checked.get("audit")),
+            "agreement": checked.get("agreement") if independent(checked.get("audit") or {}) else None,
             "retracted_sources": checked.get("retracted_sources", []),
             "reviews_on_retracted_evidence": checked.get("reviews_on_retracted_evidence", [])}
 
@@ -90,14 +140,11 @@ def status_lines(store: SessionStore) -> list[str]:
     lines = [f"evidence     {session_counts(store).line()}"]
     checked = checked_overview(store)
     if checked:
-        audit = checked.get("audit") or {}
-        score = audit.get("overall_score")
         share = (checked.get("agreement") or {}).get("share")
         lines.append(f"claims       {claims_line(checked)}")
-        if not checked.get("claims_total"):
-            return [*lines, f"audit        none: {NO_CLAIMS}"]
+        if audit_score(checked) is None:
+            return [*lines, f"audit        {audit_words(checked)}"]
         agreement = (f"agrees with the support check on {share:.0%} of the claims both judged"
                      if isinstance(share, int | float) else "no claim judged by both it and the support check")
-        lines.append(f"audit        {audit.get('status', 'done' if score is not None else 'unchecked')}, score "
-                     f"{f'{score:.2f}' if isinstance(score, int | float) else 'none'}; {agreement}")
+        lines.append(f"audit        {audit_words(checked)}; {agreement}")
     return lines

@@ -75,6 +75,23 @@ def apply(claim: Claim, item: SupportItem, verdict: ClaimVerdict | None, why_mis
     claim.settle()
 
 
+def can_judge(constrained: bool, constrained_verdicts: bool) -> bool:
+    """Whether a tier's support verdicts count: not a schema-constrained embedded model (its judgments are near
+    chance, bench/README.md "Claim checks"), unless ``metareview.claim_check_constrained_verdicts`` says they do.
+    The one rule for the overview's claims and for a hypothesis's grounding quotes."""
+    return not constrained or constrained_verdicts
+
+
+def quote_support(verdict: ClaimVerdict | None, texts: Sequence[str], why_missing: str = "") -> tuple[str, str]:
+    """``(support, note)`` of one verified quote from the support check's answer: its verdict, or ``unchecked``
+    when there is no answer or a verdict needing a quote rests on none of ``texts`` (the quote and its source)."""
+    if verdict is None:
+        return "unchecked", why_missing or "the support check gave no answer"
+    if verdict.verdict in NEEDS_QUOTE and not any(check_excerpt(verdict.excerpt, t).verified for t in texts if t):
+        return "unchecked", f"the answer ({verdict.verdict}) rests on no quote of the source"
+    return verdict.verdict, verdict.why
+
+
 def distrust(claim: Claim, model: str) -> None:
     """Keep a verdict of a model whose judgment does not count as a note, the claim ``unchecked``."""
     if claim.support in SUPPORT_VERDICTS:

@@ -20,8 +20,10 @@ difference later (``docs/design.md#excerpt-verification``):
   kept as their own token (``^12``), which an excerpt may leave out; ``10⁵`` and ``10^5`` are the same.
 
 Token classes (:func:`token_class`), for naming what differs: ``number`` (any digit), ``sign`` (``- + < > ≤ ≥
-± = ~``), ``unit``, ``negation``, ``direction`` (polarity and change words), ``hedge``, ``entity``
-(capitalised or alphanumeric symbols as written, or a term of a given vocabulary) and ``wording``.
+± = ~``), ``unit``, ``negation``, ``direction`` (polarity and change words), ``hedge``, ``contrast`` (``but``,
+``although``, ``whereas``...), ``entity`` (capitalised or alphanumeric symbols as written, or a term of a given
+vocabulary) and ``wording``. What an ellipsis may not skip uses the same lists (:func:`negating`, :data:`HEDGE`,
+:data:`CONTRAST`; ``docs/design.md#excerpt-verification``).
 """
 
 from __future__ import annotations
@@ -69,7 +71,27 @@ may might could possibly possible potentially potential likely unlikely suggest 
 suggested suggesting suggestive appear appears appeared seem seems seemed putative
 presumably perhaps probably probable indicate indicates indicated hypothesize hypothesized
 hypothesis tend tends partially partly speculate speculative preliminary apparently
+plausibly conceivably tentative tentatively presumed postulated marginally uncertain unclear
 """))
+CONTRAST = frozenset(_split("""
+but although though whereas however while whilst yet despite nevertheless nonetheless conversely
+unlike except unless instead albeit notwithstanding
+"""))
+"""Contrast and exception markers: a clause they open limits or opposes the claim next to it."""
+NEGATED_STEMS = frozenset(_split("""
+significant significantly changed altered affected effective effectively detectable detected
+responsive successful successfully related correlated associated able active sufficient consistent
+consistently possible reproducible feasible safe tolerated modified impaired
+"""))
+"""Stems a negating prefix (``non``, ``un``, ``in``, ``im``, ``ir``) turns into a negated result
+(``nonsignificant``, ``unchanged``, ``ineffective``); other prefixed words (``noninvasive``) negate nothing."""
+_NEGATING_PREFIX = re.compile(r"^(?:non|un|in|im|ir)(?P<stem>[a-z]{4,})$")
+GAP_NEGATION = NEGATION | frozenset(_split("""
+nobody hardly scarcely barely deficient deficiency null devoid
+"""))
+"""Negations an ellipsis may not skip: :data:`NEGATION` (``failure`` too: a gap that holds ``heart failure`` is
+refused rather than risk passing ``failure to respond``), negative adverbs and absence words
+(``Nrf2-deficient``)."""
 UNITS = frozenset(_split("""
 % mg g kg ug ng pg fg l ml ul nl dl m mm um nm pm cm km mol mmol umol nmol pmol mm nm h hr
 hrs hour hours min mins minute minutes s sec ms us d day days wk week weeks mo month
@@ -116,8 +138,11 @@ class Token:
         return self.key.startswith("^")
 
 
-def prepare(text: str) -> str:
-    """The text with Unicode, quotes, citation brackets, superscripts and dashes made uniform, case kept."""
+def prepare(text: str, inner: str = " ") -> str:
+    """The text with Unicode, quotes, citation brackets, superscripts and dashes made uniform, case kept.
+
+    ``inner`` replaces a hyphen inside a word (one character, so offsets are those of the default form): a mark
+    there tells ``IL-6`` from ``in 6``."""
     t = _SUPER_RUN.sub(lambda m: "^" + m.group(1).translate(_SUPER), text)
     t = "".join(ch for ch in unicodedata.normalize("NFKC", t.translate(_SUPER)) if unicodedata.category(ch) != "Cf"
                 or ch == "\u00ad")
@@ -125,7 +150,7 @@ def prepare(text: str) -> str:
     t = _NOT.sub(" not", _PERCENT.sub("%", t))
     t = _LINE_BREAK.sub("", _RANGE.sub(f" {_SIGN} ", t))
     t = _TRAILING_SIGN.sub(f" {_SIGN}", _MINUS.sub(f" {_SIGN} ", t))
-    t = _DASH.sub(" ", _INNER.sub(" ", t.replace("\u00ad", "")))
+    t = _DASH.sub(" ", _INNER.sub(inner, t.replace("\u00ad", "")))
     return _THOUSANDS.sub("", t).replace(_SIGN, "-")
 
 
@@ -166,6 +191,15 @@ def direction(key: str) -> bool:
     return key in DIRECTION or any(key.startswith(s) for s in DIRECTION_STEMS)
 
 
+def negating(key: str) -> bool:
+    """Whether a token key negates what it governs: a word of :data:`GAP_NEGATION`, or a negating prefix on a
+    result word (``nonsignificant``, ``unchanged``, ``ineffective``; not ``noninvasive``)."""
+    if key in GAP_NEGATION:
+        return True
+    m = _NEGATING_PREFIX.match(key)
+    return m is not None and m.group("stem") in NEGATED_STEMS
+
+
 def token_class(t: Token, vocabulary: frozenset[str] = frozenset()) -> str:
     """The class of a token (see module docstring), most meaning-bearing first."""
     k = t.key.lstrip("^")
@@ -181,6 +215,8 @@ def token_class(t: Token, vocabulary: frozenset[str] = frozenset()) -> str:
         return "direction"
     if k in HEDGE:
         return "hedge"
+    if k in CONTRAST:
+        return "contrast"
     if k in vocabulary or any(ch.isupper() for ch in t.raw[1:]) or (t.raw[:1].isupper() and len(t.raw) <= 5):
         return "entity"
     return "wording"

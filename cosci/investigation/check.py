@@ -19,6 +19,7 @@ from pathlib import Path
 
 from cosci.investigation.digest import UnsafeTree, file_digests
 from cosci.investigation.harness import Evaluation, Harness, stage_task_view
+from cosci.investigation.rubrics import parse_threshold
 from cosci.investigation.task import MAX_RUBRICS, PHASES, Task, TaskError, load_task
 from cosci.sandbox import Isolation
 
@@ -41,6 +42,7 @@ def contract(task: Task) -> list[str]:
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     if dupes:
         out.append(f"rubrics.yaml: duplicate rubric id(s) {', '.join(dupes)}")
+    out += rubric_contract(task)
     if not (task.initial / task.spec.entry).is_file():
         out.append(f"task.yaml: entry {task.spec.entry} is not a file in initial/")
     try:
@@ -50,6 +52,20 @@ def contract(task: Task) -> list[str]:
     if same_syntax(task.evaluator("search"), task.evaluator("final")):
         out.append("evaluate_search.py and evaluate_final.py are the same program (they must be independent)")
     out += data_contract(task)
+    return out
+
+
+def rubric_contract(task: Task) -> list[str]:
+    """Rubrics that could never pass on behaviour (design.md#gates): no metric threshold in the text and no
+    ``perturb`` (a ``source_contains`` pattern alone checks text), or a perturbed seed equal to the search seed
+    (its answer would be the same)."""
+    out = []
+    for r in task.rubric_list:
+        if r.perturb is None and parse_threshold(r.text) is None:
+            out.append(f"rubrics.yaml: {r.id} has no behaviour check (a metric threshold in its text, or perturb)"
+                       + ("; source_contains alone checks text" if r.source_contains else ""))
+        if r.perturb is not None and task.spec.search_seed in r.perturb.seeds:
+            out.append(f"rubrics.yaml: {r.id}: perturb.seeds holds the search seed {task.spec.search_seed}")
     return out
 
 
@@ -155,6 +171,19 @@ def _outcome(e: Evaluation) -> str:
     if not e.ok:
         return f"failed: {e.reason}"
     return f"correct={e.correct} metrics={json.dumps(e.metrics, sort_keys=True)}"
+
+
+def production(task: Task, harness: Harness, work: Path) -> str | None:
+    """The production check (docs/design.md#production-check): the initial program through the search workload
+    (one search-phase evaluation with the task's ``search_seed``, inside the task's timeouts and limits) before
+    any cycle is paid for. Returns why it fails (one line), or None when the initial program completes it with a
+    valid, correct result."""
+    base = harness.evaluate(task.initial, "search", task.spec.search_seed, work)
+    if not base.ok:
+        return f"the initial program fails its search workload: {base.reason}"
+    if not base.correct:
+        return "the initial program fails its search workload: evaluate_search.py says correct is false"
+    return None
 
 
 def check_task(path: Path, isolation: Isolation) -> list[str]:

@@ -21,8 +21,9 @@ from cosci.investigation.agents import execute, ideate
 from cosci.investigation.digest import file_digests
 from cosci.investigation.gates import gate_a, gate_b
 from cosci.investigation.harness import Evaluation, Harness
+from cosci.investigation.probes import Prober
 from cosci.investigation.rubrics import RubricStatus, adjudicate
-from cosci.investigation.task import Task
+from cosci.investigation.task import Rubric, Task
 from cosci.investigation.workspace import READ_CAP_BYTES, CycleWorkspace, read_regular
 from cosci.llm.budget.token_budget import TokenBudget
 from cosci.llm.errors import LLMError
@@ -100,10 +101,25 @@ def sources_of(program: Path) -> dict[str, str]:
             for rel in file_digests(program) if rel.endswith(SOURCE_SUFFIXES)}
 
 
-def rubric_statuses(task: Task, ids: list[str], program: Path, e: Evaluation) -> list[dict[str, Any]]:
+def rubric_statuses(task: Task, ids: list[str], program: Path, e: Evaluation,
+                    prober: Prober | None = None) -> list[dict[str, Any]]:
+    """The target rubrics' statuses on ``program``'s evaluation ``e``; ``prober`` makes the perturbed runs a
+    ``perturb`` rubric needs (without one, such a rubric cannot be verified and fails)."""
     sources = sources_of(program) if e.digest else {}
-    return [asdict(adjudicate(task.rubrics[r], evaluation_ok=e.ok, correct=e.correct, metrics=e.metrics,
-                              sources=sources)) for r in ids]
+    rubrics = [task.rubrics[r] for r in ids]
+    probes = prober.probes(program, rubrics, e) if prober is not None else None
+    return [asdict(adjudicate(r, evaluation_ok=e.ok, correct=e.correct, metrics=e.metrics, sources=sources,
+                              probes=probes)) for r in rubrics]
+
+
+def rubric_check(r: Rubric) -> str:
+    """What the harness checks for a rubric, in words for the ideation prompt."""
+    parts = []
+    if r.perturb is not None:
+        parts.append(f"run again with seed(s) {', '.join(map(str, r.perturb.seeds))}: a valid, different answer")
+    if r.source_contains:
+        parts.append("the code (not comments or strings) must match " + ", ".join(r.source_contains))
+    return "; ".join([*parts, "any metric threshold in its text"])
 
 
 def ideation_prompt(task: Task, inp: CycleInput, best: Path) -> str:
@@ -119,9 +135,7 @@ def ideation_prompt(task: Task, inp: CycleInput, best: Path) -> str:
                    for c in inp.conclusions]
     memory = [quote_untrusted(m["text"], f"memory-w{m['worker']}-c{m['cycle']}") for m in inp.memory]
     seeded = [quote_hypothesis(f"[{s['id']}] {s['text']}", s["id"]) for s in inp.seeded]
-    rubrics = [{"id": r.id, "text": r.text,
-                "check": "sources must match " + ", ".join(r.source_contains) if r.source_contains
-                else "metric threshold"} for r in task.rubric_list]
+    rubrics = [{"id": r.id, "text": r.text, "check": rubric_check(r)} for r in task.rubric_list]
     return render("investigation.idea", question=task.question, metric=spec.score.metric,
                   direction=spec.score.direction, rubrics=rubrics, worker=inp.worker, cycle=inp.cycle,
                   best={"score": inp.best_score, "files": list(file_digests(best)), "entry": spec.entry,
@@ -163,8 +177,10 @@ async def _contract(inp: CycleInput, task: Task, harness: Harness, gateway: Gate
     out.idea = idea.idea.model_dump()
     (folder / "idea.json").write_text(json.dumps(out.idea, indent=1), encoding="utf-8")
     spec = task.spec
+    prober = Prober(harness, folder / "probes")
     ws = CycleWorkspace(folder, base, harness.agent_view, harness, spec.evaluation_budget, spec.search_seed,
-                        lambda program, e: rubric_statuses(task, idea.idea.rubric_ids, program, e))  # type: ignore[union-attr]
+                        lambda program, e: rubric_statuses(task, idea.idea.rubric_ids, program, e,  # type: ignore[union-attr]
+                                                           prober))
     timeout = spec.timeouts.program_seconds + spec.timeouts.evaluator_seconds + 30.0
     attempt = await execute(gateway, routes["execution"], task, idea.idea, ws, list(file_digests(base)), tid, timeout,
                             inp.best_score)
@@ -177,7 +193,7 @@ async def _contract(inp: CycleInput, task: Task, harness: Harness, gateway: Gate
     program = ws.program(attempt.candidate)
     e = ws.evaluate(attempt.candidate, counted=False)
     out.candidate, out.candidate_dir, out.evaluation = attempt.candidate, str(program), e.to_dict()
-    out.rubrics = rubric_statuses(task, idea.idea.rubric_ids, program, e)
+    out.rubrics = rubric_statuses(task, idea.idea.rubric_ids, program, e, prober)
     statuses = [RubricStatus(r["rubric_id"], r["passed"], r["reason"]) for r in out.rubrics]
     a = gate_a(exit_code=e.exit_code, valid=e.valid, rubrics=statuses)
     out.gate_a, out.gate_a_reason = a.passed, a.reason

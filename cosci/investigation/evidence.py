@@ -7,7 +7,8 @@ initial program. Each gate-B change on the selected program's lineage gets one a
 with that change reverted (a three-way merge per file, ``git merge-file``: the change's "after" as base, its
 "before" as the other side); a change a later one overlaps cannot be reverted alone and is reported so. Evidence
 programs run over seeds with the *final* evaluator; :func:`summary` gives a mean and a t interval, :func:`gain`
-a paired (same seeds) difference with its t interval, signed so that positive is better.
+a paired (same seeds) difference with its t interval, signed so that positive is better; :func:`outcome` turns the
+gains of the attempts that tested a seeded hypothesis into its verdict, both ways from the same replicated evidence.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import difflib
 import math
 import shutil
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -130,7 +132,8 @@ def ablations(selected: Path, changes: list[dict[str, Any]], folder: Path) -> li
 @dataclass
 class Interval:
     """A mean (or mean difference) with its two-sided t interval at ``level``; ``n`` values. ``low``/``high`` are
-    None for a single value (no interval)."""
+    None for a single value (no interval). ``baseline``: for a gain, the mean score of the program without the
+    change over the same seeds (the task's metric; None for a plain mean)."""
 
     mean: float
     low: float | None
@@ -138,6 +141,7 @@ class Interval:
     n: int
     level: float
     values: list[float] = field(default_factory=list)
+    baseline: float | None = None
 
     def excludes_zero(self) -> bool:
         return self.low is not None and self.high is not None and (self.low > 0 or self.high < 0)
@@ -161,23 +165,38 @@ def gain(with_change: dict[int, float], without: dict[int, float], direction: st
     if not seeds:
         return None
     sign = 1.0 if direction == "maximize" else -1.0
-    return summary([sign * (with_change[s] - without[s]) for s in seeds], level)
+    out = summary([sign * (with_change[s] - without[s]) for s in seeds], level)
+    out.baseline = sum(without[s] for s in seeds) / len(seeds)
+    return out
 
 
-def outcome(tried: list[dict[str, Any]], gains: dict[str, Interval | None]) -> str:
-    """A seeded hypothesis's outcome from the ideas that tested it (design.md#evidence): ``supported`` if one passed
-    gate B with a final-evaluator gain whose interval lies above 0; ``refuted`` if the idea was really put to the
-    test and lost: a correct program implementing it (gate A passed) that did not beat the best (gate B failed), or
-    a gain interval below 0; else ``inconclusive`` (never tried, never implemented correctly, or a gain interval
-    that includes 0). A program that failed gate A says nothing about the hypothesis. ``gains``: by
-    ``"w<K>c<N>"``; ``tried`` rows have ``worker``, ``cycle``, ``gate_a``, ``gate_b``."""
-    tested = False
-    for r in tried:
-        g = gains.get(f"w{r['worker']}c{r['cycle']}")
-        if r["gate_b"] and g is not None and g.excludes_zero():
-            if g.mean > 0:
-                return "supported"
-            tested = True
-        elif r.get("gate_a") and not r["gate_b"]:
-            tested = True
-    return "refuted" if tested else "inconclusive"
+def refutes(g: Interval, margin: float) -> bool:
+    """Whether a paired gain ``g`` refutes its idea (design.md#evidence): an interval (2 seeds at least), a mean at
+    or below 0 and an upper bound under the practical-equivalence margin, ``margin`` (a fraction) times
+    ``|g.baseline|`` in the task's metric: the evidence seeds rule out any gain worth acting on. With a baseline
+    of 0 the margin is 0 and only an upper bound below 0 (measured worse) refutes."""
+    if g.low is None or g.high is None or g.mean > 0:
+        return False
+    return g.high < margin * abs(g.baseline or 0.0)
+
+
+def outcome(tried: list[dict[str, Any]], gains: Mapping[str, Interval | None], margin: float) -> str:
+    """A seeded hypothesis's outcome from the attempts that tested it (design.md#evidence), each way from the same
+    evidence: the paired final-evaluator gain (over the evidence seeds) of an attempt whose program passed gate A
+    (the idea implemented, by its rubrics) over the program it started from.
+
+    ``supported``: one such gain has an interval above 0. ``refuted``: at least one was measured and every one
+    measured :func:`refutes` the idea (``margin``: ``evidence.equivalence_margin``, a fraction of the baseline's
+    mean). Otherwise ``inconclusive``: never tried, never implemented correctly, not measured (one seed, or none
+    correct), an interval that includes a practically relevant gain, or attempts that disagree (an improving
+    attempt followed by a retry that did not improve is not a refutation). A gate-B miss alone (one search run that
+    did not beat the worker's best) decides nothing. ``gains``: by ``"w<K>c<N>"``; ``tried`` rows have
+    ``worker``, ``cycle``, ``gate_a``.
+    """
+    measured = [g for r in tried if r.get("gate_a")
+                and (g := gains.get(f"w{r['worker']}c{r['cycle']}")) is not None and g.low is not None]
+    if any(g.low is not None and g.low > 0 for g in measured):
+        return "supported"
+    if measured and all(refutes(g, margin) for g in measured):
+        return "refuted"
+    return "inconclusive"

@@ -10,6 +10,7 @@ runs.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import shutil
@@ -42,6 +43,9 @@ class Evaluation:
     digest: str = ""
     seconds: float = 0.0
     limit: str | None = None
+    answer_digest: str = ""
+    """sha256 of the program's answer (its JSON object, keys sorted); "" when it printed none. Two runs gave the
+    same answer when their digests are equal (the perturbation probe of design.md#gates)."""
 
     @property
     def ok(self) -> bool:
@@ -68,6 +72,11 @@ def last_json(text: str) -> dict[str, Any] | None:
         if line:
             return None
     return None
+
+
+def answer_digest(answer: dict[str, Any]) -> str:
+    """sha256 (hex) of an answer as canonical JSON (keys sorted, no spaces)."""
+    return hashlib.sha256(json.dumps(answer, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 def stage_task_view(task: Task, dest: Path, extra: tuple[str, ...] = ()) -> Path:
@@ -97,6 +106,11 @@ def _matches(pattern: str, rel: str) -> bool:
     return rel.startswith(head) and rel.endswith(tail) and rel[len(head):len(rel) - len(tail)].isdigit()
 
 
+AGENT_HIDDEN = ("evaluate_final.py", "make_data.py", "drafting")
+"""Left out of what the execution agent may read: the final evaluator, the data generator (it holds how the
+answers are drawn) and a drafted task's log (docs/design.md#draft)."""
+
+
 class Harness:
     """Evaluates programs of one task with one isolation; ``views`` is a folder for staged task views."""
 
@@ -106,7 +120,7 @@ class Harness:
         self.agent_view = views / "agent_task"  # what the execution agent may read: no data, no final evaluator
         if not self.agent_view.exists():
             stage_task_view(task, self.view_dir)
-            shutil.copytree(self.view_dir, self.agent_view, ignore=shutil.ignore_patterns("evaluate_final.py"))
+            shutil.copytree(self.view_dir, self.agent_view, ignore=shutil.ignore_patterns(*AGENT_HIDDEN))
 
     def limits(self, seconds: float) -> Limits:
         lim = self.task.spec.limits
@@ -143,6 +157,7 @@ class Harness:
         judged = self._evaluator(phase, seed, work, data, evaluator_view or self.view_dir)
         out = parse_evaluator(judged, self.task.spec.score.metric, phase, seed)
         out.digest, out.seconds = digest, ran.wall_seconds + judged.wall_seconds
+        out.answer_digest = answer_digest(answer)
         return out
 
     def _program(self, program: Path, inputs: dict[str, Path], seed: int, work: Path) -> SandboxResult:

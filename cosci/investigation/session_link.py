@@ -1,10 +1,12 @@
 """``--from-session``: a co-scientist session's hypotheses in, each one's outcome back (docs/design.md#evidence).
 
 :func:`seeded_hypotheses` takes the top hypotheses of the session's current standing; ideation judges which the task
-can test (an idea bundle names the one it tests). :func:`write_outcome` is the one place an outcome goes back: until the
-session has researcher-in-the-loop experimental results, it is an **observation review** on the hypothesis
-(verdict ``missing_piece`` for supported, ``disproved`` for refuted, ``neutral`` for inconclusive: the latest
-review is what the tournament's judges and the overview read), plus an ``investigation_result`` event.
+can test (an idea bundle names the one it tests). :func:`write_outcome` is the one place an outcome goes back: every
+outcome is an ``investigation_result`` event; a ``supported`` or ``refuted`` one (replicated evidence,
+:func:`cosci.investigation.evidence.outcome`) is also an **observation review** on the hypothesis (verdict
+``missing_piece`` for supported, ``disproved`` for refuted: the latest review is what the tournament's judges, the
+overview and a project's demoted directions read). An ``inconclusive`` outcome observed nothing either way, so it
+writes no review (design.md#evidence).
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from cosci.records import Observation, RecordReview
 from cosci.session.folder import SessionFolder
 from cosci.store.standing import standing
 
-VERDICTS = {"supported": "missing_piece", "refuted": "disproved", "inconclusive": "neutral"}
-EXPLAINED = {"supported": "yes", "refuted": "no", "inconclusive": "partly"}
+VERDICTS = {"supported": "missing_piece", "refuted": "disproved"}
+"""The review each written-back outcome becomes; an outcome not in it (``inconclusive``) writes no review."""
+EXPLAINED = {"supported": "yes", "refuted": "no"}
 
 
 def seeded_hypotheses(data_dir: Path, session_id: str, top: int) -> list[dict[str, str]]:
@@ -34,11 +37,12 @@ def seeded_hypotheses(data_dir: Path, session_id: str, top: int) -> list[dict[st
 
 
 def write_outcome(data_dir: Path, session_id: str, run_id: str, hypothesis_id: str, outcome: str,
-                  detail: str, tested: bool = True) -> str | None:
-    """Write one seeded hypothesis's outcome back to its session: always an ``investigation_result`` event, and
-    an observation review when an idea tested it (``tested``; one no idea tested was not observed, so it gets no
-    review: design.md#evidence). Returns the review id (idempotent per run), None without one."""
-    if not tested:
+                  detail: str) -> str | None:
+    """Write one seeded hypothesis's outcome back to its session: always an ``investigation_result`` event, and an
+    observation review only for ``supported`` or ``refuted`` (:data:`VERDICTS`; an inconclusive outcome, whether
+    no idea tested the hypothesis or the evidence did not decide, observed nothing: design.md#evidence). Returns
+    the review id (idempotent per run), None without one."""
+    if outcome not in VERDICTS:
         with SessionFolder.existing(data_dir, session_id).store() as store:
             store.logs.event("investigation_result", {"run_id": run_id, "hypothesis_id": hypothesis_id,
                                                       "outcome": outcome, "review_id": None,

@@ -1,10 +1,10 @@
 """The task format of an investigation (docs/design.md#task-format).
 
 A task folder holds ``task.md`` (the question), ``initial/`` (the starting program), ``evaluate_search.py`` and
-``evaluate_final.py``, ``rubrics.yaml`` (the rubric catalogue: ``id``, ``text``, optional ``source_contains``) and
-``task.yaml`` (:class:`TaskSpec`). The program is run as ``python <entry> --seed S`` with its phase's ``inputs``
-under ``/data`` and prints its answer as a JSON object on its last line; an evaluator is run as ``python
-evaluate_<phase>.py ANSWER.json --seed S --data /data`` with the phase's ``inputs`` and ``answers`` and prints
+``evaluate_final.py``, ``rubrics.yaml`` (the rubric catalogue: ``id``, ``text``, optional ``source_contains`` and
+``perturb``) and ``task.yaml`` (:class:`TaskSpec`). The program is run as ``python <entry> --seed S`` with its
+phase's ``inputs`` under ``/data`` and prints its answer as a JSON object on its last line; an evaluator is run as
+``python evaluate_<phase>.py ANSWER.json --seed S --data /data`` with the phase's ``inputs`` and ``answers`` and prints
 ``{"metrics": {...}, "correct": true|false}`` on its last line. Evaluators never execute candidate code.
 """
 
@@ -81,14 +81,35 @@ class TaskSpec(_Strict):
     data: DataSpec = Field(default_factory=DataSpec)
 
 
+class Perturbation(_Strict):
+    """A rubric's behaviour probe (design.md#gates): the candidate is run again, in the sandbox, on the search
+    phase with each of ``seeds`` and judged by the search evaluator; every answer must be valid, correct and
+    different from the answer at the search seed."""
+
+    seeds: list[int] = Field(min_length=1, max_length=4, description="Seeds of the perturbed runs (not the "
+                             "search seed; 1-4 of them: each costs one program and one evaluator run).")
+
+    @field_validator("seeds")
+    @classmethod
+    def _seeds(cls, v: list[int]) -> list[int]:
+        if any(s < 0 for s in v) or len(set(v)) != len(v):
+            raise ValueError("perturb.seeds must be distinct seeds >= 0")
+        return v
+
+
 class Rubric(_Strict):
-    """One rubric of ``rubrics.yaml``; adjudicated by :func:`cosci.investigation.rubrics.adjudicate`."""
+    """One rubric of ``rubrics.yaml``; adjudicated by :func:`cosci.investigation.rubrics.adjudicate`. It needs a
+    behaviour check (a metric threshold in ``text``, or ``perturb``); ``source_contains`` only adds a condition on
+    the code."""
 
     id: str = Field(description="Identifier an idea bundle targets.")
     text: str = Field(min_length=1, description="The criterion; a metric-comparator-threshold triple in it is "
                       "checked against the evaluator's metrics.")
     source_contains: list[str] = Field(default_factory=list, description="Regular expressions the candidate's "
-                                       "sources must all match (instead of a metric threshold).")
+                                       "Python code (comments and string literals removed) must all match, in "
+                                       "addition to a behaviour check (never instead of one).")
+    perturb: Perturbation | None = Field(default=None, description="Run the candidate with other seeds: a valid, "
+                                         "correct and different answer each time (a behaviour check).")
 
     @field_validator("id")
     @classmethod
@@ -166,7 +187,7 @@ def load_task(path: Path) -> Task:
     if raw is None:
         raw = []
     if not isinstance(raw, list):
-        raise TaskError("rubrics.yaml: must be a list of rubrics (id, text, optional source_contains)")
+        raise TaskError("rubrics.yaml: must be a list of rubrics (id, text, optional source_contains, perturb)")
     try:
         rubrics = [Rubric.model_validate(r) for r in raw]
     except ValidationError as exc:

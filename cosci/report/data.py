@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cosci.config.schema import CosciConfig
-from cosci.domain import Hypothesis
+from cosci.domain import UNGROUNDED, Hypothesis
 from cosci.grounding.evidence import session_counts
-from cosci.grounding.report import claims_document, claims_line
+from cosci.grounding.report import audit_words, claims_document, claims_line
 from cosci.report.standing import OUT_OF_RANKING, later_inputs, standing
 from cosci.store import SessionStore
 from cosci.tracking.artifacts import elo_trajectories, leaderboard_frame
@@ -109,6 +109,12 @@ class ReportData:
         return claims_line(self.claims) if self.claims else ""
 
     @property
+    def audit_words(self) -> str:
+        """The blind audit in one phrase (:func:`cosci.grounding.report.audit_words`: ``not audited: no
+        independent model ...`` carries no score; "" before the overview)."""
+        return audit_words(self.claims) if self.claims else ""
+
+    @property
     def spent_usd(self) -> float:
         return sum(s["usd"] for s in self.spend.values())
 
@@ -157,7 +163,7 @@ def _leaderboard_rows(store: SessionStore) -> tuple[list[dict[str, Any]], bool]:
     for row in frame.to_dicts():
         review = latest.get(row["id"])
         row["verdict"] = review["verdict"] if review else None
-        row["grounding"] = row.get("grounding") or "ungrounded"
+        row["grounding"] = row.get("grounding") or UNGROUNDED
         row["scores"] = review["scores"] if review else {}
         rows.append(row)
     return rows, has_bt

@@ -22,7 +22,6 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from cosci.domain import BT_INTERVAL, BT_INTERVAL_LABEL
-from cosci.grounding.report import NO_CLAIMS
 from cosci.report.data import SCORE_KEYS, ReportData, collect
 from cosci.report.figures import FigureUnavailable, bt_svg, elo_svg, lineage_svg
 from cosci.report.standing import bt_score_text, interval_text
@@ -94,7 +93,7 @@ def render_html(data: ReportData, elo_initial: float = 1200.0) -> str:
     script_hash = "sha256-" + base64.b64encode(hashlib.sha256(js.encode()).digest()).decode()
     return _environment().get_template("report.html.j2").render(
         d=data, overview=overview, score_keys=SCORE_KEYS, css=_asset("report.css"), js=js,
-        script_hash=script_hash, no_claims=NO_CLAIMS, **figures(data, elo_initial))
+        script_hash=script_hash, **figures(data, elo_initial))
 
 
 def write_report(store: SessionStore, folder: Path, elo_initial: float = 1200.0, out: Path | None = None,

@@ -40,22 +40,25 @@ def leaderboard_lines(store: SessionStore) -> list[str]:
 
 @dataclass(frozen=True)
 class LaterInputs:
-    """The researcher's ratings and results stored after the overview was written (``written_at``, Unix s)."""
+    """The researcher's ratings and results stored after the overview was written (``written_at``, Unix s), and
+    the earlier ones withdrawn since (``withdrawals``: the overview counted them, the standing no longer does)."""
 
     written_at: float
     ratings: int
     results: int
+    withdrawals: int = 0
 
     @property
     def count(self) -> int:
-        """Ratings and results together."""
-        return self.ratings + self.results
+        """Ratings, results and withdrawals together."""
+        return self.ratings + self.results + self.withdrawals
 
     def note(self, where: str = 'under "Current leaderboard" below') -> str:
         """The one-paragraph warning above a stale overview; ``where``: where the current leaderboard is shown
         (the text report's heading by default; the page names its own section)."""
         when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(self.written_at))
-        parts = [counted(n, word) for n, word in ((self.results, "result"), (self.ratings, "rating")) if n]
+        parts = [counted(n, word) for n, word in ((self.results, "result"), (self.ratings, "rating"),
+                                                  (self.withdrawals, "withdrawal")) if n]
         return (f"Note: this overview was written on {when}, before {counted(self.count, 'researcher input')} "
                 f"that came later ({', '.join(parts)}). Its rankings, scores and directions are as they stood "
                 f"then; the current leaderboard, refitted with those inputs, is {where}.")
@@ -74,4 +77,7 @@ def later_inputs(store: SessionStore) -> LaterInputs | None:
         return None
     ratings = sum(r.created_at > written for r in store.researcher.ratings())
     results = sum(o.created_at > written for o in store.researcher.observations())
-    return LaterInputs(written, ratings, results) if ratings or results else None
+    withdrawn = [(r.created_at, r.withdrawn_at) for r in store.researcher.ratings(withdrawn=True)]
+    withdrawn += [(o.created_at, o.withdrawn_at) for o in store.researcher.observations(withdrawn=True)]
+    withdrawals = sum(at is not None and made <= written < at for made, at in withdrawn)
+    return LaterInputs(written, ratings, results, withdrawals) if ratings or results or withdrawals else None

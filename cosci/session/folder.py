@@ -203,9 +203,9 @@ class SessionFolder:
             db.close()
             return SessionStore.open(path, self.session_id)
 
-    def frozen_config(self, overrides: Sequence[str] = ()) -> CosciConfig:
+    def frozen_config(self, overrides: Sequence[str] = (), *, lifecycle: bool = False) -> CosciConfig:
         """The session's frozen config with ``key=value`` overrides, in this data folder
-        (:func:`cosci.config.frozen.frozen_config`).
+        (:func:`cosci.config.frozen.frozen_config`); ``lifecycle``: refuse a retired model (a resume).
 
         Raises:
             SessionNotFound: no store. ConfigError: a bad override or an invalid merged config.
@@ -214,7 +214,7 @@ class SessionFolder:
 
         with self.store() as store:
             snapshot = store.sessions.get().config_snapshot
-        return frozen_config(snapshot, self.data_dir, overrides)
+        return frozen_config(snapshot, self.data_dir, overrides, lifecycle=lifecycle)
 
     # --- the lock (one session, one process) -------------------------------------------------------------
     def lock(self) -> None:

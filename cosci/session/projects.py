@@ -1,5 +1,5 @@
-"""``cosci project list`` and ``cosci project show NAME``: a project's sessions, best hypotheses, rejected
-directions and experimental results, read from its store (design.md#projects)."""
+"""``cosci project list`` and ``cosci project show NAME``: a project's sessions, best hypotheses, rejected and
+demoted directions and experimental results, read from its store (design.md#projects)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,9 @@ def project_lines(data_dir: Path, name: str | None) -> list[str]:
             p = ProjectStore.open(data_dir, n)
             try:
                 counts = ((len(p.sessions()), "session", None), (len(p.hypotheses()), "hypothesis", "hypotheses"),
-                          (len(p.rejected()), "rejected direction", None), (len(p.observations()), "result", None))
+                          (len(p.rejected()), "rejected direction", None), (len(p.demoted()), "demoted direction",
+                                                                             None),
+                          (len(p.observations()), "result", None))
                 rows.append([n, *(f"{k} {plural(k, word, many)}" for k, word, many in counts)])
             finally:
                 p.close()
@@ -60,6 +62,9 @@ def _shown(data_dir: Path, name: str, p: ProjectStore) -> list[str]:
     out += ["", "rejected directions:"]
     out += columns([[f"[{d.hypothesis_id}]", d.session_id, d.reason, one_line(d.title, 60)]
                     for d in p.rejected()], indent="  ") or ["  none"]
+    out += ["", "demoted directions (latest review disproved or already explained; not rejected):"]
+    out += columns([[f"[{d.hypothesis_id}]", d.session_id, d.reason, one_line(d.title, 60)]
+                    for d in p.demoted()], indent="  ") or ["  none"]
     out += ["", "experimental results:"]
     out += columns([[f"[{o['hypothesis_id']}]", o["session_id"], o["outcome"], _measures(o["measures"])]
                     for o in p.observations()], indent="  ") or ["  none"]

@@ -5,7 +5,8 @@
 Every input is checked before anything is written (an unknown id, a session of another project, a malformed
 measure, an unreadable file: one :class:`~cosci.errors.CosciError` line, exit 2); the ``--why`` and ``--notes``
 texts (and a measure's text value) are screened as feedback text is (:func:`screen`, a refusal exits 3 and stores
-nothing).
+nothing). A quarantined hypothesis takes no rating or result until ``cosci release`` releases it (one line, exit
+2: its text stays in the session folder, design.md#safety); a withdrawal is :mod:`cosci.session.withdrawal`.
 """
 
 from __future__ import annotations
@@ -34,8 +35,11 @@ Screen = Callable[[SessionFolder, SessionStore, str], None]
 Warn = Callable[[str], None]
 """Says one warning line (a contradiction that is still recorded); :func:`say_warning` on stderr by default."""
 
-OUT_OF_TOURNAMENT = ("rejected", "retired", "quarantined")
-"""States whose hypothesis plays no more matches: a rating of one is recorded with a warning (design.md#states)."""
+MOVES = {"refuted": "rejected", "supported": "pinned"}
+"""The state a result of each outcome moves its hypothesis to (:func:`_move`; design.md#experimental-results)."""
+OUT_OF_TOURNAMENT = ("rejected", "retired")
+"""States whose hypothesis plays no more matches: a rating of one is recorded with a warning (design.md#states; a
+quarantined one is refused, :func:`check_released`)."""
 
 
 def say_warning(line: str) -> None:
@@ -50,12 +54,31 @@ def say_warning(line: str) -> None:
 def _hypothesis(store: SessionStore, hid: str, sid: str, folder: SessionFolder | None = None) -> None:
     if missing := hypothesis_missing(store, hid, sid, folder):
         raise CosciError(missing)
+    check_released(store, hid, sid)
+
+
+def check_released(store: SessionStore, hid: str, sid: str) -> None:
+    """Raises CosciError when ``hid`` is quarantined by safety screening: it takes no rating, result or rejection
+    until ``cosci release`` releases it, so a refuted result cannot bypass the release and its text never reaches a
+    prompt or the project as a rejected direction (design.md#safety, design.md#states)."""
+    h = store.hypotheses.get(hid)
+    if h is not None and h.state == "quarantined":
+        raise CosciError(f"{hid} is quarantined by safety screening; it takes no rating, result or rejection until "
+                         f"`cosci release {sid} {hid} --why ...` releases it; nothing was recorded")
+
+
+def refresh(folder: SessionFolder, store: SessionStore, warn: Warn, enters_fit: bool = True) -> None:
+    """After a rating, a result or a withdrawal: the BT fit refitted (:func:`_refit`), the project synced and the
+    report page rewritten (:func:`_rewrite_page`), so the standing and the report move with the input."""
+    _refit(folder, store, enters_fit)
+    _sync(folder, store)
+    _rewrite_page(folder, store, warn)
 
 
 def _refit(folder: SessionFolder, store: SessionStore, enters_fit: bool = True) -> None:
     """A session no process runs gets its BT fit refitted now (a running one refits after its next round), unless
     the input does not enter the fit (``enters_fit`` False: a score, a preference naming a hypothesis out of the
-    tournament), which leaves the stored fit as it is (design.md#researcher-ratings)."""
+    tournament, a withdrawal of either), which leaves the stored fit as it is (design.md#researcher-ratings)."""
     if not enters_fit or folder.is_running():
         return
     from cosci.agents.ranking import refit_bt
@@ -106,13 +129,14 @@ def rate(folder: SessionFolder, ids: Sequence[str], prefer: str | None, score: s
          screen: Screen, project: str | None = None, warn: Warn = say_warning) -> str:
     """Store one rating and refit; returns the line to print. ``project``: the project named on the command line
     (the session must be one of its own); the rating reaches the project's store with the session's sync. A rating
-    of a hypothesis out of the tournament (rejected, retired, quarantined) is still recorded, and ``warn`` says its
-    state once (a preference then stays out of the Bradley–Terry fit, which holds tournament players only); so is a
-    preference reversing an earlier one of the same pair, with a warning naming it (:func:`_reversal`).
+    of a hypothesis out of the tournament (rejected, retired) is still recorded, and ``warn`` says its state once
+    (a preference then stays out of the Bradley–Terry fit, which holds tournament players only); so is a
+    preference reversing an earlier one of the same pair, with a warning naming it (:func:`_reversal`). A later
+    preference of a pair replaces the earlier in the fit (both are kept: :meth:`Researcher.current_preferences`).
 
     Raises:
-        CosciError: not one of (two ids + ``prefer``) or (one id + ``score`` 1-5), an unknown id, a refused session,
-            a session of another project.
+        CosciError: not one of (two ids + ``prefer``) or (one id + ``score`` 1-5), an unknown id, a quarantined
+            hypothesis (:func:`check_released`), a refused session, a session of another project.
     """
     sid = folder.session_id
     _rating_args(ids, prefer, score)
@@ -133,9 +157,7 @@ def rate(folder: SessionFolder, ids: Sequence[str], prefer: str | None, score: s
         else:
             rid = store.researcher.rate_one(ids[0], int(score or 0), why.strip())
         store.logs.event("researcher_rating", {"id": rid, "ids": list(ids), "prefer": prefer, "score": score})
-        _refit(folder, store, enters_fit=len(ids) == 2 and not out)  # a preference of two players
-        _sync(folder, store)
-        _rewrite_page(folder, store, warn)
+        refresh(folder, store, warn, enters_fit=len(ids) == 2 and not out)  # a preference of two players
     if reversal:
         warn(reversal)
     if out:  # recorded all the same: the researcher's judgement is data (design.md#researcher-ratings)
@@ -154,8 +176,8 @@ def rate(folder: SessionFolder, ids: Sequence[str], prefer: str | None, score: s
 
 def _reversal(store: SessionStore, ids: Sequence[str], prefer: str | None) -> str | None:
     """The warning a preference gets when it reverses the researcher's latest strict preference of the same pair
-    (in either order; None when there is none, it agrees, or either is a tie): both are kept, and both enter the
-    Bradley–Terry fit, where they cancel (design.md#researcher-ratings)."""
+    (in either order; None when there is none, it agrees, or either is a tie): both are kept, and the later one
+    replaces the earlier in the Bradley–Terry fit (design.md#researcher-ratings)."""
     if prefer not in ("a", "b"):
         return None
     winner, loser = (ids[0], ids[1]) if prefer == "a" else (ids[1], ids[0])
@@ -168,7 +190,7 @@ def _reversal(store: SessionStore, ids: Sequence[str], prefer: str | None) -> st
     if before == winner:
         return None
     return (f"preferring {winner} over {loser} reverses your earlier rating {last.id} ({loser} preferred); both "
-            "are recorded")
+            "are recorded and the Bradley–Terry fit takes this one")
 
 
 def resolve_target(data_dir: Path, target: str, hids: str | Sequence[str], *, project_only: bool = False
@@ -216,10 +238,12 @@ def record_result(folder: SessionFolder, hid: str, outcome: str, measures: Seque
     ``cosci resume`` otherwise; a done session's reach its project's next session). An empty ``file`` is refused.
     Returns the line to print. A result that contradicts the hypothesis's state (a supported result on a rejected
     hypothesis) or an earlier result (refuted after supported, or the reverse) is recorded all the same (the lab's
-    result is data) and ``warn`` says the state once; a rejected hypothesis stays rejected (:func:`_move`).
+    result is data) and ``warn`` says the state once; a rejected hypothesis stays rejected (:func:`_move`). The
+    result keeps the state it moved its hypothesis from, which ``cosci result --withdraw`` restores.
 
     Raises:
-        CosciError: a bad outcome or measure, an unreadable file, an unknown id, a session of another project.
+        CosciError: a bad outcome or measure, an unreadable file, an unknown id, a quarantined hypothesis
+            (:func:`check_released`), a session of another project.
     """
     sid = folder.session_id
     if outcome not in OUTCOMES:
@@ -239,17 +263,18 @@ def record_result(folder: SessionFolder, hid: str, outcome: str, measures: Seque
         said = "\n".join([notes.strip(), *(f"{k} = {v}" for k, v in values.items() if isinstance(v, str))])
         if said.strip():  # the notes and any text measure: both reach later prompts quoted
             screen(folder, store, said.strip())
-        oid = store.researcher.add_observation(hid, outcome, values, notes.strip(), path, sha)  # type: ignore[arg-type]
+        before = store.hypotheses.get(hid).state  # type: ignore[union-attr]
         state = _move(store, hid, outcome)  # type: ignore[arg-type]
-        store.logs.event("experimental_result", {"id": oid, "hypothesis": hid, "outcome": outcome, "state": state})
+        oid = store.researcher.add_observation(hid, outcome, values, notes.strip(), path, sha,  # type: ignore[arg-type]
+                                               moved_from=before if state != before else None)
+        store.logs.event("experimental_result", {"id": oid, "hypothesis": hid, "outcome": outcome, "state": state,
+                                                 "moved_from": before if state != before else None})
         queued = 0
         if status not in ("done",):
             from cosci.supervisor.rules import Scheduler
 
             queued = Scheduler(config, store).result_reviews()
-        _refit(folder, store)
-        _sync(folder, store)
-        _rewrite_page(folder, store, warn)
+        refresh(folder, store, warn)
     if contradiction:
         warn(contradiction)
     reviews = _reviews_line(folder, config.session.project, status, queued)
@@ -288,14 +313,13 @@ def _contradiction(store: SessionStore, hid: str, outcome: str) -> str | None:
 
 
 def _move(store: SessionStore, hid: str, outcome: Outcome) -> str:
-    """refuted -> rejected (out of the tournament, a rejected direction); supported -> pinned; returns the state."""
+    """refuted -> rejected (out of the tournament, a rejected direction; a retired one too: the result is about the
+    idea); supported -> pinned; returns the state."""
     h = store.hypotheses.get(hid)
     assert h is not None
-    target = {"refuted": "rejected", "supported": "pinned"}.get(outcome)
+    target = MOVES.get(outcome)
     if target == "pinned" and h.state != "in_tournament":
         return h.state  # only a tournament player is pinned; the result is still recorded
-    if target == "rejected" and h.state == "retired":
-        return h.state
     if target:
         store.hypotheses.set_state(hid, target)  # type: ignore[arg-type]
     return target or h.state

@@ -71,6 +71,8 @@ def status_report(folder: SessionFolder, store: SessionStore) -> list[str]:
     for model, (n, speed, first) in store.logs.call_speeds().items():  # measured, beside the configured speeds
         out.append(f"speed        {model}: {speed:.0f} tokens/s median over {n} {plural(n, 'call')}"
                    + (f", first token after {first:.1f} s (streamed)" if first is not None else ""))
+    for step, n in store.logs.degradations():  # a model was unavailable: its calls went down the chain
+        out.append(f"degraded     {step} ({n} {plural(n, 'call')})")
     out.append(f"active time  {row.elapsed_seconds:.0f} s of {row.wall_clock_seconds:.0f} s")
     out += status_lines(store)  # evidence verified / misquoted / unseen, the overview's claims and audit
     if row.mlflow_run_id:
@@ -80,15 +82,18 @@ def status_report(folder: SessionFolder, store: SessionStore) -> list[str]:
 
 def researcher_line(store: SessionStore) -> str:
     """The researcher's ratings (preferences and scores) and experimental results by outcome, ``cosci rate`` /
-    ``cosci result`` (design.md#researcher-ratings, design.md#experimental-results)."""
+    ``cosci result``, and how many were withdrawn (design.md#researcher-ratings, design.md#experimental-results)."""
     from cosci.store.researcher import OUTCOMES
 
     ratings, results = store.researcher.ratings(), store.researcher.observations()
     kinds = {k: sum(r.kind == k for r in ratings) for k in ("preference", "score")}
     outcomes = ", ".join(f"{o} {n}" for o in OUTCOMES if (n := sum(r.outcome == o for r in results)))
+    withdrawn = (len(store.researcher.ratings(withdrawn=True)) - len(ratings)
+                 + len(store.researcher.observations(withdrawn=True)) - len(results))
     return (f"{counted(len(ratings), 'rating')} ({counted(kinds['preference'], 'preference')}, "
             f"{counted(kinds['score'], 'score')}), {counted(len(results), 'experimental result')}"
-            + (f" ({outcomes})" if outcomes else ""))
+            + (f" ({outcomes})" if outcomes else "") + (f"; {withdrawn} withdrawn, kept in the record"
+                                                        if withdrawn else ""))
 
 
 def hypotheses_line(store: SessionStore) -> str:
@@ -158,6 +163,9 @@ def report_lines(store: SessionStore) -> list[str]:
         out.append(f"\n{heading}{' (now, with the inputs after the overview)' if in_overview else ''}\n")
         out.append("\n".join(f"- {line}" for line in said))
         out.append(f"- {agreement_line(agreement(store, prior_sd))}")
+    if steps := store.logs.degradations():  # the models that answered instead of the configured ones
+        out.append("\n# Models stepped down (design.md#routing)\n")
+        out.append("\n".join(f"- {step}: {n} {plural(n, 'call')}" for step, n in steps))
     lines = safety_lines(store)
     for word, heading in (("quarantined", "Quarantined by safety screening (not in the tournament or the overview)"),
                           ("flagged", "Flagged by safety screening (kept)")):

@@ -80,6 +80,9 @@ class SessionSummary:
     outstanding_batches: int = 0
     batches: BatchSpend | None = None
     """Ranking's spend through provider batches and what the batch price saved (None: no match was batched)."""
+    audit: str = ""
+    """The overview's audit in one phrase (:func:`cosci.grounding.report.audit_words`; empty before the overview):
+    how the summary says "not audited: no independent model" when there is no score."""
     overview_withheld: str = ""
     """The verdict line of the screening that withheld the final overview (empty: not withheld; design.md#safety),
     read from the record's overview verdict, as ``cosci status`` reads it."""
@@ -107,10 +110,11 @@ class SessionSummary:
                        f" verified, {g.get('evidence_misquoted', 0):.0f} misquoted, "
                        f"{g.get('evidence_unseen', 0):.0f} unseen")
         if "claims_total" in g:
-            from cosci.grounding.report import NO_CLAIMS, claims_line
+            from cosci.grounding.report import NO_CLAIMS, NOT_AUDITED, claims_line
 
             audit = f"; {NO_CLAIMS}" if not g["claims_total"] else f"; audit score {g['audit_score']:.2f}" \
-                if "audit_score" in g else "; audit unchecked"
+                if "audit_score" in g else f"; {NOT_AUDITED}" if self.audit.startswith(NOT_AUDITED) \
+                else "; audit unchecked"
             out.append(f"claims    {claims_line(g)}{audit}"
                        + (f", agreement {g['audit_agreement']:.0%}" if "audit_agreement" in g else ""))
         if self.stop_reason == "interrupted":
@@ -136,7 +140,7 @@ def outstanding_line(usd: float, matches: int, batches: int, session_id: str, la
 
 def summarise(rt: SessionRuntime, reason: Any, overview: Path, run_id: str | None,
               stop_detail: str = "") -> SessionSummary:
-    from cosci.grounding.report import grounding_metrics
+    from cosci.grounding.report import audit_words, checked_overview, grounding_metrics
     from cosci.stats import collect
     from cosci.tournament.judge_stats import session_judge_stats
     from cosci.tracking import tracking_uri
@@ -151,6 +155,7 @@ def summarise(rt: SessionRuntime, reason: Any, overview: Path, run_id: str | Non
         elapsed_seconds=row.elapsed_seconds, overview_path=str(overview), store_path=str(rt.home.store_path),
         mlflow_run_id=run_id, tracking_uri=tracking_uri(rt.config) if run_id else None, stop_detail=stop_detail,
         grounding=grounding_metrics(rt.store),
+        audit=audit_words(checked) if (checked := checked_overview(rt.store)) else "",
         judge=session_judge_stats(rt.store).to_dict(),
         outstanding_usd=sum(b.reserved_usd for b in outstanding),
         outstanding_matches=sum(b.matches for b in outstanding), outstanding_batches=len(outstanding),

@@ -163,11 +163,13 @@ class Hypotheses:
             )
         )
 
-    def set_state(self, hid: str, new: HypothesisState, *, only_from: str | None = None) -> bool:
+    def set_state(self, hid: str, new: HypothesisState, *, only_from: str | None = None,
+                  withdrawal: bool = False) -> bool:
         """Move a hypothesis through the state machine.
 
         Args:
             only_from: change only if the current state is this one (seed: draft -> reviewed only from draft).
+            withdrawal: the move undoes a withdrawn result (:data:`cosci.store.states.WITHDRAWAL`).
 
         Returns:
             True if the state changed.
@@ -182,7 +184,7 @@ class Hypotheses:
                 raise KeyError(hid)
             if only_from is not None and row["state"] != only_from:
                 return False
-            if not check_transition(hid, row["state"], new):
+            if not check_transition(hid, row["state"], new, withdrawal=withdrawal):
                 return False
             c.execute("UPDATE hypotheses SET state=? WHERE id=?", (new, hid))
             return True

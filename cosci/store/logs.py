@@ -131,6 +131,13 @@ class Logs:
             shares["total"] = sum(float(r["rd"] or 0) for r in rows) / total_in
         return shares
 
+    def degradations(self) -> list[tuple[str, int]]:
+        """The steps down the degradation chain, ``(<model> -> <model>, calls)``, in the order first taken
+        (design.md#routing)."""
+        rows = self.db.query("SELECT error, COUNT(*) n FROM transcripts WHERE session_id=? AND outcome='degraded'"
+                             " GROUP BY error ORDER BY MIN(seq)", (self.session_id,))
+        return [(str(r["error"]), int(r["n"])) for r in rows]
+
     def outcomes(self) -> dict[str, int]:
         rows = self.db.query(
             "SELECT outcome, COUNT(*) n FROM transcripts WHERE session_id=? GROUP BY outcome", (self.session_id,)

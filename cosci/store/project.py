@@ -7,12 +7,16 @@ two sessions of one project run concurrently and a write waits up to ``project.l
 other's; a crash mid-write rolls the transaction back.
 
 What it holds: every hypothesis of its sessions (final Elo, rank, BT score, latest review verdict, citations,
-lineage, where it came from), the researcher's ratings, the experimental results, and the *rejected directions*
-(a latest review ``disproved`` / ``already_explained``, a result ``refuted``, a researcher's rejection) with why.
+lineage, where it came from), the researcher's ratings, the experimental results, the *rejected directions*
+(hypotheses in the ``rejected`` state: a result ``refuted`` them or the researcher rejected them) and the *demoted
+directions* (a latest review ``disproved`` / ``already_explained``: still in their tournament), each with why. One
+word, one meaning: "rejected" is the state, as ``cosci status`` counts it (design.md#projects). A quarantined
+hypothesis is copied without its text (design.md#safety: it stays in the session folder) and is never a direction.
 """
 
 from __future__ import annotations
 
+import hashlib
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +24,7 @@ from typing import Any
 
 from cosci.store import SessionStore
 from cosci.store.db import Database, dumps, loads
-from cosci.store.standing import standing
+from cosci.store.standing import QUARANTINED, standing
 
 PROJECT_FILE = "project.sqlite"
 REJECTING_VERDICTS = ("disproved", "already_explained")
@@ -51,8 +55,9 @@ class PriorHypothesis:
 
 @dataclass(frozen=True)
 class Direction:
-    """A rejected direction: the hypothesis, the session, ``reason`` (disproved, already_explained, refuted,
-    rejected) and why."""
+    """A rejected direction (``reason`` refuted or rejected: the hypothesis is in the rejected state) or a demoted
+    one (``reason`` disproved or already_explained: its latest review's verdict): the hypothesis, the session, the
+    reason and why."""
 
     session_id: str
     hypothesis_id: str
@@ -94,8 +99,9 @@ class ProjectStore:
 
     # --- writing ---------------------------------------------------------------------------------------
     def sync(self, store: SessionStore) -> None:
-        """Copy one session's hypotheses, ratings, results and rejected directions into the project, replacing
-        what an earlier sync of that session wrote (one transaction)."""
+        """Copy one session's hypotheses, ratings, results and rejected and demoted directions into the project,
+        replacing what an earlier sync of that session wrote (one transaction). Withdrawn ratings and results are
+        left out (they are in the session's record)."""
         row = store.sessions.get()
         sid = store.session_id
         hyps = store.hypotheses.all()
@@ -111,34 +117,31 @@ class ProjectStore:
             c.execute("INSERT INTO project_sessions VALUES (?,?,?,?,?,?) ON CONFLICT(session_id) DO UPDATE SET "
                       "status=excluded.status, stop_reason=excluded.stop_reason, synced_at=excluded.synced_at",
                       (sid, row.research_goal, row.status, row.stop_reason, row.created_at, now))
-            for table in ("project_hypotheses", "project_ratings", "project_observations", "rejected_directions"):
+            for table in ("project_hypotheses", "project_ratings", "project_observations", "rejected_directions",
+                          "demoted_directions"):
                 c.execute(f"DELETE FROM {table} WHERE session_id=?", (sid,))
             for h in hyps:
                 review = latest[h.id]
                 origin = entrants.get(h.id, {})
-                record = {"title": h.title, "statement": h.statement, "mechanism": h.mechanism,
-                          "entities": h.entities, "anticipated_outcomes": h.anticipated_outcomes,
-                          "novelty_argument": h.novelty_argument, "citations": h.citations, "mode": h.mode,
-                          "decisive_experiment": h.decisive_experiment, "predicted_result": h.predicted_result,
-                          "refuting_result": h.refuting_result, "parent_ids": []}
+                shown = _copy(h)
                 c.execute("INSERT INTO project_hypotheses VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                          (sid, h.id, h.title, h.statement, h.mechanism, h.mode, h.state, h.elo, ranked.get(h.id),
-                           h.matches_played, bt[h.id][0] if h.id in bt else None,
-                           review.verdict if review else None, dumps(h.citations), dumps(h.parent_ids),
+                          (sid, h.id, shown["title"], shown["statement"], shown["mechanism"], h.mode, h.state, h.elo,
+                           ranked.get(h.id), h.matches_played, bt[h.id][0] if h.id in bt else None,
+                           review.verdict if review else None, dumps(shown["citations"]), dumps(h.parent_ids),
                            h.dedup_cluster, origin.get("origin_session"), origin.get("origin_hypothesis"),
-                           dumps(record)))
-                why = reason = None
-                if h.id in refuted:
-                    reason, why = "refuted", "refuted by experiment: " + " ".join(refuted[h.id].text().split())
-                elif h.state == "rejected":
-                    reason, why = "rejected", "rejected by the researcher" + (
-                        f": {rejections[h.id]}" if rejections.get(h.id) else "")
-                elif review is not None and review.verdict in REJECTING_VERDICTS and h.id not in supported:
-                    # a lab's supported result outranks a review's verdict (design.md#projects)
-                    reason = review.verdict
+                           dumps(shown)))
+                into, why, reason = "", "", ""
+                if h.state == "rejected":  # the one meaning of "rejected": the state (design.md#projects)
+                    into = "rejected_directions"
+                    reason, why = ("refuted", "refuted by experiment: " + " ".join(refuted[h.id].text().split())) \
+                        if h.id in refuted else ("rejected", "rejected by the researcher" + (
+                            f": {rejections[h.id]}" if rejections.get(h.id) else ""))
+                elif h.state != "quarantined" and review is not None and review.verdict in REJECTING_VERDICTS \
+                        and h.id not in supported:  # a lab's supported result outranks a review's verdict
+                    into, reason = "demoted_directions", review.verdict
                     why = f"latest review {review.verdict}" + (f": {review.notes[:300]}" if review.notes else "")
-                if reason:
-                    c.execute("INSERT INTO rejected_directions VALUES (?,?,?,?,?,?)",
+                if into:
+                    c.execute(f"INSERT INTO {into} VALUES (?,?,?,?,?,?)",
                               (sid, h.id, h.title, h.statement, reason, why))
             for r in store.researcher.ratings():
                 c.execute("INSERT INTO project_ratings VALUES (?,?,?,?,?,?,?,?,?)",
@@ -170,35 +173,43 @@ class ProjectStore:
         by BT score (which holds the researcher's preferences), then the others, each by final Elo
         (design.md#projects). Left out: every copy of one a lab result refuted or the researcher rejected in any
         session (a carried-over hypothesis has a copy per session), and an idea whose newest judged copy is out
-        of the tournament (retired, quarantined, rejected by review, or in a rejected direction): a later session's
-        verdict on an idea replaces an earlier one's, so an idea a later session found already explained is not
-        "best" on its earlier copy. A copy not yet judged (draft, or reviewed without a rejecting verdict: its
+        of the tournament (retired, quarantined, rejected, or a demoted direction: a rejecting review): a later
+        session's verdict on an idea replaces an earlier one's, so an idea a later session found already explained
+        is not "best" on its earlier copy. A copy not yet judged (draft, or reviewed without a rejecting verdict: its
         session still running) does not speak; a hypothesis carried over from an earlier session counts once (its
         newest judged copy)."""
-        rejected = {(d.session_id, d.hypothesis_id): d.reason for d in self.rejected()}
+        directions = {(d.session_id, d.hypothesis_id): d.reason for d in [*self.rejected(), *self.demoted()]}
         created = {s["session_id"]: float(s["created_at"]) for s in self.sessions()}
         copies: dict[str, list[PriorHypothesis]] = {}
         for h in self.hypotheses():
-            copies.setdefault(" ".join(str(h.record.get("statement", "")).split()), []).append(h)
+            copies.setdefault(idea_key(h.record), []).append(h)
         out: list[PriorHypothesis] = []
         for same in copies.values():
-            if any(rejected.get((h.session_id, h.hypothesis_id)) in ("refuted", "rejected") for h in same):
+            if any(directions.get((h.session_id, h.hypothesis_id)) in ("refuted", "rejected") for h in same):
                 continue  # the lab's result and the researcher's rejection hold for the idea, not one copy
             judged = [h for h in same if h.session_id != exclude_session
-                      and (h.state not in UNJUDGED or (h.session_id, h.hypothesis_id) in rejected)]
+                      and (h.state not in UNJUDGED or (h.session_id, h.hypothesis_id) in directions)]
             if not judged:
                 continue
             newest = max(judged, key=lambda h: (created.get(h.session_id, 0.0), h.session_id))
             if newest.state in ("in_tournament", "pinned") and (newest.session_id, newest.hypothesis_id) \
-                    not in rejected:
+                    not in directions:
                 out.append(newest)
         out.sort(key=lambda h: (h.bt_score is None, -(h.bt_score or 0.0), -h.elo, h.session_id, h.hypothesis_id))
         return out[:k]
 
     def rejected(self, exclude_session: str | None = None) -> list[Direction]:
-        """Rejected directions, newest session first."""
+        """Rejected directions (hypotheses in the rejected state), newest session first."""
+        return self._directions("rejected_directions", exclude_session)
+
+    def demoted(self, exclude_session: str | None = None) -> list[Direction]:
+        """Demoted directions (a latest review ``disproved`` / ``already_explained``; not rejected), newest session
+        first."""
+        return self._directions("demoted_directions", exclude_session)
+
+    def _directions(self, table: str, exclude_session: str | None) -> list[Direction]:
         rows = self.db.query(
-            "SELECT d.* FROM rejected_directions d JOIN project_sessions s USING (session_id) "
+            f"SELECT d.* FROM {table} d JOIN project_sessions s USING (session_id) "
             "ORDER BY s.created_at DESC, d.hypothesis_id")
         return [Direction(r["session_id"], r["hypothesis_id"], r["title"], r["statement"], r["reason"], r["why"])
                 for r in rows if r["session_id"] != exclude_session]
@@ -208,3 +219,24 @@ class ProjectStore:
 
     def ratings(self) -> list[dict[str, Any]]:
         return [dict(r) for r in self.db.query("SELECT * FROM project_ratings ORDER BY created_at")]
+
+
+def idea_key(record: dict[str, Any]) -> str:
+    """What makes two copies of a hypothesis one idea (:meth:`ProjectStore.best`): the sha256 of its statement,
+    whitespace normalised (a quarantined copy keeps only this, ``statement_sha256``)."""
+    if "statement_sha256" in record:
+        return str(record["statement_sha256"])
+    return hashlib.sha256(" ".join(str(record.get("statement", "")).split()).encode()).hexdigest()
+
+
+def _copy(h: Any) -> dict[str, Any]:
+    """The record a project keeps of hypothesis ``h`` (also its title, statement, mechanism and citations columns):
+    the whole record, or for a quarantined one no text at all, only the placeholder title and the statement's
+    sha256, so that a later copy of the same idea is still known as one (design.md#safety)."""
+    if h.state == "quarantined":
+        return {"title": QUARANTINED, "statement": "", "mechanism": "", "citations": [], "mode": h.mode,
+                "parent_ids": [], "statement_sha256": idea_key({"statement": h.statement})}
+    return {"title": h.title, "statement": h.statement, "mechanism": h.mechanism, "entities": h.entities,
+            "anticipated_outcomes": h.anticipated_outcomes, "novelty_argument": h.novelty_argument,
+            "citations": h.citations, "mode": h.mode, "decisive_experiment": h.decisive_experiment,
+            "predicted_result": h.predicted_result, "refuting_result": h.refuting_result, "parent_ids": []}

@@ -16,8 +16,9 @@ def leaderboard_frame(store: SessionStore) -> pl.DataFrame:
     ranked ones by BT score, then those out of the ranking; design.md#report): id, title, elo, bt_score,
     bt_ci_low, bt_ci_high (the stored Bradley–Terry fit, logits, the bounds of its :data:`~cosci.domain.BT_INTERVAL`;
     null for a hypothesis outside it),
-    matches, wins, state, cluster, mode, grounding (``grounded`` / ``ungrounded``: whether it cites a verified
-    source that is not retracted), retracted (citations whose source is retracted or a retraction notice;
+    matches, wins, state, cluster, mode, grounding (:attr:`~cosci.domain.Hypothesis.grounding`: ``grounded``, a
+    verified, not retracted quote judged to support it; ``quoted (relevance unchecked)``; ``ungrounded``),
+    retracted (citations whose source is retracted or a retraction notice;
     design.md#retractions), parents.
 
     A hypothesis quarantined by safety screening keeps its row, with its title and statement left out

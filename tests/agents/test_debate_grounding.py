@@ -44,13 +44,17 @@ async def test_a_debate_hypothesis_gets_checked_citations_from_its_own_search(pl
         {"url": URL, "title": "verbatim", "excerpt": "reduced colony formation of primary AML blasts by 70 percent"},
         {"url": OTHER, "title": "contradicting", "excerpt": "ALDH1A1 marks leukemic stem cells in FLT3-mutant AML"},
         {"url": "https://pubmed.ncbi.nlm.nih.gov/99999999/", "title": "unseen", "excerpt": TEXT}]),
-        agent="generation", mode="grounding")
+        agent="generation", action="GenerateHypothesis/grounding")
+    fake.script(FakeReply.record("record_claim_checks", c1={
+        "verdict": "supported", "excerpt": "Disulfiram with copper inhibited ALDH1A1 activity", "why": "It says so."}),
+        agent="generation", action="GenerateHypothesis/support")
     tool = RecordsTool("pubmed_search", "PubMed: 2 results.", records=RECORDS)
     result, h = await debate(planned, agent_with_tools, tool)
 
     assert [c["query"] for c in tool.calls] == [" ".join([*HYP["entities"][:3], HYP["title"]]), HYP["statement"]]
     assert all(c["max_results"] == 3 for c in tool.calls) and len(tool.calls) == 2
-    (call,) = fake.calls_for("generation", "grounding")
+    call, judge = fake.calls_for("generation", "grounding")
+    assert judge.action == "GenerateHypothesis/support" and h.citations[0]["support"] == "supported"
     assert call.tool_choice == {"type": "function", "function": {"name": "record_citations"}}
     assert TEXT in call.prompt and '<untrusted_source id="debate-hypothesis"' in call.prompt
     assert [(c["title"], c["status"]) for c in h.citations] == [("verbatim", "verified"),

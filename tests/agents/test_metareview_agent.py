@@ -267,6 +267,23 @@ def test_finalisation_refits_a_fit_older_than_the_newest_verdict_and_leaves_a_fr
     assert not refit_if_stale(planned.store, cfg.researcher_weight, cfg.bt_prior_sd)
 
 
+def test_finalisation_refits_after_a_preference_was_withdrawn(planned: SessionRuntime, ranked: list[str]) -> None:
+    """A preference withdrawn after the stored fit (a `cosci rate --withdraw` while the session runs) makes the fit
+    stale as a new one does: finalisation refits without it (design.md#researcher-ratings)."""
+    from cosci.agents.ranking import refit_bt, refit_if_stale
+
+    cfg = planned.config.ranking
+    leader, _, third = ranked
+    judged = refit_bt(planned.store, cfg.researcher_weight, cfg.bt_prior_sd).table()
+    rid = planned.store.researcher.rate_pair(third, leader, "a", "the assay is already running")
+    assert refit_if_stale(planned.store, cfg.researcher_weight, cfg.bt_prior_sd)
+    assert planned.store.matches.bt()[third][0] > judged[third][0]
+    assert planned.store.researcher.withdraw("rating", rid)
+    assert refit_if_stale(planned.store, cfg.researcher_weight, cfg.bt_prior_sd)
+    assert planned.store.matches.bt() == judged  # as before the preference
+    assert not refit_if_stale(planned.store, cfg.researcher_weight, cfg.bt_prior_sd)
+
+
 async def test_an_overview_without_claims_is_not_audited(planned: SessionRuntime, fake: FakeBackend, run_task,
                                                           ranked: list[str]) -> None:
     """Fresh-user trial: an overview with 0 claims got an audit score. No audit call is made; its section says there

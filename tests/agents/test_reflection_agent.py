@@ -151,3 +151,18 @@ async def test_unknown_kind_or_hypothesis_is_refused(planned: SessionRuntime, ru
         await run_task("reflection", "ReviewHypothesis", "r0", target_id=hid, payload={"mode": "simulation"})
     with pytest.raises(KeyError, match="no hypothesis"):
         await run_task("reflection", "ReviewHypothesis", "r1", target_id="H-000000000000")
+
+
+async def test_an_observation_review_of_a_withdrawn_result_is_nothing_to_do(planned: SessionRuntime,
+                                                                          fake: FakeBackend, run_task,
+                                                                          add_player) -> None:
+    """A relative's review queued by `cosci result` and still pending when the researcher withdrew the result reads
+    no withdrawn result into a prompt (design.md#experimental-results)."""
+    tested = add_player("Disulfiram inhibits ALDH1A1 to deplete leukemic stem cells")
+    relative = add_player("Disulfiram with copper depletes ALDH-high leukemic stem cells")
+    oid = planned.store.researcher.add_observation(tested, "refuted", {"IC50_uM": 40.0}, "no effect at 10 uM")
+    assert planned.store.researcher.withdraw("result", oid)
+    _, result = await run_task("reflection", "ReviewHypothesis", f"reflection::{relative}::result::{oid}",
+                               target_id=relative, payload={"mode": "observation", "observation_id": oid})
+    assert result.kind == "nothing_to_do" and result.detail["reason"] == f"result {oid} withdrawn"
+    assert planned.store.hypotheses.reviews(relative) == [] and fake.calls_for("reflection") == []

@@ -45,7 +45,8 @@ def test_a_swapped_entity_is_named_as_one_with_the_session_vocabulary() -> None:
     '"no toxicity at therapeutic doses" [12]',  # straight quotes, a trailing citation marker
     "Antitumor activity was confirmed in mice",  # line-break hyphenation, American spelling
     "Disulfiram/copper depletes ALDH-high leukemic stem cells",  # spelling
-    "Colony formation of primary blasts fell ... while CD34+ cord-blood progenitors were spared",  # ellipsis
+    "Colony formation of primary blasts fell by 80 % at 0.5 \u00b5M disulfiram ... while CD34+ cord-blood "
+    "progenitors were spared",  # an ellipsis leaving out "with copper,"
     "the IC50 was -2.3 log units lower (p < 0.001) after 24-48 h",  # the minus sign and the en dash as ASCII
     "Colony formation of primary blasts fell by 80 % at 0.5 \u00b5M disulfi\u00adram",  # a soft hyphen
 ])
@@ -64,6 +65,7 @@ def test_presentation_differences_are_verified(excerpt: str) -> None:
     ("while CD34+ cord-blood progenitors were not spared", "negation"),
     ("while CD34- cord-blood progenitors were spared", "sign"),
     ("progenitors were spared (... toxicity at therapeutic doses)", "skip"),  # an ellipsis cutting out "no"
+    ("Colony formation of primary blasts fell ... while CD34+ cord-blood progenitors were spared", "skip"),  # dose
     ("Disulfiram doubled overall survival in a phase 3 trial of elderly patients", "absent"),
     ("fell by 80", "short"),
     ("", "short"),

@@ -10,6 +10,7 @@ import pytest
 from cosci.cli import main
 from cosci.config.investigation import group_overrides, load_investigation
 from cosci.config.load import ConfigError
+from cosci.llm.fake.provider import FakeBackend
 from cosci.sandbox.bwrap import probe
 from tests.investigation.conftest import write_task
 
@@ -20,7 +21,7 @@ def test_the_group_composes_with_its_defaults(tmp_path: Path) -> None:
     cfg = load_investigation(["models=fake", f"paths.data_dir={tmp_path}"])
     inv = cfg.investigation
     assert (inv.workers, inv.cycles, inv.task_runner, inv.unsafe_no_sandbox) == (2, 3, "thread", False)
-    assert cfg.evidence.seeds == 5 and cfg.evidence.confidence == 0.95
+    assert cfg.evidence.seeds == 5 and cfg.evidence.confidence == 0.95 and cfg.evidence.equivalence_margin == 0.01
     routed = cfg.gateway_config()
     assert {"ideation", "execution", "writer"} <= set(routed.agents) and set(cfg.base.agents) == set(
         routed.agents) - {"ideation", "execution", "writer"}
@@ -39,6 +40,7 @@ def test_overrides_reach_both_sections(tmp_path: Path) -> None:
     ("investigation.agents.execution.budget_share=0.9", "must sum to 1"),
     ("investigation.agents.ideation.modes.idea.tier=huge", "tier 'huge' is not in models"),
     ("evidence.seeds=0", "evidence.seeds"),
+    ("evidence.equivalence_margin=-0.1", "evidence.equivalence_margin"),
 ])
 def test_bad_settings_are_one_line(override: str, message: str) -> None:
     with pytest.raises(ConfigError, match=message.replace(".", r"\.")) as err:
@@ -107,3 +109,30 @@ def test_run_uses_the_data_dir_an_override_names(tmp_path: Path, monkeypatch: py
     ((overrides, data),) = seen
     assert data == (tmp_path / "mine").resolve()
     assert [o for o in overrides if o.startswith("paths.data_dir=")][-1] == f"paths.data_dir={data}"
+
+
+@pytest.mark.skipif(probe() is None, reason="bubblewrap cannot build a sandbox here")
+@pytest.mark.parametrize(("program", "why"), [
+    ("import sys\nsys.exit(3)\n", "fails its search workload: program: "),
+    ('import json\nprint(json.dumps({"value": -1.0}))\n', "says correct is false"),
+])
+def test_run_refuses_an_initial_program_that_fails_its_search_workload_before_any_call(
+        tmp_path: Path, fake: FakeBackend, capsys: pytest.CaptureFixture[str], program: str, why: str) -> None:
+    data = tmp_path / "data"
+    with pytest.raises(SystemExit) as exit_:
+        main(["--data-dir", str(data), "investigate", "run", str(write_task(tmp_path / "slow", program=program)),
+              "models=fake"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("cosci: task slow: the initial program") and why in err[0]
+    assert "nothing was spent" in err[0]
+    assert fake.calls == [] and not (data / "investigations").exists()
+
+
+def test_run_without_a_task_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["--data-dir", str(tmp_path / "data"), "investigate", "run", "--from-session", "S-x"])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "cosci: investigate run needs its target (a task folder, or a run id for resume)"]
+    assert not (tmp_path / "data").exists()

@@ -9,7 +9,7 @@ import pytest
 from pydantic import ValidationError
 
 from cosci.investigation.claims import check_finding
-from cosci.investigation.evidence import Interval, gain, outcome, revert, select, summary
+from cosci.investigation.evidence import Interval, gain, outcome, refutes, revert, select, summary
 from cosci.investigation.records import IdeaRejected, RecordIdea, normalise_idea
 
 IDEA = {"title": " Tune  ", "hypothesis": "More iterations help.", "plan": ["a", " "], "rubric_ids": ["r1", "r1"]}
@@ -84,21 +84,71 @@ def test_an_interval_and_a_paired_gain() -> None:
     assert gain({1: 1.0}, {2: 1.0}, "maximize", 0.95) is None
 
 
-def iv(mean: float, low: float, high: float) -> Interval:
-    return Interval(mean, low, high, 5, 0.95)
+def iv(mean: float, low: float | None, high: float | None, baseline: float = 2.2, n: int = 5) -> Interval:
+    return Interval(mean, low, high, n, 0.95, baseline=baseline)
 
 
-def test_outcomes_of_a_seeded_hypothesis() -> None:
-    tried = [{"worker": 1, "cycle": 1, "gate_a": True, "gate_b": True},
-             {"worker": 1, "cycle": 2, "gate_a": True, "gate_b": False}]
-    assert outcome(tried, {"w1c1": iv(0.1, 0.05, 0.15)}) == "supported"
-    assert outcome(tried, {"w1c1": iv(0.1, -0.05, 0.25)}) == "refuted"  # cycle 2 implemented it and did not beat
-    assert outcome([tried[1]], {}) == "refuted"                         # a correct program, gate B failed
-    assert outcome([tried[0]], {"w1c1": iv(0.1, -0.05, 0.25)}) == "inconclusive"  # better, but within the noise
-    assert outcome([tried[0]], {"w1c1": iv(-0.1, -0.2, -0.05)}) == "refuted"      # measured worse
+MARGIN = 0.01  # evidence.equivalence_margin: 1 % of the baseline's mean, 0.022 on a baseline of 2.2
+A_PASS = {"worker": 1, "cycle": 1, "gate_a": True, "gate_b": True}
+RETRY = {"worker": 1, "cycle": 2, "gate_a": True, "gate_b": False}
+
+
+def test_a_gain_interval_above_zero_supports() -> None:
+    assert outcome([A_PASS, RETRY], {"w1c1": iv(0.1, 0.05, 0.15)}, MARGIN) == "supported"
+
+
+def test_an_improving_idea_followed_by_a_non_improving_retry_is_not_refuted() -> None:
+    """Changed on purpose (issue "labels that hold in the corners"): this asserted ``refuted``, from cycle 2's one
+    search run that did not beat the best. A retry that did not improve, measured over the seeds or not, does not
+    undo an attempt whose interval includes a real gain: inconclusive."""
+    improving = {"w1c1": iv(0.1, -0.05, 0.25)}
+    assert outcome([A_PASS, RETRY], improving, MARGIN) == "inconclusive"
+    no_gain = {**improving, "w1c2": iv(-0.001, -0.004, 0.002)}   # the retry measured: equivalent to nothing
+    assert outcome([A_PASS, RETRY], no_gain, MARGIN) == "inconclusive"
+
+
+def test_a_single_gate_b_miss_is_inconclusive() -> None:
+    """Changed on purpose: a correct program that did not beat the best in one search run was ``refuted``; it is a
+    single unreplicated comparison, so it decides nothing."""
+    assert outcome([RETRY], {}, MARGIN) == "inconclusive"
+    assert outcome([RETRY], {"w1c2": iv(-0.01, None, None, n=1)}, MARGIN) == "inconclusive"  # one seed: no interval
+
+
+@pytest.mark.parametrize(("gain", "verdict", "why"), [
+    (iv(-0.1, -0.2, -0.05), "refuted", "measured worse over the seeds"),
+    (iv(0.0, 0.0, 0.0), "refuted", "no change on any seed: equivalent"),
+    (iv(-0.002, -0.01, 0.006), "refuted", "mean <= 0, upper bound 0.006 under the 0.022 margin"),
+    (iv(-0.002, -0.01, 0.03), "inconclusive", "the interval still holds a gain above the margin"),
+    (iv(0.004, -0.001, 0.009), "inconclusive", "a positive mean is never a refutation"),
+    (iv(-0.01, -0.02, 0.0001, baseline=0.0), "inconclusive", "a zero baseline: margin 0, needs an upper bound < 0"),
+    (iv(-0.01, -0.02, -0.001, baseline=0.0), "refuted", "a zero baseline, measured worse"),
+    (iv(-0.0004, -0.0009, 0.0001, baseline=-0.05), "refuted", "the margin uses the baseline's size"),
+])
+def test_refuted_needs_a_replicated_gain_under_the_equivalence_margin(gain: Interval, verdict: str,
+                                                                       why: str) -> None:
+    assert outcome([RETRY], {"w1c2": gain}, MARGIN) == verdict, why
+    assert refutes(gain, MARGIN) is (verdict == "refuted")
+
+
+def test_both_verdicts_read_only_attempts_that_passed_gate_a() -> None:
+    """A gate-B pass whose rubrics failed is an unexplained gain: it neither supports nor refutes."""
+    b_only = {"worker": 1, "cycle": 1, "gate_a": False, "gate_b": True}
+    assert outcome([b_only], {"w1c1": iv(0.1, 0.05, 0.15)}, MARGIN) == "inconclusive"
+    assert outcome([b_only], {"w1c1": iv(-0.1, -0.2, -0.05)}, MARGIN) == "inconclusive"
     broken = [{"worker": 1, "cycle": c, "gate_a": False, "gate_b": False} for c in (1, 2)]
-    assert outcome(broken, {}) == "inconclusive"                        # never implemented correctly: no evidence
-    assert outcome([], {}) == "inconclusive"                            # never tried
+    assert outcome(broken, {}, MARGIN) == "inconclusive"                 # never implemented correctly: no evidence
+    assert outcome([], {}, MARGIN) == "inconclusive"                     # never tried
+
+
+def test_every_attempt_measured_must_refute() -> None:
+    worse, equal = iv(-0.1, -0.2, -0.05), iv(0.0, 0.0, 0.0)
+    assert outcome([A_PASS, RETRY], {"w1c1": worse, "w1c2": equal}, MARGIN) == "refuted"
+    assert outcome([A_PASS, RETRY], {"w1c1": worse}, MARGIN) == "refuted"  # the retry was not measured: no evidence
+
+
+def test_a_gain_carries_its_baseline() -> None:
+    g = gain({1: 2.3, 2: 2.2}, {1: 2.2, 2: 2.0}, "maximize", 0.95)
+    assert g is not None and g.baseline == pytest.approx(2.1) and g.mean == pytest.approx(0.15)
 
 
 def test_an_ablation_reverts_one_change_and_keeps_the_others(tmp_path: Path) -> None:

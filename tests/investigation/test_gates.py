@@ -9,11 +9,16 @@ from cosci.investigation.rubrics import (
     FAILED_ACCEPTANCE,
     FAILED_EVALUATION,
     NO_THRESHOLD,
+    NOT_PROBED,
+    SOURCE_ONLY,
+    Probe,
     RubricStatus,
     adjudicate,
+    code_of,
+    code_text,
     parse_threshold,
 )
-from cosci.investigation.task import Rubric
+from cosci.investigation.task import Perturbation, Rubric
 
 OK = RubricStatus("r1", True, "fine")
 BAD = RubricStatus("r2", False, "sum_of_radii = 1.9, needs sum_of_radii >= 2")
@@ -146,9 +151,66 @@ def test_the_metric_the_evaluator_reports_wins_over_an_earlier_triple() -> None:
 
 def test_source_contains_needs_every_pattern() -> None:
     sources = {"program.py": "from scipy.optimize import linprog\nres = linprog(c)\n"}
-    assert judge("Uses an LP.", {}, patterns=[r"linprog\("], sources=sources).passed
-    status = judge("Uses an LP and a rng.", {}, patterns=[r"linprog\(", r"default_rng"], sources=sources)
+    assert judge("Uses an LP: score at least 1.", {"score": 2.0}, patterns=[r"linprog\("], sources=sources).passed
+    status = judge("Uses an LP and a rng: score at least 1.", {"score": 2.0}, patterns=[r"linprog\(", r"default_rng"],
+                   sources=sources)
     assert not status.passed and "default_rng" in status.reason
+
+
+def test_a_source_pattern_alone_never_passes() -> None:
+    """Changed on purpose (issue "labels that hold in the corners"): a rubric whose only check was source text
+    passed when its patterns matched; source text is not behaviour, so it now fails as unverifiable."""
+    sources = {"program.py": "from scipy.optimize import linprog\nres = linprog(c)\n"}
+    status = judge("Uses an LP.", {"score": 2.0}, patterns=[r"linprog\("], sources=sources)
+    assert not status.passed and status.reason == SOURCE_ONLY
+
+
+STORED = '''"""Packs circles. def best_radii(centers) uses rng."""
+import json
+# def best_radii(centers): the radii come from an LP; rng = np.random.default_rng(seed)
+NOTE = "def best_radii rng"
+print(json.dumps({"centers": [[0.5, 0.5]], "radii": [0.5]}))
+'''
+
+
+def test_a_comment_or_a_string_naming_the_code_does_not_pass() -> None:
+    """A program that prints stored coordinates, with ``def best_radii`` and ``rng`` in a docstring, a comment and
+    a string, matches no pattern: patterns are matched on code with comments and string literals blanked."""
+    status = judge("Computes it: sum_of_radii at least 0.1.", {"sum_of_radii": 0.5},
+                   patterns=["def best_radii", "rng"], sources={"program.py": STORED})
+    assert not status.passed and "does not contain 'def best_radii', 'rng'" in status.reason
+    code = code_text(STORED)
+    assert code is not None and "best_radii" not in code and "rng" not in code
+    assert code.count("\n") == STORED.count("\n") and "print(json.dumps(" in code  # lines and code kept
+    real = "def best_radii(centers):\n    return centers  # no rng here\nrng = 1\n"
+    assert judge("x: sum_of_radii at least 0.1.", {"sum_of_radii": 0.5}, patterns=["def best_radii", r"\brng\b"],
+                 sources={"program.py": real, "notes.md": "def best_radii"}).passed
+    assert code_of({"notes.md": "def best_radii", "broken.py": "def (\n"}) == {}  # prose and untokenizable files
+
+
+PERTURBED = Rubric(id="computes", text="The program computes its answer.", perturb=Perturbation(seeds=[101, 202]))
+
+
+@pytest.mark.parametrize(("probes", "passes", "reason"), [
+    ([Probe(101, True, True, True), Probe(202, True, True, True)], True, "seed(s) 101, 202: a valid, different"),
+    ([Probe(101, True, True, True), Probe(202, True, True, False)], False, "perturbed seed 202: the same answer"),
+    ([Probe(101, True, False, True)], False, "perturbed seed 101: the evaluator found the answer incorrect"),
+    ([Probe(101, False, False, False, "program: exit status 1")], False, "perturbed seed 101: program: exit"),
+    (None, False, NOT_PROBED),
+    ([], False, NOT_PROBED),
+])
+def test_a_perturbed_rubric_passes_only_on_valid_different_answers(probes: list[Probe] | None, passes: bool,
+                                                                  reason: str) -> None:
+    status = adjudicate(PERTURBED, evaluation_ok=True, correct=True, metrics={}, sources={}, probes=probes)
+    assert status.passed is passes and status.reason.startswith(reason), status.reason
+
+
+def test_a_perturbed_rubric_is_not_assessed_after_a_failed_evaluation() -> None:
+    probes = [Probe(101, True, True, True)]
+    assert adjudicate(PERTURBED, evaluation_ok=False, correct=True, metrics={}, sources={},
+                      probes=probes).reason == FAILED_EVALUATION
+    assert adjudicate(PERTURBED, evaluation_ok=True, correct=False, metrics={}, sources={},
+                      probes=probes).reason == FAILED_ACCEPTANCE
 
 
 def test_source_contains_wins_over_a_threshold_in_the_text() -> None:

@@ -240,3 +240,21 @@ def test_only_the_admission_module_calls_token_budget_admit() -> None:
     assert len(sources) > 100
     elsewhere = {str(p.relative_to(ROOT)): lines for p in sources if (lines := admit_calls(p))}
     assert elsewhere == {}
+
+
+async def test_the_budget_binds_on_openrouter_before_any_request(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """An OpenRouter call is admitted at the catalogue's price: one whose upper bound exceeds the session's money is
+    refused before a byte is sent (LiteLLM alone prices it at zero, so it would always pass)."""
+    import httpx
+
+    from cosci.llm import errors as E
+    from tests.llm.helpers import WHOLE, harness, make_config, replayed_wire, spec_for
+
+    with replayed_wire(monkeypatch, ("OPENROUTER_API_KEY",)) as wire:
+        route = wire.post("https://openrouter.ai/api/v1/chat/completions").mock(
+            return_value=httpx.Response(500))
+        h = harness(make_config(tmp_path / "data", "models=openrouter", "run.budget_usd=0.05", *WHOLE))
+        with pytest.raises(E.BudgetExceeded):
+            await h.gateway.complete(spec_for(h.gateway, "generation", "literature", "Reply: ok"))
+        assert route.call_count == 0 and h.outcomes == ["error:budget"]

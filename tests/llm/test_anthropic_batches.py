@@ -68,7 +68,9 @@ def gateway_over(wire: Wire, h: object) -> BatchGateway:
 
 
 async def test_a_batch_is_created_polled_and_priced_at_the_batch_price(wire: Wire, tmp_path: Path) -> None:
-    config = make_config(tmp_path / "data", "models=opus", "run.budget_usd=25")
+    # Sonnet 4.6 on the judge's tier: the recorded message's prices (the preset now names Sonnet 5)
+    config = make_config(tmp_path / "data", "models=opus", "run.budget_usd=25",
+                         "models.tiers.cheap.model=anthropic/claude-sonnet-4-6")
     h = harness(config)
     batches = gateway_over(wire, h)
     reqs = [BatchRequest(f"M-{i}", spec_for(h.gateway, "ranking", "pairwise", f"Compare pair {i}.", task_id="T-1"))

@@ -46,7 +46,9 @@ async def test_a_tool_loop_is_padded_only_where_its_prefix_is_below_the_minimum(
     from cosci.session.runtime import SessionRuntime
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")  # no call is made: prompts are only rendered
-    config = make_config(tmp_path / "data", "models=opus", f"experiment={experiment}")
+    # the Opus tier at the largest documented minimum (Opus 4.5/4.6, Haiku 4.5: 4,096 tokens; Opus 4.8's is 1,024)
+    config = make_config(tmp_path / "data", "models=opus", f"experiment={experiment}",
+                         "models.tiers.strong.cache_min_tokens=4096")
     rt = await SessionRuntime.open(config, models_choice="opus")
     try:
         padded = []
@@ -55,7 +57,7 @@ async def test_a_tool_loop_is_padded_only_where_its_prefix_is_below_the_minimum(
             for mode in acfg.modes:
                 route = rt.gateway.router.route(agent_name, mode)
                 minimum = config.models.tiers[route.tier].cache_min_tokens
-                assert minimum in (1024, 4096), f"{route.model}: no documented minimum configured"
+                assert minimum in (512, 1024, 2048, 4096), f"{route.model}: no documented minimum configured"
                 if not hasattr(agent, "system_blocks"):
                     continue
                 blocks = agent.system_blocks(route=route)
@@ -111,7 +113,7 @@ async def test_a_recorded_cache_hit_is_priced_and_counted(wire: respx.MockRouter
                                                           tmp_path: Path) -> None:
     body = recorded("anthropic/messages_cache_read_write.json")
     config = make_config(tmp_path / "data", "models=opus", "run.budget_usd=25",
-                         "models.tiers.cheap.model=anthropic/claude-sonnet-4-5-20250929", *WHOLE)
+                         "models.tiers.cheap.model=anthropic/claude-sonnet-4-6", *WHOLE)  # Sonnet 4.5's prices
     h = harness(config)
     wire.post(ANTHROPIC_URL).mock(return_value=httpx.Response(200, json=body))
 

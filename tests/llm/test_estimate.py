@@ -42,3 +42,22 @@ def test_the_estimate_grows_with_the_goal(tmp_path: Path) -> None:
     long = estimate_session(make_config(tmp_path / "data", "experiment=demo", "models=fake",
                                         f"session.goal='{long_goal}'"))
     assert long.usd > 1.5 * short.usd
+
+
+def test_openrouter_is_priced_within_2x_of_opus(tmp_path: Path) -> None:
+    """LiteLLM prices OpenRouter models it does not know at (0.0, 0.0); the catalogue's prices apply instead
+    (it was $0.14 against opus's $76 for ~1,000 calls)."""
+    opus = estimate_session(make_config(tmp_path / "data", "models=opus", "run.budget_usd=1000"))
+    openrouter = estimate_session(make_config(tmp_path / "data", "models=openrouter", "run.budget_usd=1000"))
+    assert openrouter.calls == opus.calls
+    assert opus.usd / 2 <= openrouter.usd <= opus.usd * 2, (openrouter.usd, opus.usd)
+
+
+def test_a_model_with_no_price_takes_the_fallback_never_zero(tmp_path: Path) -> None:
+    from cosci.llm.gateway.prices import FALLBACK_USD_PER_MTOK, estimate_call
+
+    config = make_config(tmp_path / "data", "models=openrouter", "models.tiers.strong.model=openrouter/lab/unlisted",
+                         "++models.tiers.strong.thinking=off")
+    estimate_session(config)  # registers the priced tiers
+    usd, tokens = estimate_call("openrouter/lab/unlisted", 3_000, 1_000, input_tokens=1_000)
+    assert usd == (1_000 * FALLBACK_USD_PER_MTOK[0] + 1_000 * FALLBACK_USD_PER_MTOK[1]) / 1e6 and tokens == 2_000

@@ -112,8 +112,9 @@ async def test_not_found_walks_the_degradation_chain(config: CosciConfig, fake: 
     assert fake.calls[0].thinking == {"type": "enabled", "budget_tokens": 4000}
     assert fake.calls[1].thinking is None  # the cheap tier takes no thinking
     assert resp.model == "cosci-fake/cheap"
-    assert h.outcomes == ["error:model_unavailable", "ok"]
-    assert [r.model for r in h.records] == ["cosci-fake/strong", "cosci-fake/cheap"]
+    assert h.outcomes == ["error:model_unavailable", "degraded", "ok"]  # the step is recorded (design.md#routing)
+    assert [r.model for r in h.records] == ["cosci-fake/strong", "cosci-fake/strong", "cosci-fake/cheap"]
+    assert h.records[1].error == "cosci-fake/strong -> cosci-fake/cheap"
 
 
 async def test_the_chain_ends_with_model_unavailable(config: CosciConfig, fake: FakeBackend) -> None:

@@ -75,7 +75,10 @@ def opus(tmp_path: Path) -> CosciConfig:
 
 @pytest.fixture
 def openai(tmp_path: Path) -> CosciConfig:
-    return make_config(tmp_path / "data", "models=openai", "run.budget_usd=25", *WHOLE)
+    # gpt-5.1: an older GPT-5 name whose tool calls with reasoning stay on chat completions, the recorded bodies' API
+    # (GPT-6 takes them on the Responses API: tests/llm/test_request_contracts.py)
+    return make_config(tmp_path / "data", "models=openai", "run.budget_usd=25", *WHOLE,
+                       *(f"models.tiers.{t}.model=openai/gpt-5.1" for t in ("strong", "cheap", "mini")))
 
 
 def anthropic_spec(gw: Gateway, messages: list[dict[str, Any]] | None = None) -> CallSpec:
@@ -108,7 +111,7 @@ async def test_anthropic_response_is_parsed_through_litellm(wire: respx.MockRout
     request = route.calls[0].request
     assert request.headers["x-api-key"] == "test-key"
     body = sent(route)
-    assert body["model"] == "claude-opus-4-7"
+    assert body["model"] == "claude-opus-5"
     assert body["tool_choice"] == {"type": "auto"}
     # Opus 4.7 takes adaptive thinking only: generation.literature's 4,000-token budget is effort "low"
     # (conf/config.yaml thinking.efforts), max_tokens stays the mode's cap, and no budget_tokens is sent
@@ -138,7 +141,7 @@ async def test_anthropic_response_is_parsed_through_litellm(wire: respx.MockRout
     assert (resp.input_tokens, resp.output_tokens) == (398, 155)
     assert (resp.cache_read_tokens, resp.cache_write_tokens) == (0, 0)
     assert resp.cost_usd > 0
-    assert resp.cost_usd == pytest.approx(cost_of("anthropic/claude-opus-4-7", 398, 155))
+    assert resp.cost_usd == pytest.approx(cost_of("anthropic/claude-opus-5", 398, 155))
     assert h.outcomes == ["ok"] and h.records[0].cost_usd == resp.cost_usd
     assert h.budget.total_spent_usd == pytest.approx(resp.cost_usd)
 
@@ -192,7 +195,7 @@ async def test_anthropic_cache_counters_are_read(wire: respx.MockRouter, opus: C
 
     assert (resp.cache_read_tokens, resp.cache_write_tokens) == (3000, 1200)
     assert resp.input_tokens >= 398  # LiteLLM's prompt_tokens counts the cached tokens too
-    assert resp.cost_usd > cost_of("anthropic/claude-opus-4-7", 398, 155)  # cache reads/writes are billed
+    assert resp.cost_usd > cost_of("anthropic/claude-opus-5", 398, 155)  # cache reads/writes are billed
     assert (h.records[0].cache_read_tokens, h.records[0].cache_write_tokens) == (3000, 1200)
 
 
@@ -209,7 +212,7 @@ async def test_openai_record_is_parsed_through_litellm(wire: respx.MockRouter, o
     body = sent(route)
     assert route.call_count == 1  # no thinking on this tier: one forced call
     assert route.calls[0].request.headers["authorization"] == "Bearer test-key"
-    assert body["model"] == "gpt-5"
+    assert body["model"] == "gpt-5.1"
     assert body["tool_choice"] == {"type": "function", "function": {"name": "paper_search"}}
     assert [t["function"]["name"] for t in body["tools"]] == ["paper_search"]
     assert "thinking" not in body
@@ -264,7 +267,7 @@ async def test_recorded_errors_are_transient_and_retried(wire: respx.MockRouter,
     assert route.call_count == 2  # LiteLLM made no retries of its own
     assert sent(route, 0) == sent(route, 1)
     assert h.outcomes == [f"retry:{kind}", "ok"]
-    assert body["error"]["message"] in h.records[0].error
+    assert body["error"]["message"] in (h.records[0].error or "")
     assert resp.tool_calls[0].name == "get_user_country"
     if headers:
         assert h.waits[0] == 7.0  # the Retry-After of the 429
@@ -288,7 +291,7 @@ async def test_recorded_errors_map_to_typed_transient_errors(wire: respx.MockRou
 
     attempts = getattr(opus.retry, attempts_key)
     assert isinstance(info.value, E.TransientLLMError)
-    assert info.value.model == "anthropic/claude-opus-4-7" and info.value.retry_after == 2.0
+    assert info.value.model == "anthropic/claude-opus-5" and info.value.retry_after == 2.0
     assert route.call_count == attempts
     assert h.outcomes[-1] == f"error:{error.kind}"
     assert h.budget.total_spent_usd == 0.0

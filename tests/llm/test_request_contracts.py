@@ -42,6 +42,7 @@ import respx
 from cosci.agents.tool_loop import run_tool_loop
 from cosci.llm import errors as E
 from cosci.llm.gateway.cache_marks import ONCE_MODES
+from cosci.llm.gateway.routing import Router
 from cosci.llm.port.structured import call_record
 from cosci.llm.port.types import ToolSpec
 from cosci.records import RecordCheck
@@ -52,7 +53,8 @@ ANTHROPIC = "https://api.anthropic.com/v1/messages"
 OPENAI = "https://api.openai.com/v1/chat/completions"
 OPENROUTER = "https://openrouter.ai/api/v1/chat/completions"
 GEMINI = re.compile(r"https://generativelanguage\.googleapis\.com/.*")
-KEYS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY")
+KEYS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY", "GROQ_API_KEY",
+        "TOGETHERAI_API_KEY", "MISTRAL_API_KEY", "OPENAI_COMPATIBLE_API_KEY")
 
 
 ADAPTIVE_BODY = recorded("anthropic/messages_adaptive_thinking_opus_4_6.json")
@@ -117,7 +119,7 @@ async def test_opus_carries_adaptive_thinking_with_the_tables_effort(wire: respx
     route = wire.post(ANTHROPIC).mock(return_value=httpx.Response(200, json=ADAPTIVE_BODY))
     resp = await h.gateway.complete(spec_for(h.gateway, agent, mode, "What is 2+2?"))
     [body] = bodies(route)
-    assert body["model"] == "claude-opus-4-7" and body["max_tokens"] == cap
+    assert body["model"] == "claude-opus-5" and body["max_tokens"] == cap
     assert thinking_of(body) == {"thinking": {"type": "adaptive", "display": "summarized"},
                                  "output_config": {"effort": effort}}
     assert "budget_tokens" not in json.dumps(body) and "temperature" not in body
@@ -166,14 +168,15 @@ async def test_an_older_claude_carries_budget_tokens_and_no_thinking_when_forced
     spec = spec_for(h.gateway, "generation", "literature", "Record it.")
     record, _ = await call_record(h.gateway, spec, RecordCheck)
     auto, forced = bodies(route)
-    assert auto["model"] == "claude-opus-4-5" and auto["max_tokens"] == 12192
+    assert auto["model"] == "claude-haiku-4-5-20251001" and auto["max_tokens"] == 12192
     assert thinking_of(auto) == {"thinking": {"type": "enabled", "budget_tokens": 4000}}
     assert auto["tool_choice"] == {"type": "auto"}
     assert forced["tool_choice"] == {"type": "tool", "name": "record_check"} and thinking_of(forced) == {}
     assert "output_config" not in json.dumps(auto) and record == RecordCheck(word="cosci", number=7)
 
 
-@pytest.mark.parametrize(("models", "tier_model"), [("opus", "claude-sonnet-4-6"), ("sonnet", "claude-haiku-4-5")])
+@pytest.mark.parametrize(("models", "tier_model"), [("opus", "claude-sonnet-5"), ("claude45", "claude-sonnet-5"),
+                                                    ("sonnet", "claude-haiku-4-5")])
 async def test_sonnet_and_haiku_tiers_send_no_thinking(wire: respx.MockRouter, tmp_path: Path, models: str,
                                                        tier_model: str) -> None:
     h = family(tmp_path, models)
@@ -233,13 +236,34 @@ async def test_every_call_of_a_budget_tool_loop_has_the_same_thinking_then_one_s
     assert "France" in json.dumps(separate["messages"]) and result.record.word == "Paris"
 
 
-# --- OpenAI: gpt-5 family and o-series --------------------------------------------------------------------------
+# --- OpenAI: GPT-6 family (function tools with reasoning: the Responses API) ----------------------------------------
+OPENAI_RESPONSES = "https://api.openai.com/v1/responses"
+OPENAI_400 = {"error": {"message": "stop here", "type": "invalid_request_error", "param": None, "code": None}}
+"""OpenAI's documented error envelope: the Responses request is captured, no answer body is invented."""
+
+
 @pytest.mark.parametrize(("agent", "mode", "effort", "cap"), [
-    ("safety", "classify", "minimal", 1024 + 2048), ("goal_parsing", "parse_goal", "minimal", 2048 + 2048),
     ("generation", "literature", "low", 8192 + 4000), ("metareview", "final", "high", 8192 + 16000)])
-async def test_gpt5_carries_reasoning_effort_and_a_cap_with_room_for_it(wire: respx.MockRouter, tmp_path: Path,
-                                                                       agent: str, mode: str, effort: str,
-                                                                       cap: int) -> None:
+async def test_gpt6_tools_with_reasoning_go_to_the_responses_api(wire: respx.MockRouter, tmp_path: Path, agent: str,
+                                                                 mode: str, effort: str, cap: int) -> None:
+    """GPT-6.1 Sol rejects function tools with reasoning on chat completions; LiteLLM bridges the call."""
+    h = family(tmp_path, "openai")
+    route = wire.post(OPENAI_RESPONSES).mock(return_value=httpx.Response(400, json=OPENAI_400))
+    spec = spec_for(h.gateway, agent, mode, "Who was Frederick Bates?")
+    spec.tools = [ToolSpec("paper_search", "Search.", {"type": "object", "properties": {"query": {"type": "string"}}})]
+    spec.tool_choice = "paper_search"
+    with pytest.raises(E.PermanentLLMError):
+        await h.gateway.complete(spec)
+    [body] = bodies(route)
+    assert body["model"] == "gpt-6.1-sol" and body["reasoning"]["effort"] == effort
+    assert body["max_output_tokens"] == cap and "max_tokens" not in body and "thinking" not in body
+    assert [t["name"] for t in body["tools"]] == ["paper_search"] and "cache_control" not in json.dumps(body)
+
+
+@pytest.mark.parametrize(("agent", "mode", "cap"), [("safety", "classify", 1024 + 2048),
+                                                    ("goal_parsing", "parse_goal", 2048 + 2048)])
+async def test_gpt6_without_a_budget_sends_effort_none_on_chat_completions(wire: respx.MockRouter, tmp_path: Path,
+                                                                           agent: str, mode: str, cap: int) -> None:
     h = family(tmp_path, "openai")
     route = wire.post(OPENAI).mock(return_value=httpx.Response(200, json=TOOL_CALLS_BODY))
     spec = spec_for(h.gateway, agent, mode, "Who was Frederick Bates?")
@@ -247,10 +271,8 @@ async def test_gpt5_carries_reasoning_effort_and_a_cap_with_room_for_it(wire: re
     spec.tool_choice = "paper_search"
     resp = await h.gateway.complete(spec)
     [body] = bodies(route)
-    assert body["reasoning_effort"] == effort and body["max_completion_tokens"] == cap
-    assert "max_tokens" not in body and "thinking" not in body
-    assert body["tool_choice"] == {"type": "function", "function": {"name": "paper_search"}}  # forced: it reasons
-    assert "cache_control" not in json.dumps(body)
+    assert body["reasoning_effort"] == "none" and body["max_completion_tokens"] == cap
+    assert body["tool_choice"] == {"type": "function", "function": {"name": "paper_search"}}
     assert resp.tool_calls[0].name == "paper_search"
 
 
@@ -262,24 +284,25 @@ async def test_a_gpt5_answer_is_parsed_with_its_reasoning_tokens(wire: respx.Moc
     assert (resp.input_tokens, resp.output_tokens) == (13, 11)
 
 
-async def test_an_o_series_model_takes_its_lowest_effort_and_counts_reasoning(wire: respx.MockRouter,
-                                                                              tmp_path: Path) -> None:
+async def test_openai_o_takes_low_effort_on_calls_without_a_budget(wire: respx.MockRouter, tmp_path: Path) -> None:
+    """The o-series is retired; `openai_o` names its replacements at the o-series' lowest effort (low)."""
     h = family(tmp_path, "openai_o")
     route = wire.post(OPENAI).mock(return_value=httpx.Response(200, json=O3_BODY))
     resp = await h.gateway.complete(spec_for(h.gateway, "reflection", "full", "What is the capital of Mexico?"))
     [body] = bodies(route)
-    assert body["model"] == "o3" and body["reasoning_effort"] == "low"  # o-series: no "minimal"
+    assert body["model"] == "gpt-6.1-sol" and body["reasoning_effort"] == "low"
     assert body["max_completion_tokens"] == 4096 + 2048
+    assert body["messages"][0]["role"] in ("system", "developer")  # the system prompt is not a user turn
     assert resp.output_tokens == 238 and resp.text.startswith("The capital of Mexico is Mexico City")
 
 
 # --- Gemini 2.5 and 3 -----------------------------------------------------------------------------------------------
-@pytest.mark.parametrize(("agent", "mode", "budget", "cap"), [
-    ("generation", "literature", 4000, 12192), ("reflection", "full", 128, 4096),  # Pro: its documented minimum
-    ("ranking", "pairwise", 4000, 6048), ("safety", "classify", 0, 1024)])  # Flash, Flash-Lite: off when 0
-async def test_gemini_25_carries_a_thinking_budget_on_every_call(wire: respx.MockRouter, tmp_path: Path,
-                                                                 agent: str, mode: str, budget: int,
-                                                                 cap: int) -> None:
+@pytest.mark.parametrize(("agent", "mode", "level", "cap"), [
+    ("generation", "literature", "low", 12192), ("reflection", "full", "low", 4096 + 2048),  # Pro: lowest low
+    ("ranking", "pairwise", "low", 6048), ("safety", "classify", "minimal", 1024 + 2048)])  # Flash(-Lite): minimal
+async def test_gemini_carries_a_thinking_level_on_every_call(wire: respx.MockRouter, tmp_path: Path, agent: str,
+                                                             mode: str, level: str, cap: int) -> None:
+    """Gemini 3 thinks unless told: every call carries a level, never a budget (Gemini 2.5 is shut down)."""
     h = family(tmp_path, "gemini")
     route = wire.post(GEMINI).mock(return_value=httpx.Response(200, json=GEMINI25_BODY))
     await h.gateway.complete(spec_for(h.gateway, agent, mode, "What is the largest city in the user country?"))
@@ -287,8 +310,8 @@ async def test_gemini_25_carries_a_thinking_budget_on_every_call(wire: respx.Moc
     body = json.loads(call.request.content)
     assert ":generateContent" in str(call.request.url) and "cachedContents" not in str(call.request.url)
     config = body["generationConfig"]
-    assert config["max_output_tokens"] == cap and config["thinkingConfig"]["thinkingBudget"] == budget
-    assert "cache_control" not in json.dumps(body) and "thinkingLevel" not in json.dumps(body)
+    assert config["max_output_tokens"] == cap and config["thinkingConfig"]["thinkingLevel"] == level
+    assert "cache_control" not in json.dumps(body) and "thinkingBudget" not in json.dumps(body)
 
 
 async def test_a_gemini_25_function_call_is_parsed(wire: respx.MockRouter, tmp_path: Path) -> None:
@@ -329,28 +352,91 @@ async def test_gemini_3_carries_a_thinking_level(wire: respx.MockRouter, tmp_pat
 # --- OpenRouter, Ollama ------------------------------------------------------------------------------------------
 async def test_openrouter_sends_its_reasoning_field_and_cache_markers_only_to_claude(wire: respx.MockRouter,
                                                                                      tmp_path: Path) -> None:
-    h = family(tmp_path, "openrouter", "models.tiers.llama.output_tokens_per_second=null",
-               "models.tiers.claude.output_tokens_per_second=null", "models.tiers.flash.output_tokens_per_second=null")
+    h = family(tmp_path, "openrouter", "++models.tiers.claude.output_tokens_per_second=null",
+               "++models.tiers.flash.output_tokens_per_second=null")
     route = wire.post(OPENROUTER).mock(return_value=httpx.Response(200, json=OPENROUTER_BODY))
-    gpt5 = await h.gateway.complete(spec_for(h.gateway, "generation", "literature", "Reply: ok"))
+    gpt = await h.gateway.complete(spec_for(h.gateway, "generation", "literature", "Reply: ok"))
     await h.gateway.complete(spec_for(h.gateway, "reflection", "full", "Reply: ok"))  # the Claude tier
-    await h.gateway.complete(spec_for(h.gateway, "metareview", "final", "Reply: ok"))  # Llama
-    strong, claude, llama = bodies(route)
-    assert strong["model"] == "openai/gpt-5" and strong["reasoning"] == {"effort": "low"}
+    await h.gateway.complete(spec_for(h.gateway, "ranking", "pairwise", "Reply: ok"))  # Gemini Flash
+    await h.gateway.complete(spec_for(h.gateway, "safety", "classify", "Reply: ok"))  # mini: Flash, no budget
+    strong, claude, flash, mini = bodies(route)
+    assert strong["model"] == "openai/gpt-6.1-sol" and strong["reasoning"] == {"effort": "low"}
     assert strong["max_tokens"] == 8192 + 4000 and "reasoning_effort" not in strong
-    assert "cache_control" not in json.dumps(strong) and "cache_control" not in json.dumps(llama)
-    assert claude["model"] == "anthropic/claude-sonnet-4.5" and "reasoning" not in claude
+    assert "cache_control" not in json.dumps(strong) and "cache_control" not in json.dumps(flash)
+    assert claude["model"] == "anthropic/claude-sonnet-5" and "reasoning_effort" not in claude
     assert claude["messages"][0]["content"][0]["cache_control"] == {"type": "ephemeral"}
-    assert gpt5.text == "ok" and gpt5.cost_usd >= 0
+    # Gemini 3 cannot switch thinking off: a call without a budget sends its lowest level, never nothing
+    assert flash["model"] == "google/gemini-3.5-flash" and flash["reasoning"] == {"effort": "low"}
+    assert mini["reasoning"] == {"effort": "minimal"}
+    assert gpt.text == "ok" and gpt.cost_usd > 0  # priced from the catalogue (LiteLLM alone says 0.0)
 
 
-async def test_ollama_sends_no_thinking_and_no_cache_marker(wire: respx.MockRouter, tmp_path: Path) -> None:
+OLLAMA_CHAT = "http://localhost:11434/api/chat"
+OLLAMA_BODY = (FIXTURES / "ollama" / "chat_structured_output.json").read_bytes()
+
+
+def ollama_stream() -> httpx.Response:
+    """The documented /api/chat answer as a stream of one line: Ollama streams NDJSON whose last line is the whole
+    answer with ``done: true``; nothing is added to the recorded body."""
+    return httpx.Response(200, content=json.dumps(json.loads(OLLAMA_BODY)).encode() + b"\n",
+                          headers={"content-type": "application/x-ndjson"})
+
+
+@pytest.mark.parametrize(("agent", "mode"), [("generation", "literature"), ("metareview", "final"),
+                                             ("safety", "classify")])
+async def test_ollama_streams_and_sends_a_num_ctx_that_holds_the_prompt_and_the_cap(
+        wire: respx.MockRouter, tmp_path: Path, agent: str, mode: str) -> None:
+    """Ollama's default context (4k on most machines) cuts a longer prompt silently: every call carries num_ctx of
+    at least its prompt's tokens plus its cap, is streamed, and its deadline grows with num_predict."""
     h = family(tmp_path, "ollama")
-    route = wire.post("http://localhost:11434/api/chat").mock(return_value=httpx.Response(
-        200, content=(FIXTURES / "ollama" / "chat_structured_output.json").read_bytes()))
-    await h.gateway.complete(spec_for(h.gateway, "generation", "literature", "Say something."))
+    route = wire.post(OLLAMA_CHAT).mock(return_value=ollama_stream())
+    spec = spec_for(h.gateway, agent, mode, "Say something. " * 400)
+    spec.tools = [ToolSpec("paper_search", "Search. " * 300, {"type": "object", "properties": {}})]
+    spec.tool_choice = "auto"
+    await h.gateway.complete(spec)
     [body] = bodies(route)
+    prompt_chars = len(json.dumps(body["messages"])) + len(json.dumps(body.get("tools", [])))
+    options = body["options"]
+    assert body["stream"] is True and options["num_predict"] == h.gateway.router.route(agent, mode).max_output_tokens
+    assert options["num_ctx"] >= prompt_chars // 3 + options["num_predict"] and options["num_ctx"] % 4096 == 0
+    assert options["num_ctx"] <= 32768  # the model's context window (conf/catalogue/ollama.yaml)
     assert thinking_of(body) == {} and "think" not in body and "cache_control" not in json.dumps(body)
+    shipped = make_config(tmp_path / "data", "models=ollama")  # its catalogue speeds (the harness sends whole)
+    r = Router(shipped).route(agent, mode)
+    speed = shipped.models.tiers[r.tier].output_tokens_per_second
+    assert r.stream and speed and r.timeout_seconds == shipped.retry.first_token_seconds + r.max_output_tokens / speed
+
+
+async def test_an_ollama_call_the_model_cannot_hold_is_refused_in_one_line(wire: respx.MockRouter,
+                                                                          tmp_path: Path) -> None:
+    h = family(tmp_path, "ollama", "++models.tiers.strong.context_window=8192")
+    route = wire.post(OLLAMA_CHAT).mock(return_value=ollama_stream())
+    with pytest.raises(E.RequestTooLarge) as info:
+        await h.gateway.complete(spec_for(h.gateway, "generation", "literature", "Say something."))
+    assert route.call_count == 0 and "\n" not in str(info.value) and "context window of 8,192" in str(info.value)
+
+
+# --- Groq, Together, Mistral, any OpenAI-compatible server: chat completions through LiteLLM --------------------------
+COMPATIBLE = [("groq", "https://api.groq.com/openai/v1/chat/completions", "openai/gpt-oss-120b", "low"),
+              ("together", "https://api.together.ai/v1/chat/completions", "openai/gpt-oss-120b", "low"),
+              ("mistral", "https://api.mistral.ai/v1/chat/completions", "mistral-medium-3-5", None),
+              ("openai_compatible", "http://localhost:8000/v1/chat/completions", "local-model", None)]
+
+
+@pytest.mark.parametrize(("models", "url", "model", "effort"), COMPATIBLE, ids=[c[0] for c in COMPATIBLE])
+async def test_an_openai_compatible_family_sends_its_form(wire: respx.MockRouter, tmp_path: Path, models: str,
+                                                          url: str, model: str, effort: str | None) -> None:
+    h = harness(make_config(tmp_path / "data", f"models={models}", "run.budget_usd=50", *WHOLE))
+    route = wire.post(url).mock(return_value=httpx.Response(200, json=TOOL_CALLS_BODY))
+    spec = spec_for(h.gateway, "generation", "literature", "Who was Frederick Bates?")
+    spec.tools = [ToolSpec("paper_search", "Search.", {"type": "object", "properties": {"query": {"type": "string"}}})]
+    spec.tool_choice = "paper_search"
+    resp = await h.gateway.complete(spec)
+    [body] = bodies(route)
+    assert body["model"] == model and body.get("reasoning_effort") == effort
+    assert "thinking" not in body and "cache_control" not in json.dumps(body)
+    assert body["tool_choice"] == {"type": "function", "function": {"name": "paper_search"}}
+    assert resp.tool_calls[0].name == "paper_search"
 
 
 # --- errors that can never succeed ----------------------------------------------------------------------------------
@@ -361,7 +447,7 @@ async def test_a_recorded_400_is_permanent_and_names_the_providers_message(wire:
     with pytest.raises(E.PermanentLLMError) as info:
         await h.gateway.complete(spec_for(h.gateway, "generation", "literature"))
     assert route.call_count == 1 and E.repeats(info.value)
-    assert str(info.value) == ("anthropic/claude-opus-4-7: invalid_request_error: This model does not support "
+    assert str(info.value) == ("anthropic/claude-opus-5: invalid_request_error: This model does not support "
                                "effort level 'xhigh'. Supported levels: high, low, max, medium.")
 
 
@@ -392,4 +478,28 @@ def test_every_family_of_conf_models_is_covered() -> None:
     source = Path(__file__).read_text(encoding="utf-8")
     choices = {p.stem for p in (Path(__file__).resolve().parents[2] / "conf" / "models").glob("*.yaml")}
     covered = set(re.findall(r'family\(tmp_path, "(\w+)"', source)) | set(re.findall(r'\("(\w+)", "claude-', source))
+    covered |= {c[0] for c in COMPATIBLE}
     assert choices - {"fake", "local"} <= covered, choices - covered
+
+
+def gemini_record(args: dict[str, Any]) -> dict[str, Any]:
+    """The recorded Gemini function call renamed to ``record_check`` with ``args`` (an in-memory variant)."""
+    body = copy.deepcopy(GEMINI25_BODY)
+    call = next(p for p in body["candidates"][0]["content"]["parts"] if "functionCall" in p)
+    call["functionCall"].update(name="record_check", args=args)
+    return body
+
+
+async def test_a_gemini_record_is_forced_at_once_with_its_level(wire: respx.MockRouter, tmp_path: Path) -> None:
+    """The Anthropic budget workaround (ask unforced, then a separate forced call without thinking) is for models
+    that refuse a forced tool while thinking; Gemini 3 reasons when forced, so one forced call keeps its level."""
+    h = family(tmp_path, "gemini")
+    route = wire.post(GEMINI).mock(return_value=httpx.Response(200, json=gemini_record({"word": "cosci",
+                                                                                         "number": 7})))
+    record, _ = await call_record(h.gateway, spec_for(h.gateway, "generation", "literature", "Record it."),
+                                  RecordCheck)
+    [call] = route.calls
+    body = json.loads(call.request.content)
+    assert body["generationConfig"]["thinkingConfig"]["thinkingLevel"] == "low"
+    assert body["toolConfig"]["functionCallingConfig"]["mode"] == "ANY"  # forced, in Gemini's form
+    assert record == RecordCheck(word="cosci", number=7)

@@ -37,21 +37,22 @@ def test_thinking_is_kept_only_on_thinking_tiers(config: CosciConfig) -> None:
 def test_thinking_follows_the_models_choice(tmp_path: Path) -> None:
     opus = router(tmp_path, "models=opus")
     assert opus.route("metareview", "final").thinking_tokens == 16000
-    assert opus.route("metareview", "final").model == "anthropic/claude-opus-4-7"
-    sonnet = router(tmp_path, "models=sonnet")
-    assert all(r.thinking_tokens == 0 for r in sonnet.all_routes())
+    assert opus.route("metareview", "final").model == "anthropic/claude-opus-5"
+    haiku = router(tmp_path, "models=claude45")  # Haiku 4.5 thinks only on the strong tier (budget form)
+    assert all(r.thinking_tokens == 0 for r in haiku.all_routes() if r.tier != "strong")
+    assert haiku.route("metareview", "final").thinking_tokens == 16000
 
 
 def test_agent_tiers_override_the_agents_tiers(tmp_path: Path) -> None:
     r = router(tmp_path, "models=openrouter")
     models = {(x.agent, x.mode): x.model for x in r.all_routes()}
-    assert models["generation", "literature"] == models["generation", "debate"] == "openrouter/openai/gpt-5"
+    assert models["generation", "literature"] == models["generation", "debate"] == "openrouter/openai/gpt-6.1-sol"
     assert models["reflection", "full"] == models["reflection", "verification"] == \
-        "openrouter/anthropic/claude-sonnet-4.5"
-    assert models["ranking", "pairwise"] == "openrouter/google/gemini-2.5-flash"  # agent.mode override
-    assert models["ranking", "debate"] == "openrouter/anthropic/claude-sonnet-4.5"  # conf/agents: cheap
-    assert models["metareview", "final"] == "openrouter/meta-llama/llama-3.3-70b-instruct"
-    assert models["metareview", "system"] == "openrouter/anthropic/claude-sonnet-4.5"
+        "openrouter/anthropic/claude-sonnet-5"
+    assert models["ranking", "pairwise"] == "openrouter/google/gemini-3.5-flash"  # agent.mode override
+    assert models["ranking", "debate"] == "openrouter/anthropic/claude-sonnet-5"  # conf/agents: cheap
+    assert models["metareview", "final"] == "openrouter/anthropic/claude-sonnet-5"
+    assert models["metareview", "system"] == "openrouter/anthropic/claude-sonnet-5"
     assert r.route("reflection", "full").tier == "claude"
 
 

@@ -77,7 +77,8 @@ class Trickle(httpx.AsyncByteStream):
 
 async def test_an_ollama_record_call_sends_the_schema_as_format(wire: respx.MockRouter, tmp_path: Path) -> None:
     h = harness(ollama(tmp_path))
-    route = wire.post(OLLAMA_CHAT).mock(return_value=httpx.Response(200, content=BODY))
+    # Ollama calls are streamed (NDJSON): the documented answer as the stream's one, final line
+    route = wire.post(OLLAMA_CHAT).mock(return_value=httpx.Response(200, content=json.dumps(json.loads(BODY)) + "\n"))
     record, _ = await call_record(h.gateway, record_spec(h.gateway), Availability)
     assert (record.age, record.available) == (22, False)  # the JSON answer became the record call
     sent = json.loads(route.calls[0].request.content)
@@ -88,9 +89,12 @@ async def test_an_ollama_record_call_sends_the_schema_as_format(wire: respx.Mock
 
 async def test_a_trickling_body_meets_the_deadline_and_is_retried_as_a_timeout(wire: respx.MockRouter,
                                                                               tmp_path: Path) -> None:
-    config = ollama(tmp_path, "retry.call_timeout_seconds=1", "retry.timeout_attempts=2")
+    # an Ollama call is streamed under first_token_seconds + max_tokens / speed: made ~1 s here
+    config = ollama(tmp_path, "retry.call_timeout_seconds=1", "retry.timeout_attempts=2", "retry.first_token_seconds=1",
+                    *(f"models.tiers.{t}.output_tokens_per_second=100000" for t in ("strong", "cheap", "mini")))
     h = harness(config)
-    wire.post(OLLAMA_CHAT).mock(side_effect=lambda request: httpx.Response(200, stream=Trickle(BODY, 0.1)))
+    body = (json.dumps(json.loads(BODY)) + "\n").encode()
+    wire.post(OLLAMA_CHAT).mock(side_effect=lambda request: httpx.Response(200, stream=Trickle(body, 0.1)))
     started = time.monotonic()
     with pytest.raises(E.CallTimeout):
         await call_record(h.gateway, record_spec(h.gateway), Availability)

@@ -70,7 +70,7 @@ class Anthropic(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # the http.server interface names it
         body = json.loads(self.rfile.read(int(self.headers["content-length"])))
         Anthropic.seen.append(body)
-        if body["model"] == "claude-opus-4-7":
+        if body["model"] == "claude-opus-5":
             self._answer(400, "application/json", refusal())
             return
         record = (body.get("tool_choice") or {}).get("name") or next(iter(RECORDS))
@@ -115,9 +115,9 @@ def test_a_400_on_every_strong_tier_call_fails_the_session_in_the_first_generati
     errors = [line for line in done.stderr.splitlines() if line.startswith("cosci: ")]
     assert len(errors) == 1, done.stderr[-3000:]
     assert errors[0].startswith("cosci: generation/CreateInitialHypotheses failed: PermanentLLMError: "
-                                "anthropic/claude-opus-4-7: invalid_request_error: ")
+                                "anthropic/claude-opus-5: invalid_request_error: ")
     assert INVALID_THINKING in errors[0]
-    strong = [b for b in Anthropic.seen if b["model"] == "claude-opus-4-7"]
+    strong = [b for b in Anthropic.seen if b["model"] == "claude-opus-5"]
     assert strong and all(b["thinking"] == {"type": "adaptive", "display": "summarized"} for b in strong)
     assert len(strong) <= 2  # the first generation tasks (concurrency 2), each refused once: never retried
     (db,) = (data / "sessions").glob(f"*/{STORE_FILE}")

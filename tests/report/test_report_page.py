@@ -272,3 +272,17 @@ def test_the_page_says_an_agreement_of_few_held_out_verdicts_as_a_count_as_statu
         assert "%" not in cell and "." not in cell, cell
         line = next(x for x in stats.lines(0.15) if x.startswith(f"judge {tier}: "))  # status's tier line, too
         assert f"held-out agreement {cell}" in line and f"<p>{line}</p>" in section, line
+
+
+def test_each_grounding_label_is_shown_as_itself(session: Session) -> None:
+    """docs/design.md#grounded-debate-hypotheses: a verified quote no support check judged is not "grounded"."""
+    store = session.store()
+    data = collect(store)
+    store.close()
+    labels = ["grounded", "quoted (relevance unchecked)", "ungrounded"]
+    for view, label in zip(data.hypotheses, labels, strict=False):
+        view.row["grounding"] = label
+    html = render_html(data)
+    shown = labels[:len(data.hypotheses)]
+    assert all(f">{label}</span>" in html for label in shown) and len(shown) >= 2
+    assert 'title="a verified quote that no support check judged to bear on it">quoted (relevance unchecked)' in html

@@ -494,9 +494,10 @@ def test_a_rating_after_the_overview_is_in_the_reports_standing_and_named_above_
     assert exported == ranked
 
 
-def test_a_supported_result_takes_a_hypothesis_out_of_the_projects_rejected_directions(
+def test_a_supported_result_takes_a_hypothesis_out_of_the_projects_demoted_directions(
         tmp_path: Path, fake: FakeBackend, capsys: pytest.CaptureFixture[str]) -> None:
-    """A latest review ``already_explained`` makes a rejected direction; a lab's ``supported`` result outranks it."""
+    """A latest review ``already_explained`` makes a demoted direction (not a rejected one: the hypothesis is not in
+    the rejected state); a lab's ``supported`` result outranks it."""
     from cosci.records import RecordReview
 
     config = make_config(tmp_path / "data", "session.project=lab")
@@ -510,12 +511,13 @@ def test_a_supported_result_takes_a_hypothesis_out_of_the_projects_rejected_dire
     code, _, err = _cli(capsys, "--data-dir", str(data), "rate", sid, hid, "--score", "4")  # a sync, no result
     assert code == 0, err
     project = ProjectStore.open(data, "lab")
-    assert (hid, "already_explained") in [(d.hypothesis_id, d.reason) for d in project.rejected()]
+    assert (hid, "already_explained") in [(d.hypothesis_id, d.reason) for d in project.demoted()]
+    assert hid not in [d.hypothesis_id for d in project.rejected()]
     project.close()
     code, _, err = _cli(capsys, "--data-dir", str(data), "result", sid, hid, "--outcome", "supported")
     assert code == 0, err
     project = ProjectStore.open(data, "lab")
-    assert hid not in [d.hypothesis_id for d in project.rejected()]
+    assert hid not in [d.hypothesis_id for d in [*project.rejected(), *project.demoted()]]
     project.close()
 
 

@@ -113,7 +113,7 @@ def test_ranked_keeps_decoded_rows_but_reads_what_changes(store: SessionStore, a
     after = store.hypotheses.ranked()
     assert [(h.id, h.elo, h.matches_played, h.wins) for h in after] == [(b, 1250.0, 3, 2), (a, 1200.0, 0, 0)]
     assert next(h for h in after if h.id == a) is next(h for h in first if h.id == a)  # kept, not decoded again
-    store.hypotheses.set_citations(a, [{"url": "https://example.org/x", "status": "verified"}])
+    store.hypotheses.set_citations(a, [{"url": "https://example.org/x", "status": "verified", "support": "supported"}])
     assert next(h for h in store.hypotheses.ranked() if h.id == a).grounded
     other = SessionStore.open(tmp_path / "store.sqlite", store.session_id)
     try:

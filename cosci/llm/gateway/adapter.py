@@ -37,6 +37,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
@@ -56,8 +57,9 @@ from cosci.llm.budget.sizing import OutputSizer, expected_input_tokens
 from cosci.llm.budget.token_budget import TokenBudget
 from cosci.llm.gateway.cache_marks import mark
 from cosci.llm.gateway.exceptions import map_exception
+from cosci.llm.gateway.prices import estimate_call
 from cosci.llm.gateway.providers import CUSTOM_PROVIDERS, register_providers
-from cosci.llm.gateway.routing import Router
+from cosci.llm.gateway.routing import Router, num_ctx
 from cosci.llm.gateway.streaming import stream_completion
 from cosci.llm.gateway.transcript_rows import output_speed, recorded_request
 from cosci.llm.port.thinking import thinking_params
@@ -78,11 +80,6 @@ def _not_loop_change(record: logging.LogRecord) -> bool:
 
 logging.getLogger("LiteLLM").addFilter(_not_loop_change)
 
-FALLBACK_USD_PER_MTOK = (3.0, 15.0)
-"""Unknown models are priced as Sonnet-class, 3 / 15 USD per 1M input / output
-tokens."""
-CHARS_PER_TOKEN_BOUND = 3
-"""Admission estimates assume at least 3 characters per input token, an upper bound for English prose."""
 RESERVE_MODES = frozenset({"goal_parsing.parse_goal", "metareview.final", "safety.classify", "metareview.audit",
                            "metareview.claim_check"})
 """Calls that may draw on the budget reserve (design.md#budget): goal parsing, the final overview, its audit and
@@ -91,21 +88,6 @@ FORMAT_PROVIDERS = ("ollama_chat/", "ollama/")
 """Providers that take a JSON schema as constrained output (Ollama's ``format``) but ignore ``tool_choice``."""
 
 Recorder = Callable[[Call], None]
-
-
-def estimate_call(model: str, input_chars: int, max_output_tokens: int, *,
-                  input_tokens: int | None = None) -> tuple[float, int]:
-    """Estimate of one call, ``(usd, tokens)``: ``input_chars`` of prompt (at most ``CHARS_PER_TOKEN_BOUND``
-    characters per token unless ``input_tokens`` is given) and ``max_output_tokens`` of answer. With the full
-    ``max_output_tokens`` of the route this is the call's upper bound."""
-    tin = input_tokens if input_tokens is not None else input_chars // CHARS_PER_TOKEN_BOUND + 1
-    try:
-        cin, cout = litellm.cost_per_token(model=model, prompt_tokens=tin,
-                                           completion_tokens=max_output_tokens)
-        usd = float(cin + cout)
-    except Exception:  # unknown to LiteLLM's price map: a conservative default (design.md#budget)
-        usd = (tin * FALLBACK_USD_PER_MTOK[0] + max_output_tokens * FALLBACK_USD_PER_MTOK[1]) / 1e6
-    return usd, tin + max_output_tokens
 
 
 class Gateway:
@@ -128,6 +110,8 @@ class Gateway:
         self.retry: RetryCfg = config.retry
         self.sleep = sleep
         self.sizer = OutputSizer()
+        self.stepped: set[str] = set()
+        """The steps down the degradation chain already printed (``<model> -> <model>``)."""
 
     # --- the port ----------------------------------------------------------------------------------------
     async def complete(self, spec: CallSpec) -> LLMResponse:
@@ -144,8 +128,20 @@ class Gateway:
                 return await self._with_retries(spec, route)
             except E.ModelUnavailable as exc:
                 nxt = self.router.degrade(route)  # raises for never-degrade modes / end of chain
-                log.warning("%s unavailable (%s); degrading %s to %s", route.model, exc, route.key, nxt.model)
+                self._stepped_down(spec, route, nxt, exc)
                 route = nxt
+
+    def _stepped_down(self, spec: CallSpec, route: Route, nxt: Route, exc: E.ModelUnavailable) -> None:
+        """A step down the degradation chain: recorded on every call (a ``degraded`` transcript row whose error is
+        ``<model> -> <model>``, which ``cosci status`` and ``cosci report`` show) and printed once per pair of
+        models (design.md#routing)."""
+        step = f"{route.model} -> {nxt.model}"
+        self.recorder(Call(agent=route.agent, action=spec.action, mode=route.mode, model=route.model,
+                           task_id=spec.task_id, attempt=0, outcome="degraded", error=step))
+        if step not in self.stepped:
+            self.stepped.add(step)
+            print(f"cosci: {route.model} is unavailable ({' '.join(str(exc).split())[:200]}); its calls step down "
+                  f"to {nxt.model} (design.md#routing)", file=sys.stderr)
 
     # --- retries -----------------------------------------------------------------------------------------
     def _max_attempts(self, exc: BaseException | None) -> int:
@@ -282,6 +278,8 @@ class Gateway:
         }
         if route.api_base:
             kwargs["api_base"] = route.api_base
+        if route.model.startswith(FORMAT_PROVIDERS):  # Ollama cuts a prompt past its 4k default silently
+            kwargs["num_ctx"] = num_ctx(route, len(str(kwargs["messages"])) + len(str(spec.tools)))
         if spec.tools:
             kwargs["tools"] = [{"type": "function",
                                 "function": {"name": t.name, "description": t.description,

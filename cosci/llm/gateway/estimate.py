@@ -77,6 +77,9 @@ def estimate_session(config: CosciConfig) -> Estimate:
          "tool_loop"),
         ("generation", "debate", generated * config.generation.debate_share, config.debate.min_turns + 1, "turn"),
         ("generation", "grounding", generated * config.generation.debate_share, 1, "single"),
+        # the support check of each new hypothesis's verified quotes (at most one call each)
+        ("generation", "grounding", generated, 1, "single"),
+        ("evolution", "grounding", evolved, 1, "single"),
         ("reflection", "full", n, loop("reflection", "full"), "tool_loop"),
         ("reflection", "verification", config.reflection.verification_top_k, loop("reflection", "verification"),
          "tool_loop"),
@@ -85,7 +88,7 @@ def estimate_session(config: CosciConfig) -> Estimate:
         ("evolution", "combine", evolved, loop("evolution", "combine"), "tool_loop"),
         ("metareview", "system", matches / config.metareview.every_matches + 1, 1, "feedback"),
         ("metareview", "final", 1, 1, "overview"),
-        ("metareview", "audit", 1, 1, "single"),  # the independent audit of the overview
+        ("metareview", "audit", 1, 1, "single"),  # the audit (no call without a model other than the writer's)
         ("metareview", "claim_check", config.metareview.claim_check_max_calls, 1, "single"),  # at most
     ]
     total, calls = 0.0, 0

@@ -6,8 +6,9 @@ clean in-process provider):
 - ``cosci-local/<name>`` — the embedded SmolLM2-135M-Instruct run by llama-cpp-python (:mod:`.local_model`);
 - ``cosci-fake/<tier>`` — the scripted, call-recording fake (:mod:`.fake`).
 
-Models with prices in ``conf/models`` (local, fake, ollama: zero or fake prices) are registered with
-``litellm.register_model`` so LiteLLM's own cost calculation prices them like hosted models.
+Models with prices in ``conf/models`` or the catalogue (``conf/catalogue``: local, fake, ollama at zero or fake
+prices; OpenRouter and other models LiteLLM's map does not price at their cited list prices) are registered with
+``litellm.register_model`` so LiteLLM's own cost calculation prices them like hosted models (design.md#budget).
 """
 
 from __future__ import annotations
@@ -51,6 +52,22 @@ def check_models(config: CosciConfig, *, keys: bool = True) -> None:
             raise MissingApiKey(" or ".join(env["missing_keys"]), entry.model)
 
 
+def priced_by_litellm(model: str) -> bool:
+    """Whether LiteLLM's own map prices ``model`` (its row is left as it is: registering over it would replace the
+    map's limits and modes). An OpenRouter model LiteLLM does not know is priced (0.0, 0.0) by
+    ``litellm.cost_per_token`` instead of raising (design.md#catalogue): such a model is *not* priced here, so
+    its catalogue price is registered (design.md#budget)."""
+    if model.startswith(CUSTOM_PROVIDERS):
+        return False
+    try:
+        info = litellm.get_model_info(model)
+    except Exception:  # unknown to the map
+        return False
+    if info.get("key") not in litellm.model_cost:  # a row LiteLLM made up (OpenRouter: costs 0), not its map's
+        return False
+    return info.get("input_cost_per_token") is not None and info.get("output_cost_per_token") is not None
+
+
 def register_providers(config: CosciConfig) -> None:
     """Install the custom providers (once per process) and register configured model prices."""
     if config.models.fake is not None:
@@ -66,7 +83,7 @@ def register_providers(config: CosciConfig) -> None:
                                        {"provider": "cosci-fake", "custom_handler": FAKE.provider}]
     prices: dict[str, Any] = {}
     for entry in config.models.tiers.values():
-        if entry.input_usd_per_mtok is None and entry.output_usd_per_mtok is None:
+        if (entry.input_usd_per_mtok is None and entry.output_usd_per_mtok is None) or priced_by_litellm(entry.model):
             continue
         prices[entry.model] = {
             "input_cost_per_token": (entry.input_usd_per_mtok or 0.0) / 1e6,
@@ -78,7 +95,8 @@ def register_providers(config: CosciConfig) -> None:
             "input_cost_per_token_batches": (entry.input_usd_per_mtok or 0.0) * 0.5 / 1e6,
             "output_cost_per_token_batches": (entry.output_usd_per_mtok or 0.0) * 0.5 / 1e6,
             "litellm_provider": entry.model.split("/", 1)[0], "mode": "chat",
-            "supports_function_calling": True, "max_input_tokens": 200_000, "max_output_tokens": 64_000,
+            "supports_function_calling": True, "max_input_tokens": entry.context_window or 200_000,
+            "max_output_tokens": 64_000,
         }
     # priced like hosted ones (design.md#embeddings)
     for model, usd_per_mtok in config.models.embeddings.prices.items():

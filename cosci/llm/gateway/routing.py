@@ -14,7 +14,9 @@ import os
 
 from cosci.config.schema import CosciConfig
 from cosci.errors import MissingApiKey
+from cosci.llm import errors as E
 from cosci.llm.errors import ModelUnavailable
+from cosci.llm.gateway.prices import CHARS_PER_TOKEN_BOUND
 from cosci.llm.port.thinking import effort_row
 from cosci.llm.port.types import Route
 
@@ -23,6 +25,10 @@ NEVER_DEGRADE = frozenset({"reflection.verification", "metareview.final"})
 
 CONSTRAINED_PROVIDERS = ("cosci-local/",)
 """Providers whose output is schema-constrained (the embedded model)."""
+STREAMED_PROVIDERS = ("ollama_chat/", "ollama/")
+"""Local servers every call to which is streamed under a deadline grown from its cap at the tier's speed: a
+local model's speed varies tenfold with the machine, and a call sent whole under the fixed timeout is lost when the
+machine is slow (design.md#routing)."""
 MARKED_PROVIDERS = ("cosci-fake/",)
 """Providers sent cache markers without a ``cache_min_tokens``: the scripted fake records them (as Anthropic would
 receive them) so tests see which blocks are marked; it caches nothing."""
@@ -64,6 +70,7 @@ class Router:
         fixed = retry.thinking_call_timeout_seconds if reasons else retry.call_timeout_seconds
         iterations = self.config.debate.max_turns if mode_cfg.max_iterations is None else mode_cfg.max_iterations
         deadline, stream = call_deadline(fixed, cap, entry.output_tokens_per_second, retry.first_token_seconds)
+        stream = stream or entry.model.startswith(STREAMED_PROVIDERS)
         return Route(
             agent=agent, mode=mode, tier=tier, model=entry.model, thinking_tokens=thinking,
             max_output_tokens=cap, max_iterations=iterations, timeout_seconds=deadline,
@@ -74,7 +81,7 @@ class Router:
             typical_output_tokens=entry.typical_output_tokens, thinking_form=entry.thinking,
             lowest_effort=entry.lowest_effort, min_thinking_tokens=entry.min_thinking_tokens,
             caches=entry.cache_min_tokens is not None or entry.model.startswith(MARKED_PROVIDERS), stream=stream,
-            idle_seconds=retry.stream_idle_seconds if stream else None,
+            idle_seconds=retry.stream_idle_seconds if stream else None, context_window=entry.context_window,
         )
 
     def degrade(self, route: Route) -> Route:
@@ -107,3 +114,26 @@ class Router:
         for r in self.all_routes():
             if r.api_key_env and not os.environ.get(r.api_key_env):
                 raise MissingApiKey(r.api_key_env, r.model)
+
+
+NUM_CTX_STEP = 4096
+"""An Ollama call's num_ctx is rounded up to a multiple of this many tokens: Ollama reloads a model whenever the
+context size changes, so calls of similar size share one (design.md#routing)."""
+
+
+def num_ctx(route: Route, input_chars: int) -> int:
+    """The context an Ollama call asks for, tokens: its prompt (``input_chars`` at the upper bound of
+    :data:`CHARS_PER_TOKEN_BOUND` characters a token, tool definitions included) plus its cap, rounded up to
+    :data:`NUM_CTX_STEP`, at most the model's context window.
+
+    Raises:
+        RequestTooLarge: the prompt and the cap do not fit in the model's context window (one line, never retried).
+    """
+    need = input_chars // CHARS_PER_TOKEN_BOUND + 1 + route.max_output_tokens
+    if route.context_window is not None and need > route.context_window:
+        raise E.RequestTooLarge(f"~{need:,} tokens (prompt by estimate plus max_tokens {route.max_output_tokens:,}) "
+                                f"do not fit the model's context window of {route.context_window:,} tokens "
+                                f"(conf/catalogue): lower the mode's max_output_tokens or pick a larger model",
+                                model=route.model)
+    rounded = -(-need // NUM_CTX_STEP) * NUM_CTX_STEP
+    return min(rounded, route.context_window) if route.context_window else rounded

@@ -8,6 +8,7 @@ A route carries its tier's form (``off``, ``budget``, ``adaptive``, ``effort``) 
   sends as ``thinkingConfig.thinkingBudget``), or the tier's ``min_thinking_tokens`` on a call without a budget.
   Anthropic refuses a forced tool together with such thinking, so a forced call carries no budget.
 - ``adaptive``: ``thinking={"type": "adaptive", "display": "summarized"}`` plus ``output_config={"effort": E}``
+  (``reasoning={"effort": E}`` through OpenRouter)
   (Anthropic 4.6 and later; the summarized display streams thinking as it goes, so a streamed call is never idle
   while the model thinks). A forced tool is accepted with it (the model then skips thinking), so one tool loop can
   keep one setting on every call.
@@ -73,6 +74,8 @@ def thinking_params(route: Route, table: ThinkingCfg | None, *, thinking: bool, 
         effort = effort_of(table, budget) if budget else None
         if effort is None:
             return {}
+        if route.model.startswith(OPENROUTER):  # OpenRouter's documented field; it sends Anthropic's form on
+            return {"reasoning": {"effort": effort}}
         return {"thinking": {"type": "adaptive", "display": "summarized"}, "output_config": {"effort": effort}}
     if form == "effort":
         effort = (effort_of(table, budget) if budget else None) or route.lowest_effort
@@ -84,15 +87,20 @@ def thinking_params(route: Route, table: ThinkingCfg | None, *, thinking: bool, 
     return {}
 
 
+GEMINI = "gemini/"
+
+
 def describe(route: Route, table: ThinkingCfg | None) -> str:
-    """The request form of ``route`` in words, for ``cosci check`` (e.g. ``adaptive, effort high``)."""
+    """The request form of ``route`` in words, named by the field the provider receives, for ``cosci check``
+    (e.g. ``adaptive, effort high``; Gemini's ``thinkingLevel low``, never ``budget_tokens``)."""
     params = thinking_params(route, table, thinking=True, forced=False)
+    gemini = route.model.startswith(GEMINI)
     if "output_config" in params:
         return f"adaptive, effort {params['output_config']['effort']}"
     if "thinking" in params:
-        return f"budget_tokens {params['thinking']['budget_tokens']}"
+        return f"{'thinkingBudget' if gemini else 'budget_tokens'} {params['thinking']['budget_tokens']}"
     if "reasoning_effort" in params:
-        return f"reasoning_effort {params['reasoning_effort']}"
+        return f"{'thinkingLevel' if gemini else 'reasoning_effort'} {params['reasoning_effort']}"
     if "reasoning" in params:
         return ", ".join(f"reasoning.{k} {v}" for k, v in params["reasoning"].items())
     return "no thinking"

@@ -57,6 +57,8 @@ class Route:
     caches: bool = False
     stream: bool = False
     idle_seconds: float | None = None
+    context_window: int | None = None
+    """The model's context window, tokens (the catalogue's); an Ollama call's num_ctx is at most this."""
 
     @property
     def key(self) -> str:

@@ -1,0 +1,186 @@
+"""``cosci investigate draft --brief FILE [--from-session S --hypothesis H-…] [--out DIR] [overrides]``: the
+command-line glue of the drafting (docs/design.md#draft).
+
+Before any drafting call: the configuration, the brief (a file, or a session's hypothesis, or both: one line,
+exit 2 when unreadable or without a requirement), the output folder (absent or empty), the sandbox, and the safety
+screen of the brief as a goal is screened (refused: one line, exit 3, nothing written). Then the drafting
+(:mod:`cosci.investigation.drafting`) runs through one gateway over ``draft.budget_usd``; its calls are logged in
+``drafting/calls.jsonl``. Exit 0 when the last round passed every check, 1 when the rounds ran out.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from cosci.config.investigation import DRAFT_AGENTS, InvestigationConfig, load_investigation
+from cosci.domain import Call
+from cosci.errors import CosciError, GoalRefused
+from cosci.investigation.draft_folder import DraftFolder
+from cosci.investigation.draft_records import MAX_REQUIREMENTS, items, requirements
+from cosci.investigation.drafting import Drafted, Drafter
+from cosci.investigation.runtime import run_async
+from cosci.session.folder import SessionFolder
+from cosci.store import SessionStore
+
+if TYPE_CHECKING:
+    from cosci.config.schema import CosciConfig
+    from cosci.safety.classifier import Screening
+    from cosci.sandbox import Isolation
+
+
+def brief_text(brief: Path | None, data_dir: Path, session: str | None, hypothesis: str | None) -> str:
+    """The brief: the file's text, then the session hypothesis (quoted as the researcher's to test), if any.
+
+    Raises:
+        CosciError: no brief, an unreadable file, ``--hypothesis`` without ``--from-session`` (or the reverse), or a
+            hypothesis the session does not hold (one line).
+    """
+    if (session is None) != (hypothesis is None):
+        raise CosciError("--from-session and --hypothesis go together (the session and the hypothesis it holds)")
+    if brief is None and hypothesis is None:
+        raise CosciError("investigate draft needs --brief FILE, or --from-session S --hypothesis H-...")
+    parts: list[str] = []
+    if brief is not None:
+        try:
+            parts.append(Path(brief).expanduser().read_text(encoding="utf-8").strip())
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CosciError(f"--brief {brief}: cannot be read ({type(exc).__name__})") from None
+    if session is not None and hypothesis is not None:
+        with SessionFolder.existing(data_dir, session).store(read_only=True) as store:
+            found = store.hypotheses.get(hypothesis)
+        if found is None:
+            raise CosciError(f"--hypothesis {hypothesis}: session {session} holds no such hypothesis")
+        parts.append(f"Test this hypothesis ({hypothesis}):\n{found.title}. {found.statement}")
+    return "\n\n".join(p for p in parts if p)
+
+
+def out_folder(out: Path | None, data_dir: Path, name: str) -> Path:
+    """``--out`` (absent or an empty folder), else ``<data>/drafts/<name>`` (``-2``, ``-3``... when taken).
+
+    Raises:
+        CosciError: ``--out`` names a file or a folder that is not empty (nothing is overwritten).
+    """
+    if out is not None:
+        target = Path(out).expanduser().resolve()
+        if target.exists() and (not target.is_dir() or any(target.iterdir())):
+            raise CosciError(f"--out {out}: exists and is not an empty folder (a draft never overwrites)")
+        return target
+    slug = re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")[:40] or "task"
+    target, k = data_dir / "drafts" / slug, 1
+    while target.exists():
+        k += 1
+        target = data_dir / "drafts" / f"{slug}-{k}"
+    return target
+
+
+def screen_brief(cfg: InvestigationConfig, text: str, session: str | None) -> None:
+    """Screen the brief as a goal (``safety.block_goal_on`` acts). With ``--from-session`` the verdict is kept in
+    that session's store (its audit trail); otherwise in a temporary store that is discarded.
+
+    Raises:
+        GoalRefused: the screen refused the brief (exit 3; nothing drafted, nothing written).
+    """
+    from cosci.safety.classifier import screening_on
+
+    base = cfg.base
+    if not screening_on(base):
+        return
+    if session is not None:
+        with SessionFolder.existing(base.paths.data_dir, session).store() as store:
+            screening = run_async(_screen(base, store, text))
+    else:
+        with tempfile.TemporaryDirectory(prefix="cosci-brief-") as tmp:
+            store = SessionStore.open(Path(tmp) / "screen.sqlite", "draft-brief")
+            store.sessions.create(goal=text, config_snapshot={}, overrides=[], models_choice=base.models.name,
+                                  budget_usd=base.run.budget_usd, budget_tokens=None, wall_clock_seconds=0.0)
+            try:
+                screening = run_async(_screen(base, store, text))
+            finally:
+                store.close()
+    if screening.acted:
+        raise GoalRefused(f"the brief was refused by safety screening, {screening.verdict.line()}; nothing was "
+                          "drafted")
+
+
+async def _screen(base: CosciConfig, store: SessionStore, text: str) -> Screening:
+    """One screening of ``text`` as a goal, booked on ``store`` (as ``cosci feedback`` screens its text)."""
+    from cosci.llm.budget.token_budget import TokenBudget
+    from cosci.llm.gateway.adapter import Gateway
+    from cosci.safety.classifier import Classifier
+
+    budget = TokenBudget(cap_usd=base.run.budget_usd, shares={a: c.budget_share for a, c in base.agents.items()},
+                         reserve_share=base.budget.reserve_share, cap_tokens=base.run.budget_tokens)
+    gateway = Gateway(base, budget, store.logs.add_call)
+    return await Classifier(base, gateway, gateway.router, store).screen("goal", text, action="ScreenBrief")
+
+
+def _drafter(cfg: InvestigationConfig, folder: DraftFolder, text: str, iso: Isolation) -> Drafter:
+    from cosci.llm.budget.token_budget import TokenBudget
+    from cosci.llm.gateway.adapter import Gateway
+
+    assert cfg.draft is not None
+    budget = TokenBudget(cap_usd=cfg.draft.budget_usd,
+                         shares={a: c.budget_share for a, c in cfg.draft.agents.items()}, reserve_share=0.0)
+
+    def record(c: Call) -> None:
+        with (folder.log_dir / "calls.jsonl").open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"agent": c.agent, "action": c.action, "model": c.model, "outcome": c.outcome,
+                                 "cost_usd": c.cost_usd, "input_tokens": c.input_tokens,
+                                 "output_tokens": c.output_tokens, "error": c.error}) + "\n")
+
+    gw = Gateway(cfg.draft_gateway_config(), budget, record)
+    routes = {agent: gw.router.route(agent, mode) for agent, mode in DRAFT_AGENTS.items()}
+    return Drafter(gw, routes, text, requirements(text), folder, iso, cfg.draft.max_run_seconds)
+
+
+def draft(brief: Path | None, overrides: list[str], session: str | None, hypothesis: str | None,
+          out: Path | None) -> int:
+    """Run ``cosci investigate draft`` (see the module docstring); returns the exit status."""
+    from cosci.sandbox.bwrap import isolation
+
+    cfg = load_investigation(overrides)
+    if cfg.draft is None:
+        raise CosciError("investigate draft: the configuration has no draft section (conf/investigation/)")
+    data_dir = cfg.base.paths.data_dir
+    text = brief_text(brief, data_dir, session, hypothesis)
+    reqs = requirements(text)
+    if not reqs:
+        raise CosciError("the brief states no requirement (a sentence or a list item)")
+    target = out_folder(out, data_dir, Path(brief).stem if brief else str(hypothesis))
+    iso = isolation(cfg.investigation.unsafe_no_sandbox)
+    screen_brief(cfg, text, session)
+    folder = DraftFolder(target)
+    folder.start(text, {"brief": str(brief) if brief else None, "from_session": session, "hypothesis": hypothesis,
+                        "overrides": overrides, "requirements": [r.model_dump() for r in reqs],
+                        "max_rounds": cfg.draft.max_rounds, "isolation": iso.tool})
+    try:
+        drafted = run_async(_drafter(cfg, folder, text, iso).run(cfg.draft.max_rounds))
+    except CosciError as exc:  # a budget cap, a permanent model error: recorded, then one line (exit 2)
+        folder.write_json("status.json", {"passed": False, "error": str(exc)})
+        raise CosciError(f"investigate draft stopped: {exc} (draft.budget_usd {cfg.draft.budget_usd:g}; log: "
+                         f"{folder.log_dir})") from None
+    folder.write_json("status.json", {"passed": drafted.passed, "rounds": [r.to_dict() for r in drafted.rounds]})
+    for line in summary(drafted, target, len(items(text))):
+        print(line, flush=True)
+    return 0 if drafted.passed else 1
+
+
+def summary(drafted: Drafted, target: Path, n_requirements: int) -> list[str]:
+    """The lines printed on stdout."""
+    last = drafted.rounds[-1]
+    cut = f" (the first {MAX_REQUIREMENTS} were judged)" if n_requirements > MAX_REQUIREMENTS else ""
+    lines = [f"draft        {target}  ({drafted.design.title})",
+             f"rounds       {len(drafted.rounds)}: " + ", ".join(f"{r.number} {r.stage}" for r in drafted.rounds),
+             f"requirements {n_requirements}{cut}"]
+    if drafted.passed:
+        lines += ["status       passes the check and the alignment judge",
+                  f"next         cosci investigate run {target}"]
+    else:
+        lines += [f"status       not drafted: round {last.number} failed at {last.stage}"]
+        lines += [f"failure      {f}" for f in last.failures]
+        lines += [f"log          {target / 'drafting'}"]
+    return lines
