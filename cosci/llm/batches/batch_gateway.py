@@ -23,9 +23,9 @@ from cosci.config.thinking import ThinkingCfg
 from cosci.domain import Call
 from cosci.llm import errors as E
 from cosci.llm.budget.admission import Admission, admit_call
+from cosci.llm.budget.sizing import CHARS_PER_TOKEN_BOUND
 from cosci.llm.gateway.adapter import Gateway
 from cosci.llm.gateway.exceptions import map_exception
-from cosci.llm.gateway.prices import CHARS_PER_TOKEN_BOUND
 from cosci.llm.port.thinking import thinking_params
 from cosci.llm.port.types import BatchRequest, CallSpec, LLMResponse, Route
 

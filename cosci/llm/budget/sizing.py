@@ -11,7 +11,7 @@ The gateway now reserves an *expected* output length per ``agent.mode``:
 
 Input tokens are expected at ``EXPECTED_CHARS_PER_TOKEN`` characters per token (English prose runs at about
 four characters per token with current tokenizers — OpenAI's and Anthropic's published rule of thumb); the
-upper bound the session cap uses stays at three (:data:`cosci.llm.gateway.adapter.CHARS_PER_TOKEN_BOUND`).
+upper bound the session cap uses stays at three (:data:`CHARS_PER_TOKEN_BOUND`).
 """
 
 from __future__ import annotations
@@ -27,6 +27,9 @@ HEADROOM = 1.25
 """Expected output = longest recent answer x this factor (a longer answer is settled at its actual cost)."""
 WINDOW = 50
 """Recent answers per mode the expectation is taken over."""
+CHARS_PER_TOKEN_BOUND = 3
+"""Admission estimates assume at least 3 characters per input token, an upper bound for English prose
+(design.md#budget)."""
 EXPECTED_CHARS_PER_TOKEN = 4
 
 

@@ -10,11 +10,11 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # never fetch the
 
 import litellm
 
+from cosci.llm.budget.sizing import CHARS_PER_TOKEN_BOUND
+
 FALLBACK_USD_PER_MTOK = (3.0, 15.0)
 """Models with no price (not in the catalogue, not in LiteLLM's map) are admitted and estimated as Sonnet-class,
 3 / 15 USD per 1M input / output tokens (design.md#budget): never as free."""
-CHARS_PER_TOKEN_BOUND = 3
-"""Admission estimates assume at least 3 characters per input token, an upper bound for English prose."""
 def estimate_call(model: str, input_chars: int, max_output_tokens: int, *,
                   input_tokens: int | None = None) -> tuple[float, int]:
     """Estimate of one call, ``(usd, tokens)``: ``input_chars`` of prompt (at most ``CHARS_PER_TOKEN_BOUND``

@@ -15,8 +15,8 @@ import os
 from cosci.config.schema import CosciConfig
 from cosci.errors import MissingApiKey
 from cosci.llm import errors as E
+from cosci.llm.budget.sizing import CHARS_PER_TOKEN_BOUND
 from cosci.llm.errors import ModelUnavailable
-from cosci.llm.gateway.prices import CHARS_PER_TOKEN_BOUND
 from cosci.llm.port.thinking import effort_row
 from cosci.llm.port.types import Route
 
