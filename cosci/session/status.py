@@ -13,6 +13,7 @@ from cosci.grounding.report import status_lines
 from cosci.session.folder import SessionFolder, shown_status
 from cosci.session.summary import batch_spend, outstanding_line
 from cosci.store import SessionStore
+from cosci.store.standing import release_hint
 from cosci.text import counted, one_line, plural
 
 
@@ -121,10 +122,11 @@ def safety_lines(store: SessionStore) -> list[str]:
         if v.disagreement:
             lines.append(f"disagreement {v.subject}{' [' + v.subject_id + ']' if v.subject_id else ''}: the offline "
                          f"screen would refuse ({v.screen.get('line', '')}); {v.line()}")
-    for h in store.hypotheses.all(states=("quarantined",)):
+    for h in store.hypotheses.all(states=("quarantined",)):  # its id, category and release command only
         verdict = store.safety.latest("hypothesis", h.id)
-        lines.append(f"quarantined  [{h.id}] {one_line(h.title, 80)}: "
-                     + (verdict.line() if verdict else "no verdict recorded"))
+        cats = ", ".join(verdict.categories) if verdict and verdict.categories else "no category"
+        lines.append(f"quarantined  [{h.id}] {verdict.decision if verdict else 'no verdict recorded'} ({cats}); "
+                     f"text withheld, `{release_hint(store.session_id, h.id)}` releases it")
     for v in store.safety.all("hypothesis"):
         kept = store.hypotheses.get(v.subject_id or "")
         if v.decision == "flag" and kept is not None and kept.state != "quarantined":  # kept, marked
