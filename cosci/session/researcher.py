@@ -57,14 +57,16 @@ def _hypothesis(store: SessionStore, hid: str, sid: str, folder: SessionFolder |
     check_released(store, hid, sid)
 
 
-def check_released(store: SessionStore, hid: str, sid: str) -> None:
+def check_released(store: SessionStore, hid: str, sid: str, takes: str = "no rating, result or rejection",
+                   done: str = "nothing was recorded") -> None:
     """Raises CosciError when ``hid`` is quarantined by safety screening: it takes no rating, result or rejection
-    until ``cosci release`` releases it, so a refuted result cannot bypass the release and its text never reaches a
-    prompt or the project as a rejected direction (design.md#safety, design.md#states)."""
+    (``takes``; ``cosci investigate draft``: no drafting) until ``cosci release`` releases it, so a refuted result
+    cannot bypass the release and its text never reaches a prompt or the project as a rejected direction
+    (design.md#safety, design.md#states). ``done``: what the line ends on."""
     h = store.hypotheses.get(hid)
     if h is not None and h.state == "quarantined":
-        raise CosciError(f"{hid} is quarantined by safety screening; it takes no rating, result or rejection until "
-                         f"`cosci release {sid} {hid} --why ...` releases it; nothing was recorded")
+        raise CosciError(f"{hid} is quarantined by safety screening; it takes {takes} until "
+                         f"`cosci release {sid} {hid} --why ...` releases it; {done}")
 
 
 def refresh(folder: SessionFolder, store: SessionStore, warn: Warn, enters_fit: bool = True) -> None:
