@@ -26,7 +26,7 @@ from cosci.domain import UNGROUNDED, Hypothesis
 from cosci.grounding.evidence import session_counts
 from cosci.grounding.report import audit_words, claims_document, claims_line
 from cosci.report.standing import OUT_OF_RANKING, later_inputs, standing
-from cosci.store.standing import WITHHELD, release_hint, shown, shown_verdict
+from cosci.store.standing import WITHHELD, release_hint, releases, shown, shown_verdict
 from cosci.store import SessionStore
 from cosci.tracking.artifacts import elo_trajectories, leaderboard_frame
 
@@ -226,7 +226,9 @@ def judge_statistics(store: SessionStore) -> dict[str, Any] | None:
 
 def safety_view(store: SessionStore) -> dict[str, Any]:
     """The report's safety section: ``state`` (on / off / nothing screened), decision counts, who decided the
-    goal, and one row per verdict with a hit (term or screen hit, flag, block or disagreement), oldest first."""
+    goal, one row per verdict with a hit (term or screen hit, flag, block or disagreement), oldest first (a
+    quarantined hypothesis's rationale and terms withheld), ``quarantined`` (id, categories, the release command)
+    and ``released`` (one line per ``cosci release``: who, when, why, its state now)."""
     verdicts = store.safety.all()
     if not verdicts:
         return {"state": "off" if store.logs.events("safety_disabled") else "nothing screened", "rows": []}
@@ -241,7 +243,7 @@ def safety_view(store: SessionStore) -> dict[str, Any]:
                     "release": release_hint(store.session_id, hid)} for hid in sorted(held)]
     return {"state": "on", "counts": store.safety.counts(), "screened": len(verdicts), "rows": rows,
             "decided_by": goal.screen.get("decided_by", "classifier") if goal else None,
-            "quarantined": quarantined}
+            "quarantined": quarantined, "released": [r.line() for r in releases(store)]}
 
 
 def collect(store: SessionStore, elo_initial: float = 1200.0, status: str | None = None) -> ReportData:

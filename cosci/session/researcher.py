@@ -38,6 +38,9 @@ Warn = Callable[[str], None]
 MOVES = {"refuted": "rejected", "supported": "pinned"}
 """The state a result of each outcome moves its hypothesis to (:func:`_move`; design.md#experimental-results)."""
 OUT_OF_TOURNAMENT = ("rejected", "retired")
+NOT_YET_PLAYING = ("draft", "reviewed")
+"""States of a hypothesis not yet in the tournament (new, or released by ``cosci release``): a preference naming
+one is recorded but is not in the Bradley–Terry fit, which holds tournament players only, until it plays."""
 """States whose hypothesis plays no more matches: a rating of one is recorded with a warning (design.md#states; a
 quarantined one is refused, :func:`check_released`)."""
 
@@ -131,8 +134,9 @@ def rate(folder: SessionFolder, ids: Sequence[str], prefer: str | None, score: s
          screen: Screen, project: str | None = None, warn: Warn = say_warning) -> str:
     """Store one rating and refit; returns the line to print. ``project``: the project named on the command line
     (the session must be one of its own); the rating reaches the project's store with the session's sync. A rating
-    of a hypothesis out of the tournament (rejected, retired) is still recorded, and ``warn`` says its state once
-    (a preference then stays out of the Bradley–Terry fit, which holds tournament players only); so is a
+    of a hypothesis out of the tournament (rejected, retired) or not yet in it (draft, reviewed: a released one) is
+    still recorded, and ``warn`` says its state once (a preference then stays out of the Bradley–Terry fit, which
+    holds tournament players only, :data:`NOT_YET_PLAYING`); so is a
     preference reversing an earlier one of the same pair, with a warning naming it (:func:`_reversal`). A later
     preference of a pair replaces the earlier in the fit (both are kept: :meth:`Researcher.current_preferences`).
 
@@ -150,7 +154,8 @@ def rate(folder: SessionFolder, ids: Sequence[str], prefer: str | None, score: s
             raise CosciError(f"session {sid} is {status}; it has no hypotheses to rate")
         for hid in ids:
             _hypothesis(store, hid, sid, folder)
-        out = {hid: h.state for hid in ids if (h := store.hypotheses.get(hid)) and h.state in OUT_OF_TOURNAMENT}
+        out = {hid: h.state for hid in ids
+               if (h := store.hypotheses.get(hid)) and h.state in OUT_OF_TOURNAMENT + NOT_YET_PLAYING}
         reversal = _reversal(store, ids, prefer) if len(ids) == 2 else None
         if why.strip():
             screen(folder, store, why)
@@ -163,9 +168,7 @@ def rate(folder: SessionFolder, ids: Sequence[str], prefer: str | None, score: s
     if reversal:
         warn(reversal)
     if out:  # recorded all the same: the researcher's judgement is data (design.md#researcher-ratings)
-        states = " and ".join(f"{hid} is {state}" for hid, state in out.items())
-        warn(f"{states} (out of the tournament): the rating is recorded and reaches later meta-reviews"
-             + (", but does not enter the Bradley–Terry fit" if len(ids) == 2 else ""))
+        warn(_outside_line(out, len(ids) == 2))
         if len(ids) == 2:
             return (f"{sid}: rating {rid} recorded ({ids[0]} vs {ids[1]}: prefer {prefer}); it reaches later "
                     "meta-reviews")
@@ -174,6 +177,16 @@ def rate(folder: SessionFolder, ids: Sequence[str], prefer: str | None, score: s
                 "Bradley–Terry fit and later meta-reviews")
     return (f"{sid}: rating {rid} recorded ({ids[0]}: score {score}/5); it is listed in the report's researcher "
             "ratings section and reaches later meta-reviews (a score does not enter the Bradley–Terry fit)")
+
+
+def _outside_line(states: dict[str, str], preference: bool) -> str:
+    """The warning of a rating naming hypotheses outside the tournament (``states``: id -> state): out of it
+    (rejected, retired) or not yet in it (draft, reviewed: a preference enters the fit once both play)."""
+    waiting = all(s in NOT_YET_PLAYING for s in states.values())
+    said = " and ".join(f"{hid} is {state}" for hid, state in states.items())
+    return (f"{said} ({'not yet in' if waiting else 'out of'} the tournament): the rating is recorded and reaches "
+            "later meta-reviews" + ("" if not preference else ", but does not enter the Bradley–Terry fit"
+                                    + (" until it plays in the tournament" if waiting else "")))
 
 
 def _reversal(store: SessionStore, ids: Sequence[str], prefer: str | None) -> str | None:

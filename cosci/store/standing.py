@@ -54,6 +54,36 @@ WITHHELD = "(withheld with the quarantined hypothesis)"
 """The rationale shown for a verdict on a quarantined hypothesis (:func:`shown_verdict`)."""
 
 
+@dataclass(frozen=True)
+class Release:
+    """One ``cosci release``: the hypothesis, who released it and why, when (epoch seconds) and its state now."""
+
+    id: str
+    by: str
+    why: str
+    at: float
+    state: str
+
+    def line(self) -> str:
+        """``[H-1] by Dr Rivera at 2026-12-04 23:10 UTC: a false positive; now draft (not yet in the tournament)``."""
+        import datetime as dt
+
+        when = dt.datetime.fromtimestamp(self.at, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+        where = " (not yet in the tournament)" if self.state in ("draft", "reviewed") else ""
+        return f"[{self.id}] by {self.by} at {when}: {' '.join(self.why.split())}; now {self.state}{where}"
+
+
+def releases(store: SessionStore) -> list[Release]:
+    """Every ``cosci release`` of the session, oldest first (its ``hypothesis_released`` events; design.md#safety)."""
+    out = []
+    for e in store.logs.events("hypothesis_released"):
+        p = e["payload"]
+        h = store.hypotheses.get(str(p.get("id", "")))
+        out.append(Release(str(p.get("id", "")), str(p.get("by", "")), str(p.get("why", "")), float(e["created_at"]),
+                           h.state if h else "unknown"))
+    return out
+
+
 def release_hint(session_id: str, hid: str) -> str:
     """The command that releases quarantined hypothesis ``hid`` (said next to it wherever it is listed)."""
     return f'cosci release {session_id} {hid} --why "..."'
