@@ -26,8 +26,8 @@ from cosci.domain import UNGROUNDED, Hypothesis
 from cosci.grounding.evidence import session_counts
 from cosci.grounding.report import audit_words, claims_document, claims_line
 from cosci.report.standing import OUT_OF_RANKING, later_inputs, standing
-from cosci.store.standing import WITHHELD, release_hint, releases, shown, shown_verdict
 from cosci.store import SessionStore
+from cosci.store.standing import WITHHELD, release_hint, releases, shown, shown_verdict
 from cosci.tracking.artifacts import elo_trajectories, leaderboard_frame
 
 BT_COLUMNS = ("bt_score", "bt_ci_low", "bt_ci_high")

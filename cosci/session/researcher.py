@@ -11,7 +11,7 @@ nothing). A quarantined hypothesis takes no rating or result until ``cosci relea
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from cosci.errors import CosciError
@@ -179,7 +179,7 @@ def rate(folder: SessionFolder, ids: Sequence[str], prefer: str | None, score: s
             "ratings section and reaches later meta-reviews (a score does not enter the Bradley–Terry fit)")
 
 
-def _outside_line(states: dict[str, str], preference: bool) -> str:
+def _outside_line(states: Mapping[str, str], preference: bool) -> str:
     """The warning of a rating naming hypotheses outside the tournament (``states``: id -> state): out of it
     (rejected, retired) or not yet in it (draft, reviewed: a preference enters the fit once both play)."""
     waiting = all(s in NOT_YET_PLAYING for s in states.values())

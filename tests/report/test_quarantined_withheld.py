@@ -16,7 +16,7 @@ from cosci.domain import hypothesis_id
 from cosci.records import Citation, RecordHypothesis, RecordReview
 from cosci.report.export import jsonl, markdown
 from cosci.report.render import write_report
-from cosci.store import STORE_FILE, SessionStore
+from cosci.store import SessionStore
 from cosci.store.standing import shown_verdict
 from cosci.tracking.artifacts import leaderboard_frame
 from tests.report.conftest import Session
