@@ -249,6 +249,7 @@ async def test_a_release_is_screened_then_listed_and_the_page_and_the_rating_lin
     assert code == 0, err
     listed = f"[{held}] by Dr Rivera at "
     assert listed in page.read_text(encoding="utf-8") and "a false positive" in page.read_text(encoding="utf-8")
+    assert "; 1 released by the researcher)" in page.read_text(encoding="utf-8")  # beside the block it counts
     code, out, _ = await asyncio.to_thread(cli, capsys, data, "status", sid)
     [line] = [line for line in out.splitlines() if line.startswith("released     ")]
     assert listed in line and line.endswith(": a false positive; now draft (not yet in the tournament)"), line
