@@ -33,8 +33,8 @@
     cosci eval moose-chem [--items N|ids] [--corpus 150|300|1000] [--seeds K] [--baseline single-call|none]
                [overrides ...]                                  measure against MOOSE-Chem (cosci/eval/)
 
-Errors (argparse's among them) print one line and exit 2; a goal or feedback text refused by safety screening
-exits 3. ``--data-dir`` (default ``$COSCI_DATA_DIR`` or ``./data``) picks the sessions.
+Errors (argparse's among them) print one line and exit 2; a goal, feedback, rating, result or release text refused by
+safety screening exits 3. ``--data-dir`` (default ``$COSCI_DATA_DIR`` or ``./data``) picks the sessions.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ screen of the brief as a goal is screened (refused: one line, exit 3, nothing wr
 from __future__ import annotations
 
 import json
+import os
 import re
 import tempfile
 from pathlib import Path
@@ -24,6 +25,7 @@ from cosci.investigation.draft_records import MAX_REQUIREMENTS, items, requireme
 from cosci.investigation.drafting import Drafted, Drafter
 from cosci.investigation.runtime import run_async
 from cosci.session.folder import SessionFolder
+from cosci.session.researcher import check_released
 from cosci.store import SessionStore
 
 if TYPE_CHECKING:
@@ -52,6 +54,8 @@ def brief_text(brief: Path | None, data_dir: Path, session: str | None, hypothes
     if session is not None and hypothesis is not None:
         with SessionFolder.existing(data_dir, session).store(read_only=True) as store:
             found = store.hypotheses.get(hypothesis)
+            # its text goes to no drafting model until it is released (design.md#safety)
+            check_released(store, hypothesis, session, takes="no drafting", done="nothing was drafted")
         if found is None:
             raise CosciError(f"--hypothesis {hypothesis}: session {session} holds no such hypothesis")
         parts.append(f"Test this hypothesis ({hypothesis}):\n{found.title}. {found.statement}")
@@ -62,12 +66,14 @@ def out_folder(out: Path | None, data_dir: Path, name: str) -> Path:
     """``--out`` (absent or an empty folder), else ``<data>/drafts/<name>`` (``-2``, ``-3``... when taken).
 
     Raises:
-        CosciError: ``--out`` names a file or a folder that is not empty (nothing is overwritten).
+        CosciError: ``--out`` names a file or a folder that is not empty (nothing is overwritten), or a folder that
+            cannot be made (under a file, in a place that takes no new folder: ``/proc``, a read-only disk).
     """
     if out is not None:
         target = Path(out).expanduser().resolve()
         if target.exists() and (not target.is_dir() or any(target.iterdir())):
             raise CosciError(f"--out {out}: exists and is not an empty folder (a draft never overwrites)")
+        _check_makeable(target, out)
         return target
     slug = re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")[:40] or "task"
     target, k = data_dir / "drafts" / slug, 1
@@ -75,6 +81,19 @@ def out_folder(out: Path | None, data_dir: Path, name: str) -> Path:
         k += 1
         target = data_dir / "drafts" / f"{slug}-{k}"
     return target
+
+
+def _check_makeable(target: Path, given: Path) -> None:
+    """Raises CosciError when folder ``target`` cannot be made: its nearest existing parent is not a folder, or a
+    probe folder made in it (and removed at once) fails, so nothing is written and nothing is left behind."""
+    parent = next(p for p in (target, *target.parents) if p.exists())
+    if not parent.is_dir():
+        raise CosciError(f"--out {given}: {parent} is a file, not a folder")
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".cosci-probe-", dir=parent))
+    except OSError as exc:
+        raise CosciError(f"--out {given}: cannot make a folder in {parent} ({exc.strerror or type(exc).__name__})") \
+            from None
 
 
 def screen_brief(cfg: InvestigationConfig, text: str, session: str | None) -> None:

@@ -27,6 +27,7 @@ from cosci.grounding.evidence import session_counts
 from cosci.grounding.report import audit_words, claims_document, claims_line
 from cosci.report.standing import OUT_OF_RANKING, later_inputs, standing
 from cosci.store import SessionStore
+from cosci.store.standing import WITHHELD, release_hint, releases, shown, shown_verdict
 from cosci.tracking.artifacts import elo_trajectories, leaderboard_frame
 
 BT_COLUMNS = ("bt_score", "bt_ci_low", "bt_ci_high")
@@ -141,14 +142,18 @@ def _review(r: Any) -> dict[str, Any]:
             "kill_experiment": r.kill_experiment, "prior_work": r.prior_work, "created_at": r.created_at}
 
 
-def _matches_by_hypothesis(store: SessionStore) -> dict[str, list[MatchView]]:
+def _matches_by_hypothesis(store: SessionStore, quarantined: set[str]) -> dict[str, list[MatchView]]:
+    """Each hypothesis's matches; one with a quarantined hypothesis keeps its outcome and Elo, its rationale and
+    debate transcript withheld (they quote it; design.md#safety)."""
     out: dict[str, list[MatchView]] = {}
     for m in store.matches.all():
-        transcript = store.matches.transcript(m.id) if m.mode == "debate" else []
+        withheld = bool({m.hyp_a, m.hyp_b} & quarantined)
+        transcript = store.matches.transcript(m.id) if m.mode == "debate" and not withheld else []
+        rationale = WITHHELD if withheld else m.rationale
         for me, other, before, after in ((m.hyp_a, m.hyp_b, m.elo_a_before, m.elo_a_after),
                                          (m.hyp_b, m.hyp_a, m.elo_b_before, m.elo_b_after)):
             outcome = "invalid" if not m.verdict_valid else "won" if m.winner == me else "lost"
-            out.setdefault(me, []).append(MatchView(m.id, other, m.mode, outcome, before, after, m.rationale,
+            out.setdefault(me, []).append(MatchView(m.id, other, m.mode, outcome, before, after, rationale,
                                                     transcript, m.created_at))
     return out
 
@@ -221,17 +226,24 @@ def judge_statistics(store: SessionStore) -> dict[str, Any] | None:
 
 def safety_view(store: SessionStore) -> dict[str, Any]:
     """The report's safety section: ``state`` (on / off / nothing screened), decision counts, who decided the
-    goal, and one row per verdict with a hit (term or screen hit, flag, block or disagreement), oldest first."""
+    goal, one row per verdict with a hit (term or screen hit, flag, block or disagreement), oldest first (a
+    quarantined hypothesis's rationale and terms withheld), ``quarantined`` (id, categories, the release command)
+    and ``released`` (one line per ``cosci release``: who, when, why, its state now)."""
     verdicts = store.safety.all()
     if not verdicts:
         return {"state": "off" if store.logs.events("safety_disabled") else "nothing screened", "rows": []}
     goal = store.safety.latest("goal")
+    held = {h.id for h in store.hypotheses.all(states=("quarantined",))}
+    verdicts = [shown_verdict(v, held) for v in verdicts]  # a quarantined hypothesis's: no rationale, no terms
     rows = [{"subject": v.subject, "subject_id": v.subject_id, "decision": v.decision, "acted": v.acted,
              "categories": v.categories, "matched": v.screen.get("line", ""), "rationale": v.rationale,
              "model_decision": v.model_decision, "disagreement": v.disagreement,
              "decided_by": v.screen.get("decided_by", "classifier")} for v in verdicts if v.hit]
+    quarantined = [{"id": hid, "categories": v.categories if (v := store.safety.latest("hypothesis", hid)) else [],
+                    "release": release_hint(store.session_id, hid)} for hid in sorted(held)]
     return {"state": "on", "counts": store.safety.counts(), "screened": len(verdicts), "rows": rows,
-            "decided_by": goal.screen.get("decided_by", "classifier") if goal else None}
+            "decided_by": goal.screen.get("decided_by", "classifier") if goal else None,
+            "quarantined": quarantined, "released": [r.line() for r in releases(store)]}
 
 
 def collect(store: SessionStore, elo_initial: float = 1200.0, status: str | None = None) -> ReportData:
@@ -253,14 +265,19 @@ def collect(store: SessionStore, elo_initial: float = 1200.0, status: str | None
     for r in rows:
         r["rank"] = None
         r["why"] = why.get(r["id"], r["state"])
+        r["release"] = release_hint(row.id, r["id"]) if r["state"] == "quarantined" else ""
     for i, r in enumerate(ranked, 1):
         r["rank"] = i
-    hyps = {h.id: h for h in store.hypotheses.all()}
+    hyps = {h.id: shown(h) for h in store.hypotheses.all()}  # a quarantined one's text withheld (design.md#safety)
+    held = {h.id for h in hyps.values() if h.state == "quarantined"}
     reviews: dict[str, list[dict[str, Any]]] = {}
     for rv in store.hypotheses.reviews():
-        reviews.setdefault(rv.hypothesis_id, []).append(_review(rv))
-    matches = _matches_by_hypothesis(store)
+        if rv.hypothesis_id not in held:  # a review restates its hypothesis
+            reviews.setdefault(rv.hypothesis_id, []).append(_review(rv))
+    matches = _matches_by_hypothesis(store, held)
     prior, searches = _prior_work(store, reviews), _prior_searches(store)
+    for hid in held:  # its nearest records and search line were found from its text
+        prior.pop(hid, None), searches.pop(hid, None)
     later = later_inputs(store) if row.final_overview else None
     views = [_view(r, hyps[r["id"]], reviews.get(r["id"], []), matches.get(r["id"], []), prior.get(r["id"], []),
                    searches.get(r["id"], "")) for r in rows]

@@ -7,7 +7,9 @@
 - ``jsonl``: the store's contents, one JSON object per line, each with a ``type``: one ``session`` line, then every
   ``hypothesis`` (with its falsification contract), ``review``, ``prior_work`` (a hypothesis's nearest records, nearest
   first) and ``match`` (with its debate transcript), oldest first. Units: Elo points, USD,
-  seconds (``created_at`` is epoch seconds).
+  seconds (``created_at`` is epoch seconds). A hypothesis quarantined by safety screening keeps its row with its
+  text withheld (:func:`cosci.store.standing.shown`), and its reviews, nearest records and match rationales and
+  transcripts are left out (design.md#safety).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from cosci.domain import BT_INTERVAL, BT_INTERVAL_LABEL
 from cosci.report.data import SCORE_KEYS, researcher_view
 from cosci.report.standing import later_inputs, standing
 from cosci.store import SessionStore
+from cosci.store.standing import WITHHELD, shown
 from cosci.tracking.artifacts import leaderboard_frame
 
 FORMATS = ("md", "html", "jsonl")
@@ -79,14 +82,20 @@ def records(store: SessionStore) -> Iterator[dict[str, Any]]:
            "status": row.status, "stop_reason": row.stop_reason, "models": row.models_choice,
            "budget_usd": row.budget_usd, "spend": store.logs.spend(), "elapsed_seconds": row.elapsed_seconds,
            "created_at": row.created_at}
+    held = {h.id for h in store.hypotheses.all(states=("quarantined",))}
     for h in store.hypotheses.all():
-        yield {"type": "hypothesis", **asdict(h)}
+        yield {"type": "hypothesis", **asdict(shown(h))}  # a quarantined one's text withheld (design.md#safety)
     for r in reversed(store.hypotheses.reviews()):
-        yield {"type": "review", **asdict(r)}
+        if r.hypothesis_id not in held:  # a review, a hypothesis's nearest records restate it
+            yield {"type": "review", **asdict(r)}
     for p in store.hypotheses.prior_work():
-        yield {"type": "prior_work", **asdict(p)}
+        if p.hypothesis_id not in held:
+            yield {"type": "prior_work", **asdict(p)}
     for m in store.matches.all():
-        yield {"type": "match", **asdict(m), "transcript": store.matches.transcript(m.id)}
+        if {m.hyp_a, m.hyp_b} & held:  # its outcome and Elo kept, its rationale and transcript withheld
+            yield {"type": "match", **asdict(m), "rationale": WITHHELD, "transcript": []}
+        else:
+            yield {"type": "match", **asdict(m), "transcript": store.matches.transcript(m.id)}
 
 
 def jsonl(store: SessionStore) -> str:

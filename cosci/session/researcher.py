@@ -11,7 +11,7 @@ nothing). A quarantined hypothesis takes no rating or result until ``cosci relea
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from cosci.errors import CosciError
@@ -38,6 +38,9 @@ Warn = Callable[[str], None]
 MOVES = {"refuted": "rejected", "supported": "pinned"}
 """The state a result of each outcome moves its hypothesis to (:func:`_move`; design.md#experimental-results)."""
 OUT_OF_TOURNAMENT = ("rejected", "retired")
+NOT_YET_PLAYING = ("draft", "reviewed")
+"""States of a hypothesis not yet in the tournament (new, or released by ``cosci release``): a preference naming
+one is recorded but is not in the Bradley–Terry fit, which holds tournament players only, until it plays."""
 """States whose hypothesis plays no more matches: a rating of one is recorded with a warning (design.md#states; a
 quarantined one is refused, :func:`check_released`)."""
 
@@ -57,14 +60,16 @@ def _hypothesis(store: SessionStore, hid: str, sid: str, folder: SessionFolder |
     check_released(store, hid, sid)
 
 
-def check_released(store: SessionStore, hid: str, sid: str) -> None:
+def check_released(store: SessionStore, hid: str, sid: str, takes: str = "no rating, result or rejection",
+                   done: str = "nothing was recorded") -> None:
     """Raises CosciError when ``hid`` is quarantined by safety screening: it takes no rating, result or rejection
-    until ``cosci release`` releases it, so a refuted result cannot bypass the release and its text never reaches a
-    prompt or the project as a rejected direction (design.md#safety, design.md#states)."""
+    (``takes``; ``cosci investigate draft``: no drafting) until ``cosci release`` releases it, so a refuted result
+    cannot bypass the release and its text never reaches a prompt or the project as a rejected direction
+    (design.md#safety, design.md#states). ``done``: what the line ends on."""
     h = store.hypotheses.get(hid)
     if h is not None and h.state == "quarantined":
-        raise CosciError(f"{hid} is quarantined by safety screening; it takes no rating, result or rejection until "
-                         f"`cosci release {sid} {hid} --why ...` releases it; nothing was recorded")
+        raise CosciError(f"{hid} is quarantined by safety screening; it takes {takes} until "
+                         f"`cosci release {sid} {hid} --why ...` releases it; {done}")
 
 
 def refresh(folder: SessionFolder, store: SessionStore, warn: Warn, enters_fit: bool = True) -> None:
@@ -129,8 +134,9 @@ def rate(folder: SessionFolder, ids: Sequence[str], prefer: str | None, score: s
          screen: Screen, project: str | None = None, warn: Warn = say_warning) -> str:
     """Store one rating and refit; returns the line to print. ``project``: the project named on the command line
     (the session must be one of its own); the rating reaches the project's store with the session's sync. A rating
-    of a hypothesis out of the tournament (rejected, retired) is still recorded, and ``warn`` says its state once
-    (a preference then stays out of the Bradley–Terry fit, which holds tournament players only); so is a
+    of a hypothesis out of the tournament (rejected, retired) or not yet in it (draft, reviewed: a released one) is
+    still recorded, and ``warn`` says its state once (a preference then stays out of the Bradley–Terry fit, which
+    holds tournament players only, :data:`NOT_YET_PLAYING`); so is a
     preference reversing an earlier one of the same pair, with a warning naming it (:func:`_reversal`). A later
     preference of a pair replaces the earlier in the fit (both are kept: :meth:`Researcher.current_preferences`).
 
@@ -148,7 +154,8 @@ def rate(folder: SessionFolder, ids: Sequence[str], prefer: str | None, score: s
             raise CosciError(f"session {sid} is {status}; it has no hypotheses to rate")
         for hid in ids:
             _hypothesis(store, hid, sid, folder)
-        out = {hid: h.state for hid in ids if (h := store.hypotheses.get(hid)) and h.state in OUT_OF_TOURNAMENT}
+        out = {hid: h.state for hid in ids
+               if (h := store.hypotheses.get(hid)) and h.state in OUT_OF_TOURNAMENT + NOT_YET_PLAYING}
         reversal = _reversal(store, ids, prefer) if len(ids) == 2 else None
         if why.strip():
             screen(folder, store, why)
@@ -161,9 +168,7 @@ def rate(folder: SessionFolder, ids: Sequence[str], prefer: str | None, score: s
     if reversal:
         warn(reversal)
     if out:  # recorded all the same: the researcher's judgement is data (design.md#researcher-ratings)
-        states = " and ".join(f"{hid} is {state}" for hid, state in out.items())
-        warn(f"{states} (out of the tournament): the rating is recorded and reaches later meta-reviews"
-             + (", but does not enter the Bradley–Terry fit" if len(ids) == 2 else ""))
+        warn(_outside_line(out, len(ids) == 2))
         if len(ids) == 2:
             return (f"{sid}: rating {rid} recorded ({ids[0]} vs {ids[1]}: prefer {prefer}); it reaches later "
                     "meta-reviews")
@@ -172,6 +177,16 @@ def rate(folder: SessionFolder, ids: Sequence[str], prefer: str | None, score: s
                 "Bradley–Terry fit and later meta-reviews")
     return (f"{sid}: rating {rid} recorded ({ids[0]}: score {score}/5); it is listed in the report's researcher "
             "ratings section and reaches later meta-reviews (a score does not enter the Bradley–Terry fit)")
+
+
+def _outside_line(states: Mapping[str, str], preference: bool) -> str:
+    """The warning of a rating naming hypotheses outside the tournament (``states``: id -> state): out of it
+    (rejected, retired) or not yet in it (draft, reviewed: a preference enters the fit once both play)."""
+    waiting = all(s in NOT_YET_PLAYING for s in states.values())
+    said = " and ".join(f"{hid} is {state}" for hid, state in states.items())
+    return (f"{said} ({'not yet in' if waiting else 'out of'} the tournament): the rating is recorded and reaches "
+            "later meta-reviews" + ("" if not preference else ", but does not enter the Bradley–Terry fit"
+                                    + (" until it plays in the tournament" if waiting else "")))
 
 
 def _reversal(store: SessionStore, ids: Sequence[str], prefer: str | None) -> str | None:

@@ -14,6 +14,7 @@ from cosci.grounding.report import status_lines
 from cosci.session.folder import SessionFolder, shown_status
 from cosci.session.summary import batch_spend, outstanding_line
 from cosci.store import SessionStore
+from cosci.store.standing import release_hint, releases
 from cosci.text import counted, one_line, plural
 
 
@@ -117,22 +118,25 @@ def safety_lines(store: SessionStore) -> list[str]:
     goal = store.safety.latest("goal")
     by = {"screen": " (decided by the offline screen)", "classifier": ""}.get(goal.screen.get("decided_by", ""), "") \
         if goal else ""
+    released = releases(store)
     lines = [f"safety       {sum(counts.values())} screened: "
              + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+             + (f" ({len(released)} released by the researcher)" if released else "")
              + (f"; goal {goal.line()}{by}" if goal else "")]
     for v in store.safety.all():
         if v.disagreement:
             lines.append(f"disagreement {v.subject}{' [' + v.subject_id + ']' if v.subject_id else ''}: the offline "
                          f"screen would refuse ({v.screen.get('line', '')}); {v.line()}")
-    for h in store.hypotheses.all(states=("quarantined",)):
+    for h in store.hypotheses.all(states=("quarantined",)):  # its id, category and release command only
         verdict = store.safety.latest("hypothesis", h.id)
-        lines.append(f"quarantined  [{h.id}] {one_line(h.title, 80)}: "
-                     + (verdict.line() if verdict else "no verdict recorded"))
+        cats = ", ".join(verdict.categories) if verdict and verdict.categories else "no category"
+        lines.append(f"quarantined  [{h.id}] {verdict.decision if verdict else 'no verdict recorded'} ({cats}); "
+                     f"text withheld, `{release_hint(store.session_id, h.id)}` releases it")
     for v in store.safety.all("hypothesis"):
         kept = store.hypotheses.get(v.subject_id or "")
         if v.decision == "flag" and kept is not None and kept.state != "quarantined":  # kept, marked
             lines.append(f"flagged      [{kept.id}] {one_line(kept.title, 80)}: {v.line()}")
-    return lines
+    return lines + [f"released     {r.line()}" for r in released]  # who, when, why (design.md#safety)
 
 def report_lines(store: SessionStore) -> list[str]:
     """``cosci report``: the overview (under a note when researcher inputs came after it), the current leaderboard
@@ -168,7 +172,8 @@ def report_lines(store: SessionStore) -> list[str]:
         out.append("\n".join(f"- {step}: {n} {plural(n, 'call')}" for step, n in steps))
     lines = safety_lines(store)
     for word, heading in (("quarantined", "Quarantined by safety screening (not in the tournament or the overview)"),
-                          ("flagged", "Flagged by safety screening (kept)")):
+                          ("flagged", "Flagged by safety screening (kept)"),
+                          ("released", "Released by the researcher (`cosci release`)")):
         marked = [line.removeprefix(word).strip() for line in lines if line.startswith(word)]
         if marked:  # listed with categories and rationale (design.md#safety)
             out.append(f"\n# {heading}\n")

@@ -12,14 +12,81 @@ the overview by it; :mod:`cosci.report.standing` adds the report's views of it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from cosci.store import SessionStore
+
+if TYPE_CHECKING:
+    from cosci.domain import Hypothesis
+    from cosci.store.safety import SafetyVerdict
 
 OUT_OF_RANKING = ("quarantined", "rejected", "retired")
 """States listed apart from the ranked leaderboard."""
 QUARANTINED = "(quarantined by safety screening; text kept in the session store)"
 """The title shown for a quarantined hypothesis (design.md#safety: its text does not leave the session folder)."""
+
+
+def shown(h: Hypothesis) -> Hypothesis:
+    """``h`` as every reader outside the session store shows it (``cosci status``, ``cosci report``, the page, the
+    md and jsonl exports, the MLflow artifacts): a quarantined hypothesis keeps its id, state, Elo and links, its
+    title is :data:`QUARANTINED` and every other text (statement, mechanism, outcomes, novelty, entities,
+    falsification contract, citations) is empty (design.md#safety: its text does not leave the session folder
+    until ``cosci release`` releases it); any other hypothesis comes back as it is."""
+    if h.state != "quarantined":
+        return h
+    return replace(h, title=QUARANTINED, statement="", mechanism="", entities=[], anticipated_outcomes="",
+                   novelty_argument="", decisive_experiment="", predicted_result="", refuting_result="",
+                   citations=[])
+
+
+def shown_verdict(v: SafetyVerdict, quarantined: set[str]) -> SafetyVerdict:
+    """Safety verdict ``v`` as the readers of :func:`shown` show it: a verdict on a quarantined hypothesis (an id in
+    ``quarantined``) keeps its decision and categories, its rationale and the screen's matched terms withheld (both
+    may quote the hypothesis; design.md#safety)."""
+    if v.subject != "hypothesis" or v.subject_id not in quarantined:
+        return v
+    return replace(v, rationale=WITHHELD, prescreen=[], screen={k: x for k, x in v.screen.items()
+                                                                 if k in ("decision", "decided_by")})
+
+
+WITHHELD = "(withheld with the quarantined hypothesis)"
+"""The rationale shown for a verdict on a quarantined hypothesis (:func:`shown_verdict`)."""
+
+
+@dataclass(frozen=True)
+class Release:
+    """One ``cosci release``: the hypothesis, who released it and why, when (epoch seconds) and its state now."""
+
+    id: str
+    by: str
+    why: str
+    at: float
+    state: str
+
+    def line(self) -> str:
+        """``[H-1] by Dr Rivera at 2026-12-04 23:10 UTC: a false positive; now draft (not yet in the tournament)``."""
+        import datetime as dt
+
+        when = dt.datetime.fromtimestamp(self.at, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+        where = " (not yet in the tournament)" if self.state in ("draft", "reviewed") else ""
+        return f"[{self.id}] by {self.by} at {when}: {' '.join(self.why.split())}; now {self.state}{where}"
+
+
+def releases(store: SessionStore) -> list[Release]:
+    """Every ``cosci release`` of the session, oldest first (its ``hypothesis_released`` events; design.md#safety)."""
+    out = []
+    for e in store.logs.events("hypothesis_released"):
+        p = e["payload"]
+        h = store.hypotheses.get(str(p.get("id", "")))
+        out.append(Release(str(p.get("id", "")), str(p.get("by", "")), str(p.get("why", "")), float(e["created_at"]),
+                           h.state if h else "unknown"))
+    return out
+
+
+def release_hint(session_id: str, hid: str) -> str:
+    """The command that releases quarantined hypothesis ``hid`` (said next to it wherever it is listed)."""
+    return f'cosci release {session_id} {hid} --why "..."'
 
 
 @dataclass(frozen=True)
@@ -91,7 +158,7 @@ def standing(store: SessionStore) -> Standing:
         out = h.state in OUT_OF_RANKING
         why = "" if not out else "quarantined by safety screening" if h.state == "quarantined" else \
             f"refuted by result {refuted[h.id]}" if h.id in refuted and h.state == "rejected" else h.state
-        entry = Entry(h.id, QUARANTINED if h.state == "quarantined" else h.title, h.state, h.elo,
+        entry = Entry(h.id, shown(h).title, h.state, h.elo,
                       h.matches_played, None if out else bt.get(h.id), why)
         (apart if out else ranked).append(entry)
     ranked.sort(key=lambda e: (e.bt is None, -(e.bt[0] if e.bt else 0.0), -e.elo, e.id))

@@ -8,7 +8,7 @@ import polars as pl
 
 from cosci.domain import BT_INTERVAL, BT_INTERVAL_LABEL
 from cosci.store import SessionStore
-from cosci.store.standing import QUARANTINED, standing
+from cosci.store.standing import shown, standing
 
 
 def leaderboard_frame(store: SessionStore) -> pl.DataFrame:
@@ -21,15 +21,15 @@ def leaderboard_frame(store: SessionStore) -> pl.DataFrame:
     retracted (citations whose source is retracted or a retraction notice;
     design.md#retractions), parents.
 
-    A hypothesis quarantined by safety screening keeps its row, with its title and statement left out
-    (design.md#safety: its text does not leave the session folder)."""
+    A hypothesis quarantined by safety screening keeps its row, with its title and statement withheld
+    (:func:`cosci.store.standing.shown`; design.md#safety: its text does not leave the session folder)."""
     bt = store.matches.bt()
     current = standing(store)
     place = {e.id: i for i, e in enumerate(current.ranked + current.apart)}
     rows = [
         {
             "id": h.id,
-            "title": QUARANTINED if h.state == "quarantined" else h.title,
+            "title": h.title,
             "elo": h.elo,
             "bt_score": bt[h.id][0] if h.id in bt else None,
             "bt_ci_low": bt[h.id][1] if h.id in bt else None,
@@ -42,9 +42,9 @@ def leaderboard_frame(store: SessionStore) -> pl.DataFrame:
             "grounding": h.grounding,
             "retracted": h.retracted_citations,
             "parents": h.parent_ids,
-            "statement": QUARANTINED if h.state == "quarantined" else h.statement,
+            "statement": h.statement,
         }
-        for h in sorted(store.hypotheses.all(), key=lambda h: place[h.id])
+        for h in sorted(map(shown, store.hypotheses.all()), key=lambda h: place[h.id])
     ]
     schema: dict[str, pl.DataType | type[pl.DataType]] = {
         "id": pl.Utf8,

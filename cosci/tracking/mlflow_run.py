@@ -44,6 +44,7 @@ from cosci.config.schema import CosciConfig
 from cosci.grounding.report import claims_document, grounding_metrics
 from cosci.stats import SessionStats
 from cosci.store import SafetyVerdict, SessionStore
+from cosci.store.standing import shown_verdict
 from cosci.tournament.judge_stats import session_judge_stats
 from cosci.tracking import PARENT_ENV, SWEEP_OVERRIDES_ENV, artifact_location, tracking_uri
 from cosci.tracking.artifacts import bt_png, elo_trajectory_png, leaderboard_frame, matches_frame
@@ -234,9 +235,11 @@ class SessionTracker:
         goal's decision), ``cosci.safety.decided_by`` (``screen`` on a tier unable to classify, else
         ``classifier``), ``cosci.safety.hits`` (one entry per hit: subject, decision, what matched) and
         ``cosci.safety.disagreements``; and the verdicts as ``safety/verdicts.json`` (a withheld overview's text
-        is kept out of MLflow)."""
+        is kept out of MLflow, and so are a quarantined hypothesis's rationale and matched terms:
+        :func:`cosci.store.standing.shown_verdict`)."""
         counts = store.safety.counts()
-        verdicts = store.safety.all()
+        held = {h.id for h in store.hypotheses.all(states=("quarantined",))}
+        verdicts = [shown_verdict(v, held) for v in store.safety.all()]
         hits = [v for v in verdicts if v.hit]
         disagreements = [v for v in hits if v.disagreement]
         now = int(time.time() * 1000)

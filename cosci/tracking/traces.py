@@ -15,6 +15,11 @@ one process), and a budget refusal never reaches LiteLLM but is a transcript row
 follows MLflow's global tracking URI (MLflow sets its exporter up from it), so :func:`_route_to` points it at the
 session's store before a flush; a flush is serialised by a lock.
 
+A quarantined hypothesis's text never reaches a span (design.md#safety): the calls of a task that made a hypothesis
+safety screening has not judged yet wait (:data:`UNSCREENED`), and every text of a quarantined hypothesis is
+replaced by the placeholder title in a span's inputs and outputs (:class:`Withholder`: the generation call that wrote
+it, the screening call that read it).
+
 When: a task's trace is written once the task is finished (done, failed, dead or cancelled), at every step
 metrics flush and at the end of the session (then every remaining call, whatever its task's state). Export is
 synchronous in the calling thread (:data:`SYNC_EXPORT_ENV`; the session calls from its tracker's worker thread);
@@ -27,6 +32,7 @@ import json
 import os
 import threading
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Any
 
 import mlflow
@@ -34,6 +40,7 @@ from mlflow.entities import SpanStatusCode, SpanType
 from mlflow.tracking import MlflowClient
 
 from cosci.store import SessionStore
+from cosci.store.standing import QUARANTINED
 
 FINISHED = ("done", "failed", "dead", "cancelled")
 """Task states after which a task makes no more calls (design.md#store)."""
@@ -69,6 +76,43 @@ def _text(value: Any) -> Any:
     return text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + " …[truncated]"
 
 
+UNSCREENED = ("SELECT DISTINCT created_by_task FROM hypotheses h WHERE h.session_id=? AND h.state='draft'"
+              " AND h.created_by_task IS NOT NULL AND NOT EXISTS (SELECT 1 FROM safety_verdicts v"
+              " WHERE v.subject='hypothesis' AND v.subject_id=h.id)")
+"""Tasks that made a hypothesis safety screening has not judged yet: their calls wait (its text may be quarantined)."""
+TEXT_FIELDS = ("title", "statement", "mechanism", "anticipated_outcomes", "novelty_argument", "decisive_experiment",
+               "predicted_result", "refuting_result")
+"""A quarantined hypothesis's texts that are withheld from spans (design.md#safety)."""
+MIN_WITHHELD = 12
+"""Characters: a shorter text (a two-word title) is not withheld, lest the goal's own words vanish from spans."""
+
+
+class Withholder:
+    """Replaces every text of the session's quarantined hypotheses in a span's inputs or outputs by
+    :data:`cosci.store.standing.QUARANTINED` (as written, and JSON-escaped inside a tool call's arguments)."""
+
+    def __init__(self, store: SessionStore) -> None:
+        cols = ", ".join(TEXT_FIELDS)
+        texts = {str(t) for r in store.db.query(f"SELECT {cols} FROM hypotheses WHERE session_id=? AND "
+                                                 "state='quarantined'", (store.session_id,)) for t in r
+                 if t and len(str(t)) >= MIN_WITHHELD}
+        forms = {f for t in texts for f in (t, json.dumps(t)[1:-1], json.dumps(t, ensure_ascii=False)[1:-1])}
+        self.forms = sorted(forms, key=len, reverse=True)  # the longest first: a title inside a statement
+
+    def __call__(self, value: Any) -> Any:
+        if not self.forms or value is None:
+            return value
+        if isinstance(value, str):
+            for form in self.forms:
+                value = value.replace(form, QUARANTINED)
+            return value
+        if isinstance(value, dict):
+            return {k: self(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self(v) for v in value]
+        return value
+
+
 def _ns(seconds: float) -> int:
     return int(seconds * 1e9)
 
@@ -87,6 +131,7 @@ class TraceLogger:
         progress = json.loads(run.data.tags.get(PROGRESS_TAG, "{}") or "{}")
         self.below = int(progress.get("below", 0))
         self.above: set[int] = set(progress.get("above", []))
+        self.withhold: Callable[[Any], Any] = lambda value: value  # set per flush: Withholder
 
     def flush(self, store: SessionStore, final: bool = False) -> int:
         """Trace the calls not traced yet (only of finished tasks unless ``final``); returns the spans written."""
@@ -95,7 +140,9 @@ class TraceLogger:
             " LEFT JOIN tasks k ON k.id = t.task_id WHERE t.session_id=? AND t.seq>? ORDER BY t.seq",
             (store.session_id, self.below))
         pending = [r for r in rows if r["seq"] not in self.above]
-        ready = [r for r in pending if final or r["task_status"] in FINISHED or r["task_status"] is None]
+        unscreened = {r[0] for r in store.db.query(UNSCREENED, (store.session_id,))}  # wait for the screen
+        ready = [r for r in pending if final or ((r["task_status"] in FINISHED or r["task_status"] is None)
+                                                 and r["task_id"] not in unscreened)]
         if not ready:
             if final:  # earlier flushes may still be exporting in MLflow's background threads
                 mlflow.flush_trace_async_logging()
@@ -103,6 +150,7 @@ class TraceLogger:
         groups: dict[str | None, list[Any]] = defaultdict(list)
         for r in ready:
             groups[r["task_id"]].append(r)
+        self.withhold = Withholder(store)
         with _LOCK:
             _route_to(self.uri)
             for task_id, calls in groups.items():
@@ -143,7 +191,8 @@ class TraceLogger:
                   "cache_creation_input_tokens": c["cache_write_tokens"]}
         span = self.client.start_span(
             f"{c['agent']}.{c['mode']}", trace_id=root.trace_id, parent_id=root.span_id,
-            span_type=SpanType.CHAT_MODEL, inputs=_text(json.loads(c["request"]) if c["request"] else None),
+            span_type=SpanType.CHAT_MODEL,
+            inputs=_text(self.withhold(json.loads(c["request"])) if c["request"] else None),
             attributes={"cosci.agent": c["agent"], "cosci.mode": c["mode"], "cosci.action": c["action"],
                         "cosci.attempt": c["attempt"], "cosci.outcome": c["outcome"], "cosci.seq": c["seq"],
                         "cosci.cost_usd": c["cost_usd"], "cosci.latency_seconds": c["latency_seconds"],
@@ -151,6 +200,6 @@ class TraceLogger:
                         "mlflow.llm.cost": {"total_cost": c["cost_usd"]}},
             start_time_ns=_ns(c["created_at"] - c["latency_seconds"]))
         outputs = json.loads(c["response"]) if c["response"] else {"error": c["error"]}
-        self.client.end_span(root.trace_id, span.span_id, outputs=_text(outputs),
+        self.client.end_span(root.trace_id, span.span_id, outputs=_text(self.withhold(outputs)),
                              status=SpanStatusCode.OK if c["outcome"] == "ok" else SpanStatusCode.ERROR,
                              end_time_ns=_ns(c["created_at"]))

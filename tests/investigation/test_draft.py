@@ -231,3 +231,42 @@ def test_a_long_brief_is_cut_at_24_requirements_and_the_summary_says_so() -> Non
     lines = summary(Drafted(design, [RoundResult(1, "passed")]), Path("/x"), 30)
     assert "requirements 30 (the first 24 were judged)" in lines
     assert summary(Drafted(design, [RoundResult(1, "passed")]), Path("/x"), 24)[2] == "requirements 24"
+
+
+def test_a_quarantined_hypothesis_is_neither_drafted_from_nor_seeded(tmp_path: Path, fake: FakeBackend,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: `--from-session S --hypothesis H` sent a quarantined hypothesis's text to the drafting
+    models. It is refused as `cosci rate` refuses it (one line naming `cosci release`, exit 2, no folder, no call);
+    `investigate run --from-session` never seeds it."""
+    from cosci.investigation.session_link import seeded_hypotheses
+    from cosci.session.folder import SessionFolder
+    from tests.investigation.session_fixture import make_session
+
+    data = tmp_path / "data"
+    sid, ids = make_session(data, 3)
+    with SessionFolder.existing(data, sid).store() as store:
+        store.hypotheses.set_state(ids[0], "quarantined")
+    with pytest.raises(SystemExit) as exit_:
+        main(["--data-dir", str(data), "investigate", "draft", "--from-session", sid, "--hypothesis", ids[0],
+              "--out", str(tmp_path / "task"), "models=fake", "investigation.unsafe_no_sandbox=true"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert exit_.value.code == 2 and len(err) == 1, err
+    assert f"{ids[0]} is quarantined by safety screening" in err[0] and f"`cosci release {sid} {ids[0]}" in err[0]
+    assert not (tmp_path / "task").exists() and fake.calls == []
+    assert [s["id"] for s in seeded_hypotheses(data, sid, 3)] == ids[1:]
+
+
+@pytest.mark.parametrize("where", ["under-a-file", "proc"])
+def test_an_out_folder_that_cannot_be_made_is_one_line(tmp_path: Path, fake: FakeBackend,
+                                                       capsys: pytest.CaptureFixture[str], where: str) -> None:
+    """Fresh-user trial: `--out afile/sub` and `--out /proc/o7` crashed with a traceback after the screening."""
+    (tmp_path / "brief.md").write_text(BRIEF)
+    (tmp_path / "afile").write_text("mine")
+    out = tmp_path / "afile" / "sub" if where == "under-a-file" else Path("/proc") / f"cosci-{tmp_path.name}"
+    with pytest.raises(SystemExit) as exit_:
+        main(["--data-dir", str(tmp_path / "data"), "investigate", "draft", "--brief", str(tmp_path / "brief.md"),
+              "--out", str(out), "models=fake", "investigation.unsafe_no_sandbox=true"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert exit_.value.code == 2 and len(err) == 1 and err[0].startswith(f"cosci: --out {out}: "), err
+    assert not out.exists() and (tmp_path / "afile").read_text() == "mine" and fake.calls == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "brief.md"]

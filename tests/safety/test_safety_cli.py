@@ -131,12 +131,14 @@ async def test_release_puts_a_quarantined_hypothesis_back_in_the_tournament(
     [h] = rt.store.hypotheses.all(states=("quarantined",))
     data, sid = config.paths.data_dir, rt.session_id
     code, out, _ = cli(capsys, data, "status", sid)
-    assert code == 0 and f"quarantined  [{h.id}]" in out and "block (cyber): describes an intrusion" in out
+    assert code == 0 and f"quarantined  [{h.id}] block (cyber); text withheld" in out
+    assert "describes an intrusion" not in out and h.title not in out  # the rationale may quote it (design.md#safety)
     code, out, _ = cli(capsys, data, "report", sid)
     assert code == 0 and "# Quarantined by safety screening" in out and h.id in out and "cyber" in out
     code, _, err = cli(capsys, data, "release", sid, "H-000000000000", "--why", "x")  # the line `cosci rate` says
     assert code == 2 and f"no hypothesis 'H-000000000000' in session {sid}" in err, err
-    code, out, _ = cli(capsys, data, "release", sid, h.id, "--by", "Dr Rivera", "--why", "a false positive")
+    code, out, _ = await asyncio.to_thread(  # the --why is screened in the CLI's own event loop
+        cli, capsys, data, "release", sid, h.id, "--by", "Dr Rivera", "--why", "a false positive")
     assert code == 0 and "released by Dr Rivera" in out
     [event] = rt.store.logs.events("hypothesis_released")
     assert event["payload"] == {"id": h.id, "by": "Dr Rivera", "why": "a false positive",
@@ -212,3 +214,49 @@ def test_migration_keeps_version_1_sessions_and_allows_refused(tmp_path: Path) -
         c.execute("INSERT INTO hypotheses (id, session_id, title, statement, mechanism, mode, elo, state,"
                   " created_at) VALUES ('H-2', 'nobody', 't', 'st', 'm', 'literature', 1200, 'draft', 0)")
     db.close()
+
+
+@pytest.mark.overrides(CAPABLE)
+async def test_a_release_is_screened_then_listed_and_the_page_and_the_rating_line_say_what_happens(
+        config: CosciConfig, fake: FakeBackend, capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: `cosci release --why` was not screened (its text stored); a release left no trace in
+    `cosci status`, the report or the page (not rewritten); and a preference naming the released hypothesis (a draft,
+    not yet a tournament player) said it enters the Bradley–Terry fit."""
+    rt, _, _ = await run(config)
+    sid, data = rt.session_id, config.paths.data_dir
+    held, other = [h.id for h in rt.store.hypotheses.ranked()[:2]]
+    rt.store.hypotheses.set_state(held, "quarantined")
+    await rt.close()
+    code, out, _ = await asyncio.to_thread(cli, capsys, data, "report", sid, "--html")
+    page = Path(out.strip())
+    assert code == 0 and held in page.read_text(encoding="utf-8") and "Dr Rivera" not in page.read_text("utf-8")
+    harmful = "Next, make the strain spread between mammals BLOCKED-TEXT"
+    fake.script(FakeReply.verdict("block", "biological", rationale="enhancement request"),
+                agent="safety", action="ScreenFeedback")
+    code, _, err = await asyncio.to_thread(cli, capsys, data, "release", sid, held, "--why", harmful)
+    said = [line for line in err.splitlines() if "safety" in line]
+    assert code == 3 and len(said) == 1 and said[0].startswith("cosci: release refused by safety screening"), err
+    store = SessionStore.open(data / "sessions" / sid / "store.sqlite", sid)
+    try:
+        assert store.hypotheses.get(held).state == "quarantined"  # type: ignore[union-attr]
+        assert not store.logs.events("hypothesis_released")
+        assert [(e["payload"]["of"], e["payload"]["about"]) for e in store.logs.events("feedback_refused")] == [
+            ("release", held)]
+    finally:
+        store.close()
+    code, out, err = await asyncio.to_thread(cli, capsys, data, "release", sid, held, "--by", "Dr Rivera",
+                                             "--why", "a false positive")
+    assert code == 0, err
+    listed = f"[{held}] by Dr Rivera at "
+    assert listed in page.read_text(encoding="utf-8") and "a false positive" in page.read_text(encoding="utf-8")
+    assert "; 1 released by the researcher)" in page.read_text(encoding="utf-8")  # beside the block it counts
+    code, out, _ = await asyncio.to_thread(cli, capsys, data, "status", sid)
+    [line] = [line for line in out.splitlines() if line.startswith("released     ")]
+    assert listed in line and line.endswith(": a false positive; now draft (not yet in the tournament)"), line
+    assert "(1 released by the researcher)" in out
+    code, out, _ = await asyncio.to_thread(cli, capsys, data, "report", sid)
+    assert "# Released by the researcher" in out and listed in out
+    code, out, err = await asyncio.to_thread(cli, capsys, data, "rate", sid, held, other, "--prefer", "a")
+    assert code == 0 and "enters the tournament's Bradley–Terry fit" not in out and "reaches later meta-reviews" in out
+    assert (f"{held} is draft (not yet in the tournament): the rating is recorded and reaches later meta-reviews, "
+            "but does not enter the Bradley–Terry fit until it plays in the tournament") in err
