@@ -164,6 +164,7 @@ def draft(brief: Path | None, overrides: list[str], session: str | None, hypothe
     cfg = load_investigation(overrides)
     if cfg.draft is None:
         raise CosciError("investigate draft: the configuration has no draft section (conf/investigation/)")
+    check_can_draft(cfg)
     data_dir = cfg.base.paths.data_dir
     text = brief_text(brief, data_dir, session, hypothesis)
     reqs = requirements(text)
@@ -186,6 +187,28 @@ def draft(brief: Path | None, overrides: list[str], session: str | None, hypothe
     for line in summary(drafted, target, len(items(text))):
         print(line, flush=True)
     return 0 if drafted.passed else 1
+
+
+DRAFT_MIN_STRING_CHARS = 2_000
+"""A drafted file (program, evaluator, data generator) is one string of the ``record_task_draft`` record; a model whose
+strings are bounded below this many characters cannot write one (design.md#draft)."""
+
+
+def check_can_draft(cfg: InvestigationConfig) -> None:
+    """Refuse, before anything is read, screened or written, a configuration whose drafting agent writes on a
+    schema-constrained embedded model whose strings are capped below :data:`DRAFT_MIN_STRING_CHARS` (the default
+    ``models=local``: 100 characters a string, ``local.max_string_chars``). Raises :class:`CosciError`."""
+    from cosci.llm.gateway.routing import CONSTRAINED_PROVIDERS
+
+    assert cfg.draft is not None
+    models = cfg.base.models
+    cap = models.local.max_string_chars if models.local is not None else None
+    for mode in cfg.draft.agents["drafting"].modes.values():
+        model = models.tiers[mode.tier].model
+        if model.startswith(CONSTRAINED_PROVIDERS) and cap is not None and cap < DRAFT_MIN_STRING_CHARS:
+            raise CosciError(f"investigate draft: the drafting agent's model {model} writes at most {cap} characters "
+                             f"a string (local.max_string_chars), too few for a program; choose a hosted preset "
+                             f"(e.g. models=opus) for drafting (design.md#draft)")
 
 
 def summary(drafted: Drafted, target: Path, n_requirements: int) -> list[str]:

@@ -270,3 +270,18 @@ def test_an_out_folder_that_cannot_be_made_is_one_line(tmp_path: Path, fake: Fak
     assert exit_.value.code == 2 and len(err) == 1 and err[0].startswith(f"cosci: --out {out}: "), err
     assert not out.exists() and (tmp_path / "afile").read_text() == "mine" and fake.calls == []
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "brief.md"]
+
+
+def test_the_embedded_model_is_refused_before_anything_is_read_or_written(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """models=local writes at most 100 characters a string: it cannot write a program, so the draft stops in one line
+    (exit 2) before the brief is screened or a folder made, instead of spending rounds on records that cannot hold a
+    file (design.md#draft)."""
+    (tmp_path / "brief.md").write_text(BRIEF)
+    with pytest.raises(SystemExit) as exit_:
+        main(["--data-dir", str(tmp_path / "data"), "investigate", "draft", "--brief", str(tmp_path / "brief.md"),
+              "--out", str(tmp_path / "task"), "models=local"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "local.max_string_chars" in err[0] and "models=opus" in err[0]
+    assert not (tmp_path / "task").exists()
