@@ -31,6 +31,9 @@ from cosci.safety.screen import Evidence, OfflineScreen, Thresholds, decision_of
 INTENT = SAFETY_DATA / "goals_intent.jsonl"
 TRANSLATIONS = SAFETY_DATA / "goals_intent_translations.jsonl"
 """Tuning rows the screen's author wrote: translations of tuning rows into read languages the intent set lacks."""
+SCIENCE = SAFETY_DATA / "goals_science_author.jsonl"
+"""Benign chemistry and materials questions ("how can X be synthesized") the screen's author wrote after the
+first fit refused three MOOSE-Chem questions (none of them copied): tuning rows of a kind the sets lacked."""
 REPORTED = ("goals_late.jsonl", "goals_final.jsonl", "goals_scripts.jsonl", "goals_round8.jsonl",
             "goals_round9.jsonl")
 """Earlier batches, each reported once before this screen: training rows now."""
@@ -87,7 +90,7 @@ def intent_rows(path: Path = INTENT, split: str | None = None) -> list[Row]:
 
 def training_rows() -> list[Row]:
     """Every row the intent model and the thresholds may learn from (see the module docstring)."""
-    out = [*intent_rows(INTENT, "tune"), *intent_rows(TRANSLATIONS, "tune")]
+    out = [*intent_rows(INTENT, "tune"), *intent_rows(TRANSLATIONS, "tune"), *intent_rows(SCIENCE, "tune")]
     for g in part(load_goals(), "tune"):
         out.append(Row(g.id, g.text, g.label, g.category, g.kind, "en", False, "tune", f"goals{_batch(g.id)}"))
     for path in (*TUNE_EXTRA, *(SAFETY_DATA / name for name in REPORTED)):
@@ -163,7 +166,7 @@ def summary(rows: Sequence[Row], decisions: Sequence[str], refuse: tuple[str, ..
 
 
 def choose(rows: list[Row], evidence: list[list[Evidence]], base: Thresholds, max_false_refusal: float,
-           ) -> tuple[Thresholds, dict[str, Rate]]:
+           alone_floor: float = 0.0) -> tuple[Thresholds, dict[str, Rate]]:
     """The thresholds with the highest recall (refuse categories, then the others) whose false refusal on the
     held-out batches is at most ``max_false_refusal``; ties: fewer false flags, then higher thresholds. A term hit
     never acts below the agent threshold's lowest grid point (0.3): the terms are evidence, not a decision."""
@@ -171,7 +174,7 @@ def choose(rows: list[Row], evidence: list[list[Evidence]], base: Thresholds, ma
     best: tuple[tuple[float, ...], Thresholds, dict[str, Rate]] | None = None
     for h in steps:
         for a in (x for x in steps if x >= h):
-            for s in (x for x in steps if x >= a):
+            for s in (x for x in steps if x >= max(a, alone_floor)):
                 t = Thresholds(h, h, a, s, base.refuse_categories, a)
                 r = summary(rows, [decision_of(e, t) for e in evidence], t.refuse_categories)
                 if r["false_refusal"].value > max_false_refusal:

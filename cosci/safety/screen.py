@@ -161,15 +161,16 @@ class OfflineScreen:
     def evidence(self, text: str) -> list[Evidence]:
         """What the decision reads, per window of ``text``: scores, term hits, agents, category probabilities."""
         blocks = [b for b in text.split("\n") if b.strip()]
+        whole = [w for w in windows(text) if w.strip()] or [text]
         # each paragraph or list item on its own too: a request padded with benign preferences is not diluted
-        parts = list(dict.fromkeys([*windows(text), *(w for b in blocks if len(blocks) > 1 for w in windows(b))]))
-        parts = [p for p in parts if p.strip()] or [text]
+        items = [w for b in blocks if len(blocks) > 1 for w in windows(b) if w.strip() and w not in whole]
+        parts = list(dict.fromkeys([*whole, *items]))
         x = self.featurise(parts)
         scores, probs = self.intent.harm(x), self.intent.category_probs(x)
         return [Evidence(w, float(s), tuple(self.prescreen.check(w)), self.prescreen.agents(w),
                          dict(zip(self.intent.categories, p.tolist(), strict=True)),
-                         tuple(self.prescreen.purposes(w)), self.prescreen.classes(w))
-                for w, s, p in zip(parts, scores, probs, strict=True)]
+                         tuple(self.prescreen.purposes(w)), self.prescreen.classes(w), item=i >= len(whole))
+                for i, (w, s, p) in enumerate(zip(parts, scores, probs, strict=True))]
 
     def decide(self, evidence: list[Evidence], thresholds: Thresholds | None = None) -> ScreenResult:
         """The decision on a text's evidence (the configured thresholds unless others are given)."""
@@ -190,7 +191,7 @@ class OfflineScreen:
 def act(e: Evidence, t: Thresholds) -> tuple[str, str] | None:
     """The category and rule a window acts in, or None: a term hit from ``hit_score`` (``protected_hit_score``
     when the window states a protective purpose), an agent named from ``agent_score``, a window naming no agent
-    from ``alone_score``.
+    from ``alone_score`` (never a paragraph or list item read on its own, :attr:`Evidence.item`).
 
     Whether it acts in a refuse category (``block``) or another (``flag``), and the rule, come from the strongest
     candidate (a refuse category first, then the strongest rule, then the likeliest category; an intent phrase,
@@ -203,7 +204,7 @@ def act(e: Evidence, t: Thresholds) -> tuple[str, str] | None:
                   for h in e.hits if e.score >= hit_score]
     agent_score = t.protected_agent if e.purposes else t.agent_score
     candidates += [(c, RULES[1]) for c in e.agents if e.score >= agent_score]
-    if not e.hits and not e.agents and e.score >= t.alone_score:
+    if not e.hits and not e.agents and not e.item and e.score >= t.alone_score:
         candidates.append((e.likeliest(), RULES[2]))
     if not candidates:
         return None
@@ -251,6 +252,9 @@ class Evidence:
     probs: dict[str, float]
     purposes: tuple[str, ...] = ()
     classes: tuple[str, ...] = ()
+    item: bool = False
+    """A paragraph or list item read on its own: the rule for a window naming no agent does not read it (a
+    preference line out of its goal, "Say what result would falsify the idea.", is nothing like a request)."""
 
     def likeliest(self) -> str:
         """The harmful category the category model finds most likely for this window."""
