@@ -51,7 +51,8 @@ saw no screen: tuning data for the feedback subject (bench/README.md "Researcher
 DEDUP_PAIRS = ROOT / "tests" / "data" / "dedup_pairs.jsonl"
 MAX_FALSE_REFUSAL = 0.015
 """Thresholds are chosen for the highest recall with at most this false refusal on the intent set's training rows,
-leave-one-batch-out (below the 2 % target: room for the held-out part; 1 % cost 2.6 points of recall, bench/README.md)."""
+leave-one-batch-out (below the 2 % target: room for the held-out part; 1 % cost 2.6 points of recall,
+bench/README.md)."""
 COLUMNS = ("recall_refuse", "recall_other", "false_refusal", "false_flag", "false_refusal_short_agent")
 HEADINGS = ("refused, refuse categories", "refused or flagged, other categories", "false refusal, benign",
             "false flag, benign", "false refusal, short benign naming an agent")
@@ -141,7 +142,8 @@ def tune_report() -> int:
     rows, cache = training_rows(), CachedEmbedding()
     started = time.perf_counter()
     evidence = batch_evidence(rows, prescreen, cache, base, INTENT_C)
-    print(f"{len(rows)} training rows in {len({r.batch for r in rows})} batches ({time.perf_counter() - started:.0f} s)")
+    took = time.perf_counter() - started
+    print(f"{len(rows)} training rows in {len({r.batch for r in rows})} batches ({took:.0f} s)")
     intent = [i for i, r in enumerate(rows) if r.batch.startswith(INTENT.stem)]
     chosen, _ = choose([rows[i] for i in intent], [evidence[i] for i in intent], base, MAX_FALSE_REFUSAL)
     print(f"chosen: hit {chosen.hit_score}, agent {chosen.agent_score}, alone {chosen.alone_score} (configured: hit "

@@ -13,7 +13,8 @@ its prompt, and records the verdict in ``safety_verdicts``. Who decides (docs/de
 - a capable tier: the classifier. When the screen would refuse and the classifier does not, the verdict is
   marked ``disagreement`` and shown. A text in a language the screen does not read (``unread``,
   :mod:`cosci.safety.language`) is refused on a tier unable to classify, with how to proceed (:data:`UNREAD_ADVICE`);
-  on a capable tier the classifier decides and the verdict records that the screen could not read it. If the call fails, the text is flagged "not screened by the model" (or
+  on a capable tier the classifier decides and the verdict records that the screen could not read it. If the
+  call fails, the text is flagged "not screened by the model" (or
   blocked, when the screen would refuse): a failure is never silent.
 
 Whether a decision acts depends on what was screened: ``safety.block_goal_on`` (goal, researcher feedback),

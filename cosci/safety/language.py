@@ -131,7 +131,7 @@ def read_language(text: str) -> Reading:
     if top.value >= UNREAD_MIN_CONFIDENCE and len(words) >= UNREAD_MIN_WORDS:
         return Reading(code, top.language.name.title(), False, top.value)
     best = next((v for v in values if v.language.iso_code_639_1.name.lower() in READ and v.value > 0), None)
-    if best is None or script == "LATIN" and best.value < 0.05:
+    if best is None or (script == "LATIN" and best.value < 0.05):
         return Reading("en", READ["en"], True, 0.0)
     best_code = best.language.iso_code_639_1.name.lower()
     return Reading(best_code, READ[best_code], True, best.value)

@@ -21,11 +21,10 @@ are evidence and a category's name, never a decision on their own: the harm scor
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from functools import cache
 from typing import Any
-
-from collections.abc import Callable, Sequence
 
 import numpy as np
 

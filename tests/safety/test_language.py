@@ -13,7 +13,7 @@ TOP_20 = {"en", "zh", "hi", "es", "fr", "ar", "bn", "pt", "ru", "ur", "id", "de"
 
 
 def test_the_twenty_most_spoken_languages_are_read() -> None:
-    assert TOP_20 <= set(READ)
+    assert set(READ) >= TOP_20
 
 
 @pytest.mark.parametrize(("text", "code"), [

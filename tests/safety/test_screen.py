@@ -62,7 +62,7 @@ def test_the_split_is_fixed_and_the_intent_model_was_fitted_on_the_training_rows
 
 
 def test_a_missing_intent_model_is_one_readable_error(tmp_path: Path) -> None:
-    with pytest.raises(IntentError, match="cannot read .* refit it with python -m bench.safety --fit-intent"):
+    with pytest.raises(IntentError, match=r"cannot read .* refit it with python -m bench\.safety --fit-intent"):
         load_intent(str(tmp_path / "missing.npz"))
 
 
