@@ -124,11 +124,12 @@ def read_language(text: str) -> Reading:
     code = top.language.iso_code_639_1.name.lower()
     if code in READ:
         return Reading(code, READ[code], True, top.value)
-    words = [w.lower() for w in _WORD.findall(part)]
-    own = max(_FUNCTION, key=lambda c: len(_FUNCTION[c] & set(words)))
-    if len(_FUNCTION[own] & set(words)) >= 2:
+    # function words are counted on the whole text: the binomial pattern also drops a sentence's opening pair
+    words = {w.lower() for w in _WORD.findall(text)}
+    own = max(_FUNCTION, key=lambda c: len(_FUNCTION[c] & words))
+    if len(_FUNCTION[own] & words) >= 2:
         return Reading(own, READ[own], True, top.value)
-    if top.value >= UNREAD_MIN_CONFIDENCE and len(words) >= UNREAD_MIN_WORDS:
+    if top.value >= UNREAD_MIN_CONFIDENCE and len(_WORD.findall(part)) >= UNREAD_MIN_WORDS:
         return Reading(code, top.language.name.title(), False, top.value)
     best = next((v for v in values if v.language.iso_code_639_1.name.lower() in READ and v.value > 0), None)
     if best is None or (script == "LATIN" and best.value < 0.05):
