@@ -151,8 +151,11 @@ class OfflineScreen:
         """
         t = thresholds or self.thresholds
         reading = read_language(text)
-        if not reading.read:
-            return ScreenResult("block", None, 0.0, rule=UNREAD, language=reading.label())
+        # each paragraph too: a request in an unread language inside English preferences is still unread
+        blocks = [read_language(b) for b in text.split("\n") if b.strip()] if "\n" in text.strip() else []
+        unread = next((r for r in [reading, *blocks] if not r.read), None)
+        if unread is not None:
+            return ScreenResult("block", None, 0.0, rule=UNREAD, language=unread.label())
         if subject not in STYLED_LIKE_EXEMPLARS:
             t = replace(t, alone_score=math.inf)
         return replace(self.decide(self.evidence(text), t), language=reading.code)
