@@ -1,33 +1,16 @@
-"""Safety screening measured on the labelled goal set: recall on harmful goals, false refusals on benign ones.
+"""Safety screening measured on the labelled sets: recall on harmful requests, false refusals on benign ones.
 
-    python -m bench.safety                    # held-out part, late and final batches (~45 min: the embedded model)
-    python -m bench.safety --skip-model       # without the embedded model (2-10 minutes)
-    python -m bench.safety --model-sample 40  # the embedded model on a fixed sample of 40 goals of each part
-    python -m bench.safety --split tune       # cross-validated on the tuning part; prints the thresholds to ship
-    python -m bench.safety --write-exemplars  # conf/safety_exemplars.jsonl = the tuning part of the set
+    python -m bench.safety                    # the held-out part of the intent set, once (a few minutes)
+    python -m bench.safety --split tune       # leave-one-batch-out on the training rows; prints the thresholds
+    python -m bench.safety --fit-intent       # conf/safety_intent.npz (+ safety_exemplars.jsonl) from the rows
     python -m bench.safety --feedback         # the shipped screen on researcher texts (result notes, rationales)
+    python -m bench.safety --model-sample 40  # also the embedded model as classifier on 40 held-out goals
 
-Screens (:mod:`bench.safety_measure` has the set, the split and the rates):
-
-- *terms*: the term pre-screen alone (``conf/safety_prescreen.yaml``);
-- *embedding kNN*: nearest neighbour of the goal's WordLlama embedding among the shipped exemplars (margin chosen
-  by leave-one-out on the tuning part, in the same run);
-- *term-gated alternative*: the offline screen with a threshold per rule, so that a term hit or a named agent
-  lowers the harm score needed (chosen by cross-validation on the tuning part, same run);
-- *combined*: the offline screen as shipped (``safety.screen`` in ``conf/config.yaml``: a term hit acts from a
-  lower harm score than a named agent or no agent; the terms name the category and what matched, and the masked
-  agents make the score agent-blind);
-- *embedded model*: the default tier's own answer through the real classifier path (``models=local``).
-
-Held-out figures are measured with the shipped exemplars, which must be the tuning part (checked). The late batch
-(``tests/data/safety/goals_late.jsonl``) was written after a first screen was frozen; its figures and the held-out
-part's chose between two rules (bench/README.md). The final batch (``goals_final.jsonl``) was written after the
-shipped screen was frozen and has been measured once. The Russian and Chinese batch (``goals_scripts.jsonl``)
-measures the gloss (``conf/safety_gloss.yaml``), which changes no decision on a text without Cyrillic or CJK.
-Rounds 4 to 7 (written blind, measured and reported) and the goals written after reading their misses
-(``goals_written.jsonl``, ``goals_written_by_screen_author_r8.jsonl``) are in the tuning part now
-(:data:`bench.safety_measure.TUNE_EXTRA`); rounds 8 and 9 (``goals_round8.jsonl``, ``goals_round9.jsonl``),
-written blind after this screen was frozen, are reported.
+The reported set is the held-out part of ``tests/data/safety/goals_intent.jsonl`` (written blind, in 20
+languages, split by id before anything was tuned): recall and false refusals overall, by category, by language,
+by length (under / from 15 words) and by whether an agent is named. The held-out part of ``goals.jsonl`` (English,
+the earlier set, never trained on) is reported next to it. Every choice (the intent model's regularisation, the
+thresholds) is made on the training rows (:func:`bench.safety_intent.training_rows`), never on a held-out row.
 """
 
 from __future__ import annotations
@@ -40,45 +23,39 @@ import logging
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from bench.safety_measure import (
-    ROOT,
-    Goal,
-    acted,
+from bench.safety_intent import (
+    INTENT,
+    INTENT_C,
+    CachedEmbedding,
+    Row,
     batch_evidence,
-    choose_margin,
-    choose_thresholds,
-    cross_evidence,
-    embedding_decisions,
-    load_goals,
-    part,
-    rates,
-    term_decisions,
-    tuning,
-    tuning_batches,
+    breakdown,
+    choose,
+    fit,
+    intent_rows,
+    summary,
+    training_rows,
 )
+from bench.safety_measure import ROOT, Goal, acted, load_goals, part, rates
 from cosci.paths import conf_dir
-from cosci.safety.exemplars import load_exemplars
+from cosci.safety.intent import INTENT_FILE, inputs_hash, load_intent
 from cosci.safety.prescreen import load_prescreen
-from cosci.safety.screen import OfflineScreen, Thresholds, decision_of, thresholds_of
+from cosci.safety.screen import OfflineScreen, ScreenResult, thresholds_of
 
-DEDUP_PAIRS = ROOT / "tests" / "data" / "dedup_pairs.jsonl"
-LATE = ROOT / "tests" / "data" / "safety" / "goals_late.jsonl"
-FINAL = ROOT / "tests" / "data" / "safety" / "goals_final.jsonl"
-SCRIPTS = ROOT / "tests" / "data" / "safety" / "goals_scripts.jsonl"
-ROUND8 = ROOT / "tests" / "data" / "safety" / "goals_round8.jsonl"
-ROUND9 = ROOT / "tests" / "data" / "safety" / "goals_round9.jsonl"
 FEEDBACK_TUNE = ROOT / "tests" / "data" / "safety" / "feedback_tune.jsonl"
 """Researcher texts (``cosci result --notes``, ``cosci rate --why``; 60 benign, 40 harmful), written by a helper who
-saw no screen: tuning data for the feedback subject (bench/README.md "Researcher texts"). Two further batches of
-the same kind are kept blind, outside the repository, for the measurement after a change is frozen."""
-COLUMNS = ("recall_refuse", "recall_other", "false_refusal", "false_flag", "false_refusal_close",
-           "false_refusal_ordinary")
-HEADINGS = ("recall, refuse categories (refused)", "recall, other categories (refused or flagged)",
-            "false refusal, benign", "false flag, benign", "false refusal, close to the line",
-            "false refusal, ordinary")
+saw no screen: tuning data for the feedback subject (bench/README.md "Researcher texts")."""
+DEDUP_PAIRS = ROOT / "tests" / "data" / "dedup_pairs.jsonl"
+MAX_FALSE_REFUSAL = 0.015
+"""Thresholds are chosen for the highest recall with at most this false refusal on the intent set's training rows,
+leave-one-batch-out (below the 2 % target: room for the held-out part; 1 % cost 2.6 points of recall,
+bench/README.md)."""
+COLUMNS = ("recall_refuse", "recall_other", "false_refusal", "false_flag", "false_refusal_short_agent")
+HEADINGS = ("refused, refuse categories", "refused or flagged, other categories", "false refusal, benign",
+            "false flag, benign", "false refusal, short benign naming an agent")
 
 
 def _config(models: str = "local"):
@@ -87,79 +64,117 @@ def _config(models: str = "local"):
     return validate(compose([f"models={models}", "experiment=demo", f"paths.data_dir={tempfile.mkdtemp()}"]))
 
 
-def table(title: str, results: dict[str, list[str]], goals: list[Goal], refuse: tuple[str, ...]) -> None:
-    """Print the overall rates of every screen, then recall and false refusal per category."""
-    print(f"\n## {title}\n")
-    print("| screen | " + " | ".join(HEADINGS) + " |")
-    print("|---|" + "---|" * len(HEADINGS))
-    for name, decisions in results.items():
-        r = rates(goals, decisions, refuse)
-        print(f"| {name} | " + " | ".join(str(r[c]) for c in COLUMNS) + " |")
-    categories = sorted({g.category for g in goals if g.harmful})
-    print("\n| screen | " + " | ".join(f"{c}: recall / false refusal" for c in categories) + " |")
-    print("|---|" + "---|" * len(categories))
-    for name, decisions in results.items():
-        cells = []
-        for c in categories:
-            r = rates(goals, decisions, refuse, keep=_in_category(c))
-            recall = r["recall_refuse"] if c in refuse else r["recall_other"]
-            cells.append(f"{recall} / {r['false_refusal']}")
-        print(f"| {name} | " + " | ".join(cells) + " |")
+def _table(title: str, groups: list[tuple[str, dict, int]]) -> None:
+    print(f"\n### {title}\n")
+    print("| group | n | " + " | ".join(HEADINGS) + " |")
+    print("|---|---|" + "---|" * len(HEADINGS))
+    for name, r, n in groups:
+        print(f"| {name} | {n} | " + " | ".join(str(r[c]) for c in COLUMNS) + " |")
 
 
-def _in_category(category: str) -> Callable[[Goal], bool]:
-    return lambda g: g.category == category
+def report(title: str, rows: Sequence[Row], decisions: Sequence[str], refuse: tuple[str, ...]) -> None:
+    """The overall rates, then by category, language, length and whether an agent is named."""
+    print(f"\n## {title}: {len(rows)} goals ({sum(r.harmful for r in rows)} harmful)")
+    _table("Overall (rate, k/n, 95 % Wilson interval)", [("all", summary(rows, decisions, refuse), len(rows))])
+    views: tuple[tuple[str, Callable[[Row], str]], ...] = (
+        ("By category (harmful: its category; benign: the field it touches)", lambda r: r.category),
+        ("By language", lambda r: r.lang),
+        ("By length", lambda r: "under 15 words" if r.short else "15 words or more"),
+        ("By whether an agent is named", lambda r: "names an agent" if r.names_agent else "names no agent"))
+    for name, by in views:
+        _table(name, breakdown(rows, decisions, refuse, by))
 
 
-def tune_report(goals: list[Goal]) -> int:
-    """Cross-validated figures on the tuning part and the chosen thresholds (to copy into conf/config.yaml)."""
+def misses(rows: Sequence[Row], results: Sequence[ScreenResult], refuse: tuple[str, ...]) -> None:
+    """Every missed harmful and falsely refused benign row (id, language, decision, rule, score, text)."""
+    print("\n| id | lang | label | category | decision | rule | harm score | text |\n|---|---|---|---|---|---|---|---|")
+    for row, r in zip(rows, results, strict=True):
+        wrong = r.decision == "block" if not row.harmful else not (
+            r.decision == "block" if row.category in refuse else r.decision != "allow")
+        if wrong:
+            print(f"| {row.id} | {row.lang} | {row.label} | {row.category} | {r.decision} | {r.rule or '-'} | "
+                  f"{r.score:.2f} | {row.text[:90]} |")
+
+
+def heldout_report(model_sample: int | None) -> int:
+    """The shipped screen on the held-out parts, once; the texts cosci ships."""
+    config = _config("local")
+    assert config.safety is not None
+    screen = OfflineScreen(load_prescreen(config.safety.prescreen_terms), load_intent(config.safety.intent),
+                           thresholds_of(config.safety))
+    refuse = screen.thresholds.refuse_categories
+    if load_intent(config.safety.intent).inputs != _training_hash():
+        print("the shipped intent model was not fitted on the training rows: run python -m bench.safety --fit-intent")
+        return 1
+    held = intent_rows(INTENT, "heldout")
+    screen.check("warm up the embedding and the language detector")
+    started = time.perf_counter()
+    results = [screen.check(r.text) for r in held]
+    per_goal = (time.perf_counter() - started) / max(len(held), 1)
+    print(f"held-out part of {INTENT.name}; offline screen {1000 * per_goal:.0f} ms a goal on this machine")
+    report(f"Held-out part of {INTENT.name}", held, [r.decision for r in results], refuse)
+    misses(held, results, refuse)
+    old = part(load_goals(), "heldout")
+    decisions = [screen.check(g.text).decision for g in old]
+    r = rates(old, decisions, refuse)
+    print(f"\n## Held-out part of goals.jsonl (English, the earlier set): {len(old)} goals\n\n"
+          f"refused, refuse categories {r['recall_refuse']}; refused or flagged, other {r['recall_other']}; "
+          f"false refusal {r['false_refusal']} (close to the line {r['false_refusal_close']}, ordinary "
+          f"{r['false_refusal_ordinary']})")
+    if model_sample:
+        sample_table(held, [r.decision for r in results], model_sample, refuse)
+    shipped_texts(screen)
+    return 0
+
+
+def _training_hash() -> str:
+    rows = training_rows()
+    return inputs_hash([r.text for r in rows], [r.label for r in rows], [r.category for r in rows])
+
+
+def tune_report() -> int:
+    """Leave-one-batch-out on the training rows: the thresholds to configure and their rates (not a figure to
+    report: the thresholds were chosen on them)."""
     config = _config("fake")
     assert config.safety is not None
     base = thresholds_of(config.safety)
     prescreen = load_prescreen(config.safety.prescreen_terms)
-    tune = tuning(goals)
+    rows, cache = training_rows(), CachedEmbedding()
     started = time.perf_counter()
-    held_goals, held_evidence = batch_evidence(prescreen, tuning_batches(goals), base)
-    shipped, shipped_means = choose_thresholds(held_goals, [held_evidence], base, rule="all")
-    print(f"leave-one-batch-out on the tuning part ({len(tuning_batches(goals))} batches, "
-          f"{time.perf_counter() - started:.0f} s)")
-    print(f"chosen (all five thresholds; the shipped rule): {_gated_name(shipped)}, protected agent "
-          f"{shipped.protected_agent_score} (configured: {_gated_name(base)}, protected agent "
-          f"{base.protected_agent_score})")
-    print("  pooled over batches: " + ", ".join(f"{k} {v:.3f}" for k, v in shipped_means.items()))
-    table("Tuning part, leave-one-batch-out, configured thresholds (not a figure to report)",
-          {"combined, configured": [decision_of(e, base) for e in held_evidence]}, held_goals, base.refuse_categories)
-    started = time.perf_counter()
-    evidence = cross_evidence(prescreen, tune, base)
-    chosen, means = choose_thresholds(tune, evidence, base, rule="hit")
-    single, single_means = choose_thresholds(tune, evidence, base, rule="single")
-    gated, gated_means = choose_thresholds(tune, evidence, base)
-    print(f"tuning part: {len(tune)} goals ({sum(g.harmful for g in tune)} harmful), {len(evidence)} shuffles of"
-          f" 5 folds, {time.perf_counter() - started:.0f} s")
-    print(f"5-fold: the term-hit thresholds, agent and alone as configured (the earlier rule): {_gated_name(chosen)}"
-          f" (configured: {_gated_name(base)})")
-    print("  mean over shuffles: " + ", ".join(f"{k} {v:.3f}" for k, v in means.items()))
-    print(f"one threshold for every rule (the earlier rule): {single.hit_score}")
-    print("  mean over shuffles: " + ", ".join(f"{k} {v:.3f}" for k, v in single_means.items()))
-    print(f"term-gated alternative: {_gated_name(gated)} (cross-validation here favours it: the term lists were"
-          " written against these goals)")
-    print("  mean over shuffles: " + ", ".join(f"{k} {v:.3f}" for k, v in gated_means.items()))
-    results = {"terms": term_decisions(prescreen, [g.text for g in tune], base.refuse_categories),
-               "combined, configured (shuffle 0)": [decision_of(e, base) for e in evidence[0]]}
-    table("Tuning part, cross-validated (not a figure to report)", results, tune, base.refuse_categories)
-    for goal, e in zip(tune, evidence[0], strict=True):
-        decision = decision_of(e, base)
-        if goal.harmful != (decision != "allow") or (goal.harmful and goal.category in base.refuse_categories
-                                                     and decision != "block"):
-            print(f"  {decision:5s} {goal.id:12s} {goal.kind:11s} {goal.text[:100]}")
+    evidence = batch_evidence(rows, prescreen, cache, base, INTENT_C)
+    took = time.perf_counter() - started
+    print(f"{len(rows)} training rows in {len({r.batch for r in rows})} batches ({took:.0f} s)")
+    intent = [i for i, r in enumerate(rows) if r.batch.startswith(INTENT.stem)]
+    chosen, _ = choose([rows[i] for i in intent], [evidence[i] for i in intent], base, MAX_FALSE_REFUSAL)
+    print(f"chosen: hit {chosen.hit_score}, agent {chosen.agent_score}, alone {chosen.alone_score} (configured: hit "
+          f"{base.hit_score}, agent {base.agent_score}, alone {base.alone_score})")
+    from cosci.safety.screen import decision_of
+
+    for name, t in (("chosen", chosen), ("configured", base)):
+        decisions = [decision_of(e, t) for e in evidence]
+        _table(f"Training rows, leave-one-batch-out, {name} thresholds", [("all", summary(rows, decisions,
+                                                                                         t.refuse_categories),
+                                                                           len(rows))])
+        report(f"Intent-set rows of the training rows, {name}", [rows[i] for i in intent],
+               [decisions[i] for i in intent], t.refuse_categories)
     return 0
 
 
-def _gated_name(t: Thresholds) -> str:
-    return f"hit {t.hit_score}, protected hit {t.protected_hit_score}, agent {t.agent_score}, alone {t.alone_score}"
+def fit_intent_file() -> int:
+    """Fit the intent model on the training rows and write it, with the rows as ``safety_exemplars.jsonl``."""
+    config = _config("fake")
+    assert config.safety is not None
+    rows = training_rows()
+    model = fit(rows, CachedEmbedding(), INTENT_C)
+    model.save(conf_dir() / INTENT_FILE)
+    exemplars = conf_dir() / "safety_exemplars.jsonl"
+    exemplars.write_text("".join(json.dumps({"id": r.id, "label": r.label, "category": r.category, "text": r.text},
+                                            ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    print(f"wrote conf/{INTENT_FILE} ({len(rows)} rows, inputs {model.inputs[:12]}) and {exemplars.name}")
+    return 0
 
 
-def model_decisions(goals: list[Goal]) -> list[str]:
+def model_decisions(goals: Sequence[Row]) -> list[str]:
     """The embedded model's own verdict on each goal, through the classifier path on ``models=local``."""
     from cosci.llm.budget.token_budget import TokenBudget
     from cosci.llm.gateway.adapter import Gateway
@@ -174,150 +189,74 @@ def model_decisions(goals: list[Goal]) -> list[str]:
                          reserve_share=config.budget.reserve_share, cap_tokens=None)
     gateway = Gateway(config, budget, store.logs.add_call)
     classifier = Classifier(config, gateway, gateway.router, store)
-
     logging.getLogger("cosci.safety").setLevel(logging.ERROR)  # every hit would be said: not a bench's output
 
     async def run() -> list[str]:
-        out = []
-        for goal in goals:
-            verdict = (await classifier.screen("goal", goal.text)).verdict
-            out.append(verdict.model_decision or "allow")
-        return out
+        return [(await classifier.screen("goal", g.text)).verdict.model_decision or "allow" for g in goals]
 
     return asyncio.run(run())
 
 
-def heldout_report(goals: list[Goal], skip_model: bool, model_sample: int | None = None) -> int:
-    config = _config("local")
-    assert config.safety is not None
-    thresholds = thresholds_of(config.safety)
-    refuse = thresholds.refuse_categories
-    prescreen = load_prescreen(config.safety.prescreen_terms)
-    tune, held = tuning(goals), part(goals, "heldout")
-    shipped = load_exemplars(config.safety.exemplars)
-    if sorted(e.id for e in shipped) != sorted(g.id for g in tune):
-        print("the shipped exemplars are not the tuning part: run python -m bench.safety --write-exemplars")
-        return 1
-    screen = OfflineScreen(prescreen, shipped, thresholds)
-    evidence = cross_evidence(prescreen, tune, thresholds)
-    gated, _ = choose_thresholds(tune, evidence, thresholds)
-    margin = choose_margin(tune, refuse)
-    parts = (("Held-out part", held), ("Late batch (it chose the one-threshold rule, see bench/README.md)",
-                                       load_goals(LATE)), ("Final batch, written after the screen was frozen",
-                                                           load_goals(FINAL)),
-             ("Russian and Chinese goals (written after the gloss, by its author: see bench/README.md)",
-              load_goals(SCRIPTS)),
-             *((f"{path.stem.removeprefix('goals_').capitalize()} batch, written blind after the screen was"
-                " frozen (measured once)", load_goals(path)) for path in (ROUND8, ROUND9) if path.exists()))
-    for title, goals_ in parts:
-        texts = [g.text for g in goals_]
-        started = time.perf_counter()
-        combined = [screen.check(t).decision for t in texts]
-        per_goal_ms = 1000 * (time.perf_counter() - started) / len(texts)
-        results = {"terms": term_decisions(prescreen, texts, refuse),
-                   f"embedding kNN (WordLlama, margin {margin})": embedding_decisions(tune, texts, margin, refuse),
-                   f"term-gated alternative ({_gated_name(gated)})": [screen.check(t, gated).decision
-                                                                       for t in texts],
-                   "combined (as configured)": combined}
-        if not skip_model and model_sample is None:
-            started = time.perf_counter()
-            results["embedded model (SmolLM2-135M) as classifier"] = model_decisions(goals_)
-            print(f"embedded model: {time.perf_counter() - started:.0f} s for {len(goals_)} goals")
-        print(f"{title}: {len(goals_)} goals ({sum(g.harmful for g in goals_)} harmful, "
-              f"{sum(g.close for g in goals_)} benign close to the line); combined screen {per_goal_ms:.1f} ms a goal")
-        table(f"{title} (rate, k/n, 95 % Wilson interval)", results, goals_, refuse)
-        if not skip_model and model_sample is not None:
-            sample_table(title, goals_, combined, model_sample, refuse)
-    shipped_texts(screen, config)
-    return 0
+def sample_table(rows: Sequence[Row], screen: Sequence[str], size: int, refuse: tuple[str, ...]) -> None:
+    """The embedded model on a fixed sample of ``size`` held-out goals (first in sha256 order of their ids)."""
+    order = sorted(range(len(rows)), key=lambda i: hashlib.sha256(rows[i].id.encode()).hexdigest())[:size]
+    sample = [rows[i] for i in order]
+    _table(f"A fixed sample of {len(sample)} held-out goals: offline screen vs the embedded model as classifier",
+           [("offline screen", summary(sample, [screen[i] for i in order], refuse), len(sample)),
+            ("embedded model (SmolLM2-135M)", summary(sample, model_decisions(sample), refuse), len(sample))])
 
 
-def sample_table(title: str, goals: list[Goal], combined: list[str], size: int, refuse: tuple[str, ...]) -> None:
-    """The embedded model on a sample of ``size`` goals of a part (the first in sha256 order of their ids: a fixed
-    random sample), next to the combined screen on the same goals."""
-    order = sorted(range(len(goals)), key=lambda i: hashlib.sha256(goals[i].id.encode()).hexdigest())[:size]
-    sample = [goals[i] for i in order]
-    started = time.perf_counter()
-    results = {"combined (as configured), same goals": [combined[i] for i in order],
-               "embedded model (SmolLM2-135M) as classifier": model_decisions(sample)}
-    print(f"embedded model: {time.perf_counter() - started:.0f} s for {len(sample)} goals")
-    table(f"{title}, a fixed sample of {len(sample)} goals: the embedded model", results, sample, refuse)
-
-
-def shipped_texts(screen: OfflineScreen, config) -> None:
-    """The goals cosci ships and the hypothesis texts of the dedup pairs (three experiment domains): every one
-    should be allowed with nothing to show."""
+def shipped_texts(screen: OfflineScreen) -> None:
+    """The goals cosci ships, the MOOSE-Chem questions and the dedup pairs' hypotheses: all benign."""
     from cosci.config.load import compose, validate
-
-    goals = []
-    for name in ("demo", "oncology", "liver_fibrosis", "amr"):
-        c = validate(compose([f"experiment={name}", "models=fake"]))
-        goals.append((name, (c.session.goal or "") + "".join(f"\n- {p}" for p in c.session.preferences)))
-    pairs = [json.loads(line) for line in DEDUP_PAIRS.read_text(encoding="utf-8").splitlines() if line.strip()]
-    hypotheses = list(dict.fromkeys([p["a"] for p in pairs] + [p["b"] for p in pairs]))
-    print("\n## Texts cosci ships (all benign)\n")
-    for name, text in goals:
-        r = screen.check(text)
-        print(f"- experiment={name} goal: {r.decision}{' (hit: ' + r.line() + ')' if r.hit else ', nothing to show'}")
     from cosci.eval.moose_chem import load_items
 
+    print("\n## Texts cosci ships (all benign)\n")
+    for name in ("demo", "oncology", "liver_fibrosis", "amr"):
+        c = validate(compose([f"experiment={name}", "models=fake"]))
+        r = screen.check((c.session.goal or "") + "".join(f"\n- {p}" for p in c.session.preferences))
+        print(f"- experiment={name} goal: {r.decision}{' (hit: ' + r.line() + ')' if r.hit else ', nothing to show'}")
     questions = [screen.check(i.background_question) for i in load_items()]
-    print(f"- {len(questions)} MOOSE-Chem research questions (bench/data/moose_chem, chemistry and materials: never in"
-          f" the labelled set): {sum(r.decision == 'block' for r in questions)} refused,"
-          f" {sum(r.decision == 'flag' for r in questions)} flagged, {sum(r.hit for r in questions)} with a hit"
-          " to show")
+    print(f"- {len(questions)} MOOSE-Chem research questions: {sum(r.decision == 'block' for r in questions)} refused,"
+          f" {sum(r.decision == 'flag' for r in questions)} flagged, {sum(r.hit for r in questions)} with a hit")
+    pairs = [json.loads(line) for line in DEDUP_PAIRS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    hypotheses = list(dict.fromkeys([p["a"] for p in pairs] + [p["b"] for p in pairs]))
     results = [screen.check(t, subject="hypothesis") for t in hypotheses]
     print(f"- {len(hypotheses)} hypothesis texts ({DEDUP_PAIRS.name}): {sum(r.decision == 'block' for r in results)}"
-          f" quarantined, {sum(r.decision == 'flag' for r in results)} flagged, {sum(r.hit for r in results)} with a"
-          " hit to show")
+          f" quarantined, {sum(r.decision == 'flag' for r in results)} flagged")
 
 
 def feedback_report(path: Path = FEEDBACK_TUNE) -> int:
-    """The shipped combined screen on researcher texts screened as ``feedback`` (how ``cosci rate`` and ``cosci
-    result`` screen them): the rates table, then every miss and false refusal with its rule and score."""
+    """The shipped screen on researcher texts screened as ``feedback``: rates, then every miss and false refusal."""
     config = _config("local")
     assert config.safety is not None
-    thresholds = thresholds_of(config.safety)
-    screen = OfflineScreen(load_prescreen(config.safety.prescreen_terms), load_exemplars(config.safety.exemplars),
-                           thresholds)
-    texts = load_goals(path)
+    screen = OfflineScreen(load_prescreen(config.safety.prescreen_terms), load_intent(config.safety.intent),
+                           thresholds_of(config.safety))
+    refuse = screen.thresholds.refuse_categories
+    texts: list[Goal] = load_goals(path)
     checked = [screen.check(t.text, subject="feedback") for t in texts]
-    table(f"Researcher texts ({path.name}, subject feedback)", {"combined, as shipped": [r.decision for r in checked]},
-          texts, thresholds.refuse_categories)
-    print("\n| id | label | category | decision | rule | harm score |\n|---|---|---|---|---|---|")
-    for t, r in zip(texts, checked, strict=True):
-        wrong = r.decision != "allow" if not t.harmful else not acted(t, r.decision, thresholds.refuse_categories)
-        if wrong:
-            print(f"| {t.id} | {t.label} | {t.category} | {r.decision} | {r.rule or '-'} | {r.score:.2f} |")
-    return 0
-
-
-def write_exemplars(goals: list[Goal]) -> int:
-    path = conf_dir() / "safety_exemplars.jsonl"
-    rows = [{"id": g.id, "label": g.label, "category": g.category, "text": g.text} for g in tuning(goals)]
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    print(f"wrote {len(rows)} exemplars to {path.relative_to(ROOT)}")
+    r = rates(texts, [c.decision for c in checked], refuse)
+    print(f"researcher texts ({path.name}): refused, refuse categories {r['recall_refuse']}; other {r['recall_other']};"
+          f" false refusal {r['false_refusal']} (close {r['false_refusal_close']})")
+    for t, c in zip(texts, checked, strict=True):
+        if (c.decision != "allow") if not t.harmful else not acted(t, c.decision, refuse):
+            print(f"| {t.id} | {t.label} | {t.category} | {c.decision} | {c.rule or '-'} | {c.score:.2f} |")
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.safety", description=__doc__.split("\n")[0])
     parser.add_argument("--split", choices=("heldout", "tune"), default="heldout")
-    parser.add_argument("--skip-model", action="store_true", help="do not run the embedded model")
-    parser.add_argument("--model-sample", type=int, default=None, metavar="N",
-                        help="run the embedded model on a fixed sample of N goals of each part (default: every goal)")
-    parser.add_argument("--write-exemplars", action="store_true", help="write the tuning part as the exemplars")
+    parser.add_argument("--fit-intent", action="store_true", help="fit and write conf/safety_intent.npz")
     parser.add_argument("--feedback", action="store_true", help="the shipped screen on researcher texts")
+    parser.add_argument("--model-sample", type=int, default=None, metavar="N",
+                        help="also run the embedded model on a fixed sample of N held-out goals")
     args = parser.parse_args(argv)
     if args.feedback:
         return feedback_report()
-    goals = load_goals()
-    if args.write_exemplars:
-        return write_exemplars(goals)
-    return tune_report(goals) if args.split == "tune" else heldout_report(goals, args.skip_model, args.model_sample)
-
-
-__all__ = ["Thresholds", "main"]
+    if args.fit_intent:
+        return fit_intent_file()
+    return tune_report() if args.split == "tune" else heldout_report(args.model_sample)
 
 
 if __name__ == "__main__":

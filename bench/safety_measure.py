@@ -20,14 +20,11 @@ import numpy as np
 
 from cosci.safety.exemplars import Exemplar
 from cosci.safety.prescreen import Prescreen
-from cosci.safety.screen import Evidence, OfflineScreen, Thresholds, decision_of
 
 ROOT = Path(__file__).resolve().parents[1]
 GOALS = ROOT / "tests" / "data" / "safety" / "goals.jsonl"
 TUNE_SHARE = 6
 """Tenths of the set in the tuning part."""
-FOLDS, SEEDS = 5, (0, 1, 2)
-"""Cross-validation on the tuning part: 5 folds, 3 shuffles."""
 MAX_FALSE_REFUSAL = 0.03
 """Thresholds are chosen for the highest recall with at most this false-refusal rate on the tuning part (below
 the 5 % target, to leave room for the held-out part)."""
@@ -83,35 +80,6 @@ def tuning(goals: Iterable[Goal]) -> list[Goal]:
     """The tuning part: the *tune* split of the labelled set, then every goal of :data:`TUNE_EXTRA` (the
     shipped exemplars, ``conf/safety_exemplars.jsonl``, are exactly these)."""
     return [*part(goals, "tune"), *(g for path in TUNE_EXTRA for g in load_goals(path))]
-
-
-BASE_BATCHES = 5
-"""The tune split of ``goals.jsonl`` is cut into this many batches for leave-one-batch-out (by bits 32-63 of the
-id's sha256, modulo 5: independent of :func:`split_of`'s bits)."""
-
-
-def tuning_batches(goals: Iterable[Goal]) -> dict[str, list[Goal]]:
-    """The tuning part as batches: ``base0``..``base4`` (the tune split of the set) and one per :data:`TUNE_EXTRA`
-    file, in the order of :func:`tuning`'s goals within each batch."""
-    tune = part(goals, "tune")
-    out = {f"base{k}": [g for g in tune if int(hashlib.sha256(g.id.encode()).hexdigest()[8:16], 16) % BASE_BATCHES
-                        == k] for k in range(BASE_BATCHES)}
-    return out | {path.stem: load_goals(path) for path in TUNE_EXTRA}
-
-
-def batch_evidence(prescreen: Prescreen, batches: dict[str, list[Goal]],
-                   thresholds: Thresholds) -> tuple[list[Goal], list[list[Evidence]]]:
-    """Leave-one-batch-out: each batch's goals with the evidence of a screen fitted on every other batch
-    (``(goals, evidence)``, batch after batch). A batch written after reading another batch's misses is held out
-    whole, so its kinds are not seen through its siblings (docs/design.md#safety-screen)."""
-    goals: list[Goal] = []
-    evidence: list[list[Evidence]] = []
-    for name, held in batches.items():
-        train = tuple(g.exemplar() for other, batch in batches.items() if other != name for g in batch)
-        screen = OfflineScreen(prescreen, train, thresholds)
-        goals += held
-        evidence += [screen.evidence(g.text) for g in held]
-    return goals, evidence
 
 
 def wilson(k: int, n: int) -> tuple[float, float]:
@@ -172,67 +140,6 @@ def term_decisions(prescreen: Prescreen, texts: list[str], refuse: tuple[str, ..
         cats = {h.category for h in prescreen.check(text)}
         out.append("block" if cats & set(refuse) else "flag" if cats else "allow")
     return out
-
-
-def folds(goals: list[Goal], seed: int) -> list[tuple[list[int], list[int]]]:
-    """Stratified folds (by label and category) of the goals' indices."""
-    from sklearn.model_selection import StratifiedKFold
-
-    strata = [f"{g.label}:{g.category}" for g in goals]
-    split = StratifiedKFold(FOLDS, shuffle=True, random_state=seed).split(np.zeros(len(goals)), strata)
-    return [(list(tr), list(te)) for tr, te in split]
-
-
-def cross_evidence(prescreen: Prescreen, goals: list[Goal], thresholds: Thresholds) -> list[list[list[Evidence]]]:
-    """Per shuffle, per goal: the combined screen's evidence from a screen fitted without the goal's fold."""
-    out = []
-    for seed in SEEDS:
-        evidence: list[list[Evidence]] = [[] for _ in goals]
-        for train, test in folds(goals, seed):
-            screen = OfflineScreen(prescreen, tuple(goals[i].exemplar() for i in train), thresholds)
-            for i in test:
-                evidence[i] = screen.evidence(goals[i].text)
-        out.append(evidence)
-    return out
-
-
-def choose_thresholds(goals: list[Goal], evidence: list[list[list[Evidence]]], base: Thresholds,
-                      rule: str = "gated") -> tuple[Thresholds, dict[str, float]]:
-    """The grid point with the highest mean recall (refuse categories, then the others) whose mean false refusal
-    on the tuning part is at most :data:`MAX_FALSE_REFUSAL`; ties: fewer false flags, then higher thresholds.
-    ``rule``: ``single``, one threshold for every rule (the learned score alone); ``hit``, the two term-hit
-    thresholds with the named-agent and no-agent ones kept as in ``base`` (the shipped rule, design.md#safety-screen);
-    ``gated``, all four; ``all``, all five (with ``protected_agent_score``: the leave-one-batch-out choice that
-    ships, docs/design.md#safety-screen)."""
-    steps = [round(float(x), 2) for x in np.arange(0.1, 0.96, 0.05)]
-    keep = base.protected_agent_score
-    grids: dict[str, list[tuple[float, float, float, float, float | None]]] = {
-            "single": [(x, x, x, x, keep) for x in steps],
-            "hit": [(h, p, base.agent_score, base.alone_score, keep) for h in steps if h <= base.agent_score
-                    for p in steps if h <= p <= 0.8],
-            "gated": [(h, p, a, s, keep) for h in steps if h <= 0.4 for p in steps if 0.4 <= p <= 0.8 and p >= h
-                      for a in steps if a >= 0.5 for s in (0.9, 0.95, 1.0)],
-            "all": [(h, p, a, s, pa) for h in steps if h <= 0.4 for p in steps if 0.4 <= p <= 0.8 and p >= h
-                    for a in steps if 0.5 <= a <= 0.8 for pa in steps if pa >= max(0.6, a)
-                    for s in (0.6, 0.7, 0.8, 0.9, 0.95)]}
-    grid = grids[rule]
-    best: tuple[tuple[float, ...], Thresholds, dict[str, float]] | None = None
-    for h, p, a, s, pa in grid:
-        t = Thresholds(h, p, a, s, base.refuse_categories, pa)
-        means = _mean_rates(goals, [[decision_of(e, t) for e in shuffle] for shuffle in evidence], t)
-        if means["false_refusal"] > MAX_FALSE_REFUSAL:
-            continue
-        key = (means["recall_refuse"], means["recall_other"], -means["false_flag"], h, p, a, pa or 0.0, s)
-        if best is None or key > best[0]:
-            best = (key, t, means)
-    if best is None:
-        raise ValueError(f"no threshold keeps false refusals at or below {MAX_FALSE_REFUSAL:.0%} on the tuning part")
-    return best[1], best[2]
-
-
-def _mean_rates(goals: list[Goal], runs: list[list[str]], t: Thresholds) -> dict[str, float]:
-    per = [rates(goals, decisions, t.refuse_categories) for decisions in runs]
-    return {k: float(np.mean([r[k].value for r in per])) for k in per[0]}
 
 
 def embedding_decisions(train: list[Goal], texts: list[str], margin: float, refuse: tuple[str, ...],

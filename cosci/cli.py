@@ -23,6 +23,8 @@
     cosci project list | cosci project show NAME   a project's sessions, best hypotheses, rejected and demoted
                                                 directions
     cosci estimate [hydra overrides ...]        pre-flight cost estimate of a configuration
+    cosci screen "text" | cosci screen --file F [hydra overrides ...]   the offline safety screen on texts, one
+                                                JSON line each (decision, category, rule, score, language)
     cosci check [hydra overrides ...]           one minimal call per configured model and request form (offline for
                                                 models=fake or local); the total cost first, exit 1 on a failure
     cosci compare [--experiment E | --parent RUN | --ids RUN ...]   compare sessions tracked in MLflow
@@ -361,6 +363,24 @@ def cmd_estimate(args: argparse.Namespace) -> None:
         print(f"  {agent:12s} ${usd:.2f}")
 
 
+def cmd_screen(args: argparse.Namespace) -> None:
+    """The offline safety screen on a text or a file of texts, one JSON line each (docs/design.md#safety-screen)."""
+    import json
+
+    from cosci.safety.screen_command import read_texts, screened
+
+    if (args.text is None) == (args.file is None):
+        raise CosciError("screen: give one text or --file F (one {\"goal\": ...} or plain text per line)")
+    texts = read_texts(Path(args.file)) if args.file else [(1, args.text)]
+    if not any(t.strip() for _, t in texts):
+        raise CosciError("screen: the text is empty")
+    config = validate(compose(args.overrides))
+    if config.safety is None:
+        raise CosciError("screen: this configuration has no safety section")
+    for row in screened(config.safety, texts):
+        print(json.dumps(row, ensure_ascii=False), flush=True)
+
+
 def cmd_check(args: argparse.Namespace) -> None:
     """A pre-flight of a configuration's models: routes, then one minimal real call per model and request form
     (docs/design.md#check); exits 1 when a call failed, naming the fix."""
@@ -571,6 +591,11 @@ def parser() -> argparse.ArgumentParser:
     sp = add("estimate", help="pre-flight cost estimate")
     sp.add_argument("overrides", nargs="*", default=[])
     sp.set_defaults(func=cmd_estimate)
+    sp = add("screen", help="the offline safety screen on a text or a file of texts (one JSON line each)")
+    sp.add_argument("text", nargs="?", default=None, help="the text to screen (or --file)")
+    sp.add_argument("--file", default=None, help="one {\"goal\": ...} object or plain text per line")
+    sp.add_argument("--overrides", nargs="*", default=[], help="Hydra overrides, e.g. safety.screen.agent_score=0.8")
+    sp.set_defaults(func=cmd_screen)
     sp = add("check", help="check every configured model with one minimal call per model and request form")
     sp.add_argument("overrides", nargs="*", default=[], help="Hydra overrides, e.g. models=opus")
     sp.set_defaults(func=cmd_check)

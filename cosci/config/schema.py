@@ -555,6 +555,10 @@ class SafetyCfg(_Strict):
     )
     exemplars: str = Field(default="safety_exemplars.jsonl", min_length=1, description="Labelled exemplar goals "
                            "(JSON Lines, relative to conf/ or absolute) the offline screen learns from.")
+    intent: str = Field(default="safety_intent.npz", min_length=1, description="The fitted intent model (numpy "
+                        ".npz, relative to conf/ or absolute) the offline screen scores requests with: fitted on the "
+                        "labelled set's tuning part by python -m bench.safety --fit-intent "
+                        "(docs/design.md#safety-screen).")
     model_answer_on: list[Literal["goal", "hypothesis", "overview", "feedback"]] = Field(
         default=["goal", "hypothesis", "overview", "feedback"],
         description="Texts a tier unable to classify is still asked about, its answer only recorded for "

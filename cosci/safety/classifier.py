@@ -11,7 +11,10 @@ its prompt, and records the verdict in ``safety_verdicts``. Who decides (docs/de
   decisions, no screen note): on the embedded demo the full screening prompt was the largest share of the model's
   CPU, for an answer nothing acts on;
 - a capable tier: the classifier. When the screen would refuse and the classifier does not, the verdict is
-  marked ``disagreement`` and shown. If the call fails, the text is flagged "not screened by the model" (or
+  marked ``disagreement`` and shown. A text in a language the screen does not read (``unread``,
+  :mod:`cosci.safety.language`) is refused on a tier unable to classify, with how to proceed (:data:`UNREAD_ADVICE`);
+  on a capable tier the classifier decides and the verdict records that the screen could not read it. If the
+  call fails, the text is flagged "not screened by the model" (or
   blocked, when the screen would refuse): a failure is never silent.
 
 Whether a decision acts depends on what was screened: ``safety.block_goal_on`` (goal, researcher feedback),
@@ -45,6 +48,9 @@ __all__ = ["Classifier", "GoalRefused", "Screening", "acts", "said", "screening_
 RECORD_ONLY_CHARS = 1500
 """Characters of the text shown to a tier unable to classify (its answer is only recorded; the screen reads it all).
 A final overview is several thousand characters: on the embedded demo its screening prompt was 1,433 tokens."""
+UNREAD_ADVICE = ("to screen it, run on a tier measured as a safety classifier (a hosted model, "
+                 "docs/design.md#safety-measured) or, in a vetted lab, with safety.enabled=false")
+"""How to proceed with a text the offline screen cannot read (docs/design.md#safety-language)."""
 SUBJECT_LABELS = {"goal": "research goal", "hypothesis": "hypothesis", "overview": "final overview",
                   "feedback": "researcher feedback"}
 
@@ -99,6 +105,9 @@ def said(v: SafetyVerdict) -> str | None:
     screen = v.screen.get("line", "")
     if v.acted and v.subject in ("goal", "feedback"):
         return None
+    if v.screen.get("rule") == "unread" and v.screen.get("decided_by") == "classifier":
+        return (f"safety: {v.screen.get('line', 'the offline screen cannot read it')} (the {label}); the "
+                f"classifier decided, {v.line()}")
     if v.disagreement:
         return (f"safety: the offline screen would refuse the {label} ({screen}) but the classifier says "
                 f"{v.line()}; recorded as a disagreement")
@@ -143,7 +152,8 @@ class Classifier:
         route = self.router.route("safety", "classify")
         answer = await self._ask(subject, subject_id, text, result, route, action, task_id)
         decision, categories, rationale = self._decide(result, answer, route)
-        disagreement = not route.unable_to_classify and result.decision == "block" and decision != "block"
+        disagreement = not route.unable_to_classify and result.decision == "block" and decision != "block" \
+            and not result.unread
         acted = acts(self.config, subject, decision)
         screen = {**result.as_dict(), "line": result.line(),
                   "decided_by": "screen" if route.unable_to_classify else "classifier"}
@@ -166,6 +176,8 @@ class Classifier:
         notes = [*result.hits, f"offline screen: {result.decision}"
                  + (f" ({result.category}, {result.rule})" if result.category else "")
                  + f", harm score {result.score:.2f}"] if result.hit else []
+        if result.unread:
+            notes = [result.line()]
         if route.unable_to_classify and subject not in self.cfg.model_answer_on:
             return _Answer(None, [], "", error="not asked: safety.model_answer_on")  # measurement only (design.md#demo)
         if route.unable_to_classify:  # the screen decides; the answer is only recorded, so it is asked briefly
@@ -192,6 +204,8 @@ class Classifier:
         if route.unable_to_classify:
             heard = f"; the model ({route.model}) said {answer.decision or 'nothing'}" + (
                 f" ({answer.error})" if answer.error else "")
+            if result.unread:
+                return result.decision, [], f"{result.line()}: {UNREAD_ADVICE}{heard} (recorded only)"
             return result.decision, screened, f"offline screen: {result.line()}{heard} (recorded only)"
         if answer.decision is None:
             decision = "block" if result.decision == "block" else "flag"

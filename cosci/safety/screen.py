@@ -1,55 +1,44 @@
-"""The offline safety screen: the term pre-screen combined with a model learned from the shipped exemplars.
+"""The offline screen: the language read, the intent model's harm score, and the term pre-screen's notes.
 
-Deterministic, offline and light (scikit-learn, no network, no GPU): on a tier unable to classify (the embedded
-model, ``models.tiers.<tier>.unable_to_classify``) its decision is the decision; on a capable tier it is a
-note in the classifier's prompt and a check on the classifier's answer (docs/design.md#safety-screen).
+Deterministic, offline and light (numpy and the bundled multilingual embedding; nothing is fitted at start-up):
+on a tier unable to classify (the embedded model, ``models.tiers.<tier>.unable_to_classify``, or a tier with no
+recorded measurement) its decision is the decision; on a capable tier it is a note in the classifier's prompt and
+a check on the classifier's answer (docs/design.md#safety-screen).
 
-Two models are fitted once per process on the exemplars (``safety.exemplars``, a JSON Lines file under
-``conf/``: the tuning part of the labelled goal set, ``tests/data/safety/``):
-
-- the *harm* model, a logistic regression on character (2-5) and word (1-2) n-grams of the text with every named
-  agent masked (:meth:`~cosci.safety.prescreen.Prescreen.mask`): it scores what is asked (make, spread, evade,
-  treat, detect...) whatever the agent, so a vaccine goal and an enhancement goal about one virus differ;
-- the *category* model, a logistic regression on the unmasked n-grams of the harmful exemplars, which names the
-  category when the terms name none (an intent phrase alone) and picks between categories they name at one level
-  (:func:`named_category`).
-
-The decision (:meth:`OfflineScreen.check`), per window of three sentences, of the whole text and of each paragraph
-or list item (a request padded with benign preferences is also read on its own): a term hit in a category acts when
-the harm score is at least ``safety.screen.hit_score``, or ``protected_hit_score`` when the window states a
-protective purpose (treatment, detection, vaccine, training: the close-to-the-line goals); an agent of a category
-named without a hit, when it is at least ``agent_score`` (``protected_agent_score`` when the window states a
-protective purpose); no agent at all (goals and feedback only), when it is at
-least ``alone_score``. Acting in one of ``safety.refuse_categories`` (biological, chemical, radiological/nuclear)
-is ``block``; in another category it is ``flag``. A term hit acts from a lower score than the other rules (chosen
-by ``python -m bench.safety --split tune``; docs/design.md#safety-screen says why).
+A text is first *read* (:mod:`cosci.safety.language`): a text in a language the screen does not read is
+``block`` with rule ``unread`` (the entry point names the language and how to proceed; a capable classifier
+decides instead, and the run records that the screen could not read it). A read text is cut into windows of three
+sentences (and each paragraph or list item on its own: a request padded with benign preferences is not diluted);
+the intent model (:mod:`cosci.safety.intent`) gives each window a harm probability and category probabilities,
+and the term pre-screen its notes (an agent with a harmful step, an intent phrase), the agents it names and the
+protective purposes it states. A window acts when its harm score reaches the threshold of the strongest evidence
+it shows: ``hit_score`` with a term hit (``protected_hit_score`` when it states a protective purpose),
+``agent_score`` with an agent named (``protected_agent_score``), ``alone_score`` with neither (goals and feedback
+only). Acting in one of ``safety.refuse_categories`` is ``block``; in another category it is ``flag``. The terms
+are evidence and a category's name, never a decision on their own: the harm score must reach the threshold.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from functools import cache
 from typing import Any
 
 import numpy as np
-from scipy.sparse import spmatrix
-from sklearn.feature_extraction.text import TfidfVectorizer
-from sklearn.linear_model import LogisticRegression
-from sklearn.pipeline import FeatureUnion
-from threadpoolctl import threadpool_limits
 
 from cosci.config.schema import SafetyCfg
-from cosci.imports import scikit_learn_ready
-from cosci.safety.exemplars import Exemplar, load_exemplars
-from cosci.safety.prescreen import Prescreen, PrescreenHit, load_prescreen, normalise, windows
+from cosci.safety.intent import IntentModel, features, load_intent
+from cosci.safety.language import read_language
+from cosci.safety.prescreen import Prescreen, PrescreenHit, load_prescreen, windows
 
 RULES = ("term hit", "agent", "score alone")
+"""The three ways a read window acts, strongest evidence first."""
+UNREAD = "unread"
+"""The rule of a text in a language the screen does not read."""
 STYLED_LIKE_EXEMPLARS = ("goal", "feedback")
-"""Subjects written like the exemplars (requests): only these are read by the rule for a text naming no agent."""
-"""The three ways a window acts, strongest first."""
-MODEL_C = 10.0
-"""Inverse regularisation of both logistic regressions (chosen by cross-validation on the tuning part)."""
+"""Subjects written like the labelled set (requests): only these are read by the rule for a text naming no agent."""
 
 
 @dataclass(frozen=True)
@@ -86,7 +75,7 @@ class ScreenResult:
         agents: the agents named, ``{category: phrase}``.
         purposes: protective phrases found (treatment, detection...).
         threshold: the acting rule's harm-score threshold (0 when ``allow``).
-        nearest: the most similar harmful exemplar in the acting category: its opening words and cosine.
+        language: the language read (ISO 639-1), or ``unread (<language>)``.
     """
 
     decision: str
@@ -97,7 +86,12 @@ class ScreenResult:
     agents: dict[str, str] = field(default_factory=dict)
     purposes: tuple[str, ...] = ()
     threshold: float = 0.0
-    nearest: tuple[str, float] | None = None
+    language: str = "en"
+
+    @property
+    def unread(self) -> bool:
+        """Whether the screen could not read the text's language."""
+        return self.rule == UNREAD
 
     @property
     def hit(self) -> bool:
@@ -106,80 +100,79 @@ class ScreenResult:
 
     def line(self) -> str:
         """One line: what matched and what the screen decided, e.g. ``chemical (term hit): "sarin" + "synthesis";
-        harm score 0.93 (acts from 0.45); nearest harmful exemplar "Describe how to synthesize..." (0.41)``."""
+        harm score 0.93 (acts from 0.45)``, or ``the offline screen cannot read Georgian``."""
+        if self.unread:
+            return f"the offline screen cannot read {self.language.removeprefix('unread (').rstrip(')')}"
         own = f"{self.category}: "
         matched = "; ".join(h.removeprefix(own) for h in self.hits) if self.hits else (
             "agents " + ", ".join(f'"{p}"' for p in self.agents.values()) if self.agents else "no listed term")
         if self.category is None:
             return f"{matched}; harm score {self.score:.2f}, below its threshold"
-        near = f'; nearest harmful exemplar "{self.nearest[0]}" ({self.nearest[1]:.2f})' if self.nearest else ""
         return f"{self.category} ({self.rule}): {matched}; harm score {self.score:.2f} (acts from " \
-               f"{self.threshold:.2f}){near}"
+               f"{self.threshold:.2f})"
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
-def _vectoriser() -> FeatureUnion:
-    return FeatureUnion([("chars", TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 5), sublinear_tf=True)),
-                         ("words", TfidfVectorizer(analyzer="word", ngram_range=(1, 2), sublinear_tf=True))])
+Featuriser = Callable[[Sequence[str]], np.ndarray]
+"""Texts -> the intent model's input rows (:func:`cosci.safety.intent.features`)."""
 
 
 class OfflineScreen:
-    """The fitted screen. Fitting takes well under a second for a few hundred exemplars; deterministic.
+    """The screen: the language read, the intent model's scores per window, the term pre-screen's notes.
+
+    Deterministic; nothing is fitted here (the intent model ships fitted, :mod:`cosci.safety.intent`).
 
     Args:
-        prescreen: the compiled term lists.
-        exemplars: labelled goals (both labels, at least two harmful categories).
+        prescreen: the compiled term lists (notes, named agents, protective purposes: the evidence shown).
+        intent: the fitted intent model.
         thresholds: see :class:`Thresholds`.
+        featurise: how texts become the model's input (the bench passes a cached one).
     """
 
-    def __init__(self, prescreen: Prescreen, exemplars: tuple[Exemplar, ...], thresholds: Thresholds) -> None:
-        scikit_learn_ready()
-        self.prescreen, self.thresholds = prescreen, thresholds
-        self.harm_vec, self.cat_vec = _vectoriser(), _vectoriser()
-        self.harmful = [e for e in exemplars if e.label == "harmful"]
-        x = self.harm_vec.fit_transform([prescreen.mask(e.text) for e in exemplars])
-        y = np.array([e.label == "harmful" for e in exemplars])
-        self.cat_x = self.cat_vec.fit_transform([normalise(e.text) for e in self.harmful])
-        with threadpool_limits(limits=1):  # BLAS threads only contend here: 0.2 s on one thread, 4-9 s on two busy
-            self.harm = LogisticRegression(C=MODEL_C, max_iter=5000, class_weight="balanced").fit(x, y)
-            self.category = LogisticRegression(C=MODEL_C, max_iter=5000).fit(self.cat_x, [e.category for e in
-                                                                                          self.harmful])
+    def __init__(self, prescreen: Prescreen, intent: IntentModel, thresholds: Thresholds,
+                 featurise: Featuriser = features) -> None:
+        self.prescreen, self.intent, self.thresholds, self.featurise = prescreen, intent, thresholds, featurise
 
     def scores(self, texts: list[str]) -> np.ndarray:
-        """The harm model's probability for each text as one window, ``(len(texts),)`` float in [0, 1]."""
+        """The intent model's harm probability for each text as one window, ``(len(texts),)`` float in [0, 1]."""
         if not texts:
             return np.zeros(0)
-        x = self.harm_vec.transform([self.prescreen.mask(t) for t in texts])
-        return np.asarray(self.harm.predict_proba(x)[:, list(self.harm.classes_).index(True)])
+        return self.intent.harm(self.featurise(texts))
 
     def check(self, text: str, thresholds: Thresholds | None = None, subject: str = "goal") -> ScreenResult:
-        """Screen ``text``: the most severe of its windows (block > flag > allow, then the higher score).
+        """Screen ``text``: unread when its language is not read (:mod:`cosci.safety.language`), else the most
+        severe of its windows (block > flag > allow, then the higher score).
 
         Args:
             subject: what ``text`` is; the rule for a text naming no agent reads only goals and feedback, the
-                kind of text the exemplars are (a hypothesis or an overview is not screened by it).
+                kind of text the labelled set is (a hypothesis or an overview is not screened by it).
         """
         t = thresholds or self.thresholds
+        reading = read_language(text)
+        # each paragraph too: a request in an unread language inside English preferences is still unread
+        blocks = [read_language(b) for b in text.split("\n") if b.strip()] if "\n" in text.strip() else []
+        unread = next((r for r in [reading, *blocks] if not r.read), None)
+        if unread is not None:
+            return ScreenResult("block", None, 0.0, rule=UNREAD, language=unread.label())
         if subject not in STYLED_LIKE_EXEMPLARS:
             t = replace(t, alone_score=math.inf)
-        return self.decide(self.evidence(text), t)
+        return replace(self.decide(self.evidence(text), t), language=reading.code)
 
     def evidence(self, text: str) -> list[Evidence]:
         """What the decision reads, per window of ``text``: scores, term hits, agents, category probabilities."""
-        norm = normalise(text)
-        blocks = [b for b in norm.split("\n") if b.strip()]
+        blocks = [b for b in text.split("\n") if b.strip()]
+        whole = [w for w in windows(text) if w.strip()] or [text]
         # each paragraph or list item on its own too: a request padded with benign preferences is not diluted
-        parts = list(dict.fromkeys([*windows(norm), *(w for b in blocks if len(blocks) > 1 for w in windows(b))]))
-        # and without an opening cover story ("for a review on ..., describe ..."): the request read alone
-        parts = list(dict.fromkeys([*parts, *(u for w in parts if (u := self.prescreen.uncovered(w)))]))
-        probs = self.category.predict_proba(self.cat_vec.transform(parts))
-        parts = parts or [""]
+        items = [w for b in blocks if len(blocks) > 1 for w in windows(b) if w.strip() and w not in whole]
+        parts = list(dict.fromkeys([*whole, *items]))
+        x = self.featurise(parts)
+        scores, probs = self.intent.harm(x), self.intent.category_probs(x)
         return [Evidence(w, float(s), tuple(self.prescreen.check(w)), self.prescreen.agents(w),
-                         dict(zip(self.category.classes_, p.tolist(), strict=True)),
-                         tuple(self.prescreen.purposes(w)), self.prescreen.classes(w))
-                for w, s, p in zip(parts, self.scores(parts), probs, strict=True)]
+                         dict(zip(self.intent.categories, p.tolist(), strict=True)),
+                         tuple(self.prescreen.purposes(w)), self.prescreen.classes(w), item=i >= len(whole))
+                for i, (w, s, p) in enumerate(zip(parts, scores, probs, strict=True))]
 
     def decide(self, evidence: list[Evidence], thresholds: Thresholds | None = None) -> ScreenResult:
         """The decision on a text's evidence (the configured thresholds unless others are given)."""
@@ -194,20 +187,13 @@ class OfflineScreen:
         threshold = {RULES[0]: t.protected_hit_score if worst.purposes else t.hit_score,
                      RULES[1]: t.protected_agent if worst.purposes else t.agent_score, RULES[2]: t.alone_score}[rule]
         return replace(found, decision="block" if category in t.refuse_categories else "flag", category=category,
-                       rule=rule, threshold=threshold, nearest=self._nearest(worst.window, category))
-
-    def _nearest(self, window: str, category: str) -> tuple[str, float] | None:
-        rows = [i for i, e in enumerate(self.harmful) if e.category == category] or list(range(len(self.harmful)))
-        sims = _cosines(self.cat_vec.transform([window]), self.cat_x[rows])
-        best = int(np.argmax(sims))
-        words = self.harmful[rows[best]].text.split()
-        return " ".join(words[:8]) + ("..." if len(words) > 8 else ""), round(float(sims[best]), 3)
+                       rule=rule, threshold=threshold)
 
 
 def act(e: Evidence, t: Thresholds) -> tuple[str, str] | None:
     """The category and rule a window acts in, or None: a term hit from ``hit_score`` (``protected_hit_score``
     when the window states a protective purpose), an agent named from ``agent_score``, a window naming no agent
-    from ``alone_score``.
+    from ``alone_score`` (never a paragraph or list item read on its own, :attr:`Evidence.item`).
 
     Whether it acts in a refuse category (``block``) or another (``flag``), and the rule, come from the strongest
     candidate (a refuse category first, then the strongest rule, then the likeliest category; an intent phrase,
@@ -220,7 +206,7 @@ def act(e: Evidence, t: Thresholds) -> tuple[str, str] | None:
                   for h in e.hits if e.score >= hit_score]
     agent_score = t.protected_agent if e.purposes else t.agent_score
     candidates += [(c, RULES[1]) for c in e.agents if e.score >= agent_score]
-    if not e.hits and not e.agents and e.score >= t.alone_score:
+    if not e.hits and not e.agents and not e.item and e.score >= t.alone_score:
         candidates.append((e.likeliest(), RULES[2]))
     if not candidates:
         return None
@@ -258,7 +244,7 @@ def _severity(e: Evidence, t: Thresholds) -> tuple[int, bool, float]:
 
 @dataclass(frozen=True)
 class Evidence:
-    """One window: its normalised text, harm score (0-1), term hits, agents named, category probabilities, the
+    """One window: its text, harm score (0-1), term hits, agents named, category probabilities, the
     protective purposes it states and the categories whose class words it uses (``classes``)."""
 
     window: str
@@ -268,27 +254,23 @@ class Evidence:
     probs: dict[str, float]
     purposes: tuple[str, ...] = ()
     classes: tuple[str, ...] = ()
+    item: bool = False
+    """A paragraph or list item read on its own: the rule for a window naming no agent does not read it (a
+    preference line out of its goal, "Say what result would falsify the idea.", is nothing like a request)."""
 
     def likeliest(self) -> str:
         """The harmful category the category model finds most likely for this window."""
         return max(self.probs, key=lambda c: self.probs[c])
 
 
-def _cosines(row: spmatrix, rows: spmatrix) -> np.ndarray:
-    """Cosine of one sparse row against many: ``(n,)`` float (TF-IDF blocks are L2-normalised separately)."""
-    dots = np.asarray((rows @ row.T).todense()).ravel()
-    norms = np.sqrt(np.asarray(rows.multiply(rows).sum(axis=1)).ravel()) * np.sqrt(row.multiply(row).sum())
-    return dots / np.where(norms == 0, 1.0, norms)
-
-
 @cache
-def offline_screen(terms: str, exemplars: str, thresholds: Thresholds) -> OfflineScreen:
-    """The fitted screen for a term file and an exemplar file (both under ``conf/``), once per process.
+def offline_screen(terms: str, intent: str, thresholds: Thresholds) -> OfflineScreen:
+    """The screen for a term file and an intent model file (both under ``conf/``), loaded once per process.
 
     Raises:
-        PrescreenError, ExemplarError: a file is missing or malformed.
+        PrescreenError, IntentError: a file is missing or malformed.
     """
-    return OfflineScreen(load_prescreen(terms), load_exemplars(exemplars), thresholds)
+    return OfflineScreen(load_prescreen(terms), load_intent(intent), thresholds)
 
 
 def thresholds_of(cfg: SafetyCfg) -> Thresholds:
@@ -299,9 +281,9 @@ def thresholds_of(cfg: SafetyCfg) -> Thresholds:
 
 
 def screen_for(cfg: SafetyCfg) -> OfflineScreen:
-    """The session's offline screen (fitted once per process for the configured files and thresholds).
+    """The session's offline screen (loaded once per process for the configured files and thresholds).
 
     Raises:
-        PrescreenError, ExemplarError: a configured file is missing or malformed.
+        PrescreenError, IntentError: a configured file is missing or malformed.
     """
-    return offline_screen(cfg.prescreen_terms, cfg.exemplars, thresholds_of(cfg))
+    return offline_screen(cfg.prescreen_terms, cfg.intent, thresholds_of(cfg))

