@@ -49,6 +49,8 @@ REMOVED: dict[str, str] = {
                                 "out with fewer (docs/design.md#batches)",
     "safety.embedded_block_needs_prescreen": "a tier marked models.tiers.<tier>.unable_to_classify is decided by "
                                              "the offline screen (docs/design.md#safety-screen)",
+    "safety.exemplars": "the offline screen's intent model is shipped fitted (safety.intent, rebuilt by python -m "
+                        "bench.safety --fit-intent; docs/design.md#safety-screen)",
 }
 """Old dotted key -> why it is gone."""
 

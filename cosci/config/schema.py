@@ -553,8 +553,6 @@ class SafetyCfg(_Strict):
         description="Categories where a screen hit is `block` (refuses a goal before any generation); a hit in "
         "another category is `flag` (warns and tags the run)."
     )
-    exemplars: str = Field(default="safety_exemplars.jsonl", min_length=1, description="Labelled exemplar goals "
-                           "(JSON Lines, relative to conf/ or absolute) the offline screen learns from.")
     intent: str = Field(default="safety_intent.npz", min_length=1, description="The fitted intent model (numpy "
                         ".npz, relative to conf/ or absolute) the offline screen scores requests with: fitted on the "
                         "labelled set's tuning part by python -m bench.safety --fit-intent "
