@@ -32,6 +32,7 @@ from cosci.errors import CosciError, GoalRefused, MissingApiKey, UnknownModel
 from cosci.launchers import check_launcher, quiet_schema_warning
 from cosci.llm.gateway.routing import Router
 from cosci.paths import conf_dir, writable_data_dir
+from cosci.startup import mark
 from cosci.text import one_line, plural
 from cosci.tracking import check_tracking
 
@@ -195,6 +196,7 @@ called in-process by tests, whose other tests may have started cosci's temporary
 def _run_job(cfg: DictConfig) -> float | None:
     from flows.launch import run_session  # heavy imports (prefect, mlflow) only for real runs
 
+    mark("hydra job")
     config = validate(cfg, require_goal=True)
     hc = HydraConfig.get()
     _SESSIONS_RUN.append(config.session.resume or "new")
@@ -216,6 +218,7 @@ def _run_job(cfg: DictConfig) -> float | None:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point; exits 2 with one line on a configuration or input error (3: the goal was refused)."""
+    mark("entry point")  # Python and the entry point's imports (Hydra, cosci.config)
     argv = list(sys.argv[1:] if argv is None else argv)
     args = get_args_parser().parse_args(argv)
     os.environ["HYDRA_FULL_ERROR"] = "1"  # let errors reach us, so we can print one line instead of Hydra's block
@@ -227,6 +230,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     try:
         if not any(getattr(args, flag, None) for flag in _PRINT_ONLY_FLAGS):
             configs = prevalidate(args.overrides, bool(args.multirun))
+            mark("config")
             if not args.multirun and not configs[0].session.resume:  # valid: the Prefect server may boot now,
                 from flows.server import boot_server  # while Hydra composes again and the libraries import
 

@@ -11,6 +11,7 @@ from typing import Any
 from cosci.config.schema import CosciConfig
 from cosci.errors import GoalRefused
 from cosci.session.summary import SessionSummary
+from cosci.startup import mark
 from cosci.supervisor.termination import StopReason
 from cosci.tracking import check_tracking
 from flows.env import prepare
@@ -110,6 +111,7 @@ def run_session(
     from cosci.llm.gateway.providers import check_models
     from flows.session import session_flow
 
+    mark("imports")
     quiet_logging(home / "prefect.log")
 
     models_choice = str((choices or {}).get("models") or config.models.name)
@@ -117,7 +119,9 @@ def run_session(
     if resume_id is None:
         check_models(config)  # before the estimate: a model that cannot be called is the one line printed
         estimate = estimate_session(config).line()  # printed once the goal screen passed (a refusal prints alone)
+    mark("estimate")
     server_ready()
+    mark("prefect server")
     data = asyncio.run(session_flow(config.model_dump(mode="json"), list(overrides), models_choice, resume_id, ui=ui,
                                     estimate=estimate))
     summary = SessionSummary(**data)
