@@ -32,7 +32,7 @@ from cosci.errors import CosciError, GoalRefused, MissingApiKey, UnknownModel
 from cosci.launchers import check_launcher, quiet_schema_warning
 from cosci.llm.gateway.routing import Router
 from cosci.paths import conf_dir, writable_data_dir
-from cosci.startup import mark
+from cosci.startup import mark, pause_collector, resume_collector
 from cosci.text import one_line, plural
 from cosci.tracking import check_tracking
 
@@ -228,6 +228,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     new_paths: list[Path] = []
     _SESSIONS_RUN.clear()  # this call's sessions only
     try:
+        pause_collector()  # until the session's runtime is open (flows/session.py), or this call ends
         if not any(getattr(args, flag, None) for flag in _PRINT_ONLY_FLAGS):
             configs = prevalidate(args.overrides, bool(args.multirun))
             mark("config")
@@ -248,6 +249,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     except KeyboardInterrupt:
         print("cosci: interrupted", file=sys.stderr)
         code = 130
+    finally:
+        resume_collector()
     if _SESSIONS_RUN and "flows.server" in sys.modules:  # leave at once if it ran on cosci's own server
         sys.modules["flows.server"].exit_now(code)
     if code:

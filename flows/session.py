@@ -38,7 +38,7 @@ from cosci.llm.errors import RETRYABLE_ACTION_ERRORS, BudgetExceeded, PermanentL
 from cosci.llm.local.model import LocalModelProvider
 from cosci.session.runtime import SessionRuntime
 from cosci.session.summary import SessionSummary, summarise
-from cosci.startup import mark
+from cosci.startup import mark, resume_collector
 from cosci.supervisor.loop import Observer, Supervisor
 from cosci.supervisor.termination import StopReason
 from cosci.text import error_line
@@ -281,6 +281,7 @@ async def session_flow(
     config = CosciConfig.model_validate(config_data)
     rt = await SessionRuntime.open(config, session_id=resume_id, overrides=overrides, models_choice=models_choice)
     runtimes()[rt.session_id] = rt
+    resume_collector()  # paused by the entry point over the imports (cosci.startup)
     mark("store")
     if ui:
         _announce(rt, resumed=resume_id is not None)
