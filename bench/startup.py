@@ -16,7 +16,7 @@
   ``result`` (``--outcome inconclusive``, no ``--notes``) on the warm-up session once it has ended ``done``, and
   ``feedback`` (a rejection of one hypothesis: no text, so nothing to screen) on a paused one; launch to exit,
   median of ``runs`` each. A text given with ``--why``, ``--notes`` or ``feedback --text`` is screened by the
-  safety classifier (a model call through LiteLLM), measured apart as ``feedback --text``.
+  safety classifier (a model call through LiteLLM, and the offline screen): not measured here.
 
 ``--tree`` runs the same measurements on other checkouts (e.g. ``--tree /work/main`` for a before/after in one
 run, as bench/README.md asks on this shared machine): their sessions and commands run with that tree first on
@@ -117,8 +117,6 @@ def commands(tree: Path, done: tuple[Path, str], paused: tuple[Path, str], cache
         "rate": (data, ["rate", sid, a, b, "--prefer", "a"]),
         "result": (data, ["result", sid, a, "--outcome", "inconclusive"]),
         "feedback": (pdata, ["feedback", psid, "--kind", "rejection", "--hypothesis", held]),
-        "feedback --text": (pdata, ["feedback", psid, "--kind", "directive", "--text",
-                                    "Prefer drugs already approved for children."]),
     }
     out = {}
     for name, (folder, args) in todo.items():
