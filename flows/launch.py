@@ -87,7 +87,7 @@ def load_screen(config: CosciConfig) -> None:
     from cosci.safety.classifier import screening_on
     from cosci.safety.screen import screen_for
 
-    if screening_on(config):
+    if screening_on(config) and config.safety is not None:
         screen_for(config.safety)
 
 
