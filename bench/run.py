@@ -301,6 +301,21 @@ def bench_fast_start() -> list[Result]:
                    f"first run on the machine {first['wall']:.1f} s, same folder again {same['wall']:.1f} s")]
 
 
+def bench_startup() -> list[Result]:
+    """Issue 46: launch to the first model call on the fake (median of 5, each phase in the note), and each
+    researcher command on a stopped fake session (median of 5; bench/startup.py)."""
+    from bench.startup import measure
+
+    m = measure(ROOT, 5)
+    phases = ", ".join(f"{k} {v:.2f}" for k, v in m["phases"].items())
+    out = [Result("fake demo: launch to first model call (median of 5)", m["first_call"], "s", 5, False,
+                  f"runs {m['first_calls']}; phases (s): {phases}; load {m['load'][0]:.1f}")]
+    for name, c in m["commands"].items():
+        out.append(Result(f"cosci {name} on a stopped fake session (median of 5)", c["median"], "s", 1.5, False,
+                          f"exit {c['codes']}; runs {c['all']}"))
+    return out
+
+
 def bench_scale() -> list[Result]:
     """Issue 33: the loop's CPU per match at 100, 300 and 1,000 hypotheses (100 loop matches a stage), then the
     whole 10,000-match loop at 1,000 hypotheses (a run, not a projection: ~10 minutes here; bench/scale.py)."""
@@ -349,6 +364,7 @@ BENCHES: dict[str, Callable[[], list[Result]]] = {
     "concurrency": bench_concurrency,
     "loop_cost": bench_loop_cost,
     "fast_start": bench_fast_start,
+    "startup": bench_startup,
     "record": bench_record,
     "vectors": bench_vectors,
     "gateway": bench_gateway,

@@ -40,6 +40,7 @@ from cosci.errors import CosciError, GoalRefused, MissingApiKey, UnknownModel
 from cosci.launchers import check_launcher, quiet_schema_warning
 from cosci.llm.gateway.routing import Router
 from cosci.paths import conf_dir, writable_data_dir
+from cosci.startup import mark, pause_collector, resume_collector
 from cosci.text import one_line, plural
 from cosci.tracking import check_tracking
 
@@ -205,6 +206,7 @@ called in-process by tests, whose other tests may have started cosci's temporary
 def _run_job(cfg: DictConfig) -> float | None:
     from flows.launch import run_session  # heavy imports (prefect, mlflow) only for real runs
 
+    mark("hydra job")
     config = validate(cfg, require_goal=True)
     hc = HydraConfig.get()
     _SESSIONS_RUN.append(config.session.resume or "new")
@@ -226,6 +228,7 @@ def _run_job(cfg: DictConfig) -> float | None:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point; exits 2 with one line on a configuration or input error (3: the goal was refused)."""
+    mark("entry point")  # Python and the entry point's imports (Hydra, cosci.config)
     argv = list(sys.argv[1:] if argv is None else argv)
     args = get_args_parser().parse_args(argv)
     os.environ["HYDRA_FULL_ERROR"] = "1"  # let errors reach us, so we can print one line instead of Hydra's block
@@ -235,8 +238,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     new_paths: list[Path] = []
     _SESSIONS_RUN.clear()  # this call's sessions only
     try:
+        pause_collector()  # until the session's runtime is open (flows/session.py), or this call ends
         if not any(getattr(args, flag, None) for flag in _PRINT_ONLY_FLAGS):
             configs = prevalidate(args.overrides, bool(args.multirun))
+            mark("config")
             if not args.multirun and not configs[0].session.resume:  # valid: the Prefect server may boot now,
                 from flows.server import boot_server  # while Hydra composes again and the libraries import
 
@@ -254,6 +259,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     except KeyboardInterrupt:
         print("cosci: interrupted", file=sys.stderr)
         code = 130
+    finally:
+        resume_collector()
     if _SESSIONS_RUN and "flows.server" in sys.modules:  # leave at once if it ran on cosci's own server
         sys.modules["flows.server"].exit_now(code)
     if code:

@@ -11,6 +11,7 @@ from typing import Any
 from cosci.config.schema import CosciConfig
 from cosci.errors import GoalRefused
 from cosci.session.summary import SessionSummary
+from cosci.startup import mark
 from cosci.supervisor.termination import StopReason
 from cosci.tracking import check_tracking
 from flows.env import prepare
@@ -79,6 +80,17 @@ def refusal(data_dir: Path, session_id: str) -> GoalRefused:
     return GoalRefused(f"goal refused by safety screening, {why} (session {session_id} recorded as refused)")
 
 
+def load_screen(config: CosciConfig) -> None:
+    """Load the offline safety screen (kept per process, :func:`cosci.safety.screen.screen_for`) before waiting for
+    the Prefect server, so its load overlaps the server's start instead of delaying the goal screen, the session's
+    first action (design.md#startup). Nothing when screening is off."""
+    from cosci.safety.classifier import screening_on
+    from cosci.safety.screen import screen_for
+
+    if screening_on(config) and config.safety is not None:
+        screen_for(config.safety)
+
+
 def run_session(
     config: CosciConfig,
     *,
@@ -110,6 +122,7 @@ def run_session(
     from cosci.llm.gateway.providers import check_models
     from flows.session import session_flow
 
+    mark("imports")
     quiet_logging(home / "prefect.log")
 
     models_choice = str((choices or {}).get("models") or config.models.name)
@@ -117,7 +130,11 @@ def run_session(
     if resume_id is None:
         check_models(config)  # before the estimate: a model that cannot be called is the one line printed
         estimate = estimate_session(config).line()  # printed once the goal screen passed (a refusal prints alone)
+    mark("estimate")
+    load_screen(config)
+    mark("screen")
     server_ready()
+    mark("prefect server")
     data = asyncio.run(session_flow(config.model_dump(mode="json"), list(overrides), models_choice, resume_id, ui=ui,
                                     estimate=estimate))
     summary = SessionSummary(**data)

@@ -38,6 +38,7 @@ from cosci.llm.errors import RETRYABLE_ACTION_ERRORS, BudgetExceeded, PermanentL
 from cosci.llm.local.model import LocalModelProvider
 from cosci.session.runtime import SessionRuntime
 from cosci.session.summary import SessionSummary, summarise
+from cosci.startup import mark, resume_collector
 from cosci.supervisor.loop import Observer, Supervisor
 from cosci.supervisor.termination import StopReason
 from cosci.text import error_line
@@ -95,6 +96,7 @@ async def _retryable(_task: Any, _task_run: Any, state: Any) -> bool:
 @task(name="agent-action", persist_result=True, result_serializer="json", log_prints=False)
 async def agent_action(session_id: str, spec: dict[str, Any]) -> dict[str, Any]:
     """Execute one queued task on its agent; returns the TaskResult as plain data."""
+    mark("task")
     rt = runtimes().get(session_id)
     if rt is None:  # never silently: a task that cannot reach its session fails the session (design.md#resume)
         raise SessionFailed(f"session {session_id} is not open in process {os.getpid()} running this task")
@@ -275,9 +277,12 @@ async def session_flow(
     ``estimate``: the pre-flight estimate line, printed on stderr once the goal screen has passed (goal parsing
     is scheduled), never for a refused goal (design.md#safety).
     """
+    mark("flow run")
     config = CosciConfig.model_validate(config_data)
     rt = await SessionRuntime.open(config, session_id=resume_id, overrides=overrides, models_choice=models_choice)
     runtimes()[rt.session_id] = rt
+    resume_collector()  # paused by the entry point over the imports (cosci.startup)
+    mark("store")
     if ui:
         _announce(rt, resumed=resume_id is not None)
     tracker = None

@@ -23,17 +23,28 @@ class BackgroundTracker:
     in the order they were asked for, so MLflow never holds up the Supervisor's event loop (design.md#supervisor: the
     metrics and trace flushes took about 2 s of the fake demo's loop). An :class:`Observer`.
 
-    Progress reported before the run exists waits behind the start, so none is lost; steps reported while the
-    worker is busy are logged together by its next drain. A failure after the start is logged and never ends
-    the session; the record keeps everything.
+    The start is asked for when the first task has finished (its first :meth:`on_progress`), or by the first
+    :meth:`ready` or :meth:`call` if earlier: importing MLflow in this thread beside the session's first actions took
+    the GIL from them and doubled the time to the first model call (design.md#startup); after it, the import overlaps
+    the model calls' waits. Progress reported before the run exists waits behind the start, so none is lost; steps
+    reported while the worker is busy are logged together by its next drain. A failure after the start is logged
+    and never ends the session; the record keeps everything.
     """
 
     def __init__(self, config: CosciConfig, rt: SessionRuntime, overrides: list[str], models_choice: str) -> None:
         self._pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="cosci-mlflow")
-        self._future = self._pool.submit(self._start, config, rt, list(overrides), models_choice)
+        self._args = (config, rt, list(overrides), models_choice)
+        self._future: concurrent.futures.Future[Any] | None = None
         self._lock = threading.Lock()
         self._steps: list[tuple[Any, int]] = []
         self._drain_queued = False
+
+    def _begin(self) -> concurrent.futures.Future[Any]:
+        """Ask for the start once (the worker runs it before anything submitted after it)."""
+        with self._lock:
+            if self._future is None:
+                self._future = self._pool.submit(self._start, *self._args)
+            return self._future
 
     @staticmethod
     def _start(config: CosciConfig, rt: SessionRuntime, overrides: list[str], models_choice: str) -> Any:
@@ -44,12 +55,14 @@ class BackgroundTracker:
         return tracker
 
     def started(self) -> Any | None:
-        """The tracker if its start finished without error, else None (never blocks)."""
-        if self._future.done() and self._future.exception() is None:
-            return self._future.result()
+        """The tracker if its start finished without error, else None (never blocks; never asks for the start)."""
+        future = self._future
+        if future is not None and future.done() and future.exception() is None:
+            return future.result()
         return None
 
     def on_progress(self, stats: Any, step: int) -> None:
+        self._begin()
         with self._lock:
             self._steps.append((stats, step))
             if self._drain_queued:  # the worker has not caught up: these steps go with the ones before
@@ -73,17 +86,19 @@ class BackgroundTracker:
         """Wait for the start; returns the SessionTracker, or None if the start failed (logged: tracking must
         never cost the session its results, which the record keeps)."""
         try:
-            return await asyncio.wrap_future(self._future)
+            return await asyncio.wrap_future(self._begin())
         except Exception as exc:
             log.warning("the MLflow run was not started: %s", error_line(exc))
             return None
 
     async def call(self, fn: Callable[..., Any], *args: Any) -> Any:
         """Run ``fn`` on the worker, after everything asked before it; returns its result (or raises its error)."""
+        self._begin()
         return await asyncio.wrap_future(self._pool.submit(fn, *args))
 
     def call_now(self, fn: Callable[..., Any], *args: Any) -> Any:
         """:meth:`call` from synchronous code (a session ending in an error): blocks until done."""
+        self._begin()
         return self._pool.submit(fn, *args).result()
 
     def close(self) -> None:

@@ -1,17 +1,24 @@
 """``cosci project list`` and ``cosci project show NAME``: a project's sessions, best hypotheses, rejected and
-demoted directions and experimental results, read from its store (design.md#projects)."""
+demoted directions and experimental results, read from its store; :func:`sync_project`, a session copied into its
+project's store (design.md#projects)."""
 
 from __future__ import annotations
 
 import json
+import logging
+import sqlite3
 from pathlib import Path
 
+from cosci.config.schema import CosciConfig
 from cosci.errors import CosciError
 from cosci.session.folder import SessionFolder
+from cosci.store import SessionStore
 from cosci.store.project import ProjectStore
 from cosci.store.researcher import measures_line
 from cosci.store.standing import bt_score_text
 from cosci.text import columns, one_line, plural
+
+log = logging.getLogger(__name__)
 
 
 def project_lines(data_dir: Path, name: str | None) -> list[str]:
@@ -76,3 +83,28 @@ def _measures(stored: str) -> str:
     """A result's measures (stored as JSON) as :func:`measures_line` says them, or ``no measures recorded``."""
     values = json.loads(stored) if stored else {}
     return f"measures: {measures_line(values)}" if values else "no measures recorded"
+
+
+def sync_project(config: CosciConfig, store: SessionStore) -> None:
+    """Copy the session into its project's store (nothing outside a project). A failure is logged: the session's
+    own store is the record, and the next sync (the overview, the close, ``cosci rate``/``result``) repeats it.
+
+    A session in no project returns before the agents' package is imported (``cosci rate`` and ``cosci result``
+    sync after every input: design.md#startup)."""
+    if not config.session.project:
+        return
+    from cosci.agents.project_context import project_store
+
+    try:
+        project = project_store(config)
+    except sqlite3.Error as exc:
+        log.warning("project store not opened: %s", exc)
+        return
+    if project is None:
+        return
+    try:
+        project.sync(store)
+    except sqlite3.Error as exc:
+        log.warning("project %s not updated: %s", config.session.project, exc)
+    finally:
+        project.close()

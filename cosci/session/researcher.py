@@ -111,7 +111,7 @@ def _rewrite_page(folder: SessionFolder, store: SessionStore, warn: Warn) -> Non
 
 
 def _sync(folder: SessionFolder, store: SessionStore) -> None:
-    from cosci.session.runtime import sync_project
+    from cosci.session.projects import sync_project
 
     sync_project(folder.frozen_config(), store)
 

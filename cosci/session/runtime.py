@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import logging
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from cosci.llm.gateway.providers import check_models
 from cosci.llm.gateway.routing import Router
 from cosci.safety.classifier import screening_on
 from cosci.session.folder import SessionFolder, new_session_id
+from cosci.session.projects import sync_project
 from cosci.store import SessionStore
 from cosci.tools.registry import ToolRegistry, build_registry
 from cosci.tracking import check_tracking
@@ -56,26 +56,6 @@ def record_resume(store: SessionStore, config: CosciConfig) -> list[str]:
     store.sessions.update(**fields)
     store.logs.event("session_resumed", {"changed": {k: _flat(after).get(k) for k in changed}})
     return changed
-
-
-def sync_project(config: CosciConfig, store: SessionStore) -> None:
-    """Copy the session into its project's store (nothing outside a project). A failure is logged: the session's
-    own store is the record, and the next sync (the overview, the close, ``cosci rate``/``result``) repeats it."""
-    from cosci.agents.project_context import project_store
-
-    try:
-        project = project_store(config)
-    except sqlite3.Error as exc:
-        log.warning("project store not opened: %s", exc)
-        return
-    if project is None:
-        return
-    try:
-        project.sync(store)
-    except sqlite3.Error as exc:
-        log.warning("project %s not updated: %s", config.session.project, exc)
-    finally:
-        project.close()
 
 
 def _flat(data: Any, prefix: str = "") -> dict[str, Any]:

@@ -15,11 +15,8 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from cosci.agents.match_batches import MatchBatchPool
 from cosci.config.schema import CosciConfig
-from cosci.llm.batches.batch_gateway import BatchGateway
 from cosci.llm.budget.token_budget import TokenBudget
-from cosci.llm.gateway.adapter import Gateway
 from cosci.llm.gateway.routing import Router
 from cosci.llm.port.types import BatchPort, LLMPort
 from cosci.session.folder import SessionFolder
@@ -74,6 +71,11 @@ def settle_batches(folder: SessionFolder, overrides: Sequence[str] = ()) -> list
 
 
 async def _settle(config: CosciConfig, store: SessionStore) -> list[str]:
+    # imported only with a batch outstanding: LiteLLM and the batch pool's fit are seconds of every `cosci status`
+    from cosci.agents.match_batches import MatchBatchPool
+    from cosci.llm.batches.batch_gateway import BatchGateway
+    from cosci.llm.gateway.adapter import Gateway
+
     budget = TokenBudget(cap_usd=config.run.budget_usd, shares={a: c.budget_share for a, c in config.agents.items()},
                          reserve_share=config.budget.reserve_share, cap_tokens=config.run.budget_tokens)
     budget.restore(store.logs.spend())

@@ -39,11 +39,12 @@ class BatchSpend:
 
 
 def batch_spend(store: SessionStore) -> BatchSpend | None:
-    """The session's :class:`BatchSpend`, or None when it never queued a match for a batch."""
-    from cosci.llm.batches.batch_gateway import batch_cost
-
+    """The session's :class:`BatchSpend`, or None when it never queued a match for a batch (then LiteLLM, which
+    prices the batches, is not imported: ``cosci status`` reads this; design.md#startup)."""
     if not store.batches.counts():
         return None
+    from cosci.llm.batches.batch_gateway import batch_cost
+
     calls = store.logs.batched_calls("ranking")
     batched = sum(c["cost_usd"] for c in calls)
     listed = sum(batch_cost(c["model"], c["usage"], batched=False) for c in calls)

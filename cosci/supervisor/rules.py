@@ -39,7 +39,6 @@ import math
 
 from cosci.config.schema import CosciConfig
 from cosci.domain import Task, TaskResult
-from cosci.safety.classifier import screening_on
 from cosci.store import PRIORITY, SessionStore
 from cosci.store import task_specs as specs
 from cosci.store.task_specs import TaskSpec
@@ -81,6 +80,14 @@ def relatives(store: SessionStore, hid: str, k: int) -> list[str]:
         frontier = set(children)
     return list(dict.fromkeys([*cluster, *descendants]))[:k]
 
+
+
+def _screening_on(config: CosciConfig) -> bool:
+    """:func:`cosci.safety.classifier.screening_on`, imported when first asked: the classifier imports the offline
+    screen (scikit-learn), which ``cosci result`` queueing observation reviews does not need (design.md#startup)."""
+    from cosci.safety.classifier import screening_on
+
+    return screening_on(config)
 
 class Scheduler(PoolLimits):
     """Enqueues follow-ups and idle work for one session.
@@ -136,7 +143,7 @@ class Scheduler(PoolLimits):
 
     # --- bootstrap and follow-ups ------------------------------------------------------------------------
     def bootstrap(self) -> int:
-        if screening_on(self.config):  # the goal is screened before goal parsing and any other call (design.md#safety)
+        if _screening_on(self.config):  # the goal is screened before goal parsing and any other call (design.md#safety)
             return self._enqueue(specs.goal_screen(), PRIORITIES["parse_goal"])
         return self._enqueue(specs.goal_parse(), PRIORITIES["parse_goal"])
 
@@ -213,7 +220,7 @@ class Scheduler(PoolLimits):
     def screen_or_review(self, hid: str) -> int:
         """A new hypothesis is screened first (its review follows ``hypothesis_screened``); with (design.md#safety)
         screening off, or once it has a verdict (a released hypothesis), it goes straight to review."""
-        if screening_on(self.config) and self.store.safety.latest("hypothesis", hid) is None:
+        if _screening_on(self.config) and self.store.safety.latest("hypothesis", hid) is None:
             return self._enqueue(specs.hypothesis_screen(hid), PRIORITIES["safety"])
         return self.review(hid, "full")
 

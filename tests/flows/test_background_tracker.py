@@ -3,6 +3,7 @@ exists, or while the worker is busy, is logged in order and in full, and never o
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import threading
 from collections.abc import AsyncIterator
@@ -59,6 +60,30 @@ async def test_steps_reported_early_or_in_a_burst_are_all_logged_off_the_event_l
     assert sorted(m.step for m in history) == list(range(2, 21, 2))
     assert all(m.value == m.step for m in history)
     assert Stats.threads and all(name.startswith("cosci-mlflow") for name in Stats.threads)
+
+
+async def test_mlflow_starts_after_the_first_finished_task_not_beside_the_first_call(
+        fake: FakeBackend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 46: the MLflow start (its import and store) waits for the first progress, so it does not take the GIL
+    from the session's first actions; then it runs once, on the worker."""
+    from cosci.tracking.mlflow_run import SessionTracker
+
+    starts: list[str] = []
+    real = SessionTracker.start.__func__  # type: ignore[attr-defined]
+
+    def counted(cls: type[SessionTracker], *args: object, **kwargs: object) -> SessionTracker:
+        starts.append(threading.current_thread().name)
+        return real(cls, *args, **kwargs)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(SessionTracker, "start", classmethod(counted))
+    async with tracked(tmp_path, every=1) as (pending, _uri):
+        await asyncio.sleep(0.2)  # time in which the old tracker had begun its start
+        assert starts == [] and pending.started() is None
+        pending.on_progress(Stats(1), 1)
+        pending.on_progress(Stats(2), 2)
+        tracker = await pending.ready()
+    assert tracker is not None
+    assert len(starts) == 1 and starts[0].startswith("cosci-mlflow")
 
 
 async def test_a_failing_store_call_is_logged_and_later_steps_still_run(

@@ -209,15 +209,19 @@ def test_a_second_session_of_a_project_starts_from_the_first(
 @pytest.mark.slow
 def test_two_sessions_of_one_project_run_at_once(tmp_path: Path) -> None:
     """Two ``python -m cosci.run`` processes of one project on one data folder, started together: each writes the
-    project store from its own process (the store is locked per write, not per session)."""
+    project store from its own process (the store is locked per write, not per session). They share one Prefect
+    server started here: with a server each on one home, the second waits for the first's to answer before it
+    starts its own (``flows.server.first_start_lock``), and a fake session can end within that wait (issue 46)."""
     import os
     import subprocess
     import sys
 
+    from flows.server import TemporaryServer
     from tests.conftest import FAST
 
     data, root = tmp_path / "data", Path(__file__).resolve().parents[2]
-    env = {**os.environ, "COSCI_DATA_DIR": str(data), "PYTHONPATH": str(root)}
+    server = TemporaryServer(tmp_path / "prefect")
+    env = {**os.environ, "COSCI_DATA_DIR": str(data), "PYTHONPATH": str(root), "PREFECT_API_URL": server.start()}
     # `python -m cosci.run` after a start barrier: the heavy imports (LiteLLM, the safety screen: tens of seconds on
     # a loaded machine) come first, so neither session is over before the other begins
     launch = ("import pathlib, runpy, sys, time\n"
@@ -241,6 +245,7 @@ def test_two_sessions_of_one_project_run_at_once(tmp_path: Path) -> None:
             if p.poll() is None:
                 p.kill()
                 p.wait()
+        server.stop()
     text = [log.read_text() for log in logs]
     assert codes == [0, 0], [t[-3000:] for t in text]
     assert not any("database is locked" in t or "not updated" in t for t in text), [t[-3000:] for t in text]

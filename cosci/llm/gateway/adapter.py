@@ -64,6 +64,7 @@ from cosci.llm.gateway.streaming import stream_completion
 from cosci.llm.gateway.transcript_rows import output_speed, recorded_request
 from cosci.llm.port.thinking import thinking_params
 from cosci.llm.port.types import CallSpec, LLMResponse, Route, ToolCall
+from cosci.startup import mark as mark_phase
 
 log = logging.getLogger(__name__)
 litellm.suppress_debug_info = True
@@ -223,6 +224,7 @@ class Gateway:
     async def _send(self, kwargs: dict[str, Any], route: Route) -> tuple[Any, float | None]:
         """One provider call: streamed for a long answer (:mod:`.streaming`), else whole under its deadline (a
         deadline, not LiteLLM's per-read timeout). Returns ``(ModelResponse, first-token seconds or None)``."""
+        mark_phase("model call")  # the start-up bench's last phase (cosci.startup)
         limit = deadline(route)
         if route.stream and limit is not None:
             return await stream_completion(kwargs, deadline=limit, idle=route.idle_seconds,

@@ -1,0 +1,67 @@
+"""The start-up bench (issue 46) reads the marks a session process writes and times the researcher commands."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from bench.startup import table
+from cosci.startup import LOG_ENV, mark, pause_collector, resume_collector
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_a_mark_is_written_only_when_the_log_is_named(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    log = tmp_path / "marks.jsonl"
+    monkeypatch.delenv(LOG_ENV, raising=False)
+    mark("config")
+    assert not log.exists()
+    monkeypatch.setenv(LOG_ENV, str(log))
+    mark("config")
+    mark("imports")
+    rows = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [r["phase"] for r in rows] == ["config", "imports"]
+    assert rows[0]["t"] <= rows[1]["t"] and rows[0]["cpu"] <= rows[1]["cpu"]
+
+
+def test_a_mark_that_cannot_be_written_never_fails(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv(LOG_ENV, str(tmp_path / "no-such-folder" / "marks.jsonl"))
+    mark("config")  # no exception
+
+
+def test_the_collector_is_resumed_only_if_the_pause_turned_it_off() -> None:
+    import gc
+
+    assert gc.isenabled()
+    pause_collector()
+    assert not gc.isenabled()
+    resume_collector()
+    assert gc.isenabled()
+    gc.disable()  # someone else's choice stays
+    try:
+        pause_collector()
+        resume_collector()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_a_failed_run_leaves_the_collector_on() -> None:
+    """``python -m cosci.run`` called in-process (as tests do) with an invalid override: the pause ends with it."""
+    code = ("import gc\nfrom cosci.run import main\ntry:\n    main(['run.budget_usd=-1'])\nexcept SystemExit:\n"
+            "    pass\nprint(gc.isenabled())")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip().splitlines()[-1] == "True", out.stderr
+
+
+def test_the_table_has_one_column_per_tree_and_every_phase() -> None:
+    one = {"tree": "/a/main", "first_call": 9.0, "first_calls": [9.0, 8.0], "phases": {"config": 1.0},
+           "cpu_at": {"config": 0.5}, "commands": {"rate": {"median": 2.0, "codes": [0]}}, "load": (1.0, 2.0, 3.0)}
+    two = {**one, "tree": "/b/fast-start", "first_call": 4.0, "phases": {"config": 0.5, "screen": 1.0},
+           "cpu_at": {"config": 0.4, "screen": 1.2}}
+    text = table([one, two])
+    assert "| measure | main | fast-start |" in text
+    assert "| phase: screen (s; CPU at its end) | - | 1.00 (1.20) |" in text
+    assert "9.00 (9.0, 8.0)" in text and "`cosci rate`, median (s) | 2.00 (exit 0) | 2.00 (exit 0) |" in text
