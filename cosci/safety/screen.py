@@ -34,6 +34,20 @@ from cosci.safety.language import read_language
 from cosci.safety.prescreen import Prescreen, PrescreenHit, load_prescreen, windows
 
 RULES = ("term hit", "agent", "score alone")
+ALONE_MIN_WORDS = 5
+"""The rule for a window naming no agent reads only windows of at least 5 words: the intent model scores a request,
+and a text of a few words (a rating's "I prefer A", a result's "the assay failed", "a false positive") carries none;
+its embedding scored 0.65-0.99 on such texts (docs/design.md#safety-screen). Shorter texts are read by the other two
+rules (a term hit, an agent named)."""
+
+
+def words(text: str) -> int:
+    """Words with a letter in ``text`` (a CJK or Thai run counts by characters, two to a word)."""
+    import re
+
+    latin = len(re.findall(r"[^\W\d_]{2,}", text))
+    dense = len(re.findall(r"[\u3040-\u30ff\u4e00-\u9fff\u0e00-\u0e7f\uac00-\ud7af]", text))
+    return max(latin, dense // 2)
 """The three ways a read window acts, strongest evidence first."""
 UNREAD = "unread"
 """The rule of a text in a language the screen does not read."""
@@ -206,7 +220,7 @@ def act(e: Evidence, t: Thresholds) -> tuple[str, str] | None:
                   for h in e.hits if e.score >= hit_score]
     agent_score = t.protected_agent if e.purposes else t.agent_score
     candidates += [(c, RULES[1]) for c in e.agents if e.score >= agent_score]
-    if not e.hits and not e.agents and not e.item and e.score >= t.alone_score:
+    if not e.hits and not e.agents and not e.item and e.score >= t.alone_score and words(e.window) >= ALONE_MIN_WORDS:
         candidates.append((e.likeliest(), RULES[2]))
     if not candidates:
         return None
