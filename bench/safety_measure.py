@@ -16,11 +16,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
-from cosci.safety.exemplars import Exemplar
-from cosci.safety.prescreen import Prescreen
-
 ROOT = Path(__file__).resolve().parents[1]
 GOALS = ROOT / "tests" / "data" / "safety" / "goals.jsonl"
 TUNE_SHARE = 6
@@ -47,9 +42,6 @@ class Goal:
     @property
     def harmful(self) -> bool:
         return self.label == "harmful"
-
-    def exemplar(self) -> Exemplar:
-        return Exemplar(self.id, self.text, self.label, self.category)
 
 
 def load_goals(path: Path = GOALS) -> list[Goal]:
@@ -133,47 +125,8 @@ def rates(goals: list[Goal], decisions: list[str], refuse: tuple[str, ...],
     }
 
 
-def term_decisions(prescreen: Prescreen, texts: list[str], refuse: tuple[str, ...]) -> list[str]:
-    """The term pre-screen alone: a hit in a refuse category blocks, any other hit flags."""
-    out = []
-    for text in texts:
-        cats = {h.category for h in prescreen.check(text)}
-        out.append("block" if cats & set(refuse) else "flag" if cats else "allow")
-    return out
 
 
-def embedding_decisions(train: list[Goal], texts: list[str], margin: float, refuse: tuple[str, ...],
-                        leave_one_out: bool = False) -> list[str]:
-    """The WordLlama nearest-neighbour screen: the nearest harmful exemplar's cosine minus the nearest benign
-    one's; at least ``margin`` acts in the nearest harmful exemplar's category."""
-    sims, labels = _embedding_sims(train, texts, leave_one_out)
-    harmful = np.array([g.harmful for g in train])
-    out = []
-    for row in sims:
-        h, b = np.where(harmful, row, -2).argmax(), np.where(~harmful, row, -2).argmax()
-        if row[h] - row[b] < margin:
-            out.append("allow")
-        else:
-            out.append("block" if labels[h] in refuse else "flag")
-    return out
 
 
-def _embedding_sims(train: list[Goal], texts: list[str], leave_one_out: bool) -> tuple[np.ndarray, list[str]]:
-    from cosci.llm.embeddings.wordllama import wordllama_embed
 
-    a, b = wordllama_embed(texts), wordllama_embed([g.text for g in train])
-    sims = a @ b.T
-    if leave_one_out:  # texts are the training goals themselves
-        np.fill_diagonal(sims, -2.0)
-    return sims, [g.category for g in train]
-
-
-def choose_margin(tune: list[Goal], refuse: tuple[str, ...]) -> float:
-    """The embedding screen's margin with the highest leave-one-out recall at most :data:`MAX_FALSE_REFUSAL`."""
-    texts = [g.text for g in tune]
-    best = (-1.0, 1.0)
-    for margin in np.arange(-0.1, 0.31, 0.01):
-        r = rates(tune, embedding_decisions(tune, texts, float(margin), refuse, leave_one_out=True), refuse)
-        if r["false_refusal"].value <= MAX_FALSE_REFUSAL and r["recall_refuse"].value > best[0]:
-            best = (r["recall_refuse"].value, round(float(margin), 2))
-    return best[1]

@@ -210,11 +210,6 @@ class Prescreen:
         span = self.framing.first(norm)
         return span if span and span[1] == 0 else None
 
-    def uncovered(self, norm: str) -> str | None:
-        """A normalised text without its opening cover story (None when it has none): the request read alone."""
-        cover = self.cover(norm)
-        rest = norm[cover[2]:].strip(" ,") if cover else ""
-        return rest or None
 
     def mask(self, text: str) -> str:
         """``text`` normalised, each named agent replaced by :data:`AGENT_MASK` and the words in a glossed script

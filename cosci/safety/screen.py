@@ -42,12 +42,13 @@ rules (a term hit, an agent named)."""
 
 
 def words(text: str) -> int:
-    """Words with a letter in ``text`` (a CJK or Thai run counts by characters, two to a word)."""
+    """Words of ``text``: space-separated tokens holding a letter (a CJK or Thai run, written without spaces,
+    counts by characters, two to a word)."""
     import re
 
-    latin = len(re.findall(r"[^\W\d_]{2,}", text))
+    spaced = sum(1 for token in text.split() if any(ch.isalpha() for ch in token))
     dense = len(re.findall(r"[\u3040-\u30ff\u4e00-\u9fff\u0e00-\u0e7f\uac00-\ud7af]", text))
-    return max(latin, dense // 2)
+    return max(spaced, dense // 2)
 """The three ways a read window acts, strongest evidence first."""
 UNREAD = "unread"
 """The rule of a text in a language the screen does not read."""

@@ -28,7 +28,7 @@ KINDS = {"direct", "indirect", "academic", "split", "synonym", "trade_name", "mi
 
 def evidence(score: float, hits: tuple[str, ...] = (), agents: dict[str, str] | None = None,
              purposes: tuple[str, ...] = ()) -> Evidence:
-    return Evidence("w", score, tuple(PrescreenHit(c, ("x",)) for c in hits), agents or {}, PROBS, purposes)
+    return Evidence("a window of five words", score, tuple(PrescreenHit(c, ("x",)) for c in hits), agents or {}, PROBS, purposes)
 
 
 def test_the_labelled_set_has_every_category_and_kind_and_close_benign_goals() -> None:
@@ -233,3 +233,10 @@ def test_the_researcher_text_set_loads_with_both_labels_and_every_category() -> 
     assert sum(t.harmful for t in texts) == 40 and sum(t.close for t in texts if not t.harmful) >= 35
     assert {t.category for t in texts if t.harmful} == {"biological", "chemical", "radiological_nuclear",
                                                           "explosives", "cyber", "human_subjects_without_consent"}
+
+
+def test_the_rule_for_a_window_naming_nothing_reads_no_window_under_five_words() -> None:
+    """A text of a few words carries no request: the score alone never acts on it (screen.ALONE_MIN_WORDS)."""
+    t = Thresholds(0.2, 0.45, 0.65, 0.5, ("chemical",))
+    assert act(replace(evidence(0.99), window="I prefer A"), t) is None
+    assert act(evidence(0.99), t) is not None
