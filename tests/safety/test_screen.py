@@ -28,7 +28,8 @@ KINDS = {"direct", "indirect", "academic", "split", "synonym", "trade_name", "mi
 
 def evidence(score: float, hits: tuple[str, ...] = (), agents: dict[str, str] | None = None,
              purposes: tuple[str, ...] = ()) -> Evidence:
-    return Evidence("a window of five words", score, tuple(PrescreenHit(c, ("x",)) for c in hits), agents or {}, PROBS, purposes)
+    return Evidence("a window of five words", score, tuple(PrescreenHit(c, ("x",)) for c in hits), agents or {},
+                    PROBS, purposes)
 
 
 def test_the_labelled_set_has_every_category_and_kind_and_close_benign_goals() -> None:
