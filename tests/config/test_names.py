@@ -67,7 +67,7 @@ def test_a_removed_setting_says_why(key: str) -> None:
 
 def test_a_session_frozen_with_the_embedded_block_rule_resumes_with_the_offline_screen(tmp_path: Path) -> None:
     old = json.loads(validate(compose(["experiment=demo"])).model_dump_json())
-    for key in ("refuse_categories", "exemplars", "screen"):
+    for key in ("refuse_categories", "screen"):
         del old["safety"][key]
     old["safety"]["embedded_block_needs_prescreen"] = True
     config = frozen_config(old, tmp_path)
