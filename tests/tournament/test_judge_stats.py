@@ -143,9 +143,11 @@ def test_judge_labels_reach_the_fit_only_where_it_takes_them(monkeypatch: pytest
 
     seen: list[list[str]] = []
 
-    def fit_with_judges(ids, verdicts, prior_sd=1.0, start=None, judges=None, first=None):  # type: ignore[no-untyped-def]
+    def fit_with_judges(ids, verdicts, prior_sd=1.0, start=None, judges=None, first=None,  # type: ignore[no-untyped-def]
+                        method="eb_is"):
         seen.append(list(judges or []))
-        fit = fit_bt(ids, verdicts, prior_sd, first=first)
+        assert method == js.POINT_METHOD  # agreement reads the order only: no importance draws
+        fit = fit_bt(ids, verdicts, prior_sd, first=first, method=method)
         object.__setattr__(fit, "reliability", {"cheap": 1.0, "mini": 0.4})
         return fit
 
