@@ -63,12 +63,28 @@ def _model() -> Any:
             os.environ["OMP_NUM_THREADS"] = before
 
 
+EMBEDDING_CACHE_ROWS = 4096
+"""Rows of the process's embedding cache (1.5 KB each: 6 MB). A session screens the same texts more than once (a
+goal at start and at resume, a hypothesis's windows when it is re-screened after evolution keeps them), and an
+embedding is the screen's whole cost (~0.1 s a window on one thread, docs/design.md#safety-screen)."""
+_rows: dict[str, np.ndarray] = {}
+
+
 def embed(texts: Sequence[str]) -> np.ndarray:
     """``(len(texts), 384)`` float32, L2-normalised, multilingual-e5-small with the ``passage:`` prefix.
-    Deterministic (one row's value does not depend on the batch)."""
+    Deterministic (one row's value does not depend on the batch), so rows are kept per text (at most
+    :data:`EMBEDDING_CACHE_ROWS`, oldest dropped first) and only new texts are embedded."""
     if not texts:
         return np.zeros((0, DIM), dtype=np.float32)
-    return np.asarray(_model().passage(list(texts)), dtype=np.float32).reshape(len(texts), DIM)
+    new = list(dict.fromkeys(t for t in texts if t not in _rows))
+    if new:
+        rows = np.asarray(_model().passage(new), dtype=np.float32).reshape(len(new), DIM)
+        for text, row in zip(new, rows, strict=True):
+            _rows[text] = row
+        while len(_rows) > EMBEDDING_CACHE_ROWS:
+            del _rows[next(iter(_rows))]
+    return np.stack([_rows[t] for t in texts]) if all(t in _rows for t in texts) else \
+        np.asarray(_model().passage(list(texts)), dtype=np.float32).reshape(len(texts), DIM)
 
 
 def features(texts: Sequence[str]) -> np.ndarray:

@@ -91,6 +91,7 @@ class ScreenResult:
         purposes: protective phrases found (treatment, detection...).
         threshold: the acting rule's harm-score threshold (0 when ``allow``).
         language: the language read (ISO 639-1), or ``unread (<language>)``.
+        scored: False when no window could act, so none was scored.
     """
 
     decision: str
@@ -102,6 +103,8 @@ class ScreenResult:
     purposes: tuple[str, ...] = ()
     threshold: float = 0.0
     language: str = "en"
+    scored: bool = True
+    """False when no window could act and none was scored (``score`` is then 0, not a measurement)."""
 
     @property
     def unread(self) -> bool:
@@ -122,6 +125,8 @@ class ScreenResult:
         matched = "; ".join(h.removeprefix(own) for h in self.hits) if self.hits else (
             "agents " + ", ".join(f'"{p}"' for p in self.agents.values()) if self.agents else "no listed term")
         if self.category is None:
+            if not self.scored:
+                return f"{matched}; not scored (no window names an agent or a listed term)"
             return f"{matched}; harm score {self.score:.2f}, below its threshold"
         return f"{self.category} ({self.rule}): {matched}; harm score {self.score:.2f} (acts from " \
                f"{self.threshold:.2f})"
@@ -173,28 +178,40 @@ class OfflineScreen:
             return ScreenResult("block", None, 0.0, rule=UNREAD, language=unread.label())
         if subject not in STYLED_LIKE_EXEMPLARS:
             t = replace(t, alone_score=math.inf)
-        return replace(self.decide(self.evidence(text), t), language=reading.code)
+        return replace(self.decide(self.evidence(text, score_all=math.isfinite(t.alone_score)), t),
+                       language=reading.code)
 
-    def evidence(self, text: str) -> list[Evidence]:
-        """What the decision reads, per window of ``text``: scores, term hits, agents, category probabilities."""
+    def evidence(self, text: str, score_all: bool = True) -> list[Evidence]:
+        """What the decision reads, per window of ``text``: scores, term hits, agents, category probabilities.
+
+        Args:
+            score_all: score every window; False scores only windows with a term hit or a named agent, the only
+                ones a rule can act on when the rule for a window naming neither is off (hypotheses, overviews):
+                the embedding is the screen's cost, and a long hypothesis has many windows
+                (docs/design.md#safety-screen). The others carry score 0 and ``scored`` False.
+        """
         blocks = [b for b in text.split("\n") if b.strip()]
         whole = [w for w in windows(text) if w.strip()] or [text]
         # each paragraph or list item on its own too: a request padded with benign preferences is not diluted
         items = [w for b in blocks if len(blocks) > 1 for w in windows(b) if w.strip() and w not in whole]
         parts = list(dict.fromkeys([*whole, *items]))
-        x = self.featurise(parts)
-        scores, probs = self.intent.harm(x), self.intent.category_probs(x)
-        return [Evidence(w, float(s), tuple(self.prescreen.check(w)), self.prescreen.agents(w),
-                         dict(zip(self.intent.categories, p.tolist(), strict=True)),
-                         tuple(self.prescreen.purposes(w)), self.prescreen.classes(w), item=i >= len(whole))
-                for i, (w, s, p) in enumerate(zip(parts, scores, probs, strict=True))]
+        found = [(tuple(self.prescreen.check(w)), self.prescreen.agents(w)) for w in parts]
+        scored = [score_all or bool(hits) or bool(agents) for hits, agents in found]
+        x = self.featurise([w for w, keep in zip(parts, scored, strict=True) if keep])
+        rows = iter(zip(self.intent.harm(x), self.intent.category_probs(x), strict=True))
+        unscored = (0.0, np.zeros(len(self.intent.categories)))
+        return [Evidence(w, float(s), hits, agents, dict(zip(self.intent.categories, p.tolist(), strict=True)),
+                         tuple(self.prescreen.purposes(w)), self.prescreen.classes(w), item=i >= len(whole),
+                         scored=keep)
+                for i, (w, (hits, agents), keep) in enumerate(zip(parts, found, scored, strict=True))
+                for s, p in [next(rows) if keep else unscored]]
 
     def decide(self, evidence: list[Evidence], thresholds: Thresholds | None = None) -> ScreenResult:
         """The decision on a text's evidence (the configured thresholds unless others are given)."""
         t = thresholds or self.thresholds
         worst = max(evidence, key=lambda e: _severity(e, t))
         found = ScreenResult("allow", None, round(worst.score, 4), hits=tuple(h.note() for h in worst.hits),
-                             agents=worst.agents, purposes=worst.purposes)
+                             agents=worst.agents, purposes=worst.purposes, scored=worst.scored)
         acting = act(worst, t)
         if acting is None:
             return found
@@ -272,6 +289,8 @@ class Evidence:
     item: bool = False
     """A paragraph or list item read on its own: the rule for a window naming no agent does not read it (a
     preference line out of its goal, "Say what result would falsify the idea.", is nothing like a request)."""
+    scored: bool = True
+    """Whether ``score`` and ``probs`` were measured (:meth:`OfflineScreen.evidence`'s ``score_all``)."""
 
     def likeliest(self) -> str:
         """The harmful category the category model finds most likely for this window."""
