@@ -33,11 +33,11 @@ system-deps:  ## Debian packages: graphviz (lineage layout), chromium + chromium
 	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
 	else echo "setup: not installed:$$missing (as root: apt-get install -y$$missing); without them the report lists the lineage instead of drawing it, the browser tests skip and cosci investigate refuses to run candidate programs"; fi
 
-test: lint typecheck  ## ruff, mypy, then the whole test suite (offline; slow tests included)
-	$(BIN)/pytest -q
+test: lint typecheck  ## ruff, mypy, then the whole test suite (offline; slow tests included) on every core (pytest-xdist, one file per worker at a time)
+	$(BIN)/pytest -q -n auto --dist loadfile
 
 test-fast:  ## the edit loop: every test not marked slow (tests/slow_tests.txt, Prefect server, embedded model), no lint
-	$(BIN)/pytest -q -m 'not slow and not live'
+	$(BIN)/pytest -q -n auto --dist loadfile -m 'not slow and not live'
 
 lint:  ## ruff (C90 complexity included), the import contracts (lint-imports), dead code (vulture): config in pyproject.toml
 	$(BIN)/ruff check .
