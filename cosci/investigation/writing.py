@@ -88,8 +88,10 @@ def paper_text(paper: RecordPaper) -> str:
 
 def status_lines(last: Round, max_rounds: int) -> list[str]:
     """The paper's first lines: which checks passed and which round ended the loop."""
-    head = (f"cosci checks: PASSED in round {last.number}" if last.passed else
-            f"cosci checks: FAILING at the round limit (round {last.number} of {max_rounds})")
+    skipped = [c.name for c in last.checks if c.status == "skipped"]
+    head = (f"cosci checks: PASSED in round {last.number}" + (f" (every check that ran; not run: "
+                                                              f"{', '.join(skipped)})" if skipped else "")
+            if last.passed else f"cosci checks: FAILING at the round limit (round {last.number} of {max_rounds})")
     lines = [head + ". " + "; ".join(f"{c.name}: {c.status}" for c in last.checks) + "."]
     lines += [f"{c.name}: {c.failures[0]}" for c in last.checks if c.status == "skipped" and c.failures]
     untraced = sum(1 for c in last.claims if c.status == "untraced")
