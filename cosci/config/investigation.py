@@ -94,6 +94,8 @@ class PaperCfg(_Strict):
     max_words: int = Field(ge=100, le=50_000, description="Longest paper, words of title, abstract and sections (the "
                            "page limit, counted without a TeX engine).")
     reviewers: int = Field(ge=0, le=10, description="Reviewer calls (independent: none sees another's review).")
+    after_run: bool = Field(description="cosci investigate run writes the paper when its run is done (as cosci "
+                            "investigate write would); refused before the run on a model that cannot carry a paper.")
     agents: dict[str, AgentCfg] = Field(description="author, auditor, reviewer, chair: share, modes (tier, tokens).")
 
     @model_validator(mode="after")
