@@ -10,7 +10,8 @@
   term, no citation), ``untraced`` (a problem above).
   Nothing is ever called supported.
 - **citations**: every ``\\cite`` key of the LaTeX is in ``references.bib``.
-- **figures**: every ``\\ref{fig:...}`` names a figure of the manifest whose file exists.
+- **figures**: every ``\\ref{fig:...}`` names a figure of the manifest whose file exists, and every
+  ``\\includegraphics`` file exists.
 - **length**: the body has at most ``paper.max_words`` words (the page limit, counted in words so it holds without
   a TeX engine).
 - **compile**: the TeX engine builds the PDF; with none installed the check is ``skipped`` and says so.
@@ -126,6 +127,9 @@ def check_figures(tex: str, manifest: dict[str, str], figures_dir: Path) -> Chec
                             f"(figures: {', '.join(manifest) or 'none'})")
         elif not (figures_dir / manifest[fid]).is_file():
             failures.append(f"figure fig:{fid}: its file figures/{manifest[fid]} does not exist")
+    for rel in dict.fromkeys(re.findall(r"\\includegraphics(?:\[[^]]*\])?\{([^}]*)\}", tex)):
+        if not (figures_dir.parent / rel).is_file():
+            failures.append(f"\\includegraphics{{{rel}}}: the file does not exist")
     return Check("figures", "fail" if failures else "pass", failures)
 
 

@@ -131,9 +131,18 @@ TEX_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&
                "%": r"\%", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
 
 
+TEX_UNICODE = {"≥": r"$\geq$", "≤": r"$\leq$", "±": r"$\pm$", "×": r"$\times$", "−": "-", "→": r"$\to$",
+               "≈": r"$\approx$", "≠": r"$\neq$", "∞": r"$\infty$", "°": r"$^\circ$", "µ": r"$\mu$",
+               "α": r"$\alpha$", "β": r"$\beta$", "γ": r"$\gamma$", "δ": r"$\delta$", "ε": r"$\epsilon$",
+               "λ": r"$\lambda$", "μ": r"$\mu$", "π": r"$\pi$", "σ": r"$\sigma$", "Δ": r"$\Delta$"}
+"""Symbols pdflatex's default UTF-8 input does not set, written as math (accented Latin letters and typographic
+quotes it sets itself)."""
+
+
 def tex_escape(text: str) -> str:
-    """``text`` with LaTeX's special characters escaped (a model's text is never markup)."""
-    return "".join(TEX_SPECIAL.get(ch, ch) for ch in text)
+    """``text`` with LaTeX's special characters escaped (a model's text is never markup) and the symbols of
+    :data:`TEX_UNICODE` written as math."""
+    return "".join(TEX_SPECIAL.get(ch) or TEX_UNICODE.get(ch, ch) for ch in text)
 
 
 def url_escape(url: str) -> str:

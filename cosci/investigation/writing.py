@@ -142,7 +142,8 @@ class Writer:
     def _lists(self) -> dict[str, Any]:
         return {"rows": [{"label": k, "text": v} for k, v in self.src.rows.items()],
                 "facts": [{"label": k, "text": v} for k, v in self.src.facts.items()],
-                "references": [{"key": r.key, "title": r.title} for r in self.src.references],
+                "references": quote_untrusted("\n".join(f"- {r.key}: {r.title}" for r in self.src.references),
+                                              "references") if self.src.references else "(none: cite no reference)",
                 "figures": [{"id": f.id, "caption": f.caption} for f in self.src.figures],
                 "max_words": self.max_words}
 

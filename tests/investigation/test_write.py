@@ -205,3 +205,51 @@ def test_an_unknown_or_unfinished_run_is_one_line(tmp_path: Path, fake: FakeBack
     with pytest.raises(CosciError, match="has not finished"):
         write(RUN, FAKE, tmp_path / "data")
     assert fake.calls == []
+
+
+def test_the_bibliography_is_the_seeded_hypotheses_verified_citations_and_a_cited_claim_stays_unchecked(
+        tmp_path: Path, fake: FakeBackend) -> None:
+    from cosci.domain import hypothesis_id
+    from cosci.records import Citation, RecordHypothesis
+    from cosci.session.folder import SessionFolder
+    from tests.contract import CONTRACT
+
+    data = tmp_path / "data"
+    store = SessionFolder(data, "S-write").open_store()
+    try:
+        store.sessions.create(goal="Pack circles", config_snapshot={}, overrides=[], models_choice="fake",
+                              budget_usd=1.0, budget_tokens=None, wall_clock_seconds=60.0)
+        cites = [Citation(url="https://example.org/a", title="Dense circle packings", year=2019, status="verified",
+                          support="supported"),
+                 Citation(url="https://example.org/b", title="A misquoted source", status="misquoted")]
+        h = RecordHypothesis(title="Idea", statement="A hexagonal start raises the sum of radii.", mechanism="m",
+                             entities=[], anticipated_outcomes="o", novelty_argument="n", **CONTRACT, citations=cites)
+        hid = hypothesis_id(store.namespace, "literature", h.statement)
+        store.hypotheses.insert(hid, h, elo=1300.0, task_id=None)
+    finally:
+        store.close()
+    root = finished_run(data)
+    (root / "manifest.json").write_text(json.dumps({"run_id": RUN, "status": "done", "from_session": "S-write",
+                                                    "seeded": [{"id": hid, "text": "Idea"}]}))
+    assert write(RUN, FAKE, data) == 0
+    bib = (root / "paper" / "references.bib").read_text()
+    assert bib.count("@misc{") == 1 and "@misc{dense2019," in bib and "session support check: supported" in bib
+    tex = (root / "paper" / "paper.tex").read_text()
+    assert "\\cite{dense2019}" in tex and "\\bibitem{dense2019} Dense circle packings." in tex
+    claims = json.loads((root / "paper" / "claims_grounding.json").read_text())["claims"]
+    (cited,) = [c for c in claims if c["citations"]]
+    assert cited["status"] == "cited" and cited["references"][0]["support"] == "supported"
+    assert "<untrusted_source" in fake.calls_for(agent="author")[0].prompt.split("# References", 1)[1]
+
+
+def test_model_text_is_escaped_and_a_figure_file_that_is_gone_fails_the_figure_check(tmp_path: Path) -> None:
+    from cosci.investigation.paper_checks import check_figures
+    from cosci.investigation.paper_latex import sentence_tex
+
+    assert sentence_tex("Score ≥ 2.5 & 50% of runs_x \\input{x} [E1] [@k] [fig:a].") == (
+        "Score $\\geq$ 2.5 \\& 50\\% of runs\\_x \\textbackslash{}input\\{x\\} (E1) \\cite{k} Figure~\\ref{fig:a}.")
+    (tmp_path / "figures").mkdir()
+    (tmp_path / "figures" / "a.pdf").write_bytes(b"%PDF")
+    tex = "\\ref{fig:a} \\includegraphics[width=1cm]{figures/a.pdf} \\includegraphics{figures/b.pdf}"
+    check = check_figures(tex, {"a": "a.pdf"}, tmp_path / "figures")
+    assert check.status == "fail" and check.failures == ["\\includegraphics{figures/b.pdf}: the file does not exist"]
