@@ -100,6 +100,19 @@ def status_lines(last: Round, max_rounds: int) -> list[str]:
     return lines
 
 
+def reviews_markdown(reviews: list[RecordPaperReview], chair: RecordChairReview) -> str:
+    """``reviews/reviews.md``: each review's scores on the rubric, strengths and weaknesses, then the area chair."""
+    lines = ["# Reviews", "", "| reviewer | soundness | presentation | contribution | overall | confidence |",
+             "|---|---|---|---|---|---|"]
+    lines += [f"| {i} | {r.soundness}/4 | {r.presentation}/4 | {r.contribution}/4 | {r.overall}/10 | "
+              f"{r.confidence}/5 |" for i, r in enumerate(reviews, 1)]
+    for i, r in enumerate(reviews, 1):
+        lines += ["", f"## Reviewer {i}", "", r.summary, "", "Strengths:"] + [f"- {x}" for x in r.strengths]
+        lines += ["", "Weaknesses:"] + [f"- {x}" for x in r.weaknesses]
+    lines += ["", f"## Area chair: {chair.decision} ({chair.overall}/10)", "", chair.summary]
+    return "\n".join(lines) + "\n"
+
+
 class Writer:
     """Writes one paper into ``folder`` (module docstring)."""
 
@@ -219,6 +232,7 @@ class Writer:
             "paper.chair", paper=quoted, reviews=quote_untrusted(text or "(no reviews)", "reviews")),
             RecordChairReview)
         self.folder.write_json("reviews/chair.json", chair.model_dump())
+        self.folder.write_text("reviews/reviews.md", reviews_markdown(reviews, chair))
         self.folder.stage("reviews", reviewers=len(reviews), decision=chair.decision)
         return {"reviews": [r.model_dump() for r in reviews], "chair": chair.model_dump()}
 

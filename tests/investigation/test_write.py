@@ -128,7 +128,9 @@ def test_write_on_the_fake_traces_every_number_and_keeps_the_reviews(tmp_path: P
     else:
         assert (out / "paper.pdf").is_file()
     reviews = sorted(p.name for p in (out / "reviews").iterdir())
-    assert reviews == ["chair.json", "reviewer1.json", "reviewer2.json", "reviewer3.json"]
+    assert reviews == ["chair.json", "reviewer1.json", "reviewer2.json", "reviewer3.json", "reviews.md"]
+    table = (out / "reviews" / "reviews.md").read_text()
+    assert "| 3 | 3/4 | 3/4 | 2/4 | 5/10 | 2/5 |" in table and "## Area chair: reject (5/10)" in table
     assert json.loads((out / "reviews" / "chair.json").read_text())["decision"] in ("accept", "reject")
     for call in fake.calls_for(agent="reviewer"):  # the reviewers are told nothing of the checks
         assert "cosci checks" not in call.prompt and "untraced" not in call.prompt
