@@ -54,16 +54,9 @@ def check_can_write(cfg: InvestigationConfig) -> None:
 
 
 def sources(folder: RunFolder, paper: PaperFolder, data_dir: Path) -> Sources:
-    """Rows, facts, references (``references.bib``) and figures (``figures.json``) of a finished run.
-
-    Raises:
-        CosciError: the run has not finished (no ``summary.json``).
-    """
-    try:
-        rows, facts, _ = evidence(folder.root)
-    except FileNotFoundError:
-        raise CosciError(f"investigation {folder.run_id} has not finished (no summary.json): resume it first "
-                         f"(cosci investigate resume {folder.run_id})") from None
+    """Rows, facts, references (``references.bib``) and figures (``figures.json``) of a finished run (its
+    ``summary.json`` exists: :func:`write` checks it first)."""
+    rows, facts, _ = evidence(folder.root)
     task = load_task(folder.task_dir)
     manifest = folder.manifest()
     refs = references(session_citations(data_dir, manifest.get("from_session"),
@@ -102,6 +95,9 @@ def write(run_id: str, overrides: list[str], data_dir: Path) -> int:
         raise CosciError("investigate write: the configuration has no paper section (conf/investigation/)")
     check_can_write(cfg)
     folder = RunFolder.existing(data_dir, run_id)
+    if not (folder.root / "summary.json").is_file():
+        raise CosciError(f"investigation {run_id} has not finished (no summary.json): resume it first "
+                         f"(cosci investigate resume {run_id})")
     folder.lock()
     try:
         paper = PaperFolder(folder.root).ensure()

@@ -206,7 +206,18 @@ def test_an_unknown_or_unfinished_run_is_one_line(tmp_path: Path, fake: FakeBack
     (root / "summary.json").unlink()
     with pytest.raises(CosciError, match="has not finished"):
         write(RUN, FAKE, tmp_path / "data")
-    assert fake.calls == []
+    assert fake.calls == [] and not (root / "paper").exists()
+
+
+def test_the_command_line_says_a_bad_run_in_one_line_and_exits_2(tmp_path: Path, fake: FakeBackend,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    from cosci.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["--data-dir", str(tmp_path / "data"), "investigate", "write", "inv-ffffffffffff", "models=fake"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no investigation inv-ffffffffffff" in err[0] and fake.calls == []
 
 
 def test_the_bibliography_is_the_seeded_hypotheses_verified_citations_and_a_cited_claim_stays_unchecked(
