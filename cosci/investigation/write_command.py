@@ -126,4 +126,4 @@ def summary(out: dict[str, Any], paper: PaperFolder) -> list[str]:
             f"grounding    {paper.root / 'claims_grounding.json'}",
             f"reviews      {len(scores)} reviewer(s), overall {scores}; area chair: {chair['decision']} "
             f"({chair['overall']}/10)",
-            f"cost         ${cost:.4f} (this process)"]
+            f"cost         ${cost:.4f} (every call paid by the writes of this run, paper/calls.jsonl)"]
