@@ -30,7 +30,7 @@
     cosci compare [--experiment E | --parent RUN | --ids RUN ...]   compare sessions tracked in MLflow
     cosci serve [--cron "0 6 * * 1"] [hydra overrides ...]           serve the Prefect deployment on a schedule
     cosci investigate draft --brief FILE [--from-session S --hypothesis H] [--out DIR] [overrides ...]
-    cosci investigate check TASK | run TASK [--from-session S] [overrides ...] | resume RUN
+    cosci investigate check TASK | run TASK [--from-session S] [overrides ...] | resume RUN | write RUN
                                                 test hypotheses by running code (docs/design.md#investigation)
     cosci eval moose-chem [--items N|ids] [--corpus 150|300|1000] [--seeds K] [--baseline single-call|none]
                [overrides ...]                                  measure against MOOSE-Chem (cosci/eval/)
@@ -466,7 +466,14 @@ def cmd_investigate(args: argparse.Namespace) -> None:
             raise SystemExit(code)
         return
     if not args.target:
-        raise CosciError(f"investigate {args.action} needs its target (a task folder, or a run id for resume)")
+        raise CosciError(f"investigate {args.action} needs its target (a task folder, or a run id for resume/write)")
+    if args.action == "write":  # a finished run -> a checked, reviewed paper (design.md#paper)
+        from cosci.investigation.write_command import write
+
+        code = write(args.target, list(args.overrides), data_dir(args.data_dir))
+        if code:
+            raise SystemExit(code)
+        return
     from flows.investigation_launch import command
 
     code = command(args.action, args.target, list(args.overrides), args.from_session, data_dir(args.data_dir))
@@ -612,9 +619,9 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--name", default=None, help="deployment name (default: schedule.deployment)")
     sp.set_defaults(func=cmd_serve)
     sp = add("investigate", help="test hypotheses by running code: check a task, run or resume an investigation")
-    sp.add_argument("action", choices=("draft", "check", "run", "resume"))
+    sp.add_argument("action", choices=("draft", "check", "run", "resume", "write"))
     sp.add_argument("target", nargs="?", default=None,
-                    help="the task folder (check, run) or the investigation id (resume); draft takes none")
+                    help="the task folder (check, run) or the investigation id (resume, write); draft takes none")
     sp.add_argument("overrides", nargs="*", default=[],
                     help="Hydra overrides, e.g. models=fake investigation.workers=2")
     sp.add_argument("--from-session", default=None, help="seed ideation with this session's top hypotheses "

@@ -94,9 +94,16 @@ INVESTIGATION_TEMPLATES: dict[str, str] = {
     "draft.judge": "draft_judge.md",
     "_draft_role": "_draft_role.md",
     "_draft_example": "_draft_example.md",
+    "paper.write": "paper_write.md",
+    "paper.repair": "paper_repair.md",
+    "paper.audit": "paper_audit.md",
+    "paper.review": "paper_review.md",
+    "paper.chair": "paper_chair.md",
+    "_paper_role": "_paper_role.md",
 }
 """Prompts of ``cosci investigate`` (ideation, execution, the report writer; design.md#investigation) and of its
-drafting (design, review, drafting, alignment judge; design.md#draft)."""
+drafting (design, review, drafting, alignment judge; design.md#draft) and its writing (author, auditor, reviewers,
+area chair; design.md#paper)."""
 COMMAND_TEMPLATES: dict[str, str] = {"check": "check.md", "check_loop": "check_loop.md"}
 """Prompts of commands outside a session: ``cosci check``'s minimal call (design.md#check)."""
 

@@ -198,7 +198,8 @@ def summary_lines(s: dict[str, Any]) -> list[str]:
 
 
 def command(action: str, target: str, overrides: list[str], from_session: str | None, data_dir: Path) -> int:
-    """``cosci investigate check|run|resume``; returns the exit status (check: 1 when the task fails)."""
+    """``cosci investigate check|run|resume``; returns the exit status (check: 1 when the task fails; run with
+    ``paper.after_run``: the paper's, 1 when its checks still fail after ``paper.max_rounds``)."""
     if action == "check":
         from cosci.investigation.check import check_task
 
@@ -209,7 +210,17 @@ def command(action: str, target: str, overrides: list[str], from_session: str | 
             print(f"check: {Path(target).name} passes (contract, and both evaluators on the initial program)")
         return 1 if failures else 0
     if action == "run":
-        run(Path(target), overrides, from_session)
+        cfg = load_investigation(overrides)
+        writes = cfg.paper is not None and cfg.paper.after_run
+        if writes:  # refused before the run, not after it (design.md#paper)
+            from cosci.investigation.write_command import check_can_write
+
+            check_can_write(cfg)
+        summary = run(Path(target), overrides, from_session)
+        if writes:
+            from cosci.investigation.write_command import write
+
+            return write(summary["run_id"], overrides, cfg.base.paths.data_dir)
     else:
         if overrides or from_session:
             raise CosciError("`investigate resume` takes only the run id (its configuration is frozen)")

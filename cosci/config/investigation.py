@@ -20,6 +20,10 @@ INVESTIGATION_AGENTS = ("ideation", "execution", "writer")
 DRAFT_AGENTS = {"design": "design", "review": "review", "drafting": "draft", "alignment": "judge"}
 """The agents of ``cosci investigate draft`` and their one mode (docs/design.md#draft): the design agent, the
 independent reviewer, the drafting agent (which also repairs) and the alignment judge."""
+PAPER_AGENTS = {"author": "write", "auditor": "audit", "reviewer": "review", "chair": "chair"}
+"""The agents of ``cosci investigate write`` and their one mode (docs/design.md#paper): the author (who also
+repairs), the auditor (blind to the checks), the reviewers (one agent, ``paper.reviewers`` calls) and the area
+chair."""
 
 
 class _Strict(BaseModel):
@@ -81,6 +85,32 @@ class DraftCfg(_Strict):
         return self
 
 
+class PaperCfg(_Strict):
+    """``cosci investigate write`` (docs/design.md#paper)."""
+
+    max_rounds: int = Field(ge=1, le=20, description="Check rounds: a round whose checks fail goes to the auditor "
+                            "and then back to the author with its failing items; the last round's checks stand.")
+    budget_usd: float = Field(gt=0, le=100_000, description="Cap on the writing's model calls, USD.")
+    max_words: int = Field(ge=100, le=50_000, description="Longest paper, words of title, abstract and sections (the "
+                           "page limit, counted without a TeX engine).")
+    reviewers: int = Field(ge=0, le=10, description="Reviewer calls (independent: none sees another's review).")
+    after_run: bool = Field(description="cosci investigate run writes the paper when its run is done (as cosci "
+                            "investigate write would); refused before the run on a model that cannot carry a paper.")
+    agents: dict[str, AgentCfg] = Field(description="author, auditor, reviewer, chair: share, modes (tier, tokens).")
+
+    @model_validator(mode="after")
+    def _agents(self) -> PaperCfg:
+        if set(self.agents) != set(PAPER_AGENTS):
+            raise ValueError(f"paper.agents: needs exactly {', '.join(PAPER_AGENTS)}")
+        for agent, mode in PAPER_AGENTS.items():
+            if mode not in self.agents[agent].modes:
+                raise ValueError(f"paper.agents.{agent}.modes: needs the mode {mode}")
+        total = sum(a.budget_share for a in self.agents.values())
+        if not math.isclose(total, 1.0, abs_tol=1e-6):
+            raise ValueError(f"paper.agents.*.budget_share must sum to 1 (got {total:.3f})")
+        return self
+
+
 class EvidenceCfg(_Strict):
     seeds: int = Field(ge=1, le=1_000, description="Seeds each evidence program runs with the final evaluator.")
     confidence: float = Field(gt=0, lt=1, description="Level of the intervals on means and gains (0.95: 95 %).")
@@ -99,17 +129,21 @@ class InvestigationConfig(_Strict):
     evidence: EvidenceCfg
     draft: DraftCfg | None = Field(default=None, description="cosci investigate draft (runs frozen before it "
                                    "existed have none).")
+    paper: PaperCfg | None = Field(default=None, description="cosci investigate write (runs frozen before it "
+                                   "existed have none).")
 
     @model_validator(mode="after")
     def _tiers(self) -> InvestigationConfig:
         tiers = self.base.models.tiers
         drafting = self.draft.agents.items() if self.draft else []
-        for agent, acfg in [*self.investigation.agents.items(), *drafting]:
+        writing = self.paper.agents.items() if self.paper else []
+        for agent, acfg in [*self.investigation.agents.items(), *drafting, *writing]:
             for mode, mcfg in acfg.modes.items():
                 tier = self.base.models.agent_tiers.get(f"{agent}.{mode}") or self.base.models.agent_tiers.get(
                     agent) or mcfg.tier
                 if tier not in tiers:
-                    where = "draft" if agent in DRAFT_AGENTS else "investigation"
+                    where = ("draft" if agent in DRAFT_AGENTS else "paper" if agent in PAPER_AGENTS
+                             else "investigation")
                     raise ValueError(f"{where}.agents.{agent}.modes.{mode}.tier: tier '{tier}' is not in "
                                      f"models '{self.base.models.name}' ({', '.join(tiers)})")
         return self
@@ -123,6 +157,12 @@ class InvestigationConfig(_Strict):
         """The session config with the drafting agents added (see :meth:`gateway_config`)."""
         assert self.draft is not None
         return self.base.model_copy(update={"agents": {**self.base.agents, **self.draft.agents}})
+
+
+    def paper_gateway_config(self) -> CosciConfig:
+        """The session config with the writing agents added (see :meth:`gateway_config`)."""
+        assert self.paper is not None
+        return self.base.model_copy(update={"agents": {**self.base.agents, **self.paper.agents}})
 
 
 def group_overrides(overrides: list[str]) -> list[str]:
@@ -154,10 +194,11 @@ def load_investigation(overrides: list[str]) -> InvestigationConfig:
     assert isinstance(raw, dict)
     data = {str(k): v for k, v in raw.items()}
     inv, evidence, draft = data.pop("investigation", None), data.pop("evidence", None), data.pop("draft", None)
+    paper = data.pop("paper", None)
     base = validate(data)
     try:
         return InvestigationConfig.model_validate({"base": base, "investigation": inv, "evidence": evidence,
-                                                   "draft": draft})
+                                                   "draft": draft, "paper": paper})
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = ".".join(str(p) for p in err["loc"])

@@ -134,5 +134,5 @@ def test_run_without_a_task_is_one_line(tmp_path: Path, capsys: pytest.CaptureFi
         main(["--data-dir", str(tmp_path / "data"), "investigate", "run", "--from-session", "S-x"])
     assert exit_.value.code == 2
     assert capsys.readouterr().err.strip().splitlines() == [
-        "cosci: investigate run needs its target (a task folder, or a run id for resume)"]
+        "cosci: investigate run needs its target (a task folder, or a run id for resume/write)"]
     assert not (tmp_path / "data").exists()
