@@ -96,7 +96,7 @@ def fit_session_on(ids: Sequence[str], verdicts: list[Verdict], first: list[str 
 
 def refit_bt(store: SessionStore, weight: int, prior_sd: float) -> BTFit:
     """Refit BT on the tournament players with the researcher's preferences and store it (``bt_ratings``):
-    ``cosci rate`` of a preference on a session no process runs (a running one refits after its next round), and
+    ``cosci rate`` of a preference on a session no process runs (a running one refits at its next Elo snapshot), and
     finalisation (:func:`refit_if_stale`). The same fit as the session's last :meth:`RankingAgent.refit` for the
     same players and verdicts (:func:`fit_session`)."""
     fit = fit_session(store, store.hypotheses.player_ids(), weight, prior_sd)
