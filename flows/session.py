@@ -185,6 +185,19 @@ def _on_interrupt(sup: Supervisor) -> list[signal.Signals]:
     return handled
 
 
+def one_blas_thread() -> None:
+    """Limit BLAS (numpy's and scipy's OpenBLAS) to one thread in the session process (design.md#supervisor, "BLAS
+    threads"): its matrices are small (one row or column per hypothesis), and on shared cores OpenBLAS's second
+    thread spins while it waits: the leaderboard fit at 46 hypotheses took 3.4 s of CPU and 27 s of wall on two
+    threads, 0.74 s and 8.6 s on one (load average 18 on 2 cores; bench/README.md). Called once the runtime is
+    open: the limit binds only the libraries already loaded (the tournament's scipy among them)."""
+    from threadpoolctl import threadpool_limits
+
+    import cosci.tournament.bt  # noqa: F401  # scipy.linalg, so scipy's OpenBLAS is loaded and limited too
+
+    threadpool_limits(limits=1, user_api="blas")
+
+
 def _announce(rt: SessionRuntime, resumed: bool) -> None:
     """Tell the researcher's terminal which session runs, where, and how to stop and continue it."""
     verb = "resuming" if resumed else "session"
@@ -281,6 +294,7 @@ async def session_flow(
     config = CosciConfig.model_validate(config_data)
     rt = await SessionRuntime.open(config, session_id=resume_id, overrides=overrides, models_choice=models_choice)
     runtimes()[rt.session_id] = rt
+    one_blas_thread()
     resume_collector()  # paused by the entry point over the imports (cosci.startup)
     mark("store")
     if ui:

@@ -13,9 +13,10 @@ are judged in both orders (each order its own call, one match row; disagreement 
 rule reads the session's dual-order record and whether the first-shown win rate is significantly biased
 (design.md#position-bias; event ``position_bias_detected`` the first time it is). The judge sees neither Elo nor
 match counts; its tier is the routed one, or one of ``ranking.judges`` chosen by a hash of the match key and
-stored on the match row (design.md#judges). After each round the Bradley–Terry fit is refitted on every valid
-verdict and stored, at the cadence ``ranking.bt_refit_stride`` (every verdict up to 100 players) and, above it,
-``ranking.bt_leaderboard_growth`` (design.md#scale).
+stored on the match row (design.md#judges). The pairing's Bradley–Terry fit is refitted before a match at the
+cadence ``ranking.bt_refit_stride`` (every verdict up to 100 players; design.md#scale); the leaderboard's ``eb_is``
+fit (the stored intervals) is not refitted by a round: the Supervisor fits and stores it when it is read
+(:mod:`cosci.supervisor.leaderboard`, design.md#supervisor), with :func:`fit_session` and :func:`refit_stride`.
 Concurrent rounds in one process never share a hypothesis: ``in_play`` holds the ids of matches being played.
 A pair that reached the rematch cap ``ranking.max_matches_per_pair`` is not chosen again.
 A chosen match whose two hypotheses each have at most ``ranking.batch_top_chance`` chance of belonging to the top
@@ -40,6 +41,7 @@ from numpy.typing import NDArray
 
 from cosci.agents.base import AgentDeps, BaseAgent
 from cosci.agents.match_batches import MatchBatchPool
+from cosci.config.schema import RankingCfg
 from cosci.domain import BT_INTERVAL, BT_INTERVAL_LABEL, Hypothesis, Task, TaskResult, match_id
 from cosci.llm.port.types import CallSpec
 from cosci.prompts import render
@@ -81,12 +83,20 @@ def fit_session(store: SessionStore, ids: Sequence[str], weight: int, prior_sd: 
     pairing's fit; the leaderboard's ``eb_is`` fit ignores it (a warm start moves θ by ~1e-9 logits, and the stored
     fit must not depend on when it was made)."""
     verdicts, first = session_verdicts(store, weight)
-    return fit_bt(sorted(ids), verdicts, prior_sd, None if method == "eb_is" else start, first=first, method=method)
+    if method == "eb_is":
+        return fit_session_on(ids, verdicts, first, prior_sd)
+    return fit_bt(sorted(ids), verdicts, prior_sd, start, first=first, method=method)
+
+
+def fit_session_on(ids: Sequence[str], verdicts: list[Verdict], first: list[str | None], prior_sd: float) -> BTFit:
+    """:func:`fit_session`'s leaderboard (``eb_is``) fit on inputs :func:`session_verdicts` read earlier: the
+    Supervisor keeps a snapshot's inputs and fits them when the stop rule reads them (design.md#supervisor)."""
+    return fit_bt(sorted(ids), verdicts, prior_sd, None, first=first, method="eb_is")
 
 
 def refit_bt(store: SessionStore, weight: int, prior_sd: float) -> BTFit:
     """Refit BT on the tournament players with the researcher's preferences and store it (``bt_ratings``):
-    ``cosci rate`` of a preference on a session no process runs (a running one refits after its next round), and
+    ``cosci rate`` of a preference on a session no process runs (a running one refits at its next Elo snapshot), and
     finalisation (:func:`refit_if_stale`). The same fit as the session's last :meth:`RankingAgent.refit` for the
     same players and verdicts (:func:`fit_session`)."""
     fit = fit_session(store, store.hypotheses.player_ids(), weight, prior_sd)
@@ -108,6 +118,30 @@ def refit_if_stale(store: SessionStore, weight: int, prior_sd: float) -> bool:
         return False
     refit_bt(store, weight, prior_sd)
     return True
+
+
+def refit_stride(r: RankingCfg, k: int, players: int, method: Method, last: BTFit | None = None,
+                 fitted_on: int = 0) -> int:
+    """How many new valid verdicts (≥ 1) a fit of ``method`` over ``players`` hypotheses, ``last`` fitted on
+    ``fitted_on`` of them, waits before it is redone (design.md#scale): ``⌈players / ranking.bt_refit_stride⌉``
+    (1 up to ``bt_refit_stride`` players). Above that the leaderboard's ``eb_is`` fit (the stored intervals,
+    what ``bt_stable`` reads) waits until the verdicts grew by ``ranking.bt_leaderboard_growth`` of
+    ``fitted_on``, if that is more, except while ``last``'s top ``k`` (``termination.elo_stability_k``) is
+    CI-separated (when ``bt_stable`` may stop the session): then it keeps the pairing's stride."""
+    stride = max(1, -(-players // r.bt_refit_stride))
+    if method != "eb_is" or players <= r.bt_refit_stride or r.bt_leaderboard_growth <= 0:
+        return stride
+    if last is not None and last.top_k_separated(k):
+        return stride
+    return max(stride, math.ceil(r.bt_leaderboard_growth * fitted_on))
+
+
+def save_fit(store: SessionStore, fit: BTFit, k: int) -> None:
+    """Store ``fit`` as the session's leaderboard fit (``bt_ratings``) and log ``bt_refit`` (its verdicts, top
+    ``k`` and whether that top is CI-separated)."""
+    store.matches.save_bt(fit.table(), fit.verdicts)
+    store.logs.event("bt_refit", {"verdicts": fit.verdicts, "top": fit.order()[:k],
+                                  "separated": fit.top_k_separated(k)}, agent="ranking")
 
 
 def judge_view(h: Hypothesis) -> str:
@@ -200,35 +234,22 @@ class RankingAgent(BaseAgent):
         return fit
 
     def stride(self, players: int, method: Method, last: BTFit | None = None, fitted_on: int = 0) -> int:
-        """How many new valid verdicts (≥ 1) a fit of ``method`` over ``players`` hypotheses, ``last`` fitted on
-        ``fitted_on`` of them, waits before it is redone (design.md#scale): ``⌈players / ranking.bt_refit_stride⌉``
-        (1 up to ``bt_refit_stride`` players). Above that the leaderboard's ``eb_is`` fit (the stored intervals,
-        what ``bt_stable`` reads) waits until the verdicts grew by ``ranking.bt_leaderboard_growth`` of
-        ``fitted_on``, if that is more, except while ``last``'s top ``termination.elo_stability_k`` is CI-separated
-        (when ``bt_stable`` may stop the session): then it keeps the pairing's stride."""
-        r = self.config.ranking
-        stride = max(1, -(-players // r.bt_refit_stride))
-        if method != "eb_is" or players <= r.bt_refit_stride or r.bt_leaderboard_growth <= 0:
-            return stride
-        if last is not None and last.top_k_separated(self.config.termination.elo_stability_k):
-            return stride
-        return max(stride, math.ceil(r.bt_leaderboard_growth * fitted_on))
+        """:func:`refit_stride` with this session's config."""
+        return refit_stride(self.config.ranking, self.config.termination.elo_stability_k, players, method, last,
+                            fitted_on)
 
     def _fit_or(self, fit: BTFit | None, players: list[Hypothesis]) -> BTFit:
         """``fit`` if the pairing made one, else a fit over ``players`` (the batch pool's stakes, design.md#batches)."""
         return fit if fit is not None else self.fit(players)
 
     def refit(self) -> BTFit:
-        """Refit BT on the tournament players (at the cadence of :meth:`fit`), store it (``bt_ratings``) and log
-        ``bt_refit``; a reused fit is already stored and is not written again."""
+        """Refit BT on the tournament players (at the cadence of :meth:`fit`) and store it (:func:`save_fit`); a
+        reused fit is already stored and is not written again. A round does not call it: the Supervisor stores the
+        leaderboard fit when it is read (:mod:`cosci.supervisor.leaderboard`, design.md#supervisor)."""
         fit = self._fit_ids(tuple(sorted(self.store.hypotheses.player_ids())), "eb_is")
-        if fit is self._stored_fit:
-            return fit
-        self._stored_fit = fit
-        self.store.matches.save_bt(fit.table(), fit.verdicts)
-        k = self.config.termination.elo_stability_k
-        self.store.logs.event("bt_refit", {"verdicts": fit.verdicts, "top": fit.order()[:k],
-                                            "separated": fit.top_k_separated(k)}, agent=self.name)
+        if fit is not self._stored_fit:
+            self._stored_fit = fit
+            save_fit(self.store, fit, self.config.termination.elo_stability_k)
         return fit
 
     async def execute(self, task: Task) -> TaskResult:
@@ -291,7 +312,6 @@ class RankingAgent(BaseAgent):
         if not match_ids:
             return TaskResult("nothing_to_do", detail={"reason": "no pair left to play (fewer than two free hypotheses,"
                                                                  " or every pair at the rematch cap)"})
-        self.refit()
         return TaskResult("tournament_match_complete", match_ids=match_ids, detail={"matches": played})
 
     def match_key(self, task: Task, index: int) -> str:

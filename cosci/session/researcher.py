@@ -81,7 +81,7 @@ def refresh(folder: SessionFolder, store: SessionStore, warn: Warn, enters_fit: 
 
 
 def _refit(folder: SessionFolder, store: SessionStore, enters_fit: bool = True) -> None:
-    """A session no process runs gets its BT fit refitted now (a running one refits after its next round), unless
+    """A session no process runs gets its BT fit refitted now (a running one refits at its next Elo snapshot), unless
     the input does not enter the fit (``enters_fit`` False: a score, a preference naming a hypothesis out of the
     tournament, a withdrawal of either), which leaves the stored fit as it is (design.md#researcher-ratings)."""
     if not enters_fit or folder.is_running():

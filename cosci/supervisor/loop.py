@@ -28,6 +28,7 @@ from cosci.stats import SessionStats
 from cosci.store import SessionStore
 from cosci.store import task_specs as specs
 from cosci.store.task_specs import TaskSpec
+from cosci.supervisor.leaderboard import LeaderboardFits
 from cosci.supervisor.rules import PRIORITIES, Scheduler
 from cosci.supervisor.state import FULL_RELOAD_EVERY_TASKS, PoolState, TaskTally
 from cosci.supervisor.stats import from_state
@@ -68,8 +69,9 @@ class Supervisor:
         self.observers = observers or []
         self.owner = owner
         self.tracker = StabilityTracker.from_config(config.termination)
-        # beside the Elo rule (design.md#tournament)
+        # beside the Elo rule (design.md#tournament); its fits are made when it reads them (design.md#supervisor)
         self.bt_tracker = BTStabilityTracker.from_config(config.termination)
+        self.leaderboard = LeaderboardFits(config, store)
         self._budget_hit = False
         self.stop_detail = ""
         """One line on why the session stopped (which agent's share ended it, for ``budget``)."""
@@ -124,7 +126,7 @@ class Supervisor:
             self._snapshot_at = matches
             ratings = {h.id: h.elo for h in self.pool.players()}
             self.tracker.push(ratings, self.pool.pool_size(), matches)
-            self.bt_tracker.push(self.store.matches.bt(), self.pool.pool_size(), matches)
+            self.bt_tracker = self.leaderboard.snapshot(self.pool.pool_size(), matches)
             self.store.logs.event("elo_snapshot", {"matches": matches, "top": sorted(ratings.values())[-5:],
                                                     "elo_stable": self.tracker.is_stable(),
                                                     "bt_stable": self.bt_tracker.is_stable()})
@@ -235,7 +237,19 @@ class Supervisor:
             if self._interrupted:  # claimed tasks cancelled before they started ran no handler of their own
                 tasks.release_owned(self.owner, "interrupted")
             self._save_elapsed()
+        return self._ended(reason)
+
+    def _ended(self, reason: StopReason) -> StopReason:
+        """The loop's stop ``reason``; an interrupted (paused) session first stores a current leaderboard fit, which
+        `cosci status` reads (finalisation stores one for every other stop; design.md#supervisor)."""
+        if reason == StopReason.INTERRUPTED:
+            self._refit_if_stale()
         return reason
+
+    def _refit_if_stale(self) -> None:
+        from cosci.agents.ranking import refit_if_stale  # a verdict or preference after the stored fit
+
+        refit_if_stale(self.store, self.config.ranking.researcher_weight, self.config.ranking.bt_prior_sd)
 
     def _requested_stop(self) -> tuple[StopReason | None, str]:
         """A stop asked from outside the loop (Ctrl-C, ``cosci abort``, a refused goal), and the session status."""
@@ -346,9 +360,7 @@ class Supervisor:
         for batch in self.store.batches.outstanding():  # a paid-for batch: settled now, or left outstanding
             n = tasks.count("ranking", specs.MATCH_BATCH)
             await self._run_final(specs.match_batch_stop(batch.batch_task_id, n), PRIORITIES["final"])
-        from cosci.agents.ranking import refit_if_stale  # a verdict or preference after the stored fit
-
-        refit_if_stale(self.store, self.config.ranking.researcher_weight, self.config.ranking.bt_prior_sd)
+        self._refit_if_stale()
         if not self.store.logs.feedback(source="meta_review") and self.store.hypotheses.reviews(limit=1):
             await self._run_final(specs.final_system_feedback(), PRIORITIES["metareview"])
         await self._run_final(specs.final_overview(), PRIORITIES["final"])

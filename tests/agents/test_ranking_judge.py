@@ -127,10 +127,16 @@ async def test_concurrent_batches_never_share_a_hypothesis(planned: SessionRunti
 
 
 async def test_the_stored_bt_fit_is_a_refit_of_the_record(planned: SessionRuntime, run_task, add_player) -> None:
+    """A round stores no leaderboard fit (design.md#supervisor); the one the Supervisor's snapshot stores is the
+    agent's fit of the record, on every valid verdict."""
+    from cosci.supervisor.leaderboard import LeaderboardFits
+
     for s in STATEMENTS:
         add_player(s)
     for k in range(10):
         await run_task("ranking", "RunTournamentRound", f"b{k}")
+    assert planned.store.matches.bt() == {} and not planned.store.logs.events("bt_refit")
+    LeaderboardFits(planned.config, planned.store).snapshot(len(STATEMENTS), planned.store.matches.valid_count())
     stored = planned.store.matches.bt()
     agent = planned.agents["ranking"]
     again = agent.fit(planned.store.hypotheses.ranked()).table()  # type: ignore[attr-defined]

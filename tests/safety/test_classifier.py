@@ -186,3 +186,39 @@ async def test_categories_are_mapped_and_a_text_is_screened_once(config: CosciCo
     assert port.specs[0].route.key == "safety.classify" and port.specs[0].tool_choice == "record_safety_verdict"
     assert first.verdict.prescreen == ['chemical: "sarin" + "precursor"']
     assert store.safety.counts() == {"block": 1} and store.logs.events("safety_block")
+
+
+async def test_the_offline_screen_leaves_the_event_loop_free(config: CosciConfig, store: SessionStore,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """design.md#supervisor ("Off the event loop"): the screen's check runs in a worker thread, so the session's
+    other actions go on meanwhile (it held the loop for 0.5-2 s a hypothesis), and two checks never overlap."""
+    import asyncio
+    import threading
+    import time
+
+    from cosci.safety.screen import OfflineScreen
+
+    check, running, overlapped, spans = OfflineScreen.check, [0], [], []
+
+    def slow(self: OfflineScreen, *args, **kw):  # type: ignore[no-untyped-def]
+        running[0] += 1
+        overlapped.append(running[0] > 1 or threading.current_thread() is threading.main_thread())
+        t0 = time.monotonic()
+        time.sleep(0.3)
+        spans.append((t0, time.monotonic()))
+        running[0] -= 1
+        return check(self, *args, **kw)
+
+    monkeypatch.setattr(OfflineScreen, "check", slow)
+    ticks = []
+
+    async def tick() -> None:
+        for _ in range(40):
+            ticks.append(time.monotonic())
+            await asyncio.sleep(0.02)
+
+    c = classifier(config, Port("allow"), store)
+    await asyncio.gather(c.screen("hypothesis", ORDINARY, subject_id="H-1"),
+                         c.screen("hypothesis", ORDINARY + " In cell lines.", subject_id="H-2"), tick())
+    assert all(sum(a < t < b for t in ticks) >= 3 for a, b in spans)  # the loop ran while each check slept
+    assert overlapped == [False, False]  # in a worker thread, one at a time
