@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 FIRST_WINDOW_SECONDS = 0.25
 """Sampling window of the first reading (seconds): long enough for 25 scheduler ticks at 100 Hz."""
+MIN_INTERVAL_SECONDS = 0.1
+"""A later reading over a shorter interval (calls back to back) keeps the previous answer: too few ticks to tell."""
 
 
 def own_cpu_seconds() -> float:
@@ -83,21 +85,26 @@ class ThreadRule:
     def __init__(self, cores: int | None = None) -> None:
         self.cores = cores or usable_cores()
         self.last: Snapshot | None = None
+        self.threads = self.cores
 
     def first(self, window: float = FIRST_WINDOW_SECONDS) -> int:
         try:
             before = Snapshot.now()
             time.sleep(window)
             self.last = Snapshot.now()
-            return free_threads(self.cores, other_busy_cores(before, self.last))
+            self.threads = free_threads(self.cores, other_busy_cores(before, self.last))
         except OSError:
-            return free_threads(self.cores, max(0.0, os.getloadavg()[0] - 1.0))
+            self.threads = free_threads(self.cores, max(0.0, os.getloadavg()[0] - 1.0))
+        return self.threads
 
     def next(self) -> int:
         """Threads for the next call, from the interval since the previous reading."""
         if self.last is None:
             return self.first()
         now = Snapshot.now()
+        if (now.total - self.last.total) / max(os.cpu_count() or 1, 1) < MIN_INTERVAL_SECONDS:
+            return self.threads
         busy = other_busy_cores(self.last, now)
         self.last = now
-        return free_threads(self.cores, busy)
+        self.threads = free_threads(self.cores, busy)
+        return self.threads
