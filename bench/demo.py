@@ -78,7 +78,7 @@ class DemoRun:
     checklist: dict[str, bool] = field(default_factory=dict)
     notes: dict[str, Any] = field(default_factory=dict)
     per_mode: dict[str, dict[str, float]] = field(default_factory=dict)
-    tokens: dict[str, float] = field(default_factory=dict)
+    tokens: dict[str, Any] = field(default_factory=dict)
     speeds: dict[str, Any] = field(default_factory=dict)
 
     @property

@@ -50,7 +50,7 @@ class PromptStateLlama(Llama):  # type: ignore[misc]  # llama_cpp has no type in
 
     grammar_last = True
 
-    def _init_sampler(self, **kwargs: Any) -> Any:
+    def _init_sampler(self, **kwargs: Any) -> Any:  # type: ignore[override]  # generate() passes keywords only
         grammar = kwargs.get("grammar")
         if grammar is None or not self.grammar_last or kwargs.get("logits_processor") is not None:
             return super()._init_sampler(**kwargs)
