@@ -55,3 +55,43 @@ def test_without_proc_stat_the_load_average_stands_in(monkeypatch: pytest.Monkey
     assert ThreadRule(cores=2).first() == 1
     monkeypatch.setattr(threads.os, "getloadavg", lambda: (1.0, 1.0, 1.0))  # this process alone
     assert ThreadRule(cores=2).first() == 2
+
+
+def test_the_provider_resets_llama_cpp_threads_before_a_call_when_auto(monkeypatch: pytest.MonkeyPatch) -> None:
+    import llama_cpp
+
+    from cosci.llm.local.model import DEFAULT_CFG, LocalModelProvider
+
+    class Loaded:
+        n_threads = n_threads_batch = 2
+
+        class _ctx:  # noqa: N801 - the attribute name llama-cpp-python uses
+            ctx = object()
+
+    set_calls: list[tuple[int, int]] = []
+    monkeypatch.setattr(llama_cpp, "llama_set_n_threads", lambda ctx, n, nb: set_calls.append((n, nb)))
+    readings = iter([2, 1, 1, 2])
+    monkeypatch.setattr(ThreadRule, "first", lambda self, window=0.25: next(readings))
+    monkeypatch.setattr(ThreadRule, "next", lambda self: next(readings))
+    provider = LocalModelProvider()
+    assert provider._first_threads() == 2
+    loaded = Loaded()
+    assert [provider._set_threads(loaded) for _ in range(3)] == [1, 1, 2]
+    assert set_calls == [(1, 1), (2, 2)]  # only when the count changes
+    pinned = LocalModelProvider()
+    pinned.cfg = DEFAULT_CFG.model_copy(update={"n_threads": 3})
+    assert pinned._first_threads() == 3 and pinned._set_threads(loaded) == 2  # a number is never revised
+
+
+def test_a_new_decoding_applies_to_the_loaded_model_and_new_weights_reload_it() -> None:
+    from cosci.llm.local.model import DEFAULT_CFG, LocalModelProvider
+
+    class Loaded:
+        grammar_last = True
+
+    provider = LocalModelProvider()
+    provider._llama = loaded = Loaded()
+    provider.configure(DEFAULT_CFG.model_copy(update={"decoding": "grammar_first"}))
+    assert provider._llama is loaded and loaded.grammar_last is False
+    provider.configure(DEFAULT_CFG.model_copy(update={"weights": "shipped"}))
+    assert provider._llama is None

@@ -156,6 +156,8 @@ class LocalModelProvider(CustomLLM):
         if self._llama is not None and (cfg.n_ctx, cfg.n_threads, cfg.n_batch, cfg.weights) != (
                 self.cfg.n_ctx, self.cfg.n_threads, self.cfg.n_batch, self.cfg.weights):
             self._llama = None  # reload with the new context size
+        if self._llama is not None:
+            self._llama.grammar_last = cfg.decoding == "grammar_last"
         self.cfg = cfg
         self.seed = seed
 
