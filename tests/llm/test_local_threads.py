@@ -65,7 +65,7 @@ def test_the_provider_resets_llama_cpp_threads_before_a_call_when_auto(monkeypat
     class Loaded:
         n_threads = n_threads_batch = 2
 
-        class _ctx:  # noqa: N801 - the attribute name llama-cpp-python uses
+        class _ctx:
             ctx = object()
 
     set_calls: list[tuple[int, int]] = []
