@@ -23,6 +23,7 @@ setup:  ## create .venv and install cosci with its dev tools and the Ray/SLURM l
 		llama-cpp-python==$(LLAMA_CPP_VERSION)
 	$(BIN)/pip install --find-links $(LLAMA_WHEELS) -e '.[dev,ray,slurm]'
 	$(BIN)/pip install --no-deps 'hydra-ray-launcher==1.2.2'  # its cloudpickle<3 pin would downgrade Prefect (docs/ARCHITECTURE.md)
+	$(BIN)/python -m cosci.llm.local.weights q4_0  # the embedded model requantised once into ~/.cache/cosci/models (docs/design.md#local-weights)
 
 .PHONY: system-deps
 system-deps:  ## Debian packages: graphviz (lineage layout), chromium + chromium-driver (browser tests), bubblewrap (the sandbox of cosci investigate)

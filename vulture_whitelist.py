@@ -75,6 +75,13 @@ _.cache_size
 # llama-cpp-python: Llama.create_completion calls save_state to fill the prompt-state cache (PromptStateLlama).
 _.save_state
 
+# llama-cpp-python / llama.cpp read these: Llama.n_threads_batch (set with llama_set_n_threads, cosci/llm/local/model.py);
+# the fields of llama_model_quantize_params that llama_model_quantize reads (cosci/llm/local/weights.py).
+_.n_threads_batch
+_.ftype
+_.allow_requantize
+_.nthread
+
 # Jinja: fields read by cosci/report/templates/report.html.j2.
 _.elo_before
 _.elo_after

@@ -1,4 +1,5 @@
-"""The embedded demo as a new user runs it: ``python -m bench.demo [--runs 3] [--models local] [OVERRIDE ...]``.
+"""The embedded demo as a new user runs it: ``python -m bench.demo [--runs 3] [--compare 'OVERRIDES' | --busy]
+[OVERRIDE ...]``.
 
 Each run is ``python -m cosci.run experiment=demo`` in a subprocess with a new data folder (a fresh user's), the
 model's call log on (``models.local.call_log``). Printed per run: the wall (launch to exit, seconds), the peak RSS
@@ -11,6 +12,19 @@ fallback and the audit's status (``not audited`` on a one-model config counts as
 made, docs/design.md#claim-statuses). Then per agent mode: calls, prompt tokens (evaluated / reused from a prompt
 state), tokens generated and the model's CPU seconds, from the call log; and the median over the runs. ``python -m
 bench.run --only demo`` runs it three times against the targets (180 s, 1,500 MB).
+
+The model's own limit (docs/design.md#demo): next to each session, ``bench.model_speed`` times the same weights,
+decoding and thread rule (prompt, free and grammar-constrained tokens per second); the session's tokens (prompt
+evaluated, generated with and without a schema, from the call log) at those speeds are the **token time**, the wall
+this schedule would take if the model ran back to back with nothing else. Each run prints its wall against it, and the
+count of **valid structured answers**: schema-constrained calls whose answer is a complete JSON object (not cut off
+at the token cap).
+
+``--compare 'OVERRIDES'`` runs, for each of ``--runs``, the current defaults and then the same session with those
+overrides (e.g. ``'models.local.weights=shipped models.local.decoding=grammar_first models.local.n_threads=2'``, the
+configuration before docs/design.md#local-weights), paired so that both see the same machine, and prints both
+medians and the ratio. ``--busy`` runs each session quiet and then beside one competing CPU-bound process (a Python
+busy loop started with the session and stopped after it) and prints the busy/quiet ratios of wall and CPU.
 """
 
 from __future__ import annotations
@@ -18,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import statistics
 import subprocess
 import sys
@@ -63,6 +78,8 @@ class DemoRun:
     checklist: dict[str, bool] = field(default_factory=dict)
     notes: dict[str, Any] = field(default_factory=dict)
     per_mode: dict[str, dict[str, float]] = field(default_factory=dict)
+    tokens: dict[str, Any] = field(default_factory=dict)
+    speeds: dict[str, Any] = field(default_factory=dict)
 
     @property
     def complete(self) -> bool:
@@ -103,8 +120,63 @@ def tree_rss_mb(pid: int) -> float:
     return total
 
 
-def run_once(models: str, overrides: list[str], data_dir: Path) -> DemoRun:
-    """One ``python -m cosci.run experiment=demo`` in ``data_dir``; see the module docstring."""
+def local_settings(overrides: list[str]) -> dict[str, str]:
+    """``weights``, ``decoding`` and ``n_threads`` of ``models.local`` as conf/models/local.yaml sets them, with any
+    ``models.local.KEY=VALUE`` override applied."""
+    import yaml
+
+    local = yaml.safe_load((ROOT / "conf" / "models" / "local.yaml").read_text())["local"]
+    out = {k: str(local[k]) for k in ("weights", "decoding", "n_threads")}
+    for item in overrides:
+        key, _, value = item.partition("=")
+        if key.startswith("models.local.") and key.split(".", 2)[2] in out:
+            out[key.split(".", 2)[2]] = value
+    return out
+
+
+def model_speeds(overrides: list[str]) -> dict[str, Any]:
+    """``bench.model_speed`` for the session's settings, in a subprocess (tokens per second, threads)."""
+    cfg = local_settings(overrides)
+    cmd = [sys.executable, "-m", "bench.model_speed", "--weights", cfg["weights"], "--decoding", cfg["decoding"],
+           "--threads", cfg["n_threads"]]
+    done = subprocess.run(cmd, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
+                          check=True)
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def start_competitor() -> subprocess.Popen[bytes]:
+    """One CPU-bound process (a Python busy loop) for ``--busy``."""
+    return subprocess.Popen([sys.executable, "-c", "while True: pass"])
+
+
+def run_once(models: str, overrides: list[str], data_dir: Path, busy: bool = False) -> DemoRun:
+    """One ``python -m cosci.run experiment=demo`` in ``data_dir`` (beside a competing CPU-bound process when
+    ``busy``), then the model's speeds under the same conditions; see the module docstring."""
+    competitor = start_competitor() if busy else None
+    try:
+        run = _session(models, overrides, data_dir)
+        if models == "local":
+            run.speeds = model_speeds(overrides)
+    finally:
+        if competitor is not None:
+            competitor.kill()
+            competitor.wait()
+    calls = data_dir / "local_calls.jsonl"
+    if run.speeds and calls.exists():
+        from bench.model_speed import Speeds, token_seconds
+
+        log = [json.loads(line) for line in calls.read_text().splitlines() if line.strip()]
+        structured = [e for e in log if e.get("schema")]
+        run.tokens = {"prompt_evaluated": sum(e["prompt_evaluated"] for e in log),
+                      "generated": sum(e["generated"] for e in log), "calls": len(log),
+                      "structured": len(structured), "valid": sum(1 for e in structured if e.get("valid")),
+                      "token_seconds": round(token_seconds(log, Speeds(**run.speeds)), 1),
+                      "threads": sorted({e.get("threads", 0) for e in log})}
+    return run
+
+
+def _session(models: str, overrides: list[str], data_dir: Path) -> DemoRun:
+    """The session subprocess of :func:`run_once`."""
     data_dir.mkdir(parents=True, exist_ok=True)
     calls = data_dir / "local_calls.jsonl"
     cmd = [sys.executable, "-m", "cosci.run", "experiment=demo", f"models={models}", f"paths.data_dir={data_dir}",
@@ -203,11 +275,19 @@ def per_mode(rows: list[tuple[Any, ...]], log: list[dict[str, Any]]) -> dict[str
     return {k: dict(v) for k, v in out.items()}
 
 
-def print_run(i: int, run: DemoRun) -> None:
+def print_run(i: int, run: DemoRun, label: str = "") -> None:
     missing = [k for k, v in run.checklist.items() if not v]
-    print(f"run {i}: wall {run.wall:.1f} s, peak RSS session {run.rss_session_mb:.0f} MB, session + children "
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"run {i}{label} (load average now {load}):")
+    print(f"  wall {run.wall:.1f} s, peak RSS session {run.rss_session_mb:.0f} MB, session + children "
           f"{run.rss_tree_mb:.0f} MB, CPU {run.cpu_seconds:.1f} s, exit {run.returncode}, stop {run.stop}; "
           f"{run.notes}")
+    if run.tokens:
+        t = run.tokens
+        print(f"  tokens: {t['prompt_evaluated']:.0f} prompt evaluated, {t['generated']:.0f} generated in "
+              f"{t['calls']:.0f} calls; valid structured answers {t['valid']:.0f} of {t['structured']:.0f}; "
+              f"threads {t['threads']}; speeds {run.speeds}; token time (the limit) {t['token_seconds']:.1f} s, "
+              f"wall / token time {run.wall / max(t['token_seconds'], 1e-9):.2f}")
     print("  present: " + ", ".join(k for k, v in run.checklist.items() if v))
     print("  MISSING: " + (", ".join(missing) if missing else "none"))
     print("  | agent/mode | calls | prompt tokens | reused | generated | model CPU s |")
@@ -225,22 +305,48 @@ def print_run(i: int, run: DemoRun) -> None:
 def run_demo(runs: int, models: str = "local", overrides: list[str] | None = None,
              keep: Path | None = None) -> list[DemoRun]:
     """``runs`` demo sessions, each in a new data folder (under ``keep`` if given, else a temporary one)."""
-    out: list[DemoRun] = []
+    return run_paired(runs, models, {"": list(overrides or [])}, keep)[""]
+
+
+def run_paired(runs: int, models: str, arms: dict[str, list[str]], keep: Path | None = None,
+               busy_arm: str | None = None) -> dict[str, list[DemoRun]]:
+    """``runs`` rounds; each round runs every arm (name -> overrides) once, in order, each in a new data folder; the
+    arm named ``busy_arm`` runs beside a competing CPU-bound process."""
+    out: dict[str, list[DemoRun]] = {name: [] for name in arms}
     with tempfile.TemporaryDirectory(prefix="cosci-demo-") as tmp:
         base = keep or Path(tmp)
         for i in range(runs):
-            run = run_once(models, list(overrides or []), base / f"run{i + 1}")
-            print_run(i + 1, run)
-            out.append(run)
+            for name, overrides in arms.items():
+                folder = base / f"run{i + 1}{'-' + name if name else ''}"
+                run = run_once(models, overrides, folder, busy=name == busy_arm)
+                print_run(i + 1, run, f" [{name}]" if name else "")
+                out[name].append(run)
     return out
 
 
 def summary(runs: list[DemoRun]) -> dict[str, float]:
     """Medians over the runs (seconds, MB) and how many runs showed every agent and mode."""
-    return {"wall": statistics.median(r.wall for r in runs),
-            "rss_session_mb": statistics.median(r.rss_session_mb for r in runs),
-            "rss_tree_mb": statistics.median(r.rss_tree_mb for r in runs),
-            "complete_runs": sum(r.complete for r in runs)}
+    out = {"wall": statistics.median(r.wall for r in runs),
+           "cpu": statistics.median(r.cpu_seconds for r in runs),
+           "rss_session_mb": statistics.median(r.rss_session_mb for r in runs),
+           "rss_tree_mb": statistics.median(r.rss_tree_mb for r in runs),
+           "complete_runs": sum(r.complete for r in runs)}
+    if all(r.tokens for r in runs):
+        out["token_seconds"] = statistics.median(r.tokens["token_seconds"] for r in runs)
+        out["valid"] = sum(r.tokens["valid"] for r in runs)
+        out["structured"] = sum(r.tokens["structured"] for r in runs)
+    return out
+
+
+def print_summary(name: str, runs: list[DemoRun]) -> dict[str, float]:
+    s = summary(runs)
+    limit = (f"; token time (the limit) {s['token_seconds']:.1f} s, wall / token time "
+             f"{s['wall'] / max(s['token_seconds'], 1e-9):.2f}; valid structured answers {s['valid']:.0f} of "
+             f"{s['structured']:.0f}" if "token_seconds" in s else "")
+    print(f"{name}median of {len(runs)}: wall {s['wall']:.1f} s, CPU {s['cpu']:.1f} s, peak RSS session "
+          f"{s['rss_session_mb']:.0f} MB, session + children {s['rss_tree_mb']:.0f} MB; every agent and mode in "
+          f"{s['complete_runs']} of {len(runs)}{limit}")
+    return s
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -248,13 +354,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--models", default="local")
     parser.add_argument("--keep", type=Path, help="keep the runs' data folders here")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--compare", metavar="OVERRIDES", help="also run each session with these overrides (one "
+                      "quoted string), paired with the defaults' run; prints both and the ratio of median walls")
+    mode.add_argument("--busy", action="store_true", help="run each session quiet and beside one CPU-bound process")
     parser.add_argument("overrides", nargs="*", help="extra Hydra overrides for every run")
     args = parser.parse_args(argv)
-    runs = run_demo(args.runs, args.models, args.overrides, args.keep)
-    s = summary(runs)
-    print(f"median of {len(runs)}: wall {s['wall']:.1f} s, peak RSS session {s['rss_session_mb']:.0f} MB, "
-          f"session + children {s['rss_tree_mb']:.0f} MB; every agent and mode in {s['complete_runs']} of {len(runs)}")
-    return 0 if s["complete_runs"] == len(runs) else 1
+    arms = {"": list(args.overrides)}
+    if args.compare is not None:
+        arms = {"default": list(args.overrides), "compared": [*args.overrides, *shlex.split(args.compare)]}
+    elif args.busy:
+        arms = {"quiet": list(args.overrides), "busy": list(args.overrides)}
+    results = run_paired(args.runs, args.models, arms, args.keep, busy_arm="busy" if args.busy else None)
+    sums = {name: print_summary(f"[{name}] " if name else "", runs) for name, runs in results.items()}
+    if args.compare is not None:
+        print(f"default / compared, median wall: {sums['default']['wall'] / sums['compared']['wall']:.2f}")
+    if args.busy:
+        print(f"busy / quiet: median wall {sums['busy']['wall'] / sums['quiet']['wall']:.2f}, median CPU "
+              f"{sums['busy']['cpu'] / sums['quiet']['cpu']:.2f}")
+    return 0 if all(s["complete_runs"] == len(results[n]) for n, s in sums.items()) else 1
 
 
 if __name__ == "__main__":

@@ -730,7 +730,16 @@ class ModelEntry(_Strict):
 
 class LocalModelCfg(_Strict):
     n_ctx: int = Field(gt=0, le=MAX_TOKENS, description="llama.cpp context window, tokens.")
-    n_threads: int = Field(gt=0, le=1_024, description="CPU threads for llama.cpp.")
+    n_threads: int | Literal["auto"] = Field(
+        description="CPU threads for llama.cpp: a number, or `auto` = the cores free for this process, read when the "
+        "model loads and again before each call (design.md#local-threads).")
+    weights: Literal["q4_0", "q8_0", "shipped"] = Field(
+        default="q4_0", description="Weight format: the shipped Q4_1 GGUF requantised once into the model cache "
+        "(`q4_0`, `q8_0`), or the shipped file as is (design.md#local-weights).")
+    decoding: Literal["grammar_last", "grammar_first"] = Field(
+        default="grammar_last", description="Grammar-constrained sampling: check the grammar on the drawn token "
+        "first and over the whole vocabulary only when it is rejected (`grammar_last`), or llama-cpp-python's chain "
+        "that matches every vocabulary entry at every token (`grammar_first`; design.md#local-decoding).")
     n_batch: int = Field(gt=0, le=MAX_TOKENS, description="Prompt tokens llama.cpp evaluates per batch; also the rows "
                          "of its logits buffer (n_batch × 49,152 float32 for SmolLM2: 48 MiB at 256), copied into each "
                          "saved prompt state (design.md#local).")

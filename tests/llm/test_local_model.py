@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -40,8 +41,9 @@ def test_constrained_output_is_made_strict_json() -> None:
 @pytest.mark.slow
 @pytest.mark.timeout(180)
 async def test_the_embedded_model_answers_through_the_gateway(tmp_path: Path) -> None:
+    calls = tmp_path / "calls.jsonl"
     config = make_config(tmp_path / "data", "models=local", "models.local.max_string_chars=60",
-                         "models.local.max_list_items=2")
+                         "models.local.max_list_items=2", f"models.local.call_log={calls}")
     h = harness(config)
     started = time.perf_counter()
 
@@ -73,6 +75,44 @@ async def test_the_embedded_model_answers_through_the_gateway(tmp_path: Path) ->
     assert h.outcomes == ["ok", "ok"]
     assert all(r.model == "cosci-local/smollm2-135m-instruct" for r in h.records)
     assert time.perf_counter() - started < 90
+    log = [json.loads(line) for line in calls.read_text().splitlines()]
+    assert [(e["schema"], e["valid"]) for e in log] == [(True, True), (True, True)]  # what bench.demo counts
+    assert all(1 <= e["threads"] <= 2 for e in log)
+    from cosci.llm.local.model import LocalModelProvider
+
+    loaded = LocalModelProvider.instance()._llama
+    assert loaded is None or loaded.model_path.endswith(".Q4_0.gguf")  # the default weights (design.md#local-weights)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize("grammar_last", [True, False])
+def test_grammar_constrained_answers_parse_on_either_decoding_path(grammar_last: bool) -> None:
+    """``grammar_last`` checks the grammar on the drawn token and redraws among the grammar's tokens when it is
+    rejected (design.md#local-decoding); every answer still parses and keeps the schema's bounds."""
+    from cosci.llm.local.sampling import GrammarLastSampler
+    from cosci.llm.local.state_cache import PromptStateLlama
+    from cosci.llm.local.weights import weights_path
+
+    schema = {"type": "object", "properties": {"better_idea": {"type": "integer", "enum": [1, 2]},
+                                               "rationale": {"type": "string", "maxLength": 80}},
+              "required": ["rationale", "better_idea"]}
+    llama: Any = PromptStateLlama(model_path=str(weights_path("q4_0")), n_ctx=1024, n_batch=128, n_threads=2,
+                                  verbose=False, seed=0)
+    llama.grammar_last = grammar_last
+    redrawn = 0
+    try:
+        for seed in range(3):
+            out = llama.create_chat_completion(messages=[{"role": "user", "content": PAIR}], max_tokens=120,
+                                               temperature=0.7, seed=seed, repeat_penalty=1.3,
+                                               response_format={"type": "json_object", "schema": schema})
+            answer = json.loads(out["choices"][0]["message"]["content"], strict=False)
+            assert answer["better_idea"] in (1, 2) and len(answer["rationale"]) <= 80
+            assert isinstance(llama._sampler, GrammarLastSampler) is grammar_last
+            redrawn += llama._sampler.resampled if grammar_last else 0
+    finally:
+        llama.close()
+    assert redrawn > 0 or not grammar_last  # the fast path did meet tokens the grammar rejects, and redrew them
 
 
 @pytest.mark.slow

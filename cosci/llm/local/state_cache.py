@@ -44,7 +44,24 @@ class PromptStateCache(LlamaRAMCache):  # type: ignore[misc]  # llama_cpp has no
 
 
 class PromptStateLlama(Llama):  # type: ignore[misc]  # llama_cpp has no type information
-    """``Llama`` whose saved prompt states are built without the copies the cache drops (module docstring)."""
+    """``Llama`` whose saved prompt states are built without the copies the cache drops (module docstring), and whose
+    grammar-constrained generation checks the grammar on the drawn token first when ``grammar_last`` is set
+    (:mod:`cosci.llm.local.sampling`, design.md#local-decoding)."""
+
+    grammar_last = True
+
+    def _init_sampler(self, **kwargs: Any) -> Any:  # type: ignore[override]  # generate() passes keywords only
+        grammar = kwargs.get("grammar")
+        if grammar is None or not self.grammar_last or kwargs.get("logits_processor") is not None:
+            return super()._init_sampler(**kwargs)
+        from llama_cpp._internals import LlamaSampler
+
+        from cosci.llm.local.sampling import GrammarLastSampler
+
+        chain = super()._init_sampler(**{**kwargs, "grammar": None})
+        only_grammar = LlamaSampler()
+        only_grammar.add_grammar(self._model, grammar)
+        return GrammarLastSampler(chain, only_grammar, self._n_vocab)
 
     def save_state(self) -> LlamaState:
         size = llama_cpp.llama_state_get_size(self._ctx.ctx)

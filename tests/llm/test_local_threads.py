@@ -1,0 +1,97 @@
+"""The embedded model's thread rule (``cosci/llm/local/threads.py``): the cores free for this process, from
+scripted CPU-time readings (no timing)."""
+
+from __future__ import annotations
+
+import pytest
+
+from cosci.llm.local import threads
+from cosci.llm.local.threads import Snapshot, ThreadRule, free_threads, other_busy_cores
+
+
+@pytest.mark.parametrize(("cores", "busy", "expected"), [
+    (2, 0.0, 2), (2, 0.4, 2), (2, 0.6, 1), (2, 1.0, 1), (2, 2.0, 1), (2, 5.0, 1), (4, 1.2, 3), (1, 0.0, 1),
+])
+def test_threads_are_the_cores_others_leave_free_rounded_at_least_one(cores: int, busy: float, expected: int) -> None:
+    assert free_threads(cores, busy) == expected
+
+
+def test_this_process_own_cpu_is_not_counted_as_competition(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(threads.os, "cpu_count", lambda: 2)
+    # 1 s of wall on 2 CPUs (2 CPU-seconds in total): both busy, 1 CPU-second of it this process's own
+    assert other_busy_cores(Snapshot(0, 0, 0), Snapshot(2.0, 2.0, 1.0)) == pytest.approx(1.0)
+    assert other_busy_cores(Snapshot(0, 0, 0), Snapshot(2.0, 2.0, 2.0)) == 0.0
+    assert other_busy_cores(Snapshot(0, 0, 0), Snapshot(0.2, 2.0, 0.0)) == pytest.approx(0.2)
+
+
+def scripted(monkeypatch: pytest.MonkeyPatch, readings: list[Snapshot]) -> None:
+    monkeypatch.setattr(threads.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(threads.time, "sleep", lambda s: None)
+    queue = list(readings)
+    monkeypatch.setattr(Snapshot, "now", classmethod(lambda cls: queue.pop(0)))
+
+
+def test_the_rule_follows_a_competitor_that_starts_and_stops(monkeypatch: pytest.MonkeyPatch) -> None:
+    scripted(monkeypatch, [
+        Snapshot(0.0, 0.0, 0.0), Snapshot(0.05, 0.5, 0.05),   # load: quiet -> 2
+        Snapshot(4.05, 4.5, 2.05),                           # a call of 2 s: the machine full, we had 1 core -> 1
+        Snapshot(4.05, 4.52, 2.05),                          # 0.01 s later: too short to tell, keeps 1
+        Snapshot(6.05, 8.5, 4.0),                            # the competitor stopped: others ~0 -> 2
+    ])
+    rule = ThreadRule(cores=2)
+    assert rule.first() == 2
+    assert rule.next() == 1
+    assert rule.next() == 1
+    assert rule.next() == 2
+
+
+def test_without_proc_stat_the_load_average_stands_in(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_proc() -> Snapshot:
+        raise OSError("no /proc/stat")
+
+    monkeypatch.setattr(Snapshot, "now", classmethod(lambda cls: no_proc()))
+    monkeypatch.setattr(threads.time, "sleep", lambda s: None)
+    monkeypatch.setattr(threads.os, "getloadavg", lambda: (2.1, 1.0, 1.0))  # this process + one other job
+    assert ThreadRule(cores=2).first() == 1
+    monkeypatch.setattr(threads.os, "getloadavg", lambda: (1.0, 1.0, 1.0))  # this process alone
+    assert ThreadRule(cores=2).first() == 2
+
+
+def test_the_provider_resets_llama_cpp_threads_before_a_call_when_auto(monkeypatch: pytest.MonkeyPatch) -> None:
+    import llama_cpp
+
+    from cosci.llm.local.model import DEFAULT_CFG, LocalModelProvider
+
+    class Loaded:
+        n_threads = n_threads_batch = 2
+
+        class _ctx:
+            ctx = object()
+
+    set_calls: list[tuple[int, int]] = []
+    monkeypatch.setattr(llama_cpp, "llama_set_n_threads", lambda ctx, n, nb: set_calls.append((n, nb)))
+    readings = iter([2, 1, 1, 2])
+    monkeypatch.setattr(ThreadRule, "first", lambda self, window=0.25: next(readings))
+    monkeypatch.setattr(ThreadRule, "next", lambda self: next(readings))
+    provider = LocalModelProvider()
+    assert provider._first_threads() == 2
+    loaded = Loaded()
+    assert [provider._set_threads(loaded) for _ in range(3)] == [1, 1, 2]
+    assert set_calls == [(1, 1), (2, 2)]  # only when the count changes
+    pinned = LocalModelProvider()
+    pinned.cfg = DEFAULT_CFG.model_copy(update={"n_threads": 3})
+    assert pinned._first_threads() == 3 and pinned._set_threads(loaded) == 2  # a number is never revised
+
+
+def test_a_new_decoding_applies_to_the_loaded_model_and_new_weights_reload_it() -> None:
+    from cosci.llm.local.model import DEFAULT_CFG, LocalModelProvider
+
+    class Loaded:
+        grammar_last = True
+
+    provider = LocalModelProvider()
+    provider._llama = loaded = Loaded()
+    provider.configure(DEFAULT_CFG.model_copy(update={"decoding": "grammar_first"}))
+    assert provider._llama is loaded and loaded.grammar_last is False
+    provider.configure(DEFAULT_CFG.model_copy(update={"weights": "shipped"}))
+    assert provider._llama is None
