@@ -140,10 +140,14 @@ def main(argv: list[str] | None = None) -> int:
         (conf_dir() / HELDOUT_FILE).write_text(held.model_dump_json(indent=2) + "\n", encoding="utf-8")
         print(f"{held.set} ({held.part}, {held.rows} rows): {held.sha256}; wrote conf/{HELDOUT_FILE}")
         return 0
-    from cosci.config.load import compose, validate
+    from cosci.config.load import ConfigError, compose, validate
 
-    config = validate(compose([f"models={args.models}", "experiment=demo", f"paths.data_dir={tempfile.mkdtemp()}",
-                               *args.overrides]))
+    try:
+        config = validate(compose([f"models={args.models}", "experiment=demo",
+                                   f"paths.data_dir={tempfile.mkdtemp()}", *args.overrides]))
+    except ConfigError as exc:
+        print(f"python -m bench.safety_tiers: {exc}", file=sys.stderr)
+        return 2
     if args.tier not in config.models.tiers:
         print(f"--tier: {args.tier} is not a tier of models={args.models} ({', '.join(config.models.tiers)})")
         return 2

@@ -134,3 +134,19 @@ def test_the_embedded_models_measurement_is_recorded_and_not_good_enough() -> No
     assert m.heldout_sha256 == current_heldout().sha256 and m.measured <= dt.date.today()
     assert m.command.startswith("python -m bench.safety_tiers --models local --tier mini")
     assert shortfall(m, current_heldout()) is not None
+    root = Path(__file__).parents[2]
+    for doc in ("README.md", "bench/README.md"):  # the figures the documents state are the recorded ones
+        text = (root / doc).read_text(encoding="utf-8")
+        for k, n in ((m.refused, m.harmful), (m.falsely_refused, m.benign)):
+            assert f"{100 * k / n:.1f} % ({k}/{n})" in text, (doc, k, n)
+        assert f"{100 * m.screen_recall:.1f} %" in text and f"{100 * m.screen_false_refusal:.1f} %" in text, doc
+
+
+def test_python_m_cosci_run_says_once_who_decides_before_anything_runs(capsys: pytest.CaptureFixture[str],
+                                                                       tmp_path: Path) -> None:
+    from cosci.run import prevalidate
+
+    prevalidate(["experiment=demo", "models=ollama", "tracking.enabled=false", f"paths.data_dir={tmp_path}"], False)
+    err = capsys.readouterr().err
+    assert err.splitlines() == [f"safety: tier mini ({MINI}) not measured as a classifier; the offline screen decides "
+                                "(docs/design.md#safety-measured)"]
