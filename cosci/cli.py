@@ -51,7 +51,7 @@ from typing import NoReturn
 
 from pydantic import ValidationError
 
-from cosci.config.load import ConfigError, check_goal, compose, lifecycle_lines, validate
+from cosci.config.load import ConfigError, check_goal, classifier_lines, compose, lifecycle_lines, validate
 from cosci.errors import CosciError, GoalRefused, StoreDamaged
 from cosci.paths import writable_data_dir
 from cosci.report.formats import HTML_SUFFIXES
@@ -340,7 +340,8 @@ def cmd_run(args: argparse.Namespace) -> None:
     config = validate(cfg, require_goal=True)
     writable_data_dir(config.paths.data_dir)
     Router(config).check_keys()
-    for line in lifecycle_lines([config]):  # a model shutting down within 30 days (design.md#catalogue)
+    # a model shutting down within 30 days (design.md#catalogue); who decides safety (design.md#safety-measured)
+    for line in [*lifecycle_lines([config]), *classifier_lines([config])]:
         print(line, file=sys.stderr)
     if config.session.corpus_path:
         check_corpus(config)
@@ -393,7 +394,8 @@ def cmd_check(args: argparse.Namespace) -> None:
     config = validate(compose(args.overrides))
     Router(config).check_keys()  # a missing key: one line naming the variable, before any call
     check_models(config)
-    for line in lifecycle_lines([config]):  # a model shutting down within 30 days (design.md#catalogue)
+    # a model shutting down within 30 days (design.md#catalogue); who decides safety (design.md#safety-measured)
+    for line in [*lifecycle_lines([config]), *classifier_lines([config])]:
         print(line, file=sys.stderr)
     probes = asyncio.run(run_check(config))
     for line in report(config, probes):

@@ -28,6 +28,7 @@ from omegaconf import DictConfig
 
 from cosci.config.load import (
     ConfigError,
+    classifier_lines,
     compose,
     hydra_one_line,
     lifecycle_lines,
@@ -110,7 +111,8 @@ def prevalidate(overrides: Sequence[str], multirun: bool) -> list[CosciConfig]:
                 "`mlflow server --backend-store-uri sqlite:///$PWD/data/mlflow.db --host 127.0.0.1 --port 5000` and "
                 "pass tracking.tracking_uri=http://127.0.0.1:5000 (or tracking.enabled=false)"
             )
-    for line in lifecycle_lines(configs):  # a model shutting down within 30 days: once (design.md#catalogue)
+    # a model shutting down within 30 days, and who decides safety: once (design.md#catalogue, #safety-measured)
+    for line in [*lifecycle_lines(configs), *classifier_lines(configs)]:
         print(line, file=sys.stderr)
     return configs
 

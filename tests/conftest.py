@@ -83,7 +83,8 @@ FAST = [
 """The overrides every test config starts from: the demo goal on the fake, offline tools, no tracking."""
 CAPABLE = "models.tiers.mini.unable_to_classify=false"
 """The fake's mini tier as a capable safety classifier: its scripted verdicts decide (by default the fake, like the
-embedded model, is unable to classify and the offline screen decides)."""
+embedded model, is unable to classify and the offline screen decides). Only the fake may be marked so without a
+measurement (docs/design.md#safety-measured): its answers are the test's script."""
 
 
 def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

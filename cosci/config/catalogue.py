@@ -2,10 +2,11 @@
 (docs/design.md#catalogue).
 
 A preset (``conf/models/<name>.yaml``) assigns models to tiers; every fact about a model (provider route, thinking
-form and levels, context window, output cap, cache minimum, prices, speed, classifier ability, release and
-deprecation/shutdown dates with their source) lives once, here. :func:`fill_tiers` copies an entry's tier facts into
-each tier that names its model, a value the preset (or an override) sets winning; a fact the catalogue leaves out
-is LiteLLM's (its price map fills prices and context windows).
+form and levels, context window, output cap, cache minimum, prices, speed, release and deprecation/shutdown dates
+with their source, its measurement as a safety classifier) lives once, here. :func:`fill_tiers` copies an entry's
+tier facts into each tier that names its model, a value the preset (or an override) sets winning; a fact the
+catalogue leaves out is LiteLLM's (its price map fills prices and context windows). :func:`who_classifies` marks a
+tier whose model may not decide safety verdicts (docs/design.md#safety-measured).
 
 Lifecycle (docs/design.md#catalogue): a tier whose model is past its shutdown date refuses the session in one line
 naming the model, the date and the replacement (:func:`check_lifecycle`); within :data:`WARN_DAYS` of it,
@@ -24,6 +25,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from cosci.config.measured import ClassifierMeasurement, Heldout, scripted, shortfall
 from cosci.config.thinking import Effort, ThinkingForm
 
 WARN_DAYS = 30
@@ -31,7 +33,7 @@ WARN_DAYS = 30
 
 TIER_FACTS = ("thinking", "lowest_effort", "min_thinking_tokens", "output_tokens_per_second", "api_key_env",
               "api_base", "input_usd_per_mtok", "output_usd_per_mtok", "typical_output_tokens", "batch",
-              "unable_to_classify", "cache_min_tokens", "context_window")
+              "cache_min_tokens", "context_window")
 """The catalogue facts a tier takes (the rest, dates and sources, stay in the catalogue)."""
 
 
@@ -64,7 +66,10 @@ class CatalogueEntry(BaseModel):
     typical_output_tokens: int | None = Field(default=None, gt=0)
     forced_tool_use: bool = Field(default=True, description="The model accepts a named tool_choice; cosci's record "
                                   "calls may force one, so a tier naming a model that refuses it is refused.")
-    unable_to_classify: bool | None = None
+    classifier: ClassifierMeasurement | None = Field(
+        default=None, description="The model measured as the safety classifier on the held-out part (python -m "
+        "bench.safety_tiers); a tier decides safety verdicts only with one no worse than the offline screen's "
+        "(docs/design.md#safety-measured).")
     batch: bool | None = None
     api_key_env: str | None = None
     api_base: str | None = None
@@ -214,3 +219,45 @@ def lifecycle_warnings(tiers: Mapping[str, str], book: Catalogue, today: dt.date
                          f"{'s' if days != 1 else ''} ({_shown(entry)}){then}")
     return lines
 
+
+
+def who_classifies(models: Mapping[str, Any], book: Catalogue, heldout: Heldout, *, frozen: bool = False
+                   ) -> dict[str, Any]:
+    """``models`` with each tier that may not decide safety verdicts marked ``unable_to_classify`` (docs/design.md#
+    safety-measured): a tier decides only when its model's catalogue entry holds a measurement on ``heldout`` no
+    worse than the offline screen's (:func:`cosci.config.measured.shortfall`), or its model is scripted (the fake).
+    A tier the rule marks gets ``unable_because``, the reason a session prints; a tier marked by its preset keeps
+    its mark.
+
+    Args:
+        frozen: a stopped session's snapshot (a resume, ``cosci status``): a tier the snapshot says decides is
+            marked when it may not today, not refused (a tier this rule marked, snapshot or not, is judged again).
+
+    Raises:
+        CatalogueError: (not ``frozen``) a tier set ``unable_to_classify: false`` whose model may not decide; one
+            line naming the tier, the model, why, and how to measure it.
+    """
+    out = dict(models)
+    tiers: dict[str, Any] = {}
+    for name, tier in (models.get("tiers") or {}).items():
+        if not isinstance(tier, Mapping):
+            tiers[name] = tier
+            continue
+        tier = dict(tier)
+        if tier.pop("unable_because", None):  # marked by this rule before (a snapshot, a dumped config): again
+            tier.pop("unable_to_classify", None)
+        model = str(tier.get("model", ""))
+        entry = book.entry(model)
+        gap = None if scripted(model) else shortfall(entry.classifier if entry else None, heldout)
+        said = tier.get("unable_to_classify")
+        if gap is not None and said is not True:
+            if said is False and not frozen:
+                raise CatalogueError(
+                    f"models.tiers.{name}.unable_to_classify=false: {model} is {gap}, so it may not decide safety "
+                    f"verdicts (docs/design.md#safety-measured); measure it with `python -m bench.safety_tiers "
+                    f"--models {models.get('name', '<preset>')} --tier {name}` and record its entry in "
+                    f"conf/catalogue, or leave the offline screen to decide")
+            tier.update(unable_to_classify=True, unable_because=gap)
+        tiers[name] = tier
+    out["tiers"] = tiers
+    return out

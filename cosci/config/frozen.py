@@ -61,4 +61,4 @@ def frozen_config(snapshot: dict[str, Any], data_dir: Path, overrides: Sequence[
         raise ConfigError(f"resume overrides: {' '.join(str(exc).split())}") from None
     assert isinstance(merged, DictConfig)
     merged.paths.data_dir = str(Path(data_dir).resolve())
-    return validate(merged, require_goal=True, lifecycle=lifecycle)
+    return validate(merged, require_goal=True, lifecycle=lifecycle, frozen=True)

@@ -30,7 +30,9 @@ from cosci.config.catalogue import (
     fill_tiers,
     lifecycle_warnings,
     today,
+    who_classifies,
 )
+from cosci.config.measured import Heldout, MeasuredError, current_heldout, unmeasured_line
 from cosci.config.renames import old_key_in, old_override
 from cosci.config.schema import CosciConfig, ModelEntry
 from cosci.paths import conf_dir
@@ -233,7 +235,8 @@ def check_goal(goal: str, key: str = "session.goal") -> None:
 
 
 def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False, on: dt.date | None = None,
-             book: Catalogue | None = None, lifecycle: bool = True) -> CosciConfig:
+             book: Catalogue | None = None, lifecycle: bool = True, frozen: bool = False,
+             heldout: Heldout | None = None) -> CosciConfig:
     """Validate a composed config into :class:`CosciConfig`.
 
     Args:
@@ -247,6 +250,9 @@ def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False,
             shutdown date refuses the config (design.md#catalogue).
         lifecycle: apply that refusal (False for a stopped session's frozen config read by commands that call no
             model: `cosci rate`, `cosci result`, `cosci status` must still read a session whose model has retired).
+        frozen: a stopped session's snapshot: a tier that may no longer decide safety verdicts is marked unable to
+            classify, not refused (:func:`~cosci.config.catalogue.who_classifies`).
+        heldout: the held-out set measurements must be on (tests pass one; None: ``conf/safety_heldout.json``).
 
     Raises:
         ConfigError: one line, ``"<key>: <rule>"``, for the first violation.
@@ -267,7 +273,7 @@ def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False,
         session["goal"] = read_goal_file(str(session["goal_file"]))
         session["goal_file"] = None  # read once: the snapshot holds the text, a resume never reads the file again
     book = book or catalogue()
-    with_catalogue_facts(data, book)
+    with_catalogue_facts(data, book, heldout, frozen=frozen)
     try:
         config = CosciConfig.model_validate(data)
     except ValidationError as exc:
@@ -289,10 +295,22 @@ def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False,
     return config
 
 
-def with_catalogue_facts(data: dict[Any, Any], book: Catalogue) -> None:
-    """Fill, in place, each tier's absent facts from the catalogue (:func:`~cosci.config.catalogue.fill_tiers`)."""
-    if isinstance(data.get("models"), dict):
-        data["models"] = fill_tiers(data["models"], book)
+def with_catalogue_facts(data: dict[Any, Any], book: Catalogue, heldout: Heldout | None = None, *,
+                         frozen: bool = False) -> None:
+    """Fill, in place, each tier's absent facts from the catalogue (:func:`~cosci.config.catalogue.fill_tiers`),
+    then mark each tier that may not decide safety verdicts (:func:`~cosci.config.catalogue.who_classifies`,
+    design.md#safety-measured; ``heldout`` None: ``conf/safety_heldout.json``).
+
+    Raises:
+        ConfigError: a tier set able to classify whose model may not (one line), or the held-out record unreadable.
+    """
+    if not isinstance(data.get("models"), dict):
+        return
+    try:
+        data["models"] = who_classifies(fill_tiers(data["models"], book), book, heldout or current_heldout(),
+                                        frozen=frozen)
+    except (CatalogueError, MeasuredError) as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def refuse_retired(config: CosciConfig, book: Catalogue, on: dt.date) -> None:
@@ -310,3 +328,20 @@ def lifecycle_lines(configs: Sequence[CosciConfig], *, on: dt.date | None = None
     print them to stderr."""
     tiers = {f"{i}.{t}": e.model for i, c in enumerate(configs) for t, e in c.models.tiers.items()}
     return lifecycle_warnings(tiers, book or catalogue(), on or today())
+
+
+def classifier_lines(configs: Sequence[CosciConfig]) -> list[str]:
+    """One line per (tier, model) the safety classifier of ``configs`` routes to that the measurement rule marked
+    unable to classify, saying why (design.md#safety-measured); ``cosci run``, ``python -m cosci.run`` and
+    ``cosci check`` print them to stderr. A tier its preset marks (the embedded model, the fake) says nothing."""
+    lines: list[str] = []
+    for config in configs:
+        if config.safety is None or not config.safety.enabled or "safety" not in config.agents:
+            continue
+        tier = config.tier_of("safety", "classify")
+        entry = config.models.tiers[tier]
+        line = unmeasured_line(tier, entry.model, entry.unable_because or "")
+        if entry.unable_because and line not in lines:
+            lines.append(line)
+    return lines
+

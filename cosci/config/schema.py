@@ -705,9 +705,14 @@ class ModelEntry(_Strict):
     batch: bool = Field(default=False, description="The provider has a message-batch API the batch pool may use "
                         "(Anthropic, design.md#batches); priced at the price table's batch prices.")
     unable_to_classify: bool = Field(
-        default=False, description="The model is too weak to be a safety classifier (the embedded 135M model, the "
-        "scripted fake): the offline screen decides and the model's answer is only recorded "
-        "(docs/design.md#safety-screen).")
+        default=False, description="The model may not decide safety verdicts: the offline screen decides and the "
+        "model's answer is only recorded (docs/design.md#safety-screen). Set at validation for every model without "
+        "a measurement as a classifier no worse than the screen's (conf/catalogue, docs/design.md#safety-measured);"
+        " false for such a model is refused. The presets of the embedded model and the fake set it true.")
+    unable_because: str | None = Field(
+        default=None, description="Why the measurement rule marked this tier unable to classify (not measured, "
+        "measured on another held-out set or a sample, or worse than the offline screen), filled at validation "
+        "and said by the pre-flight (docs/design.md#safety-measured); null: the tier decides or its preset marks it.")
     context_window: int | None = Field(
         default=None, gt=0, le=100_000_000, description="The model's context window, tokens (conf/catalogue): an "
         "Ollama call sends num_ctx up to it and is refused when its prompt and cap do not fit (design.md#routing); "

@@ -5,17 +5,19 @@ score, deterministic), then one forced ``record_safety_verdict`` call (``agents.
 comes from the budget reserve, see ``cosci.llm.gateway.adapter.RESERVE_MODES``) with the screen's findings as a note in
 its prompt, and records the verdict in ``safety_verdicts``. Who decides (docs/design.md#safety-screen):
 
-- a tier marked ``unable_to_classify`` (the embedded 135M model, the scripted fake): the screen. The model's own
+- a tier marked ``unable_to_classify`` (the embedded 135M model, the scripted fake, and every model without a
+  measurement as a classifier no worse than the screen's, docs/design.md#safety-measured; the reason is recorded
+  once as a ``safety_unmeasured`` event): the screen. The model's own
   answer is recorded (``model_decision``) for measurement; it neither refuses nor flags, nor lifts a refusal. It is
   asked with the short ``safety.record`` prompt (the text's first :data:`RECORD_ONLY_CHARS` characters and the three
   decisions, no screen note): on the embedded demo the full screening prompt was the largest share of the model's
   CPU, for an answer nothing acts on;
-- a capable tier: the classifier. When the screen would refuse and the classifier does not, the verdict is
-  marked ``disagreement`` and shown. A text in a language the screen does not read (``unread``,
-  :mod:`cosci.safety.language`) is refused on a tier unable to classify, with how to proceed (:data:`UNREAD_ADVICE`);
-  on a capable tier the classifier decides and the verdict records that the screen could not read it. If the
-  call fails, the text is flagged "not screened by the model" (or
-  blocked, when the screen would refuse): a failure is never silent.
+- a capable tier (a measured model, or the fake marked able by a test that scripts its answers): the classifier.
+  When the screen would refuse and the classifier does not, the verdict is marked ``disagreement`` and shown. A
+  text in a language the screen does not read (``unread``, :mod:`cosci.safety.language`) is refused on a tier
+  unable to classify, with how to proceed (:data:`UNREAD_ADVICE`); on a capable tier the classifier decides and the
+  verdict records that the screen could not read it. If the call fails, the text is flagged "not screened by the
+  model" (or blocked, when the screen would refuse): a failure is never silent.
 
 Whether a decision acts depends on what was screened: ``safety.block_goal_on`` (goal, researcher feedback),
 ``safety.quarantine_on`` (hypothesis), ``safety.withhold_overview_on`` (final overview). Every hit (a term hit,
@@ -32,6 +34,7 @@ import re
 import threading
 from dataclasses import dataclass
 
+from cosci.config.measured import unmeasured_line
 from cosci.config.schema import CosciConfig
 from cosci.errors import CosciError, GoalRefused
 from cosci.llm.errors import CALL_FAILED
@@ -148,6 +151,7 @@ class Classifier:
         if config.safety is None:
             raise CosciError("safety: no safety section in this session's config")
         self.config, self.cfg, self.llm, self.router, self.store = config, config.safety, llm, router, store
+        self._noted: set[str] = set()
 
     async def screen(self, subject: Subject, text: str, *, subject_id: str | None = None, task_id: str | None = None,
                      action: str = "Screen", keep_text: bool = False) -> Screening:
@@ -165,6 +169,7 @@ class Classifier:
             return Screening(known)
         result = await asyncio.to_thread(_offline_check, screen_for(self.cfg), text, subject)
         route = self.router.route("safety", "classify")
+        self._note_unmeasured(route)
         answer = await self._ask(subject, subject_id, text, result, route, action, task_id)
         decision, categories, rationale = self._decide(result, answer, route)
         disagreement = not route.unable_to_classify and result.decision == "block" and decision != "block" \
@@ -184,6 +189,17 @@ class Classifier:
         if subject != "feedback" and (line := said(verdict)):  # `cosci feedback` says its own in the CLI process
             log.warning("%s", line)
         return Screening(verdict)
+
+    def _note_unmeasured(self, route: Route) -> None:
+        """Record once per run why the classifier's tier may not decide, when the measurement rule marked it
+        (``models.tiers.<tier>.unable_because``, docs/design.md#safety-measured; the pre-flight prints it)."""
+        because = self.config.models.tiers[route.tier].unable_because
+        if because is None or route.tier in self._noted:
+            return
+        self._noted.add(route.tier)
+        self.store.logs.event("safety_unmeasured", {"tier": route.tier, "model": route.model, "because": because,
+                                                    "line": unmeasured_line(route.tier, route.model, because)},
+                              agent="safety")
 
     async def _ask(self, subject: Subject, subject_id: str | None, text: str, result: ScreenResult, route: Route,
                    action: str, task_id: str | None) -> _Answer:

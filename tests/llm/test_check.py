@@ -41,6 +41,7 @@ def wire(monkeypatch: pytest.MonkeyPatch) -> Iterator[respx.MockRouter]:
 def test_check_on_the_fake_prints_the_route_table_offline(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = cli(capsys, "check", "models=fake")
     assert code == 0, err
+    assert "safety:" not in err  # the fake's preset marks it unable to classify: nothing to say
     lines = out.splitlines()
     assert lines[0].startswith("check     fake: 4 calls, total $") and lines[0].endswith("all passed")  # cost first
     for key in ("goal_parsing.parse_goal", "generation.literature", "metareview.final", "safety.classify"):
@@ -67,6 +68,8 @@ def test_check_on_opus_sends_what_the_session_sends(wire: respx.MockRouter, caps
     route = wire.post(ANTHROPIC).mock(return_value=httpx.Response(200, json=checked()))
     code, out, err = cli(capsys, "check", "models=opus", *WHOLE)  # replayed whole bodies (no event stream)
     assert code == 0, out + err
+    assert err.count("safety:") == 1 and ("safety: tier mini (anthropic/claude-haiku-4-5-20251001) not measured as a "
+                                          "classifier; the offline screen decides") in err  # design.md#safety-measured
     sent = [json.loads(c.request.content) for c in route.calls]
     records, (first, last) = sent[:-2], sent[-2:]
     forms = {(b["model"], json.dumps(b.get("thinking")), json.dumps(b.get("output_config"))) for b in records}
