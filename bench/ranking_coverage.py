@@ -218,6 +218,15 @@ FITS: dict[str, tuple[bt.Method, bool, bool]] = {
 interval without its widening (:func:`cosci.tournament.bt.ci_inflation`), as measured before it."""
 
 
+def _verdicts(theta: NDArray[np.float64], per_h: int, bias: float, rng: np.random.Generator, rel2: float | None,
+              model: str | None) -> tuple[list[Verdict], list[int]]:
+    """A trial's verdicts and judge labels: :func:`simulate` (no ``--judge``) or :func:`simulate_session`."""
+    if model is None:
+        return simulate(theta, per_h, bias, rng, rel2)
+    verdicts = simulate_session(theta, per_h, bias, rng, model)
+    return verdicts, [0] * len(verdicts)
+
+
 Job = tuple[float, int, float, int, tuple[str, ...], int, float | None, int, str | None]
 
 
@@ -227,11 +236,7 @@ def coverage_trial(job: Job) -> dict[str, tuple[int, int, float, float]]:
     rng = np.random.default_rng([7, trial, int(spread * 10), per_h, int(bias * 10)])
     theta = rng.normal(0.0, spread / 2, N_HYP) if TRUTH == "normal" else rng.uniform(-spread, spread, N_HYP)
     ids = [f"H{i:02d}" for i in range(N_HYP)]
-    if model is None:
-        verdicts, judges = simulate(theta, per_h, bias, rng, rel2)
-    else:
-        verdicts = simulate_session(theta, per_h, bias, rng, model)
-        judges = [0] * len(verdicts)
+    verdicts, judges = _verdicts(theta, per_h, bias, rng, rel2, model)
     # with two judges the logit scale is the verdict-weighted geometric mean of their reliabilities (as the fit's)
     scale = math.exp(float(np.mean([math.log(rel2) if g else 0.0 for g in judges]))) if rel2 else 1.0
     truth = scale * (theta - theta.mean())

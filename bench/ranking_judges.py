@@ -11,8 +11,8 @@ logit difference is ``Δ = q_first − q_second``. Two models (``--judge`` of ``
     before repeats that order's last verdict with probability :data:`REPEAT`, else draws afresh (and the fresh
     draw becomes the one a later call may repeat). So a rerun changes its verdict with probability
     ``(1 − REPEAT)·P(two fresh draws differ)``: at an even pair 0.125 without ties and 0.15 with the coverage
-    bench's 13 % ties, about the 13.6 % mean flip rate of repeated identical pairwise judgements measured on 29 tasks with
-    two OpenAI judges (50 reruns a question; "The Coin Flip Judge? Reliability and Bias in LLM-as-a-Judge
+    bench's 13 % ties, about the 13.6 % mean flip rate of repeated identical pairwise judgements measured on 29
+    tasks with two OpenAI judges (50 reruns a question; "The Coin Flip Judge? Reliability and Bias in LLM-as-a-Judge
     Evaluation", arXiv 2606.13685, 2026), whose questions ranged up to 20 % and beyond;
   * **an order effect that varies by pair**: the first-shown hypothesis gains ``β_pair ~ N(β, ORDER_SD²)``
     logits, drawn once per unordered pair. The mean β is the regime's bias (0.3 by default in the recall rows;
@@ -34,10 +34,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-REPEAT = 0.75
+from cosci.tournament.rerun import SIMULATED_ORDER, SIMULATED_REPEAT
+
+REPEAT = SIMULATED_REPEAT
 """P(a rerun of an ordered pair repeats that order's last verdict): a rerun flip rate of 0.125-0.15 at an even
 pair, about the 13.6 % measured (module docstring; design.md#judge-memory)."""
-ORDER_SD = 0.5
+ORDER_SD = SIMULATED_ORDER[1]
 """sd across pairs of the first-position bias, logits: per pair first-shown rates at an even pair of 0.34-0.78 at a
 mean bias of 0.3 (module docstring)."""
 JUDGES = ("independent", "memory")

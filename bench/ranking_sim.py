@@ -42,6 +42,7 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -130,7 +131,7 @@ def run_trial(cfg: TournamentCfg, bias: float, trial: int, budgets: tuple[int, .
     firsts: list[str | None] = []
     judges: list[int] = []
     jrng, ids = np.random.default_rng(2000 + trial), list(q)
-    judges_by = {sd: Judge(model, bias, lambda u, r, sd=sd: logistic(u, r, sd), jrng)
+    judges_by = {sd: Judge(model, bias, partial(logistic, sd=sd), jrng)
                  for sd in {1.0, opts.judge2_sd or 1.0}}
     fit = fit_bt(ids, [])
     first_wins, duals = 0, 0
@@ -273,18 +274,8 @@ def main(argv: list[str] | None = None) -> None:
         return
     budgets = tuple(args.budgets)
     started = time.monotonic()
-    rows = []
-    for name in args.variants:
-        cfg, opts = VARIANTS[name]
-        if args.cap is not None:
-            opts = replace(opts, cap_value=args.cap)
-        if args.set:
-            cfg = replace(TournamentCfg.from_config(shipped_ranking(dict(kv.split("=", 1) for kv in args.set))),
-                          dual=cfg.dual, pairing=cfg.pairing)
-        rows += [(name, cfg, opts, bias) for bias in args.bias if "+" not in name or bias == 0.3 or args.all]
+    rows = recall_rows(args)
     trials = range(args.first_trial, args.first_trial + args.trials)
-    models = [args.judge] if args.judge else list(JUDGES)
-    rows = [(*row, model) for model in models for row in rows]
     jobs = [(cfg, bias, t, budgets, 40, args.per, opts, model) for _, cfg, opts, bias, model in rows for t in trials]
     with ProcessPoolExecutor(args.workers) as pool:
         results = []
@@ -310,12 +301,30 @@ def main(argv: list[str] | None = None) -> None:
           f"{time.monotonic() - started:.0f} s")
 
 
+Row = tuple[str, TournamentCfg, SimOpts, float, str]
+
+
+def recall_rows(args: argparse.Namespace) -> list[Row]:
+    """``(variant, plan settings, options, bias, judge)`` per row of the recall table, from the arguments."""
+    rows = []
+    for name in args.variants:
+        cfg, opts = VARIANTS[name]
+        if args.cap is not None:
+            opts = replace(opts, cap_value=args.cap)
+        if args.set:
+            cfg = replace(TournamentCfg.from_config(shipped_ranking(dict(kv.split("=", 1) for kv in args.set))),
+                          dual=cfg.dual, pairing=cfg.pairing)
+        rows += [(name, cfg, opts, bias) for bias in args.bias if "+" not in name or bias == 0.3 or args.all]
+    models = [args.judge] if args.judge else list(JUDGES)
+    return [(*row, model) for model in models for row in rows]
+
+
 def qualities(trial: int, n: int = 40) -> NDArray[np.float64]:
     """The ``(n,)`` true qualities of a trial (:func:`run_trial`'s draw)."""
     return np.asarray(np.random.default_rng(1000 + trial).normal(size=n), np.float64)
 
 
-def bound_rows(rows: list[tuple[str, TournamentCfg, SimOpts, float, str]],
+def bound_rows(rows: list[Row],
                results: list[dict[int, tuple[float, float, int, int, float]]], trials: range,
                budgets: tuple[int, ...]) -> None:
     """P1 as a ratio: per variant, judge and budget, the session's recall, :mod:`bench.ranking_bound`'s idealised

@@ -19,6 +19,7 @@ and tie rate), and verdicts ``d`` apart correlate ``ρ^d``.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -28,6 +29,13 @@ from scipy.stats import binomtest
 
 LEVEL = 0.95
 """Confidence level of the intervals."""
+SIMULATED_REPEAT = 0.75
+"""The repeat share the ranking simulator's judge with memory assumes (``bench/ranking_judges.py``: a rerun flip
+rate of 0.125-0.15 at an even pair, about the 13.6 % measured for LLM judges; design.md#judge-memory); its
+independent judge assumes 0. Printed beside a session's own estimate."""
+SIMULATED_ORDER = (0.3, 0.5)
+"""The simulator's first-position bias: mean and sd across pairs, logits (design.md#judge-memory); a mean of 0.3
+is a first-shown win rate of about 57 % at an even pair."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +64,17 @@ class RerunEstimate:
     def none(cls) -> RerunEstimate:
         nan = math.nan
         return cls(0, 0, nan, nan, nan, nan, nan, nan, nan)
+
+    def line(self) -> str:
+        """The ``cosci status`` / report line: the session's reruns beside the simulator's assumptions."""
+        assumed = (f"the ranking simulator assumes {SIMULATED_REPEAT:g} (judge with memory) and 0 (independent "
+                   "judge)")
+        if self.reruns == 0:
+            return f"judge: no rerun of an ordered pair yet, so its repeat share is not measured ({assumed})"
+        return (f"judge: reruns of an ordered pair agree {100 * self.agreement:.0f} % (95 % CI "
+                f"{100 * self.agreement_low:.0f}–{100 * self.agreement_high:.0f} %; {self.agreed} of {self.reruns};"
+                f" two fresh verdicts would agree {100 * self.expected:.0f} %): repeat share {self.repeat:.2f} "
+                f"(95 % CI {self.repeat_low:.2f}–{self.repeat_high:.2f}; {assumed})")
 
     @property
     def repeat_used(self) -> float:
@@ -92,7 +111,7 @@ def rerun_estimate(groups: list[NDArray[np.intp]], c: NDArray[np.float64], t: ND
     """
     agree, fresh = [], []
     for idx in groups:
-        for prev, k in zip(idx[:-1], idx[1:], strict=True):
+        for prev, k in itertools.pairwise(idx):
             agree.append(bool(c[prev] * o[prev] == c[k] * o[k] and t[prev] == t[k]))
             pt = max(1.0 - pw[k] - pl[k], 0.0)
             fresh.append(float(pw[k] ** 2 + pl[k] ** 2 + pt**2))
@@ -100,7 +119,7 @@ def rerun_estimate(groups: list[NDArray[np.intp]], c: NDArray[np.float64], t: ND
         return RerunEstimate.none()
     n, k = len(agree), int(sum(agree))
     ci = binomtest(k, n).proportion_ci(confidence_level=LEVEL, method="wilson")
-    base = float(np.mean(fresh))
+    base = round(float(np.mean(fresh)), 12)  # the same figure whatever order the matches come in
 
     def rho(x: float) -> float:
         return float(min(max((x - base) / max(1.0 - base, 1e-9), 0.0), 1.0))

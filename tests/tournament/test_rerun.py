@@ -17,7 +17,8 @@ def _verdicts(model: str, seed: int, n: int = 12, m: int = 400) -> tuple[list[bt
     theta = rng.normal(0.0, 0.5, n)
     judge = Judge(model, 0.3, davidson, rng)
     pairs = [(i, j) for i in range(n) for j in range(n) if i < j][:30]
-    out, first = [], []
+    out: list[bt.Verdict] = []
+    first: list[str | None] = []
     for _ in range(m):
         i, j = pairs[int(rng.integers(len(pairs)))]
         if rng.random() < 0.5:
