@@ -1,6 +1,8 @@
 """The ranking benches' simulated judges (bench/ranking_judges.py) and P1 printed as a ratio to the bound
 (bench/ranking_sim.py: bound_rows)."""
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -12,7 +14,7 @@ def _rerun_flips(model: str, seed: int = 0, reruns: int = 4000) -> float:
     """Share of reruns of one even ordered pair whose verdict differs from the previous one."""
     judge = Judge(model, 0.0, logistic, np.random.default_rng(seed))
     scores = [judge("H00", "H01", 0.0) for _ in range(reruns)]
-    return float(np.mean([a != b for a, b in zip(scores[:-1], scores[1:], strict=True)]))
+    return float(np.mean([a != b for a, b in itertools.pairwise(scores)]))
 
 
 def test_a_judge_with_memory_flips_on_a_rerun_as_often_as_the_cited_measurement() -> None:
