@@ -333,7 +333,8 @@ def judge_stats(matches: Iterable[JudgedMatch], prior_sd: float) -> JudgeStats:
         full = _fit(ids, data, prior_sd)
         in_sample = [a for m in valid for a in _agree(full, m)]
         reliability = dict(full.reliability) or None  # empty: one judge, or a fit without judge labels
-        rerun, order = full.rerun, full.position_bias if any(f for _, _, f in data) else math.nan
+        known = any(f for _, _, f in data)  # β rounded: the same figure whatever order the matches come in
+        rerun, order = full.rerun, round(full.position_bias, 9) if known else math.nan
     else:
         reliability, rerun, order = None, RerunEstimate.none(), math.nan
     everyone = [a for scores in held.values() for a in scores]
