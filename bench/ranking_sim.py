@@ -1,6 +1,10 @@
 """Ranking simulator: how much of the true top 5 does the tournament recover? (design.md#tournament)
 
-``python -m bench.ranking_sim`` (about 5 minutes on 2 cores; ``--trials 5`` for a quick look).
+``python -m bench.ranking_sim``: the ``session`` variant at bias 0.3 under both simulated judges
+(:mod:`bench.ranking_judges`: ``independent`` and ``memory``; ``--judge`` for one), then per judge and budget the
+session's recall beside :mod:`bench.ranking_bound`'s idealised allocation on the same trials and their ``ratio to
+bound`` (design.md#judge-memory). Under the judge with memory a rerun of an ordered pair mostly repeats itself
+and the order effect varies by pair; the description below is the independent judge's.
 
 Scheme: N = 40 hypotheses with latent quality q ~ N(0, 1); a simulated judge whose log-odds of
 picking the hypothesis shown first is ``(q_first − q_second) + ε + bias``, ε ~ N(0, 1) drawn per call and
