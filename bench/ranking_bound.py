@@ -59,11 +59,14 @@ def verdict_information(noise_sd: float = 1.0, points: int = 64) -> float:
     return best
 
 
-def trial(seed: int, calls: int, share: float, allocation: str, info: float, warmup: int = WARMUP) -> float:
+def trial(seed: int, calls: int, share: float, allocation: str, info: float, warmup: int = WARMUP,
+          quality: NDArray[np.float64] | None = None) -> float:
     """Top-5 recall (0-1) of one trial: ``calls·N`` verdicts, each two observations of information
-    ``share·info``; the first ``warmup`` observations of every hypothesis count towards the budget."""
+    ``share·info``; the first ``warmup`` observations of every hypothesis count towards the budget. ``quality``:
+    the ``(N,)`` true qualities (default: drawn from the seed), so :mod:`bench.ranking_sim` can bound its own
+    trials."""
     rng = np.random.default_rng(seed)
-    quality = rng.standard_normal(N)
+    quality = rng.standard_normal(N) if quality is None else np.asarray(quality, np.float64)
     noise = math.sqrt(1.0 / (share * info))
     precision = np.ones(N)  # the N(0, 1) prior
     weighted = np.zeros(N)

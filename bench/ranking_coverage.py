@@ -42,6 +42,7 @@ from numpy.typing import NDArray
 from scipy.optimize import minimize_scalar
 from scipy.special import expit
 
+from bench.ranking_judges import Judge, davidson
 from cosci.tournament import bt
 from cosci.tournament.bt import Z95, Verdict, fit_bt
 
@@ -79,6 +80,33 @@ def simulate(theta: NDArray[np.float64], per_h: int, bias: float, rng: np.random
         out.append((f"H{i:02d}", f"H{j:02d}", s))
         judges.append(g)
     return out, judges
+
+
+REMATCH_SHARE = 0.3
+"""``--judge``: the share of verdicts that replay a pair already judged (fewer than the rematch cap's 3 times, the
+order drawn again), as a session's pairing replays boundary pairs; the rest are new random pairs."""
+
+
+def simulate_session(theta: NDArray[np.float64], per_h: int, bias: float, rng: np.random.Generator, model: str
+                     ) -> list[Verdict]:
+    """``--judge``: verdicts ``(first, second, score of first)`` of the ``model`` judge
+    (:class:`bench.ranking_judges.Judge`, the coverage Davidson draw, mean bias ``bias``) on a schedule with
+    :data:`REMATCH_SHARE` rematches."""
+    n = theta.size
+    judge = Judge(model, bias, davidson, rng)
+    played: dict[tuple[int, int], int] = {}
+    out = []
+    for _ in range(per_h * n // 2):
+        open_pairs = [p for p, k in played.items() if k < 3]
+        if open_pairs and rng.random() < REMATCH_SHARE:
+            i, j = open_pairs[int(rng.integers(len(open_pairs)))]
+        else:
+            i, j = sorted(int(x) for x in rng.choice(n, 2, replace=False))
+        played[(i, j)] = played.get((i, j), 0) + 1
+        if rng.random() < 0.5:
+            i, j = j, i
+        out.append((f"H{i:02d}", f"H{j:02d}", judge(f"H{i:02d}", f"H{j:02d}", float(theta[i] - theta[j]))))
+    return out
 
 
 def old_fit(ids: Sequence[str], verdicts: Sequence[Verdict]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -190,14 +218,25 @@ FITS: dict[str, tuple[bt.Method, bool, bool]] = {
 interval without its widening (:func:`cosci.tournament.bt.ci_inflation`), as measured before it."""
 
 
-def coverage_trial(job: tuple[float, int, float, int, tuple[str, ...], int, float | None, int]
-                   ) -> dict[str, tuple[int, int, float, float]]:
+def _verdicts(theta: NDArray[np.float64], per_h: int, bias: float, rng: np.random.Generator, rel2: float | None,
+              model: str | None) -> tuple[list[Verdict], list[int]]:
+    """A trial's verdicts and judge labels: :func:`simulate` (no ``--judge``) or :func:`simulate_session`."""
+    if model is None:
+        return simulate(theta, per_h, bias, rng, rel2)
+    verdicts = simulate_session(theta, per_h, bias, rng, model)
+    return verdicts, [0] * len(verdicts)
+
+
+Job = tuple[float, int, float, int, tuple[str, ...], int, float | None, int, str | None]
+
+
+def coverage_trial(job: Job) -> dict[str, tuple[int, int, float, float]]:
     """One trial: method -> ``(hits, intervals, seconds, mean width)``."""
-    spread, per_h, bias, trial, methods, boot_reps, rel2, first_trial = job
+    spread, per_h, bias, trial, methods, boot_reps, rel2, first_trial, model = job
     rng = np.random.default_rng([7, trial, int(spread * 10), per_h, int(bias * 10)])
     theta = rng.normal(0.0, spread / 2, N_HYP) if TRUTH == "normal" else rng.uniform(-spread, spread, N_HYP)
     ids = [f"H{i:02d}" for i in range(N_HYP)]
-    verdicts, judges = simulate(theta, per_h, bias, rng, rel2)
+    verdicts, judges = _verdicts(theta, per_h, bias, rng, rel2, model)
     # with two judges the logit scale is the verdict-weighted geometric mean of their reliabilities (as the fit's)
     scale = math.exp(float(np.mean([math.log(rel2) if g else 0.0 for g in judges]))) if rel2 else 1.0
     truth = scale * (theta - theta.mean())
@@ -239,12 +278,12 @@ def coverage_trial(job: tuple[float, int, float, int, tuple[str, ...], int, floa
 
 
 def main(trials: int, first_trial: int, methods: Sequence[str], workers: int, boot_reps: int,
-         judges2: bool) -> None:
+         judges2: bool, model: str | None = None) -> None:
     started = time.monotonic()
     regimes = REGIMES if not judges2 else [(s, v, 0.3) for s in (1.0, 2.0, 4.0) for v in (10, 30)]
     methods = tuple(methods) + (("eb_is+judges",) if judges2 else ())
     rel2 = 0.5 if judges2 else None
-    jobs = [(s, v, b, t, methods, boot_reps, rel2, first_trial) for s, v, b in regimes
+    jobs: list[Job] = [(s, v, b, t, methods, boot_reps, rel2, first_trial, model) for s, v, b in regimes
             for t in range(first_trial, first_trial + trials)]
     with ProcessPoolExecutor(workers) as pool:
         results = list(pool.map(coverage_trial, jobs, chunksize=8))
@@ -273,7 +312,8 @@ def main(trials: int, first_trial: int, methods: Sequence[str], workers: int, bo
     print(f"{'inside ' + format(BAND[0], '.2f') + '-' + format(BAND[1], '.2f'):>16} "
           + " ".join(f"{inside[m]:13d}" for m in methods))
     print(f"{'ms / fit':>16} " + " ".join(f"{1000 * totals[m][2] / max(totals[m][3], 1):13.1f}" for m in methods))
-    print(f"# coverage of the centred true strength by nominal 95 % intervals; N={N_HYP}, trials "
+    judged = "" if model is None else f"judge {model} ({REMATCH_SHARE:g} rematches), "
+    print(f"# coverage of the centred true strength by nominal 95 % intervals; {judged}N={N_HYP}, trials "
           f"{first_trial}-{first_trial + trials - 1} per regime (boot: the first {BOOT_TRIALS}, {boot_reps} "
           f"resamples), "
           f"{time.monotonic() - started:.0f} s")

@@ -1,6 +1,10 @@
 """Ranking simulator: how much of the true top 5 does the tournament recover? (design.md#tournament)
 
-``python -m bench.ranking_sim`` (about 5 minutes on 2 cores; ``--trials 5`` for a quick look).
+``python -m bench.ranking_sim``: the ``session`` variant at bias 0.3 under both simulated judges
+(:mod:`bench.ranking_judges`: ``independent`` and ``memory``; ``--judge`` for one), then per judge and budget the
+session's recall beside :mod:`bench.ranking_bound`'s idealised allocation on the same trials and their ``ratio to
+bound`` (design.md#judge-memory). Under the judge with memory a rerun of an ordered pair mostly repeats itself
+and the order effect varies by pair; the description below is the independent judge's.
 
 Scheme: N = 40 hypotheses with latent quality q ~ N(0, 1); a simulated judge whose log-odds of
 picking the hypothesis shown first is ``(q_first − q_second) + ε + bias``, ε ~ N(0, 1) drawn per call and
@@ -42,6 +46,7 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -51,6 +56,7 @@ from numpy.typing import NDArray
 from bench.ranking_calibration import choose as choose_widening
 from bench.ranking_coverage import ALL_METHODS, old_fit
 from bench.ranking_coverage import main as coverage_main
+from bench.ranking_judges import JUDGES, Judge, logistic
 from cosci.config.schema import RankingCfg
 from cosci.tournament.bt import BTFit, Verdict, fit_bt
 from cosci.tournament.elo import EloRule
@@ -100,13 +106,6 @@ class SimOpts:
     cap_value: int | None = None
 
 
-def judge(q: dict[str, float], first: str, second: str, bias: float, rng: np.random.Generator,
-          sd: float = 1.0) -> str:
-    """The simulated LLM judge: returns the winner's id."""
-    logit = q[first] - q[second] + sd * rng.normal() + bias
-    return first if rng.random() < 1.0 / (1.0 + math.exp(-logit)) else second
-
-
 def recall(order: list[str], truth: set[str], k: int = 5) -> float:
     return len(set(order[:k]) & truth) / k
 
@@ -122,9 +121,11 @@ def _fit(ids: list[str], verdicts: list[Verdict], firsts: list[str | None], judg
 
 
 def run_trial(cfg: TournamentCfg, bias: float, trial: int, budgets: tuple[int, ...], n: int = 40,
-              per: int = 1, opts: SimOpts = SimOpts()) -> dict[int, tuple[float, float, int, int, float]]:
-    """One tournament; per budget (calls per hypothesis): ``(recall by Elo, recall by BT, calls, draws, r2)``,
-    ``r2`` the second judge's fitted reliability (NaN without labels)."""
+              per: int = 1, opts: SimOpts = SimOpts(), model: str = "independent"
+              ) -> dict[int, tuple[float, float, int, int, float]]:
+    """One tournament under the ``model`` judge (:mod:`bench.ranking_judges`); per budget (calls per hypothesis):
+    ``(recall by Elo, recall by BT, calls, draws, r2)``, ``r2`` the second judge's fitted reliability (NaN without
+    labels)."""
     qrng = np.random.default_rng(1000 + trial)
     q = {f"H{i:02d}": float(v) for i, v in enumerate(qrng.normal(size=n))}
     truth = set(sorted(q, key=lambda h: -q[h])[:5])
@@ -134,6 +135,8 @@ def run_trial(cfg: TournamentCfg, bias: float, trial: int, budgets: tuple[int, .
     firsts: list[str | None] = []
     judges: list[int] = []
     jrng, ids = np.random.default_rng(2000 + trial), list(q)
+    judges_by = {sd: Judge(model, bias, partial(logistic, sd=sd), jrng)
+                 for sd in {1.0, opts.judge2_sd or 1.0}}
     fit = fit_bt(ids, [])
     first_wins, duals = 0, 0
     played: dict[tuple[str, str], int] = {}
@@ -148,7 +151,7 @@ def run_trial(cfg: TournamentCfg, bias: float, trial: int, budgets: tuple[int, .
         assert plan is not None, "every pair at the rematch cap (a session would stop `stalled`)"
         orders = [(plan.first, plan.second)] + ([(plan.second, plan.first)] if plan.dual else [])
         who = [(calls + k) % 2 if opts.judge2_sd is not None else 0 for k in range(len(orders))]
-        winners = [judge(q, f, s, bias, jrng, opts.judge2_sd if g and opts.judge2_sd else 1.0)
+        winners = [f if judges_by[opts.judge2_sd if g and opts.judge2_sd else 1.0](f, s, q[f] - q[s]) == 1.0 else s
                    for (f, s), g in zip(orders, who, strict=True)]
         outcome = resolve(winners)
         calls += len(orders)
@@ -216,8 +219,11 @@ VARIANTS: dict[str, tuple[TournamentCfg, SimOpts]] = {
     "default+dual-all": (replace(DEFAULT, dual=replace(DEFAULT.dual, policy="all")), SimOpts()),
     "2judges+sample-0.1": (SAMPLED, SimOpts(judge2_sd=2.0, feed="calls", order=True)),
     "2judges+labels+sample-0.1": (SAMPLED, SimOpts(judge2_sd=2.0, feed="calls", order=True, labels=True)),
+    "session": (DEFAULT, SimOpts(state=True, cap=True)),
 }
-"""Variants (``+``) run at bias 0.3 only unless ``--all``."""
+"""Variants (``+``) run at bias 0.3 only unless ``--all``. ``session`` is what a session does with the shipped
+``ranking`` group: its dual-order sample and escalation (``state``) and its rematch cap; the default variant, at
+bias 0.3, under both judges, beside the bound (:func:`bound_rows`)."""
 
 
 RECALL_TRIALS = 30
@@ -233,8 +239,8 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trials", type=int, default=None,
                     help=f"trials per row (default {RECALL_TRIALS}; --coverage: {COVERAGE_TRIALS} per regime)")
-    ap.add_argument("--bias", type=float, nargs="+", default=[0.0, 0.3, 0.6])
-    ap.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
+    ap.add_argument("--bias", type=float, nargs="+", default=[0.3])
+    ap.add_argument("--variants", nargs="+", default=["session"], choices=list(VARIANTS))
     ap.add_argument("--all", action="store_true", help="run the variants at every bias")
     ap.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE",
                     help="ranking.* overrides for 'default' (e.g. warmup_matches=3), for tuning")
@@ -254,6 +260,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--choose", action="store_true",
                     help="--coverage: choose the eb_is widening on these (tuning) trials "
                     "(bench/ranking_calibration.py)")
+    ap.add_argument("--judge", choices=JUDGES, default=None,
+                    help="the simulated judge (bench/ranking_judges.py); --coverage: on a schedule with rematches")
     ap.add_argument("--pair-scores", action="store_true",
                     help="agreement of the pairing's scores on each fit method with the half-win fit's")
     args = ap.parse_args(argv)
@@ -265,10 +273,43 @@ def main(argv: list[str] | None = None) -> None:
         choose_widening(args.first_trial, args.trials, args.workers)
         return
     if args.coverage:
-        coverage_main(args.trials, args.first_trial, args.methods, args.workers, args.boot, args.judges2)
+        coverage_main(args.trials, args.first_trial, args.methods, args.workers, args.boot, args.judges2,
+                      args.judge)
         return
     budgets = tuple(args.budgets)
     started = time.monotonic()
+    rows = recall_rows(args)
+    trials = range(args.first_trial, args.first_trial + args.trials)
+    jobs = [(cfg, bias, t, budgets, 40, args.per, opts, model) for _, cfg, opts, bias, model in rows for t in trials]
+    with ProcessPoolExecutor(args.workers) as pool:
+        results = []
+        for done, one in enumerate(pool.map(_trial, jobs, chunksize=1), 1):
+            results.append(one)
+            print(f"# {done}/{len(jobs)} {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
+    print(f"{'variant':24} {'judge':>11} {'bias':>4} {'calls/h':>7} {'recall (leaderboard)':>21} {'by Elo':>6} "
+          f"{'by BT':>6} {'LLM calls':>9} {'draws':>6} {'r2':>5}")
+    for n, (name, cfg, _, bias, model) in enumerate(rows):
+        res = results[n * len(trials):(n + 1) * len(trials)]
+        for c in budgets:
+            elo = [r[c][0] for r in res]
+            bt = [r[c][1] for r in res]
+            board = elo if cfg.pairing == "elo_buckets" else bt
+            print(f"{name:24} {model:>11} {bias:4.1f} {c:7d} {statistics.mean(board):14.3f} ± {_sd(board):.3f}"
+                  f" {statistics.mean(elo):6.3f} {statistics.mean(bt):6.3f}"
+                  f" {statistics.mean(r[c][2] for r in res):9.0f} {statistics.mean(r[c][3] for r in res):6.1f}"
+                  f" {statistics.mean(r[c][4] for r in res):5.2f}")
+    if args.per == 1:
+        bound_rows(rows, results, trials, budgets)
+    print(f"# trials {args.first_trial}-{args.first_trial + args.trials - 1}, N=40, budget c calls per hypothesis = "
+          f"c*40/{args.per} LLM calls, "
+          f"{time.monotonic() - started:.0f} s")
+
+
+Row = tuple[str, TournamentCfg, SimOpts, float, str]
+
+
+def recall_rows(args: argparse.Namespace) -> list[Row]:
+    """``(variant, plan settings, options, bias, judge)`` per row of the recall table, from the arguments."""
     rows = []
     for name in args.variants:
         cfg, opts = VARIANTS[name]
@@ -278,28 +319,37 @@ def main(argv: list[str] | None = None) -> None:
             cfg = replace(TournamentCfg.from_config(shipped_ranking(dict(kv.split("=", 1) for kv in args.set))),
                           dual=cfg.dual, pairing=cfg.pairing)
         rows += [(name, cfg, opts, bias) for bias in args.bias if "+" not in name or bias == 0.3 or args.all]
-    trials = range(args.first_trial, args.first_trial + args.trials)
-    jobs = [(cfg, bias, t, budgets, 40, args.per, opts) for _, cfg, opts, bias in rows for t in trials]
-    with ProcessPoolExecutor(args.workers) as pool:
-        results = []
-        for done, one in enumerate(pool.map(_trial, jobs, chunksize=1), 1):
-            results.append(one)
-            print(f"# {done}/{len(jobs)} {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
-    print(f"{'variant':24} {'bias':>4} {'calls/h':>7} {'recall (leaderboard)':>21} {'by Elo':>6} {'by BT':>6} "
-          f"{'LLM calls':>9} {'draws':>6} {'r2':>5}")
-    for n, (name, cfg, _, bias) in enumerate(rows):
+    models = [args.judge] if args.judge else list(JUDGES)
+    return [(*row, model) for model in models for row in rows]
+
+
+def qualities(trial: int, n: int = 40) -> NDArray[np.float64]:
+    """The ``(n,)`` true qualities of a trial (:func:`run_trial`'s draw)."""
+    return np.asarray(np.random.default_rng(1000 + trial).normal(size=n), np.float64)
+
+
+def bound_rows(rows: list[Row],
+               results: list[dict[int, tuple[float, float, int, int, float]]], trials: range,
+               budgets: tuple[int, ...]) -> None:
+    """P1 as a ratio: per variant, judge and budget, the session's recall, :mod:`bench.ranking_bound`'s idealised
+    allocation (``direct boundary``) on the same trials' qualities, and the ratio of the means. Under the judge
+    with memory a verdict carries the information of a judge whose noise also holds the pair's order effect
+    (sd :data:`bench.ranking_judges.ORDER_SD`); the bound never replays a pair, so rerun memory costs it nothing."""
+    from bench import ranking_bound as rb
+    from bench.ranking_judges import ORDER_SD
+
+    info = {"independent": rb.verdict_information(), "memory": rb.verdict_information(math.hypot(1.0, ORDER_SD))}
+    cache: dict[tuple[str, int, int], float] = {}
+    print(f"{'variant':24} {'judge':>11} {'calls/h':>7} {'session':>8} {'bound':>8} {'ratio to bound':>15}")
+    for n, (name, cfg, _, _, model) in enumerate(rows):
         res = results[n * len(trials):(n + 1) * len(trials)]
         for c in budgets:
-            elo = [r[c][0] for r in res]
-            bt = [r[c][1] for r in res]
-            board = elo if cfg.pairing == "elo_buckets" else bt
-            print(f"{name:24} {bias:4.1f} {c:7d} {statistics.mean(board):14.3f} ± {_sd(board):.3f}"
-                  f" {statistics.mean(elo):6.3f} {statistics.mean(bt):6.3f}"
-                  f" {statistics.mean(r[c][2] for r in res):9.0f} {statistics.mean(r[c][3] for r in res):6.1f}"
-                  f" {statistics.mean(r[c][4] for r in res):5.2f}")
-    print(f"# trials {args.first_trial}-{args.first_trial + args.trials - 1}, N=40, budget c calls per hypothesis = "
-          f"c*40/{args.per} LLM calls, "
-          f"{time.monotonic() - started:.0f} s")
+            for t in trials:
+                if (model, c, t) not in cache:
+                    cache[(model, c, t)] = rb.trial(10**6 + t, c, 1.0, "boundary", info[model], quality=qualities(t))
+            mine = statistics.mean(r[c][1] if cfg.pairing != "elo_buckets" else r[c][0] for r in res)
+            bound = statistics.mean(cache[(model, c, t)] for t in trials)
+            print(f"{name:24} {model:>11} {c:7d} {mine:8.3f} {bound:8.3f} {mine / bound:15.3f}")
 
 
 def _sd(values: list[float]) -> float:
@@ -337,12 +387,12 @@ def pair_agreement(first_trial: int, trials: int, n: int = 40, m: int = 400) -> 
     print(f"# trials {first_trial}-{first_trial + trials - 1}, N={n}, {m} verdicts")
 
 
-Job = tuple[TournamentCfg, float, int, tuple[int, ...], int, int, SimOpts]
+Job = tuple[TournamentCfg, float, int, tuple[int, ...], int, int, SimOpts, str]
 
 
 def _trial(job: Job) -> dict[int, tuple[float, float, int, int, float]]:
-    cfg, bias, trial, budgets, n, per, opts = job
-    return run_trial(cfg, bias, trial, budgets, n, per, opts)
+    cfg, bias, trial, budgets, n, per, opts, model = job
+    return run_trial(cfg, bias, trial, budgets, n, per, opts, model)
 
 
 if __name__ == "__main__":

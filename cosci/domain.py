@@ -21,12 +21,14 @@ BT_INTERVAL = "95 % empirical-Bayes interval"
 :mod:`cosci.tournament.bt` (design.md#tournament). Not a "95 % CI from the Fisher information": the interval is a
 mixture over the prior sd of importance-sampled posteriors, widened by a correction fitted on the simulator."""
 
-BT_INTERVAL_LABEL = f"{BT_INTERVAL} (importance-sampled; coverage 0.95–0.98 on the ranking simulator)"
-"""The interval named by its method and by what its coverage was measured against: the share of true centred
-strengths inside it, 0.950-0.977 across the 20 regimes of ``python -m bench.ranking_sim --coverage --trials 50``
-(N = 40, trials 0-49; bench/README.md, "Ranking simulator", eighth stop). Every reader that shows the interval
-prints this line once (the overview's appendices, ``cosci status``, the report page, the md export, MLflow's BT
-plot, README)."""
+BT_INTERVAL_LABEL = (f"{BT_INTERVAL} (importance-sampled, widened by the judge's measured rerun repeats; coverage "
+                     "0.95–0.98 on the ranking simulator's independent judge, 0.95–1.00 on its judge with memory)")
+"""The interval named by its method and by the judges its coverage was measured against: the share of true
+centred strengths inside it, 0.950-0.977 across the 20 regimes of ``python -m bench.ranking_sim --coverage --trials
+50`` under the independent judge (N = 40, trials 0-49; bench/README.md, "Ranking simulator", eighth stop), and
+0.950-0.998 under the judge with memory on a schedule with rematches (``--judge memory``, trials 0-9 only; ninth
+stop; design.md#judge-memory). Every reader that shows the interval prints this line once (the overview's
+appendices, ``cosci status``, the report page, the md export, MLflow's BT plot, README)."""
 
 GROUNDED, QUOTED, UNGROUNDED = "grounded", "quoted (relevance unchecked)", "ungrounded"
 """A hypothesis's grounding labels (:attr:`Hypothesis.grounding`, ``docs/design.md#grounded-debate-hypotheses``)."""

@@ -70,6 +70,7 @@ from scipy.optimize import minimize
 
 from cosci.tournament.bt_solve import LARGE_N, newton_mode, sparse_step, spd_inverse
 from cosci.tournament.importance import posterior_moments
+from cosci.tournament.rerun import RerunEstimate, design_effect, order_groups, rerun_estimate
 
 Z95 = 1.959963984540054
 """Two-sided 95 % normal quantile."""
@@ -117,6 +118,8 @@ class BTFit:
         reliability: judge label -> reliability ``r`` (verdict-weighted geometric mean 1); empty without judges.
         position_bias: fitted first-position bias β, logits (0 when the order was not given).
         method: the interval method.
+        rerun: the judge's reruns of an ordered pair and its repeat share ρ̂ (:mod:`cosci.tournament.rerun`;
+            measured only when the order was given); ``eb_is`` widens each interval by their design effect.
     """
 
     ids: tuple[str, ...]
@@ -129,6 +132,7 @@ class BTFit:
     reliability: dict[str, float] = field(default_factory=dict)
     position_bias: float = 0.0
     method: Method = "eb_is"
+    rerun: RerunEstimate = field(default_factory=RerunEstimate.none)
 
     @property
     def sd(self) -> NDArray[np.float64]:
@@ -622,6 +626,19 @@ def _eb_mix(ids: Sequence[str], d: _Data, prior_sd: float, x0: NDArray[np.float6
     tau_mean = float(sum(wk * tk for wk, (tk, *_) in zip(w, fits, strict=True)))
     best = fits[int(np.argmax(w))][1]
     counts = (np.bincount(d.a, minlength=n) + np.bincount(d.b, minlength=n)).astype(np.float64)
-    ci_sd = _centred_sd(cov) * (ci_inflation(tau_mean, counts, _beta(d, best)) if sampled else 1.0)
+    groups = order_groups(d.a, d.b, d.o, d.g)
+    rerun = rerun_estimate(groups, d.c, d.t, d.o, *_probabilities(d, best)) if groups else RerunEstimate.none()
+    ci_sd = _centred_sd(cov)
+    if sampled:  # the calibrated widening, then the reruns' design effect (design.md#judge-memory)
+        ci_sd = ci_sd * ci_inflation(tau_mean, counts, _beta(d, best)) * np.sqrt(
+            design_effect(n, d.a, d.b, groups, rerun.repeat_used))
     return BTFit(tuple(ids), theta, cov, int(d.a.size), ci_sd, _nu(d, best), tau_mean,
-                 _reliability(d, best), _beta(d, best), "eb_is" if sampled else "eb_mix")
+                 _reliability(d, best), _beta(d, best), "eb_is" if sampled else "eb_mix", rerun)
+
+
+def _probabilities(d: _Data, x: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Per verdict the fitted ``(P(a wins), P(b wins))`` at ``x`` (θ, ν, β and the judges' reliabilities)."""
+    r = np.exp(d.lift[d.g] @ x[d.off:]) if len(d.judges) > 1 else 1.0
+    u = 0.5 * r * (x[: d.n][d.a] - x[: d.n][d.b]) + (0.5 * x[d.beta] * d.o if d.order_known else 0.0)
+    _, pw, pl, *_ = _davidson(np.asarray(u, np.float64), float(x[d.n]) if d.ties else -np.inf, d.c)
+    return pw, pl

@@ -17,6 +17,11 @@ judge tier that judged it):
   judge's verdicts are not predicted by the rest, so the figure falls toward ½; the cost is :data:`FOLDS` fits
   whatever the session's size. ``bt_agreement_in_sample`` is the same count against the fit on every verdict
   (it includes the verdict being scored, so it is optimistic: shown only beside the held-out figure);
+- ``rerun`` — the judge's reruns of an ordered pair (single-order matches of the same two hypotheses in the same
+  order): their agreement and the repeat share ρ̂ read from it, with 95 % intervals
+  (:class:`cosci.tournament.rerun.RerunEstimate`, the session's Bradley–Terry fit), and ``order_effect``, the fit's
+  first-position bias β in logits; ``lines`` prints both beside the ranking simulator's assumptions
+  (design.md#judge-memory);
 - per judge tier: matches, first-shown win rate with interval, held-out agreement, and the judge's reliability
   when the Bradley–Terry fit estimates one (``BTFit.reliability``; a fit without judge labels gives
   None).
@@ -37,6 +42,7 @@ from scipy.stats import binomtest
 
 from cosci.text import counted
 from cosci.tournament.bt import BTFit, Method, Verdict, fit_bt
+from cosci.tournament.rerun import SIMULATED_ORDER, RerunEstimate
 
 FOLDS = 5
 """Folds of the held-out agreement (design.md#judges: 5 fits, whatever the session's size)."""
@@ -120,6 +126,8 @@ class JudgeStats:
     calls: int
     matches: int
     judges: dict[str, JudgeView] = field(default_factory=dict)
+    rerun: RerunEstimate = field(default_factory=RerunEstimate.none)
+    order_effect: float = math.nan
 
     @property
     def position_bias(self) -> bool:
@@ -147,7 +155,11 @@ class JudgeStats:
                 "flip_ci_high": f.high, "flips": f.k, "dual_order_matches": f.n, "draw_rate": self.draw_rate,
                 "invalid_rate": self.invalid_rate, "bt_agreement": self.bt_agreement,
                 "bt_agreement_verdicts": self.bt_agreement_n, "bt_agreement_in_sample": self.bt_agreement_in_sample,
-                "calls": self.calls, "matches": self.matches}
+                "calls": self.calls, "matches": self.matches, "reruns": self.rerun.reruns,
+                "rerun_agreement": self.rerun.agreement, "rerun_agreement_ci_low": self.rerun.agreement_low,
+                "rerun_agreement_ci_high": self.rerun.agreement_high, "repeat_share": self.rerun.repeat,
+                "repeat_share_ci_low": self.rerun.repeat_low, "repeat_share_ci_high": self.rerun.repeat_high,
+                "order_effect": self.order_effect}
 
     def _judge_flat(self) -> dict[str, dict[str, float | int]]:
         return {tier: {"matches": j.matches, "first_position_win_rate": j.first_shown.rate,
@@ -191,7 +203,11 @@ class JudgeStats:
                f"rate {_pct(f.rate)} (95 % CI {_ci(f)}; {f.k} of {dual}); draws {_pct(self.draw_rate)}, invalid "
                f"{_pct(self.invalid_rate)} of {counted(self.calls, 'call')}",
                f"judge: agrees with the Bradley–Terry order on {self._agreement()} ({FOLDS}-fold; in-sample "
-               f"{_pct(self.bt_agreement_in_sample)})"]
+               f"{_pct(self.bt_agreement_in_sample)})",
+               self.rerun.line(),
+               f"judge: order effect {_logits(self.order_effect)} toward the first-shown (the Bradley–Terry fit's β; "
+               f"first-shown wins {_pct(s.rate)}, 95 % CI {_ci(s)}); the ranking simulator assumes "
+               f"{SIMULATED_ORDER[0]:g} logits on average, sd {SIMULATED_ORDER[1]:g} across pairs"]
         if len(self.judges) > 1:
             out += [f"judge {tier}: {counted(j.matches, 'match', 'matches')}, first-shown wins "
                     f"{_pct(j.first_shown.rate)} (95 % CI {_ci(j.first_shown)}), held-out agreement "
@@ -229,6 +245,10 @@ def _pct(x: float) -> str:
 
 def _ci(s: Share) -> str:
     return "n/a" if s.n == 0 else f"{100 * s.low:.0f}–{100 * s.high:.0f} %"
+
+
+def _logits(x: float) -> str:
+    return "n/a" if _nan(x) else f"{x:+.2f} logits"
 
 
 def _rate(num: float, den: int) -> float:
@@ -320,8 +340,10 @@ def judge_stats(matches: Iterable[JudgedMatch], prior_sd: float) -> JudgeStats:
         full = _fit(ids, data, prior_sd)
         in_sample = [a for m in valid for a in _agree(full, m)]
         reliability = dict(full.reliability) or None  # empty: one judge, or a fit without judge labels
+        known = any(f for _, _, f in data)  # β rounded: the same figure whatever order the matches come in
+        rerun, order = full.rerun, round(full.position_bias, 9) if known else math.nan
     else:
-        reliability = None
+        reliability, rerun, order = None, RerunEstimate.none(), math.nan
     everyone = [a for scores in held.values() for a in scores]
     labels = {_label(m) for m in rows if getattr(m, "judge", None)}
     judges = {}
@@ -339,7 +361,7 @@ def judge_stats(matches: Iterable[JudgedMatch], prior_sd: float) -> JudgeStats:
                       invalid_rate=_rate(len(calls) - len(decisive), len(calls)),
                       bt_agreement=_rate(sum(everyone), len(everyone)), bt_agreement_n=len(everyone),
                       bt_agreement_in_sample=_rate(sum(in_sample), len(in_sample)), calls=len(calls),
-                      matches=len(rows), judges=judges)
+                      matches=len(rows), judges=judges, rerun=rerun, order_effect=order)
 
 
 class _MatchesRepo(Protocol):

@@ -171,3 +171,37 @@ def test_flip_rate_counts_dual_order_matches_with_two_valid_verdicts() -> None:
     assert 0.0 < stats.flips.low < 0.5 < stats.flips.high < 1.0
     assert stats.calls == 6 and stats.invalid_rate == pytest.approx(1 / 6)
     assert "flip rate 50 %" in stats.lines(0.15)[0]
+
+
+def _reruns(repeats: bool, seed: int) -> list[M]:
+    """Four even pairs (H00-H03, no true gap) rerun 15 times each in both orders; the judge's verdicts are fair
+    coins, each rerun of an order repeating that order's last verdict when ``repeats`` (a judge with memory)."""
+    rng = random.Random(seed)
+    last: dict[tuple[str, str], str] = {}
+    out = []
+    for k in range(120):
+        i, j = rng.sample(range(4), 2)
+        first, second = f"H{i:02d}", f"H{j:02d}"
+        fresh = rng.choice((first, second))
+        winner = last.get((first, second), fresh) if repeats else fresh
+        last[(first, second)] = winner
+        out.append(single(f"R{k}", first, second, winner))
+    return out
+
+
+def test_the_judges_repeat_share_is_estimated_with_an_interval_beside_the_simulators() -> None:
+    copying = judge_stats(_reruns(True, 5), 1.0)
+    fresh = judge_stats(_reruns(False, 5), 1.0)
+    assert copying.rerun.reruns > 100 and copying.rerun.agreement == 1.0 and copying.rerun.repeat_low > 0.8
+    assert fresh.rerun.repeat_low == 0.0 and fresh.rerun.repeat < 0.3
+    line = next(x for x in copying.lines(0.15) if "reruns of an ordered pair" in x)
+    assert "repeat share 1.00 (95 % CI" in line and "assumes 0.75 (judge with memory)" in line
+    order = next(x for x in copying.lines(0.15) if x.startswith("judge: order effect"))
+    assert "first-shown wins" in order and "assumes 0.3 logits" in order
+    assert copying.flat()["reruns"] == copying.rerun.reruns
+
+
+def test_no_rerun_says_the_repeat_share_is_not_measured() -> None:
+    stats = judge_stats([single("M0", "H00", "H01", "H00"), single("M1", "H01", "H00", "H01")], 1.0)
+    assert stats.rerun.reruns == 0
+    assert any("no rerun of an ordered pair yet" in x for x in stats.lines(0.15))
