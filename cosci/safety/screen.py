@@ -14,7 +14,8 @@ and the term pre-screen its notes (an agent with a harmful step, an intent phras
 protective purposes it states. A window acts when its harm score reaches the threshold of the strongest evidence
 it shows: ``hit_score`` with a term hit (``protected_hit_score`` when it states a protective purpose),
 ``agent_score`` with an agent named (``protected_agent_score``), ``alone_score`` with neither (goals and feedback
-only). Acting in one of ``safety.refuse_categories`` is ``block``; in another category it is ``flag``. The terms
+only, and only where the window's *support* reaches ``alone_support``: the share of harmful requests among its nearest
+training rows, so a text off the labelled set's distribution cannot act on the linear score alone). Acting in one of ``safety.refuse_categories`` is ``block``; in another category it is ``flag``. The terms
 are evidence and a category's name, never a decision on their own: the harm score must reach the threshold.
 """
 
@@ -71,6 +72,10 @@ class Thresholds:
     refuse_categories: tuple[str, ...]
     protected_agent_score: float | None = None
     """A named agent without a hit in a window that states a protective purpose (None: ``agent_score``)."""
+    alone_support: float = 0.0
+    """The support (share of harmful requests among the window's nearest training rows,
+    :meth:`~cosci.safety.intent.IntentModel.support`) the rule for a window naming no agent needs besides
+    ``alone_score`` (0: the score alone)."""
 
     @property
     def protected_agent(self) -> float:
@@ -183,11 +188,12 @@ class OfflineScreen:
         items = [w for b in blocks if len(blocks) > 1 for w in windows(b) if w.strip() and w not in whole]
         parts = list(dict.fromkeys([*whole, *items]))
         x = self.featurise(parts)
-        scores, probs = self.intent.harm(x), self.intent.category_probs(x)
+        scores, probs, support = self.intent.harm(x), self.intent.category_probs(x), self.intent.support(x)
         return [Evidence(w, float(s), tuple(self.prescreen.check(w)), self.prescreen.agents(w),
                          dict(zip(self.intent.categories, p.tolist(), strict=True)),
-                         tuple(self.prescreen.purposes(w)), self.prescreen.classes(w), item=i >= len(whole))
-                for i, (w, s, p) in enumerate(zip(parts, scores, probs, strict=True))]
+                         tuple(self.prescreen.purposes(w)), self.prescreen.classes(w), item=i >= len(whole),
+                         support=float(n))
+                for i, (w, s, p, n) in enumerate(zip(parts, scores, probs, support, strict=True))]
 
     def decide(self, evidence: list[Evidence], thresholds: Thresholds | None = None) -> ScreenResult:
         """The decision on a text's evidence (the configured thresholds unless others are given)."""
@@ -208,7 +214,8 @@ class OfflineScreen:
 def act(e: Evidence, t: Thresholds) -> tuple[str, str] | None:
     """The category and rule a window acts in, or None: a term hit from ``hit_score`` (``protected_hit_score``
     when the window states a protective purpose), an agent named from ``agent_score``, a window naming no agent
-    from ``alone_score`` (never a paragraph or list item read on its own, :attr:`Evidence.item`).
+    from ``alone_score`` where its support reaches ``alone_support`` (never a paragraph or list item read on its own,
+    :attr:`Evidence.item`).
 
     Whether it acts in a refuse category (``block``) or another (``flag``), and the rule, come from the strongest
     candidate (a refuse category first, then the strongest rule, then the likeliest category; an intent phrase,
@@ -221,7 +228,8 @@ def act(e: Evidence, t: Thresholds) -> tuple[str, str] | None:
                   for h in e.hits if e.score >= hit_score]
     agent_score = t.protected_agent if e.purposes else t.agent_score
     candidates += [(c, RULES[1]) for c in e.agents if e.score >= agent_score]
-    if not e.hits and not e.agents and not e.item and e.score >= t.alone_score and words(e.window) >= ALONE_MIN_WORDS:
+    if not e.hits and not e.agents and not e.item and e.score >= t.alone_score and e.support >= t.alone_support \
+            and words(e.window) >= ALONE_MIN_WORDS:
         candidates.append((e.likeliest(), RULES[2]))
     if not candidates:
         return None
@@ -272,6 +280,8 @@ class Evidence:
     item: bool = False
     """A paragraph or list item read on its own: the rule for a window naming no agent does not read it (a
     preference line out of its goal, "Say what result would falsify the idea.", is nothing like a request)."""
+    support: float = 1.0
+    """Share of harmful requests among the window's nearest training rows (0-1)."""
 
     def likeliest(self) -> str:
         """The harmful category the category model finds most likely for this window."""
@@ -292,7 +302,7 @@ def thresholds_of(cfg: SafetyCfg) -> Thresholds:
     """The configured thresholds (``safety.screen``, ``safety.refuse_categories``)."""
     s = cfg.screen
     return Thresholds(s.hit_score, s.protected_hit_score, s.agent_score, s.alone_score, tuple(cfg.refuse_categories),
-                      s.protected_agent_score)
+                      s.protected_agent_score, s.alone_support)
 
 
 def screen_for(cfg: SafetyCfg) -> OfflineScreen:
