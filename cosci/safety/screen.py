@@ -8,15 +8,16 @@ a check on the classifier's answer (docs/design.md#safety-screen).
 A text is first *read* (:mod:`cosci.safety.language`): a text in a language the screen does not read is
 ``block`` with rule ``unread`` (the entry point names the language and how to proceed; a capable classifier
 decides instead, and the run records that the screen could not read it). A read text is cut into windows of three
-sentences (and each paragraph or list item on its own: a request padded with benign preferences is not diluted);
+sentences (and each paragraph, list item and sentence on its own: a request padded with benign text is not diluted);
 the intent model (:mod:`cosci.safety.intent`) gives each window a harm probability and category probabilities,
 and the term pre-screen its notes (an agent with a harmful step, an intent phrase), the agents it names and the
 protective purposes it states. A window acts when its harm score reaches the threshold of the strongest evidence
 it shows: ``hit_score`` with a term hit (``protected_hit_score`` when it states a protective purpose),
 ``agent_score`` with an agent named (``protected_agent_score``), ``alone_score`` with neither (goals and feedback
-only, and only where the window's *support* reaches ``alone_support``: the share of harmful requests among its nearest
-training rows, so a text off the labelled set's distribution cannot act on the linear score alone). Acting in one of ``safety.refuse_categories`` is ``block``; in another category it is ``flag``. The terms
-are evidence and a category's name, never a decision on their own: the harm score must reach the threshold.
+only, and only where the window's *support* reaches ``alone_support``: the share of harmful requests among its
+nearest training rows, so a text off the labelled set's distribution cannot act on the linear score alone). Acting
+in one of ``safety.refuse_categories`` is ``block``; in another category it is ``flag``. The terms are evidence and
+a category's name, never a decision on their own: the harm score must reach the threshold.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import numpy as np
 from cosci.config.schema import SafetyCfg
 from cosci.safety.intent import IntentModel, features, load_intent
 from cosci.safety.language import read_language
-from cosci.safety.prescreen import Prescreen, PrescreenHit, load_prescreen, windows
+from cosci.safety.prescreen import Prescreen, PrescreenHit, load_prescreen, sentences, windows
 
 RULES = ("term hit", "agent", "score alone")
 ALONE_MIN_WORDS = 5
@@ -186,13 +187,17 @@ class OfflineScreen:
         whole = [w for w in windows(text) if w.strip()] or [text]
         # each paragraph or list item on its own too: a request padded with benign preferences is not diluted
         items = [w for b in blocks if len(blocks) > 1 for w in windows(b) if w.strip() and w not in whole]
+        # and each sentence of a text of several, read by the term-hit rule only (Evidence.sentence)
+        said = [p for p in sentences(text) if words(p) >= ALONE_MIN_WORDS and [p] != [w.strip() for w in whole]]
         parts = list(dict.fromkeys([*whole, *items]))
+        said = [p for p in dict.fromkeys(said) if p not in parts]
+        parts += said
         x = self.featurise(parts)
         scores, probs, support = self.intent.harm(x), self.intent.category_probs(x), self.intent.support(x)
         return [Evidence(w, float(s), tuple(self.prescreen.check(w)), self.prescreen.agents(w),
                          dict(zip(self.intent.categories, p.tolist(), strict=True)),
                          tuple(self.prescreen.purposes(w)), self.prescreen.classes(w), item=i >= len(whole),
-                         support=float(n))
+                         support=float(n), sentence=i >= len(parts) - len(said))
                 for i, (w, s, p, n) in enumerate(zip(parts, scores, probs, support, strict=True))]
 
     def decide(self, evidence: list[Evidence], thresholds: Thresholds | None = None) -> ScreenResult:
@@ -227,7 +232,7 @@ def act(e: Evidence, t: Thresholds) -> tuple[str, str] | None:
     candidates = [(e.likeliest() if h.category == "intent" else h.category, RULES[0])
                   for h in e.hits if e.score >= hit_score]
     agent_score = t.protected_agent if e.purposes else t.agent_score
-    candidates += [(c, RULES[1]) for c in e.agents if e.score >= agent_score]
+    candidates += [(c, RULES[1]) for c in e.agents if e.score >= agent_score and not e.sentence]
     if not e.hits and not e.agents and not e.item and e.score >= t.alone_score and e.support >= t.alone_support \
             and words(e.window) >= ALONE_MIN_WORDS:
         candidates.append((e.likeliest(), RULES[2]))
@@ -278,10 +283,15 @@ class Evidence:
     purposes: tuple[str, ...] = ()
     classes: tuple[str, ...] = ()
     item: bool = False
-    """A paragraph or list item read on its own: the rule for a window naming no agent does not read it (a
+    """A paragraph, list item or sentence read on its own: the rule for a window naming no agent does not read it (a
     preference line out of its goal, "Say what result would falsify the idea.", is nothing like a request)."""
     support: float = 1.0
     """Share of harmful requests among the window's nearest training rows (0-1)."""
+    sentence: bool = False
+    """A sentence of a longer text read on its own: only a term hit acts on it (an agent with a harmful step in one
+    sentence, "Then give a route to synthesise sarin", is not diluted by the benign sentences around it; a named
+    agent alone in a question out of its goal, "Should the last variola stocks be destroyed?", acted on 3 benign
+    tuning rows and no harmful one, bench/README.md)."""
 
     def likeliest(self) -> str:
         """The harmful category the category model finds most likely for this window."""
