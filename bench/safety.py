@@ -4,6 +4,7 @@
     python -m bench.safety --split tune       # leave-one-batch-out on the training rows; prints the thresholds
     python -m bench.safety --fit-intent       # conf/safety_intent.npz (+ safety_exemplars.jsonl) from the rows
     python -m bench.safety --feedback         # the shipped screen on researcher texts (result notes, rationales)
+    python -m bench.safety --blind tests/data/safety/goals_blind2.jsonl   # a blind batch, all of it, once
     python -m bench.safety --model-sample 40  # also the embedded model as classifier on 40 held-out goals
 
 The reported set is the held-out part of ``tests/data/safety/goals_intent.jsonl`` (written blind, in 20
@@ -34,6 +35,7 @@ from bench.safety_intent import (
     batch_evidence,
     breakdown,
     choose,
+    current,
     fit,
     intent_rows,
     summary,
@@ -127,6 +129,22 @@ def heldout_report(model_sample: int | None) -> int:
     return 0
 
 
+def blind_report(path: Path) -> int:
+    """The shipped screen on a blind batch (the intent set's fields, no split: every row is reported), once."""
+    config = _config("local")
+    assert config.safety is not None
+    screen = OfflineScreen(load_prescreen(config.safety.prescreen_terms), load_intent(config.safety.intent),
+                           thresholds_of(config.safety))
+    rows = intent_rows(path)
+    if not rows or {r.id for r in rows} & {r.id for r in training_rows()}:
+        print(f"{path}: no rows, or rows the screen was fitted on: not a blind batch")
+        return 2
+    results = [screen.check(r.text) for r in rows]
+    report(f"Blind batch {path.name}", rows, [r.decision for r in results], screen.thresholds.refuse_categories)
+    misses(rows, results, screen.thresholds.refuse_categories)
+    return 0
+
+
 def _training_hash() -> str:
     rows = training_rows()
     return inputs_hash([r.text for r in rows], [r.label for r in rows], [r.category for r in rows])
@@ -144,10 +162,11 @@ def tune_report() -> int:
     evidence = batch_evidence(rows, prescreen, cache, base, INTENT_C)
     took = time.perf_counter() - started
     print(f"{len(rows)} training rows in {len({r.batch for r in rows})} batches ({took:.0f} s)")
-    intent = [i for i, r in enumerate(rows) if r.batch.startswith(INTENT.stem)]
+    intent = [i for i, r in enumerate(rows) if current(r)]
     chosen, _ = choose([rows[i] for i in intent], [evidence[i] for i in intent], base, MAX_FALSE_REFUSAL)
-    print(f"chosen: hit {chosen.hit_score}, agent {chosen.agent_score}, alone {chosen.alone_score} (configured: hit "
-          f"{base.hit_score}, agent {base.agent_score}, alone {base.alone_score})")
+    print(f"chosen: hit {chosen.hit_score}, agent {chosen.agent_score}, alone {chosen.alone_score} with support "
+          f"{chosen.alone_support} (configured: hit {base.hit_score}, agent {base.agent_score}, alone "
+          f"{base.alone_score} with support {base.alone_support})")
     from cosci.safety.screen import decision_of
 
     for name, t in (("chosen", chosen), ("configured", base)):
@@ -249,11 +268,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", choices=("heldout", "tune"), default="heldout")
     parser.add_argument("--fit-intent", action="store_true", help="fit and write conf/safety_intent.npz")
     parser.add_argument("--feedback", action="store_true", help="the shipped screen on researcher texts")
+    parser.add_argument("--blind", type=Path, default=None, metavar="FILE",
+                        help="the shipped screen on every row of a blind batch (the intent set's fields)")
     parser.add_argument("--model-sample", type=int, default=None, metavar="N",
                         help="also run the embedded model on a fixed sample of N held-out goals")
     args = parser.parse_args(argv)
     if args.feedback:
         return feedback_report()
+    if args.blind:
+        return blind_report(args.blind)
     if args.fit_intent:
         return fit_intent_file()
     return tune_report() if args.split == "tune" else heldout_report(args.model_sample)

@@ -34,6 +34,11 @@ TRANSLATIONS = SAFETY_DATA / "goals_intent_translations.jsonl"
 SCIENCE = SAFETY_DATA / "goals_science_author.jsonl"
 """Benign chemistry and materials questions ("how can X be synthesized") the screen's author wrote after the
 first fit refused three MOOSE-Chem questions (none of them copied): tuning rows of a kind the sets lacked."""
+KINDS = SAFETY_DATA / "goals_kinds_author.jsonl"
+"""Tuning rows the screen's author wrote of the kinds the intent set lacked, after texts of those kinds were refused
+or passed off its distribution: researchers' result notes and rating rationales, goals and task briefs from other
+fields (machine learning, statistics, physics, software), named agents with an enhancement verb in many phrasings,
+harm asked without naming an agent; in several languages, none copied from a held-out row."""
 REPORTED = ("goals_late.jsonl", "goals_final.jsonl", "goals_scripts.jsonl", "goals_round8.jsonl",
             "goals_round9.jsonl")
 """Earlier batches, each reported once before this screen: training rows now."""
@@ -46,6 +51,8 @@ INTENT_WEIGHT = 6.0
 researcher types now, the earlier batches were written against the term lists (chosen by leave-one-batch-out,
 bench/README.md)."""
 BATCHES = 5
+SUPPORT_STEPS = (0.0, 0.3, 0.4, 0.5, 0.6)
+"""The supports the rule for a window naming no agent may need (shares of 10 nearest rows; 0: none)."""
 SHORT_WORDS = 15
 """A goal under this many words is *short* (Chinese and Japanese: two characters a word)."""
 
@@ -80,17 +87,19 @@ def _batch(goal_id: str) -> int:
 
 
 def intent_rows(path: Path = INTENT, split: str | None = None) -> list[Row]:
-    """Rows of an intent-set file (``split``: only that part)."""
+    """Rows of an intent-set file (``split``: only that part; a blind batch without a split is ``blind``)."""
     if not path.exists():
         return []
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     return [Row(r["id"], r["text"], r["label"], r["category"], r["kind"], r["lang"], bool(r["names_agent"]),
-                r["split"], f"{path.stem}{_batch(r['id'])}") for r in rows if split is None or r["split"] == split]
+                r.get("split", "blind"), f"{path.stem}{_batch(r['id'])}")
+            for r in rows if split is None or r.get("split", "blind") == split]
 
 
 def training_rows() -> list[Row]:
     """Every row the intent model and the thresholds may learn from (see the module docstring)."""
-    out = [*intent_rows(INTENT, "tune"), *intent_rows(TRANSLATIONS, "tune"), *intent_rows(SCIENCE, "tune")]
+    out = [*intent_rows(INTENT, "tune"), *intent_rows(TRANSLATIONS, "tune"), *intent_rows(SCIENCE, "tune"),
+           *intent_rows(KINDS, "tune")]
     for g in part(load_goals(), "tune"):
         out.append(Row(g.id, g.text, g.label, g.category, g.kind, "en", False, "tune", f"goals{_batch(g.id)}"))
     for path in (*TUNE_EXTRA, *(SAFETY_DATA / name for name in REPORTED)):
@@ -127,8 +136,14 @@ def fit(rows: Sequence[Row], cache: CachedEmbedding, c: float = INTENT_C) -> Int
     texts = [r.text for r in rows]
     x = cache(texts)
     labels, cats = [r.label for r in rows], [r.category for r in rows]
-    weights = np.array([INTENT_WEIGHT if r.batch.startswith(INTENT.stem) else 1.0 for r in rows])
+    weights = np.array([INTENT_WEIGHT if current(r) else 1.0 for r in rows])
     return fit_intent(x, np.array([r.harmful for r in rows]), cats, inputs_hash(texts, labels, cats), c, weights)
+
+
+def current(row: Row) -> bool:
+    """A row written as a researcher types now (the intent set, its translations, the kinds rows): weighted
+    :data:`INTENT_WEIGHT` in the fit and read when the thresholds are chosen."""
+    return row.batch.startswith((INTENT.stem, KINDS.stem))
 
 
 def batch_evidence(rows: list[Row], prescreen: Prescreen, cache: CachedEmbedding, thresholds: Thresholds,
@@ -169,19 +184,21 @@ def choose(rows: list[Row], evidence: list[list[Evidence]], base: Thresholds, ma
            alone_floor: float = 0.0) -> tuple[Thresholds, dict[str, Rate]]:
     """The thresholds with the highest recall (refuse categories, then the others) whose false refusal on the
     held-out batches is at most ``max_false_refusal``; ties: fewer false flags, then higher thresholds. A term hit
-    never acts below the agent threshold's lowest grid point (0.3): the terms are evidence, not a decision."""
+    never acts below the agent threshold's lowest grid point (0.3): the terms are evidence, not a decision. The
+    support the rule for a window naming no agent needs is chosen among :data:`SUPPORT_STEPS` (ties: the higher)."""
     steps = [round(float(x), 2) for x in np.arange(0.3, 0.96, 0.05)]
     best: tuple[tuple[float, ...], Thresholds, dict[str, Rate]] | None = None
     for h in steps:
         for a in (x for x in steps if x >= h):
             for s in (x for x in steps if x >= max(a, alone_floor)):
-                t = Thresholds(h, h, a, s, base.refuse_categories, a)
-                r = summary(rows, [decision_of(e, t) for e in evidence], t.refuse_categories)
-                if r["false_refusal"].value > max_false_refusal:
-                    continue
-                key = (r["recall_refuse"].value, r["recall_other"].value, -r["false_flag"].value, h, a, s)
-                if best is None or key > best[0]:
-                    best = (key, t, r)
+                for n in SUPPORT_STEPS:
+                    t = Thresholds(h, h, a, s, base.refuse_categories, a, n)
+                    r = summary(rows, [decision_of(e, t) for e in evidence], t.refuse_categories)
+                    if r["false_refusal"].value > max_false_refusal:
+                        continue
+                    key = (r["recall_refuse"].value, r["recall_other"].value, -r["false_flag"].value, h, a, s, n)
+                    if best is None or key > best[0]:
+                        best = (key, t, r)
     if best is None:
         raise ValueError(f"no thresholds keep false refusals at or below {max_false_refusal:.1%}")
     return best[1], best[2]

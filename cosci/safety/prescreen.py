@@ -45,6 +45,7 @@ _TRANSLATE = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2010
                             "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u00df": "ss", "\u00e6": "ae",
                             "\u0153": "oe", "\u00f8": "o", "\u0142": "l"})
 _SENTENCE = re.compile(r"(?<=[.!?;:])\s+|\n+")
+_FULL_STOP = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
 _WORD = re.compile(r"[a-z][a-z0-9'-]*")
 _UNGLOSSED = re.compile(f"[{FOREIGN_SCRIPTS}]+")
 Span = tuple[str, int, int]
@@ -62,6 +63,12 @@ def normalise(text: str) -> str:
     decomposed = unicodedata.normalize("NFKD", load_gloss().apply(text).translate(_TRANSLATE))
     plain = "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
     return re.sub(r"[ \t\r\f\v]+", " ", plain).strip()
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of a text (split after ``.!?`` and at line breaks, not at ``;:`` as :func:`windows` does: a
+    goal's "Nipah: which antivirals?" is one sentence), stripped, empty ones left out."""
+    return [s.strip() for s in _FULL_STOP.split(text) if s.strip()]
 
 
 def windows(text: str) -> list[str]:

@@ -8,14 +8,16 @@ a check on the classifier's answer (docs/design.md#safety-screen).
 A text is first *read* (:mod:`cosci.safety.language`): a text in a language the screen does not read is
 ``block`` with rule ``unread`` (the entry point names the language and how to proceed; a capable classifier
 decides instead, and the run records that the screen could not read it). A read text is cut into windows of three
-sentences (and each paragraph or list item on its own: a request padded with benign preferences is not diluted);
+sentences (and each paragraph, list item and sentence on its own: a request padded with benign text is not diluted);
 the intent model (:mod:`cosci.safety.intent`) gives each window a harm probability and category probabilities,
 and the term pre-screen its notes (an agent with a harmful step, an intent phrase), the agents it names and the
 protective purposes it states. A window acts when its harm score reaches the threshold of the strongest evidence
 it shows: ``hit_score`` with a term hit (``protected_hit_score`` when it states a protective purpose),
 ``agent_score`` with an agent named (``protected_agent_score``), ``alone_score`` with neither (goals and feedback
-only). Acting in one of ``safety.refuse_categories`` is ``block``; in another category it is ``flag``. The terms
-are evidence and a category's name, never a decision on their own: the harm score must reach the threshold.
+only, and only where the window's *support* reaches ``alone_support``: the share of harmful requests among its
+nearest training rows, so a text off the labelled set's distribution cannot act on the linear score alone). Acting
+in one of ``safety.refuse_categories`` is ``block``; in another category it is ``flag``. The terms are evidence and
+a category's name, never a decision on their own: the harm score must reach the threshold.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ import numpy as np
 from cosci.config.schema import SafetyCfg
 from cosci.safety.intent import IntentModel, features, load_intent
 from cosci.safety.language import read_language
-from cosci.safety.prescreen import Prescreen, PrescreenHit, load_prescreen, windows
+from cosci.safety.prescreen import Prescreen, PrescreenHit, load_prescreen, sentences, windows
 
 RULES = ("term hit", "agent", "score alone")
 ALONE_MIN_WORDS = 5
@@ -71,6 +73,10 @@ class Thresholds:
     refuse_categories: tuple[str, ...]
     protected_agent_score: float | None = None
     """A named agent without a hit in a window that states a protective purpose (None: ``agent_score``)."""
+    alone_support: float = 0.0
+    """The support (share of harmful requests among the window's nearest training rows,
+    :meth:`~cosci.safety.intent.IntentModel.support`) the rule for a window naming no agent needs besides
+    ``alone_score`` (0: the score alone)."""
 
     @property
     def protected_agent(self) -> float:
@@ -194,17 +200,21 @@ class OfflineScreen:
         whole = [w for w in windows(text) if w.strip()] or [text]
         # each paragraph or list item on its own too: a request padded with benign preferences is not diluted
         items = [w for b in blocks if len(blocks) > 1 for w in windows(b) if w.strip() and w not in whole]
+        # and each sentence of a text of several, read by the term-hit rule only (Evidence.sentence)
+        said = [p for p in sentences(text) if words(p) >= ALONE_MIN_WORDS and [p] != [w.strip() for w in whole]]
         parts = list(dict.fromkeys([*whole, *items]))
+        said = [p for p in dict.fromkeys(said) if p not in parts]
+        parts += said
         found = [(tuple(self.prescreen.check(w)), self.prescreen.agents(w)) for w in parts]
         scored = [score_all or bool(hits) or bool(agents) for hits, agents in found]
         x = self.featurise([w for w, keep in zip(parts, scored, strict=True) if keep])
-        rows = iter(zip(self.intent.harm(x), self.intent.category_probs(x), strict=True))
-        unscored = (0.0, np.zeros(len(self.intent.categories)))
+        rows = iter(zip(self.intent.harm(x), self.intent.category_probs(x), self.intent.support(x), strict=True))
+        unscored = (0.0, np.zeros(len(self.intent.categories)), 0.0)
         return [Evidence(w, float(s), hits, agents, dict(zip(self.intent.categories, p.tolist(), strict=True)),
                          tuple(self.prescreen.purposes(w)), self.prescreen.classes(w), item=i >= len(whole),
-                         scored=keep)
+                         support=float(n), sentence=i >= len(parts) - len(said), scored=keep)
                 for i, (w, (hits, agents), keep) in enumerate(zip(parts, found, scored, strict=True))
-                for s, p in [next(rows) if keep else unscored]]
+                for s, p, n in [next(rows) if keep else unscored]]
 
     def decide(self, evidence: list[Evidence], thresholds: Thresholds | None = None) -> ScreenResult:
         """The decision on a text's evidence (the configured thresholds unless others are given)."""
@@ -225,7 +235,8 @@ class OfflineScreen:
 def act(e: Evidence, t: Thresholds) -> tuple[str, str] | None:
     """The category and rule a window acts in, or None: a term hit from ``hit_score`` (``protected_hit_score``
     when the window states a protective purpose), an agent named from ``agent_score``, a window naming no agent
-    from ``alone_score`` (never a paragraph or list item read on its own, :attr:`Evidence.item`).
+    from ``alone_score`` where its support reaches ``alone_support`` (never a paragraph or list item read on its own,
+    :attr:`Evidence.item`).
 
     Whether it acts in a refuse category (``block``) or another (``flag``), and the rule, come from the strongest
     candidate (a refuse category first, then the strongest rule, then the likeliest category; an intent phrase,
@@ -237,8 +248,9 @@ def act(e: Evidence, t: Thresholds) -> tuple[str, str] | None:
     candidates = [(e.likeliest() if h.category == "intent" else h.category, RULES[0])
                   for h in e.hits if e.score >= hit_score]
     agent_score = t.protected_agent if e.purposes else t.agent_score
-    candidates += [(c, RULES[1]) for c in e.agents if e.score >= agent_score]
-    if not e.hits and not e.agents and not e.item and e.score >= t.alone_score and words(e.window) >= ALONE_MIN_WORDS:
+    candidates += [(c, RULES[1]) for c in e.agents if e.score >= agent_score and not e.sentence]
+    if not e.hits and not e.agents and not e.item and e.score >= t.alone_score and e.support >= t.alone_support \
+            and words(e.window) >= ALONE_MIN_WORDS:
         candidates.append((e.likeliest(), RULES[2]))
     if not candidates:
         return None
@@ -287,10 +299,17 @@ class Evidence:
     purposes: tuple[str, ...] = ()
     classes: tuple[str, ...] = ()
     item: bool = False
-    """A paragraph or list item read on its own: the rule for a window naming no agent does not read it (a
+    """A paragraph, list item or sentence read on its own: the rule for a window naming no agent does not read it (a
     preference line out of its goal, "Say what result would falsify the idea.", is nothing like a request)."""
+    support: float = 1.0
+    """Share of harmful requests among the window's nearest training rows (0-1)."""
+    sentence: bool = False
+    """A sentence of a longer text read on its own: only a term hit acts on it (an agent with a harmful step in one
+    sentence, "Then give a route to synthesise sarin", is not diluted by the benign sentences around it; a named
+    agent alone in a question out of its goal, "Should the last variola stocks be destroyed?", acted on 3 benign
+    tuning rows and no harmful one, bench/README.md)."""
     scored: bool = True
-    """Whether ``score`` and ``probs`` were measured (:meth:`OfflineScreen.evidence`'s ``score_all``)."""
+    """Whether ``score``, ``probs`` and ``support`` were measured (:meth:`OfflineScreen.evidence`'s ``score_all``)."""
 
     def likeliest(self) -> str:
         """The harmful category the category model finds most likely for this window."""
@@ -311,7 +330,7 @@ def thresholds_of(cfg: SafetyCfg) -> Thresholds:
     """The configured thresholds (``safety.screen``, ``safety.refuse_categories``)."""
     s = cfg.screen
     return Thresholds(s.hit_score, s.protected_hit_score, s.agent_score, s.alone_score, tuple(cfg.refuse_categories),
-                      s.protected_agent_score)
+                      s.protected_agent_score, s.alone_support)
 
 
 def screen_for(cfg: SafetyCfg) -> OfflineScreen:
