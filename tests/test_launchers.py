@@ -292,7 +292,8 @@ def test_remote_jobs_get_the_parent_run_and_the_prefect_server(monkeypatch: pyte
     callback.parent, callback.prefect_api_url, callback.data_dir = "a" * 32, "http://head:4200/api", "/shared/data"
     remote = pickle.loads(pickle.dumps(callback))  # what a launcher ships to a worker
     for name in (PARENT_ENV, "PREFECT_API_URL", "COSCI_DATA_DIR"):
-        monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv(name, "")  # recorded first, so the variables the callback sets are undone afterwards
+        monkeypatch.delenv(name)  # (a delenv of an unset name records nothing: a later test's subprocess got them)
     remote.on_job_start(config=None)
     assert os.environ[PARENT_ENV] == "a" * 32 and os.environ["PREFECT_API_URL"] == "http://head:4200/api"
     assert os.environ["COSCI_DATA_DIR"] == "/shared/data"

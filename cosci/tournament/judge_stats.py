@@ -228,10 +228,13 @@ class JudgeStats:
 
 def agreement_text(rate: float, n: int) -> str:
     """A held-out agreement ``rate`` in [0, 1] over ``n`` verdicts as ``cosci status`` and the report page say it:
-    ``"62 % of 40 held-out verdicts"``, or below :data:`FEW_VERDICTS` the count, ``"1 of 1 held-out verdict"`` (a
+    ``"62 % of 40 held-out verdicts"``, or below :data:`FEW_VERDICTS` the count, ``"1 of 1 held-out verdict"``,
+    ``"1½ of 2 held-out verdicts"`` (a
     percentage of one or two verdicts reads as a measurement it is not; design.md#cli)."""
     if 0 < n < FEW_VERDICTS and not _nan(rate):
-        return f"{round(rate * n * 2) / 2:g} of {counted(n, 'held-out verdict')}"
+        halves = round(rate * n * 2)  # a call the fit scores as even counts ½ (design.md#judges)
+        count = f"{halves // 2}" + ("½" if halves % 2 else "") if halves != 1 else "½"
+        return f"{count} of {counted(n, 'held-out verdict')}"
     return f"{_pct(rate)} of {counted(n, 'held-out verdict')}"
 
 

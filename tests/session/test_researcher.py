@@ -344,13 +344,19 @@ def test_a_preference_rated_while_the_session_runs_reaches_its_bradley_terry_fit
         assert played <= {m.id for m in store.matches.all()}  # every match the session logged is stored
         assert not store.db.query("SELECT id FROM tasks WHERE last_error LIKE '%locked%'")
         after = store.matches.bt()
-        assert after[lower][0] > after[upper][0]  # the session's own stored fit, in the rated direction
         assert after[lower2][0] > after[upper2][0]  # rated after the last round: refitted at finalisation
-        # the same verdicts without the researcher's preference: the rating is what moved the pair
+        # the same verdicts without the researcher's preference: the rating is what moved each pair
         ids = sorted(after)
         judged = fit_bt(ids, store.matches.verdicts(), config.ranking.bt_prior_sd, first=store.matches.first_shown())
         gap = {h: s for h, s in zip(judged.ids, judged.theta, strict=True)}
-        assert after[lower][0] - after[upper][0] > gap[lower] - gap[upper]
+        assert after[lower2][0] - after[upper2][0] > gap[lower2] - gap[upper2]
+        gone = [h for h in (lower, upper) if h not in after]
+        # the pair rated mid-session: a parent its evolved child beats is retired and leaves the fit (timing decides
+        # whether that happens to the rated pair); otherwise the stored fit follows the rating
+        assert all(store.hypotheses.get(h).state == "retired" for h in gone), gone  # type: ignore[union-attr]
+        if not gone:
+            assert after[lower][0] > after[upper][0]  # the session's own stored fit, in the rated direction
+            assert after[lower][0] - after[upper][0] > gap[lower] - gap[upper]
     finally:
         store.close()
 
