@@ -21,8 +21,9 @@ BT_INTERVAL = "95 % empirical-Bayes interval"
 :mod:`cosci.tournament.bt` (design.md#tournament). Not a "95 % CI from the Fisher information": the interval is a
 mixture over the prior sd of importance-sampled posteriors, widened by a correction fitted on the simulator."""
 
-BT_INTERVAL_LABEL = (f"{BT_INTERVAL} (importance-sampled, widened for the rerun repeats the session measures; coverage "
-                     "0.95–0.98 on the ranking simulator with an independent judge, 0.95–1.00 with a judge with memory)")
+BT_INTERVAL_LABEL = (f"{BT_INTERVAL} (importance-sampled, widened for the rerun repeats the session measures; "
+                     "coverage 0.95–0.98 on the ranking simulator with an independent judge, 0.95–1.00 with a judge "
+                     "with memory)")
 """The interval named by its method and by the judges its coverage was measured against: the share of true
 centred strengths inside it, 0.950-0.977 across the 20 regimes of ``python -m bench.ranking_sim --coverage --trials
 50`` under the independent judge (N = 40, trials 0-49; bench/README.md, "Ranking simulator", eighth stop), and
