@@ -23,6 +23,7 @@ a category's name, never a decision on their own: the harm score must reach the 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from functools import cache
@@ -198,6 +199,8 @@ class OfflineScreen:
         """
         blocks = [b for b in text.split("\n") if b.strip()]
         whole = [w for w in windows(text) if w.strip()] or [text]
+        # and each window without its labels ("Goal:", "Research aim:", "SYSTEM:"), read as a whole window too
+        whole = list(dict.fromkeys([*whole, *(u for w in whole if (u := unlabelled(w)) != w and u.strip())]))
         # each paragraph or list item on its own too: a request padded with benign preferences is not diluted
         items = [w for b in blocks if len(blocks) > 1 for w in windows(b) if w.strip() and w not in whole]
         # and each sentence of a text of several, read by the term-hit rule only (Evidence.sentence)
@@ -230,6 +233,19 @@ class OfflineScreen:
                      RULES[1]: t.protected_agent if worst.purposes else t.agent_score, RULES[2]: t.alone_score}[rule]
         return replace(found, decision="block" if category in t.refuse_categories else "flag", category=category,
                        rule=rule, threshold=threshold)
+
+
+LABEL = re.compile(r"(?:(?<=^)|(?<=[.!?。！？]\s))\s*(?:[^\W\d_][^\s:：]{0,24}(?:\s[^\s:：]{1,24}){0,2}\s*[:：]\s*)+")
+"""A label at the start of a text or sentence: one to three words and a colon ("Goal:", "Research goal:", "目标：",
+"SYSTEM:"), repeated. A label asks for nothing, yet it moved the intent model's harm score of short harmful requests
+from 0.48 to 0.07 (a fresh user's report, design.md#safety-screen): each window is also read without them."""
+
+
+def unlabelled(window: str) -> str:
+    """``window`` with every :data:`LABEL` removed, its first letter capitalised as a sentence's (the labelled set is
+    written in sentences: "increase airborne transmissibility..." scored 0.18, "Increase..." 0.48)."""
+    rest = LABEL.sub("", window).strip()
+    return rest[:1].upper() + rest[1:]
 
 
 def act(e: Evidence, t: Thresholds) -> tuple[str, str] | None:
