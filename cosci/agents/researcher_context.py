@@ -46,7 +46,7 @@ def agreement(store: SessionStore, prior_sd: float) -> list[Agreement]:
     if not prefs:
         return []
     ids = [h.id for h in store.hypotheses.ranked()]
-    fit = fit_bt(ids, store.matches.verdicts(), prior_sd, method="eb_mix") if ids else None  # the order only
+    fit = fit_bt(ids, store.matches.verdicts(), prior_sd) if ids else None
     index = fit.index() if fit is not None else {}
     out = []
     for r in prefs:
