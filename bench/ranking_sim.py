@@ -189,9 +189,9 @@ def run_trial(cfg: TournamentCfg, bias: float, trial: int, budgets: tuple[int, .
 
 
 def shipped_ranking(overrides: dict[str, str] | None = None) -> RankingCfg:
-    """The shipped ``conf/config.yaml`` ``ranking`` group (the default), plus overrides."""
-    conf = Path(__file__).resolve().parents[1] / "conf" / "config.yaml"
-    values = yaml.safe_load(conf.read_text(encoding="utf-8"))["ranking"] | dict(overrides or {})
+    """The shipped ``ranking`` group's default (``conf/ranking/default.yaml``), plus overrides."""
+    conf = Path(__file__).resolve().parents[1] / "conf" / "ranking" / "default.yaml"
+    values = yaml.safe_load(conf.read_text(encoding="utf-8")) | dict(overrides or {})
     return RankingCfg(**values)
 
 
