@@ -30,9 +30,9 @@ from cosci.config.load import (
     ConfigError,
     classifier_lines,
     compose,
+    hydra_argv,
     hydra_one_line,
     lifecycle_lines,
-    tier_facts_settable,
     validate,
     with_goal_hint,
 )
@@ -249,7 +249,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
                 new_paths = _absent(configs[0].paths.data_dir)
                 boot_server(configs[0].paths.data_dir)
-        sys.argv = [sys.argv[0], *tier_facts_settable(argv)]  # a tier fact the catalogue fills is settable
+        sys.argv = [sys.argv[0], *hydra_argv(argv)]  # the layer files under it; a tier fact made settable
         _job()
     except JobError as exc:  # raised by a single run's job, past Hydra's "Error executing job" line
         code = _report(exc.error, argv)

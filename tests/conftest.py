@@ -8,12 +8,14 @@ every model call.
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="cosci-xdg-")  # never the developer's ~/.config/cosci
 
 from cosci.config.load import compose, validate
 from cosci.config.schema import CosciConfig
@@ -109,6 +111,7 @@ def make_config(data_dir: Path, *overrides: str) -> CosciConfig:
 @pytest.fixture(autouse=True)
 def _offline_env(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("COSCI_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))  # a user layer file only where a test writes one
     if request.node.get_closest_marker("live"):
         return  # opt-in tests against real providers keep their keys
     for key in API_KEYS:

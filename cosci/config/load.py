@@ -32,6 +32,7 @@ from cosci.config.catalogue import (
     today,
     who_classifies,
 )
+from cosci.config.layers import LayerError, layer_of, layer_overrides, layered, naming_file
 from cosci.config.measured import Heldout, MeasuredError, current_heldout, unmeasured_line
 from cosci.config.renames import old_key_in, old_override
 from cosci.config.schema import CosciConfig, ModelEntry
@@ -149,8 +150,29 @@ def tier_facts_settable(overrides: Sequence[str]) -> list[str]:
     return [f"++{o}" if TIER_FACT.match(o) else o for o in overrides]
 
 
+def hydra_argv(argv: Sequence[str]) -> list[str]:
+    """The command line ``@hydra.main`` parses for ``python -m cosci.run ARGV``: Hydra's flags as given, then the
+    layer files' overrides under the command line's (:func:`cosci.config.layers.layered`), a tier fact made
+    settable (:func:`tier_facts_settable`).
+
+    Raises:
+        ConfigError: a layer file that cannot be used (one line naming it).
+    """
+    from hydra._internal.utils import get_args_parser
+
+    given = list(get_args_parser().parse_args(list(argv)).overrides)
+    flags = list(argv)
+    for override in given:
+        flags.remove(override)
+    try:
+        return [*flags, *tier_facts_settable(layered(given))]
+    except LayerError as exc:
+        raise ConfigError(str(exc)) from None
+
+
 def compose(overrides: Sequence[str] = ()) -> DictConfig:
-    """Compose ``conf/config.yaml`` with Hydra overrides, outside a Hydra app.
+    """Compose ``conf/config.yaml`` with Hydra overrides, outside a Hydra app, over the layer files (the user's
+    ``~/.config/cosci/config.yaml`` and the project's ``./cosci.yaml``, :mod:`cosci.config.layers`).
 
     Args:
         overrides: Hydra override strings, e.g. ``["experiment=demo", "models=fake"]``.
@@ -160,10 +182,15 @@ def compose(overrides: Sequence[str] = ()) -> DictConfig:
 
     Raises:
         ConfigError: an unknown key, an unknown group option, a malformed override, or a key renamed or removed
-            (:mod:`cosci.config.renames`: the line names the new key).
+            (:mod:`cosci.config.renames`: the line names the new key); from a layer file, the line names the file
+            (and a secret written in one is refused, :func:`cosci.config.layers.read_layer`).
     """
     if message := old_override(overrides):
         raise ConfigError(message)
+    try:  # the user's and the project's files, under the command line (cosci/config/layers.py)
+        layers = layer_overrides(overrides)
+    except LayerError as exc:
+        raise ConfigError(str(exc)) from None
     for override in overrides:  # bytes that are not UTF-8 reach no parser, store or line printed (design.md#cli)
         key, _, value = override.partition("=")
         if why := unreadable_path(key.lstrip("+~"), value.strip("'\"")):
@@ -174,9 +201,10 @@ def compose(overrides: Sequence[str] = ()) -> DictConfig:
         gh.clear()
     try:
         with initialize_config_dir(config_dir=str(conf_dir()), version_base="1.3"):
-            return hydra_compose(config_name="config", overrides=tier_facts_settable(overrides))
+            return hydra_compose(config_name="config",
+                                 overrides=tier_facts_settable([*(o for _, _, o in layers), *overrides]))
     except (HydraException, OmegaConfBaseException) as exc:
-        raise ConfigError(with_goal_hint(hydra_one_line(str(exc)), overrides)) from None
+        raise ConfigError(naming_file(with_goal_hint(hydra_one_line(str(exc)), overrides), layers)) from None
     finally:
         GlobalHydra.instance().clear()
 
@@ -285,6 +313,8 @@ def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False,
             msg = "missing required key"
         more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
         line = f"{loc}: {msg}" if err.get("loc") else msg  # whole-config rules name their keys themselves
+        if not frozen and (layer := layer_of(loc)) is not None:  # a value a layer file gave
+            line = f"{layer}: {line}"
         raise ConfigError(f"{line}{more}") from None
     if lifecycle:
         refuse_retired(config, book, on or today())
