@@ -4,7 +4,7 @@ Each tool module under ``cosci/tools/`` declares its tool once, at import, with
 :func:`cosci.tools.catalog.register` (a :class:`ToolDeclaration` plus how to build the tool): its name, its rank
 in the search order, the identifier forms of its URLs and the agents that may call it by default. Everything else
 derives from these declarations: the session's registry (``cosci/tools/registry.py``), the tool names config
-validation accepts and what ``agents.<agent>.tools: [default]`` expands to (``cosci/config/schema.py``), the
+validation accepts and what ``agents.<agent>.tools: [default]`` expands to (``cosci/config/schema/``), the
 search and failover order (the registry's suggestions, the observation article, a debate hypothesis's grounding
 searches, the scripted fake) and the identifiers a cited URL reveals (``cosci/tools/sources.py``).
 
