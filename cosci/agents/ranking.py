@@ -16,7 +16,7 @@ match counts; its tier is the routed one, or one of ``ranking.judges`` chosen by
 stored on the match row (design.md#judges). The pairing's Bradley–Terry fit is refitted before a match at the
 cadence ``ranking.bt_refit_stride`` (every verdict up to 100 players; design.md#scale); the leaderboard's ``eb_is``
 fit (the stored intervals) is not refitted by a round: the Supervisor fits and stores it when it is read
-(:mod:`cosci.supervisor.leaderboard`, design.md#supervisor), with :func:`fit_session` and :func:`refit_stride`.
+(:mod:`cosci.supervisor.leaderboard`, design.md#supervisor), with :mod:`cosci.agents.session_fit`.
 Concurrent rounds in one process never share a hypothesis: ``in_play`` holds the ids of matches being played.
 A pair that reached the rematch cap ``ranking.max_matches_per_pair`` is not chosen again.
 A chosen match whose two hypotheses each have at most ``ranking.batch_top_chance`` chance of belonging to the top
@@ -32,116 +32,31 @@ from __future__ import annotations
 
 import functools
 import logging
-import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
-
-import numpy as np
-from numpy.typing import NDArray
 
 from cosci.agents.base import AgentDeps, BaseAgent
 from cosci.agents.match_batches import MatchBatchPool
-from cosci.config.schema import RankingCfg
+from cosci.agents.session_fit import fit_session, refit_stride, save_fit
 from cosci.domain import BT_INTERVAL, BT_INTERVAL_LABEL, Hypothesis, Task, TaskResult, match_id
 from cosci.llm.port.types import CallSpec
 from cosci.prompts import render
 from cosci.records import TournamentVerdict, tool_schema
 from cosci.safety.quoting import quote_hypothesis, quote_untrusted
-from cosci.store import MatchRow, SessionStore
+from cosci.store import MatchRow
 from cosci.store.standing import standing
-from cosci.tournament.bt import BTFit, Method, Verdict, fit_bt
+from cosci.tournament.bt import BTFit, Method
 from cosci.tournament.elo import EloRule
 from cosci.tournament.engine import MatchPlan, TournamentCfg, plan_match
 from cosci.tournament.judge_stats import position_bias
 from cosci.tournament.judging import DualOrderState, resolve, unit_hash
 from cosci.tournament.pairing import BlockedPairs, never_blocked
+from cosci.tournament.rematch import capped_pairs
 from cosci.tournament.uncertainty import PAIRING_FIT
 from cosci.tournament.verdict import parse_verdict, rationale_of
 
 VERDICT_SCHEMA = tool_schema(TournamentVerdict)
 log = logging.getLogger(__name__)
-
-
-def session_verdicts(store: SessionStore, weight: int) -> tuple[list[Verdict], list[str | None]]:
-    """The BT fit's input: the judge's valid verdicts, then the researcher's preferences repeated ``weight`` times
-    (design.md#researcher-ratings); and, parallel to them, the id shown first in each judge verdict (None for a
-    dual-order match and for a researcher's preference, which has no presentation order)."""
-    judged = store.matches.verdicts()
-    rated = store.researcher.verdicts(weight)
-    first = [*store.matches.first_shown(), *([None] * len(rated))]
-    return [*judged, *rated], first
-
-
-def fit_session(store: SessionStore, ids: Sequence[str], weight: int, prior_sd: float,
-                start: NDArray[np.float64] | None = None, method: Method = "eb_is") -> BTFit:
-    """The session's one Bradley–Terry fit over ``ids`` (sorted here: the fit's Monte Carlo draws follow the order
-    of its ids, so two orders of one player set give fits that differ by the Monte Carlo error, under 0.05 logits
-    on a bound in 4-10-hypothesis sessions, tests/tournament/test_bt_monte_carlo.py; sorted, they are equal) on
-    :func:`session_verdicts`: the in-session fits (:meth:`RankingAgent.fit`, :meth:`RankingAgent.refit`) and every
-    later refit (:func:`refit_bt`) go through it, so the same players and verdicts give the same stored numbers
-    (design.md#researcher-ratings). ``start``: ``(len(ids),)`` θ in sorted-id order, a warm start for the
-    pairing's fit; the leaderboard's ``eb_is`` fit ignores it (a warm start moves θ by ~1e-9 logits, and the stored
-    fit must not depend on when it was made)."""
-    verdicts, first = session_verdicts(store, weight)
-    if method == "eb_is":
-        return fit_session_on(ids, verdicts, first, prior_sd)
-    return fit_bt(sorted(ids), verdicts, prior_sd, start, first=first, method=method)
-
-
-def fit_session_on(ids: Sequence[str], verdicts: list[Verdict], first: list[str | None], prior_sd: float) -> BTFit:
-    """:func:`fit_session`'s leaderboard (``eb_is``) fit on inputs :func:`session_verdicts` read earlier: the
-    Supervisor keeps a snapshot's inputs and fits them when the stop rule reads them (design.md#supervisor)."""
-    return fit_bt(sorted(ids), verdicts, prior_sd, None, first=first, method="eb_is")
-
-
-def refit_bt(store: SessionStore, weight: int, prior_sd: float) -> BTFit:
-    """Refit BT on the tournament players with the researcher's preferences and store it (``bt_ratings``):
-    ``cosci rate`` of a preference on a session no process runs (a running one refits at its next Elo snapshot), and
-    finalisation (:func:`refit_if_stale`). The same fit as the session's last :meth:`RankingAgent.refit` for the
-    same players and verdicts (:func:`fit_session`)."""
-    fit = fit_session(store, store.hypotheses.player_ids(), weight, prior_sd)
-    store.matches.save_bt(fit.table(), fit.verdicts)
-    return fit
-
-
-def refit_if_stale(store: SessionStore, weight: int, prior_sd: float) -> bool:
-    """At finalisation: refit and store BT when a match was judged or a preference rated after the stored fit.
-    Above ``ranking.bt_refit_stride`` players the tournament refits only every ⌈players / 100⌉ verdicts, and a
-    ``cosci rate`` can land after the session's last round; the overview and the standing read the stored fit, so
-    they would be up to a cadence behind (design.md#scale, design.md#researcher-ratings). One fit: ~1 s of CPU at
-    1,000 hypotheses. Returns whether it refitted."""
-    changes = [at] if (at := store.researcher.preference_changes()) is not None else []  # rated or withdrawn
-    if (judged := store.matches.last_judged_at()) is not None:
-        changes.append(judged)
-    fitted = store.matches.bt_fitted_at()
-    if not changes or (fitted is not None and max(changes) < fitted):
-        return False
-    refit_bt(store, weight, prior_sd)
-    return True
-
-
-def refit_stride(r: RankingCfg, k: int, players: int, method: Method, last: BTFit | None = None,
-                 fitted_on: int = 0) -> int:
-    """How many new valid verdicts (≥ 1) a fit of ``method`` over ``players`` hypotheses, ``last`` fitted on
-    ``fitted_on`` of them, waits before it is redone (design.md#scale): ``⌈players / ranking.bt_refit_stride⌉``
-    (1 up to ``bt_refit_stride`` players). Above that the leaderboard's ``eb_is`` fit (the stored intervals,
-    what ``bt_stable`` reads) waits until the verdicts grew by ``ranking.bt_leaderboard_growth`` of
-    ``fitted_on``, if that is more, except while ``last``'s top ``k`` (``termination.elo_stability_k``) is
-    CI-separated (when ``bt_stable`` may stop the session): then it keeps the pairing's stride."""
-    stride = max(1, -(-players // r.bt_refit_stride))
-    if method != "eb_is" or players <= r.bt_refit_stride or r.bt_leaderboard_growth <= 0:
-        return stride
-    if last is not None and last.top_k_separated(k):
-        return stride
-    return max(stride, math.ceil(r.bt_leaderboard_growth * fitted_on))
-
-
-def save_fit(store: SessionStore, fit: BTFit, k: int) -> None:
-    """Store ``fit`` as the session's leaderboard fit (``bt_ratings``) and log ``bt_refit`` (its verdicts, top
-    ``k`` and whether that top is CI-separated)."""
-    store.matches.save_bt(fit.table(), fit.verdicts)
-    store.logs.event("bt_refit", {"verdicts": fit.verdicts, "top": fit.order()[:k],
-                                  "separated": fit.top_k_separated(k)}, agent="ranking")
 
 
 def judge_view(h: Hypothesis) -> str:
@@ -194,16 +109,11 @@ class RankingAgent(BaseAgent):
         return EloRule.from_config(self.config.ranking)
 
     def _rematch_cap(self) -> Callable[[str, str], bool]:
-        """Pairs that reached ``ranking.max_matches_per_pair`` are not played again (design.md#tournament); a match
-        waiting in a provider batch counts as played."""
-        counts, cap = self.store.matches.pair_counts(), self.config.ranking.max_matches_per_pair
-        for a, b in self.store.batches.pending_pairs():
-            key = (min(a, b), max(a, b))
-            counts[key] = counts.get(key, 0) + 1
-        if cap <= 0:
-            return lambda a, b: True
-        full = frozenset(key for key, n in counts.items() if n >= cap)  # few: listed, not asked per pair
-        return BlockedPairs(full) if full else never_blocked  # design.md#scale
+        """Pairs at ``ranking.max_matches_per_pair`` are not played again, a match waiting in a provider batch
+        counted as played (the rule's owner: :mod:`cosci.tournament.rematch`; design.md#tournament)."""
+        full = capped_pairs(self.store.matches.pair_counts(), self.store.batches.pending_pairs(),
+                            self.config.ranking.max_matches_per_pair)
+        return BlockedPairs(full) if full else never_blocked  # few: listed, not asked per pair (design.md#scale)
 
     def fit(self, players: list[Hypothesis], method: Method = "eb_is") -> BTFit:
         """Bradley–Terry over every valid verdict among ``players`` and the researcher's preferences, each worth

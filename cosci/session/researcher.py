@@ -86,7 +86,7 @@ def _refit(folder: SessionFolder, store: SessionStore, enters_fit: bool = True) 
     tournament, a withdrawal of either), which leaves the stored fit as it is (design.md#researcher-ratings)."""
     if not enters_fit or folder.is_running():
         return
-    from cosci.agents.ranking import refit_bt
+    from cosci.agents.session_fit import refit_bt
 
     config = folder.frozen_config()
     refit_bt(store, config.ranking.researcher_weight, config.ranking.bt_prior_sd)

@@ -4,7 +4,7 @@ The leaderboard fit (``eb_is``: importance-sampled intervals, :mod:`cosci.tourna
 step of a match: 0.4-0.8 s of CPU at 40-60 hypotheses and 100-400 verdicts on one BLAS thread (bench/README.md,
 "The Supervisor's scheduling"). A round used to refit and store it after every match; nothing in the loop reads it
 then. Its readers are the BT stop rule (``bt_stable``, at each Elo snapshot), the final overview and summary (after
-:func:`~cosci.agents.ranking.refit_if_stale` at finalisation) and, from other processes, ``cosci status`` and
+:func:`~cosci.agents.session_fit.refit_if_stale` at finalisation) and, from other processes, ``cosci status`` and
 ``cosci report`` on a running session (the stored fit). So :class:`LeaderboardFits`, driven by the Supervisor's
 snapshots:
 
@@ -13,7 +13,7 @@ snapshots:
   ``min_matches_before_stable``): before that the rule answers "not stable" whatever the fits say. The tracker it
   returns has then been pushed the same fits, in the same order, as one pushed at every snapshot, so ``bt_stable``
   is decided on the same numbers;
-- refits at the cadence of :func:`~cosci.agents.ranking.refit_stride` (a fit is reused while fewer new verdicts
+- refits at the cadence of :func:`~cosci.agents.session_fit.refit_stride` (a fit is reused while fewer new verdicts
   than the stride are in; every verdict up to 100 players), as the round did;
 - stores the newest fit it made, and otherwise a new one once the valid verdicts doubled since the stored fit or
   a researcher's preference changed (``cosci rate`` on a running session), so a reader outside the loop sees a fit
@@ -60,7 +60,7 @@ class LeaderboardFits:
     def snapshot(self, pool: int, matches: int) -> BTStabilityTracker:
         """Take a snapshot (``pool`` hypotheses counting towards the cap, ``matches`` valid matches) and return the
         BT rule's tracker as of it: pushed the last ``bt_stability_n`` fits when its guards hold, else empty."""
-        from cosci.agents.ranking import session_verdicts
+        from cosci.agents.session_fit import session_verdicts
 
         store, weight = self.store, self.config.ranking.researcher_weight
         verdicts, first = session_verdicts(store, weight)
@@ -86,7 +86,7 @@ class LeaderboardFits:
 
     def _fit(self, inputs: Inputs) -> BTFit:
         """``inputs``' fit: the one before it reused while within :func:`refit_stride` of it, else a new fit."""
-        from cosci.agents.ranking import fit_session_on, refit_stride
+        from cosci.agents.session_fit import fit_session_on, refit_stride
 
         if inputs.fit is not None:
             return inputs.fit
@@ -104,7 +104,7 @@ class LeaderboardFits:
         return inputs.fit
 
     def _store(self, inputs: Inputs) -> None:
-        from cosci.agents.ranking import save_fit
+        from cosci.agents.session_fit import save_fit
 
         if inputs.fit is not None and (self._stored is None or self._stored.fit is not inputs.fit):
             save_fit(self.store, inputs.fit, self.config.termination.elo_stability_k)

@@ -247,7 +247,7 @@ class Supervisor:
         return reason
 
     def _refit_if_stale(self) -> None:
-        from cosci.agents.ranking import refit_if_stale  # a verdict or preference after the stored fit
+        from cosci.agents.session_fit import refit_if_stale  # a verdict or preference after the stored fit
 
         refit_if_stale(self.store, self.config.ranking.researcher_weight, self.config.ranking.bt_prior_sd)
 

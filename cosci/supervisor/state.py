@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 
 from cosci.domain import Task, TaskResult
 from cosci.store import SessionStore
+from cosci.tournament.rematch import capped_pairs, pair_key, reached
+from cosci.tournament.rematch import open_pairs as count_open
 
 FULL_RELOAD_EVERY_TASKS = 100
 """Tasks between full reloads of the in-memory views from the store (catches changes made by other
@@ -107,10 +109,10 @@ class PoolState:
         # a match queued for a provider batch has no row yet: it is counted when its batch applies it
         self._seen_matches.update(self.store.matches.existing(new))
         for a, b, valid in played:
-            pair = (min(a, b), max(a, b))
+            pair = pair_key(a, b)
             self.pair_counts[pair] += 1
             for cap, capped in self._capped.items():
-                if self.pair_counts[pair] >= cap:
+                if reached(self.pair_counts[pair], cap):
                     capped.add(pair)
             self.matches += 1
             self.valid_matches += int(valid)
@@ -143,17 +145,14 @@ class PoolState:
         return sum(1 for s in self.standings.values() if s.dedup_cluster is None and s.state not in OUT_OF_POOL)
 
     def open_pairs(self, cap: int) -> int:
-        """Player pairs below the rematch cap (``ranking.max_matches_per_pair``); a match waiting in a provider
-        batch counts as played, as the ranking agent counts it (else rounds would look for pairs it refuses)."""
+        """Player pairs below the rematch cap (``ranking.max_matches_per_pair``), by the rule the ranking agent
+        applies (:mod:`cosci.tournament.rematch`: a match waiting in a provider batch counts as played)."""
         key = ("open_pairs", cap)
         if key not in self._memo:
             if cap not in self._capped:
-                self._capped[cap] = {pair for pair, n in self.pair_counts.items() if n >= cap}
-            waiting = Counter((min(a, b), max(a, b)) for a, b in self.store.batches.pending_pairs())
-            capped = self._capped[cap] | {p for p, n in waiting.items() if self.pair_counts[p] + n >= cap}
-            members = {s.id for s in self.players()}
-            total = len(members) * (len(members) - 1) // 2
-            self._memo[key] = total - sum(1 for a, b in capped if a in members and b in members)
+                self._capped[cap] = set(capped_pairs(self.pair_counts, (), cap))
+            full = capped_pairs(self.pair_counts, self.store.batches.pending_pairs(), cap, known=self._capped[cap])
+            self._memo[key] = count_open({s.id for s in self.players()}, full)
         return self._memo[key]  # type: ignore[return-value]
 
 

@@ -206,7 +206,7 @@ async def test_the_overview_chooses_and_lists_hypotheses_by_the_current_standing
     """A researcher preferred the lowest-Elo hypothesis over the Elo leader: the BT fit (which holds preferences)
     puts it first, so the overview is written from, and its leaderboard lists, the standing ``cosci status`` shows
     (BT, then Elo), not the judge's Elo order; the overview's top 2 leaves out the Elo runner-up (design.md#report)."""
-    from cosci.agents.ranking import refit_bt
+    from cosci.agents.session_fit import refit_bt
     from cosci.report.standing import standing
 
     leader, runner_up, preferred = ranked  # Elo 1250, 1225, 1200; the leader beat the runner-up
@@ -237,7 +237,7 @@ async def test_the_overview_chooses_and_lists_hypotheses_by_the_current_standing
 def test_the_mlflow_leaderboard_is_in_the_standing_s_order(planned: SessionRuntime, ranked: list[str]) -> None:
     """The leaderboard artifact a researcher opens in MLflow lists the standing (BT, which holds a researcher's
     preference), not the judge's Elo order (design.md#report)."""
-    from cosci.agents.ranking import refit_bt
+    from cosci.agents.session_fit import refit_bt
     from cosci.tracking.artifacts import leaderboard_frame
 
     leader, _, preferred = ranked
@@ -250,7 +250,7 @@ def test_finalisation_refits_a_fit_older_than_the_newest_verdict_and_leaves_a_fr
         planned: SessionRuntime, ranked: list[str]) -> None:
     """Above the refit stride the stored fit can be verdicts behind; the overview reads it, so finalisation refits
     once a match was judged after it, and not when it is fresh (design.md#scale)."""
-    from cosci.agents.ranking import refit_bt, refit_if_stale
+    from cosci.agents.session_fit import refit_bt, refit_if_stale
 
     cfg = planned.config.ranking
     leader, _, third = ranked
@@ -270,7 +270,7 @@ def test_finalisation_refits_a_fit_older_than_the_newest_verdict_and_leaves_a_fr
 def test_finalisation_refits_after_a_preference_was_withdrawn(planned: SessionRuntime, ranked: list[str]) -> None:
     """A preference withdrawn after the stored fit (a `cosci rate --withdraw` while the session runs) makes the fit
     stale as a new one does: finalisation refits without it (design.md#researcher-ratings)."""
-    from cosci.agents.ranking import refit_bt, refit_if_stale
+    from cosci.agents.session_fit import refit_bt, refit_if_stale
 
     cfg = planned.config.ranking
     leader, _, third = ranked

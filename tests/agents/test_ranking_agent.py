@@ -210,7 +210,8 @@ def test_the_session_s_stored_fit_is_the_fit_every_later_refit_computes(planned:
     interval, as the after-session refit fitted the players in Elo order and the session in id order (the fit's
     draws follow the order). The session's refits (the second warm-started from the first) and the later refit
     over the same verdicts store the same numbers, exactly (design.md#researcher-ratings)."""
-    from cosci.agents.ranking import RankingAgent, refit_bt, refit_if_stale
+    from cosci.agents.ranking import RankingAgent
+    from cosci.agents.session_fit import refit_bt, refit_if_stale
 
     cfg = planned.config.ranking
     ids = [add_player(s, elo=1200.0 + 40 * i, matches=2) for i, s in enumerate(STATEMENTS)]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from cosci.agents.ranking import session_verdicts
+from cosci.agents.session_fit import session_verdicts
 from cosci.store import STORE_FILE, SessionStore
 from cosci.tournament.bt import fit_bt
 from tests.flows.test_session_flow import check_invariants

@@ -585,7 +585,7 @@ def test_a_rating_outside_the_fit_changes_no_bt_number(tmp_path: Path, capsys: p
     score refitted, and the refit fitted the players in Elo order, the session in id order). A score, and a
     preference naming a retired hypothesis, neither enter the fit nor refit it: the stored numbers stay exactly the
     session's (design.md#researcher-ratings)."""
-    from cosci.agents.ranking import session_verdicts
+    from cosci.agents.session_fit import session_verdicts
     from cosci.session.folder import SessionFolder
     from cosci.tournament.bt import fit_bt
     from tests.store.rows import insert_hypothesis, session_with

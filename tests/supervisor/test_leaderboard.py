@@ -8,8 +8,8 @@ from itertools import cycle
 
 import pytest
 
-import cosci.agents.ranking as ranking
-from cosci.agents.ranking import fit_session
+import cosci.agents.session_fit as ranking
+from cosci.agents.session_fit import fit_session
 from cosci.session.runtime import SessionRuntime
 from cosci.supervisor.leaderboard import LeaderboardFits
 from cosci.tournament.stability import BTStabilityTracker
