@@ -19,7 +19,7 @@ dual-order rule), :func:`~cosci.tournament.judging.resolve` (agreement wins, dis
 rule (:class:`~cosci.tournament.elo.EloRule`, the same call ``Matches.apply`` makes) and the Bradley–Terry refit
 after every round of one match (:func:`~cosci.tournament.bt.fit_bt`). Recall is measured on the leaderboard a
 scientist reads: Elo for the ``elo_buckets`` variant, BT score for the others; both are printed. ``default`` is
-the shipped ``conf/config.yaml`` (read at start); ``elo_buckets`` is the same with ``pairing=elo_buckets``.
+the shipped ``conf/ranking/default.yaml`` (read at start); ``elo_buckets`` is the same with ``pairing=elo_buckets``.
 Variants ``*+sample-0.1`` judge a 10 % sample of matches in both orders (``ranking.dual_order_sample: 0.1``);
 :class:`SimOpts` says how they feed the fit (``old``: the earlier half-win, N(0, 1), Laplace fit; ``order``: with
 the first-shown ids; ``calls``: a verdict per call; ``2judges``: every other call by a judge of noise sd 2,
