@@ -1,5 +1,5 @@
 """Configuration layers under the command line: the user's file and the project's file
-(docs/configuration.md#groups-and-layers, docs/design.md#presets).
+(docs/configuration.md#groups-and-layers, docs/design.md#config-layers).
 
 Precedence, lowest first: ``conf/`` (the groups' defaults, then the experiment's values), the user file
 (``$XDG_CONFIG_HOME/cosci/config.yaml``, by default ``~/.config/cosci/config.yaml``), the project file
