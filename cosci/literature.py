@@ -25,7 +25,7 @@ from typing import Any
 
 import yaml
 
-from cosci.plugins import TOOLS, Plugin, PluginError, folders, skip
+from cosci.plugins import BUILD_FORM, TOOLS, Plugin, PluginError, folders, skip
 
 RETRACTION_KINDS = ("retracted", "retraction_notice", "corrected")
 """The retraction flags a record may carry, strongest first (design.md#retractions)."""
@@ -35,8 +35,6 @@ SHIPPED = Path(__file__).with_name("tools") / "tools.yaml"
 """The shipped tools' declarations (data beside their modules, read, never imported)."""
 DECLARATIONS_FILE = "tools.yaml"
 """The file a ``cosci.tools`` plugin folder holds (docs/plugins.md)."""
-BUILD_FORM = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*:[A-Za-z_]\w*")
-"""A builder reference: ``package.module:function``."""
 DEFAULT = "default"
 """The allowlist entry that stands for every tool declaring the agent in its ``agents``
 (``agents.<agent>.tools: [default]``; design.md#tools)."""

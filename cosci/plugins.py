@@ -20,20 +20,31 @@ This module imports nothing of cosci: every layer may read it.
 
 from __future__ import annotations
 
+import functools
 import importlib.machinery
 import importlib.metadata
 import importlib.util
+import re
 import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 TOOLS = "cosci.tools"
 """Entry-point group of literature tool declarations: the named folder holds ``tools.yaml`` (cosci/literature.py)."""
 CATALOGUES = "cosci.catalogues"
 """Entry-point group of model catalogues: the named folder holds ``<provider>.yaml`` files in the schema of
 ``conf/catalogue/`` (cosci/config/catalogue.py)."""
-GROUPS = (TOOLS, CATALOGUES)
+SANDBOXES = "cosci.sandboxes"
+"""Entry-point group of sandbox backends: the named folder holds ``sandboxes.yaml`` (cosci/sandbox/backends.py)."""
+GROUPS = (TOOLS, CATALOGUES, SANDBOXES)
+SHIPPED_SANDBOXES = Path(__file__).with_name("sandbox") / "sandboxes.yaml"
+"""The shipped sandbox backends' declarations (read, never imported)."""
+BUILD_FORM = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*:[A-Za-z_]\w*")
+"""A reference to the code a declaration names: ``package.module:name``."""
 """Every extension point (docs/plugins.md has a recipe for each)."""
 
 _WARNED: set[tuple[str, str]] = set()
@@ -126,3 +137,54 @@ def skip(who: str, reason: str) -> None:
         _WARNED.add(key)
     first = reason.strip().splitlines()[0] if reason.strip() else "unreadable"
     print(f"warning: {who} skipped: {first}", file=sys.stderr, flush=True)
+
+
+@dataclass(frozen=True)
+class SandboxDeclaration:
+    """A sandbox backend as data: its ``name`` (what ``investigation.sandbox`` says), the ``build`` reference of
+    its backend object and the plugin that declared it (:attr:`Plugin.label`; empty for a shipped backend)."""
+
+    name: str
+    build: str
+    origin: str = ""
+
+
+def read_sandboxes(path: Path) -> list[tuple[str, str]]:
+    """The ``(name, build)`` pairs of one ``sandboxes.yaml`` (a mapping: name -> ``{build: package.module:name}``).
+
+    Raises:
+        PluginError: the file cannot be read or breaks that form (one line naming it).
+    """
+    try:
+        data: Any = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise PluginError(f"{path}: cannot read ({type(exc).__name__})") from None
+    if not isinstance(data, dict) or not data:
+        raise PluginError(f"{path}: not a mapping of backend names to declarations")
+    out = []
+    for name, entry in data.items():
+        build = entry.get("build") if isinstance(entry, dict) and set(entry) == {"build"} else None
+        if not (isinstance(name, str) and re.fullmatch(r"[a-z][a-z0-9_]*", name) and name != "none"):
+            raise PluginError(f"{path}: backend name {name!r}: lower-case letters, digits and '_', not 'none'")
+        if not isinstance(build, str) or not BUILD_FORM.fullmatch(build):
+            raise PluginError(f"{path}: backend '{name}': needs only build: 'package.module:name'")
+        out.append((name, build))
+    return out
+
+
+@functools.cache
+def sandboxes() -> dict[str, SandboxDeclaration]:
+    """Every sandbox backend by name: the shipped ones, then each ``cosci.sandboxes`` plugin's (a plugin whose file
+    is missing or malformed, or that names a backend already declared, is skipped with one warning line). Read once
+    per process."""
+    out = {name: SandboxDeclaration(name, build) for name, build in read_sandboxes(SHIPPED_SANDBOXES)}
+    for plugin in folders(SANDBOXES):
+        try:
+            found = read_sandboxes(plugin.folder / "sandboxes.yaml")
+            if taken := [name for name, _ in found if name in out]:
+                raise PluginError(f"backend '{taken[0]}' is already declared")
+        except PluginError as exc:
+            skip(plugin.label, str(exc))
+            continue
+        out.update((name, SandboxDeclaration(name, build, plugin.label)) for name, build in found)
+    return out

@@ -159,7 +159,7 @@ def _drafter(cfg: InvestigationConfig, folder: DraftFolder, text: str, iso: Isol
 def draft(brief: Path | None, overrides: list[str], session: str | None, hypothesis: str | None,
           out: Path | None) -> int:
     """Run ``cosci investigate draft`` (see the module docstring); returns the exit status."""
-    from cosci.sandbox.bwrap import isolation
+    from cosci.sandbox import isolation
 
     cfg = load_investigation(overrides)
     if cfg.draft is None:
@@ -171,7 +171,7 @@ def draft(brief: Path | None, overrides: list[str], session: str | None, hypothe
     if not reqs:
         raise CosciError("the brief states no requirement (a sentence or a list item)")
     target = out_folder(out, data_dir, Path(brief).stem if brief else str(hypothesis))
-    iso = isolation(cfg.investigation.unsafe_no_sandbox)
+    iso = isolation(cfg.investigation.unsafe_no_sandbox, cfg.investigation.sandbox)
     screen_brief(cfg, text, session)
     folder = DraftFolder(target)
     folder.start(text, {"brief": str(brief) if brief else None, "from_session": session, "hypothesis": hypothesis,

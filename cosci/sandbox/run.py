@@ -20,7 +20,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from cosci.sandbox.bwrap import LIMITS_PATH, Isolation, Mount, command, interpreter
+from cosci.sandbox.backends import backend
+from cosci.sandbox.bwrap import LIMITS_PATH, Isolation, Mount, interpreter
 from cosci.sandbox.identity import hand_over, privileged, sandbox_uid, take_back
 
 OUTPUT_CAP_BYTES = 1 << 20
@@ -101,7 +102,8 @@ def run_sandboxed(view: View, argv: list[str], *, cwd: str, limits: Limits, logs
     full_env = {**BASE_ENV, **(env or {})}
     if view.isolation.isolated:
         full_env["PATH"] = f"{os.path.dirname(interpreter())}:{full_env['PATH']}"
-        cmd = command(view.mounts, wrapped, cwd=cwd, env=full_env, tmp_bytes=limits.memory_mb << 20)
+        cmd = backend(view.isolation.tool).command(view.mounts, wrapped, cwd=cwd, env=full_env,
+                                                   tmp_bytes=limits.memory_mb << 20)
         run_env: dict[str, str] = {}
     else:
         cmd, run_env = wrapped, {**full_env, "PATH": f"{os.path.dirname(interpreter())}:{full_env['PATH']}"}
