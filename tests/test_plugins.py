@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from cosci.plugins import GROUPS
 from cosci.store import STORE_FILE, SessionStore
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -242,3 +243,10 @@ def test_validating_a_config_imports_no_tool_module(tmp_path: Path) -> None:
     out = dict(line.split(" ", 1) if " " in line else (line, "") for line in done.stdout.splitlines())
     assert TOOL in out["GENERATION"].split() and "pubmed_search" in out["GENERATION"].split()
     assert out["LOADED"] == ""  # neither cosci/tools/, cosci/sandbox/ nor the plugin's package was imported
+
+
+def test_every_extension_point_has_a_recipe() -> None:
+    page = (ROOT / "docs" / "plugins.md").read_text(encoding="utf-8")
+    recipes = [line for line in page.splitlines() if line.startswith("## Adding ")]
+    assert len(recipes) == len(GROUPS) == 3
+    assert all(f"`{group}`" in page and f'entry-points."{group}"' in page for group in GROUPS)
