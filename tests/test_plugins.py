@@ -113,8 +113,10 @@ def _install(tmp_path: Path, name: str, files: dict[str, str], entry_points: dic
     return site
 
 
-def _good_plugin(tmp_path: Path) -> Path:
-    return _install(tmp_path, "cosci_demo_plugin", {
+@pytest.fixture(scope="module")
+def good_plugin(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The throwaway plugin, built and installed once for this module: the folder to put on the path."""
+    return _install(tmp_path_factory.mktemp("plugin"), "cosci_demo_plugin", {
         "cosci_demo_plugin/__init__.py": "",
         "cosci_demo_plugin/search.py": TOOL_MODULE,
         "cosci_demo_plugin/tools/tools.yaml": TOOLS_YAML,
@@ -143,8 +145,8 @@ PLUGIN_TIER = [f"models.tiers.strong.model={MODEL}", "~models.tiers.strong.think
 
 
 @pytest.mark.slow
-def test_a_plugin_adds_a_tool_and_a_catalogue_a_fake_session_uses(tmp_path: Path) -> None:
-    site = _good_plugin(tmp_path)
+def test_a_plugin_adds_a_tool_and_a_catalogue_a_fake_session_uses(tmp_path: Path, good_plugin: Path) -> None:
+    site = good_plugin
     calls = tmp_path / "calls.jsonl"
     args = [sys.executable, "-m", "cosci.run", "experiment=demo", "models=fake", "tools.offline=true",
             "tracking.enabled=false", f"models.fake.call_log={calls}", "agents.generation.tools=[default]",
@@ -168,12 +170,12 @@ def test_a_plugin_adds_a_tool_and_a_catalogue_a_fake_session_uses(tmp_path: Path
     assert (strong["output_usd_per_mtok"], strong["context_window"]) == (11.0, 64000)
 
 
-def test_a_plugin_sandbox_backend_runs_the_task_check(tmp_path: Path) -> None:
+def test_a_plugin_sandbox_backend_runs_the_task_check(tmp_path: Path, good_plugin: Path) -> None:
     from cosci.sandbox.bwrap import probe
 
     if probe() is None:
         pytest.skip("bubblewrap cannot create namespaces here (the plugin's backend wraps it)")
-    site = _good_plugin(tmp_path)
+    site = good_plugin
     cli = [sys.executable, "-m", "cosci.cli", "investigate", "check", str(ROOT / "tasks" / "circle_packing")]
     unknown = subprocess.run([*cli, "investigation.sandbox=nope"], env=_env(tmp_path, site), cwd=tmp_path,
                              capture_output=True, text=True, timeout=300)
@@ -228,8 +230,8 @@ def test_a_bad_plugin_is_one_warning_line_and_skipped(tmp_path: Path) -> None:
     assert "broken_search" not in tools and "pubmed_search" in tools  # skipped; the shipped tools stay
 
 
-def test_validating_a_config_imports_no_tool_module(tmp_path: Path) -> None:
-    site = _good_plugin(tmp_path)
+def test_validating_a_config_imports_no_tool_module(tmp_path: Path, good_plugin: Path) -> None:
+    site = good_plugin
     code = ("import sys\n"
             "from cosci.config.load import compose, validate\n"
             "config = validate(compose(['agents.generation.tools=[default]']))\n"
