@@ -191,6 +191,23 @@ def test_cosci_check_warns_once_within_30_days(monkeypatch: pytest.MonkeyPatch, 
                         "2026-12-04); move to cosci-fake/mini"]
 
 
+def test_cosci_run_warns_once_within_30_days_then_starts(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """The warning is printed once, on stderr, before the session is handed to the flow (which is replaced here
+    by a recorder: the warning must not stop the session)."""
+    import flows.launch
+
+    started: list[str] = []
+    monkeypatch.setattr(flows.launch, "run_session", lambda config, **_: started.append(config.session.goal))
+    retire(monkeypatch, tmp_path, "2026-12-20")
+    code, _, err = run_cli(capsys, "run", "--goal", "Find drugs to repurpose for acute myeloid leukemia",
+                           "models=fake", f"paths.data_dir={tmp_path / 'data'}")
+    assert code == 0 and started == ["Find drugs to repurpose for acute myeloid leukemia"], err
+    warnings = [x for x in err.splitlines() if "warning:" in x]
+    assert warnings == [f"warning: cosci-fake/cheap shuts down on 2026-12-20, in 16 days ({SOURCE['url']}, read "
+                        "2026-12-04); move to cosci-fake/mini"]
+
+
 def test_python_m_cosci_run_warns_once_within_30_days_before_it_starts(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The pre-validation of every job (before Hydra or Prefect start) prints the warning once for a sweep."""
