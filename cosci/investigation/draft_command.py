@@ -70,7 +70,10 @@ def read_brief(brief: Path) -> str:
     """
     try:
         text = brief.expanduser().read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError:
+        raise CosciError(f"--brief {brief}: is not UTF-8 text (a binary file, or another encoding); save the brief "
+                         "as UTF-8 text") from None
+    except OSError as exc:
         raise CosciError(f"--brief {brief}: cannot be read ({type(exc).__name__})") from None
     if "\x00" in text:
         raise CosciError(f"--brief {brief}: holds NUL bytes (a binary or UTF-16 file); save the brief as UTF-8 text")

@@ -164,7 +164,8 @@ def test_bad_draft_command_lines_are_one_line(tmp_path: Path, fake: FakeBackend,
 BAD_BRIEFS = [
     (b"", "the brief states no requirement"),
     (b"  \n\t\n", "the brief states no requirement"),
-    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xd8", "cannot be read (UnicodeDecodeError)"),
+    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xd8", "is not UTF-8 text"),
+    ("Minimise the error of a line fit.\n".encode("utf-16"), "is not UTF-8 text"),
     ("Minimise the mean squared error of a line fitted to points.\n".encode("utf-16-le"), "holds NUL bytes"),
     (b"Minimise the error\x00\x01 of a line fit.\n", "holds NUL bytes"),
     (b"Minimise the error \x1b[31mof a line fit.\n", "holds a control character (\\x1b)"),
@@ -172,7 +173,7 @@ BAD_BRIEFS = [
 
 
 @pytest.mark.parametrize(("content", "message"), BAD_BRIEFS,
-                         ids=["empty", "blank", "binary", "utf16", "nul", "escape"])
+                         ids=["empty", "blank", "binary", "utf16_bom", "utf16", "nul", "escape"])
 def test_a_brief_file_that_is_not_text_with_a_requirement_is_one_line(
         tmp_path: Path, fake: FakeBackend, capsys: pytest.CaptureFixture[str], content: bytes, message: str) -> None:
     """An empty file, a binary one, UTF-16 text (valid UTF-8 with a NUL after each letter, which was drafted from
