@@ -70,6 +70,7 @@ CHECKED: dict[tuple[str, ...], Callable[[], int]] = {
     ("README.md", "commands"): _readme_make_commands,
     ("docs/development.md", "commands"): _readme_make_commands,
     ("docs/design.md", "commands"): _readme_make_commands,
+    ("docs/ARCHITECTURE.md", "commands"): _readme_make_commands,
     ("docs/design.md", "languages"): lambda: _languages("tests/data/safety/goals_kinds_author.jsonl"),
     ("docs/ARCHITECTURE.md", "kinds"): _malformed_kinds,
     ("docs/evaluation.md", "kinds"): _malformed_kinds,
