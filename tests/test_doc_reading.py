@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from collections.abc import Callable
 from pathlib import Path
 
@@ -190,3 +191,31 @@ def test_every_linked_page_exists() -> None:
             if not path.exists() and rel not in LANDS_FROM_ANOTHER_BRANCH:
                 missing.append(f"{doc.relative_to(ROOT)} -> {target}")
     assert not missing, "\n".join(missing)
+
+
+def readme_commands() -> list[list[str]]:
+    """The argument lists of every ``cosci …`` line in README's bash blocks, placeholders (``<id>``) filled in."""
+    found = []
+    for block in re.findall(r"```bash\n(.*?)```", README.read_text(encoding="utf-8"), re.DOTALL):
+        for line in block.splitlines():
+            command = re.sub(r"<[^>]+>", "s-20261205-000000-abcdef", line.split("  #")[0]).strip()
+            words = shlex.split(command)
+            while words and "=" in words[0] and not words[0].startswith("-"):  # KEY=... before the command
+                words = words[1:]
+            if words[:1] == ["cosci"]:
+                found.append(words[1:])
+    return found
+
+
+def test_every_cosci_command_readme_shows_parses() -> None:
+    """Each example is a real command with real options (that each works on a finished session of the fake, or says
+    when it applies, was run by hand: docs/commands.md lists the states each command applies to)."""
+    from cosci.cli import parser
+
+    commands = readme_commands()
+    assert {c[0] for c in commands} >= {"status", "rate", "result", "feedback", "report", "export", "project",
+                                        "estimate", "screen", "compare", "serve", "investigate", "eval"}
+    for argv in commands:
+        args, extra = parser().parse_known_args(argv)
+        overrides_after_options = args.command in ("eval", "investigate") and all("=" in e for e in extra)
+        assert not extra or overrides_after_options, (argv, extra)
