@@ -62,14 +62,6 @@ class Probe:
     mode: str = "-"
 
 
-def form_kind(route: Route, config: CosciConfig) -> str:
-    """The request form a route's calls take, named by the field the provider receives: ``adaptive, effort``,
-    ``budget_tokens``, ``thinkingBudget``, ``thinkingLevel``, ``reasoning_effort``, ``reasoning.effort`` or
-    ``no thinking``."""
-    text = describe(route, config.thinking)
-    return text if text == "no thinking" else text.rsplit(" ", 1)[0]
-
-
 def host_of(route: Route) -> str:
     """The host a route's calls go to: its ``api_base``'s, the catalogue's for its provider, or the provider name."""
     if route.api_base:
