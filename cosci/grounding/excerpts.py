@@ -289,13 +289,13 @@ class _Chain:
                 return refused, first_end
             scores.append(verdict.score)
             start = prev_end = end
-        trailing = self._edge(prev_end, sentence_span(source, prev_end - 1, self.lay)[1], kept, min(scores))
-        return trailing or ExcerptMatch(True, min(scores)), first_end
+        closing = self._edge(prev_end, sentence_span(source, prev_end - 1, self.lay)[1], kept, min(scores),
+                             opening=False)
+        return closing or ExcerptMatch(True, min(scores)), first_end
 
-    def _edge(self, first: int, end: int, kept: set[str], score: float) -> ExcerptMatch | None:
-        """The refusal an edge gap ``source[first:end]`` earns (the sentence's words an opening or closing
-        ellipsis mark skips), or None; ``first`` is the sentence's start for an opening mark."""
-        opening = end < len(self.source) and first <= end and first == sentence_span(self.source, end, self.lay)[0]
+    def _edge(self, first: int, end: int, kept: set[str], score: float, *, opening: bool) -> ExcerptMatch | None:
+        """The refusal an edge gap ``source[first:end]`` earns (the words of its sentence an ``opening`` or closing
+        ellipsis mark skips), or None when the excerpt has no such mark or the gap hides nothing."""
         if not (self.edges[0] if opening else self.edges[1]) or first >= end:
             return None
         meaning = skipped_meaning(self.source, first, end, kept, self.lay)
@@ -327,7 +327,7 @@ class _Chain:
         """The refusal a cut before the window starting at ``first`` earns (module docstring, rule 5), or None."""
         source = self.source
         if prev_end < 0:
-            opening = self._edge(sentence_span(source, first, self.lay)[0], first, kept, score)
+            opening = self._edge(sentence_span(source, first, self.lay)[0], first, kept, score, opening=True)
             if opening is not None:
                 return opening
             governing = governed_start(source, first, self.lay)
