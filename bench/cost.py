@@ -2,9 +2,10 @@
 
 Replays every answered request of a session's transcripts (the ``request`` column, the system message from
 ``system_prompts``) through :mod:`bench.prompt_cache` at the list prices of a models config
-(``conf/models/<name>.yaml``: each call's tier mapped to that config's model of the same tier, its
-``cache_min_tokens``, prices from LiteLLM's model price map), and prints dollars per agent and mode, per agent and
-per session for each placement of cache breakpoints:
+(``conf/models/<name>.yaml``: each call's tier mapped to that config's model of the same tier; its
+``cache_min_tokens`` and ``output_tokens_per_second`` from the model catalogue, ``conf/catalogue/``, as a session
+fills them (:func:`models_config`); prices from LiteLLM's model price map), and prints dollars per agent and mode,
+per agent and per session for each placement of cache breakpoints:
 
 - ``configured``: the breakpoints as recorded (the gateway's placement, ``cosci/llm/gateway/cache_marks.py``);
 - ``none``: no breakpoint (the same requests uncached, the handbook padding included where it was sent);
@@ -61,12 +62,10 @@ SESSION = ("experiment=oncology", "models=fake", "tools.offline=true", "run.seed
            "run.max_hypotheses=20", "run.n_initial=4", "run.budget_usd=50",
            "evolution.min_mature=4", "evolution.mature_matches=2", "metareview.every_matches=20",
            "vectors.models.hash.dedup_cosine_threshold=0.6",  # the fake's texts are alike: keep more of them
-           "session.corpus_path=bench/data/moose_chem/corpus_300.jsonl", "models.fake.searches_per_loop=3",
-           # shaped as the opus tier sends it: its thinking form and its cache minimums (design.md#caching)
-           "models.tiers.strong.thinking=adaptive", "++models.tiers.strong.cache_min_tokens=4096",
-           "++models.tiers.cheap.cache_min_tokens=1024", "++models.tiers.mini.cache_min_tokens=4096")
+           "session.corpus_path=bench/data/moose_chem/corpus_300.jsonl", "models.fake.searches_per_loop=3")
 """The recorded session (``--record``): the oncology goal on the fake, whose tool loops search the MOOSE-Chem corpus
-(real abstracts) three times before recording, with the opus tier's thinking form and cache minimums."""
+(real abstracts) three times before recording; :func:`shaped` adds the priced preset's thinking forms and cache
+minimums, so the fake sends what that preset would (the handbook where its minimums call for it, design.md#caching)."""
 PLACEMENTS = ("configured", "none", "system", "system+turn", "tools+system", "configured+handbook",
               "configured-handbook", "none-handbook")
 
@@ -254,6 +253,27 @@ class Prices:
     output: float
 
 
+def models_config(path: Path) -> dict[str, Any]:
+    """The models config at ``path`` with each tier's facts filled from the model catalogue, as a session's config
+    load fills them (``cosci.config.catalogue.fill_tiers``): a preset names models only, so read alone it has no
+    ``cache_min_tokens`` and the replay would cache nothing."""
+    from cosci.config.catalogue import catalogue, fill_tiers
+
+    return fill_tiers(yaml.safe_load(path.read_text(encoding="utf-8")), catalogue())
+
+
+def shaped(models: dict[str, Any]) -> list[str]:
+    """Overrides that shape the fake's tiers as ``models`` (filled, :func:`models_config`) sends: each tier's
+    thinking form and cache minimum (the fake's own tiers have none, so no handbook would be sent)."""
+    out = []
+    for name, tier in models["tiers"].items():
+        if tier.get("thinking") is not None:
+            out.append(f"models.tiers.{name}.thinking={tier['thinking']}")
+        if tier.get("cache_min_tokens") is not None:
+            out.append(f"++models.tiers.{name}.cache_min_tokens={int(tier['cache_min_tokens'])}")
+    return out
+
+
 def prices(model: str) -> Prices:
     import litellm
 
@@ -364,11 +384,12 @@ def main(argv: list[str] | None = None) -> int:
     if not models_file.is_file():
         print(f"bench.cost: no models config {models_file}", file=sys.stderr)
         return 2
-    store = record(args.data_dir, args.overrides) if args.record else args.store or latest_store(args.data_dir)
+    models = models_config(models_file)
+    store = (record(args.data_dir, [*shaped(models), *args.overrides]) if args.record
+             else args.store or latest_store(args.data_dir))
     if not store.is_file():
         print(f"bench.cost: no store {store}", file=sys.stderr)
         return 2
-    models = yaml.safe_load(models_file.read_text(encoding="utf-8"))
     requests, concurrency = load(store, models)
     from cosci.prompts import render
 

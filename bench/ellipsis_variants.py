@@ -13,6 +13,10 @@ Per chosen sentence of ``sources.jsonl`` (those with a negation, hedge, number o
   middle items of a list (``ellipsis_list``), adjectives (``ellipsis_adjective``), or 1-12 other words
   (``ellipsis_plain``), none of which holds a negation, hedge, qualifying number or contrast marker.
 
+Edge gaps (ids ``…/lead…``, ``…/trail…``; their own random stream, so the rows above do not depend on them): an
+ellipsis mark opening the quote over the sentence's first 1-12 words, or closing it over its last 1-12, labelled
+by the same rule (``ellipsis_<class>`` when the gap hides one, else ``ellipsis_plain``).
+
 The word classes are this module's own lists, written from the rule of ``docs/design.md#excerpt-verification``;
 nothing here imports :mod:`cosci.grounding`. The split is the excerpt set's (by a hash of the source id).
 """
@@ -33,7 +37,8 @@ from bench.excerpt_set import OUT, sentences
 WORD = re.compile(r"\S+")
 NEGATION = re.compile(r"^(?:not|no|never|without|cannot|neither|nor|none|nothing|nobody|fail|fails|failed|failure|"
                       r"failing|devoid|lack|lacks|"
-                      r"lacked|lacking|absence|absent|unable|hardly|barely|deficient|deficiency|null|\w+n't|"
+                      r"lacked|lacking|absence|absent|unable|inability|hardly|barely|rarely|seldom|little|deficient|deficiency|"
+                      r"null|\w+n't|"
                       r"(?:non|un|in|im)-?(?:significant(?:ly)?|changed|altered|affected|effective|detectable|"
                       r"detected|responsive|successful|related|correlated|associated|active|sufficient|"
                       r"consistent|possible|feasible|safe|tolerated))$", re.I)
@@ -189,14 +194,40 @@ def splice(first: str, second: str, rng: random.Random) -> tuple[str, str] | Non
     return " ".join(a[:k]) + rng.choice(MARKS) + " ".join(b[-m:]), f"first {k} words + last {m} of the next sentence"
 
 
+def edges(s: str, rng: random.Random) -> Iterator[tuple[str, str, str]]:
+    """``(kind, excerpt, detail)``: up to two edge gaps of a sentence (module docstring), one opening, one closing,
+    each preferring a gap that hides a class (a word of one within the edge's 12 words) when there is one."""
+    ws = list(WORD.finditer(s))
+    words, n = [m.group(0) for m in ws], len(ws)
+    depth = _depths(words)
+    for side in ("lead", "trail"):
+        near = [i for i in range(n) if word_class(words[i], depth[i] > 0) and (i < 12 if side == "lead" else
+                                                                                n - i <= 12)]
+        i = rng.choice(near) if near and rng.random() < 0.6 else None
+        for _ in range(20):
+            length = rng.randint(1, 12)
+            a, b = (0, length) if side == "lead" else (n - length, n)
+            if i is not None:
+                a, b = (0, max(b, i + 1)) if side == "lead" else (min(a, i), n)
+            if n - (b - a) < 5 or b - a > 12:
+                continue
+            cls = hides(words, a, b)
+            mark = rng.choice(MARKS).strip()
+            cut = (f"{mark} {s[ws[b].start():]}" if side == "lead" else f"{s[:ws[a - 1].end()].rstrip('.,;:')} {mark}")
+            yield (f"ellipsis_{cls}" if cls else "ellipsis_plain", cut,
+                   f"{side}: left out '{' '.join(words[a:b])}'" + (f" ({cls})" if cls else ""))
+            break
+
+
 VARIANTS = {"ellipsis_negation": hidden("negation"), "ellipsis_hedge": hidden("hedge"),
             "ellipsis_number": hidden("number"), "ellipsis_contrast": hidden("contrast"),
             "ellipsis_parenthetical": parenthetical, "ellipsis_list": listed, "ellipsis_adjective": adjective,
             "ellipsis_plain": plain}
 
 
-def rows_for(src: str, text: str, rng: random.Random) -> Iterator[dict[str, str]]:
-    """The ellipsis rows of one source text."""
+def rows_for(src: str, text: str, rng: random.Random,
+             edge_rng: random.Random | None = None) -> Iterator[dict[str, str]]:
+    """The ellipsis rows of one source text (its edge gaps too when ``edge_rng`` is given)."""
     picked = sentences(text)
     interesting = [s for s in picked if any(word_class(w, False) for w in WORD.findall(s))]
     chosen = rng.sample(interesting, min(6, len(interesting)))
@@ -206,6 +237,10 @@ def rows_for(src: str, text: str, rng: random.Random) -> Iterator[dict[str, str]
             if out:
                 yield {"id": f"{src}/e{n}/{kind}", "excerpt": out[0], "kind": kind, "detail": out[1],
                        "label": "reject" if kind in KINDS_REJECT else "verify"}
+    for n, sent in enumerate(chosen if edge_rng else []):
+        for kind, excerpt, detail in edges(sent, edge_rng or rng):
+            yield {"id": f"{src}/e{n}/{detail.split(':')[0]}", "excerpt": excerpt, "kind": kind, "detail": detail,
+                   "label": "reject" if kind in KINDS_REJECT else "verify"}
     whole = [s.strip() for s in re.split(r"(?<=[.!?])\s+(?=[A-Z])", text)]
     for n in range(min(3, len(whole) - 1)):
         k = rng.randrange(len(whole) - 1)
@@ -249,9 +284,9 @@ def build(seed: str) -> list[dict[str, str]]:
     for line in (OUT / "sources.jsonl").read_text("utf-8").splitlines():
         s = json.loads(line)
         split = "tune" if int(hashlib.sha256(s["id"].encode()).hexdigest(), 16) % 3 == 0 else "report"
-        rng = random.Random(f"ellipsis:{seed}:{s['id']}")
+        rng, edge_rng = random.Random(f"ellipsis:{seed}:{s['id']}"), random.Random(f"edges:{seed}:{s['id']}")
         rows += [{**r, "pair": None, "source": s["id"], "split": split, "made": "program"}
-                 for r in rows_for(s["id"], s["text"], rng)]
+                 for r in rows_for(s["id"], s["text"], rng, edge_rng)]
     return rows
 
 

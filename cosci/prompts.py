@@ -104,7 +104,8 @@ INVESTIGATION_TEMPLATES: dict[str, str] = {
 """Prompts of ``cosci investigate`` (ideation, execution, the report writer; design.md#investigation) and of its
 drafting (design, review, drafting, alignment judge; design.md#draft) and its writing (author, auditor, reviewers,
 area chair; design.md#paper)."""
-COMMAND_TEMPLATES: dict[str, str] = {"check": "check.md", "check_loop": "check_loop.md"}
+COMMAND_TEMPLATES: dict[str, str] = {"check": "check.md", "check_loop": "check_loop.md",
+                                     "check_plain": "check_plain.md"}
 """Prompts of commands outside a session: ``cosci check``'s minimal call (design.md#check)."""
 
 _MISSING = (re.compile(r"'([^']+)' is undefined"), re.compile(r"has no attribute '([^']+)'"))

@@ -24,7 +24,9 @@ Rules, in order:
    like the excerpt itself (:mod:`cosci.grounding.gaps`): a gap of any length holding a negation, or a hedge,
    a qualifying number or a contrast marker the kept words do not hold, is a changed claim (``did not ...
    reduce``); so is a gap joining two sentences' halves, and a quote that starts just after a negation or a
-   modal hedge governing its first words. The verdict names the class left out (``skipped``).
+   hedge governing its first words. An ellipsis mark opening (closing) the excerpt skips the words from
+   its sentence's start to the first part (from the last part to the sentence's end): that gap is checked the
+   same way. The verdict names the class left out (``skipped``).
 
 There is no edit-distance tolerance for words: a one-letter difference is often a different entity
 (``nitrite``/``nitrate``, ``ethanol``/``methanol``, ``alkane``/``alkene``).
@@ -39,8 +41,8 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
-from cosci.grounding.gaps import Layout, governed_start, layout, skipped_meaning, splices
-from cosci.grounding.tokens import Token, ignorable, normalise, spelling, token_class, tokenize, words
+from cosci.grounding.gaps import Layout, governed_start, layout, sentence_span, skipped_meaning, splices
+from cosci.grounding.tokens import Token, ignorable, negating, normalise, spelling, token_class, tokenize, words
 
 MIN_WORDS = 4
 """Fewer words than this never verify."""
@@ -190,9 +192,12 @@ def _resegment(part: list[Token], keys: set[str], bigrams: set[tuple[str, str]])
     return out
 
 
-def _parts(excerpt: str) -> list[list[Token]]:
+def _parts(excerpt: str) -> tuple[list[list[Token]], bool, bool]:
+    """The excerpt's parts between ellipsis marks, and whether a mark opens / closes it (an edge gap)."""
     text = _TRAILING_CITE.sub("", excerpt.strip())
-    return [toks for piece in _ELLIPSIS.split(text) if (toks := tokenize(piece))]
+    pieces = _ELLIPSIS.split(text)
+    parts = [toks for piece in pieces if (toks := tokenize(piece))]
+    return parts, len(pieces) > 1 and not tokenize(pieces[0]), len(pieces) > 1 and not tokenize(pieces[-1])
 
 
 def check_excerpt(excerpt: str, text: str, vocabulary: frozenset[str] = frozenset()) -> ExcerptMatch:
@@ -203,7 +208,7 @@ def check_excerpt(excerpt: str, text: str, vocabulary: frozenset[str] = frozense
         text: what the source's tool returned (title and abstract, or full text).
         vocabulary: lower-cased entity names (the session's hypothesis entities), only for naming a difference.
     """
-    parts = _parts(excerpt)
+    parts, lead, trail = _parts(excerpt)
     if sum(words(p) for p in parts) < MIN_WORDS or not text.strip():
         return ExcerptMatch(False, 0.0, "short", f"short: fewer than {MIN_WORDS} words")
     if words(parts[0]) < MIN_PART_WORDS:
@@ -212,7 +217,7 @@ def check_excerpt(excerpt: str, text: str, vocabulary: frozenset[str] = frozense
     keys = {t.key for t in source}
     bigrams = {(a.key, b.key) for a, b in itertools.pairwise(source)}
     parts = [_resegment(p, keys, bigrams) for p in parts]
-    chain = _Chain(parts, source, layout(text), vocabulary)
+    chain = _Chain(parts, source, layout(text), vocabulary, (lead, trail))
     verdict, start = chain.run(0)
     for _ in range(OTHER_OCCURRENCES):  # the first part may occur again, with the rest after that occurrence
         if verdict.verified or len(parts) == 1 or start >= len(source):
@@ -263,6 +268,8 @@ class _Chain:
     source: list[Token]
     lay: Layout
     vocabulary: frozenset[str]
+    edges: tuple[bool, bool] = (False, False)
+    """Whether an ellipsis mark opens / closes the excerpt (module docstring, rule 5)."""
 
     def run(self, begin: int) -> tuple[ExcerptMatch, int]:
         """The verdict on the parts located in order from ``begin``, and where the first part's window ends."""
@@ -282,7 +289,22 @@ class _Chain:
                 return refused, first_end
             scores.append(verdict.score)
             start = prev_end = end
-        return ExcerptMatch(True, min(scores)), first_end
+        closing = self._edge(prev_end, sentence_span(source, prev_end - 1, self.lay)[1], kept, min(scores),
+                             opening=False)
+        return closing or ExcerptMatch(True, min(scores)), first_end
+
+    def _edge(self, first: int, end: int, kept: set[str], score: float, *, opening: bool) -> ExcerptMatch | None:
+        """The refusal an edge gap ``source[first:end]`` earns (the words of its sentence an ``opening`` or closing
+        ellipsis mark skips), or None when the excerpt has no such mark or the gap hides nothing."""
+        if not (self.edges[0] if opening else self.edges[1]) or first >= end:
+            return None
+        meaning = skipped_meaning(self.source, first, end, kept, self.lay)
+        if meaning is None:
+            return None
+        cls, tokens = meaning
+        where = "before" if opening else "after"
+        return _skip(score, cls, f"the ellipsis {where} the quote leaves out a {cls} "
+                     f"({' '.join(t.raw for t in tokens)}):", self.source[first:end])
 
     def _other_reading(self, part: list[Token], prev_end: int, first: int, stop: int,
                        score: float) -> ExcerptMatch | None:
@@ -305,9 +327,12 @@ class _Chain:
         """The refusal a cut before the window starting at ``first`` earns (module docstring, rule 5), or None."""
         source = self.source
         if prev_end < 0:
+            opening = self._edge(sentence_span(source, first, self.lay)[0], first, kept, score, opening=True)
+            if opening is not None:
+                return opening
             governing = governed_start(source, first, self.lay)
             return None if governing is None else _skip(
-                score, "negation" if governing.key not in ("may", "might", "could") else "hedge",
+                score, "negation" if negating(governing.key) else "hedge",
                 "the quote starts just after words that govern it:", [governing])
         skipped = source[prev_end:first]
         if len(skipped) > MAX_SKIP:

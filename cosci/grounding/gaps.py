@@ -15,9 +15,15 @@ the *gap*. A gap of any length makes the excerpt ``misquoted`` when it holds:
   brackets or parentheses (statistics, sample sizes, citations: ``(P < 0.001)``, ``(n = 45)``, ``(Smith, 2019)``),
   a superscript citation marker, or part of a name (``CD34``, ``IL-6``, ``COVID-19``, ``5-fluorouracil``).
 
+An ellipsis mark that opens or closes the quote skips the rest of its sentence: the words from the sentence's
+start to the first part (``... in overall survival was found`` where the source has ``No significant difference
+in overall survival was found``), or from the last part to the sentence's end, are a gap like any other
+(:func:`sentence_span`).
+
 Two more ways to drop meaning with a cut are refused here: a gap that joins the start of one sentence to the end
 of another (a *splice*; whole sentences may be left out), and a quote whose first words follow, in the same
-sentence, a negation or a modal hedge that governs them (``did not`` | ``increase survival``).
+sentence, a negation or a hedge that governs them (``did not`` | ``increase survival``, ``potentially`` |
+``incomplete reporting``).
 """
 
 from __future__ import annotations
@@ -33,7 +39,10 @@ INNER_MARK = "\ue001"
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
 _ABBREVIATION = re.compile(r"(?:\bet al|\be\.g|\bi\.e|\bFigs?|\bvs|\bNo|\bapprox|\bca|\bcf|\bDr|\bRef|\bEq|\bspp?|"
                            r"\bSt|\bMr|\bMrs|\bProf|\bresp|\b[Rr]efs?|\bvol|\bpp?|\bInc|\bLtd|\bCo|\b[A-Z])\.$")
-_GOVERNING_HEDGES = frozenset({"may", "might", "could"})
+_GOVERNING_HEDGES = frozenset({"may", "might", "could", "potentially", "possibly", "probably", "likely", "perhaps",
+                               "presumably", "putative", "putatively", "apparently", "tentatively", "conceivably",
+                               "plausibly", "partially", "partly", "marginally"})
+"""Hedges that govern the word right after them: modals and hedging adverbs (``potentially | incomplete``)."""
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
 _DATE_WORDS = frozenset({"in", "since", "until", "from", "during", "before", "after", "between", "and", "of", "to",
                          "by"})
@@ -136,6 +145,16 @@ def skipped_meaning(source: list[Token], first: int, end: int, kept: set[str],
     return next(((c, found[c]) for c in PRIORITY if found[c]), None)
 
 
+def sentence_span(source: list[Token], at: int, lay: Layout) -> tuple[int, int]:
+    """``(start, stop)``: the token indices of the sentence holding ``source[at]`` (``stop`` exclusive)."""
+    starts = [t.start for t in source]
+    before = lay.ends_between(0, source[at].start + 1)
+    after = lay.ends_between(source[at].end, len(lay.marked) + 1)
+    start = bisect.bisect_left(starts, before[-1]) if before else 0
+    stop = bisect.bisect_left(starts, after[0]) if after else len(source)
+    return start, stop
+
+
 def splices(source: list[Token], prev_end: int, first: int, lay: Layout) -> bool:
     """Whether the gap between the part ending at token ``prev_end`` and the part starting at token ``first``
     crosses a sentence end without leaving out whole sentences."""
@@ -151,8 +170,8 @@ def splices(source: list[Token], prev_end: int, first: int, lay: Layout) -> bool
 
 
 def governed_start(source: list[Token], first: int, lay: Layout) -> Token | None:
-    """The negation or modal hedge of the same sentence that the quote starting at token ``first`` cuts off
-    (``did not`` before ``increase survival``), else None."""
+    """The negation (within two words) or hedge (the word before, :data:`_GOVERNING_HEDGES`) of the same sentence
+    that the quote starting at token ``first`` cuts off (``did not`` before ``increase survival``), else None."""
     for back in (1, 2):
         at = first - back
         if at < 0 or lay.ends_between(source[at].end, source[first].start):

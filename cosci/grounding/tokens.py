@@ -87,11 +87,11 @@ consistently possible reproducible feasible safe tolerated modified impaired
 (``nonsignificant``, ``unchanged``, ``ineffective``); other prefixed words (``noninvasive``) negate nothing."""
 _NEGATING_PREFIX = re.compile(r"^(?:non|un|in|im|ir)(?P<stem>[a-z]{4,})$")
 GAP_NEGATION = NEGATION | frozenset(_split("""
-nobody hardly scarcely barely deficient deficiency null devoid
+nobody hardly scarcely barely rarely seldom little deficient deficiency null devoid inability
 """))
 """Negations an ellipsis may not skip: :data:`NEGATION` (``failure`` too: a gap that holds ``heart failure`` is
-refused rather than risk passing ``failure to respond``), negative adverbs and absence words
-(``Nrf2-deficient``)."""
+refused rather than risk passing ``failure to respond``), negative adverbs (``rarely``, ``little effect``,
+``little is known``) and absence words (``Nrf2-deficient``, ``an inability to``)."""
 UNITS = frozenset(_split("""
 % mg g kg ug ng pg fg l ml ul nl dl m mm um nm pm cm km mol mmol umol nmol pmol mm nm h hr
 hrs hour hours min mins minute minutes s sec ms us d day days wk week weeks mo month

@@ -157,6 +157,8 @@ def rate(folder: SessionFolder, ids: Sequence[str], prefer: str | None, score: s
         out = {hid: h.state for hid in ids
                if (h := store.hypotheses.get(hid)) and h.state in OUT_OF_TOURNAMENT + NOT_YET_PLAYING}
         reversal = _reversal(store, ids, prefer) if len(ids) == 2 else None
+        replaced = next((r.id for r in reversed(store.researcher.ratings("preference"))
+                         if len(ids) == 2 and {r.hyp_a, r.hyp_b} == set(ids)), None)
         if why.strip():
             screen(folder, store, why)
         if len(ids) == 2:
@@ -173,8 +175,10 @@ def rate(folder: SessionFolder, ids: Sequence[str], prefer: str | None, score: s
             return (f"{sid}: rating {rid} recorded ({ids[0]} vs {ids[1]}: prefer {prefer}); it reaches later "
                     "meta-reviews")
     if len(ids) == 2:  # a preference is a weighted verdict in the fit; a score is not (design.md#researcher-ratings)
-        return (f"{sid}: rating {rid} recorded ({ids[0]} vs {ids[1]}: prefer {prefer}); it enters the tournament's "
-                "Bradley–Terry fit and later meta-reviews")
+        enters = ("enters" if replaced is None else
+                  f"replaces your earlier rating {replaced} of the pair in")  # one pair, one verdict: both are kept
+        return (f"{sid}: rating {rid} recorded ({ids[0]} vs {ids[1]}: prefer {prefer}); it {enters} the "
+                "tournament's Bradley–Terry fit and later meta-reviews")
     return (f"{sid}: rating {rid} recorded ({ids[0]}: score {score}/5); it is listed in the report's researcher "
             "ratings section and reaches later meta-reviews (a score does not enter the Bradley–Terry fit)")
 
@@ -301,7 +305,7 @@ def record_result(folder: SessionFolder, hid: str, outcome: str, measures: Seque
 
 def _reviews_line(folder: SessionFolder, project: str | None, status: str, queued: int) -> str:
     """Where the observation reviews of a result's relatives run: queued in the session, or, the session being
-    done (it does not resume), in the project's next session (README, design.md#projects)."""
+    done (it does not resume), in the project's next session (docs/commands.md, design.md#projects)."""
     if status == "done":
         return (f"the session is done, so they reach project {project}'s next session" if project
                 else "none (the session is done and in no project, so none runs)")

@@ -42,7 +42,7 @@ from scipy.stats import binomtest
 
 from cosci.text import counted
 from cosci.tournament.bt import BTFit, Method, Verdict, fit_bt
-from cosci.tournament.rerun import SIMULATED_ORDER, RerunEstimate
+from cosci.tournament.rerun import SIMULATED_ORDER, WILSON, RerunEstimate
 
 FOLDS = 5
 """Folds of the held-out agreement (design.md#judges: 5 fits, whatever the session's size)."""
@@ -199,18 +199,19 @@ class JudgeStats:
         """
         s, f = self.first_shown, self.flips
         dual = counted(f.n, "dual-order match", "dual-order matches")
-        out = [f"judge: first-shown wins {_pct(s.rate)} (95 % CI {_ci(s)}) of {counted(s.n, 'valid call')}; flip "
-               f"rate {_pct(f.rate)} (95 % CI {_ci(f)}; {f.k} of {dual}); draws {_pct(self.draw_rate)}, invalid "
+        out = [f"judge: first-shown wins {_pct(s.rate)} ({WILSON} {_ci(s)}, nominal for independent calls) of "
+               f"{counted(s.n, 'valid call')}; flip rate {_pct(f.rate)} ({WILSON} {_ci(f)}; {f.k} of {dual}); draws "
+               f"{_pct(self.draw_rate)}, invalid "
                f"{_pct(self.invalid_rate)} of {counted(self.calls, 'call')}",
                f"judge: agrees with the Bradley–Terry order on {self._agreement()} ({FOLDS}-fold; in-sample "
                f"{_pct(self.bt_agreement_in_sample)})",
                self.rerun.line(),
                f"judge: order effect {_logits(self.order_effect)} toward the first-shown (the Bradley–Terry fit's β; "
-               f"first-shown wins {_pct(s.rate)}, 95 % CI {_ci(s)}); the ranking simulator assumes "
+               f"first-shown wins {_pct(s.rate)}, {WILSON} {_ci(s)}); the ranking simulator assumes "
                f"{SIMULATED_ORDER[0]:g} logits on average, sd {SIMULATED_ORDER[1]:g} across pairs"]
         if len(self.judges) > 1:
             out += [f"judge {tier}: {counted(j.matches, 'match', 'matches')}, first-shown wins "
-                    f"{_pct(j.first_shown.rate)} (95 % CI {_ci(j.first_shown)}), held-out agreement "
+                    f"{_pct(j.first_shown.rate)} ({WILSON} {_ci(j.first_shown)}), held-out agreement "
                     f"{agreement_text(j.agreement, j.agreement_n)}"
                     + ("" if j.reliability is None else f", reliability {j.reliability:.2f}")
                     for tier, j in sorted(self.judges.items())]
@@ -219,10 +220,11 @@ class JudgeStats:
             raised = "" if biased_share is None else (
                 f"; close pairs are judged in both orders at share {biased_share:g} (ranking.dual_order_biased_share)")
             out.append(f"WARNING: position bias: the judge favours the {side}-shown hypothesis (first-shown wins "
-                       f"{_pct(s.rate)}, 95 % CI {_ci(s)} excludes 50 %){raised}")
+                       f"{_pct(s.rate)}, {WILSON} {_ci(s)} excludes 50 %){raised}")
         elif self.flagged(tolerance):
             out.append(f"note: the first-shown win rate {_pct(s.rate)} is more than {100 * tolerance:.0f} points from"
-                       f" 50 %, but its 95 % CI {_ci(s)} includes 50 % ({counted(s.n, 'call')}): not significant")
+                       f" 50 %, but its {WILSON} {_ci(s)} includes 50 % ({counted(s.n, 'call')}): not "
+                       "significant")
         return out
 
 

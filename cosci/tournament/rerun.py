@@ -28,6 +28,10 @@ from numpy.typing import NDArray
 from scipy.stats import binomtest
 
 LEVEL = 0.95
+WILSON = "95 % Wilson CI"
+"""How a share's interval is named where it is shown: by its method (the Wilson score interval,
+:func:`scipy.stats.binomtest`), whose 95 % coverage is nominal, for independent calls; no bench measures it on a
+judge's calls (design.md#judge-memory)."""
 """Confidence level of the intervals."""
 SIMULATED_REPEAT = 0.75
 """The repeat share the ranking simulator's judge with memory assumes (``bench/ranking_judges.py``: a rerun flip
@@ -71,10 +75,10 @@ class RerunEstimate:
                    "judge)")
         if self.reruns == 0:
             return f"judge: no rerun of an ordered pair yet, so its repeat share is not measured ({assumed})"
-        return (f"judge: reruns of an ordered pair agree {100 * self.agreement:.0f} % (95 % CI "
+        return (f"judge: reruns of an ordered pair agree {100 * self.agreement:.0f} % ({WILSON} "
                 f"{100 * self.agreement_low:.0f}–{100 * self.agreement_high:.0f} %; {self.agreed} of {self.reruns};"
                 f" two fresh verdicts would agree {100 * self.expected:.0f} %): repeat share {self.repeat:.2f} "
-                f"(95 % CI {self.repeat_low:.2f}–{self.repeat_high:.2f}; {assumed})")
+                f"(95 % CI {self.repeat_low:.2f}–{self.repeat_high:.2f}, read from the agreement's; {assumed})")
 
     @property
     def repeat_used(self) -> float:

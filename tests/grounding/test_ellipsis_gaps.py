@@ -103,6 +103,58 @@ def test_the_labelled_ellipsis_rows_meet_the_bars() -> None:
     kinds, overall, _wrong, _seconds = measure(rows)
     assert len(rows) > 1000 and bars(kinds, overall) == []
     assert kinds["ellipsis_negation"].verified == 0 and kinds["ellipsis_negation"].rows >= 50
+    edges = [r for r in rows if r["id"].endswith(("/lead", "/trail"))]
+    edge_kinds, _overall, _wrong, _seconds = measure(edges)
+    assert edge_kinds["ellipsis_negation"].rows >= 50 and edge_kinds["ellipsis_negation"].verified == 0
+    assert all(edge_kinds[k].verified == 0 for k in ("ellipsis_hedge", "ellipsis_number", "ellipsis_contrast"))
+    assert (edge_kinds["ellipsis_plain"].recall or 0) >= 0.98
+
+
+@pytest.mark.parametrize(("source", "excerpt", "skipped"), [
+    # an opening mark over the sentence's start: "These can cause severe suffering even if they do not"
+    ("europepmc-3", "... meet the diagnostic criteria for any particular mental disorder.", "negation"),
+    ("europepmc-4", "[...] information concerning the clinical rationale for the discontinuations.", "negation"),
+    ("fulltextxml_PMC13244564-2", "(...) control (HbA1c levels), duration of diabetes, and severity of diabetic "
+                                  "autonomic neuropathy.", "negation"),
+    # a closing mark over the sentence's end: "... received no information concerning ..."
+    ("europepmc-4", "The cancer registries mostly received [...]", "negation"),
+    ("europepmc-3", "These can cause severe suffering even if they do …", "negation"),
+])
+def test_an_ellipsis_opening_or_closing_the_quote_skips_the_rest_of_its_sentence(source: str, excerpt: str,
+                                                                                skipped: str) -> None:
+    verdict = check_excerpt(excerpt, SOURCES[source])
+    assert not verdict.verified and verdict.skipped == skipped, verdict
+    assert "before the quote" in verdict.reason or "after the quote" in verdict.reason
+
+
+@pytest.mark.parametrize(("text", "excerpt", "verified"), [
+    ("No significant difference in overall survival was found between the two arms.",
+     "... in overall survival was found between the two arms.", False),
+    ("Without venetoclax, the elderly mice died within five days of engraftment.",
+     "... the elderly mice died within five days of engraftment.", False),
+    ("Venetoclax increased overall survival in mice but not in the elderly patients.",
+     "Venetoclax increased overall survival in mice ...", False),
+    ("Venetoclax increased overall survival in mice (Smith et al., 2019) in the long term.",
+     "Venetoclax increased overall survival in mice ...", True),
+    ("In the elderly cohort, venetoclax increased overall survival in mice.",
+     "… venetoclax increased overall survival in mice.", True),
+])
+def test_edge_gaps_are_checked_like_inner_ones(text: str, excerpt: str, verified: bool) -> None:
+    assert check_excerpt(excerpt, text).verified is verified, check_excerpt(excerpt, text)
+
+
+@pytest.mark.parametrize("gap", ["showed an inability to", "rarely", "seldom", "had little effect to"])
+def test_negative_adverbs_and_absence_words_in_a_gap_are_negations(gap: str) -> None:
+    text = f"Treatment with venetoclax in this elderly cohort {gap} increase overall survival."
+    verdict = check_excerpt("Treatment with venetoclax in this elderly cohort ... increase overall survival.", text)
+    assert not verdict.verified and verdict.skipped == "negation", verdict
+
+
+def test_a_quote_cut_just_after_a_hedging_adverb_is_refused() -> None:
+    text = SOURCES["europepmc-4"]
+    verdict = check_excerpt("The incomplete reporting of reasons for discontinuing active surveillance suggests "
+                            "that clinical reporting practices should be improved.", text)
+    assert not verdict.verified and verdict.skipped == "hedge" and "potentially" in verdict.reason, verdict
 
 
 def test_the_not_of_not_only_is_never_excused_in_a_gap_but_a_quote_may_start_after_it() -> None:

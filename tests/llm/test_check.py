@@ -18,8 +18,18 @@ import httpx
 import pytest
 import respx
 
+from cosci.agents.tool_loop import run_tool_loop
+from cosci.llm.budget.token_budget import TokenBudget
+from cosci.llm.gateway.adapter import Gateway
+from cosci.llm.gateway.call_shapes import SESSION_CALLS, session_calls, signature
+from cosci.llm.gateway.check import run_check
+from cosci.llm.gateway.routing import Router
+from cosci.llm.port.structured import call_record
+from cosci.llm.port.types import CallSpec, LLMResponse, Route, TextBlock, ToolCall, ToolSpec
+from cosci.records import RecordCheck
+from cosci.tools.base import ToolResult
 from tests.conftest import run_cli as cli
-from tests.llm.helpers import WHOLE, recorded, replayed_wire
+from tests.llm.helpers import WHOLE, make_config, recorded, replayed_wire
 
 ANTHROPIC = "https://api.anthropic.com/v1/messages"
 TOOL_USE = recorded("anthropic/messages_thinking_text_tool_use.json")
@@ -43,12 +53,13 @@ def test_check_on_the_fake_prints_the_route_table_offline(capsys: pytest.Capture
     assert code == 0, err
     assert "safety:" not in err  # the fake's preset marks it unable to classify: nothing to say
     lines = out.splitlines()
-    assert lines[0].startswith("check     fake: 4 calls, total $") and lines[0].endswith("all passed")  # cost first
+    assert lines[0].startswith("check     fake: 3 probes, total $") and lines[0].endswith("all passed")  # cost first
     for key in ("goal_parsing.parse_goal", "generation.literature", "metareview.final", "safety.classify"):
         assert any(line.split()[0] == key for line in lines if line.startswith("  ")), key
     assert any("generation.literature" in x and "budget_tokens 4000" in x and "max_tokens  12192" in x for x in lines)
-    calls = lines[lines.index(next(x for x in lines if x.startswith("calls"))) + 1:]
-    assert len(calls) == 4 and all("tool call" in x and "valid record" in x for x in calls)
+    calls = lines[lines.index(next(x for x in lines if x.startswith("probes"))) + 1:]
+    assert len(calls) == 3 and all("tool call" in x and "valid record" in x for x in calls)  # thinking, none: strong
+    assert sum("cosci-fake/strong" in x for x in calls) == 1  # one model and form: the in-process fake rejects nothing
 
 
 def test_check_without_the_key_fails_in_one_line_naming_it(capsys: pytest.CaptureFixture[str],
@@ -60,38 +71,94 @@ def test_check_without_the_key_fails_in_one_line_naming_it(capsys: pytest.Captur
 
 
 def test_check_on_opus_sends_what_the_session_sends(wire: respx.MockRouter, capsys: pytest.CaptureFixture[str]) -> None:
-    """One record call per model and form at the route's own cap and streaming, thinking at its lowest; then the
-    strong tier's tool-loop ending: an auto call offering the lookup, the forced last call with the model's turn."""
-    from cosci.llm.gateway.routing import Router
-    from tests.llm.helpers import make_config
-
+    """One probe per distinct request shape at the mode's own effort, cap and streaming; the strong tier's tool loops
+    end with the forced last call after an auto call offering the lookup, the model's turn in the history."""
     route = wire.post(ANTHROPIC).mock(return_value=httpx.Response(200, json=checked()))
     code, out, err = cli(capsys, "check", "models=opus", *WHOLE)  # replayed whole bodies (no event stream)
     assert code == 0, out + err
     assert err.count("safety:") == 1 and ("safety: tier mini (anthropic/claude-haiku-4-5-20251001) not measured as a "
                                           "classifier; the offline screen decides") in err  # design.md#safety-measured
     sent = [json.loads(c.request.content) for c in route.calls]
-    records, (first, last) = sent[:-2], sent[-2:]
-    forms = {(b["model"], json.dumps(b.get("thinking")), json.dumps(b.get("output_config"))) for b in records}
-    assert forms == {  # Opus with and without thinking, Sonnet, Haiku: one call each
-        ("claude-opus-5", '{"type": "adaptive", "display": "summarized"}', '{"effort": "low"}'),
-        ("claude-opus-5", "null", "null"), ("claude-sonnet-5", "null", "null"),
-        ("claude-haiku-4-5-20251001", "null", "null")}
-    config = make_config(Path("/tmp/unused"), "models=opus")
+    efforts = {json.dumps(b.get("output_config")) for b in sent if b["model"] == "claude-opus-5"}
+    assert efforts == {"null", '{"effort": "low"}', '{"effort": "medium"}', '{"effort": "high"}'}  # the modes' own
+    config = make_config(Path("/tmp/unused"), "models=opus", *WHOLE)
     caps = {(r.model.split("/", 1)[1], r.max_output_tokens) for r in Router(config).all_routes()}
-    for body in records:  # the session's own cap for that model, never a cent's worth
-        assert (body["model"], body["max_tokens"]) in caps and body["tools"][0]["name"] == "record_check"
-    assert [t["name"] for t in first["tools"]] == ["lookup_check_values", "record_check"]
-    assert first["tool_choice"] == {"type": "auto"} and first["model"] == last["model"] == "claude-opus-5"
-    assert last["tool_choice"] == {"type": "tool", "name": "record_check"}
+    assert {(b["model"], b["max_tokens"]) for b in sent} == caps  # every cap the session sends, and no other
+    loops = [i for i, b in enumerate(sent) if [t["name"] for t in b.get("tools", [])][:1] == ["lookup_check_values"]]
+    first, last = sent[loops[0]], sent[loops[0] + 1]
+    assert first["tool_choice"] == {"type": "auto"} and last["tool_choice"] == {"type": "tool", "name": "record_check"}
     assert last["messages"][-1]["content"][0]["type"] == "tool_result"  # the loop's history, then the forced record
-    assert last["max_tokens"] == Router(config).route("generation", "literature").max_output_tokens
+    assert first["output_config"] == last["output_config"]  # one thinking setting for the loop
     lines = out.splitlines()
-    assert lines[0].startswith("check     opus: 5 calls, total $")
-    calls = [x for x in lines if x.startswith("  claude") or x.startswith("  anthropic/")]
-    assert len(calls) == 5 and all("api.anthropic.com" in x for x in calls)
-    assert sum("loop last call" in x for x in calls) == 1 and out.count("valid record") == 5
+    rows = [x for x in lines if x.startswith("  claude") or x.startswith("  anthropic/")]
+    assert lines[0].startswith(f"check     opus: {len(rows)} probes, total $") and len(rows) >= 10
+    assert all("api.anthropic.com" in x for x in rows) and out.count("valid record") + out.count(" text ") == len(rows)
+    assert any(" loop (2 calls) " in x for x in rows) and any(" plain " in x for x in rows)
     assert "budget_tokens" not in out  # no tier of this preset sends it
+
+
+def test_claude45_probes_send_the_sessions_budgets_and_loop_ending(wire: respx.MockRouter,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """Opus 4.5 takes budget_tokens: each probe carries its mode's own budget (4,000 to 16,000 tokens, never a
+    lowered 1,024) and cap; the loop's ending with budget thinking is the unforced last call asking for the record,
+    then the separate forced call without thinking, as the session's tool loop sends it."""
+    route = wire.post(ANTHROPIC).mock(return_value=httpx.Response(200, json=checked()))
+    code, out, err = cli(capsys, "check", "models=claude45", *WHOLE)
+    assert code == 0, out + err
+    sent = [json.loads(c.request.content) for c in route.calls]
+    config = make_config(Path("/tmp/unused"), "models=claude45", *WHOLE)
+    session = {(r.max_output_tokens, r.thinking_tokens) for r in Router(config).all_routes() if r.thinking_tokens}
+    budgets = {(b["max_tokens"], b["thinking"]["budget_tokens"]) for b in sent if "thinking" in b}
+    assert session <= budgets and {t for _, t in session} >= {4000, 6000, 8000, 12000, 16000}
+    assert all(t >= 4000 for _, t in budgets)  # no probe lowers a budget to Anthropic's minimum
+    asked = [i for i, b in enumerate(sent) if "last turn" in json.dumps(b["messages"][-1])]
+    assert asked, "no unforced last call of a loop"
+    last, separate = sent[asked[0]], sent[asked[0] + 1]
+    assert last["tool_choice"] == {"type": "auto"} and "thinking" in last
+    assert separate["tool_choice"] == {"type": "tool", "name": "record_check"} and "thinking" not in separate
+    assert all("thinking" not in b for b in sent if b.get("tool_choice", {}).get("type") == "tool")  # refused so
+    assert "budget_tokens 16000" in out and "budget_tokens 1024" not in out
+
+
+OPENROUTER = "https://openrouter.ai/api/v1/chat/completions"
+TOOL_CALLS = recorded("openai/chat_completion_tool_calls.json")
+TEXT = recorded("openrouter/chat_completion_reasoning_effort_high.json")
+
+
+def openai_checked() -> dict[str, Any]:
+    """The recorded chat-completion tool call renamed to ``record_check`` with the check's values (in memory)."""
+    body = copy.deepcopy(TOOL_CALLS)
+    call = body["choices"][0]["message"]["tool_calls"][0]
+    call["function"].update(name="record_check", arguments=json.dumps({"word": "cosci", "number": 7}))
+    body["choices"][0]["message"]["tool_calls"] = [call]
+    return body
+
+
+def test_openrouter_probes_send_the_safety_call_as_the_session_does(monkeypatch: pytest.MonkeyPatch,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """The safety classifier on Gemini Flash (its lowest level, the 1,024-token cap, forced) is a probe of its own,
+    not covered by the ranking judge on the same model (level low, 6,048 tokens)."""
+    tiers = ("strong", "cheap", "mini", "claude", "flash")
+    whole = [f"++models.tiers.{t}.output_tokens_per_second=null" for t in tiers]
+    with replayed_wire(monkeypatch, ("OPENROUTER_API_KEY",)) as wire:
+        route = wire.post(OPENROUTER).mock(side_effect=lambda request: httpx.Response(
+            200, json=openai_checked() if "tools" in json.loads(request.content) else TEXT))
+        code, out, err = cli(capsys, "check", "models=openrouter", *whole)
+    assert code == 0, out + err
+    sent = [json.loads(c.request.content) for c in route.calls]
+    config = make_config(Path("/tmp/unused"), "models=openrouter", *whole)
+    safety = Router(config).route("safety", "classify")
+    ranking = Router(config).route("ranking", "pairwise")
+    assert safety.model == ranking.model and safety.max_output_tokens != ranking.max_output_tokens
+    model = safety.model.removeprefix("openrouter/")
+    shapes = {(b["max_tokens"], json.dumps(b.get("reasoning")), json.dumps(b.get("tool_choice"))) for b in sent
+              if b["model"] == model}
+    forced = json.dumps({"type": "function", "function": {"name": "record_check"}})
+    assert (safety.max_output_tokens, '{"effort": "minimal"}', forced) in shapes  # the classifier's call
+    assert (ranking.max_output_tokens, '{"effort": "low"}', "null") in shapes  # the judge's plain call
+    rows = [x for x in out.splitlines() if x.startswith("  ") and "openrouter.ai" in x]
+    assert any("safety.classify" in x and "reasoning.effort minimal" in x for x in rows)
+    assert out.splitlines()[0].startswith(f"check     openrouter: {len(rows)} probes")
 
 
 def test_a_failed_check_names_the_fix(wire: respx.MockRouter, capsys: pytest.CaptureFixture[str]) -> None:
@@ -109,7 +176,11 @@ def test_a_failed_check_names_the_fix(wire: respx.MockRouter, capsys: pytest.Cap
     code, out, _ = cli(capsys, "check", "models=opus", *WHOLE)
     assert code == 1
     fixes = [x for x in out.splitlines() if x.startswith("fix ")]
-    assert len(fixes) == 3 and "3 failed" in out.splitlines()[0]  # Opus with thinking (record, loop), Haiku
+    rows = [x for x in out.splitlines() if x.startswith("  anthropic/")]
+    bad = [x for x in rows if ("claude-opus-5" in x and "adaptive" in x) or "claude-haiku" in x]
+    assert len(bad) >= 3 and all(x.endswith("FAILED") for x in bad)  # Opus with thinking (records, loops), Haiku
+    assert not any(x.endswith("FAILED") for x in rows if x not in bad)
+    assert len(fixes) == len(bad) and f"{len(bad)} failed" in out.splitlines()[0]
     opus = next(x for x in fixes if "claude-opus-5" in x)
     assert "check models.tiers.strong.thinking (now adaptive)" in opus and "LiteLLM version" in opus
     assert "does not support effort level" in opus  # the provider's own words
@@ -149,9 +220,88 @@ def test_a_bogus_key_gives_one_line_per_probe_naming_host_and_form(monkeypatch: 
         code, out, _ = cli(capsys, "check", f"models={models}")
     assert code == 1
     lines = out.splitlines()
-    calls = lines[lines.index(next(x for x in lines if x.startswith("calls"))) + 1:]
+    calls = lines[lines.index(next(x for x in lines if x.startswith("probes"))) + 1:]
     rows = [x for x in calls if x.startswith("  ")]
     assert rows and all(host in x and "FAILED" in x for x in rows)
     assert any(form in x for x in rows) and all(form in x for x in rows if "no thinking" not in x)
     assert ("budget_tokens" in out) == (form == "budget_tokens")
     assert len([x for x in calls if x.startswith("fix ")]) == len(rows)
+
+
+# --- every request shape the session sends is among the probes' -------------------------------------------------
+def scripted(spec: CallSpec) -> LLMResponse:
+    """A model that records when forced, calls the first non-record tool offered when free, else answers text (so
+    a record call takes its unforced path to the forced one, and a tool loop runs to its last call)."""
+    if spec.tool_choice == RecordCheck.tool_name:
+        call = ToolCall("call_0", RecordCheck.tool_name, json.dumps({"word": "cosci", "number": 7}))
+        return LLMResponse("", [call], [], "tool_calls", spec.route.model)
+    other = [t.name for t in spec.tools if t.name != RecordCheck.tool_name]
+    if other and spec.tool_choice == "auto":
+        return LLMResponse("", [ToolCall("call_1", other[0], "{}")], [], "tool_calls", spec.route.model)
+    return LLMResponse("ok", [], [], "stop", spec.route.model)
+
+
+class Lookup:
+    spec = ToolSpec("paper_search", "Search.", {"type": "object", "properties": {}})
+
+    async def __call__(self, arguments: dict[str, Any]) -> ToolResult:
+        return ToolResult("nothing found", source="paper_search")
+
+
+class SessionPort:
+    """The session's side: its own call paths (``complete``, ``call_record``, ``run_tool_loop``) on a scripted
+    model, each request's signature taken from the gateway's own body builder."""
+
+    def __init__(self, gateway: Gateway) -> None:
+        self.gateway, self.signatures = gateway, set[tuple[object, ...]]()
+
+    async def complete(self, spec: CallSpec) -> LLMResponse:
+        self.signatures.add(signature(self.gateway.request(spec, spec.route), spec.route))
+        return scripted(spec)
+
+    async def send(self, route: Route, shape: str) -> None:
+        spec = CallSpec(route=route, action="Session", system=[TextBlock("system", cache=True)],
+                        messages=[{"role": "user", "content": "Propose one hypothesis."}])
+        if shape == "plain":
+            await self.complete(spec)
+        elif shape == "record":
+            await call_record(self, spec, RecordCheck)
+        else:
+            await run_tool_loop(self, spec, {"paper_search": Lookup()}, RecordCheck,  # type: ignore[dict-item]
+                                max_iters=route.max_iterations)
+
+
+SESSION_PRESETS = [h[0] for h in HOSTED]
+
+
+@pytest.mark.parametrize("models", SESSION_PRESETS)
+async def test_every_request_shape_the_session_sends_is_probed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                               models: str) -> None:
+    """For every mode of the preset, on every tier it calls, in every call shape it makes, the session's request
+    (built by the gateway from the session's own call paths) equals a probe's request in every field a provider can
+    reject: model, host, thinking fields, max_tokens, streaming, tools, tool_choice, response format."""
+    config = make_config(tmp_path / "data", f"models={models}")
+    budget = TokenBudget(cap_usd=5.0, shares={"check": 1.0}, reserve_share=0.0)
+    session = SessionPort(Gateway(config, budget))
+    for route, shape in session_calls(config):
+        await session.send(route, shape)
+    probed: set[tuple[object, ...]] = set()
+
+    async def probe_complete(self: Gateway, spec: CallSpec) -> LLMResponse:  # the check's requests, as built
+        probed.add(signature(self.request(spec, spec.route), spec.route))
+        return scripted(spec)
+
+    monkeypatch.setattr(Gateway, "complete", probe_complete)
+    probes = await run_check(config)
+    assert all(p.fix is None for p in probes), [p.fix for p in probes if p.fix]
+    assert session.signatures <= probed, session.signatures - probed
+    assert len(probes) <= len(session.signatures)  # deduplicated: no more probes than distinct shapes
+    safety = Router(config).route("safety", "classify")
+    assert any(s[0] == safety.model and s[3] == safety.max_output_tokens for s in probed)  # the classifier's cap
+
+
+def test_every_configured_mode_declares_its_call_shapes() -> None:
+    """A new agent mode names the shapes its calls take (SESSION_CALLS), or the check would probe a guess."""
+    config = make_config(Path("/tmp/unused"), "models=fake")
+    modes = {f"{a}.{m}" for a, acfg in config.agents.items() for m in acfg.modes}
+    assert modes <= set(SESSION_CALLS), modes - set(SESSION_CALLS)

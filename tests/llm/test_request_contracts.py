@@ -407,6 +407,30 @@ async def test_ollama_streams_and_sends_a_num_ctx_that_holds_the_prompt_and_the_
     assert r.stream and speed and r.timeout_seconds == shipped.retry.first_token_seconds + r.max_output_tokens / speed
 
 
+@pytest.mark.parametrize("sentence", ["光合成の効率を高める酵素の候補を三つ挙げてください。",  # Japanese
+                                      "请列出三种可以提高光合作用效率的酶。",  # Chinese
+                                      "Перечислите три фермента, повышающих эффективность фотосинтеза."])  # Russian
+async def test_an_ollama_num_ctx_counts_non_latin_scripts_conservatively(wire: respx.MockRouter, tmp_path: Path,
+                                                                         sentence: str) -> None:
+    """A CJK character is about one token (often more on older tokenizers), not a third of one: characters / 3
+    understated such a prompt threefold and Ollama cut it silently. Every non-ASCII character now counts at least
+    one token (its UTF-8 bytes at most, the bound of a byte-level tokenizer), for the window asked."""
+    from cosci.llm.gateway.routing import prompt_tokens
+
+    h = family(tmp_path, "ollama")
+    route = wire.post(OLLAMA_CHAT).mock(return_value=ollama_stream())
+    prompt = sentence * 200
+    await h.gateway.complete(spec_for(h.gateway, "reflection", "full", prompt))
+    [body] = bodies(route)
+    options = body["options"]
+    non_ascii = sum(1 for ch in json.dumps(body["messages"], ensure_ascii=False) if ord(ch) > 127)
+    assert options["num_ctx"] >= non_ascii + options["num_predict"]
+    assert options["num_ctx"] > (len(prompt) // 3 + options["num_predict"])  # more than the old estimate asked
+    bound, likely = prompt_tokens(sentence)
+    assert likely >= sum(1 for ch in sentence if ord(ch) > 127) and bound >= len(sentence.encode()) // 2
+    assert prompt_tokens("Say something. ") == prompt_tokens("Say something. ")[:1] * 2  # ASCII: one figure
+
+
 async def test_an_ollama_call_the_model_cannot_hold_is_refused_in_one_line(wire: respx.MockRouter,
                                                                           tmp_path: Path) -> None:
     h = family(tmp_path, "ollama", "++models.tiers.strong.context_window=8192")

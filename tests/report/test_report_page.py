@@ -199,11 +199,12 @@ def test_a_default_session_measures_its_judge(session: Session, capsys: pytest.C
     assert wanted <= set(metrics) and all(math.isfinite(v) for v in metrics.values())
     main(["--data-dir", str(session.data), "status", session.sid])
     out = capsys.readouterr().out
-    assert re.search(r"first-shown wins \d+ % \(95 % CI \d+–\d+ %\) of \d+ valid calls; flip rate \d+ %", out), out
+    assert re.search(r"first-shown wins \d+ % \(95 % Wilson CI \d+–\d+ %, nominal for independent calls\) of \d+ "
+                     r"valid calls; flip rate \d+ %", out), out
     assert re.search(r"agrees with the Bradley–Terry order on \d+ % of \d+ held-out verdicts \(5-fold", out)
     html = session.report.read_text(encoding="utf-8")
     assert figures is not None and figures["figures"]["flip_rate"] == stats.flip_rate
-    assert 'id="judge"' in html and "held-out verdicts" in html and "95 % CI" in html
+    assert 'id="judge"' in html and "held-out verdicts" in html and "95 % Wilson CI" in html
     assert f'<td>flip_rate</td><td class="n">{stats.flip_rate:.3f}</td>' in html
 
 

@@ -110,9 +110,12 @@ def test_a_repeated_rating_weighs_as_one_and_a_withdrawn_one_gives_the_earlier_b
     assert verdicts == [(a, b, 1.0)] * weight
     out, twice, verdicts = rate(sid, a, b, "--prefer", "a", "--why", "sure")
     assert twice == once and verdicts == [(a, b, 1.0)] * weight  # five agreeing ratings would weigh 20 before
+    second = _new_id(out, "RR")
+    assert f"replaces your earlier rating {first} of the pair in the tournament's Bradley–Terry fit" in out, out
     out, reversed_, verdicts = rate(sid, b, a, "--prefer", "a")  # b over a: the latest replaces, no cancellation
     latest = _new_id(out, "RR")
     assert verdicts == [(b, a, 1.0)] * weight and reversed_[b][0] > once[b][0]
+    assert f"replaces your earlier rating {second} of the pair" in out, out
     out, back, verdicts = rate("--withdraw", latest)  # no session named: the one holding it
     assert f"{sid}: rating {latest} withdrawn" in out and "counts again" in out, out
     assert back == once and verdicts == [(a, b, 1.0)] * weight

@@ -281,7 +281,7 @@ class Gateway:
         if route.api_base:
             kwargs["api_base"] = route.api_base
         if route.model.startswith(FORMAT_PROVIDERS):  # Ollama cuts a prompt past its 4k default silently
-            kwargs["num_ctx"] = num_ctx(route, len(str(kwargs["messages"])) + len(str(spec.tools)))
+            kwargs["num_ctx"] = num_ctx(route, str(kwargs["messages"]) + str(spec.tools))
         if spec.tools:
             kwargs["tools"] = [{"type": "function",
                                 "function": {"name": t.name, "description": t.description,

@@ -1,14 +1,14 @@
 """``cosci check``: a pre-flight of a configuration's models before a session spends (docs/design.md#check).
 
 For every (agent, mode) route of the composed config it names the model, the request form (thinking, cap, streamed
-or whole); then it sends what the session sends, through the gateway and LiteLLM as a session's calls go:
-
-- one record call per distinct (model, form) pair: a tiny structured record (:class:`~cosci.records.RecordCheck`,
-  two values the prompt names, echoed back) with the route's own cap (room for hidden reasoning included) and its
-  own streaming, thinking in the configured form at its lowest setting (an effort of ``low``, or the provider's
-  minimum budget of 1,024 tokens);
-- per strong tier, one tool loop's ending: a first call offering a lookup tool, then the loop's last call, the
-  record tool forced (with the thinking setting a loop keeps on it), the history holding the model's own turn.
+or whole); then it sends what the session sends, through the gateway and LiteLLM as a session's calls go: one probe
+per distinct request shape (:mod:`.call_shapes`): every (agent, mode) on each tier it calls, in each call shape it
+makes (plain, record, a tool loop's first and last calls), with the mode's own thinking setting (its budget or
+effort, never a lowered one), cap (room for hidden reasoning included) and streaming. Two shapes are one probe only
+when their bodies are equal in every field a provider can reject (:func:`.call_shapes.signature`). Prompts are
+tiny (a word and a number echoed in a record), so a probe costs what the model writes and thinks, not its cap.
+On the in-process providers (the embedded model, the fake), which reject no field, one record probe per model and
+thinking form.
 
 A pass means the session's call shapes were accepted. A failure names the host, the form and the fix: the key
 variable, the model id, the tier's thinking form, or the LiteLLM version cosci is tested with. Each row names the
@@ -27,50 +27,39 @@ from cosci.config.schema import CosciConfig
 from cosci.domain import Call
 from cosci.llm import errors as E
 from cosci.llm.budget.token_budget import TokenBudget
+from cosci.llm.gateway import call_shapes as S
 from cosci.llm.gateway.adapter import FORMAT_PROVIDERS, Gateway
 from cosci.llm.gateway.providers import CUSTOM_PROVIDERS
 from cosci.llm.gateway.routing import Router
-from cosci.llm.port.structured import call_record, parse_record, record_tool
-from cosci.llm.port.thinking import describe, forced_keeps_thinking
-from cosci.llm.port.types import CallSpec, Route, TextBlock, ToolSpec
-from cosci.prompts import render
+from cosci.llm.port.structured import parse_record
+from cosci.llm.port.thinking import describe
+from cosci.llm.port.types import LLMResponse, Route
 from cosci.records import RecordCheck
 
 CENT = 0.01
 """A check call costing this much or more is named in the first line, USD."""
-LOOKUP = "lookup_check_values"
-"""The lookup tool of the tool-loop probe (answers with the word and the number)."""
-MIN_BUDGET = 1024
-"""The smallest thinking budget Anthropic accepts (``budget_tokens`` >= 1,024), tokens."""
-WORD, NUMBER = "cosci", 7
 TESTED_LITELLM = ">=1.110.2,<1.111"
 """The LiteLLM range cosci's request bodies are tested against (pyproject.toml)."""
 
 
 @dataclass(frozen=True)
 class Probe:
-    """One check call's outcome. ``cost_usd`` USD, ``latency_seconds`` seconds; ``fix`` is None when it passed."""
+    """One probe's outcome (its one to three requests). ``cost_usd`` USD, ``latency_seconds`` seconds; ``fix`` is
+    None when it passed."""
 
     model: str
     tier: str
     form: str
     max_tokens: int
     host: str = "-"
-    shape: str = "record"
+    shape: str = S.RECORD
     streamed: bool = False
     tool_use: str = "-"
     structured: str = "-"
     latency_seconds: float = 0.0
     cost_usd: float = 0.0
     fix: str | None = None
-
-
-def form_kind(route: Route, config: CosciConfig) -> str:
-    """The request form a route's calls take, named by the field the provider receives: ``adaptive, effort``,
-    ``budget_tokens``, ``thinkingBudget``, ``thinkingLevel``, ``reasoning_effort``, ``reasoning.effort`` or
-    ``no thinking``."""
-    text = describe(route, config.thinking)
-    return text if text == "no thinking" else text.rsplit(" ", 1)[0]
+    mode: str = "-"
 
 
 def host_of(route: Route) -> str:
@@ -89,42 +78,31 @@ def route_lines(config: CosciConfig) -> list[str]:
     return out
 
 
-def probe_routes(config: CosciConfig) -> list[Route]:
-    """One minimal route per distinct (model, form) pair of the config's routes (see the module docstring)."""
-    seen: dict[tuple[str, str], Route] = {}
-    for r in Router(config).all_routes():
-        seen.setdefault((r.model, form_kind(r, config)), r)
-    return [minimal(r, config) for r in seen.values()]
-
-
-def minimal(route: Route, config: CosciConfig) -> Route:
-    """``route`` as the session sends it (its cap, deadline and streaming), its thinking at the form's lowest
-    setting."""
-    thinks = form_kind(route, config) != "no thinking" and route.thinking_tokens > 0
-    budget = MIN_BUDGET if thinks else 0  # budget form: the minimum; effort forms: 1,024 tokens maps to "low"
-    return replace(route, agent="check", mode="check", thinking_tokens=budget)
-
-
-def loop_routes(config: CosciConfig) -> list[Route]:
-    """The strong tier's tool-loop route (``generation.literature`` on it), for the loop probe; none on the
-    in-process providers (their loops are tested directly)."""
-    route = Router(config).route("generation", "literature", "strong") if "strong" in config.models.tiers else None
-    return [] if route is None or route.model.startswith(CUSTOM_PROVIDERS) else [minimal(route, config)]
+def probe_plans(config: CosciConfig, gateway: Gateway) -> list[tuple[Route, str]]:
+    """``(route, shape)`` of every probe: the session's calls (:func:`.call_shapes.session_calls`) less those whose
+    every request's signature an earlier probe already sends (the route's agent becomes ``check``, its budget)."""
+    covered: set[tuple[object, ...]] = set()
+    out = []
+    for route, shape in S.session_calls(config):
+        if route.model.startswith(CUSTOM_PROVIDERS):
+            shape = S.RECORD
+        route = replace(route, agent="check", mode=route.key)  # the check's budget; the row names the mode
+        sigs = {S.signature(gateway.request(s, route), route) for s in S.planned(route, shape)}
+        if not sigs <= covered:
+            covered |= sigs
+            out.append((route, shape))
+    return out
 
 
 async def run_check(config: CosciConfig) -> list[Probe]:
-    """Make the check calls (one record call per distinct model and form, one tool loop's ending per strong tier);
-    every outcome, passed or failed."""
+    """Send every probe (:func:`probe_plans`); every outcome, passed or failed."""
     records: list[Call] = []
     budget = TokenBudget(cap_usd=CHECK_CAP_USD, shares={"check": 1.0}, reserve_share=0.0)
     gateway = Gateway(config, budget, records.append)
     out = []
-    for route in probe_routes(config):
+    for route, shape in probe_plans(config, gateway):
         records.clear()
-        out.append(await probe(gateway, route, config, records))
-    for route in loop_routes(config):
-        records.clear()
-        out.append(await loop_probe(gateway, route, config, records))
+        out.append(await probe(gateway, route, shape, config, records))
     return out
 
 
@@ -133,50 +111,57 @@ CHECK_CAP_USD = 5.0
 
 
 def base_probe(route: Route, config: CosciConfig, shape: str) -> Probe:
+    calls = len(S.planned(route, shape))
     return Probe(route.model, route.tier, describe(route, config.thinking), route.max_output_tokens,
-                 host=host_of(route), shape=shape, streamed=route.stream)
+                 host=host_of(route), shape=shape + (f" ({calls} calls)" if calls > 1 else ""), streamed=route.stream,
+                 mode=route.mode)
 
 
-async def loop_probe(gateway: Gateway, route: Route, config: CosciConfig, records: list[Call]) -> Probe:
-    """A tool loop's ending on ``route``: an auto call offering the lookup tool, then the forced last call with the
-    model's own turn (and thinking blocks) in the history."""
-    base = base_probe(route, config, "loop last call")
-    lookup = ToolSpec(LOOKUP, "Return the word and the number to record.", {"type": "object", "properties": {}})
-    tool = record_tool(RecordCheck)
-    ask = render("check_loop", tool=LOOKUP, record=RecordCheck.tool_name)
-    first = CallSpec(route=route, action="CheckLoop", system=[TextBlock(render("_safety_preamble"), cache=True)],
-                     messages=[{"role": "user", "content": ask}], tools=[lookup, tool], tool_choice="auto")
-    started = time.perf_counter()
-    try:
+async def send_plain(gateway: Gateway, route: Route) -> tuple[str, str, str | None]:
+    """A call without tools: ``(tool use, answer, fix)``; an empty answer fails (the cap left no room for it)."""
+    resp = await gateway.complete(S.opening(route, S.PLAIN))
+    if resp.text.strip():
+        return "none", "text", None
+    return "none", "empty answer", f"no text within max_tokens {route.max_output_tokens} (finish {resp.finish_reason})"
+
+
+async def send_record(gateway: Gateway, route: Route) -> LLMResponse:
+    """A record call's requests (the unforced one first where the session asks so); the forced one's answer."""
+    calls = S.record_calls(S.opening(route, S.RECORD))
+    for spec in calls[:-1]:
+        await gateway.complete(spec)
+    return await gateway.complete(calls[-1])
+
+
+async def send_loop(gateway: Gateway, route: Route) -> LLMResponse:
+    """A tool loop's first call (the lookup offered), then its ending with the model's own turn (and thinking
+    blocks) in the history; the answer of the last request (the forced record)."""
+    spec = S.opening(route, S.LOOP)
+    history = list(spec.messages)
+    if first := S.loop_first(spec):
         resp = await gateway.complete(first)
-        history = [*first.messages, resp.assistant_message(),
-                   *({"role": "tool", "tool_call_id": c.id, "content": f"word: {WORD}, number: {NUMBER}"}
-                     for c in resp.tool_calls)]
+        history += [resp.assistant_message(),
+                    *({"role": "tool", "tool_call_id": c.id, "content": f"word: {S.WORD}, number: {S.NUMBER}"}
+                      for c in resp.tool_calls)]
         if not resp.tool_calls:
-            history.append({"role": "user", "content": render("_loop_last_call", tool=RecordCheck.tool_name)})
-        last = replace(first, messages=history, tool_choice=RecordCheck.tool_name,
-                       thinking=forced_keeps_thinking(route))
-        record = parse_record(await gateway.complete(last), RecordCheck)
-    except E.StructuredOutputError as exc:
-        return replace(base, tool_use="forced", structured=exc.kind, cost_usd=_cost(records),
-                       latency_seconds=time.perf_counter() - started,
-                       fix=f"no valid record on the loop's last call ({exc}); pick another model")
-    except E.LLMError as exc:
-        return replace(base, cost_usd=_cost(records), latency_seconds=time.perf_counter() - started,
-                       fix=fix_for(exc, route, config))
-    right = (record.word, record.number) == (WORD, NUMBER)
-    return replace(base, tool_use="forced", structured="valid record" if right else "values differ",
-                   cost_usd=_cost(records), latency_seconds=time.perf_counter() - started,
-                   fix=None if right else "the record's values differ from the lookup's")
+            history.append({"role": "user", "content": "Call record_check now."})
+    calls = S.loop_last(spec, history)
+    for s in calls[:-1]:
+        await gateway.complete(s)
+    return await gateway.complete(calls[-1])
 
 
-async def probe(gateway: Gateway, route: Route, config: CosciConfig, records: list[Call]) -> Probe:
-    spec = CallSpec(route=route, action="Check", system=[TextBlock(render("_safety_preamble"), cache=True)],
-                    messages=[{"role": "user", "content": render("check", word=WORD, number=NUMBER)}])
-    base = base_probe(route, config, "record")
+async def probe(gateway: Gateway, route: Route, shape: str, config: CosciConfig, records: list[Call]) -> Probe:
+    """Send one probe's requests; its outcome (a failure with its fix)."""
+    base = base_probe(route, config, shape)
     started = time.perf_counter()
     try:
-        record, _ = await call_record(gateway, spec, RecordCheck)
+        if shape == S.PLAIN:
+            use, structured, fix = await send_plain(gateway, route)
+            return replace(base, tool_use=use, structured=structured, fix=fix, cost_usd=_cost(records),
+                           latency_seconds=time.perf_counter() - started)
+        resp = await (send_loop(gateway, route) if shape == S.LOOP else send_record(gateway, route))
+        record = parse_record(resp, RecordCheck)
     except E.StructuredOutputError as exc:
         return replace(base, tool_use="no record call" if isinstance(exc, E.NoRecordCall) else "tool call",
                        structured=exc.kind, cost_usd=_cost(records), latency_seconds=time.perf_counter() - started,
@@ -185,8 +170,8 @@ async def probe(gateway: Gateway, route: Route, config: CosciConfig, records: li
         return replace(base, cost_usd=_cost(records), latency_seconds=time.perf_counter() - started,
                        fix=fix_for(exc, route, config))
     use = ("schema (format)" if route.model.startswith(FORMAT_PROVIDERS)
-           else "schema-constrained" if route.constrained else "tool call")
-    right = (record.word, record.number) == (WORD, NUMBER)
+           else "schema-constrained" if route.constrained else "forced" if shape == S.LOOP else "tool call")
+    right = (record.word, record.number) == (S.WORD, S.NUMBER)
     return replace(base, tool_use=use, structured="valid record" if right else
                    f"valid schema, values differ ({record.word!r}, {record.number})", cost_usd=_cost(records),
                    latency_seconds=time.perf_counter() - started,
@@ -214,20 +199,21 @@ def fix_for(exc: E.LLMError, route: Route, config: CosciConfig) -> str:
 
 
 def report(config: CosciConfig, probes: list[Probe]) -> list[str]:
-    """The check's lines: the total cost first, the routes, then one row per call naming its host and form (and
+    """The check's lines: the total cost first, the routes, then one row per probe naming its host and form (and
     each failure's fix)."""
     total = sum(p.cost_usd for p in probes)
     over = [p.model for p in probes if p.cost_usd >= CENT]
     failed = [p for p in probes if p.fix]
-    lines = [f"check     {config.models.name}: {len(probes)} call{'s' if len(probes) != 1 else ''}, total ${total:.4f}"
+    lines = [f"check     {config.models.name}: {len(probes)} probe{'s' if len(probes) != 1 else ''}, total ${total:.4f}"
              + (f"; a cent or more: {', '.join(over)}" if over else " (each under $0.01)")
              + (f"; {len(failed)} failed" if failed else "; all passed"),
              "routes    (agent.mode, model, request form, cap, streamed or whole)", *route_lines(config),
-             "calls     (model, host, shape, thinking form, cap, streamed or whole, tool use, structured output, "
-             "latency, cost)"]
+             "probes    (model, host, agent.mode, shape, thinking form, cap, streamed or whole, tool use, structured "
+             "output, latency, cost)"]
     for p in probes:
-        lines.append(f"  {p.model:40s} {p.host:34s} {p.shape:15s} {p.form:26s} max_tokens {p.max_tokens:6d} "
-                     f"{'streamed' if p.streamed else 'whole':8s} {p.tool_use:18s} {p.structured:20s} "
+        lines.append(f"  {p.model:40s} {p.host:34s} {p.mode:26s} {p.shape:16s} {p.form:26s} "
+                     f"max_tokens {p.max_tokens:6d} {'streamed' if p.streamed else 'whole':8s} {p.tool_use:18s} "
+                     f"{p.structured:20s} "
                      f"{p.latency_seconds:6.1f} s  ${p.cost_usd:.4f}" + ("  FAILED" if p.fix else ""))
-    lines += [f"fix       {p.model} ({p.host}, {p.shape}, {p.form}): {p.fix}" for p in failed]
+    lines += [f"fix       {p.model} ({p.host}, {p.mode}, {p.shape}, {p.form}): {p.fix}" for p in failed]
     return lines

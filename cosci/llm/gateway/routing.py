@@ -121,19 +121,33 @@ NUM_CTX_STEP = 4096
 context size changes, so calls of similar size share one (design.md#routing)."""
 
 
-def num_ctx(route: Route, input_chars: int) -> int:
-    """The context an Ollama call asks for, tokens: its prompt (``input_chars`` at the upper bound of
-    :data:`CHARS_PER_TOKEN_BOUND` characters a token, tool definitions included) plus its cap, rounded up to
-    :data:`NUM_CTX_STEP`, at most the model's context window.
+def prompt_tokens(text: str) -> tuple[int, int]:
+    """``(bound, likely)`` token counts of a prompt, per script (design.md#routing): ASCII text at
+    :data:`CHARS_PER_TOKEN_BOUND` characters a token (the admission's bound for English prose); every other
+    character at its UTF-8 bytes for ``bound`` (a byte-level BPE or a byte-fallback tokenizer never emits more tokens
+    than bytes) and at one token for ``likely`` (CJK and other non-Latin scripts run at about one token a character
+    or less with current tokenizers). Characters / 3 understated a Japanese or Chinese prompt about threefold."""
+    ascii_chars = sum(1 for ch in text if ch < "\x80")
+    other = "" if ascii_chars == len(text) else "".join(ch for ch in text if ch >= "\x80")
+    return ascii_chars // CHARS_PER_TOKEN_BOUND + len(other.encode("utf-8")) + 1, \
+        ascii_chars // CHARS_PER_TOKEN_BOUND + len(other) + 1
+
+
+def num_ctx(route: Route, prompt: str) -> int:
+    """The context an Ollama call asks for, tokens: its prompt's tokens (``prompt``: the messages and tool
+    definitions as text) at their bound (:func:`prompt_tokens`) plus its cap, rounded up to :data:`NUM_CTX_STEP`,
+    at most the model's context window.
 
     Raises:
-        RequestTooLarge: the prompt and the cap do not fit in the model's context window (one line, never retried).
+        RequestTooLarge: even the prompt's likely tokens and the cap do not fit in the model's context window (one
+            line, never retried); between the likely count and the bound, the call gets the whole window.
     """
-    need = input_chars // CHARS_PER_TOKEN_BOUND + 1 + route.max_output_tokens
+    bound, likely = prompt_tokens(prompt)
+    need = likely + route.max_output_tokens
     if route.context_window is not None and need > route.context_window:
         raise E.RequestTooLarge(f"~{need:,} tokens (prompt by estimate plus max_tokens {route.max_output_tokens:,}) "
                                 f"do not fit the model's context window of {route.context_window:,} tokens "
                                 f"(conf/catalogue): lower the mode's max_output_tokens or pick a larger model",
                                 model=route.model)
-    rounded = -(-need // NUM_CTX_STEP) * NUM_CTX_STEP
+    rounded = -(-(bound + route.max_output_tokens) // NUM_CTX_STEP) * NUM_CTX_STEP
     return min(rounded, route.context_window) if route.context_window else rounded
