@@ -76,7 +76,8 @@ def test_the_combination_is_fitted_on_readings_and_survives_a_save(tmp_path: Pat
     assert combine.shape == (len(READINGS) + 1,) and combine[1] > 2 * abs(combine[0])  # the vote carries the label
     model = toy(combine)
     model.save(tmp_path / "m.npz")
-    assert np.allclose(load_intent(str(tmp_path / "m.npz")).combine, combine)
+    loaded = load_intent(str(tmp_path / "m.npz")).combine
+    assert loaded is not None and np.allclose(loaded, combine)
 
 
 def test_the_shipped_model_combines_its_readings() -> None:
