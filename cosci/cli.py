@@ -6,7 +6,7 @@
     cosci report <id>                           the research overview (or the leaderboard so far)
     cosci report <id> --html [--open] [--out F] the report page (final/report.html), optionally opened
     cosci report <id> --out F                   the text report in F (F.html/.htm: the page)
-    cosci export <id> --format md|html|jsonl [--out F]   the report or the session store for use outside cosci
+    cosci export <id> --format md|html|jsonl|bibtex|ris [--out F]   the report, the store or the cited works
     cosci resume <id> [key=value ...]           continue a killed or paused session (overrides on its frozen config);
                                                 a finished one with provider batches outstanding settles them
     cosci pause <id> | cosci abort <id>         ask a running session to hold / to stop and write its overview
@@ -543,7 +543,7 @@ def parser() -> argparse.ArgumentParser:
                     "--html, instead of final/report.html), else the text report")
     sp = add("export", help="write the report or the session store for use outside cosci")
     sp.add_argument("session")
-    sp.add_argument("--format", choices=("md", "html", "jsonl"), required=True)
+    sp.add_argument("--format", choices=("md", "html", "jsonl", "bibtex", "ris"), required=True)
     sp.add_argument("--out", default="-", help="output file (default -: standard output)")
     sp.set_defaults(func=cmd_export)
     for name, status in (("pause", "paused"), ("abort", "aborting")):
