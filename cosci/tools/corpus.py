@@ -37,7 +37,7 @@ from cosci.tools.catalog import BuildContext, register
 from cosci.tools.common import LiteratureHit, SearchTool, clean, first_year, search_parameters
 from cosci.tools.corpus_vectors import CorpusEmbedder, embed_records, fuse
 from cosci.tools.documents import DOCUMENT_SUFFIXES, DocumentError, cached_extract, write_cache
-from cosci.tools.references import EXPORT_SUFFIXES, ReferenceExportError, is_export, linked_records
+from cosci.tools.references import EXPORT_SUFFIXES, ReferenceExportError, is_export, linked_exports
 
 log = logging.getLogger(__name__)
 
@@ -180,18 +180,12 @@ class LocalCorpus:
         if not files:
             raise CorpusError(f"session.corpus_path: {root} holds no .jsonl, .json, .ndjson or .parquet file, "
                               "no .bib or .ris export and no .pdf, .md, .html or .txt document")
-        records: list[LiteratureHit] = []
-        skipped, textless, unreadable = 0, [], []
-        attached: set[Path] = set()
-        for file in [f for f in files if is_export(f)]:  # a reference manager's export (design.md#reference-managers)
-            try:
-                linked = linked_records(file, root, passage_words, cache_dir, write_cache)
-            except ReferenceExportError as exc:
-                raise CorpusError(str(exc)) from None
-            records += linked.records
-            attached |= linked.attached
-            textless += linked.textless
-            unreadable += linked.unreadable
+        try:  # a reference manager's export links its PDFs to their entries (design.md#reference-managers)
+            linked = linked_exports(files, root, passage_words, cache_dir, write_cache)
+        except ReferenceExportError as exc:
+            raise CorpusError(str(exc)) from None
+        records, textless, unreadable, attached = linked.records, linked.textless, linked.unreadable, linked.attached
+        skipped = 0
         for file in files:
             if is_export(file) or file.resolve() in attached:
                 continue

@@ -95,10 +95,8 @@ def _attachments(field: str, base: Path) -> tuple[Path, ...]:
     out: list[Path] = []
     for part in field.replace("\\:", _ESCAPED_COLON).split(";"):
         pieces = part.split(":")
-        if len(pieces) >= 3 and not re.fullmatch(r"[A-Za-z]", pieces[0]):  # description:path:mime
-            raw = ":".join(pieces[1:-1])
-        else:
-            raw = part
+        described = len(pieces) >= 3 and not re.fullmatch(r"[A-Za-z]", pieces[0])  # description:path:mime
+        raw = ":".join(pieces[1:-1]) if described else part
         raw = raw.replace(_ESCAPED_COLON, ":").strip()
         if raw:
             out.append(_resolve(raw, base))
@@ -251,4 +249,21 @@ def linked_records(export: Path, root: Path, passage_words: int, cache_dir: Path
                                        url=url, doi=entry.doi, year=entry.year, journal=entry.journal,
                                        authors=entry.authors))
         out.records += pages
+    return out
+
+
+def linked_exports(files: list[Path], root: Path, passage_words: int, cache_dir: Path | None,
+                   write: bool) -> Linked:
+    """:func:`linked_records` of every export among ``files``, together.
+
+    Raises:
+        ReferenceExportError: an export cannot be read.
+    """
+    out = Linked([], set(), [], [])
+    for file in (f for f in files if is_export(f)):
+        one = linked_records(file, root, passage_words, cache_dir, write)
+        out.records += one.records
+        out.attached |= one.attached
+        out.textless += one.textless
+        out.unreadable += one.unreadable
     return out
