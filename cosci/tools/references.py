@@ -159,7 +159,7 @@ def _csl(text: str, base: Path) -> tuple[list[Entry], int]:
         if not isinstance(r, dict):
             skipped += 1
             continue
-        issued = r.get("issued") if isinstance(r.get("issued"), dict) else {}
+        issued: dict[str, Any] = r["issued"] if isinstance(r.get("issued"), dict) else {}
         attached = r.get("attachments") or []
         files = _attachments(str(r["file"]), base) if r.get("file") else tuple(
             _resolve(str(a.get("path", "") if isinstance(a, dict) else a), base) for a in attached)

@@ -13,7 +13,8 @@ from cosci.tools.corpus import CorpusError, LocalCorpus
 from cosci.tools.references import read_export
 from tests.tools.minimal_pdf import write_pdf
 
-PAGES = ["Metformin inhibits mitochondrial complex I in leukemia blasts.", "Colony formation fell by 40 percent."]
+PAGES: list[str | None] = ["Metformin inhibits mitochondrial complex I in leukemia blasts.",
+                          "Colony formation fell by 40 percent."]
 
 
 def _pdf(folder: Path, name: str = "paper.pdf") -> Path:
