@@ -22,11 +22,13 @@ from tests.tools.minimal_pdf import write_pdf
 
 pytestmark = pytest.mark.slow
 
-SMITH: list[str | None] = ["Metformin inhibits mitochondrial complex I in acute myeloid leukemia blasts and reduced their colony "
-         "formation by 40 percent at 5 mM.",
-         "Normal CD34 progenitors were spared by metformin at the same dose in every donor sample tested."]
-LEE: list[str | None] = ["Disulfiram, approved for alcohol dependence, killed leukemia stem cells in culture when combined with "
-       "copper, and spared normal hematopoietic progenitors."]
+SMITH: list[str | None] = [
+    "Metformin inhibits mitochondrial complex I in acute myeloid leukemia blasts and reduced their colony formation "
+    "by 40 percent at 5 mM.",
+    "Normal CD34 progenitors were spared by metformin at the same dose in every donor sample tested."]
+LEE: list[str | None] = [
+    "Disulfiram, approved for alcohol dependence, killed leukemia stem cells in culture when combined with copper, "
+    "and spared normal hematopoietic progenitors."]
 DOIS = {"smith.pdf": "10.1000/aml.2020.17", "lee.pdf": "10.1000/dsf.2021.3"}
 BIBTEX = r"""@article{smith2020,
   title = {Metformin in {AML} blasts},
