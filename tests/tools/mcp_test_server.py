@@ -36,8 +36,6 @@ for _topic in TOPICS:
     _plain(_topic)
 
 
-@server.tool(name="paper_search_by_gene", description="Find published papers that name a gene or a drug: returns "
-             "records with title, abstract, DOI and PMID.")
 def paper_search_by_gene(query: str) -> str:
     words = " ".join(query.split()[:6])
     return json.dumps({"results": [
@@ -47,15 +45,19 @@ def paper_search_by_gene(query: str) -> str:
         {"title": "An entry without any identifier", "abstract": "No identifier, so no citable record."}]})
 
 
-@server.tool(name="expression_atlas_dump", description="Dump the whole expression atlas of a tissue.")
 def expression_atlas_dump(query: str) -> str:
     return json.dumps({"rows": ["x" * 1000] * 5000})
 
 
-@server.tool(name="lab_notes_text", description="Return the lab notes about a topic as plain text.")
 def lab_notes_text(query: str) -> str:
     return f"Notes about {query}: nothing structured here."
 
+
+server.add_tool(paper_search_by_gene, name="paper_search_by_gene", description="Find published papers that name a "
+                "gene or a drug: returns records with title, abstract, DOI and PMID.")
+server.add_tool(expression_atlas_dump, name="expression_atlas_dump",
+                description="Dump the whole expression atlas of a tissue.")
+server.add_tool(lab_notes_text, name="lab_notes_text", description="Return the lab notes about a topic as plain text.")
 
 if __name__ == "__main__":
     server.run()
