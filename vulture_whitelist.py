@@ -108,3 +108,11 @@ _.log_message
 # tests/config/test_fields_read.py: fields declared never to be read, to show the schema-field test catches them.
 _.never_read_anywhere_xyz
 _.spare
+
+# the MCP SDK: `cosci mcp`'s tools, registered by decorator and called by the client (cosci/mcp_server.py).
+_.start_session
+_.get_leaderboard
+_.get_hypothesis
+_.pause
+_.abort
+_.follow_session

@@ -22,6 +22,7 @@
                                                 take a rating or result back (its earlier state restored)
     cosci project list | cosci project show NAME   a project's sessions, best hypotheses, rejected and demoted
                                                 directions
+    cosci mcp [--http PORT]                     the session commands as an MCP server for assistants (docs/mcp.md)
     cosci estimate [hydra overrides ...]        pre-flight cost estimate of a configuration
     cosci screen "text" | cosci screen --file F [hydra overrides ...]   the offline safety screen on texts, one
                                                 JSON line each (decision, category, rule, score, language)
@@ -352,6 +353,13 @@ def cmd_run(args: argparse.Namespace) -> None:
     run_session(config, overrides=list(args.overrides))
 
 
+def cmd_mcp(args: argparse.Namespace) -> None:
+    """``cosci mcp [--http PORT]``: cosci as an MCP server on the data folder (docs/mcp.md)."""
+    from cosci.mcp_server import serve
+
+    serve(data_dir(args.data_dir), args.http)
+
+
 def cmd_estimate(args: argparse.Namespace) -> None:
     from cosci.llm.gateway.estimate import estimate_session
     from cosci.llm.gateway.providers import check_models
@@ -597,6 +605,9 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("action", choices=("list", "show"))
     sp.add_argument("name", nargs="?", default=None)
     sp.set_defaults(func=cmd_project)
+    sp = add("mcp", help="serve cosci's session commands to an assistant over MCP (stdio; --http PORT: 127.0.0.1)")
+    sp.add_argument("--http", type=int, default=None, metavar="PORT", help="streamable HTTP on 127.0.0.1:PORT")
+    sp.set_defaults(func=cmd_mcp)
     sp = add("estimate", help="pre-flight cost estimate")
     sp.add_argument("overrides", nargs="*", default=[])
     sp.set_defaults(func=cmd_estimate)
