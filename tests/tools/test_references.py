@@ -78,3 +78,18 @@ def test_a_missing_attachment_is_named_in_one_warning_and_the_entry_kept(tmp_pat
     assert [r.title for r in corpus.records] == ["Gone"]
     said = [r.getMessage() for r in caplog.records]
     assert len(said) == 1 and "k9: none.pdf (not found)" in said[0]
+
+
+def test_pages_of_one_paper_stay_records_of_their_own_and_a_citation_gets_the_papers_doi() -> None:
+    from cosci.grounding.evidence import check_items
+    from cosci.records import Citation
+    from cosci.tools.base import Source
+    from cosci.tools.sources import merge_records
+
+    pages = [Source(url=f"file:///lib/a.pdf#page={n}", ids=(f"corpus:a.pdf#page={n}", "DOI:10.1/a"),
+                    text=f"Page {n} says metformin reduced colonies by {n}0 percent.") for n in (1, 2)]
+    pubmed = Source(url="https://pubmed.ncbi.nlm.nih.gov/1/", text="The abstract.", ids=("PMID:1", "DOI:10.1/a"))
+    assert len(merge_records([*pages, pubmed])) == 3
+    cite = Citation(url="file:///lib/a.pdf#page=2", excerpt="metformin reduced colonies by 20 percent")
+    (kept,), _, _ = check_items([cite], [*pages, pubmed])
+    assert (kept.status, kept.source_id, kept.doi) == ("verified", "corpus:a.pdf#page=2", "10.1/a")
