@@ -109,6 +109,10 @@ _.log_message
 _.never_read_anywhere_xyz
 _.spare
 
+# Objects a declaration names by reference (`build: package.module:name` in cosci/sandbox/sandboxes.yaml), imported
+# with pkgutil.resolve_name when they are used (docs/design.md#plugins).
+_.BACKEND
+
 # the MCP SDK: `cosci mcp`'s tools, registered by decorator and called by the client (cosci/mcp_server.py).
 _.start_session
 _.get_leaderboard

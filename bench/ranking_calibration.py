@@ -33,7 +33,7 @@ from numpy.typing import NDArray
 from scipy.optimize import minimize
 
 from bench.ranking_coverage import N_HYP, REGIMES, simulate
-from cosci.tournament import bt
+from cosci.tournament import bt, bt_model
 from cosci.tournament.bt import Z95, fit_bt
 
 Record = tuple[NDArray[np.float64], NDArray[np.float64], float, float]
@@ -49,7 +49,7 @@ def record_trial(job: tuple[float, int, float, int]) -> Record:
     ids = [f"H{i:02d}" for i in range(N_HYP)]
     verdicts, _ = simulate(theta, per_h, bias, rng)
     f = fit_bt(ids, verdicts, first=[v[0] for v in verdicts], method="eb_is")
-    raw = bt._centred_sd(f.cov)
+    raw = bt_model._centred_sd(f.cov)
     z = np.abs(f.theta - (theta - theta.mean())) / np.maximum(raw, 1e-12)
     return z, bt.verdict_counts(ids, verdicts), f.prior_sd, f.position_bias
 

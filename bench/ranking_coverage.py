@@ -43,7 +43,7 @@ from scipy.optimize import minimize_scalar
 from scipy.special import expit
 
 from bench.ranking_judges import Judge, davidson
-from cosci.tournament import bt
+from cosci.tournament import bt, bt_model
 from cosci.tournament.bt import Z95, Verdict, fit_bt
 
 NU_TRUE = 0.3
@@ -141,15 +141,15 @@ def old_fit(ids: Sequence[str], verdicts: Sequence[Verdict]) -> tuple[NDArray[np
     return np.asarray(res.x, np.float64), np.asarray(np.linalg.inv(hess(res.x)), np.float64)
 
 
-def eb_ml(d: bt._Data) -> tuple[float, NDArray[np.float64], NDArray[np.float64]]:
+def eb_ml(d: bt_model._Data) -> tuple[float, NDArray[np.float64], NDArray[np.float64]]:
     """Plug-in τ by maximum Laplace marginal likelihood: ``(tau, x, H)``."""
     cache: dict[float, tuple[NDArray[np.float64], NDArray[np.float64]]] = {}
 
     def neg(lt: float) -> float:
         tau = math.exp(lt)
-        x, f, h = bt._mode(d, 1.0 / tau**2, bt._start(d, None))
+        x, f, h = bt_model._mode(d, 1.0 / tau**2, bt_model._start(d, None))
         cache[lt] = (x, h)
-        return -bt.log_marginal(d, tau, x, f, h)
+        return -bt_model.log_marginal(d, tau, x, f, h)
 
     res = minimize_scalar(neg, bounds=(math.log(0.05), math.log(10.0)), method="bounded",
                           options={"xatol": 1e-3})
@@ -160,9 +160,9 @@ def eb_ml(d: bt._Data) -> tuple[float, NDArray[np.float64], NDArray[np.float64]]
     return math.exp(lt), x, h
 
 
-def _sandwich(d: bt._Data, x: NDArray[np.float64], tau: float) -> NDArray[np.float64]:
+def _sandwich(d: bt_model._Data, x: NDArray[np.float64], tau: float) -> NDArray[np.float64]:
     n = d.n
-    _, _, h = bt._terms(x, d, 1.0 / tau**2)
+    _, _, h = bt_model._terms(x, d, 1.0 / tau**2)
     # per-verdict score vectors of the log-likelihood (θ and log ν parts), by finite structure of _terms
     scores = np.zeros((d.a.size, d.size))
     theta = x[:n]
@@ -179,12 +179,12 @@ def _sandwich(d: bt._Data, x: NDArray[np.float64], tau: float) -> NDArray[np.flo
     lam = np.zeros((d.size, d.size))
     lam[np.arange(n), np.arange(n)] = 1.0 / tau**2
     if d.ties:
-        lam[n, n] = 1.0 / bt.NU_PRIOR_SD**2
+        lam[n, n] = 1.0 / bt_model.NU_PRIOR_SD**2
     hi = np.linalg.inv(h)
     return np.asarray(hi @ (scores.T @ scores + lam) @ hi, np.float64)[:n, :n]
 
 
-def _boot(d: bt._Data, x: NDArray[np.float64], tau: float, reps: int, seed: int) -> NDArray[np.float64]:
+def _boot(d: bt_model._Data, x: NDArray[np.float64], tau: float, reps: int, seed: int) -> NDArray[np.float64]:
     """Basic bootstrap 95 % intervals ``(n, 2)`` around ``x[:n]``."""
     rng = np.random.default_rng(seed)
     n = d.n
@@ -200,8 +200,8 @@ def _boot(d: bt._Data, x: NDArray[np.float64], tau: float, reps: int, seed: int)
         c = np.where(r < pw, 1.0, -1.0) * (1.0 - t)
         if not t.any() and d.ties:
             t[0], c[0] = 1.0, 0.0  # keep the parameter layout (one tie)
-        dd = bt._Data(n, d.a, d.b, c, t, d.g, d.judges, d.o, d.order_known)
-        xb, _, _ = bt._mode(dd, 1.0 / tau**2, x.copy())
+        dd = bt_model._Data(n, d.a, d.b, c, t, d.g, d.judges, d.o, d.order_known)
+        xb, _, _ = bt_model._mode(dd, 1.0 / tau**2, x.copy())
         draws.append(xb[:n] - xb[:n].mean())
     q = np.quantile(np.asarray(draws), [0.025, 0.975], axis=0)
     centre = theta - theta.mean()
@@ -246,7 +246,7 @@ def coverage_trial(job: Job) -> dict[str, tuple[int, int, float, float]]:
         hits = int(np.sum((lo <= truth) & (truth <= hi)))
         out[name] = (hits, N_HYP, time.process_time() - started, float(np.mean(hi - lo)))
 
-    d = bt._data(ids, verdicts, None)
+    d = bt_model._data(ids, verdicts, None)
     ml: tuple[float, NDArray[np.float64], NDArray[np.float64]] | None = None
     for name in methods:
         t0 = time.process_time()
@@ -258,7 +258,7 @@ def coverage_trial(job: Job) -> dict[str, tuple[int, int, float, float]]:
             method, order, labels = FITS[name]
             f = fit_bt(ids, verdicts, first=[v[0] for v in verdicts] if order else None,
                        judges=judges if labels else None, method=method)
-            sd = bt._centred_sd(f.cov) if name.endswith("-raw") else f.sd
+            sd = bt_model._centred_sd(f.cov) if name.endswith("-raw") else f.sd
             record(name, f.theta - Z95 * sd, f.theta + Z95 * sd, t0)
         elif name in ("eb_ml", "sandwich", "boot"):
             if ml is None:
@@ -266,10 +266,10 @@ def coverage_trial(job: Job) -> dict[str, tuple[int, int, float, float]]:
             tau, x, h = ml
             th = x[:N_HYP]
             if name == "eb_ml":
-                sd = bt._centred_sd(np.asarray(np.linalg.inv(h), np.float64)[:N_HYP, :N_HYP])
+                sd = bt_model._centred_sd(np.asarray(np.linalg.inv(h), np.float64)[:N_HYP, :N_HYP])
                 record(name, th - Z95 * sd, th + Z95 * sd, t0)
             elif name == "sandwich":
-                sd = bt._centred_sd(_sandwich(d, x, tau))
+                sd = bt_model._centred_sd(_sandwich(d, x, tau))
                 record(name, th - Z95 * sd, th + Z95 * sd, t0)
             elif trial < first_trial + BOOT_TRIALS:  # the bootstrap is costly: the range's first 30 trials
                 ci = _boot(d, x, tau, boot_reps, seed=trial)

@@ -29,7 +29,7 @@ centred strengths inside it, 0.950-0.977 across the 20 regimes of ``python -m be
 50`` under the independent judge (N = 40, trials 0-49; bench/README.md, "Ranking simulator", eighth stop), and
 0.950-0.998 under the judge with memory on a schedule with rematches (``--judge memory``, trials 0-9 only; ninth
 stop; design.md#judge-memory). Every reader that shows the interval prints this line once (the overview's
-appendices, ``cosci status``, the report page, the md export, MLflow's BT plot, README)."""
+appendices, ``cosci status``, the report page, the md export, MLflow's BT plot, docs/tournament.md)."""
 
 GROUNDED, QUOTED, UNGROUNDED = "grounded", "quoted (relevance unchecked)", "ungrounded"
 """A hypothesis's grounding labels (:attr:`Hypothesis.grounding`, ``docs/design.md#grounded-debate-hypotheses``)."""

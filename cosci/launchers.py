@@ -71,7 +71,7 @@ def check_launcher(job: Sequence[str]) -> None:
         if choice in options and (not _installed(module) or needs_ray):
             raise ConfigError(
                 f"hydra/launcher={choice}: the {module.split('.')[-1].replace('_', '-')} plugin is not installed; "
-                f"run `{install}` (README \"Sweeps beyond one machine\")"
+                f"run `{install}` (docs/sweeps.md, \"Sweeps beyond one machine\")"
             )
     if choice in SLURM_LAUNCHERS:
         missing = [cmd for cmd in SLURM_COMMANDS if shutil.which(cmd) is None]

@@ -1,34 +1,40 @@
 """The declarations of the literature tools: the one place that says which tools exist (design.md#tools).
 
-Each tool module under ``cosci/tools/`` declares its tool once, at import, with
-:func:`cosci.tools.catalog.register` (a :class:`ToolDeclaration` plus how to build the tool): its name, its rank
-in the search order, the identifier forms of its URLs and the agents that may call it by default. Everything else
-derives from these declarations: the session's registry (``cosci/tools/registry.py``), the tool names config
-validation accepts and what ``agents.<agent>.tools: [default]`` expands to (``cosci/config/schema.py``), the
-search and failover order (the registry's suggestions, the observation article, a debate hypothesis's grounding
-searches, the scripted fake) and the identifiers a cited URL reveals (``cosci/tools/sources.py``).
+A tool is declared as data (docs/design.md#plugins): an entry of ``cosci/tools/tools.yaml`` for the shipped tools,
+of a plugin's ``tools.yaml`` for a tool another package adds (entry-point group ``cosci.tools``, docs/plugins.md).
+Each entry gives the tool's name, its rank in the search order, the identifier forms of its URLs, the agents that
+may call it by default and the ``module:function`` that builds it (:class:`ToolDeclaration`). Everything else
+derives from these declarations: the session's registry (``cosci/tools/registry.py``, which alone imports the
+builders), the tool names config validation accepts and what ``agents.<agent>.tools: [default]`` expands to
+(``cosci/config/schema.py``), the search and failover order (the registry's suggestions, the observation article, a
+debate hypothesis's grounding searches, the scripted fake) and the identifiers a cited URL reveals
+(``cosci/tools/sources.py``).
 
 This module sits below ``cosci.config`` in the layers (``pyproject.toml``), so config validation and the fake may
-read it; it imports nothing of cosci. The first question asked of it imports every module of
-:data:`TOOL_PACKAGE` by name (:func:`declarations`), which is how a new tool module is found without being listed
-anywhere: the import contracts see no upward edge, and nothing here reads a tool's code, only its declaration.
+read it; it imports no tool code, statically or at run time: reading the declarations reads YAML files only.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 import re
 import threading
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from cosci.plugins import BUILD_FORM, TOOLS, Plugin, PluginError, folders, skip
 
 RETRACTION_KINDS = ("retracted", "retraction_notice", "corrected")
 """The retraction flags a record may carry, strongest first (design.md#retractions)."""
 WITHDRAWN = ("retracted", "retraction_notice")
 """The flags under which a record is never counted as supporting evidence (design.md#retractions)."""
-TOOL_PACKAGE = "cosci.tools"
-"""The package whose modules declare the tools (each module is imported once, at the first question)."""
+SHIPPED = Path(__file__).with_name("tools") / "tools.yaml"
+"""The shipped tools' declarations (data beside their modules, read, never imported)."""
+DECLARATIONS_FILE = "tools.yaml"
+"""The file a ``cosci.tools`` plugin folder holds (docs/plugins.md)."""
 DEFAULT = "default"
 """The allowlist entry that stands for every tool declaring the agent in its ``agents``
 (``agents.<agent>.tools: [default]``; design.md#tools)."""
@@ -81,24 +87,76 @@ class ToolDeclaration:
         url_forms: the URL forms of its records and the identifiers they reveal (a citation written with that
             URL matches a record with that identifier).
         agents: the agents whose ``tools: [default]`` includes it.
+        build: ``package.module:function`` making the session's tool (``cosci/tools/catalog.py``: it takes a
+            ``BuildContext`` and returns the tool, or None when it cannot be offered); imported only when a
+            session builds its tools.
+        origin: the plugin that declared it (:attr:`cosci.plugins.Plugin.label`); empty for a shipped tool.
     """
 
     name: str
     rank: int | None
+    build: str
     articles: bool = True
     url_forms: tuple[UrlForm, ...] = ()
     agents: tuple[str, ...] = SEARCH_AGENTS
+    origin: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
         if not re.fullmatch(r"[a-z][a-z0-9_]*", self.name) or self.name == DEFAULT:
             raise ValueError(f"tool name {self.name!r}: lower-case letters, digits and '_', not {DEFAULT!r}")
+        if not BUILD_FORM.fullmatch(self.build):
+            raise ValueError(f"tool {self.name!r}: build {self.build!r} is not 'package.module:function'")
+        if self.rank is not None and (isinstance(self.rank, bool) or not isinstance(self.rank, int)):
+            raise ValueError(f"tool {self.name!r}: rank {self.rank!r} is not a whole number or null")
+
+
+_KEYS = {"rank", "build", "articles", "url_forms", "agents"}
+
+
+def parse(data: Any, where: str) -> list[ToolDeclaration]:
+    """The declarations of one ``tools.yaml`` (a mapping: tool name -> ``rank``, ``build``, optional
+    ``articles``, ``url_forms`` (a list of ``{kind, pattern, prefix}``) and ``agents``).
+
+    Raises:
+        ValueError: one line naming ``where`` and the tool, for the first entry that breaks the form.
+    """
+    if not isinstance(data, Mapping) or not data:
+        raise ValueError(f"{where}: not a mapping of tool names to declarations")
+    out = []
+    for name, entry in data.items():
+        try:
+            if not isinstance(entry, Mapping) or not {"rank", "build"} <= set(entry) or set(entry) - _KEYS:
+                raise ValueError(f"needs rank and build, and only {', '.join(sorted(_KEYS))}")
+            forms = tuple(UrlForm(**form) for form in entry.get("url_forms") or ())
+            agents = entry.get("agents", SEARCH_AGENTS)
+            if not isinstance(agents, list | tuple) or not all(isinstance(a, str) for a in agents):
+                raise ValueError("agents is not a list of agent names")
+            out.append(ToolDeclaration(name=str(name), rank=entry["rank"], build=str(entry["build"]),
+                                       articles=bool(entry.get("articles", True)), url_forms=forms,
+                                       agents=tuple(agents)))
+        except (TypeError, ValueError, re.error) as exc:
+            raise ValueError(f"{where}: tool {name!r}: {exc}") from None
+    return out
+
+
+def read(path: Path) -> list[ToolDeclaration]:
+    """The declarations in the ``tools.yaml`` at ``path`` (see :func:`parse`).
+
+    Raises:
+        ValueError: the file cannot be read, is not YAML, or breaks the form (one line naming it).
+    """
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise ValueError(f"{path}: cannot read ({type(exc).__name__})") from None
+    return parse(data, str(path))
 
 
 _DECLARED: dict[str, ToolDeclaration] = {}
 _LOCK = threading.Lock()
 """Guards :data:`_DECLARED` only; never held while importing (a module being imported in another thread may be
 declaring)."""
-_discovered = False
+_loaded = False
 
 
 def declare(declaration: ToolDeclaration) -> ToolDeclaration:
@@ -130,15 +188,30 @@ def declarations() -> tuple[ToolDeclaration, ...]:
 
 
 def _discover() -> None:
-    """Import every module of :data:`TOOL_PACKAGE` once (Python's import locks make concurrent callers wait for
-    each module; repeating the loop is harmless)."""
-    global _discovered
-    if _discovered:
+    """Read the shipped declarations and each ``cosci.tools`` plugin's once (see module docstring). A plugin whose
+    file is missing or malformed, or that declares a name already declared, is skipped with one warning line."""
+    global _loaded
+    if _loaded:
         return
-    package = importlib.import_module(TOOL_PACKAGE)
-    for module in pkgutil.iter_modules(package.__path__):
-        importlib.import_module(f"{TOOL_PACKAGE}.{module.name}")
-    _discovered = True
+    for declaration in read(SHIPPED):
+        declare(declaration)
+    for plugin in folders(TOOLS):
+        _declare_plugin(plugin)
+    _loaded = True
+
+
+def _declare_plugin(plugin: Plugin) -> None:
+    try:
+        found = read(plugin.folder / DECLARATIONS_FILE)
+        with _LOCK:
+            taken = [d.name for d in found if d.name in _DECLARED and _DECLARED[d.name] != d]
+        if taken:
+            raise PluginError(f"tool '{taken[0]}' is already declared")
+    except ValueError as exc:
+        skip(plugin.label, str(exc))
+        return
+    for declaration in found:
+        declare(replace(declaration, origin=plugin.label))
 
 
 def tool_names() -> tuple[str, ...]:

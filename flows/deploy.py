@@ -3,7 +3,7 @@
 Deployment parameters must be JSON, so the deployment takes the overrides as a list of strings and composes
 and validates the config *inside* the flow. ``cosci serve`` serves it with the cron schedule from
 ``schedule.cron`` (or ``--cron``); scheduled and past sessions show in the Prefect UI, and a run can be
-triggered by hand with other overrides (README "Scheduling")::
+triggered by hand with other overrides (docs/sweeps.md "Scheduling")::
 
     prefect server start                                   # UI on http://127.0.0.1:4200
     export PREFECT_API_URL=http://127.0.0.1:4200/api

@@ -19,7 +19,7 @@ from cosci.investigation.harness import Harness
 from cosci.investigation.report import fmt
 from cosci.investigation.session_link import seeded_hypotheses
 from cosci.investigation.task import load_task
-from cosci.sandbox.bwrap import Isolation, isolation
+from cosci.sandbox import Isolation, isolation
 from cosci.text import error_line
 from cosci.tracking import artifact_location, check_tracking, tracking_uri
 from flows.env import prepare
@@ -63,8 +63,9 @@ def refuse_broken(task_dir: Path) -> None:
 
 
 def sandbox(cfg: InvestigationConfig) -> Isolation:
-    """The isolation to use; without one and with ``unsafe_no_sandbox``, a warning on the terminal."""
-    iso = isolation(cfg.investigation.unsafe_no_sandbox)
+    """The isolation to use (the backend ``investigation.sandbox`` names); without one and with
+    ``unsafe_no_sandbox``, a warning on the terminal."""
+    iso = isolation(cfg.investigation.unsafe_no_sandbox, cfg.investigation.sandbox)
     if not iso.isolated:
         print("cosci: WARNING: no sandbox (bubblewrap unavailable); investigation.unsafe_no_sandbox=true runs "
               "candidate programs with this user's rights and network (recorded in the run's manifest)",
@@ -203,7 +204,8 @@ def command(action: str, target: str, overrides: list[str], from_session: str | 
     if action == "check":
         from cosci.investigation.check import check_task
 
-        failures = check_task(Path(target), isolation(unsafe_no_sandbox=False))
+        iso = isolation(False, load_investigation(overrides).investigation.sandbox) if overrides else isolation(False)
+        failures = check_task(Path(target), iso)
         for line in failures:
             print(f"check: {line}", flush=True)
         if not failures:

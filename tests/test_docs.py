@@ -14,7 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SCANNED = ("cosci", "flows", "conf", "prompts")
-DOCS = (ROOT / "docs" / "ARCHITECTURE.md", ROOT / "README.md", ROOT / "bench" / "README.md")
+DOCS = (*sorted((ROOT / "docs").glob("*.md")), ROOT / "README.md", ROOT / "bench" / "README.md")
 SUFFIXES = {".py", ".yaml", ".md", ".j2", ".sql", ".css", ".js", ".toml", ".txt"}
 OUTSIDE = re.compile(r"seeds? 00[0-9]|issues? #?[0-9]+|the seeds\b|the seeds?'s?\b|stack[ -]notes|shared/seeds",
                      re.IGNORECASE)

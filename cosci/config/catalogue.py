@@ -1,5 +1,5 @@
-"""The model catalogue: per-model facts as data, one YAML file per provider under ``conf/catalogue/``
-(docs/design.md#catalogue).
+"""The model catalogue: per-model facts as data, one YAML file per provider under ``conf/catalogue/``, and the files
+``cosci.catalogues`` plugins add (docs/design.md#catalogue, docs/plugins.md).
 
 A preset (``conf/models/<name>.yaml``) assigns models to tiers; every fact about a model (provider route, thinking
 form and levels, context window, output cap, cache minimum, prices, speed, release and deprecation/shutdown dates
@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cosci.config.measured import ClassifierMeasurement, Heldout, scripted, shortfall
 from cosci.config.thinking import Effort, ThinkingForm
+from cosci.plugins import CATALOGUES, folders, skip
 
 WARN_DAYS = 30
 """A model this many days or fewer from its shutdown date is warned about by ``cosci run`` and ``cosci check``."""
@@ -153,8 +154,30 @@ def read_catalogue(folder: Path) -> Catalogue:
 
 @cache
 def catalogue() -> Catalogue:
-    """The shipped catalogue (``conf/catalogue/``), read once per process."""
-    return read_catalogue(catalogue_dir())
+    """The shipped catalogue (``conf/catalogue/``) and every ``cosci.catalogues`` plugin's files, read once per
+    process (docs/plugins.md "Adding a model catalogue"). A plugin whose files cannot be read, break the schema or
+    name a model already catalogued is skipped with one warning line naming it (the shipped facts never change)."""
+    book = read_catalogue(catalogue_dir())
+    for plugin in folders(CATALOGUES):
+        try:
+            book = with_plugin(book, read_catalogue(plugin.folder))
+        except CatalogueError as exc:
+            skip(plugin.label, str(exc))
+    return book
+
+
+def with_plugin(book: Catalogue, added: Catalogue) -> Catalogue:
+    """``book`` with ``added``'s models and hosts.
+
+    Raises:
+        CatalogueError: ``added`` names a model ``book`` has, or has no model.
+    """
+    if not added.entries:
+        raise CatalogueError("no model catalogue file (<provider>.yaml) in its folder")
+    if taken := sorted(set(added.entries) & set(book.entries)):
+        raise CatalogueError(f"{taken[0]} is already in the catalogue")
+    hosts = {**added.hosts, **book.hosts}  # a provider's host is the shipped one when both name it
+    return Catalogue(entries={**book.entries, **added.entries}, hosts=hosts)
 
 
 def fill_tiers(models: Mapping[str, Any], book: Catalogue) -> dict[str, Any]:

@@ -11,9 +11,10 @@ from __future__ import annotations
 import math
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from cosci.config.schema import AgentCfg, CosciConfig
+from cosci.plugins import sandboxes
 
 INVESTIGATION_AGENTS = ("ideation", "execution", "writer")
 """The agents of an investigation: ideation (the idea bundle), execution (the candidates), writer (the report)."""
@@ -41,10 +42,20 @@ class InvestigationCfg(_Strict):
     ray_address: str | None = Field(description="Ray cluster address for task_runner=ray; null = a local instance.")
     unsafe_no_sandbox: bool = Field(description="Run programs without isolation when bubblewrap is unavailable "
                                     "(printed and recorded).")
+    sandbox: str = Field(default="bwrap", description="The sandbox backend programs run in: bwrap, or one a "
+                         "package declares (entry-point group cosci.sandboxes; docs/plugins.md).")
     history_cycles: int = Field(ge=0, le=1_000, description="The worker's most recent cycles shown to ideation.")
     from_session_top: int = Field(ge=1, le=100, description="Top hypotheses (the session's current standing: BT, "
                                   "then Elo; docs/design.md#report) seeded from --from-session.")
     agents: dict[str, AgentCfg] = Field(description="ideation, execution and writer: share, modes (tier, tokens).")
+
+    @field_validator("sandbox")
+    @classmethod
+    def _declared(cls, name: str) -> str:
+        known = sandboxes()  # declarations (data): no backend code is imported to validate
+        if name not in known:
+            raise ValueError(f"unknown sandbox backend '{name}' (declared: {', '.join(known)})")
+        return name
 
     @model_validator(mode="after")
     def _agents(self) -> InvestigationCfg:

@@ -27,6 +27,7 @@ from cosci.investigation.runtime import run_async
 from cosci.session.folder import SessionFolder
 from cosci.session.researcher import check_released
 from cosci.store import SessionStore
+from cosci.text import unreadable
 
 if TYPE_CHECKING:
     from cosci.config.schema import CosciConfig
@@ -38,8 +39,8 @@ def brief_text(brief: Path | None, data_dir: Path, session: str | None, hypothes
     """The brief: the file's text, then the session hypothesis (quoted as the researcher's to test), if any.
 
     Raises:
-        CosciError: no brief, an unreadable file, ``--hypothesis`` without ``--from-session`` (or the reverse), or a
-            hypothesis the session does not hold (one line).
+        CosciError: no brief, a file that is not readable text (:func:`read_brief`), ``--hypothesis`` without
+            ``--from-session`` (or the reverse), or a hypothesis the session does not hold (one line).
     """
     if (session is None) != (hypothesis is None):
         raise CosciError("--from-session and --hypothesis go together (the session and the hypothesis it holds)")
@@ -47,10 +48,7 @@ def brief_text(brief: Path | None, data_dir: Path, session: str | None, hypothes
         raise CosciError("investigate draft needs --brief FILE, or --from-session S --hypothesis H-...")
     parts: list[str] = []
     if brief is not None:
-        try:
-            parts.append(Path(brief).expanduser().read_text(encoding="utf-8").strip())
-        except (OSError, UnicodeDecodeError) as exc:
-            raise CosciError(f"--brief {brief}: cannot be read ({type(exc).__name__})") from None
+        parts.append(read_brief(Path(brief)))
     if session is not None and hypothesis is not None:
         with SessionFolder.existing(data_dir, session).store(read_only=True) as store:
             found = store.hypotheses.get(hypothesis)
@@ -60,6 +58,28 @@ def brief_text(brief: Path | None, data_dir: Path, session: str | None, hypothes
             raise CosciError(f"--hypothesis {hypothesis}: session {session} holds no such hypothesis")
         parts.append(f"Test this hypothesis ({hypothesis}):\n{found.title}. {found.statement}")
     return "\n\n".join(p for p in parts if p)
+
+
+def read_brief(brief: Path) -> str:
+    """The text of brief file ``brief``, surrounding whitespace dropped.
+
+    Raises:
+        CosciError: the file cannot be read, is not UTF-8, or holds a NUL byte or another control character than a
+            line break or a tab (a binary file, or UTF-16 text, which decodes as UTF-8 with a NUL after each letter
+            and would be drafted from as garbled text; design.md#draft). One line.
+    """
+    try:
+        text = brief.expanduser().read_text(encoding="utf-8").strip()
+    except UnicodeDecodeError:
+        raise CosciError(f"--brief {brief}: is not UTF-8 text (a binary file, or another encoding); save the brief "
+                         "as UTF-8 text") from None
+    except OSError as exc:
+        raise CosciError(f"--brief {brief}: cannot be read ({type(exc).__name__})") from None
+    if "\x00" in text:
+        raise CosciError(f"--brief {brief}: holds NUL bytes (a binary or UTF-16 file); save the brief as UTF-8 text")
+    if why := unreadable(f"--brief {brief}", text):
+        raise CosciError(why)
+    return text
 
 
 def out_folder(out: Path | None, data_dir: Path, name: str) -> Path:
@@ -159,7 +179,7 @@ def _drafter(cfg: InvestigationConfig, folder: DraftFolder, text: str, iso: Isol
 def draft(brief: Path | None, overrides: list[str], session: str | None, hypothesis: str | None,
           out: Path | None) -> int:
     """Run ``cosci investigate draft`` (see the module docstring); returns the exit status."""
-    from cosci.sandbox.bwrap import isolation
+    from cosci.sandbox import isolation
 
     cfg = load_investigation(overrides)
     if cfg.draft is None:
@@ -171,7 +191,7 @@ def draft(brief: Path | None, overrides: list[str], session: str | None, hypothe
     if not reqs:
         raise CosciError("the brief states no requirement (a sentence or a list item)")
     target = out_folder(out, data_dir, Path(brief).stem if brief else str(hypothesis))
-    iso = isolation(cfg.investigation.unsafe_no_sandbox)
+    iso = isolation(cfg.investigation.unsafe_no_sandbox, cfg.investigation.sandbox)
     screen_brief(cfg, text, session)
     folder = DraftFolder(target)
     folder.start(text, {"brief": str(brief) if brief else None, "from_session": session, "hypothesis": hypothesis,

@@ -57,14 +57,15 @@ class Mount:
 
 @dataclass(frozen=True)
 class Isolation:
-    """How programs are isolated: ``tool`` is ``"bwrap"`` or ``"none"`` (``unsafe_no_sandbox``)."""
+    """How programs are isolated: ``tool`` is the sandbox backend's name (``"bwrap"``, or a plugin's:
+    ``investigation.sandbox``) or ``"none"`` (``unsafe_no_sandbox``)."""
 
     tool: str
     version: str = ""
 
     @property
     def isolated(self) -> bool:
-        return self.tool == "bwrap"
+        return self.tool != "none"
 
 
 def python_dirs() -> list[str]:
@@ -133,17 +134,16 @@ def probe() -> Isolation | None:
     return Isolation("bwrap", version) if done.returncode == 0 else None
 
 
-def isolation(unsafe_no_sandbox: bool) -> Isolation:
-    """The isolation to run programs with.
+class Bubblewrap:
+    """The shipped backend (``investigation.sandbox: bwrap``; :class:`cosci.sandbox.backends.Backend`)."""
 
-    Raises:
-        NoIsolation: bubblewrap does not work here and ``unsafe_no_sandbox`` is false.
-    """
-    found = probe()
-    if found is not None:
-        return found
-    if unsafe_no_sandbox:
-        return Isolation("none")
-    raise NoIsolation("no sandbox: bubblewrap (`bwrap`) is missing or cannot create namespaces here; install it "
-                      "(`apt-get install bubblewrap`, done by `make setup`) or pass "
-                      "investigation.unsafe_no_sandbox=true to run candidate programs without isolation")
+    def probe(self) -> Isolation | None:
+        return probe()
+
+    def command(self, mounts: list[Mount], argv: list[str], *, cwd: str, env: dict[str, str],
+                tmp_bytes: int = 0) -> list[str]:
+        return command(mounts, argv, cwd=cwd, env=env, tmp_bytes=tmp_bytes)
+
+
+BACKEND = Bubblewrap()
+"""What ``cosci/sandbox/sandboxes.yaml`` declares as ``bwrap``."""

@@ -20,7 +20,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from cosci.sandbox.bwrap import LIMITS_PATH, Isolation, Mount, command, interpreter
+from cosci.sandbox.backends import backend, limits_program
+from cosci.sandbox.bwrap import LIMITS_PATH, Isolation, Mount, interpreter
 from cosci.sandbox.identity import hand_over, privileged, sandbox_uid, take_back
 
 OUTPUT_CAP_BYTES = 1 << 20
@@ -95,13 +96,14 @@ def run_sandboxed(view: View, argv: list[str], *, cwd: str, limits: Limits, logs
     workspaces = [m.host for m in view.mounts if m.writable]
     uid = sandbox_uid(workspaces[0] if workspaces else logs) if view.isolation.isolated and privileged() else 0
     nproc = limits.processes if view.isolation.isolated else 0
-    wrapped = [interpreter(), LIMITS_PATH if view.isolation.isolated else str(Path(__file__).with_name("rlimits.py")),
+    wrapped = [interpreter(), LIMITS_PATH if view.isolation.isolated else str(limits_program()),
                str(limits.cpu_seconds), str(limits.memory_mb << 20), str(limits.file_size_mb << 20), str(nproc),
                str(uid), "--", *[view.where(a) if a.startswith("/") else a for a in argv]]
     full_env = {**BASE_ENV, **(env or {})}
     if view.isolation.isolated:
         full_env["PATH"] = f"{os.path.dirname(interpreter())}:{full_env['PATH']}"
-        cmd = command(view.mounts, wrapped, cwd=cwd, env=full_env, tmp_bytes=limits.memory_mb << 20)
+        cmd = backend(view.isolation.tool).command(view.mounts, wrapped, cwd=cwd, env=full_env,
+                                                   tmp_bytes=limits.memory_mb << 20)
         run_env: dict[str, str] = {}
     else:
         cmd, run_env = wrapped, {**full_env, "PATH": f"{os.path.dirname(interpreter())}:{full_env['PATH']}"}

@@ -301,7 +301,7 @@ def record_result(folder: SessionFolder, hid: str, outcome: str, measures: Seque
 
 def _reviews_line(folder: SessionFolder, project: str | None, status: str, queued: int) -> str:
     """Where the observation reviews of a result's relatives run: queued in the session, or, the session being
-    done (it does not resume), in the project's next session (README, design.md#projects)."""
+    done (it does not resume), in the project's next session (docs/commands.md, design.md#projects)."""
     if status == "done":
         return (f"the session is done, so they reach project {project}'s next session" if project
                 else "none (the session is done and in no project, so none runs)")

@@ -13,9 +13,8 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from cosci.literature import ToolDeclaration, UrlForm
 from cosci.llm.port.types import ToolSpec
-from cosci.tools.catalog import BuildContext, register
+from cosci.tools.catalog import BuildContext
 from cosci.tools.common import ApiSearch, LiteratureHit, clean, first_year, search_parameters
 from cosci.tools.http import parse_body
 
@@ -109,9 +108,3 @@ class ArxivSearch(ApiSearch):
 def build(ctx: BuildContext) -> ArxivSearch:
     """The session's arXiv search."""
     return ArxivSearch(ctx.client("arXiv", RATE), default_max_results=ctx.max_results, offline=ctx.offline)
-
-
-DECLARATION = register(ToolDeclaration(name=SPEC.name, rank=40, url_forms=(
-    UrlForm("arXiv", r"arxiv\.org/(?:abs|pdf)/(?P<id>[\w.\-/]+?)(?:v\d+)?(?:\.pdf)?$"),)), build)
-"""After the biomedical databases: preprints outside biomedicine (design.md#tools). An abstract or PDF link, with
-or without its version, names the unversioned id."""

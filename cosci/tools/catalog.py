@@ -1,24 +1,21 @@
-"""How a tool module declares its tool: once, with :func:`register` (design.md#tools).
+"""How a declared tool is built: the builder a declaration names, and what it may read (design.md#tools).
 
-A tool module ends with::
-
-    DECLARATION = register(ToolDeclaration(name=SPEC.name, rank=20, url_forms=(...)), build)
-
-where ``build`` makes the session's tool from a :class:`BuildContext` (or returns None when the tool cannot be
-offered: ``web_search`` without a key, ``local_corpus_search`` without ``session.corpus_path``). The declaration
-goes to :mod:`cosci.literature` (names, order, identifier forms, default allowlists: what layers below the tools
-read) and the builder stays here for :func:`cosci.tools.registry.build_registry`. Adding a tool is adding its
-module; nothing else lists it.
+A tool is declared as data (``cosci/tools/tools.yaml``, or a plugin's ``tools.yaml``: :mod:`cosci.literature`,
+docs/plugins.md); its ``build`` names a function of its module, ``build(ctx: BuildContext) -> tool | None`` (None
+when the tool cannot be offered: ``web_search`` without a key, ``local_corpus_search`` without
+``session.corpus_path``). :func:`builder` imports that function when a session builds its tools
+(:func:`cosci.tools.registry.build_registry`), the only place tool code is imported.
 """
 
 from __future__ import annotations
 
+import pkgutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, cast
 
 from cosci.config.schema import CosciConfig
-from cosci.literature import ToolDeclaration, declare, withdraw
+from cosci.literature import ToolDeclaration
 from cosci.tools.common import ToolBase
 from cosci.tools.http import ApiClient
 
@@ -58,26 +55,22 @@ class BuildContext:
 
 
 Builder = Callable[[BuildContext], ToolBase | None]
-_BUILDERS: dict[str, Builder] = {}
 
 
-def register(declaration: ToolDeclaration, build: Builder) -> ToolDeclaration:
-    """Declare a tool (:func:`cosci.literature.declare`) and how to build it. Returns the declaration.
+class BuilderError(ValueError):
+    """A declared builder that cannot be imported or is not callable; ``str`` is one line naming the reference."""
+
+
+def builder(declaration: ToolDeclaration) -> Builder:
+    """The function ``declaration.build`` names, imported now.
 
     Raises:
-        ValueError: another tool has the same name.
+        BuilderError: its module does not import (any error it raises), or the name is missing or not callable.
     """
-    declare(declaration)
-    _BUILDERS[declaration.name] = build
-    return declaration
-
-
-def unregister(name: str) -> None:
-    """Remove a tool's declaration and builder (a test's throwaway tool)."""
-    withdraw(name)
-    _BUILDERS.pop(name, None)
-
-
-def builder(name: str) -> Builder:
-    """The builder of a declared tool. Raises: KeyError when ``name`` was declared without one."""
-    return _BUILDERS[name]
+    try:
+        found = pkgutil.resolve_name(declaration.build)
+    except Exception as exc:  # a plugin's module may raise anything at import: one line, never a traceback
+        raise BuilderError(f"build {declaration.build}: {type(exc).__name__}: {exc}") from None
+    if not callable(found):
+        raise BuilderError(f"build {declaration.build} is not a function")
+    return cast(Builder, found)

@@ -12,9 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from cosci.literature import ToolDeclaration, UrlForm
 from cosci.llm.port.types import ToolSpec
-from cosci.tools.catalog import BuildContext, register
+from cosci.tools.catalog import BuildContext
 from cosci.tools.common import ApiSearch, LiteratureHit, clean, first_year, mapping, search_parameters
 from cosci.tools.http import parse_body
 
@@ -106,9 +105,3 @@ def build(ctx: BuildContext) -> ClinicalTrialsSearch:
     """The session's ClinicalTrials.gov search."""
     return ClinicalTrialsSearch(ctx.client("ClinicalTrials.gov", RATE), default_max_results=ctx.max_results,
                                 offline=ctx.offline)
-
-
-DECLARATION = register(ToolDeclaration(name=SPEC.name, rank=42, articles=False, url_forms=(
-    UrlForm("NCT", r"clinicaltrials\.gov/(?:study|ct2/show)/(?P<id>NCT\d{8})"),)), build)
-"""After the paper indexes: registered studies, which a citation may name, but not articles whose observations a
-review tests (design.md#tools)."""

@@ -31,9 +31,8 @@ from rank_bm25 import BM25Okapi
 
 from cosci.config.schema import CosciConfig
 from cosci.errors import CosciError
-from cosci.literature import ToolDeclaration
 from cosci.llm.port.types import ToolSpec
-from cosci.tools.catalog import BuildContext, register
+from cosci.tools.catalog import BuildContext
 from cosci.tools.common import LiteratureHit, SearchTool, clean, first_year, search_parameters
 from cosci.tools.corpus_vectors import CorpusEmbedder, embed_records, fuse
 from cosci.tools.documents import DOCUMENT_SUFFIXES, DocumentError, cached_extract, write_cache
@@ -327,7 +326,3 @@ def load_corpus(config: CosciConfig) -> LocalCorpus:
     """
     return LocalCorpus.load(str(config.session.corpus_path), passage_words=config.tools.passage_words,
                             cache_dir=config.paths.data_dir / CACHE_FOLDER, write_cache=False)
-
-
-DECLARATION = register(ToolDeclaration(name=SPEC.name, rank=10), build)
-"""First in the search order: the researcher's own papers, offline (design.md#tools)."""

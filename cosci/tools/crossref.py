@@ -20,10 +20,9 @@ import re
 from typing import Any
 from urllib.parse import quote
 
-from cosci.literature import ToolDeclaration
 from cosci.llm.port.types import ToolSpec
 from cosci.tools.base import stronger_flag
-from cosci.tools.catalog import BuildContext, register
+from cosci.tools.catalog import BuildContext
 from cosci.tools.common import ApiSearch, LiteratureHit, clean, first_year, search_parameters
 from cosci.tools.http import ApiClient, parse_body
 
@@ -157,8 +156,3 @@ def build(ctx: BuildContext) -> CrossrefLookup:
     """The session's Crossref lookup (``mailto`` from ``tools.apis.crossref_mailto``)."""
     return CrossrefLookup(ctx.client("Crossref", RATE), ctx.config.tools.apis.crossref_mailto,
                           default_max_results=ctx.max_results, offline=ctx.offline)
-
-
-DECLARATION = register(ToolDeclaration(name=SPEC.name, rank=45), build)
-"""After the paper searches: a DOI's authoritative record and its notices, not a topic search (design.md#tools).
-Its URLs are ``doi.org`` links, which every citation's keys already read as DOIs."""

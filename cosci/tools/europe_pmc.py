@@ -20,9 +20,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import quote
 
-from cosci.literature import ToolDeclaration, UrlForm
 from cosci.llm.port.types import ToolSpec
-from cosci.tools.catalog import BuildContext, register
+from cosci.tools.catalog import BuildContext
 from cosci.tools.common import ApiSearch, LiteratureHit, clean, first_year, mapping, search_parameters
 from cosci.tools.http import ApiClient, SourceError, parse_body
 from cosci.tools.jats import FULLTEXT_URL, matching_passages, parse_fulltext
@@ -189,13 +188,3 @@ def build(ctx: BuildContext) -> EuropePmcSearch:
     policy = FullTextPolicy(t.fulltext_per_search, t.fulltext_passages, t.passage_words, t.fulltext_max_chars)
     return EuropePmcSearch(ctx.client("Europe PMC", RATE), default_max_results=ctx.max_results, offline=ctx.offline,
                            fulltext=policy)
-
-
-URL_FORMS = (
-    UrlForm("PMID", r"europepmc\.org/(?:article|abstract)/MED/(?P<id>\d+)"),
-    UrlForm("PMCID", r"europepmc\.org/(?:article|abstract)/PMC/(?:PMC)?(?P<id>\d+)", prefix="PMC"),
-    UrlForm("PMCID", r"/pmc/articles/PMC(?P<id>\d+)", prefix="PMC"),  # NCBI's page of a PMC article
-)
-"""A Europe PMC page of a PubMed or PMC record, and NCBI's PMC page (Europe PMC hits carry PMCIDs)."""
-DECLARATION = register(ToolDeclaration(name=SPEC.name, rank=30, url_forms=URL_FORMS), build)
-"""After PubMed: it adds preprints and full texts (design.md#tools)."""

@@ -39,10 +39,9 @@ from typing import Any
 from rank_bm25 import BM25Okapi
 
 from cosci.config.schema import McpServerCfg
-from cosci.literature import ToolDeclaration
 from cosci.llm.port.types import ToolSpec
 from cosci.tools.base import ToolResult
-from cosci.tools.catalog import BuildContext, register
+from cosci.tools.catalog import BuildContext
 from cosci.tools.common import (
     ArgumentError,
     LiteratureHit,
@@ -352,6 +351,3 @@ def build(ctx: BuildContext) -> McpToolSearch | None:
     servers = Servers(list(cfg.mcp_servers), cfg.mcp_timeout_seconds, cfg.mcp_max_chars, offline=ctx.offline)
     return McpToolSearch(servers, default_max_results=ctx.max_results)
 
-
-DECLARATION = register(ToolDeclaration(name=SPEC.name, rank=None, articles=False), build)
-"""No rank: it finds tools, not records, so it is in no search order (design.md#mcp-servers)."""

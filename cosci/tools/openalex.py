@@ -15,9 +15,8 @@ import re
 from typing import Any
 from urllib.parse import quote
 
-from cosci.literature import ToolDeclaration, UrlForm
 from cosci.llm.port.types import ToolSpec
-from cosci.tools.catalog import BuildContext, register
+from cosci.tools.catalog import BuildContext
 from cosci.tools.common import ApiSearch, LiteratureHit, clean, first_year, mapping, search_parameters
 from cosci.tools.http import ApiClient, SourceError, parse_body
 
@@ -124,8 +123,3 @@ def build(ctx: BuildContext) -> OpenAlexSearch | None:
         return None
     return OpenAlexSearch(ctx.client("OpenAlex", RATE, secret=key), key, ctx.config.tools.apis.openalex_max_calls,
                           default_max_results=ctx.max_results, offline=ctx.offline)
-
-
-DECLARATION = register(ToolDeclaration(name=SPEC.name, rank=37, url_forms=(
-    UrlForm("OpenAlex", r"openalex\.org/(?:works/)?(?P<id>W\d+)"),)), build)
-"""After Semantic Scholar: the same breadth, behind a key and a daily allowance (design.md#tools)."""

@@ -12,9 +12,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from cosci.literature import ToolDeclaration, UrlForm
 from cosci.llm.port.types import ToolSpec
-from cosci.tools.catalog import BuildContext, register
+from cosci.tools.catalog import BuildContext
 from cosci.tools.common import ApiSearch, LiteratureHit, clean, first_year, search_parameters
 from cosci.tools.http import ApiClient, SourceError, parse_body
 
@@ -213,8 +212,3 @@ def build(ctx: BuildContext) -> PubmedSearch:
     client = ctx.client("PubMed", RATE_WITH_KEY if key else RATE_NO_KEY, secret=key)
     return PubmedSearch(client, api_key=key, email=ctx.env.get("NCBI_EMAIL") or None,
                         default_max_results=ctx.max_results, offline=ctx.offline)
-
-
-DECLARATION = register(ToolDeclaration(
-    name=SPEC.name, rank=20, url_forms=(UrlForm("PMID", r"pubmed\.ncbi\.nlm\.nih\.gov/(?P<id>\d+)"),)), build)
-"""Second in the search order, after the researcher's own corpus (design.md#tools)."""

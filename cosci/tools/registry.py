@@ -1,8 +1,9 @@
 """The session's tool registry: which tools exist and which each agent may call (design.md#tools).
 
-:func:`build_registry` builds every declared tool (:mod:`cosci.literature`; each tool module registers its builder
-with :func:`cosci.tools.catalog.register`) once per session from the validated config and the environment. A
-builder may decline, and a tool the model cannot use is not offered:
+:func:`build_registry` builds every declared tool (:mod:`cosci.literature`: ``cosci/tools/tools.yaml`` and the
+``cosci.tools`` plugins' declarations; each names its builder, imported here by :func:`cosci.tools.catalog.builder`)
+once per session from the validated config and the environment. A builder may decline, and a tool the model cannot
+use is not offered:
 
 * ``pubmed_search``, ``europe_pmc_search``, ``semantic_scholar_search``, ``arxiv_search``,
   ``clinical_trials_search``, ``crossref_lookup``, ``web_fetch`` always (with ``tools.offline`` they answer
@@ -11,6 +12,8 @@ builder may decline, and a tool the model cannot use is not offered:
   ``OPENALEX_API_KEY`` is set;
 * ``local_corpus_search`` only when ``session.corpus_path`` is set (loaded and indexed here; a missing path is
   a one-line :class:`~cosci.tools.corpus.CorpusError` naming ``session.corpus_path``);
+* a plugin's tool when its builder imports and returns a tool; a builder that does not import, raises or returns
+  something else skips that tool with one warning line naming its plugin (docs/plugins.md);
 * one ``literature_<name>`` per skill found under ``tools.skills_path`` (:mod:`cosci.tools.skills`; allowlisted
   by the entry ``literature_*``; a path that is no folder is a one-line
   :class:`~cosci.tools.skills.SkillsError`).
@@ -28,10 +31,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from cosci.config.schema import CosciConfig
-from cosci.literature import SKILL_PATTERN, declarations, search_order
+from cosci.literature import SKILL_PATTERN, ToolDeclaration, declarations, search_order
+from cosci.plugins import skip
 from cosci.tools.base import Tool
 from cosci.tools.cache import ResponseCache
-from cosci.tools.catalog import BuildContext, builder
+from cosci.tools.catalog import BuildContext, BuilderError, builder
 from cosci.tools.common import SearchTool, ToolBase
 from cosci.tools.corpus_vectors import CorpusEmbedder
 from cosci.tools.http import ApiClient, HttpPolicy
@@ -138,7 +142,7 @@ def build_registry(config: CosciConfig, cache_dir: Path | None, *, policy: HttpP
 
     clients: list[ApiClient] = []
     context = BuildContext(config, env, client)
-    tools = [tool for d in declarations() if (tool := builder(d.name)(context)) is not None]
+    tools = [tool for d in declarations() if (tool := _build(d, context)) is not None]
     _set_alternatives(tools, offline)
     skills = skill_tools(config.tools.skills_path, config.tools.skill_max_chars, {t.name for t in tools})
     allowlists = {agent: acfg.tools for agent, acfg in config.agents.items()}
@@ -148,6 +152,24 @@ def build_registry(config: CosciConfig, cache_dir: Path | None, *, policy: HttpP
     check = RetractionCheck(checkers) if config.tools.apis.retraction_check else None
     by_name.update((s.name, s) for s in skills)
     return ToolRegistry(by_name, allowlists, clients, check, [s.name for s in skills])
+
+
+def _build(declaration: ToolDeclaration, context: BuildContext) -> ToolBase | None:
+    """The tool ``declaration`` builds; None when its builder declines. A plugin's tool that cannot be built is
+    skipped with one warning line; a shipped tool's errors (e.g. :class:`~cosci.tools.corpus.CorpusError`) are
+    raised."""
+    if not declaration.origin:
+        return builder(declaration)(context)
+    try:
+        made = builder(declaration)(context)
+    except Exception as exc:  # a plugin's code may raise anything: one line, never a traceback
+        reason = str(exc) if isinstance(exc, BuilderError) else f"{type(exc).__name__}: {exc}"
+        skip(declaration.origin, f"tool '{declaration.name}': {reason}")
+        return None
+    if made is not None and (not isinstance(made, ToolBase) or made.name != declaration.name):
+        skip(declaration.origin, f"tool '{declaration.name}': build {declaration.build} made no tool of that name")
+        return None
+    return made
 
 
 def _set_alternatives(tools: Sequence[ToolBase], offline: bool) -> None:

@@ -14,9 +14,8 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from cosci.literature import ToolDeclaration, UrlForm
 from cosci.llm.port.types import ToolSpec
-from cosci.tools.catalog import BuildContext, register
+from cosci.tools.catalog import BuildContext
 from cosci.tools.common import ApiSearch, LiteratureHit, clean, first_year, mapping, search_parameters
 from cosci.tools.http import ApiClient, parse_body
 
@@ -105,9 +104,3 @@ def build(ctx: BuildContext) -> SemanticScholarSearch:
     key = ctx.env.get(KEY_ENV, "").strip()
     return SemanticScholarSearch(ctx.client("Semantic Scholar", RATE, secret=key or None), key,
                                  default_max_results=ctx.max_results, offline=ctx.offline)
-
-
-DECLARATION = register(ToolDeclaration(name=SPEC.name, rank=35, url_forms=(
-    UrlForm("S2", r"semanticscholar\.org/paper/(?:[^/]+/)?(?P<id>[0-9a-f]{40})"),)), build)
-"""After Europe PMC, before arXiv: the widest general index, but a keyless pool that often refuses
-(design.md#tools)."""

@@ -16,11 +16,10 @@ from urllib.parse import urljoin
 
 import trafilatura
 
-from cosci.literature import ToolDeclaration
 from cosci.llm.port.types import ToolSpec
 from cosci.tools import ssrf
 from cosci.tools.base import Source, ToolResult
-from cosci.tools.catalog import BuildContext, register
+from cosci.tools.catalog import BuildContext
 from cosci.tools.common import ArgumentError, ToolBase
 from cosci.tools.http import ApiClient, HttpResponse, SourceError
 from cosci.tools.sources import url_keys
@@ -144,7 +143,3 @@ def build(ctx: BuildContext) -> WebFetch:
     cfg = ctx.config.tools
     return WebFetch(ctx.client("web", RATE, web=True), max_bytes=cfg.fetch_max_bytes, max_chars=cfg.fetch_max_chars,
                     offline=ctx.offline)
-
-
-DECLARATION = register(ToolDeclaration(name=SPEC.name, rank=None), build)
-"""No search (no rank): it reads a page a search found."""

@@ -13,9 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from cosci.literature import ToolDeclaration
 from cosci.llm.port.types import ToolSpec
-from cosci.tools.catalog import BuildContext, register
+from cosci.tools.catalog import BuildContext
 from cosci.tools.common import ApiSearch, LiteratureHit, clean, first_year, search_parameters
 from cosci.tools.http import ApiClient, parse_body
 
@@ -107,7 +106,3 @@ def build(ctx: BuildContext) -> WebSearch | None:
     name, key = backend
     return WebSearch(ctx.client(name, RATE, secret=key), name, key, default_max_results=ctx.max_results,
                      offline=ctx.offline)
-
-
-DECLARATION = register(ToolDeclaration(name=SPEC.name, rank=50, articles=False), build)
-"""Last in the failover order, and no article source: its hits are page snippets (design.md#tools)."""

@@ -135,7 +135,7 @@ def test_the_embedded_models_measurement_is_recorded_and_not_good_enough() -> No
     assert m.command.startswith("python -m bench.safety_tiers --models local --tier mini")
     assert shortfall(m, current_heldout()) is not None
     root = Path(__file__).parents[2]
-    for doc in ("README.md", "bench/README.md"):  # the figures the documents state are the recorded ones
+    for doc in ("docs/safety.md", "bench/README.md"):  # the figures the documents state are the recorded ones
         text = (root / doc).read_text(encoding="utf-8")
         for k, n in ((m.refused, m.harmful), (m.falsely_refused, m.benign)):
             assert f"{100 * k / n:.1f} % ({k}/{n})" in text, (doc, k, n)

@@ -18,12 +18,12 @@ from cosci.config.renames import ADDED, REMOVED, RENAMED, carry_over
 
 
 def test_tool_names_are_the_tools_that_exist() -> None:
-    """Every tool module (one with a ``SPEC``) declares its tool under its spec's name, and nothing else is
-    declared (design.md#tools)."""
+    """Every tool module (one with a ``SPEC``) has its tool declared under its spec's name, with the module's
+    builder, and nothing else is declared (design.md#tools)."""
     modules = [importlib.import_module(f"cosci.tools.{m.name}") for m in pkgutil.iter_modules(tools.__path__)]
-    specs = {m.SPEC.name for m in modules if hasattr(m, "SPEC")}
-    assert all(m.DECLARATION.name == m.SPEC.name for m in modules if hasattr(m, "SPEC"))
-    assert set(literature.tool_names()) == specs and len(specs) >= 6
+    specs = {m.SPEC.name: m.__name__ for m in modules if hasattr(m, "SPEC")}
+    assert {d.name: d.build for d in literature.declarations()} == {n: f"{m}:build" for n, m in specs.items()}
+    assert len(specs) >= 6
 
 
 def test_an_unknown_tool_name_is_refused_naming_the_known_tools() -> None:

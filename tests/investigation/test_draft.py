@@ -161,6 +161,46 @@ def test_bad_draft_command_lines_are_one_line(tmp_path: Path, fake: FakeBackend,
     assert len(err) == 1 and message in err[0] and fake.calls == []
 
 
+BAD_BRIEFS = [
+    (b"", "the brief states no requirement"),
+    (b"  \n\t\n", "the brief states no requirement"),
+    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xd8", "is not UTF-8 text"),
+    ("Minimise the error of a line fit.\n".encode("utf-16"), "is not UTF-8 text"),
+    ("Minimise the mean squared error of a line fitted to points.\n".encode("utf-16-le"), "holds NUL bytes"),
+    (b"Minimise the error\x00\x01 of a line fit.\n", "holds NUL bytes"),
+    (b"Minimise the error \x1b[31mof a line fit.\n", "holds a control character (\\x1b)"),
+]
+
+
+@pytest.mark.parametrize(("content", "message"), BAD_BRIEFS,
+                         ids=["empty", "blank", "binary", "utf16_bom", "utf16", "nul", "escape"])
+def test_a_brief_file_that_is_not_text_with_a_requirement_is_one_line(
+        tmp_path: Path, fake: FakeBackend, capsys: pytest.CaptureFixture[str], content: bytes, message: str) -> None:
+    """An empty file, a binary one, UTF-16 text (valid UTF-8 with a NUL after each letter, which was drafted from
+    as 'M i n i m i s e ...') or a terminal escape: one line, exit 2, no call, nothing written."""
+    brief, data = tmp_path / "brief.md", tmp_path / "data"
+    brief.write_bytes(content)
+    with pytest.raises(SystemExit) as exit_:
+        main(["--data-dir", str(data), "investigate", "draft", "--brief", str(brief), "models=fake"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0], err
+    assert fake.calls == [] and not data.exists()
+
+
+def test_a_wrong_session_id_is_one_line_and_writes_nothing(tmp_path: Path, fake: FakeBackend,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "brief.md").write_text(BRIEF)
+    data = tmp_path / "data"
+    with pytest.raises(SystemExit) as exit_:
+        main(["--data-dir", str(data), "investigate", "draft", "--brief", str(tmp_path / "brief.md"),
+              "--from-session", "s-20261204-000000-abcdef", "--hypothesis", "H-0123456789ab", "models=fake"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no session 's-20261204-000000-abcdef'" in err[0]
+    assert fake.calls == [] and not data.exists()
+
+
 def test_draft_never_writes_into_a_folder_that_is_not_empty(tmp_path: Path, fake: FakeBackend,
                                                            capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "task").mkdir()

@@ -15,8 +15,8 @@ import pytest
 
 from cosci.investigation.harness import Harness
 from cosci.investigation.task import load_task
-from cosci.sandbox import identity
-from cosci.sandbox.bwrap import LIMITS_PATH, NoIsolation, command, isolation, probe
+from cosci.sandbox import identity, isolation
+from cosci.sandbox.bwrap import LIMITS_PATH, NoIsolation, command, probe
 from tests.investigation.conftest import TASK_YAML, write_task
 
 pytestmark = pytest.mark.skipif(probe() is None, reason="bubblewrap cannot build a sandbox here")

@@ -1,6 +1,6 @@
-"""A literature tool is declared once (design.md#tools): a throwaway tool registered here, and nowhere else, is in
-the registry, config validation, the default allowlists, the search and failover order, and the identifiers a
-cited URL reveals; the scripted fake searches in that order too."""
+"""A literature tool is declared once, as data (design.md#tools, design.md#plugins): a throwaway tool declared
+here, and nowhere else, is in the registry, config validation, the default allowlists, the search and failover
+order, and the identifiers a cited URL reveals; the scripted fake searches in that order too."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from cosci.literature import ToolDeclaration, UrlForm
 from cosci.llm.fake.content import session_autopilot
 from cosci.llm.fake.types import FakeCall
 from cosci.llm.port.types import ToolSpec
-from cosci.tools.catalog import BuildContext, register, unregister
+from cosci.tools.catalog import BuildContext
 from cosci.tools.common import LiteratureHit, SearchTool, search_parameters
 from cosci.tools.http import HttpPolicy
 from cosci.tools.registry import build_registry
@@ -48,11 +48,11 @@ def build(ctx: BuildContext) -> EchoSearch:
 
 @pytest.fixture
 def echo() -> Iterator[ToolDeclaration]:
-    declaration = register(ToolDeclaration(
-        name=NAME, rank=15, url_forms=(UrlForm("ECHO", r"echo\.example/paper/(?P<id>\d+)"),),
-        agents=("generation", "reflection")), build)
+    declaration = literature.declare(ToolDeclaration(
+        name=NAME, rank=15, build=f"{__name__}:build", url_forms=(UrlForm("ECHO", r"echo\.example/paper/(?P<id>\d+)"),),
+        agents=("generation", "reflection")))
     yield declaration
-    unregister(NAME)
+    literature.withdraw(NAME)
 
 
 def test_the_declared_tools_are_the_shipped_ones_in_one_order() -> None:
@@ -103,7 +103,29 @@ async def test_a_new_tool_is_built_offered_and_suggested(tmp_path: Path) -> None
 
 def test_a_name_is_declared_once(echo: ToolDeclaration) -> None:
     with pytest.raises(ValueError, match="declared twice"):
-        register(ToolDeclaration(name=NAME, rank=99), build)
-    register(echo, build)  # the same declaration again (a module imported twice) is no change
+        literature.declare(ToolDeclaration(name=NAME, rank=99, build=f"{__name__}:build"))
+    literature.declare(echo)  # the same declaration again is no change
     with pytest.raises(ValueError, match="no group 'id'"):
         UrlForm("ECHO", r"echo\.example/(\d+)")
+
+
+@pytest.mark.parametrize(("data", "says"), [
+    ({"x_search": {"rank": 5}}, "needs rank and build"),
+    ({"x_search": {"rank": 5, "build": "pkg.mod"}}, "not 'package.module:function'"),
+    ({"x_search": {"rank": "first", "build": "pkg.mod:build"}}, "rank 'first' is not a whole number"),
+    ({"x_search": {"rank": 5, "build": "pkg.mod:build", "url_forms": [{"kind": "X", "pattern": "x/(\\d+)"}]}},
+     "no group 'id'"),
+    ({"x_search": {"rank": 5, "build": "pkg.mod:build", "agents": "generation"}}, "agents is not a list"),
+    ({"x_search": {"rank": 5, "build": "pkg.mod:build", "colour": "red"}}, "and only"),
+    (["x_search"], "not a mapping"),
+])
+def test_a_malformed_declaration_is_one_line_naming_the_file_and_tool(data: object, says: str) -> None:
+    with pytest.raises(ValueError) as err:
+        literature.parse(data, "plugin/tools.yaml")
+    assert str(err.value).startswith("plugin/tools.yaml: ") and says in str(err.value) and "\n" not in str(err.value)
+
+
+def test_the_shipped_declarations_name_builders_in_their_own_modules() -> None:
+    shipped = literature.read(literature.SHIPPED)
+    assert [d.name for d in shipped] == list(literature.tool_names())
+    assert all(d.build.startswith("cosci.tools.") and d.build.endswith(":build") for d in shipped)

@@ -14,7 +14,7 @@ from scipy.optimize import minimize
 from scipy.special import expit
 from scipy.stats import spearmanr
 
-from cosci.tournament import bt
+from cosci.tournament import bt, bt_model
 from cosci.tournament.bt import Z95, ci_inflation, fit_bt
 from cosci.tournament.rerun import design_effect, order_groups
 
@@ -165,7 +165,7 @@ def test_the_eb_is_interval_is_widened_by_the_fitted_family() -> None:
     fit = fit_bt(ids, verdicts, first=[v[0] for v in verdicts])
     proj = np.eye(12) - 1.0 / 12
     raw = np.sqrt(np.diag(proj @ fit.cov @ proj))
-    d = bt._data(ids, verdicts, None, [v[0] for v in verdicts])
+    d = bt_model._data(ids, verdicts, None, [v[0] for v in verdicts])
     reruns = np.sqrt(design_effect(12, d.a, d.b, order_groups(d.a, d.b, d.o, d.g), fit.rerun.repeat_used))
     assert fit.sd == pytest.approx(raw * ci_inflation(fit.prior_sd, bt.verdict_counts(ids, verdicts),
                                                       fit.position_bias) * reruns)  # design.md#judge-memory

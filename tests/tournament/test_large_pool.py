@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import cosci.tournament.bt as bt
+import cosci.tournament.bt_model as bt_model
 from cosci.tournament.bt import fit_bt
 from cosci.tournament.bt_solve import newton_mode
 from cosci.tournament.pairing import Player
@@ -36,9 +37,11 @@ def _verdicts(n: int, m: int, ties: float, seed: int = 0) -> tuple[list[str], li
 @pytest.mark.parametrize("method", ["laplace", "eb_is"])
 def test_newton_and_trust_exact_find_the_same_fit(monkeypatch: pytest.MonkeyPatch, ties: float, method: str) -> None:
     ids, verdicts = _verdicts(12, 80, ties)
-    monkeypatch.setattr(bt, "LARGE_N", 10**9)
+    for module in (bt, bt_model):  # the mode's path (bt_model) and the covariance's inverse (bt)
+        monkeypatch.setattr(module, "LARGE_N", 10**9)
     dense = fit_bt(ids, verdicts, method=method)  # type: ignore[arg-type]
-    monkeypatch.setattr(bt, "LARGE_N", 1)
+    for module in (bt, bt_model):
+        monkeypatch.setattr(module, "LARGE_N", 1)
     newton = fit_bt(ids, verdicts, method=method)  # type: ignore[arg-type]
     assert np.allclose(newton.theta, dense.theta, atol=1e-6)
     assert np.allclose(newton.sd, dense.sd, atol=1e-6)

@@ -9,7 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import cosci.tournament.bt as bt
-from cosci.tournament.bt import _data, _terms, _terms_sparse, fit_bt
+import cosci.tournament.bt_model as bt_model
+from cosci.tournament.bt import fit_bt
+from cosci.tournament.bt_model import _data, _terms, _terms_sparse
 from cosci.tournament.bt_solve import sparse_step, spd_inverse
 
 
@@ -109,7 +111,8 @@ def test_a_large_pool_fit_takes_the_sparse_path(monkeypatch: pytest.MonkeyPatch)
         i, j = rng.choice(n, 2, replace=False)
         verdicts.append((ids[i], ids[j], float(rng.random() < 1 / (1 + np.exp(q[j] - q[i])))))
     calls = []
-    monkeypatch.setattr(bt, "_terms", lambda *a: calls.append(a) or (_ for _ in ()).throw(AssertionError("dense")))
+    dense = lambda *a: calls.append(a) or (_ for _ in ()).throw(AssertionError("dense"))  # noqa: E731
+    monkeypatch.setattr(bt_model, "_terms", dense)
     fit = fit_bt(ids, verdicts, method="laplace")
     assert not calls and fit.theta.shape == (n,)
     assert np.corrcoef(fit.theta, q)[0, 1] > 0.6

@@ -143,8 +143,8 @@ class FakeBackend:
         if not self.cfg.call_log:
             return
         line = json.dumps({"t": time.time(), "model": call.model, "agent": call.agent, "mode": call.mode,
-                           "action": call.action, "task_id": call.task_id, "hash": call.request_hash(),
-                           "fault": call.fault})
+                           "action": call.action, "task_id": call.task_id, "tools": call.tools,
+                           "hash": call.request_hash(), "fault": call.fault})
         path = Path(self.cfg.call_log)
         path.parent.mkdir(parents=True, exist_ok=True)
         with self._lock, path.open("a", encoding="utf-8") as fh:
