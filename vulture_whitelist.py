@@ -112,3 +112,11 @@ _.spare
 # Objects a declaration names by reference (`build: package.module:name` in cosci/sandbox/sandboxes.yaml), imported
 # with pkgutil.resolve_name when they are used (docs/design.md#plugins).
 _.BACKEND
+
+# the MCP SDK: `cosci mcp`'s tools, registered by decorator and called by the client (cosci/mcp_server.py).
+_.start_session
+_.get_leaderboard
+_.get_hypothesis
+_.pause
+_.abort
+_.follow_session

@@ -6,7 +6,7 @@
     cosci report <id>                           the research overview (or the leaderboard so far)
     cosci report <id> --html [--open] [--out F] the report page (final/report.html), optionally opened
     cosci report <id> --out F                   the text report in F (F.html/.htm: the page)
-    cosci export <id> --format md|html|jsonl [--out F]   the report or the session store for use outside cosci
+    cosci export <id> --format md|html|jsonl|bibtex|ris [--out F]   the report, the store or the cited works
     cosci resume <id> [key=value ...]           continue a killed or paused session (overrides on its frozen config);
                                                 a finished one with provider batches outstanding settles them
     cosci pause <id> | cosci abort <id>         ask a running session to hold / to stop and write its overview
@@ -22,6 +22,7 @@
                                                 take a rating or result back (its earlier state restored)
     cosci project list | cosci project show NAME   a project's sessions, best hypotheses, rejected and demoted
                                                 directions
+    cosci mcp [--http PORT]                     the session commands as an MCP server for assistants (docs/mcp.md)
     cosci estimate [hydra overrides ...]        pre-flight cost estimate of a configuration
     cosci screen "text" | cosci screen --file F [hydra overrides ...]   the offline safety screen on texts, one
                                                 JSON line each (decision, category, rule, score, language)
@@ -352,6 +353,13 @@ def cmd_run(args: argparse.Namespace) -> None:
     run_session(config, overrides=list(args.overrides))
 
 
+def cmd_mcp(args: argparse.Namespace) -> None:
+    """``cosci mcp [--http PORT]``: cosci as an MCP server on the data folder (docs/mcp.md)."""
+    from cosci.mcp_server import serve
+
+    serve(data_dir(args.data_dir), args.http)
+
+
 def cmd_estimate(args: argparse.Namespace) -> None:
     from cosci.llm.gateway.estimate import estimate_session
     from cosci.llm.gateway.providers import check_models
@@ -543,7 +551,7 @@ def parser() -> argparse.ArgumentParser:
                     "--html, instead of final/report.html), else the text report")
     sp = add("export", help="write the report or the session store for use outside cosci")
     sp.add_argument("session")
-    sp.add_argument("--format", choices=("md", "html", "jsonl"), required=True)
+    sp.add_argument("--format", choices=("md", "html", "jsonl", "bibtex", "ris"), required=True)
     sp.add_argument("--out", default="-", help="output file (default -: standard output)")
     sp.set_defaults(func=cmd_export)
     for name, status in (("pause", "paused"), ("abort", "aborting")):
@@ -597,6 +605,9 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("action", choices=("list", "show"))
     sp.add_argument("name", nargs="?", default=None)
     sp.set_defaults(func=cmd_project)
+    sp = add("mcp", help="serve cosci's session commands to an assistant over MCP (stdio; --http PORT: 127.0.0.1)")
+    sp.add_argument("--http", type=int, default=None, metavar="PORT", help="streamable HTTP on 127.0.0.1:PORT")
+    sp.set_defaults(func=cmd_mcp)
     sp = add("estimate", help="pre-flight cost estimate")
     sp.add_argument("overrides", nargs="*", default=[])
     sp.set_defaults(func=cmd_estimate)

@@ -35,7 +35,8 @@ def test_the_contracts_hold() -> None:
     assert "0 broken" in out.stdout
     for name in ("Layers, entry points down to the domain", "No import cycle", "Prefect only in flows/",
                  "MLflow only in cosci/tracking/", "LiteLLM only in the gateway and providers of cosci/llm/",
-                 "The anthropic SDK only in cosci/llm/batches/", "cosci/llm/ layers", "Hydra and OmegaConf"):
+                 "The anthropic SDK only in cosci/llm/batches/", "cosci/llm/ layers", "Hydra and OmegaConf",
+                 "The MCP SDK only in cosci/tools/mcp_servers.py and cosci/mcp_server.py"):
         assert name in out.stdout
 
 
@@ -49,6 +50,8 @@ BAD_IMPORTS = [
      "cosci.llm.port.types -> litellm"),
     ("cosci/llm/gateway/adapter.py", "import anthropic", "The anthropic SDK only in cosci/llm/batches/ BROKEN",
      "cosci.llm.gateway.adapter -> anthropic"),
+    ("cosci/tools/corpus.py", "import mcp",
+     "The MCP SDK only in cosci/tools/mcp_servers.py and cosci/mcp_server.py BROKEN", "cosci.tools.corpus -> mcp"),
     ("cosci/llm/budget/token_budget.py", "import cosci.llm.gateway.adapter",
      "cosci/llm/ layers: batches, gateway, providers, budget, port BROKEN",
      "cosci.llm.budget.token_budget -> cosci.llm.gateway.adapter"),

@@ -6,6 +6,8 @@
 3. Results are untrusted: their text is quoted before the model sees it; the records they return join
    ``sources`` (their own URLs are ``seen_urls``; a link printed inside a page is no record, design.md#grounding). A
    tool that returns URLs but no records (an older or scripted tool) gives one record per URL, with its text.
+   The tools a result offers (``ToolResult.offers``: the picks of ``mcp_tool_search``) are added to the loop's
+   tools from the next call on, so the first prompt carries only the search (design.md#mcp-servers).
 4. A terminal record call ends the loop at once and is not dispatched: the record is the answer. An invalid
    record is reported back to the model as a tool error while iterations remain.
 5. One thinking setting for every call of the loop (a tool loop is one assistant turn, and the provider documents
@@ -117,6 +119,7 @@ async def run_tool_loop(port: LLMPort, spec: CallSpec, tools: Mapping[str, Tool]
         LLM errors from the port (after the gateway's retries).
     """
     messages: list[dict[str, Any]] = list(spec.messages)
+    tools = dict(tools)  # a tool search's picks join it (step 3)
     specs = [t.spec for t in tools.values()] + [record_tool(terminal)]
     sources: list[Source] = merge_records(prior)
     seen: set[str] = {r.url for r in sources if r.url}
@@ -145,6 +148,9 @@ async def run_tool_loop(port: LLMPort, spec: CallSpec, tools: Mapping[str, Tool]
             continue
         results = await asyncio.gather(*(_dispatch(c, tools, tool_timeout, sem) for c in resp.tool_calls))
         new = _answer_results(messages, resp.tool_calls, results, i)
+        for offered in (t for r in results for t in r.offers if t.spec.name not in tools):
+            tools[offered.spec.name] = offered
+            specs.insert(len(specs) - 1, offered.spec)  # the record tool stays last
         names.extend(c.name for c in resp.tool_calls)
         sources = merge_records([*sources, *new])  # the same paper from two sources is one record
         seen.update(r.url for r in new if r.url)

@@ -112,7 +112,7 @@ def check_items(items: Sequence[M], sources: Sequence[Source]) -> tuple[list[M],
         if any(getattr(k, "source_id", None) == record.source_id and getattr(k, "excerpt", None) ==
                getattr(item, "excerpt", None) for k in kept):
             continue  # the same paper quoted the same way through another of its URLs: one citation
-        kept.append(item.model_copy(update={"status": status,
+        kept.append(item.model_copy(update={"status": status, **_doi_of(item, record),
                                             "source_id": record.source_id,
                                             "mismatch": None if verdict.verified else verdict.reason,
                                             "retraction": record.retraction or None,
@@ -122,6 +122,16 @@ def check_items(items: Sequence[M], sources: Sequence[Source]) -> tuple[list[M],
     counts.misquoted = len(kept) - counts.verified
     counts.proposed = len(kept) + len(unseen)
     return kept, unseen, counts
+
+
+def _doi_of(item: BaseModel, record: Source) -> dict[str, str]:
+    """``{"doi": …}`` for an item with an empty ``doi`` field whose record carries a DOI (a page of a reference
+    manager's PDF, a PubMed hit): the citation then names its paper however the model wrote it
+    (design.md#reference-managers); ``{}`` otherwise."""
+    if "doi" not in type(item).model_fields or getattr(item, "doi", None):
+        return {}
+    doi = next((i.removeprefix("DOI:") for i in record.ids if i.startswith("DOI:")), "")
+    return {"doi": doi} if doi else {}
 
 
 async def flag_retractions(items: Sequence[M], sources: Sequence[Source], check: RetractionCheck | None) -> list[M]:

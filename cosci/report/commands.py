@@ -31,9 +31,10 @@ def report_html(store: SessionStore, folder: Path, out: str | None, open_it: boo
     return path
 
 
-SUFFIXES = {".html": "html", ".htm": "html", ".md": "md", ".markdown": "md", ".jsonl": "jsonl", ".ndjson": "jsonl"}
+SUFFIXES = {".html": "html", ".htm": "html", ".md": "md", ".markdown": "md", ".jsonl": "jsonl", ".ndjson": "jsonl",
+            ".bib": "bibtex", ".ris": "ris"}
 """File name endings that name an export format: ``cosci export`` refuses one naming another format."""
-NAMES = {"html": "HTML", "md": "Markdown", "jsonl": "JSON Lines"}
+NAMES = {"html": "HTML", "md": "Markdown", "jsonl": "JSON Lines", "bibtex": "BibTeX", "ris": "RIS"}
 
 
 def write_out(out: str, text: str) -> Path | None:
@@ -91,8 +92,13 @@ def export(store: SessionStore, fmt: str, out: str, status: str | None = None) -
     check_suffix(fmt, out)
     from cosci.report.data import collect
 
-    text = (render_html(collect(store, elo_initial(store), status), elo_initial(store)) if fmt == "html"
-            else markdown(store, status) if fmt == "md" else jsonl(store))
+    if fmt in ("bibtex", "ris"):
+        from cosci.report import citations
+
+        text = citations.bibtex(store) if fmt == "bibtex" else citations.ris(store)
+    else:
+        text = (render_html(collect(store, elo_initial(store), status), elo_initial(store)) if fmt == "html"
+                else markdown(store, status) if fmt == "md" else jsonl(store))
     if out == "-":
         sys.stdout.write(text)
         return None

@@ -9,7 +9,9 @@
   first) and ``match`` (with its debate transcript), oldest first. Units: Elo points, USD,
   seconds (``created_at`` is epoch seconds). A hypothesis quarantined by safety screening keeps its row with its
   text withheld (:func:`cosci.store.standing.shown`), and its reviews, nearest records and match rationales and
-  transcripts are left out (design.md#safety).
+  transcripts are left out (design.md#safety);
+- ``bibtex``, ``ris``: the works the top hypotheses and the overview's claims cite, for a reference manager
+  (:mod:`cosci.report.citations`, design.md#reference-managers).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from cosci.store import SessionStore
 from cosci.store.standing import WITHHELD, shown
 from cosci.tracking.artifacts import leaderboard_frame
 
-FORMATS = ("md", "html", "jsonl")
+FORMATS = ("md", "html", "jsonl", "bibtex", "ris")
 
 
 def _cell(value: Any) -> str:

@@ -61,11 +61,15 @@ class Source:
 
 @dataclass(frozen=True)
 class ToolResult:
+    """A tool's answer (see module docstring); ``offers``: tools the answer loads into the calling tool loop from
+    the next model call on (a tool search's picks, design.md#mcp-servers)."""
+
     text: str
     urls: tuple[str, ...] = ()
     is_error: bool = False
     source: str = ""
     records: tuple[Source, ...] = ()
+    offers: tuple[Tool, ...] = ()
 
 
 class Tool(Protocol):

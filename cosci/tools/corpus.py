@@ -36,6 +36,7 @@ from cosci.tools.catalog import BuildContext
 from cosci.tools.common import LiteratureHit, SearchTool, clean, first_year, search_parameters
 from cosci.tools.corpus_vectors import CorpusEmbedder, embed_records, fuse
 from cosci.tools.documents import DOCUMENT_SUFFIXES, DocumentError, cached_extract, write_cache
+from cosci.tools.references import EXPORT_SUFFIXES, ReferenceExportError, is_export, linked_exports
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +74,7 @@ def tokenize(text: str) -> list[str]:
 def _files(path: Path) -> list[Path]:
     if path.is_file():
         return [path]
-    suffixes = JSONL_SUFFIXES + PARQUET_SUFFIXES + DOCUMENT_SUFFIXES
+    suffixes = JSONL_SUFFIXES + PARQUET_SUFFIXES + DOCUMENT_SUFFIXES + EXPORT_SUFFIXES
     return sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in suffixes
                   and not p.name.startswith("."))
 
@@ -176,11 +177,17 @@ class LocalCorpus:
                               "(give a JSONL or Parquet file, a document, or a folder of them)")
         files = _files(root)
         if not files:
-            raise CorpusError(f"session.corpus_path: {root} holds no .jsonl, .json, .ndjson or .parquet file "
-                              "and no .pdf, .md, .html or .txt document")
-        records: list[LiteratureHit] = []
-        skipped, textless, unreadable = 0, [], []
+            raise CorpusError(f"session.corpus_path: {root} holds no .jsonl, .json, .ndjson or .parquet file, "
+                              "no .bib or .ris export and no .pdf, .md, .html or .txt document")
+        try:  # a reference manager's export links its PDFs to their entries (design.md#reference-managers)
+            linked = linked_exports(files, root, passage_words, cache_dir, write_cache)
+        except ReferenceExportError as exc:
+            raise CorpusError(str(exc)) from None
+        records, textless, unreadable, attached = linked.records, linked.textless, linked.unreadable, linked.attached
+        skipped = 0
         for file in files:
+            if is_export(file) or file.resolve() in attached:
+                continue
             if file.suffix.lower() in DOCUMENT_SUFFIXES:
                 try:
                     found, scanned = _passages(file, root, passage_words, cache_dir, write_cache)

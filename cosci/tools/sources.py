@@ -151,8 +151,13 @@ def to_source(rec: LiteratureHit, tool: str) -> Source:
 
 def identifier_keys(record: Source) -> set[str]:
     """The keys two records are merged on: the normalised URL and the identifiers (not the keys of the URLs a page
-    prints)."""
-    return ({normalise_url(record.url)} if record.url else set()) | set(record.ids)
+    prints). A page of a document (a ``file:`` URL with a fragment) keeps its paper's DOI out of them: the DOI names
+    the paper, so its pages stay one record each and a PubMed hit of the same paper stays its own record
+    (design.md#reference-managers)."""
+    ids = set(record.ids)
+    if record.url.startswith("file:") and "#" in record.url:
+        ids = {i for i in ids if not i.startswith("DOI:")}
+    return ({normalise_url(record.url)} if record.url else set()) | ids
 
 
 def merge(first: Source, other: Source) -> Source:

@@ -58,7 +58,8 @@ def echo() -> Iterator[ToolDeclaration]:
 def test_the_declared_tools_are_the_shipped_ones_in_one_order() -> None:
     assert literature.tool_names() == ("local_corpus_search", "pubmed_search", "europe_pmc_search",
                                        "semantic_scholar_search", "openalex_search", "arxiv_search",
-                                       "clinical_trials_search", "crossref_lookup", "web_search", "web_fetch")
+                                       "clinical_trials_search", "crossref_lookup", "web_search", "mcp_tool_search",
+                                       "web_fetch")
     assert literature.search_order(articles=True) == ("local_corpus_search", "pubmed_search", "europe_pmc_search",
                                                       "semantic_scholar_search", "openalex_search", "arxiv_search",
                                                       "crossref_lookup")

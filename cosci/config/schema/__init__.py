@@ -60,14 +60,14 @@ from cosci.config.schema.session import (
     SessionCfg,
     SlurmCfg,
 )
-from cosci.config.schema.tools import ApisCfg, ToolsCfg, TrackingCfg
+from cosci.config.schema.tools import ApisCfg, McpServerCfg, ToolsCfg, TrackingCfg
 
 __all__ = [
     "AGENT_NAMES", "DEBATE_MODE", "INTERPOLATION", "MAX_ATTEMPTS", "MAX_CALL_SECONDS", "MAX_COUNT", "MAX_ELO",
     "MAX_SECONDS", "MAX_SEED", "MAX_TOKENS", "OPTIONAL_AGENTS", "PROJECT_NAME", "AgentCfg", "ApisCfg", "BudgetCfg",
     "CosciConfig", "DebateCfg", "EmbeddingThresholdsCfg", "EmbeddingsCfg", "EvolutionCfg", "FakeModelCfg",
-    "GenerationCfg", "JoblibCfg", "LauncherCfg", "LeaseCfg", "LocalModelCfg", "MetareviewCfg", "ModeCfg",
-    "ModelEntry", "ModelsCfg", "PathsCfg", "ProjectCfg", "RankingCfg", "RayCfg", "ReflectionCfg", "RetryCfg",
+    "GenerationCfg", "JoblibCfg", "LauncherCfg", "LeaseCfg", "LocalModelCfg", "McpServerCfg", "MetareviewCfg",
+    "ModeCfg", "ModelEntry", "ModelsCfg", "PathsCfg", "ProjectCfg", "RankingCfg", "RayCfg", "ReflectionCfg", "RetryCfg",
     "RunCfg", "SafetyCfg", "SafetyDecision", "ScheduleCfg", "ScreenCfg", "SessionCfg", "SlurmCfg", "TerminationCfg",
     "ToolsCfg", "TrackingCfg", "Unit", "VectorsCfg", "folder_name"
 ]

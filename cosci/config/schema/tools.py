@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import Field, field_validator
+from typing import Annotated
+
+from pydantic import Field, field_validator, model_validator
 
 from cosci.config.schema.base import (
     MAX_COUNT,
@@ -28,6 +30,27 @@ class ApisCfg(_Strict):
         "Europe PMC publication types (design.md#retractions); false: only the flags the search results carry.")
 
 
+class McpServerCfg(_Strict):
+    """One MCP tool server whose tools are sources (design.md#mcp-servers): a ``command`` started over stdio or a
+    streamable HTTP ``url``, and the tools it may offer (``allow``: names or shell patterns, ``fnmatch``)."""
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]{0,23}$", description="Short name: tools are offered as "
+                      "mcp_<name>_<tool> and warnings name it.")
+    command: list[str] | None = Field(default=None, min_length=1, description="The server's command and its "
+                                      "arguments, started over stdio (no shell).")
+    url: str | None = Field(default=None, pattern=r"^https?://\S+$", description="The server's streamable HTTP "
+                            "endpoint.")
+    allow: list[Annotated[str, Field(min_length=1)]] = Field(min_length=1, description="Tool names or patterns "
+                                                               "('search_*') the agents may load; others are never "
+                                                               "offered.")
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> McpServerCfg:
+        if (self.command is None) == (self.url is None):
+            raise ValueError(f"tools.mcp_servers '{self.name}': give exactly one of command (stdio) or url (HTTP)")
+        return self
+
+
 class ToolsCfg(_Strict):
     timeout_seconds: float = Field(gt=0, le=3_600, description="Per-tool timeout, seconds (design.md#tools: 30 s).")
     parallel_cap: int = Field(gt=0, le=64, description="Tool calls dispatched at once per turn (design.md#tools: 4).")
@@ -50,6 +73,23 @@ class ToolsCfg(_Strict):
                                    "matching the query (design.md#full-text: 3).")
     fulltext_max_chars: int = Field(gt=0, le=2_000_000, description="Characters of a full text kept for "
                                     "excerpt verification and the observation review (design.md#full-text).")
+    # defaults: what a session frozen before MCP servers existed resumes with (conf/tools/default.yaml sets them)
+    mcp_servers: list[McpServerCfg] = Field(default_factory=list, max_length=50, description="MCP tool servers "
+                                            "whose allowed tools the agents find through mcp_tool_search "
+                                            "(design.md#mcp-servers); []: none.")
+    mcp_timeout_seconds: float = Field(default=20.0, gt=0, le=600, description="Starting and listing an MCP "
+                                       "server, and one call of its tool, seconds (design.md#mcp-servers: 20).")
+    mcp_max_chars: int = Field(default=100_000, gt=0, le=10_000_000, description="The longest answer of an MCP "
+                               "tool read, characters; a longer one is refused in one warning "
+                               "(design.md#mcp-servers).")
+
+    @field_validator("mcp_servers")
+    @classmethod
+    def _unique_servers(cls, servers: list[McpServerCfg]) -> list[McpServerCfg]:
+        names = [s.name for s in servers]
+        if twice := sorted({n for n in names if names.count(n) > 1}):
+            raise ValueError(f"tools.mcp_servers: the name {twice[0]!r} is given twice")
+        return servers
 
 
 class TrackingCfg(_Strict):

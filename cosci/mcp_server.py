@@ -1,0 +1,245 @@
+"""``cosci mcp``: cosci as an MCP server for assistants (Claude Desktop and Code, other MCP clients), over stdio, or
+streamable HTTP on 127.0.0.1 with ``--http PORT`` (docs/mcp.md, design.md#mcp-server).
+
+Every tool runs the ``cosci`` command that does the same thing, in its own process (``python -c "from cosci.cli
+import main; main()" <command> --data-dir <data> ...``): the same pre-flight, the same safety screen on goals and
+researcher texts, the same one-line refusals, returned as the MCP error's text. A started or resumed session runs
+in its own process group, detached from the server (it survives the client disconnecting: stdin from /dev/null,
+its output in ``<data>/mcp/<time>-<command>.log``); ``follow_session`` reports its progress as MCP progress
+notifications until it ends. The leaderboard and one hypothesis are read from the session store, read-only.
+Arguments are checked before any command runs: an argument starting with ``-`` (an option in disguise), an id of
+the wrong form, a budget that is no positive number are one MCP error naming the argument. Reads and writes stay
+in the data folder the server was started with.
+
+The MCP SDK is imported here and in :mod:`cosci.tools.mcp_servers` only (an import contract).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+
+from cosci.errors import CosciError
+from cosci.session.folder import SessionFolder
+from cosci.store.standing import shown, standing
+
+CLI = [sys.executable, "-c", "from cosci.cli import main; main()"]
+ENDED = ("done", "refused", "failed", "stopped")
+"""Statuses after which ``follow_session`` returns (``stopped``: a running session whose process is gone)."""
+START_SECONDS = 120.0
+"""How long ``start_session`` waits for the new session's folder (the pre-flight, the Prefect server's boot)."""
+_SESSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
+_HYPOTHESIS = re.compile(r"^H-[0-9a-fA-F]{4,64}$")
+_PRESET = re.compile(r"^[a-z][a-z0-9_]{0,40}$")
+
+
+def _arg(name: str, value: str, pattern: re.Pattern[str] | None = None, what: str = "") -> str:
+    """``value`` when it is a usable command-line argument. Raises: ToolError naming ``name``."""
+    if not isinstance(value, str) or not value.strip():
+        raise ToolError(f"{name}: empty")
+    if value.startswith("-") or "\x00" in value:
+        raise ToolError(f"{name}: {value[:40]!r} may not start with '-'")
+    if pattern is not None and not pattern.fullmatch(value):
+        raise ToolError(f"{name}: {value[:40]!r} is not {what}")
+    return value
+
+
+class Cosci:
+    """The commands behind the tools, on one data folder."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.data_dir = data_dir.resolve()
+
+    def run(self, *args: str) -> str:
+        """Run ``cosci <args> --data-dir <data>``; its standard output. Raises: ToolError with its one-line refusal."""
+        done = subprocess.run([*CLI, *args, "--data-dir", str(self.data_dir)], capture_output=True, text=True,
+                              stdin=subprocess.DEVNULL, timeout=600, check=False)
+        if done.returncode != 0:
+            lines = [ln for ln in done.stderr.splitlines() if ln.strip()]
+            raise ToolError(lines[-1] if lines else f"cosci {args[0]} exited with {done.returncode}")
+        return done.stdout.strip()
+
+    def spawn(self, *args: str) -> subprocess.Popen[bytes]:
+        """Start ``cosci <args>`` detached (its own process group, output to a log under ``<data>/mcp/``)."""
+        logs = self.data_dir / "mcp"
+        logs.mkdir(parents=True, exist_ok=True)
+        log = logs / f"{time.strftime('%Y%m%dT%H%M%S')}-{args[0]}.log"
+        with log.open("ab") as out:
+            return subprocess.Popen([*CLI, *args, "--data-dir", str(self.data_dir)], stdin=subprocess.DEVNULL,
+                                    stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+
+    def folder(self, session: str) -> SessionFolder:
+        """The session's folder. Raises: ToolError naming ``session``."""
+        try:
+            return SessionFolder.existing(self.data_dir, _arg("session", session, _SESSION, "a session id"))
+        except CosciError as exc:
+            raise ToolError(f"session: {exc}") from None
+
+    def sessions(self) -> set[str]:
+        return {f.session_id for f in SessionFolder.all(self.data_dir)} if self.data_dir.exists() else set()
+
+    async def start(self, args: list[str]) -> str:
+        """Spawn ``cosci run``; the new session's id once its folder exists. Raises: ToolError (its refusal)."""
+        before = self.sessions()
+        proc = self.spawn(*args)
+        deadline = time.monotonic() + START_SECONDS
+        while time.monotonic() < deadline:
+            if new := self.sessions() - before:
+                return sorted(new)[0]
+            if proc.poll() is not None:
+                raise ToolError(self.last_line(proc.returncode))
+            await asyncio.sleep(0.5)
+        raise ToolError(f"no session started within {START_SECONDS:.0f} s; see {self.data_dir / 'mcp'}")
+
+    def last_line(self, code: int) -> str:
+        logs = sorted((self.data_dir / "mcp").glob("*-run.log"))
+        lines = [ln for ln in logs[-1].read_text(errors="replace").splitlines() if ln.strip()] if logs else []
+        return lines[-1] if lines else f"cosci run exited with {code}"
+
+
+def leaderboard(folder: SessionFolder) -> list[dict[str, Any]]:
+    """The current standing (design.md#report): rank, id, title, BT score, Elo, matches, state."""
+    with folder.store(read_only=True) as store:
+        current = standing(store)
+        by_id = {h.id: shown(h) for h in store.hypotheses.all()}
+        rows = []
+        for rank, e in enumerate([*current.ranked, *current.apart], 1):
+            h = by_id[e.id]
+            rows.append({"rank": rank if rank <= len(current.ranked) else None, "id": e.id, "title": h.title,
+                         "bt_score": e.bt_text() or None, "elo": round(h.elo, 1), "state": h.state})
+        return rows
+
+
+def hypothesis(folder: SessionFolder, hid: str) -> dict[str, Any]:
+    """One hypothesis (as every reader outside the store shows it), its reviews and its falsification contract."""
+    with folder.store(read_only=True) as store:
+        found = next((h for h in store.hypotheses.all() if h.id.lower() == hid.lower()), None)
+        if found is None:
+            raise ToolError(f"hypothesis_id: {hid} is not a hypothesis of session {folder.session_id}")
+        h = shown(found)
+        reviews = [{"mode": r.mode, "verdict": r.verdict, "scores": r.scores}
+                   for r in store.hypotheses.reviews() if r.hypothesis_id == h.id] if h.state != "quarantined" else []
+        return {"id": h.id, "title": h.title, "statement": h.statement, "mechanism": h.mechanism,
+                "state": h.state, "elo": h.elo, "citations": h.citations, "reviews": reviews,
+                "falsification": {"decisive_experiment": h.decisive_experiment, "predicted_result": h.predicted_result,
+                                  "refuting_result": h.refuting_result}}
+
+
+def build(data_dir: Path) -> MCPServer:  # noqa: C901  (one nested function per MCP tool)
+    """The server and its tools on ``data_dir`` (see module docstring)."""
+    cosci = Cosci(data_dir)
+    server = MCPServer("cosci", log_level="WARNING", instructions=(
+        "An AI co-scientist: start a research session on a goal, follow it, read its leaderboard and hypotheses, "
+        "rate them and report lab results."))
+
+    @server.tool(description="Pre-flight cost estimate of a session: models preset and Hydra overrides.")
+    def estimate(models: str = "local", overrides: list[str] | None = None) -> str:
+        return cosci.run("estimate", f"models={_arg('models', models, _PRESET, 'a models preset')}",
+                         *[_arg("overrides", o) for o in overrides or []])
+
+    @server.tool(description="Start a session on a research goal with a models preset (fake, local, opus, ...) and a "
+                 "budget cap in USD; optional experiment and Hydra overrides. It runs in its own process and "
+                 "survives this connection. Returns its session id.")
+    async def start_session(goal: str, budget_usd: float, models: str, experiment: str | None = None,
+                            overrides: list[str] | None = None) -> str:
+        if not 0 < budget_usd <= 10_000:
+            raise ToolError("budget_usd: give a cap above 0 and at most 10000 USD")
+        if not goal.strip():
+            raise ToolError("goal: the research goal is empty")
+        extra = [f"experiment={_arg('experiment', experiment, _PRESET, 'an experiment name')}"] if experiment else []
+        extra += [_arg("overrides", o) for o in overrides or []]
+        extra += [f"models={_arg('models', models, _PRESET, 'a models preset')}", f"run.budget_usd={budget_usd:g}"]
+        return await cosci.start(["run", f"--goal={goal}", *extra])
+
+    @server.tool(description="A session's status: counts, spend, standing, grounding and safety lines.")
+    def status(session: str) -> str:
+        return cosci.run("status", cosci.folder(session).session_id)
+
+    @server.tool(description="A session's current leaderboard (BT score with its interval, Elo, state).")
+    def get_leaderboard(session: str) -> str:
+        return json.dumps(leaderboard(cosci.folder(session)), ensure_ascii=False)
+
+    @server.tool(description="One hypothesis with its reviews, citations and falsification contract.")
+    def get_hypothesis(session: str, hypothesis_id: str) -> str:
+        hid = _arg("hypothesis_id", hypothesis_id, _HYPOTHESIS, "a hypothesis id (H-...)")
+        return json.dumps(hypothesis(cosci.folder(session), hid), ensure_ascii=False, default=str)
+
+    @server.tool(description="Rate: prefer one of two hypotheses (prefer a, b or tie), or score one from 1 to 5.")
+    def rate(session: str, hypothesis_a: str, hypothesis_b: str | None = None, prefer: str | None = None,
+             score: int | None = None, why: str | None = None) -> str:
+        ids = [_arg("hypothesis_a", hypothesis_a, _HYPOTHESIS, "a hypothesis id (H-...)")]
+        ids += [_arg("hypothesis_b", hypothesis_b, _HYPOTHESIS, "a hypothesis id (H-...)")] if hypothesis_b else []
+        opts = [f"--prefer={prefer}"] if prefer else []
+        opts += [f"--score={score}"] if score is not None else []
+        opts += [f"--why={why}"] if why else []
+        return cosci.run("rate", cosci.folder(session).session_id, *ids, *opts)
+
+    @server.tool(description="Record a lab result for a hypothesis: outcome supported, refuted or inconclusive.")
+    def result(session: str, hypothesis_id: str, outcome: str, notes: str | None = None) -> str:
+        hid = _arg("hypothesis_id", hypothesis_id, _HYPOTHESIS, "a hypothesis id (H-...)")
+        return cosci.run("result", cosci.folder(session).session_id, hid, f"--outcome={outcome}",
+                         *([f"--notes={notes}"] if notes else []))
+
+    @server.tool(description="Researcher feedback: kind directive, preference, rejection or pin.")
+    def feedback(session: str, kind: str, text: str | None = None, hypothesis_id: str | None = None) -> str:
+        opts = [f"--kind={kind}"] + ([f"--text={text}"] if text else [])
+        opts += [f"--hypothesis={_arg('hypothesis_id', hypothesis_id, _HYPOTHESIS, 'a hypothesis id')}"] \
+            if hypothesis_id else []
+        return cosci.run("feedback", cosci.folder(session).session_id, *opts)
+
+    @server.tool(description="Ask a running session to hold after its current actions.")
+    def pause(session: str) -> str:
+        return cosci.run("pause", cosci.folder(session).session_id)
+
+    @server.tool(description="Ask a session to stop and write its overview.")
+    def abort(session: str) -> str:
+        return cosci.run("abort", cosci.folder(session).session_id)
+
+    @server.tool(description="Continue a paused or stopped session (in its own process).")
+    def resume(session: str) -> str:
+        folder = cosci.folder(session)
+        if folder.is_running():
+            return cosci.run("resume", folder.session_id)
+        cosci.spawn("resume", folder.session_id)
+        return f"{folder.session_id}: resuming in its own process"
+
+    @server.tool(description="Follow a session until it ends (or timeout_seconds), with progress notifications.")
+    async def follow_session(session: str, ctx: Context, timeout_seconds: float = 600) -> str:
+        folder = cosci.folder(session)
+        deadline = time.monotonic() + max(1.0, min(timeout_seconds, 3600.0))
+        while True:
+            with folder.store(read_only=True) as store:
+                now, done = folder.shown_status(store.sessions.status()), store.tasks.counts().get("done", 0)
+                n = store.hypotheses.count()
+            await ctx.report_progress(done, None, f"{now}: {done} tasks done, {n} hypotheses")
+            if now in ENDED or time.monotonic() > deadline:
+                return now
+            await asyncio.sleep(1.0)
+
+    @server.resource("cosci://sessions/{session}/report", description="The session's report: overview and "
+                     "leaderboard (text).", mime_type="text/markdown")
+    def report(session: str) -> str:
+        try:
+            return cosci.run("report", cosci.folder(session).session_id)
+        except ToolError as exc:
+            raise ResourceError(str(exc)) from None
+
+    return server
+
+
+def serve(data_dir: Path, http_port: int | None = None) -> None:
+    """Run the server over stdio, or streamable HTTP on 127.0.0.1:``http_port``."""
+    server = build(data_dir)
+    if http_port is None:
+        server.run()
+    else:
+        server.run("streamable-http", host="127.0.0.1", port=http_port)

@@ -1,0 +1,81 @@
+"""``cosci mcp`` over stdio, driven by the MCP SDK's client only (docs/mcp.md): a bad argument is one MCP error
+naming it; a fake session started through it runs in its own process, is followed to its end through progress
+notifications; its leaderboard is read, a pair is rated, and the refreshed standing is read back; the report is a
+resource."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client, StdioServerParameters
+
+from tests.conftest import FAST
+
+pytestmark = pytest.mark.slow  # the session runs in its own process: its own Prefect server
+
+ROOT = Path(__file__).resolve().parents[1]
+GOAL = "Suggest approved drugs to repurpose for acute myeloid leukemia, with a first experiment for each"
+
+
+def _text(result: Any) -> str:
+    return "\n".join(getattr(c, "text", "") for c in result.content)
+
+
+def _error(result: Any) -> str:
+    """An error result's line without the SDK's ``Error executing tool <name>: `` prefix."""
+    assert result.is_error
+    return _text(result).split(": ", 1)[1]
+
+
+async def test_a_session_started_followed_and_rated_through_mcp_calls_only(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
+    env.update(PYTHONPATH=str(ROOT), COSCI_DATA_DIR=str(data))
+    params = StdioServerParameters(command=sys.executable, env=env, cwd=str(tmp_path),
+                                   args=["-c", "from cosci.cli import main; main()", "mcp", "--data-dir", str(data)])
+    overrides = [o for o in FAST if not o.startswith(("experiment=", "models="))]
+    async with Client(params, read_timeout_seconds=900) as client:
+        names = {t.name for t in (await client.list_tools()).tools}
+        assert {"start_session", "follow_session", "get_leaderboard", "rate", "status", "estimate"} <= names
+
+        bad = await client.call_tool("start_session", {"goal": GOAL, "budget_usd": 0, "models": "fake"})
+        assert _error(bad).startswith("budget_usd:") and "\n" not in _text(bad)
+        bad = await client.call_tool("status", {"session": "--data-dir=/etc"})
+        assert _error(bad).startswith("session:")
+
+        started = await client.call_tool("start_session", {"goal": GOAL, "budget_usd": 2, "models": "fake",
+                                                           "experiment": "demo", "overrides": overrides})
+        assert not started.is_error, _text(started)
+        sid = _text(started).strip()
+
+        seen_progress: list[tuple[float, str | None]] = []
+
+        class Seen:  # the SDK's ProgressFnT: a protocol with these parameter names
+            async def __call__(self, progress: float, total: float | None, message: str | None) -> None:
+                seen_progress.append((progress, message))
+
+        seen = Seen()
+
+        ended = await client.call_tool("follow_session", {"session": sid, "timeout_seconds": 800},
+                                       progress_callback=seen)
+        assert _text(ended) == "done", seen_progress[-3:]
+        assert len(seen_progress) >= 2 and seen_progress[-1][0] > seen_progress[0][0]
+
+        board = json.loads(_text(await client.call_tool("get_leaderboard", {"session": sid})))
+        ranked = [r for r in board if r["rank"] is not None]
+        assert len(ranked) >= 2
+        first, second = ranked[0], ranked[1]
+        rated = await client.call_tool("rate", {"session": sid, "hypothesis_a": second["id"],
+                                                "hypothesis_b": first["id"], "prefer": "a",
+                                                "why": "its first experiment is cheaper"})
+        assert not rated.is_error, _text(rated)
+        after = {r["id"]: r for r in json.loads(_text(await client.call_tool("get_leaderboard", {"session": sid})))}
+        assert (after[second["id"]]["bt_score"], after[first["id"]]["bt_score"]) != (second["bt_score"],
+                                                                                     first["bt_score"])
+        report = await client.read_resource(f"cosci://sessions/{sid}/report")
+        assert sid in json.dumps(report.model_dump(mode="json"))
