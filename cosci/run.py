@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,9 +24,10 @@ from hydra.errors import HydraException
 from omegaconf import DictConfig
 
 from cosci import api
+from cosci.api.start import BEFORE_ANY_SESSION, absent, remove_new
 from cosci.config.load import ConfigError, hydra_one_line, tier_facts_settable, validate, with_goal_hint
 from cosci.config.schema import CosciConfig
-from cosci.errors import CosciError, GoalRefused, MissingApiKey, UnknownModel
+from cosci.errors import CosciError, GoalRefused
 from cosci.launchers import check_launcher, quiet_schema_warning
 from cosci.paths import conf_dir
 from cosci.session.preflight import notices
@@ -156,14 +156,14 @@ def main(argv: Sequence[str] | None = None) -> None:
             if not args.multirun and not configs[0].session.resume:  # valid: the Prefect server may boot now,
                 from flows.server import boot_server  # while Hydra composes again and the libraries import
 
-                new_paths = _absent(configs[0].paths.data_dir)
+                new_paths = absent(configs[0].paths.data_dir)
                 boot_server(configs[0].paths.data_dir)
         sys.argv = [sys.argv[0], *tier_facts_settable(argv)]  # a tier fact the catalogue fills is settable
         _job()
     except JobError as exc:  # raised by a single run's job, past Hydra's "Error executing job" line
         code = _report(exc.error, argv)
         if isinstance(exc.error, BEFORE_ANY_SESSION):
-            _remove_new(new_paths)
+            remove_new(new_paths)
             _SESSIONS_RUN.clear()  # it started none
     except (ConfigError, CosciError, HydraException) as exc:
         code = _report(exc, argv)
@@ -176,26 +176,6 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.modules["flows.server"].exit_now(code)
     if code:
         raise SystemExit(code)
-
-
-BEFORE_ANY_SESSION = (MissingApiKey, UnknownModel)
-"""Errors a run meets before it creates a session: its model check needs LiteLLM, whose import (3 s) overlaps
-the Prefect server's boot, so they come after the server wrote its home; :func:`_remove_new` takes it back."""
-
-
-def _absent(data_dir: Path) -> list[Path]:
-    """The folders a run may create before its session exists that do not exist yet (outermost first)."""
-    return [p for p in (data_dir, data_dir / "prefect", data_dir / "hydra") if not p.exists()]
-
-
-def _remove_new(paths: list[Path]) -> None:
-    """Stop cosci's own Prefect server if it runs in a folder this run created, then delete the folders this run
-    created (``paths``, from :func:`_absent`): a refused run leaves the data folder as it found it (bad input
-    writes nothing, design.md#resume)."""
-    if "flows.server" in sys.modules:
-        sys.modules["flows.server"].stop_server(within=paths)
-    for path in reversed(paths):
-        shutil.rmtree(path, ignore_errors=True)
 
 
 class JobError(BaseException):

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from cosci.api.start import outside_loop
 from cosci.errors import CosciError
 from cosci.session import preflight as rules
 from cosci.session.folder import SessionFolder
@@ -224,14 +225,15 @@ class Session:
         if plan == "settle":  # stopped with provider batches outstanding: settle them, nothing more runs
             from cosci.session.settle import settle_batches
 
-            return Resumed(plan, tuple(f"{self.id}: {line}" for line in settle_batches(self.folder, overrides)))
+            lines = outside_loop(lambda: settle_batches(self.folder, overrides))
+            return Resumed(plan, tuple(f"{self.id}: {line}" for line in lines))
         with self.folder.store() as store:
             row = store.sessions.get()
         config = self.folder.frozen_config(overrides, lifecycle=True)  # its models are called again
         from flows.launch import run_session
 
-        summary = run_session(config, overrides=row.overrides, choices={"models": row.models_choice},
-                              resume_id=self.id)
+        summary = outside_loop(lambda: run_session(config, overrides=row.overrides,
+                                                   choices={"models": row.models_choice}, resume_id=self.id))
         return Resumed(plan, (), summary)
 
 

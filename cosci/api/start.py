@@ -8,14 +8,56 @@ summary. Nothing is written before :func:`run`; a refusal is a one-line exceptio
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import asyncio
+import contextvars
+import shutil
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from cosci.config.load import compose, validate
 from cosci.config.schema import CosciConfig
+from cosci.errors import MissingApiKey, UnknownModel
 from cosci.session import preflight as rules
 from cosci.session.summary import SessionSummary
+
+T = TypeVar("T")
+
+BEFORE_ANY_SESSION = (MissingApiKey, UnknownModel)
+"""Errors a run meets before it creates a session: its model check needs LiteLLM, whose import (3 s) overlaps
+the Prefect server's boot, so they come after the server wrote its home; :func:`remove_new` takes it back."""
+
+
+def absent(data_dir: Path) -> list[Path]:
+    """The folders a run may create before its session exists that do not exist yet (outermost first)."""
+    return [p for p in (data_dir, data_dir / "prefect", data_dir / "hydra") if not p.exists()]
+
+
+def remove_new(paths: list[Path]) -> None:
+    """Stop cosci's own Prefect server if it runs in a folder this run created, then delete the folders this run
+    created (``paths``, from :func:`absent`): a refused run leaves the data folder as it found it (bad input
+    writes nothing, design.md#resume)."""
+    if "flows.server" in sys.modules:
+        sys.modules["flows.server"].stop_server(within=paths)
+    for path in reversed(paths):
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def outside_loop(call: Callable[[], T]) -> T:
+    """``call()``, in a worker thread when this thread runs an event loop (a Jupyter kernel's cell, an async
+    caller): the engine runs its flow with ``asyncio.run``, which refuses to start inside a running loop. The
+    context variables go along (Prefect's settings context among them, as ``asyncio.to_thread`` does). The
+    session's own Ctrl-C handler is then not installed (signals reach the main thread only); ``pause``/``abort``
+    from another process still stop it (design.md#service)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return call()
+    with ThreadPoolExecutor(1, thread_name_prefix="cosci-session") as pool:  # the caller's context variables
+        return pool.submit(contextvars.copy_context().run, call).result()  # go along (as asyncio.to_thread)
 
 
 @dataclass(frozen=True)
@@ -88,16 +130,24 @@ def run(checked: Checked, *, ui: bool = True) -> SessionSummary:
     Args:
         ui: show the live progress line on stderr (off for ``cosci eval``'s many sessions).
 
+    Called where an event loop runs (a notebook), the session runs in a worker thread (:func:`outside_loop`).
+
     Raises:
         GoalRefused: safety screening refused the goal (the session is recorded as refused; exit status 3).
-        MissingApiKey, UnknownModel: a tier's model cannot be called (checked while the Prefect server boots).
+        MissingApiKey, UnknownModel: a tier's model cannot be called (checked while the Prefect server boots); the
+            folders the run created are removed again (:func:`remove_new`).
         KeyboardInterrupt: the session was interrupted (its state is kept; ``resume`` continues it).
     """
     from flows.launch import run_session  # the engine: Prefect and MLflow load only for a real run
 
     prepared = checked.prepared
-    return run_session(prepared.config, overrides=list(prepared.overrides), choices=dict(prepared.choices) or None,
-                       ui=ui)
+    new = absent(prepared.config.paths.data_dir)
+    try:
+        return outside_loop(lambda: run_session(prepared.config, overrides=list(prepared.overrides),
+                                                choices=dict(prepared.choices) or None, ui=ui))
+    except BEFORE_ANY_SESSION:  # refused before any session existed: the data folder as it was found
+        remove_new(new)
+        raise
 
 
 def start(goal: str | None = None, overrides: Sequence[str] = (), *, data_dir: str | Path | None = None,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
 
 from cosci.api import FEEDBACK_KINDS
 from cosci.cli.common import Parser
@@ -22,11 +23,16 @@ from cosci.cli.sessions import (
 )
 from cosci.cli.tools import cmd_check, cmd_compare, cmd_estimate, cmd_eval, cmd_investigate, cmd_screen, cmd_serve
 
+Add = Callable[..., argparse.ArgumentParser]
+"""Adds one subcommand: ``add(name, help=...)`` returns its parser."""
+
 DESCRIPTION = "The ``cosci`` command: session commands around the main job (``python -m cosci.run``)."
 """What ``cosci --help`` says first (the first line of :mod:`cosci.cli`'s docstring)."""
 
 
 def parser() -> argparse.ArgumentParser:
+    """The ``cosci`` parser: ``--data-dir`` before or after the command, one subparser per command, each with
+    ``func`` (the command) and ``parser_of_command`` (for its one-line errors) set."""
     p = Parser(prog="cosci", description=DESCRIPTION)
     p.add_argument("--data-dir", help="data directory (default $COSCI_DATA_DIR or ./data)")
     common = Parser(add_help=False)  # --data-dir also after the command
@@ -38,6 +44,14 @@ def parser() -> argparse.ArgumentParser:
         sp.set_defaults(parser_of_command=sp)  # main reports unrecognized arguments through it (design.md#cli)
         return sp
 
+    for group in (_session_commands, _researcher_commands, _tool_commands):
+        group(add)
+    return p
+
+
+def _session_commands(add: Add) -> None:
+    """``list``, ``run``, ``status``, ``report``, ``export``, ``pause``, ``abort``, ``resume``, ``feedback``,
+    ``release``."""
     add("list", help="list sessions").set_defaults(func=cmd_list)
     sp = add("run", help="start a session with a goal given as plain text")
     sp.add_argument("--goal", required=True, help="the research goal, any text (quote it once for the shell)")
@@ -80,6 +94,10 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--why", required=True, help="why it is safe to release (recorded)")
     sp.add_argument("--by", default=os.environ.get("USER") or "researcher", help="who releases it (recorded)")
     sp.set_defaults(func=cmd_release)
+
+
+def _researcher_commands(add: Add) -> None:
+    """``rate``, ``result``, ``project``."""
     sp = add("rate", help="rate hypotheses: a preference between two, or a 1-5 score of one")
     sp.add_argument("target", nargs="?", metavar="session|project",
                     help="a session id, or a project name (its newest session holding the hypotheses)")
@@ -110,6 +128,10 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("action", choices=("list", "show"))
     sp.add_argument("name", nargs="?", default=None)
     sp.set_defaults(func=cmd_project)
+
+
+def _tool_commands(add: Add) -> None:
+    """``estimate``, ``screen``, ``check``, ``compare``, ``serve``, ``investigate``, ``eval``."""
     sp = add("estimate", help="pre-flight cost estimate")
     sp.add_argument("overrides", nargs="*", default=[])
     sp.set_defaults(func=cmd_estimate)
@@ -156,5 +178,3 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--top-n", type=int, default=None,
                     help="records shown to the baseline (default: what one generation tool loop can read)")
     sp.set_defaults(func=cmd_eval)
-    return p
-
