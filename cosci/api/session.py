@@ -1,6 +1,8 @@
 """An existing session through the service: status, leaderboard, report, rate, result, feedback, pause, resume,
 abort, each a method with a typed result (design.md#service).
 
+Text a researcher gives is screened with a model call run by ``asyncio.run``: under a running event loop (a
+notebook) those calls run in a worker thread, as :func:`cosci.api.run` does (:func:`cosci.api.start.outside_loop`).
 A :class:`Session` holds only the session's folder; every call opens the store, does one thing and closes it, so a
 handle may be kept while the session runs in another process. The lifecycle rules (a finished session takes no
 pause, abort, feedback or resume) are :mod:`cosci.session.preflight`'s; the researcher's inputs are checked and
@@ -124,7 +126,8 @@ class Session:
 
         ids = [a] if b is None else [a, b]
         screen = functools.partial(check_feedback_text, what="rating", about=",".join(ids))
-        line = rate(self.folder, ids, prefer, None if score is None else str(score), why, screen, project)
+        line = outside_loop(lambda: rate(self.folder, ids, prefer, None if score is None else str(score), why, screen,
+                                         project))  # the screen of ``why`` runs its model call with asyncio.run
         with self.folder.store(read_only=True) as store:
             rid = store.researcher.ratings()[-1].id
         return Recorded(self.id, rid, line)
@@ -144,7 +147,8 @@ class Session:
         from cosci.session.researcher import record_result
 
         screen = functools.partial(check_feedback_text, what="result", about=hypothesis)
-        line = record_result(self.folder, hypothesis, outcome, measures, notes, file, screen, project)
+        line = outside_loop(lambda: record_result(self.folder, hypothesis, outcome, measures, notes, file, screen,
+                                                  project))
         with self.folder.store(read_only=True) as store:
             oid = store.researcher.observations(hypothesis)[-1].id
         return Recorded(self.id, oid, line)
@@ -174,7 +178,7 @@ class Session:
             if hypothesis and kind in ("rejection", "pin"):
                 check_released(store, hypothesis, self.id)  # a quarantined one waits for `cosci release`
             if text.strip():
-                check_feedback_text(self.folder, store, text, about=hypothesis)
+                outside_loop(lambda: check_feedback_text(self.folder, store, text, about=hypothesis))
             fid = store.logs.add_feedback("human", kind, text, target_id=hypothesis)
             if hypothesis and kind in ("rejection", "pin"):
                 store.hypotheses.set_state(hypothesis, "rejected" if kind == "rejection" else "pinned")

@@ -41,7 +41,7 @@ def test_both_doors_refuse_a_bad_override_with_the_same_line(override: str, tmp_
     assert not (tmp_path / "data").exists() or not any((tmp_path / "data").rglob("*"))
 
 
-@pytest.mark.parametrize("goal", ["AML", "BCL2", "42"])
+@pytest.mark.parametrize("goal", ["AML", "BCL2", "MCL1?"])
 def test_both_doors_refuse_a_goal_by_the_same_rule_naming_the_key_typed(goal: str, tmp_path: Path,
                                                                         capsys: pytest.CaptureFixture[str]) -> None:
     """The goal's rule is one (cosci.config.load.check_goal, through cosci.session.preflight.check_goal_given on

@@ -31,8 +31,8 @@ def gap(session: api.Session, a: str, b: str) -> float:
     return scores[a] - scores[b]
 
 
-def test_a_whole_session_rated_and_given_a_result_through_the_api(in_process: None, fake: FakeBackend,
-                                                                  tmp_path: Path) -> None:
+@pytest.mark.usefixtures("in_process")
+def test_a_whole_session_rated_and_given_a_result_through_the_api(fake: FakeBackend, tmp_path: Path) -> None:
     data = tmp_path / "data"
     prepared = api.prepare(GOAL, FAST, data_dir=data)
     assert prepared.config.session.goal == GOAL and not data.exists()  # nothing written before run
