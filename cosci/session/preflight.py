@@ -32,7 +32,7 @@ from cosci.config.load import ConfigError, check_goal, classifier_lines, lifecyc
 from cosci.config.schema import CosciConfig
 from cosci.errors import CosciError
 from cosci.paths import writable_data_dir
-from cosci.session.folder import SessionFolder
+from cosci.session.folder import SessionBusy, SessionFolder
 from cosci.text import plural
 
 FINISHED = ("done", "refused")
@@ -123,7 +123,7 @@ def resume_plan(folder: SessionFolder, overrides: Sequence[str] = ()) -> ResumeP
     """What ``cosci resume`` does to the session in ``folder`` (:data:`ResumePlan`); reads only.
 
     Raises:
-        CosciError: it runs in another process and is not paused; it is paused in a running process and
+        SessionBusy: it runs in another process and is not paused. CosciError: it is paused in a running process and
             ``overrides`` were given (that process keeps its configuration); it is finished with no provider batch
             outstanding.
     """
@@ -132,7 +132,7 @@ def resume_plan(folder: SessionFolder, overrides: Sequence[str] = ()) -> ResumeP
         status = store.sessions.status()
         if folder.is_running():
             if status != "paused":
-                raise CosciError(f"session {sid} is already running in another process")
+                raise SessionBusy.of(sid)
             if overrides:
                 raise CosciError(f"{sid} is paused in a running process, which continues with its own "
                                  f"configuration; overrides ({' '.join(overrides)}) apply only when resuming a "
