@@ -215,11 +215,12 @@ class Session:
     def resume(self, overrides: Sequence[str] = ()) -> Resumed:
         """Continue the session (:func:`cosci.session.preflight.resume_plan`): a paused process is told to go on,
         a done session's outstanding provider batches are settled, a killed or paused one runs again on its frozen
-        config with ``overrides`` on top (its models' keys and lifecycle checked as it opens).
+        config with ``overrides`` on top (its models' keys, lifecycle and MLflow server checked first).
 
         Raises:
-            CosciError: as :func:`~cosci.session.preflight.resume_plan`; ConfigError: an override the frozen config
-                refuses. GoalRefused, KeyboardInterrupt: as :func:`cosci.api.run`.
+            CosciError: as :func:`~cosci.session.preflight.resume_plan` and
+                :func:`~cosci.session.preflight.check_resumed`; ConfigError: an override the frozen config refuses.
+                GoalRefused, KeyboardInterrupt: as :func:`cosci.api.run`.
         """
         plan = rules.resume_plan(self.folder, overrides)
         if plan == "waiting":
@@ -234,6 +235,7 @@ class Session:
         with self.folder.store() as store:
             row = store.sessions.get()
         config = self.folder.frozen_config(overrides, lifecycle=True)  # its models are called again
+        rules.check_resumed(config)
         from flows.launch import run_session
 
         summary = outside_loop(lambda: run_session(config, overrides=row.overrides,

@@ -5,8 +5,8 @@ sweeps, ``cosci resume``, ``cosci eval``, ``cosci serve``), and the Prefect depl
 :func:`check_config` inside its flow, where the service cannot be imported (it sits above ``flows``). The rules:
 
 - the goal (:func:`check_goal_given`): given once, not empty, in words (:func:`cosci.config.load.check_goal`);
-- the configuration (:func:`check_config`): a writable data folder, the models' API keys (a resumed session's keys
-  are checked when its frozen config is opened), the local corpus and the skills folder read once, an MLflow server
+- the configuration (:func:`check_config`): a writable data folder, the models' API keys (a resumed session's, on
+  its frozen config: :func:`check_resumed`), the local corpus and the skills folder read once, an MLflow server
   that answers;
 - a sweep (:func:`check_parallel_tracking`): parallel jobs never share one SQLite MLflow store;
 - the lifecycle (:func:`resume_plan`, :func:`check_open`): a finished or refused session
@@ -85,6 +85,20 @@ def check_config(config: CosciConfig) -> None:
         check_corpus(config)
     if config.tools.skills_path:
         check_skills(config.tools.skills_path)
+    check_tracking(config)
+
+
+def check_resumed(config: CosciConfig) -> None:
+    """The rules of a session resumed on its frozen configuration (``config``, overrides applied), before the
+    Prefect server boots: its models' keys and its MLflow server.
+
+    Raises:
+        MissingApiKey: a tier's model needs a key that is not set. CosciError: the MLflow server does not answer.
+    """
+    from cosci.llm.gateway.routing import Router
+    from cosci.tracking import check_tracking
+
+    Router(config).check_keys()
     check_tracking(config)
 
 
