@@ -131,8 +131,10 @@ def _run_job(cfg: DictConfig) -> float | None:
     _SESSIONS_RUN.append(config.session.resume or "new")
     _sweep_context(hc, config.paths.data_dir)
     if config.session.resume:  # continue a session on its own frozen config (the other overrides do not apply)
-        summary = api.open(config.session.resume, config.paths.data_dir).resume().summary
-        return summary.top_elo if summary else None
+        resumed = api.open(config.session.resume, config.paths.data_dir).resume()
+        for line in resumed.lines:  # a waiting process told to go on, or batches settled (as `cosci resume` says)
+            print(line)
+        return resumed.summary.top_elo if resumed.summary else None
     prepared = api.Prepared(config, tuple(hc.overrides.task), dict(hc.runtime.choices))
     return api.run(api.Checked(prepared, ())).top_elo  # checked by prevalidate before Hydra wrote anything
 
