@@ -9,13 +9,10 @@ with status 2 and one line on stderr naming the key and the rule, and nothing is
 
 from __future__ import annotations
 
-import contextlib
 import itertools
-import logging
 import os
-import shutil
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,24 +23,16 @@ from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.errors import HydraException
 from omegaconf import DictConfig
 
-from cosci.config.load import (
-    ConfigError,
-    classifier_lines,
-    compose,
-    hydra_argv,
-    hydra_one_line,
-    lifecycle_lines,
-    validate,
-    with_goal_hint,
-)
+from cosci import api
+from cosci.api.start import BEFORE_ANY_SESSION, absent, remove_new
+from cosci.config.load import ConfigError, hydra_argv, hydra_one_line, validate, with_goal_hint
 from cosci.config.schema import CosciConfig
-from cosci.errors import CosciError, GoalRefused, MissingApiKey, UnknownModel
+from cosci.errors import CosciError, GoalRefused
 from cosci.launchers import check_launcher, quiet_schema_warning
-from cosci.llm.gateway.routing import Router
-from cosci.paths import conf_dir, writable_data_dir
+from cosci.paths import conf_dir
+from cosci.session.preflight import notices
 from cosci.startup import mark, pause_collector, resume_collector
-from cosci.text import one_line, plural
-from cosci.tracking import check_tracking
+from cosci.text import one_line
 
 _PRINT_ONLY_FLAGS = ("cfg", "help", "hydra_help", "info", "shell_completion")
 
@@ -76,95 +65,25 @@ def expand_sweep(overrides: Sequence[str]) -> list[list[str]]:
 
 
 def prevalidate(overrides: Sequence[str], multirun: bool) -> list[CosciConfig]:
-    """Compose and validate every job of the invocation before Hydra writes anything.
+    """Compose and validate every job of the invocation and run the service's pre-flight on each
+    (:func:`cosci.api.preflight`) before Hydra writes anything; the notices are said once, for all jobs.
 
     Raises:
         ConfigError: the first job whose config is invalid, or a parallel sweep on a SQLite MLflow store, or
             a launcher whose plugin or SLURM commands are missing (:func:`cosci.launchers.check_launcher`).
-        MissingApiKey: a job's models need a key that is not set.
+        MissingApiKey: a job's models need a key that is not set. CosciError: another pre-flight rule.
     """
     jobs = expand_sweep(overrides) if multirun else [list(overrides)]
     configs = []
     for job in jobs:
         if multirun:
             check_launcher(job)
-        config = validate(compose(job), require_goal=True)
-        configs.append(config)
-        writable_data_dir(config.paths.data_dir)
-        if config.session.resume:
-            check_resumable(config.paths.data_dir, config.session.resume)
-        else:
-            Router(config).check_keys()
-        if config.session.corpus_path:
-            check_corpus(config)
-        if config.tools.skills_path:
-            check_skills(config.tools.skills_path)
-        check_tracking(config)
-        if (
-            multirun
-            and parallel_launcher(job)
-            and config.tracking.enabled
-            and not (config.tracking.tracking_uri or "").startswith(("http://", "https://"))
-        ):
-            raise ConfigError(
-                "tracking.tracking_uri: parallel sweeps must not share one SQLite MLflow store; start "
-                "`mlflow server --backend-store-uri sqlite:///$PWD/data/mlflow.db --host 127.0.0.1 --port 5000` and "
-                "pass tracking.tracking_uri=http://127.0.0.1:5000 (or tracking.enabled=false)"
-            )
+        checked = api.preflight(api.prepare(None, job), parallel=multirun and parallel_launcher(job))
+        configs.append(checked.prepared.config)
     # a model shutting down within 30 days, and who decides safety: once (design.md#catalogue, #safety-measured)
-    for line in [*lifecycle_lines(configs), *classifier_lines(configs)]:
+    for line in notices(configs):
         print(line, file=sys.stderr)
     return configs
-
-
-def check_resumable(data_dir: Path, session_id: str) -> None:
-    """Raises CosciError (one line) if the session does not exist or is done."""
-    from cosci.session.folder import SessionFolder
-
-    with SessionFolder.existing(data_dir, session_id).store() as store:
-        status = store.sessions.status()
-    if status in ("done", "refused"):
-        raise CosciError(f"session {session_id} is {status}; `cosci report {session_id}` shows its overview")
-
-
-@contextlib.contextmanager
-def warnings_said() -> Iterator[None]:
-    """The warnings the tools log while a check below runs, on stderr as every cosci warning is said
-    (``cosci: warning: ...``): the session's own terminal handler (flows/launch.py) is not installed yet, and
-    without one Python's last-resort handler would print the bare message."""
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("cosci: warning: %(message)s"))
-    handler.setLevel(logging.WARNING)
-    logger = logging.getLogger("cosci.tools")
-    propagate = logger.propagate
-    logger.addHandler(handler)
-    logger.propagate = False  # said once, here, not also by a handler a parent logger has
-    try:
-        yield
-    finally:
-        logger.removeHandler(handler)
-        logger.propagate = propagate
-
-
-def check_corpus(config: CosciConfig) -> None:
-    """Load the local corpus once before anything runs: a bad path or file fails here, in one line (its
-    documents' passages are cached, so the session's own load reads them back: design.md#own-documents)."""
-    from cosci.tools.corpus import load_corpus
-
-    with warnings_said():
-        corpus = load_corpus(config)
-    if corpus.skipped:
-        print(f"cosci: warning: session.corpus_path: {corpus.skipped} "
-              f"{plural(corpus.skipped, 'row')} skipped (not JSON objects with a title or an abstract); "
-              f"{len(corpus.records)} {plural(len(corpus.records), 'record')} kept", file=sys.stderr)
-
-
-def check_skills(path: str) -> None:
-    """Scan ``tools.skills_path`` before anything runs: a path that is no folder fails here, in one line."""
-    from cosci.tools.skills import discover
-
-    with warnings_said():
-        discover(Path(path).expanduser())
 
 
 def parallel_launcher(job: Sequence[str]) -> bool:
@@ -206,26 +125,18 @@ called in-process by tests, whose other tests may have started cosci's temporary
 
 
 def _run_job(cfg: DictConfig) -> float | None:
-    from flows.launch import run_session  # heavy imports (prefect, mlflow) only for real runs
-
     mark("hydra job")
     config = validate(cfg, require_goal=True)
     hc = HydraConfig.get()
     _SESSIONS_RUN.append(config.session.resume or "new")
     _sweep_context(hc, config.paths.data_dir)
     if config.session.resume:  # continue a session on its own frozen config (the other overrides do not apply)
-        from cosci.session.folder import SessionFolder
-
-        folder = SessionFolder.existing(config.paths.data_dir, config.session.resume)
-        with folder.store() as store:
-            row = store.sessions.get()
-        frozen = folder.frozen_config(lifecycle=True)  # its models are called again (design.md#catalogue)
-        summary = run_session(
-            frozen, overrides=row.overrides, choices={"models": row.models_choice}, resume_id=config.session.resume
-        )
-    else:
-        summary = run_session(config, overrides=list(hc.overrides.task), choices=dict(hc.runtime.choices))
-    return summary.top_elo
+        resumed = api.open(config.session.resume, config.paths.data_dir).resume()
+        for line in resumed.lines:  # a waiting process told to go on, or batches settled (as `cosci resume` says)
+            print(line)
+        return resumed.summary.top_elo if resumed.summary else None
+    prepared = api.Prepared(config, tuple(hc.overrides.task), dict(hc.runtime.choices))
+    return api.run(api.Checked(prepared, ())).top_elo  # checked by prevalidate before Hydra wrote anything
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -247,14 +158,14 @@ def main(argv: Sequence[str] | None = None) -> None:
             if not args.multirun and not configs[0].session.resume:  # valid: the Prefect server may boot now,
                 from flows.server import boot_server  # while Hydra composes again and the libraries import
 
-                new_paths = _absent(configs[0].paths.data_dir)
+                new_paths = absent(configs[0].paths.data_dir)
                 boot_server(configs[0].paths.data_dir)
         sys.argv = [sys.argv[0], *hydra_argv(argv)]  # the layer files under it; a tier fact made settable
         _job()
     except JobError as exc:  # raised by a single run's job, past Hydra's "Error executing job" line
         code = _report(exc.error, argv)
         if isinstance(exc.error, BEFORE_ANY_SESSION):
-            _remove_new(new_paths)
+            remove_new(new_paths)
             _SESSIONS_RUN.clear()  # it started none
     except (ConfigError, CosciError, HydraException) as exc:
         code = _report(exc, argv)
@@ -267,26 +178,6 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.modules["flows.server"].exit_now(code)
     if code:
         raise SystemExit(code)
-
-
-BEFORE_ANY_SESSION = (MissingApiKey, UnknownModel)
-"""Errors a run meets before it creates a session: its model check needs LiteLLM, whose import (3 s) overlaps
-the Prefect server's boot, so they come after the server wrote its home; :func:`_remove_new` takes it back."""
-
-
-def _absent(data_dir: Path) -> list[Path]:
-    """The folders a run may create before its session exists that do not exist yet (outermost first)."""
-    return [p for p in (data_dir, data_dir / "prefect", data_dir / "hydra") if not p.exists()]
-
-
-def _remove_new(paths: list[Path]) -> None:
-    """Stop cosci's own Prefect server if it runs in a folder this run created, then delete the folders this run
-    created (``paths``, from :func:`_absent`): a refused run leaves the data folder as it found it (bad input
-    writes nothing, design.md#resume)."""
-    if "flows.server" in sys.modules:
-        sys.modules["flows.server"].stop_server(within=paths)
-    for path in reversed(paths):
-        shutil.rmtree(path, ignore_errors=True)
 
 
 class JobError(BaseException):

@@ -23,7 +23,7 @@ from prefect import flow
 
 from cosci.config.load import compose, validate
 from cosci.config.schema import CosciConfig
-from cosci.llm.gateway.routing import Router
+from cosci.session.preflight import check_config
 from flows.session import session_flow
 
 FLOW_NAME = "cosci-scheduled-session"
@@ -31,9 +31,11 @@ FLOW_NAME = "cosci-scheduled-session"
 
 @flow(name=FLOW_NAME, persist_result=False, log_prints=False)
 async def scheduled_session(overrides: list[str]) -> dict[str, Any]:
-    """Compose ``overrides`` with Hydra, validate, and run one session as a subflow; returns its summary."""
+    """Compose ``overrides`` with Hydra, validate, run the pre-flight rules (:func:`cosci.session.preflight.
+    check_config`, the ones the session service runs: the service sits above ``flows`` and is not imported here)
+    and run one session as a subflow; returns its summary."""
     config = validate(compose(overrides), require_goal=True)
-    Router(config).check_keys()
+    check_config(config)
     return await session_flow(config.model_dump(mode="json"), list(overrides), config.models.name, None)
 
 

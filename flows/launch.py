@@ -13,7 +13,6 @@ from cosci.errors import GoalRefused
 from cosci.session.summary import SessionSummary
 from cosci.startup import mark
 from cosci.supervisor.termination import StopReason
-from cosci.tracking import check_tracking
 from flows.env import prepare
 from flows.server import ensure_server, server_ready
 
@@ -104,6 +103,9 @@ def run_session(
     Terminal conventions (design.md#prompts): ``> log`` and ``| tee`` capture the summary (session id, stop reason,
     cost, paths); the pre-flight estimate, the live line and warnings stay on stderr.
 
+    The pre-flight rules ran before (the session service, :mod:`cosci.api`); the model check alone runs here,
+    while the Prefect server boots (design.md#service).
+
     Raises:
         CosciError: a missing API key, an unknown session, a session already running elsewhere.
         GoalRefused: safety screening refused the goal (design.md#safety; callers exit with status 3).
@@ -112,7 +114,6 @@ def run_session(
         from cosci.session.folder import SessionFolder
 
         SessionFolder(config.paths.data_dir, resume_id).lock()
-    check_tracking(config)  # an MLflow server that does not answer: one line, before anything is paid
     home = prepare(config.paths.data_dir)
     # the server boots while the imports below run (before Prefect is imported: its URL is read at import); a
     # parallel sweep's jobs each have their own home

@@ -23,9 +23,6 @@ README_MAX_WORDS = 2500
 more (design.md#docs)."""
 TABLE_MAX_CHARS = 160
 """The widest table line that still reads on a screen without scrolling (design.md#docs)."""
-LANDS_FROM_ANOTHER_BRANCH = {"docs/api.md"}
-"""Pages README links to that are written on the branches of the same change (the session service, plugins).
-Remove a name once its page is in the tree: the link test then holds it like any other."""
 
 NUMBER = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
           "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
@@ -187,8 +184,7 @@ def test_every_linked_page_exists() -> None:
     for doc in [README, *PAGES]:
         for target in re.findall(r"\]\(([^)#:]+\.md)(?:#[^)]*)?\)", doc.read_text(encoding="utf-8")):
             path = (doc.parent / target).resolve()
-            rel = str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
-            if not path.exists() and rel not in LANDS_FROM_ANOTHER_BRANCH:
+            if not path.exists():
                 missing.append(f"{doc.relative_to(ROOT)} -> {target}")
     assert not missing, "\n".join(missing)
 

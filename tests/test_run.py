@@ -31,7 +31,7 @@ def test_an_override_hydra_cannot_parse_is_one_config_error() -> None:
 
 def test_a_pre_flight_skills_warning_is_said_as_every_cosci_warning(tmp_path: Path,
                                                                     capsys: pytest.CaptureFixture[str]) -> None:
-    from cosci.run import check_skills
+    from cosci.session.preflight import check_skills
 
     (tmp_path / "empty_skills").mkdir()
     check_skills(str(tmp_path / "empty_skills"))

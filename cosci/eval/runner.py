@@ -96,12 +96,12 @@ def run_eval(opts: EvalOptions, *, on_row: Any = None) -> EvalResult:
     """Run the evaluation (module docstring); returns its rows, overall means and parent run id.
 
     Raises:
-        ConfigError, BenchmarkError, MissingApiKey: before any session starts.
+        ConfigError, BenchmarkError, MissingApiKey, CosciError: before any session starts (the session service's
+            pre-flight of the base configuration, :func:`cosci.api.preflight`).
     """
-    from cosci.llm.gateway.routing import Router
+    from cosci import api
 
-    base = base_config(opts.overrides)
-    Router(base).check_keys()
+    base = api.preflight(api.prepare(config=base_config(opts.overrides), overrides=opts.overrides)).prepared.config
     items, corpus_records = load_items(opts.items), load_corpus(opts.corpus)
     tier = judge_tier(base, opts.judge_tier)
     n = opts.top_n or bl.retrieval_budget(base)
@@ -138,13 +138,13 @@ def _observe(item: Item, seed: int, truth: Sequence[str], base: CosciConfig, cor
              ) -> list[dict[str, Any]]:
     """The pipeline (and baseline) observations of one item and seed; a session that raises a
     :class:`~cosci.errors.CosciError` (no model call succeeded, the goal refused, ...) is a missing pipeline."""
-    from flows.launch import run_session
+    from cosci import api
 
     summary, error = None, None
     with tracker.child_env(f"item={item.id} seed={seed}"):
-        try:
-            summary = run_session(item_config(base, item, seed, corpus_path), overrides=list(opts.overrides),
-                                  ui=False)
+        try:  # each item's session through the service: its pre-flight, then the flow
+            prepared = api.prepare(config=item_config(base, item, seed, corpus_path), overrides=opts.overrides)
+            summary = api.run(api.preflight(prepared), ui=False)
         except CosciError as exc:
             error = f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
     pipe = SystemRun("pipeline", [], error, extra={"session_id": None}) if summary is None else SystemRun(

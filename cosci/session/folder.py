@@ -47,6 +47,11 @@ _HELD: dict[Path, IO[str]] = {}
 class SessionBusy(CosciError):
     """Another process is running this session."""
 
+    @classmethod
+    def of(cls, session_id: str) -> SessionBusy:
+        """The one line for a session another process runs (its lock, and the service's resume rule)."""
+        return cls(f"session {session_id} is already running in another process")
+
 
 SESSION_ID = re.compile(r"^s-\d{8}-\d{6}-[0-9a-f]{6}$")
 """A session id as :func:`new_session_id` makes it."""
@@ -232,7 +237,7 @@ class SessionFolder:
             fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             fh.close()
-            raise SessionBusy(f"session {self.session_id} is already running in another process") from None
+            raise SessionBusy.of(self.session_id) from None
         _HELD[key] = fh
 
     def unlock(self) -> None:

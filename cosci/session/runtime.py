@@ -15,7 +15,6 @@ from typing import Any
 from cosci.agents import AgentDeps, BaseAgent, build_agents
 from cosci.config.schema import CosciConfig
 from cosci.domain import Task, TaskResult, id_namespace
-from cosci.errors import CosciError
 from cosci.grounding.report import write_claims
 from cosci.llm.batches.batch_gateway import BatchGateway
 from cosci.llm.budget.token_budget import TokenBudget
@@ -27,6 +26,7 @@ from cosci.llm.gateway.providers import check_models
 from cosci.llm.gateway.routing import Router
 from cosci.safety.classifier import screening_on
 from cosci.session.folder import SessionFolder, new_session_id
+from cosci.session.preflight import FINISHED, finished_refusal
 from cosci.session.projects import sync_project
 from cosci.store import SessionStore
 from cosci.tools.registry import ToolRegistry, build_registry
@@ -114,11 +114,10 @@ class SessionRuntime:
                 log.warning("safety screening is off (safety.enabled=false): neither the offline screen nor the "
                             "classifier screens the goal, hypotheses, feedback or the overview")
                 store.logs.event("safety_disabled", {})
-        elif store.sessions.status() in ("done", "refused"):
-            status = store.sessions.status()
+        elif (status := store.sessions.status()) in FINISHED:  # the service refused it already (preflight)
             store.close()
             home.unlock()
-            raise CosciError(f"session {sid} is {status}; `cosci report {sid}` shows its overview")
+            raise finished_refusal(sid, status)
         else:
             record_resume(store, config)
         budget = TokenBudget(cap_usd=config.run.budget_usd,

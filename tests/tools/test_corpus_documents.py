@@ -142,7 +142,7 @@ async def test_an_embedded_corpus_finds_a_passage_in_other_words(tmp_path: Path,
 async def test_a_refused_goal_builds_no_corpus_index(tmp_path: Path, fake) -> None:  # type: ignore[no-untyped-def]
     """run.py's pre-check and the session's own load read the cache and write nothing until the first search,
     which comes only after the goal passed screening (design.md#own-documents)."""
-    from cosci.run import check_corpus
+    from cosci.session.preflight import check_corpus
     from cosci.session.runtime import SessionRuntime
     from cosci.supervisor.loop import Supervisor
     from cosci.supervisor.termination import StopReason

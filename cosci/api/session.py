@@ -1,0 +1,252 @@
+"""An existing session through the service: status, leaderboard, report, rate, result, feedback, pause, resume,
+abort, each a method with a typed result (design.md#service).
+
+Text a researcher gives is screened with a model call run by ``asyncio.run``: under a running event loop (a
+notebook) those calls run in a worker thread, as :func:`cosci.api.run` does (:func:`cosci.api.start.outside_loop`).
+A :class:`Session` holds only the session's folder; every call opens the store, does one thing and closes it, so a
+handle may be kept while the session runs in another process. The lifecycle rules (a finished session takes no
+pause, abort, feedback or resume) are :mod:`cosci.session.preflight`'s; the researcher's inputs are checked and
+screened as on the command line (:mod:`cosci.session.researcher`), with the same one-line refusals.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from cosci.api.start import outside_loop
+from cosci.errors import CosciError
+from cosci.session import preflight as rules
+from cosci.session.folder import SessionFolder
+from cosci.session.summary import SessionSummary
+from cosci.store.standing import Standing
+
+FEEDBACK_KINDS = ("directive", "preference", "rejection", "pin")
+"""Researcher feedback kinds: text for the next prompts (directive, preference), a hypothesis moved (rejection:
+out of the tournament, pin: kept)."""
+
+
+@dataclass(frozen=True)
+class Status:
+    """A session's state: ``status`` as shown (``running``, ``paused``, ``done``, ``refused``, ``stopped`` for a
+    running status whose process is gone), ``stop_reason`` (None while it runs), counts, ``spent_usd`` (USD) and
+    ``lines``, the text ``cosci status`` prints."""
+
+    session_id: str
+    status: str
+    stop_reason: str | None
+    hypotheses: int
+    matches: int
+    spent_usd: float
+    budget_usd: float
+    lines: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """A researcher input recorded: its id (``RR-...`` a rating, ``O-...`` a result, ``F-...`` feedback) and the
+    line the command line prints for it."""
+
+    session_id: str
+    id: str
+    line: str
+
+
+@dataclass(frozen=True)
+class Resumed:
+    """What a resume did (:data:`cosci.session.preflight.ResumePlan`): ``lines`` to say, and the run's summary
+    when the session ran again (None when a waiting process was told to continue or batches were settled)."""
+
+    plan: rules.ResumePlan
+    lines: tuple[str, ...]
+    summary: SessionSummary | None = None
+
+
+def data_folder(data_dir: str | Path | None = None) -> Path:
+    """The data folder: ``data_dir``, else ``$COSCI_DATA_DIR``, else ``./data`` (it need not exist yet).
+
+    Raises:
+        CosciError: the path names a file, not a folder (design.md#cli).
+    """
+    root = Path(data_dir or os.environ.get("COSCI_DATA_DIR") or "data").expanduser().resolve()
+    if root.exists() and not root.is_dir():
+        raise CosciError(f"{root} is a file, not a data folder (--data-dir or COSCI_DATA_DIR names the folder that "
+                         "holds sessions/)")
+    return root
+
+
+class Session:
+    """One existing session (:func:`open`)."""
+
+    def __init__(self, folder: SessionFolder) -> None:
+        self.folder = folder
+        self.id = folder.session_id
+
+    def status(self) -> Status:
+        """The session's counts, spend and status (reads only; works on a running session)."""
+        from cosci.session.status import status_report
+
+        with self.folder.store() as store:
+            row = store.sessions.get()
+            spent = sum(s["usd"] for s in store.logs.spend().values())
+            return Status(self.id, self.folder.shown_status(row.status), row.stop_reason, store.hypotheses.count(),
+                          store.matches.count(), spent, row.budget_usd, tuple(status_report(self.folder, store)))
+
+    def leaderboard(self) -> Standing:
+        """The current standing (:class:`cosci.store.standing.Standing`): ``ranked`` entries best first (BT score
+        in logits with its 95 % interval, then Elo points), ``apart`` those out of the ranking with why."""
+        from cosci.store.standing import standing
+
+        with self.folder.store(read_only=True) as store:
+            return standing(store)
+
+    def report(self) -> str:
+        """The text report ``cosci report`` prints: the research overview, or the leaderboard so far."""
+        from cosci.session.status import report_lines
+
+        with self.folder.store(read_only=True) as store:
+            return "\n".join(report_lines(store)) + "\n"
+
+    def rate(self, a: str, b: str | None = None, *, prefer: Literal["a", "b", "tie"] | None = None,
+             score: int | str | None = None, why: str = "", project: str | None = None) -> Recorded:
+        """A researcher's rating: ``prefer`` between ``a`` and ``b`` (enters the Bradley–Terry fit), or a 1-5
+        ``score`` of ``a`` (an int, or the text typed: ``"4"``; design.md#researcher-ratings). ``why`` is
+        screened like feedback text.
+
+        Raises:
+            CosciError: not (two ids + prefer) or (one id + score 1-5), an unknown or quarantined hypothesis, a
+                refused session. GoalRefused: safety screening refused ``why`` (exit status 3 on the command line).
+        """
+        from cosci.session.inputs import check_feedback_text
+        from cosci.session.researcher import rate
+
+        ids = [a] if b is None else [a, b]
+        screen = functools.partial(check_feedback_text, what="rating", about=",".join(ids))
+        line = outside_loop(lambda: rate(self.folder, ids, prefer, None if score is None else str(score), why, screen,
+                                         project))  # the screen of ``why`` runs its model call with asyncio.run
+        with self.folder.store(read_only=True) as store:
+            rid = store.researcher.ratings()[-1].id
+        return Recorded(self.id, rid, line)
+
+    def result(self, hypothesis: str, outcome: Literal["supported", "refuted", "inconclusive"], *,
+               measures: Sequence[str] = (), notes: str = "", file: str | None = None,
+               project: str | None = None) -> Recorded:
+        """An experimental result on ``hypothesis``: refuted leaves the tournament, supported pins it
+        (design.md#experimental-results). ``measures``: ``NAME=VALUE`` strings; ``file``: a data file (path and
+        sha256 recorded).
+
+        Raises:
+            CosciError: a bad outcome or measure, an unreadable file, an unknown or quarantined hypothesis.
+            GoalRefused: safety screening refused the notes.
+        """
+        from cosci.session.inputs import check_feedback_text
+        from cosci.session.researcher import record_result
+
+        screen = functools.partial(check_feedback_text, what="result", about=hypothesis)
+        line = outside_loop(lambda: record_result(self.folder, hypothesis, outcome, measures, notes, file, screen,
+                                                  project))
+        with self.folder.store(read_only=True) as store:
+            oid = store.researcher.observations(hypothesis)[-1].id
+        return Recorded(self.id, oid, line)
+
+    def feedback(self, kind: str, text: str = "", hypothesis: str | None = None) -> Recorded:
+        """Researcher feedback (:data:`FEEDBACK_KINDS`) for the next generation and evolution prompts; a
+        rejection moves ``hypothesis`` out of the tournament, a pin keeps it.
+
+        Raises:
+            CosciError: a finished session, a kind without its text or hypothesis, an unknown or quarantined
+                hypothesis. GoalRefused: safety screening refused the text.
+        """
+        from cosci.session.inputs import check_feedback_text, check_text, hypothesis_missing
+        from cosci.session.researcher import check_released
+
+        if kind not in FEEDBACK_KINDS:
+            raise CosciError(f"--kind must be one of {', '.join(FEEDBACK_KINDS)} (got {kind!r})")
+        with self.folder.store() as store:
+            rules.check_open(self.id, store.sessions.status(), "feedback")
+            if kind in ("directive", "preference") and not text.strip():
+                raise CosciError(f"--kind {kind} needs --text \"...\"")
+            if kind in ("rejection", "pin") and not hypothesis:
+                raise CosciError(f"--kind {kind} needs --hypothesis <H-id>")
+            check_text("--text", text)
+            if hypothesis and (missing := hypothesis_missing(store, hypothesis, self.id, self.folder)):
+                raise CosciError(missing)
+            if hypothesis and kind in ("rejection", "pin"):
+                check_released(store, hypothesis, self.id)  # a quarantined one waits for `cosci release`
+            if text.strip():
+                outside_loop(lambda: check_feedback_text(self.folder, store, text, about=hypothesis))
+            fid = store.logs.add_feedback("human", kind, text, target_id=hypothesis)
+            if hypothesis and kind in ("rejection", "pin"):
+                store.hypotheses.set_state(hypothesis, "rejected" if kind == "rejection" else "pinned")
+        return Recorded(self.id, fid, f"{self.id}: {kind} feedback {fid} recorded; it reaches the next generation "
+                                      "and evolution prompts")
+
+    def pause(self) -> str:
+        """Ask the session to hold after its current actions; returns the line to say.
+
+        Raises:
+            CosciError: the session is finished.
+        """
+        return self._request("pause", "paused")
+
+    def abort(self) -> str:
+        """Ask the session to stop and write its overview; returns the line to say.
+
+        Raises:
+            CosciError: the session is finished.
+        """
+        return self._request("abort", "aborting")
+
+    def _request(self, action: str, status: str) -> str:
+        with self.folder.store() as store:
+            rules.check_open(self.id, store.sessions.status(), action)
+            store.sessions.update(status=status)
+            store.logs.event(f"external_{action}", {"requested_status": status})
+        if self.folder.is_running():
+            return (f"{self.id}: {action} requested; the running session will "
+                    + ("hold after its current actions" if status == "paused" else "stop and write its overview"))
+        then = "writes its overview and ends it" if status == "aborting" else "continues it"
+        return f"{self.id}: marked {status}; it is not running - `cosci resume {self.id}` {then}"
+
+    def resume(self, overrides: Sequence[str] = ()) -> Resumed:
+        """Continue the session (:func:`cosci.session.preflight.resume_plan`): a paused process is told to go on,
+        a done session's outstanding provider batches are settled, a killed or paused one runs again on its frozen
+        config with ``overrides`` on top (its models' keys, lifecycle and MLflow server checked first).
+
+        Raises:
+            CosciError: as :func:`~cosci.session.preflight.resume_plan` and
+                :func:`~cosci.session.preflight.check_resumed`; ConfigError: an override the frozen config refuses.
+                GoalRefused, KeyboardInterrupt: as :func:`cosci.api.run`.
+        """
+        plan = rules.resume_plan(self.folder, overrides)
+        if plan == "waiting":
+            with self.folder.store() as store:
+                store.sessions.update(status="running")
+            return Resumed(plan, (f"{self.id}: resumed (the running process continues)",))
+        if plan == "settle":  # stopped with provider batches outstanding: settle them, nothing more runs
+            from cosci.session.settle import settle_batches
+
+            lines = outside_loop(lambda: settle_batches(self.folder, overrides))
+            return Resumed(plan, tuple(f"{self.id}: {line}" for line in lines))
+        with self.folder.store() as store:
+            row = store.sessions.get()
+        config = self.folder.frozen_config(overrides, lifecycle=True)  # its models are called again
+        rules.check_resumed(config)
+        from flows.launch import run_session
+
+        summary = outside_loop(lambda: run_session(config, overrides=row.overrides,
+                                                   choices={"models": row.models_choice}, resume_id=self.id))
+        return Resumed(plan, (), summary)
+
+
+def open(session_id: str, data_dir: str | Path | None = None) -> Session:
+    """The session ``session_id`` under ``data_dir`` (default ``$COSCI_DATA_DIR`` or ``./data``).
+
+    Raises:
+        SessionNotFound: no such session (one line naming ``cosci list``). CosciError: ``data_dir`` is a file.
+    """
+    return Session(SessionFolder.existing(data_folder(data_dir), session_id))

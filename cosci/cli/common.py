@@ -1,0 +1,71 @@
+"""What every ``cosci`` command shares: the data folder, the session named on the command line, the one-line
+argument parser, and the normalisation of ids and paths before a command runs (design.md#cli)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import NoReturn
+
+from cosci.api import data_folder
+from cosci.errors import CosciError
+from cosci.session.folder import SessionFolder
+from cosci.text import escaped
+
+data_dir = data_folder
+"""The data folder of ``--data-dir``, else ``$COSCI_DATA_DIR``, else ``./data`` (:func:`cosci.api.data_folder`)."""
+
+
+def session_folder(args: argparse.Namespace) -> SessionFolder:
+    """The folder of the session named on the command line (``args.session``) under ``--data-dir``.
+
+    Raises:
+        SessionNotFound: no such session (one line naming ``cosci list``).
+    """
+    return SessionFolder.existing(data_dir(args.data_dir), args.session)
+
+
+
+
+def normal_ids(args: argparse.Namespace) -> None:
+    """The session and hypothesis ids on the command line in the case cosci writes them (``H-ABC…`` is ``H-abc…``,
+    :func:`cosci.domain.normal_id`; design.md#ids), so an id typed in upper case is found, not hinted at. A
+    ``cosci rate`` / ``cosci result`` target that names a project or session as typed is left as it is."""
+    from cosci.domain import normal_id
+
+    if isinstance(getattr(args, "session", None), str):
+        args.session = normal_id(args.session)
+    if isinstance(getattr(args, "hypothesis", None), str):
+        args.hypothesis = normal_id(args.hypothesis)
+    if args.command in ("rate", "result"):
+        args.hypotheses = [normal_id(h) for h in args.hypotheses]
+        args.withdraw = normal_id(args.withdraw) if args.withdraw else None
+        root = data_dir(args.data_dir)
+        from cosci.store.project import ProjectStore
+
+        if args.target is not None and not (root / "sessions" / args.target).is_dir() \
+                and not ProjectStore.exists(root, args.target):
+            args.target = normal_id(args.target)
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line, ``cosci: <message> (see `cosci <command> --help`)``, exit 2
+    (design.md#cli; argparse's own ``error`` prints the whole usage block first). Subcommand parsers
+    are of this class too (``add_subparsers`` makes them of the parent's class)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"cosci: {escaped(' '.join(message.split()))} (see `{self.prog} --help`)\n")
+
+
+
+PATH_FLAGS = ("file", "out", "data_dir")
+"""The options naming a file or a folder: given empty (``--file ""``, an unset shell variable) each is refused
+rather than read as absent (a result recorded with no file, the report printed instead of written; design.md#cli)."""
+
+
+def empty_paths(args: argparse.Namespace) -> None:
+    """Raises CosciError (one line, nothing written) when a :data:`PATH_FLAGS` option was given empty."""
+    for name in PATH_FLAGS:
+        if isinstance(value := getattr(args, name, None), str) and not value.strip():
+            raise CosciError(f"--{name.replace('_', '-')} is empty: give a path")
+
+

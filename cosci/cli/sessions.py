@@ -1,0 +1,133 @@
+"""The session commands: ``cosci run``, ``list``, ``status``, ``report``, ``export``, ``resume``, ``pause``,
+``abort``, ``feedback``, ``release``. Each is glue between the parsed arguments and the session service
+(:mod:`cosci.api`) or the lines :mod:`cosci.session` builds."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from cosci import api
+from cosci.cli.common import data_dir, session_folder
+from cosci.config.load import ConfigError
+from cosci.errors import CosciError, StoreDamaged
+from cosci.report.formats import HTML_SUFFIXES
+from cosci.session.folder import SessionFolder, shown_status
+from cosci.session.status import report_lines, status_report
+from cosci.text import columns, one_line, plural
+
+
+def cmd_list(args: argparse.Namespace) -> None:
+    """``cosci list``: one row a session under a header, its columns aligned (:func:`cosci.text.columns`)."""
+    root = data_dir(args.data_dir)
+    folders = SessionFolder.all(root)
+    if not folders:
+        print(f"no sessions under {root / 'sessions'}")
+        return
+    rows = [["session", "status", "stop reason", "hypotheses in the pool", "matches", "goal"]]
+    for folder in folders:
+        try:
+            with folder.store(read_only=True) as store:
+                row = store.sessions.get()
+                states = store.hypotheses.state_counts()
+                n, m = store.hypotheses.count(), store.matches.count()
+        except StoreDamaged as exc:  # one damaged session hides none of the others
+            rows.append([folder.session_id, f"damaged store: {exc.reason}", "-", "-", "-", "-"])
+            continue
+        rows.append([folder.session_id, folder.shown_status(row.status), row.stop_reason or "-",
+                     f"{n:3d} {plural(n, 'hypothesis', 'hypotheses')} ({states.get('rejected', 0)} rejected, "
+                     f"{states.get('retired', 0)} retired)", f"{m:4d} {plural(m, 'match', 'matches')}",
+                     one_line(row.research_goal, 60)])
+    for line in columns(rows):
+        print(line)
+
+
+def cmd_status(args: argparse.Namespace) -> None:
+    folder = session_folder(args)
+    if not folder.is_running():  # a stopped session's provider batches are polled (and settled when ended)
+        try:
+            lines = settled_batches(folder)
+        except (CosciError, ConfigError) as exc:  # e.g. a resume started meanwhile: the status still prints
+            lines = [f"not polled, {exc}"]
+        for line in lines:
+            print(f"batches      {line}")
+    with folder.store() as store:
+        for line in status_report(folder, store):
+            print(line)
+
+
+def settled_batches(folder: SessionFolder, overrides: Sequence[str] = ()) -> list[str]:
+    """Poll (and settle) a stopped session's outstanding provider batches (docs/design.md#batch-settlement)."""
+    from cosci.session.settle import settle_batches
+
+    return settle_batches(folder, overrides)
+
+
+def cmd_report(args: argparse.Namespace) -> None:
+    """``cosci report``: the text report on stdout, or in ``--out F``; the page with ``--html``/``--open`` or an
+    ``--out`` ending ``.html``/``.htm`` (the format follows the flag and the file's extension, never one alone)."""
+    page = args.html or args.open or (args.out and Path(args.out).suffix.lower() in HTML_SUFFIXES)
+    if page and args.out and Path(args.out).suffix.lower() not in HTML_SUFFIXES:
+        raise CosciError(f"--out {args.out}: the report page is HTML, name the file .html (or drop "
+                         f"{'--html' if args.html else '--open'} to write the text report there)")
+    folder = session_folder(args)
+    with folder.store(read_only=not page) as store:
+        if page:
+            from cosci.report.commands import report_html
+
+            print(report_html(store, folder.path, args.out, args.open, shown_status(store)))
+            return
+        text = "\n".join(report_lines(store)) + "\n"
+    if not args.out:
+        sys.stdout.write(text)
+        return
+    from cosci.report.commands import write_out
+
+    if path := write_out(args.out, text):  # the path check `cosci export --out` shares
+        print(path)
+
+
+def cmd_export(args: argparse.Namespace) -> None:
+    from cosci.report.commands import export
+
+    with session_folder(args).store(read_only=True) as store:
+        path = export(store, args.format, args.out, shown_status(store))
+    if path:
+        print(path)
+
+
+def cmd_request(args: argparse.Namespace) -> None:
+    """``cosci pause`` / ``cosci abort``: ask the session to hold / to stop (:meth:`cosci.api.Session.pause`)."""
+    session = api.Session(session_folder(args))
+    print(session.pause() if args.command == "pause" else session.abort())
+
+
+def cmd_feedback(args: argparse.Namespace) -> None:
+    """``cosci feedback``: researcher feedback for the next prompts (:meth:`cosci.api.Session.feedback`)."""
+    print(api.Session(session_folder(args)).feedback(args.kind, args.text or "", args.hypothesis).line)
+
+
+def cmd_release(args: argparse.Namespace) -> None:
+    """A researcher releases a quarantined hypothesis; it goes back to review and the tournament (design.md#safety)."""
+    from cosci.session.release import release
+
+    print(release(session_folder(args), args.hypothesis, args.why, args.by))
+
+
+
+def cmd_resume(args: argparse.Namespace) -> None:
+    """``cosci resume``: continue a killed or paused session, or settle a done one's batches
+    (:meth:`cosci.api.Session.resume`)."""
+    for line in api.Session(session_folder(args)).resume(args.overrides).lines:
+        print(line)
+
+
+def cmd_run(args: argparse.Namespace) -> None:
+    """A new session whose goal is ``--goal`` verbatim: the text never meets Hydra's override grammar; the
+    service prepares, pre-flights and runs it (:mod:`cosci.api`)."""
+    checked = api.preflight(api.prepare(args.goal, args.overrides, given_as="--goal"))
+    for line in checked.notices:
+        print(line, file=sys.stderr)
+    api.run(checked)

@@ -1,0 +1,155 @@
+"""The configuration and measurement commands: ``cosci estimate``, ``screen``, ``check``, ``compare``, ``serve``,
+``eval``, ``investigate``. A command that starts sessions goes through the session service (:mod:`cosci.api`)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from cosci import api
+from cosci.cli.common import data_dir
+from cosci.config.load import ConfigError, compose, validate
+from cosci.errors import CosciError
+
+
+def cmd_mcp(args: argparse.Namespace) -> None:
+    """``cosci mcp [--http PORT]``: cosci as an MCP server on the data folder (docs/mcp.md)."""
+    from cosci.mcp_server import serve
+
+    serve(data_dir(args.data_dir), args.http)
+
+
+def cmd_estimate(args: argparse.Namespace) -> None:
+    from cosci.llm.gateway.estimate import estimate_session
+    from cosci.llm.gateway.providers import check_models
+
+    config = validate(compose(args.overrides))
+    check_models(config, keys=False)  # a model no provider serves cannot be priced either
+    est = estimate_session(config)
+    print(est.line())
+    for agent, usd in sorted(est.by_agent.items(), key=lambda kv: -kv[1]):
+        print(f"  {agent:12s} ${usd:.2f}")
+
+
+def cmd_screen(args: argparse.Namespace) -> None:
+    """The offline safety screen on a text or a file of texts, one JSON line each (docs/design.md#safety-screen)."""
+    import json
+
+    from cosci.safety.screen_command import read_texts, screened
+
+    if (args.text is None) == (args.file is None):
+        raise CosciError("screen: give one text or --file F (one {\"goal\": ...} or plain text per line)")
+    texts = read_texts(Path(args.file)) if args.file else [(1, args.text)]
+    if not any(t.strip() for _, t in texts):
+        raise CosciError("screen: the text is empty")
+    config = validate(compose(args.overrides))
+    if config.safety is None:
+        raise CosciError("screen: this configuration has no safety section")
+    for row in screened(config.safety, texts):
+        print(json.dumps(row, ensure_ascii=False), flush=True)
+
+
+def cmd_check(args: argparse.Namespace) -> None:
+    """A pre-flight of a configuration's models: routes, then one minimal real call per model and request form
+    (docs/design.md#check); exits 1 when a call failed, naming the fix."""
+    import asyncio
+
+    from cosci.llm.gateway.check import report, run_check
+    from cosci.llm.gateway.providers import check_models
+    from cosci.llm.gateway.routing import Router
+    from cosci.session.preflight import notices
+
+    config = validate(compose(args.overrides))
+    Router(config).check_keys()  # a missing key: one line naming the variable, before any call
+    check_models(config)
+    # a model shutting down within 30 days (design.md#catalogue); who decides safety (design.md#safety-measured)
+    for line in notices([config]):
+        print(line, file=sys.stderr)
+    probes = asyncio.run(run_check(config))
+    for line in report(config, probes):
+        print(line)
+    if any(p.fix for p in probes):
+        raise SystemExit(1)
+
+
+def cmd_compare(args: argparse.Namespace) -> None:
+    from cosci.tracking.compare import compare_cli
+
+    compare_cli(args, data_dir(args.data_dir))
+
+
+def cmd_serve(args: argparse.Namespace) -> None:
+    from flows.env import prepare
+
+    # the rules the deployment's flow runs again for each scheduled session (flows/deploy.py)
+    config = api.preflight(api.prepare(None, args.overrides)).prepared.config
+    if args.cron is not None:
+        from cosci.config.schema import ScheduleCfg
+
+        try:
+            ScheduleCfg(cron=args.cron, deployment=args.name or config.schedule.deployment)
+        except ValidationError as exc:
+            raise ConfigError(f"--cron: {exc.errors()[0]['msg'].removeprefix('Value error, ')}") from None
+    url = os.environ.get("PREFECT_API_URL")
+    if not url:
+        raise CosciError("serving the deployment needs a running Prefect server: start `prefect server start` and "
+                         "export PREFECT_API_URL=http://127.0.0.1:4200/api (docs/sweeps.md, Scheduling)")
+    import httpx
+
+    try:
+        httpx.get(f"{url.rstrip('/')}/health", timeout=5.0).raise_for_status()
+    except httpx.HTTPError as exc:
+        raise CosciError(f"no Prefect server answers at PREFECT_API_URL={url} ({type(exc).__name__}); start "
+                         "`prefect server start` first (docs/sweeps.md, Scheduling)") from None
+    prepare(config.paths.data_dir)
+    from flows.deploy import serve_deployment
+
+    serve_deployment(config, args.overrides, cron=args.cron, name=args.name)
+
+
+def cmd_eval(args: argparse.Namespace) -> None:
+    from cosci.eval.observe import progress_line
+    from cosci.eval.runner import EvalOptions, run_eval
+
+    if args.seeds < 1:
+        raise ConfigError(f"--seeds: {args.seeds} must be at least 1")
+    if args.top_n is not None and args.top_n < 1:
+        raise ConfigError(f"--top-n: {args.top_n} must be at least 1")
+    opts = EvalOptions(items=args.items, corpus=args.corpus, seeds=args.seeds, baseline=args.baseline,
+                       judge_tier=args.judge_tier, top_n=args.top_n, overrides=list(args.overrides))
+    result = run_eval(opts, on_row=lambda r: print(progress_line(r), file=sys.stderr))
+    print((result.folder / "report" / "summary.md").read_text(encoding="utf-8"))
+    print(f"report    {result.folder / 'report'}")
+    if result.parent_run_id:
+        print(f"mlflow    parent run {result.parent_run_id}")
+
+
+def cmd_investigate(args: argparse.Namespace) -> None:
+    if args.action == "draft":  # no target: a positional after `draft` is an override (design.md#draft)
+        from cosci.investigation.draft_command import draft
+
+        overrides = [args.target, *args.overrides] if args.target else list(args.overrides)
+        code = draft(Path(args.brief) if args.brief else None, overrides, args.from_session, args.hypothesis,
+                     Path(args.out) if args.out else None)
+        if code:
+            raise SystemExit(code)
+        return
+    if not args.target:
+        raise CosciError(f"investigate {args.action} needs its target (a task folder, or a run id for resume/write)")
+    if args.action == "write":  # a finished run -> a checked, reviewed paper (design.md#paper)
+        from cosci.investigation.write_command import write
+
+        code = write(args.target, list(args.overrides), data_dir(args.data_dir))
+        if code:
+            raise SystemExit(code)
+        return
+    from flows.investigation_launch import command
+
+    code = command(args.action, args.target, list(args.overrides), args.from_session, data_dir(args.data_dir))
+    if code:
+        raise SystemExit(code)
+
