@@ -40,6 +40,12 @@ def test_report_files(tmp_path: Path) -> None:
     md = (tmp_path / "summary.md").read_text(encoding="utf-8")
     assert "| recall_any | 0.88 [" in md and "| match_best_at_5 | n/a | n/a | n/a | 0, 0, 0 |" in md
     assert "- baseline missing on 0 of 4 observations (item x seed)\n" in md
+    # every interval is named by its method and what its coverage rests on (design.md#eval)
+    assert ("Overall: mean [95 % percentile bootstrap interval, 2,000 resamples (two stages: items, then each drawn "
+            "item's seeds, resampled; coverage not measured)] over items and seeds.") in md
+    assert ("## Per item (mean [95 % percentile bootstrap interval, 2,000 resamples over one item's seeds "
+            "(coverage not measured)])") in md
+    assert "95 % CI" not in md and "bootstrap CI" not in md
     assert "| a | pipeline | 0.75 [0.50, 1.00] | n/a |" in md
     assert overall["pipeline_recall_any"] == pytest.approx(0.875)
     assert overall["baseline_missing"] == overall["pipeline_missing"] == 0.0

@@ -57,6 +57,9 @@ def test_circle_packing_with_two_workers_on_the_fake(fake: FakeBackend, tmp_path
     assert rows[0].startswith("selected") and "n = 5" in rows[0] and any(r.startswith("initial") for r in rows)
     report = (folder.root / "report.md").read_text()
     assert "## Evidence (final evaluator)" in report and "| 2 | 3 |" in report
+    named = ("95 % Student t interval over the evidence seeds (a gain's is paired: the same seeds with and without "
+             "the change); coverage nominal under normal, independent seed noise, not measured")
+    assert f"## Evidence (final evaluator)\n\nIntervals: {named}.\n" in report and summary["intervals"] == named
     claims = json.loads((folder.root / "claims.json").read_text())
     assert claims["claims_total"] >= 2 and claims["claims_unsupported"] == 0
     from cosci.tracking.investigation_runs import child_count
