@@ -35,8 +35,8 @@ def test_summary_side_by_side_with_paired_difference() -> None:
 
 def test_report_files(tmp_path: Path) -> None:
     overall = write_report(_rows(), tmp_path, "# header")
-    assert {p.name for p in tmp_path.iterdir()} == {"observations.parquet", "summary.parquet", "per_item.parquet",
-                                                    "summary.md", "metric_by_item.png"}
+    files = {p.name for p in tmp_path.iterdir() if p.is_file()}  # conftest's XDG_CONFIG_HOME is tmp_path/xdg
+    assert files == {"observations.parquet", "summary.parquet", "per_item.parquet", "summary.md", "metric_by_item.png"}
     md = (tmp_path / "summary.md").read_text(encoding="utf-8")
     assert "| recall_any | 0.88 [" in md and "| match_best_at_5 | n/a | n/a | n/a | 0, 0, 0 |" in md
     assert "- baseline missing on 0 of 4 observations (item x seed)\n" in md
