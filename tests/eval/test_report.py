@@ -68,3 +68,18 @@ def test_cli_input_errors_are_one_line(argv: list[str], message: str, capsys: py
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1
     assert not (tmp_path / "eval").exists()  # nothing written
+
+
+def test_the_plot_names_its_error_bars(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``metric_by_item.png``'s error bars are named by method and coverage basis (design.md#eval)."""
+    from matplotlib.figure import Figure
+
+    from cosci.eval.report import per_item_frame, plot
+
+    titles: list[str] = []
+    save = Figure.savefig
+    monkeypatch.setattr(Figure, "savefig", lambda self, *a, **k: (titles.append(self.get_suptitle()),
+                                                                  save(self, *a, **k))[1])
+    plot(per_item_frame(_rows()), tmp_path / "plot.png")
+    assert titles == ["error bars: 95 % percentile bootstrap interval, 2,000 resamples over one item's seeds "
+                      "(coverage not measured)"]
