@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -78,8 +79,12 @@ def test_the_plot_names_its_error_bars(tmp_path: Path, monkeypatch: pytest.Monke
 
     titles: list[str] = []
     save = Figure.savefig
-    monkeypatch.setattr(Figure, "savefig", lambda self, *a, **k: (titles.append(self.get_suptitle()),
-                                                                  save(self, *a, **k))[1])
+
+    def savefig(self: Figure, *args: Any, **kwargs: Any) -> None:
+        titles.append(self.get_suptitle())
+        save(self, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", savefig)
     plot(per_item_frame(_rows()), tmp_path / "plot.png")
     assert titles == ["error bars: 95 % percentile bootstrap interval, 2,000 resamples over one item's seeds "
                       "(coverage not measured)"]
