@@ -190,6 +190,8 @@ def summary_lines(s: dict[str, Any]) -> list[str]:
              f"({workers} worker{'s' if workers != 1 else ''})",
              f"selected     {sel['label']}: search score {fmt(sel['score'])} (initial {fmt(s['initial_score'])})",
              "gates        " + ", ".join(f"{k}: {v}" for k, v in s["gates"].items())]
+    if s.get("intervals"):  # a run finished before the intervals were named has no such key
+        lines.append(f"intervals    {s['intervals']}")
     lines += [f"evidence     [{r['label']}] {r['text']}" for r in s["evidence"]]
     lines += [f"outcome      {h}: {o}" for h, o in s["outcomes"].items()]
     lines += [f"cost         ${s['cost_usd']:.4f}", f"report       {s['report']}"]

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from cosci.config.investigation import InvestigationConfig
+from cosci.domain import evidence_interval_label
 from cosci.investigation import evidence as E
 from cosci.investigation.folder import RunFolder
 from cosci.investigation.harness import Evaluation
@@ -128,7 +129,8 @@ def outcomes(cfg: InvestigationConfig, folder: RunFolder, tested: list[dict[str,
         out[s["id"]] = verdict
         detail = (f"{len(mine)} idea(s) tested it, {sum(1 for r in mine if r.get('gate_a'))} passed gate A, "
                   f"{sum(1 for r in mine if r['gate_b'])} passed gate B; "
-                  f"final-evaluator gains: {_gains_text(mine, idea_gains)}")
+                  f"final-evaluator gains ({evidence_interval_label(cfg.evidence.confidence)}): "
+                  f"{_gains_text(mine, idea_gains)}")
         if session:  # only a supported or refuted outcome becomes a review (session_link.write_outcome)
             write_outcome(cfg.base.paths.data_dir, session, folder.run_id, s["id"], verdict, detail)
     return out
@@ -164,6 +166,7 @@ def finish(cfg: InvestigationConfig, folder: RunFolder, task: Task, results: lis
         "selected": {"label": f"worker {sel.worker}, cycle {sel.cycle}" if sel.worker else "the initial program",
                      "worker": sel.worker, "cycle": sel.cycle, "score": sel.score, "program": sel.program},
         "initial_score": initial_eval.score, "gates": gates, "outcomes": verdicts,
+        "intervals": evidence_interval_label(cfg.evidence.confidence),
         "cost_usd": sum(r["cost_usd"] for r in results), "evidence": [r.__dict__ for r in rows],
         "ablation_notes": [f"'{a.title}' (cycle {a.cycle}): {a.note}" for a in abls if not a.program],
         "findings_unsupported": sum(1 for f in findings if f.status == "unsupported"),

@@ -52,6 +52,7 @@ from cosci.tournament.judge_stats import position_bias
 from cosci.tournament.judging import DualOrderState, resolve, unit_hash
 from cosci.tournament.pairing import BlockedPairs, never_blocked
 from cosci.tournament.rematch import capped_pairs
+from cosci.tournament.rerun import WILSON_LABEL
 from cosci.tournament.uncertainty import PAIRING_FIT
 from cosci.tournament.verdict import parse_verdict, rationale_of
 
@@ -246,8 +247,8 @@ class RankingAgent(BaseAgent):
             share = self.config.ranking.dual_order_biased_share
             self.store.logs.event("position_bias_detected", {"first_shown_wins": wins, "valid_calls": calls,
                                                               "biased_share": share}, agent=self.name)
-            log.warning("position bias: the first-shown hypothesis won %d of %d judging calls (95 %% CI excludes "
-                        "50 %%); close pairs are now judged in both orders at share %g", wins, calls, share)
+            log.warning("position bias: the first-shown hypothesis won %d of %d judging calls (%s; it excludes 50 %%); "
+                        "close pairs are now judged in both orders at share %g", wins, calls, WILSON_LABEL, share)
         return DualOrderState(matches, dual, biased)
 
     async def _play(self, task: Task, index: int, plan: MatchPlan, by_id: dict[str, Hypothesis],

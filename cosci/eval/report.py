@@ -17,6 +17,7 @@ from typing import Any
 
 import polars as pl
 
+from cosci.domain import EVAL_INTERVAL, EVAL_INTERVAL_LABEL, EVAL_SEED_INTERVAL_LABEL
 from cosci.eval.judge import JUDGED_FIELDS, rubric
 from cosci.eval.metrics import TOP_KS, Interval, bootstrap_ci
 
@@ -62,8 +63,8 @@ def judge_section(model: str, k: int) -> str:
             f"function: {fields} (entities, novelty and citations are not shown). Both systems' hypotheses are "
             f"interleaved in one shuffled order (seeded by item id and seed: a rerun shows the same order) under "
             f"neutral ids (`hypothesis-<position>`). Its rubric, verbatim:\n\n{quoted}\n\n"
-            "Tables: mean [95 % bootstrap CI over items and seeds]; recall in [0, 1], match 0-5, cost USD, wall "
-            "seconds. A missing observation (a failed run) is left out of every mean and paired difference.")
+            f"Tables: mean [{EVAL_INTERVAL}]; recall in [0, 1], match 0-5, cost USD, wall seconds. A missing "
+            "observation (a failed run) is left out of every mean and paired difference.")
 
 
 def missing_section(rows: Sequence[dict[str, Any]], shown: int = 5) -> str:
@@ -130,8 +131,10 @@ def _cell(frame_row: dict[str, Any], name: str) -> str:
 
 
 def markdown(summary: pl.DataFrame, header: str) -> str:
-    """The overall table as Markdown: metric | pipeline | baseline | difference, each ``mean [low, high]``."""
-    lines = [header, "", "| metric | pipeline | baseline | pipeline - baseline | n (pipeline, baseline, pairs) |",
+    """The overall table as Markdown: metric | pipeline | baseline | difference, each ``mean [low, high]``, under
+    the line naming its interval (:data:`cosci.domain.EVAL_INTERVAL_LABEL`)."""
+    lines = [header, "", f"Overall: mean [{EVAL_INTERVAL_LABEL}] over items and seeds.", "",
+             "| metric | pipeline | baseline | pipeline - baseline | n (pipeline, baseline, pairs) |",
              "|---|---|---|---|---|"]
     for r in summary.iter_rows(named=True):
         lines.append(f"| {r['metric']} | {_cell(r, 'pipeline')} | {_cell(r, 'baseline')} | "
@@ -181,6 +184,7 @@ def plot(per_item: pl.DataFrame, path: Path) -> Path:
         ax.set_title(label)
         ax.set_ylim(*ylim)
         ax.legend()
+    fig.suptitle(f"error bars: {EVAL_SEED_INTERVAL_LABEL}", fontsize=7)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
@@ -202,7 +206,8 @@ def write_report(rows: Sequence[dict[str, Any]], folder: Path, header: str) -> d
     per_item = per_item_frame(rows)
     per_item.write_parquet(folder / "per_item.parquet")
     header = "\n\n".join(x.rstrip("\n") for x in (header, missing_section(rows), calls_section(rows)) if x)
-    text = markdown(summary, header) + "\n## Per item (mean [95 % CI over seeds])\n\n" + per_item_markdown(per_item)
+    text = (markdown(summary, header) + f"\n## Per item (mean [{EVAL_SEED_INTERVAL_LABEL}])\n\n"
+            + per_item_markdown(per_item))
     (folder / "summary.md").write_text(text, encoding="utf-8")
     plot(per_item, folder / "metric_by_item.png")
     overall = {f"{s}_{r['metric']}": float(r[f"{s}_mean"]) for r in summary.iter_rows(named=True) for s in SYSTEMS}

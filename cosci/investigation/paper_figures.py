@@ -38,8 +38,9 @@ def _errorbars(ax: Any, points: list[Point]) -> None:
     ax.invert_yaxis()
 
 
-def draw(points: list[Point], history: list[dict[str, Any]], metric: str, out: Path) -> list[Figure]:
-    """Draw the figures into ``out`` and return the manifest (a figure without data is not drawn)."""
+def draw(points: list[Point], history: list[dict[str, Any]], metric: str, out: Path, interval: str) -> list[Figure]:
+    """Draw the figures into ``out`` and return the manifest (a figure without data is not drawn); ``interval``
+    names the error bars in the captions (:func:`cosci.investigation.paper_sources.interval_name`)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -48,9 +49,9 @@ def draw(points: list[Point], history: list[dict[str, Any]], metric: str, out: P
     out.mkdir(parents=True, exist_ok=True)
     figures: list[Figure] = []
     for kind, fid, caption in (("mean", "evidence", f"Mean final {metric} of each evidence program over the "
-                                                    "evidence seeds, with its interval."),
+                                                    f"evidence seeds, with its {interval}."),
                                ("gain", "gains", "Paired gains over the evidence seeds (positive = better), with "
-                                                 "their intervals.")):
+                                                 f"their {interval}.")):
         chosen = [p for p in points if p.kind == kind]
         if not chosen:
             continue

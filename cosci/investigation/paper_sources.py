@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cosci.domain import evidence_interval_label
 from cosci.investigation.report import fmt
 
 MEAN_ROW = re.compile(r"^(?P<name>.+?): mean (?P<metric>\S+) (?P<mean>-?[\d.]+), (?:\d+ % interval "
@@ -41,6 +42,17 @@ def parse_row(label: str, text: str) -> Point | None:
             return Point(label, kind, m.group("name"), float(m.group("mean")), None if low is None else float(low),
                          None if high is None else float(high))
     return None
+
+
+LEVEL = re.compile(r", (?P<level>\d+) % interval \[")
+
+
+def interval_name(rows: dict[str, str]) -> str:
+    """The name of the evidence rows' intervals (:func:`cosci.domain.evidence_interval_label` at the level the rows
+    print), for the paper's figure captions; ``"no interval (one seed)"`` when no row has one (the rows' own
+    wording)."""
+    levels = sorted({int(m.group("level")) for text in rows.values() if (m := LEVEL.search(text))})
+    return evidence_interval_label(levels[0] / 100) if levels else "no interval (one seed)"
 
 
 def run_facts(summary: dict[str, Any]) -> dict[str, str]:

@@ -76,7 +76,8 @@ def markdown(task: Task, summary: dict[str, Any], cycles: list[dict[str, Any]], 
              f"Selected program: {summary['selected']['label']} (search score {fmt(summary['selected']['score'])}).",
              "", "## Findings", ""]
     lines += [f"- {f}" for f in marked(findings)] or [f"- ({note or 'no findings written'})"]
-    lines += ["", "## Evidence (final evaluator)", ""] + [f"- [{r.label}] {r.text}" for r in rows]
+    lines += ["", "## Evidence (final evaluator)", "", f"Intervals: {summary['intervals']}.",
+              ""] + [f"- [{r.label}] {r.text}" for r in rows]
     lines += ["", "## Cycles", "", "| worker | cycle | idea | gate A | gate B | score | reason |",
               "|---|---|---|---|---|---|---|"]
     for r in sorted(cycles, key=lambda r: (r["worker"], r["cycle"])):

@@ -22,6 +22,7 @@ from cosci.investigation.paper_folder import PaperFolder
 from cosci.investigation.paper_sources import (
     bibtex,
     evidence,
+    interval_name,
     parse_row,
     references,
     session_citations,
@@ -63,7 +64,7 @@ def sources(folder: RunFolder, paper: PaperFolder, data_dir: Path) -> Sources:
                                         [s["id"] for s in manifest.get("seeded", [])]))
     paper.write_text("references.bib", bibtex(refs))
     points = [p for label, text in rows.items() if (p := parse_row(label, text)) is not None]
-    figures = draw(points, history(folder.root), task.spec.score.metric, paper.figures_dir)
+    figures = draw(points, history(folder.root), task.spec.score.metric, paper.figures_dir, interval_name(rows))
     paper.write_json("figures.json", [f.to_dict() for f in figures])
     paper.stage("sources", rows=len(rows), facts=len(facts), references=len(refs), figures=[f.id for f in figures])
     return Sources(task.name, task.question, task.spec.score.metric, task.spec.score.direction, rows, facts, refs,

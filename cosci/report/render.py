@@ -26,6 +26,7 @@ from cosci.report.data import SCORE_KEYS, ReportData, collect
 from cosci.report.figures import FigureUnavailable, bt_svg, elo_svg, lineage_svg
 from cosci.report.standing import bt_score_text, interval_text
 from cosci.store import SessionStore
+from cosci.tournament.rerun import WILSON_LABEL
 
 REPORT_FILE = "report.html"
 """The report's file name, written to ``<session folder>/final/`` and logged to the MLflow run."""
@@ -64,7 +65,8 @@ def _environment() -> Environment:
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters.update(utc=_utc, num=_num, safe_url=safe_url, interval=interval_text,
                        bt=lambda v: "-" if v is None else bt_score_text(float(v)))
-    env.globals.update(bt_interval=BT_INTERVAL, bt_interval_label=BT_INTERVAL_LABEL)  # design.md#tournament
+    env.globals.update(bt_interval=BT_INTERVAL, bt_interval_label=BT_INTERVAL_LABEL,  # design.md#tournament
+                       wilson_label=WILSON_LABEL)  # design.md#judge-memory
     return env
 
 

@@ -33,6 +33,9 @@ WILSON = "95 % Wilson CI"
 :func:`scipy.stats.binomtest`), whose 95 % coverage is nominal, for independent calls; no bench measures it on a
 judge's calls (design.md#judge-memory)."""
 """Confidence level of the intervals."""
+WILSON_LABEL = f"{WILSON}, nominal for independent calls"
+""":data:`WILSON` with what its coverage rests on, where a column heading shows it without a sentence around it
+(the report page's per-judge table)."""
 SIMULATED_REPEAT = 0.75
 """The repeat share the ranking simulator's judge with memory assumes (``bench/ranking_judges.py``: a rerun flip
 rate of 0.125-0.15 at an even pair, about the 13.6 % measured for LLM judges; design.md#judge-memory); its

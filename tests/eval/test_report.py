@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -35,11 +36,17 @@ def test_summary_side_by_side_with_paired_difference() -> None:
 
 def test_report_files(tmp_path: Path) -> None:
     overall = write_report(_rows(), tmp_path, "# header")
-    assert {p.name for p in tmp_path.iterdir()} == {"observations.parquet", "summary.parquet", "per_item.parquet",
-                                                    "summary.md", "metric_by_item.png"}
+    files = {p.name for p in tmp_path.iterdir() if p.is_file()}  # conftest's XDG_CONFIG_HOME is tmp_path/xdg
+    assert files == {"observations.parquet", "summary.parquet", "per_item.parquet", "summary.md", "metric_by_item.png"}
     md = (tmp_path / "summary.md").read_text(encoding="utf-8")
     assert "| recall_any | 0.88 [" in md and "| match_best_at_5 | n/a | n/a | n/a | 0, 0, 0 |" in md
     assert "- baseline missing on 0 of 4 observations (item x seed)\n" in md
+    # every interval is named by its method and what its coverage rests on (design.md#eval)
+    assert ("Overall: mean [95 % percentile bootstrap interval, 2,000 resamples (two stages: items, then each drawn "
+            "item's seeds, resampled; coverage not measured)] over items and seeds.") in md
+    assert ("## Per item (mean [95 % percentile bootstrap interval, 2,000 resamples over one item's seeds "
+            "(coverage not measured)])") in md
+    assert "95 % CI" not in md and "bootstrap CI" not in md
     assert "| a | pipeline | 0.75 [0.50, 1.00] | n/a |" in md
     assert overall["pipeline_recall_any"] == pytest.approx(0.875)
     assert overall["baseline_missing"] == overall["pipeline_missing"] == 0.0
@@ -62,3 +69,22 @@ def test_cli_input_errors_are_one_line(argv: list[str], message: str, capsys: py
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1
     assert not (tmp_path / "eval").exists()  # nothing written
+
+
+def test_the_plot_names_its_error_bars(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``metric_by_item.png``'s error bars are named by method and coverage basis (design.md#eval)."""
+    from matplotlib.figure import Figure
+
+    from cosci.eval.report import per_item_frame, plot
+
+    titles: list[str] = []
+    save = Figure.savefig
+
+    def savefig(self: Figure, *args: Any, **kwargs: Any) -> None:
+        titles.append(self.get_suptitle())
+        save(self, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", savefig)
+    plot(per_item_frame(_rows()), tmp_path / "plot.png")
+    assert titles == ["error bars: 95 % percentile bootstrap interval, 2,000 resamples over one item's seeds "
+                      "(coverage not measured)"]

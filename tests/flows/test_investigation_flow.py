@@ -57,6 +57,9 @@ def test_circle_packing_with_two_workers_on_the_fake(fake: FakeBackend, tmp_path
     assert rows[0].startswith("selected") and "n = 5" in rows[0] and any(r.startswith("initial") for r in rows)
     report = (folder.root / "report.md").read_text()
     assert "## Evidence (final evaluator)" in report and "| 2 | 3 |" in report
+    named = ("95 % Student t interval over the evidence seeds (a gain's is paired: the same seeds with and without "
+             "the change); coverage nominal under normal, independent seed noise, not measured")
+    assert f"## Evidence (final evaluator)\n\nIntervals: {named}.\n" in report and summary["intervals"] == named
     claims = json.loads((folder.root / "claims.json").read_text())
     assert claims["claims_total"] >= 2 and claims["claims_unsupported"] == 0
     from cosci.tracking.investigation_runs import child_count
@@ -139,3 +142,20 @@ def test_from_session_writes_an_outcome_back_to_each_seeded_hypothesis(fake: Fak
     # Whether the first is decided depends on whether an edit of the fake passed gate A (tests/investigation/
     # test_evidence.py scripts each case of the outcome rule).
     assert summary["outcomes"][hids[1]] == summary["outcomes"][hids[2]] == "inconclusive"
+
+
+def test_the_stdout_summary_names_the_evidence_intervals() -> None:
+    """``cosci investigate``'s stdout names the evidence rows' intervals by method and coverage basis, once, above
+    the rows (design.md#evidence)."""
+    from cosci.domain import evidence_interval_label
+    from flows.investigation_launch import summary_lines
+
+    summary = {"run_id": "I-x", "task": "t", "workers": 1, "cycles_run": 1, "gates": {"A": 1},
+               "selected": {"label": "the initial program", "score": 2.0}, "initial_score": 2.0,
+               "intervals": evidence_interval_label(0.9), "outcomes": {}, "cost_usd": 0.0, "report": "r.md",
+               "evidence": [{"label": "E1", "text": "initial: mean s 2.0000, 90 % interval [1.9, 2.1], n = 5"}]}
+    lines = summary_lines(summary)
+    assert lines[3] == ("intervals    90 % Student t interval over the evidence seeds (a gain's is paired: the same "
+                        "seeds with and without the change); coverage nominal under normal, independent seed noise, "
+                        "not measured")
+    assert lines[4].startswith("evidence     [E1]")

@@ -26,7 +26,7 @@ class _Run:
 
 
 def _cfg(data: Path) -> Any:
-    return SimpleNamespace(evidence=SimpleNamespace(equivalence_margin=0.01),
+    return SimpleNamespace(evidence=SimpleNamespace(equivalence_margin=0.01, confidence=0.95),
                            base=SimpleNamespace(paths=SimpleNamespace(data_dir=data)))
 
 
@@ -71,6 +71,10 @@ def test_a_replicated_refutation_writes_a_disproved_review(tmp_path: Path) -> No
     assert verdicts == {hid: "refuted", other: "supported"}
     assert _written(data, session_id, hid)[0] == ["disproved"]
     assert _written(data, session_id, other)[0] == ["missing_piece"]
+    detail = _written(data, session_id, hid)[1][0]["detail"]  # the gains it quotes carry their interval's name
+    assert ("final-evaluator gains (95 % Student t interval over the evidence seeds (a gain's is paired: the same "
+            "seeds with and without the change); coverage nominal under normal, independent seed noise, not "
+            "measured): w1 cycle 1: -0.0500 [-0.08, -0.02]") in detail, detail
 
 
 def test_write_outcome_writes_a_review_only_for_a_decided_outcome(tmp_path: Path) -> None:

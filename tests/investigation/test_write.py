@@ -120,6 +120,11 @@ def test_write_on_the_fake_traces_every_number_and_keeps_the_reviews(tmp_path: P
     assert all(c["status"] != "untraced" for c in grounding["claims"])
     manifest = json.loads((out / "figures.json").read_text())
     assert {f["id"] for f in manifest} == {"evidence", "gains", "search"}
+    named = ("95 % Student t interval over the evidence seeds (a gain's is paired: the same seeds with and without "
+             "the change); coverage nominal under normal, independent seed noise, not measured")
+    captions = {f["id"]: f["caption"] for f in manifest}  # the error bars named by method and coverage basis
+    assert captions["evidence"].endswith(f"with its {named}.") and captions["gains"].endswith(f"their {named}.")
+    assert "95 \\% Student t interval over the evidence seeds" in tex
     assert all((out / "figures" / f["file"]).stat().st_size > 1000 for f in manifest)
     assert "\\ref{fig:evidence}" in tex and "\\includegraphics[width=0.9\\linewidth]{figures/evidence.pdf}" in tex
     if engine() is None:  # the compile check is honest about a machine without TeX

@@ -266,6 +266,7 @@ def test_the_page_says_an_agreement_of_few_held_out_verdicts_as_a_count_as_statu
     said = stats.lines(0.15)[1].split(" on ")[1].split(" (")[0]  # what `cosci status` says: `k of n held-out ...`
     section = html[html.index('<div id="judge">'):html.index("</div>", html.index('<div id="judge">'))]
     assert f'<td>bt_agreement</td><td class="n">{said}</td>' in section, section
+    assert "<th>95 % Wilson CI, nominal for independent calls</th>" in section  # the per-tier column, named
     for tier, j in stats.judges.items():
         row = section[section.index(f"<tr><td>{tier}</td>"):]
         cell = row[:row.index("</tr>")].split('<td class="n">')[4].split("</td>")[0]
