@@ -31,18 +31,6 @@ centred strengths inside it, 0.950-0.977 across the 20 regimes of ``python -m be
 stop; design.md#judge-memory). Every reader that shows the interval prints this line once (the overview's
 appendices, ``cosci status``, the report page, the md export, MLflow's BT plot, docs/tournament.md)."""
 
-EVAL_INTERVAL = "95 % percentile bootstrap interval, 2,000 resamples"
-"""The short name of ``cosci eval``'s intervals (:func:`cosci.eval.metrics.bootstrap_ci` at its defaults)."""
-
-EVAL_INTERVAL_LABEL = (f"{EVAL_INTERVAL} (two stages: items, then each drawn item's seeds, resampled; coverage not "
-                       "measured)")
-"""The eval report's overall intervals named by method and by what their coverage rests on: nothing measured (no
-bench runs the bootstrap against a known mean; design.md#eval). Shown once in ``summary.md``'s header."""
-
-EVAL_SEED_INTERVAL_LABEL = f"{EVAL_INTERVAL} over one item's seeds (coverage not measured)"
-"""The eval report's per-item intervals (the same bootstrap, one item: its seeds resampled)."""
-
-
 def evidence_interval_label(level: float) -> str:
     """The name of ``cosci investigate``'s intervals at ``level`` (0.95 gives "95 %"): a Student t interval over the
     evidence seeds, paired (the same seeds with and without the change) for a gain; its coverage is nominal when

@@ -91,6 +91,18 @@ class Interval:
         return f"{self.mean:.{digits}f} [{self.low:.{digits}f}, {self.high:.{digits}f}]"
 
 
+EVAL_INTERVAL = "95 % percentile bootstrap interval, 2,000 resamples"
+"""The short name of ``cosci eval``'s intervals (:func:`bootstrap_ci` at its defaults)."""
+
+EVAL_INTERVAL_LABEL = (f"{EVAL_INTERVAL} (two stages: items, then each drawn item's seeds, resampled; coverage not "
+                       "measured)")
+"""The eval report's overall intervals named by method and by what their coverage rests on: nothing measured (no
+bench runs the bootstrap against a known mean; design.md#eval). Shown once in ``summary.md``'s header."""
+
+EVAL_SEED_INTERVAL_LABEL = f"{EVAL_INTERVAL} over one item's seeds (coverage not measured)"
+"""The eval report's per-item intervals (the same bootstrap, one item: its seeds resampled)."""
+
+
 def bootstrap_ci(by_item: Mapping[str, Sequence[float]], *, level: float = 0.95, n_resamples: int = 2000,
                  seed: int = 0) -> Interval:
     """Mean over items and seeds with a two-stage percentile cluster bootstrap interval (module docstring).

@@ -17,9 +17,15 @@ from typing import Any
 
 import polars as pl
 
-from cosci.domain import EVAL_INTERVAL, EVAL_INTERVAL_LABEL, EVAL_SEED_INTERVAL_LABEL
 from cosci.eval.judge import JUDGED_FIELDS, rubric
-from cosci.eval.metrics import TOP_KS, Interval, bootstrap_ci
+from cosci.eval.metrics import (
+    EVAL_INTERVAL,
+    EVAL_INTERVAL_LABEL,
+    EVAL_SEED_INTERVAL_LABEL,
+    TOP_KS,
+    Interval,
+    bootstrap_ci,
+)
 
 METRICS = ("recall_any", *(f"recall_at_{k}" for k in TOP_KS), "retrieval_recall",
            *(f"match_best_at_{k}" for k in TOP_KS), "match_best_rank", "judge_invalid", "hypotheses", "cost_usd",
@@ -132,7 +138,7 @@ def _cell(frame_row: dict[str, Any], name: str) -> str:
 
 def markdown(summary: pl.DataFrame, header: str) -> str:
     """The overall table as Markdown: metric | pipeline | baseline | difference, each ``mean [low, high]``, under
-    the line naming its interval (:data:`cosci.domain.EVAL_INTERVAL_LABEL`)."""
+    the line naming its interval (:data:`cosci.eval.metrics.EVAL_INTERVAL_LABEL`)."""
     lines = [header, "", f"Overall: mean [{EVAL_INTERVAL_LABEL}] over items and seeds.", "",
              "| metric | pipeline | baseline | pipeline - baseline | n (pipeline, baseline, pairs) |",
              "|---|---|---|---|---|"]
