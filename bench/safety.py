@@ -184,7 +184,7 @@ def fit_intent_file() -> int:
     config = _config("fake")
     assert config.safety is not None
     rows = training_rows()
-    model = fit(rows, CachedEmbedding(), load_prescreen(config.safety.prescreen_terms), INTENT_C)
+    model = fit(rows, CachedEmbedding(), INTENT_C)
     model.save(conf_dir() / INTENT_FILE)
     exemplars = conf_dir() / "safety_exemplars.jsonl"
     exemplars.write_text("".join(json.dumps({"id": r.id, "label": r.label, "category": r.category, "text": r.text},

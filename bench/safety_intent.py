@@ -18,22 +18,13 @@ import json
 import re
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from bench.safety_measure import SAFETY_DATA, TUNE_EXTRA, Rate, load_goals, part
-from cosci.safety.intent import (
-    EMBEDDING,
-    READINGS,
-    IntentModel,
-    embed,
-    fit_combination,
-    fit_intent,
-    inputs_hash,
-    term_readings,
-)
+from cosci.safety.intent import EMBEDDING, IntentModel, embed, fit_intent, inputs_hash
 from cosci.safety.prescreen import Prescreen
 from cosci.safety.screen import Evidence, OfflineScreen, Thresholds, decision_of
 
@@ -140,39 +131,13 @@ class CachedEmbedding:
         return np.stack([self.rows[self.key(t)] for t in texts]) if texts else np.zeros((0, 384), np.float32)
 
 
-def _linear_fit(rows: Sequence[Row], cache: CachedEmbedding, c: float) -> IntentModel:
-    """The regressions alone (no combination), fitted on ``rows`` (each row read whole)."""
+def fit(rows: Sequence[Row], cache: CachedEmbedding, c: float = INTENT_C) -> IntentModel:
+    """The intent model fitted on ``rows`` (each row read whole)."""
     texts = [r.text for r in rows]
     x = cache(texts)
     labels, cats = [r.label for r in rows], [r.category for r in rows]
-    return fit_intent(x, np.array([r.harmful for r in rows]), cats, inputs_hash(texts, labels, cats), c,
-                      _weights(rows))
-
-
-def _weights(rows: Sequence[Row]) -> np.ndarray:
-    return np.array([INTENT_WEIGHT if current(r) else 1.0 for r in rows])
-
-
-def out_of_batch(rows: Sequence[Row], cache: CachedEmbedding, prescreen: Prescreen,
-                 c: float = INTENT_C) -> np.ndarray:
-    """Each row's :meth:`~cosci.safety.intent.IntentModel.readings` from a model fitted on every other batch,
-    ``(n, len(READINGS))``: what the combination (:func:`cosci.safety.intent.fit_combination`) is fitted on."""
-    out = np.zeros((len(rows), len(READINGS)))
-    terms = term_readings(prescreen, [r.text for r in rows])
-    for batch in sorted({r.batch for r in rows}):
-        held = [i for i, r in enumerate(rows) if r.batch == batch]
-        model = _linear_fit([r for r in rows if r.batch != batch], cache, c)
-        out[held] = model.readings(cache([rows[i].text for i in held]), terms[held])
-    return out
-
-
-def fit(rows: Sequence[Row], cache: CachedEmbedding, prescreen: Prescreen, c: float = INTENT_C,
-        readings: np.ndarray | None = None) -> IntentModel:
-    """The intent model fitted on ``rows``: the regressions, then the combination of the readings on ``readings``
-    (their out-of-batch values for ``rows``; None: computed here)."""
-    found = readings if readings is not None else out_of_batch(rows, cache, prescreen, c)
-    model = _linear_fit(rows, cache, c)
-    return replace(model, combine=fit_combination(found, np.array([r.harmful for r in rows]), _weights(rows)))
+    weights = np.array([INTENT_WEIGHT if current(r) else 1.0 for r in rows])
+    return fit_intent(x, np.array([r.harmful for r in rows]), cats, inputs_hash(texts, labels, cats), c, weights)
 
 
 def current(row: Row) -> bool:
@@ -185,11 +150,9 @@ def batch_evidence(rows: list[Row], prescreen: Prescreen, cache: CachedEmbedding
                    c: float = INTENT_C) -> list[list[Evidence]]:
     """Leave-one-batch-out: each row's evidence from a model fitted on every other batch (in ``rows`` order)."""
     out: list[list[Evidence]] = [[] for _ in rows]
-    found = out_of_batch(rows, cache, prescreen, c)
     for batch in sorted({r.batch for r in rows}):
         held = [i for i, r in enumerate(rows) if r.batch == batch]
-        kept = np.array([r.batch != batch for r in rows])
-        model = fit([r for r in rows if r.batch != batch], cache, prescreen, c, found[kept])
+        model = fit([r for r in rows if r.batch != batch], cache, c)
         screen = OfflineScreen(prescreen, model, thresholds, featurise=cache)
         for i in held:
             out[i] = screen.evidence(rows[i].text)

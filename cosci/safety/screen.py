@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from cosci.config.schema import SafetyCfg
-from cosci.safety.intent import IntentModel, features, load_intent, term_readings
+from cosci.safety.intent import IntentModel, features, load_intent
 from cosci.safety.language import read_language
 from cosci.safety.prescreen import Prescreen, PrescreenHit, load_prescreen, sentences, windows
 
@@ -166,7 +166,7 @@ class OfflineScreen:
         """The intent model's harm probability for each text as one window, ``(len(texts),)`` float in [0, 1]."""
         if not texts:
             return np.zeros(0)
-        return self.intent.harm(self.featurise(texts), term_readings(self.prescreen, texts))
+        return self.intent.harm(self.featurise(texts))
 
     def check(self, text: str, thresholds: Thresholds | None = None, subject: str = "goal") -> ScreenResult:
         """Screen ``text``: unread when its language is not read (:mod:`cosci.safety.language`), else the most
@@ -210,10 +210,8 @@ class OfflineScreen:
         parts += said
         found = [(tuple(self.prescreen.check(w)), self.prescreen.agents(w)) for w in parts]
         scored = [score_all or bool(hits) or bool(agents) for hits, agents in found]
-        kept = [w for w, keep in zip(parts, scored, strict=True) if keep]
-        x = self.featurise(kept)
-        harm = self.intent.harm(x, term_readings(self.prescreen, kept))
-        rows = iter(zip(harm, self.intent.category_probs(x), self.intent.support(x), strict=True))
+        x = self.featurise([w for w, keep in zip(parts, scored, strict=True) if keep])
+        rows = iter(zip(self.intent.harm(x), self.intent.category_probs(x), self.intent.support(x), strict=True))
         unscored = (0.0, np.zeros(len(self.intent.categories)), 0.0)
         return [Evidence(w, float(s), hits, agents, dict(zip(self.intent.categories, p.tolist(), strict=True)),
                          tuple(self.prescreen.purposes(w)), self.prescreen.classes(w), item=i >= len(whole),
