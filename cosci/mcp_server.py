@@ -6,9 +6,15 @@ import main; main()" <command> --data-dir <data> ...``): the same pre-flight, th
 researcher texts, the same one-line refusals, returned as the MCP error's text. A started or resumed session runs
 in its own process group, detached from the server (it survives the client disconnecting: stdin from /dev/null,
 its output in ``<data>/mcp/<time>-<command>.log``); ``follow_session`` reports its progress as MCP progress
-notifications until it ends. The leaderboard and one hypothesis are read from the session store, read-only.
-Arguments are checked before any command runs: an argument starting with ``-`` (an option in disguise), an id of
-the wrong form, a budget that is no positive number are one MCP error naming the argument. Reads and writes stay
+notifications until it ends, and the stop reason of a refused or failed one. Before ``start_session`` detaches
+its session, the goal goes through the session service's prepare and pre-flight (:mod:`cosci.api`) and, when the
+offline screen decides the goal's verdict (a safety tier unable to classify, the default embedded model), through
+that screen (:func:`cosci.safety.screen.screen_for`, what ``cosci screen`` runs): a refusal is the MCP error, and no
+session is started. On a capable tier the classifier decides inside the session; ``follow_session`` then ends with
+``refused`` and the verdict's line. The leaderboard and one hypothesis are read from the session store, read-only.
+Arguments are checked before any command runs: an argument a tool does not take, a value of the wrong type, an
+argument starting with ``-`` (an option in disguise), an id of the wrong form, a budget that is no positive finite
+number are one MCP error naming the argument (:class:`Server`). Reads and writes stay
 in the data folder the server was started with.
 
 The MCP SDK is imported here and in :mod:`cosci.tools.mcp_servers` only (an import contract).
@@ -18,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import re
 import subprocess
 import sys
@@ -27,7 +34,10 @@ from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.types import CallToolResult, InputRequiredResult
+from pydantic import ValidationError
 
+from cosci.config.load import ConfigError
 from cosci.errors import CosciError
 from cosci.session.folder import SessionFolder
 from cosci.store.standing import shown, standing
@@ -40,6 +50,29 @@ START_SECONDS = 120.0
 _SESSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 _HYPOTHESIS = re.compile(r"^H-[0-9a-fA-F]{4,64}$")
 _PRESET = re.compile(r"^[a-z][a-z0-9_]{0,40}$")
+MAX_BUDGET_USD = 10_000.0
+"""The largest ``budget_usd`` a tool takes: a cap beyond it is a typo more often than a plan."""
+
+
+class Server(MCPServer):
+    """The SDK's server, with an argument error in one line naming the argument: an argument the tool does not take
+    (the SDK drops it silently) or a value its type refuses (the SDK's error is pydantic's multi-line text)."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None,
+                        ) -> CallToolResult | InputRequiredResult:
+        tool = next((t for t in await self.list_tools() if t.name == name), None)
+        known = set((tool.input_schema if tool else {}).get("properties", {}))
+        if tool is not None and (unknown := sorted(set(arguments) - known)):
+            raise ToolError(f"Error executing tool {name}: {unknown[0]}: not an argument of {name} "
+                            f"(it takes {', '.join(sorted(known))})")
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if not isinstance(exc.__cause__, ValidationError):
+                raise
+            err = exc.__cause__.errors()[0]
+            where = ".".join(str(part) for part in err["loc"]) or "arguments"
+            raise ToolError(f"Error executing tool {name}: {where}: {err['msg']}") from None
 
 
 def _arg(name: str, value: str, pattern: re.Pattern[str] | None = None, what: str = "") -> str:
@@ -51,6 +84,48 @@ def _arg(name: str, value: str, pattern: re.Pattern[str] | None = None, what: st
     if pattern is not None and not pattern.fullmatch(value):
         raise ToolError(f"{name}: {value[:40]!r} is not {what}")
     return value
+
+
+def _budget(value: float) -> float:
+    """``value`` when it is a budget cap in USD: finite, above 0, at most :data:`MAX_BUDGET_USD`. Raises: ToolError
+    naming ``budget_usd`` (NaN and infinity among them)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) \
+            or not 0 < value <= MAX_BUDGET_USD:
+        raise ToolError(f"budget_usd: give a cap above 0 and at most {MAX_BUDGET_USD:.0f} USD")
+    return float(value)
+
+
+def _overrides(models: str, experiment: str | None, budget_usd: float | None, overrides: list[str] | None) -> list[str]:
+    """The Hydra overrides of a session's arguments (experiment first: the others win over it)."""
+    out = [f"experiment={_arg('experiment', experiment, _PRESET, 'an experiment name')}"] if experiment else []
+    out += [_arg("overrides", o) for o in overrides or []]
+    out += [f"models={_arg('models', models, _PRESET, 'a models preset')}"]
+    return out + ([f"run.budget_usd={_budget(budget_usd):g}"] if budget_usd is not None else [])
+
+
+def goal_refusal(goal: str, overrides: list[str], data_dir: Path) -> str | None:
+    """What ``cosci run`` checks before its session starts, without starting it: the session service's prepare and
+    pre-flight, then the offline goal screen when it decides the verdict (a safety tier ``unable_to_classify``;
+    on a capable tier the classifier decides, in the session). Returns the refusal line, or None.
+
+    Raises:
+        ToolError: the configuration or a pre-flight rule refuses (its one line)."""
+    from cosci import api
+    from cosci.safety.classifier import acts, screening_on
+    from cosci.safety.screen import screen_for
+
+    try:
+        config = api.preflight(api.prepare(goal, overrides, data_dir=data_dir, given_as="goal")).prepared.config
+    except (CosciError, ConfigError) as exc:
+        raise ToolError(str(exc)) from None
+    if not screening_on(config) or config.safety is None:
+        return None
+    if not config.models.tiers[config.tier_of("safety", "classify")].unable_to_classify:
+        return None
+    result = screen_for(config.safety).check(goal, subject="goal")
+    if not acts(config, "goal", result.decision):
+        return None
+    return f"goal refused by safety screening, {result.decision}: {result.line()} (no session was started)"
 
 
 class Cosci:
@@ -87,8 +162,13 @@ class Cosci:
     def sessions(self) -> set[str]:
         return {f.session_id for f in SessionFolder.all(self.data_dir)} if self.data_dir.exists() else set()
 
-    async def start(self, args: list[str]) -> str:
-        """Spawn ``cosci run``; the new session's id once its folder exists. Raises: ToolError (its refusal)."""
+    async def start(self, goal: str, overrides: list[str]) -> str:
+        """Check the goal as ``cosci run`` would (:func:`goal_refusal`), then spawn ``cosci run``; the new session's
+        id once its folder exists. Raises: ToolError (the refusal, in one line)."""
+        refused = await asyncio.to_thread(goal_refusal, goal, overrides, self.data_dir)
+        if refused:
+            raise ToolError(refused)
+        args = ["run", f"--goal={goal}", *overrides]
         before = self.sessions()
         proc = self.spawn(*args)
         deadline = time.monotonic() + START_SECONDS
@@ -104,6 +184,16 @@ class Cosci:
         logs = sorted((self.data_dir / "mcp").glob("*-run.log"))
         lines = [ln for ln in logs[-1].read_text(errors="replace").splitlines() if ln.strip()] if logs else []
         return lines[-1] if lines else f"cosci run exited with {code}"
+
+
+def ended(folder: SessionFolder, status: str) -> str:
+    """``status``, and for a refused or failed session its stop reason (and a refused goal's verdict line)."""
+    if status not in ("refused", "failed"):
+        return status
+    with folder.store(read_only=True) as store:
+        reason = store.sessions.get().stop_reason
+        verdict = store.safety.latest("goal") if status == "refused" else None
+    return f"{status}: {reason or 'no stop reason recorded'}" + (f"; {verdict.line()}" if verdict else "")
 
 
 def leaderboard(folder: SessionFolder) -> list[dict[str, Any]]:
@@ -137,28 +227,25 @@ def hypothesis(folder: SessionFolder, hid: str) -> dict[str, Any]:
 def build(data_dir: Path) -> MCPServer:  # noqa: C901  (one nested function per MCP tool)
     """The server and its tools on ``data_dir`` (see module docstring)."""
     cosci = Cosci(data_dir)
-    server = MCPServer("cosci", log_level="WARNING", instructions=(
+    server = Server("cosci", log_level="WARNING", instructions=(
         "An AI co-scientist: start a research session on a goal, follow it, read its leaderboard and hypotheses, "
         "rate them and report lab results."))
 
-    @server.tool(description="Pre-flight cost estimate of a session: models preset and Hydra overrides.")
-    def estimate(models: str = "local", overrides: list[str] | None = None) -> str:
-        return cosci.run("estimate", f"models={_arg('models', models, _PRESET, 'a models preset')}",
-                         *[_arg("overrides", o) for o in overrides or []])
+    @server.tool(description="Pre-flight cost estimate of a session: models preset, optional experiment, budget cap "
+                 "in USD and Hydra overrides (as start_session takes them).")
+    def estimate(models: str = "local", experiment: str | None = None, budget_usd: float | None = None,
+                 overrides: list[str] | None = None) -> str:
+        return cosci.run("estimate", *_overrides(models, experiment, budget_usd, overrides))
 
     @server.tool(description="Start a session on a research goal with a models preset (fake, local, opus, ...) and a "
                  "budget cap in USD; optional experiment and Hydra overrides. It runs in its own process and "
                  "survives this connection. Returns its session id.")
     async def start_session(goal: str, budget_usd: float, models: str, experiment: str | None = None,
                             overrides: list[str] | None = None) -> str:
-        if not 0 < budget_usd <= 10_000:
-            raise ToolError("budget_usd: give a cap above 0 and at most 10000 USD")
+        _budget(budget_usd)
         if not goal.strip():
             raise ToolError("goal: the research goal is empty")
-        extra = [f"experiment={_arg('experiment', experiment, _PRESET, 'an experiment name')}"] if experiment else []
-        extra += [_arg("overrides", o) for o in overrides or []]
-        extra += [f"models={_arg('models', models, _PRESET, 'a models preset')}", f"run.budget_usd={budget_usd:g}"]
-        return await cosci.start(["run", f"--goal={goal}", *extra])
+        return await cosci.start(goal, _overrides(models, experiment, budget_usd, overrides))
 
     @server.tool(description="A session's status: counts, spend, standing, grounding and safety lines.")
     def status(session: str) -> str:
@@ -214,15 +301,17 @@ def build(data_dir: Path) -> MCPServer:  # noqa: C901  (one nested function per 
 
     @server.tool(description="Follow a session until it ends (or timeout_seconds), with progress notifications.")
     async def follow_session(session: str, ctx: Context, timeout_seconds: float = 600) -> str:
+        if not math.isfinite(timeout_seconds) or timeout_seconds <= 0:
+            raise ToolError("timeout_seconds: give a number of seconds above 0 (at most 3600 are waited)")
         folder = cosci.folder(session)
-        deadline = time.monotonic() + max(1.0, min(timeout_seconds, 3600.0))
+        deadline = time.monotonic() + min(timeout_seconds, 3600.0)
         while True:
             with folder.store(read_only=True) as store:
                 now, done = folder.shown_status(store.sessions.status()), store.tasks.counts().get("done", 0)
                 n = store.hypotheses.count()
             await ctx.report_progress(done, None, f"{now}: {done} tasks done, {n} hypotheses")
             if now in ENDED or time.monotonic() > deadline:
-                return now
+                return ended(folder, now)
             await asyncio.sleep(1.0)
 
     @server.resource("cosci://sessions/{session}/report", description="The session's report: overview and "

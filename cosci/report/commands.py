@@ -81,7 +81,8 @@ def export(store: SessionStore, fmt: str, out: str, status: str | None = None) -
     :func:`cosci.report.data.collect` takes it (the ``md`` and ``html`` formats show it).
 
     Returns:
-        The file written, or None for standard output.
+        The file written, or None for standard output, and for ``bibtex``/``ris`` of a session that cites no work:
+        then one line on stderr says so and nothing is written (no empty file; exit 0, docs/commands.md).
 
     Raises:
         CosciError: an unknown format, an ``out`` ending that names another format (:func:`check_suffix`), the
@@ -95,6 +96,9 @@ def export(store: SessionStore, fmt: str, out: str, status: str | None = None) -
     if fmt in ("bibtex", "ris"):
         from cosci.report import citations
 
+        if not citations.works(store):
+            print(f"cosci: no cited works in session {store.session_id}: nothing to export", file=sys.stderr)
+            return None
         text = citations.bibtex(store) if fmt == "bibtex" else citations.ris(store)
     else:
         text = (render_html(collect(store, elo_initial(store), status), elo_initial(store)) if fmt == "html"

@@ -302,3 +302,19 @@ def test_a_killed_session_is_stopped_in_the_report_and_the_exports(tmp_path: Pat
     assert code == 0 and "No overview yet (stopped)." in out, err
     code, out, err = _cli(capsys, *base, "export", sid, "--format", "html", "--out", "-")
     assert code == 0 and "<dd>stopped (its process ended" in out and "session in progress" not in out, err
+
+
+@pytest.mark.parametrize("fmt", ["bibtex", "ris"])
+def test_export_of_no_cited_works_says_so_and_writes_no_file(session: Session, tmp_path: Path, fmt: str,
+                                                               capsys: pytest.CaptureFixture[str],
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A session citing no work: one line on stderr, exit 0, no empty file (docs/commands.md)."""
+    from cosci.report import citations
+
+    monkeypatch.setattr(citations, "works", lambda store, top=0: [])
+    target = tmp_path / f"refs.{'bib' if fmt == 'bibtex' else 'ris'}"
+    args = ("--data-dir", str(session.data), "export", session.sid, "--format", fmt)
+    code, out, err = _cli(capsys, *args, "--out", str(target))
+    assert (code, out, err) == (0, "", f"cosci: no cited works in session {session.sid}: nothing to export\n")
+    assert not target.exists()
+    assert _cli(capsys, *args) == (0, "", err)
