@@ -25,7 +25,7 @@ from omegaconf import DictConfig
 
 from cosci import api
 from cosci.api.start import BEFORE_ANY_SESSION, absent, remove_new
-from cosci.config.load import ConfigError, hydra_argv, hydra_one_line, validate, with_goal_hint
+from cosci.config.load import ConfigError, compose, hydra_argv, hydra_one_line, validate, with_goal_hint
 from cosci.config.schema import CosciConfig
 from cosci.errors import CosciError, GoalRefused
 from cosci.launchers import check_launcher, quiet_schema_warning
@@ -143,7 +143,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     """Entry point; exits 2 with one line on a configuration or input error (3: the goal was refused)."""
     mark("entry point")  # Python and the entry point's imports (Hydra, cosci.config)
     argv = list(sys.argv[1:] if argv is None else argv)
-    args = get_args_parser().parse_args(argv)
+    args = get_args_parser().parse_intermixed_args(argv)  # Hydra's flags anywhere: `models=fake --cfg job k=v`
     os.environ["HYDRA_FULL_ERROR"] = "1"  # let errors reach us, so we can print one line instead of Hydra's block
     os.environ.setdefault("MLFLOW_LOGGING_LEVEL", "WARNING")  # a sweep's callback opens MLflow before the session
     quiet_schema_warning()
@@ -152,7 +152,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     _SESSIONS_RUN.clear()  # this call's sessions only
     try:
         pause_collector()  # until the session's runtime is open (flows/session.py), or this call ends
-        if not any(getattr(args, flag, None) for flag in _PRINT_ONLY_FLAGS):
+        if args.cfg and not args.multirun:  # printing the config composes it: a bad key or option said here
+            compose(args.overrides)
+        elif not any(getattr(args, flag, None) for flag in _PRINT_ONLY_FLAGS):
             configs = prevalidate(args.overrides, bool(args.multirun))
             mark("config")
             if not args.multirun and not configs[0].session.resume:  # valid: the Prefect server may boot now,
@@ -163,12 +165,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.argv = [sys.argv[0], *hydra_argv(argv)]  # the layer files under it; a tier fact made settable
         _job()
     except JobError as exc:  # raised by a single run's job, past Hydra's "Error executing job" line
-        code = _report(exc.error, argv)
+        code = _report(exc.error, args.overrides)
         if isinstance(exc.error, BEFORE_ANY_SESSION):
             remove_new(new_paths)
             _SESSIONS_RUN.clear()  # it started none
     except (ConfigError, CosciError, HydraException) as exc:
-        code = _report(exc, argv)
+        code = _report(exc, args.overrides)
     except KeyboardInterrupt:
         print("cosci: interrupted", file=sys.stderr)
         code = 130
@@ -189,13 +191,14 @@ class JobError(BaseException):
         self.error = error
 
 
-def _report(exc: BaseException, argv: Sequence[str]) -> int:
-    """Print ``exc`` as one line on stderr; returns the exit status (3: goal refused, else 2)."""
+def _report(exc: BaseException, overrides: Sequence[str]) -> int:
+    """Print ``exc`` as one line on stderr; returns the exit status (3: goal refused, else 2). ``overrides`` are the
+    command line's without Hydra's flags (``--cfg job`` is not an override Hydra's grammar could read)."""
     if isinstance(exc, GoalRefused):  # safety screening refused the goal (design.md#safety)
         print(f"cosci: {exc}", file=sys.stderr)
         return GoalRefused.exit_code
     if isinstance(exc, HydraException):
-        print(f"cosci: {with_goal_hint(hydra_one_line(str(exc)), argv)}", file=sys.stderr)
+        print(f"cosci: {with_goal_hint(hydra_one_line(str(exc)), overrides)}", file=sys.stderr)
     else:
         print(f"cosci: {one_line(str(exc))}", file=sys.stderr)
     return 2

@@ -1,7 +1,9 @@
-"""``cosci.run.expand_sweep``: the jobs pre-validated before Hydra writes anything."""
+"""``python -m cosci.run``: the jobs pre-validated before Hydra writes anything, and Hydra's own flags kept apart from
+the overrides (``--cfg job`` anywhere, a config error said as it is, ``--help`` under a broken layer file)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -38,3 +40,58 @@ def test_a_pre_flight_skills_warning_is_said_as_every_cosci_warning(tmp_path: Pa
     err = capsys.readouterr().err.splitlines()
     assert err == [f"cosci: warning: tools.skills_path: {tmp_path / 'empty_skills'} holds no SKILL.md (its "
                    "subfolders neither): no skill tools this session"], err
+
+
+@pytest.fixture
+def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty working folder and user config folder (never the developer's files)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    return tmp_path
+
+
+def run_main(argv: list[str]) -> int:
+    from cosci.run import main
+
+    try:
+        main(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    return 0
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["models=fake", "--cfg", "job", "run.nosuch=3"], "cosci: run.nosuch: unknown key"),
+    (["--cfg", "job", "models=nosuch"], "cosci: In 'config': Could not find 'models/nosuch'"),
+    (["-c", "job", "--resolve", "models=fake", "run.nosuch=3"], "cosci: run.nosuch: unknown key"),
+])
+def test_cfg_job_with_a_config_error_says_the_error_not_a_grammar_one(
+        folder: Path, argv: list[str], says: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Hydra's flags (``--cfg job``) are not overrides: the real error is said, not "override '--cfg' is not in
+    Hydra's override grammar"."""
+    assert run_main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(says) and err.count("\n") == 1 and "--cfg' is not" not in err, err
+
+
+def test_cfg_job_with_a_bad_key_in_the_project_file_names_the_file(folder: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    (folder / "cosci.yaml").write_text("run: {nosuchkey: 1}\n", encoding="utf-8")
+    assert run_main(["--cfg", "job", "models=fake"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"cosci: {folder / 'cosci.yaml'}: run.nosuchkey: unknown key"), err
+
+
+def test_hydra_flags_may_stand_between_overrides(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``models=fake --cfg job run.budget_usd=3`` prints the config as with ``--cfg`` first (it said "unrecognized
+    arguments")."""
+    assert run_main(["models=fake", "--cfg", "job", "run.budget_usd=3"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^  budget_usd: 3$", out, re.MULTILINE), out
+
+
+def test_help_is_printed_under_a_broken_project_file(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (folder / "cosci.yaml").write_text("run: [\n", encoding="utf-8")
+    assert run_main(["--help"]) == 0
+    captured = capsys.readouterr()
+    assert "Usage: python -m cosci.run" in captured.out and "cannot be read" not in captured.err, captured

@@ -67,12 +67,21 @@ class Resumed:
 
 
 def data_folder(data_dir: str | Path | None = None) -> Path:
-    """The data folder: ``data_dir``, else ``$COSCI_DATA_DIR``, else ``./data`` (it need not exist yet).
+    """The data folder: ``data_dir``, else ``$COSCI_DATA_DIR``, else ``paths.data_dir`` of ``./cosci.yaml``, else of
+    the user file (:func:`cosci.config.layers.data_dir`), else ``./data`` (it need not exist yet): the folder
+    ``python -m cosci.run`` stores a session in (design.md#config-layers).
 
     Raises:
-        CosciError: the path names a file, not a folder (design.md#cli).
+        CosciError: the path names a file, not a folder (design.md#cli), or a layer file cannot be read.
     """
-    root = Path(data_dir or os.environ.get("COSCI_DATA_DIR") or "data").expanduser().resolve()
+    from cosci.config.layers import LayerError
+    from cosci.config.layers import data_dir as layer_data_dir
+
+    try:
+        given = data_dir or os.environ.get("COSCI_DATA_DIR") or layer_data_dir() or "data"
+    except LayerError as exc:
+        raise CosciError(str(exc)) from None
+    root = Path(given).expanduser().resolve()
     if root.exists() and not root.is_dir():
         raise CosciError(f"{root} is a file, not a data folder (--data-dir or COSCI_DATA_DIR names the folder that "
                          "holds sessions/)")

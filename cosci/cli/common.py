@@ -12,7 +12,8 @@ from cosci.session.folder import SessionFolder
 from cosci.text import escaped
 
 data_dir = data_folder
-"""The data folder of ``--data-dir``, else ``$COSCI_DATA_DIR``, else ``./data`` (:func:`cosci.api.data_folder`)."""
+"""The data folder of ``--data-dir``, else ``$COSCI_DATA_DIR``, else ``paths.data_dir`` of ``./cosci.yaml``, else of
+the user file, else ``./data``: where ``python -m cosci.run`` stores a session (:func:`cosci.api.data_folder`)."""
 
 
 def session_folder(args: argparse.Namespace) -> SessionFolder:

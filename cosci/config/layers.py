@@ -173,6 +173,8 @@ def layer_overrides(overrides: Sequence[str], cwd: Path | None = None) -> list[t
     chosen: dict[str, tuple[Path, str, str]] = {}
     for path in layer_files(cwd):
         for key, override in read_layer(path):
+            if key == DATA_DIR and os.environ.get(DATA_DIR_ENV):
+                continue  # the environment's data folder wins over a file's, as in every command (data_dir below)
             chosen.pop(key, None)  # re-inserted: a later layer's value comes after the earlier ones
             chosen[key] = (path, key, override)
     given = {_key(o) for o in overrides}
@@ -195,6 +197,37 @@ def naming_file(message: str, layers: Sequence[tuple[Path, str, str]]) -> str:
         if message.startswith((f"{key}:", f"{key} ")) or f"'{key}'" in message or f"'{key}/" in message:
             return f"{path}: {message}"
     return message
+
+
+DATA_DIR = "paths.data_dir"
+"""The key of the data folder (sessions, the MLflow store, Prefect's home)."""
+
+DATA_DIR_ENV = "COSCI_DATA_DIR"
+"""The environment variable naming the data folder; set (non-empty), it wins over a layer file's
+:data:`DATA_DIR` (docs/configuration.md#groups-and-layers)."""
+
+
+def data_dir(cwd: Path | None = None) -> str | None:
+    """The data folder the layer files set (``paths.data_dir``, nested or dotted; ``./cosci.yaml`` over the user
+    file), read from the YAML alone (no Hydra compose: ``cosci status`` starts quickly), or None when neither sets
+    it. Not resolved: a relative path is relative to the working directory, as for ``python -m cosci.run``.
+    :data:`DATA_DIR_ENV` wins over it (the caller checks it first; :func:`layer_overrides` drops the layers' key).
+
+    Raises:
+        LayerError: a layer file that sets nothing readable (not YAML, not a mapping; one line naming it).
+    """
+    found = None
+    for path in layer_files(cwd):
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+            raise LayerError(f"{path}: cannot be read as YAML ({one_line(str(exc))[:200]})") from None
+        if data is not None and not isinstance(data, Mapping):
+            raise LayerError(f"{path}: must hold a mapping of config keys (e.g. run: {{budget_usd: 5}})")
+        for key, value in _leaves(data or {}):
+            if key == DATA_DIR and value not in (None, ""):
+                found = str(value)
+    return found
 
 
 def layer_of(key: str, cwd: Path | None = None) -> Path | None:

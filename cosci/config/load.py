@@ -155,18 +155,25 @@ def hydra_argv(argv: Sequence[str]) -> list[str]:
     layer files' overrides under the command line's (:func:`cosci.config.layers.layered`), a tier fact made
     settable (:func:`tier_facts_settable`).
 
+    Hydra's flags may stand anywhere in ``argv`` (``models=fake --cfg job k=v``); they come first in the result,
+    as Hydra's own parser needs them. With ``--help``/``--hydra-help`` a layer file that cannot be used is left out,
+    so the help is printed rather than the file's error.
+
     Raises:
         ConfigError: a layer file that cannot be used (one line naming it).
     """
     from hydra._internal.utils import get_args_parser
 
-    given = list(get_args_parser().parse_args(list(argv)).overrides)
+    args = get_args_parser().parse_intermixed_args(list(argv))
+    given = list(args.overrides)
     flags = list(argv)
     for override in given:
         flags.remove(override)
     try:
         return [*flags, *tier_facts_settable(layered(given))]
     except LayerError as exc:
+        if args.help or args.hydra_help:
+            return [*flags, *tier_facts_settable(given)]
         raise ConfigError(str(exc)) from None
 
 

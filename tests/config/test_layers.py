@@ -155,3 +155,51 @@ def test_a_run_from_the_project_folder_freezes_the_project_budget(project: Path)
     assert row.budget_usd == 3.5 and row.config_snapshot["run"]["budget_usd"] == 3.5
     assert row.config_snapshot["ranking"]["dual_order"] == "close" and row.config_snapshot["tools"]["offline"]
     assert row.status == "done", row.status
+
+
+def test_every_command_finds_the_session_where_a_run_under_a_project_data_dir_stored_it(project: Path) -> None:
+    """`paths.data_dir` in ./cosci.yaml: `python -m cosci.run` stores the session there, and `cosci status <id>` and
+    `cosci list` run from the same folder (no --data-dir, no COSCI_DATA_DIR) find it, not ./data (fresh-user
+    report: they said "no session '<id>' under ./data/sessions")."""
+    (project / "cosci.yaml").write_text("paths:\n  data_dir: elsewhere\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "COSCI_"))}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
+    done = subprocess.run([sys.executable, "-m", "cosci.run", "experiment=demo", "tools=offline", "models=fake",
+                           "tracking=off"], cwd=project, env=env, capture_output=True, text=True, timeout=600,
+                          check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    sessions = [p.name for p in (project / "elsewhere" / "sessions").iterdir()]
+    assert len(sessions) == 1 and not (project / "data").exists()
+    for command in (["status", sessions[0]], ["list"]):
+        shown = subprocess.run([sys.executable, "-m", "cosci.cli", *command], cwd=project, env=env,
+                               capture_output=True, text=True, timeout=300, check=False)
+        assert shown.returncode == 0 and sessions[0] in shown.stdout, (command, shown.stdout, shown.stderr)
+
+
+def test_the_data_folder_is_the_flag_then_the_environment_then_the_project_then_the_user_file(
+        project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One order for every command and for the run: --data-dir > COSCI_DATA_DIR > ./cosci.yaml > user file > ./data
+    (cosci.api.data_folder; the run composes the layers, whose paths.data_dir gives way to COSCI_DATA_DIR)."""
+    from cosci.api import data_folder
+
+    monkeypatch.delenv("COSCI_DATA_DIR", raising=False)
+    assert data_folder() == project / "data"
+    write_user("paths.data_dir: from_user\n")
+    assert data_folder() == project / "from_user" == validate(compose(BASE)).paths.data_dir
+    (project / "cosci.yaml").write_text("paths: {data_dir: from_project}\n", encoding="utf-8")
+    assert data_folder() == project / "from_project" == validate(compose(BASE)).paths.data_dir
+    monkeypatch.setenv("COSCI_DATA_DIR", str(project / "from_env"))
+    assert data_folder() == project / "from_env" == validate(compose(BASE)).paths.data_dir
+    assert data_folder("flag") == project / "flag"
+    assert validate(compose([*BASE, f"paths.data_dir={project / 'flag'}"])).paths.data_dir == project / "flag"
+
+
+def test_an_unreadable_project_file_is_one_line_for_a_session_command(project: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from cosci.api import data_folder
+    from cosci.errors import CosciError
+
+    monkeypatch.delenv("COSCI_DATA_DIR", raising=False)
+    (project / "cosci.yaml").write_text("paths: [\n", encoding="utf-8")
+    with pytest.raises(CosciError, match=r"cosci\.yaml: cannot be read as YAML"):
+        data_folder()
