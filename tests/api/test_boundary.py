@@ -51,3 +51,83 @@ def test_a_session_made_with_a_removed_plugin_tool_is_rated_and_only_resume_refu
     assert "\n" not in line and "'echo_search' is not installed" in line and "install it again" in line
     code, _, err = run_cli(capsys, "--data-dir", str(data), "resume", sid)
     assert code == 2 and err.count("\n") == 1 and "echo_search" in err
+
+
+@pytest.fixture
+def rated(tmp_path: Path) -> tuple[api.Session, list[str]]:
+    from tests.store.rows import session_with
+
+    data = tmp_path / "data"
+    sid, ids = session_with(data, STATEMENTS)
+    return api.open(sid, data), ids
+
+
+def recorded(session: api.Session) -> tuple[int, int, int]:
+    with session.folder.store(read_only=True) as store:
+        return (len(store.researcher.ratings()), len(store.researcher.observations(None)),
+                len(store.logs.feedback(source="human")))
+
+
+@pytest.mark.parametrize(("call", "said"), [
+    (lambda s, h: s.rate(h[0], h[1], prefer="x"), r"^prefer must be one of a, b, tie \(got 'x'\)"),
+    (lambda s, h: s.rate(h[0], h[1], prefer="A"), r"^prefer must be one of a, b, tie \(got 'A'\)"),
+    (lambda s, h: s.rate(h[0], h[1], prefer=""), r"^prefer must be one of a, b, tie \(got ''\)"),
+    (lambda s, h: s.rate(h[0], h[1], prefer=1), r"^prefer must be one of a, b, tie \(got 1\)"),
+    (lambda s, h: s.rate(h[0], score=0), r"^score must be 1, 2, 3, 4 or 5 \(got '0'\)"),
+    (lambda s, h: s.rate(h[0], score=3.5), r"^score must be an int 1-5 \(got float 3.5\)"),
+    (lambda s, h: s.rate(h[0], score=True), r"^score must be an int 1-5 \(got bool True\)"),
+    (lambda s, h: s.rate(h[0], h[1]), r"^two hypotheses need prefer a\|b\|tie$"),
+    (lambda s, h: s.rate(h[0]), r"^one hypothesis needs score 1-5$"),
+    (lambda s, h: s.rate(h[0], score=4, why=None), r"^why must be a string \(got NoneType None\)"),
+    (lambda s, h: s.rate(5, score=4), r"^a must be a string \(got int 5\)"),
+    (lambda s, h: s.result(h[0], "Refuted"), r"^outcome must be one of supported, refuted, inconclusive"),
+    (lambda s, h: s.result(h[0], None), r"^outcome must be one of .* \(got None\)"),
+    (lambda s, h: s.result(h[0], "refuted", measures="ic50=3"), r"^measures must be a list of strings \(got str"),
+    (lambda s, h: s.result(h[0], "refuted", measures=[3]), r"^measures must be a list of strings \(got int 3 in it"),
+    (lambda s, h: s.result(h[0], "refuted", measures=["ic50"]), r"^measures 'ic50' is not NAME=VALUE"),
+    (lambda s, h: s.result(h[0], "refuted", file=3), r"^file must be a path"),
+    (lambda s, h: s.result(h[0], "refuted", file="/no/such.csv"), r"^file /no/such.csv: no such file"),
+    (lambda s, h: s.result(h[0], "refuted", notes=None), r"^notes must be a string"),
+    (lambda s, h: s.feedback("Directive", "x"), r"^kind must be one of directive, preference, rejection, pin"),
+    (lambda s, h: s.feedback(["pin"]), r"^kind must be one of"),
+    (lambda s, h: s.feedback("directive"), r'^kind directive needs text "\.\.\."$'),
+    (lambda s, h: s.feedback("pin"), r"^kind pin needs hypothesis <H-id>$"),
+    (lambda s, h: s.feedback("directive", 3), r"^text must be a string \(got int 3\)"),
+    (lambda s, h: s.resume("run.budget_usd=5"), r"^overrides must be a list of strings"),
+])
+def test_misuse_from_python_is_one_line_naming_the_argument_and_records_nothing(
+        rated: tuple[api.Session, list[str]], call: object, said: str) -> None:
+    session, ids = rated
+    before = recorded(session)
+    with pytest.raises(CosciError, match=said) as caught:
+        call(session, ids)  # type: ignore[operator]
+    assert type(caught.value) is CosciError and "\n" not in str(caught.value) and "--" not in str(caught.value)
+    assert recorded(session) == before
+
+
+@pytest.mark.parametrize(("call", "said"), [
+    (lambda d: api.open(None, d), r"^session_id must be a string \(got NoneType None\)"),
+    (lambda d: api.open("s-1", 5), r"^data_dir must be a path"),
+    (lambda d: api.prepare(123, ["models=fake"]), r"^goal must be a string or None \(got int 123\)"),
+    (lambda d: api.prepare("a goal", "models=fake"), r"^overrides must be a list of strings \(got str"),
+    (lambda d: api.prepare("a goal", [None]), r"^overrides must be a list of strings \(got NoneType None in it"),
+    (lambda d: api.preflight("goal"), r"^preflight takes what prepare\(\) returns \(got str\)"),
+    (lambda d: api.run(None), r"^run takes what preflight\(\) returns \(got NoneType\)"),
+])
+def test_misuse_of_the_module_functions_is_one_line(tmp_path: Path, call: object, said: str) -> None:
+    with pytest.raises(CosciError, match=said):
+        call(tmp_path / "data")  # type: ignore[operator]
+    assert not (tmp_path / "data").exists()
+
+
+def test_the_command_line_still_names_its_flags(rated: tuple[api.Session, list[str]],
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    session, ids = rated
+    data = str(session.folder.data_dir)
+    for args, line in ((["rate", session.id, ids[0], "--score", "0"], "--score must be 1, 2, 3, 4 or 5 (got '0')"),
+                       (["rate", session.id, ids[0], ids[1]], "two hypotheses need --prefer a|b|tie"),
+                       (["result", session.id, ids[0], "--outcome", "refuted", "--measure", "x"],
+                        "--measure 'x' is not NAME=VALUE"),
+                       (["feedback", session.id, "--kind", "pin"], "--kind pin needs --hypothesis <H-id>")):
+        code, _, err = run_cli(capsys, "--data-dir", data, *args)
+        assert code == 2 and line in err, (args, err)
