@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -105,14 +106,18 @@ def test_misuse_from_python_is_one_line_naming_the_argument_and_records_nothing(
     assert recorded(session) == before
 
 
+LOOSE: Any = api
+"""The service, typed loosely: the calls below are the misuse a Python caller without a type checker makes."""
+
+
 @pytest.mark.parametrize(("call", "said"), [
-    (lambda d: api.open(None, d), r"^session_id must be a string \(got NoneType None\)"),
-    (lambda d: api.open("s-1", 5), r"^data_dir must be a path"),
-    (lambda d: api.prepare(123, ["models=fake"]), r"^goal must be a string or None \(got int 123\)"),
-    (lambda d: api.prepare("a goal", "models=fake"), r"^overrides must be a list of strings \(got str"),
-    (lambda d: api.prepare("a goal", [None]), r"^overrides must be a list of strings \(got NoneType None in it"),
-    (lambda d: api.preflight("goal"), r"^preflight takes what prepare\(\) returns \(got str\)"),
-    (lambda d: api.run(None), r"^run takes what preflight\(\) returns \(got NoneType\)"),
+    (lambda d: LOOSE.open(None, d), r"^session_id must be a string \(got NoneType None\)"),
+    (lambda d: LOOSE.open("s-1", 5), r"^data_dir must be a path"),
+    (lambda d: LOOSE.prepare(123, ["models=fake"]), r"^goal must be a string or None \(got int 123\)"),
+    (lambda d: LOOSE.prepare("a goal", "models=fake"), r"^overrides must be a list of strings \(got str"),
+    (lambda d: LOOSE.prepare("a goal", [None]), r"^overrides must be a list of strings \(got NoneType None in it"),
+    (lambda d: LOOSE.preflight("goal"), r"^preflight takes what prepare\(\) returns \(got str\)"),
+    (lambda d: LOOSE.run(None), r"^run takes what preflight\(\) returns \(got NoneType\)"),
 ])
 def test_misuse_of_the_module_functions_is_one_line(tmp_path: Path, call: object, said: str) -> None:
     with pytest.raises(CosciError, match=said):
