@@ -145,11 +145,12 @@ def rate(folder: SessionFolder, ids: Sequence[str], prefer: str | None, score: s
          screen: Screen, project: str | None = None, warn: Warn = say_warning, name: Name = flag) -> str:
     """Store one rating and refit; returns the line to print (``name``: how a refusal names an argument).
     ``project``: the project named on the command line (the session must be one of its own); the rating reaches the
-    project's store with the session's sync. A rating of a hypothesis out of the tournament (rejected, retired) or not yet in it (draft, reviewed: a released one) is
-    still recorded, and ``warn`` says its state once (a preference then stays out of the Bradley–Terry fit, which
-    holds tournament players only, :data:`NOT_YET_PLAYING`); so is a
-    preference reversing an earlier one of the same pair, with a warning naming it (:func:`_reversal`). A later
-    preference of a pair replaces the earlier in the fit (both are kept: :meth:`Researcher.current_preferences`).
+    project's store with the session's sync. A rating of a hypothesis out of the tournament (rejected, retired) or
+    not yet in it (draft, reviewed: a released one) is still recorded, and ``warn`` says its state once (a
+    preference then stays out of the Bradley–Terry fit, which holds tournament players only,
+    :data:`NOT_YET_PLAYING`); so is a preference reversing an earlier one of the same pair, with a warning naming it
+    (:func:`_reversal`). A later preference of a pair replaces the earlier in the fit (both are kept:
+    :meth:`Researcher.current_preferences`).
 
     Raises:
         CosciError: not one of (two ids + ``prefer``) or (one id + ``score`` 1-5), an unknown id, a quarantined
