@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from cosci.api import arguments as check
 from cosci.api.start import outside_loop
 from cosci.errors import CosciError
 from cosci.session import preflight as rules
@@ -89,11 +90,15 @@ def data_folder(data_dir: str | Path | None = None) -> Path:
 
 
 class Session:
-    """One existing session (:func:`open`)."""
+    """One existing session (:func:`open`). ``flags``: refusals name arguments as the command line's flags
+    (``--prefer``; :mod:`cosci.cli` sets it), else as Python's (``prefer``; :mod:`cosci.api.arguments`)."""
 
-    def __init__(self, folder: SessionFolder) -> None:
+    def __init__(self, folder: SessionFolder, *, flags: bool = False) -> None:
+        from cosci.session.researcher import flag
+
         self.folder = folder
         self.id = folder.session_id
+        self.name: check.Name = flag if flags else check.argument
 
     def status(self) -> Status:
         """The session's counts, spend and status (reads only; works on a running session)."""
@@ -133,10 +138,16 @@ class Session:
         from cosci.session.inputs import check_feedback_text
         from cosci.session.researcher import rate
 
+        check.text("a", a)
+        check.text("b", b, optional=True)
+        check.choice(self.name("prefer"), prefer, ("a", "b", "tie"), optional=True)
+        said = check.score(self.name("score"), score)
+        check.text(self.name("why"), why)
+        check.text(self.name("project"), project, optional=True)
         ids = [a] if b is None else [a, b]
         screen = functools.partial(check_feedback_text, what="rating", about=",".join(ids))
-        line = outside_loop(lambda: rate(self.folder, ids, prefer, None if score is None else str(score), why, screen,
-                                         project))  # the screen of ``why`` runs its model call with asyncio.run
+        line = outside_loop(lambda: rate(self.folder, ids, prefer, said, why, screen, project, name=self.name))
+        # the screen of ``why`` runs its model call with asyncio.run
         with self.folder.store(read_only=True) as store:
             rid = store.researcher.ratings()[-1].id
         return Recorded(self.id, rid, line)
@@ -154,10 +165,18 @@ class Session:
         """
         from cosci.session.inputs import check_feedback_text
         from cosci.session.researcher import record_result
+        from cosci.store.researcher import OUTCOMES
 
+        check.text("hypothesis", hypothesis)
+        check.choice(self.name("outcome"), outcome, OUTCOMES)
+        check.texts(self.name("measure"), measures)
+        check.text(self.name("notes"), notes)
+        check.path(self.name("file"), file)
+        check.text(self.name("project"), project, optional=True)
+        file = None if file is None else os.fspath(file)
         screen = functools.partial(check_feedback_text, what="result", about=hypothesis)
         line = outside_loop(lambda: record_result(self.folder, hypothesis, outcome, measures, notes, file, screen,
-                                                  project))
+                                                  project, name=self.name))
         with self.folder.store(read_only=True) as store:
             oid = store.researcher.observations(hypothesis)[-1].id
         return Recorded(self.id, oid, line)
@@ -173,15 +192,18 @@ class Session:
         from cosci.session.inputs import check_feedback_text, check_text, hypothesis_missing
         from cosci.session.researcher import check_released
 
-        if kind not in FEEDBACK_KINDS:
-            raise CosciError(f"--kind must be one of {', '.join(FEEDBACK_KINDS)} (got {kind!r})")
+        name = self.name
+        if not isinstance(kind, str) or kind not in FEEDBACK_KINDS:
+            raise CosciError(f"{name('kind')} must be one of {', '.join(FEEDBACK_KINDS)} (got {kind!r})")
+        check.text(name("text"), text)
+        check.text(name("hypothesis"), hypothesis, optional=True)
         with self.folder.store() as store:
             rules.check_open(self.id, store.sessions.status(), "feedback")
             if kind in ("directive", "preference") and not text.strip():
-                raise CosciError(f"--kind {kind} needs --text \"...\"")
+                raise CosciError(f"{name('kind')} {kind} needs {name('text')} \"...\"")
             if kind in ("rejection", "pin") and not hypothesis:
-                raise CosciError(f"--kind {kind} needs --hypothesis <H-id>")
-            check_text("--text", text)
+                raise CosciError(f"{name('kind')} {kind} needs {name('hypothesis')} <H-id>")
+            check_text(name("text"), text)
             if hypothesis and (missing := hypothesis_missing(store, hypothesis, self.id, self.folder)):
                 raise CosciError(missing)
             if hypothesis and kind in ("rejection", "pin"):
@@ -231,6 +253,7 @@ class Session:
                 :func:`~cosci.session.preflight.check_resumed`; ConfigError: an override the frozen config refuses.
                 GoalRefused, KeyboardInterrupt: as :func:`cosci.api.run`.
         """
+        check.texts("overrides", overrides)
         plan = rules.resume_plan(self.folder, overrides)
         if plan == "waiting":
             with self.folder.store() as store:
@@ -256,6 +279,8 @@ def open(session_id: str, data_dir: str | Path | None = None) -> Session:
     """The session ``session_id`` under ``data_dir`` (default ``$COSCI_DATA_DIR`` or ``./data``).
 
     Raises:
-        SessionNotFound: no such session (one line naming ``cosci list``). CosciError: ``data_dir`` is a file.
+        SessionNotFound: no such session (one line naming ``cosci list``). CosciError: ``data_dir`` is a file,
+            an argument of another type (:mod:`cosci.api.arguments`).
     """
-    return Session(SessionFolder.existing(data_folder(data_dir), session_id))
+    check.text("session_id", session_id)
+    return Session(SessionFolder.existing(data_folder(check.data_dir(data_dir)), session_id))

@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
+from cosci.api import arguments as check
 from cosci.config.load import compose, validate
 from cosci.config.schema import CosciConfig
-from cosci.errors import MissingApiKey, UnknownModel
+from cosci.errors import CosciError, MissingApiKey, UnknownModel
 from cosci.session import preflight as rules
 from cosci.session.summary import SessionSummary
 
@@ -97,8 +98,13 @@ def prepare(goal: str | None = None, overrides: Sequence[str] = (), *, data_dir:
 
     Raises:
         ConfigError: an override Hydra cannot read, a value the schema refuses, a goal given twice, empty or not in
-            words (one line naming the key).
+            words (one line naming the key). CosciError: an argument of another type (:mod:`cosci.api.arguments`).
     """
+    check.text(given_as, goal, optional=True)
+    check.texts("overrides", overrides)
+    check.path("data_dir", data_dir)
+    if config is not None and not isinstance(config, CosciConfig):
+        raise CosciError(f"config must be a CosciConfig or None (got {type(config).__name__})")
     overrides = [*overrides, *([f"paths.data_dir={Path(data_dir).expanduser().resolve()}"] if data_dir else [])]
     if config is not None:
         return Prepared(config, tuple(overrides))
@@ -119,6 +125,8 @@ def preflight(prepared: Prepared, *, parallel: bool = False) -> Checked:
     Raises:
         CosciError, ConfigError, MissingApiKey: the first rule that refuses, in one line; nothing is written.
     """
+    if not isinstance(prepared, Prepared):
+        raise CosciError(f"preflight takes what prepare() returns (got {type(prepared).__name__})")
     rules.check_config(prepared.config)
     rules.check_parallel_tracking(prepared.config, parallel)
     return Checked(prepared, tuple(rules.notices([prepared.config])))
@@ -138,6 +146,8 @@ def run(checked: Checked, *, ui: bool = True) -> SessionSummary:
             folders the run created are removed again (:func:`remove_new`).
         KeyboardInterrupt: the session was interrupted (its state is kept; ``resume`` continues it).
     """
+    if not isinstance(checked, Checked):
+        raise CosciError(f"run takes what preflight() returns (got {type(checked).__name__})")
     from flows.launch import run_session  # the engine: Prefect and MLflow load only for a real run
 
     prepared = checked.prepared

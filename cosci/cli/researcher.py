@@ -64,7 +64,8 @@ def cmd_rate(args: argparse.Namespace) -> None:
         raise CosciError(f"a rating needs <session|project> and one or two hypothesis ids (got {n}; with "
                          "--project NAME the session may be left out)")
     folder, ids, project = _target(args, list(args.hypotheses))
-    print(api.Session(folder).rate(*ids, prefer=args.prefer, score=args.score, why=args.why, project=project).line)
+    print(api.Session(folder, flags=True).rate(*ids, prefer=args.prefer, score=args.score, why=args.why,
+                                               project=project).line)
 
 
 def cmd_result(args: argparse.Namespace) -> None:
@@ -74,8 +75,8 @@ def cmd_result(args: argparse.Namespace) -> None:
         raise CosciError(f"a result needs <session|project> and one hypothesis id (got {n}; with --project NAME "
                          "the session may be left out)")
     folder, ids, project = _target(args, list(args.hypotheses))
-    print(api.Session(folder).result(ids[0], args.outcome, measures=args.measure, notes=args.notes, file=args.file,
-                                     project=project).line)
+    print(api.Session(folder, flags=True).result(ids[0], args.outcome, measures=args.measure, notes=args.notes,
+                                                 file=args.file, project=project).line)
 
 
 def cmd_project(args: argparse.Namespace) -> None:

@@ -106,7 +106,7 @@ def cmd_request(args: argparse.Namespace) -> None:
 
 def cmd_feedback(args: argparse.Namespace) -> None:
     """``cosci feedback``: researcher feedback for the next prompts (:meth:`cosci.api.Session.feedback`)."""
-    print(api.Session(session_folder(args)).feedback(args.kind, args.text or "", args.hypothesis).line)
+    print(api.Session(session_folder(args), flags=True).feedback(args.kind, args.text or "", args.hypothesis).line)
 
 
 def cmd_release(args: argparse.Namespace) -> None:

@@ -48,7 +48,8 @@ def frozen_config(snapshot: dict[str, Any], data_dir: Path, overrides: Sequence[
         data_dir: the data folder the store was found in, which becomes ``paths.data_dir`` (not the one frozen
             at the start): a session copied or moved to another folder resumes there (design.md#resume).
         overrides: ``key=value`` strings, e.g. ``["run.budget_usd=50"]``.
-        lifecycle: refuse a model past its shutdown date (a resume, which calls models; design.md#catalogue).
+        lifecycle: refuse a model past its shutdown date, and a tool no longer installed (a resume, which calls
+            models and tools; design.md#catalogue, design.md#tools).
 
     Raises:
         ConfigError: see :func:`check_resume_overrides`, or the merged config fails validation.
@@ -61,4 +62,5 @@ def frozen_config(snapshot: dict[str, Any], data_dir: Path, overrides: Sequence[
         raise ConfigError(f"resume overrides: {' '.join(str(exc).split())}") from None
     assert isinstance(merged, DictConfig)
     merged.paths.data_dir = str(Path(data_dir).resolve())
-    return validate(merged, require_goal=True, lifecycle=lifecycle, frozen=True)
+    return validate(merged, require_goal=True, lifecycle=lifecycle, frozen=True,
+                    tools=lifecycle)

@@ -271,7 +271,7 @@ def check_goal(goal: str, key: str = "session.goal") -> None:
 
 def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False, on: dt.date | None = None,
              book: Catalogue | None = None, lifecycle: bool = True, frozen: bool = False,
-             heldout: Heldout | None = None) -> CosciConfig:
+             heldout: Heldout | None = None, tools: bool = True) -> CosciConfig:
     """Validate a composed config into :class:`CosciConfig`.
 
     Args:
@@ -288,6 +288,9 @@ def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False,
         frozen: a stopped session's snapshot: a tier that may no longer decide safety verdicts is marked unable to
             classify, not refused (:func:`~cosci.config.catalogue.who_classifies`).
         heldout: the held-out set measurements must be on (tests pass one; None: ``conf/safety_heldout.json``).
+        tools: refuse a tool name no module or installed plugin declares (False for a stopped session's frozen
+            config read by commands that call no tool: a session made with a plugin's tool is still rated after
+            the plugin is removed; design.md#tools).
 
     Raises:
         ConfigError: one line, ``"<key>: <rule>"``, for the first violation.
@@ -310,7 +313,7 @@ def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False,
     book = book or catalogue()
     with_catalogue_facts(data, book, heldout, frozen=frozen)
     try:
-        config = CosciConfig.model_validate(data)
+        config = CosciConfig.model_validate(data, context={"tools": tools, "frozen": frozen})
     except ValidationError as exc:
         err = exc.errors()[0]
         loc, msg = _loc(err), err["msg"].removeprefix("Value error, ")

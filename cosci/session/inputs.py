@@ -45,10 +45,10 @@ def check_text(flag: str, text: str) -> None:
         raise CosciError(f"{why}; nothing was recorded")
 
 
-def parse_measures(items: Sequence[str]) -> dict[str, Any]:
+def parse_measures(items: Sequence[str], flag: str = "--measure") -> dict[str, Any]:
     """``NAME=VALUE`` pairs; a value that parses as a finite number is a float, else it is kept as text (a
     qualitative measure, ``assay=HTRF``: :func:`cosci.store.researcher.measures_line` says which, and the text is
-    screened with the notes).
+    screened with the notes). ``flag``: how a refusal names the measures (``measures`` from Python).
 
     Raises:
         CosciError: a pair without ``=``, a bad name, an empty value, a name given twice, a NaN or infinity.
@@ -57,16 +57,16 @@ def parse_measures(items: Sequence[str]) -> dict[str, Any]:
     for item in items:
         m = MEASURE.match(item.strip())
         if not m or not m.group(2).strip():
-            raise CosciError(f"--measure {item!r} is not NAME=VALUE (a name of letters, digits, '_', '.', '-')")
+            raise CosciError(f"{flag} {item!r} is not NAME=VALUE (a name of letters, digits, '_', '.', '-')")
         name, raw = m.group(1), m.group(2).strip()
         if name in out:
-            raise CosciError(f"--measure {name} is given twice")
+            raise CosciError(f"{flag} {name} is given twice")
         try:
             value: Any = float(raw)
         except ValueError:
             value = raw
         if isinstance(value, float) and not math.isfinite(value):
-            raise CosciError(f"--measure {name}={raw} is not a finite number")
+            raise CosciError(f"{flag} {name}={raw} is not a finite number")
         out[name] = value
     return out
 
@@ -135,26 +135,26 @@ def check_target_kind(data_dir: Path, target: str) -> None:
         raise CosciError(wrong)
 
 
-def data_file(file: str) -> tuple[str, str, int]:
-    """The resolved path, sha256 and size in bytes of ``--file``.
+def data_file(file: str, flag: str = "--file") -> tuple[str, str, int]:
+    """The resolved path, sha256 and size in bytes of ``file`` (named ``flag`` in a refusal: ``file`` from Python).
 
     Raises:
         CosciError: a path that is not valid UTF-8, a directory, no such file, an unreadable or an empty file
             (nothing is recorded).
     """
-    if why := unreadable_path("--file", file):
+    if why := unreadable_path(flag, file):
         raise CosciError(why)
     p = Path(file).expanduser()
     if p.is_dir():
-        raise CosciError(f"--file {file}: is a directory; name one data file (its path and sha256 are recorded)")
+        raise CosciError(f"{flag} {file}: is a directory; name one data file (its path and sha256 are recorded)")
     if not p.is_file():
-        raise CosciError(f"--file {file}: no such file")
+        raise CosciError(f"{flag} {file}: no such file")
     try:
         data = p.read_bytes()
     except OSError as exc:
-        raise CosciError(f"--file {file}: cannot read it ({exc.strerror or exc})") from None
+        raise CosciError(f"{flag} {file}: cannot read it ({exc.strerror or exc})") from None
     if not data:
-        raise CosciError(f"--file {file}: the file is empty; name the data file of the result (nothing was "
+        raise CosciError(f"{flag} {file}: the file is empty; name the data file of the result (nothing was "
                          "recorded)")
     return str(p.resolve()), hashlib.sha256(data).hexdigest(), len(data)
 

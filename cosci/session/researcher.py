@@ -35,6 +35,15 @@ Screen = Callable[[SessionFolder, SessionStore, str], None]
 Warn = Callable[[str], None]
 """Says one warning line (a contradiction that is still recorded); :func:`say_warning` on stderr by default."""
 
+def flag(argument: str) -> str:
+    """How a refusal names an argument on the command line (``prefer`` -> ``--prefer``); the session service names
+    Python arguments as they are (:mod:`cosci.api.arguments`)."""
+    return f"--{argument}"
+
+
+Name = Callable[[str], str]
+"""How a refusal names an argument (:func:`flag` on the command line)."""
+
 MOVES = {"refuted": "rejected", "supported": "pinned"}
 """The state a result of each outcome moves its hypothesis to (:func:`_move`; design.md#experimental-results)."""
 OUT_OF_TOURNAMENT = ("rejected", "retired")
@@ -116,37 +125,40 @@ def _sync(folder: SessionFolder, store: SessionStore) -> None:
     sync_project(folder.frozen_config(), store)
 
 
-def _rating_args(ids: Sequence[str], prefer: str | None, score: str | None) -> None:
+def _rating_args(ids: Sequence[str], prefer: str | None, score: str | None, name: Name = flag) -> None:
     """Raises CosciError unless the rating is two ids with ``prefer`` or one id with a ``score`` of 1-5."""
     if len(ids) == 2 and prefer is None:
-        raise CosciError("two hypotheses need --prefer a|b|tie")
+        raise CosciError(f"two hypotheses need {name('prefer')} a|b|tie")
     if len(ids) == 1 and score is None:
-        raise CosciError("one hypothesis needs --score 1-5")
+        raise CosciError(f"one hypothesis needs {name('score')} 1-5")
     if len(ids) not in (1, 2) or (len(ids) == 2 and score is not None) or (len(ids) == 1 and prefer is not None):
-        raise CosciError("rate two hypotheses with --prefer a|b|tie, or one with --score 1-5")
+        raise CosciError(f"rate two hypotheses with {name('prefer')} a|b|tie, or one with {name('score')} 1-5")
     if len(ids) == 2 and ids[0] == ids[1]:
         raise CosciError(f"{ids[0]!r} cannot be rated against itself")
     if score is not None and score not in ("1", "2", "3", "4", "5"):
-        raise CosciError(f"--score must be 1, 2, 3, 4 or 5 (got {score!r})")
+        raise CosciError(f"{name('score')} must be 1, 2, 3, 4 or 5 (got {score!r})")
+    if prefer is not None and prefer not in ("a", "b", "tie"):
+        raise CosciError(f"{name('prefer')} must be a, b or tie (got {prefer!r}); nothing was recorded")
 
 
 def rate(folder: SessionFolder, ids: Sequence[str], prefer: str | None, score: str | None, why: str,
-         screen: Screen, project: str | None = None, warn: Warn = say_warning) -> str:
-    """Store one rating and refit; returns the line to print. ``project``: the project named on the command line
-    (the session must be one of its own); the rating reaches the project's store with the session's sync. A rating
-    of a hypothesis out of the tournament (rejected, retired) or not yet in it (draft, reviewed: a released one) is
-    still recorded, and ``warn`` says its state once (a preference then stays out of the Bradley–Terry fit, which
-    holds tournament players only, :data:`NOT_YET_PLAYING`); so is a
-    preference reversing an earlier one of the same pair, with a warning naming it (:func:`_reversal`). A later
-    preference of a pair replaces the earlier in the fit (both are kept: :meth:`Researcher.current_preferences`).
+         screen: Screen, project: str | None = None, warn: Warn = say_warning, name: Name = flag) -> str:
+    """Store one rating and refit; returns the line to print (``name``: how a refusal names an argument).
+    ``project``: the project named on the command line (the session must be one of its own); the rating reaches the
+    project's store with the session's sync. A rating of a hypothesis out of the tournament (rejected, retired) or
+    not yet in it (draft, reviewed: a released one) is still recorded, and ``warn`` says its state once (a
+    preference then stays out of the Bradley–Terry fit, which holds tournament players only,
+    :data:`NOT_YET_PLAYING`); so is a preference reversing an earlier one of the same pair, with a warning naming it
+    (:func:`_reversal`). A later preference of a pair replaces the earlier in the fit (both are kept:
+    :meth:`Researcher.current_preferences`).
 
     Raises:
         CosciError: not one of (two ids + ``prefer``) or (one id + ``score`` 1-5), an unknown id, a quarantined
             hypothesis (:func:`check_released`), a refused session, a session of another project.
     """
     sid = folder.session_id
-    _rating_args(ids, prefer, score)
-    check_text("--why", why)
+    _rating_args(ids, prefer, score, name)
+    check_text(name("why"), why)
     if project is not None:
         _same_project(sid, folder.frozen_config().session.project, project)
     with folder.store() as store:
@@ -251,7 +263,8 @@ def _same_project(sid: str, own: str | None, project: str | None) -> None:
 
 
 def record_result(folder: SessionFolder, hid: str, outcome: str, measures: Sequence[str], notes: str,
-                  file: str | None, screen: Screen, project: str | None = None, warn: Warn = say_warning) -> str:
+                  file: str | None, screen: Screen, project: str | None = None, warn: Warn = say_warning,
+                  name: Name = flag) -> str:
     """Store an experimental result; a refuted hypothesis leaves the tournament (rejected), a supported one is
     pinned; the observation reviews of its relatives are queued (they run now in a running session, at
     ``cosci resume`` otherwise; a done session's reach its project's next session). An empty ``file`` is refused.
@@ -266,12 +279,12 @@ def record_result(folder: SessionFolder, hid: str, outcome: str, measures: Seque
     """
     sid = folder.session_id
     if outcome not in OUTCOMES:
-        raise CosciError(f"--outcome must be one of {', '.join(OUTCOMES)} (got {outcome!r})")
-    check_text("--notes", notes)
+        raise CosciError(f"{name('outcome')} must be one of {', '.join(OUTCOMES)} (got {outcome!r})")
+    check_text(name("notes"), notes)
     for item in measures:
-        check_text("--measure", item)
-    values = parse_measures(measures)
-    path, sha, size = data_file(file) if file else (None, None, 0)
+        check_text(name("measure"), item)
+    values = parse_measures(measures, name("measure"))
+    path, sha, size = data_file(file, name("file")) if file else (None, None, 0)
     config = folder.frozen_config()
     _same_project(sid, config.session.project, project)
     with folder.store() as store:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from cosci import literature
 from cosci.config.schema.base import (
@@ -155,10 +155,15 @@ class AgentCfg(_Strict):
 
     @field_validator("tools")
     @classmethod
-    def _known_tools(cls, v: list[str]) -> list[str]:
+    def _known_tools(cls, v: list[str], info: ValidationInfo) -> list[str]:
+        if info.context and not info.context.get("tools", True):  # a stopped session read (rate, result,
+            return v  # status) calls no tool: its plugin tools need not be installed (design.md#tools)
         known = literature.tool_names()
         patterns = (literature.DEFAULT, literature.SKILL_PATTERN)
         unknown = [name for name in v if name not in known and name not in patterns]
         if unknown:
+            if info.context and info.context.get("frozen"):  # a resume of a session made with a removed plugin
+                raise ValueError(f"the session's tool '{unknown[0]}' is not installed (a plugin's tool removed since "
+                                 f"it was made? install it again to resume; known: {', '.join(known)})")
             raise ValueError(f"unknown tool '{unknown[0]}' (known: {literature.DEFAULT}, {', '.join(known)})")
         return v
