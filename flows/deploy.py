@@ -1,16 +1,16 @@
 """Scheduled sessions: a Prefect deployment whose parameters are Hydra overrides (design.md#deployment).
 
 Deployment parameters must be JSON, so the deployment takes the overrides as a list of strings and composes
-and validates the config *inside* the flow. ``cosci serve`` serves it with the cron schedule from
+and validates the config *inside* the flow. ``cosci schedule`` serves it with the cron schedule from
 ``schedule.cron`` (or ``--cron``); scheduled and past sessions show in the Prefect UI, and a run can be
 triggered by hand with other overrides (docs/sweeps.md "Scheduling")::
 
     prefect server start                                   # UI on http://127.0.0.1:4200
     export PREFECT_API_URL=http://127.0.0.1:4200/api
-    cosci serve experiment=oncology models=opus --cron "0 6 * * 1"
+    cosci schedule experiment=oncology models=opus --cron "0 6 * * 1"
     prefect deployment run 'cosci-scheduled-session/cosci-scheduled' -p 'overrides=["experiment=demo"]'
 
-Import this module only after :func:`flows.env.prepare` (``cosci serve`` does).
+Import this module only after :func:`flows.env.prepare` (``cosci schedule`` does).
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def serve_deployment(
     """Serve the deployment (blocks until interrupted)."""
     if "PREFECT_API_URL" not in os.environ:
         print(
-            "cosci serve: PREFECT_API_URL is not set; serving against a temporary local Prefect server "
+            "cosci schedule: PREFECT_API_URL is not set; serving against a temporary local Prefect server "
             "(start `prefect server start` and export PREFECT_API_URL=http://127.0.0.1:4200/api to keep history)"
         )
     deployment = name or config.schedule.deployment

@@ -174,9 +174,9 @@ def test_estimate(capsys: pytest.CaptureFixture[str]) -> None:
 def test_serve_needs_a_prefect_server_and_a_valid_cron(capsys: pytest.CaptureFixture[str],
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("PREFECT_API_URL", raising=False)
-    code, _, err = _cli(capsys, "serve", "experiment=demo", "models=fake", "--cron", "bad cron")
+    code, _, err = _cli(capsys, "schedule", "experiment=demo", "models=fake", "--cron", "bad cron")
     assert code == 2 and "five-field cron" in err and err.count("\n") == 1
-    code, _, err = _cli(capsys, "serve", "experiment=demo", "models=fake")
+    code, _, err = _cli(capsys, "schedule", "experiment=demo", "models=fake")
     assert code == 2 and "PREFECT_API_URL" in err and err.count("\n") == 1
 
 
@@ -278,7 +278,7 @@ def test_serve_against_a_server_that_is_not_there(capsys: pytest.CaptureFixture[
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     monkeypatch.setenv("PREFECT_API_URL", f"http://127.0.0.1:{port}/api")
-    code, _, err = _cli(capsys, "serve", "experiment=demo", "models=fake")
+    code, _, err = _cli(capsys, "schedule", "experiment=demo", "models=fake")
     assert code == 2 and "no Prefect server answers" in err and err.count("\n") == 1
 
 

@@ -210,7 +210,7 @@ def test_every_cosci_command_readme_shows_parses() -> None:
 
     commands = readme_commands()
     assert {c[0] for c in commands} >= {"status", "rate", "result", "feedback", "report", "export", "project",
-                                        "estimate", "screen", "compare", "serve", "investigate", "eval"}
+                                        "estimate", "screen", "compare", "schedule", "investigate", "eval"}
     for argv in commands:
         args, extra = parser().parse_known_args(argv)
         overrides_after_options = args.command in ("eval", "investigate") and all("=" in e for e in extra)

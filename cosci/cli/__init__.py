@@ -29,7 +29,8 @@
     cosci check [hydra overrides ...]           one minimal call per configured model and request form (offline for
                                                 models=fake or local); the total cost first, exit 1 on a failure
     cosci compare [--experiment E | --parent RUN | --ids RUN ...]   compare sessions tracked in MLflow
-    cosci serve [--cron "0 6 * * 1"] [hydra overrides ...]           serve the Prefect deployment on a schedule
+    cosci schedule [--cron "0 6 * * 1"] [hydra overrides ...]        serve the Prefect deployment on a schedule
+    cosci serve [--port 7878] [--host 127.0.0.1] [--token T]    the web UI on the data folder (docs/web.md)
     cosci investigate draft --brief FILE [--from-session S --hypothesis H] [--out DIR] [overrides ...]
     cosci investigate check TASK | run TASK [--from-session S] [overrides ...] | resume RUN | write RUN
                                                 test hypotheses by running code (docs/design.md#investigation)
@@ -72,7 +73,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if getattr(args, "command", None) == "investigate" and not args.data_dir:  # an override names it: that one
         args.data_dir = next((o.split("=", 1)[1] for o in reversed(args.overrides) if o.startswith("paths.data_dir=")),
                              None)
-    if (getattr(args, "data_dir", None) and getattr(args, "command", None) in ("run", "serve", "estimate", "eval")) or (
+    if (getattr(args, "data_dir", None) and getattr(args, "command", None) in ("run", "schedule", "estimate", "eval")) or (
             getattr(args, "command", None) == "investigate" and args.action in ("run", "draft")):
         args.overrides = [*args.overrides, f"paths.data_dir={data_dir(args.data_dir)}"]  # --data-dir wins
     try:

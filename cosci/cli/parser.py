@@ -28,6 +28,7 @@ from cosci.cli.tools import (
     cmd_eval,
     cmd_investigate,
     cmd_mcp,
+    cmd_schedule,
     cmd_screen,
     cmd_serve,
 )
@@ -143,7 +144,7 @@ def _researcher_commands(add: Add) -> None:
 
 
 def _tool_commands(add: Add) -> None:
-    """``estimate``, ``screen``, ``check``, ``compare``, ``serve``, ``investigate``, ``eval``."""
+    """``estimate``, ``screen``, ``check``, ``compare``, ``schedule``, ``serve``, ``investigate``, ``eval``."""
     sp = add("estimate", help="pre-flight cost estimate")
     sp.add_argument("overrides", nargs="*", default=[])
     sp.set_defaults(func=cmd_estimate)
@@ -162,10 +163,21 @@ def _tool_commands(add: Add) -> None:
     sp.add_argument("--out", default=None, help="folder for the plots (default <data>/compare/)")
     sp.add_argument("--tracking-uri", default=None)
     sp.set_defaults(func=cmd_compare)
-    sp = add("serve", help="serve the Prefect deployment with a cron schedule")
+    sp = add("schedule", help="serve the Prefect deployment with a cron schedule")
     sp.add_argument("overrides", nargs="*", default=[], help="Hydra overrides for every scheduled session")
     sp.add_argument("--cron", default=None, help="cron schedule (default: schedule.cron from config)")
     sp.add_argument("--name", default=None, help="deployment name (default: schedule.deployment)")
+    sp.set_defaults(func=cmd_schedule)
+    sp = add("serve", help="the web UI on the data folder: watch, steer and judge sessions in a browser")
+    sp.add_argument("--port", type=int, default=7878, help="TCP port (default 7878, docs/design.md#web)")
+    sp.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1; any other needs "
+                    "--token)")
+    sp.add_argument("--token", default=None, help="the access token every request must carry (required off "
+                    "127.0.0.1)")
+    # the Prefect deployment's arguments before it moved to `cosci schedule`: refused in one line naming it
+    sp.add_argument("overrides", nargs="*", default=[], help=argparse.SUPPRESS)
+    sp.add_argument("--cron", default=None, help=argparse.SUPPRESS)
+    sp.add_argument("--name", default=None, help=argparse.SUPPRESS)
     sp.set_defaults(func=cmd_serve)
     sp = add("investigate", help="test hypotheses by running code: check a task, run or resume an investigation")
     sp.add_argument("action", choices=("draft", "check", "run", "resume", "write"))

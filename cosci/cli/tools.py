@@ -1,5 +1,5 @@
-"""The configuration and measurement commands: ``cosci estimate``, ``screen``, ``check``, ``compare``, ``serve``,
-``eval``, ``investigate``. A command that starts sessions goes through the session service (:mod:`cosci.api`)."""
+"""The configuration and measurement commands: ``cosci estimate``, ``screen``, ``check``, ``compare``,
+``schedule``, ``serve``, ``eval``, ``investigate``. A command that starts sessions goes through the session service (:mod:`cosci.api`)."""
 
 from __future__ import annotations
 
@@ -83,6 +83,19 @@ def cmd_compare(args: argparse.Namespace) -> None:
 
 
 def cmd_serve(args: argparse.Namespace) -> None:
+    """``cosci serve``: the web UI (docs/web.md). The Prefect deployment's arguments (overrides, ``--cron``,
+    ``--name``) are refused in one line naming ``cosci schedule``, where that command moved."""
+    old = [*args.overrides, *(f"--{k}" for k in ("cron", "name") if getattr(args, k) is not None)]
+    if old:
+        raise CosciError(f"`cosci serve` is the web UI now: the Prefect deployment on a cron schedule moved to "
+                         f"`cosci schedule`, same arguments (cosci schedule {' '.join(old)} ...)")
+    from cosci.web.server import serve
+
+    serve(data_dir(args.data_dir), host=args.host, port=args.port, token=args.token)
+
+
+def cmd_schedule(args: argparse.Namespace) -> None:
+    """``cosci schedule``: the session flow as a Prefect deployment on a cron schedule (design.md#deployment)."""
     from flows.env import prepare
 
     # the rules the deployment's flow runs again for each scheduled session (flows/deploy.py)

@@ -167,6 +167,19 @@ class Logs:
             for r in self.db.query(sql + " ORDER BY seq", tuple(params))
         ]
 
+    def events_after(self, seq: int, limit: int = 200) -> list[dict[str, Any]]:
+        """The events appended after sequence number ``seq`` (oldest first, at most ``limit``), each with its
+        ``seq``: what the web UI's event stream sends a browser (docs/web.md)."""
+        rows = self.db.query("SELECT * FROM events WHERE session_id=? AND seq>? ORDER BY seq LIMIT ?",
+                             (self.session_id, seq, limit))
+        return [{"seq": r["seq"], "event": r["event"], "agent": r["agent"], "payload": loads(r["payload"], {}),
+                 "created_at": r["created_at"]} for r in rows]
+
+    def last_event_seq(self) -> int:
+        """The sequence number of the newest event (0 before any)."""
+        rows = self.db.query("SELECT MAX(seq) n FROM events WHERE session_id=?", (self.session_id,))
+        return int(rows[0]["n"] or 0) if rows else 0
+
     # --- system feedback -------------------------------------------------------------------------------
     def add_feedback(
         self,

@@ -1,4 +1,4 @@
-"""`cosci serve` serves the deployment; a run triggered by hand with overrides completes (issue 7)."""
+"""`cosci schedule` serves the deployment; a run triggered by hand with overrides completes (issue 7)."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def test_served_deployment_runs_with_overrides(prefect_server: None, tmp_path: P
     base = ["experiment=demo", "models=fake", "tools.offline=true"]  # tracked, as a user's run is by default
     log = (tmp_path / "serve.log").open("w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "cosci.cli", "serve", *base, "--cron", "0 0 1 1 *", "--name", "test"],
+        [sys.executable, "-m", "cosci.cli", "schedule", *base, "--cron", "0 0 1 1 *", "--name", "test"],
         env=env,
         cwd=tmp_path,
         stdout=log,

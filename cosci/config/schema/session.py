@@ -163,7 +163,7 @@ class LauncherCfg(_Strict):
 
 
 class ScheduleCfg(_Strict):
-    cron: str = Field(description="Cron schedule of `cosci serve` (five fields, e.g. '0 6 * * 1').")
+    cron: str = Field(description="Cron schedule of `cosci schedule` (five fields, e.g. '0 6 * * 1').")
     deployment: str = Field(min_length=1, description="Prefect deployment name.")
 
     @field_validator("cron")
