@@ -40,11 +40,10 @@ def run_state(request: Request, key: str) -> Response:
     run = web(request).launcher.state(key)
     if run is None:
         return render(request, "_said.html.j2", 404, line=f"no run {key} on this server", ok=False)
-    if run.session_id and (run.line is None or run.done):
-        if run.line is None or SessionFolder(web(request).root, run.session_id).store_path.is_file():
-            response = render(request, "_said.html.j2", line=f"{run.session_id}: started", ok=True)
-            response.headers["HX-Redirect"] = f"/sessions/{run.session_id}"
-            return response
+    if run.session_id and views.readable(SessionFolder(web(request).root, run.session_id)):
+        response = render(request, "_said.html.j2", line=f"{run.session_id}: started", ok=True)
+        response.headers["HX-Redirect"] = f"/sessions/{run.session_id}"
+        return response
     if run.done:
         return render(request, "_said.html.j2", 400, line=run.line or "ended", ok=False)
     return render(request, "_starting.html.j2", key=key)

@@ -58,6 +58,16 @@ def sessions(root: Path) -> list[SessionRow | str]:
     return out
 
 
+def readable(folder: SessionFolder) -> bool:
+    """Whether the session's store holds its session row yet (a session being created has a file first)."""
+    try:
+        with folder.store(read_only=True) as store:
+            store.sessions.get()
+    except Exception:  # noqa: BLE001 - any state of a store being created: not yet
+        return False
+    return True
+
+
 def live(folder: SessionFolder) -> dict[str, Any]:
     """The live line's figures (as ``cosci run`` shows them on the terminal, :class:`cosci.ui.progress.LiveProgress`)
     and the spend by agent against each agent's share of the budget (USD)."""
