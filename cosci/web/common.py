@@ -3,10 +3,12 @@ answer, the POSTed form after its cross-site check (docs/web.md)."""
 
 from __future__ import annotations
 
+import datetime as dt
+import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import Request
 from fastapi.responses import HTMLResponse
@@ -14,7 +16,9 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from starlette.datastructures import FormData
 
 from cosci.web import security
-from cosci.web.launch import Launcher
+
+if TYPE_CHECKING:
+    from cosci.web.launch import Launcher
 
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
        "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
@@ -45,11 +49,26 @@ def web(request: Request) -> Web:
     return state
 
 
+def _utc(epoch: Any) -> str:
+    return dt.datetime.fromtimestamp(float(epoch), dt.UTC).strftime("%Y-%m-%d %H:%M UTC") if epoch else "-"
+
+
+def _num(value: Any, digits: int = 0) -> str:
+    return "-" if value is None else f"{float(value):,.{digits}f}"
+
+
+def safe_url(url: Any) -> str | None:
+    """``url`` if it is an http(s) URL without spaces (a link may open it), else None (shown as text only); the
+    report's rule (:func:`cosci.report.render.safe_url`, not imported here: it loads the report's plotting)."""
+    text_ = str(url or "").strip()
+    return text_ if re.match(r"https?://", text_, re.IGNORECASE) and not re.search(r"\s", text_) else None
+
+
 @cache
 def environment() -> Environment:
-    """The pages' Jinja2 environment: autoescaped, strict, the sanitiser as the ``md`` filter."""
-    from cosci.report.render import _num, _utc, safe_url
-    from cosci.report.standing import bt_score_text, interval_text
+    """The pages' Jinja2 environment: autoescaped, strict, the sanitiser as the ``md`` filter, the standing's
+    number formats (:mod:`cosci.store.standing`)."""
+    from cosci.store.standing import bt_score_text, interval_text
 
     env = Environment(loader=PackageLoader("cosci.web", "templates"), autoescape=True, undefined=StrictUndefined,
                       trim_blocks=True, lstrip_blocks=True)

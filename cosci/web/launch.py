@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cosci.config.load import ConfigError
 from cosci.errors import CosciError, GoalRefused
 from cosci.session.folder import SessionFolder
 
@@ -185,6 +184,8 @@ class Launcher:
         run = Run({f.session_id for f in SessionFolder.all(self.root)})
         with self._lock:
             self.runs[key] = run
+
+        from cosci.config.load import ConfigError
 
         def work() -> None:
             try:
