@@ -318,6 +318,22 @@ def bench_startup() -> list[Result]:
     return out
 
 
+def bench_serve() -> list[Result]:
+    """Issue 48: `cosci serve` to its first sessions page (median of 5 launches), and an event written to a
+    session's store to its arrival on the page's event stream (median of 10; bench/serve.py)."""
+    import tempfile
+
+    from bench.serve import measure
+
+    with tempfile.TemporaryDirectory(prefix="cosci-bench-serve-") as work:
+        m = measure(ROOT, Path(work))
+    load = ", ".join(f"{x:.1f}" for x in m["load"])
+    return [Result("cosci serve: launch to first sessions page (median of 5)", m["start"], "s", 3, False,
+                   f"runs {', '.join(f'{s:.2f}' for s in m['starts'])}; load {load}"),
+            Result("web UI: event written to its arrival over SSE (median of 10)", m["latency"], "s", 2, False,
+                   f"max {m['latency_max']:.2f} s; {m['arrived']} of {m['events']} arrived; load {load}")]
+
+
 def bench_scale() -> list[Result]:
     """Issue 33: the loop's CPU per match at 100, 300 and 1,000 hypotheses (100 loop matches a stage), then the
     whole 10,000-match loop at 1,000 hypotheses (a run, not a projection: ~10 minutes here; bench/scale.py)."""
@@ -367,6 +383,7 @@ BENCHES: dict[str, Callable[[], list[Result]]] = {
     "loop_cost": bench_loop_cost,
     "fast_start": bench_fast_start,
     "startup": bench_startup,
+    "serve": bench_serve,
     "record": bench_record,
     "vectors": bench_vectors,
     "gateway": bench_gateway,
