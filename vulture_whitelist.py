@@ -120,3 +120,22 @@ _.get_hypothesis
 _.pause
 _.abort
 _.follow_session
+
+# FastAPI: `cosci serve`'s routes and exception handlers, registered by decorator and called by the framework
+# (cosci/web/app.py, pages.py, controls.py).
+_.not_found
+_.cosci_error
+_.config_error
+_.check_new
+_.start_new
+_.sessions_page
+_.new_page
+_.run_state
+_.session_page
+_.live_fragment
+_.leaderboard_fragment
+_.event_stream
+_.hypothesis_page
+_.compare_page
+_.overview_page
+_.project_page

@@ -73,8 +73,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     if getattr(args, "command", None) == "investigate" and not args.data_dir:  # an override names it: that one
         args.data_dir = next((o.split("=", 1)[1] for o in reversed(args.overrides) if o.startswith("paths.data_dir=")),
                              None)
-    if (getattr(args, "data_dir", None) and getattr(args, "command", None) in ("run", "schedule", "estimate", "eval")) or (
-            getattr(args, "command", None) == "investigate" and args.action in ("run", "draft")):
+    command = getattr(args, "command", None)
+    if (getattr(args, "data_dir", None) and command in ("run", "schedule", "estimate", "eval")) or (
+            command == "investigate" and args.action in ("run", "draft")):
         args.overrides = [*args.overrides, f"paths.data_dir={data_dir(args.data_dir)}"]  # --data-dir wins
     try:
         empty_paths(args)

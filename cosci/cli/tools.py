@@ -1,5 +1,6 @@
 """The configuration and measurement commands: ``cosci estimate``, ``screen``, ``check``, ``compare``,
-``schedule``, ``serve``, ``eval``, ``investigate``. A command that starts sessions goes through the session service (:mod:`cosci.api`)."""
+``schedule``, ``serve``, ``eval``, ``investigate``. A command that starts sessions goes through the session service
+(:mod:`cosci.api`)."""
 
 from __future__ import annotations
 

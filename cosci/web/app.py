@@ -19,6 +19,7 @@ from cosci.web import controls, pages, security
 from cosci.web.common import CSP, Refused, Web, page_or_line, said, web
 from cosci.web.launch import Launcher
 
+
 async def _gate(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
     """The access token (when the server has one), the size of a POST body and its origin; the security headers."""
     guard = web(request).guard

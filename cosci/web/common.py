@@ -78,9 +78,9 @@ def environment() -> Environment:
     return env
 
 
-def render(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
-    """The template ``name`` with the form secret and the request in its context."""
-    html = environment().get_template(name).render(csrf=web(request).guard.csrf, csrf_field=security.CSRF_FIELD,
+def render(request: Request, template: str, status: int = 200, **context: Any) -> HTMLResponse:
+    """The template ``template`` with the form secret and the request in its context."""
+    html = environment().get_template(template).render(csrf=web(request).guard.csrf, csrf_field=security.CSRF_FIELD,
                                                    request=request, **context)
     return HTMLResponse(html, status_code=status)
 

@@ -9,6 +9,7 @@ server's secret (:func:`cosci.web.common.posted`).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 import shutil
@@ -31,7 +32,7 @@ def _folder(request: Request, sid: str) -> SessionFolder:
     return SessionFolder.existing(web(request).root, sid)
 
 
-def _session(request: Request, sid: str):  # noqa: ANN202 - cosci.api.Session, imported late (start-up time)
+def _session(request: Request, sid: str):
     from cosci import api
 
     return api.Session(_folder(request, sid), flags=True)
@@ -165,10 +166,8 @@ def _keep(folder: SessionFolder, upload: UploadFile) -> tuple[Path | None, bool]
 def _discard(path: Path) -> None:
     """Remove a kept upload of a refused result (and ``uploads/`` if it is left empty): nothing written."""
     path.unlink(missing_ok=True)
-    try:
+    with contextlib.suppress(OSError):  # other results' files are there
         path.parent.rmdir()
-    except OSError:  # other results' files are there
-        pass
 
 
 @router.post("/sessions/{sid}/release", response_class=HTMLResponse)

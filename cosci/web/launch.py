@@ -190,7 +190,7 @@ class Launcher:
         def work() -> None:
             try:
                 result = call()
-                run.line = getattr(result, "stop_reason", None) and f"ended: {result.stop_reason}" or "ended"
+                run.line = (getattr(result, "stop_reason", None) and f"ended: {result.stop_reason}") or "ended"
             except (CosciError, ConfigError, GoalRefused) as exc:
                 run.line = str(exc)
             except BaseException as exc:  # the thread must not die silently: the page shows the line

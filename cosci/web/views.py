@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -63,7 +62,7 @@ def readable(folder: SessionFolder) -> bool:
     try:
         with folder.store(read_only=True) as store:
             store.sessions.get()
-    except Exception:  # noqa: BLE001 - any state of a store being created: not yet
+    except Exception:  # any state of a store being created: not yet
         return False
     return True
 
@@ -178,6 +177,3 @@ def projects(root: Path) -> list[str]:
 
     return list(ProjectStore.names(root))
 
-
-def now_utc() -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())

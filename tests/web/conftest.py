@@ -24,6 +24,10 @@ from tests.report.conftest import add_hostile_text
 from tests.test_cli import open_only, run_plain
 
 
+PROJECT = "aml-lab"
+"""The project the finished session belongs to."""
+
+
 @dataclass(frozen=True)
 class Sessions:
     data: Path
@@ -48,7 +52,7 @@ def sessions(tmp_path_factory: pytest.TempPathFactory) -> Sessions:
     data = tmp_path_factory.mktemp("web") / "data"
     FAKE.reset()
     try:
-        done = asyncio.run(run_plain(make_config(data)))
+        done = asyncio.run(run_plain(make_config(data, f"session.project={PROJECT}")))
         stopped = asyncio.run(open_only(make_config(data)))
     finally:
         FAKE.reset()
@@ -92,6 +96,10 @@ def csrf(client: TestClient) -> str:
     return str(client.app.state.web.guard.csrf)  # type: ignore[attr-defined]
 
 
+TABLES = ("researcher_ratings", "observations", "system_feedback", "events", "safety_verdicts", "transcripts")
+"""The tables a researcher input, its screening or a session's start adds rows to."""
+
+
 def written(data: Path) -> dict[str, Any]:
     """What a refused input must leave as it was: the sessions and files under the data folder (SQLite's side files
     aside) and, in each session's store, the rows every researcher input and screening adds."""
@@ -101,8 +109,7 @@ def written(data: Path) -> dict[str, Any]:
     for folder in sorted((data / "sessions").iterdir()):
         store = SessionStore.open(folder / STORE_FILE, folder.name)
         try:
-            rows[folder.name] = {t: store.db.scalar(f"SELECT COUNT(*) FROM {t}") for t in
-                                 ("researcher_ratings", "observations", "system_feedback", "events", "safety_verdicts", "transcripts")}
+            rows[folder.name] = {t: store.db.scalar(f"SELECT COUNT(*) FROM {t}") for t in TABLES}
             rows[folder.name]["states"] = sorted((h.id, h.state) for h in store.hypotheses.all())
             rows[folder.name]["status"] = store.sessions.status()
         finally:

@@ -57,7 +57,12 @@ def test_a_session_started_from_the_form_is_checked_once_and_opens(copy: Session
 
     checks: list[object] = []
     real = preflight.check_config
-    monkeypatch.setattr(preflight, "check_config", lambda config: (checks.append(config), real(config))[1])
+
+    def counted(config: object) -> None:
+        checks.append(config)
+        real(config)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(preflight, "check_config", counted)
     with client_of(copy.data) as client:
         code, text = post(client, "/new/check", goal=GOAL, experiment="demo", models="fake", budget="0.5")
         assert code == 200 and "estimated cost ~$" in text and "Safety screen: <strong" in text

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
-from tests.web.conftest import Sessions
+from tests.web.conftest import PROJECT, Sessions
 
 
 def test_the_sessions_page_lists_status_stop_reason_spend_and_goal(client: TestClient, sessions: Sessions) -> None:
@@ -96,6 +96,14 @@ def test_a_hypothesis_of_another_session_is_refused_naming_it(client: TestClient
     assert page.status_code == 400
     assert other in page.text and sessions.done in page.text  # the line names the session holding it
     assert "Falsification contract" not in page.text
+
+
+def test_the_project_page(client: TestClient, sessions: Sessions) -> None:
+    listed = client.get("/").text
+    assert f'href="/projects/{PROJECT}"' in listed
+    page = client.get(f"/projects/{PROJECT}")
+    assert page.status_code == 200 and sessions.done in page.text
+    assert "sessions" in page.text and "best hypotheses" in page.text.lower()
 
 
 def test_an_unknown_project_is_the_cli_line(client: TestClient) -> None:
