@@ -130,3 +130,41 @@ def test_the_stream_resumes_after_the_last_event_id(client: TestClient, sessions
     with client.stream("GET", f"/sessions/{sessions.done}/events", headers={"Last-Event-ID": str(last - 1)}) as r:
         body = "".join(r.iter_text())
     assert body.count("event: event\n") == 1 and f"id: {last}\n" in body
+
+
+def test_an_event_written_by_another_process_reaches_the_stream_within_2_s(copy: Sessions) -> None:
+    """A session run elsewhere (its process holds the folder's lock) writes an event; the open stream sends it."""
+    import threading
+    import time
+
+    from cosci.session.folder import SessionFolder
+    from tests.web.conftest import client_of
+
+    folder = SessionFolder(copy.data, copy.stopped)
+    store = copy.store(copy.stopped)
+    last = store.logs.last_event_seq()
+    folder.lock()
+    written: list[float] = []
+
+    def write() -> None:
+        time.sleep(1.0)
+        written.append(time.monotonic())
+        store.logs.event("probe_from_the_terminal", {"n": 1})
+
+    writer = threading.Thread(target=write)
+    try:
+        with client_of(copy.data) as client, client.stream(
+                "GET", f"/sessions/{copy.stopped}/events", params={"after": last}) as r:
+            writer.start()
+            rest, arrived = [], 0.0
+            for line in r.iter_lines():
+                if "probe_from_the_terminal" in line and not arrived:
+                    arrived = time.monotonic()
+                    folder.unlock()  # the process ends: the stream ends after its quiet polls
+                rest.append(line)
+    finally:
+        writer.join()
+        folder.unlock()
+        store.close()
+    assert arrived - written[0] < 2.0
+    assert "event: refresh" in rest and "data: no process runs the session" in rest
