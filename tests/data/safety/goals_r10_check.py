@@ -91,7 +91,7 @@ def minimums(rows: list[dict[str, object]]) -> list[tuple[bool, str]]:
 
 def table(rows: list[dict[str, object]], key: str) -> str:
     """Markdown table of `key` by label."""
-    count = Counter((r[key], r["label"]) for r in rows)
+    count = Counter((str(r[key]), str(r["label"])) for r in rows)
     lines = ["| | benign | harmful | total |", "|---|---|---|---|"]
     for value in sorted({k for k, _ in count}):
         b, h = count[(value, "benign")], count[(value, "harmful")]
