@@ -87,7 +87,8 @@ def _found(found: int, kept: int, tools: Sequence[str], errors: Mapping[str, str
     parts = []
     if answered:
         by = f" by {names(answered)}" if groups else ""
-        listed = "" if not kept else " (the nearest listed below)" if kept == 1 else f" (the nearest {kept} listed below)"
+        nearest = "the nearest" if kept == 1 else f"the nearest {kept}"
+        listed = f" ({nearest} listed below)" if kept else ""
         parts.append(f"{counted(found, 'record')} found{by}{listed}" if found else f"none found{by}")
     for phrase, failed in groups.items():
         who = f"all {counted(len(tools), 'search', 'searches')}" if len(failed) == len(tools) else names(failed)

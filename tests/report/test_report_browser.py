@@ -78,7 +78,8 @@ def test_an_injected_script_would_be_blocked_and_reported(session: Session, tmp_
 TITLE_COLUMN = """const t = document.getElementById('leaderboard-table');
 const th = t.querySelector('th.title');
 const main = getComputedStyle(document.querySelector('main'));
-const content = document.querySelector('main').clientWidth - parseFloat(main.paddingLeft) - parseFloat(main.paddingRight);
+const content = document.querySelector('main').clientWidth - parseFloat(main.paddingLeft)
+                - parseFloat(main.paddingRight);
 return {title: th ? th.getBoundingClientRect().width : 0, table: t.getBoundingClientRect().width, content: content,
         page: document.documentElement.scrollWidth, view: document.documentElement.clientWidth};"""
 

@@ -60,7 +60,7 @@ def test_every_in_page_link_resolves_and_known_ids_are_linked(session: Session) 
     page = _parse(html)
     local = [h[1:] for h in page.hrefs if h.startswith("#")]
     assert local and set(local) <= page.ids
-    overview = html[html.index('<section id="overview">'):html.index('<section id="hypotheses">')]
+    overview = html[html.index('<section id="overview">'):html.index('<section id="session">')]
     linked = set(re.findall(r'href="#(H-[0-9a-f]{12})"', overview))
     store = session.store()
     cited = set(re.findall(r"\[(H-[0-9a-f]{12})\]", store.sessions.get().final_overview or ""))
@@ -84,7 +84,7 @@ def test_sections_leaderboard_and_figures(session: Session) -> None:
     assert leaderboard.count("<tr data-id=") == len([h for h in hyps if h.state not in ("quarantined", "rejected",
                                                                                          "retired")])
     assert bool(store.matches.bt()) == ("BT score" in html)  # BT columns show when the leaderboard has them
-    lineage = html[html.index('<section id="lineage">'):html.index('<section id="overview">')]
+    lineage = html[html.index('<section id="lineage">'):html.index('<section id="claims">')]
     assert "<svg" in lineage and 'class="node"' in lineage  # laid out by Graphviz
     edges = [(p, h.id, h.mode) for h in hyps for p in h.parent_ids]
     assert edges and all(s in lineage for _, _, s in edges)
@@ -134,7 +134,7 @@ def test_without_graphviz_the_lineage_is_a_list(session: Session, monkeypatch: p
     store = session.store()
     html = render_html(collect(store))
     store.close()
-    lineage = html[html.index('<section id="lineage">'):html.index('<section id="overview">')]
+    lineage = html[html.index('<section id="lineage">'):html.index('<section id="claims">')]
     assert "ExecutableNotFound" in lineage and "<svg" not in lineage and "→" in lineage
 
 

@@ -184,7 +184,7 @@ def test_no_count_of_one_takes_a_plural(session: Session) -> None:
     finally:
         store.close()
     assert single, "the fixture session has a hypothesis with exactly one match"
-    card = html[html.index(f'<section class="hypothesis'):]
+    card = html[html.index('<section class="hypothesis'):]
     card = card[card.index(f'id="{single[0]}">'):]
     meta = card[card.index('<p class="meta">'):card.index("</p>", card.index('<p class="meta">'))]
     assert re.search(r"· 1 match \(", meta), meta
