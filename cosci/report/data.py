@@ -228,7 +228,7 @@ def judge_statistics(store: SessionStore) -> dict[str, Any] | None:
         figures["bt_agreement"] = agreement_text(stats.bt_agreement, stats.bt_agreement_n)
     for tier, j in stats.judges.items():
         judges[tier]["agreement_text"] = agreement_text(j.agreement, j.agreement_n)
-    warnings = [line for line in lines if line.startswith(("WARNING", "note:"))]
+    warnings = [line[:1].upper() + line[1:] for line in lines if line.startswith(("WARNING", "note:"))]
     return {"sentences": judge_sentences(stats), "warnings": warnings, "lines": lines, "judges": judges,
             "figures": figures, "biased": stats.position_bias}
 
