@@ -1,6 +1,8 @@
 """Render the session report: one self-contained HTML page (inline CSS, JS and SVG; nothing fetched).
 
-The page is a Jinja2 template (``templates/report.html.j2``) with autoescaping on: every string from the store
+The page is a Jinja2 template (``templates/report.html.j2``) composed of the partials the web UI's pages show too
+(``_overview.html.j2``, ``_claims.html.j2``, ``_hypothesis.html.j2``, ``_marks.html.j2``; docs/web.md), with
+autoescaping on: every string from the store
 (hypotheses, reviews, rationales, debate turns, citations, the overview) is untrusted text (design.md#prompts) and
 renders as text. The overview is Markdown rendered by markdown-it-py with raw HTML disabled; its ``[H-…]`` ids become
 links to the hypothesis sections (only ids the store knows, so every link resolves), and
@@ -65,9 +67,11 @@ def _environment() -> Environment:
     env = Environment(loader=PackageLoader("cosci.report", "templates"), autoescape=True,
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters.update(utc=_utc, num=_num, safe_url=safe_url, interval=interval_text, counted=counted,
-                       bt=lambda v: "-" if v is None else bt_score_text(float(v)))
+                       bt=lambda v: "-" if v is None else bt_score_text(float(v)),
+                       model=lambda text: text)  # model text as text: autoescaped (the web UI sanitises Markdown)
     env.globals.update(bt_interval=BT_INTERVAL, bt_interval_label=BT_INTERVAL_LABEL,  # design.md#tournament
-                       wilson_label=WILSON_LABEL)  # design.md#judge-memory
+                       wilson_label=WILSON_LABEL,  # design.md#judge-memory
+                       hyp_base="#")  # a hypothesis link: its section on this page (the web UI: its own page)
     return env
 
 

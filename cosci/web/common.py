@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from fastapi import Request
 from fastapi.responses import HTMLResponse
-from jinja2 import Environment, PackageLoader, StrictUndefined
+from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined
 from starlette.datastructures import FormData
 
 from cosci.web import security
@@ -68,13 +68,19 @@ def safe_url(url: Any) -> str | None:
 def environment() -> Environment:
     """The pages' Jinja2 environment: autoescaped, strict, the sanitiser as the ``md`` filter, the standing's
     number formats (:mod:`cosci.store.standing`)."""
+    from cosci.domain import BT_INTERVAL, BT_INTERVAL_LABEL
     from cosci.store.standing import bt_score_text, interval_text
+    from cosci.text import counted
 
-    env = Environment(loader=PackageLoader("cosci.web", "templates"), autoescape=True, undefined=StrictUndefined,
-                      trim_blocks=True, lstrip_blocks=True)
-    env.filters.update(md=security.markdown, utc=_utc, num=_num, safe_url=safe_url, interval=interval_text,
+    # the web UI's own templates first, then the report's partials, which both show (docs/web.md)
+    loader = ChoiceLoader([PackageLoader("cosci.web", "templates"), PackageLoader("cosci.report", "templates")])
+    env = Environment(loader=loader, autoescape=True, undefined=StrictUndefined, trim_blocks=True,
+                      lstrip_blocks=True)
+    env.filters.update(md=security.markdown, model=security.markdown, utc=_utc, num=_num, safe_url=safe_url,
+                       interval=interval_text, counted=counted,
                        bt=lambda v: "-" if v is None else bt_score_text(float(v)))
-    env.globals.update(upload_cap_mib=security.UPLOAD_CAP_BYTES // 2**20)
+    env.globals.update(upload_cap_mib=security.UPLOAD_CAP_BYTES // 2**20, bt_interval=BT_INTERVAL,
+                       bt_interval_label=BT_INTERVAL_LABEL)
     return env
 
 

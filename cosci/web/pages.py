@@ -91,7 +91,7 @@ def hypothesis_page(request: Request, sid: str, hid: str) -> HTMLResponse:
 
     folder = folder_of(request, sid)
     view, data = views.hypothesis(folder, normal_id(hid))
-    return render(request, "hypothesis.html.j2", sid=folder.session_id, h=view, d=data)
+    return render(request, "hypothesis.html.j2", sid=folder.session_id, h=view, d=data, **views.partials(sid))
 
 
 @router.get("/sessions/{sid}/compare", response_class=HTMLResponse)
@@ -102,13 +102,16 @@ def compare_page(request: Request, sid: str, a: str, b: str) -> HTMLResponse:
     folder = folder_of(request, sid)
     left, data = views.hypothesis(folder, normal_id(a))
     right, _ = views.hypothesis(folder, normal_id(b))
-    return render(request, "compare.html.j2", sid=folder.session_id, a=left, b=right, d=data)
+    return render(request, "compare.html.j2", sid=folder.session_id, a=left, b=right, d=data,
+                  **views.partials(folder.session_id))
 
 
 @router.get("/sessions/{sid}/overview", response_class=HTMLResponse)
 def overview_page(request: Request, sid: str) -> HTMLResponse:
     folder = folder_of(request, sid)
-    return render(request, "overview.html.j2", sid=folder.session_id, d=views.report_data(folder))
+    data = views.report_data(folder)
+    return render(request, "overview.html.j2", sid=folder.session_id, d=data, overview=views.overview(data, sid),
+                  **views.partials(folder.session_id))
 
 
 @router.get("/projects/{name}", response_class=HTMLResponse)

@@ -153,6 +153,25 @@ def hypothesis(folder: SessionFolder, hid: str) -> Any:
     return view, data
 
 
+def partials(sid: str) -> dict[str, Any]:
+    """What the report's partials need on a web page: hypothesis links to this UI's pages, the review scores."""
+    from cosci.report.data import SCORE_KEYS
+
+    return {"hyp_base": f"/sessions/{sid}/hypotheses/", "score_keys": SCORE_KEYS}
+
+
+def overview(data: Any, sid: str) -> Any:
+    """The overview as the report renders it (Markdown, raw HTML off, known ``[H-…]`` ids linked), its links pointed
+    at this UI's hypothesis pages, then through the sanitiser; None before the overview."""
+    from cosci.report.render import overview_html
+    from cosci.web.security import clean
+
+    if not data.overview:
+        return None
+    html = str(overview_html(data.overview, data.ids))
+    return clean(html.replace('href="#H-', f'href="/sessions/{sid}/hypotheses/H-'))
+
+
 def project(root: Path, name: str) -> list[list[str]]:
     """A project's sections as ``cosci project show`` writes them (sessions, best hypotheses, rejected and demoted
     directions, results), each a list of lines.

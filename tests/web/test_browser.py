@@ -140,7 +140,7 @@ def test_a_session_from_the_form_watched_steered_and_rated(tmp_path: Path) -> No
             finally:
                 store.close()
             driver.get(f"{base}/sessions/{sid}/hypotheses/{hostile}")
-            assert "<script>window.__pwned = 1</script>" in driver.find_element(By.CSS_SELECTOR, "h2").text
+            assert "<script>window.__pwned = 1</script>" in driver.find_element(By.CSS_SELECTOR, "section.hypothesis h3").text
             assert driver.execute_script("return window.__pwned === undefined")
             driver.save_screenshot(str(shots / "7-hostile-inert.png"))
             assert console_errors(driver) == []

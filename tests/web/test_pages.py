@@ -67,7 +67,7 @@ def test_an_upper_case_id_is_found(client: TestClient, sessions: Sessions) -> No
 def test_evidence_labels_and_excerpts_show(client: TestClient, sessions: Sessions) -> None:
     page = client.get(f"/sessions/{sessions.done}/hypotheses/{sessions.hostile}")
     assert page.status_code == 200
-    assert "<h4>Evidence</h4>" in page.text and "<blockquote>&lt;i&gt;x&lt;/i&gt;</blockquote>" in page.text
+    assert '<ul class="evidence">' in page.text and "<blockquote>&lt;i&gt;x&lt;/i&gt;</blockquote>" in page.text
 
 
 def test_two_hypotheses_side_by_side_with_the_rating_form(client: TestClient, sessions: Sessions) -> None:
