@@ -80,8 +80,11 @@ def test_two_hypotheses_side_by_side_with_the_rating_form(client: TestClient, se
 def test_the_overview_page_with_claim_statuses(client: TestClient, sessions: Sessions) -> None:
     page = client.get(f"/sessions/{sessions.done}/overview")
     assert page.status_code == 200
-    assert 'id="overview"' in page.text and "Claims and their statuses" in page.text
+    assert 'id="overview"' in page.text and 'id="claims"' in page.text
     assert "status-" in page.text  # each claim's status, from claims.json
+    # the overview's [H-…] ids link to this UI's hypothesis pages (the report links its own sections)
+    assert f'href="/sessions/{sessions.done}/hypotheses/{sessions.hostile}"' in page.text
+    assert page.text.index('id="overview"') < page.text.index('id="claims"')
 
 
 def test_an_unknown_session_is_the_cli_line(client: TestClient, sessions: Sessions) -> None:
@@ -168,3 +171,32 @@ def test_an_event_written_by_another_process_reaches_the_stream_within_2_s(copy:
         store.close()
     assert arrived - written[0] < 2.0
     assert "event: refresh" in rest and "data: no process runs the session" in rest
+
+
+def test_the_report_page_is_made_of_the_same_parts(client: TestClient, sessions: Sessions) -> None:
+    """`cosci report --html` composes the web UI's partials into one file: the overview first, each hypothesis the
+    section its web page shows (the same headings), links kept inside the file, nothing fetched."""
+    import re
+
+    from cosci.report.commands import elo_initial
+    from cosci.report.data import collect
+    from cosci.report.render import render_html
+
+    store = sessions.store(sessions.done)
+    try:
+        page = render_html(collect(store, elo_initial(store)), elo_initial(store))
+    finally:
+        store.close()
+    main = page.split("<main>", 1)[1]
+    assert main.lstrip().startswith('<section id="overview">')
+    top = sessions.ranked(sessions.done)[0]
+
+    def section(html: str) -> str:
+        start = html.index(f'<section class="hypothesis state-in_tournament" id="{top}">')
+        return html[start:html.index("</section>", start)]
+
+    web = section(client.get(f"/sessions/{sessions.done}/hypotheses/{top}").text)
+    headings = re.compile(r"<h4>([^<(]+)")
+    assert headings.findall(section(page)) == headings.findall(web) and "Falsification contract" in web
+    assert f'href="#{top}"' in page and f'href="/sessions/{sessions.done}/hypotheses/' in web
+    assert not re.search(r'\bsrc="(?!data:)', page)  # self-contained
