@@ -72,13 +72,17 @@ def leaderboard_fragment(request: Request, sid: str) -> HTMLResponse:
 
 
 @router.get("/sessions/{sid}/events")
-async def event_stream(request: Request, sid: str, after: int = 0) -> StreamingResponse:
-    """Server-Sent Events of the session's event log after ``after`` (or the ``Last-Event-ID`` resent)."""
+async def event_stream(request: Request, sid: str, after: int = 0) -> Response:
+    """Server-Sent Events of the session's event log after ``after`` (or the ``Last-Event-ID`` resent); 204 when the
+    session is finished (done, refused), no process runs it and nothing is left to send (a browser's EventSource
+    then stops reconnecting; a paused or stopped session's page keeps listening, it may be resumed)."""
     from cosci.web.events import stream
 
     folder = folder_of(request, sid)
     resent = request.headers.get("last-event-id", "")
     start = int(resent) if resent.isdigit() else max(0, after)
+    if views.finished(folder) and views.last_seq(folder) <= start:
+        return Response(status_code=204)
     template = environment().get_template("_event.html.j2")
     return StreamingResponse(stream(folder, start, lambda e: template.render(e=e), request.is_disconnected),
                              media_type="text/event-stream", headers={"Cache-Control": "no-store",

@@ -117,6 +117,21 @@ def recent_events(folder: SessionFolder, n: int = 30) -> list[dict[str, str]]:
     return [event_line(e) for e in reversed(rows)]
 
 
+def finished(folder: SessionFolder) -> bool:
+    """Whether the session is done or refused and no process runs it (its event log grows no more)."""
+    from cosci.session.preflight import FINISHED
+
+    with folder.store(read_only=True) as store:
+        status = store.sessions.status()
+    return status in FINISHED and not folder.is_running()
+
+
+def last_seq(folder: SessionFolder) -> int:
+    """The sequence number of the session's newest event (0 before any)."""
+    with folder.store(read_only=True) as store:
+        return int(store.logs.last_event_seq())
+
+
 def standing(folder: SessionFolder) -> Any:
     """The current standing (:func:`cosci.store.standing.standing`: BT score with its interval, then Elo)."""
     from cosci.store.standing import standing as current

@@ -23,7 +23,6 @@ from tests.conftest import make_config
 from tests.report.conftest import add_hostile_text
 from tests.test_cli import open_only, run_plain
 
-
 PROJECT = "aml-lab"
 """The project the finished session belongs to."""
 

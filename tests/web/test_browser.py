@@ -140,7 +140,8 @@ def test_a_session_from_the_form_watched_steered_and_rated(tmp_path: Path) -> No
             finally:
                 store.close()
             driver.get(f"{base}/sessions/{sid}/hypotheses/{hostile}")
-            assert "<script>window.__pwned = 1</script>" in driver.find_element(By.CSS_SELECTOR, "section.hypothesis h3").text
+            title = driver.find_element(By.CSS_SELECTOR, "section.hypothesis h3").text
+            assert "<script>window.__pwned = 1</script>" in title  # shown as text
             assert driver.execute_script("return window.__pwned === undefined")
             driver.save_screenshot(str(shots / "7-hostile-inert.png"))
             assert console_errors(driver) == []

@@ -124,6 +124,15 @@ def test_the_event_stream_of_a_finished_session_sends_its_events_and_ends(client
                                                                                             "the session")
 
 
+def test_a_stream_with_nothing_left_to_send_tells_the_browser_to_stop(client: TestClient, sessions: Sessions) -> None:
+    store = sessions.store(sessions.done)
+    try:
+        last = store.logs.last_event_seq()
+    finally:
+        store.close()
+    assert client.get(f"/sessions/{sessions.done}/events", params={"after": last}).status_code == 204
+
+
 def test_the_stream_resumes_after_the_last_event_id(client: TestClient, sessions: Sessions) -> None:
     store = sessions.store(sessions.done)
     try:
