@@ -34,7 +34,10 @@ def test_the_session_page_shows_the_live_figures_leaderboard_spend_events_and_co
     top = sessions.ranked(sessions.done)[0]
     assert f'href="/sessions/{sessions.done}/hypotheses/{top}"' in text
     assert 'id="spend"' in text and "generation" in text and "share" in text
-    assert 'sse-connect="/sessions/' in text and 'class="event"' in text and "session_done" in text
+    assert 'class="event"' in text and "session_done" in text
+    assert "sse-connect" not in text  # a finished session's log grows no more
+    stopped = client.get(f"/sessions/{sessions.stopped}").text
+    assert f'sse-connect="/sessions/{sessions.stopped}/events?after=' in stopped and 'sse-close="end"' in stopped
     for control in ("pause", "resume", "abort", "feedback", "result", "release"):
         assert f'/sessions/{sessions.done}/{control}"' in text
     assert sessions.quarantined in text  # the release form offers the quarantined hypothesis
