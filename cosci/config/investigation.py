@@ -104,6 +104,9 @@ class PaperCfg(_Strict):
     budget_usd: float = Field(gt=0, le=100_000, description="Cap on the writing's model calls, USD.")
     max_words: int = Field(ge=100, le=50_000, description="Longest paper, words of title, abstract and sections (the "
                            "page limit, counted without a TeX engine).")
+    max_pages: int = Field(default=8, ge=1, le=100, description="Longest body of the compiled PDF, pages before "
+                           "the appendix (evidence rows) and references; checked when a TeX engine built the PDF "
+                           "(docs/design.md#paper).")
     reviewers: int = Field(ge=0, le=10, description="Reviewer calls (independent: none sees another's review).")
     after_run: bool = Field(description="cosci investigate run writes the paper when its run is done (as cosci "
                             "investigate write would); refused before the run on a model that cannot carry a paper.")

@@ -86,7 +86,8 @@ def _writer(cfg: InvestigationConfig, paper: PaperFolder, src: Sources) -> Write
 
     gw = Gateway(cfg.paper_gateway_config(), budget, record)
     routes = {agent: gw.router.route(agent, mode) for agent, mode in PAPER_AGENTS.items()}
-    return Writer(gw, routes, paper, src, cfg.paper.max_rounds, cfg.paper.max_words, cfg.paper.reviewers)
+    return Writer(gw, routes, paper, src, cfg.paper.max_rounds, cfg.paper.max_words, cfg.paper.reviewers,
+                  cfg.paper.max_pages)
 
 
 def write(run_id: str, overrides: list[str], data_dir: Path) -> int:

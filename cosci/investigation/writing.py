@@ -6,8 +6,9 @@ Agentic Scientist", every call through the LLM gateway.
 2. The author writes the paper (``record_paper``) as sentences citing ``[E1]``/``[F1]``, ``[@key]``, ``[fig:ID]``.
 3. Rounds, at most ``paper.max_rounds``: render the LaTeX, run the checks (:mod:`.paper_checks`, compile), and the
    auditor reads the paper blind to the checks' verdicts; a failing round goes back to the author with the failing
-   items and the audit's problems. The last round's checks stand: the paper's first lines say which passed and
-   which round ended it; claims still untraced are marked in the text, never kept silently.
+   items and the audit's problems (the page limit is read from the built PDF). The last round's checks stand:
+   the paper's first lines say which passed and which round ended it; claims still untraced are marked in the
+   text, never kept silently.
 4. ``paper.reviewers`` reviewers (told nothing of the checks) and the area chair.
 
 Every finished call's record is kept under ``paper/calls/`` keyed by what was asked (:func:`.paper_folder.call_key`):
@@ -23,7 +24,7 @@ from typing import Any, TypeVar
 from cosci.investigation.paper_checks import Check, Claim, check_citations, check_claims, check_figures, check_length
 from cosci.investigation.paper_figures import Figure
 from cosci.investigation.paper_folder import PaperFolder, call_key
-from cosci.investigation.paper_latex import compile_pdf, render
+from cosci.investigation.paper_latex import check_pages, compile_pdf, render
 from cosci.investigation.paper_records import (
     RUBRIC,
     RecordAudit,
@@ -117,9 +118,9 @@ class Writer:
     """Writes one paper into ``folder`` (module docstring)."""
 
     def __init__(self, port: LLMPort, routes: dict[str, Route], folder: PaperFolder, sources: Sources,
-                 max_rounds: int, max_words: int, reviewers: int) -> None:
+                 max_rounds: int, max_words: int, reviewers: int, max_pages: int = 8) -> None:
         self.port, self.routes, self.folder, self.src = port, routes, folder, sources
-        self.max_rounds, self.max_words, self.reviewers = max_rounds, max_words, reviewers
+        self.max_rounds, self.max_words, self.reviewers, self.max_pages = max_rounds, max_words, reviewers, max_pages
 
     async def _ask(self, agent: str, action: str, prompt: str, record: type[R]) -> R:
         """One record from ``agent``, replayed from ``paper/calls/`` when this exact question was answered before;
@@ -169,6 +170,9 @@ class Writer:
         checks = [claims_check, check_citations(tex, {r.key for r in self.src.references}),
                   check_figures(tex, {f.id: f.file for f in self.src.figures}, self.folder.figures_dir),
                   check_length(paper, self.max_words), compile_pdf(path)]
+        pdf = path.with_suffix(".pdf")
+        checks.append(check_pages(pdf, self.max_pages) if checks[-1].status == "pass" else
+                      Check("pages", "skipped", [f"not counted: the compile check {checks[-1].status}"]))
         return Round(n, checks, claims)
 
     async def rounds(self) -> tuple[RecordPaper, Round]:
