@@ -87,6 +87,8 @@ INVESTIGATION_TEMPLATES: dict[str, str] = {
     "investigation.idea": "investigation_idea.md",
     "investigation.attempt": "investigation_attempt.md",
     "investigation.report": "investigation_report.md",
+    "evidence.propose": "evidence_propose.md",
+    "evidence.screen": "evidence_screen.md",
     "_investigation_role": "_investigation_role.md",
     "draft.design": "draft_design.md",
     "draft.review": "draft_review.md",

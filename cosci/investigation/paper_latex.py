@@ -94,7 +94,8 @@ def compile_pdf(tex: Path, timeout: float = 120.0) -> Check:
                                                          tex.name]
     for _ in range(1 if found == "tectonic" else 2):
         try:
-            done = subprocess.run(cmd, cwd=tex.parent, capture_output=True, text=True, timeout=timeout)
+            done = subprocess.run(cmd, cwd=tex.parent, capture_output=True, text=True, errors="replace",
+                                  timeout=timeout)  # the log quotes input bytes: not always UTF-8
         except subprocess.TimeoutExpired:
             return Check("compile", "fail", [f"{found} ran over {timeout:g} s"])
         if done.returncode != 0:

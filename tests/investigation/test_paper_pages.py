@@ -75,3 +75,13 @@ def test_a_paper_over_the_page_limit_goes_back_to_repair_and_the_shorter_one_pas
     tex = (root / "paper" / "paper.tex").read_text()
     assert tex.startswith("% cosci checks: PASSED in round 2") and "compile: pass; pages: pass" in tex
     assert (root / "paper" / "paper.pdf").is_file()
+
+
+@needs_tex
+def test_whatever_characters_the_model_writes_the_paper_compiles(tmp_path: Path) -> None:
+    odd = "A packing 中文 with « quotes », emoji 😀, Привет, ŋ and Ħ, 50% & ~ ^ \\end{document} #1 $x$."
+    tex = tmp_path / "paper.tex"
+    tex.write_text(render(_record([odd]), ROWS, [], [], ["status line"]))
+    check = compile_pdf(tex)
+    assert check.status == "pass", check.failures
+    assert "[U+4E2D]" in tex.read_text() and "[U+00AB]" in tex.read_text()  # set as code points, not dropped

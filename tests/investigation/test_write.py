@@ -1,6 +1,6 @@
 """``cosci investigate write`` (docs/design.md#paper): the claims check on its adversarial kinds, the paper on the
 scripted fake, the repair loop against scripted wrong papers (a wrong number, a dangling citation, a missing
-figure), the round limit, resume without paying twice, and the refusal on the embedded model."""
+figure), the round limit and resume without paying twice (the embedded model's run: test_write_embedded.py)."""
 
 from __future__ import annotations
 
@@ -194,14 +194,6 @@ def test_a_write_killed_mid_repair_resumes_without_paying_a_finished_call_twice(
     assert not set(paid) & set(again)  # the draft and the first audit replayed from paper/calls/
     assert again[0] == ("author", "Repair1/1")
     assert json.loads((root / "paper" / "status.json").read_text())["round"] == 2
-
-
-def test_the_embedded_model_is_refused_in_one_line_before_anything_is_written(tmp_path: Path,
-                                                                             fake: FakeBackend) -> None:
-    root = finished_run(tmp_path / "data")
-    with pytest.raises(CosciError, match="too few for a paper"):
-        write(RUN, ["models=local"], tmp_path / "data")
-    assert not (root / "paper").exists() and fake.calls == []
 
 
 def test_an_unknown_or_unfinished_run_is_one_line(tmp_path: Path, fake: FakeBackend) -> None:
