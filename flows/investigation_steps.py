@@ -17,10 +17,10 @@ from cosci.investigation.folder import RunFolder
 from cosci.investigation.harness import Evaluation
 from cosci.investigation.report import evidence_rows, markdown, write_claims, write_findings
 from cosci.investigation.runtime import gateway, run_async
-from cosci.llm.gateway.adapter import Gateway
 from cosci.investigation.session_link import write_outcome
 from cosci.investigation.task import Task
 from cosci.llm.budget.token_budget import TokenBudget
+from cosci.llm.gateway.adapter import Gateway
 from cosci.text import error_line
 from cosci.tracking import tracking_uri
 

@@ -180,4 +180,4 @@ def diagnostics(evals: dict[tuple[str, int], Evaluation], program: str, metric: 
                     if k != metric and isinstance(v, int | float) and not isinstance(v, bool)})
     out = [(k, summary([float(e.metrics[k]) for e in runs if isinstance(e.metrics.get(k), int | float)], level))
            for k in names]
-    return out + [("seconds", summary([e.seconds for e in runs], level))]
+    return [*out, ("seconds", summary([e.seconds for e in runs], level))]

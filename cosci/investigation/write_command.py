@@ -1,11 +1,12 @@
 """``cosci investigate write RUN [overrides]``: the command-line glue of the writing stage (docs/design.md#paper).
 
 Before any model call: the configuration, the run (finished, not held by another process), its evidence. On the
-embedded model (``models=local``: strings of at most 100 characters, lists of at most 2 items) the paper is short
--- sentences are list items, each its own string -- but it runs, compiles and is checked like any other. Then the sources, the figures and the writing
-(:mod:`cosci.investigation.writing`) through one gateway over ``paper.budget_usd``; calls are logged in
-``paper/calls.jsonl``. A second ``write`` of the same run resumes: finished calls replay from ``paper/calls/``.
-Exit 0 when the last round passed every check that ran, 1 when the rounds ran out.
+embedded model (``models=local``: short strings and lists, ``local.max_string_chars`` and ``local.max_list_items``)
+the paper is short -- sentences are list items, each its own string -- but it runs, compiles and is checked like
+any other. Then the sources, the figures and the writing (:mod:`cosci.investigation.writing`) through one gateway
+over ``paper.budget_usd``; calls are logged in ``paper/calls.jsonl``. A second ``write`` of the same run resumes:
+finished calls replay from ``paper/calls/``. Exit 0 when the last round passed every check that ran, 1 when the
+rounds ran out.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from cosci.investigation.paper_sources import (
 from cosci.investigation.runtime import run_async
 from cosci.investigation.task import load_task
 from cosci.investigation.writing import Sources, Writer
+
 
 def sources(folder: RunFolder, paper: PaperFolder, data_dir: Path) -> Sources:
     """Rows, facts, references (``references.bib``) and figures (``figures.json``) of a finished run (its

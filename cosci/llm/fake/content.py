@@ -19,9 +19,9 @@ from typing import Any
 from cosci import domain
 from cosci.literature import search_order
 from cosci.llm.fake import drafting as fake_drafting
+from cosci.llm.fake import evidence as fake_evidence
 from cosci.llm.fake import grounding as grounding
 from cosci.llm.fake import investigation as fake_investigation
-from cosci.llm.fake import evidence as fake_evidence
 from cosci.llm.fake import paper as fake_paper
 from cosci.llm.fake import reviews as reviews
 from cosci.llm.fake import words as words
