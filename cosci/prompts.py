@@ -96,6 +96,7 @@ INVESTIGATION_TEMPLATES: dict[str, str] = {
     "draft.judge": "draft_judge.md",
     "_draft_role": "_draft_role.md",
     "_draft_example": "_draft_example.md",
+    "paper.plan": "paper_plan.md",
     "paper.write": "paper_write.md",
     "paper.repair": "paper_repair.md",
     "paper.audit": "paper_audit.md",

@@ -63,8 +63,9 @@ def test_a_paper_over_the_page_limit_goes_back_to_repair_and_the_shorter_one_pas
     root = finished_run(tmp_path / "data")
     long = paper(["The mean was 2.54 [E1].", *LONG[:30]])
     long["sections"] *= 4
-    fake.script(FakeReply.record("record_paper", **long), agent="author")
-    fake.script(FakeReply.record("record_paper", **paper(["The mean was 2.54 [E1]."])), agent="author")
+    fake.script(FakeReply.record("record_paper", **long), agent="author", action="Write/1")
+    fake.script(FakeReply.record("record_paper", **paper(["The mean was 2.54 [E1]."])), agent="author",
+                action="Repair1/1")
     assert write(RUN, [*FAKE, "paper.max_pages=2", "paper.max_words=50000"], tmp_path / "data") == 0
     rounds = [s for s in map(json.loads, (root / "paper" / "stages.jsonl").read_text().splitlines())
               if s["stage"] == "round"]
