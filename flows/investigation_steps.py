@@ -206,7 +206,7 @@ def finish(cfg: InvestigationConfig, folder: RunFolder, task: Task, results: lis
         "intervals": evidence_interval_label(cfg.evidence.confidence),
         "cost_usd": sum(r["cost_usd"] for r in results), "evidence": [r.__dict__ for r in rows],
         "ablation_notes": [f"'{a.title}' (cycle {a.cycle}): {a.note}" for a in abls if not a.program],
-        "designed": [d.to_dict() for d in designs],
+        "designed": [d.to_dict() for d in designs], "designed_cost_usd": _design_cost(folder),
         "findings_unsupported": sum(1 for f in findings if f.status == "unsupported"),
         "report": str(folder.root / "report.md"), "mlflow_run_id": manifest.get("mlflow_parent"),
     }
@@ -219,6 +219,12 @@ def finish(cfg: InvestigationConfig, folder: RunFolder, task: Task, results: lis
     _close_mlflow(cfg, folder, summary, measured)
     folder.update_manifest(status="done")
     return summary
+
+
+def _design_cost(folder: RunFolder) -> float:
+    """What the proposer's and the filter's calls cost, USD (``evidence/design.json``; 0 without a design)."""
+    path = folder.root / "evidence" / "design.json"
+    return float(json.loads(path.read_text(encoding="utf-8")).get("cost_usd") or 0.0) if path.is_file() else 0.0
 
 
 async def _findings(cfg: InvestigationConfig, task: Task, rows: list[Any], n: int, gates: dict[str, int]) -> Any:
