@@ -204,7 +204,8 @@ def finish(cfg: InvestigationConfig, folder: RunFolder, task: Task, results: lis
                      "worker": sel.worker, "cycle": sel.cycle, "score": sel.score, "program": sel.program},
         "initial_score": initial_eval.score, "gates": gates, "outcomes": verdicts,
         "intervals": evidence_interval_label(cfg.evidence.confidence),
-        "cost_usd": sum(r["cost_usd"] for r in results), "evidence": [r.__dict__ for r in rows],
+        "cost_usd": sum(r["cost_usd"] for r in results) + _design_cost(folder),  # every call the user pays for
+        "evidence": [r.__dict__ for r in rows],
         "ablation_notes": [f"'{a.title}' (cycle {a.cycle}): {a.note}" for a in abls if not a.program],
         "designed": [d.to_dict() for d in designs], "designed_cost_usd": _design_cost(folder),
         "findings_unsupported": sum(1 for f in findings if f.status == "unsupported"),

@@ -61,6 +61,7 @@ def test_a_fake_circle_packing_investigation_ends_in_a_traced_reviewed_paper(fak
     assert [(d["kind"], d["title"]) for d in built] == [("ablation", "without the change to ITERATIONS")]
     design = json.loads((run / "evidence" / "design.json").read_text())
     assert summary["designed_cost_usd"] == design["cost_usd"] > 0  # the fake prices its calls
+    assert summary["cost_usd"] >= summary["designed_cost_usd"]  # the total counts the design calls too
     assert design["plan"]["proposals"] and design["screen"]["verdicts"]
     assert any(t.startswith(f"gain of the selected program over the {built[0]['kind']} '{built[0]['title']}'")
                for t in rows.values())
