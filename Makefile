@@ -26,13 +26,19 @@ setup:  ## create .venv and install cosci with its dev tools and the Ray/SLURM l
 	$(BIN)/python -m cosci.llm.local.weights q4_0  # the embedded model requantised once into ~/.cache/cosci/models (docs/design.md#local-weights)
 
 .PHONY: system-deps
-system-deps:  ## Debian packages: graphviz (lineage layout), chromium + chromium-driver (browser tests), bubblewrap (the sandbox of cosci investigate)
+TEX_PACKAGES := texlive-latex-base texlive-latex-recommended texlive-fonts-recommended
+system-deps:  ## Debian packages: graphviz (lineage layout), chromium + chromium-driver (browser tests), bubblewrap (the sandbox of cosci investigate), TeX Live (pdflatex: the paper of cosci investigate write)
 	@missing=""; for pair in dot:graphviz chromium:chromium chromedriver:chromium-driver bwrap:bubblewrap; do \
 	  command -v $${pair%%:*} >/dev/null 2>&1 || missing="$$missing $${pair#*:}"; done; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
 	else echo "setup: not installed:$$missing (as root: apt-get install -y$$missing); without them the report lists the lineage instead of drawing it, the browser tests skip and cosci investigate refuses to run candidate programs"; fi
+	@# TeX Live without its recommends: ~20 MB to download, 166 MB installed (measured on Debian 12; docs/design.md#paper)
+	@command -v pdflatex >/dev/null 2>&1 && exit 0; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(TEX_PACKAGES); \
+	else echo "setup: TeX Live not installed (as root: apt-get install -y --no-install-recommends $(TEX_PACKAGES)); without it cosci investigate write leaves paper.tex uncompiled and says so in its first lines"; fi
 
 test: lint typecheck  ## ruff, mypy, then the whole test suite (offline; slow tests included) on every core (pytest-xdist, one file per worker at a time)
 	$(BIN)/pytest -q -n auto --dist loadfile

@@ -216,10 +216,6 @@ def command(action: str, target: str, overrides: list[str], from_session: str | 
     if action == "run":
         cfg = load_investigation(overrides)
         writes = cfg.paper is not None and cfg.paper.after_run
-        if writes:  # refused before the run, not after it (design.md#paper)
-            from cosci.investigation.write_command import check_can_write
-
-            check_can_write(cfg)
         summary = run(Path(target), overrides, from_session)
         if writes:
             from cosci.investigation.write_command import write

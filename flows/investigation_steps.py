@@ -9,9 +9,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from cosci.config.investigation import InvestigationConfig
+from cosci.config.investigation import EVIDENCE_AGENTS, InvestigationConfig
 from cosci.domain import evidence_interval_label
 from cosci.investigation import evidence as E
+from cosci.investigation.evidence_design import Designed, designed, diagnostics, program_diff, propose_and_screen
 from cosci.investigation.folder import RunFolder
 from cosci.investigation.harness import Evaluation
 from cosci.investigation.report import evidence_rows, markdown, write_claims, write_findings
@@ -19,6 +20,7 @@ from cosci.investigation.runtime import gateway, run_async
 from cosci.investigation.session_link import write_outcome
 from cosci.investigation.task import Task
 from cosci.llm.budget.token_budget import TokenBudget
+from cosci.llm.gateway.adapter import Gateway
 from cosci.text import error_line
 from cosci.tracking import tracking_uri
 
@@ -89,10 +91,39 @@ def scores_by_seed(evals: dict[tuple[str, int], Evaluation], program: str) -> di
             if p == program and e.ok and e.correct and e.score is not None}
 
 
+def design_evidence(cfg: InvestigationConfig, folder: RunFolder, task: Task, sel: E.Selection,
+                    initial: str) -> list[Designed]:
+    """The designed baselines and ablations (:mod:`cosci.investigation.evidence_design`), built under
+    ``evidence/designed/``; the two calls' answers are kept in ``evidence/design.json`` and read back on resume.
+    None when ``evidence.designed`` is 0 or the selected program is the initial one (no diff)."""
+    ev = cfg.evidence
+    if not ev.designed or not ev.agents or not sel.worker:
+        return []
+    path = folder.root / "evidence" / "design.json"
+    answers = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+    if answers is None or "plan" not in answers:
+        diff = program_diff(Path(initial), Path(sel.program))
+        paid: list[float] = []
+        budget = TokenBudget(cap_usd=ev.budget_usd, shares={a: c.budget_share for a, c in ev.agents.items()},
+                             reserve_share=0.0)
+        gw = Gateway(cfg.evidence_gateway_config(), budget, lambda c: paid.append(c.cost_usd or 0.0))
+        routes = {agent: gw.router.route(agent, mode) for agent, mode in EVIDENCE_AGENTS.items()}
+        answers = run_async(propose_and_screen(gw, routes, task.name, task.question, task.spec.score.metric, diff,
+                                               ev.designed))
+        answers["cost_usd"] = sum(paid)
+    designs = designed(answers, Path(sel.program), Path(initial), folder.root / "evidence" / "designed", ev.designed)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({**answers, "designed": [d.to_dict() for d in designs]}, indent=1), encoding="utf-8")
+    return designs
+
+
 def measure(cfg: InvestigationConfig, task: Task, programs: list[tuple[str, str]], abls: list[E.Ablation],
             tested: list[dict[str, Any]], sel: E.Selection, initial: str,
-            evaluate: Callable[[Jobs], dict[tuple[str, int], Evaluation]]) -> dict[str, Any]:
-    """Run the evidence programs over ``evidence.seeds`` seeds with the final evaluator; intervals and gains."""
+            evaluate: Callable[[Jobs], dict[tuple[str, int], Evaluation]],
+            designs: list[Designed] | None = None) -> dict[str, Any]:
+    """Run the evidence programs over ``evidence.seeds`` seeds with the final evaluator; intervals, gains (the
+    selected program over each designed baseline and ablation among them) and the selected program's
+    diagnostics."""
     seeds, level = list(range(1, cfg.evidence.seeds + 1)), cfg.evidence.confidence
     unique = list(dict.fromkeys(p for _, p in programs))
     evals = evaluate([("", p, "final", s) for p in unique for s in seeds])
@@ -107,6 +138,9 @@ def measure(cfg: InvestigationConfig, task: Task, programs: list[tuple[str, str]
     for a in abls:
         if a.program and (g := E.gain(by[sel.program], by[a.program], direction, level)):
             gains.append((f"'{a.title}' (cycle {a.cycle}): selected minus its ablation", g))
+    for d in designs or []:
+        if d.program and (g := E.gain(by[sel.program], by[d.program], direction, level)):
+            gains.append((f"the selected program over the {d.label}", g))
     for r in tested:
         if runs_over_seeds(r):
             g = E.gain(by[r["candidate_dir"]], by[r["base_dir"]], direction, level)
@@ -114,6 +148,7 @@ def measure(cfg: InvestigationConfig, task: Task, programs: list[tuple[str, str]
             if g:
                 gains.append((f"w{r['worker']} cycle {r['cycle']} (tests {r['idea']['hypothesis_id']})", g))
     return {"means": means, "gains": gains, "idea_gains": idea_gains,
+            "diagnostics": diagnostics(evals, sel.program, task.spec.score.metric, level),
             "evaluations": {f"{p}#{s}": e.to_dict() for (p, s), e in evals.items()}}
 
 
@@ -155,8 +190,10 @@ def finish(cfg: InvestigationConfig, folder: RunFolder, task: Task, results: lis
     manifest = folder.manifest()
     seeded = {s["id"] for s in manifest.get("seeded", [])}
     programs, abls, tested = evidence_programs(results, sel, initial, folder, seeded)
-    measured = measure(cfg, task, programs, abls, tested, sel, initial, evaluate)
-    rows = evidence_rows(task.spec.score.metric, measured["means"], measured["gains"])
+    designs = design_evidence(cfg, folder, task, sel, initial)
+    programs += [(d.label, d.program) for d in designs if d.program]
+    measured = measure(cfg, task, programs, abls, tested, sel, initial, evaluate, designs)
+    rows = evidence_rows(task.spec.score.metric, measured["means"], measured["gains"], measured["diagnostics"])
     gates = gate_counts(results)
     findings, note = run_async(_findings(cfg, task, rows, len(results), gates))
     verdicts = outcomes(cfg, folder, tested, measured["idea_gains"])
@@ -167,8 +204,10 @@ def finish(cfg: InvestigationConfig, folder: RunFolder, task: Task, results: lis
                      "worker": sel.worker, "cycle": sel.cycle, "score": sel.score, "program": sel.program},
         "initial_score": initial_eval.score, "gates": gates, "outcomes": verdicts,
         "intervals": evidence_interval_label(cfg.evidence.confidence),
-        "cost_usd": sum(r["cost_usd"] for r in results), "evidence": [r.__dict__ for r in rows],
+        "cost_usd": sum(r["cost_usd"] for r in results) + _design_cost(folder),  # every call the user pays for
+        "evidence": [r.__dict__ for r in rows],
         "ablation_notes": [f"'{a.title}' (cycle {a.cycle}): {a.note}" for a in abls if not a.program],
+        "designed": [d.to_dict() for d in designs], "designed_cost_usd": _design_cost(folder),
         "findings_unsupported": sum(1 for f in findings if f.status == "unsupported"),
         "report": str(folder.root / "report.md"), "mlflow_run_id": manifest.get("mlflow_parent"),
     }
@@ -181,6 +220,12 @@ def finish(cfg: InvestigationConfig, folder: RunFolder, task: Task, results: lis
     _close_mlflow(cfg, folder, summary, measured)
     folder.update_manifest(status="done")
     return summary
+
+
+def _design_cost(folder: RunFolder) -> float:
+    """What the proposer's and the filter's calls cost, USD (``evidence/design.json``; 0 without a design)."""
+    path = folder.root / "evidence" / "design.json"
+    return float(json.loads(path.read_text(encoding="utf-8")).get("cost_usd") or 0.0) if path.is_file() else 0.0
 
 
 async def _findings(cfg: InvestigationConfig, task: Task, rows: list[Any], n: int, gates: dict[str, int]) -> Any:

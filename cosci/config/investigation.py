@@ -21,6 +21,9 @@ INVESTIGATION_AGENTS = ("ideation", "execution", "writer")
 DRAFT_AGENTS = {"design": "design", "review": "review", "drafting": "draft", "alignment": "judge"}
 """The agents of ``cosci investigate draft`` and their one mode (docs/design.md#draft): the design agent, the
 independent reviewer, the drafting agent (which also repairs) and the alignment judge."""
+EVIDENCE_AGENTS = {"proposer": "propose", "filter": "screen"}
+"""The agents of the designed evidence and their one mode (docs/design.md#evidence): the proposer of baselines and
+ablations from the code diff, and the filter that screens them."""
 PAPER_AGENTS = {"author": "write", "auditor": "audit", "reviewer": "review", "chair": "chair"}
 """The agents of ``cosci investigate write`` and their one mode (docs/design.md#paper): the author (who also
 repairs), the auditor (blind to the checks), the reviewers (one agent, ``paper.reviewers`` calls) and the area
@@ -104,9 +107,12 @@ class PaperCfg(_Strict):
     budget_usd: float = Field(gt=0, le=100_000, description="Cap on the writing's model calls, USD.")
     max_words: int = Field(ge=100, le=50_000, description="Longest paper, words of title, abstract and sections (the "
                            "page limit, counted without a TeX engine).")
+    max_pages: int = Field(default=8, ge=1, le=100, description="Longest body of the compiled PDF, pages before "
+                           "the appendix (evidence rows) and references; checked when a TeX engine built the PDF "
+                           "(docs/design.md#paper).")
     reviewers: int = Field(ge=0, le=10, description="Reviewer calls (independent: none sees another's review).")
     after_run: bool = Field(description="cosci investigate run writes the paper when its run is done (as cosci "
-                            "investigate write would); refused before the run on a model that cannot carry a paper.")
+                            "investigate write would).")
     agents: dict[str, AgentCfg] = Field(description="author, auditor, reviewer, chair: share, modes (tier, tokens).")
 
     @model_validator(mode="after")
@@ -129,6 +135,26 @@ class EvidenceCfg(_Strict):
                                       "of the baseline's mean score (the program without the idea, same seeds): "
                                       "'refuted' needs a gain interval with mean <= 0 and upper bound under it "
                                       "(docs/design.md#evidence).")
+    designed: int = Field(default=0, ge=0, le=8, description="Designed baselines and ablations run over the evidence "
+                          "seeds at most (proposed from the code diff, screened by the filter, checked by script); "
+                          "0: none (runs frozen before it existed).")
+    budget_usd: float = Field(default=0.5, gt=0, le=100_000, description="Cap on the proposer's and the filter's "
+                              "calls, USD.")
+    agents: dict[str, AgentCfg] | None = Field(default=None, description="proposer and filter: share, modes (tier, "
+                                               "tokens); needed when designed > 0.")
+
+    @model_validator(mode="after")
+    def _agents(self) -> EvidenceCfg:
+        if self.designed == 0:
+            return self
+        if self.agents is None or set(self.agents) != set(EVIDENCE_AGENTS):
+            raise ValueError(f"evidence.agents: needs exactly {', '.join(EVIDENCE_AGENTS)} when evidence.designed > 0")
+        for agent, mode in EVIDENCE_AGENTS.items():
+            if mode not in self.agents[agent].modes:
+                raise ValueError(f"evidence.agents.{agent}.modes: needs the mode {mode}")
+        if not math.isclose(sum(a.budget_share for a in self.agents.values()), 1.0, abs_tol=1e-6):
+            raise ValueError("evidence.agents.*.budget_share must sum to 1")
+        return self
 
 
 class InvestigationConfig(_Strict):
@@ -148,13 +174,14 @@ class InvestigationConfig(_Strict):
         tiers = self.base.models.tiers
         drafting = self.draft.agents.items() if self.draft else []
         writing = self.paper.agents.items() if self.paper else []
-        for agent, acfg in [*self.investigation.agents.items(), *drafting, *writing]:
+        designing = self.evidence.agents.items() if self.evidence.agents else []
+        for agent, acfg in [*self.investigation.agents.items(), *drafting, *writing, *designing]:
             for mode, mcfg in acfg.modes.items():
                 tier = self.base.models.agent_tiers.get(f"{agent}.{mode}") or self.base.models.agent_tiers.get(
                     agent) or mcfg.tier
                 if tier not in tiers:
                     where = ("draft" if agent in DRAFT_AGENTS else "paper" if agent in PAPER_AGENTS
-                             else "investigation")
+                             else "evidence" if agent in EVIDENCE_AGENTS else "investigation")
                     raise ValueError(f"{where}.agents.{agent}.modes.{mode}.tier: tier '{tier}' is not in "
                                      f"models '{self.base.models.name}' ({', '.join(tiers)})")
         return self
@@ -169,6 +196,9 @@ class InvestigationConfig(_Strict):
         assert self.draft is not None
         return self.base.model_copy(update={"agents": {**self.base.agents, **self.draft.agents}})
 
+    def evidence_gateway_config(self) -> CosciConfig:
+        """The session config with the designed evidence's agents added (see :meth:`gateway_config`)."""
+        return self.base.model_copy(update={"agents": {**self.base.agents, **(self.evidence.agents or {})}})
 
     def paper_gateway_config(self) -> CosciConfig:
         """The session config with the writing agents added (see :meth:`gateway_config`)."""

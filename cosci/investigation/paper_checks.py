@@ -15,6 +15,8 @@
 - **length**: the body has at most ``paper.max_words`` words (the page limit, counted in words so it holds without
   a TeX engine).
 - **compile**: the TeX engine builds the PDF; with none installed the check is ``skipped`` and says so.
+- **pages**: the built PDF's body (pages before the appendix) has at most ``paper.max_pages`` pages
+  (:func:`cosci.investigation.paper_latex.check_pages`); ``skipped`` when no PDF was built.
 """
 
 from __future__ import annotations

@@ -4,9 +4,9 @@ out its layout.
 ``stages.jsonl`` (append-only: each stage and round as it ends), ``calls/<key>.json`` (each finished model call's
 validated record, keyed by what was asked: a killed write resumed replays them instead of paying again),
 ``calls.jsonl`` (every call the gateway made, with its cost), ``figures/`` (the plots) and ``figures.json`` (their
-manifest), ``references.bib``, ``paper.tex`` (and ``paper.pdf`` when a TeX engine compiled it),
-``claims_grounding.json``, ``checks.json`` (each round's check results), ``audits.jsonl``, ``reviews/``
-(one JSON per reviewer, ``chair.json``, ``reviews.md``), ``status.json``.
+manifest), ``references.bib``, ``plan.json`` (the author's checked plan), ``paper.tex`` (and ``paper.pdf`` when a
+TeX engine compiled it), ``claims_grounding.json``, ``checks.json`` (each round's check results), ``audits.jsonl``,
+``reviews/`` (one JSON per reviewer, ``chair.json``, ``reviews.md``), ``status.json``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,9 @@
 """The record tools of ``cosci investigate write`` (docs/design.md#paper).
 
-:class:`RecordPaper` is the author's paper (and each repair's): a title, the abstract and the sections as lists of
-sentences, so every sentence is one claim the checks read. A sentence cites evidence rows as ``[E3]`` (or run facts
+:class:`RecordPaperPlan` is the author's plan, made before the draft: the thesis, the rows the results lead with,
+the figures and the references it will cite (reference planning). :class:`RecordPaper` is the author's paper (and
+each repair's): a title, the abstract and the sections as lists of sentences, so every sentence is one claim the
+checks read. A sentence cites evidence rows as ``[E3]`` (or run facts
 ``[F1]``), references as ``[@key]`` and figures as ``[fig:ID]``; cosci renders it to LaTeX (``\\cite``, ``\\ref``),
 so the model never writes markup the compiler could choke on. :class:`RecordAudit` is the auditor's list of
 problems (it never sees the checks). :class:`RecordPaperReview` and :class:`RecordChairReview` are the reviews,
@@ -42,6 +44,24 @@ class RecordPaper(Record):
     title: str = Field(min_length=1, max_length=200, description="The paper's title.")
     abstract: list[str] = Field(min_length=1, max_length=10, description="The abstract's sentences.")
     sections: list[Section] = Field(min_length=1, max_length=12, description="The sections, in order.")
+
+
+class PlannedReference(BaseModel):
+    key: str = Field(min_length=1, max_length=80, description="A key of the reference list.")
+    use: str = Field(min_length=1, description="What the paper will cite it for.")
+
+
+class RecordPaperPlan(Record):
+    tool_name: ClassVar[str] = "record_paper_plan"
+    tool_description: ClassVar[str] = "Record the paper's plan before it is written. Calling this tool ends your turn."
+
+    thesis: str = Field(min_length=1, description="The central claim, in one sentence, as the evidence rows carry "
+                        "it.")
+    emphasis: list[str] = Field(max_length=8, description="Labels of the evidence rows the results lead with "
+                                "(E1, E3...), most important first.")
+    figures: list[str] = Field(max_length=8, description="Ids of the manifest's figures the paper shows, in order.")
+    references: list[PlannedReference] = Field(max_length=12, description="The references the paper will cite "
+                                               "(keys of the list only), each with its use.")
 
 
 class RecordAudit(Record):

@@ -56,7 +56,8 @@ def interval_name(rows: dict[str, str]) -> str:
 
 
 def run_facts(summary: dict[str, Any]) -> dict[str, str]:
-    """``F1``...: the run's own record (what was done, not a finding), each a sentence with its numbers."""
+    """``F1``...: the run's own record (what was done, not a finding), each a sentence with its numbers; the last
+    says which designed baselines and ablations ran and why the others did not (docs/design.md#evidence)."""
     sel, gates = summary["selected"], summary.get("gates") or {}
     facts = [f"{summary['workers']} worker(s) x {summary['cycles']} cycle(s) each; {summary['cycles_run']} cycles "
              f"run; isolation {summary.get('isolation')}",
@@ -64,6 +65,13 @@ def run_facts(summary: dict[str, Any]) -> dict[str, str]:
              f"selected program: {sel['label']}, search score {fmt(sel['score'])}; the initial program's search "
              f"score {fmt(summary.get('initial_score'))}",
              f"cost of the investigation's model calls: {summary.get('cost_usd', 0.0):.4f} USD"]
+    if designs := summary.get("designed"):
+        run = [d for d in designs if d.get("program")]
+        facts.append(f"designed evidence: {len(designs)} baseline/ablation proposal(s) from the code diff; "
+                     f"{len(run)} passed the filter and the script's checks and ran over the evidence seeds ("
+                     + "; ".join(f"{d['kind']} '{d['title']}'" for d in run) + "); not run: "
+                     + ("; ".join(f"{d['kind']} '{d['title']}' ({d['note']})" for d in designs
+                                  if not d.get("program")) or "none"))
     return {f"F{i}": text for i, text in enumerate(facts, 1)}
 
 
@@ -151,10 +159,26 @@ TEX_UNICODE = {"≥": r"$\geq$", "≤": r"$\leq$", "±": r"$\pm$", "×": r"$\tim
 quotes it sets itself)."""
 
 
+TEX_UNSET = set("ÐðĐđŊŋÞþĄąĘęĮįŲųĦħĸĿŀŉŦŧſ")
+"""Latin letters pdflatex's default (OT1) encoding cannot set: measured by compiling U+00C0-U+017F with TeX Live
+2022 (Debian 12)."""
+TEX_SET = {chr(c) for c in range(0xC0, 0x180)} - TEX_UNSET | set("–—‘’“”…")
+
+
+def _char(ch: str) -> str:
+    if ch in TEX_SPECIAL:
+        return TEX_SPECIAL[ch]
+    if ch in TEX_UNICODE:
+        return TEX_UNICODE[ch]
+    return ch if ch.isascii() or ch in TEX_SET else f"[U+{ord(ch):04X}]"
+
+
 def tex_escape(text: str) -> str:
-    """``text`` with LaTeX's special characters escaped (a model's text is never markup) and the symbols of
-    :data:`TEX_UNICODE` written as math."""
-    return "".join(TEX_SPECIAL.get(ch) or TEX_UNICODE.get(ch, ch) for ch in text)
+    """``text`` with LaTeX's special characters escaped (a model's text is never markup), the symbols of
+    :data:`TEX_UNICODE` written as math, and any other character the engine cannot set (CJK, emoji, Cyrillic,
+    the letters of :data:`TEX_UNSET`) written as its code point, ``[U+4E2D]``, so the paper compiles whatever
+    the model wrote."""
+    return "".join(_char(ch) for ch in text)
 
 
 def url_escape(url: str) -> str:

@@ -43,12 +43,15 @@ class Row:
     text: str
 
 
-def evidence_rows(metric: str, programs: list[tuple[str, Interval]], gains: list[tuple[str, Interval]]) -> list[Row]:
-    """``E1``... : one row per evidence program (mean final score) and per gain (paired, positive = better)."""
+def evidence_rows(metric: str, programs: list[tuple[str, Interval]], gains: list[tuple[str, Interval]],
+                  diagnostics: list[tuple[str, Interval]] | None = None) -> list[Row]:
+    """``E1``... : one row per evidence program (mean final score), per gain (paired, positive = better) and per
+    diagnostic of the selected program (another metric of its final evaluations, or its seconds)."""
     rows = [Row(f"E{i}", f"{name}: mean {metric} {interval_text(iv)}") for i, (name, iv) in enumerate(programs, 1)]
-    start = len(rows) + 1
-    rows += [Row(f"E{start + i}", f"gain of {name}: {interval_text(iv)} (positive = better)")
+    rows += [Row(f"E{len(rows) + 1 + i}", f"gain of {name}: {interval_text(iv)} (positive = better)")
              for i, (name, iv) in enumerate(gains)]
+    rows += [Row(f"E{len(rows) + 1 + i}", f"diagnostic of the selected program: {name} {interval_text(iv)}")
+             for i, (name, iv) in enumerate(diagnostics or [])]
     return rows
 
 

@@ -1,10 +1,12 @@
 """``cosci investigate write RUN [overrides]``: the command-line glue of the writing stage (docs/design.md#paper).
 
-Before any model call: the configuration (refused in one line on a model that cannot carry a paper), the run
-(finished, not held by another process), its evidence. Then the sources, the figures and the writing
-(:mod:`cosci.investigation.writing`) through one gateway over ``paper.budget_usd``; calls are logged in
-``paper/calls.jsonl``. A second ``write`` of the same run resumes: finished calls replay from ``paper/calls/``.
-Exit 0 when the last round passed every check that ran, 1 when the rounds ran out.
+Before any model call: the configuration, the run (finished, not held by another process), its evidence. On the
+embedded model (``models=local``: short strings and lists, ``local.max_string_chars`` and ``local.max_list_items``)
+the paper is short -- sentences are list items, each its own string -- but it runs, compiles and is checked like
+any other. Then the sources, the figures and the writing (:mod:`cosci.investigation.writing`) through one gateway
+over ``paper.budget_usd``; calls are logged in ``paper/calls.jsonl``. A second ``write`` of the same run resumes:
+finished calls replay from ``paper/calls/``. Exit 0 when the last round passed every check that ran, 1 when the
+rounds ran out.
 """
 
 from __future__ import annotations
@@ -30,28 +32,6 @@ from cosci.investigation.paper_sources import (
 from cosci.investigation.runtime import run_async
 from cosci.investigation.task import load_task
 from cosci.investigation.writing import Sources, Writer
-
-PAPER_MIN_STRING_CHARS = 1_000
-"""An abstract or a section is a list of sentences; a reviewer's summary or a chair's meta-review is one string. A
-model whose strings are capped below this many characters writes fragments, not a paper (design.md#paper)."""
-
-
-def check_can_write(cfg: InvestigationConfig) -> None:
-    """Refuse, before anything is read or written, a writing agent on a schema-constrained embedded model whose
-    strings are capped below :data:`PAPER_MIN_STRING_CHARS` (``models=local``: 100). Raises :class:`CosciError`."""
-    from cosci.llm.gateway.routing import CONSTRAINED_PROVIDERS
-
-    assert cfg.paper is not None
-    models = cfg.base.models
-    cap = models.local.max_string_chars if models.local is not None else None
-    for agent, mode in PAPER_AGENTS.items():
-        tier = models.agent_tiers.get(f"{agent}.{mode}") or models.agent_tiers.get(agent) or \
-            cfg.paper.agents[agent].modes[mode].tier
-        model = models.tiers[tier].model
-        if model.startswith(CONSTRAINED_PROVIDERS) and cap is not None and cap < PAPER_MIN_STRING_CHARS:
-            raise CosciError(f"investigate write: the {agent}'s model {model} writes at most {cap} characters a "
-                             f"string (local.max_string_chars), too few for a paper; choose a hosted preset "
-                             f"(e.g. models=opus) or models=fake (design.md#paper)")
 
 
 def sources(folder: RunFolder, paper: PaperFolder, data_dir: Path) -> Sources:
@@ -86,7 +66,8 @@ def _writer(cfg: InvestigationConfig, paper: PaperFolder, src: Sources) -> Write
 
     gw = Gateway(cfg.paper_gateway_config(), budget, record)
     routes = {agent: gw.router.route(agent, mode) for agent, mode in PAPER_AGENTS.items()}
-    return Writer(gw, routes, paper, src, cfg.paper.max_rounds, cfg.paper.max_words, cfg.paper.reviewers)
+    return Writer(gw, routes, paper, src, cfg.paper.max_rounds, cfg.paper.max_words, cfg.paper.reviewers,
+                  cfg.paper.max_pages)
 
 
 def write(run_id: str, overrides: list[str], data_dir: Path) -> int:
@@ -94,7 +75,6 @@ def write(run_id: str, overrides: list[str], data_dir: Path) -> int:
     cfg = load_investigation([*overrides, f"paths.data_dir={data_dir}"])
     if cfg.paper is None:
         raise CosciError("investigate write: the configuration has no paper section (conf/investigation/)")
-    check_can_write(cfg)
     folder = RunFolder.existing(data_dir, run_id)
     if not (folder.root / "summary.json").is_file():
         raise CosciError(f"investigation {run_id} has not finished (no summary.json): resume it first "

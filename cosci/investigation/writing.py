@@ -3,12 +3,17 @@ Agentic Scientist", every call through the LLM gateway.
 
 1. Sources (no model): evidence rows and run facts, references from the seeded session hypotheses, figures from
    the evidence (:mod:`.paper_sources`, :mod:`.paper_figures`).
-2. The author writes the paper (``record_paper``) as sentences citing ``[E1]``/``[F1]``, ``[@key]``, ``[fig:ID]``.
+2. The author plans the paper (``record_paper_plan``: thesis, rows to lead with, figures, the references it will
+   cite, each checked against the sources), then writes it (``record_paper``) as sentences citing ``[E1]``/``[F1]``,
+   ``[@key]``, ``[fig:ID]``.
 3. Rounds, at most ``paper.max_rounds``: render the LaTeX, run the checks (:mod:`.paper_checks`, compile), and the
    auditor reads the paper blind to the checks' verdicts; a failing round goes back to the author with the failing
-   items and the audit's problems. The last round's checks stand: the paper's first lines say which passed and
-   which round ended it; claims still untraced are marked in the text, never kept silently.
-4. ``paper.reviewers`` reviewers (told nothing of the checks) and the area chair.
+   items and the audit's problems (the page limit is read from the built PDF). The last round's checks stand:
+   the paper's first lines say which passed and which round ended it; claims still untraced are marked in the
+   text, never kept silently.
+4. References after the draft: the paper's bibliography is the references its final text cites
+   (``references.bib`` keeps every verified one); which were cited is recorded. Then ``paper.reviewers`` reviewers
+   (told nothing of the checks) and the area chair.
 
 Every finished call's record is kept under ``paper/calls/`` keyed by what was asked (:func:`.paper_folder.call_key`):
 the pipeline is a function of the answers, so a killed write resumed asks the same questions and replays them.
@@ -23,12 +28,13 @@ from typing import Any, TypeVar
 from cosci.investigation.paper_checks import Check, Claim, check_citations, check_claims, check_figures, check_length
 from cosci.investigation.paper_figures import Figure
 from cosci.investigation.paper_folder import PaperFolder, call_key
-from cosci.investigation.paper_latex import compile_pdf, render
+from cosci.investigation.paper_latex import check_pages, compile_pdf, render
 from cosci.investigation.paper_records import (
     RUBRIC,
     RecordAudit,
     RecordChairReview,
     RecordPaper,
+    RecordPaperPlan,
     RecordPaperReview,
 )
 from cosci.investigation.paper_sources import Reference
@@ -117,9 +123,9 @@ class Writer:
     """Writes one paper into ``folder`` (module docstring)."""
 
     def __init__(self, port: LLMPort, routes: dict[str, Route], folder: PaperFolder, sources: Sources,
-                 max_rounds: int, max_words: int, reviewers: int) -> None:
+                 max_rounds: int, max_words: int, reviewers: int, max_pages: int = 8) -> None:
         self.port, self.routes, self.folder, self.src = port, routes, folder, sources
-        self.max_rounds, self.max_words, self.reviewers = max_rounds, max_words, reviewers
+        self.max_rounds, self.max_words, self.reviewers, self.max_pages = max_rounds, max_words, reviewers, max_pages
 
     async def _ask(self, agent: str, action: str, prompt: str, record: type[R]) -> R:
         """One record from ``agent``, replayed from ``paper/calls/`` when this exact question was answered before;
@@ -169,14 +175,36 @@ class Writer:
         checks = [claims_check, check_citations(tex, {r.key for r in self.src.references}),
                   check_figures(tex, {f.id: f.file for f in self.src.figures}, self.folder.figures_dir),
                   check_length(paper, self.max_words), compile_pdf(path)]
+        pdf = path.with_suffix(".pdf")
+        checks.append(check_pages(pdf, self.max_pages) if checks[-1].status == "pass" else
+                      Check("pages", "skipped", [f"not counted: the compile check {checks[-1].status}"]))
         return Round(n, checks, claims)
 
+    async def plan(self, lists: dict[str, Any]) -> RecordPaperPlan:
+        """The author's plan before the draft (thesis, rows to lead with, figures, references: reference planning),
+        with every row label, figure id and reference key the sources lack dropped and recorded (``plan.json``)."""
+        asked = {k: v for k, v in lists.items() if k != "max_words"}
+        plan = await self._ask("author", "Plan", render_prompt(
+            "paper.plan", question=self.src.question, metric=self.src.metric, direction=self.src.direction,
+            **asked), RecordPaperPlan)
+        keys, figures = {r.key for r in self.src.references}, {f.id for f in self.src.figures}
+        dropped = ([f"row {x}" for x in plan.emphasis if x not in self.src.citable]
+                   + [f"figure {x}" for x in plan.figures if x not in figures]
+                   + [f"reference {r.key}" for r in plan.references if r.key not in keys])
+        kept = plan.model_copy(update={"emphasis": [x for x in plan.emphasis if x in self.src.citable],
+                                       "figures": [x for x in plan.figures if x in figures],
+                                       "references": [r for r in plan.references if r.key in keys]})
+        self.folder.write_json("plan.json", {"plan": kept.model_dump(), "dropped": dropped})
+        self.folder.stage("plan", references=[r.key for r in kept.references], dropped=dropped)
+        return kept
+
     async def rounds(self) -> tuple[RecordPaper, Round]:
-        """Write, then check / audit / repair until the checks pass or ``max_rounds`` is reached."""
+        """Plan, write, then check / audit / repair until the checks pass or ``max_rounds`` is reached."""
         lists = self._lists()
+        plan = await self.plan(lists)
         paper = await self._ask("author", "Write", render_prompt(
             "paper.write", question=self.src.question, metric=self.src.metric, direction=self.src.direction,
-            **lists), RecordPaper)
+            plan=plan, **lists), RecordPaper)
         self.folder.stage("draft", title=paper.title)
         for n in range(1, self.max_rounds + 1):
             result = self.check(paper, n)
@@ -199,8 +227,12 @@ class Writer:
         ``claims_grounding.json``, ``checks.json``; returns the status lines."""
         status = status_lines(last, self.max_rounds)
         untraced = {c.sentence for c in last.claims if c.status == "untraced"}
-        path = self.folder.write_text("paper.tex", render(paper, self.src.citable, self.src.figures,
-                                                          self.src.references, status, untraced))
+        cited = {k for c in last.claims for k in c.citations}
+        self.folder.stage("references", cited=sorted(cited), uncited=[r.key for r in self.src.references
+                                                                      if r.key not in cited])
+        used = [r for r in self.src.references if r.key in cited]  # the bibliography lists what the text cites
+        path = self.folder.write_text("paper.tex", render(paper, self.src.citable, self.src.figures, used, status,
+                                                          untraced))
         final_compile = compile_pdf(path)
         refs = {r.key: r for r in self.src.references}
         self.folder.write_json("claims_grounding.json", {

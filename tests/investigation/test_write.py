@@ -1,6 +1,6 @@
 """``cosci investigate write`` (docs/design.md#paper): the claims check on its adversarial kinds, the paper on the
 scripted fake, the repair loop against scripted wrong papers (a wrong number, a dangling citation, a missing
-figure), the round limit, resume without paying twice, and the refusal on the embedded model."""
+figure), the round limit and resume without paying twice (the embedded model's run: test_write_embedded.py)."""
 
 from __future__ import annotations
 
@@ -140,15 +140,15 @@ def test_write_on_the_fake_traces_every_number_and_keeps_the_reviews(tmp_path: P
     for call in fake.calls_for(agent="reviewer"):  # the reviewers are told nothing of the checks
         assert "cosci checks" not in call.prompt and "untraced" not in call.prompt
     assert [s["stage"] for s in map(json.loads, (out / "stages.jsonl").read_text().splitlines())] == [
-        "sources", "draft", "round", "final", "reviews"]
+        "sources", "plan", "draft", "round", "references", "final", "reviews"]
     assert "area chair" in capsys.readouterr().out
 
 
 def test_a_wrong_number_a_dangling_citation_and_a_missing_figure_are_named_and_repaired(
         tmp_path: Path, fake: FakeBackend) -> None:
     root = finished_run(tmp_path / "data")
-    fake.script(FakeReply.record("record_paper", **paper(WRONG)), agent="author")
-    fake.script(FakeReply.record("record_paper", **paper(RIGHT)), agent="author")
+    fake.script(FakeReply.record("record_paper", **paper(WRONG)), agent="author", action="Write/1")
+    fake.script(FakeReply.record("record_paper", **paper(RIGHT)), agent="author", action="Repair1/1")
     assert write(RUN, FAKE, tmp_path / "data") == 0
     stages = [json.loads(x) for x in (root / "paper" / "stages.jsonl").read_text().splitlines()]
     first, second = [s for s in stages if s["stage"] == "round"]
@@ -166,10 +166,30 @@ def test_a_wrong_number_a_dangling_citation_and_a_missing_figure_are_named_and_r
     assert (root / "paper" / "paper.tex").read_text().startswith("% cosci checks: PASSED in round 2")
 
 
+def test_the_plan_keeps_only_rows_figures_and_references_the_sources_have_and_the_draft_follows_it(
+        tmp_path: Path, fake: FakeBackend) -> None:
+    root = finished_run(tmp_path / "data")
+    fake.script(FakeReply.record("record_paper_plan", thesis="The selected program packs better [E3].",
+                                 emphasis=["E3", "E9"], figures=["evidence", "ablation"],
+                                 references=[{"key": "ghost2020", "use": "prior packings"}]),
+                agent="author", action="Plan/1")
+    assert write(RUN, FAKE, tmp_path / "data") == 0
+    kept = json.loads((root / "paper" / "plan.json").read_text())
+    assert kept["dropped"] == ["row E9", "figure ablation", "reference ghost2020"]
+    assert kept["plan"]["emphasis"] == ["E3"] and kept["plan"]["figures"] == ["evidence"]
+    assert kept["plan"]["references"] == []
+    draft = next(c for c in fake.calls_for(agent="author") if c.action == "Write/1").prompt
+    assert "Thesis: The selected program packs better [E3]." in draft and "Lead with: E3. Figures: evidence." in draft
+    assert "ghost2020" not in draft and "E9" not in draft.split("# Your plan", 1)[1]
+    stages = [json.loads(x) for x in (root / "paper" / "stages.jsonl").read_text().splitlines()]
+    assert next(s for s in stages if s["stage"] == "references")["uncited"] == []  # no reference in this run
+
+
 def test_a_paper_still_failing_at_the_round_limit_says_so_first_and_marks_its_claims(
         tmp_path: Path, fake: FakeBackend) -> None:
     root = finished_run(tmp_path / "data")
-    fake.script(FakeReply.record("record_paper", **paper(WRONG)), agent="author", times=2)
+    fake.script(FakeReply.record("record_paper", **paper(WRONG)), agent="author", action="Write/1")
+    fake.script(FakeReply.record("record_paper", **paper(WRONG)), agent="author", action="Repair1/1")
     assert write(RUN, [*FAKE, "paper.max_rounds=2"], tmp_path / "data") == 1
     tex = (root / "paper" / "paper.tex").read_text()
     assert tex.startswith("% cosci checks: FAILING at the round limit (round 2 of 2)")
@@ -182,7 +202,7 @@ def test_a_paper_still_failing_at_the_round_limit_says_so_first_and_marks_its_cl
 def test_a_write_killed_mid_repair_resumes_without_paying_a_finished_call_twice(
         tmp_path: Path, fake: FakeBackend) -> None:
     root = finished_run(tmp_path / "data")
-    fake.script(FakeReply.record("record_paper", **paper(WRONG)), agent="author")
+    fake.script(FakeReply.record("record_paper", **paper(WRONG)), agent="author", action="Write/1")
     fake.script(FakeReply(fault="bad_request"), agent="author", action="Repair1/1")
     with pytest.raises(CosciError, match="investigate write stopped"):
         write(RUN, FAKE, tmp_path / "data")
@@ -194,14 +214,6 @@ def test_a_write_killed_mid_repair_resumes_without_paying_a_finished_call_twice(
     assert not set(paid) & set(again)  # the draft and the first audit replayed from paper/calls/
     assert again[0] == ("author", "Repair1/1")
     assert json.loads((root / "paper" / "status.json").read_text())["round"] == 2
-
-
-def test_the_embedded_model_is_refused_in_one_line_before_anything_is_written(tmp_path: Path,
-                                                                             fake: FakeBackend) -> None:
-    root = finished_run(tmp_path / "data")
-    with pytest.raises(CosciError, match="too few for a paper"):
-        write(RUN, ["models=local"], tmp_path / "data")
-    assert not (root / "paper").exists() and fake.calls == []
 
 
 def test_an_unknown_or_unfinished_run_is_one_line(tmp_path: Path, fake: FakeBackend) -> None:
@@ -239,7 +251,9 @@ def test_the_bibliography_is_the_seeded_hypotheses_verified_citations_and_a_cite
                               budget_usd=1.0, budget_tokens=None, wall_clock_seconds=60.0)
         cites = [Citation(url="https://example.org/a", title="Dense circle packings", year=2019, status="verified",
                           support="supported"),
-                 Citation(url="https://example.org/b", title="A misquoted source", status="misquoted")]
+                 Citation(url="https://example.org/b", title="A misquoted source", status="misquoted"),
+                 Citation(url="https://example.org/c", title="Hexagonal lattices revisited", year=2021,
+                          status="verified")]
         h = RecordHypothesis(title="Idea", statement="A hexagonal start raises the sum of radii.", mechanism="m",
                              entities=[], anticipated_outcomes="o", novelty_argument="n", **CONTRACT, citations=cites)
         hid = hypothesis_id(store.namespace, "literature", h.statement)
@@ -251,13 +265,18 @@ def test_the_bibliography_is_the_seeded_hypotheses_verified_citations_and_a_cite
                                                     "seeded": [{"id": hid, "text": "Idea"}]}))
     assert write(RUN, FAKE, data) == 0
     bib = (root / "paper" / "references.bib").read_text()
-    assert bib.count("@misc{") == 1 and "@misc{dense2019," in bib and "session support check: supported" in bib
+    assert bib.count("@misc{") == 2 and "@misc{dense2019," in bib and "session support check: supported" in bib
     tex = (root / "paper" / "paper.tex").read_text()
     assert "\\cite{dense2019}" in tex and "\\bibitem{dense2019} Dense circle packings." in tex
+    assert "hexagonal2021" not in tex  # the bibliography lists what the text cites; the bib file keeps every one
+    stages = [json.loads(x) for x in (root / "paper" / "stages.jsonl").read_text().splitlines()]
+    assert next(s for s in stages if s["stage"] == "references")["uncited"] == ["hexagonal2021"]
     claims = json.loads((root / "paper" / "claims_grounding.json").read_text())["claims"]
     (cited,) = [c for c in claims if c["citations"]]
     assert cited["status"] == "cited" and cited["references"][0]["support"] == "supported"
-    assert "<untrusted_source" in fake.calls_for(agent="author")[0].prompt.split("# References", 1)[1]
+    planning, writing = fake.calls_for(agent="author")[:2]  # the references reach the plan and the draft quoted
+    assert all("<untrusted_source" in c.prompt.split("# References", 1)[1] for c in (planning, writing))
+    assert json.loads((root / "paper" / "plan.json").read_text())["plan"]["references"][0]["key"] == "dense2019"
 
 
 def test_model_text_is_escaped_and_a_figure_file_that_is_gone_fails_the_figure_check(tmp_path: Path) -> None:

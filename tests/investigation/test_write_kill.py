@@ -41,7 +41,7 @@ def test_sigkill_mid_repair_then_resume_pays_no_finished_call_twice(tmp_path: Pa
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
     before = _calls(log)
-    assert [c["action"] for c in before] == ["Write/1", "Audit1/1", "Repair1/1"], (
+    assert [c["action"] for c in before] == ["Plan/1", "Write/1", "Audit1/1", "Repair1/1"], (
         before, proc.stderr.read().decode()[-2000:] if proc.stderr else "")
     assert not (root / "paper" / "status.json").exists()
 

@@ -19,6 +19,7 @@ from typing import Any
 from cosci import domain
 from cosci.literature import search_order
 from cosci.llm.fake import drafting as fake_drafting
+from cosci.llm.fake import evidence as fake_evidence
 from cosci.llm.fake import grounding as grounding
 from cosci.llm.fake import investigation as fake_investigation
 from cosci.llm.fake import paper as fake_paper
@@ -173,9 +174,10 @@ def safety_verdict(call: FakeCall) -> dict[str, Any]:
 
 def autopilot(call: FakeCall, params: dict[str, Any], *, seed: int, n: int, searches_per_loop: int = 1) -> FakeReply:
     """The default answer when no scripted reply matches (``cosci investigate``'s agents:
-    :mod:`.investigation`; its drafting: :mod:`.drafting`; its writing: :mod:`.paper`)."""
+    :mod:`.investigation`; its drafting: :mod:`.drafting`; its writing: :mod:`.paper`; its designed evidence:
+    :mod:`.evidence`)."""
     investigation = (fake_investigation.reply(call, params, _rng(seed, call)) or fake_drafting.reply(call)
-                     or fake_paper.reply(call))
+                     or fake_paper.reply(call) or fake_evidence.reply(call))
     return investigation if investigation is not None else session_autopilot(
         call, params, seed=seed, n=n, searches_per_loop=searches_per_loop)
 

@@ -1,6 +1,7 @@
 """The scripted fake's autopilot for ``cosci investigate write`` (docs/design.md#paper): protocol, not domain
 knowledge.
 
+- ``author``'s plan (``record_paper_plan``): the first three rows, every figure, the first reference.
 - ``author`` (``record_paper``, first draft and repairs): one Results sentence per evidence row of the prompt,
   copying the row and citing it; one sentence naming each figure of the manifest and one citing the first listed
   reference, if any.
@@ -44,6 +45,14 @@ def paper(call: FakeCall) -> dict[str, Any]:
                                                                  "nothing beyond the rows it copies."]}]}
 
 
+def plan(call: FakeCall) -> dict[str, Any]:
+    rows = [label for label, _ in ROW.findall(call.prompt)]
+    keys = _listed(call.prompt, "References (cite as [@key])")
+    return {"thesis": "What the final evaluator measured over the evidence seeds.", "emphasis": rows[:3],
+            "figures": _listed(call.prompt, "Figure manifest"),
+            "references": [{"key": k, "use": "where the question was raised"} for k in keys[:1]]}
+
+
 def chair(call: FakeCall) -> dict[str, Any]:
     scores = [int(x) for x in re.findall(r'"overall": (\d+)', call.prompt)]
     mean = round(sum(scores) / len(scores)) if scores else 5
@@ -53,6 +62,8 @@ def chair(call: FakeCall) -> dict[str, Any]:
 
 def reply(call: FakeCall) -> FakeReply | None:
     """The autopilot answer for a writing agent's call, or None for any other agent."""
+    if call.agent == "author" and (call.action or "").startswith("Plan"):
+        return FakeReply.record("record_paper_plan", **plan(call))
     if call.agent == "author":
         return FakeReply.record("record_paper", **paper(call))
     if call.agent == "auditor":
