@@ -215,3 +215,15 @@ def test_release_a_quarantined_hypothesis_with_a_reason(copy: Sessions) -> None:
         code, text = post(client, f"/sessions/{copy.done}/release", hypothesis=copy.quarantined,
                           why="a false positive: a drug name", by="Dr Rivera")
         assert code == 200 and copy.quarantined in text and "released" in text, text
+
+
+def test_the_check_on_the_default_embedded_model(copy: Sessions) -> None:
+    """The form's default models (the embedded model, ``models=local``): checked, estimated and screened as on the
+    fake; the harmful goal refused by the same screen, nothing written."""
+    before = written(copy.data)
+    with client_of(copy.data) as client:
+        code, text = post(client, "/new/check", goal=GOAL)
+        assert code == 200 and "estimated cost ~$" in text and "decided at start by the offline screen" in text
+        code, text = post(client, "/new/check", goal=HARMFUL)
+        assert code == 400 and "goal refused by safety screening, block" in text
+    assert written(copy.data) == before
