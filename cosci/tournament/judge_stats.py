@@ -38,8 +38,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from scipy.stats import binomtest
-
 from cosci.text import counted
 from cosci.tournament.bt import BTFit, Method, Verdict, fit_bt
 from cosci.tournament.rerun import SIMULATED_ORDER, WILSON, RerunEstimate
@@ -86,6 +84,8 @@ class Share:
     def of(cls, k: int, n: int) -> Share:
         if n <= 0:
             return cls(k, 0, math.nan, math.nan, math.nan)
+        from scipy.stats import binomtest  # scipy where first used, not by a command's start (design.md#startup)
+
         ci = binomtest(k, n).proportion_ci(confidence_level=LEVEL, method="wilson")
         return cls(k, n, k / n, float(ci.low), float(ci.high))
 

@@ -25,7 +25,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.stats import binomtest
 
 LEVEL = 0.95
 WILSON = "95 % Wilson CI"
@@ -125,6 +124,8 @@ def rerun_estimate(groups: list[NDArray[np.intp]], c: NDArray[np.float64], t: ND
     if not agree:
         return RerunEstimate.none()
     n, k = len(agree), int(sum(agree))
+    from scipy.stats import binomtest  # imported by its first use, not by a session's start (design.md#startup)
+
     ci = binomtest(k, n).proportion_ci(confidence_level=LEVEL, method="wilson")
     base = round(float(np.mean(fresh)), 12)  # the same figure whatever order the matches come in
 
