@@ -45,7 +45,9 @@ FIRST_CALL_TIMEOUT = 300.0
 
 
 def _env(tree: Path, data: Path, cache: Path, log: Path | None = None) -> dict[str, str]:
-    env = {**os.environ, "PYTHONPATH": str(tree), "COSCI_DATA_DIR": str(data), "XDG_CACHE_HOME": str(cache)}
+    env = {**os.environ, "PYTHONPATH": str(tree), "COSCI_DATA_DIR": str(data), "XDG_CACHE_HOME": str(cache),
+           "PYTHONPYCACHEPREFIX": str(cache / "pycache")}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # compiled once (the warm-up), as an installed package's modules are
     env.pop("PREFECT_API_URL", None)  # each run starts (or reuses) cosci's own server, as a researcher's does
     if log is not None:
         env["COSCI_STARTUP_LOG"] = str(log)

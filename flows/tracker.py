@@ -15,6 +15,10 @@ from cosci.session.runtime import SessionRuntime
 from cosci.text import error_line
 
 log = logging.getLogger(__name__)
+START_WITHOUT_CALLS = 8
+"""Finished tasks after which MLflow starts even if no model call has been answered yet (a resumed session whose
+first tasks are cached or call no model); before a call is answered the start would compete with the first call
+(design.md#startup)."""
 
 
 class BackgroundTracker:
@@ -23,11 +27,13 @@ class BackgroundTracker:
     in the order they were asked for, so MLflow never holds up the Supervisor's event loop (design.md#supervisor: the
     metrics and trace flushes took about 2 s of the fake demo's loop). An :class:`Observer`.
 
-    The start is asked for when the first task has finished (its first :meth:`on_progress`), or by the first
-    :meth:`ready` or :meth:`call` if earlier: importing MLflow in this thread beside the session's first actions took
-    the GIL from them and doubled the time to the first model call (design.md#startup); after it, the import overlaps
-    the model calls' waits. Progress reported before the run exists waits behind the start, so none is lost; steps
-    reported while the worker is busy are logged together by its next drain. A failure after the start is logged
+    The start is asked for by the first :meth:`on_progress` after a model call has been answered (its stats count
+    tokens; or after :data:`START_WITHOUT_CALLS` finished tasks, for a session whose first tasks call no model), or
+    by the first :meth:`ready` or :meth:`call` if earlier: importing MLflow in this thread beside the session's first
+    actions (the goal screen, the first call) took the GIL from them and doubled the time to the first model call
+    (design.md#startup); after it, the import overlaps the model calls' waits. Progress reported before the run
+    exists is kept for the first drain after the start, so none is lost; steps reported while the worker is busy
+    are logged together by its next drain. A failure after the start is logged
     and never ends the session; the record keeps everything.
     """
 
@@ -62,6 +68,10 @@ class BackgroundTracker:
         return None
 
     def on_progress(self, stats: Any, step: int) -> None:
+        if self._future is None and not stats.tokens and step < START_WITHOUT_CALLS:
+            with self._lock:  # kept for the first drain after the start
+                self._steps.append((stats, step))
+            return
         self._begin()
         with self._lock:
             self._steps.append((stats, step))

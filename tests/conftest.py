@@ -20,6 +20,8 @@ os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="cosci-xdg-")  # never t
 from cosci.config.load import compose, validate
 from cosci.config.schema import CosciConfig
 from cosci.llm.fake.provider import FAKE, FakeBackend
+from cosci.report import figures
+from cosci.tournament import fit_cache
 
 API_KEYS = (
     "ANTHROPIC_API_KEY",
@@ -112,6 +114,8 @@ def make_config(data_dir: Path, *overrides: str) -> CosciConfig:
 def _offline_env(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("COSCI_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))  # a user layer file only where a test writes one
+    monkeypatch.setattr(fit_cache, "cache_dir", lambda: tmp_path / "fits")  # each test its own: a patched fit stays
+    monkeypatch.setattr(figures, "_figure_dir", lambda: tmp_path / "figures")  # in its test, and so does a figure
     if request.node.get_closest_marker("live"):
         return  # opt-in tests against real providers keep their keys
     for key in API_KEYS:

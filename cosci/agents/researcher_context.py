@@ -20,6 +20,7 @@ from cosci.store import SessionStore
 from cosci.store.standing import OUT_OF_RANKING
 from cosci.text import counted
 from cosci.tournament.bt import fit_bt
+from cosci.tournament.fit_cache import cached_fit
 
 OUT_OF_RANKING_NAMED = "out of the ranking"
 """Why a preference is not compared: it names a quarantined, rejected or retired hypothesis (design.md#report)."""
@@ -47,7 +48,7 @@ def agreement(store: SessionStore, prior_sd: float) -> list[Agreement]:
     if not prefs:
         return []
     ids = [h.id for h in store.hypotheses.ranked()]
-    fit = fit_bt(ids, store.matches.verdicts(), prior_sd) if ids else None
+    fit = cached_fit(fit_bt, ids, store.matches.verdicts(), prior_sd) if ids else None  # design.md#startup
     index = fit.index() if fit is not None else {}
     out = []
     for r in prefs:

@@ -16,6 +16,7 @@ from numpy.typing import NDArray
 from cosci.config.schema import RankingCfg
 from cosci.store import SessionStore
 from cosci.tournament.bt import BTFit, Method, Verdict, fit_bt
+from cosci.tournament.fit_cache import cached_fit
 
 
 def session_verdicts(store: SessionStore, weight: int) -> tuple[list[Verdict], list[str | None]]:
@@ -54,8 +55,10 @@ def refit_bt(store: SessionStore, weight: int, prior_sd: float) -> BTFit:
     """Refit BT on the tournament players with the researcher's preferences and store it (``bt_ratings``):
     ``cosci rate`` of a preference on a session no process runs (a running one refits at its next Elo snapshot), and
     finalisation (:func:`refit_if_stale`). The same fit as the session's last :meth:`RankingAgent.refit` for the
-    same players and verdicts (:func:`fit_session`)."""
-    fit = fit_session(store, store.hypotheses.player_ids(), weight, prior_sd)
+    same players and verdicts (:func:`fit_session`), kept in the user cache by its inputs' hash
+    (:mod:`cosci.tournament.fit_cache`): commands on a stopped session refit the same inputs again and again."""
+    verdicts, first = session_verdicts(store, weight)
+    fit = cached_fit(fit_bt, sorted(store.hypotheses.player_ids()), verdicts, prior_sd, first=first, method="eb_is")
     store.matches.save_bt(fit.table(), fit.verdicts)
     return fit
 

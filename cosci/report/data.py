@@ -9,7 +9,7 @@ from the store unescaped: the template escapes it (model and literature text is 
 
 Columns that other parts of cosci add later are shown as soon as the store carries them, without depending
 on them: Bradley–Terry score and confidence interval (``bt_score``, ``bt_ci_low``, ``bt_ci_high`` in
-:func:`cosci.tracking.artifacts.leaderboard_frame`), the excerpt check of citations and review evidence
+:func:`cosci.tracking.artifacts.leaderboard_rows`), the excerpt check of citations and review evidence
 (``status``: ``verified`` / ``misquoted``, with ``mismatch``; older stores say ``unverified``), each
 hypothesis's grounding, the overview's claim map with its statuses, support check and blind audit, and judge
 statistics (:func:`judge_statistics`: computed from the match rows).
@@ -29,7 +29,7 @@ from cosci.report.prior_search import PriorSearch, summary
 from cosci.report.standing import OUT_OF_RANKING, later_inputs, standing
 from cosci.store import SessionStore
 from cosci.store.standing import WITHHELD, release_hint, releases, shown, shown_verdict
-from cosci.tracking.artifacts import elo_trajectories, leaderboard_frame
+from cosci.tracking.artifacts import elo_trajectories, leaderboard_rows
 
 BT_COLUMNS = ("bt_score", "bt_ci_low", "bt_ci_high")
 """Bradley–Terry columns of the leaderboard (design.md#tournament), shown when present."""
@@ -164,13 +164,13 @@ def _matches_by_hypothesis(store: SessionStore, quarantined: set[str]) -> dict[s
 
 
 def _leaderboard_rows(store: SessionStore) -> tuple[list[dict[str, Any]], bool]:
-    frame = leaderboard_frame(store)
-    has_bt = all(c in frame.columns for c in BT_COLUMNS)
+    board = leaderboard_rows(store)  # the rows alone: polars' import was a fifth of `cosci rate` (design.md#startup)
+    has_bt = all(c in board[0] for c in BT_COLUMNS) if board else True
     latest: dict[str, dict[str, Any]] = {}
     for r in store.hypotheses.reviews():  # newest first: keep the first seen per hypothesis
         latest.setdefault(r.hypothesis_id, _review(r))
     rows = []
-    for row in frame.to_dicts():
+    for row in board:
         review = latest.get(row["id"])
         row["verdict"] = review["verdict"] if review else None
         row["grounding"] = row.get("grounding") or UNGROUNDED

@@ -26,7 +26,7 @@ from cosci.report.data import SCORE_KEYS, researcher_view
 from cosci.report.standing import later_inputs, standing
 from cosci.store import SessionStore
 from cosci.store.standing import WITHHELD, shown
-from cosci.tracking.artifacts import leaderboard_frame
+from cosci.tracking.artifacts import leaderboard_rows
 
 FORMATS = ("md", "html", "jsonl", "bibtex", "ris")
 
@@ -51,7 +51,7 @@ def markdown(store: SessionStore, status: str | None = None) -> str:
              f"| rank | id | title | BT score [{BT_INTERVAL}] | Elo | matches | verdict | "
              + " | ".join(SCORE_KEYS) + " | state |", "|" + "---|" * (8 + len(SCORE_KEYS))]
     current = standing(store)
-    frame = {h["id"]: h for h in leaderboard_frame(store).to_dicts()}
+    frame = {h["id"]: h for h in leaderboard_rows(store)}
     for i, e in enumerate([*current.ranked, *current.apart], 1):
         h, rv = frame[e.id], latest.get(e.id)
         scores = [f"{rv.scores[k]:.2f}" if rv and rv.scores.get(k) is not None else "-" for k in SCORE_KEYS]

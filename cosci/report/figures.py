@@ -7,13 +7,25 @@ vocabulary, filtered again here) enter a figure, never model-written text, so no
 
 Graphviz needs the ``dot`` program (Debian ``graphviz``); without it :func:`lineage_svg` raises
 :class:`FigureUnavailable` and the report shows the edges as a list instead.
+
+The rating plots are kept in the user cache (``<user cache>/cosci/figures/<sha256>.svg``) keyed by what they draw,
+matplotlib's version and this module's source (:func:`_cached`): ``cosci rate`` and ``cosci result`` rewrite the
+report page of a stopped session, and a plot whose numbers did not move is read, not drawn (matplotlib's import
+and the drawing were a fifth of such a command; design.md#startup).
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import io
+import json
+import os
 import re
-from collections.abc import Collection, Sequence
+import tempfile
+from collections.abc import Callable, Collection, Sequence
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 from typing import Any
 
 from cosci.domain import BT_INTERVAL
@@ -89,6 +101,48 @@ def _pyplot() -> Any:
     return plt
 
 
+MAX_FIGURES = 256
+"""Plots kept in the user cache (a few to tens of KB each; the oldest go first)."""
+
+
+def _figure_dir() -> Path:
+    from platformdirs import user_cache_path
+
+    return user_cache_path("cosci") / "figures"
+
+
+def _cached(kind: str, inputs: Any, draw: Callable[[], str]) -> str:
+    """``draw()``, or the SVG it gave before for the same ``kind`` and JSON-able ``inputs`` (module docstring). A
+    cache that cannot be read or written is passed by: the figure is drawn."""
+    try:
+        mpl = version("matplotlib")
+    except PackageNotFoundError:
+        mpl = "none"
+    key = hashlib.sha256(json.dumps([kind, inputs, mpl, _source_hash()], separators=(",", ":")).encode()).hexdigest()
+    path = _figure_dir() / f"{key}.svg"
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        pass
+    svg = draw()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(svg)
+        os.replace(tmp, path)
+        for old in sorted(path.parent.glob("*.svg"), key=lambda p: p.stat().st_mtime)[:-MAX_FIGURES]:
+            old.unlink(missing_ok=True)
+    except OSError:
+        pass
+    return svg
+
+
+@functools.cache
+def _source_hash() -> str:
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+
+
 def elo_svg(trajectories: dict[str, list[tuple[int, float]]], initial: float = 1200.0,
             refuted: Collection[str] = ()) -> str:
     """Elo trajectories of the final top hypotheses (x: match number, whole matches; y: Elo points) as SVG.
@@ -97,10 +151,16 @@ def elo_svg(trajectories: dict[str, list[tuple[int, float]]], initial: float = 1
     ``refuted``: ids a researcher's result refuted, drawn dashed with an ``x`` at each match and labelled
     "(refuted)" in the legend, shown even below the top :data:`MAX_TRAJECTORIES` (a refuted hypothesis's Elo
     stands as the tournament left it, design.md#experimental-results). Returns an empty string when no match
-    changed a rating.
+    changed a rating. Kept in the user cache (module docstring).
     """
     if not trajectories:
         return ""
+    inputs = [sorted((h, [[int(x), float(y)] for x, y in points]) for h, points in trajectories.items()),
+              float(initial), sorted(refuted)]
+    return _cached("elo", inputs, lambda: _draw_elo(trajectories, initial, refuted))
+
+
+def _draw_elo(trajectories: dict[str, list[tuple[int, float]]], initial: float, refuted: Collection[str]) -> str:
     plt = _pyplot()
     from matplotlib.ticker import MaxNLocator
 
@@ -131,11 +191,18 @@ def bt_svg(rows: Sequence[dict[str, Any]]) -> str:
     """Bradley–Terry scores with their confidence intervals (error bars), best first, as SVG.
 
     ``rows``: leaderboard rows with ``bt_score``, ``bt_ci_low``, ``bt_ci_high`` (design.md#tournament; the scale is that
-    of the leaderboard). Rows without a score are skipped; returns an empty string if none has one.
+    of the leaderboard). Rows without a score are skipped; returns an empty string if none has one. Kept in the user
+    cache (module docstring).
     """
     shown = [r for r in rows if r.get("bt_score") is not None][:20]
     if not shown:
         return ""
+    inputs = [[r["id"], *(None if r.get(c) is None else float(r[c]) for c in ("bt_score", "bt_ci_low", "bt_ci_high"))]
+              for r in shown]
+    return _cached("bt", inputs, lambda: _draw_bt(shown))
+
+
+def _draw_bt(shown: Sequence[dict[str, Any]]) -> str:
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(8, 0.3 * len(shown) + 1.2), dpi=100)
     ys = list(range(len(shown)))[::-1]

@@ -167,10 +167,15 @@ class Classifier:
         known = self.store.safety.get(vid)
         if known is not None:
             return Screening(known)
-        result = await asyncio.to_thread(_offline_check, screen_for(self.cfg), text, subject)
         route = self.router.route("safety", "classify")
         self._note_unmeasured(route)
-        answer = await self._ask(subject, subject_id, text, result, route, action, task_id)
+        check = asyncio.to_thread(_offline_check, screen_for(self.cfg), text, subject)
+        if route.unable_to_classify:  # the recorded-only question needs no screen note: asked while the screen reads
+            result, answer = await asyncio.gather(check, self._ask(subject, subject_id, text, None, route, action,
+                                                                   task_id))  # (design.md#startup)
+        else:
+            result = await check
+            answer = await self._ask(subject, subject_id, text, result, route, action, task_id)
         decision, categories, rationale = self._decide(result, answer, route)
         disagreement = not route.unable_to_classify and result.decision == "block" and decision != "block" \
             and not result.unread
@@ -201,14 +206,10 @@ class Classifier:
                                                     "line": unmeasured_line(route.tier, route.model, because)},
                               agent="safety")
 
-    async def _ask(self, subject: Subject, subject_id: str | None, text: str, result: ScreenResult, route: Route,
-                   action: str, task_id: str | None) -> _Answer:
-        """One forced classifier call with the screen's findings as a note; a failure is an answer with its error."""
-        notes = [*result.hits, f"offline screen: {result.decision}"
-                 + (f" ({result.category}, {result.rule})" if result.category else "")
-                 + f", harm score {result.score:.2f}"] if result.hit else []
-        if result.unread:
-            notes = [result.line()]
+    async def _ask(self, subject: Subject, subject_id: str | None, text: str, result: ScreenResult | None,
+                   route: Route, action: str, task_id: str | None) -> _Answer:
+        """One forced classifier call, on a capable tier with the screen's ``result`` as a note (a tier unable to
+        classify is asked without one: ``result`` may be None); a failure is an answer with its error."""
         if route.unable_to_classify and subject not in self.cfg.model_answer_on:
             return _Answer(None, [], "", error="not asked: safety.model_answer_on")  # measurement only (design.md#demo)
         if route.unable_to_classify:  # the screen decides; the answer is only recorded, so it is asked briefly
@@ -216,9 +217,11 @@ class Classifier:
             user = render("safety.record", subject=SUBJECT_LABELS[subject], categories=self.cfg.categories,
                           text=quote_untrusted(shown, f"{subject}-{subject_id or 'text'}"))
         else:
+            if result is None:
+                raise ValueError("safety: a capable tier is asked with the offline screen's result")
             quoted = quote_untrusted(text, f"{subject}-{subject_id or 'text'}")
             user = render("safety.classify", subject=SUBJECT_LABELS[subject], categories=self.cfg.categories,
-                          text=quoted, screen_notes=notes)
+                          text=quoted, screen_notes=_notes(result))
         spec = CallSpec(route=route, action=action, task_id=task_id, messages=[{"role": "user", "content": user}],
                         system=[TextBlock(render("_safety_preamble"), cache=True)])
         try:
@@ -251,6 +254,15 @@ class Classifier:
         known = {_key(c): c for c in self.cfg.categories}
         out = [known.get(_key(c), "other") for c in given if c.strip()]
         return list(dict.fromkeys(out))
+
+
+def _notes(result: ScreenResult) -> list[str]:
+    """The screen's findings as the classifier prompt's note lines (none when it found nothing)."""
+    if result.unread:
+        return [result.line()]
+    return [*result.hits, f"offline screen: {result.decision}"
+            + (f" ({result.category}, {result.rule})" if result.category else "")
+            + f", harm score {result.score:.2f}"] if result.hit else []
 
 
 def _key(name: str) -> str:

@@ -24,11 +24,14 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from cosci.config.schema import CosciConfig
 from cosci.store import SessionStore
-from cosci.tournament.bt import BTFit, Verdict
 from cosci.tournament.stability import BTStabilityTracker
+
+if TYPE_CHECKING:  # the fit (scipy) is imported by its first use, not by the session's start (design.md#startup)
+    from cosci.tournament.bt import BTFit, Verdict
 
 
 @dataclass

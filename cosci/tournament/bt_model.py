@@ -14,14 +14,16 @@ import math
 import zlib
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import sparse
-from scipy.optimize import minimize
 
 from cosci.tournament.bt_solve import LARGE_N, newton_mode, sparse_step
 from cosci.tournament.importance import posterior_moments
+
+if TYPE_CHECKING:  # scipy imports where first used: not by a session's start (design.md#startup)
+    from scipy import sparse
 
 Verdict = tuple[str, str, float]
 """``(hypothesis a, hypothesis b, score of a)``: 1 a won, 0 b won, 0.5 a tie."""
@@ -221,7 +223,9 @@ def _terms_sparse(x: NDArray[np.float64], d: _Data, prec: float
     rows = np.concatenate([d.a, d.b, np.arange(n), np.repeat(np.arange(size), k), np.tile(np.arange(n, size), n)])
     cols = np.concatenate([d.b, d.a, np.arange(n), np.tile(np.arange(n, size), size), np.repeat(np.arange(n), k)])
     vals = np.concatenate([-wt, -wt, diag, border.ravel(), border[:n].ravel()])
-    hess = sparse.coo_array((vals, (rows, cols)), shape=(size, size)).tocsr()
+    from scipy.sparse import coo_array
+
+    hess = coo_array((vals, (rows, cols)), shape=(size, size)).tocsr()
     return f, grad, hess
 
 
@@ -260,6 +264,8 @@ def _mode(d: _Data, prec: float, x0: NDArray[np.float64]) -> tuple[NDArray[np.fl
         if fast is not None:
             f, _, hs = _terms_sparse(fast, d, prec)
             return fast, f, hs.toarray()
+        from scipy.optimize import minimize
+
         res = minimize(lambda v: terms(v)[:2], x0, jac=True, method="trust-exact", hess=lambda v: terms(v)[2],
                        options={"gtol": 1e-8})
         x = np.asarray(res.x, np.float64)

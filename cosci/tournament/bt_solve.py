@@ -20,14 +20,13 @@ and its factor fills in to nearly dense.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import sparse
-from scipy.linalg import LinAlgError, cho_factor, cho_solve
-from scipy.linalg.lapack import dpotrf, dpotri
-from scipy.sparse.linalg import cg
+
+if TYPE_CHECKING:  # scipy imports where first used: not by a session's start (design.md#startup)
+    from scipy import sparse
 
 LARGE_N = 200
 """Pools from this many hypotheses use :func:`newton_mode` (design.md#scale); smaller ones keep ``trust-exact``."""
@@ -46,6 +45,8 @@ Step = Callable[[Any, NDArray[np.float64]], "NDArray[np.float64] | None"]
 
 def cholesky_step(h: NDArray[np.float64], g: NDArray[np.float64]) -> NDArray[np.float64] | None:
     """The Newton step ``−h⁻¹g`` from a dense Cholesky factorisation; None when ``h`` is not positive definite."""
+    from scipy.linalg import LinAlgError, cho_factor, cho_solve
+
     try:
         return np.asarray(-cho_solve(cho_factor(h, lower=True, check_finite=False), g, check_finite=False),
                           np.float64)
@@ -57,9 +58,12 @@ def sparse_step(h: sparse.sparray | sparse.spmatrix, g: NDArray[np.float64]) -> 
     """The Newton step ``−h⁻¹g`` for a sparse symmetric ``h`` (p, p) by Jacobi-preconditioned conjugate gradients
     to :data:`CG_RTOL` (module docstring); when they do not converge (h not positive definite, or ill conditioned)
     the dense :func:`cholesky_step` decides."""
+    from scipy.sparse import diags_array
+    from scipy.sparse.linalg import cg
+
     diag = h.diagonal()
     if np.all(diag > 0):
-        precond = sparse.diags_array(1.0 / diag)
+        precond = diags_array(1.0 / diag)
         step, info = cg(h, -g, rtol=CG_RTOL, atol=0.0, maxiter=10 * g.size, M=precond)
         if info == 0 and float(g @ step) < 0:
             return np.asarray(step, np.float64)
@@ -70,6 +74,8 @@ def spd_inverse(h: NDArray[np.float64]) -> NDArray[np.float64]:
     """The inverse of a symmetric positive definite ``h`` (p, p) from its Cholesky factor (LAPACK ``potrf`` and
     ``potri``: about a third of the work of :func:`numpy.linalg.inv`'s LU); falls back to ``numpy.linalg.inv``
     when ``h`` is not positive definite."""
+    from scipy.linalg.lapack import dpotrf, dpotri
+
     factor, info = dpotrf(h, lower=1, clean=1)
     if info == 0:
         inv, info = dpotri(factor, lower=1)  # the lower triangle; the upper keeps the clean factor's zeros

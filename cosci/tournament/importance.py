@@ -34,9 +34,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.linalg import LinAlgError, solve_triangular
-from scipy.special import gammaln, ndtri
-from scipy.stats import qmc
 
 DF = 8
 """Degrees of freedom of the t proposal (heavy enough tails for bounded weights; 4 and 20 measured alike)."""
@@ -96,6 +93,8 @@ class Moments:
 def _sobol_bits(dim: int, points: int) -> NDArray[np.uint32]:
     """``(points, dim)`` the first points of the unscrambled Sobol sequence as 30-bit integers (cached: scrambling
     an engine costs milliseconds; a digital shift per replicate costs nothing)."""
+    from scipy.stats import qmc  # scipy where first used, not by a session's start (design.md#startup)
+
     base = qmc.Sobol(dim, scramble=False, bits=BITS).random(points)
     out = np.asarray(np.rint(base * 2.0**BITS), np.uint32)
     out.setflags(write=False)
@@ -114,6 +113,8 @@ def _t_draws(loc: NDArray[np.float64], factor: NDArray[np.float64], draws: int, 
              ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """``draws`` rows ``loc + (factor @ t)`` with ``t`` a standard multivariate t (:data:`DF`), from one shifted
     Sobol set in antithetic pairs, and their log proposal density."""
+    from scipy.special import gammaln, ndtri
+
     p = loc.size
     z = ndtri(np.clip(_uniforms(p + DF, draws // 2, rng), 1e-12, 1.0 - 1e-12))
     chi2 = np.sum(z[:, p:] ** 2, axis=1)
@@ -145,7 +146,7 @@ def _factor(cov: NDArray[np.float64]) -> NDArray[np.float64] | None:
     """The lower Cholesky factor of ``cov``, or None when it is not positive definite."""
     try:
         return np.asarray(np.linalg.cholesky(cov), np.float64)
-    except LinAlgError:
+    except np.linalg.LinAlgError:
         return None
 
 
@@ -170,6 +171,8 @@ def posterior_moments(log_density: LogDensity, mode: NDArray[np.float64], hessia
     Raises:
         numpy.linalg.LinAlgError: ``hessian`` not positive definite.
     """
+    from scipy.linalg import solve_triangular
+
     p = mode.size
     chol_h = np.linalg.cholesky(hessian)
     factor = np.asarray(solve_triangular(chol_h, np.eye(p), lower=True).T, np.float64)  # L_h⁻ᵀ: cov = F Fᵀ

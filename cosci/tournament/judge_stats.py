@@ -38,11 +38,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from scipy.stats import binomtest
-
 from cosci.text import counted
 from cosci.tournament.bt import BTFit, Method, Verdict, fit_bt
-from cosci.tournament.rerun import SIMULATED_ORDER, WILSON, RerunEstimate
+from cosci.tournament.fit_cache import cached_fit
+from cosci.tournament.rerun import SIMULATED_ORDER, WILSON, RerunEstimate, wilson_interval
 
 FOLDS = 5
 """Folds of the held-out agreement (design.md#judges: 5 fits, whatever the session's size)."""
@@ -74,7 +73,8 @@ class JudgedMatch(Protocol):
 
 @dataclass(frozen=True)
 class Share:
-    """``k`` of ``n`` with its Wilson 95 % interval (:func:`scipy.stats.binomtest`); NaN throughout when n = 0."""
+    """``k`` of ``n`` with its Wilson 95 % interval (:func:`~cosci.tournament.rerun.wilson_interval`); NaN throughout
+    when n = 0."""
 
     k: int
     n: int
@@ -86,8 +86,8 @@ class Share:
     def of(cls, k: int, n: int) -> Share:
         if n <= 0:
             return cls(k, 0, math.nan, math.nan, math.nan)
-        ci = binomtest(k, n).proportion_ci(confidence_level=LEVEL, method="wilson")
-        return cls(k, n, k / n, float(ci.low), float(ci.high))
+        low, high = wilson_interval(k, n, LEVEL)
+        return cls(k, n, k / n, low, high)
 
     @property
     def excludes_half(self) -> bool:
@@ -289,9 +289,8 @@ def _fit(ids: Sequence[str], train: Sequence[tuple[Verdict, str, str | None]], p
     firsts = [f for _, _, f in train]
     first = firsts if any(f is not None for f in firsts) else None
     if len(set(labels)) > 1 and "judges" in inspect.signature(fit_bt).parameters:
-        return fit_bt(ids, verdicts, prior_sd, judges=labels, first=first,  # type: ignore[call-arg, unused-ignore]
-                      method=POINT_METHOD)
-    return fit_bt(ids, verdicts, prior_sd, first=first, method=POINT_METHOD)
+        return cached_fit(fit_bt, ids, verdicts, prior_sd, judges=labels, first=first, method=POINT_METHOD)
+    return cached_fit(fit_bt, ids, verdicts, prior_sd, first=first, method=POINT_METHOD)  # (design.md#startup)
 
 
 def _agree(fit: BTFit, m: JudgedMatch) -> list[float]:

@@ -22,20 +22,37 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
+from statistics import NormalDist
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.stats import binomtest
 
 LEVEL = 0.95
 WILSON = "95 % Wilson CI"
 """How a share's interval is named where it is shown: by its method (the Wilson score interval,
-:func:`scipy.stats.binomtest`), whose 95 % coverage is nominal, for independent calls; no bench measures it on a
+:func:`wilson_interval`), whose 95 % coverage is nominal, for independent calls; no bench measures it on a
 judge's calls (design.md#judge-memory)."""
 """Confidence level of the intervals."""
 WILSON_LABEL = f"{WILSON}, nominal for independent calls"
 """:data:`WILSON` with what its coverage rests on, where a column heading shows it without a sentence around it
 (the report page's per-judge table)."""
+
+
+def wilson_interval(k: int, n: int, level: float = LEVEL) -> tuple[float, float]:
+    """The Wilson score interval (no continuity correction) of ``k`` successes in ``n > 0`` trials at ``level``:
+    the closed form :func:`scipy.stats.binomtest`'s ``proportion_ci(method="wilson")`` computes (equal to 1e-15,
+    tests/tournament/test_rerun.py), without importing ``scipy.stats`` (about half a second of CPU, which every
+    ``cosci status`` and ``cosci report`` paid for these intervals: design.md#startup).
+
+    Raises:
+        ZeroDivisionError: ``n`` is 0.
+    """
+    z = NormalDist().inv_cdf(0.5 + level / 2)
+    p, z2 = k / n, z * z
+    centre, half = (p + z2 / (2 * n)) / (1 + z2 / n), z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 SIMULATED_REPEAT = 0.75
 """The repeat share the ranking simulator's judge with memory assumes (``bench/ranking_judges.py``: a rerun flip
 rate of 0.125-0.15 at an even pair, about the 13.6 % measured for LLM judges; design.md#judge-memory); its
@@ -125,14 +142,14 @@ def rerun_estimate(groups: list[NDArray[np.intp]], c: NDArray[np.float64], t: ND
     if not agree:
         return RerunEstimate.none()
     n, k = len(agree), int(sum(agree))
-    ci = binomtest(k, n).proportion_ci(confidence_level=LEVEL, method="wilson")
+    ci = wilson_interval(k, n)
     base = round(float(np.mean(fresh)), 12)  # the same figure whatever order the matches come in
 
     def rho(x: float) -> float:
         return float(min(max((x - base) / max(1.0 - base, 1e-9), 0.0), 1.0))
 
-    return RerunEstimate(n, k, k / n, float(ci.low), float(ci.high), base, rho(k / n), rho(float(ci.low)),
-                         rho(float(ci.high)))
+    low, high = ci
+    return RerunEstimate(n, k, k / n, low, high, base, rho(k / n), rho(low), rho(high))
 
 
 def effective_count(k: int, rho: float) -> float:

@@ -32,7 +32,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.special import ndtr
 
 from cosci.tournament.bt import BTFit, Method
 from cosci.tournament.pairing import Blocked, BlockedPairs, Pairing, Player, Similarity, never_blocked
@@ -120,6 +119,8 @@ def top_k_chances(fit: BTFit, k: int) -> dict[str, float]:
     n = len(fit.ids)
     if n <= k:
         return dict.fromkeys(fit.ids, 1.0)
+    from scipy.special import ndtr  # scipy where first used, not by a session's start (design.md#startup)
+
     _, _, _, z = _boundary(fit, k)
     return {h: float(p) for h, p in zip(fit.ids, ndtr(z), strict=True)}
 

@@ -3,49 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
-
-import polars as pl
+from typing import TYPE_CHECKING, Any
 
 from cosci.domain import BT_INTERVAL, BT_INTERVAL_LABEL
 from cosci.store import SessionStore
 from cosci.store.standing import shown, standing
 
+if TYPE_CHECKING:  # polars where a frame is made: the report page reads the rows alone (design.md#startup)
+    import polars as pl
+
 
 def leaderboard_frame(store: SessionStore) -> pl.DataFrame:
-    """One row per hypothesis in the current standing's order (:func:`cosci.store.standing.standing`: the
-    ranked ones by BT score, then those out of the ranking; design.md#report): id, title, elo, bt_score,
-    bt_ci_low, bt_ci_high (the stored Bradley–Terry fit, logits, the bounds of its :data:`~cosci.domain.BT_INTERVAL`;
-    null for a hypothesis outside it),
-    matches, wins, state, cluster, mode, grounding (:attr:`~cosci.domain.Hypothesis.grounding`: ``grounded``, a
-    verified, not retracted quote judged to support it; ``quoted (relevance unchecked)``; ``ungrounded``),
-    retracted (citations whose source is retracted or a retraction notice;
-    design.md#retractions), parents.
+    """:func:`leaderboard_rows` as a polars frame (the MLflow artifact's ``leaderboard.parquet``)."""
+    import polars as pl
 
-    A hypothesis quarantined by safety screening keeps its row, with its title and statement withheld
-    (:func:`cosci.store.standing.shown`; design.md#safety: its text does not leave the session folder)."""
-    bt = store.matches.bt()
-    current = standing(store)
-    place = {e.id: i for i, e in enumerate(current.ranked + current.apart)}
-    rows = [
-        {
-            "id": h.id,
-            "title": h.title,
-            "elo": h.elo,
-            "bt_score": bt[h.id][0] if h.id in bt else None,
-            "bt_ci_low": bt[h.id][1] if h.id in bt else None,
-            "bt_ci_high": bt[h.id][2] if h.id in bt else None,
-            "matches": h.matches_played,
-            "wins": h.wins,
-            "state": h.state,
-            "cluster": h.dedup_cluster,
-            "mode": h.mode,
-            "grounding": h.grounding,
-            "retracted": h.retracted_citations,
-            "parents": h.parent_ids,
-            "statement": h.statement,
-        }
-        for h in sorted(map(shown, store.hypotheses.all()), key=lambda h: place[h.id])
-    ]
     schema: dict[str, pl.DataType | type[pl.DataType]] = {
         "id": pl.Utf8,
         "title": pl.Utf8,
@@ -63,13 +34,52 @@ def leaderboard_frame(store: SessionStore) -> pl.DataFrame:
         "parents": pl.List(pl.Utf8),
         "statement": pl.Utf8,
     }
-    return pl.DataFrame(rows, schema=schema)
+    return pl.DataFrame(leaderboard_rows(store), schema=schema)
+
+
+def leaderboard_rows(store: SessionStore) -> list[dict[str, Any]]:
+    """One row per hypothesis in the current standing's order (:func:`cosci.store.standing.standing`: the
+    ranked ones by BT score, then those out of the ranking; design.md#report): id, title, elo, bt_score,
+    bt_ci_low, bt_ci_high (the stored Bradley–Terry fit, logits, the bounds of its :data:`~cosci.domain.BT_INTERVAL`;
+    null for a hypothesis outside it),
+    matches, wins, state, cluster, mode, grounding (:attr:`~cosci.domain.Hypothesis.grounding`: ``grounded``, a
+    verified, not retracted quote judged to support it; ``quoted (relevance unchecked)``; ``ungrounded``),
+    retracted (citations whose source is retracted or a retraction notice;
+    design.md#retractions), parents.
+
+    A hypothesis quarantined by safety screening keeps its row, with its title and statement withheld
+    (:func:`cosci.store.standing.shown`; design.md#safety: its text does not leave the session folder)."""
+    bt = store.matches.bt()
+    current = standing(store)
+    place = {e.id: i for i, e in enumerate(current.ranked + current.apart)}
+    return [
+        {
+            "id": h.id,
+            "title": h.title,
+            "elo": float(h.elo),
+            "bt_score": float(bt[h.id][0]) if h.id in bt else None,
+            "bt_ci_low": float(bt[h.id][1]) if h.id in bt else None,
+            "bt_ci_high": float(bt[h.id][2]) if h.id in bt else None,
+            "matches": h.matches_played,
+            "wins": h.wins,
+            "state": h.state,
+            "cluster": h.dedup_cluster,
+            "mode": h.mode,
+            "grounding": h.grounding,
+            "retracted": h.retracted_citations,
+            "parents": h.parent_ids,
+            "statement": h.statement,
+        }
+        for h in sorted(map(shown, store.hypotheses.all()), key=lambda h: place[h.id])
+    ]
 
 
 def matches_frame(store: SessionStore) -> pl.DataFrame:
     """One row per tournament match, oldest first (Elo in points, ``created_at`` in epoch seconds); ``draw`` is a
     first-class verdict (winner null, valid, Elo score 0.5), ``first_shown`` the id shown as hypothesis 1,
     ``dual_order`` whether both orders were judged, ``judge`` the tier that judged it (null before it was kept)."""
+    import polars as pl
+
     rows = [
         {
             "id": m.id,

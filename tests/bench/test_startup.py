@@ -37,8 +37,11 @@ def test_the_collector_is_resumed_only_if_the_pause_turned_it_off() -> None:
     assert gc.isenabled()
     pause_collector()
     assert not gc.isenabled()
+    frozen = gc.get_freeze_count()
+    kept = [[i] for i in range(10)]  # made during the pause: long-lived, like an import's objects
     resume_collector()
     assert gc.isenabled()
+    assert gc.get_freeze_count() >= frozen + len(kept)  # full passes no longer walk start-up's objects
     gc.disable()  # someone else's choice stays
     try:
         pause_collector()

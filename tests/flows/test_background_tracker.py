@@ -24,8 +24,8 @@ class Stats:
 
     threads: ClassVar[set[str]] = set()
 
-    def __init__(self, step: int) -> None:
-        self.step = step
+    def __init__(self, step: int, tokens: int = 0) -> None:
+        self.step, self.tokens = step, tokens
 
     def metrics(self) -> dict[str, float]:
         Stats.threads.add(threading.current_thread().name)
@@ -62,10 +62,11 @@ async def test_steps_reported_early_or_in_a_burst_are_all_logged_off_the_event_l
     assert Stats.threads and all(name.startswith("cosci-mlflow") for name in Stats.threads)
 
 
-async def test_mlflow_starts_after_the_first_finished_task_not_beside_the_first_call(
+async def test_mlflow_starts_after_the_first_answered_call_not_beside_it(
         fake: FakeBackend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 46: the MLflow start (its import and store) waits for the first progress, so it does not take the GIL
-    from the session's first actions; then it runs once, on the worker."""
+    """Issue 46: the MLflow start (its import and store) waits for a finished task after a model call has been
+    answered, so it does not take the GIL from the session's first actions (the goal screen and the first call);
+    then it runs once, on the worker, and logs the steps reported before it."""
     from cosci.tracking.mlflow_run import SessionTracker
 
     starts: list[str] = []
@@ -79,11 +80,28 @@ async def test_mlflow_starts_after_the_first_finished_task_not_beside_the_first_
     async with tracked(tmp_path, every=1) as (pending, _uri):
         await asyncio.sleep(0.2)  # time in which the old tracker had begun its start
         assert starts == [] and pending.started() is None
-        pending.on_progress(Stats(1), 1)
-        pending.on_progress(Stats(2), 2)
+        pending.on_progress(Stats(1), 1)  # a task without a model call (e.g. the goal's offline screen alone)
+        await asyncio.sleep(0.2)
+        assert starts == [] and pending.started() is None
+        pending.on_progress(Stats(2, tokens=120), 2)  # the first call has been answered
         tracker = await pending.ready()
+        await pending.call(lambda: None)
     assert tracker is not None
     assert len(starts) == 1 and starts[0].startswith("cosci-mlflow")
+    history = MlflowClient(_uri).get_metric_history(tracker.run_id, "matches")
+    assert sorted(m.step for m in history) == [1, 2]
+
+
+async def test_mlflow_starts_without_a_call_after_a_few_tasks(fake: FakeBackend, tmp_path: Path) -> None:
+    """A session whose first tasks call no model still gets its MLflow run while it runs."""
+    from flows.tracker import START_WITHOUT_CALLS
+
+    async with tracked(tmp_path, every=1) as (pending, _uri):
+        for step in range(1, START_WITHOUT_CALLS):
+            pending.on_progress(Stats(step), step)
+        assert pending.started() is None and pending._future is None
+        pending.on_progress(Stats(START_WITHOUT_CALLS), START_WITHOUT_CALLS)
+        assert pending._future is not None
 
 
 async def test_a_failing_store_call_is_logged_and_later_steps_still_run(

@@ -7,7 +7,6 @@ import math
 import re
 from html.parser import HTMLParser
 
-import polars as pl
 import pytest
 
 from cosci.domain import BT_INTERVAL_LABEL
@@ -99,16 +98,15 @@ def test_sections_leaderboard_and_figures(session: Session) -> None:
 
 def test_bradley_terry_columns_and_verified_marks_show_when_present(session: Session,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    original = report_data.leaderboard_frame
+    original = report_data.leaderboard_rows
 
     def with_bt(record):  # what issue 13 adds to the leaderboard
-        frame = original(record)
-        n = frame.height
-        return frame.with_columns(pl.Series("bt_score", [float(n - i) for i in range(n)]),
-                                  pl.Series("bt_ci_low", [float(n - i) - 0.5 for i in range(n)]),
-                                  pl.Series("bt_ci_high", [float(n - i) + 0.25 for i in range(n)]))
+        rows = original(record)
+        n = len(rows)
+        return [{**r, "bt_score": float(n - i), "bt_ci_low": float(n - i) - 0.5, "bt_ci_high": float(n - i) + 0.25}
+                for i, r in enumerate(rows)]
 
-    monkeypatch.setattr(report_data, "leaderboard_frame", with_bt)
+    monkeypatch.setattr(report_data, "leaderboard_rows", with_bt)
     store = session.store()
     citations = [{"url": "https://example.org/v", "title": "checked", "status": "verified"},
                  {"url": "https://example.org/u", "title": "an older record", "status": "unverified"},

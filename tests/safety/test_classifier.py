@@ -222,3 +222,37 @@ async def test_the_offline_screen_leaves_the_event_loop_free(config: CosciConfig
                          c.screen("hypothesis", ORDINARY + " In cell lines.", subject_id="H-2"), tick())
     assert all(sum(a < t < b for t in ticks) >= 3 for a, b in spans)  # the loop ran while each check slept
     assert overlapped == [False, False]  # in a worker thread, one at a time
+
+
+@pytest.mark.parametrize("capable", [False, pytest.param(True, marks=pytest.mark.overrides(CAPABLE))])
+async def test_an_unable_tier_is_asked_while_the_screen_reads_a_capable_one_after(
+        config: CosciConfig, store: SessionStore, monkeypatch: pytest.MonkeyPatch, capable: bool) -> None:
+    """design.md#startup: a tier unable to classify is asked without the screen's note, so its call does not wait for
+    the screen (the goal's screen was on the path to a session's first model call); a capable classifier's prompt
+    carries the screen's findings, so it is asked once the screen is done. Who decides is unchanged."""
+    import threading
+    import time
+
+    from cosci.safety.screen import OfflineScreen
+
+    check, done = OfflineScreen.check, threading.Event()
+
+    def slow(self: OfflineScreen, *args, **kw):  # type: ignore[no-untyped-def]
+        time.sleep(0.3)
+        try:
+            return check(self, *args, **kw)
+        finally:
+            done.set()
+
+    monkeypatch.setattr(OfflineScreen, "check", slow)
+    asked_during: list[bool] = []
+
+    class Watching(Port):
+        async def complete(self, spec: CallSpec) -> LLMResponse:
+            asked_during.append(not done.is_set())
+            return await super().complete(spec)
+
+    s = await classifier(config, Watching("allow"), store).screen("goal", HARMFUL)
+    assert asked_during == [not capable]
+    assert s.verdict.screen["decided_by"] == ("classifier" if capable else "screen")
+    assert s.decision == ("allow" if capable else "block")  # the screen's refusal stands on the unable tier

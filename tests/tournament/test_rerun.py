@@ -88,3 +88,19 @@ def test_design_effect_is_one_without_repeats_or_memory() -> None:
     np.testing.assert_allclose(design_effect(3, a, b, groups, 0.0), 1.0)
     deff = design_effect(3, a, b, groups, 1.0)
     assert deff[0] == pytest.approx(2.0) and deff[1] == pytest.approx(1.5) and deff[2] == 1.0
+
+
+def test_the_wilson_interval_is_scipys_without_importing_it() -> None:
+    """design.md#startup: the closed form gives scipy's ``binomtest(...).proportion_ci(method="wilson")`` for every
+    k of n up to 120 and at another level, so the shown intervals do not move."""
+    from scipy.stats import binomtest
+
+    from cosci.tournament.rerun import wilson_interval
+
+    for n in range(1, 121):
+        for k in range(n + 1):
+            ci = binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
+            low, high = wilson_interval(k, n)
+            assert abs(low - ci.low) < 1e-12 and abs(high - ci.high) < 1e-12, (k, n)
+    ci = binomtest(3, 7).proportion_ci(confidence_level=0.8, method="wilson")
+    assert wilson_interval(3, 7, 0.8) == pytest.approx((ci.low, ci.high), abs=1e-12)
