@@ -16,6 +16,18 @@ def one_line(text: str, limit: int | None = None) -> str:
     return out if limit is None or len(out) <= limit else out[: limit - 1] + "…"
 
 
+def clip(text: str, limit: int) -> str:
+    """``text`` on one line (:func:`one_line`), at most ``limit`` characters, cut at the last word boundary that
+    fits, an ellipsis in place of the rest: ``clip("cannot connect to the server", 20)`` is ``"cannot connect to…"``
+    (a word cut mid-way reads as a typo). A single word longer than ``limit`` is cut inside it."""
+    out = " ".join(text.split())
+    if len(out) <= limit:
+        return out
+    head = out[: limit - 1]
+    space = len(head) if out[limit - 1] == " " else head.rfind(" ")
+    return (head[:space] if space > 0 else head).rstrip(" ,;:.-") + "…"
+
+
 def error_line(exc: BaseException, limit: int = 300) -> str:
     """The first line of an error's message (its type name when it has none), on one line, at most ``limit``
     characters."""

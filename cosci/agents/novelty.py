@@ -29,6 +29,7 @@ from cosci.domain import Hypothesis, PriorWork
 from cosci.literature import search_order
 from cosci.llm.embeddings.embedder import Embedder
 from cosci.llm.errors import BudgetExceeded
+from cosci.text import clip
 from cosci.tools.base import Source, Tool
 
 QUERY_CHARS = 300
@@ -106,7 +107,7 @@ class PriorWorkFinder:
             for query in search.queries:
                 result = await self.tools[name]({"query": query, "max_results": self.results})
                 if result.is_error:
-                    search.errors.setdefault(name, " ".join(result.text.split())[:160])
+                    search.errors.setdefault(name, clip(result.text, 160))  # at a word boundary
                     continue
                 for r in result_sources(result, name):
                     found.setdefault(r.source_id, r)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from cosci.safety.quoting import quote_untrusted
 from cosci.store import SessionStore
 from cosci.store.standing import OUT_OF_RANKING
+from cosci.text import counted
 from cosci.tournament.bt import fit_bt
 
 OUT_OF_RANKING_NAMED = "out of the ranking"
@@ -63,7 +64,7 @@ def agreement(store: SessionStore, prior_sd: float) -> list[Agreement]:
 
 def agreement_line(rows: list[Agreement]) -> str:
     """The one wording of the researcher's agreement (the overview's appendix, ``cosci report``, the page, the md
-    export): ``researcher vs tournament: 1 of 1 preferences agree with the judge-only Bradley–Terry order (2 more
+    export): ``researcher vs tournament: 1 of 1 preference agrees with the judge-only Bradley–Terry order (2 more
     name a hypothesis out of the ranking)``; the parenthesis counts the preferences left out of the comparison, by
     :attr:`Agreement.outside`, and is absent when none is. With none compared: ``no preference to compare with the
     judge-only Bradley–Terry order``, with the same parenthesis (design.md#researcher-ratings)."""
@@ -75,8 +76,9 @@ def agreement_line(rows: list[Agreement]) -> str:
     note = f" ({said})" if said else ""
     if not known:
         return f"researcher vs tournament: no preference to compare with the judge-only Bradley–Terry order{note}"
-    return (f"researcher vs tournament: {sum(1 for a in known if a.agrees)} of {len(known)} preferences agree with the "
-            f"judge-only Bradley–Terry order{note}")
+    agreed = sum(1 for a in known if a.agrees)
+    return (f"researcher vs tournament: {agreed} of {counted(len(known), 'preference')} "
+            f"{'agrees' if agreed == 1 else 'agree'} with the judge-only Bradley–Terry order{note}")
 
 
 def researcher_lines(store: SessionStore) -> list[str]:

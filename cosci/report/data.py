@@ -25,6 +25,7 @@ from cosci.config.schema import CosciConfig
 from cosci.domain import UNGROUNDED, Hypothesis
 from cosci.grounding.evidence import session_counts
 from cosci.grounding.report import audit_words, claims_document, claims_line
+from cosci.report.prior_search import PriorSearch, summary
 from cosci.report.standing import OUT_OF_RANKING, later_inputs, standing
 from cosci.store import SessionStore
 from cosci.store.standing import WITHHELD, release_hint, releases, shown, shown_verdict
@@ -66,8 +67,9 @@ class HypothesisView:
     prior_work: list[dict[str, Any]]
     """The nearest prior work, nearest first, each with what the latest full review said of it (``verdict``:
     ``differs`` / ``already reported``, "" before the review; docs/design.md#prior-work)."""
-    prior_search: str
-    """What the novelty search found when nothing was kept ("" before it ran)."""
+    prior_search: PriorSearch | None
+    """What the novelty search searched and found, in sentences (:func:`cosci.report.prior_search.summary`; None
+    before it ran)."""
     reviews: list[dict[str, Any]] = field(default_factory=list)
     matches: list[MatchView] = field(default_factory=list)
 
@@ -102,6 +104,9 @@ class ReportData:
     overview_note: str = ""
     """Said above an overview written before later researcher inputs (when, how many; "" otherwise)."""
     claims: dict[str, Any] | None = None
+    refuted: set[str] = field(default_factory=set)
+    """Hypotheses a researcher's experimental result refuted (``cosci result --outcome refuted``, not withdrawn;
+    design.md#experimental-results): marked in the Elo plot."""
     """The overview's ``claims.json`` document (:func:`cosci.grounding.report.claims_document`), None before it."""
 
     @property
@@ -188,14 +193,14 @@ def _prior_work(store: SessionStore, reviews: dict[str, list[dict[str, Any]]]) -
     return out
 
 
-def _prior_searches(store: SessionStore) -> dict[str, str]:
-    """The latest novelty search's line per hypothesis (event ``prior_work_searched``)."""
-    return {e["payload"].get("hypothesis_id", ""): str(e["payload"].get("line", ""))
+def _prior_searches(store: SessionStore) -> dict[str, PriorSearch | None]:
+    """The latest novelty search per hypothesis in sentences (event ``prior_work_searched``)."""
+    return {e["payload"].get("hypothesis_id", ""): summary(e["payload"])
             for e in store.logs.events("prior_work_searched")}
 
 
 def _view(row: dict[str, Any], h: Hypothesis, reviews: list[dict[str, Any]], matches: list[MatchView],
-          prior: list[dict[str, Any]], search: str) -> HypothesisView:
+          prior: list[dict[str, Any]], search: PriorSearch | None) -> HypothesisView:
     return HypothesisView(row=row, mechanism=h.mechanism, anticipated_outcomes=h.anticipated_outcomes,
                           novelty_argument=h.novelty_argument, entities=h.entities, citations=h.citations,
                           contract=h.contract(), prior_work=prior, prior_search=search, reviews=reviews,
@@ -204,10 +209,12 @@ def _view(row: dict[str, Any], h: Hypothesis, reviews: list[dict[str, Any]], mat
 
 def judge_statistics(store: SessionStore) -> dict[str, Any] | None:
     """The judge statistics of the session's matches (design.md#position-bias, design.md#judges), None before the
-    first match: ``lines`` (the summary lines, ``WARNING`` first words marking a significant position bias),
+    first match: ``sentences`` (:func:`cosci.report.judge_text.judge_sentences`), ``warnings`` (a significant
+    position bias, or a large rate that is not significant), ``lines`` (the summary lines ``cosci status`` prints),
     ``figures`` (name -> value, None where nothing was measured) and ``judges`` (tier -> its figures, with
     ``agreement_text``). A held-out agreement over fewer than ``FEW_VERDICTS`` verdicts is said as ``cosci
     status`` says it, a count (``1 of 1 held-out verdict``), not a rate (design.md#cli)."""
+    from cosci.report.judge_text import judge_sentences
     from cosci.tournament.judge_stats import FEW_VERDICTS, agreement_text, ranking_setting, session_judge_stats
 
     if not store.matches.count():
@@ -221,7 +228,9 @@ def judge_statistics(store: SessionStore) -> dict[str, Any] | None:
         figures["bt_agreement"] = agreement_text(stats.bt_agreement, stats.bt_agreement_n)
     for tier, j in stats.judges.items():
         judges[tier]["agreement_text"] = agreement_text(j.agreement, j.agreement_n)
-    return {"lines": lines, "judges": judges, "figures": figures, "biased": stats.position_bias}
+    warnings = [line[:1].upper() + line[1:] for line in lines if line.startswith(("WARNING", "note:"))]
+    return {"sentences": judge_sentences(stats), "warnings": warnings, "lines": lines, "judges": judges,
+            "figures": figures, "biased": stats.position_bias}
 
 
 def safety_view(store: SessionStore) -> dict[str, Any]:
@@ -280,7 +289,7 @@ def collect(store: SessionStore, elo_initial: float = 1200.0, status: str | None
         prior.pop(hid, None), searches.pop(hid, None)
     later = later_inputs(store) if row.final_overview else None
     views = [_view(r, hyps[r["id"]], reviews.get(r["id"], []), matches.get(r["id"], []), prior.get(r["id"], []),
-                   searches.get(r["id"], "")) for r in rows]
+                   searches.get(r["id"])) for r in rows]
     edges = [(p, h.id, h.mode) for h in hyps.values() for p in h.parent_ids if p in hyps]
     session = {"id": row.id, "goal": row.research_goal, "status": status or row.status, "stop_reason": row.stop_reason,
                "models_choice": row.models_choice, "elapsed_seconds": row.elapsed_seconds,
@@ -291,9 +300,10 @@ def collect(store: SessionStore, elo_initial: float = 1200.0, status: str | None
         spend=store.logs.spend(), budget_usd=row.budget_usd, judge=judge_statistics(store),
         leaderboard=ranked, apart=[r for r in rows if r["state"] in OUT_OF_RANKING], hypotheses=views,
         trajectories=elo_trajectories(store, elo_initial), edges=edges, overview=row.final_overview,
-        overview_note=later.note("in the Leaderboard section above") if later else "",
+        overview_note=later.note("in the Leaderboard section below") if later else "",
         has_bt=has_bt, generated_at=time.time(), safety=safety_view(store),
         evidence=session_counts(store).to_dict(), claims=claims_document(store),
+        refuted={o.hypothesis_id for o in store.researcher.observations() if o.outcome == "refuted"},
         **researcher_view(store),
     )
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from cosci.domain import BT_INTERVAL
@@ -89,21 +89,34 @@ def _pyplot() -> Any:
     return plt
 
 
-def elo_svg(trajectories: dict[str, list[tuple[int, float]]], initial: float = 1200.0) -> str:
-    """Elo trajectories of the final top hypotheses (x: match number, y: Elo points) as SVG.
+def elo_svg(trajectories: dict[str, list[tuple[int, float]]], initial: float = 1200.0,
+            refuted: Collection[str] = ()) -> str:
+    """Elo trajectories of the final top hypotheses (x: match number, whole matches; y: Elo points) as SVG.
 
-    ``trajectories`` is :func:`cosci.tracking.artifacts.elo_trajectories` (replayed from the Elo journal).
-    Returns an empty string when no match changed a rating.
+    ``trajectories`` is :func:`cosci.tracking.artifacts.elo_trajectories` (replayed from the Elo journal);
+    ``refuted``: ids a researcher's result refuted, drawn dashed with an ``x`` at each match and labelled
+    "(refuted)" in the legend, shown even below the top :data:`MAX_TRAJECTORIES` (a refuted hypothesis's Elo
+    stands as the tournament left it, design.md#experimental-results). Returns an empty string when no match
+    changed a rating.
     """
     if not trajectories:
         return ""
     plt = _pyplot()
-    best = sorted(trajectories, key=lambda h: (-trajectories[h][-1][1], h))[:MAX_TRAJECTORIES]
+    from matplotlib.ticker import MaxNLocator
+
+    ranked = sorted(trajectories, key=lambda h: (-trajectories[h][-1][1], h))
+    marked = [h for h in ranked if h in refuted]
+    best = ranked[:MAX_TRAJECTORIES] + [h for h in marked if h not in ranked[:MAX_TRAJECTORIES]]
     fig, ax = plt.subplots(figsize=(8, 3.8), dpi=100)
     for hid in best:
         xs, ys = zip(*trajectories[hid], strict=True)
-        ax.plot(xs, ys, label=_word(hid), linewidth=1.3)
+        if hid in refuted:
+            ax.plot(xs, ys, label=f"{_word(hid)} (refuted)", linewidth=1.3, linestyle="--", marker="x",
+                    markersize=5, color="#b03030")
+        else:
+            ax.plot(xs, ys, label=_word(hid), linewidth=1.3)
     ax.axhline(initial, color="grey", linewidth=0.6, linestyle="--")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # a match is a whole number
     ax.set_xlabel("match")
     ax.set_ylabel("Elo rating")
     ax.legend(fontsize=7, ncol=2, loc="best")

@@ -26,6 +26,7 @@ from cosci.report.data import SCORE_KEYS, ReportData, collect
 from cosci.report.figures import FigureUnavailable, bt_svg, elo_svg, lineage_svg
 from cosci.report.standing import bt_score_text, interval_text
 from cosci.store import SessionStore
+from cosci.text import counted
 from cosci.tournament.rerun import WILSON_LABEL
 
 REPORT_FILE = "report.html"
@@ -63,7 +64,7 @@ def _num(value: Any, digits: int = 0) -> str:
 def _environment() -> Environment:
     env = Environment(loader=PackageLoader("cosci.report", "templates"), autoescape=True,
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-    env.filters.update(utc=_utc, num=_num, safe_url=safe_url, interval=interval_text,
+    env.filters.update(utc=_utc, num=_num, safe_url=safe_url, interval=interval_text, counted=counted,
                        bt=lambda v: "-" if v is None else bt_score_text(float(v)))
     env.globals.update(bt_interval=BT_INTERVAL, bt_interval_label=BT_INTERVAL_LABEL,  # design.md#tournament
                        wilson_label=WILSON_LABEL)  # design.md#judge-memory
@@ -82,7 +83,7 @@ def figures(data: ReportData, elo_initial: float) -> dict[str, Any]:
     except FigureUnavailable as exc:
         lineage, note = "", str(exc)
     return {"lineage_svg": Markup(lineage), "lineage_note": note,
-            "elo_svg": Markup(elo_svg(data.trajectories, elo_initial)),
+            "elo_svg": Markup(elo_svg(data.trajectories, elo_initial, data.refuted)),
             "bt_svg": Markup(bt_svg(data.leaderboard) if data.has_bt else "")}
 
 

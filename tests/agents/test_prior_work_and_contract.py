@@ -131,3 +131,29 @@ async def test_offline_without_a_corpus_nothing_is_kept_and_the_search_says_why(
     assert searched["found"] == 0 and searched["tools"] and set(searched["errors"]) == set(searched["tools"])
     (event,) = planned.store.logs.events("prior_work_searched")
     assert event["payload"]["hypothesis_id"] == hid and "0 record(s) found by" in event["payload"]["line"]
+
+
+async def test_a_long_tool_error_is_kept_cut_after_a_whole_word() -> None:
+    """The novelty search keeps each tool's error answer to 160 characters, cut after a whole word (the report
+    reads it; a word cut mid-way reads as a typo)."""
+    from cosci.agents.novelty import PriorWorkFinder
+    from cosci.domain import Hypothesis
+    from cosci.tools.base import ToolResult
+
+    answer = ("pubmed_search is unavailable: cannot connect (ConnectError: [Errno -2] Name or service not known); "
+              "try europe_pmc_search, semantic_scholar_search, arxiv_search or crossref_lookup instead.")
+
+    async def failing(arguments: dict[str, object]) -> ToolResult:
+        return ToolResult(text=answer, is_error=True, source="pubmed_search")
+
+    blank = {f: "" for f in Hypothesis.__dataclass_fields__}
+    h = Hypothesis(**{**blank, "id": "H-0123456789ab", "title": "Metformin depletes stem cells",
+                      "statement": "Metformin depletes stem cells through AMPK", "entities": [], "citations": [],
+                      "parent_ids": [], "elo": 1200.0, "matches_played": 0, "wins": 0, "state": "new",
+                      "dedup_cluster": None, "created_at": 0.0})
+    finder = PriorWorkFinder({"pubmed_search": failing}, None, queries=1, results=3, kept=3,  # type: ignore[arg-type]
+                             threshold=0.9)
+    nearest, _, search = await finder.find(h, None)
+    error = search.errors["pubmed_search"]
+    assert nearest == [] and len(error) <= 160 and error.endswith("…"), error
+    assert answer.startswith(error.removesuffix("…")) and answer[len(error) - 1] in " ,;", error

@@ -73,3 +73,27 @@ def test_an_injected_script_would_be_blocked_and_reported(session: Session, tmp_
         errors = console_errors(driver)
         assert driver.execute_script("return window.__pwned === undefined"), "the page's CSP let a script run"
         assert any("Content Security Policy" in e for e in errors), errors
+
+
+TITLE_COLUMN = """const t = document.getElementById('leaderboard-table');
+const th = t.querySelector('th.title');
+const main = getComputedStyle(document.querySelector('main'));
+const content = document.querySelector('main').clientWidth - parseFloat(main.paddingLeft)
+                - parseFloat(main.paddingRight);
+return {title: th ? th.getBoundingClientRect().width : 0, table: t.getBoundingClientRect().width, content: content,
+        page: document.documentElement.scrollWidth, view: document.documentElement.clientWidth};"""
+
+
+def test_the_leaderboard_title_column_is_readable_at_1400_px(session: Session, tmp_path: Path) -> None:
+    """At 1,400 px the title column is at least 18 em (250 px at the page's 14 px font) wide, wrapping long titles,
+    and the table fits the page without a horizontal scroll (the screenshot is kept as the test's artifact)."""
+    from selenium.webdriver.common.by import By
+
+    with chromium(tmp_path) as driver:
+        driver.set_window_size(1400, 1000)
+        driver.get(session.report.as_uri())
+        sizes = driver.execute_script(TITLE_COLUMN)
+        assert sizes["title"] >= 250, sizes
+        assert sizes["table"] <= sizes["content"] + 1 and sizes["page"] <= sizes["view"], sizes
+        driver.execute_script("arguments[0].scrollIntoView()", driver.find_element(By.ID, "leaderboard"))
+        assert driver.save_screenshot(str(tmp_path / "leaderboard-1400px.png"))

@@ -272,7 +272,7 @@ def test_the_agreement_line_counts_the_preferences_left_out_of_the_comparison(
 
     code, _, err = _cli(capsys, "--data-dir", str(data), "result", sid, c, "--outcome", "refuted")
     assert code == 0, err
-    assert lines() == ["researcher vs tournament: 1 of 1 preferences agree with the judge-only Bradley–Terry order "
+    assert lines() == ["researcher vs tournament: 1 of 1 preference agrees with the judge-only Bradley–Terry order "
                        "(2 more name a hypothesis out of the ranking; 1 more names a hypothesis not yet in the "
                        "tournament)"]
     code, _, err = _cli(capsys, "--data-dir", str(data), "result", sid, b, "--outcome", "refuted")

@@ -71,10 +71,10 @@ def test_a_preference_moves_the_bradley_terry_order_of_two_close_hypotheses(
     code, out, _ = _cli(capsys, "--data-dir", str(data), "rate", sid, upper, "--score", "2")
     assert code == 0 and "does not enter the Bradley–Terry fit" in out  # a score is no verdict (fresh-user trial)
     code, out, _ = _cli(capsys, "--data-dir", str(data), "report", sid)
-    assert "Researcher ratings" in out and "0 of 1 preferences agree" in out
+    assert "Researcher ratings" in out and "0 of 1 preference agree" in out
     code, out, _ = _cli(capsys, "--data-dir", str(data), "report", sid, "--html")
     page = Path(out.strip()).read_text(encoding="utf-8")
-    assert code == 0 and 'id="researcher"' in page and "0 of 1 preferences agree" in page
+    assert code == 0 and 'id="researcher"' in page and "0 of 1 preference agree" in page
 
 
 BAD = [
