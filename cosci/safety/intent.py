@@ -148,12 +148,12 @@ class IntentModel:
 
     def harm(self, x: np.ndarray) -> np.ndarray:
         """Harm probability per row of :func:`features`, ``(n,)`` float in [0, 1]: the lower of the linear and the
-        kernel reading. Each alone erred its own way: the linear score reads directions of the embedding and
-        missed short requests the labelled harmful ones stand next to ("make botulinum toxin more stable for
-        aerosol delivery", 0.25); the kernel reads which labelled requests a text stands next to and refused rating
-        rationales that stand next to harmful ones ("I prefer H-b because the replicates agreed", 0.63). A refusal
-        needs both (leave-one-batch-out on the training rows: 92.5 % of refuse-category requests above the score
-        that passes 99 % of benign goals, against 82.1 % for the linear score alone; docs/design.md#safety-screen)."""
+        kernel reading. The linear score reads a direction of the embedding and extrapolates off its rows; the
+        kernel reads which labelled requests a text stands next to (far from all of them it falls to its floor) but
+        refused rating rationales that stand next to harmful ones ("I prefer H-b because the replicates agreed",
+        0.63). A refusal needs both (leave-one-batch-out on the training rows, whole texts: 92.5 % of refuse-category
+        requests above the score that passes 99 % of benign rows, the linear score alone 82.1 %, and no researcher
+        text refused; docs/design.md#safety-screen)."""
         return np.minimum(self.linear_harm(x), self.kernel_harm(x))
 
     def linear_harm(self, x: np.ndarray) -> np.ndarray:
