@@ -318,30 +318,15 @@ def log_marginal(d: _Data, tau: float, x: NDArray[np.float64], f: float, h: NDAr
     return -f - d.n * math.log(tau) - 0.5 * float(logdet)
 
 
-def _half_differences(d: _Data) -> sparse.csr_matrix:
-    """``(m, size)`` sparse map from the parameters to each verdict's ``u = (θ_a − θ_b + β·o) / 2`` (one judge): a
-    sparse product over a batch of draws costs a tenth of gathering ``θ[:, a]`` and ``θ[:, b]`` (bench/README.md,
-    tenth stop)."""
-    m = d.a.size
-    rows = np.arange(m)
-    cols, vals = [d.a, d.b], [np.full(m, 0.5), np.full(m, -0.5)]
-    if d.order_known:
-        cols.append(np.full(m, d.beta))
-        vals.append(0.5 * d.o)
-    return sparse.csr_matrix((np.concatenate(vals), (np.tile(rows, len(cols)), np.concatenate(cols))),
-                             shape=(m, d.size))
-
-
 def _nlp_batch(xs: NDArray[np.float64], d: _Data, prec: float) -> NDArray[np.float64]:
     """``(S,)`` negative log-posterior of each row of ``xs`` (S, size), as :func:`_terms`'s ``f``."""
     n, off = d.n, d.off
     theta = xs[:, :n]
-    if len(d.judges) > 1:
-        u = 0.5 * np.exp(xs[:, off:] @ d.lift[d.g].T) * (theta[:, d.a] - theta[:, d.b])
-        if d.order_known:
-            u = u + 0.5 * xs[:, [d.beta]] * d.o
-    else:
-        u = np.asarray((_half_differences(d) @ xs.T).T)
+    diff = theta[:, d.a] - theta[:, d.b]
+    r = np.exp(xs[:, off:] @ d.lift[d.g].T) if len(d.judges) > 1 else 1.0
+    u = 0.5 * r * diff
+    if d.order_known:
+        u = u + 0.5 * xs[:, [d.beta]] * d.o
     eta = xs[:, [n]] if d.ties else np.zeros((xs.shape[0], 1))
     a = np.abs(u)
     e = np.exp(-a)
