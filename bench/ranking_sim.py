@@ -225,13 +225,15 @@ VARIANTS: dict[str, tuple[TournamentCfg, SimOpts]] = {
     "session+sample-0": (replace(DEFAULT, dual=replace(DEFAULT.dual, sample=0.0)), SimOpts(state=True, cap=True)),
     "session+escalation-0": (replace(DEFAULT, dual=replace(DEFAULT.dual, biased_share=0.0)),
                              SimOpts(state=True, cap=True)),
+    "session+cap-2+sample-0": (replace(DEFAULT, dual=replace(DEFAULT.dual, sample=0.0)),
+                               SimOpts(state=True, cap=True, cap_value=2)),
 }
 """Variants (``+``) run at bias 0.3 only unless ``--all``. ``session`` is what a session does with the shipped
 ``ranking`` group: its dual-order sample and escalation (``state``) and its rematch cap; the default variant, at
 bias 0.3, under both judges, beside the bound (:func:`bound_rows`). ``session+cap-2`` / ``+cap-4``, ``+sample-0``
 and ``+escalation-0`` change one of its costs (the rematch cap, ``ranking.dual_order_sample``,
-``ranking.dual_order_biased_share``), for choosing them on tuning trials under the judge with memory
-(design.md#judge-memory)."""
+``ranking.dual_order_biased_share``), ``+cap-2+sample-0`` two, for choosing them on tuning trials under the judge
+with memory (design.md#judge-memory)."""
 
 
 RECALL_TRIALS = 30
