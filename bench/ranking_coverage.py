@@ -41,10 +41,12 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import minimize_scalar
 from scipy.special import expit
+from threadpoolctl import threadpool_limits
 
 from bench.ranking_judges import Judge, davidson
 from cosci.tournament import bt, bt_model
 from cosci.tournament.bt import Z95, Verdict, fit_bt
+from cosci.tournament.rerun import design_effect, order_groups
 
 NU_TRUE = 0.3
 TRUTH = "normal"
@@ -60,7 +62,10 @@ REGIMES: list[tuple[float, int, float]] = (
 """``(spread ±logits, verdicts per hypothesis, first-position bias logits)``: the corners and a middle row."""
 
 ALL_METHODS = ("old", "laplace", "eb_ml", "sandwich", "boot", "eb_mix", "eb_mix+order", "eb_is", "eb_is+order",
-               "eb_is-raw", "eb_is+order-raw")
+               "eb_is-raw", "eb_is+order-raw", "eb_is+order-nodeff")
+JUDGE_METHODS = ("eb_is+order", "eb_is+order-nodeff")
+"""``--judge``'s default methods: the shipped interval, and the same fit without the reruns' design effect
+(``-nodeff``, no second fit: the same intervals divided by the square root of the design effect)."""
 
 
 def simulate(theta: NDArray[np.float64], per_h: int, bias: float, rng: np.random.Generator,
@@ -95,14 +100,18 @@ def simulate_session(theta: NDArray[np.float64], per_h: int, bias: float, rng: n
     n = theta.size
     judge = Judge(model, bias, davidson, rng)
     played: dict[tuple[int, int], int] = {}
+    open_pairs: list[tuple[int, int]] = []  # the pairs judged fewer than 3 times, in the order first played
     out = []
     for _ in range(per_h * n // 2):
-        open_pairs = [p for p, k in played.items() if k < 3]
         if open_pairs and rng.random() < REMATCH_SHARE:
             i, j = open_pairs[int(rng.integers(len(open_pairs)))]
         else:
             i, j = sorted(int(x) for x in rng.choice(n, 2, replace=False))
         played[(i, j)] = played.get((i, j), 0) + 1
+        if played[(i, j)] == 1:
+            open_pairs.append((i, j))
+        elif played[(i, j)] == 3:
+            open_pairs.remove((i, j))
         if rng.random() < 0.5:
             i, j = j, i
         out.append((f"H{i:02d}", f"H{j:02d}", judge(f"H{i:02d}", f"H{j:02d}", float(theta[i] - theta[j]))))
@@ -208,11 +217,19 @@ def _boot(d: bt_model._Data, x: NDArray[np.float64], tau: float, reps: int, seed
     return np.stack([2 * centre - q[1], 2 * centre - q[0]], axis=1)
 
 
+def _design_effect(ids: Sequence[str], verdicts: Sequence[Verdict], f: bt.BTFit) -> NDArray[np.float64]:
+    """``(n,)`` the reruns' design effect ``f`` widened its interval by (:func:`cosci.tournament.rerun.design_effect`
+    at the fit's ρ̂; verdicts ``(first, second, score)``)."""
+    d = bt_model._data(ids, verdicts, None, [v[0] for v in verdicts])
+    return design_effect(d.n, d.a, d.b, order_groups(d.a, d.b, d.o, d.g), f.rerun.repeat_used)
+
+
 FITS: dict[str, tuple[bt.Method, bool, bool]] = {
     "laplace": ("laplace", False, False), "eb_mix": ("eb_mix", False, False),
     "eb_mix+order": ("eb_mix", True, False), "eb_is": ("eb_is", False, False),
     "eb_is+order": ("eb_is", True, False), "eb_is+judges": ("eb_is", True, True),
     "eb_is-raw": ("eb_is", False, False), "eb_is+order-raw": ("eb_is", True, False),
+    "eb_is+order-nodeff": ("eb_is", True, False),
 }
 """``fit_bt`` methods: ``(method, pass the first-shown ids, pass the judge labels)``; ``-raw``: the ``eb_is``
 interval without its widening (:func:`cosci.tournament.bt.ci_inflation`), as measured before it."""
@@ -225,6 +242,23 @@ def _verdicts(theta: NDArray[np.float64], per_h: int, bias: float, rng: np.rando
         return simulate(theta, per_h, bias, rng, rel2)
     verdicts = simulate_session(theta, per_h, bias, rng, model)
     return verdicts, [0] * len(verdicts)
+
+
+def _fit_interval(name: str, ids: Sequence[str], verdicts: Sequence[Verdict], judges: Sequence[int],
+                  fits: dict[tuple[bt.Method, bool, bool], bt.BTFit]
+                  ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The 95 % interval ``(low, high)`` of a :data:`FITS` method; one ``fit_bt`` call per fit, kept in ``fits``
+    for the methods that read the same fit (``-raw``, ``-nodeff``)."""
+    key = FITS[name]
+    if key not in fits:
+        method, order, labels = key
+        fits[key] = fit_bt(ids, verdicts, first=[v[0] for v in verdicts] if order else None,
+                           judges=judges if labels else None, method=method)
+    f = fits[key]
+    sd = bt_model._centred_sd(f.cov) if name.endswith("-raw") else f.sd
+    if name.endswith("-nodeff"):
+        sd = sd / np.sqrt(_design_effect(ids, verdicts, f))
+    return f.theta - Z95 * sd, f.theta + Z95 * sd
 
 
 Job = tuple[float, int, float, int, tuple[str, ...], int, float | None, int, str | None]
@@ -247,6 +281,7 @@ def coverage_trial(job: Job) -> dict[str, tuple[int, int, float, float]]:
         out[name] = (hits, N_HYP, time.process_time() - started, float(np.mean(hi - lo)))
 
     d = bt_model._data(ids, verdicts, None)
+    fits: dict[tuple[bt.Method, bool, bool], bt.BTFit] = {}
     ml: tuple[float, NDArray[np.float64], NDArray[np.float64]] | None = None
     for name in methods:
         t0 = time.process_time()
@@ -255,11 +290,7 @@ def coverage_trial(job: Job) -> dict[str, tuple[int, int, float, float]]:
             sd = np.sqrt(np.diag(cov))
             record(name, th - Z95 * sd, th + Z95 * sd, t0)
         elif name in FITS:
-            method, order, labels = FITS[name]
-            f = fit_bt(ids, verdicts, first=[v[0] for v in verdicts] if order else None,
-                       judges=judges if labels else None, method=method)
-            sd = bt_model._centred_sd(f.cov) if name.endswith("-raw") else f.sd
-            record(name, f.theta - Z95 * sd, f.theta + Z95 * sd, t0)
+            record(name, *_fit_interval(name, ids, verdicts, judges, fits), t0)
         elif name in ("eb_ml", "sandwich", "boot"):
             if ml is None:
                 ml = eb_ml(d)
@@ -277,6 +308,12 @@ def coverage_trial(job: Job) -> dict[str, tuple[int, int, float, float]]:
     return out
 
 
+def one_thread() -> None:
+    """A worker's BLAS on one thread: the workers are the parallelism; on the shared 2-core machine an ``eb_is``
+    fit took 1.55 s of CPU with numpy's threads and 0.39-0.46 s with one (bench/README.md, tenth stop)."""
+    threadpool_limits(1)
+
+
 def main(trials: int, first_trial: int, methods: Sequence[str], workers: int, boot_reps: int,
          judges2: bool, model: str | None = None) -> None:
     started = time.monotonic()
@@ -285,7 +322,7 @@ def main(trials: int, first_trial: int, methods: Sequence[str], workers: int, bo
     rel2 = 0.5 if judges2 else None
     jobs: list[Job] = [(s, v, b, t, methods, boot_reps, rel2, first_trial, model) for s, v, b in regimes
             for t in range(first_trial, first_trial + trials)]
-    with ProcessPoolExecutor(workers) as pool:
+    with ProcessPoolExecutor(workers, initializer=one_thread) as pool:
         results = list(pool.map(coverage_trial, jobs, chunksize=8))
     print(f"{'spread':>6} {'v/h':>4} {'bias':>4} " + " ".join(f"{m:>13}" for m in methods))
     totals: dict[str, list[float]] = {m: [0, 0, 0.0, 0] for m in methods}

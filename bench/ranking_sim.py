@@ -54,7 +54,7 @@ import yaml
 from numpy.typing import NDArray
 
 from bench.ranking_calibration import choose as choose_widening
-from bench.ranking_coverage import ALL_METHODS, old_fit
+from bench.ranking_coverage import ALL_METHODS, JUDGE_METHODS, old_fit, one_thread
 from bench.ranking_coverage import main as coverage_main
 from bench.ranking_judges import JUDGES, Judge, logistic
 from cosci.config.schema import RankingCfg
@@ -220,10 +220,20 @@ VARIANTS: dict[str, tuple[TournamentCfg, SimOpts]] = {
     "2judges+sample-0.1": (SAMPLED, SimOpts(judge2_sd=2.0, feed="calls", order=True)),
     "2judges+labels+sample-0.1": (SAMPLED, SimOpts(judge2_sd=2.0, feed="calls", order=True, labels=True)),
     "session": (DEFAULT, SimOpts(state=True, cap=True)),
+    "session+cap-2": (DEFAULT, SimOpts(state=True, cap=True, cap_value=2)),
+    "session+cap-4": (DEFAULT, SimOpts(state=True, cap=True, cap_value=4)),
+    "session+sample-0": (replace(DEFAULT, dual=replace(DEFAULT.dual, sample=0.0)), SimOpts(state=True, cap=True)),
+    "session+escalation-0": (replace(DEFAULT, dual=replace(DEFAULT.dual, biased_share=0.0)),
+                             SimOpts(state=True, cap=True)),
+    "session+cap-2+sample-0": (replace(DEFAULT, dual=replace(DEFAULT.dual, sample=0.0)),
+                               SimOpts(state=True, cap=True, cap_value=2)),
 }
 """Variants (``+``) run at bias 0.3 only unless ``--all``. ``session`` is what a session does with the shipped
 ``ranking`` group: its dual-order sample and escalation (``state``) and its rematch cap; the default variant, at
-bias 0.3, under both judges, beside the bound (:func:`bound_rows`)."""
+bias 0.3, under both judges, beside the bound (:func:`bound_rows`). ``session+cap-2`` / ``+cap-4``, ``+sample-0``
+and ``+escalation-0`` change one of its costs (the rematch cap, ``ranking.dual_order_sample``,
+``ranking.dual_order_biased_share``), ``+cap-2+sample-0`` two, for choosing them on tuning trials under the judge
+with memory (design.md#judge-memory)."""
 
 
 RECALL_TRIALS = 30
@@ -252,8 +262,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--workers", type=int, default=2, help="processes (the table is printed at the end)")
     ap.add_argument("--coverage", action="store_true",
                     help="coverage of the BT 95 %% intervals per regime (bench/ranking_coverage.py)")
-    ap.add_argument("--methods", nargs="+", default=list(ALL_METHODS), choices=list(ALL_METHODS),
-                    help="--coverage: interval methods to compare")
+    ap.add_argument("--methods", nargs="+", default=None, choices=list(ALL_METHODS),
+                    help="--coverage: interval methods to compare (default: all; with --judge the shipped "
+                    "interval and the same without the design effect, no bootstrap)")
     ap.add_argument("--boot", type=int, default=100, help="--coverage: bootstrap resamples")
     ap.add_argument("--judges2", action="store_true",
                     help="--coverage: half the verdicts from a second judge of reliability 0.5")
@@ -273,15 +284,15 @@ def main(argv: list[str] | None = None) -> None:
         choose_widening(args.first_trial, args.trials, args.workers)
         return
     if args.coverage:
-        coverage_main(args.trials, args.first_trial, args.methods, args.workers, args.boot, args.judges2,
-                      args.judge)
+        methods = args.methods or list(ALL_METHODS if args.judge is None else JUDGE_METHODS)
+        coverage_main(args.trials, args.first_trial, methods, args.workers, args.boot, args.judges2, args.judge)
         return
     budgets = tuple(args.budgets)
     started = time.monotonic()
     rows = recall_rows(args)
     trials = range(args.first_trial, args.first_trial + args.trials)
     jobs = [(cfg, bias, t, budgets, 40, args.per, opts, model) for _, cfg, opts, bias, model in rows for t in trials]
-    with ProcessPoolExecutor(args.workers) as pool:
+    with ProcessPoolExecutor(args.workers, initializer=one_thread) as pool:
         results = []
         for done, one in enumerate(pool.map(_trial, jobs, chunksize=1), 1):
             results.append(one)

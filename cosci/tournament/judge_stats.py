@@ -41,7 +41,7 @@ from typing import Any, Protocol
 from cosci.text import counted
 from cosci.tournament.bt import BTFit, Method, Verdict, fit_bt
 from cosci.tournament.fit_cache import cached_fit
-from cosci.tournament.rerun import SIMULATED_ORDER, WILSON, RerunEstimate, wilson_interval
+from cosci.tournament.rerun import WILSON, RerunEstimate, simulated_assumptions, wilson_interval
 
 FOLDS = 5
 """Folds of the held-out agreement (design.md#judges: 5 fits, whatever the session's size)."""
@@ -207,8 +207,7 @@ class JudgeStats:
                f"{_pct(self.bt_agreement_in_sample)})",
                self.rerun.line(),
                f"judge: order effect {_logits(self.order_effect)} toward the first-shown (the Bradley–Terry fit's β; "
-               f"first-shown wins {_pct(s.rate)}, {WILSON} {_ci(s)}); the ranking simulator assumes "
-               f"{SIMULATED_ORDER[0]:g} logits on average, sd {SIMULATED_ORDER[1]:g} across pairs"]
+               f"first-shown wins {_pct(s.rate)}, {WILSON} {_ci(s)}); {simulated_assumptions()[1]}"]
         if len(self.judges) > 1:
             out += [f"judge {tier}: {counted(j.matches, 'match', 'matches')}, first-shown wins "
                     f"{_pct(j.first_shown.rate)} ({WILSON} {_ci(j.first_shown)}), held-out agreement "

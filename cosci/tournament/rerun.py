@@ -60,6 +60,40 @@ independent judge assumes 0. Printed beside a session's own estimate."""
 SIMULATED_ORDER = (0.3, 0.5)
 """The simulator's first-position bias: mean and sd across pairs, logits (design.md#judge-memory); a mean of 0.3
 is a first-shown win rate of about 57 % at an even pair."""
+SIMULATED_TIES = (0.0, 0.3)
+"""The Davidson tie parameters ν of the simulator's draws: none in the recall rows, 0.3 in the coverage bench
+(design.md#judge-memory)."""
+
+
+def even_pair_agreement(repeat: float, nu: float) -> float:
+    """The chance two consecutive verdicts of an ordered even pair agree, for a judge that repeats the last
+    verdict with probability ``repeat`` and else draws a Davidson verdict with tie parameter ``nu``:
+    ``repeat + (1 − repeat)·(2 + ν²)/(2 + ν)²`` (0.875 at 0.75 without ties, 0.849 with ν = 0.3)."""
+    return repeat + (1.0 - repeat) * (2.0 + nu * nu) / (2.0 + nu) ** 2
+
+
+def simulated_first_shown(bias: float) -> float:
+    """The first-shown win rate of an even pair at a first-position bias of ``bias`` logits, no ties."""
+    return 1.0 / (1.0 + math.exp(-bias))
+
+
+def _span(values: list[float]) -> str:
+    low, high = round(100 * min(values)), round(100 * max(values))
+    return f"{low} %" if low == high else f"{low}–{high} %"
+
+
+def simulated_assumptions() -> tuple[str, str]:
+    """What the ranking simulator assumes of its judges, in the units a session measures its own: ``(rerun,
+    order)`` phrases for the lines of ``cosci status`` and the report (design.md#judge-memory)."""
+    memory = _span([even_pair_agreement(SIMULATED_REPEAT, nu) for nu in SIMULATED_TIES])
+    fresh = _span([even_pair_agreement(0.0, nu) for nu in SIMULATED_TIES])
+    mean, sd = SIMULATED_ORDER
+    rerun = (f"the ranking simulator assumes {SIMULATED_REPEAT:g} (judge with memory: reruns of an even pair agree "
+             f"{memory}) and 0 (independent judge: {fresh})")
+    order = (f"the ranking simulator assumes {mean:g} logits on average (first-shown wins "
+             f"{_span([simulated_first_shown(mean)])} of even pairs), sd {sd:g} across pairs "
+             f"({_span([simulated_first_shown(mean - 2 * sd), simulated_first_shown(mean + 2 * sd)])} at ±2 sd)")
+    return rerun, order
 
 
 @dataclass(frozen=True)
@@ -91,8 +125,7 @@ class RerunEstimate:
 
     def line(self) -> str:
         """The ``cosci status`` / report line: the session's reruns beside the simulator's assumptions."""
-        assumed = (f"the ranking simulator assumes {SIMULATED_REPEAT:g} (judge with memory) and 0 (independent "
-                   "judge)")
+        assumed = simulated_assumptions()[0]
         if self.reruns == 0:
             return f"judge: no rerun of an ordered pair yet, so its repeat share is not measured ({assumed})"
         return (f"judge: reruns of an ordered pair agree {100 * self.agreement:.0f} % ({WILSON} "

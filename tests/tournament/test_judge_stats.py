@@ -195,7 +195,7 @@ def test_the_judges_repeat_share_is_estimated_with_an_interval_beside_the_simula
     assert copying.rerun.reruns > 100 and copying.rerun.agreement == 1.0 and copying.rerun.repeat_low > 0.8
     assert fresh.rerun.repeat_low == 0.0 and fresh.rerun.repeat < 0.3
     line = next(x for x in copying.lines(0.15) if "reruns of an ordered pair" in x)
-    assert "repeat share 1.00 (95 % CI" in line and "assumes 0.75 (judge with memory)" in line
+    assert "repeat share 1.00 (95 % CI" in line and "assumes 0.75 (judge with memory: reruns of an even pair" in line
     assert "agree 100 % (95 % Wilson CI" in line and "read from the agreement's" in line  # each named by its method
     first = copying.lines(0.15)[0]
     assert "(95 % Wilson CI" in first and "nominal for independent calls" in first
