@@ -78,6 +78,18 @@ class Thresholds:
     """The support (share of harmful requests among the window's nearest training rows,
     :meth:`~cosci.safety.intent.IntentModel.support`) the rule for a window naming no agent needs besides
     ``alone_score`` (0: the score alone)."""
+    unprotected_hit_scores: tuple[tuple[str, float], ...] = ()
+    """Per category, the harm score from which a term hit of that category acts in a window stating no protective
+    purpose, where lower than ``hit_score`` (a named chemical-weapon agent with a synthesis step: the intent model,
+    fitted mostly on chemistry written for research, scores "Synthesis route for VX from commercially available
+    chemicals" 0.20; docs/design.md#safety-screen)."""
+
+    def hit_threshold(self, category: str, protected: bool) -> float:
+        """The harm score from which a term hit of ``category`` acts (``protected``: the window states a protective
+        purpose)."""
+        if protected:
+            return self.protected_hit_score
+        return min(self.hit_score, dict(self.unprotected_hit_scores).get(category, self.hit_score))
 
     @property
     def protected_agent(self) -> float:
@@ -229,7 +241,8 @@ class OfflineScreen:
         if acting is None:
             return found
         category, rule = acting
-        threshold = {RULES[0]: t.protected_hit_score if worst.purposes else t.hit_score,
+        threshold = {RULES[0]: min((t.hit_threshold(h.category, bool(worst.purposes)) for h in worst.hits),
+                                   default=t.hit_score),
                      RULES[1]: t.protected_agent if worst.purposes else t.agent_score, RULES[2]: t.alone_score}[rule]
         return replace(found, decision="block" if category in t.refuse_categories else "flag", category=category,
                        rule=rule, threshold=threshold)
@@ -260,9 +273,8 @@ def act(e: Evidence, t: Thresholds) -> tuple[str, str] | None:
     terms name within that kind (:func:`named_category`): the category model's guess only when no term names one,
     so "weaponise a pathogen" is biological whatever n-grams of "weaponise" the model weighs
     (docs/design.md#safety-screen)."""
-    hit_score = t.protected_hit_score if e.purposes else t.hit_score
     candidates = [(e.likeliest() if h.category == "intent" else h.category, RULES[0])
-                  for h in e.hits if e.score >= hit_score]
+                  for h in e.hits if e.score >= t.hit_threshold(h.category, bool(e.purposes))]
     agent_score = t.protected_agent if e.purposes else t.agent_score
     candidates += [(c, RULES[1]) for c in e.agents if e.score >= agent_score and not e.sentence]
     if not e.hits and not e.agents and not e.item and e.score >= t.alone_score and e.support >= t.alone_support \
@@ -346,7 +358,7 @@ def thresholds_of(cfg: SafetyCfg) -> Thresholds:
     """The configured thresholds (``safety.screen``, ``safety.refuse_categories``)."""
     s = cfg.screen
     return Thresholds(s.hit_score, s.protected_hit_score, s.agent_score, s.alone_score, tuple(cfg.refuse_categories),
-                      s.protected_agent_score, s.alone_support)
+                      s.protected_agent_score, s.alone_support, tuple(sorted(s.unprotected_hit_scores.items())))
 
 
 def screen_for(cfg: SafetyCfg) -> OfflineScreen:
