@@ -139,3 +139,7 @@ _.hypothesis_page
 _.compare_page
 _.overview_page
 _.project_page
+
+# The paper plan's record tool (cosci/investigation/paper_records.py): the model fills the thesis; the draft's prompt
+# reads it as {{ plan.thesis }} (prompts/paper_write.md) and plan.json keeps it by model_dump.
+_.thesis
