@@ -154,6 +154,9 @@ def cmd_investigate(args: argparse.Namespace) -> None:
         return
     if not args.target:
         raise CosciError(f"investigate {args.action} needs its target (a task folder, or a run id for resume/write)")
+    if args.action in ("resume", "write") and "=" in args.target:  # a run id has no '=': this is an override
+        raise CosciError(f"investigate {args.action} needs the run id first (inv-...), then overrides; "
+                         f"'{args.target}' is an override")
     if args.action == "write":  # a finished run -> a checked, reviewed paper (design.md#paper)
         from cosci.investigation.write_command import write
 

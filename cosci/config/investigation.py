@@ -110,7 +110,8 @@ class PaperCfg(_Strict):
     max_pages: int = Field(default=8, ge=1, le=100, description="Longest body of the compiled PDF, pages before "
                            "the appendix (evidence rows) and references; checked when a TeX engine built the PDF "
                            "(docs/design.md#paper).")
-    reviewers: int = Field(ge=0, le=10, description="Reviewer calls (independent: none sees another's review).")
+    reviewers: int = Field(ge=1, le=10, description="Reviewer calls (independent: none sees another's review; "
+                           "at least one: an area chair over no review decides on nothing).")
     after_run: bool = Field(description="cosci investigate run writes the paper when its run is done (as cosci "
                             "investigate write would).")
     agents: dict[str, AgentCfg] = Field(description="author, auditor, reviewer, chair: share, modes (tier, tokens).")

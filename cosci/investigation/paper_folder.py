@@ -50,6 +50,10 @@ class PaperFolder:
         """Store a finished call's record (written to a temporary name, then renamed: a kill leaves no half file)."""
         self.write_json(f"calls/{key}.json", record)
 
+    def reviewer_files(self) -> dict[int, Path]:
+        """``{i: reviews/reviewer<i>.json}`` of the reviews present."""
+        return {int(p.stem[8:]): p for p in (self.root / "reviews").glob("reviewer*.json") if p.stem[8:].isdigit()}
+
     # --- files --------------------------------------------------------------------------------------------
     def write_text(self, rel: str, text: str) -> Path:
         path = self.root / rel
@@ -63,15 +67,35 @@ class PaperFolder:
         return self.write_text(rel, json.dumps(data, indent=1, default=str))
 
     def append(self, rel: str, row: dict[str, Any]) -> None:
-        with (self.root / rel).open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps({"t": time.time(), **row}, default=str) + "\n")
+        """Add one JSON line to the append-only log ``rel``; after a torn last line (a kill mid-append) the row
+        starts a line of its own, so the torn one stays the only unreadable line (:meth:`read_log` skips it)."""
+        path = self.root / rel
+        line = json.dumps({"t": time.time(), **row}, default=str) + "\n"
+        with path.open("a+b") as fh:  # appends go to the end whatever the read position
+            end = fh.seek(0, 2)
+            if end and fh.seek(end - 1) >= 0 and fh.read(1) != b"\n":
+                line = "\n" + line
+            fh.write(line.encode())
+
+    def read_log(self, rel: str) -> tuple[list[dict[str, Any]], int]:
+        """``(rows, torn)`` of the append-only log ``rel`` (``[], 0`` when absent): ``torn`` counts the lines that
+        are not a JSON object -- what a kill during an append leaves -- which are skipped, not fatal."""
+        path = self.root / rel
+        rows, torn = [], 0
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines() if path.is_file() else []:
+            try:
+                row = json.loads(line) if line.strip() else None
+            except json.JSONDecodeError:
+                row = "torn"
+            if isinstance(row, dict):
+                rows.append(row)
+            elif row is not None:
+                torn += 1
+        return rows, torn
 
     def stage(self, name: str, **detail: Any) -> None:
         """Record that stage ``name`` ended (``stages.jsonl``)."""
         self.append("stages.jsonl", {"stage": name, **detail})
 
     def stages(self) -> list[dict[str, Any]]:
-        path = self.root / "stages.jsonl"
-        if not path.is_file():
-            return []
-        return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+        return self.read_log("stages.jsonl")[0]

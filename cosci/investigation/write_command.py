@@ -18,7 +18,7 @@ from typing import Any
 from cosci.config.investigation import PAPER_AGENTS, InvestigationConfig, load_investigation
 from cosci.domain import Call
 from cosci.errors import CosciError
-from cosci.investigation.folder import RunFolder
+from cosci.investigation.folder import RunFolder, RunNotFound
 from cosci.investigation.paper_figures import draw, history
 from cosci.investigation.paper_folder import PaperFolder
 from cosci.investigation.paper_sources import (
@@ -70,15 +70,49 @@ def _writer(cfg: InvestigationConfig, paper: PaperFolder, src: Sources) -> Write
                   cfg.paper.max_pages)
 
 
+SUMMARY_KEYS = ("workers", "cycles", "cycles_run", "selected")  # what the run facts read (paper_sources.run_facts)
+
+
+def finished_folder(data_dir: Path, run_id: str) -> RunFolder:
+    """The folder of run ``run_id`` once it is finished, checked before anything is written.
+
+    Raises:
+        RunNotFound: no folder; or the folder is there without ``manifest.json`` (the message names what is
+            missing).
+        RunBusy: no ``summary.json`` and another process holds the run's lock (it is still running).
+        CosciError: no ``summary.json`` (not finished: resume it); a ``summary.json`` or ``manifest.json`` that is
+            not the JSON object the run writes (the message names the file).
+    """
+    root = RunFolder(data_dir, run_id).root
+    missing = [name for name in ("manifest.json", "summary.json") if not (root / name).is_file()]
+    if root.is_dir() and "manifest.json" in missing:
+        raise RunNotFound(f"investigation {run_id}: its folder {root} is there but incomplete (no "
+                          f"{' and no '.join(missing)})")
+    folder = RunFolder.existing(data_dir, run_id)
+    if missing:
+        folder.lock()  # raises RunBusy while the run (or its resume) holds it, as resume checks
+        folder.unlock()
+        raise CosciError(f"investigation {run_id} has not finished (no summary.json): resume it first "
+                         f"(cosci investigate resume {run_id})")
+    for name, keys in (("manifest.json", ()), ("summary.json", SUMMARY_KEYS)):
+        try:
+            data = json.loads((root / name).read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise CosciError(f"investigation {run_id}: {root / name} is not valid JSON ({exc}); "
+                             "nothing was written") from None
+        if not isinstance(data, dict) or (gone := [k for k in keys if k not in data]):
+            raise CosciError(f"investigation {run_id}: {root / name} is not a finished run's record "
+                             f"(missing {', '.join(gone) if isinstance(data, dict) else 'a JSON object'}); "
+                             "nothing was written")
+    return folder
+
+
 def write(run_id: str, overrides: list[str], data_dir: Path) -> int:
     """Run ``cosci investigate write`` (module docstring); returns the exit status."""
     cfg = load_investigation([*overrides, f"paths.data_dir={data_dir}"])
     if cfg.paper is None:
         raise CosciError("investigate write: the configuration has no paper section (conf/investigation/)")
-    folder = RunFolder.existing(data_dir, run_id)
-    if not (folder.root / "summary.json").is_file():
-        raise CosciError(f"investigation {run_id} has not finished (no summary.json): resume it first "
-                         f"(cosci investigate resume {run_id})")
+    folder = finished_folder(data_dir, run_id)
     folder.lock()
     try:
         paper = PaperFolder(folder.root).ensure()
@@ -99,12 +133,14 @@ def write(run_id: str, overrides: list[str], data_dir: Path) -> int:
 def summary(out: dict[str, Any], paper: PaperFolder) -> list[str]:
     chair = out["reviews"]["chair"]
     scores = [r["overall"] for r in out["reviews"]["reviews"]]
-    cost = sum(json.loads(x).get("cost_usd") or 0.0 for x in (paper.root / "calls.jsonl").read_text(
-        encoding="utf-8").splitlines() if x.strip()) if (paper.root / "calls.jsonl").is_file() else 0.0
+    calls, torn = paper.read_log("calls.jsonl")
+    cost = sum(float(c.get("cost_usd") or 0.0) for c in calls)
     return [f"paper        {paper.root / 'paper.tex'}" + ("  (+ paper.pdf)" if (paper.root / 'paper.pdf').is_file()
                                                            else ""),
             *(f"checks       {line}" for line in out["status"]),
             f"grounding    {paper.root / 'claims_grounding.json'}",
             f"reviews      {len(scores)} reviewer(s), overall {scores}; area chair: {chair['decision']} "
             f"({chair['overall']}/10)",
-            f"cost         ${cost:.4f} (every call paid by the writes of this run, paper/calls.jsonl)"]
+            f"cost         ${cost:.4f} (every call paid by the writes of this run, paper/calls.jsonl)",
+            *([f"note         {torn} torn line(s) of paper/calls.jsonl skipped (a write killed mid-append): "
+               "their calls are not in the cost"] if torn else [])]

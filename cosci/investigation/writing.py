@@ -250,10 +250,14 @@ class Writer:
         return status
 
     async def reviews(self, paper: RecordPaper) -> dict[str, Any]:
-        """``paper.reviewers`` independent reviews and the area chair's meta-review (``reviews/``)."""
+        """``paper.reviewers`` independent reviews and the area chair's meta-review (``reviews/``); a reviewer file
+        of an earlier write with more reviewers is removed, so ``reviews/`` holds only this write's reviews."""
         quoted = quote_untrusted(paper_text(paper), "paper")
         rubric = [{"name": k, "low": lo, "high": hi, "meaning": m} for k, (lo, hi, m) in RUBRIC.items()]
         reviews = []
+        for i, stale in self.folder.reviewer_files().items():  # a rerun with fewer reviewers than before
+            if i > self.reviewers:
+                stale.unlink()
         for i in range(1, self.reviewers + 1):
             rev = await self._ask("reviewer", f"Review{i}", render_prompt(
                 "paper.review", paper=quoted, rubric=rubric, reviewer=i), RecordPaperReview)

@@ -290,3 +290,101 @@ def test_model_text_is_escaped_and_a_figure_file_that_is_gone_fails_the_figure_c
     tex = "\\ref{fig:a} \\includegraphics[width=1cm]{figures/a.pdf} \\includegraphics{figures/b.pdf}"
     check = check_figures(tex, {"a": "a.pdf"}, tmp_path / "figures")
     assert check.status == "fail" and check.failures == ["\\includegraphics{figures/b.pdf}: the file does not exist"]
+
+
+# --- a fresh user's runs: torn logs, broken or unfinished runs, a reviewer count that changed -------------------
+def test_a_torn_last_line_of_the_calls_log_is_skipped_once_and_a_surviving_record_is_not_paid_again(
+        tmp_path: Path, fake: FakeBackend, capsys: pytest.CaptureFixture[str]) -> None:
+    root = finished_run(tmp_path / "data")
+    assert write(RUN, FAKE, tmp_path / "data") == 0
+    out, log = root / "paper", root / "paper" / "calls.jsonl"
+    paid = len(log.read_text().splitlines())
+    with log.open("a") as fh:  # a kill during an append: half a row, no newline
+        fh.write('{"t": 1.0, "agent": "author", "action": "Wri')
+    shutil.rmtree(out / "calls")
+    (out / "paper.tex").unlink()
+    capsys.readouterr()
+    for _ in range(2):  # every rerun, not only the first
+        assert write(RUN, FAKE, tmp_path / "data") == 0
+        notes = [x for x in capsys.readouterr().out.splitlines() if x.startswith("note")]
+        assert notes == ["note         1 torn line(s) of paper/calls.jsonl skipped (a write killed mid-append): "
+                         "their calls are not in the cost"]
+    rows = log.read_text().splitlines()
+    assert rows[paid] == '{"t": 1.0, "agent": "author", "action": "Wri'  # the torn line stays alone on its line
+    assert all(isinstance(json.loads(x), dict) for i, x in enumerate(rows) if i != paid)
+    assert (out / "paper.tex").is_file() and len(rows) == 1 + 2 * paid  # the records were gone: paid again once
+    fake.calls.clear()
+    assert write(RUN, FAKE, tmp_path / "data") == 0  # the records in paper/calls/ survive: nothing is paid
+    assert fake.calls == [] and len(log.read_text().splitlines()) == len(rows)
+
+
+@pytest.mark.parametrize("text", ['{"broken', "[1, 2]", '{"run_id": "x"}'])
+def test_a_corrupt_run_summary_is_one_line_naming_it_and_nothing_is_written(
+        tmp_path: Path, fake: FakeBackend, capsys: pytest.CaptureFixture[str], text: str) -> None:
+    from cosci.cli import main
+
+    root = finished_run(tmp_path / "data")
+    (root / "summary.json").write_text(text)
+    with pytest.raises(SystemExit) as exit_:
+        main(["--data-dir", str(tmp_path / "data"), "investigate", "write", RUN, "models=fake"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert exit_.value.code == 2 and len(err) == 1 and str(root / "summary.json") in err[0], err
+    assert fake.calls == [] and not (root / "paper").exists()
+
+
+def test_zero_reviewers_is_refused_and_fewer_reviewers_leave_no_stale_review(tmp_path: Path,
+                                                                              fake: FakeBackend) -> None:
+    from cosci.config.load import ConfigError
+
+    root = finished_run(tmp_path / "data")
+    assert write(RUN, FAKE, tmp_path / "data") == 0
+    reviews = root / "paper" / "reviews"
+    before = (reviews / "reviews.md").read_text()
+    with pytest.raises(ConfigError, match=r"paper\.reviewers: Input should be greater than or equal to 1"):
+        write(RUN, [*FAKE, "paper.reviewers=0"], tmp_path / "data")
+    assert (reviews / "reviews.md").read_text() == before
+    assert write(RUN, [*FAKE, "paper.reviewers=1"], tmp_path / "data") == 0
+    assert sorted(p.name for p in reviews.iterdir()) == ["chair.json", "reviewer1.json", "reviews.md"]
+    assert "| 1 |" in (reviews / "reviews.md").read_text() and "| 2 |" not in (reviews / "reviews.md").read_text()
+
+
+def test_an_unfinished_run_held_by_another_process_is_said_to_be_running(tmp_path: Path, fake: FakeBackend) -> None:
+    from cosci.investigation.folder import RunBusy, RunFolder
+
+    root = finished_run(tmp_path / "data")
+    (root / "summary.json").unlink()
+    running = RunFolder.existing(tmp_path / "data", RUN)
+    running.lock()  # as `investigate run` holds it (a flock on its own open file: another holder)
+    try:
+        with pytest.raises(RunBusy, match=f"investigation {RUN} is running in another process"):
+            write(RUN, FAKE, tmp_path / "data")
+    finally:
+        running.unlock()
+    with pytest.raises(CosciError, match="has not finished"):
+        write(RUN, FAKE, tmp_path / "data")
+    assert fake.calls == [] and not (root / "paper").exists()
+
+
+def test_a_run_folder_without_its_manifest_is_said_incomplete_not_absent(tmp_path: Path, fake: FakeBackend) -> None:
+    root = finished_run(tmp_path / "data")
+    (root / "manifest.json").unlink()
+    with pytest.raises(RunNotFound, match=r"is there but incomplete \(no manifest\.json\)"):
+        write(RUN, FAKE, tmp_path / "data")
+    (root / "summary.json").unlink()
+    with pytest.raises(RunNotFound, match=f"{RUN}: its folder .* is there but incomplete "
+                                          "\\(no manifest.json and no summary.json\\)"):
+        write(RUN, FAKE, tmp_path / "data")
+    assert fake.calls == [] and not (root / "paper").exists()
+
+
+@pytest.mark.parametrize("action", ["write", "resume"])
+def test_an_override_in_the_run_id_place_says_the_run_id_is_missing(
+        tmp_path: Path, fake: FakeBackend, capsys: pytest.CaptureFixture[str], action: str) -> None:
+    from cosci.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["--data-dir", str(tmp_path / "data"), "investigate", action, "models=fake"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert exit_.value.code == 2 and len(err) == 1, err
+    assert "needs the run id first" in err[0] and "'models=fake' is an override" in err[0]
+    assert "no investigation" not in err[0] and not (tmp_path / "data").exists()

@@ -72,6 +72,10 @@ def test_no_reader_prints_a_quarantined_hypothesis_text(held: tuple[Session, str
     page = s.report.read_text(encoding="utf-8")
     assert SECRET not in page and hid in page and "biological" in page
     assert release.replace('"', "&#34;") in page  # escaped as the page escapes every text
+    # the Safety section offers the command; it never says the still-quarantined hypothesis was released
+    escaped = release.replace('"', "&#34;")
+    assert f"release with <code>{escaped}</code>" in page
+    assert "released by <code>" not in page
     args = ("--data-dir", str(s.data))
     for command in (("report", s.sid), ("status", s.sid)):
         code, out, err = _cli(capsys, *args, *command)
