@@ -23,6 +23,9 @@ from cosci.web.launch import Launcher
 async def _gate(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
     """The access token (when the server has one), the size of a POST body and its origin; the security headers."""
     guard = web(request).guard
+    if not security.host_ok(request.headers.get("host"), web(request).hosts, web(request).port):
+        return PlainTextResponse("cosci serve: refused: the request's Host is not this server's address (open the "
+                                 "address `cosci serve` printed)", 400)
     if guard.token is not None:
         auth = request.headers.get("authorization", "")
         given = (request.query_params.get("token") or request.cookies.get(security.TOKEN_COOKIE)
@@ -49,19 +52,22 @@ async def _gate(request: Request, call_next: Callable[[Request], Awaitable[Respo
     return response
 
 
-def create_app(root: Path, token: str | None = None, launcher: Launcher | None = None) -> FastAPI:
+def create_app(root: Path, token: str | None = None, launcher: Launcher | None = None, *,
+               host: str = "127.0.0.1", port: int | None = None) -> FastAPI:
     """The web UI over the data folder ``root``.
 
     Args:
         token: the access token every request must carry (None: none; the server's bind rule is
             :func:`cosci.web.security.check_bind`).
         launcher: how sessions are started (tests pass one whose run they control).
+        host, port: the address it is served on; a request's ``Host`` must name it (a loopback name, or ``host``;
+            any port when ``port`` is None) against DNS rebinding (:func:`cosci.web.security.allowed_hosts`).
     """
     from cosci.config.load import ConfigError
     from cosci.errors import CosciError, SessionNotFound
 
     app = FastAPI(title="cosci", docs_url=None, redoc_url=None, openapi_url=None)
-    app.state.web = Web(root, security.Guard(token), launcher or Launcher(root))
+    app.state.web = Web(root, security.Guard(token), launcher or Launcher(root), security.allowed_hosts(host), port)
     app.middleware("http")(_gate)
     app.mount("/static", StaticFiles(packages=[("cosci.web", "static")]), name="static")
     app.include_router(pages.router)

@@ -40,7 +40,7 @@ def serve(root: Path, *, host: str = "127.0.0.1", port: int = DEFAULT_PORT, toke
 
     from cosci.web.app import create_app
 
-    app = create_app(root, token)
+    app = create_app(root, token, host=host, port=port)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="off")
     server = uvicorn.Server(config)
     try:

@@ -85,8 +85,40 @@ def test_a_form_without_the_secret_or_from_another_site_is_refused(copy: Session
     assert written(copy.data) == before
     with client_of(copy.data) as client:  # the same site passes
         r = client.post(f"/sessions/{copy.stopped}/pause", data={"csrf": csrf(client)},
-                        headers={"Origin": "http://testserver"})
+                        headers={"Origin": "http://127.0.0.1:7878"})
         assert r.status_code == 200
+
+
+@pytest.mark.parametrize("host", ["evil.example:7891", "evil.example", "127.0.0.1.evil.example:7878",
+                                  "localhost.:7878", "[::2]:7878", ""])
+def test_a_request_naming_another_host_is_refused(copy: Sessions, host: str) -> None:
+    """DNS rebinding: a page of another site whose name resolves to this machine sends its own name as Host; it
+    gets neither a page (with the form secret) nor a POST through, whatever its Origin."""
+    before = written(copy.data)
+    with client_of(copy.data) as client:
+        r = client.get("/", headers={"Host": host})
+        assert r.status_code == 400 and "Host" in r.text and csrf(client) not in r.text
+        assert len(r.text.strip().splitlines()) == 1
+        r = client.post(f"/sessions/{copy.stopped}/pause", data={"csrf": csrf(client)},
+                        headers={"Host": host, "Origin": f"http://{host}"})
+        assert r.status_code == 400
+    assert written(copy.data) == before
+
+
+def test_the_allowed_hosts_of_a_bind_address(sessions: Sessions) -> None:
+    from cosci.web.app import create_app
+
+    for host in ("127.0.0.1:7878", "localhost:7878", "[::1]:7878", "LOCALHOST:7878"):
+        assert security.host_ok(host, security.allowed_hosts("127.0.0.1"), 7878)
+    assert not security.host_ok("localhost:7879", security.allowed_hosts("127.0.0.1"), 7878)
+    assert security.host_ok("10.0.0.5:7878", security.allowed_hosts("10.0.0.5"), 7878)
+    assert not security.host_ok("evil.example:7878", security.allowed_hosts("10.0.0.5"), 7878)
+    assert security.host_ok("[fd00::5]:80", security.allowed_hosts("fd00::5"), 80)
+    assert security.allowed_hosts("0.0.0.0") is None  # every interface: the required token guards it
+    with TestClient(create_app(sessions.data, "t" * 24, host="lab.example", port=7878),
+                    base_url="http://lab.example:7878") as client:
+        assert client.get("/").status_code == 401  # the right Host still needs the token
+        assert client.get("/", headers={"Host": "evil.example:7878"}).status_code == 400
 
 
 def test_each_server_has_its_own_form_secret(sessions: Sessions) -> None:
