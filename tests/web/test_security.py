@@ -4,6 +4,7 @@ site, the token off the loopback address, and the old `cosci serve` form refused
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -175,6 +176,30 @@ def test_serving_beyond_this_machine_without_a_token_is_one_line(capsys: pytest.
 def test_the_old_serve_form_names_cosci_schedule(old: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     code, err = _cli(capsys, "serve", *old)
     assert code == 2 and err.count("\n") == 1 and "moved to `cosci schedule`" in err
+
+
+@pytest.mark.parametrize(("old", "said"), [
+    (["--cron"], "(cosci schedule --cron ...)"),
+    (["--cron", "0 6 * * 1"], "(cosci schedule --cron '0 6 * * 1')"),
+    (["schedule"], "(cosci schedule)"),
+    (["schedule", "models=fake", "--name"], "(cosci schedule models=fake --name ...)"),
+])
+def test_the_old_serve_form_suggests_the_schedule_command_as_typed(old: list[str], said: str,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    code, err = _cli(capsys, "serve", *old)
+    assert code == 2 and err.count("\n") == 1 and said in err and "schedule schedule" not in err
+
+
+def test_a_data_folder_that_does_not_exist_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from cosci.web import server
+
+    served: list[Path] = []
+    monkeypatch.setattr(server, "serve", lambda root, **kw: served.append(root))
+    code, err = _cli(capsys, "serve", "--data-dir", str(tmp_path / "nonexistent" / "dir"))
+    assert code == 2 and err.count("\n") == 1 and "nonexistent/dir: no such folder" in err and not served
+    # a new folder in an existing one is made by the first session started (a fresh project's ./data)
+    assert _cli(capsys, "serve", "--data-dir", str(tmp_path / "data"))[0] == 0 and served == [tmp_path / "data"]
 
 
 def test_a_port_in_use_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: object) -> None:
