@@ -160,6 +160,26 @@ def test_a_resumed_process_that_fails_says_its_line(copy: Sessions, monkeypatch:
     assert run.line == "cosci: the models need a key"  # type: ignore[attr-defined]
 
 
+def test_a_second_pause_says_the_session_is_already_paused(copy: Sessions) -> None:
+    from cosci import api
+
+    with client_of(copy.data) as client:
+        assert "marked paused" in post(client, f"/sessions/{copy.stopped}/pause")[1]
+        before = written(copy.data)
+        code, text = post(client, f"/sessions/{copy.stopped}/pause")
+        assert code == 200 and "already marked paused; it is not running" in text and "requested" not in text
+        assert written(copy.data) == before  # nothing recorded a second time
+        folder = SessionFolder(copy.data, copy.stopped)
+        folder.lock()  # as the process running it would
+        try:
+            code, text = post(client, f"/sessions/{copy.stopped}/pause")
+            assert f"{copy.stopped}: already paused; the running session holds" in text
+        finally:
+            folder.unlock()
+        assert "marked aborting" in post(client, f"/sessions/{copy.stopped}/abort")[1]
+        assert "already marked aborting" in api.open(copy.stopped, copy.data).abort()  # the CLI's line too
+
+
 def test_feedback_directive_and_rejection(copy: Sessions) -> None:
     target = copy.ranked(copy.stopped) or []
     with client_of(copy.data) as client:
