@@ -12,8 +12,10 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from cosci.web import controls, pages, security
 from cosci.web.common import CSP, Refused, Web, page_or_line, said, web
@@ -52,6 +54,23 @@ async def _gate(request: Request, call_next: Callable[[Request], Awaitable[Respo
     return response
 
 
+def _reason(request: Request, exc: StarletteHTTPException) -> str:
+    """The one line of an HTTP error (no such page, a method the address does not take)."""
+    if exc.status_code == 404:
+        return f"no page {request.url.path} (the sessions are listed at /)"
+    if exc.status_code == 405:
+        allowed = (exc.headers or {}).get("allow", "GET")
+        return f"{request.method} {request.url.path}: this address takes {allowed}"
+    return str(exc.detail)
+
+
+def _invalid(error: dict[str, object]) -> str:
+    """One invalid request parameter as a line: its name and what is wrong (``b: missing``)."""
+    loc = error.get("loc") or ()
+    name = str(list(loc)[-1]) if isinstance(loc, (list, tuple)) and loc else "request"
+    return f"{name}: {'missing' if error.get('type') == 'missing' else error.get('msg', 'invalid')}"
+
+
 def create_app(root: Path, token: str | None = None, launcher: Launcher | None = None, *,
                host: str = "127.0.0.1", port: int | None = None) -> FastAPI:
     """The web UI over the data folder ``root``.
@@ -72,6 +91,14 @@ def create_app(root: Path, token: str | None = None, launcher: Launcher | None =
     app.mount("/static", StaticFiles(packages=[("cosci.web", "static")]), name="static")
     app.include_router(pages.router)
     app.include_router(controls.router)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        return page_or_line(request, f"{exc.status_code}: {_reason(request, exc)}", exc.status_code)
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_query(request: Request, exc: RequestValidationError) -> HTMLResponse:
+        return page_or_line(request, "; ".join(_invalid(e) for e in exc.errors()), 422)
 
     @app.exception_handler(Refused)
     async def refused(request: Request, exc: Refused) -> HTMLResponse:

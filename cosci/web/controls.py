@@ -153,7 +153,7 @@ def _keep(folder: SessionFolder, upload: UploadFile) -> tuple[Path | None, bool]
     for chunk in iter(lambda: upload.file.read(1 << 20), b""):
         digest.update(chunk)
     name = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(upload.filename).name).strip("._") or "file"
-    target = folder.path / UPLOADS / f"{digest.hexdigest()[:12]}-{name[:80]}"
+    target = folder.path / UPLOADS / f"{digest.hexdigest()[:12]}-{_short(name)}"
     if target.is_file():
         return target, False
     target.parent.mkdir(exist_ok=True)
@@ -161,6 +161,14 @@ def _keep(folder: SessionFolder, upload: UploadFile) -> tuple[Path | None, bool]
     with target.open("wb") as out:
         shutil.copyfileobj(upload.file, out)
     return target, True
+
+
+def _short(name: str, most: int = 80) -> str:
+    """``name`` cut to ``most`` characters keeping its extension (``.csv``, up to 16 characters) whole."""
+    if len(name) <= most:
+        return name
+    suffix = Path(name).suffix if len(Path(name).suffix) <= 16 else ""
+    return name[:most - len(suffix)] + suffix
 
 
 def _discard(path: Path) -> None:

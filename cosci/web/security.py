@@ -141,5 +141,5 @@ def too_large(content_length: str | None) -> bool:
 def cap_line(size: int, name: str = "--file") -> str:
     """The one line a too large upload gets."""
     raise_at = UPLOAD_CAP_BYTES / 2**20
-    return (f"{name}: {size / 2**20:.1f} MiB is over the web UI's upload cap of {raise_at:.0f} MiB "
+    return (f"{name}: {size / 2**20:.2f} MiB ({size} bytes) is over the web UI's upload cap of {raise_at:.0f} MiB "
             "(docs/design.md#web); nothing was recorded")

@@ -202,6 +202,21 @@ def test_a_data_folder_that_does_not_exist_is_one_line(capsys: pytest.CaptureFix
     assert _cli(capsys, "serve", "--data-dir", str(tmp_path / "data"))[0] == 0 and served == [tmp_path / "data"]
 
 
+def test_the_cap_line_gives_the_real_size() -> None:
+    line = security.cap_line(security.UPLOAD_CAP_BYTES + 1)
+    assert "10.00 MiB (10485761 bytes) is over" in line  # was "10.0 MiB is over the cap of 10 MiB"
+
+
+def test_a_wildcard_bind_prints_an_address_a_browser_opens() -> None:
+    import socket
+
+    from cosci.web.server import address
+
+    shown = address("0.0.0.0", 7878, "t" * 24)
+    assert "0.0.0.0" not in shown and shown == f"http://{socket.getfqdn()}:7878/?token={'t' * 24}"
+    assert address("::1", 7878, None) == "http://[::1]:7878/"
+
+
 def test_a_port_in_use_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: object) -> None:
     import socket
 
