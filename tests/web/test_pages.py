@@ -116,6 +116,14 @@ def test_http_errors_are_the_one_line_page_not_json(client: TestClient, sessions
     assert client.head("/").headers["content-type"].startswith("text/html")
 
 
+def test_a_quarantined_hypothesis_page_offers_the_release_form(client: TestClient, sessions: Sessions) -> None:
+    from tests.web.conftest import csrf
+
+    text = client.get(f"/sessions/{sessions.done}/hypotheses/{sessions.quarantined}").text
+    assert f'action="/sessions/{sessions.done}/release"' in text and csrf(client) in text
+    assert f'name="hypothesis" value="{sessions.quarantined}"' in text and "cosci release" not in text
+
+
 def test_a_hypothesis_id_does_not_wrap(client: TestClient) -> None:
     css = client.get("/static/web.css").text
     assert "a.hid" in css and "white-space: nowrap" in css.split("a.hid", 1)[1].split("}", 1)[0]
