@@ -32,10 +32,24 @@ def _folder(request: Request, sid: str) -> SessionFolder:
     return SessionFolder.existing(web(request).root, sid)
 
 
+FIELDS = {"kind": "Kind", "text": "Text", "hypothesis": "Hypothesis", "outcome": "Outcome", "measure": "Measures",
+          "notes": "Notes", "file": "Data file", "prefer": "the preference", "score": "Score",
+          "why": "Why", "project": "Project"}
+"""How a refusal of the session service names an argument on the page: the form field's label (the command line
+names its flag, ``--prefer``)."""
+
+
+def field(argument: str) -> str:
+    """The form field's label for the session service's ``argument`` (:data:`FIELDS`)."""
+    return FIELDS.get(argument, argument)
+
+
 def _session(request: Request, sid: str):
     from cosci import api
 
-    return api.Session(_folder(request, sid), flags=True)
+    session = api.Session(_folder(request, sid))
+    session.name = field
+    return session
 
 
 @router.post("/new/check", response_class=HTMLResponse)
