@@ -293,7 +293,7 @@ def test_release_a_quarantined_hypothesis_with_a_reason(copy: Sessions) -> None:
     with client_of(copy.data) as client:
         before = written(copy.data)
         code, text = post(client, f"/sessions/{copy.done}/release", hypothesis=copy.quarantined, why="")
-        assert code == 400 and text.count("<p") == 1
+        assert code == 400 and text.count("<p") == 1 and "Why it is safe needs a reason" in text and "--" not in text
         assert written(copy.data) == before
         code, text = post(client, f"/sessions/{copy.done}/release", hypothesis=copy.quarantined,
                           why="a false positive: a drug name", by="Dr Rivera")
