@@ -235,6 +235,8 @@ class Session:
     def _request(self, action: str, status: str) -> str:
         with self.folder.store() as store:
             rules.check_open(self.id, store.sessions.status(), action)
+            if store.sessions.status() == status:  # asked again: nothing more to record
+                return self._already(status)
             store.sessions.update(status=status)
             store.logs.event(f"external_{action}", {"requested_status": status})
         if self.folder.is_running():
@@ -242,6 +244,14 @@ class Session:
                     + ("hold after its current actions" if status == "paused" else "stop and write its overview"))
         then = "writes its overview and ends it" if status == "aborting" else "continues it"
         return f"{self.id}: marked {status}; it is not running - `cosci resume {self.id}` {then}"
+
+    def _already(self, status: str) -> str:
+        """The line for a pause or abort asked of a session already ``status`` (``paused``, ``aborting``)."""
+        if self.folder.is_running():
+            doing = "holds after its current actions" if status == "paused" else "stops and writes its overview"
+            return f"{self.id}: already {status}; the running session {doing}"
+        then = "writes its overview and ends it" if status == "aborting" else "continues it"
+        return f"{self.id}: already marked {status}; it is not running - `cosci resume {self.id}` {then}"
 
     def resume(self, overrides: Sequence[str] = ()) -> Resumed:
         """Continue the session (:func:`cosci.session.preflight.resume_plan`): a paused process is told to go on,

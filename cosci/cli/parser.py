@@ -176,8 +176,8 @@ def _tool_commands(add: Add) -> None:
                     "127.0.0.1)")
     # the Prefect deployment's arguments before it moved to `cosci schedule`: refused in one line naming it
     sp.add_argument("overrides", nargs="*", default=[], help=argparse.SUPPRESS)
-    sp.add_argument("--cron", default=None, help=argparse.SUPPRESS)
-    sp.add_argument("--name", default=None, help=argparse.SUPPRESS)
+    sp.add_argument("--cron", nargs="?", const="", default=None, help=argparse.SUPPRESS)  # with no value too
+    sp.add_argument("--name", nargs="?", const="", default=None, help=argparse.SUPPRESS)
     sp.set_defaults(func=cmd_serve)
     sp = add("investigate", help="test hypotheses by running code: check a task, run or resume an investigation")
     sp.add_argument("action", choices=("draft", "check", "run", "resume", "write"))

@@ -85,14 +85,24 @@ def cmd_compare(args: argparse.Namespace) -> None:
 
 def cmd_serve(args: argparse.Namespace) -> None:
     """``cosci serve``: the web UI (docs/web.md). The Prefect deployment's arguments (overrides, ``--cron``,
-    ``--name``) are refused in one line naming ``cosci schedule``, where that command moved."""
-    old = [*args.overrides, *(f"--{k}" for k in ("cron", "name") if getattr(args, k) is not None)]
-    if old:
-        raise CosciError(f"`cosci serve` is the web UI now: the Prefect deployment on a cron schedule moved to "
-                         f"`cosci schedule`, same arguments (cosci schedule {' '.join(old)} ...)")
+    ``--name``, with or without a value) are refused in one line naming ``cosci schedule``, where that command
+    moved. A data folder that does not exist, and whose parent does not either, is refused in one line (a missing
+    folder in an existing one is made by the first session started, as ``cosci run`` makes it)."""
+    import shlex
+
+    words = args.overrides[1:] if args.overrides[:1] == ["schedule"] else args.overrides
+    flags = [f"--{k} {shlex.quote(v) if v else '...'}" for k in ("cron", "name")
+             if (v := getattr(args, k)) is not None]
+    if args.overrides or flags:
+        raise CosciError("`cosci serve` is the web UI now: the Prefect deployment on a cron schedule moved to "
+                         f"`cosci schedule`, same arguments ({' '.join(['cosci schedule', *words, *flags])})")
+    root = data_dir(args.data_dir)
+    if not root.exists() and not root.parent.is_dir():
+        raise CosciError(f"--data-dir {root}: no such folder, nor {root.parent} (give the data folder that holds "
+                         "sessions/, as `cosci list --data-dir` takes it)")
     from cosci.web.server import serve
 
-    serve(data_dir(args.data_dir), host=args.host, port=args.port, token=args.token)
+    serve(root, host=args.host, port=args.port, token=args.token)
 
 
 def cmd_schedule(args: argparse.Namespace) -> None:

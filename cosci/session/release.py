@@ -10,11 +10,11 @@ from __future__ import annotations
 from cosci.errors import CosciError
 from cosci.session.folder import SessionFolder
 from cosci.session.inputs import check_feedback_text, check_text, hypothesis_missing
-from cosci.session.researcher import Warn, refresh, say_warning
+from cosci.session.researcher import Name, Warn, flag, refresh, say_warning
 from cosci.store import SessionStore
 
 
-def _check(folder: SessionFolder, store: SessionStore, hid: str, why: str) -> None:
+def _check(folder: SessionFolder, store: SessionStore, hid: str, why: str, name: Name = flag) -> None:
     """Raises CosciError (or GoalRefused, exit 3, for a ``why`` safety screening refuses) unless ``hid`` can be
     released with ``why``; the screening is last, so a bad id or an empty reason costs no classifier call."""
     sid = folder.session_id
@@ -26,12 +26,13 @@ def _check(folder: SessionFolder, store: SessionStore, hid: str, why: str) -> No
         raise CosciError(f"{hid!r} is not quarantined ({state}); `cosci status {sid}` lists the quarantined "
                          "hypotheses")
     if not why.strip():
-        raise CosciError("--why needs a reason (it is recorded with the release)")
-    check_text("--why", why)
+        raise CosciError(f"{name('why')} needs a reason (it is recorded with the release)")
+    check_text(name("why"), why)
     check_feedback_text(folder, store, why, what="release", about=hid)  # as `cosci rate --why` (design.md#safety)
 
 
-def release(folder: SessionFolder, hid: str, why: str, by: str, warn: Warn = say_warning) -> str:
+def release(folder: SessionFolder, hid: str, why: str, by: str, warn: Warn = say_warning, *,
+            name: Name = flag) -> str:
     """Release quarantined hypothesis ``hid`` of ``folder``'s session (back to draft, then straight to review: it
     has a verdict); ``why`` and ``by`` are recorded on the ``hypothesis_released`` event. Returns the line to print.
 
@@ -39,10 +40,11 @@ def release(folder: SessionFolder, hid: str, why: str, by: str, warn: Warn = say
         CosciError: an id the session does not hold (with the hint ``cosci rate`` gives), a hypothesis that is not
             quarantined, an empty ``why`` or one holding a control character.
         GoalRefused: safety screening refused ``why`` (exit 3; nothing recorded, the hypothesis stays quarantined).
+        ``name`` names ``why`` in a refusal (the command line's ``--why``; the web UI's form field).
     """
     sid = folder.session_id
     with folder.store() as store:
-        _check(folder, store, hid, why)
+        _check(folder, store, hid, why, name)
         verdict = store.safety.latest("hypothesis", hid)
         store.hypotheses.set_state(hid, "draft")
         store.logs.event("hypothesis_released", {"id": hid, "by": by, "why": why.strip(),

@@ -36,11 +36,14 @@ class Refused(Exception):
 
 @dataclass(frozen=True)
 class Web:
-    """What every route reads: the data folder, the server's secrets and its launcher."""
+    """What every route reads: the data folder, the server's secrets and its launcher; the ``Host`` names and port
+    it answers to (:func:`cosci.web.security.allowed_hosts`; None: any)."""
 
     root: Path
     guard: security.Guard
     launcher: Launcher
+    hosts: tuple[str, ...] | None = security.LOOPBACK_NAMES
+    port: int | None = None
 
 
 def web(request: Request) -> Web:

@@ -32,10 +32,24 @@ def _folder(request: Request, sid: str) -> SessionFolder:
     return SessionFolder.existing(web(request).root, sid)
 
 
+FIELDS = {"kind": "Kind", "text": "Text", "hypothesis": "Hypothesis", "outcome": "Outcome", "measure": "Measures",
+          "notes": "Notes", "file": "Data file", "prefer": "the preference", "score": "Score",
+          "why": "Why", "project": "Project"}
+"""How a refusal of the session service names an argument on the page: the form field's label (the command line
+names its flag, ``--prefer``)."""
+
+
+def field(argument: str) -> str:
+    """The form field's label for the session service's ``argument`` (:data:`FIELDS`)."""
+    return FIELDS.get(argument, argument)
+
+
 def _session(request: Request, sid: str):
     from cosci import api
 
-    return api.Session(_folder(request, sid), flags=True)
+    session = api.Session(_folder(request, sid))
+    session.name = field
+    return session
 
 
 @router.post("/new/check", response_class=HTMLResponse)
@@ -153,7 +167,7 @@ def _keep(folder: SessionFolder, upload: UploadFile) -> tuple[Path | None, bool]
     for chunk in iter(lambda: upload.file.read(1 << 20), b""):
         digest.update(chunk)
     name = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(upload.filename).name).strip("._") or "file"
-    target = folder.path / UPLOADS / f"{digest.hexdigest()[:12]}-{name[:80]}"
+    target = folder.path / UPLOADS / f"{digest.hexdigest()[:12]}-{_short(name)}"
     if target.is_file():
         return target, False
     target.parent.mkdir(exist_ok=True)
@@ -161,6 +175,14 @@ def _keep(folder: SessionFolder, upload: UploadFile) -> tuple[Path | None, bool]
     with target.open("wb") as out:
         shutil.copyfileobj(upload.file, out)
     return target, True
+
+
+def _short(name: str, most: int = 80) -> str:
+    """``name`` cut to ``most`` characters keeping its extension (``.csv``, up to 16 characters) whole."""
+    if len(name) <= most:
+        return name
+    suffix = Path(name).suffix if len(Path(name).suffix) <= 16 else ""
+    return name[:most - len(suffix)] + suffix
 
 
 def _discard(path: Path) -> None:
@@ -180,6 +202,6 @@ async def release(request: Request, sid: str) -> HTMLResponse:
     form = await posted(request)
     folder = _folder(request, sid)
     by = text(form, "by").strip() or "researcher"
-    line = await asyncio.to_thread(release_it, folder, _id(form, "hypothesis"),
-                                   text(form, "why"), by)
+    line = await asyncio.to_thread(lambda: release_it(folder, _id(form, "hypothesis"), text(form, "why"), by,
+                                                      name=lambda _: "Why it is safe"))
     return said(request, line)

@@ -5,11 +5,16 @@ the estimate, the offline safety screen's answer on the goal); the page shows th
 :class:`~cosci.api.Checked` under a random key, so "Start" runs exactly what was checked, with no second pre-flight
 (:meth:`Launcher.start`). A run goes on in a worker thread of the server (:func:`cosci.api.run` runs it to its end
 on the Prefect flow); the page follows it until its session folder appears, then opens the session's page.
+A stopped session (its process killed, or paused with no process) is resumed as ``cosci resume`` in its own
+process, detached from the server (:meth:`Launcher.resume`; design.md#web): it runs as the command line's resume
+does, survives the server and releases the session's lock when it ends.
 """
 
 from __future__ import annotations
 
 import secrets
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -20,6 +25,10 @@ from typing import Any
 from cosci.errors import CosciError, GoalRefused
 from cosci.session.folder import SessionFolder
 
+CLI = (sys.executable, "-c", "from cosci.cli import main; main()")
+"""The ``cosci`` command a stopped session is resumed with (this interpreter, so the server's environment)."""
+LOGS = "web"
+"""The folder under the data folder where a resumed session's process writes its output (docs/web.md)."""
 DRAFT_SECONDS = 3600.0
 """How long a checked draft may be started (s); after that it is checked again."""
 
@@ -104,8 +113,10 @@ def screen_answer(config: Any, goal: str) -> dict[str, str]:
 class Launcher:
     """The server's drafts and runs (one per server; thread-safe)."""
 
-    def __init__(self, root: Path, run: Callable[[Any], Any] | None = None) -> None:
+    def __init__(self, root: Path, run: Callable[[Any], Any] | None = None,
+                 command: tuple[str, ...] = CLI) -> None:
         self.root = root
+        self.command = command
         self.drafts: dict[str, Draft] = {}
         self.runs: dict[str, Run] = {}
         self._lock = threading.Lock()
@@ -147,11 +158,13 @@ class Launcher:
         return self._background(lambda: self._api_run(draft.checked))
 
     def resume(self, folder: SessionFolder) -> tuple[str | None, str]:
-        """Resume a session (:meth:`cosci.api.Session.resume`): a paused process continues at once (the line is
-        returned); a stopped one runs again in a worker thread (its run key is returned).
+        """Resume a session (:meth:`cosci.api.Session.resume`): a paused process continues at once, a done session's
+        provider batches are settled (the line is returned); a stopped one runs again as ``cosci resume <id>`` in
+        its own process (its run key is returned; the run ends with that process).
 
         Raises:
             CosciError: the lifecycle refuses it (a finished session, one running elsewhere), one line.
+            MissingApiKey, ConfigError: the frozen config's models need a key that is not set, a retired model.
         """
         from cosci import api
         from cosci.session import preflight as rules
@@ -159,10 +172,26 @@ class Launcher:
         session = api.Session(folder)
         if rules.resume_plan(folder, []) in ("waiting", "settle"):
             return None, " ".join(session.resume().lines)
-        key = self._background(lambda: session.resume())
+        rules.check_resumed(folder.frozen_config(lifecycle=True))  # refused here in one line, nothing spawned
+        key = self._background(lambda: self._spawn("resume", folder.session_id))
         with self._lock:
             self.runs[key].session_id = folder.session_id
         return key, f"{folder.session_id}: resuming"
+
+    def _spawn(self, *args: str) -> str:
+        """Run ``cosci <args> --data-dir <root>`` in its own process group (stdin from /dev/null, output to
+        ``<root>/web/<time>-<command>.log``) until it ends; its line. Raises: CosciError, its last line on failure."""
+        logs = self.root / LOGS
+        logs.mkdir(parents=True, exist_ok=True)
+        log = logs / f"{time.strftime('%Y%m%dT%H%M%S')}-{'-'.join(args)}.log"
+        with log.open("ab") as out:
+            proc = subprocess.Popen([*self.command, *args, "--data-dir", str(self.root)], stdin=subprocess.DEVNULL,
+                                    stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        code = proc.wait()
+        lines = [ln for ln in log.read_text(errors="replace").splitlines() if ln.strip()]
+        if code != 0:
+            raise CosciError(lines[-1] if lines else f"cosci {args[0]} exited with {code} (see {log})")
+        return "ended"
 
     def state(self, key: str) -> Run | None:
         """The run ``key`` (its session id found as soon as its folder exists)."""

@@ -95,7 +95,8 @@ def hypothesis_page(request: Request, sid: str, hid: str) -> HTMLResponse:
 
     folder = folder_of(request, sid)
     view, data = views.hypothesis(folder, normal_id(hid))
-    return render(request, "hypothesis.html.j2", sid=folder.session_id, h=view, d=data, **views.partials(sid))
+    return render(request, "hypothesis.html.j2", sid=folder.session_id, h=view, d=data, release_here=True,
+                  **views.partials(sid))
 
 
 @router.get("/sessions/{sid}/compare", response_class=HTMLResponse)

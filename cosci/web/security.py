@@ -6,6 +6,9 @@ check of every form, the upload cap and the sanitiser every model text goes thro
   ``HttpOnly``, ``SameSite=Strict``) or as ``Authorization: Bearer``.
 - **Cross-site requests.** Every form carries the server's secret (:attr:`Guard.csrf`, made fresh at each start);
   a POST without it, or whose ``Origin`` names another site than the one it was sent to, is refused with 403.
+- **DNS rebinding.** A request's ``Host`` must name the address the server is bound to (:func:`allowed_hosts`,
+  :func:`host_ok`): on loopback ``127.0.0.1``, ``localhost`` or ``[::1]``; a page of another site whose name was
+  made to resolve to this machine sends its own name and is refused with 400.
 - **Uploads.** At most :data:`UPLOAD_CAP_BYTES` (design.md#web); a larger body is refused before it is read.
 - **Model text.** Markdown rendered by markdown-it-py with raw HTML off, then cleaned by nh3 (Rust ``ammonia``) to
   an allow-list of tags, no ``on*`` handler, no ``style``, links only ``http(s)``, no image (an image would be an
@@ -55,6 +58,32 @@ def check_bind(host: str, token: str | None) -> None:
     if not is_loopback(host) and token is None:
         raise CosciError(f"--host {host}: serving beyond this machine needs --token T (every request must carry it; "
                          "at least 16 characters)")
+
+
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+"""The names a browser on this machine reaches a loopback server by (an IPv6 address as ``Host`` has brackets)."""
+WILDCARD = ("0.0.0.0", "::", "")
+"""Bind addresses meaning every interface: the machine is reached by any of its names, so the token guards it."""
+
+
+def allowed_hosts(host: str) -> tuple[str, ...] | None:
+    """The host names a server bound to ``host`` answers to: the loopback names and ``host`` itself. None: any (a
+    wildcard bind, where :func:`check_bind` requires the token, which a rebinding page cannot have)."""
+    if host in WILDCARD:
+        return None
+    named = f"[{host}]" if ":" in host else host
+    return tuple(dict.fromkeys((*LOOPBACK_NAMES, named.lower())))
+
+
+def host_ok(given: str | None, names: tuple[str, ...] | None, port: int | None) -> bool:
+    """Whether a request's ``Host`` header (``name[:port]``) is one of ``names`` (:func:`allowed_hosts`) at
+    ``port`` (None: at any port, a test client)."""
+    if names is None:
+        return True
+    given = (given or "").strip().lower()
+    cut = given.rfind("]") + 1 if given.startswith("[") else (given.rfind(":") if ":" in given else len(given))
+    name, at = given[:cut], given[cut:].removeprefix(":")
+    return name in names and (port is None or at == str(port))
 
 
 @dataclass(frozen=True)
@@ -112,5 +141,5 @@ def too_large(content_length: str | None) -> bool:
 def cap_line(size: int, name: str = "--file") -> str:
     """The one line a too large upload gets."""
     raise_at = UPLOAD_CAP_BYTES / 2**20
-    return (f"{name}: {size / 2**20:.1f} MiB is over the web UI's upload cap of {raise_at:.0f} MiB "
+    return (f"{name}: {size / 2**20:.2f} MiB ({size} bytes) is over the web UI's upload cap of {raise_at:.0f} MiB "
             "(docs/design.md#web); nothing was recorded")

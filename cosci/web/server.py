@@ -17,8 +17,13 @@ DEFAULT_PORT = 7878
 
 
 def address(host: str, port: int, token: str | None) -> str:
-    """The address a browser opens (an IPv6 host in brackets; ``?token=`` when the server has one)."""
-    shown = f"[{host}]" if ":" in host else host
+    """The address a browser opens (an IPv6 host in brackets; ``?token=`` when the server has one); a wildcard
+    bind (``0.0.0.0``, ``::``), which no browser opens, is shown by the machine's name."""
+    import socket
+
+    from cosci.web.security import WILDCARD
+
+    shown = socket.getfqdn() if host in WILDCARD else f"[{host}]" if ":" in host else host
     return f"http://{shown}:{port}/" + (f"?token={token}" if token else "")
 
 
@@ -40,7 +45,7 @@ def serve(root: Path, *, host: str = "127.0.0.1", port: int = DEFAULT_PORT, toke
 
     from cosci.web.app import create_app
 
-    app = create_app(root, token)
+    app = create_app(root, token, host=host, port=port)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="off")
     server = uvicorn.Server(config)
     try:

@@ -77,11 +77,15 @@ def plain_run(checked: Any) -> str:
     return asyncio.run(run_plain(checked.prepared.config))
 
 
+BASE = "http://127.0.0.1:7878"
+"""The address the test client sends its requests to (a loopback ``Host``, as a browser on this machine does)."""
+
+
 def client_of(data: Path, token: str | None = None) -> TestClient:
     from cosci.web.app import create_app
     from cosci.web.launch import Launcher
 
-    return TestClient(create_app(data, token, Launcher(data, run=plain_run)))
+    return TestClient(create_app(data, token, Launcher(data, run=plain_run)), base_url=BASE)
 
 
 @pytest.fixture

@@ -104,6 +104,31 @@ def test_a_hypothesis_of_another_session_is_refused_naming_it(client: TestClient
     assert "Falsification contract" not in page.text
 
 
+def test_http_errors_are_the_one_line_page_not_json(client: TestClient, sessions: Sessions) -> None:
+    for r, status, line in [
+        (client.get("/no/such/page"), 404, "404: no page /no/such/page"),
+        (client.get(f"/sessions/{sessions.done}/compare?a=H-0001"), 422, "b: missing"),
+        (client.get(f"/sessions/{sessions.done}/events?after=soon"), 422, "after: "),
+        (client.put("/"), 405, "405: PUT /: this address takes GET"),
+    ]:
+        assert r.status_code == status and r.headers["content-type"].startswith("text/html"), r.text
+        assert line in r.text and '"detail"' not in r.text
+    assert client.head("/").headers["content-type"].startswith("text/html")
+
+
+def test_a_quarantined_hypothesis_page_offers_the_release_form(client: TestClient, sessions: Sessions) -> None:
+    from tests.web.conftest import csrf
+
+    text = client.get(f"/sessions/{sessions.done}/hypotheses/{sessions.quarantined}").text
+    assert f'action="/sessions/{sessions.done}/release"' in text and csrf(client) in text
+    assert f'name="hypothesis" value="{sessions.quarantined}"' in text and "cosci release" not in text
+
+
+def test_a_hypothesis_id_does_not_wrap(client: TestClient) -> None:
+    css = client.get("/static/web.css").text
+    assert "a.hid" in css and "white-space: nowrap" in css.split("a.hid", 1)[1].split("}", 1)[0]
+
+
 def test_the_project_page(client: TestClient, sessions: Sessions) -> None:
     listed = client.get("/").text
     assert f'href="/projects/{PROJECT}"' in listed

@@ -4,6 +4,7 @@ site, the token off the loopback address, and the old `cosci serve` form refused
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -85,8 +86,40 @@ def test_a_form_without_the_secret_or_from_another_site_is_refused(copy: Session
     assert written(copy.data) == before
     with client_of(copy.data) as client:  # the same site passes
         r = client.post(f"/sessions/{copy.stopped}/pause", data={"csrf": csrf(client)},
-                        headers={"Origin": "http://testserver"})
+                        headers={"Origin": "http://127.0.0.1:7878"})
         assert r.status_code == 200
+
+
+@pytest.mark.parametrize("host", ["evil.example:7891", "evil.example", "127.0.0.1.evil.example:7878",
+                                  "localhost.:7878", "[::2]:7878", ""])
+def test_a_request_naming_another_host_is_refused(copy: Sessions, host: str) -> None:
+    """DNS rebinding: a page of another site whose name resolves to this machine sends its own name as Host; it
+    gets neither a page (with the form secret) nor a POST through, whatever its Origin."""
+    before = written(copy.data)
+    with client_of(copy.data) as client:
+        r = client.get("/", headers={"Host": host})
+        assert r.status_code == 400 and "Host" in r.text and csrf(client) not in r.text
+        assert len(r.text.strip().splitlines()) == 1
+        r = client.post(f"/sessions/{copy.stopped}/pause", data={"csrf": csrf(client)},
+                        headers={"Host": host, "Origin": f"http://{host}"})
+        assert r.status_code == 400
+    assert written(copy.data) == before
+
+
+def test_the_allowed_hosts_of_a_bind_address(sessions: Sessions) -> None:
+    from cosci.web.app import create_app
+
+    for host in ("127.0.0.1:7878", "localhost:7878", "[::1]:7878", "LOCALHOST:7878"):
+        assert security.host_ok(host, security.allowed_hosts("127.0.0.1"), 7878)
+    assert not security.host_ok("localhost:7879", security.allowed_hosts("127.0.0.1"), 7878)
+    assert security.host_ok("10.0.0.5:7878", security.allowed_hosts("10.0.0.5"), 7878)
+    assert not security.host_ok("evil.example:7878", security.allowed_hosts("10.0.0.5"), 7878)
+    assert security.host_ok("[fd00::5]:80", security.allowed_hosts("fd00::5"), 80)
+    assert security.allowed_hosts("0.0.0.0") is None  # every interface: the required token guards it
+    with TestClient(create_app(sessions.data, "t" * 24, host="lab.example", port=7878),
+                    base_url="http://lab.example:7878") as client:
+        assert client.get("/").status_code == 401  # the right Host still needs the token
+        assert client.get("/", headers={"Host": "evil.example:7878"}).status_code == 400
 
 
 def test_each_server_has_its_own_form_secret(sessions: Sessions) -> None:
@@ -143,6 +176,45 @@ def test_serving_beyond_this_machine_without_a_token_is_one_line(capsys: pytest.
 def test_the_old_serve_form_names_cosci_schedule(old: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     code, err = _cli(capsys, "serve", *old)
     assert code == 2 and err.count("\n") == 1 and "moved to `cosci schedule`" in err
+
+
+@pytest.mark.parametrize(("old", "said"), [
+    (["--cron"], "(cosci schedule --cron ...)"),
+    (["--cron", "0 6 * * 1"], "(cosci schedule --cron '0 6 * * 1')"),
+    (["schedule"], "(cosci schedule)"),
+    (["schedule", "models=fake", "--name"], "(cosci schedule models=fake --name ...)"),
+])
+def test_the_old_serve_form_suggests_the_schedule_command_as_typed(old: list[str], said: str,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    code, err = _cli(capsys, "serve", *old)
+    assert code == 2 and err.count("\n") == 1 and said in err and "schedule schedule" not in err
+
+
+def test_a_data_folder_that_does_not_exist_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from cosci.web import server
+
+    served: list[Path] = []
+    monkeypatch.setattr(server, "serve", lambda root, **kw: served.append(root))
+    code, err = _cli(capsys, "serve", "--data-dir", str(tmp_path / "nonexistent" / "dir"))
+    assert code == 2 and err.count("\n") == 1 and "nonexistent/dir: no such folder" in err and not served
+    # a new folder in an existing one is made by the first session started (a fresh project's ./data)
+    assert _cli(capsys, "serve", "--data-dir", str(tmp_path / "data"))[0] == 0 and served == [tmp_path / "data"]
+
+
+def test_the_cap_line_gives_the_real_size() -> None:
+    line = security.cap_line(security.UPLOAD_CAP_BYTES + 1)
+    assert "10.00 MiB (10485761 bytes) is over" in line  # was "10.0 MiB is over the cap of 10 MiB"
+
+
+def test_a_wildcard_bind_prints_an_address_a_browser_opens() -> None:
+    import socket
+
+    from cosci.web.server import address
+
+    shown = address("0.0.0.0", 7878, "t" * 24)
+    assert "0.0.0.0" not in shown and shown == f"http://{socket.getfqdn()}:7878/?token={'t' * 24}"
+    assert address("::1", 7878, None) == "http://[::1]:7878/"
 
 
 def test_a_port_in_use_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: object) -> None:
