@@ -126,6 +126,8 @@ _.follow_session
 _.not_found
 _.cosci_error
 _.config_error
+_.http_error
+_.bad_query
 _.check_new
 _.start_new
 _.sessions_page

@@ -190,8 +190,12 @@ class OfflineScreen:
         """
         t = thresholds or self.thresholds
         reading = read_language(text)
-        # each paragraph too: a request in an unread language inside English preferences is still unread
-        blocks = [read_language(b) for b in text.split("\n") if b.strip()] if "\n" in text.strip() else []
+        # each paragraph too: a request in an unread language inside English preferences is still unread. Only a
+        # researcher's text (goal, feedback): a model-written hypothesis or overview answers a goal already read,
+        # and its lines of technical terms with no function word are what n-gram detection misreads (a fake
+        # hypothesis's title read as Afrikaans, design.md#safety-language); the whole text is still read.
+        paragraphs = subject in STYLED_LIKE_EXEMPLARS and "\n" in text.strip()
+        blocks = [read_language(b) for b in text.split("\n") if b.strip()] if paragraphs else []
         unread = next((r for r in [reading, *blocks] if not r.read), None)
         if unread is not None:
             return ScreenResult("block", None, 0.0, rule=UNREAD, language=unread.label())
