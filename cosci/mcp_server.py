@@ -38,7 +38,7 @@ from mcp.types import CallToolResult, InputRequiredResult
 from pydantic import ValidationError
 
 from cosci.config.load import ConfigError
-from cosci.errors import CosciError
+from cosci.errors import CosciError, StoreDamaged
 from cosci.session.folder import SessionFolder
 from cosci.store.standing import shown, standing
 
@@ -304,11 +304,19 @@ def build(data_dir: Path) -> MCPServer:  # noqa: C901  (one nested function per 
         if not math.isfinite(timeout_seconds) or timeout_seconds <= 0:
             raise ToolError("timeout_seconds: give a number of seconds above 0 (at most 3600 are waited)")
         folder = cosci.folder(session)
-        deadline = time.monotonic() + min(timeout_seconds, 3600.0)
+        started = time.monotonic()
+        deadline = started + min(timeout_seconds, 3600.0)
         while True:
-            with folder.store(read_only=True) as store:
-                now, done = folder.shown_status(store.sessions.status()), store.tasks.counts().get("done", 0)
-                n = store.hypotheses.count()
+            try:
+                with folder.store(read_only=True) as store:
+                    now, done = folder.shown_status(store.sessions.status()), store.tasks.counts().get("done", 0)
+                    n = store.hypotheses.count()
+            except StoreDamaged:
+                # a session just started has created its store file but not yet written it: wait a little
+                if time.monotonic() - started > STORE_GRACE_SECONDS:
+                    raise
+                await asyncio.sleep(0.5)
+                continue
             await ctx.report_progress(done, None, f"{now}: {done} tasks done, {n} hypotheses")
             if now in ENDED or time.monotonic() > deadline:
                 return ended(folder, now)
@@ -323,6 +331,11 @@ def build(data_dir: Path) -> MCPServer:  # noqa: C901  (one nested function per 
             raise ResourceError(str(exc)) from None
 
     return server
+
+
+STORE_GRACE_SECONDS = 30.0
+"""How long ``follow_session`` waits for a new session's store file to be written (an empty or half-made store
+right after the start is the session creating it; after this it is damaged)."""
 
 
 def serve(data_dir: Path, http_port: int | None = None) -> None:

@@ -45,6 +45,18 @@ class Terminal(logging.StreamHandler):  # type: ignore[type-arg]
         pass
 
 
+class LogFile(logging.FileHandler):
+    """Prefect's chatter file: a record it cannot write (its folder gone, e.g. an earlier session's data folder
+    deleted while this process runs on) is reported by logging's own error path, never raised into the task that
+    logged it (``logging.FileHandler`` reopens a closed file outside its error handling)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            super().emit(record)
+        except OSError:
+            self.handleError(record)
+
+
 def quiet_logging(log_file: Path | None = None) -> None:
     """Warnings and above from cosci on the terminal; Prefect's per-task state lines, its server's shutdown
     tracebacks (upstream PrefectHQ/prefect#18934) and library chatter go to ``log_file`` instead, if given."""
@@ -57,7 +69,7 @@ def quiet_logging(log_file: Path | None = None) -> None:
         cosci_log.propagate = False
     for name, level in NOISY.items():
         logging.getLogger(name).setLevel(level)
-    handler = logging.FileHandler(log_file) if log_file else logging.NullHandler()
+    handler = LogFile(log_file) if log_file else logging.NullHandler()
     handler.setLevel(logging.WARNING)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     for name in [n for n in logging.root.manager.loggerDict if n.split(".")[0] in ("prefect", "docket", "uvicorn")]:
