@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import io
 import logging
+import shutil
 import sys
+from pathlib import Path
 
 import pytest
 
-from flows.launch import Terminal, quiet_logging
+from flows.launch import LogFile, Terminal, quiet_logging
 
 
 def test_a_warning_after_the_stream_of_install_closed_reaches_the_current_stderr(
@@ -33,3 +35,15 @@ def test_a_warning_after_the_stream_of_install_closed_reaches_the_current_stderr
         for h in saved[0]:
             log.addHandler(h)
         log.propagate = saved[1]
+
+
+def test_a_log_file_whose_folder_is_gone_never_raises_into_the_caller(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """An earlier in-process session's data folder deleted while the process runs on: its Prefect log file is
+    reopened on the next record and cannot be; logging reports it, the task that logged goes on."""
+    monkeypatch.setattr(logging, "raiseExceptions", False)
+    (tmp_path / "gone").mkdir()
+    handler = LogFile(tmp_path / "gone" / "prefect.log")
+    handler.close()
+    shutil.rmtree(tmp_path / "gone")
+    handler.emit(logging.LogRecord("prefect.task", logging.WARNING, __file__, 1, "a state line", None, None))
