@@ -11,7 +11,7 @@ LLAMA_WHEELS ?= $(HOME)/.cache/cosci/wheels/llama-cpp-python-$(LLAMA_CPP_VERSION
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF \
 	-DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 
-.PHONY: setup test test-fast lint typecheck demo bench
+.PHONY: setup test test-suite test-fast lint typecheck demo bench
 
 setup:  ## create .venv and install cosci with its dev tools and the Ray/SLURM launchers (compiles llama-cpp-python once: ~7-10 min on 2 cores)
 	$(PYTHON) -c 'import sys; assert (3, 11) <= sys.version_info[:2] < (3, 14), "cosci needs Python 3.11-3.13"'
@@ -40,19 +40,30 @@ system-deps:  ## Debian packages: graphviz (lineage layout), chromium + chromium
 	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(TEX_PACKAGES); \
 	else echo "setup: TeX Live not installed (as root: apt-get install -y --no-install-recommends $(TEX_PACKAGES)); without it cosci investigate write leaves paper.tex uncompiled and says so in its first lines"; fi
 
-test: lint typecheck  ## ruff, mypy, then the whole test suite (offline; slow tests included) on every core (pytest-xdist, one file per worker at a time)
-	$(BIN)/pytest -q -n auto --dist loadfile
+# pytest-xdist: one file per worker at a time, the files in the order tests/conftest.py gives them (longest measured
+# first, tests/file_seconds.txt) instead of xdist's own (most tests first), so no long file starts last.
+PYTEST_XDIST := -n auto --dist loadfile --no-loadscope-reorder
 
-test-fast:  ## the edit loop: every test not marked slow (tests/slow_tests.txt, Prefect server, embedded model), no lint
-	$(BIN)/pytest -q -n auto --dist loadfile -m 'not slow and not live'
+# Beside the suite, lint and mypy run at a lower priority (nice 10): about 75 s of CPU (mypy without its cache: 69 s,
+# measured 2026-12-05) taken from the cores when a test worker waits instead of from the tests (docs/design.md#tests).
+CHECKS_NICE ?=
+
+test:  ## lint, mypy and the whole test suite (offline; slow tests included) side by side; fails if any of them fails
+	@$(MAKE) --no-print-directory -j3 lint typecheck test-suite CHECKS_NICE="nice -n 10"
+
+test-suite:  ## the whole test suite alone, on every core
+	$(BIN)/pytest -q $(PYTEST_XDIST)
+
+test-fast:  ## the edit loop: every test not marked slow (tests/slow_tests.txt, Prefect server, embedded model) and the demo tour's fake session, no lint
+	$(BIN)/pytest -q $(PYTEST_XDIST) -m 'not slow and not live'
 
 lint:  ## ruff (C90 complexity included), the import contracts (lint-imports), dead code (vulture): config in pyproject.toml
-	$(BIN)/ruff check .
-	$(BIN)/lint-imports --no-logo
-	$(BIN)/vulture
+	$(CHECKS_NICE) $(BIN)/ruff check .
+	$(CHECKS_NICE) $(BIN)/lint-imports --no-logo
+	$(CHECKS_NICE) $(BIN)/vulture
 
 typecheck:
-	$(BIN)/mypy
+	$(CHECKS_NICE) $(BIN)/mypy
 
 demo:  ## the main job on the embedded model
 	$(BIN)/python -m cosci.run experiment=demo

@@ -102,6 +102,7 @@ _.handle_starttag
 _.binary_location
 
 # http.server.BaseHTTPRequestHandler: the request callback and the log hook a test's local server overrides.
+_.do_GET
 _.do_POST
 _.log_message
 
@@ -145,3 +146,7 @@ _.project_page
 # The paper plan's record tool (cosci/investigation/paper_records.py): the model fills the thesis; the draft's prompt
 # reads it as {{ plan.thesis }} (prompts/paper_write.md) and plan.json keeps it by model_dump.
 _.thesis
+
+# A module-level __getattr__ (PEP 562) that Python calls for a missing attribute: cosci/agents/__init__.py imports
+# the agents' base when AgentDeps or BaseAgent is first asked for (design.md#startup).
+__getattr__

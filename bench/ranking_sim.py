@@ -33,7 +33,9 @@ variants do not, so theirs are upper bounds.
 
 ``python -m bench.ranking_sim --coverage``: the coverage of the fit's 95 % intervals per regime
 (:mod:`bench.ranking_coverage`; 200 trials a regime unless ``--trials``); ``--coverage --choose --first-trial 1000
---trials 400``: how the interval's widening was chosen on those trials (:mod:`bench.ranking_calibration`).
+--trials 400``: how the interval's widening was chosen on those trials (:mod:`bench.ranking_calibration`);
+``--coverage --judge J --record PATH`` / ``--coverage [--choose] --records PATH…``: the same fits kept as records, the
+widening chosen on tuning records of both judges and the shipped interval's coverage read from fresh ones.
 """
 
 from __future__ import annotations
@@ -93,6 +95,9 @@ class SimOpts:
             again), as a session does; off in the earlier variants, whose figures are therefore upper bounds.
         cap_value: the cap's value when ``cap`` is on (None: the shipped ``ranking.max_matches_per_pair``);
             ``--cap N`` sets it to measure what a higher cap would buy.
+        replay: who a rematch shows first: ``less_shown`` — the order judged fewer times, as a session does
+            (:func:`cosci.tournament.judging.presentation_order`; design.md#judge-memory); ``coin`` — a fair coin,
+            as sessions did before (the earlier variants).
     """
 
     fit: str = "eb_is"
@@ -104,6 +109,7 @@ class SimOpts:
     state: bool = False
     cap: bool = False
     cap_value: int | None = None
+    replay: str = "coin"
 
 
 def recall(order: list[str], truth: set[str], k: int = 5) -> float:
@@ -140,6 +146,7 @@ def run_trial(cfg: TournamentCfg, bias: float, trial: int, budgets: tuple[int, .
     fit = fit_bt(ids, [])
     first_wins, duals = 0, 0
     played: dict[tuple[str, str], int] = {}
+    shown: dict[tuple[str, str], int] = {}  # single-order calls per (first, second), as Matches.shown_counts
     cap = opts.cap_value or shipped_ranking().max_matches_per_pair
     for step in range(10**6):
         if calls >= budgets[-1] * n // per:
@@ -147,9 +154,11 @@ def run_trial(cfg: TournamentCfg, bias: float, trial: int, budgets: tuple[int, .
         state = DualOrderState(step, duals, position_bias(first_wins, calls)) if opts.state else None
         blocked = BlockedPairs(frozenset(p for p, k in played.items() if k >= cap)) if opts.cap else never_blocked
         plan = plan_match(list(players.values()), random.Random(f"{trial}:{step}"), lambda a, b: 0.0, cfg, fit,
-                          state=state, blocked=blocked)
+                          state=state, blocked=blocked, shown=shown if opts.replay == "less_shown" else None)
         assert plan is not None, "every pair at the rematch cap (a session would stop `stalled`)"
         orders = [(plan.first, plan.second)] + ([(plan.second, plan.first)] if plan.dual else [])
+        if not plan.dual:
+            shown[orders[0]] = shown.get(orders[0], 0) + 1
         who = [(calls + k) % 2 if opts.judge2_sd is not None else 0 for k in range(len(orders))]
         winners = [f if judges_by[opts.judge2_sd if g and opts.judge2_sd else 1.0](f, s, q[f] - q[s]) == 1.0 else s
                    for (f, s), g in zip(orders, who, strict=True)]
@@ -201,7 +210,13 @@ def shipped(overrides: dict[str, str] | None = None) -> TournamentCfg:
 
 
 DEFAULT = shipped()
+SESSION = SimOpts(state=True, cap=True, replay="less_shown")
+"""What a session does beside the plan settings: its dual-order record, its rematch cap, a rematch shown in the order
+judged fewer times."""
 SAMPLED = replace(DEFAULT, dual=replace(DEFAULT.dual, sample=0.1))
+EARLIER = replace(DEFAULT, uncertainty=replace(DEFAULT.uncertainty, boundary_power=1.0, rematch_information=False))
+"""The shipped plan settings before the twelfth stop (bench/README.md): boundary weight φ(z)/v, every rematch
+valued as a fresh verdict; ``earlier+…`` change one of them, as tuned."""
 VARIANTS: dict[str, tuple[TournamentCfg, SimOpts]] = {
     "default": (DEFAULT, SimOpts()),
     "elo_buckets": (replace(DEFAULT, pairing="elo_buckets"), SimOpts()),
@@ -219,21 +234,31 @@ VARIANTS: dict[str, tuple[TournamentCfg, SimOpts]] = {
     "default+dual-all": (replace(DEFAULT, dual=replace(DEFAULT.dual, policy="all")), SimOpts()),
     "2judges+sample-0.1": (SAMPLED, SimOpts(judge2_sd=2.0, feed="calls", order=True)),
     "2judges+labels+sample-0.1": (SAMPLED, SimOpts(judge2_sd=2.0, feed="calls", order=True, labels=True)),
-    "session": (DEFAULT, SimOpts(state=True, cap=True)),
-    "session+cap-2": (DEFAULT, SimOpts(state=True, cap=True, cap_value=2)),
-    "session+cap-4": (DEFAULT, SimOpts(state=True, cap=True, cap_value=4)),
-    "session+sample-0": (replace(DEFAULT, dual=replace(DEFAULT.dual, sample=0.0)), SimOpts(state=True, cap=True)),
-    "session+escalation-0": (replace(DEFAULT, dual=replace(DEFAULT.dual, biased_share=0.0)),
-                             SimOpts(state=True, cap=True)),
+    "session": (DEFAULT, SESSION),
+    "session+coin": (DEFAULT, replace(SESSION, replay="coin")),
+    "session+cap-2": (DEFAULT, replace(SESSION, cap_value=2)),
+    "session+cap-4": (DEFAULT, replace(SESSION, cap_value=4)),
+    "session+cap-6": (DEFAULT, replace(SESSION, cap_value=6)),
+    "session+sample-0": (replace(DEFAULT, dual=replace(DEFAULT.dual, sample=0.0)), SESSION),
+    "session+escalation-0": (replace(DEFAULT, dual=replace(DEFAULT.dual, biased_share=0.0)), SESSION),
     "session+cap-2+sample-0": (replace(DEFAULT, dual=replace(DEFAULT.dual, sample=0.0)),
-                               SimOpts(state=True, cap=True, cap_value=2)),
+                               replace(SESSION, cap_value=2)),
+    "earlier": (EARLIER, SESSION),
+    "earlier+power-1.5": (replace(EARLIER, uncertainty=replace(EARLIER.uncertainty, boundary_power=1.5)), SESSION),
+    "earlier+temp-100": (replace(EARLIER, uncertainty=replace(EARLIER.uncertainty, temperature=100.0)), SESSION),
+    "earlier+info": (replace(EARLIER, uncertainty=replace(EARLIER.uncertainty, rematch_information=True)), SESSION),
 }
 """Variants (``+``) run at bias 0.3 only unless ``--all``. ``session`` is what a session does with the shipped
-``ranking`` group: its dual-order sample and escalation (``state``) and its rematch cap; the default variant, at
-bias 0.3, under both judges, beside the bound (:func:`bound_rows`). ``session+cap-2`` / ``+cap-4``, ``+sample-0``
+``ranking`` group: its dual-order sample and escalation (``state``), its rematch cap and a rematch shown in the order
+judged fewer times (``session+coin``: a fair coin, as before); the default variant, at
+bias 0.3, under both judges, beside the bound (:func:`bound_rows`). ``session+cap-2`` / ``+cap-4`` / ``+cap-6``,
+``+sample-0``
 and ``+escalation-0`` change one of its costs (the rematch cap, ``ranking.dual_order_sample``,
 ``ranking.dual_order_biased_share``), ``+cap-2+sample-0`` two, for choosing them on tuning trials under the judge
-with memory (design.md#judge-memory)."""
+with memory (design.md#judge-memory). ``earlier`` is the session before the twelfth stop (:data:`EARLIER`: boundary
+weight φ(z)/v, every rematch valued as new); ``earlier+power-1.5``, ``+info`` and ``+temp-100`` each change one plan
+setting of it (``ranking.boundary_power``, ``ranking.rematch_information``, ``ranking.temperature``), as tuned
+(bench/README.md, twelfth stop)."""
 
 
 RECALL_TRIALS = 30
@@ -273,12 +298,20 @@ def main(argv: list[str] | None = None) -> None:
                     "(bench/ranking_calibration.py)")
     ap.add_argument("--judge", choices=JUDGES, default=None,
                     help="the simulated judge (bench/ranking_judges.py); --coverage: on a schedule with rematches")
+    ap.add_argument("--record", metavar="PATH", default=None,
+                    help="--coverage: write the shipped fit's records of these trials (--judge's schedule) to PATH")
+    ap.add_argument("--records", metavar="PATH", nargs="+", default=None,
+                    help="--coverage: read records (--record) instead of fitting: the shipped interval's coverage "
+                    "per judge; with --choose, choose the widening on them (pooled over their judges)")
     ap.add_argument("--pair-scores", action="store_true",
                     help="agreement of the pairing's scores on each fit method with the half-win fit's")
     args = ap.parse_args(argv)
     args.trials = args.trials or (COVERAGE_TRIALS if args.coverage else RECALL_TRIALS)
     if args.pair_scores:
         pair_agreement(args.first_trial, args.trials)
+        return
+    if args.coverage and (args.record or args.records):
+        _records(args)
         return
     if args.coverage and args.choose:
         choose_widening(args.first_trial, args.trials, args.workers)
@@ -314,6 +347,18 @@ def main(argv: list[str] | None = None) -> None:
     print(f"# trials {args.first_trial}-{args.first_trial + args.trials - 1}, N=40, budget c calls per hypothesis = "
           f"c*40/{args.per} LLM calls, "
           f"{time.monotonic() - started:.0f} s")
+
+
+def _records(args: argparse.Namespace) -> None:
+    """``--coverage --record`` / ``--records`` (:mod:`bench.ranking_calibration`)."""
+    from bench import ranking_calibration as rc
+
+    if args.record:
+        rc.save_records(args.record, args.first_trial, args.trials, args.workers, args.judge)
+    elif args.choose:
+        rc.choose_on(args.records)
+    else:
+        rc.coverage_table(args.records)
 
 
 Row = tuple[str, TournamentCfg, SimOpts, float, str]

@@ -122,8 +122,9 @@ def fingerprint(db: Path) -> dict[str, Any]:
 
 
 # --- checks -------------------------------------------------------------------------------------------------
-def kill_trial(work: Path, rng: random.Random, *extra: str) -> list[str]:
-    """One SIGKILL-and-resume trial; returns what went wrong (empty: it held)."""
+def kill_trial(work: Path, rng: random.Random, *extra: str, resume: tuple[str, ...] = ()) -> list[str]:
+    """One SIGKILL-and-resume trial; returns what went wrong (empty: it held). ``extra``: overrides of the killed
+    run; ``resume``: ``cosci resume`` overrides of its frozen config (the tests give the rest no latency)."""
     data, log = work / "data", work / "calls.jsonl"
     env = env_for(data)
     args = [sys.executable, "-m", "cosci.run", *FAKE, "tracking.enabled=false", f"models.fake.call_log={log}",
@@ -148,7 +149,8 @@ def kill_trial(work: Path, rng: random.Random, *extra: str) -> list[str]:
     if db is None:
         return ["no session store"]
     done_at_kill, calls_at_kill = done_tasks(db), len(calls(log))
-    resumed = run([sys.executable, "-m", "cosci.cli", "--data-dir", str(data), "resume", db.parent.name], env, work)
+    resumed = run([sys.executable, "-m", "cosci.cli", "--data-dir", str(data), "resume", db.parent.name, *resume],
+                  env, work)
     if resumed.returncode == 2 and "is done" in resumed.stderr:  # finished before the kill landed
         return invariant_errors(db)
     if resumed.returncode:

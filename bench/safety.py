@@ -9,8 +9,9 @@
 
 The reported set is the held-out part of ``tests/data/safety/goals_intent.jsonl`` (written blind, in 20
 languages, split by id before anything was tuned): recall and false refusals overall, by category, by language,
-by length (under / from 15 words) and by whether an agent is named. The held-out part of ``goals.jsonl`` (English,
-the earlier set, never trained on) is reported next to it. Every choice (the intent model's regularisation, the
+by length (under / from 15 words) and by whether an agent is named. The held-out parts of ``goals_tune12.jsonl``
+(round 12, written blind, split by id hash) and of ``goals.jsonl`` (English, the earlier set), never trained on, are
+reported next to it. Every choice (the intent model's regularisation, the
 thresholds) is made on the training rows (:func:`bench.safety_intent.training_rows`), never on a held-out row.
 """
 
@@ -30,6 +31,7 @@ from pathlib import Path
 from bench.safety_intent import (
     INTENT,
     INTENT_C,
+    TUNE12,
     CachedEmbedding,
     Row,
     batch_evidence,
@@ -120,6 +122,10 @@ def heldout_report(model_sample: int | None) -> int:
     print(f"held-out part of {INTENT.name}; offline screen {1000 * per_goal:.0f} ms a goal on this machine")
     report(f"Held-out part of {INTENT.name}", held, [r.decision for r in results], refuse)
     misses(held, results, refuse)
+    more = intent_rows(TUNE12, "heldout")
+    more_results = [screen.check(r.text) for r in more]
+    report(f"Held-out part of {TUNE12.name} (never trained on)", more, [r.decision for r in more_results], refuse)
+    misses(more, more_results, refuse)
     old = part(load_goals(), "heldout")
     decisions = [screen.check(g.text).decision for g in old]
     r = rates(old, decisions, refuse)
@@ -172,7 +178,8 @@ def tune_report() -> int:
                        guard=([rows[i] for i in earlier], [evidence[i] for i in earlier], MAX_FALSE_REFUSAL_EARLIER))
     print(f"chosen: hit {chosen.hit_score}, agent {chosen.agent_score}, alone {chosen.alone_score} with support "
           f"{chosen.alone_support} (configured: hit {base.hit_score}, agent {base.agent_score}, alone "
-          f"{base.alone_score} with support {base.alone_support})")
+          f"{base.alone_score} with support {base.alone_support}); kept from the configuration: hit scores with no "
+          f"purpose stated {dict(base.unprotected_hit_scores)}, agent scores {dict(base.unprotected_agent_scores)}")
     from cosci.safety.screen import decision_of
 
     for name, t in (("chosen", chosen), ("configured", base)):
@@ -182,6 +189,9 @@ def tune_report() -> int:
                                                                            len(rows))])
         report(f"Intent-set rows of the training rows, {name}", [rows[i] for i in intent],
                [decisions[i] for i in intent], t.refuse_categories)
+    print("\n## Error analysis: the current rows' misses and false refusals, leave-one-batch-out, configured")
+    screen = OfflineScreen(prescreen, load_intent(config.safety.intent), base)
+    misses([rows[i] for i in intent], [screen.decide(evidence[i]) for i in intent], base.refuse_categories)
     return 0
 
 

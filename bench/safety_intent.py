@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.safety_measure import SAFETY_DATA, TUNE_EXTRA, Rate, load_goals, part
-from cosci.safety.intent import EMBEDDING, IntentModel, embed, fit_intent, inputs_hash
+from cosci.safety.intent import EMBEDDING, KERNEL_C, IntentModel, embed, fit_intent, inputs_hash, load_intent
 from cosci.safety.prescreen import Prescreen
 from cosci.safety.screen import Evidence, OfflineScreen, Thresholds, decision_of
 
@@ -43,10 +43,21 @@ TUNE10 = SAFETY_DATA / "goals_tune10.jsonl"
 """Tuning rows written blind by another helper (no screen, list or exemplar read; 14+ languages, hard cases both
 ways: benign goals with dangerous vocabulary for vaccine and biopesticide production, escape mapping, assays,
 detection, response; harmful requests of every kind), all of them training rows (tests/data/safety/README.md)."""
+TUNE11 = SAFETY_DATA / "goals_tune11.jsonl"
+"""Round-11 tuning rows written blind by another helper (25 languages; hard cases both ways: production, purification
+and stabilisation verbs on vaccines, antitoxins, antidotes and medical isotopes beside the same verbs on threat
+agents; covert exposure written in many languages), all of them training rows (tests/data/safety/README.md)."""
+TUNE12 = SAFETY_DATA / "goals_tune12.jsonl"
+"""Round-12 rows written blind by another helper (29 languages, weighted towards the ten where the screen read
+least: chemical production and scale-up, covert exposure, and the same agents in ordinary work), split once by id
+hash: the ``tune`` rows are training rows, the ``heldout`` rows are reported next to the intent set's held-out part
+and never trained on (tests/data/safety/README.md)."""
 REPORTED = ("goals_late.jsonl", "goals_final.jsonl", "goals_scripts.jsonl", "goals_round8.jsonl",
             "goals_round9.jsonl")
 """Earlier batches, each reported once before this screen: training rows now."""
 CACHE = Path(tempfile.gettempdir()) / "cosci-safety-embeddings.npz"
+MODELS = Path(tempfile.gettempdir()) / "cosci-safety-batch-models"
+"""Where :func:`fit_kept` keeps the leave-one-batch-out models."""
 INTENT_C = 10.0
 """Inverse regularisation of the intent model's regressions (chosen by leave-one-batch-out on the training rows,
 bench/README.md)."""
@@ -103,7 +114,8 @@ def intent_rows(path: Path = INTENT, split: str | None = None) -> list[Row]:
 def training_rows() -> list[Row]:
     """Every row the intent model and the thresholds may learn from (see the module docstring)."""
     out = [*intent_rows(INTENT, "tune"), *intent_rows(TRANSLATIONS, "tune"), *intent_rows(SCIENCE, "tune"),
-           *intent_rows(KINDS, "tune"), *intent_rows(TUNE10)]
+           *intent_rows(KINDS, "tune"), *intent_rows(TUNE10), *intent_rows(TUNE11),
+           *intent_rows(TUNE12, "tune")]
     for g in part(load_goals(), "tune"):
         out.append(Row(g.id, g.text, g.label, g.category, g.kind, "en", False, "tune", f"goals{_batch(g.id)}"))
     for path in (*TUNE_EXTRA, *(SAFETY_DATA / name for name in REPORTED)):
@@ -144,11 +156,28 @@ def fit(rows: Sequence[Row], cache: CachedEmbedding, c: float = INTENT_C) -> Int
     return fit_intent(x, np.array([r.harmful for r in rows]), cats, inputs_hash(texts, labels, cats), c, weights)
 
 
+def fit_kept(rows: Sequence[Row], cache: CachedEmbedding, c: float = INTENT_C) -> IntentModel:
+    """:func:`fit`, kept on disk under :data:`MODELS` by what it is fitted on (texts, labels, categories, weights,
+    C, the kernel's C, the embedding): leave-one-batch-out fits one model per batch (about 45, tens of seconds
+    each on the shared machine), and a rerun after a change to the term lists or the rules needs the same models."""
+    weights = [INTENT_WEIGHT if current(r) else 1.0 for r in rows]
+    key = hashlib.sha256(json.dumps([inputs_hash([r.text for r in rows], [r.label for r in rows],
+                                                 [r.category for r in rows]), weights, c, KERNEL_C, EMBEDDING])
+                         .encode()).hexdigest()[:24]
+    path = MODELS / f"{key}.npz"
+    if path.exists():
+        return load_intent(str(path))
+    model = fit(rows, cache, c)
+    MODELS.mkdir(parents=True, exist_ok=True)
+    model.save(path)
+    return model
+
+
 def current(row: Row) -> bool:
-    """A row written as a researcher types now (the intent set, its translations, the kinds rows, the blind tuning
-    batch): weighted
+    """A row written as a researcher types now (the intent set and its translations, the kinds rows, the blind
+    tuning batches): weighted
     :data:`INTENT_WEIGHT` in the fit and read when the thresholds are chosen."""
-    return row.batch.startswith((INTENT.stem, KINDS.stem, TUNE10.stem))
+    return row.batch.startswith((INTENT.stem, KINDS.stem, TUNE10.stem, TUNE11.stem, TUNE12.stem))
 
 
 def batch_evidence(rows: list[Row], prescreen: Prescreen, cache: CachedEmbedding, thresholds: Thresholds,
@@ -157,7 +186,7 @@ def batch_evidence(rows: list[Row], prescreen: Prescreen, cache: CachedEmbedding
     out: list[list[Evidence]] = [[] for _ in rows]
     for batch in sorted({r.batch for r in rows}):
         held = [i for i, r in enumerate(rows) if r.batch == batch]
-        model = fit([r for r in rows if r.batch != batch], cache, c)
+        model = fit_kept([r for r in rows if r.batch != batch], cache, c)
         screen = OfflineScreen(prescreen, model, thresholds, featurise=cache)
         for i in held:
             out[i] = screen.evidence(rows[i].text)
@@ -204,7 +233,8 @@ def choose(rows: list[Row], evidence: list[list[Evidence]], base: Thresholds, ma
         for a in (x for x in steps if x >= h):
             for s in (x for x in steps if x >= max(a, alone_floor)):
                 for n in SUPPORT_STEPS:
-                    t = Thresholds(h, h, a, s, base.refuse_categories, a, n)
+                    t = Thresholds(h, h, a, s, base.refuse_categories, a, n, base.unprotected_hit_scores,
+                                   base.unprotected_agent_scores)
                     r = summary(rows, [decision_of(e, t) for e in evidence], t.refuse_categories)
                     if r["false_refusal"].value > max_false_refusal or (guard is not None and _refused(
                             guard[0], guard[1], t) > guard[2]):

@@ -10,13 +10,18 @@
   entry point's imports, config validation (Hydra compose and pydantic), Hydra's own job start, the library
   imports of the session (LiteLLM, Prefect, cosci), the pre-flight estimate, the offline safety screen's load, the
   wait for the Prefect server, the flow run's creation, the session store and runtime, the first task, the first
-  model call; each phase's median wall seconds, and the process's CPU seconds at each mark. A tree without marks
-  (an older checkout, ``--tree``) reports the first call only.
+  model call; each phase's median wall seconds, and the process's CPU seconds at each mark; and the session
+  process's CPU seconds (all its threads, from ``/proc``) when the fake's first request is seen, on any tree. A
+  tree without marks (an older checkout, ``--tree``) reports the first call and that CPU only.
 - **researcher commands**: ``cosci list``, ``status``, ``report``, ``rate`` (a preference, no ``--why``),
   ``result`` (``--outcome inconclusive``, no ``--notes``) on the warm-up session once it has ended ``done``, and
   ``feedback`` (a rejection of one hypothesis: no text, so nothing to screen) on a paused one; launch to exit,
   median of ``runs`` each. A text given with ``--why``, ``--notes`` or ``feedback --text`` is screened by the
   safety classifier (a model call through LiteLLM, and the offline screen): not measured here.
+
+``--paired`` (with ``--tree``) measures launch → first call only, the trees alternating run by run (a loaded
+machine's load moves from minute to minute): the first call, the session's CPU at it, the wall from the server's
+answer to it and the wait for the server, one row per tree.
 
 ``--tree`` runs the same measurements on other checkouts (e.g. ``--tree /work/main`` for a before/after in one
 run, as bench/README.md asks on this shared machine): their sessions and commands run with that tree first on
@@ -72,18 +77,31 @@ def launch(tree: Path, data: Path, cache: Path, *, stop_at_first_call: bool = Tr
     deadline = t0 + FIRST_CALL_TIMEOUT
     while stop_at_first_call and not _lines(calls) and proc.poll() is None and time.time() < deadline:
         time.sleep(0.05)
+    cpu_at_call = _process_cpu(proc.pid) if stop_at_first_call else None
     if stop_at_first_call and proc.poll() is None:
         proc.send_signal(signal.SIGINT)  # the session pauses; its first call is what this run measures
     _, err = proc.communicate(timeout=FIRST_CALL_TIMEOUT)
     logged = _lines(calls)
     if not logged:
         raise RuntimeError(f"no model call (exit {proc.returncode}): {err[-2000:]}")
-    out: dict[str, Any] = {"first_call": min(c["t"] for c in logged) - t0, "marks": {}, "cpu": {}}
+    out: dict[str, Any] = {"first_call": min(c["t"] for c in logged) - t0, "marks": {}, "cpu": {},
+                           "cpu_at_call": cpu_at_call}
     for m in _lines(marks):
         if m["phase"] not in out["marks"]:
             out["marks"][m["phase"]] = m["t"] - t0
             out["cpu"][m["phase"]] = m["cpu"]
     return out
+
+
+def _process_cpu(pid: int) -> float | None:
+    """The CPU seconds (user + system, all its threads; not its children's) process ``pid`` has used so far, from
+    ``/proc/<pid>/stat`` (Linux); None elsewhere or once it has exited. Read when the fake's first request is seen
+    (polled every 50 ms): the session's CPU to its first call, on any tree, marks or not."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _cli(tree: Path, data: Path, cache: Path, *args: str) -> tuple[float, int]:
@@ -170,9 +188,38 @@ def measure(tree: Path, runs: int) -> dict[str, Any]:
         "first_calls": [round(s["first_call"], 2) for s in starts],
         "phases": phases,
         "cpu_at": {n: statistics.median(s["cpu"][n] for s in starts if n in s["cpu"]) for n in names},
+        "cpu_at_call": statistics.median(c) if (c := [s["cpu_at_call"] for s in starts
+                                                       if s["cpu_at_call"] is not None]) else None,
         "commands": commands(tree, (warm, done_id), (paused, paused_id), cache, runs),
         "load": os.getloadavg(),
     }
+
+
+def paired(trees: list[Path], runs: int) -> str:
+    """Launch → first call only, the trees alternating run by run (one uncounted warm-up each, a new data folder
+    each run): on a loaded machine the load changes from minute to minute, so a before/after is compared in the same
+    minutes. One Markdown row per tree: medians (ranges) of the first call, the session's CPU at it, the wall from
+    the server's answer (the ``prefect server`` mark) to it, and the wait for the server."""
+    DATA.mkdir(parents=True, exist_ok=True)
+    base = Path(tempfile.mkdtemp(prefix="cosci-bench-paired-", dir=DATA))
+    for t in trees:
+        launch(t, base / f"warm-{t.name}", base / f"cache-{t.name}", stop_at_first_call=False)
+    got: dict[str, list[list[float]]] = {t.name: [[], [], [], []] for t in trees}
+    for i in range(runs):
+        for t in trees:
+            r = launch(t, base / f"run-{t.name}-{i}", base / f"cache-{t.name}")
+            m = r["marks"]
+            for column, value in zip(got[t.name], (r["first_call"], r["cpu_at_call"],
+                                                   r["first_call"] - m.get("prefect server", float("nan")),
+                                                   m.get("prefect server", 0.0) - m.get("screen", 0.0)), strict=True):
+                if value is not None:
+                    column.append(value)
+    rows = ["| tree | first call (s) | session CPU at it (s) | server's answer → first call (s) | server wait (s) |",
+            "|---|---|---|---|---|"]
+    for name, columns in got.items():
+        rows.append(f"| {name} | " + " | ".join(
+            f"{statistics.median(c):.2f} ({min(c):.2f}-{max(c):.2f})" if c else "-" for c in columns) + " |")
+    return "\n".join([*rows, f"load average at the end: {', '.join(f'{x:.1f}' for x in os.getloadavg())}"])
 
 
 def table(results: list[dict[str, Any]]) -> str:
@@ -181,6 +228,8 @@ def table(results: list[dict[str, Any]]) -> str:
     rows = [head, "|---" * (len(results) + 1) + "|",
             "| launch → first model call, median (s) | " + " | ".join(
                 f"{r['first_call']:.2f} ({', '.join(f'{x:.1f}' for x in r['first_calls'])})" for r in results) + " |"]
+    rows.append("| session CPU at the fake's first request, median (s) | " + " | ".join(
+        f"{r['cpu_at_call']:.2f}" if r.get("cpu_at_call") is not None else "-" for r in results) + " |")
     names = list(dict.fromkeys(n for r in results for n in r["phases"]))
     for n in names:
         rows.append(f"| phase: {n} (s; CPU at its end) | " + " | ".join(
@@ -199,7 +248,12 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--tree", nargs="*", default=[], help="other checkouts measured in the same run")
+    parser.add_argument("--paired", action="store_true",
+                        help="launch → first call only, the trees (--tree ones first, then this one) alternating")
     args = parser.parse_args(argv)
+    if args.paired:
+        print(paired([Path(t).resolve() for t in [*args.tree, str(ROOT)]], args.runs))
+        return
     results = [measure(Path(t).resolve(), args.runs) for t in [*args.tree, str(ROOT)]]
     (DATA / "latest.json").write_text(json.dumps(results, indent=1))
     print(table(results))

@@ -21,14 +21,15 @@ BT_INTERVAL = "95 % empirical-Bayes interval"
 :mod:`cosci.tournament.bt` (design.md#tournament). Not a "95 % CI from the Fisher information": the interval is a
 mixture over the prior sd of importance-sampled posteriors, widened by a correction fitted on the simulator."""
 
-BT_INTERVAL_LABEL = (f"{BT_INTERVAL} (importance-sampled, widened for the rerun repeats the session measures; "
-                     "coverage 0.94–0.98 on the ranking simulator with an independent judge, 0.95–0.99 with a judge "
-                     "with memory)")
-"""The interval named by its method and by the judges its coverage was measured against: the share of true
-centred strengths inside it across the 20 regimes of ``python -m bench.ranking_sim --coverage --judge independent``
-and ``--judge memory`` on a schedule with rematches (N = 40, fresh trials 200-279 a regime: 0.943-0.978 and
-0.948-0.992; bench/README.md, "Ranking simulator", tenth stop; design.md#judge-memory); 0.950-0.977 without
-rematches under the independent judge (trials 0-49, eighth stop). Every reader that shows the interval prints
+BT_INTERVAL_LABEL = (f"{BT_INTERVAL} (importance-sampled, widened by the repeat share the session measures of its "
+                     "judge; calibrated on two simulated judges, one independent and one with memory: "
+                     "coverage 0.93–0.96 and 0.93–0.97 there)")
+"""The interval named by its method and by the judges it was calibrated on and its coverage measured against: the
+widening (``bt.CI_FAMILY``) was chosen on tuning trials 3000-3049 of both simulated judges, and the figures are
+the share of true centred strengths inside it across the 20 regimes of ``python -m bench.ranking_sim --coverage
+--judge independent`` and ``--judge memory`` on a schedule with rematches (N = 40, fresh trials 20000-20199 a regime:
+0.930-0.964 and 0.934-0.974; bench/README.md, "Ranking simulator", eleventh stop; design.md#judge-memory).
+Every reader that shows the interval prints
 this line once (the overview's appendices, ``cosci status``, the report page, the md export, MLflow's BT plot,
 docs/tournament.md)."""
 

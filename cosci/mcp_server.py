@@ -43,7 +43,7 @@ from cosci.session.folder import SessionFolder
 from cosci.store.standing import shown, standing
 
 CLI = [sys.executable, "-c", "from cosci.cli import main; main()"]
-ENDED = ("done", "refused", "failed", "stopped")
+ENDED = ("done", "refused", "failed", "stopped", "stopped (abort asked)")  # shown statuses of no running process
 """Statuses after which ``follow_session`` returns (``stopped``: a running session whose process is gone)."""
 START_SECONDS = 120.0
 """How long ``start_session`` waits for the new session's folder (the pre-flight, the Prefect server's boot)."""

@@ -41,7 +41,7 @@ from jinja2 import (
 
 from cosci import domain
 from cosci.errors import CosciError
-from cosci.paths import prompts_dir
+from cosci.paths import jinja_bytecode, prompts_dir
 
 TEMPLATES: dict[str, str] = {
     "parse_goal": "parse_goal.md",
@@ -128,6 +128,7 @@ def _environment() -> Environment:
         lstrip_blocks=True,
         keep_trailing_newline=False,
         autoescape=False,
+        bytecode_cache=jinja_bytecode("prompts"),  # compiled once, not at each session's start (design.md#startup)
     )
 
 

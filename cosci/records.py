@@ -15,7 +15,8 @@ SmolLM2 does not follow the free-text ``better idea: N`` format).
 
 from __future__ import annotations
 
-from functools import cache
+import copy
+from functools import cache, lru_cache
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
@@ -242,7 +243,14 @@ class TournamentVerdict(BaseModel):
 
 
 def tool_schema(record: type[BaseModel]) -> dict[str, Any]:
-    """JSON schema of a record, with ``$defs`` inlined (some providers and llama.cpp reject ``$ref``)."""
+    """JSON schema of a record, with ``$defs`` inlined (some providers and llama.cpp reject ``$ref``): a copy of the
+    one made for the class, which callers may change. Made once per class: pydantic's schema generation ran for
+    every record call, about 3 % of the session's event loop on the concurrency bench (bench/README.md, "The loop")."""
+    return copy.deepcopy(_tool_schema(record))
+
+
+@lru_cache(maxsize=512)
+def _tool_schema(record: type[BaseModel]) -> dict[str, Any]:
     schema = record.model_json_schema()
     defs = schema.pop("$defs", {})
 

@@ -107,8 +107,7 @@ def _sweep_context(hc: Any, data_dir: Path) -> None:
         os.environ["PREFECT_HOME"] = str(data_dir / "prefect" / f"job-{os.getpid()}")
 
 
-@hydra.main(config_path=str(conf_dir()), config_name="config", version_base="1.3")
-def _job(cfg: DictConfig) -> float | None:
+def _job_body(cfg: DictConfig) -> float | None:
     from hydra.types import RunMode
 
     try:
@@ -117,6 +116,36 @@ def _job(cfg: DictConfig) -> float | None:
         if HydraConfig.get().mode == RunMode.MULTIRUN:  # a sweep records the failed job and goes on
             raise
         raise JobError(exc) from exc
+
+
+_job = hydra.main(config_path=str(conf_dir()), config_name="config", version_base="1.3")(_job_body)
+
+
+def single_job(hydra_args: Sequence[str]) -> bool:
+    """Run a single run's Hydra job as ``@hydra.main`` does (its compose in run mode, the job's output folder and
+    ``.hydra`` files, logging, the callbacks), less the compose ``@hydra.main`` makes first only to read
+    ``hydra.mode`` (none in cosci's config, so a single run's mode is run): about one compose of CPU
+    (design.md#startup). Returns False, running nothing, when ``hydra_args`` hold a Hydra flag or set ``hydra.mode``:
+    ``@hydra.main`` handles those."""
+    if any(a.startswith("-") or a.lstrip("+~").startswith("hydra.mode") for a in hydra_args):
+        return False
+    from hydra._internal.hydra import Hydra
+    from hydra._internal.utils import (
+        create_automatic_config_search_path,
+        detect_calling_file_or_module_from_task_function,
+        detect_task_name,
+    )
+    from hydra.core.global_hydra import GlobalHydra
+
+    calling_file, calling_module = detect_calling_file_or_module_from_task_function(_job_body)
+    app = Hydra.create_main_hydra2(
+        task_name=detect_task_name(calling_file, calling_module),
+        config_search_path=create_automatic_config_search_path(calling_file, calling_module, str(conf_dir())))
+    try:
+        app.run(config_name="config", task_function=_job_body, overrides=[*hydra_args, "hydra.mode=RUN"])
+    finally:
+        GlobalHydra.instance().clear()
+    return True
 
 
 _SESSIONS_RUN: list[str] = []
@@ -139,6 +168,102 @@ def _run_job(cfg: DictConfig) -> float | None:
     return api.run(api.Checked(prepared, ())).top_elo  # checked by prevalidate before Hydra wrote anything
 
 
+class EarlyServer:
+    """cosci's Prefect server booted for a run before its config is composed (:func:`boot_early`): the data folder
+    it was booted for, the folders the boot created (:func:`cosci.api.start.absent`), and whether the boot set
+    ``PREFECT_HOME`` (taken back with the server when the composed config names another data folder)."""
+
+    def __init__(self, data_dir: Path, new_paths: list[Path], home_set: bool) -> None:
+        self.data_dir, self.new_paths, self.home_set = data_dir, new_paths, home_set
+        self.home = Path(os.environ.get("PREFECT_HOME", data_dir))
+
+    def drop(self) -> None:
+        """Stop the server and delete the folders its boot created (a refused run leaves nothing behind)."""
+        from flows.server import stop_server
+
+        stop_server(within=[self.home])
+        remove_new(self.new_paths)
+        if self.home_set:
+            os.environ.pop("PREFECT_HOME", None)
+
+
+def boot_early(overrides: Sequence[str]) -> EarlyServer | None:
+    """Boot cosci's Prefect server for a single new run as soon as the command line is read, before Hydra composes
+    and validates its config (design.md#startup): the server's boot (its own process, on the other core) is the
+    longer of the two paths to the first model call, and composing and validating took about 0.2 s before it.
+
+    The data folder is the one every command finds (:func:`cosci.api.data_folder`: the command line's
+    ``paths.data_dir=``, ``COSCI_DATA_DIR``, the layer files, ``./data``); the caller compares it with the validated
+    config's and :meth:`EarlyServer.drop` s the server when they differ, or when the config is refused (the folders
+    the boot created are deleted: bad input leaves nothing behind). Returns None, booting nothing, when the Prefect
+    home exists already (a server started there before a refusal could write to its database and log: bad input
+    writes nothing), for a resumed session (its lock comes first, ``flows.launch.run_session``), a server of the
+    user's (``PREFECT_API_URL``) or one this process already runs, a data folder given through an interpolation,
+    or a folder the boot cannot use (the run then boots after validation, as before, and says the error there)."""
+    from cosci.errors import CosciError
+
+    keys = [o.lstrip("+~").split("=", 1) for o in overrides]
+    from flows.server import running
+
+    if os.environ.get("PREFECT_API_URL") or running() or any(k[0] == "session.resume" for k in keys):
+        return None  # a server of the user's or one this process runs for something else is left alone
+    given = [k[1].strip("'\"") for k in keys if k[0] == "paths.data_dir" and len(k) == 2]
+    if given and "$" in given[-1]:
+        return None
+    home_set = "PREFECT_HOME" not in os.environ
+    try:
+        data_dir = api.data_folder(given[-1] if given else None)
+        if Path(os.environ.get("PREFECT_HOME") or data_dir / "prefect").exists():
+            return None
+        new_paths = absent(data_dir)
+        from flows.server import boot_server
+
+        boot_server(data_dir)
+    except (CosciError, OSError):
+        if home_set:
+            os.environ.pop("PREFECT_HOME", None)
+        return None
+    return EarlyServer(data_dir, new_paths, home_set)
+
+
+def _keep_early(early: EarlyServer | None, config: CosciConfig | None) -> list[Path]:
+    """The folders this run's boot created: the early server's if it was booted for ``config``'s data folder
+    (a new single run), else none (the early server dropped) and, for a new single run, a boot now."""
+    if early is not None and config is not None and early.data_dir == config.paths.data_dir:
+        return early.new_paths
+    if early is not None:
+        early.drop()
+    if config is None:
+        return []
+    from flows.server import boot_server
+
+    new_paths = absent(config.paths.data_dir)
+    boot_server(config.paths.data_dir)
+    return new_paths
+
+
+def _before_job(args: Any) -> list[Path]:
+    """What runs before Hydra's job, for the parsed command line ``args``: the config printed by ``--cfg`` composed
+    (its error said as it is), or every job validated (:func:`prevalidate`) with, for a single new run, its Prefect
+    server booted (:func:`boot_early`, kept or replaced by :func:`_keep_early`). Returns the folders the boot
+    created (deleted again if the run is refused before its session exists)."""
+    if args.cfg and not args.multirun:  # printing the config composes it: a bad key or option said here
+        compose(args.overrides)
+        return []
+    if any(getattr(args, flag, None) for flag in _PRINT_ONLY_FLAGS):
+        return []
+    early = None if args.multirun else boot_early(args.overrides)  # while Hydra composes and validates
+    try:
+        configs = prevalidate(args.overrides, bool(args.multirun))
+    except BaseException:  # refused (or interrupted): the early server and the folders its boot made go
+        if early is not None:
+            early.drop()
+        raise
+    mark("config")
+    new_run = not args.multirun and not configs[0].session.resume
+    return _keep_early(early, configs[0] if new_run else None)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point; exits 2 with one line on a configuration or input error (3: the goal was refused)."""
     mark("entry point")  # Python and the entry point's imports (Hydra, cosci.config)
@@ -152,18 +277,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     _SESSIONS_RUN.clear()  # this call's sessions only
     try:
         pause_collector()  # until the session's runtime is open (flows/session.py), or this call ends
-        if args.cfg and not args.multirun:  # printing the config composes it: a bad key or option said here
-            compose(args.overrides)
-        elif not any(getattr(args, flag, None) for flag in _PRINT_ONLY_FLAGS):
-            configs = prevalidate(args.overrides, bool(args.multirun))
-            mark("config")
-            if not args.multirun and not configs[0].session.resume:  # valid: the Prefect server may boot now,
-                from flows.server import boot_server  # while Hydra composes again and the libraries import
-
-                new_paths = absent(configs[0].paths.data_dir)
-                boot_server(configs[0].paths.data_dir)
+        new_paths = _before_job(args)
         sys.argv = [sys.argv[0], *hydra_argv(argv)]  # the layer files under it; a tier fact made settable
-        _job()
+        if args.multirun or not single_job(sys.argv[1:]):
+            _job()
     except JobError as exc:  # raised by a single run's job, past Hydra's "Error executing job" line
         code = _report(exc.error, args.overrides)
         if isinstance(exc.error, BEFORE_ANY_SESSION):

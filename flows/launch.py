@@ -10,6 +10,7 @@ from typing import Any
 
 from cosci.config.schema import CosciConfig
 from cosci.errors import GoalRefused
+from cosci.session import warm
 from cosci.session.summary import SessionSummary
 from cosci.startup import mark
 from cosci.supervisor.termination import StopReason
@@ -102,6 +103,25 @@ def load_screen(config: CosciConfig) -> None:
         screen_for(config.safety)
 
 
+FLOW_RUN_MODULES = ("prefect.flow_engine", "prefect.task_engine", "prefect.utilities.visualization",
+                    "fastapi.encoders", "anyio._core._sockets", "anyio._core._streams", "anyio._backends._asyncio")
+"""What Prefect imports lazily while it creates a flow run and starts its first task (measured with
+``python -X importtime`` on Prefect 3.9)."""
+
+
+def prepare_flow_run() -> None:
+    """Import :data:`FLOW_RUN_MODULES` in this thread before :func:`cosci.session.warm.start`: the flow run's
+    creation then imports nothing beside the warm-up thread (two threads importing at once can meet Python's
+    import-lock deadlock detection, design.md#startup). A module a later Prefect no longer has is skipped."""
+    import importlib
+
+    for name in FLOW_RUN_MODULES:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            continue
+
+
 def run_session(
     config: CosciConfig,
     *,
@@ -146,6 +166,8 @@ def run_session(
     mark("estimate")
     load_screen(config)
     mark("screen")
+    prepare_flow_run()  # then the first task's imports beside the waits for the server and the flow run
+    warm.start()
     server_ready()
     mark("prefect server")
     data = asyncio.run(session_flow(config.model_dump(mode="json"), list(overrides), models_choice, resume_id, ui=ui,

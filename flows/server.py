@@ -3,8 +3,9 @@
 Prefect's own temporary server (``SubprocessASGIServer``) is started in the terminal's process group and writes
 to the terminal: a researcher's Ctrl-C killed it mid-session (the session then failed its last API calls and
 waited minutes on Prefect's event worker), its "database is locked" tracebacks (PrefectHQ/prefect#18934) reached
-the terminal, and a killed session left it orphaned. This starts the same app (``uvicorn --factory
-prefect.server.api.server:create_app``, as Prefect does) in its own session, with its output in
+the terminal, and a killed session left it orphaned. This starts the same app (Prefect's ``create_app``, as
+Prefect does, through :mod:`flows.server_app`, which builds it with the collector paused) in its own session, with
+its output in
 ``<PREFECT_HOME>/server.log`` and a parent-death signal, then points ``PREFECT_API_URL`` at it.
 
 A fast start (design.md#deployment): the server's port is chosen before it starts, so ``PREFECT_API_URL`` is set at once
@@ -18,7 +19,7 @@ import atexit
 import contextlib
 import ctypes
 import fcntl
-import importlib.util
+import functools
 import logging
 import os
 import signal
@@ -35,18 +36,69 @@ from cosci.net import Unreachable, health_status
 from cosci.paths import copy_sqlite, template_cache
 
 PR_SET_PDEATHSIG = 1
+APP_FACTORY = "flows.server_app:create_app"
+"""What uvicorn serves: Prefect's server app, built with the collector paused (:mod:`flows.server_app`)."""
 STARTUP_TIMEOUT_SECONDS = 120.0
 DB_FILE = "prefect.db"
 """Prefect's SQLite database in its home (its default ``PREFECT_API_DATABASE_CONNECTION_URL``)."""
 
 
+SERVER_SETTINGS = {
+    "PREFECT_SERVER_SERVICES_TRIGGERS_ENABLED": "false",
+    "PREFECT_SERVER_SERVICES_EVENT_PERSISTER_ENABLED": "false",
+    "PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_BATCH_SIZE": "25",
+    "PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_FLUSH_INTERVAL": "1",
+}
+"""What a run's own server does with the events a session sends (three or more a task run; a variable set in the
+environment wins), design.md#supervisor, "The run's own Prefect server":
+
+- ``triggers`` off: it evaluates automations on every event, and a temporary server has none;
+- ``event_persister`` off: it copies every event into the ``events`` table, the UI's event feed (this server runs
+  no UI). The task runs and their states are still recorded, by ``task_run_recorder`` from the same events;
+- ``task_run_recorder`` writes up to 25 events in one transaction, at least every second (Prefect's default: one
+  transaction per event). A server stopped at the end of the run writes what it holds first (its shutdown)."""
+
+
+SEEDED_SETTINGS = {
+    "PREFECT_SERVER_DATABASE_MIGRATE_ON_START": ("false", "PREFECT_API_DATABASE_MIGRATE_ON_START"),
+    "PREFECT_SERVER_REGISTER_BLOCKS_ON_START": ("false", "PREFECT_API_BLOCKS_REGISTER_ON_START"),
+}
+"""What a server on a home seeded from :func:`template_db` by this launch skips (each name: its value and
+Prefect's older alias; a value the user set under either name wins): the template was written by a server of
+the same Prefect version and the same Prefect collections once its start had migrated the database and
+registered the block types, so running the migrations (alembic loading its scripts) and the block registration
+again changes nothing. About a sixth of the server's CPU to its answer (4.4 → 3.6 s here, design.md#startup)."""
+
+
+@functools.cache
+def _collections_key() -> str:
+    """A short hash of the installed Prefect collections (entry points of ``prefect.collections``): the block
+    types a server registers at its start are Prefect's own and theirs."""
+    import hashlib
+    from importlib.metadata import entry_points
+
+    names = sorted(f"{ep.name}={ep.value}" for ep in entry_points(group="prefect.collections"))
+    return hashlib.sha256("\n".join(names).encode()).hexdigest()[:12]
+
+
 def template_db() -> Path:
-    """The per-user copy of a freshly migrated Prefect database, one per Prefect version.
+    """The per-user copy of a freshly migrated Prefect database, one per Prefect version and set of Prefect
+    collections (``<user cache>/cosci/prefect-db/<collections hash>/<version>/prefect.db``).
 
     Measured here (design.md#store, fast start): a server on a new home spent 22 s migrating its database, one on a
     home migrated before 6.6 s; a new home seeded with a copy of a migrated database started in 6.6 s too.
     """
-    return template_cache("prefect-db", "prefect", DB_FILE)
+    return template_cache(f"prefect-db/{_collections_key()}", "prefect", DB_FILE)
+
+
+def seeded_settings(seeded: bool) -> dict[str, str]:
+    """The settings :data:`SEEDED_SETTINGS` gives a server whose home this launch ``seeded`` from the template,
+    less those the environment sets under either name; none for a home migrated otherwise (it may hold an older
+    Prefect's schema, which only the migrations bring up to date)."""
+    if not seeded:
+        return {}
+    return {name: value for name, (value, alias) in SEEDED_SETTINGS.items()
+            if name not in os.environ and alias not in os.environ}
 
 
 def _own_sqlite(home: Path) -> bool:
@@ -105,6 +157,7 @@ class TemporaryServer:
         self.port = _free_port()
         self.api_url = f"http://127.0.0.1:{self.port}/api"
         self.process: subprocess.Popen[bytes] | None = None
+        self._seeded = False  # set by _seed_db: this launch copied the template into the home
         self._start_lock = contextlib.ExitStack()
 
     def start(self) -> str:
@@ -134,19 +187,19 @@ class TemporaryServer:
             "PREFECT_LOGGING_SERVER_LEVEL": "WARNING",  # its errors (a failed migration) reach server.log
             # glibc's default of 8 arenas a core lets the server's threads keep freed memory resident (design.md#local)
             "MALLOC_ARENA_MAX": os.environ.get("MALLOC_ARENA_MAX", "2"),
+            **{k: os.environ.get(k, v) for k, v in SERVER_SETTINGS.items()},
+            **seeded_settings(self._seeded),
         }
         env.pop("PREFECT_API_URL", None)
-        spec = importlib.util.find_spec("prefect")  # not imported: Prefect reads its settings at import
-        assert spec is not None and spec.origin is not None
         self.process = subprocess.Popen(
             [
                 sys.executable,
                 "-m",
                 "uvicorn",
                 "--app-dir",
-                str(Path(spec.origin).parent.parent),
+                str(Path(__file__).resolve().parents[1]),  # where `flows` is: its app factory, not Prefect's
                 "--factory",
-                "prefect.server.api.server:create_app",
+                APP_FACTORY,
                 "--host",
                 "127.0.0.1",
                 "--port",
@@ -167,12 +220,15 @@ class TemporaryServer:
 
     def _seed_db(self) -> None:
         """A new home starts from the migrated template database, if there is one (a cache: any failure only
-        means the server migrates its own database, as Prefect does by default)."""
+        means the server migrates its own database, as Prefect does by default); a home seeded so skips the
+        migrations and the block registration (:data:`SEEDED_SETTINGS`)."""
         self._fresh = _own_sqlite(self.home) and not (self.home / DB_FILE).exists()
+        self._seeded = False
         if self._fresh and template_db().is_file():
             with contextlib.suppress(OSError, sqlite3.Error):
                 copy_sqlite(template_db(), self.home / DB_FILE)
                 self._fresh = False
+                self._seeded = True
 
     def _keep_template(self) -> None:
         """After a server migrated a new home's database, keep a copy as the template for the next new home (it
@@ -249,6 +305,11 @@ def exit_now(code: int) -> None:
             stream.flush()
     _SERVER.stop(grace_seconds=2.0)
     os._exit(code)
+
+
+def running() -> bool:
+    """Whether this process started cosci's temporary server and it has not been stopped."""
+    return _SERVER is not None
 
 
 def boot_server(data_dir: Path) -> None:

@@ -22,6 +22,7 @@ import logging
 import os
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -36,6 +37,7 @@ from cosci.domain import Task, TaskResult
 from cosci.errors import SessionFailed
 from cosci.llm.errors import RETRYABLE_ACTION_ERRORS, BudgetExceeded, PermanentLLMError, repeats
 from cosci.llm.local.model import LocalModelProvider
+from cosci.session import warm
 from cosci.session.runtime import SessionRuntime
 from cosci.session.summary import SessionSummary, summarise
 from cosci.startup import mark, resume_collector
@@ -198,6 +200,42 @@ def one_blas_thread() -> None:
     threadpool_limits(limits=1, user_api="blas")
 
 
+JOIN_SECONDS = 60.0
+"""How long a session's end waits for the embedder's warm-up (seconds): its imports take about a second, and far
+longer only on a machine so loaded that the session itself crawls."""
+
+
+class EmbedderWarmup:
+    """Loads the session's embedder (:meth:`~cosci.llm.embeddings.embedder.Embedder.warm`) in a daemon thread once
+    the session's first task has finished (an :class:`Observer`): the goal's screen and parse are one call at a time,
+    and the hash embedder's first use imports scikit-learn, about a second of CPU that the first hypotheses each
+    waited for after their calls (design.md#supervisor, "The session's start"). Not sooner: an import beside the
+    goal's screen takes the GIL from it and delays the first model call (design.md#startup). An error in the thread
+    is dropped: the first embedding meets it again."""
+
+    def __init__(self, rt: SessionRuntime) -> None:
+        self.rt = rt
+        self.thread: threading.Thread | None = None
+
+    def on_progress(self, stats: Any, step: int) -> None:
+        if self.thread is None:
+            self.thread = threading.Thread(target=self._run, name="cosci-warm-embedder", daemon=True)
+            self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            self.rt.deps.embedder.warm()
+        except Exception as exc:  # a warm-up only
+            log.debug("the embedder's warm-up failed: %s", exc)
+
+    def join(self, timeout: float = JOIN_SECONDS) -> None:
+        """Wait for a started warm-up to end (at most ``timeout`` seconds) before the session ends: a daemon thread
+        still importing at interpreter exit holds a module lock, and a finaliser that imports (LiteLLM's HTTP
+        client's ``__del__``) then waits on it for ever; a session refused at its goal screen hung so."""
+        if self.thread is not None:
+            self.thread.join(timeout)
+
+
 def _announce(rt: SessionRuntime, resumed: bool) -> None:
     """Tell the researcher's terminal which session runs, where, and how to stop and continue it."""
     verb = "resuming" if resumed else "session"
@@ -291,6 +329,7 @@ async def session_flow(
     is scheduled), never for a refused goal (design.md#safety).
     """
     mark("flow run")
+    warm.wait()  # the first task's imports, started while the server booted (cosci.session.warm)
     config = CosciConfig.model_validate(config_data)
     rt = await SessionRuntime.open(config, session_id=resume_id, overrides=overrides, models_choice=models_choice)
     runtimes()[rt.session_id] = rt
@@ -301,13 +340,14 @@ async def session_flow(
         _announce(rt, resumed=resume_id is not None)
     tracker = None
     pending: BackgroundTracker | None = None
+    warmup = EmbedderWarmup(rt)
     try:
         if config.tracking.enabled:  # MLflow (import and store) starts beside the first tasks (design.md#tracking)
             pending = BackgroundTracker(config, rt, overrides, models_choice)
         progress = _live_progress(config, rt.session_id) if ui else None
         held = _held_estimate(estimate, lambda: sup.tally.count("goal_parsing", "ParseGoal") > 0, progress)
         observers: list[Observer] = list(filter(None, (held, pending, progress)))
-        sup = Supervisor(config, rt.store, rt.budget, make_runner(rt), observers)
+        sup = Supervisor(config, rt.store, rt.budget, make_runner(rt), [*observers, warmup])
         handled = _on_interrupt(sup) if ui else []
         try:
             if progress:
@@ -333,6 +373,7 @@ async def session_flow(
         _failed(rt, exc, tracker, pending)
         raise
     finally:
+        await asyncio.to_thread(warmup.join)
         await _release(rt, pending)
 
 

@@ -7,16 +7,21 @@ every model call.
 
 from __future__ import annotations
 
+import asyncio
+import copy
 import os
+import shutil
 import tempfile
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import pytest
+from omegaconf import DictConfig
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="cosci-xdg-")  # never the developer's ~/.config/cosci
 
+from cosci.config.layers import LayerError, layer_overrides
 from cosci.config.load import compose, validate
 from cosci.config.schema import CosciConfig
 from cosci.llm.fake.provider import FAKE, FakeBackend
@@ -105,9 +110,32 @@ def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, s
     return code, out.out, out.err
 
 
+DATA_DIR_MARK = "/cosci-tests-data-dir"
+"""The data folder :func:`make_config` composes with, replaced by the test's after composing."""
+_COMPOSED: dict[tuple[object, ...], DictConfig] = {}
+
+
 def make_config(data_dir: Path, *overrides: str) -> CosciConfig:
-    """A validated config on the fake with data under ``data_dir``; later overrides win."""
-    return validate(compose([*FAST, f"paths.data_dir={data_dir}", *overrides]), require_goal=True)
+    """A validated config on the fake with data under ``data_dir``; later overrides win.
+
+    Hydra's compose of the same overrides runs once per process (0.17 s of CPU each, 0.018 s for the copy and
+    validation that remain; docs/design.md#tests): the composed config is kept by the overrides, the layer files'
+    overrides that apply (a test's ``./cosci.yaml`` or user file) and the environment variables the config reads,
+    and each call validates a copy with ``paths.data_dir`` set to ``data_dir`` unless an override set it. A compose
+    that raises keeps nothing."""
+    given = [*FAST, f"paths.data_dir={DATA_DIR_MARK}", *overrides]
+    try:
+        layers = tuple(o for _, _, o in layer_overrides(given))
+    except LayerError:  # compose says it as the command line does
+        layers = None
+    key = (overrides, layers, *(os.environ.get(v) for v in ("COSCI_DATA_DIR", "COSCI_OPENAI_MODEL",
+                                                             "COSCI_OPENAI_BASE_URL")))
+    if layers is None or key not in _COMPOSED:
+        _COMPOSED[key] = compose(given)
+    composed = copy.deepcopy(_COMPOSED[key])
+    if composed.paths.data_dir == DATA_DIR_MARK:
+        composed.paths.data_dir = str(data_dir)
+    return validate(composed, require_goal=True)
 
 
 @pytest.fixture(autouse=True)
@@ -135,6 +163,94 @@ def config(tmp_path: Path) -> CosciConfig:
     return make_config(tmp_path / "data")
 
 
+async def run_finished(config: CosciConfig) -> str:
+    """A whole session in-process on the fake, the runtime as the runner (no Prefect), finalised with its overview
+    written; returns its id."""
+    from cosci.session.runtime import SessionRuntime  # imported here: most tests never open a session
+    from cosci.supervisor.loop import Supervisor
+
+    rt = await SessionRuntime.open(config, models_choice="fake")
+    sup = Supervisor(config, rt.store, rt.budget, rt.execute)
+    rt.write_overview(await sup.finalize(await sup.run()))
+    sid = rt.session_id
+    await rt.close()
+    return sid
+
+
+FinishedCopy = Callable[..., str]
+
+
+@pytest.fixture(scope="session")
+def finished_templates() -> dict[tuple[str, ...], tuple[Path, str]]:
+    """The sessions :func:`finished_copy` ran in this worker, by overrides: ``(data folder, session id)``."""
+    return {}
+
+
+@pytest.fixture(scope="session")
+def finished_copy(finished_templates: dict[tuple[str, ...], tuple[Path, str]],
+                  tmp_path_factory: pytest.TempPathFactory) -> FinishedCopy:
+    """``finished_copy(data, *overrides) -> session id``: a finished session on the fake (:func:`run_finished` of
+    ``make_config(data, *overrides)``) in ``data``. It runs once per worker and overrides, then each test gets a copy
+    of its data folder: a session is found by its folder, so the copy is the same session, read and changed by the
+    test alone, for a copy's milliseconds instead of a run's ~7 s (docs/design.md#tests). Not for a test that
+    scripts the fake before the session or reads the session's calls from it. Session-scoped, so a module's fixture
+    (the report and web tests' finished session) takes its copy too."""
+
+    def copy(data: Path, *overrides: str) -> str:
+        if overrides not in finished_templates:
+            template = tmp_path_factory.mktemp("finished") / "data"
+            FAKE.reset()
+            try:
+                finished_templates[overrides] = template, asyncio.run(run_finished(make_config(template, *overrides)))
+            finally:
+                FAKE.reset()
+        template, sid = finished_templates[overrides]
+        shutil.copytree(template, data, dirs_exist_ok=True)
+        return sid
+
+    return copy
+
+
+@pytest.fixture(scope="session")
+def prefect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Prefect's test server (``prefect_test_harness``) for the flows run in the test process, once per worker.
+
+    Defined here, in the root conftest, and nowhere else: a fixture imported into another folder's conftest is a
+    fixture of its own there, with its own session-wide instance, so each folder that re-exported it started a
+    server more on a worker that ran tests of both folders (docs/design.md#tests)."""
+    from flows.env import prepare  # imported here: most tests never start a flow
+
+    prepare(tmp_path_factory.mktemp("prefect-home"))
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness(server_startup_timeout=120):
+        yield
+
+
+@pytest.fixture(scope="session")
+def prefect_api_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The address of one Prefect server per worker, cosci's own (:class:`flows.server.TemporaryServer`, with the
+    settings a run gives its server), for the environment of a ``python -m cosci.run`` subprocess: given
+    ``PREFECT_API_URL`` it starts no server of its own, as in a sweep. Measured (docs/design.md#tests): a fake
+    session's process took 15.5-18.2 s of CPU with its own server, 12.6-14.7 s with a running one (its own CPU and the
+    server's); the server's boot alone is about 5 s of CPU. Not :func:`prefect_server` (Prefect's test harness, which
+    runs its event services: the reliability module's sessions took 141 s of CPU on it against 132 s on a server of
+    this kind). Not for a test of the run's own server (its start, its stop with the process)."""
+    from flows.server import TemporaryServer
+
+    server = TemporaryServer(tmp_path_factory.mktemp("prefect-shared"))
+    try:
+        yield server.start()
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def mlflow_uri(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """One SQLite MLflow store per worker (a new store's migration takes about 2 s)."""
+    return f"sqlite:///{Path(tmp_path_factory.mktemp('mlflow')) / 'mlflow.db'}"
+
+
 @pytest.fixture
 async def runtime(config: CosciConfig, fake: FakeBackend) -> AsyncIterator[object]:
     """An open session runtime (new session, research plan not yet parsed) on the fake."""
@@ -155,12 +271,38 @@ def slow_test_ids() -> set[str]:
     return {ln.strip() for ln in lines if ln.strip() and not ln.startswith("#")}
 
 
+FILE_SECONDS = Path(__file__).with_name("file_seconds.txt")
+"""Measured seconds per test file, longest first: the order the files are run in; see the file's header."""
+
+
+def file_seconds() -> dict[str, float]:
+    """The ``seconds path`` lines of :data:`FILE_SECONDS` (comments and blank lines skipped)."""
+    lines = FILE_SECONDS.read_text(encoding="utf-8").splitlines()
+    pairs = (ln.split(maxsplit=1) for ln in lines if ln.strip() and not ln.startswith("#"))
+    return {path.strip(): float(seconds) for seconds, path in pairs}
+
+
+def longest_files_first(items: list[pytest.Item]) -> list[pytest.Item]:
+    """``items`` with whole files ordered by their measured seconds, longest first, after the files not yet measured
+    (in collection order: one of them may be long, and what runs last must be short). Files stay contiguous and keep
+    their own order of tests.
+
+    ``--dist loadfile`` sends one file at a time to the next free worker in this order (with
+    ``--no-loadscope-reorder``; otherwise xdist puts the files with most tests first), so a long file never starts
+    last while the other worker idles (docs/design.md#tests)."""
+    seconds = file_seconds()
+    rank = {path: index for index, path in enumerate(dict.fromkeys(i.nodeid.split("::", 1)[0] for i in items))}
+    return sorted(items, key=lambda i: (-seconds.get(path := i.nodeid.split("::", 1)[0], float("inf")), rank[path]))
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark the measured-slow test functions ``slow`` (every parameter of a listed function)."""
+    """Mark the measured-slow test functions ``slow`` (every parameter of a listed function), then order the
+    files longest first (:func:`longest_files_first`)."""
     slow = slow_test_ids()
     for item in items:
         if item.nodeid.split("[", 1)[0] in slow:
             item.add_marker(pytest.mark.slow)
+    items[:] = longest_files_first(items)
 
 
 UNKNOWN_HYPOTHESIS_ID = "H-000000000000"

@@ -11,7 +11,7 @@ from cosci.llm.fake.provider import FakeBackend
 from cosci.session.runtime import SessionRuntime
 from cosci.store import STORE_FILE, SessionStore
 from cosci.supervisor.loop import Supervisor
-from tests.conftest import make_config
+from tests.conftest import FinishedCopy, make_config
 from tests.conftest import run_cli as _cli
 
 
@@ -35,8 +35,9 @@ async def open_only(config: CosciConfig) -> str:
 
 
 @pytest.fixture
-async def finished(config: CosciConfig, fake: FakeBackend) -> tuple[Path, str]:
-    return config.paths.data_dir, await run_plain(config)
+def finished(finished_copy: FinishedCopy, config: CosciConfig, fake: FakeBackend) -> tuple[Path, str]:
+    """A finished session on the fake in the test's data folder (a copy: ``finished_copy``)."""
+    return config.paths.data_dir, finished_copy(config.paths.data_dir)
 
 
 
@@ -296,12 +297,12 @@ def test_a_main_block_is_the_last_statement_of_its_module() -> None:
         assert mains in ([], [len(body) - 1]), f"{path}: the __main__ block is not last"
 
 
-async def test_a_count_of_one_is_singular(tmp_path: Path, fake: FakeBackend,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_count_of_one_is_singular(tmp_path: Path, fake: FakeBackend, finished_copy: FinishedCopy,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
     from cosci.text import counted
 
     data = tmp_path / "data"
-    sid = await run_plain(make_config(data, "session.project=p"))
+    sid = finished_copy(data, "session.project=p")  # the project's one session, finished
     store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
     for h in store.hypotheses.ranked()[1:]:  # one left in the pool
         store.hypotheses.set_state(h.id, "rejected")
@@ -627,13 +628,13 @@ def _column(lines: list[str], text: str) -> set[int]:
 
 
 def test_list_and_project_show_line_up_and_say_measures_in_words(
-        tmp_path: Path, fake: FakeBackend, capsys: pytest.CaptureFixture[str]) -> None:
+        finished_copy: FinishedCopy, tmp_path: Path, fake: FakeBackend, capsys: pytest.CaptureFixture[str]) -> None:
     """Fresh-user trial: `cosci list` and `cosci project show` rows drifted apart (a stop reason longer than its
     11-character field, "match" against "matches"), and a result's measures showed as raw JSON, ``{}``."""
     data = tmp_path / "data"
     import asyncio
 
-    done = asyncio.run(run_plain(make_config(data, "session.project=p")))  # stops on max_hypotheses (14 characters)
+    done = finished_copy(data, "session.project=p")  # stops on max_hypotheses (14 characters)
     opened = asyncio.run(open_only(make_config(data, "session.project=p", "run.seed=1")))  # stopped, no stop reason
     store = SessionStore.open(data / "sessions" / done / STORE_FILE, done)
     a, b = [h.id for h in store.hypotheses.ranked()[:2]]

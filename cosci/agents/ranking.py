@@ -192,7 +192,7 @@ class RankingAgent(BaseAgent):
             plan = plan_match(players, self.rng(task, f"match{i}"), self.deps.vectors.similarity, tcfg, fit,
                               focus_id=task.payload.get("focus_id") if i == 0 else None, exclude=self.in_play,
                               blocked=self._rematch_cap(), state=self.dual_order_state(), key=key,
-                              sim_block=self.deps.vectors.similarities)
+                              sim_block=self.deps.vectors.similarities, shown=self.store.matches.shown_counts())
             if plan is None:
                 break
             a, b = sorted((plan.first, plan.second))

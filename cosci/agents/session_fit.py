@@ -63,19 +63,23 @@ def refit_bt(store: SessionStore, weight: int, prior_sd: float) -> BTFit:
     return fit
 
 
-def refit_if_stale(store: SessionStore, weight: int, prior_sd: float) -> bool:
+def refit_if_stale(store: SessionStore, weight: int, prior_sd: float, k: int | None = None) -> bool:
     """At finalisation: refit and store BT when a match was judged or a preference rated after the stored fit.
     Above ``ranking.bt_refit_stride`` players the tournament refits only every ⌈players / 100⌉ verdicts, and a
     ``cosci rate`` can land after the session's last round; the overview and the standing read the stored fit, so
     they would be up to a cadence behind (design.md#scale, design.md#researcher-ratings). One fit: ~1 s of CPU at
-    1,000 hypotheses. Returns whether it refitted."""
+    1,000 hypotheses. With ``k`` (``termination.elo_stability_k``: the session's own refit) the fit is logged as
+    ``bt_refit``, like the loop's (a preference rated near the session's end may reach the leaderboard only here,
+    since the loop abandons a fit still running at its end: design.md#supervisor). Returns whether it refitted."""
     changes = [at] if (at := store.researcher.preference_changes()) is not None else []  # rated or withdrawn
     if (judged := store.matches.last_judged_at()) is not None:
         changes.append(judged)
     fitted = store.matches.bt_fitted_at()
     if not changes or (fitted is not None and max(changes) < fitted):
         return False
-    refit_bt(store, weight, prior_sd)
+    fit = refit_bt(store, weight, prior_sd)
+    if k is not None:
+        _logged(store, fit, k)
     return True
 
 
@@ -99,5 +103,11 @@ def save_fit(store: SessionStore, fit: BTFit, k: int) -> None:
     """Store ``fit`` as the session's leaderboard fit (``bt_ratings``) and log ``bt_refit`` (its verdicts, top
     ``k`` and whether that top is CI-separated)."""
     store.matches.save_bt(fit.table(), fit.verdicts)
+    _logged(store, fit, k)
+
+
+def _logged(store: SessionStore, fit: BTFit, k: int) -> None:
+    """The ``bt_refit`` event of a stored leaderboard fit: its verdicts, top ``k`` and whether that top is
+    CI-separated."""
     store.logs.event("bt_refit", {"verdicts": fit.verdicts, "top": fit.order()[:k],
                                   "separated": fit.top_k_separated(k)}, agent="ranking")

@@ -40,13 +40,14 @@ def cmd_screen(args: argparse.Namespace) -> None:
     """The offline safety screen on a text or a file of texts, one JSON line each (docs/design.md#safety-screen)."""
     import json
 
-    from cosci.safety.screen_command import read_texts, screened
+    from cosci.safety.screen_command import read_texts, screened, within_goal_length
 
     if (args.text is None) == (args.file is None):
         raise CosciError("screen: give one text or --file F (one {\"goal\": ...} or plain text per line)")
     texts = read_texts(Path(args.file)) if args.file else [(1, args.text)]
     if not any(t.strip() for _, t in texts):
         raise CosciError("screen: the text is empty")
+    within_goal_length(texts)
     config = validate(compose(args.overrides))
     if config.safety is None:
         raise CosciError("screen: this configuration has no safety section")

@@ -1,7 +1,8 @@
 """A session's frozen config: the snapshot kept in its store, with ``cosci resume`` overrides applied.
 
 The snapshot is plain data (``sessions.config_snapshot``); this module merges ``key=value`` overrides onto it
-with OmegaConf (allowed here: config loading is one of Hydra's edges) and validates the result again.
+with OmegaConf (allowed here: config loading is one of Hydra's edges) and validates the result again; without
+overrides the snapshot is validated as the plain data it is (no OmegaConf to import, design.md#startup).
 """
 
 from __future__ import annotations
@@ -9,8 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
-
-from omegaconf import DictConfig, OmegaConf
 
 from cosci.config.load import ConfigError, validate
 from cosci.config.renames import carry_over, old_key_message, old_value_message
@@ -55,12 +54,19 @@ def frozen_config(snapshot: dict[str, Any], data_dir: Path, overrides: Sequence[
         ConfigError: see :func:`check_resume_overrides`, or the merged config fails validation.
     """
     check_resume_overrides(overrides)
+    data_dir = Path(data_dir).resolve()
+    if not overrides:  # plain data, validated as it is: no OmegaConf (nor Hydra) to import (design.md#startup)
+        plain = carry_over(snapshot)
+        plain.setdefault("paths", {})["data_dir"] = str(data_dir)
+        return validate(plain, require_goal=True, lifecycle=lifecycle, frozen=True, tools=lifecycle)
+    from omegaconf import DictConfig, OmegaConf
+
     base = OmegaConf.create(carry_over(snapshot))
     try:
         merged = OmegaConf.merge(base, OmegaConf.from_dotlist(list(overrides)))
     except Exception as exc:
         raise ConfigError(f"resume overrides: {' '.join(str(exc).split())}") from None
     assert isinstance(merged, DictConfig)
-    merged.paths.data_dir = str(Path(data_dir).resolve())
+    merged.paths.data_dir = str(data_dir)
     return validate(merged, require_goal=True, lifecycle=lifecycle, frozen=True,
                     tools=lifecycle)

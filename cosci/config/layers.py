@@ -22,8 +22,6 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from hydra.core.override_parser.overrides_parser import OverridesParser
-from hydra.errors import HydraException
 
 from cosci.config.renames import old_key_message, old_value_message
 from cosci.text import one_line
@@ -148,6 +146,9 @@ def _override(path: Path, key: str, value: Any) -> str:
     Raises:
         LayerError: the override would not carry ``value`` unchanged.
     """
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.errors import HydraException
+
     override = f"{key}={value}" if key in GROUPS and isinstance(value, str) else f"{key}={_text(value)}"
     try:
         parsed = OverridesParser.create().parse_overrides([override])[0].value()

@@ -11,15 +11,8 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from hydra import compose as hydra_compose
-from hydra import initialize_config_dir
-from hydra.core.global_hydra import GlobalHydra
-from hydra.core.override_parser.overrides_parser import OverridesParser
-from hydra.errors import HydraException
-from omegaconf import DictConfig, OmegaConf
-from omegaconf.errors import OmegaConfBaseException
 from pydantic import ValidationError
 
 from cosci.config.catalogue import (
@@ -37,11 +30,21 @@ from cosci.config.measured import Heldout, MeasuredError, current_heldout, unmea
 from cosci.config.renames import old_key_in, old_override
 from cosci.config.schema import CosciConfig, ModelEntry
 from cosci.paths import conf_dir
-from cosci.text import one_line, shown_path, unreadable, unreadable_path
+from cosci.text import one_line, shown_path, unreadable_path
+
+if TYPE_CHECKING:
+    from omegaconf import DictConfig
 
 
-class ConfigError(ValueError):
-    """A configuration that cannot run; ``str(err)`` is one readable line naming the key and the rule."""
+from cosci.config.errors import ConfigError
+from cosci.config.goal import (  # GOAL_MAX_CHARS re-exported: the CLI's refusal and its tests name it here
+    GOAL_MAX_CHARS as GOAL_MAX_CHARS,
+)
+from cosci.config.goal import (
+    check_goal,
+    check_goal_length,
+    read_session_goal,
+)
 
 
 def hydra_one_line(text: str) -> str:
@@ -78,6 +81,9 @@ def with_goal_hint(message: str, overrides: Sequence[str]) -> str:
 def unparsable(overrides: Sequence[str]) -> tuple[str, str] | None:
     """The first override Hydra's override grammar rejects on its own, with Hydra's message; None when each
     parses."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.errors import HydraException
+
     parser = OverridesParser.create()
     for override in overrides:
         try:
@@ -116,27 +122,6 @@ def grammar_line(override: str, message: str) -> str:
         how = ("quote the value for Hydra (key=\"...\" or key='...', the other kind of quote inside) and the whole "
                "override for the shell")
     return f"override {override!r} is not in Hydra's override grammar ({detail or 'it cannot be parsed'}); {how}"
-
-
-def read_goal_file(path: str) -> str:
-    """The research goal held in ``path`` (UTF-8 text, surrounding whitespace dropped).
-
-    Raises:
-        ConfigError: the path is not valid UTF-8 (it would reach the store and Prefect), the file cannot be read,
-            is not UTF-8, or is empty.
-    """
-    from pathlib import Path
-
-    if why := unreadable_path("session.goal_file", path):
-        raise ConfigError(why)
-    file = Path(path).expanduser()
-    try:
-        text = file.read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"session.goal_file: cannot read {file} ({type(exc).__name__}: {exc})") from None
-    if not text:
-        raise ConfigError(f"session.goal_file: {file} is empty")
-    return text
 
 
 TIER_FACT = re.compile(rf"^models\.tiers\.[A-Za-z0-9_]+\.({'|'.join(ModelEntry.model_fields)})=")
@@ -192,6 +177,12 @@ def compose(overrides: Sequence[str] = ()) -> DictConfig:
             (:mod:`cosci.config.renames`: the line names the new key); from a layer file, the line names the file
             (and a secret written in one is refused, :func:`cosci.config.layers.read_layer`).
     """
+    from hydra import compose as hydra_compose
+    from hydra import initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+    from hydra.errors import HydraException
+    from omegaconf.errors import OmegaConfBaseException
+
     if message := old_override(overrides):
         raise ConfigError(message)
     try:  # the user's and the project's files, under the command line (cosci/config/layers.py)
@@ -221,52 +212,23 @@ def _loc(err: Mapping[str, Any]) -> str:
     return ".".join(parts) or "config"
 
 
-GOAL_MIN_WORDS = 2
-"""A research goal has at least this many words with a letter in them (fresh-user report: ``--goal "?"`` ran a
-whole session on a goal the parser could only guess at; goal parsing turns the goal into a research plan,
-design.md#supervisor)."""
-
-GOAL_MAX_CHARS = 8000
-"""The longest research goal, in characters (design.md#cli: a goal is a paragraph to a few pages; a 2 MB goal
-file reached Prefect, which refuses flow run parameters of 512 KiB or more, after `cosci estimate` had priced it).
-8,000 characters is some 1,300 words, about 2,000 tokens: three pages, at most 96 KB of JSON even written as
-escapes, and half of the embedded model's 4,096-token context, which every call quotes the goal into."""
-
-
-def check_goal_length(goal: str, key: str = "session.goal") -> None:
-    """Refuse a goal longer than :data:`GOAL_MAX_CHARS` (also where no goal is required, as in `cosci estimate`).
+def _container(cfg: DictConfig | Mapping[str, Any]) -> dict[str, Any]:
+    """``cfg`` as plain data, its interpolations resolved (OmegaConf imported here: a command validating a stopped
+    session's plain snapshot imports no Hydra, design.md#startup).
 
     Raises:
-        ConfigError: one line naming ``key``, the length and the limit.
+        ConfigError: an interpolation that cannot be resolved (one line naming its key).
     """
-    if len(goal) > GOAL_MAX_CHARS:
-        raise ConfigError(f"{key}: the goal is {len(goal):,} characters long, over the limit of {GOAL_MAX_CHARS:,} "
-                          "(a research goal is a paragraph to a few pages; data belongs in `cosci result --file`)")
+    from omegaconf import DictConfig, OmegaConf
+    from omegaconf.errors import OmegaConfBaseException
 
-
-def check_goal(goal: str, key: str = "session.goal") -> None:
-    """Refuse an empty goal, one longer than :data:`GOAL_MAX_CHARS`, one that is not valid UTF-8 or holds a control
-    character other than a line break or a tab (:func:`cosci.text.unreadable`), or one that is not a statement in words.
-
-    Args:
-        key: the setting the goal came from, named in the error (``session.goal_file`` for a file's text).
-
-    Raises:
-        ConfigError: one line naming ``key``.
-    """
-    if not goal.strip():
-        raise ConfigError("session.goal: a research goal is required (pick experiment=... or set session.goal=...)")
-    check_goal_length(goal, key)
-    if why := unreadable(key, goal):  # printed by `cosci list` / `status` / the report: an escape would run there
-        raise ConfigError(why)
-    words = [w for w in goal.split() if any(c.isalpha() for c in w)]
-    # Chinese, Japanese and Korean run words together without spaces: two such letters count as one word more
-    unspaced = sum(1 for c in goal if c.isalpha() and (0x3040 <= ord(c) <= 0x30FF or 0x3400 <= ord(c) <= 0x9FFF
-                                                       or 0xAC00 <= ord(c) <= 0xD7AF))
-    if len(words) + unspaced // 2 < GOAL_MIN_WORDS:
-        shown = one_line(goal)[:60]
-        raise ConfigError(f"{key}: {shown!r} is not a research goal; state it in words (e.g. 'Suggest "
-                          "approved drugs to repurpose for acute myeloid leukemia')")
+    try:
+        data = OmegaConf.to_container(cfg, resolve=True) if isinstance(cfg, DictConfig) else dict(cfg)
+    except OmegaConfBaseException as exc:
+        key = getattr(exc, "full_key", None) or "config"
+        raise ConfigError(f"{key}: {hydra_one_line(str(exc)).split(' full_key:')[0]}") from None
+    assert isinstance(data, dict)
+    return data  # type: ignore[return-value]
 
 
 def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False, on: dt.date | None = None,
@@ -295,21 +257,12 @@ def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False,
     Raises:
         ConfigError: one line, ``"<key>: <rule>"``, for the first violation.
     """
-    try:
-        data = OmegaConf.to_container(cfg, resolve=True) if isinstance(cfg, DictConfig) else dict(cfg)
-    except OmegaConfBaseException as exc:
-        key = getattr(exc, "full_key", None) or "config"
-        raise ConfigError(f"{key}: {hydra_one_line(str(exc)).split(' full_key:')[0]}") from None
+    data = dict(cfg) if isinstance(cfg, dict) else _container(cfg)
     assert isinstance(data, dict)
     data.pop("hydra", None)
     if message := old_key_in(data):  # an experiment file or a `+key=` override still using an old key
         raise ConfigError(message)
-    session = data.get("session")
-    goal_key = "session.goal"
-    if isinstance(session, dict) and session.get("goal_file"):  # the file's text becomes the goal (it wins)
-        goal_key = f"session.goal_file ({session['goal_file']})"
-        session["goal"] = read_goal_file(str(session["goal_file"]))
-        session["goal_file"] = None  # read once: the snapshot holds the text, a resume never reads the file again
+    goal_key = read_session_goal(data.get("session"))
     book = book or catalogue()
     with_catalogue_facts(data, book, heldout, frozen=frozen)
     try:

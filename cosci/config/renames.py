@@ -74,6 +74,8 @@ ADDED: dict[str, Any] = {
     "ranking.warmup_matches": 4,
     "ranking.temperature": 30.0,
     "ranking.pair_draw": "softmax",
+    "ranking.boundary_power": 1.0,
+    "ranking.rematch_information": False,
     "ranking.distance_bonus": 0.05,
     "ranking.dual_order": "off",
     "ranking.dual_order_elo_gap": 50.0,

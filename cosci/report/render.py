@@ -24,6 +24,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from cosci.domain import BT_INTERVAL, BT_INTERVAL_LABEL
+from cosci.paths import jinja_bytecode
 from cosci.report.data import SCORE_KEYS, ReportData, collect
 from cosci.report.figures import FigureUnavailable, bt_svg, elo_svg, lineage_svg
 from cosci.report.standing import bt_score_text, interval_text
@@ -65,7 +66,8 @@ def _num(value: Any, digits: int = 0) -> str:
 @cache
 def _environment() -> Environment:
     env = Environment(loader=PackageLoader("cosci.report", "templates"), autoescape=True,
-                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                      bytecode_cache=jinja_bytecode("report"))  # compiled once (design.md#startup)
     env.filters.update(utc=_utc, num=_num, safe_url=safe_url, interval=interval_text, counted=counted,
                        bt=lambda v: "-" if v is None else bt_score_text(float(v)),
                        model=lambda text: text)  # model text as text: autoescaped (the web UI sanitises Markdown)

@@ -13,7 +13,10 @@ codes with digits (H5N1) and acronyms are left out of what is detected (:func:`d
 language is only believed from :data:`UNREAD_MIN_CONFIDENCE` over at least :data:`UNREAD_MIN_WORDS` words, and
 not when the text uses two of a read Latin-script language's own function words (:data:`FUNCTION_WORDS`:
 trigrams read "Role of cholera toxin in diarrhoea and oral rehydration response." as Latin); otherwise the text is
-read as the likeliest read language (English for Latin script when none is likely).
+read as the likeliest read language (English for Latin script when none is likely). Within a group of read
+languages the detector confuses (Spanish and Portuguese, Hindi and Marathi, Arabic, Persian and Urdu, Indonesian and
+Malay, Russian and Ukrainian) the language whose own function words and letters the text shows most is read
+(:func:`closest`).
 A text whose letters are mostly of a script no read language uses (Ethiopic, Georgian, Khmer...) is unread
 whatever lingua says.
 """
@@ -61,6 +64,36 @@ FUNCTION_WORDS = {
 }
 """A few function words per read Latin-script language: two in a text outweigh trigrams that name an unread one."""
 _FUNCTION = {code: frozenset(words.split()) for code, words in FUNCTION_WORDS.items()}
+LATIN_WORDS = frozenset({"et", "est", "sunt", "cum", "quod", "ut", "sed", "quomodo", "quid", "atque", "etiam", "aut",
+                         "nisi", "quae", "potest", "enim", "ergo", "autem", "vel", "inter", "ad", "ex", "ab", "sub",
+                         "qui"})
+"""Latin's function words: a text is believed Latin (unread) only with two of them. Scientific English is mostly
+Latinate words and few function words, so lingua's trigrams read "Map antibody escape mutations to design
+next-generation vaccines" as Latin (0.95); a Latin request ("Quomodo virus ... et quomodo id ...") has them."""
+CLOSE_GROUPS: tuple[tuple[str, ...], ...] = (("es", "pt"), ("hi", "mr"), ("ar", "fa", "ur"), ("id", "ms"), ("ru", "uk"))
+"""Read languages an n-gram detector confuses with each other (they share a script and much vocabulary): within a
+group the language whose own cues (:data:`CLOSE_CUES`) a text shows most is read; lingua's choice stands on a tie.
+Which language is read does not move a decision (every one of them is read); it is what ``cosci screen`` reports
+and what the bench counts by, and lingua read Spanish goals as Portuguese (docs/design.md#safety-language)."""
+CLOSE_CUES = {
+    "es": ("el los las del y al lo qué cómo cuál cuáles muy un una es son pero sin hay puede pueden", "ñ¿¡"),
+    "pt": ("os do da dos das e em na nos nas um uma não é ao à pelo pela são mas sem há pode podem", "ãõçâêô"),
+    "hi": ("है हैं और के की का में कैसे नहीं से को क्या लिए करना कौन किया", ""),
+    "mr": ("आहे आहेत आणि कसे कसा कशी नाही होते काय कोणते कोणत्या केले व करणे", "ळ"),
+    "ar": ("في من على كيف هل التي الذي إلى عن هذا هذه", "ةىكي"),
+    "fa": ("است را می این که برای چگونه از با به چه آن ها", "ژ"),
+    "ur": ("کے کی ہے ہیں میں کو سے کیسے اور نہیں کا کہ", "ٹڈڑںےہھ"),
+    "id": ("bisa karena saja pasien hanya sangat", ""),
+    "ms": ("boleh kerana sahaja iaitu ialah daripada pesakit", ""),
+    "ru": ("", "ыэъё"),
+    "uk": ("", "іїєґ"),
+}
+"""Per language of :data:`CLOSE_GROUPS`: its own function words (space-separated) and letters its group's other
+languages do not write."""
+_CLOSE = {code: (frozenset(words.split()), frozenset(letters)) for code, (words, letters) in CLOSE_CUES.items()}
+_TOKEN = re.compile(r"[^\s.,;:!?¿¡()\"'«»،؛؟。、]+")
+r"""A word for the cues: ``\w`` stops at the vowel signs of Indic scripts (combining marks), so "कसा" would be "कस"."""
+_MARATHI_ENDINGS = re.compile(r"\S(?:च्या|ची|चे|चा|मध्ये|साठी)(?=[\s.,;:!?]|$)")
 _WORD = re.compile(r"\w+")
 _NAMES = re.compile(r"\b[A-Z][a-z]{2,}\.? [a-z]{3,}\b|\b\w*\d\w*\b|\b[A-Z]{2,}\w*\b|[\w-]*-[\w-]*\d[\w-]*")
 """Binomials ("Bacillus anthracis"; a capitalised word then a lower-case one, as "Improve stability" also is:
@@ -106,6 +139,25 @@ def detected_part(text: str) -> str:
     return re.sub(r"\s+", " ", _NAMES.sub(" ", text)).strip()
 
 
+def closest(code: str, text: str) -> str:
+    """``code``, or the language of its :data:`CLOSE_GROUPS` group whose cues ``text`` shows most (function words
+    count once each, letters per occurrence; Marathi's case endings written onto a word count as its words)."""
+    group = next((g for g in CLOSE_GROUPS if code in g), None)
+    if group is None:
+        return code
+    words = {w.lower() for w in _TOKEN.findall(text)}
+    cues = {c: len(_CLOSE[c][0] & words) + sum(ch in _CLOSE[c][1] for ch in text) for c in group}
+    if "mr" in cues:
+        cues["mr"] += len(_MARATHI_ENDINGS.findall(text))
+    best = max(group, key=lambda c: cues[c])
+    return best if cues[best] > cues[code] else code
+
+
+def _read(code: str, confidence: float, text: str) -> Reading:
+    code = closest(code, text)
+    return Reading(code, READ[code], True, confidence)
+
+
 def read_language(text: str) -> Reading:
     """The language of ``text`` and whether the screen reads it (see the module docstring for the rules).
 
@@ -123,16 +175,16 @@ def read_language(text: str) -> Reading:
     top = values[0]
     code = top.language.iso_code_639_1.name.lower()
     if code in READ:
-        return Reading(code, READ[code], True, top.value)
+        return _read(code, top.value, text)
     # function words are counted on the whole text: the binomial pattern also drops a sentence's opening pair
     words = {w.lower() for w in _WORD.findall(text)}
     own = max(_FUNCTION, key=lambda c: len(_FUNCTION[c] & words))
     if len(_FUNCTION[own] & words) >= 2:
-        return Reading(own, READ[own], True, top.value)
-    if top.value >= UNREAD_MIN_CONFIDENCE and len(_WORD.findall(part)) >= UNREAD_MIN_WORDS:
+        return _read(own, top.value, text)
+    latin_unbacked = code == "la" and len(LATIN_WORDS & words) < 2
+    if top.value >= UNREAD_MIN_CONFIDENCE and len(_WORD.findall(part)) >= UNREAD_MIN_WORDS and not latin_unbacked:
         return Reading(code, top.language.name.title(), False, top.value)
     best = next((v for v in values if v.language.iso_code_639_1.name.lower() in READ and v.value > 0), None)
     if best is None or (script == "LATIN" and best.value < 0.05):
         return Reading("en", READ["en"], True, 0.0)
-    best_code = best.language.iso_code_639_1.name.lower()
-    return Reading(best_code, READ[best_code], True, best.value)
+    return _read(best.language.iso_code_639_1.name.lower(), best.value, text)

@@ -15,6 +15,7 @@ feature of the offline screen and a note for a capable classifier.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -48,6 +49,10 @@ _SENTENCE = re.compile(r"(?<=[.!?;:])\s+|\n+")
 _FULL_STOP = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
 _WORD = re.compile(r"[a-z][a-z0-9'-]*")
 _UNGLOSSED = re.compile(f"[{FOREIGN_SCRIPTS}]+")
+_DENSE = "\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+_DENSE_EDGE = re.compile(f"(?<=[a-z0-9])(?=[{_DENSE}])|(?<=[{_DENSE}])(?=[a-z0-9])")
+"""Where a Latin-script word or a code (TATP, H5N1) meets Thai, kana, CJK or Hangul, written without a space: a space
+goes there, or the word boundary the patterns need is missing ("制作tatp用于袭击" names no agent without it)."""
 Span = tuple[str, int, int]
 """A matched phrase and its start and end offsets in the normalised text."""
 
@@ -56,12 +61,17 @@ class PrescreenError(CosciError):
     """The term file is missing or malformed."""
 
 
+@lru_cache(maxsize=4096)
 def normalise(text: str) -> str:
     """``text`` as the patterns see it: NFKD, accents dropped, lower case, one apostrophe and dash, single spaces;
-    words of the gloss (Cyrillic, Chinese, Japanese, Arabic, Persian, Hindi, Korean) in English
-    (:mod:`cosci.safety.gloss`)."""
+    words of the gloss (Cyrillic, Chinese, Japanese, Arabic, Persian, Hindi, Bengali, Thai, Korean) in English, a
+    Latin-script word inside text written without spaces set apart (:data:`_DENSE_EDGE`), and a request's action in
+    the Latin-script languages in English (:meth:`~cosci.safety.gloss.Gloss.apply_latin`; :mod:`cosci.safety.gloss`).
+    Kept for the last 4,096 texts: one screen normalises each window four times or more (hits, agents, class words,
+    purposes)."""
     decomposed = unicodedata.normalize("NFKD", load_gloss().apply(text).translate(_TRANSLATE))
     plain = "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
+    plain = load_gloss().apply_latin(_DENSE_EDGE.sub(" ", plain))
     return re.sub(r"[ \t\r\f\v]+", " ", plain).strip()
 
 
@@ -109,16 +119,58 @@ class PrescreenHit:
         return f"{self.category}: " + " + ".join(f'"{p}"' for p in self.phrases)
 
 
+RECENT_TEXTS = 256
+"""Texts whose spans each term list keeps (:attr:`Terms._recent`; a hypothesis's screen scans about 25 distinct
+windows per list; the texts of one screen are what repeat)."""
+_REFERENCES = re.compile(r"\\[1-9]|\(\?P[<=]|\(\?[aiLmsux-]*\)")
+"""What keeps a pattern out of one alternation with the others: a group reference, a named group (their numbers
+and names would clash) or a global inline flag (allowed only at the start of a whole pattern)."""
+
+
+def _alternation(patterns: list[re.Pattern[str]]) -> re.Pattern[str] | None:
+    """One pattern matching wherever any of ``patterns`` does (all compiled with the same flags), or None when
+    they cannot be joined (:data:`_REFERENCES`, mixed flags, none at all).
+
+    A guard, not a replacement: a text it finds nothing in has no match of any pattern (an alternation matches at a
+    position if one of its branches does), so :meth:`Terms.spans` skips the patterns one by one, which cost the
+    offline screen of a hypothesis ~0.1 s of CPU (about 28,000 scans of 18 patterns each: docs/design.md#supervisor,
+    "The screen's term lists"); a text it finds something in is scanned pattern by pattern as before, so the spans,
+    overlapping ones included, are unchanged."""
+    if not patterns or len({p.flags for p in patterns}) > 1 or any(_REFERENCES.search(p.pattern) for p in patterns):
+        return None
+    try:
+        return re.compile("|".join(f"(?:{p.pattern})" for p in patterns), patterns[0].flags)
+    except re.error:
+        return None
+
+
 @dataclass(frozen=True)
 class Terms:
     """One list of patterns, with the plain names (by first letter) whose misspellings also match."""
 
     patterns: list[re.Pattern[str]]
     names: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    any_of: re.Pattern[str] | None = field(default=None, init=False, compare=False, repr=False)
+    """:func:`_alternation` of ``patterns``: skips the scans pattern by pattern when none matches."""
+    _recent: dict[str, tuple[Span, ...]] = field(default_factory=dict, init=False, compare=False, repr=False)
+    """The spans of the last texts scanned (at most :data:`RECENT_TEXTS`): one screen asks about the same window
+    two to four times (an agent rule's pair, the named agents, the class words, the purposes)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "any_of", _alternation(self.patterns))
 
     def spans(self, text: str) -> list[Span]:
         """Every match in ``text`` (normalised): pattern matches, then misspelled names, in text order."""
-        found = [(" ".join(m.group(0).split()), m.start(), m.end()) for p in self.patterns for m in p.finditer(text)]
+        if (known := self._recent.get(text)) is None:
+            if len(self._recent) >= RECENT_TEXTS:  # the oldest goes: a screen under way keeps its windows
+                with contextlib.suppress(RuntimeError, KeyError, StopIteration):  # another thread changed it
+                    del self._recent[next(iter(self._recent))]
+            known = self._recent[text] = tuple(self._scan(text))
+        return list(known)
+
+    def _scan(self, text: str) -> list[Span]:
+        found: list[Span] = [] if self.any_of is not None and self.any_of.search(text) is None else [
+            (" ".join(m.group(0).split()), m.start(), m.end()) for p in self.patterns for m in p.finditer(text)]
         for m in _WORD.finditer(text) if self.names else ():
             token = m.group(0)
             if _reads_as_one_of(self.names.get(token[0], ()), token):
@@ -155,6 +207,11 @@ class Prescreen:
     not_protective: Terms = field(default_factory=lambda: Terms([]))
     framing: Terms = field(default_factory=lambda: Terms([]))
     operational: Terms = field(default_factory=lambda: Terms([]))
+    mechanism: Terms = field(default_factory=lambda: Terms([]))
+    resistance: Terms = field(default_factory=lambda: Terms([]))
+    engineering: Terms = field(default_factory=lambda: Terms([]))
+    chemistry: Terms = field(default_factory=lambda: Terms([]))
+    harm_objects: Terms = field(default_factory=lambda: Terms([]))
 
     def check(self, text: str) -> list[PrescreenHit]:
         """The hits in ``text`` (empty: nothing for the screen or the classifier to look at with extra care)."""
@@ -170,14 +227,41 @@ class Prescreen:
                     hits[name] = PrescreenHit(name, (phrase[0],))
         return list(hits.values())
 
-    @staticmethod
-    def _pair(category: str, rule: Rule, window: str) -> PrescreenHit | None:
-        """An agent with an enhancement that is not part of an agent's own phrase ("low-enriched uranium")."""
+    def _pair(self, category: str, rule: Rule, window: str) -> PrescreenHit | None:
+        """An agent with an enhancement that is not part of an agent's own phrase ("low-enriched uranium") and is
+        not said of a mechanism (:meth:`describes`)."""
         named = rule.named(window)
         for enhancement, start, end in rule.enhancements.spans(window):
-            if named and not any(a[1] <= start and end <= a[2] for a in named):
+            if named and not any(a[1] <= start and end <= a[2] for a in named) and not self.describes(
+                    window, enhancement, start):
                 return PrescreenHit(category, (named[0][0], enhancement))
         return None
+
+    def describes(self, window: str, step: str, start: int) -> bool:
+        """Whether the harmful step ``step`` at ``start`` of a normalised window is resistance or escape
+        (``resistance``) said of a mechanism, not asked for: its subject is a relative clause on mutations, genes,
+        variants or mechanisms in the indicative ("the mutations that make M. tuberculosis resistant to
+        bedaquiline", ``mechanism``, matched up to the step), and nothing in the window puts such changes into an
+        agent or asks which would work (``engineering``: "introduce the mutations that ...", "would"). Resistance
+        research is written this way; a request to make an agent resistant has the agent, or the changes to make, as
+        its object. Transmissibility, host range and virulence are never read so: which changes make an agent
+        airborne is the enhancement itself (docs/design.md#safety-screen, "Mechanism and object")."""
+        return bool(self.resistance.first(step)) and bool(self.mechanism.first(window[:start])) and \
+            not self.engineering.first(window)
+
+    def described(self, text: str) -> bool:
+        """Whether a window of ``text`` has a resistance step said of a mechanism (:meth:`describes`)."""
+        return any(self.describes(w, step, start) for w in windows(normalise(text)) for rule in self.rules.values()
+                   for step, start, _ in rule.enhancements.spans(w))
+
+    def basic_chemistry(self, text: str) -> bool:
+        """Whether ``text`` asks for a synthesis or stabilisation (``chemistry``) of an object that is no threat: no
+        agent or class word of any category is named, and no people, place or weapon use (``harm_objects``). The
+        rule for a window naming no agent does not act on it (docs/design.md#safety-screen, "Mechanism and
+        object")."""
+        norm = normalise(text)
+        return bool(self.chemistry.first(norm)) and not self.harm_objects.first(norm) and not any(
+            rule.named(norm) for rule in self.rules.values())
 
     def agents(self, text: str) -> dict[str, str]:
         """Per category, the first named agent of concern in ``text`` (hit or not; class words such as "virus"
@@ -289,4 +373,8 @@ def load_prescreen(name: str) -> Prescreen:
     return Prescreen(rules, intent, _compile(data.get("protective") or [], "protective"),
                      _compile(data.get("not_protective") or [], "not_protective"),
                      _compile(data.get("framing") or [], "framing", end=""),
-                     _compile(data.get("operational") or [], "operational"))
+                     _compile(data.get("operational") or [], "operational"),
+                     # a mechanism subject is read up to the harmful step: it ends where the text before it ends
+                     _compile(data.get("mechanism") or [], "mechanism", end=r"\s*$"),
+                     *(_compile(data.get(key) or [], key) for key in ("resistance", "engineering", "chemistry",
+                                                                      "harm_objects")))

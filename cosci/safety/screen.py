@@ -84,12 +84,26 @@ class Thresholds:
     fitted mostly on chemistry written for research, scores "Synthesis route for VX from commercially available
     chemicals" 0.20; docs/design.md#safety-screen)."""
 
+    unprotected_agent_scores: tuple[tuple[str, float], ...] = ()
+    """Per category, the harm score from which a named agent of that category (without a term hit) acts in a window
+    stating no protective purpose, where lower than ``agent_score``: the request's object is a threat agent and
+    nothing in the window names a countermeasure or a protective purpose, so less of the request's wording has to
+    read as harmful (a chemical-weapon agent with a production verb in a language the term lists do not read;
+    docs/design.md#safety-screen)."""
+
     def hit_threshold(self, category: str, protected: bool) -> float:
         """The harm score from which a term hit of ``category`` acts (``protected``: the window states a protective
         purpose)."""
         if protected:
             return self.protected_hit_score
         return min(self.hit_score, dict(self.unprotected_hit_scores).get(category, self.hit_score))
+
+    def agent_threshold(self, category: str, protected: bool) -> float:
+        """The harm score from which a named agent of ``category`` acts without a term hit (``protected``: the
+        window states a protective purpose)."""
+        if protected:
+            return self.protected_agent
+        return min(self.agent_score, dict(self.unprotected_agent_scores).get(category, self.agent_score))
 
     @property
     def protected_agent(self) -> float:
@@ -231,7 +245,8 @@ class OfflineScreen:
         unscored = (0.0, np.zeros(len(self.intent.categories)), 0.0)
         return [Evidence(w, float(s), hits, agents, dict(zip(self.intent.categories, p.tolist(), strict=True)),
                          tuple(self.prescreen.purposes(w)), self.prescreen.classes(w), item=i >= len(whole),
-                         support=float(n), sentence=i >= len(parts) - len(said), scored=keep)
+                         support=float(n), sentence=i >= len(parts) - len(said), scored=keep,
+                         chemistry=self.prescreen.basic_chemistry(w), described=self.prescreen.described(w))
                 for i, (w, (hits, agents), keep) in enumerate(zip(parts, found, scored, strict=True))
                 for s, p, n in [next(rows) if keep else unscored]]
 
@@ -245,9 +260,11 @@ class OfflineScreen:
         if acting is None:
             return found
         category, rule = acting
-        threshold = {RULES[0]: min((t.hit_threshold(h.category, bool(worst.purposes)) for h in worst.hits),
+        threshold = {RULES[0]: min((t.hit_threshold(hit_object(worst, h, t), bool(worst.purposes))
+                                    for h in worst.hits),
                                    default=t.hit_score),
-                     RULES[1]: t.protected_agent if worst.purposes else t.agent_score, RULES[2]: t.alone_score}[rule]
+                     RULES[1]: min((t.agent_threshold(c, bool(worst.purposes)) for c in worst.agents),
+                                   default=t.agent_score), RULES[2]: t.alone_score}[rule]
         return replace(found, decision="block" if category in t.refuse_categories else "flag", category=category,
                        rule=rule, threshold=threshold)
 
@@ -267,9 +284,10 @@ def unlabelled(window: str) -> str:
 
 def act(e: Evidence, t: Thresholds) -> tuple[str, str] | None:
     """The category and rule a window acts in, or None: a term hit from ``hit_score`` (``protected_hit_score``
-    when the window states a protective purpose), an agent named from ``agent_score``, a window naming no agent
+    when the window states a protective purpose), an agent named from ``agent_score`` (not where a resistance step is
+    said of a mechanism, :attr:`Evidence.described`), a window naming no agent
     from ``alone_score`` where its support reaches ``alone_support`` (never a paragraph or list item read on its own,
-    :attr:`Evidence.item`).
+    :attr:`Evidence.item`, nor basic chemistry, :attr:`Evidence.chemistry`).
 
     Whether it acts in a refuse category (``block``) or another (``flag``), and the rule, come from the strongest
     candidate (a refuse category first, then the strongest rule, then the likeliest category; an intent phrase,
@@ -278,17 +296,28 @@ def act(e: Evidence, t: Thresholds) -> tuple[str, str] | None:
     so "weaponise a pathogen" is biological whatever n-grams of "weaponise" the model weighs
     (docs/design.md#safety-screen)."""
     candidates = [(e.likeliest() if h.category == "intent" else h.category, RULES[0])
-                  for h in e.hits if e.score >= t.hit_threshold(h.category, bool(e.purposes))]
-    agent_score = t.protected_agent if e.purposes else t.agent_score
-    candidates += [(c, RULES[1]) for c in e.agents if e.score >= agent_score and not e.sentence]
-    if not e.hits and not e.agents and not e.item and e.score >= t.alone_score and e.support >= t.alone_support \
-            and words(e.window) >= ALONE_MIN_WORDS:
+                  for h in e.hits if e.score >= t.hit_threshold(hit_object(e, h, t), bool(e.purposes))]
+    candidates += [(c, RULES[1]) for c in e.agents
+                   if e.score >= t.agent_threshold(c, bool(e.purposes)) and not e.sentence and not e.described]
+    if not e.hits and not e.agents and not e.item and not e.chemistry and e.score >= t.alone_score \
+            and e.support >= t.alone_support and words(e.window) >= ALONE_MIN_WORDS:
         candidates.append((e.likeliest(), RULES[2]))
     if not candidates:
         return None
     category, rule = max(candidates, key=lambda c: (c[0] in t.refuse_categories, -RULES.index(c[1]),
                                                     e.probs.get(c[0], 0.0)))
     return named_category(e, category, t), rule
+
+
+def hit_object(e: Evidence, hit: PrescreenHit, t: Thresholds) -> str:
+    """The category whose threshold a term hit is read at: its own; for an intent phrase (an action that names no
+    object: "weaponise", "without their consent"), the first refuse category the window's other terms name (a term
+    hit's, a named agent's, a class word's: "weaponise pesticides" is an action on a chemical), else ``intent``
+    (docs/design.md#safety-screen, "Action and object")."""
+    if hit.category != "intent":
+        return hit.category
+    named = [*(h.category for h in e.hits if h.category != "intent"), *e.agents, *e.classes]
+    return next((c for c in named if c in t.refuse_categories), hit.category)
 
 
 def named_category(e: Evidence, guess: str, t: Thresholds) -> str:
@@ -342,6 +371,14 @@ class Evidence:
     tuning rows and no harmful one, bench/README.md)."""
     scored: bool = True
     """Whether ``score``, ``probs`` and ``support`` were measured (:meth:`OfflineScreen.evidence`'s ``score_all``)."""
+    chemistry: bool = False
+    """The window asks for a synthesis or stabilisation of an object that is no threat (no agent, class word,
+    people, place or weapon use: :meth:`~cosci.safety.prescreen.Prescreen.basic_chemistry`): the rule for a window
+    naming no agent does not act on it, since that rule reads no object."""
+    described: bool = False
+    """The window's resistance or escape step is said of a mechanism ("the mutations that make ... resistant",
+    :meth:`~cosci.safety.prescreen.Prescreen.describes`): the agent rule does not act on it (the request's action is
+    read, and it is a description); a term hit still does."""
 
     def likeliest(self) -> str:
         """The harmful category the category model finds most likely for this window."""
@@ -362,7 +399,8 @@ def thresholds_of(cfg: SafetyCfg) -> Thresholds:
     """The configured thresholds (``safety.screen``, ``safety.refuse_categories``)."""
     s = cfg.screen
     return Thresholds(s.hit_score, s.protected_hit_score, s.agent_score, s.alone_score, tuple(cfg.refuse_categories),
-                      s.protected_agent_score, s.alone_support, tuple(sorted(s.unprotected_hit_scores.items())))
+                      s.protected_agent_score, s.alone_support, tuple(sorted(s.unprotected_hit_scores.items())),
+                      tuple(sorted(s.unprotected_agent_scores.items())))
 
 
 def screen_for(cfg: SafetyCfg) -> OfflineScreen:

@@ -7,8 +7,10 @@ One JSON line per text on stdout: ``n`` (its line, 1 for a text given inline), `
 block), ``category`` (null when allowed), ``rule`` (term hit, agent, score alone, unread; null when allowed),
 ``score`` (the intent model's harm probability, 0-1), ``language`` (ISO 639-1, or ``unread (<language>)``) and
 the text's first :data:`SHOWN_CHARS` characters. Exit 0 whatever the decisions; a file that cannot be read or a
-line that is neither is one line on stderr, exit 2, nothing screened. The decision is the one a session on a tier
-unable to classify (the default embedded model) would take on a goal (docs/design.md#safety-screen).
+line that is neither, or a text longer than a goal may be (:data:`~cosci.config.goal.GOAL_MAX_CHARS`: the
+screen's time grows with the text, about 1 ms a character), is one line on stderr, exit 2, nothing screened. The
+decision is the one a session on a tier unable to classify (the default embedded model) would take on a goal
+(docs/design.md#safety-screen).
 """
 
 from __future__ import annotations
@@ -51,6 +53,20 @@ def read_texts(path: Path) -> list[tuple[int, str]]:
     if not out:
         raise CosciError(f"screen: {path} holds no text to screen")
     return out
+
+
+def within_goal_length(texts: Sequence[tuple[int, str]]) -> None:
+    """Refuse a text longer than a goal may be, before anything is screened.
+
+    Raises:
+        CosciError: naming the line (1 for an inline text), its length and the limit, in characters.
+    """
+    from cosci.config.goal import GOAL_MAX_CHARS
+
+    for n, text in texts:
+        if len(text) > GOAL_MAX_CHARS:
+            raise CosciError(f"screen: line {n} holds {len(text):,} characters; a goal holds at most"
+                             f" {GOAL_MAX_CHARS:,} (split it into goals, or screen its parts)")
 
 
 def screened(cfg: SafetyCfg, texts: Sequence[tuple[int, str]]) -> Iterator[dict[str, Any]]:

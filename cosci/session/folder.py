@@ -263,8 +263,11 @@ class SessionFolder:
 
     def shown_status(self, status: str) -> str:
         """The stored status as a researcher reads it: a ``running`` session whose process is gone (killed)
-        is shown ``stopped``; ``cosci resume`` continues it."""
-        return "stopped" if status == "running" and not self.is_running() else status
+        is shown ``stopped``, an ``aborting`` one ``stopped (abort asked)``: ``cosci resume`` continues the first
+        and writes the second's overview and ends it (design.md#cli)."""
+        if status not in ("running", "aborting") or self.is_running():
+            return status
+        return "stopped" if status == "running" else "stopped (abort asked)"
 
 
 def shown_status(store: SessionStore) -> str:

@@ -286,6 +286,17 @@ class Matches:
         match (both orders judged) or a row recorded without it; BT's ``first=`` (its position-bias term)."""
         return [f for _, _, _, f in self._valid_rows()]
 
+    def shown_counts(self) -> dict[tuple[str, str], int]:
+        """Valid single-order verdicts per ``(shown first, shown second)``, from the kept verdicts: what the pairing
+        reads to show a rematch in the order judged fewer times (design.md#judge-memory). A dual-order match judged
+        both orders once each, so it leaves the difference between the two orders as it was and is not counted."""
+        counts: dict[tuple[str, str], int] = {}
+        for _, _, (a, b, _), first in self._valid_rows():
+            if first in (a, b):
+                key = (first, b if first == a else a)
+                counts[key] = counts.get(key, 0) + 1
+        return counts
+
     def valid_count(self) -> int:
         """How many valid verdicts the session has (:meth:`count` with ``valid_only``, from the kept verdicts)."""
         return len(self._valid_rows())

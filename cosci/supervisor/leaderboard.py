@@ -22,6 +22,8 @@ snapshots:
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -50,6 +52,24 @@ class Inputs:
     fit: BTFit | None = None
 
 
+@dataclass
+class Job:
+    """The fits one snapshot needs (:meth:`LeaderboardFits.plan`): ``recent``, the last ``bt_stability_n``
+    snapshots, pushed to the rule's tracker when ``guarded`` (its guards hold at the newest); ``todo``, the snapshots
+    to fit, oldest first; ``known``, the snapshots whose fits a later one may reuse (``recent`` and the newest
+    fitted before them)."""
+
+    recent: list[Inputs]
+    todo: list[Inputs]
+    guarded: bool
+    known: list[Inputs]
+
+    @property
+    def pending(self) -> bool:
+        """Whether a snapshot in ``todo`` has no fit yet (a fit, or the reuse of one, is still to be decided)."""
+        return any(inputs.fit is None for inputs in self.todo)
+
+
 class LeaderboardFits:
     """The leaderboard fit of one session's loop (module docstring)."""
 
@@ -62,7 +82,15 @@ class LeaderboardFits:
 
     def snapshot(self, pool: int, matches: int) -> BTStabilityTracker:
         """Take a snapshot (``pool`` hypotheses counting towards the cap, ``matches`` valid matches) and return the
-        BT rule's tracker as of it: pushed the last ``bt_stability_n`` fits when its guards hold, else empty."""
+        BT rule's tracker as of it: pushed the last ``bt_stability_n`` fits when its guards hold, else empty. The
+        three steps in one call; the Supervisor runs :meth:`fit` in a worker thread (:class:`Job`)."""
+        self.take(pool, matches)
+        job = self.plan()
+        self.fit(job)
+        return self.settle(job)
+
+    def take(self, pool: int, matches: int) -> Inputs:
+        """Read a snapshot's fit inputs from the store (on the event loop: the store is read, nothing is fitted)."""
         from cosci.agents.session_fit import session_verdicts
 
         store, weight = self.store, self.config.ranking.researcher_weight
@@ -71,12 +99,37 @@ class LeaderboardFits:
         now = Inputs(self._index, tuple(sorted(store.hypotheses.player_ids())), verdicts, first,
                      store.matches.valid_count(), store.researcher.preference_changes(), pool, matches)
         self._recent.append(now)
+        return now
+
+    def plan(self) -> Job:
+        """The fits the BT rule needs at the newest snapshot taken (``now``): the last ``bt_stability_n`` when its
+        guards hold, else ``now``'s when the stored fit is due (:meth:`_due`), else none."""
+        rule = BTStabilityTracker.from_config(self.config.termination)
+        recent = list(self._recent)
+        now = recent[-1]
+        guarded = now.pool >= rule.min_hypotheses and now.matches >= rule.min_matches
+        todo = recent if guarded else [now] if self._due(now) else []
+        return Job(recent, todo, guarded, [*recent, *([self._last] if self._last else [])])
+
+    def fit(self, job: Job, stop: threading.Event | None = None) -> None:
+        """Make ``job``'s fits (pure computation on the snapshots' inputs: safe in a worker thread while the loop
+        takes further snapshots; one job at a time). Once ``stop`` is set no further fit of the job starts (the one
+        under way runs to its end: a thread cannot be interrupted)."""
+        for inputs in job.todo:
+            if stop is not None and stop.is_set():
+                return
+            self._fit(inputs, job.known)
+
+    def settle(self, job: Job) -> BTStabilityTracker:
+        """After :meth:`fit` (on the event loop): store the newest fit made and return the rule's tracker."""
+        for inputs in job.todo:
+            if inputs.fit is not None and (self._last is None or inputs.index > self._last.index):
+                self._last = inputs
         tracker = BTStabilityTracker.from_config(self.config.termination)
-        if pool >= tracker.min_hypotheses and matches >= tracker.min_matches:
-            for inputs in self._recent:
-                tracker.push(self._fit(inputs).table(), inputs.pool, inputs.matches)
-        elif self._due(now):
-            self._fit(now)
+        if job.guarded:
+            for inputs in job.recent:
+                assert inputs.fit is not None  # fitted by the job
+                tracker.push(inputs.fit.table(), inputs.pool, inputs.matches)
         if self._last is not None:
             self._store(self._last)
         return tracker
@@ -87,14 +140,15 @@ class LeaderboardFits:
         stored = self._stored
         return stored is None or now.valid >= 2 * max(stored.valid, 1) or now.rated != stored.rated
 
-    def _fit(self, inputs: Inputs) -> BTFit:
-        """``inputs``' fit: the one before it reused while within :func:`refit_stride` of it, else a new fit."""
+    def _fit(self, inputs: Inputs, known: list[Inputs]) -> BTFit:
+        """``inputs``' fit: the one of the newest ``known`` snapshot before it reused while within
+        :func:`refit_stride` of it, else a new fit."""
         from cosci.agents.session_fit import fit_session_on, refit_stride
 
         if inputs.fit is not None:
             return inputs.fit
-        before = max((s for s in (*self._recent, self._last) if s is not None and s.fit is not None
-                      and s.index < inputs.index), key=lambda s: s.index, default=None)
+        before = max((s for s in known if s.fit is not None and s.index < inputs.index),
+                     key=lambda s: s.index, default=None)
         r = self.config.ranking
         if (before is not None and before.fit is not None and before.ids == inputs.ids
                 and before.rated == inputs.rated and 0 <= inputs.valid - before.valid < refit_stride(
@@ -102,8 +156,6 @@ class LeaderboardFits:
             inputs.fit = before.fit
         else:
             inputs.fit = fit_session_on(inputs.ids, inputs.verdicts, inputs.first, r.bt_prior_sd)
-        if self._last is None or inputs.index > self._last.index:
-            self._last = inputs
         return inputs.fit
 
     def _store(self, inputs: Inputs) -> None:
@@ -114,4 +166,72 @@ class LeaderboardFits:
             self._stored = inputs  # a reused fit stays the one stored, with the verdicts it was made on
 
 
-__all__ = ["LeaderboardFits"]
+class BackgroundFits:
+    """The leaderboard's fits off the event loop (design.md#supervisor, "Leaderboard fit, off the event loop"): each
+    snapshot's inputs are read on the loop (:meth:`LeaderboardFits.take`), its fits made in a worker thread, one job
+    at a time, and stored on the loop when they land. A snapshot taken while a job runs is planned when it lands
+    (the snapshots in between keep their inputs, so the rule is still pushed the last ``bt_stability_n``).
+
+    ``tracker`` is the BT rule as of the newest job landed: the stop rule reads it, a job's length (0.4-3 s of CPU
+    at 40-60 hypotheses) after the snapshot it was planned at, while the session's calls go on. Run inline, the fit
+    held every slot's next call: 46 % of the session process's busy samples on the concurrency bench, and its wall
+    / ideal at 1 s latency 1.8-2.0x under load (bench/README.md, "The loop").
+    """
+
+    def __init__(self, fits: LeaderboardFits) -> None:
+        self.fits = fits
+        self.tracker = BTStabilityTracker.from_config(fits.config.termination)
+        self.running: asyncio.Task[None] | None = None
+        """The job in the worker thread; after it failed, the failed task (its error is the session's)."""
+        self.closed = False
+        self._again = False
+        self._stop = threading.Event()
+        """Set by :meth:`close`: an abandoned job starts none of its remaining fits."""
+
+    def snapshot(self, pool: int, matches: int) -> None:
+        """Take a snapshot and start its fits (none once :meth:`close` was called: finalisation refits)."""
+        if self.closed:
+            return
+        self.fits.take(pool, matches)
+        self._start()
+
+    def _start(self) -> None:
+        if self.running is not None:
+            self._again = True
+            return
+        job = self.fits.plan()
+        if not job.pending:  # every fit already made: nothing to wait for
+            self.tracker = self.fits.settle(job)
+            return
+        self.running = asyncio.get_running_loop().create_task(self._run(job), name="leaderboard fit")
+
+    async def _run(self, job: Job) -> None:
+        await asyncio.to_thread(self.fits.fit, job, self._stop)
+        if self.closed:  # abandoned by close(): finalisation refits on every verdict
+            return
+        self.running = None
+        self.tracker = self.fits.settle(job)
+        if self._again:
+            self._again = False
+            self._start()
+
+    def close(self) -> BaseException | None:
+        """Start no new job; a running one is abandoned (its fit is neither stored nor read: its inputs miss the
+        verdicts still to come, and finalisation refits on all of them, ``refit_if_stale``), so the session's end
+        waits for no fit it would redo, and it starts none of its remaining fits: a job planned at the snapshot
+        where the BT rule's guards first hold fits the last ``bt_stability_n`` snapshots (about a second of CPU
+        each at 60 hypotheses), and run on in its thread it took the CPU the drain and finalisation's own refit
+        needed (design.md#supervisor, "The session's end").
+
+        Returns:
+            The error a job failed with, if one did (the caller raises it unless it is already raising another).
+        """
+        self.closed = True
+        self._stop.set()
+        task = self.running
+        if task is None or not task.done() or task.cancelled():
+            return None
+        return task.exception()
+
+
+__all__ = ["BackgroundFits", "Job", "LeaderboardFits"]

@@ -28,7 +28,7 @@ from cosci.stats import SessionStats
 from cosci.store import SessionStore
 from cosci.store import task_specs as specs
 from cosci.store.task_specs import TaskSpec
-from cosci.supervisor.leaderboard import LeaderboardFits
+from cosci.supervisor.leaderboard import BackgroundFits, LeaderboardFits
 from cosci.supervisor.rules import PRIORITIES, Scheduler
 from cosci.supervisor.state import FULL_RELOAD_EVERY_TASKS, PoolState, TaskTally
 from cosci.supervisor.stats import from_state
@@ -70,8 +70,8 @@ class Supervisor:
         self.owner = owner
         self.tracker = StabilityTracker.from_config(config.termination)
         # beside the Elo rule (design.md#tournament); its fits are made when it reads them (design.md#supervisor)
-        self.bt_tracker = BTStabilityTracker.from_config(config.termination)
         self.leaderboard = LeaderboardFits(config, store)
+        self.fits = BackgroundFits(self.leaderboard)  # off the event loop
         self._budget_hit = False
         self.stop_detail = ""
         """One line on why the session stopped (which agent's share ended it, for ``budget``)."""
@@ -86,6 +86,11 @@ class Supervisor:
         self._paused_seconds = 0.0
         self._started = time.monotonic()
         self._prior_elapsed = store.sessions.get().elapsed_seconds
+
+    @property
+    def bt_tracker(self) -> BTStabilityTracker:
+        """The BT stop rule as of the newest leaderboard fit landed (:class:`BackgroundFits`)."""
+        return self.fits.tracker
 
     # --- time ------------------------------------------------------------------------------------------
     def elapsed(self) -> float:
@@ -126,7 +131,8 @@ class Supervisor:
             self._snapshot_at = matches
             ratings = {h.id: h.elo for h in self.pool.players()}
             self.tracker.push(ratings, self.pool.pool_size(), matches)
-            self.bt_tracker = self.leaderboard.snapshot(self.pool.pool_size(), matches)
+            if stability_stop(self.config.termination.stability_rule, self.tracker.is_stable(), False) is None:
+                self.fits.snapshot(self.pool.pool_size(), matches)  # else the Elo rule stops the session: no BT fit
             self.store.logs.event("elo_snapshot", {"matches": matches, "top": sorted(ratings.values())[-5:],
                                                     "elo_stable": self.tracker.is_stable(),
                                                     "bt_stable": self.bt_tracker.is_stable()})
@@ -233,11 +239,21 @@ class Supervisor:
                     continue
                 await self._wait_one(inflight)
         finally:
-            await self._drain(inflight)
-            if self._interrupted:  # claimed tasks cancelled before they started ran no handler of their own
-                tasks.release_owned(self.owner, "interrupted")
-            self._save_elapsed()
+            fit_error = await self._wind_down(inflight)
+        if fit_error is not None:
+            raise fit_error
         return self._ended(reason)
+
+    async def _wind_down(self, inflight: set[asyncio.Task[None]]) -> BaseException | None:
+        """The loop's end: no leaderboard fit starts or lands now (the drained tasks' verdicts are fitted at
+        finalisation, ``refit_if_stale``), drain the actions in flight, save the active time. Returns the error a
+        leaderboard fit failed with, if any."""
+        fit_error = self.fits.close()
+        await self._drain(inflight)
+        if self._interrupted:  # claimed tasks cancelled before they started ran no handler of their own
+            self.store.tasks.release_owned(self.owner, "interrupted")
+        self._save_elapsed()
+        return fit_error
 
     def _ended(self, reason: StopReason) -> StopReason:
         """The loop's stop ``reason``; an interrupted (paused) session first stores a current leaderboard fit, which
@@ -249,7 +265,8 @@ class Supervisor:
     def _refit_if_stale(self) -> None:
         from cosci.agents.session_fit import refit_if_stale  # a verdict or preference after the stored fit
 
-        refit_if_stale(self.store, self.config.ranking.researcher_weight, self.config.ranking.bt_prior_sd)
+        refit_if_stale(self.store, self.config.ranking.researcher_weight, self.config.ranking.bt_prior_sd,
+                       self.config.termination.elo_stability_k)
 
     def _requested_stop(self) -> tuple[StopReason | None, str]:
         """A stop asked from outside the loop (Ctrl-C, ``cosci abort``, a refused goal), and the session status."""
@@ -283,10 +300,12 @@ class Supervisor:
         return None, added
 
     async def _wait_one(self, inflight: set[asyncio.Task[None]]) -> None:
-        """Wait for the first of the running tasks to finish (at most ``run.idle_poll_seconds``, s)."""
+        """Wait for the first of the running tasks to finish (at most ``run.idle_poll_seconds``, s), or a leaderboard
+        fit to land (the stop rule reads it)."""
         if not inflight:
             return
-        done, _ = await asyncio.wait(inflight, timeout=self.config.run.idle_poll_seconds,
+        fitting = {self.fits.running} if self.fits.running else set()
+        done, _ = await asyncio.wait(inflight | fitting, timeout=self.config.run.idle_poll_seconds,
                                      return_when=asyncio.FIRST_COMPLETED)
         inflight -= done
         errors = [t.exception() for t in done if not t.cancelled()]

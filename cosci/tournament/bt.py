@@ -99,13 +99,17 @@ TAU_GRID: NDArray[np.float64] = np.exp(np.linspace(math.log(0.15), math.log(6.0)
 HYPER_SD = 1.0
 """sd of the log-normal hyperprior on τ, in log τ (centred on ``prior_sd``)."""
 
-CI_FAMILY = (0.0843, 0.0767, -0.0046, -0.0817, 0.0126, 0.009)
-"""Coefficients ``(a, b, c, d, e, g)`` of the ``eb_is`` widening (:func:`inflation_family`, :func:`ci_inflation`),
-chosen by ``python -m bench.ranking_sim --coverage --choose --first-trial 1000 --trials 400`` (tuning trials
-1000-1399; bench/README.md, design.md#tournament) on the earlier, noisier importance sampler (128 Gaussian draws);
-on the present one it over-covers slightly (trials 0-49: 0.950-0.977 against 0.942-0.971 before; bench/README.md,
-eighth stop). A family re-chosen on the present sampler (tuning trials 1000-1199: 0.934-0.965) covered 0.917-0.972
-on fresh trials 0-29, so it was not adopted: erring wide beats erring narrow."""
+CI_FAMILY = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -0.1158, 0.0765, 0.1194)
+"""Coefficients ``(a, b, c, d, e, g, h, i, j)`` of the ``eb_is`` widening (:func:`inflation_family`,
+:func:`ci_inflation`): ``exp(ρ̂·(h + i·log(n_i/10) + j·log τ̂))``, ρ̂ the judge's repeat share. Chosen by ``python -m
+bench.ranking_sim --coverage --choose --records …`` on tuning trials 3000-3049 of both simulated judges (the
+independent one and the one with memory, on the schedule with rematches; bench/README.md, eleventh stop;
+design.md#judge-memory). On the present importance sampler the interval with the reruns' design effect alone
+covers 0.934-0.970 under the independent judge, so the six earlier terms are 0; under the judge with memory the
+fitted prior sd τ̂ is inflated by repeated verdicts (a repeat reads as a consistent difference), so with few
+verdicts a hypothesis the prior-dominated interval is too wide (0.97-0.99 at 5 verdicts) and with many a little
+narrow (0.94 at 30): the repeat-share term narrows the first and widens the second. The earlier family (chosen on
+the plain schedule, earlier sampler) was ``(0.0843, 0.0767, -0.0046, -0.0817, 0.0126, 0.009)``."""
 
 
 @dataclass(frozen=True)
@@ -219,8 +223,10 @@ def fit_bt(ids: Sequence[str], verdicts: Sequence[Verdict], prior_sd: float = 1.
         x, _, h = _mode(d, 1.0 / prior_sd**2, x0)
         cov = spd_inverse(h) if n >= LARGE_N else np.asarray(np.linalg.inv(h), np.float64)
         theta, tcov = x[:n], cov[:n, :n]
+        groups = order_groups(d.a, d.b, d.o, d.g)  # the pairing values a rematch by it (design.md#judge-memory)
+        rerun = rerun_estimate(groups, d.c, d.t, d.o, *_probabilities(d, x)) if groups else RerunEstimate.none()
         return BTFit(tuple(ids), theta, tcov, int(d.a.size), np.sqrt(np.clip(np.diag(tcov), 0.0, None)),
-                     _nu(d, x), prior_sd, _reliability(d, x), _beta(d, x), "laplace")
+                     _nu(d, x), prior_sd, _reliability(d, x), _beta(d, x), "laplace", rerun)
     return _eb_mix(ids, d, prior_sd, x0, sampled=method == "eb_is", seed=seed)
 
 
@@ -236,26 +242,32 @@ def verdict_counts(ids: Sequence[str], verdicts: Sequence[Verdict]) -> NDArray[n
     return out
 
 
-def inflation_family(coef: Sequence[float], tau: float, counts: NDArray[np.float64], beta: float = 0.0
-                     ) -> NDArray[np.float64]:
-    """``(n,)`` ``exp(a + b·x + c·y + d·x·y + (e + g·x)·|β|·e^(−y/2))`` with ``(a, b, c, d, e, g) = coef``,
-    ``x = log τ`` (``tau`` in logits, > 0), ``y = log(n_i / 10)`` (``n_i`` = ``counts`` clipped to [2, 60]) and
-    ``β`` the fitted first-position bias, logits: the family :func:`ci_inflation` is one of."""
-    a, b, c, d, e, g = coef
+def inflation_family(coef: Sequence[float], tau: float, counts: NDArray[np.float64], beta: float = 0.0,
+                     repeat: float = 0.0) -> NDArray[np.float64]:
+    """``(n,)`` ``exp(a + b·x + c·y + d·x·y + (e + g·x)·|β|·e^(−y/2) + (h + i·y + j·x)·ρ)`` with ``(a, b, c, d, e, g[,
+    h, i, j]) = coef`` (six coefficients: ``h = i = j = 0``), ``x = log τ`` (``tau`` in logits, > 0),
+    ``y = log(n_i / 10)`` (``n_i`` = ``counts`` clipped to [2, 60]), ``β`` the fitted first-position bias, logits,
+    and ``ρ`` the judge's repeat share the fit used (:attr:`cosci.tournament.rerun.RerunEstimate.repeat_used`, in
+    [0, 1]): the family :func:`ci_inflation` is one of."""
+    a, b, c, d, e, g = coef[:6]
+    h, i, j = (coef[6], coef[7], coef[8]) if len(coef) > 6 else (0.0, 0.0, 0.0)
     x = math.log(max(tau, 1e-6))
     y = np.log(np.clip(np.asarray(counts, np.float64), 2.0, 60.0) / 10.0)
     k = abs(beta) * np.exp(-0.5 * y)
-    return np.asarray(np.exp(a + b * x + c * y + d * x * y + (e + g * x) * k), np.float64)
+    return np.asarray(np.exp(a + b * x + c * y + d * x * y + (e + g * x) * k + (h + i * y + j * x) * repeat),
+                      np.float64)
 
 
-def ci_inflation(tau: float, counts: NDArray[np.float64], beta: float = 0.0) -> NDArray[np.float64]:
+def ci_inflation(tau: float, counts: NDArray[np.float64], beta: float = 0.0, repeat: float = 0.0
+                 ) -> NDArray[np.float64]:
     """``(n,)`` factors on the ``eb_is`` interval's sd from the fitted prior sd ``tau`` (logits), each hypothesis's
-    verdict count ``counts`` and the fitted first-position bias ``beta`` (logits): :func:`inflation_family` at
-    :data:`CI_FAMILY`. An empirical correction of the importance-sampled posterior, which unwidened covers
-    0.91-0.97 depending on the regime (lowest with few verdicts and a large position bias); the family and its
-    coefficients are chosen by ``python -m bench.ranking_sim --coverage --choose`` on the coverage bench's tuning
-    trials (bench/README.md, design.md#tournament)."""
-    return inflation_family(CI_FAMILY, tau, counts, beta)
+    verdict count ``counts``, the fitted first-position bias ``beta`` (logits) and the judge's repeat share
+    ``repeat`` (in [0, 1]): :func:`inflation_family` at :data:`CI_FAMILY`. An empirical correction of the
+    importance-sampled posterior, which unwidened covers 0.91-0.97 depending on the regime (lowest with few verdicts
+    and a large position bias); the family and its coefficients are chosen by ``python -m bench.ranking_sim
+    --coverage --choose`` on the coverage bench's tuning trials of both simulated judges (bench/README.md,
+    design.md#tournament, design.md#judge-memory)."""
+    return inflation_family(CI_FAMILY, tau, counts, beta, repeat)
 
 
 def _eb_mix(ids: Sequence[str], d: _Data, prior_sd: float, x0: NDArray[np.float64], sampled: bool = False,
@@ -309,7 +321,7 @@ def _eb_mix(ids: Sequence[str], d: _Data, prior_sd: float, x0: NDArray[np.float6
     rerun = rerun_estimate(groups, d.c, d.t, d.o, *_probabilities(d, best)) if groups else RerunEstimate.none()
     ci_sd = _centred_sd(cov)
     if sampled:  # the calibrated widening, then the reruns' design effect (design.md#judge-memory)
-        ci_sd = ci_sd * ci_inflation(tau_mean, counts, _beta(d, best)) * np.sqrt(
+        ci_sd = ci_sd * ci_inflation(tau_mean, counts, _beta(d, best), rerun.repeat_used) * np.sqrt(
             design_effect(n, d.a, d.b, groups, rerun.repeat_used))
     return BTFit(tuple(ids), theta, cov, int(d.a.size), ci_sd, _nu(d, best), tau_mean,
                  _reliability(d, best), _beta(d, best), "eb_is" if sampled else "eb_mix", rerun)

@@ -324,21 +324,41 @@ def log_marginal(d: _Data, tau: float, x: NDArray[np.float64], f: float, h: NDAr
     return -f - d.n * math.log(tau) - 0.5 * float(logdet)
 
 
+BLOCK = 1 << 15
+"""Draw × verdict elements of one block of :func:`_nlp_batch` (32,768 float64: 256 KiB a work array, so a block's
+arrays stay in a core's cache; design.md#judge-memory). The rows of a block are computed as the whole batch's were,
+so the result does not depend on it."""
+
+
 def _nlp_batch(xs: NDArray[np.float64], d: _Data, prec: float) -> NDArray[np.float64]:
-    """``(S,)`` negative log-posterior of each row of ``xs`` (S, size), as :func:`_terms`'s ``f``."""
-    n, off = d.n, d.off
+    """``(S,)`` negative log-posterior of each row of ``xs`` (S, size), as :func:`_terms`'s ``f``; the verdicts' part
+    in blocks of :data:`BLOCK` elements, each work array reused in place."""
+    n, off, m = d.n, d.off, d.a.size
     theta = xs[:, :n]
-    diff = theta[:, d.a] - theta[:, d.b]
-    r = np.exp(xs[:, off:] @ d.lift[d.g].T) if len(d.judges) > 1 else 1.0
-    u = 0.5 * r * diff
-    if d.order_known:
-        u = u + 0.5 * xs[:, [d.beta]] * d.o
     eta = xs[:, [n]] if d.ties else np.zeros((xs.shape[0], 1))
-    a = np.abs(u)
-    e = np.exp(-a)
-    # log Z = log(e^u + e^−u + ν) = |u| + log1p(e^−2|u| + ν e^−|u|): one exp and one log per verdict, not two
-    log_z = a + np.log1p(e * (e + np.exp(np.minimum(eta, 700.0)))) if d.ties else a + np.log1p(e * e)
-    f = -(u @ d.c - log_z.sum(axis=1)) + 0.5 * prec * np.sum(theta**2, axis=1)
+    nu = np.exp(np.minimum(eta, 700.0))
+    lift = d.lift[d.g].T if len(d.judges) > 1 else None
+    ll = np.empty(xs.shape[0])
+    rows = max(BLOCK // max(m, 1), 1)
+    for lo in range(0, xs.shape[0], rows):
+        hi = min(lo + rows, xs.shape[0])
+        u = np.take(theta[lo:hi], d.a, axis=1)
+        u -= np.take(theta[lo:hi], d.b, axis=1)  # θ_a − θ_b
+        if lift is not None:
+            u *= 0.5 * np.exp(xs[lo:hi, off:] @ lift)
+        else:
+            u *= 0.5
+        if d.order_known:
+            u += 0.5 * xs[lo:hi, [d.beta]] * d.o
+        a = np.abs(u)
+        e = np.negative(a)
+        np.exp(e, out=e)
+        # log Z = log(e^u + e^−u + ν) = |u| + log1p(e^−2|u| + ν e^−|u|): one exp and one log per verdict, not two
+        t = e + nu[lo:hi] if d.ties else e.copy()
+        t *= e
+        a += np.log1p(t, out=t)
+        ll[lo:hi] = u @ d.c - a.sum(axis=1)
+    f = -ll + 0.5 * prec * np.sum(theta**2, axis=1)
     if d.ties:
         f -= eta[:, 0] * float(d.t.sum()) - 0.5 * eta[:, 0] ** 2 / NU_PRIOR_SD**2
     if d.order_known:

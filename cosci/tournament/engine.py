@@ -14,7 +14,7 @@ is a hash of the key topped up by a quota (design.md#position-bias).
 from __future__ import annotations
 
 import random
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -59,7 +59,8 @@ class MatchPlan:
 def plan_match(players: Sequence[Player], rng: random.Random, sim: Similarity, cfg: TournamentCfg,
                fit: BTFit | None, focus_id: str | None = None, exclude: Collection[str] = (),
                blocked: Blocked = never_blocked, state: DualOrderState | None = None,
-               key: str | None = None, sim_block: SimilarityBlock | None = None) -> MatchPlan | None:
+               key: str | None = None, sim_block: SimilarityBlock | None = None,
+               shown: Mapping[tuple[str, str], int] | None = None) -> MatchPlan | None:
     """Plan the next match; None when fewer than two players are free.
 
     Args:
@@ -73,10 +74,14 @@ def plan_match(players: Sequence[Player], rng: random.Random, sim: Similarity, c
         key: the match's key (seed, task, index): the dual-order sample's coin is its hash, so a resumed task
             draws the same; None: the RNG's draw.
         sim_block: many similarities in one call (the uncertainty pairing's large-pool path; design.md#scale).
+        shown: single-order judging calls so far per ``(first, second)``: a rematch is shown in the order judged
+            fewer times (:func:`~cosci.tournament.judging.presentation_order`; design.md#judge-memory), and the
+            uncertainty pairing values it by the information that order's next verdict adds
+            (:func:`~cosci.tournament.uncertainty.rematch_information`); None: the coin alone, every pair valued 1.
     """
     if cfg.pairing == "uncertainty" and fit is not None:
         pair = select_uncertain(players, fit, rng, sim, cfg.uncertainty, focus_id=focus_id, exclude=exclude,
-                                blocked=blocked, sim_block=sim_block)
+                                blocked=blocked, sim_block=sim_block, shown=shown)
     else:
         pair = select_pair(players, rng, sim, cfg.buckets, focus_id=focus_id, exclude=exclude, blocked=blocked)
     if pair is None:
@@ -84,6 +89,6 @@ def plan_match(players: Sequence[Player], rng: random.Random, sim: Similarity, c
     by_id = {p.id: p for p in players}
     pa, pb = by_id[pair.a], by_id[pair.b]
     mode = select_mode(pa, pb, cfg.buckets)
-    first, second = presentation_order(pair.a, pair.b, rng)
+    first, second = presentation_order(pair.a, pair.b, rng, shown)
     dual = wants_dual_order(mode, pa.elo - pb.elo, cfg.dual, rng, state=state, key=key)
     return MatchPlan(first, second, pair.bucket, mode, dual)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -70,9 +70,20 @@ def unit_hash(key: str) -> float:
     return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") / 2.0**64
 
 
-def presentation_order(a: str, b: str, rng: random.Random) -> tuple[str, str]:
-    """``(shown first, shown second)``: a fair coin from ``rng``, never the ids' order."""
-    return (a, b) if rng.random() < 0.5 else (b, a)
+def presentation_order(a: str, b: str, rng: random.Random,
+                       shown: Mapping[tuple[str, str], int] | None = None) -> tuple[str, str]:
+    """``(shown first, shown second)``: a fair coin from ``rng``, never the ids' order; with ``shown`` (single-order
+    judging calls so far per ``(first, second)``) a pair judged more often in one order is shown in the other.
+
+    A judge asked the same prompt again mostly repeats its verdict (design.md#judge-memory: a rerun flips 13.6 %
+    of the time); the swapped prompt is answered afresh. So a rematch in the order shown fewer times buys a new
+    verdict where the same order would mostly buy the old one again. The coin is drawn either way, so the rest of
+    a seeded plan replays the same.
+    """
+    first, second = (a, b) if rng.random() < 0.5 else (b, a)
+    if shown is not None and shown.get((first, second), 0) > shown.get((second, first), 0):
+        return second, first
+    return first, second
 
 
 def wants_dual_order(mode: str, elo_gap: float, cfg: DualOrderCfg, rng: random.Random,

@@ -7,13 +7,16 @@ The scheme measured in design.md#tournament (``bench/ranking_sim.py`` reproduces
    matchings, round after round; a newcomer later in a session is simply played in.
 2. **Boundary rivals.** With the Bradley–Terry fit (:mod:`cosci.tournament.bt`), rank by θ. Every hypothesis
    ``i`` has a rival across the top-k boundary: the (k+1)-th for members, the k-th for outsiders. Its weight is
-   ``φ(z_i) / v_i``, where ``g_i`` = θ_i − θ_rival, ``v_i`` its Laplace variance and ``z_i = g_i / √v_i``: large
-   when the side of the boundary ``i`` is on is uncertain.
+   ``φ(z_i) / v_i^power`` (``boundary_power``: 1.5), where ``g_i`` = θ_i − θ_rival, ``v_i`` its Laplace variance
+   and ``z_i = g_i / √v_i``: large when the side of the boundary ``i`` is on is uncertain. A step that removes
+   ``Δv_i ∝ v_i²`` then scores ``φ(z_i)·√v_i``, the rule of ``bench/ranking_bound.py``'s idealised allocation (the
+   earlier power 1 scored ``φ(z_i)·v_i``, favouring the least known; design.md#tournament).
 3. **Information score.** For a candidate pair (a, b), one more verdict adds Fisher information
    ``p(1 − p)·x xᵀ`` (x = e_a − e_b, p from the fit); the rank-one Laplace update shrinks each ``v_i`` by
    ``p(1 − p)(c_iᵀΣx)² / (1 + p(1 − p) xᵀΣx)`` (c_i = e_i − e_rival). The score is the weighted sum of those
    shrinkages, times a small idea-distance bonus ``1 + distance_bonus·(1 − cosine)`` (the preference for
-   distant ideas, kept as a tie-break; design.md#tournament).
+   distant ideas, kept as a tie-break; design.md#tournament), and (``rematch_information``) times the information
+   the pair's next verdict adds at the judge's repeat share (:func:`rematch_information`; design.md#judge-memory).
 4. **Draw.** The pair is drawn by a softmax over ``temperature · score / max score`` (``pair_draw: softmax``), or
    (``pair_draw: thompson``) steps 2-3 are computed at one draw of θ from the fit's Gaussian posterior and the
    best pair of that draw is played (:func:`thompson_fit`).
@@ -26,7 +29,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -35,6 +38,7 @@ from numpy.typing import NDArray
 
 from cosci.tournament.bt import BTFit, Method
 from cosci.tournament.pairing import Blocked, BlockedPairs, Pairing, Player, Similarity, never_blocked
+from cosci.tournament.rerun import effective_count
 
 if TYPE_CHECKING:
     from cosci.config.schema import RankingCfg
@@ -63,13 +67,19 @@ class UncertaintyCfg:
     (:func:`boundary_candidates`, design.md#scale); 0: the whole pool, always."""
     pair_draw: str = "softmax"
     """How the pair is drawn from the scores: ``softmax`` (step 4) or ``thompson`` (:func:`thompson_pick`)."""
+    boundary_power: float = 1.0
+    """The power of the gap variance in the boundary weight ``φ(z_i) / v_i^power`` (step 2)."""
+    rematch_information: bool = False
+    """Scale a pair's score by the information its next verdict carries at the judge's repeat share
+    (:func:`rematch_information`; design.md#judge-memory)."""
 
     @classmethod
     def from_config(cls, ranking: RankingCfg) -> UncertaintyCfg:
         """The uncertainty strategy's settings of a session's ``ranking`` config, by key."""
         return cls(top_k=ranking.top_k, warmup_matches=ranking.warmup_matches, temperature=ranking.temperature,
                    distance_bonus=ranking.distance_bonus, pair_candidates=ranking.pair_candidates,
-                   pair_draw=ranking.pair_draw)
+                   pair_draw=ranking.pair_draw, boundary_power=ranking.boundary_power,
+                   rematch_information=ranking.rematch_information)
 
 
 def _warmup(players: Sequence[Player], cfg: UncertaintyCfg, rng: random.Random,
@@ -125,19 +135,21 @@ def top_k_chances(fit: BTFit, k: int) -> dict[str, float]:
     return {h: float(p) for h, p in zip(fit.ids, ndtr(z), strict=True)}
 
 
-def boundary_weights(fit: BTFit, k: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """``(C, w)``: ``C`` (n, n) rows ``e_i − e_rival(i)``, ``w`` (n,) weights ``φ(z_i) / v_i`` (module docstring)."""
+def boundary_weights(fit: BTFit, k: int, power: float = 1.0) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """``(C, w)``: ``C`` (n, n) rows ``e_i − e_rival(i)``, ``w`` (n,) weights ``φ(z_i) / v_i^power`` (module
+    docstring)."""
     n = len(fit.ids)
     c, rival, v, z = _boundary(fit, k)
     v_safe = np.maximum(v, 1e-12)
-    w = np.exp(-0.5 * z * z) / math.sqrt(2 * math.pi) / v_safe
+    w = np.exp(-0.5 * z * z) / math.sqrt(2 * math.pi) / v_safe**power
     w[rival == np.arange(n)] = 0.0  # the boundary members' own rival is themselves only if n is tiny
     return c, w
 
 
-def pair_scores(fit: BTFit, k: int) -> NDArray[np.float64]:
-    """``(n, n)`` symmetric scores: the weighted shrinkage of boundary variances one verdict on (a, b) buys."""
-    c, w = boundary_weights(fit, k)
+def pair_scores(fit: BTFit, k: int, power: float = 1.0) -> NDArray[np.float64]:
+    """``(n, n)`` symmetric scores: the weighted shrinkage of boundary variances one verdict on (a, b) buys
+    (``power``: :attr:`UncertaintyCfg.boundary_power`)."""
+    c, w = boundary_weights(fit, k, power)
     m = c @ fit.cov  # row i: c_iᵀΣ
     g = (m.T * w) @ m  # G_ab = Σ_i w_i M_ia M_ib
     dg = np.diag(g)
@@ -184,13 +196,13 @@ def boundary_candidates(fit: BTFit, k: int, size: int, among: NDArray[np.intp]) 
     return np.asarray(among[np.sort(keep)], np.intp)
 
 
-def candidate_scores(fit: BTFit, k: int, cand: NDArray[np.intp]) -> NDArray[np.float64]:
+def candidate_scores(fit: BTFit, k: int, cand: NDArray[np.intp], power: float = 1.0) -> NDArray[np.float64]:
     """``(L, L)`` :func:`pair_scores` restricted to the fit indices ``cand``, in O(n·L²) instead of O(n³): the sum
     over every hypothesis's boundary variance is kept, only the pairs are fewer (design.md#scale)."""
     _, _, rival, v, z = _boundary_gaps(fit, k)
     idx = np.arange(len(fit.ids))
     cov = fit.cov
-    w = np.exp(-0.5 * z * z) / math.sqrt(2 * math.pi) / v
+    w = np.exp(-0.5 * z * z) / math.sqrt(2 * math.pi) / v**power
     w[rival == idx] = 0.0
     m = cov[:, cand] - cov[np.ix_(rival, cand)]  # (n, L): M_ia = (c_iᵀΣ)_a for a in cand (no (n, n) copy)
     g = (m.T * w) @ m
@@ -207,6 +219,32 @@ def candidate_scores(fit: BTFit, k: int, cand: NDArray[np.intp]) -> NDArray[np.f
     return scores
 
 
+def rematch_information(names: Sequence[str], iu: tuple[NDArray[np.intp], NDArray[np.intp]],
+                        shown: Mapping[tuple[str, str], int] | None, repeat: float) -> NDArray[np.float64]:
+    """Per pair ``(names[iu[0][k]], names[iu[1][k]])``, the information its next verdict adds, in fresh verdicts.
+
+    A rematch is shown in the order judged fewer times (:func:`cosci.tournament.judging.presentation_order`), so
+    it joins that order's ``m = min(shown[a, b], shown[b, a])`` earlier verdicts, whose lags ``d`` correlate
+    ``repeat^d`` (:func:`cosci.tournament.rerun.effective_count`): it adds ``eff(m + 1) − eff(m)`` verdicts, 1
+    for an order never judged, about 0.14 for a same-order replay at a repeat share of 0.75 (design.md#judge-memory).
+
+    Args:
+        shown: single-order judging calls so far per ``(first, second)``; None: every pair 1.
+        repeat: the judge's repeat share ρ̂ in [0, 1] (:attr:`cosci.tournament.rerun.RerunEstimate.repeat_used`).
+    """
+    out = np.ones(iu[0].size)
+    if not shown or repeat <= 0.0:
+        return out
+    pos = {h: i for i, h in enumerate(names)}
+    counts = np.zeros((len(names), len(names)), np.intp)
+    for (first, second), k in shown.items():
+        if first in pos and second in pos:
+            counts[pos[first], pos[second]] = k
+    m = np.minimum(counts, counts.T)[iu]
+    gain = np.asarray([effective_count(j + 1, repeat) - effective_count(j, repeat) for j in range(int(m.max()) + 1)])
+    return np.asarray(gain[m], np.float64)
+
+
 SimilarityBlock = Callable[[Sequence[str]], NDArray[np.float64]]
 """``(L, L)`` cosine similarities of the given ids (0 for an unknown id): one call for many pairs."""
 
@@ -214,7 +252,8 @@ SimilarityBlock = Callable[[Sequence[str]], NDArray[np.float64]]
 def select_uncertain(players: Sequence[Player], fit: BTFit, rng: random.Random, sim: Similarity,
                      cfg: UncertaintyCfg, focus_id: str | None = None,
                      exclude: Collection[str] = (), blocked: Blocked = never_blocked,
-                     sim_block: SimilarityBlock | None = None) -> Pairing | None:
+                     sim_block: SimilarityBlock | None = None,
+                     shown: Mapping[tuple[str, str], int] | None = None) -> Pairing | None:
     """Choose the next match by the uncertainty scheme; None when fewer than two players are free.
 
     Args:
@@ -224,6 +263,9 @@ def select_uncertain(players: Sequence[Player], fit: BTFit, rng: random.Random, 
         blocked: pairs that may not be played (the rematch cap; design.md#tournament); None when every pair is.
         focus_id: a new arrival to play first while it is warming up.
         sim_block: the similarities of many ids at once; used instead of ``sim`` (one call, not one per pair).
+        shown: single-order judging calls so far per ``(first, second)``: with ``cfg.rematch_information`` a
+            pair's score is scaled by its next verdict's information at the fit's repeat share
+            (:func:`rematch_information`).
 
     A pool larger than ``cfg.pair_candidates`` (when it is not 0) scores only the pairs among its
     ``pair_candidates`` hypotheses nearest the top-k boundary (:func:`boundary_candidates`; design.md#scale).
@@ -239,8 +281,9 @@ def select_uncertain(players: Sequence[Player], fit: BTFit, rng: random.Random, 
     if len(ids) < 2:
         return None
     if cfg.pair_candidates and len(ids) > cfg.pair_candidates:
-        return _select_large(ids, pos, fit, rng, sim, cfg, blocked, sim_block)
-    scores = pair_scores(thompson_fit(fit, rng) if cfg.pair_draw == "thompson" else fit, cfg.top_k)
+        return _select_large(ids, pos, fit, rng, sim, cfg, blocked, sim_block, shown)
+    scores = pair_scores(thompson_fit(fit, rng) if cfg.pair_draw == "thompson" else fit, cfg.top_k,
+                         cfg.boundary_power)
     idx = np.asarray([pos[h] for h in ids])
     sub = scores[np.ix_(idx, idx)]
     iu = np.triu_indices(len(ids), 1)
@@ -251,7 +294,7 @@ def select_uncertain(players: Sequence[Player], fit: BTFit, rng: random.Random, 
     allowed = np.asarray([not blocked(ids[i], ids[j]) for i, j in zip(*iu, strict=True)])
     if not allowed.any():
         return None
-    flat = np.where(allowed, flat * bonus, 0.0)
+    flat = np.where(allowed, flat * bonus * _information(ids, iu, cfg, fit, shown), 0.0)
     if cfg.pair_draw == "thompson":
         pick = int(np.argmax(np.where(allowed, flat, -np.inf)))
         return Pairing(ids[int(iu[0][pick])], ids[int(iu[1][pick])], "uncertainty")
@@ -294,8 +337,17 @@ def thompson_fit(fit: BTFit, rng: random.Random) -> BTFit:
     return replace(fit, theta=np.asarray(theta, np.float64))
 
 
+def _information(names: Sequence[str], iu: tuple[NDArray[np.intp], NDArray[np.intp]], cfg: UncertaintyCfg,
+                 fit: BTFit, shown: Mapping[tuple[str, str], int] | None) -> NDArray[np.float64] | float:
+    """:func:`rematch_information` at the fit's repeat share when ``cfg.rematch_information``; else 1."""
+    if not cfg.rematch_information:
+        return 1.0
+    return rematch_information(names, iu, shown, fit.rerun.repeat_used)
+
+
 def _select_large(ids: list[str], pos: dict[str, int], fit: BTFit, rng: random.Random, sim: Similarity,
-                  cfg: UncertaintyCfg, blocked: Blocked, sim_block: SimilarityBlock | None) -> Pairing | None:
+                  cfg: UncertaintyCfg, blocked: Blocked, sim_block: SimilarityBlock | None,
+                  shown: Mapping[tuple[str, str], int] | None = None) -> Pairing | None:
     """:func:`select_uncertain` on the ``pair_candidates`` nearest the boundary (its docstring); the same score,
     bonus and softmax, on fewer pairs. When every candidate pair is blocked, the next candidates are tried."""
     among = np.asarray([pos[h] for h in ids], np.intp)
@@ -310,10 +362,11 @@ def _select_large(ids: list[str], pos: dict[str, int], fit: BTFit, rng: random.R
     else:
         return None
     thompson = cfg.pair_draw == "thompson"
-    flat = candidate_scores(thompson_fit(fit, rng) if thompson else fit, cfg.top_k, cand)[iu]
+    flat = candidate_scores(thompson_fit(fit, rng) if thompson else fit, cfg.top_k, cand, cfg.boundary_power)[iu]
     cos = sim_block(names)[iu] if sim_block is not None else np.asarray(
         [sim(names[i], names[j]) for i, j in zip(*iu, strict=True)])
-    flat = np.where(allowed, flat * (1.0 + cfg.distance_bonus * (1.0 - cos)), 0.0)
+    flat = np.where(allowed, flat * (1.0 + cfg.distance_bonus * (1.0 - cos)) * _information(names, iu, cfg, fit, shown),
+                    0.0)
     if thompson:
         pick = int(np.argmax(np.where(allowed, flat, -np.inf)))
         return Pairing(names[int(iu[0][pick])], names[int(iu[1][pick])], "uncertainty")

@@ -11,7 +11,6 @@ from pathlib import Path
 
 from cosci.config.schema import CosciConfig
 from cosci.errors import CosciError
-from cosci.net import Unreachable, health_status
 
 PARENT_ENV = "COSCI_MLFLOW_PARENT_RUN_ID"
 """Environment variable carrying a sweep's parent run id to each job (design.md#deployment)."""
@@ -69,6 +68,8 @@ def check_tracking(config: CosciConfig) -> None:
     uri = tracking_uri(config)
     if not config.tracking.enabled or not uri.lower().startswith(("http://", "https://")):
         return
+    from cosci.net import Unreachable, health_status  # httpx: only for a server to probe (design.md#startup)
+
     try:
         health_status(uri, PROBE_SECONDS)
     except Unreachable as exc:

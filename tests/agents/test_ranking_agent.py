@@ -107,6 +107,24 @@ async def test_pairwise_for_experienced_distant_players(planned: SessionRuntime,
     assert planned.store.db.scalar("SELECT k_factor FROM tournament_matches WHERE id=?", (match.id,)) == 16.0
 
 
+@pytest.mark.overrides("ranking.dual_order_sample=0", "ranking.dual_order_biased_share=0",
+                       "ranking.max_matches_per_pair=8")
+async def test_a_rematch_is_shown_in_the_order_judged_fewer_times(planned: SessionRuntime, fake: FakeBackend,
+                                                                  run_task, add_player) -> None:
+    """A judge asked the same prompt again mostly repeats itself (design.md#judge-memory), so the second match of a
+    pair shows it the other way round; the stored first-shown ids are what the agent counts."""
+    low, high = sorted([add_player(STATEMENTS[0], elo=1500.0, matches=6),
+                        add_player(STATEMENTS[1], elo=1200.0, matches=6)])
+    fake.script(FakeReply(text="Hypothesis 2 is more specific.\nbetter idea: 2"), agent="ranking", times=8)
+    for k in range(8):
+        await run_task("ranking", "RunTournamentRound", f"b{k}")
+    orders = [tuple(quoted_ids(c.prompt)[:2]) for c in fake.calls_for("ranking")]
+    assert len(orders) == 8 and set(orders[0]) == {low, high}
+    assert all(orders[k + 1] == orders[k][::-1] for k in (0, 2, 4, 6))  # never the same order twice in a row
+    assert planned.store.matches.shown_counts() == {(low, high): 4, (high, low): 4}
+    assert [m.first_shown for m in planned.store.matches.all()] == [o[0] for o in orders]
+
+
 @pytest.mark.overrides("ranking.matches_per_round=1", "ranking.dual_order_sample=0")
 async def test_an_invalid_verdict_is_recorded_with_elo_unchanged(planned: SessionRuntime, fake: FakeBackend,
                                                                  run_task, add_player) -> None:

@@ -68,3 +68,42 @@ def test_the_table_has_one_column_per_tree_and_every_phase() -> None:
     assert "| measure | main | fast-start |" in text
     assert "| phase: screen (s; CPU at its end) | - | 1.00 (1.20) |" in text
     assert "9.00 (9.0, 8.0)" in text and "`cosci rate`, median (s) | 2.00 (exit 0) | 2.00 (exit 0) |" in text
+
+
+def test_the_session_cpu_at_the_first_request_is_read_from_proc_on_any_tree() -> None:
+    import os
+    import time
+
+    from bench.startup import _process_cpu
+
+    busy = time.process_time() + 0.2
+    while time.process_time() < busy:  # some CPU of this process's own
+        pass
+    read = _process_cpu(os.getpid())
+    assert read is not None and abs(read - time.process_time()) < 0.1  # user + system, clock ticks
+    assert _process_cpu(2**22 + 12345) is None  # no such process
+    one = {"tree": "/a/main", "first_call": 9.0, "first_calls": [9.0], "phases": {}, "cpu_at": {}, "cpu_at_call": 4.2,
+           "commands": {}, "load": (1.0, 2.0, 3.0)}
+    text = table([one, {**one, "tree": "/b/old", "cpu_at_call": None}])
+    assert "| session CPU at the fake's first request, median (s) | 4.20 | - |" in text
+
+
+def test_paired_runs_alternate_the_trees_and_report_one_row_each(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import bench.startup as startup
+
+    order: list[tuple[str, bool]] = []
+    figures = {"main": (9.0, 6.0, 3.0), "branch": (7.0, 5.5, 2.0)}
+
+    def launch(tree: Path, data: Path, cache: Path, *, stop_at_first_call: bool = True) -> dict:  # type: ignore[type-arg]
+        order.append((tree.name, stop_at_first_call))
+        first, cpu, post = figures[tree.name]
+        return {"first_call": first, "cpu_at_call": cpu, "marks": {"screen": 1.0, "prefect server": first - post},
+                "cpu": {}}
+
+    monkeypatch.setattr(startup, "launch", launch)
+    monkeypatch.setattr(startup, "DATA", tmp_path)
+    text = startup.paired([Path("/x/main"), Path("/y/branch")], 2)
+    assert order == [("main", False), ("branch", False), ("main", True), ("branch", True), ("main", True),
+                     ("branch", True)]  # a warm-up each, then alternating
+    assert "| main | 9.00 (9.00-9.00) | 6.00 (6.00-6.00) | 3.00 (3.00-3.00) | 5.00 (5.00-5.00) |" in text
+    assert "| branch | 7.00 (7.00-7.00) | 5.50 (5.50-5.50) | 2.00 (2.00-2.00) | 4.00 (4.00-4.00) |" in text

@@ -176,3 +176,29 @@ def test_resuming_an_unknown_session_is_one_line(tmp_path: Path) -> None:
     result = _run("session.resume=s-nope", cwd=tmp_path)
     assert result.returncode == 2 and "no session 's-nope'" in result.stderr
     assert result.stderr.strip().count("\n") == 0
+
+
+@pytest.mark.parametrize("experiment", EXPERIMENTS)
+def test_an_experiment_keeps_its_preferences_for_its_own_goal(experiment: str) -> None:
+    config = validate(compose([f"experiment={experiment}"]), require_goal=True)
+    assert config.session.preferences and config.session.preferences == config.session.preset_preferences
+
+
+def test_another_goal_drops_the_experiments_preferences(tmp_path: Path) -> None:
+    """`cosci run --goal ... experiment=demo` keeps the demo's schedule, not its leukemia preferences."""
+    cfg = compose(["experiment=demo"])
+    cfg.session.goal = "Identify drug targets in Mycobacterium tuberculosis persisters."
+    assert validate(cfg, require_goal=True).session.preferences == []
+    goal = tmp_path / "goal.txt"  # a goal file is read before the comparison
+    goal.write_text("Which host factors limit measles vaccine stability at room temperature?", encoding="utf-8")
+    config = validate(compose(["experiment=demo", f"session.goal_file={goal}"]), require_goal=True)
+    assert config.session.preferences == []
+
+
+def test_preferences_the_user_gives_are_kept_with_another_goal() -> None:
+    cfg = compose(["experiment=demo", "session.preferences=[Prefer oral drugs]"])
+    cfg.session.goal = "Identify drug targets in Mycobacterium tuberculosis persisters."
+    assert validate(cfg, require_goal=True).session.preferences == ["Prefer oral drugs"]
+    same = compose(["experiment=demo"])  # the experiment's own goal, re-wrapped, is the same goal
+    same.session.goal = " ".join(str(same.session.goal).split()) + "\n"
+    assert validate(same, require_goal=True).session.preferences == list(same.session.preset_preferences)

@@ -25,6 +25,8 @@ READERS = ("cosci", "flows")
 VIA_CONFIG_METHODS = {
     "models.agent_tiers": "tier_of",  # CosciConfig.tier_of, which the gateway and the estimate call
     "session.goal_file": "validate",  # read once by load.validate (read_goal_file); its text becomes session.goal
+    "session.preset_goal": "validate",  # load.drop_preset_preferences: an experiment's preferences, another goal
+    "session.preset_preferences": "validate",
 }
 """Fields read inside ``cosci/config`` by a function that code outside it calls (checked below)."""
 

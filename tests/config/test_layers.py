@@ -157,13 +157,15 @@ def test_a_run_from_the_project_folder_freezes_the_project_budget(project: Path)
     assert row.status == "done", row.status
 
 
-def test_every_command_finds_the_session_where_a_run_under_a_project_data_dir_stored_it(project: Path) -> None:
+def test_every_command_finds_the_session_where_a_run_under_a_project_data_dir_stored_it(
+        project: Path, prefect_api_url: str) -> None:
     """`paths.data_dir` in ./cosci.yaml: `python -m cosci.run` stores the session there, and `cosci status <id>` and
     `cosci list` run from the same folder (no --data-dir, no COSCI_DATA_DIR) find it, not ./data (fresh-user
     report: they said "no session '<id>' under ./data/sessions")."""
     (project / "cosci.yaml").write_text("paths:\n  data_dir: elsewhere\n", encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "COSCI_"))}
     env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
+    env["PREFECT_API_URL"] = prefect_api_url  # the worker's server: no boot of one for this run (design.md#tests)
     done = subprocess.run([sys.executable, "-m", "cosci.run", "experiment=demo", "tools=offline", "models=fake",
                            "tracking=off"], cwd=project, env=env, capture_output=True, text=True, timeout=600,
                           check=False)

@@ -20,6 +20,9 @@ from tests.flows.test_session_flow import check_invariants
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
+RESUMED = ["models.fake.latency_seconds=0", "ranking.batch_poll_seconds=0"]
+"""The resume's overrides beside the polls: the latency and the poll interval let the kill land on a pending batch;
+the resumed rest only has to finish (docs/design.md#tests)."""
 
 
 def _pending_batch(data: Path) -> tuple[Path, str] | None:
@@ -35,9 +38,9 @@ def _pending_batch(data: Path) -> tuple[Path, str] | None:
     return None
 
 
-def test_sigkill_while_a_batch_is_pending_then_resume(tmp_path: Path) -> None:
+def test_sigkill_while_a_batch_is_pending_then_resume(prefect_api_url: str, tmp_path: Path) -> None:
     data, batches = tmp_path / "data", tmp_path / "batches"
-    env = {**os.environ, "COSCI_DATA_DIR": str(data), "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "COSCI_DATA_DIR": str(data), "PYTHONPATH": str(ROOT), "PREFECT_API_URL": prefect_api_url}
     args = [sys.executable, "-m", "cosci.run", "experiment=demo", "models=fake", "tools.offline=true",
             "tracking.enabled=false", "+models.tiers.cheap.batch=true", "ranking.batch_top_chance=1.0",
             "ranking.batch_size=2", "ranking.batch_poll_seconds=0.2",
@@ -64,8 +67,8 @@ def test_sigkill_while_a_batch_is_pending_then_resume(tmp_path: Path) -> None:
 
     sid = db.parent.name
     resumed = subprocess.run([sys.executable, "-m", "cosci.cli", "--data-dir", str(data), "resume", sid,
-                              "models.fake.batch_polls=1"], env=env, cwd=tmp_path, capture_output=True, text=True,
-                             timeout=600, start_new_session=True)
+                              "models.fake.batch_polls=1", *RESUMED], env=env, cwd=tmp_path, capture_output=True,
+                             text=True, timeout=600, start_new_session=True)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
 
     log = [json.loads(x) for x in log_path.read_text().splitlines()]

@@ -1,20 +1,17 @@
 """The demo's own schedule (conf/experiment/demo.yaml, docs/design.md#demo) on the scripted fake: every agent and
-mode once, and a stop on a full pool, not a stall. ``python -m bench.demo`` measures the same on the embedded model."""
+mode once, and a stop on a full pool, not a stall. ``python -m bench.demo`` measures the same on the embedded model.
+Not marked slow: it is the one whole session through the flow that ``make test-fast`` runs (docs/design.md#tests)."""
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
 
-import pytest
-
 from bench.demo import CHECKLIST
 from cosci.config.load import compose, validate
 from cosci.llm.fake.provider import FakeBackend
 from cosci.store import SessionStore
 from flows.session import session_flow
-
-pytestmark = pytest.mark.slow
 
 
 def test_the_demo_shows_every_agent_and_mode_and_ends_on_a_full_pool(prefect_server: None, fake: FakeBackend,

@@ -25,10 +25,10 @@ def _events(run: Path) -> list[dict]:
     return [json.loads(x) for x in path.read_text().splitlines() if x.strip()] if path.exists() else []
 
 
-def test_sigkill_mid_cycle_then_resume(tmp_path: Path) -> None:
+def test_sigkill_mid_cycle_then_resume(prefect_api_url: str, tmp_path: Path) -> None:
     data = tmp_path / "data"
-    env = {**os.environ, "COSCI_DATA_DIR": str(data), "PYTHONPATH": str(ROOT)}
-    env.pop("PREFECT_API_URL", None)
+    # the worker's Prefect server for subprocesses: neither process boots one of its own (docs/design.md#tests)
+    env = {**os.environ, "COSCI_DATA_DIR": str(data), "PYTHONPATH": str(ROOT), "PREFECT_API_URL": prefect_api_url}
     cmd = [sys.executable, "-m", "cosci.cli", "investigate", "run", str(ROOT / "tasks" / "circle_packing"),
            "models=fake", "models.fake.latency_seconds=0.4", "investigation.workers=2", "investigation.cycles=3",
            "evidence.seeds=2", "tracking.enabled=false"]

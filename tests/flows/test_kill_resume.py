@@ -20,6 +20,9 @@ from tests.flows.test_session_flow import check_invariants
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
+NO_LATENCY = ["models.fake.latency_seconds=0"]
+"""The resume's override: the fake's latency is there so a signal lands mid-run; the resumed rest of the session
+only has to finish, and at the run's latency it waited about as long again on sleeps (docs/design.md#tests)."""
 
 
 def _done_tasks(db: Path) -> set[str]:
@@ -47,9 +50,9 @@ def _wait_for_done_tasks(proc: subprocess.Popen, data: Path, n: int, timeout: fl
     return db
 
 
-def test_sigkill_mid_run_then_resume(tmp_path: Path) -> None:
+def test_sigkill_mid_run_then_resume(prefect_api_url: str, tmp_path: Path) -> None:
     data, log = tmp_path / "data", tmp_path / "calls.jsonl"
-    env = {**os.environ, "COSCI_DATA_DIR": str(data), "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "COSCI_DATA_DIR": str(data), "PYTHONPATH": str(ROOT), "PREFECT_API_URL": prefect_api_url}
     args = [
         sys.executable,
         "-m",
@@ -77,8 +80,8 @@ def test_sigkill_mid_run_then_resume(tmp_path: Path) -> None:
     matches_at_kill = _matches(db)
     calls_at_kill = len(_calls(log))
     sid = db.parent.name
-    resumed = subprocess.run(
-        [sys.executable, "-m", "cosci.cli", "--data-dir", str(data), "resume", sid],
+    resumed = subprocess.run(  # the rest without the latency that let the kill land mid-run (idle wall otherwise)
+        [sys.executable, "-m", "cosci.cli", "--data-dir", str(data), "resume", sid, *NO_LATENCY],
         env=env,
         cwd=tmp_path,
         capture_output=True,
@@ -115,10 +118,10 @@ def _matches(db: Path) -> dict[str, tuple]:
             "SELECT id, hyp_a, hyp_b, first_shown, winner, draw, verdicts FROM tournament_matches")}
 
 
-def test_ctrl_c_stops_at_once_and_resume_finishes(tmp_path: Path) -> None:
+def test_ctrl_c_stops_at_once_and_resume_finishes(prefect_api_url: str, tmp_path: Path) -> None:
     """A researcher's Ctrl-C (SIGINT to the whole process group) stops promptly; nothing is lost."""
     data = tmp_path / "data"
-    env = {**os.environ, "COSCI_DATA_DIR": str(data), "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "COSCI_DATA_DIR": str(data), "PYTHONPATH": str(ROOT), "PREFECT_API_URL": prefect_api_url}
     args = [sys.executable, "-m", "cosci.run", "experiment=demo", "models=fake", "tools.offline=true",
             "tracking.enabled=false", "models.fake.latency_seconds=0.5"]
     out = tmp_path / "first.log"
@@ -142,7 +145,7 @@ def test_ctrl_c_stops_at_once_and_resume_finishes(tmp_path: Path) -> None:
     assert (row.status, row.stop_reason) == ("paused", "interrupted")
     assert not store.db.query("SELECT 1 FROM tasks WHERE status IN ('in_progress', 'leased')")  # back to pending
     store.close()
-    resumed = subprocess.run([sys.executable, "-m", "cosci.cli", "--data-dir", str(data), "resume", sid],
+    resumed = subprocess.run([sys.executable, "-m", "cosci.cli", "--data-dir", str(data), "resume", sid, *NO_LATENCY],
                              env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     store = SessionStore.open(db, sid)

@@ -154,3 +154,42 @@ def test_unload_frees_the_loaded_model_and_the_next_call_loads_it_again() -> Non
         LocalModelProvider.unload()  # nothing loaded: nothing to do
     finally:
         provider._llama = before
+
+
+def test_every_model_call_runs_in_one_thread_whichever_thread_or_task_makes_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """libgomp keeps a worker pool per thread that calls llama.cpp: calls from several threads left the process with
+    more OpenMP threads than cores, and libgomp then cut its spin (design.md#local-threads). Every call, async from
+    concurrent tasks or sync from other threads, runs in the provider's one caller thread, with its context."""
+    import asyncio
+    import contextvars
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from cosci.llm.local.model import LocalModelProvider
+
+    marker: contextvars.ContextVar[str] = contextvars.ContextVar("marker", default="none")
+    seen: list[tuple[int, str]] = []
+
+    def recording(self: LocalModelProvider, model: str, messages: list[dict[str, Any]],
+                  params: dict[str, Any]) -> str:
+        seen.append((threading.get_ident(), marker.get()))
+        time.sleep(0.01)
+        return "ok"
+
+    monkeypatch.setattr(LocalModelProvider, "_complete", recording)
+    provider = LocalModelProvider.instance()
+    args: tuple[Any, ...] = ("m", [], "", {}, None, None, None, None, None, {})
+
+    async def concurrent() -> list[Any]:
+        async def one(i: int) -> Any:
+            marker.set(f"task {i}")
+            return await provider.acompletion(*args)
+
+        return await asyncio.gather(*(one(i) for i in range(4)))
+
+    assert asyncio.run(concurrent()) == ["ok"] * 4
+    with ThreadPoolExecutor(max_workers=3) as pool:  # sync callers on three other threads
+        assert list(pool.map(lambda _: provider.completion(*args), range(3))) == ["ok"] * 3
+    assert len({ident for ident, _ in seen}) == 1 and seen[0][0] != threading.get_ident()
+    assert sorted(m for _, m in seen[:4]) == [f"task {i}" for i in range(4)]  # each call kept its task's context

@@ -95,3 +95,22 @@ def test_a_new_decoding_applies_to_the_loaded_model_and_new_weights_reload_it() 
     assert provider._llama is loaded and loaded.grammar_last is False
     provider.configure(DEFAULT_CFG.model_copy(update={"weights": "shipped"}))
     assert provider._llama is None
+
+
+@pytest.mark.parametrize(("given", "expected"), [
+    ({}, ("10000", None)),  # a bounded spin, not passive waiting (design.md#local-threads)
+    ({"OMP_WAIT_POLICY": "PASSIVE"}, (None, "PASSIVE")),  # the user's policy wins; no spin count beside it
+    ({"GOMP_SPINCOUNT": "500"}, ("500", None)),
+])
+def test_llama_threads_wait_with_a_bounded_spin_unless_the_environment_says(
+        given: dict[str, str], expected: tuple[str | None, str | None]) -> None:
+    """What the process's OpenMP runtime reads when llama.cpp loads: the module sets it at import, before any load."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")} | given
+    probe = ("import os, cosci.llm.local.model; "
+             "print(os.environ.get('GOMP_SPINCOUNT'), os.environ.get('OMP_WAIT_POLICY'))")
+    out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True).stdout
+    assert out.split() == [str(v) for v in expected]

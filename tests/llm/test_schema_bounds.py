@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
 from llama_cpp.llama_grammar import json_schema_to_gbnf
 
 from cosci.llm.local.schema_bounds import bound_schema, numeric_enum
@@ -45,3 +46,30 @@ def test_every_claim_of_a_support_check_batch_is_required() -> None:
     assert schema["required"] == ["c1", "c2", "c3"]
     assert schema["properties"]["c2"]["required"] == ["verdict", "excerpt"]
     assert "enum" in bounded(RecordReview)["properties"]["verdict"]
+
+
+def test_a_record_schema_is_made_once_per_class_and_each_caller_gets_its_own_copy(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pydantic's schema generation ran at every record call (3 % of the concurrency bench's event loop)."""
+    from cosci import records
+
+    records._tool_schema.cache_clear()
+    made: list[type] = []
+    generate = RecordReview.model_json_schema.__func__  # type: ignore[attr-defined]
+
+    def counted(cls, *args, **kw):  # type: ignore[no-untyped-def]
+        made.append(cls)
+        return generate(cls, *args, **kw)
+
+    monkeypatch.setattr(RecordReview, "model_json_schema", classmethod(counted))
+    first = tool_schema(RecordReview)
+    first["properties"].clear()  # a caller changing its copy (the schema bounds do) changes no other caller's
+    second = tool_schema(RecordReview)
+    assert made == [RecordReview] and second["properties"] and second == bound_free(RecordReview)
+
+
+def bound_free(record: type) -> dict:  # type: ignore[type-arg]
+    """The schema made afresh, without the cache."""
+    from cosci.records import _tool_schema
+
+    return _tool_schema.__wrapped__(record)  # type: ignore[attr-defined,no-any-return]

@@ -1,4 +1,3 @@
 """The reliability tests run agents on the agent tests' memoised config (see ``tests/agents/conftest.py``)."""
 
 from tests.agents.conftest import add_player, compose_config, config, planned, pytest_configure, run_task  # noqa: F401
-from tests.flows.conftest import mlflow_uri, prefect_server  # noqa: F401

@@ -8,7 +8,6 @@ import asyncio
 import os
 import random
 import sqlite3
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,27 +23,25 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def shared_server() -> Iterator[str]:
-    """One Prefect server for this module's sessions (children inherit ``PREFECT_API_URL``)."""
-    from flows.server import TemporaryServer
-
+def shared_server(prefect_api_url: str) -> Iterator[str]:
+    """The worker's one Prefect server for subprocesses (:func:`tests.conftest.prefect_api_url`) for this
+    module's sessions (children inherit ``PREFECT_API_URL``): no boot of a server of the module's own where another
+    module of the worker started it (about 5 s of CPU, docs/design.md#tests)."""
     saved = os.environ.get("PREFECT_API_URL")
-    with tempfile.TemporaryDirectory(prefix="cosci-prefect-") as home:
-        server = TemporaryServer(Path(home))
-        os.environ["PREFECT_API_URL"] = server.start()
-        try:
-            yield os.environ["PREFECT_API_URL"]
-        finally:
-            server.stop()
-            if saved is None:
-                os.environ.pop("PREFECT_API_URL", None)
-            else:
-                os.environ["PREFECT_API_URL"] = saved
+    os.environ["PREFECT_API_URL"] = prefect_api_url
+    try:
+        yield prefect_api_url
+    finally:
+        if saved is None:
+            os.environ.pop("PREFECT_API_URL", None)
+        else:
+            os.environ["PREFECT_API_URL"] = saved
 
 
 @pytest.mark.parametrize("seed", [3, 11])
 def test_sigkill_at_a_random_moment_then_resume(shared_server: str, tmp_path: Path, seed: int) -> None:
-    assert suite.kill_trial(tmp_path, random.Random(seed)) == []
+    # the fake's latency lets the kill land mid-run; the resumed rest only has to finish (docs/design.md#tests)
+    assert suite.kill_trial(tmp_path, random.Random(seed), resume=("models.fake.latency_seconds=0",)) == []
 
 
 def test_thirty_percent_transient_faults_still_finish(shared_server: str) -> None:

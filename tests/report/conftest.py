@@ -1,26 +1,24 @@
 """A finished fake-model session whose record also holds hostile text, shared by the report tests.
 
-The session runs in-process on the scripted fake (no Prefect). Then, as a model or a web page could, the record
-gets a hypothesis titled with a script tag, a ``javascript:`` citation, a review with raw HTML, a debate whose
-turns carry HTML, a quarantined hypothesis, and an overview paragraph citing the hostile hypothesis by id.
+The session is a copy of the worker's finished one on the scripted fake (``finished_copy``, run in-process without
+Prefect). Then, as a model or a web page could, the record gets a hypothesis titled with a script tag, a
+``javascript:`` citation, a review with raw HTML, a debate whose turns carry HTML, a quarantined hypothesis, and an
+overview paragraph citing the hostile hypothesis by id.
 """
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from cosci.domain import hypothesis_id
-from cosci.llm.fake.provider import FAKE
 from cosci.records import Citation, Evidence, RecordHypothesis, RecordReview
 from cosci.report.render import write_report
 from cosci.store import STORE_FILE, SessionStore
-from tests.conftest import make_config
+from tests.conftest import FinishedCopy
 from tests.contract import CONTRACT
-from tests.test_cli import run_plain
 
 HOSTILE_TITLE = "<script>window.__pwned = 1</script> Metformin & AMPK"
 HOSTILE_NOTE = '<img src="x" onerror="window.__pwned = 2"> reviewer notes'
@@ -85,13 +83,11 @@ def add_hostile_text(store: SessionStore) -> tuple[str, str]:
 
 
 @pytest.fixture(scope="module")
-def session(tmp_path_factory: pytest.TempPathFactory) -> Session:
+def session(tmp_path_factory: pytest.TempPathFactory, finished_copy: FinishedCopy) -> Session:
+    """A finished session on the fake (the worker's copy: :func:`tests.conftest.finished_copy`), with hostile text
+    and its report page."""
     data = tmp_path_factory.mktemp("report") / "data"
-    FAKE.reset()
-    try:
-        sid = asyncio.run(run_plain(make_config(data)))
-    finally:
-        FAKE.reset()
+    sid = finished_copy(data)
     folder = data / "sessions" / sid
     store = SessionStore.open(folder / STORE_FILE, sid)
     try:

@@ -14,6 +14,7 @@ from cosci.llm.fake.provider import FakeBackend
 from cosci.session.runtime import SessionRuntime
 from cosci.stats import SessionStats
 from cosci.supervisor.loop import Supervisor
+from tests.conftest import FinishedCopy
 from tests.report.conftest import HOSTILE_TITLE, Session
 from tests.test_cli import _cli
 
@@ -167,22 +168,15 @@ def test_report_open(session: Session, capsys: pytest.CaptureFixture[str], monke
 
 
 def test_export_md_shows_the_bt_standing_it_is_ordered_by_and_the_researcher_section(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        finished_copy: FinishedCopy, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The Markdown leaderboard is in the BT order and says each BT score and interval beside Elo (as `cosci
     report`'s "Current leaderboard" does), and lists the researcher's rating under the heading the report uses."""
     from cosci.agents.researcher_context import researcher_lines
-    from cosci.llm.fake.provider import FAKE
     from cosci.report.standing import standing
     from cosci.store import STORE_FILE, SessionStore
-    from tests.conftest import make_config
-    from tests.test_cli import run_plain
 
     data = tmp_path / "data"
-    FAKE.reset()
-    try:
-        sid = asyncio.run(run_plain(make_config(data)))
-    finally:
-        FAKE.reset()
+    sid = finished_copy(data)
     store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
     first, second = [e.id for e in standing(store).fitted(2)]
     store.close()

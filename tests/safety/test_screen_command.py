@@ -52,6 +52,7 @@ def test_a_file_of_goals_gives_one_line_per_goal_in_order(capsys: pytest.Capture
     (b'{"text": "no goal key"}\n', 'line 1 is a JSON object without a text "goal"'),
     (b'{"goal": "x"\n', "line 1 starts like JSON but is not JSON"),
     (b"\n\n", "holds no text to screen"),
+    (b"A short goal.\n" + b"virus " * 20_000 + b"\n", "line 2 holds 119,999 characters; a goal holds at most 8,000"),
 ])
 def test_a_bad_file_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path, content: bytes | None,
                                            message: str) -> None:
@@ -60,6 +61,12 @@ def test_a_bad_file_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], t
         path.write_bytes(content)
     code, rows, err = screen(capsys, "--file", str(path))
     assert code == 2 and rows == [] and len(err.strip().splitlines()) == 1 and message in err
+
+
+def test_an_inline_text_longer_than_a_goal_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user report: a 5 MB line ran for minutes with no output (the screen takes about 1 ms a character)."""
+    code, rows, err = screen(capsys, "a" * 5_000_000)
+    assert code == 2 and rows == [] and "line 1 holds 5,000,000 characters" in err and len(err.splitlines()) == 1
 
 
 def test_neither_or_both_a_text_and_a_file_is_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

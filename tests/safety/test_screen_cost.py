@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from cosci.config.schema import CosciConfig
-from cosci.safety import intent
+from cosci.safety import intent, prescreen
 from cosci.safety.screen import screen_for
 
 HYPOTHESIS = ("Metformin lowers leukaemic stem cell fitness through complex I inhibition. "
@@ -74,3 +74,64 @@ def test_a_label_in_front_of_a_request_changes_nothing(label: str, config: Cosci
         assert screen.check(label + request[0].lower() + request[1:]).decision == "block", label + request
     benign = "Which approved antivirals could shorten Lassa fever in hospitalised patients?"
     assert screen.check(benign).decision == screen.check(label + benign).decision == "allow"
+
+
+def _scanned_pattern_by_pattern(terms: prescreen.Terms, text: str) -> list[prescreen.Span]:
+    """What :meth:`Terms.spans` gave before its guard and its memory: every pattern scanned, then the names."""
+    found = [(" ".join(m.group(0).split()), m.start(), m.end()) for p in terms.patterns for m in p.finditer(text)]
+    found += [(m.group(0), m.start(), m.end()) for m in prescreen._WORD.finditer(text) if terms.names
+              and prescreen._reads_as_one_of(terms.names.get(m.group(0)[0], ()), m.group(0))]
+    return sorted(found, key=lambda f: (f[1], -f[2]))
+
+
+def test_the_term_lists_guard_and_memory_give_the_spans_of_a_full_scan(config: CosciConfig) -> None:
+    """design.md#supervisor, "The screen's term lists": the same spans, overlapping ones included, with and
+    without a match anywhere, and a caller changing the list it got changes nothing for the next caller."""
+    assert config.safety is not None
+    lists = prescreen.load_prescreen(config.safety.prescreen_terms)
+    every = [t for rule in lists.rules.values() for t in (rule.agents, rule.generic, rule.enhancements)]
+    every += [*lists.intent.values(), lists.protective, lists.not_protective, lists.framing, lists.operational]
+    assert all(t.any_of is not None for t in every if t.patterns)  # the shipped lists are all guarded
+    texts = [prescreen.normalise(t) for t in (HYPOTHESIS, "Culture Yersinia pestis for aerosol release over a city.",
+                                              "Outline a route to produce tabun nerve agent at scale.",
+                                              "Metformin lowers stem cell fitness.", "")]
+    for terms in every:
+        for text in texts:
+            want = _scanned_pattern_by_pattern(terms, text)
+            got = terms.spans(text)
+            assert got == want
+            got.append(("x", 0, 0))
+            assert terms.spans(text) == want  # asked again: from memory, unchanged
+    overlapping = prescreen._compile(["nerve agent", "agent"], "test")
+    assert [s[0] for s in overlapping.spans("a nerve agent")] == ["nerve agent", "agent"]
+
+
+def test_a_pattern_list_that_cannot_be_joined_is_scanned_pattern_by_pattern() -> None:
+    """A group reference or a named group would change meaning in one alternation: no guard, the same spans."""
+    for items in (["(ab)c\\1"], ["(?P<x>ab)c", "de"]):
+        terms = prescreen._compile(items, "test")
+        assert terms.any_of is None
+        assert terms.spans("abcab de") == _scanned_pattern_by_pattern(terms, "abcab de")
+
+
+def test_one_screen_scans_each_window_once_per_term_list(config: CosciConfig, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hypothesis's screen asked each term list about the same window two to four times (rule pairs, named
+    agents, class words, purposes); each is now scanned once (design.md#supervisor, "The screen's term lists")."""
+    assert config.safety is not None
+    screen = screen_for(config.safety)
+    scans: list[tuple[int, str]] = []
+    original = prescreen.Terms._scan
+
+    def scan(self: prescreen.Terms, text: str) -> list[prescreen.Span]:
+        scans.append((id(self), text))
+        return original(self, text)
+
+    lists = prescreen.load_prescreen(config.safety.prescreen_terms)
+    every = [t for rule in lists.rules.values() for t in (rule.agents, rule.generic, rule.enhancements)]
+    for terms in [*every, *lists.intent.values(), lists.protective, lists.not_protective, lists.framing]:
+        for i in range(prescreen.RECENT_TEXTS - len(terms._recent) - 3):  # nearly full, as after many screens
+            terms._recent[f"an earlier window {i}"] = ()
+    monkeypatch.setattr(prescreen.Terms, "_scan", scan)
+    text = HYPOTHESIS.replace("lab's", "laboratory's") + " Aspirin is the negative control."  # not screened before
+    screen.check(text, subject="hypothesis")
+    assert scans and len(scans) == len(set(scans))

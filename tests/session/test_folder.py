@@ -50,10 +50,13 @@ def test_the_record_is_closed_on_leaving_the_block_also_on_an_error(tmp_path: Pa
 def test_the_lock_is_one_process_per_session(tmp_path: Path) -> None:
     folder = SessionFolder(tmp_path, "s-1")
     assert not folder.is_running() and folder.shown_status("running") == "stopped"
+    assert folder.shown_status("aborting") == "stopped (abort asked)"  # `cosci resume` writes its overview
+    assert folder.shown_status("done") == "done"
     folder.lock()
     try:
         folder.lock()  # holding it already is a no-op
         assert folder.is_running() and folder.shown_status("running") == "running"
+        assert folder.shown_status("aborting") == "aborting"
         other = subprocess.run(
             [sys.executable, "-c", "import sys; from pathlib import Path; from cosci.session.folder import "
              "SessionFolder; f = SessionFolder(Path(sys.argv[1]), 's-1'); print(f.is_running()); f.lock()",

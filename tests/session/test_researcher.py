@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from cosci.config.schema import CosciConfig
-from cosci.domain import BT_INTERVAL_LABEL
+from cosci.domain import BT_INTERVAL_LABEL, Task, TaskResult
 from cosci.llm.fake.provider import FakeBackend
 from cosci.session.runtime import SessionRuntime
 from cosci.store import STORE_FILE, SessionStore
 from cosci.store.project import ProjectStore
 from cosci.supervisor.loop import Supervisor
-from tests.conftest import make_config, run_cli
+from tests.conftest import FinishedCopy, make_config, run_cli
 
 
 async def run_plain(config: CosciConfig, finish: bool = True) -> str:
@@ -42,10 +42,11 @@ def _store(data: Path, sid: str) -> SessionStore:
 
 
 def test_a_preference_moves_the_bradley_terry_order_of_two_close_hypotheses(
+        finished_copy: FinishedCopy,
         config: CosciConfig, fake: FakeBackend, capsys: pytest.CaptureFixture[str]) -> None:
     from cosci.tournament.bt import fit_bt
 
-    data, sid = config.paths.data_dir, asyncio.run(run_plain(config))
+    data, sid = config.paths.data_dir, finished_copy(config.paths.data_dir)
     store = _store(data, sid)
     # the order the agreement is judged against: the judge's verdicts alone (the stored fit may be a cadence fit of
     # fewer verdicts, with the position-bias term), so the closest pair is taken in it
@@ -92,9 +93,10 @@ BAD = [
 ]
 
 
-def test_bad_input_is_one_line_and_writes_nothing(config: CosciConfig, fake: FakeBackend,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    data, sid = config.paths.data_dir, asyncio.run(run_plain(config))
+def test_bad_input_is_one_line_and_writes_nothing(
+        finished_copy: FinishedCopy, config: CosciConfig, fake: FakeBackend,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    data, sid = config.paths.data_dir, finished_copy(config.paths.data_dir)
     store = _store(data, sid)
     h = store.hypotheses.ranked()[0].id
     store.close()
@@ -161,9 +163,9 @@ def test_a_refuted_result_leaves_the_tournament_and_resume_reviews_its_relatives
 
 
 def test_a_second_session_of_a_project_starts_from_the_first(
-        tmp_path: Path, fake: FakeBackend, capsys: pytest.CaptureFixture[str]) -> None:
+        finished_copy: FinishedCopy, tmp_path: Path, fake: FakeBackend, capsys: pytest.CaptureFixture[str]) -> None:
     data = tmp_path / "data"
-    first = asyncio.run(run_plain(make_config(data, "session.project=p1")))
+    first = finished_copy(data, "session.project=lab")  # the project's first session, finished (a copy)
     store = _store(data, first)
     top = [h.id for h in store.hypotheses.ranked()]
     store.close()
@@ -175,19 +177,19 @@ def test_a_second_session_of_a_project_starts_from_the_first(
     assert code == 0, err
     # a done session does not resume: its project's next session reviews the relatives (README, "none queued" before)
     assert out.rstrip().endswith("observation reviews of its relatives: the session is done, so they reach project "
-                                 "p1's next session"), out
+                                 "lab's next session"), out
     fake.calls.clear()
-    second = asyncio.run(run_plain(make_config(data, "session.project=p1", "run.seed=1")))
+    second = asyncio.run(run_plain(make_config(data, "session.project=lab", "run.seed=1")))
     store = _store(data, second)
     entrants = store.researcher.entrants()
     assert {o["origin_session"] for o in entrants.values()} == {first} and len(entrants) == 3
-    project = ProjectStore.open(data, "p1")
+    project = ProjectStore.open(data, "lab")
     best = [h.hypothesis_id for h in project.best(3, exclude_session=second)]  # its standing, no rejected direction
     project.close()
     assert {o["origin_hypothesis"] for o in entrants.values()} == set(best) and set(best) <= set(top[:-1])
     assert all(store.hypotheses.get(h).state != "draft" for h in entrants)  # type: ignore[union-attr]
     gen = [str(c.messages) for c in fake.calls_for("generation") if c.mode != "grounding"]  # no feedback there
-    project = ProjectStore.open(data, "p1")
+    project = ProjectStore.open(data, "lab")
     rejected_title = project.rejected(exclude_session=second)[0].title  # the first session's: what it was shown
     project.close()
     assert gen and all("Rejected directions from earlier sessions" in p and rejected_title in p for p in gen)
@@ -200,28 +202,27 @@ def test_a_second_session_of_a_project_starts_from_the_first(
         "project\n"), err
     code, _, said = _cli(capsys, "--data-dir", str(data), "release", second, top[0], "--why", "a false positive")
     assert code == 2 and said == err, said  # `cosci release` names the project's other session as `cosci rate` does
-    code, out, _ = _cli(capsys, "--data-dir", str(data), "project", "show", "p1")
+    code, out, _ = _cli(capsys, "--data-dir", str(data), "project", "show", "lab")
     assert code == 0 and first in out and second in out and "refuted" in out
     code, out, _ = _cli(capsys, "--data-dir", str(data), "project", "list")
-    assert code == 0 and out.startswith("p1  2 sessions")
+    assert code == 0 and out.startswith("lab  2 sessions")
 
 
 @pytest.mark.slow
-def test_two_sessions_of_one_project_run_at_once(tmp_path: Path) -> None:
+def test_two_sessions_of_one_project_run_at_once(prefect_api_url: str, tmp_path: Path) -> None:
     """Two ``python -m cosci.run`` processes of one project on one data folder, started together: each writes the
-    project store from its own process (the store is locked per write, not per session). They share one Prefect
-    server started here: with a server each on one home, the second waits for the first's to answer before it
-    starts its own (``flows.server.first_start_lock``), and a fake session can end within that wait (issue 46)."""
+    project store from its own process (the store is locked per write, not per session). They share the worker's
+    one Prefect server for subprocesses: with a server each on one home, the second waits for the first's to answer
+    before it starts its own (``flows.server.first_start_lock``), and a fake session can end within that wait
+    (issue 46)."""
     import os
     import subprocess
     import sys
 
-    from flows.server import TemporaryServer
     from tests.conftest import FAST
 
     data, root = tmp_path / "data", Path(__file__).resolve().parents[2]
-    server = TemporaryServer(tmp_path / "prefect")
-    env = {**os.environ, "COSCI_DATA_DIR": str(data), "PYTHONPATH": str(root), "PREFECT_API_URL": server.start()}
+    env = {**os.environ, "COSCI_DATA_DIR": str(data), "PYTHONPATH": str(root), "PREFECT_API_URL": prefect_api_url}
     # `python -m cosci.run` after a start barrier: the heavy imports (LiteLLM, the safety screen: tens of seconds on
     # a loaded machine) come first, so neither session is over before the other begins
     launch = ("import pathlib, runpy, sys, time\n"
@@ -245,7 +246,6 @@ def test_two_sessions_of_one_project_run_at_once(tmp_path: Path) -> None:
             if p.poll() is None:
                 p.kill()
                 p.wait()
-        server.stop()
     text = [log.read_text() for log in logs]
     assert codes == [0, 0], [t[-3000:] for t in text]
     assert not any("database is locked" in t or "not updated" in t for t in text), [t[-3000:] for t in text]
@@ -292,19 +292,35 @@ def test_a_preference_rated_while_the_session_runs_reaches_its_bradley_terry_fit
     """``cosci rate`` on its own SQLite connection while the Supervisor loop plays matches: the
     rating is stored, the session refits with it after its next round, and the stored order at the end follows
     the rating; neither writer hits ``database is locked`` and no match row of the session is lost."""
-    from cosci.tournament.bt import fit_bt
+    from cosci.agents.session_fit import fit_session_on
 
-    config = make_config(tmp_path / "data")
+    # a pool of 6 leaves rounds after the gate below: with the demo's 3 the loop could end on the action that
+    # completed its 4th valid match (CI saw it once)
+    config = make_config(tmp_path / "data", "run.max_hypotheses=6")
     data = config.paths.data_dir
     seen: dict[str, object] = {}
 
     async def session() -> str:
         rt = await SessionRuntime.open(config, models_choice="fake")
-        sup = Supervisor(config, rt.store, rt.budget, rt.execute)
+        rated, gated = asyncio.Event(), [False]
+
+        def ready() -> bool:
+            played = rt.store.matches.all()
+            return (sum(m.verdict_valid for m in played) >= 4
+                    and len({h for m in played if m.verdict_valid for h in (m.hyp_a, m.hyp_b)}) >= 3)
+
+        async def runner(task: Task) -> TaskResult:  # from the first action that sees 4 valid matches among 3
+            gated[0] = gated[0] or ready()  # players, actions wait for the rating: the gate is checked by the
+            if gated[0]:  # action itself, so the loop cannot run on (or end) between a poll and the gate
+                await rated.wait()
+            return await rt.execute(task)
+
+        sup = Supervisor(config, rt.store, rt.budget, runner)
         run = asyncio.create_task(sup.run())
-        while not run.done() and (len(rt.store.matches.bt()) < 3 or rt.store.matches.count(valid_only=True) < 4):
+        while not run.done() and not gated[0]:
             await asyncio.sleep(0.05)
         assert not run.done(), "the session ended before a rating could be made"
+        sup._refit_if_stale()  # the loop's fits run off the loop and may lag its verdicts: the pair is of this fit
         bt = rt.store.matches.bt()
         order = sorted(bt, key=lambda h: -bt[h][0])
         _, upper, lower = min((bt[a][0] - bt[b][0], a, b) for a, b in itertools.pairwise(order))  # closest pair
@@ -314,8 +330,12 @@ def test_a_preference_rated_while_the_session_runs_reaches_its_bradley_terry_fit
             _cli, capsys, "--data-dir", str(data), "rate", rt.session_id, lower, upper, "--prefer", "a",
             "--why", "the mechanism of the other is known to fail in vivo")
         seen.update(code=code, out=out, err=err, running=not run.done(), matches_at_rating=rt.store.matches.count())
+        rated.set()
         reason = await run
-        bt = rt.store.matches.bt()  # the loop has ended; the session still runs (finalisation is ahead)
+        # the loop has ended; the session still runs (finalisation is ahead). The loop's end abandons a running
+        # leaderboard fit (design.md#supervisor): the fit finalisation would store first, so the pair is of players
+        sup._refit_if_stale()
+        bt = rt.store.matches.bt()
         order = sorted(bt, key=lambda h: -bt[h][0])
         _, upper2, lower2 = min((bt[a][0] - bt[b][0], a, b) for a, b in itertools.pairwise(order))
         seen.update(upper2=upper2, lower2=lower2)
@@ -345,28 +365,39 @@ def test_a_preference_rated_while_the_session_runs_reaches_its_bradley_terry_fit
         assert not store.db.query("SELECT id FROM tasks WHERE last_error LIKE '%locked%'")
         after = store.matches.bt()
         assert after[lower2][0] > after[upper2][0]  # rated after the last round: refitted at finalisation
-        # the same verdicts without the researcher's preference: the rating is what moved each pair
-        ids = sorted(after)
-        judged = fit_bt(ids, store.matches.verdicts(), config.ranking.bt_prior_sd, first=store.matches.first_shown())
-        gap = {h: s for h, s in zip(judged.ids, judged.theta, strict=True)}
+        # the same fit without a preference: each rating is what moved its pair (the other rating stays in, so a
+        # pair the two ratings share cannot mask the move)
+        ids, weight = sorted(after), config.ranking.researcher_weight
+        judged, first = store.matches.verdicts(), store.matches.first_shown()
+        rated = store.researcher.verdicts(weight)
+
+        def gap_without(pair: tuple[str, str]) -> dict[str, float]:
+            kept = [v for v in rated if {v[0], v[1]} != set(pair)]
+            fit = fit_session_on(ids, [*judged, *kept], [*first, *([None] * len(kept))], config.ranking.bt_prior_sd)
+            return {h: float(s) for h, s in zip(fit.ids, fit.theta, strict=True)}
+
+        gap = gap_without((upper2, lower2))
         assert after[lower2][0] - after[upper2][0] > gap[lower2] - gap[upper2]
         gone = [h for h in (lower, upper) if h not in after]
         # the pair rated mid-session: a parent its evolved child beats is retired and leaves the fit (timing decides
-        # whether that happens to the rated pair); otherwise the stored fit follows the rating
+        # whether that happens to the rated pair); otherwise the stored fit follows the rating unless the later
+        # rating was of the same pair (the current preference of a pair is its last)
         assert all(store.hypotheses.get(h).state == "retired" for h in gone), gone  # type: ignore[union-attr]
-        if not gone:
+        if not gone and {lower, upper} != {lower2, upper2}:
+            gap = gap_without((lower, upper))
             assert after[lower][0] > after[upper][0]  # the session's own stored fit, in the rated direction
             assert after[lower][0] - after[upper][0] > gap[lower] - gap[upper]
     finally:
         store.close()
 
 
-def test_a_text_measure_is_screened_with_the_notes(config: CosciConfig, fake: FakeBackend,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_text_measure_is_screened_with_the_notes(
+        finished_copy: FinishedCopy, config: CosciConfig, fake: FakeBackend,
+        capsys: pytest.CaptureFixture[str]) -> None:
     from cosci.session import researcher
     from cosci.session.folder import SessionFolder
 
-    data, sid = config.paths.data_dir, asyncio.run(run_plain(config))
+    data, sid = config.paths.data_dir, finished_copy(config.paths.data_dir)
     store = _store(data, sid)
     h = store.hypotheses.ranked()[0].id
     store.close()
@@ -379,11 +410,11 @@ def test_a_text_measure_is_screened_with_the_notes(config: CosciConfig, fake: Fa
     store.close()
 
 
-def test_a_rating_names_the_project_as_a_result_does(tmp_path: Path, fake: FakeBackend,
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_rating_names_the_project_as_a_result_does(
+        finished_copy: FinishedCopy, tmp_path: Path, fake: FakeBackend, capsys: pytest.CaptureFixture[str]) -> None:
     config = make_config(tmp_path / "data", "session.project=lab")
     data = config.paths.data_dir
-    sid = asyncio.run(run_plain(config))
+    sid = finished_copy(data, "session.project=lab")
     store = _store(data, sid)
     a, b = [h.id for h in store.hypotheses.ranked()[:2]]
     store.close()
@@ -418,10 +449,11 @@ def test_a_rating_names_the_project_as_a_result_does(tmp_path: Path, fake: FakeB
 
 
 def test_a_result_after_the_session_ended_reaches_the_reports_leaderboard_as_status_shows_it(
+        finished_copy: FinishedCopy,
         config: CosciConfig, fake: FakeBackend, capsys: pytest.CaptureFixture[str]) -> None:
     """A done session; the BT leader then refuted by a lab result: `cosci report` ranks as `cosci status` does,
     the refuted one out of the ranking, and says the overview was written before that input (fresh-user trial)."""
-    data, sid = config.paths.data_dir, asyncio.run(run_plain(config))
+    data, sid = config.paths.data_dir, finished_copy(config.paths.data_dir)
     store = _store(data, sid)
     assert store.sessions.status() == "done" and store.sessions.get().final_overview
     leader = max(store.matches.bt().items(), key=lambda kv: kv[1][0])[0]
@@ -477,11 +509,12 @@ def _standings(capsys: pytest.CaptureFixture[str], data: Path, sid: str) -> tupl
 
 
 def test_a_rating_after_the_overview_is_in_the_reports_standing_and_named_above_the_overview(
+        finished_copy: FinishedCopy,
         config: CosciConfig, fake: FakeBackend, capsys: pytest.CaptureFixture[str]) -> None:
     """A done session: status and report rank alike and no note says the overview is older than anything; then a
     preference on the closest pair of the BT top 5, against the fit: both show the new order, and the report (text,
     page, `cosci export --format md`) says the overview was written before that rating."""
-    data, sid = config.paths.data_dir, asyncio.run(run_plain(config))
+    data, sid = config.paths.data_dir, finished_copy(config.paths.data_dir)
     order, report, ranked, page, shown = _standings(capsys, data, sid)
     assert len(order) >= 3 and ranked[:len(order)] == order and shown == ranked
     assert "Note: this overview was written" not in report and 'id="overview-note"' not in page
@@ -506,14 +539,14 @@ def test_a_rating_after_the_overview_is_in_the_reports_standing_and_named_above_
 
 
 def test_a_supported_result_takes_a_hypothesis_out_of_the_projects_demoted_directions(
-        tmp_path: Path, fake: FakeBackend, capsys: pytest.CaptureFixture[str]) -> None:
+        finished_copy: FinishedCopy, tmp_path: Path, fake: FakeBackend, capsys: pytest.CaptureFixture[str]) -> None:
     """A latest review ``already_explained`` makes a demoted direction (not a rejected one: the hypothesis is not in
     the rejected state); a lab's ``supported`` result outranks it."""
     from cosci.records import RecordReview
 
     config = make_config(tmp_path / "data", "session.project=lab")
     data = config.paths.data_dir
-    sid = asyncio.run(run_plain(config))
+    sid = finished_copy(data, "session.project=lab")
     store = _store(data, sid)
     hid = store.hypotheses.ranked()[0].id
     store.hypotheses.add_review(hid, RecordReview(verdict="already_explained", evidence=[], notes="published"),
@@ -533,13 +566,14 @@ def test_a_supported_result_takes_a_hypothesis_out_of_the_projects_demoted_direc
 
 
 def test_rate_and_result_after_the_session_ended_rewrite_its_report_page(
+        finished_copy: FinishedCopy,
         config: CosciConfig, fake: FakeBackend, capsys: pytest.CaptureFixture[str]) -> None:
     """A done session's ``final/report.html`` is rewritten by `cosci rate` and by `cosci result` (with `cosci report
     --html`'s code), so the page shows the standing they moved with no other command; a session without a page
     gets none (design.md#report)."""
     from cosci.report.standing import standing
 
-    data, sid = config.paths.data_dir, asyncio.run(run_plain(config))
+    data, sid = config.paths.data_dir, finished_copy(config.paths.data_dir)
     page = data / "sessions" / sid / "final" / "report.html"
 
     def board() -> tuple[str, list[str]]:

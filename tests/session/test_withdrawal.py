@@ -18,7 +18,7 @@ from cosci.llm.fake.provider import FakeBackend
 from cosci.records import RecordReview
 from cosci.store import STORE_FILE, SessionStore
 from cosci.store.project import ProjectStore, project_path
-from tests.conftest import make_config, run_cli
+from tests.conftest import FinishedCopy, make_config, run_cli
 from tests.session.test_researcher import run_plain
 
 
@@ -88,9 +88,9 @@ def test_a_quarantined_hypothesis_takes_no_input_until_released_and_is_never_a_d
 
 
 def test_a_repeated_rating_weighs_as_one_and_a_withdrawn_one_gives_the_earlier_back(
-        tmp_path: Path, fake: FakeBackend, capsys: pytest.CaptureFixture[str]) -> None:
+        finished_copy: FinishedCopy, tmp_path: Path, fake: FakeBackend, capsys: pytest.CaptureFixture[str]) -> None:
     config = make_config(tmp_path / "data")
-    data, sid = config.paths.data_dir, asyncio.run(run_plain(config))
+    data, sid = config.paths.data_dir, finished_copy(config.paths.data_dir)
     store = _store(data, sid)
     a, b = [h.id for h in store.hypotheses.ranked()[:2]]
     weight = config.ranking.researcher_weight
@@ -144,9 +144,9 @@ def _state(data: Path, sid: str, hid: str) -> str:
 
 
 def test_a_withdrawn_result_restores_the_state_it_changed(
-        tmp_path: Path, fake: FakeBackend, capsys: pytest.CaptureFixture[str]) -> None:
+        finished_copy: FinishedCopy, tmp_path: Path, fake: FakeBackend, capsys: pytest.CaptureFixture[str]) -> None:
     config = make_config(tmp_path / "data")
-    data, sid = config.paths.data_dir, asyncio.run(run_plain(config))
+    data, sid = config.paths.data_dir, finished_copy(config.paths.data_dir)
     store = _store(data, sid)
     h = store.hypotheses.ranked()[0].id
     store.close()
@@ -194,12 +194,12 @@ def test_a_withdrawn_result_restores_the_state_it_changed(
 
 
 def test_rejected_means_the_rejected_state_in_status_and_project(
-        tmp_path: Path, fake: FakeBackend, capsys: pytest.CaptureFixture[str]) -> None:
+        finished_copy: FinishedCopy, tmp_path: Path, fake: FakeBackend, capsys: pytest.CaptureFixture[str]) -> None:
     """A hypothesis whose latest review is already_explained stays in the tournament (it may be in the BT top 5):
     it is a demoted direction, never a rejected one; the project's rejected directions are what `cosci status`
     counts as rejected."""
     config = make_config(tmp_path / "data", "session.project=lab")
-    data, sid = config.paths.data_dir, asyncio.run(run_plain(config))
+    data, sid = config.paths.data_dir, finished_copy(config.paths.data_dir, "session.project=lab")
     store = _store(data, sid)
     ranked = [h.id for h in store.hypotheses.ranked()]
     top, refuted = ranked[0], ranked[-1]

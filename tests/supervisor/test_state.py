@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from cosci.domain import Task, TaskResult
 from cosci.llm.errors import BudgetBusy
 from cosci.session.runtime import SessionRuntime
@@ -158,3 +160,22 @@ def test_progress_steps_keep_counting_after_a_resume(runtime: SessionRuntime) ->
     sup = Supervisor(runtime.config, store, runtime.budget, lambda t: None, [Seen()])  # type: ignore[arg-type, return-value, list-item]
     sup.notify()
     assert steps == [7]
+
+
+@pytest.mark.parametrize("fitted", [
+    pytest.param(False, marks=pytest.mark.overrides("termination.stability_rule=either")),
+    pytest.param(False, marks=pytest.mark.overrides("termination.stability_rule=elo")),
+    pytest.param(True, marks=pytest.mark.overrides("termination.stability_rule=bt"))])
+def test_no_bt_fit_starts_once_the_elo_rule_stops_the_session(runtime: SessionRuntime, fitted: bool,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """An Elo snapshot that makes the Elo rule stop the session (``termination.stability_rule`` elo or either) starts
+    no leaderboard fit: the stop comes at the next check, and finalisation refits on every verdict. Under the bt rule
+    the fit is what decides."""
+    sup = Supervisor(runtime.config, runtime.store, runtime.budget, lambda t: None)  # type: ignore[arg-type, return-value]
+    started: list[tuple[int, int]] = []
+    monkeypatch.setattr(sup.fits, "snapshot", lambda pool, matches: started.append((pool, matches)))
+    monkeypatch.setattr(sup.tracker, "is_stable", lambda: True)
+    monkeypatch.setattr(sup.pool, "valid_matches", runtime.config.termination.snapshot_every_matches)
+    sup._snapshot()
+    assert bool(started) is fitted
+    assert sup.should_stop() == (None if fitted else StopReason.ELO_STABLE)

@@ -153,22 +153,31 @@ def test_the_calibrated_fit_depends_on_the_verdicts_not_their_order() -> None:
 
 def test_the_eb_is_interval_is_widened_by_the_fitted_family() -> None:
     """The empirical widening (bench/README.md, ``--coverage --choose``): ``exp(a + b·x + c·y + d·x·y +
-    (e + g·x)·|β|·e^(−y/2))`` per hypothesis, x = log τ̂, y = log(n_i/10) with n_i clipped to [2, 60]."""
-    a, b, c, d, e, g = bt.CI_FAMILY
+    (e + g·x)·|β|·e^(−y/2) + (h + i·y + j·x)·ρ)`` per hypothesis, x = log τ̂, y = log(n_i/10) with n_i clipped to
+    [2, 60], ρ the judge's repeat share (design.md#judge-memory)."""
+    a, b, c, d, e, g, h, i, j = bt.CI_FAMILY
     counts = np.asarray([1.0, 10.0, 30.0, 100.0])
-    got = ci_inflation(0.5, counts, 0.4)
+    got = ci_inflation(0.5, counts, 0.4, 0.75)
     y = np.log(np.asarray([2.0, 10.0, 30.0, 60.0]) / 10.0)
     x = math.log(0.5)
-    assert got == pytest.approx(np.exp(a + b * x + c * y + d * x * y + (e + g * x) * 0.4 * np.exp(-0.5 * y)))
+    assert got == pytest.approx(np.exp(a + b * x + c * y + d * x * y + (e + g * x) * 0.4 * np.exp(-0.5 * y)
+                                       + (h + i * y + j * x) * 0.75))
     assert ci_inflation(1.0, np.asarray([10.0])) == pytest.approx([math.exp(a)])
+    # a judge that repeats itself: narrower with 5 verdicts and a small τ̂ (τ̂ inflated by repeats), wider with 30
+    # and a large one; an independent judge (ρ = 0) is not widened
+    few = ci_inflation(0.6, np.asarray([5.0]), 0.0, 0.75) / ci_inflation(0.6, np.asarray([5.0]))
+    many = ci_inflation(2.0, np.asarray([30.0]), 0.0, 0.75) / ci_inflation(2.0, np.asarray([30.0]))
+    assert few[0] < 1.0 < many[0]
+    assert bt.inflation_family(bt.CI_FAMILY[:6], 0.5, counts, 0.4, 0.75) == pytest.approx(
+        np.exp(a + b * x + c * y + d * x * y + (e + g * x) * 0.4 * np.exp(-0.5 * y)))  # six: no repeat term
     ids, _, verdicts, _ = davidson(12, 150, nu=0.3, bias=0.3, seed=9)
     fit = fit_bt(ids, verdicts, first=[v[0] for v in verdicts])
     proj = np.eye(12) - 1.0 / 12
     raw = np.sqrt(np.diag(proj @ fit.cov @ proj))
     d = bt_model._data(ids, verdicts, None, [v[0] for v in verdicts])
     reruns = np.sqrt(design_effect(12, d.a, d.b, order_groups(d.a, d.b, d.o, d.g), fit.rerun.repeat_used))
-    assert fit.sd == pytest.approx(raw * ci_inflation(fit.prior_sd, bt.verdict_counts(ids, verdicts),
-                                                      fit.position_bias) * reruns)  # design.md#judge-memory
+    widening = ci_inflation(fit.prior_sd, bt.verdict_counts(ids, verdicts), fit.position_bias, fit.rerun.repeat_used)
+    assert fit.sd == pytest.approx(raw * widening * reruns)  # design.md#judge-memory
     mix = fit_bt(ids, verdicts, method="eb_mix")  # the Laplace mixture is not widened
     assert mix.sd == pytest.approx(np.sqrt(np.diag(proj @ mix.cov @ proj)))
 

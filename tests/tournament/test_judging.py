@@ -32,6 +32,45 @@ def test_order_is_a_coin_from_the_rng_not_the_ids() -> None:
                                                                                           random.Random("t:1"))
 
 
+def test_a_rematch_is_shown_in_the_order_judged_fewer_times() -> None:
+    """A judge that repeats itself (design.md#judge-memory): asked the same prompt again it returns its earlier
+    verdict; only a prompt in the other order is answered afresh. Scripted here: its verdicts per order are fixed
+    in advance (the first-shown wins in one order, loses in the other, so a repeated order is visible), and the
+    rematches of one pair must reach both orders: an order judged more often is never asked again before the other
+    catches up (once both are even, the coin)."""
+    players = [P("H-a", matches_played=6), P("H-b", matches_played=6)]
+    script = {("H-a", "H-b"): "H-a", ("H-b", "H-a"): "H-b"}  # the first-shown wins: a repeat shows as one winner
+    cfg = replace(TOURNAMENT, dual=replace(TOURNAMENT.dual, policy="off", sample=0.0))
+    asked: list[tuple[str, str]] = []
+    answers: dict[tuple[str, str], str] = {}
+
+    def judge(first: str, second: str) -> str:
+        asked.append((first, second))
+        if (first, second) not in answers:  # fresh only the first time this order is asked
+            answers[(first, second)] = script[(first, second)]
+        return answers[(first, second)]
+
+    for seed in range(40):
+        asked.clear()
+        answers.clear()
+        shown: dict[tuple[str, str], int] = {}
+        verdicts = []
+        for step in range(4):
+            plan = plan_match(players, random.Random(f"{seed}:{step}"), lambda a, b: 0.0, cfg, None, shown=shown)
+            assert plan is not None and not plan.dual
+            verdicts.append(judge(plan.first, plan.second))
+            shown[(plan.first, plan.second)] = shown.get((plan.first, plan.second), 0) + 1
+        assert asked[1] == asked[0][::-1] and asked[3] == asked[2][::-1]  # the other order after an unbalanced one
+        assert abs(shown.get(("H-a", "H-b"), 0) - shown.get(("H-b", "H-a"), 0)) == 0
+        assert set(verdicts[:2]) == {"H-a", "H-b"}  # two fresh verdicts, not one verdict twice
+    unbalanced = {("H-a", "H-b"): 2, ("H-b", "H-a"): 1}
+    assert presentation_order("H-a", "H-b", random.Random(0), unbalanced) == ("H-b", "H-a")
+    assert presentation_order("H-b", "H-a", random.Random(1), unbalanced) == ("H-b", "H-a")
+    even = {("H-a", "H-b"): 1, ("H-b", "H-a"): 1}  # balanced: the coin, the same draw as without counts
+    assert [presentation_order("H-a", "H-b", random.Random(i), even) for i in range(20)] == [
+        presentation_order("H-a", "H-b", random.Random(i)) for i in range(20)]
+
+
 @pytest.mark.parametrize(("policy", "mode", "gap", "want"), [
     ("all", "pairwise", 500.0, True), ("off", "debate", 0.0, False), ("close", "debate", 400.0, True),
     ("close", "pairwise", 20.0, True), ("close", "pairwise", -49.0, True), ("close", "pairwise", 80.0, False)])

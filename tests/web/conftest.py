@@ -1,8 +1,9 @@
 """Sessions of the scripted fake for the web UI's tests: one finished (with the hostile text of the report tests:
 a script tag in a title, an ``onerror`` handler in a review, HTML in a debate), one stopped before any task.
 
-The sessions run in-process without Prefect (:func:`tests.test_cli.run_plain`); a session started from the form
-in these tests runs the same way (the launcher's ``run`` is replaced); the browser test starts the real thing.
+The finished one is a copy of the worker's (``finished_copy`` of ``tests/conftest.py``, run in-process without
+Prefect); a session started from the form in these tests runs in-process too (:func:`tests.test_cli.run_plain`:
+the launcher's ``run`` is replaced); the browser test starts the real thing.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from fastapi.testclient import TestClient
 
 from cosci.llm.fake.provider import FAKE
 from cosci.store import STORE_FILE, SessionStore
-from tests.conftest import make_config
+from tests.conftest import FinishedCopy, make_config
 from tests.report.conftest import add_hostile_text
 from tests.test_cli import open_only, run_plain
 
@@ -47,11 +48,11 @@ class Sessions:
 
 
 @pytest.fixture(scope="module")
-def sessions(tmp_path_factory: pytest.TempPathFactory) -> Sessions:
+def sessions(tmp_path_factory: pytest.TempPathFactory, finished_copy: FinishedCopy) -> Sessions:
     data = tmp_path_factory.mktemp("web") / "data"
+    done = finished_copy(data, f"session.project={PROJECT}")  # the worker's copy (tests/conftest.py)
     FAKE.reset()
     try:
-        done = asyncio.run(run_plain(make_config(data, f"session.project={PROJECT}")))
         stopped = asyncio.run(open_only(make_config(data)))
     finally:
         FAKE.reset()

@@ -76,6 +76,10 @@ class RankingCfg(_Strict):
     pair_draw: Literal["softmax", "thompson"] = Field(
         description="How the uncertainty pairing draws the pair: softmax (of temperature over the pair scores) or "
         "thompson (the best pair of the scores at one draw from the fit's posterior; design.md#tournament).")
+    boundary_power: float = Field(ge=0, description="Power of the gap variance in the uncertainty pairing's boundary "
+                                  "weight phi(z) / v^power (design.md#tournament).")
+    rematch_information: bool = Field(description="The uncertainty pairing scales a pair's score by the information "
+                                      "its next verdict adds at the judge's repeat share (design.md#judge-memory).")
     distance_bonus: float = Field(ge=0,
                                   description="Weight of idea distance (1 - cosine) as a tie-break "
                                   "(design.md#tournament).")

@@ -31,6 +31,11 @@ class ScreenCfg(_Strict):
                                                     "lower harm score from which a term hit of that category acts "
                                                     "in a text stating no protective purpose (a category absent: "
                                                     "hit_score).")
+    # default {}: what a session frozen before this threshold existed resumes with (conf/safety/default.yaml sets it)
+    unprotected_agent_scores: dict[str, Unit] = Field(default_factory=dict, description="Per hazard category, a "
+                                                      "lower harm score from which a named agent of that category "
+                                                      "acts without a term hit in a text stating no protective "
+                                                      "purpose (a category absent: agent_score).")
     # default 0: what a session frozen before the support check existed resumes with (conf/config.yaml sets it)
     alone_support: Unit = Field(default=0.0, description="A text naming no agent acts only where the share of "
                                 "harmful requests among its 10 nearest training rows reaches this (0-1; 0: the "
@@ -69,9 +74,9 @@ class SafetyCfg(_Strict):
 
     @model_validator(mode="after")
     def _refuse_in_categories(self) -> SafetyCfg:
-        named = [*self.refuse_categories, *self.screen.unprotected_hit_scores]
+        named = [*self.refuse_categories, *self.screen.unprotected_hit_scores, *self.screen.unprotected_agent_scores]
         unknown = [c for c in named if c not in self.categories]
         if unknown:
-            raise ValueError(f"safety.refuse_categories / safety.screen.unprotected_hit_scores: '{unknown[0]}' is not "
+            raise ValueError(f"safety.refuse_categories / safety.screen.unprotected_*_scores: '{unknown[0]}' is not "
                              "in safety.categories")
         return self

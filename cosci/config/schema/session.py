@@ -28,6 +28,11 @@ class SessionCfg(_Strict):
     )
     preferences: list[str] = Field(description="What the scientist values in a hypothesis (fed to goal parsing; "
                                    "design.md#supervisor).")
+    preset_goal: str | None = Field(
+        default=None, description="An experiment's own goal, which its preferences were written for; a session given "
+        "another goal drops preferences still equal to preset_preferences (design.md#experiments).")
+    preset_preferences: list[str] | None = Field(
+        default=None, description="The experiment's preferences, as it set them (compared with preferences).")
     resume: str | None = Field(description="Session id to continue instead of starting a new session.")
     corpus_path: str | None = Field(description="Local corpus for local_corpus_search: a JSONL/Parquet file, a "
                                     "document (PDF, Markdown, HTML, text) or a folder of them "

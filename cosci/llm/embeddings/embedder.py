@@ -134,6 +134,14 @@ class Embedder:
         assert self.hosted is not None  # choose() only picks a hosted model with a gateway
         return l2_normalise(await self.hosted.embed(self.model, texts, action=action, task_id=task_id))
 
+    def warm(self) -> None:
+        """Load what the chosen model's first :meth:`embed` would (the hash model's vectorizers: scikit-learn's
+        import, about a second of CPU here; the other models load in :meth:`choose` or need nothing). Blocking: a
+        session calls it in a thread while its goal is screened and parsed, so the first hypotheses do not each
+        wait for the import after their calls (design.md#supervisor, "The session's start")."""
+        if self.model == HASH_MODEL:
+            _vectorizers()
+
     @staticmethod
     async def _static_loads() -> bool:
         try:

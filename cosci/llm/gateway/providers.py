@@ -13,6 +13,7 @@ prices; OpenRouter and other models LiteLLM's map does not price at their cited 
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import litellm
@@ -50,6 +51,23 @@ def check_models(config: CosciConfig, *, keys: bool = True) -> None:
         env = litellm.validate_environment(model=entry.model)
         if not env.get("keys_in_environment") and env.get("missing_keys"):
             raise MissingApiKey(" or ".join(env["missing_keys"]), entry.model)
+
+
+def warm_first_call() -> None:
+    """Import what LiteLLM's first completion imports lazily, whatever the provider: its managed-file helpers
+    (``update_messages_with_model_file_ids`` imports ``litellm.proxy.openai_files_endpoints.common_utils``, with
+    the proxy's types) and its default tokenizer (``litellm.main.encoding``, tiktoken's cl100k, which every provider
+    handler is given) and its provider config map (``ProviderConfigManager``, built on the first call's
+    parameters). About 0.2-0.3 s of CPU on the first call otherwise (design.md#startup). A module LiteLLM no
+    longer has is skipped: the first call then loads whatever it loads."""
+    import importlib
+
+    with contextlib.suppress(ImportError):
+        importlib.import_module("litellm.proxy.openai_files_endpoints.common_utils")
+    with contextlib.suppress(ImportError, AttributeError):
+        importlib.import_module("litellm.main").encoding  # noqa: B018 - the attribute's lookup loads it
+    with contextlib.suppress(Exception):  # its provider config map, built (and its modules imported) on first use
+        litellm.utils.ProviderConfigManager.get_provider_chat_config(model="", provider=litellm.LlmProviders.ANTHROPIC)
 
 
 def priced_by_litellm(model: str) -> bool:

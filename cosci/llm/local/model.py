@@ -21,6 +21,8 @@ design.md#local) with the bounds of :mod:`.schema_bounds` and re-serialised as s
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import functools
 import gc
 import hashlib
 import json
@@ -28,6 +30,7 @@ import os
 import resource
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ClassVar
 
 from litellm import CustomLLM
@@ -38,9 +41,16 @@ from cosci.llm.local.threads import ThreadRule
 from cosci.llm.local.weights import GGUF_NAME, gguf_path, weights_path
 from cosci.llm.responses import make_response, plain_messages
 
-# llama.cpp's OpenMP threads spin-wait by default: on 2 shared cores that made a 1000-token prompt take
-# 60-130 s instead of ~30 s under load (measured here). Passive waiting must be set before the library loads.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+SPIN_COUNT = "10000"
+"""``GOMP_SPINCOUNT`` for llama.cpp's OpenMP threads (spins, about 0.3 ms here, before a waiting thread sleeps):
+set, unless the environment sets it or ``OMP_WAIT_POLICY``, before the library loads (design.md#local-threads).
+llama.cpp's threads meet at an OpenMP barrier after each operation of the graph (hundreds per token). Passive
+waiting put a thread to sleep at every one: generation ran at 28 tokens/s instead of 85 on a quiet 2-core machine.
+libgomp's default spin (300,000) made a 1,000-token prompt take 60-130 s on two busy cores before the thread rule
+(:mod:`.threads`) gave a busy machine one thread. A bounded spin covers the gaps inside a token and sleeps
+between calls."""
+if "OMP_WAIT_POLICY" not in os.environ:
+    os.environ.setdefault("GOMP_SPINCOUNT", SPIN_COUNT)
 
 M_MMAP_THRESHOLD, M_ARENA_MAX = -3, -8
 """glibc ``mallopt`` parameters (malloc.h)."""
@@ -119,6 +129,8 @@ class LocalModelProvider(CustomLLM):
 
     _instance: ClassVar[LocalModelProvider | None] = None
     _lock: ClassVar[threading.Lock] = threading.Lock()
+    _caller: ClassVar[ThreadPoolExecutor | None] = None
+    _caller_lock: ClassVar[threading.Lock] = threading.Lock()
 
     def __init__(self) -> None:
         super().__init__()
@@ -223,15 +235,29 @@ class LocalModelProvider(CustomLLM):
             with open(self.cfg.call_log, "a", encoding="utf-8") as fh:
                 fh.write(json.dumps(entry) + "\n")
 
+    @classmethod
+    def caller(cls) -> ThreadPoolExecutor:
+        """The one thread every model call runs in, made at the first call (design.md#local-threads). libgomp keeps
+        a pool of worker threads for each thread that calls into llama.cpp; once a session's calls had come from
+        three of asyncio's worker threads, the process held more OpenMP threads than cores, libgomp cut its spin to
+        its throttled count, and two-thread generation fell from 85 to 29 tokens/s (bench/README.md, "The seventh
+        stop"). The model takes one call at a time anyway (:attr:`_lock`)."""
+        with cls._caller_lock:  # not _lock: a running call holds that one, and the event loop must not wait on it
+            if cls._caller is None:
+                cls._caller = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cosci-local-model")
+            return cls._caller
+
     async def acompletion(self, model: str, messages: list, api_base: str, custom_prompt_dict: dict,  # type: ignore[override]
                           model_response: Any, print_verbose: Any, encoding: Any, api_key: Any,
                           logging_obj: Any, optional_params: dict, *args: Any, **kwargs: Any) -> Any:
-        return await asyncio.to_thread(self._complete, model, messages, optional_params)
+        call = functools.partial(contextvars.copy_context().run, self._complete, model, messages, optional_params)
+        return await asyncio.get_running_loop().run_in_executor(self.caller(), call)
 
     def completion(self, model: str, messages: list, api_base: str, custom_prompt_dict: dict,  # type: ignore[override]
                    model_response: Any, print_verbose: Any, encoding: Any, api_key: Any,
                    logging_obj: Any, optional_params: dict, *args: Any, **kwargs: Any) -> Any:
-        return self._complete(model, messages, optional_params)
+        call = functools.partial(contextvars.copy_context().run, self._complete, model, messages, optional_params)
+        return self.caller().submit(call).result()
 
     # --- generation --------------------------------------------------------------------------------------
     def _complete(self, model: str, messages: list[dict[str, Any]], params: dict[str, Any]) -> Any:

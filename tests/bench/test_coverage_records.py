@@ -1,0 +1,31 @@
+"""Coverage records (bench/ranking_calibration.py): the shipped interval's coverage read from a record equals the
+coverage bench's own count on the same trial, so a widening can be chosen and scored without refitting."""
+
+import pickle
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bench import ranking_calibration as rc
+from bench.ranking_coverage import REGIMES, coverage_trial
+from cosci.tournament import bt
+
+
+@pytest.mark.parametrize("model", ["memory", "independent"])
+def test_a_record_counts_the_same_hits_as_the_coverage_bench(model: str, tmp_path: Path) -> None:
+    spread, per_h, bias = 1.0, 5, 0.6  # few verdicts: where the repeat-share term moves the interval most
+    rec = rc.record_trial((spread, per_h, bias, 4, model))
+    hits, total, _, _ = coverage_trial((spread, per_h, bias, 4, ("eb_is+order",), 0, None, 4, model))["eb_is+order"]
+    records = [[rec] if r == REGIMES.index((spread, per_h, bias)) else [] for r in range(len(REGIMES))]
+    path = tmp_path / "r.pkl"
+    path.write_bytes(pickle.dumps({"model": model, "first": 4, "trials": 1, "records": records}))
+    loaded = rc.load_records([str(path)])
+    data = rc.Stacked([loaded[model][0]])
+    cell = REGIMES.index((spread, per_h, bias))
+    assert data.coverage(bt.CI_FAMILY)[cell] == pytest.approx(hits / total)
+    z, counts, tau, beta, deff, rho = rec
+    by_hand = z <= bt.Z95 * bt.ci_inflation(tau, counts, beta, rho) * np.sqrt(deff)
+    assert data.coverage(bt.CI_FAMILY)[cell] == pytest.approx(by_hand.mean())
+    with pytest.raises(ValueError, match="already pooled"):
+        rc.load_records([str(path), str(path)])  # a trial is counted once
