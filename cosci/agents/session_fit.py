@@ -8,6 +8,7 @@ and ``cosci rate`` after it.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Sequence
 
 import numpy as np
@@ -57,9 +58,10 @@ def refit_bt(store: SessionStore, weight: int, prior_sd: float) -> BTFit:
     finalisation (:func:`refit_if_stale`). The same fit as the session's last :meth:`RankingAgent.refit` for the
     same players and verdicts (:func:`fit_session`), kept in the user cache by its inputs' hash
     (:mod:`cosci.tournament.fit_cache`): commands on a stopped session refit the same inputs again and again."""
+    read_at = time.time()  # before the read: a verdict recorded during it counts as newer than the fit
     verdicts, first = session_verdicts(store, weight)
     fit = cached_fit(fit_bt, sorted(store.hypotheses.player_ids()), verdicts, prior_sd, first=first, method="eb_is")
-    store.matches.save_bt(fit.table(), fit.verdicts)
+    store.matches.save_bt(fit.table(), fit.verdicts, read_at)
     return fit
 
 
@@ -99,10 +101,12 @@ def refit_stride(r: RankingCfg, k: int, players: int, method: Method, last: BTFi
     return max(stride, math.ceil(r.bt_leaderboard_growth * fitted_on))
 
 
-def save_fit(store: SessionStore, fit: BTFit, k: int) -> None:
+def save_fit(store: SessionStore, fit: BTFit, k: int, read_at: float) -> None:
     """Store ``fit`` as the session's leaderboard fit (``bt_ratings``) and log ``bt_refit`` (its verdicts, top
-    ``k`` and whether that top is CI-separated)."""
-    store.matches.save_bt(fit.table(), fit.verdicts)
+    ``k`` and whether that top is CI-separated). ``read_at``: when its verdicts were read (Unix seconds, taken
+    before the read), what :func:`refit_if_stale` compares later verdicts with (a fit may be stored a job's length
+    after its snapshot: design.md#supervisor)."""
+    store.matches.save_bt(fit.table(), fit.verdicts, read_at)
     _logged(store, fit, k)
 
 
