@@ -38,10 +38,12 @@ inflected word after its glossed stem ("తయారు చేయ|ాలి" -> 
 patterns' word boundary after "make " found none; dropped, the rest is a word of its own."""
 _ARABIC_MARKS = re.compile("[\u0640\u064b-\u065f\u0670]")
 _ARABIC_LETTERS = str.maketrans({"\u0623": "\u0627", "\u0625": "\u0627", "\u0622": "\u0627", "\u0671": "\u0627",
-                                 "\u200c": " "})
+                                 "\u200c": " ", **{chr(0x0660 + i): str(i) for i in range(10)},
+                                 **{chr(0x06f0 + i): str(i) for i in range(10)}})
 _ARTICLE_AFTER_LI = re.compile("(?<![\u0600-\u06ff])\u0644\u0644")
 """"لل" opening a word: the preposition li- on the article al-, whose alef is not written ("للمضادات" is "to the
 antibiotics"); written out ("لالمضادات"), the article's entries ("المضادات") match inside it."""
+_SPACES = re.compile(" {2,}")
 _MASS_NUMBER = re.compile(r"(?<=[a-z]) +(?=-\d)")
 """A space the gloss left between an English element name and its mass number ("kobaltu-60", "кобальт-60" ->
 "cobalt -60"): removed, so the isotope reads as one ("cobalt-60") as the term lists write it."""
@@ -50,7 +52,8 @@ _MASS_NUMBER = re.compile(r"(?<=[a-z]) +(?=-\d)")
 def fold_arabic(text: str) -> str:
     """``text`` with Arabic-script spelling folded as the gloss's entries are: short vowels, shadda, tanween and
     tatweel dropped, the hamza and madda forms of alef written as bare alef, a zero-width non-joiner as a space
-    (Persian compounds), the article's alef written after li- (:data:`_ARTICLE_AFTER_LI`). Writers vary in all of
+    (Persian compounds), Arabic-Indic digits as ASCII ones ("سيزيوم-١٣٧"), the article's alef written after li-
+    (:data:`_ARTICLE_AFTER_LI`). Writers vary in all of
     these ("فتكًا" and "فتكا", "أشد" and "اشد", "سیاه‌زخم" and "سیاه زخم"), and the gloss matches substrings: an
     entry written one way missed a text written the other (docs/design.md#safety-language, "Local words")."""
     return _ARTICLE_AFTER_LI.sub("\u0644\u0627\u0644", _ARABIC_MARKS.sub("", text).translate(_ARABIC_LETTERS))
@@ -89,7 +92,9 @@ class Gloss:
         if self.latin_any is None or self.latin_any.search(plain) is None:
             return plain
         for pattern, english in self.latin:
-            plain = pattern.sub(lambda m, e=english: f" {m.expand(e)} ", plain)  # type: ignore[misc]
+            plain, n = pattern.subn(lambda m, e=english: f" {m.expand(e)} ", plain)  # type: ignore[misc]
+            if n:  # one space again: a later phrase of several words reads the English between single spaces
+                plain = _SPACES.sub(" ", plain)
         return _MASS_NUMBER.sub("", plain)
 
     @property
