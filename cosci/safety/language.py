@@ -89,8 +89,9 @@ CLOSE_CUES = {
     "ar": ("في من على كيف هل التي الذي إلى عن هذا هذه", "ةىكي"),
     "fa": ("است را می این که برای چگونه از با به چه آن ها", "ژ"),
     "ur": ("کے کی ہے ہیں میں کو سے کیسے اور نہیں کا کہ", "ٹڈڑںےہھ"),
-    "id": ("bisa karena saja pasien hanya sangat", ""),
-    "ms": ("boleh kerana sahaja iaitu ialah daripada pesakit", ""),
+    "id": ("bisa karena saja pasien hanya sangat obat dokter kantor uang agar supaya apakah gimana nggak tapi"
+           " penelitian pengobatan deteksi efektivitas dosis penanganan surveilans lewat antar", ""),
+    "ms": ("boleh kerana sahaja iaitu ialah daripada pesakit ubat doktor wang pejabat bagaimanakah adakah", ""),
     "ru": ("", "ыэъё"),
     "uk": ("", "іїєґ"),
 }
