@@ -173,10 +173,8 @@ def test_ray_launcher_runs_a_sweep_into_one_mlflow_and_one_prefect_server(
 def test_an_investigation_runs_its_cycles_on_a_local_ray_instance(
     tmp_path: Path, mlflow_server: str, prefect_server: str
 ) -> None:
-    """``investigation.task_runner=ray`` (prefect-ray): a fake run as with threads, every cycle a Ray task reporting
-    to the one Prefect server; the same number of cycles, run in Ray worker processes. Two rounds, not the thread
-    runner's three (``tests/flows/test_investigation_flow.py``): the second round shows a boundary crossed on Ray,
-    a third only repeats it (about a third of the test's cycles and program runs; docs/design.md#tests)."""
+    """``investigation.task_runner=ray`` (prefect-ray): the same fake run as with threads, every cycle a Ray task
+    reporting to the one Prefect server; the same number of cycles, run in Ray worker processes."""
     import json
 
     from cosci.sandbox.bwrap import probe
@@ -188,21 +186,21 @@ def test_an_investigation_runs_its_cycles_on_a_local_ray_instance(
     env.update(COSCI_DATA_DIR=str(data), PYTHONPATH=str(ROOT), PREFECT_API_URL=prefect_server)
     result = subprocess.run(
         [sys.executable, "-m", "cosci.cli", "investigate", "run", str(ROOT / "tasks" / "circle_packing"), "models=fake",
-         "investigation.workers=2", "investigation.cycles=2", "investigation.task_runner=ray", "evidence.seeds=2",
+         "investigation.workers=2", "investigation.cycles=3", "investigation.task_runner=ray", "evidence.seeds=2",
          f"tracking.tracking_uri={mlflow_server}"],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1200,
     )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
-    assert "4 cycles (2 workers)" in result.stdout
+    assert "6 cycles (2 workers)" in result.stdout
     (run,) = list((data / "investigations").iterdir())
     events = [json.loads(x) for x in (run / "events.jsonl").read_text().splitlines()]
     finished = [e for e in events if e["event"] == "cycle_finished"]
-    assert sorted((e["worker"], e["cycle"]) for e in finished) == [(w, c) for w in (1, 2) for c in (1, 2)]
+    assert sorted((e["worker"], e["cycle"]) for e in finished) == [(w, c) for w in (1, 2) for c in (1, 2, 3)]
     driver = {e["pid"] for e in events if e["event"] == "flow_started"}
     assert driver and not driver & {e["pid"] for e in finished}  # the cycles ran in Ray's worker processes
     runs = httpx.post(f"{prefect_server}/task_runs/filter", json={"limit": 200}, timeout=30).json()
     cycles = [r for r in runs if r["name"].startswith("worker ") and r["state_type"] == "COMPLETED"]
-    assert len(cycles) >= 4
+    assert len(cycles) >= 6
 
 
 @pytest.mark.slow
