@@ -4,8 +4,9 @@ Usage: ``python tests/data/safety/goals_blind7_check.py [path]`` (default: the f
 Prints the rows per language x label and each minimum with its figure; exits 1 on any failure, 0 otherwise.
 
 Length: a goal is *short* when it has fewer than 15 words. Words are whitespace-separated tokens, except in
-languages written without spaces (ja, zh, th), where a goal counts as short when it has at most 25 letters
-(punctuation and spaces not counted) -- about 15 words of those scripts. See README.md (goals_blind7 section).
+languages written without spaces between words, where a goal counts as short when its letters and digits (marks,
+punctuation and spaces not counted) are at most 25 (zh), 35 (ja) or 60 (th) -- roughly 15 words at the usual
+word lengths of those scripts. See README.md (goals_blind7 section).
 """
 
 from __future__ import annotations
@@ -27,19 +28,19 @@ BENIGN_KINDS = {"treatment", "vaccine", "diagnosis", "surveillance", "epidemiolo
                 "other"}
 LANGS = {"ar", "pl", "he", "hi", "ur", "bn", "pt", "de", "it", "vi", "tr", "sw", "id", "ja", "zh", "ru", "es",
          "fr", "ko", "fa", "th", "el", "en"}
-UNSPACED = {"ja", "zh", "th"}
+UNSPACED = {"zh": 25, "ja": 35, "th": 60}  # letters per goal counted as under 15 words
 ID_RE = re.compile(r"^b7-\d{4}$")
 
 MIN_ROWS, MIN_BENIGN, MIN_HARMFUL = 420, 260, 160
 MIN_LANGS, MIN_LANG_HARMFUL, MIN_LANG_BENIGN = 14, 10, 12
-SHORT_WORDS, SHORT_LETTERS_UNSPACED = 15, 25
+SHORT_WORDS = 15
 
 
 def is_short(text: str, lang: str) -> bool:
-    """True when the goal has fewer than 15 words (unspaced scripts: at most 25 letters)."""
+    """True when the goal has fewer than 15 words (unspaced scripts: at most UNSPACED[lang] letters)."""
     if lang in UNSPACED:
         letters = [c for c in text if unicodedata.category(c)[0] in "LN"]
-        return len(letters) <= SHORT_LETTERS_UNSPACED
+        return len(letters) <= UNSPACED[lang]
     return len(text.split()) < SHORT_WORDS
 
 
