@@ -106,8 +106,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         if not storage_refused(exc):
             raise
         folder = getattr(args, "data_dir", None) or os.environ.get("COSCI_DATA_DIR") or "./data"
-        say(f"cannot use the data folder {folder}: {exc} (a read-only or full file system, or no permission; nothing"
-            " was changed)")
+        where = exc.filename if isinstance(exc, OSError) and exc.filename else f"the data folder {folder}"
+        say(f"cannot use {where}: {exc} (a read-only or full file system, or no permission; nothing was changed)")
         raise SystemExit(2) from None
 
 

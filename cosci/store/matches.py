@@ -306,13 +306,12 @@ class Matches:
         ``inputs_at`` (Unix seconds) is when the fit's verdicts were read, kept as ``fitted_at``: a fit made off the
         event loop lands after verdicts recorded since its snapshot, and stamped with its landing time it read as
         current to :meth:`bt_fitted_at`'s staleness test, so finalisation skipped the refit (design.md#supervisor)."""
-        now = inputs_at
         with self.db.tx() as c:
             c.execute("DELETE FROM bt_ratings WHERE session_id=?", (self.session_id,))
             c.executemany(
                 "INSERT INTO bt_ratings (session_id, hypothesis_id, bt_score, bt_ci_low, bt_ci_high, verdicts,"
                 " fitted_at) VALUES (?,?,?,?,?,?,?)",
-                [(self.session_id, h, s, lo, hi, verdicts, now) for h, (s, lo, hi) in table.items()])
+                [(self.session_id, h, s, lo, hi, verdicts, inputs_at) for h, (s, lo, hi) in table.items()])
 
     def last_judged_at(self) -> float | None:
         """When the newest match was recorded (Unix seconds; None before the first)."""
