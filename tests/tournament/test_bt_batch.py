@@ -62,13 +62,13 @@ def test_the_blocked_density_equals_the_whole_batch(ties: bool, order: bool, lab
 
 
 def test_a_fit_and_a_coverage_record_do_not_depend_on_the_block(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The default block against blocks of one draw a time (100 verdicts) and of every draw at once."""
+    """The default block against blocks of ten draws (1,000 elements of 100 verdicts) and of every draw at once."""
     job = (1.0, 5, 0.6, 2, "memory")  # few verdicts: three adapted stages of 4,096 draws
     ids = [f"H{i:02d}" for i in range(10)]
     vs = verdicts(4, True)
     first = [v[0] for v in vs]
     base, record = fit_bt(ids, vs, first=first), rc.record_trial(job)
-    for block in (100, 1 << 30):
+    for block in (1000, 1 << 30):
         monkeypatch.setattr(bt_model, "BLOCK", block)
         other = fit_bt(ids, vs, first=first)
         np.testing.assert_allclose(other.theta, base.theta, rtol=0.0, atol=1e-12)
