@@ -31,7 +31,7 @@ import json
 import logging
 import re
 import tempfile
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -44,15 +44,13 @@ from cosci.tools.base import ToolResult
 from cosci.tools.catalog import BuildContext
 from cosci.tools.common import (
     ArgumentError,
-    LiteratureHit,
     ToolBase,
-    clean,
-    first_year,
     max_results_argument,
     query_argument,
     search_parameters,
 )
 from cosci.tools.corpus import tokenize
+from cosci.tools.mcp_records import literature_objects, record
 from cosci.tools.sources import to_source
 
 log = logging.getLogger(__name__)
@@ -70,7 +68,6 @@ DESCRIPTION_CHARS = 300
 MAX_RECORDS = 20
 """Records read from one answer (the search tools' cap, ``MAX_RESULTS_CAP``)."""
 _NAME = re.compile(r"[^a-z0-9_]+")
-_DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -200,46 +197,6 @@ class Servers:
         return text, bool(result.is_error)
 
 
-def _items(value: Any, depth: int = 0) -> Iterator[dict[str, Any]]:
-    """The JSON objects with a title or an abstract, depth-first (at most 6 levels)."""
-    if depth > 6:
-        return
-    if isinstance(value, dict):
-        keys = {str(k).lower() for k in value}
-        if keys & {"title", "abstract", "summary"}:
-            yield value
-            return
-        for v in value.values():
-            yield from _items(v, depth + 1)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _items(v, depth + 1)
-
-
-def record(item: dict[str, Any]) -> LiteratureHit | None:
-    """One JSON object as a literature record; None when it has no identifier and no web URL (no citable record).
-    Identifiers: ``doi``, ``pmid``/``pubmed_id``, ``pmcid``, ``arxiv``/``arxiv_id``; URL ``url``/``link``, else the
-    DOI's or PubMed's page."""
-    f = {str(k).lower(): v for k, v in item.items()}
-    doi = _DOI_PREFIX.sub("", clean(f.get("doi")))
-    pmid, pmcid = clean(f.get("pmid") or f.get("pubmed_id")), clean(f.get("pmcid"))
-    arxiv = clean(f.get("arxiv") or f.get("arxiv_id"))
-    url = clean(f.get("url") or f.get("link"))
-    url = url if url.startswith(("http://", "https://")) else (
-        f"https://doi.org/{doi}" if doi else f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/" if pmid else
-        f"https://arxiv.org/abs/{arxiv}" if arxiv else "")
-    if not url:
-        return None
-    rid, label = (pmid, "PMID") if pmid else (arxiv, "arXiv") if arxiv else (doi, "DOI") if doi else ("", "id")
-    authors: list[Any] = f["authors"] if isinstance(f.get("authors"), list) else []
-    return LiteratureHit(
-        id=rid, id_label=label, title=clean(f.get("title")), url=url,
-        abstract=clean(f.get("abstract") or f.get("summary") or f.get("snippet") or f.get("text")),
-        journal=clean(f.get("journal") or f.get("venue")), year=first_year(f.get("year") or f.get("date")),
-        doi=doi, authors=tuple(clean(a if not isinstance(a, dict) else a.get("name")) for a in authors[:20]),
-        other_ids=(f"PMCID:{pmcid}",) if pmcid else ())
-
-
 class McpTool(ToolBase):
     """A loaded tool of a server (``mcp_<server>_<tool>``; see module docstring)."""
 
@@ -280,7 +237,7 @@ class McpTool(ToolBase):
         except ValueError:
             return self.refuse("json", "answered text that is not JSON (records with identifiers are read from "
                                        "JSON only); answer dropped")
-        hits = [h for h in (record(i) for i in _items(value)) if h is not None][:MAX_RECORDS]
+        hits = [h for h in (record(i) for i in literature_objects(value)) if h is not None][:MAX_RECORDS]
         head = f"{self.name} (MCP server '{self.tool.server.name}'): "
         if not hits:  # data without citable records: shown, never a citation source
             shown = json.dumps(value, ensure_ascii=False)[:8000]

@@ -11,7 +11,8 @@ import pytest
 from pydantic import ValidationError
 
 from cosci.config.schema import McpServerCfg, ToolsCfg
-from cosci.tools.mcp_servers import McpToolSearch, Servers, ServerTool, _bare, record
+from cosci.tools.mcp_records import record
+from cosci.tools.mcp_servers import McpToolSearch, Servers, ServerTool, _bare
 
 SERVER = [sys.executable, str(Path(__file__).resolve().parent / "mcp_test_server.py")]
 
