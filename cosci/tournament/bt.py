@@ -40,6 +40,11 @@ score of ``a``: 1 a won, 0 b won, 0.5 a tie.
   its intervals miss the extremes; a plug-in maximum-marginal-likelihood τ collapses with few verdicts and its
   intervals are too narrow; the Laplace marginal likelihood alone favours too small a τ with few verdicts per
   hypothesis (a known bias of Laplace approximations for binary data), which the importance sampling removes.
+  A judge that repeats itself (design.md#judge-memory): ``eb_is`` weighs each verdict of an ordered pair judged
+  ``k`` times by ``effective_count(k, ρ̂)/k`` (:mod:`cosci.tournament.rerun`), in the mode, the importance density
+  and so the grid's marginal likelihood: τ is read from effective verdicts (unweighted, a copied verdict reads as a
+  consistent difference and inflates τ̂, which with few verdicts widens the prior-dominated interval), and the
+  posterior's data part, not its prior part, carries the reruns' design effect.
   The ``eb_is`` sd is then widened per hypothesis by :func:`ci_inflation` (a log-linear function of the fitted
   τ, the hypothesis's verdict count and the fitted |β|), an empirical correction chosen by
   ``python -m bench.ranking_sim --coverage --choose`` on the coverage bench's tuning trials. Coverage per regime:
@@ -100,7 +105,7 @@ TAU_GRID: NDArray[np.float64] = np.exp(np.linspace(math.log(0.15), math.log(6.0)
 HYPER_SD = 1.0
 """sd of the log-normal hyperprior on τ, in log τ (centred on ``prior_sd``)."""
 
-CI_FAMILY = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -0.1158, 0.0765, 0.1194)
+CI_FAMILY = (-0.0742, -0.0588, 0.006, 0.0058, 0.1791, 0.0887, 0.0308, 0.0501, 0.0527)
 """Coefficients ``(a, b, c, d, e, g, h, i, j)`` of the ``eb_is`` widening (:func:`inflation_family`,
 :func:`ci_inflation`): ``exp(ρ̂·(h + i·log(n_i/10) + j·log τ̂))``, ρ̂ the judge's repeat share. Chosen by ``python -m
 bench.ranking_sim --coverage --choose --records …`` on tuning trials 3000-3049 of both simulated judges (the
@@ -130,7 +135,9 @@ class BTFit:
         position_bias: fitted first-position bias β, logits (0 when the order was not given).
         method: the interval method.
         rerun: the judge's reruns of an ordered pair and its repeat share ρ̂ (:mod:`cosci.tournament.rerun`;
-            measured only when the order was given); ``eb_is`` widens each interval by their design effect.
+            measured only when the order was given); ``eb_is`` weighs each rerun group's verdicts by their
+            effective count (:func:`cosci.tournament.rerun.verdict_weights`), so τ̂ and the intervals read a
+            repeated verdict as the information it carries.
     """
 
     ids: tuple[str, ...]
