@@ -78,6 +78,13 @@ def screening_on(config: CosciConfig) -> bool:
     return config.safety is not None and config.safety.enabled and "safety" in config.agents
 
 
+def asks_model(config: CosciConfig, subject: Subject) -> bool:
+    """Whether screening a ``subject`` makes a model call: always on a tier able to classify; on one unable to
+    (the offline screen decides), only for the subjects of ``safety.model_answer_on`` (design.md#demo)."""
+    tier = config.models.tiers[config.tier_of("safety", "classify")]
+    return not tier.unable_to_classify or (config.safety is not None and subject in config.safety.model_answer_on)
+
+
 def acts(config: CosciConfig, subject: str, decision: str) -> bool:
     """Whether ``decision`` on ``subject`` refuses, quarantines or withholds it (config ``safety.*_on``)."""
     s = config.safety
