@@ -20,6 +20,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 
@@ -56,6 +57,7 @@ from cosci.records import RecordSystemFeedback
 from cosci.safety.quoting import quote_untrusted
 from cosci.store.standing import bt_score_text, interval_text, standing
 from cosci.text import error_line, one_line  # a title with newlines would break a Markdown heading
+from cosci.tournament.judge_stats import JudgeStats, session_judge_stats
 
 log = logging.getLogger(__name__)
 CITED = re.compile(r"\[\s*(H-[\w-]+(?:\s*[,;]\s*H-[\w-]+)*)\s*\]")
@@ -143,6 +145,9 @@ class MetaReviewAgent(BaseAgent):
         main, caveats = split_by_verdict(top, latest)
         material = OverviewMaterial(self.store, top, latest)
         ctx, guards = material.context(every), load_guards(self.config.metareview.overclaim_terms)
+        # the judge statistics of the tournament appendix (a BT fit per fold: the overview's largest CPU cost) read
+        # no text of the overview: made in a worker thread while the writer's calls are out (design.md#metareview)
+        stats = asyncio.ensure_future(asyncio.to_thread(session_judge_stats, self.store))
         text, fallback = await self._written(task, top, main, caveats, material, latest, len(known))
         claims = check_overview(text, ctx, guards)
         repaired = False
@@ -150,7 +155,7 @@ class MetaReviewAgent(BaseAgent):
             text, claims, repaired = await self._repair(task, text, claims, ctx, main, material, guards)
         checking = await ClaimChecker(self, task).run(claims, ctx)
         text, removed = clean_citations(mark_statuses(text, claims), known)
-        text = self._with_appendices(text, top, latest)
+        text = self._with_appendices(text, top, latest, await stats)
         skip = "no hypotheses" if not top else "" if claims else NO_CLAIMS  # nothing an audit could score
         audit = await OverviewAuditor(self, task).run(text, material, skip=skip)
         text = text.rstrip() + "\n\n" + clean_citations(audit.section(), known)[0]
@@ -185,10 +190,12 @@ class MetaReviewAgent(BaseAgent):
             return self.fallback_overview(main, caveats, latest, material, why) + unstructured_appendix(text), True
         return text, False
 
-    def _with_appendices(self, text: str, top: list[Hypothesis], latest: dict[str, Review | None]) -> str:
-        """Each direction's verdicts and scores from the store, the leaderboard and the tournament appendix."""
+    def _with_appendices(self, text: str, top: list[Hypothesis], latest: dict[str, Review | None],
+                         stats: JudgeStats) -> str:
+        """Each direction's verdicts and scores from the store, the leaderboard and the tournament appendix (with the
+        judge statistics ``stats``)."""
         text = annotate_directions(text, latest).rstrip() + "\n\n" + self.leaderboard_appendix(top, latest)
-        text = text.rstrip() + "\n\n" + tournament_appendix(self)  # BT with CIs, judge statistics
+        text = text.rstrip() + "\n\n" + tournament_appendix(self, stats)  # BT with CIs, judge statistics
         for extra in (researcher_appendix(self.store, self.config.ranking.bt_prior_sd), self.since_last_session()):
             if extra:  # the researcher's ratings and results; a project's "Since the last session"
                 text = text.rstrip() + "\n\n" + extra

@@ -4,9 +4,10 @@
 session (:func:`no_call_actions`) is claimed beside them while fewer than ``run.concurrency − 1`` such actions run,
 so it never keeps a slot's next call waiting: on the 1 s concurrency bench a new hypothesis's offline screen held
 a slot for about 90 ms with no call (5.4 idle slot-seconds a session), the proximity updates 2.2 slot-seconds in
-all, adding a hypothesis to the tournament about 20 ms (bench/README.md, "The loop"). At ``run.concurrency=1`` nothing runs beside the slot: one action at a time,
-in the queue's order, as before. Which action is claimed next is unchanged: the best pending one (priority, then
-age) whenever a slot is free; only when every slot is busy is the best pending action *without a call* claimed.
+all, adding a hypothesis to the tournament about 20 ms (bench/README.md, "The loop"). At ``run.concurrency=1``
+nothing runs beside the slot: one action at a time, in the queue's order, as before. Which action is claimed next
+is unchanged: the best pending one (priority, then age) whenever a slot is free; only when every slot is busy is
+the best pending action *without a call* claimed.
 """
 
 from __future__ import annotations
