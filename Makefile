@@ -42,7 +42,10 @@ system-deps:  ## Debian packages: graphviz (lineage layout), chromium + chromium
 
 # pytest-xdist: one file per worker at a time, the files in the order tests/conftest.py gives them (longest measured
 # first, tests/file_seconds.txt) instead of xdist's own (most tests first), so no long file starts last.
-PYTEST_XDIST := -n auto --dist loadfile --no-loadscope-reorder
+# XDIST_WORKERS: one worker per core by default; `make test XDIST_WORKERS=3` times a third worker that runs while
+# the others wait on subprocesses, servers and the fake's latency (not measured on a whole run yet).
+XDIST_WORKERS ?= auto
+PYTEST_XDIST := -n $(XDIST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # Beside the suite, lint and mypy run at a lower priority (nice 10): about 75 s of CPU (mypy without its cache: 69 s,
 # measured 2026-12-05) taken from the cores when a test worker waits instead of from the tests (docs/design.md#tests).

@@ -4,8 +4,9 @@ The multilingual intent set (``tests/data/safety/goals_intent.jsonl``, written b
 *tune* and *held-out*, tests/data/safety/README.md) is the reported set. The intent model
 (:mod:`cosci.safety.intent`) is fitted on the *training rows* (:func:`training_rows`): the intent set's tune part,
 the translations the screen's author wrote of tuning rows (``goals_intent_translations.jsonl``), the tune split of
-``goals.jsonl`` and every earlier batch, which have all been reported before. The thresholds are chosen by
-leave-one-batch-out on the training rows (:func:`batch_evidence`); the held-out part is scored once.
+``goals.jsonl``, every earlier batch and the blind sets (:data:`BLIND`), which have all been reported before. The
+thresholds are chosen by leave-one-batch-out on the training rows (:func:`batch_evidence`); the held-out part is
+scored once.
 
 Embeddings are cached on disk (:data:`CACHE`, keyed by the text and the embedding), so a rerun embeds only new
 texts.
@@ -52,6 +53,12 @@ TUNE12 = SAFETY_DATA / "goals_tune12.jsonl"
 least: chemical production and scale-up, covert exposure, and the same agents in ordinary work), split once by id
 hash: the ``tune`` rows are training rows, the ``heldout`` rows are reported next to the intent set's held-out part
 and never trained on (tests/data/safety/README.md)."""
+BLIND = (SAFETY_DATA / "goals_blind5.jsonl", SAFETY_DATA / "goals_blind6.jsonl")
+"""Blind sets written for one measurement each (round 12: 264 rows, 29 languages; round 13: 508 rows, 22 languages,
+at least ten harmful and ten benign rows in each), measured once each by the lead (bench/README.md, "The fresh
+blind set goals_blind5.jsonl" and "Both branches merged, and the fresh blind set goals_blind6.jsonl") and training
+rows since, weighted as the intent set: the per-language rows the held-out part lacks (Arabic and Polish requests
+written natively, paraphrases naming no agent)."""
 REPORTED = ("goals_late.jsonl", "goals_final.jsonl", "goals_scripts.jsonl", "goals_round8.jsonl",
             "goals_round9.jsonl")
 """Earlier batches, each reported once before this screen: training rows now."""
@@ -115,7 +122,7 @@ def training_rows() -> list[Row]:
     """Every row the intent model and the thresholds may learn from (see the module docstring)."""
     out = [*intent_rows(INTENT, "tune"), *intent_rows(TRANSLATIONS, "tune"), *intent_rows(SCIENCE, "tune"),
            *intent_rows(KINDS, "tune"), *intent_rows(TUNE10), *intent_rows(TUNE11),
-           *intent_rows(TUNE12, "tune")]
+           *intent_rows(TUNE12, "tune"), *(row for path in BLIND for row in intent_rows(path))]
     for g in part(load_goals(), "tune"):
         out.append(Row(g.id, g.text, g.label, g.category, g.kind, "en", False, "tune", f"goals{_batch(g.id)}"))
     for path in (*TUNE_EXTRA, *(SAFETY_DATA / name for name in REPORTED)):
@@ -177,7 +184,8 @@ def current(row: Row) -> bool:
     """A row written as a researcher types now (the intent set and its translations, the kinds rows, the blind
     tuning batches): weighted
     :data:`INTENT_WEIGHT` in the fit and read when the thresholds are chosen."""
-    return row.batch.startswith((INTENT.stem, KINDS.stem, TUNE10.stem, TUNE11.stem, TUNE12.stem))
+    return row.batch.startswith((INTENT.stem, KINDS.stem, TUNE10.stem, TUNE11.stem, TUNE12.stem,
+                                 *(path.stem for path in BLIND)))
 
 
 def batch_evidence(rows: list[Row], prescreen: Prescreen, cache: CachedEmbedding, thresholds: Thresholds,

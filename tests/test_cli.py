@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -688,7 +689,7 @@ def test_a_cut_text_ends_with_an_ellipsis_a_bt_score_is_signed_and_no_claims_get
     with SessionFolder(data, sid).store() as store:
         with store.db.tx() as c:
             c.execute("UPDATE hypotheses SET title=? WHERE id=?", (title, a))
-        store.matches.save_bt({a: (4.06, 3.1, 5.0), b: (-4.06, -5.0, -3.1)}, 2)
+        store.matches.save_bt({a: (4.06, 3.1, 5.0), b: (-4.06, -5.0, -3.1)}, 2, time.time())
         store.logs.event("overview_checked", {"claims": [], "claims_total": 0, "claims_traceable": 0,
                                               "audit": {"status": "done", "overall_score": 0.7}})
         store.sessions.update(status="done")

@@ -30,6 +30,8 @@ from cosci.launchers import check_launcher, launcher_choice
 
 ROOT = Path(__file__).resolve().parents[1]
 FAKE = ["experiment=demo", "models=fake", "tools.offline=true"]
+NO_DASHBOARD = "+hydra.launcher.ray.init.include_dashboard=false"
+"""A local Ray instance without its dashboard (``ray.init(include_dashboard=False)``); not for joining a cluster."""
 
 
 def _free_port() -> int:
@@ -160,7 +162,9 @@ def _check_one_place(tmp_path: Path, parent: str, uri: str, api_url: str, seeds:
 def test_ray_launcher_runs_a_sweep_into_one_mlflow_and_one_prefect_server(
     tmp_path: Path, mlflow_server: str, prefect_server: str
 ) -> None:
-    parent = _sweep(tmp_path, "ray", mlflow_server, prefect_server, "launcher.ray.num_cpus=1")
+    # the local instance without Ray's dashboard (its processes took about 3.3 s of CPU of a 7 s `ray.init()` here,
+    # and nothing here reads it; docs/design.md#tests)
+    parent = _sweep(tmp_path, "ray", mlflow_server, prefect_server, "launcher.ray.num_cpus=1", NO_DASHBOARD)
     _check_one_place(tmp_path, parent, mlflow_server, prefect_server)
 
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -103,8 +104,9 @@ class RankingAgent(BaseAgent):
     def __init__(self, deps: AgentDeps) -> None:
         super().__init__(deps)
         self.in_play: set[str] = set()  # hypotheses in a match being played now (concurrent rounds)
-        self._last_fit: dict[str, tuple[BTFit, int, float | None]] = {}  # method -> the last fit, the valid
-        # verdicts and when the researcher's preferences last changed then (refit cadence)
+        self._last_fit: dict[str, tuple[BTFit, int, float | None, float]] = {}  # method -> the last fit, the
+        # valid verdicts and when the researcher's preferences last changed then (refit cadence), when its verdicts
+        # were read (the stored fit's time)
         self._stored_fit: BTFit | None = None
 
     def _rule(self) -> EloRule:
@@ -141,8 +143,9 @@ class RankingAgent(BaseAgent):
             return last[0]
         start = last[0].theta if last is not None and last[0].ids == ids else None
         r = self.config.ranking
+        read_at = time.time()
         fit = fit_session(self.store, ids, r.researcher_weight, r.bt_prior_sd, start, method)
-        self._last_fit[method] = (fit, valid, rated)
+        self._last_fit[method] = (fit, valid, rated, read_at)
         return fit
 
     def stride(self, players: int, method: Method, last: BTFit | None = None, fitted_on: int = 0) -> int:
@@ -161,7 +164,7 @@ class RankingAgent(BaseAgent):
         fit = self._fit_ids(tuple(sorted(self.store.hypotheses.player_ids())), "eb_is")
         if fit is not self._stored_fit:
             self._stored_fit = fit
-            save_fit(self.store, fit, self.config.termination.elo_stability_k)
+            save_fit(self.store, fit, self.config.termination.elo_stability_k, self._last_fit["eb_is"][3])
         return fit
 
     async def execute(self, task: Task) -> TaskResult:

@@ -8,6 +8,7 @@ and ``cosci rate`` after it.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -81,13 +82,15 @@ def refit_bt(store: SessionStore, weight: int, prior_sd: float, made: Made | Non
     same players and verdicts (:func:`fit_session`), kept in the user cache by its inputs' hash
     (:mod:`cosci.tournament.fit_cache`): commands on a stopped session refit the same inputs again and again.
     ``made``: a fit made earlier, stored instead of a new one when its inputs are the current ones (the same fit:
-    it is deterministic in its inputs)."""
+    it is deterministic in its inputs). Either way the stored fit is stamped with the time taken before this
+    call's read of its inputs (a verdict recorded during the read counts as newer than the fit)."""
+    read_at = time.time()
     ids, verdicts, first = refit_inputs(store, weight)
     if made is not None and (made.ids, made.verdicts, made.first) == (ids, verdicts, first):
         fit = made.fit
     else:
         fit = leaderboard_fit(ids, verdicts, first, prior_sd)
-    store.matches.save_bt(fit.table(), fit.verdicts)
+    store.matches.save_bt(fit.table(), fit.verdicts, read_at)
     return fit
 
 
@@ -134,10 +137,12 @@ def refit_stride(r: RankingCfg, k: int, players: int, method: Method, last: BTFi
     return max(stride, math.ceil(r.bt_leaderboard_growth * fitted_on))
 
 
-def save_fit(store: SessionStore, fit: BTFit, k: int) -> None:
+def save_fit(store: SessionStore, fit: BTFit, k: int, read_at: float) -> None:
     """Store ``fit`` as the session's leaderboard fit (``bt_ratings``) and log ``bt_refit`` (its verdicts, top
-    ``k`` and whether that top is CI-separated)."""
-    store.matches.save_bt(fit.table(), fit.verdicts)
+    ``k`` and whether that top is CI-separated). ``read_at``: when its verdicts were read (Unix seconds, taken
+    before the read), what :func:`refit_if_stale` compares later verdicts with (a fit may be stored a job's length
+    after its snapshot: design.md#supervisor)."""
+    store.matches.save_bt(fit.table(), fit.verdicts, read_at)
     _logged(store, fit, k)
 
 

@@ -47,7 +47,10 @@ safety screening exits 3. ``--data-dir`` (default ``$COSCI_DATA_DIR`` or ``./dat
 
 from __future__ import annotations
 
+import argparse
+import errno
 import os
+import sqlite3
 import sys
 from collections.abc import Sequence
 
@@ -61,9 +64,8 @@ from cosci.text import say
 __all__ = ["HTML_SUFFIXES", "PATH_FLAGS", "Parser", "data_dir", "main", "parser", "session_folder"]
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    """The ``cosci`` entry point: parse, normalise, run the command; a refusal is one line on stderr, exit 2
-    (3: safety screening refused a text; 130: interrupted; 141: the reader of stdout left)."""
+def parsed(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The command line parsed, with the overrides that follow options and ``--data-dir`` as an override."""
     p = parser()
     args, extra = p.parse_known_args(argv)
     if extra:  # `cosci eval moose-chem --items 2 models=fake`: overrides may follow the options
@@ -77,6 +79,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     if (getattr(args, "data_dir", None) and command in ("run", "schedule", "estimate", "eval")) or (
             command == "investigate" and args.action in ("run", "draft")):
         args.overrides = [*args.overrides, f"paths.data_dir={data_dir(args.data_dir)}"]  # --data-dir wins
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """The ``cosci`` entry point: parse, normalise, run the command; a refusal is one line on stderr, exit 2
+    (3: safety screening refused a text; 130: interrupted; 141: the reader of stdout left)."""
+    args = parsed(argv)
     try:
         empty_paths(args)
         normal_ids(args)
@@ -93,4 +102,24 @@ def main(argv: Sequence[str] | None = None) -> None:
     except BrokenPipeError:  # `cosci list | head -1`: the reader left; Python docs' recipe, no traceback
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         raise SystemExit(141) from None
+    except (OSError, sqlite3.OperationalError) as exc:
+        if not storage_refused(exc):
+            raise
+        folder = getattr(args, "data_dir", None) or os.environ.get("COSCI_DATA_DIR") or "./data"
+        where = exc.filename if isinstance(exc, OSError) and exc.filename else f"the data folder {folder}"
+        say(f"cannot use {where}: {exc} (a read-only or full file system, or no permission; nothing was changed)")
+        raise SystemExit(2) from None
+
+
+STORAGE_ERRNOS = frozenset({errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOSPC, errno.EDQUOT})
+STORAGE_SQLITE = ("unable to open database file", "readonly database", "disk i/o error", "database or disk is full")
+
+
+def storage_refused(exc: BaseException) -> bool:
+    """Whether ``exc`` is the file system refusing the data folder (read-only, full, no permission), which a command
+    reports in one line instead of a traceback (a fresh user's read-only mount: `cosci list`, `status`, `report`,
+    `rate`, `export` each ended in a traceback)."""
+    if isinstance(exc, sqlite3.OperationalError):
+        return any(m in str(exc).lower() for m in STORAGE_SQLITE)
+    return isinstance(exc, OSError) and exc.errno in STORAGE_ERRNOS
 

@@ -5,7 +5,10 @@ The gloss (``conf/safety_gloss.yaml``) replaces the words that carry a request (
 protective purposes, a few function words) by their English, so the term patterns read a Russian, Chinese,
 Japanese, Arabic, Persian, Hindi, Tamil, Telugu, Punjabi or Korean goal as they read an English one
 (docs/design.md#safety-screen; the intent model reads the text as written). A text with no character of those
-scripts is returned unchanged, so the gloss never moves a decision on any other text.
+scripts is returned unchanged by :meth:`Gloss.apply`; :meth:`Gloss.apply_latin` reads the request's action (and
+Hebrew's agents and actions: no glossed script) by patterns on every normalised text, and changes no English goal
+(``tests/safety/test_action_languages.py``). Arabic-script text and entries are spelled alike first
+(:func:`fold_arabic`).
 """
 
 from __future__ import annotations
@@ -33,6 +36,27 @@ _ORPHAN_MARKS = re.compile("(?<= )[" + "".join(c for c in map(chr, range(0x0900,
 """Vowel signs and other combining marks (Devanagari to Thai) left at the start of a word by a gloss: the rest of an
 inflected word after its glossed stem ("తయారు చేయ|ాలి" -> "make ాలి"). A mark is no word character, so the term
 patterns' word boundary after "make " found none; dropped, the rest is a word of its own."""
+_ARABIC_MARKS = re.compile("[\u0640\u064b-\u065f\u0670]")
+_ARABIC_LETTERS = str.maketrans({"\u0623": "\u0627", "\u0625": "\u0627", "\u0622": "\u0627", "\u0671": "\u0627",
+                                 "\u200c": " ", **{chr(0x0660 + i): str(i) for i in range(10)},
+                                 **{chr(0x06f0 + i): str(i) for i in range(10)}})
+_ARTICLE_AFTER_LI = re.compile("(?<![\u0600-\u06ff])\u0644\u0644")
+""""لل" opening a word: the preposition li- on the article al-, whose alef is not written ("للمضادات" is "to the
+antibiotics"); written out ("لالمضادات"), the article's entries ("المضادات") match inside it."""
+_SPACES = re.compile(" {2,}")
+_MASS_NUMBER = re.compile(r"(?<=[a-z]) +(?=-\d)")
+"""A space the gloss left between an English element name and its mass number ("kobaltu-60", "кобальт-60" ->
+"cobalt -60"): removed, so the isotope reads as one ("cobalt-60") as the term lists write it."""
+
+
+def fold_arabic(text: str) -> str:
+    """``text`` with Arabic-script spelling folded as the gloss's entries are: short vowels, shadda, tanween and
+    tatweel dropped, the hamza and madda forms of alef written as bare alef, a zero-width non-joiner as a space
+    (Persian compounds), Arabic-Indic digits as ASCII ones ("سيزيوم-١٣٧"), the article's alef written after li-
+    (:data:`_ARTICLE_AFTER_LI`). Writers vary in all of
+    these ("فتكًا" and "فتكا", "أشد" and "اشد", "سیاه‌زخم" and "سیاه زخم"), and the gloss matches substrings: an
+    entry written one way missed a text written the other (docs/design.md#safety-language, "Local words")."""
+    return _ARTICLE_AFTER_LI.sub("\u0644\u0627\u0644", _ARABIC_MARKS.sub("", text).translate(_ARABIC_LETTERS))
 
 
 @dataclass(frozen=True)
@@ -56,10 +80,10 @@ class Gloss:
         the glossed scripts (:data:`FOREIGN_SCRIPTS`)."""
         if not _FOREIGN.search(text):
             return text
-        text = text.lower()
+        text = fold_arabic(text.lower())
         for source, english in (*self.phrases, *self.cjk, *self.other):
             text = text.replace(source, f" {english} ")
-        return _ORPHAN_MARKS.sub("", _CYRILLIC_WORD.sub(self._word, text))
+        return _MASS_NUMBER.sub("", _ORPHAN_MARKS.sub("", _CYRILLIC_WORD.sub(self._word, text)))
 
     def apply_latin(self, plain: str) -> str:
         """``plain`` (normalised: lower case, accents dropped) with each :attr:`latin` phrase replaced by
@@ -68,8 +92,10 @@ class Gloss:
         if self.latin_any is None or self.latin_any.search(plain) is None:
             return plain
         for pattern, english in self.latin:
-            plain = pattern.sub(lambda m, e=english: f" {m.expand(e)} ", plain)  # type: ignore[misc]
-        return plain
+            plain, n = pattern.subn(lambda m, e=english: f" {m.expand(e)} ", plain)  # type: ignore[misc]
+            if n:  # one space again: a later phrase of several words reads the English between single spaces
+                plain = _SPACES.sub(" ", plain)
+        return _MASS_NUMBER.sub("", plain)
 
     @property
     def latin_any(self) -> re.Pattern[str] | None:
@@ -93,7 +119,10 @@ def _any_of(latin: tuple[tuple[re.Pattern[str], str], ...]) -> re.Pattern[str] |
 
 
 def _longest_first(items: dict[str, str]) -> tuple[tuple[str, str], ...]:
-    return tuple(sorted(((k.lower(), v) for k, v in items.items()), key=lambda kv: -len(kv[0])))
+    """The entries, keys lower-cased and Arabic spelling folded (:func:`fold_arabic`), longest key first (two
+    spellings of one key fold into one entry)."""
+    folded = {fold_arabic(k.lower()): v for k, v in items.items()}
+    return tuple(sorted(folded.items(), key=lambda kv: -len(kv[0])))
 
 
 @cache

@@ -31,7 +31,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from lingua import LanguageDetector
+    from lingua import ConfidenceValue, LanguageDetector
 
 READ = {"en": "English", "zh": "Chinese", "hi": "Hindi", "es": "Spanish", "fr": "French", "ar": "Arabic",
         "bn": "Bengali", "pt": "Portuguese", "ru": "Russian", "ur": "Urdu", "id": "Indonesian", "de": "German",
@@ -47,6 +47,12 @@ UNREAD_MIN_CONFIDENCE = 0.8
 UNREAD_MIN_WORDS = 8
 """Words (after :func:`detected_part`) from which an unread language is believed: a shorter text is mostly names
 and units, and lingua's trigrams read "antibody escape for vaccine design" as Sotho (0.92)."""
+SHORT_UNREAD_MIN_CONFIDENCE = 0.95
+"""A shorter Latin-script text of at least 3 words is unread when lingua gives the same unread language at this
+confidence on its detected part *and* on the whole text, the read languages together under 0.01, and the text
+uses no read language's function word nor Vietnamese letters: read as English before, a fresh user's 4-word Finnish,
+Estonian, Lithuanian and Latvian requests to make sarin deadlier passed the screen (docs/design.md#safety-language;
+on the 6,061 labelled goals of tests/data/safety, 1 benign goal reads unread by it, a Turkish one as Tswana)."""
 FUNCTION_WORDS = {
     "en": "the of and to in is for with from how what why can which there any my at by this that are on",
     "es": "el la los las de del que en por para con una como qué cómo es se su",
@@ -83,8 +89,9 @@ CLOSE_CUES = {
     "ar": ("في من على كيف هل التي الذي إلى عن هذا هذه", "ةىكي"),
     "fa": ("است را می این که برای چگونه از با به چه آن ها", "ژ"),
     "ur": ("کے کی ہے ہیں میں کو سے کیسے اور نہیں کا کہ", "ٹڈڑںےہھ"),
-    "id": ("bisa karena saja pasien hanya sangat", ""),
-    "ms": ("boleh kerana sahaja iaitu ialah daripada pesakit", ""),
+    "id": ("bisa karena saja pasien hanya sangat obat dokter kantor uang agar supaya apakah gimana nggak tapi"
+           " penelitian pengobatan deteksi efektivitas dosis penanganan surveilans lewat antar", ""),
+    "ms": ("boleh kerana sahaja iaitu ialah daripada pesakit ubat doktor wang pejabat bagaimanakah adakah", ""),
     "ru": ("", "ыэъё"),
     "uk": ("", "іїєґ"),
 }
@@ -158,6 +165,23 @@ def _read(code: str, confidence: float, text: str) -> Reading:
     return Reading(code, READ[code], True, confidence)
 
 
+_VIETNAMESE = re.compile("[ăâđêôơưạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹ]", re.IGNORECASE)
+
+
+def _short_unread(text: str, values: list[ConfidenceValue], words: set[str]) -> bool:
+    """Whether a Latin-script text under :data:`UNREAD_MIN_WORDS` words is in lingua's top language on its detected
+    part (``values``, an unread one; ``words`` the text's lower-cased words): see
+    :data:`SHORT_UNREAD_MIN_CONFIDENCE`."""
+    if len(_WORD.findall(text)) < 3 or values[0].value < SHORT_UNREAD_MIN_CONFIDENCE or _VIETNAMESE.search(text):
+        return False
+    if any(_FUNCTION[c] & words for c in _FUNCTION):
+        return False
+    if sum(v.value for v in values if v.language.iso_code_639_1.name.lower() in READ) >= 0.01:
+        return False
+    whole = detector().compute_language_confidence_values(text)
+    return bool(whole) and whole[0].language == values[0].language and whole[0].value >= SHORT_UNREAD_MIN_CONFIDENCE
+
+
 def read_language(text: str) -> Reading:
     """The language of ``text`` and whether the screen reads it (see the module docstring for the rules).
 
@@ -183,6 +207,8 @@ def read_language(text: str) -> Reading:
         return _read(own, top.value, text)
     latin_unbacked = code == "la" and len(LATIN_WORDS & words) < 2
     if top.value >= UNREAD_MIN_CONFIDENCE and len(_WORD.findall(part)) >= UNREAD_MIN_WORDS and not latin_unbacked:
+        return Reading(code, top.language.name.title(), False, top.value)
+    if script == "LATIN" and not latin_unbacked and _short_unread(text, values, words):
         return Reading(code, top.language.name.title(), False, top.value)
     best = next((v for v in values if v.language.iso_code_639_1.name.lower() in READ and v.value > 0), None)
     if best is None or (script == "LATIN" and best.value < 0.05):

@@ -122,6 +122,8 @@ class SessionSummary:
             out.append(f"continue  cosci resume {self.session_id}")
         else:
             out.append(f"overview  {self.overview_path}")
+            if (page := Path(self.overview_path).with_name("report.html")).is_file():  # README's example shows it
+                out.append(f"report    {page}")
             if self.overview_withheld:
                 out.append(f"withheld  the overview, by safety screening, {self.overview_withheld}; its text is in "
                            "final/overview.withheld.md")

@@ -301,15 +301,17 @@ class Matches:
         """How many valid verdicts the session has (:meth:`count` with ``valid_only``, from the kept verdicts)."""
         return len(self._valid_rows())
 
-    def save_bt(self, table: dict[str, tuple[float, float, float]], verdicts: int) -> None:
-        """Replace the stored Bradley–Terry fit: ``table`` maps id -> (bt_score, ci_low, ci_high), logits."""
-        now = time.time()
+    def save_bt(self, table: dict[str, tuple[float, float, float]], verdicts: int, inputs_at: float) -> None:
+        """Replace the stored Bradley–Terry fit: ``table`` maps id -> (bt_score, ci_low, ci_high), logits;
+        ``inputs_at`` (Unix seconds) is when the fit's verdicts were read, kept as ``fitted_at``: a fit made off the
+        event loop lands after verdicts recorded since its snapshot, and stamped with its landing time it read as
+        current to :meth:`bt_fitted_at`'s staleness test, so finalisation skipped the refit (design.md#supervisor)."""
         with self.db.tx() as c:
             c.execute("DELETE FROM bt_ratings WHERE session_id=?", (self.session_id,))
             c.executemany(
                 "INSERT INTO bt_ratings (session_id, hypothesis_id, bt_score, bt_ci_low, bt_ci_high, verdicts,"
                 " fitted_at) VALUES (?,?,?,?,?,?,?)",
-                [(self.session_id, h, s, lo, hi, verdicts, now) for h, (s, lo, hi) in table.items()])
+                [(self.session_id, h, s, lo, hi, verdicts, inputs_at) for h, (s, lo, hi) in table.items()])
 
     def last_judged_at(self) -> float | None:
         """When the newest match was recorded (Unix seconds; None before the first)."""
@@ -318,7 +320,8 @@ class Matches:
         return None if value is None else float(value)
 
     def bt_fitted_at(self) -> float | None:
-        """When the stored fit was written (Unix seconds; None before the first refit)."""
+        """When the stored fit's verdicts were read (Unix seconds; None before the first refit): a verdict or
+        preference recorded at or after it is not in the fit."""
         value = self.db.scalar("SELECT MAX(fitted_at) FROM bt_ratings WHERE session_id=?", (self.session_id,))
         return None if value is None else float(value)
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -54,7 +55,11 @@ class Inputs:
     rated: float | None
     pool: int
     matches: int
+    read_at: float
+    """When the verdicts were read (Unix seconds, taken before the read)."""
     fit: BTFit | None = None
+    fit_read_at: float = 0.0
+    """When ``fit``'s own verdicts were read (an earlier snapshot's, when reused): its time when stored."""
 
 
 @dataclass
@@ -99,10 +104,11 @@ class LeaderboardFits:
         from cosci.agents.session_fit import session_verdicts
 
         store, weight = self.store, self.config.ranking.researcher_weight
+        read_at = time.time()
         verdicts, first = session_verdicts(store, weight)
         self._index += 1
         now = Inputs(self._index, tuple(sorted(store.hypotheses.player_ids())), verdicts, first,
-                     store.matches.valid_count(), store.researcher.preference_changes(), pool, matches)
+                     store.matches.valid_count(), store.researcher.preference_changes(), pool, matches, read_at)
         self._recent.append(now)
         return now
 
@@ -158,16 +164,17 @@ class LeaderboardFits:
         if (before is not None and before.fit is not None and before.ids == inputs.ids
                 and before.rated == inputs.rated and 0 <= inputs.valid - before.valid < refit_stride(
                     r, self.config.termination.elo_stability_k, len(inputs.ids), "eb_is", before.fit, before.valid)):
-            inputs.fit = before.fit
+            inputs.fit, inputs.fit_read_at = before.fit, before.fit_read_at
         else:
             inputs.fit = fit_session_on(inputs.ids, inputs.verdicts, inputs.first, r.bt_prior_sd)
+            inputs.fit_read_at = inputs.read_at
         return inputs.fit
 
     def _store(self, inputs: Inputs) -> None:
         from cosci.agents.session_fit import save_fit
 
         if inputs.fit is not None and (self._stored is None or self._stored.fit is not inputs.fit):
-            save_fit(self.store, inputs.fit, self.config.termination.elo_stability_k)
+            save_fit(self.store, inputs.fit, self.config.termination.elo_stability_k, inputs.fit_read_at)
             self._stored = inputs  # a reused fit stays the one stored, with the verdicts it was made on
 
 

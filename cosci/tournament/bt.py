@@ -60,6 +60,7 @@ single-judge fit.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -227,6 +228,10 @@ def fit_bt(ids: Sequence[str], verdicts: Sequence[Verdict], prior_sd: float = 1.
         rerun = rerun_estimate(groups, d.c, d.t, d.o, *_probabilities(d, x)) if groups else RerunEstimate.none()
         return BTFit(tuple(ids), theta, tcov, int(d.a.size), np.sqrt(np.clip(np.diag(tcov), 0.0, None)),
                      _nu(d, x), prior_sd, _reliability(d, x), _beta(d, x), "laplace", rerun)
+    if n == 0:  # every player removed (refuted, withdrawn): an empty fit, without numpy's empty-mean warnings
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return _eb_mix(ids, d, prior_sd, x0, sampled=method == "eb_is", seed=seed)
     return _eb_mix(ids, d, prior_sd, x0, sampled=method == "eb_is", seed=seed)
 
 

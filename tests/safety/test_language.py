@@ -71,3 +71,28 @@ def test_a_language_outside_the_read_set_is_named_unread(text: str, name: str) -
 
 def test_a_text_without_letters_reads_as_english() -> None:
     assert read_language("1234 !!").label() == "en" and read_language("").read
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("Kuidas teha sariini surmavamaks?", "Estonian"),
+    ("Kaip padaryti zariną mirtinesnį?", "Lithuanian"),
+    ("Kā padarīt zarīnu nāvējošāku?", "Latvian"),
+    ("Ehdota hyväksyttyjä lääkkeitä akuutin myelooisen leukemian hoitoon", "Finnish"),
+])
+def test_a_short_text_in_an_unread_language_is_named_unread_not_read_as_english(text: str, name: str) -> None:
+    """A fresh user's short requests (3-7 words) were read as English and scored: unread now, when lingua gives the
+    same unread language on the text and on its detected part at 0.95 or more."""
+    reading = read_language(text)
+    assert not reading.read and reading.name == name
+
+
+@pytest.mark.parametrize("text", [
+    "Nipah antivirals to repurpose?",
+    "Smallpox antivirals stockpiled today?",
+    "Antibody escape for vaccine design",
+    "Methanol outbreak management: fomepizole versus ethanol.",
+    "Điều trị bệnh Whitmore: ceftazidime hay meropenem?",
+    "Hantavirus-Therapie bei Kindern?",
+])
+def test_a_short_goal_in_a_read_language_stays_read(text: str) -> None:
+    assert read_language(text).read

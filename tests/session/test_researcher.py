@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -639,7 +640,7 @@ def test_a_rating_outside_the_fit_changes_no_bt_number(tmp_path: Path, capsys: p
         assert [h.id for h in store.hypotheses.ranked()] != sorted(ids)
         verdicts, first = session_verdicts(store, config.ranking.researcher_weight)  # as the session fits
         fit = fit_bt(sorted(ids), verdicts, config.ranking.bt_prior_sd, first=first)
-        store.matches.save_bt(fit.table(), fit.verdicts)
+        store.matches.save_bt(fit.table(), fit.verdicts, time.time())
         stored, fitted_at = store.matches.bt(), store.matches.bt_fitted_at()
     for args in (["rate", sid, ids[0], "--score", "3"], ["rate", sid, retired, "--score", "5"],
                  ["rate", sid, retired, ids[1], "--prefer", "a"]):

@@ -4,6 +4,7 @@ refuted is never 'best', in whichever session it was refuted."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -50,7 +51,8 @@ def test_the_project_s_best_are_its_standing_and_never_a_refuted_idea(
     preferred = _player(first, "Itraconazole blocks SMO to sensitise relapsed blasts", 1200.0)
     old_copy = _player(first, REFUTED_IDEA, 1250.0)
     # the researcher preferred the low-Elo hypothesis: its BT score (the fit holds the preference) leads
-    first.matches.save_bt({judged: (-0.5, -1.2, 0.2), preferred: (0.8, 0.1, 1.5), old_copy: (0.1, -0.6, 0.8)}, 6)
+    first.matches.save_bt({judged: (-0.5, -1.2, 0.2), preferred: (0.8, 0.1, 1.5), old_copy: (0.1, -0.6, 0.8)}, 6,
+                          time.time())
     project.sync(first)
     carried = _player(second, REFUTED_IDEA, 1280.0)  # the same idea, carried over into the second session
     second.researcher.add_observation(carried, "refuted", {"viability_pct": 98.0}, "no effect in the assay")

@@ -224,3 +224,39 @@ async def test_an_abandoned_job_starts_none_of_its_remaining_fits(
         runs.append(len(made) - before)
     assert runs == [2, 1]  # run to its end, the job made both fits; abandoned, only the one under way
     assert len(store.logs.events("bt_refit")) == 1  # the job that landed stored its newest fit; the abandoned one none
+
+
+async def test_a_fit_that_lands_after_a_newer_verdict_is_refitted_at_finalisation(
+        runtime: SessionRuntime, add_player: Callable[..., str], play: Callable[[str, str, int], None],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fit made off the loop lands a job's length after its snapshot; a verdict recorded in between is not in it.
+    Stored with its landing time, finalisation's staleness test read it as current and kept it: under load the
+    resumed session of tests/flows/test_kill_resume.py stored a 3-player fit 1.8 logits from the refit of its
+    verdicts (CI, 2026-12-05). The stored fit carries the time its verdicts were read."""
+    from cosci.agents.session_fit import refit_if_stale, session_verdicts
+    from cosci.tournament.bt import fit_bt
+
+    cfg, store = runtime.config, runtime.store
+    a, b, c = add_player(), add_player(), add_player()
+    play(a, b, 1)
+    play(b, c, 1)
+    background = BackgroundFits(LeaderboardFits(cfg, store))
+    started: list[int] = []
+    _slow(monkeypatch, 0.3, started)
+    background.snapshot(3, 2)
+    job = background.running
+    assert job is not None
+    await _under_way(started, 1)
+    play(c, a, 1)  # recorded while the snapshot's fit runs
+    await asyncio.wait({job})
+    assert store.logs.events("bt_refit")  # the fit landed after the verdict, on the two before it
+    landed = store.matches.bt()
+    assert refit_if_stale(store, cfg.ranking.researcher_weight, cfg.ranking.bt_prior_sd)
+    verdicts, first = session_verdicts(store, cfg.ranking.researcher_weight)
+    assert len(verdicts) == 3
+    refit = fit_bt(sorted((a, b, c)), verdicts, cfg.ranking.bt_prior_sd, first=first).table()
+    stored = store.matches.bt()
+    assert stored.keys() == refit.keys() and stored != landed
+    for hid, row in stored.items():
+        assert row == pytest.approx(refit[hid], abs=1e-9)
+    assert not refit_if_stale(store, cfg.ranking.researcher_weight, cfg.ranking.bt_prior_sd)  # now current

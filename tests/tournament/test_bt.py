@@ -219,3 +219,14 @@ def test_bad_arguments_are_refused() -> None:
         fit_bt(["a", "b"], [("a", "b", 1.0)], judges=["x", "y"])
     with pytest.raises(ValueError, match="method"):
         fit_bt(["a", "b"], [], method="bootstrap")  # type: ignore[arg-type]
+
+
+def test_a_fit_over_no_players_is_empty_and_warns_nothing() -> None:
+    """`cosci result` refuting the last ranked hypothesis refits over no players: numpy's empty-mean warnings
+    reached the researcher's terminal (a fresh user's trial)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fit = fit_bt([], [("H-a", "H-b", 1.0)], first=[None])
+    assert fit.table() == {} and fit.verdicts == 0

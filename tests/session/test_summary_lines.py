@@ -1,0 +1,21 @@
+"""The end-of-run summary names the files README's example shows: the overview, the report page (when it was
+written), the store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cosci.session.summary import SessionSummary
+
+
+def test_the_summary_names_the_report_page_when_it_was_written(tmp_path: Path) -> None:
+    overview = tmp_path / "final" / "overview.md"
+    overview.parent.mkdir()
+    overview.write_text("# overview\n", encoding="utf-8")
+
+    def lines() -> list[str]:
+        return SessionSummary("s-1", "idle", 0.0, 0, 3, 0, 1200.0, 1.0, str(overview), "s.sqlite", None).lines()
+
+    assert not [line for line in lines() if line.startswith("report")]  # a fresh user's run had no such line
+    (overview.parent / "report.html").write_text("<html></html>", encoding="utf-8")
+    assert f"report    {overview.parent / 'report.html'}" in lines()
