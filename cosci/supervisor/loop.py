@@ -30,7 +30,7 @@ from cosci.store import task_specs as specs
 from cosci.store.task_specs import TaskSpec
 from cosci.supervisor.leaderboard import BackgroundFits, FinalFit, LeaderboardFits
 from cosci.supervisor.rules import PRIORITIES, Scheduler
-from cosci.supervisor.slots import Slots, no_call_actions
+from cosci.supervisor.slots import Slots, no_call_actions, rounds_out
 from cosci.supervisor.state import FULL_RELOAD_EVERY_TASKS, PoolState, TaskTally
 from cosci.supervisor.stats import from_state
 from cosci.supervisor.termination import StopReason, stability_stop
@@ -80,6 +80,7 @@ class Supervisor:
         self._interrupted = False
         self._ending = False  # the session's last batch went out because nothing else was left: end once it is in
         self._stopping: StopReason | None = None  # a stop decided while its last batch is out (design.md#batches)
+        self._settling = False  # the pool reads complete while tournament rounds are out: the stop waits for them
         self._inflight: set[asyncio.Task[None]] = set()
         self.slots = Slots(config.run.concurrency, no_call_actions(config))
         self._snapshot_at = 0
@@ -112,8 +113,11 @@ class Supervisor:
             return StopReason.WALL_CLOCK
         reason = stability_stop(self.config.termination.stability_rule, self.tracker.is_stable(),
                                 self.bt_tracker.is_stable())
+        self._settling = False
         if reason is None and self.scheduler.pool_complete():
             reason = StopReason.MAX_HYPOTHESES
+            if rounds_out(self._inflight):  # one may retire a parent (design.md#retired): count once they land
+                self._settling, reason = True, None
         if self._stopping is not None:  # decided before its last batch went out: the batch's verdicts do not undo it
             reason = self._stopping
         if reason is not None and self._batches_first():
@@ -233,6 +237,9 @@ class Supervisor:
                 reason = self.should_stop()
                 if reason:
                     break
+                if self._settling:  # the pool reads complete: nothing new starts while its rounds land
+                    await self._wait_one(inflight)
+                    continue
                 self.slots.fill(inflight, tasks, self.owner, self._start)
                 reason, added = self._refine(inflight, concurrency)
                 if reason:

@@ -13,7 +13,8 @@ the best pending action *without a call* claimed.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from cosci.config.schema import CosciConfig
 from cosci.domain import Task
@@ -71,4 +72,16 @@ class Slots:
                 self.beside.add(running)
 
 
-__all__ = ["Slots", "no_call_actions"]
+MATCH_ACTIONS = ("RunTournamentRound", "MatchBatch")
+"""The actions that record matches: a match an evolved hypothesis wins against its parent retires the parent
+(design.md#retired), which frees a place in the pool."""
+
+
+def rounds_out(inflight: Iterable[asyncio.Task[Any]]) -> bool:
+    """Whether an action of ``inflight`` (named ``agent/action``, as the Supervisor starts them) records matches
+    (:data:`MATCH_ACTIONS`): the ``max_hypotheses`` stop waits for them, since a pool that reads complete may lose a
+    retired parent when they land (design.md#supervisor, "The cap holds")."""
+    return any(t.get_name().partition("/")[2] in MATCH_ACTIONS for t in inflight)
+
+
+__all__ = ["MATCH_ACTIONS", "Slots", "no_call_actions", "rounds_out"]
