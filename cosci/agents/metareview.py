@@ -54,6 +54,7 @@ from cosci.llm.errors import CALL_FAILED
 from cosci.llm.port.structured import call_record
 from cosci.prompts import render
 from cosci.records import RecordSystemFeedback
+from cosci.safety.classifier import warm_screen
 from cosci.safety.quoting import quote_untrusted
 from cosci.store.standing import bt_score_text, interval_text, standing
 from cosci.text import error_line, one_line  # a title with newlines would break a Markdown heading
@@ -157,8 +158,12 @@ class MetaReviewAgent(BaseAgent):
         text, removed = clean_citations(mark_statuses(text, claims), known)
         text = self._with_appendices(text, top, latest, await stats)
         skip = "no hypotheses" if not top else "" if claims else NO_CLAIMS  # nothing an audit could score
+        # the overview's screen reads this text and the audit's section: its windows are checked while the audit's
+        # call is out, so that screen, run with every slot empty, finds them done (design.md#supervisor)
+        warm = asyncio.ensure_future(warm_screen(self.config, text, "overview"))
         audit = await OverviewAuditor(self, task).run(text, material, skip=skip)
         text = text.rstrip() + "\n\n" + clean_citations(audit.section(), known)[0]
+        await warm
         self.store.sessions.update(final_overview=text)
         agree = agreement(claims, audit.overclaims()) if audit.audit else None  # no audit, nothing to agree with
         checked = {"claims": [c.to_dict() for c in claims], **totals(claims), "repaired": repaired,
