@@ -149,6 +149,7 @@ class MetaReviewAgent(BaseAgent):
         # the judge statistics of the tournament appendix (a BT fit per fold: the overview's largest CPU cost) read
         # no text of the overview: made in a worker thread while the writer's calls are out (design.md#metareview)
         stats = asyncio.ensure_future(asyncio.to_thread(session_judge_stats, self.store))
+        appendices = asyncio.ensure_future(self._warm_appendices(top, latest, stats))
         text, fallback = await self._written(task, top, main, caveats, material, latest, len(known))
         claims = check_overview(text, ctx, guards)
         repaired = False
@@ -163,7 +164,7 @@ class MetaReviewAgent(BaseAgent):
         warm = asyncio.ensure_future(warm_screen(self.config, text, "overview"))
         audit = await OverviewAuditor(self, task).run(text, material, skip=skip)
         text = text.rstrip() + "\n\n" + clean_citations(audit.section(), known)[0]
-        await warm
+        await asyncio.gather(appendices, warm)
         self.store.sessions.update(final_overview=text)
         agree = agreement(claims, audit.overclaims()) if audit.audit else None  # no audit, nothing to agree with
         checked = {"claims": [c.to_dict() for c in claims], **totals(claims), "repaired": repaired,
@@ -175,6 +176,19 @@ class MetaReviewAgent(BaseAgent):
                                   **totals(claims),
                                   "audit_score": audit.score, "audit_agreement": agree["share"] if agree else None,
                                   "caveat_ids": [h.id for h in caveats]})
+
+    async def _warm_appendices(self, top: list[Hypothesis], latest: dict[str, Review | None],
+                               stats: asyncio.Future[JudgeStats]) -> None:
+        """The overview's screen reads its leaderboard and tournament appendices too (most of a bench overview's
+        text), which read no text of the overview: they are checked by the offline screen (:func:`warm_screen`) as
+        soon as the judge statistics are made, while the writer's calls are out. An error is dropped (the overview
+        meets it)."""
+        try:
+            text = self.leaderboard_appendix(top, latest).rstrip() + "\n\n" + tournament_appendix(self, await stats)
+        except Exception as exc:  # an optimisation only
+            log.debug("the overview's appendices were not checked ahead: %s", exc)
+            return
+        await warm_screen(self.config, text, "overview")
 
     async def _written(self, task: Task, top: list[Hypothesis], main: list[Hypothesis], caveats: list[Hypothesis],
                        material: OverviewMaterial, latest: dict[str, Review | None], n: int) -> tuple[str, bool]:

@@ -1,6 +1,7 @@
-"""The final overview's text before its audit section is checked by the offline screen while the audit's call is out
-(design.md#supervisor, "The session's end"): the overview's screen, which reads that text and the audit's section,
-then finds its windows checked."""
+"""The final overview's text is checked by the offline screen ahead of its screen (design.md#supervisor, "The
+session's end"): its appendices as soon as the judge statistics are made, the text before its audit section while
+the audit's call is out, so the overview's screen, which reads that text and the audit's section, finds its windows
+checked."""
 
 from __future__ import annotations
 
@@ -27,12 +28,14 @@ async def test_the_overview_before_its_audit_is_screened_while_the_audit_calls(
                                  rationale="Sharper experiment.\nbetter idea: 1", transcript=[], task_id=None)
     fake.configure(FakeModelCfg(seed=0, fault_rate=0.0, latency_seconds=0.3, call_log=None))
     auditing = threading.Event()  # the audit's call is at the fake, not yet answered
+    audited = threading.Event()  # the audit's call was made
     respond = fake.respond
 
     async def observed(model, messages, params, metadata):  # type: ignore[no-untyped-def]
         audit = str(metadata.get("cosci_action", "")).endswith("/audit")
         if audit:
             auditing.set()
+            audited.set()
         try:
             return await respond(model, messages, params, metadata)
         finally:
@@ -44,14 +47,16 @@ async def test_the_overview_before_its_audit_is_screened_while_the_audit_calls(
     check = classifier._offline_check
 
     def recorded(screen, text, subject):  # type: ignore[no-untyped-def]
-        checked.append((subject, text, threading.current_thread() is threading.main_thread(), auditing.wait(5)))
+        on_loop = threading.current_thread() is threading.main_thread()
+        checked.append((subject, text, on_loop, audited.is_set() and auditing.wait(5)))
         return check(screen, text, subject)
 
     monkeypatch.setattr(classifier, "_offline_check", recorded)
     _, result = await run_task("metareview", "GenerateFinalResearchOverview", "final")
     assert result.kind == "final_overview_generated"
     overview = planned.store.sessions.get().final_overview or ""
-    assert len(checked) == 1
-    subject, text, on_loop, during_audit = checked[0]
-    assert (subject, on_loop, during_audit) == ("overview", False, True)  # off the loop, while the audit called
-    assert overview.startswith(text.rstrip()) and "# Audit" in overview[len(text.rstrip()):]
+    assert [(subject, on_loop) for subject, _, on_loop, _ in checked] == [("overview", False)] * 2  # off the loop
+    (_, appendices, _, after_audit), (_, before_audit, _, during_audit) = checked
+    assert appendices.startswith("# Appendix: leaderboard") and appendices.rstrip() in overview and not after_audit
+    assert during_audit and overview.startswith(before_audit.rstrip())  # while the audit's call was out
+    assert "# Audit" in overview[len(before_audit.rstrip()):]
