@@ -61,6 +61,7 @@ async def test_a_round_out_at_the_full_pool_that_retires_a_parent_does_not_end_i
     supervisor = Supervisor(runtime.config, store, runtime.budget, runner)
     supervisor.scheduler.pool_complete = counted.__get__(supervisor.scheduler)  # type: ignore[method-assign]
     reason = await asyncio.wait_for(supervisor.run(), 30)
-    assert store.hypotheses.get(parent).state == "retired"
+    retired = store.hypotheses.get(parent)
+    assert retired is not None and retired.state == "retired"
     assert reason == StopReason.EXTERNAL  # stopped by the test once generation started: the pool had room again
     assert started[:2] == ["RunTournamentRound"] * 2 and "GenerateHypothesis" in started
