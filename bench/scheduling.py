@@ -57,8 +57,9 @@ def _latest_record(data: Path) -> Any:
     return SessionStore.open(folder / STORE_FILE, folder.name)
 
 
-def concurrency_run(latency: float, concurrency: int = 8, max_hypotheses: int = 60) -> dict[str, float]:
-    """One fake session with ``latency`` seconds per call; returns its measured ratios."""
+def concurrency_run(latency: float, concurrency: int = 8, max_hypotheses: int = 60) -> dict[str, Any]:
+    """One fake session with ``latency`` seconds per call; returns its measured ratios and its data folder (kept:
+    ``python -m bench.timeline FOLDER`` reads where its slots went idle)."""
     data = _tmp("cosci-bench-conc-")
     log = data / "calls.jsonl"
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -83,7 +84,8 @@ def concurrency_run(latency: float, concurrency: int = 8, max_hypotheses: int = 
     cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     return {"latency": latency, "calls": calls, "actions": actions, "wall": row.elapsed_seconds, "ideal": ideal,
             "wall_over_ideal": row.elapsed_seconds / ideal, "in_flight": calls * latency / span,
-            "calls_span": span, "cpu_per_action_ms": 1000 * cpu / max(actions, 1), "stop": row.stop_reason}
+            "calls_span": span, "cpu_per_action_ms": 1000 * cpu / max(actions, 1), "stop": row.stop_reason,
+            "folder": str(data)}
 
 
 def loop_cpu_per_task(players: int, tasks: int = 300, seed: int = 0) -> float:

@@ -95,12 +95,17 @@ def refusal(data_dir: Path, session_id: str) -> GoalRefused:
 def load_screen(config: CosciConfig) -> None:
     """Load the offline safety screen (kept per process, :func:`cosci.safety.screen.screen_for`) before waiting for
     the Prefect server, so its load overlaps the server's start instead of delaying the goal screen, the session's
-    first action (design.md#startup). Nothing when screening is off."""
+    first action (design.md#startup), and check the goal with it once (the result is not kept: the goal screen
+    decides): a first check loads what it reads with, lingua's language models of the text's script and the gloss,
+    holding the GIL for 0.4-3 s, and inside the goal screen that kept the session's event loop from sending the goal
+    screen's own call (design.md#supervisor, "The session's start"). Nothing when screening is off."""
     from cosci.safety.classifier import screening_on
     from cosci.safety.screen import screen_for
 
     if screening_on(config) and config.safety is not None:
-        screen_for(config.safety)
+        screen = screen_for(config.safety)
+        if config.session.goal:
+            screen.check(config.session.goal, subject="goal")
 
 
 FLOW_RUN_MODULES = ("prefect.flow_engine", "prefect.task_engine", "prefect.utilities.visualization",

@@ -20,6 +20,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 
@@ -53,9 +54,11 @@ from cosci.llm.errors import CALL_FAILED
 from cosci.llm.port.structured import call_record
 from cosci.prompts import render
 from cosci.records import RecordSystemFeedback
+from cosci.safety.classifier import warm_screen
 from cosci.safety.quoting import quote_untrusted
 from cosci.store.standing import bt_score_text, interval_text, standing
 from cosci.text import error_line, one_line  # a title with newlines would break a Markdown heading
+from cosci.tournament.judge_stats import JudgeStats, session_judge_stats
 
 log = logging.getLogger(__name__)
 CITED = re.compile(r"\[\s*(H-[\w-]+(?:\s*[,;]\s*H-[\w-]+)*)\s*\]")
@@ -143,6 +146,10 @@ class MetaReviewAgent(BaseAgent):
         main, caveats = split_by_verdict(top, latest)
         material = OverviewMaterial(self.store, top, latest)
         ctx, guards = material.context(every), load_guards(self.config.metareview.overclaim_terms)
+        # the judge statistics of the tournament appendix (a BT fit per fold: the overview's largest CPU cost) read
+        # no text of the overview: made in a worker thread while the writer's calls are out (design.md#metareview)
+        stats = asyncio.ensure_future(asyncio.to_thread(session_judge_stats, self.store))
+        appendices = asyncio.ensure_future(self._warm_appendices(top, latest, stats))
         text, fallback = await self._written(task, top, main, caveats, material, latest, len(known))
         claims = check_overview(text, ctx, guards)
         repaired = False
@@ -150,10 +157,14 @@ class MetaReviewAgent(BaseAgent):
             text, claims, repaired = await self._repair(task, text, claims, ctx, main, material, guards)
         checking = await ClaimChecker(self, task).run(claims, ctx)
         text, removed = clean_citations(mark_statuses(text, claims), known)
-        text = self._with_appendices(text, top, latest)
+        text = self._with_appendices(text, top, latest, await stats)
         skip = "no hypotheses" if not top else "" if claims else NO_CLAIMS  # nothing an audit could score
+        # the overview's screen reads this text and the audit's section: its windows are checked while the audit's
+        # call is out, so that screen, run with every slot empty, finds them done (design.md#supervisor)
+        warm = asyncio.ensure_future(warm_screen(self.config, text, "overview"))
         audit = await OverviewAuditor(self, task).run(text, material, skip=skip)
         text = text.rstrip() + "\n\n" + clean_citations(audit.section(), known)[0]
+        await asyncio.gather(appendices, warm)
         self.store.sessions.update(final_overview=text)
         agree = agreement(claims, audit.overclaims()) if audit.audit else None  # no audit, nothing to agree with
         checked = {"claims": [c.to_dict() for c in claims], **totals(claims), "repaired": repaired,
@@ -165,6 +176,19 @@ class MetaReviewAgent(BaseAgent):
                                   **totals(claims),
                                   "audit_score": audit.score, "audit_agreement": agree["share"] if agree else None,
                                   "caveat_ids": [h.id for h in caveats]})
+
+    async def _warm_appendices(self, top: list[Hypothesis], latest: dict[str, Review | None],
+                               stats: asyncio.Future[JudgeStats]) -> None:
+        """The overview's screen reads its leaderboard and tournament appendices too (most of a bench overview's
+        text), which read no text of the overview: they are checked by the offline screen (:func:`warm_screen`) as
+        soon as the judge statistics are made, while the writer's calls are out. An error is dropped (the overview
+        meets it)."""
+        try:
+            text = self.leaderboard_appendix(top, latest).rstrip() + "\n\n" + tournament_appendix(self, await stats)
+        except Exception as exc:  # an optimisation only
+            log.debug("the overview's appendices were not checked ahead: %s", exc)
+            return
+        await warm_screen(self.config, text, "overview")
 
     async def _written(self, task: Task, top: list[Hypothesis], main: list[Hypothesis], caveats: list[Hypothesis],
                        material: OverviewMaterial, latest: dict[str, Review | None], n: int) -> tuple[str, bool]:
@@ -185,10 +209,12 @@ class MetaReviewAgent(BaseAgent):
             return self.fallback_overview(main, caveats, latest, material, why) + unstructured_appendix(text), True
         return text, False
 
-    def _with_appendices(self, text: str, top: list[Hypothesis], latest: dict[str, Review | None]) -> str:
-        """Each direction's verdicts and scores from the store, the leaderboard and the tournament appendix."""
+    def _with_appendices(self, text: str, top: list[Hypothesis], latest: dict[str, Review | None],
+                         stats: JudgeStats) -> str:
+        """Each direction's verdicts and scores from the store, the leaderboard and the tournament appendix (with the
+        judge statistics ``stats``)."""
         text = annotate_directions(text, latest).rstrip() + "\n\n" + self.leaderboard_appendix(top, latest)
-        text = text.rstrip() + "\n\n" + tournament_appendix(self)  # BT with CIs, judge statistics
+        text = text.rstrip() + "\n\n" + tournament_appendix(self, stats)  # BT with CIs, judge statistics
         for extra in (researcher_appendix(self.store, self.config.ranking.bt_prior_sd), self.since_last_session()):
             if extra:  # the researcher's ratings and results; a project's "Since the last session"
                 text = text.rstrip() + "\n\n" + extra

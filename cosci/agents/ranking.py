@@ -49,7 +49,7 @@ from cosci.store.standing import standing
 from cosci.tournament.bt import BTFit, Method
 from cosci.tournament.elo import EloRule
 from cosci.tournament.engine import MatchPlan, TournamentCfg, plan_match
-from cosci.tournament.judge_stats import position_bias
+from cosci.tournament.judge_stats import JudgeStats, position_bias
 from cosci.tournament.judging import DualOrderState, resolve, unit_hash
 from cosci.tournament.pairing import BlockedPairs, never_blocked
 from cosci.tournament.rematch import capped_pairs
@@ -74,10 +74,11 @@ def _quoted(text: str, hid: str) -> str:
     return quote_hypothesis(text, hid)
 
 
-def tournament_appendix(agent: BaseAgent) -> str:
+def tournament_appendix(agent: BaseAgent, stats: JudgeStats | None = None) -> str:
     """The overview's tournament appendix: BT scores with CIs of the standing's top 10 in the fit (hypotheses out
     of the ranking left out, as the leaderboard leaves them), the judge statistics (flagged when
-    position-biased) and whether the judge runs on the generator's model (design.md#tournament)."""
+    position-biased; ``stats``: :func:`~cosci.tournament.judge_stats.session_judge_stats` made earlier, else made
+    here) and whether the judge runs on the generator's model (design.md#tournament)."""
     from cosci.tournament.judge_stats import session_judge_stats
 
     router, r = agent.deps.router, agent.config.ranking
@@ -86,8 +87,8 @@ def tournament_appendix(agent: BaseAgent) -> str:
             f"Bradley–Terry scores (logits; {BT_INTERVAL_LABEL}; Elo stays the tournament's rating):", "",
             f"| rank | hypothesis | BT score | {BT_INTERVAL} |", "|---|---|---|---|"]
     rows += [f"| {i} | [{h}] | {s:+.2f} | [{lo:+.2f}, {hi:+.2f}] |" for i, (h, (s, lo, hi)) in enumerate(bt, 1)]
-    rows += ["", *(f"- {line}" for line in session_judge_stats(agent.store).lines(r.first_position_flag,
-                                                                                   r.dual_order_biased_share))]
+    stats = stats or session_judge_stats(agent.store)
+    rows += ["", *(f"- {line}" for line in stats.lines(r.first_position_flag, r.dual_order_biased_share))]
     judges = ({agent.config.models.tiers[t].model for t in r.judges} if r.judges
               else {router.route("ranking", m).model for m in ("pairwise", "debate")})
     generators = {router.route("generation", m).model for m in ("literature", "debate")}

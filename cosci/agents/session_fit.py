@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
@@ -52,34 +53,69 @@ def fit_session_on(ids: Sequence[str], verdicts: list[Verdict], first: list[str 
     return fit_bt(sorted(ids), verdicts, prior_sd, None, first=first, method="eb_is")
 
 
-def refit_bt(store: SessionStore, weight: int, prior_sd: float) -> BTFit:
+@dataclass(frozen=True)
+class Made:
+    """A leaderboard fit made ahead of its use (:class:`cosci.supervisor.leaderboard.FinalFit`) and the inputs it was
+    made on: sorted player ids, :func:`session_verdicts`' verdicts and first-shown ids."""
+
+    ids: list[str]
+    verdicts: list[Verdict]
+    first: list[str | None]
+    fit: BTFit
+
+
+def refit_inputs(store: SessionStore, weight: int) -> tuple[list[str], list[Verdict], list[str | None]]:
+    """What :func:`refit_bt` fits: the sorted tournament players, the verdicts and the first-shown ids."""
+    verdicts, first = session_verdicts(store, weight)
+    return sorted(store.hypotheses.player_ids()), verdicts, first
+
+
+def leaderboard_fit(ids: list[str], verdicts: list[Verdict], first: list[str | None], prior_sd: float) -> BTFit:
+    """:func:`refit_bt`'s fit of :func:`refit_inputs` (pure computation and the user cache: safe in a worker thread)."""
+    return cached_fit(fit_bt, ids, verdicts, prior_sd, first=first, method="eb_is")
+
+
+def refit_bt(store: SessionStore, weight: int, prior_sd: float, made: Made | None = None) -> BTFit:
     """Refit BT on the tournament players with the researcher's preferences and store it (``bt_ratings``):
     ``cosci rate`` of a preference on a session no process runs (a running one refits at its next Elo snapshot), and
     finalisation (:func:`refit_if_stale`). The same fit as the session's last :meth:`RankingAgent.refit` for the
     same players and verdicts (:func:`fit_session`), kept in the user cache by its inputs' hash
-    (:mod:`cosci.tournament.fit_cache`): commands on a stopped session refit the same inputs again and again."""
-    read_at = time.time()  # before the read: a verdict recorded during it counts as newer than the fit
-    verdicts, first = session_verdicts(store, weight)
-    fit = cached_fit(fit_bt, sorted(store.hypotheses.player_ids()), verdicts, prior_sd, first=first, method="eb_is")
+    (:mod:`cosci.tournament.fit_cache`): commands on a stopped session refit the same inputs again and again.
+    ``made``: a fit made earlier, stored instead of a new one when its inputs are the current ones (the same fit:
+    it is deterministic in its inputs). Either way the stored fit is stamped with the time taken before this
+    call's read of its inputs (a verdict recorded during the read counts as newer than the fit)."""
+    read_at = time.time()
+    ids, verdicts, first = refit_inputs(store, weight)
+    if made is not None and (made.ids, made.verdicts, made.first) == (ids, verdicts, first):
+        fit = made.fit
+    else:
+        fit = leaderboard_fit(ids, verdicts, first, prior_sd)
     store.matches.save_bt(fit.table(), fit.verdicts, read_at)
     return fit
 
 
-def refit_if_stale(store: SessionStore, weight: int, prior_sd: float, k: int | None = None) -> bool:
+def stale(store: SessionStore) -> bool:
+    """Whether a match was judged or a preference rated (or withdrawn) after the stored fit, or none is stored."""
+    changes = [at] if (at := store.researcher.preference_changes()) is not None else []  # rated or withdrawn
+    if (judged := store.matches.last_judged_at()) is not None:
+        changes.append(judged)
+    fitted = store.matches.bt_fitted_at()
+    return bool(changes) and (fitted is None or max(changes) >= fitted)
+
+
+def refit_if_stale(store: SessionStore, weight: int, prior_sd: float, k: int | None = None,
+                   made: Made | None = None) -> bool:
     """At finalisation: refit and store BT when a match was judged or a preference rated after the stored fit.
     Above ``ranking.bt_refit_stride`` players the tournament refits only every ⌈players / 100⌉ verdicts, and a
     ``cosci rate`` can land after the session's last round; the overview and the standing read the stored fit, so
     they would be up to a cadence behind (design.md#scale, design.md#researcher-ratings). One fit: ~1 s of CPU at
     1,000 hypotheses. With ``k`` (``termination.elo_stability_k``: the session's own refit) the fit is logged as
     ``bt_refit``, like the loop's (a preference rated near the session's end may reach the leaderboard only here,
-    since the loop abandons a fit still running at its end: design.md#supervisor). Returns whether it refitted."""
-    changes = [at] if (at := store.researcher.preference_changes()) is not None else []  # rated or withdrawn
-    if (judged := store.matches.last_judged_at()) is not None:
-        changes.append(judged)
-    fitted = store.matches.bt_fitted_at()
-    if not changes or (fitted is not None and max(changes) < fitted):
+    since the loop abandons a fit still running at its end: design.md#supervisor). ``made``: :func:`refit_bt`'s.
+    Returns whether it refitted."""
+    if not stale(store):
         return False
-    fit = refit_bt(store, weight, prior_sd)
+    fit = refit_bt(store, weight, prior_sd, made)
     if k is not None:
         _logged(store, fit, k)
     return True

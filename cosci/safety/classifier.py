@@ -73,9 +73,32 @@ def _offline_check(screen: OfflineScreen, text: str, subject: Subject) -> Screen
         return screen.check(text, subject=subject)
 
 
+async def warm_screen(config: CosciConfig, text: str, subject: Subject) -> None:
+    """Check ``text`` with the offline screen in a worker thread and drop the result: the screen keeps what it
+    computed per window and per term list (embedding rows by text, term spans of recent texts: pure functions of the
+    text, so a later check decides the same), and a text screened next that contains ``text`` is then mostly read
+    from them. The final overview's text before its audit section is checked so while the audit call is out: the
+    overview's screen, run after the overview with every slot empty, took 0.4 s of the 1 s concurrency bench's tail
+    (design.md#supervisor, "The session's end"). Nothing when screening is off; an error is dropped (the screen of
+    the text shown meets it)."""
+    if not screening_on(config) or config.safety is None:
+        return
+    try:
+        await asyncio.to_thread(_offline_check, screen_for(config.safety), text, subject)
+    except Exception as exc:  # an optimisation only
+        log.debug("the offline screen's warm-up check failed: %s", exc)
+
+
 def screening_on(config: CosciConfig) -> bool:
     """Whether safety screening runs (``safety.enabled`` and a ``safety`` agent; old snapshots have neither)."""
     return config.safety is not None and config.safety.enabled and "safety" in config.agents
+
+
+def asks_model(config: CosciConfig, subject: Subject) -> bool:
+    """Whether screening a ``subject`` makes a model call: always on a tier able to classify; on one unable to
+    (the offline screen decides), only for the subjects of ``safety.model_answer_on`` (design.md#demo)."""
+    tier = config.models.tiers[config.tier_of("safety", "classify")]
+    return not tier.unable_to_classify or (config.safety is not None and subject in config.safety.model_answer_on)
 
 
 def acts(config: CosciConfig, subject: str, decision: str) -> bool:

@@ -78,18 +78,20 @@ class Tasks:
             )
         return tid if cur.rowcount == 1 else None
 
-    def claim(self, owner: str) -> Task | None:
-        """Lease the best pending task (lowest priority number, oldest first) to ``owner``, or None.
+    def claim(self, owner: str, actions: tuple[str, ...] | None = None) -> Task | None:
+        """Lease the best pending task (lowest priority number, oldest first) to ``owner``, or None; with
+        ``actions``, the best pending task of one of those actions.
 
         A lease has no time limit (``lease_expires_at`` stays NULL): one process runs a session, so nobody else
         could take an expired task over; a resume voids every lease (:meth:`reclaim`). docs/ARCHITECTURE.md,
         "Leases"."""
         now = time.time()
+        only = f" AND action IN ({','.join('?' * len(actions))})" if actions is not None else ""
         with self.db.tx() as c:
             row = c.execute(
-                "SELECT id FROM tasks WHERE session_id=? AND status='pending'"
+                f"SELECT id FROM tasks WHERE session_id=? AND status='pending'{only}"
                 " ORDER BY priority, created_at, id LIMIT 1",
-                (self.session_id,),
+                (self.session_id, *(actions or ())),
             ).fetchone()
             if row is None:
                 return None

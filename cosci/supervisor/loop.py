@@ -28,8 +28,9 @@ from cosci.stats import SessionStats
 from cosci.store import SessionStore
 from cosci.store import task_specs as specs
 from cosci.store.task_specs import TaskSpec
-from cosci.supervisor.leaderboard import BackgroundFits, LeaderboardFits
+from cosci.supervisor.leaderboard import BackgroundFits, FinalFit, LeaderboardFits
 from cosci.supervisor.rules import PRIORITIES, Scheduler
+from cosci.supervisor.slots import Slots, no_call_actions, rounds_out
 from cosci.supervisor.state import FULL_RELOAD_EVERY_TASKS, PoolState, TaskTally
 from cosci.supervisor.stats import from_state
 from cosci.supervisor.termination import StopReason, stability_stop
@@ -72,13 +73,16 @@ class Supervisor:
         # beside the Elo rule (design.md#tournament); its fits are made when it reads them (design.md#supervisor)
         self.leaderboard = LeaderboardFits(config, store)
         self.fits = BackgroundFits(self.leaderboard)  # off the event loop
+        self.final_fit = FinalFit(config, store)  # finalisation's, beside the drain
         self._budget_hit = False
         self.stop_detail = ""
         """One line on why the session stopped (which agent's share ended it, for ``budget``)."""
         self._interrupted = False
         self._ending = False  # the session's last batch went out because nothing else was left: end once it is in
         self._stopping: StopReason | None = None  # a stop decided while its last batch is out (design.md#batches)
+        self._settling = False  # the pool reads complete while tournament rounds are out: the stop waits for them
         self._inflight: set[asyncio.Task[None]] = set()
+        self.slots = Slots(config.run.concurrency, no_call_actions(config))
         self._snapshot_at = 0
         self._steps = self.tally.status["done"]
         """Tasks done in the session, across resumes: the step of progress reports (MLflow step metrics keep
@@ -109,8 +113,11 @@ class Supervisor:
             return StopReason.WALL_CLOCK
         reason = stability_stop(self.config.termination.stability_rule, self.tracker.is_stable(),
                                 self.bt_tracker.is_stable())
+        self._settling = False
         if reason is None and self.scheduler.pool_complete():
             reason = StopReason.MAX_HYPOTHESES
+            if rounds_out(self._inflight):  # one may retire a parent (design.md#retired): count once they land
+                self._settling, reason = True, None
         if self._stopping is not None:  # decided before its last batch went out: the batch's verdicts do not undo it
             reason = self._stopping
         if reason is not None and self._batches_first():
@@ -230,8 +237,10 @@ class Supervisor:
                 reason = self.should_stop()
                 if reason:
                     break
-                while len(inflight) < concurrency and (task := tasks.claim(self.owner)):
-                    inflight.add(asyncio.create_task(self._run_one(task), name=f"{task.agent}/{task.action}"))
+                if self._settling:  # the pool reads complete: nothing new starts while its rounds land
+                    await self._wait_one(inflight)
+                    continue
+                self.slots.fill(inflight, tasks, self.owner, self._start)
                 reason, added = self._refine(inflight, concurrency)
                 if reason:
                     break
@@ -239,16 +248,22 @@ class Supervisor:
                     continue
                 await self._wait_one(inflight)
         finally:
-            fit_error = await self._wind_down(inflight)
+            fit_error = await self._wind_down(inflight, reason)
         if fit_error is not None:
             raise fit_error
         return self._ended(reason)
 
-    async def _wind_down(self, inflight: set[asyncio.Task[None]]) -> BaseException | None:
-        """The loop's end: no leaderboard fit starts or lands now (the drained tasks' verdicts are fitted at
-        finalisation, ``refit_if_stale``), drain the actions in flight, save the active time. Returns the error a
-        leaderboard fit failed with, if any."""
+    def _start(self, task: Task) -> asyncio.Task[None]:
+        return asyncio.create_task(self._run_one(task), name=f"{task.agent}/{task.action}")
+
+    async def _wind_down(self, inflight: set[asyncio.Task[None]], reason: StopReason | None) -> BaseException | None:
+        """The loop's end: no leaderboard fit of the loop starts or lands now; finalisation's fit (on the drained
+        tasks' verdicts) starts beside the drain when the session ends (``reason``) on anything but an interrupt
+        or a refused goal; drain the actions in flight, save the active time. Returns the error a leaderboard fit
+        failed with, if any."""
         fit_error = self.fits.close()
+        if fit_error is None and reason not in (None, StopReason.INTERRUPTED, StopReason.REFUSED):
+            self.final_fit.start(inflight)
         await self._drain(inflight)
         if self._interrupted:  # claimed tasks cancelled before they started ran no handler of their own
             self.store.tasks.release_owned(self.owner, "interrupted")
@@ -282,7 +297,7 @@ class Supervisor:
     def _refine(self, inflight: set[asyncio.Task[None]], concurrency: int) -> tuple[StopReason | None, int]:
         """Idle refinement (design.md#supervisor) when a slot is free and nothing is pending: (the stop reason when
         there is nothing left to do and nothing running, else None; the number of tasks enqueued)."""
-        if len(inflight) >= concurrency:
+        if self.slots.used(inflight) >= concurrency:
             return None, 0
         if self._stopping is not None:  # a stop waits for its last batch: no new work meanwhile
             return None, 0
@@ -379,7 +394,7 @@ class Supervisor:
         for batch in self.store.batches.outstanding():  # a paid-for batch: settled now, or left outstanding
             n = tasks.count("ranking", specs.MATCH_BATCH)
             await self._run_final(specs.match_batch_stop(batch.batch_task_id, n), PRIORITIES["final"])
-        self._refit_if_stale()
+        await self.final_fit.refit_if_stale()  # made beside the drain, if its inputs are still the current ones
         if not self.store.logs.feedback(source="meta_review") and self.store.hypotheses.reviews(limit=1):
             await self._run_final(specs.final_system_feedback(), PRIORITIES["metareview"])
         await self._run_final(specs.final_overview(), PRIORITIES["final"])

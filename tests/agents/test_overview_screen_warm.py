@@ -1,0 +1,62 @@
+"""The final overview's text is checked by the offline screen ahead of its screen (design.md#supervisor, "The
+session's end"): its appendices as soon as the judge statistics are made, the text before its audit section while
+the audit's call is out, so the overview's screen, which reads that text and the audit's section, finds its windows
+checked."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+import cosci.safety.classifier as classifier
+from cosci.config.schema.models import FakeModelCfg
+from cosci.llm.fake.provider import FakeBackend
+from cosci.records import RecordReview
+from cosci.session.runtime import SessionRuntime
+from tests.tournament.shipped import ELO
+
+
+async def test_the_overview_before_its_audit_is_screened_while_the_audit_calls(
+        planned: SessionRuntime, fake: FakeBackend, run_task, add_player, monkeypatch: pytest.MonkeyPatch) -> None:
+    ids = [add_player(f"Drug {i} inhibits target {i} in leukemic stem cells", elo=1250.0 - 25 * i, matches=3)
+           for i in range(3)]
+    for i, hid in enumerate(ids):
+        planned.store.hypotheses.add_review(hid, RecordReview(verdict="missing_piece", evidence=[], novelty=0.8,
+                                                              notes=f"Review {i}."), task_id=f"T-review-{i}")
+    planned.store.matches.apply("M-1", ids[0], ids[1], mode="pairwise", winner=ids[0], rule=ELO,
+                                 rationale="Sharper experiment.\nbetter idea: 1", transcript=[], task_id=None)
+    fake.configure(FakeModelCfg(seed=0, fault_rate=0.0, latency_seconds=0.3, call_log=None))
+    auditing = threading.Event()  # the audit's call is at the fake, not yet answered
+    audited = threading.Event()  # the audit's call was made
+    respond = fake.respond
+
+    async def observed(model, messages, params, metadata):  # type: ignore[no-untyped-def]
+        audit = str(metadata.get("cosci_action", "")).endswith("/audit")
+        if audit:
+            auditing.set()
+            audited.set()
+        try:
+            return await respond(model, messages, params, metadata)
+        finally:
+            if audit:
+                auditing.clear()
+
+    monkeypatch.setattr(fake, "respond", observed)
+    checked: list[tuple[str, str, bool, bool]] = []
+    check = classifier._offline_check
+
+    def recorded(screen, text, subject):  # type: ignore[no-untyped-def]
+        on_loop = threading.current_thread() is threading.main_thread()
+        checked.append((subject, text, on_loop, audited.is_set() and auditing.wait(5)))
+        return check(screen, text, subject)
+
+    monkeypatch.setattr(classifier, "_offline_check", recorded)
+    _, result = await run_task("metareview", "GenerateFinalResearchOverview", "final")
+    assert result.kind == "final_overview_generated"
+    overview = planned.store.sessions.get().final_overview or ""
+    assert [(subject, on_loop) for subject, _, on_loop, _ in checked] == [("overview", False)] * 2  # off the loop
+    (_, appendices, _, after_audit), (_, before_audit, _, during_audit) = checked
+    assert appendices.startswith("# Appendix: leaderboard") and appendices.rstrip() in overview and not after_audit
+    assert during_audit and overview.startswith(before_audit.rstrip())  # while the audit's call was out
+    assert "# Audit" in overview[len(before_audit.rstrip()):]
