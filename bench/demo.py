@@ -20,11 +20,15 @@ this schedule would take if the model ran back to back with nothing else. Each r
 count of **valid structured answers**: schema-constrained calls whose answer is a complete JSON object (not cut off
 at the token cap).
 
-``--compare 'OVERRIDES'`` runs, for each of ``--runs``, the current defaults and then the same session with those
-overrides (e.g. ``'models.local.weights=shipped models.local.decoding=grammar_first models.local.n_threads=2'``, the
-configuration before docs/design.md#local-weights), paired so that both see the same machine, and prints both
-medians and the ratio. ``--busy`` runs each session quiet and then beside one competing CPU-bound process (a Python
-busy loop started with the session and stopped after it) and prints the busy/quiet ratios of wall and CPU.
+``--compare 'ITEMS'`` runs, for each of ``--runs``, the current defaults and then the same session with those items:
+Hydra overrides and environment assignments (a name in capitals, ``NAME=VALUE``, set for that arm's session and its
+microbenchmark). The issue's configuration, as the code of its time ran it (bench/README.md, "The eighth stop"), is
+``'OMP_WAIT_POLICY=PASSIVE models.local.caller=shared_pool models.local.weights=shipped
+models.local.decoding=grammar_first models.local.n_threads=2'``: passive waiting, calls from asyncio's worker threads,
+the shipped Q4_1 file, llama-cpp-python's sampler chain, two threads. The two arms are paired so that both see the
+same machine; both medians and the ratio are printed. ``--busy`` runs each session quiet and then beside one
+competing CPU-bound process (a Python busy loop started with the session and stopped after it) and prints the
+busy/quiet ratios of wall and CPU. Each run also prints its phase timeline (:mod:`bench.demo_timeline`).
 """
 
 from __future__ import annotations
@@ -342,8 +346,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--models", default="local")
     parser.add_argument("--keep", type=Path, help="keep the runs' data folders here")
     mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--compare", metavar="OVERRIDES", help="also run each session with these overrides (one "
-                      "quoted string), paired with the defaults' run; prints both and the ratio of median walls")
+    mode.add_argument("--compare", metavar="ITEMS", help="also run each session with these Hydra overrides and "
+                      "NAME=VALUE environment assignments (one quoted string), paired with the defaults' run; prints "
+                      "both and the ratio of median walls")
     mode.add_argument("--busy", action="store_true", help="run each session quiet and beside one CPU-bound process")
     parser.add_argument("overrides", nargs="*", help="extra Hydra overrides for every run")
     args = parser.parse_args(argv)
