@@ -178,11 +178,9 @@ class LocalModelProvider(CustomLLM):
         self.seed = seed
 
     def preload(self) -> Future[Any]:
-        """Load the model now, in the caller thread (:meth:`caller`), ahead of the first call. A session starts it
-        while the Prefect server boots (design.md#startup), so the weights' hash and load (about
-        a second) are off the path to the first call; that call queues behind the load in the same thread. With
-        ``n_threads: auto`` the free cores are read at the first call, as without a preload (a reading now would
-        count the booting server as competition). A failed load is left for the first call to meet again."""
+        """Load the model now in the caller thread, ahead of the first call, which queues behind it (a session starts
+        it before waiting for its Prefect server: design.md#startup). The free cores are read at the first call (now
+        they would count the booting server). A failed load is left for the first call to meet again."""
         return self.caller().submit(self._preload)
 
     def _preload(self) -> None:
@@ -205,9 +203,8 @@ class LocalModelProvider(CustomLLM):
                                            n_batch=self.cfg.n_batch, n_threads=threads, n_threads_batch=threads,
                                            verbose=False, seed=0)
             self._llama.grammar_last = self.cfg.decoding == "grammar_last"
-            # Prompt states keyed by prefix: every call shares the safety preamble and session context, and
-            # debate turns share their whole transcript, so most of each prompt is not evaluated again (the
-            # tokens reused are reported as the call's cached prompt tokens; figures in bench/README.md).
+            # Prompt states keyed by prefix: calls share the safety preamble and session context, debate turns their
+            # transcript (the tokens reused are the call's cached prompt tokens; figures in bench/README.md).
             self._llama.set_cache(PromptStateCache(capacity_bytes=self.cfg.cache_mb << 20))
             mark("model loaded")
         return self._llama
