@@ -20,11 +20,15 @@ this schedule would take if the model ran back to back with nothing else. Each r
 count of **valid structured answers**: schema-constrained calls whose answer is a complete JSON object (not cut off
 at the token cap).
 
-``--compare 'OVERRIDES'`` runs, for each of ``--runs``, the current defaults and then the same session with those
-overrides (e.g. ``'models.local.weights=shipped models.local.decoding=grammar_first models.local.n_threads=2'``, the
-configuration before docs/design.md#local-weights), paired so that both see the same machine, and prints both
-medians and the ratio. ``--busy`` runs each session quiet and then beside one competing CPU-bound process (a Python
-busy loop started with the session and stopped after it) and prints the busy/quiet ratios of wall and CPU.
+``--compare 'ITEMS'`` runs, for each of ``--runs``, the current defaults and then the same session with those items:
+Hydra overrides and environment assignments (a name in capitals, ``NAME=VALUE``, set for that arm's session and its
+microbenchmark). The issue's configuration, as the code of its time ran it (bench/README.md, "The eighth stop"), is
+``'OMP_WAIT_POLICY=PASSIVE models.local.caller=shared_pool models.local.weights=shipped
+models.local.decoding=grammar_first models.local.n_threads=2'``: passive waiting, calls from asyncio's worker threads,
+the shipped Q4_1 file, llama-cpp-python's sampler chain, two threads. The two arms are paired so that both see the
+same machine; both medians and the ratio are printed. ``--busy`` runs each session quiet and then beside one
+competing CPU-bound process (a Python busy loop started with the session and stopped after it) and prints the
+busy/quiet ratios of wall and CPU. Each run also prints its phase timeline (:mod:`bench.demo_timeline`).
 """
 
 from __future__ import annotations
@@ -43,6 +47,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from bench import demo_timeline
+from bench.model_speed import model_speeds, split_arm
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_SECONDS = 0.2
@@ -80,6 +87,7 @@ class DemoRun:
     per_mode: dict[str, dict[str, float]] = field(default_factory=dict)
     tokens: dict[str, Any] = field(default_factory=dict)
     speeds: dict[str, Any] = field(default_factory=dict)
+    timeline: dict[str, Any] = field(default_factory=dict)
 
     @property
     def complete(self) -> bool:
@@ -120,43 +128,22 @@ def tree_rss_mb(pid: int) -> float:
     return total
 
 
-def local_settings(overrides: list[str]) -> dict[str, str]:
-    """``weights``, ``decoding`` and ``n_threads`` of ``models.local`` as conf/models/local.yaml sets them, with any
-    ``models.local.KEY=VALUE`` override applied."""
-    import yaml
-
-    local = yaml.safe_load((ROOT / "conf" / "models" / "local.yaml").read_text())["local"]
-    out = {k: str(local[k]) for k in ("weights", "decoding", "n_threads")}
-    for item in overrides:
-        key, _, value = item.partition("=")
-        if key.startswith("models.local.") and key.split(".", 2)[2] in out:
-            out[key.split(".", 2)[2]] = value
-    return out
-
-
-def model_speeds(overrides: list[str]) -> dict[str, Any]:
-    """``bench.model_speed`` for the session's settings, in a subprocess (tokens per second, threads)."""
-    cfg = local_settings(overrides)
-    cmd = [sys.executable, "-m", "bench.model_speed", "--weights", cfg["weights"], "--decoding", cfg["decoding"],
-           "--threads", cfg["n_threads"]]
-    done = subprocess.run(cmd, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
-                          check=True)
-    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
-
-
 def start_competitor() -> subprocess.Popen[bytes]:
     """One CPU-bound process (a Python busy loop) for ``--busy``."""
     return subprocess.Popen([sys.executable, "-c", "while True: pass"])
 
 
-def run_once(models: str, overrides: list[str], data_dir: Path, busy: bool = False) -> DemoRun:
+def run_once(models: str, items: list[str], data_dir: Path, busy: bool = False) -> DemoRun:
     """One ``python -m cosci.run experiment=demo`` in ``data_dir`` (beside a competing CPU-bound process when
-    ``busy``), then the model's speeds under the same conditions; see the module docstring."""
+    ``busy``), then the model's speeds under the same conditions; see the module docstring. ``items``: Hydra
+    overrides and environment assignments (:func:`bench.model_speed.split_arm`), for the session and the
+    microbenchmark alike."""
+    env, overrides = split_arm(items)
     competitor = start_competitor() if busy else None
     try:
-        run = _session(models, overrides, data_dir)
+        run = _session(models, overrides, data_dir, env)
         if models == "local":
-            run.speeds = model_speeds(overrides)
+            run.speeds = model_speeds(overrides, env)
     finally:
         if competitor is not None:
             competitor.kill()
@@ -175,15 +162,15 @@ def run_once(models: str, overrides: list[str], data_dir: Path, busy: bool = Fal
     return run
 
 
-def _session(models: str, overrides: list[str], data_dir: Path) -> DemoRun:
-    """The session subprocess of :func:`run_once`."""
+def _session(models: str, overrides: list[str], data_dir: Path, arm_env: dict[str, str]) -> DemoRun:
+    """The session subprocess of :func:`run_once` (``arm_env`` added to this process's environment)."""
     data_dir.mkdir(parents=True, exist_ok=True)
     calls = data_dir / "local_calls.jsonl"
     cmd = [sys.executable, "-m", "cosci.run", "experiment=demo", f"models={models}", f"paths.data_dir={data_dir}",
            *([f"models.local.call_log={calls}"] if models == "local" else []), *overrides]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, **arm_env, "PYTHONPATH": str(ROOT), "COSCI_STARTUP_LOG": str(data_dir / "startup.jsonl")}
     with open(data_dir / "stdout.txt", "w") as out, open(data_dir / "stderr.txt", "w") as err:
-        t0 = time.perf_counter()
+        launch, t0 = time.time(), time.perf_counter()
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=err)
         peak = [0.0]
         done = threading.Event()
@@ -205,6 +192,9 @@ def _session(models: str, overrides: list[str], data_dir: Path) -> DemoRun:
     sessions = sorted((data_dir / "sessions").glob("s-*")) if (data_dir / "sessions").exists() else []
     if sessions:
         read_record(run, sessions[-1] / "store.sqlite", calls if calls.exists() else None)
+    run.timeline = demo_timeline.timeline(launch, launch + wall, demo_timeline.calls(calls),
+                                          demo_timeline.marks(data_dir / "startup.jsonl"),
+                                          sessions[-1] / "store.sqlite" if sessions else None)
     return run
 
 
@@ -288,6 +278,7 @@ def print_run(i: int, run: DemoRun, label: str = "") -> None:
               f"{t['calls']:.0f} calls; valid structured answers {t['valid']:.0f} of {t['structured']:.0f}; "
               f"threads {t['threads']}; speeds {run.speeds}; token time (the limit) {t['token_seconds']:.1f} s, "
               f"wall / token time {run.wall / max(t['token_seconds'], 1e-9):.2f}")
+    demo_timeline.print_timeline(run.timeline)
     print("  present: " + ", ".join(k for k, v in run.checklist.items() if v))
     print("  MISSING: " + (", ".join(missing) if missing else "none"))
     print("  | agent/mode | calls | prompt tokens | reused | generated | model CPU s |")
@@ -355,8 +346,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--models", default="local")
     parser.add_argument("--keep", type=Path, help="keep the runs' data folders here")
     mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--compare", metavar="OVERRIDES", help="also run each session with these overrides (one "
-                      "quoted string), paired with the defaults' run; prints both and the ratio of median walls")
+    mode.add_argument("--compare", metavar="ITEMS", help="also run each session with these Hydra overrides and "
+                      "NAME=VALUE environment assignments (one quoted string), paired with the defaults' run; prints "
+                      "both and the ratio of median walls")
     mode.add_argument("--busy", action="store_true", help="run each session quiet and beside one CPU-bound process")
     parser.add_argument("overrides", nargs="*", help="extra Hydra overrides for every run")
     args = parser.parse_args(argv)

@@ -127,6 +127,22 @@ def prepare_flow_run() -> None:
             continue
 
 
+def preload_model(config: CosciConfig) -> None:
+    """Start loading the embedded model in its caller thread when a tier uses it, so its load overlaps the Prefect
+    server's boot (design.md#startup). llama-cpp-python is imported here, in this thread and
+    before :func:`warm.start`, so no two threads import at once (``cosci.session.warm``)."""
+    local = config.models.local
+    if local is None or not any(t.model.startswith("cosci-local/") for t in config.models.tiers.values()):
+        return
+    import cosci.llm.local.state_cache  # noqa: F401 - llama_cpp, imported by this thread (see above)
+    from cosci.llm.local.model import LocalModelProvider
+
+    provider = LocalModelProvider.instance()
+    provider.configure(local, seed=config.run.seed)
+    provider.preload()
+    mark("model preload started")
+
+
 def run_session(
     config: CosciConfig,
     *,
@@ -172,6 +188,7 @@ def run_session(
     load_screen(config)
     mark("screen")
     prepare_flow_run()  # then the first task's imports beside the waits for the server and the flow run
+    preload_model(config)
     warm.start()
     server_ready()
     mark("prefect server")

@@ -228,7 +228,7 @@ class ApiClient:
                        headers: Mapping[str, str] | None, json_body: Mapping[str, Any] | None,
                        extensions: Mapping[str, Any] | None, max_bytes: int, shown_url: str) -> HttpResponse:
         """One try. ``shown_url`` (no query string, so no API key) is what messages and the cache record."""
-        await self.limiter.wait()
+        slot = await self.limiter.wait()
         shown_host = httpx.URL(shown_url).host
         self.requests_sent += 1
         try:
@@ -241,6 +241,9 @@ class ApiClient:
             raise SourceError(f"cannot connect ({describe(exc)})", "unavailable") from None
         except (httpx.TimeoutException, httpx.RemoteProtocolError, httpx.ReadError) as exc:
             raise _Retryable(describe(exc)) from None
+        except httpx.ConnectError as exc:  # nothing reached the API: its rate slot is given back (pacing.py)
+            self.limiter.refund(slot)
+            raise SourceError(f"cannot connect ({describe(exc)})", "unavailable") from None
         except httpx.HTTPError as exc:
             raise SourceError(f"cannot connect ({describe(exc)})", "unavailable") from None
         text = _decode(body, resp.charset_encoding)

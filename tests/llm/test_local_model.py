@@ -108,8 +108,9 @@ def test_grammar_constrained_answers_parse_on_either_decoding_path(grammar_last:
                                                response_format={"type": "json_object", "schema": schema})
             answer = json.loads(out["choices"][0]["message"]["content"], strict=False)
             assert answer["better_idea"] in (1, 2) and len(answer["rationale"]) <= 80
-            assert isinstance(llama._sampler, GrammarLastSampler) is grammar_last
+            assert isinstance(llama._sampler.inner, GrammarLastSampler) is grammar_last
             redrawn += llama._sampler.resampled if grammar_last else 0
+            assert llama.sampling_seconds > 0  # the draws are timed (llama.cpp's counters time the decode only)
     finally:
         llama.close()
     assert redrawn > 0 or not grammar_last  # the fast path did meet tokens the grammar rejects, and redrew them
@@ -193,3 +194,34 @@ def test_every_model_call_runs_in_one_thread_whichever_thread_or_task_makes_it(
         assert list(pool.map(lambda _: provider.completion(*args), range(3))) == ["ok"] * 3
     assert len({ident for ident, _ in seen}) == 1 and seen[0][0] != threading.get_ident()
     assert sorted(m for _, m in seen[:4]) == [f"task {i}" for i in range(4)]  # each call kept its task's context
+
+
+def test_the_shared_pool_caller_makes_calls_from_asyncio_worker_threads_as_the_earlier_code_did(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``models.local.caller: shared_pool`` is the earlier behaviour, kept to measure it against (bench/README.md,
+    "The eighth stop"): async calls run in asyncio's default executor, so concurrent calls come from several threads,
+    and a sync call runs in the thread that makes it."""
+    import asyncio
+    import threading
+
+    from cosci.llm.local.model import DEFAULT_CFG, LocalModelProvider
+
+    seen: list[int] = []
+
+    def recording(self: LocalModelProvider, model: str, messages: list[dict[str, Any]],
+                  params: dict[str, Any]) -> str:
+        seen.append(threading.get_ident())
+        time.sleep(0.05)
+        return "ok"
+
+    monkeypatch.setattr(LocalModelProvider, "_complete", recording)
+    provider = LocalModelProvider()
+    provider.cfg = DEFAULT_CFG.model_copy(update={"caller": "shared_pool"})
+    args: tuple[Any, ...] = ("m", [], "", {}, None, None, None, None, None, {})
+
+    async def concurrent() -> list[Any]:
+        return await asyncio.gather(*(provider.acompletion(*args) for _ in range(3)))
+
+    assert asyncio.run(concurrent()) == ["ok"] * 3
+    assert len(set(seen)) == 3 and threading.get_ident() not in seen
+    assert provider.completion(*args) == "ok" and seen[-1] == threading.get_ident()

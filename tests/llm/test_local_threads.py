@@ -3,6 +3,8 @@ scripted CPU-time readings (no timing)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from cosci.llm.local import threads
@@ -114,3 +116,39 @@ def test_llama_threads_wait_with_a_bounded_spin_unless_the_environment_says(
              "print(os.environ.get('GOMP_SPINCOUNT'), os.environ.get('OMP_WAIT_POLICY'))")
     out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True).stdout
     assert out.split() == [str(v) for v in expected]
+
+
+def test_a_preload_loads_the_model_in_the_caller_thread_and_reads_the_free_cores_at_the_first_call(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The session starts the load while it waits for the Prefect server (design.md#startup); a reading of the free
+    cores then would count the booting server as competition, so the rule's first reading waits for the first call."""
+    import threading
+    from pathlib import Path
+
+    import llama_cpp
+
+    from cosci.llm.local import model, state_cache
+    from cosci.llm.local.model import LocalModelProvider
+
+    loaded: list[tuple[str, int]] = []
+
+    class Loaded:
+        def __init__(self, **kw: Any) -> None:
+            loaded.append((threading.current_thread().name, kw["n_threads"]))
+            self.n_threads = self.n_threads_batch = kw["n_threads"]
+            self._ctx = type("Ctx", (), {"ctx": object()})()
+
+        def set_cache(self, cache: Any) -> None:
+            pass
+
+    readings: list[str] = []
+    monkeypatch.setattr(state_cache, "PromptStateLlama", Loaded)
+    monkeypatch.setattr(model, "weights_path", lambda fmt: Path("weights.gguf"))
+    monkeypatch.setattr(ThreadRule, "first", lambda self, window=0.25: readings.append("first") or 1)
+    monkeypatch.setattr(llama_cpp, "llama_set_n_threads", lambda ctx, n, nb: readings.append(f"set {n}"))
+    provider = LocalModelProvider()
+    monkeypatch.setattr(model, "ThreadRule", lambda: ThreadRule(cores=2))
+    provider.preload().result(timeout=10)
+    assert loaded == [("cosci-local-model_0", 2)] and readings == []  # all usable cores, no reading yet
+    llama = provider.llama()
+    assert provider._set_threads(llama) == 1 and readings == ["first", "set 1"]  # read at the first call

@@ -186,3 +186,30 @@ async def test_rate_limiter_spaces_requests() -> None:
     for _ in range(100):
         await unlimited.wait()
     assert time.monotonic() - started < 0.05
+
+
+async def test_a_request_that_cannot_connect_gives_its_rate_slot_back() -> None:
+    """Offline, a search's second query to arXiv (one request per 3 s) waited 3 s to fail at once again: a request
+    that never reached the API does not hold the limiter (bench/README.md, "The eighth stop")."""
+    limiter = RateLimiter(1.0 / 3.0)
+    slot = await limiter.wait()
+    limiter.refund(slot)
+    started = time.monotonic()
+    second = await limiter.wait()
+    assert time.monotonic() - started < 0.5
+    third_due = limiter._next
+    limiter.refund(slot)  # a stale slot: a later caller has reserved since, so nothing changes
+    assert limiter._next == third_due and second >= slot
+
+
+@respx.mock
+async def test_two_queries_that_cannot_connect_do_not_wait_for_the_api_s_interval() -> None:
+    respx.route().mock(side_effect=httpx.ConnectError("[Errno -2] Name or service not known"))
+    client = ApiClient("arXiv", 1.0 / 3.0, HttpPolicy(), None)
+    started = time.monotonic()
+    for query in ("a", "b"):
+        with pytest.raises(SourceError) as err:
+            await client.request("GET", "https://export.arxiv.org/api/query", params={"search_query": query})
+        assert err.value.kind == "unavailable" and "cannot connect" in str(err.value)
+    assert time.monotonic() - started < 1.0 and client.requests_sent == 2
+    await client.aclose()

@@ -130,6 +130,10 @@ class LocalModelCfg(_Strict):
         default="grammar_last", description="Grammar-constrained sampling: check the grammar on the drawn token "
         "first and over the whole vocabulary only when it is rejected (`grammar_last`), or llama-cpp-python's chain "
         "that matches every vocabulary entry at every token (`grammar_first`; design.md#local-decoding).")
+    caller: Literal["one_thread", "shared_pool"] = Field(
+        default="one_thread", description="Which threads make the model's calls: one thread of its own (`one_thread`), "
+        "or asyncio's default executor shared with the session's other blocking work (`shared_pool`, the earlier "
+        "behaviour, kept to measure it: libgomp then keeps a worker pool per calling thread; design.md#local-threads).")
     n_batch: int = Field(gt=0, le=MAX_TOKENS, description="Prompt tokens llama.cpp evaluates per batch; also the rows "
                          "of its logits buffer (n_batch × 49,152 float32 for SmolLM2: 48 MiB at 256), copied into each "
                          "saved prompt state (design.md#local).")

@@ -26,11 +26,12 @@ import functools
 import gc
 import hashlib
 import json
+import logging
 import os
 import resource
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, ClassVar
 
 from litellm import CustomLLM
@@ -40,6 +41,9 @@ from cosci.llm.local.schema_bounds import bound_schema, tool_choice_schema
 from cosci.llm.local.threads import ThreadRule
 from cosci.llm.local.weights import GGUF_NAME, gguf_path, weights_path
 from cosci.llm.responses import make_response, plain_messages
+from cosci.startup import mark
+
+log = logging.getLogger(__name__)
 
 SPIN_COUNT = "10000"
 """``GOMP_SPINCOUNT`` for llama.cpp's OpenMP threads (spins, about 0.3 ms here, before a waiting thread sleeps):
@@ -173,30 +177,46 @@ class LocalModelProvider(CustomLLM):
         self.cfg = cfg
         self.seed = seed
 
-    def llama(self) -> Any:
-        """The loaded model (loaded on first use, then kept for the process)."""
+    def preload(self) -> Future[Any]:
+        """Load the model now in the caller thread, ahead of the first call, which queues behind it (a session starts
+        it before waiting for its Prefect server: design.md#startup). The free cores are read at the first call (now
+        they would count the booting server). A failed load is left for the first call to meet again."""
+        return self.caller().submit(self._preload)
+
+    def _preload(self) -> None:
+        try:
+            with self._lock:
+                self.llama(read_threads=False)
+        except Exception as exc:  # the first call loads the model again and reports what fails
+            log.debug("the embedded model's preload failed: %s", exc)
+
+    def llama(self, read_threads: bool = True) -> Any:
+        """The loaded model (loaded on first use, then kept for the process); ``read_threads=False`` loads it with
+        all usable cores and leaves the ``auto`` reading to the first call (:meth:`_set_threads`)."""
         if self._llama is None:
             from cosci.llm.local.state_cache import PromptStateCache, PromptStateLlama
 
+            mark("model load")
             self._malloc.tune()
-            threads = self._first_threads()
+            threads = self._first_threads(read=read_threads)
             self._llama = PromptStateLlama(model_path=str(weights_path(self.cfg.weights)), n_ctx=self.cfg.n_ctx,
                                            n_batch=self.cfg.n_batch, n_threads=threads, n_threads_batch=threads,
                                            verbose=False, seed=0)
             self._llama.grammar_last = self.cfg.decoding == "grammar_last"
-            # Prompt states keyed by prefix: every call shares the safety preamble and session context, and
-            # debate turns share their whole transcript, so most of each prompt is not evaluated again (the
-            # tokens reused are reported as the call's cached prompt tokens; figures in bench/README.md).
+            # Prompt states keyed by prefix: calls share the safety preamble and session context, debate turns their
+            # transcript (the tokens reused are the call's cached prompt tokens; figures in bench/README.md).
             self._llama.set_cache(PromptStateCache(capacity_bytes=self.cfg.cache_mb << 20))
+            mark("model loaded")
         return self._llama
 
-    def _first_threads(self) -> int:
-        """Threads when the model loads: ``n_threads``, or for ``auto`` the free cores now (:mod:`.threads`)."""
+    def _first_threads(self, read: bool = True) -> int:
+        """Threads when the model loads: ``n_threads``, or for ``auto`` the free cores now (:mod:`.threads`); with
+        ``read=False`` the usable cores, the rule's first reading left to the first call."""
         if self.cfg.n_threads != "auto":
             self._threads = None
             return int(self.cfg.n_threads)
         self._threads = ThreadRule()
-        return self._threads.first()
+        return self._threads.first() if read else self._threads.cores
 
     def _set_threads(self, llama: Any) -> int:
         """Threads for this call: the free cores since the previous call when ``auto`` (``llama_set_n_threads``
@@ -212,20 +232,25 @@ class LocalModelProvider(CustomLLM):
         return n
 
     def _run(self, request: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-        """One completion under the lock; returns ``(llama.cpp's answer, what it cost)``: prompt tokens evaluated
-        (the rest came from a reused prompt state), tokens generated, CPU and wall seconds of the call."""
+        """One completion under the lock; returns ``(llama.cpp's answer, what it cost)``: when it started (epoch
+        seconds), prompt tokens evaluated (the rest came from a reused prompt state) and llama.cpp's milliseconds for
+        them, tokens generated and llama.cpp's milliseconds for their decode, the milliseconds spent drawing them
+        (sampler and grammar), CPU and wall seconds of the call, threads."""
         import llama_cpp
 
         with self._lock:
             llama = self.llama()
             threads = self._set_threads(llama)
             llama_cpp.llama_perf_context_reset(llama._ctx.ctx)
-            cpu, wall = cpu_seconds(), time.perf_counter()
+            llama.sampling_seconds = 0.0
+            started, cpu, wall = time.time(), cpu_seconds(), time.perf_counter()
             out = llama.create_chat_completion(**request)
             perf = llama_cpp.llama_perf_context(llama._ctx.ctx)
-            cost = {"cpu_seconds": round(cpu_seconds() - cpu, 3), "wall_seconds": round(time.perf_counter() - wall, 3),
+            cost = {"started": round(started, 3), "cpu_seconds": round(cpu_seconds() - cpu, 3),
+                    "wall_seconds": round(time.perf_counter() - wall, 3),
                     "prompt_evaluated": int(perf.n_p_eval), "prompt_eval_ms": round(perf.t_p_eval_ms),
-                    "generated": int(perf.n_eval), "generation_ms": round(perf.t_eval_ms), "threads": threads}
+                    "generated": int(perf.n_eval), "generation_ms": round(perf.t_eval_ms),
+                    "sampling_ms": round(llama.sampling_seconds * 1000), "threads": threads}
             self._malloc.trim()  # the prompt state's copies, freed in this worker thread (see _Malloc)
         return out, cost
 
@@ -250,12 +275,16 @@ class LocalModelProvider(CustomLLM):
     async def acompletion(self, model: str, messages: list, api_base: str, custom_prompt_dict: dict,  # type: ignore[override]
                           model_response: Any, print_verbose: Any, encoding: Any, api_key: Any,
                           logging_obj: Any, optional_params: dict, *args: Any, **kwargs: Any) -> Any:
+        if self.cfg.caller == "shared_pool":  # the earlier behaviour, to measure it (design.md#local-threads)
+            return await asyncio.to_thread(self._complete, model, messages, optional_params)
         call = functools.partial(contextvars.copy_context().run, self._complete, model, messages, optional_params)
         return await asyncio.get_running_loop().run_in_executor(self.caller(), call)
 
     def completion(self, model: str, messages: list, api_base: str, custom_prompt_dict: dict,  # type: ignore[override]
                    model_response: Any, print_verbose: Any, encoding: Any, api_key: Any,
                    logging_obj: Any, optional_params: dict, *args: Any, **kwargs: Any) -> Any:
+        if self.cfg.caller == "shared_pool":
+            return self._complete(model, messages, optional_params)
         call = functools.partial(contextvars.copy_context().run, self._complete, model, messages, optional_params)
         return self.caller().submit(call).result()
 

@@ -18,6 +18,7 @@ Imported only when the model loads (it imports ``llama_cpp``).
 from __future__ import annotations
 
 import ctypes
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -49,8 +50,14 @@ class PromptStateLlama(Llama):  # type: ignore[misc]  # llama_cpp has no type in
     (:mod:`cosci.llm.local.sampling`, design.md#local-decoding)."""
 
     grammar_last = True
+    sampling_seconds = 0.0
+    """Wall seconds spent drawing tokens (the sampler chain, and the grammar) since the caller last set it to 0:
+    llama.cpp's own counters time the decode of each token only (design.md#local-decoding)."""
 
     def _init_sampler(self, **kwargs: Any) -> Any:  # type: ignore[override]  # generate() passes keywords only
+        return TimedSampler(self, self._sampler_for(**kwargs))
+
+    def _sampler_for(self, **kwargs: Any) -> Any:
         grammar = kwargs.get("grammar")
         if grammar is None or not self.grammar_last or kwargs.get("logits_processor") is not None:
             return super()._init_sampler(**kwargs)
@@ -71,3 +78,21 @@ class PromptStateLlama(Llama):  # type: ignore[misc]  # llama_cpp has no type in
             raise RuntimeError("Failed to copy llama state data")
         return LlamaState(scores=self._scores[-1:].copy(), input_ids=self.input_ids.copy(), n_tokens=self.n_tokens,
                           llama_state=ctypes.string_at(buffer, n_bytes), llama_state_size=n_bytes, seed=self._seed)
+
+
+class TimedSampler:
+    """A sampler (llama-cpp-python's chain or :class:`~cosci.llm.local.sampling.GrammarLastSampler`) whose ``sample``
+    adds its wall time to ``owner.sampling_seconds``; everything else is the sampler's own. It changes no draw."""
+
+    def __init__(self, owner: PromptStateLlama, inner: Any) -> None:
+        self.owner, self.inner = owner, inner
+
+    def sample(self, ctx: Any, idx: int = -1) -> int:
+        started = time.perf_counter()
+        try:
+            return int(self.inner.sample(ctx, idx))
+        finally:
+            self.owner.sampling_seconds += time.perf_counter() - started
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
