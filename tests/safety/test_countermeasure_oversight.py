@@ -134,5 +134,7 @@ def test_the_screen_still_refuses_harm_next_to_the_kinds_words(screen, text: str
                                   "Perché Klebsiella diventa resistente ai carbapenemi?",
                                   "Why is Pseudomonas aeruginosa resistant to colistin in burn units?"])
 def test_a_question_about_resistance_in_a_common_genus_stays_allowed(screen, text: str) -> None:  # type: ignore[no-untyped-def]
-    """Common genera are class words now: only the imperative "make X resistant to" is a request."""
+    """A common genus made resistant to a last-resort drug is read as a request only in the imperative ("make X
+    resistant to"): the genus alone is no agent and no class word (a hypothesis on Staphylococcus virulence genes was
+    quarantined while it was one)."""
     assert screen.check(text).decision == "allow", screen.check(text).line()
