@@ -37,22 +37,32 @@ def cmd_estimate(args: argparse.Namespace) -> None:
 
 
 def cmd_screen(args: argparse.Namespace) -> None:
-    """The offline safety screen on a text or a file of texts, one JSON line each (docs/design.md#safety-screen)."""
+    """The offline safety screen on a text or a file of texts, one JSON line each (docs/design.md#safety-screen); a
+    line of the file that is no text is one line on stderr and the rest is screened, exit 2 at the end."""
     import json
 
-    from cosci.safety.screen_command import read_texts, screened, within_goal_length
+    from cosci.safety.screen_command import Line, read_lines, screened, within_goal_length
 
     if (args.text is None) == (args.file is None):
         raise CosciError("screen: give one text or --file F (one {\"goal\": ...} or plain text per line)")
-    texts = read_texts(Path(args.file)) if args.file else [(1, args.text)]
-    if not any(t.strip() for _, t in texts):
+    lines = read_lines(Path(args.file)) if args.file else [Line(1, args.text)]
+    if not any(x.text is not None and x.text.strip() for x in lines) and args.file is None:
         raise CosciError("screen: the text is empty")
-    within_goal_length(texts)
+    lines = within_goal_length(lines)
+    if args.file is None and lines[0].error:
+        raise CosciError(lines[0].error)
     config = validate(compose(args.overrides))
     if config.safety is None:
         raise CosciError("screen: this configuration has no safety section")
-    for row in screened(config.safety, texts):
-        print(json.dumps(row, ensure_ascii=False), flush=True)
+    failed = 0
+    for row in screened(config.safety, lines):
+        if isinstance(row, str):
+            failed += 1
+            print(row, file=sys.stderr, flush=True)
+        else:
+            print(json.dumps(row, ensure_ascii=False), flush=True)
+    if failed:  # each such line was said in its place: no summary line, only the status
+        raise SystemExit(2)
 
 
 def cmd_check(args: argparse.Namespace) -> None:

@@ -49,10 +49,17 @@ UNREAD_MIN_WORDS = 8
 and units, and lingua's trigrams read "antibody escape for vaccine design" as Sotho (0.92)."""
 SHORT_UNREAD_MIN_CONFIDENCE = 0.95
 """A shorter Latin-script text of at least 3 words is unread when lingua gives the same unread language at this
-confidence on its detected part *and* on the whole text, the read languages together under 0.01, and the text
-uses no read language's function word nor Vietnamese letters: read as English before, a fresh user's 4-word Finnish,
-Estonian, Lithuanian and Latvian requests to make sarin deadlier passed the screen (docs/design.md#safety-language;
-on the 6,061 labelled goals of tests/data/safety, 1 benign goal reads unread by it, a Turkish one as Tswana)."""
+confidence on the whole text, the read languages together under :data:`SHORT_UNREAD_MAX_READ` there, and prefers it
+on the text's detected part (:data:`SHORT_UNREAD_PART_MIN_CONFIDENCE`), and the text uses no read language's
+function word nor Vietnamese letters: read as English before, a fresh user's 4-word Finnish, Estonian, Lithuanian
+and Latvian requests to make sarin deadlier passed the screen (docs/design.md#safety-language)."""
+SHORT_UNREAD_PART_MIN_CONFIDENCE = 0.5
+"""lingua's confidence in that unread language on the detected part (binomials, codes and acronyms left out) from
+which it is believed for a short text. Was 0.95 (the whole text's bar): a 4-word Finnish request read 0.78 there and
+1.0 on the whole text, and was read as English. At 0.5, the 6,946 labelled texts of tests/data/safety read unread as
+before (one benign goal, a Turkish one as Tswana; bench/README.md, 2026-12-06)."""
+SHORT_UNREAD_MAX_READ = 0.01
+"""The read languages' summed confidence on the whole text below which a short text's unread language is believed."""
 FUNCTION_WORDS = {
     "en": "the of and to in is for with from how what why can which there any my at by this that are on",
     "es": "el la los las de del que en por para con una como qué cómo es se su",
@@ -172,13 +179,14 @@ def _short_unread(text: str, values: list[ConfidenceValue], words: set[str]) -> 
     """Whether a Latin-script text under :data:`UNREAD_MIN_WORDS` words is in lingua's top language on its detected
     part (``values``, an unread one; ``words`` the text's lower-cased words): see
     :data:`SHORT_UNREAD_MIN_CONFIDENCE`."""
-    if len(_WORD.findall(text)) < 3 or values[0].value < SHORT_UNREAD_MIN_CONFIDENCE or _VIETNAMESE.search(text):
+    if len(_WORD.findall(text)) < 3 or values[0].value < SHORT_UNREAD_PART_MIN_CONFIDENCE or \
+            _VIETNAMESE.search(text):
         return False
     if any(_FUNCTION[c] & words for c in _FUNCTION):
         return False
-    if sum(v.value for v in values if v.language.iso_code_639_1.name.lower() in READ) >= 0.01:
-        return False
     whole = detector().compute_language_confidence_values(text)
+    if sum(v.value for v in whole if v.language.iso_code_639_1.name.lower() in READ) >= SHORT_UNREAD_MAX_READ:
+        return False
     return bool(whole) and whole[0].language == values[0].language and whole[0].value >= SHORT_UNREAD_MIN_CONFIDENCE
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from pathlib import Path
@@ -28,10 +27,13 @@ from rapidfuzz.distance import OSA
 
 from cosci.errors import CosciError
 from cosci.paths import conf_dir
-from cosci.safety.gloss import FOREIGN_SCRIPTS, load_gloss
+from cosci.safety.gloss import FOREIGN_SCRIPTS
+from cosci.safety.readings import Readings
+from cosci.safety.text import WINDOW_SENTENCES, Span, normalise, sentences, windows
 
-WINDOW_SENTENCES = 3
-"""Sentences an agent and its harmful step may be apart (a goal split over two sentences is one window)."""
+__all__ = ["WINDOW_SENTENCES", "Prescreen", "PrescreenError", "PrescreenHit", "Span", "load_prescreen", "normalise",
+           "sentences", "windows"]
+
 FUZZY_MIN_CHARS = 6
 """Shortest name read misspelled by any one edit or as the head of a compound; a five-letter name (sarin, ricin)
 has too many real neighbours (satin, rican) and is read misspelled only with one letter added ("sarrin")."""
@@ -42,51 +44,12 @@ NOT_MISSPELLINGS = frozenset({"plaque", "plaques", "radius", "stores", "bonnet",
 Edits are optimal string alignment: a swap of two neighbouring letters ("uranuim") is one edit."""
 AGENT_MASK = " xagentx "
 """What :meth:`Prescreen.mask` puts in place of a named agent."""
-_TRANSLATE = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2010": "-", "\u2011": "-",
-                            "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u00df": "ss", "\u00e6": "ae",
-                            "\u0153": "oe", "\u00f8": "o", "\u0142": "l"})
-_SENTENCE = re.compile(r"(?<=[.!?;:])\s+|\n+")
-_FULL_STOP = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
 _WORD = re.compile(r"[a-z][a-z0-9'-]*")
 _UNGLOSSED = re.compile(f"[{FOREIGN_SCRIPTS}]+")
-_DENSE = "\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
-_DENSE_EDGE = re.compile(f"(?<=[a-z0-9])(?=[{_DENSE}])|(?<=[{_DENSE}])(?=[a-z0-9])")
-"""Where a Latin-script word or a code (TATP, H5N1) meets Thai, kana, CJK or Hangul, written without a space: a space
-goes there, or the word boundary the patterns need is missing ("制作tatp用于袭击" names no agent without it)."""
-Span = tuple[str, int, int]
-"""A matched phrase and its start and end offsets in the normalised text."""
 
 
 class PrescreenError(CosciError):
     """The term file is missing or malformed."""
-
-
-@lru_cache(maxsize=4096)
-def normalise(text: str) -> str:
-    """``text`` as the patterns see it: NFKD, accents dropped, lower case, one apostrophe and dash, single spaces;
-    words of the gloss (Cyrillic, Chinese, Japanese, Arabic, Persian, Hindi, Bengali, Thai, Korean) in English, a
-    Latin-script word inside text written without spaces set apart (:data:`_DENSE_EDGE`), and a request's action in
-    the Latin-script languages in English (:meth:`~cosci.safety.gloss.Gloss.apply_latin`; :mod:`cosci.safety.gloss`).
-    Kept for the last 4,096 texts: one screen normalises each window four times or more (hits, agents, class words,
-    purposes)."""
-    decomposed = unicodedata.normalize("NFKD", load_gloss().apply(text).translate(_TRANSLATE))
-    plain = "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
-    plain = load_gloss().apply_latin(_DENSE_EDGE.sub(" ", plain))
-    return re.sub(r"[ \t\r\f\v]+", " ", plain).strip()
-
-
-def sentences(text: str) -> list[str]:
-    """The sentences of a text (split after ``.!?`` and at line breaks, not at ``;:`` as :func:`windows` does: a
-    goal's "Nipah: which antivirals?" is one sentence), stripped, empty ones left out."""
-    return [s.strip() for s in _FULL_STOP.split(text) if s.strip()]
-
-
-def windows(text: str) -> list[str]:
-    """Overlapping windows of :data:`WINDOW_SENTENCES` sentences of a normalised text (one for a short text)."""
-    parts = [s for s in _SENTENCE.split(text) if s.strip()]
-    if len(parts) <= WINDOW_SENTENCES:
-        return [" ".join(parts)]
-    return [" ".join(parts[i:i + WINDOW_SENTENCES]) for i in range(len(parts) - WINDOW_SENTENCES + 1)]
 
 
 def _misspelling(name: str, token: str) -> bool:
@@ -197,9 +160,11 @@ class Rule:
 
 
 @dataclass(frozen=True)
-class Prescreen:
+class Prescreen(Readings):
     """Compiled term lists. ``rules``: category -> :class:`Rule`; ``intent``: category -> phrases that hit alone
-    (category ``any`` is reported as ``intent``); ``protective``: purposes weighed against a hit."""
+    (category ``any`` is reported as ``intent``); ``protective``: purposes weighed against a hit; ``instruments``:
+    treaties and bodies named by the weapons they ban (a weapon class inside one names no agent and is no intent
+    phrase); the other lists are read by :class:`~cosci.safety.readings.Readings`."""
 
     rules: dict[str, Rule]
     intent: dict[str, Terms] = field(default_factory=dict)
@@ -212,6 +177,16 @@ class Prescreen:
     engineering: Terms = field(default_factory=lambda: Terms([]))
     chemistry: Terms = field(default_factory=lambda: Terms([]))
     harm_objects: Terms = field(default_factory=lambda: Terms([]))
+    countermeasures: Terms = field(default_factory=lambda: Terms([]))
+    remedy_terms: Terms = field(default_factory=lambda: Terms([]))
+    weapon_use: Terms = field(default_factory=lambda: Terms([]))
+    instruments: Terms = field(default_factory=lambda: Terms([]))
+
+    def _outside_instruments(self, norm: str, spans: list[Span]) -> list[Span]:
+        """``spans`` of a normalised text less those inside the name of a treaty or body (``instruments``: "the
+        Chemical Weapons Convention" asks for no chemical weapon)."""
+        names = self.instruments.spans(norm)
+        return [x for x in spans if not any(s <= x[1] and x[2] <= e for _, s, e in names)] if names else spans
 
     def check(self, text: str) -> list[PrescreenHit]:
         """The hits in ``text`` (empty: nothing for the screen or the classifier to look at with extra care)."""
@@ -222,53 +197,29 @@ class Prescreen:
                     hits[category] = hit
             for category, terms in self.intent.items():
                 name = "intent" if category == "any" else category
-                phrase = terms.first(window) if name not in hits else None
+                phrase = next(iter(self._outside_instruments(window, terms.spans(window))), None) \
+                    if name not in hits else None
                 if phrase:
                     hits[name] = PrescreenHit(name, (phrase[0],))
         return list(hits.values())
 
     def _pair(self, category: str, rule: Rule, window: str) -> PrescreenHit | None:
         """An agent with an enhancement that is not part of an agent's own phrase ("low-enriched uranium") and is
-        not said of a mechanism (:meth:`describes`)."""
-        named = rule.named(window)
+        not said of a mechanism (:meth:`describes`) nor part of a countermeasure's production
+        (:meth:`within_countermeasure`); an agent inside a treaty's name is none."""
+        named = self._outside_instruments(window, rule.named(window))
         for enhancement, start, end in rule.enhancements.spans(window):
             if named and not any(a[1] <= start and end <= a[2] for a in named) and not self.describes(
-                    window, enhancement, start):
+                    window, enhancement, start) and not self.within_countermeasure(window, start, end):
                 return PrescreenHit(category, (named[0][0], enhancement))
         return None
-
-    def describes(self, window: str, step: str, start: int) -> bool:
-        """Whether the harmful step ``step`` at ``start`` of a normalised window is resistance or escape
-        (``resistance``) said of a mechanism, not asked for: its subject is a relative clause on mutations, genes,
-        variants or mechanisms in the indicative ("the mutations that make M. tuberculosis resistant to
-        bedaquiline", ``mechanism``, matched up to the step), and nothing in the window puts such changes into an
-        agent or asks which would work (``engineering``: "introduce the mutations that ...", "would"). Resistance
-        research is written this way; a request to make an agent resistant has the agent, or the changes to make, as
-        its object. Transmissibility, host range and virulence are never read so: which changes make an agent
-        airborne is the enhancement itself (docs/design.md#safety-screen, "Mechanism and object")."""
-        return bool(self.resistance.first(step)) and bool(self.mechanism.first(window[:start])) and \
-            not self.engineering.first(window)
-
-    def described(self, text: str) -> bool:
-        """Whether a window of ``text`` has a resistance step said of a mechanism (:meth:`describes`)."""
-        return any(self.describes(w, step, start) for w in windows(normalise(text)) for rule in self.rules.values()
-                   for step, start, _ in rule.enhancements.spans(w))
-
-    def basic_chemistry(self, text: str) -> bool:
-        """Whether ``text`` asks for a synthesis or stabilisation (``chemistry``) of an object that is no threat: no
-        agent or class word of any category is named, and no people, place or weapon use (``harm_objects``). The
-        rule for a window naming no agent does not act on it (docs/design.md#safety-screen, "Mechanism and
-        object")."""
-        norm = normalise(text)
-        return bool(self.chemistry.first(norm)) and not self.harm_objects.first(norm) and not any(
-            rule.named(norm) for rule in self.rules.values())
 
     def agents(self, text: str) -> dict[str, str]:
         """Per category, the first named agent of concern in ``text`` (hit or not; class words such as "virus"
         are not one): ``{category: phrase}``."""
         norm = normalise(text)
-        found = {cat: rule.agents.first(norm) for cat, rule in self.rules.items()}
-        return {cat: span[0] for cat, span in found.items() if span}
+        found = {cat: self._outside_instruments(norm, rule.agents.spans(norm)) for cat, rule in self.rules.items()}
+        return {cat: spans[0][0] for cat, spans in found.items() if spans}
 
     def classes(self, text: str) -> tuple[str, ...]:
         """The categories whose class words (``generic``: "pathogen", "virus", "toxin", "poison", "radioactive
@@ -276,31 +227,6 @@ class Prescreen:
         names the category of a hit that has none (an intent phrase; docs/design.md#safety-screen)."""
         norm = normalise(text)
         return tuple(cat for cat, rule in self.rules.items() if rule.generic.first(norm))
-
-    def purposes(self, text: str) -> list[str]:
-        """The protective phrases ``text`` states as the request's purpose (treatment, detection, vaccine,
-        training...). Not read as a purpose: a phrase inside an opening cover story ("for a review on threat
-        attribution, ..."), inside a harmful step ("escape vaccine-induced immunity") or in a compound that names a
-        thing rather than a purpose ("water treatment plant", "teaching lab"; ``not_protective``), because there
-        the word says nothing about what the answer would be used for. None at all when the text demands working
-        detail (``operational``: "fully operational", "a design that would actually work"): a purpose stated next
-        to that demand does not lower what the answer could do (docs/design.md#safety-screen)."""
-        norm = normalise(text)
-        if self.operational.first(norm):
-            return []
-        cover = self.cover(norm)
-        skip = [(0, cover[2])] if cover else []
-        skip += [(s, e) for _, s, e in self.not_protective.spans(norm)]
-        skip += [(s, e) for rule in self.rules.values() for _, s, e in rule.enhancements.spans(norm)]
-        return list(dict.fromkeys(span[0] for span in self.protective.spans(norm)
-                                  if not any(a <= span[1] and span[2] <= b for a, b in skip)))
-
-    def cover(self, norm: str) -> Span | None:
-        """The opening cover story of a normalised text ("for my thesis, ...", "i'm drafting a paper on x and want
-        ..."), if it opens with one (``framing`` patterns)."""
-        span = self.framing.first(norm)
-        return span if span and span[1] == 0 else None
-
 
     def mask(self, text: str) -> str:
         """``text`` normalised, each named agent replaced by :data:`AGENT_MASK` and the words in a glossed script
@@ -377,4 +303,5 @@ def load_prescreen(name: str) -> Prescreen:
                      # a mechanism subject is read up to the harmful step: it ends where the text before it ends
                      _compile(data.get("mechanism") or [], "mechanism", end=r"\s*$"),
                      *(_compile(data.get(key) or [], key) for key in ("resistance", "engineering", "chemistry",
-                                                                      "harm_objects")))
+                                                                      "harm_objects", "countermeasures", "remedies",
+                                                                      "weapon_use", "instruments")))

@@ -6,10 +6,13 @@
 One JSON line per text on stdout: ``n`` (its line, 1 for a text given inline), ``decision`` (allow / flag /
 block), ``category`` (null when allowed), ``rule`` (term hit, agent, score alone, unread; null when allowed),
 ``score`` (the intent model's harm probability, 0-1), ``language`` (ISO 639-1, or ``unread (<language>)``) and
-the text's first :data:`SHOWN_CHARS` characters. Exit 0 whatever the decisions; a file that cannot be read or a
-line that is neither, or a text longer than a goal may be (:data:`~cosci.config.goal.GOAL_MAX_CHARS`: the
-screen's time grows with the text, about 1 ms a character), is one line on stderr, exit 2, nothing screened. The
-decision is the one a session on a tier unable to classify (the default embedded model) would take on a goal
+the text's first :data:`SHOWN_CHARS` characters. A line of a file that is not a text to screen (it starts like JSON
+but is not JSON, a JSON object without a text ``goal``, or a text longer than a goal may be,
+:data:`~cosci.config.goal.GOAL_MAX_CHARS`: the screen's time grows with the text, about 1 ms a character) is one
+line on stderr naming its line number, in its place among the results; the other lines are screened, and the
+command exits 2 at the end (a lab's file of 200 goals with one stray line is still checked). A file that cannot be
+read, or holds no text, is one line on stderr, exit 2, nothing screened. Otherwise exit 0 whatever the decisions.
+The decision is the one a session on a tier unable to classify (the default embedded model) would take on a goal
 (docs/design.md#safety-screen).
 """
 
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,55 +30,64 @@ from cosci.errors import CosciError
 SHOWN_CHARS = 80
 
 
-def read_texts(path: Path) -> list[tuple[int, str]]:
-    """``(line number, text)`` for each non-blank line of ``path``: a JSON object's ``goal``, else the line.
+@dataclass(frozen=True)
+class Line:
+    """One non-blank line of the input: its number (1-based), and either the text to screen or why it is none."""
+
+    n: int
+    text: str | None
+    error: str | None = None
+
+
+def read_lines(path: Path) -> list[Line]:
+    """Each non-blank line of ``path``: a JSON object's ``goal``, else the line as a plain text; a line that starts
+    like JSON but is not, or a JSON object without a non-empty string ``goal``, is a :class:`Line` with an error.
 
     Raises:
-        CosciError: the file cannot be read as UTF-8 text, a JSON object has no string ``goal``, or nothing is left.
+        CosciError: the file cannot be read as UTF-8 text, or it holds no line at all.
     """
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        raw = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
         raise CosciError(f"screen: cannot read {path} ({type(exc).__name__})") from None
-    out = []
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        text = line.strip()
-        if text.startswith("{"):
-            try:
-                row = json.loads(text)
-            except ValueError:
-                raise CosciError(f"screen: {path} line {n} starts like JSON but is not JSON") from None
-            if not isinstance(row, dict) or not isinstance(row.get("goal"), str) or not row["goal"].strip():
-                raise CosciError(f"screen: {path} line {n} is a JSON object without a text \"goal\"")
-            text = row["goal"]
-        out.append((n, text))
+    out = [_line(path, n, line.strip()) for n, line in enumerate(raw, 1) if line.strip()]
     if not out:
         raise CosciError(f"screen: {path} holds no text to screen")
     return out
 
 
-def within_goal_length(texts: Sequence[tuple[int, str]]) -> None:
-    """Refuse a text longer than a goal may be, before anything is screened.
+def _line(path: Path, n: int, text: str) -> Line:
+    if not text.startswith("{"):
+        return Line(n, text)
+    try:
+        row = json.loads(text)
+    except ValueError:
+        return Line(n, None, f"screen: {path} line {n} starts like JSON but is not JSON")
+    if not isinstance(row, dict) or not isinstance(row.get("goal"), str) or not row["goal"].strip():
+        return Line(n, None, f"screen: {path} line {n} is a JSON object without a text \"goal\"")
+    return Line(n, row["goal"])
 
-    Raises:
-        CosciError: naming the line (1 for an inline text), its length and the limit, in characters.
-    """
+
+def within_goal_length(lines: Sequence[Line]) -> list[Line]:
+    """``lines`` with each text longer than a goal may be turned into an error naming its line (1 for an inline
+    text), its length and the limit, in characters."""
     from cosci.config.goal import GOAL_MAX_CHARS
 
-    for n, text in texts:
-        if len(text) > GOAL_MAX_CHARS:
-            raise CosciError(f"screen: line {n} holds {len(text):,} characters; a goal holds at most"
-                             f" {GOAL_MAX_CHARS:,} (split it into goals, or screen its parts)")
+    return [Line(x.n, None, f"screen: line {x.n} holds {len(x.text):,} characters; a goal holds at most"
+                            f" {GOAL_MAX_CHARS:,} (split it into goals, or screen its parts)")
+            if x.text is not None and len(x.text) > GOAL_MAX_CHARS else x for x in lines]
 
 
-def screened(cfg: SafetyCfg, texts: Sequence[tuple[int, str]]) -> Iterator[dict[str, Any]]:
-    """One result row per text (see the module docstring), screened as goals."""
+def screened(cfg: SafetyCfg, lines: Sequence[Line]) -> Iterator[dict[str, Any] | str]:
+    """In line order: one result row per text (see the module docstring), screened as goals, and the error of
+    each line that is none (a str)."""
     from cosci.safety.screen import screen_for
 
-    screen = screen_for(cfg)
-    for n, text in texts:
-        r = screen.check(text, subject="goal")
-        yield {"n": n, "decision": r.decision, "category": r.category, "rule": r.rule, "score": round(r.score, 3),
-               "language": r.language, "text": text[:SHOWN_CHARS]}
+    screen = screen_for(cfg) if any(x.text is not None for x in lines) else None
+    for x in lines:
+        if x.text is None or screen is None:
+            yield x.error or f"screen: line {x.n} holds no text"
+            continue
+        r = screen.check(x.text, subject="goal")
+        yield {"n": x.n, "decision": r.decision, "category": r.category, "rule": r.rule, "score": round(r.score, 3),
+               "language": r.language, "text": x.text[:SHOWN_CHARS]}

@@ -49,18 +49,42 @@ def test_a_file_of_goals_gives_one_line_per_goal_in_order(capsys: pytest.Capture
 @pytest.mark.parametrize(("content", "message"), [
     (None, "cannot read"),
     (b"\xff\xfe\x00 not text", "cannot read"),
-    (b'{"text": "no goal key"}\n', 'line 1 is a JSON object without a text "goal"'),
-    (b'{"goal": "x"\n', "line 1 starts like JSON but is not JSON"),
     (b"\n\n", "holds no text to screen"),
-    (b"A short goal.\n" + b"virus " * 20_000 + b"\n", "line 2 holds 119,999 characters; a goal holds at most 8,000"),
 ])
-def test_a_bad_file_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path, content: bytes | None,
-                                           message: str) -> None:
+def test_an_unreadable_or_empty_file_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                            content: bytes | None, message: str) -> None:
     path = tmp_path / "goals.jsonl"
     if content is not None:
         path.write_bytes(content)
     code, rows, err = screen(capsys, "--file", str(path))
     assert code == 2 and rows == [] and len(err.strip().splitlines()) == 1 and message in err
+
+
+@pytest.mark.parametrize(("bad", "message"), [
+    (b'{"text": "no goal key"}', 'line 2 is a JSON object without a text "goal"'),
+    (b'{"goal": "x"', "line 2 starts like JSON but is not JSON"),
+    (b'{"goal": "   "}', 'line 2 is a JSON object without a text "goal"'),
+    (b'{"goal": ["a list"]}', 'line 2 is a JSON object without a text "goal"'),
+    (b"virus " * 20_000, "line 2 holds 119,999 characters; a goal holds at most 8,000"),
+])
+def test_a_bad_line_is_one_error_line_and_the_rest_is_screened(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                               bad: bytes, message: str) -> None:
+    """A lab's file with one stray line: that line is named on stderr (its number), every other line is screened
+    in order, and the exit status says something was not screened."""
+    path = tmp_path / "goals.jsonl"
+    path.write_bytes(b"A short goal about soil microbes.\n" + bad + b"\n\n" + NERVE_AGENT.encode() + b"\n")
+    code, rows, err = screen(capsys, "--file", str(path))
+    assert code == 2 and [r["n"] for r in rows] == [1, 4]
+    assert [r["decision"] for r in rows] == ["allow", "block"]
+    assert len(err.strip().splitlines()) == 1 and message in err
+
+
+def test_a_file_of_only_bad_lines_names_each_and_screens_nothing(capsys: pytest.CaptureFixture[str],
+                                                                 tmp_path: Path) -> None:
+    path = tmp_path / "goals.jsonl"
+    path.write_text('{"goal": 3}\n{oops\n', encoding="utf-8")
+    code, rows, err = screen(capsys, "--file", str(path))
+    assert code == 2 and rows == [] and [line.split(" line ")[1][:1] for line in err.strip().splitlines()] == ["1", "2"]
 
 
 def test_an_inline_text_longer_than_a_goal_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,0 +1,133 @@
+"""Readings of a request beyond its terms: what a harmful step is said of, what the request is for, and what its
+object is (split from :mod:`cosci.safety.prescreen`, whose :class:`~cosci.safety.prescreen.Prescreen` inherits them).
+
+- a resistance step said of a mechanism, not asked for (:meth:`Readings.describes`);
+- basic chemistry: a synthesis or stabilisation of an object that is no threat (:meth:`Readings.basic_chemistry`);
+- the protective purposes a request states (:meth:`Readings.purposes`), and its opening cover story
+  (:meth:`Readings.cover`);
+- a *remedy*: the request is itself a countermeasure or oversight (a countermeasure produced, an arms-control
+  treaty verified, a site decontaminated, a population vaccinated, an isotope made for medicine) and asks for no
+  weapon use (:meth:`Readings.remedies`); the agent rule and the rule for a window naming no agent do not act on it
+  (docs/design.md#safety-screen, "Countermeasure and oversight").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Protocol
+
+from cosci.safety.text import Span, normalise, windows
+
+
+class Terms(Protocol):
+    """A compiled term list (:class:`cosci.safety.prescreen.Terms`)."""
+
+    def spans(self, text: str) -> list[Span]: ...
+
+    def first(self, text: str) -> Span | None: ...
+
+
+class Rule(Protocol):
+    """A category's lists (:class:`cosci.safety.prescreen.Rule`)."""
+
+    @property
+    def agents(self) -> Terms: ...
+
+    @property
+    def enhancements(self) -> Terms: ...
+
+    def named(self, text: str) -> list[Span]: ...
+
+
+class Readings:
+    """The readings, over the term lists a :class:`~cosci.safety.prescreen.Prescreen` holds."""
+
+    rules: Mapping[str, Rule]
+    protective: Terms
+    not_protective: Terms
+    framing: Terms
+    operational: Terms
+    mechanism: Terms
+    resistance: Terms
+    engineering: Terms
+    chemistry: Terms
+    harm_objects: Terms
+    countermeasures: Terms
+    remedy_terms: Terms
+    weapon_use: Terms
+
+    def describes(self, window: str, step: str, start: int) -> bool:
+        """Whether the harmful step ``step`` at ``start`` of a normalised window is resistance or escape
+        (``resistance``) said of a mechanism, not asked for: its subject is a relative clause on mutations, genes,
+        variants or mechanisms in the indicative ("the mutations that make M. tuberculosis resistant to
+        bedaquiline", ``mechanism``, matched up to the step), and nothing in the window puts such changes into an
+        agent or asks which would work (``engineering``: "introduce the mutations that ...", "would"). Resistance
+        research is written this way; a request to make an agent resistant has the agent, or the changes to make, as
+        its object. Transmissibility, host range and virulence are never read so: which changes make an agent
+        airborne is the enhancement itself (docs/design.md#safety-screen, "Mechanism and object")."""
+        return bool(self.resistance.first(step)) and bool(self.mechanism.first(window[:start])) and \
+            not self.engineering.first(window)
+
+    def described(self, text: str) -> bool:
+        """Whether a window of ``text`` has a resistance step said of a mechanism (:meth:`describes`)."""
+        return any(self.describes(w, step, start) for w in windows(normalise(text)) for rule in self.rules.values()
+                   for step, start, _ in rule.enhancements.spans(w))
+
+    def basic_chemistry(self, text: str) -> bool:
+        """Whether ``text`` asks for a synthesis or stabilisation (``chemistry``) of an object that is no threat: no
+        agent or class word of any category is named, and no people, place or weapon use (``harm_objects``). The
+        rule for a window naming no agent does not act on it (docs/design.md#safety-screen, "Mechanism and
+        object")."""
+        norm = normalise(text)
+        asked = self.chemistry.first(norm) or self.countermeasures.first(norm)
+        return bool(asked) and not self.harm_objects.first(norm) and not any(
+            rule.named(norm) for rule in self.rules.values())
+
+    def purposes(self, text: str) -> list[str]:
+        """The protective phrases ``text`` states as the request's purpose (treatment, detection, vaccine,
+        training...). Not read as a purpose: a phrase inside an opening cover story ("for a review on threat
+        attribution, ..."), inside a harmful step ("escape vaccine-induced immunity") or in a compound that names a
+        thing rather than a purpose ("water treatment plant", "teaching lab"; ``not_protective``), because there
+        the word says nothing about what the answer would be used for. None at all when the text demands working
+        detail (``operational``: "fully operational", "a design that would actually work"): a purpose stated next
+        to that demand does not lower what the answer could do (docs/design.md#safety-screen)."""
+        norm = normalise(text)
+        if self.operational.first(norm):
+            return []
+        return self._stated(norm, self.protective.spans(norm))
+
+    def _stated(self, norm: str, spans: list[Span]) -> list[str]:
+        """The phrases of ``spans`` (in the normalised ``norm``) that are not inside an opening cover story, a
+        compound naming a thing (``not_protective``) or a harmful step."""
+        cover = self.cover(norm)
+        skip = [(0, cover[2])] if cover else []
+        skip += [(s, e) for _, s, e in self.not_protective.spans(norm)]
+        made = [(s, e) for _, s, e in self.countermeasures.spans(norm)]
+        skip += [(s, e) for rule in self.rules.values() for _, s, e in rule.enhancements.spans(norm)
+                 if not any(s < b and a < e for a, b in made)]  # a step that makes a countermeasure skips nothing
+        return list(dict.fromkeys(span[0] for span in spans if not any(a <= span[1] and span[2] <= b
+                                                                          for a, b in skip)))
+
+    def remedies(self, text: str) -> list[str]:
+        """The phrases that read ``text``'s request as a countermeasure or oversight (``countermeasures``: a
+        vaccine, antivenom, phage or biopesticide produced; ``remedy_terms``: arms-control verification, a treaty,
+        safeguards, forensics, decontamination, vaccination, radiation medicine), stated as its purpose
+        (:meth:`_stated`); none when the text also asks for a weapon's use, concealment, evasion or an enhancement
+        (``weapon_use``) or demands working detail (``operational``)."""
+        norm = normalise(text)
+        if self.weapon_use.first(norm) or self.operational.first(norm):
+            return []
+        return self._stated(norm, [*self.countermeasures.spans(norm), *self.remedy_terms.spans(norm)])
+
+    def within_countermeasure(self, norm: str, start: int, end: int) -> bool:
+        """Whether the span ``start:end`` of a normalised text lies inside a countermeasure's production phrase
+        that names no agent of concern ("increase yield production bakteriofagow": the yield is the phage's, a
+        countermeasure's; "produce botulinum toxin for antitoxin" names the toxin, so its step stays one)."""
+        return any(s <= start and end <= e and not any(rule.agents.first(norm[s:e]) for rule in self.rules.values())
+                   for _, s, e in self.countermeasures.spans(norm))
+
+    def cover(self, norm: str) -> Span | None:
+        """The opening cover story of a normalised text ("for my thesis, ...", "i'm drafting a paper on x and want
+        ..."), if it opens with one (``framing`` patterns)."""
+        span = self.framing.first(norm)
+        return span if span and span[1] == 0 else None

@@ -1,0 +1,54 @@
+"""Texts as the term patterns read them: normalised (gloss applied, accents dropped, lower case), cut into sentences
+and windows of sentences (split from :mod:`cosci.safety.prescreen`, which holds the term lists, and
+:mod:`cosci.safety.readings`, which reads a request's purpose and object)."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+from cosci.safety.gloss import load_gloss
+
+WINDOW_SENTENCES = 3
+"""Sentences an agent and its harmful step may be apart (a goal split over two sentences is one window)."""
+_TRANSLATE = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2010": "-", "\u2011": "-",
+                            "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u00df": "ss", "\u00e6": "ae",
+                            "\u0153": "oe", "\u00f8": "o", "\u0142": "l"})
+_SENTENCE = re.compile(r"(?<=[.!?;:])\s+|\n+")
+_FULL_STOP = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
+_DENSE = "\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+_DENSE_EDGE = re.compile(f"(?<=[a-z0-9])(?=[{_DENSE}])|(?<=[{_DENSE}])(?=[a-z0-9])")
+"""Where a Latin-script word or a code (TATP, H5N1) meets Thai, kana, CJK or Hangul, written without a space: a space
+goes there, or the word boundary the patterns need is missing ("制作tatp用于袭击" names no agent without it)."""
+Span = tuple[str, int, int]
+"""A matched phrase and its start and end offsets in the normalised text."""
+
+
+
+@lru_cache(maxsize=4096)
+def normalise(text: str) -> str:
+    """``text`` as the patterns see it: NFKD, accents dropped, lower case, one apostrophe and dash, single spaces;
+    words of the gloss (Cyrillic, Chinese, Japanese, Arabic, Persian, Hindi, Bengali, Thai, Korean) in English, a
+    Latin-script word inside text written without spaces set apart (:data:`_DENSE_EDGE`), and a request's action in
+    the Latin-script languages in English (:meth:`~cosci.safety.gloss.Gloss.apply_latin`; :mod:`cosci.safety.gloss`).
+    Kept for the last 4,096 texts: one screen normalises each window four times or more (hits, agents, class words,
+    purposes)."""
+    decomposed = unicodedata.normalize("NFKD", load_gloss().apply(text).translate(_TRANSLATE))
+    plain = "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
+    plain = load_gloss().apply_latin(_DENSE_EDGE.sub(" ", plain))
+    return re.sub(r"[ \t\r\f\v]+", " ", plain).strip()
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of a text (split after ``.!?`` and at line breaks, not at ``;:`` as :func:`windows` does: a
+    goal's "Nipah: which antivirals?" is one sentence), stripped, empty ones left out."""
+    return [s.strip() for s in _FULL_STOP.split(text) if s.strip()]
+
+
+def windows(text: str) -> list[str]:
+    """Overlapping windows of :data:`WINDOW_SENTENCES` sentences of a normalised text (one for a short text)."""
+    parts = [s for s in _SENTENCE.split(text) if s.strip()]
+    if len(parts) <= WINDOW_SENTENCES:
+        return [" ".join(parts)]
+    return [" ".join(parts[i:i + WINDOW_SENTENCES]) for i in range(len(parts) - WINDOW_SENTENCES + 1)]
