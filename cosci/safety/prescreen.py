@@ -181,6 +181,8 @@ class Prescreen(Readings):
     remedy_terms: Terms = field(default_factory=lambda: Terms([]))
     weapon_use: Terms = field(default_factory=lambda: Terms([]))
     instruments: Terms = field(default_factory=lambda: Terms([]))
+    asked: re.Pattern[str] | None = None
+    studied: re.Pattern[str] | None = None
 
     def _outside_instruments(self, norm: str, spans: list[Span]) -> list[Span]:
         """``spans`` of a normalised text less those inside the name of a treaty or body (``instruments``: "the
@@ -304,4 +306,39 @@ def load_prescreen(name: str) -> Prescreen:
                      _compile(data.get("mechanism") or [], "mechanism", end=r"\s*$"),
                      *(_compile(data.get(key) or [], key) for key in ("resistance", "engineering", "chemistry",
                                                                       "harm_objects", "countermeasures", "remedies",
-                                                                      "weapon_use", "instruments")))
+                                                                      "weapon_use", "instruments")),
+                     asked=_asked(data.get("asked")), studied=_studied(data.get("asked")))
+
+
+def _asked(body: Any) -> re.Pattern[str] | None:
+    """The ``asked`` lists (``openers``, ``verbs``) as one pattern read at a window's start (None: no lists).
+
+    Raises:
+        PrescreenError: the lists have the wrong shape or a bad pattern.
+    """
+    if body is None:
+        return None
+    if not isinstance(body, dict) or not all(isinstance(body.get(k), list) and body[k] for k in ("openers", "verbs")):
+        raise PrescreenError("asked: expected lists `openers` and `verbs`")
+    openers, verbs = ("|".join(_dash_or_space(p) for p in body[k]) for k in ("openers", "verbs"))
+    try:
+        return re.compile(rf"(?:(?:{openers}) )?(?:{verbs})\b", re.IGNORECASE)
+    except re.error as exc:
+        raise PrescreenError(f"asked: bad pattern ({exc})") from None
+
+
+def _studied(body: Any) -> re.Pattern[str] | None:
+    """The ``asked.studied`` list as one pattern read right after a step (None: no list).
+
+    Raises:
+        PrescreenError: the list has the wrong shape or a bad pattern.
+    """
+    items = body.get("studied") if isinstance(body, dict) else None
+    if not items:
+        return None
+    if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
+        raise PrescreenError("asked.studied: expected a list of patterns")
+    try:
+        return re.compile(rf"\s*(?:{'|'.join(items)})\b", re.IGNORECASE)
+    except re.error as exc:
+        raise PrescreenError(f"asked.studied: bad pattern ({exc})") from None

@@ -3,6 +3,7 @@ object is (split from :mod:`cosci.safety.prescreen`, whose :class:`~cosci.safety
 
 - a resistance step said of a mechanism, not asked for (:meth:`Readings.describes`);
 - basic chemistry: a synthesis or stabilisation of an object that is no threat (:meth:`Readings.basic_chemistry`);
+- a harmful step asked for outright, an imperative harmful verb opening the request (:meth:`Readings.asks`);
 - the protective purposes a request states (:meth:`Readings.purposes`), and its opening cover story
   (:meth:`Readings.cover`);
 - a *remedy*: the request is itself a countermeasure or oversight (a countermeasure produced, an arms-control
@@ -13,10 +14,15 @@ object is (split from :mod:`cosci.safety.prescreen`, whose :class:`~cosci.safety
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Protocol
 
 from cosci.safety.text import Span, normalise, windows
+
+ASKED_WORDS = 4
+"""Words between an opening harmful verb and a term hit's step for the step to be the one asked ("increase the
+respiratory lethality of"; :meth:`Readings.asks`)."""
 
 
 class Terms(Protocol):
@@ -55,6 +61,11 @@ class Readings:
     countermeasures: Terms
     remedy_terms: Terms
     weapon_use: Terms
+    asked: re.Pattern[str] | None
+    """A window that opens with an imperative harmful verb, after a request opener at most (``asked`` in the term
+    file; :meth:`asks`)."""
+    studied: re.Pattern[str] | None
+    """What, right after a step, makes it the name of what is studied ("transmissibility estimates"; :meth:`asks`)."""
 
     def describes(self, window: str, step: str, start: int) -> bool:
         """Whether the harmful step ``step`` at ``start`` of a normalised window is resistance or escape
@@ -67,6 +78,28 @@ class Readings:
         airborne is the enhancement itself (docs/design.md#safety-screen, "Mechanism and object")."""
         return bool(self.resistance.first(step)) and bool(self.mechanism.first(window[:start])) and \
             not self.engineering.first(window)
+
+    def asks(self, text: str) -> bool:
+        """Whether a window of ``text`` asks for a harmful step outright: it opens with an imperative harmful verb
+        (:attr:`asked`) and a term hit's step (an enhancement of a category whose agent is named, not part of the
+        agent's name, not said of a mechanism, not followed by what is studied) starts within :data:`ASKED_WORDS`
+        words after it ("increase the lethality of Nipah virus", "how to weaponize tularemia";
+        docs/design.md#safety-screen, "Asked outright")."""
+        if self.asked is None:
+            return False
+        for window in windows(normalise(text)):
+            opening = self.asked.match(window)
+            if opening is None:
+                continue
+            for rule in self.rules.values():
+                named = rule.named(window)
+                if named and any(len(window[opening.end():start].split()) <= ASKED_WORDS
+                                 and not any(a[1] <= start and end <= a[2] for a in named)
+                                 and not self.describes(window, step, start)
+                                 and not (self.studied and self.studied.match(window, end))
+                                 for step, start, end in rule.enhancements.spans(window)):
+                    return True
+        return False
 
     def described(self, text: str) -> bool:
         """Whether a window of ``text`` has a resistance step said of a mechanism (:meth:`describes`)."""

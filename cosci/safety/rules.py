@@ -61,6 +61,11 @@ class Thresholds:
     read as harmful (a chemical-weapon agent with a production verb in a language the term lists do not read;
     docs/design.md#safety-screen)."""
 
+    asked_hit_score: float | None = None
+    """The harm score from which a term hit of an agent with a harmful step acts in a window that asks for the step
+    outright and states no protective purpose (:meth:`~cosci.safety.readings.Readings.asks`; None: the hit's usual
+    threshold)."""
+
     def hit_threshold(self, category: str, protected: bool) -> float:
         """The harm score from which a term hit of ``category`` acts (``protected``: the window states a protective
         purpose)."""
@@ -82,7 +87,8 @@ class Thresholds:
 
 def act(e: Evidence, t: Thresholds) -> tuple[str, str] | None:
     """The category and rule a window acts in, or None: a term hit from ``hit_score`` (``protected_hit_score``
-    when the window states a protective purpose), an agent named from ``agent_score`` (not where a resistance step is
+    when the window states a protective purpose; ``asked_hit_score`` when it asks for the hit's step outright and
+    states none, :attr:`Evidence.asked`), an agent named from ``agent_score`` (not where a resistance step is
     said of a mechanism, :attr:`Evidence.described`), a window naming no agent
     from ``alone_score`` where its support reaches ``alone_support`` (never a paragraph or list item read on its own,
     :attr:`Evidence.item`, nor basic chemistry, :attr:`Evidence.chemistry`). On a window whose request is a
@@ -97,8 +103,10 @@ def act(e: Evidence, t: Thresholds) -> tuple[str, str] | None:
     # on a remedy an intent phrase names what is verified or destroyed ("chemical weapons stocks"); an agent with
     # a harmful step still acts
     hits = [h for h in e.hits if not (e.remedy and h.category == "intent")]
+    asked = e.asked and not e.purposes and t.asked_hit_score is not None and e.score >= t.asked_hit_score
     candidates = [(e.likeliest() if h.category == "intent" else h.category, RULES[0])
-                  for h in hits if e.score >= t.hit_threshold(hit_object(e, h, t), bool(e.purposes))]
+                  for h in hits if e.score >= t.hit_threshold(hit_object(e, h, t), bool(e.purposes))
+                  or (asked and h.category != "intent")]
     candidates += [(c, RULES[1]) for c in e.agents if e.score >= t.agent_threshold(c, bool(e.purposes))
                    and not e.sentence and not e.described and not e.remedy]
     if not e.hits and not e.agents and not e.item and not e.chemistry and not e.remedy and e.score >= t.alone_score \
@@ -180,6 +188,8 @@ class Evidence:
     remedy: bool = False
     """The window's request is itself a countermeasure or oversight and asks for no weapon use
     (:meth:`~cosci.safety.readings.Readings.remedies`): only a term hit acts on it."""
+    asked: bool = False
+    """The window asks for a term hit's step outright (:meth:`~cosci.safety.readings.Readings.asks`)."""
     described: bool = False
     """The window's resistance or escape step is said of a mechanism ("the mutations that make ... resistant",
     :meth:`~cosci.safety.prescreen.Prescreen.describes`): the agent rule does not act on it (the request's action is

@@ -212,7 +212,8 @@ class OfflineScreen:
         return [Evidence(w, float(s), hits, agents, dict(zip(self.intent.categories, p.tolist(), strict=True)),
                          purposes, self.prescreen.classes(w), item=i >= len(whole), remedy=remedy,
                          support=float(n), sentence=i >= len(parts) - len(said), scored=keep,
-                         chemistry=self.prescreen.basic_chemistry(w), described=self.prescreen.described(w))
+                         chemistry=self.prescreen.basic_chemistry(w), described=self.prescreen.described(w),
+                         asked=bool(hits) and self.prescreen.asks(w))
                 for i, (w, (hits, agents), keep, (purposes, remedy)) in enumerate(zip(parts, found, scored, read,
                                                                                        strict=True))
                 for s, p, n in [next(rows) if keep else unscored]]
@@ -270,7 +271,7 @@ def thresholds_of(cfg: SafetyCfg) -> Thresholds:
     s = cfg.screen
     return Thresholds(s.hit_score, s.protected_hit_score, s.agent_score, s.alone_score, tuple(cfg.refuse_categories),
                       s.protected_agent_score, s.alone_support, tuple(sorted(s.unprotected_hit_scores.items())),
-                      tuple(sorted(s.unprotected_agent_scores.items())))
+                      tuple(sorted(s.unprotected_agent_scores.items())), s.asked_hit_score)
 
 
 def screen_for(cfg: SafetyCfg) -> OfflineScreen:

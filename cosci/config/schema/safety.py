@@ -36,6 +36,11 @@ class ScreenCfg(_Strict):
                                                       "lower harm score from which a named agent of that category "
                                                       "acts without a term hit in a text stating no protective "
                                                       "purpose (a category absent: agent_score).")
+    # default null: what a session frozen before this rule existed resumes with (conf/safety/default.yaml sets it)
+    asked_hit_score: Unit | None = Field(default=None, description="A term hit acts from this harm score in a text "
+                                         "that asks for its harmful step outright (an imperative harmful verb "
+                                         "opening it) and states no protective purpose (null: the hit's usual "
+                                         "threshold).")
     # default 0: what a session frozen before the support check existed resumes with (conf/config.yaml sets it)
     alone_support: Unit = Field(default=0.0, description="A text naming no agent acts only where the share of "
                                 "harmful requests among its 10 nearest training rows reaches this (0-1; 0: the "
