@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
@@ -298,7 +298,7 @@ def load_prescreen(name: str) -> Prescreen:
         for cat, body in data["categories"].items()
     }
     intent = {cat: _compile(items, f"intent.{cat}") for cat, items in (data.get("intent") or {}).items()}
-    return Prescreen(rules, intent, _compile(data.get("protective") or [], "protective"),
+    terms = Prescreen(rules, intent, _compile(data.get("protective") or [], "protective"),
                      _compile(data.get("not_protective") or [], "not_protective"),
                      _compile(data.get("framing") or [], "framing", end=""),
                      _compile(data.get("operational") or [], "operational"),
@@ -306,8 +306,8 @@ def load_prescreen(name: str) -> Prescreen:
                      _compile(data.get("mechanism") or [], "mechanism", end=r"\s*$"),
                      *(_compile(data.get(key) or [], key) for key in ("resistance", "engineering", "chemistry",
                                                                       "harm_objects", "countermeasures", "remedies",
-                                                                      "weapon_use", "instruments")),
-                     asked=_asked(data.get("asked")), studied=_studied(data.get("asked")))
+                                                                      "weapon_use", "instruments")))  # type: ignore[arg-type]  # the generator fills the Terms fields only
+    return replace(terms, asked=_asked(data.get("asked")), studied=_studied(data.get("asked")))
 
 
 def _asked(body: Any) -> re.Pattern[str] | None:
