@@ -61,7 +61,9 @@ before (one benign goal, a Turkish one as Tswana; bench/README.md, 2026-12-06)."
 SHORT_UNREAD_MAX_READ = 0.01
 """The read languages' summed confidence on the whole text below which a short text's unread language is believed."""
 FUNCTION_WORDS = {
-    "en": "the of and to in is for with from how what why can which there any my at by this that are on",
+    "en": "the of and to in is for with from how what why can which there any my at by this that are on an over into"
+          " than was were has have will would should could their our your be or not it its as more using between about"
+          " against without after before during best way",
     "es": "el la los las de del que en por para con una como qué cómo es se su",
     "fr": "le la les des du de et est pour dans une avec comment quels quelles sur qui que",
     "pt": "o os as da do das dos que em para com uma como é não se",
@@ -75,7 +77,10 @@ FUNCTION_WORDS = {
     "vi": "và của các cho trong là một những có không",
     "sw": "na ya wa kwa za la katika ni jinsi gani",
 }
-"""A few function words per read Latin-script language: two in a text outweigh trigrams that name an unread one."""
+"""A few function words per read Latin-script language: two in a text outweigh trigrams that name an unread one.
+English's list holds words no unread Latin-script language writes as its own ("over", "than", "would"), not those
+Czech, Slovak or Romanian also write ("a", "do"): with "to" alone, "Best way to aerosolize botulinum toxin over a crowded
+stadium" read as Tagalog (a fresh user's report; on the 6,946 labelled texts the longer list changed no reading)."""
 _FUNCTION = {code: frozenset(words.split()) for code, words in FUNCTION_WORDS.items()}
 LATIN_WORDS = frozenset({"et", "est", "sunt", "cum", "quod", "ut", "sed", "quomodo", "quid", "atque", "etiam", "aut",
                          "nisi", "quae", "potest", "enim", "ergo", "autem", "vel", "inter", "ad", "ex", "ab", "sub",
