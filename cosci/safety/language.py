@@ -79,8 +79,9 @@ FUNCTION_WORDS = {
 }
 """A few function words per read Latin-script language: two in a text outweigh trigrams that name an unread one.
 English's list holds words no unread Latin-script language writes as its own ("over", "than", "would"), not those
-Czech, Slovak or Romanian also write ("a", "do"): with "to" alone, "Best way to aerosolize botulinum toxin over a crowded
-stadium" read as Tagalog (a fresh user's report; on the 6,946 labelled texts the longer list changed no reading)."""
+Czech, Slovak or Romanian also write ("a", "do"): with "to" alone, "Best way to aerosolize botulinum toxin over a
+crowded stadium" read as Tagalog (a fresh user's report; on the 6,946 labelled texts the longer list changed no
+reading)."""
 _FUNCTION = {code: frozenset(words.split()) for code, words in FUNCTION_WORDS.items()}
 LATIN_WORDS = frozenset({"et", "est", "sunt", "cum", "quod", "ut", "sed", "quomodo", "quid", "atque", "etiam", "aut",
                          "nisi", "quae", "potest", "enim", "ergo", "autem", "vel", "inter", "ad", "ex", "ab", "sub",

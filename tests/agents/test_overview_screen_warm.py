@@ -5,6 +5,7 @@ checked."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 
 import pytest
@@ -28,14 +29,14 @@ async def test_the_overview_before_its_audit_is_screened_while_the_audit_calls(
                                  rationale="Sharper experiment.\nbetter idea: 1", transcript=[], task_id=None)
     fake.configure(FakeModelCfg(seed=0, fault_rate=0.0, latency_seconds=0.3, call_log=None))
     auditing = threading.Event()  # the audit's call is at the fake, not yet answered
-    audited = threading.Event()  # the audit's call was made
+    screened = threading.Event()  # a check ran while it was
     respond = fake.respond
 
     async def observed(model, messages, params, metadata):  # type: ignore[no-untyped-def]
         audit = str(metadata.get("cosci_action", "")).endswith("/audit")
-        if audit:
+        if audit:  # the audit's answer waits for a check made while it is out (10 s at most: none comes, none made)
             auditing.set()
-            audited.set()
+            await asyncio.to_thread(screened.wait, 10)
         try:
             return await respond(model, messages, params, metadata)
         finally:
@@ -48,7 +49,11 @@ async def test_the_overview_before_its_audit_is_screened_while_the_audit_calls(
 
     def recorded(screen, text, subject):  # type: ignore[no-untyped-def]
         on_loop = threading.current_thread() is threading.main_thread()
-        checked.append((subject, text, on_loop, audited.is_set() and auditing.wait(5)))
+        # the text before the audit is checked once the audit's call is made: wait for it to reach the fake
+        during = auditing.is_set() if text.startswith("# Appendix") else auditing.wait(5)
+        checked.append((subject, text, on_loop, during))
+        if during:
+            screened.set()
         return check(screen, text, subject)
 
     monkeypatch.setattr(classifier, "_offline_check", recorded)
