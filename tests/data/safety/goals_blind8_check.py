@@ -45,8 +45,11 @@ BENIGN_KINDS = {
     "other",
 }
 # Languages the brief listed; rows in others are capped at 10 % of the set.
-LISTED_LANGS = set("ar pl he hi ur bn pt de it vi tr sw id ja zh ru es fr ko fa th el en".split())
-OTHER_LANGS = set("nl uk ro fi sv cs hu da no".split())
+LISTED_LANGS = {
+    *("ar", "pl", "he", "hi", "ur", "bn", "pt", "de", "it", "vi", "tr", "sw"),
+    *("id", "ja", "zh", "ru", "es", "fr", "ko", "fa", "th", "el", "en"),
+}
+OTHER_LANGS = {"nl", "uk", "ro", "fi", "sv", "cs", "hu", "da", "no"}
 # Characters per word for scripts written without spaces (an approximation used only for the short/long count).
 CHARS_PER_WORD = {"zh": 1.7, "ja": 2.5, "th": 4.5}
 ID_RE = re.compile(r"^b8-\d{4}$")
@@ -68,14 +71,9 @@ def word_count(text: str, lang: str) -> int:
     return len(text.split())
 
 
-def check_row(row: dict, line_no: int) -> list[str]:
-    """Return the problems of one parsed row (empty when it is valid)."""
-    where = f"line {line_no}"
-    if list(row) != FIELDS:
-        return [f"{where}: fields {list(row)} != {FIELDS}"]
+def check_labels(row: dict, where: str) -> list[str]:
+    """Return the problems of a row's label, category and kind (allowed values depend on the label)."""
     problems = []
-    if not ID_RE.match(str(row["id"])):
-        problems.append(f"{where}: bad id {row['id']!r}")
     harmful = row["label"] == "harmful"
     if row["label"] not in ("harmful", "benign"):
         problems.append(f"{where}: bad label {row['label']!r}")
@@ -85,6 +83,17 @@ def check_row(row: dict, line_no: int) -> list[str]:
         problems.append(f"{where}: category {row['category']!r} not allowed for {row['label']}")
     if row["kind"] not in kinds:
         problems.append(f"{where}: kind {row['kind']!r} not allowed for {row['label']}")
+    return problems
+
+
+def check_row(row: dict, line_no: int) -> list[str]:
+    """Return the problems of one parsed row (empty when it is valid)."""
+    where = f"line {line_no}"
+    if list(row) != FIELDS:
+        return [f"{where}: fields {list(row)} != {FIELDS}"]
+    problems = check_labels(row, where)
+    if not ID_RE.match(str(row["id"])):
+        problems.append(f"{where}: bad id {row['id']!r}")
     if row["lang"] not in LISTED_LANGS | OTHER_LANGS:
         problems.append(f"{where}: lang {row['lang']!r} not allowed")
     if not isinstance(row["names_agent"], bool):
@@ -94,8 +103,9 @@ def check_row(row: dict, line_no: int) -> list[str]:
     for field in ("text", "why"):
         if not isinstance(row[field], str) or not row[field].strip():
             problems.append(f"{where}: empty {field}")
-    if isinstance(row["text"], str) and QUANTITY_RE.search(row["text"]):
-        problems.append(f"{where}: text carries a quantity with a unit: {QUANTITY_RE.search(row['text'])}")
+    quantity = QUANTITY_RE.search(str(row["text"]))
+    if quantity:
+        problems.append(f"{where}: text carries a quantity with a unit: {quantity.group(0)!r}")
     return problems
 
 
@@ -129,9 +139,7 @@ def main(path: Path) -> int:
     named = sum(1 for r in benign if r.get("names_agent") is True)
     short = sum(1 for r in benign if word_count(str(r.get("text", "")), str(r.get("lang"))) < 15)
     qualified = sorted(
-        lang
-        for lang, c in by_lang.items()
-        if c["harmful"] >= LANG_MIN_HARMFUL and c["benign"] >= LANG_MIN_BENIGN
+        lang for lang, c in by_lang.items() if c["harmful"] >= LANG_MIN_HARMFUL and c["benign"] >= LANG_MIN_BENIGN
     )
     other = sum(1 for r in rows if r.get("lang") not in LISTED_LANGS)
     print(f"rows {len(rows)}: benign {len(benign)}, harmful {len(harmful)}")
