@@ -150,3 +150,8 @@ _.thesis
 # A module-level __getattr__ (PEP 562) that Python calls for a missing attribute: cosci/agents/__init__.py imports
 # the agents' base when AgentDeps or BaseAgent is first asked for (design.md#startup).
 __getattr__
+
+# bench.model_speed.Speeds: written out through dataclasses.asdict as JSON and read back by bench.demo as a dict
+# (the decode-only grammar speed and the deep-prompt speed, bench/README.md "The eighth stop").
+_.grammar_decode
+_.prompt_deep
