@@ -152,6 +152,7 @@ _.thesis
 __getattr__
 
 # bench.model_speed.Speeds: written out through dataclasses.asdict as JSON and read back by bench.demo as a dict
-# (the decode-only grammar speed and the deep-prompt speed, bench/README.md "The eighth stop").
+# (the decode-only speeds and the deep-prompt speed, bench/README.md "The eighth stop").
+_.generation_decode
 _.grammar_decode
 _.prompt_deep
