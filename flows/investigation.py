@@ -11,7 +11,6 @@ evaluations (program x seed, final evaluator) are cached tasks too. MLflow loggi
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 from pathlib import Path
@@ -29,24 +28,16 @@ from cosci.investigation.digest import tree_digest
 from cosci.investigation.folder import RunFolder
 from cosci.investigation.harness import Evaluation
 from cosci.investigation.runtime import gateway, open_harness, run_async
-from cosci.llm.errors import RETRYABLE_ACTION_ERRORS
 from cosci.sandbox import Isolation
 from flows.investigation_steps import finish, log_cycles
+from flows.task_policy import hashed_key, retryable
 
 log = logging.getLogger(__name__)
 
 
 def keyed(context: TaskRunContext, parameters: dict[str, Any]) -> str:
-    """Cache key: sha256 of the task's ``key`` parameter (plain data only)."""
-    body = json.dumps(parameters["key"], sort_keys=True, default=str)
-    return "cosci-investigation-" + hashlib.sha256(body.encode()).hexdigest()[:40]
-
-
-async def _retryable(_task: Any, _task_run: Any, state: Any) -> bool:
-    exc = state.result(raise_on_failure=False)
-    if hasattr(exc, "__await__"):
-        exc = await exc
-    return isinstance(exc, RETRYABLE_ACTION_ERRORS)
+    """Cache key: the task's ``key`` parameter hashed (plain data only; :func:`flows.task_policy.hashed_key`)."""
+    return hashed_key("cosci-investigation-", parameters["key"])
 
 
 @task(name="investigation-cycle", persist_result=True, result_serializer="json", log_prints=False)
@@ -91,7 +82,7 @@ def options(fn: Any, folder: RunFolder, name: str, retries: int) -> Any:
     return fn.with_options(task_run_name=name, cache_key_fn=keyed, result_storage=folder.results_dir.resolve(),
                            result_serializer="json", persist_result=True, retries=retries,
                            retry_delay_seconds=exponential_backoff(backoff_factor=1.0), retry_jitter_factor=0.5,
-                           retry_condition_fn=_retryable)
+                           retry_condition_fn=retryable)
 
 
 def evaluate_many(folder: RunFolder, jobs: list[tuple[str, str, str, int]], isolation: dict[str, str],

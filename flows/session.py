@@ -15,15 +15,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import importlib
 import json
 import logging
 import os
-import signal
 import sys
-import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -35,7 +31,7 @@ from cosci.config.renames import ADDED
 from cosci.config.schema import CosciConfig
 from cosci.domain import Task, TaskResult
 from cosci.errors import SessionFailed
-from cosci.llm.errors import RETRYABLE_ACTION_ERRORS, BudgetExceeded, PermanentLLMError, repeats
+from cosci.llm.errors import BudgetExceeded, PermanentLLMError, repeats
 from cosci.llm.local.model import LocalModelProvider
 from cosci.session import warm
 from cosci.session.runtime import SessionRuntime
@@ -44,6 +40,8 @@ from cosci.startup import mark, resume_collector
 from cosci.supervisor.loop import Observer, Supervisor
 from cosci.supervisor.termination import StopReason
 from cosci.text import error_line
+from flows.process import EmbedderWarmup, on_interrupt, one_blas_thread
+from flows.task_policy import hashed_key, retryable
 from flows.tracker import BackgroundTracker
 
 log = logging.getLogger(__name__)
@@ -84,15 +82,8 @@ def action_spec(rt: SessionRuntime, t: Task) -> dict[str, Any]:
 
 
 def action_cache_key(context: TaskRunContext, parameters: dict[str, Any]) -> str:
-    body = json.dumps(parameters["spec"], sort_keys=True, default=str)
-    return "cosci-action-" + hashlib.sha256(body.encode()).hexdigest()[:40]
-
-
-async def _retryable(_task: Any, _task_run: Any, state: Any) -> bool:
-    exc = state.result(raise_on_failure=False)
-    if hasattr(exc, "__await__"):
-        exc = await exc
-    return isinstance(exc, RETRYABLE_ACTION_ERRORS)
+    """Cache key of an agent action: its ``spec`` parameter hashed (:func:`flows.task_policy.hashed_key`)."""
+    return hashed_key("cosci-action-", parameters["spec"])
 
 
 @task(name="agent-action", persist_result=True, result_serializer="json", log_prints=False)
@@ -141,7 +132,7 @@ def make_runner(rt: SessionRuntime):
             retries=retries,
             retry_delay_seconds=exponential_backoff(backoff_factor=1.0),
             retry_jitter_factor=0.5,
-            retry_condition_fn=_retryable,
+            retry_condition_fn=retryable,
         )
         try:
             return TaskResult.from_dict(await action(rt.session_id, action_spec(rt, t)))
@@ -153,87 +144,6 @@ def make_runner(rt: SessionRuntime):
             raise
 
     return run
-
-
-SAME_SIGNAL_SECONDS = 0.5
-"""Signals closer together than this count as one Ctrl-C (a person's second press takes longer)."""
-
-
-def _on_interrupt(sup: Supervisor) -> list[signal.Signals]:
-    """Ctrl-C or SIGTERM once: stop, leaving interrupted actions for `cosci resume`; twice: exit at once."""
-
-    first: list[float] = []
-
-    def handler() -> None:
-        if first and time.monotonic() - first[0] > SAME_SIGNAL_SECONDS:
-            os._exit(130)
-        if first:  # one keypress delivered twice (e.g. `timeout -s INT` signals the child and its group)
-            return
-        first.append(time.monotonic())
-        print(
-            "\ncosci: stopping; interrupted actions go back to the queue (Ctrl-C again to quit at once)",
-            file=sys.stderr,
-            flush=True,
-        )
-        sup.interrupt()
-
-    loop, handled = asyncio.get_running_loop(), []
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        try:
-            loop.add_signal_handler(sig, handler)
-            handled.append(sig)
-        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread (a served deployment)
-            pass
-    return handled
-
-
-def one_blas_thread() -> None:
-    """Limit BLAS (numpy's and scipy's OpenBLAS) to one thread in the session process (design.md#supervisor, "BLAS
-    threads"): its matrices are small (one row or column per hypothesis), and on shared cores OpenBLAS's second
-    thread spins while it waits: the leaderboard fit at 46 hypotheses took 3.4 s of CPU and 27 s of wall on two
-    threads, 0.74 s and 8.6 s on one (load average 18 on 2 cores; bench/README.md). Called once the runtime is
-    open: the limit binds only the libraries already loaded (the tournament's scipy among them)."""
-    from threadpoolctl import threadpool_limits
-
-    import cosci.tournament.bt  # noqa: F401  # scipy.linalg, so scipy's OpenBLAS is loaded and limited too
-
-    threadpool_limits(limits=1, user_api="blas")
-
-
-JOIN_SECONDS = 60.0
-"""How long a session's end waits for the embedder's warm-up (seconds): its imports take about a second, and far
-longer only on a machine so loaded that the session itself crawls."""
-
-
-class EmbedderWarmup:
-    """Loads the session's embedder (:meth:`~cosci.llm.embeddings.embedder.Embedder.warm`) in a daemon thread once
-    the session's first task has finished (an :class:`Observer`): the goal's screen and parse are one call at a time,
-    and the hash embedder's first use imports scikit-learn, about a second of CPU that the first hypotheses each
-    waited for after their calls (design.md#supervisor, "The session's start"). Not sooner: an import beside the
-    goal's screen takes the GIL from it and delays the first model call (design.md#startup). An error in the thread
-    is dropped: the first embedding meets it again."""
-
-    def __init__(self, rt: SessionRuntime) -> None:
-        self.rt = rt
-        self.thread: threading.Thread | None = None
-
-    def on_progress(self, stats: Any, step: int) -> None:
-        if self.thread is None:
-            self.thread = threading.Thread(target=self._run, name="cosci-warm-embedder", daemon=True)
-            self.thread.start()
-
-    def _run(self) -> None:
-        try:
-            self.rt.deps.embedder.warm()
-        except Exception as exc:  # a warm-up only
-            log.debug("the embedder's warm-up failed: %s", exc)
-
-    def join(self, timeout: float = JOIN_SECONDS) -> None:
-        """Wait for a started warm-up to end (at most ``timeout`` seconds) before the session ends: a daemon thread
-        still importing at interpreter exit holds a module lock, and a finaliser that imports (LiteLLM's HTTP
-        client's ``__del__``) then waits on it for ever; a session refused at its goal screen hung so."""
-        if self.thread is not None:
-            self.thread.join(timeout)
 
 
 def _announce(rt: SessionRuntime, resumed: bool) -> None:
@@ -348,7 +258,7 @@ async def session_flow(
         held = _held_estimate(estimate, lambda: sup.tally.count("goal_parsing", "ParseGoal") > 0, progress)
         observers: list[Observer] = list(filter(None, (held, pending, progress)))
         sup = Supervisor(config, rt.store, rt.budget, make_runner(rt), [*observers, warmup])
-        handled = _on_interrupt(sup) if ui else []
+        handled = on_interrupt(sup) if ui else []
         try:
             if progress:
                 progress.start()

@@ -11,7 +11,7 @@ import pytest
 
 from cosci.llm.embeddings import embedder as embedding
 from cosci.llm.embeddings.embedder import Embedder
-from flows.session import EmbedderWarmup
+from flows.process import EmbedderWarmup
 
 
 def test_the_hash_embedder_warm_up_loads_what_its_first_embedding_would() -> None:

@@ -1,0 +1,102 @@
+"""The session process's own machinery beside its flow: Ctrl-C and SIGTERM handling, the BLAS thread limit and the
+embedder's warm-up thread (design.md#supervisor, "The session's start" and "BLAS threads"; design.md#resume)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+import sys
+import threading
+import time
+from typing import Any
+
+from cosci.session.runtime import SessionRuntime
+from cosci.supervisor.loop import Supervisor
+
+log = logging.getLogger(__name__)
+
+
+SAME_SIGNAL_SECONDS = 0.5
+"""Signals closer together than this count as one Ctrl-C (a person's second press takes longer)."""
+
+
+def on_interrupt(sup: Supervisor) -> list[signal.Signals]:
+    """Ctrl-C or SIGTERM once: stop, leaving interrupted actions for `cosci resume`; twice: exit at once."""
+
+    first: list[float] = []
+
+    def handler() -> None:
+        if first and time.monotonic() - first[0] > SAME_SIGNAL_SECONDS:
+            os._exit(130)
+        if first:  # one keypress delivered twice (e.g. `timeout -s INT` signals the child and its group)
+            return
+        first.append(time.monotonic())
+        print(
+            "\ncosci: stopping; interrupted actions go back to the queue (Ctrl-C again to quit at once)",
+            file=sys.stderr,
+            flush=True,
+        )
+        sup.interrupt()
+
+    loop, handled = asyncio.get_running_loop(), []
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(sig, handler)
+            handled.append(sig)
+        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread (a served deployment)
+            pass
+    return handled
+
+
+def one_blas_thread() -> None:
+    """Limit BLAS (numpy's and scipy's OpenBLAS) to one thread in the session process (design.md#supervisor, "BLAS
+    threads"): its matrices are small (one row or column per hypothesis), and on shared cores OpenBLAS's second
+    thread spins while it waits: the leaderboard fit at 46 hypotheses took 3.4 s of CPU and 27 s of wall on two
+    threads, 0.74 s and 8.6 s on one (load average 18 on 2 cores; bench/README.md). Called once the runtime is
+    open: the limit binds only the libraries already loaded (the tournament's scipy among them)."""
+    from threadpoolctl import threadpool_limits
+
+    import cosci.tournament.bt  # noqa: F401  # scipy.linalg, so scipy's OpenBLAS is loaded and limited too
+
+    threadpool_limits(limits=1, user_api="blas")
+
+
+JOIN_SECONDS = 60.0
+"""How long a session's end waits for the embedder's warm-up (seconds): its imports take about a second, and far
+longer only on a machine so loaded that the session itself crawls."""
+
+
+class EmbedderWarmup:
+    """Loads the session's embedder (:meth:`~cosci.llm.embeddings.embedder.Embedder.warm`) in a daemon thread once
+    the session's first task has finished (an :class:`Observer`): the goal's screen and parse are one call at a time,
+    and the hash embedder's first use imports scikit-learn, about a second of CPU that the first hypotheses each
+    waited for after their calls (design.md#supervisor, "The session's start"). Not sooner: an import beside the
+    goal's screen takes the GIL from it and delays the first model call (design.md#startup). An error in the thread
+    is dropped: the first embedding meets it again."""
+
+    def __init__(self, rt: SessionRuntime) -> None:
+        self.rt = rt
+        self.thread: threading.Thread | None = None
+
+    def on_progress(self, stats: Any, step: int) -> None:
+        if self.thread is None:
+            self.thread = threading.Thread(target=self._run, name="cosci-warm-embedder", daemon=True)
+            self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            self.rt.deps.embedder.warm()
+        except Exception as exc:  # a warm-up only
+            log.debug("the embedder's warm-up failed: %s", exc)
+
+    def join(self, timeout: float = JOIN_SECONDS) -> None:
+        """Wait for a started warm-up to end (at most ``timeout`` seconds) before the session ends: a daemon thread
+        still importing at interpreter exit holds a module lock, and a finaliser that imports (LiteLLM's HTTP
+        client's ``__del__``) then waits on it for ever; a session refused at its goal screen hung so."""
+        if self.thread is not None:
+            self.thread.join(timeout)
+
+
+__all__ = ["JOIN_SECONDS", "SAME_SIGNAL_SECONDS", "EmbedderWarmup", "on_interrupt", "one_blas_thread"]
