@@ -137,7 +137,7 @@ class ScaleSession:
 
     async def grow(self, n: int, matches: int) -> None:
         """Top the record up to ``n`` in-tournament hypotheses (embedded) and ``matches`` matches."""
-        from cosci.domain import hypothesis_id
+        from cosci.ids import hypothesis_id
         from cosci.records import RecordHypothesis
 
         store, emb, vectors = self.store, self.rt.deps.embedder, self.rt.deps.vectors

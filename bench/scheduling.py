@@ -95,7 +95,8 @@ def loop_cpu_per_task(players: int, tasks: int = 300, seed: int = 0) -> float:
     action's CPU is measured apart and excluded.
     """
     from cosci.config.load import compose, validate
-    from cosci.domain import Task, TaskResult, hypothesis_id, match_id
+    from cosci.domain import Task, TaskResult
+    from cosci.ids import hypothesis_id, match_id
     from cosci.llm.budget.token_budget import TokenBudget
     from cosci.records import RecordHypothesis
     from cosci.store import SessionStore

@@ -21,8 +21,9 @@ from pydantic import BaseModel
 
 from cosci.agents.tool_loop import ToolLoopResult, normalise_url, run_tool_loop
 from cosci.config.schema import CosciConfig
-from cosci.domain import Hypothesis, Task, TaskResult, hypothesis_id
+from cosci.domain import Hypothesis, Task, TaskResult
 from cosci.grounding.evidence import EvidenceCounts, check_items, flag_retractions
+from cosci.ids import hypothesis_id
 from cosci.llm.embeddings.embedder import Embedder
 from cosci.llm.errors import BudgetExceeded
 from cosci.llm.gateway.routing import Router

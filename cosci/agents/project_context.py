@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from cosci.config.schema import CosciConfig
-from cosci.domain import hypothesis_id
+from cosci.ids import hypothesis_id
 from cosci.records import RecordHypothesis
 from cosci.safety.quoting import quote_untrusted
 from cosci.store import SessionStore

@@ -39,7 +39,8 @@ from typing import Any
 from cosci.agents.base import AgentDeps, BaseAgent
 from cosci.agents.match_batches import MatchBatchPool
 from cosci.agents.session_fit import fit_session, refit_stride, save_fit
-from cosci.domain import BT_INTERVAL, BT_INTERVAL_LABEL, Hypothesis, Task, TaskResult, match_id
+from cosci.domain import BT_INTERVAL, BT_INTERVAL_LABEL, Hypothesis, Task, TaskResult
+from cosci.ids import match_id
 from cosci.llm.port.types import CallSpec
 from cosci.prompts import render
 from cosci.records import TournamentVerdict, tool_schema

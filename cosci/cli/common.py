@@ -29,9 +29,9 @@ def session_folder(args: argparse.Namespace) -> SessionFolder:
 
 def normal_ids(args: argparse.Namespace) -> None:
     """The session and hypothesis ids on the command line in the case cosci writes them (``H-ABC…`` is ``H-abc…``,
-    :func:`cosci.domain.normal_id`; design.md#ids), so an id typed in upper case is found, not hinted at. A
+    :func:`cosci.ids.normal_id`; design.md#ids), so an id typed in upper case is found, not hinted at. A
     ``cosci rate`` / ``cosci result`` target that names a project or session as typed is left as it is."""
-    from cosci.domain import normal_id
+    from cosci.ids import normal_id
 
     if isinstance(getattr(args, "session", None), str):
         args.session = normal_id(args.session)

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from cosci.domain import normal_id, wrong_kind
 from cosci.errors import CosciError, SessionNotFound, StoreDamaged
+from cosci.ids import normal_id, wrong_kind
 from cosci.store import LEGACY_STORE_FILE, STORE_FILE, SessionStore
 from cosci.store.db import Database, damaged
 
@@ -56,7 +56,7 @@ class SessionBusy(CosciError):
 SESSION_ID = re.compile(r"^s-\d{8}-\d{6}-[0-9a-f]{6}$")
 """A session id as :func:`new_session_id` makes it."""
 SESSION_SHAPE = "a session id is s-YYYYmmdd-HHMMSS-xxxxxx; see `cosci list`"
-"""How a session id looks, said when an id of another kind is given for one (:func:`cosci.domain.wrong_kind`)."""
+"""How a session id looks, said when an id of another kind is given for one (:func:`cosci.ids.wrong_kind`)."""
 
 
 def new_session_id() -> str:

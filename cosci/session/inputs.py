@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from cosci.domain import wrong_kind
 from cosci.errors import CosciError, GoalRefused
+from cosci.ids import wrong_kind
 from cosci.session.folder import SESSION_SHAPE, SessionFolder
 from cosci.store import SessionStore
 from cosci.store.hypotheses import held_in
@@ -72,8 +72,8 @@ def parse_measures(items: Sequence[str], flag: str = "--measure") -> dict[str, A
 
 
 HYPOTHESIS_ID = re.compile(r"^H-[0-9a-f]{12}$")
-"""A hypothesis id as cosci makes it (cosci.domain.hypothesis_id); the command line takes one in any case
-(:func:`cosci.domain.normal_id`)."""
+"""A hypothesis id as cosci makes it (cosci.ids.hypothesis_id); the command line takes one in any case
+(:func:`cosci.ids.normal_id`)."""
 
 
 def hypothesis_missing(store: SessionStore, hid: str, sid: str, folder: SessionFolder | None = None) -> str | None:
@@ -81,7 +81,7 @@ def hypothesis_missing(store: SessionStore, hid: str, sid: str, folder: SessionF
     id given for a hypothesis id) is named as such, any other id is "no hypothesis 'H-…' in session …" (quoted, as
     session ids are, so a trailing space or an empty id shows), with a hint for a near-miss: the id's form for one
     that starts ``H-`` but is not ``H-`` and 12 hex digits (spaces around, a digit too few or too many), the session
-    holding it for an id of another session (design.md#cli). ``hid`` is as :func:`cosci.domain.normal_id` left it
+    holding it for an id of another session (design.md#cli). ``hid`` is as :func:`cosci.ids.normal_id` left it
     (the command line normalises its case)."""
     if store.hypotheses.get(hid) is not None:
         return None

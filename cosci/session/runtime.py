@@ -14,8 +14,9 @@ from typing import Any
 
 from cosci.agents import AgentDeps, BaseAgent, build_agents
 from cosci.config.schema import CosciConfig
-from cosci.domain import Task, TaskResult, id_namespace
+from cosci.domain import Task, TaskResult
 from cosci.grounding.report import write_claims
+from cosci.ids import id_namespace
 from cosci.llm.batches.batch_gateway import BatchGateway
 from cosci.llm.budget.token_budget import TokenBudget
 from cosci.llm.embeddings.embedder import Embedder

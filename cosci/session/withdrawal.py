@@ -16,8 +16,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from cosci.domain import id_kind, wrong_kind
 from cosci.errors import CosciError
+from cosci.ids import id_kind, wrong_kind
 from cosci.session.folder import SessionFolder
 from cosci.session.inputs import check_target_kind
 from cosci.session.researcher import MOVES, Warn, _same_project, refresh, say_warning

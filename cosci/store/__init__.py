@@ -48,7 +48,7 @@ class SessionStore:
 
     @property
     def namespace(self) -> str:
-        """What derived ids (hypothesis, match, task, review) are hashed with: :func:`cosci.domain.id_namespace`
+        """What derived ids (hypothesis, match, task, review) are hashed with: :func:`cosci.ids.id_namespace`
         of the goal and seed (so the same goal and seed give the same ids; design.md#ids),
         the session id for older ones. Set once when the session is opened."""
         return self._namespace

@@ -10,7 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from cosci.domain import Hypothesis, HypothesisState, PriorWork, Review, digest
+from cosci.domain import Hypothesis, HypothesisState, PriorWork, Review
+from cosci.ids import digest
 from cosci.records import RecordHypothesis, RecordReview
 from cosci.store.db import Database, dumps, row_to
 from cosci.store.states import check_transition

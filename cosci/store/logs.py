@@ -8,7 +8,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from cosci.domain import Call, digest
+from cosci.domain import Call
+from cosci.ids import digest
 from cosci.store.db import Database, dumps, loads, row_to
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from cosci.domain import digest
+from cosci.ids import digest
 from cosci.store.db import Database, dumps, row_to
 
 Prefer = Literal["a", "b", "tie"]
@@ -29,7 +29,7 @@ OUTCOMES: tuple[Outcome, ...] = ("supported", "refuted", "inconclusive")
 PREFER_SCORE = {"a": 1.0, "b": 0.0, "tie": 0.5}
 """A preference as the score of ``hyp_a`` in a BT verdict (:data:`cosci.tournament.bt.Verdict`)."""
 TABLES = {"rating": "researcher_ratings", "result": "observations"}
-"""The table of each kind of researcher input, by the id kind its ids have (:data:`cosci.domain.ID_KINDS`)."""
+"""The table of each kind of researcher input, by the id kind its ids have (:data:`cosci.ids.ID_KINDS`)."""
 
 
 def recorded_in(path: Path, kind: str, rid: str) -> bool:

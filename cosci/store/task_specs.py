@@ -1,7 +1,7 @@
 """Every task's identity: agent, action, idempotency key, target and payload, one constructor per task kind
 (design.md#task-keys).
 
-A task's id is a hash of ``<namespace>::<key>`` (:func:`cosci.domain.task_id`) and its Prefect cache key is
+A task's id is a hash of ``<namespace>::<key>`` (:func:`cosci.ids.task_id`) and its Prefect cache key is
 derived from that id and the payload, so a key or payload field renamed here makes a resumed older session run
 again what it had finished, or skip what it had not. The formats are pinned by ``tests/store/test_task_specs.py``
 (a literal table, and every task of the stored sessions in ``tests/data/sessions/``). Priorities are the

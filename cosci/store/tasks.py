@@ -11,7 +11,8 @@ import sqlite3
 import time
 from typing import Any
 
-from cosci.domain import Task, TaskResult, task_id
+from cosci.domain import Task, TaskResult
+from cosci.ids import task_id
 from cosci.store.db import Database, dumps, loads
 
 PRIORITY = {"default": 100, "ranking": 80, "tournament_round": 120, "final": 10}
@@ -183,7 +184,7 @@ class Tasks:
     def by_key(self, key: str) -> Task | None:
         """The task enqueued under the (session-relative) idempotency key ``key``, or None.
 
-        Looked up by key, not by :func:`cosci.domain.task_id` of it: a task enqueued before the vocabulary
+        Looked up by key, not by :func:`cosci.ids.task_id` of it: a task enqueued before the vocabulary
         renames keeps the id derived from its old key while its key was rewritten (design.md#vocabulary)."""
         rows = self.db.query("SELECT * FROM tasks WHERE idempotency_key=?", (f"{self.namespace}::{key}",))
         return _task(rows[0]) if rows else None

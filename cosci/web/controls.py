@@ -144,7 +144,7 @@ async def result(request: Request, sid: str) -> HTMLResponse:
 
 def _id(form: FormData, name: str) -> str:
     """A hypothesis id field in the case cosci writes ids (as the command line normalises it, design.md#ids)."""
-    from cosci.domain import normal_id
+    from cosci.ids import normal_id
 
     given = text(form, name).strip()
     return normal_id(given) if given else given

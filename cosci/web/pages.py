@@ -91,7 +91,7 @@ async def event_stream(request: Request, sid: str, after: int = 0) -> Response:
 
 @router.get("/sessions/{sid}/hypotheses/{hid}", response_class=HTMLResponse)
 def hypothesis_page(request: Request, sid: str, hid: str) -> HTMLResponse:
-    from cosci.domain import normal_id
+    from cosci.ids import normal_id
 
     folder = folder_of(request, sid)
     view, data = views.hypothesis(folder, normal_id(hid))
@@ -102,7 +102,7 @@ def hypothesis_page(request: Request, sid: str, hid: str) -> HTMLResponse:
 @router.get("/sessions/{sid}/compare", response_class=HTMLResponse)
 def compare_page(request: Request, sid: str, a: str, b: str) -> HTMLResponse:
     """Two hypotheses side by side, with the rating form (``cosci rate <sid> a b --prefer``)."""
-    from cosci.domain import normal_id
+    from cosci.ids import normal_id
 
     folder = folder_of(request, sid)
     left, data = views.hypothesis(folder, normal_id(a))

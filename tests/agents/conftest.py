@@ -18,7 +18,8 @@ import pytest
 
 from cosci.agents import AgentDeps, BaseAgent
 from cosci.config.schema import CosciConfig, PathsCfg
-from cosci.domain import Task, TaskResult, hypothesis_id
+from cosci.domain import Task, TaskResult
+from cosci.ids import hypothesis_id
 from cosci.llm.embeddings.embedder import hash_embed
 from cosci.llm.port.types import ToolSpec
 from cosci.records import RecordHypothesis

@@ -8,7 +8,7 @@ import itertools
 import numpy as np
 import pytest
 
-from cosci.domain import hypothesis_id
+from cosci.ids import hypothesis_id
 from cosci.llm.embeddings.embedder import HASH_DIM
 from cosci.llm.fake.provider import FakeBackend, FakeReply
 from cosci.session.runtime import SessionRuntime

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from cosci.agents.generation import GenerationAgent
-from cosci.domain import hypothesis_id
+from cosci.ids import hypothesis_id
 from cosci.llm.fake.provider import FakeBackend, FakeReply
 from cosci.session.runtime import SessionRuntime
 from tests.contract import CONTRACT

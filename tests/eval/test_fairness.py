@@ -14,12 +14,12 @@ import polars as pl
 import pytest
 
 from cosci.config.schema import CosciConfig
-from cosci.domain import hypothesis_id
 from cosci.eval import baseline as bl
 from cosci.eval.moose_chem import URL_PREFIX, load_corpus, load_items, write_corpus
 from cosci.eval.observe import BASELINE_ACTION, Answer, Scorer, SystemRun, judging_order
 from cosci.eval.report import markdown, missing_section, summary_frame
 from cosci.eval.runner import ranked_hypotheses
+from cosci.ids import hypothesis_id
 from cosci.llm.errors import NoRecordCall
 from cosci.llm.fake.provider import FakeBackend, FakeReply
 from cosci.llm.port.structured import call_record

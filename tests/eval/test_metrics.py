@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from cosci.domain import hypothesis_id
 from cosci.eval.metrics import bootstrap_ci, cited_ids, inspiration_recall, match_metrics, recall
 from cosci.eval.moose_chem import URL_PREFIX
 from cosci.eval.runner import ranked_hypotheses
+from cosci.ids import hypothesis_id
 from cosci.records import Citation, RecordHypothesis
 from cosci.store import SessionStore
 from tests.contract import CONTRACT

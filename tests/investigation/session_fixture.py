@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cosci.domain import hypothesis_id
+from cosci.ids import hypothesis_id
 from cosci.records import RecordHypothesis
 from cosci.session.folder import SessionFolder
 from tests.contract import CONTRACT

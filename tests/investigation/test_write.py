@@ -239,7 +239,7 @@ def test_the_command_line_says_a_bad_run_in_one_line_and_exits_2(tmp_path: Path,
 
 def test_the_bibliography_is_the_seeded_hypotheses_verified_citations_and_a_cited_claim_stays_unchecked(
         tmp_path: Path, fake: FakeBackend) -> None:
-    from cosci.domain import hypothesis_id
+    from cosci.ids import hypothesis_id
     from cosci.records import Citation, RecordHypothesis
     from cosci.session.folder import SessionFolder
     from tests.contract import CONTRACT

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from cosci.domain import hypothesis_id
+from cosci.ids import hypothesis_id
 from cosci.records import Citation, Evidence, RecordHypothesis, RecordReview
 from cosci.report.render import write_report
 from cosci.store import STORE_FILE, SessionStore

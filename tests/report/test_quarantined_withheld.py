@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from cosci.domain import hypothesis_id
+from cosci.ids import hypothesis_id
 from cosci.records import Citation, RecordHypothesis, RecordReview
 from cosci.report.export import jsonl, markdown
 from cosci.report.render import write_report

@@ -236,7 +236,7 @@ def test_the_page_says_an_agreement_of_few_held_out_verdicts_as_a_count_as_statu
     """Four matches by two judge tiers: under ``FEW_VERDICTS`` held-out verdicts the page's judge section gives the
     agreement as `cosci status` does, a count (``2 of 4 held-out verdicts``), in its figures and per tier, never a
     rate such as ``0.500`` (design.md#cli)."""
-    from cosci.domain import hypothesis_id
+    from cosci.ids import hypothesis_id
     from cosci.records import RecordHypothesis
     from cosci.store import SessionStore
     from cosci.tournament.judge_stats import FEW_VERDICTS, session_judge_stats

@@ -7,7 +7,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from cosci.domain import hypothesis_id
+from cosci.ids import hypothesis_id
 from cosci.records import RecordHypothesis
 from cosci.store import SessionStore
 from tests.contract import CONTRACT

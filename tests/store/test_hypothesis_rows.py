@@ -8,8 +8,8 @@ import itertools
 
 import pytest
 
-from cosci.domain import hypothesis_id
 from cosci.errors import CosciError, IllegalTransition
+from cosci.ids import hypothesis_id
 from cosci.records import RecordHypothesis
 from cosci.store import SessionStore
 from cosci.store.states import ALLOWED

@@ -8,7 +8,7 @@ import sqlite3
 
 import pytest
 
-from cosci.domain import hypothesis_id
+from cosci.ids import hypothesis_id
 from cosci.records import RecordHypothesis
 from cosci.store import SessionStore
 from tests.contract import CONTRACT

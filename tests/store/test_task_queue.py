@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from cosci.domain import TaskResult, task_id
+from cosci.domain import TaskResult
+from cosci.ids import task_id
 from cosci.store import PRIORITY, SessionStore
 
 

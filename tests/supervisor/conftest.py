@@ -10,7 +10,8 @@ from collections.abc import Callable
 import pytest
 
 from cosci.agents.base import fallback_plan
-from cosci.domain import Task, TaskResult, hypothesis_id
+from cosci.domain import Task, TaskResult
+from cosci.ids import hypothesis_id
 from cosci.records import RecordHypothesis
 from cosci.session.runtime import SessionRuntime
 from cosci.supervisor.rules import Scheduler

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from cosci.agents.base import fallback_plan
-from cosci.domain import Task, TaskResult, task_id
+from cosci.domain import Task, TaskResult
+from cosci.ids import task_id
 from cosci.session.runtime import SessionRuntime
 from cosci.supervisor.rules import PRIORITIES, Scheduler
 from tests.supervisor.conftest import FreshScheduler
