@@ -62,7 +62,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import numpy as np
@@ -84,7 +84,7 @@ from cosci.tournament.bt_model import (
     log_marginal,
 )
 from cosci.tournament.bt_solve import LARGE_N, spd_inverse
-from cosci.tournament.rerun import RerunEstimate, design_effect, order_groups, rerun_estimate
+from cosci.tournament.rerun import RerunEstimate, order_groups, rerun_estimate, verdict_weights
 
 Z95 = 1.959963984540054
 """Two-sided 95 % normal quantile."""
@@ -275,6 +275,23 @@ def ci_inflation(tau: float, counts: NDArray[np.float64], beta: float = 0.0, rep
     return inflation_family(CI_FAMILY, tau, counts, beta, repeat)
 
 
+def _reruns(d: _Data, tau: float, x0: NDArray[np.float64], weighted: bool
+            ) -> tuple[_Data, RerunEstimate, NDArray[np.float64]]:
+    """The judge's reruns and repeat share ρ̂, read at the posterior mode at prior sd ``tau`` with every verdict
+    counted once, and the verdicts to fit: with ``weighted`` (``eb_is``) each verdict of an order group of ``k``
+    weighs ``effective_count(k, ρ̂) / k`` (:func:`cosci.tournament.rerun.verdict_weights`), so τ is read from
+    effective verdicts and the posterior's data part carries the reruns' design effect (design.md#judge-memory).
+    Returns ``(data, reruns, warm start)``."""
+    groups = order_groups(d.a, d.b, d.o, d.g)
+    if not groups:
+        return d, RerunEstimate.none(), x0
+    x_first, _, _ = _mode(d, 1.0 / tau**2, x0)
+    rerun = rerun_estimate(groups, d.c, d.t, d.o, *_probabilities(d, x_first))
+    if weighted:
+        d = replace(d, w=verdict_weights(int(d.a.size), groups, rerun.repeat_used))
+    return d, rerun, x_first
+
+
 def _eb_mix(ids: Sequence[str], d: _Data, prior_sd: float, x0: NDArray[np.float64], sampled: bool = False,
             seed: int | None = None) -> BTFit:
     n, size = d.n, len(TAU_GRID)
@@ -297,6 +314,7 @@ def _eb_mix(ids: Sequence[str], d: _Data, prior_sd: float, x0: NDArray[np.float6
     # climb the grid from the point nearest prior_sd to the peak of marginal likelihood × hyperprior, then
     # widen on both sides until a point's weight is below e^-12 of the peak's (the rest add nothing)
     k = int(np.argmin(np.abs(np.log(TAU_GRID / prior_sd))))
+    d, rerun, x0 = _reruns(d, float(TAU_GRID[k]), x0, weighted=sampled)
     at(k, x0)
     while True:
         nbrs = [j for j in (k - 1, k + 1) if 0 <= j < size]
@@ -322,11 +340,8 @@ def _eb_mix(ids: Sequence[str], d: _Data, prior_sd: float, x0: NDArray[np.float6
     tau_mean = float(sum(wk * tk for wk, (tk, *_) in zip(w, fits, strict=True)))
     best = fits[int(np.argmax(w))][1]
     counts = (np.bincount(d.a, minlength=n) + np.bincount(d.b, minlength=n)).astype(np.float64)
-    groups = order_groups(d.a, d.b, d.o, d.g)
-    rerun = rerun_estimate(groups, d.c, d.t, d.o, *_probabilities(d, best)) if groups else RerunEstimate.none()
     ci_sd = _centred_sd(cov)
-    if sampled:  # the calibrated widening, then the reruns' design effect (design.md#judge-memory)
-        ci_sd = ci_sd * ci_inflation(tau_mean, counts, _beta(d, best), rerun.repeat_used) * np.sqrt(
-            design_effect(n, d.a, d.b, groups, rerun.repeat_used))
+    if sampled:  # the calibrated widening (the reruns' design effect is in the weighted likelihood)
+        ci_sd = ci_sd * ci_inflation(tau_mean, counts, _beta(d, best), rerun.repeat_used)
     return BTFit(tuple(ids), theta, cov, int(d.a.size), ci_sd, _nu(d, best), tau_mean,
                  _reliability(d, best), _beta(d, best), "eb_is" if sampled else "eb_mix", rerun)

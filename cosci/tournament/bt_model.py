@@ -47,6 +47,13 @@ class _Data:
     judges: tuple[str, ...]
     o: NDArray[np.float64]  # +1 a was shown first, −1 b was, 0 unknown
     order_known: bool
+    w: NDArray[np.float64] | None = None  # per-verdict likelihood weight (None: 1 each; rerun.verdict_weights)
+
+    @property
+    def weight(self) -> NDArray[np.float64]:
+        """``(m,)`` each verdict's weight in the likelihood: 1, or its order group's effective count over its size
+        (:func:`cosci.tournament.rerun.verdict_weights`, design.md#judge-memory)."""
+        return np.ones(self.a.size) if self.w is None else self.w
 
     @property
     def lift(self) -> NDArray[np.float64]:
@@ -128,6 +135,8 @@ def _terms(x: NDArray[np.float64], d: _Data, prec: float) -> tuple[float, NDArra
     ud = 0.5 * r * (theta[d.a] - theta[d.b])
     u = ud + 0.5 * x[d.beta] * d.o if d.order_known else ud
     log_z, pw, pl, ll, ll_u, w = _davidson(u, eta, d.c)
+    vw = d.weight  # a verdict's weight multiplies its log-likelihood and so each of its derivatives
+    ll, ll_u, w = ll * vw, ll_u * vw, w * vw
     hr = 0.5 * r  # ∂u/∂θ_a (−∂u/∂θ_b)
     # extra parameters that u depends on (columns of ``ext``, ``size`` indices ``cols``): β (o/2), ρ_g (ud)
     cols: list[int] = []
@@ -165,11 +174,11 @@ def _terms(x: NDArray[np.float64], d: _Data, prec: float) -> tuple[float, NDArra
     f = -float(ll.sum()) + 0.5 * prec * float(theta @ theta)
     if d.ties:
         pt = np.exp(eta - log_z)
-        f -= eta * float(d.t.sum())
-        grad[n] -= float(np.sum(d.t - pt)) - eta / NU_PRIOR_SD**2
+        f -= eta * float(vw @ d.t)
+        grad[n] -= float(vw @ (d.t - pt)) - eta / NU_PRIOR_SD**2
         f += 0.5 * eta**2 / NU_PRIOR_SD**2
-        hess[n, n] += float(np.sum(pt * (1.0 - pt))) + 1.0 / NU_PRIOR_SD**2
-        lue = (pw - pl) * pt  # ∂²ll/∂u∂log ν
+        hess[n, n] += float(vw @ (pt * (1.0 - pt))) + 1.0 / NU_PRIOR_SD**2
+        lue = vw * (pw - pl) * pt  # ∂²ll/∂u∂log ν
         cross_e = np.zeros(size)
         cross_e[:n] = np.bincount(d.b, lue * hr, n) - np.bincount(d.a, lue * hr, n)
         if cols:
@@ -192,6 +201,8 @@ def _terms_sparse(x: NDArray[np.float64], d: _Data, prec: float
     ud = 0.5 * (theta[d.a] - theta[d.b])
     u = ud + 0.5 * x[d.beta] * d.o if d.order_known else ud
     log_z, pw, pl, ll, ll_u, w = _davidson(u, eta, d.c)
+    vw = d.weight
+    ll, ll_u, w = ll * vw, ll_u * vw, w * vw
     hr = 0.5  # ∂u/∂θ_a with r = 1
     grad = np.zeros(size)
     grad[:n] = np.bincount(d.b, ll_u * hr, n) - np.bincount(d.a, ll_u * hr, n) + prec * theta
@@ -208,11 +219,11 @@ def _terms_sparse(x: NDArray[np.float64], d: _Data, prec: float
         f += 0.5 * bb**2 / BETA_PRIOR_SD**2
     if d.ties:
         pt = np.exp(eta - log_z)
-        f -= eta * float(d.t.sum())
-        grad[n] -= float(np.sum(d.t - pt)) - eta / NU_PRIOR_SD**2
+        f -= eta * float(vw @ d.t)
+        grad[n] -= float(vw @ (d.t - pt)) - eta / NU_PRIOR_SD**2
         f += 0.5 * eta**2 / NU_PRIOR_SD**2
-        border[n, 0] += float(np.sum(pt * (1.0 - pt))) + 1.0 / NU_PRIOR_SD**2
-        lue = (pw - pl) * pt  # ∂²ll/∂u∂log ν
+        border[n, 0] += float(vw @ (pt * (1.0 - pt))) + 1.0 / NU_PRIOR_SD**2
+        lue = vw * (pw - pl) * pt  # ∂²ll/∂u∂log ν
         border[:n, 0] += np.bincount(d.b, lue * hr, n) - np.bincount(d.a, lue * hr, n)
         if d.order_known:
             cross = -float((0.5 * d.o) @ lue)
@@ -339,6 +350,8 @@ def _nlp_batch(xs: NDArray[np.float64], d: _Data, prec: float) -> NDArray[np.flo
     nu = np.exp(np.minimum(eta, 700.0))
     lift = d.lift[d.g].T if len(d.judges) > 1 else None
     ll = np.empty(xs.shape[0])
+    vw = d.weight
+    cw = d.c * vw
     rows = max(BLOCK // max(m, 1), 1)
     for lo in range(0, xs.shape[0], rows):
         hi = min(lo + rows, xs.shape[0])
@@ -357,10 +370,10 @@ def _nlp_batch(xs: NDArray[np.float64], d: _Data, prec: float) -> NDArray[np.flo
         t = e + nu[lo:hi] if d.ties else e.copy()
         t *= e
         a += np.log1p(t, out=t)
-        ll[lo:hi] = u @ d.c - a.sum(axis=1)
+        ll[lo:hi] = u @ cw - a @ vw
     f = -ll + 0.5 * prec * np.sum(theta**2, axis=1)
     if d.ties:
-        f -= eta[:, 0] * float(d.t.sum()) - 0.5 * eta[:, 0] ** 2 / NU_PRIOR_SD**2
+        f -= eta[:, 0] * float(vw @ d.t) - 0.5 * eta[:, 0] ** 2 / NU_PRIOR_SD**2
     if d.order_known:
         f += 0.5 * xs[:, d.beta] ** 2 / BETA_PRIOR_SD**2
     if len(d.judges) > 1:

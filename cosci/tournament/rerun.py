@@ -193,6 +193,21 @@ def effective_count(k: int, rho: float) -> float:
     return float(k * k / (k + 2.0 * np.sum((k - lags) * rho**lags)))
 
 
+def verdict_weights(m: int, groups: list[NDArray[np.intp]], rho: float) -> NDArray[np.float64] | None:
+    """``(m,)`` each verdict's weight in the Bradley–Terry likelihood: ``effective_count(k, rho) / k`` for each of
+    the ``k`` verdicts of an order group (:func:`order_groups`), 1 for the rest; None (every weight 1) when ``rho``
+    is 0 or no order was judged twice. A hypothesis's weights then sum to its effective verdict count, the
+    denominator of :func:`design_effect`: the likelihood carries a group's information, not its size, so the
+    prior sd τ is read from effective verdicts and the posterior's data part (not its prior part) is widened
+    (design.md#judge-memory)."""
+    if rho <= 0.0 or not groups:
+        return None
+    out = np.ones(m)
+    for idx in groups:
+        out[idx] = effective_count(len(idx), rho) / len(idx)
+    return out
+
+
 def design_effect(n: int, a: NDArray[np.intp], b: NDArray[np.intp], groups: list[NDArray[np.intp]], rho: float
                   ) -> NDArray[np.float64]:
     """``(n,)`` verdict count over effective verdict count per hypothesis (≥ 1; 1 when ``rho`` is 0 or a
