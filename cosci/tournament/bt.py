@@ -40,6 +40,11 @@ score of ``a``: 1 a won, 0 b won, 0.5 a tie.
   its intervals miss the extremes; a plug-in maximum-marginal-likelihood τ collapses with few verdicts and its
   intervals are too narrow; the Laplace marginal likelihood alone favours too small a τ with few verdicts per
   hypothesis (a known bias of Laplace approximations for binary data), which the importance sampling removes.
+  A judge that repeats itself (design.md#judge-memory): ``eb_is`` weighs each verdict of an ordered pair judged
+  ``k`` times by ``effective_count(k, ρ̂)/k`` (:mod:`cosci.tournament.rerun`), in the mode, the importance density
+  and so the grid's marginal likelihood: τ is read from effective verdicts (unweighted, a copied verdict reads as a
+  consistent difference and inflates τ̂, which with few verdicts widens the prior-dominated interval), and the
+  posterior's data part, not its prior part, carries the reruns' design effect.
   The ``eb_is`` sd is then widened per hypothesis by :func:`ci_inflation` (a log-linear function of the fitted
   τ, the hypothesis's verdict count and the fitted |β|), an empirical correction chosen by
   ``python -m bench.ranking_sim --coverage --choose`` on the coverage bench's tuning trials. Coverage per regime:
@@ -84,6 +89,7 @@ from cosci.tournament.bt_model import (
     log_marginal,
 )
 from cosci.tournament.bt_solve import LARGE_N, spd_inverse
+from cosci.tournament.order_term import order_variance, order_weights
 from cosci.tournament.rerun import RerunEstimate, order_groups, rerun_estimate, verdict_weights
 
 Z95 = 1.959963984540054
@@ -130,7 +136,9 @@ class BTFit:
         position_bias: fitted first-position bias β, logits (0 when the order was not given).
         method: the interval method.
         rerun: the judge's reruns of an ordered pair and its repeat share ρ̂ (:mod:`cosci.tournament.rerun`;
-            measured only when the order was given); ``eb_is`` widens each interval by their design effect.
+            measured only when the order was given); ``eb_is`` weighs each rerun group's verdicts by their
+            effective count (:func:`cosci.tournament.rerun.verdict_weights`), so τ̂ and the intervals read a
+            repeated verdict as the information it carries.
     """
 
     ids: tuple[str, ...]
@@ -280,15 +288,22 @@ def _reruns(d: _Data, tau: float, x0: NDArray[np.float64], weighted: bool
     """The judge's reruns and repeat share ρ̂, read at the posterior mode at prior sd ``tau`` with every verdict
     counted once, and the verdicts to fit: with ``weighted`` (``eb_is``) each verdict of an order group of ``k``
     weighs ``effective_count(k, ρ̂) / k`` (:func:`cosci.tournament.rerun.verdict_weights`), so τ is read from
-    effective verdicts and the posterior's data part carries the reruns' design effect (design.md#judge-memory).
-    Returns ``(data, reruns, warm start)``."""
+    effective verdicts and the posterior's data part carries the reruns' design effect, times its pair's share
+    ``λ_p`` left by the first-position bias that varies by pair (:mod:`cosci.tournament.order_term`: its variance
+    read from the pairs judged in both orders). design.md#judge-memory. Returns ``(data, reruns, warm start)``."""
     groups = order_groups(d.a, d.b, d.o, d.g)
-    if not groups:
+    if not groups and not (weighted and d.order_known):
         return d, RerunEstimate.none(), x0
     x_first, _, _ = _mode(d, 1.0 / tau**2, x0)
-    rerun = rerun_estimate(groups, d.c, d.t, d.o, *_probabilities(d, x_first))
+    pw, pl = _probabilities(d, x_first)
+    rerun = rerun_estimate(groups, d.c, d.t, d.o, pw, pl) if groups else RerunEstimate.none()
     if weighted:
-        d = replace(d, w=verdict_weights(int(d.a.size), groups, rerun.repeat_used))
+        base = verdict_weights(int(d.a.size), groups, rerun.repeat_used)
+        v = np.ones(d.a.size) if base is None else base
+        sigma2 = round(order_variance(d.a, d.b, d.g, d.o, d.c, pw, pl, rerun.repeat_used), 6)  # as ρ̂'s Ā₀
+        lam = order_weights(d.a, d.b, d.g, d.o, pw + pl - (pw - pl) ** 2, v, sigma2)
+        if base is not None or sigma2 > 0.0:
+            d = replace(d, w=v * lam)
     return d, rerun, x_first
 
 

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 MAX_FILES = 512
 """Fits kept in the cache (a 10-hypothesis fit is about 3 KB; a 1,000-hypothesis one about 16 MB, rarely repeated)."""
-CODE = ("bt.py", "bt_model.py", "bt_solve.py", "importance.py", "rerun.py")
+CODE = ("bt.py", "bt_model.py", "bt_solve.py", "importance.py", "order_term.py", "rerun.py")
 """The modules whose source is part of the key: the ones that compute a fit."""
 
 

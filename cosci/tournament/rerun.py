@@ -13,8 +13,9 @@ and tie rate), and verdicts ``d`` apart correlate ``ρ^d``.
   same way, clipped to [0, 1]. An independent judge has ρ = 0.
 - :func:`design_effect` — per hypothesis, its verdict count over its *effective* count: a group of ``k`` verdicts
   of one order counts ``k² / (k + 2 Σ_{d<k} (k − d) ρ^d)`` (one verdict's worth when ρ = 1, ``k`` when ρ = 0).
-  The Bradley–Terry fit (:func:`cosci.tournament.bt.fit_bt`) widens each interval by the square root of it at
-  ρ̂ (:attr:`RerunEstimate.repeat_used`), so three verdicts that are one verdict repeated are not read as three.
+  :func:`verdict_weights` puts the same count into the Bradley–Terry likelihood (:func:`cosci.tournament.bt.fit_bt`,
+  ``eb_is``): each verdict of a group weighs ``effective_count(k, ρ̂)/k`` at ρ̂ (:attr:`RerunEstimate.repeat_used`),
+  so three verdicts that are one verdict repeated are read as one, for the prior sd τ̂ as for the intervals.
 """
 
 from __future__ import annotations
@@ -176,7 +177,7 @@ def rerun_estimate(groups: list[NDArray[np.intp]], c: NDArray[np.float64], t: ND
         return RerunEstimate.none()
     n, k = len(agree), int(sum(agree))
     ci = wilson_interval(k, n)
-    base = round(float(np.mean(fresh)), 12)  # the same figure whatever order the matches come in
+    base = round(float(np.mean(fresh)), 6)  # the same figure whatever order the matches come in (a mode to ~1e-8)
 
     def rho(x: float) -> float:
         return float(min(max((x - base) / max(1.0 - base, 1e-9), 0.0), 1.0))
