@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from bench.ranking_judges import Judge, davidson
-from cosci.tournament import bt, bt_model
+from cosci.tournament import bt, bt_model, bt_sample
 from cosci.tournament.rerun import (
     RerunEstimate,
     design_effect,
@@ -110,7 +110,7 @@ def test_a_group_weighs_its_effective_count_and_a_weight_is_a_fraction_of_a_verd
     f_sparse, g_sparse, h_sparse = bt_model._terms_sparse(x, d3, 1.0)
     assert f_sparse == pytest.approx(f1) and g_sparse == pytest.approx(g1)
     assert h_sparse.toarray() == pytest.approx(h1)
-    assert bt_model._nlp_batch(x[None, :], d3, 1.0) == pytest.approx([f1])
+    assert bt_sample._nlp_batch(x[None, :], d3, 1.0) == pytest.approx([f1])
 
 
 def test_few_agreeing_reruns_do_not_read_as_a_judge_that_always_repeats() -> None:
