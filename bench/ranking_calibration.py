@@ -43,7 +43,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import minimize
 
-from bench.ranking_coverage import N_HYP, REGIMES, _verdicts, one_thread
+from bench.ranking_coverage import N_HYP, REGIMES, _design_effect, _verdicts, one_thread
 from cosci.tournament import bt, bt_model
 from cosci.tournament.bt import Z95, fit_bt
 
@@ -66,8 +66,7 @@ def record_trial(job: tuple[float, int, float, int] | tuple[float, int, float, i
     f = fit_bt(ids, verdicts, first=[v[0] for v in verdicts], method="eb_is")
     raw = bt_model._centred_sd(f.cov)
     z = np.abs(f.theta - (theta - theta.mean())) / np.maximum(raw, 1e-12)
-    # the design effect is 1: the fit weights a pair's repeats by their information (design.md#judge-memory)
-    return (z, bt.verdict_counts(ids, verdicts), f.prior_sd, f.position_bias, np.ones(len(ids)),
+    return (z, bt.verdict_counts(ids, verdicts), f.prior_sd, f.position_bias, _design_effect(ids, verdicts, f),
             f.rerun.repeat_used)
 
 

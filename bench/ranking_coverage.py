@@ -46,6 +46,7 @@ from threadpoolctl import threadpool_limits
 from bench.ranking_judges import Judge, davidson
 from cosci.tournament import bt, bt_model
 from cosci.tournament.bt import Z95, Verdict, fit_bt
+from cosci.tournament.rerun import design_effect, order_groups
 
 NU_TRUE = 0.3
 TRUTH = "normal"
@@ -61,11 +62,10 @@ REGIMES: list[tuple[float, int, float]] = (
 """``(spread ±logits, verdicts per hypothesis, first-position bias logits)``: the corners and a middle row."""
 
 ALL_METHODS = ("old", "laplace", "eb_ml", "sandwich", "boot", "eb_mix", "eb_mix+order", "eb_is", "eb_is+order",
-               "eb_is-raw", "eb_is+order-raw")
-JUDGE_METHODS = ("eb_is+order",)
-"""``--judge``'s default method: the shipped interval (its fit weights a pair's repeated verdicts by their
-information, design.md#judge-memory; the earlier ``-nodeff`` variant divided the design effect back out of an sd
-that no longer carries it as a factor)."""
+               "eb_is-raw", "eb_is+order-raw", "eb_is+order-nodeff")
+JUDGE_METHODS = ("eb_is+order", "eb_is+order-nodeff")
+"""``--judge``'s default methods: the shipped interval, and the same fit without the reruns' design effect
+(``-nodeff``, no second fit: the same intervals divided by the square root of the design effect)."""
 
 
 def simulate(theta: NDArray[np.float64], per_h: int, bias: float, rng: np.random.Generator,
@@ -217,11 +217,19 @@ def _boot(d: bt_model._Data, x: NDArray[np.float64], tau: float, reps: int, seed
     return np.stack([2 * centre - q[1], 2 * centre - q[0]], axis=1)
 
 
+def _design_effect(ids: Sequence[str], verdicts: Sequence[Verdict], f: bt.BTFit) -> NDArray[np.float64]:
+    """``(n,)`` the reruns' design effect ``f`` widened its interval by (:func:`cosci.tournament.rerun.design_effect`
+    at the fit's ρ̂; verdicts ``(first, second, score)``)."""
+    d = bt_model._data(ids, verdicts, None, [v[0] for v in verdicts])
+    return design_effect(d.n, d.a, d.b, order_groups(d.a, d.b, d.o, d.g), f.rerun.repeat_used)
+
+
 FITS: dict[str, tuple[bt.Method, bool, bool]] = {
     "laplace": ("laplace", False, False), "eb_mix": ("eb_mix", False, False),
     "eb_mix+order": ("eb_mix", True, False), "eb_is": ("eb_is", False, False),
     "eb_is+order": ("eb_is", True, False), "eb_is+judges": ("eb_is", True, True),
     "eb_is-raw": ("eb_is", False, False), "eb_is+order-raw": ("eb_is", True, False),
+    "eb_is+order-nodeff": ("eb_is", True, False),
 }
 """``fit_bt`` methods: ``(method, pass the first-shown ids, pass the judge labels)``; ``-raw``: the ``eb_is``
 interval without its widening (:func:`cosci.tournament.bt.ci_inflation`), as measured before it."""
@@ -240,7 +248,7 @@ def _fit_interval(name: str, ids: Sequence[str], verdicts: Sequence[Verdict], ju
                   fits: dict[tuple[bt.Method, bool, bool], bt.BTFit]
                   ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """The 95 % interval ``(low, high)`` of a :data:`FITS` method; one ``fit_bt`` call per fit, kept in ``fits``
-    for the methods that read the same fit (``-raw``)."""
+    for the methods that read the same fit (``-raw``, ``-nodeff``)."""
     key = FITS[name]
     if key not in fits:
         method, order, labels = key
@@ -248,6 +256,8 @@ def _fit_interval(name: str, ids: Sequence[str], verdicts: Sequence[Verdict], ju
                            judges=judges if labels else None, method=method)
     f = fits[key]
     sd = bt_model._centred_sd(f.cov) if name.endswith("-raw") else f.sd
+    if name.endswith("-nodeff"):
+        sd = sd / np.sqrt(_design_effect(ids, verdicts, f))
     return f.theta - Z95 * sd, f.theta + Z95 * sd
 
 

@@ -40,11 +40,6 @@ score of ``a``: 1 a won, 0 b won, 0.5 a tie.
   its intervals miss the extremes; a plug-in maximum-marginal-likelihood τ collapses with few verdicts and its
   intervals are too narrow; the Laplace marginal likelihood alone favours too small a τ with few verdicts per
   hypothesis (a known bias of Laplace approximations for binary data), which the importance sampling removes.
-  A judge that repeats itself (design.md#judge-memory): ``eb_is`` weighs each verdict of an ordered pair judged
-  ``k`` times by ``effective_count(k, ρ̂)/k`` (:mod:`cosci.tournament.rerun`), in the mode, the importance density
-  and so the grid's marginal likelihood: τ is read from effective verdicts (unweighted, a copied verdict reads as a
-  consistent difference and inflates τ̂, which with few verdicts widens the prior-dominated interval), and the
-  posterior's data part, not its prior part, carries the reruns' design effect.
   The ``eb_is`` sd is then widened per hypothesis by :func:`ci_inflation` (a log-linear function of the fitted
   τ, the hypothesis's verdict count and the fitted |β|), an empirical correction chosen by
   ``python -m bench.ranking_sim --coverage --choose`` on the coverage bench's tuning trials. Coverage per regime:
@@ -67,7 +62,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
@@ -79,17 +74,17 @@ from cosci.tournament.bt_model import (
     _centred_sd,
     _Data,
     _data,
+    _is_moments,
     _mode,
     _nu,
     _probabilities,
     _reliability,
+    _seed,
     _start,
     log_marginal,
 )
-from cosci.tournament.bt_sample import _is_moments, _seed
 from cosci.tournament.bt_solve import LARGE_N, spd_inverse
-from cosci.tournament.order_term import order_variance, order_weights
-from cosci.tournament.rerun import RerunEstimate, order_groups, rerun_estimate, verdict_weights
+from cosci.tournament.rerun import RerunEstimate, design_effect, order_groups, rerun_estimate
 
 Z95 = 1.959963984540054
 """Two-sided 95 % normal quantile."""
@@ -105,16 +100,17 @@ TAU_GRID: NDArray[np.float64] = np.exp(np.linspace(math.log(0.15), math.log(6.0)
 HYPER_SD = 1.0
 """sd of the log-normal hyperprior on τ, in log τ (centred on ``prior_sd``)."""
 
-CI_FAMILY = (0.0367, 0.0113, 0.0002, -0.0001, 0.0834, 0.0623, 0.0, 0.0, 0.0)
+CI_FAMILY = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -0.1158, 0.0765, 0.1194)
 """Coefficients ``(a, b, c, d, e, g, h, i, j)`` of the ``eb_is`` widening (:func:`inflation_family`,
-:func:`ci_inflation`). Chosen by ``python -m bench.ranking_sim --coverage --choose --records …`` on tuning trials
-24000-24049 of both simulated judges for the fit that weighs a pair's reruns by their effective count and its
-order noise by ``λ_p`` (:mod:`cosci.tournament.order_term`; bench/README.md, sixteenth stop; design.md#judge-memory):
-``chosen-6``, the six judge-blind terms (log τ̂, log n_i, their product, |β̂| and |β̂|·log τ̂), had the most
-(judge, regime) cells inside 0.93-0.97 (16 + 17 of 40, tied with ``chosen-9``, whose repeat-share terms refit to
-0.0001, at the same loss 0.0377; the simpler taken). With the reruns in the likelihood the repeat-share term of the
-eleventh stop (``(0, …, 0, -0.1158, 0.0765, 0.1194)``, for the fit that widened by √deff) has nothing left to do. The
-earlier family (plain schedule, earlier sampler) was ``(0.0843, 0.0767, -0.0046, -0.0817, 0.0126, 0.009)``."""
+:func:`ci_inflation`): ``exp(ρ̂·(h + i·log(n_i/10) + j·log τ̂))``, ρ̂ the judge's repeat share. Chosen by ``python -m
+bench.ranking_sim --coverage --choose --records …`` on tuning trials 3000-3049 of both simulated judges (the
+independent one and the one with memory, on the schedule with rematches; bench/README.md, eleventh stop;
+design.md#judge-memory). On the present importance sampler the interval with the reruns' design effect alone
+covers 0.934-0.970 under the independent judge, so the six earlier terms are 0; under the judge with memory the
+fitted prior sd τ̂ is inflated by repeated verdicts (a repeat reads as a consistent difference), so with few
+verdicts a hypothesis the prior-dominated interval is too wide (0.97-0.99 at 5 verdicts) and with many a little
+narrow (0.94 at 30): the repeat-share term narrows the first and widens the second. The earlier family (chosen on
+the plain schedule, earlier sampler) was ``(0.0843, 0.0767, -0.0046, -0.0817, 0.0126, 0.009)``."""
 
 
 @dataclass(frozen=True)
@@ -134,9 +130,7 @@ class BTFit:
         position_bias: fitted first-position bias β, logits (0 when the order was not given).
         method: the interval method.
         rerun: the judge's reruns of an ordered pair and its repeat share ρ̂ (:mod:`cosci.tournament.rerun`;
-            measured only when the order was given); ``eb_is`` weighs each rerun group's verdicts by their
-            effective count (:func:`cosci.tournament.rerun.verdict_weights`), so τ̂ and the intervals read a
-            repeated verdict as the information it carries.
+            measured only when the order was given); ``eb_is`` widens each interval by their design effect.
     """
 
     ids: tuple[str, ...]
@@ -281,30 +275,6 @@ def ci_inflation(tau: float, counts: NDArray[np.float64], beta: float = 0.0, rep
     return inflation_family(CI_FAMILY, tau, counts, beta, repeat)
 
 
-def _reruns(d: _Data, tau: float, x0: NDArray[np.float64], weighted: bool
-            ) -> tuple[_Data, RerunEstimate, NDArray[np.float64]]:
-    """The judge's reruns and repeat share ρ̂, read at the posterior mode at prior sd ``tau`` with every verdict
-    counted once, and the verdicts to fit: with ``weighted`` (``eb_is``) each verdict of an order group of ``k``
-    weighs ``effective_count(k, ρ̂) / k`` (:func:`cosci.tournament.rerun.verdict_weights`), so τ is read from
-    effective verdicts and the posterior's data part carries the reruns' design effect, times its pair's share
-    ``λ_p`` left by the first-position bias that varies by pair (:mod:`cosci.tournament.order_term`: its variance
-    read from the pairs judged in both orders). design.md#judge-memory. Returns ``(data, reruns, warm start)``."""
-    groups = order_groups(d.a, d.b, d.o, d.g)
-    if not groups and not (weighted and d.order_known):
-        return d, RerunEstimate.none(), x0
-    x_first, _, _ = _mode(d, 1.0 / tau**2, x0)
-    pw, pl = _probabilities(d, x_first)
-    rerun = rerun_estimate(groups, d.c, d.t, d.o, pw, pl) if groups else RerunEstimate.none()
-    if weighted:
-        base = verdict_weights(int(d.a.size), groups, rerun.repeat_used)
-        v = np.ones(d.a.size) if base is None else base
-        sigma2 = round(order_variance(d.a, d.b, d.g, d.o, d.c, pw, pl, rerun.repeat_used), 6)  # as ρ̂'s Ā₀
-        lam = order_weights(d.a, d.b, d.g, d.o, pw + pl - (pw - pl) ** 2, v, sigma2)
-        if base is not None or sigma2 > 0.0:
-            d = replace(d, w=v * lam)
-    return d, rerun, x_first
-
-
 def _eb_mix(ids: Sequence[str], d: _Data, prior_sd: float, x0: NDArray[np.float64], sampled: bool = False,
             seed: int | None = None) -> BTFit:
     n, size = d.n, len(TAU_GRID)
@@ -327,7 +297,6 @@ def _eb_mix(ids: Sequence[str], d: _Data, prior_sd: float, x0: NDArray[np.float6
     # climb the grid from the point nearest prior_sd to the peak of marginal likelihood × hyperprior, then
     # widen on both sides until a point's weight is below e^-12 of the peak's (the rest add nothing)
     k = int(np.argmin(np.abs(np.log(TAU_GRID / prior_sd))))
-    d, rerun, x0 = _reruns(d, float(TAU_GRID[k]), x0, weighted=sampled)
     at(k, x0)
     while True:
         nbrs = [j for j in (k - 1, k + 1) if 0 <= j < size]
@@ -353,8 +322,11 @@ def _eb_mix(ids: Sequence[str], d: _Data, prior_sd: float, x0: NDArray[np.float6
     tau_mean = float(sum(wk * tk for wk, (tk, *_) in zip(w, fits, strict=True)))
     best = fits[int(np.argmax(w))][1]
     counts = (np.bincount(d.a, minlength=n) + np.bincount(d.b, minlength=n)).astype(np.float64)
+    groups = order_groups(d.a, d.b, d.o, d.g)
+    rerun = rerun_estimate(groups, d.c, d.t, d.o, *_probabilities(d, best)) if groups else RerunEstimate.none()
     ci_sd = _centred_sd(cov)
-    if sampled:  # the calibrated widening (the reruns' design effect is in the weighted likelihood)
-        ci_sd = ci_sd * ci_inflation(tau_mean, counts, _beta(d, best), rerun.repeat_used)
+    if sampled:  # the calibrated widening, then the reruns' design effect (design.md#judge-memory)
+        ci_sd = ci_sd * ci_inflation(tau_mean, counts, _beta(d, best), rerun.repeat_used) * np.sqrt(
+            design_effect(n, d.a, d.b, groups, rerun.repeat_used))
     return BTFit(tuple(ids), theta, cov, int(d.a.size), ci_sd, _nu(d, best), tau_mean,
                  _reliability(d, best), _beta(d, best), "eb_is" if sampled else "eb_mix", rerun)

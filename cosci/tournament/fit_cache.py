@@ -8,10 +8,9 @@ seeded from the verdicts), so :func:`cached_fit` keeps each fit as a file
 (0.5-2 s of CPU and scipy's import, per fit, on a 4-10-hypothesis session).
 
 The key covers the fitting function's qualified name, its arguments, the source of the modules that compute a fit
-(``bt.py``, ``bt_model.py``, ``bt_sample.py``, ``bt_solve.py``, ``importance.py``, ``order_term.py``, ``rerun.py``)
-and the numpy and scipy versions: a change of any of them misses the cache, never reads a stale fit. At most
-:data:`MAX_FILES` fits are kept (the oldest go first). A file that cannot be read or written is ignored: the fit is
-made as before.
+(``bt.py``, ``bt_model.py``, ``bt_solve.py``, ``importance.py``, ``rerun.py``) and the numpy and scipy versions: a
+change of any of them misses the cache, never reads a stale fit. At most :data:`MAX_FILES` fits are kept (the
+oldest go first). A file that cannot be read or written is ignored: the fit is made as before.
 """
 
 from __future__ import annotations
@@ -32,7 +31,7 @@ if TYPE_CHECKING:
 
 MAX_FILES = 512
 """Fits kept in the cache (a 10-hypothesis fit is about 3 KB; a 1,000-hypothesis one about 16 MB, rarely repeated)."""
-CODE = ("bt.py", "bt_model.py", "bt_sample.py", "bt_solve.py", "importance.py", "order_term.py", "rerun.py")
+CODE = ("bt.py", "bt_model.py", "bt_solve.py", "importance.py", "rerun.py")
 """The modules whose source is part of the key: the ones that compute a fit."""
 
 

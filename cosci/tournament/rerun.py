@@ -13,9 +13,8 @@ and tie rate), and verdicts ``d`` apart correlate ``ρ^d``.
   same way, clipped to [0, 1]. An independent judge has ρ = 0.
 - :func:`design_effect` — per hypothesis, its verdict count over its *effective* count: a group of ``k`` verdicts
   of one order counts ``k² / (k + 2 Σ_{d<k} (k − d) ρ^d)`` (one verdict's worth when ρ = 1, ``k`` when ρ = 0).
-  :func:`verdict_weights` puts the same count into the Bradley–Terry likelihood (:func:`cosci.tournament.bt.fit_bt`,
-  ``eb_is``): each verdict of a group weighs ``effective_count(k, ρ̂)/k`` at ρ̂ (:attr:`RerunEstimate.repeat_used`),
-  so three verdicts that are one verdict repeated are read as one, for the prior sd τ̂ as for the intervals.
+  The Bradley–Terry fit (:func:`cosci.tournament.bt.fit_bt`) widens each interval by the square root of it at
+  ρ̂ (:attr:`RerunEstimate.repeat_used`), so three verdicts that are one verdict repeated are not read as three.
 """
 
 from __future__ import annotations
@@ -177,7 +176,7 @@ def rerun_estimate(groups: list[NDArray[np.intp]], c: NDArray[np.float64], t: ND
         return RerunEstimate.none()
     n, k = len(agree), int(sum(agree))
     ci = wilson_interval(k, n)
-    base = round(float(np.mean(fresh)), 6)  # the same figure whatever order the matches come in (a mode to ~1e-8)
+    base = round(float(np.mean(fresh)), 12)  # the same figure whatever order the matches come in
 
     def rho(x: float) -> float:
         return float(min(max((x - base) / max(1.0 - base, 1e-9), 0.0), 1.0))
@@ -192,21 +191,6 @@ def effective_count(k: int, rho: float) -> float:
         return float(k)
     lags = np.arange(1, k)
     return float(k * k / (k + 2.0 * np.sum((k - lags) * rho**lags)))
-
-
-def verdict_weights(m: int, groups: list[NDArray[np.intp]], rho: float) -> NDArray[np.float64] | None:
-    """``(m,)`` each verdict's weight in the Bradley–Terry likelihood: ``effective_count(k, rho) / k`` for each of
-    the ``k`` verdicts of an order group (:func:`order_groups`), 1 for the rest; None (every weight 1) when ``rho``
-    is 0 or no order was judged twice. A hypothesis's weights then sum to its effective verdict count, the
-    denominator of :func:`design_effect`: the likelihood carries a group's information, not its size, so the
-    prior sd τ is read from effective verdicts and the posterior's data part (not its prior part) is widened
-    (design.md#judge-memory)."""
-    if rho <= 0.0 or not groups:
-        return None
-    out = np.ones(m)
-    for idx in groups:
-        out[idx] = effective_count(len(idx), rho) / len(idx)
-    return out
 
 
 def design_effect(n: int, a: NDArray[np.intp], b: NDArray[np.intp], groups: list[NDArray[np.intp]], rho: float

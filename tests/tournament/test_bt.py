@@ -14,8 +14,9 @@ from scipy.optimize import minimize
 from scipy.special import expit
 from scipy.stats import spearmanr
 
-from cosci.tournament import bt
+from cosci.tournament import bt, bt_model
 from cosci.tournament.bt import Z95, ci_inflation, fit_bt
+from cosci.tournament.rerun import design_effect, order_groups
 
 
 def synthetic(n: int, matches: int, seed: int) -> tuple[list[str], np.ndarray, list[tuple[str, str, float]]]:
@@ -173,8 +174,10 @@ def test_the_eb_is_interval_is_widened_by_the_fitted_family() -> None:
     fit = fit_bt(ids, verdicts, first=[v[0] for v in verdicts])
     proj = np.eye(12) - 1.0 / 12
     raw = np.sqrt(np.diag(proj @ fit.cov @ proj))
+    d = bt_model._data(ids, verdicts, None, [v[0] for v in verdicts])
+    reruns = np.sqrt(design_effect(12, d.a, d.b, order_groups(d.a, d.b, d.o, d.g), fit.rerun.repeat_used))
     widening = ci_inflation(fit.prior_sd, bt.verdict_counts(ids, verdicts), fit.position_bias, fit.rerun.repeat_used)
-    assert fit.sd == pytest.approx(raw * widening)  # the reruns' weights are in the likelihood (design.md#judge-memory)
+    assert fit.sd == pytest.approx(raw * widening * reruns)  # design.md#judge-memory
     mix = fit_bt(ids, verdicts, method="eb_mix")  # the Laplace mixture is not widened
     assert mix.sd == pytest.approx(np.sqrt(np.diag(proj @ mix.cov @ proj)))
 

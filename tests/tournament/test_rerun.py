@@ -2,20 +2,13 @@
 share ρ̂ and the widening of the Bradley–Terry interval by the reruns' design effect."""
 
 import math
-from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from bench.ranking_judges import Judge, davidson
-from cosci.tournament import bt, bt_model, bt_sample
-from cosci.tournament.rerun import (
-    RerunEstimate,
-    design_effect,
-    effective_count,
-    order_groups,
-    verdict_weights,
-)
+from cosci.tournament import bt
+from cosci.tournament.rerun import RerunEstimate, design_effect, effective_count, order_groups
 
 
 def _verdicts(model: str, seed: int, n: int = 12, m: int = 400) -> tuple[list[bt.Verdict], list[str | None]]:
@@ -67,50 +60,20 @@ def test_the_interval_widens_by_the_reruns_design_effect(monkeypatch: pytest.Mon
     ids = [f"H{i:02d}" for i in range(12)]
     verdicts, first = _verdicts("memory", 2)
     widened = bt.fit_bt(ids, verdicts, first=first)
-    monkeypatch.setattr(bt, "verdict_weights", lambda *args: None)
+    monkeypatch.setattr(bt, "design_effect", lambda n, *rest: np.ones(n))
     plain = bt.fit_bt(ids, verdicts, first=first)
     played = np.asarray([any(h in v[:2] for v in verdicts) for h in ids])
-    # ρ̂ ≈ 0.75 on ~17 verdicts an ordered pair: every interval wider, most by the data's part (the prior's part,
-    # large for a hypothesis the verdicts place far out, is not widened)
-    ratio = widened.sd[played] / plain.sd[played]
-    assert np.all(ratio > 1.2) and float(np.median(ratio)) > 1.35
-    # the weights keep the order and shrink the estimate toward 0 (fewer effective verdicts, more prior)
-    assert np.corrcoef(widened.theta, plain.theta)[0, 1] > 0.95
-    assert float(np.abs(widened.theta).sum()) < float(np.abs(plain.theta).sum())
+    assert np.all(widened.sd[played] > 1.3 * plain.sd[played])  # ρ̂ ≈ 0.75 on ~17 verdicts an ordered pair
+    np.testing.assert_allclose(widened.theta, plain.theta)  # the estimate is the same; only its interval widens
 
 
 def test_an_independent_judge_barely_widens(monkeypatch: pytest.MonkeyPatch) -> None:
     ids = [f"H{i:02d}" for i in range(12)]
     verdicts, first = _verdicts("independent", 3)
     widened = bt.fit_bt(ids, verdicts, first=first)
-    monkeypatch.setattr(bt, "verdict_weights", lambda *args: None)
+    monkeypatch.setattr(bt, "design_effect", lambda n, *rest: np.ones(n))
     plain = bt.fit_bt(ids, verdicts, first=first)
     assert float(np.max(widened.sd / plain.sd)) < 1.15
-
-
-def test_a_group_weighs_its_effective_count_and_a_weight_is_a_fraction_of_a_verdict() -> None:
-    """A group of k verdicts of one order weighs effective_count(k, ρ)/k each (1 at ρ = 0), so a hypothesis's
-    weights sum to its effective count; and in the likelihood, three verdicts at weight 1/3 are one verdict:
-    the same objective, gradient and Hessian as the single verdict (design.md#judge-memory)."""
-    groups = [np.asarray([0, 2, 3]), np.asarray([4, 5])]
-    assert verdict_weights(6, groups, 0.0) is None
-    w = verdict_weights(6, groups, 0.75)
-    assert w is not None
-    np.testing.assert_allclose(w, [effective_count(3, 0.75) / 3, 1.0, effective_count(3, 0.75) / 3,
-                                   effective_count(3, 0.75) / 3, effective_count(2, 0.75) / 2,
-                                   effective_count(2, 0.75) / 2])
-    ids = ["A", "B", "C"]
-    one = [("A", "B", 1.0), ("B", "C", 0.5), ("C", "A", 0.0)]
-    tripled = [one[0]] * 3 + one[1:]
-    d1 = bt_model._data(ids, one, None, ["A", "B", "C"])
-    d3 = replace(bt_model._data(ids, tripled, None, ["A"] * 3 + ["B", "C"]), w=np.asarray([1 / 3] * 3 + [1.0, 1.0]))
-    x = np.asarray([0.3, -0.1, -0.2, math.log(0.4), 0.2])
-    for (f1, g1, h1), (f3, g3, h3) in [(bt_model._terms(x, d1, 1.0), bt_model._terms(x, d3, 1.0))]:
-        assert f3 == pytest.approx(f1) and g3 == pytest.approx(g1) and h3 == pytest.approx(h1)
-    f_sparse, g_sparse, h_sparse = bt_model._terms_sparse(x, d3, 1.0)
-    assert f_sparse == pytest.approx(f1) and g_sparse == pytest.approx(g1)
-    assert h_sparse.toarray() == pytest.approx(h1)
-    assert bt_sample._nlp_batch(x[None, :], d3, 1.0) == pytest.approx([f1])
 
 
 def test_few_agreeing_reruns_do_not_read_as_a_judge_that_always_repeats() -> None:
