@@ -24,8 +24,9 @@
                                                 directions
     cosci mcp [--http PORT]                     the session commands as an MCP server for assistants (docs/mcp.md)
     cosci estimate [hydra overrides ...]        pre-flight cost estimate of a configuration
-    cosci screen "text" | cosci screen --file F [hydra overrides ...]   the offline safety screen on texts, one
-                                                JSON line each (decision, category, rule, score, language)
+    cosci screen "text" | cosci screen --file F [--overrides ...]   the offline safety screen on texts, one
+                                                JSON line each (decision, category, rule, score, language); exit 3
+                                                if any is refused, 2 for a line that is no text
     cosci check [hydra overrides ...]           one minimal call per configured model and request form (offline for
                                                 models=fake or local); the total cost first, exit 1 on a failure
     cosci compare [--experiment E | --parent RUN | --ids RUN ...]   compare sessions tracked in MLflow

@@ -38,7 +38,8 @@ def cmd_estimate(args: argparse.Namespace) -> None:
 
 def cmd_screen(args: argparse.Namespace) -> None:
     """The offline safety screen on a text or a file of texts, one JSON line each (docs/design.md#safety-screen); a
-    line of the file that is no text is one line on stderr and the rest is screened, exit 2 at the end."""
+    line of the file that is no text is one line on stderr and the rest is screened. Exit status as a run's: 3 when
+    any text is refused (``block``), else 2 when a line was no text, else 0 (docs/commands.md, "Screening texts")."""
     import json
 
     from cosci.safety.screen_command import Line, read_lines, screened, within_goal_length
@@ -54,15 +55,17 @@ def cmd_screen(args: argparse.Namespace) -> None:
     config = validate(compose(args.overrides))
     if config.safety is None:
         raise CosciError("screen: this configuration has no safety section")
-    failed = 0
+    failed = refused = 0
     for row in screened(config.safety, lines):
         if isinstance(row, str):
             failed += 1
             print(row, file=sys.stderr, flush=True)
         else:
+            refused += row["decision"] == "block"
             print(json.dumps(row, ensure_ascii=False), flush=True)
-    if failed:  # each such line was said in its place: no summary line, only the status
-        raise SystemExit(2)
+    # each line was said in its place: no summary line, only the status; a refusal first, as a run's exit 3
+    if refused or failed:
+        raise SystemExit(3 if refused else 2)
 
 
 def cmd_check(args: argparse.Namespace) -> None:

@@ -18,7 +18,9 @@ languages the detector confuses (Spanish and Portuguese, Hindi and Marathi, Arab
 Malay, Russian and Ukrainian) the language whose own function words and letters the text shows most is read
 (:func:`closest`).
 A text whose letters are mostly of a script no read language uses (Ethiopic, Georgian, Khmer...) is unread
-whatever lingua says.
+whatever lingua says. A short Latin-script text is unread when it shows an unread language's own letters or function
+words (Czech, Romanian, Tagalog...) more than a read language's function words (:func:`_unread_by_cues`), and it is
+read as English by default only when English function words or lingua's English say so (:func:`_likeliest_read`).
 """
 
 from __future__ import annotations
@@ -179,6 +181,57 @@ def _read(code: str, confidence: float, text: str) -> Reading:
 
 
 _VIETNAMESE = re.compile("[ăâđêôơưạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹ]", re.IGNORECASE)
+_VIETNAMESE_OWN = re.compile("[đơưạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹ]", re.IGNORECASE)
+UNREAD_LETTERS = "čšžřěůďťňľĺŕșțţőűāēīūėįųķļņģ"
+"""Letters no read Latin-script language writes (Czech, Slovak, Croatian, Slovene, Romanian, Hungarian, Latvian,
+Lithuanian; Turkish's "ş" is not one), and Romanian's "ă" in a text without a letter only Vietnamese writes."""
+UNREAD_WORDS = {"tl": "ang ng mga nang paano upang kung isang gawing gawin gumawa ito",
+                "ro": "și şi să pentru către fără cum virusului bacteriei",
+                "cs": "jak že pro jsou nebo aby při také"}
+"""Function words of unread Latin-script languages (Tagalog, Romanian, Czech) that no read language writes as its
+own: with :data:`UNREAD_LETTERS`, the cues that name a short text's unread language (:func:`unread_cues`)."""
+_UNREAD_WORDS = {code: frozenset(words.split()) for code, words in UNREAD_WORDS.items()}
+UNREAD_NAMES = {"tl": "Tagalog", "ro": "Romanian", "cs": "Czech"}
+
+
+def unread_cues(text: str, words: set[str]) -> tuple[int, str | None]:
+    """How many cues of an unread language a Latin-script text shows (distinct :data:`UNREAD_LETTERS`, Romanian's
+    "ă" without a letter only Vietnamese writes, :data:`UNREAD_WORDS`), and the language its function words name
+    (None when only letters do)."""
+    lowered = text.lower()
+    letters = {ch for ch in lowered if ch in UNREAD_LETTERS}
+    if "ă" in lowered and not _VIETNAMESE_OWN.search(lowered):
+        letters.add("ă")
+    named = max(_UNREAD_WORDS, key=lambda c: len(_UNREAD_WORDS[c] & words))
+    said = len(_UNREAD_WORDS[named] & words)
+    return len(letters) + said, named if said else None
+
+
+def _unread_by_cues(text: str, words: set[str], values: list[ConfidenceValue]) -> Reading | None:
+    """A short Latin-script text (under :data:`UNREAD_MIN_WORDS` words) is unread when it shows more cues of an
+    unread language (:func:`unread_cues`) than function words of the read languages (:data:`FUNCTION_WORDS`), or as
+    many while lingua prefers an unread language: a fresh user's 4-word Czech, Romanian and Tagalog requests were
+    read as English or Swahili, and passed (docs/design.md#safety-language)."""
+    if len(_WORD.findall(text)) >= UNREAD_MIN_WORDS:
+        return None
+    cues, named = unread_cues(text, words)
+    read = max((len(_FUNCTION[c] & words) for c in _FUNCTION), default=0)
+    top_unread = bool(values) and values[0].value > 0 and values[0].language.iso_code_639_1.name.lower() not in READ
+    if cues == 0 or cues < read or (cues == read and not top_unread):
+        return None
+    if named is not None:
+        return Reading(named, UNREAD_NAMES[named], False, 1.0)
+    other = next((v for v in values if v.value > 0 and v.language.iso_code_639_1.name.lower() not in READ), None)
+    if other is None:
+        return Reading("und", "an unread language", False, 0.0)
+    return Reading(other.language.iso_code_639_1.name.lower(), other.language.name.title(), False, other.value)
+
+
+def english_said(words: set[str], values: list[ConfidenceValue]) -> bool:
+    """Whether a Latin-script text lingua does not read as a read language is English by its own evidence: an
+    English function word (:data:`FUNCTION_WORDS`), or English among lingua's languages for it (its vocabulary)."""
+    return bool(_FUNCTION["en"] & words) or any(v.language.iso_code_639_1.name == "EN" and v.value > 0
+                                                for v in values)
 
 
 def _short_unread(text: str, values: list[ConfidenceValue], words: set[str]) -> bool:
@@ -212,10 +265,12 @@ def read_language(text: str) -> Reading:
         return Reading("en", READ["en"], True, 0.0)
     top = values[0]
     code = top.language.iso_code_639_1.name.lower()
-    if code in READ:
-        return _read(code, top.value, text)
     # function words are counted on the whole text: the binomial pattern also drops a sentence's opening pair
     words = {w.lower() for w in _WORD.findall(text)}
+    if script == "LATIN" and (cued := _unread_by_cues(text, words, values)) is not None:
+        return cued
+    if code in READ:
+        return _read(code, top.value, text)
     own = max(_FUNCTION, key=lambda c: len(_FUNCTION[c] & words))
     if len(_FUNCTION[own] & words) >= 2:
         return _read(own, top.value, text)
@@ -224,7 +279,20 @@ def read_language(text: str) -> Reading:
         return Reading(code, top.language.name.title(), False, top.value)
     if script == "LATIN" and not latin_unbacked and _short_unread(text, values, words):
         return Reading(code, top.language.name.title(), False, top.value)
+    return _likeliest_read(text, script == "LATIN", latin_unbacked, words, values)
+
+
+def _likeliest_read(text: str, latin: bool, latin_unbacked: bool, words: set[str],
+                    values: list[ConfidenceValue]) -> Reading:
+    """The likeliest read language of a text no rule reads as unread; English for a Latin-script text (``latin``)
+    when no read language is likely, but only when English says so
+    (:func:`english_said`) or lingua is unsure of the unread language it prefers (under
+    :data:`SHORT_UNREAD_PART_MIN_CONFIDENCE`): a short Czech request was read as English by default."""
+    top = values[0]
     best = next((v for v in values if v.language.iso_code_639_1.name.lower() in READ and v.value > 0), None)
-    if best is None or (script == "LATIN" and best.value < 0.05):
+    if best is None or (latin and best.value < 0.05):
+        if latin and not latin_unbacked and top.value >= SHORT_UNREAD_PART_MIN_CONFIDENCE and \
+                not english_said(words, values):
+            return Reading(top.language.iso_code_639_1.name.lower(), top.language.name.title(), False, top.value)
         return Reading("en", READ["en"], True, 0.0)
     return _read(best.language.iso_code_639_1.name.lower(), best.value, text)

@@ -173,6 +173,7 @@ class Prescreen(Readings):
     framing: Terms = field(default_factory=lambda: Terms([]))
     operational: Terms = field(default_factory=lambda: Terms([]))
     mechanism: Terms = field(default_factory=lambda: Terms([]))
+    explained: Terms = field(default_factory=lambda: Terms([]))
     resistance: Terms = field(default_factory=lambda: Terms([]))
     engineering: Terms = field(default_factory=lambda: Terms([]))
     chemistry: Terms = field(default_factory=lambda: Terms([]))
@@ -183,12 +184,7 @@ class Prescreen(Readings):
     instruments: Terms = field(default_factory=lambda: Terms([]))
     asked: re.Pattern[str] | None = None
     studied: re.Pattern[str] | None = None
-
-    def _outside_instruments(self, norm: str, spans: list[Span]) -> list[Span]:
-        """``spans`` of a normalised text less those inside the name of a treaty or body (``instruments``: "the
-        Chemical Weapons Convention" asks for no chemical weapon)."""
-        names = self.instruments.spans(norm)
-        return [x for x in spans if not any(s <= x[1] and x[2] <= e for _, s, e in names)] if names else spans
+    asked_last: re.Pattern[str] | None = None
 
     def check(self, text: str) -> list[PrescreenHit]:
         """The hits in ``text`` (empty: nothing for the screen or the classifier to look at with extra care)."""
@@ -199,28 +195,22 @@ class Prescreen(Readings):
                     hits[category] = hit
             for category, terms in self.intent.items():
                 name = "intent" if category == "any" else category
-                phrase = next(iter(self._outside_instruments(window, terms.spans(window))), None) \
+                phrase = next(iter(self.outside_instruments(window, terms.spans(window))), None) \
                     if name not in hits else None
                 if phrase:
                     hits[name] = PrescreenHit(name, (phrase[0],))
         return list(hits.values())
 
     def _pair(self, category: str, rule: Rule, window: str) -> PrescreenHit | None:
-        """An agent with an enhancement that is not part of an agent's own phrase ("low-enriched uranium") and is
-        not said of a mechanism (:meth:`describes`) nor part of a countermeasure's production
-        (:meth:`within_countermeasure`); an agent inside a treaty's name is none."""
-        named = self._outside_instruments(window, rule.named(window))
-        for enhancement, start, end in rule.enhancements.spans(window):
-            if named and not any(a[1] <= start and end <= a[2] for a in named) and not self.describes(
-                    window, enhancement, start) and not self.within_countermeasure(window, start, end):
-                return PrescreenHit(category, (named[0][0], enhancement))
-        return None
+        """An agent with a harmful step (:meth:`~cosci.safety.readings.Readings.steps`)."""
+        named, steps = self.steps(rule, window)
+        return PrescreenHit(category, (named[0][0], steps[0][0])) if steps else None
 
     def agents(self, text: str) -> dict[str, str]:
         """Per category, the first named agent of concern in ``text`` (hit or not; class words such as "virus"
         are not one): ``{category: phrase}``."""
         norm = normalise(text)
-        found = {cat: self._outside_instruments(norm, rule.agents.spans(norm)) for cat, rule in self.rules.items()}
+        found = {cat: self.outside_instruments(norm, rule.agents.spans(norm)) for cat, rule in self.rules.items()}
         return {cat: spans[0][0] for cat, spans in found.items() if spans}
 
     def classes(self, text: str) -> tuple[str, ...]:
@@ -304,10 +294,13 @@ def load_prescreen(name: str) -> Prescreen:
                      _compile(data.get("operational") or [], "operational"),
                      # a mechanism subject is read up to the harmful step: it ends where the text before it ends
                      _compile(data.get("mechanism") or [], "mechanism", end=r"\s*$"),
+                     _compile(data.get("explained") or [], "explained", end=r"\s*$"),
                      *(_compile(data.get(key) or [], key) for key in ("resistance", "engineering", "chemistry",
                                                                       "harm_objects", "countermeasures", "remedies",
                                                                       "weapon_use", "instruments")))  # type: ignore[arg-type]  # the generator fills the Terms fields only
-    return replace(terms, asked=_asked(data.get("asked")), studied=_studied(data.get("asked")))
+    asked = data.get("asked")
+    return replace(terms, asked=_asked(asked), studied=_asked_list(asked, "studied"),
+                   asked_last=_asked_list(asked, "closers"))
 
 
 def _asked(body: Any) -> re.Pattern[str] | None:
@@ -327,18 +320,22 @@ def _asked(body: Any) -> re.Pattern[str] | None:
         raise PrescreenError(f"asked: bad pattern ({exc})") from None
 
 
-def _studied(body: Any) -> re.Pattern[str] | None:
-    """The ``asked.studied`` list as one pattern read right after a step (None: no list).
+def _asked_list(body: Any, key: str) -> re.Pattern[str] | None:
+    """An optional ``asked`` list as one pattern (None: no list): ``studied`` read right after a step, ``closers``
+    what may follow a harmful verb that ends a window ("increase 는 method", a verb-final request; then punctuation).
 
     Raises:
         PrescreenError: the list has the wrong shape or a bad pattern.
     """
-    items = body.get("studied") if isinstance(body, dict) else None
+    items = body.get(key) if isinstance(body, dict) else None
     if not items:
         return None
     if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
-        raise PrescreenError("asked.studied: expected a list of patterns")
+        raise PrescreenError(f"asked.{key}: expected a list of patterns")
+    verbs = "|".join(_dash_or_space(p) for p in body["verbs"])
+    shape = rf"\s*(?:{'|'.join(items)})\b" if key == "studied" else \
+        rf"\b(?:{verbs})\b(?: (?:{'|'.join(items)}))*[\W_]*$"
     try:
-        return re.compile(rf"\s*(?:{'|'.join(items)})\b", re.IGNORECASE)
+        return re.compile(shape, re.IGNORECASE)
     except re.error as exc:
-        raise PrescreenError(f"asked.studied: bad pattern ({exc})") from None
+        raise PrescreenError(f"asked.{key}: bad pattern ({exc})") from None

@@ -54,6 +54,7 @@ class Readings:
     framing: Terms
     operational: Terms
     mechanism: Terms
+    explained: Terms
     resistance: Terms
     engineering: Terms
     chemistry: Terms
@@ -61,11 +62,15 @@ class Readings:
     countermeasures: Terms
     remedy_terms: Terms
     weapon_use: Terms
+    instruments: Terms
     asked: re.Pattern[str] | None
     """A window that opens with an imperative harmful verb, after a request opener at most (``asked`` in the term
     file; :meth:`asks`)."""
     studied: re.Pattern[str] | None
     """What, right after a step, makes it the name of what is studied ("transmissibility estimates"; :meth:`asks`)."""
+    asked_last: re.Pattern[str] | None
+    """A window that closes with a harmful verb, a request closer after it at most (a verb-final request; ``asked``
+    in the term file, :meth:`asks`)."""
 
     def describes(self, window: str, step: str, start: int) -> bool:
         """Whether the harmful step ``step`` at ``start`` of a normalised window is resistance or escape
@@ -75,31 +80,58 @@ class Readings:
         agent or asks which would work (``engineering``: "introduce the mutations that ...", "would"). Resistance
         research is written this way; a request to make an agent resistant has the agent, or the changes to make, as
         its object. Transmissibility, host range and virulence are never read so: which changes make an agent
-        airborne is the enhancement itself (docs/design.md#safety-screen, "Mechanism and object")."""
-        return bool(self.resistance.first(step)) and bool(self.mechanism.first(window[:start])) and \
-            not self.engineering.first(window)
+        airborne is the enhancement itself (docs/design.md#safety-screen, "Mechanism and object"). Any step is said, not
+        asked, when the text before it in its sentence asks why or what made it so (``explained``: "why the 1918
+        influenza was so lethal", "which mutations made Omicron more transmissible"): a question on pathogenesis or
+        history, unless the window also puts changes into an agent (``engineering``)."""
+        before = window[:start]
+        return ((bool(self.resistance.first(step)) and bool(self.mechanism.first(before)))
+                or bool(self.explained.first(before))) and not self.engineering.first(window)
 
     def asks(self, text: str) -> bool:
-        """Whether a window of ``text`` asks for a harmful step outright: it opens with an imperative harmful verb
-        (:attr:`asked`) and a term hit's step (an enhancement of a category whose agent is named, not part of the
-        agent's name, not said of a mechanism, not followed by what is studied) starts within :data:`ASKED_WORDS`
-        words after it ("increase the lethality of Nipah virus", "how to weaponize tularemia";
-        docs/design.md#safety-screen, "Asked outright")."""
+        """Whether a window of ``text`` asks for a harmful step outright: a term hit's step (:meth:`steps`, not
+        followed by what is studied) starts within :data:`ASKED_WORDS` words after an imperative harmful verb that
+        opens the window (:attr:`asked`: "increase the lethality of Nipah virus", "how to weaponize tularemia"), or
+        ends within as many words before one that closes it (:attr:`asked_last`: a verb-final request, "die
+        Letalität des Nipah-Virus erhöhen", "ニパウイルスの致死率を上げる" as glossed; docs/design.md#safety-screen,
+        "Asked outright")."""
         if self.asked is None:
             return False
         for window in windows(normalise(text)):
             opening = self.asked.match(window)
-            if opening is None:
+            closing = self.asked_last.search(window) if self.asked_last is not None else None
+            if opening is None and closing is None:
                 continue
             for rule in self.rules.values():
-                named = rule.named(window)
-                if named and any(len(window[opening.end():start].split()) <= ASKED_WORDS
-                                 and not any(a[1] <= start and end <= a[2] for a in named)
-                                 and not self.describes(window, step, start)
-                                 and not (self.studied and self.studied.match(window, end))
-                                 for step, start, end in rule.enhancements.spans(window)):
-                    return True
+                for _, start, end in self.steps(rule, window)[1]:
+                    if self.studied and self.studied.match(window, end):
+                        continue
+                    if opening is not None and len(window[opening.end():start].split()) <= ASKED_WORDS:
+                        return True
+                    if closing is not None and start < closing.start() and (
+                            end >= closing.start() or len(window[end:closing.start()].split()) <= ASKED_WORDS):
+                        return True
         return False
+
+    def outside_instruments(self, norm: str, spans: list[Span]) -> list[Span]:
+        """``spans`` of a normalised text less those inside the name of a treaty or body (``instruments``: "the
+        Chemical Weapons Convention" asks for no chemical weapon)."""
+        names = self.instruments.spans(norm)
+        return [x for x in spans if not any(s <= x[1] and x[2] <= e for _, s, e in names)] if names else spans
+
+    def steps(self, rule: Rule, window: str) -> tuple[list[Span], list[Span]]:
+        """The agents ``rule`` names in a normalised window (outside a treaty's name) and, when it names one, its
+        harmful steps: enhancement spans that are not part of an agent's own phrase ("low-enriched uranium"), not
+        said of a mechanism (:meth:`describes`) and not part of a countermeasure's production
+        (:meth:`within_countermeasure`). What a term hit pairs (:meth:`~cosci.safety.prescreen.Prescreen.check`) and
+        what :meth:`asks` reads: one reading of a step."""
+        named = self.outside_instruments(window, rule.named(window))
+        if not named:
+            return named, []
+        return named, [(step, start, end) for step, start, end in rule.enhancements.spans(window)
+                       if not any(a[1] <= start and end <= a[2] for a in named)
+                       and not self.describes(window, step, start)
+                       and not self.within_countermeasure(window, start, end)]
 
     def described(self, text: str) -> bool:
         """Whether a window of ``text`` has a resistance step said of a mechanism (:meth:`describes`)."""

@@ -109,7 +109,8 @@ def act(e: Evidence, t: Thresholds) -> tuple[str, str] | None:
                   or (asked and h.category != "intent")]
     candidates += [(c, RULES[1]) for c in e.agents if e.score >= t.agent_threshold(c, bool(e.purposes))
                    and not e.sentence and not e.described and not e.remedy]
-    if not e.hits and not e.agents and not e.item and not e.chemistry and not e.remedy and e.score >= t.alone_score \
+    if not e.hits and not e.agents and not e.item and not e.chemistry and not e.remedy and not e.described \
+            and e.score >= t.alone_score \
             and e.support >= t.alone_support and words(e.window) >= ALONE_MIN_WORDS:
         candidates.append((e.likeliest(), RULES[2]))
     if not candidates:

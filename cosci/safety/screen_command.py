@@ -9,9 +9,10 @@ block), ``category`` (null when allowed), ``rule`` (term hit, agent, score alone
 the text's first :data:`SHOWN_CHARS` characters. A line of a file that is not a text to screen (it starts like JSON
 but is not JSON, a JSON object without a text ``goal``, or a text longer than a goal may be,
 :data:`~cosci.config.goal.GOAL_MAX_CHARS`: the screen's time grows with the text, about 1 ms a character) is one
-line on stderr naming its line number, in its place among the results; the other lines are screened, and the
-command exits 2 at the end (a lab's file of 200 goals with one stray line is still checked). A file that cannot be
-read, or holds no text, is one line on stderr, exit 2, nothing screened. Otherwise exit 0 whatever the decisions.
+line on stderr naming its line number, in its place among the results, and the other lines are screened (a lab's
+file of 200 goals with one stray line is still checked). A file that cannot be read, or holds no text, is one line
+on stderr, exit 2, nothing screened. The exit status follows a run's: 3 when any text is refused (``block``, as a
+refused goal exits 3), else 2 when a line was no text to screen, else 0.
 The decision is the one a session on a tier unable to classify (the default embedded model) would take on a goal
 (docs/design.md#safety-screen).
 """
