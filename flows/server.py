@@ -326,7 +326,7 @@ def stop_server(within: Sequence[Path]) -> None:
     ``within`` (a run refused before its session, about to delete them).
 
     Killed, not terminated: such a server was booted moments ago (:func:`boot_server`) and uvicorn holds a SIGTERM
-    until the app's start-up is over (its ``capture_signals`` spans loading Prefect's app and the lifespan, 4-5 s
+    until the app's start-up is over (its ``capture_signals`` spans loading Prefect's app and the lifespan, seconds
     here), so a terminate waited out its whole grace and killed it anyway, 2 s added to every refused command line
     (and to each of the suite's bad-input tests). Its home is deleted next: nothing it would write is kept
     (docs/design.md#tests)."""

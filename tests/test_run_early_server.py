@@ -116,7 +116,7 @@ def test_the_data_folder_of_the_environment_is_the_one_booted(
 
 def test_a_dropped_server_is_killed_at_once_not_waited_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                            launched: list[FakeServerProcess]) -> None:
-    """uvicorn holds a SIGTERM until the app's start-up is over (4-5 s of Prefect's here): a refused run waited out
+    """uvicorn holds a SIGTERM until the app's start-up is over (seconds of Prefect's): a refused run waited out
     a 2 s grace for a server whose home it deletes next (flows.server.stop_server)."""
     waited: list[float | None] = []
 
