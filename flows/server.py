@@ -322,11 +322,17 @@ def boot_server(data_dir: Path) -> None:
 
 
 def stop_server(within: Sequence[Path]) -> None:
-    """Stop cosci's own temporary server if this process started one whose home lies in one of the folders
-    ``within`` (a run refused before its session, about to delete them)."""
+    """Kill cosci's own temporary server if this process started one whose home lies in one of the folders
+    ``within`` (a run refused before its session, about to delete them).
+
+    Killed, not terminated: such a server was booted moments ago (:func:`boot_server`) and uvicorn holds a SIGTERM
+    until the app's start-up is over (its ``capture_signals`` spans loading Prefect's app and the lifespan, seconds
+    here), so a terminate waited out its whole grace and killed it anyway, 2 s added to every refused command line
+    (and to each of the suite's bad-input tests). Its home is deleted next: nothing it would write is kept
+    (docs/design.md#tests)."""
     global _SERVER
     if _SERVER is not None and any(_SERVER.home.resolve().is_relative_to(p.resolve()) for p in within):
-        _SERVER.stop(grace_seconds=2.0)
+        _SERVER.stop(grace_seconds=0.0)
         _SERVER = None
         os.environ.pop("PREFECT_API_URL", None)
 

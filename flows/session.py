@@ -8,7 +8,8 @@ actions that finished (their follow-ups are re-applied idempotently) without cal
 
 Retries: provider calls are retried inside the gateway (its docstring). Prefect retries a whole action only
 when it failed with :data:`~cosci.llm.errors.RETRYABLE_ACTION_ERRORS` (an invalid record, or a transient error
-that outlived the gateway's retries), up to ``lease.max_attempts`` attempts (seed: 3, then dead).
+that outlived the gateway's retries), up to ``lease.max_attempts`` attempts (seed: 3, then dead), waiting 1×, 2×, 4×
+``retry.base_delay_seconds`` between them (1 s; the tests' 0 waits for nothing, design.md#retries).
 """
 
 from __future__ import annotations
@@ -119,6 +120,7 @@ def make_runner(rt: SessionRuntime):
     results = rt.home.results_dir.resolve()
     results.mkdir(parents=True, exist_ok=True)
     max_attempts = rt.config.lease.max_attempts
+    backoff = exponential_backoff(backoff_factor=rt.config.retry.base_delay_seconds)
 
     async def run(t: Task) -> TaskResult:
         retries = max(0, max_attempts - t.attempts - 1)
@@ -130,7 +132,7 @@ def make_runner(rt: SessionRuntime):
             result_serializer="json",
             persist_result=True,
             retries=retries,
-            retry_delay_seconds=exponential_backoff(backoff_factor=1.0),
+            retry_delay_seconds=backoff,
             retry_jitter_factor=0.5,
             retry_condition_fn=retryable,
         )

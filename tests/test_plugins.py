@@ -145,16 +145,19 @@ PLUGIN_TIER = [f"models.tiers.strong.model={MODEL}", "~models.tiers.strong.think
 
 
 @pytest.mark.slow
-def test_a_plugin_adds_a_tool_and_a_catalogue_a_fake_session_uses(tmp_path: Path, good_plugin: Path) -> None:
+def test_a_plugin_adds_a_tool_and_a_catalogue_a_fake_session_uses(tmp_path: Path, good_plugin: Path,
+                                                                  prefect_api_url: str) -> None:
     site = good_plugin
+    shared = {"PREFECT_API_URL": prefect_api_url}  # the worker's server: no boot of its own (docs/design.md#tests)
     calls = tmp_path / "calls.jsonl"
     args = [sys.executable, "-m", "cosci.run", "experiment=demo", "models=fake", "tools.offline=true",
             "tracking.enabled=false", f"models.fake.call_log={calls}", "agents.generation.tools=[default]",
             "agents.generation.modes.literature.max_iterations=3", *PLUGIN_TIER]
-    without = subprocess.run(args, env=_env(tmp_path, None), cwd=tmp_path, capture_output=True, text=True,
+    without = subprocess.run(args, env={**_env(tmp_path, None), **shared}, cwd=tmp_path, capture_output=True, text=True,
                              timeout=300)
     assert without.returncode == 2 and "models.tiers.strong.thinking" in without.stderr  # no catalogue, no facts
-    done = subprocess.run(args, env=_env(tmp_path, site), cwd=tmp_path, capture_output=True, text=True, timeout=900)
+    done = subprocess.run(args, env={**_env(tmp_path, site), **shared}, cwd=tmp_path, capture_output=True, text=True,
+                          timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "Traceback" not in done.stderr and "skipped" not in done.stderr
     logged = [json.loads(line) for line in calls.read_text().splitlines()]

@@ -5,6 +5,7 @@ behind, and a config naming another data folder gets a server there instead."""
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -111,3 +112,25 @@ def test_the_data_folder_of_the_environment_is_the_one_booted(
     assert launched[0].home == tmp_path / "env-data" / "prefect"
     early.drop()
     assert not (tmp_path / "env-data").exists() and not launched[0].running
+
+
+def test_a_dropped_server_is_killed_at_once_not_waited_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           launched: list[FakeServerProcess]) -> None:
+    """uvicorn holds a SIGTERM until the app's start-up is over (seconds of Prefect's): a refused run waited out
+    a 2 s grace for a server whose home it deletes next (flows.server.stop_server)."""
+    waited: list[float | None] = []
+
+    def wait(self: FakeServerProcess, timeout: float | None = None) -> int:
+        waited.append(timeout)
+        if self.running and timeout is not None:
+            raise subprocess.TimeoutExpired("uvicorn", timeout)
+        return 0
+
+    monkeypatch.setattr(FakeServerProcess, "terminate", lambda self: None)  # held: the app is still starting
+    monkeypatch.setattr(FakeServerProcess, "kill", lambda self: setattr(self, "running", False))
+    monkeypatch.setattr(FakeServerProcess, "wait", wait)
+    early = run_module.boot_early(["experiment=demo", f"paths.data_dir={tmp_path / 'data'}"])
+    assert early is not None
+    early.drop()
+    assert not launched[0].running and not (tmp_path / "data").exists()
+    assert all(not timeout for timeout in waited), waited  # no grace waited out

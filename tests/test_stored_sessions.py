@@ -86,7 +86,7 @@ def test_a_killed_session_shows_stopped(tmp_path: Path, capsys: pytest.CaptureFi
 
 
 @pytest.mark.slow
-def test_a_killed_session_resumes_without_paying_twice(tmp_path: Path) -> None:
+def test_a_killed_session_resumes_without_paying_twice(tmp_path: Path, prefect_api_url: str) -> None:
     data = extract("killed", tmp_path)
     folder = SessionFolder.existing(data, KILLED)
     with folder.store() as store:
@@ -95,8 +95,8 @@ def test_a_killed_session_resumes_without_paying_twice(tmp_path: Path) -> None:
         hypotheses, run_id = store.hypotheses.count(), store.sessions.get().mlflow_run_id
     assert len(done) == 41 and len(in_window) == 4 and run_id
     log = tmp_path / "calls.jsonl"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    env.pop("COSCI_DATA_DIR", None)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PREFECT_API_URL": prefect_api_url}  # the worker's server: no
+    env.pop("COSCI_DATA_DIR", None)  # boot of its own (docs/design.md#tests)
     resumed = subprocess.run(
         [sys.executable, "-m", "cosci.cli", "--data-dir", str(data), "resume", KILLED,
          f"models.fake.call_log={log}", "models.fake.latency_seconds=0"],

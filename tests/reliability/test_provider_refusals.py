@@ -31,7 +31,7 @@ import pytest
 
 from cosci.store import STORE_FILE, SessionStore
 
-pytestmark = pytest.mark.slow  # the entry point in a subprocess: its own Prefect server
+pytestmark = pytest.mark.slow  # the entry point in a subprocess (on the worker's Prefect server)
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures"
 INVALID_THINKING = ('"thinking.type.enabled" is not supported for this model. Use "thinking.type.adaptive" and '
@@ -102,10 +102,11 @@ def provider() -> Iterator[str]:
 
 
 def test_a_400_on_every_strong_tier_call_fails_the_session_in_the_first_generation_task(
-        provider: str, tmp_path: Path) -> None:
+        provider: str, tmp_path: Path, prefect_api_url: str) -> None:
     data = tmp_path / "data"
     env = {**os.environ, "ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_API_BASE": provider,
-           "COSCI_DATA_DIR": str(data), "PYTHONPATH": str(ROOT)}
+           "COSCI_DATA_DIR": str(data), "PYTHONPATH": str(ROOT),
+           "PREFECT_API_URL": prefect_api_url}  # the worker's server: no boot of its own (docs/design.md#tests)
     for key in ("OPENAI_API_KEY", "VOYAGE_API_KEY", "ANTHROPIC_BASE_URL"):
         env.pop(key, None)
     done = subprocess.run([sys.executable, "-m", "cosci.run", "experiment=demo", "models=opus"], env=env,
