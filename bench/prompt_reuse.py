@@ -12,9 +12,11 @@ and the prompt tokens it had to **evaluate** are counted three ways (docs/design
 - ``unbounded``: the same with a cache that never evicts: each call evaluates only what no earlier call's prompt
   shares with it from its first token (the most any prompt-state reuse can save on these prompts, in this order).
 
-``--reorder`` also counts the prompts with each user message's sections reordered, the objective first, then the
-hypotheses, then the rest (:func:`shared_first`): what putting the most shared sections first would save on the same
-texts (the answers, and so the later prompts, would differ; this counts the same texts only).
+``--reorder`` also counts the prompts with each user message's sections reordered two ways: the objective first, then
+the hypotheses, then the rest (:func:`shared_first`); and each template's fixed instructions (:data:`FIXED`: how to
+judge, the steps, what to record, …) right after its opening, before the data (:func:`instructions_first`), so that
+calls of one mode share them. What either would save on the same texts: the answers, and so the later prompts, would
+differ, which this does not count.
 """
 
 from __future__ import annotations
@@ -117,9 +119,29 @@ def shared_first(text: str) -> str:
     return "".join(head) + opening + "".join(later) + "".join(rest)
 
 
-def session_prompts(run: Path, reorder: bool = False) -> tuple[list[list[int]], list[int], list[dict[str, Any]]]:
-    """The token lists of a kept run's model calls (in transcript order), their generated counts, and the call
-    log. Loads the model's vocabulary only."""
+FIXED = ("## Steps", "## Record", "## How to judge", "## How the discussion runs", "## Literature",
+         "## Write the overview", "## <name of the direction>", "## Citation rules", "## What to record")
+"""Headings of the demo's templates' sections that hold the same text in every call of a mode (instructions; the
+overview's ``## <name of the direction>`` is a line of the example inside its "Write the overview" section)."""
+
+
+def instructions_first(text: str) -> str:
+    """A user message with its :data:`FIXED` sections moved, in their order, right after its opening, the other
+    sections after them in theirs; the text is otherwise the same (sections joined by one blank line, the message's
+    own ending kept)."""
+    parts = re.split(r"(?m)^(?=## )", text)
+    opening, sections = parts[0], parts[1:]
+    fixed = [s for s in sections if s.startswith(FIXED)]
+    if not fixed:
+        return text
+    ordered = fixed + [s for s in sections if s not in fixed]
+    return opening + "\n\n".join(s.rstrip("\n") for s in ordered) + text[len(text.rstrip("\n")):]
+
+
+def session_prompts(run: Path, reorder: str | None = None) -> tuple[list[list[int]], list[int], list[dict[str, Any]]]:
+    """The token lists of a kept run's model calls (transcript rows in order, paired with the call log's entries in
+    order), their generated counts, and the call log; ``reorder``: ``shared_first`` or ``instructions_first`` applied
+    to every user message. Loads the model's vocabulary only (the same in every weight format)."""
     import llama_cpp
     from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
@@ -146,7 +168,8 @@ def session_prompts(run: Path, reorder: bool = False) -> tuple[list[list[int]], 
     for (request, sha, output), entry in zip(rows, log, strict=False):
         messages = json.loads(request)["messages"]
         if reorder:
-            messages = [{**m, "content": shared_first(flatten_content(m["content"]))} if m["role"] == "user" else m
+            order = shared_first if reorder == "shared_first" else instructions_first
+            messages = [{**m, "content": order(flatten_content(m["content"]))} if m["role"] == "user" else m
                         for m in messages]
         chat = ([{"role": "system", "content": systems[sha]}] if sha else []) + plain_messages(messages)
         fitted: Any = provider._fit(chat, int(entry["max_tokens"]))  # OpenAI-format messages
@@ -161,9 +184,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("run", type=Path, help="one run's data folder kept by `python -m bench.demo --keep`")
     parser.add_argument("--cache-mb", type=int, default=64, help="the prompt-state cache (models.local.cache_mb)")
-    parser.add_argument("--reorder", action="store_true", help="also count the prompts with shared sections first")
+    parser.add_argument("--reorder", action="store_true", help="also count the prompts reordered (module docstring)")
     args = parser.parse_args(argv)
-    variants = {"as sent": False, **({"shared sections first": True} if args.reorder else {})}
+    reordered = {"objective and hypotheses first": "shared_first", "instructions first": "instructions_first"}
+    variants: dict[str, str | None] = {"as sent": None, **(reordered if args.reorder else {})}
     for name, reorder in variants.items():
         prompts, generated, log = session_prompts(args.run, reorder)
         sent = sum(len(p) for p in prompts)

@@ -4,7 +4,14 @@ prompt-state cache, on scripted token lists; and the shared-sections-first order
 
 from __future__ import annotations
 
-from bench.prompt_reuse import STATE_BYTES_PER_TOKEN, STATE_FIXED_BYTES, common_prefix, evaluated, shared_first
+from bench.prompt_reuse import (
+    STATE_BYTES_PER_TOKEN,
+    STATE_FIXED_BYTES,
+    common_prefix,
+    evaluated,
+    instructions_first,
+    shared_first,
+)
 
 
 def states(*lengths: int) -> int:
@@ -90,3 +97,13 @@ def test_shared_first_puts_the_objective_and_the_hypotheses_before_the_instructi
 def test_shared_first_leaves_a_prompt_without_an_objective_unchanged() -> None:
     text = "Screen the goal below.\n\n## How to fill the plan\n\n1. objective\n"
     assert shared_first(text) == text
+
+
+def test_instructions_first_moves_the_fixed_sections_before_the_data_and_keeps_the_text() -> None:
+    out = instructions_first(PROMPT)
+    assert out.startswith("Decide which of two hypotheses is better.\n\n## How to judge\n\nCompare them.\n\n"
+                          "## Objective")
+    assert out.index("## Objective") < out.index("## Hypothesis 1")
+    assert sorted(out.splitlines()) == sorted(PROMPT.splitlines())
+    assert out.endswith("fine\n")  # the message's own ending
+    assert instructions_first("No sections here.\n") == "No sections here.\n"
