@@ -155,6 +155,7 @@ def run_once(models: str, items: list[str], data_dir: Path, busy: bool = False) 
         log = [json.loads(line) for line in calls.read_text().splitlines() if line.strip()]
         structured = [e for e in log if e.get("schema")]
         run.tokens = {"prompt_evaluated": sum(e["prompt_evaluated"] for e in log),
+                      "prompt_sent": sum(e["prompt_tokens"] for e in log),
                       "generated": sum(e["generated"] for e in log), "calls": len(log),
                       "structured": len(structured), "valid": sum(1 for e in structured if e.get("valid")),
                       "token_seconds": round(token_seconds(log, Speeds(**run.speeds)), 1),
@@ -274,7 +275,9 @@ def print_run(i: int, run: DemoRun, label: str = "") -> None:
           f"{run.notes}")
     if run.tokens:
         t = run.tokens
-        print(f"  tokens: {t['prompt_evaluated']:.0f} prompt evaluated, {t['generated']:.0f} generated in "
+        print(f"  tokens: {t['prompt_evaluated']:.0f} prompt evaluated of {t.get('prompt_sent', 0):.0f} sent (the rest "
+              f"reused from prompt states; `python -m bench.prompt_reuse` counts what more could be), "
+              f"{t['generated']:.0f} generated in "
               f"{t['calls']:.0f} calls; valid structured answers {t['valid']:.0f} of {t['structured']:.0f}; "
               f"threads {t['threads']}; speeds {run.speeds}; token time (the limit) {t['token_seconds']:.1f} s, "
               f"wall / token time {run.wall / max(t['token_seconds'], 1e-9):.2f}")
