@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cosci.config.goal import GOAL_MAX_CHARS
 from cosci.config.investigation import DRAFT_AGENTS, InvestigationConfig, load_investigation
 from cosci.domain import Call
 from cosci.errors import CosciError, GoalRefused
@@ -35,12 +36,19 @@ if TYPE_CHECKING:
     from cosci.sandbox import Isolation
 
 
+BRIEF_MAX_CHARS = GOAL_MAX_CHARS
+"""The longest brief, in characters: a goal's (:data:`~cosci.config.goal.GOAL_MAX_CHARS`), since the brief is screened
+like a goal and quoted into the drafter's calls like one (design.md#draft: a 1.6 MB brief kept the offline screen busy
+for minutes with no output)."""
+
+
 def brief_text(brief: Path | None, data_dir: Path, session: str | None, hypothesis: str | None) -> str:
     """The brief: the file's text, then the session hypothesis (quoted as the researcher's to test), if any.
 
     Raises:
         CosciError: no brief, a file that is not readable text (:func:`read_brief`), ``--hypothesis`` without
-            ``--from-session`` (or the reverse), or a hypothesis the session does not hold (one line).
+            ``--from-session`` (or the reverse), a hypothesis the session does not hold, or a brief longer than
+            :data:`BRIEF_MAX_CHARS` (one line).
     """
     if (session is None) != (hypothesis is None):
         raise CosciError("--from-session and --hypothesis go together (the session and the hypothesis it holds)")
@@ -57,7 +65,11 @@ def brief_text(brief: Path | None, data_dir: Path, session: str | None, hypothes
         if found is None:
             raise CosciError(f"--hypothesis {hypothesis}: session {session} holds no such hypothesis")
         parts.append(f"Test this hypothesis ({hypothesis}):\n{found.title}. {found.statement}")
-    return "\n\n".join(p for p in parts if p)
+    text = "\n\n".join(p for p in parts if p)
+    if len(text) > BRIEF_MAX_CHARS:
+        raise CosciError(f"the brief is {len(text):,} characters long, over the limit of {BRIEF_MAX_CHARS:,} (a brief "
+                         "is a research goal's length: its requirements in a list; data and code belong in the task)")
+    return text
 
 
 def read_brief(brief: Path) -> str:
