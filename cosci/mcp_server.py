@@ -40,6 +40,7 @@ from pydantic import ValidationError
 from cosci.config.load import ConfigError
 from cosci.errors import CosciError, StoreDamaged
 from cosci.session.folder import SessionFolder
+from cosci.session.preflight import resume_plan
 from cosci.store.standing import shown, standing
 
 CLI = [sys.executable, "-c", "from cosci.cli import main; main()"]
@@ -96,9 +97,20 @@ def _budget(value: float) -> float:
 
 
 def _overrides(models: str, experiment: str | None, budget_usd: float | None, overrides: list[str] | None) -> list[str]:
-    """The Hydra overrides of a session's arguments (experiment first: the others win over it)."""
+    """The Hydra overrides of a session's arguments (experiment first: the others win over it).
+
+    Raises:
+        ToolError: an argument is malformed, or an override sets a key an argument sets (``models``, ``experiment``,
+            ``run.budget_usd``): Hydra would keep the argument's value and drop the override without a word.
+    """
     out = [f"experiment={_arg('experiment', experiment, _PRESET, 'an experiment name')}"] if experiment else []
     out += [_arg("overrides", o) for o in overrides or []]
+    named = {"experiment": experiment, "models": models, "run.budget_usd": budget_usd}
+    for o in overrides or []:  # an override of a key an argument sets would lose to it without a word
+        key = o.split("=", 1)[0].lstrip("+~")
+        if named.get(key) is not None:
+            arg = "budget_usd" if key == "run.budget_usd" else key
+            raise ToolError(f"overrides: {o!r} sets {key}, which the {arg} argument sets; give it once, as {arg}")
     out += [f"models={_arg('models', models, _PRESET, 'a models preset')}"]
     return out + ([f"run.budget_usd={_budget(budget_usd):g}"] if budget_usd is not None else [])
 
@@ -296,6 +308,10 @@ def build(data_dir: Path) -> MCPServer:  # noqa: C901  (one nested function per 
         folder = cosci.folder(session)
         if folder.is_running():
             return cosci.run("resume", folder.session_id)
+        try:  # `cosci resume`'s own refusal (a finished session), said here: the spawned process has no caller
+            resume_plan(folder)
+        except CosciError as exc:
+            raise ToolError(str(exc)) from None
         cosci.spawn("resume", folder.session_id)
         return f"{folder.session_id}: resuming in its own process"
 
@@ -344,4 +360,21 @@ def serve(data_dir: Path, http_port: int | None = None) -> None:
     if http_port is None:
         server.run()
     else:
+        _check_port(http_port)
         server.run("streamable-http", host="127.0.0.1", port=http_port)
+
+
+def _check_port(port: int) -> None:
+    """Raises CosciError (one line, exit 2) when 127.0.0.1:``port`` cannot be listened on (taken, not a port), as
+    ``cosci serve`` says it; the SDK's server would print uvicorn's error and exit with 3, the refusal's code."""
+    import socket
+
+    if not 0 < port < 65536:
+        raise CosciError(f"--http {port}: give a TCP port, 1-65535")
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds: a port in TIME_WAIT is free
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError as exc:
+            raise CosciError(f"--http {port}: cannot listen there ({exc.strerror or exc}); choose another port") \
+                from None
