@@ -220,10 +220,31 @@ def check_lifecycle(tiers: Mapping[str, str], book: Catalogue, today: dt.date) -
                                  f"send ({_shown(entry)}); pick another model")
         if entry is None or entry.shutdown is None or entry.shutdown > today:
             continue
-        instead = (f"use {entry.replacement} (models.tiers.{tier}.model={entry.replacement})" if entry.replacement
-                   else "pick a served model")
+        instead = _instead(tier, entry, book, today)
         raise CatalogueError(f"models.tiers.{tier}: {model} was shut down on {entry.shutdown.isoformat()} "
                              f"({_shown(entry)}); {instead}")
+
+
+def _usable(model: str, book: Catalogue, today: dt.date) -> str:
+    """Why cosci cannot route to ``model`` (``"refuses a forced tool…"``, ``"was shut down…"``), "" when it can."""
+    entry = book.entry(model)
+    if entry is None:
+        return ""
+    if not entry.forced_tool_use:
+        return "refuses a forced tool, which cosci's record calls send"
+    if entry.shutdown is not None and entry.shutdown <= today:
+        return f"was shut down on {entry.shutdown.isoformat()}"
+    return ""
+
+
+def _instead(tier: str, entry: CatalogueEntry, book: Catalogue, today: dt.date) -> str:
+    """What to use instead of a shut-down model: its provider's replacement when cosci can route to it, else why
+    not (a replacement that refuses a forced tool was once advised, and then refused by the next command)."""
+    if not entry.replacement:
+        return "pick a served model"
+    if why := _usable(entry.replacement, book, today):
+        return f"its replacement {entry.replacement} {why}: pick another served model"
+    return f"use {entry.replacement} (models.tiers.{tier}.model={entry.replacement})"
 
 
 def lifecycle_warnings(tiers: Mapping[str, str], book: Catalogue, today: dt.date) -> list[str]:
@@ -237,7 +258,9 @@ def lifecycle_warnings(tiers: Mapping[str, str], book: Catalogue, today: dt.date
         seen.add(model)
         days = (entry.shutdown - today).days
         if 0 < days <= WARN_DAYS:
-            then = f"; move to {entry.replacement}" if entry.replacement else ""
+            why = _usable(entry.replacement, book, today) if entry.replacement else ""
+            then = (f"; its replacement {entry.replacement} {why}" if why else f"; move to {entry.replacement}") \
+                if entry.replacement else ""
             lines.append(f"warning: {model} shuts down on {entry.shutdown.isoformat()}, in {days} day"
                          f"{'s' if days != 1 else ''} ({_shown(entry)}){then}")
     return lines

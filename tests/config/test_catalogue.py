@@ -113,6 +113,25 @@ def test_a_model_past_its_shutdown_refuses_in_one_line_naming_date_and_replaceme
     check_lifecycle({"cheap": "new/m"}, shipped, TODAY)  # the replacement passes
 
 
+def test_a_replacement_cosci_cannot_route_to_is_not_advised(tmp_path: Path) -> None:
+    """A fresh user followed the advice "use anthropic/claude-sonnet-5-5" for a shut-down model and the next command
+    refused it (it refuses a forced tool): a replacement cosci cannot route to, refusing a forced tool or shut down
+    itself, is named with why, never as the model to set; the warning before a shutdown says the same."""
+    shipped = book(tmp_path, old__m={"shutdown": "2026-10-23", "replacement": "new/m"},
+                   new__m={"forced_tool_use": False}, gone__m={"shutdown": "2026-10-23", "replacement": "older/m"},
+                   older__m={"shutdown": "2026-09-01"},
+                   soon__m={"shutdown": (TODAY + dt.timedelta(days=3)).isoformat(), "replacement": "new/m"})
+    with pytest.raises(CatalogueError) as info:
+        check_lifecycle({"strong": "old/m"}, shipped, TODAY)
+    line = str(info.value)
+    assert "its replacement new/m refuses a forced tool" in line and "models.tiers.strong.model=new/m" not in line
+    with pytest.raises(CatalogueError, match="its replacement older/m was shut down on 2026-09-01"):
+        check_lifecycle({"strong": "gone/m"}, shipped, TODAY)
+    warned = lifecycle_warnings({"strong": "soon/m"}, shipped, TODAY)
+    assert len(warned) == 1 and "its replacement new/m refuses a forced tool" in warned[0]
+    assert "move to" not in warned[0]
+
+
 def test_a_dated_snapshot_shuts_down_with_its_model(tmp_path: Path) -> None:
     shipped = book(tmp_path, a__m={"shutdown": "2026-10-23"})
     with pytest.raises(CatalogueError, match="a/m-20250929 was shut down on 2026-10-23"):
