@@ -140,12 +140,13 @@ class Readings:
 
     def basic_chemistry(self, text: str) -> bool:
         """Whether ``text`` asks for a synthesis or stabilisation (``chemistry``) of an object that is no threat: no
-        agent or class word of any category is named, and no people, place or weapon use (``harm_objects``). The
-        rule for a window naming no agent does not act on it (docs/design.md#safety-screen, "Mechanism and
-        object")."""
+        agent or class word of any category is named, and no people, place or weapon use (``harm_objects``), and no
+        cover story, concealment or evasion (``weapon_use``: "a vaccine factory as a front; the steps to produce the
+        live agent" is no basic chemistry). The rule for a window naming no agent does not act on it
+        (docs/design.md#safety-screen, "Mechanism and object"; a reading that only lifts refusals yields to a cover)."""
         norm = normalise(text)
         asked = self.chemistry.first(norm) or self.countermeasures.first(norm)
-        return bool(asked) and not self.harm_objects.first(norm) and not any(
+        return bool(asked) and not self.harm_objects.first(norm) and not self.weapon_use.first(norm) and not any(
             rule.named(norm) for rule in self.rules.values())
 
     def purposes(self, text: str) -> list[str]:
