@@ -126,10 +126,7 @@ def _sync(folder: SessionFolder, store: SessionStore) -> None:
 
 
 def _rating_args(ids: Sequence[str], prefer: str | None, score: str | None, name: Name = flag) -> None:
-    """Raises CosciError unless the rating is two ids with ``prefer`` or one id with a ``score`` of 1-5 (no id, or
-    an empty one, as an empty web form sends, is said as such: it read "one hypothesis needs Score 1-5")."""
-    if not ids or not all(str(i).strip() for i in ids):
-        raise CosciError("no hypothesis given: name the one to score (H-...) or the two to compare")
+    """Raises CosciError unless the rating is two ids with ``prefer`` or one id with a ``score`` of 1-5."""
     if len(ids) == 2 and prefer is None:
         raise CosciError(f"two hypotheses need {name('prefer')} a|b|tie")
     if len(ids) == 1 and score is None:

@@ -112,6 +112,8 @@ async def rate(request: Request, sid: str) -> HTMLResponse:
     form = await posted(request)
     session = _session(request, sid)
     a, b = _id(form, "a"), _id(form, "b") or None
+    if not a:  # an empty form read "one hypothesis needs Score 1-5" (fresh user)
+        raise Refused("no hypothesis given: choose the one to score, or the two to compare")
     prefer, score = text(form, "prefer") or None, text(form, "score").strip() or None
     recorded = await asyncio.to_thread(lambda: session.rate(a, b, prefer=prefer, score=score,  # type: ignore[arg-type]
                                                             why=text(form, "why")))
