@@ -39,9 +39,9 @@ from pydantic import ValidationError
 
 from cosci.config.load import ConfigError
 from cosci.errors import CosciError, StoreDamaged
+from cosci.mcp_support import check_port, ended, hypothesis, leaderboard
 from cosci.session.folder import SessionFolder
 from cosci.session.preflight import resume_plan
-from cosci.store.standing import shown, standing
 
 CLI = [sys.executable, "-c", "from cosci.cli import main; main()"]
 ENDED = ("done", "refused", "failed", "stopped", "stopped (abort asked)")  # shown statuses of no running process
@@ -198,44 +198,6 @@ class Cosci:
         return lines[-1] if lines else f"cosci run exited with {code}"
 
 
-def ended(folder: SessionFolder, status: str) -> str:
-    """``status``, and for a refused or failed session its stop reason (and a refused goal's verdict line)."""
-    if status not in ("refused", "failed"):
-        return status
-    with folder.store(read_only=True) as store:
-        reason = store.sessions.get().stop_reason
-        verdict = store.safety.latest("goal") if status == "refused" else None
-    return f"{status}: {reason or 'no stop reason recorded'}" + (f"; {verdict.line()}" if verdict else "")
-
-
-def leaderboard(folder: SessionFolder) -> list[dict[str, Any]]:
-    """The current standing (design.md#report): rank, id, title, BT score, Elo, matches, state."""
-    with folder.store(read_only=True) as store:
-        current = standing(store)
-        by_id = {h.id: shown(h) for h in store.hypotheses.all()}
-        rows = []
-        for rank, e in enumerate([*current.ranked, *current.apart], 1):
-            h = by_id[e.id]
-            rows.append({"rank": rank if rank <= len(current.ranked) else None, "id": e.id, "title": h.title,
-                         "bt_score": e.bt_text() or None, "elo": round(h.elo, 1), "state": h.state})
-        return rows
-
-
-def hypothesis(folder: SessionFolder, hid: str) -> dict[str, Any]:
-    """One hypothesis (as every reader outside the store shows it), its reviews and its falsification contract."""
-    with folder.store(read_only=True) as store:
-        found = next((h for h in store.hypotheses.all() if h.id.lower() == hid.lower()), None)
-        if found is None:
-            raise ToolError(f"hypothesis_id: {hid} is not a hypothesis of session {folder.session_id}")
-        h = shown(found)
-        reviews = [{"mode": r.mode, "verdict": r.verdict, "scores": r.scores}
-                   for r in store.hypotheses.reviews() if r.hypothesis_id == h.id] if h.state != "quarantined" else []
-        return {"id": h.id, "title": h.title, "statement": h.statement, "mechanism": h.mechanism,
-                "state": h.state, "elo": h.elo, "citations": h.citations, "reviews": reviews,
-                "falsification": {"decisive_experiment": h.decisive_experiment, "predicted_result": h.predicted_result,
-                                  "refuting_result": h.refuting_result}}
-
-
 def build(data_dir: Path) -> MCPServer:  # noqa: C901  (one nested function per MCP tool)
     """The server and its tools on ``data_dir`` (see module docstring)."""
     cosci = Cosci(data_dir)
@@ -270,7 +232,10 @@ def build(data_dir: Path) -> MCPServer:  # noqa: C901  (one nested function per 
     @server.tool(description="One hypothesis with its reviews, citations and falsification contract.")
     def get_hypothesis(session: str, hypothesis_id: str) -> str:
         hid = _arg("hypothesis_id", hypothesis_id, _HYPOTHESIS, "a hypothesis id (H-...)")
-        return json.dumps(hypothesis(cosci.folder(session), hid), ensure_ascii=False, default=str)
+        try:
+            return json.dumps(hypothesis(cosci.folder(session), hid), ensure_ascii=False, default=str)
+        except CosciError as exc:
+            raise ToolError(str(exc)) from None
 
     @server.tool(description="Rate: prefer one of two hypotheses (prefer a, b or tie), or score one from 1 to 5.")
     def rate(session: str, hypothesis_a: str, hypothesis_b: str | None = None, prefer: str | None = None,
@@ -360,21 +325,5 @@ def serve(data_dir: Path, http_port: int | None = None) -> None:
     if http_port is None:
         server.run()
     else:
-        _check_port(http_port)
+        check_port(http_port)
         server.run("streamable-http", host="127.0.0.1", port=http_port)
-
-
-def _check_port(port: int) -> None:
-    """Raises CosciError (one line, exit 2) when 127.0.0.1:``port`` cannot be listened on (taken, not a port), as
-    ``cosci serve`` says it; the SDK's server would print uvicorn's error and exit with 3, the refusal's code."""
-    import socket
-
-    if not 0 < port < 65536:
-        raise CosciError(f"--http {port}: give a TCP port, 1-65535")
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds: a port in TIME_WAIT is free
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError as exc:
-            raise CosciError(f"--http {port}: cannot listen there ({exc.strerror or exc}); choose another port") \
-                from None

@@ -143,13 +143,13 @@ def test_a_taken_http_port_is_one_line_not_uvicorns_error() -> None:
     import socket
 
     from cosci.errors import CosciError
-    from cosci.mcp_server import _check_port
+    from cosci.mcp_support import check_port
 
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
         with pytest.raises(CosciError, match=f"--http {port}: cannot listen there"):
-            _check_port(port)
+            check_port(port)
     with pytest.raises(CosciError, match="give a TCP port"):
-        _check_port(70000)
+        check_port(70000)

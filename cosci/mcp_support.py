@@ -1,0 +1,72 @@
+"""What ``cosci mcp`` (:mod:`cosci.mcp_server`) does without the MCP SDK: the session readers its tools return (a
+finished session's status line, the leaderboard, one hypothesis; read-only, design.md#mcp-server) and the check of
+the HTTP port before it listens."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cosci.errors import CosciError
+from cosci.session.folder import SessionFolder
+from cosci.store.standing import shown, standing
+
+
+def ended(folder: SessionFolder, status: str) -> str:
+    """``status``, and for a refused or failed session its stop reason (and a refused goal's verdict line)."""
+    if status not in ("refused", "failed"):
+        return status
+    with folder.store(read_only=True) as store:
+        reason = store.sessions.get().stop_reason
+        verdict = store.safety.latest("goal") if status == "refused" else None
+    return f"{status}: {reason or 'no stop reason recorded'}" + (f"; {verdict.line()}" if verdict else "")
+
+
+def leaderboard(folder: SessionFolder) -> list[dict[str, Any]]:
+    """The current standing (design.md#report): rank, id, title, BT score, Elo, matches, state."""
+    with folder.store(read_only=True) as store:
+        current = standing(store)
+        by_id = {h.id: shown(h) for h in store.hypotheses.all()}
+        rows = []
+        for rank, e in enumerate([*current.ranked, *current.apart], 1):
+            h = by_id[e.id]
+            rows.append({"rank": rank if rank <= len(current.ranked) else None, "id": e.id, "title": h.title,
+                         "bt_score": e.bt_text() or None, "elo": round(h.elo, 1), "state": h.state})
+        return rows
+
+
+def hypothesis(folder: SessionFolder, hid: str) -> dict[str, Any]:
+    """One hypothesis (as every reader outside the store shows it), its reviews and its falsification contract.
+
+    Raises:
+        CosciError: the session holds no hypothesis ``hid`` (one line naming the argument).
+    """
+    with folder.store(read_only=True) as store:
+        found = next((h for h in store.hypotheses.all() if h.id.lower() == hid.lower()), None)
+        if found is None:
+            raise CosciError(f"hypothesis_id: {hid} is not a hypothesis of session {folder.session_id}")
+        h = shown(found)
+        reviews = [{"mode": r.mode, "verdict": r.verdict, "scores": r.scores}
+                   for r in store.hypotheses.reviews() if r.hypothesis_id == h.id] if h.state != "quarantined" else []
+        return {"id": h.id, "title": h.title, "statement": h.statement, "mechanism": h.mechanism,
+                "state": h.state, "elo": h.elo, "citations": h.citations, "reviews": reviews,
+                "falsification": {"decisive_experiment": h.decisive_experiment, "predicted_result": h.predicted_result,
+                                  "refuting_result": h.refuting_result}}
+
+
+def check_port(port: int) -> None:
+    """Raises CosciError (one line, exit 2) when 127.0.0.1:``port`` cannot be listened on (taken, not a port), as
+    ``cosci serve`` says it; the SDK's server would print uvicorn's error and exit with 3, the refusal's code."""
+    import socket
+
+    if not 0 < port < 65536:
+        raise CosciError(f"--http {port}: give a TCP port, 1-65535")
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds: a port in TIME_WAIT is free
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError as exc:
+            raise CosciError(f"--http {port}: cannot listen there ({exc.strerror or exc}); choose another port") \
+                from None
+
+
+__all__ = ["check_port", "ended", "hypothesis", "leaderboard"]
