@@ -42,6 +42,11 @@ like a goal and quoted into the drafter's calls like one (design.md#draft: a 1.6
 for minutes with no output)."""
 
 
+BRIEF_READ_BYTES = 1 << 20
+"""The most of a brief file read (1 MiB): room for :data:`BRIEF_MAX_CHARS` characters of any script with whitespace
+around them; a larger file, a device or an endless stream is refused before it fills memory."""
+
+
 def brief_text(brief: Path | None, data_dir: Path, session: str | None, hypothesis: str | None) -> str:
     """The brief: the file's text, then the session hypothesis (quoted as the researcher's to test), if any.
 
@@ -76,12 +81,18 @@ def read_brief(brief: Path) -> str:
     """The text of brief file ``brief``, surrounding whitespace dropped.
 
     Raises:
-        CosciError: the file cannot be read, is not UTF-8, or holds a NUL byte or another control character than a
-            line break or a tab (a binary file, or UTF-16 text, which decodes as UTF-8 with a NUL after each letter
-            and would be drafted from as garbled text; design.md#draft). One line.
+        CosciError: the file cannot be read, holds over :data:`BRIEF_READ_BYTES`, is not UTF-8, or holds a NUL
+            byte or another control character than a line break or a tab (a binary file, or UTF-16 text, which
+            decodes as UTF-8 with a NUL after each letter and would be drafted from as garbled text;
+            design.md#draft). One line.
     """
     try:
-        text = brief.expanduser().read_text(encoding="utf-8").strip()
+        with brief.expanduser().open("rb") as fh:  # at most a cap's worth: /dev/zero or a 1 GB file read whole hung
+            data = fh.read(BRIEF_READ_BYTES + 1)
+        if len(data) > BRIEF_READ_BYTES:
+            raise CosciError(f"--brief {brief}: holds over {BRIEF_READ_BYTES:,} bytes; a brief is at most "
+                             f"{BRIEF_MAX_CHARS:,} characters (a research goal's length)")
+        text = data.decode("utf-8").strip()
     except UnicodeDecodeError:
         raise CosciError(f"--brief {brief}: is not UTF-8 text (a binary file, or another encoding); save the brief "
                          "as UTF-8 text") from None

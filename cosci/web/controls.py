@@ -112,6 +112,8 @@ async def rate(request: Request, sid: str) -> HTMLResponse:
     form = await posted(request)
     session = _session(request, sid)
     a, b = _id(form, "a"), _id(form, "b") or None
+    if not a and b:  # one hypothesis given in the second field: it is the one rated
+        a, b = b, None
     if not a:  # an empty form read "one hypothesis needs Score 1-5" (fresh user)
         raise Refused("no hypothesis given: choose the one to score, or the two to compare")
     prefer, score = text(form, "prefer") or None, text(form, "score").strip() or None

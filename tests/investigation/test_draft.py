@@ -190,13 +190,14 @@ def test_a_brief_file_that_is_not_text_with_a_requirement_is_one_line(
 
 def test_a_brief_over_a_goals_length_is_one_line_before_any_screen_or_call(
         tmp_path: Path, fake: FakeBackend, capsys: pytest.CaptureFixture[str]) -> None:
-    """A brief of 20,000 list items (a fresh user's 1.6 MB file kept the offline screen busy for minutes): one line
+    """A brief of 5,000 list items (a fresh user's 1.6 MB one kept the offline screen busy for minutes): one line
     naming its length and the limit, exit 2, no call, nothing written; a brief at the limit is read."""
+    from cosci.errors import CosciError
     from cosci.investigation.draft_command import BRIEF_MAX_CHARS, brief_text
 
     item = "- Requirement {}: minimise the error of estimator number {} on held-out data.\n"
     brief, data = tmp_path / "brief.md", tmp_path / "data"
-    brief.write_text("# Brief\n" + "".join(item.format(i, i) for i in range(20_000)))
+    brief.write_text("# Brief\n" + "".join(item.format(i, i) for i in range(5_000)))
     with pytest.raises(SystemExit) as exit_:
         main(["--data-dir", str(data), "investigate", "draft", "--brief", str(brief), "models=fake"])
     assert exit_.value.code == 2
@@ -205,6 +206,8 @@ def test_a_brief_over_a_goals_length_is_one_line_before_any_screen_or_call(
     assert fake.calls == [] and not data.exists()
     brief.write_text("x" * BRIEF_MAX_CHARS)
     assert len(brief_text(brief, data, None, None)) == BRIEF_MAX_CHARS
+    with pytest.raises(CosciError, match="holds over 1,048,576 bytes"):  # read no further: /dev/zero hung
+        brief_text(Path("/dev/zero"), data, None, None)
 
 
 def test_a_wrong_session_id_is_one_line_and_writes_nothing(tmp_path: Path, fake: FakeBackend,

@@ -214,6 +214,8 @@ def test_rate_a_pair_and_the_refusals(copy: Sessions) -> None:
         assert code == 400 and "the preference must be one of a, b, tie" in text and "--" not in text
         code, text = post(client, f"/sessions/{copy.done}/rate", a="", b="", prefer="a")  # the form sent empty
         assert code == 400 and "no hypothesis given" in text and "Score" not in text, text
+        code, text = post(client, f"/sessions/{copy.done}/rate", a="", b=b, prefer="a")  # the one given is rated
+        assert code == 400 and "needs Score 1-5" in text and "no hypothesis given" not in text, text
         assert written(copy.data) == before
 
 
