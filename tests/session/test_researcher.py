@@ -381,12 +381,13 @@ def test_a_preference_rated_while_the_session_runs_reaches_its_bradley_terry_fit
         assert after[lower2][0] - after[upper2][0] > gap[lower2] - gap[upper2]
         gone = [h for h in (lower, upper) if h not in after]
         # the pair rated mid-session: a parent its evolved child beats is retired and leaves the fit (timing decides
-        # whether that happens to the rated pair); otherwise the stored fit follows the rating unless the later
-        # rating was of the same pair (the current preference of a pair is its last)
+        # whether that happens to the rated pair); otherwise the rating moves the stored fit's gap in its direction
+        # unless the later rating was of the same pair (the current preference of a pair is its last). The pair's
+        # order itself is not asserted: the session played on after the rating, and its later verdicts may reverse
+        # a pair that was the closest when it was rated (CI saw this once in about 40 runs)
         assert all(store.hypotheses.get(h).state == "retired" for h in gone), gone  # type: ignore[union-attr]
         if not gone and {lower, upper} != {lower2, upper2}:
             gap = gap_without((lower, upper))
-            assert after[lower][0] > after[upper][0]  # the session's own stored fit, in the rated direction
             assert after[lower][0] - after[upper][0] > gap[lower] - gap[upper]
     finally:
         store.close()
