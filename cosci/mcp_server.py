@@ -39,7 +39,7 @@ from pydantic import ValidationError
 
 from cosci.config.load import ConfigError
 from cosci.errors import CosciError, StoreDamaged
-from cosci.mcp_support import check_port, ended, hypothesis, leaderboard
+from cosci.mcp_support import check_port, clash, ended, hypothesis, leaderboard
 from cosci.session.folder import SessionFolder
 from cosci.session.preflight import resume_plan
 
@@ -96,22 +96,24 @@ def _budget(value: float) -> float:
     return float(value)
 
 
-def _overrides(models: str, experiment: str | None, budget_usd: float | None, overrides: list[str] | None) -> list[str]:
-    """The Hydra overrides of a session's arguments (experiment first: the others win over it).
+def _overrides(models: str | None, experiment: str | None, budget_usd: float | None,
+               overrides: list[str] | None) -> list[str]:
+    """The Hydra overrides of a session's arguments (experiment first: the others win over it); ``models`` None
+    leaves the preset to an override or the default (``local``).
 
     Raises:
         ToolError: an argument is malformed, or an override sets a key an argument sets (``models``, ``experiment``,
-            ``run.budget_usd``): Hydra would keep the argument's value and drop the override without a word.
+            ``run.budget_usd``, also inside a node: ``run={budget_usd:2}``): Hydra would keep the argument's value
+            and drop the override's without a word.
     """
     out = [f"experiment={_arg('experiment', experiment, _PRESET, 'an experiment name')}"] if experiment else []
     out += [_arg("overrides", o) for o in overrides or []]
     named = {"experiment": experiment, "models": models, "run.budget_usd": budget_usd}
     for o in overrides or []:  # an override of a key an argument sets would lose to it without a word
-        key = o.split("=", 1)[0].lstrip("+~")
-        if named.get(key) is not None:
+        if key := clash(o, {k for k, v in named.items() if v is not None}):
             arg = "budget_usd" if key == "run.budget_usd" else key
             raise ToolError(f"overrides: {o!r} sets {key}, which the {arg} argument sets; give it once, as {arg}")
-    out += [f"models={_arg('models', models, _PRESET, 'a models preset')}"]
+    out += [f"models={_arg('models', models, _PRESET, 'a models preset')}"] if models is not None else []
     return out + ([f"run.budget_usd={_budget(budget_usd):g}"] if budget_usd is not None else [])
 
 
@@ -205,9 +207,9 @@ def build(data_dir: Path) -> MCPServer:  # noqa: C901  (one nested function per 
         "An AI co-scientist: start a research session on a goal, follow it, read its leaderboard and hypotheses, "
         "rate them and report lab results."))
 
-    @server.tool(description="Pre-flight cost estimate of a session: models preset, optional experiment, budget cap "
-                 "in USD and Hydra overrides (as start_session takes them).")
-    def estimate(models: str = "local", experiment: str | None = None, budget_usd: float | None = None,
+    @server.tool(description="Pre-flight cost estimate of a session: models preset (default local), optional "
+                 "experiment, budget cap in USD and Hydra overrides (as start_session takes them).")
+    def estimate(models: str | None = None, experiment: str | None = None, budget_usd: float | None = None,
                  overrides: list[str] | None = None) -> str:
         return cosci.run("estimate", *_overrides(models, experiment, budget_usd, overrides))
 

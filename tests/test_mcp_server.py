@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -135,6 +136,14 @@ def test_an_override_of_a_key_an_argument_sets_is_refused_not_dropped() -> None:
             _overrides("fake", "demo", 1.0, [given])
     assert _overrides("fake", None, 1.0, ["run.seed=7"]) == ["run.seed=7", "models=fake", "run.budget_usd=1"]
     assert _overrides("fake", None, None, ["run.budget_usd=3"])[0] == "run.budget_usd=3"
+    # inside a node the override sets whole: Hydra merged it and the argument's value won without a word
+    with pytest.raises(ToolError, match=re.escape("'run={budget_usd:abc}' sets run.budget_usd, which the budget_usd")):
+        _overrides("fake", None, 1.0, ["run={budget_usd:abc}"])
+    with pytest.raises(ToolError, match=r"sets run\.budget_usd"):
+        _overrides("fake", None, 1.0, ["+run={max_hypotheses:3,budget_usd:2}"])
+    assert _overrides("fake", None, 1.0, ["run={max_hypotheses:3}"])[0] == "run={max_hypotheses:3}"
+    # estimate's models left out: an override names the preset, and no argument is blamed for it
+    assert _overrides(None, None, None, ["models=opus"]) == ["models=opus"]
 
 
 def test_a_taken_http_port_is_one_line_not_uvicorns_error() -> None:

@@ -299,6 +299,9 @@ def with_catalogue_facts(data: dict[Any, Any], book: Catalogue, heldout: Heldout
     """
     if not isinstance(data.get("models"), dict):
         return
+    tiers = data["models"].get("tiers")
+    if tiers is not None and not (isinstance(tiers, dict) and all(isinstance(t, dict) for t in tiers.values())):
+        return  # `models.tiers=local` (a string): the config's own validation names the key in one line
     try:
         data["models"] = who_classifies(fill_tiers(data["models"], book), book, heldout or current_heldout(),
                                         frozen=frozen)

@@ -249,3 +249,15 @@ def test_a_frozen_config_on_a_retired_model_is_read_but_not_resumed(monkeypatch:
     assert frozen_config(snapshot, tmp_path).models.tiers["cheap"].model == "cosci-fake/cheap"
     with pytest.raises(ConfigError, match="shut down on 2026-12-01"):
         frozen_config(snapshot, tmp_path, lifecycle=True)
+
+
+@pytest.mark.parametrize(("override", "line"), [
+    ("models.tiers=local", "models.tiers: Input should be a valid dictionary"),
+    ("models.tiers.strong=local", "models.tiers.strong: Input should be a valid dictionary"),
+])
+def test_tiers_given_as_a_word_are_one_line_not_a_traceback(override: str, line: str) -> None:
+    """``models.tiers=local`` (meant ``models=local``) is named by the config's validation, not an AttributeError
+    from filling the tiers' catalogue facts."""
+    with pytest.raises(ConfigError) as info:
+        validate(compose(["experiment=demo", "models=fake", override]))
+    assert str(info.value).startswith(line), str(info.value)
