@@ -37,9 +37,10 @@ from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.types import CallToolResult, InputRequiredResult
 from pydantic import ValidationError
 
+from cosci.config.layers import override_sets
 from cosci.config.load import ConfigError
 from cosci.errors import CosciError, StoreDamaged
-from cosci.mcp_support import check_port, clash, ended, hypothesis, leaderboard
+from cosci.mcp_support import check_port, ended, hypothesis, leaderboard
 from cosci.session.folder import SessionFolder
 from cosci.session.preflight import resume_plan
 
@@ -110,7 +111,7 @@ def _overrides(models: str | None, experiment: str | None, budget_usd: float | N
     out += [_arg("overrides", o) for o in overrides or []]
     named = {"experiment": experiment, "models": models, "run.budget_usd": budget_usd}
     for o in overrides or []:  # an override of a key an argument sets would lose to it without a word
-        if key := clash(o, {k for k, v in named.items() if v is not None}):
+        if key := override_sets(o, {k for k, v in named.items() if v is not None}):
             arg = "budget_usd" if key == "run.budget_usd" else key
             raise ToolError(f"overrides: {o!r} sets {key}, which the {arg} argument sets; give it once, as {arg}")
     out += [f"models={_arg('models', models, _PRESET, 'a models preset')}"] if models is not None else []

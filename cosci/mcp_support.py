@@ -70,31 +70,3 @@ def check_port(port: int) -> None:
 
 
 __all__ = ["check_port", "ended", "hypothesis", "leaderboard"]
-
-
-def clash(override: str, keys: set[str]) -> str | None:
-    """The key of ``keys`` that ``override`` sets: by its own key, or inside a node it sets (``run={budget_usd:2}``
-    sets ``run.budget_usd``). An override Hydra cannot parse clashes with none (the composition names its error)."""
-    from hydra.core.override_parser.overrides_parser import OverridesParser
-    from hydra.errors import HydraException
-
-    try:
-        parsed = OverridesParser.create().parse_override(override)
-    except HydraException:
-        return None
-    key = parsed.key_or_group
-    if key in keys:
-        return key
-    value = parsed.value() if not parsed.is_sweep_override() else None
-    for wanted in sorted(keys):
-        node: Any = value
-        if not wanted.startswith(f"{key}."):
-            continue
-        for part in wanted.removeprefix(f"{key}.").split("."):
-            node = node.get(part, _ABSENT) if isinstance(node, dict) else _ABSENT
-        if node is not _ABSENT:
-            return wanted
-    return None
-
-
-_ABSENT = object()

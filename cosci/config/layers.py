@@ -235,3 +235,31 @@ def layer_of(key: str, cwd: Path | None = None) -> Path | None:
     """The layer file whose value of ``key`` applies when the command line does not set it, or None."""
     found = [path for path, k, _ in layer_overrides((), cwd) if k == key]
     return found[-1] if found else None
+
+
+def override_sets(override: str, keys: set[str]) -> str | None:
+    """The key of ``keys`` that ``override`` sets: by its own key, or inside a node it sets (``run={budget_usd:2}``
+    sets ``run.budget_usd``). An override Hydra cannot parse clashes with none (the composition names its error)."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.errors import HydraException
+
+    try:
+        parsed = OverridesParser.create().parse_override(override)
+    except HydraException:
+        return None
+    key = parsed.key_or_group
+    if key in keys:
+        return key
+    value = parsed.value() if not parsed.is_sweep_override() else None
+    for wanted in sorted(keys):
+        node: Any = value
+        if not wanted.startswith(f"{key}."):
+            continue
+        for part in wanted.removeprefix(f"{key}.").split("."):
+            node = node.get(part, _ABSENT) if isinstance(node, dict) else _ABSENT
+        if node is not _ABSENT:
+            return wanted
+    return None
+
+
+_ABSENT = object()
