@@ -463,6 +463,20 @@ async def test_an_openai_compatible_family_sends_its_form(wire: respx.MockRouter
     assert resp.tool_calls[0].name == "paper_search"
 
 
+async def test_a_tiers_key_variable_is_the_key_sent(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """``openai_compatible`` names its key OPENAI_COMPATIBLE_API_KEY; LiteLLM's ``openai/`` provider reads only
+    OPENAI_API_KEY, so without it every call failed "Missing credentials" (145 attempts, then the session failed)."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with replayed_wire(monkeypatch, ["OPENAI_COMPATIBLE_API_KEY"]) as router:
+        monkeypatch.setenv("OPENAI_COMPATIBLE_API_KEY", "sk-lab-gateway")
+        h = family(tmp_path, "openai_compatible")
+        route = router.post("http://localhost:8000/v1/chat/completions").mock(
+            return_value=httpx.Response(200, json=TOOL_CALLS_BODY))
+        await h.gateway.complete(spec_for(h.gateway, "generation", "literature", "Who was Frederick Bates?"))
+    assert route.calls.last.request.headers["authorization"] == "Bearer sk-lab-gateway"
+    assert "sk-lab-gateway" not in json.dumps([r.request for r in h.records])  # the transcript keeps no key
+
+
 # --- errors that can never succeed ----------------------------------------------------------------------------------
 async def test_a_recorded_400_is_permanent_and_names_the_providers_message(wire: respx.MockRouter,
                                                                            tmp_path: Path) -> None:

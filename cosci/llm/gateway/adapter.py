@@ -225,6 +225,8 @@ class Gateway:
         """One provider call: streamed for a long answer (:mod:`.streaming`), else whole under its deadline (a
         deadline, not LiteLLM's per-read timeout). Returns ``(ModelResponse, first-token seconds or None)``."""
         mark_phase("model call")  # the start-up bench's last phase (cosci.startup)
+        if route.api_key_env and (key := os.environ.get(route.api_key_env)):  # LiteLLM reads only its provider's
+            kwargs = {**kwargs, "api_key": key}  # own variable (OPENAI_API_KEY), not a tier's (design.md#routing)
         limit = deadline(route)
         if route.stream and limit is not None:
             return await stream_completion(kwargs, deadline=limit, idle=route.idle_seconds,
