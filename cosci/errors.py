@@ -31,6 +31,16 @@ class UnknownModel(CosciError):
         self.model = model
 
 
+class ServerUnreachable(CosciError):
+    """A tier's local server (``api_base`` on this machine) refuses connections: nothing listens there."""
+
+    def __init__(self, tier: str, api_base: str) -> None:
+        super().__init__(f"models.tiers.{tier}.api_base: nothing listens at {api_base} (connection refused); start "
+                         "the server (e.g. `ollama serve`) or set api_base to where it listens")
+        self.tier = tier
+        self.api_base = api_base
+
+
 class DataDirUnusable(CosciError):
     """``paths.data_dir`` cannot be created or written (sessions, MLflow and Prefect all live under it)."""
 

@@ -173,7 +173,7 @@ def run_session(
     ensure_server(home, wait=False)
     quiet_logging()  # before the imports below log anything (faiss, mlflow)
     from cosci.llm.gateway.estimate import estimate_session
-    from cosci.llm.gateway.providers import check_models
+    from cosci.llm.gateway.providers import check_models, check_servers
     from flows.session import session_flow
 
     mark("imports")
@@ -181,6 +181,7 @@ def run_session(
 
     models_choice = str((choices or {}).get("models") or config.models.name)
     estimate = None
+    check_servers(config)  # a local server that is down: one line now, not minutes of retried calls
     if resume_id is None:
         check_models(config)  # before the estimate: a model that cannot be called is the one line printed
         estimate = estimate_session(config).line()  # printed once the goal screen passed (a refusal prints alone)

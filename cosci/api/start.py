@@ -21,13 +21,13 @@ from typing import TypeVar
 from cosci.api import arguments as check
 from cosci.config.load import compose, validate
 from cosci.config.schema import CosciConfig
-from cosci.errors import CosciError, MissingApiKey, UnknownModel
+from cosci.errors import CosciError, MissingApiKey, ServerUnreachable, UnknownModel
 from cosci.session import preflight as rules
 from cosci.session.summary import SessionSummary
 
 T = TypeVar("T")
 
-BEFORE_ANY_SESSION = (MissingApiKey, UnknownModel)
+BEFORE_ANY_SESSION = (MissingApiKey, UnknownModel, ServerUnreachable)
 """Errors a run meets before it creates a session: its model check needs LiteLLM, whose import (3 s) overlaps
 the Prefect server's boot, so they come after the server wrote its home; :func:`remove_new` takes it back."""
 
@@ -142,8 +142,8 @@ def run(checked: Checked, *, ui: bool = True) -> SessionSummary:
 
     Raises:
         GoalRefused: safety screening refused the goal (the session is recorded as refused; exit status 3).
-        MissingApiKey, UnknownModel: a tier's model cannot be called (checked while the Prefect server boots); the
-            folders the run created are removed again (:func:`remove_new`).
+        MissingApiKey, UnknownModel, ServerUnreachable: a tier's model cannot be called (checked while the Prefect
+            server boots); the folders the run created are removed again (:func:`remove_new`).
         KeyboardInterrupt: the session was interrupted (its state is kept; ``resume`` continues it).
     """
     if not isinstance(checked, Checked):

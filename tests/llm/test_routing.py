@@ -140,6 +140,40 @@ def test_a_tier_moved_to_a_hosted_model_needs_its_key(tmp_path: Path, monkeypatc
     check_models(router(tmp_path, "models=ollama").config)  # a local server (api_base) needs no key
 
 
+def test_a_local_server_that_refuses_connections_is_one_line_before_any_call(monkeypatch: pytest.MonkeyPatch,
+                                                                               tmp_path: Path) -> None:
+    """``models=ollama`` (or ``openai_compatible``) with no server: every call was retried until the session ran out
+    of work (145 attempts, 2 min 40 s). A loopback api_base that refuses connections is refused at launch, naming
+    the tier; a listening one passes; a remote host is left to the calls (no connection is tried)."""
+    import socket
+
+    from cosci.errors import ServerUnreachable
+    from cosci.llm.gateway.providers import check_servers
+
+    with socket.socket() as probe:  # a port nothing listens on: bound, then closed
+        probe.bind(("127.0.0.1", 0))
+        closed = probe.getsockname()[1]
+    with pytest.raises(ServerUnreachable, match=rf"^models.tiers.strong.api_base: nothing listens at "
+                                                rf"http://127.0.0.1:{closed}/v1 \(connection refused\)"):
+        check_servers(router(tmp_path, "models=openai_compatible",
+                             *(f"models.tiers.{t}.api_base=http://127.0.0.1:{closed}/v1"
+                               for t in ("strong", "cheap", "mini"))).config)
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        check_servers(router(tmp_path, "models=ollama", *(f"models.tiers.{t}.api_base=http://localhost:"
+                                                            f"{server.getsockname()[1]}" for t in ("strong", "cheap",
+                                                                                                     "mini"))).config)
+
+    def no_connection(*_: object, **__: object) -> None:
+        raise AssertionError("a remote host was contacted")
+
+    monkeypatch.setattr(socket, "create_connection", no_connection)
+    check_servers(router(tmp_path, "models=openai_compatible", *(f"models.tiers.{t}.api_base=https://gw.lab.org/v1"
+                                                                 for t in ("strong", "cheap", "mini"))).config)
+    check_servers(router(tmp_path, "models=fake").config)  # no api_base: nothing to check
+
+
 def test_an_effort_tier_leaves_room_for_hidden_reasoning(tmp_path: Path) -> None:
     """gpt-5's reasoning tokens count against its cap: a mode's cap is its answer budget plus the table row's
     reasoning room (conf/config.yaml thinking.efforts: budget 0 -> 2048, 4000 -> 4000, 16000 -> 16000)."""
