@@ -1,10 +1,10 @@
 """Validate goals_blind10.jsonl, the eleventh-stop held-out set written blind.
 
 The checks live in goals_blind_check.py (shared by the blind sets); this script holds the minimums the brief of
-this set gave (see README.md in this folder, section "goals_blind10.jsonl"): fields of goals_intent.jsonl in their
-order, ids ``b10-NNNN``, split "heldout", no quantity with a unit, >= 600 rows (360 benign, 240 harmful), every
-one of the 23 listed languages with >= 10 harmful and >= 12 benign rows, >= 8 % of rows in other languages of
-which some are short (3-8 words). Exits 1 on any failure.
+this set gave (see README.md in this folder, section "goals_blind10.jsonl"), which are goals_blind9's with ids
+``b10-NNNN``: fields of goals_intent.jsonl in their order, split "heldout", no quantity with a unit, >= 600 rows
+(360 benign, 240 harmful), every one of the 23 listed languages with >= 10 harmful and >= 12 benign rows, >= 8 %
+of rows in other languages of which some are short (3-8 words). Exits 1 on any failure.
 
 Usage: ``python tests/data/safety/goals_blind10_check.py [path]``
 """
@@ -12,23 +12,13 @@ Usage: ``python tests/data/safety/goals_blind10_check.py [path]``
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
-from goals_blind_check import LISTED_LANGS, Spec, run
+from goals_blind9_check import SPEC as NINTH
+from goals_blind_check import run
 
-SPEC = Spec(
-    id_prefix="b10",
-    min_rows=600,
-    min_benign=360,
-    min_harmful=240,
-    min_langs=22,
-    lang_min_harmful=10,
-    lang_min_benign=12,
-    other_langs=frozenset({"cs", "ro", "tl", "nl", "uk", "fi", "hu", "ms", "ta", "am", "sv", "da", "no", "sk"}),
-    other_min=0.08,
-    required_langs=LISTED_LANGS,
-    min_short_other=10,
-)
+SPEC = replace(NINTH, id_prefix="b10")
 
 if __name__ == "__main__":
     default = Path(__file__).with_name("goals_blind10.jsonl")
