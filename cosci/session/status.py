@@ -38,7 +38,9 @@ def status_report(folder: SessionFolder, store: SessionStore) -> list[str]:
     out: list[str] = []
     shown = folder.shown_status(row.status)
     held = folder.is_running() and shown != "running"  # e.g. paused: its process waits (cosci resume continues it)
-    out.append(f"session      {row.id} ({shown}{', its process still running' if held else ''})")
+    ended = shown in ("done", "failed", "refused")  # its process writes the summary and closes the MLflow run
+    process = (", its process finishing" if ended else ", its process still running") if held else ""
+    out.append(f"session      {row.id} ({shown}{process})")
     out.append(f"goal         {one_line(row.research_goal, 200)}")
     out.append(f"stop reason  {row.stop_reason or '-'}")
     out.append(f"hypotheses   {hypotheses_line(store)}")

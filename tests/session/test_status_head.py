@@ -26,6 +26,8 @@ def test_the_head_line_names_the_process_only_beside_another_word(tmp_path: Path
     try:
         assert _head(data, sid, "running") == f"session      {sid} (running)"
         assert _head(data, sid, "paused") == f"session      {sid} (paused, its process still running)"
+        # ended, the process still closing its run: not "still running", which read as if it had not ended
+        assert _head(data, sid, "done") == f"session      {sid} (done, its process finishing)"
     finally:
         folder.unlock()
     assert _head(data, sid, "done") == f"session      {sid} (done)"
