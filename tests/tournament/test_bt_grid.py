@@ -4,6 +4,7 @@ from the same grid points, on verdicts scripted here."""
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -51,8 +52,9 @@ def test_information_grows_with_tau_toward_twice_the_hypotheses() -> None:
     points = bt_grid.grid_fits(d, 1.0, bt_model._start(d, None), False, 0, bt_grid.flat)
     info = [p.info for p in points]
     assert len(points) == len(bt_grid.TAU_GRID)
-    assert all(b > a for a, b in zip(info, info[1:], strict=False))
-    assert 0.0 < info[0] and info[-1] < 2 * len(IDS)
+    assert all(b > a for a, b in itertools.pairwise(info))
+    assert info[0] > 0.0
+    assert info[-1] < 2 * len(IDS)
 
 
 def test_hyperprior_shapes() -> None:
