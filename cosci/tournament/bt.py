@@ -33,8 +33,9 @@ score of ``a``: 1 a won, 0 b won, 0.5 a tie.
   the session's size; seeded from the verdicts, so the fit is deterministic; Monte Carlo error under 0.05 logits
   on every bound of 4-10-hypothesis sessions, where the earlier 128 Gaussian draws erred by up to 3 logits:
   tests/tournament/test_bt_monte_carlo.py) into the marginal likelihood of the verdicts
-  and the posterior mean and covariance at that ``τ``, weights the grid by marginal likelihood × a log-normal
-  hyperprior centred on ``prior_sd`` (sd 1 in log τ; points below e^-12 of the peak's weight are skipped), and
+  and the posterior mean and covariance at that ``τ``, weights the grid by marginal likelihood × a hyperprior
+  on τ (:data:`cosci.tournament.bt_grid.HYPERPRIOR`: log-normal centred on ``prior_sd``, sd 1 in log τ; points
+  below e^-12 of the peak's weight are skipped), and
   reports the mixture's mean and covariance (law of total variance). ``method="eb_mix"`` is the same without
   the importance sampling. Why: a fixed N(0, 1) prior shrinks a decisive judge's ±3-logit spread toward 0 and
   its intervals miss the extremes; a plug-in maximum-marginal-likelihood τ collapses with few verdicts and its
@@ -68,20 +69,20 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from cosci.tournament import bt_grid
+from cosci.tournament.bt_grid import GridPoint, grid_fits
 from cosci.tournament.bt_model import (
     Verdict,
     _beta,
     _centred_sd,
     _Data,
     _data,
-    _is_moments,
     _mode,
     _nu,
     _probabilities,
     _reliability,
     _seed,
     _start,
-    log_marginal,
 )
 from cosci.tournament.bt_solve import LARGE_N, spd_inverse
 from cosci.tournament.rerun import RerunEstimate, design_effect, order_groups, rerun_estimate
@@ -93,12 +94,6 @@ Method = Literal["laplace", "eb_mix", "eb_is"]
 """Interval methods (module docstring; chosen by ``python -m bench.ranking_sim --coverage``)."""
 
 METHODS: tuple[Method, ...] = ("laplace", "eb_mix", "eb_is")
-
-TAU_GRID: NDArray[np.float64] = np.exp(np.linspace(math.log(0.15), math.log(6.0), 10))
-"""The ``eb_mix`` grid of prior sds τ, logits."""
-
-HYPER_SD = 1.0
-"""sd of the log-normal hyperprior on τ, in log τ (centred on ``prior_sd``)."""
 
 CI_FAMILY = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -0.1158, 0.0765, 0.1194)
 """Coefficients ``(a, b, c, d, e, g, h, i, j)`` of the ``eb_is`` widening (:func:`inflation_family`,
@@ -277,50 +272,26 @@ def ci_inflation(tau: float, counts: NDArray[np.float64], beta: float = 0.0, rep
 
 def _eb_mix(ids: Sequence[str], d: _Data, prior_sd: float, x0: NDArray[np.float64], sampled: bool = False,
             seed: int | None = None) -> BTFit:
-    n, size = d.n, len(TAU_GRID)
     seed = (_seed(d) if seed is None else seed) if sampled else 0
-    done: dict[int, tuple[float, NDArray[np.float64], NDArray[np.float64], float]] = {}
+    points = grid_fits(d, prior_sd, x0, sampled, seed, bt_grid.HYPERPRIOR)
+    logw = [p.lml + bt_grid.HYPERPRIOR(p.tau, prior_sd, p.info) for p in points]
+    return _mixture(ids, d, points, np.asarray(logw, np.float64), sampled)
 
-    def at(k: int, x: NDArray[np.float64]) -> float:
-        if k not in done:
-            tau = float(TAU_GRID[k])
-            xk, f, h = _mode(d, 1.0 / tau**2, x)
-            hyper = -0.5 * (math.log(tau / prior_sd) / HYPER_SD) ** 2
-            if sampled and d.a.size:
-                lml, mk, ck = _is_moments(d, tau, xk, f, h, seed + k)
-                done[k] = (tau, mk, ck, lml + hyper)
-            else:
-                done[k] = (tau, xk, np.asarray(np.linalg.inv(h), np.float64),
-                           log_marginal(d, tau, xk, f, h) + hyper)
-        return done[k][3]
 
-    # climb the grid from the point nearest prior_sd to the peak of marginal likelihood × hyperprior, then
-    # widen on both sides until a point's weight is below e^-12 of the peak's (the rest add nothing)
-    k = int(np.argmin(np.abs(np.log(TAU_GRID / prior_sd))))
-    at(k, x0)
-    while True:
-        nbrs = [j for j in (k - 1, k + 1) if 0 <= j < size]
-        j = max(nbrs, key=lambda j: at(j, done[k][1]))
-        if done[j][3] <= done[k][3]:
-            break
-        k = j
-    top = done[k][3]
-    for step in (-1, 1):
-        j = k
-        while 0 <= j + step < size and done[j][3] > top - 12.0:
-            at(j + step, done[j][1])
-            j += step
-    fits = [done[j] for j in sorted(done)]
-    logw = np.asarray([lw for *_, lw in fits])
+def _mixture(ids: Sequence[str], d: _Data, points: Sequence[GridPoint], logw: NDArray[np.float64],
+             sampled: bool) -> BTFit:
+    """The fit from grid points weighted by ``exp(logw)`` (marginal likelihood × hyperprior): the mixture's mean and
+    covariance (law of total variance), τ̂ its weighted mean, ν, β, ρ and the reruns at the heaviest point; ``eb_is``
+    widens the sd (:func:`ci_inflation`, then the reruns' design effect)."""
+    n = d.n
     w = np.exp(logw - logw.max())
     w /= w.sum()
-    mean = sum(wk * xk for wk, (_, xk, _, _) in zip(w, fits, strict=True))
-    theta = np.asarray(mean[:n], np.float64)
-    second = sum(wk * (ck[:n, :n] + np.outer(xk[:n], xk[:n])) for wk, (_, xk, ck, _) in zip(w, fits, strict=True))
+    theta = np.asarray(sum(wk * p.mean[:n] for wk, p in zip(w, points, strict=True)), np.float64)
+    second = sum(wk * (p.cov[:n, :n] + np.outer(p.mean[:n], p.mean[:n])) for wk, p in zip(w, points, strict=True))
     cov = np.asarray(second - np.outer(theta, theta), np.float64)
     theta = theta - theta.mean()  # importance draws do not sum to exactly 0; the intervals are for centred θ
-    tau_mean = float(sum(wk * tk for wk, (tk, *_) in zip(w, fits, strict=True)))
-    best = fits[int(np.argmax(w))][1]
+    tau_mean = float(sum(wk * p.tau for wk, p in zip(w, points, strict=True)))
+    best = points[int(np.argmax(w))].mean
     counts = (np.bincount(d.a, minlength=n) + np.bincount(d.b, minlength=n)).astype(np.float64)
     groups = order_groups(d.a, d.b, d.o, d.g)
     rerun = rerun_estimate(groups, d.c, d.t, d.o, *_probabilities(d, best)) if groups else RerunEstimate.none()
