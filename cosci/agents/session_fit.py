@@ -70,16 +70,9 @@ def refit_inputs(store: SessionStore, weight: int) -> tuple[list[str], list[Verd
     return sorted(store.hypotheses.player_ids()), verdicts, first
 
 
-LEADERBOARD_WORKERS = 2
-"""Threads of :func:`leaderboard_fit` (``fit_bt``'s ``workers``: the same fit). It is waited for: finalisation's fit
-sits between the last verdict and the overview with the other core free (the 1 s concurrency bench's tail), and
-``cosci rate`` prints after it (design.md#supervisor)."""
-
-
 def leaderboard_fit(ids: list[str], verdicts: list[Verdict], first: list[str | None], prior_sd: float) -> BTFit:
-    """:func:`refit_bt`'s fit of :func:`refit_inputs` (pure computation and the user cache: safe in a worker thread),
-    in :data:`LEADERBOARD_WORKERS` threads."""
-    return cached_fit(fit_bt, ids, verdicts, prior_sd, first=first, method="eb_is", workers=LEADERBOARD_WORKERS)
+    """:func:`refit_bt`'s fit of :func:`refit_inputs` (pure computation and the user cache: safe in a worker thread)."""
+    return cached_fit(fit_bt, ids, verdicts, prior_sd, first=first, method="eb_is")
 
 
 def refit_bt(store: SessionStore, weight: int, prior_sd: float, made: Made | None = None) -> BTFit:

@@ -59,11 +59,9 @@ single-judge fit.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import warnings
-from collections.abc import Callable, Hashable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -187,8 +185,7 @@ class BTFit:
 
 def fit_bt(ids: Sequence[str], verdicts: Sequence[Verdict], prior_sd: float = 1.0,
            start: NDArray[np.float64] | None = None, *, judges: Sequence[Hashable] | None = None,
-           first: Sequence[str | None] | None = None, method: Method = "eb_is", seed: int | None = None,
-           workers: int = 1) -> BTFit:
+           first: Sequence[str | None] | None = None, method: Method = "eb_is", seed: int | None = None) -> BTFit:
     """Fit Bradley–Terry–Davidson by penalised maximum likelihood (module docstring: ties, judges, prior, CIs).
 
     Args:
@@ -206,9 +203,6 @@ def fit_bt(ids: Sequence[str], verdicts: Sequence[Verdict], prior_sd: float = 1.
         seed: ``eb_is``: seeds the importance draws (≥ 0); None (the default) seeds them from the verdicts as a set,
             so a fit is deterministic. Another seed moves a bound by its Monte Carlo error only (under 0.05 logits
             in 4-10-hypothesis sessions: tests/tournament/test_bt_monte_carlo.py).
-        workers: ``eb_mix`` / ``eb_is``: 2 fits the grid's points in two threads where the climb allows (the same
-            points from the same starts: the fit is the same, tests/tournament/test_bt.py); for a fit the caller
-            waits for with a core free (finalisation's, design.md#supervisor). 1 (the default) one after the other.
 
     Returns:
         The fit; with no verdicts θ = 0 and the covariance is the prior's.
@@ -237,8 +231,8 @@ def fit_bt(ids: Sequence[str], verdicts: Sequence[Verdict], prior_sd: float = 1.
     if n == 0:  # every player removed (refuted, withdrawn): an empty fit, without numpy's empty-mean warnings
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            return _eb_mix(ids, d, prior_sd, x0, sampled=method == "eb_is", seed=seed, workers=workers)
-    return _eb_mix(ids, d, prior_sd, x0, sampled=method == "eb_is", seed=seed, workers=workers)
+            return _eb_mix(ids, d, prior_sd, x0, sampled=method == "eb_is", seed=seed)
+    return _eb_mix(ids, d, prior_sd, x0, sampled=method == "eb_is", seed=seed)
 
 
 def verdict_counts(ids: Sequence[str], verdicts: Sequence[Verdict]) -> NDArray[np.float64]:
@@ -281,49 +275,11 @@ def ci_inflation(tau: float, counts: NDArray[np.float64], beta: float = 0.0, rep
     return inflation_family(CI_FAMILY, tau, counts, beta, repeat)
 
 
-_Point = tuple[float, NDArray[np.float64], NDArray[np.float64], float]
-"""A grid point's ``(τ, posterior mean, covariance, log weight)``."""
-
-
-def _grid(at: Callable[[int, NDArray[np.float64]], float], point: Callable[[int], _Point], k: int, size: int,
-          workers: int) -> None:
-    """Climb the τ grid from point ``k`` (made) to the peak of marginal likelihood × hyperprior, then widen on both
-    sides until a point's weight is below e^-12 of the peak's (the rest add nothing). ``at(j, start)`` makes point
-    ``j`` (once) with its mode searched from ``start``, the neighbour's mean it is reached from. With ``workers`` 2
-    the two neighbours of a climb step, then the two sides of the widening, are made in two threads: the same points
-    from the same starts as one after the other, so the same fit (numpy releases the GIL in its kernels)."""
-
-    def widen(k: int, step: int, top: float) -> None:
-        j = k
-        while 0 <= j + step < size and point(j)[3] > top - 12.0:
-            at(j + step, point(j)[1])
-            j += step
-
-    with ThreadPoolExecutor(1) if workers > 1 else contextlib.nullcontext() as pool:
-        while True:
-            nbrs = [j for j in (k - 1, k + 1) if 0 <= j < size]
-            if pool is not None and len(nbrs) == 2:
-                other = pool.submit(at, nbrs[1], point(k)[1])
-                at(nbrs[0], point(k)[1])
-                other.result()
-            j = max(nbrs, key=lambda j: at(j, point(k)[1]))
-            if point(j)[3] <= point(k)[3]:
-                break
-            k = j
-        top = point(k)[3]
-        side = pool.submit(widen, k, 1, top) if pool is not None else None
-        widen(k, -1, top)
-        if side is None:
-            widen(k, 1, top)
-        else:
-            side.result()
-
-
 def _eb_mix(ids: Sequence[str], d: _Data, prior_sd: float, x0: NDArray[np.float64], sampled: bool = False,
-            seed: int | None = None, workers: int = 1) -> BTFit:
+            seed: int | None = None) -> BTFit:
     n, size = d.n, len(TAU_GRID)
     seed = (_seed(d) if seed is None else seed) if sampled else 0
-    done: dict[int, _Point] = {}
+    done: dict[int, tuple[float, NDArray[np.float64], NDArray[np.float64], float]] = {}
 
     def at(k: int, x: NDArray[np.float64]) -> float:
         if k not in done:
@@ -338,9 +294,22 @@ def _eb_mix(ids: Sequence[str], d: _Data, prior_sd: float, x0: NDArray[np.float6
                            log_marginal(d, tau, xk, f, h) + hyper)
         return done[k][3]
 
+    # climb the grid from the point nearest prior_sd to the peak of marginal likelihood × hyperprior, then
+    # widen on both sides until a point's weight is below e^-12 of the peak's (the rest add nothing)
     k = int(np.argmin(np.abs(np.log(TAU_GRID / prior_sd))))
     at(k, x0)
-    _grid(at, lambda j: done[j], k, size, workers)
+    while True:
+        nbrs = [j for j in (k - 1, k + 1) if 0 <= j < size]
+        j = max(nbrs, key=lambda j: at(j, done[k][1]))
+        if done[j][3] <= done[k][3]:
+            break
+        k = j
+    top = done[k][3]
+    for step in (-1, 1):
+        j = k
+        while 0 <= j + step < size and done[j][3] > top - 12.0:
+            at(j + step, done[j][1])
+            j += step
     fits = [done[j] for j in sorted(done)]
     logw = np.asarray([lw for *_, lw in fits])
     w = np.exp(logw - logw.max())

@@ -68,10 +68,9 @@ def fit_key(fn: Callable[..., Any], ids: Sequence[str], verdicts: Sequence[Verdi
 
 def cached_fit(fn: Callable[..., BTFit], ids: Sequence[str], verdicts: Sequence[Verdict], prior_sd: float, *,
                judges: Sequence[Hashable] | None = None, first: Sequence[str | None] | None = None,
-               method: str = "eb_is", workers: int = 1) -> BTFit:
+               method: str = "eb_is") -> BTFit:
     """``fn(ids, verdicts, prior_sd, judges=judges, first=first, method=method)`` (``judges`` passed only when
-    given, ``workers`` only when above 1: not part of the key, since the fit does not depend on it), read from the
-    cache when the same inputs were fitted before, else fitted and kept.
+    given), read from the cache when the same inputs were fitted before, else fitted and kept.
 
     ``fn`` is :func:`cosci.tournament.bt.fit_bt` (or a stand-in with its signature: its qualified name is part of the
     key, so a test's stand-in never fills the cache for the real one).
@@ -83,8 +82,6 @@ def cached_fit(fn: Callable[..., BTFit], ids: Sequence[str], verdicts: Sequence[
     except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError):
         pass
     extra: dict[str, Any] = {} if judges is None else {"judges": judges}
-    if workers > 1:
-        extra["workers"] = workers
     fit = fn(ids, verdicts, prior_sd, first=first, method=method, **extra)
     _keep(path, fit)
     return fit
@@ -94,8 +91,8 @@ def _keep(path: Path, fit: BTFit) -> None:
     """Write ``fit`` to ``path`` atomically (a temporary file renamed); once the files are over :data:`MAX_FILES`,
     drop the oldest down to an eighth below it. The files are counted by name and their times read only then: on a
     full cache, globbing 512 files and reading their times took 10-22 ms (load 10; counting them 0.4 ms) of every
-    fit, finalisation's among them, which the session waits for (design.md#supervisor). Any OSError leaves the
-    cache as it was."""
+    fit kept, finalisation's among them, which the session's overview waits for (bench/README.md, "Seventh pass").
+    Any OSError leaves the cache as it was."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")

@@ -151,19 +151,6 @@ def test_the_calibrated_fit_depends_on_the_verdicts_not_their_order() -> None:
     assert np.asarray(list(one.table().values())) == pytest.approx(np.asarray(list(two.table().values())), abs=1e-6)
 
 
-@pytest.mark.parametrize(("method", "prior_sd"), [("eb_is", 1.0), ("eb_mix", 1.0), ("eb_is", 0.2), ("eb_is", 5.0)])
-def test_two_workers_make_the_same_fit(method: bt.Method, prior_sd: float) -> None:
-    """Finalisation's leaderboard fit runs the τ grid in two threads (design.md#supervisor): the same points from the
-    same starts, so the same numbers to the bit, whichever side of the grid the climb starts from."""
-    ids, _, verdicts, _ = davidson(12, 90, nu=0.3, bias=0.3, seed=11)
-    first = [a for a, _, _ in verdicts]
-    one = fit_bt(ids, verdicts, prior_sd, first=first, method=method)
-    two = fit_bt(ids, verdicts, prior_sd, first=first, method=method, workers=2)
-    for got, want in ((two.theta, one.theta), (two.cov, one.cov), (two.ci_sd, one.ci_sd)):
-        assert np.array_equal(got, want)
-    assert (two.nu, two.prior_sd, two.position_bias) == (one.nu, one.prior_sd, one.position_bias)
-
-
 def test_the_eb_is_interval_is_widened_by_the_fitted_family() -> None:
     """The empirical widening (bench/README.md, ``--coverage --choose``): ``exp(a + b·x + c·y + d·x·y +
     (e + g·x)·|β|·e^(−y/2) + (h + i·y + j·x)·ρ)`` per hypothesis, x = log τ̂, y = log(n_i/10) with n_i clipped to
