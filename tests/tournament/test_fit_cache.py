@@ -4,6 +4,7 @@ unreadable file is fitted over."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -88,3 +89,22 @@ def test_the_oldest_fits_go_beyond_the_limit(counted: list[int], tmp_path: Path,
     for prior in (1.0, 1.5, 2.0):
         fit_cache.cached_fit(fn, IDS, VERDICTS, prior, method="laplace")
     assert len(list((tmp_path / "fits").glob("*.pickle"))) == 2
+
+
+def test_a_full_cache_is_pruned_an_eighth_below_its_limit_oldest_first(counted: list[int], tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Over the limit the oldest go, down to an eighth below it, so a full cache reads its files' times once per
+    eighth of its size, not at every fit kept (bench/README.md, "Seventh pass")."""
+    monkeypatch.setattr(fit_cache, "MAX_FILES", 16)
+    fn = fit_cache._counting_fit  # type: ignore[attr-defined]
+    folder = tmp_path / "fits"
+    for k in range(16):
+        fit_cache.cached_fit(fn, IDS, VERDICTS, 1.0 + k / 10, method="laplace")
+    assert len(list(folder.glob("*.pickle"))) == 16  # at the limit: nothing goes
+    for i, p in enumerate(sorted(folder.glob("*.pickle"))):
+        os.utime(p, ns=(i * 10**9, i * 10**9))  # distinct times: the first in name order is the oldest
+    oldest = sorted(folder.glob("*.pickle"))[:3]
+    fit_cache.cached_fit(fn, IDS, VERDICTS, 9.0, method="laplace")  # the 17th
+    left = list(folder.glob("*.pickle"))
+    assert len(left) == 14  # 16 - 16 // 8
+    assert not any(p in left for p in oldest)
