@@ -97,6 +97,11 @@ _.prior_search  # a hypothesis's novelty search line (report: "Nearest prior wor
 _.pytestmark
 _.pytest_configure
 
+# pytest: a fixture a test requests by its parameter for what it starts, never reading the parameter (Prefect's test
+# harness for the flows run in the test process, tests/conftest.py). tests/test_launchers.py had a module fixture
+# of that name whose value it read, which hid the unread parameters from vulture.
+prefect_server
+
 # html.parser.HTMLParser and selenium: framework callbacks and options.
 _.handle_starttag
 _.binary_location

@@ -1,4 +1,5 @@
-"""Sweeps: multirun as MLflow parent/children, `cosci compare`, launcher configs (issue 7)."""
+"""Sweeps: multirun as MLflow parent/children, a sweep over experiments (issue 12), `cosci compare`, launcher configs
+(issue 7)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from omegaconf import OmegaConf
 
 from cosci.config.load import validate
 from cosci.paths import conf_dir
+from cosci.tracking.sweeps import child_runs
 
 ROOT = Path(__file__).resolve().parents[1]
 FAKE = ["experiment=demo", "models=fake", "tools.offline=true"]
@@ -37,21 +39,31 @@ def _hydra_config(*overrides: str):
 
 
 @pytest.mark.slow
-def test_two_by_two_multirun_is_one_parent_with_four_children(tmp_path: Path) -> None:
-    result = _cosci(["-m", *FAKE, "run.seed=1,2", "run.n_initial=2,3"], tmp_path)
+def test_a_two_by_two_sweep_over_experiments_is_one_parent_with_four_children(tmp_path: Path) -> None:
+    """Two experiments by two seeds: one parent, and each session in its own experiment's MLflow experiment (issue
+    12), tagged with its overrides; the summary and `cosci compare --parent` (its own process: the entry point's
+    wiring) find all four by the parent-run tag. One sweep for what were two tests, the 2x2 grid on one experiment
+    and the sweep over two experiments (tests/reliability/test_sweep_experiments.py): one process start, one Prefect
+    server and one `cosci compare` fewer (docs/development.md, test time). A parent in its sessions' experiment (one
+    experiment swept over seeds): tests/test_launchers.py."""
+    result = _cosci(["-m", "experiment=demo,amr", "models=fake", "tools.offline=true", "run.seed=1,2",
+                     "run.max_hypotheses=4"], tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
+    assert "with 4 sessions" in result.stdout, result.stdout[-2000:]
     client = MlflowClient(f"sqlite:///{tmp_path / 'data' / 'mlflow.db'}")
-    exp = client.get_experiment_by_name("demo")
-    runs = client.search_runs([exp.experiment_id])
-    parents = [r for r in runs if r.data.tags.get("cosci.sweep") == "true"]
+    parents = [r for e in client.search_experiments() for r in client.search_runs([e.experiment_id])
+               if r.data.tags.get("cosci.sweep") == "true"]
     assert len(parents) == 1
     parent = parents[0]
-    children = [r for r in runs if r.data.tags.get("mlflow.parentRunId") == parent.info.run_id]
+    children = child_runs(client, parent.info.run_id)
     assert len(children) == 4
     assert {c.data.tags["cosci.sweep_overrides"].lower() for c in children} == {
-        f"experiment=demo models=fake tools.offline=true run.seed={s} run.n_initial={n}" for s in (1, 2) for n in (2, 3)
+        f"experiment={e} models=fake tools.offline=true run.seed={s} run.max_hypotheses=4"
+        for e in ("demo", "amr") for s in (1, 2)
     }
-    assert parent.info.status == "FINISHED" or client.get_run(parent.info.run_id).info.status == "FINISHED"
+    assert {(client.get_experiment(c.info.experiment_id).name, c.data.tags["cosci.sweep_overrides"].split()[0])
+            for c in children} == {("demo", "experiment=demo"), ("amr", "experiment=amr")}
+    assert client.get_run(parent.info.run_id).info.status == "FINISHED"
     assert {a.path for a in client.list_artifacts(parent.info.run_id)} >= {"sweep_summary.parquet", "sweep_summary.md"}
     out = tmp_path / "compare"
     shown = _cosci(

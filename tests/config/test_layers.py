@@ -133,49 +133,36 @@ def test_a_value_hydra_would_misread_reaches_the_config_unchanged(project: Path)
     assert session.goal == goal and session.preferences == ["1", "a, b"]
 
 
-def test_a_run_from_the_project_folder_freezes_the_project_budget(project: Path) -> None:
+def test_a_run_from_the_project_folder_stores_where_it_says_and_freezes_the_project_budget(project: Path) -> None:
     """`python -m cosci.run experiment=demo ranking=thorough tools=offline models=fake` run in a folder whose
-    ./cosci.yaml sets run.budget_usd: the session runs to the end, and its frozen config holds the project's budget
-    and the presets' values (a process of its own: the command ends the process after a run on its own server)."""
+    ./cosci.yaml sets run.budget_usd and paths.data_dir: the session runs to the end and is stored in the project's
+    data folder, not ./data; its frozen config holds the project's budget and the presets' values (a process of its
+    own: the command ends the process after a run on its own server); `cosci status <id>` and `cosci list` run from
+    the same folder (no --data-dir, no COSCI_DATA_DIR) find it (fresh-user report: they said "no session '<id>'
+    under ./data/sessions"). One run for what were two tests, each running its own (docs/development.md, test
+    time)."""
     from cosci.store import SessionStore
 
-    (project / "cosci.yaml").write_text("run:\n  budget_usd: 3.5\n", encoding="utf-8")
-    data = project / "data"
+    (project / "cosci.yaml").write_text("run:\n  budget_usd: 3.5\npaths:\n  data_dir: elsewhere\n", encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "COSCI_"))}
     env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
     done = subprocess.run([sys.executable, "-m", "cosci.run", "experiment=demo", "ranking=thorough", "tools=offline",
-                           "models=fake", "tracking=off", f"paths.data_dir={data}"], cwd=project, env=env,
+                           "models=fake", "tracking=off"], cwd=project, env=env,
                           capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
-    stores = list((data / "sessions").glob("*/store.sqlite"))
-    assert len(stores) == 1
-    store = SessionStore.open(stores[0], stores[0].parent.name)
+    stores = list((project / "elsewhere" / "sessions").glob("*/store.sqlite"))
+    assert len(stores) == 1 and not (project / "data").exists()
+    sid = stores[0].parent.name
+    store = SessionStore.open(stores[0], sid)
     row = store.sessions.get()
     store.close()
     assert row.budget_usd == 3.5 and row.config_snapshot["run"]["budget_usd"] == 3.5
     assert row.config_snapshot["ranking"]["dual_order"] == "close" and row.config_snapshot["tools"]["offline"]
     assert row.status == "done", row.status
-
-
-def test_every_command_finds_the_session_where_a_run_under_a_project_data_dir_stored_it(
-        project: Path, prefect_api_url: str) -> None:
-    """`paths.data_dir` in ./cosci.yaml: `python -m cosci.run` stores the session there, and `cosci status <id>` and
-    `cosci list` run from the same folder (no --data-dir, no COSCI_DATA_DIR) find it, not ./data (fresh-user
-    report: they said "no session '<id>' under ./data/sessions")."""
-    (project / "cosci.yaml").write_text("paths:\n  data_dir: elsewhere\n", encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "COSCI_"))}
-    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
-    env["PREFECT_API_URL"] = prefect_api_url  # the worker's server: no boot of one for this run (design.md#tests)
-    done = subprocess.run([sys.executable, "-m", "cosci.run", "experiment=demo", "tools=offline", "models=fake",
-                           "tracking=off"], cwd=project, env=env, capture_output=True, text=True, timeout=600,
-                          check=False)
-    assert done.returncode == 0, done.stderr[-2000:]
-    sessions = [p.name for p in (project / "elsewhere" / "sessions").iterdir()]
-    assert len(sessions) == 1 and not (project / "data").exists()
-    for command in (["status", sessions[0]], ["list"]):
+    for command in (["status", sid], ["list"]):
         shown = subprocess.run([sys.executable, "-m", "cosci.cli", *command], cwd=project, env=env,
                                capture_output=True, text=True, timeout=300, check=False)
-        assert shown.returncode == 0 and sessions[0] in shown.stdout, (command, shown.stdout, shown.stderr)
+        assert shown.returncode == 0 and sid in shown.stdout, (command, shown.stdout, shown.stderr)
 
 
 def test_the_data_folder_is_the_flag_then_the_environment_then_the_project_then_the_user_file(
