@@ -37,8 +37,8 @@ def start_parent(uri: str, experiment: str, artifact_location: str | None, name:
 
 def child_runs(client: MlflowClient, parent_run_id: str) -> list[Run]:
     """Every run tagged ``mlflow.parentRunId = parent_run_id``, oldest first, in *any* experiment: a sweep over
-    ``experiment=demo,amr`` logs each session to its own experiment while the parent stays in the first
-    (design.md#resume)."""
+    ``experiment=demo,amr`` logs each session to its own experiment, while the parent is made before the sweep
+    chooses one, in the base config's (``default`` when no experiment is set outside the sweep; design.md#resume)."""
     ids = [e.experiment_id for e in client.search_experiments(view_type=ViewType.ALL)]
     runs: list[Run] = []
     for start in range(0, len(ids), 100):  # MLflow caps the experiments of one search
