@@ -212,6 +212,25 @@ def _check_some_call_succeeded(rt: SessionRuntime, reason: StopReason) -> None:
     raise SessionFailed(f"no model call succeeded ({sum(outcomes.values())} attempts); the last error: {last}")
 
 
+def _check_some_hypothesis_made(rt: SessionRuntime, reason: StopReason) -> None:
+    """A session that ran out of work (idle, stalled) without one hypothesis while its actions failed did not run
+    to its end: it failed (fresh-user report: a server answering text to every tool call ended ``done``, exit 0,
+    with an empty fallback overview, and could not be resumed once the model was fixed).
+
+    Raises:
+        SessionFailed: naming how many actions failed and the last one's error.
+    """
+    if reason not in (StopReason.IDLE, StopReason.STALLED) or rt.store.hypotheses.count(exclude=()):
+        return
+    rows = rt.store.db.query("SELECT agent, action, last_error FROM tasks WHERE session_id=? AND status IN "
+                             "('failed', 'dead') ORDER BY updated_at DESC", (rt.session_id,))
+    if not rows:
+        return
+    last = " ".join(str(rows[0]["last_error"] or "no error recorded").split())[:300]
+    raise SessionFailed(f"no hypothesis was made ({len(rows)} actions failed); the last, "
+                        f"{rows[0]['agent']}/{rows[0]['action']}: {last}")
+
+
 def _close_run(tracker: Any, rt: SessionRuntime, summary: SessionSummary) -> None:
     """Log the results on the session's MLflow run (if tracked) and close it. A failure is a warning: the
     session has ended ``done`` and its record, overview and report are written (tracking never undoes that)."""
@@ -266,6 +285,7 @@ async def session_flow(
                 progress.start()
             reason = await sup.run()
             _check_some_call_succeeded(rt, reason)
+            _check_some_hypothesis_made(rt, reason)
             if reason == StopReason.INTERRUPTED:  # not an end: paused until `cosci resume`
                 return await _paused(pending, rt, reason)
             overview = await sup.finalize(reason)  # its calls overlap the MLflow start, if still under way

@@ -129,6 +129,23 @@ def test_a_session_where_no_call_succeeds_fails(prefect_server: None, fake: Fake
     _assert_failed(tmp_path / "data")
 
 
+def test_a_session_whose_generation_never_records_fails(prefect_server: None, fake: FakeBackend,
+                                                        tmp_path: Path) -> None:
+    """Fresh-user report: a server that answers every tool call with text (a model without tool calling) ended
+    ``done`` / ``idle``, exit 0, with 0 hypotheses and an empty fallback overview. The calls succeed, so the check
+    above does not see it; a session that runs out of work with no hypothesis while its actions failed ends
+    ``failed``, naming the last action's error."""
+    from cosci.llm.fake.types import FakeReply
+    from flows.session import session_flow
+
+    fake.script(FakeReply(text="Here is a hypothesis in prose, not a tool call."), agent="generation", times=500)
+    config = make_config(tmp_path / "data", "retry.base_delay_seconds=0", "retry.max_delay_seconds=0")
+    with pytest.raises(SessionFailed, match=r"^no hypothesis was made \(\d+ actions failed\); the last, "
+                                            r"generation/\w+: .*record_hypothesis"):
+        asyncio.run(session_flow(config.model_dump(mode="json"), ["experiment=demo"], "fake", None))
+    _assert_failed(tmp_path / "data")
+
+
 def _assert_failed(data: Path) -> None:
     """The one session under ``data`` ended ``failed`` with stop reason ``error``."""
     (db,) = (data / "sessions").glob(f"*/{STORE_FILE}")
