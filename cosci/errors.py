@@ -34,9 +34,10 @@ class UnknownModel(CosciError):
 class ServerUnreachable(CosciError):
     """A tier's local server (``api_base`` on this machine) refuses connections: nothing listens there."""
 
-    def __init__(self, tier: str, api_base: str) -> None:
+    def __init__(self, tier: str, api_base: str, model: str = "") -> None:
+        start = "`ollama serve`" if model.startswith("ollama") else "the model's server"
         super().__init__(f"models.tiers.{tier}.api_base: nothing listens at {api_base} (connection refused); start "
-                         "the server (e.g. `ollama serve`) or set api_base to where it listens")
+                         f"{start} or set api_base to where it listens")
         self.tier = tier
         self.api_base = api_base
 

@@ -74,13 +74,14 @@ def cmd_check(args: argparse.Namespace) -> None:
     import asyncio
 
     from cosci.llm.gateway.check import report, run_check
-    from cosci.llm.gateway.providers import check_models
+    from cosci.llm.gateway.providers import check_models, check_servers
     from cosci.llm.gateway.routing import Router
     from cosci.session.preflight import notices
 
     config = validate(compose(args.overrides))
     Router(config).check_keys()  # a missing key: one line naming the variable, before any call
     check_models(config)
+    check_servers(config)  # a local server that is down: the run's one line, not a minute of retried probes
     # a model shutting down within 30 days (design.md#catalogue); who decides safety (design.md#safety-measured)
     for line in notices([config]):
         print(line, file=sys.stderr)

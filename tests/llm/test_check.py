@@ -188,6 +188,21 @@ def test_a_failed_check_names_the_fix(wire: respx.MockRouter, capsys: pytest.Cap
     assert "check models.tiers.mini.model" in haiku
 
 
+def test_a_model_that_answers_tool_calls_in_text_is_told_apart(monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """A server whose model answers every call with text (a recorded plain completion): the record probes fail, and
+    their fix says the model does not call tools (fresh user: "raise the tier's max tokens" cannot help there)."""
+    monkeypatch.setattr("cosci.llm.gateway.providers.check_servers", lambda config: None)  # respx, not a socket
+    with replayed_wire(monkeypatch, ["OPENAI_COMPATIBLE_API_KEY"]) as router:
+        router.post("http://localhost:8000/v1/chat/completions").mock(
+            return_value=httpx.Response(200, json=recorded("openai/chat_completion_gpt_5.json")))
+        code, out, _ = cli(capsys, "check", "models=openai_compatible", *WHOLE)
+    assert code == 1
+    records = [x for x in out.splitlines() if x.startswith("fix ") and "no valid record" in x]
+    assert records and all(x.endswith("(got text only)); pick a model that supports tool calling") for x in records)
+    assert "max tokens" not in out
+
+
 def test_a_refused_key_names_the_variable(wire: respx.MockRouter, capsys: pytest.CaptureFixture[str]) -> None:
     error = copy.deepcopy(ERROR)
     error["error"].update(type="authentication_error", message="invalid x-api-key")
@@ -215,6 +230,8 @@ def test_a_bogus_key_gives_one_line_per_probe_naming_host_and_form(monkeypatch: 
     went to and the form it sent; budget_tokens only where the tier sends it (Gemini's rows say thinkingLevel)."""
     keys = ("ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "GROQ_API_KEY",
             "TOGETHERAI_API_KEY", "MISTRAL_API_KEY", "OPENAI_COMPATIBLE_API_KEY")
+    # the local servers' hosts answer through respx here, not on a socket (test_routing checks the socket check)
+    monkeypatch.setattr("cosci.llm.gateway.providers.check_servers", lambda config: None)
     with replayed_wire(monkeypatch, keys) as wire:
         wire.route(host__regex=r".*").mock(return_value=httpx.Response(401))
         code, out, _ = cli(capsys, "check", f"models={models}")

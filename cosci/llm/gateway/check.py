@@ -163,9 +163,12 @@ async def probe(gateway: Gateway, route: Route, shape: str, config: CosciConfig,
         resp = await (send_loop(gateway, route) if shape == S.LOOP else send_record(gateway, route))
         record = parse_record(resp, RecordCheck)
     except E.StructuredOutputError as exc:
+        text_only = str(exc).endswith("(got text only)")  # more tokens cannot make a model call a tool it answers
+        advice = ("pick a model that supports tool calling" if text_only else  # in text
+                  "raise the tier's max tokens or pick another model")
         return replace(base, tool_use="no record call" if isinstance(exc, E.NoRecordCall) else "tool call",
                        structured=exc.kind, cost_usd=_cost(records), latency_seconds=time.perf_counter() - started,
-                       fix=f"no valid record ({exc}); raise the tier's max tokens or pick another model")
+                       fix=f"no valid record ({exc}); {advice}")
     except E.LLMError as exc:
         return replace(base, cost_usd=_cost(records), latency_seconds=time.perf_counter() - started,
                        fix=fix_for(exc, route, config))

@@ -78,7 +78,7 @@ def check_servers(config: CosciConfig, timeout: float = 1.0) -> None:
         try:
             socket.create_connection((host, port), timeout=timeout).close()
         except ConnectionRefusedError:
-            raise ServerUnreachable(tier, str(entry.api_base)) from None
+            raise ServerUnreachable(tier, str(entry.api_base), entry.model) from None
         except OSError:  # a timeout or another fault is not a refusal: the calls meet it and say so
             continue
 
