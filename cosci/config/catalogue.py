@@ -200,6 +200,20 @@ def fill_tiers(models: Mapping[str, Any], book: Catalogue) -> dict[str, Any]:
     return out
 
 
+def missing_line(loc: tuple[Any, ...], data: Mapping[str, Any], book: Catalogue) -> str:
+    """The line for the missing key at ``loc`` of ``data`` (a config as plain data): a tier's ``thinking`` missing
+    because its model is not in the catalogue (a retired or mistyped id: ``anthropic/claude-3-opus-20240229``) says
+    so, not only "missing required key"."""
+    if len(loc) == 4 and loc[:2] == ("models", "tiers") and loc[3] == "thinking":
+        tier = (data.get("models") or {}).get("tiers", {}).get(loc[2]) or {}
+        model = tier.get("model") if isinstance(tier, Mapping) else None
+        if isinstance(model, str) and book.entry(model) is None:
+            return (f"missing required key: {model} is not in the model catalogue (conf/catalogue/), so how it thinks "
+                    f"is unknown; pick a catalogued model, or set models.tiers.{loc[2]}.thinking (off, budget, "
+                    "adaptive or effort) if the provider still serves it")
+    return "missing required key"
+
+
 def _shown(entry: CatalogueEntry) -> str:
     return f"{entry.source.url}, read {entry.source.read.isoformat()}"
 

@@ -22,6 +22,7 @@ from cosci.config.catalogue import (
     check_lifecycle,
     fill_tiers,
     lifecycle_warnings,
+    missing_line,
     today,
     who_classifies,
 )
@@ -273,7 +274,7 @@ def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False,
         if err["type"] == "extra_forbidden":
             msg = "unknown key"
         elif err["type"] == "missing":
-            msg = "missing required key"
+            msg = missing_line(tuple(err.get("loc") or ()), data, book)
         more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
         line = f"{loc}: {msg}" if err.get("loc") else msg  # whole-config rules name their keys themselves
         if not frozen and (layer := layer_of(loc)) is not None:  # a value a layer file gave

@@ -261,3 +261,17 @@ def test_tiers_given_as_a_word_are_one_line_not_a_traceback(override: str, line:
     with pytest.raises(ConfigError) as info:
         validate(compose(["experiment=demo", "models=fake", override]))
     assert str(info.value).startswith(line), str(info.value)
+
+
+def test_a_model_missing_from_the_catalogue_is_named_not_only_its_missing_key() -> None:
+    """Fresh user: a retired id the catalogue never listed (``anthropic/claude-3-opus-20240229``) read only
+    ``models.tiers.strong.thinking: missing required key``; the line says the model is not in the catalogue and
+    what to do, and a stated thinking form still lets it through."""
+    model = "anthropic/claude-3-opus-20240229"
+    with pytest.raises(ConfigError) as info:
+        validate(compose(["experiment=demo", "models=opus", f"models.tiers.strong.model={model}"]))
+    assert str(info.value).startswith(f"models.tiers.strong.thinking: missing required key: {model} is not in the "
+                                      "model catalogue"), str(info.value)
+    assert "models.tiers.strong.thinking (off, budget, adaptive or effort)" in str(info.value)
+    validate(compose(["experiment=demo", "models=opus", f"models.tiers.strong.model={model}",
+                      "models.tiers.strong.thinking=off"]))
