@@ -30,7 +30,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
@@ -241,8 +241,8 @@ def build(data_dir: Path) -> MCPServer:  # noqa: C901  (one nested function per 
             raise ToolError(str(exc)) from None
 
     @server.tool(description="Rate: prefer one of two hypotheses (prefer a, b or tie), or score one from 1 to 5.")
-    def rate(session: str, hypothesis_a: str, hypothesis_b: str | None = None, prefer: str | None = None,
-             score: int | None = None, why: str | None = None) -> str:
+    def rate(session: str, hypothesis_a: str, hypothesis_b: str | None = None,
+             prefer: Literal["a", "b", "tie"] | None = None, score: int | None = None, why: str | None = None) -> str:
         ids = [_arg("hypothesis_a", hypothesis_a, _HYPOTHESIS, "a hypothesis id (H-...)")]
         ids += [_arg("hypothesis_b", hypothesis_b, _HYPOTHESIS, "a hypothesis id (H-...)")] if hypothesis_b else []
         opts = [f"--prefer={prefer}"] if prefer else []
@@ -251,13 +251,15 @@ def build(data_dir: Path) -> MCPServer:  # noqa: C901  (one nested function per 
         return cosci.run("rate", cosci.folder(session).session_id, *ids, *opts)
 
     @server.tool(description="Record a lab result for a hypothesis: outcome supported, refuted or inconclusive.")
-    def result(session: str, hypothesis_id: str, outcome: str, notes: str | None = None) -> str:
+    def result(session: str, hypothesis_id: str, outcome: Literal["supported", "refuted", "inconclusive"],
+               notes: str | None = None) -> str:
         hid = _arg("hypothesis_id", hypothesis_id, _HYPOTHESIS, "a hypothesis id (H-...)")
         return cosci.run("result", cosci.folder(session).session_id, hid, f"--outcome={outcome}",
                          *([f"--notes={notes}"] if notes else []))
 
     @server.tool(description="Researcher feedback: kind directive, preference, rejection or pin.")
-    def feedback(session: str, kind: str, text: str | None = None, hypothesis_id: str | None = None) -> str:
+    def feedback(session: str, kind: Literal["directive", "preference", "rejection", "pin"], text: str | None = None,
+                 hypothesis_id: str | None = None) -> str:
         opts = [f"--kind={kind}"] + ([f"--text={text}"] if text else [])
         opts += [f"--hypothesis={_arg('hypothesis_id', hypothesis_id, _HYPOTHESIS, 'a hypothesis id')}"] \
             if hypothesis_id else []

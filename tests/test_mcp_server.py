@@ -123,6 +123,12 @@ async def test_arguments_are_read_or_refused_in_one_line_naming_them(tmp_path: P
             assert _error(bad).startswith(f"{name}:") and "\n" not in _text(bad), (args, _text(bad))
         bad = await client.call_tool("follow_session", {"session": "s-none", "timeout_seconds": 0})
         assert _error(bad).startswith("timeout_seconds:")
+        # a choice outside the command's: named by the tool's argument, not by the command line's --prefer
+        for tool, args, name in (("rate", {"hypothesis_a": "H-1", "hypothesis_b": "H-2", "prefer": "A"}, "prefer"),
+                                 ("result", {"hypothesis_id": "H-1", "outcome": "yes"}, "outcome"),
+                                 ("feedback", {"kind": "praise"}, "kind")):
+            bad = await client.call_tool(tool, {"session": failed.session_id, **args})
+            assert _error(bad).startswith(f"{name}:") and "--" not in _text(bad), (tool, _text(bad))
         followed = await client.call_tool("follow_session", {"session": failed.session_id, "timeout_seconds": 5})
         assert _text(followed) == "failed: error: the provider answered 500 three times"
         refused = await client.call_tool("start_session", {"goal": HARMFUL, "budget_usd": 1, "models": "fake"})
