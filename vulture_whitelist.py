@@ -74,6 +74,10 @@ _.row_factory
 _.cache_size
 # llama-cpp-python: Llama.create_completion calls save_state to fill the prompt-state cache (PromptStateLlama).
 _.save_state
+# llama-cpp-python: Llama.create_completion calls load_state to restore a cached prompt state, and Llama.generate reads
+# _requires_eval (it decodes at least one token after a restore; PromptStateLlama.load_state sets it).
+_.load_state
+_._requires_eval
 
 # llama-cpp-python / llama.cpp read these: Llama.n_threads_batch (set with llama_set_n_threads, cosci/llm/local/model.py);
 # the fields of llama_model_quantize_params that llama_model_quantize reads (cosci/llm/local/weights.py).

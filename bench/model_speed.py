@@ -108,6 +108,8 @@ def measure(weights: str = "q4_0", decoding: str = "grammar_last", n_threads: in
     llama = PromptStateLlama(model_path=str(weights_path(weights)), n_ctx=n_ctx, n_batch=n_batch, n_threads=threads,
                              n_threads_batch=threads, verbose=False, seed=0)
     llama.grammar_last = decoding == "grammar_last"
+    if llama.grammar_last:
+        llama.piece_index()  # built before the timing, as a session's model load builds it
     messages = [{"role": "user", "content": PROMPT}]
     best: dict[str, float] = dict.fromkeys(("prompt", "generation", "grammar", "generation_decode", "grammar_decode",
                                             "prompt_deep"), 0.0)

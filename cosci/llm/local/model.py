@@ -203,6 +203,8 @@ class LocalModelProvider(CustomLLM):
                                            n_batch=self.cfg.n_batch, n_threads=threads, n_threads_batch=threads,
                                            verbose=False, seed=0)
             self._llama.grammar_last = self.cfg.decoding == "grammar_last"
+            if self._llama.grammar_last:
+                self._llama.piece_index()  # here, in the preload, rather than in the first constrained call
             # Prompt states keyed by prefix: calls share the safety preamble and session context, debate turns their
             # transcript (the tokens reused are the call's cached prompt tokens; figures in bench/README.md).
             self._llama.set_cache(PromptStateCache(capacity_bytes=self.cfg.cache_mb << 20))

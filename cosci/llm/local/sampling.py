@@ -22,8 +22,9 @@ from typing import Any
 import llama_cpp
 import numpy as np
 
-TOKEN_DTYPE = np.dtype([("id", np.intc), ("logit", np.single), ("p", np.single)], align=True)
-"""The layout of llama.cpp's ``llama_token_data`` (12 bytes)."""
+from cosci.llm.local.grammar_filter import TOKEN_DTYPE, PieceIndex
+
+__all__ = ["TOKEN_DTYPE", "GrammarLastSampler"]
 
 
 class GrammarLastSampler:
@@ -33,10 +34,13 @@ class GrammarLastSampler:
         chain: a ``LlamaSampler`` built without the grammar (owned; closed with this object).
         grammar: a ``LlamaSampler`` holding the grammar alone (owned).
         n_vocab: vocabulary size (49,152 for SmolLM2).
+        index: the vocabulary grouped by its pieces' first bytes (:class:`~cosci.llm.local.grammar_filter.PieceIndex`):
+            a redraw then hands the grammar only the entries it may accept (the same array, the same draw, ~4 ms
+            less); ``None``: the whole vocabulary.
     """
 
-    def __init__(self, chain: Any, grammar: Any, n_vocab: int) -> None:
-        self.chain, self.grammar, self.n_vocab = chain, grammar, n_vocab
+    def __init__(self, chain: Any, grammar: Any, n_vocab: int, index: PieceIndex | None = None) -> None:
+        self.chain, self.grammar, self.n_vocab, self.index = chain, grammar, n_vocab, index
         self.ids = np.arange(n_vocab, dtype=np.intc)
         self.resampled = 0
         """Tokens the grammar rejected, drawn again among the grammar's tokens."""
@@ -69,13 +73,30 @@ class GrammarLastSampler:
         if not self.accepts(token):
             self.resampled += 1
             data, arr = self._candidates(ctx, idx)
-            llama_cpp.llama_sampler_apply(self.grammar.sampler, ctypes.byref(arr))
+            self._apply_grammar(data, arr)
             llama_cpp.llama_sampler_apply(self.chain.sampler, ctypes.byref(arr))
             token = self._selected(arr)
         del data
         self.chain.accept(token)
         self.grammar.accept(token)
         return token
+
+    def _apply_grammar(self, data: np.ndarray, arr: Any) -> None:
+        """Set the logit of every entry of ``data`` (the whole vocabulary, ``arr`` its llama.cpp view) the grammar
+        rejects to ``-inf``: through :attr:`index` when given (only the entries it may accept are matched), else by
+        matching all of them."""
+        if self.index is None:
+            llama_cpp.llama_sampler_apply(self.grammar.sampler, ctypes.byref(arr))
+            return
+        ids = self.index.candidates(self.grammar.sampler)
+        sub = np.empty(len(ids), dtype=TOKEN_DTYPE)
+        sub["id"], sub["logit"], sub["p"] = ids, data["logit"][ids], 0.0
+        view = llama_cpp.llama_token_data_array(data=sub.ctypes.data_as(llama_cpp.llama_token_data_p), size=len(sub),
+                                                selected=-1, sorted=False)
+        llama_cpp.llama_sampler_apply(self.grammar.sampler, ctypes.byref(view))
+        logits = np.full(self.n_vocab, -np.inf, dtype=np.single)
+        logits[ids] = sub["logit"]
+        data["logit"] = logits
 
     def accept(self, token: int) -> None:
         self.chain.accept(token)

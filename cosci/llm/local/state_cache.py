@@ -10,7 +10,7 @@ after ``load_state`` (``_requires_eval``), which rewrites them. So :class:`Promp
 :class:`PromptStateLlama` does not copy the rest in the first place: llama-cpp-python's ``save_state`` copies the
 whole logits buffer and the llama.cpp state three times (a buffer, a compact copy, ``bytes``) before the cache sees
 it, a transient of about 150 MB per call on the demo's longer prompts; this one copies the last row and the state
-twice (the buffer llama.cpp writes, then ``bytes``).
+once (the buffer llama.cpp writes, kept as it is), and restores it without copying either again.
 
 Imported only when the model loads (it imports ``llama_cpp``).
 """
@@ -50,6 +50,10 @@ class PromptStateLlama(Llama):  # type: ignore[misc]  # llama_cpp has no type in
     (:mod:`cosci.llm.local.sampling`, design.md#local-decoding)."""
 
     grammar_last = True
+    piece_filter = True
+    """Whether a redraw hands the grammar only the entries it may accept (:mod:`cosci.llm.local.grammar_filter`: the
+    same draws, fewer entries matched); ``False`` matches the whole vocabulary, as before (to measure it)."""
+    _piece_index: Any = None
     sampling_seconds = 0.0
     """Wall seconds spent drawing tokens (the sampler chain, and the grammar) since the caller last set it to 0:
     llama.cpp's own counters time the decode of each token only (design.md#local-decoding)."""
@@ -68,7 +72,17 @@ class PromptStateLlama(Llama):  # type: ignore[misc]  # llama_cpp has no type in
         chain = super()._init_sampler(**{**kwargs, "grammar": None})
         only_grammar = LlamaSampler()
         only_grammar.add_grammar(self._model, grammar)
-        return GrammarLastSampler(chain, only_grammar, self._n_vocab)
+        return GrammarLastSampler(chain, only_grammar, self._n_vocab,
+                                  self.piece_index() if self.piece_filter else None)
+
+    def piece_index(self) -> Any:
+        """The vocabulary's :class:`~cosci.llm.local.grammar_filter.PieceIndex`, built at the first call (~0.3-0.6 s;
+        the session's model preload builds it, beside the server's start: design.md#startup)."""
+        if self._piece_index is None:
+            from cosci.llm.local.grammar_filter import PieceIndex
+
+            self._piece_index = PieceIndex.for_model(self._model)
+        return self._piece_index
 
     def save_state(self) -> LlamaState:
         size = llama_cpp.llama_state_get_size(self._ctx.ctx)
@@ -77,7 +91,24 @@ class PromptStateLlama(Llama):  # type: ignore[misc]  # llama_cpp has no type in
         if n_bytes > int(size):
             raise RuntimeError("Failed to copy llama state data")
         return LlamaState(scores=self._scores[-1:].copy(), input_ids=self.input_ids.copy(), n_tokens=self.n_tokens,
-                          llama_state=ctypes.string_at(buffer, n_bytes), llama_state_size=n_bytes, seed=self._seed)
+                          llama_state=memoryview(buffer).cast("B")[:n_bytes],  # type: ignore[arg-type]  # read as a buffer
+                          llama_state_size=n_bytes,
+                          seed=self._seed)
+
+    def load_state(self, state: LlamaState) -> None:
+        """Restore a saved state without llama-cpp-python's copies: its ``load_state`` broadcasts the kept logits row
+        over up to ``n_batch`` rows (48 MiB) and copies the llama.cpp state into a new buffer before handing it over;
+        those logits are never read after a restore (module docstring) and llama.cpp copies the state in itself."""
+        self.input_ids = state.input_ids.copy()
+        self.n_tokens = state.n_tokens
+        self._requires_eval = True
+        self._seed = state.seed
+        data = state.llama_state
+        size = int(state.llama_state_size)
+        array = (ctypes.c_uint8 * size).from_buffer(data) if isinstance(data, memoryview) and not data.readonly \
+            else (ctypes.c_uint8 * size).from_buffer_copy(data)
+        if llama_cpp.llama_state_set_data(self._ctx.ctx, array, size) != size:
+            raise RuntimeError("Failed to set llama state data")
 
 
 class TimedSampler:
