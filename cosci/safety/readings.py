@@ -21,6 +21,12 @@ from typing import Protocol
 from cosci.safety.text import Span, normalise, windows
 
 ASKED_WORDS = 4
+_WHY = re.compile(r"\bwhy\b(?![\s?？]*$)")
+"""A "why" that is not its sentence's last word ("... and no one will understand why?" asks nothing)."""
+_QUESTION_END = ("?", "？", "か", "か。", "吗", "呢", "까")
+_HOW = re.compile(r"\bhow (?:to|can|could|do|does|would|should)\b|\bi want to\b|\bhelp me\b")
+"""A how-question or request around the "why": the sentence asks for a way, the why is inside it."""
+_CLAUSE = re.compile(r"(?<=[.!?;:。！？])\s*")
 """Words between an opening harmful verb and a term hit's step for the step to be the one asked ("increase the
 respiratory lethality of"; :meth:`Readings.asks`)."""
 
@@ -134,9 +140,25 @@ class Readings:
                        and not self.within_countermeasure(window, start, end)]
 
     def described(self, text: str) -> bool:
-        """Whether a window of ``text`` has a resistance step said of a mechanism (:meth:`describes`)."""
-        return any(self.describes(w, step, start) for w in windows(normalise(text)) for rule in self.rules.values()
-                   for step, start, _ in rule.enhancements.spans(w))
+        """Whether a window of ``text`` has a resistance step said of a mechanism (:meth:`describes`), or is a
+        why-question that asks for no step at all (:meth:`why_only`)."""
+        return any(self.why_only(w) or any(self.describes(w, step, start) for rule in self.rules.values()
+                                            for step, start, _ in rule.enhancements.spans(w))
+                   for w in windows(normalise(text)))
+
+    def why_only(self, window: str) -> bool:
+        """Whether a normalised window names an agent in a why-question, wherever the "why" stands in it (a
+        sentence ending as a question, the why not its last word, no "how to" or "I want to" around it), and names
+        no harmful step of any category, no weapon use and no change put into an agent (``weapon_use``,
+        ``engineering``): "why did the 1918 flu cause so many deaths in India" written verb-final ("1918 के फ्लू ने ...
+        इतनी मौतें क्यों कीं?", the why after what it asks about) explains a past epidemic; the agent is what is
+        explained, so the agent rule does not act. A window naming no agent is left to its score ("... so that everyone
+        falls ill and no one understands why?"; docs/design.md#safety-screen, "Why, wherever it stands")."""
+        asks_why = any(_WHY.search(part) and part.rstrip().endswith(_QUESTION_END) and not _HOW.search(part)
+                       for part in _CLAUSE.split(window))
+        return asks_why and not self.weapon_use.first(window) and not self.engineering.first(window) and \
+            any(rule.agents.first(window) for rule in self.rules.values()) and \
+            not any(rule.enhancements.first(window) for rule in self.rules.values())
 
     def basic_chemistry(self, text: str) -> bool:
         """Whether ``text`` asks for a synthesis or stabilisation (``chemistry``) of an object that is no threat: no

@@ -14,7 +14,9 @@ WINDOW_SENTENCES = 3
 """Sentences an agent and its harmful step may be apart (a goal split over two sentences is one window)."""
 _TRANSLATE = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2010": "-", "\u2011": "-",
                             "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u00df": "ss", "\u00e6": "ae",
-                            "\u0153": "oe", "\u00f8": "o", "\u0142": "l"})
+                            "\u0153": "oe", "\u00f8": "o", "\u0142": "l", "\u00bf": None, "\u00a1": None})
+"""Typographic variants written as the patterns write them; Spanish's opening "¿" and "¡" dropped, so a question
+opens with its first word ("¿Cómo aumentar ...?" is read as a request opening with "cómo")."""
 _SENTENCE = re.compile(r"(?<=[.!?;:])\s+|\n+")
 _FULL_STOP = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
 _DENSE = "\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
