@@ -136,7 +136,8 @@ def _rating_args(ids: Sequence[str], prefer: str | None, score: str | None, name
     if len(ids) == 2 and ids[0] == ids[1]:
         raise CosciError(f"{ids[0]!r} cannot be rated against itself")
     if score is not None and score not in ("1", "2", "3", "4", "5"):
-        raise CosciError(f"{name('score')} must be 1, 2, 3, 4 or 5 (got {score!r})")
+        got = score if score.strip() else repr(score)  # 0, not '0': the API passes an int, the CLI its text
+        raise CosciError(f"{name('score')} must be 1, 2, 3, 4 or 5 (got {got}); nothing was recorded")
     if prefer is not None and prefer not in ("a", "b", "tie"):
         raise CosciError(f"{name('prefer')} must be a, b or tie (got {prefer!r}); nothing was recorded")
 

@@ -126,15 +126,15 @@ class Launcher:
         """Prepare and pre-flight a new session; nothing is written.
 
         Raises:
-            ConfigError, CosciError, MissingApiKey: the CLI's one line (``--goal: the research goal is empty``,
-                a budget of 0). GoalRefused: the offline screen refuses the goal.
+            ConfigError, CosciError, MissingApiKey: one line naming the form's field (``goal: the research goal is
+                empty``, a budget of 0). GoalRefused: the offline screen refuses the goal.
         """
         from cosci import api
         from cosci.llm.gateway.estimate import estimate_session
 
         overrides = overrides_of(experiment, models, budget)
         given = goal if goal.strip() or not experiment else None  # an experiment may give the goal
-        checked = api.preflight(api.prepare(given, overrides, data_dir=self.root, given_as="--goal"))
+        checked = api.preflight(api.prepare(given, overrides, data_dir=self.root, given_as="goal"))  # the form field
         config = checked.prepared.config
         screen = screen_answer(config, config.session.goal or "")
         draft = Draft(secrets.token_urlsafe(16), checked, config.session.goal or "",

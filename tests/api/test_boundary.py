@@ -74,7 +74,7 @@ def recorded(session: api.Session) -> tuple[int, int, int]:
     (lambda s, h: s.rate(h[0], h[1], prefer="A"), r"^prefer must be one of a, b, tie \(got 'A'\)"),
     (lambda s, h: s.rate(h[0], h[1], prefer=""), r"^prefer must be one of a, b, tie \(got ''\)"),
     (lambda s, h: s.rate(h[0], h[1], prefer=1), r"^prefer must be one of a, b, tie \(got 1\)"),
-    (lambda s, h: s.rate(h[0], score=0), r"^score must be 1, 2, 3, 4 or 5 \(got '0'\)"),
+    (lambda s, h: s.rate(h[0], score=0), r"^score must be 1, 2, 3, 4 or 5 \(got 0\); nothing was recorded$"),
     (lambda s, h: s.rate(h[0], score=3.5), r"^score must be an int 1-5 \(got float 3.5\)"),
     (lambda s, h: s.rate(h[0], score=True), r"^score must be an int 1-5 \(got bool True\)"),
     (lambda s, h: s.rate(h[0], h[1]), r"^two hypotheses need prefer a\|b\|tie$"),
@@ -129,7 +129,8 @@ def test_the_command_line_still_names_its_flags(rated: tuple[api.Session, list[s
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     session, ids = rated
     data = str(session.folder.data_dir)
-    for args, line in ((["rate", session.id, ids[0], "--score", "0"], "--score must be 1, 2, 3, 4 or 5 (got '0')"),
+    for args, line in ((["rate", session.id, ids[0], "--score", "0"],
+                        "--score must be 1, 2, 3, 4 or 5 (got 0); nothing was recorded"),
                        (["rate", session.id, ids[0], ids[1]], "two hypotheses need --prefer a|b|tie"),
                        (["result", session.id, ids[0], "--outcome", "refuted", "--measure", "x"],
                         "--measure 'x' is not NAME=VALUE"),

@@ -61,3 +61,12 @@ def test_a_model_with_no_price_takes_the_fallback_never_zero(tmp_path: Path) -> 
     estimate_session(config)  # registers the priced tiers
     usd, tokens = estimate_call("openrouter/lab/unlisted", 3_000, 1_000, input_tokens=1_000)
     assert usd == (1_000 * FALLBACK_USD_PER_MTOK[0] + 1_000 * FALLBACK_USD_PER_MTOK[1]) / 1e6 and tokens == 2_000
+
+
+def test_a_budget_under_a_cent_is_shown_not_rounded_to_zero() -> None:
+    """Fresh user: `cosci estimate run.budget_usd=0.0001` printed "(budget $0.00) - above 1.2x the budget"."""
+    from cosci.llm.gateway.estimate import Estimate
+
+    line = Estimate(usd=0.0123, calls=18, budget_usd=0.0001).line()
+    assert line.startswith("estimated cost ~$0.01 over ~18 model calls (budget $0.0001) - above 1.2x"), line
+    assert Estimate(usd=1.5, calls=3, budget_usd=2).line() == "estimated cost ~$1.50 over ~3 model calls (budget $2.00)"

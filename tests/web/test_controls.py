@@ -26,8 +26,8 @@ def post(client: TestClient, path: str, **fields: str) -> tuple[int, str]:
 
 
 @pytest.mark.parametrize(("fields", "line"), [
-    ({"goal": "", "models": "fake"}, "--goal: the research goal is empty"),
-    ({"goal": "   ", "models": "fake"}, "--goal: the research goal is empty"),
+    ({"goal": "", "models": "fake"}, "goal: the research goal is empty"),
+    ({"goal": "   ", "models": "fake"}, "goal: the research goal is empty"),
     ({"goal": GOAL, "models": "fake", "budget": "0"}, "run.budget_usd"),
     ({"goal": GOAL, "models": "fake", "budget": "lots"}, "run.budget_usd=lots: not a number of USD"),
     ({"goal": GOAL, "models": "nosuch"}, "models=nosuch: not one of"),
