@@ -17,7 +17,6 @@ check of every form, the upload cap and the sanitiser every model text goes thro
 
 from __future__ import annotations
 
-import ipaddress
 import secrets
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
@@ -25,6 +24,7 @@ from urllib.parse import urlsplit
 from markupsafe import Markup
 
 from cosci.errors import CosciError
+from cosci.hosts import is_loopback
 
 UPLOAD_CAP_BYTES = 10 * 1024 * 1024
 """The largest data file a result may carry through the web UI, 10 MiB (design.md#web: the file is kept inside
@@ -37,16 +37,6 @@ CSRF_FIELD = "csrf"
 ALLOWED_TAGS = {"p", "br", "em", "strong", "code", "pre", "ul", "ol", "li", "blockquote", "a", "h1", "h2", "h3",
                 "h4", "h5", "h6", "table", "thead", "tbody", "tr", "th", "td", "hr", "del", "sub", "sup"}
 """What rendered model text may keep: text structure only (no img, no iframe, no form, no script, no style)."""
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` is a loopback address or ``localhost`` (nothing else on the network reaches it)."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def check_bind(host: str, token: str | None) -> None:

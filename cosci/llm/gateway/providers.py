@@ -14,7 +14,6 @@ prices; OpenRouter and other models LiteLLM's map does not price at their cited 
 from __future__ import annotations
 
 import contextlib
-import ipaddress
 import socket
 from typing import Any
 from urllib.parse import urlsplit
@@ -23,6 +22,7 @@ import litellm
 
 from cosci.config.schema import CosciConfig
 from cosci.errors import MissingApiKey, ServerUnreachable, UnknownModel
+from cosci.hosts import is_loopback
 from cosci.llm.fake.provider import FAKE
 from cosci.llm.local.model import LocalModelProvider
 
@@ -72,7 +72,7 @@ def check_servers(config: CosciConfig, timeout: float = 1.0) -> None:
             host, port = parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80)
         except ValueError:  # a port that is not a number: the calls name it
             continue
-        if not _loopback(host) or (host, port) in seen:
+        if not is_loopback(host) or (host, port) in seen:
             continue
         seen.add((host, port))
         try:
@@ -81,15 +81,6 @@ def check_servers(config: CosciConfig, timeout: float = 1.0) -> None:
             raise ServerUnreachable(tier, str(entry.api_base), entry.model) from None
         except OSError:  # a timeout or another fault is not a refusal: the calls meet it and say so
             continue
-
-
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def warm_first_call() -> None:
