@@ -22,11 +22,12 @@ from cosci.domain import Task, TaskResult
 from cosci.ids import hypothesis_id
 from cosci.llm.embeddings.embedder import hash_embed
 from cosci.llm.port.types import ToolSpec
-from cosci.records import RecordHypothesis
+from cosci.records import RecordHypothesis, RecordReview
 from cosci.session.runtime import SessionRuntime
 from cosci.tools.base import Tool, ToolResult
 from tests.conftest import make_config
 from tests.contract import CONTRACT
+from tests.tournament.shipped import ELO
 
 RunTask = Callable[..., Awaitable[tuple[Task, TaskResult]]]
 AddPlayer = Callable[..., str]
@@ -107,6 +108,20 @@ def add_player(runtime: SessionRuntime) -> AddPlayer:
         return hid
 
     return add
+
+
+@pytest.fixture
+def overview_ready(planned: SessionRuntime, add_player: AddPlayer) -> list[str]:
+    """A planned session ready for its final overview: three reviewed players (Elo 1250, 1225, 1200; 3 matches
+    each) and one pairwise verdict between the first two. Returns the three hypothesis ids, best first."""
+    ids = [add_player(f"Drug {i} inhibits target {i} in leukemic stem cells", elo=1250.0 - 25 * i, matches=3)
+           for i in range(3)]
+    for i, hid in enumerate(ids):
+        planned.store.hypotheses.add_review(hid, RecordReview(verdict="missing_piece", evidence=[], novelty=0.8,
+                                                              notes=f"Review {i}."), task_id=f"T-review-{i}")
+    planned.store.matches.apply("M-1", ids[0], ids[1], mode="pairwise", winner=ids[0], rule=ELO,
+                                 rationale="Sharper experiment.\nbetter idea: 1", transcript=[], task_id=None)
+    return ids
 
 
 @dataclass

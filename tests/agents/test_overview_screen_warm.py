@@ -13,20 +13,12 @@ import pytest
 import cosci.safety.classifier as classifier
 from cosci.config.schema.models import FakeModelCfg
 from cosci.llm.fake.provider import FakeBackend
-from cosci.records import RecordReview
 from cosci.session.runtime import SessionRuntime
-from tests.tournament.shipped import ELO
 
 
 async def test_the_overview_before_its_audit_is_screened_while_the_audit_calls(
-        planned: SessionRuntime, fake: FakeBackend, run_task, add_player, monkeypatch: pytest.MonkeyPatch) -> None:
-    ids = [add_player(f"Drug {i} inhibits target {i} in leukemic stem cells", elo=1250.0 - 25 * i, matches=3)
-           for i in range(3)]
-    for i, hid in enumerate(ids):
-        planned.store.hypotheses.add_review(hid, RecordReview(verdict="missing_piece", evidence=[], novelty=0.8,
-                                                              notes=f"Review {i}."), task_id=f"T-review-{i}")
-    planned.store.matches.apply("M-1", ids[0], ids[1], mode="pairwise", winner=ids[0], rule=ELO,
-                                 rationale="Sharper experiment.\nbetter idea: 1", transcript=[], task_id=None)
+        planned: SessionRuntime, fake: FakeBackend, run_task, overview_ready: list[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
     fake.configure(FakeModelCfg(seed=0, fault_rate=0.0, latency_seconds=0.3, call_log=None))
     auditing = threading.Event()  # the audit's call is at the fake, not yet answered
     screened = threading.Event()  # a check ran while it was
