@@ -18,7 +18,7 @@ def _target(args: argparse.Namespace, ids: list[str]) -> tuple[SessionFolder, li
     H-id ...``; with ``--project NAME``, ``<session> H-id ...`` (the session must be one of the project's) or only
     the ids (the project's newest session holding them). A first positional that is no hypothesis id (``H-...``) is
     the session, so ``<session> H-id --project NAME`` never reads the session id as a hypothesis id."""
-    from cosci.session.researcher import resolve_target
+    from cosci.session.targets import resolve_target
 
     root = data_dir(args.data_dir)
     if args.project and args.target.startswith("H-"):  # only the ids

@@ -17,14 +17,13 @@ from pathlib import Path
 from cosci.errors import CosciError
 from cosci.session.folder import SessionFolder
 from cosci.session.inputs import (
-    check_target_kind,
     check_text,
     data_file,
     hypothesis_missing,
     parse_measures,
 )
+from cosci.session.targets import same_project
 from cosci.store import SessionStore
-from cosci.store.project import ProjectStore
 from cosci.store.researcher import OUTCOMES, Outcome, measures_line
 from cosci.text import counted, error_line
 
@@ -161,7 +160,7 @@ def rate(folder: SessionFolder, ids: Sequence[str], prefer: str | None, score: s
     _rating_args(ids, prefer, score, name)
     check_text(name("why"), why)
     if project is not None:
-        _same_project(sid, folder.frozen_config().session.project, project)
+        same_project(sid, folder.frozen_config().session.project, project)
     with folder.store() as store:
         if (status := store.sessions.status()) == "refused":
             raise CosciError(f"session {sid} is {status}; it has no hypotheses to rate")
@@ -225,44 +224,6 @@ def _reversal(store: SessionStore, ids: Sequence[str], prefer: str | None) -> st
             "are recorded and the Bradley–Terry fit takes this one")
 
 
-def resolve_target(data_dir: Path, target: str, hids: str | Sequence[str], *, project_only: bool = False
-                   ) -> SessionFolder:
-    """The session a ``cosci rate`` / ``cosci result`` names: a session id, or a project name whose newest session
-    holding every one of ``hids`` is taken (``project_only``: ``--project NAME``, a project name only).
-
-    Raises:
-        CosciError: no such session or project, the hypotheses in none of the project's sessions.
-    """
-    wanted = {hids} if isinstance(hids, str) else set(hids)
-    if project_only and not ProjectStore.exists(data_dir, target):
-        raise CosciError(f"--project {target}: no project {target!r} under {data_dir / 'projects'}; "
-                         "`cosci project list` lists them")
-    if (data_dir / "sessions" / target).is_dir() and not ProjectStore.exists(data_dir, target):
-        return SessionFolder.existing(data_dir, target)
-    if not ProjectStore.exists(data_dir, target):
-        check_target_kind(data_dir, target)
-        return SessionFolder.existing(data_dir, target)  # says "no session ..." in one line
-    project = ProjectStore.open(data_dir, target)
-    try:
-        held: dict[str, set[str]] = {}
-        for h in project.hypotheses():
-            held.setdefault(h.session_id, set()).add(h.hypothesis_id)
-        sessions = [s["session_id"] for s in project.sessions() if wanted <= held.get(s["session_id"], set())]
-    finally:
-        project.close()
-    if not sessions:
-        raise CosciError(f"no hypothesis {' and '.join(map(repr, sorted(wanted)))} in project {target}"
-                         if len(wanted) == 1 else f"no session of project {target} holds all of "
-                         f"{', '.join(map(repr, sorted(wanted)))}")
-    return SessionFolder.existing(data_dir, sessions[-1])
-
-
-def _same_project(sid: str, own: str | None, project: str | None) -> None:
-    """Raises CosciError when ``project`` is named and the session (whose project is ``own``) is not in it."""
-    if project is not None and own != project:
-        raise CosciError(f"session {sid} is not in project {project} (its project: {own or 'none'})")
-
-
 def record_result(folder: SessionFolder, hid: str, outcome: str, measures: Sequence[str], notes: str,
                   file: str | None, screen: Screen, project: str | None = None, warn: Warn = say_warning,
                   name: Name = flag) -> str:
@@ -287,7 +248,7 @@ def record_result(folder: SessionFolder, hid: str, outcome: str, measures: Seque
     values = parse_measures(measures, name("measure"))
     path, sha, size = data_file(file, name("file")) if file else (None, None, 0)
     config = folder.frozen_config()
-    _same_project(sid, config.session.project, project)
+    same_project(sid, config.session.project, project)
     with folder.store() as store:
         if (status := store.sessions.status()) == "refused":
             raise CosciError(f"session {sid} is {status}")

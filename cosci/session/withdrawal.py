@@ -20,7 +20,8 @@ from cosci.errors import CosciError
 from cosci.ids import id_kind, wrong_kind
 from cosci.session.folder import SessionFolder
 from cosci.session.inputs import check_target_kind
-from cosci.session.researcher import MOVES, Warn, _same_project, refresh, say_warning
+from cosci.session.researcher import MOVES, Warn, refresh, say_warning
+from cosci.session.targets import same_project
 from cosci.store import SessionStore
 from cosci.store.project import ProjectStore
 from cosci.store.researcher import Observation, recorded_in
@@ -48,7 +49,7 @@ def withdraw(data_dir: Path, target: str | None, kind: Kind, rid: str, project: 
                          f"({SHAPES[kind]})")
     folder = _holder(data_dir, target or project, kind, rid)
     if project is not None:
-        _same_project(folder.session_id, folder.frozen_config().session.project, project)
+        same_project(folder.session_id, folder.frozen_config().session.project, project)
     with folder.store() as store:
         return _rating(folder, store, rid, warn) if kind == "rating" else _result(folder, store, rid, warn)
 
