@@ -62,9 +62,9 @@ class SimOpts:
         replay: who a rematch shows first: ``less_shown`` — the order judged fewer times, as a session does
             (:func:`cosci.tournament.judging.presentation_order`; design.md#judge-memory); ``coin`` — a fair coin,
             as sessions did before (the earlier variants).
-        judged: the counts the pairing reads (``shown``) include both orders of every dual-order match
-            (:func:`cosci.tournament.judging.judged_counts`: the judge remembers a prompt it answered inside one);
-            off: single-order calls only (``Matches.shown_counts``), as sessions did before the eighteenth stop.
+        judged: the counts the pairing reads (``shown``) include both orders of every dual-order match (a judge
+            with memory remembers a prompt it answered inside one); off: single-order calls only, as a session does
+            (``Matches.shown_counts``). Tried at the eighteenth stop and not adopted (bench/README.md).
     """
 
     fit: str = "eb_is"
@@ -125,7 +125,7 @@ def run_trial(cfg: TournamentCfg, bias: float, trial: int, budgets: tuple[int, .
                           state=state, blocked=blocked, shown=shown if opts.replay == "less_shown" else None)
         assert plan is not None, "every pair at the rematch cap (a session would stop `stalled`)"
         orders = [(plan.first, plan.second)] + ([(plan.second, plan.first)] if plan.dual else [])
-        for order in orders if opts.judged or not plan.dual else []:  # as judging.judged_counts / shown_counts
+        for order in orders if opts.judged or not plan.dual else []:  # judged: dual orders too; else shown_counts'
             shown[order] = shown.get(order, 0) + 1
         who = [(calls + k) % 2 if opts.judge2_sd is not None else 0 for k in range(len(orders))]
         winners = [f if judges_by[opts.judge2_sd if g and opts.judge2_sd else 1.0](f, s, q[f] - q[s]) == 1.0 else s
@@ -219,12 +219,12 @@ VARIANTS: dict[str, tuple[TournamentCfg, SimOpts]] = {
 }
 """Variants (``+``) run at bias 0.3 only unless ``--all``. ``session`` is what a session does with the shipped
 ``ranking`` group: its dual-order sample and escalation (``state``), its rematch cap and a rematch shown in the order
-judged fewer times (``session+coin``: a fair coin, as before); the default variant, at
-bias 0.3, under both judges, beside the bound (:func:`bound_rows`). ``session+cap-2`` / ``+cap-4`` / ``+cap-6``,
-``+sample-0``
+judged fewer times (``session+coin``: a fair coin, as before); the default variant, at bias 0.3, under both judges,
+beside the bound (:func:`bench.ranking_sim.bound_rows`). ``session+cap-2`` / ``+cap-4`` / ``+cap-6``, ``+sample-0``
 and ``+escalation-0`` change one of its costs (the rematch cap, ``ranking.dual_order_sample``,
 ``ranking.dual_order_biased_share``), ``+cap-2+sample-0`` two, for choosing them on tuning trials under the judge
 with memory (design.md#judge-memory). ``earlier`` is the session before the twelfth stop (:data:`EARLIER`: boundary
 weight φ(z)/v, every rematch valued as new); ``earlier+power-1.5``, ``+info`` and ``+temp-100`` each change one plan
 setting of it (``ranking.boundary_power``, ``ranking.rematch_information``, ``ranking.temperature``), as tuned
-(bench/README.md, twelfth stop)."""
+(bench/README.md, twelfth stop). ``session+judged`` counts both orders of a dual-order match in the counts the pairing
+reads (:attr:`SimOpts.judged`; eighteenth stop, not adopted)."""

@@ -86,28 +86,6 @@ def presentation_order(a: str, b: str, rng: random.Random,
     return first, second
 
 
-def judged_counts(verdicts: Sequence[tuple[str, str, float]], first: Sequence[str | None]
-                  ) -> dict[tuple[str, str], int]:
-    """Judging calls so far per ``(shown first, shown second)``: a single-order verdict counts in its order, a verdict
-    judged in both orders (``first`` None: a dual-order match, or a row recorded without its order) once in each.
-
-    What the pairing reads (:func:`presentation_order`, :func:`cosci.tournament.uncertainty.rematch_information`):
-    a judge with memory repeats the verdict it gave to a prompt it has answered, whether it answered it alone or
-    inside a dual-order match, so a rematch after a dual-order match is a same-order replay (design.md#judge-memory).
-    A dual-order match adds one to both orders, so the order a rematch is shown in is as without it.
-
-    Args:
-        verdicts: ``(hyp_a, hyp_b, score of hyp_a)`` per valid verdict (``Matches.verdicts``).
-        first: parallel, the id shown first, None when both orders were judged (``Matches.first_shown``).
-    """
-    counts: dict[tuple[str, str], int] = {}
-    for (a, b, _), shown_first in zip(verdicts, first, strict=True):
-        orders = [(a, b), (b, a)] if shown_first not in (a, b) else [(a, b) if shown_first == a else (b, a)]
-        for order in orders:
-            counts[order] = counts.get(order, 0) + 1
-    return counts
-
-
 def wants_dual_order(mode: str, elo_gap: float, cfg: DualOrderCfg, rng: random.Random,
                      state: DualOrderState | None = None, key: str | None = None) -> bool:
     """True when the match is judged in both orders (module docstring).

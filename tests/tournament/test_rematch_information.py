@@ -12,7 +12,6 @@ import pytest
 
 from cosci.tournament.bt import BTFit, fit_bt
 from cosci.tournament.engine import plan_match
-from cosci.tournament.judging import judged_counts, presentation_order
 from cosci.tournament.rerun import RerunEstimate
 from cosci.tournament.uncertainty import _boundary, boundary_weights, pair_scores, rematch_information, select_uncertain
 from tests.tournament.shipped import TOURNAMENT, UNCERTAINTY
@@ -104,20 +103,3 @@ def test_a_session_plan_passes_its_shown_counts_to_the_pairing() -> None:
 
     assert replays(fit) < 0.5 * replays(replace(fit, rerun=RerunEstimate.none()))
 
-
-def test_a_dual_order_match_counts_as_a_call_in_each_order() -> None:
-    """``judging.judged_counts`` (what the agent hands the pairing): a judge with memory remembers a prompt it
-    answered inside a dual-order match, so a rematch after one is a same-order replay (design.md#judge-memory)."""
-    verdicts = [("a", "b", 1.0), ("a", "b", 0.0), ("a", "c", 0.5), ("b", "c", 1.0)]
-    first = ["b", None, None, "c"]  # (b, a) once alone; (a, b) and (a, c) in both orders; (c, b) once alone
-    shown = judged_counts(verdicts, first)
-    assert shown == {("b", "a"): 2, ("a", "b"): 1, ("a", "c"): 1, ("c", "a"): 1, ("c", "b"): 1}
-    names = ["a", "b", "c"]
-    got = rematch_information(names, np.triu_indices(3, 1), shown, 0.75)
-    assert got == pytest.approx([4 / 3.5 - 1, 4 / 3.5 - 1, 1.0])  # (a, b), (a, c) replay an order; (b, c) does not
-    # a dual-order match adds one to each order, so who is shown first is as without it
-    singles = {("b", "a"): 1, ("c", "b"): 1}
-    for seed in range(20):
-        for x, y in (("a", "b"), ("a", "c"), ("b", "c")):
-            assert presentation_order(x, y, random.Random(seed), shown) == presentation_order(
-                x, y, random.Random(seed), singles)
