@@ -102,4 +102,3 @@ def test_a_session_plan_passes_its_shown_counts_to_the_pairing() -> None:
         return sum(1 for p in plans if p and {p.first, p.second} == {a, b})
 
     assert replays(fit) < 0.5 * replays(replace(fit, rerun=RerunEstimate.none()))
-
