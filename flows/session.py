@@ -194,6 +194,15 @@ def _failed(rt: SessionRuntime, exc: BaseException, tracker: Any, pending: Backg
             pending.call_now(tracker.fail)
 
 
+def _say_failed(rt: SessionRuntime) -> None:
+    """A failed session's summary on stdout, as a finished one's (session id, stop reason, cost, store; no overview:
+    none was written), so ``> summary.txt`` holds it too; the error's own line follows on stderr."""
+    with contextlib.suppress(Exception):  # the session's error matters more than its summary
+        summary = summarise(rt, "error", rt.home.store_path, None)
+        for line in summary.lines():
+            print(line, flush=True)
+
+
 def _check_some_call_succeeded(rt: SessionRuntime, reason: StopReason) -> None:
     """A session that ran out of work without one model call succeeding failed: its provider never answered
     (fresh-user report: ``models=ollama`` with no Ollama server ended ``idle``, exit 0, with an empty overview).
@@ -303,6 +312,8 @@ async def session_flow(
         return summary.to_dict()
     except BaseException as exc:
         _failed(rt, exc, tracker, pending)
+        if ui and isinstance(exc, Exception):
+            _say_failed(rt)
         raise
     finally:
         await asyncio.to_thread(warmup.join)

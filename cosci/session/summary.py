@@ -120,6 +120,8 @@ class SessionSummary:
                        + (f", agreement {g['audit_agreement']:.0%}" if "audit_agreement" in g else ""))
         if self.stop_reason == "interrupted":
             out.append(f"continue  cosci resume {self.session_id}")
+        elif self.stop_reason == "error":  # a failed session wrote no overview; stderr has its error's line
+            pass
         else:
             out.append(f"overview  {self.overview_path}")
             if (page := Path(self.overview_path).with_name("report.html")).is_file():  # README's example shows it

@@ -144,11 +144,12 @@ def test_a_session_where_no_call_succeeds_fails(prefect_server: None, fake: Fake
 
 
 def test_a_session_whose_generation_never_records_fails(prefect_server: None, fake: FakeBackend,
-                                                        tmp_path: Path) -> None:
+                                                        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Fresh-user report: a server that answers every tool call with text (a model without tool calling) ended
     ``done`` / ``idle``, exit 0, with 0 hypotheses and an empty fallback overview. The calls succeed, so the check
     above does not see it; a session that runs out of work with no hypothesis while its actions failed ends
-    ``failed``, naming the last action's error."""
+    ``failed``, naming the last action's error; its summary is on stdout as a finished session's is (fresh-user report:
+``> summary.txt`` was empty), with no overview line (none was written)."""
     from cosci.llm.fake.types import FakeReply
     from flows.session import session_flow
 
@@ -156,8 +157,11 @@ def test_a_session_whose_generation_never_records_fails(prefect_server: None, fa
     config = make_config(tmp_path / "data", "retry.base_delay_seconds=0", "retry.max_delay_seconds=0")
     with pytest.raises(SessionFailed, match=r"^no hypothesis was made \(\d+ actions failed\); the last, "
                                             r"generation/\w+: .*record_hypothesis"):
-        asyncio.run(session_flow(config.model_dump(mode="json"), ["experiment=demo"], "fake", None))
+        asyncio.run(session_flow(config.model_dump(mode="json"), ["experiment=demo"], "fake", None, ui=True))
     _assert_failed(tmp_path / "data")
+    out = capsys.readouterr().out
+    assert "stopped   error after" in out and "results   0 hypotheses" in out and "store     " in out
+    assert "overview  " not in out
 
 
 def _assert_failed(data: Path) -> None:
