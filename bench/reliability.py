@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -122,9 +123,16 @@ def fingerprint(db: Path) -> dict[str, Any]:
 
 
 # --- checks -------------------------------------------------------------------------------------------------
-def kill_trial(work: Path, rng: random.Random, *extra: str, resume: tuple[str, ...] = ()) -> list[str]:
+Resumer = Callable[[list[str]], tuple[int, str]]
+"""Runs ``cosci <args>`` to its end and returns ``(exit status, stderr)``."""
+
+
+def kill_trial(work: Path, rng: random.Random, *extra: str, resume: tuple[str, ...] = (),
+               resumer: Resumer | None = None) -> list[str]:
     """One SIGKILL-and-resume trial; returns what went wrong (empty: it held). ``extra``: overrides of the killed
-    run; ``resume``: ``cosci resume`` overrides of its frozen config (the tests give the rest no latency)."""
+    run; ``resume``: ``cosci resume`` overrides of its frozen config (the tests give the rest no latency);
+    ``resumer``: how ``cosci resume`` runs, by default in a process of its own as a researcher runs it (the tests
+    run it in their own process: the command's process is tested in tests/test_stored_sessions.py)."""
     data, log = work / "data", work / "calls.jsonl"
     env = env_for(data)
     args = [sys.executable, "-m", "cosci.run", *FAKE, "tracking.enabled=false", f"models.fake.call_log={log}",
@@ -149,12 +157,16 @@ def kill_trial(work: Path, rng: random.Random, *extra: str, resume: tuple[str, .
     if db is None:
         return ["no session store"]
     done_at_kill, calls_at_kill = done_tasks(db), len(calls(log))
-    resumed = run([sys.executable, "-m", "cosci.cli", "--data-dir", str(data), "resume", db.parent.name, *resume],
-                  env, work)
-    if resumed.returncode == 2 and "is done" in resumed.stderr:  # finished before the kill landed
+    argv = ["--data-dir", str(data), "resume", db.parent.name, *resume]
+    if resumer is None:
+        resumed = run([sys.executable, "-m", "cosci.cli", *argv], env, work)
+        code, stderr = resumed.returncode, resumed.stderr
+    else:
+        code, stderr = resumer(argv)
+    if code == 2 and "is done" in stderr:  # finished before the kill landed
         return invariant_errors(db)
-    if resumed.returncode:
-        return [f"resume exit {resumed.returncode}: {resumed.stderr[-300:]}"]
+    if code:
+        return [f"resume exit {code}: {stderr[-300:]}"]
     paid_twice = [c for c in calls(log)[calls_at_kill:] if c["task_id"] in done_at_kill]
     return invariant_errors(db) + [f"finished action called again: {c['task_id']}" for c in paid_twice[:3]]
 

@@ -2,18 +2,21 @@
 
 ``python -m bench.timeline FOLDER [--latency S] [--concurrency N]`` on a data folder that
 :func:`bench.scheduling.concurrency_run` kept (its ``calls.jsonl`` and the session's record). Calls are in flight
-for ``latency`` seconds from the fake's log time (as the bench counts them); tasks are in their slot from their
+for ``latency`` seconds from the fake's log time (as the bench counts them); tasks are in flight from their
 ``task_started`` to their ``task_completed`` / ``task_failed`` event. Idle slot-seconds = ``concurrency`` × a
 phase's length − the call-seconds in it. Phases: the start (the session's first second to the first call that is
 not the goal's screen or parse), the middle (to the stop: the first ``elo_snapshot`` that found the Elo rule
 stable, else the first finalisation task's start), and the tail (the drain of the tasks in flight, the gap to the
 final overview, the overview's task, its screen, the rest). The session's first second is its end
-(``session_done``) minus its record's active seconds.
+(``session_done``) minus its record's active seconds. The middle's idle slot-seconds are split by the actions that
+may call in flight then: fewer than the slots (nothing claimed to fill one), or as many or more (actions outside
+their calls; bench/README.md, "Eighth pass").
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 from collections import defaultdict
 from pathlib import Path
@@ -21,6 +24,9 @@ from typing import Any
 
 START_ACTIONS = ("ScreenGoal", "ParseGoal")
 FINAL_ACTIONS = ("GenerateFinalResearchOverview", "ScreenOverview")
+NO_CALL_ACTIONS = ("AddToTournament", "UpdateProximityGraph", "ScreenHypothesis")
+"""The bench session's actions without a call (``cosci.supervisor.slots.no_call_actions`` of its config): they run
+beside the slots, so the idle split does not count them."""
 
 
 def _overlap(spans: list[tuple[float, float]], lo: float, hi: float) -> float:
@@ -36,6 +42,23 @@ def _union(spans: list[tuple[float, float]]) -> float:
             total += b - max(a, end)
             end = b
     return total
+
+
+def _idle_split(calls: list[tuple[float, float]], tasks: list[tuple[float, float]], slots: int, lo: float,
+                hi: float) -> tuple[float, float]:
+    """Idle slot-seconds in ``[lo, hi]`` split by the actions in flight: ``(fewer actions than slots, as many or
+    more)``. With as many actions as slots, a slot is idle because an action is outside its calls (its task run, its
+    records, a wait for the event loop); with fewer, nothing was claimed to fill it."""
+    edges = sorted({lo, hi, *(t for a, b in [*calls, *tasks] for t in (a, b) if lo < t < hi)})
+    unclaimed = outside = 0.0
+    for a, b in itertools.pairwise(edges):
+        mid = (a + b) / 2
+        out = sum(1 for x, y in calls if x <= mid < y)
+        flying = sum(1 for x, y in tasks if x <= mid < y)
+        idle = max(0, slots - out) * (b - a)
+        short = min(max(0, slots - flying), max(0, slots - out)) * (b - a)
+        unclaimed, outside = unclaimed + short, outside + idle - short
+    return unclaimed, outside
 
 
 def read(folder: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]], Any]:
@@ -96,6 +119,8 @@ def timeline(folder: Path, latency: float = 1.0, concurrency: int = 8) -> dict[s
             lo, hi = t["start"], min(t["end"] or end, stop)
             own = [(max(a, lo), min(b, hi)) for a, b in by_task.get(tid, []) if b > lo and a < hi]
             outside[t["action"]] += (hi - lo) - _union(own)
+    calling = [(t["start"], t["end"] or end) for t in tasks.values() if t["action"] not in NO_CALL_ACTIONS]
+    split = _idle_split(spans, calling, concurrency, first_work, stop)
     wall = row.elapsed_seconds
     first = sorted(tasks.values(), key=lambda t: t["start"])[:4]
     marks_start = [(f"{t['action']} started", t["start"] - t0) for t in first]
@@ -106,7 +131,8 @@ def timeline(folder: Path, latency: float = 1.0, concurrency: int = 8) -> dict[s
             "in_flight": len(calls) * latency / (max(b for _, b in spans) - min(a for a, _ in spans)),
             "idle_slot_seconds": concurrency * wall - _overlap(spans, t0, end),
             "phases": phases, "refits_after_stop_s": refits,
-            "middle_outside_calls": dict(sorted(outside.items(), key=lambda kv: -kv[1]))}
+            "middle_outside_calls": dict(sorted(outside.items(), key=lambda kv: -kv[1])),
+            "middle_idle_split": {"fewer_actions_than_slots": split[0], "actions_outside_calls": split[1]}}
 
 
 def show(out: dict[str, Any]) -> str:
@@ -119,7 +145,10 @@ def show(out: dict[str, Any]) -> str:
     lines.append("  start: " + ", ".join(f"{name} {t:.2f}" for name, t in out["start_marks"]))
     lines.append("  refits after the stop at (s from the start): "
                  + ", ".join(f"{t:.2f}" for t in out["refits_after_stop_s"]))
-    lines.append("  middle, slot-seconds outside calls: " + ", ".join(
+    split = out["middle_idle_split"]
+    lines.append(f"  middle idle: {split['fewer_actions_than_slots']:.1f} slot-s with fewer actions than slots in "
+                 f"flight, {split['actions_outside_calls']:.1f} with as many or more (actions outside their calls)")
+    lines.append("  middle, task-seconds outside calls (a wait for a call slot included): " + ", ".join(
         f"{k} {v:.1f}" for k, v in out["middle_outside_calls"].items() if v >= 0.05))
     return "\n".join(lines)
 

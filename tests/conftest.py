@@ -110,6 +110,29 @@ def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, s
     return code, out.out, out.err
 
 
+CliHere = Callable[..., tuple[int, str, str]]
+
+
+@pytest.fixture
+def cli_here(prefect_server: None, fake: FakeBackend, capsys: pytest.CaptureFixture[str],
+             monkeypatch: pytest.MonkeyPatch) -> CliHere:
+    """``cli_here(*args) -> (exit status, stdout, stderr)``: ``cosci *args`` in this process (:func:`run_cli`), its
+    flows on the worker's Prefect test server (:func:`prefect_server`), for a command that runs a session (``cosci
+    resume``) where a process of its own adds only its start: the imports, about 7 s of CPU here, and at its exit
+    the drain of Prefect's event workers into a server it did not start (docs/design.md#tests). The command's own
+    process is tested in tests/test_stored_sessions.py. The fake is reset before and after (:func:`fake`)."""
+    from prefect.settings import PREFECT_API_URL
+
+    url = str(PREFECT_API_URL.value())
+
+    def here(*args: str) -> tuple[int, str, str]:
+        with monkeypatch.context() as env:
+            env.setenv("PREFECT_API_URL", url)  # the test server's, so the command boots no server of its own
+            return run_cli(capsys, *args)
+
+    return here
+
+
 DATA_DIR_MARK = "/cosci-tests-data-dir"
 """The data folder :func:`make_config` composes with, replaced by the test's after composing."""
 _COMPOSED: dict[tuple[object, ...], DictConfig] = {}

@@ -253,9 +253,12 @@ def test_ray_launcher_joins_an_existing_cluster_by_address(
 def test_submitit_local_executor_runs_a_sweep_into_one_mlflow_and_one_prefect_server(
     tmp_path: Path, mlflow_server: str, prefect_api_url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """One job: each submitit job is a process of its own running the same pickled callback, so a second showed
+    nothing a first does not (several jobs sharing the servers: the Ray sweep above; docs/design.md#tests)."""
     start = datetime.now(UTC)
-    parent = _sweep(tmp_path, "slurm_local", mlflow_server, prefect_api_url, "launcher.slurm.cpus_per_task=1")
-    _check_one_place(capsys, tmp_path, parent, mlflow_server, prefect_api_url, start)
+    parent = _sweep(tmp_path, "slurm_local", mlflow_server, prefect_api_url, "launcher.slurm.cpus_per_task=1",
+                    seeds=(1,))
+    _check_one_place(capsys, tmp_path, parent, mlflow_server, prefect_api_url, start, seeds=(1,))
     assert list((tmp_path / "data" / "hydra" / "multirun").glob("*/*/.submitit/*/*_result.pkl"))
 
 

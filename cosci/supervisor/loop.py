@@ -1,7 +1,7 @@
 """The Supervisor main loop (design.md#supervisor).
 
-Check external stop -> check termination -> claim tasks up to ``run.concurrency`` -> run each through the
-runner -> apply follow-up rules -> complete the task -> snapshot Elo -> when nothing is pending, idle
+Check external stop -> check termination -> claim tasks (``run.concurrency`` call slots: slots.py) -> run each
+through the runner -> apply follow-up rules -> complete the task -> snapshot Elo -> when nothing is pending, idle
 refinement; when it finds nothing either, ``IDLE``. Paused sessions hold (active time is not counted) until
 resumed or aborted. On exit, in-flight actions drain (cancelled after a grace period); finalisation then
 cancels pending work, runs a last system feedback if none exists, and the final overview.
@@ -223,7 +223,6 @@ class Supervisor:
         else:
             self.scheduler.reconcile()
         inflight = self._inflight
-        concurrency = self.config.run.concurrency
         reason: StopReason | None = None
         try:
             while reason is None:
@@ -241,7 +240,7 @@ class Supervisor:
                     await self._wait_one(inflight)
                     continue
                 self.slots.fill(inflight, tasks, self.owner, self._start)
-                reason, added = self._refine(inflight, concurrency)
+                reason, added = self._refine(inflight)
                 if reason:
                     break
                 if added:
@@ -294,10 +293,10 @@ class Supervisor:
             return StopReason.REFUSED, status
         return None, status
 
-    def _refine(self, inflight: set[asyncio.Task[None]], concurrency: int) -> tuple[StopReason | None, int]:
+    def _refine(self, inflight: set[asyncio.Task[None]]) -> tuple[StopReason | None, int]:
         """Idle refinement (design.md#supervisor) when a slot is free and nothing is pending: (the stop reason when
         there is nothing left to do and nothing running, else None; the number of tasks enqueued)."""
-        if self.slots.used(inflight) >= concurrency:
+        if self.slots.used(inflight) >= self.slots.actions:
             return None, 0
         if self._stopping is not None:  # a stop waits for its last batch: no new work meanwhile
             return None, 0

@@ -43,6 +43,7 @@ from cosci.store import PRIORITY, SessionStore
 from cosci.store import task_specs as specs
 from cosci.store.task_specs import TaskSpec
 from cosci.supervisor.pool_limits import ATTEMPTS_PER_HYPOTHESIS, PoolLimits
+from cosci.supervisor.slots import actions_at_once
 from cosci.supervisor.state import PoolState, TaskTally
 
 PRIORITIES = {
@@ -280,14 +281,15 @@ class Scheduler(PoolLimits):
                 + self.idle_deep_reviews() + self.idle_recluster())
 
     def idle_tournament(self) -> int:
-        """Tournament rounds for free slots: at most ``run.concurrency`` open at once, one per disjoint pair of
-        players, only while a pair below the rematch cap is left. Idle rounds carry no focus: the pairing
-        chooses (the focused round follows ``AddToTournament``)."""
+        """Tournament rounds for free slots: at most :func:`~cosci.supervisor.slots.actions_at_once` open at once
+        (``run.concurrency`` call slots and the actions beyond them), one per disjoint pair of players, only while a
+        pair below the rematch cap is left. Idle rounds carry no focus: the pairing chooses (the focused round
+        follows ``AddToTournament``)."""
         players = self.pool.players()
         open_pairs = self.pool.open_pairs(self.config.ranking.max_matches_per_pair)
         if len(players) < 2 or not open_pairs or self._tournament_blocked():
             return 0
-        wanted = min(self.config.run.concurrency, len(players) // 2, open_pairs)
+        wanted = min(actions_at_once(self.config.run.concurrency), len(players) // 2, open_pairs)
         n = 0
         k = self.tally.count("ranking", "RunTournamentRound")
         for _ in range(wanted - self.tally.count("ranking", "RunTournamentRound", open_only=True)):

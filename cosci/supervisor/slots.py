@@ -8,6 +8,12 @@ all, adding a hypothesis to the tournament about 20 ms (bench/README.md, "The lo
 nothing runs beside the slot: one action at a time, in the queue's order, as before. Which action is claimed next
 is unchanged: the best pending one (priority, then age) whenever a slot is free; only when every slot is busy is
 the best pending action *without a call* claimed.
+
+A slot is a model call, not an action (design.md#supervisor, "A slot is a model call"): the gateway holds one of
+``run.concurrency`` call slots around each provider call (``Gateway.call_slot``), and the loop keeps up to
+:func:`actions_at_once` actions that may call in flight (``run.concurrency + EXTRA_ACTIONS``), so an action's work
+before and after its calls (its Prefect task run, its records) runs beside the other actions' calls instead of
+holding a slot with no call.
 """
 
 from __future__ import annotations
@@ -18,8 +24,19 @@ from typing import Any
 
 from cosci.config.schema import CosciConfig
 from cosci.domain import Task
-from cosci.safety.classifier import asks_model, screening_on
 from cosci.store.tasks import Tasks
+
+EXTRA_ACTIONS = 2
+"""Actions that may call a model kept in flight beyond ``run.concurrency`` (their calls wait for a call slot): enough
+for the bursts of the 35-50 ms a 1 s bench action spends outside its calls, few enough that a round's pair is chosen
+little ahead of its call (design.md#supervisor, "A slot is a model call"; bench/README.md "Eighth pass")."""
+
+
+def actions_at_once(concurrency: int) -> int:
+    """Actions that may call a model in flight at once for ``run.concurrency`` = ``concurrency`` call slots:
+    ``concurrency + EXTRA_ACTIONS``, but 1 at ``concurrency=1`` (the session is then one action at a time, in the
+    queue's order: its reproducible record)."""
+    return concurrency + EXTRA_ACTIONS if concurrency > 1 else 1
 
 
 def no_call_actions(config: CosciConfig) -> tuple[str, ...]:
@@ -27,6 +44,8 @@ def no_call_actions(config: CosciConfig) -> tuple[str, ...]:
     its initial Elo), ``UpdateProximityGraph`` (clustering; at most an embedding of a hypothesis not embedded yet),
     and ``ScreenHypothesis`` when the offline screen decides alone and no model is asked about a hypothesis (a tier
     unable to classify and ``hypothesis`` not in ``safety.model_answer_on``: the demo's setting, design.md#demo)."""
+    from cosci.safety.classifier import asks_model, screening_on  # not at import: rules (``cosci result``) import this
+
     actions = ["AddToTournament", "UpdateProximityGraph"]
     if screening_on(config) and not asks_model(config, "hypothesis"):
         actions.append("ScreenHypothesis")
@@ -37,27 +56,30 @@ class Slots:
     """Claims tasks for a session's loop (module docstring).
 
     Args:
-        concurrency: ``run.concurrency``, the slots for actions that may call a model (> 0).
+        concurrency: ``run.concurrency``, the call slots (> 0); up to :func:`actions_at_once` actions that may
+            call a model are in flight.
         no_call: the actions that make no model call (:func:`no_call_actions`).
     """
 
     def __init__(self, concurrency: int, no_call: tuple[str, ...]) -> None:
         self.concurrency, self.no_call = concurrency, no_call
+        self.actions = actions_at_once(concurrency)
+        """Actions that may call a model in flight at once (their calls share ``concurrency`` call slots)."""
         self.cap = concurrency - 1 if no_call else 0
         """Actions without a call that may run beside the slots at once."""
         self.beside: set[asyncio.Task[None]] = set()
 
     def used(self, inflight: set[asyncio.Task[None]]) -> int:
-        """Slots in use: the actions in flight that are not beside them."""
+        """Actions in flight that may call a model: those not beside the slots."""
         self.beside &= inflight
         return len(inflight) - len(self.beside)
 
     def fill(self, inflight: set[asyncio.Task[None]], tasks: Tasks, owner: str,
              start: Callable[[Task], asyncio.Task[None]]) -> None:
-        """Claim tasks (``tasks.claim`` for ``owner``) and ``start`` each into ``inflight`` until every slot is in use
-        and the room beside them is full, or nothing fits is pending."""
+        """Claim tasks (``tasks.claim`` for ``owner``) and ``start`` each into ``inflight`` until :attr:`actions`
+        that may call are in flight and the room beside them is full, or nothing that fits is pending."""
         while True:
-            free, room = self.used(inflight) < self.concurrency, len(self.beside) < self.cap
+            free, room = self.used(inflight) < self.actions, len(self.beside) < self.cap
             if free:
                 task = tasks.claim(owner)
             elif room:
@@ -84,4 +106,4 @@ def rounds_out(inflight: Iterable[asyncio.Task[Any]]) -> bool:
     return any(t.get_name().partition("/")[2] in MATCH_ACTIONS for t in inflight)
 
 
-__all__ = ["MATCH_ACTIONS", "Slots", "no_call_actions", "rounds_out"]
+__all__ = ["EXTRA_ACTIONS", "MATCH_ACTIONS", "Slots", "actions_at_once", "no_call_actions", "rounds_out"]

@@ -16,6 +16,7 @@ import pytest
 
 from bench.scheduling import FAKE_DEDUP
 from cosci.store import STORE_FILE, SessionStore
+from tests.conftest import CliHere
 from tests.flows.test_session_flow import check_invariants
 
 pytestmark = pytest.mark.slow
@@ -38,7 +39,7 @@ def _pending_batch(data: Path) -> tuple[Path, str] | None:
     return None
 
 
-def test_sigkill_while_a_batch_is_pending_then_resume(prefect_api_url: str, tmp_path: Path) -> None:
+def test_sigkill_while_a_batch_is_pending_then_resume(prefect_api_url: str, cli_here: CliHere, tmp_path: Path) -> None:
     data, batches = tmp_path / "data", tmp_path / "batches"
     env = {**os.environ, "COSCI_DATA_DIR": str(data), "PYTHONPATH": str(ROOT), "PREFECT_API_URL": prefect_api_url}
     args = [sys.executable, "-m", "cosci.run", "experiment=demo", "models=fake", "tools.offline=true",
@@ -66,10 +67,9 @@ def test_sigkill_while_a_batch_is_pending_then_resume(prefect_api_url: str, tmp_
     killed = set(next(e["custom_ids"] for e in log if e["op"] == "create" and e["batch_id"] == batch_id))
 
     sid = db.parent.name
-    resumed = subprocess.run([sys.executable, "-m", "cosci.cli", "--data-dir", str(data), "resume", sid,
-                              "models.fake.batch_polls=1", *RESUMED], env=env, cwd=tmp_path, capture_output=True,
-                             text=True, timeout=600, start_new_session=True)
-    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    # `cosci resume` in this process: the killed run was the process (tests/conftest.py, cli_here)
+    code, _, err = cli_here("--data-dir", str(data), "resume", sid, "models.fake.batch_polls=1", *RESUMED)
+    assert code == 0, err[-3000:]
 
     log = [json.loads(x) for x in log_path.read_text().splitlines()]
     after = log[seen_at_kill:]

@@ -1,4 +1,8 @@
-"""Kill a running session with SIGKILL, resume it, and check nothing finished is paid for twice (issue 6)."""
+"""Kill a running session with SIGKILL, resume it, and check nothing finished is paid for twice (issue 6).
+
+The killed or interrupted run is a process of its own (the signal's target); ``cosci resume`` runs in the test's
+process (:func:`tests.conftest.cli_here`): the same command without a second process's start (docs/design.md#tests);
+its own process is tested in tests/test_stored_sessions.py."""
 
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ import pytest
 from cosci.agents.session_fit import session_verdicts
 from cosci.store import STORE_FILE, SessionStore
 from cosci.tournament.bt import fit_bt
+from tests.conftest import CliHere
 from tests.flows.test_session_flow import check_invariants
 
 pytestmark = pytest.mark.slow
@@ -50,7 +55,7 @@ def _wait_for_done_tasks(proc: subprocess.Popen, data: Path, n: int, timeout: fl
     return db
 
 
-def test_sigkill_mid_run_then_resume(prefect_api_url: str, tmp_path: Path) -> None:
+def test_sigkill_mid_run_then_resume(prefect_api_url: str, cli_here: CliHere, tmp_path: Path) -> None:
     data, log = tmp_path / "data", tmp_path / "calls.jsonl"
     env = {**os.environ, "COSCI_DATA_DIR": str(data), "PYTHONPATH": str(ROOT), "PREFECT_API_URL": prefect_api_url}
     args = [
@@ -80,16 +85,9 @@ def test_sigkill_mid_run_then_resume(prefect_api_url: str, tmp_path: Path) -> No
     matches_at_kill = _matches(db)
     calls_at_kill = len(_calls(log))
     sid = db.parent.name
-    resumed = subprocess.run(  # the rest without the latency that let the kill land mid-run (idle wall otherwise)
-        [sys.executable, "-m", "cosci.cli", "--data-dir", str(data), "resume", sid, *NO_LATENCY],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        start_new_session=True,
-    )
-    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    # the rest in this process, without the latency that let the kill land mid-run (idle wall otherwise)
+    code, _, err = cli_here("--data-dir", str(data), "resume", sid, *NO_LATENCY)
+    assert code == 0, err[-3000:]
     after = _calls(log)[calls_at_kill:]
     assert after, "the resumed session made no calls"
     repeated = [c for c in after if c["task_id"] in done_at_kill]
@@ -118,7 +116,7 @@ def _matches(db: Path) -> dict[str, tuple]:
             "SELECT id, hyp_a, hyp_b, first_shown, winner, draw, verdicts FROM tournament_matches")}
 
 
-def test_ctrl_c_stops_at_once_and_resume_finishes(prefect_api_url: str, tmp_path: Path) -> None:
+def test_ctrl_c_stops_at_once_and_resume_finishes(prefect_api_url: str, cli_here: CliHere, tmp_path: Path) -> None:
     """A researcher's Ctrl-C (SIGINT to the whole process group) stops promptly; nothing is lost."""
     data = tmp_path / "data"
     env = {**os.environ, "COSCI_DATA_DIR": str(data), "PYTHONPATH": str(ROOT), "PREFECT_API_URL": prefect_api_url}
@@ -145,9 +143,8 @@ def test_ctrl_c_stops_at_once_and_resume_finishes(prefect_api_url: str, tmp_path
     assert (row.status, row.stop_reason) == ("paused", "interrupted")
     assert not store.db.query("SELECT 1 FROM tasks WHERE status IN ('in_progress', 'leased')")  # back to pending
     store.close()
-    resumed = subprocess.run([sys.executable, "-m", "cosci.cli", "--data-dir", str(data), "resume", sid, *NO_LATENCY],
-                             env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600)
-    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    code, _, err = cli_here("--data-dir", str(data), "resume", sid, *NO_LATENCY)
+    assert code == 0, err[-3000:]
     store = SessionStore.open(db, sid)
     assert store.sessions.get().status == "done"
     check_invariants(store)

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from cosci.llm.fake.provider import FakeBackend
+from tests.conftest import run_cli
 from tests.investigation.test_write import RUN, finished_run
 
 pytestmark = pytest.mark.slow
@@ -23,7 +25,8 @@ def _calls(log: Path) -> list[dict]:
     return [json.loads(x) for x in log.read_text().splitlines() if x.strip()] if log.exists() else []
 
 
-def test_sigkill_mid_repair_then_resume_pays_no_finished_call_twice(tmp_path: Path) -> None:
+def test_sigkill_mid_repair_then_resume_pays_no_finished_call_twice(tmp_path: Path, fake: FakeBackend,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
     data, log = tmp_path / "data", tmp_path / "calls.jsonl"
     root = finished_run(data)
     env = {**os.environ, "COSCI_DATA_DIR": str(data), "PYTHONPATH": str(ROOT)}
@@ -45,10 +48,11 @@ def test_sigkill_mid_repair_then_resume_pays_no_finished_call_twice(tmp_path: Pa
         before, proc.stderr.read().decode()[-2000:] if proc.stderr else "")
     assert not (root / "paper" / "status.json").exists()
 
-    # again without the latency that let the kill land mid-repair (a call's key holds no latency)
+    # again without the latency that let the kill land mid-repair (a call's key holds no latency), in this process:
+    # the killed run was the command's process (docs/design.md#tests)
     again = [a if not a.startswith("models.fake.latency_seconds=") else "models.fake.latency_seconds=0" for a in cmd]
-    out = subprocess.run(again, env=env, capture_output=True, text=True, timeout=600)
-    assert out.returncode == 1, out.stderr[-3000:]  # the rounds ran out on the length check, and it says so
+    code, _, err = run_cli(capsys, *again[3:])
+    assert code == 1, err[-3000:]  # the rounds ran out on the length check, and it says so
     after = _calls(log)[len(before):]
     # the last one was in flight when the process died; a later round may ask the same text again under its own
     # action (the autopilot's repair is the same paper), which is a new call, not a replay

@@ -5,17 +5,22 @@ tasks are claimed and what the session stores do not change, only how long slots
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 import cosci.agents.session_fit as session_fit
 from cosci.domain import Task, TaskResult
+from cosci.llm.fake.provider import FakeBackend
 from cosci.session.runtime import SessionRuntime
 from cosci.supervisor.leaderboard import FinalFit
 from cosci.supervisor.loop import Supervisor
-from cosci.supervisor.slots import no_call_actions
+from cosci.supervisor.slots import EXTRA_ACTIONS, actions_at_once, no_call_actions
+from tests.conftest import make_config, run_finished
 
 DEMO_SCREEN = "safety.model_answer_on=[goal]"
 """The demo's setting: a tier unable to classify (the fake's) is asked about the goal alone."""
@@ -93,6 +98,62 @@ async def test_at_one_slot_one_action_runs_at_a_time_in_the_queue_order(runtime:
     started, tasks, calls = await _run(runtime)
     assert started == ["AddToTournament", "GenerateHypothesis", "GenerateHypothesis"]
     assert (tasks, calls) == (1, 1)
+
+
+async def _calling(runtime: SessionRuntime, n: int) -> int:
+    """``n`` generation tasks that each wait, as if for a call slot, until the last is in flight or a quarter of a
+    second passed; returns the most in flight at once."""
+    for i in range(n):
+        runtime.store.tasks.enqueue("generation", "GenerateHypothesis", f"gen::{i}")
+    running, most, all_in = [0], [0], asyncio.Event()
+
+    async def runner(task: Task) -> TaskResult:
+        running[0] += 1
+        most[0] = max(most[0], running[0])
+        if running[0] == n:
+            all_in.set()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(all_in.wait(), 0.25)
+        running[0] -= 1
+        return TaskResult("nothing_to_do")
+
+    await Supervisor(runtime.config, runtime.store, runtime.budget, runner).run()
+    return most[0]
+
+
+@pytest.mark.overrides("run.concurrency=3")
+async def test_actions_beyond_the_call_slots_are_in_flight(runtime: SessionRuntime) -> None:
+    """A slot is a model call, not an action: at three call slots, ``3 + EXTRA_ACTIONS`` actions that may call are in
+    flight (the gateway keeps their calls to three at once: tests/llm/test_call_slots.py)."""
+    assert actions_at_once(3) == 3 + EXTRA_ACTIONS
+    assert await _calling(runtime, 8) == 3 + EXTRA_ACTIONS
+
+
+@pytest.mark.overrides("run.concurrency=1")
+async def test_at_one_slot_no_action_waits_beside_the_call(runtime: SessionRuntime) -> None:
+    assert actions_at_once(1) == 1
+    assert await _calling(runtime, 3) == 1
+
+
+async def test_a_session_never_has_more_calls_out_than_its_concurrency(tmp_path: Path, fake: FakeBackend,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A whole fake session at three call slots and five actions: the fake never has more than three requests out at
+    once, and has three at some point (the slots are used)."""
+    out, most = [0], [0]
+    respond = fake.respond
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        out[0] += 1
+        most[0] = max(most[0], out[0])
+        try:
+            await asyncio.sleep(0.01)  # a provider's latency
+            return await respond(*args, **kwargs)
+        finally:
+            out[0] -= 1
+
+    monkeypatch.setattr(fake, "respond", counted)
+    await run_finished(make_config(tmp_path / "data", "run.concurrency=3", "run.max_hypotheses=8"))
+    assert most[0] == 3
 
 
 async def test_the_final_fit_is_made_while_a_generation_drains_and_stored_at_finalisation(

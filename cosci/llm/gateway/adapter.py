@@ -35,11 +35,13 @@ tools; the JSON answer comes back as the record tool's call, as with the embedde
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import sys
 import time
 from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import replace
 from typing import Any
 
@@ -99,10 +101,13 @@ class Gateway:
         budget: the session's :class:`TokenBudget`.
         recorder: receives a :class:`~cosci.domain.Call` for every call attempt (the transcripts table).
         sleep: the wait between retries (replaced in tests).
+        calls: the most provider calls out at once (a session's ``run.concurrency``), or None: no limit here. Each
+            attempt takes a call slot for its admission and its request only (:meth:`call_slot`), so the actions of
+            a session may outnumber its calls (design.md#supervisor, "A slot is a model call").
     """
 
     def __init__(self, config: CosciConfig, budget: TokenBudget, recorder: Recorder | None = None,
-                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep, calls: int | None = None) -> None:
         register_providers(config)
         self.config = config
         self.router = Router(config)
@@ -113,6 +118,14 @@ class Gateway:
         self.sizer = OutputSizer()
         self.stepped: set[str] = set()
         """The steps down the degradation chain already printed (``<model> -> <model>``)."""
+        self.calls = asyncio.Semaphore(calls) if calls else None
+
+    def call_slot(self) -> AbstractAsyncContextManager[object]:
+        """One of the session's call slots, held by a provider call from its budget admission to its answer (or
+        error): at most ``calls`` are out at once, whatever the number of actions in flight. An attempt waiting
+        for a slot holds no admission, so the budget sees the calls out as before (design.md#supervisor); a retry's
+        wait holds no slot. Without ``calls``, no limit (a command's own gateway)."""
+        return self.calls if self.calls is not None else contextlib.nullcontext()
 
     # --- the port ----------------------------------------------------------------------------------------
     async def complete(self, spec: CallSpec) -> LLMResponse:
@@ -191,26 +204,27 @@ class Gateway:
         input_chars = len(str(kwargs["messages"])) + len(str(kwargs.get("tools", "")))
         base: dict[str, Any] = {"agent": route.agent, "action": spec.action, "mode": route.mode,
                                 "model": route.model, "task_id": spec.task_id, "attempt": attempt}
-        try:
-            admission = await self._admit(route, input_chars)
-        except E.BudgetError as exc:
-            self.recorder(Call(**base, outcome="error:budget", error=str(exc)))
-            raise
-        started = time.perf_counter()
-        with admission:  # cancelled (deadline, abort) or failed unsettled: refunded, or it is held for good
+        async with self.call_slot():  # admission and request only: the rest of the action runs beside the calls
             try:
-                raw, first_token = await self._send(kwargs, route)
-            except Exception as exc:  # every provider error is mapped, recorded, then retried or raised
-                admission.refund()
-                err = self._error(exc, route, input_chars)
-                will_retry = isinstance(err, E.TransientLLMError) and attempt < self._max_attempts(err)
-                self.recorder(Call(**base, outcome=f"{'retry' if will_retry else 'error'}:{err.kind}",
-                                   latency_seconds=time.perf_counter() - started, error=str(err)))
-                raise err from exc
-            resp = self.parse_response(raw, route.model, time.perf_counter() - started)
-            if tool := format_tool(spec, route):
-                resp = as_record_call(resp, tool)
-            admission.settle(resp.cost_usd, resp.input_tokens + resp.output_tokens)
+                admission = await self._admit(route, input_chars)
+            except E.BudgetError as exc:
+                self.recorder(Call(**base, outcome="error:budget", error=str(exc)))
+                raise
+            started = time.perf_counter()
+            with admission:  # cancelled (deadline, abort) or failed unsettled: refunded, or it is held for good
+                try:
+                    raw, first_token = await self._send(kwargs, route)
+                except Exception as exc:  # every provider error is mapped, recorded, then retried or raised
+                    admission.refund()
+                    err = self._error(exc, route, input_chars)
+                    will_retry = isinstance(err, E.TransientLLMError) and attempt < self._max_attempts(err)
+                    self.recorder(Call(**base, outcome=f"{'retry' if will_retry else 'error'}:{err.kind}",
+                                       latency_seconds=time.perf_counter() - started, error=str(err)))
+                    raise err from exc
+                resp = self.parse_response(raw, route.model, time.perf_counter() - started)
+                if tool := format_tool(spec, route):
+                    resp = as_record_call(resp, tool)
+                admission.settle(resp.cost_usd, resp.input_tokens + resp.output_tokens)
         self.sizer.observe(route.key, resp.output_tokens)
         self.recorder(Call(
             **base, outcome="ok", input_tokens=resp.input_tokens, output_tokens=resp.output_tokens,

@@ -62,30 +62,31 @@ class EmbeddingCalls:
         est_usd, est_tokens = estimate_call(model, chars, 0)
         base: dict[str, Any] = {"agent": EMBEDDING_AGENT, "action": action, "mode": EMBEDDING_MODE,
                                 "model": model, "task_id": task_id, "attempt": attempt}
-        try:
-            admission = await admit_call(gw.budget, EMBEDDING_AGENT, est_usd, est_tokens)
-        except E.BudgetExceeded as exc:
-            gw.recorder(Call(**base, outcome="error:budget", error=str(exc)))
-            raise
-        started = time.perf_counter()
-        with admission:  # cancelled or failed unsettled: refunded
+        async with gw.call_slot():  # a provider call: one of the session's call slots (Gateway.call_slot)
             try:
-                async with asyncio.timeout(self.timeout):
-                    raw = await litellm.aembedding(model=model, input=texts, num_retries=0, timeout=self.timeout)
-            except Exception as exc:
-                admission.refund()
-                if isinstance(exc, TimeoutError):
-                    exc = litellm.Timeout(message=f"no answer within {self.timeout:.0f} s", model=model,
-                                          llm_provider=model.split("/", 1)[0])
-                err = map_exception(exc, model)
-                will_retry = isinstance(err, E.TransientLLMError) and attempt < gw.max_attempts(err)
-                gw.recorder(Call(**base, outcome=f"{'retry' if will_retry else 'error'}:{err.kind}",
-                                 latency_seconds=time.perf_counter() - started, error=str(err)))
-                raise err from exc
-            vectors = np.asarray([_vector(d) for d in raw.data], dtype=np.float32)
-            tokens = int(getattr(getattr(raw, "usage", None), "prompt_tokens", 0) or 0)
-            cost = _cost(raw, model)
-            admission.settle(cost, tokens)
+                admission = await admit_call(gw.budget, EMBEDDING_AGENT, est_usd, est_tokens)
+            except E.BudgetExceeded as exc:
+                gw.recorder(Call(**base, outcome="error:budget", error=str(exc)))
+                raise
+            started = time.perf_counter()
+            with admission:  # cancelled or failed unsettled: refunded
+                try:
+                    async with asyncio.timeout(self.timeout):
+                        raw = await litellm.aembedding(model=model, input=texts, num_retries=0, timeout=self.timeout)
+                except Exception as exc:
+                    admission.refund()
+                    if isinstance(exc, TimeoutError):
+                        exc = litellm.Timeout(message=f"no answer within {self.timeout:.0f} s", model=model,
+                                              llm_provider=model.split("/", 1)[0])
+                    err = map_exception(exc, model)
+                    will_retry = isinstance(err, E.TransientLLMError) and attempt < gw.max_attempts(err)
+                    gw.recorder(Call(**base, outcome=f"{'retry' if will_retry else 'error'}:{err.kind}",
+                                     latency_seconds=time.perf_counter() - started, error=str(err)))
+                    raise err from exc
+                vectors = np.asarray([_vector(d) for d in raw.data], dtype=np.float32)
+                tokens = int(getattr(getattr(raw, "usage", None), "prompt_tokens", 0) or 0)
+                cost = _cost(raw, model)
+                admission.settle(cost, tokens)
         gw.recorder(Call(**base, outcome="ok", input_tokens=tokens, cost_usd=cost,
                                latency_seconds=time.perf_counter() - started,
                                request={"texts": len(texts), "chars": chars},
