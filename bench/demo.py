@@ -14,11 +14,13 @@ state), tokens generated and the model's CPU seconds, from the call log; and the
 bench.run --only demo`` runs it three times against the targets (180 s, 1,500 MB).
 
 The model's own limit (docs/design.md#demo): next to each session, ``bench.model_speed`` times the same weights,
-decoding and thread rule (prompt, free and grammar-constrained tokens per second); the session's tokens (prompt
-evaluated, generated with and without a schema, from the call log) at those speeds are the **token time**, the wall
-this schedule would take if the model ran back to back with nothing else. Each run prints its wall against it, and the
-count of **valid structured answers**: schema-constrained calls whose answer is a complete JSON object (not cut off
-at the token cap).
+decoding and thread rule (prompt, free and grammar-constrained tokens per second, each also by depth in the
+context); the session's tokens (prompt evaluated, generated with and without a schema, from the call log) at those
+speeds, each call's at the depths its tokens sit, are the **token time**, the wall this schedule would take if the
+model ran back to back with nothing else (:func:`bench.model_speed.depth_token_seconds`; the same tokens at the
+short-prompt speeds, the limit before bench/README.md's twelfth stop, are printed beside). Each run prints its wall
+against it, and the count of **valid structured answers**: schema-constrained calls whose answer is a complete JSON
+object (not cut off at the token cap).
 
 ``--compare 'ITEMS'`` runs, for each of ``--runs``, the current defaults and then the same session with those items:
 Hydra overrides and environment assignments (a name in capitals, ``NAME=VALUE``, set for that arm's session and its
@@ -150,15 +152,17 @@ def run_once(models: str, items: list[str], data_dir: Path, busy: bool = False) 
             competitor.wait()
     calls = data_dir / "local_calls.jsonl"
     if run.speeds and calls.exists():
-        from bench.model_speed import Speeds, token_seconds
+        from bench.model_speed import Speeds, depth_token_seconds, token_seconds
 
         log = [json.loads(line) for line in calls.read_text().splitlines() if line.strip()]
         structured = [e for e in log if e.get("schema")]
         run.tokens = {"prompt_evaluated": sum(e["prompt_evaluated"] for e in log),
                       "prompt_sent": sum(e["prompt_tokens"] for e in log),
                       "generated": sum(e["generated"] for e in log), "calls": len(log),
+                      "jumped": sum(e.get("jumped", 0) for e in log),
                       "structured": len(structured), "valid": sum(1 for e in structured if e.get("valid")),
-                      "token_seconds": round(token_seconds(log, Speeds(**run.speeds)), 1),
+                      "token_seconds": round(depth_token_seconds(log, Speeds(**run.speeds)), 1),
+                      "token_seconds_short": round(token_seconds(log, Speeds(**run.speeds)), 1),
                       "threads": sorted({e.get("threads", 0) for e in log})}
     return run
 
@@ -277,10 +281,13 @@ def print_run(i: int, run: DemoRun, label: str = "") -> None:
         t = run.tokens
         print(f"  tokens: {t['prompt_evaluated']:.0f} prompt evaluated of {t.get('prompt_sent', 0):.0f} sent (the rest "
               f"reused from prompt states; `python -m bench.prompt_reuse` counts what more could be), "
-              f"{t['generated']:.0f} generated in "
+              f"{t['generated']:.0f} generated (drawn) and {t.get('jumped', 0):.0f} jumped over (forced, evaluated in "
+              f"batches) in "
               f"{t['calls']:.0f} calls; valid structured answers {t['valid']:.0f} of {t['structured']:.0f}; "
-              f"threads {t['threads']}; speeds {run.speeds}; token time (the limit) {t['token_seconds']:.1f} s, "
-              f"wall / token time {run.wall / max(t['token_seconds'], 1e-9):.2f}")
+              f"threads {t['threads']}; speeds {run.speeds}; token time (the limit: each token at the speed of its "
+              f"depth) {t['token_seconds']:.1f} s, wall / token time {run.wall / max(t['token_seconds'], 1e-9):.2f}; "
+              f"at the short-prompt speeds (the limit before the twelfth stop) {t.get('token_seconds_short', 0):.1f} "
+              f"s, wall / that {run.wall / max(t.get('token_seconds_short', 0), 1e-9):.2f}")
     demo_timeline.print_timeline(run.timeline)
     print("  present: " + ", ".join(k for k, v in run.checklist.items() if v))
     print("  MISSING: " + (", ".join(missing) if missing else "none"))
@@ -327,6 +334,7 @@ def summary(runs: list[DemoRun]) -> dict[str, float]:
            "complete_runs": sum(r.complete for r in runs)}
     if all(r.tokens for r in runs):
         out["token_seconds"] = statistics.median(r.tokens["token_seconds"] for r in runs)
+        out["token_seconds_short"] = statistics.median(r.tokens.get("token_seconds_short", 0.0) for r in runs)
         out["valid"] = sum(r.tokens["valid"] for r in runs)
         out["structured"] = sum(r.tokens["structured"] for r in runs)
     return out
@@ -334,9 +342,10 @@ def summary(runs: list[DemoRun]) -> dict[str, float]:
 
 def print_summary(name: str, runs: list[DemoRun]) -> dict[str, float]:
     s = summary(runs)
-    limit = (f"; token time (the limit) {s['token_seconds']:.1f} s, wall / token time "
-             f"{s['wall'] / max(s['token_seconds'], 1e-9):.2f}; valid structured answers {s['valid']:.0f} of "
-             f"{s['structured']:.0f}" if "token_seconds" in s else "")
+    limit = (f"; token time (the limit, at the tokens' depths) {s['token_seconds']:.1f} s, wall / token time "
+             f"{s['wall'] / max(s['token_seconds'], 1e-9):.2f}; at the short-prompt speeds "
+             f"{s['token_seconds_short']:.1f} s, wall / that {s['wall'] / max(s['token_seconds_short'], 1e-9):.2f}; "
+             f"valid structured answers {s['valid']:.0f} of {s['structured']:.0f}" if "token_seconds" in s else "")
     print(f"{name}median of {len(runs)}: wall {s['wall']:.1f} s, CPU {s['cpu']:.1f} s, peak RSS session "
           f"{s['rss_session_mb']:.0f} MB, session + children {s['rss_tree_mb']:.0f} MB; every agent and mode in "
           f"{s['complete_runs']} of {len(runs)}{limit}")

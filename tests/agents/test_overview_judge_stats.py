@@ -14,8 +14,9 @@ from cosci.session.runtime import SessionRuntime
 from cosci.tournament.judge_stats import session_judge_stats
 
 
+@pytest.mark.usefixtures("overview_ready")
 async def test_the_judge_statistics_are_made_while_the_writer_calls(planned: SessionRuntime, fake: FakeBackend,
-                                                                     run_task, overview_ready: list[str],
+                                                                     run_task,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     fake.configure(FakeModelCfg(seed=0, fault_rate=0.0, latency_seconds=0.5, call_log=None))
     writing = threading.Event()  # the writer's call is at the fake, not yet answered

@@ -16,8 +16,9 @@ from cosci.llm.fake.provider import FakeBackend
 from cosci.session.runtime import SessionRuntime
 
 
+@pytest.mark.usefixtures("overview_ready")
 async def test_the_overview_before_its_audit_is_screened_while_the_audit_calls(
-        planned: SessionRuntime, fake: FakeBackend, run_task, overview_ready: list[str],
+        planned: SessionRuntime, fake: FakeBackend, run_task,
         monkeypatch: pytest.MonkeyPatch) -> None:
     fake.configure(FakeModelCfg(seed=0, fault_rate=0.0, latency_seconds=0.3, call_log=None))
     auditing = threading.Event()  # the audit's call is at the fake, not yet answered

@@ -98,6 +98,43 @@ def test_candidates_probe_the_first_and_second_byte(monkeypatch: pytest.MonkeyPa
     assert clones == []  # every copy of the grammar's state freed
 
 
+def test_forced_text_runs_while_the_grammar_takes_one_character_and_nothing_outside_the_groups(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Jump-forward's reading (design.md#local-decoding): the characters the grammar admits alone, on a copy of its
+    state, stopping where it takes two, where it would take an entry outside the groups, or at the limit."""
+    ix = index()
+    piece = {i: p for i, p in enumerate(PIECES)}
+    clones: list[ScriptedGrammar] = []
+
+    class FakeLlamaCpp:
+        @staticmethod
+        def llama_sampler_clone(g: ScriptedGrammar) -> ScriptedGrammar:
+            clones.append(ScriptedGrammar(g.allowed, g.taken))
+            return clones[-1]
+
+        @staticmethod
+        def llama_sampler_accept(g: ScriptedGrammar, token: int) -> None:
+            g.taken += piece[token] or b""
+
+        @staticmethod
+        def llama_sampler_free(g: ScriptedGrammar) -> None:
+            clones.remove(g)
+
+    import sys
+
+    monkeypatch.setitem(sys.modules, "llama_cpp", FakeLlamaCpp)
+    monkeypatch.setattr(PieceIndex, "_accepted", lambda self, g: [
+        b for b in self.probe_bytes.tolist() if g.taken + bytes([b]) in g.allowed])
+    # an entry outside the groups (here: the end of generation) is taken once the whole text is in
+    monkeypatch.setattr(PieceIndex, "_accepts_any", lambda self, g, ids: g.taken.endswith(b"!"))
+    key = ScriptedGrammar({b'"', b'"a', b'"a"', b'"a",', b'"a", ', b'"a",,'})
+    assert ix.forced(key) == b'"a",'  # then ' ' or ',' : two characters, free
+    assert ix.forced(key, limit=2) == b'"a'
+    assert ix.forced(ScriptedGrammar({b'"', b" "})) == b""  # two at once: nothing forced
+    assert ix.forced(ScriptedGrammar({b'"', b'"!'}, taken=b"!")) == b""  # an entry outside the groups is taken
+    assert clones == []  # the grammar's own state untouched, every copy freed
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_a_redraw_through_the_index_draws_what_the_whole_vocabulary_drew() -> None:

@@ -117,6 +117,39 @@ def test_grammar_constrained_answers_parse_on_either_decoding_path(grammar_last:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize("compact", [False, True])
+def test_jump_forward_evaluates_the_forced_text_in_batches_and_answers_still_parse(compact: bool) -> None:
+    """With ``jump_forward`` (design.md#local-decoding) the keys and punctuation the grammar forces are evaluated in
+    batches, never drawn: answers parse and keep the schema, and every token is drawn or jumped over."""
+    from cosci.llm.local.state_cache import PromptStateLlama
+    from cosci.llm.local.weights import weights_path
+
+    schema = {"type": "object", "properties": {"better_idea": {"type": "integer", "enum": [1, 2]},
+                                               "rationale": {"type": "string", "maxLength": 80},
+                                               "confidence_level": {"type": "string", "enum": ["low", "high"]}},
+              "required": ["rationale", "better_idea", "confidence_level"]}
+    llama: Any = PromptStateLlama(model_path=str(weights_path("q4_0")), n_ctx=1024, n_batch=128, n_threads=2,
+                                  verbose=False, seed=0)
+    llama.jump_forward, llama.compact_json = True, compact
+    try:
+        for seed in range(3):
+            llama.jumped_tokens = llama.jump_batches = 0
+            out = llama.create_chat_completion(messages=[{"role": "user", "content": PAIR}], max_tokens=120,
+                                               temperature=0.7, seed=seed, repeat_penalty=1.3,
+                                               response_format={"type": "json_object", "schema": schema})
+            text = out["choices"][0]["message"]["content"]
+            answer = json.loads(strict_json(text))
+            assert answer["better_idea"] in (1, 2) and len(answer["rationale"]) <= 80
+            assert answer["confidence_level"] in ("low", "high")
+            sampler = llama._sampler.inner
+            assert llama.jumped_tokens == sampler.forced_tokens > 0 and llama.jump_batches > 0
+            assert not compact or all(f'"{key}": ' not in text for key in schema["properties"])  # no space after keys
+    finally:
+        llama.close()
+
+
+@pytest.mark.slow
 @pytest.mark.timeout(180)
 def test_a_prompt_state_is_saved_lean_and_restores_the_same_answer() -> None:
     """``PromptStateLlama`` keeps one logits row and one copy of llama.cpp's state (design.md#local): a second

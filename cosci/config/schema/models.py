@@ -130,6 +130,14 @@ class LocalModelCfg(_Strict):
         default="grammar_last", description="Grammar-constrained sampling: check the grammar on the drawn token "
         "first and over the whole vocabulary only when it is rejected (`grammar_last`), or llama-cpp-python's chain "
         "that matches every vocabulary entry at every token (`grammar_first`; design.md#local-decoding).")
+    jump_forward: bool = Field(
+        default=False, description="Under `grammar_last`: evaluate the text the JSON-schema grammar admits as its only "
+        "continuation (keys, punctuation) in one batch after the drawn token instead of drawing it token by token "
+        "(design.md#local-decoding).")
+    compact_json: bool = Field(
+        default=False, description="Under `grammar_last`: the JSON-schema grammar admits no space between tokens "
+        "outside strings, so the keys and punctuation after a value are forced whole, for `jump_forward` "
+        "(design.md#local-decoding).")
     caller: Literal["one_thread", "shared_pool"] = Field(
         default="one_thread", description="Which threads make the model's calls: one thread of its own (`one_thread`), "
         "or asyncio's default executor shared with the session's other blocking work (`shared_pool`, the earlier "

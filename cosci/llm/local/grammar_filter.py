@@ -29,6 +29,9 @@ import numpy as np
 
 TOKEN_DTYPE = np.dtype([("id", np.intc), ("logit", np.single), ("p", np.single)], align=True)
 """The layout of llama.cpp's ``llama_token_data`` (12 bytes)."""
+MAX_FORCED_CHARS = 48
+"""Characters :meth:`PieceIndex.forced` follows at most (a key and its punctuation fit: the demo's longest key,
+``novelty_argument``, with its quotes, colon and comma is 20)."""
 MAX_SECOND_PROBES = 12
 """First characters after which the second is probed, at most: each costs a copy of the grammar's state (inside a
 string nearly every character is allowed, and probing ~95 seconds would cost more than it saves)."""
@@ -128,6 +131,40 @@ class PieceIndex:
                                                size=len(data), selected=-1, sorted=False)
         llama_cpp.llama_sampler_apply(grammar, ctypes.byref(arr))
         return [int(b) for b in self.probe_bytes[np.isfinite(data["logit"])]]
+
+    def _accepts_any(self, grammar: Any, ids: np.ndarray) -> bool:
+        """Whether ``grammar`` takes any of ``ids`` next."""
+        import llama_cpp
+
+        if not len(ids):
+            return False
+        data = np.empty(len(ids), dtype=TOKEN_DTYPE)
+        data["id"], data["logit"], data["p"] = ids, 0.0, 0.0
+        arr = llama_cpp.llama_token_data_array(data=data.ctypes.data_as(llama_cpp.llama_token_data_p),
+                                               size=len(data), selected=-1, sorted=False)
+        llama_cpp.llama_sampler_apply(grammar, ctypes.byref(arr))
+        return bool(np.isfinite(data["logit"]).any())
+
+    def forced(self, grammar: Any, limit: int = MAX_FORCED_CHARS) -> bytes:
+        """The characters ``grammar`` (a ``llama_sampler`` pointer holding the grammar alone, in its state now) admits
+        as the only continuation, up to ``limit``: while it takes exactly one of the one-character pieces and none of
+        the entries outside the groups (end of generation, non-ASCII), that character is forced (design.md#local-
+        decoding, jump-forward). Read on a copy of the grammar; ``b""`` when the next character is free."""
+        import llama_cpp
+
+        probe = dict(zip(self.probe_bytes.tolist(), self.probe_ids.tolist(), strict=True))
+        clone = llama_cpp.llama_sampler_clone(grammar)
+        out = bytearray()
+        try:
+            while len(out) < limit:
+                first = self._accepted(clone)
+                if len(first) != 1 or self._accepts_any(clone, self.always):
+                    break
+                out.append(first[0])
+                llama_cpp.llama_sampler_accept(clone, probe[first[0]])
+        finally:
+            llama_cpp.llama_sampler_free(clone)
+        return bytes(out)
 
     def candidates(self, grammar: Any) -> np.ndarray:
         """``(k,)`` intc: the ids the grammar (a ``llama_sampler`` pointer holding the grammar alone, in its state

@@ -174,6 +174,7 @@ class LocalModelProvider(CustomLLM):
             self._llama = None  # reload with the new context size
         if self._llama is not None:
             self._llama.grammar_last = cfg.decoding == "grammar_last"
+            self._llama.jump_forward, self._llama.compact_json = cfg.jump_forward, cfg.compact_json
         self.cfg = cfg
         self.seed = seed
 
@@ -203,6 +204,7 @@ class LocalModelProvider(CustomLLM):
                                            n_batch=self.cfg.n_batch, n_threads=threads, n_threads_batch=threads,
                                            verbose=False, seed=0)
             self._llama.grammar_last = self.cfg.decoding == "grammar_last"
+            self._llama.jump_forward, self._llama.compact_json = self.cfg.jump_forward, self.cfg.compact_json
             if self._llama.grammar_last:
                 self._llama.piece_index()  # here, in the preload, rather than in the first constrained call
             # Prompt states keyed by prefix: calls share the safety preamble and session context, debate turns their
@@ -236,7 +238,8 @@ class LocalModelProvider(CustomLLM):
     def _run(self, request: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         """One completion under the lock; returns ``(llama.cpp's answer, what it cost)``: when it started (epoch
         seconds), prompt tokens evaluated (the rest came from a reused prompt state) and llama.cpp's milliseconds for
-        them, tokens generated and llama.cpp's milliseconds for their decode, the milliseconds spent drawing them
+        them (with those of the jump-forward batches, whose forced tokens are ``jumped``), tokens generated (drawn)
+        and llama.cpp's milliseconds for their decode, the milliseconds spent drawing them
         (sampler and grammar), CPU and wall seconds of the call, threads."""
         import llama_cpp
 
@@ -245,13 +248,15 @@ class LocalModelProvider(CustomLLM):
             threads = self._set_threads(llama)
             llama_cpp.llama_perf_context_reset(llama._ctx.ctx)
             llama.sampling_seconds = 0.0
+            llama.jumped_tokens = llama.jump_batches = 0
             started, cpu, wall = time.time(), cpu_seconds(), time.perf_counter()
             out = llama.create_chat_completion(**request)
             perf = llama_cpp.llama_perf_context(llama._ctx.ctx)
             cost = {"started": round(started, 3), "cpu_seconds": round(cpu_seconds() - cpu, 3),
                     "wall_seconds": round(time.perf_counter() - wall, 3),
-                    "prompt_evaluated": int(perf.n_p_eval), "prompt_eval_ms": round(perf.t_p_eval_ms),
-                    "generated": int(perf.n_eval), "generation_ms": round(perf.t_eval_ms),
+                    "prompt_evaluated": int(perf.n_p_eval) - llama.jumped_tokens - llama.jump_batches,
+                    "prompt_eval_ms": round(perf.t_p_eval_ms), "jumped": llama.jumped_tokens,
+                    "generated": int(perf.n_eval) + llama.jump_batches, "generation_ms": round(perf.t_eval_ms),
                     "sampling_ms": round(llama.sampling_seconds * 1000), "threads": threads}
             self._malloc.trim()  # the prompt state's copies, freed in this worker thread (see _Malloc)
         return out, cost

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+from collections.abc import Callable
 from typing import Any
 
 import llama_cpp
@@ -39,12 +40,21 @@ class GrammarLastSampler:
             less); ``None``: the whole vocabulary.
     """
 
-    def __init__(self, chain: Any, grammar: Any, n_vocab: int, index: PieceIndex | None = None) -> None:
+    def __init__(self, chain: Any, grammar: Any, n_vocab: int, index: PieceIndex | None = None,
+                 tokenize: Callable[[bytes], list[int]] | None = None, jump_index: PieceIndex | None = None) -> None:
         self.chain, self.grammar, self.n_vocab, self.index = chain, grammar, n_vocab, index
         self.ids = np.arange(n_vocab, dtype=np.intc)
         self.resampled = 0
         """Tokens the grammar rejected, drawn again among the grammar's tokens."""
         self.sampled = 0
+        self.tokenize, self.jump_index = tokenize, jump_index or index
+        """Jump-forward (:meth:`take_forced`) when ``tokenize`` (text -> token ids, no BOS) is given: the forced
+        text is read through ``jump_index`` (``index`` when not given)."""
+        self.pending: list[int] = []
+        """Forced tokens handed to the caller to evaluate, returned in order by the next :meth:`sample` calls."""
+        self.drew = False
+        self.forced_tokens = 0
+        """Tokens jumped over (evaluated in a batch after the drawn token, never drawn)."""
 
     def _candidates(self, ctx: Any, idx: int) -> tuple[np.ndarray, Any]:
         logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(ctx.ctx, idx), shape=(self.n_vocab,))
@@ -65,7 +75,14 @@ class GrammarLastSampler:
         return not math.isinf(one[0].logit)
 
     def sample(self, ctx: Any, idx: int = -1) -> int:
-        """Draw the next token for the logits at ``idx`` and advance the chain and the grammar by it."""
+        """Draw the next token for the logits at ``idx`` and advance the chain and the grammar by it; a forced token
+        pending (:meth:`take_forced`) is returned instead, without reading the logits (the batch it was evaluated in
+        kept only its last row's)."""
+        if self.pending:
+            token = self.pending.pop(0)
+            self.accept(token)
+            return token
+        self.drew = True
         data, arr = self._candidates(ctx, idx)
         llama_cpp.llama_sampler_apply(self.chain.sampler, ctypes.byref(arr))
         token = self._selected(arr)
@@ -80,6 +97,35 @@ class GrammarLastSampler:
         self.chain.accept(token)
         self.grammar.accept(token)
         return token
+
+    def take_forced(self) -> list[int]:
+        """After a drawn token: the tokens of the text the grammar admits as its only continuation (keys,
+        punctuation), for the caller to evaluate in one batch with the drawn token and take from the next
+        :meth:`sample` calls in order (``[]`` when nothing is forced, jump-forward is off, or the last token was not
+        drawn). Each is checked against the grammar; the text is cut before the first it would reject."""
+        if not (self.drew and self.tokenize is not None and self.jump_index is not None):
+            return []
+        self.drew = False
+        text = self.jump_index.forced(self.grammar.sampler)
+        if not text:
+            return []
+        tokens = self.tokenize(text)
+        clone = llama_cpp.llama_sampler_clone(self.grammar.sampler)
+        kept: list[int] = []
+        try:
+            for token in tokens:
+                one = (llama_cpp.llama_token_data * 1)(llama_cpp.llama_token_data(token, 1.0, 0.0))
+                arr = llama_cpp.llama_token_data_array(data=one, size=1, selected=-1, sorted=False)
+                llama_cpp.llama_sampler_apply(clone, ctypes.byref(arr))
+                if math.isinf(one[0].logit):
+                    break
+                llama_cpp.llama_sampler_accept(clone, token)
+                kept.append(token)
+        finally:
+            llama_cpp.llama_sampler_free(clone)
+        self.pending = list(kept)
+        self.forced_tokens += len(kept)
+        return kept
 
     def _apply_grammar(self, data: np.ndarray, arr: Any) -> None:
         """Set the logit of every entry of ``data`` (the whole vocabulary, ``arr`` its llama.cpp view) the grammar

@@ -53,6 +53,18 @@ class PromptStateLlama(Llama):  # type: ignore[misc]  # llama_cpp has no type in
     piece_filter = True
     """Whether a redraw hands the grammar only the entries it may accept (:mod:`cosci.llm.local.grammar_filter`: the
     same draws, fewer entries matched); ``False`` matches the whole vocabulary, as before (to measure it)."""
+    jump_forward = False
+    """Whether a grammar-constrained answer under ``grammar_last`` evaluates the text the grammar forces (keys,
+    punctuation) in one batch with the drawn token before it instead of drawing it token by token
+    (:meth:`generate`, design.md#local-decoding)."""
+    compact_json = False
+    """Whether the JSON-schema grammar under ``grammar_last`` admits no space between tokens (its ``space`` rule
+    emptied; strings keep theirs): the keys and punctuation after a value are then forced whole, for
+    :attr:`jump_forward` (design.md#local-decoding)."""
+    jumped_tokens = 0
+    jump_batches = 0
+    """Forced tokens evaluated in jump-forward batches, and those batches (each also holds the drawn token before its
+    forced ones), since the caller last set them to 0: llama.cpp counts a batch's tokens with the prompt's."""
     _piece_index: Any = None
     sampling_seconds = 0.0
     """Wall seconds spent drawing tokens (the sampler chain, and the grammar) since the caller last set it to 0:
@@ -70,10 +82,40 @@ class PromptStateLlama(Llama):  # type: ignore[misc]  # llama_cpp has no type in
         from cosci.llm.local.sampling import GrammarLastSampler
 
         chain = super()._init_sampler(**{**kwargs, "grammar": None})
+        if self.compact_json:
+            import re
+
+            from llama_cpp import LlamaGrammar
+
+            grammar = LlamaGrammar.from_string(re.sub(r"(?m)^space ::= .*$", 'space ::= ""', grammar._grammar),
+                                               verbose=False)
         only_grammar = LlamaSampler()
         only_grammar.add_grammar(self._model, grammar)
-        return GrammarLastSampler(chain, only_grammar, self._n_vocab,
-                                  self.piece_index() if self.piece_filter else None)
+        index = self.piece_index() if self.piece_filter or self.jump_forward else None
+        return GrammarLastSampler(chain, only_grammar, self._n_vocab, index if self.piece_filter else None,
+                                  tokenize=self._forced_tokens if self.jump_forward else None, jump_index=index)
+
+    def _forced_tokens(self, text: bytes) -> list[int]:
+        return list(self.tokenize(text, add_bos=False, special=False))
+
+    def generate(self, tokens: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        """``Llama.generate``, with jump-forward when the sampler offers forced tokens (:attr:`jump_forward`): after a
+        drawn token they are sent into llama-cpp-python's generator, which evaluates the drawn token and them as one
+        batch and asks the sampler for each position in turn (it returns the forced tokens it holds, then draws from
+        the batch's last row)."""
+        inner = super().generate(tokens, **kwargs)
+        sent: list[int] | None = None
+        while True:
+            try:
+                token = inner.send(sent)
+            except StopIteration:
+                return
+            sampler: Any = getattr(self._sampler, "inner", None)
+            sent = sampler.take_forced() if hasattr(sampler, "take_forced") else None
+            if sent:
+                self.jumped_tokens += len(sent)
+                self.jump_batches += 1
+            yield token
 
     def piece_index(self) -> Any:
         """The vocabulary's :class:`~cosci.llm.local.grammar_filter.PieceIndex`, built at the first call (~0.3-0.6 s;
