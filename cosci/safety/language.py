@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
+from cosci.safety.language_cues import cyrillic_reading, own_forms
+
 if TYPE_CHECKING:
     from lingua import ConfidenceValue, LanguageDetector
 
@@ -273,7 +275,10 @@ def read_language(text: str) -> Reading:
         return Reading("en", READ["en"], True, 0.0)
     if script not in READ_SCRIPTS:
         return Reading(script.lower(), f"{script.title()} script", False, 1.0)
+    # a run written without spaces holding a digit ("镥-177治疗...") is one word with a digit: all of it was dropped,
+    # and lingua's order of languages all at confidence 0 is arbitrary
     part = detected_part(text)
+    part = part if script == "LATIN" or any(ch.isalpha() for ch in part) else text
     values = detector().compute_language_confidence_values(part) if part else []
     if not values:
         return Reading("en", READ["en"], True, 0.0)
@@ -283,6 +288,8 @@ def read_language(text: str) -> Reading:
     words = {w.lower() for w in _WORD.findall(text)}
     if script == "LATIN" and (cued := _unread_by_cues(text, words, values)) is not None:
         return cued
+    if (lettered := _by_letters(script, code, text, values)) is not None:
+        return lettered
     if code in READ:
         return _read(code, top.value, text)
     own = max(_FUNCTION, key=lambda c: len(_FUNCTION[c] & words))
@@ -294,6 +301,23 @@ def read_language(text: str) -> Reading:
     if script == "LATIN" and not latin_unbacked and _short_unread(text, values, words):
         return Reading(code, top.language.name.title(), False, top.value)
     return _likeliest_read(text, script == "LATIN", latin_unbacked, words, values)
+
+
+def _by_letters(script: str, code: str, text: str, values: list[ConfidenceValue]) -> Reading | None:
+    """The reading a text's own letters give (:mod:`cosci.safety.language_cues`), None when they give none: a
+    Cyrillic text's letters (Russian or Ukrainian, read; ``other``, unread, named as lingua's likeliest unread
+    language for it); a Latin-script text lingua names unread (``code``) showing a read language's own forms."""
+    if script == "LATIN" and code not in READ and (form := own_forms(text)) is not None:
+        return Reading(form, READ[form], True, values[0].value)
+    letters = cyrillic_reading(text) if script == "CYRILLIC" else None
+    if letters is None:
+        return None
+    if letters != "other":
+        return Reading(letters, READ[letters], True, values[0].value)
+    other = next((v for v in values if v.language.iso_code_639_1.name.lower() not in READ), None)
+    if other is None:
+        return Reading("und", "a Cyrillic language the screen does not read", False, 0.0)
+    return Reading(other.language.iso_code_639_1.name.lower(), other.language.name.title(), False, other.value)
 
 
 def _likeliest_read(text: str, latin: bool, latin_unbacked: bool, words: set[str],

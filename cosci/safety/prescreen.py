@@ -182,6 +182,7 @@ class Prescreen(Readings):
     remedy_terms: Terms = field(default_factory=lambda: Terms([]))
     weapon_use: Terms = field(default_factory=lambda: Terms([]))
     instruments: Terms = field(default_factory=lambda: Terms([]))
+    therapies: Terms = field(default_factory=lambda: Terms([]))
     asked: re.Pattern[str] | None = None
     studied: re.Pattern[str] | None = None
     asked_last: re.Pattern[str] | None = None
@@ -297,7 +298,7 @@ def load_prescreen(name: str) -> Prescreen:
                      _compile(data.get("explained") or [], "explained", end=r"\s*$"),
                      *(_compile(data.get(key) or [], key) for key in ("resistance", "engineering", "chemistry",
                                                                       "harm_objects", "countermeasures", "remedies",
-                                                                      "weapon_use", "instruments")))  # type: ignore[arg-type]  # the generator fills the Terms fields only
+                                                                      "weapon_use", "instruments", "therapies")))  # type: ignore[arg-type]  # the generator fills the Terms fields only
     asked = data.get("asked")
     return replace(terms, asked=_asked(asked), studied=_asked_list(asked, "studied"),
                    asked_last=_asked_list(asked, "closers"))

@@ -69,6 +69,7 @@ class Readings:
     remedy_terms: Terms
     weapon_use: Terms
     instruments: Terms
+    therapies: Terms
     asked: re.Pattern[str] | None
     """A window that opens with an imperative harmful verb, after a request opener at most (``asked`` in the term
     file; :meth:`asks`)."""
@@ -154,11 +155,29 @@ class Readings:
         इतनी मौतें क्यों कीं?", the why after what it asks about) explains a past epidemic; the agent is what is
         explained, so the agent rule does not act. A window naming no agent is left to its score ("... so that everyone
         falls ill and no one understands why?"; docs/design.md#safety-screen, "Why, wherever it stands")."""
-        asks_why = any(_WHY.search(part) and part.rstrip().endswith(_QUESTION_END) and not _HOW.search(part)
-                       for part in _CLAUSE.split(window))
-        return asks_why and not self.weapon_use.first(window) and not self.engineering.first(window) and \
+        return self.asks_why(window) and \
             any(rule.agents.first(window) for rule in self.rules.values()) and \
             not any(rule.enhancements.first(window) for rule in self.rules.values())
+
+    def asks_why(self, window: str) -> bool:
+        """Whether a normalised window is a why-question (a sentence ending as a question, the why not its last
+        word, no "how to" or "I want to" around it) that names no weapon use and puts no change into an agent
+        (``weapon_use``, ``engineering``): "why was the typhus epidemic in the Warsaw ghetto so deadly?" explains
+        what happened. The rule for a window naming no agent does not act on one (:meth:`why_only` is the agent
+        rule's reading; docs/design.md#safety-screen, "Why, wherever it stands")."""
+        asks = any(_WHY.search(part) and part.rstrip().endswith(_QUESTION_END) and not _HOW.search(part)
+                   for part in _CLAUSE.split(window))
+        return asks and not self.weapon_use.first(window) and not self.engineering.first(window)
+
+    def therapy(self, text: str) -> bool:
+        """Whether ``text``'s object is a therapy or a biocontrol agent (``therapies``: a phage, an oncolytic virus, a
+        biopesticide's organism) and it names no agent of concern and no weapon use, cover story, concealment or
+        enhancement asked for (``weapon_use``): "engineer a lytic phage that spreads through Pseudomonas biofilms"
+        asks for a phage's spread, which is the therapy. The rule for a window naming no agent does not act on it,
+        since that rule reads no object (docs/design.md#safety-screen, "A therapy's spread")."""
+        norm = normalise(text)
+        return bool(self.therapies.first(norm)) and not self.weapon_use.first(norm) and \
+            not any(rule.agents.first(norm) for rule in self.rules.values())
 
     def basic_chemistry(self, text: str) -> bool:
         """Whether ``text`` asks for a synthesis or stabilisation (``chemistry``) of an object that is no threat: no

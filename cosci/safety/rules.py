@@ -110,7 +110,7 @@ def act(e: Evidence, t: Thresholds) -> tuple[str, str] | None:
     candidates += [(c, RULES[1]) for c in e.agents if e.score >= t.agent_threshold(c, bool(e.purposes))
                    and not e.sentence and not e.described and not e.remedy]
     if not e.hits and not e.agents and not e.item and not e.chemistry and not e.remedy and not e.described \
-            and e.score >= t.alone_score \
+            and not e.explained and not e.therapy and e.score >= t.alone_score \
             and e.support >= t.alone_support and words(e.window) >= ALONE_MIN_WORDS:
         candidates.append((e.likeliest(), RULES[2]))
     if not candidates:
@@ -195,6 +195,13 @@ class Evidence:
     """The window's resistance or escape step is said of a mechanism ("the mutations that make ... resistant",
     :meth:`~cosci.safety.prescreen.Prescreen.describes`): the agent rule does not act on it (the request's action is
     read, and it is a description); a term hit still does."""
+
+    explained: bool = False
+    """The window is a why-question naming no weapon use (:meth:`~cosci.safety.readings.Readings.asks_why`): the
+    rule for a window naming no agent does not act on it."""
+    therapy: bool = False
+    """The window's object is a therapy or biocontrol agent and it names no agent of concern or weapon use
+    (:meth:`~cosci.safety.readings.Readings.therapy`): the rule for a window naming no agent does not act on it."""
 
     def likeliest(self) -> str:
         """The harmful category the category model finds most likely for this window."""

@@ -34,7 +34,7 @@ import numpy as np
 from cosci.config.schema import SafetyCfg
 from cosci.safety.intent import IntentModel, features, load_intent
 from cosci.safety.language import read_language
-from cosci.safety.prescreen import Prescreen, load_prescreen, sentences, windows
+from cosci.safety.prescreen import Prescreen, load_prescreen, normalise, sentences, windows
 from cosci.safety.rules import (
     ALONE_MIN_WORDS,
     RULES,
@@ -213,7 +213,9 @@ class OfflineScreen:
                          purposes, self.prescreen.classes(w), item=i >= len(whole), remedy=remedy,
                          support=float(n), sentence=i >= len(parts) - len(said), scored=keep,
                          chemistry=self.prescreen.basic_chemistry(w), described=self.prescreen.described(w),
-                         asked=bool(hits) and self.prescreen.asks(w))
+                         asked=bool(hits) and self.prescreen.asks(w),
+                         explained=any(self.prescreen.asks_why(v) for v in windows(normalise(w))),
+                         therapy=self.prescreen.therapy(w))
                 for i, (w, (hits, agents), keep, (purposes, remedy)) in enumerate(zip(parts, found, scored, read,
                                                                                        strict=True))
                 for s, p, n in [next(rows) if keep else unscored]]
