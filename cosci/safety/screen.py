@@ -213,7 +213,8 @@ class OfflineScreen:
                          purposes, self.prescreen.classes(w), item=i >= len(whole), remedy=remedy,
                          support=float(n), sentence=i >= len(parts) - len(said), scored=keep,
                          chemistry=self.prescreen.basic_chemistry(w), described=self.prescreen.described(w),
-                         asked=bool(hits) and self.prescreen.asks(w))
+                         asked=bool(hits) and self.prescreen.asks(w),
+                         pressed=bool(hits) and bool(purposes) and self.prescreen.pressed(w))
                 for i, (w, (hits, agents), keep, (purposes, remedy)) in enumerate(zip(parts, found, scored, read,
                                                                                        strict=True))
                 for s, p, n in [next(rows) if keep else unscored]]
