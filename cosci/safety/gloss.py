@@ -38,7 +38,8 @@ inflected word after its glossed stem ("తయారు చేయ|ాలి" -> 
 patterns' word boundary after "make " found none; dropped, the rest is a word of its own."""
 _ARABIC_MARKS = re.compile("[\u0640\u064b-\u065f\u0670]")
 _ARABIC_LETTERS = str.maketrans({"\u0623": "\u0627", "\u0625": "\u0627", "\u0622": "\u0627", "\u0671": "\u0627",
-                                 "\u200c": " ", **{chr(0x0660 + i): str(i) for i in range(10)},
+                                 "\u064a": "\u06cc", "\u0649": "\u06cc", "\u0643": "\u06a9", "\u200c": " ",
+                                 **{chr(0x0660 + i): str(i) for i in range(10)},
                                  **{chr(0x06f0 + i): str(i) for i in range(10)}})
 _ARTICLE_AFTER_LI = re.compile("(?<![\u0600-\u06ff])\u0644\u0644")
 """"لل" opening a word: the preposition li- on the article al-, whose alef is not written ("للمضادات" is "to the
@@ -51,7 +52,9 @@ _MASS_NUMBER = re.compile(r"(?<=[a-z]) +(?=-\d)")
 
 def fold_arabic(text: str) -> str:
     """``text`` with Arabic-script spelling folded as the gloss's entries are: short vowels, shadda, tanween and
-    tatweel dropped, the hamza and madda forms of alef written as bare alef, a zero-width non-joiner as a space
+    tatweel dropped, the hamza and madda forms of alef written as bare alef, Arabic yeh, alef maksura and kaf
+    written as the Persian and Urdu letters ("ويروس" typed on an Arabic keyboard is Persian "ویروس"), a zero-width
+    non-joiner as a space
     (Persian compounds), Arabic-Indic digits as ASCII ones ("سيزيوم-١٣٧"), the article's alef written after li-
     (:data:`_ARTICLE_AFTER_LI`). Writers vary in all of
     these ("فتكًا" and "فتكا", "أشد" and "اشد", "سیاه‌زخم" and "سیاه زخم"), and the gloss matches substrings: an

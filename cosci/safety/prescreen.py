@@ -186,6 +186,8 @@ class Prescreen(Readings):
     asked: re.Pattern[str] | None = None
     studied: re.Pattern[str] | None = None
     asked_last: re.Pattern[str] | None = None
+    severe: re.Pattern[str] | None = None
+    excused: re.Pattern[str] | None = None
 
     def check(self, text: str) -> list[PrescreenHit]:
         """The hits in ``text`` (empty: nothing for the screen or the classifier to look at with extra care)."""
@@ -301,7 +303,8 @@ def load_prescreen(name: str) -> Prescreen:
                                                                       "weapon_use", "instruments", "therapies")))  # type: ignore[arg-type]  # the generator fills the Terms fields only
     asked = data.get("asked")
     return replace(terms, asked=_asked(asked), studied=_asked_list(asked, "studied"),
-                   asked_last=_asked_list(asked, "closers"))
+                   asked_last=_asked_list(asked, "closers"), severe=_asked_list(asked, "severe"),
+                   excused=_asked_list(asked, "excused"))
 
 
 def _asked(body: Any) -> re.Pattern[str] | None:
@@ -334,8 +337,8 @@ def _asked_list(body: Any, key: str) -> re.Pattern[str] | None:
     if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
         raise PrescreenError(f"asked.{key}: expected a list of patterns")
     verbs = "|".join(_dash_or_space(p) for p in body["verbs"])
-    shape = rf"\s*(?:{'|'.join(items)})\b" if key == "studied" else \
-        rf"\b(?:{verbs})\b(?: (?:{'|'.join(items)}))*[\W_]*$"
+    shape = rf"\s*(?:{'|'.join(items)})\b" if key == "studied" else rf"\b(?:{'|'.join(items)})\b" \
+        if key in ("severe", "excused") else rf"\b(?:{verbs})\b(?: (?:{'|'.join(items)}))*[\W_]*$"
     try:
         return re.compile(shape, re.IGNORECASE)
     except re.error as exc:

@@ -78,6 +78,10 @@ class Readings:
     asked_last: re.Pattern[str] | None
     """A window that closes with a harmful verb, a request closer after it at most (a verb-final request; ``asked``
     in the term file, :meth:`asks`)."""
+    severe: re.Pattern[str] | None
+    """Steps no stated purpose excuses when asked outright (``asked.severe``; :meth:`pressed`)."""
+    excused: re.Pattern[str] | None
+    """Therapies whose agent is the one made stronger (``asked.excused``: an oncolytic virus; :meth:`pressed`)."""
 
     def describes(self, window: str, step: str, start: int) -> bool:
         """Whether the harmful step ``step`` at ``start`` of a normalised window is resistance or escape
@@ -95,14 +99,14 @@ class Readings:
         return ((bool(self.resistance.first(step)) and bool(self.mechanism.first(before)))
                 or bool(self.explained.first(before))) and not self.engineering.first(window)
 
-    def asks(self, text: str) -> bool:
+    def asks(self, text: str, severe: bool = False) -> bool:
         """Whether a window of ``text`` asks for a harmful step outright: a term hit's step (:meth:`steps`, not
         followed by what is studied) starts within :data:`ASKED_WORDS` words after an imperative harmful verb that
         opens the window (:attr:`asked`: "increase the lethality of Nipah virus", "how to weaponize tularemia"), or
         ends within as many words before one that closes it (:attr:`asked_last`: a verb-final request, "die
         Letalität des Nipah-Virus erhöhen", "ニパウイルスの致死率を上げる" as glossed; docs/design.md#safety-screen,
-        "Asked outright")."""
-        if self.asked is None:
+        "Asked outright"). ``severe``: only a step of :attr:`severe` counts."""
+        if self.asked is None or (severe and self.severe is None):
             return False
         for window in windows(normalise(text)):
             opening = self.asked.match(window)
@@ -110,8 +114,9 @@ class Readings:
             if opening is None and closing is None:
                 continue
             for rule in self.rules.values():
-                for _, start, end in self.steps(rule, window)[1]:
-                    if self.studied and self.studied.match(window, end):
+                for step, start, end in self.steps(rule, window)[1]:
+                    if (self.studied and self.studied.match(window, end)) or (
+                            severe and self.severe is not None and not self.severe.search(step)):
                         continue
                     if opening is not None and len(window[opening.end():start].split()) <= ASKED_WORDS:
                         return True
@@ -119,6 +124,17 @@ class Readings:
                             end >= closing.start() or len(window[end:closing.start()].split()) <= ASKED_WORDS):
                         return True
         return False
+
+    def pressed(self, text: str) -> bool:
+        """Whether a window of ``text`` asks outright (:meth:`asks`) for a step no stated purpose excuses
+        (:attr:`severe`: an agent made more transmissible, virulent or lethal, airborne, resistant to or escaping a
+        countermeasure): "Increase the transmissibility of H5N1 to plan surveillance" asks for the enhancement
+        whatever it is said to serve, so the step decides, not the purpose (docs/design.md#safety-screen, "The step
+        decides"). Not where the text names a therapy whose agent is the one made stronger (:attr:`excused`: an
+        oncolytic virus made more virulent against tumour cells, a biopesticide more lethal to insects)."""
+        if self.severe is None or (self.excused is not None and self.excused.search(normalise(text))):
+            return False
+        return self.asks(text, severe=True)
 
     def outside_instruments(self, norm: str, spans: list[Span]) -> list[Span]:
         """``spans`` of a normalised text less those inside the name of a treaty or body (``instruments``: "the

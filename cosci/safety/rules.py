@@ -103,7 +103,7 @@ def act(e: Evidence, t: Thresholds) -> tuple[str, str] | None:
     # on a remedy an intent phrase names what is verified or destroyed ("chemical weapons stocks"); an agent with
     # a harmful step still acts
     hits = [h for h in e.hits if not (e.remedy and h.category == "intent")]
-    asked = e.asked and not e.purposes and t.asked_hit_score is not None and e.score >= t.asked_hit_score
+    asked = e.asked and (not e.purposes or e.pressed) and t.asked_hit_score is not None and e.score >= t.asked_hit_score
     candidates = [(e.likeliest() if h.category == "intent" else h.category, RULES[0])
                   for h in hits if e.score >= t.hit_threshold(hit_object(e, h, t), bool(e.purposes))
                   or (asked and h.category != "intent")]
@@ -191,6 +191,9 @@ class Evidence:
     (:meth:`~cosci.safety.readings.Readings.remedies`): only a term hit acts on it."""
     asked: bool = False
     """The window asks for a term hit's step outright (:meth:`~cosci.safety.readings.Readings.asks`)."""
+    pressed: bool = False
+    """The step asked outright is one no stated purpose excuses (:meth:`~cosci.safety.readings.Readings.pressed`):
+    it acts from ``asked_hit_score`` whatever purpose the window states."""
     described: bool = False
     """The window's resistance or escape step is said of a mechanism ("the mutations that make ... resistant",
     :meth:`~cosci.safety.prescreen.Prescreen.describes`): the agent rule does not act on it (the request's action is

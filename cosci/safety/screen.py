@@ -215,7 +215,8 @@ class OfflineScreen:
                          chemistry=self.prescreen.basic_chemistry(w), described=self.prescreen.described(w),
                          asked=bool(hits) and self.prescreen.asks(w),
                          explained=any(self.prescreen.asks_why(v) for v in windows(normalise(w))),
-                         therapy=self.prescreen.therapy(w))
+                         therapy=self.prescreen.therapy(w),
+                         pressed=bool(hits) and bool(purposes) and self.prescreen.pressed(w))
                 for i, (w, (hits, agents), keep, (purposes, remedy)) in enumerate(zip(parts, found, scored, read,
                                                                                        strict=True))
                 for s, p, n in [next(rows) if keep else unscored]]

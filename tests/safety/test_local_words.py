@@ -20,20 +20,20 @@ def prescreen():  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize(("written", "folded"), [
-    ("فتكًا", "فتكا"),             # tanween dropped
+    ("فتكًا", "فتکا"),             # tanween dropped (and kaf written as the Persian letter)
     ("أشد", "اشد"),               # hamza on alef
     ("إنتاج", "انتاج"),            # hamza under alef
     ("حضّر", "حضر"),              # shadda
     ("سیاه\u200cزخم", "سیاه زخم"),  # a Persian compound's zero-width non-joiner
     ("للمضادات", "لالمضادات"),      # li- on the article: the article's alef written out
-    ("سيزيوم-١٣٧", "سيزيوم-137"),    # Arabic-Indic digits
+    ("سيزيوم-١٣٧", "سیزیوم-137"),    # Arabic-Indic digits (and yeh written as the Persian letter)
     ("ایریدیوم-۱۹۲", "ایریدیوم-192"),  # Persian digits
 ])
 def test_arabic_spellings_fold_to_the_entries_spelling(written: str, folded: str) -> None:
     assert fold_arabic(written) == folded
 
 
-@pytest.mark.parametrize("text", ["كلل", "plain text, no Arabic", "сибирская язва", "Wąglik"])
+@pytest.mark.parametrize("text", ["حلل", "plain text, no Arabic", "сибирская язва", "Wąglik"])
 def test_folding_leaves_other_words_alone(text: str) -> None:
     """"لل" inside a word is no article; other scripts are untouched."""
     assert fold_arabic(text) == text
