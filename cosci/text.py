@@ -3,6 +3,7 @@ plain-text table (:func:`columns`)."""
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import unicodedata
@@ -33,6 +34,14 @@ def error_line(exc: BaseException, limit: int = 300) -> str:
     characters."""
     message = str(exc).strip()
     return one_line(message.splitlines()[0] if message else type(exc).__name__, limit)
+
+
+def dollars(amount: float) -> str:
+    """USD to the cent, and a sum under a cent to two significant figures in fixed point ("0.0056", "0.000000001":
+    a budget of $0.0001 read "$0.00", and ``.2g`` printed 1e-09). No dollar sign."""
+    if amount == 0 or abs(amount) >= 0.01:
+        return f"{amount:.2f}"
+    return f"{amount:.{1 - math.floor(math.log10(abs(amount)))}f}".rstrip("0")
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:

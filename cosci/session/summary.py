@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -132,7 +133,7 @@ class SessionSummary:
         out.append(f"store     {self.store_path}")
         if self.mlflow_run_id:
             out.append(f"mlflow    run {self.mlflow_run_id} in {self.tracking_uri}")
-            out.append(f"          mlflow ui --backend-store-uri {self.tracking_uri}")
+            out.append(f"          mlflow ui --backend-store-uri {shlex.quote(self.tracking_uri or '')}")
         return out
 
 

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 
 from cosci.llm.budget.tail import TailFactor
 from cosci.llm.errors import BudgetBusy, BudgetExceeded
+from cosci.text import dollars
 
 EPS_USD = 1e-12
 SHARE_FLOOR = 0.5
@@ -158,7 +159,7 @@ class TokenBudget:
         spent = self.total_spent_usd
         if spent + self._reserved_bound_usd + bound > self.cap_usd + EPS_USD:
             msg = (f"session budget: ${spent:.4f} spent and up to ${self._reserved_bound_usd:.4f} owed by calls in"
-                   f" flight, this call may cost up to ${bound:.4f} of ${self.cap_usd:.2f}")
+                   f" flight, this call may cost up to ${bound:.4f} of ${dollars(self.cap_usd)}")
             if spent + bound <= self.cap_usd + EPS_USD:
                 raise BudgetBusy(msg, scope="session", agent=agent)
             raise BudgetExceeded(msg, scope="session", agent=agent)

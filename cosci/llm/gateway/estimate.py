@@ -25,6 +25,7 @@ from cosci.llm.budget.sizing import EXPECTED_CHARS_PER_TOKEN, prior_output_token
 from cosci.llm.gateway.adapter import estimate_call
 from cosci.llm.gateway.providers import register_providers
 from cosci.llm.gateway.routing import Router
+from cosci.text import dollars
 
 TOOL_LOOP_CALLS = 4
 """Model calls in a typical tool loop (search, read, search, record), at most ``max_iterations``."""
@@ -48,17 +49,12 @@ class Estimate:
         return self.usd > self.warn_ratio * self.budget_usd
 
     def line(self) -> str:
-        text = (f"estimated cost ~${_usd(self.usd)} over ~{self.calls} model calls"
-                f" (budget ${_usd(self.budget_usd)})")
+        text = (f"estimated cost ~${dollars(self.usd)} over ~{self.calls} model calls"
+                f" (budget ${dollars(self.budget_usd)})")
         if self.over_budget:
             text += (f" - above {self.warn_ratio:g}x the budget: the session will stop when the budget is"
                      " spent")
         return text
-
-
-def _usd(amount: float) -> str:
-    """Dollars to the cent, and a sum under a cent to 2 significant figures (a budget of $0.0001 read "$0.00")."""
-    return f"{amount:.2f}" if amount == 0 or abs(amount) >= 0.01 else f"{amount:.2g}"
 
 
 def estimate_session(config: CosciConfig) -> Estimate:

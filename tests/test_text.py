@@ -1,0 +1,27 @@
+"""Terminal text helpers (cosci/text.py) and the summary's paste-able lines."""
+
+from __future__ import annotations
+
+import shlex
+
+import pytest
+
+from cosci.session.summary import SessionSummary
+from cosci.text import dollars
+
+
+@pytest.mark.parametrize(("amount", "shown"), [
+    (0, "0.00"), (25, "25.00"), (0.01, "0.01"), (123.456, "123.46"),
+    (0.0056, "0.0056"), (0.001, "0.001"), (0.0001, "0.0001"), (1e-9, "0.000000001"),  # fresh user: ".2g" printed "1e-09"
+])
+def test_dollars_are_fixed_point_with_two_significant_figures_under_a_cent(amount: float, shown: str) -> None:
+    assert dollars(amount) == shown
+
+
+def test_the_mlflow_line_pastes_into_a_shell_when_the_data_folder_has_spaces(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    uri = f"sqlite:///{tmp_path}/my data/dönnées ü/mlflow.db"
+    summary = SessionSummary(session_id="s-1", stop_reason="done", spent_usd=0.0, tokens=0, hypotheses=0,
+                             matches=0, top_elo=1200.0, elapsed_seconds=1.0, overview_path="o.md",
+                             store_path="s.sqlite", mlflow_run_id="r1", tracking_uri=uri)
+    (line,) = [x for x in summary.lines() if "mlflow ui" in x]
+    assert shlex.split(line)[-1] == uri
