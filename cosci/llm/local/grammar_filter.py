@@ -148,8 +148,9 @@ class PieceIndex:
     def forced(self, grammar: Any, limit: int = MAX_FORCED_CHARS) -> bytes:
         """The characters ``grammar`` (a ``llama_sampler`` pointer holding the grammar alone, in its state now) admits
         as the only continuation, up to ``limit``: while it takes exactly one of the one-character pieces and none of
-        the entries outside the groups (end of generation, non-ASCII), that character is forced (design.md#local-
-        decoding, jump-forward). Read on a copy of the grammar; ``b""`` when the next character is free."""
+        the entries outside the groups (end of generation, non-ASCII), that character is forced
+        (design.md#local-decoding, jump-forward). Read on a copy of the grammar; ``b""`` when the next character is
+        free."""
         import llama_cpp
 
         probe = dict(zip(self.probe_bytes.tolist(), self.probe_ids.tolist(), strict=True))
