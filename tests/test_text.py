@@ -12,7 +12,8 @@ from cosci.text import dollars
 
 @pytest.mark.parametrize(("amount", "shown"), [
     (0, "0.00"), (25, "25.00"), (0.01, "0.01"), (123.456, "123.46"),
-    (0.0056, "0.0056"), (0.001, "0.001"), (0.0001, "0.0001"), (1e-9, "0.000000001"),  # fresh user: ".2g" printed "1e-09"
+    (0.0056, "0.0056"), (0.001, "0.001"), (0.0001, "0.0001"),
+    (1e-9, "0.000000001"),  # fresh user: ".2g" printed "1e-09"
 ])
 def test_dollars_are_fixed_point_with_two_significant_figures_under_a_cent(amount: float, shown: str) -> None:
     assert dollars(amount) == shown
