@@ -73,9 +73,9 @@ class ProjectCfg(_Strict):
 
 
 class RunCfg(_Strict):
-    concurrency: int = Field(gt=0, le=64, description="Model calls out at once (the provider's load); up to two "
-                             "more actions that may call wait for a call slot, and up to one fewer actions without "
-                             "a model call run beside them (design.md#defaults, design.md#supervisor).")
+    concurrency: int = Field(gt=0, le=64, description="Model calls out at once (the provider's load), as many actions "
+                             "that may call, and up to one fewer actions without a model call beside them "
+                             "(design.md#defaults, design.md#supervisor).")
     max_hypotheses: int = Field(gt=0, le=10_000, description="Cap on hypotheses in the pool: generated, evolved "
                                 "and carried-over ones not rejected, retired or quarantined; initial generation stops "
                                 "at it too (design.md#defaults, design.md#supervisor).")
