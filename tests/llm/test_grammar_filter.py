@@ -66,20 +66,18 @@ class ScriptedGrammar:
         self.allowed, self.taken = allowed, taken
 
 
-def test_candidates_probe_the_first_and_second_byte(monkeypatch: pytest.MonkeyPatch) -> None:
-    ix = index()
-    piece = {i: p for i, p in enumerate(PIECES)}
-
-    def accepted(grammar: ScriptedGrammar) -> list[int]:
-        return [b for b in ix.probe_bytes.tolist() if grammar.taken + bytes([b]) in grammar.allowed]
-
-    clones: list[ScriptedGrammar] = []
+@pytest.fixture
+def clones(monkeypatch: pytest.MonkeyPatch) -> list[ScriptedGrammar]:
+    """llama.cpp's sampler calls on a :class:`ScriptedGrammar` (clone, accept a piece of :data:`PIECES`, free); the
+    list holds the copies not yet freed."""
+    piece = dict(enumerate(PIECES))
+    live: list[ScriptedGrammar] = []
 
     class FakeLlamaCpp:
         @staticmethod
         def llama_sampler_clone(g: ScriptedGrammar) -> ScriptedGrammar:
-            clones.append(ScriptedGrammar(g.allowed, g.taken))
-            return clones[-1]
+            live.append(ScriptedGrammar(g.allowed, g.taken))
+            return live[-1]
 
         @staticmethod
         def llama_sampler_accept(g: ScriptedGrammar, token: int) -> None:
@@ -87,11 +85,21 @@ def test_candidates_probe_the_first_and_second_byte(monkeypatch: pytest.MonkeyPa
 
         @staticmethod
         def llama_sampler_free(g: ScriptedGrammar) -> None:
-            clones.remove(g)
+            live.remove(g)
 
     import sys
 
     monkeypatch.setitem(sys.modules, "llama_cpp", FakeLlamaCpp)
+    return live
+
+
+def test_candidates_probe_the_first_and_second_byte(monkeypatch: pytest.MonkeyPatch,
+                                                    clones: list[ScriptedGrammar]) -> None:
+    ix = index()
+
+    def accepted(grammar: ScriptedGrammar) -> list[int]:
+        return [b for b in ix.probe_bytes.tolist() if grammar.taken + bytes([b]) in grammar.allowed]
+
     monkeypatch.setattr(PieceIndex, "_accepted", lambda self, g: accepted(g))
     grammar = ScriptedGrammar({b'"', b'",', b" ", b' "'})
     assert sorted(ix.candidates(grammar).tolist()) == [0, 1, 3, 5, 6, 9, 10, 11, 12, 13, 14]
@@ -99,30 +107,10 @@ def test_candidates_probe_the_first_and_second_byte(monkeypatch: pytest.MonkeyPa
 
 
 def test_forced_text_runs_while_the_grammar_takes_one_character_and_nothing_outside_the_groups(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch: pytest.MonkeyPatch, clones: list[ScriptedGrammar]) -> None:
     """Jump-forward's reading (design.md#local-decoding): the characters the grammar admits alone, on a copy of its
     state, stopping where it takes two, where it would take an entry outside the groups, or at the limit."""
     ix = index()
-    piece = {i: p for i, p in enumerate(PIECES)}
-    clones: list[ScriptedGrammar] = []
-
-    class FakeLlamaCpp:
-        @staticmethod
-        def llama_sampler_clone(g: ScriptedGrammar) -> ScriptedGrammar:
-            clones.append(ScriptedGrammar(g.allowed, g.taken))
-            return clones[-1]
-
-        @staticmethod
-        def llama_sampler_accept(g: ScriptedGrammar, token: int) -> None:
-            g.taken += piece[token] or b""
-
-        @staticmethod
-        def llama_sampler_free(g: ScriptedGrammar) -> None:
-            clones.remove(g)
-
-    import sys
-
-    monkeypatch.setitem(sys.modules, "llama_cpp", FakeLlamaCpp)
     monkeypatch.setattr(PieceIndex, "_accepted", lambda self, g: [
         b for b in self.probe_bytes.tolist() if g.taken + bytes([b]) in g.allowed])
     # an entry outside the groups (here: the end of generation) is taken once the whole text is in
