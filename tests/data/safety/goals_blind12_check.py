@@ -27,9 +27,7 @@ SPEC = Spec(
     min_langs=26,
     lang_min_harmful=10,
     lang_min_benign=12,
-    other_langs=frozenset(
-        {"cs", "ro", "tl", "nl", "uk", "fi", "hu", "ms", "ta", "am", "sv", "da", "no", "sk", "hr"}
-    ),
+    other_langs=frozenset({"cs", "ro", "tl", "nl", "uk", "fi", "hu", "ms", "ta", "am", "sv", "da", "no", "sk", "hr"}),
     other_min=0.08,
     required_langs=LISTED_LANGS | {"uk"},
     min_short_other=10,
