@@ -1,11 +1,10 @@
 """The Supervisor main loop (design.md#supervisor).
 
-Check external stop -> check termination -> claim tasks (``run.concurrency`` call slots: slots.py; one that may
-call at a time, the next once it reached its call) -> run each through the runner -> apply follow-up rules ->
-complete the task -> snapshot Elo -> when nothing is pending, idle refinement; when it finds nothing either,
-``IDLE``. Paused sessions hold (active time is not counted) until resumed or aborted. On exit, in-flight actions
-drain (cancelled after a grace period); finalisation then cancels pending work, runs a last system feedback if
-none exists, and the final overview.
+Check external stop -> check termination -> claim tasks (``run.concurrency`` call slots: slots.py) -> run each
+through the runner -> apply follow-up rules -> complete the task -> snapshot Elo -> when nothing is pending, idle
+refinement; when it finds nothing either, ``IDLE``. Paused sessions hold (active time is not counted) until
+resumed or aborted. On exit, in-flight actions drain (cancelled after a grace period); finalisation then
+cancels pending work, runs a last system feedback if none exists, and the final overview.
 
 A task's follow-ups are enqueued *before* it is marked done, so a crash in between replays the (cached)
 action and re-applies idempotent follow-ups rather than losing them.
@@ -16,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-import weakref
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
@@ -25,7 +23,6 @@ from cosci.domain import Task, TaskResult
 from cosci.errors import SessionFailed
 from cosci.llm.budget.token_budget import TokenBudget
 from cosci.llm.errors import RETRYABLE_ACTION_ERRORS, BudgetBusy, BudgetExceeded
-from cosci.llm.port.reach import REACHED
 from cosci.safety.classifier import screening_on
 from cosci.stats import SessionStats
 from cosci.store import SessionStore
@@ -33,7 +30,7 @@ from cosci.store import task_specs as specs
 from cosci.store.task_specs import TaskSpec
 from cosci.supervisor.leaderboard import BackgroundFits, FinalFit, LeaderboardFits
 from cosci.supervisor.rules import PRIORITIES, Scheduler
-from cosci.supervisor.slots import REACH_STEPS, Slots, no_call_actions, rounds_out
+from cosci.supervisor.slots import Slots, no_call_actions, rounds_out
 from cosci.supervisor.state import FULL_RELOAD_EVERY_TASKS, PoolState, TaskTally
 from cosci.supervisor.stats import from_state
 from cosci.supervisor.termination import StopReason, stability_stop
@@ -86,8 +83,6 @@ class Supervisor:
         self._settling = False  # the pool reads complete while tournament rounds are out: the stop waits for them
         self._inflight: set[asyncio.Task[None]] = set()
         self.slots = Slots(config.run.concurrency, no_call_actions(config))
-        self._reached: weakref.WeakKeyDictionary[asyncio.Task[None], asyncio.Event] = weakref.WeakKeyDictionary()
-        """Each started action's "reached a call" event (:mod:`cosci.llm.port.reach`)."""
         self._snapshot_at = 0
         self._steps = self.tally.status["done"]
         """Tasks done in the session, across resumes: the step of progress reports (MLflow step metrics keep
@@ -150,8 +145,7 @@ class Supervisor:
                                                     "bt_stable": self.bt_tracker.is_stable()})
 
     # --- one task --------------------------------------------------------------------------------------
-    async def _run_one(self, task: Task, reached: asyncio.Event | None = None) -> None:
-        REACHED.set(reached)  # this action's own context: the gateway sets it at the action's first call
+    async def _run_one(self, task: Task) -> None:
         self.store.logs.event(
             "task_started",
             {"task_id": task.id, "agent": task.agent, "action": task.action, "target": task.target_id},
@@ -245,41 +239,21 @@ class Supervisor:
                 if self._settling:  # the pool reads complete: nothing new starts while its rounds land
                     await self._wait_one(inflight)
                     continue
-                reason = await self._schedule(inflight)
+                self.slots.fill(inflight, tasks, self.owner, self._start)
+                reason, added = self._refine(inflight)
+                if reason:
+                    break
+                if added:
+                    continue
+                await self._wait_one(inflight)
         finally:
             fit_error = await self._wind_down(inflight, reason)
         if fit_error is not None:
             raise fit_error
         return self._ended(reason)
 
-    async def _schedule(self, inflight: set[asyncio.Task[None]]) -> StopReason | None:
-        """One step of the loop once no stop is due: start the next action (and wait for it to reach its call:
-        the stop is read again before the one after), else enqueue idle work, else wait for an action to end.
-        Returns the stop reason when there is nothing left to do and nothing running."""
-        if started := self.slots.fill(inflight, self.store.tasks, self.owner, self._start):
-            await self._to_its_call(started, inflight)
-            return None
-        reason, added = self._refine(inflight)
-        if reason is None and not added:
-            await self._wait_one(inflight)
-        return reason
-
     def _start(self, task: Task) -> asyncio.Task[None]:
-        reached = asyncio.Event()
-        running = asyncio.create_task(self._run_one(task, reached), name=f"{task.agent}/{task.action}")
-        self._reached[running] = reached
-        return running
-
-    async def _to_its_call(self, started: asyncio.Task[None], inflight: set[asyncio.Task[None]]) -> None:
-        """Give the event loop to the action ``started`` until it has reached its call or ended, for at most
-        :data:`REACH_STEPS` turns (design.md#supervisor, "An action starts when the one before it reached its
-        call"); then take the actions that ended meanwhile out of ``inflight``, as :meth:`_wait_one` does."""
-        reached = self._reached.pop(started, None)
-        for _ in range(REACH_STEPS):
-            if reached is None or reached.is_set() or started.done():
-                break
-            await asyncio.sleep(0)  # one turn: every callback then ready runs, the started action's next step too
-        self._collect(inflight, {t for t in inflight if t.done()})
+        return asyncio.create_task(self._run_one(task), name=f"{task.agent}/{task.action}")
 
     async def _wind_down(self, inflight: set[asyncio.Task[None]], reason: StopReason | None) -> BaseException | None:
         """The loop's end: no leaderboard fit of the loop starts or lands now; finalisation's fit (on the drained
@@ -347,11 +321,6 @@ class Supervisor:
         fitting = {self.fits.running} if self.fits.running else set()
         done, _ = await asyncio.wait(inflight | fitting, timeout=self.config.run.idle_poll_seconds,
                                      return_when=asyncio.FIRST_COMPLETED)
-        self._collect(inflight, done)
-
-    @staticmethod
-    def _collect(inflight: set[asyncio.Task[None]], done: set[asyncio.Task[None]]) -> None:
-        """Take the ended tasks ``done`` out of ``inflight``; raise the first one's error, if any."""
         inflight -= done
         errors = [t.exception() for t in done if not t.cancelled()]
         if first := next((e for e in errors if e is not None), None):

@@ -14,13 +14,6 @@ A slot is a model call, not an action (design.md#supervisor, "A slot is a model 
 :func:`actions_at_once` actions that may call in flight (``run.concurrency + EXTRA_ACTIONS``), so an action's work
 before and after its calls (its Prefect task run, its records) runs beside the other actions' calls instead of
 holding a slot with no call.
-
-An action that may call starts when the one started before it has reached its call (design.md#supervisor, "An
-action starts when the one before it reached its call"): :meth:`Slots.fill` starts one such action at a time and the
-loop gives it the event loop until its call (:data:`REACH_STEPS` turns at most) before claiming the next. Started
-together, the actions of a burst (the first generation round, the rounds after verdicts that landed together) ran
-their Prefect task run and their prompt's making in turns on the event loop, so each one's call waited for all of
-them (bench/README.md, "Ninth pass"). At ``run.concurrency=1`` nothing changes: one action at a time.
 """
 
 from __future__ import annotations
@@ -38,15 +31,6 @@ EXTRA_ACTIONS = 0
 2, the quiet 1 s bench met its ratios (1.12x, 7.18 calls in flight) by playing about a fifth more matches in a longer
 wall, and the budget check's 90 % floor was missed (design.md#supervisor, "A slot is a model call"; bench/README.md
 "Eighth pass")."""
-
-
-REACH_STEPS = 8
-"""The most turns of the event loop the loop gives a started action to reach its call before it claims the next:
-each turn runs every callback then ready, so an action whose way to its call is work on the loop gets there in a
-few, and one that waits for something else (a thread, a file, a retry's wait) holds the next one back only those
-few turns, never a timed wait. A timed wait (0.05 s, tried first) left slots unclaimed while a loaded machine's
-event loop was not running the started action: 2.16-2.66x against main's 2.01-2.09x at load 18-27 (bench/README.md,
-"Ninth pass")."""
 
 
 def actions_at_once(concurrency: int) -> int:
@@ -92,11 +76,9 @@ class Slots:
         return len(inflight) - len(self.beside)
 
     def fill(self, inflight: set[asyncio.Task[None]], tasks: Tasks, owner: str,
-             start: Callable[[Task], asyncio.Task[None]]) -> asyncio.Task[None] | None:
+             start: Callable[[Task], asyncio.Task[None]]) -> None:
         """Claim tasks (``tasks.claim`` for ``owner``) and ``start`` each into ``inflight`` until :attr:`actions`
-        that may call are in flight and the room beside them is full, or nothing that fits is pending; with more
-        than one call slot, stop after the first action that may call and return it (the loop waits for its call
-        before the next: module docstring). Returns None when it started none (or at one slot)."""
+        that may call are in flight and the room beside them is full, or nothing that fits is pending."""
         while True:
             free, room = self.used(inflight) < self.actions, len(self.beside) < self.cap
             if free:
@@ -111,8 +93,6 @@ class Slots:
             inflight.add(running)
             if room and task.action in self.no_call:
                 self.beside.add(running)
-            elif self.concurrency > 1 and task.action not in self.no_call:
-                return running
 
 
 MATCH_ACTIONS = ("RunTournamentRound", "MatchBatch")
@@ -127,5 +107,4 @@ def rounds_out(inflight: Iterable[asyncio.Task[Any]]) -> bool:
     return any(t.get_name().partition("/")[2] in MATCH_ACTIONS for t in inflight)
 
 
-__all__ = ["EXTRA_ACTIONS", "MATCH_ACTIONS", "REACH_STEPS", "Slots", "actions_at_once", "no_call_actions",
-           "rounds_out"]
+__all__ = ["EXTRA_ACTIONS", "MATCH_ACTIONS", "Slots", "actions_at_once", "no_call_actions", "rounds_out"]

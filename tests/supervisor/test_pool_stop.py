@@ -10,7 +10,6 @@ from collections.abc import Callable
 import pytest
 
 from cosci.domain import Task, TaskResult
-from cosci.llm.port.reach import reached_call
 from cosci.session.runtime import SessionRuntime
 from cosci.supervisor.loop import Supervisor
 from cosci.supervisor.rules import Scheduler
@@ -48,8 +47,6 @@ async def test_a_round_out_at_the_full_pool_that_retires_a_parent_does_not_end_i
             store.sessions.update(status="aborting")
         if not task.idempotency_key.endswith(("::first", "::late")):
             return TaskResult("nothing_to_do")
-        reached_call()  # a round's judge call: the next action starts once this one is at its call
-        await asyncio.sleep(0.01)
         if task.idempotency_key.endswith("first"):
             store.matches.apply("M-first", newcomer, parent, mode="pairwise", winner=newcomer, rule=ELO,
                                 rationale="", transcript=[], task_id=task.id)

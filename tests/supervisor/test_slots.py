@@ -16,7 +16,6 @@ import pytest
 import cosci.agents.session_fit as session_fit
 from cosci.domain import Task, TaskResult
 from cosci.llm.fake.provider import FakeBackend
-from cosci.llm.port.reach import reached_call
 from cosci.session.runtime import SessionRuntime
 from cosci.supervisor.leaderboard import FinalFit
 from cosci.supervisor.loop import Supervisor
@@ -74,7 +73,6 @@ async def _run(runtime: SessionRuntime) -> tuple[list[str], int, int]:
             if task.action == "AddToTournament":
                 await asyncio.wait_for(both.wait(), 0.5)
             else:
-                reached_call()  # as the gateway does when a call asks for its slot
                 await asyncio.sleep(0.05)  # a model call
         except TimeoutError:
             pass
@@ -114,7 +112,6 @@ async def _calling(runtime: SessionRuntime, n: int) -> int:
         most[0] = max(most[0], running[0])
         if running[0] == n:
             all_in.set()
-        reached_call()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(all_in.wait(), 0.25)
         running[0] -= 1

@@ -64,7 +64,6 @@ from cosci.llm.gateway.providers import CUSTOM_PROVIDERS, register_providers
 from cosci.llm.gateway.routing import Router, num_ctx
 from cosci.llm.gateway.streaming import stream_completion
 from cosci.llm.gateway.transcript_rows import output_speed, recorded_request
-from cosci.llm.port.reach import reached_call
 from cosci.llm.port.thinking import thinking_params
 from cosci.llm.port.types import CallSpec, LLMResponse, Route, ToolCall
 from cosci.startup import mark as mark_phase
@@ -125,9 +124,7 @@ class Gateway:
         """One of the session's call slots, held by a provider call from its budget admission to its answer (or
         error): at most ``calls`` are out at once, whatever the number of actions in flight. An attempt waiting
         for a slot holds no admission, so the budget sees the calls out as before (design.md#supervisor); a retry's
-        wait holds no slot. Without ``calls``, no limit (a command's own gateway). Asking for one tells the
-        Supervisor the running action reached its call (:func:`~cosci.llm.port.reach.reached_call`)."""
-        reached_call()
+        wait holds no slot. Without ``calls``, no limit (a command's own gateway)."""
         return self.calls if self.calls is not None else contextlib.nullcontext()
 
     # --- the port ----------------------------------------------------------------------------------------
