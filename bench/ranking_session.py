@@ -206,6 +206,8 @@ VARIANTS: dict[str, tuple[TournamentCfg, SimOpts]] = {
     "session+coin": (DEFAULT, replace(SESSION, replay="coin")),
     "session+judged": (DEFAULT, replace(SESSION, judged=True)),
     "session+boundary-dual": (replace(DEFAULT, dual=replace(DEFAULT.dual, sample_on="boundary")), SESSION),
+    "session+boundary-dual+judged": (replace(DEFAULT, dual=replace(DEFAULT.dual, sample_on="boundary")),
+                                     replace(SESSION, judged=True)),
     "session+cap-2": (DEFAULT, replace(SESSION, cap_value=2)),
     "session+cap-4": (DEFAULT, replace(SESSION, cap_value=4)),
     "session+cap-6": (DEFAULT, replace(SESSION, cap_value=6)),
@@ -230,4 +232,4 @@ setting of it (``ranking.boundary_power``, ``ranking.rematch_information``, ``ra
 (bench/README.md, twelfth stop). ``session+judged`` counts both orders of a dual-order match in the counts the pairing
 reads (:attr:`SimOpts.judged`; eighteenth stop, not adopted). ``session+boundary-dual`` judges both orders of every
 match on a pair straddling the top-5 line instead of the 10 % random sample (``DualOrderCfg.sample_on``; nineteenth
-stop)."""
+stop; ``+judged`` with :attr:`SimOpts.judged` as well, exploratory)."""
