@@ -70,9 +70,9 @@ UNREAD_LETTERS = "čšžďťňľĺŕőűāēīūėįųķļņģ"
 """Letters no read Latin-script language but Czech writes (Slovak, Croatian, Slovene, Hungarian, Latvian,
 Lithuanian do): a cue of a language lingua misses in a short text, named by :data:`OWN_LETTERS` and :data:`OWN_WORDS`
 or by lingua."""
-OWN_LETTERS = {"cs": "řěů", "ro": "șşțţ"}
+OWN_LETTERS = {"cs": "řěů", "ro": "șțţ"}
 """Letters only one read language writes among the Latin-script languages lingua knows (Czech, Romanian; Romanian's
-"ă" too in a text without a letter only Vietnamese writes)."""
+"ă" too in a text without a letter only Vietnamese writes; not "ş", which Turkish writes too)."""
 OWN_WORDS = {"tl": "ang ng mga nang paano upang kung isang gawing gawin gumawa ito",
              "ro": "și şi să pentru către fără cum virusului bacteriei cu pe din în prin după despre acest această"
                    " unui unei sunt foarte atât",
