@@ -194,6 +194,18 @@ def _failed(rt: SessionRuntime, exc: BaseException, tracker: Any, pending: Backg
             pending.call_now(tracker.fail)
 
 
+def _raise_unwritable(rt: SessionRuntime, exc: BaseException) -> None:
+    """A folder the session can no longer write (an OSError) as one line, not Hydra's block and a traceback.
+
+    Raises:
+        SessionFailed: naming the file, the record's state and the resume, when ``exc`` is an OSError.
+    """
+    if isinstance(exc, OSError):
+        raise SessionFailed(f"could not write {exc.filename or 'the session folder'}: {exc.strerror or exc}; the "
+                            f"session is recorded as failed: make its folder writable, then `cosci resume "
+                            f"{rt.session_id}`") from exc
+
+
 def _say_failed(rt: SessionRuntime) -> None:
     """A failed session's summary on stdout, as a finished one's (session id, stop reason, cost, store; no overview:
     none was written), so ``> summary.txt`` holds it too; the error's own line follows on stderr."""
@@ -314,10 +326,7 @@ async def session_flow(
         _failed(rt, exc, tracker, pending)
         if ui and isinstance(exc, Exception):
             _say_failed(rt)
-        if isinstance(exc, OSError):  # a folder the session can no longer write: one line, not a traceback
-            raise SessionFailed(f"could not write {exc.filename or 'the session folder'}: {exc.strerror or exc}; "
-                                f"the session is recorded as failed: make its folder writable, then `cosci resume "
-                                f"{rt.session_id}`") from exc
+        _raise_unwritable(rt, exc)
         raise
     finally:
         await asyncio.to_thread(warmup.join)
