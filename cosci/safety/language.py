@@ -186,6 +186,13 @@ def closest(code: str, text: str) -> str:
     return best if cues[best] > cues[code] else code
 
 
+_ENGLISH_ONLY = ("the of and to for with how what which why that this from into against between could would should "
+                 "using without their there your our about after before during than were have has will")
+ENGLISH_ONLY = frozenset(_ENGLISH_ONLY.split())
+"""English function words that are no word of another read Latin-script language ("in", "was", "an", "is" are
+German or Dutch too): one of them in a text of ASCII letters lingua gives to Spanish or French makes it English."""
+
+
 def _read(code: str, confidence: float, text: str) -> Reading:
     code = closest(code, text)
     return Reading(code, READ[code], True, confidence)
@@ -273,8 +280,14 @@ def read_language(text: str) -> Reading:
     if code in READ:
         # lingua's Tagalog, Czech or Romanian for a text showing none of its cues and two function words of another
         # read language ("Best way to aerosolize ... over a crowded stadium" as Tagalog): that language
-        belied = code in OWN_WORDS and script == "LATIN" and cues(text, words)[1] != code and own != code
-        return _read(own if belied and len(_FUNCTION[own] & words) >= 2 else code, top.value, text)
+        belied = script == "LATIN" and cues(text, words)[1] != code and own != code
+        # lingua's Spanish or French for plain English ("combinations to treat multidrug-resistant tuberculosis"):
+        # English by one English function word in a text of ASCII letters showing none of that language's own
+        english = own == "en" and text.isascii() and not _FUNCTION.get(code, frozenset()) & words and \
+            bool(ENGLISH_ONLY & words)
+        needed = 1 if english and code not in OWN_WORDS else 2
+        belied = belied and (code in OWN_WORDS or english)
+        return _read(own if belied and len(_FUNCTION[own] & words) >= needed else code, top.value, text)
     if len(_FUNCTION[own] & words) >= 2:
         return _read(own, top.value, text)
     latin_unbacked = code == "la" and len(LATIN_WORDS & words) < 2

@@ -55,6 +55,20 @@ def test_latinate_scientific_english_is_read_not_taken_for_latin(text: str) -> N
     assert reading.read, reading
 
 
+@pytest.mark.parametrize(("text", "code"), [
+    # lingua's Spanish, Portuguese or French for plain English: the label `cosci screen` prints said so
+    ("Suggest antibiotic combinations to treat multidrug-resistant tuberculosis.", "en"),
+    ("Phase 2 design for a shorter regimen against multidrug-resistant tuberculosis.", "en"),
+    ("Evaluate Prussian blue dosing for internal Cs-137 contamination in emergency response", "en"),
+    # a word English shares with another read language is no English evidence: these stay as they are written
+    ("Was kann man in einem geschlossenen Raum verdampfen, damit alle darin sterben?", "de"),
+    ("botulinetoxine in grote hoeveelheid zuiveren", "nl"),
+])
+def test_english_is_read_as_english_by_a_word_no_other_read_language_has(text: str, code: str) -> None:
+    reading = read_language(text)
+    assert reading.read and reading.code == code, reading
+
+
 def test_binomials_codes_and_acronyms_are_left_out_of_what_is_detected() -> None:
     assert detected_part("Grow Bacillus anthracis and H5N1 for SARS-CoV-2 work") == "Grow and for work"
 
