@@ -46,6 +46,11 @@ system-deps:  ## Debian packages: graphviz (lineage layout), chromium + chromium
 # the others wait on subprocesses, servers and the fake's latency (not measured on a whole run yet).
 XDIST_WORKERS ?= auto
 PYTEST_XDIST := -n $(XDIST_WORKERS) --dist loadfile --no-loadscope-reorder
+# The tests run with bytecode kept (PYTHONDONTWRITEBYTECODE dropped, as bench/startup.py does): with it set, as in
+# this machine's shells, each worker rewrote the asserts of every test file and compiled cosci again at every run:
+# 28.6 s of CPU to collect against 16.8 s with a run before's bytecode (loaded machine; docs/development.md, test
+# time, sixth pass). A clean clone's first run writes it and gains nothing. __pycache__ is in .gitignore.
+PYTEST := env -u PYTHONDONTWRITEBYTECODE $(BIN)/pytest
 
 # Beside the suite, lint and mypy run at a lower priority (nice 10): about 75 s of CPU (mypy without its cache: 69 s,
 # measured 2026-12-05) taken from the cores when a test worker waits instead of from the tests (docs/design.md#tests).
@@ -55,10 +60,10 @@ test:  ## lint, mypy and the whole test suite (offline; slow tests included) sid
 	@$(MAKE) --no-print-directory -j3 lint typecheck test-suite CHECKS_NICE="nice -n 10"
 
 test-suite:  ## the whole test suite alone, on every core
-	$(BIN)/pytest -q $(PYTEST_XDIST)
+	$(PYTEST) -q $(PYTEST_XDIST)
 
 test-fast:  ## the edit loop: every test not marked slow (tests/slow_tests.txt, Prefect server, embedded model) and the demo tour's fake session, no lint
-	$(BIN)/pytest -q $(PYTEST_XDIST) -m 'not slow and not live'
+	$(PYTEST) -q $(PYTEST_XDIST) -m 'not slow and not live'
 
 lint:  ## ruff (C90 complexity included), the import contracts (lint-imports), dead code (vulture): config in pyproject.toml
 	$(CHECKS_NICE) $(BIN)/ruff check .

@@ -14,6 +14,7 @@ import shutil
 import tempfile
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from omegaconf import DictConfig
@@ -24,9 +25,12 @@ os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="cosci-xdg-")  # never t
 from cosci.config.layers import LayerError, layer_overrides
 from cosci.config.load import compose, validate
 from cosci.config.schema import CosciConfig
-from cosci.llm.fake.provider import FAKE, FakeBackend
 from cosci.report import figures
 from cosci.tournament import fit_cache
+
+if TYPE_CHECKING:  # the fake's module imports LiteLLM (about 5 s of CPU on a loaded machine): imported where a
+    # fixture first needs it, so pytest-xdist's controller process, which only loads this file, never pays it
+    from cosci.llm.fake.provider import FakeBackend
 
 API_KEYS = (
     "ANTHROPIC_API_KEY",
@@ -176,6 +180,8 @@ def _offline_env(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 @pytest.fixture
 def fake() -> Iterator[FakeBackend]:
     """The scripted fake, reset before and after the test."""
+    from cosci.llm.fake.provider import FAKE
+
     FAKE.reset()
     yield FAKE
     FAKE.reset()
@@ -220,6 +226,8 @@ def finished_copy(finished_templates: dict[tuple[str, ...], tuple[Path, str]],
     (the report and web tests' finished session) takes its copy too."""
 
     def copy(data: Path, *overrides: str) -> str:
+        from cosci.llm.fake.provider import FAKE
+
         if overrides not in finished_templates:
             template = tmp_path_factory.mktemp("finished") / "data"
             FAKE.reset()

@@ -129,13 +129,13 @@ def test_a_tracking_server_that_fails_after_the_check_costs_the_session_nothing(
     import http.server
 
     from cosci.store import SessionStore
-    from tests.flows.test_session_flow import _run
+    from tests.flows.test_session_flow import SMALL, _run
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         config = make_config(tmp_path / "data", "tracking.enabled=true",
-                             f"tracking.tracking_uri=http://127.0.0.1:{server.server_address[1]}")
+                             f"tracking.tracking_uri=http://127.0.0.1:{server.server_address[1]}", *SMALL)
         summary = _run(config)
     finally:
         server.shutdown()
@@ -154,14 +154,14 @@ def test_a_run_that_cannot_be_completed_leaves_the_session_done(
         monkeypatch: pytest.MonkeyPatch) -> None:
     from cosci.store import SessionStore
     from cosci.tracking.mlflow_run import SessionTracker
-    from tests.flows.test_session_flow import _run
+    from tests.flows.test_session_flow import SMALL, _run
 
     def broken(*_: object, **__: object) -> None:
         raise OSError("disk full")
 
     monkeypatch.setattr(SessionTracker, "finish", broken)
     config = make_config(tmp_path / "data", "tracking.enabled=true",
-                         f"tracking.tracking_uri=sqlite:///{tmp_path / 'mlflow.db'}")
+                         f"tracking.tracking_uri=sqlite:///{tmp_path / 'mlflow.db'}", *SMALL)
     summary = _run(config)
     assert "was not completed: disk full" in caplog.text
     store = SessionStore.open(Path(summary["store_path"]), summary["session_id"])

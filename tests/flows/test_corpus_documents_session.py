@@ -13,7 +13,7 @@ import pytest
 from cosci.llm.fake.provider import FakeBackend
 from cosci.store import SessionStore
 from tests.conftest import make_config
-from tests.flows.test_session_flow import _run
+from tests.flows.test_session_flow import SMALL, _run
 from tests.tools.minimal_pdf import write_pdf
 
 pytestmark = pytest.mark.slow
@@ -31,7 +31,7 @@ def test_a_session_over_pdfs_cites_a_page_with_a_verified_excerpt(prefect_server
     library.mkdir()
     write_pdf(library / "aml_preprint.pdf", PAGES, title="Repurposing drugs in AML (lab preprint)")
     write_pdf(library / "scan.pdf", [None])
-    config = make_config(tmp_path / "data", f"session.corpus_path={library}")
+    config = make_config(tmp_path / "data", f"session.corpus_path={library}", *SMALL)
     with caplog.at_level(logging.WARNING, logger="cosci.tools.corpus"):
         summary = _run(config)
     warnings = [r.getMessage() for r in caplog.records if "without a text layer" in r.getMessage()]

@@ -19,8 +19,11 @@ pytestmark = pytest.mark.slow
 
 def test_a_demo_run_records_the_bundled_embedding_model(prefect_server: None, fake: FakeBackend, tmp_path: Path,
                                                         mlflow_uri: str) -> None:
+    # a session of two hypotheses, the smallest that embeds (6 before): the embedder is chosen and
+    # recorded at the start, whatever the session's length (docs/development.md, test time)
     config = make_config(tmp_path / "data", "tracking.enabled=true", f"tracking.tracking_uri={mlflow_uri}",
-                         f"models.embeddings.chain=[{WORDLLAMA_MODEL},hash]")
+                         f"models.embeddings.chain=[{WORDLLAMA_MODEL},hash]", "run.max_hypotheses=2",
+                         "run.n_initial=2")
     summary = _run(config)
     store = SessionStore.open(Path(summary["store_path"]), summary["session_id"])
     try:

@@ -21,7 +21,7 @@ from cosci.llm.fake.provider import FakeBackend
 from cosci.llm.fake.types import FakeReply
 from cosci.store import SessionStore
 from tests.conftest import make_config
-from tests.flows.test_session_flow import _run
+from tests.flows.test_session_flow import SMALL, _run
 from tests.tools.mcp_test_server import TOPICS
 
 pytestmark = pytest.mark.slow
@@ -34,7 +34,7 @@ FOUND = ("mcp_bio_paper_search_by_gene", "mcp_bio_expression_atlas_dump", "mcp_b
 
 def test_a_session_finds_an_mcp_tool_through_the_search_calls_it_and_cites_its_record(
         prefect_server: None, fake: FakeBackend, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    config = make_config(tmp_path / "data", "run.concurrency=1")
+    config = make_config(tmp_path / "data", "run.concurrency=1", *SMALL)
     servers = [McpServerCfg(name="bio", command=[sys.executable, str(SERVER)], allow=["*"]),
                McpServerCfg(name="dead", command=[sys.executable, "-c", "raise SystemExit(3)"], allow=["*"])]
     config = config.model_copy(update={"tools": config.tools.model_copy(update={"mcp_servers": servers})})

@@ -17,7 +17,7 @@ from cosci.report.citations import TOP
 from cosci.store import SessionStore
 from cosci.store.standing import standing
 from tests.conftest import make_config, run_cli
-from tests.flows.test_session_flow import _run
+from tests.flows.test_session_flow import SMALL, _run
 from tests.tools.minimal_pdf import write_pdf
 
 pytestmark = pytest.mark.slow
@@ -61,7 +61,7 @@ def library(root: Path) -> Path:
 
 def test_a_session_over_a_zotero_export_cites_pages_with_dois_and_exports_them(
         prefect_server: None, fake: FakeBackend, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    config = make_config(tmp_path / "data", f"session.corpus_path={library(tmp_path / 'zotero')}")
+    config = make_config(tmp_path / "data", f"session.corpus_path={library(tmp_path / 'zotero')}", *SMALL)
     summary = _run(config)
     store = SessionStore.open(Path(summary["store_path"]), summary["session_id"])
     cites = [c for h in store.hypotheses.all() for c in h.citations]

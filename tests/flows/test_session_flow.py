@@ -112,6 +112,11 @@ def test_transient_faults_are_retried(prefect_server: None, fake: FakeBackend, t
     check_invariants(store)
 
 
+SMALL = ("run.max_hypotheses=2", "run.n_initial=2")
+"""A finished session of two hypotheses: enough for the resume tests, which read only its last task and its
+record's row, event and MLflow run (the tests' six added only time; docs/development.md, test time)."""
+
+
 def _unfinish_final_overview(store: SessionStore) -> str:
     """Pretend the process died after the final overview's action finished, before its row was marked done;
     returns that task's id."""
@@ -123,7 +128,7 @@ def _unfinish_final_overview(store: SessionStore) -> str:
 
 def test_resume_of_a_finished_task_replays_from_cache(prefect_server: None, fake: FakeBackend, tmp_path: Path) -> None:
     """A task whose action finished but whose row was not marked done replays without calling the model."""
-    config = make_config(tmp_path / "data")
+    config = make_config(tmp_path / "data", *SMALL)
     summary = _run(config)
     folder = Path(summary["store_path"]).parent
     store = SessionStore.open(folder / STORE_FILE, summary["session_id"])
@@ -140,7 +145,7 @@ def test_resume_with_overrides_is_recorded(prefect_server: None, fake: FakeBacke
     """`cosci resume <id> run.budget_usd=7`: the session row, an event and the MLflow run all show the change."""
     from cosci.session.folder import SessionFolder
 
-    config = make_config(tmp_path / "data", "tracking.enabled=true", f"tracking.tracking_uri={mlflow_uri}")
+    config = make_config(tmp_path / "data", "tracking.enabled=true", f"tracking.tracking_uri={mlflow_uri}", *SMALL)
     summary = _run(config)
     folder = Path(summary["store_path"]).parent
     store = SessionStore.open(folder / STORE_FILE, summary["session_id"])

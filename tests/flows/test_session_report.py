@@ -12,6 +12,7 @@ from cosci.llm.fake.provider import FakeBackend
 from cosci.store import SessionStore
 from flows.session import session_flow
 from tests.conftest import make_config
+from tests.flows.test_session_flow import SMALL
 from tests.report.browser import chromium, console_errors
 
 pytestmark = pytest.mark.slow
@@ -29,7 +30,8 @@ def _spans(client: MlflowClient, run_id: str) -> tuple[list, list]:
 
 def test_report_and_traces_in_the_mlflow_run(prefect_server: None, fake: FakeBackend, tmp_path: Path,
                                              mlflow_uri: str) -> None:
-    config = make_config(tmp_path / "data", "tracking.enabled=true", f"tracking.tracking_uri={mlflow_uri}")
+    # two hypotheses (SMALL): every transcript row's span and the report are checked whatever the session's length
+    config = make_config(tmp_path / "data", "tracking.enabled=true", f"tracking.tracking_uri={mlflow_uri}", *SMALL)
     summary = _run(config)
     run_id = summary["mlflow_run_id"]
     store = SessionStore.open(Path(summary["store_path"]), summary["session_id"])
