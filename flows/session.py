@@ -20,6 +20,7 @@ import importlib
 import json
 import logging
 import os
+import signal
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -293,6 +294,7 @@ async def session_flow(
     tracker = None
     pending: BackgroundTracker | None = None
     warmup = EmbedderWarmup(rt)
+    handled: list[signal.Signals] = []
     try:
         if config.tracking.enabled:  # MLflow (import and store) starts beside the first tasks (design.md#tracking)
             pending = BackgroundTracker(config, rt, overrides, models_choice)
@@ -313,8 +315,6 @@ async def session_flow(
             LocalModelProvider.unload()  # the session's last model call is made: report and tracking need none
             tracker = await pending.ready() if pending else None
         finally:
-            for sig in handled:
-                asyncio.get_running_loop().remove_signal_handler(sig)
             if progress:
                 progress.stop()
         path = rt.write_overview(overview)
@@ -328,7 +328,9 @@ async def session_flow(
             _say_failed(rt)
         _raise_unwritable(rt, exc)
         raise
-    finally:
+    finally:  # Ctrl-C stays the session's until its record, overview and MLflow run agree (not a KeyboardInterrupt
+        for sig in handled:  # between a `done` record and its report: the run was left FAILED, fresh-user trial)
+            asyncio.get_running_loop().remove_signal_handler(sig)
         await asyncio.to_thread(warmup.join)
         await _release(rt, pending)
 

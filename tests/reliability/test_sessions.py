@@ -184,6 +184,40 @@ def test_a_folder_that_cannot_be_written_at_the_end_is_one_line_and_a_failed_rec
     _assert_failed(tmp_path / "data")
 
 
+@pytest.mark.usefixtures("prefect_server", "fake")
+def test_ctrl_c_while_the_overview_is_written_leaves_a_done_session_whole(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fresh-user report: Ctrl-C once final/overview.md existed raised KeyboardInterrupt between a `done` record and
+    its report and summary (the MLflow run left FAILED, no summary, exit 130); the session's handler keeps the signal
+    until the end, so the session ends done with its summary."""
+    import signal
+
+    from cosci.session.runtime import SessionRuntime
+    from flows.session import session_flow
+
+    written = SessionRuntime.write_overview
+
+    def interrupted(self: SessionRuntime, text: str) -> Path:
+        os.kill(os.getpid(), signal.SIGINT)  # delivered while the overview is written, as a keypress would be
+        return written(self, text)
+
+    monkeypatch.setattr(SessionRuntime, "write_overview", interrupted)
+    config = make_config(tmp_path / "data", "run.max_hypotheses=2")
+    try:
+        summary = asyncio.run(session_flow(config.model_dump(mode="json"), ["experiment=demo"], "fake", None,
+                                           ui=True))
+    except KeyboardInterrupt:  # what it did: fail this test, not the whole test run
+        pytest.fail("Ctrl-C while the overview was written reached the flow as KeyboardInterrupt")
+    assert summary["stop_reason"] != "interrupted", summary
+    (db,) = (tmp_path / "data" / "sessions").glob(f"*/{STORE_FILE}")
+    store = SessionStore.open(db, db.parent.name)
+    try:
+        assert store.sessions.get().status == "done"
+    finally:
+        store.close()
+    assert (db.parent / "final" / "report.html").is_file()
+
+
 def _assert_failed(data: Path) -> None:
     """The one session under ``data`` ended ``failed`` with stop reason ``error``."""
     (db,) = (data / "sessions").glob(f"*/{STORE_FILE}")
