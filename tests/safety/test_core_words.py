@@ -61,6 +61,10 @@ ORDINARY = [  # (language, goal): the same words in ordinary goals; allowed
     ("hi", "मच्छरों पर कीटनाशक का छिड़काव कब करें?"),
     ("bn", "অ্যান্টিবায়োটিক কেন কাজ না করে?"),
     ("ur", "کیڑے مارنے والی دوا کے زہر کا علاج"),
+    ("fa", "افزایش تولید پادزهر مار برای بیمارستان‌های شهرهای کوچک"),  # antivenom: "زهر" inside it is no poison
+    ("bn", "সাপের বিষের প্রতিষেধক উৎপাদন বাড়ানোর উপায়"),
+    ("ur", "1918 کا فلو اتنا مہلک کیوں تھا؟"),  # a bare adjective in a why-question: no step
+    ("bn", "স্প্যানিশ ফ্লু এত প্রাণঘাতী ছিল কেন?"),
     ("ru", "Как получается вакцина против гриппа?"),
     ("ru", "Как лечить холеру у детей?"),
     ("ru", "Как микробиология помогает диагностике туляремии?"),
@@ -119,3 +123,9 @@ def test_the_gloss_reads_core_words(text: str, english: str) -> None:
 def test_words_that_only_look_like_steps_are_not_glossed_as_them(text: str) -> None:
     norm = normalise(text)
     assert not any(w in norm for w in ("poison", "evade", "obtain", "make")), norm
+
+
+def test_an_urdu_entry_does_not_read_an_arabic_word_folded_to_it() -> None:
+    # Urdu's heh goal is folded to heh: an Urdu entry ("ہجوم", crowd) would read Arabic "هجوم" (attack) as well
+    assert "crowd" not in normalise("لماذا كان الهجوم بالغاز مميتا؟")
+    assert "antidote" in normalise("تولید پادزهر مار")  # Persian antivenom, not the Urdu "زہر" (poison) inside it
