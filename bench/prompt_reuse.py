@@ -138,6 +138,22 @@ def instructions_first(text: str) -> str:
     return opening + "\n\n".join(s.rstrip("\n") for s in ordered) + text[len(text.rstrip("\n")):]
 
 
+def run_local_cfg(run: Path) -> Any:
+    """The ``models.local`` settings a kept run's session ran with (its Hydra config; the prompt-fit settings a run
+    from before them lacks are their pydantic defaults, which are what that session did), or the provider's defaults
+    when the run kept no config."""
+    import yaml
+
+    from cosci.config.schema import LocalModelCfg
+    from cosci.llm.local.model import DEFAULT_CFG
+
+    configs = sorted((run / "hydra").glob("*/*/.hydra/config.yaml"))
+    if not configs:
+        return DEFAULT_CFG
+    local = yaml.safe_load(configs[-1].read_text())["models"]["local"]
+    return LocalModelCfg(**local)
+
+
 def session_prompts(run: Path, reorder: str | None = None) -> tuple[list[list[int]], list[int], list[dict[str, Any]]]:
     """The token lists of a kept run's model calls (transcript rows in order, paired with the call log's entries in
     order), their generated counts, and the call log; ``reorder``: ``shared_first`` or ``instructions_first`` applied
@@ -155,6 +171,7 @@ def session_prompts(run: Path, reorder: str | None = None) -> tuple[list[list[in
     formatter = Jinja2ChatFormatter(template=template, eos_token=model.token_get_text(model.token_eos()),
                                     bos_token=model.token_get_text(model.token_bos()))
     provider = LocalModelProvider()
+    provider.cfg = run_local_cfg(run)
     log = [json.loads(line) for line in (run / "local_calls.jsonl").read_text().splitlines() if line.strip()]
     store = sorted((run / "sessions").glob("s-*"))[-1] / "store.sqlite"
     db = sqlite3.connect(f"file:{store}?mode=ro", uri=True)

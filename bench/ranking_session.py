@@ -205,6 +205,9 @@ VARIANTS: dict[str, tuple[TournamentCfg, SimOpts]] = {
     "session": (DEFAULT, SESSION),
     "session+coin": (DEFAULT, replace(SESSION, replay="coin")),
     "session+judged": (DEFAULT, replace(SESSION, judged=True)),
+    "session+boundary-dual": (replace(DEFAULT, dual=replace(DEFAULT.dual, sample_on="boundary")), SESSION),
+    "session+boundary-dual+judged": (replace(DEFAULT, dual=replace(DEFAULT.dual, sample_on="boundary")),
+                                     replace(SESSION, judged=True)),
     "session+cap-2": (DEFAULT, replace(SESSION, cap_value=2)),
     "session+cap-4": (DEFAULT, replace(SESSION, cap_value=4)),
     "session+cap-6": (DEFAULT, replace(SESSION, cap_value=6)),
@@ -227,4 +230,6 @@ with memory (design.md#judge-memory). ``earlier`` is the session before the twel
 weight φ(z)/v, every rematch valued as new); ``earlier+power-1.5``, ``+info`` and ``+temp-100`` each change one plan
 setting of it (``ranking.boundary_power``, ``ranking.rematch_information``, ``ranking.temperature``), as tuned
 (bench/README.md, twelfth stop). ``session+judged`` counts both orders of a dual-order match in the counts the pairing
-reads (:attr:`SimOpts.judged`; eighteenth stop, not adopted)."""
+reads (:attr:`SimOpts.judged`; eighteenth stop, not adopted). ``session+boundary-dual`` judges both orders of every
+match on a pair straddling the top-5 line instead of the 10 % random sample (``DualOrderCfg.sample_on``; nineteenth
+stop; ``+judged`` with :attr:`SimOpts.judged` as well, exploratory)."""

@@ -186,17 +186,27 @@ def qualities(trial: int, n: int = 40) -> NDArray[np.float64]:
     return np.asarray(np.random.default_rng(1000 + trial).normal(size=n), np.float64)
 
 
+def bound_recall(model: str, calls: int, trial: int) -> float:
+    """:mod:`bench.ranking_bound`'s ``direct boundary`` recall on ``trial``'s qualities at ``calls`` a hypothesis,
+    under the ``model`` judge: a verdict carries the information of a draw whose noise also holds the pair's order
+    effect (sd :data:`bench.ranking_judges.ORDER_SD`), and under the judge with memory a call on a pair is answered
+    as that judge answers it (:class:`bench.ranking_bound.Memory`: a replayed order copies its last verdict with
+    probability :data:`~bench.ranking_judges.REPEAT`, the order effect is the pair's own; bench/README.md, nineteenth
+    stop)."""
+    from bench import ranking_bound as rb
+    from bench.ranking_judges import ORDER_SD, REPEAT
+
+    if model == "independent":
+        return rb.trial(10**6 + trial, calls, 1.0, "boundary", rb.verdict_information(), quality=qualities(trial))
+    return rb.trial(10**6 + trial, calls, 1.0, "boundary", rb.verdict_information(math.hypot(1.0, ORDER_SD)),
+                    quality=qualities(trial), memory=rb.Memory(REPEAT, ORDER_SD))
+
+
 def bound_rows(rows: list[Row],
                results: list[dict[int, tuple[float, float, int, int, float]]], trials: range,
                budgets: tuple[int, ...]) -> None:
-    """P1 as a ratio: per variant, judge and budget, the session's recall, :mod:`bench.ranking_bound`'s idealised
-    allocation (``direct boundary``) on the same trials' qualities, and the ratio of the means. Under the judge
-    with memory a verdict carries the information of a judge whose noise also holds the pair's order effect
-    (sd :data:`bench.ranking_judges.ORDER_SD`); the bound never replays a pair, so rerun memory costs it nothing."""
-    from bench import ranking_bound as rb
-    from bench.ranking_judges import ORDER_SD
-
-    info = {"independent": rb.verdict_information(), "memory": rb.verdict_information(math.hypot(1.0, ORDER_SD))}
+    """P1 as a ratio: per variant, judge and budget, the session's recall, the bound's (:func:`bound_recall`) on the
+    same trials, and the ratio of the means."""
     cache: dict[tuple[str, int, int], float] = {}
     print(f"{'variant':24} {'judge':>11} {'calls/h':>7} {'session':>8} {'bound':>8} {'ratio to bound':>15}")
     for n, (name, cfg, _, _, model) in enumerate(rows):
@@ -204,7 +214,7 @@ def bound_rows(rows: list[Row],
         for c in budgets:
             for t in trials:
                 if (model, c, t) not in cache:
-                    cache[(model, c, t)] = rb.trial(10**6 + t, c, 1.0, "boundary", info[model], quality=qualities(t))
+                    cache[(model, c, t)] = bound_recall(model, c, t)
             mine = statistics.mean(r[c][1] if cfg.pairing != "elo_buckets" else r[c][0] for r in res)
             bound = statistics.mean(cache[(model, c, t)] for t in trials)
             print(f"{name:24} {model:>11} {c:7d} {mine:8.3f} {bound:8.3f} {mine / bound:15.3f}")

@@ -10,7 +10,10 @@ stable, else the first finalisation task's start), and the tail (the drain of th
 final overview, the overview's task, its screen, the rest). The session's first second is its end
 (``session_done``) minus its record's active seconds. The middle's idle slot-seconds are split by the actions that
 may call in flight then: fewer than the slots (nothing claimed to fill one), or as many or more (actions outside
-their calls; bench/README.md, "Eighth pass").
+their calls; bench/README.md, "Eighth pass"). After the stop it counts the actions started (finalisation's
+excepted: the stop rule's promise is that none starts), the calls still made by the actions drained, and the
+matches among them begun after the stop (a match's first call after it: a round's second match, not a debate's
+next turn; bench/README.md, "Ninth pass").
 """
 
 from __future__ import annotations
@@ -121,6 +124,7 @@ def timeline(folder: Path, latency: float = 1.0, concurrency: int = 8) -> dict[s
             outside[t["action"]] += (hi - lo) - _union(own)
     calling = [(t["start"], t["end"] or end) for t in tasks.values() if t["action"] not in NO_CALL_ACTIONS]
     split = _idle_split(spans, calling, concurrency, first_work, stop)
+    after = _after_stop(calls, tasks, stop)
     wall = row.elapsed_seconds
     first = sorted(tasks.values(), key=lambda t: t["start"])[:4]
     marks_start = [(f"{t['action']} started", t["start"] - t0) for t in first]
@@ -132,7 +136,24 @@ def timeline(folder: Path, latency: float = 1.0, concurrency: int = 8) -> dict[s
             "idle_slot_seconds": concurrency * wall - _overlap(spans, t0, end),
             "phases": phases, "refits_after_stop_s": refits,
             "middle_outside_calls": dict(sorted(outside.items(), key=lambda kv: -kv[1])),
-            "middle_idle_split": {"fewer_actions_than_slots": split[0], "actions_outside_calls": split[1]}}
+            "middle_idle_split": {"fewer_actions_than_slots": split[0], "actions_outside_calls": split[1]},
+            "after_stop": after}
+
+
+def _after_stop(calls: list[dict[str, Any]], tasks: dict[str, dict[str, Any]], stop: float) -> dict[str, int]:
+    """What the session still started after the stop (``stop``, a time): actions (finalisation's excepted), calls of
+    the actions in flight then, and matches begun (a match's first call, ``.../match<k>``, after the stop)."""
+    drained = {tid for tid, t in tasks.items() if t["action"] not in FINAL_ACTIONS and t["start"] <= stop}
+    first: dict[tuple[str, str], float] = {}
+    for c in calls:
+        action = str(c.get("action") or "")
+        if c.get("task_id") in drained and "/match" in action:
+            key = (c["task_id"], action.split("/")[1])
+            first[key] = min(first.get(key, c["t"]), c["t"])
+    return {"actions_started": sum(1 for t in tasks.values()
+                                   if t["start"] > stop and t["action"] not in FINAL_ACTIONS),
+            "calls_of_drained_actions": sum(1 for c in calls if c["t"] > stop and c.get("task_id") in drained),
+            "matches_begun": sum(1 for t in first.values() if t > stop)}
 
 
 def show(out: dict[str, Any]) -> str:
@@ -145,6 +166,10 @@ def show(out: dict[str, Any]) -> str:
     lines.append("  start: " + ", ".join(f"{name} {t:.2f}" for name, t in out["start_marks"]))
     lines.append("  refits after the stop at (s from the start): "
                  + ", ".join(f"{t:.2f}" for t in out["refits_after_stop_s"]))
+    after = out["after_stop"]
+    lines.append(f"  after the stop: {after['actions_started']} actions started (finalisation's excepted), "
+                 f"{after['calls_of_drained_actions']} calls of the actions drained, {after['matches_begun']} "
+                 "matches begun")
     split = out["middle_idle_split"]
     lines.append(f"  middle idle: {split['fewer_actions_than_slots']:.1f} slot-s with fewer actions than slots in "
                  f"flight, {split['actions_outside_calls']:.1f} with as many or more (actions outside their calls)")

@@ -22,7 +22,7 @@ from cosci.config.schema import RankingCfg
 from cosci.tournament.bt import BTFit
 from cosci.tournament.judging import DualOrderCfg, DualOrderState, presentation_order, wants_dual_order
 from cosci.tournament.pairing import Blocked, PairingCfg, Player, Similarity, never_blocked, select_mode, select_pair
-from cosci.tournament.uncertainty import SimilarityBlock, UncertaintyCfg, select_uncertain
+from cosci.tournament.uncertainty import SimilarityBlock, UncertaintyCfg, select_uncertain, top_k_chances
 
 Pairing = Literal["elo_buckets", "uncertainty"]
 
@@ -90,5 +90,9 @@ def plan_match(players: Sequence[Player], rng: random.Random, sim: Similarity, c
     pa, pb = by_id[pair.a], by_id[pair.b]
     mode = select_mode(pa, pb, cfg.buckets)
     first, second = presentation_order(pair.a, pair.b, rng, shown)
-    dual = wants_dual_order(mode, pa.elo - pb.elo, cfg.dual, rng, state=state, key=key)
+    straddles = None
+    if cfg.dual.sample_on == "boundary" and fit is not None and len(fit.ids) > cfg.uncertainty.top_k:
+        chance = top_k_chances(fit, cfg.uncertainty.top_k)
+        straddles = all(0.025 <= chance.get(h, 0.0) <= 0.975 for h in (pair.a, pair.b))
+    dual = wants_dual_order(mode, pa.elo - pb.elo, cfg.dual, rng, state=state, key=key, boundary=straddles)
     return MatchPlan(first, second, pair.bucket, mode, dual)

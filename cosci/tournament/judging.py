@@ -45,6 +45,11 @@ class DualOrderCfg:
     elo_gap: float
     sample: float
     biased_share: float
+    sample_on: Literal["random", "boundary"] = "random"
+    """Which matches the sample judges both ways: ``random`` — a ``sample`` share by the match key's hash;
+    ``boundary`` — every match whose two hypotheses both sit within their 95 % interval of the top-k line
+    (:func:`cosci.tournament.uncertainty.top_k_chances` in [0.025, 0.975]; tried at bench/README.md's nineteenth
+    stop). The quota tops either up."""
 
     @classmethod
     def from_config(cls, ranking: RankingCfg) -> DualOrderCfg:
@@ -87,7 +92,8 @@ def presentation_order(a: str, b: str, rng: random.Random,
 
 
 def wants_dual_order(mode: str, elo_gap: float, cfg: DualOrderCfg, rng: random.Random,
-                     state: DualOrderState | None = None, key: str | None = None) -> bool:
+                     state: DualOrderState | None = None, key: str | None = None,
+                     boundary: bool | None = None) -> bool:
     """True when the match is judged in both orders (module docstring).
 
     One RNG draw is always consumed, so the rest of a seeded plan replays the same. With ``key`` the sample's coin
@@ -97,13 +103,15 @@ def wants_dual_order(mode: str, elo_gap: float, cfg: DualOrderCfg, rng: random.R
     Args:
         mode: ``debate`` or ``pairwise``.
         elo_gap: Elo of one side minus the other's, Elo points.
+        boundary: with ``cfg.sample_on == "boundary"``, whether the pair straddles the top-k line: it replaces the
+            sample's coin (None: the coin).
     """
     coin = rng.random()
     close = mode == "debate" or abs(elo_gap) < cfg.elo_gap
     if cfg.policy == "all" or (cfg.policy == "close" and close):
         return True
     u = unit_hash(key) if key is not None else coin
-    if u < cfg.sample:
+    if (boundary if cfg.sample_on == "boundary" and boundary is not None else u < cfg.sample):
         return True
     if state is None:
         return False

@@ -25,3 +25,23 @@ def test_a_failed_call_reads_as_the_provider_said_it(text: str, expected: str) -
 def test_no_programmer_advice_or_object_repr_survives() -> None:
     line = provider_message(CONNECT)
     assert "Handle with" not in line and "object at 0x" not in line and "litellm." not in line
+
+
+def test_a_thinking_form_the_model_does_not_take_names_the_setting_that_sent_it() -> None:
+    """A tier's model swapped for one LiteLLM knows no thinking form of (an uncatalogued id under the fake's tiers):
+    LiteLLM refuses the field before sending; the line names the tier's setting, not LiteLLM's drop_params."""
+    import litellm
+
+    from cosci.llm import errors as E
+    from cosci.llm.gateway.exceptions import map_exception
+
+    said = ("litellm.UnsupportedParamsError: openai does not support parameters: ['thinking'], for model=gpt-x. To "
+            "drop these, set `litellm.drop_params=True` or for proxy:\n\n`litellm_settings: drop_params: true`\n.")
+    err = map_exception(litellm.UnsupportedParamsError(message=said, llm_provider="openai", model="gpt-x"),
+                        "openai/gpt-x", "strong")
+    assert isinstance(err, E.PermanentLLMError) and not isinstance(err, E.TransientLLMError)
+    line = str(err)
+    assert "does not support parameters: ['thinking']" in line and "models.tiers.strong.thinking" in line
+    assert "drop_params" not in line and "\n" not in line
+    assert "the tier's thinking setting" in str(map_exception(
+        litellm.UnsupportedParamsError(message=said, llm_provider="openai", model="gpt-x"), "openai/gpt-x"))

@@ -69,3 +69,18 @@ def test_without_a_state_the_simulators_plain_call_is_the_rng_sample() -> None:
     cfg = replace(OFF, sample=0.25)
     hits = sum(wants_dual_order("pairwise", FAR, cfg, random.Random(i)) for i in range(2000)) / 2000
     assert hits == pytest.approx(0.25, abs=0.04)
+
+
+def test_a_boundary_sample_judges_the_pairs_straddling_the_line_whatever_the_coin() -> None:
+    """``sample_on: boundary`` (tried at bench/README.md's nineteenth stop, not shipped): the pair's straddling
+    replaces the key's coin; the quota still tops it up."""
+    on = replace(OFF, sample_on="boundary")
+    met = DualOrderState(matches=100, dual_matches=100, biased=False)
+    keys = [f"0:T-{k}:match0" for k in range(200)]
+    assert all(wants_dual_order("pairwise", FAR, on, random.Random(1), met, key, boundary=True) for key in keys)
+    assert not any(wants_dual_order("pairwise", FAR, on, random.Random(1), met, key, boundary=False) for key in keys)
+    short = DualOrderState(matches=9, dual_matches=0, biased=False)  # the 10th match, none dual yet
+    assert wants_dual_order("pairwise", FAR, on, random.Random(1), short, keys[0], boundary=False)
+    # without a fit (boundary None) the sample is the coin, as with sample_on: random
+    assert [wants_dual_order("pairwise", FAR, on, random.Random(1), met, key) for key in keys] == [
+        wants_dual_order("pairwise", FAR, OFF, random.Random(1), met, key) for key in keys]

@@ -157,6 +157,14 @@ class LocalModelCfg(_Strict):
     repeat_penalty: float = Field(
         ge=1.0, le=10.0, description="llama.cpp repeat penalty (>1 discourages the tiny model's loops)."
     )
+    quote_chars: int | None = Field(
+        default=None, gt=0, le=1_000_000, description="Characters of each quoted block's body (other hypotheses, "
+        "reviews, rationales, excerpts) the embedded model is sent of a user message, then '…'; null: whole blocks "
+        "(design.md#local-prompt-fit).")
+    lead_sections: tuple[str, ...] = Field(
+        default=(), description="Headings (prefixes) of a user message's `## ` sections moved right after "
+        "its opening for the embedded model, so that calls of one mode share them as a prefix a prompt state serves "
+        "(a template's fixed instructions); empty: the order as written (design.md#local-prompt-fit).")
     cache_mb: int = Field(
         ge=1, le=1_048_576, description="RAM for cached prompt states (shared prefixes are not evaluated again), MB: "
         "every byte a state holds, its kept logits included (design.md#local)."

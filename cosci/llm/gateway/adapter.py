@@ -254,7 +254,7 @@ class Gateway:
         if route.stream and isinstance(exc, TimeoutError | E.CallTimeout):
             why = str(exc) or f"no complete answer within the streamed deadline of {route.timeout_seconds:.0f} s"
             return E.StreamTimeout(why, model=route.model)
-        err = map_exception(exc, route.model)
+        err = map_exception(exc, route.model, route.tier)
         if isinstance(err, E.RequestTooLarge):
             return E.RequestTooLarge(f"{str(err).removeprefix(route.model + ': ')} (this request: ~"
                                      f"{expected_input_tokens(input_chars)} input tokens by estimate, max_tokens "

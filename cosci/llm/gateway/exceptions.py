@@ -32,10 +32,12 @@ def _retry_after(exc: Exception) -> float | None:
         return None
 
 
-def map_exception(exc: Exception, model: str) -> E.LLMError:  # noqa: C901 - one branch per error kind
+def map_exception(exc: Exception, model: str, tier: str | None = None) -> E.LLMError:  # noqa: C901 - one branch per kind
     """Turn a LiteLLM/provider exception into cosci's hierarchy (transient vs permanent), with the provider's own
     message (:func:`cosci.llm.gateway.error_text.provider_message`). A request refused for its size is
-    :class:`~cosci.llm.errors.RequestTooLarge`, never retried, even when the provider says so with a 429."""
+    :class:`~cosci.llm.errors.RequestTooLarge`, never retried, even when the provider says so with a 429. A field
+    LiteLLM will not send to ``model`` (a thinking form the model does not take) names the setting that sent it,
+    ``models.tiers.<tier>.thinking`` (``tier``: the route's tier, when known)."""
     if isinstance(exc, E.LLMError):
         return exc
     msg = provider_message(str(getattr(exc, "message", exc)))[:500]
@@ -43,6 +45,11 @@ def map_exception(exc: Exception, model: str) -> E.LLMError:  # noqa: C901 - one
     kw: dict[str, Any] = {"model": model, "retry_after": _retry_after(exc)}
     if is_too_large(status, msg):
         return E.RequestTooLarge(msg, model=model)
+    if isinstance(exc, litellm.UnsupportedParamsError):  # refused before it left: the tier's form, not the request
+        setting = f"models.tiers.{tier}.thinking" if tier else "the tier's thinking setting"
+        said = msg.split(" To drop these")[0]  # LiteLLM's advice is for its own users (drop_params), not cosci's
+        return E.PermanentLLMError(f"{said} (cosci: set {setting} to the form this model's provider documents, or "
+                                   "off: docs/configuration.md)", **kw)
     if isinstance(exc, litellm.ContextWindowExceededError | litellm.ContentPolicyViolationError):
         return E.InputRejected(msg, model=model)
     if isinstance(exc, MidStreamFallbackError):  # a stream cut off before its stop reason: the connection

@@ -37,6 +37,7 @@ from typing import Any, ClassVar
 from litellm import CustomLLM
 
 from cosci.config.schema import LocalModelCfg
+from cosci.llm.local.prompt_fit import fit_user_text
 from cosci.llm.local.schema_bounds import bound_schema, tool_choice_schema
 from cosci.llm.local.threads import ThreadRule
 from cosci.llm.local.weights import GGUF_NAME, gguf_path, weights_path
@@ -65,7 +66,7 @@ MALLOC_ARENAS = 2
 __all__ = ["GGUF_NAME", "LocalModelProvider", "gguf_path", "strict_json"]
 DEFAULT_CFG = LocalModelCfg(n_ctx=4096, n_threads="auto", n_batch=256, max_string_chars=100, max_list_items=2,
                             temperature=0.7, max_tokens=900, max_text_tokens=120, repeat_penalty=1.3,
-                            cache_mb=64, call_log=None)
+                            cache_mb=64, call_log=None, quote_chars=None, lead_sections=())
 """Used until :meth:`LocalModelProvider.configure` is called with ``models.local`` (mirrors conf/models/local.yaml)."""
 
 
@@ -347,7 +348,8 @@ class LocalModelProvider(CustomLLM):
         return make_response(full_model, text=text, finish_reason=finish, **kw)
 
     def _fit(self, chat: list[dict[str, str]], max_tokens: int) -> list[dict[str, str]]:
-        """Keep the system prompt and the newest messages that fit the context (~3 characters a token)."""
+        """Keep the system prompt and the newest messages that fit the context (~3 characters a token), each user
+        message as :func:`.prompt_fit.fit_user_text` gives it (``quote_chars``, ``lead_sections``)."""
         budget = (self.cfg.n_ctx - max_tokens - 64) * 3
         system = [m for m in chat[:1] if m["role"] == "system"]
         rest = chat[len(system):]
@@ -356,7 +358,10 @@ class LocalModelProvider(CustomLLM):
         used = sum(len(m["content"]) for m in system)
         kept: list[dict[str, str]] = []
         for m in reversed(rest):
-            text = m["content"][:4000]
+            text = m["content"]
+            if m["role"] == "user":  # quoted blocks cut, fixed instructions first (design.md#local-prompt-fit)
+                text = fit_user_text(text, self.cfg.quote_chars, self.cfg.lead_sections)
+            text = text[:4000]
             if used + len(text) > budget and kept:
                 break
             kept.append({"role": m["role"], "content": text[: max(budget - used, 200)]})
