@@ -63,7 +63,7 @@ ORDINARY = [  # (language, goal): the same words in ordinary goals; allowed
     ("ur", "کیڑے مارنے والی دوا کے زہر کا علاج"),
     ("fa", "افزایش تولید پادزهر مار برای بیمارستان‌های شهرهای کوچک"),  # antivenom: "زهر" inside it is no poison
     ("bn", "সাপের বিষের প্রতিষেধক উৎপাদন বাড়ানোর উপায়"),
-    ("ur", "1918 کا فلو اتنا مہلک کیوں تھا؟"),  # a bare adjective in a why-question: no step
+    ("ur", "قرون وسطیٰ میں طاعون اتنا مہلک کیوں تھا؟"),  # a bare adjective in a why-question: no step
     ("bn", "স্প্যানিশ ফ্লু এত প্রাণঘাতী ছিল কেন?"),
     ("ru", "Как получается вакцина против гриппа?"),
     ("ru", "Как лечить холеру у детей?"),
