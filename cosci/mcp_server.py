@@ -245,6 +245,8 @@ def build(data_dir: Path) -> MCPServer:  # noqa: C901  (one nested function per 
              prefer: Literal["a", "b", "tie"] | None = None, score: int | None = None, why: str | None = None) -> str:
         ids = [_arg("hypothesis_a", hypothesis_a, _HYPOTHESIS, "a hypothesis id (H-...)")]
         ids += [_arg("hypothesis_b", hypothesis_b, _HYPOTHESIS, "a hypothesis id (H-...)")] if hypothesis_b else []
+        if score is not None and (isinstance(score, bool) or score not in (1, 2, 3, 4, 5)):  # the argument's name,
+            raise ToolError(f"score: must be 1, 2, 3, 4 or 5 (got {score!r}); nothing was recorded")  # not the flag's
         opts = [f"--prefer={prefer}"] if prefer else []
         opts += [f"--score={score}"] if score is not None else []
         opts += [f"--why={why}"] if why else []

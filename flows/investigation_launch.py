@@ -202,10 +202,13 @@ def summary_lines(s: dict[str, Any]) -> list[str]:
 
 def command(action: str, target: str, overrides: list[str], from_session: str | None, data_dir: Path) -> int:
     """``cosci investigate check|run|resume``; returns the exit status (check: 1 when the task fails; run with
-    ``paper.after_run``: the paper's, 1 when its checks still fail after ``paper.max_rounds``)."""
+    ``paper.after_run``: the paper's, 1 when its checks still fail after ``paper.max_rounds``). Raises CosciError
+    (one line, exit 2) for a target that is not a folder."""
     if action == "check":
         from cosci.investigation.check import check_task
 
+        if not Path(target).expanduser().is_dir():  # bad input, as `run` says it: not a task that fails its check
+            raise CosciError(f"{target}: no such task folder")
         iso = isolation(False, load_investigation(overrides).investigation.sandbox) if overrides else isolation(False)
         failures = check_task(Path(target), iso)
         for line in failures:

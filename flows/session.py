@@ -314,6 +314,10 @@ async def session_flow(
         _failed(rt, exc, tracker, pending)
         if ui and isinstance(exc, Exception):
             _say_failed(rt)
+        if isinstance(exc, OSError):  # a folder the session can no longer write: one line, not a traceback
+            raise SessionFailed(f"could not write {exc.filename or 'the session folder'}: {exc.strerror or exc}; "
+                                f"the session is recorded as failed: make its folder writable, then `cosci resume "
+                                f"{rt.session_id}`") from exc
         raise
     finally:
         await asyncio.to_thread(warmup.join)

@@ -126,7 +126,8 @@ async def test_arguments_are_read_or_refused_in_one_line_naming_them(tmp_path: P
         # a choice outside the command's: named by the tool's argument, not by the command line's --prefer
         for tool, args, name in (("rate", {"hypothesis_a": "H-1", "hypothesis_b": "H-2", "prefer": "A"}, "prefer"),
                                  ("result", {"hypothesis_id": "H-1", "outcome": "yes"}, "outcome"),
-                                 ("feedback", {"kind": "praise"}, "kind")):
+                                 ("feedback", {"kind": "praise"}, "kind"),
+                                 ("rate", {"hypothesis_a": "H-0001", "score": 9}, "score")):
             bad = await client.call_tool(tool, {"session": failed.session_id, **args})
             assert _error(bad).startswith(f"{name}:") and "--" not in _text(bad), (tool, _text(bad))
         followed = await client.call_tool("follow_session", {"session": failed.session_id, "timeout_seconds": 5})

@@ -36,8 +36,8 @@ from cosci.cli.tools import (
 Add = Callable[..., argparse.ArgumentParser]
 """Adds one subcommand: ``add(name, help=...)`` returns its parser."""
 
-DESCRIPTION = "The ``cosci`` command: session commands around the main job (``python -m cosci.run``)."
-"""What ``cosci --help`` says first (the first line of :mod:`cosci.cli`'s docstring)."""
+DESCRIPTION = "The cosci command: session commands around the main job (python -m cosci.run)."
+"""What ``cosci --help`` says first: the first line of :mod:`cosci.cli`'s docstring, as plain text."""
 
 
 def parser() -> argparse.ArgumentParser:

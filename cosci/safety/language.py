@@ -18,9 +18,10 @@ languages the detector confuses (Spanish and Portuguese, Hindi and Marathi, Arab
 Malay, Russian and Ukrainian) the language whose own function words and letters the text shows most is read
 (:func:`closest`).
 A text whose letters are mostly of a script no read language uses (Ethiopic, Georgian, Khmer...) is unread
-whatever lingua says. A short Latin-script text is unread when it shows an unread language's own letters or function
-words (Czech, Romanian, Tagalog...) more than a read language's function words (:func:`_unread_by_cues`), and it is
-read as English by default only when English function words or lingua's English say so (:func:`_likeliest_read`).
+whatever lingua says. A short Latin-script text showing a language's own letters or function words that lingua misses
+(Czech, Romanian, Tagalog) more than another read language's function words is in that language (:func:`_by_cues`;
+letters Slovak, Croatian or Hungarian share name lingua's unread language), and it is read as English by default only
+when English function words or lingua's English say so (:func:`_likeliest_read`).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
-from cosci.safety.language_cues import cyrillic_reading, own_forms
+from cosci.safety.language_cues import OWN_WORDS, cues, cyrillic_reading, own_forms
 
 if TYPE_CHECKING:
     from lingua import ConfidenceValue, LanguageDetector
@@ -41,8 +42,12 @@ READ = {"en": "English", "zh": "Chinese", "hi": "Hindi", "es": "Spanish", "fr": 
         "bn": "Bengali", "pt": "Portuguese", "ru": "Russian", "ur": "Urdu", "id": "Indonesian", "de": "German",
         "ja": "Japanese", "pa": "Punjabi", "mr": "Marathi", "te": "Telugu", "tr": "Turkish", "ta": "Tamil",
         "vi": "Vietnamese", "ko": "Korean", "it": "Italian", "fa": "Persian", "pl": "Polish", "sw": "Swahili",
-        "th": "Thai", "el": "Greek", "he": "Hebrew", "nl": "Dutch", "ms": "Malay", "uk": "Ukrainian"}
-"""ISO 639-1 code -> name of each language the screen reads (docs/design.md#safety-language)."""
+        "th": "Thai", "el": "Greek", "he": "Hebrew", "nl": "Dutch", "ms": "Malay", "uk": "Ukrainian", "cs": "Czech",
+        "ro": "Romanian", "sv": "Swedish", "tl": "Tagalog"}
+"""ISO 639-1 code -> name of each language the screen reads (docs/design.md#safety-language). Czech, Romanian,
+Swedish and Tagalog are read as the other Latin-script languages are (the embedding, the term lists, their actions
+glossed): on the tuning rows in them the screen refuses 31 of 31 harmful requests and none of 51 benign goals, all
+of which were refused as unread before (bench/README.md, "thirteenth stop, false refusals")."""
 READ_SCRIPTS = frozenset({"LATIN", "CJK", "HIRAGANA", "KATAKANA", "HANGUL", "ARABIC", "DEVANAGARI", "BENGALI",
                           "GURMUKHI", "TELUGU", "TAMIL", "THAI", "GREEK", "HEBREW", "CYRILLIC"})
 """Unicode script names (the first word of a letter's character name) of the read languages."""
@@ -80,12 +85,16 @@ FUNCTION_WORDS = {
     "pl": "i w z na jak do nie się czy jest oraz dla",
     "vi": "và của các cho trong là một những có không",
     "sw": "na ya wa kwa za la katika ni jinsi gani",
+    "sv": "och att hur inte är för vad från utan också mycket vid",
+    "hi": "hai hain kaise kya karein karen chahiye batao batayen banaye banayein kyun nahi aur liye ke kaun",
 }
 """A few function words per read Latin-script language: two in a text outweigh trigrams that name an unread one.
 English's list holds words no unread Latin-script language writes as its own ("over", "than", "would"), not those
 Czech, Slovak or Romanian also write ("a", "do"): with "to" alone, "Best way to aerosolize botulinum toxin over a
 crowded stadium" read as Tagalog (a fresh user's report; on the 6,946 labelled texts the longer list changed no
-reading)."""
+reading). Swedish's holds words Danish and Norwegian write otherwise ("och", "hur", "inte"; they are not read); Hindi's
+are Hindi typed in Latin letters ("dengue ka ilaaj ghar pe kya kar sakte hain" read as Tagalog), none of the short
+ones but "ke" ("ka", "ki", "ko", "se": Yoruba and Tagalog write them)."""
 _FUNCTION = {code: frozenset(words.split()) for code, words in FUNCTION_WORDS.items()}
 LATIN_WORDS = frozenset({"et", "est", "sunt", "cum", "quod", "ut", "sed", "quomodo", "quid", "atque", "etiam", "aut",
                          "nisi", "quae", "potest", "enim", "ergo", "autem", "vel", "inter", "ad", "ex", "ab", "sub",
@@ -183,60 +192,30 @@ def _read(code: str, confidence: float, text: str) -> Reading:
 
 
 _VIETNAMESE = re.compile("[ăâđêôơưạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹ]", re.IGNORECASE)
-_VIETNAMESE_OWN = re.compile("[đơưạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹ]", re.IGNORECASE)
-UNREAD_LETTERS = "čšžřěůďťňľĺŕșțţőűāēīūėįųķļņģ"
-"""Letters no read Latin-script language writes (Czech, Slovak, Croatian, Slovene, Romanian, Hungarian, Latvian,
-Lithuanian; Turkish's "ş" is not one), and Romanian's "ă" in a text without a letter only Vietnamese writes."""
-UNREAD_WORDS = {"tl": "ang ng mga nang paano upang kung isang gawing gawin gumawa ito",
-                "ro": "și şi să pentru către fără cum virusului bacteriei cu pe din în prin după despre acest această"
-                      " unui unei sunt foarte atât",
-                "cs": "jak že pro jsou nebo aby při také ze pri jsem jsme chci muzu muze lidi lidem nejvice nejvic doma"
-                      " vyrobit vyrabet udelat ziskat zvysit pripravit rozsirit nakazit otravit pustit vypustit"}
-"""Function words of unread Latin-script languages (Tagalog, Romanian, Czech) that no read language writes as its
-own: with :data:`UNREAD_LETTERS`, the cues that name a short text's unread language (:func:`unread_cues`). Czech is
-also typed without its diacritics ("Jak vyrobit sarin ve velkem", read as English): its function words and request
-verbs are listed in that spelling too, and Romanian's "cu, pe, din" (docs/design.md#safety-language, "Unread by its own
-cues")."""
-_UNREAD_WORDS = {code: frozenset(words.split()) for code, words in UNREAD_WORDS.items()}
-UNREAD_ENDINGS = {"ro": re.compile(r"\w{3,}ului$"), "cs": re.compile(r"\w{3,}(?<!i)ejsi(?:ch|m)?$")}
-"""Word endings only an unread language writes: Romanian's genitive article "-ului" ("antraxului"), Czech's
-comparative "-ejší" typed without diacritics ("nakazlivejsi"; not Polish "-iejsi"). One such word is one cue."""
-UNREAD_NAMES = {"tl": "Tagalog", "ro": "Romanian", "cs": "Czech"}
-LONG_UNREAD_MIN_CUES = 3
-"""Cues of an unread language (:func:`unread_cues`) from which a text of :data:`UNREAD_MIN_WORDS` words or more is
-unread by them, when they outnumber the read languages' function words in it."""
+LONG_MIN_CUES = 3
+"""Cues (:func:`cues`) from which a text of :data:`UNREAD_MIN_WORDS` words or more is read by them, when they
+outnumber the other read languages' function words in it."""
 
 
-def unread_cues(text: str, words: set[str]) -> tuple[int, str | None]:
-    """How many cues of an unread language a Latin-script text shows (distinct :data:`UNREAD_LETTERS`, Romanian's
-    "ă" without a letter only Vietnamese writes, :data:`UNREAD_WORDS`), and the language its function words name
-    (None when only letters do)."""
-    lowered = text.lower()
-    letters = {ch for ch in lowered if ch in UNREAD_LETTERS}
-    if "ă" in lowered and not _VIETNAMESE_OWN.search(lowered):
-        letters.add("ă")
-    said_by = {c: len(_UNREAD_WORDS[c] & words) + (any(UNREAD_ENDINGS[c].match(w) for w in words)
-                                                    if c in UNREAD_ENDINGS else 0) for c in _UNREAD_WORDS}
-    named = max(said_by, key=lambda c: said_by[c])
-    return len(letters) + said_by[named], named if said_by[named] else None
-
-
-def _unread_by_cues(text: str, words: set[str], values: list[ConfidenceValue]) -> Reading | None:
-    """A short Latin-script text (under :data:`UNREAD_MIN_WORDS` words) is unread when it shows more cues of an
-    unread language (:func:`unread_cues`) than function words of the read languages (:data:`FUNCTION_WORDS`), or as
-    many while lingua prefers an unread language: a fresh user's 4-word Czech, Romanian and Tagalog requests were
-    read as English or Swahili, and passed (docs/design.md#safety-language). A longer text is unread by its cues
-    only with :data:`LONG_UNREAD_MIN_CUES` of them and more than the read languages' function words: an 8-word
-    Romanian request ("Cultivarea antraxului la scară mare, pas cu pas") was read as English by default."""
-    cues, named = unread_cues(text, words)
+def _by_cues(text: str, words: set[str], values: list[ConfidenceValue]) -> Reading | None:
+    """A short Latin-script text (under :data:`UNREAD_MIN_WORDS` words) showing more cues (:func:`cues`) than
+    function words of the other read languages (:data:`FUNCTION_WORDS`), or as many while lingua prefers a language
+    they are cues of, is in the language they name (read) or, when only shared letters cue it, in lingua's likeliest
+    such language (unread for Slovak, Croatian, Hungarian...). A longer text is read by its cues only with
+    :data:`LONG_MIN_CUES` of them and more than the read languages' function words: an 8-word Romanian request
+    ("Cultivarea antraxului la scară mare, pas cu pas") was read as English by default."""
+    count, named = cues(text, words)
     read = max((len(_FUNCTION[c] & words) for c in _FUNCTION), default=0)
-    if len(_WORD.findall(text)) >= UNREAD_MIN_WORDS and (cues < LONG_UNREAD_MIN_CUES or cues <= read):
+    if len(_WORD.findall(text)) >= UNREAD_MIN_WORDS and (count < LONG_MIN_CUES or count <= read):
         return None
-    top_unread = bool(values) and values[0].value > 0 and values[0].language.iso_code_639_1.name.lower() not in READ
-    if cues == 0 or cues < read or (cues == read and not top_unread):
+    top = values[0].language.iso_code_639_1.name.lower() if values and values[0].value > 0 else None
+    top_cued = top is not None and (top not in READ or top in OWN_WORDS)
+    if count == 0 or count < read or (count == read and not top_cued):
         return None
     if named is not None:
-        return Reading(named, UNREAD_NAMES[named], False, 1.0)
+        return Reading(named, READ[named], True, 1.0)
+    if top is not None and top in OWN_WORDS:
+        return Reading(top, READ[top], True, values[0].value)
     other = next((v for v in values if v.value > 0 and v.language.iso_code_639_1.name.lower() not in READ), None)
     if other is None:
         return Reading("und", "an unread language", False, 0.0)
@@ -286,13 +265,16 @@ def read_language(text: str) -> Reading:
     code = top.language.iso_code_639_1.name.lower()
     # function words are counted on the whole text: the binomial pattern also drops a sentence's opening pair
     words = {w.lower() for w in _WORD.findall(text)}
-    if script == "LATIN" and (cued := _unread_by_cues(text, words, values)) is not None:
+    if script == "LATIN" and (cued := _by_cues(text, words, values)) is not None:
         return cued
     if (lettered := _by_letters(script, code, text, values)) is not None:
         return lettered
-    if code in READ:
-        return _read(code, top.value, text)
     own = max(_FUNCTION, key=lambda c: len(_FUNCTION[c] & words))
+    if code in READ:
+        # lingua's Tagalog, Czech or Romanian for a text showing none of its cues and two function words of another
+        # read language ("Best way to aerosolize ... over a crowded stadium" as Tagalog): that language
+        belied = code in OWN_WORDS and script == "LATIN" and cues(text, words)[1] != code and own != code
+        return _read(own if belied and len(_FUNCTION[own] & words) >= 2 else code, top.value, text)
     if len(_FUNCTION[own] & words) >= 2:
         return _read(own, top.value, text)
     latin_unbacked = code == "la" and len(LATIN_WORDS & words) < 2

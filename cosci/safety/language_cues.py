@@ -13,9 +13,10 @@ Both carry letters or endings the language lingua names does not write, so the t
   left to lingua.
 - Latin script (:func:`own_forms`): a read language's letters or endings that no unread Latin-script language lingua
   knows writes ("ã" and "-ção", "-ções", "-ões" Portuguese; "ñ" with "-ción" Spanish; "ß" German; "ł", "ż" Polish;
-  "ğ" Turkish). A text showing one is not believed unread on lingua's trigrams alone; an unread language's own cues
-  (:func:`cosci.safety.language.unread_cues`: Czech, Romanian, Tagalog letters and function words) are read first
-  and still decide.
+  "ğ" Turkish; a Vietnamese vowel with its tone mark, "ơ", "ư": "tăng năng suất nấm xanh" read as Tsonga at 1.0).
+  A text showing one is not believed unread on lingua's trigrams alone; the cues of the languages lingua misses in
+  short texts (:func:`cosci.safety.language.cues`: Czech, Romanian, Tagalog letters and function words) are read
+  first.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ OWN_FORMS = {
     "de": re.compile(r"ß"),
     "pl": re.compile(r"[łż]"),
     "tr": re.compile(r"ğ"),
+    "vi": re.compile("[ơưảấầẩẫậắằẳẵặẻẽếềểễệỉỏốồổỗộớờởỡợủứừửữựỳỷỹ]"),  # not a dot below alone: Yoruba, Igbo
 }
 """Per read Latin-script language, letters or word endings no unread Latin-script language lingua knows writes."""
 
@@ -60,3 +62,46 @@ def own_forms(text: str) -> str | None:
     counts = {code: len(form.findall(lowered)) for code, form in OWN_FORMS.items()}
     best = max(counts, key=lambda c: counts[c])
     return best if counts[best] else None
+
+
+VIETNAMESE_OWN = re.compile("[đơưạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹ]", re.IGNORECASE)
+"""Letters only Vietnamese writes among the read languages (Romanian's "ă" is also Vietnamese's)."""
+UNREAD_LETTERS = "čšžďťňľĺŕőűāēīūėįųķļņģ"
+"""Letters no read Latin-script language but Czech writes (Slovak, Croatian, Slovene, Hungarian, Latvian,
+Lithuanian do): a cue of a language lingua misses in a short text, named by :data:`OWN_LETTERS` and :data:`OWN_WORDS`
+or by lingua."""
+OWN_LETTERS = {"cs": "řěů", "ro": "șțţ"}
+"""Letters only one read language writes among the Latin-script languages lingua knows (Czech, Romanian; Romanian's
+"ă" too in a text without a letter only Vietnamese writes; not "ş", which Turkish writes too)."""
+OWN_WORDS = {"tl": "ang ng mga nang paano upang kung isang gawing gawin gumawa ito",
+             "ro": "și şi să pentru către fără cum virusului bacteriei cu pe din în prin după despre acest această"
+                   " unui unei sunt foarte atât",
+             "cs": "jak pro jsou nebo také jsem jsme chci muzu muze lidi lidem nejvice nejvic vyrobit vyrabet"
+                   " udelat ziskat zvysit pripravit rozsirit nakazit otravit pustit vypustit"}
+"""Function words of the read languages lingua misses in short texts (Tagalog, Romanian, Czech) that no other read
+language writes as its own; Czech's also typed without diacritics ("Jak vyrobit sarin ve velkem", read as English),
+not those Slovak writes too ("že", "aby", "pri", "doma"). With their letters they name a short text's language
+(:func:`cues`): a fresh user's 4-word Czech, Romanian and Tagalog requests were read as English or Swahili, and
+passed; these languages were unread until they were read (docs/design.md#safety-language, "Four more languages
+read")."""
+_OWN_WORDS = {code: frozenset(words.split()) for code, words in OWN_WORDS.items()}
+OWN_ENDINGS = {"ro": re.compile(r"\w{3,}ului$"), "cs": re.compile(r"\w{3,}(?<!i)ejsi(?:ch|m)?$")}
+"""Word endings only one of them writes: Romanian's genitive article "-ului" ("antraxului"), Czech's comparative
+"-ejší" typed without diacritics ("nakazlivejsi"; not Polish "-iejsi"). One such word is one cue."""
+
+
+def cues(text: str, words: set[str]) -> tuple[int, str | None]:
+    """How many cues of a language lingua misses a Latin-script text shows (distinct :data:`UNREAD_LETTERS` and
+    :data:`OWN_LETTERS`, Romanian's "ă" without a letter only Vietnamese writes, :data:`OWN_WORDS`,
+    :data:`OWN_ENDINGS`), and the read language its own words, endings or letters name (None when only shared letters
+    do)."""
+    lowered = text.lower()
+    shared = {ch for ch in lowered if ch in UNREAD_LETTERS}
+    own = {c: {ch for ch in lowered if ch in letters} for c, letters in OWN_LETTERS.items()}
+    if "ă" in lowered and not VIETNAMESE_OWN.search(lowered):
+        own["ro"].add("ă")
+    said_by = {c: len(_OWN_WORDS[c] & words) + len(own.get(c, ())) + (any(OWN_ENDINGS[c].match(w) for w in words)
+                                                                      if c in OWN_ENDINGS else 0)
+               for c in _OWN_WORDS}
+    named = max(said_by, key=lambda c: said_by[c])
+    return len(shared) + said_by[named], named if said_by[named] else None

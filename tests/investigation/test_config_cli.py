@@ -71,6 +71,18 @@ def test_run_refuses_a_broken_task_in_one_line_and_writes_nothing(tmp_path: Path
     assert not (data / "investigations").exists()
 
 
+def test_check_and_run_of_a_missing_folder_say_the_same_one_line(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """A folder that is not there is bad input (exit 2, one `cosci:` line on stderr) for check as for run, not a
+    task that fails its check (exit 1, `check:` lines on stdout)."""
+    for action in ("check", "run"):
+        with pytest.raises(SystemExit) as exit_:
+            main(["--data-dir", str(tmp_path / "data"), "investigate", action, str(tmp_path / "nope"), "models=fake"])
+        assert exit_.value.code == 2, action
+        out, err = capsys.readouterr()
+        assert not out and err.strip().splitlines() == [f"cosci: {tmp_path / 'nope'}: no such task folder"], action
+
+
 def test_run_without_isolation_is_refused_unless_unsafe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                         capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setattr("cosci.sandbox.bwrap.probe", lambda: None)

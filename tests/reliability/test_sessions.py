@@ -164,6 +164,26 @@ def test_a_session_whose_generation_never_records_fails(prefect_server: None, fa
     assert "overview  " not in out
 
 
+@pytest.mark.usefixtures("prefect_server", "fake")
+def test_a_folder_that_cannot_be_written_at_the_end_is_one_line_and_a_failed_record(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fresh-user report: the session folder made unwritable before the overview was written ended in Hydra's block
+    and two tracebacks (PermissionError from write_overview); it is one SessionFailed line naming the file and the
+    resume, and the record says failed (its work kept for `cosci resume`)."""
+    from cosci.session.runtime import SessionRuntime
+    from flows.session import session_flow
+
+    def unwritable(self: SessionRuntime, text: str) -> Path:
+        raise PermissionError(1, "Operation not permitted", str(self.home.overview_path.parent))
+
+    monkeypatch.setattr(SessionRuntime, "write_overview", unwritable)
+    config = make_config(tmp_path / "data", "run.max_hypotheses=2")
+    with pytest.raises(SessionFailed, match=r"^could not write .*final: Operation not permitted; the session is "
+                                            r"recorded as failed: make its folder writable, then `cosci resume s-"):
+        asyncio.run(session_flow(config.model_dump(mode="json"), ["experiment=demo"], "fake", None))
+    _assert_failed(tmp_path / "data")
+
+
 def _assert_failed(data: Path) -> None:
     """The one session under ``data`` ended ``failed`` with stop reason ``error``."""
     (db,) = (data / "sessions").glob(f"*/{STORE_FILE}")
