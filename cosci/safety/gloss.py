@@ -38,9 +38,17 @@ inflected word after its glossed stem ("తయారు చేయ|ాలి" -> 
 patterns' word boundary after "make " found none; dropped, the rest is a word of its own."""
 _ARABIC_MARKS = re.compile("[\u0640\u064b-\u065f\u0670]")
 _ARABIC_LETTERS = str.maketrans({"\u0623": "\u0627", "\u0625": "\u0627", "\u0622": "\u0627", "\u0671": "\u0627",
-                                 "\u064a": "\u06cc", "\u0649": "\u06cc", "\u0643": "\u06a9", "\u200c": " ",
+                                 "\u064a": "\u06cc", "\u0649": "\u06cc", "\u0643": "\u06a9", "\u06c1": "\u0647",
+                                 "\u200c": " ",
                                  **{chr(0x0660 + i): str(i) for i in range(10)},
                                  **{chr(0x06f0 + i): str(i) for i in range(10)}})
+_NUKTA_LETTERS = "\u0915\u0916\u0917\u091c\u0921\u0922\u092b\u092f"
+"""The letters Devanagari's precomposed nukta letters (U+0958-U+095F) dot, in order."""
+_NUKTA = str.maketrans({"\u093c": None, "\u09bc": None, **{chr(0x0958 + i): b for i, b in enumerate(_NUKTA_LETTERS)},
+                        "\u09dc": "\u09a1", "\u09dd": "\u09a2", "\u09df": "\u09af"})
+"""The nukta dropped in Devanagari and Bengali, as the letter it dots ("ज़हर" and "जहर", "मरीज़ों" and "मरीजों"): writers
+type it or leave it out, and an entry written one way missed a text written the other (docs/design.md#safety-language,
+"Bengali, Urdu and Hindi words")."""
 _ARTICLE_AFTER_LI = re.compile("(?<![\u0600-\u06ff])\u0644\u0644")
 """"لل" opening a word: the preposition li- on the article al-, whose alef is not written ("للمضادات" is "to the
 antibiotics"); written out ("لالمضادات"), the article's entries ("المضادات") match inside it."""
@@ -53,7 +61,8 @@ _MASS_NUMBER = re.compile(r"(?<=[a-z]) +(?=-\d)")
 def fold_arabic(text: str) -> str:
     """``text`` with Arabic-script spelling folded as the gloss's entries are: short vowels, shadda, tanween and
     tatweel dropped, the hamza and madda forms of alef written as bare alef, Arabic yeh, alef maksura and kaf
-    written as the Persian and Urdu letters ("ويروس" typed on an Arabic keyboard is Persian "ویروس"), a zero-width
+    written as the Persian and Urdu letters ("ويروس" typed on an Arabic keyboard is Persian "ویروس"), Urdu's heh
+    goal as heh ("شہر" as Persian "شهر", city), a zero-width
     non-joiner as a space
     (Persian compounds), Arabic-Indic digits as ASCII ones ("سيزيوم-١٣٧"), the article's alef written after li-
     (:data:`_ARTICLE_AFTER_LI`). Writers vary in all of
@@ -83,7 +92,7 @@ class Gloss:
         the glossed scripts (:data:`FOREIGN_SCRIPTS`)."""
         if not _FOREIGN.search(text):
             return text
-        text = fold_arabic(text.lower())
+        text = fold_arabic(text.lower()).translate(_NUKTA)
         for source, english in (*self.phrases, *self.cjk, *self.other):
             text = text.replace(source, f" {english} ")
         return _MASS_NUMBER.sub("", _ORPHAN_MARKS.sub("", _CYRILLIC_WORD.sub(self._word, text)))
@@ -124,7 +133,7 @@ def _any_of(latin: tuple[tuple[re.Pattern[str], str], ...]) -> re.Pattern[str] |
 def _longest_first(items: dict[str, str]) -> tuple[tuple[str, str], ...]:
     """The entries, keys lower-cased and Arabic spelling folded (:func:`fold_arabic`), longest key first (two
     spellings of one key fold into one entry)."""
-    folded = {fold_arabic(k.lower()): v for k, v in items.items()}
+    folded = {fold_arabic(k.lower()).translate(_NUKTA): v for k, v in items.items()}
     return tuple(sorted(folded.items(), key=lambda kv: -len(kv[0])))
 
 

@@ -184,6 +184,7 @@ class Prescreen(Readings):
     instruments: Terms = field(default_factory=lambda: Terms([]))
     therapies: Terms = field(default_factory=lambda: Terms([]))
     asked: re.Pattern[str] | None = None
+    asked_inside: re.Pattern[str] | None = None
     studied: re.Pattern[str] | None = None
     asked_last: re.Pattern[str] | None = None
     severe: re.Pattern[str] | None = None
@@ -302,13 +303,14 @@ def load_prescreen(name: str) -> Prescreen:
                                                                       "harm_objects", "countermeasures", "remedies",
                                                                       "weapon_use", "instruments", "therapies")))  # type: ignore[arg-type]  # the generator fills the Terms fields only
     asked = data.get("asked")
-    return replace(terms, asked=_asked(asked), studied=_asked_list(asked, "studied"),
-                   asked_last=_asked_list(asked, "closers"), severe=_asked_list(asked, "severe"),
-                   excused=_asked_list(asked, "excused"))
+    return replace(terms, asked=_asked(asked), asked_inside=_asked(asked, inside=True),
+                   studied=_asked_list(asked, "studied"), asked_last=_asked_list(asked, "closers"),
+                   severe=_asked_list(asked, "severe"), excused=_asked_list(asked, "excused"))
 
 
-def _asked(body: Any) -> re.Pattern[str] | None:
-    """The ``asked`` lists (``openers``, ``verbs``) as one pattern read at a window's start (None: no lists).
+def _asked(body: Any, inside: bool = False) -> re.Pattern[str] | None:
+    """The ``asked`` lists (``openers``, ``verbs``) as one pattern read at a window's start (None: no lists);
+    ``inside``: an opener and its verb read anywhere (a request after a cover story, :meth:`Readings.asks`).
 
     Raises:
         PrescreenError: the lists have the wrong shape or a bad pattern.
@@ -319,7 +321,8 @@ def _asked(body: Any) -> re.Pattern[str] | None:
         raise PrescreenError("asked: expected lists `openers` and `verbs`")
     openers, verbs = ("|".join(_dash_or_space(p) for p in body[k]) for k in ("openers", "verbs"))
     try:
-        return re.compile(rf"(?:(?:{openers}) )?(?:{verbs})\b", re.IGNORECASE)
+        return re.compile(rf"\b(?:{openers}) (?:{verbs})\b" if inside else rf"(?:(?:{openers}) )?(?:{verbs})\b",
+                          re.IGNORECASE)
     except re.error as exc:
         raise PrescreenError(f"asked: bad pattern ({exc})") from None
 

@@ -73,6 +73,9 @@ class Readings:
     asked: re.Pattern[str] | None
     """A window that opens with an imperative harmful verb, after a request opener at most (``asked`` in the term
     file; :meth:`asks`)."""
+    asked_inside: re.Pattern[str] | None
+    """A request opener and its harmful verb anywhere in a window ("so we need the exact steps to make ..."): read
+    for a severe step only (:meth:`asks`)."""
     studied: re.Pattern[str] | None
     """What, right after a step, makes it the name of what is studied ("transmissibility estimates"; :meth:`asks`)."""
     asked_last: re.Pattern[str] | None
@@ -105,13 +108,17 @@ class Readings:
         opens the window (:attr:`asked`: "increase the lethality of Nipah virus", "how to weaponize tularemia"), or
         ends within as many words before one that closes it (:attr:`asked_last`: a verb-final request, "die
         Letalität des Nipah-Virus erhöhen", "ニパウイルスの致死率を上げる" as glossed; docs/design.md#safety-screen,
-        "Asked outright"). ``severe``: only a step of :attr:`severe` counts."""
+        "Asked outright"). ``severe``: only a step of :attr:`severe` counts, and also after a request opener and
+        its verb anywhere in the window (:attr:`asked_inside`): a cover story before the request ("We work on
+        epidemic protection, so we need the exact steps to make Ebola escape the vaccine") does not hide the step
+        (docs/design.md#safety-screen, "The step decides, after a cover story")."""
         if self.asked is None or (severe and self.severe is None):
             return False
         for window in windows(normalise(text)):
             opening = self.asked.match(window)
             closing = self.asked_last.search(window) if self.asked_last is not None else None
-            if opening is None and closing is None:
+            inside = [m.end() for m in self.asked_inside.finditer(window)] if severe and self.asked_inside else []
+            if opening is None and closing is None and not inside:
                 continue
             for rule in self.rules.values():
                 for step, start, end in self.steps(rule, window)[1]:
@@ -119,6 +126,8 @@ class Readings:
                             severe and self.severe is not None and not self.severe.search(step)):
                         continue
                     if opening is not None and len(window[opening.end():start].split()) <= ASKED_WORDS:
+                        return True
+                    if any(at <= start and len(window[at:start].split()) <= ASKED_WORDS for at in inside):
                         return True
                     if closing is not None and start < closing.start() and (
                             end >= closing.start() or len(window[end:closing.start()].split()) <= ASKED_WORDS):

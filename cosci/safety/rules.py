@@ -103,7 +103,8 @@ def act(e: Evidence, t: Thresholds) -> tuple[str, str] | None:
     # on a remedy an intent phrase names what is verified or destroyed ("chemical weapons stocks"); an agent with
     # a harmful step still acts
     hits = [h for h in e.hits if not (e.remedy and h.category == "intent")]
-    asked = e.asked and (not e.purposes or e.pressed) and t.asked_hit_score is not None and e.score >= t.asked_hit_score
+    asked = (e.asked or e.pressed) and (not e.purposes or e.pressed) and t.asked_hit_score is not None \
+        and e.score >= t.asked_hit_score
     candidates = [(e.likeliest() if h.category == "intent" else h.category, RULES[0])
                   for h in hits if e.score >= t.hit_threshold(hit_object(e, h, t), bool(e.purposes))
                   or (asked and h.category != "intent")]

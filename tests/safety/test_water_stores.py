@@ -58,7 +58,7 @@ def test_a_water_store_tested_or_cleaned_is_allowed(shipped, lang: str, text: st
     ("kisimani", "kisimani"),  # a whole word only
     ("להרעיל את מאגר המים", "to poison את water supply"),
     ("آب آلوده", "اب الوده"),  # contaminated water, an adjective: not "contaminate"
-    ("বিষয়", "বিষয"),  # "subject": "বিষ" (poison) alone is not glossed
+    ("বিষয়", "topic"),  # "subject": read as its own word, not as "বিষ" (poison) inside it
 ])
 def test_the_gloss_names_water_stores(text: str, english: str) -> None:
     assert normalise(text).strip() == english
