@@ -104,8 +104,9 @@ class SessionSummary:
                *([outstanding_line(self.outstanding_usd, self.outstanding_matches, self.outstanding_batches,
                                    self.session_id, label="          ")] if self.outstanding_batches else []),
                *([self.batches.line("batches   ")] if self.batches else []),
-               f"results   {self.hypotheses} hypothes{'i' if self.hypotheses == 1 else 'e'}s, {self.matches} "
-               f"match{'' if self.matches == 1 else 'es'}, top Elo {self.top_elo:.0f}"]
+               *([] if self.stop_reason == "refused" else  # a refused goal made nothing: no results to count
+                 [f"results   {self.hypotheses} hypothes{'i' if self.hypotheses == 1 else 'e'}s, {self.matches} "
+                  f"match{'' if self.matches == 1 else 'es'}, top Elo {self.top_elo:.0f}"])]
         g = self.grounding
         if g:
             out.append(f"evidence  {g.get('evidence_proposed', 0):.0f} proposed: {g.get('evidence_verified', 0):.0f}"

@@ -19,3 +19,11 @@ def test_the_summary_names_the_report_page_when_it_was_written(tmp_path: Path) -
     assert not [line for line in lines() if line.startswith("report")]  # a fresh user's run had no such line
     (overview.parent / "report.html").write_text("<html></html>", encoding="utf-8")
     assert f"report    {overview.parent / 'report.html'}" in lines()
+
+
+def test_a_refused_goal_counts_no_results_it_never_made() -> None:
+    """Fresh-user report: a refused goal's summary read "results 0 hypotheses, 0 matches, top Elo 1200"."""
+    refused = SessionSummary("s-1", "refused", 0.0, 0, 0, 0, 1200.0, 1.0, "o.md", "s.sqlite", None).lines()
+    assert not [line for line in refused if line.startswith("results")] and "stopped   refused after 1 s" in refused
+    done = SessionSummary("s-1", "idle", 0.0, 0, 0, 0, 1200.0, 1.0, "o.md", "s.sqlite", None).lines()
+    assert "results   0 hypotheses, 0 matches, top Elo 1200" in done
