@@ -118,6 +118,10 @@ def copy_sqlite(src: Path, dst: Path) -> None:
         sqlite3.Error, OSError: the source cannot be read or the destination written.
     """
     dst.parent.mkdir(parents=True, exist_ok=True)
+    for stale in dst.parent.glob(f".{dst.name}.*.tmp"):  # a copy whose process was killed (SIGKILL at start-up)
+        pid = stale.name.removeprefix(f".{dst.name}.").removesuffix(".tmp")
+        if pid.isdigit() and not _alive(int(pid)):
+            stale.unlink(missing_ok=True)
     tmp = dst.with_name(f".{dst.name}.{os.getpid()}.tmp")
     try:
         with contextlib.closing(sqlite3.connect(src)) as a, contextlib.closing(sqlite3.connect(tmp)) as b:
@@ -125,3 +129,14 @@ def copy_sqlite(src: Path, dst: Path) -> None:
         os.replace(tmp, dst)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process ``pid`` runs on this machine (a signal 0 reaches it, or it is another user's)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
