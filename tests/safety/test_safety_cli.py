@@ -73,7 +73,9 @@ async def test_a_refused_rating_or_result_is_named_as_such(config: CosciConfig, 
         fake.script(FakeReply.verdict("block", "biological", rationale="enhancement request"),
                     agent="safety", action="ScreenFeedback")
         code, _, err = await asyncio.to_thread(cli, capsys, data, *args)
-        said = [line for line in err.splitlines() if "safety" in line]  # (LiteLLM may warn of the second event loop)
+        # cosci's lines only: LiteLLM may warn of the second event loop, and a "Logging error" block from asyncio
+        # (a LiteLLM logging task destroyed pending) quotes paths under tests/safety/
+        said = [line for line in err.splitlines() if line.startswith("cosci: ") and "safety" in line]
         assert code == 3 and len(said) == 1, err
         assert said[0].startswith(f"cosci: {what} refused by safety screening, block (biological)"), said
         assert said[0].endswith("; it was not recorded")
