@@ -163,7 +163,9 @@ def _build(declaration: ToolDeclaration, context: BuildContext) -> ToolBase | No
     try:
         made = builder(declaration)(context)
     except Exception as exc:  # a plugin's code may raise anything: one line, never a traceback
-        reason = str(exc) if isinstance(exc, BuilderError) else f"{type(exc).__name__}: {exc}"
+        # one form whether the module failed to import or the builder raised: "build <ref>: <Error>: <why>"
+        reason = str(exc) if isinstance(exc, BuilderError) else \
+            f"build {declaration.build}: {type(exc).__name__}: {exc}"
         skip(declaration.origin, f"tool '{declaration.name}': {reason}")
         return None
     if made is not None and (not isinstance(made, ToolBase) or made.name != declaration.name):
