@@ -196,13 +196,14 @@ def _failed(rt: SessionRuntime, exc: BaseException, tracker: Any, pending: Backg
 
 
 def _raise_unwritable(rt: SessionRuntime, exc: BaseException) -> None:
-    """A folder the session can no longer write (an OSError) as one line, not Hydra's block and a traceback.
+    """A folder the session can no longer write (an OSError naming a file) as one line, not Hydra's block and a
+    traceback; a network OSError (a connection refused or timed out) is not a folder's and is raised as it is.
 
     Raises:
-        SessionFailed: naming the file, the record's state and the resume, when ``exc`` is an OSError.
+        SessionFailed: naming the file, the record's state and the resume, when ``exc`` is such an OSError.
     """
-    if isinstance(exc, OSError):
-        raise SessionFailed(f"could not write {exc.filename or 'the session folder'}: {exc.strerror or exc}; the "
+    if isinstance(exc, OSError) and exc.filename and not isinstance(exc, ConnectionError | TimeoutError):
+        raise SessionFailed(f"could not write {exc.filename}: {exc.strerror or exc}; the "
                             f"session is recorded as failed: make its folder writable, then `cosci resume "
                             f"{rt.session_id}`") from exc
 
