@@ -154,21 +154,26 @@ def run_local_cfg(run: Path) -> Any:
     return LocalModelCfg(**local)
 
 
-def session_prompts(run: Path, reorder: str | None = None) -> tuple[list[list[int]], list[int], list[dict[str, Any]]]:
-    """The token lists of a kept run's model calls (transcript rows in order, paired with the call log's entries in
-    order), their generated counts, and the call log; ``reorder``: ``shared_first`` or ``instructions_first`` applied
-    to every user message. Loads the model's vocabulary only (the same in every weight format)."""
+KeptRun = tuple[Any, Any, Any, list[dict[str, Any]], dict[str, str], list[tuple[Any, ...]]]
+"""(vocabulary, chat formatter, provider, call log, system prompts by sha256, transcript rows): :func:`kept_run`."""
+
+
+def kept_run(run: Path, columns: str) -> KeptRun:
+    """What replaying a kept run's prompts needs: the model's vocabulary (a vocab-only ``llama_cpp.Llama``, the same
+    in every weight format; the caller closes it), its chat formatter, a ``LocalModelProvider`` with the run's local
+    settings (:func:`run_local_cfg`), the call log's entries, the system prompts by sha256, and the transcript rows'
+    ``columns`` (SQL, in call order)."""
     import llama_cpp
     from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
     from cosci.llm.local.model import LocalModelProvider
     from cosci.llm.local.weights import weights_path
-    from cosci.llm.responses import flatten_content, plain_messages
+    from cosci.llm.responses import flatten_content
 
     vocab = llama_cpp.Llama(model_path=str(weights_path("q4_0")), vocab_only=True, verbose=False)
-    template = vocab.metadata["tokenizer.chat_template"]
     model = vocab._model
-    formatter = Jinja2ChatFormatter(template=template, eos_token=model.token_get_text(model.token_eos()),
+    formatter = Jinja2ChatFormatter(template=vocab.metadata["tokenizer.chat_template"],
+                                    eos_token=model.token_get_text(model.token_eos()),
                                     bos_token=model.token_get_text(model.token_bos()))
     provider = LocalModelProvider()
     provider.cfg = run_local_cfg(run)
@@ -178,9 +183,19 @@ def session_prompts(run: Path, reorder: str | None = None) -> tuple[list[list[in
     try:
         systems = {sha: flatten_content(json.loads(text)) for sha, text in db.execute(
             "SELECT sha256, content FROM system_prompts")}
-        rows = db.execute("SELECT request, system_sha256, output_tokens FROM transcripts ORDER BY seq").fetchall()
+        rows = db.execute(f"SELECT {columns} FROM transcripts ORDER BY seq").fetchall()
     finally:
         db.close()
+    return vocab, formatter, provider, log, systems, rows
+
+
+def session_prompts(run: Path, reorder: str | None = None) -> tuple[list[list[int]], list[int], list[dict[str, Any]]]:
+    """The token lists of a kept run's model calls (transcript rows in order, paired with the call log's entries in
+    order), their generated counts, and the call log; ``reorder``: ``shared_first`` or ``instructions_first`` applied
+    to every user message. Loads the model's vocabulary only (the same in every weight format)."""
+    from cosci.llm.responses import flatten_content, plain_messages
+
+    vocab, formatter, provider, log, systems, rows = kept_run(run, "request, system_sha256, output_tokens")
     prompts, generated = [], []
     for (request, sha, output), entry in zip(rows, log, strict=False):
         messages = json.loads(request)["messages"]

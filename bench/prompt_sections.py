@@ -19,12 +19,11 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import sqlite3
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from bench.prompt_reuse import run_local_cfg
+from bench.prompt_reuse import kept_run
 
 KINDS = (("## Objective", "objective"), ("## Hypothes", "hypotheses"), ("## Top hypotheses", "hypotheses"),
          ("## Literature", "literature"), ("## Nearest prior work", "literature"), ("## Falsification", "contract"),
@@ -70,28 +69,9 @@ def pieces(text: str, fitted: list[dict[str, str]]) -> list[tuple[int, str]]:
 def tables(run: Path) -> tuple[dict[tuple[str, str], list[float]], dict[str, list[int]]]:
     """Per (agent, mode): ``[calls, sent, evaluated, generated, prompt s, decode + draws s, wall s, CPU s]``; per kind:
     ``[sent, evaluated]`` tokens."""
-    import llama_cpp
-    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+    from cosci.llm.responses import plain_messages
 
-    from cosci.llm.local.model import LocalModelProvider
-    from cosci.llm.local.weights import weights_path
-    from cosci.llm.responses import flatten_content, plain_messages
-
-    vocab = llama_cpp.Llama(model_path=str(weights_path("q4_0")), vocab_only=True, verbose=False)
-    model = vocab._model
-    formatter = Jinja2ChatFormatter(template=vocab.metadata["tokenizer.chat_template"],
-                                    eos_token=model.token_get_text(model.token_eos()),
-                                    bos_token=model.token_get_text(model.token_bos()))
-    provider = LocalModelProvider()
-    provider.cfg = run_local_cfg(run)
-    log = [json.loads(line) for line in (run / "local_calls.jsonl").read_text().splitlines() if line.strip()]
-    db = sqlite3.connect(f"file:{sorted((run / 'sessions').glob('s-*'))[-1] / 'store.sqlite'}?mode=ro", uri=True)
-    try:
-        systems = {sha: flatten_content(json.loads(text)) for sha, text in db.execute(
-            "SELECT sha256, content FROM system_prompts")}
-        rows = db.execute("SELECT agent, mode, request, system_sha256 FROM transcripts ORDER BY seq").fetchall()
-    finally:
-        db.close()
+    vocab, formatter, provider, log, systems, rows = kept_run(run, "agent, mode, request, system_sha256")
 
     def count(text: str) -> int:
         return len(vocab.tokenize(text.encode(), add_bos=False, special=True))
