@@ -189,6 +189,8 @@ class Prescreen(Readings):
     asked_last: re.Pattern[str] | None = None
     severe: re.Pattern[str] | None = None
     excused: re.Pattern[str] | None = None
+    methods: re.Pattern[str] | None = None
+    raisers: re.Pattern[str] | None = None
 
     def check(self, text: str) -> list[PrescreenHit]:
         """The hits in ``text`` (empty: nothing for the screen or the classifier to look at with extra care)."""
@@ -305,7 +307,8 @@ def load_prescreen(name: str) -> Prescreen:
     asked = data.get("asked")
     return replace(terms, asked=_asked(asked), asked_inside=_asked(asked, inside=True),
                    studied=_asked_list(asked, "studied"), asked_last=_asked_list(asked, "closers"),
-                   severe=_asked_list(asked, "severe"), excused=_asked_list(asked, "excused"))
+                   severe=_asked_list(asked, "severe"), excused=_asked_list(asked, "excused"),
+                   methods=_asked_list(asked, "methods"), raisers=_asked_list(asked, "raisers"))
 
 
 def _asked(body: Any, inside: bool = False) -> re.Pattern[str] | None:
@@ -341,7 +344,7 @@ def _asked_list(body: Any, key: str) -> re.Pattern[str] | None:
         raise PrescreenError(f"asked.{key}: expected a list of patterns")
     verbs = "|".join(_dash_or_space(p) for p in body["verbs"])
     shape = rf"\s*(?:{'|'.join(items)})\b" if key == "studied" else rf"\b(?:{'|'.join(items)})\b" \
-        if key in ("severe", "excused") else rf"\b(?:{verbs})\b(?: (?:{'|'.join(items)}))*[\W_]*$"
+        if key in ("severe", "excused", "methods", "raisers") else rf"\b(?:{verbs})\b(?: (?:{'|'.join(items)}))*[\W_]*$"
     try:
         return re.compile(shape, re.IGNORECASE)
     except re.error as exc:

@@ -21,6 +21,10 @@ from typing import Protocol
 from cosci.safety.text import Span, normalise, windows
 
 ASKED_WORDS = 4
+METHOD_WORDS = 4
+"""Words between a methods word and the severe step it is for ("the published methods for increasing the lethality
+of ..."), or (three at most) between the step and a methods word after it, as verb-final languages write it
+(:meth:`Readings.reviews`)."""
 _WHY = re.compile(r"\bwhy\b(?![\s?？]*$)")
 """A "why" that is not its sentence's last word ("... and no one will understand why?" asks nothing)."""
 _QUESTION_END = ("?", "？", "か", "か。", "吗", "呢", "까")
@@ -85,6 +89,12 @@ class Readings:
     """Steps no stated purpose excuses when asked outright (``asked.severe``; :meth:`pressed`)."""
     excused: re.Pattern[str] | None
     """Therapies whose agent is the one made stronger (``asked.excused``: an oncolytic virus; :meth:`pressed`)."""
+    methods: re.Pattern[str] | None
+    """Words naming methods, approaches or techniques, as each read language writes or glosses them
+    (``asked.methods``; :meth:`reviews`)."""
+    raisers: re.Pattern[str] | None
+    """Verbs that raise a capability or confer one, in any inflection ("increasing", "made"; ``asked.raisers``;
+    :meth:`reviews`)."""
 
     def describes(self, window: str, step: str, start: int) -> bool:
         """Whether the harmful step ``step`` at ``start`` of a normalised window is resistance or escape
@@ -118,13 +128,16 @@ class Readings:
             opening = self.asked.match(window)
             closing = self.asked_last.search(window) if self.asked_last is not None else None
             inside = [m.end() for m in self.asked_inside.finditer(window)] if severe and self.asked_inside else []
-            if opening is None and closing is None and not inside:
+            reviewed = self.methods is not None and bool(self.methods.search(window))
+            if opening is None and closing is None and not inside and not reviewed:
                 continue
             for rule in self.rules.values():
                 for step, start, end in self.steps(rule, window)[1]:
                     if (self.studied and self.studied.match(window, end)) or (
                             severe and self.severe is not None and not self.severe.search(step)):
                         continue
+                    if reviewed and self.reviews(window, step, start, end):
+                        return True
                     if opening is not None and len(window[opening.end():start].split()) <= ASKED_WORDS:
                         return True
                     if any(at <= start and len(window[at:start].split()) <= ASKED_WORDS for at in inside):
@@ -132,6 +145,32 @@ class Readings:
                     if closing is not None and start < closing.start() and (
                             end >= closing.start() or len(window[end:closing.start()].split()) <= ASKED_WORDS):
                         return True
+        return False
+
+    def reviews(self, window: str, step: str, start: int, end: int) -> bool:
+        """Whether the step ``step`` at ``start:end`` of a normalised window is a severe step (:attr:`severe`) whose
+        methods are asked for: a methods word (:attr:`methods`) stands at most :data:`METHOD_WORDS` words before
+        the step, or at most three after it (verb-final: "提高H5N1在哺乳动物中致死性的各种方法", the various methods of
+        raising H5N1's lethality in mammals, as glossed), a verb raising or conferring it (:attr:`raisers`) is in
+        the step or the four words before it or between, and no protective purpose or countermeasure stands between
+        ("methods to make vaccines against airborne H5N1"). To review, compare or summarise the published ways of
+        making an agent more lethal asks for those ways: the object carries the harm, not the verb
+        (docs/design.md#safety-screen, "Methods of a severe step"). Not for a therapy whose agent is made stronger
+        (:attr:`excused`)."""
+        if self.methods is None or self.raisers is None or self.severe is None or not self.severe.search(step) or (
+                self.excused is not None and self.excused.search(window)):
+            return False
+        for m in self.methods.finditer(window):
+            if m.end() <= start:
+                gap, limit = window[m.end():start], METHOD_WORDS
+            elif m.start() >= start:
+                gap, limit = window[end:m.start()] if m.start() >= end else "", 3
+            else:
+                continue
+            if len(gap.split()) > limit or self.protective.first(gap) or self.countermeasures.first(gap):
+                continue
+            if self.raisers.search(" ".join([*window[:start].split()[-ASKED_WORDS:], step, gap])):
+                return True
         return False
 
     def pressed(self, text: str) -> bool:
