@@ -306,9 +306,8 @@ def load_prescreen(name: str) -> Prescreen:
                                                                       "weapon_use", "instruments", "therapies")))  # type: ignore[arg-type]  # the generator fills the Terms fields only
     asked = data.get("asked")
     return replace(terms, asked=_asked(asked), asked_inside=_asked(asked, inside=True),
-                   studied=_asked_list(asked, "studied"), asked_last=_asked_list(asked, "closers"),
-                   severe=_asked_list(asked, "severe"), excused=_asked_list(asked, "excused"),
-                   methods=_asked_list(asked, "methods"), raisers=_asked_list(asked, "raisers"))
+                   asked_last=_asked_list(asked, "closers"),
+                   **{key: _asked_list(asked, key) for key in ("studied", "severe", "excused", "methods", "raisers")})  # type: ignore[arg-type]  # pattern fields
 
 
 def _asked(body: Any, inside: bool = False) -> re.Pattern[str] | None:

@@ -139,18 +139,24 @@ class Readings:
                     if (self.studied and self.studied.match(window, end)) or (
                             severe and self.severe is not None and not self.severe.search(step)):
                         continue
-                    if reviewed and self.reviews(window, step, start, end):
+                    if (reviewed and self.reviews(window, step, start, end)) or self.asked_after(
+                            window, step, start, inside):
                         return True
                     if opening is not None and len(window[opening.end():start].split()) <= ASKED_WORDS:
-                        return True
-                    if any(at <= start and len(window[at:start].split()) <= ASKED_WORDS
-                           and not self.protective.first(window[at:start]) for at in inside) and (
-                            self.severe is not None and self.severe.search(step)):
                         return True
                     if closing is not None and start < closing.start() and (
                             end >= closing.start() or len(window[end:closing.start()].split()) <= ASKED_WORDS):
                         return True
         return False
+
+    def asked_after(self, window: str, step: str, start: int, inside: list[int]) -> bool:
+        """Whether a severe step (:attr:`severe`) at ``start`` of a normalised window follows within
+        :data:`ASKED_WORDS` words one of the ends ``inside`` of a request opener and its verb (:attr:`asked_inside`),
+        with no protective purpose between ("we need to adapt surveillance to H5N1's airborne spread" asks for
+        surveillance)."""
+        return self.severe is not None and bool(self.severe.search(step)) and any(
+            at <= start and len(window[at:start].split()) <= ASKED_WORDS and not self.protective.first(window[at:start])
+            for at in inside)
 
     def reviews(self, window: str, step: str, start: int, end: int) -> bool:
         """Whether the step ``step`` at ``start:end`` of a normalised window is a severe step (:attr:`severe`) whose
