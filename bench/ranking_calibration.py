@@ -30,7 +30,8 @@ the fit used; ``--coverage --choose --records PATH…`` chooses on tuning record
 ``log f = ρ̂·(h + i·y + j·x)`` (the six terms 0), the shipped choice; ``--coverage --records PATH…`` prints the
 shipped interval's coverage per judge and regime, the same figures as ``--coverage --judge …`` on those trials
 (the fit's point and unwidened sd do not depend on the widening; equal to the digit on trial 0 of the judge with
-memory), without refitting.
+memory), without refitting. ``--choose --band LO HI`` adds ``chosen-band``, the nine coefficients refitted by the sum
+of the cells' distances outside LO-HI (:func:`band_loss`; bench/README.md, twentieth stop: tried, not adopted).
 """
 
 from __future__ import annotations
