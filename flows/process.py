@@ -1,5 +1,6 @@
-"""The session process's own machinery beside its flow: Ctrl-C and SIGTERM handling, the BLAS thread limit and the
-embedder's warm-up thread (design.md#supervisor, "The session's start" and "BLAS threads"; design.md#resume)."""
+"""The session process's own machinery beside its flow: Ctrl-C and SIGTERM handling, the BLAS thread limit, the
+embedder's warm-up thread and the offline screen's process (design.md#supervisor, "The session's start", "BLAS
+threads" and "The offline screen in a process"; design.md#resume)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ import threading
 import time
 from typing import Any
 
+from cosci.safety.classifier import screening_on
 from cosci.session.runtime import SessionRuntime
+from cosci.session.screen_worker import ScreenWorker
 from cosci.supervisor.loop import Supervisor
 
 log = logging.getLogger(__name__)
@@ -99,4 +102,39 @@ class EmbedderWarmup:
             self.thread.join(timeout)
 
 
-__all__ = ["JOIN_SECONDS", "SAME_SIGNAL_SECONDS", "EmbedderWarmup", "on_interrupt", "one_blas_thread"]
+SCREEN_PROCESS_CONCURRENCY = 3
+"""The least ``run.concurrency`` at which hypotheses are screened in a child process (:class:`ScreenProcess`): the
+default (4) and the concurrency bench (8). Below it the thread stays: at 1 one action runs at a time, so a screen
+holds up nothing; at 2, the embedded demo's setting (design.md#demo), the model's own threads use both cores, and a
+second process's start-up (about a second of CPU) and screens would take CPU from its calls."""
+
+
+class ScreenProcess:
+    """The offline screen of the session's hypotheses in a child process (:class:`~cosci.session.screen_worker.
+    ScreenWorker`), started once the session's first task has finished (an :class:`Observer`, as
+    :class:`EmbedderWarmup`: its start-up runs beside the goal's parse call), when screening is on and
+    ``run.concurrency`` ≥ :data:`SCREEN_PROCESS_CONCURRENCY`. The goal and the overview are screened in the session
+    process as before (the goal before the worker starts; the overview's screen reads what its warm-up,
+    ``warm_screen``, left in this process)."""
+
+    def __init__(self, rt: SessionRuntime) -> None:
+        self.rt = rt
+        config = rt.config
+        self.worker = (ScreenWorker(config.safety) if config.safety is not None and screening_on(config)
+                       and config.run.concurrency >= SCREEN_PROCESS_CONCURRENCY else None)
+        if self.worker is not None:
+            rt.deps.screen = self.worker.check
+
+    def on_progress(self, stats: Any, step: int) -> None:
+        if self.worker is not None:
+            self.worker.start()
+
+    async def close(self) -> None:
+        """Stop the child (waited for: its CPU is the session's); later screens run in the thread."""
+        self.rt.deps.screen = None
+        if self.worker is not None:
+            await self.worker.close()
+
+
+__all__ = ["JOIN_SECONDS", "SAME_SIGNAL_SECONDS", "SCREEN_PROCESS_CONCURRENCY", "EmbedderWarmup", "ScreenProcess",
+           "on_interrupt", "one_blas_thread"]
