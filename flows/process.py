@@ -109,11 +109,21 @@ holds up nothing; at 2, the embedded demo's setting (design.md#demo), the model'
 second process's start-up (about a second of CPU) and screens would take CPU from its calls."""
 
 
+def free_core() -> bool:
+    """Whether a core is free for the screen's process: the 1-minute load average at most ``cores − 1/2``. With
+    none free the process only splits the session's share of the cores (a scheduler gives each busy session, not each
+    process, its share): at load 17-22 on 2 cores a hypothesis's screen in the child took about three times the
+    thread's wall, and the 1 s bench's wall / ideal was 2.29-2.33x against main's 1.79-1.93x (bench/README.md,
+    "Tenth pass")."""
+    return os.getloadavg()[0] <= (os.cpu_count() or 1) - 0.5
+
+
 class ScreenProcess:
     """The offline screen of the session's hypotheses in a child process (:class:`~cosci.session.screen_worker.
     ScreenWorker`), started once the session's first task has finished (an :class:`Observer`, as
     :class:`EmbedderWarmup`: its start-up runs beside the goal's parse call), when screening is on and
-    ``run.concurrency`` ≥ :data:`SCREEN_PROCESS_CONCURRENCY`. The goal and the overview are screened in the session
+    ``run.concurrency`` ≥ :data:`SCREEN_PROCESS_CONCURRENCY` and a core is free for it then (:func:`free_core`;
+    else the thread, as before, for the whole session). The goal and the overview are screened in the session
     process as before (the goal before the worker starts; the overview's screen reads what its warm-up,
     ``warm_screen``, left in this process)."""
 
@@ -126,8 +136,13 @@ class ScreenProcess:
             rt.deps.screen = self.worker.check
 
     def on_progress(self, stats: Any, step: int) -> None:
-        if self.worker is not None:
+        if self.worker is None or self.worker.ready is not None:
+            return
+        if free_core():
             self.worker.start()
+        else:
+            self.worker = None
+            self.rt.deps.screen = None
 
     async def close(self) -> None:
         """Stop the child (waited for: its CPU is the session's); later screens run in the thread."""
@@ -137,4 +152,4 @@ class ScreenProcess:
 
 
 __all__ = ["JOIN_SECONDS", "SAME_SIGNAL_SECONDS", "SCREEN_PROCESS_CONCURRENCY", "EmbedderWarmup", "ScreenProcess",
-           "on_interrupt", "one_blas_thread"]
+           "free_core", "on_interrupt", "one_blas_thread"]

@@ -37,6 +37,12 @@ log = logging.getLogger(__name__)
 HEADER = struct.Struct(">I")
 """A message's length (bytes) before its pickle."""
 
+ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+"""The child's BLAS and OpenMP on one thread, as the session process's (``flows.process.one_blas_thread``): its
+matrices are small, and on shared cores a second BLAS thread spins while it waits. With the libraries' default (two
+threads) a hypothesis's screen in the child took about three times the thread's wall at load 18 (bench/README.md,
+"Tenth pass")."""
+
 CLOSE_SECONDS = 10.0
 """How long :meth:`ScreenWorker.close` waits for the child to exit once its input is closed, before killing it."""
 
@@ -52,18 +58,20 @@ class ScreenWorker:
         self.proc: asyncio.subprocess.Process | None = None
         self.ready: asyncio.Task[bool] | None = None
         """Whether the child loaded its screen (False: it failed; every check then runs in the thread)."""
+        self.dead = False
+        """The child failed during a check: it is not asked again, nor started again."""
         self._lock = asyncio.Lock()  # one check at a time on the pipe (the child is serial, as the thread's lock was)
 
     def start(self) -> None:
         """Launch the child (on the running loop) and send it the config; a second call does nothing."""
-        if self.ready is None:
+        if self.ready is None and not self.dead:
             self.ready = asyncio.get_running_loop().create_task(self._launch(), name="offline screen worker")
 
     async def _launch(self) -> bool:
         try:
             self.proc = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "cosci.session.screen_worker", stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL)
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL, env={**os.environ, **ONE_THREAD})
             await self._send(self.cfg)
             kind, _ = await self._receive()
             return bool(kind == "ready")
@@ -74,7 +82,8 @@ class ScreenWorker:
     async def check(self, text: str, subject: Subject) -> ScreenResult:
         """The offline screen's result for ``text``: from the worker when it is ready, else (or if it fails) from
         the thread (:func:`~cosci.safety.classifier.offline_check`)."""
-        if self.ready is not None and self.ready.done() and not self.ready.cancelled() and self.ready.result():
+        if (not self.dead and self.ready is not None and self.ready.done() and not self.ready.cancelled()
+                and self.ready.result()):
             try:
                 async with self._lock:
                     await self._send((text, subject))
@@ -84,7 +93,7 @@ class ScreenWorker:
                 log.debug("the offline screen's worker answered %s: %s", kind, value)
             except Exception as exc:  # a dead worker: the thread from now on
                 log.debug("the offline screen's worker failed: %s", exc)
-                self.ready = None
+                self.dead = True
         return await offline_check(self.cfg, text, subject)
 
     async def _send(self, obj: Any) -> None:

@@ -1,7 +1,8 @@
 """The offline screen of hypotheses in a child process (``cosci.session.screen_worker``, ``flows.process.
 ScreenProcess``; design.md#supervisor, "The offline screen in a process"): the child's result is the thread's for the
 same text; a text checked before the child is ready, or after it died or was closed, is checked in the thread, so
-every text is screened; the child is waited for at the end; below ``run.concurrency=3`` there is none."""
+every text is screened; the child is waited for at the end; below ``run.concurrency=3``, or with no core
+free, there is none."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from cosci.config.schema import CosciConfig
 from cosci.safety.classifier import offline_check
 from cosci.session import screen_worker
 from cosci.session.screen_worker import ScreenWorker
+from flows import process
 from flows.process import ScreenProcess
 
 TEXTS = [
@@ -60,20 +62,29 @@ async def test_without_a_ready_child_the_thread_screens(config: CosciConfig, mon
     worker.proc.kill()
     await worker.proc.wait()
     assert await worker.check(text, subject) == expected  # type: ignore[arg-type]
-    assert threaded == [text, text] and worker.ready is None
+    assert threaded == [text, text] and worker.dead
+    worker.start()  # not again
     await worker.close()
+    assert worker.proc is None
 
 
-@pytest.mark.parametrize(("concurrency", "made"), [(1, False), (2, False), (3, True), (8, True)])
-async def test_a_child_only_when_actions_run_at_once(tmp_path: Path, concurrency: int, made: bool) -> None:
+@pytest.mark.parametrize(("concurrency", "free", "made"),
+                         [(1, True, False), (2, True, False), (3, True, True), (8, True, True), (8, False, False)])
+async def test_a_child_only_when_actions_run_at_once_and_a_core_is_free(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, concurrency: int, free: bool, made: bool) -> None:
+    """From ``run.concurrency=3``, when a core is free once the first task ended; otherwise the thread screens for
+    the whole session (``deps.screen`` None)."""
     from tests.conftest import make_config
 
+    monkeypatch.setattr(process, "free_core", lambda: free)
     config = make_config(tmp_path / "data", f"run.concurrency={concurrency}")
     rt: Any = SimpleNamespace(config=config, deps=SimpleNamespace(screen=None))
     screens = ScreenProcess(rt)
+    screens.on_progress(None, 1)
     assert (screens.worker is not None) is made
     assert (rt.deps.screen is not None) is made
-    screens.on_progress(None, 1)
+    if made:
+        assert screens.worker is not None and screens.worker.ready is not None and await screens.worker.ready
     await screens.close()
     assert rt.deps.screen is None
     if screens.worker is not None:
