@@ -109,23 +109,39 @@ holds up nothing; at 2, the embedded demo's setting (design.md#demo), the model'
 second process's start-up (about a second of CPU) and screens would take CPU from its calls."""
 
 
-def free_core() -> bool:
-    """Whether a core is free for the screen's process: the 1-minute load average at most ``cores − 1/2``. With
-    none free the process only splits the session's share of the cores (a scheduler gives each busy session, not each
-    process, its share): at load 17-22 on 2 cores a hypothesis's screen in the child took about three times the
-    thread's wall, and the 1 s bench's wall / ideal was 2.29-2.33x against main's 1.79-1.93x (bench/README.md,
-    "Tenth pass")."""
-    return os.getloadavg()[0] <= (os.cpu_count() or 1) - 0.5
+def cpu_times() -> tuple[float, float] | None:
+    """The machine's ``(idle, total)`` CPU time so far (clock ticks, all cores: ``/proc/stat``'s ``cpu`` line, idle
+    and I/O wait counted idle), or None where there is no ``/proc/stat``."""
+    try:
+        with open("/proc/stat", encoding="ascii") as fh:
+            ticks = [float(v) for v in fh.readline().split()[1:9]]
+    except (OSError, ValueError):
+        return None
+    return (ticks[3] + ticks[4], sum(ticks)) if len(ticks) == 8 else None
+
+
+def free_core(since: tuple[float, float] | None = None) -> bool:
+    """Whether a core is free for the screen's process: at least half a core idle on average since ``since`` (a
+    :func:`cpu_times` reading: the session's start, so the window holds the goal's screen and its call), else, with
+    no reading, the 1-minute load average at most ``cores − 1/2``. With none free the process only splits the
+    session's share of the cores (the scheduler shares them by session, not by process): at load 17-22 on 2 cores a
+    hypothesis's screen in the child took about three times the thread's wall, and the 1 s bench's wall / ideal was
+    2.29-2.33x against main's 1.79-1.93x (bench/README.md, "Tenth pass")."""
+    cores = os.cpu_count() or 1
+    now = cpu_times()
+    if since is not None and now is not None and now[1] > since[1]:
+        return (now[0] - since[0]) / (now[1] - since[1]) * cores >= 0.5
+    return os.getloadavg()[0] <= cores - 0.5
 
 
 class ScreenProcess:
     """The offline screen of the session's hypotheses in a child process (:class:`~cosci.session.screen_worker.
     ScreenWorker`), started once the session's first task has finished (an :class:`Observer`, as
     :class:`EmbedderWarmup`: its start-up runs beside the goal's parse call), when screening is on and
-    ``run.concurrency`` ≥ :data:`SCREEN_PROCESS_CONCURRENCY` and a core is free for it then (:func:`free_core`;
-    else the thread, as before, for the whole session). The goal and the overview are screened in the session
-    process as before (the goal before the worker starts; the overview's screen reads what its warm-up,
-    ``warm_screen``, left in this process)."""
+    ``run.concurrency`` ≥ :data:`SCREEN_PROCESS_CONCURRENCY` and a core was free since the session's start
+    (:func:`free_core`; else the thread, as before, for the whole session). The goal and the overview are screened
+    in the session process as before (the goal before the worker starts; the overview's screen reads what its
+    warm-up, ``warm_screen``, left in this process)."""
 
     def __init__(self, rt: SessionRuntime) -> None:
         self.rt = rt
@@ -134,11 +150,12 @@ class ScreenProcess:
                        and config.run.concurrency >= SCREEN_PROCESS_CONCURRENCY else None)
         if self.worker is not None:
             rt.deps.screen = self.worker.check
+        self.since = cpu_times()
 
     def on_progress(self, stats: Any, step: int) -> None:
         if self.worker is None or self.worker.ready is not None:
             return
-        if free_core():
+        if free_core(self.since):
             self.worker.start()
         else:
             self.worker = None
@@ -152,4 +169,4 @@ class ScreenProcess:
 
 
 __all__ = ["JOIN_SECONDS", "SAME_SIGNAL_SECONDS", "SCREEN_PROCESS_CONCURRENCY", "EmbedderWarmup", "ScreenProcess",
-           "free_core", "on_interrupt", "one_blas_thread"]
+           "cpu_times", "free_core", "on_interrupt", "one_blas_thread"]

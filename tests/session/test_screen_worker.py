@@ -76,7 +76,7 @@ async def test_a_child_only_when_actions_run_at_once_and_a_core_is_free(
     the whole session (``deps.screen`` None)."""
     from tests.conftest import make_config
 
-    monkeypatch.setattr(process, "free_core", lambda: free)
+    monkeypatch.setattr(process, "free_core", lambda since: free)
     config = make_config(tmp_path / "data", f"run.concurrency={concurrency}")
     rt: Any = SimpleNamespace(config=config, deps=SimpleNamespace(screen=None))
     screens = ScreenProcess(rt)
@@ -89,3 +89,20 @@ async def test_a_child_only_when_actions_run_at_once_and_a_core_is_free(
     assert rt.deps.screen is None
     if screens.worker is not None:
         assert screens.worker.proc is None
+
+
+def test_a_free_core_is_half_a_core_idle_since_the_reading(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Idle share × cores over the window ≥ ½; without a reading, the load average at most cores − ½."""
+    monkeypatch.setattr(process.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(process, "cpu_times", lambda: (1300.0, 3000.0))
+    assert process.free_core((1000.0, 2000.0))  # 300 of 1,000 ticks idle: 0.6 of 2 cores
+    assert not process.free_core((1100.0, 2000.0))  # 0.4
+    monkeypatch.setattr(process.os, "getloadavg", lambda: (1.4, 0.0, 0.0))
+    assert process.free_core(None)
+    monkeypatch.setattr(process.os, "getloadavg", lambda: (1.6, 0.0, 0.0))
+    assert not process.free_core(None)
+
+
+def test_the_machines_cpu_times_are_read() -> None:
+    times = process.cpu_times()
+    assert times is None or 0 <= times[0] <= times[1]
