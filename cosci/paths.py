@@ -51,8 +51,8 @@ def moose_chem_dir() -> Path:
 def writable_data_dir(path: Path) -> Path:
     """Check, leaving nothing behind, that ``path`` is a folder cosci can write in or can create in an existing
     folder (a data folder whose parent does not exist either is a mistyped path, refused as ``cosci serve
-    --data-dir`` refuses it): a probe folder is made (and removed) in its nearest existing ancestor. Used before a session starts, so a wrong data folder
-    fails in one line and leaves nothing behind.
+    --data-dir`` refuses it): a probe folder is made (and removed) in its nearest existing ancestor. Used before a
+    session starts, so a wrong data folder fails in one line and leaves nothing behind.
 
     Returns:
         The absolute path.
