@@ -36,6 +36,10 @@ def on_interrupt(sup: Supervisor) -> list[signal.Signals]:
         if first:  # one keypress delivered twice (e.g. `timeout -s INT` signals the child and its group)
             return
         first.append(time.monotonic())
+        if sup.finalising:  # the session has stopped: its last calls (feedback, overview) finish it
+            print("\ncosci: the session has stopped and is writing its overview; it finishes (Ctrl-C again to quit at"
+                  " once: `cosci resume` then finishes it)", file=sys.stderr, flush=True)
+            return
         print(
             "\ncosci: stopping; interrupted actions go back to the queue (Ctrl-C again to quit at once)",
             file=sys.stderr,
