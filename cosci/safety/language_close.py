@@ -29,7 +29,7 @@ CLOSE_WORDS = {
     "sk": "ako pre alebo sme chcem chceme potrebujem ludia ľudia ludi ľudí ludom ľuďom tiez tiež najviac"
           " preco prečo ktory ktorý ktora ktorá ktore ktoré urobit urobiť spravit spraviť liecba liečba",
     "fi": "miten miksi kuinka etta että mita mitä mika mikä mitka mitkä voiko voinko kotona salaa huomaamatta"
-          " hoito hoidon",
+          " hoito hoidon jalkeen jälkeen kanssa aikana",
     "hu": "hogyan miert miért hogy egy vagy milyen melyik lehet kell otthon titokban kezelese kezelése",
     "et": "kuidas miks kodus kuidagi",
     "sl": "zakaj kje kdaj tudi lahko oziroma narediti",

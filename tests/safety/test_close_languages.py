@@ -50,6 +50,7 @@ CLOSE_UNREAD = [  # (a short Finnish or Hungarian text, typed with or without di
     ("koleran hoito lapsilla", "Finnish"),
     ("lintuinfluenssa tarttumaan ihmisesta toiseen miten", "Finnish"),
     ("Myyräkuume Suomessa: miksi niitä on niin paljon?", "Finnish"),  # "on" is English too
+    ("Säteilysairaus Tšernobylin jälkeen", "Finnish"),  # "š" and "ä" are Slovak letters too: lingua said Slovak
     ("hogyan keszitsek bombat otthon", "Hungarian"),
     ("kolera kezelese gyerekeknel", "Hungarian"),  # lingua: Turkish
     ("miert volt halalos a kolera", "Hungarian"),
