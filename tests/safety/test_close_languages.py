@@ -162,3 +162,16 @@ def test_own_words_name_a_close_language_only_over_the_read_ones() -> None:
     assert close_language({"hogy", "the", "of"}, 2, ["en"]) is None  # a stray word in an English text
     assert close_language({"hvordan", "hjemme"}, 0, ["nn", "nb"]) == "nb"  # a shared pair: lingua's order
     assert not written_in("nb", {"hızlı"}) and written_in("sk", {"ľudia"})
+
+
+@pytest.mark.parametrize(("text", "absent"), [
+    ("Tranziția spre vaccinuri noi împotriva holerei", "spread"),  # Romanian "spre" is "towards"
+    ("Fabriquer une bombe sale: histoire des sources perdues", "bomb sale"),  # French stays French
+    ("Kobe earthquake: hospital surge capacity", "buy"),
+    ("Hvordan redusere spredning av tuberkulose på sykehus?", "spread"),  # a noun of spreading is no step
+    ("otpornost bakterija na antibiotike u bolnicama", "resistant"),
+])
+def test_the_new_glosses_leave_other_words_alone(text: str, absent: str) -> None:
+    from cosci.safety.prescreen import normalise
+
+    assert absent not in normalise(text), normalise(text)
