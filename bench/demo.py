@@ -26,8 +26,9 @@ object (not cut off at the token cap).
 Hydra overrides and environment assignments (a name in capitals, ``NAME=VALUE``, set for that arm's session and its
 microbenchmark). The issue's configuration, as the code of its time ran it (bench/README.md, "The eighth stop"), is
 ``'OMP_WAIT_POLICY=PASSIVE models.local.caller=shared_pool models.local.weights=shipped
-models.local.decoding=grammar_first models.local.n_threads=2'``: passive waiting, calls from asyncio's worker threads,
-the shipped Q4_1 file, llama-cpp-python's sampler chain, two threads. The two arms are paired so that both see the
+models.local.decoding=grammar_first models.local.n_threads=2 models.local.generation_threads=null'``: passive waiting,
+calls from asyncio's worker threads, the shipped Q4_1 file, llama-cpp-python's sampler chain, two threads for prompts
+and generated tokens alike. The two arms are paired so that both see the
 same machine; both medians and the ratio are printed. ``--busy`` runs each session quiet and then beside one
 competing CPU-bound process (a Python busy loop started with the session and stopped after it) and prints the
 busy/quiet ratios of wall and CPU. Each run also prints its phase timeline (:mod:`bench.demo_timeline`).

@@ -34,7 +34,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-SETTINGS = ("weights", "decoding", "n_threads", "n_ctx", "n_batch", "jump_forward", "compact_json")
+SETTINGS = ("weights", "decoding", "n_threads", "generation_threads", "n_ctx", "n_batch", "jump_forward",
+            "compact_json")
 """The ``models.local`` settings the microbenchmark takes from the session's configuration."""
 ENV_ITEM = re.compile(r"[A-Z_][A-Z0-9_]*=")
 """An environment assignment among an arm's items (``OMP_WAIT_POLICY=PASSIVE``): a name in capitals, then ``=``."""
@@ -84,6 +85,8 @@ class Speeds:
     grammar_curve: list[list[float]] = field(default_factory=list)
     """``[[depth, tokens/s], ...]`` by depth (tokens of context before the token): prompt evaluation per chunk,
     generation with its draws per answer (module docstring)."""
+    generation_threads: int = 0
+    """Threads a generated token was decoded with (``models.local.generation_threads``; 0: read before it existed)."""
 
 
 def _timed(llama: Any, **request: Any) -> tuple[int, float, int, float, float]:
@@ -150,7 +153,8 @@ def _rate(tokens: int, ms: float) -> float:
 
 
 def measure(weights: str = "q4_0", decoding: str = "grammar_last", n_threads: int | str = "auto", n_ctx: int = 4096,
-            n_batch: int = 256, jump_forward: bool = False, compact_json: bool = False) -> Speeds:
+            n_batch: int = 256, jump_forward: bool = False, compact_json: bool = False,
+            generation_threads: int | None = None) -> Speeds:
     """Load the model as configured (the session's context and batch sizes by default, conf/models/local.yaml) and
     time it (see the module docstring); unloads it after."""
     from cosci.llm.local.model import LocalModelProvider
@@ -158,10 +162,11 @@ def measure(weights: str = "q4_0", decoding: str = "grammar_last", n_threads: in
     from cosci.llm.local.weights import weights_path
 
     provider = LocalModelProvider()
-    provider.cfg = provider.cfg.model_copy(update={"weights": weights, "decoding": decoding, "n_threads": n_threads})
+    provider.cfg = provider.cfg.model_copy(update={"weights": weights, "decoding": decoding, "n_threads": n_threads,
+                                                   "generation_threads": generation_threads})
     threads = provider._first_threads()
-    llama = PromptStateLlama(model_path=str(weights_path(weights)), n_ctx=n_ctx, n_batch=n_batch, n_threads=threads,
-                             n_threads_batch=threads, verbose=False, seed=0)
+    llama = PromptStateLlama(model_path=str(weights_path(weights)), n_ctx=n_ctx, n_batch=n_batch,
+                             n_threads=provider._generation(threads), n_threads_batch=threads, verbose=False, seed=0)
     llama.grammar_last = decoding == "grammar_last"
     llama.jump_forward, llama.compact_json = jump_forward, compact_json
     if llama.grammar_last:
@@ -210,7 +215,7 @@ def measure(weights: str = "q4_0", decoding: str = "grammar_last", n_threads: in
                   weights=weights, decoding=decoding, generation_decode=rates["generation_decode"],
                   grammar_decode=rates["grammar_decode"], prompt_deep=rates["prompt_deep"],
                   prompt_curve=out["prompt_curve"], generation_curve=out["generation_curve"],
-                  grammar_curve=out["grammar_curve"])
+                  grammar_curve=out["grammar_curve"], generation_threads=provider._generation(threads))
 
 
 def token_seconds(log: list[dict[str, Any]], speeds: Speeds) -> float:
@@ -308,6 +313,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--weights", default="q4_0", choices=["q4_0", "q8_0", "shipped"])
     parser.add_argument("--decoding", default="grammar_last", choices=["grammar_last", "grammar_first"])
     parser.add_argument("--n-threads", "--threads", dest="n_threads", default="auto")
+    parser.add_argument("--generation-threads", default="None", help="threads for a generated token (None: as "
+                        "many as --n-threads gives; conf/models/local.yaml)")
     parser.add_argument("--n-ctx", type=int, default=4096, help="context window, tokens (the session's: 4096)")
     parser.add_argument("--n-batch", type=int, default=256, help="prompt tokens per batch (the session's: 256)")
     for flag in ("--jump-forward", "--compact-json"):
@@ -316,7 +323,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     threads: int | str = args.n_threads if args.n_threads == "auto" else int(args.n_threads)
     print(json.dumps(asdict(measure(args.weights, args.decoding, threads, args.n_ctx, args.n_batch,
-                                    args.jump_forward.lower() == "true", args.compact_json.lower() == "true"))))
+                                    args.jump_forward.lower() == "true", args.compact_json.lower() == "true",
+                                    None if args.generation_threads in ("None", "null") else
+                                    int(args.generation_threads)))))
     return 0
 
 

@@ -30,13 +30,15 @@ the fit used; ``--coverage --choose --records PATH…`` chooses on tuning record
 ``log f = ρ̂·(h + i·y + j·x)`` (the six terms 0), the shipped choice; ``--coverage --records PATH…`` prints the
 shipped interval's coverage per judge and regime, the same figures as ``--coverage --judge …`` on those trials
 (the fit's point and unwidened sd do not depend on the widening; equal to the digit on trial 0 of the judge with
-memory), without refitting.
+memory), without refitting. ``--choose --band LO HI`` adds ``chosen-band``, the nine coefficients refitted by the sum
+of the cells' distances outside LO-HI (:func:`band_loss`; bench/README.md, twentieth stop: tried, not adopted).
 """
 
 from __future__ import annotations
 
 import pickle
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
@@ -152,10 +154,26 @@ def stacked_loss(coverage: NDArray[np.float64]) -> float:
     return float(dev.max() + 0.1 * dev.mean())
 
 
-def fit_stacked(data: Stacked, starts: list[tuple[float, ...]], free: tuple[int, ...] = tuple(range(9))
-                ) -> tuple[float, ...]:
-    """The nine coefficients (those at ``free`` positions fitted, the rest 0) minimising the worst cell's
-    |coverage − 0.95| plus a tenth of the mean; ``starts`` give the free ones."""
+BAND = (0.935, 0.965)
+"""``--band``'s default margin band: 0.005 inside the acceptance's 0.93-0.97, about 1.5 standard errors of a cell
+on 350 tuning trials (bench/README.md, twentieth stop)."""
+
+
+def band_loss(coverage: NDArray[np.float64], band: tuple[float, float] = BAND) -> float:
+    """``--choose --band``'s loss: the sum over (judge, regime) cells of each cell's distance outside ``band`` (0
+    inside), so every cell outside counts and no single noisy cell fixes the choice as the minimax loss's worst
+    cell did (bench/README.md, fourteenth stop), plus a hundredth of the mean |coverage − 0.95| (a slope inside
+    the band for the simplex)."""
+    lo, hi = band
+    outside = np.maximum(lo - coverage, 0.0) + np.maximum(coverage - hi, 0.0)
+    return float(outside.sum() + 0.01 * np.abs(coverage - 0.95).mean())
+
+
+def fit_stacked(data: Stacked, starts: list[tuple[float, ...]], free: tuple[int, ...] = tuple(range(9)),
+                loss_of: Callable[[NDArray[np.float64]], float] = stacked_loss) -> tuple[float, ...]:
+    """The nine coefficients (those at ``free`` positions fitted, the rest 0) minimising ``loss_of`` of the cells'
+    coverage (default: the worst cell's |coverage − 0.95| plus a tenth of the mean); ``starts`` give the free
+    ones."""
 
     def full(q: NDArray[np.float64]) -> NDArray[np.float64]:
         p = np.zeros(9)
@@ -163,7 +181,7 @@ def fit_stacked(data: Stacked, starts: list[tuple[float, ...]], free: tuple[int,
         return p
 
     def loss(q: NDArray[np.float64]) -> float:
-        return stacked_loss(data.coverage(full(q)))
+        return loss_of(data.coverage(full(q)))
 
     best = None
     for start in starts:
@@ -199,9 +217,11 @@ def _ranges(loaded: dict[str | None, tuple[list[list[Record]], list[tuple[int, i
                      for m, (recs, r) in loaded.items())
 
 
-def choose_on(paths: list[str]) -> None:
+def choose_on(paths: list[str], band: tuple[float, float] | None = None) -> None:
     """``--coverage --choose --records PATH…``: the widening chosen on tuning records pooled over their judges
-    (every (judge, regime) cell weighs the same), beside the shipped one and none (the design effect alone)."""
+    (every (judge, regime) cell weighs the same), beside the shipped one and none (the design effect alone);
+    ``--band LO HI`` adds ``chosen-band``, the nine coefficients refitted by :func:`band_loss` (started from the
+    other columns)."""
     started = time.monotonic()
     loaded = load_records(paths)
     judges = list(loaded)
@@ -211,12 +231,19 @@ def choose_on(paths: list[str]) -> None:
     nine = fit_stacked(data, [six, params, tuple(bt.CI_FAMILY), (*six[:6], *params[6:])])
     cols = {"deff only": data.coverage(None), "before": data.coverage(BEFORE), "shipped": data.coverage(bt.CI_FAMILY),
             "chosen-6": data.coverage(six), "chosen-rho": data.coverage(params), "chosen-9": data.coverage(nine)}
+    if band is not None:
+        fitted = fit_stacked(data, [nine, tuple(bt.CI_FAMILY), six, params, (0.0,) * 9],
+                             loss_of=lambda c: band_loss(c, band))
+        cols["chosen-band"] = data.coverage(fitted)
     _table(cols, judges)
     print(f"# chosen-6 (a, b, c, d, e, g) = {six[:6]}")
     print(f"# chosen-rho (a, …, g, h, i, j) = {params}")
     print(f"# chosen-9 (a, …, j) = {nine}  (bt.CI_FAMILY; bt.inflation_family)")
     print("# loss (worst |coverage − 0.95| + a tenth of the mean): " + ", ".join(
         f"{k} {stacked_loss(c):.4f}" for k, c in cols.items()))
+    if band is not None:
+        print(f"# chosen-band (a, …, j) = {fitted}  (loss: distance outside {band[0]}-{band[1]} summed over cells)")
+        print("# band loss: " + ", ".join(f"{k} {band_loss(c, band):.4f}" for k, c in cols.items()))
     print(f"# tuning records {_ranges(loaded)}, N={N_HYP}, {time.monotonic() - started:.0f} s")
 
 

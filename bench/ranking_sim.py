@@ -98,6 +98,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--choose", action="store_true",
                     help="--coverage: choose the eb_is widening on these (tuning) trials "
                     "(bench/ranking_calibration.py)")
+    ap.add_argument("--band", type=float, nargs=2, default=None, metavar=("LO", "HI"),
+                    help="--coverage --choose --records: also refit the widening by the cells' distance outside "
+                    "LO-HI (bench/ranking_calibration.py, band_loss; e.g. 0.935 0.965)")
     ap.add_argument("--judge", choices=JUDGES, default=None,
                     help="the simulated judge (bench/ranking_judges.py); --coverage: on a schedule with rematches")
     ap.add_argument("--record", metavar="PATH", default=None,
@@ -158,7 +161,7 @@ def _records(args: argparse.Namespace) -> None:
     if args.record:
         rc.save_records(args.record, args.first_trial, args.trials, args.workers, args.judge)
     elif args.choose:
-        rc.choose_on(args.records)
+        rc.choose_on(args.records, tuple(args.band) if args.band else None)
     else:
         rc.coverage_table(args.records)
 

@@ -49,9 +49,10 @@ def moose_chem_dir() -> Path:
 
 
 def writable_data_dir(path: Path) -> Path:
-    """Check, leaving nothing behind, that ``path`` is a folder cosci can write in or can create: a probe folder
-    is made (and removed) in its nearest existing ancestor. Used before a session starts, so a wrong data folder
-    fails in one line and leaves nothing behind.
+    """Check, leaving nothing behind, that ``path`` is a folder cosci can write in or can create in an existing
+    folder (a data folder whose parent does not exist either is a mistyped path, refused as ``cosci serve
+    --data-dir`` refuses it): a probe folder is made (and removed) in its nearest existing ancestor. Used before a
+    session starts, so a wrong data folder fails in one line and leaves nothing behind.
 
     Returns:
         The absolute path.
@@ -62,7 +63,9 @@ def writable_data_dir(path: Path) -> Path:
     path = Path(path).expanduser().resolve()
     existing = next(p for p in (path, *path.parents) if p.exists())
     reason = ""
-    if not existing.is_dir():
+    if existing not in (path, path.parent):  # as `cosci serve --data-dir`: a mistyped path is not made
+        reason = f"neither it nor {path.parent} exists (a mistyped path?)"
+    elif not existing.is_dir():
         reason = f"{existing} is not a folder"
     else:
         try:  # a real probe: os.access says yes to root even where nothing can be created (/proc)

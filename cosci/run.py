@@ -213,8 +213,8 @@ def boot_early(overrides: Sequence[str]) -> EarlyServer | None:
     home_set = "PREFECT_HOME" not in os.environ
     try:
         data_dir = api.data_folder(given[-1] if given else None)
-        if Path(os.environ.get("PREFECT_HOME") or data_dir / "prefect").exists():
-            return None
+        if Path(os.environ.get("PREFECT_HOME") or data_dir / "prefect").exists() or not data_dir.parent.is_dir():
+            return None  # (a data folder in no existing folder is refused by the pre-flight, with nothing made)
         new_paths = absent(data_dir)
         from flows.server import boot_server
 

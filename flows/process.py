@@ -1,5 +1,6 @@
-"""The session process's own machinery beside its flow: Ctrl-C and SIGTERM handling, the BLAS thread limit and the
-embedder's warm-up thread (design.md#supervisor, "The session's start" and "BLAS threads"; design.md#resume)."""
+"""The session process's own machinery beside its flow: Ctrl-C and SIGTERM handling, the BLAS thread limit, the
+embedder's warm-up thread and the offline screen's process (design.md#supervisor, "The session's start", "BLAS
+threads" and "The offline screen in a process"; design.md#resume)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ import threading
 import time
 from typing import Any
 
+from cosci.safety.classifier import screening_on
 from cosci.session.runtime import SessionRuntime
+from cosci.session.screen_worker import ScreenWorker
 from cosci.supervisor.loop import Supervisor
 
 log = logging.getLogger(__name__)
@@ -33,6 +36,10 @@ def on_interrupt(sup: Supervisor) -> list[signal.Signals]:
         if first:  # one keypress delivered twice (e.g. `timeout -s INT` signals the child and its group)
             return
         first.append(time.monotonic())
+        if sup.finalising:  # the session has stopped: its last calls (feedback, overview) finish it
+            print("\ncosci: the session has stopped and is writing its overview; it finishes (Ctrl-C again to quit at"
+                  " once: `cosci resume` then finishes it)", file=sys.stderr, flush=True)
+            return
         print(
             "\ncosci: stopping; interrupted actions go back to the queue (Ctrl-C again to quit at once)",
             file=sys.stderr,
@@ -99,4 +106,71 @@ class EmbedderWarmup:
             self.thread.join(timeout)
 
 
-__all__ = ["JOIN_SECONDS", "SAME_SIGNAL_SECONDS", "EmbedderWarmup", "on_interrupt", "one_blas_thread"]
+SCREEN_PROCESS_CONCURRENCY = 3
+"""The least ``run.concurrency`` at which hypotheses are screened in a child process (:class:`ScreenProcess`): the
+default (4) and the concurrency bench (8). Below it the thread stays: at 1 one action runs at a time, so a screen
+holds up nothing; at 2, the embedded demo's setting (design.md#demo), the model's own threads use both cores, and a
+second process's start-up (about a second of CPU) and screens would take CPU from its calls."""
+
+
+def cpu_times() -> tuple[float, float] | None:
+    """The machine's ``(idle, total)`` CPU time so far (clock ticks, all cores: ``/proc/stat``'s ``cpu`` line, idle
+    and I/O wait counted idle), or None where there is no ``/proc/stat``."""
+    try:
+        with open("/proc/stat", encoding="ascii") as fh:
+            ticks = [float(v) for v in fh.readline().split()[1:9]]
+    except (OSError, ValueError):
+        return None
+    return (ticks[3] + ticks[4], sum(ticks)) if len(ticks) == 8 else None
+
+
+def free_core(since: tuple[float, float] | None = None) -> bool:
+    """Whether a core is free for the screen's process: at least half a core idle on average since ``since`` (a
+    :func:`cpu_times` reading: the session's start, so the window holds the goal's screen and its call), else, with
+    no reading, the 1-minute load average at most ``cores − 1/2``. With none free the process only splits the
+    session's share of the cores (the scheduler shares them by session, not by process): at load 17-22 on 2 cores a
+    hypothesis's screen in the child took about three times the thread's wall, and the 1 s bench's wall / ideal was
+    2.29-2.33x against main's 1.79-1.93x (bench/README.md, "Tenth pass")."""
+    cores = os.cpu_count() or 1
+    now = cpu_times()
+    if since is not None and now is not None and now[1] > since[1]:
+        return (now[0] - since[0]) / (now[1] - since[1]) * cores >= 0.5
+    return os.getloadavg()[0] <= cores - 0.5
+
+
+class ScreenProcess:
+    """The offline screen of the session's hypotheses in a child process (:class:`~cosci.session.screen_worker.
+    ScreenWorker`), started once the session's first task has finished (an :class:`Observer`, as
+    :class:`EmbedderWarmup`: its start-up runs beside the goal's parse call), when screening is on and
+    ``run.concurrency`` ≥ :data:`SCREEN_PROCESS_CONCURRENCY` and a core was free since the session's start
+    (:func:`free_core`; else the thread, as before, for the whole session). The goal and the overview are screened
+    in the session process as before (the goal before the worker starts; the overview's screen reads what its
+    warm-up, ``warm_screen``, left in this process)."""
+
+    def __init__(self, rt: SessionRuntime) -> None:
+        self.rt = rt
+        config = rt.config
+        self.worker = (ScreenWorker(config.safety) if config.safety is not None and screening_on(config)
+                       and config.run.concurrency >= SCREEN_PROCESS_CONCURRENCY else None)
+        if self.worker is not None:
+            rt.deps.screen = self.worker.check
+        self.since = cpu_times()
+
+    def on_progress(self, stats: Any, step: int) -> None:
+        if self.worker is None or self.worker.ready is not None:
+            return
+        if free_core(self.since):
+            self.worker.start()
+        else:
+            self.worker = None
+            self.rt.deps.screen = None
+
+    async def close(self) -> None:
+        """Stop the child (waited for: its CPU is the session's); later screens run in the thread."""
+        self.rt.deps.screen = None
+        if self.worker is not None:
+            await self.worker.close()
+
+
+__all__ = ["JOIN_SECONDS", "SAME_SIGNAL_SECONDS", "SCREEN_PROCESS_CONCURRENCY", "EmbedderWarmup", "ScreenProcess",
+           "cpu_times", "free_core", "on_interrupt", "one_blas_thread"]

@@ -42,7 +42,7 @@ from cosci.startup import mark, resume_collector
 from cosci.supervisor.loop import Observer, Supervisor
 from cosci.supervisor.termination import StopReason
 from cosci.text import error_line
-from flows.process import EmbedderWarmup, on_interrupt, one_blas_thread
+from flows.process import EmbedderWarmup, ScreenProcess, on_interrupt, one_blas_thread
 from flows.task_policy import hashed_key, retryable
 from flows.tracker import BackgroundTracker
 
@@ -295,6 +295,7 @@ async def session_flow(
     tracker = None
     pending: BackgroundTracker | None = None
     warmup = EmbedderWarmup(rt)
+    screens = ScreenProcess(rt)
     handled: list[signal.Signals] = []
     try:
         if config.tracking.enabled:  # MLflow (import and store) starts beside the first tasks (design.md#tracking)
@@ -302,7 +303,7 @@ async def session_flow(
         progress = _live_progress(config, rt.session_id) if ui else None
         held = _held_estimate(estimate, lambda: sup.tally.count("goal_parsing", "ParseGoal") > 0, progress)
         observers: list[Observer] = list(filter(None, (held, pending, progress)))
-        sup = Supervisor(config, rt.store, rt.budget, make_runner(rt), [*observers, warmup])
+        sup = Supervisor(config, rt.store, rt.budget, make_runner(rt), [*observers, warmup, screens])
         handled = on_interrupt(sup) if ui else []
         try:
             if progress:
@@ -333,6 +334,7 @@ async def session_flow(
         for sig in handled:  # between a `done` record and its report: the run was left FAILED, fresh-user trial)
             asyncio.get_running_loop().remove_signal_handler(sig)
         await asyncio.to_thread(warmup.join)
+        await screens.close()
         await _release(rt, pending)
 
 

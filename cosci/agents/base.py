@@ -12,9 +12,9 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import numpy as np
 from pydantic import BaseModel
@@ -34,6 +34,10 @@ from cosci.safety.quoting import quote_hypothesis, quote_untrusted
 from cosci.store import SessionStore
 from cosci.tools.base import Source, Tool
 from cosci.vectors.store import VectorStore
+
+if TYPE_CHECKING:  # the screen's modules load at its first use (design.md#startup)
+    from cosci.safety.screen import ScreenResult
+    from cosci.store.safety import Subject
 
 R = TypeVar("R", bound=Record)
 M = TypeVar("M", bound=BaseModel)
@@ -58,6 +62,9 @@ class AgentDeps:
     embedder: Embedder
     vectors: VectorStore
     batches: BatchPort | None = None  # provider message batches for low-stakes matches (design.md#batches)
+    screen: Callable[[str, Subject], Awaitable[ScreenResult]] | None = None
+    """The offline screen's check of a hypothesis, when not in a worker thread (the session's screen process:
+    design.md#supervisor, "The offline screen in a process")."""
     _plan: RecordResearchPlan | None = field(default=None, repr=False)
 
     @property

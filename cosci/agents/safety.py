@@ -88,8 +88,8 @@ class SafetyAgent(BaseAgent):
         h = self.store.hypotheses.get(task.target_id or "")
         if h is None:
             raise ValueError(f"safety: no hypothesis {task.target_id!r}")
-        s = await self.classifier.screen("hypothesis", h.brief(), subject_id=h.id, task_id=task.id,
-                                         action=task.action)
+        classifier = Classifier(self.config, self.deps.llm, self.deps.router, self.store, self.deps.screen)
+        s = await classifier.screen("hypothesis", h.brief(), subject_id=h.id, task_id=task.id, action=task.action)
         detail = {"decision": s.decision, "categories": s.verdict.categories, "verdict_id": s.verdict.id}
         if s.acted:
             self.store.hypotheses.set_state(h.id, "quarantined")

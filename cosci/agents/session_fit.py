@@ -70,9 +70,11 @@ def refit_inputs(store: SessionStore, weight: int) -> tuple[list[str], list[Verd
     return sorted(store.hypotheses.player_ids()), verdicts, first
 
 
-def leaderboard_fit(ids: list[str], verdicts: list[Verdict], first: list[str | None], prior_sd: float) -> BTFit:
-    """:func:`refit_bt`'s fit of :func:`refit_inputs` (pure computation and the user cache: safe in a worker thread)."""
-    return cached_fit(fit_bt, ids, verdicts, prior_sd, first=first, method="eb_is")
+def leaderboard_fit(ids: list[str], verdicts: list[Verdict], first: list[str | None], prior_sd: float,
+                    workers: int = 1) -> BTFit:
+    """:func:`refit_bt`'s fit of :func:`refit_inputs` (pure computation and the user cache: safe in a worker thread);
+    ``workers``: threads computing it (:func:`~cosci.tournament.bt.fit_bt`; the same fit either way)."""
+    return cached_fit(fit_bt, ids, verdicts, prior_sd, first=first, method="eb_is", workers=workers)
 
 
 def refit_bt(store: SessionStore, weight: int, prior_sd: float, made: Made | None = None) -> BTFit:

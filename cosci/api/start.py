@@ -47,18 +47,28 @@ def remove_new(paths: list[Path]) -> None:
         shutil.rmtree(path, ignore_errors=True)
 
 
+_WORKER: ThreadPoolExecutor | None = None
+"""The one worker thread :func:`outside_loop` runs calls on, kept for the process's life (see there)."""
+
+
 def outside_loop(call: Callable[[], T]) -> T:
     """``call()``, in a worker thread when this thread runs an event loop (a Jupyter kernel's cell, an async
     caller): the engine runs its flow with ``asyncio.run``, which refuses to start inside a running loop. The
     context variables go along (Prefect's settings context among them, as ``asyncio.to_thread`` does). The
     session's own Ctrl-C handler is then not installed (signals reach the main thread only); ``pause``/``abort``
-    from another process still stop it (design.md#service)."""
+    from another process still stop it (design.md#service).
+
+    The worker is one thread kept for the process's life, not one per call: the temporary Prefect server the first
+    run starts is ended by the kernel when the thread that started it exits (``PR_SET_PDEATHSIG`` follows the
+    thread), so a thread per call left a notebook's second run with a dead server ("did not start")."""
+    global _WORKER
     try:
         asyncio.get_running_loop()
     except RuntimeError:
         return call()
-    with ThreadPoolExecutor(1, thread_name_prefix="cosci-session") as pool:  # the caller's context variables
-        return pool.submit(contextvars.copy_context().run, call).result()  # go along (as asyncio.to_thread)
+    if _WORKER is None:
+        _WORKER = ThreadPoolExecutor(1, thread_name_prefix="cosci-session")
+    return _WORKER.submit(contextvars.copy_context().run, call).result()  # the caller's context variables go along
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,7 @@ def cmd_screen(args: argparse.Namespace) -> None:
     lines = read_lines(Path(args.file)) if args.file else [Line(1, args.text)]
     if not any(x.text is not None and x.text.strip() for x in lines) and args.file is None:
         raise CosciError("screen: the text is empty")
-    lines = within_goal_length(lines)
+    lines = within_goal_length(lines, Path(args.file) if args.file else None)
     if args.file is None and lines[0].error:
         raise CosciError(lines[0].error)
     config = validate(compose(args.overrides))

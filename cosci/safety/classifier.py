@@ -32,10 +32,11 @@ import asyncio
 import logging
 import re
 import threading
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from cosci.config.measured import unmeasured_line
-from cosci.config.schema import CosciConfig
+from cosci.config.schema import CosciConfig, SafetyCfg
 from cosci.errors import CosciError, GoalRefused
 from cosci.llm.errors import CALL_FAILED
 from cosci.llm.gateway.routing import Router
@@ -49,7 +50,7 @@ from cosci.store import SafetyVerdict, SessionStore
 from cosci.store.safety import Subject, verdict_id
 
 log = logging.getLogger("cosci.safety")
-__all__ = ["Classifier", "GoalRefused", "Screening", "acts", "said", "screening_on"]
+__all__ = ["Classifier", "GoalRefused", "Screening", "acts", "offline_check", "said", "screening_on"]
 RECORD_ONLY_CHARS = 1500
 """Characters of the text shown to a tier unable to classify (its answer is only recorded; the screen reads it all).
 A final overview is several thousand characters: on the embedded demo its screening prompt was 1,433 tokens."""
@@ -71,6 +72,13 @@ def _offline_check(screen: OfflineScreen, text: str, subject: Subject) -> Screen
     event loop, left free, keeps the other actions' calls going (design.md#supervisor, "Off the event loop")."""
     with _SCREEN_LOCK:
         return screen.check(text, subject=subject)
+
+
+async def offline_check(cfg: SafetyCfg, text: str, subject: Subject) -> ScreenResult:
+    """The offline screen's check of ``text`` in a worker thread (:func:`_offline_check`): how
+    :meth:`Classifier.screen` checks a text unless it was given another ``offline`` check (the session's screen
+    process for hypotheses, :mod:`cosci.session.screen_worker`)."""
+    return await asyncio.to_thread(_offline_check, screen_for(cfg), text, subject)
 
 
 async def warm_screen(config: CosciConfig, text: str, subject: Subject) -> None:
@@ -168,12 +176,16 @@ class Classifier:
     Args:
         llm: the LLM port (the session's gateway, which books the call on the ``safety`` agent).
         router: routes ``safety.classify`` to its tier (mini by default).
+        offline: runs the offline screen's check of a text (same result, elsewhere); default
+            :func:`offline_check` (a worker thread).
     """
 
-    def __init__(self, config: CosciConfig, llm: LLMPort, router: Router, store: SessionStore) -> None:
+    def __init__(self, config: CosciConfig, llm: LLMPort, router: Router, store: SessionStore,
+                 offline: Callable[[str, Subject], Awaitable[ScreenResult]] | None = None) -> None:
         if config.safety is None:
             raise CosciError("safety: no safety section in this session's config")
         self.config, self.cfg, self.llm, self.router, self.store = config, config.safety, llm, router, store
+        self.offline = offline
         self._noted: set[str] = set()
 
     async def screen(self, subject: Subject, text: str, *, subject_id: str | None = None, task_id: str | None = None,
@@ -192,7 +204,7 @@ class Classifier:
             return Screening(known)
         route = self.router.route("safety", "classify")
         self._note_unmeasured(route)
-        check = asyncio.to_thread(_offline_check, screen_for(self.cfg), text, subject)
+        check = self.offline(text, subject) if self.offline else offline_check(self.cfg, text, subject)
         if route.unable_to_classify:  # the recorded-only question needs no screen note: asked while the screen reads
             result, answer = await asyncio.gather(check, self._ask(subject, subject_id, text, None, route, action,
                                                                    task_id))  # (design.md#startup)

@@ -69,12 +69,15 @@ def _line(path: Path, n: int, text: str) -> Line:
     return Line(n, row["goal"])
 
 
-def within_goal_length(lines: Sequence[Line]) -> list[Line]:
-    """``lines`` with each text longer than a goal may be turned into an error naming its line (1 for an inline
-    text), its length and the limit, in characters."""
+def within_goal_length(lines: Sequence[Line], path: Path | None = None) -> list[Line]:
+    """``lines`` with each text longer than a goal may be turned into an error naming the file ``path`` and its
+    line (the text, for an inline text: ``path`` None), its length and the limit, in characters."""
     from cosci.config.goal import GOAL_MAX_CHARS
 
-    return [Line(x.n, None, f"screen: line {x.n} holds {len(x.text):,} characters; a goal holds at most"
+    def where(n: int) -> str:
+        return f"{path} line {n}" if path is not None else "the text"
+
+    return [Line(x.n, None, f"screen: {where(x.n)} holds {len(x.text):,} characters; a goal holds at most"
                             f" {GOAL_MAX_CHARS:,} (split it into goals, or screen its parts)")
             if x.text is not None and len(x.text) > GOAL_MAX_CHARS else x for x in lines]
 

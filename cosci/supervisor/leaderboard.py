@@ -250,6 +250,13 @@ FIT_ACTIONS = ("RunTournamentRound", "MatchBatch", "AddToTournament")
 """The actions whose results change the leaderboard fit's inputs: a match's verdict, a new player."""
 
 
+FINAL_FIT_WORKERS = 2
+"""Threads computing finalisation's fit (:func:`~cosci.tournament.bt_grid.grid_fits`: the grid's independent points
+at once; the same fit, to the bit). It is made once the last verdict is in, with every call slot empty and the
+overview's first call waiting for it (0.34 s of the quiet 1 s bench's wall with one thread: bench/README.md "Tenth
+pass"); the loop's own fits keep one thread (they run beside the session's calls, whose work needs the other core)."""
+
+
 class FinalFit:
     """Finalisation's leaderboard refit, made while the loop's last actions drain (design.md#supervisor, "The
     session's end: the final refit beside the drain"): once no action in flight can change its inputs
@@ -277,7 +284,8 @@ class FinalFit:
         if not stale(self.store):  # finalisation would not refit either
             return None
         ids, verdicts, first = refit_inputs(self.store, self.config.ranking.researcher_weight)
-        fit = await asyncio.to_thread(leaderboard_fit, ids, verdicts, first, self.config.ranking.bt_prior_sd)
+        fit = await asyncio.to_thread(leaderboard_fit, ids, verdicts, first, self.config.ranking.bt_prior_sd,
+                                      FINAL_FIT_WORKERS)
         return Made(ids, verdicts, first, fit)
 
     async def refit_if_stale(self) -> None:
@@ -295,4 +303,4 @@ class FinalFit:
         refit_if_stale(self.store, r.researcher_weight, r.bt_prior_sd, self.config.termination.elo_stability_k, made)
 
 
-__all__ = ["FIT_ACTIONS", "BackgroundFits", "FinalFit", "Job", "LeaderboardFits"]
+__all__ = ["FINAL_FIT_WORKERS", "FIT_ACTIONS", "BackgroundFits", "FinalFit", "Job", "LeaderboardFits"]

@@ -78,6 +78,8 @@ class Supervisor:
         self.stop_detail = ""
         """One line on why the session stopped (which agent's share ended it, for ``budget``)."""
         self._interrupted = False
+        self.finalising = False
+        """Set once the session has stopped and finalisation runs (a Ctrl-C then lets it finish: flows/process.py)."""
         self._ending = False  # the session's last batch went out because nothing else was left: end once it is in
         self._stopping: StopReason | None = None  # a stop decided while its last batch is out (design.md#batches)
         self._settling = False  # the pool reads complete while tournament rounds are out: the stop waits for them
@@ -386,6 +388,7 @@ class Supervisor:
         if reason == StopReason.REFUSED:
             self.notify()
             return self.store.sessions.get().final_overview or ""
+        self.finalising = True
         tasks.cancel_pending()
         sched.exhausted.clear()
         if unsent := self.store.batches.unsent():  # queued, never sent: a stopped session spends nothing new

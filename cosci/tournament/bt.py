@@ -180,7 +180,8 @@ class BTFit:
 
 def fit_bt(ids: Sequence[str], verdicts: Sequence[Verdict], prior_sd: float = 1.0,
            start: NDArray[np.float64] | None = None, *, judges: Sequence[Hashable] | None = None,
-           first: Sequence[str | None] | None = None, method: Method = "eb_is", seed: int | None = None) -> BTFit:
+           first: Sequence[str | None] | None = None, method: Method = "eb_is", seed: int | None = None,
+           workers: int = 1) -> BTFit:
     """Fit Bradley–Terry–Davidson by penalised maximum likelihood (module docstring: ties, judges, prior, CIs).
 
     Args:
@@ -198,6 +199,8 @@ def fit_bt(ids: Sequence[str], verdicts: Sequence[Verdict], prior_sd: float = 1.
         seed: ``eb_is``: seeds the importance draws (≥ 0); None (the default) seeds them from the verdicts as a set,
             so a fit is deterministic. Another seed moves a bound by its Monte Carlo error only (under 0.05 logits
             in 4-10-hypothesis sessions: tests/tournament/test_bt_monte_carlo.py).
+        workers: ``eb_mix`` / ``eb_is``: threads computing the grid's points (1 or 2,
+            :func:`~cosci.tournament.bt_grid.grid_fits`); the fit is the same, to the bit, either way.
 
     Returns:
         The fit; with no verdicts θ = 0 and the covariance is the prior's.
@@ -226,8 +229,8 @@ def fit_bt(ids: Sequence[str], verdicts: Sequence[Verdict], prior_sd: float = 1.
     if n == 0:  # every player removed (refuted, withdrawn): an empty fit, without numpy's empty-mean warnings
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            return _eb_mix(ids, d, prior_sd, x0, sampled=method == "eb_is", seed=seed)
-    return _eb_mix(ids, d, prior_sd, x0, sampled=method == "eb_is", seed=seed)
+            return _eb_mix(ids, d, prior_sd, x0, sampled=method == "eb_is", seed=seed, workers=workers)
+    return _eb_mix(ids, d, prior_sd, x0, sampled=method == "eb_is", seed=seed, workers=workers)
 
 
 def verdict_counts(ids: Sequence[str], verdicts: Sequence[Verdict]) -> NDArray[np.float64]:
@@ -271,9 +274,9 @@ def ci_inflation(tau: float, counts: NDArray[np.float64], beta: float = 0.0, rep
 
 
 def _eb_mix(ids: Sequence[str], d: _Data, prior_sd: float, x0: NDArray[np.float64], sampled: bool = False,
-            seed: int | None = None) -> BTFit:
+            seed: int | None = None, workers: int = 1) -> BTFit:
     seed = (_seed(d) if seed is None else seed) if sampled else 0
-    points = grid_fits(d, prior_sd, x0, sampled, seed, bt_grid.HYPERPRIOR)
+    points = grid_fits(d, prior_sd, x0, sampled, seed, bt_grid.HYPERPRIOR, workers)
     logw = [p.lml + bt_grid.HYPERPRIOR(p.tau, prior_sd, p.info) for p in points]
     return _mixture(ids, d, points, np.asarray(logw, np.float64), sampled)
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 from numpy.typing import NDArray
@@ -78,39 +80,76 @@ class GridPoint:
 
 
 def grid_fits(d: _Data, prior_sd: float, x0: NDArray[np.float64], sampled: bool, seed: int,
-              prior: Hyperprior) -> list[GridPoint]:
+              prior: Hyperprior, workers: int = 1) -> list[GridPoint]:
     """The grid points within e^-12 of the peak of marginal likelihood × ``prior``, by τ: climbed from the point
     nearest ``prior_sd``, then widened on both sides until a point's weight is below e^-12 of the peak's (the rest add
-    nothing). ``sampled``: importance-sampled moments and marginal likelihood (seed ``seed + k`` at point k)."""
+    nothing). ``sampled``: importance-sampled moments and marginal likelihood (seed ``seed + k`` at point k).
+
+    ``workers`` (1 or 2): with 2, the points the climb and the widening compute independently (a point's two
+    neighbours; the widening's two sides) are computed in two threads at once (numpy and BLAS release the GIL).
+    Each point is computed from the same start and seed either way, so the points are the same, to the bit
+    (tests/tournament/test_bt_grid_workers.py): finalisation's fit uses it, made with every call slot empty
+    (design.md#supervisor, "The session's end")."""
     size = len(TAU_GRID)
     done: dict[int, tuple[GridPoint, float]] = {}
 
     def at(k: int, x: NDArray[np.float64]) -> float:
         if k not in done:
-            tau = float(TAU_GRID[k])
-            xk, f, h = _mode(d, 1.0 / tau**2, x)
-            info = tau_information(tau, h, d.n)
-            if sampled and d.a.size:
-                lml, mk, ck = _is_moments(d, tau, xk, f, h, seed + k)
-                point = GridPoint(tau, mk, ck, lml, info)
-            else:
-                point = GridPoint(tau, xk, np.asarray(np.linalg.inv(h), np.float64), log_marginal(d, tau, xk, f, h),
-                                  info)
-            done[k] = (point, point.lml + prior(tau, prior_sd, info))
+            done[k] = _point(d, k, x, sampled, seed, prior, prior_sd)
         return done[k][1]
 
-    k = int(np.argmin(np.abs(np.log(TAU_GRID / prior_sd))))
-    at(k, x0)
-    while True:
-        nbrs = [j for j in (k - 1, k + 1) if 0 <= j < size]
-        j = max(nbrs, key=lambda j: at(j, done[k][0].mean))
-        if done[j][1] <= done[k][1]:
-            break
-        k = j
-    top = done[k][1]
-    for step in (-1, 1):
+    def side(k: int, step: int, top: float) -> None:
         j = k
         while 0 <= j + step < size and done[j][1] > top - 12.0:
             at(j + step, done[j][0].mean)
             j += step
+
+    with _Pair(workers) as both:
+        k = int(np.argmin(np.abs(np.log(TAU_GRID / prior_sd))))
+        at(k, x0)
+        while True:
+            nbrs, start = [j for j in (k - 1, k + 1) if 0 <= j < size], done[k][0].mean
+            both(*(partial(at, j, start) for j in nbrs))
+            j = max(nbrs, key=lambda j: done[j][1])
+            if done[j][1] <= done[k][1]:
+                break
+            k = j
+        top = done[k][1]
+        both(partial(side, k, -1, top), partial(side, k, 1, top))
     return [done[j][0] for j in sorted(done)]
+
+
+def _point(d: _Data, k: int, x: NDArray[np.float64], sampled: bool, seed: int, prior: Hyperprior,
+           prior_sd: float) -> tuple[GridPoint, float]:
+    """Grid point ``k`` (its mode found from ``x``) and its log weight, marginal likelihood × ``prior``."""
+    tau = float(TAU_GRID[k])
+    xk, f, h = _mode(d, 1.0 / tau**2, x)
+    info = tau_information(tau, h, d.n)
+    if sampled and d.a.size:
+        lml, mk, ck = _is_moments(d, tau, xk, f, h, seed + k)
+        point = GridPoint(tau, mk, ck, lml, info)
+    else:
+        point = GridPoint(tau, xk, np.asarray(np.linalg.inv(h), np.float64), log_marginal(d, tau, xk, f, h), info)
+    return point, point.lml + prior(tau, prior_sd, info)
+
+
+class _Pair:
+    """Runs up to two calls on disjoint grid points: one after the other with one worker, at once (a second thread)
+    with two. A context manager: the thread ends with it."""
+
+    def __init__(self, workers: int) -> None:
+        self.pool = ThreadPoolExecutor(1, thread_name_prefix="cosci-bt-grid") if workers > 1 else None
+
+    def __enter__(self) -> _Pair:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.pool is not None:
+            self.pool.shutdown()
+
+    def __call__(self, *calls: Callable[[], object]) -> None:
+        later = self.pool.submit(calls[-1]) if self.pool is not None and len(calls) == 2 else None
+        for call in calls[:-1] if later is not None else calls:
+            call()
+        if later is not None:
+            later.result()

@@ -68,9 +68,10 @@ def fit_key(fn: Callable[..., Any], ids: Sequence[str], verdicts: Sequence[Verdi
 
 def cached_fit(fn: Callable[..., BTFit], ids: Sequence[str], verdicts: Sequence[Verdict], prior_sd: float, *,
                judges: Sequence[Hashable] | None = None, first: Sequence[str | None] | None = None,
-               method: str = "eb_is") -> BTFit:
+               method: str = "eb_is", workers: int = 1) -> BTFit:
     """``fn(ids, verdicts, prior_sd, judges=judges, first=first, method=method)`` (``judges`` passed only when
-    given), read from the cache when the same inputs were fitted before, else fitted and kept.
+    given; ``workers`` too, when not 1: how the fit is computed, not part of the key), read from the cache when the
+    same inputs were fitted before, else fitted and kept.
 
     ``fn`` is :func:`cosci.tournament.bt.fit_bt` (or a stand-in with its signature: its qualified name is part of the
     key, so a test's stand-in never fills the cache for the real one).
@@ -82,6 +83,8 @@ def cached_fit(fn: Callable[..., BTFit], ids: Sequence[str], verdicts: Sequence[
     except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError):
         pass
     extra: dict[str, Any] = {} if judges is None else {"judges": judges}
+    if workers != 1:
+        extra["workers"] = workers
     fit = fn(ids, verdicts, prior_sd, first=first, method=method, **extra)
     _keep(path, fit)
     return fit

@@ -29,3 +29,13 @@ def test_a_record_counts_the_same_hits_as_the_coverage_bench(model: str, tmp_pat
     assert data.coverage(bt.CI_FAMILY)[cell] == pytest.approx(by_hand.mean())
     with pytest.raises(ValueError, match="already pooled"):
         rc.load_records([str(path), str(path)])  # a trial is counted once
+
+
+def test_the_band_loss_counts_every_cell_outside_the_band_not_only_the_worst() -> None:
+    inside = np.array([0.94, 0.95, 0.96])
+    assert rc.band_loss(inside) == pytest.approx(0.01 * np.mean([0.01, 0.0, 0.01]))  # only the slope term
+    one = np.array([0.975, 0.95, 0.95])
+    two = np.array([0.975, 0.925, 0.95])
+    assert rc.band_loss(one) == pytest.approx(0.01 + 0.01 * 0.025 / 3)
+    assert rc.band_loss(two) == pytest.approx(0.02 + 0.01 * 0.05 / 3)
+    assert rc.stacked_loss(one) == pytest.approx(rc.stacked_loss(two) - 0.1 * 0.025 / 3)  # minimax: both 0.025 worst

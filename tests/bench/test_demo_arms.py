@@ -16,8 +16,9 @@ def test_an_arm_splits_into_environment_assignments_and_hydra_overrides() -> Non
 
 def test_the_microbenchmark_takes_the_session_s_context_batch_and_threads_with_overrides() -> None:
     defaults = local_settings([])
-    assert defaults == {"weights": "q4_0", "decoding": "grammar_last", "n_threads": "auto", "n_ctx": "4096",
-                        "n_batch": "256", "jump_forward": "False",
+    assert defaults == {"weights": "q4_0", "decoding": "grammar_last", "n_threads": "auto",
+                        "generation_threads": "1", "n_ctx": "4096", "n_batch": "256", "jump_forward": "False",
                         "compact_json": "False"}  # conf/models/local.yaml
-    changed = local_settings(["models.local.n_threads=2", "models.local.n_ctx=2048", "run.seed=3"])
-    assert changed == {**defaults, "n_threads": "2", "n_ctx": "2048"}
+    changed = local_settings(["models.local.n_threads=2", "models.local.n_ctx=2048", "run.seed=3",
+                              "models.local.generation_threads=null"])  # the compared arm's: as before the setting
+    assert changed == {**defaults, "n_threads": "2", "n_ctx": "2048", "generation_threads": "null"}

@@ -79,10 +79,44 @@ def test_the_provider_resets_llama_cpp_threads_before_a_call_when_auto(monkeypat
     assert provider._first_threads() == 2
     loaded = Loaded()
     assert [provider._set_threads(loaded) for _ in range(3)] == [1, 1, 2]
-    assert set_calls == [(1, 1), (2, 2)]  # only when the count changes
+    assert set_calls == [(1, 1), (1, 2)]  # only when the count changes; a generated token on one (the default)
     pinned = LocalModelProvider()
     pinned.cfg = DEFAULT_CFG.model_copy(update={"n_threads": 3})
     assert pinned._first_threads() == 3 and pinned._set_threads(loaded) == 2  # a number is never revised
+
+
+def test_generated_tokens_get_the_generation_threads_and_prompt_batches_the_rule_s(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``generation_threads`` caps the threads of a batch of one (a generated token) at the rule's count; prompt
+    batches keep the rule's count; null leaves both equal, as before (design.md#local-threads)."""
+    import llama_cpp
+
+    from cosci.llm.local.model import DEFAULT_CFG, LocalModelProvider
+
+    class Loaded:
+        n_threads = n_threads_batch = 2
+
+        class _ctx:
+            ctx = object()
+
+    set_calls: list[tuple[int, int]] = []
+    monkeypatch.setattr(llama_cpp, "llama_set_n_threads", lambda ctx, n, nb: set_calls.append((n, nb)))
+    readings = iter([2, 2, 1, 2])
+    monkeypatch.setattr(ThreadRule, "first", lambda self, window=0.25: next(readings))
+    monkeypatch.setattr(ThreadRule, "next", lambda self: next(readings))
+    provider = LocalModelProvider()
+    provider.cfg = DEFAULT_CFG.model_copy(update={"generation_threads": 1})
+    assert provider._first_threads() == 2 and provider._generation(2) == 1 and provider._generation(1) == 1
+    loaded = Loaded()
+    assert [provider._set_threads(loaded) for _ in range(3)] == [2, 1, 2]
+    assert set_calls == [(1, 2), (1, 1), (1, 2)]  # a generated token on one thread, prompt batches on the rule's
+    assert (loaded.n_threads, loaded.n_threads_batch) == (1, 2)
+    same = LocalModelProvider()
+    same.cfg = DEFAULT_CFG.model_copy(update={"generation_threads": None})
+    assert same._generation(2) == 2  # null: as many as prompt batches (the earlier behaviour)
+    wide = LocalModelProvider()
+    wide.cfg = DEFAULT_CFG.model_copy(update={"generation_threads": 4})
+    assert wide._generation(2) == 2  # never more than the rule gives
 
 
 def test_a_new_decoding_applies_to_the_loaded_model_and_new_weights_reload_it() -> None:
@@ -134,8 +168,8 @@ def test_a_preload_loads_the_model_in_the_caller_thread_and_reads_the_free_cores
 
     class Loaded:
         def __init__(self, **kw: Any) -> None:
-            loaded.append((threading.current_thread().name, kw["n_threads"]))
-            self.n_threads = self.n_threads_batch = kw["n_threads"]
+            loaded.append((threading.current_thread().name, kw["n_threads_batch"]))
+            self.n_threads, self.n_threads_batch = kw["n_threads"], kw["n_threads_batch"]
             self._ctx = type("Ctx", (), {"ctx": object()})()
 
         def set_cache(self, cache: Any) -> None:

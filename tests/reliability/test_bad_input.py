@@ -125,8 +125,12 @@ def test_an_unusable_data_dir_is_one_line_and_leaves_nothing(tmp_path: Path) -> 
     with pytest.raises(DataDirUnusable, match=r"^paths\.data_dir: cannot use .*file/sub: .*file is not a folder"):
         writable_data_dir(tmp_path / "file" / "sub")
     with pytest.raises(DataDirUnusable, match=r"cannot create anything in /proc"):
-        writable_data_dir(Path("/proc/cosci-nope/data"))
-    assert writable_data_dir(tmp_path / "new" / "data") == (tmp_path / "new" / "data").resolve()
+        writable_data_dir(Path("/proc/cosci-nope"))
+    # fresh-user report: a mistyped path (/nonexistent/parent/data) was made, parents and all, and a session ran
+    # there; as `cosci serve --data-dir`, a data folder in a folder that does not exist either is refused
+    with pytest.raises(DataDirUnusable, match=r"cannot use .*new/data: neither it nor .*new exists \(a mistyped"):
+        writable_data_dir(tmp_path / "new" / "data")
+    assert writable_data_dir(tmp_path / "data") == (tmp_path / "data").resolve()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]  # the probe left nothing behind
 
 

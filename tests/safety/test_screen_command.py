@@ -66,7 +66,7 @@ def test_an_unreadable_or_empty_file_is_one_line_and_exit_2(capsys: pytest.Captu
     (b'{"goal": "x"', "line 2 starts like JSON but is not JSON"),
     (b'{"goal": "   "}', 'line 2 is a JSON object without a text "goal"'),
     (b'{"goal": ["a list"]}', 'line 2 is a JSON object without a text "goal"'),
-    (b"virus " * 20_000, "line 2 holds 119,999 characters; a goal holds at most 8,000"),
+    (b"virus " * 20_000, "goals.jsonl line 2 holds 119,999 characters; a goal holds at most 8,000"),
 ])
 def test_a_bad_line_is_one_error_line_and_the_rest_is_screened(capsys: pytest.CaptureFixture[str], tmp_path: Path,
                                                                bad: bytes, message: str) -> None:
@@ -106,7 +106,8 @@ def test_a_file_of_only_bad_lines_names_each_and_screens_nothing(capsys: pytest.
 def test_an_inline_text_longer_than_a_goal_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     """Fresh-user report: a 5 MB line ran for minutes with no output (the screen takes about 1 ms a character)."""
     code, rows, err = screen(capsys, "a" * 5_000_000)
-    assert code == 2 and rows == [] and "line 1 holds 5,000,000 characters" in err and len(err.splitlines()) == 1
+    assert code == 2 and rows == [] and len(err.splitlines()) == 1
+    assert "screen: the text holds 5,000,000 characters" in err
 
 
 def test_neither_or_both_a_text_and_a_file_is_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -30,9 +30,9 @@ def _counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Count the leaderboard fits finalisation makes (the user cache bypassed: a fit is made each time)."""
     made: list[int] = []
 
-    def fit(ids, verdicts, first, prior_sd):  # type: ignore[no-untyped-def]
+    def fit(ids, verdicts, first, prior_sd, workers=1):  # type: ignore[no-untyped-def]
         made.append(len(verdicts))
-        return session_fit.fit_bt(ids, verdicts, prior_sd, first=first, method="eb_is")
+        return session_fit.fit_bt(ids, verdicts, prior_sd, first=first, method="eb_is", workers=workers)
 
     monkeypatch.setattr(session_fit, "leaderboard_fit", fit)
     return made

@@ -123,6 +123,10 @@ class LocalModelCfg(_Strict):
     n_threads: int | Literal["auto"] = Field(
         description="CPU threads for llama.cpp: a number, or `auto` = the cores free for this process, read when the "
         "model loads and again before each call (design.md#local-threads).")
+    generation_threads: int | None = Field(
+        default=None, gt=0, le=1024, description="Threads llama.cpp decodes a generated token with (a batch of one), "
+        "at most the threads `n_threads` gives; prompt batches keep all of them. null: as many as `n_threads` "
+        "(the behaviour before the setting; conf/models/local.yaml sets 1: design.md#local-threads).")
     weights: Literal["q4_0", "q8_0", "shipped"] = Field(
         default="q4_0", description="Weight format: the shipped Q4_1 GGUF requantised once into the model cache "
         "(`q4_0`, `q8_0`), or the shipped file as is (design.md#local-weights).")

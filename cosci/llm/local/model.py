@@ -64,8 +64,8 @@ MMAP_THRESHOLD_BYTES = 1 << 20
 MALLOC_ARENAS = 2
 """glibc malloc arenas at most (its default on 2 cores: 16)."""
 __all__ = ["GGUF_NAME", "LocalModelProvider", "gguf_path", "strict_json"]
-DEFAULT_CFG = LocalModelCfg(n_ctx=4096, n_threads="auto", n_batch=256, max_string_chars=100, max_list_items=2,
-                            temperature=0.7, max_tokens=900, max_text_tokens=120, repeat_penalty=1.3,
+DEFAULT_CFG = LocalModelCfg(n_ctx=4096, n_threads="auto", generation_threads=1, n_batch=256, max_string_chars=100,
+                            max_list_items=2, temperature=0.7, max_tokens=900, max_text_tokens=120, repeat_penalty=1.3,
                             cache_mb=64, call_log=None, quote_chars=None, lead_sections=())
 """Used until :meth:`LocalModelProvider.configure` is called with ``models.local`` (mirrors conf/models/local.yaml)."""
 
@@ -170,8 +170,8 @@ class LocalModelProvider(CustomLLM):
 
     def configure(self, cfg: LocalModelCfg, seed: int = 0) -> None:
         """Apply the local tier's settings; ``seed`` (``run.seed``) seeds the sampler of every call."""
-        if self._llama is not None and (cfg.n_ctx, cfg.n_threads, cfg.n_batch, cfg.weights) != (
-                self.cfg.n_ctx, self.cfg.n_threads, self.cfg.n_batch, self.cfg.weights):
+        loaded_as = ("n_ctx", "n_threads", "generation_threads", "n_batch", "weights")
+        if self._llama is not None and any(getattr(cfg, k) != getattr(self.cfg, k) for k in loaded_as):
             self._llama = None  # reload with the new context size
         if self._llama is not None:
             self._llama.grammar_last = cfg.decoding == "grammar_last"
@@ -202,7 +202,8 @@ class LocalModelProvider(CustomLLM):
             self._malloc.tune()
             threads = self._first_threads(read=read_threads)
             self._llama = PromptStateLlama(model_path=str(weights_path(self.cfg.weights)), n_ctx=self.cfg.n_ctx,
-                                           n_batch=self.cfg.n_batch, n_threads=threads, n_threads_batch=threads,
+                                           n_batch=self.cfg.n_batch, n_threads=self._generation(threads),
+                                           n_threads_batch=threads,
                                            verbose=False, seed=0)
             self._llama.grammar_last = self.cfg.decoding == "grammar_last"
             self._llama.jump_forward, self._llama.compact_json = self.cfg.jump_forward, self.cfg.compact_json
@@ -223,17 +224,23 @@ class LocalModelProvider(CustomLLM):
         self._threads = ThreadRule()
         return self._threads.first() if read else self._threads.cores
 
+    def _generation(self, threads: int) -> int:
+        """Threads for a generated token (a batch of one) when prompt batches get ``threads``: ``generation_threads``,
+        at most ``threads`` (design.md#local-threads)."""
+        return min(self.cfg.generation_threads or threads, threads)
+
     def _set_threads(self, llama: Any) -> int:
-        """Threads for this call: the free cores since the previous call when ``auto`` (``llama_set_n_threads``
-        costs nothing), else the fixed number."""
+        """Threads for this call's prompt batches: the free cores since the previous call when ``auto``
+        (``llama_set_n_threads`` costs nothing), else the fixed number; generated tokens get :meth:`_generation` of
+        it."""
         import llama_cpp
 
         if self._threads is None:
-            return int(llama.n_threads)
+            return int(llama.n_threads_batch)
         n = self._threads.next()
-        if n != llama.n_threads:
-            llama_cpp.llama_set_n_threads(llama._ctx.ctx, n, n)
-            llama.n_threads = llama.n_threads_batch = n
+        if (self._generation(n), n) != (llama.n_threads, llama.n_threads_batch):
+            llama_cpp.llama_set_n_threads(llama._ctx.ctx, self._generation(n), n)
+            llama.n_threads, llama.n_threads_batch = self._generation(n), n
         return n
 
     def _run(self, request: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -258,7 +265,8 @@ class LocalModelProvider(CustomLLM):
                     "prompt_evaluated": int(perf.n_p_eval) - llama.jumped_tokens - llama.jump_batches,
                     "prompt_eval_ms": round(perf.t_p_eval_ms), "jumped": llama.jumped_tokens,
                     "generated": int(perf.n_eval) + llama.jump_batches, "generation_ms": round(perf.t_eval_ms),
-                    "sampling_ms": round(llama.sampling_seconds * 1000), "threads": threads}
+                    "sampling_ms": round(llama.sampling_seconds * 1000), "threads": threads,
+                    "generation_threads": int(llama.n_threads)}
             self._malloc.trim()  # the prompt state's copies, freed in this worker thread (see _Malloc)
         return out, cost
 
