@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
+from cosci.safety.language_close import CLOSE_NAMES, close_reading
 from cosci.safety.language_cues import OWN_WORDS, cues, cyrillic_reading, own_forms
 
 if TYPE_CHECKING:
@@ -43,11 +44,15 @@ READ = {"en": "English", "zh": "Chinese", "hi": "Hindi", "es": "Spanish", "fr": 
         "ja": "Japanese", "pa": "Punjabi", "mr": "Marathi", "te": "Telugu", "tr": "Turkish", "ta": "Tamil",
         "vi": "Vietnamese", "ko": "Korean", "it": "Italian", "fa": "Persian", "pl": "Polish", "sw": "Swahili",
         "th": "Thai", "el": "Greek", "he": "Hebrew", "nl": "Dutch", "ms": "Malay", "uk": "Ukrainian", "cs": "Czech",
-        "ro": "Romanian", "sv": "Swedish", "tl": "Tagalog"}
+        "ro": "Romanian", "sv": "Swedish", "tl": "Tagalog", "sk": "Slovak", "hr": "Croatian", "bs": "Bosnian",
+        "da": "Danish", "nb": "Norwegian", "nn": "Norwegian"}
 """ISO 639-1 code -> name of each language the screen reads (docs/design.md#safety-language). Czech, Romanian,
 Swedish and Tagalog are read as the other Latin-script languages are (the embedding, the term lists, their actions
 glossed): on the tuning rows in them the screen refuses 31 of 31 harmful requests and none of 51 benign goals, all
-of which were refused as unread before (bench/README.md, "thirteenth stop, false refusals")."""
+of which were refused as unread before (bench/README.md, "thirteenth stop, false refusals"). Slovak, Croatian (and
+Bosnian, which lingua names for the same text), Danish and Norwegian by the same machinery, their actions glossed
+beside Czech's and Swedish's (bench/README.md, "fourteenth stop, false refusals"); Finnish and Hungarian stay unread
+(2 of 9 and 7 of 8 harmful tuning requests refused when read)."""
 READ_SCRIPTS = frozenset({"LATIN", "CJK", "HIRAGANA", "KATAKANA", "HANGUL", "ARABIC", "DEVANAGARI", "BENGALI",
                           "GURMUKHI", "TELUGU", "TAMIL", "THAI", "GREEK", "HEBREW", "CYRILLIC"})
 """Unicode script names (the first word of a letter's character name) of the read languages."""
@@ -76,8 +81,8 @@ FUNCTION_WORDS = {
     "es": "el la los las de del que en por para con una como qué cómo es se su",
     "fr": "le la les des du de et est pour dans une avec comment quels quelles sur qui que",
     "pt": "o os as da do das dos que em para com uma como é não se",
-    "de": "der die das und ist mit von für wie ein eine den dem nicht zu auf",
-    "it": "il lo gli della delle di che per con una come è nel sono",
+    "de": "der die das und ist mit von für wie ein eine den dem nicht zu auf einem einer eines damit",
+    "it": "il lo gli della delle di che per con una come è nel sono perché così",
     "nl": "de het een van en is voor met hoe wat niet op te",
     "id": "yang dan di untuk dengan dari apa bagaimana ini itu pada bisa",
     "ms": "yang dan di untuk dengan dari apa bagaimana ini itu pada boleh",
@@ -96,6 +101,7 @@ reading). Swedish's holds words Danish and Norwegian write otherwise ("och", "hu
 are Hindi typed in Latin letters ("dengue ka ilaaj ghar pe kya kar sakte hain" read as Tagalog), none of the short
 ones but "ke" ("ka", "ki", "ko", "se": Yoruba and Tagalog write them)."""
 _FUNCTION = {code: frozenset(words.split()) for code, words in FUNCTION_WORDS.items()}
+_READ_WORDS = [*_FUNCTION.values(), *(frozenset(words.split()) for words in OWN_WORDS.values())]
 LATIN_WORDS = frozenset({"et", "est", "sunt", "cum", "quod", "ut", "sed", "quomodo", "quid", "atque", "etiam", "aut",
                          "nisi", "quae", "potest", "enim", "ergo", "autem", "vel", "inter", "ad", "ex", "ab", "sub",
                          "qui"})
@@ -223,10 +229,19 @@ def _by_cues(text: str, words: set[str], values: list[ConfidenceValue]) -> Readi
         return Reading(named, READ[named], True, 1.0)
     if top is not None and top in OWN_WORDS:
         return Reading(top, READ[top], True, values[0].value)
-    other = next((v for v in values if v.value > 0 and v.language.iso_code_639_1.name.lower() not in READ), None)
+    other = next((v for v in values if v.value > 0 and ((c := v.language.iso_code_639_1.name.lower()) not in READ
+                                                         or c in CLOSE_NAMES)), None)
     if other is None:
         return Reading("und", "an unread language", False, 0.0)
-    return Reading(other.language.iso_code_639_1.name.lower(), other.language.name.title(), False, other.value)
+    code = other.language.iso_code_639_1.name.lower()
+    return Reading(code, READ[code] if code in READ else other.language.name.title(), code in READ, other.value)
+
+
+def _close(script: str, words: set[str], values: list[ConfidenceValue]) -> tuple[Reading | None, list[ConfidenceValue]]:
+    """The close language a Latin-script text's own words name over the read languages' (:func:`close_reading`),
+    and lingua's ``values`` believed for it."""
+    named, values = close_reading(script, words, values, _READ_WORDS)
+    return (None if named is None else Reading(*named)), values
 
 
 def english_said(words: set[str], values: list[ConfidenceValue]) -> bool:
@@ -268,11 +283,11 @@ def read_language(text: str) -> Reading:
     values = detector().compute_language_confidence_values(part) if part else []
     if not values:
         return Reading("en", READ["en"], True, 0.0)
-    top = values[0]
-    code = top.language.iso_code_639_1.name.lower()
     # function words are counted on the whole text: the binomial pattern also drops a sentence's opening pair
     words = {w.lower() for w in _WORD.findall(text)}
-    if script == "LATIN" and (cued := _by_cues(text, words, values)) is not None:
+    near, values = _close(script, words, values)
+    top, code = values[0], values[0].language.iso_code_639_1.name.lower()
+    if script == "LATIN" and (cued := near or _by_cues(text, words, values)) is not None:
         return cued
     if (lettered := _by_letters(script, code, text, values)) is not None:
         return lettered
@@ -286,7 +301,10 @@ def read_language(text: str) -> Reading:
         english = own == "en" and text.isascii() and not _FUNCTION.get(code, frozenset()) & words and \
             bool(ENGLISH_ONLY & words)
         needed = 1 if english and code not in OWN_WORDS else 2
-        belied = belied and (code in OWN_WORDS or english)
+        # any other read language's lingua choice showing none of its own function words and two of another's
+        # ("tratamento da dengue em criancas com soro" as Italian)
+        unsaid = code in _FUNCTION and not _FUNCTION[code] & words
+        belied = belied and (code in OWN_WORDS or english or unsaid)
         return _read(own if belied and len(_FUNCTION[own] & words) >= needed else code, top.value, text)
     if len(_FUNCTION[own] & words) >= 2:
         return _read(own, top.value, text)

@@ -30,7 +30,9 @@ _WHY = re.compile(r"\bwhy\b(?![\s?？]*$)")
 _QUESTION_END = ("?", "？", "か", "か。", "吗", "呢", "까")
 _HOW = re.compile(r"\bhow (?:to|can|could|do|does|would|should)\b|\bi want to\b|\bhelp me\b")
 """A how-question or request around the "why": the sentence asks for a way, the why is inside it."""
-_CLAUSE = re.compile(r"(?<=[.!?;:。！？])\s*")
+_CLAUSE = re.compile(r"(?<=[.!?;:。！？])(?<!\b\d\.)(?<!\b\d\d\.)\s*")
+"""A clause's end; not the dot of an ordinal of one or two digits ("u 19. stoljecu", "im 19. Jahrhundert": the
+century of a why-question about a past epidemic)."""
 """Words between an opening harmful verb and a term hit's step for the step to be the one asked ("increase the
 respiratory lethality of"; :meth:`Readings.asks`)."""
 
