@@ -26,7 +26,7 @@ CLOSE_WORDS = {
           " protiv liječenje lijecenje između izmedu izmedju",
     "bs": "napraviti zasto zašto kod koji koja koje koliko moze može mogu zelim želim ljudi ljude ljudima kuce kuće"
           " protiv liječenje lijecenje između izmedu izmedju",
-    "sk": "ako pre alebo sme chcem chceme potrebujem ludia ľudia ludi ľudí ludom ľuďom tiez tiež najviac"
+    "sk": "ako pre alebo sme chcem potrebujem ludia ľudia ludi ľudí ludom ľuďom tiez tiež najviac"
           " preco prečo ktory ktorý ktora ktorá ktore ktoré urobit urobiť spravit spraviť liecba liečba",
     "fi": "miten miksi kuinka etta että mita mitä mika mikä mitka mitkä voiko voinko kotona salaa huomaamatta"
           " hoito hoidon jalkeen jälkeen kanssa aikana",
@@ -38,7 +38,8 @@ CLOSE_WORDS = {
 without diacritics: none is a word of a read Latin-script language. Danish's and Norwegian's shared words
 ("hvordan", "hvorfor", "ikke", "jeg") are in :data:`SHARED_WORDS`, not here; Croatian and Bosnian write the same
 words (lingua names either). "mod", "kan", "man", "efter", "mot", "som", "gor" are Swedish too, "laver" and "lave"
-French, "lager" English and German, "nem" Portuguese, "es" Spanish, "tai" Vietnamese, "treba" Slovak: left out
+French, "lager" English and German, "nem" Portuguese, "es" Spanish, "tai" Vietnamese, "treba" Slovak, "chceme"
+Czech: left out
 ("ako" is also Tagalog's "I", "pre" Romanian's "towards": the read languages' own words count against them)."""
 SHARED_WORDS = {("da", "nb"): "hvordan hvorfor hvilke hvilken ikke jeg ogsa også meget hjemme derhjemme bør",
                 ("hr", "bs", "sl"): "kako"}
@@ -125,7 +126,7 @@ def close_reading(script: str, words: set[str], values: list[ConfidenceValue],
     rivals = max(len(w & {x for x in words - CZECH_TOO if len(x) > 1}) for w in read_words)
     values = unsupported_close(values, words, max(len(w & {x for x in words if len(x) > 2}) for w in read_words))
     code = close_language(words, rivals, [v.language.iso_code_639_1.name.lower() for v in values])
-    if code is None:
+    if code is None or (code in ALPHABETS and not written_in(code, words)):  # Czech's "ě" is not Slovak's
         return None, values
     value = next((v.value for v in values if v.language.iso_code_639_1.name.lower() == code), 0.0)
     return (code, CLOSE_NAMES[code], code in READ_CLOSE, value), values

@@ -164,8 +164,8 @@ def main() -> None:
             _write(sink, ("error", f"{type(exc).__name__}: {exc}"))
 
 
+__all__ = ["ScreenWorker"]
+
+
 if __name__ == "__main__":
     main()
-
-
-__all__ = ["ScreenWorker"]
