@@ -59,22 +59,31 @@ def test_without_proc_stat_the_load_average_stands_in(monkeypatch: pytest.Monkey
     assert ThreadRule(cores=2).first() == 2
 
 
-def test_the_provider_resets_llama_cpp_threads_before_a_call_when_auto(monkeypatch: pytest.MonkeyPatch) -> None:
+class Loaded:
+    """A loaded llama.cpp model as the provider's thread setting reads it: two threads, a context handle."""
+
+    n_threads = n_threads_batch = 2
+
+    class _ctx:
+        ctx = object()
+
+
+def scripted_threads(monkeypatch: pytest.MonkeyPatch, readings: list[int]) -> list[tuple[int, int]]:
+    """The thread rule answering ``readings`` in turn; returns the list of llama.cpp's ``(n, n_batch)`` settings."""
     import llama_cpp
-
-    from cosci.llm.local.model import DEFAULT_CFG, LocalModelProvider
-
-    class Loaded:
-        n_threads = n_threads_batch = 2
-
-        class _ctx:
-            ctx = object()
 
     set_calls: list[tuple[int, int]] = []
     monkeypatch.setattr(llama_cpp, "llama_set_n_threads", lambda ctx, n, nb: set_calls.append((n, nb)))
-    readings = iter([2, 1, 1, 2])
-    monkeypatch.setattr(ThreadRule, "first", lambda self, window=0.25: next(readings))
-    monkeypatch.setattr(ThreadRule, "next", lambda self: next(readings))
+    answers = iter(readings)
+    monkeypatch.setattr(ThreadRule, "first", lambda self, window=0.25: next(answers))
+    monkeypatch.setattr(ThreadRule, "next", lambda self: next(answers))
+    return set_calls
+
+
+def test_the_provider_resets_llama_cpp_threads_before_a_call_when_auto(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cosci.llm.local.model import DEFAULT_CFG, LocalModelProvider
+
+    set_calls = scripted_threads(monkeypatch, [2, 1, 1, 2])
     provider = LocalModelProvider()
     assert provider._first_threads() == 2
     loaded = Loaded()
@@ -89,21 +98,9 @@ def test_generated_tokens_get_the_generation_threads_and_prompt_batches_the_rule
         monkeypatch: pytest.MonkeyPatch) -> None:
     """``generation_threads`` caps the threads of a batch of one (a generated token) at the rule's count; prompt
     batches keep the rule's count; null leaves both equal, as before (design.md#local-threads)."""
-    import llama_cpp
-
     from cosci.llm.local.model import DEFAULT_CFG, LocalModelProvider
 
-    class Loaded:
-        n_threads = n_threads_batch = 2
-
-        class _ctx:
-            ctx = object()
-
-    set_calls: list[tuple[int, int]] = []
-    monkeypatch.setattr(llama_cpp, "llama_set_n_threads", lambda ctx, n, nb: set_calls.append((n, nb)))
-    readings = iter([2, 2, 1, 2])
-    monkeypatch.setattr(ThreadRule, "first", lambda self, window=0.25: next(readings))
-    monkeypatch.setattr(ThreadRule, "next", lambda self: next(readings))
+    set_calls = scripted_threads(monkeypatch, [2, 2, 1, 2])
     provider = LocalModelProvider()
     provider.cfg = DEFAULT_CFG.model_copy(update={"generation_threads": 1})
     assert provider._first_threads() == 2 and provider._generation(2) == 1 and provider._generation(1) == 1
