@@ -45,7 +45,7 @@ READ = {"en": "English", "zh": "Chinese", "hi": "Hindi", "es": "Spanish", "fr": 
         "vi": "Vietnamese", "ko": "Korean", "it": "Italian", "fa": "Persian", "pl": "Polish", "sw": "Swahili",
         "th": "Thai", "el": "Greek", "he": "Hebrew", "nl": "Dutch", "ms": "Malay", "uk": "Ukrainian", "cs": "Czech",
         "ro": "Romanian", "sv": "Swedish", "tl": "Tagalog", "sk": "Slovak", "hr": "Croatian", "bs": "Bosnian",
-        "da": "Danish", "nb": "Norwegian", "nn": "Norwegian"}
+        "da": "Danish", "nb": "Norwegian", "nn": "Norwegian", "fi": "Finnish", "hu": "Hungarian"}
 """ISO 639-1 code -> name of each language the screen reads (docs/design.md#safety-language). Czech, Romanian,
 Swedish and Tagalog are read as the other Latin-script languages are (the embedding, the term lists, their actions
 glossed): on the tuning rows in them the screen refuses 31 of 31 harmful requests and none of 51 benign goals, all
