@@ -88,10 +88,11 @@ FUNCTION_WORDS = {
     "ms": "yang dan di untuk dengan dari apa bagaimana ini itu pada boleh",
     "tr": "ve bir bu için ile nasıl ne mi da de olarak",
     "pl": "i w z na jak do nie się czy jest oraz dla",
-    "vi": "và của các cho trong là một những có không",
+    "vi": "và của các cho trong là một những có không khong cua nhung duoc nguoi thuoc benh",
     "sw": "na ya wa kwa za la katika ni jinsi gani",
     "sv": "och att hur inte är för vad från utan också mycket vid",
-    "hi": "hai hain kaise kya karein karen chahiye batao batayen banaye banayein kyun nahi aur liye ke kaun",
+    "hi": "hai hain kaise kya karein karen chahiye batao batayen banaye banayein kyun nahi aur liye ke kaun mein hota"
+          " hoti hote sakte sakta",
 }
 """A few function words per read Latin-script language: two in a text outweigh trigrams that name an unread one.
 English's list holds words no unread Latin-script language writes as its own ("over", "than", "would"), not those

@@ -74,7 +74,7 @@ OWN_LETTERS = {"cs": "řěů", "ro": "șțţ"}
 """Letters only one read language writes among the Latin-script languages lingua knows (Czech, Romanian; Romanian's
 "ă" too in a text without a letter only Vietnamese writes; not "ş", which Turkish writes too)."""
 OWN_WORDS = {"tl": "ang ng mga nang paano upang kung isang gawing gawin gumawa ito",
-             "ro": "și şi să pentru către fără cum virusului bacteriei cu pe din în prin după despre acest această"
+             "ro": "și şi să pentru către fără cum virusului bacteriei cu pe din în prin după despre acest această fost când"
                    " unui unei sunt foarte atât",
              "cs": "jak pro jsou nebo také jsem jsme chci muzu muze lidi lidem nejvice nejvic vyrobit vyrabet"
                    " udelat ziskat zvysit pripravit rozsirit nakazit otravit pustit vypustit"}
