@@ -1,6 +1,7 @@
 """The close languages of short texts: Danish and Norwegian beside Swedish and English, Croatian and Bosnian beside
 Malay and English, Slovak beside Czech, and Finnish, Hungarian, Estonian and Slovene beside them all
-(docs/design.md#safety-language, "Close languages on short texts").
+(docs/design.md#safety-language, "Close languages on short texts"; Finnish and Hungarian read since "Finnish and
+Hungarian read").
 
 lingua's trigrams, in the low-accuracy mode :mod:`cosci.safety.language` uses, read a short text of these
 languages typed without diacritics as a read language they are not: "kako napraviti sarin kod kuce" (Croatian) as

@@ -1,9 +1,9 @@
 """Close languages on short texts, and four more languages read: Danish and Norwegian (beside Swedish and English),
 Croatian and Bosnian (beside Malay and English) and Slovak (beside Czech) are read, their requests refused and their
 ordinary goals allowed; Finnish and Hungarian, read since the fifteenth stop, are read however short and however
-typed (tests/safety/test_finnish_hungarian.py reads their requests), Estonian and Slovene stay unread; a read language's short
-text typed without diacritics, English terms mixed in, is read, and a text lingua's trigrams give to a newly read
-language is read as the language it is. Texts written for this test, none copied from a labelled set
+typed (tests/safety/test_finnish_hungarian.py reads their requests), Estonian and Slovene stay unread; a read
+language's short text typed without diacritics, English terms mixed in, is read, and a text lingua's trigrams give to
+a newly read language is read as the language it is. Texts written for this test, none copied from a labelled set
 (docs/design.md#safety-language, "Close languages on short texts")."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Czech, Romanian, Swedish and Tagalog read (no longer refused as unread), Hindi typed in Latin letters and
 Vietnamese lingua names Tsonga read as Hindi and Vietnamese: harmful requests of every kind refused in them, ordinary
-goals allowed, their neighbours (Estonian, Lithuanian; Finnish and Hungarian are read since) still unread, and the glosses' wrong readings (a noun of
+goals allowed, their neighbours (Estonian, Lithuanian) still unread, and the glosses' wrong readings (a noun of
 poisoning, a reflexive spread, Spanish "hoja") left alone. Texts written for this test, none copied from a labelled
 set (docs/design.md#safety-language, "Four more languages read")."""
 
