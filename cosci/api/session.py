@@ -235,10 +235,10 @@ class Session:
     def _request(self, action: str, status: str) -> str:
         with self.folder.store() as store:
             rules.check_open(self.id, store.sessions.status(), action)
-            if store.sessions.status() == status:  # asked again: nothing more to record
+            store.logs.event(f"external_{action}", {"requested_status": status})  # asked again: a resume weighs it
+            if store.sessions.status() == status:
                 return self._already(status)
             store.sessions.update(status=status)
-            store.logs.event(f"external_{action}", {"requested_status": status})
         if self.folder.is_running():
             return (f"{self.id}: {action} requested; the running session will "
                     + ("hold after its current actions" if status == "paused" else "stop and write its overview"))
@@ -256,7 +256,8 @@ class Session:
     def resume(self, overrides: Sequence[str] = ()) -> Resumed:
         """Continue the session (:func:`cosci.session.preflight.resume_plan`): a paused process is told to go on,
         a done session's outstanding provider batches are settled, a killed or paused one runs again on its frozen
-        config with ``overrides`` on top (its models' keys, lifecycle and MLflow server checked first).
+        config with ``overrides`` on top (its models' keys, lifecycle and MLflow server checked first). A pause asked
+        while that run starts wins: the session opens paused and its process holds (design.md#resume).
 
         Raises:
             CosciError: as :func:`~cosci.session.preflight.resume_plan` and
@@ -264,6 +265,8 @@ class Session:
                 GoalRefused, KeyboardInterrupt: as :func:`cosci.api.run`.
         """
         check.texts("overrides", overrides)
+        with self.folder.store() as store:
+            since = store.logs.last_event_seq()  # a pause asked after this wins over the resume (design.md#resume)
         plan = rules.resume_plan(self.folder, overrides)
         if plan == "waiting":
             with self.folder.store() as store:
@@ -278,6 +281,8 @@ class Session:
             row = store.sessions.get()
         config = self.folder.frozen_config(overrides, lifecycle=True)  # its models are called again
         rules.check_resumed(config)
+        with self.folder.store() as store:  # its checks passed: the mark a pause is weighed against
+            store.logs.event(rules.RESUME_STARTING, {"since": since})
         from flows.launch import run_session
 
         summary = outside_loop(lambda: run_session(config, overrides=row.overrides,

@@ -38,6 +38,12 @@ from cosci.text import plural
 FINISHED = ("done", "refused")
 """Session statuses nothing more runs in: a resume, pause, abort or feedback is refused in one line."""
 
+RESUME_STARTING = "resume_starting"
+"""The event a resume that runs the session again writes once its checks passed, before its process boots
+(payload ``since``: the newest event's sequence number when the resume read the session). A pause asked after
+``since`` wins over the resume: the session opens paused and its process holds (:func:`cosci.session.runtime.
+record_resume`, design.md#resume)."""
+
 ResumePlan = Literal["waiting", "settle", "run"]
 """What resuming a session does: ``waiting`` (a paused process holds it: it is told to continue), ``settle`` (a
 done session's outstanding provider batches are polled and settled, nothing more runs), ``run`` (the session runs
