@@ -119,10 +119,11 @@ def check_parallel_tracking(config: CosciConfig, parallel: bool) -> None:
         )
 
 
-def notices(configs: Sequence[CosciConfig]) -> list[str]:
+def notices(configs: Sequence[CosciConfig], *, marked: bool = False) -> list[str]:
     """The lines said before a run, once for all its jobs: a model shutting down within 30 days
-    (design.md#catalogue), a tier unable to decide safety verdicts (design.md#safety-measured)."""
-    return [*lifecycle_lines(list(configs)), *classifier_lines(list(configs))]
+    (design.md#catalogue), a tier unable to decide safety verdicts (design.md#safety-measured; ``marked``: a tier its
+    preset marks too, as ``cosci check`` says it, :func:`cosci.config.load.classifier_lines`)."""
+    return [*lifecycle_lines(list(configs)), *classifier_lines(list(configs), marked=marked)]
 
 
 def finished_refusal(session_id: str, status: str) -> CosciError:
