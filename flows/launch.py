@@ -82,14 +82,20 @@ def quiet_logging(log_file: Path | None = None) -> None:
         logger.addHandler(handler)
 
 
+REFUSED_ADVICE = "state the goal otherwise in a new session (`cosci screen \"<goal>\"` checks a goal before a run)"
+"""How to proceed after a refused goal: its session does not run again (``cosci resume`` refuses it)."""
+
+
 def refusal(data_dir: Path, session_id: str) -> GoalRefused:
-    """The error for a session whose goal safety screening refused (its message names the categories)."""
+    """The error for a session whose goal safety screening refused: the verdict (categories, rationale and any
+    advice of its own, e.g. for a language the screen cannot read) and how to proceed, :data:`REFUSED_ADVICE`."""
     from cosci.session.folder import SessionFolder
 
     with SessionFolder(data_dir, session_id).store() as store:
         verdict = store.safety.latest("goal")
     why = verdict.line() if verdict else "no verdict recorded"
-    return GoalRefused(f"goal refused by safety screening, {why} (session {session_id} recorded as refused)")
+    return GoalRefused(f"goal refused by safety screening, {why} (session {session_id} recorded as refused; it does "
+                       f"not run again: {REFUSED_ADVICE})")
 
 
 def load_screen(config: CosciConfig) -> None:
