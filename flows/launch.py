@@ -157,7 +157,10 @@ def run_session(
     resume_id: str | None = None,
     ui: bool = True,
 ) -> SessionSummary:
-    """Run (or resume) one session to its end and print its summary to stdout (progress and warnings: stderr).
+    """Run (or resume) one session to its end; with ``ui`` (a researcher's terminal) print its summary to stdout and
+    the opening line, the pre-flight estimate and the live line to stderr. Without ``ui`` (a library call, a web
+    worker, ``cosci eval``'s sessions) nothing is printed: the summary is returned; warnings still reach the
+    ``cosci`` logger (stderr, ``cosci: ...``, unless the caller gave that logger a handler of its own).
 
     Terminal conventions (design.md#prompts): ``> log`` and ``| tee`` capture the summary (session id, stop reason,
     cost, paths); the pre-flight estimate, the live line and warnings stay on stderr.
@@ -200,9 +203,9 @@ def run_session(
     server_ready()
     mark("prefect server")
     data = asyncio.run(session_flow(config.model_dump(mode="json"), list(overrides), models_choice, resume_id, ui=ui,
-                                    estimate=estimate))
+                                    estimate=estimate if ui else None))
     summary = SessionSummary(**data)
-    for line in summary.lines():
+    for line in summary.lines() if ui else ():
         print(line, flush=True)  # stdout, plain: paths must not be wrapped when the output is a file
     if summary.stop_reason == StopReason.REFUSED:  # one line naming the category; the caller exits 3 (design.md#safety)
         raise refusal(config.paths.data_dir, summary.session_id)

@@ -253,11 +253,12 @@ class Session:
         then = "writes its overview and ends it" if status == "aborting" else "continues it"
         return f"{self.id}: already marked {status}; it is not running - `cosci resume {self.id}` {then}"
 
-    def resume(self, overrides: Sequence[str] = ()) -> Resumed:
+    def resume(self, overrides: Sequence[str] = (), *, ui: bool = True) -> Resumed:
         """Continue the session (:func:`cosci.session.preflight.resume_plan`): a paused process is told to go on,
         a done session's outstanding provider batches are settled, a killed or paused one runs again on its frozen
         config with ``overrides`` on top (its models' keys, lifecycle and MLflow server checked first). A pause asked
-        while that run starts wins: the session opens paused and its process holds (design.md#resume).
+        while that run starts wins: the session opens paused and its process holds (design.md#resume). ``ui`` as
+        :func:`cosci.api.run`'s: False prints nothing (the lines and the summary are returned).
 
         Raises:
             CosciError: as :func:`~cosci.session.preflight.resume_plan` and
@@ -286,7 +287,8 @@ class Session:
         from flows.launch import run_session
 
         summary = outside_loop(lambda: run_session(config, overrides=row.overrides,
-                                                   choices={"models": row.models_choice}, resume_id=self.id))
+                                                   choices={"models": row.models_choice}, resume_id=self.id,
+                                                   ui=ui))
         return Resumed(plan, (), summary)
 
 
