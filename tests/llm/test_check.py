@@ -245,6 +245,41 @@ def test_a_refused_key_names_the_variable(wire: respx.MockRouter, capsys: pytest
     assert all("check ANTHROPIC_API_KEY" in x for x in out.splitlines() if x.startswith("fix "))
 
 
+LOCAL_FIXES = [("ollama", 404, "qwen2.5:14b is not pulled on the Ollama server at http://localhost:11434 (",
+                "`ollama pull qwen2.5:14b`"),
+               ("ollama", 401, "the server at http://localhost:11434 refused the call (",
+                "Ollama takes no key; check that Ollama is what answers at http://localhost:11434"),
+               ("ollama", 0, "no answer from the server at http://localhost:11434 (",
+                "start `ollama serve` or set models.tiers.strong.api_base to where it listens"),
+               ("openai_compatible", 404, "the server at http://localhost:8000/v1 does not serve local-model (",
+                "set models.tiers.strong.model=openai/<a model its http://localhost:8000/v1/models lists>"),
+               ("openai_compatible", 401, "the server at http://localhost:8000/v1 refused the call (",
+                "check OPENAI_COMPATIBLE_API_KEY against the key it was started with"),
+               ("openai_compatible", 0, "no answer from the server at http://localhost:8000/v1 (",
+                "start the model's server or set models.tiers.strong.api_base to where it listens")]
+
+
+@pytest.mark.parametrize(("models", "status", "starts", "ends"), LOCAL_FIXES,
+                         ids=[f"{m}-{s or 'down'}" for m, s, _, _ in LOCAL_FIXES])
+def test_a_local_servers_failure_names_what_is_wrong_for_that_server_not_a_key(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], models: str, status: int, starts: str,
+        ends: str) -> None:
+    """Fresh-user report: a model served by Ollama or an OpenAI-compatible server on this machine got API-key advice
+    ("check the provider's key variable", "not served for this key"), and Ollama's 404 for a model not pulled ended
+    the check in a traceback (its probe stepped down the chain under the check's own agent). Each failure (HTTP 404
+    or 401, no body assumed; nothing answering) names what is wrong for that kind of server."""
+    monkeypatch.setattr("cosci.llm.gateway.providers.check_servers", lambda config: None)  # respx, not a socket
+    with replayed_wire(monkeypatch, ["OPENAI_COMPATIBLE_API_KEY"]) as router:
+        route = router.route(host__regex=r".*")
+        route.mock(return_value=httpx.Response(status)) if status else route.mock(side_effect=httpx.ConnectError("x"))
+        code, out, err = cli(capsys, "check", f"models={models}", *WHOLE, "retry.base_delay_seconds=0",
+                             "retry.max_delay_seconds=0")
+    assert code == 1, err
+    fixes = [x.split("): ", 1)[1] for x in out.splitlines() if x.startswith("fix ")]  # after "fix <model> (...): "
+    assert fixes and any(x.startswith(starts) and x.endswith(ends) for x in fixes), fixes[:2]
+    assert not any("key variable" in x or "for this key" in x for x in fixes)
+
+
 HOSTED = [("opus", "api.anthropic.com", "adaptive"), ("sonnet", "api.anthropic.com", "no thinking"),
           ("claude45", "api.anthropic.com", "budget_tokens"),
           ("gemini", "generativelanguage.googleapis.com", "thinkingLevel"),
