@@ -235,10 +235,14 @@ class Session:
     def _request(self, action: str, status: str) -> str:
         with self.folder.store() as store:
             rules.check_open(self.id, store.sessions.status(), action)
-            store.logs.event(f"external_{action}", {"requested_status": status})  # asked again: a resume weighs it
-            if store.sessions.status() == status:
+            again = store.sessions.status() == status
+            if again and not (status == "paused" and rules.resume_starting(store)):
+                return self._already(status)  # asked again: nothing more to record
+            if not again:
+                store.sessions.update(status=status)
+            store.logs.event(f"external_{action}", {"requested_status": status})  # what a starting resume weighs
+            if again:
                 return self._already(status)
-            store.sessions.update(status=status)
         if self.folder.is_running():
             return (f"{self.id}: {action} requested; the running session will "
                     + ("hold after its current actions" if status == "paused" else "stop and write its overview"))

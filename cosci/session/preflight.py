@@ -33,6 +33,7 @@ from cosci.config.schema import CosciConfig
 from cosci.errors import CosciError
 from cosci.paths import writable_data_dir
 from cosci.session.folder import SessionBusy, SessionFolder
+from cosci.store import SessionStore
 from cosci.text import plural
 
 FINISHED = ("done", "refused")
@@ -43,6 +44,13 @@ RESUME_STARTING = "resume_starting"
 (payload ``since``: the newest event's sequence number when the resume read the session). A pause asked after
 ``since`` wins over the resume: the session opens paused and its process holds (:func:`cosci.session.runtime.
 record_resume`, design.md#resume)."""
+
+def resume_starting(store: SessionStore) -> bool:
+    """Whether a resume marked its start (:data:`RESUME_STARTING`) and has not opened the session since (no
+    ``session_resumed`` after the mark): a pause asked of a session already ``paused`` is then recorded again, for
+    that resume to weigh (design.md#resume)."""
+    return store.logs.last_event_seq(RESUME_STARTING) > store.logs.last_event_seq("session_resumed")
+
 
 ResumePlan = Literal["waiting", "settle", "run"]
 """What resuming a session does: ``waiting`` (a paused process holds it: it is told to continue), ``settle`` (a
