@@ -172,7 +172,7 @@ class Cosci:
             done = subprocess.run([*CLI, *args, "--data-dir", str(self.data_dir)], capture_output=True, text=True,
                                   stdin=subprocess.DEVNULL, timeout=COMMAND_SECONDS, check=False)
         except subprocess.TimeoutExpired:
-            raise ToolError(f"cosci {args[0]} did not finish within {COMMAND_SECONDS:.0f} s") from None
+            raise ToolError(f"the command `cosci {args[0]}` did not finish within {COMMAND_SECONDS:.0f} s") from None
         if done.returncode != 0:
             lines = [ln for ln in done.stderr.splitlines() if ln.strip()]
             raise ToolError(lines[-1] if lines else f"cosci {args[0]} exited with {done.returncode}")
