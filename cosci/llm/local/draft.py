@@ -6,10 +6,12 @@ names and phrases from their prompts (a hypothesis's title in its review, a pare
 the tokens that follow the last few generated ones are often the tokens that followed the same ones earlier in the
 prompt or the answer. :class:`PromptLookup` proposes those (the draft); the model evaluates the last drawn token and
 the draft in one batch with logits at every position, and the sampler draws at each position in turn, keeping a
-drafted token only while the drawn one equals it (``PromptStateLlama.eval``, ``generate``). Each drawn token is drawn
-with the same sampler, grammar, penalties and seeded generator from the same logits as without a draft, so the answer
-is the one the model draws token by token; a draft costs only the batch's extra rows (and the output layer on them)
-when it is wrong.
+drafted token only while the drawn one equals it (``PromptStateLlama.eval``, ``generate``). Each token is drawn with
+the same sampler, grammar, penalties and seeded generator, from the logits at its position, so the draws follow the
+model's distribution. They are not the draws made token by token, though: llama.cpp's logits for a batch of one
+differ from a longer batch's (by up to ~1 on the demo's prompts, while batches of 2 to 60 tokens give the same logits
+bit for bit), so the answers drift apart after the first draft (bench/README.md, "The fifteenth stop"). A wrong draft
+costs the batch's extra rows, each with the output layer (49,152 logits).
 
 Plain numpy; no ``llama_cpp`` import.
 """

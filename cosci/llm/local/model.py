@@ -214,8 +214,9 @@ class LocalModelProvider(CustomLLM):
         seconds), prompt tokens evaluated (the rest came from a reused prompt state) and llama.cpp's milliseconds for
         them (with those of the jump-forward batches, whose forced tokens are ``jumped``), tokens generated (drawn)
         and llama.cpp's milliseconds for their decode (a draft's batches counted here, not with the prompt: their
-        ``draft_batches``, the ``drafted`` tokens in them and the ``draft_accepted`` ones kept, design.md#local-drafts), the milliseconds spent drawing them
-        (sampler and grammar), CPU and wall seconds of the call, threads."""
+        ``draft_batches``, the ``drafted`` tokens in them and the ``draft_accepted`` ones kept;
+        design.md#local-drafts), the milliseconds spent drawing them (sampler and grammar), CPU and wall seconds of the
+        call, threads."""
         import llama_cpp
 
         with self._lock:

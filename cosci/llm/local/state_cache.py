@@ -107,13 +107,13 @@ class PromptStateLlama(Llama):  # type: ignore[misc]  # llama_cpp has no type in
         (:meth:`eval`), so prompts pay for the output layer at their last token only, as without drafts."""
         from cosci.llm.local.draft import PromptLookup
 
-        self.draft_model = PromptLookup(max_tokens) if max_tokens > 0 else None
+        self.draft_model: Any = PromptLookup(max_tokens) if max_tokens > 0 else None
 
     def eval(self, tokens: Any) -> None:  # type: ignore[override]
         """``Llama.eval``; a batch holding a draft (the drawn token, then the :attr:`draft_model`'s proposal) is
         evaluated with logits at every position, so that the sampler can draw at each (``generate`` reads them with
         negative indices, from the batch's end)."""
-        drafter = self.draft_model
+        drafter: Any = self.draft_model
         if drafter is None or not getattr(drafter, "drafted", 0) or self.jump_forward:
             super().eval(tokens)
             return
