@@ -5,6 +5,9 @@ Two steps (bench/README.md, "The fifteenth stop"; docs/design.md#local-drafts):
 - ``capture REQUESTS [HYDRA OVERRIDE ...]`` runs ``python -m cosci.run`` in this process with every request the
   embedded provider hands llama.cpp (the fitted messages, the bounded schema, the seed, the caps) appended to
   ``REQUESTS`` (JSON lines) as it is made;
+- ``batches`` times one llama.cpp decode of a batch of 1, 3 and 9 tokens ~1,000 tokens deep (one thread, CPU and wall
+  milliseconds), with logits at every position (a draft's batch) and at the last only: what a drafted row costs
+  against a drawn token's decode;
 - ``replay REQUESTS [--drafts 0,4,8] [--rounds 2] [--threads 2]`` loads the model as a session does (the configured
   weights, decoding, prompt-state cache and generation threads) and makes those calls again in order, in a bare
   process (no session, Prefect or MLflow), once per draft setting per round, the settings alternated within each
@@ -93,6 +96,39 @@ def replay(requests: Path, drafts: list[int], rounds: int, threads: int | str, w
     return rows
 
 
+def batch_costs(depth: int = 1000, sizes: tuple[int, ...] = (1, 3, 9), reps: int = 40, rounds: int = 2,
+                weights: str = "q4_0") -> list[dict[str, Any]]:
+    """CPU and wall milliseconds of one llama.cpp decode of a batch of each of ``sizes`` tokens ``depth`` tokens deep,
+    one thread, with logits at every position (a draft's batch) and at the last only (a prompt's), the mean of
+    ``reps``; the sizes alternated within each of ``rounds``. A batch of one is a drawn token's decode."""
+    from bench.model_speed import PROMPT
+    from cosci.llm.local.model import cpu_seconds
+    from cosci.llm.local.state_cache import PromptStateLlama
+    from cosci.llm.local.weights import weights_path
+
+    llama = PromptStateLlama(model_path=str(weights_path(weights)), n_ctx=4096, n_batch=256, n_threads=1,
+                             n_threads_batch=1, verbose=False, seed=0)
+    text = PROMPT.encode()
+    tokens = llama.tokenize(text * (1 + depth * 5 // max(len(text), 1)), add_bos=False)[: depth + max(sizes)]
+    llama.eval(tokens[:depth])
+    rows: list[dict[str, Any]] = []
+    for r in range(rounds):
+        for n in sizes:
+            for every in (True, False) if n > 1 else (False,):
+                cpu, wall = cpu_seconds(), time.perf_counter()
+                for _ in range(reps):
+                    llama._ctx.kv_cache_seq_rm(-1, depth, -1)
+                    llama._batch.set_batch(batch=tokens[depth: depth + n], n_past=depth, logits_all=every)
+                    llama._ctx.decode(llama._batch)
+                row = {"round": r, "depth": depth, "batch": n, "logits": "every" if every else "last",
+                       "cpu_ms": round((cpu_seconds() - cpu) / reps * 1000, 2),
+                       "wall_ms": round((time.perf_counter() - wall) / reps * 1000, 2)}
+                print(json.dumps(row), flush=True)
+                rows.append(row)
+    llama.close()
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="step", required=True)
@@ -105,7 +141,11 @@ def main(argv: list[str] | None = None) -> int:
     rep.add_argument("--rounds", type=int, default=2)
     rep.add_argument("--threads", default="2", help="models.local.n_threads (auto: the free cores)")
     rep.add_argument("--weights", default="q4_0")
+    sub.add_parser("batches", help="CPU of a decode by batch size, one thread, ~1,000 tokens deep")
     args = parser.parse_args(argv)
+    if args.step == "batches":
+        batch_costs()
+        return 0
     if args.step == "capture":
         capture(args.requests, args.overrides)
         return 0
