@@ -31,6 +31,19 @@ class UnknownModel(CosciError):
         self.model = model
 
 
+class BudgetTooSmall(CosciError):
+    """``run.budget_usd`` cannot pay for a session's first hypothesis (the goal's parse, one generation, the final
+    overview, as :func:`cosci.llm.gateway.estimate.estimate_session` prices them): refused before any session exists,
+    as a run that would stop at once with nothing (design.md#budget)."""
+
+    def __init__(self, budget_usd: float, floor_usd: float) -> None:
+        super().__init__(f"run.budget_usd=${budget_usd:g} cannot pay for a first hypothesis: the goal's parse, one "
+                         f"generation and the overview are estimated at ~${floor_usd:.4f}; raise run.budget_usd "
+                         "(`cosci estimate` prices a whole session; nothing was run)")
+        self.budget_usd = budget_usd
+        self.floor_usd = floor_usd
+
+
 class ServerUnreachable(CosciError):
     """A tier's local server (``api_base`` on this machine) refuses connections: nothing listens there."""
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from cosci.config.schema import CosciConfig
-from cosci.errors import GoalRefused
+from cosci.errors import BudgetTooSmall, GoalRefused
 from cosci.session import warm
 from cosci.session.summary import SessionSummary
 from cosci.startup import mark
@@ -193,7 +193,10 @@ def run_session(
     check_servers(config)  # a local server that is down: one line now, not minutes of retried calls
     if resume_id is None:
         check_models(config)  # before the estimate: a model that cannot be called is the one line printed
-        estimate = estimate_session(config).line()  # printed once the goal screen passed (a refusal prints alone)
+        priced = estimate_session(config)
+        if priced.too_small:  # it would stop at once with nothing to show: refused before any session exists
+            raise BudgetTooSmall(priced.budget_usd, priced.floor_usd)
+        estimate = priced.line()  # printed once the goal screen passed (a refusal prints alone)
     mark("estimate")
     load_screen(config)
     mark("screen")

@@ -21,13 +21,13 @@ from typing import TypeVar
 from cosci.api import arguments as check
 from cosci.config.load import compose, validate
 from cosci.config.schema import CosciConfig
-from cosci.errors import CosciError, MissingApiKey, ServerUnreachable, UnknownModel
+from cosci.errors import BudgetTooSmall, CosciError, MissingApiKey, ServerUnreachable, UnknownModel
 from cosci.session import preflight as rules
 from cosci.session.summary import SessionSummary
 
 T = TypeVar("T")
 
-BEFORE_ANY_SESSION = (MissingApiKey, UnknownModel, ServerUnreachable)
+BEFORE_ANY_SESSION = (MissingApiKey, UnknownModel, ServerUnreachable, BudgetTooSmall)
 """Errors a run meets before it creates a session: its model check needs LiteLLM, whose import (3 s) overlaps
 the Prefect server's boot, so they come after the server wrote its home; :func:`remove_new` takes it back."""
 

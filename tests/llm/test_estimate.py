@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from cosci.llm.gateway.estimate import estimate_session
+from cosci.text import dollars
 from tests.llm.helpers import make_config
 
 
@@ -26,12 +27,12 @@ def test_the_embedded_model_is_free(tmp_path: Path) -> None:
     assert not est.over_budget
 
 
-def test_a_tiny_budget_is_over_budget(tmp_path: Path) -> None:
-    est = estimate_session(make_config(tmp_path / "data", "models=opus", "run.budget_usd=0.01"))
-    assert est.over_budget
-    assert est.budget_usd == 0.01
+def test_a_small_budget_is_over_budget(tmp_path: Path) -> None:
+    est = estimate_session(make_config(tmp_path / "data", "models=opus", "run.budget_usd=1"))
+    assert est.over_budget and not est.too_small  # enough for a first hypothesis, not for the whole session
+    assert est.budget_usd == 1
     assert "above 1.2x the budget" in est.line()
-    assert est.usd > 1.2 * 0.01
+    assert est.usd > 1.2 * 1
 
 
 def test_the_estimate_grows_with_the_goal(tmp_path: Path) -> None:
@@ -70,3 +71,25 @@ def test_a_budget_under_a_cent_is_shown_not_rounded_to_zero() -> None:
     line = Estimate(usd=0.0123, calls=18, budget_usd=0.0001).line()
     assert line.startswith("estimated cost ~$0.01 over ~18 model calls (budget $0.0001) - above 1.2x"), line
     assert Estimate(usd=1.5, calls=3, budget_usd=2).line() == "estimated cost ~$1.50 over ~3 model calls (budget $2.00)"
+
+
+def test_a_budget_below_a_first_hypothesis_is_said_and_a_sufficient_one_is_not(tmp_path: Path) -> None:
+    """The floor is the parse, one generation task and the overview, priced as the rest of the estimate."""
+    est = estimate_session(make_config(tmp_path / "data", "models=opus", "run.budget_usd=0.0001"))
+    assert 0 < est.floor_usd < est.usd and est.too_small
+    assert est.line().endswith(f"a first hypothesis needs ~${dollars(est.floor_usd)}: a run is refused")
+    enough = estimate_session(make_config(tmp_path / "data", "models=opus", f"run.budget_usd={est.floor_usd:.4f}"))
+    assert not enough.too_small and "refused" not in enough.line()
+    free = estimate_session(make_config(tmp_path / "data", "models=local", "run.budget_usd=0.0001"))
+    assert free.floor_usd == 0 and not free.too_small  # the embedded model costs nothing
+
+
+def test_a_run_with_a_budget_below_a_first_hypothesis_is_refused_before_any_session(tmp_path: Path) -> None:
+    from cosci import api
+    from cosci.errors import BudgetTooSmall
+
+    data = tmp_path / "data"
+    with pytest.raises(BudgetTooSmall, match=r"^run.budget_usd=\$0.0001 cannot pay for a first hypothesis: "):
+        api.start("Which repurposed drugs could treat AML?", ["models=fake", "tools.offline=true",
+                                                             "run.budget_usd=0.0001"], data_dir=data, ui=False)
+    assert not data.exists()  # nothing written: the folders the run made are taken back

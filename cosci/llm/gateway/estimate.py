@@ -43,6 +43,15 @@ class Estimate:
     by_agent: dict[str, float] = field(default_factory=dict)
     budget_usd: float = 0.0
     warn_ratio: float = 1.2
+    floor_usd: float = 0.0
+    """USD of what a first hypothesis needs (the goal's parse, one generation task, the final overview)."""
+
+    @property
+    def too_small(self) -> bool:
+        """The first hypothesis's estimate is above ``warn_ratio`` x the budget (the estimate's own tolerance, as for
+        :attr:`over_budget`): the run would stop with nothing to show, so it is refused (:class:`cosci.errors.
+        BudgetTooSmall`, design.md#budget)."""
+        return self.floor_usd > self.warn_ratio * self.budget_usd
 
     @property
     def over_budget(self) -> bool:
@@ -51,7 +60,9 @@ class Estimate:
     def line(self) -> str:
         text = (f"estimated cost ~${dollars(self.usd)} over ~{self.calls} model calls"
                 f" (budget ${dollars(self.budget_usd)})")
-        if self.over_budget:
+        if self.too_small:
+            text += f" - a first hypothesis needs ~${dollars(self.floor_usd)}: a run is refused"
+        elif self.over_budget:
             text += (f" - above {self.warn_ratio:g}x the budget: the session will stop when the budget is"
                      " spent")
         return text
@@ -92,8 +103,9 @@ def estimate_session(config: CosciConfig) -> Estimate:
         ("metareview", "audit", 1, 1, "single"),  # the audit (no call without a model other than the writer's)
         ("metareview", "claim_check", config.metareview.claim_check_max_calls, 1, "single"),  # at most
     ]
-    total, calls = 0.0, 0
+    total, calls, floor = 0.0, 0, 0.0
     by_agent: dict[str, float] = {}
+    first = {("goal_parsing", "parse_goal"), ("generation", "literature"), ("metareview", "final")}
     for agent, mode, tasks, per_task, kind in plan:
         route = router.route(agent, mode)
         out = prior_output_tokens(route.max_output_tokens, route.typical_output_tokens)
@@ -103,6 +115,7 @@ def estimate_session(config: CosciConfig) -> Estimate:
             chars = PROMPT_CHARS[kind] + session_text + grown
             usd += estimate_call(route.model, chars, out, input_tokens=chars // EXPECTED_CHARS_PER_TOKEN + 1)[0]
         total += usd * tasks
+        floor += usd if (agent, mode) in first and tasks > 0 else 0.0  # one task of each: a first hypothesis
         calls += round(tasks * per_task)
         by_agent[agent] = by_agent.get(agent, 0.0) + usd * tasks
-    return Estimate(total, calls, by_agent, config.run.budget_usd, config.budget.warn_ratio)
+    return Estimate(total, calls, by_agent, config.run.budget_usd, config.budget.warn_ratio, floor)
