@@ -25,8 +25,9 @@ METHOD_WORDS = 4
 """Words between a methods word and the severe step it is for ("the published methods for increasing the lethality
 of ..."), or (three at most) between the step and a methods word after it, as verb-final languages write it
 (:meth:`Readings.reviews`)."""
-_WORKED = re.compile(r"\s*(?:have |has |had |were |was |are |is )?(?:been |proved |proven )?(?:the )?(?:most |more |best )?"
-                     r"(?:effective|successful|efficient|reliable|useful)(?: \S+)? (?:at|in|for)\s*$")
+_WORKED = re.compile(r"\s*(?:have |has |had |were |was |are |is )?(?:been |proved |proven )?(?:the )?"
+                     r"(?:most |more |best )?(?:effective|successful|efficient|reliable|useful)(?: \S+)?"
+                     r" (?:at|in|for)\s*$")
 """A gap that says how well the methods worked ("which techniques have been most effective at increasing ..."): a
 ranking of the methods, read at any length up to the step (:meth:`Readings.reviews`)."""
 _WHY = re.compile(r"\bwhy\b(?![\s?？]*$)")
