@@ -25,6 +25,11 @@ METHOD_WORDS = 4
 """Words between a methods word and the severe step it is for ("the published methods for increasing the lethality
 of ..."), or (three at most) between the step and a methods word after it, as verb-final languages write it
 (:meth:`Readings.reviews`)."""
+_WORKED = re.compile(r"\s*(?:have |has |had |were |was |are |is )?(?:been |proved |proven )?(?:the )?"
+                     r"(?:most |more |best )?(?:effective|successful|efficient|reliable|useful)(?: \S+)?"
+                     r" (?:at|in|for)\s*$")
+"""A gap that says how well the methods worked ("which techniques have been most effective at increasing ..."): a
+ranking of the methods, read at any length up to the step (:meth:`Readings.reviews`)."""
 _WHY = re.compile(r"\bwhy\b(?![\s?？]*$)")
 """A "why" that is not its sentence's last word ("... and no one will understand why?" asks nothing)."""
 _QUESTION_END = ("?", "？", "か", "か。", "吗", "呢", "까")
@@ -180,7 +185,8 @@ class Readings:
                 gap, limit = window[end:m.start()] if m.start() >= end else "", 3
             else:
                 continue
-            if len(gap.split()) > limit or self.protective.first(gap) or self.countermeasures.first(gap):
+            if (len(gap.split()) > limit and not _WORKED.match(gap)) or self.protective.first(gap) or \
+                    self.countermeasures.first(gap):
                 continue
             if self.raisers.search(" ".join([*window[:start].split()[-ASKED_WORDS:], step, gap])):
                 return True
