@@ -28,9 +28,9 @@ of ..."), or (three at most) between the step and a methods word after it, as ve
 _WHY = re.compile(r"\bwhy\b(?![\s?？]*$)")
 """A "why" that is not its sentence's last word ("... and no one will understand why?" asks nothing)."""
 _QUESTION_END = ("?", "？", "؟", "か", "か。", "吗", "呢", "까")
-_WHY_UNMARKED = re.compile(r"^\W*(?:\d{3,4}\W+)?why\b|\bwhy(?: [^\W\d_][^\s?？؟]*){1,3}[\s.।]*$")
+_WHY_UNMARKED = re.compile(r"^\W*(?:\d{3,4}\W+)?why\b|\bwhy(?: [^\W\d_][^\s?？؟]*){1,4}[\s.।]*$")
 """A why-question written without its question mark: the why opens the clause (after a year at most, "למה מגפת ..."
-as glossed) or stands before at most three closing words, as verb-final languages ask ("... इतना घातक क्यों था", "...
+as glossed) or stands before at most four closing words, as verb-final languages ask ("... इतना घातक क्यों था", "...
 neden bu kadar ölümcüldü"; design.md#safety-screen, "A why-question without its question mark")."""
 _NOT_KNOWN = re.compile(r"\b(?:no one|nobody|noone|anyone|anybody|without|so that|such that|knows?|understands?|"
                         r"finds? out|figures? out|notices?|tells?|nadie|nessuno|personne|niemand|ninguem|nikt|kimse)\b")
@@ -245,7 +245,7 @@ class Readings:
 
     def asks_why(self, window: str) -> bool:
         """Whether a normalised window is a why-question (a sentence ending as a question, or unmarked with the why
-        opening it or before its last three words, :data:`_WHY_UNMARKED`; the why not its last word, no "how to" or
+        opening it or before its last four words, :data:`_WHY_UNMARKED`; the why not its last word, no "how to" or
         "I want to" around it) that names no weapon use and puts no change into an agent
         (``weapon_use``, ``engineering``): "why was the typhus epidemic in the Warsaw ghetto so deadly?" explains
         what happened. The rule for a window naming no agent does not act on one (:meth:`why_only` is the agent
