@@ -251,7 +251,7 @@ class Readings:
         what happened. The rule for a window naming no agent does not act on one (:meth:`why_only` is the agent
         rule's reading; docs/design.md#safety-screen, "Why, wherever it stands")."""
         asks = any(_WHY.search(part) and not _HOW.search(part) and (part.rstrip().endswith(_QUESTION_END) or (
-            bool(m := _WHY_UNMARKED.search(part)) and not _NOT_KNOWN.search(part[:m.start()])))
+            (m := _WHY_UNMARKED.search(part)) is not None and not _NOT_KNOWN.search(part[:m.start()])))
                    for part in _CLAUSE.split(window))
         return asks and not self.weapon_use.first(window) and not self.engineering.first(window)
 
