@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedToolError
 from mcp.types import CallToolResult, InputRequiredResult
 from pydantic import ValidationError
 
@@ -56,25 +56,40 @@ MAX_BUDGET_USD = 10_000.0
 """The largest ``budget_usd`` a tool takes: a cap beyond it is a typo more often than a plan."""
 
 
+def tool_error(tool: str, line: str) -> ToolError:
+    """Every tool's error in one form, the MCP tool-error result (``isError``, one text content): ``Error executing
+    tool <tool>: <line>``, the SDK's words for a tool's own error, ``line`` on one line without the command line's
+    ``cosci: `` (docs/mcp.md)."""
+    return ToolError(f"Error executing tool {tool}: {' '.join(line.split()).removeprefix('cosci: ') or 'failed'}")
+
+
 class Server(MCPServer):
-    """The SDK's server, with an argument error in one line naming the argument: an argument the tool does not take
-    (the SDK drops it silently) or a value its type refuses (the SDK's error is pydantic's multi-line text)."""
+    """The SDK's server, every tool error in :func:`tool_error`'s form: an argument the tool does not take (the SDK
+    drops it), a value its type refuses (pydantic's lines), a tool it lacks (``Unknown tool: ...``) and a
+    :class:`~cosci.errors.CosciError` (to the SDK a crash, said as ``Error executing tool <tool>`` alone)."""
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None,
                         ) -> CallToolResult | InputRequiredResult:
-        tool = next((t for t in await self.list_tools() if t.name == name), None)
-        known = set((tool.input_schema if tool else {}).get("properties", {}))
-        if tool is not None and (unknown := sorted(set(arguments) - known)):
-            raise ToolError(f"Error executing tool {name}: {unknown[0]}: not an argument of {name} "
-                            f"(it takes {', '.join(sorted(known))})")
+        tools = await self.list_tools()
+        tool = next((t for t in tools if t.name == name), None)
+        if tool is None:
+            raise tool_error(name, f"no such tool (the tools: {', '.join(sorted(t.name for t in tools))})")
+        known = set(tool.input_schema.get("properties", {}))
+        if unknown := sorted(set(arguments) - known):
+            raise tool_error(name, f"{unknown[0]}: not an argument of {name} (it takes {', '.join(sorted(known))})")
         try:
             return await super().call_tool(name, arguments, context)
-        except ToolError as exc:
-            if not isinstance(exc.__cause__, ValidationError):
+        except UnexpectedToolError as exc:  # a crash, or a cosci refusal raised as its own error
+            if not isinstance(exc.__cause__, CosciError | ConfigError):
                 raise
-            err = exc.__cause__.errors()[0]
-            where = ".".join(str(part) for part in err["loc"]) or "arguments"
-            raise ToolError(f"Error executing tool {name}: {where}: {err['msg']}") from None
+            line = str(exc.__cause__)
+        except ToolError as exc:  # the SDK's wrapping of a tool's refusal, or of pydantic's multi-line error
+            if isinstance(cause := exc.__cause__, ValidationError):
+                err = cause.errors()[0]
+                line = f"{'.'.join(str(part) for part in err['loc']) or 'arguments'}: {err['msg']}"
+            else:
+                line = str(cause or exc)
+        raise tool_error(name, line) from None
 
 
 def _arg(name: str, value: str, pattern: re.Pattern[str] | None = None, what: str = "") -> str:
@@ -124,15 +139,13 @@ def goal_refusal(goal: str, overrides: list[str], data_dir: Path) -> str | None:
     on a capable tier the classifier decides, in the session). Returns the refusal line, or None.
 
     Raises:
-        ToolError: the configuration or a pre-flight rule refuses (its one line)."""
+        CosciError, ConfigError: the configuration or a pre-flight rule refuses (its one line: :class:`Server`
+            says it as the tool's error)."""
     from cosci import api
     from cosci.safety.classifier import acts, screening_on
     from cosci.safety.screen import screen_for
 
-    try:
-        config = api.preflight(api.prepare(goal, overrides, data_dir=data_dir, given_as="goal")).prepared.config
-    except (CosciError, ConfigError) as exc:
-        raise ToolError(str(exc)) from None
+    config = api.preflight(api.prepare(goal, overrides, data_dir=data_dir, given_as="goal")).prepared.config
     if not screening_on(config) or config.safety is None:
         return None
     if not config.models.tiers[config.tier_of("safety", "classify")].unable_to_classify:
@@ -143,6 +156,10 @@ def goal_refusal(goal: str, overrides: list[str], data_dir: Path) -> str | None:
     return f"goal refused by safety screening, {result.decision}: {result.line()} (no session was started)"
 
 
+COMMAND_SECONDS = 600.0
+"""How long a tool waits for the ``cosci`` command behind it (a started session runs detached, not under this)."""
+
+
 class Cosci:
     """The commands behind the tools, on one data folder."""
 
@@ -151,8 +168,11 @@ class Cosci:
 
     def run(self, *args: str) -> str:
         """Run ``cosci <args> --data-dir <data>``; its standard output. Raises: ToolError with its one-line refusal."""
-        done = subprocess.run([*CLI, *args, "--data-dir", str(self.data_dir)], capture_output=True, text=True,
-                              stdin=subprocess.DEVNULL, timeout=600, check=False)
+        try:
+            done = subprocess.run([*CLI, *args, "--data-dir", str(self.data_dir)], capture_output=True, text=True,
+                                  stdin=subprocess.DEVNULL, timeout=COMMAND_SECONDS, check=False)
+        except subprocess.TimeoutExpired:
+            raise ToolError(f"the command `cosci {args[0]}` did not finish within {COMMAND_SECONDS:.0f} s") from None
         if done.returncode != 0:
             lines = [ln for ln in done.stderr.splitlines() if ln.strip()]
             raise ToolError(lines[-1] if lines else f"cosci {args[0]} exited with {done.returncode}")
@@ -235,10 +255,7 @@ def build(data_dir: Path) -> MCPServer:  # noqa: C901  (one nested function per 
     @server.tool(description="One hypothesis with its reviews, citations and falsification contract.")
     def get_hypothesis(session: str, hypothesis_id: str) -> str:
         hid = _arg("hypothesis_id", hypothesis_id, _HYPOTHESIS, "a hypothesis id (H-...)")
-        try:
-            return json.dumps(hypothesis(cosci.folder(session), hid), ensure_ascii=False, default=str)
-        except CosciError as exc:
-            raise ToolError(str(exc)) from None
+        return json.dumps(hypothesis(cosci.folder(session), hid), ensure_ascii=False, default=str)
 
     @server.tool(description="Rate: prefer one of two hypotheses (prefer a, b or tie), or score one from 1 to 5.")
     def rate(session: str, hypothesis_a: str, hypothesis_b: str | None = None,
@@ -280,10 +297,7 @@ def build(data_dir: Path) -> MCPServer:  # noqa: C901  (one nested function per 
         folder = cosci.folder(session)
         if folder.is_running():
             return cosci.run("resume", folder.session_id)
-        try:  # `cosci resume`'s own refusal (a finished session), said here: the spawned process has no caller
-            resume_plan(folder)
-        except CosciError as exc:
-            raise ToolError(str(exc)) from None
+        resume_plan(folder)  # `cosci resume`'s refusal (a finished session) said here: the spawned one has no caller
         cosci.spawn("resume", folder.session_id)
         return f"{folder.session_id}: resuming in its own process"
 

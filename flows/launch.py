@@ -82,14 +82,20 @@ def quiet_logging(log_file: Path | None = None) -> None:
         logger.addHandler(handler)
 
 
+REFUSED_ADVICE = "state the goal otherwise in a new session (`cosci screen \"<goal>\"` checks a goal before a run)"
+"""How to proceed after a refused goal: its session does not run again (``cosci resume`` refuses it)."""
+
+
 def refusal(data_dir: Path, session_id: str) -> GoalRefused:
-    """The error for a session whose goal safety screening refused (its message names the categories)."""
+    """The error for a session whose goal safety screening refused: the verdict (categories, rationale and any
+    advice of its own, e.g. for a language the screen cannot read) and how to proceed, :data:`REFUSED_ADVICE`."""
     from cosci.session.folder import SessionFolder
 
     with SessionFolder(data_dir, session_id).store() as store:
         verdict = store.safety.latest("goal")
     why = verdict.line() if verdict else "no verdict recorded"
-    return GoalRefused(f"goal refused by safety screening, {why} (session {session_id} recorded as refused)")
+    return GoalRefused(f"goal refused by safety screening, {why} (session {session_id} recorded as refused; it does "
+                       f"not run again: {REFUSED_ADVICE})")
 
 
 def load_screen(config: CosciConfig) -> None:
@@ -151,7 +157,10 @@ def run_session(
     resume_id: str | None = None,
     ui: bool = True,
 ) -> SessionSummary:
-    """Run (or resume) one session to its end and print its summary to stdout (progress and warnings: stderr).
+    """Run (or resume) one session to its end; with ``ui`` (a researcher's terminal) print its summary to stdout and
+    the opening line, the pre-flight estimate and the live line to stderr. Without ``ui`` (a library call, a web
+    worker, ``cosci eval``'s sessions) nothing is printed: the summary is returned; warnings still reach the
+    ``cosci`` logger (stderr, ``cosci: ...``, unless the caller gave that logger a handler of its own).
 
     Terminal conventions (design.md#prompts): ``> log`` and ``| tee`` capture the summary (session id, stop reason,
     cost, paths); the pre-flight estimate, the live line and warnings stay on stderr.
@@ -194,9 +203,9 @@ def run_session(
     server_ready()
     mark("prefect server")
     data = asyncio.run(session_flow(config.model_dump(mode="json"), list(overrides), models_choice, resume_id, ui=ui,
-                                    estimate=estimate))
+                                    estimate=estimate if ui else None))
     summary = SessionSummary(**data)
-    for line in summary.lines():
+    for line in summary.lines() if ui else ():
         print(line, flush=True)  # stdout, plain: paths must not be wrapped when the output is a file
     if summary.stop_reason == StopReason.REFUSED:  # one line naming the category; the caller exits 3 (design.md#safety)
         raise refusal(config.paths.data_dir, summary.session_id)

@@ -32,6 +32,8 @@ def on_interrupt(sup: Supervisor) -> list[signal.Signals]:
 
     def handler() -> None:
         if first and time.monotonic() - first[0] > SAME_SIGNAL_SECONDS:
+            if sup.finalising:
+                reopen(sup)
             os._exit(130)
         if first:  # one keypress delivered twice (e.g. `timeout -s INT` signals the child and its group)
             return
@@ -55,6 +57,19 @@ def on_interrupt(sup: Supervisor) -> list[signal.Signals]:
         except (NotImplementedError, RuntimeError, ValueError):  # not the main thread (a served deployment)
             pass
     return handled
+
+
+def reopen(sup: Supervisor) -> None:
+    """Before a second Ctrl-C quits a finalising session at once: a record already marked ``done`` goes back to
+    ``running`` (its stop reason kept), so `cosci resume` finishes what the quit cut short (the overview file, the
+    report, the MLflow run, left RUNNING with part of its metrics: fresh-user trial), as docs/commands.md promises;
+    finalisation's finished tasks replay, nothing is paid twice (design.md#resume). Any error is ignored: the
+    process is quitting."""
+    try:
+        if sup.store.sessions.status() == "done":
+            sup.store.sessions.update(status="running")
+    except Exception:  # a quit at once must not fail on the record it could not reopen
+        log.debug("the record could not be reopened before the quit", exc_info=True)
 
 
 def one_blas_thread() -> None:

@@ -150,9 +150,10 @@ def make_runner(rt: SessionRuntime):
 
 
 def _announce(rt: SessionRuntime, resumed: bool) -> None:
-    """Tell the researcher's terminal which session runs, where, and how to stop and continue it."""
-    verb = "resuming" if resumed else "session"
-    print(f"{verb}   {rt.session_id} ({rt.folder}); stop with Ctrl-C, continue with `cosci resume {rt.session_id}`",
+    """Which session runs, where, how to stop it, and (resumed) continue it: a new one's goal is not screened yet, and
+    a refused goal's session does not run again (an interrupted one's summary says `cosci resume`)."""
+    more = f", continue with `cosci resume {rt.session_id}`" if resumed else ""
+    print(f"{'resuming' if resumed else 'session'}   {rt.session_id} ({rt.folder}); stop with Ctrl-C{more}",
           file=sys.stderr, flush=True)
 
 

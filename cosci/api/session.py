@@ -235,10 +235,14 @@ class Session:
     def _request(self, action: str, status: str) -> str:
         with self.folder.store() as store:
             rules.check_open(self.id, store.sessions.status(), action)
-            if store.sessions.status() == status:  # asked again: nothing more to record
+            again = store.sessions.status() == status
+            if again and not (status == "paused" and rules.resume_starting(store)):
+                return self._already(status)  # asked again: nothing more to record
+            if not again:
+                store.sessions.update(status=status)
+            store.logs.event(f"external_{action}", {"requested_status": status})  # what a starting resume weighs
+            if again:
                 return self._already(status)
-            store.sessions.update(status=status)
-            store.logs.event(f"external_{action}", {"requested_status": status})
         if self.folder.is_running():
             return (f"{self.id}: {action} requested; the running session will "
                     + ("hold after its current actions" if status == "paused" else "stop and write its overview"))
@@ -253,10 +257,12 @@ class Session:
         then = "writes its overview and ends it" if status == "aborting" else "continues it"
         return f"{self.id}: already marked {status}; it is not running - `cosci resume {self.id}` {then}"
 
-    def resume(self, overrides: Sequence[str] = ()) -> Resumed:
+    def resume(self, overrides: Sequence[str] = (), *, ui: bool = True) -> Resumed:
         """Continue the session (:func:`cosci.session.preflight.resume_plan`): a paused process is told to go on,
         a done session's outstanding provider batches are settled, a killed or paused one runs again on its frozen
-        config with ``overrides`` on top (its models' keys, lifecycle and MLflow server checked first).
+        config with ``overrides`` on top (its models' keys, lifecycle and MLflow server checked first). A pause asked
+        while that run starts wins: the session opens paused and its process holds (design.md#resume). ``ui`` as
+        :func:`cosci.api.run`'s: False prints nothing (the lines and the summary are returned).
 
         Raises:
             CosciError: as :func:`~cosci.session.preflight.resume_plan` and
@@ -264,6 +270,8 @@ class Session:
                 GoalRefused, KeyboardInterrupt: as :func:`cosci.api.run`.
         """
         check.texts("overrides", overrides)
+        with self.folder.store() as store:
+            since = store.logs.last_event_seq()  # a pause asked after this wins over the resume (design.md#resume)
         plan = rules.resume_plan(self.folder, overrides)
         if plan == "waiting":
             with self.folder.store() as store:
@@ -278,10 +286,13 @@ class Session:
             row = store.sessions.get()
         config = self.folder.frozen_config(overrides, lifecycle=True)  # its models are called again
         rules.check_resumed(config)
+        with self.folder.store() as store:  # its checks passed: the mark a pause is weighed against
+            store.logs.event(rules.RESUME_STARTING, {"since": since})
         from flows.launch import run_session
 
         summary = outside_loop(lambda: run_session(config, overrides=row.overrides,
-                                                   choices={"models": row.models_choice}, resume_id=self.id))
+                                                   choices={"models": row.models_choice}, resume_id=self.id,
+                                                   ui=ui))
         return Resumed(plan, (), summary)
 
 

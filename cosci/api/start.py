@@ -134,6 +134,10 @@ def preflight(prepared: Prepared, *, parallel: bool = False) -> Checked:
 
     Raises:
         CosciError, ConfigError, MissingApiKey: the first rule that refuses, in one line; nothing is written.
+
+    It prints only warnings about the user's own files, read here once (a local corpus's skipped rows, what reading
+    it or the skills folder warns of: stderr, ``cosci: warning: ...``): they are said where the files are read, as
+    the command line says them, not returned as notices.
     """
     if not isinstance(prepared, Prepared):
         raise CosciError(f"preflight takes what prepare() returns (got {type(prepared).__name__})")
@@ -143,10 +147,12 @@ def preflight(prepared: Prepared, *, parallel: bool = False) -> Checked:
 
 
 def run(checked: Checked, *, ui: bool = True) -> SessionSummary:
-    """Run a new session to its end on the Prefect flow; its summary is printed to stdout and returned.
+    """Run a new session to its end on the Prefect flow; its summary is returned (and printed when ``ui``).
 
     Args:
-        ui: show the live progress line on stderr (off for ``cosci eval``'s many sessions).
+        ui: a researcher's terminal (the default, as ``cosci run`` calls it): the opening line, the estimate and the
+            live progress line on stderr, the summary on stdout. False (a library call, ``cosci eval``'s many
+            sessions, the web UI): nothing is printed; warnings still reach the ``cosci`` logger.
 
     Called where an event loop runs (a notebook), the session runs in a worker thread (:func:`outside_loop`).
 
@@ -172,5 +178,6 @@ def run(checked: Checked, *, ui: bool = True) -> SessionSummary:
 
 def start(goal: str | None = None, overrides: Sequence[str] = (), *, data_dir: str | Path | None = None,
           ui: bool = True) -> SessionSummary:
-    """:func:`prepare`, :func:`preflight` and :func:`run` in one call (the notices are not said)."""
+    """:func:`prepare`, :func:`preflight` and :func:`run` in one call (the notices are not said; ``ui`` as
+    :func:`run`'s)."""
     return run(preflight(prepare(goal, overrides, data_dir=data_dir)), ui=ui)

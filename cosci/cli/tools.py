@@ -81,10 +81,11 @@ def cmd_check(args: argparse.Namespace) -> None:
     config = validate(compose(args.overrides))
     Router(config).check_keys()  # a missing key: one line naming the variable, before any call
     check_models(config)
-    check_servers(config)  # a local server that is down: the run's one line, not a minute of retried probes
-    # a model shutting down within 30 days (design.md#catalogue); who decides safety (design.md#safety-measured)
-    for line in notices([config]):
+    # a model shutting down within 30 days (design.md#catalogue); who decides safety (design.md#safety-measured), for
+    # every tier the offline screen decides for: before the server check, as a hosted tier's before its probes
+    for line in notices([config], marked=True):
         print(line, file=sys.stderr)
+    check_servers(config)  # a local server that is down: the run's one line, not a minute of retried probes
     probes = asyncio.run(run_check(config))
     for line in report(config, probes):
         print(line)

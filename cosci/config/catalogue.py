@@ -184,7 +184,9 @@ def fill_tiers(models: Mapping[str, Any], book: Catalogue) -> dict[str, Any]:
     """``models`` (a composed ``models`` node as plain data) with each tier's absent facts taken from the
     catalogue entry of its model (a key the tier sets, even to null, is kept: ``++models.tiers.strong.
     output_tokens_per_second=null`` sends every call whole); a tier whose model is not in the catalogue is left as
-    it is (its preset states its facts, as the fake, the embedded model and an ``openai_compatible`` server do)."""
+    it is (its preset states its facts, as the fake and an ``openai_compatible`` server do). The embedded model's
+    facts (its $0 price among them) are its entry's, not its preset's, so they never stay on a tier overridden to
+    another model (design.md#catalogue)."""
     out = dict(models)
     tiers = {}
     for name, tier in (models.get("tiers") or {}).items():

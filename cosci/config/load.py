@@ -27,7 +27,7 @@ from cosci.config.catalogue import (
     who_classifies,
 )
 from cosci.config.layers import LayerError, layer_of, layer_overrides, layered, naming_file
-from cosci.config.measured import Heldout, MeasuredError, current_heldout, unmeasured_line
+from cosci.config.measured import Heldout, MeasuredError, current_heldout, marked_because, unmeasured_line
 from cosci.config.renames import old_key_in, old_override
 from cosci.config.schema import CosciConfig, ModelEntry
 from cosci.paths import conf_dir
@@ -327,18 +327,23 @@ def lifecycle_lines(configs: Sequence[CosciConfig], *, on: dt.date | None = None
     return lifecycle_warnings(tiers, book or catalogue(), on or today())
 
 
-def classifier_lines(configs: Sequence[CosciConfig]) -> list[str]:
+def classifier_lines(configs: Sequence[CosciConfig], *, marked: bool = False) -> list[str]:
     """One line per (tier, model) the safety classifier of ``configs`` routes to that the measurement rule marked
     unable to classify, saying why (design.md#safety-measured); ``cosci run``, ``python -m cosci.run`` and
-    ``cosci check`` print them to stderr. A tier its preset marks (the embedded model, the fake) says nothing."""
+    ``cosci check`` print them to stderr. A tier its preset marks (the embedded model, the fake) says nothing, unless
+    ``marked`` (``cosci check``: every tier the offline screen decides for is named, ``measured.marked_because``)."""
     lines: list[str] = []
     for config in configs:
         if config.safety is None or not config.safety.enabled or "safety" not in config.agents:
             continue
         tier = config.tier_of("safety", "classify")
         entry = config.models.tiers[tier]
-        line = unmeasured_line(tier, entry.model, entry.unable_because or "")
-        if entry.unable_because and line not in lines:
+        because = entry.unable_because or ""
+        if marked and entry.unable_to_classify and not because:
+            found = catalogue().entry(entry.model)
+            because = marked_because(found.classifier if found else None, entry.model, current_heldout())
+        line = unmeasured_line(tier, entry.model, because)
+        if because and line not in lines:
             lines.append(line)
     return lines
 

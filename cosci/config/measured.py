@@ -122,6 +122,14 @@ def shortfall(m: ClassifierMeasurement | None, heldout: Heldout) -> str | None:
     return None
 
 
+def marked_because(m: ClassifierMeasurement | None, model: str, heldout: Heldout) -> str:
+    """Why a tier its preset marks ``unable_to_classify`` (the embedded model, the fake) does not decide, in
+    :func:`unmeasured_line`'s words: its measurement's :func:`shortfall`, else the preset's mark itself."""
+    if scripted(model):
+        return "answers as a test scripts it (marked unable to classify by its preset)"
+    return shortfall(m, heldout) or "marked unable to classify by its preset"
+
+
 def scripted(model: str) -> bool:
     """Whether ``model``'s answers are scripted (:data:`SCRIPTED_PROVIDERS`)."""
     return model.startswith(SCRIPTED_PROVIDERS)

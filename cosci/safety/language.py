@@ -45,14 +45,14 @@ READ = {"en": "English", "zh": "Chinese", "hi": "Hindi", "es": "Spanish", "fr": 
         "vi": "Vietnamese", "ko": "Korean", "it": "Italian", "fa": "Persian", "pl": "Polish", "sw": "Swahili",
         "th": "Thai", "el": "Greek", "he": "Hebrew", "nl": "Dutch", "ms": "Malay", "uk": "Ukrainian", "cs": "Czech",
         "ro": "Romanian", "sv": "Swedish", "tl": "Tagalog", "sk": "Slovak", "hr": "Croatian", "bs": "Bosnian",
-        "da": "Danish", "nb": "Norwegian", "nn": "Norwegian"}
+        "da": "Danish", "nb": "Norwegian", "nn": "Norwegian", "fi": "Finnish", "hu": "Hungarian"}
 """ISO 639-1 code -> name of each language the screen reads (docs/design.md#safety-language). Czech, Romanian,
 Swedish and Tagalog are read as the other Latin-script languages are (the embedding, the term lists, their actions
 glossed): on the tuning rows in them the screen refuses 31 of 31 harmful requests and none of 51 benign goals, all
 of which were refused as unread before (bench/README.md, "thirteenth stop, false refusals"). Slovak, Croatian (and
 Bosnian, which lingua names for the same text), Danish and Norwegian by the same machinery, their actions glossed
-beside Czech's and Swedish's (bench/README.md, "fourteenth stop, false refusals"); Finnish and Hungarian stay unread
-(2 of 9 and 7 of 8 harmful tuning requests refused when read)."""
+beside Czech's and Swedish's (bench/README.md, "fourteenth stop, false refusals"); Finnish and Hungarian, their stems
+glossed, since the fifteenth stop (25 of 25 harmful tuning requests, 2 of 53 benign refused: "unread languages")."""
 READ_SCRIPTS = frozenset({"LATIN", "CJK", "HIRAGANA", "KATAKANA", "HANGUL", "ARABIC", "DEVANAGARI", "BENGALI",
                           "GURMUKHI", "TELUGU", "TAMIL", "THAI", "GREEK", "HEBREW", "CYRILLIC"})
 """Unicode script names (the first word of a letter's character name) of the read languages."""
@@ -88,10 +88,11 @@ FUNCTION_WORDS = {
     "ms": "yang dan di untuk dengan dari apa bagaimana ini itu pada boleh",
     "tr": "ve bir bu için ile nasıl ne mi da de olarak",
     "pl": "i w z na jak do nie się czy jest oraz dla",
-    "vi": "và của các cho trong là một những có không",
+    "vi": "và của các cho trong là một những có không khong cua nhung duoc nguoi thuoc benh",
     "sw": "na ya wa kwa za la katika ni jinsi gani",
     "sv": "och att hur inte är för vad från utan också mycket vid",
-    "hi": "hai hain kaise kya karein karen chahiye batao batayen banaye banayein kyun nahi aur liye ke kaun",
+    "hi": "hai hain kaise kya karein karen chahiye batao batayen banaye banayein kyun nahi aur liye ke kaun"
+          " mein hota hoti hote sakte sakta",
 }
 """A few function words per read Latin-script language: two in a text outweigh trigrams that name an unread one.
 English's list holds words no unread Latin-script language writes as its own ("over", "than", "would"), not those

@@ -1,6 +1,7 @@
 """The close languages of short texts: Danish and Norwegian beside Swedish and English, Croatian and Bosnian beside
 Malay and English, Slovak beside Czech, and Finnish, Hungarian, Estonian and Slovene beside them all
-(docs/design.md#safety-language, "Close languages on short texts").
+(docs/design.md#safety-language, "Close languages on short texts"; Finnish and Hungarian read since "Finnish and
+Hungarian read").
 
 lingua's trigrams, in the low-accuracy mode :mod:`cosci.safety.language` uses, read a short text of these
 languages typed without diacritics as a read language they are not: "kako napraviti sarin kod kuce" (Croatian) as
@@ -14,6 +15,7 @@ outnumber every read language's own words in it (:func:`close_language`).
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -30,7 +32,8 @@ CLOSE_WORDS = {
           " preco prečo ktory ktorý ktora ktorá ktore ktoré urobit urobiť spravit spraviť liecba liečba",
     "fi": "miten miksi kuinka etta että mita mitä mika mikä mitka mitkä voiko voinko kotona salaa huomaamatta"
           " hoito hoidon jalkeen jälkeen kanssa aikana",
-    "hu": "hogyan miert miért hogy egy vagy milyen melyik lehet kell otthon titokban kezelese kezelése",
+    "hu": "hogyan miert miért hogy egy vagy milyen melyik lehet kell otthon titokban kezelese kezelése és között"
+          " kozott nélkül nelkul számára szamara",
     "et": "kuidas miks kodus kuidagi",
     "sl": "zakaj kje kdaj tudi lahko oziroma narediti",
 }
@@ -83,12 +86,32 @@ def close_language(words: set[str], rivals: int, ranked: list[str]) -> str | Non
 CLOSE_MIN_CONFIDENCE = 0.7
 """lingua's confidence from which a close read language (Danish, Norwegian, Slovak, Croatian, Bosnian) is believed
 for a text showing none of its own words and no function word of another read language."""
-READ_CLOSE = frozenset({"da", "nb", "nn", "sk", "hr", "bs"})
-"""The close languages the screen reads (``nn``, Nynorsk, is Norwegian's second written form)."""
+READ_CLOSE = frozenset({"da", "nb", "nn", "sk", "hr", "bs", "fi", "hu"})
+"""The close languages the screen reads (``nn``, Nynorsk, is Norwegian's second written form; Finnish and Hungarian
+since the fifteenth stop, their stems and suffixes glossed: docs/design.md#safety-language, "Finnish and Hungarian
+read")."""
 ALPHABETS = {"da": "æøåé", "nb": "æøåéèóô", "nn": "æøåéèóô", "sk": "áäčďéíĺľňóôŕšťúýž", "hr": "čćđšž",
-             "bs": "čćđšž"}
+             "bs": "čćđšž", "fi": "äöåšž", "hu": "áéíóöőúüű"}
 """The letters beyond ASCII each close read language writes: a text with another ("ı", "ü", "ñ") is not in it
 (lingua read the Turkish "bruselloz hızlı test guvenilir mi?" as Norwegian at 0.74)."""
+
+
+SHOWN_LETTERS = {"fi": "äö", "hu": "áéíóöőúüű"}
+"""Letters a Finnish or Hungarian text shows for lingua's choice alone (no own word of :data:`CLOSE_WORDS`) to be
+believed: lingua's trigrams took the Indonesian "Meningkatkan hasil produksi vaksin rotavirus lokal di Bio Farma." for
+Finnish at 0.94 (docs/design.md#safety-language, "Finnish and Hungarian read")."""
+FINNISH_ENDINGS = re.compile(r"\w{3,}(?:lla|lta|ssa|sta|iden|inen|minen|ksen|aan|eita|sten|nnan|nnon)$")
+"""Finnish case endings, the verbal noun's "-minen" and the adjective's "-inen": a word ending so stands for its
+letters in a text typed without "ä" and "ö" ("Kyyn puremat lapsilla: milloin vastamyrkky?")."""
+
+
+def shown(code: str, words: set[str]) -> bool:
+    """Whether ``words`` show ``code``'s letters (:data:`SHOWN_LETTERS`; for Finnish, or one :data:`FINNISH_ENDINGS`);
+    True for a language without such letters listed."""
+    if code not in SHOWN_LETTERS:
+        return True
+    lettered = any(ch in SHOWN_LETTERS[code] for w in words for ch in w)
+    return lettered or (code == "fi" and any(FINNISH_ENDINGS.match(w) for w in words))
 
 
 def written_in(code: str, words: set[str]) -> bool:
@@ -105,7 +128,8 @@ def unsupported_close(values: list[ConfidenceValue], words: set[str], rivals: in
     counts = close_counts(words)
     own = {code: counts["nb" if code == "nn" else code] for code in READ_CLOSE}
     top = values[0].language.iso_code_639_1.name.lower() if values else ""
-    if top in READ_CLOSE and (own[top] or (rivals == 0 and values[0].value >= CLOSE_MIN_CONFIDENCE)) and \
+    if top in READ_CLOSE and (own[top] or (rivals == 0 and values[0].value >= CLOSE_MIN_CONFIDENCE and
+                                           shown(top, words))) and \
             written_in(top, words):
         return values
     rest = [v for v in values if (c := v.language.iso_code_639_1.name.lower()) not in READ_CLOSE

@@ -75,7 +75,7 @@ OWN_LETTERS = {"cs": "řěů", "ro": "șțţ"}
 "ă" too in a text without a letter only Vietnamese writes; not "ş", which Turkish writes too)."""
 OWN_WORDS = {"tl": "ang ng mga nang paano upang kung isang gawing gawin gumawa ito",
              "ro": "și şi să pentru către fără cum virusului bacteriei cu pe din în prin după despre acest această"
-                   " unui unei sunt foarte atât",
+                   " unui unei sunt foarte atât fost când",
              "cs": "jak pro jsou nebo také jsem jsme chci muzu muze lidi lidem nejvice nejvic vyrobit vyrabet"
                    " udelat ziskat zvysit pripravit rozsirit nakazit otravit pustit vypustit"}
 """Function words of the read languages lingua misses in short texts (Tagalog, Romanian, Czech) that no other read

@@ -7,8 +7,8 @@ One JSON line per text on stdout: ``n`` (its line, 1 for a text given inline), `
 block), ``category`` (null when allowed), ``rule`` (term hit, agent, score alone, unread; null when allowed),
 ``score`` (the intent model's harm probability, 0-1), ``language`` (ISO 639-1, or ``unread (<language>)``) and
 the text's first :data:`SHOWN_CHARS` characters. A line of a file that is not a text to screen (it starts like JSON
-but is not JSON, a JSON object without a text ``goal``, or a text longer than a goal may be,
-:data:`~cosci.config.goal.GOAL_MAX_CHARS`: the screen's time grows with the text, about 1 ms a character) is one
+but is not JSON, a JSON object without a text ``goal``, a text that is not valid UTF-8, or a text longer than a goal
+may be, :data:`~cosci.config.goal.GOAL_MAX_CHARS`: the screen's time grows with the text, about 1 ms a character) is one
 line on stderr naming its line number, in its place among the results, and the other lines are screened (a lab's
 file of 200 goals with one stray line is still checked). A file that cannot be read, or holds no text, is one line
 on stderr, exit 2, nothing screened. The exit status follows a run's: 3 when any text is refused (``block``, as a
@@ -70,16 +70,28 @@ def _line(path: Path, n: int, text: str) -> Line:
 
 
 def within_goal_length(lines: Sequence[Line], path: Path | None = None) -> list[Line]:
-    """``lines`` with each text longer than a goal may be turned into an error naming the file ``path`` and its
-    line (the text, for an inline text: ``path`` None), its length and the limit, in characters."""
+    """``lines`` with each text longer than a goal may be, or holding characters that are not UTF-8 (bytes typed on
+    the command line or ``\\udcff`` escapes in a JSON line, which Python holds as lone surrogates and the language
+    reader cannot encode), turned into an error naming the file ``path`` and its line (the text, for an inline text:
+    ``path`` None), with the length and the limit in characters for a long one."""
+    import unicodedata
+
     from cosci.config.goal import GOAL_MAX_CHARS
 
     def where(n: int) -> str:
         return f"{path} line {n}" if path is not None else "the text"
 
-    return [Line(x.n, None, f"screen: {where(x.n)} holds {len(x.text):,} characters; a goal holds at most"
-                            f" {GOAL_MAX_CHARS:,} (split it into goals, or screen its parts)")
-            if x.text is not None and len(x.text) > GOAL_MAX_CHARS else x for x in lines]
+    def checked(x: Line) -> Line:
+        if x.text is None:
+            return x
+        if len(x.text) > GOAL_MAX_CHARS:
+            return Line(x.n, None, f"screen: {where(x.n)} holds {len(x.text):,} characters; a goal holds at most"
+                                   f" {GOAL_MAX_CHARS:,} (split it into goals, or screen its parts)")
+        if any(unicodedata.category(ch) == "Cs" for ch in x.text):
+            return Line(x.n, None, f"screen: {where(x.n)} is not valid UTF-8; retype it or save the file as UTF-8")
+        return x
+
+    return [checked(x) for x in lines]
 
 
 def screened(cfg: SafetyCfg, lines: Sequence[Line]) -> Iterator[dict[str, Any] | str]:

@@ -33,10 +33,24 @@ from cosci.config.schema import CosciConfig
 from cosci.errors import CosciError
 from cosci.paths import writable_data_dir
 from cosci.session.folder import SessionBusy, SessionFolder
+from cosci.store import SessionStore
 from cosci.text import plural
 
 FINISHED = ("done", "refused")
 """Session statuses nothing more runs in: a resume, pause, abort or feedback is refused in one line."""
+
+RESUME_STARTING = "resume_starting"
+"""The event a resume that runs the session again writes once its checks passed, before its process boots
+(payload ``since``: the newest event's sequence number when the resume read the session). A pause asked after
+``since`` wins over the resume: the session opens paused and its process holds (:func:`cosci.session.runtime.
+record_resume`, design.md#resume)."""
+
+def resume_starting(store: SessionStore) -> bool:
+    """Whether a resume marked its start (:data:`RESUME_STARTING`) and has not opened the session since (no
+    ``session_resumed`` after the mark): a pause asked of a session already ``paused`` is then recorded again, for
+    that resume to weigh (design.md#resume)."""
+    return store.logs.last_event_seq(RESUME_STARTING) > store.logs.last_event_seq("session_resumed")
+
 
 ResumePlan = Literal["waiting", "settle", "run"]
 """What resuming a session does: ``waiting`` (a paused process holds it: it is told to continue), ``settle`` (a
@@ -113,10 +127,11 @@ def check_parallel_tracking(config: CosciConfig, parallel: bool) -> None:
         )
 
 
-def notices(configs: Sequence[CosciConfig]) -> list[str]:
+def notices(configs: Sequence[CosciConfig], *, marked: bool = False) -> list[str]:
     """The lines said before a run, once for all its jobs: a model shutting down within 30 days
-    (design.md#catalogue), a tier unable to decide safety verdicts (design.md#safety-measured)."""
-    return [*lifecycle_lines(list(configs)), *classifier_lines(list(configs))]
+    (design.md#catalogue), a tier unable to decide safety verdicts (design.md#safety-measured; ``marked``: a tier its
+    preset marks too, as ``cosci check`` says it, :func:`cosci.config.load.classifier_lines`)."""
+    return [*lifecycle_lines(list(configs)), *classifier_lines(list(configs), marked=marked)]
 
 
 def finished_refusal(session_id: str, status: str) -> CosciError:

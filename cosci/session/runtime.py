@@ -27,7 +27,7 @@ from cosci.llm.gateway.providers import check_models
 from cosci.llm.gateway.routing import Router
 from cosci.safety.classifier import screening_on
 from cosci.session.folder import SessionFolder, new_session_id
-from cosci.session.preflight import FINISHED, finished_refusal
+from cosci.session.preflight import FINISHED, RESUME_STARTING, finished_refusal
 from cosci.session.projects import sync_project
 from cosci.store import SessionStore
 from cosci.tools.registry import ToolRegistry, build_registry
@@ -42,14 +42,17 @@ OPEN_RUNTIMES: dict[str, SessionRuntime] = {}
 
 
 def record_resume(store: SessionStore, config: CosciConfig) -> list[str]:
-    """Mark a resumed session running (an aborting one stays aborting, so it ends at once); if its config
+    """Mark a resumed session running (an aborting one stays aborting, so it ends at once; one paused while the
+    resume started stays paused, so its process holds: :func:`paused_while_starting`); if its config
     changed (``cosci resume <id> key=value``), keep the new snapshot, budget and deadline on the session row and
     log what changed. Returns the changed keys."""
     before = store.sessions.get().config_snapshot
     after = json.loads(config.model_dump_json())
     changed = sorted(k for k in set(_flat(before)) | set(_flat(after)) if _flat(before).get(k) != _flat(after).get(k))
     # an abort requested while nothing ran stays: the loop stops at once and writes the overview
-    status = "aborting" if store.sessions.status() == "aborting" else "running"
+    status = store.sessions.status()
+    if status != "aborting" and not (status == "paused" and paused_while_starting(store)):
+        status = "running"
     fields: dict[str, Any] = {"status": status, "stop_reason": None}
     if changed:
         fields.update(config_snapshot=after, budget_usd=config.run.budget_usd, budget_tokens=config.run.budget_tokens,
@@ -57,6 +60,17 @@ def record_resume(store: SessionStore, config: CosciConfig) -> list[str]:
     store.sessions.update(**fields)
     store.logs.event("session_resumed", {"changed": {k: _flat(after).get(k) for k in changed}})
     return changed
+
+
+def paused_while_starting(store: SessionStore) -> bool:
+    """Whether a pause was asked after the newest resume read the session (:data:`~cosci.session.preflight.
+    RESUME_STARTING`'s ``since``): the pause wins over that resume (design.md#resume). False without such a mark
+    (a session opened by another door)."""
+    marks = store.logs.events(RESUME_STARTING)
+    if not marks:
+        return False
+    since = int(marks[-1]["payload"].get("since") or 0)
+    return any(e["event"] == "external_pause" for e in store.logs.events_after(since, limit=10_000))
 
 
 def _flat(data: Any, prefix: str = "") -> dict[str, Any]:

@@ -176,9 +176,10 @@ class Logs:
         return [{"seq": r["seq"], "event": r["event"], "agent": r["agent"], "payload": loads(r["payload"], {}),
                  "created_at": r["created_at"]} for r in rows]
 
-    def last_event_seq(self) -> int:
-        """The sequence number of the newest event (0 before any)."""
-        rows = self.db.query("SELECT MAX(seq) n FROM events WHERE session_id=?", (self.session_id,))
+    def last_event_seq(self, event: str | None = None) -> int:
+        """The sequence number of the newest event (of kind ``event``, if given; 0 before any)."""
+        sql, params = "SELECT MAX(seq) n FROM events WHERE session_id=?", (self.session_id,)
+        rows = self.db.query(sql + " AND event=?", (*params, event)) if event else self.db.query(sql, params)
         return int(rows[0]["n"] or 0) if rows else 0
 
     # --- system feedback -------------------------------------------------------------------------------

@@ -24,3 +24,66 @@ async def test_a_resume_whose_tracking_server_is_gone_is_refused_before_the_engi
     assert started == []
     resumed = session.resume()  # the same session with its own (untracked) configuration goes to the engine
     assert resumed.plan == "run" and started and started[0]["resume_id"] == sid
+
+
+@pytest.mark.parametrize("before", ["stopped", "paused"])
+async def test_a_pause_asked_while_a_resume_starts_wins(config: CosciConfig, fake: FakeBackend,
+                                                        monkeypatch: pytest.MonkeyPatch, before: str) -> None:
+    """Fresh-user report: `cosci pause` while `cosci resume` was still starting (its process booting) was dropped,
+    the resume's start wrote `running` over it and the session ran on. The pause wins: the session opens paused
+    (its process holds), whether it was stopped (killed) or paused before the resume."""
+    import asyncio
+
+    from cosci.session.folder import SessionFolder
+    from cosci.session.runtime import SessionRuntime
+
+    sid = await open_only(config)
+    session = api.open(sid, config.paths.data_dir)
+    if before == "paused":
+        session.pause()  # not running: marked paused, `cosci resume` continues it
+    said: list[str] = []
+    opened: list[str] = []
+
+    def starting(config_: CosciConfig, **kw: Any) -> None:
+        """The engine's start as run_session does it: the lock first, then (seconds later) the runtime opens; the
+        pause arrives in between, from another command."""
+        SessionFolder(config_.paths.data_dir, kw["resume_id"]).lock()
+        said.append(api.open(sid, config.paths.data_dir).pause())
+
+        async def open_runtime() -> None:
+            rt = await SessionRuntime.open(config_, session_id=kw["resume_id"])
+            opened.append(rt.store.sessions.status())
+            await rt.close()
+
+        asyncio.run(open_runtime())
+
+    monkeypatch.setattr("flows.launch.run_session", starting)
+    session.resume()
+    assert opened == ["paused"], said
+    assert said and "hold" in said[0]
+    assert session.status().status == "paused"
+
+
+async def test_a_resume_without_a_pause_in_its_start_runs(config: CosciConfig, fake: FakeBackend,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A session paused before its resume (nothing asked meanwhile) runs again: the earlier pause is not held."""
+    import asyncio
+
+    from cosci.session.runtime import SessionRuntime
+
+    sid = await open_only(config)
+    session = api.open(sid, config.paths.data_dir)
+    session.pause()
+    opened: list[str] = []
+
+    def starting(config_: CosciConfig, **kw: Any) -> None:
+        async def open_runtime() -> None:
+            rt = await SessionRuntime.open(config_, session_id=kw["resume_id"])
+            opened.append(rt.store.sessions.status())
+            await rt.close()
+
+        asyncio.run(open_runtime())
+
+    monkeypatch.setattr("flows.launch.run_session", starting)
+    session.resume()
+    assert opened == ["running"]

@@ -54,7 +54,7 @@ def test_every_entry_cites_a_source_read_on_a_day() -> None:
         assert entry.source.url.startswith("https://"), model
         assert entry.source.read <= dt.date(2026, 12, 5), model  # read on or before the day the data was written
         if entry.input_usd_per_mtok == 0.0 or entry.output_usd_per_mtok == 0.0:  # zero only for a local server
-            assert model.startswith("ollama"), model
+            assert model.startswith(("ollama", "cosci-local/")), model  # or the embedded model, run in-process
 
 
 @pytest.mark.parametrize("name", presets())
@@ -81,6 +81,28 @@ def test_a_preset_only_assigns_models_and_the_catalogue_fills_the_facts() -> Non
         "adaptive", 512, "ANTHROPIC_API_KEY", True)
     preset = yaml.safe_load((Path(conf_dir()) / "models" / "opus.yaml").read_text())
     assert preset["tiers"]["strong"] == {"model": "anthropic/claude-opus-5"}  # no fact repeated in the preset
+
+
+def test_the_embedded_models_zero_price_does_not_stick_to_a_tier_overridden_to_a_hosted_model() -> None:
+    """Fresh-user report: `models=local models.tiers.strong.model=anthropic/...` estimated and budgeted the hosted
+    calls at $0, the local preset's own price for its embedded model. Prices follow the model: the hosted model's
+    catalogue price, unless the user sets one for that tier; the embedded model's tiers still cost nothing."""
+    from cosci.llm.gateway.estimate import estimate_session
+
+    hosted = "anthropic/claude-opus-5"
+    price = catalogue().entry(hosted)
+    assert price is not None and price.input_usd_per_mtok and price.output_usd_per_mtok
+    config = validate(compose(["models=local", f"models.tiers.strong.model={hosted}"]))
+    strong, cheap = config.models.tiers["strong"], config.models.tiers["cheap"]
+    assert (strong.input_usd_per_mtok, strong.output_usd_per_mtok) == (price.input_usd_per_mtok,
+                                                                       price.output_usd_per_mtok)
+    assert strong.thinking == price.thinking  # the hosted model's form, not the embedded model's "off"
+    assert (cheap.input_usd_per_mtok, cheap.output_usd_per_mtok, cheap.thinking) == (0.0, 0.0, "off")
+    assert estimate_session(config).usd > 0
+    assert estimate_session(validate(compose(["models=local"]))).usd == 0
+    mine = validate(compose(["models=local", f"models.tiers.strong.model={hosted}",
+                             "models.tiers.strong.input_usd_per_mtok=1.5"])).models.tiers["strong"]
+    assert (mine.input_usd_per_mtok, mine.output_usd_per_mtok) == (1.5, price.output_usd_per_mtok)
 
 
 def test_a_key_the_tier_sets_wins_over_the_catalogue_even_null(tmp_path: Path) -> None:

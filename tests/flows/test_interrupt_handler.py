@@ -47,3 +47,63 @@ def test_ctrl_c_stops_a_running_session_and_lets_a_stopped_one_finish(capsys: py
     err = capsys.readouterr().err
     assert said in err and len(err.strip().splitlines()) == 1
     assert sup.interrupted is stopped
+
+
+class Sessions:
+    def __init__(self, status: str) -> None:
+        self.state = status
+
+    def status(self) -> str:
+        return self.state
+
+    def update(self, **fields: str) -> None:
+        self.state = fields.get("status", self.state)
+
+
+class Store:
+    def __init__(self, status: str) -> None:
+        self.sessions = Sessions(status)
+
+
+@pytest.mark.parametrize(("finalising", "before", "after"), [
+    (True, "done", "running"),       # finalisation had marked it done: the report and MLflow run may be unwritten
+    (True, "running", "running"),    # the overview not yet written: already resumable
+    (False, "running", "running"),   # mid-run: the first press paused it
+])
+def test_a_second_ctrl_c_while_finalising_leaves_a_record_cosci_resume_finishes(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], finalising: bool, before: str,
+        after: str) -> None:
+    """Fresh-user report: Ctrl-C, then Ctrl-C again while the session wrote its report and closed its MLflow run,
+    left the record `done` and the MLflow run RUNNING with part of its metrics, and `cosci resume` refused the
+    `done` session, though docs/commands.md says "`cosci resume` then finishes it". The second press quits at
+    once (exit 130) and leaves the record `running`, which `cosci resume` takes."""
+    exits: list[int] = []
+
+    class Quit(Exception):
+        pass
+
+    def fake_exit(code: int) -> None:
+        exits.append(code)
+        raise Quit
+
+    monkeypatch.setattr(os, "_exit", fake_exit)
+    monkeypatch.setattr("flows.process.SAME_SIGNAL_SECONDS", 0.0)
+    sup = Sup(finalising)
+    sup.store = Store(before)  # type: ignore[attr-defined]
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        loop.set_exception_handler(lambda _loop, _ctx: None)  # the fake exit raises inside the signal callback
+        handled = on_interrupt(sup)  # type: ignore[arg-type]
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            await asyncio.sleep(0.05)
+            os.kill(os.getpid(), signal.SIGINT)
+            await asyncio.sleep(0.05)
+        finally:
+            for sig in handled:
+                loop.remove_signal_handler(sig)
+
+    asyncio.run(main())
+    capsys.readouterr()
+    assert exits == [130] and sup.store.sessions.state == after  # type: ignore[attr-defined]

@@ -51,7 +51,8 @@ def wire(monkeypatch: pytest.MonkeyPatch) -> Iterator[respx.MockRouter]:
 def test_check_on_the_fake_prints_the_route_table_offline(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = cli(capsys, "check", "models=fake")
     assert code == 0, err
-    assert "safety:" not in err  # the fake's preset marks it unable to classify: nothing to say
+    assert err.splitlines() == ["safety: tier mini (cosci-fake/mini) answers as a test scripts it (marked unable to "
+                                "classify by its preset); the offline screen decides (docs/design.md#safety-measured)"]
     lines = out.splitlines()
     assert lines[0].startswith("check     fake: 3 probes, total $") and lines[0].endswith("all passed")  # cost first
     for key in ("goal_parsing.parse_goal", "generation.literature", "metareview.final", "safety.classify"):
@@ -60,6 +61,38 @@ def test_check_on_the_fake_prints_the_route_table_offline(capsys: pytest.Capture
     calls = lines[lines.index(next(x for x in lines if x.startswith("probes"))) + 1:]
     assert len(calls) == 3 and all("tool call" in x and "valid record" in x for x in calls)  # thinking, none: strong
     assert sum("cosci-fake/strong" in x for x in calls) == 1  # one model and form: the in-process fake rejects nothing
+
+
+SAFETY_LINES = {"ollama": "safety: tier mini (ollama_chat/qwen2.5:3b) not measured as a classifier;",
+                "opus": "safety: tier mini (anthropic/claude-haiku-4-5-20251001) not measured as a classifier;",
+                "local": "safety: tier mini (cosci-local/smollm2-135m-instruct) measured worse than the offline screen"}
+
+
+@pytest.mark.parametrize("models", sorted(SAFETY_LINES))
+def test_check_names_who_decides_safety_for_every_tier_the_offline_screen_decides_for(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, models: str) -> None:
+    """Fresh-user report: `cosci check models=ollama` lacked the safety line a hosted preset's check prints (it was
+    said after the local server's check, which refused first); the embedded model's tier said nothing either. The
+    line comes before the server check, as a hosted tier's comes before its probes. The probes are not sent here:
+    what is checked is the line on stderr (the probes' own tests are above and below)."""
+    from cosci.errors import ServerUnreachable
+
+    def down(config: object) -> None:
+        raise ServerUnreachable("strong", "http://localhost:11434", "ollama_chat/qwen2.5:14b")
+
+    async def no_probes(config: object) -> list[object]:
+        return []
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    monkeypatch.setattr("cosci.llm.gateway.providers.check_servers", down if models == "ollama" else lambda c: None)
+    monkeypatch.setattr("cosci.llm.gateway.check.run_check", no_probes)
+    code, _, err = cli(capsys, "check", f"models={models}")
+    said = err.splitlines()
+    assert said[0].startswith(SAFETY_LINES[models]), err
+    assert said[0].endswith("; the offline screen decides (docs/design.md#safety-measured)")
+    assert (code, said[1:]) == ((2, ["cosci: models.tiers.strong.api_base: nothing listens at http://localhost:11434 "
+                                     "(connection refused); start `ollama serve` or set api_base to where it listens"])
+                                if models == "ollama" else (0, []))
 
 
 def test_check_without_the_key_fails_in_one_line_naming_it(capsys: pytest.CaptureFixture[str],
@@ -210,6 +243,41 @@ def test_a_refused_key_names_the_variable(wire: respx.MockRouter, capsys: pytest
     code, out, _ = cli(capsys, "check", "models=sonnet")
     assert code == 1
     assert all("check ANTHROPIC_API_KEY" in x for x in out.splitlines() if x.startswith("fix "))
+
+
+LOCAL_FIXES = [("ollama", 404, "qwen2.5:14b is not pulled on the Ollama server at http://localhost:11434 (",
+                "`ollama pull qwen2.5:14b`"),
+               ("ollama", 401, "the server at http://localhost:11434 refused the call (",
+                "Ollama takes no key; check that Ollama is what answers at http://localhost:11434"),
+               ("ollama", 0, "no answer from the server at http://localhost:11434 (",
+                "start `ollama serve` or set models.tiers.strong.api_base to where it listens"),
+               ("openai_compatible", 404, "the server at http://localhost:8000/v1 does not serve local-model (",
+                "set models.tiers.strong.model=openai/<a model its http://localhost:8000/v1/models lists>"),
+               ("openai_compatible", 401, "the server at http://localhost:8000/v1 refused the call (",
+                "check OPENAI_COMPATIBLE_API_KEY against the key it was started with"),
+               ("openai_compatible", 0, "no answer from the server at http://localhost:8000/v1 (",
+                "start the model's server or set models.tiers.strong.api_base to where it listens")]
+
+
+@pytest.mark.parametrize(("models", "status", "starts", "ends"), LOCAL_FIXES,
+                         ids=[f"{m}-{s or 'down'}" for m, s, _, _ in LOCAL_FIXES])
+def test_a_local_servers_failure_names_what_is_wrong_for_that_server_not_a_key(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], models: str, status: int, starts: str,
+        ends: str) -> None:
+    """Fresh-user report: a model served by Ollama or an OpenAI-compatible server on this machine got API-key advice
+    ("check the provider's key variable", "not served for this key"), and Ollama's 404 for a model not pulled ended
+    the check in a traceback (its probe stepped down the chain under the check's own agent). Each failure (HTTP 404
+    or 401, no body assumed; nothing answering) names what is wrong for that kind of server."""
+    monkeypatch.setattr("cosci.llm.gateway.providers.check_servers", lambda config: None)  # respx, not a socket
+    with replayed_wire(monkeypatch, ["OPENAI_COMPATIBLE_API_KEY"]) as router:
+        route = router.route(host__regex=r".*")
+        route.mock(return_value=httpx.Response(status)) if status else route.mock(side_effect=httpx.ConnectError("x"))
+        code, out, err = cli(capsys, "check", f"models={models}", *WHOLE, "retry.base_delay_seconds=0",
+                             "retry.max_delay_seconds=0")
+    assert code == 1, err
+    fixes = [x.split("): ", 1)[1] for x in out.splitlines() if x.startswith("fix ")]  # after "fix <model> (...): "
+    assert fixes and any(x.startswith(starts) and x.endswith(ends) for x in fixes), fixes[:2]
+    assert not any("key variable" in x or "for this key" in x for x in fixes)
 
 
 HOSTED = [("opus", "api.anthropic.com", "adaptive"), ("sonnet", "api.anthropic.com", "no thinking"),

@@ -121,11 +121,17 @@ def test_a_new_decoding_applies_to_the_loaded_model_and_new_weights_reload_it() 
 
     class Loaded:
         grammar_last = True
+        drafts = -1
+
+        def set_drafts(self, max_tokens: int) -> None:
+            self.drafts = max_tokens
 
     provider = LocalModelProvider()
     provider._llama = loaded = Loaded()
     provider.configure(DEFAULT_CFG.model_copy(update={"decoding": "grammar_first"}))
-    assert provider._llama is loaded and loaded.grammar_last is False
+    assert provider._llama is loaded and loaded.grammar_last is False and loaded.drafts == 0  # off by default
+    provider.configure(DEFAULT_CFG.model_copy(update={"draft_tokens": 3}))  # design.md#local-drafts: no reload
+    assert provider._llama is loaded and loaded.drafts == 3
     provider.configure(DEFAULT_CFG.model_copy(update={"weights": "shipped"}))
     assert provider._llama is None
 
@@ -170,6 +176,9 @@ def test_a_preload_loads_the_model_in_the_caller_thread_and_reads_the_free_cores
             self._ctx = type("Ctx", (), {"ctx": object()})()
 
         def set_cache(self, cache: Any) -> None:
+            pass
+
+        def set_drafts(self, max_tokens: int) -> None:
             pass
 
     readings: list[str] = []

@@ -110,6 +110,22 @@ def test_an_inline_text_longer_than_a_goal_is_one_line_and_exit_2(capsys: pytest
     assert "screen: the text holds 5,000,000 characters" in err
 
 
+def test_a_text_that_is_not_utf8_is_one_line_not_a_traceback(capsys: pytest.CaptureFixture[str],
+                                                              tmp_path: Path) -> None:
+    """Fresh-user report: ``cosci screen "$(printf 'ab\\xff')"`` (a byte that is not UTF-8, which Python holds as a
+    lone surrogate) ended in a UnicodeEncodeError traceback from the language reader; a JSON line's ``\\udcff``
+    escape did too. Inline: one line, exit 2; in a file: that line named, the rest screened."""
+    code, rows, err = screen(capsys, "ab\udcffcd")
+    assert code == 2 and rows == [] and err.strip().splitlines() == [
+        "cosci: screen: the text is not valid UTF-8; retype it or save the file as UTF-8"]
+    path = tmp_path / "goals.jsonl"
+    path.write_text('A short goal about soil microbes.\n{"goal": "ab\\udcffcd"}\n', encoding="utf-8")
+    code, rows, err = screen(capsys, "--file", str(path))
+    assert code == 2 and [r["n"] for r in rows] == [1]
+    assert err.strip().splitlines() == [
+        f"screen: {path} line 2 is not valid UTF-8; retype it or save the file as UTF-8"]
+
+
 def test_neither_or_both_a_text_and_a_file_is_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert screen(capsys)[0] == 2
     assert screen(capsys, "text", "--file", str(tmp_path / "x"))[0] == 2

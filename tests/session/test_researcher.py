@@ -183,10 +183,12 @@ def test_a_second_session_of_a_project_starts_from_the_first(
     second = asyncio.run(run_plain(make_config(data, "session.project=lab", "run.seed=1")))
     store = _store(data, second)
     entrants = store.researcher.entrants()
-    assert {o["origin_session"] for o in entrants.values()} == {first} and len(entrants) == 3
     project = ProjectStore.open(data, "lab")
     best = [h.hypothesis_id for h in project.best(3, exclude_session=second)]  # its standing, no rejected direction
     project.close()
+    # as many entrants as the project's best gives: 3, or 2 when the first session ends with only two others in the
+    # tournament beside the refuted one (retired, demoted or a copy of the same idea: it varies with the fake's timing)
+    assert {o["origin_session"] for o in entrants.values()} == {first} and len(entrants) == len(best) >= 2
     assert {o["origin_hypothesis"] for o in entrants.values()} == set(best) and set(best) <= set(top[:-1])
     assert all(store.hypotheses.get(h).state != "draft" for h in entrants)  # type: ignore[union-attr]
     gen = [str(c.messages) for c in fake.calls_for("generation") if c.mode != "grounding"]  # no feedback there

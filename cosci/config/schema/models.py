@@ -142,6 +142,11 @@ class LocalModelCfg(_Strict):
         default=False, description="Under `grammar_last`: the JSON-schema grammar admits no space between tokens "
         "outside strings, so the keys and punctuation after a value are forced whole, for `jump_forward` "
         "(design.md#local-decoding).")
+    draft_tokens: int = Field(
+        default=0, ge=0, le=32, description="Speculative decoding by prompt lookup: tokens proposed at most per step "
+        "from an earlier occurrence of the last tokens in the prompt or the answer, kept only while the sampler draws "
+        "the same token; it changes the answers (a batch's logits differ from a single token's); 0: off, the "
+        "behaviour before the setting and the default (design.md#local-drafts). Not with `jump_forward`.")
     caller: Literal["one_thread", "shared_pool"] = Field(
         default="one_thread", description="Which threads make the model's calls: one thread of its own (`one_thread`), "
         "or asyncio's default executor shared with the session's other blocking work (`shared_pool`, the earlier "

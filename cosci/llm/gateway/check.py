@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 from cosci.config.catalogue import catalogue
 from cosci.config.schema import CosciConfig
 from cosci.domain import Call
+from cosci.hosts import is_loopback
 from cosci.llm import errors as E
 from cosci.llm.budget.token_budget import TokenBudget
 from cosci.llm.gateway import call_shapes as S
@@ -86,7 +87,8 @@ def probe_plans(config: CosciConfig, gateway: Gateway) -> list[tuple[Route, str]
     for route, shape in S.session_calls(config):
         if route.model.startswith(CUSTOM_PROVIDERS):
             shape = S.RECORD
-        route = replace(route, agent="check", mode=route.key)  # the check's budget; the row names the mode
+        # the check's budget; the row names the mode; no step down the chain: a model the session cannot call fails
+        route = replace(route, agent="check", mode=route.key, degradable=False)
         sigs = {S.signature(gateway.request(s, route), route) for s in S.planned(route, shape)}
         if not sigs <= covered:
             covered |= sigs
@@ -186,8 +188,44 @@ def _cost(records: list[Call]) -> float:
     return sum(r.cost_usd for r in records)
 
 
-def fix_for(exc: E.LLMError, route: Route, config: CosciConfig) -> str:
-    """What to change after a failed check call, in one line."""
+def local_server(route: Route) -> str | None:
+    """The address of the server ``route``'s calls go to when it is no provider's API but a server of the user's
+    own: Ollama (wherever it runs), or an ``api_base`` on this machine (a vLLM or llama.cpp server); else None."""
+    if route.model.startswith(("ollama/", "ollama_chat/")):
+        return route.api_base or "http://localhost:11434"
+    host = urlsplit(route.api_base or "").hostname
+    return route.api_base if host and is_loopback(host) else None
+
+
+def server_fix(exc: E.LLMError, route: Route, config: CosciConfig, base: str) -> str:
+    """What to change after a failed call to a local server at ``base`` (:func:`local_server`), in one line: what
+    is wrong for that kind of server (nothing answers there, the model is not pulled or not served), not a provider
+    key (Ollama takes none; an OpenAI-compatible server's key is named only when it refused it)."""
+    ollama = route.model.startswith(("ollama/", "ollama_chat/"))
+    name = route.model.split("/", 1)[1]
+    tier = f"models.tiers.{route.tier}"
+    if isinstance(exc, E.AuthFailed):
+        key = config.models.tiers[route.tier].api_key_env
+        return (f"the server at {base} refused the call ({exc}): " + (f"check {key} against the key it was started "
+                "with" if key and not ollama else f"Ollama takes no key; check that Ollama is what answers at {base}"))
+    if isinstance(exc, E.ModelUnavailable):
+        if ollama:
+            return f"{name} is not pulled on the Ollama server at {base} ({exc}): `ollama pull {name}`"
+        return (f"the server at {base} does not serve {name} ({exc}): set {tier}.model=openai/<a model its "
+                f"{base.rstrip('/')}/models lists>")
+    if isinstance(exc, E.TransientLLMError):
+        start = "`ollama serve`" if ollama else "the model's server"
+        return f"no answer from the server at {base} ({exc}): start {start} or set {tier}.api_base to where it listens"
+    return fix_for(exc, route, config, local=False)
+
+
+def fix_for(exc: E.LLMError, route: Route, config: CosciConfig, *, local: bool = True) -> str:
+    """What to change after a failed check call, in one line (a local server's: :func:`server_fix`, unless not
+    ``local``)."""
+    if isinstance(exc, E.ModelUnavailable) and isinstance(exc.__context__, E.ModelUnavailable):
+        exc = exc.__context__  # the provider's own words, not "never degrades" (the check's routes do not step down)
+    if local and (base := local_server(route)):
+        return server_fix(exc, route, config, base)
     entry = config.models.tiers[route.tier]
     key = entry.api_key_env or "the provider's key variable"
     if isinstance(exc, E.AuthFailed):

@@ -37,6 +37,7 @@ from typing import Any, ClassVar
 from litellm import CustomLLM
 
 from cosci.config.schema import LocalModelCfg
+from cosci.llm.local.malloc import Malloc
 from cosci.llm.local.prompt_fit import fit_user_text
 from cosci.llm.local.schema_bounds import bound_schema, tool_choice_schema
 from cosci.llm.local.threads import ThreadRule
@@ -57,12 +58,6 @@ between calls."""
 if "OMP_WAIT_POLICY" not in os.environ:
     os.environ.setdefault("GOMP_SPINCOUNT", SPIN_COUNT)
 
-M_MMAP_THRESHOLD, M_ARENA_MAX = -3, -8
-"""glibc ``mallopt`` parameters (malloc.h)."""
-MMAP_THRESHOLD_BYTES = 1 << 20
-"""Allocations of at least this size get their own mapping, returned to the system when freed (see :class:`_Malloc`)."""
-MALLOC_ARENAS = 2
-"""glibc malloc arenas at most (its default on 2 cores: 16)."""
 __all__ = ["GGUF_NAME", "LocalModelProvider", "gguf_path", "strict_json"]
 DEFAULT_CFG = LocalModelCfg(n_ctx=4096, n_threads="auto", generation_threads=1, n_batch=256, max_string_chars=100,
                             max_list_items=2, temperature=0.7, max_tokens=900, max_text_tokens=120, repeat_penalty=1.3,
@@ -98,37 +93,6 @@ def parses(text: str) -> bool:
         return False
 
 
-class _Malloc:
-    """glibc's allocator kept from hoarding the embedded model's freed buffers (design.md#local).
-
-    Every call saves a prompt state: llama-cpp-python copies the llama.cpp state three times and the 48 MiB logits
-    buffer once, in whichever worker thread ran the call, and frees them at once. glibc's adaptive mmap threshold
-    rises to the largest freed block (up to 32 MiB), so later copies of that size land in the worker thread's own
-    arena (16 of them on 2 cores), where freed memory stays resident: measured on the demo, five arenas held about
-    60 MB each and the heap 210 MB after 16 calls. A fixed threshold (:data:`MMAP_THRESHOLD_BYTES`, which also turns
-    the adaptive one off), two arenas and ``malloc_trim`` after each call give it back. Not glibc (no ``libc.so.6``,
-    or no ``malloc_trim``): nothing is done.
-    """
-
-    def __init__(self) -> None:
-        import ctypes
-
-        try:
-            self.libc: Any = ctypes.CDLL("libc.so.6")
-            self.libc.malloc_trim  # noqa: B018 - glibc only: raises AttributeError elsewhere
-        except (OSError, AttributeError):
-            self.libc = None
-
-    def tune(self) -> None:
-        if self.libc is not None:
-            self.libc.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)
-            self.libc.mallopt(M_ARENA_MAX, MALLOC_ARENAS)
-
-    def trim(self) -> None:
-        if self.libc is not None:
-            self.libc.malloc_trim(0)
-
-
 class LocalModelProvider(CustomLLM):
     """LiteLLM provider ``cosci-local``; one per process (see :meth:`instance`)."""
 
@@ -142,7 +106,7 @@ class LocalModelProvider(CustomLLM):
         self.cfg = DEFAULT_CFG
         self.seed = 0
         self._llama: Any = None
-        self._malloc = _Malloc()
+        self._malloc = Malloc()
         self._threads: ThreadRule | None = None
 
     @classmethod
@@ -176,6 +140,7 @@ class LocalModelProvider(CustomLLM):
         if self._llama is not None:
             self._llama.grammar_last = cfg.decoding == "grammar_last"
             self._llama.jump_forward, self._llama.compact_json = cfg.jump_forward, cfg.compact_json
+            self._llama.set_drafts(cfg.draft_tokens)
         self.cfg = cfg
         self.seed = seed
 
@@ -207,6 +172,7 @@ class LocalModelProvider(CustomLLM):
                                            verbose=False, seed=0)
             self._llama.grammar_last = self.cfg.decoding == "grammar_last"
             self._llama.jump_forward, self._llama.compact_json = self.cfg.jump_forward, self.cfg.compact_json
+            self._llama.set_drafts(self.cfg.draft_tokens)
             if self._llama.grammar_last:
                 self._llama.piece_index()  # here, in the preload, rather than in the first constrained call
             # Prompt states keyed by prefix: calls share the safety preamble and session context, debate turns their
@@ -247,8 +213,10 @@ class LocalModelProvider(CustomLLM):
         """One completion under the lock; returns ``(llama.cpp's answer, what it cost)``: when it started (epoch
         seconds), prompt tokens evaluated (the rest came from a reused prompt state) and llama.cpp's milliseconds for
         them (with those of the jump-forward batches, whose forced tokens are ``jumped``), tokens generated (drawn)
-        and llama.cpp's milliseconds for their decode, the milliseconds spent drawing them
-        (sampler and grammar), CPU and wall seconds of the call, threads."""
+        and llama.cpp's milliseconds for their decode (a draft's batches counted here, not with the prompt: their
+        ``draft_batches``, the ``drafted`` tokens in them and the ``draft_accepted`` ones kept;
+        design.md#local-drafts), the milliseconds spent drawing them (sampler and grammar), CPU and wall seconds of the
+        call, threads."""
         import llama_cpp
 
         with self._lock:
@@ -257,17 +225,22 @@ class LocalModelProvider(CustomLLM):
             llama_cpp.llama_perf_context_reset(llama._ctx.ctx)
             llama.sampling_seconds = 0.0
             llama.jumped_tokens = llama.jump_batches = 0
+            llama.draft_batches = llama.drafted_tokens = llama.draft_accepted = 0
+            llama.draft_seconds = 0.0
             started, cpu, wall = time.time(), cpu_seconds(), time.perf_counter()
             out = llama.create_chat_completion(**request)
             perf = llama_cpp.llama_perf_context(llama._ctx.ctx)
+            drafts, draft_ms = llama.draft_batches + llama.drafted_tokens, llama.draft_seconds * 1000
             cost = {"started": round(started, 3), "cpu_seconds": round(cpu_seconds() - cpu, 3),
                     "wall_seconds": round(time.perf_counter() - wall, 3),
-                    "prompt_evaluated": int(perf.n_p_eval) - llama.jumped_tokens - llama.jump_batches,
-                    "prompt_eval_ms": round(perf.t_p_eval_ms), "jumped": llama.jumped_tokens,
-                    "generated": int(perf.n_eval) + llama.jump_batches, "generation_ms": round(perf.t_eval_ms),
+                    "prompt_evaluated": int(perf.n_p_eval) - llama.jumped_tokens - llama.jump_batches - drafts,
+                    "prompt_eval_ms": round(perf.t_p_eval_ms - draft_ms), "jumped": llama.jumped_tokens,
+                    "generated": int(perf.n_eval) + llama.jump_batches + llama.draft_batches + llama.draft_accepted,
+                    "generation_ms": round(perf.t_eval_ms + draft_ms), "drafted": llama.drafted_tokens,
+                    "draft_accepted": llama.draft_accepted, "draft_batches": llama.draft_batches,
                     "sampling_ms": round(llama.sampling_seconds * 1000), "threads": threads,
                     "generation_threads": int(llama.n_threads)}
-            self._malloc.trim()  # the prompt state's copies, freed in this worker thread (see _Malloc)
+            self._malloc.trim()  # the prompt state's copies, freed in this worker thread (see .malloc.Malloc)
         return out, cost
 
     def _log(self, entry: dict[str, Any]) -> None:

@@ -66,6 +66,11 @@ class PromptStateLlama(Llama):  # type: ignore[misc]  # llama_cpp has no type in
     """Forced tokens evaluated in jump-forward batches, and those batches (each also holds the drawn token before its
     forced ones), since the caller last set them to 0: llama.cpp counts a batch's tokens with the prompt's."""
     _piece_index: Any = None
+    draft_batches = drafted_tokens = draft_accepted = 0
+    draft_seconds = 0.0
+    """Since the caller last set them to 0: batches evaluated with a draft (each holds the drawn token before its
+    drafted ones: llama.cpp counts their tokens with the prompt's), the drafted tokens in them, those the sampler then
+    drew (kept), and the batches' wall seconds (:meth:`set_drafts`, design.md#local-drafts)."""
     sampling_seconds = 0.0
     """Wall seconds spent drawing tokens (the sampler chain, and the grammar) since the caller last set it to 0:
     llama.cpp's own counters time the decode of each token only (design.md#local-decoding)."""
@@ -95,6 +100,36 @@ class PromptStateLlama(Llama):  # type: ignore[misc]  # llama_cpp has no type in
         return GrammarLastSampler(chain, only_grammar, self._n_vocab, index if self.piece_filter else None,
                                   tokenize=self._forced_tokens if self.jump_forward else None, jump_index=index)
 
+    def set_drafts(self, max_tokens: int) -> None:
+        """Speculative decoding by prompt lookup with up to ``max_tokens`` drafted tokens a step (0: off), through
+        llama-cpp-python's ``draft_model`` hook of ``generate`` (:mod:`cosci.llm.local.draft`, design.md#local-drafts).
+        The model was not built with ``logits_all``: only a batch holding a draft gets logits at every position
+        (:meth:`eval`), so prompts pay for the output layer at their last token only, as without drafts."""
+        from cosci.llm.local.draft import PromptLookup
+
+        self.draft_model: Any = PromptLookup(max_tokens) if max_tokens > 0 else None
+
+    def eval(self, tokens: Any) -> None:  # type: ignore[override]
+        """``Llama.eval``; a batch holding a draft (the drawn token, then the :attr:`draft_model`'s proposal) is
+        evaluated with logits at every position, so that the sampler can draw at each (``generate`` reads them with
+        negative indices, from the batch's end)."""
+        drafter: Any = self.draft_model
+        if drafter is None or not getattr(drafter, "drafted", 0) or self.jump_forward:
+            super().eval(tokens)
+            return
+        drafter.drafted = 0
+        started = time.perf_counter()
+        self._ctx.kv_cache_seq_rm(-1, self.n_tokens, -1)
+        n_past = self.n_tokens
+        self._batch.set_batch(batch=tokens, n_past=n_past, logits_all=True)
+        self._ctx.decode(self._batch)
+        self.input_ids[n_past: n_past + len(tokens)] = tokens
+        self.n_tokens += len(tokens)
+        self._requires_eval = False
+        self.draft_batches += 1
+        self.drafted_tokens += len(tokens) - 1
+        self.draft_seconds += time.perf_counter() - started
+
     def _forced_tokens(self, text: bytes) -> list[int]:
         return list(self.tokenize(text, add_bos=False, special=False))
 
@@ -103,6 +138,9 @@ class PromptStateLlama(Llama):  # type: ignore[misc]  # llama_cpp has no type in
         drawn token they are sent into llama-cpp-python's generator, which evaluates the drawn token and them as one
         batch and asks the sampler for each position in turn (it returns the forced tokens it holds, then draws from
         the batch's last row)."""
+        if self.jump_forward and self.draft_model is not None:
+            self.draft_model = None  # the two would share the batch; jump-forward is the one asked for explicitly
+        position = len(tokens)  # where the next drawn token goes
         inner = super().generate(tokens, **kwargs)
         sent: list[int] | None = None
         while True:
@@ -110,6 +148,9 @@ class PromptStateLlama(Llama):  # type: ignore[misc]  # llama_cpp has no type in
                 token = inner.send(sent)
             except StopIteration:
                 return
+            if self.draft_model is not None and position < self.n_tokens and int(self.input_ids[position]) == token:
+                self.draft_accepted += 1  # drawn where a draft put the same token: already evaluated
+            position += 1
             sampler: Any = getattr(self._sampler, "inner", None)
             sent = sampler.take_forced() if hasattr(sampler, "take_forced") else None
             if sent:
