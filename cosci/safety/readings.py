@@ -32,7 +32,14 @@ _WORKED = re.compile(r"\s*(?:have |has |had |were |was |are |is )?(?:been |prove
 ranking of the methods, read at any length up to the step (:meth:`Readings.reviews`)."""
 _WHY = re.compile(r"\bwhy\b(?![\s?？]*$)")
 """A "why" that is not its sentence's last word ("... and no one will understand why?" asks nothing)."""
-_QUESTION_END = ("?", "？", "か", "か。", "吗", "呢", "까")
+_QUESTION_END = ("?", "？", "؟", "か", "か。", "吗", "呢", "까")
+_WHY_UNMARKED = re.compile(r"^\W*(?:\d{3,4}\W+)?why\b|\bwhy(?: [^\W\d_][^\s?？؟]*){1,4}[\s.।]*$")
+"""A why-question written without its question mark: the why opens the clause (after a year at most, "למה מגפת ..."
+as glossed) or stands before at most four closing words, as verb-final languages ask ("... इतना घातक क्यों था", "...
+neden bu kadar ölümcüldü"; design.md#safety-screen, "A why-question without its question mark")."""
+_NOT_KNOWN = re.compile(r"\b(?:no one|nobody|noone|anyone|anybody|without|so that|such that|knows?|understands?|"
+                        r"finds? out|figures? out|notices?|tells?|nadie|nessuno|personne|niemand|ninguem|nikt|kimse)\b")
+"""Before an unmarked why, what makes it the object of a concealment ("so that no one knows why it happened")."""
 _HOW = re.compile(r"\bhow (?:to|can|could|do|does|would|should)\b|\bi want to\b|\bhelp me\b")
 """A how-question or request around the "why": the sentence asks for a way, the why is inside it."""
 _CLAUSE = re.compile(r"(?<=[.!?;:。！？])(?<!\b\d\.)(?<!\b\d\d\.)\s*")
@@ -243,12 +250,14 @@ class Readings:
             not any(rule.enhancements.first(window) for rule in self.rules.values())
 
     def asks_why(self, window: str) -> bool:
-        """Whether a normalised window is a why-question (a sentence ending as a question, the why not its last
-        word, no "how to" or "I want to" around it) that names no weapon use and puts no change into an agent
+        """Whether a normalised window is a why-question (a sentence ending as a question, or unmarked with the why
+        opening it or before its last four words, :data:`_WHY_UNMARKED`; the why not its last word, no "how to" or
+        "I want to" around it) that names no weapon use and puts no change into an agent
         (``weapon_use``, ``engineering``): "why was the typhus epidemic in the Warsaw ghetto so deadly?" explains
         what happened. The rule for a window naming no agent does not act on one (:meth:`why_only` is the agent
         rule's reading; docs/design.md#safety-screen, "Why, wherever it stands")."""
-        asks = any(_WHY.search(part) and part.rstrip().endswith(_QUESTION_END) and not _HOW.search(part)
+        asks = any(_WHY.search(part) and not _HOW.search(part) and (part.rstrip().endswith(_QUESTION_END) or (
+            (m := _WHY_UNMARKED.search(part)) is not None and not _NOT_KNOWN.search(part[:m.start()])))
                    for part in _CLAUSE.split(window))
         return asks and not self.weapon_use.first(window) and not self.engineering.first(window)
 
