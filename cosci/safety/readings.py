@@ -45,6 +45,14 @@ _HOW = re.compile(r"\bhow (?:to|can|could|do|does|would|should)\b|\bi want to\b|
 _CLAUSE = re.compile(r"(?<=[.!?;:。！？])(?<!\b\d\.)(?<!\b\d\d\.)\s*")
 """A clause's end; not the dot of an ordinal of one or two digits ("u 19. stoljecu", "im 19. Jahrhundert": the
 century of a why-question about a past epidemic)."""
+_CONSTRUCTED = re.compile(r"^(?:make|let|causative|so that|make sure|ensure|how to|select|pick out|enrich for|cross|"
+                          r"reassort|mix two)\b|\b(?:make|let)\b(?: \S+){0,3}$|\b(?:select|make it so|how to make)$")
+"""A biological intent phrase in its request form: the causative, jussive or selection verb uninflected, opening the
+phrase or closing it (verb-final); "makes", "selected" say what happened (design.md#safety-screen, "Constructions
+asked")."""
+_UNASKED = re.compile(r"\b(?:not|no|never|don't|do not|cannot|can't|won't|nobody|no one|prevent\w*|stop\w*|avoid\w*|"
+                      r"why)\b(?: \S+){0,3} ?$")
+"""Before such a phrase, within three words, a negation, a prevention or a why: no request for the trait."""
 """Words between an opening harmful verb and a term hit's step for the step to be the one asked ("increase the
 respiratory lethality of"; :meth:`Readings.asks`)."""
 
@@ -88,6 +96,7 @@ class Readings:
     weapon_use: Terms
     instruments: Terms
     therapies: Terms
+    intent: Mapping[str, Terms]
     asked: re.Pattern[str] | None
     """A window that opens with an imperative harmful verb, after a request opener at most (``asked`` in the term
     file; :meth:`asks`)."""
@@ -162,6 +171,15 @@ class Readings:
                             end >= closing.start() or len(window[end:closing.start()].split()) <= ASKED_WORDS):
                         return True
         return False
+
+    def constructs(self, text: str) -> bool:
+        """Whether a window of ``text`` asks for a biological intent phrase's trait (a disease made to stay in the air,
+        strains selected to escape tests) in its request form (:data:`_CONSTRUCTED`), no :data:`_UNASKED` before it:
+        then it acts as a step asked outright (docs/design.md#safety-screen, "Constructions asked")."""
+        terms = self.intent.get("biological")
+        return terms is not None and any(
+            _CONSTRUCTED.search(phrase) and not _UNASKED.search(window[:start]) for window in windows(normalise(text))
+            for phrase, start, _ in self.outside_instruments(window, terms.spans(window)))
 
     def asked_after(self, window: str, step: str, start: int, inside: list[int]) -> bool:
         """Whether a severe step (:attr:`severe`) at ``start`` of a normalised window follows within
