@@ -191,7 +191,8 @@ class Evidence:
     """The window's request is itself a countermeasure or oversight and asks for no weapon use
     (:meth:`~cosci.safety.readings.Readings.remedies`): only a term hit acts on it."""
     asked: bool = False
-    """The window asks for a term hit's step outright (:meth:`~cosci.safety.readings.Readings.asks`)."""
+    """The window asks for a term hit's step outright (:meth:`~cosci.safety.readings.Readings.asks`), or for a
+    biological intent phrase's trait in its request form (:meth:`~cosci.safety.readings.Readings.constructs`)."""
     pressed: bool = False
     """The step asked outright is one no stated purpose excuses (:meth:`~cosci.safety.readings.Readings.pressed`):
     it acts from ``asked_hit_score`` whatever purpose the window states."""
