@@ -29,7 +29,8 @@ from cosci.hosts import is_loopback
 from cosci.llm import errors as E
 from cosci.llm.budget.token_budget import TokenBudget
 from cosci.llm.gateway import call_shapes as S
-from cosci.llm.gateway.adapter import FORMAT_PROVIDERS, Gateway
+from cosci.llm.gateway.adapter import Gateway
+from cosci.llm.gateway.answer_forms import FORMAT_PROVIDERS
 from cosci.llm.gateway.providers import CUSTOM_PROVIDERS
 from cosci.llm.gateway.routing import Router
 from cosci.llm.port.structured import parse_record
