@@ -35,7 +35,7 @@ class GoalParsingAgent(BaseAgent):
             plan, _ = await call_record(self.deps.llm, spec, RecordResearchPlan)
             if not plan.preferences and prefs:
                 plan = plan.model_copy(update={"preferences": prefs})
-        except HostUnreachable:  # no later call can reach it either: the session ends here (design.md#unreachable-hosts)
+        except HostUnreachable:  # no later call can reach it: the session ends here (design.md#unreachable-hosts)
             raise
         except CALL_FAILED as exc:  # BudgetBusy is not one: the task runner waits (design.md#budget)
             log.warning("goal parsing failed (%s); using the goal as the plan", exc)
