@@ -41,8 +41,8 @@ def unreachable(exc: BaseException) -> tuple[str, str] | None:
             break
     if not why:
         return None
-    host = next((f"{c.host}:{c.port}" for c in causes  # aiohttp's ClientConnectorError (a duck: no aiohttp import)
-                 if isinstance(getattr(c, "host", None), str) and getattr(c, "port", None) is not None), "")
+    named = ((getattr(c, "host", None), getattr(c, "port", None)) for c in causes)  # aiohttp's ClientConnectorError
+    host = next((f"{h}:{p}" for h, p in named if isinstance(h, str) and p is not None), "")
     return host, why
 
 
