@@ -2,7 +2,8 @@
 
 One forced ``record_research_plan`` call on the cheap tier; the plan is stored on the session row and feeds
 every later prompt. If the call fails (provider error, invalid answer, budget), a fallback plan made from the
-goal text is stored instead, so the session continues.
+goal text is stored instead, so the session continues; except when the provider's host cannot be reached at all
+(:class:`~cosci.llm.errors.HostUnreachable`): then the session ends ``failed`` here.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import logging
 
 from cosci.agents.base import BaseAgent, fallback_plan
 from cosci.domain import Task, TaskResult
-from cosci.llm.errors import CALL_FAILED
+from cosci.llm.errors import CALL_FAILED, HostUnreachable
 from cosci.llm.port.structured import call_record
 from cosci.prompts import render
 from cosci.records import RecordResearchPlan
@@ -34,6 +35,8 @@ class GoalParsingAgent(BaseAgent):
             plan, _ = await call_record(self.deps.llm, spec, RecordResearchPlan)
             if not plan.preferences and prefs:
                 plan = plan.model_copy(update={"preferences": prefs})
+        except HostUnreachable:  # no later call can reach it: the session ends here (design.md#unreachable-hosts)
+            raise
         except CALL_FAILED as exc:  # BudgetBusy is not one: the task runner waits (design.md#budget)
             log.warning("goal parsing failed (%s); using the goal as the plan", exc)
             plan, fallback = fallback_plan(session.research_goal, prefs), True

@@ -65,7 +65,11 @@ def outside_loop(call: Callable[[], T]) -> T:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return call()
+        loop = False
+    else:
+        loop = True
+    if not loop:  # called outside the except block: the session's errors keep their own causes (a LiteLLM error's
+        return call()  # transport error, design.md#unreachable-hosts), not "no running event loop"
     if _WORKER is None:
         _WORKER = ThreadPoolExecutor(1, thread_name_prefix="cosci-session")
     return _WORKER.submit(contextvars.copy_context().run, call).result()  # the caller's context variables go along

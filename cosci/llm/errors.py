@@ -88,6 +88,23 @@ class InputRejected(PermanentLLMError):
     repeats = False
 
 
+class HostUnreachable(PermanentLLMError):
+    """The provider's host cannot be reached at all: its name does not resolve or it refuses the connection
+    (:mod:`cosci.llm.gateway.unreachable`). Tried ``retry.unreachable_attempts`` times (a resolver's or a
+    restarting server's blip), then it ends the session ``failed``: every later call would meet it
+    (docs/design.md#unreachable-hosts).
+
+    Attributes:
+        host: ``host:port`` the connection was refused at or whose name did not resolve.
+    """
+
+    kind = "unreachable"
+
+    def __init__(self, message: str, *, model: str = "", host: str = "") -> None:
+        super().__init__(message, model=model)
+        self.host = host
+
+
 class StreamTimeout(CallTimeout):
     """A streamed call went idle or missed its deadline; tried again at most ``retry.stream_timeout_attempts``
     times in all (its deadline already allows the whole answer; docs/design.md#long-calls)."""

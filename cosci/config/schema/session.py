@@ -145,6 +145,9 @@ class RetryCfg(_Strict):
     stream_timeout_attempts: int = Field(
         default=2, ge=1, le=MAX_ATTEMPTS, description="Attempts of a streamed call that timed out: once more at the "
         "same settings, no more (its deadline already allows the full answer; docs/design.md#long-calls).")
+    unreachable_attempts: int = Field(
+        default=2, ge=1, le=MAX_ATTEMPTS, description="Attempts of a call whose host's name does not resolve or "
+        "which refuses the connection; then the session stops (docs/design.md#unreachable-hosts: 2).")
 
 
 class JoblibCfg(_Strict):

@@ -9,9 +9,10 @@ Retries: **the gateway is the one owner of retries for provider calls.** Transie
 overloaded, 5xx, timeout, connection) are retried here with exponential backoff and full jitter (tenacity),
 never shorter than the provider's ``Retry-After`` (which is itself capped at ``retry.max_delay_seconds``,
 60 s); attempts per error kind follow the retry table of design.md#retries
-(429: 6, 529: 8, 5xx: 5, timeout: 3). LiteLLM's own retries are off (``num_retries=0``). Non-transient errors
-are never retried. A whole agent action may be attempted again by the flow (3 attempts, then dead) only
-after a call's retries ran out or its answer was not a valid record.
+(429: 6, 529: 8, 5xx: 5, timeout: 3). LiteLLM's own retries are off (``num_retries=0``). A host that cannot be
+reached at all (its name, a refused port) is tried twice, then ends the session (design.md#unreachable-hosts).
+Other non-transient errors are never retried. A whole agent action may be attempted again by the flow (3 attempts,
+then dead) only after a call's retries ran out or its answer was not a valid record.
 
 Deadlines (design.md#retries): LiteLLM's ``timeout`` bounds each read, not the call, so a server that
 trickles its body one byte at a time keeps a call alive indefinitely. Every provider call therefore runs under
@@ -42,7 +43,6 @@ import sys
 import time
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
-from dataclasses import replace
 from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # never fetch the price map (LiteLLM would download it)
@@ -57,6 +57,7 @@ from cosci.llm import errors as E
 from cosci.llm.budget.admission import Admission, admit_call
 from cosci.llm.budget.sizing import OutputSizer, expected_input_tokens
 from cosci.llm.budget.token_budget import TokenBudget
+from cosci.llm.gateway.answer_forms import FORMAT_PROVIDERS, as_record_call, deadline, format_tool, valid_utf8
 from cosci.llm.gateway.cache_marks import mark
 from cosci.llm.gateway.exceptions import map_exception
 from cosci.llm.gateway.prices import estimate_call
@@ -87,8 +88,8 @@ RESERVE_MODES = frozenset({"goal_parsing.parse_goal", "metareview.final", "safet
                            "metareview.claim_check"})
 """Calls that may draw on the budget reserve (design.md#budget): goal parsing, the final overview, its audit and
 the support check of its claims, and the safety classifier; the reserve is the buffer that must not starve."""
-FORMAT_PROVIDERS = ("ollama_chat/", "ollama/")
-"""Providers that take a JSON schema as constrained output (Ollama's ``format``) but ignore ``tool_choice``."""
+RETRIED = (E.TransientLLMError, E.HostUnreachable)
+"""Errors the gateway tries again (per the retry table); a host unreachable is permanent once its attempts are out."""
 
 Recorder = Callable[[Call], None]
 
@@ -163,7 +164,7 @@ class Gateway:
         table: dict[type, int] = {
             E.RateLimited: r.rate_limit_attempts, E.Overloaded: r.overloaded_attempts,
             E.ServerError: r.server_error_attempts, E.CallTimeout: r.timeout_attempts,
-            E.ConnectionFailed: r.timeout_attempts,
+            E.ConnectionFailed: r.timeout_attempts, E.HostUnreachable: r.unreachable_attempts,
             E.StreamTimeout: min(r.timeout_attempts, r.stream_timeout_attempts)}
         return table.get(type(exc), 1)
 
@@ -174,7 +175,7 @@ class Gateway:
     def retrying(self) -> AsyncRetrying:
         """The gateway's retry policy for a provider call made beside it (hosted embeddings, design.md#retries), so that
         every provider call has this one retry owner."""
-        return AsyncRetrying(retry=retry_if_exception_type(E.TransientLLMError), stop=self._stop,
+        return AsyncRetrying(retry=retry_if_exception_type(RETRIED), stop=self._stop,
                              wait=self._wait, sleep=self.sleep, reraise=True)
 
     def _stop(self, state: RetryCallState) -> bool:
@@ -190,9 +191,7 @@ class Gateway:
 
     async def _with_retries(self, spec: CallSpec, route: Route) -> LLMResponse:
         attempt = 0
-        retrying = AsyncRetrying(retry=retry_if_exception_type(E.TransientLLMError), stop=self._stop,
-                                 wait=self._wait, sleep=self.sleep, reraise=True)
-        async for trial in retrying:
+        async for trial in self.retrying():
             with trial:
                 attempt += 1
                 return await self._attempt(spec, route, attempt)
@@ -217,7 +216,7 @@ class Gateway:
                 except Exception as exc:  # every provider error is mapped, recorded, then retried or raised
                     admission.refund()
                     err = self._error(exc, route, input_chars)
-                    will_retry = isinstance(err, E.TransientLLMError) and attempt < self._max_attempts(err)
+                    will_retry = isinstance(err, RETRIED) and attempt < self._max_attempts(err)
                     self.recorder(Call(**base, outcome=f"{'retry' if will_retry else 'error'}:{err.kind}",
                                        latency_seconds=time.perf_counter() - started, error=str(err)))
                     raise err from exc
@@ -346,35 +345,4 @@ class Gateway:
             cache_write_tokens=int(getattr(usage, "cache_creation_input_tokens", 0) or 0),
             cost_usd=float(cost or 0.0), latency_seconds=latency,
         )
-
-
-def deadline(route: Route) -> float | None:
-    """The wall-clock deadline of one call on ``route``, seconds (design.md#retries: 120 s, 300 s with thinking);
-    None for the in-process providers (embedded model, fake): their time is computation under a lock, which a cancelled
-    await would not stop, so a deadline there only queues a retry behind the abandoned call."""
-    return None if route.model.startswith(CUSTOM_PROVIDERS) else route.timeout_seconds
-
-
-def valid_utf8(text: str) -> str:
-    """``text`` with what UTF-8 cannot encode (lone surrogates from a broken decoder) replaced by ``?``, so
-    an answer can always be stored and sent back (an invalid one crashed the store write)."""
-    try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "replace").decode("utf-8")
-
-
-def format_tool(spec: CallSpec, route: Route) -> str | None:
-    """The record tool a call on a ``format`` provider (Ollama) forces, sent as a schema instead; else None."""
-    forced = spec.tool_choice not in (None, "auto", "none")
-    return spec.tool_choice if forced and spec.tools and route.model.startswith(FORMAT_PROVIDERS) else None
-
-
-def as_record_call(resp: LLMResponse, tool: str) -> LLMResponse:
-    """A schema-constrained JSON answer (Ollama ``format``) as a call of the record tool ``tool``; an answer that
-    already holds tool calls is left as it is (the record's parser then judges it)."""
-    if resp.tool_calls:
-        return resp
-    return replace(resp, text="", tool_calls=[ToolCall(id="format_0", name=tool, arguments=resp.text.strip())])
 

@@ -29,7 +29,8 @@ from cosci.hosts import is_loopback
 from cosci.llm import errors as E
 from cosci.llm.budget.token_budget import TokenBudget
 from cosci.llm.gateway import call_shapes as S
-from cosci.llm.gateway.adapter import FORMAT_PROVIDERS, Gateway
+from cosci.llm.gateway.adapter import Gateway
+from cosci.llm.gateway.answer_forms import FORMAT_PROVIDERS
 from cosci.llm.gateway.providers import CUSTOM_PROVIDERS
 from cosci.llm.gateway.routing import Router
 from cosci.llm.port.structured import parse_record
@@ -97,17 +98,29 @@ def probe_plans(config: CosciConfig, gateway: Gateway) -> list[tuple[Route, str]
 
 
 async def run_check(config: CosciConfig) -> list[Probe]:
-    """Send every probe (:func:`probe_plans`); every outcome, passed or failed."""
+    """Send every probe (:func:`probe_plans`); every outcome, passed or failed. A host that cannot be reached is
+    tried once (not ``retry.unreachable_attempts`` times) and its later probes are not sent: they carry its first
+    probe's fix (design.md#unreachable-hosts)."""
     records: list[Call] = []
     budget = TokenBudget(cap_usd=CHECK_CAP_USD, shares={"check": 1.0}, reserve_share=0.0)
     gateway = Gateway(config, budget, records.append)
-    out = []
+    gateway.retry = config.retry.model_copy(update={"unreachable_attempts": 1})  # one attempt per host is the answer
+    out: list[Probe] = []
+    dead: dict[str, str] = {}  # host -> the fix of its first probe: a host that cannot be reached is not asked again
     for route, shape in probe_plans(config, gateway):
         records.clear()
-        out.append(await probe(gateway, route, shape, config, records))
+        if (host := host_of(route)) in dead:
+            out.append(replace(base_probe(route, config, shape), fix=dead[host]))
+            continue
+        out.append(result := await probe(gateway, route, shape, config, records))
+        if result.fix and result.fix.startswith(UNREACHABLE):
+            dead[host] = result.fix
     return out
 
 
+UNREACHABLE = "host unreachable:"
+"""The start of a probe's fix when its host cannot be reached at all (design.md#unreachable-hosts): later probes
+of that host are not sent and carry the same fix."""
 CHECK_CAP_USD = 5.0
 """The check's own budget, USD: the largest call's upper bound (its real cap at the list price) must fit."""
 
@@ -227,6 +240,9 @@ def fix_for(exc: E.LLMError, route: Route, config: CosciConfig, *, local: bool =
     if local and (base := local_server(route)):
         return server_fix(exc, route, config, base)
     entry = config.models.tiers[route.tier]
+    if isinstance(exc, E.HostUnreachable):
+        return f"{UNREACHABLE} {str(exc).removeprefix(exc.model + ': ')}" + (f" (now {entry.api_base})"
+                                                                             if entry.api_base else "")
     key = entry.api_key_env or "the provider's key variable"
     if isinstance(exc, E.AuthFailed):
         return f"the key was refused ({exc}): check {key}"
@@ -241,7 +257,7 @@ def fix_for(exc: E.LLMError, route: Route, config: CosciConfig, *, local: bool =
 
 def report(config: CosciConfig, probes: list[Probe]) -> list[str]:
     """The check's lines: the total cost first, the routes, then one row per probe naming its host and form (and
-    each failure's fix)."""
+    each failure's fix; one fix line for a host that cannot be reached, design.md#unreachable-hosts)."""
     total = sum(p.cost_usd for p in probes)
     over = [p.model for p in probes if p.cost_usd >= CENT]
     failed = [p for p in probes if p.fix]
@@ -256,5 +272,12 @@ def report(config: CosciConfig, probes: list[Probe]) -> list[str]:
                      f"max_tokens {p.max_tokens:6d} {'streamed' if p.streamed else 'whole':8s} {p.tool_use:18s} "
                      f"{p.structured:20s} "
                      f"{p.latency_seconds:6.1f} s  ${p.cost_usd:.4f}" + ("  FAILED" if p.fix else ""))
-    lines += [f"fix       {p.model} ({p.host}, {p.mode}, {p.shape}, {p.form}): {p.fix}" for p in failed]
+    hosts: dict[str, list[Probe]] = {}  # a host that cannot be reached: one line for all its probes
+    for p in failed:
+        if p.fix and p.fix.startswith(UNREACHABLE):
+            hosts.setdefault(p.host, []).append(p)
+    lines += [f"fix       {host} ({len(ps)} probe{'s' if len(ps) != 1 else ''}, 1 sent): {ps[0].fix}"
+              for host, ps in hosts.items()]
+    lines += [f"fix       {p.model} ({p.host}, {p.mode}, {p.shape}, {p.form}): {p.fix}" for p in failed
+              if p.host not in hosts]
     return lines

@@ -15,6 +15,7 @@ from litellm.exceptions import MidStreamFallbackError
 
 from cosci.llm import errors as E
 from cosci.llm.gateway.error_text import is_too_large, provider_message
+from cosci.llm.gateway.unreachable import message, unreachable
 from cosci.net import parse_retry_after
 
 
@@ -37,9 +38,12 @@ def map_exception(exc: Exception, model: str, tier: str | None = None) -> E.LLME
     message (:func:`cosci.llm.gateway.error_text.provider_message`). A request refused for its size is
     :class:`~cosci.llm.errors.RequestTooLarge`, never retried, even when the provider says so with a 429. A field
     LiteLLM will not send to ``model`` (a thinking form the model does not take) names the setting that sent it,
-    ``models.tiers.<tier>.thinking`` (``tier``: the route's tier, when known)."""
+    ``models.tiers.<tier>.thinking`` (``tier``: the route's tier, when known). A host that cannot be reached at all
+    is :class:`~cosci.llm.errors.HostUnreachable` (:mod:`.unreachable`)."""
     if isinstance(exc, E.LLMError):
         return exc
+    if found := unreachable(exc):  # a name that does not resolve, a refused port: not a flaky server
+        return E.HostUnreachable(message(*found), model=model, host=found[0])
     msg = provider_message(str(getattr(exc, "message", exc)))[:500]
     status = getattr(exc, "status_code", None)
     kw: dict[str, Any] = {"model": model, "retry_after": _retry_after(exc)}
