@@ -18,6 +18,7 @@ import re
 from collections.abc import Mapping
 from typing import Protocol
 
+from cosci.safety.how import asks_how
 from cosci.safety.text import Span, normalise, windows
 
 ASKED_WORDS = 4
@@ -274,9 +275,9 @@ class Readings:
         (``weapon_use``, ``engineering``): "why was the typhus epidemic in the Warsaw ghetto so deadly?" explains
         what happened. The rule for a window naming no agent does not act on one (:meth:`why_only` is the agent
         rule's reading; docs/design.md#safety-screen, "Why, wherever it stands")."""
-        asks = any(_WHY.search(part) and not _HOW.search(part) and (part.rstrip().endswith(_QUESTION_END) or (
-            (m := _WHY_UNMARKED.search(part)) is not None and not _NOT_KNOWN.search(part[:m.start()])))
-                   for part in _CLAUSE.split(window))
+        asks = any((_WHY.search(part) and not _HOW.search(part) and (part.rstrip().endswith(_QUESTION_END) or (
+            (m := _WHY_UNMARKED.search(part)) is not None and not _NOT_KNOWN.search(part[:m.start()]))))
+                   or asks_how(part, _QUESTION_END, _NOT_KNOWN) for part in _CLAUSE.split(window))
         return asks and not self.weapon_use.first(window) and not self.engineering.first(window)
 
     def therapy(self, text: str) -> bool:

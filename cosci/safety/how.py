@@ -1,0 +1,42 @@
+"""A mechanism asked in the indicative: "how does the virus escape the immune system?" explains how something happens
+and asks for no way to make it happen (docs/design.md#safety-screen, "A mechanism asked in the indicative").
+
+Read by :meth:`cosci.safety.readings.Readings.asks_why` as its why-questions are: the rule for a window naming no agent
+does not act on one, and with an agent and no harmful step neither does the agent rule; a term hit still does.
+"""
+
+from __future__ import annotations
+
+import re
+
+_ACTOR = (r"(?:i|we|you|one|some(?:one|body)|any(?:one|body)|they|he|she|people|persons?|terrorists?|attackers?|"
+          r"hackers?|groups?|states?|armies|militar\w*|criminals?|cults?|actors?|[a-z]+ists)\b")
+_HOW_SAID = re.compile(rf"\bhow (?:does|do|did) (?:(?!{_ACTOR})[^\s?]+ ){{1,6}}?(?:spread|transmit|circulat|travel|mov|"
+                       r"pass|jump|infect|invad|enter|escap|surviv|persist|replicat|damag|suppress|tolerat|resist|"
+                       r"acquir|emerg|evolv|adapt|mutat)(?:e|es|ed|ing|s|ted|ting|led|ling)?(?!\S)")
+"""English do-support: a verb of spread, infection or persistence after a subject that is no asker or actor ("how do
+I", "how does one", "how do attackers spread it" ask for a way); no passive ("how is it assembled?" asks for a method,
+a harmful tuning row). The clause ends as a question."""
+_HOW_GLOSSED = re.compile(r"\bhow (?:to )?(?:(?!(?:so|that|in order|zeby|zebys|aby|abys|чтобы|щоб)\b)[^\s?,;]+ ){0,6}?"
+                          r"(?:circulates|escapes)(?!\S)")
+"""A glossed how before an intransitive verb of spreading or an escape in the third person ("circulates": Russian
+"распространяется", Hindi "फैलता", Bengali "ছড়ায়"; Persian "فرار می کند" "escapes"): the gloss already says it is
+an event, so the clause may end without its question mark, as verb-final languages write it, and the "how to" a
+glossed how becomes is no request before it ("how to корь circulates"). Between them no comma or purpose conjunction:
+Polish "jak sprawić, żeby wirus ... przenosił się" (how to make it so that the virus spreads) asks for the spread, and
+its past form is glossed "circulates" too; Arabic "كيف أجعل الفيروس ينتشر" writes the spread after a causative in the
+same form as the question's, so Arabic is not read."""
+_CAUSED = re.compile(r"\b(?:makes?|made|making|gets?|got|causes?|lets?|helps?|forc\w*|render\w*|enabl\w*|allow\w*|"
+                     r"ensur\w*|sure|engineer\w*|modif\w*|increas\w*|enhanc\w*|boost\w*|faster|further|more|most|best|widest|"
+                     r"maximi\w*|optimi\w*|releas\w*|deliberately|intentionally|on purpose)\b")
+"""Anywhere in the clause, what makes the spread something done: made, ensured, raised, released, or asked at its
+most ("how does it spread fastest", "most widely")."""
+
+
+def asks_how(part: str, ends: tuple[str, ...], hidden: re.Pattern[str]) -> bool:
+    """Whether a normalised clause ``part`` asks how a mechanism happens: :data:`_HOW_SAID` ending as a question
+    (``ends``) or :data:`_HOW_GLOSSED`, nothing caused in it (:data:`_CAUSED`), and nothing before the how that makes
+    it what is hidden (``hidden``: "so that no one knows how it spreads")."""
+    said = _HOW_SAID.search(part) if part.rstrip().endswith(ends) else None
+    h = said or _HOW_GLOSSED.search(part)
+    return h is not None and not _CAUSED.search(part) and not hidden.search(part[:h.start()])
