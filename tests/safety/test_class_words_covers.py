@@ -86,7 +86,9 @@ def test_the_gloss_reads_these_kinds(text: str, english: str) -> None:
 @pytest.mark.parametrize(("text", "not_read"), [
     ("دور الممرض في المستشفى", "pathogen"),  # "الممرض" alone is a nurse
     ("Rozptýlit obavy rodičů", "disperse"),  # to dispel worries
-    ("ویروس چگونه از سیستم ایمنی فرار می کند؟", "escape"),  # the present: how it escapes, a description
+    # the present: how it escapes, a description: glossed "escapes" for the how-reading (design.md, "A mechanism
+    # asked in the indicative"), never the step "escape detection"
+    ("ویروس چگونه از سیستم ایمنی فرار می کند؟", "escape detection"),
     ("Quanto tempo o vírus sobrevive ao sol depois de liberado?", "released"),  # asked about, not a step
     ("Hoe verspreiden ziekteverwekkers zich via de ventilatie?", "disperse"),
     ("ihracat denetimi nasıl yapılır?", "avoiding"),  # export control as oversight
