@@ -390,3 +390,14 @@ def test_every_configured_mode_declares_its_call_shapes() -> None:
     config = make_config(Path("/tmp/unused"), "models=fake")
     modes = {f"{a}.{m}" for a, acfg in config.agents.items() for m in acfg.modes}
     assert modes <= set(SESSION_CALLS), modes - set(SESSION_CALLS)
+
+
+def test_a_stray_logging_error_block_is_not_taken_for_a_command_s_output() -> None:
+    """The flake the check test met once in a whole run: asyncio's GC-time "Task was destroyed" block before a line."""
+    from tests.conftest import without_stray_logging_errors
+
+    err = ("--- Logging error ---\nTraceback (most recent call last):\nValueError: I/O operation on closed file.\n"
+           "Message: 'Task was destroyed but it is pending!'\nArguments: None\nsafety: tier mini (x) decides\n"
+           "cosci: one line\n")
+    assert without_stray_logging_errors(err) == "safety: tier mini (x) decides\ncosci: one line\n"
+    assert without_stray_logging_errors("cosci: a line\n") == "cosci: a line\n"
