@@ -13,6 +13,22 @@ from cosci.llm.fake.provider import FakeBackend
 from tests.test_cli import open_only
 
 
+def _opened_status(config: CosciConfig, session_id: str) -> str:
+    """The session's status as the resumed engine's runtime finds it when it opens (what run_session does next)."""
+    import asyncio
+
+    from cosci.session.runtime import SessionRuntime
+
+    async def status() -> str:
+        rt = await SessionRuntime.open(config, session_id=session_id)
+        try:
+            return rt.store.sessions.status()
+        finally:
+            await rt.close()
+
+    return asyncio.run(status())
+
+
 async def test_a_resume_whose_tracking_server_is_gone_is_refused_before_the_engine(
         config: CosciConfig, fake: FakeBackend, monkeypatch: pytest.MonkeyPatch) -> None:
     sid = await open_only(config)
@@ -32,10 +48,7 @@ async def test_a_pause_asked_while_a_resume_starts_wins(config: CosciConfig, fak
     """Fresh-user report: `cosci pause` while `cosci resume` was still starting (its process booting) was dropped,
     the resume's start wrote `running` over it and the session ran on. The pause wins: the session opens paused
     (its process holds), whether it was stopped (killed) or paused before the resume."""
-    import asyncio
-
     from cosci.session.folder import SessionFolder
-    from cosci.session.runtime import SessionRuntime
 
     sid = await open_only(config)
     session = api.open(sid, config.paths.data_dir)
@@ -49,13 +62,7 @@ async def test_a_pause_asked_while_a_resume_starts_wins(config: CosciConfig, fak
         pause arrives in between, from another command."""
         SessionFolder(config_.paths.data_dir, kw["resume_id"]).lock()
         said.append(api.open(sid, config.paths.data_dir).pause())
-
-        async def open_runtime() -> None:
-            rt = await SessionRuntime.open(config_, session_id=kw["resume_id"])
-            opened.append(rt.store.sessions.status())
-            await rt.close()
-
-        asyncio.run(open_runtime())
+        opened.append(_opened_status(config_, kw["resume_id"]))
 
     monkeypatch.setattr("flows.launch.run_session", starting)
     session.resume()
@@ -67,22 +74,13 @@ async def test_a_pause_asked_while_a_resume_starts_wins(config: CosciConfig, fak
 async def test_a_resume_without_a_pause_in_its_start_runs(config: CosciConfig, fake: FakeBackend,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """A session paused before its resume (nothing asked meanwhile) runs again: the earlier pause is not held."""
-    import asyncio
-
-    from cosci.session.runtime import SessionRuntime
-
     sid = await open_only(config)
     session = api.open(sid, config.paths.data_dir)
     session.pause()
     opened: list[str] = []
 
     def starting(config_: CosciConfig, **kw: Any) -> None:
-        async def open_runtime() -> None:
-            rt = await SessionRuntime.open(config_, session_id=kw["resume_id"])
-            opened.append(rt.store.sessions.status())
-            await rt.close()
-
-        asyncio.run(open_runtime())
+        opened.append(_opened_status(config_, kw["resume_id"]))
 
     monkeypatch.setattr("flows.launch.run_session", starting)
     session.resume()
