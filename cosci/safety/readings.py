@@ -6,10 +6,9 @@ object is (split from :mod:`cosci.safety.prescreen`, whose :class:`~cosci.safety
 - a harmful step asked for outright, an imperative harmful verb opening the request (:meth:`Readings.asks`);
 - the protective purposes a request states (:meth:`Readings.purposes`), and its opening cover story
   (:meth:`Readings.cover`);
-- a *remedy*: the request is itself a countermeasure or oversight (a countermeasure produced, an arms-control
-  treaty verified, a site decontaminated, a population vaccinated, an isotope made for medicine) and asks for no
-  weapon use (:meth:`Readings.remedies`); the agent rule and the rule for a window naming no agent do not act on it
-  (docs/design.md#safety-screen, "Countermeasure and oversight").
+- a *remedy*: the request is itself a countermeasure or oversight (a countermeasure made, a treaty verified, a site
+  decontaminated, a population vaccinated, an isotope made for medicine) and asks for no weapon use
+  (:meth:`Readings.remedies`); the agent rule and the no-agent rule do not act on it (docs/design.md#safety-screen).
 """
 
 from __future__ import annotations
@@ -22,6 +21,8 @@ from cosci.safety.how import asks_how
 from cosci.safety.text import Span, normalise, windows
 
 ASKED_WORDS = 4
+"""Words between an opening harmful verb and a term hit's step for the step to be the one asked ("increase the
+respiratory lethality of"; :meth:`Readings.asks`)."""
 METHOD_WORDS = 4
 """Words between a methods word and the severe step it is for ("the published methods for increasing the lethality
 of ..."), or (three at most) between the step and a methods word after it, as verb-final languages write it
@@ -54,8 +55,6 @@ asked")."""
 _UNASKED = re.compile(r"\b(?:not|no|never|don't|do not|cannot|can't|won't|nobody|no one|prevent\w*|stop\w*|avoid\w*|"
                       r"why)\b(?: \S+){0,3} ?$")
 """Before such a phrase, within three words, a negation, a prevention or a why: no request for the trait."""
-"""Words between an opening harmful verb and a term hit's step for the step to be the one asked ("increase the
-respiratory lethality of"; :meth:`Readings.asks`)."""
 
 
 class Terms(Protocol):
