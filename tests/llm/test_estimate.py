@@ -93,3 +93,11 @@ def test_a_run_with_a_budget_below_a_first_hypothesis_is_refused_before_any_sess
         api.start("Which repurposed drugs could treat AML?", ["models=fake", "tools.offline=true",
                                                              "run.budget_usd=0.0001"], data_dir=data, ui=False)
     assert not data.exists()  # nothing written: the folders the run made are taken back
+
+
+def test_the_floor_holds_a_first_call_s_whole_output_as_admission_does(tmp_path: Path) -> None:
+    """Fresh user: a fake session with $0.05 passed a floor priced at the expected output (~$0.007) and then admitted
+    no generation call (each held at up to $0.06-0.08); the floor is now at least such a call's hold."""
+    est = estimate_session(make_config(tmp_path / "data", "models=fake", "run.budget_usd=0.05"))
+    assert est.too_small and est.floor_usd > 1.2 * 0.05
+    assert not estimate_session(make_config(tmp_path / "data", "models=fake", "run.budget_usd=1")).too_small

@@ -44,7 +44,9 @@ class Estimate:
     budget_usd: float = 0.0
     warn_ratio: float = 1.2
     floor_usd: float = 0.0
-    """USD of what a first hypothesis needs (the goal's parse, one generation task, the final overview)."""
+    """USD of what a first hypothesis needs: the goal's parse, one generation task and the final overview as
+    expected, and at least the largest of their calls at its whole ``max_output_tokens`` (what the budget's admission
+    holds for a call before it is sent)."""
 
     @property
     def too_small(self) -> bool:
@@ -103,7 +105,7 @@ def estimate_session(config: CosciConfig) -> Estimate:
         ("metareview", "audit", 1, 1, "single"),  # the audit (no call without a model other than the writer's)
         ("metareview", "claim_check", config.metareview.claim_check_max_calls, 1, "single"),  # at most
     ]
-    total, calls, floor = 0.0, 0, 0.0
+    total, calls, floor, held = 0.0, 0, 0.0, 0.0
     by_agent: dict[str, float] = {}
     first = {("goal_parsing", "parse_goal"), ("generation", "literature"), ("metareview", "final")}
     for agent, mode, tasks, per_task, kind in plan:
@@ -115,7 +117,11 @@ def estimate_session(config: CosciConfig) -> Estimate:
             chars = PROMPT_CHARS[kind] + session_text + grown
             usd += estimate_call(route.model, chars, out, input_tokens=chars // EXPECTED_CHARS_PER_TOKEN + 1)[0]
         total += usd * tasks
-        floor += usd if (agent, mode) in first and tasks > 0 else 0.0  # one task of each: a first hypothesis
+        if (agent, mode) in first and tasks > 0:  # one task of each; admission holds a call's whole output
+            floor += usd
+            held = max(held, max(estimate_call(route.model, PROMPT_CHARS[kind] + session_text + i * TOOL_RESULT_CHARS,
+                                               route.max_output_tokens)[0] for i in range(per_task)))
         calls += round(tasks * per_task)
         by_agent[agent] = by_agent.get(agent, 0.0) + usd * tasks
-    return Estimate(total, calls, by_agent, config.run.budget_usd, config.budget.warn_ratio, floor)
+    return Estimate(total, calls, by_agent, config.run.budget_usd, config.budget.warn_ratio,
+                    max(floor, held))
