@@ -23,7 +23,8 @@
     cosci project list | cosci project show NAME   a project's sessions, best hypotheses, rejected and demoted
                                                 directions
     cosci mcp [--http PORT]                     the session commands as an MCP server for assistants (docs/mcp.md)
-    cosci estimate [hydra overrides ...]        pre-flight cost estimate of a configuration
+    cosci estimate [hydra overrides ...]        pre-flight cost estimate of a configuration; exit 2 (the run's refusal
+                                                line) when its budget cannot pay for a first hypothesis
     cosci screen "text" | cosci screen --file F [--overrides ...]   the offline safety screen on texts, one
                                                 JSON line each (decision, category, rule, score, language); exit 3
                                                 if any is refused, 2 for a line that is no text

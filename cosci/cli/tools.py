@@ -14,7 +14,7 @@ from pydantic import ValidationError
 from cosci import api
 from cosci.cli.common import data_dir
 from cosci.config.load import ConfigError, compose, validate
-from cosci.errors import CosciError
+from cosci.errors import BudgetTooSmall, CosciError
 
 
 def cmd_mcp(args: argparse.Namespace) -> None:
@@ -34,6 +34,8 @@ def cmd_estimate(args: argparse.Namespace) -> None:
     print(est.line())
     for agent, usd in sorted(est.by_agent.items(), key=lambda kv: -kv[1]):
         print(f"  {agent:12s} ${usd:.2f}")
+    if est.too_small:  # `cosci run` refuses it before any session: the same line's cause and exit status (2)
+        raise BudgetTooSmall(est.budget_usd, est.floor_usd, estimated=True)
 
 
 def cmd_screen(args: argparse.Namespace) -> None:
