@@ -105,6 +105,14 @@ class HostUnreachable(PermanentLLMError):
         super().__init__(message, model=model)
         self.host = host
 
+    def session_line(self, session_id: str) -> str:
+        """The one line a session that met it ends with: the host, why and what to check first (a fresh user's read
+        "goal_parsing/ParseGoal failed: HostUnreachable: <model>: ..." below the summary), then the model and the
+        record's state; a resume is named only for once the host answers (design.md#unreachable-hosts)."""
+        text = str(self).removeprefix(f"{self.model}: ")
+        return (f"{text} (model {self.model}); session {session_id} is recorded as failed: once the host answers,"
+                f" `cosci resume {session_id}` continues it")
+
 
 class StreamTimeout(CallTimeout):
     """A streamed call went idle or missed its deadline; tried again at most ``retry.stream_timeout_attempts``
