@@ -29,7 +29,8 @@
                                                 JSON line each (decision, category, rule, score, language); exit 3
                                                 if any is refused, 2 for a line that is no text
     cosci check [hydra overrides ...]           one minimal call per configured model and request form (offline for
-                                                models=fake or local); the total cost first, exit 1 on a failure
+                                                models=fake or local); the total cost first, exit 1 on a failure,
+                                                2 when a host cannot be reached (as a run)
     cosci compare [--experiment E | --parent RUN | --ids RUN ...]   compare sessions tracked in MLflow
     cosci schedule [--cron "0 6 * * 1"] [hydra overrides ...]        serve the Prefect deployment on a schedule
     cosci serve [--port 7878] [--host 127.0.0.1] [--token T]    the web UI on the data folder (docs/web.md)
