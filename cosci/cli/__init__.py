@@ -108,10 +108,21 @@ def main(argv: Sequence[str] | None = None) -> None:
     except (OSError, sqlite3.OperationalError) as exc:
         if not storage_refused(exc):
             raise
-        folder = getattr(args, "data_dir", None) or os.environ.get("COSCI_DATA_DIR") or "./data"
-        where = exc.filename if isinstance(exc, OSError) and exc.filename else f"the data folder {folder}"
-        say(f"cannot use {where}: {exc} (a read-only or full file system, or no permission; nothing was changed)")
+        named = isinstance(exc, OSError) and exc.filename
+        why = exc.strerror if isinstance(exc, OSError) and named and exc.strerror else exc
+        say(f"cannot use {exc.filename if named else refused_folder(args)}: {why} (a read-only or full file system, or"
+            " no permission; nothing was changed)")
         raise SystemExit(2) from None
+
+
+def refused_folder(args: argparse.Namespace) -> str:
+    """The folder a store error without a file name was met in: the session folder of the session the command names
+    (a read-only one read "the data folder", fresh-user trial), else the data folder."""
+    folder = getattr(args, "data_dir", None) or os.environ.get("COSCI_DATA_DIR") or "./data"
+    for name in (getattr(args, "session", None), getattr(args, "target", None)):
+        if isinstance(name, str) and name and (path := data_dir(folder) / "sessions" / name).is_dir():
+            return f"the session folder {path}"
+    return f"the data folder {folder}"
 
 
 STORAGE_ERRNOS = frozenset({errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOSPC, errno.EDQUOT})
