@@ -108,10 +108,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     except (OSError, sqlite3.OperationalError) as exc:
         if not storage_refused(exc):
             raise
-        named = isinstance(exc, OSError) and exc.filename
+        named = exc.filename if isinstance(exc, OSError) else None
         why = exc.strerror if isinstance(exc, OSError) and named and exc.strerror else exc
-        say(f"cannot use {exc.filename if named else refused_folder(args)}: {why} (a read-only or full file system, or"
-            " no permission; nothing was changed)")
+        say(f"cannot use {named or refused_folder(args)}: {why} (a read-only or full file system, or no permission;"
+            " nothing was changed)")
         raise SystemExit(2) from None
 
 
