@@ -108,8 +108,7 @@ class Supervisor:
 
     # --- termination -----------------------------------------------------------------------------------
     def should_stop(self) -> StopReason | None:
-        spent = self.budget.working_budget_spent()
-        if spent or self._budget_hit:
+        if (spent := self.budget.working_budget_spent()) or self._budget_hit:
             self.stop_detail = "the session's budget is spent" if spent else self._budget_hit
             return StopReason.BUDGET
         if self.elapsed() >= self.config.run.wall_clock_seconds:
