@@ -18,13 +18,17 @@ MAX_BUDGET_USD = 10_000.0
 
 
 def ended(folder: SessionFolder, status: str) -> str:
-    """``status``, and for a refused or failed session its stop reason (and a refused goal's verdict line)."""
+    """``status``, and for a refused or failed session its stop reason (and a refused goal's verdict line, a failed
+    session's error line, as ``cosci status`` shows it: :func:`cosci.session.status.failed_because`)."""
+    from cosci.session.status import failed_because
+
     if status not in ("refused", "failed"):
         return status
     with folder.store(read_only=True) as store:
         reason = store.sessions.get().stop_reason
         verdict = store.safety.latest("goal") if status == "refused" else None
-    return f"{status}: {reason or 'no stop reason recorded'}" + (f"; {verdict.line()}" if verdict else "")
+        because = failed_because(store) if status == "failed" else ""
+    return f"{status}: {reason or 'no stop reason recorded'}{because}" + (f"; {verdict.line()}" if verdict else "")
 
 
 def leaderboard(folder: SessionFolder) -> list[dict[str, Any]]:

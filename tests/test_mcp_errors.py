@@ -102,3 +102,18 @@ def test_a_request_line_with_a_lone_surrogate_is_answered_and_the_server_goes_on
     assert by_id[1]["error"]["code"] == -32700, answers
     assert "lone leading surrogate" in by_id[1]["error"]["message"]
     assert "tools" in by_id[2]["result"]  # still serving
+
+
+def test_a_session_failed_on_an_unreachable_host_is_followed_to_its_line(tmp_path: Path) -> None:
+    """`follow_session`'s last answer for a failed session read "failed: error"; it carries the error's line, as
+    `cosci status` does (design.md#unreachable-hosts)."""
+    from cosci.mcp_support import ended
+
+    sid = _session(tmp_path, "s-20261206-000000-abcdef", "failed")
+    folder = SessionFolder(tmp_path, sid)
+    with folder.store() as store:
+        store.sessions.update(stop_reason="error")
+        store.logs.event("session_failed", {"error": "SessionFailed: cannot reach api.example.invalid:443: its name"
+                                                     " does not resolve; check the network"})
+    assert ended(folder, "failed") == ("failed: error (cannot reach api.example.invalid:443: its name does not resolve;"
+                                       " check the network)")
