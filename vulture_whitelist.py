@@ -130,6 +130,7 @@ _.get_hypothesis
 _.pause
 _.abort
 _.follow_session
+_.run_stdio_async  # the SDK's stdio loop, overridden by cosci/mcp_server.py's Server (MCPServer.run calls it)
 
 # FastAPI: `cosci serve`'s routes and exception handlers, registered by decorator and called by the framework
 # (cosci/web/app.py, pages.py, controls.py).

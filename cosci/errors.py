@@ -34,12 +34,15 @@ class UnknownModel(CosciError):
 class BudgetTooSmall(CosciError):
     """``run.budget_usd`` cannot pay for a session's first hypothesis (the goal's parse, one generation, the final
     overview, as :func:`cosci.llm.gateway.estimate.estimate_session` prices them): refused before any session exists,
-    as a run that would stop at once with nothing (design.md#budget)."""
+    as a run that would stop at once with nothing (design.md#budget). ``cosci estimate`` raises it too, after its
+    estimate (``estimated``): the exit status a run of that configuration would have."""
 
-    def __init__(self, budget_usd: float, floor_usd: float) -> None:
+    def __init__(self, budget_usd: float, floor_usd: float, *, estimated: bool = False) -> None:
+        tail = ("a run of this configuration is refused" if estimated
+                else "`cosci estimate` prices a whole session; nothing was run")
         super().__init__(f"run.budget_usd=${budget_usd:g} cannot pay for a first hypothesis: the goal's parse, one "
                          f"generation and the overview are estimated at ~${floor_usd:.4f}; raise run.budget_usd "
-                         "(`cosci estimate` prices a whole session; nothing was run)")
+                         f"({tail})")
         self.budget_usd = budget_usd
         self.floor_usd = floor_usd
 

@@ -32,15 +32,19 @@ import time
 from pathlib import Path
 from typing import Any, Literal
 
+import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedToolError
-from mcp.types import CallToolResult, InputRequiredResult
+from mcp.server.stdio import stdio_server
+from mcp.shared._context_streams import create_context_streams
+from mcp.shared.message import SessionMessage
+from mcp.types import PARSE_ERROR, CallToolResult, ErrorData, InputRequiredResult, JSONRPCError
 from pydantic import ValidationError
 
 from cosci.config.layers import override_sets
 from cosci.config.load import ConfigError
 from cosci.errors import CosciError, StoreDamaged
-from cosci.mcp_support import check_port, ended, hypothesis, leaderboard
+from cosci.mcp_support import MAX_BUDGET_USD, check_port, ended, goal_refusal, hypothesis, leaderboard, unreadable
 from cosci.session.folder import SessionFolder
 from cosci.session.preflight import resume_plan
 
@@ -52,8 +56,6 @@ START_SECONDS = 120.0
 _SESSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 _HYPOTHESIS = re.compile(r"^H-[0-9a-fA-F]{4,64}$")
 _PRESET = re.compile(r"^[a-z][a-z0-9_]{0,40}$")
-MAX_BUDGET_USD = 10_000.0
-"""The largest ``budget_usd`` a tool takes: a cap beyond it is a typo more often than a plan."""
 
 
 def tool_error(tool: str, line: str) -> ToolError:
@@ -67,6 +69,27 @@ class Server(MCPServer):
     """The SDK's server, every tool error in :func:`tool_error`'s form: an argument the tool does not take (the SDK
     drops it), a value its type refuses (pydantic's lines), a tool it lacks (``Unknown tool: ...``) and a
     :class:`~cosci.errors.CosciError` (to the SDK a crash, said as ``Error executing tool <tool>`` alone)."""
+
+    async def run_stdio_async(self) -> None:
+        """The SDK's stdio loop, answering a line it cannot read (a lone surrogate, which pydantic's JSON refuses) with
+        JSON-RPC's parse error (:func:`cosci.mcp_support.unreadable`): it answered nothing, and its client waited."""
+        async with stdio_server() as (read_stream, write_stream):
+            send, receive = create_context_streams[SessionMessage | Exception](0)
+            low = self._lowlevel_server
+
+            async def relay() -> None:
+                async with send:
+                    async for item in read_stream:
+                        if not isinstance(item, Exception):
+                            await send.send(item)
+                            continue
+                        found, text = unreadable(item)
+                        error = JSONRPCError(jsonrpc="2.0", id=found, error=ErrorData(code=PARSE_ERROR, message=text))
+                        await write_stream.send(SessionMessage(error))
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(relay)
+                await low.run(receive, write_stream, low.create_initialization_options())
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None,
                         ) -> CallToolResult | InputRequiredResult:
@@ -131,29 +154,6 @@ def _overrides(models: str | None, experiment: str | None, budget_usd: float | N
             raise ToolError(f"overrides: {o!r} sets {key}, which the {arg} argument sets; give it once, as {arg}")
     out += [f"models={_arg('models', models, _PRESET, 'a models preset')}"] if models is not None else []
     return out + ([f"run.budget_usd={_budget(budget_usd):g}"] if budget_usd is not None else [])
-
-
-def goal_refusal(goal: str, overrides: list[str], data_dir: Path) -> str | None:
-    """What ``cosci run`` checks before its session starts, without starting it: the session service's prepare and
-    pre-flight, then the offline goal screen when it decides the verdict (a safety tier ``unable_to_classify``;
-    on a capable tier the classifier decides, in the session). Returns the refusal line, or None.
-
-    Raises:
-        CosciError, ConfigError: the configuration or a pre-flight rule refuses (its one line: :class:`Server`
-            says it as the tool's error)."""
-    from cosci import api
-    from cosci.safety.classifier import acts, screening_on
-    from cosci.safety.screen import screen_for
-
-    config = api.preflight(api.prepare(goal, overrides, data_dir=data_dir, given_as="goal")).prepared.config
-    if not screening_on(config) or config.safety is None:
-        return None
-    if not config.models.tiers[config.tier_of("safety", "classify")].unable_to_classify:
-        return None
-    result = screen_for(config.safety).check(goal, subject="goal")
-    if not acts(config, "goal", result.decision):
-        return None
-    return f"goal refused by safety screening, {result.decision}: {result.line()} (no session was started)"
 
 
 COMMAND_SECONDS = 600.0

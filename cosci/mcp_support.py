@@ -1,24 +1,34 @@
 """What ``cosci mcp`` (:mod:`cosci.mcp_server`) does without the MCP SDK: the session readers its tools return (a
-finished session's status line, the leaderboard, one hypothesis; read-only, design.md#mcp-server) and the check of
-the HTTP port before it listens."""
+finished session's status line, the leaderboard, one hypothesis; read-only, design.md#mcp-server), the check of
+the HTTP port before it listens, the goal's check before a session starts, and what a request line the SDK cannot
+read is answered."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 from cosci.errors import CosciError
 from cosci.session.folder import SessionFolder
 from cosci.store.standing import shown, standing
 
+MAX_BUDGET_USD = 10_000.0
+"""The largest ``budget_usd`` a tool takes: a cap beyond it is a typo more often than a plan."""
+
 
 def ended(folder: SessionFolder, status: str) -> str:
-    """``status``, and for a refused or failed session its stop reason (and a refused goal's verdict line)."""
+    """``status``, and for a refused or failed session its stop reason (and a refused goal's verdict line, a failed
+    session's error line, as ``cosci status`` shows it: :func:`cosci.session.status.failed_because`)."""
+    from cosci.session.status import failed_because
+
     if status not in ("refused", "failed"):
         return status
     with folder.store(read_only=True) as store:
         reason = store.sessions.get().stop_reason
         verdict = store.safety.latest("goal") if status == "refused" else None
-    return f"{status}: {reason or 'no stop reason recorded'}" + (f"; {verdict.line()}" if verdict else "")
+        because = failed_because(store) if status == "failed" else ""
+    return f"{status}: {reason or 'no stop reason recorded'}{because}" + (f"; {verdict.line()}" if verdict else "")
 
 
 def leaderboard(folder: SessionFolder) -> list[dict[str, Any]]:
@@ -70,3 +80,42 @@ def check_port(port: int) -> None:
 
 
 __all__ = ["check_port", "ended", "hypothesis", "leaderboard"]
+
+
+def goal_refusal(goal: str, overrides: list[str], data_dir: Path) -> str | None:
+    """What ``cosci run`` checks before its session starts, without starting it: the session service's prepare and
+    pre-flight, then the offline goal screen when it decides the verdict (a safety tier ``unable_to_classify``;
+    on a capable tier the classifier decides, in the session). Returns the refusal line, or None.
+
+    Raises:
+        CosciError, ConfigError: the configuration or a pre-flight rule refuses (its one line:
+            :class:`cosci.mcp_server.Server` says it as the tool's error)."""
+    from cosci import api
+    from cosci.safety.classifier import acts, screening_on
+    from cosci.safety.screen import screen_for
+
+    config = api.preflight(api.prepare(goal, overrides, data_dir=data_dir, given_as="goal")).prepared.config
+    if not screening_on(config) or config.safety is None:
+        return None
+    if not config.models.tiers[config.tier_of("safety", "classify")].unable_to_classify:
+        return None
+    result = screen_for(config.safety).check(goal, subject="goal")
+    if not acts(config, "goal", result.decision):
+        return None
+    return f"goal refused by safety screening, {result.decision}: {result.line()} (no session was started)"
+
+
+def unreadable(exc: Exception) -> tuple[str | int | None, str]:
+    """``(id, message)`` of JSON-RPC's parse error for a request line the MCP SDK could not read, from the error it
+    passed on (pydantic's, whose input is the line): the line's ``id`` when Python's parser reads one (it takes a
+    lone surrogate, ``"\\udcff"``, that pydantic's refuses), else None, as JSON-RPC answers an unreadable request."""
+    errors_of = getattr(exc, "errors", None)
+    errors = errors_of() if callable(errors_of) else []
+    line = errors[0].get("input") if errors and isinstance(errors[0], dict) else None
+    why = str(errors[0].get("msg", exc)) if errors and isinstance(errors[0], dict) else str(exc)
+    try:
+        found = json.loads(line).get("id") if isinstance(line, str | bytes) else None
+    except (ValueError, AttributeError):
+        found = None
+    kept = found if isinstance(found, str) or (isinstance(found, int) and not isinstance(found, bool)) else None
+    return kept, f"the request line is not valid JSON-RPC: {' '.join(why.split())[:200]}; nothing was run"

@@ -33,7 +33,7 @@ from cosci.config.renames import ADDED
 from cosci.config.schema import CosciConfig
 from cosci.domain import Task, TaskResult
 from cosci.errors import SessionFailed
-from cosci.llm.errors import BudgetExceeded, PermanentLLMError, repeats
+from cosci.llm.errors import BudgetExceeded, HostUnreachable, PermanentLLMError, repeats
 from cosci.llm.local.model import LocalModelProvider
 from cosci.session import warm
 from cosci.session.runtime import SessionRuntime
@@ -72,15 +72,8 @@ def action_spec(rt: SessionRuntime, t: Task) -> dict[str, Any]:
              if not (t.cache_spec and f"agents.{t.agent}.modes.{m}" in ADDED)]
     models = sorted({rt.gateway.router.route(t.agent, m).model for m in modes})
     then = t.cache_spec or {"agent": t.agent, "action": t.action, "target_id": t.target_id, "payload": t.payload}
-    return {
-        "session": rt.session_id,
-        "agent": then["agent"],
-        "action": then["action"],
-        "task_id": t.id,
-        "target_id": then["target_id"],
-        "payload": then["payload"],
-        "models": models,
-    }
+    return {"session": rt.session_id, "agent": then["agent"], "action": then["action"], "task_id": t.id,
+            "target_id": then["target_id"], "payload": then["payload"], "models": models}
 
 
 def action_cache_key(context: TaskRunContext, parameters: dict[str, Any]) -> str:
@@ -142,6 +135,8 @@ def make_runner(rt: SessionRuntime):
         except BudgetExceeded:
             raise
         except Exception as exc:
+            if isinstance(exc, HostUnreachable):  # the host and its fix first (design.md#unreachable-hosts)
+                raise SessionFailed(exc.session_line(rt.session_id)) from exc
             if t.action in FATAL_ACTIONS or (isinstance(exc, FATAL_ERRORS) and repeats(exc)):  # nothing can follow
                 raise SessionFailed(f"{t.agent}/{t.action} failed: {type(exc).__name__}: {exc}") from exc
             raise
@@ -211,7 +206,8 @@ def _raise_unwritable(rt: SessionRuntime, exc: BaseException) -> None:
 
 def _say_failed(rt: SessionRuntime) -> None:
     """A failed session's summary on stdout, as a finished one's (session id, stop reason, cost, store; no overview:
-    none was written), so ``> summary.txt`` holds it too; the error's own line follows on stderr."""
+    none was written), so ``> summary.txt`` holds it too; the error's own line follows on stderr. Not for an
+    unreachable host: its line names the session, and a summary of nothing buried it."""
     with contextlib.suppress(Exception):  # the session's error matters more than its summary
         summary = summarise(rt, "error", rt.home.store_path, None)
         for line in summary.lines():
@@ -327,7 +323,7 @@ async def session_flow(
         return summary.to_dict()
     except BaseException as exc:
         _failed(rt, exc, tracker, pending)
-        if ui and isinstance(exc, Exception):
+        if ui and isinstance(exc, Exception) and not isinstance(exc.__cause__, HostUnreachable):  # it: one line
             _say_failed(rt)
         _raise_unwritable(rt, exc)
         raise

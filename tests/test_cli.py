@@ -173,6 +173,14 @@ def test_estimate(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and "estimated cost ~$" in out and "generation" in out
 
 
+def test_estimate_of_a_run_that_would_be_refused_exits_as_the_run_would(capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh user: `cosci estimate` said "a run is refused" and exited 0, where `cosci run` exits 2 (BudgetTooSmall,
+    a CosciError): the estimate is printed, then the run's refusal in one line, exit 2."""
+    code, out, err = _cli(capsys, "estimate", "experiment=demo", "models=fake", "run.budget_usd=0.05")
+    assert code == 2 and "a run is refused" in out and "generation" in out
+    assert err.count("\n") == 1 and "cannot pay for a first hypothesis" in err and "a run of this configuration" in err
+
+
 def test_serve_needs_a_prefect_server_and_a_valid_cron(capsys: pytest.CaptureFixture[str],
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("PREFECT_API_URL", raising=False)

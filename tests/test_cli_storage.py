@@ -46,3 +46,24 @@ def test_other_errors_are_not_taken_for_a_refused_folder(error: Exception, tmp_p
     with pytest.raises(type(error)):
         cli.main(["--data-dir", str(tmp_path), "list"])
 
+
+
+@pytest.mark.parametrize("command", [["status", "s-20261206-000000-abcdef"],
+                                     ["rate", "s-20261206-000000-abcdef", "H-aaaa", "H-bbbb", "--prefer", "a"]])
+def test_a_refused_session_folder_is_named_not_the_data_folder(command: list[str], tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: a read-only session folder (SQLite's error names no file) read "cannot use the data folder
+    <data>", which was writable; the line names the folder of the session the command names."""
+    session = tmp_path / "sessions" / command[1]
+    session.mkdir(parents=True)
+
+    def refused(args: object) -> None:
+        raise sqlite3.OperationalError("unable to open database file")
+
+    monkeypatch.setattr(cli_parser, f"cmd_{command[0]}", refused)
+    with pytest.raises(SystemExit) as ended:
+        cli.main(["--data-dir", str(tmp_path), *command])
+    assert ended.value.code == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert f"cannot use the session folder {session}: unable to open database file" in line, line

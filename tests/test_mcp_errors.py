@@ -55,3 +55,65 @@ async def test_every_tool_error_has_one_form(tmp_path: Path, monkeypatch: pytest
             assert re.fullmatch(rf"Error executing tool {tool}: [^\n]+", text), (tool, text)
             line = text.removeprefix(f"Error executing tool {tool}: ")
             assert line.startswith(says) and not line.startswith("cosci: "), (tool, text)
+
+
+def test_a_request_line_with_a_lone_surrogate_is_answered_and_the_server_goes_on(tmp_path: Path) -> None:
+    """Fresh-user trial: ``"\\udcff"`` in a request's JSON (Python's parser takes it, pydantic's refuses it) was never
+    answered, and the client waited for ever. Over the real stdio wire (the SDK's client cannot send such a line):
+    JSON-RPC's parse error with the request's id, then the next request is answered."""
+    import json
+    import os
+    import subprocess
+    import sys
+    import threading
+
+    root = Path(__file__).resolve().parents[1]
+    lines = [{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"}]
+    bad = ('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"screen","arguments":'
+           '{"text":"\\udcff"}}}')
+    text = "".join(json.dumps(x) + "\n" for x in lines) + bad + "\n" + json.dumps(
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}) + "\n"
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    proc = subprocess.Popen([sys.executable, "-c", "from cosci.cli import main; main()", "mcp", "--data-dir",
+                             str(tmp_path / "data")], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, env=env, cwd=tmp_path)
+    answers: list[dict[str, Any]] = []
+
+    def read() -> None:
+        assert proc.stdout is not None
+        for raw in proc.stdout:
+            answers.append(json.loads(raw))
+            if len(answers) == 3:
+                return
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        assert proc.stdin is not None
+        proc.stdin.write(text.encode())
+        proc.stdin.flush()
+        reader.join(timeout=60)
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)
+    by_id = {a.get("id"): a for a in answers}
+    assert by_id[1]["error"]["code"] == -32700, answers
+    assert "lone leading surrogate" in by_id[1]["error"]["message"]
+    assert "tools" in by_id[2]["result"]  # still serving
+
+
+def test_a_session_failed_on_an_unreachable_host_is_followed_to_its_line(tmp_path: Path) -> None:
+    """`follow_session`'s last answer for a failed session read "failed: error"; it carries the error's line, as
+    `cosci status` does (design.md#unreachable-hosts)."""
+    from cosci.mcp_support import ended
+
+    sid = _session(tmp_path, "s-20261206-000000-abcdef", "failed")
+    folder = SessionFolder(tmp_path, sid)
+    with folder.store() as store:
+        store.sessions.update(stop_reason="error")
+        store.logs.event("session_failed", {"error": "SessionFailed: cannot reach api.example.invalid:443: its name"
+                                                     " does not resolve; check the network"})
+    assert ended(folder, "failed") == ("failed: error (cannot reach api.example.invalid:443: its name does not resolve;"
+                                       " check the network)")

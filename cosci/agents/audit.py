@@ -23,7 +23,7 @@ from cosci.agents.overview import OverviewMaterial
 from cosci.domain import Task
 from cosci.grounding.claims import unmarked
 from cosci.grounding.report import NO_CLAIMS, NOT_AUDITED
-from cosci.llm.errors import CALL_FAILED
+from cosci.llm.errors import CALL_FAILED, HostUnreachable
 from cosci.llm.port.structured import call_record
 from cosci.llm.port.types import Route
 from cosci.prompts import render
@@ -142,6 +142,8 @@ class OverviewAuditor:
                                action=f"{self.task.action}/audit", feedback=False)
         try:
             rec, _ = await call_record(self.agent.deps.llm, replace(spec, route=route), RecordAudit)
+        except HostUnreachable:  # every later call meets it: the session ends on its line, no fallback
+            raise
         except CALL_FAILED as exc:  # BudgetBusy is not one: the task runner waits (design.md#budget)
             log.warning("overview audit failed (%s); the overview keeps a note instead", exc)
             return AuditResult(None, route.model, writer.model, f"{type(exc).__name__}: {exc}")

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from cosci.grounding import support
 from cosci.literature import WITHDRAWN
-from cosci.llm.errors import CALL_FAILED
+from cosci.llm.errors import CALL_FAILED, HostUnreachable
 from cosci.llm.port.structured import call_record
 from cosci.prompts import render
 from cosci.records import Citation, RecordHypothesis, claim_check_record
@@ -70,6 +70,8 @@ async def judge(agent: BaseAgent, task: Task, rec: RecordHypothesis,
         record, _ = await call_record(agent.deps.llm, spec, claim_check_record(len(todo)))
         verdicts = {name: getattr(record, name) for name in type(record).model_fields}
         info["judged"] = True
+    except HostUnreachable:  # every later call meets it: the session ends on its line, no fallback
+        raise
     except CALL_FAILED as exc:  # BudgetBusy is not one: the task runner waits (design.md#budget)
         log.warning("citation support check failed (%s); its quotes stay unchecked", exc)
         info["error"] = f"{type(exc).__name__}: {exc}"[:300]

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from cosci.domain import Task
 from cosci.grounding import support
 from cosci.grounding.claims import Claim, ClaimContext
-from cosci.llm.errors import CALL_FAILED
+from cosci.llm.errors import CALL_FAILED, HostUnreachable
 from cosci.llm.port.structured import call_record
 from cosci.prompts import render
 from cosci.records import ClaimVerdict, claim_check_record
@@ -98,6 +98,8 @@ class ClaimChecker:
         run.calls += 1
         try:
             rec, resp = await call_record(self.agent.deps.llm, spec, claim_check_record(len(batch)))
+        except HostUnreachable:  # every later call meets it: the session ends on its line, no fallback
+            raise
         except CALL_FAILED as exc:  # BudgetBusy is not one: the task runner waits (design.md#budget)
             log.warning("support check call failed (%s); its claims stay unchecked", exc)
             run.errors.append(f"{type(exc).__name__}: {exc}"[:300])

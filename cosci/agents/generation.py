@@ -33,7 +33,7 @@ from cosci.agents.tool_loop import result_sources
 from cosci.domain import Hypothesis, Task, TaskResult
 from cosci.grounding.evidence import EvidenceCounts
 from cosci.literature import search_order
-from cosci.llm.errors import CALL_FAILED
+from cosci.llm.errors import CALL_FAILED, HostUnreachable
 from cosci.llm.port.structured import call_record
 from cosci.prompts import render
 from cosci.records import RecordCitations, RecordHypothesis
@@ -198,6 +198,8 @@ class GenerationAgent(BaseAgent):
         spec = self.spec("grounding", task, user, action=f"{task.action}/grounding", feedback=False)
         try:
             cited, _ = await call_record(self.deps.llm, spec, RecordCitations)
+        except HostUnreachable:  # every later call meets it: the session ends on its line, no fallback
+            raise
         except CALL_FAILED as exc:  # BudgetBusy is not one: the task runner waits (design.md#budget)
             info["error"] = f"{type(exc).__name__}: {exc}"[:300]
             return rec, [], EvidenceCounts(), info

@@ -50,7 +50,7 @@ from cosci.grounding.claims import (
 from cosci.grounding.guards import Guards, load_guards
 from cosci.grounding.report import NO_CLAIMS
 from cosci.grounding.support import agreement
-from cosci.llm.errors import CALL_FAILED
+from cosci.llm.errors import CALL_FAILED, HostUnreachable
 from cosci.llm.port.structured import call_record
 from cosci.prompts import render
 from cosci.records import RecordSystemFeedback
@@ -199,6 +199,8 @@ class MetaReviewAgent(BaseAgent):
             why = "the model returned no text"
             try:
                 text = await self._overview(task, main, caveats, material, n)
+            except HostUnreachable:  # every later call meets it: the session ends on its line, no fallback
+                raise
             except CALL_FAILED as exc:  # BudgetBusy is not one: the task runner waits (design.md#budget)
                 log.warning("final overview call failed (%s); writing the fallback overview", exc)
                 why = f"the model call failed ({error_line(exc)})"
@@ -253,6 +255,8 @@ class MetaReviewAgent(BaseAgent):
         try:
             resp = await self.deps.llm.complete(self.spec("final", task, user, action=f"{task.action}/repair",
                                                           feedback=False))
+        except HostUnreachable:  # every later call meets it: the session ends on its line, no fallback
+            raise
         except CALL_FAILED as exc:  # BudgetBusy is not one: the task runner waits (design.md#budget)
             log.warning("overview repair call failed (%s); marking the failing claims", exc)
             return text, claims, False

@@ -23,12 +23,14 @@
     cosci project list | cosci project show NAME   a project's sessions, best hypotheses, rejected and demoted
                                                 directions
     cosci mcp [--http PORT]                     the session commands as an MCP server for assistants (docs/mcp.md)
-    cosci estimate [hydra overrides ...]        pre-flight cost estimate of a configuration
+    cosci estimate [hydra overrides ...]        pre-flight cost estimate of a configuration; exit 2 (the run's refusal
+                                                line) when its budget cannot pay for a first hypothesis
     cosci screen "text" | cosci screen --file F [--overrides ...]   the offline safety screen on texts, one
                                                 JSON line each (decision, category, rule, score, language); exit 3
                                                 if any is refused, 2 for a line that is no text
     cosci check [hydra overrides ...]           one minimal call per configured model and request form (offline for
-                                                models=fake or local); the total cost first, exit 1 on a failure
+                                                models=fake or local); the total cost first, exit 1 on a failure,
+                                                2 when a host cannot be reached (as a run)
     cosci compare [--experiment E | --parent RUN | --ids RUN ...]   compare sessions tracked in MLflow
     cosci schedule [--cron "0 6 * * 1"] [hydra overrides ...]        serve the Prefect deployment on a schedule
     cosci serve [--port 7878] [--host 127.0.0.1] [--token T]    the web UI on the data folder (docs/web.md)
@@ -106,10 +108,21 @@ def main(argv: Sequence[str] | None = None) -> None:
     except (OSError, sqlite3.OperationalError) as exc:
         if not storage_refused(exc):
             raise
-        folder = getattr(args, "data_dir", None) or os.environ.get("COSCI_DATA_DIR") or "./data"
-        where = exc.filename if isinstance(exc, OSError) and exc.filename else f"the data folder {folder}"
-        say(f"cannot use {where}: {exc} (a read-only or full file system, or no permission; nothing was changed)")
+        named = exc.filename if isinstance(exc, OSError) else None
+        why = exc.strerror if isinstance(exc, OSError) and named and exc.strerror else exc
+        say(f"cannot use {named or refused_folder(args)}: {why} (a read-only or full file system, or no permission;"
+            " nothing was changed)")
         raise SystemExit(2) from None
+
+
+def refused_folder(args: argparse.Namespace) -> str:
+    """The folder a store error without a file name was met in: the session folder of the session the command names
+    (a read-only one read "the data folder", fresh-user trial), else the data folder."""
+    folder = getattr(args, "data_dir", None) or os.environ.get("COSCI_DATA_DIR") or "./data"
+    for name in (getattr(args, "session", None), getattr(args, "target", None)):
+        if isinstance(name, str) and name and (path := data_dir(folder) / "sessions" / name).is_dir():
+            return f"the session folder {path}"
+    return f"the data folder {folder}"
 
 
 STORAGE_ERRNOS = frozenset({errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOSPC, errno.EDQUOT})

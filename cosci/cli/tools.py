@@ -14,7 +14,7 @@ from pydantic import ValidationError
 from cosci import api
 from cosci.cli.common import data_dir
 from cosci.config.load import ConfigError, compose, validate
-from cosci.errors import CosciError
+from cosci.errors import BudgetTooSmall, CosciError
 
 
 def cmd_mcp(args: argparse.Namespace) -> None:
@@ -34,6 +34,8 @@ def cmd_estimate(args: argparse.Namespace) -> None:
     print(est.line())
     for agent, usd in sorted(est.by_agent.items(), key=lambda kv: -kv[1]):
         print(f"  {agent:12s} ${usd:.2f}")
+    if est.too_small:  # `cosci run` refuses it before any session: the same line's cause and exit status (2)
+        raise BudgetTooSmall(est.budget_usd, est.floor_usd, estimated=True)
 
 
 def cmd_screen(args: argparse.Namespace) -> None:
@@ -70,10 +72,11 @@ def cmd_screen(args: argparse.Namespace) -> None:
 
 def cmd_check(args: argparse.Namespace) -> None:
     """A pre-flight of a configuration's models: routes, then one minimal real call per model and request form
-    (docs/design.md#check); exits 1 when a call failed, naming the fix."""
+    (docs/design.md#check); exits 1 when a call failed, naming the fix; 2 when a host cannot be reached, as a run
+    that meets it (docs/design.md#unreachable-hosts)."""
     import asyncio
 
-    from cosci.llm.gateway.check import report, run_check
+    from cosci.llm.gateway.check import UNREACHABLE, report, run_check
     from cosci.llm.gateway.providers import check_models, check_servers
     from cosci.llm.gateway.routing import Router
     from cosci.session.preflight import notices
@@ -90,7 +93,7 @@ def cmd_check(args: argparse.Namespace) -> None:
     for line in report(config, probes):
         print(line)
     if any(p.fix for p in probes):
-        raise SystemExit(1)
+        raise SystemExit(2 if any(p.fix and p.fix.startswith(UNREACHABLE) for p in probes) else 1)
 
 
 def cmd_compare(args: argparse.Namespace) -> None:

@@ -9,6 +9,7 @@ limits, the provider's ``retry_after`` in seconds (the shape DSPy's ``utils/exce
 from __future__ import annotations
 
 from cosci.errors import CosciError
+from cosci.text import dollars
 
 
 class LLMError(CosciError):
@@ -104,6 +105,14 @@ class HostUnreachable(PermanentLLMError):
         super().__init__(message, model=model)
         self.host = host
 
+    def session_line(self, session_id: str) -> str:
+        """The one line a session that met it ends with: the host, why and what to check first (a fresh user's read
+        "goal_parsing/ParseGoal failed: HostUnreachable: <model>: ..." below the summary), then the model and the
+        record's state; a resume is named only for once the host answers (design.md#unreachable-hosts)."""
+        text = str(self).removeprefix(f"{self.model}: ")
+        return (f"{text} (model {self.model}); session {session_id} is recorded as failed: once the host answers,"
+                f" `cosci resume {session_id}` continues it")
+
 
 class StreamTimeout(CallTimeout):
     """A streamed call went idle or missed its deadline; tried again at most ``retry.stream_timeout_attempts``
@@ -121,19 +130,34 @@ class BudgetError(CosciError):
     Attributes:
         scope: ``"session"`` (the whole cap, reserve included) or ``"agent"`` (this agent's share).
         agent: the agent that asked.
+        left_usd: USD of the limit the check held the call against that was not yet spent (the cap, or the working
+            money), when a USD check refused it; ``None`` for the token cap.
+        cost_usd: what the call would have taken of it, USD: its hold or its upper bound (``measure``).
+        measure: ``"hold"`` or ``"upper bound"``; ``""`` when ``left_usd`` is ``None``.
     """
 
     kind = "budget"
 
-    def __init__(self, message: str, *, scope: str, agent: str) -> None:
+    def __init__(self, message: str, *, scope: str, agent: str, left_usd: float | None = None,
+                 cost_usd: float = 0.0, measure: str = "") -> None:
         super().__init__(message)
         self.scope = scope
         self.agent = agent
+        self.left_usd, self.cost_usd, self.measure = left_usd, cost_usd, measure
 
 
 class BudgetExceeded(BudgetError):
     """An admission would push spending past the session cap or the agent's share even with no call in flight: the
     money ran out (design.md#budget)."""
+
+    def stop_line(self) -> str:
+        """Why the session stopped, in words, for a session-scope refusal: the next call did not fit in what was left
+        (money may still be unspent: a stop is not "the budget is spent"; second fresh-user trial, design.md#budget).
+        The token cap's refusal is its own message."""
+        if self.left_usd is None:
+            return str(self)
+        return (f"the next {self.agent} call would not fit in the ${dollars(max(self.left_usd, 0.0))} left;"
+                f" its {self.measure} was ${dollars(self.cost_usd)}")
 
 
 class BudgetBusy(BudgetError):

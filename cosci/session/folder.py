@@ -56,6 +56,22 @@ class SessionBusy(CosciError):
 SESSION_ID = re.compile(r"^s-\d{8}-\d{6}-[0-9a-f]{6}$")
 """A session id as :func:`new_session_id` makes it."""
 SESSION_SHAPE = "a session id is s-YYYYmmdd-HHMMSS-xxxxxx; see `cosci list`"
+NEAREST = 3
+"""How many of the nearest session ids a not-found line names (a mistyped id's likely meaning, not a listing)."""
+
+
+def nearest(data_dir: Path, session_id: str) -> str:
+    """``"; nearest: <id>, <id>"``: the session ids under ``data_dir`` closest to ``session_id`` (difflib's ratio,
+    at least 0.6), or ``""``: a fresh user's mistyped id read only "no session" (design.md#cli)."""
+    from difflib import get_close_matches
+
+    root = data_dir / SESSIONS
+    try:
+        ids = [p.name for p in root.iterdir() if p.is_dir()] if root.is_dir() else []
+    except OSError:  # an unreadable folder: the line says what it can
+        return ""
+    close = get_close_matches(session_id.strip(), ids, n=NEAREST, cutoff=0.6)
+    return f"; nearest: {', '.join(close)}" if close else ""
 """How a session id looks, said when an id of another kind is given for one (:func:`cosci.ids.wrong_kind`)."""
 
 
@@ -100,7 +116,7 @@ class SessionFolder:
         if not one_folder or not folder.store_path.is_file():
             if wrong := wrong_kind(session_id, "session", SESSION_SHAPE):  # e.g. a hypothesis id in its place
                 raise SessionNotFound(wrong)
-            line = f"no session '{session_id}' under {data_dir / SESSIONS}"
+            line = f"no session '{session_id}' under {data_dir / SESSIONS}{nearest(data_dir, session_id)}"
             if session_id.strip().lower().startswith("s-") and not SESSION_ID.match(session_id):
                 raise SessionNotFound(f"{line} ({SESSION_SHAPE})")  # the id's form, for a mistyped one
             raise SessionNotFound(f"{line} (see `cosci list`)")

@@ -31,6 +31,14 @@ def _register_session_prices(folder: SessionFolder) -> None:
         return
 
 
+def failed_because(store: SessionStore) -> str:
+    """`` (<the error's line>)`` of a failed session's last ``session_failed`` event, or ``""``: the status of a
+    session failed on an unreachable host read "error" alone (design.md#unreachable-hosts)."""
+    events = store.logs.events("session_failed")
+    error = str(events[-1]["payload"].get("error", "")) if events else ""
+    return f" ({one_line(error.removeprefix('SessionFailed: '), 300)})" if error else ""
+
+
 def status_report(folder: SessionFolder, store: SessionStore) -> list[str]:
     """The lines of ``cosci status``: counts, spend, cache reads, active time, grounding, safety."""
     row = store.sessions.get()
@@ -42,7 +50,7 @@ def status_report(folder: SessionFolder, store: SessionStore) -> list[str]:
     process = (", its process finishing" if ended else ", its process still running") if held else ""
     out.append(f"session      {row.id} ({shown}{process})")
     out.append(f"goal         {one_line(row.research_goal, 200)}")
-    out.append(f"stop reason  {row.stop_reason or '-'}")
+    out.append(f"stop reason  {row.stop_reason or '-'}{failed_because(store) if row.status == 'failed' else ''}")
     out.append(f"hypotheses   {hypotheses_line(store)}")
     out.append(f"reviews      {len(store.hypotheses.reviews())}")
     out.append(f"matches      {store.matches.count()} ({store.matches.count(valid_only=True)} with a valid verdict)")

@@ -74,7 +74,7 @@ class Supervisor:
         self.leaderboard = LeaderboardFits(config, store)
         self.fits = BackgroundFits(self.leaderboard)  # off the event loop
         self.final_fit = FinalFit(config, store)  # finalisation's, beside the drain
-        self._budget_hit = False
+        self._budget_hit = ""  # the admission's line once a call did not fit the session cap (BudgetExceeded.stop_line)
         self.stop_detail = ""
         """One line on why the session stopped (which agent's share ended it, for ``budget``)."""
         self._interrupted = False
@@ -108,8 +108,8 @@ class Supervisor:
 
     # --- termination -----------------------------------------------------------------------------------
     def should_stop(self) -> StopReason | None:
-        if self._budget_hit or self.budget.working_budget_spent():
-            self.stop_detail = "the session's budget is spent"
+        if (spent := self.budget.working_budget_spent()) or self._budget_hit:
+            self.stop_detail = "the session's budget is spent" if spent else self._budget_hit
             return StopReason.BUDGET
         if self.elapsed() >= self.config.run.wall_clock_seconds:
             return StopReason.WALL_CLOCK
@@ -166,7 +166,7 @@ class Supervisor:
             self.store.tasks.fail(task.id, f"budget: {exc}", dead=False)
             self.tally.ended(task, "failed")
             if exc.scope == "session":
-                self._budget_hit = True
+                self._budget_hit = exc.stop_line()
             else:
                 self.scheduler.exhausted.add(exc.agent)
             self.store.logs.event("task_failed", {"task_id": task.id, "err": str(exc)}, agent=task.agent)

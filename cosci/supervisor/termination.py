@@ -1,12 +1,12 @@
 """Termination predicates (design.md#termination), checked after every task.
 
-In order: ``EXTERNAL`` (abort; recorded as ``aborted``), ``BUDGET`` (the working budget — the cap minus the
-reserve kept for the final overview — is spent, or an admission hit the session cap), ``WALL_CLOCK`` (active
-time, across resumes, has reached ``run.wall_clock_seconds``), ``ELO_STABLE`` / ``BT_STABLE`` (the stability
-rules; ``termination.stability_rule`` picks which may stop the session, :func:`stability_stop`; the BT rule is
-:class:`cosci.tournament.stability.BTStabilityTracker`, design.md#tournament), ``MAX_HYPOTHESES`` (the pool is full and
-every player is ranked), and, when nothing is pending and idle refinement finds nothing: ``BUDGET`` if an agent's
-share ran out (the summary names the agent), ``STALLED`` if the pool cannot grow (growth attempts used, or
+In order: ``EXTERNAL`` (abort; recorded as ``aborted``), ``BUDGET`` (the working budget — the cap minus the reserve kept
+for the final overview — is spent, or the next call did not fit in what the cap left: the summary says which),
+``WALL_CLOCK`` (active time, across resumes, has reached ``run.wall_clock_seconds``), ``ELO_STABLE`` / ``BT_STABLE``
+(the stability rules; ``termination.stability_rule`` picks which may stop the session, :func:`stability_stop`; the BT
+rule is :class:`cosci.tournament.stability.BTStabilityTracker`, design.md#tournament), ``MAX_HYPOTHESES`` (the pool is
+full and every player is ranked), and, when nothing is pending and idle refinement finds nothing: ``BUDGET`` if an
+agent's share ran out (the summary names the agent), ``STALLED`` if the pool cannot grow (growth attempts used, or
 duplicates only) and the leaderboard cannot change (every pair at the rematch cap; design.md#tournament), else ``IDLE``.
 """
 

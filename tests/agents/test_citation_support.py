@@ -70,6 +70,19 @@ async def test_a_failed_support_call_leaves_the_quote_unchecked(planned: Session
     assert result.detail["support"]["judged"] is False and result.detail["support"]["error"]
 
 
+async def test_an_unreachable_host_at_the_support_call_ends_the_task_not_the_label(planned: SessionRuntime,
+                                                                                   fake: FakeBackend,
+                                                                                   agent_with_tools) -> None:
+    """Fresh-user trial: the fallbacks around a failed call swallowed ``HostUnreachable`` too, so a session whose
+    host went away went on making unchecked, ungrounded hypotheses. It is let through: the session ends on its line."""
+    from cosci.llm.errors import HostUnreachable
+
+    script_quote(fake, None)
+    fake.script(FakeReply(fault="unreachable"), agent="generation", action=SUPPORT, times=3)
+    with pytest.raises(HostUnreachable, match="its name does not resolve"):
+        await grounded_debate(planned, agent_with_tools)
+
+
 async def test_where_no_tier_can_judge_there_is_no_call_and_the_label_says_so(planned: SessionRuntime,
                                                                                fake: FakeBackend,
                                                                                agent_with_tools) -> None:

@@ -94,6 +94,18 @@ async def test_a_failed_grounding_call_keeps_the_hypothesis_ungrounded(planned: 
     assert result.detail["grounding"]["error"].startswith("TruncatedArguments")
 
 
+async def test_an_unreachable_host_at_the_grounding_call_is_not_a_hypothesis_without_citations(
+        planned: SessionRuntime, fake: FakeBackend, agent_with_tools) -> None:
+    """The fallback keeps an ungrounded hypothesis for a failed call, not for a host no later call reaches either
+    (fresh-user trial): ``HostUnreachable`` goes through, and the session ends on its line."""
+    from cosci.llm.errors import HostUnreachable
+
+    script_debate(fake)
+    fake.script(FakeReply(fault="unreachable"), agent="generation", mode="grounding", times=3)
+    with pytest.raises(HostUnreachable):
+        await debate(planned, agent_with_tools, RecordsTool("pubmed_search", "2 results.", records=RECORDS))
+
+
 async def test_a_duplicate_debate_hypothesis_is_not_searched_for(planned: SessionRuntime, fake: FakeBackend,
                                                                  agent_with_tools, add_player) -> None:
     add_player(HYP["statement"], title=HYP["title"], mechanism=HYP["mechanism"])

@@ -129,6 +129,18 @@ async def test_autopilot_overview_cites_only_known_ids(planned: SessionRuntime, 
     assert fake_cites_an_unknown_id not in overview and cited and cited <= set(ranked)
 
 
+async def test_an_unreachable_host_is_no_fallback_overview(planned: SessionRuntime, fake: FakeBackend, run_task,
+                                                           ranked: list[str]) -> None:
+    """An overview written from the store because the host cannot be reached would read as the session's end; the
+    session ends ``failed`` on the host's line instead, and a resume writes the overview once it answers."""
+    from cosci.llm.errors import HostUnreachable
+
+    fake.script(FakeReply(fault="unreachable"), agent="metareview", mode="final", times=3)
+    with pytest.raises(HostUnreachable):
+        await run_task("metareview", "GenerateFinalResearchOverview", "final")
+    assert not planned.store.sessions.get().final_overview
+
+
 @pytest.mark.parametrize("reply", [FakeReply(fault="bad_request"), FakeReply(fault="not_found"),
                                    FakeReply.empty()],
                          ids=["bad-request", "model-missing-never-degrades", "empty"])

@@ -131,6 +131,36 @@ def test_a_rejected_key_or_missing_model_fails_the_session(prefect_server: None,
     _assert_failed(tmp_path / "data")
 
 
+def test_an_unreachable_host_ends_the_session_with_its_one_line_first(
+        prefect_server: None, fake: FakeBackend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: the session's summary of nothing (0 hypotheses, $0) came first and the line naming the host
+    last, as "goal_parsing/ParseGoal failed: HostUnreachable: <model>: cannot reach ...". The line leads with the host
+    and its fix, no summary buries it, and `cosci status` says why the session failed."""
+    from cosci.llm.errors import HostUnreachable
+    from cosci.llm.gateway.unreachable import message
+    from cosci.session.runtime import SessionRuntime
+    from flows.session import session_flow
+    from tests.conftest import run_cli
+
+    async def unreachable(self: SessionRuntime, task: object) -> object:
+        raise HostUnreachable(message("api.example.invalid:443", "its name does not resolve"),
+                              model="anthropic/claude-x", host="api.example.invalid:443")
+
+    monkeypatch.setattr(SessionRuntime, "execute", unreachable)
+    config = make_config(tmp_path / "data")
+    with pytest.raises(SessionFailed) as failed:
+        asyncio.run(session_flow(config.model_dump(mode="json"), ["experiment=demo"], "fake", None, ui=True))
+    line = str(failed.value)
+    assert line.startswith("cannot reach api.example.invalid:443: its name does not resolve; check the network"), line
+    assert "(model anthropic/claude-x)" in line and "once the host answers, `cosci resume" in line
+    assert "stopped" not in capsys.readouterr().out  # no summary of nothing before the line
+    _assert_failed(tmp_path / "data")
+    (folder,) = (tmp_path / "data" / "sessions").iterdir()
+    code, out, _ = run_cli(capsys, "--data-dir", str(tmp_path / "data"), "status", folder.name)
+    assert code == 0 and "stop reason  error (cannot reach api.example.invalid:443: its name" in out, out
+
+
 def test_a_session_where_no_call_succeeds_fails(prefect_server: None, fake: FakeBackend, tmp_path: Path) -> None:
     """Fresh-user report: `models=ollama` with no Ollama server ended `idle`, exit 0, with an empty overview.
     Here every call meets a transient fault (retries spent): the session ends `failed`, naming the last error."""

@@ -101,3 +101,14 @@ async def test_check_sends_one_attempt_per_host_and_says_it_once(tmp_path: Path,
     fixes = [line for line in check.report(config, probes) if line.startswith("fix")]
     assert len(fixes) == 1, fixes
     assert f"cannot reach 127.0.0.1:{port}: it refused the connection" in fixes[0] and "api_base" in fixes[0]
+
+
+def test_check_exits_as_a_run_for_an_unreachable_host(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: `cosci check` exited 1 for a host that cannot be reached, where a run that meets it exits 2
+    (and `check` itself exits 2 for a local server that is down): 2, with the host's fix line."""
+    from tests.conftest import run_cli
+
+    tiers = (f"models.tiers.{t}.api_base=http://cosci-nowhere.invalid:11434" for t in ("strong", "cheap", "mini"))
+    code, out, _ = run_cli(capsys, "check", "models=ollama", *tiers, f"paths.data_dir={tmp_path / 'data'}")
+    assert code == 2, out
+    assert "cannot reach cosci-nowhere.invalid:11434: its name does not resolve" in out

@@ -34,6 +34,24 @@ def test_a_missing_session_is_one_line(tmp_path: Path) -> None:
     assert SessionFolder.all(tmp_path) == []
 
 
+def test_a_mistyped_session_id_names_the_nearest_ones(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: `cosci status` with an id one character off read only "no session": the nearest ids are
+    named (at most three), on the one line, with the exit status of every not-found error (2)."""
+    from tests.conftest import run_cli
+    from tests.store.rows import session_with
+
+    for sid in ("s-20261206-214533-99c474", "s-20261206-220900-5d299b", "s-20250101-000000-000000"):
+        session_with(tmp_path, [], sid=sid)
+    with pytest.raises(SessionNotFound) as err:
+        SessionFolder.existing(tmp_path, "s-20261206-214533-99c475")
+    assert "; nearest: s-20261206-214533-99c474" in str(err.value) and "cosci list" in str(err.value)
+    code, _, line = run_cli(capsys, "--data-dir", str(tmp_path), "status", "s-20261206-220900-5d299")
+    assert code == 2 and line.count("\n") == 1 and "nearest: s-20261206-220900-5d299b" in line, line
+    with pytest.raises(SessionNotFound) as err:
+        SessionFolder.existing(tmp_path, "nope")
+    assert "nearest" not in str(err.value)  # nothing close: no guess
+
+
 def test_the_record_is_closed_on_leaving_the_block_also_on_an_error(tmp_path: Path) -> None:
     from tests.store.rows import session_with
 

@@ -8,7 +8,8 @@ import asyncio
 import pytest
 
 from cosci.domain import Task, TaskResult
-from cosci.llm.errors import BudgetBusy
+from cosci.llm.budget.token_budget import TokenBudget
+from cosci.llm.errors import BudgetBusy, BudgetExceeded
 from cosci.session.runtime import SessionRuntime
 from cosci.supervisor.loop import Supervisor
 from cosci.supervisor.state import PoolState, TaskTally
@@ -80,6 +81,29 @@ def test_an_action_waiting_for_budget_goes_back_to_the_queue(runtime: SessionRun
     assert not sup.scheduler.exhausted  # busy is not exhausted: the agent keeps getting work
 
 
+def test_a_call_that_does_not_fit_stops_the_session_saying_so_not_that_the_budget_is_spent(
+        runtime: SessionRuntime) -> None:
+    """Second fresh-user trial: a session stopped with 10 % of its cap unspent read "the session's budget is spent".
+    The admission refused the next call (its upper bound did not fit in what was left); the stop says that."""
+    budget = TokenBudget(cap_usd=1.0, shares={"generation": 1.0}, reserve_share=0.08)
+    budget.settle(budget.admit("generation", 0.8, 100), 0.8, 100)
+    with pytest.raises(BudgetExceeded) as refused:
+        budget.admit("generation", 0.05, 100, bound_usd=0.3)
+    assert not budget.working_budget_spent()  # 0.8 of 0.92 spent
+
+    async def runner(t: Task) -> TaskResult:
+        runtime.store.tasks.start_attempt(t.id)
+        raise refused.value
+
+    sup = Supervisor(runtime.config, runtime.store, budget, runner)
+    runtime.store.tasks.enqueue("generation", "GenerateHypothesis", "g::too-big", payload={"mode": "literature"})
+    asyncio.run(sup._run_one(runtime.store.tasks.claim("test")))
+    assert sup.should_stop() == StopReason.BUDGET
+    assert sup.stop_detail == "the next generation call would not fit in the $0.20 left; its upper bound was $0.30"
+    budget.settle(budget.admit("generation", 0.12, 100), 0.12, 100)  # now the working money is spent
+    assert sup.should_stop() == StopReason.BUDGET and sup.stop_detail == "the session's budget is spent"
+
+
 def test_a_task_in_flight_when_its_process_died_runs_again_on_resume(runtime: SessionRuntime) -> None:
     """Leases have no time limit (docs/ARCHITECTURE.md, "Leases"): ``Supervisor.run`` voids the dead process's
     leases first, so the task it held runs again, its started attempt still counted."""
@@ -118,7 +142,7 @@ def test_a_full_pool_waits_for_a_submitted_provider_batch(runtime: SessionRuntim
     assert sup.scheduler.follow_ups(running, pending) == 1  # its next poll
     assert runtime.store.tasks.open_count("ranking", "MatchBatch") == 1
     assert sup.should_stop() is None
-    sup._budget_hit = True
+    sup._budget_hit = "the next generation call would not fit"
     assert sup.should_stop() == StopReason.BUDGET
 
 

@@ -162,7 +162,8 @@ class TokenBudget:
                    f" flight, this call may cost up to ${bound:.4f} of ${dollars(self.cap_usd)}")
             if spent + bound <= self.cap_usd + EPS_USD:
                 raise BudgetBusy(msg, scope="session", agent=agent)
-            raise BudgetExceeded(msg, scope="session", agent=agent)
+            raise BudgetExceeded(msg, scope="session", agent=agent, left_usd=self.cap_usd - spent, cost_usd=bound,
+                                 measure="upper bound")
         limit = self.cap_usd if use_reserve else self.working_usd
         if spent + self._held_usd + hold > limit + EPS_USD:
             msg = (f"session budget: ${spent:.4f} spent and ${self._held_usd:.4f} held by calls in flight, this call"
@@ -170,7 +171,8 @@ class TokenBudget:
                    f"{'' if use_reserve else ' (the cap minus the reserve)'}")
             if spent + hold <= limit + EPS_USD:
                 raise BudgetBusy(msg, scope="session", agent=agent)
-            raise BudgetExceeded(msg, scope="session", agent=agent)
+            raise BudgetExceeded(msg, scope="session", agent=agent, left_usd=limit - spent, cost_usd=hold,
+                                 measure="hold")
 
     def _check_share(self, agent: str, usd: float, use_reserve: bool) -> float:
         """Check 4: the agent's share, the reserve or borrowing; returns the USD drawn on the reserve."""

@@ -19,7 +19,8 @@ In the manner of simonw/llm's ``MockModel`` and DSPy's ``DummyLM``: tests *enque
   kept in :attr:`FakeBackend.embedded`; ``embedding_faults`` queues faults for the next embedding calls.
 - **Faults**: scripted (``FakeReply(fault=...)``) or at random with ``fault_rate``: ``rate_limit``,
   ``overloaded``, ``server_error``, ``timeout``, ``connection`` (transient), ``bad_request``, ``not_found``
-  (permanent), and answer-shape faults: ``FakeReply.malformed`` (truncated arguments),
+  (permanent), ``unreachable`` (a host name that does not resolve: ``HostUnreachable``), and answer-shape faults:
+  ``FakeReply.malformed`` (truncated arguments),
   ``FakeReply.no_tool_call``, ``FakeReply.empty``.
 """
 
@@ -28,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import socket
 import threading
 import time
 from pathlib import Path
@@ -174,6 +176,10 @@ def _fault(reply: FakeReply, model: str) -> Exception:
         return litellm.NotFoundError(message=f"fake: model {model} not found", response=resp, **kw)
     if kind == "bad_request":
         return litellm.BadRequestError(message="fake: invalid request", response=resp, **kw)
+    if kind == "unreachable":  # a name that does not resolve, under LiteLLM's error as its transport leaves it
+        exc = litellm.APIConnectionError(message="fake: cannot connect", **kw)
+        exc.__cause__ = socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        return exc
     raise ValueError(f"unknown fake fault {kind!r}")
 
 
