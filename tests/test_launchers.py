@@ -35,6 +35,9 @@ from tests.conftest import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 FAKE = ["experiment=demo", "models=fake", "tools.offline=true"]
+TWO = "run.max_hypotheses=2"
+"""Each swept session of two hypotheses, not the demo's three: what is read is that every job finished into the
+one MLflow and one Prefect server (docs/development.md, test time, seventh pass)."""
 NO_DASHBOARD = "+hydra.launcher.ray.init.include_dashboard=false"
 """A local Ray instance without its dashboard (``ray.init(include_dashboard=False)``); not for joining a cluster."""
 
@@ -119,7 +122,7 @@ def _sweep(
     env.update(COSCI_DATA_DIR=str(tmp_path / "data"), PYTHONPATH=str(ROOT), PREFECT_API_URL=api_url)
     env.update(env_extra or {})
     result = subprocess.run(
-        [sys.executable, "-m", "cosci.run", "-m", f"hydra/launcher={launcher}", *FAKE,
+        [sys.executable, "-m", "cosci.run", "-m", f"hydra/launcher={launcher}", *FAKE, TWO,
          f"run.seed={','.join(map(str, seeds))}", f"tracking.tracking_uri={uri}", *extra],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1200,
     )
@@ -184,7 +187,9 @@ def test_an_investigation_runs_its_cycles_on_a_local_ray_instance(
     tmp_path: Path, mlflow_server: str, prefect_api_url: str
 ) -> None:
     """``investigation.task_runner=ray`` (prefect-ray): the same fake run as with threads, every cycle a Ray task
-    reporting to the one Prefect server; the same number of cycles, run in Ray worker processes."""
+    reporting to the one Prefect server; the same number of cycles, run in Ray worker processes. No designed
+    evidence (``evidence.designed=0``): it runs after the cycles, not as their Ray tasks; tests/investigation/
+    test_evidence_design.py tests it."""
     import json
 
     from cosci.sandbox.bwrap import probe
@@ -198,7 +203,7 @@ def test_an_investigation_runs_its_cycles_on_a_local_ray_instance(
     result = subprocess.run(
         [sys.executable, "-m", "cosci.cli", "investigate", "run", str(ROOT / "tasks" / "circle_packing"), "models=fake",
          "investigation.workers=2", "investigation.cycles=3", "investigation.task_runner=ray", "evidence.seeds=2",
-         f"tracking.tracking_uri={mlflow_server}"],
+         "evidence.designed=0", f"tracking.tracking_uri={mlflow_server}"],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1200,
     )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -14,7 +15,6 @@ from cosci.paths import conf_dir
 
 EXPERIMENTS = sorted(p.stem for p in (conf_dir() / "experiment").glob("*.yaml"))
 MODELS = sorted(p.stem for p in (conf_dir() / "models").glob("*.yaml"))
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_config_tree_has_what_the_issue_names() -> None:
@@ -117,12 +117,40 @@ def test_a_missing_goal_is_named() -> None:
         validate(compose([]), require_goal=True)
 
 
-def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env.update(COSCI_DATA_DIR=str(cwd / "data"), PYTHONPATH=str(ROOT))
-    return subprocess.run(
-        [sys.executable, "-m", "cosci.run", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
-    )
+class Ran(NamedTuple):
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def entry(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Callable[..., Ran]:
+    """``python -m cosci.run *args`` as a terminal runs it from ``tmp_path`` (no API keys, the data folder in
+    ``COSCI_DATA_DIR``), called in this process (``cosci.run.main``): exit code, stdout, stderr. Each had a process of
+    its own, about 1.2 s of test time apiece (docs/development.md, test time, seventh pass); the entry point's own
+    process refusing a command line: tests/test_sweeps.py and tests/test_launchers.py (exit 2, one line)."""
+    from cosci.run import main
+
+    for name in [k for k in os.environ if k.endswith("_API_KEY")]:
+        monkeypatch.delenv(name)
+    monkeypatch.delenv("PREFECT_HOME", raising=False)  # as in a terminal: the run's Prefect home is in `data`
+    monkeypatch.setenv("COSCI_DATA_DIR", str(tmp_path / "data"))
+    for name, value in (("HYDRA_FULL_ERROR", "1"), ("MLFLOW_LOGGING_LEVEL", "WARNING")):
+        monkeypatch.setenv(name, value)  # main sets them: undone after the test
+    monkeypatch.setattr(sys, "argv", [sys.argv[0]])  # main rewrites it for Hydra
+    monkeypatch.chdir(tmp_path)
+
+    def run(*args: str) -> Ran:
+        capsys.readouterr()
+        try:
+            main(list(args))
+            code = 0
+        except SystemExit as exc:
+            code = int(exc.code or 0)
+        out, err = capsys.readouterr()
+        return Ran(code, out, err)
+
+    return run
 
 
 @pytest.mark.parametrize(
@@ -137,8 +165,9 @@ def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         "ranking.judges=[cheap,nosuch]",
     ],
 )
-def test_the_entry_point_rejects_bad_overrides_with_one_line_and_writes_nothing(override: str, tmp_path: Path) -> None:
-    result = _run("experiment=demo", override, cwd=tmp_path)
+def test_the_entry_point_rejects_bad_overrides_with_one_line_and_writes_nothing(
+        override: str, tmp_path: Path, entry: Callable[..., Ran]) -> None:
+    result = entry("experiment=demo", override)
     assert result.returncode == 2
     lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("cosci: "), result.stderr
@@ -146,34 +175,34 @@ def test_the_entry_point_rejects_bad_overrides_with_one_line_and_writes_nothing(
     assert list(tmp_path.iterdir()) == [], "something was written"
 
 
-def test_a_missing_api_key_fails_at_once_naming_the_variable(tmp_path: Path) -> None:
-    result = _run("experiment=oncology", "models=opus", cwd=tmp_path)
+def test_a_missing_api_key_fails_at_once_naming_the_variable(tmp_path: Path, entry: Callable[..., Ran]) -> None:
+    result = entry("experiment=oncology", "models=opus")
     assert result.returncode == 2
     assert result.stderr.strip().count("\n") == 0 and "ANTHROPIC_API_KEY" in result.stderr
     assert list(tmp_path.iterdir()) == []
 
 
-def test_cfg_job_prints_the_composed_config(tmp_path: Path) -> None:
-    result = _run("--cfg", "job", "experiment=oncology", "models=opus", cwd=tmp_path)
+def test_cfg_job_prints_the_composed_config(entry: Callable[..., Ran]) -> None:
+    result = entry("--cfg", "job", "experiment=oncology", "models=opus")
     assert result.returncode == 0, result.stderr
     assert "anthropic/claude-opus" in result.stdout and "acute myeloid leukemia" in result.stdout.lower()
-    sonnet = _run("--cfg", "job", "experiment=demo", "models=sonnet", cwd=tmp_path)
+    sonnet = entry("--cfg", "job", "experiment=demo", "models=sonnet")
     assert "name: sonnet" in sonnet.stdout
 
 
 @pytest.mark.parametrize("corpus", ["/nonexistent/corpus.jsonl", "bad"])
-def test_a_bad_corpus_is_refused_before_anything_runs(corpus: str, tmp_path: Path) -> None:
+def test_a_bad_corpus_is_refused_before_anything_runs(corpus: str, tmp_path: Path, entry: Callable[..., Ran]) -> None:
     if corpus == "bad":
         corpus = str(tmp_path.parent / "not_a_corpus.pdf")  # a text file is a corpus document now; this is no PDF
         Path(corpus).write_text("just some text\n")
-    result = _run("experiment=demo", f"session.corpus_path={corpus}", cwd=tmp_path)
+    result = entry("experiment=demo", f"session.corpus_path={corpus}")
     assert result.returncode == 2 and "session.corpus_path" in result.stderr
     assert result.stderr.strip().count("\n") == 0 and "Traceback" not in result.stderr
     assert list(tmp_path.iterdir()) == []
 
 
-def test_resuming_an_unknown_session_is_one_line(tmp_path: Path) -> None:
-    result = _run("session.resume=s-nope", cwd=tmp_path)
+def test_resuming_an_unknown_session_is_one_line(entry: Callable[..., Ran]) -> None:
+    result = entry("session.resume=s-nope")
     assert result.returncode == 2 and "no session 's-nope'" in result.stderr
     assert result.stderr.strip().count("\n") == 0
 
