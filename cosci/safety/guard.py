@@ -135,9 +135,10 @@ def finds_nothing(guard: Any, text: str) -> bool:
         return False
 
 
-def fast_guard(patterns: list[re.Pattern[str]]) -> Any | None:
+def fast_guard(patterns: list[re.Pattern[str]], word: str = _NOT_SPACE) -> Any | None:
     """An RE2 pattern matching wherever any of ``patterns`` does (module docstring), or None when RE2 cannot hold
-    one (a group reference, an atomic group, a possessive quantifier: Python syntax RE2 lacks)."""
+    one (a group reference, an atomic group, a possessive quantifier: Python syntax RE2 lacks). ``word``: what
+    ``\\w`` is read as (the default's reason: :data:`_NOT_SPACE`; ``bench.screen_guard`` times another)."""
     if not patterns:
         return None
     options = re2.Options()
@@ -145,6 +146,6 @@ def fast_guard(patterns: list[re.Pattern[str]]) -> Any | None:
     options.log_errors = False
     options.max_mem = 64 << 20  # the largest list's automaton needs ~2 MB; RE2's default 8 MB holds it too
     try:
-        return re2.compile("|".join(f"(?:{loosened(p.pattern)})" for p in patterns), options)
+        return re2.compile("|".join(f"(?:{loosened(p.pattern).replace(_NOT_SPACE, word)})" for p in patterns), options)
     except (ValueError, re2.error):
         return None
