@@ -9,8 +9,7 @@ are never a hit but that the offline screen weighs against one (:mod:`cosci.safe
 Texts are matched after :func:`normalise` (NFKD with accents dropped, lower case, one kind of apostrophe and
 dash), so patterns are plain ASCII; each is a case-insensitive regular expression wrapped in word boundaries.
 A category's ``names`` (plain agent names) are agent patterns that also match a misspelling or a compound they
-head (:func:`_misspelling`, docs/design.md#safety-screen). A hit is never a decision on its own: it is a
-feature of the offline screen and a note for a capable classifier.
+head (:func:`_misspelling`, docs/design.md#safety-screen). A hit is a feature of the offline screen, not a decision.
 """
 
 from __future__ import annotations
@@ -28,6 +27,7 @@ from rapidfuzz.distance import OSA
 from cosci.errors import CosciError
 from cosci.paths import conf_dir
 from cosci.safety.gloss import FOREIGN_SCRIPTS
+from cosci.safety.guard import fast_guard, finds_nothing
 from cosci.safety.readings import Readings
 from cosci.safety.text import WINDOW_SENTENCES, Span, normalise, sentences, windows
 
@@ -94,11 +94,8 @@ def _alternation(patterns: list[re.Pattern[str]]) -> re.Pattern[str] | None:
     """One pattern matching wherever any of ``patterns`` does (all compiled with the same flags), or None when
     they cannot be joined (:data:`_REFERENCES`, mixed flags, none at all).
 
-    A guard, not a replacement: a text it finds nothing in has no match of any pattern (an alternation matches at a
-    position if one of its branches does), so :meth:`Terms.spans` skips the patterns one by one, which cost the
-    offline screen of a hypothesis ~0.1 s of CPU (about 28,000 scans of 18 patterns each: docs/design.md#supervisor,
-    "The screen's term lists"); a text it finds something in is scanned pattern by pattern as before, so the spans,
-    overlapping ones included, are unchanged."""
+    A guard, not a replacement: a text it finds nothing in has no match of any pattern (docs/design.md#supervisor,
+    "The screen's term lists"); a text it finds something in is scanned pattern by pattern, overlaps kept."""
     if not patterns or len({p.flags for p in patterns}) > 1 or any(_REFERENCES.search(p.pattern) for p in patterns):
         return None
     try:
@@ -114,13 +111,15 @@ class Terms:
     patterns: list[re.Pattern[str]]
     names: dict[str, tuple[str, ...]] = field(default_factory=dict)
     any_of: re.Pattern[str] | None = field(default=None, init=False, compare=False, repr=False)
-    """:func:`_alternation` of ``patterns``: skips the scans pattern by pattern when none matches."""
+    fast: Any = field(default=None, init=False, compare=False, repr=False)
+    """:func:`~cosci.safety.guard.fast_guard` (RE2), then :attr:`any_of` (:func:`_alternation`): a text either finds
+    nothing in is not scanned pattern by pattern."""
     _recent: dict[str, tuple[Span, ...]] = field(default_factory=dict, init=False, compare=False, repr=False)
-    """The spans of the last texts scanned (at most :data:`RECENT_TEXTS`): one screen asks about the same window
-    two to four times (an agent rule's pair, the named agents, the class words, the purposes)."""
+    """The spans of the last texts scanned (at most :data:`RECENT_TEXTS`): one screen asks about a window 2-4 times."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "any_of", _alternation(self.patterns))
+        object.__setattr__(self, "fast", fast_guard(self.patterns))
 
     def spans(self, text: str) -> list[Span]:
         """Every match in ``text`` (normalised): pattern matches, then misspelled names, in text order."""
@@ -132,7 +131,8 @@ class Terms:
         return list(known)
 
     def _scan(self, text: str) -> list[Span]:
-        found: list[Span] = [] if self.any_of is not None and self.any_of.search(text) is None else [
+        nothing = self.fast is not None and finds_nothing(self.fast, text)
+        found: list[Span] = [] if nothing or (self.any_of is not None and not self.any_of.search(text)) else [
             (" ".join(m.group(0).split()), m.start(), m.end()) for p in self.patterns for m in p.finditer(text)]
         for m in _WORD.finditer(text) if self.names else ():
             token = m.group(0)

@@ -1,0 +1,167 @@
+"""The term lists' RE2 guard (``cosci/safety/guard.py``): never narrower than the lists, and what it saves.
+
+``python -m bench.screen_guard`` prints, in one run:
+
+- **widening**: for every term list of the shipped screen and every window of every labelled safety text
+  (``tests/data/safety/*.jsonl``) and of the 134 recorded abstracts (``tests/data/excerpts/sources.jsonl``), the
+  windows the exact Python alternation matches and the guard does not (must be 0: the guard may only widen), and how
+  often the guard matches where the alternation does not (the share asked twice);
+- **cost**: CPU seconds of the offline screen over the abstracts read as hypotheses (``subject="hypothesis"``, the
+  screen of every new hypothesis in a session), with the guard and without it, interleaved over ``--rounds``
+  rounds, the median of each and their ratio; the same for every ``--every``-th labelled text read as a goal (one
+  round); and whether every decision, rule and score is the same both ways.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.safety import _config
+from cosci.safety.guard import fast_guard, finds_nothing
+from cosci.safety.prescreen import Terms
+from cosci.safety.screen import OfflineScreen, screen_for
+from cosci.safety.text import normalise, sentences, windows
+
+ROOT = Path(__file__).resolve().parents[1]
+SAFETY = ROOT / "tests" / "data" / "safety"
+ABSTRACTS = ROOT / "tests" / "data" / "excerpts" / "sources.jsonl"
+
+
+def term_lists(node: object, depth: int = 0) -> Iterator[Terms]:
+    """Every :class:`Terms` reachable from ``node`` (the prescreen's fields, dicts of them)."""
+    if isinstance(node, Terms):
+        yield node
+    elif depth < 4 and isinstance(node, dict):
+        for value in node.values():
+            yield from term_lists(value, depth + 1)
+    elif depth < 4 and hasattr(node, "__dataclass_fields__"):
+        for name in node.__dataclass_fields__:
+            yield from term_lists(getattr(node, name), depth + 1)
+
+
+def safety_texts() -> list[str]:
+    """The ``text`` of every labelled row under tests/data/safety."""
+    out = []
+    for path in sorted(SAFETY.glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line) if line.strip() else {}
+            if isinstance(row.get("text"), str):
+                out.append(row["text"])
+    return out
+
+
+def abstracts() -> list[str]:
+    return [json.loads(line)["text"] for line in ABSTRACTS.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def widening(lists: list[Terms], texts: list[str]) -> dict[str, int]:
+    """Windows the exact alternation matches and the guard does not (``narrower``), and the reverse (``wider``)."""
+    parts = list(dict.fromkeys(p for t in texts for n in [normalise(t)] for p in [n, *windows(n), *sentences(n)]))
+    narrower = wider = both = asked = 0
+    for terms in lists:
+        if terms.fast is None or terms.any_of is None:
+            continue
+        for part in parts:
+            exact, fast = terms.any_of.search(part) is not None, not finds_nothing(terms.fast, part)
+            asked += 1
+            narrower += exact and not fast
+            wider += fast and not exact
+            both += exact and fast
+    return {"lists": len(lists), "guarded": sum(t.fast is not None for t in lists), "windows": len(parts),
+            "asked": asked, "narrower": narrower, "wider": wider, "both": both}
+
+
+def _guards(lists: list[Terms], on: bool, kept: dict[int, object]) -> None:
+    for terms in lists:
+        kept.setdefault(id(terms), terms.fast)
+        object.__setattr__(terms, "fast", kept[id(terms)] if on else None)
+        terms._recent.clear()
+
+
+@dataclass(frozen=True)
+class Cost:
+    """CPU seconds (medians over ``rounds``) of screening ``texts`` with the guard and without it."""
+
+    texts: int
+    rounds: int
+    on: float
+    off: float
+    same: bool
+
+
+def cost(screen: OfflineScreen, lists: list[Terms], texts: list[str], rounds: int, subject: str) -> Cost:
+    """CPU seconds of screening ``texts`` as ``subject`` with the guard and without it, interleaved after one
+    untimed pass; ``same``: every decision, rule and score equal both ways."""
+    kept: dict[int, object] = {}
+    seconds: dict[bool, list[float]] = {True: [], False: []}
+    results: dict[bool, list[tuple[str, str | None, float]]] = {}
+    for t in texts:  # the embeddings, kept per text, are computed once before either arm is timed
+        screen.check(t, subject=subject)
+    for _ in range(rounds):
+        for on in (True, False):
+            _guards(lists, on, kept)
+            start = time.process_time()
+            out = [screen.check(t, subject=subject) for t in texts]
+            seconds[on].append(time.process_time() - start)
+            results[on] = [(r.decision, r.rule, round(r.score, 9)) for r in out]
+    _guards(lists, True, kept)
+    return Cost(len(texts), rounds, statistics.median(seconds[True]), statistics.median(seconds[False]),
+                results[True] == results[False])
+
+
+def _line(name: str, c: Cost) -> str:
+    return (f"{name}: {c.texts} texts, median of {c.rounds} interleaved rounds: with the guard {c.on:.2f} s CPU "
+            f"({1000 * c.on / c.texts:.1f} ms a text), without {c.off:.2f} s ({1000 * c.off / c.texts:.1f} ms); "
+            f"ratio {c.on / c.off:.2f}; decisions, rules and scores the same: {c.same}")
+
+
+def search_cost(lists: list[Terms], texts: list[str], windows_kept: int = 600) -> dict[str, float]:
+    """µs of CPU a search of one window by one list: Python's alternation, the guard, and the guard with exact
+    Unicode word classes for ``\\w`` (``[\\pL\\pM\\pN_]``, the variant not adopted); the first ``windows_kept``
+    windows of ``texts``, each guard warmed once (RE2 builds its automaton as it reads)."""
+    parts = [w for t in texts for w in windows(normalise(t))][:windows_kept]
+    exact = [fast_guard(t.patterns, word="[\\pL\\pM\\pN_]") for t in lists]
+    arms = {"python": [t.any_of for t in lists], "guard": [t.fast for t in lists], "exact_words": exact}
+    out = {}
+    for name, guards in arms.items():
+        for g in guards:
+            for part in parts:
+                g.search(part)  # type: ignore[union-attr]
+        start = time.process_time()
+        for g in guards:
+            for part in parts:
+                g.search(part)  # type: ignore[union-attr]
+        out[name] = 1e6 * (time.process_time() - start) / (len(guards) * len(parts))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.screen_guard", description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds of the cost (default 3)")
+    parser.add_argument("--every", type=int, default=20, help="every Nth labelled text screened as a goal both ways")
+    args = parser.parse_args(argv)
+    screen = screen_for(_config().safety)
+    assert isinstance(screen, OfflineScreen)
+    lists = list({id(t): t for t in term_lists(screen.prescreen)}.values())
+    screen.check("a warm-up goal about measles vaccine stability", subject="goal")
+    w = widening(lists, [*safety_texts(), *abstracts()])
+    print(f"widening: {w['guarded']} of {w['lists']} term lists guarded; {w['windows']} windows, {w['asked']} asked; "
+          f"narrower than the lists {w['narrower']} (must be 0); the lists match {w['both']}, the guard alone "
+          f"{w['wider']} ({w['wider'] / max(w['asked'], 1):.1%} asked twice for nothing)")
+    us = search_cost(lists, abstracts())
+    print(f"search of a window by a list, µs of CPU: Python's alternation {us['python']:.1f}, the guard "
+          f"{us['guard']:.1f}, the guard with exact Unicode word classes (not adopted) {us['exact_words']:.1f}")
+    hyp = cost(screen, lists, abstracts(), args.rounds, "hypothesis")
+    print(_line("cost, the abstracts read as hypotheses", hyp))
+    goals = cost(screen, lists, safety_texts()[::args.every], 1, "goal")
+    print(_line(f"cost, every {args.every}th labelled text read as a goal", goals))
+    return 0 if w["narrower"] == 0 and hyp.same and goals.same else 1
+
+if __name__ == "__main__":
+    raise SystemExit(main())
