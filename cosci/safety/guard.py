@@ -29,8 +29,8 @@ __all__ = ["fast_guard", "finds_nothing", "loosened"]
 
 _NOT_SPACE = r"[^\t\n\f\r ]"
 """``\\w`` loosened: any character but ASCII space. Exact Unicode word classes (``[\\pL\\pM\\pN_]``) made the
-guard's search of a window 6 times slower (28.6 against 4.4 µs; Python's alternation 47 µs), and a word character is
-never a space, so this widens and stays fast (docs/design.md#supervisor, "The screen's term lists")."""
+guard's search of a window 17 times slower (103 against 6.2 µs; Python's alternation 208 µs: bench/README.md), and a
+word character is never a space, so this widens and stays fast (docs/design.md#supervisor, "The screen's term lists")."""
 _SPACE = r"\s\pZ\x{0b}\x{1c}-\x{1f}\x{85}"
 _IN_CLASS = {"s": _SPACE, "d": r"\pN"}
 _OUTSIDE = {"w": _NOT_SPACE, "s": f"[{_SPACE}]", "d": r"\pN", "W": r"[\s\S]", "S": r"[\s\S]", "D": r"[\s\S]"}
