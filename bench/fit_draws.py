@@ -13,9 +13,10 @@ thread) once per run seed ``0 .. N-1`` in three arms (docs/design.md#local-promp
   and seeded from the fitted messages, as the provider did before the fit's seed was tied to the request;
 - ``fit_same_seed``: the fitted messages seeded from the whole ones (as the provider seeds a fitted request now).
 
-The discussion a debate's verdict reads is the session's (its turn is not made again). Printed per decision call
-(JSON lines): the share of seeds giving each choice per arm, and how many of the N seeds give ``fit``'s and
-``fit_same_seed``'s choice equal to ``whole``'s. Tokens are seeded per request, so the counts do not depend on the
+The discussion a debate's verdict reads is the session's (its turn is not made again). Printed per call (JSON
+lines): the seeds giving each choice per arm, how many of the N seeds give ``fit``'s and ``fit_same_seed``'s choice
+equal to ``whole``'s, and the mean tokens generated per arm (``--calls`` also takes calls that decide nothing, for
+those). Tokens are seeded per request, so the counts do not depend on the
 machine's load.
 """
 
@@ -62,21 +63,23 @@ def choice(text: str, key: str) -> Any:
     return value.get(key) if isinstance(value, dict) else None
 
 
-def summarise(index: int, key: str, picks: dict[str, list[Any]]) -> dict[str, Any]:
-    """One decision call's row: the choices' counts per arm and the seeds on which each fitted arm agrees with
-    ``whole``."""
+def summarise(index: int, key: str | None, picks: dict[str, list[Any]], tokens: dict[str, list[int]]) -> dict[str, Any]:
+    """One call's row: the choices' counts per arm, the seeds on which each fitted arm agrees with ``whole``, and
+    the mean tokens generated per arm (``tokens``: each seed's, by arm)."""
     whole = picks["whole"]
     row: dict[str, Any] = {"call": index, "key": key, "seeds": len(whole)}
     for arm, got in picks.items():
         row[arm] = dict(sorted(Counter(str(g) for g in got).items()))
+        row[f"{arm}_generated"] = round(sum(tokens[arm]) / max(len(tokens[arm]), 1), 1)
     for arm in ("fit", "fit_same_seed"):
         row[f"{arm}_agrees"] = sum(a == b for a, b in zip(picks[arm], whole, strict=True))
     return row
 
 
 def run(requests: Path, seeds: int, quote_chars: int | None, lead: bool, calls: list[int] | None) -> list[dict]:
-    """Every decision call of ``requests`` (or those at ``calls``, 0-based) in the three arms for run seeds
-    ``0 .. seeds-1``; one row per call (:func:`summarise`), printed as it is done."""
+    """Every decision call of ``requests`` (or the calls at ``calls``, 0-based, decisions or not: their tokens
+    generated) in the three arms for run seeds ``0 .. seeds-1``; one row per call (:func:`summarise`), printed as
+    it is done."""
     from cosci.llm.local.model import DEFAULT_CFG, LocalModelProvider, strict_json
 
     reqs = [json.loads(line) for line in requests.read_text().splitlines() if line.strip()]
@@ -85,17 +88,20 @@ def run(requests: Path, seeds: int, quote_chars: int | None, lead: bool, calls: 
     rows = []
     for i, req in enumerate(reqs):
         key = decision_key(req)
-        if key is None or (calls is not None and i not in calls):
+        if (key is None and calls is None) or (calls is not None and i not in calls):
             continue
-        schema = req["response_format"]["schema"]
+        schema = req.get("response_format", {}).get("schema")
         whole, fit = req["messages"], fitted(req["messages"], quote_chars, lead)
         picks: dict[str, list[Any]] = {"whole": [], "fit": [], "fit_same_seed": []}
+        tokens: dict[str, list[int]] = {arm: [] for arm in picks}
         for arm, messages in (("whole", whole), ("fit", fit), ("fit_same_seed", fit)):
             for s in range(seeds):
                 seed = seeded(s, fit if arm == "fit" else whole, schema)
-                out, _ = provider._run({**req, "messages": messages, "seed": seed})
-                picks[arm].append(choice(strict_json(out["choices"][0]["message"].get("content") or ""), key))
-        row = summarise(i, key, picks)
+                out, cost = provider._run({**req, "messages": messages, "seed": seed})
+                text = out["choices"][0]["message"].get("content") or ""
+                picks[arm].append(choice(strict_json(text), key) if key else None)
+                tokens[arm].append(cost["generated"])
+        row = summarise(i, key, picks, tokens)
         print(json.dumps(row), flush=True)
         rows.append(row)
     return rows
