@@ -68,3 +68,25 @@ def test_the_local_preset_leaves_them_off_and_an_override_turns_them_on(tmp_path
     on = make_config(tmp_path / "b", "models=local", "models.local.quote_chars=250",
                      "models.local.lead_sections=['## Steps','## How to judge']").models.local
     assert on is not None and on.quote_chars == 250 and on.lead_sections == ("## Steps", "## How to judge")
+
+
+def test_a_fitted_request_draws_with_the_seed_of_the_request_as_the_agent_wrote_it() -> None:
+    sent: list[dict] = []
+    answer = {"choices": [{"message": {"content": "Metformin."}, "finish_reason": "stop"}], "usage": {}}
+
+    def run(request: dict) -> tuple[dict, dict]:
+        sent.append(request)
+        return answer, {"prompt_evaluated": 0}
+
+    provider = LocalModelProvider()
+    provider._run = run  # type: ignore[method-assign]
+    chat = [{"role": "system", "content": "You are a scientist."}, {"role": "user", "content": judge_prompt(HYP)}]
+    for quote_chars, lead, seed in ((None, (), 0), (40, ("## How to judge",), 0), (40, ("## How to judge",), 1)):
+        provider.configure(DEFAULT_CFG.model_copy(update={"quote_chars": quote_chars, "lead_sections": lead}),
+                           seed=seed)
+        provider._complete("smollm2-135m-instruct", [dict(m) for m in chat], {})
+    provider._complete("smollm2-135m-instruct", [chat[0], {"role": "user", "content": judge_prompt(REVIEW)}], {})
+    as_written, fitted, other_run, other_request = sent
+    assert fitted["messages"] != as_written["messages"]  # the fit changed what the model is sent ...
+    assert fitted["seed"] == as_written["seed"]  # ... not the numbers its sampler draws with
+    assert len({as_written["seed"], other_run["seed"], other_request["seed"]}) == 3

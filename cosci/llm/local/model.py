@@ -103,8 +103,7 @@ class LocalModelProvider(CustomLLM):
 
     def __init__(self) -> None:
         super().__init__()
-        self.cfg = DEFAULT_CFG
-        self.seed = 0
+        self.cfg, self.seed = DEFAULT_CFG, 0
         self._llama: Any = None
         self._malloc = Malloc()
         self._threads: ThreadRule | None = None
@@ -141,8 +140,7 @@ class LocalModelProvider(CustomLLM):
             self._llama.grammar_last = cfg.decoding == "grammar_last"
             self._llama.jump_forward, self._llama.compact_json = cfg.jump_forward, cfg.compact_json
             self._llama.set_drafts(cfg.draft_tokens)
-        self.cfg = cfg
-        self.seed = seed
+        self.cfg, self.seed = cfg, seed
 
     def preload(self) -> Future[Any]:
         """Load the model now in the caller thread, ahead of the first call, which queues behind it (a session starts
@@ -295,9 +293,11 @@ class LocalModelProvider(CustomLLM):
         cap = cfg.max_tokens if schema else cfg.max_text_tokens
         max_tokens = min(int(params.get("max_tokens") or cap), cap)
         chat = self._fit(plain_messages(messages), max_tokens)
-        # the sampler is seeded per request, from the run seed and the request itself: the same request gives the
-        # same answer whatever ran before it (design.md#supervisor: reproducible sessions, at any concurrency)
-        digest = hashlib.sha256(json.dumps([self.seed, chat, schema], sort_keys=True, default=str).encode())
+        # the sampler is seeded per request, from the run seed and the request as the context keeps it, before the
+        # prompt fit (design.md#local-prompt-fit): the same request gives the same answer whatever ran before it
+        # (design.md#supervisor: reproducible sessions, at any concurrency)
+        unfitted = self._fit(plain_messages(messages), max_tokens, prompt_fit=False)
+        digest = hashlib.sha256(json.dumps([self.seed, unfitted, schema], sort_keys=True, default=str).encode())
         request: dict[str, Any] = {"messages": chat, "max_tokens": max_tokens, "temperature": cfg.temperature,
                                    "repeat_penalty": cfg.repeat_penalty, "seed": int(digest.hexdigest()[:8], 16)}
         if schema is not None:
@@ -328,9 +328,9 @@ class LocalModelProvider(CustomLLM):
                 return make_response(full_model, text=text, finish_reason=finish, **kw)
         return make_response(full_model, text=text, finish_reason=finish, **kw)
 
-    def _fit(self, chat: list[dict[str, str]], max_tokens: int) -> list[dict[str, str]]:
+    def _fit(self, chat: list[dict[str, str]], max_tokens: int, prompt_fit: bool = True) -> list[dict[str, str]]:
         """Keep the system prompt and the newest messages that fit the context (~3 characters a token), each user
-        message as :func:`.prompt_fit.fit_user_text` gives it (``quote_chars``, ``lead_sections``)."""
+        message as :func:`.prompt_fit.fit_user_text` gives it (as written unless ``prompt_fit``)."""
         budget = (self.cfg.n_ctx - max_tokens - 64) * 3
         system = [m for m in chat[:1] if m["role"] == "system"]
         rest = chat[len(system):]
@@ -340,7 +340,7 @@ class LocalModelProvider(CustomLLM):
         kept: list[dict[str, str]] = []
         for m in reversed(rest):
             text = m["content"]
-            if m["role"] == "user":  # quoted blocks cut, fixed instructions first (design.md#local-prompt-fit)
+            if m["role"] == "user" and prompt_fit:  # quoted blocks cut, instructions first (design.md#local-prompt-fit)
                 text = fit_user_text(text, self.cfg.quote_chars, self.cfg.lead_sections)
             text = text[:4000]
             if used + len(text) > budget and kept:
