@@ -169,4 +169,3 @@ _.prompt_deep
 # re2.Options: set on the options object RE2 reads when it compiles the term lists' guard (cosci/safety/guard.py).
 _.case_sensitive
 _.log_errors
-_.max_mem

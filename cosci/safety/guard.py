@@ -29,8 +29,8 @@ __all__ = ["fast_guard", "finds_nothing", "loosened"]
 
 _NOT_SPACE = r"[^\t\n\f\r ]"
 """``\\w`` loosened: any character but ASCII space. Exact Unicode word classes (``[\\pL\\pM\\pN_]``) made the
-guard's search of a window 17 times slower (103 against 6.2 µs; Python's alternation 208 µs: bench/README.md), and a
-word character is never a space, so this widens and stays fast (docs/design.md#supervisor, "The screen's term lists")."""
+guard's search of a window many times slower (bench/README.md, "The term lists' RE2 guard"), and a word character is
+never a space, so this widens and stays fast (docs/design.md#supervisor, "The screen's term lists")."""
 _SPACE = r"\s\pZ\x{0b}\x{1c}-\x{1f}\x{85}"
 _IN_CLASS = {"s": _SPACE, "d": r"\pN"}
 _OUTSIDE = {"w": _NOT_SPACE, "s": f"[{_SPACE}]", "d": r"\pN", "W": r"[\s\S]", "S": r"[\s\S]", "D": r"[\s\S]"}
@@ -143,8 +143,7 @@ def fast_guard(patterns: list[re.Pattern[str]], word: str = _NOT_SPACE) -> Any |
         return None
     options = re2.Options()
     options.case_sensitive = not any(p.flags & re.IGNORECASE for p in patterns)
-    options.log_errors = False
-    options.max_mem = 64 << 20  # the largest list's automaton needs ~2 MB; RE2's default 8 MB holds it too
+    options.log_errors = False  # RE2's memory budget stays its default (8 MB a list): it bounds each automaton's cache
     try:
         return re2.compile("|".join(f"(?:{loosened(p.pattern).replace(_NOT_SPACE, word)})" for p in patterns), options)
     except (ValueError, re2.error):
