@@ -31,20 +31,16 @@ A rate with no denominator is NaN (nothing to measure yet), never 0.
 
 from __future__ import annotations
 
-import hashlib
-import inspect
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from cosci.text import counted
-from cosci.tournament.bt import BTFit, Method, Verdict, fit_bt
-from cosci.tournament.fit_cache import cached_fit
+from cosci.tournament import judge_fits as jf
+from cosci.tournament.judge_fits import FOLDS
 from cosci.tournament.rerun import WILSON, RerunEstimate, simulated_assumptions, wilson_interval
 
-FOLDS = 5
-"""Folds of the held-out agreement (design.md#judges: 5 fits, whatever the session's size)."""
 FEW_VERDICTS = 10
 """Below this many held-out verdicts the agreement is said as a count, not a percentage (design.md#cli)."""
 LEVEL = 0.95
@@ -259,62 +255,6 @@ def _rate(num: float, den: int) -> float:
     return num / den if den else math.nan
 
 
-def _fold(mid: str) -> int:
-    return int.from_bytes(hashlib.sha256(mid.encode()).digest()[:4], "big") % FOLDS
-
-
-def _score_a(m: JudgedMatch) -> float:
-    return 0.5 if m.draw else float(m.winner == m.hyp_a)
-
-
-def _first(m: JudgedMatch) -> str | None:
-    """The id shown first in a single-order match (None for a dual-order one or a row without per-order verdicts),
-    as the session's fit is given it (``Matches.first_shown``)."""
-    return m.verdicts[0].get("first") if len(m.verdicts) == 1 else None
-
-
-POINT_METHOD: Method = "eb_mix"
-"""The fits here are read for their point order (θ differences, β, judge reliabilities), never their intervals, so
-they skip the importance draws that only sharpen an interval: ``FOLDS + 1`` ``eb_is`` fits took most of a short
-session's CPU at finalisation, and the order they give is the same to Monte Carlo error (docs/design.md#tournament)."""
-
-
-def _fit(ids: Sequence[str], train: Sequence[tuple[Verdict, str, str | None]], prior_sd: float) -> BTFit:
-    """BT on ``train`` (verdict, judge label, first-shown id or None), with the first-position term β when some
-    order is known (as the session fits); the labels go to ``fit_bt(judges=...)`` when it takes them and more than
-    one judge is present."""
-    verdicts = [v for v, _, _ in train]
-    labels = [j for _, j, _ in train]
-    firsts = [f for _, _, f in train]
-    first = firsts if any(f is not None for f in firsts) else None
-    if len(set(labels)) > 1 and "judges" in inspect.signature(fit_bt).parameters:
-        return cached_fit(fit_bt, ids, verdicts, prior_sd, judges=labels, first=first, method=POINT_METHOD)
-    return cached_fit(fit_bt, ids, verdicts, prior_sd, first=first, method=POINT_METHOD)  # (design.md#startup)
-
-
-def _agree(fit: BTFit, m: JudgedMatch) -> list[float]:
-    """1 / ½ / 0 per decisive call of ``m`` against ``fit``: 1 when the fit's prediction for that call, the log-odds
-    ``θ_first − θ_second + β`` (β the fitted first-position bias, 0 when the fit has none), favours the call's
-    winner; ½ when it is 0 (equal scores, no bias)."""
-    pos, out = fit.index(), []
-    beta = float(getattr(fit, "position_bias", 0.0))
-    for v in m.verdicts:
-        w = v.get("winner")
-        if w is None:
-            continue
-        first = v.get("first") if v.get("first") in (m.hyp_a, m.hyp_b) else None
-        loser = m.hyp_b if w == m.hyp_a else m.hyp_a
-        d = float(fit.theta[pos[w]] - fit.theta[pos[loser]])
-        if first is not None:
-            d += beta if w == first else -beta
-        out.append(0.5 if abs(d) < 1e-9 else float(d > 0))
-    return out
-
-
-def _label(m: JudgedMatch) -> str:
-    return getattr(m, "judge", None) or "unrecorded"
-
-
 def judge_stats(matches: Iterable[JudgedMatch], prior_sd: float) -> JudgeStats:
     """Compute the judge statistics (module docstring).
 
@@ -330,28 +270,28 @@ def judge_stats(matches: Iterable[JudgedMatch], prior_sd: float) -> JudgeStats:
     measured = [m for m in rows if len(m.verdicts) > 1 and all(v.get("winner") is not None for v in m.verdicts)]
     flips = sum(len({v["winner"] for v in m.verdicts}) > 1 for m in measured)
     ids = sorted({h for m in valid for h in (m.hyp_a, m.hyp_b)})
-    data = [((m.hyp_a, m.hyp_b, _score_a(m)), _label(m), _first(m)) for m in valid]
+    data = [((m.hyp_a, m.hyp_b, jf.score_a(m)), jf.label(m), jf.first_shown(m)) for m in valid]
     held: dict[str, list[float]] = {}  # judge label -> held-out scores
     in_sample: list[float] = []
     if ids:
         for k in range(FOLDS):
-            fold = [m for m in valid if _fold(m.id) == k]
+            fold = [m for m in valid if jf.fold(m.id) == k]
             if fold:
-                fit = _fit(ids, [d for m, d in zip(valid, data, strict=True) if _fold(m.id) != k], prior_sd)
+                fit = jf.fit(ids, [d for m, d in zip(valid, data, strict=True) if jf.fold(m.id) != k], prior_sd)
                 for m in fold:
-                    held.setdefault(_label(m), []).extend(_agree(fit, m))
-        full = _fit(ids, data, prior_sd)
-        in_sample = [a for m in valid for a in _agree(full, m)]
+                    held.setdefault(jf.label(m), []).extend(jf.agree(fit, m))
+        full = jf.fit(ids, data, prior_sd)
+        in_sample = [a for m in valid for a in jf.agree(full, m)]
         reliability = dict(full.reliability) or None  # empty: one judge, or a fit without judge labels
         known = any(f for _, _, f in data)  # β rounded: the same figure whatever order the matches come in
         rerun, order = full.rerun, round(full.position_bias, 9) if known else math.nan
     else:
         reliability, rerun, order = None, RerunEstimate.none(), math.nan
     everyone = [a for scores in held.values() for a in scores]
-    labels = {_label(m) for m in rows if getattr(m, "judge", None)}
+    labels = {jf.label(m) for m in rows if getattr(m, "judge", None)}
     judges = {}
     for tier in sorted(labels):
-        mine = [m for m in rows if _label(m) == tier]
+        mine = [m for m in rows if jf.label(m) == tier]
         its_calls = [v for m in mine for v in m.verdicts if v.get("winner") is not None]
         rel = reliability.get(tier) if isinstance(reliability, Mapping) else None
         judges[tier] = JudgeView(len(mine), Share.of(sum(v["winner"] == v["first"] for v in its_calls),

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from cosci.tournament import judge_fits as jf
 from cosci.tournament import judge_stats as js
 from cosci.tournament.judge_stats import Share, judge_stats, position_bias
 
@@ -105,11 +106,11 @@ def test_held_out_agreement_predicts_with_the_fitted_position_bias() -> None:
     ids = sorted({h for m in rows for h in (m.hyp_a, m.hyp_b)})
     naive = []
     for k in range(js.FOLDS):
-        train = [m for m in rows if js._fold(m.id) != k]
-        fit = js._fit(ids, [((m.hyp_a, m.hyp_b, js._score_a(m)), js._label(m), js._first(m)) for m in train], 1.0)
+        train = [m for m in rows if jf.fold(m.id) != k]
+        fit = jf.fit(ids, [((m.hyp_a, m.hyp_b, jf.score_a(m)), jf.label(m), jf.first_shown(m)) for m in train], 1.0)
         pos = fit.index()
         for m in rows:
-            if js._fold(m.id) == k:
+            if jf.fold(m.id) == k:
                 loser = m.hyp_b if m.winner == m.hyp_a else m.hyp_a
                 naive.append(float(fit.theta[pos[m.winner]] > fit.theta[pos[loser]]))
     assert sum(naive) / len(naive) < stats.bt_agreement - 0.1
@@ -118,7 +119,7 @@ def test_held_out_agreement_predicts_with_the_fitted_position_bias() -> None:
 def test_folds_are_fixed_by_the_match_id() -> None:
     matches = tournament(8, 60, noise=0.3, seed=2)
     assert judge_stats(matches, 1.0) == judge_stats(list(reversed(matches)), 1.0)
-    assert {js._fold(m.id) for m in matches} == set(range(js.FOLDS))
+    assert {jf.fold(m.id) for m in matches} == set(range(js.FOLDS))
 
 
 def test_per_judge_agreement_and_bias() -> None:
@@ -146,14 +147,14 @@ def test_judge_labels_reach_the_fit_only_where_it_takes_them(monkeypatch: pytest
     def fit_with_judges(ids, verdicts, prior_sd=1.0, start=None, judges=None, first=None,  # type: ignore[no-untyped-def]
                         method="eb_is"):
         seen.append(list(judges or []))
-        assert method == js.POINT_METHOD  # agreement reads the order only: no importance draws
+        assert method == jf.POINT_METHOD  # agreement reads the order only: no importance draws
         fit = fit_bt(ids, verdicts, prior_sd, first=first, method=method)
         object.__setattr__(fit, "reliability", {"cheap": 1.0, "mini": 0.4})
         return fit
 
     matches = tournament(6, 20, 0.1, 5, judge="cheap", prefix="C") + tournament(6, 20, 0.9, 6, judge="mini",
                                                                                 prefix="N")
-    monkeypatch.setattr(js, "fit_bt", fit_with_judges)
+    monkeypatch.setattr(jf, "fit_bt", fit_with_judges)
     stats = judge_stats(matches, 1.0)
     assert seen and all(set(labels) == {"cheap", "mini"} for labels in seen)
     assert stats.judges["mini"].reliability == 0.4 and "reliability 0.40" in " ".join(stats.lines(0.15))
