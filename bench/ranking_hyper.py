@@ -20,7 +20,7 @@ import numpy as np
 
 from bench.ranking_calibration import Record
 from bench.ranking_coverage import N_HYP, REGIMES, _design_effect, _verdicts, one_thread
-from cosci.tournament import bt, bt_grid, bt_model
+from cosci.tournament import bt, bt_draws, bt_grid, bt_model
 
 CANDIDATES: dict[str, bt_grid.Hyperprior] = {
     "sd1": bt_grid.lognormal(1.0), "sd1.5": bt_grid.lognormal(1.5), "sd2": bt_grid.lognormal(2.0),
@@ -39,7 +39,7 @@ def record_variants(job: tuple[float, int, float, int, str]) -> dict[str, Record
     ids = [f"H{i:02d}" for i in range(N_HYP)]
     verdicts, _ = _verdicts(theta, per_h, bias, rng, None, model)
     d = bt_model._data(ids, verdicts, None, [v[0] for v in verdicts])
-    points = bt_grid.grid_fits(d, 1.0, bt_model._start(d, None), True, bt_model._seed(d), bt_grid.flat)
+    points = bt_grid.grid_fits(d, 1.0, bt_model._start(d, None), True, bt_draws.verdict_seed(d), bt_grid.flat)
     counts = bt.verdict_counts(ids, verdicts)
     out: dict[str, Record] = {}
     for name, prior in CANDIDATES.items():

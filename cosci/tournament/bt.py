@@ -70,6 +70,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from cosci.tournament import bt_grid
+from cosci.tournament.bt_draws import verdict_seed
 from cosci.tournament.bt_grid import GridPoint, grid_fits
 from cosci.tournament.bt_model import (
     Verdict,
@@ -81,7 +82,6 @@ from cosci.tournament.bt_model import (
     _nu,
     _probabilities,
     _reliability,
-    _seed,
     _start,
 )
 from cosci.tournament.bt_solve import LARGE_N, spd_inverse
@@ -275,7 +275,7 @@ def ci_inflation(tau: float, counts: NDArray[np.float64], beta: float = 0.0, rep
 
 def _eb_mix(ids: Sequence[str], d: _Data, prior_sd: float, x0: NDArray[np.float64], sampled: bool = False,
             seed: int | None = None, workers: int = 1) -> BTFit:
-    seed = (_seed(d) if seed is None else seed) if sampled else 0
+    seed = (verdict_seed(d) if seed is None else seed) if sampled else 0
     points = grid_fits(d, prior_sd, x0, sampled, seed, bt_grid.HYPERPRIOR, workers)
     logw = [p.lml + bt_grid.HYPERPRIOR(p.tau, prior_sd, p.info) for p in points]
     return _mixture(ids, d, points, np.asarray(logw, np.float64), sampled)

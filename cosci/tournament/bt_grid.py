@@ -17,7 +17,8 @@ from functools import partial
 import numpy as np
 from numpy.typing import NDArray
 
-from cosci.tournament.bt_model import _Data, _is_moments, _mode, log_marginal
+from cosci.tournament.bt_draws import is_moments
+from cosci.tournament.bt_model import _Data, _mode, log_marginal
 
 TAU_GRID: NDArray[np.float64] = np.exp(np.linspace(math.log(0.15), math.log(6.0), 10))
 """The ``eb_mix`` grid of prior sds τ, logits."""
@@ -126,7 +127,7 @@ def _point(d: _Data, k: int, x: NDArray[np.float64], sampled: bool, seed: int, p
     xk, f, h = _mode(d, 1.0 / tau**2, x)
     info = tau_information(tau, h, d.n)
     if sampled and d.a.size:
-        lml, mk, ck = _is_moments(d, tau, xk, f, h, seed + k)
+        lml, mk, ck = is_moments(d, tau, xk, f, h, seed + k)
         point = GridPoint(tau, mk, ck, lml, info)
     else:
         point = GridPoint(tau, xk, np.asarray(np.linalg.inv(h), np.float64), log_marginal(d, tau, xk, f, h), info)

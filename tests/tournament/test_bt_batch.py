@@ -1,4 +1,4 @@
-"""The importance sampler's log density (``bt_model._nlp_batch``) is computed in blocks of draws with its work arrays
+"""The importance sampler's log density (``bt_draws.nlp_batch``) is computed in blocks of draws with its work arrays
 reused in place, to make a fit cheaper (bench/README.md, thirteenth stop): the blocks must not change a number.
 Checked against the whole-batch expression it replaced (written out here), with and without ties, first-shown ids
 and judge labels, on batches that do and do not divide into blocks, and end to end: an ``eb_is`` fit and a
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from bench import ranking_calibration as rc
-from cosci.tournament import bt_model
+from cosci.tournament import bt_draws, bt_model
 from cosci.tournament.bt import fit_bt
 
 
@@ -56,7 +56,7 @@ def test_the_blocked_density_equals_the_whole_batch(ties: bool, order: bool, lab
                        [v[0] if k % 4 else v[1] for k, v in enumerate(vs)] if order else None)
     xs = np.random.default_rng(5).normal(0.0, 1.5, (draws, d.size))
     want = whole_batch(xs, d, 0.7)
-    got = bt_model._nlp_batch(xs, d, 0.7)
+    got = bt_draws.nlp_batch(xs, d, 0.7)
     assert got.shape == (draws,)
     np.testing.assert_allclose(got, want, rtol=1e-13, atol=0.0)
 
@@ -69,7 +69,7 @@ def test_a_fit_and_a_coverage_record_do_not_depend_on_the_block(monkeypatch: pyt
     first = [v[0] for v in vs]
     base, record = fit_bt(ids, vs, first=first), rc.record_trial(job)
     for block in (1000, 1 << 30):
-        monkeypatch.setattr(bt_model, "BLOCK", block)
+        monkeypatch.setattr(bt_draws, "BLOCK", block)
         other = fit_bt(ids, vs, first=first)
         np.testing.assert_allclose(other.theta, base.theta, rtol=0.0, atol=1e-12)
         np.testing.assert_allclose(other.sd, base.sd, rtol=1e-12)

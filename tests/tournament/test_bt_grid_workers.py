@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cosci.tournament import bt, bt_grid, bt_model, fit_cache
+from cosci.tournament import bt, bt_draws, bt_grid, bt_model, fit_cache
 from cosci.tournament.bt import BTFit
 
 
@@ -37,8 +37,8 @@ def test_two_workers_give_the_same_points(players: int, verdicts: int, seed: int
     ids, vs, first = session(players, verdicts, seed)
     d = bt_model._data(ids, vs, None, first)
     x0 = bt_model._start(d, None)
-    one = bt_grid.grid_fits(d, prior_sd, x0, True, bt_model._seed(d), bt_grid.HYPERPRIOR)
-    two = bt_grid.grid_fits(d, prior_sd, x0, True, bt_model._seed(d), bt_grid.HYPERPRIOR, workers=2)
+    one = bt_grid.grid_fits(d, prior_sd, x0, True, bt_draws.verdict_seed(d), bt_grid.HYPERPRIOR)
+    two = bt_grid.grid_fits(d, prior_sd, x0, True, bt_draws.verdict_seed(d), bt_grid.HYPERPRIOR, workers=2)
     assert [p.tau for p in one] == [p.tau for p in two]
     for p, q in zip(one, two, strict=True):
         assert p.lml == q.lml and p.info == q.info
