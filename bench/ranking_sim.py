@@ -232,7 +232,7 @@ def pair_agreement(first_trial: int, trials: int, n: int = 40, m: int = 400) -> 
     """``--pair-scores``: how closely the pairing's scores on each fit method track those on the earlier half-win
     fit (:func:`bench.ranking_coverage.old_fit`): Pearson correlation over all pairs, and how often the best pair
     is the same. Verdicts: ``m`` on random pairs of ``n`` hypotheses, q ~ N(0, 1), 5 % ties."""
-    from cosci.tournament.uncertainty import pair_scores
+    from cosci.tournament.boundary import pair_scores
 
     corr: dict[str, list[float]] = {"laplace": [], "eb_mix": [], "eb_is": []}
     same = dict.fromkeys(corr, 0)

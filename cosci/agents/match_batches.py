@@ -2,7 +2,7 @@
 
 A match the pairing chose is not played at once but queued (``batched_matches``) when both hypotheses have at
 most a ``ranking.batch_top_chance`` chance of belonging to the top ``ranking.top_k`` by the Bradley–Terry fit's
-own uncertainty (:func:`cosci.tournament.uncertainty.top_k_chances`): its verdict cannot move the boundary the
+own uncertainty (:func:`cosci.tournament.boundary.top_k_chances`): its verdict cannot move the boundary the
 tournament settles. Matches are always pairwise there (a debate's turns cannot be sent together).
 
 The pool enqueues nothing itself: the Scheduler is the only place that enqueues tasks
@@ -32,9 +32,9 @@ from cosci.llm.gateway.routing import Router
 from cosci.llm.port.types import BatchPort, BatchRequest, CallSpec, LLMPort, Route, TextBlock
 from cosci.store import SessionStore
 from cosci.store.batches import BatchedMatch
+from cosci.tournament.boundary import top_k_chances
 from cosci.tournament.bt import BTFit
 from cosci.tournament.elo import EloRule
-from cosci.tournament.uncertainty import top_k_chances
 from cosci.tournament.verdict import parse_verdict, rationale_of
 
 

@@ -19,10 +19,11 @@ from dataclasses import dataclass
 from typing import Literal
 
 from cosci.config.schema import RankingCfg
+from cosci.tournament.boundary import top_k_chances
 from cosci.tournament.bt import BTFit
 from cosci.tournament.judging import DualOrderCfg, DualOrderState, presentation_order, wants_dual_order
 from cosci.tournament.pairing import Blocked, PairingCfg, Player, Similarity, never_blocked, select_mode, select_pair
-from cosci.tournament.uncertainty import SimilarityBlock, UncertaintyCfg, select_uncertain, top_k_chances
+from cosci.tournament.uncertainty import SimilarityBlock, UncertaintyCfg, select_uncertain
 
 Pairing = Literal["elo_buckets", "uncertainty"]
 

@@ -48,7 +48,7 @@ class DualOrderCfg:
     sample_on: Literal["random", "boundary"] = "random"
     """Which matches the sample judges both ways: ``random`` — a ``sample`` share by the match key's hash;
     ``boundary`` — every match whose two hypotheses both sit within their 95 % interval of the top-k line
-    (:func:`cosci.tournament.uncertainty.top_k_chances` in [0.025, 0.975]; tried at bench/README.md's nineteenth
+    (:func:`cosci.tournament.boundary.top_k_chances` in [0.025, 0.975]; tried at bench/README.md's nineteenth
     stop). The quota tops either up."""
 
     @classmethod

@@ -9,12 +9,13 @@ from dataclasses import dataclass, replace
 
 import pytest
 
+from cosci.tournament.boundary import pair_scores
 from cosci.tournament.bt import fit_bt
 from cosci.tournament.elo import expected_score
 from cosci.tournament.engine import plan_match
 from cosci.tournament.judge_stats import judge_stats
 from cosci.tournament.judging import DRAW, presentation_order, resolve, score_of, wants_dual_order
-from cosci.tournament.uncertainty import pair_scores, select_uncertain
+from cosci.tournament.uncertainty import select_uncertain
 from tests.tournament.shipped import DUAL, ELO, TOURNAMENT, UNCERTAINTY
 
 

@@ -9,16 +9,11 @@ import pytest
 
 import cosci.tournament.bt as bt
 import cosci.tournament.bt_model as bt_model
+from cosci.tournament.boundary import boundary_candidates, candidate_scores, pair_scores
 from cosci.tournament.bt import fit_bt
 from cosci.tournament.bt_solve import newton_mode
 from cosci.tournament.pairing import Player
-from cosci.tournament.uncertainty import (
-    UncertaintyCfg,
-    boundary_candidates,
-    candidate_scores,
-    pair_scores,
-    select_uncertain,
-)
+from cosci.tournament.uncertainty import UncertaintyCfg, select_uncertain
 
 
 def _verdicts(n: int, m: int, ties: float, seed: int = 0) -> tuple[list[str], list[tuple[str, str, float]]]:

@@ -10,10 +10,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pytest
 
+from cosci.tournament.boundary import _boundary, boundary_weights, pair_scores
 from cosci.tournament.bt import BTFit, fit_bt
 from cosci.tournament.engine import plan_match
 from cosci.tournament.rerun import RerunEstimate
-from cosci.tournament.uncertainty import _boundary, boundary_weights, pair_scores, rematch_information, select_uncertain
+from cosci.tournament.uncertainty import rematch_information, select_uncertain
 from tests.tournament.shipped import TOURNAMENT, UNCERTAINTY
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from cosci.tournament.boundary import top_k_chances
 from cosci.tournament.bt import fit_bt
-from cosci.tournament.uncertainty import top_k_chances
 
 IDS = ["H-a", "H-b", "H-c", "H-d", "H-e"]
 
