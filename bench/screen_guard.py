@@ -1,4 +1,5 @@
-"""The term lists' RE2 guard (``cosci/safety/guard.py``): never narrower than the lists, and what it saves.
+"""The offline screen's costs: the term lists' RE2 guard (``cosci/safety/guard.py``), never narrower than the
+lists, and what it saves; the intent model's part of a call.
 
 ``python -m bench.screen_guard`` prints, in one run:
 
@@ -9,7 +10,9 @@
 - **cost**: CPU seconds of the offline screen over the abstracts read as hypotheses (``subject="hypothesis"``, the
   screen of every new hypothesis in a session), with the guard and without it, interleaved over ``--rounds``
   rounds, the median of each and their ratio; the same for every ``--every``-th labelled text read as a goal (one
-  round); and whether every decision, rule and score is the same both ways.
+  round); and whether every decision, rule and score is the same both ways;
+- **intent model**: ms of CPU of the model's part of a call of two windows, its training rows kept as float32 or
+  converted on every call (:func:`model_cost`).
 """
 
 from __future__ import annotations
@@ -22,8 +25,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from bench.safety import _config
 from cosci.safety.guard import fast_guard, finds_nothing
+from cosci.safety.intent import IntentModel
 from cosci.safety.prescreen import Terms
 from cosci.safety.screen import OfflineScreen, screen_for
 from cosci.safety.text import normalise, sentences, windows
@@ -144,6 +150,25 @@ def search_cost(lists: list[Terms], texts: list[str], windows_kept: int = 600) -
     return out
 
 
+def model_cost(model: IntentModel, calls: int = 100, rounds: int = 5) -> tuple[float, float]:
+    """ms of CPU of the intent model's part of one call of two windows (harm and support), with the training rows
+    kept as float32 (the shipped code) and converted on every call (as before the sixteenth stop), interleaved over
+    ``rounds``: the medians ``(kept, converted)``."""
+    x = np.random.default_rng(0).standard_normal((2, 384)).astype(np.float32)
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    seconds: dict[bool, list[float]] = {True: [], False: []}
+    for _ in range(rounds):
+        for kept in (True, False):
+            start = time.process_time()
+            for _ in range(calls):
+                if not kept:
+                    model.__dict__.pop("_rows", None)  # made again, as every call made it before
+                model.harm(x)
+                model.support(x)
+            seconds[kept].append(1000 * (time.process_time() - start) / calls)
+    return statistics.median(seconds[True]), statistics.median(seconds[False])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.screen_guard", description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds of the cost (default 3)")
@@ -161,6 +186,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"search of a window by a list, µs of CPU, over the {us['lists']:.0f} of {len(lists)} lists whose guard "
           f"with exact Unicode word classes compiles: Python's alternation {us['python']:.1f}, the guard "
           f"{us['guard']:.1f}, that guard (not adopted) {us['exact_words']:.1f}")
+    kept, converted = model_cost(screen.intent)
+    print(f"intent model ({len(screen.intent.support_x)} training rows), one call of two windows, ms of CPU, median of "
+          f"5 interleaved rounds of 100: rows kept as float32 {kept:.2f}, converted every call {converted:.2f}")
     hyp = cost(screen, lists, abstracts(), args.rounds, "hypothesis")
     print(_line("cost, the abstracts read as hypotheses", hyp))
     goals = cost(screen, lists, safety_texts()[::args.every], 1, "goal")

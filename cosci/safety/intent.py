@@ -29,7 +29,7 @@ import hashlib
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
@@ -136,12 +136,19 @@ class IntentModel:
     support_x: np.ndarray
     support_harmful: np.ndarray
 
+    @cached_property
+    def _rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """``support_x`` as float32 ``(m, 384)`` and its rows' squared norms ``(m,)``, made once per model: converting
+        them on every call cost more than the products (docs/design.md#safety-screen)."""
+        rows = self.support_x.astype(np.float32)
+        return rows, (rows * rows).sum(axis=1)
+
     def support(self, x: np.ndarray, k: int = SUPPORT_K) -> np.ndarray:
         """Share of harmful rows among each row's ``k`` nearest training rows by cosine, ``(n,)`` float in [0, 1]
         (both sides L2-normalised: the dot product is the cosine)."""
         if len(x) == 0:
             return np.zeros(0)
-        sims = np.asarray(x, dtype=np.float32) @ self.support_x.astype(np.float32).T
+        sims = np.asarray(x, dtype=np.float32) @ self._rows[0].T
         k = min(k, sims.shape[1])
         nearest = np.argpartition(-sims, k - 1, axis=1)[:, :k]
         return np.asarray(self.support_harmful[nearest].mean(axis=1), dtype=np.float64)
@@ -165,9 +172,9 @@ class IntentModel:
         ``sum_j dual_j exp(-gamma |x - s_j|^2) + intercept`` through Platt's sigmoid ``1 / (1 + exp(a d + b))``."""
         if len(x) == 0:
             return np.zeros(0)
-        sv = self.support_x.astype(np.float32)
+        sv, norms = self._rows
         x = np.asarray(x, dtype=np.float32)
-        dist = (x * x).sum(axis=1)[:, None] + (sv * sv).sum(axis=1)[None, :] - 2.0 * (x @ sv.T)
+        dist = (x * x).sum(axis=1)[:, None] + norms[None, :] - 2.0 * (x @ sv.T)
         d = np.exp(-self.kernel_gamma * np.maximum(dist, 0.0)).astype(np.float64) @ self.kernel_dual
         a, b = self.kernel_platt
         return _sigmoid(-(a * (d + self.kernel_intercept) + b))
