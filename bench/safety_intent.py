@@ -4,7 +4,8 @@ The multilingual intent set (``tests/data/safety/goals_intent.jsonl``, written b
 *tune* and *held-out*, tests/data/safety/README.md) is the reported set. The intent model
 (:mod:`cosci.safety.intent`) is fitted on the *training rows* (:func:`training_rows`): the intent set's tune part,
 the translations the screen's author wrote of tuning rows (``goals_intent_translations.jsonl``), the tune split of
-``goals.jsonl``, every earlier batch and the blind sets (:data:`BLIND`), which have all been reported before. The
+``goals.jsonl``, every earlier batch and the blind sets (:data:`BLIND`, :data:`LATER_BLIND`), which have all been
+reported before. The
 thresholds are chosen by leave-one-batch-out on the training rows (:func:`batch_evidence`); the held-out part is
 scored once.
 
@@ -59,6 +60,11 @@ at least ten harmful and ten benign rows in each), measured once each by the lea
 blind set goals_blind5.jsonl" and "Both branches merged, and the fresh blind set goals_blind6.jsonl") and training
 rows since, weighted as the intent set: the per-language rows the held-out part lacks (Arabic and Polish requests
 written natively, paraphrases naming no agent)."""
+LATER_BLIND = tuple(SAFETY_DATA / f"goals_blind{n}.jsonl" for n in (2, 3, 4, 7, 8, 9, 10, 11, 12, 13, 14, 15))
+"""The other blind sets, each measured once when it was fresh (bench/README.md) and tuning data since: training rows
+since 2026-12-06 (sixteenth stop), weighted as the earlier batches (leave-one-set-out on goals_blind13 and
+goals_blind14 chose weight 1 among 1, 3 and 6, bench/README.md), without a row that repeats a held-out text word for
+word (:func:`heldout_texts`)."""
 REPORTED = ("goals_late.jsonl", "goals_final.jsonl", "goals_scripts.jsonl", "goals_round8.jsonl",
             "goals_round9.jsonl")
 """Earlier batches, each reported once before this screen: training rows now."""
@@ -123,12 +129,21 @@ def training_rows() -> list[Row]:
     out = [*intent_rows(INTENT, "tune"), *intent_rows(TRANSLATIONS, "tune"), *intent_rows(SCIENCE, "tune"),
            *intent_rows(KINDS, "tune"), *intent_rows(TUNE10), *intent_rows(TUNE11),
            *intent_rows(TUNE12, "tune"), *(row for path in BLIND for row in intent_rows(path))]
+    held = heldout_texts()
+    out += [row for path in LATER_BLIND for row in intent_rows(path) if row.text not in held]
     for g in part(load_goals(), "tune"):
         out.append(Row(g.id, g.text, g.label, g.category, g.kind, "en", False, "tune", f"goals{_batch(g.id)}"))
     for path in (*TUNE_EXTRA, *(SAFETY_DATA / name for name in REPORTED)):
         out += [Row(g.id, g.text, g.label, g.category, g.kind, "en", False, "tune", path.stem)
                 for g in load_goals(path)] if path.exists() else []
     return out
+
+
+def heldout_texts() -> set[str]:
+    """The texts of every held-out part (the intent set's, round 12's, goals.jsonl's): a blind set that repeats one
+    word for word (five rows of goals_blind7, 8, 9 and 14) must not train the model the held-out part measures."""
+    return {*(r.text for r in intent_rows(INTENT, "heldout")), *(r.text for r in intent_rows(TUNE12, "heldout")),
+            *(g.text for g in part(load_goals(), "heldout"))}
 
 
 class CachedEmbedding:

@@ -33,25 +33,25 @@ from pathlib import Path
 import numpy as np
 
 from bench.safety_intent import (
-    INTENT,
     INTENT_C,
     INTENT_WEIGHT,
-    TUNE12,
+    LATER_BLIND,
     CachedEmbedding,
     Row,
     current,
+    heldout_texts,
     intent_rows,
     summary,
     training_rows,
 )
-from bench.safety_measure import ROOT, SAFETY_DATA, load_goals, part
+from bench.safety_measure import ROOT, SAFETY_DATA
 from cosci.safety.intent import EMBEDDING, KERNEL_C, IntentModel, fit_intent, inputs_hash, load_intent
 from cosci.safety.language import read_language
 from cosci.safety.screen import STYLED_LIKE_EXEMPLARS, Evidence, OfflineScreen, Thresholds, decision_of
 
-ADDED = tuple(SAFETY_DATA / f"goals_blind{n}.jsonl" for n in (2, 3, 4, 7, 8, 9, 10, 11, 12, 13, 14, 15))
-"""The labelled blind sets the shipped training rows leave out (each measured once when it was fresh, tuning data
-since): candidates for the refit."""
+ADDED = LATER_BLIND
+"""The blind sets the training rows before 2026-12-06 (sixteenth stop) left out: rows of them the training rows
+lack join the candidates (none since they joined the training rows)."""
 WORK = Path(tempfile.gettempdir()) / "cosci-safety-refit"
 """Kept evidence and fitted models (keyed by what they depend on)."""
 
@@ -63,13 +63,6 @@ def candidate_rows(added: Sequence[Path] = ADDED) -> list[tuple[str, Row]]:
     have = {r.id for r in rows}
     return [*(("training", r) for r in rows),
             *((p.stem, r) for p in added for r in intent_rows(p) if r.text not in held and r.id not in have)]
-
-
-def heldout_texts() -> set[str]:
-    """The texts of every held-out part (the intent set's, round 12's, goals.jsonl's): a blind set that repeats
-    one word for word (five rows of goals_blind7, 8, 9 and 14) must not train the model the held-out part measures."""
-    return {*(r.text for r in intent_rows(INTENT, "heldout")), *(r.text for r in intent_rows(TUNE12, "heldout")),
-            *(g.text for g in part(load_goals(), "heldout"))}
 
 
 def weights_of(rows: Sequence[tuple[str, Row]], added_weight: float) -> np.ndarray:
