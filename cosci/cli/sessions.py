@@ -49,6 +49,8 @@ def cmd_status(args: argparse.Namespace) -> None:
     if not folder.is_running():  # a stopped session's provider batches are polled (and settled when ended)
         try:
             lines = settled_batches(folder)
+        except StoreDamaged:  # the status cannot print either: its one line, not a batches line before it
+            raise
         except (CosciError, ConfigError) as exc:  # e.g. a resume started meanwhile: the status still prints
             lines = [f"not polled, {exc}"]
         for line in lines:

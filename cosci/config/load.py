@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import threading
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -41,11 +42,9 @@ from cosci.config.errors import ConfigError
 from cosci.config.goal import (  # GOAL_MAX_CHARS re-exported: the CLI's refusal and its tests name it here
     GOAL_MAX_CHARS as GOAL_MAX_CHARS,
 )
-from cosci.config.goal import (
-    check_goal,
-    check_goal_length,
-    read_session_goal,
-)
+from cosci.config.goal import check_goal, check_goal_length, read_session_goal
+
+_HYDRA_LOCK = threading.Lock()
 
 
 def hydra_one_line(text: str) -> str:
@@ -195,17 +194,16 @@ def compose(overrides: Sequence[str] = ()) -> DictConfig:
         if why := unreadable_path(key.lstrip("+~"), value.strip("'\"")):
             raise ConfigError(why if key.endswith(("_file", "_dir", "path")) else
                               f"{key.lstrip('+~')}: {shown_path(value)} is not valid UTF-8; retype it")
-    gh = GlobalHydra.instance()
-    if gh.is_initialized():
-        gh.clear()
-    try:
-        with initialize_config_dir(config_dir=str(conf_dir()), version_base="1.3"):
-            return hydra_compose(config_name="config",
-                                 overrides=tier_facts_settable([*(o for _, _, o in layers), *overrides]))
-    except (HydraException, OmegaConfBaseException) as exc:
-        raise ConfigError(naming_file(with_goal_hint(hydra_one_line(str(exc)), overrides), layers)) from None
-    finally:
+    with _HYDRA_LOCK:  # GlobalHydra is one per process: two threads composing at once raised ValueError
         GlobalHydra.instance().clear()
+        try:
+            with initialize_config_dir(config_dir=str(conf_dir()), version_base="1.3"):
+                return hydra_compose(config_name="config",
+                                     overrides=tier_facts_settable([*(o for _, _, o in layers), *overrides]))
+        except (HydraException, OmegaConfBaseException) as exc:
+            raise ConfigError(naming_file(with_goal_hint(hydra_one_line(str(exc)), overrides), layers)) from None
+        finally:
+            GlobalHydra.instance().clear()
 
 
 def _loc(err: Mapping[str, Any]) -> str:

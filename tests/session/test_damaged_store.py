@@ -48,6 +48,7 @@ def test_a_damaged_store_is_one_line_and_changes_nothing(
         code, out, err = run_cli(capsys, "--data-dir", str(data), *command)
         assert code == 2, (command, err)
         assert "Traceback" not in err
+        assert out == "", (command, out)  # no `batches  not polled, ...` line on stdout before the one line
         lines = err.strip().splitlines()
         assert len(lines) == 1 and lines[0].endswith("; nothing was changed"), (command, err)
         assert f"the store of {BAD} is damaged (" in lines[0]
