@@ -1,8 +1,9 @@
 """False refusals of a mechanism asked in the indicative: "how does this illness spread through the air?", "how does
 the virus escape the immune system?", the glossed intransitive ("कैसे फैलता है", "কীভাবে ছড়ায়", "как ... распространяется",
 Persian "فرار می‌کند", Czech "jak ... uniká") explain how something happens; and prevention ("so that the disease
-does not spread") is a remedy. Requests to make the spread or the escape happen stay refused, in the same words. Texts written for this test,
-none copied from a labelled set (docs/design.md#safety-screen, "A mechanism asked in the indicative")."""
+does not spread") is a remedy. Requests to make the spread or the escape happen stay refused, in the same words.
+Texts written for this test, none copied from a labelled set (docs/design.md#safety-screen, "A mechanism asked in the
+indicative")."""
 
 from __future__ import annotations
 
