@@ -72,6 +72,14 @@ def _wait(driver: Any, check: Any, seconds: float = 60, what: str = "") -> Any:
         lambda d: check(d), message=what)
 
 
+def _click(driver: Any, element_id: str) -> None:
+    """Click the element of ``element_id``, found again when htmx swapped it between finding and clicking (a click on
+    the stale copy raised StaleElementReferenceException once the session ended and the page re-rendered)."""
+    from selenium.webdriver.common.by import By
+
+    _wait(driver, lambda d: d.find_element(By.ID, element_id).click() or True, 30, f"a click on #{element_id}")
+
+
 def _said(driver: Any) -> str:
     from selenium.webdriver.common.by import By
 
@@ -93,12 +101,12 @@ def test_a_session_from_the_form_watched_steered_and_rated(tmp_path: Path) -> No
             driver.get(f"{base}/new")
             Select(driver.find_element(By.ID, "experiment")).select_by_value("demo")
             Select(driver.find_element(By.ID, "models")).select_by_value("fake")
-            driver.find_element(By.ID, "check").click()
+            _click(driver, "check")
             _wait(driver, lambda d: d.find_elements(By.ID, "start"), 120, "the check's estimate and screen")
             assert "estimated cost ~$" in driver.find_element(By.ID, "estimate").text
             assert "allow" in driver.find_element(By.ID, "screen").text
             driver.save_screenshot(str(shots / "1-checked.png"))
-            driver.find_element(By.ID, "start").click()
+            _click(driver, "start")
             _wait(driver, lambda d: "/sessions/" in d.current_url, 180, "the session's page")
             sid = driver.current_url.rsplit("/", 1)[1]
             first = len(driver.find_elements(By.CSS_SELECTOR, "#events li"))
@@ -106,25 +114,25 @@ def test_a_session_from_the_form_watched_steered_and_rated(tmp_path: Path) -> No
             _wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#events li")) >= first + 3, 90,
                   "events over SSE")
             driver.save_screenshot(str(shots / "2-live.png"))
-            driver.find_element(By.ID, "pause").click()
+            _click(driver, "pause")
             _wait(driver, lambda d: "pause requested" in _said(d) or "nothing to pause" in _said(d), 30, "pause")
             assert "pause requested" in _said(driver), _said(driver)
             _wait(driver, lambda d: "paused" in d.find_element(By.ID, "liveline").text, 30, "the paused status")
             driver.save_screenshot(str(shots / "3-paused.png"))
-            driver.find_element(By.ID, "resume").click()
+            _click(driver, "resume")
             _wait(driver, lambda d: "resumed" in _said(d), 30, "resume")
             _wait(driver, lambda d: "done" in d.find_element(By.ID, "liveline").text, 240, "the session's end")
             driver.save_screenshot(str(shots / "4-done.png"))
             # two hypotheses side by side, rated
-            driver.find_element(By.ID, "compare").click()
+            _click(driver, "compare")
             _wait(driver, lambda d: d.find_elements(By.ID, "prefer-b"), 30, "the side-by-side page")
             b = driver.find_element(By.CSS_SELECTOR, "#rate input[name=b]").get_attribute("value")
-            driver.find_element(By.ID, "prefer-b").click()
+            _click(driver, "prefer-b")
             driver.find_element(By.CSS_SELECTOR, "#rate input[name=why]").send_keys("B names its cell line")
-            driver.find_element(By.ID, "rate-submit").click()
+            _click(driver, "rate-submit")
             _wait(driver, lambda d: "RR-" in _said(d), 60, "the rating recorded")
             driver.save_screenshot(str(shots / "5-rated.png"))
-            driver.find_element(By.ID, "back").click()
+            _click(driver, "back")
             _wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#leaderboard-table tbody tr[data-id]"), 30)
             shown = [r.get_attribute("data-id")
                      for r in driver.find_elements(By.CSS_SELECTOR, "#leaderboard-table tbody tr[data-id]")]
