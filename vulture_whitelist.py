@@ -168,4 +168,5 @@ _.grammar_decode
 _.prompt_deep
 # re2.Options: set on the options object RE2 reads when it compiles the term lists' guard (cosci/safety/guard.py).
 _.case_sensitive
+_.dot_nl
 _.log_errors

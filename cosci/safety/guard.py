@@ -139,10 +139,11 @@ def fast_guard(patterns: list[re.Pattern[str]], word: str = _NOT_SPACE) -> Any |
     """An RE2 pattern matching wherever any of ``patterns`` does (module docstring), or None when RE2 cannot hold
     one (a group reference, an atomic group, a possessive quantifier: Python syntax RE2 lacks). ``word``: what
     ``\\w`` is read as (the default's reason: :data:`_NOT_SPACE`; ``bench.screen_guard`` times another)."""
-    if not patterns:
+    if not patterns or any(p.flags & re.VERBOSE for p in patterns):  # spaces and comments RE2 would read as text
         return None
     options = re2.Options()
     options.case_sensitive = not any(p.flags & re.IGNORECASE for p in patterns)
+    options.dot_nl = any(p.flags & re.DOTALL for p in patterns)
     options.log_errors = False  # RE2's memory budget stays its default (8 MB a list): it bounds each automaton's cache
     try:
         return re2.compile("|".join(f"(?:{loosened(p.pattern).replace(_NOT_SPACE, word)})" for p in patterns), options)

@@ -38,6 +38,12 @@ def test_the_guard_still_refuses_what_no_pattern_could_match() -> None:
     assert guard.search("RICIN") is not None  # the lists' case-insensitivity is kept
 
 
+def test_the_patterns_flags_are_kept_or_the_list_left_unguarded() -> None:
+    dotall = fast_guard([re.compile(r"\bspore.powder\b", re.IGNORECASE | re.DOTALL)])
+    assert dotall is not None and not finds_nothing(dotall, "spore\npowder")
+    assert fast_guard([re.compile(r"\bspore \s powder  # the dried form", re.VERBOSE)]) is None
+
+
 def test_a_pattern_re2_cannot_hold_leaves_the_list_unguarded_and_read_as_before() -> None:
     patterns = [re.compile(r"\b(\w)\1x\b", re.IGNORECASE)]  # a group reference
     assert fast_guard(patterns) is None
