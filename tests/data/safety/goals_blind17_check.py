@@ -1,4 +1,4 @@
-"""Validate goals_blind17.jsonl, the sixteenth-stop held-out set written blind.
+"""Validate goals_blind17.jsonl, the seventeenth-stop held-out set written blind.
 
 Checks, with the shared validator (goals_blind_check.py) and goals_blind13's extra floors: every line parses and
 carries the fields of goals_intent.jsonl in their order with allowed values, ids ``b17-NNNN``, split "heldout",
