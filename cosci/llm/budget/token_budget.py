@@ -84,7 +84,8 @@ class OutputRoom:
         """The largest output cap (at most ``max_tokens``) whose upper bound fits ``usd``; 0 if none does."""
         if self.usd_per_output_token <= 0:
             return self.max_tokens if self.input_bound_usd <= usd + EPS_USD else 0
-        return max(min(self.max_tokens, math.floor((usd - self.input_bound_usd) / self.usd_per_output_token)), 0)
+        tokens = math.floor((usd - self.input_bound_usd + EPS_USD) / self.usd_per_output_token)
+        return max(min(self.max_tokens, tokens), 0)
 
 
 @dataclass
