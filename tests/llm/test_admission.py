@@ -235,6 +235,23 @@ async def test_a_call_the_money_left_cannot_hold_is_admitted_with_its_output_cap
     assert budget.total_spent_usd <= budget.cap_usd + EPS
 
 
+async def test_the_gateway_sends_a_capped_call_with_its_lowered_max_tokens(tmp_path: Path) -> None:
+    """ranking.pairwise on the fake cheap tier: a prompt of ~0.00004 USD at its bound, 2.5 USD/Mtok of output, 6048
+    tokens at most. With 0.002 USD of working money left it is sent with max_tokens ~780; the fake, like a provider,
+    stops there (its scripted answer is 2000 tokens), so it costs no more than it held."""
+    from cosci.llm.fake.provider import FAKE, FakeReply
+
+    FAKE.reset()
+    h = harness(make_config(tmp_path / "data", "run.budget_usd=1.0"))
+    h.budget.restore({"ranking": {"usd": h.budget.working_usd - 0.002}})
+    FAKE.script(FakeReply(text="x" * 8000), agent="ranking")
+    resp = await h.gateway.complete(spec_for(h.gateway, "ranking", "pairwise"))
+    sent = h.records[-1].request["max_tokens"]
+    assert 150 < sent < 6048 and resp.output_tokens <= sent and resp.finish_reason == "length"
+    assert h.budget.total_spent_usd <= h.budget.working_usd + EPS  # within its hold: the reserve untouched
+    FAKE.reset()
+
+
 @settings(max_examples=60, deadline=None)
 @given(cap=st.floats(0.5, 2.0), calls=st.lists(st.tuples(
     st.floats(0.0, 0.2), st.floats(1e-5, 1e-3), st.integers(1, 400), st.integers(400, 4000), st.floats(0.0, 1.0),
