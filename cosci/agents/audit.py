@@ -10,7 +10,8 @@ because a model scoring its own text is not an independent audit. The auditor is
 sources, quoted), never the claim map's results, so that its findings can be compared with the support check
 afterwards (:func:`cosci.grounding.support.agreement`). Its answer is appended under "# Audit" and logged; it
 never rewrites the overview. A failed audit (budget, provider, an invalid record from a weak model) is
-``unchecked``: reported in that section, never a stopped session.
+``unchecked``: reported in that section, never a stopped session. One the money left cannot hold whole is tried once
+in the short form (the embedded model's), noted as abridged (design.md#budget, "The short audit").
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ characters."""
 ABRIDGED = (f"Abridged: the money left held only the short audit (the first {SMALL_RECORDS} hypotheses and sources"
             f" at {SMALL_CHARS} characters each, the overview's first {SMALL_OVERVIEW} characters).")
 """The note of an audit made in the short form because the whole one did not fit the money left (design.md#budget,
-"The last call, capped")."""
+"The short audit")."""
 
 
 @dataclass

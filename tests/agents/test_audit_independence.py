@@ -86,7 +86,7 @@ async def test_one_model_means_no_audit_and_no_score_anywhere(planned: SessionRu
 def test_an_audit_the_money_left_cannot_hold_whole_is_made_short(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
                                                                   ) -> None:
     """The whole audit refused for the session's money (its bound is more than is left) is tried in the short form
-    once; the section and ``cosci status`` say it is abridged (design.md#budget, "The last call, capped"). Refused
+    once; the section and ``cosci status`` say it is abridged (design.md#budget, "The short audit"). Refused
     for an agent's share, or refused short too, it is ``unchecked`` as before."""
     from cosci.agents import audit as audit_module
     from cosci.grounding.report import audit_words
