@@ -10,7 +10,8 @@ because a model scoring its own text is not an independent audit. The auditor is
 sources, quoted), never the claim map's results, so that its findings can be compared with the support check
 afterwards (:func:`cosci.grounding.support.agreement`). Its answer is appended under "# Audit" and logged; it
 never rewrites the overview. A failed audit (budget, provider, an invalid record from a weak model) is
-``unchecked``: reported in that section, never a stopped session.
+``unchecked``: reported in that section, never a stopped session. One the money left cannot hold whole is tried once
+in the short form (the embedded model's), noted as abridged (design.md#budget, "The short audit").
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from cosci.agents.overview import OverviewMaterial
 from cosci.domain import Task
 from cosci.grounding.claims import unmarked
 from cosci.grounding.report import NO_CLAIMS, NOT_AUDITED
-from cosci.llm.errors import CALL_FAILED, HostUnreachable
+from cosci.llm.errors import CALL_FAILED, BudgetExceeded, HostUnreachable
 from cosci.llm.port.structured import call_record
 from cosci.llm.port.types import Route
 from cosci.prompts import render
@@ -39,6 +40,10 @@ MAX_RECORDS, RECORD_CHARS = 16, 1500
 SMALL_RECORDS, SMALL_CHARS, SMALL_OVERVIEW = 4, 400, 6000
 """The same for a schema-constrained embedded model (a 4096-token context, models.local.n_ctx), and the overview's
 characters."""
+ABRIDGED = (f"Abridged: the money left held only the short audit (the first {SMALL_RECORDS} hypotheses and sources"
+            f" at {SMALL_CHARS} characters each, the overview's first {SMALL_OVERVIEW} characters).")
+"""The note of an audit made in the short form because the whole one did not fit the money left (design.md#budget,
+"The short audit")."""
 
 
 @dataclass
@@ -86,7 +91,7 @@ class AuditResult:
                               "overview is no audit. Choose a models config with a second model (see "
                               "docs/design.md#claim-statuses) to have the overview audited."]) + "\n"
         lines = ["# Audit", "", f"Independent audit by {self.model} (the overview was written by "
-                 f"{self.writer_model}). It does not change the overview."]
+                 f"{self.writer_model}). It does not change the overview.{f' {self.error}' if self.audit else ''}"]
         if self.audit is None:
             return "\n".join([*lines, "", f"The audit could not be completed (unchecked): {self.error}"]) + "\n"
         a = self.audit
@@ -138,13 +143,24 @@ class OverviewAuditor:
             return AuditResult(None, route.model, writer.model, f"skipped: {skip}")
         if route.model == writer.model:  # no independent model: no call, no score (module docstring)
             return AuditResult(None, route.model, writer.model, NOT_AUDITED)
-        spec = self.agent.spec("audit", self.task, self.prompt(overview, material, route.constrained),
-                               action=f"{self.task.action}/audit", feedback=False)
+        note = ""
         try:
-            rec, _ = await call_record(self.agent.deps.llm, replace(spec, route=route), RecordAudit)
+            try:
+                rec = await self._call(route, overview, material, route.constrained)
+            except BudgetExceeded as exc:  # the whole audit does not fit what is left: the short one, if it does
+                if route.constrained or exc.scope != "session":
+                    raise
+                rec, note = await self._call(route, overview, material, True), ABRIDGED
         except HostUnreachable:  # every later call meets it: the session ends on its line, no fallback
             raise
         except CALL_FAILED as exc:  # BudgetBusy is not one: the task runner waits (design.md#budget)
             log.warning("overview audit failed (%s); the overview keeps a note instead", exc)
             return AuditResult(None, route.model, writer.model, f"{type(exc).__name__}: {exc}")
-        return AuditResult(rec, route.model, writer.model)
+        return AuditResult(rec, route.model, writer.model, note)
+
+    async def _call(self, route: Route, overview: str, material: OverviewMaterial, small: bool) -> RecordAudit:
+        """One forced ``record_audit`` call on ``route`` (``small``: the short prompt)."""
+        spec = self.agent.spec("audit", self.task, self.prompt(overview, material, small),
+                               action=f"{self.task.action}/audit", feedback=False)
+        rec, _ = await call_record(self.agent.deps.llm, replace(spec, route=route), RecordAudit)
+        return rec

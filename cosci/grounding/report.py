@@ -62,8 +62,8 @@ def audit_words(checked: dict[str, Any]) -> str:
     if not independent(audit):
         return f"{NOT_AUDITED} (the writer's model {audit.get('writer_model')} is the only one the models config has)"
     score = audit_score(checked)
-    if score is not None:
-        return f"done, score {score:.2f}"
+    if score is not None:  # an audit in the short form says so (design.md#budget, "The short audit")
+        return f"done{' (abridged)' if str(audit.get('error', '')).startswith('Abridged') else ''}, score {score:.2f}"
     return "unchecked" + (f": {' '.join(str(audit['error']).split())[:200]}" if audit.get("error") else "")
 
 

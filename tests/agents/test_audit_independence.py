@@ -81,3 +81,40 @@ async def test_one_model_means_no_audit_and_no_score_anywhere(planned: SessionRu
 
     page = render_html(collect(store))
     assert f"Blind audit: {NOT_AUDITED}" in page and "score 1.00" not in page
+
+
+def test_an_audit_the_money_left_cannot_hold_whole_is_made_short(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                                                  ) -> None:
+    """The whole audit refused for the session's money (its bound is more than is left) is tried in the short form
+    once; the section and ``cosci status`` say it is abridged (design.md#budget, "The short audit"). Refused
+    for an agent's share, or refused short too, it is ``unchecked`` as before."""
+    from cosci.agents import audit as audit_module
+    from cosci.grounding.report import audit_words
+    from cosci.llm.errors import BudgetExceeded
+    from cosci.records import RecordAudit
+
+    cfg = make_config(tmp_path / "data")
+    agent = SimpleNamespace(config=cfg, deps=SimpleNamespace(router=Router(cfg), llm=_NoCalls()))
+    task = SimpleNamespace(action="GenerateFinalResearchOverview")
+    asked: list[bool] = []
+    rec = RecordAudit(overclaims=[], missing_caveats=[], overall_score=0.7, summary="Claims hold.")
+
+    def scripted(*refusals: BudgetExceeded) -> Any:
+        async def call(self: Any, route: Any, overview: str, material: Any, small: bool) -> RecordAudit:
+            asked.append(small)
+            if len(asked) <= len(refusals):
+                raise refusals[len(asked) - 1]
+            return rec
+        return call
+
+    session = BudgetExceeded("this call may cost up to $0.5599 of $5.00", scope="session", agent="metareview")
+    monkeypatch.setattr(audit_module.OverviewAuditor, "_call", scripted(session))
+    audit = asyncio.run(OverviewAuditor(agent, task).run("# Executive summary\nA claim.\n", None))  # type: ignore[arg-type]
+    assert asked == [False, True] and audit.status == "done" and audit.error == audit_module.ABRIDGED
+    assert "It does not change the overview. Abridged: the money left held only the short audit" in audit.section()
+    assert audit_words({"claims_total": 1, "audit": audit.to_dict()}) == "done (abridged), score 0.70"
+    for refusals in [(session, session), (BudgetExceeded("share", scope="agent", agent="metareview"),)]:
+        asked.clear()
+        monkeypatch.setattr(audit_module.OverviewAuditor, "_call", scripted(*refusals))
+        audit = asyncio.run(OverviewAuditor(agent, task).run("# Executive summary\nA claim.\n", None))  # type: ignore[arg-type]
+        assert audit.status == "unchecked" and asked == [False, True][:len(refusals)]

@@ -21,7 +21,7 @@ from cosci.llm.batches.batch_gateway import BatchGateway
 from cosci.llm.budget import admission as admission_module
 from cosci.llm.budget.admission import Admission, admit_call
 from cosci.llm.budget.tail import MIN_RATIOS, TailFactor
-from cosci.llm.budget.token_budget import SHARE_FLOOR, TokenBudget
+from cosci.llm.budget.token_budget import SHARE_FLOOR, OutputRoom, TokenBudget
 from cosci.llm.errors import BudgetBusy, BudgetError, BudgetExceeded
 from cosci.llm.port.types import BatchRequest
 from tests.llm.helpers import harness, make_config, spec_for
@@ -204,6 +204,76 @@ def test_calls_costing_their_upper_bound_never_pass_the_cap() -> None:
         budget.settle(r, r.bound_usd, 1)  # each costs its upper bound, 10x its hold
     assert budget.total_spent_usd <= budget.cap_usd + EPS
     assert budget.total_spent_usd > budget.working_usd  # the overrun reached the reserve, and stopped at the cap
+
+
+async def test_a_call_the_money_left_cannot_hold_is_admitted_with_its_output_capped() -> None:
+    """Scripted prices (design.md#budget, "The last call, capped"): a call's prompt is 0.20 USD at its bound, its
+    output 0.0001 USD a token, up to 4000 tokens (upper bound 0.60 USD), its useful minimum 500 tokens."""
+    budget = TokenBudget(5.0, {"generation": 1.0 - RESERVE, "metareview": 0.0}, RESERVE)  # working 4.60, reserve 0.40
+    room = OutputRoom(0.20, 0.0001, 500, 4000)
+    budget.restore({"generation": {"usd": 4.30}})  # 0.30 USD of working money left: its hold (0.60) does not fit
+    capped = await admit_call(budget, "generation", 0.25, 5000, bound_usd=0.60, room=room)
+    res = capped.reservation
+    assert capped.max_output_tokens == 1000  # (0.30 - 0.20) / 0.0001: its upper bound fits exactly
+    assert res.bound_usd == res.hold_usd == pytest.approx(0.30) and res.usd == 0.25 and res.tokens == 2000
+    with pytest.raises(BudgetBusy):  # fits at its own cap once the call in flight settles: it waits, not capped
+        await admit_call(budget, "metareview", 0.25, 5000, bound_usd=0.60, room=room, use_reserve=True)
+    capped.settle(res.bound_usd, res.tokens)  # the provider stopped at max_tokens: it cost its bound, no more
+    assert budget.total_spent_usd == pytest.approx(budget.working_usd)  # the working money, not the reserve
+
+    with pytest.raises(BudgetExceeded) as info:  # nothing left of the working money: not even 500 tokens fit
+        await admit_call(budget, "generation", 0.25, 5000, bound_usd=0.60, room=room)
+    assert str(info.value).endswith("this call may cost up to $0.6000 of $5.00")  # the call at its own cap
+    assert info.value.stop_line() == ("the next generation call would not fit in the $0.40 left; its upper bound was"
+                                      " $0.60")
+    audit = await admit_call(budget, "metareview", 0.25, 5000, bound_usd=0.60, room=room, use_reserve=True)
+    assert audit.max_output_tokens == 2000  # the reserve modes: the cap's 0.40 left, the upper bound 0.60 does not
+    busy = OutputRoom(0.10, 0.0001, 500, 4000)  # fits only once the audit in flight settles (0.40 left, 0.15 needed)
+    with pytest.raises(BudgetBusy):
+        await admit_call(budget, "metareview", 0.15, 5000, bound_usd=0.50, room=busy, use_reserve=True)
+    audit.settle(0.35, 1000)
+    assert budget.total_spent_usd <= budget.cap_usd + EPS
+
+
+async def test_the_gateway_sends_a_capped_call_with_its_lowered_max_tokens(tmp_path: Path) -> None:
+    """ranking.pairwise on the fake cheap tier: a prompt of ~0.00004 USD at its bound, 2.5 USD/Mtok of output, 6048
+    tokens at most. With 0.002 USD of working money left it is sent with max_tokens ~780; the fake, like a provider,
+    stops there (its scripted answer is 2000 tokens), so it costs no more than it held."""
+    from cosci.llm.fake.provider import FAKE, FakeReply
+
+    FAKE.reset()
+    h = harness(make_config(tmp_path / "data", "run.budget_usd=1.0"))
+    h.budget.restore({"ranking": {"usd": h.budget.working_usd - 0.002}})
+    FAKE.script(FakeReply(text="x" * 8000), agent="ranking")
+    resp = await h.gateway.complete(spec_for(h.gateway, "ranking", "pairwise"))
+    sent = h.records[-1].request["max_tokens"]
+    assert 150 < sent < 6048 and resp.output_tokens <= sent and resp.finish_reason == "length"
+    assert h.budget.total_spent_usd <= h.budget.working_usd + EPS  # within its hold: the reserve untouched
+    FAKE.reset()
+
+
+@settings(max_examples=60, deadline=None)
+@given(cap=st.floats(0.5, 2.0), calls=st.lists(st.tuples(
+    st.floats(0.0, 0.2), st.floats(1e-5, 1e-3), st.integers(1, 400), st.integers(400, 4000), st.floats(0.0, 1.0),
+    st.booleans()), max_size=40))
+def test_calls_admitted_capped_never_pass_the_cap(cap: float, calls: list[tuple[float, float, int, int, float, bool]]
+                                                  ) -> None:
+    """However the prompts and output prices fall, calls admitted capped (each costing up to the bound of the cap it
+    was sent with) keep spending within the cap, and the working calls within the working money."""
+    budget = TokenBudget(cap, {"generation": 1.0 - RESERVE}, RESERVE)
+    for input_usd, per_token, least, most, fraction, reserve in calls:
+        room = OutputRoom(input_usd, per_token, least, most)
+        try:
+            res = budget.admit("generation", room.bound_usd(least), most, bound_usd=room.bound_usd(most), room=room,
+                               use_reserve=reserve)
+        except BudgetExceeded as exc:
+            assert exc.scope == "session" and room.bound_usd(least) > 0
+            continue
+        sent = res.max_output_tokens or most
+        assert least <= sent <= most and res.bound_usd == pytest.approx(room.bound_usd(sent))
+        budget.settle(res, room.bound_usd(sent) * (1.0 if fraction > 0.5 else fraction), res.tokens)
+        assert budget.total_spent_usd <= cap + EPS
+        assert reserve or budget.spent_usd.get("generation", 0.0) <= cap + EPS
 
 
 def test_the_tail_factor_is_the_measured_quantile_after_a_prior_at_the_bound() -> None:

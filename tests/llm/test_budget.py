@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cosci.config.schema import CosciConfig
-from cosci.llm.budget.token_budget import Reservation, TokenBudget
+from cosci.llm.budget.token_budget import OutputRoom, Reservation, TokenBudget
 from cosci.llm.errors import BudgetBusy, BudgetExceeded
 from cosci.llm.fake.provider import FAKE, FakeBackend, FakeReply
 from cosci.llm.gateway.adapter import RESERVE_MODES, estimate_call
@@ -168,9 +168,9 @@ def test_eight_concurrent_gateway_callers_never_pass_the_cap(base: CosciConfig, 
     admit = h.budget.admit
 
     def spy(agent: str, usd: float, tokens: int, *, use_reserve: bool = False,
-            bound_usd: float | None = None) -> Reservation:
+            bound_usd: float | None = None, room: OutputRoom | None = None) -> Reservation:
         beyond = h.budget._overflow(agent, usd, h.budget._reserved_usd.get(agent, 0.0))
-        res = admit(agent, usd, tokens, use_reserve=use_reserve, bound_usd=bound_usd)
+        res = admit(agent, usd, tokens, use_reserve=use_reserve, bound_usd=bound_usd, room=room)
         if beyond > EPS and not use_reserve:
             borrowed[agent] = borrowed.get(agent, 0.0) + res.bound_usd
         return res
@@ -212,12 +212,14 @@ def test_eight_concurrent_gateway_callers_never_pass_the_cap(base: CosciConfig, 
     assert sum(1 for r in h.records if r.outcome == "error:budget") == len(refused)
 
 
-@pytest.mark.parametrize(("cap", "spent", "scope"), [(0.001, 0.0, "session"), (1.0, 0.919, "session")])
+@pytest.mark.parametrize(("cap", "spent", "scope"), [(0.0004, 0.0, "session"), (1.0, 0.9197, "session")])
 async def test_a_refused_call_is_never_sent(tmp_path: Path, fake: FakeBackend, cap: float, spent: float,
                                             scope: str) -> None:
-    # ranking.pairwise on the fake cheap tier is bounded by ~0.015 USD (6048 output tokens at 2.5 USD/Mtok): more
-    # than a 0.001 USD session. In a 1 USD session where ranking spent its share (25 %) and borrowed all but 0.001 of
-    # the working money (0.92), its hold cannot fit: the money ran out, nothing is sent
+    # ranking.pairwise on the fake cheap tier is bounded by ~0.015 USD (6048 output tokens at 2.5 USD/Mtok), and
+    # ~0.00041 USD capped to its useful minimum (the tier's typical 150 output tokens; design.md#budget, "The last
+    # call, capped"): more than a 0.0004 USD session's working money (0.00037). In a 1 USD session where ranking spent
+    # its share (25 %) and borrowed all but 0.0003 of the working money (0.92), not even that fits: the money ran
+    # out, nothing is sent
     h = harness(make_config(tmp_path / "data", f"run.budget_usd={cap}"))
     h.budget.restore({"ranking": {"usd": spent}})
     with pytest.raises(BudgetExceeded) as info:

@@ -19,7 +19,7 @@ import asyncio
 import time
 from dataclasses import dataclass
 
-from cosci.llm.budget.token_budget import Reservation, TokenBudget
+from cosci.llm.budget.token_budget import OutputRoom, Reservation, TokenBudget
 from cosci.llm.errors import BudgetBusy
 
 ADMISSION_POLL_SECONDS = 0.05
@@ -47,6 +47,11 @@ class Admission:
         """A call admitted by an earlier process (a resumed session's provider batch): it holds nothing, and its
         settlement books the actual cost against ``agent``."""
         return cls(budget, Reservation(agent, 0.0, 0))
+
+    @property
+    def max_output_tokens(self) -> int | None:
+        """The output cap the call must be sent with, when admission lowered it to fit (None: the call's own)."""
+        return self.reservation.max_output_tokens
 
     @property
     def usd(self) -> float:
@@ -78,11 +83,13 @@ class Admission:
 
 
 async def admit_call(budget: TokenBudget, agent: str, usd: float, tokens: int, *, bound_usd: float | None = None,
-                     use_reserve: bool = False, wait_seconds: float = 0.0) -> Admission:
+                     use_reserve: bool = False, wait_seconds: float = 0.0, room: OutputRoom | None = None) -> Admission:
     """Admit one call of ``agent`` (arguments as :meth:`TokenBudget.admit`: ``usd`` expected, ``bound_usd`` upper
     bound, USD; ``tokens`` upper bound). It holds its expected cost plus the tail reserve against the working money
     and its bound only in the worst-case check (design.md#tail-reserve). A call that fits only once the calls in
-    flight settle tries again every ``ADMISSION_POLL_SECONDS`` for up to ``wait_seconds`` (0: once, no wait).
+    flight settle tries again every ``ADMISSION_POLL_SECONDS`` for up to ``wait_seconds`` (0: once, no wait). With
+    ``room``, a call the money left cannot hold at its own cap may be admitted with its output capped
+    (:attr:`Admission.max_output_tokens`; design.md#budget, "The last call, capped").
 
     Raises:
         BudgetExceeded: it cannot fit even with nothing in flight (the money ran out).
@@ -91,7 +98,8 @@ async def admit_call(budget: TokenBudget, agent: str, usd: float, tokens: int, *
     deadline = time.monotonic() + wait_seconds
     while True:
         try:
-            return Admission(budget, budget.admit(agent, usd, tokens, use_reserve=use_reserve, bound_usd=bound_usd))
+            return Admission(budget, budget.admit(agent, usd, tokens, use_reserve=use_reserve,
+                                                    bound_usd=bound_usd, room=room))
         except BudgetBusy:
             if time.monotonic() >= deadline:
                 raise

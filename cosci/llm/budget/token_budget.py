@@ -26,7 +26,10 @@ this session, :mod:`cosci.llm.budget.sizing`) and its **upper bound** (input cha
 
 A call that does not fit *now* but would fit once in-flight reservations settle raises
 :class:`~cosci.llm.errors.BudgetBusy` (the caller waits and tries again); one that would not fit even with nothing in
-flight raises :class:`~cosci.llm.errors.BudgetExceeded` — the money ran out. Callers reach :meth:`TokenBudget.admit`
+flight raises :class:`~cosci.llm.errors.BudgetExceeded` — the money ran out — unless the caller gave its
+:class:`OutputRoom` and the call still fits with its output capped (at least its useful minimum): it is then
+admitted with ``max_tokens`` lowered so that its upper bound fits what is left, held at that bound (design.md#budget,
+"The last call, capped"). Callers reach :meth:`TokenBudget.admit`
 only through :mod:`cosci.llm.budget.admission`, the one admission path.
 """
 
@@ -49,7 +52,8 @@ SHARE_FLOOR = 0.5
 class Reservation:
     """One admitted call, USD: ``usd`` expected (agent share), ``hold_usd`` held against the working money (expected
     + tail reserve), ``bound_usd`` upper bound (worst case against the cap); ``from_reserve_usd`` of ``usd`` drawn
-    on the reserve; ``tokens`` upper bound (input + output)."""
+    on the reserve; ``tokens`` upper bound (input + output); ``max_output_tokens``: the output cap the call must be
+    sent with when admission lowered it (None: its own)."""
 
     agent: str
     usd: float
@@ -57,6 +61,31 @@ class Reservation:
     from_reserve_usd: float = 0.0
     bound_usd: float = 0.0
     hold_usd: float = 0.0
+    max_output_tokens: int | None = None
+
+
+@dataclass(frozen=True)
+class OutputRoom:
+    """How a call's upper bound grows with its output cap, for admitting it capped (design.md#budget, "The last
+    call, capped"): ``input_bound_usd`` its input at its bound (USD), ``usd_per_output_token``, ``min_tokens`` the
+    fewest output tokens worth sending (the useful minimum: an answer cut shorter is retried, which wastes money),
+    ``max_tokens`` its own cap."""
+
+    input_bound_usd: float
+    usd_per_output_token: float
+    min_tokens: int
+    max_tokens: int
+
+    def bound_usd(self, tokens: int) -> float:
+        """Upper bound of the call sent with ``max_tokens=tokens``, USD."""
+        return self.input_bound_usd + tokens * self.usd_per_output_token
+
+    def tokens_within(self, usd: float) -> int:
+        """The largest output cap (at most ``max_tokens``) whose upper bound fits ``usd``; 0 if none does."""
+        if self.usd_per_output_token <= 0:
+            return self.max_tokens if self.input_bound_usd <= usd + EPS_USD else 0
+        tokens = math.floor((usd - self.input_bound_usd + EPS_USD) / self.usd_per_output_token)
+        return max(min(self.max_tokens, tokens), 0)
 
 
 @dataclass
@@ -122,7 +151,7 @@ class TokenBudget:
 
     # --- admission -----------------------------------------------------------------------------------------
     def admit(self, agent: str, usd: float, tokens: int, *, use_reserve: bool = False,
-              bound_usd: float | None = None) -> Reservation:
+              bound_usd: float | None = None, room: OutputRoom | None = None) -> Reservation:
         """Reserve a call (the four checks of the module docstring).
 
         Args:
@@ -131,16 +160,26 @@ class TokenBudget:
             tokens: upper-bound estimate of its tokens (input + output), held against the token cap.
             use_reserve: a reserve mode: may spend the reserve (the whole cap) and draw on it once its share is used.
             bound_usd: upper bound of its cost, USD (the worst case against the cap); defaults to ``usd``.
+            room: how its bound shrinks with its output cap: a call that does not fit the session's money is then
+                admitted capped if at least ``room.min_tokens`` of output fit (``Reservation.max_output_tokens``).
 
         Raises:
-            BudgetExceeded: the call cannot fit even with nothing else in flight — ``scope="session"`` for the
-                cap or the working money, ``"agent"`` for the agent's share (with the reserve or borrowing).
+            BudgetExceeded: the call cannot fit even with nothing else in flight, not even capped to its useful
+                minimum — ``scope="session"`` for the cap or the working money (the message names this call at its
+                own cap), ``"agent"`` for the agent's share (with the reserve or borrowing).
             BudgetBusy: it would fit once calls in flight settle.
         """
         bound = max(usd, bound_usd if bound_usd is not None else usd)
+        capped: int | None = None
         with self._lock:
             hold = self.tail.hold(usd, bound)
-            self._check_cap(agent, usd, hold, bound, use_reserve)
+            try:
+                self._check_cap(agent, usd, hold, bound, use_reserve)
+            except BudgetExceeded:
+                if room is None or (capped := self._capped(agent, room, use_reserve)) is None:
+                    raise
+                bound = hold = room.bound_usd(capped)  # held at its true bound: the tail reserve is not touched
+                usd, tokens = min(usd, bound), tokens - (room.max_tokens - capped)
             if self.cap_tokens is not None and self.spent_tokens + self._reserved_tokens + tokens > self.cap_tokens:
                 msg = f"session token budget of {self.cap_tokens} tokens would be passed"
                 if self.spent_tokens + tokens <= self.cap_tokens:
@@ -152,7 +191,24 @@ class TokenBudget:
             self._held_usd += hold
             self._reserved_tokens += tokens
             self._reserve_reserved_usd += from_reserve
-            return Reservation(agent, usd, tokens, from_reserve, bound, hold)
+            return Reservation(agent, usd, tokens, from_reserve, bound, hold, capped)
+
+    def _capped(self, agent: str, room: OutputRoom, use_reserve: bool) -> int | None:
+        """The output cap a call refused at its own cap may be admitted with: the largest whose bound fits both the
+        cap beside the calls in flight at their bounds and the working money (reserve modes: the cap) beside their
+        holds; None when not even ``room.min_tokens`` would fit with nothing in flight (the money ran out).
+
+        Raises:
+            BudgetBusy: the useful minimum fits only once the calls in flight settle."""
+        spent = self.total_spent_usd
+        limit = self.cap_usd if use_reserve else self.working_usd
+        now = room.tokens_within(min(self.cap_usd - spent - self._reserved_bound_usd, limit - spent - self._held_usd))
+        if now >= room.min_tokens:
+            return now
+        if room.tokens_within(min(self.cap_usd, limit) - spent) >= room.min_tokens:
+            raise BudgetBusy(f"session budget: ${spent:.4f} spent, this call fits capped to {room.min_tokens} output"
+                             " tokens only once the calls in flight settle", scope="session", agent=agent)
+        return None
 
     def _check_cap(self, agent: str, usd: float, hold: float, bound: float, use_reserve: bool) -> None:
         """Checks 1 (worst case against the cap) and 2 (holds against the working money)."""

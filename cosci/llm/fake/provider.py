@@ -114,7 +114,7 @@ class FakeBackend:
         # session must get the answers an uninterrupted one got (design.md#resume, kill at concurrency 1)
         reply = reply or content.autopilot(call, params, seed=self.cfg.seed, n=content.variant(self.cfg.seed, call),
                                            searches_per_loop=self.cfg.searches_per_loop)
-        return self._response(model, call, reply)
+        return self._response(model, call, reply, params.get("max_tokens"))
 
     async def embed(self, model: str, texts: list[str]) -> Any:
         """An embedding response: the ``hash`` vectors of ``texts`` (or the next queued embedding fault)."""
@@ -133,13 +133,21 @@ class FakeBackend:
                                                     for i, v in enumerate(vectors)],
                                  usage=Usage(prompt_tokens=tokens, completion_tokens=0, total_tokens=tokens))
 
-    def _response(self, model: str, call: FakeCall, reply: FakeReply) -> Any:
+    def _response(self, model: str, call: FakeCall, reply: FakeReply, max_tokens: int | None = None) -> Any:
+        """The response to ``call``: its answer cut at ``max_tokens`` as a provider cuts it (``finish_reason``
+        ``length``), so a call's upper bound holds on the fake too (design.md#budget)."""
+        text, finish = reply.text, reply.finish_reason
         calls = [(name, args if isinstance(args, str) else json.dumps(args))
                  for name, args in reply.tool_calls]
-        out_chars = len(reply.text) + sum(len(a) for _, a in calls)
+        if max_tokens and (len(text) + sum(len(a) for _, a in calls)) // 4 + 1 > max_tokens:
+            room, finish, text = 4 * max_tokens - 4, "length", text[:4 * max_tokens - 4]
+            room -= len(text)
+            calls = [(name, args[:max(room - sum(len(a) for _, a in calls[:i]), 0)])
+                     for i, (name, args) in enumerate(calls)]
+        out_chars = len(text) + sum(len(a) for _, a in calls)
         prompt_chars = len(json.dumps(call.messages, default=str)) + 200 * len(call.tools)
-        return make_response(model, text=reply.text, tool_calls=calls, prompt_tokens=prompt_chars // 4 + 1,
-                             completion_tokens=out_chars // 4 + 1, finish_reason=reply.finish_reason)
+        return make_response(model, text=text, tool_calls=calls, prompt_tokens=prompt_chars // 4 + 1,
+                             completion_tokens=out_chars // 4 + 1, finish_reason=finish)
 
     def _log(self, call: FakeCall) -> None:
         if not self.cfg.call_log:

@@ -60,7 +60,7 @@ from cosci.llm.budget.token_budget import TokenBudget
 from cosci.llm.gateway.answer_forms import FORMAT_PROVIDERS, as_record_call, deadline, format_tool, valid_utf8
 from cosci.llm.gateway.cache_marks import mark
 from cosci.llm.gateway.exceptions import map_exception
-from cosci.llm.gateway.prices import estimate_call
+from cosci.llm.gateway.prices import estimate_call, output_room
 from cosci.llm.gateway.providers import CUSTOM_PROVIDERS, register_providers
 from cosci.llm.gateway.routing import Router, num_ctx
 from cosci.llm.gateway.streaming import stream_completion
@@ -159,7 +159,8 @@ class Gateway:
                   f"to {nxt.model} (design.md#routing)", file=sys.stderr)
 
     # --- retries -----------------------------------------------------------------------------------------
-    def _max_attempts(self, exc: BaseException | None) -> int:
+    def max_attempts(self, exc: BaseException | None) -> int:
+        """Attempts allowed for this error kind (the retry table of design.md#retries); 1 for errors never retried."""
         r = self.retry
         table: dict[type, int] = {
             E.RateLimited: r.rate_limit_attempts, E.Overloaded: r.overloaded_attempts,
@@ -167,10 +168,6 @@ class Gateway:
             E.ConnectionFailed: r.timeout_attempts, E.HostUnreachable: r.unreachable_attempts,
             E.StreamTimeout: min(r.timeout_attempts, r.stream_timeout_attempts)}
         return table.get(type(exc), 1)
-
-    def max_attempts(self, exc: BaseException | None) -> int:
-        """Attempts allowed for this error kind (the retry table of design.md#retries); 1 for errors never retried."""
-        return self._max_attempts(exc)
 
     def retrying(self) -> AsyncRetrying:
         """The gateway's retry policy for a provider call made beside it (hosted embeddings, design.md#retries), so that
@@ -180,7 +177,7 @@ class Gateway:
 
     def _stop(self, state: RetryCallState) -> bool:
         exc = state.outcome.exception() if state.outcome else None
-        return state.attempt_number >= self._max_attempts(exc)
+        return state.attempt_number >= self.max_attempts(exc)
 
     def _wait(self, state: RetryCallState) -> float:
         backoff = wait_random_exponential(multiplier=self.retry.base_delay_seconds,
@@ -205,10 +202,12 @@ class Gateway:
                                 "model": route.model, "task_id": spec.task_id, "attempt": attempt}
         async with self.call_slot():  # admission and request only: the rest of the action runs beside the calls
             try:
-                admission = await self._admit(route, input_chars)
+                admission = await self._admit(route, input_chars, kwargs)
             except E.BudgetError as exc:
                 self.recorder(Call(**base, outcome="error:budget", error=str(exc)))
                 raise
+            if admission.max_output_tokens is not None:  # admitted capped to what the money left holds
+                kwargs["max_tokens"] = admission.max_output_tokens
             started = time.perf_counter()
             with admission:  # cancelled (deadline, abort) or failed unsettled: refunded, or it is held for good
                 try:
@@ -216,7 +215,7 @@ class Gateway:
                 except Exception as exc:  # every provider error is mapped, recorded, then retried or raised
                     admission.refund()
                     err = self._error(exc, route, input_chars)
-                    will_retry = isinstance(err, RETRIED) and attempt < self._max_attempts(err)
+                    will_retry = isinstance(err, RETRIED) and attempt < self.max_attempts(err)
                     self.recorder(Call(**base, outcome=f"{'retry' if will_retry else 'error'}:{err.kind}",
                                        latency_seconds=time.perf_counter() - started, error=str(err)))
                     raise err from exc
@@ -260,9 +259,10 @@ class Gateway:
                                      f"{route.max_output_tokens})", model=route.model)
         return err
 
-    async def _admit(self, route: Route, input_chars: int) -> Admission:
+    async def _admit(self, route: Route, input_chars: int, request: dict[str, Any]) -> Admission:
         """Admit a call at its expected cost (agent share) and upper bound (session cap) through
-        :func:`~cosci.llm.budget.admission.admit_call`.
+        :func:`~cosci.llm.budget.admission.admit_call`; one the money left cannot hold at its own cap may be admitted
+        with ``max_tokens`` lowered, down to its useful minimum (:func:`~.prices.output_room`).
 
         A call that fits only once the calls in flight settle waits, up to ``budget.admission_wait_seconds``.
 
@@ -274,7 +274,8 @@ class Gateway:
         expected_out = self.sizer.expected(route.key, route.max_output_tokens, route.typical_output_tokens)
         usd, _ = estimate_call(route.model, input_chars, expected_out,
                                input_tokens=expected_input_tokens(input_chars))
-        return await admit_call(self.budget, route.agent, usd, bound_tokens, bound_usd=bound_usd,
+        room = output_room(route.model, input_chars, route.max_output_tokens, expected_out, request)
+        return await admit_call(self.budget, route.agent, usd, bound_tokens, bound_usd=bound_usd, room=room,
                                 use_reserve=route.key in RESERVE_MODES,
                                 wait_seconds=self.config.budget.admission_wait_seconds)
 

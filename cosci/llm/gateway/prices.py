@@ -5,12 +5,14 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # never fetch the price map (LiteLLM would download it)
 
 import litellm
 
 from cosci.llm.budget.sizing import CHARS_PER_TOKEN_BOUND
+from cosci.llm.budget.token_budget import OutputRoom
 
 FALLBACK_USD_PER_MTOK = (3.0, 15.0)
 """Models with no price (not in the catalogue, not in LiteLLM's map) are admitted and estimated as Sonnet-class,
@@ -31,6 +33,22 @@ def estimate_call(model: str, input_chars: int, max_output_tokens: int, *,
     except Exception:  # unknown to LiteLLM's price map: a conservative default (design.md#budget)
         usd = fallback
     return usd, tin + max_output_tokens
+
+
+def output_room(model: str, input_chars: int, max_output_tokens: int, expected_output_tokens: int,
+                request: dict[str, Any]) -> OutputRoom:
+    """How the upper bound of a call of ``input_chars`` prompt characters grows with its output cap, for admitting it
+    capped when the money left cannot hold it at ``max_output_tokens`` (design.md#budget, "The last call, capped").
+
+    The useful minimum is ``expected_output_tokens`` (the answer length the session measured for the call's mode:
+    an answer cut shorter, a record's JSON above all, would be invalid and retried) plus the thinking budget the
+    ``request`` asks for (``budget_tokens`` must stay below ``max_tokens``), at most ``max_output_tokens``."""
+    input_usd, _ = estimate_call(model, input_chars, 0)
+    full_usd, _ = estimate_call(model, input_chars, max_output_tokens)
+    thinking = (request.get("thinking") or {}).get("budget_tokens") or (request.get("reasoning") or {}).get(
+        "max_tokens") or 0
+    return OutputRoom(input_usd, max(full_usd - input_usd, 0.0) / max(max_output_tokens, 1),
+                      min(expected_output_tokens + int(thinking), max_output_tokens), max_output_tokens)
 
 
 def has_price(model: str) -> bool:
