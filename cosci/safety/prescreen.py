@@ -341,9 +341,12 @@ def _asked_list(body: Any, key: str) -> re.Pattern[str] | None:
         return None
     if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
         raise PrescreenError(f"asked.{key}: expected a list of patterns")
-    verbs = "|".join(_dash_or_space(p) for p in body["verbs"])
-    shape = rf"\s*(?:{'|'.join(items)})\b" if key == "studied" else rf"\b(?:{'|'.join(items)})\b" \
-        if key in ("severe", "excused", "methods", "raisers") else rf"\b(?:{verbs})\b(?: (?:{'|'.join(items)}))*[\W_]*$"
+    verbs = "|".join(_dash_or_space(p) for p in [*body["verbs"], *(body.get("nouns") or [])])
+    closers = "|".join(items)
+    made = "|".join(_dash_or_space(p) for p in body.get("made") or [])
+    shape = rf"\s*(?:{closers})\b" if key == "studied" else rf"\b(?:{closers})\b" \
+        if key in ("severe", "excused", "methods", "raisers") else rf"\b(?:{verbs})\b(?: (?:{closers}))*[\W_]*$" + (
+            rf"|\b(?:{made})\b(?: (?:{closers}))+[\W_]*$" if made else "")
     try:
         return re.compile(shape, re.IGNORECASE)
     except re.error as exc:

@@ -167,7 +167,7 @@ class Readings:
                         return True
                     if opening is not None and len(window[opening.end():start].split()) <= ASKED_WORDS:
                         return True
-                    if closing is not None and start < closing.start() and (
+                    if closing is not None and start <= closing.start() and (
                             end >= closing.start() or len(window[end:closing.start()].split()) <= ASKED_WORDS):
                         return True
         return False
