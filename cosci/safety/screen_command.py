@@ -7,12 +7,13 @@ One JSON line per text on stdout: ``n`` (its line, 1 for a text given inline), `
 block), ``category`` (null when allowed), ``rule`` (term hit, agent, score alone, unread; null when allowed),
 ``score`` (the intent model's harm probability, 0-1), ``language`` (ISO 639-1, or ``unread (<language>)``) and
 the text's first :data:`SHOWN_CHARS` characters. A line of a file that is not a text to screen (it starts like JSON
-but is not JSON, a JSON object without a text ``goal``, a text that is not valid UTF-8, or a text longer than a goal
-may be, :data:`~cosci.config.goal.GOAL_MAX_CHARS`: the screen's time grows with the text, about 1 ms a character) is one
-line on stderr naming its line number, in its place among the results, and the other lines are screened (a lab's
-file of 200 goals with one stray line is still checked). A file that cannot be read, or holds no text, is one line
-on stderr, exit 2, nothing screened. The exit status follows a run's: 3 when any text is refused (``block``, as a
-refused goal exits 3), else 2 when a line was no text to screen, else 0.
+but is not JSON, a JSON object without a text ``goal``, a JSON escape of half a surrogate pair (``\\ud800``, which
+no character is), or a text longer than a goal may be, :data:`~cosci.config.goal.GOAL_MAX_CHARS`: the screen's time
+grows with the text, about 1 ms a character) is one line on stderr naming its line number, in its place among the
+results, and the other lines are screened (a lab's file of 200 goals with one stray line is still checked). A file
+that cannot be read, or holds no text, is one line on stderr, exit 2, nothing screened. The exit status follows a
+run's: 3 when any text is refused (``block``, as a refused goal exits 3), else 2 when a line was no text to screen,
+else 0.
 The decision is the one a session on a tier unable to classify (the default embedded model) would take on a goal
 (docs/design.md#safety-screen).
 """
@@ -20,6 +21,7 @@ The decision is the one a session on a tier unable to classify (the default embe
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,6 +68,10 @@ def _line(path: Path, n: int, text: str) -> Line:
         return Line(n, None, f"screen: {path} line {n} starts like JSON but is not JSON")
     if not isinstance(row, dict) or not isinstance(row.get("goal"), str) or not row["goal"].strip():
         return Line(n, None, f"screen: {path} line {n} is a JSON object without a text \"goal\"")
+    # the file read as UTF-8, so a surrogate here is a JSON escape of half a pair ("\ud800"): no character at all
+    if lone := next((ch for ch in row["goal"] if unicodedata.category(ch) == "Cs"), None):
+        return Line(n, None, f"screen: {path} line {n} holds a lone surrogate escape (\\u{ord(lone):04x}) in its "
+                             "JSON, which is no character; write the character itself or its escape pair")
     return Line(n, row["goal"])
 
 

@@ -122,8 +122,25 @@ def test_a_text_that_is_not_utf8_is_one_line_not_a_traceback(capsys: pytest.Capt
     path.write_text('A short goal about soil microbes.\n{"goal": "ab\\udcffcd"}\n', encoding="utf-8")
     code, rows, err = screen(capsys, "--file", str(path))
     assert code == 2 and [r["n"] for r in rows] == [1]
-    assert err.strip().splitlines() == [
-        f"screen: {path} line 2 is not valid UTF-8; retype it or save the file as UTF-8"]
+    assert err.strip().splitlines() == [f"screen: {path} line 2 holds a lone surrogate escape (\\udcff) in its JSON, "
+                                        "which is no character; write the character itself or its escape pair"]
+
+
+@pytest.mark.parametrize("escape", ["\\ud800", "\\udfff", "x\\ud83d"])
+def test_a_json_lone_surrogate_escape_is_named_as_such(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                       escape: str) -> None:
+    """Fresh-user trial: a JSON line holding ``"\\ud800"`` was called "not valid UTF-8", though its bytes are: the
+    line says what is wrong (a lone surrogate escape, named, at its line); a pair of escapes is a character and is
+    screened."""
+    path = tmp_path / "goals.jsonl"
+    path.write_text('{"goal": "soil microbes and nitrogen \\ud83d\\ude00"}\n{"goal": "ab' + escape + 'cd"}\n',
+                    encoding="utf-8")
+    code, rows, err = screen(capsys, "--file", str(path))
+    assert code == 2 and [r["n"] for r in rows] == [1], err
+    shown = escape.lstrip("x")
+    assert err.strip().splitlines() == [f"screen: {path} line 2 holds a lone surrogate escape ({shown}) in its JSON, "
+                                        "which is no character; write the character itself or its escape pair"]
+    assert "UTF-8" not in err
 
 
 def test_neither_or_both_a_text_and_a_file_is_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
