@@ -143,6 +143,25 @@ def test_a_json_lone_surrogate_escape_is_named_as_such(capsys: pytest.CaptureFix
     assert "UTF-8" not in err
 
 
+def test_a_file_named_dash_is_standard_input(capsys: pytest.CaptureFixture[str],
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fresh-user trial: ``cosci screen --file -`` looked for a file named ``-``; it reads standard input, as Unix
+    tools do, with its lines named ``stdin line N``; bytes that are not UTF-8 there are one line, exit 2."""
+    import io
+    import sys
+
+    data = (json.dumps({"goal": "Which antivirals could treat Nipah virus encephalitis?"}) + "\n{\"goal\": 3}\n"
+            + NERVE_AGENT + "\n")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data.encode())))
+    code, rows, err = screen(capsys, "--file", "-")
+    assert code == 3 and [r["n"] for r in rows] == [1, 3] and [r["decision"] for r in rows] == ["allow", "block"]
+    assert err.strip().splitlines() == ['screen: stdin line 2 is a JSON object without a text "goal"']
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"ab\xffcd\n")))
+    code, rows, err = screen(capsys, "--file", "-")
+    assert code == 2 and rows == [] and err.strip().splitlines() == [
+        "cosci: screen: cannot read stdin (UnicodeDecodeError)"], err
+
+
 def test_neither_or_both_a_text_and_a_file_is_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert screen(capsys)[0] == 2
     assert screen(capsys, "text", "--file", str(tmp_path / "x"))[0] == 2
