@@ -35,7 +35,7 @@ def cmd_estimate(args: argparse.Namespace) -> None:
     for agent, usd in sorted(est.by_agent.items(), key=lambda kv: -kv[1]):
         print(f"  {agent:12s} ${usd:.2f}")
     if est.too_small:  # `cosci run` refuses it before any session: the same line's cause and exit status (2)
-        raise BudgetTooSmall(est.budget_usd, est.floor_usd, estimated=True)
+        raise BudgetTooSmall(est.budget_usd, est.floor_usd, expected_usd=est.floor_expected_usd, estimated=True)
 
 
 def cmd_screen(args: argparse.Namespace) -> None:
