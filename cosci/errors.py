@@ -35,14 +35,20 @@ class BudgetTooSmall(CosciError):
     """``run.budget_usd`` cannot pay for a session's first hypothesis (the goal's parse, one generation, the final
     overview, as :func:`cosci.llm.gateway.estimate.estimate_session` prices them): refused before any session exists,
     as a run that would stop at once with nothing (design.md#budget). ``cosci estimate`` raises it too, after its
-    estimate (``estimated``): the exit status a run of that configuration would have."""
+    estimate (``estimated``): the exit status a run of that configuration would have. ``expected_usd``: the three
+    calls at their expected output (USD); a ``floor_usd`` above it is named an upper bound."""
 
-    def __init__(self, budget_usd: float, floor_usd: float, *, estimated: bool = False) -> None:
+    def __init__(self, budget_usd: float, floor_usd: float, *, expected_usd: float | None = None,
+                 estimated: bool = False) -> None:
         tail = ("a run of this configuration is refused" if estimated
                 else "`cosci estimate` prices a whole session; nothing was run")
+        if expected_usd is None or floor_usd <= expected_usd:
+            need = f"are expected to cost ~${floor_usd:.4f}"
+        else:  # the budget stop line's words: the hold of a call at its whole output is its upper bound
+            need = (f"need ${floor_usd:.4f}, the upper bound of their largest call (its whole max_output_tokens, "
+                    f"which the budget holds before sending it; expected ~${expected_usd:.4f})")
         super().__init__(f"run.budget_usd=${budget_usd:g} cannot pay for a first hypothesis: the goal's parse, one "
-                         f"generation and the overview are estimated at ~${floor_usd:.4f}; raise run.budget_usd "
-                         f"({tail})")
+                         f"generation and the overview {need}; raise run.budget_usd ({tail})")
         self.budget_usd = budget_usd
         self.floor_usd = floor_usd
 

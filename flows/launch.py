@@ -195,7 +195,7 @@ def run_session(
         check_models(config)  # before the estimate: a model that cannot be called is the one line printed
         priced = estimate_session(config)
         if priced.too_small:  # it would stop at once with nothing to show: refused before any session exists
-            raise BudgetTooSmall(priced.budget_usd, priced.floor_usd)
+            raise BudgetTooSmall(priced.budget_usd, priced.floor_usd, expected_usd=priced.floor_expected_usd)
         estimate = priced.line()  # printed once the goal screen passed (a refusal prints alone)
     mark("estimate")
     load_screen(config)

@@ -32,8 +32,7 @@ def on_interrupt(sup: Supervisor) -> list[signal.Signals]:
 
     def handler() -> None:
         if first and time.monotonic() - first[0] > SAME_SIGNAL_SECONDS:
-            if sup.finalising:
-                reopen(sup)
+            reopen(sup)
             os._exit(130)
         if first:  # one keypress delivered twice (e.g. `timeout -s INT` signals the child and its group)
             return
@@ -60,14 +59,17 @@ def on_interrupt(sup: Supervisor) -> list[signal.Signals]:
 
 
 def reopen(sup: Supervisor) -> None:
-    """Before a second Ctrl-C quits a finalising session at once: a record already marked ``done`` goes back to
-    ``running`` (its stop reason kept), so `cosci resume` finishes what the quit cut short (the overview file, the
-    report, the MLflow run, left RUNNING with part of its metrics: fresh-user trial), as docs/commands.md promises;
-    finalisation's finished tasks replay, nothing is paid twice (design.md#resume). Any error is ignored: the
-    process is quitting."""
+    """Before a second Ctrl-C quits a session at once, in whatever phase: the record says the researcher stopped it
+    (stop reason ``interrupted``; it is otherwise written only once the overview is, so a quit while the overview was
+    written read ``-`` in `cosci list` and `cosci status`: fresh-user trial), and a record already marked ``done``
+    goes back to ``running``, so `cosci resume` finishes what the quit cut short (the overview file, the report, the
+    MLflow run, left RUNNING with part of its metrics: fresh-user trial), as docs/commands.md promises;
+    finalisation's finished tasks replay, nothing is paid twice (design.md#resume). One transaction (the store stays
+    readable); any error is ignored: the process is quitting."""
     try:
-        if sup.store.sessions.status() == "done":
-            sup.store.sessions.update(status="running")
+        status = sup.store.sessions.status()
+        if status in ("running", "done"):  # a refused goal or an abort keeps the record's own words
+            sup.store.sessions.update(stop_reason="interrupted", **({"status": "running"} if status == "done" else {}))
     except Exception:  # a quit at once must not fail on the record it could not reopen
         log.debug("the record could not be reopened before the quit", exc_info=True)
 

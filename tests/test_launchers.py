@@ -40,6 +40,10 @@ TWO = "run.max_hypotheses=2"
 one MLflow and one Prefect server (docs/development.md, test time, seventh pass)."""
 NO_DASHBOARD = "+hydra.launcher.ray.init.include_dashboard=false"
 """A local Ray instance without its dashboard (``ray.init(include_dashboard=False)``); not for joining a cluster."""
+ONE_SLOT = "+hydra.launcher.ray.init.num_cpus=1"
+"""A local Ray instance of one CPU (``ray.init(num_cpus=1)``): with ``launcher.ray.num_cpus=1`` its jobs run one after
+the other in one Ray worker process, which imports the session's stack once (two jobs at once on two CPUs started a
+worker each, importing it twice; docs/development.md, test time, eighth pass)."""
 
 
 def _free_port() -> int:
@@ -177,7 +181,8 @@ def test_ray_launcher_runs_a_sweep_into_one_mlflow_and_one_prefect_server(
     # the local instance without Ray's dashboard (its processes took about 3.3 s of CPU of a 7 s `ray.init()` here,
     # and nothing here reads it; docs/design.md#tests)
     start = datetime.now(UTC)
-    parent = _sweep(tmp_path, "ray", mlflow_server, prefect_api_url, "launcher.ray.num_cpus=1", NO_DASHBOARD)
+    parent = _sweep(tmp_path, "ray", mlflow_server, prefect_api_url, "launcher.ray.num_cpus=1", NO_DASHBOARD,
+                    ONE_SLOT)
     _check_one_place(capsys, tmp_path, parent, mlflow_server, prefect_api_url, start)
 
 

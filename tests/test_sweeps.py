@@ -22,9 +22,13 @@ ROOT = Path(__file__).resolve().parents[1]
 FAKE = ["experiment=demo", "models=fake", "tools.offline=true"]
 
 
-def _cosci(args: list[str], cwd: Path, module: str = "cosci.run") -> subprocess.CompletedProcess[str]:
+def _cosci(args: list[str], cwd: Path, module: str = "cosci.run",
+           api_url: str | None = None) -> subprocess.CompletedProcess[str]:
+    """``python -m module args``; with ``api_url``, on that Prefect server (the sweep starts none of its own)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
     env.update(COSCI_DATA_DIR=str(cwd / "data"), PYTHONPATH=str(ROOT))
+    if api_url:
+        env["PREFECT_API_URL"] = api_url
     return subprocess.run(
         [sys.executable, "-m", module, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=900
     )
@@ -115,10 +119,11 @@ def test_parallel_sweeps_refuse_a_shared_sqlite_store(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_joblib_launcher_runs_two_sessions(tmp_path: Path) -> None:
-    # sessions of two hypotheses: the two jobs' records done is what is read (docs/development.md, test time)
+def test_joblib_launcher_runs_two_sessions(tmp_path: Path, prefect_api_url: str) -> None:
+    # sessions of two hypotheses: the two jobs' records done is what is read (docs/development.md, test time); on
+    # the worker's Prefect server, not one of the sweep's own (a sweep's own server: the 2x2 sweep above)
     result = _cosci(["-m", "hydra/launcher=parallel", *FAKE, "tracking.enabled=false", "run.seed=1,2",
-                     "run.max_hypotheses=2"], tmp_path)
+                     "run.max_hypotheses=2"], tmp_path, api_url=prefect_api_url)
     assert result.returncode == 0, result.stderr[-3000:]
     records = list((tmp_path / "data" / "sessions").glob("*/store.sqlite"))
     assert len(records) == 2

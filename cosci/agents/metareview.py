@@ -50,7 +50,7 @@ from cosci.grounding.claims import (
 from cosci.grounding.guards import Guards, load_guards
 from cosci.grounding.report import NO_CLAIMS
 from cosci.grounding.support import agreement
-from cosci.llm.errors import CALL_FAILED, HostUnreachable
+from cosci.llm.errors import CALL_FAILED, BudgetExceeded, HostUnreachable
 from cosci.llm.port.structured import call_record
 from cosci.prompts import render
 from cosci.records import RecordSystemFeedback
@@ -61,6 +61,8 @@ from cosci.text import error_line, one_line  # a title with newlines would break
 from cosci.tournament.judge_stats import JudgeStats, session_judge_stats
 
 log = logging.getLogger(__name__)
+BUDGET_WHY = "the budget did not cover the final writer"
+"""How the fallback overview, the run's summary and ``cosci status`` say a budget refusal of the writer's call."""
 CITED = re.compile(r"\[\s*(H-[\w-]+(?:\s*[,;]\s*H-[\w-]+)*)\s*\]")
 """A bracketed citation of one or more hypothesis ids: ``[H-...]``, ``[H-..., H-...]``, ``[H-...; H-...]``."""
 CITED_ID = re.compile(r"H-[\w-]+")
@@ -150,7 +152,8 @@ class MetaReviewAgent(BaseAgent):
         # no text of the overview: made in a worker thread while the writer's calls are out (design.md#metareview)
         stats = asyncio.ensure_future(asyncio.to_thread(session_judge_stats, self.store))
         appendices = asyncio.ensure_future(self._warm_appendices(top, latest, stats))
-        text, fallback = await self._written(task, top, main, caveats, material, latest, len(known))
+        text, why = await self._written(task, top, main, caveats, material, latest, len(known))
+        fallback = bool(why)
         claims = check_overview(text, ctx, guards)
         repaired = False
         if not fallback and repair_list(claims):
@@ -168,8 +171,8 @@ class MetaReviewAgent(BaseAgent):
         self.store.sessions.update(final_overview=text)
         agree = agreement(claims, audit.overclaims()) if audit.audit else None  # no audit, nothing to agree with
         checked = {"claims": [c.to_dict() for c in claims], **totals(claims), "repaired": repaired,
-                   "fallback": fallback, "support_check": checking.to_dict(), "audit": audit.to_dict(),
-                   "agreement": agree, **material.retraction_summary()}
+                   "fallback": fallback, "fallback_why": why, "support_check": checking.to_dict(),
+                   "audit": audit.to_dict(), "agreement": agree, **material.retraction_summary()}
         self.store.logs.event("overview_checked", checked, agent=self.name)
         return TaskResult("final_overview_generated", [h.id for h in top],
                           detail={"fallback": fallback, "removed_citations": removed, "repaired": repaired,
@@ -191,9 +194,10 @@ class MetaReviewAgent(BaseAgent):
         await warm_screen(self.config, text, "overview")
 
     async def _written(self, task: Task, top: list[Hypothesis], main: list[Hypothesis], caveats: list[Hypothesis],
-                       material: OverviewMaterial, latest: dict[str, Review | None], n: int) -> tuple[str, bool]:
-        """``(overview, fallback)``: the writer's overview, or one written from the store when the call fails,
-        says nothing, or lacks the required sections (the weak model's answer is then kept as an appendix)."""
+                       material: OverviewMaterial, latest: dict[str, Review | None], n: int) -> tuple[str, str]:
+        """``(overview, why)``: the writer's overview and ``""``, or one written from the store and why (the call
+        failed, the budget did not cover it, it said nothing, or it lacked the required sections: the weak model's
+        answer is then kept as an appendix)."""
         text, why = "", "the session has no hypotheses to synthesise"
         if top:
             why = "the model returned no text"
@@ -201,15 +205,18 @@ class MetaReviewAgent(BaseAgent):
                 text = await self._overview(task, main, caveats, material, n)
             except HostUnreachable:  # every later call meets it: the session ends on its line, no fallback
                 raise
+            except BudgetExceeded as exc:  # a small budget: said with the amounts (design.md#tail-reserve)
+                log.warning("final overview call refused by the budget (%s); writing the fallback overview", exc)
+                why = f"{BUDGET_WHY} ({exc.stop_line()})"
             except CALL_FAILED as exc:  # BudgetBusy is not one: the task runner waits (design.md#budget)
                 log.warning("final overview call failed (%s); writing the fallback overview", exc)
                 why = f"the model call failed ({error_line(exc)})"
         if not text.strip():
-            return self.fallback_overview(main, caveats, latest, material, why), True
+            return self.fallback_overview(main, caveats, latest, material, why), why
         if not follows_structure(text):  # a weak model's answer: keep it, but the store carries the overview
             why = "the model's answer lacked the required sections (it is kept below as an appendix)"
-            return self.fallback_overview(main, caveats, latest, material, why) + unstructured_appendix(text), True
-        return text, False
+            return self.fallback_overview(main, caveats, latest, material, why) + unstructured_appendix(text), why
+        return text, ""
 
     def _with_appendices(self, text: str, top: list[Hypothesis], latest: dict[str, Review | None],
                          stats: JudgeStats) -> str:

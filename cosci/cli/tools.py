@@ -35,7 +35,7 @@ def cmd_estimate(args: argparse.Namespace) -> None:
     for agent, usd in sorted(est.by_agent.items(), key=lambda kv: -kv[1]):
         print(f"  {agent:12s} ${usd:.2f}")
     if est.too_small:  # `cosci run` refuses it before any session: the same line's cause and exit status (2)
-        raise BudgetTooSmall(est.budget_usd, est.floor_usd, estimated=True)
+        raise BudgetTooSmall(est.budget_usd, est.floor_usd, expected_usd=est.floor_expected_usd, estimated=True)
 
 
 def cmd_screen(args: argparse.Namespace) -> None:
@@ -44,14 +44,15 @@ def cmd_screen(args: argparse.Namespace) -> None:
     any text is refused (``block``), else 2 when a line was no text, else 0 (docs/commands.md, "Screening texts")."""
     import json
 
-    from cosci.safety.screen_command import Line, read_lines, screened, within_goal_length
+    from cosci.safety.screen_command import Line, read_lines, screened, shown_name, within_goal_length
 
     if (args.text is None) == (args.file is None):
-        raise CosciError("screen: give one text or --file F (one {\"goal\": ...} or plain text per line)")
-    lines = read_lines(Path(args.file)) if args.file else [Line(1, args.text)]
+        raise CosciError("screen: give one text or --file F (one {\"goal\": ...} or plain text per line; - reads "
+                         "standard input)")
+    lines = read_lines(args.file) if args.file else [Line(1, args.text)]
     if not any(x.text is not None and x.text.strip() for x in lines) and args.file is None:
         raise CosciError("screen: the text is empty")
-    lines = within_goal_length(lines, Path(args.file) if args.file else None)
+    lines = within_goal_length(lines, shown_name(args.file) if args.file else None)
     if args.file is None and lines[0].error:
         raise CosciError(lines[0].error)
     config = validate(compose(args.overrides))

@@ -2,17 +2,19 @@
 
     cosci screen "text"                    one text
     cosci screen --file goals.jsonl        one ``{"goal": ...}`` object or one plain text per line
+    cosci screen --file - < goals.jsonl    the same, read from standard input
 
 One JSON line per text on stdout: ``n`` (its line, 1 for a text given inline), ``decision`` (allow / flag /
 block), ``category`` (null when allowed), ``rule`` (term hit, agent, score alone, unread; null when allowed),
 ``score`` (the intent model's harm probability, 0-1), ``language`` (ISO 639-1, or ``unread (<language>)``) and
 the text's first :data:`SHOWN_CHARS` characters. A line of a file that is not a text to screen (it starts like JSON
-but is not JSON, a JSON object without a text ``goal``, a text that is not valid UTF-8, or a text longer than a goal
-may be, :data:`~cosci.config.goal.GOAL_MAX_CHARS`: the screen's time grows with the text, about 1 ms a character) is one
-line on stderr naming its line number, in its place among the results, and the other lines are screened (a lab's
-file of 200 goals with one stray line is still checked). A file that cannot be read, or holds no text, is one line
-on stderr, exit 2, nothing screened. The exit status follows a run's: 3 when any text is refused (``block``, as a
-refused goal exits 3), else 2 when a line was no text to screen, else 0.
+but is not JSON, a JSON object without a text ``goal``, a JSON escape of half a surrogate pair (``\\ud800``, which
+no character is), or a text longer than a goal may be, :data:`~cosci.config.goal.GOAL_MAX_CHARS`: the screen's time
+grows with the text, about 1 ms a character) is one line on stderr naming its line number, in its place among the
+results, and the other lines are screened (a lab's file of 200 goals with one stray line is still checked). A file
+that cannot be read, or holds no text, is one line on stderr, exit 2, nothing screened. The exit status follows a
+run's: 3 when any text is refused (``block``, as a refused goal exits 3), else 2 when a line was no text to screen,
+else 0.
 The decision is the one a session on a tier unable to classify (the default embedded model) would take on a goal
 (docs/design.md#safety-screen).
 """
@@ -20,6 +22,8 @@ The decision is the one a session on a tier unable to classify (the default embe
 from __future__ import annotations
 
 import json
+import sys
+import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +33,8 @@ from cosci.config.schema import SafetyCfg
 from cosci.errors import CosciError
 
 SHOWN_CHARS = 80
+STDIN = "-"
+"""The file name that means standard input (``cosci screen --file -``)."""
 
 
 @dataclass(frozen=True)
@@ -40,24 +46,34 @@ class Line:
     error: str | None = None
 
 
-def read_lines(path: Path) -> list[Line]:
-    """Each non-blank line of ``path``: a JSON object's ``goal``, else the line as a plain text; a line that starts
-    like JSON but is not, or a JSON object without a non-empty string ``goal``, is a :class:`Line` with an error.
+def read_lines(file: str) -> list[Line]:
+    """Each non-blank line of the file named ``file`` (``-``: standard input, as Unix tools read it, its lines named
+    ``stdin line N``): a JSON object's ``goal``, else the line as a plain text; a line that starts like JSON but is
+    not, or a JSON object without a non-empty string ``goal``, is a :class:`Line` with an error.
 
     Raises:
-        CosciError: the file cannot be read as UTF-8 text, or it holds no line at all.
+        CosciError: the file (or standard input) cannot be read as UTF-8 text, or it holds no line at all.
     """
+    name = shown_name(file)
     try:
-        raw = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CosciError(f"screen: cannot read {path} ({type(exc).__name__})") from None
-    out = [_line(path, n, line.strip()) for n, line in enumerate(raw, 1) if line.strip()]
+        if file == STDIN:
+            raw = sys.stdin.buffer.read().decode("utf-8").splitlines()
+        else:
+            raw = Path(file).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError, AttributeError, ValueError) as exc:  # no stdin (None) or a closed one
+        raise CosciError(f"screen: cannot read {name} ({type(exc).__name__})") from None
+    out = [_line(name, n, line.strip()) for n, line in enumerate(raw, 1) if line.strip()]
     if not out:
-        raise CosciError(f"screen: {path} holds no text to screen")
+        raise CosciError(f"screen: {name} holds no text to screen")
     return out
 
 
-def _line(path: Path, n: int, text: str) -> Line:
+def shown_name(file: str) -> str:
+    """How a line names the file ``file``: ``stdin`` for ``-``, else the name as given."""
+    return "stdin" if file == STDIN else file
+
+
+def _line(path: str, n: int, text: str) -> Line:
     if not text.startswith("{"):
         return Line(n, text)
     try:
@@ -66,16 +82,19 @@ def _line(path: Path, n: int, text: str) -> Line:
         return Line(n, None, f"screen: {path} line {n} starts like JSON but is not JSON")
     if not isinstance(row, dict) or not isinstance(row.get("goal"), str) or not row["goal"].strip():
         return Line(n, None, f"screen: {path} line {n} is a JSON object without a text \"goal\"")
+    # the file read as UTF-8, so a surrogate here is a JSON escape of half a pair ("\ud800"): no character at all
+    if lone := next((ch for ch in row["goal"] if unicodedata.category(ch) == "Cs"), None):
+        return Line(n, None, f"screen: {path} line {n} holds a lone surrogate escape (\\u{ord(lone):04x}) in its "
+                             "JSON, which is no character; write the character itself or its escape pair")
     return Line(n, row["goal"])
 
 
-def within_goal_length(lines: Sequence[Line], path: Path | None = None) -> list[Line]:
+def within_goal_length(lines: Sequence[Line], path: str | None = None) -> list[Line]:
     """``lines`` with each text longer than a goal may be, or holding characters that are not UTF-8 (bytes typed on
-    the command line or ``\\udcff`` escapes in a JSON line, which Python holds as lone surrogates and the language
-    reader cannot encode), turned into an error naming the file ``path`` and its line (the text, for an inline text:
-    ``path`` None), with the length and the limit in characters for a long one."""
-    import unicodedata
-
+    the command line, which Python holds as lone surrogates and the language reader cannot encode; a JSON line's
+    lone surrogate escape is named by :func:`read_lines`), turned into an error naming the file ``path`` (as
+    :func:`shown_name` gives it) and its line (the text, for an inline text: ``path`` None), with the length and the
+    limit in characters for a long one."""
     from cosci.config.goal import GOAL_MAX_CHARS
 
     def where(n: int) -> str:

@@ -56,23 +56,37 @@ class SessionBusy(CosciError):
 SESSION_ID = re.compile(r"^s-\d{8}-\d{6}-[0-9a-f]{6}$")
 """A session id as :func:`new_session_id` makes it."""
 SESSION_SHAPE = "a session id is s-YYYYmmdd-HHMMSS-xxxxxx; see `cosci list`"
+"""How a session id looks, said when an id of another kind is given for one (:func:`cosci.ids.wrong_kind`)."""
 NEAREST = 3
 """How many of the nearest session ids a not-found line names (a mistyped id's likely meaning, not a listing)."""
+WHOLE_ID = "(give the whole id)"
+PART_MIN = 4
+"""The fewest characters of an id's start or end a not-found line matches ids by: four hex characters are one in
+65,536 by chance; three or fewer would list chance matches."""
 
 
 def nearest(data_dir: Path, session_id: str) -> str:
-    """``"; nearest: <id>, <id>"``: the session ids under ``data_dir`` closest to ``session_id`` (difflib's ratio,
-    at least 0.6), or ``""``: a fresh user's mistyped id read only "no session" (design.md#cli)."""
+    """``"; the session id ending with it: <id> (give the whole id)"`` for a part of an id (its start or its end, at
+    least :data:`PART_MIN` characters, any case: a short hash is typed so), else ``"; nearest: <id>, <id>"``: the
+    session ids under ``data_dir`` closest to ``session_id`` (difflib's ratio, at least 0.6), or ``""``: a fresh
+    user's mistyped or shortened id read only "no session" (design.md#cli). A part is not resolved to its session."""
     from difflib import get_close_matches
 
     root = data_dir / SESSIONS
     try:
-        ids = [p.name for p in root.iterdir() if p.is_dir()] if root.is_dir() else []
+        ids = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
     except OSError:  # an unreadable folder: the line says what it can
         return ""
+    key = session_id.strip().lower()
+    starts = [i for i in ids if len(key) >= PART_MIN and i.startswith(key)]
+    ends = [i for i in ids if len(key) >= PART_MIN and i.endswith(key) and i not in starts]
+    if part := starts + ends:
+        how = "starting or ending" if starts and ends else "starting" if starts else "ending"
+        more = f" and {len(part) - NEAREST} more" if len(part) > NEAREST else ""
+        shown = ", ".join(part[:NEAREST])
+        return f"; the session id{'s' if len(part) > 1 else ''} {how} with it: {shown}{more} {WHOLE_ID}"
     close = get_close_matches(session_id.strip(), ids, n=NEAREST, cutoff=0.6)
     return f"; nearest: {', '.join(close)}" if close else ""
-"""How a session id looks, said when an id of another kind is given for one (:func:`cosci.ids.wrong_kind`)."""
 
 
 def new_session_id() -> str:
@@ -116,7 +130,9 @@ class SessionFolder:
         if not one_folder or not folder.store_path.is_file():
             if wrong := wrong_kind(session_id, "session", SESSION_SHAPE):  # e.g. a hypothesis id in its place
                 raise SessionNotFound(wrong)
-            line = f"no session '{session_id}' under {data_dir / SESSIONS}{nearest(data_dir, session_id)}"
+            line = f"no session '{session_id}' under {data_dir / SESSIONS}{(hint := nearest(data_dir, session_id))}"
+            if hint.endswith(WHOLE_ID):  # a part of an id: the sessions it names, no more to say
+                raise SessionNotFound(line)
             if session_id.strip().lower().startswith("s-") and not SESSION_ID.match(session_id):
                 raise SessionNotFound(f"{line} ({SESSION_SHAPE})")  # the id's form, for a mistyped one
             raise SessionNotFound(f"{line} (see `cosci list`)")

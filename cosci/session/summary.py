@@ -89,6 +89,10 @@ class SessionSummary:
     """The verdict line of the screening that withheld the final overview (empty: not withheld; design.md#safety),
     read from the record's overview verdict, as ``cosci status`` reads it."""
 
+    overview_fallback: str = ""
+    """Why the final overview is the fallback written from the store, not the writer's (empty: the writer's, or no
+    overview): a small budget's refusal of the writer's call among them, with its amounts (design.md#tail-reserve)."""
+
     def __post_init__(self) -> None:
         if isinstance(self.batches, dict):  # a summary read back from its JSON (the flow's return value)
             object.__setattr__(self, "batches", BatchSpend(**self.batches))
@@ -126,6 +130,9 @@ class SessionSummary:
             pass
         else:
             out.append(f"overview  {self.overview_path}")
+            if self.overview_fallback:  # the file's first line says it too; a reader of the summary reads it here
+                out.append(f"fallback  the overview was written from the store, not by the writer: "
+                           f"{self.overview_fallback}")
             if (page := Path(self.overview_path).with_name("report.html")).is_file():  # README's example shows it
                 out.append(f"report    {page}")
             if self.overview_withheld:
@@ -163,6 +170,7 @@ def summarise(rt: SessionRuntime, reason: Any, overview: Path, run_id: str | Non
         mlflow_run_id=run_id, tracking_uri=tracking_uri(rt.config) if run_id else None, stop_detail=stop_detail,
         grounding=grounding_metrics(rt.store),
         audit=audit_words(checked) if (checked := checked_overview(rt.store)) else "",
+        overview_fallback=str((checked or {}).get("fallback_why") or ""),
         judge=session_judge_stats(rt.store).to_dict(),
         outstanding_usd=sum(b.reserved_usd for b in outstanding),
         outstanding_matches=sum(b.matches for b in outstanding), outstanding_batches=len(outstanding),

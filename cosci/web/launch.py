@@ -127,18 +127,23 @@ class Launcher:
 
         Raises:
             ConfigError, CosciError, MissingApiKey: one line naming the form's field (``goal: the research goal is
-                empty``, a budget of 0). GoalRefused: the offline screen refuses the goal.
+                empty``, a budget of 0). BudgetTooSmall: the budget cannot pay for a first hypothesis, as a run is
+                refused (design.md#budget). GoalRefused: the offline screen refuses the goal.
         """
         from cosci import api
+        from cosci.errors import BudgetTooSmall
         from cosci.llm.gateway.estimate import estimate_session
 
         overrides = overrides_of(experiment, models, budget)
         given = goal if goal.strip() or not experiment else None  # an experiment may give the goal
         checked = api.preflight(api.prepare(given, overrides, data_dir=self.root, given_as="goal"))  # the form field
         config = checked.prepared.config
+        est = estimate_session(config)
+        if est.too_small:  # `cosci run` refuses it (flows/launch.py): no Start for it, the run's line instead
+            raise BudgetTooSmall(est.budget_usd, est.floor_usd, expected_usd=est.floor_expected_usd, estimated=True)
         screen = screen_answer(config, config.session.goal or "")
-        draft = Draft(secrets.token_urlsafe(16), checked, config.session.goal or "",
-                      estimate_session(config).line(), screen, checked.notices)
+        draft = Draft(secrets.token_urlsafe(16), checked, config.session.goal or "", est.line(), screen,
+                      checked.notices)
         with self._lock:
             now = time.monotonic()
             self.drafts = {k: d for k, d in self.drafts.items() if now - d.at < DRAFT_SECONDS}

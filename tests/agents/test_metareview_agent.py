@@ -165,6 +165,28 @@ async def test_fallback_overview_when_the_call_fails(planned: SessionRuntime, fa
     assert {c.model for c in fake.calls_for("metareview", "final")} == {"cosci-fake/strong"}
 
 
+async def test_a_budget_that_does_not_cover_the_writer_is_said(planned: SessionRuntime, fake: FakeBackend, run_task,
+                                                                 ranked: list[str]) -> None:
+    """Fresh-user trial: at a small budget the final overview's call was refused by the budget and the session ended
+    with the fallback overview, its first line saying only "the model call failed (...)" and the run's summary
+    nothing: the overview's first line, the overview_checked event and the summary's ``fallback`` line say that the
+    budget did not cover the final writer, with the amounts (the budget's own stop line)."""
+    from cosci.session.summary import summarise
+
+    budget = planned.budget
+    budget.spent_usd["generation"] = budget.cap_usd - 1e-6  # the money ran out before the overview: nothing left
+    _, result = await run_task("metareview", "GenerateFinalResearchOverview", "final")
+    assert result.detail["fallback"] is True and not fake.calls_for("metareview", "final")  # nothing was sent
+    first = (planned.store.sessions.get().final_overview or "").partition("\n\n")[0]
+    assert first.startswith("> **Fallback overview**: written from the session store"), first
+    assert "because the budget did not cover the final writer (the next metareview call would not fit in the $" in first
+    assert "left; its " in first and "model call failed" not in first
+    summary = summarise(planned, "budget", planned.home.path / "final" / "overview.md", None)
+    (line,) = [x for x in summary.lines() if x.startswith("fallback  ")]
+    assert line.startswith("fallback  the overview was written from the store, not by the writer: the budget did "
+                           "not cover the final writer (the next metareview call would not fit in the $"), line
+
+
 async def test_fallback_overview_without_hypotheses_makes_no_call(planned: SessionRuntime, fake: FakeBackend,
                                                                   run_task) -> None:
     _, result = await run_task("metareview", "GenerateFinalResearchOverview", "final")

@@ -50,14 +50,15 @@ def test_ctrl_c_stops_a_running_session_and_lets_a_stopped_one_finish(capsys: py
 
 
 class Sessions:
-    def __init__(self, status: str) -> None:
-        self.state = status
+    def __init__(self, status: str, reason: str | None = None) -> None:
+        self.state, self.reason = status, reason
 
     def status(self) -> str:
         return self.state
 
     def update(self, **fields: str) -> None:
         self.state = fields.get("status", self.state)
+        self.reason = fields.get("stop_reason", self.reason)
 
 
 class Store:
@@ -107,3 +108,6 @@ def test_a_second_ctrl_c_while_finalising_leaves_a_record_cosci_resume_finishes(
     asyncio.run(main())
     capsys.readouterr()
     assert exits == [130] and sup.store.sessions.state == after  # type: ignore[attr-defined]
+    # fresh-user trial: a second Ctrl-C while the overview was written left the stop reason `-` in `cosci list` and
+    # `cosci status` (the stop reason is written once the overview is): the record says the researcher stopped it
+    assert sup.store.sessions.reason == "interrupted"  # type: ignore[attr-defined]

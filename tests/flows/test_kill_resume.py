@@ -149,3 +149,40 @@ def test_ctrl_c_stops_at_once_and_resume_finishes(prefect_api_url: str, cli_here
     assert store.sessions.get().status == "done"
     check_invariants(store)
     store.close()
+
+
+def test_a_second_ctrl_c_while_the_overview_is_written_says_interrupted(prefect_api_url: str,
+                                                                        tmp_path: Path) -> None:
+    """Fresh-user trial: Ctrl-C, then Ctrl-C again while the overview was written, left the stop reason `-` in
+    `cosci list` and `cosci status` (it is written once the overview is). The first SIGINT lands once the final
+    overview's call is sent (the fake's call log), the second a second later: exit 130, the record reads `running`
+    (`cosci resume` finishes it) with the stop reason `interrupted`, and the store opens."""
+    data, log = tmp_path / "data", tmp_path / "calls.jsonl"
+    env = {**os.environ, "COSCI_DATA_DIR": str(data), "PYTHONPATH": str(ROOT), "PREFECT_API_URL": prefect_api_url}
+    args = [sys.executable, "-m", "cosci.run", "experiment=demo", "models=fake", "tools.offline=true",
+            "tracking.enabled=false", "models.fake.latency_seconds=1", "run.max_hypotheses=4",
+            f"models.fake.call_log={log}"]
+    out = tmp_path / "first.log"
+    proc = subprocess.Popen(args, env=env, cwd=tmp_path, stdout=out.open("w"), stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    try:
+        db = _wait_for_done_tasks(proc, data, 1)
+        deadline = time.monotonic() + 300
+        while proc.poll() is None and time.monotonic() < deadline and not any(
+                c["agent"] == "metareview" and c["mode"] == "final" for c in _calls(log)):
+            time.sleep(0.1)
+        assert db is not None and proc.poll() is None, out.read_text()
+        os.killpg(proc.pid, signal.SIGINT)
+        time.sleep(1.0)  # a person's second press, past SAME_SIGNAL_SECONDS
+        os.killpg(proc.pid, signal.SIGINT)
+        code = proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    text = out.read_text()
+    assert code == 130, text
+    assert "is writing its overview" in text, text
+    store = SessionStore.open(db, db.parent.name)
+    row = store.sessions.get()
+    assert (row.status, row.stop_reason) == ("running", "interrupted"), text
+    store.close()

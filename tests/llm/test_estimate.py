@@ -77,7 +77,7 @@ def test_a_budget_below_a_first_hypothesis_is_said_and_a_sufficient_one_is_not(t
     """The floor is the parse, one generation task and the overview, priced as the rest of the estimate."""
     est = estimate_session(make_config(tmp_path / "data", "models=opus", "run.budget_usd=0.0001"))
     assert 0 < est.floor_usd < est.usd and est.too_small
-    assert est.line().endswith(f"a first hypothesis needs ~${dollars(est.floor_usd)}: a run is refused")
+    assert est.line().endswith(f"a first hypothesis needs {est.floor_words()}: a run is refused")
     enough = estimate_session(make_config(tmp_path / "data", "models=opus", f"run.budget_usd={est.floor_usd:.4f}"))
     assert not enough.too_small and "refused" not in enough.line()
     free = estimate_session(make_config(tmp_path / "data", "models=local", "run.budget_usd=0.0001"))
@@ -101,3 +101,23 @@ def test_the_floor_holds_a_first_call_s_whole_output_as_admission_does(tmp_path:
     est = estimate_session(make_config(tmp_path / "data", "models=fake", "run.budget_usd=0.05"))
     assert est.too_small and est.floor_usd > 1.2 * 0.05
     assert not estimate_session(make_config(tmp_path / "data", "models=fake", "run.budget_usd=1")).too_small
+
+
+def test_the_floor_says_whether_it_is_expected_or_an_upper_bound(tmp_path: Path) -> None:
+    """Fresh-user trial: `cosci estimate` called the floor "estimated" ($0.13), a figure that is the upper bound of a
+    call at its whole max_output_tokens: the line and the refusal name it as the budget's stop line does ("upper
+    bound"), with the expected figure beside it; a floor that is the expected cost says "expected"."""
+    from cosci.errors import BudgetTooSmall
+    from cosci.llm.gateway.estimate import Estimate
+
+    est = estimate_session(make_config(tmp_path / "data", "models=fake", "run.budget_usd=0.05"))
+    assert est.floor_expected_usd < est.floor_usd  # the hold of the largest call is above the expected three calls
+    line = est.line()
+    assert f"needs ${dollars(est.floor_usd)}, the upper bound of its largest call" in line, line
+    assert f"expected ~${dollars(est.floor_expected_usd)}" in line and "max_output_tokens" in line
+    refusal = str(BudgetTooSmall(0.05, est.floor_usd, expected_usd=est.floor_expected_usd, estimated=True))
+    assert "estimated at" not in refusal and f"${est.floor_usd:.4f}, the upper bound of their largest call" in refusal
+    assert f"expected ~${est.floor_expected_usd:.4f}" in refusal, refusal
+    expected = Estimate(usd=1.0, calls=9, budget_usd=0.01, floor_usd=0.2, floor_expected_usd=0.2)
+    assert expected.line().endswith("a first hypothesis needs ~$0.20 expected: a run is refused"), expected.line()
+    assert "are expected to cost ~$0.2000;" in str(BudgetTooSmall(0.01, 0.2, expected_usd=0.2))

@@ -112,3 +112,17 @@ def test_check_exits_as_a_run_for_an_unreachable_host(tmp_path: Path, capsys: py
     code, out, _ = run_cli(capsys, "check", "models=ollama", *tiers, f"paths.data_dir={tmp_path / 'data'}")
     assert code == 2, out
     assert "cannot reach cosci-nowhere.invalid:11434: its name does not resolve" in out
+
+
+def test_check_says_the_unreachable_host_first(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: the host's line was the last of 37 (below the routes and every probe's row): it is the
+    first line, as `cosci run`'s is, and is not said again below the rows."""
+    from tests.conftest import run_cli
+
+    tiers = (f"models.tiers.{t}.api_base=http://cosci-nowhere.invalid:11434" for t in ("strong", "cheap", "mini"))
+    code, out, _ = run_cli(capsys, "check", "models=ollama", *tiers, f"paths.data_dir={tmp_path / 'data'}")
+    lines = out.splitlines()
+    assert code == 2 and len(lines) > 10, out
+    assert lines[0].startswith("fix       cosci-nowhere.invalid:11434 (") and "its name does not resolve" in lines[0]
+    assert lines[1].startswith("check     ollama:"), out
+    assert sum("cannot reach" in line for line in lines) == 1, out

@@ -122,8 +122,44 @@ def test_a_text_that_is_not_utf8_is_one_line_not_a_traceback(capsys: pytest.Capt
     path.write_text('A short goal about soil microbes.\n{"goal": "ab\\udcffcd"}\n', encoding="utf-8")
     code, rows, err = screen(capsys, "--file", str(path))
     assert code == 2 and [r["n"] for r in rows] == [1]
-    assert err.strip().splitlines() == [
-        f"screen: {path} line 2 is not valid UTF-8; retype it or save the file as UTF-8"]
+    assert err.strip().splitlines() == [f"screen: {path} line 2 holds a lone surrogate escape (\\udcff) in its JSON, "
+                                        "which is no character; write the character itself or its escape pair"]
+
+
+@pytest.mark.parametrize("escape", ["\\ud800", "\\udfff", "x\\ud83d"])
+def test_a_json_lone_surrogate_escape_is_named_as_such(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                       escape: str) -> None:
+    """Fresh-user trial: a JSON line holding ``"\\ud800"`` was called "not valid UTF-8", though its bytes are: the
+    line says what is wrong (a lone surrogate escape, named, at its line); a pair of escapes is a character and is
+    screened."""
+    path = tmp_path / "goals.jsonl"
+    path.write_text('{"goal": "soil microbes and nitrogen \\ud83d\\ude00"}\n{"goal": "ab' + escape + 'cd"}\n',
+                    encoding="utf-8")
+    code, rows, err = screen(capsys, "--file", str(path))
+    assert code == 2 and [r["n"] for r in rows] == [1], err
+    shown = escape.lstrip("x")
+    assert err.strip().splitlines() == [f"screen: {path} line 2 holds a lone surrogate escape ({shown}) in its JSON, "
+                                        "which is no character; write the character itself or its escape pair"]
+    assert "UTF-8" not in err
+
+
+def test_a_file_named_dash_is_standard_input(capsys: pytest.CaptureFixture[str],
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fresh-user trial: ``cosci screen --file -`` looked for a file named ``-``; it reads standard input, as Unix
+    tools do, with its lines named ``stdin line N``; bytes that are not UTF-8 there are one line, exit 2."""
+    import io
+    import sys
+
+    data = (json.dumps({"goal": "Which antivirals could treat Nipah virus encephalitis?"}) + "\n{\"goal\": 3}\n"
+            + NERVE_AGENT + "\n")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data.encode())))
+    code, rows, err = screen(capsys, "--file", "-")
+    assert code == 3 and [r["n"] for r in rows] == [1, 3] and [r["decision"] for r in rows] == ["allow", "block"]
+    assert err.strip().splitlines() == ['screen: stdin line 2 is a JSON object without a text "goal"']
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"ab\xffcd\n")))
+    code, rows, err = screen(capsys, "--file", "-")
+    assert code == 2 and rows == [] and err.strip().splitlines() == [
+        "cosci: screen: cannot read stdin (UnicodeDecodeError)"], err
 
 
 def test_neither_or_both_a_text_and_a_file_is_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -46,10 +46,34 @@ def test_a_mistyped_session_id_names_the_nearest_ones(tmp_path: Path, capsys: py
         SessionFolder.existing(tmp_path, "s-20261206-214533-99c475")
     assert "; nearest: s-20261206-214533-99c474" in str(err.value) and "cosci list" in str(err.value)
     code, _, line = run_cli(capsys, "--data-dir", str(tmp_path), "status", "s-20261206-220900-5d299")
-    assert code == 2 and line.count("\n") == 1 and "nearest: s-20261206-220900-5d299b" in line, line
+    assert code == 2 and line.count("\n") == 1 and "starting with it: s-20261206-220900-5d299b" in line, line
     with pytest.raises(SessionNotFound) as err:
         SessionFolder.existing(tmp_path, "nope")
     assert "nearest" not in str(err.value)  # nothing close: no guess
+
+
+def test_a_part_of_a_session_id_names_the_sessions_it_starts_or_ends(tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: `cosci status 99c474` (the id's last characters, as a short hash is typed) named no id at
+    all: the line names the session whose id ends (or starts) with it, and the candidates when several do, on its one
+    line, exit 2; nothing is resolved for the researcher (design.md#cli)."""
+    from tests.conftest import run_cli
+    from tests.store.rows import session_with
+
+    for sid in ("s-20261206-214533-99c474", "s-20261206-220900-5d299b", "s-20261206-221000-1d299b"):
+        session_with(tmp_path, [], sid=sid)
+    code, _, line = run_cli(capsys, "--data-dir", str(tmp_path), "status", "99C474")
+    assert code == 2 and line.count("\n") == 1, line
+    assert "; the session id ending with it: s-20261206-214533-99c474 (give the whole id)" in line, line
+    with pytest.raises(SessionNotFound) as err:
+        SessionFolder.existing(tmp_path, "d299b")
+    assert "the session ids ending with it: s-20261206-220900-5d299b, s-20261206-221000-1d299b" in str(err.value)
+    with pytest.raises(SessionNotFound) as err:
+        SessionFolder.existing(tmp_path, "s-20261206-2145")
+    assert "the session id starting with it: s-20261206-214533-99c474" in str(err.value)
+    with pytest.raises(SessionNotFound) as err:
+        SessionFolder.existing(tmp_path, "299")  # too short to mean one session: no list of chance matches
+    assert "with it" not in str(err.value)
 
 
 def test_the_record_is_closed_on_leaving_the_block_also_on_an_error(tmp_path: Path) -> None:

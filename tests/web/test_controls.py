@@ -43,6 +43,27 @@ def test_a_bad_new_session_is_the_cli_line_and_writes_nothing(copy: Sessions, fi
     assert written(copy.data) == before
 
 
+def test_a_budget_below_a_first_hypothesis_offers_no_start(copy: Sessions) -> None:
+    """Fresh-user trial: the form showed the estimate's "a run is refused" and offered Start (budget $0.05 on the
+    fake, below the floor `cosci run` refuses): the check is refused with the run's own line, naming the figure and
+    run.budget_usd (the Budget field) to raise; no Start, nothing written."""
+    from html import unescape
+
+    from cosci import api
+    from cosci.errors import BudgetTooSmall
+    from cosci.llm.gateway.estimate import estimate_session
+
+    config = api.prepare(GOAL, ["models=fake", "run.budget_usd=0.05"], data_dir=copy.data).config
+    est = estimate_session(config)
+    line = str(BudgetTooSmall(0.05, est.floor_usd, expected_usd=est.floor_expected_usd, estimated=True))
+    before = written(copy.data)
+    with client_of(copy.data) as client:
+        code, text = post(client, "/new/check", goal=GOAL, models="fake", budget="0.05")
+    assert code == 400 and line in unescape(text) and "raise run.budget_usd" in text and text.count("<p") == 1, text
+    assert "Start this session" not in text
+    assert written(copy.data) == before
+
+
 def test_the_budget_line_is_the_command_lines(copy: Sessions) -> None:
     from cosci import api
     from cosci.config.load import ConfigError

@@ -256,8 +256,9 @@ def fix_for(exc: E.LLMError, route: Route, config: CosciConfig, *, local: bool =
 
 
 def report(config: CosciConfig, probes: list[Probe]) -> list[str]:
-    """The check's lines: the total cost first, the routes, then one row per probe naming its host and form (and
-    each failure's fix; one fix line for a host that cannot be reached, design.md#unreachable-hosts)."""
+    """The check's lines: a host that cannot be reached first (one fix line for all its probes, as a run's line
+    comes first, design.md#unreachable-hosts), then the total cost, the routes, one row per probe naming its host and
+    form, and each other failure's fix."""
     total = sum(p.cost_usd for p in probes)
     over = [p.model for p in probes if p.cost_usd >= CENT]
     failed = [p for p in probes if p.fix]
@@ -276,8 +277,9 @@ def report(config: CosciConfig, probes: list[Probe]) -> list[str]:
     for p in failed:
         if p.fix and p.fix.startswith(UNREACHABLE):
             hosts.setdefault(p.host, []).append(p)
-    lines += [f"fix       {host} ({len(ps)} probe{'s' if len(ps) != 1 else ''}, 1 sent): {ps[0].fix}"
-              for host, ps in hosts.items()]
+    first = [f"fix       {host} ({len(ps)} probe{'s' if len(ps) != 1 else ''}, 1 sent): {ps[0].fix}"
+             for host, ps in hosts.items()]
+    lines = first + lines
     lines += [f"fix       {p.model} ({p.host}, {p.mode}, {p.shape}, {p.form}): {p.fix}" for p in failed
               if p.host not in hosts]
     return lines

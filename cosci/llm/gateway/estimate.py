@@ -47,6 +47,9 @@ class Estimate:
     """USD of what a first hypothesis needs: the goal's parse, one generation task and the final overview as
     expected, and at least the largest of their calls at its whole ``max_output_tokens`` (what the budget's admission
     holds for a call before it is sent)."""
+    floor_expected_usd: float = 0.0
+    """USD of the same three calls at their expected output; :attr:`floor_usd` is above it when the largest call's
+    upper bound is (the figure is then named an upper bound, as the budget's stop line names it)."""
 
     @property
     def too_small(self) -> bool:
@@ -54,6 +57,14 @@ class Estimate:
         :attr:`over_budget`): the run would stop with nothing to show, so it is refused (:class:`cosci.errors.
         BudgetTooSmall`, design.md#budget)."""
         return self.floor_usd > self.warn_ratio * self.budget_usd
+
+    def floor_words(self) -> str:
+        """What :attr:`floor_usd` is, in the budget stop line's words: ``~$X expected``, or ``$X, the upper bound of
+        its largest call ...`` with the expected figure beside it (a fresh user read "estimated" for an upper bound)."""
+        if self.floor_usd <= self.floor_expected_usd:
+            return f"~${dollars(self.floor_usd)} expected"
+        return (f"${dollars(self.floor_usd)}, the upper bound of its largest call (its whole max_output_tokens, which "
+                f"the budget holds before sending it; expected ~${dollars(self.floor_expected_usd)})")
 
     @property
     def over_budget(self) -> bool:
@@ -63,7 +74,7 @@ class Estimate:
         text = (f"estimated cost ~${dollars(self.usd)} over ~{self.calls} model calls"
                 f" (budget ${dollars(self.budget_usd)})")
         if self.too_small:
-            text += f" - a first hypothesis needs ~${dollars(self.floor_usd)}: a run is refused"
+            text += f" - a first hypothesis needs {self.floor_words()}: a run is refused"
         elif self.over_budget:
             text += (f" - above {self.warn_ratio:g}x the budget: the session will stop when the budget is"
                      " spent")
@@ -124,4 +135,4 @@ def estimate_session(config: CosciConfig) -> Estimate:
         calls += round(tasks * per_task)
         by_agent[agent] = by_agent.get(agent, 0.0) + usd * tasks
     return Estimate(total, calls, by_agent, config.run.budget_usd, config.budget.warn_ratio,
-                    max(floor, held))
+                    max(floor, held), floor)
