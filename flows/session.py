@@ -44,7 +44,7 @@ from cosci.supervisor.termination import StopReason
 from cosci.text import error_line
 from flows.process import EmbedderWarmup, ScreenProcess, on_interrupt, one_blas_thread
 from flows.task_policy import hashed_key, retryable
-from flows.tracker import BackgroundTracker
+from flows.tracker import BackgroundTracker, final_calls
 
 log = logging.getLogger(__name__)
 
@@ -310,7 +310,7 @@ async def session_flow(
             _check_some_hypothesis_made(rt, reason)
             if reason == StopReason.INTERRUPTED:  # not an end: paused until `cosci resume`
                 return await _paused(pending, rt, reason)
-            overview = await sup.finalize(reason)  # its calls overlap the MLflow start, if still under way
+            overview = await final_calls(sup, reason, pending)  # its calls overlap the MLflow start, if still under way
             LocalModelProvider.unload()  # the session's last model call is made: report and tracking need none
             tracker = await pending.ready() if pending else None
         finally:

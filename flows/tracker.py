@@ -8,11 +8,15 @@ import concurrent.futures
 import logging
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cosci.config.schema import CosciConfig
 from cosci.session.runtime import SessionRuntime
 from cosci.text import error_line
+
+if TYPE_CHECKING:
+    from cosci.supervisor.loop import Supervisor
+    from cosci.supervisor.termination import StopReason
 
 log = logging.getLogger(__name__)
 START_WITHOUT_CALLS = 8
@@ -92,6 +96,15 @@ class BackgroundTracker:
         except Exception as exc:  # tracking must never stop the science
             log.warning("MLflow progress not logged: %s", error_line(exc))
 
+    def prepare_finish(self) -> None:
+        """Have the worker import what closing the run draws with (:func:`cosci.tracking.artifacts.warm_plots`,
+        matplotlib: about half a second of CPU) while the session's final overview is written, instead of after
+        the session's last model call; never waits, never asks for the start (a session whose run never started
+        closes none), and a failed import is dropped (the closing imports it itself). Asked before the final
+        overview's calls (docs/design.md#demo, "The finish")."""
+        if self._future is not None:
+            self._pool.submit(_warm_plots)
+
     async def ready(self) -> Any | None:
         """Wait for the start; returns the SessionTracker, or None if the start failed (logged: tracking must
         never cost the session its results, which the record keeps)."""
@@ -116,4 +129,22 @@ class BackgroundTracker:
         self._pool.shutdown(wait=True)
 
 
-__all__ = ["BackgroundTracker"]
+async def final_calls(sup: Supervisor, reason: StopReason, pending: BackgroundTracker | None) -> str:
+    """The session's last calls (:meth:`Supervisor.finalize`: its final feedback and overview; returns the overview),
+    with the MLflow worker importing what the run's closing draws with meanwhile (:meth:`BackgroundTracker.
+    prepare_finish`, design.md#demo, "The finish")."""
+    if pending is not None:
+        pending.prepare_finish()
+    return await sup.finalize(reason)
+
+
+def _warm_plots() -> None:
+    try:
+        from cosci.tracking.artifacts import warm_plots
+
+        warm_plots()
+    except Exception as exc:  # a warm-up only: the run's closing imports what is missing
+        log.debug("the plots' warm-up failed: %s", error_line(exc))
+
+
+__all__ = ["BackgroundTracker", "final_calls"]

@@ -137,13 +137,28 @@ def elo_trajectories(store: SessionStore, initial: float) -> dict[str, list[tupl
     return paths
 
 
-def elo_trajectory_png(store: SessionStore, initial: float, path: Path, top: int = 10) -> Path:
-    """Plot the Elo trajectories of the final top hypotheses to ``path`` (PNG)."""
+def pyplot() -> Any:
+    """matplotlib's ``pyplot`` on the Agg backend (files only, no display), imported on first use: about half a
+    second of CPU, which the session's MLflow worker spends beside its last model calls (:func:`warm_plots`)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    return plt
+
+
+def warm_plots() -> None:
+    """Import what the plots below draw with (:func:`pyplot`) ahead of the session's finish: run on the MLflow
+    worker while the final overview is written (``flows.tracker.BackgroundTracker.prepare_finish``), so the
+    MLflow run's closing, after the session's last model call, no longer waits for the import (docs/design.md#demo,
+    "The finish")."""
+    pyplot()
+
+
+def elo_trajectory_png(store: SessionStore, initial: float, path: Path, top: int = 10) -> Path:
+    """Plot the Elo trajectories of the final top hypotheses to ``path`` (PNG)."""
+    plt = pyplot()
     paths = elo_trajectories(store, initial)
     best = sorted(paths, key=lambda h: -paths[h][-1][1])[:top]
     fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
@@ -166,10 +181,7 @@ def bt_png(store: SessionStore, path: Path, top: int = 15) -> Path:
     """Plot the stored Bradley–Terry scores with their intervals (titled :data:`~cosci.domain.BT_INTERVAL_LABEL`) of
     the best ``top`` hypotheses to ``path`` (PNG);
     the Elo plot's companion (Elo is the tournament's rating, BT the statistics a scientist reads)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     bt = sorted(store.matches.bt().items(), key=lambda kv: (-kv[1][0], kv[0]))[:top]
     fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)

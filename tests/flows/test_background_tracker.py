@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -169,3 +170,72 @@ def test_a_run_that_cannot_be_completed_leaves_the_session_done(
         assert store.sessions.get().status == "done"
     finally:
         store.close()
+
+
+async def test_the_closing_plot_imports_run_on_the_worker_before_the_run_closes(
+        fake: FakeBackend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """The demo's finish (bench/README.md, the seventeenth stop): matplotlib's import, which closing the run
+    needs for its plots, is asked for before the final overview and runs on the worker, never on the event loop;
+    not before the run's start was asked for (a session whose run never started closes none), and a failed
+    warm-up is dropped without stopping what comes after it."""
+    import cosci.tracking.artifacts as artifacts
+
+    ran: list[str] = []
+
+    def warm() -> None:
+        ran.append(threading.current_thread().name)
+        if len(ran) == 2:
+            raise RuntimeError("no matplotlib")
+
+    monkeypatch.setattr(artifacts, "warm_plots", warm)
+    caplog.set_level(logging.DEBUG, logger="flows.tracker")
+    async with tracked(tmp_path, every=1) as (pending, _uri):
+        pending.prepare_finish()  # the start not asked for yet: nothing
+        await asyncio.sleep(0.1)
+        assert ran == [] and pending._future is None
+        await pending.ready()
+        pending.prepare_finish()
+        pending.prepare_finish()  # this one fails
+        done = await pending.call(lambda: "after")  # the worker runs what comes next
+    assert done == "after"
+    assert len(ran) == 2 and all(name.startswith("cosci-mlflow") for name in ran)
+    assert "the plots' warm-up failed: no matplotlib" in caplog.text
+
+
+def test_warm_plots_leaves_pyplot_on_the_agg_backend() -> None:
+    """What the warm-up imports is what the plots draw with: pyplot on Agg (files only, no display)."""
+    import sys
+
+    from cosci.tracking.artifacts import pyplot, warm_plots
+
+    warm_plots()
+    assert "matplotlib.pyplot" in sys.modules
+    assert pyplot().get_backend().lower() == "agg"
+
+
+def test_a_session_warms_the_closing_plots_on_the_worker_before_its_run_closes(
+        prefect_server: None, fake: FakeBackend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A whole fake session with tracking: the warm-up is asked for once, before the final overview, runs on the
+    MLflow worker, and ends before the run's closing (which then draws its plots with what it imported)."""
+    import cosci.tracking.artifacts as artifacts
+    from cosci.tracking.mlflow_run import SessionTracker
+    from tests.flows.test_session_flow import SMALL, _run
+
+    events: list[tuple[str, str]] = []
+    real_finish = SessionTracker.finish
+
+    def warm() -> None:
+        events.append(("warm", threading.current_thread().name))
+
+    def finish(self: SessionTracker, *args: object, **kwargs: object) -> None:
+        events.append(("finish", threading.current_thread().name))
+        real_finish(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(artifacts, "warm_plots", warm)
+    monkeypatch.setattr(SessionTracker, "finish", finish)
+    config = make_config(tmp_path / "data", "tracking.enabled=true",
+                         f"tracking.tracking_uri=sqlite:///{tmp_path / 'mlflow.db'}", *SMALL)
+    summary = _run(config)
+    assert summary["mlflow_run_id"]
+    assert [kind for kind, _ in events] == ["warm", "finish"]
+    assert all(name.startswith("cosci-mlflow") for _, name in events)
