@@ -7,7 +7,7 @@ import asyncio
 import contextlib
 import logging
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import ClassVar
 
@@ -104,6 +104,16 @@ async def test_mlflow_starts_without_a_call_after_a_few_tasks(fake: FakeBackend,
         pending.on_progress(Stats(START_WITHOUT_CALLS), START_WITHOUT_CALLS)
         assert pending._future is not None
 
+
+@pytest.fixture(autouse=True)
+def _tracker_log(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
+    """``caplog``'s handler on the ``flows.tracker`` logger itself: a session run in this process configures Prefect's
+    logging, after which that logger may not propagate to the root logger ``caplog`` listens on (the warnings were
+    printed, ``caplog.text`` read empty, depending on which test ran first)."""
+    log = logging.getLogger("flows.tracker")
+    log.addHandler(caplog.handler)
+    yield
+    log.removeHandler(caplog.handler)
 
 async def test_a_failing_store_call_is_logged_and_later_steps_still_run(
         fake: FakeBackend, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
