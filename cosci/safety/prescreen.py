@@ -28,8 +28,9 @@ from cosci.errors import CosciError
 from cosci.paths import conf_dir
 from cosci.safety.gloss import FOREIGN_SCRIPTS
 from cosci.safety.guard import fast_guard, finds_nothing
+from cosci.safety.nominal import nominal_patterns
 from cosci.safety.readings import Readings
-from cosci.safety.text import WINDOW_SENTENCES, Span, normalise, sentences, windows
+from cosci.safety.text import WINDOW_SENTENCES, Span, dash_or_space, normalise, sentences, windows
 
 __all__ = ["WINDOW_SENTENCES", "Prescreen", "PrescreenError", "PrescreenHit", "Span", "load_prescreen", "normalise",
            "sentences", "windows"]
@@ -187,6 +188,7 @@ class Prescreen(Readings):
     asked_inside: re.Pattern[str] | None = None
     studied: re.Pattern[str] | None = None
     asked_last: re.Pattern[str] | None = None
+    nominal: tuple[re.Pattern[str], re.Pattern[str]] | None = None
     severe: re.Pattern[str] | None = None
     excused: re.Pattern[str] | None = None
     methods: re.Pattern[str] | None = None
@@ -241,19 +243,6 @@ class Prescreen(Readings):
         return re.sub(r" +", " ", _UNGLOSSED.sub(" ", "".join(out) + norm[at:])).strip()
 
 
-def _dash_or_space(pattern: str) -> str:
-    """``pattern`` with each space outside a character class also matching a dash."""
-    out, depth = [], 0
-    for i, c in enumerate(pattern):
-        escaped = i > 0 and pattern[i - 1] == "\\"
-        if c == "[" and not escaped:
-            depth += 1
-        elif c == "]" and not escaped and depth:
-            depth -= 1
-        out.append("[ -]" if c == " " and not depth else c)
-    return "".join(out)
-
-
 def _compile(items: Any, where: str, names: Any = None, end: str = r"\b") -> Terms:
     """Compile ``items`` (and the plain ``names``) wrapped in word boundaries (``end``: the closing one; a cover
     story ends on punctuation, so its patterns close with none)."""
@@ -264,7 +253,7 @@ def _compile(items: Any, where: str, names: Any = None, end: str = r"\b") -> Ter
         raise PrescreenError(f"{where}: `names` must be a list of plain words")
     words = [n.lower() for n in names or []]
     try:  # a space in a pattern also matches a dash ("nerve-agent", "mass-produce")
-        patterns = [re.compile(rf"\b(?:{_dash_or_space(i)}){end}", re.IGNORECASE) for i in [*items, *words]]
+        patterns = [re.compile(rf"\b(?:{dash_or_space(i)}){end}", re.IGNORECASE) for i in [*items, *words]]
     except re.error as exc:
         raise PrescreenError(f"{where}: bad pattern ({exc})") from None
     by_letter: dict[str, tuple[str, ...]] = {}
@@ -306,7 +295,7 @@ def load_prescreen(name: str) -> Prescreen:
                                                                       "weapon_use", "instruments", "therapies")))  # type: ignore[arg-type]  # the generator fills the Terms fields only
     asked = data.get("asked")
     return replace(terms, asked=_asked(asked), asked_inside=_asked(asked, inside=True),
-                   asked_last=_asked_list(asked, "closers"),
+                   asked_last=_asked_list(asked, "closers"), nominal=nominal_patterns(asked),
                    **{key: _asked_list(asked, key) for key in ("studied", "severe", "excused", "methods", "raisers")})  # type: ignore[arg-type]  # pattern fields
 
 
@@ -321,7 +310,7 @@ def _asked(body: Any, inside: bool = False) -> re.Pattern[str] | None:
         return None
     if not isinstance(body, dict) or not all(isinstance(body.get(k), list) and body[k] for k in ("openers", "verbs")):
         raise PrescreenError("asked: expected lists `openers` and `verbs`")
-    openers, verbs = ("|".join(_dash_or_space(p) for p in body[k]) for k in ("openers", "verbs"))
+    openers, verbs = ("|".join(dash_or_space(p) for p in body[k]) for k in ("openers", "verbs"))
     try:
         return re.compile(rf"\b(?:{openers}) (?:{verbs})\b" if inside else rf"(?:(?:{openers}) )?(?:{verbs})\b",
                           re.IGNORECASE)
@@ -341,12 +330,9 @@ def _asked_list(body: Any, key: str) -> re.Pattern[str] | None:
         return None
     if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
         raise PrescreenError(f"asked.{key}: expected a list of patterns")
-    verbs = "|".join(_dash_or_space(p) for p in [*body["verbs"], *(body.get("nouns") or [])])
-    closers = "|".join(items)
-    made = "|".join(_dash_or_space(p) for p in body.get("made") or [])
-    shape = rf"\s*(?:{closers})\b" if key == "studied" else rf"\b(?:{closers})\b" \
-        if key in ("severe", "excused", "methods", "raisers") else rf"\b(?:{verbs})\b(?: (?:{closers}))*[\W_]*$" + (
-            rf"|\b(?:{made})\b(?: (?:{closers}))+[\W_]*$" if made else "")
+    verbs = "|".join(dash_or_space(p) for p in body["verbs"])
+    shape = rf"\s*(?:{'|'.join(items)})\b" if key == "studied" else rf"\b(?:{'|'.join(items)})\b" \
+        if key in ("severe", "excused", "methods", "raisers") else rf"\b(?:{verbs})\b(?: (?:{'|'.join(items)}))*[\W_]*$"
     try:
         return re.compile(shape, re.IGNORECASE)
     except re.error as exc:

@@ -4,8 +4,7 @@ object is (split from :mod:`cosci.safety.prescreen`, whose :class:`~cosci.safety
 - a resistance step said of a mechanism, not asked for (:meth:`Readings.describes`);
 - basic chemistry: a synthesis or stabilisation of an object that is no threat (:meth:`Readings.basic_chemistry`);
 - a harmful step asked for outright, an imperative harmful verb opening the request (:meth:`Readings.asks`);
-- the protective purposes a request states (:meth:`Readings.purposes`), and its opening cover story
-  (:meth:`Readings.cover`);
+- the protective purposes a request states and its opening cover story (:meth:`Readings.purposes`, ``cover``);
 - a *remedy*: the request is itself a countermeasure or oversight (a countermeasure made, a treaty verified, a site
   decontaminated, a population vaccinated, an isotope made for medicine) and asks for no weapon use
   (:meth:`Readings.remedies`); the agent rule and the no-agent rule do not act on it (docs/design.md#safety-screen).
@@ -21,12 +20,10 @@ from cosci.safety.how import asks_how
 from cosci.safety.text import Span, normalise, windows
 
 ASKED_WORDS = 4
-"""Words between an opening harmful verb and a term hit's step for the step to be the one asked ("increase the
-respiratory lethality of"; :meth:`Readings.asks`)."""
+"""Words between an opening harmful verb and a term hit's step for it to be the one asked (:meth:`Readings.asks`)."""
 METHOD_WORDS = 4
 """Words between a methods word and the severe step it is for ("the published methods for increasing the lethality
-of ..."), or (three at most) between the step and a methods word after it, as verb-final languages write it
-(:meth:`Readings.reviews`)."""
+of ..."), or (three at most) between the step and a methods word after it, verb-final (:meth:`Readings.reviews`)."""
 _WORKED = re.compile(r"\s*(?:have |has |had |were |was |are |is )?(?:been |proved |proven )?(?:the )?"
                      r"(?:most |more |best )?(?:effective|successful|efficient|reliable|useful)(?: \S+)?"
                      r" (?:at|in|for)\s*$")
@@ -108,6 +105,8 @@ class Readings:
     asked_last: re.Pattern[str] | None
     """A window that closes with a harmful verb, a request closer after it at most (a verb-final request; ``asked``
     in the term file, :meth:`asks`)."""
+    nominal: tuple[re.Pattern[str], re.Pattern[str]] | None
+    """``asked`` and ``asked_last`` with the action's nouns: a noun-phrase request (:mod:`cosci.safety.nominal`)."""
     severe: re.Pattern[str] | None
     """Steps no stated purpose excuses when asked outright (``asked.severe``; :meth:`pressed`)."""
     excused: re.Pattern[str] | None
@@ -135,7 +134,7 @@ class Readings:
         return ((bool(self.resistance.first(step)) and bool(self.mechanism.first(before)))
                 or bool(self.explained.first(before))) and not self.engineering.first(window)
 
-    def asks(self, text: str, severe: bool = False) -> bool:
+    def asks(self, text: str, severe: bool = False, named: bool = False) -> bool:
         """Whether a window of ``text`` asks for a harmful step outright: a term hit's step (:meth:`steps`, not
         followed by what is studied) starts within :data:`ASKED_WORDS` words after an imperative harmful verb that
         opens the window (:attr:`asked`: "increase the lethality of Nipah virus", "how to weaponize tularemia"), or
@@ -146,12 +145,13 @@ class Readings:
         need the exact steps to make Ebola escape the vaccine") or an ordinary aim before it ("we study its
         proteins, and we also want to make it escape PCR tests") does not hide the step
         (docs/design.md#safety-screen, "The step decides, after a cover story"; "The last clause"), and so does one
-        whose methods are asked about (:meth:`reviews`). ``severe``: only a step of :attr:`severe` counts."""
+        whose methods are asked about (:meth:`reviews`). ``severe``: only a step of :attr:`severe` counts;
+        ``named``: the text names an agent of concern, so a request as a noun phrase counts (:attr:`nominal`)."""
         if self.asked is None or (severe and self.severe is None):
             return False
+        first, last = self.nominal if named and self.nominal is not None else (self.asked, self.asked_last)
         for window in windows(normalise(text)):
-            opening = self.asked.match(window)
-            closing = self.asked_last.search(window) if self.asked_last is not None else None
+            opening, closing = first.match(window), last.search(window) if last is not None else None
             # a request opener and its verb anywhere: asks for a severe step after it, with or without a cover story
             inside = [m.end() for m in self.asked_inside.finditer(window)] if self.asked_inside else []
             reviewed = self.methods is not None and bool(self.methods.search(window))

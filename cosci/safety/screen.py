@@ -213,7 +213,8 @@ class OfflineScreen:
                          purposes, self.prescreen.classes(w), item=i >= len(whole), remedy=remedy,
                          support=float(n), sentence=i >= len(parts) - len(said), scored=keep,
                          chemistry=self.prescreen.basic_chemistry(w), described=self.prescreen.described(w),
-                         asked=bool(hits) and (self.prescreen.asks(w) or self.prescreen.constructs(w)),
+                         asked=bool(hits) and (self.prescreen.asks(w, named=bool(agents))
+                                               or self.prescreen.constructs(w)),
                          explained=any(self.prescreen.asks_why(v) for v in windows(normalise(w))),
                          therapy=self.prescreen.therapy(w),
                          pressed=bool(hits) and bool(purposes) and self.prescreen.pressed(w))

@@ -54,3 +54,16 @@ def windows(text: str) -> list[str]:
     if len(parts) <= WINDOW_SENTENCES:
         return [" ".join(parts)]
     return [" ".join(parts[i:i + WINDOW_SENTENCES]) for i in range(len(parts) - WINDOW_SENTENCES + 1)]
+
+
+def dash_or_space(pattern: str) -> str:
+    """``pattern`` with each space outside a character class also matching a dash."""
+    out, depth = [], 0
+    for i, c in enumerate(pattern):
+        escaped = i > 0 and pattern[i - 1] == "\\"
+        if c == "[" and not escaped:
+            depth += 1
+        elif c == "]" and not escaped and depth:
+            depth -= 1
+        out.append("[ -]" if c == " " and not depth else c)
+    return "".join(out)
