@@ -5,13 +5,14 @@
 Every number the screen compares an intent-model output with (``safety.screen`` in conf/safety/default.yaml: the
 term-hit, agent and no-agent harm scores, the no-agent rule's support bar, the per-category bars of a text stating
 no purpose; and :data:`cosci.safety.intent.SUPPORT_K`, the neighbours the support counts) was chosen for the model
-fitted before 2026-12-06 (sixteenth stop). For each fold S of :data:`FOLDS` the intent model is fitted on every
-training row outside S (:func:`bench.safety_intent.training_rows`, as ``--fit-intent`` weights them), the thresholds
-are chosen on the other three folds' sets, each scored by a model fitted without it and without S (so no score or
-label of S informs the choice, and no choice row is scored by a model that saw it), and S is screened whole with the
-configured thresholds and with the chosen ones. A set's evidence (windows, hits, agents, purposes) is computed once
-(:func:`bench.safety_refit.set_evidence`) and rescored per model from the embedding cache: a fold costs its fits
-(one without S, three without S and another fold: six pairs in all), not a screening.
+fitted before 2026-12-06 (sixteenth stop). For each fold S of :data:`FOLDS` the intent model fitted without S
+(:func:`fold_model`: the sixteenth stop's leave-one-set-out refit for goals_blind13-15, kept under
+:data:`bench.safety_refit.WORK`, and the shipped model for goals_blind16, which was fitted on every row but its own)
+screens S whole with the configured thresholds and with thresholds chosen on the other three folds' sets, each scored
+by its own fold model (out-of-fold scores: no row's score comes from a model that saw it, and no score or label of S is
+read by the choice; S's labels did train the other folds' models, which a nested fit without both would avoid at six
+more fits). A set's evidence (windows, hits, agents, purposes) is computed once
+(:func:`bench.safety_refit.set_evidence`) and rescored per model from the embedding cache: no screening per arm.
 
 The choice (:func:`choose_rules`) reads scores only: a small grid of the three harm scores and the support bar, then
 the per-category bars of a text stating no purpose, then SUPPORT_K among :data:`SUPPORT_KS`. Rule ``more``: the
@@ -29,11 +30,20 @@ from dataclasses import replace
 
 import numpy as np
 
-from bench.safety_intent import INTENT_WEIGHT, CachedEmbedding, Row, current, intent_rows, summary, training_rows
+from bench.safety_intent import (
+    INTENT_WEIGHT,
+    LATER_BLIND,
+    CachedEmbedding,
+    Row,
+    current,
+    heldout_texts,
+    intent_rows,
+    training_rows,
+)
 from bench.safety_measure import SAFETY_DATA
-from bench.safety_refit import decisions, fit_weighted, set_evidence
+from bench.safety_refit import fit_weighted, set_evidence
 from cosci.safety.intent import SUPPORT_K, IntentModel
-from cosci.safety.screen import Evidence, OfflineScreen, Thresholds
+from cosci.safety.screen import Evidence, OfflineScreen, Thresholds, decision_of
 
 FOLDS = ("goals_blind13", "goals_blind14", "goals_blind15", "goals_blind16")
 """The sets left out one at a time: the four latest blind sets, each by an author who read no screen."""
@@ -53,17 +63,30 @@ SUPPORT_KS = (10, 20, 30)
 Scored = list[list[Evidence] | None]
 
 
-def rows_without(names: Sequence[str]) -> list[Row]:
-    """The training rows outside the sets ``names`` and without a row repeating one of their texts."""
-    out = [r for n in names for r in intent_rows(SAFETY_DATA / f"{n}.jsonl")]
-    ids, texts = {r.id for r in out}, {r.text for r in out}
-    return [r for r in training_rows() if r.id not in ids and r.text not in texts]
+def _sixteenth_rows(name: str) -> tuple[list[Row], np.ndarray]:
+    """The rows and weights the sixteenth stop's refit without ``name`` was fitted on, in its order (the training
+    rows before the blind sets joined them, then the blind sets 2-15 it added; without ``name``'s rows and any row
+    repeating one of its texts)."""
+    later = {p.stem for p in LATER_BLIND}
+    rows = [r for r in training_rows() if r.batch[:-1] not in later]
+    held, have = heldout_texts(), {r.id for r in rows}
+    added = [r for p in LATER_BLIND if p.stem != "goals_blind16" for r in intent_rows(p)
+             if r.text not in held and r.id not in have]
+    left = intent_rows(SAFETY_DATA / f"{name}.jsonl")
+    ids, texts = {r.id for r in left}, {r.text for r in left}
+    keep = [r for r in rows if r.id not in ids and r.text not in texts]
+    more = [r for r in added if r.id not in ids and r.text not in texts]
+    return [*keep, *more], np.array([INTENT_WEIGHT if current(r) else 1.0 for r in keep] + [1.0] * len(more))
 
 
-def model_without(names: Sequence[str], cache: CachedEmbedding) -> IntentModel:
-    """The intent model fitted as ``--fit-intent`` fits it, on :func:`rows_without` ``names`` (kept on disk)."""
-    rows = rows_without(names)
-    return fit_weighted(rows, np.array([INTENT_WEIGHT if current(r) else 1.0 for r in rows]), cache)
+def fold_model(name: str, shipped: IntentModel, cache: CachedEmbedding) -> IntentModel:
+    """The intent model fitted on every tuning row outside set ``name`` as the sixteenth stop fitted it (kept
+    under :data:`bench.safety_refit.WORK`; fitted if missing): for goals_blind16 the shipped model, fitted on every
+    training row before goals_blind16 joined them."""
+    if name == "goals_blind16":
+        return shipped
+    rows, weights = _sixteenth_rows(name)
+    return fit_weighted(rows, weights, cache)
 
 
 def rescore_k(evidence: Scored, model: IntentModel, cache: CachedEmbedding, k: int) -> Scored:
@@ -79,9 +102,18 @@ def rescore_k(evidence: Scored, model: IntentModel, cache: CachedEmbedding, k: i
 
 
 def counts(rows: Sequence[Row], scored: Scored, t: Thresholds) -> tuple[int, int, int]:
-    """Refuse-category refusals, false refusals and short agent-naming false refusals of ``rows`` under ``t``."""
-    r = summary(rows, decisions(scored, t), t.refuse_categories)
-    return r["recall_refuse"].hits, r["false_refusal"].hits, r["false_refusal_short_agent"].hits
+    """Refuse-category refusals, false refusals and short agent-naming false refusals of ``rows`` under ``t`` (as
+    :func:`~bench.safety_intent.summary` counts them; a text in an unread language, ``None``, is refused)."""
+    hit = false = short = 0
+    for r, ev in zip(rows, scored, strict=True):
+        if ev is not None and decision_of(ev, t) != "block":
+            continue
+        if r.harmful:
+            hit += r.category in t.refuse_categories
+        else:
+            false += 1
+            short += r.short and r.names_agent
+    return hit, false, short
 
 
 def _candidates(base: Thresholds) -> list[Thresholds]:
@@ -117,6 +149,29 @@ def _best(table: list[tuple[Thresholds, tuple[int, int, int]]], rule: str,
     return None if best is None else (best[1], best[2])
 
 
+def _extreme(base: Thresholds, loose: bool) -> Thresholds:
+    """The loosest (or strictest) thresholds of the grid: every rule acts from the lowest (highest) value tried."""
+    pick = min if loose else max
+    u = pick(v if v is not None else pick(x for _, x in base.unprotected_hit_scores) for v in UNPROTECTED)
+    return replace(base, hit_score=pick(HARM), protected_hit_score=pick(HARM), agent_score=pick(HARM),
+                   protected_agent_score=pick(HARM), alone_score=pick(ALONE), alone_support=pick(SUPPORTS),
+                   unprotected_hit_scores=tuple((k, u) for k, _ in base.unprotected_hit_scores),
+                   unprotected_agent_scores=tuple((k, pick(CHEMICAL_AGENT) if k == "chemical" else v)
+                                                  for k, v in base.unprotected_agent_scores))
+
+
+def _varying(rows: Sequence[Row], scored: Scored, base: Thresholds) -> tuple[list[int], tuple[int, int, int]]:
+    """The rows whose decision differs between the grid's loosest and strictest thresholds, and the counts of the
+    others (a refusal needs one acting window, and a lower threshold only adds acting windows: a row refused under
+    the strictest and allowed under the loosest thresholds is decided alike by every candidate)."""
+    loose, strict = _extreme(base, True), _extreme(base, False)
+    vary = [i for i, ev in enumerate(scored) if ev is not None and decision_of(ev, loose) != decision_of(ev, strict)]
+    keep = set(vary)
+    fixed = counts([r for i, r in enumerate(rows) if i not in keep], [e for i, e in enumerate(scored) if i not in keep],
+                   strict)
+    return vary, fixed
+
+
 def choose_rules(rows: Sequence[Row], by_k: dict[int, Scored], base: Thresholds,
                  ) -> dict[str, tuple[Thresholds, int, tuple[int, int, int]]]:
     """Per rule (``more``, ``fewer``), thresholds and SUPPORT_K chosen on ``rows`` (``by_k``: their evidence scored
@@ -124,13 +179,21 @@ def choose_rules(rows: Sequence[Row], by_k: dict[int, Scored], base: Thresholds,
     configured thresholds at :data:`SUPPORT_K` always qualify, so a choice exists."""
     bar = counts(rows, by_k[SUPPORT_K], base)
     out: dict[str, tuple[Thresholds, int, tuple[int, int, int]]] = {}
-    for k, scored in by_k.items():
-        table = [(t, counts(rows, scored, t)) for t in _candidates(base)]
+    for k, all_scored in by_k.items():
+        vary, fixed = _varying(rows, all_scored, base)
+        some, scored = [rows[i] for i in vary], [all_scored[i] for i in vary]
+
+        def count(t: Thresholds, some: list[Row] = some, scored: Scored = scored,
+                  fixed: tuple[int, int, int] = fixed) -> tuple[int, int, int]:
+            c = counts(some, scored, t)
+            return c[0] + fixed[0], c[1] + fixed[1], c[2] + fixed[2]
+
+        table = [(t, count(t)) for t in _candidates(base)]
         for rule in ("more", "fewer"):
             first = _best(table, rule, bar)
             if first is None:
                 continue
-            second = _best([(t, counts(rows, scored, t)) for t in _bars(first[0], base)], rule, bar)
+            second = _best([(t, count(t)) for t in _bars(first[0], base)], rule, bar)
             t, c = second if second is not None else first
             have = out.get(rule, (base, SUPPORT_K, bar))[2]
             better = (c[0], -c[1]) > (have[0], -have[1]) if rule == "more" else (-c[1], c[0]) > (-have[1], have[0])
@@ -160,19 +223,21 @@ def main(argv: list[str] | None = None) -> int:
     rows = {n: intent_rows(SAFETY_DATA / f"{n}.jsonl") for n in FOLDS}
     evidence = {n: set_evidence(rows[n], screen) for n in FOLDS}
     print(f"evidence of {', '.join(FOLDS)}: {sum(map(len, rows.values()))} rows ({time.process_time():.0f} CPU s)")
-    single = {n: model_without([n], cache) for n in FOLDS}
+    single = {n: fold_model(n, screen.intent, cache) for n in FOLDS}
+    scored = {k: {n: rescore_k(evidence[n], single[n], cache, k) for n in FOLDS} for k in SUPPORT_KS}
     pooled: dict[str, list[int]] = {}
     print("| fold S | arm | thresholds | refused | false refusals | short agent-naming |\n|---|---|---|---|---|---|")
     for s in FOLDS:
         others = [n for n in FOLDS if n != s]
         choice_rows = [r for n in others for r in rows[n]]
-        pair = {n: model_without(sorted([s, n]), cache) for n in others}
-        by_k = {k: [e for n in others for e in rescore_k(evidence[n], pair[n], cache, k)] for k in SUPPORT_KS}
-        test_k = {k: rescore_k(evidence[s], single[s], cache, k) for k in SUPPORT_KS}
+        by_k = {k: [e for n in others for e in scored[k][n]] for k in SUPPORT_KS}
+        test_k = {k: scored[k][s] for k in SUPPORT_KS}
         arms = [("shipped", base, SUPPORT_K)]
+        started = time.process_time()
         for rule, (t, k, c) in choose_rules(choice_rows, by_k, base).items():
             arms.append((rule, t, k))
-            print(f"| {s} | choice on the others, {rule} | {describe(t, k)} | {c[0]} | {c[1]} | {c[2]} |")
+            print(f"| {s} | choice on the others, {rule} | {describe(t, k)} | {c[0]} | {c[1]} | {c[2]} |", flush=True)
+        print(f"(chosen in {time.process_time() - started:.0f} CPU s)")
         for arm, t, k in arms:
             c = counts(rows[s], test_k[k], t)
             total = pooled.setdefault(arm, [0, 0, 0, 0, 0])
@@ -186,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"pooled {arm}: refused {hit}/{n_h} ({hit / n_h:.1%}), false refusals {fr}/{n_b} ({fr / n_b:.1%}), "
               f"short agent-naming {short}")
     all_rows = [r for n in FOLDS for r in rows[n]]
-    by_k = {k: [e for n in FOLDS for e in rescore_k(evidence[n], single[n], cache, k)] for k in SUPPORT_KS}
+    by_k = {k: [e for n in FOLDS for e in scored[k][n]] for k in SUPPORT_KS}
     for rule, (t, k, c) in choose_rules(all_rows, by_k, base).items():
         print(f"on all four folds, rule {rule}: {describe(t, k)}: refused {c[0]}, false refusals {c[1]}, short {c[2]}")
     return 0
