@@ -42,7 +42,7 @@ from bench.safety_intent import (
 )
 from bench.safety_measure import SAFETY_DATA
 from bench.safety_refit import fit_weighted, set_evidence
-from cosci.safety.intent import SUPPORT_K, IntentModel
+from cosci.safety.intent import SUPPORT_K, IntentModel, inputs_hash
 from cosci.safety.screen import Evidence, OfflineScreen, Thresholds, decision_of
 
 FOLDS = ("goals_blind13", "goals_blind14", "goals_blind15", "goals_blind16")
@@ -81,10 +81,13 @@ def _sixteenth_rows(name: str) -> tuple[list[Row], np.ndarray]:
 
 def fold_model(name: str, shipped: IntentModel, cache: CachedEmbedding) -> IntentModel:
     """The intent model fitted on every tuning row outside set ``name`` as the sixteenth stop fitted it (kept
-    under :data:`bench.safety_refit.WORK`; fitted if missing): for goals_blind16 the shipped model, fitted on every
-    training row before goals_blind16 joined them."""
-    if name == "goals_blind16":
-        return shipped
+    under :data:`bench.safety_refit.WORK`; fitted if missing): for goals_blind16 the shipped model when it was fitted
+    on every training row but goals_blind16's (its inputs hash says so), else a fit on those rows."""
+    if name == "goals_blind16":  # the shipped model where it was fitted without it (on main since the sixteenth stop)
+        rows = [r for r in training_rows() if r.batch[:-1] != name]
+        if shipped.inputs == inputs_hash([r.text for r in rows], [r.label for r in rows], [r.category for r in rows]):
+            return shipped
+        return fit_weighted(rows, np.array([INTENT_WEIGHT if current(r) else 1.0 for r in rows]), cache)
     rows, weights = _sixteenth_rows(name)
     return fit_weighted(rows, weights, cache)
 
