@@ -116,7 +116,7 @@ def test_the_shipped_config_reads_action_and_object_in_every_refuse_category() -
 
     screen_cfg = yaml.safe_load((conf_dir() / "safety" / "default.yaml").read_text())["screen"]
     assert set(screen_cfg["unprotected_hit_scores"]) == set(REFUSE)
-    assert screen_cfg["unprotected_agent_scores"] == {"chemical": 0.15}
+    assert screen_cfg["unprotected_agent_scores"] == {"chemical": 0.25}
 
 
 def test_an_intent_phrase_is_read_at_the_threshold_of_the_object_its_window_names() -> None:
@@ -136,4 +136,4 @@ def test_a_lower_agent_score_for_a_category_not_screened_is_refused(tmp_path: Pa
     with pytest.raises((CosciError, ValueError), match="unprotected"):
         make_config(tmp_path, "+safety.screen.unprotected_agent_scores.nosuch=0.1")
     config = make_config(tmp_path)
-    assert config.safety is not None and config.safety.screen.unprotected_agent_scores == {"chemical": 0.15}
+    assert config.safety is not None and config.safety.screen.unprotected_agent_scores == {"chemical": 0.25}
