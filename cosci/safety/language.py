@@ -34,7 +34,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from cosci.safety.language_close import CLOSE_NAMES, close_reading
-from cosci.safety.language_cues import OWN_WORDS, cues, cyrillic_reading, own_forms
+from cosci.safety.language_cues import OWN_WORDS, cues, cyrillic_reading, folded, own_forms, shouted
 
 if TYPE_CHECKING:
     from lingua import ConfidenceValue, LanguageDetector
@@ -268,10 +268,9 @@ def _short_unread(text: str, values: list[ConfidenceValue], words: set[str]) -> 
 
 
 def read_language(text: str) -> Reading:
-    """The language of ``text`` and whether the screen reads it (see the module docstring for the rules).
-
-    An empty or letterless text reads as English (there is nothing to misread).
-    """
+    """The language of ``text`` and whether the screen reads it (the module docstring's rules; a text in capitals on
+    a lower-cased copy, :func:`folded`). An empty or letterless text reads as English (nothing to misread)."""
+    text = folded(text) if shouted(text) else text
     script = dominant_script(text)
     if script is None:
         return Reading("en", READ["en"], True, 0.0)

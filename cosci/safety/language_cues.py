@@ -105,3 +105,32 @@ def cues(text: str, words: set[str]) -> tuple[int, str | None]:
                for c in _OWN_WORDS}
     named = max(said_by, key=lambda c: said_by[c])
     return len(shared) + said_by[named], named if said_by[named] else None
+
+
+SHOUTED_SHARE = 0.7
+"""Share of a text's cased letters written in capitals from which its language is read on a lower-cased copy
+(:func:`shouted`): lingua's trigrams are lower-case, and the detected part drops words written in capitals as
+acronyms (:data:`cosci.safety.language._NAMES`), so a Turkish request in capitals read as English at 0.82, a Czech one
+as Hungarian, a German one as Marathi (docs/design.md#safety-language, "Text in capitals")."""
+SHOUTED_WORDS = 3
+"""Words of two letters or more written wholly in capitals a shouted text needs: a goal naming acronyms (MERS, PCR,
+DNA) is not one."""
+_CAPS_WORD = re.compile(r"\b[^\W\d_]{2,}\b")
+
+
+def shouted(text: str) -> bool:
+    """Whether ``text`` is written in capitals: :data:`SHOUTED_SHARE` of its cased letters upper-case and at least
+    :data:`SHOUTED_WORDS` words wholly so."""
+    upper = sum(ch.isupper() for ch in text)
+    cased = upper + sum(ch.islower() for ch in text)
+    return cased > 0 and upper / cased >= SHOUTED_SHARE and \
+        sum(w.isupper() for w in _CAPS_WORD.findall(text)) >= SHOUTED_WORDS
+
+
+def folded(text: str) -> str:
+    """``text`` in lower case for reading its language: Turkish capitals as Turkish writes them when the text shows
+    its dotted "İ" ("I" is then dotless "ı"; otherwise "İ" would fold to "i" with a combining dot), German "ẞ" as
+    "ß" (``str.lower``, not ``casefold``, which writes "ss"), Greek's final sigma as ``str.lower`` places it."""
+    if "İ" in text:
+        text = text.replace("I", "ı").replace("İ", "i")
+    return text.lower().replace("i\u0307", "i")
