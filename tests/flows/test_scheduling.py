@@ -37,7 +37,9 @@ def test_every_concurrency_fills_the_pool_without_replaying_a_pair(prefect_serve
     config = make_config(tmp_path / "data", f"run.concurrency={concurrency}")
     summary = run(config)
     record = record_of(summary)
-    assert summary["stop_reason"] == "max_hypotheses", summary
+    # the pool filled: once it is full the BT stability rule may stop the session first (its guards then hold),
+    # which timing decides (a quiet run's fits land sooner); the bug was a pool that never filled
+    assert summary["stop_reason"] in ("max_hypotheses", "elo_stable"), summary
     assert record.hypotheses.count() == config.run.max_hypotheses
     cap = config.ranking.max_matches_per_pair
     assert max(record.matches.pair_counts().values()) <= cap
