@@ -64,7 +64,8 @@ def test_ids_are_read_in_any_case_and_a_malformed_one_is_told_the_form(tmp_path:
         assert code == 2 and err.count("\n") == 1, err
         assert f"H- and 12 hex digits, not {len(given) - 2}, like H-" in err, err
     code, _, err = run_cli(capsys, "--data-dir", str(data), "status", sid[:-1])
-    assert code == 2 and f"no session '{sid[:-1]}'" in err and f"starting with it: {sid} (give the whole id)" in err, err
+    assert code == 2 and f"no session '{sid[:-1]}'" in err, err
+    assert f"starting with it: {sid} (give the whole id)" in err, err
     code, _, err = run_cli(capsys, "--data-dir", str(data), "rate", sid, "h-" + a[2:].upper(), "--why", "x")
     assert code == 2 and "one hypothesis needs --score 1-5" in err, err  # the id was read; the rating is incomplete
     assert _recorded(data, sid)[0] == 1
