@@ -28,6 +28,7 @@ from cosci.errors import CosciError
 from cosci.paths import conf_dir
 from cosci.safety.gloss import FOREIGN_SCRIPTS
 from cosci.safety.guard import fast_guard, finds_nothing
+from cosci.safety.made import made_patterns, made_steps
 from cosci.safety.nominal import nominal_patterns
 from cosci.safety.readings import Readings
 from cosci.safety.text import WINDOW_SENTENCES, Span, dash_or_space, normalise, sentences, windows
@@ -189,6 +190,7 @@ class Prescreen(Readings):
     studied: re.Pattern[str] | None = None
     asked_last: re.Pattern[str] | None = None
     nominal: tuple[re.Pattern[str], re.Pattern[str]] | None = None
+    made: tuple[re.Pattern[str], re.Pattern[str]] | None = None
     severe: re.Pattern[str] | None = None
     excused: re.Pattern[str] | None = None
     methods: re.Pattern[str] | None = None
@@ -208,6 +210,14 @@ class Prescreen(Readings):
                 if phrase:
                     hits[name] = PrescreenHit(name, (phrase[0],))
         return list(hits.values())
+
+    def steps(self, rule: Rule, window: str) -> tuple[list[Span], list[Span]]:  # type: ignore[override]
+        """The term lists' steps (:meth:`Readings.steps`) and a named agent made, asked outright
+        (:mod:`cosci.safety.made`)."""
+        named, steps = super().steps(rule, window)
+        if named and self.made is not None:
+            steps += made_steps(self.made, window, self.outside_instruments(window, rule.agents.spans(window)))
+        return named, steps
 
     def _pair(self, category: str, rule: Rule, window: str) -> PrescreenHit | None:
         """An agent with a harmful step (:meth:`~cosci.safety.readings.Readings.steps`)."""
@@ -295,7 +305,7 @@ def load_prescreen(name: str) -> Prescreen:
                                                                       "weapon_use", "instruments", "therapies")))  # type: ignore[arg-type]  # the generator fills the Terms fields only
     asked = data.get("asked")
     return replace(terms, asked=_asked(asked), asked_inside=_asked(asked, inside=True),
-                   asked_last=_asked_list(asked, "closers"), nominal=nominal_patterns(asked),
+                   asked_last=_asked_list(asked, "closers"), nominal=nominal_patterns(asked), made=made_patterns(asked),
                    **{key: _asked_list(asked, key) for key in ("studied", "severe", "excused", "methods", "raisers")})  # type: ignore[arg-type]  # pattern fields
 
 
