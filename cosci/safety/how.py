@@ -33,10 +33,26 @@ _CAUSED = re.compile(r"\b(?:makes?|made|making|gets?|got|causes?|lets?|helps?|fo
 most ("how does it spread fastest", "most widely")."""
 
 
+_HOSTS = (r"(?:people|persons|humans|patients|children|kids|adults|infants|babies|farmers|workers|hunters|"
+          r"travell?ers|nurses|doctors|health ?care workers|veterinarians|vets|animals|cattle|cows|sheep|goats|pigs|"
+          r"horses|dogs|cats|birds|poultry|chickens|livestock|wildlife|bats|rodents|mice|rats)")
+_HOW_CAUGHT = re.compile(rf"\bhow (?:do|does|did|can|could|might|would) (?:(?:the|most|many|some|young|older) ){{0,2}}"
+                         rf"{_HOSTS} (?:get|catch|contract|acquire|pick up|become|are|were)(?!\S)"
+                         r"(?P<rest>(?: [^\s?]+){0,6})\s*\??\s*$")
+"""How a host catches a disease ("how do people get plague", "how do humans get infected with Nipah virus"): the
+subject is who is infected, not who acts, so the "get" :data:`_CAUSED` holds is no causing; the clause ends within
+six words, with or without its question mark, and nothing after the verb is caused ("... most easily", "... on
+purpose" ask for a way). A first or second person ("how do I get ...", "how can we catch ...") is as often asking
+how to obtain the agent, and is not read."""
+
+
 def asks_how(part: str, ends: tuple[str, ...], hidden: re.Pattern[str]) -> bool:
     """Whether a normalised clause ``part`` asks how a mechanism happens: :data:`_HOW_SAID` ending as a question
     (``ends``) or :data:`_HOW_GLOSSED`, nothing caused in it (:data:`_CAUSED`), and nothing before the how that makes
     it what is hidden (``hidden``: "so that no one knows how it spreads")."""
+    caught = _HOW_CAUGHT.search(part)
+    if caught is not None and not _CAUSED.search(caught.group("rest")) and not hidden.search(part[:caught.start()]):
+        return True
     said = _HOW_SAID.search(part) if part.rstrip().endswith(ends) else None
     h = said or _HOW_GLOSSED.search(part)
     return h is not None and not _CAUSED.search(part) and not hidden.search(part[:h.start()])

@@ -43,8 +43,12 @@ def made_patterns(body: Any) -> tuple[re.Pattern[str], re.Pattern[str]] | None:
     verbs = join(dash_or_space(p) for p in producers)
     modifier = rf"(?:(?!(?:{_PREPOSITIONS})\b)\S+ )"
     before = re.compile(rf"^(?:(?:{openers}) )?(?P<verb>{verbs}) {modifier}{{0,{MADE_MODIFIERS}}}$", re.IGNORECASE)
-    after = re.compile(rf"^[\W_]*(?:\S+ ){{0,2}}(?:{join(body.get('not_made') or ['(?!)'])})\b", re.IGNORECASE)
-    return before, after
+    not_made = rf"^[\W_]*(?:\S+ ){{0,2}}(?:{join(body.get('not_made') or ['(?!)'])})\b"
+    # what the agent's phrase may end on: the window's end or a preposition ("... at home", "... from castor
+    # beans"), after at most two words of the agent's own phrase ("... spores", "... type a"); any other word makes
+    # the verb causative ("make influenza not spread", "make TB treatment shorter")
+    ends = rf"^(?: [\w-]+){{0,2}}?(?:[\W_]*$|[\W_]* (?:{_PREPOSITIONS}|so|quickly|cheaply|secretly|myself|ourselves)\b)"
+    return before, re.compile(rf"{not_made}|(?!{ends})", re.IGNORECASE)
 
 
 def made_steps(patterns: tuple[re.Pattern[str], re.Pattern[str]], window: str, agents: list[Span]) -> list[Span]:
