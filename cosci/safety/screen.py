@@ -298,7 +298,8 @@ def thresholds_of(cfg: SafetyCfg) -> Thresholds:
     s = cfg.screen
     return Thresholds(s.hit_score, s.protected_hit_score, s.agent_score, s.alone_score, tuple(cfg.refuse_categories),
                       s.protected_agent_score, s.alone_support, tuple(sorted(s.unprotected_hit_scores.items())),
-                      tuple(sorted(s.unprotected_agent_scores.items())), s.asked_hit_score)
+                      tuple(sorted(s.unprotected_agent_scores.items())), s.asked_hit_score,
+                      None if s.alone_strong_score is None else (s.alone_strong_score, s.alone_strong_support))
 
 
 def screen_for(cfg: SafetyCfg) -> OfflineScreen:
