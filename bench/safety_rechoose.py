@@ -20,6 +20,10 @@ The choice (:func:`choose_rules`) reads scores only: a small grid of the three h
 the per-category bars of a text stating no purpose, then SUPPORT_K among :data:`SUPPORT_KS`. Rule ``more``: the
 most refuse-category refusals whose false refusals on the choice sets are no more than the configured thresholds'
 there; rule ``fewer``: the fewest false refusals whose refusals are no fewer (bench/README.md, "seventeenth stop").
+
+``--candidates`` (:func:`compare`) chooses among a few rules for a window naming no agent only, on the folds given
+(2026-12-07, eighteenth stop: on goals_blind13-17, "0.9 with support 0.2" beside the configured bars, pooled 1,759
+refused of 1,870 and 78 false refusals of 2,402 leave-one-set-out, against 1,751 and 77; bench/README.md).
 """
 
 from __future__ import annotations
@@ -294,7 +298,8 @@ def main(argv: list[str] | None = None) -> int:
     evidence = {n: set_evidence(rows[n], screen) for n in folds}
     print(f"evidence of {', '.join(folds)}: {sum(map(len, rows.values()))} rows ({time.process_time():.0f} CPU s)")
     single = {n: fold_model(n, screen.intent, cache) for n in folds}
-    if args.candidates:
+    if args.candidates:  # each candidate against the bars without a second one (as they were when chosen)
+        base = replace(base, alone_strong=None)
         compare(folds, args.candidates, rows, {n: rescore_k(evidence[n], single[n], cache, SUPPORT_K) for n in folds},
                 base)
         return 0
