@@ -1,6 +1,8 @@
 """The screen's thresholds re-chosen for a refitted intent model, measured leave-one-set-out.
 
     python -m bench.safety_rechoose                 # the four folds, then the thresholds chosen on all of them
+    python -m bench.safety_rechoose --folds goals_blind13 goals_blind14 goals_blind15 goals_blind16 goals_blind17 \
+        --candidates support=0.3 strong=0.7/0.3     # few no-agent rule candidates only (:func:`compare`)
 
 Every number the screen compares an intent-model output with (``safety.screen`` in conf/safety/default.yaml: the
 term-hit, agent and no-agent harm scores, the no-agent rule's support bar, the per-category bars of a text stating
@@ -18,6 +20,10 @@ The choice (:func:`choose_rules`) reads scores only: a small grid of the three h
 the per-category bars of a text stating no purpose, then SUPPORT_K among :data:`SUPPORT_KS`. Rule ``more``: the
 most refuse-category refusals whose false refusals on the choice sets are no more than the configured thresholds'
 there; rule ``fewer``: the fewest false refusals whose refusals are no fewer (bench/README.md, "seventeenth stop").
+
+``--candidates`` (:func:`compare`) chooses among a few rules for a window naming no agent only, on the folds given
+(2026-12-07, eighteenth stop: on goals_blind13-17, "0.9 with support 0.2" beside the configured bars, pooled 1,759
+refused of 1,870 and 78 false refusals of 2,402 leave-one-set-out, against 1,751 and 77; bench/README.md).
 """
 
 from __future__ import annotations
@@ -82,8 +88,9 @@ def _sixteenth_rows(name: str) -> tuple[list[Row], np.ndarray]:
 def fold_model(name: str, shipped: IntentModel, cache: CachedEmbedding) -> IntentModel:
     """The intent model fitted on every tuning row outside set ``name`` as the sixteenth stop fitted it (kept
     under :data:`bench.safety_refit.WORK`; fitted if missing): for goals_blind16 the shipped model when it was fitted
-    on every training row but goals_blind16's (its inputs hash says so), else a fit on those rows."""
-    if name == "goals_blind16":  # the shipped model where it was fitted without it (on main since the sixteenth stop)
+    on every training row but goals_blind16's (its inputs hash says so), else a fit on those rows; so for any set that
+    is no training row (goals_blind17)."""
+    if name not in {p.stem for p in LATER_BLIND}:  # no training row: the shipped model where fitted without it
         rows = [r for r in training_rows() if r.batch[:-1] != name]
         if shipped.inputs == inputs_hash([r.text for r in rows], [r.label for r in rows], [r.category for r in rows]):
             return shipped
@@ -207,31 +214,100 @@ def choose_rules(rows: Sequence[Row], by_k: dict[int, Scored], base: Thresholds,
     return out
 
 
+def candidate(spec: str, base: Thresholds) -> Thresholds:
+    """A no-agent rule candidate: ``support=P`` (``alone_support`` P) or ``strong=S/P`` (the configured bars, or a
+    harm score from S with support from P: :attr:`~cosci.safety.rules.Thresholds.alone_strong`).
+
+    Raises:
+        ValueError: ``spec`` is neither form."""
+    kind, _, value = spec.partition("=")
+    if kind == "support":
+        return replace(base, alone_support=float(value))
+    if kind == "strong":
+        score, support = value.split("/")
+        return replace(base, alone_strong=(float(score), float(support)))
+    raise ValueError(f"not a candidate: {spec!r}")
+
+
+def choose_among(rows: Sequence[Row], scored: Scored, base: Thresholds, specs: Sequence[str],
+                 ) -> tuple[str, tuple[int, int, int]]:
+    """The candidate rule ``more`` prefers on ``rows`` among the configured thresholds and ``specs``: the most
+    refuse-category refusals whose false refusals are no more than the configured's (ties: fewer false refusals,
+    then the earlier in ``specs``); ``configured`` when none gains."""
+    bar = counts(rows, scored, base)
+    best = ("configured", bar)
+    for spec in specs:
+        c = counts(rows, scored, candidate(spec, base))
+        if c[1] <= bar[1] and (c[0], -c[1]) > (best[1][0], -best[1][1]):
+            best = (spec, c)
+    return best
+
+
+def compare(folds: Sequence[str], specs: Sequence[str], rows: dict[str, list[Row]], scored: dict[str, Scored],
+            base: Thresholds) -> None:
+    """Leave-one-set-out among few candidate rules (:func:`choose_among` on the other folds, applied to the fold):
+    each candidate's counts per fold, the chosen one's, and the pooled counts."""
+    print("| fold S | arm | refused | false refusals | short agent-naming |\n|---|---|---|---|---|")
+    pooled: dict[str, list[int]] = {}
+    for s in folds:
+        others = [n for n in folds if n != s]
+        pick, _ = choose_among([r for n in others for r in rows[n]], [e for n in others for e in scored[n]], base,
+                               specs)
+        n_h = sum(r.harmful and r.category in base.refuse_categories for r in rows[s])
+        n_b = sum(not r.harmful for r in rows[s])
+        for arm in ("configured", *specs, f"chosen ({pick})"):
+            spec = pick if arm.startswith("chosen") else arm
+            c = counts(rows[s], scored[s], base if spec == "configured" else candidate(spec, base))
+            key = "chosen" if arm.startswith("chosen") else arm
+            total = pooled.setdefault(key, [0, 0, 0, 0, 0])
+            for i, v in enumerate((c[0], n_h, c[1], n_b, c[2])):
+                total[i] += v
+            print(f"| {s} | {arm} | {c[0]}/{n_h} | {c[1]}/{n_b} ({c[1] / n_b:.1%}) | {c[2]} |", flush=True)
+    for arm, (hit, n_h, fr, n_b, short) in pooled.items():
+        print(f"| pooled | {arm} | {hit}/{n_h} ({hit / n_h:.1%}) | {fr}/{n_b} ({fr / n_b:.2%}) | {short} |")
+    pick, c = choose_among([r for n in folds for r in rows[n]], [e for n in folds for e in scored[n]], base, specs)
+    print(f"chosen on all folds: {pick}: refused {c[0]}, false refusals {c[1]}, short {c[2]}")
+
+
 def describe(t: Thresholds, k: int) -> str:
     return (f"hit {t.hit_score}, agent {t.agent_score}, alone {t.alone_score} support {t.alone_support} (K {k}), "
             f"no purpose: hits {dict(t.unprotected_hit_scores)}, agents {dict(t.unprotected_agent_scores)}")
 
 
 def main(argv: list[str] | None = None) -> int:
+    import argparse
+
     from bench.safety import _config
     from cosci.safety.intent import load_intent
     from cosci.safety.prescreen import load_prescreen
     from cosci.safety.screen import thresholds_of
 
+    parser = argparse.ArgumentParser(prog="python -m bench.safety_rechoose")
+    parser.add_argument("--folds", nargs="+", default=list(FOLDS), help="the sets left out one at a time")
+    parser.add_argument("--candidates", nargs="+", default=[],
+                        help="no-agent rule candidates (support=P, strong=S/P): choose among these and the "
+                             "configured bars only, at SUPPORT_K, instead of the grid")
+    args = parser.parse_args(argv)
+    folds = tuple(args.folds)
     config = _config("local")
     assert config.safety is not None
     base = thresholds_of(config.safety)
     screen = OfflineScreen(load_prescreen(config.safety.prescreen_terms), load_intent(config.safety.intent), base)
     cache = CachedEmbedding()
-    rows = {n: intent_rows(SAFETY_DATA / f"{n}.jsonl") for n in FOLDS}
-    evidence = {n: set_evidence(rows[n], screen) for n in FOLDS}
-    print(f"evidence of {', '.join(FOLDS)}: {sum(map(len, rows.values()))} rows ({time.process_time():.0f} CPU s)")
-    single = {n: fold_model(n, screen.intent, cache) for n in FOLDS}
-    scored = {k: {n: rescore_k(evidence[n], single[n], cache, k) for n in FOLDS} for k in SUPPORT_KS}
+    rows = {n: intent_rows(SAFETY_DATA / f"{n}.jsonl") for n in folds}
+    evidence = {n: set_evidence(rows[n], screen) for n in folds}
+    print(f"evidence of {', '.join(folds)}: {sum(map(len, rows.values()))} rows ({time.process_time():.0f} CPU s)")
+    single = {n: fold_model(n, screen.intent, cache) for n in folds}
+    if args.candidates:  # each candidate against the bars without a second one (as they were when chosen)
+        base = replace(base, alone_strong=None)
+        compare(folds, args.candidates, rows, {n: rescore_k(evidence[n], single[n], cache, SUPPORT_K) for n in folds},
+                base)
+        return 0
+    scored = {k: {n: rescore_k(evidence[n], single[n], cache, k) for n in folds} for k in SUPPORT_KS}
     pooled: dict[str, list[int]] = {}
     print("| fold S | arm | thresholds | refused | false refusals | short agent-naming |\n|---|---|---|---|---|---|")
-    for s in FOLDS:
-        others = [n for n in FOLDS if n != s]
+    for s in folds:
+        others = [n for n in folds if n != s]
         choice_rows = [r for n in others for r in rows[n]]
         by_k = {k: [e for n in others for e in scored[k][n]] for k in SUPPORT_KS}
         test_k = {k: scored[k][s] for k in SUPPORT_KS}
@@ -253,10 +329,10 @@ def main(argv: list[str] | None = None) -> int:
     for arm, (hit, n_h, fr, n_b, short) in pooled.items():
         print(f"pooled {arm}: refused {hit}/{n_h} ({hit / n_h:.1%}), false refusals {fr}/{n_b} ({fr / n_b:.1%}), "
               f"short agent-naming {short}")
-    all_rows = [r for n in FOLDS for r in rows[n]]
-    by_k = {k: [e for n in FOLDS for e in scored[k][n]] for k in SUPPORT_KS}
+    all_rows = [r for n in folds for r in rows[n]]
+    by_k = {k: [e for n in folds for e in scored[k][n]] for k in SUPPORT_KS}
     for rule, (t, k, c) in choose_rules(all_rows, by_k, base).items():
-        print(f"on all four folds, rule {rule}: {describe(t, k)}: refused {c[0]}, false refusals {c[1]}, short {c[2]}")
+        print(f"on all folds, rule {rule}: {describe(t, k)}: refused {c[0]}, false refusals {c[1]}, short {c[2]}")
     return 0
 
 

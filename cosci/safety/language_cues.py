@@ -134,3 +134,10 @@ def folded(text: str) -> str:
     if "İ" in text:
         text = text.replace("I", "ı").replace("İ", "i")
     return text.lower().replace("i\u0307", "i")
+
+
+def turkish_lower(text: str) -> str:
+    """``text`` lower-cased as Turkish writes it: "I" as dotless "ı", "İ" as "i" (``str.lower`` writes "i" and
+    "i" with a combining dot, so "ARTIRMANIN" read as "artirmanin" and missed the gloss's "artırmanın";
+    docs/design.md#safety-language, "Text in capitals")."""
+    return text.replace("I", "ı").replace("İ", "i").lower()

@@ -65,6 +65,10 @@ class Thresholds:
     """The harm score from which a term hit of an agent with a harmful step acts in a window that asks for the step
     outright and states no protective purpose (:meth:`~cosci.safety.readings.Readings.asks`; None: the hit's usual
     threshold)."""
+    alone_strong: tuple[float, float] | None = None
+    """``(score, support)``: a second bar of the rule for a window naming no agent, for a window scored at least
+    ``score`` whose support is under ``alone_support`` but reaches ``support`` (None: no second bar; tried in
+    bench/safety_rechoose.py, bench/README.md "eighteenth stop")."""
 
     def hit_threshold(self, category: str, protected: bool) -> float:
         """The harm score from which a term hit of ``category`` acts (``protected``: the window states a protective
@@ -111,14 +115,21 @@ def act(e: Evidence, t: Thresholds) -> tuple[str, str] | None:
     candidates += [(c, RULES[1]) for c in e.agents if e.score >= t.agent_threshold(c, bool(e.purposes))
                    and not e.sentence and not e.described and not e.remedy]
     if not e.hits and not e.agents and not e.item and not e.chemistry and not e.remedy and not e.described \
-            and not e.explained and not e.therapy and e.score >= t.alone_score \
-            and e.support >= t.alone_support and words(e.window) >= ALONE_MIN_WORDS:
+            and not e.explained and not e.therapy and alone_passes(e, t) and words(e.window) >= ALONE_MIN_WORDS:
         candidates.append((e.likeliest(), RULES[2]))
     if not candidates:
         return None
     category, rule = max(candidates, key=lambda c: (c[0] in t.refuse_categories, -RULES.index(c[1]),
                                                     e.probs.get(c[0], 0.0)))
     return named_category(e, category, t), rule
+
+
+def alone_passes(e: Evidence, t: Thresholds) -> bool:
+    """Whether a window's harm score and support pass the rule for a window naming no agent: ``alone_score`` with
+    ``alone_support``, or the second bar :attr:`Thresholds.alone_strong` where set."""
+    if e.score >= t.alone_score and e.support >= t.alone_support:
+        return True
+    return t.alone_strong is not None and e.score >= t.alone_strong[0] and e.support >= t.alone_strong[1]
 
 
 def hit_object(e: Evidence, hit: PrescreenHit, t: Thresholds) -> str:

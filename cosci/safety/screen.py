@@ -34,6 +34,7 @@ import numpy as np
 from cosci.config.schema import SafetyCfg
 from cosci.safety.intent import IntentModel, features, load_intent
 from cosci.safety.language import read_language
+from cosci.safety.language_cues import shouted, turkish_lower
 from cosci.safety.prescreen import Prescreen, load_prescreen, normalise, sentences, windows
 from cosci.safety.rules import (
     ALONE_MIN_WORDS,
@@ -47,6 +48,9 @@ from cosci.safety.rules import (
     named_category,
     words,
 )
+
+TURKISH_CASE = frozenset({"tr"})
+"""The read languages whose capital "I" is dotless "ı" (Azerbaijani's too, which the screen does not read)."""
 
 __all__ = [
     "ALONE_MIN_WORDS",
@@ -70,6 +74,12 @@ UNREAD = "unread"
 """The rule of a text in a language the screen does not read."""
 STYLED_LIKE_EXEMPLARS = ("goal", "feedback")
 """Subjects written like the labelled set (requests): only these are read by the rule for a text naming no agent."""
+
+
+def _named(evidence: Sequence[Evidence]) -> set[tuple[str, ...]]:
+    """The term hits' phrases and the agents a text's windows name."""
+    return {(h.category, *h.phrases) for e in evidence for h in e.hits} | {(c, a) for e in evidence
+                                                                           for c, a in e.agents.items()}
 
 
 @dataclass(frozen=True)
@@ -182,6 +192,10 @@ class OfflineScreen:
 
     def evidence(self, text: str, score_all: bool = True) -> list[Evidence]:
         """What the decision reads, per window of ``text``: scores, term hits, agents, category probabilities.
+        A Turkish text in capitals holding an "I" or "İ" is read twice: as written (an acronym, "HIV", keeps its
+        dotted i) and lower-cased as Turkish writes it (:func:`~cosci.safety.language_cues.turkish_lower`: its words
+        as the gloss and term lists write them); the copy's windows join only where they name a term hit or an agent
+        the text as written does not (docs/design.md#safety-language, "Text in capitals").
 
         Args:
             score_all: score every window; False scores only windows with a term hit or a named agent, the only
@@ -189,6 +203,15 @@ class OfflineScreen:
                 the embedding is the screen's cost, and a long hypothesis has many windows
                 (docs/design.md#safety-screen). The others carry score 0 and ``scored`` False.
         """
+        out = self._evidence(text, score_all)
+        if shouted(text) and ("I" in text or "İ" in text) and read_language(text).code in TURKISH_CASE:
+            copy = self._evidence(turkish_lower(text), score_all)
+            if _named(copy) - _named(out):
+                seen = {e.window for e in out}
+                out += [e for e in copy if e.window not in seen]
+        return out
+
+    def _evidence(self, text: str, score_all: bool) -> list[Evidence]:
         blocks = [b for b in text.split("\n") if b.strip()]
         whole = [w for w in windows(text) if w.strip()] or [text]
         # and each window without its labels ("Goal:", "Research aim:", "SYSTEM:"), read as a whole window too
@@ -275,7 +298,8 @@ def thresholds_of(cfg: SafetyCfg) -> Thresholds:
     s = cfg.screen
     return Thresholds(s.hit_score, s.protected_hit_score, s.agent_score, s.alone_score, tuple(cfg.refuse_categories),
                       s.protected_agent_score, s.alone_support, tuple(sorted(s.unprotected_hit_scores.items())),
-                      tuple(sorted(s.unprotected_agent_scores.items())), s.asked_hit_score)
+                      tuple(sorted(s.unprotected_agent_scores.items())), s.asked_hit_score,
+                      None if s.alone_strong_score is None else (s.alone_strong_score, s.alone_strong_support))
 
 
 def screen_for(cfg: SafetyCfg) -> OfflineScreen:

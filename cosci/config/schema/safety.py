@@ -45,6 +45,12 @@ class ScreenCfg(_Strict):
     alone_support: Unit = Field(default=0.0, description="A text naming no agent acts only where the share of "
                                 "harmful requests among its 10 nearest training rows reaches this (0-1; 0: the "
                                 "harm score alone).")
+    # default null: what a session frozen before the second bar existed resumes with (conf/safety/default.yaml sets it)
+    alone_strong_score: Unit | None = Field(default=None, description="A text naming no agent also acts from this "
+                                            "harm score where its support reaches alone_strong_support, under "
+                                            "alone_support (null: no second bar).")
+    alone_strong_support: Unit = Field(default=0.0, description="The support the second bar of a text naming no "
+                                       "agent needs (with alone_strong_score).")
 
 
 class SafetyCfg(_Strict):
