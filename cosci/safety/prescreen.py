@@ -287,6 +287,8 @@ def load_prescreen(name: str) -> Prescreen:
                   _compile(body.get("enhancements"), f"{cat}.enhancements", body.get("enhancement_names") or []))
         for cat, body in data["categories"].items()
     }
+    if not all(isinstance(v, list) and all(isinstance(i, str) for i in v) for v in (data.get("parts") or {}).values()):
+        raise PrescreenError("parts: expected lists of patterns")
     parts = {k: "(?:" + "|".join(v) + ")" for k, v in (data.get("parts") or {}).items()}
     intent = {cat: _compile([_PART.sub(lambda m: parts.get(m[1], m[0]), i) if isinstance(i, str) else i
                              for i in items], f"intent.{cat}")
