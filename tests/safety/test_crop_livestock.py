@@ -74,3 +74,15 @@ def test_control_breeding_vaccination_and_history_are_no_attack(text: str) -> No
 def test_control_breeding_vaccination_and_history_are_allowed(shipped, text: str) -> None:  # type: ignore[no-untyped-def]
     result = shipped.check(text)
     assert result.decision == "allow", (text, result)
+
+
+def test_a_named_list_is_read_inside_an_intent_pattern_and_must_be_a_list(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from cosci.safety.prescreen import PrescreenError
+
+    good = tmp_path / "good.yaml"
+    good.write_text("categories: {}\nparts: {pests: [ticks|flies]}\nintent: {any: ['release {pests} into herds']}\n")
+    assert load_prescreen(str(good)).check("Release flies into herds")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("categories: {}\nparts: {pests: ticks}\nintent: {any: ['release {pests}']}\n")
+    with pytest.raises(PrescreenError, match="parts"):
+        load_prescreen(str(bad))
