@@ -272,6 +272,11 @@ def _compile(items: Any, where: str, names: Any = None, end: str = r"\b") -> Ter
     return Terms(patterns, by_letter)
 
 
+_PART = re.compile(r"\{([a-z_]+)\}")
+"""A named list of ``parts`` inside an intent pattern ("{crop_targets}"): one list of words read by several word
+orders (docs/design.md#safety-screen, "Crop and livestock attacks")."""
+
+
 @cache
 def load_prescreen(name: str) -> Prescreen:
     """Load and compile a term file: ``name`` relative to ``conf/`` or an absolute path.
@@ -292,7 +297,12 @@ def load_prescreen(name: str) -> Prescreen:
                   _compile(body.get("enhancements"), f"{cat}.enhancements", body.get("enhancement_names") or []))
         for cat, body in data["categories"].items()
     }
-    intent = {cat: _compile(items, f"intent.{cat}") for cat, items in (data.get("intent") or {}).items()}
+    if not all(isinstance(v, list) and all(isinstance(i, str) for i in v) for v in (data.get("parts") or {}).values()):
+        raise PrescreenError("parts: expected lists of patterns")
+    parts = {k: "(?:" + "|".join(v) + ")" for k, v in (data.get("parts") or {}).items()}
+    intent = {cat: _compile([_PART.sub(lambda m: parts.get(m[1], m[0]), i) if isinstance(i, str) else i
+                             for i in items], f"intent.{cat}")
+              for cat, items in (data.get("intent") or {}).items()}
     terms = Prescreen(rules, intent, _compile(data.get("protective") or [], "protective"),
                      _compile(data.get("not_protective") or [], "not_protective"),
                      _compile(data.get("framing") or [], "framing", end=""),
