@@ -9,7 +9,8 @@ are never a hit but that the offline screen weighs against one (:mod:`cosci.safe
 Texts are matched after :func:`normalise` (NFKD with accents dropped, lower case, one kind of apostrophe and
 dash), so patterns are plain ASCII; each is a case-insensitive regular expression wrapped in word boundaries.
 A category's ``names`` (plain agent names) are agent patterns that also match a misspelling or a compound they
-head (:func:`_misspelling`, docs/design.md#safety-screen). A hit is a feature of the offline screen, not a decision.
+head (:mod:`cosci.safety.misspelling`, docs/design.md#safety-screen). A hit is a feature of the offline screen,
+not a decision.
 """
 
 from __future__ import annotations
@@ -17,18 +18,18 @@ from __future__ import annotations
 import contextlib
 import re
 from dataclasses import dataclass, field, replace
-from functools import cache, lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import yaml
-from rapidfuzz.distance import OSA
 
 from cosci.errors import CosciError
 from cosci.paths import conf_dir
 from cosci.safety.gloss import FOREIGN_SCRIPTS
 from cosci.safety.guard import fast_guard, finds_nothing
 from cosci.safety.made import made_patterns, made_steps
+from cosci.safety.misspelling import reads_as_one_of
 from cosci.safety.nominal import nominal_patterns
 from cosci.safety.readings import Readings
 from cosci.safety.text import WINDOW_SENTENCES, Span, dash_or_space, normalise, sentences, windows
@@ -36,14 +37,6 @@ from cosci.safety.text import WINDOW_SENTENCES, Span, dash_or_space, normalise, 
 __all__ = ["WINDOW_SENTENCES", "Prescreen", "PrescreenError", "PrescreenHit", "Span", "load_prescreen", "normalise",
            "sentences", "windows"]
 
-FUZZY_MIN_CHARS = 6
-"""Shortest name read misspelled by any one edit or as the head of a compound; a five-letter name (sarin, ricin)
-has too many real neighbours (satin, rican) and is read misspelled only with one letter added ("sarrin")."""
-NOT_MISSPELLINGS = frozenset({"plaque", "plaques", "radius", "stores", "bonnet", "toxic", "toxics", "satin",
-                              "saris", "sabin", "rican", "lasso", "scores", "spares", "shores", "mustang",
-                              "chloride", "chlorides", "chlorite", "chlorate", "spreadsheet", "spreadsheets"})
-"""Real words one edit away from a name (amyloid plaque, radium, sodium chloride): never read as its misspelling.
-Edits are optimal string alignment: a swap of two neighbouring letters ("uranuim") is one edit."""
 AGENT_MASK = " xagentx "
 """What :meth:`Prescreen.mask` puts in place of a named agent."""
 _WORD = re.compile(r"[a-z][a-z0-9'-]*")
@@ -52,25 +45,6 @@ _UNGLOSSED = re.compile(f"[{FOREIGN_SCRIPTS}]+")
 
 class PrescreenError(CosciError):
     """The term file is missing or malformed."""
-
-
-def _misspelling(name: str, token: str) -> bool:
-    """Whether ``token`` reads as ``name`` misspelled or as a compound it heads (see :data:`FUZZY_MIN_CHARS`)."""
-    if token == name or token[0] != name[0] or token in NOT_MISSPELLINGS:
-        return False
-    if len(name) < FUZZY_MIN_CHARS:
-        return len(token) == len(name) + 1 and OSA.distance(name, token, score_cutoff=1) <= 1
-    if token.startswith(name):
-        return True
-    # two edits for a long name, or for a name of nine letters or more read with its ending intact ("botchulinum")
-    edits = 2 if len(name) >= 11 or (len(name) >= 9 and token[-3:] == name[-3:]) else 1
-    return abs(len(name) - len(token)) <= edits and OSA.distance(name, token, score_cutoff=edits) <= edits
-
-
-@lru_cache(maxsize=1 << 16)
-def _reads_as_one_of(names: tuple[str, ...], token: str) -> bool:
-    """Whether ``token`` is a misspelling or compound of one of ``names`` (cached: words repeat across texts)."""
-    return any(_misspelling(name, token) for name in names)
 
 
 @dataclass(frozen=True)
@@ -138,7 +112,7 @@ class Terms:
             (" ".join(m.group(0).split()), m.start(), m.end()) for p in self.patterns for m in p.finditer(text)]
         for m in _WORD.finditer(text) if self.names else ():
             token = m.group(0)
-            if _reads_as_one_of(self.names.get(token[0], ()), token):
+            if reads_as_one_of(self.names.get(token[0], ()), token):
                 found.append((token, m.start(), m.end()))
         return sorted(found, key=lambda f: (f[1], -f[2]))
 

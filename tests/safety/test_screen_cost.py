@@ -7,6 +7,7 @@ import pytest
 
 from cosci.config.schema import CosciConfig
 from cosci.safety import intent, prescreen
+from cosci.safety.misspelling import reads_as_one_of
 from cosci.safety.screen import screen_for
 
 HYPOTHESIS = ("Metformin lowers leukaemic stem cell fitness through complex I inhibition. "
@@ -80,7 +81,7 @@ def _scanned_pattern_by_pattern(terms: prescreen.Terms, text: str) -> list[presc
     """What :meth:`Terms.spans` gave before its guard and its memory: every pattern scanned, then the names."""
     found = [(" ".join(m.group(0).split()), m.start(), m.end()) for p in terms.patterns for m in p.finditer(text)]
     found += [(m.group(0), m.start(), m.end()) for m in prescreen._WORD.finditer(text) if terms.names
-              and prescreen._reads_as_one_of(terms.names.get(m.group(0)[0], ()), m.group(0))]
+              and reads_as_one_of(terms.names.get(m.group(0)[0], ()), m.group(0))]
     return sorted(found, key=lambda f: (f[1], -f[2]))
 
 
