@@ -62,7 +62,7 @@ def run_main(argv: list[str]) -> int:
 
 @pytest.mark.parametrize(("argv", "says"), [
     (["models=fake", "--cfg", "job", "run.nosuch=3"], "cosci: run.nosuch: unknown key"),
-    (["--cfg", "job", "models=nosuch"], "cosci: In 'config': Could not find 'models/nosuch'"),
+    (["--cfg", "job", "models=nosuch"], "cosci: models=nosuch: no such choice in the group 'models'"),
     (["-c", "job", "--resolve", "models=fake", "run.nosuch=3"], "cosci: run.nosuch: unknown key"),
 ])
 def test_cfg_job_with_a_config_error_says_the_error_not_a_grammar_one(

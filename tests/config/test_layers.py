@@ -112,7 +112,7 @@ def test_a_secret_in_the_user_file_stops_python_m_cosci_run_and_nothing_is_writt
 @pytest.mark.parametrize(("text", "says"), [
     ("run: {budget_uds: 3}\n", "run.budget_uds: unknown key"),
     ("run: {budget_usd: -3}\n", "run.budget_usd: Input should be greater than 0"),
-    ("ranking: thorugh\n", "Could not find 'ranking/thorugh'"),
+    ("ranking: thorugh\n", "ranking=thorugh: no such choice in the group 'ranking'"),
     ("run: {max_ideas: 5}\n", "run.max_ideas: renamed to run.max_hypotheses"),
     ("- run.budget_usd=3\n", "must hold a mapping"),
     ("defaults: [{ranking: quick}]\n", "defaults: not read from a layer"),
