@@ -6,6 +6,8 @@ from :class:`CosciError` too.
 
 from __future__ import annotations
 
+import math
+
 
 class CosciError(Exception):
     """Base of every error cosci raises on purpose; ``str(err)`` is one readable line."""
@@ -31,6 +33,15 @@ class UnknownModel(CosciError):
         self.model = model
 
 
+def _usd(amount: float) -> str:
+    """USD as :func:`cosci.text.dollars` writes it (to the cent, a sum under a cent to two significant figures): the
+    refusal and the estimate's line round alike. This floor imports nothing above it, so the format is repeated here;
+    ``tests/llm/test_estimate.py`` checks the two agree."""
+    if amount == 0 or abs(amount) >= 0.01:
+        return f"{amount:.2f}"
+    return f"{amount:.{1 - math.floor(math.log10(abs(amount)))}f}".rstrip("0")
+
+
 class BudgetTooSmall(CosciError):
     """``run.budget_usd`` cannot pay for a session's first hypothesis (the goal's parse, one generation, the final
     overview, as :func:`cosci.llm.gateway.estimate.estimate_session` prices them): refused before any session exists,
@@ -43,12 +54,13 @@ class BudgetTooSmall(CosciError):
         tail = ("a run of this configuration is refused" if estimated
                 else "`cosci estimate` prices a whole session; nothing was run")
         if expected_usd is None or floor_usd <= expected_usd:
-            need = f"are expected to cost ~${floor_usd:.4f}"
+            need = f"are expected to cost ~${_usd(floor_usd)}"
         else:  # the budget stop line's words: the hold of a call at its whole output is its upper bound
-            need = (f"need ${floor_usd:.4f}, the upper bound of their largest call (its whole max_output_tokens, "
-                    f"which the budget holds before sending it; expected ~${expected_usd:.4f})")
-        super().__init__(f"run.budget_usd=${budget_usd:g} cannot pay for a first hypothesis: the goal's parse, one "
-                         f"generation and the overview {need}; raise run.budget_usd ({tail})")
+            need = (f"need ${_usd(floor_usd)}, the upper bound of their largest call (its whole max_output_tokens, "
+                    f"which the budget holds before sending it; expected ~${_usd(expected_usd)})")
+        super().__init__(f"run.budget_usd=${_usd(budget_usd)} cannot pay for a first hypothesis: the goal's parse, "
+                         f"one generation and the overview {need}, more than the budget ${_usd(budget_usd)}; raise "
+                         f"run.budget_usd to ${_usd(floor_usd)} or more ({tail})")
         self.budget_usd = budget_usd
         self.floor_usd = floor_usd
 

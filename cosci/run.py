@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import hydra
 from hydra._internal.utils import get_args_parser
@@ -268,7 +268,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     """Entry point; exits 2 with one line on a configuration or input error (3: the goal was refused)."""
     mark("entry point")  # Python and the entry point's imports (Hydra, cosci.config)
     argv = list(sys.argv[1:] if argv is None else argv)
-    args = get_args_parser().parse_intermixed_args(argv)  # Hydra's flags anywhere: `models=fake --cfg job k=v`
+    parser = get_args_parser()
+    parser.error = _flag_error  # type: ignore[method-assign]  # one line, not Hydra's usage block above it
+    args = parser.parse_intermixed_args(argv)  # Hydra's flags anywhere: `models=fake --cfg job k=v`
     os.environ["HYDRA_FULL_ERROR"] = "1"  # let errors reach us, so we can print one line instead of Hydra's block
     os.environ.setdefault("MLFLOW_LOGGING_LEVEL", "WARNING")  # a sweep's callback opens MLflow before the session
     quiet_schema_warning()
@@ -297,6 +299,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.modules["flows.server"].exit_now(code)
     if code:
         raise SystemExit(code)
+
+
+def _flag_error(message: str) -> NoReturn:
+    """argparse's error on the command line's flags, as one line and exit 2 (Hydra's parser printed its seven-line
+    usage block above it; ``--goal`` is `cosci run`'s flag, which a fresh user gave here): design.md#cli."""
+    hint = "; a goal is `cosci run --goal \"...\"` or session.goal_file=PATH" if "--goal" in message.split() else ""
+    print(f"cosci: {message} (see `python -m cosci.run --help`: it takes key=value overrides and Hydra's flags{hint})",
+          file=sys.stderr)
+    raise SystemExit(2)
 
 
 class JobError(BaseException):

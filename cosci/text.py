@@ -36,6 +36,20 @@ def error_line(exc: BaseException, limit: int = 300) -> str:
     return one_line(message.splitlines()[0] if message else type(exc).__name__, limit)
 
 
+def unreadable_file(name: str, exc: OSError | UnicodeDecodeError) -> str:
+    """Why the text file a user named (``name``, as they gave it) cannot be read, in words and with the fix, on one
+    line without a Python exception's name: ``notes.txt is not UTF-8 text (byte 0xe9 at byte offset 12, line 2);
+    re-save it as UTF-8`` (a fresh user read "cannot read notes.txt (UnicodeDecodeError)"), or ``/x: no such file or
+    directory`` (the system's own words, lower case). ``exc``: from decoding the whole file's bytes or reading it."""
+    if isinstance(exc, UnicodeDecodeError):
+        data = exc.object
+        line = data.count(b"\n", 0, exc.start) + 1
+        return (f"{name} is not UTF-8 text (byte 0x{data[exc.start]:02x} at byte offset {exc.start}, line {line}); "
+                "re-save it as UTF-8")
+    why = exc.strerror or "cannot be read"
+    return f"{name}: {why[:1].lower()}{why[1:]}"
+
+
 def dollars(amount: float) -> str:
     """USD to the cent, and a sum under a cent to two significant figures in fixed point ("0.0056", "0.000000001":
     a budget of $0.0001 read "$0.00", and ``.2g`` printed 1e-09). No dollar sign."""

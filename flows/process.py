@@ -37,12 +37,13 @@ def on_interrupt(sup: Supervisor) -> list[signal.Signals]:
         if first:  # one keypress delivered twice (e.g. `timeout -s INT` signals the child and its group)
             return
         first.append(time.monotonic())
+        below = "\n" if sys.stderr.isatty() else ""  # below the terminal's "^C" echo; captured: no blank line
         if sup.finalising:  # the session has stopped: its last calls (feedback, overview) finish it
-            print("\ncosci: the session has stopped and is writing its overview; it finishes (Ctrl-C again to quit at"
-                  " once: `cosci resume` then finishes it)", file=sys.stderr, flush=True)
+            print(f"{below}cosci: the session has stopped and is writing its overview; it finishes (Ctrl-C again to"
+                  " quit at once: `cosci resume` then finishes it)", file=sys.stderr, flush=True)
             return
         print(
-            "\ncosci: stopping; interrupted actions go back to the queue (Ctrl-C again to quit at once)",
+            f"{below}cosci: stopping; interrupted actions go back to the queue (Ctrl-C again to quit at once)",
             file=sys.stderr,
             flush=True,
         )

@@ -72,3 +72,40 @@ def test_the_check_sees_what_it_forbids(tmp_path: Path) -> None:
         assert not OUTSIDE.search(line), line
     assert "tournament" in design_anchors() and "no-such-section" not in design_anchors()
     assert slug("Tournament") == "tournament" and slug("Cost estimate") == "cost-estimate"
+
+
+def caps() -> dict[str, int]:
+    """Each cap on a text's length a user meets, by its name in the code, read from the code."""
+    from cosci.config.goal import GOAL_MAX_CHARS
+    from cosci.investigation.draft_command import BRIEF_MAX_CHARS
+    from cosci.session.inputs import TEXT_MAX_CHARS
+
+    return {"GOAL_MAX_CHARS": GOAL_MAX_CHARS, "BRIEF_MAX_CHARS": BRIEF_MAX_CHARS, "TEXT_MAX_CHARS": TEXT_MAX_CHARS}
+
+
+def test_every_text_cap_the_docs_state_is_the_code_s() -> None:
+    """Fresh-user trial: docs/commands.md read as capping `cosci screen`'s text at 4,000 characters, where the code caps
+    it at a goal's 8,000. commands.md's table "How long a text may be" names each cap's constant beside its figure,
+    and every doc that names a constant with a figure beside it (``GOAL_MAX_CHARS`` (8,000)) states the code's."""
+    commands = (ROOT / "docs" / "commands.md").read_text(encoding="utf-8")
+    assert "## How long a text may be" in commands
+    table = commands.split("## How long a text may be", 1)[1].split("\n## ", 1)[0]
+    rows = [r for r in table.splitlines() if r.startswith("| ") and "---" not in r][1:]
+    named = {}
+    for row in rows:
+        figure = re.search(r"\| ([0-9,]+) characters", row)
+        constant = re.search(r"`(?:[a-z_.]+\.)?([A-Z_]+_MAX_CHARS)`", row)
+        assert figure and constant, row
+        named[constant[1]] = int(figure[1].replace(",", ""))
+    assert named == caps()
+    for topic in ("goal", "cosci screen", "--brief", "--why", "--notes", "--text", "--measure"):
+        assert any(topic in row for row in rows), topic
+    stated = [(doc.name, m) for doc in DOCS for m in STATED_CAP.finditer(doc.read_text(encoding="utf-8"))]
+    assert len(stated) >= 3  # ARCHITECTURE.md's goal and researcher text, design.md's brief
+    for name, m in stated:
+        if m[1] in caps():
+            assert int(m[2].replace(",", "")) == caps()[m[1]], f"{name}: {m[0]}"
+
+
+STATED_CAP = re.compile(r"`(?:[a-z_.]+\.)?([A-Z_]+_MAX_CHARS)`,? \(?([0-9][0-9,]*)")
+"""A cap's constant with a figure beside it in a doc: ```config.goal.GOAL_MAX_CHARS` (8,000)``."""

@@ -62,7 +62,7 @@ def run_main(argv: list[str]) -> int:
 
 @pytest.mark.parametrize(("argv", "says"), [
     (["models=fake", "--cfg", "job", "run.nosuch=3"], "cosci: run.nosuch: unknown key"),
-    (["--cfg", "job", "models=nosuch"], "cosci: In 'config': Could not find 'models/nosuch'"),
+    (["--cfg", "job", "models=nosuch"], "cosci: models=nosuch: no such choice in the group 'models'"),
     (["-c", "job", "--resolve", "models=fake", "run.nosuch=3"], "cosci: run.nosuch: unknown key"),
 ])
 def test_cfg_job_with_a_config_error_says_the_error_not_a_grammar_one(
@@ -95,3 +95,21 @@ def test_help_is_printed_under_a_broken_project_file(folder: Path, capsys: pytes
     assert run_main(["--help"]) == 0
     captured = capsys.readouterr()
     assert "Usage: python -m cosci.run" in captured.out and "cannot be read" not in captured.err, captured
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["experiment=demo", "models=fake", "--bogus"], "cosci: unrecognized arguments: --bogus (see `python -m cosci.run "
+                                                    "--help`: it takes key=value overrides and Hydra's flags)"),
+    (["--goal", "Which drugs treat AML?", "models=fake"], "cosci: unrecognized arguments: --goal (see `python -m "
+                                                          "cosci.run --help`: it takes key=value overrides and Hydra's "
+                                                          "flags; a goal is `cosci run --goal \"...\"` or "
+                                                          "session.goal_file=PATH)"),
+    (["--cfg", "nosuch"], "cosci: argument --cfg/-c: invalid choice: 'nosuch'"),
+])
+def test_a_bad_flag_is_one_line_not_hydra_s_usage_block(folder: Path, argv: list[str], says: str,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: ``python -m cosci.run --goal "..."`` (the flag `cosci run` takes) printed Hydra's seven-line
+    usage block above "run.py: error: unrecognized arguments: --goal": one line, exit 2, as `cosci` says its own."""
+    assert run_main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(says) and err.count("\n") == 1 and "usage:" not in err, err

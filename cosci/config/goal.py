@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from cosci.config.errors import ConfigError
-from cosci.text import one_line, unreadable, unreadable_path
+from cosci.text import one_line, unreadable, unreadable_file, unreadable_path
 
 
 def read_goal_file(path: str) -> str:
@@ -24,7 +24,7 @@ def read_goal_file(path: str) -> str:
     try:
         text = file.read_text(encoding="utf-8").strip()
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"session.goal_file: cannot read {file} ({type(exc).__name__}: {exc})") from None
+        raise ConfigError(f"session.goal_file: {unreadable_file(str(file), exc)}") from None
     if not text:
         raise ConfigError(f"session.goal_file: {file} is empty")
     return text

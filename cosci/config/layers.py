@@ -24,7 +24,7 @@ from typing import Any
 import yaml
 
 from cosci.config.renames import old_key_message, old_value_message
-from cosci.text import one_line
+from cosci.text import one_line, unreadable_file
 
 PROJECT_FILE = "cosci.yaml"
 """The project layer: this file in the working directory."""
@@ -108,6 +108,21 @@ def _text(value: Any) -> str:
     return "'" + re.sub(r"(\\+)$", lambda m: m.group(1) * 2, text) + "'"
 
 
+def _load(path: Path) -> Any:
+    """The YAML document of the layer file at ``path``.
+
+    Raises:
+        LayerError: one line: the file cannot be read, is not UTF-8 text (its byte, offset and line, and the fix), or
+            is not YAML.
+    """
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LayerError(unreadable_file(str(path), exc)) from None
+    except yaml.YAMLError as exc:
+        raise LayerError(f"{path}: cannot be read as YAML ({one_line(str(exc))[:200]})") from None
+
+
 def read_layer(path: Path) -> list[tuple[str, str]]:
     """The layer file at ``path`` as ``(key, Hydra override)`` pairs, in file order; a group choice's key is the
     group's name.
@@ -116,10 +131,7 @@ def read_layer(path: Path) -> list[tuple[str, str]]:
         LayerError: the file is unreadable or not YAML, holds no mapping, a ``defaults`` list, a secret, an old
             key or value (:mod:`cosci.config.renames`), or a value Hydra's grammar cannot carry.
     """
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise LayerError(f"{path}: cannot be read as YAML ({one_line(str(exc))[:200]})") from None
+    data = _load(path)
     if data is None:
         return []
     if not isinstance(data, Mapping):
@@ -219,10 +231,7 @@ def data_dir(cwd: Path | None = None) -> str | None:
     """
     found = None
     for path in layer_files(cwd):
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-            raise LayerError(f"{path}: cannot be read as YAML ({one_line(str(exc))[:200]})") from None
+        data = _load(path)
         if data is not None and not isinstance(data, Mapping):
             raise LayerError(f"{path}: must hold a mapping of config keys (e.g. run: {{budget_usd: 5}})")
         for key, value in _leaves(data or {}):

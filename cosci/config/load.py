@@ -39,23 +39,13 @@ if TYPE_CHECKING:
 
 
 from cosci.config.errors import ConfigError
+from cosci.config.errors import hydra_one_line as hydra_one_line  # re-exported: the entry point names it here
 from cosci.config.goal import (  # GOAL_MAX_CHARS re-exported: the CLI's refusal and its tests name it here
     GOAL_MAX_CHARS as GOAL_MAX_CHARS,
 )
 from cosci.config.goal import check_goal, check_goal_length, read_session_goal
 
 _HYDRA_LOCK = threading.Lock()
-
-
-def hydra_one_line(text: str) -> str:
-    """A multi-line Hydra message on one line, without Hydra's stack-trace hint and config search path. Hydra's
-    "Could not override 'k'. To append to your config use +k=v" becomes "k: unknown key": cosci's schema refuses
-    the appended key too, so the hint led nowhere (fresh-user report)."""
-    text = text.replace("Set the environment variable HYDRA_FULL_ERROR=1 for a complete stack trace.", "")
-    text = one_line(re.sub(r"\s*Config search path:.*$", "", one_line(text)))
-    if m := re.fullmatch(r"Could not override '([^']+)'\. To append to your config use \+\S.*", text):
-        return f"{m.group(1)}: unknown key (`python -m cosci.run --cfg job` prints every key)"
-    return text
 
 
 GOAL_QUOTING = (

@@ -28,7 +28,7 @@ from cosci.investigation.runtime import run_async
 from cosci.session.folder import SessionFolder
 from cosci.session.researcher import check_released
 from cosci.store import SessionStore
-from cosci.text import unreadable
+from cosci.text import unreadable, unreadable_file
 
 if TYPE_CHECKING:
     from cosci.config.schema import CosciConfig
@@ -93,11 +93,8 @@ def read_brief(brief: Path) -> str:
             raise CosciError(f"--brief {brief}: holds over {BRIEF_READ_BYTES:,} bytes; a brief is at most "
                              f"{BRIEF_MAX_CHARS:,} characters (a research goal's length)")
         text = data.decode("utf-8").strip()
-    except UnicodeDecodeError:
-        raise CosciError(f"--brief {brief}: is not UTF-8 text (a binary file, or another encoding); save the brief "
-                         "as UTF-8 text") from None
-    except OSError as exc:
-        raise CosciError(f"--brief {brief}: cannot be read ({type(exc).__name__})") from None
+    except (OSError, UnicodeDecodeError) as exc:  # its byte, offset and line, or the system's words (no exception name)
+        raise CosciError(unreadable_file(f"--brief {brief}", exc)) from None
     if "\x00" in text:
         raise CosciError(f"--brief {brief}: holds NUL bytes (a binary or UTF-16 file); save the brief as UTF-8 text")
     if why := unreadable(f"--brief {brief}", text):

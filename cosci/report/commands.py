@@ -44,17 +44,39 @@ def write_out(out: str, text: str) -> Path | None:
         The file written, or None when ``out`` is no regular file (``/dev/stdout``).
 
     Raises:
-        CosciError: the folder does not exist, or the file cannot be written (a folder, no permission): one
-            line, ``--out F: cannot write it (Is a directory)``.
+        CosciError: the folder does not exist, the file is a database (:func:`is_database`), or the file cannot
+            be written (a folder, no permission): one line, ``--out F: cannot write it (Is a directory)``.
     """
     path = Path(out).expanduser().absolute()  # not resolve(): /dev/stdout on a pipe resolves to no file
     if not path.parent.is_dir():
         raise CosciError(f"--out {out}: folder {path.parent} does not exist")
+    if is_database(path):  # a session's store written over read "damaged" ever after (fresh-user trial)
+        raise CosciError(f"--out {out}: is a SQLite database (a session's store, MLflow's) or its log; cosci writes "
+                         "over no database: name another file; nothing was written")
     try:
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise CosciError(f"--out {out}: cannot write it ({exc.strerror or exc})") from exc
     return path if path.is_file() else None
+
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+"""The first 16 bytes of every SQLite database file (a session's ``store.sqlite``, MLflow's ``mlflow.db``)."""
+
+
+def is_database(path: Path) -> bool:
+    """Whether ``path`` is an existing SQLite database, or the write-ahead log, shared memory or journal beside one
+    (``store.sqlite-wal``): files an ``--out`` must never replace."""
+    logged = next((path.with_name(path.name[: -len(s)]) for s in ("-wal", "-shm", "-journal")
+                   if path.name.endswith(s) and path.exists()), None)
+    target = logged or path
+    if not target.is_file():  # no such file, a folder, /dev/stdout (never read: a pipe would block)
+        return False
+    try:
+        with target.open("rb") as fh:
+            return fh.read(16) == SQLITE_HEADER
+    except OSError:  # unreadable: not one cosci could have written
+        return False
 
 
 def check_suffix(fmt: str, out: str) -> None:

@@ -31,6 +31,7 @@ from typing import Any
 
 from cosci.config.schema import SafetyCfg
 from cosci.errors import CosciError
+from cosci.text import unreadable_file
 
 SHOWN_CHARS = 80
 STDIN = "-"
@@ -60,8 +61,10 @@ def read_lines(file: str) -> list[Line]:
             raw = sys.stdin.buffer.read().decode("utf-8").splitlines()
         else:
             raw = Path(file).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError, AttributeError, ValueError) as exc:  # no stdin (None) or a closed one
-        raise CosciError(f"screen: cannot read {name} ({type(exc).__name__})") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CosciError(f"screen: {unreadable_file(name, exc)}") from None
+    except (AttributeError, ValueError):  # no stdin (None) or a closed one
+        raise CosciError(f"screen: cannot read {name} (standard input is closed)") from None
     out = [_line(name, n, line.strip()) for n, line in enumerate(raw, 1) if line.strip()]
     if not out:
         raise CosciError(f"screen: {name} holds no text to screen")

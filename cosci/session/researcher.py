@@ -128,6 +128,9 @@ def _rating_args(ids: Sequence[str], prefer: str | None, score: str | None, name
     """Raises CosciError unless the rating is two ids with ``prefer`` or one id with a ``score`` of 1-5."""
     if len(ids) == 2 and prefer is None:
         raise CosciError(f"two hypotheses need {name('prefer')} a|b|tie")
+    if len(ids) == 1 and prefer is not None and score is None:  # "one hypothesis needs --score" read as ignoring it
+        raise CosciError(f"{name('prefer')} compares two hypotheses: give a second id, or rate one with "
+                         f"{name('score')} 1-5")
     if len(ids) == 1 and score is None:
         raise CosciError(f"one hypothesis needs {name('score')} 1-5")
     if len(ids) not in (1, 2) or (len(ids) == 2 and score is not None) or (len(ids) == 1 and prefer is not None):

@@ -79,6 +79,9 @@ def recorded(session: api.Session) -> tuple[int, int, int]:
     (lambda s, h: s.rate(h[0], score=True), r"^score must be an int 1-5 \(got bool True\)"),
     (lambda s, h: s.rate(h[0], h[1]), r"^two hypotheses need prefer a\|b\|tie$"),
     (lambda s, h: s.rate(h[0]), r"^one hypothesis needs score 1-5$"),
+    # fresh-user trial: `cosci rate <id> H-aaa --prefer a` read "one hypothesis needs --score 1-5"
+    (lambda s, h: s.rate(h[0], prefer="a"), r"^prefer compares two hypotheses: give a second id, or rate one with "
+                                            r"score 1-5$"),
     (lambda s, h: s.rate(h[0], score=4, why=None), r"^why must be a string \(got NoneType None\)"),
     (lambda s, h: s.rate(5, score=4), r"^a must be a string \(got int 5\)"),
     (lambda s, h: s.result(h[0], "Refuted"), r"^outcome must be one of supported, refuted, inconclusive"),
@@ -132,6 +135,8 @@ def test_the_command_line_still_names_its_flags(rated: tuple[api.Session, list[s
     for args, line in ((["rate", session.id, ids[0], "--score", "0"],
                         "--score must be 1, 2, 3, 4 or 5 (got 0); nothing was recorded"),
                        (["rate", session.id, ids[0], ids[1]], "two hypotheses need --prefer a|b|tie"),
+                       (["rate", session.id, ids[0], "--prefer", "a"],
+                        "--prefer compares two hypotheses: give a second id, or rate one with --score 1-5"),
                        (["result", session.id, ids[0], "--outcome", "refuted", "--measure", "x"],
                         "--measure 'x' is not NAME=VALUE"),
                        (["feedback", session.id, "--kind", "pin"], "--kind pin needs --hypothesis <H-id>")):

@@ -23,6 +23,6 @@ def test_threads_composing_at_once_each_get_their_own_config_or_one_line() -> No
         got = list(pool.map(_compose, asked))
     for models, answer in zip(asked, got, strict=True):
         if models == "fkae":
-            assert answer.startswith("ConfigError: In 'config': Could not find 'models/fkae'"), answer
+            assert answer.startswith("ConfigError: models=fkae: no such choice"), answer
         else:
             assert answer == models, (models, answer)

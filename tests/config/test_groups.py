@@ -55,8 +55,15 @@ def test_an_experiments_own_values_win_over_a_preset() -> None:
 
 
 def test_an_unknown_preset_names_the_options() -> None:
-    with pytest.raises(ConfigError, match=r"Available options in 'ranking': default quick thorough"):
+    """Fresh-user trial: Hydra's "In 'config': Could not find 'models/fak' Available options in 'models': claude45
+    fake ..." is said as the override, the group's choices as a list and the nearest one."""
+    with pytest.raises(ConfigError) as err:
         compose(["ranking=thorugh"])
+    assert str(err.value) == ("ranking=thorugh: no such choice in the group 'ranking'; choose from default, quick, "
+                              "thorough (did you mean ranking=thorough?)")
+    with pytest.raises(ConfigError, match=r"^models=zzzz: no such choice in the group 'models'; choose from "
+                                          r"claude45, fake, .*together$"):
+        compose(["models=zzzz"])  # nothing near: no guess
 
 
 def test_an_old_key_is_refused_naming_the_new_one_under_any_preset() -> None:

@@ -112,7 +112,7 @@ def test_a_secret_in_the_user_file_stops_python_m_cosci_run_and_nothing_is_writt
 @pytest.mark.parametrize(("text", "says"), [
     ("run: {budget_uds: 3}\n", "run.budget_uds: unknown key"),
     ("run: {budget_usd: -3}\n", "run.budget_usd: Input should be greater than 0"),
-    ("ranking: thorugh\n", "Could not find 'ranking/thorugh'"),
+    ("ranking: thorugh\n", "ranking=thorugh: no such choice in the group 'ranking'"),
     ("run: {max_ideas: 5}\n", "run.max_ideas: renamed to run.max_hypotheses"),
     ("- run.budget_usd=3\n", "must hold a mapping"),
     ("defaults: [{ranking: quick}]\n", "defaults: not read from a layer"),
@@ -192,3 +192,22 @@ def test_an_unreadable_project_file_is_one_line_for_a_session_command(project: P
     (project / "cosci.yaml").write_text("paths: [\n", encoding="utf-8")
     with pytest.raises(CosciError, match=r"cosci\.yaml: cannot be read as YAML"):
         data_folder()
+
+
+def test_a_goal_or_layer_file_not_in_utf8_names_the_byte_and_the_fix(project: Path) -> None:
+    """Fresh-user trial: a goal file in Latin-1 said "(UnicodeDecodeError: 'utf-8' codec can't decode byte 0xe9 in
+    position 12: ...)": one line naming the file, the byte's offset and line, "is not UTF-8 text" and the fix."""
+    goal = project / "goal.txt"
+    goal.write_bytes(b"Which soil microbes\nfix nitrogen in caf\xe9 farms?\n")
+    with pytest.raises(ConfigError) as caught:
+        validate(compose(["experiment=demo", f"session.goal_file={goal}"]), require_goal=True)
+    assert str(caught.value) == (f"session.goal_file: {goal} is not UTF-8 text (byte 0xe9 at byte offset 39, line 2); "
+                                 "re-save it as UTF-8")
+    with pytest.raises(ConfigError, match=r"^session.goal_file: .*absent.txt: no such file or directory$"):
+        validate(compose(["experiment=demo", f"session.goal_file={project / 'absent.txt'}"]), require_goal=True)
+    (project / "cosci.yaml").write_bytes(b"run:\n  seed: 7 # caf\xe9\n")
+    with pytest.raises(ConfigError) as layer:
+        compose(["experiment=demo"])
+    assert str(layer.value).endswith("cosci.yaml is not UTF-8 text (byte 0xe9 at byte offset 20, line 2); re-save it "
+                                     "as UTF-8"), str(layer.value)
+    assert "Error" not in str(layer.value)

@@ -47,6 +47,17 @@ def test_ctrl_c_stops_a_running_session_and_lets_a_stopped_one_finish(capsys: py
     err = capsys.readouterr().err
     assert said in err and len(err.strip().splitlines()) == 1
     assert sup.interrupted is stopped
+    assert err.startswith("cosci: "), repr(err)  # captured (no terminal): no blank line above it (fresh-user trial)
+
+
+def test_on_a_terminal_the_line_starts_below_the_keypress_echo(capsys: pytest.CaptureFixture[str],
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a terminal "^C" is echoed where the cursor stands (the live line): the line starts on a new one."""
+    import sys
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    press_ctrl_c(Sup(False))
+    assert capsys.readouterr().err.startswith("\ncosci: stopping")
 
 
 class Sessions:

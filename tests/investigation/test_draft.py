@@ -150,7 +150,7 @@ def test_a_brief_the_safety_screen_refuses_exits_3_before_any_drafting_call(
 @pytest.mark.parametrize(("argv", "message"), [
     (["--hypothesis", "H-0123456789ab"], "--from-session and --hypothesis go together"),
     ([], "needs --brief FILE"),
-    (["--brief", "missing.md"], "--brief missing.md: cannot be read"),
+    (["--brief", "missing.md"], "--brief missing.md: no such file or directory"),
 ])
 def test_bad_draft_command_lines_are_one_line(tmp_path: Path, fake: FakeBackend, capsys: pytest.CaptureFixture[str],
                                               argv: list[str], message: str) -> None:

@@ -77,7 +77,7 @@ def test_a_budget_below_a_first_hypothesis_is_said_and_a_sufficient_one_is_not(t
     """The floor is the parse, one generation task and the overview, priced as the rest of the estimate."""
     est = estimate_session(make_config(tmp_path / "data", "models=opus", "run.budget_usd=0.0001"))
     assert 0 < est.floor_usd < est.usd and est.too_small
-    assert est.line().endswith(f"a first hypothesis needs {est.floor_words()}: a run is refused")
+    assert est.line().endswith(f"a first hypothesis needs {est.floor_words()}, more than the budget $0.0001 can hold")
     enough = estimate_session(make_config(tmp_path / "data", "models=opus", f"run.budget_usd={est.floor_usd:.4f}"))
     assert not enough.too_small and "refused" not in enough.line()
     free = estimate_session(make_config(tmp_path / "data", "models=local", "run.budget_usd=0.0001"))
@@ -116,8 +116,39 @@ def test_the_floor_says_whether_it_is_expected_or_an_upper_bound(tmp_path: Path)
     assert f"needs ${dollars(est.floor_usd)}, the upper bound of its largest call" in line, line
     assert f"expected ~${dollars(est.floor_expected_usd)}" in line and "max_output_tokens" in line
     refusal = str(BudgetTooSmall(0.05, est.floor_usd, expected_usd=est.floor_expected_usd, estimated=True))
-    assert "estimated at" not in refusal and f"${est.floor_usd:.4f}, the upper bound of their largest call" in refusal
-    assert f"expected ~${est.floor_expected_usd:.4f}" in refusal, refusal
+    assert "estimated at" not in refusal
+    assert f"${dollars(est.floor_usd)}, the upper bound of their largest call" in refusal
+    assert f"expected ~${dollars(est.floor_expected_usd)}" in refusal, refusal
     expected = Estimate(usd=1.0, calls=9, budget_usd=0.01, floor_usd=0.2, floor_expected_usd=0.2)
-    assert expected.line().endswith("a first hypothesis needs ~$0.20 expected: a run is refused"), expected.line()
-    assert "are expected to cost ~$0.2000;" in str(BudgetTooSmall(0.01, 0.2, expected_usd=0.2))
+    assert expected.line().endswith("a first hypothesis needs ~$0.20 expected, more than the budget $0.01 can hold")
+    assert "are expected to cost ~$0.20, more than" in str(BudgetTooSmall(0.01, 0.2, expected_usd=0.2))
+
+
+def test_a_refused_budget_equal_to_the_estimate_does_not_read_as_covered(tmp_path: Path) -> None:
+    """Fresh-user trial: at run.budget_usd=0.05 on the fake, `cosci estimate` printed "estimated cost ~$0.05 ...
+    (budget $0.05)" above a refusal, which read as if the budget covered it. The refused line names the budget beside
+    the figure it cannot hold (the floor, in the same units and rounding as the refusal), never beside the estimate;
+    the refusal says the figure to raise the budget to."""
+    from cosci.errors import BudgetTooSmall
+    from cosci.llm.gateway.estimate import Estimate
+
+    est = estimate_session(make_config(tmp_path / "data", "experiment=demo", "models=fake", "run.budget_usd=0.05"))
+    assert est.too_small
+    line = Estimate(usd=0.0512, calls=34, budget_usd=0.05, floor_usd=est.floor_usd,  # the trial's figures
+                    floor_expected_usd=est.floor_expected_usd).line()
+    assert line.startswith("estimated cost ~$0.05 over ~34 model calls at their expected output, but"), line
+    assert "(budget $0.05)" not in line and "at their expected output, but a run is refused" in line, line
+    floor = dollars(est.floor_usd)
+    assert line.endswith("more than the budget $0.05 can hold"), line
+    assert f"needs ${floor}, the upper bound" in line
+    refusal = str(BudgetTooSmall(0.05, est.floor_usd, expected_usd=est.floor_expected_usd, estimated=True))
+    assert f"need ${floor}, the upper bound of their largest call" in refusal, refusal  # the line's rounding
+    assert f"more than the budget $0.05; raise run.budget_usd to ${floor} or more" in refusal, refusal
+    assert f"expected ~${dollars(est.floor_expected_usd)})" in refusal and "\n" not in refusal
+
+
+@pytest.mark.parametrize("amount", [0, 0.0001, 0.00564, 0.0072, 0.01, 0.05, 0.1257, 3, 1234.5])
+def test_the_refusal_rounds_dollars_as_the_estimate_does(amount: float) -> None:
+    from cosci.errors import _usd
+
+    assert _usd(amount) == dollars(amount)

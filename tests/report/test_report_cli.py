@@ -312,3 +312,32 @@ def test_export_of_no_cited_works_says_so_and_writes_no_file(session: Session, t
     assert (code, out, err) == (0, "", f"cosci: no cited works in session {session.sid}: nothing to export\n")
     assert not target.exists()
     assert _cli(capsys, *args) == (0, "", err)
+
+
+@pytest.mark.parametrize("target", ["store.sqlite", "store.sqlite-wal", "mlflow"])
+def test_an_out_naming_a_database_is_refused_and_the_database_kept(finished_copy: FinishedCopy, tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str],
+                                                                    target: str) -> None:
+    """Fresh-user trial: `cosci export <id> --format jsonl --out data/sessions/<id>/store.sqlite` wrote the export
+    over the session's store, and every later command read "the store ... is damaged". An --out that is a SQLite
+    database (a session's store, MLflow's) or its write-ahead log is refused in one line, exit 2, the file kept."""
+    import sqlite3
+
+    data = tmp_path / "data"
+    sid = finished_copy(data)
+    folder = data / "sessions" / sid
+    if target == "mlflow":
+        path = data / "mlflow.db"
+        sqlite3.connect(path).execute("create table t (x)").connection.close()
+    else:
+        path = folder / target
+        if not path.exists():
+            path.write_bytes(b"\x37\x7f\x06\x82" + bytes(28))  # a WAL file's header beside its database
+    before = path.read_bytes()
+    for args in (["export", sid, "--format", "jsonl", "--out", str(path)], ["report", sid, "--out", str(path)]):
+        code, out, err = _cli(capsys, "--data-dir", str(data), *args)
+        assert code == 2 and err.count("\n") == 1, err
+        assert f"--out {path}: is a SQLite database" in err and "nothing was written" in err, err
+    assert path.read_bytes() == before
+    code, out, _ = _cli(capsys, "--data-dir", str(data), "status", sid)
+    assert code == 0 and sid in out

@@ -48,8 +48,8 @@ def test_a_file_of_goals_gives_one_line_per_goal_in_order(capsys: pytest.Capture
 
 
 @pytest.mark.parametrize(("content", "message"), [
-    (None, "cannot read"),
-    (b"\xff\xfe\x00 not text", "cannot read"),
+    (None, "goals.jsonl: no such file or directory"),
+    (b"\xff\xfe\x00 not text", "goals.jsonl is not UTF-8 text (byte 0xff at byte offset 0, line 1); re-save it"),
     (b"\n\n", "holds no text to screen"),
 ])
 def test_an_unreadable_or_empty_file_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path,
@@ -159,7 +159,7 @@ def test_a_file_named_dash_is_standard_input(capsys: pytest.CaptureFixture[str],
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"ab\xffcd\n")))
     code, rows, err = screen(capsys, "--file", "-")
     assert code == 2 and rows == [] and err.strip().splitlines() == [
-        "cosci: screen: cannot read stdin (UnicodeDecodeError)"], err
+        "cosci: screen: stdin is not UTF-8 text (byte 0xff at byte offset 2, line 1); re-save it as UTF-8"], err
 
 
 def test_neither_or_both_a_text_and_a_file_is_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -185,3 +185,17 @@ def test_a_researcher_text_of_a_few_words_naming_nothing_is_allowed(capsys: pyte
 def test_a_short_request_naming_an_agent_is_still_read(capsys: pytest.CaptureFixture[str]) -> None:
     code, rows, _ = screen(capsys, "Aerosolise anthrax spores over a city")
     assert code == 3 and rows[0]["decision"] == "block", rows
+
+
+def test_a_file_not_in_utf8_names_the_byte_and_the_fix(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Fresh-user trial: a Latin-1 file said "cannot read goals.txt (UnicodeDecodeError)": one line naming the file,
+    the byte, its offset and line, "is not UTF-8 text" and what to do, no Python exception's name; a missing file
+    says so in words."""
+    path = tmp_path / "goals.txt"
+    path.write_bytes(b"A goal about soil microbes.\ncaf\xe9 latte\n")
+    code, rows, err = screen(capsys, "--file", str(path))
+    assert code == 2 and rows == [] and err.strip().splitlines() == [
+        f"cosci: screen: {path} is not UTF-8 text (byte 0xe9 at byte offset 31, line 2); re-save it as UTF-8"]
+    code, rows, err = screen(capsys, "--file", str(tmp_path / "absent.txt"))
+    assert code == 2 and err.strip() == f"cosci: screen: {tmp_path / 'absent.txt'}: no such file or directory"
+    assert "Error" not in err

@@ -71,11 +71,14 @@ class Estimate:
         return self.usd > self.warn_ratio * self.budget_usd
 
     def line(self) -> str:
-        text = (f"estimated cost ~${dollars(self.usd)} over ~{self.calls} model calls"
-                f" (budget ${dollars(self.budget_usd)})")
+        """One line: the estimate beside the budget; a refused budget beside the floor it cannot hold instead (at
+        $0.05 on the fake, "~$0.05 (budget $0.05)" above a refusal read as if the budget covered the session)."""
+        text = f"estimated cost ~${dollars(self.usd)} over ~{self.calls} model calls"
         if self.too_small:
-            text += f" - a first hypothesis needs {self.floor_words()}: a run is refused"
-        elif self.over_budget:
+            return (f"{text} at their expected output, but a run is refused: a first hypothesis needs "
+                    f"{self.floor_words()}, more than the budget ${dollars(self.budget_usd)} can hold")
+        text += f" (budget ${dollars(self.budget_usd)})"
+        if self.over_budget:
             text += (f" - above {self.warn_ratio:g}x the budget: the session will stop when the budget is"
                      " spent")
         return text
