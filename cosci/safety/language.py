@@ -135,9 +135,10 @@ _TOKEN = re.compile(r"[^\s.,;:!?¿¡()\"'«»،؛؟。、]+")
 r"""A word for the cues: ``\w`` stops at the vowel signs of Indic scripts (combining marks), so "कसा" would be "कस"."""
 _MARATHI_ENDINGS = re.compile(r"\S(?:च्या|ची|चे|चा|मध्ये|साठी)(?=[\s.,;:!?]|$)")
 _WORD = re.compile(r"\w+")
-_NAMES = re.compile(r"\b[A-Z][a-z]{2,}\.? [a-z]{3,}\b|\b\w*\d\w*\b|\b[A-Z]{2,}\w*\b|[\w-]*-[\w-]*\d[\w-]*")
-"""Binomials ("Bacillus anthracis"; a capitalised word then a lower-case one, as "Improve stability" also is:
-dropping those costs an English text little), words with digits (H5N1, Cs-137) and acronyms (MERS, SARS-CoV-2)."""
+_NAMES = re.compile(rf"\b(?!(?i:{'|'.join(map(re.escape, sorted(frozenset().union(*_FUNCTION.values()))))})\b)"
+                    r"[A-Z][a-z]{2,}\.? [a-z]{3,}\b|\b\w*\d\w*\b|\b[A-Z]{2,}\w*\b|[\w-]*-[\w-]*\d[\w-]*")
+"""Binomials ("Bacillus anthracis": a capitalised word, no read language's function word, then a lower-case one;
+design.md#safety-language), words with digits (H5N1, Cs-137) and acronyms (MERS, SARS-CoV-2)."""
 
 
 @dataclass(frozen=True)

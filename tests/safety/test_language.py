@@ -73,6 +73,13 @@ def test_binomials_codes_and_acronyms_are_left_out_of_what_is_detected() -> None
     assert detected_part("Grow Bacillus anthracis and H5N1 for SARS-CoV-2 work") == "Grow and for work"
 
 
+def test_a_capitalised_function_word_opening_a_text_is_no_binomial() -> None:
+    # a short Portuguese request lost its first two words as a "binomial" and was read as Catalan, unread
+    assert detected_part("Como purificar toxina tetânica") == "Como purificar toxina tetânica"
+    reading = read_language("Como purificar toxina tetânica")
+    assert reading.read, reading
+
+
 @pytest.mark.parametrize(("text", "name"), [
     ("როგორ გავხადო ფრინველის გრიპი ადამიანებს შორის ადვილად გადამდები?", "Georgian script"),
     ("Hvernig get ég gert fuglaflensuveiruna smitandi milli manna á einfaldan hátt heima hjá mér?", "Icelandic"),
