@@ -21,6 +21,7 @@ from cosci.safety.text import Span, dash_or_space
 MADE_MODIFIERS = 2
 """Words allowed between the producing verb and the agent ("drug resistant", "large amounts"): the object is the
 agent; with a third, the verb's object is as often something else made from or against it."""
+_RESISTANT = re.compile(r"\S*[- ]?resist\w*")
 _PREPOSITIONS = ("from|of|in|into|against|for|with|to|on|by|at|about|than|that|which|who|and|or|without|like|as|via"
                  "|using|under|between")
 
@@ -58,6 +59,9 @@ def made_steps(patterns: tuple[re.Pattern[str], re.Pattern[str]], window: str, a
     out: list[Span] = []
     for _, start, end in agents:
         m = before.search(window[:start])
-        if m is not None and not after.match(window[end:]):
+        # "make vaccine of anthrax", "make medicine of tuberculosis" (Swahili "chanjo ya kimeta" as glossed): the
+        # countermeasure named before the agent is what is made; "drug-resistant" names none
+        between = _RESISTANT.sub(" ", window[m.end("verb"):start]) if m is not None else ""
+        if m is not None and not after.match(window[end:]) and not after.match(between):
             out.append((m.group("verb"), m.start("verb"), m.end("verb")))
     return out

@@ -236,7 +236,7 @@ def test_rate_a_pair_and_the_refusals(copy: Sessions) -> None:
         code, text = post(client, f"/sessions/{copy.done}/rate", a="", b="", prefer="a")  # the form sent empty
         assert code == 400 and "no hypothesis given" in text and "Score" not in text, text
         code, text = post(client, f"/sessions/{copy.done}/rate", a="", b=b, prefer="a")  # the one given is rated
-        assert code == 400 and "needs Score 1-5" in text and "no hypothesis given" not in text, text
+        assert code == 400 and "rate one with Score 1-5" in text and "no hypothesis given" not in text, text
         assert written(copy.data) == before
 
 
