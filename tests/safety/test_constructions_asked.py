@@ -34,7 +34,8 @@ NOT_REQUESTS = [
 def _floors_raised(t):  # type: ignore[no-untyped-def]
     """Every score threshold above 1: only a step read as asked outright (``asked_hit_score`` 0) can act."""
     return replace(t, hit_score=1.01, protected_hit_score=1.01, agent_score=1.01, protected_agent_score=1.01,
-                   alone_score=1.01, alone_strong=None, unprotected_hit_scores=tuple((c, 1.01) for c, _ in t.unprotected_hit_scores),
+                   alone_score=1.01, alone_strong=None,
+                   unprotected_hit_scores=tuple((c, 1.01) for c, _ in t.unprotected_hit_scores),
                    unprotected_agent_scores=())
 
 
