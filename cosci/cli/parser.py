@@ -64,7 +64,7 @@ def _session_commands(add: Add) -> None:
     ``release``."""
     add("list", help="list sessions").set_defaults(func=cmd_list)
     sp = add("run", help="start a session with a goal given as plain text")
-    sp.add_argument("--goal", required=True, help="the research goal, any text (quote it once for the shell)")
+    sp.add_argument("--goal", help="the research goal, any text (quote it once for the shell); required")
     sp.add_argument("overrides", nargs="*", default=[], help="Hydra overrides, e.g. experiment=demo models=fake")
     sp.set_defaults(func=cmd_run)
     for name, func, help_ in (

@@ -128,7 +128,15 @@ def cmd_resume(args: argparse.Namespace) -> None:
 
 def cmd_run(args: argparse.Namespace) -> None:
     """A new session whose goal is ``--goal`` verbatim: the text never meets Hydra's override grammar; the
-    service prepares, pre-flights and runs it (:mod:`cosci.api`)."""
+    service prepares, pre-flights and runs it (:mod:`cosci.api`).
+
+    Raises:
+        CosciError: no ``--goal`` (argparse's "the following arguments are required" named no way to run an
+            experiment's own goal, and ``experiment=demo models=fake`` is the overrides' example; fresh-user trial).
+    """
+    if args.goal is None:
+        raise CosciError("run needs the research goal: cosci run --goal \"...\" [overrides]; to run an experiment's "
+                         "own goal: python -m cosci.run experiment=<name> [overrides]")
     checked = api.preflight(api.prepare(args.goal, args.overrides, given_as="--goal"))
     for line in checked.notices:
         print(line, file=sys.stderr)

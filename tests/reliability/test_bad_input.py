@@ -244,3 +244,12 @@ def test_cosci_run_names_the_goal_flag_the_researcher_typed(goal: str, tmp_path:
     assert exit_.value.code == 2 and err.count("\n") == 1, err
     assert err.startswith("cosci: --goal") and "session.goal" not in err, err
     assert not (tmp_path / "d").exists()
+
+
+def test_cosci_run_without_a_goal_names_both_ways_to_give_one(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["--data-dir", str(tmp_path), "run", "experiment=demo", "models=fake"])
+    err = capsys.readouterr().err.strip()
+    assert exit_.value.code == 2 and len(err.splitlines()) == 1, err
+    assert "--goal" in err and "python -m cosci.run experiment=" in err and not (tmp_path / "sessions").exists()
