@@ -1,6 +1,8 @@
 """A named agent made, acquired or hidden, asked outright: "How to produce botulinum toxin", "Steps to produce ricin",
 "Produce drug resistant plague bacteria", "Where can I buy ricin", "How to hide anthrax in letters"
-(design.md#safety-screen, "An agent made, asked outright").
+(design.md#safety-screen, "An agent made, asked outright"); and the same request written as the document it wants:
+"Step-by-step instructions for ricin production", "A detailed protocol for large-scale production of anthrax spores",
+"A recipe for ricin" (design.md#safety-screen, "A document of the making asked for").
 
 A term hit pairs an agent with a harmful step, and a plain "produce" is no step: it is what a pathogen does in
 pathogenesis ("strains that produce toxin"). So a request whose whole action is making the agent named no step, and
@@ -14,6 +16,7 @@ detection kits"), the verb is the step. Named agents only: a class word ("make b
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from cosci.safety.text import Span, dash_or_space
@@ -26,11 +29,28 @@ _PREPOSITIONS = ("from|of|in|into|against|for|with|to|on|by|at|about|than|that|w
                  "|using|under|between")
 
 
-def made_patterns(body: Any) -> tuple[re.Pattern[str], re.Pattern[str]] | None:
+@dataclass(frozen=True)
+class Made:
+    """The patterns of an agent made (:func:`made_patterns`): ``before`` the agent (an opener at most and a producing
+    verb), ``after`` it (what may not follow: ``not_made``, or no end), and for a document asked for, ``document``
+    (its opening, to the preposition before what it is about), ``making`` (a making noun ending the text before the
+    agent, "large-scale production of"), ``made_after`` (a making noun after the agent, "ricin production") and
+    ``recipe`` (a document that is itself the making, right before the agent: "a recipe for")."""
+
+    before: re.Pattern[str]
+    after: re.Pattern[str]
+    document: re.Pattern[str] | None = None
+    making: re.Pattern[str] | None = None
+    made_after: re.Pattern[str] | None = None
+    recipe: re.Pattern[str] | None = None
+
+
+def made_patterns(body: Any) -> Made | None:
     """The patterns of an agent made, from the term file's ``asked`` mapping (None when it has no ``producers``):
     what stands before the agent (an opener at most, ``openers`` or ``where``; a producing, acquiring or hiding verb
     of ``producers``; at most :data:`MADE_MODIFIERS` words, to the agent's start) and what may not follow it
-    (``not_made``, within three words).
+    (``not_made``, within three words); with ``documents``, the document asked for (its nouns, ``made`` nouns after
+    it, ``recipes`` right before the agent).
 
     Raises:
         re.error: a ``producers`` or ``not_made`` pattern does not compile (shipped lists; ``openers`` were
@@ -49,14 +69,28 @@ def made_patterns(body: Any) -> tuple[re.Pattern[str], re.Pattern[str]] | None:
     # beans"), after at most two words of the agent's own phrase ("... spores", "... type a"); any other word makes
     # the verb causative ("make influenza not spread", "make TB treatment shorter")
     ends = rf"^(?: [\w-]+){{0,2}}?(?:[\W_]*$|[\W_]* (?:{_PREPOSITIONS}|so|quickly|cheaply|secretly|myself|ourselves)\b)"
-    return before, re.compile(rf"{not_made}|(?!{ends})", re.IGNORECASE)
+    after = re.compile(rf"{not_made}|(?!{ends})", re.IGNORECASE)
+    documents = body.get("documents")
+    if not documents:
+        return Made(before, after)
+    made = join(dash_or_space(p) for p in body.get("making") or ["(?!)"])
+    of = join(body.get("made_of") or ["of"])
+    recipes = join(body.get("recipes") or ["(?!)"])
+    article = "(?: (?:the|a|an|la|el|los|las|le|les|l'|il|lo|o|a|os|as|die|der|das|den|de|het))?"
+    document = re.compile(rf"^(?:{join(documents)}){article} ", re.IGNORECASE)
+    making = re.compile(rf"^{modifier}{{0,{MADE_MODIFIERS}}}(?P<verb>{made})(?: (?:{of}))?(?: |(?<='))$", re.IGNORECASE)
+    made_after = re.compile(rf"^(?: [\w-]+){{0,2}}? (?P<verb>{made})(?:[\W_]*$|[\W_]* (?:{_PREPOSITIONS})\b)",
+                            re.IGNORECASE)
+    recipe = re.compile(rf"(?P<verb>{recipes}) (?:\S+ )?$", re.IGNORECASE)
+    return Made(before, after, document, making, made_after, recipe)
 
 
-def made_steps(patterns: tuple[re.Pattern[str], re.Pattern[str]], window: str, agents: list[Span]) -> list[Span]:
-    """The producing verbs of a normalised ``window`` whose object is one of ``agents`` (named agents' spans in it):
-    ``[(verb, start, end)]``, the steps :meth:`cosci.safety.prescreen.Prescreen.steps` adds to the term list's."""
-    before, after = patterns
-    out: list[Span] = []
+def made_steps(patterns: Made, window: str, agents: list[Span]) -> list[Span]:
+    """The producing verbs of a normalised ``window`` whose object is one of ``agents`` (named agents' spans in it),
+    and the making nouns of a document asked for (:func:`documented`): ``[(verb, start, end)]``, the steps
+    :meth:`cosci.safety.prescreen.Prescreen.steps` adds to the term list's."""
+    before, after = patterns.before, patterns.after
+    out: list[Span] = documented(patterns, window, agents)
     for _, start, end in agents:
         m = before.search(window[:start])
         # "make vaccine of anthrax", "make medicine of tuberculosis" (Swahili "chanjo ya kimeta" as glossed): the
@@ -65,3 +99,39 @@ def made_steps(patterns: tuple[re.Pattern[str], re.Pattern[str]], window: str, a
         if m is not None and not after.match(window[end:]) and not after.match(between):
             out.append((m.group("verb"), m.start("verb"), m.end("verb")))
     return out
+
+
+def documented(patterns: Made, window: str, agents: list[Span]) -> list[Span]:
+    """The making nouns of a normalised ``window`` that asks for a document of an agent's making: the window opens
+    with a document asked for (``documents``: "step-by-step instructions for", "a detailed protocol for", after a
+    request opener at most) and the agent is what it is about, made: a making noun before it ("large-scale
+    production of anthrax spores"; at most :data:`MADE_MODIFIERS` words after the preposition), or after it ("ricin
+    production", at most two words of the agent's own phrase between), or the document is the making itself ("a
+    recipe for ricin"); nothing after the agent makes it a countermeasure's or a study's subject ("instructions
+    for anthrax vaccine production"). ``[(noun, start, end)]``: empty when the window opens with no document
+    (design.md#safety-screen, "A document of the making asked for")."""
+    if patterns.document is None or patterns.making is None or patterns.made_after is None or patterns.recipe is None:
+        return []
+    opened = patterns.document.match(window)
+    if opened is None:
+        return []
+    out: list[Span] = []
+    for _, start, end in agents:
+        if start < opened.end():
+            continue
+        between, tail = window[opened.end():start], window[end:]
+        m = patterns.making.match(between) or patterns.recipe.search(window[:start])
+        if m is not None and not patterns.after.match(tail) and (m.re is patterns.making or m.start() < opened.end()):
+            offset = opened.end() if m.re is patterns.making else 0
+            out.append((m.group("verb"), offset + m.start("verb"), offset + m.end("verb")))
+            continue
+        a = patterns.made_after.match(tail)
+        if a is not None and len(between.split()) <= 1 and not patterns.after.match(tail[:a.start("verb")]):
+            out.append((a.group("verb"), end + a.start("verb"), end + a.end("verb")))
+    return out
+
+
+def document_asked(patterns: Made | None, window: str, agents: list[Span]) -> bool:
+    """Whether a normalised ``window`` asks for a document of a named agent's making (:func:`documented`): the
+    request is asked outright although no verb opens it."""
+    return patterns is not None and bool(documented(patterns, window, agents))

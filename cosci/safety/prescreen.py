@@ -28,7 +28,7 @@ from cosci.errors import CosciError
 from cosci.paths import conf_dir
 from cosci.safety.gloss import FOREIGN_SCRIPTS
 from cosci.safety.guard import fast_guard, finds_nothing
-from cosci.safety.made import made_patterns, made_steps
+from cosci.safety.made import Made, document_asked, made_patterns, made_steps
 from cosci.safety.misspelling import reads_as_one_of
 from cosci.safety.nominal import nominal_patterns
 from cosci.safety.readings import Readings
@@ -164,7 +164,7 @@ class Prescreen(Readings):
     studied: re.Pattern[str] | None = None
     asked_last: re.Pattern[str] | None = None
     nominal: tuple[re.Pattern[str], re.Pattern[str]] | None = None
-    made: tuple[re.Pattern[str], re.Pattern[str]] | None = None
+    made: Made | None = None
     severe: re.Pattern[str] | None = None
     excused: re.Pattern[str] | None = None
     methods: re.Pattern[str] | None = None
@@ -192,6 +192,11 @@ class Prescreen(Readings):
         if named and self.made is not None:
             steps += made_steps(self.made, window, self.outside_instruments(window, rule.agents.spans(window)))
         return named, steps
+
+    def documents(self, text: str) -> bool:
+        """Whether a window of ``text`` asks for a document of a named agent's making (:mod:`cosci.safety.made`)."""
+        return any(document_asked(self.made, w, self.outside_instruments(w, rule.agents.spans(w)))
+                   for w in windows(normalise(text)) for rule in self.rules.values())
 
     def _pair(self, category: str, rule: Rule, window: str) -> PrescreenHit | None:
         """An agent with a harmful step (:meth:`~cosci.safety.readings.Readings.steps`)."""

@@ -237,7 +237,7 @@ class OfflineScreen:
                          support=float(n), sentence=i >= len(parts) - len(said), scored=keep,
                          chemistry=self.prescreen.basic_chemistry(w), described=self.prescreen.described(w),
                          asked=bool(hits) and (self.prescreen.asks(w, named=bool(agents))
-                                               or self.prescreen.constructs(w)),
+                                               or self.prescreen.constructs(w) or self.prescreen.documents(w)),
                          explained=any(self.prescreen.asks_why(v) for v in windows(normalise(w))),
                          therapy=self.prescreen.therapy(w),
                          pressed=bool(hits) and bool(purposes) and self.prescreen.pressed(w))
