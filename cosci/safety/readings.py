@@ -45,6 +45,7 @@ _CLAUSE = re.compile(r"(?<=[.!?;:。！？])(?<!\b\d\.)(?<!\b\d\d\.)\s*")
 """A clause's end; not the dot of an ordinal of one or two digits ("u 19. stoljecu", "im 19. Jahrhundert": the
 century of a why-question about a past epidemic)."""
 _CONSTRUCTED = re.compile(r"^(?:make|let|causative|so that|make sure|ensure|how to|select|pick out|enrich for|cross|"
+                          r"increase|enhance|boost|raise|heighten|maximi[sz]e|render|turn|engineer|modify|evolve|adapt|help|get|"
                           r"reassort|mix two)\b|\b(?:make|let)\b(?: \S+){0,3}$|\b(?:select|make it so|how to make)$")
 """A biological intent phrase in its request form: the causative, jussive or selection verb uninflected, opening the
 phrase or closing it (verb-final); "makes", "selected" say what happened (design.md#safety-screen, "Constructions
