@@ -45,8 +45,8 @@ _CLAUSE = re.compile(r"(?<=[.!?;:。！？])(?<!\b\d\.)(?<!\b\d\d\.)\s*")
 """A clause's end; not the dot of an ordinal of one or two digits ("u 19. stoljecu", "im 19. Jahrhundert": the
 century of a why-question about a past epidemic)."""
 _CONSTRUCTED = re.compile(r"^(?:make|let|causative|so that|make sure|ensure|how to|select|pick out|enrich for|cross|"
-                          r"increase|enhance|boost|raise|heighten|maximi[sz]e|render|turn|engineer|modify|evolve|adapt|help|"
-                          r"get|reassort|mix two)\b|\b(?:make|let)\b(?: \S+){0,3}$|\b(?:select|make it so|how to make)$")
+                          r"increase|enhance|boost|raise|maximi[sz]e|render|engineer|modify|evolve|adapt|help|get|"
+                          r"reassort|mix two)\b|\b(?:make|let)\b(?: \S+){0,3}$|\b(?:select|make it so|how to make)$")
 """A biological intent phrase in its request form: a causative, jussive, raising or selection verb uninflected opens or
 closes it (verb-final); "makes", "selected" say what happened (design.md#safety-screen, "Constructions asked")."""
 _UNASKED = re.compile(r"\b(?:not|no|never|don't|do not|cannot|can't|won't|nobody|no one|prevent\w*|stop\w*|avoid\w*|"
