@@ -46,13 +46,31 @@ purpose" ask for a way). A first or second person ("how do I get ...", "how can 
 how to obtain the agent, and is not read."""
 
 
+_HOW_WORD = r"(?:how|nasıl|nasil|jak|wie|como|comment)"
+_HOSTS_LOCAL = r"(?:insanlar|kisiler|hastalar|lide|ludzie|menschen|personas|gens)"
+_HOW_CAUGHT_GLOSSED = re.compile(
+    rf"\b(?:{_HOSTS}|{_HOSTS_LOCAL})\b(?: [^\s?]+){{0,2}}? {_HOW_WORD}(?: to)?(?: [^\s?]+){{0,4}}? catch(?!\S)"
+    rf"(?P<rest>(?: [^\s?]+){{0,2}})\s*\??\s*$"
+    rf"|\b{_HOW_WORD}(?: to)? (?:{_HOSTS}|{_HOSTS_LOCAL}) catch(?!\S)(?P<rest2>(?: [^\s?]+){{0,4}})\s*\??\s*$"
+    rf"|\b{_HOW_WORD} catch (?:\S+ )?(?:{_HOSTS}|{_HOSTS_LOCAL})\b(?P<rest3>(?: [^\s?]+){{0,4}})\s*\??\s*$")
+"""How a host catches a disease as the gloss writes it (docs/design.md#safety-screen, "How a host catches a disease,
+glossed"): the host first, then the how and at most four words (the disease and its particle), then "catch", the
+glossed verb of catching with its case particle (Japanese "にかかる", "に感染する"; Korean "에 걸리"; Chinese
+"是怎么感染"; Turkish "yakalanır"; Russian and Ukrainian "заражаются"), then at most two words to the clause's end; or
+the how, the host and "catch" (Russian "как люди заражаются ..."), or the how, "catch" and the host (Spanish "cómo se
+contagian las personas de ...", German "wie infizieren sich Menschen mit ..."). As in :data:`_HOW_CAUGHT`, the host
+is who is infected, and nothing after the verb may be caused."""
+
+
 def asks_how(part: str, ends: tuple[str, ...], hidden: re.Pattern[str]) -> bool:
     """Whether a normalised clause ``part`` asks how a mechanism happens: :data:`_HOW_SAID` ending as a question
     (``ends``) or :data:`_HOW_GLOSSED`, nothing caused in it (:data:`_CAUSED`), and nothing before the how that makes
     it what is hidden (``hidden``: "so that no one knows how it spreads")."""
-    caught = _HOW_CAUGHT.search(part)
-    if caught is not None and not _CAUSED.search(caught.group("rest")) and not hidden.search(part[:caught.start()]):
-        return True
+    for pattern in (_HOW_CAUGHT, _HOW_CAUGHT_GLOSSED):
+        caught = pattern.search(part)
+        rest = caught and "".join(v for k, v in caught.groupdict().items() if k.startswith("rest") and v)
+        if caught is not None and not _CAUSED.search(rest or "") and not hidden.search(part[:caught.start()]):
+            return True
     said = _HOW_SAID.search(part) if part.rstrip().endswith(ends) else None
     h = said or _HOW_GLOSSED.search(part)
     return h is not None and not _CAUSED.search(part) and not hidden.search(part[:h.start()])

@@ -11,6 +11,13 @@ Asked outright (the window opens with a request opener at most and a producing v
 object (at most two modifiers between, none a preposition: "extract DNA from anthrax spores" makes DNA) and nothing
 after the agent that makes it a countermeasure's or a study's subject ("make anthrax vaccine", "produce ricin
 detection kits"), the verb is the step. Named agents only: a class word ("make bacteria glow") is not one.
+
+Object before verb (Japanese, Korean, Turkish, Hindi, Persian as written; Czech, Russian in free order): the agent
+opens the clause (at most :data:`LAST_BEFORE` words before it, none a verb of its own), then at most
+:data:`LAST_BETWEEN` words, each a particle the gloss left as written or a word of the agent's own phrase
+(:data:`_OWN`), then the verb, and the window ends after at most a closer or two short particles
+("リシンはどこで買える？" as glossed "ricin は where buy ?"); any other English word between (a vaccine, DNA, a
+sample, Botox) is what is made or bought (design.md#safety-screen, "An agent made, asked object first").
 """
 
 from __future__ import annotations
@@ -27,6 +34,19 @@ agent; with a third, the verb's object is as often something else made from or a
 _RESISTANT = re.compile(r"\S*[- ]?resist\w*")
 _PREPOSITIONS = ("from|of|in|into|against|for|with|to|on|by|at|about|than|that|which|who|and|or|without|like|as|via"
                  "|using|under|between")
+
+
+LAST_BEFORE = 4
+"""Words allowed before the agent in an object-first request ("家で", "at home", "how to", a where-word): the clause
+opens with its object."""
+LAST_BETWEEN = 5
+"""Words allowed between the agent and a verb that ends the clause (particles, "spores", "at home")."""
+_OWN = ("spores?|bacteria|bacterium|bacillus|cells?|toxins?|powder|strains?|pathogen|agent|virus|at|home|secretly|"
+        r"quickly|cheaply|where|how|to|can|i|we|bakteri\w*|spor\w*|itio\w*")
+"""English words an object-first clause may hold between the agent and its verb: the agent's own phrase, where and
+how it is done, and the glossed where- and how-words; any other is an object of its own."""
+_PARTICLE = r"[^\x00-\x7f\s]{1,8}"
+"""A word the gloss left in its script (a case particle, an ending, a light verb: "を", "는", "را", "करें")."""
 
 
 @dataclass(frozen=True)
@@ -83,6 +103,43 @@ def made_patterns(body: Any) -> Made | None:
                             re.IGNORECASE)
     recipe = re.compile(rf"(?P<verb>{recipes}) (?:\S+ )?$", re.IGNORECASE)
     return Made(before, after, document, making, made_after, recipe)
+
+
+def last_pattern(body: Any) -> tuple[re.Pattern[str], re.Pattern[str]] | None:
+    """The object-first reading of an agent made (None when the term file has no ``producers``): what may not stand
+    before the agent (a producing verb, whose object it then is; a countermeasure, "vaccine anthrax cattle where buy",
+    Persian "واکسن سیاه زخم" as glossed, names what is made), and the reading of what follows the agent: at most
+    :data:`LAST_BETWEEN` particles or own words (:data:`_OWN`), a producing verb, then at most a closer
+    (``closers``) or two particles (:data:`_PARTICLE`) to the window's end.
+
+    Raises:
+        re.error: a ``producers`` or ``closers`` pattern does not compile (shipped lists).
+    """
+    producers = body.get("producers") if isinstance(body, dict) else None
+    if not producers:
+        return None
+    verbs = "|".join(dash_or_space(p) for p in producers)
+    closers = "|".join(body.get("closers") or ["(?!)"])
+    word = rf"(?:{_PARTICLE}|(?:{_OWN})\b)"
+    not_made = "|".join(body.get("not_made") or ["(?!)"])
+    return re.compile(rf"\b(?:{verbs}|{not_made})\b", re.IGNORECASE), re.compile(
+        rf"^(?: {word}){{0,{LAST_BETWEEN}}}? (?P<verb>{verbs})(?: (?:{closers})\b)?(?: {_PARTICLE}){{0,2}}[\W_]*$",
+        re.IGNORECASE)
+
+
+def made_last(last: tuple[re.Pattern[str], re.Pattern[str]], window: str, agents: list[Span]) -> list[Span]:
+    """The producing verbs of a normalised ``window`` whose object comes first (:func:`last_pattern`): the agent at
+    most :data:`LAST_BEFORE` words into the window, no producing verb or countermeasure before it, and what follows
+    it read by ``last``: ``[(verb, start, end)]``."""
+    verbs, after = last
+    out: list[Span] = []
+    for _, start, end in agents:
+        if len(window[:start].split()) > LAST_BEFORE or verbs.search(window[:start]):
+            continue
+        m = after.match(window[end:])
+        if m is not None:
+            out.append((m.group("verb"), end + m.start("verb"), end + m.end("verb")))
+    return out
 
 
 def made_steps(patterns: Made, window: str, agents: list[Span]) -> list[Span]:

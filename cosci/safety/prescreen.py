@@ -28,7 +28,7 @@ from cosci.errors import CosciError
 from cosci.paths import conf_dir
 from cosci.safety.gloss import FOREIGN_SCRIPTS
 from cosci.safety.guard import fast_guard, finds_nothing
-from cosci.safety.made import Made, document_asked, made_patterns, made_steps
+from cosci.safety.made import Made, document_asked, last_pattern, made_last, made_patterns, made_steps
 from cosci.safety.misspelling import reads_as_one_of
 from cosci.safety.nominal import nominal_patterns
 from cosci.safety.readings import Readings
@@ -165,6 +165,8 @@ class Prescreen(Readings):
     asked_last: re.Pattern[str] | None = None
     nominal: tuple[re.Pattern[str], re.Pattern[str]] | None = None
     made: Made | None = None
+    made_first: tuple[re.Pattern[str], re.Pattern[str]] | None = None
+    """An agent made, asked object first (:func:`~cosci.safety.made.made_last`)."""
     severe: re.Pattern[str] | None = None
     excused: re.Pattern[str] | None = None
     methods: re.Pattern[str] | None = None
@@ -190,7 +192,10 @@ class Prescreen(Readings):
         (:mod:`cosci.safety.made`)."""
         named, steps = super().steps(rule, window)
         if named and self.made is not None:
-            steps += made_steps(self.made, window, self.outside_instruments(window, rule.agents.spans(window)))
+            agents = self.outside_instruments(window, rule.agents.spans(window))
+            steps += made_steps(self.made, window, agents)
+            if self.made_first is not None:
+                steps += made_last(self.made_first, window, agents)
         return named, steps
 
     def documents(self, text: str) -> bool:
@@ -295,6 +300,7 @@ def load_prescreen(name: str) -> Prescreen:
     asked = data.get("asked")
     return replace(terms, asked=_asked(asked), asked_inside=_asked(asked, inside=True),
                    asked_last=_asked_list(asked, "closers"), nominal=nominal_patterns(asked), made=made_patterns(asked),
+                   made_first=last_pattern(asked),
                    **{key: _asked_list(asked, key) for key in ("studied", "severe", "excused", "methods", "raisers")})  # type: ignore[arg-type]  # pattern fields
 
 

@@ -192,10 +192,12 @@ class OfflineScreen:
 
     def evidence(self, text: str, score_all: bool = True) -> list[Evidence]:
         """What the decision reads, per window of ``text``: scores, term hits, agents, category probabilities.
-        A Turkish text in capitals holding an "I" or "İ" is read twice: as written (an acronym, "HIV", keeps its
-        dotted i) and lower-cased as Turkish writes it (:func:`~cosci.safety.language_cues.turkish_lower`: its words
-        as the gloss and term lists write them); the copy's windows join only where they name a term hit or an agent
-        the text as written does not (docs/design.md#safety-language, "Text in capitals").
+        A text in capitals (:func:`~cosci.safety.language_cues.shouted`) is read as its lower-case copy, Turkish as
+        Turkish writes it (:func:`~cosci.safety.language_cues.turkish_lower`): the intent model reads the letters as
+        written, and capitals moved its harm score of one request by up to 0.9 either way, so the decision depended on
+        the case. A Turkish text's windows as written join only where they name a term hit or an agent its copy does
+        not (an acronym, "HIV", which Turkish lower case writes "hıv"; docs/design.md#safety-language, "Text in
+        capitals").
 
         Args:
             score_all: score every window; False scores only windows with a term hit or a named agent, the only
@@ -203,12 +205,14 @@ class OfflineScreen:
                 the embedding is the screen's cost, and a long hypothesis has many windows
                 (docs/design.md#safety-screen). The others carry score 0 and ``scored`` False.
         """
-        out = self._evidence(text, score_all)
-        if shouted(text) and ("I" in text or "İ" in text) and read_language(text).code in TURKISH_CASE:
-            copy = self._evidence(turkish_lower(text), score_all)
-            if _named(copy) - _named(out):
-                seen = {e.window for e in out}
-                out += [e for e in copy if e.window not in seen]
+        if not shouted(text):
+            return self._evidence(text, score_all)
+        turkish = read_language(text).code in TURKISH_CASE
+        out = self._evidence(turkish_lower(text) if turkish else text.lower(), score_all)
+        if turkish and ("I" in text or "İ" in text):
+            written = self._evidence(text, score_all)
+            named = _named(out)
+            out += [e for e in written if _named([e]) - named]
         return out
 
     def _evidence(self, text: str, score_all: bool) -> list[Evidence]:
