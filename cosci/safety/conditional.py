@@ -26,6 +26,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from cosci.safety.gloss import fold_arabic
+
 RESPONSE = "response"
 """A hypothetical incident and a response asked: the incident's words are a premise (the agent rule, the rule for a
 window naming no agent and a term hit whose step lies in the premise do not act)."""
@@ -50,8 +52,6 @@ class Spans(Protocol):
 def plain(entry: str) -> str:
     """An entry as the normalised text writes it: lower case, marks dropped (Japanese voicing marks too, "どこ" is
     "とこ"), Arabic spelling folded as the gloss folds it."""
-    from cosci.safety.gloss import fold_arabic
-
     decomposed = unicodedata.normalize("NFKD", fold_arabic(entry))  # entries are lower case: "\\S" stays
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
