@@ -132,11 +132,11 @@ class Conditional:
         return norm[start:end], main, start, rest
 
     def _end(self, norm: str, at: int) -> int:
-        """Where a condition whose marker ends at ``at`` ends: its first end or conditional form, else its sentence's
-        end (or the window's)."""
+        """Where a condition whose marker ends at ``at`` ends: its first end or conditional form within its sentence,
+        else its sentence's end (or the window's)."""
         ends = [e.end() for e in (self.ends.search(norm, at), self.forms.search(norm, at)) if e is not None]
         stop = _SENTENCE_END.search(norm, at)
-        return min(ends, default=stop.start() if stop else len(norm))
+        return min([*ends, stop.start() if stop else len(norm)])
 
     def read(self, norm: str, steps: Sequence[tuple[int, int]], weapon_use: Spans) -> str | None:
         """:data:`RESPONSE`, :data:`PLAN`, :data:`INTENDED` or None for a normalised window; ``steps``: the start
@@ -162,6 +162,6 @@ class Conditional:
         return None
 
     def responded(self, norm: str, at: int) -> bool:
-        """Whether the step at ``at`` of a normalised window is the object of a response word two words before it at
-        most ("decontaminate casualties", "treat the exposed")."""
+        """Whether the step at ``at`` of a normalised window is the object of a response word among the three words
+        before it ("decontaminate casualties", "treat the exposed")."""
         return bool(self.responses.search(" ".join(norm[:at].split()[-3:])))
