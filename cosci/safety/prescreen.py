@@ -26,6 +26,7 @@ import yaml
 
 from cosci.errors import CosciError
 from cosci.paths import conf_dir
+from cosci.safety.conditional import Conditional
 from cosci.safety.gloss import FOREIGN_SCRIPTS
 from cosci.safety.guard import fast_guard, finds_nothing
 from cosci.safety.made import Made, document_asked, last_pattern, made_last, made_patterns, made_steps
@@ -171,6 +172,8 @@ class Prescreen(Readings):
     excused: re.Pattern[str] | None = None
     methods: re.Pattern[str] | None = None
     raisers: re.Pattern[str] | None = None
+    conditions: Conditional | None = None
+    """A conditional's condition and main clause (``conditional`` in the term file; :meth:`conditional`)."""
 
     def check(self, text: str) -> list[PrescreenHit]:
         """The hits in ``text`` (empty: nothing for the screen or the classifier to look at with extra care)."""
@@ -186,6 +189,15 @@ class Prescreen(Readings):
                 if phrase:
                     hits[name] = PrescreenHit(name, (phrase[0],))
         return list(hits.values())
+
+    def conditional(self, text: str) -> str | None:
+        """What a conditional in ``text`` asks in its main clause (:meth:`~cosci.safety.conditional.Conditional.read`:
+        a response, a plan, a plan intended) or None."""
+        if self.conditions is None:
+            return None
+        norm = normalise(text)
+        steps = [(s, e) for rule in self.rules.values() for _, s, e in self.steps(rule, norm)[1]]
+        return self.conditions.read(norm, steps, self.weapon_use)
 
     def steps(self, rule: Rule, window: str) -> tuple[list[Span], list[Span]]:  # type: ignore[override]
         """The term lists' steps (:meth:`Readings.steps`) and a named agent made, asked outright
@@ -298,7 +310,11 @@ def load_prescreen(name: str) -> Prescreen:
                                                                       "harm_objects", "countermeasures", "remedies",
                                                                       "weapon_use", "instruments", "therapies")))  # type: ignore[arg-type]  # the generator fills the Terms fields only
     asked = data.get("asked")
-    return replace(terms, asked=_asked(asked), asked_inside=_asked(asked, inside=True),
+    try:
+        conditions = Conditional.of(data.get("conditional"))
+    except ValueError as exc:
+        raise PrescreenError(str(exc)) from None
+    return replace(terms, conditions=conditions, asked=_asked(asked), asked_inside=_asked(asked, inside=True),
                    asked_last=_asked_list(asked, "closers"), nominal=nominal_patterns(asked), made=made_patterns(asked),
                    made_first=last_pattern(asked),
                    **{key: _asked_list(asked, key) for key in ("studied", "severe", "excused", "methods", "raisers")})  # type: ignore[arg-type]  # pattern fields

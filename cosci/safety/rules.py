@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from cosci.safety.conditional import INTENDED, RESPONSE
 from cosci.safety.prescreen import PrescreenHit
 
 RULES = ("term hit", "agent", "score alone")
@@ -107,6 +108,10 @@ def act(e: Evidence, t: Thresholds) -> tuple[str, str] | None:
     # on a remedy an intent phrase names what is verified or destroyed ("chemical weapons stocks"); an agent with
     # a harmful step still acts
     hits = [h for h in e.hits if not (e.remedy and h.category == "intent")]
+    if e.conditional == RESPONSE and not (e.asked or e.pressed):
+        return None  # the incident is a premise: what is asked is a response (conditional.py)
+    if e.conditional == INTENDED and any(c in t.refuse_categories for c in [*e.agents, *e.classes]):
+        hits.append(PrescreenHit("intent", ("a plan in conditional form",)))
     asked = (e.asked or e.pressed) and (not e.purposes or e.pressed) and t.asked_hit_score is not None \
         and e.score >= t.asked_hit_score
     candidates = [(e.likeliest() if h.category == "intent" else h.category, RULES[0])
@@ -215,6 +220,9 @@ class Evidence:
     explained: bool = False
     """The window is a why-question naming no weapon use (:meth:`~cosci.safety.readings.Readings.asks_why`): the
     rule for a window naming no agent does not act on it."""
+    conditional: str | None = None
+    """What a conditional's main clause asks (:mod:`cosci.safety.conditional`): ``response`` (no rule acts but a step
+    asked outright), ``plan`` (no remedy read), ``intended`` (acts as a term hit where a refuse category is named)."""
     therapy: bool = False
     """The window's object is a therapy or biocontrol agent and it names no agent of concern or weapon use
     (:meth:`~cosci.safety.readings.Readings.therapy`): the rule for a window naming no agent does not act on it."""

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from cosci.config.schema import SafetyCfg
+from cosci.safety.conditional import INTENDED, PLAN
 from cosci.safety.intent import IntentModel, features, load_intent
 from cosci.safety.language import read_language
 from cosci.safety.language_cues import shouted, turkish_lower
@@ -236,6 +237,10 @@ class OfflineScreen:
         # what a window is for is read with its label ("Nuclear forensics: tracing seized uranium"): the label is
         # dropped for the harm score only
         read = [self.stated(labelled.get(w, w)) for w in parts]
+        # a plan in conditional form voids a remedy the window names ("which checks at a radiopharmacy would fail to
+        # notice if ..."; cosci/safety/conditional.py)
+        conditional = [self.prescreen.conditional(w) for w in parts]
+        read = [(p, r and c not in (PLAN, INTENDED)) for (p, r), c in zip(read, conditional, strict=True)]
         return [Evidence(w, float(s), hits, agents, dict(zip(self.intent.categories, p.tolist(), strict=True)),
                          purposes, self.prescreen.classes(w), item=i >= len(whole), remedy=remedy,
                          support=float(n), sentence=i >= len(parts) - len(said), scored=keep,
@@ -243,10 +248,10 @@ class OfflineScreen:
                          asked=bool(hits) and (self.prescreen.asks(w, named=bool(agents))
                                                or self.prescreen.constructs(w) or self.prescreen.documents(w)),
                          explained=any(self.prescreen.asks_why(v) for v in windows(normalise(w))),
-                         therapy=self.prescreen.therapy(w),
+                         therapy=self.prescreen.therapy(w), conditional=cond,
                          pressed=bool(hits) and bool(purposes) and self.prescreen.pressed(w))
-                for i, (w, (hits, agents), keep, (purposes, remedy)) in enumerate(zip(parts, found, scored, read,
-                                                                                       strict=True))
+                for i, (w, (hits, agents), keep, (purposes, remedy), cond) in enumerate(
+                    zip(parts, found, scored, read, conditional, strict=True))
                 for s, p, n in [next(rows) if keep else unscored]]
 
     def stated(self, window: str) -> tuple[tuple[str, ...], bool]:
