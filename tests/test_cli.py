@@ -258,6 +258,24 @@ def test_bad_resume_overrides_are_one_line(config: CosciConfig, fake: FakeBacken
     assert code == 2 and message in err and err.count("\n") == 1
 
 
+@pytest.mark.parametrize("override", ["run.budgt=3", "nonsense.key=1"])
+def test_a_misspelt_resume_key_gets_the_hint_run_gives(config: CosciConfig, fake: FakeBackend, override: str,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: `cosci resume <id> run.budgt=3` said only "run.budgt: unknown key", where `cosci run` said
+    how to see every key. Both say the same line, with the nearest key when there is one."""
+    import asyncio
+
+    from cosci.config.load import ConfigError, compose
+
+    sid = asyncio.run(open_only(config))
+    code, _, err = _cli(capsys, "--data-dir", str(config.paths.data_dir), "resume", sid, override)
+    with pytest.raises(ConfigError) as run_err:
+        compose(["experiment=demo", "models=fake", override])
+    assert code == 2 and err == f"cosci: {run_err.value}\n", err
+    assert "`python -m cosci.run --cfg job` prints every key" in err
+    assert ("did you mean run.budget_usd?" in err) == (override == "run.budgt=3"), err
+
+
 def test_a_running_session_is_shown_and_refused(config: CosciConfig, fake: FakeBackend,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     """A session whose process is gone shows "stopped"; one held by a process refuses a second resume (exit 2)."""

@@ -178,7 +178,8 @@ def test_an_unknown_key_is_called_unknown(override: str) -> None:
     tier name is not unknown: a preset may add tiers, and validation names what the new tier lacks.)"""
     with pytest.raises(ConfigError) as err:
         compose(["experiment=demo", "models=fake", override])
-    assert str(err.value) == f"{override.split('=')[0]}: unknown key (`python -m cosci.run --cfg job` prints every key)"
+    assert str(err.value).startswith(f"{override.split('=')[0]}: unknown key")
+    assert str(err.value).endswith(" (`python -m cosci.run --cfg job` prints every key)")
 
 
 @pytest.mark.parametrize("goal", ["急性骨髄性白血病に転用できる承認薬を提案してください。",
