@@ -107,3 +107,20 @@ class GoalRefused(CosciError):
 class SessionFailed(CosciError):
     """The session cannot go on (its goal could not be parsed, or its process lost what a task needs): the
     supervisor stops at once, the session is marked ``failed`` and its flow run ends Failed (design.md#supervisor)."""
+
+
+class SessionInterrupted(KeyboardInterrupt):
+    """A session stopped by Ctrl-C (or SIGTERM) whose summary was printed, ending with how to resume it: the entry
+    points exit 130 and say nothing more (a bare "cosci: interrupted" after the resume line read as a second failure
+    in the fresh-user trial; design.md#resume). A KeyboardInterrupt, so a caller catching that still does."""
+
+    def __init__(self, session_id: str, *, said: bool = True) -> None:
+        super().__init__(session_id)
+        self.session_id = session_id
+        self.said = said
+        """Whether the summary (with its resume line) was printed; False: the caller says it was interrupted."""
+
+
+def interrupt_line(exc: KeyboardInterrupt) -> str | None:
+    """What an entry point says for ``exc``: None after a session's printed summary, else ``interrupted``."""
+    return None if isinstance(exc, SessionInterrupted) and exc.said else "interrupted"
