@@ -150,8 +150,8 @@ def _tool_commands(add: Add) -> None:
     sp.set_defaults(func=cmd_estimate)
     sp = add("screen", help="the offline safety screen on a text or a file of texts (one JSON line each)")
     sp.add_argument("text", nargs="?", default=None, help="the text to screen (or --file)")
-    sp.add_argument("--file", default=None, help="one {\"goal\": ...} object or plain text per line; - reads "
-                    "standard input")
+    sp.add_argument("--file", default=None, help="one goal per line: plain text, a JSON string or a JSON object "
+                    "with a text \"goal\" ({\"goal\": ...}); - reads standard input")
     sp.add_argument("--overrides", nargs="*", default=[], help="Hydra overrides, e.g. safety.screen.agent_score=0.8")
     sp.set_defaults(func=cmd_screen)
     sp = add("check", help="check every configured model with one minimal call per model and request form")
