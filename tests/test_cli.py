@@ -178,7 +178,7 @@ def test_estimate_of_a_run_that_would_be_refused_exits_as_the_run_would(capsys: 
     a CosciError): the estimate is printed, then the run's refusal in one line, exit 2."""
     code, out, err = _cli(capsys, "estimate", "experiment=demo", "models=fake", "run.budget_usd=0.05")
     assert code == 2 and "a run is refused" in out and "generation" in out
-    assert err.count("\n") == 1 and "cannot pay for a first hypothesis" in err and "a run of this configuration" in err
+    assert err.count("\n") == 1 and "is too small: a first hypothesis" in err and "a run of this configuration" in err
 
 
 def test_serve_needs_a_prefect_server_and_a_valid_cron(capsys: pytest.CaptureFixture[str],
