@@ -88,14 +88,15 @@ def hypothesis_missing(store: SessionStore, hid: str, sid: str, folder: SessionF
     if wrong := wrong_kind(hid, "hypothesis", hypothesis_shape(sid)):
         return wrong
     line = f"no hypothesis {hid!r} in session {sid}"
+    well_formed = HYPOTHESIS_ID.match(hid) is not None
+    if well_formed and folder is not None and (elsewhere := _held_elsewhere(folder, hid)):
+        return line + elsewhere
     if none := nothing_yet(store):  # not "`cosci report` lists them": it lists none (fresh-user trial)
         return f"{line}: {none}"
-    if hid.strip()[:2].upper() == "H-" and not HYPOTHESIS_ID.match(hid):
+    if hid.strip()[:2].upper() == "H-" and not well_formed:
         digits = hid.strip()[2:]
         given = f", not {len(digits)}" if re.fullmatch(r"[0-9a-fA-F]+", digits) and len(digits) != 12 else ""
         return f"{line} ({hypothesis_shape(sid, given)})"
-    if folder is not None and (elsewhere := _held_elsewhere(folder, hid)):
-        return line + elsewhere
     return line
 
 
