@@ -102,6 +102,9 @@ def test_a_json_string_line_is_a_goal_and_help_names_the_shapes(capsys: pytest.C
     with pytest.raises(SystemExit):
         main(["screen", "--help"])
     assert "plain text, a JSON string or a JSON object with a text" in " ".join(capsys.readouterr().out.split())
+    code, rows, err = screen(capsys)  # neither a text nor --file: the same shapes
+    assert code == 2 and rows == [] and err == f"cosci: screen: give one text or --file F ({SHAPES}; - reads " \
+                                               "standard input)\n", err
 
 
 def test_the_exit_status_is_3_when_any_text_is_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
