@@ -124,6 +124,13 @@ def test_directive_feedback_reaches_the_next_generation_prompt(config: CosciConf
     assert "prefer drugs that cross the blood-brain barrier" in asyncio.run(go())
 
 
+def test_version_is_printed(capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: `cosci --version` answered "the following arguments are required: command"."""
+    from importlib.metadata import version
+
+    assert _cli(capsys, "--version") == (0, f"cosci {version('cosci')}\n", "")
+
+
 @pytest.mark.parametrize(
     "args", [["status", "s-nope"], ["report", "s-nope"], ["resume", "s-nope"], ["pause", "s-nope"]]
 )

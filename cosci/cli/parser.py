@@ -40,10 +40,25 @@ DESCRIPTION = "The cosci command: session commands around the main job (python -
 """What ``cosci --help`` says first: the first line of :mod:`cosci.cli`'s docstring, as plain text."""
 
 
+class Version(argparse.Action):
+    """``cosci --version``: the installed package's version, read only when asked (the command line's start-up
+    imports no package metadata; fresh-user trial: the flag was "the following arguments are required")."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object, **__: object) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            print(f"cosci {version('cosci')}")
+        except PackageNotFoundError:  # run from a source tree that was never installed
+            print("cosci (not installed: no version recorded)")
+        parser.exit(0)
+
+
 def parser() -> argparse.ArgumentParser:
     """The ``cosci`` parser: ``--data-dir`` before or after the command, one subparser per command, each with
     ``func`` (the command) and ``parser_of_command`` (for its one-line errors) set."""
     p = Parser(prog="cosci", description=DESCRIPTION)
+    p.add_argument("--version", action=Version, nargs=0, help="print cosci's version and exit")
     p.add_argument("--data-dir", help="data directory (default $COSCI_DATA_DIR or ./data)")
     common = Parser(add_help=False)  # --data-dir also after the command
     common.add_argument("--data-dir", default=argparse.SUPPRESS, help="data directory (as above)")
