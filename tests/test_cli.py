@@ -812,3 +812,9 @@ def test_a_data_dir_that_is_a_file_is_one_line(tmp_path: Path, capsys: pytest.Ca
     assert a_file.read_bytes() == b"\x00\x01binary"
     code, out, _ = _cli(capsys, "--data-dir", str(tmp_path / "new"), "list")
     assert code == 0 and "no sessions" in out
+    # fresh-user trial: `--data-dir /nonexist list` read as an empty data folder; a typo shows
+    assert out == f"no sessions under {tmp_path / 'new' / 'sessions'} ({tmp_path / 'new'} does not exist: is " \
+                  "--data-dir mistyped?)\n", out
+    (tmp_path / "new").mkdir()
+    assert _cli(capsys, "--data-dir", str(tmp_path / "new"), "list")[1] == \
+        f"no sessions under {tmp_path / 'new' / 'sessions'}\n"

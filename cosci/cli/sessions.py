@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,7 +25,9 @@ def cmd_list(args: argparse.Namespace) -> None:
     root = data_dir(args.data_dir)
     folders = SessionFolder.all(root)
     if not folders:
-        print(f"no sessions under {root / 'sessions'}")
+        named = "--data-dir" if args.data_dir else "COSCI_DATA_DIR" if os.environ.get("COSCI_DATA_DIR") else None
+        missing = "" if root.is_dir() or not named else f" ({root} does not exist: is {named} mistyped?)"  # fresh user
+        print(f"no sessions under {root / 'sessions'}{missing}")
         return
     rows = [["session", "status", "stop reason", "hypotheses in the pool", "matches", "goal"]]
     for folder in folders:
