@@ -341,3 +341,19 @@ def test_an_out_naming_a_database_is_refused_and_the_database_kept(finished_copy
     assert path.read_bytes() == before
     code, out, _ = _cli(capsys, "--data-dir", str(data), "status", sid)
     assert code == 0 and sid in out
+
+
+@pytest.mark.parametrize("exists", [False, True])
+def test_an_out_ending_with_a_slash_is_a_folder_and_nothing_is_written(session: Session, tmp_path: Path, exists: bool,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: `cosci export <id> --format jsonl --out newdir/` wrote a file named `newdir` (the slash
+    dropped). An --out ending with "/" names a folder: refused in one line, exit 2, nothing written."""
+    folder = tmp_path / "newdir"
+    if exists:
+        folder.mkdir()
+    out = f"{folder}/"
+    for args in (["export", session.sid, "--format", "jsonl", "--out", out], ["report", session.sid, "--out", out]):
+        code, stdout, err = _cli(capsys, "--data-dir", str(session.data), *args)
+        assert (code, stdout) == (2, "") and err == f"cosci: --out {out}: names a folder (it ends with /); name a " \
+                                                    "file in it; nothing was written\n", err
+        assert (folder.is_dir() and not any(folder.iterdir())) if exists else not folder.exists()
