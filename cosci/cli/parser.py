@@ -95,7 +95,8 @@ def _session_commands(add: Add) -> None:
                     "--html, instead of final/report.html), else the text report")
     sp = add("export", help="write the report or the session store for use outside cosci")
     sp.add_argument("session")
-    sp.add_argument("--format", choices=("md", "html", "jsonl", "bibtex", "ris"), required=True)
+    sp.add_argument("--format", choices=("md", "html", "jsonl", "bibtex", "ris"), default=None,
+                    help="default: the one --out's name ends as (.md, .html, .jsonl, .bib, .ris)")
     sp.add_argument("--out", default="-", help="output file (default -: standard output)")
     sp.set_defaults(func=cmd_export)
     for name in ("pause", "abort"):

@@ -95,10 +95,20 @@ def cmd_report(args: argparse.Namespace) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> None:
-    from cosci.report.commands import export
+    """``cosci export``: the session in ``--format``, else the format ``--out``'s name ends as
+    (:data:`cosci.report.commands.SUFFIXES`).
 
+    Raises:
+        CosciError: neither names a format; as :func:`cosci.report.commands.export`.
+    """
+    from cosci.report.commands import SUFFIXES, export
+
+    fmt = args.format or (SUFFIXES.get(Path(args.out).suffix.lower()) if args.out != "-" else None)
+    if fmt is None:  # the name says it, as `cosci report --out F.html` follows it (fresh-user trial)
+        raise CosciError("export needs --format md|html|jsonl|bibtex|ris, or an --out whose name ends as one (.md, "
+                         ".html, .jsonl, .bib, .ris)")
     with session_folder(args).store(read_only=True) as store:
-        path = export(store, args.format, args.out, shown_status(store))
+        path = export(store, fmt, args.out, shown_status(store))
     if path:
         print(path)
 
