@@ -42,25 +42,35 @@ def _usd(amount: float) -> str:
     return f"{amount:.{1 - math.floor(math.log10(abs(amount)))}f}".rstrip("0")
 
 
+def first_hypothesis_needs(floor_usd: float, expected_usd: float | None = None) -> str:
+    """The one wording of the floor (what a session's first hypothesis needs, USD), said alike by `cosci estimate`'s
+    line and the refusal below it (fresh-user trial: the same $0.13 was worded two ways): "a first hypothesis (the
+    goal's parse, one generation and the overview) needs ~$X expected", or, when the floor is the upper bound of the
+    largest of those calls (above ``expected_usd``, the three calls at their expected output), "... needs $X, the
+    upper bound of its largest call (its whole max_output_tokens, which the budget holds before sending it; expected
+    ~$Y)": the budget stop line's term (design.md#budget)."""
+    head = "a first hypothesis (the goal's parse, one generation and the overview) needs "
+    if expected_usd is None or floor_usd <= expected_usd:
+        return f"{head}~${_usd(floor_usd)} expected"
+    return (f"{head}${_usd(floor_usd)}, the upper bound of its largest call (its whole max_output_tokens, which the "
+            f"budget holds before sending it; expected ~${_usd(expected_usd)})")
+
+
 class BudgetTooSmall(CosciError):
     """``run.budget_usd`` cannot pay for a session's first hypothesis (the goal's parse, one generation, the final
     overview, as :func:`cosci.llm.gateway.estimate.estimate_session` prices them): refused before any session exists,
     as a run that would stop at once with nothing (design.md#budget). ``cosci estimate`` raises it too, after its
     estimate (``estimated``): the exit status a run of that configuration would have. ``expected_usd``: the three
-    calls at their expected output (USD); a ``floor_usd`` above it is named an upper bound."""
+    calls at their expected output (USD); a ``floor_usd`` above it is named an upper bound
+    (:func:`first_hypothesis_needs`)."""
 
     def __init__(self, budget_usd: float, floor_usd: float, *, expected_usd: float | None = None,
                  estimated: bool = False) -> None:
         tail = ("a run of this configuration is refused" if estimated
                 else "`cosci estimate` prices a whole session; nothing was run")
-        if expected_usd is None or floor_usd <= expected_usd:
-            need = f"are expected to cost ~${_usd(floor_usd)}"
-        else:  # the budget stop line's words: the hold of a call at its whole output is its upper bound
-            need = (f"need ${_usd(floor_usd)}, the upper bound of their largest call (its whole max_output_tokens, "
-                    f"which the budget holds before sending it; expected ~${_usd(expected_usd)})")
-        super().__init__(f"run.budget_usd=${_usd(budget_usd)} cannot pay for a first hypothesis: the goal's parse, "
-                         f"one generation and the overview {need}, more than the budget ${_usd(budget_usd)}; raise "
-                         f"run.budget_usd to ${_usd(floor_usd)} or more ({tail})")
+        super().__init__(f"run.budget_usd=${_usd(budget_usd)} is too small: "
+                         f"{first_hypothesis_needs(floor_usd, expected_usd)}; raise run.budget_usd to "
+                         f"${_usd(floor_usd)} or more ({tail})")
         self.budget_usd = budget_usd
         self.floor_usd = floor_usd
 
@@ -107,3 +117,20 @@ class GoalRefused(CosciError):
 class SessionFailed(CosciError):
     """The session cannot go on (its goal could not be parsed, or its process lost what a task needs): the
     supervisor stops at once, the session is marked ``failed`` and its flow run ends Failed (design.md#supervisor)."""
+
+
+class SessionInterrupted(KeyboardInterrupt):
+    """A session stopped by Ctrl-C (or SIGTERM) whose summary was printed, ending with how to resume it: the entry
+    points exit 130 and say nothing more (a bare "cosci: interrupted" after the resume line read as a second failure
+    in the fresh-user trial; design.md#resume). A KeyboardInterrupt, so a caller catching that still does."""
+
+    def __init__(self, session_id: str, *, said: bool = True) -> None:
+        super().__init__(session_id)
+        self.session_id = session_id
+        self.said = said
+        """Whether the summary (with its resume line) was printed; False: the caller says it was interrupted."""
+
+
+def interrupt_line(exc: KeyboardInterrupt) -> str | None:
+    """What an entry point says for ``exc``: None after a session's printed summary, else ``interrupted``."""
+    return None if isinstance(exc, SessionInterrupted) and exc.said else "interrupted"

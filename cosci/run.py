@@ -27,7 +27,7 @@ from cosci import api
 from cosci.api.start import BEFORE_ANY_SESSION, absent, remove_new
 from cosci.config.load import ConfigError, compose, hydra_argv, hydra_one_line, validate, with_goal_hint
 from cosci.config.schema import CosciConfig
-from cosci.errors import CosciError, GoalRefused
+from cosci.errors import CosciError, GoalRefused, interrupt_line
 from cosci.launchers import check_launcher, quiet_schema_warning
 from cosci.paths import conf_dir
 from cosci.session.preflight import notices
@@ -290,8 +290,9 @@ def main(argv: Sequence[str] | None = None) -> None:
             _SESSIONS_RUN.clear()  # it started none
     except (ConfigError, CosciError, HydraException) as exc:
         code = _report(exc, args.overrides)
-    except KeyboardInterrupt:
-        print("cosci: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as exc:
+        if line := interrupt_line(exc):  # none after a session's summary, which ends with `cosci resume <id>`
+            print(f"cosci: {line}", file=sys.stderr)
         code = 130
     finally:
         resume_collector()

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from cosci.config.schema import CosciConfig
-from cosci.errors import BudgetTooSmall, GoalRefused
+from cosci.errors import BudgetTooSmall, GoalRefused, SessionInterrupted
 from cosci.session import warm
 from cosci.session.summary import SessionSummary
 from cosci.startup import mark
@@ -212,6 +212,6 @@ def run_session(
         print(line, flush=True)  # stdout, plain: paths must not be wrapped when the output is a file
     if summary.stop_reason == StopReason.REFUSED:  # one line naming the category; the caller exits 3 (design.md#safety)
         raise refusal(config.paths.data_dir, summary.session_id)
-    if summary.stop_reason == StopReason.INTERRUPTED:
-        raise KeyboardInterrupt
+    if summary.stop_reason == StopReason.INTERRUPTED:  # its summary said how to resume: nothing more to say
+        raise SessionInterrupted(summary.session_id, said=ui)
     return summary

@@ -124,6 +124,13 @@ def test_directive_feedback_reaches_the_next_generation_prompt(config: CosciConf
     assert "prefer drugs that cross the blood-brain barrier" in asyncio.run(go())
 
 
+def test_version_is_printed(capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: `cosci --version` answered "the following arguments are required: command"."""
+    from importlib.metadata import version
+
+    assert _cli(capsys, "--version") == (0, f"cosci {version('cosci')}\n", "")
+
+
 @pytest.mark.parametrize(
     "args", [["status", "s-nope"], ["report", "s-nope"], ["resume", "s-nope"], ["pause", "s-nope"]]
 )
@@ -178,7 +185,7 @@ def test_estimate_of_a_run_that_would_be_refused_exits_as_the_run_would(capsys: 
     a CosciError): the estimate is printed, then the run's refusal in one line, exit 2."""
     code, out, err = _cli(capsys, "estimate", "experiment=demo", "models=fake", "run.budget_usd=0.05")
     assert code == 2 and "a run is refused" in out and "generation" in out
-    assert err.count("\n") == 1 and "cannot pay for a first hypothesis" in err and "a run of this configuration" in err
+    assert err.count("\n") == 1 and "is too small: a first hypothesis" in err and "a run of this configuration" in err
 
 
 def test_serve_needs_a_prefect_server_and_a_valid_cron(capsys: pytest.CaptureFixture[str],
@@ -256,6 +263,24 @@ def test_bad_resume_overrides_are_one_line(config: CosciConfig, fake: FakeBacken
     sid = asyncio.run(open_only(config))
     code, _, err = _cli(capsys, "--data-dir", str(config.paths.data_dir), "resume", sid, override)
     assert code == 2 and message in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("override", ["run.budgt=3", "nonsense.key=1"])
+def test_a_misspelt_resume_key_gets_the_hint_run_gives(config: CosciConfig, fake: FakeBackend, override: str,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: `cosci resume <id> run.budgt=3` said only "run.budgt: unknown key", where `cosci run` said
+    how to see every key. Both say the same line, with the nearest key when there is one."""
+    import asyncio
+
+    from cosci.config.load import ConfigError, compose
+
+    sid = asyncio.run(open_only(config))
+    code, _, err = _cli(capsys, "--data-dir", str(config.paths.data_dir), "resume", sid, override)
+    with pytest.raises(ConfigError) as run_err:
+        compose(["experiment=demo", "models=fake", override])
+    assert code == 2 and err == f"cosci: {run_err.value}\n", err
+    assert "`python -m cosci.run --cfg job` prints every key" in err
+    assert ("did you mean run.budget_usd?" in err) == (override == "run.budgt=3"), err
 
 
 def test_a_running_session_is_shown_and_refused(config: CosciConfig, fake: FakeBackend,
@@ -787,3 +812,9 @@ def test_a_data_dir_that_is_a_file_is_one_line(tmp_path: Path, capsys: pytest.Ca
     assert a_file.read_bytes() == b"\x00\x01binary"
     code, out, _ = _cli(capsys, "--data-dir", str(tmp_path / "new"), "list")
     assert code == 0 and "no sessions" in out
+    # fresh-user trial: `--data-dir /nonexist list` read as an empty data folder; a typo shows
+    assert out == f"no sessions under {tmp_path / 'new' / 'sessions'} ({tmp_path / 'new'} does not exist: is " \
+                  "--data-dir mistyped?)\n", out
+    (tmp_path / "new").mkdir()
+    assert _cli(capsys, "--data-dir", str(tmp_path / "new"), "list")[1] == \
+        f"no sessions under {tmp_path / 'new' / 'sessions'}\n"

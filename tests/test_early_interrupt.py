@@ -1,7 +1,8 @@
 """A Ctrl-C while an entry point still imports (before its own handler) is one line and exit 130, not a traceback.
 
 The interrupt is raised where the imports would be, after ``import cosci``, with ``sys.argv[0]`` as each entry
-point has it at that moment; a library import keeps Python's own traceback.
+point has it at that moment; a library import keeps Python's own traceback. A session interrupted after its summary
+said how to resume it adds no line.
 """
 
 from __future__ import annotations
@@ -34,3 +35,28 @@ def test_a_library_import_keeps_python_s_traceback() -> None:
     done = _interrupt_after_import("my_analysis.py")
     assert "Traceback" in done.stderr and done.stderr.rstrip().endswith("KeyboardInterrupt"), done.stderr
     assert "cosci: interrupted" not in done.stderr
+
+
+def test_a_session_interrupted_after_its_summary_adds_no_line(monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: after an interrupted session's summary (which ends with `cosci resume <id>`), `cosci run`
+    printed "cosci: interrupted", read as a second failure. Exit 130, nothing more said; an interrupt the summary
+    did not announce still says its line."""
+    from cosci import api
+    from cosci.errors import SessionInterrupted
+    from tests.conftest import run_cli
+
+    def stopped(*_: object, **__: object) -> None:
+        raise SessionInterrupted("s-1")
+
+    monkeypatch.setattr(api, "preflight", lambda prepared: type("C", (), {"notices": ()})())
+    monkeypatch.setattr(api, "prepare", lambda *a, **k: None)
+    monkeypatch.setattr(api, "run", stopped)
+    assert run_cli(capsys, "run", "--goal", "Suggest approved drugs for acute myeloid leukemia") == (130, "", "")
+
+    def bare(*_: object, **__: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(api, "run", bare)
+    assert run_cli(capsys, "run", "--goal", "Suggest approved drugs for acute myeloid leukemia") == \
+        (130, "", "cosci: interrupted\n")

@@ -60,7 +60,7 @@ from collections.abc import Sequence
 from cosci.cli.common import PATH_FLAGS, Parser, data_dir, empty_paths, normal_ids, session_folder
 from cosci.cli.parser import parser
 from cosci.config.load import ConfigError
-from cosci.errors import CosciError, GoalRefused
+from cosci.errors import CosciError, GoalRefused, interrupt_line
 from cosci.report.formats import HTML_SUFFIXES
 from cosci.text import say
 
@@ -99,8 +99,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     except (CosciError, ConfigError) as exc:
         say(str(exc))
         raise SystemExit(2) from None
-    except KeyboardInterrupt:
-        say("interrupted")
+    except KeyboardInterrupt as exc:
+        if line := interrupt_line(exc):  # none after a session's summary, which ends with `cosci resume <id>`
+            say(line)
         raise SystemExit(130) from None
     except BrokenPipeError:  # `cosci list | head -1`: the reader left; Python docs' recipe, no traceback
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -40,10 +40,25 @@ DESCRIPTION = "The cosci command: session commands around the main job (python -
 """What ``cosci --help`` says first: the first line of :mod:`cosci.cli`'s docstring, as plain text."""
 
 
+class Version(argparse.Action):
+    """``cosci --version``: the installed package's version, read only when asked (the command line's start-up
+    imports no package metadata; fresh-user trial: the flag was "the following arguments are required")."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object, **__: object) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            print(f"cosci {version('cosci')}")
+        except PackageNotFoundError:  # run from a source tree that was never installed
+            print("cosci (not installed: no version recorded)")
+        parser.exit(0)
+
+
 def parser() -> argparse.ArgumentParser:
     """The ``cosci`` parser: ``--data-dir`` before or after the command, one subparser per command, each with
     ``func`` (the command) and ``parser_of_command`` (for its one-line errors) set."""
     p = Parser(prog="cosci", description=DESCRIPTION)
+    p.add_argument("--version", action=Version, nargs=0, help="print cosci's version and exit")
     p.add_argument("--data-dir", help="data directory (default $COSCI_DATA_DIR or ./data)")
     common = Parser(add_help=False)  # --data-dir also after the command
     common.add_argument("--data-dir", default=argparse.SUPPRESS, help="data directory (as above)")
@@ -80,7 +95,8 @@ def _session_commands(add: Add) -> None:
                     "--html, instead of final/report.html), else the text report")
     sp = add("export", help="write the report or the session store for use outside cosci")
     sp.add_argument("session")
-    sp.add_argument("--format", choices=("md", "html", "jsonl", "bibtex", "ris"), required=True)
+    sp.add_argument("--format", choices=("md", "html", "jsonl", "bibtex", "ris"), default=None,
+                    help="default: the one --out's name ends as (.md, .html, .jsonl, .bib, .ris)")
     sp.add_argument("--out", default="-", help="output file (default -: standard output)")
     sp.set_defaults(func=cmd_export)
     for name in ("pause", "abort"):
@@ -150,8 +166,8 @@ def _tool_commands(add: Add) -> None:
     sp.set_defaults(func=cmd_estimate)
     sp = add("screen", help="the offline safety screen on a text or a file of texts (one JSON line each)")
     sp.add_argument("text", nargs="?", default=None, help="the text to screen (or --file)")
-    sp.add_argument("--file", default=None, help="one {\"goal\": ...} object or plain text per line; - reads "
-                    "standard input")
+    sp.add_argument("--file", default=None, help="one goal per line: plain text, a JSON string or a JSON object "
+                    "with a text \"goal\" ({\"goal\": ...}); - reads standard input")
     sp.add_argument("--overrides", nargs="*", default=[], help="Hydra overrides, e.g. safety.screen.agent_score=0.8")
     sp.set_defaults(func=cmd_screen)
     sp = add("check", help="check every configured model with one minimal call per model and request form")

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,7 +25,9 @@ def cmd_list(args: argparse.Namespace) -> None:
     root = data_dir(args.data_dir)
     folders = SessionFolder.all(root)
     if not folders:
-        print(f"no sessions under {root / 'sessions'}")
+        named = "--data-dir" if args.data_dir else "COSCI_DATA_DIR" if os.environ.get("COSCI_DATA_DIR") else None
+        missing = "" if root.is_dir() or not named else f" ({root} does not exist: is {named} mistyped?)"  # fresh user
+        print(f"no sessions under {root / 'sessions'}{missing}")
         return
     rows = [["session", "status", "stop reason", "hypotheses in the pool", "matches", "goal"]]
     for folder in folders:
@@ -92,10 +95,20 @@ def cmd_report(args: argparse.Namespace) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> None:
-    from cosci.report.commands import export
+    """``cosci export``: the session in ``--format``, else the format ``--out``'s name ends as
+    (:data:`cosci.report.commands.SUFFIXES`).
 
+    Raises:
+        CosciError: neither names a format; as :func:`cosci.report.commands.export`.
+    """
+    from cosci.report.commands import SUFFIXES, export
+
+    fmt = args.format or (SUFFIXES.get(Path(args.out).suffix.lower()) if args.out != "-" else None)
+    if fmt is None:  # the name says it, as `cosci report --out F.html` follows it (fresh-user trial)
+        raise CosciError("export needs --format md|html|jsonl|bibtex|ris, or an --out whose name ends as one (.md, "
+                         ".html, .jsonl, .bib, .ris)")
     with session_folder(args).store(read_only=True) as store:
-        path = export(store, args.format, args.out, shown_status(store))
+        path = export(store, fmt, args.out, shown_status(store))
     if path:
         print(path)
 

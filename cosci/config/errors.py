@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import difflib
 import re
+import types
+import typing
+from typing import Any
 
 from cosci.text import one_line
+
+EVERY_KEY = "`python -m cosci.run --cfg job` prints every key"
 
 
 class ConfigError(ValueError):
@@ -23,10 +28,60 @@ def hydra_one_line(text: str) -> str:
     text = text.replace("Set the environment variable HYDRA_FULL_ERROR=1 for a complete stack trace.", "")
     text = one_line(re.sub(r"\s*Config search path:.*$", "", one_line(text)))
     if m := re.fullmatch(r"Could not override '([^']+)'\. To append to your config use \+\S.*", text):
-        return f"{m.group(1)}: unknown key (`python -m cosci.run --cfg job` prints every key)"
+        return unknown_key_line(m.group(1))
     if m := re.fullmatch(r"In '[^']+': Could not find '(.+)/([^'/]+)' Available options in '[^']+': (.+)", text):
         group, name, options = m[1], m[2], m[3].split()
         near = difflib.get_close_matches(name, options, n=1)
         guess = f" (did you mean {group}={near[0]}?)" if near else ""
         return f"{group}={name}: no such choice in the group '{group}'; choose from {', '.join(options)}{guess}"
     return text
+
+
+def unknown_key_line(key: str) -> str:
+    """The one line for an unknown ``key`` (dotted, as the user typed it), the same from every door (a run, a
+    config file, a resume): ``run.budgt: unknown key; did you mean run.budget_usd? (`python -m cosci.run --cfg job`
+    prints every key)``; the guess is the nearest field of the section the key is in, when one is near (fresh-user
+    trial: a resume said only "unknown key"; design.md#cli)."""
+    near = _nearest(key)
+    return f"{key}: unknown key{f'; did you mean {near}?' if near else ''} ({EVERY_KEY})"
+
+
+def unknown_in_schema(key: str) -> str | None:
+    """:func:`unknown_key_line` if the dotted ``key`` names no field of the config schema, else None (also None
+    where the schema cannot tell: under a free-form mapping, e.g. a table of values)."""
+    return unknown_key_line(key) if _walk(key) is not None else None
+
+
+def _walk(key: str) -> tuple[list[str], type] | None:
+    """``(the parts up to the first unknown one, the model it is missing from)``, or None when every part is known
+    (or the schema cannot tell)."""
+    from pydantic import BaseModel
+
+    from cosci.config.schema import CosciConfig
+
+    model: Any = CosciConfig
+    parts = key.split(".")
+    i = 0
+    while i < len(parts):
+        if parts[i] not in model.model_fields:
+            return parts[: i + 1], model
+        kind = model.model_fields[parts[i]].annotation
+        args = [a for a in typing.get_args(kind) if a is not type(None)]
+        if typing.get_origin(kind) is dict and len(args) == 2:  # a mapping keyed by name (agents, tiers)
+            i, kind = i + 1, args[1]
+        elif typing.get_origin(kind) in (typing.Union, types.UnionType) and len(args) == 1:  # Optional[Model]
+            kind = args[0]
+        if not (isinstance(kind, type) and issubclass(kind, BaseModel)):
+            return None
+        model, i = kind, i + 1
+    return None
+
+
+def _nearest(key: str) -> str | None:
+    """``key`` with its first unknown part replaced by the nearest field there, or None."""
+    found = _walk(key)
+    if found is None:
+        return None
+    parts, model = found
+    near = difflib.get_close_matches(parts[-1], list(model.model_fields), n=1)  # type: ignore[attr-defined]
+    return ".".join([*parts[:-1], near[0], *key.split(".")[len(parts):]]) if near else None

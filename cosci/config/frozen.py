@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from cosci.config.errors import unknown_in_schema
 from cosci.config.load import ConfigError, validate
 from cosci.config.renames import carry_over, old_key_message, old_value_message
 from cosci.config.schema import CosciConfig
@@ -21,7 +22,8 @@ def check_resume_overrides(overrides: Sequence[str]) -> None:
 
     Raises:
         ConfigError: an override that is not ``key=value``, names a config group (``models=...``), a
-            ``session.*`` key (the goal is fixed for a session), or an old key (renamed or removed).
+            ``session.*`` key (the goal is fixed for a session), an old key (renamed or removed), or a key the
+            schema does not have (:func:`~cosci.config.errors.unknown_in_schema`).
     """
     for override in overrides:
         key = override.split("=", 1)[0].lstrip("+~")
@@ -34,6 +36,8 @@ def check_resume_overrides(overrides: Sequence[str]) -> None:
             raise ConfigError(f"{key}: the research goal and its settings are fixed for a session; start a new "
                               f"session instead")
         if message := old_key_message(key) or old_value_message(key, override.split("=", 1)[1]):
+            raise ConfigError(message)
+        if message := unknown_in_schema(key):  # the line `cosci run` gives, its hint included (design.md#cli)
             raise ConfigError(message)
 
 

@@ -64,7 +64,9 @@ def check_goal(goal: str, key: str = "session.goal") -> None:
     Raises:
         ConfigError: one line naming ``key``.
     """
-    if not goal.strip():
+    if goal and not goal.strip():  # a goal given, blank (beside an experiment the hint to pick one misled)
+        raise ConfigError(f"{key}: the research goal is empty")
+    if not goal:
         raise ConfigError("session.goal: a research goal is required (pick experiment=... or set session.goal=...)")
     check_goal_length(goal, key)
     if why := unreadable(key, goal):  # printed by `cosci list` / `status` / the report: an escape would run there

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from omegaconf import DictConfig
 
 
-from cosci.config.errors import ConfigError
+from cosci.config.errors import ConfigError, unknown_key_line
 from cosci.config.errors import hydra_one_line as hydra_one_line  # re-exported: the entry point names it here
 from cosci.config.goal import (  # GOAL_MAX_CHARS re-exported: the CLI's refusal and its tests name it here
     GOAL_MAX_CHARS as GOAL_MAX_CHARS,
@@ -260,7 +260,7 @@ def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False,
         err = exc.errors()[0]
         loc, msg = _loc(err), err["msg"].removeprefix("Value error, ")
         if err["type"] == "extra_forbidden":
-            msg = "unknown key"
+            msg = unknown_key_line(loc).removeprefix(f"{loc}: ")  # the line every door gives (design.md#cli)
         elif err["type"] == "missing":
             msg = missing_line(tuple(err.get("loc") or ()), data, book)
         more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""

@@ -6,6 +6,7 @@ well as on a finished one.
 
 from __future__ import annotations
 
+import os
 import sys
 import webbrowser
 from pathlib import Path
@@ -44,9 +45,12 @@ def write_out(out: str, text: str) -> Path | None:
         The file written, or None when ``out`` is no regular file (``/dev/stdout``).
 
     Raises:
-        CosciError: the folder does not exist, the file is a database (:func:`is_database`), or the file cannot
-            be written (a folder, no permission): one line, ``--out F: cannot write it (Is a directory)``.
+        CosciError: ``out`` ends with "/" (a folder), the folder does not exist, the file is a database
+            (:func:`is_database`), or the file cannot be written (a folder, no permission): one line, ``--out F:
+            cannot write it (Is a directory)``.
     """
+    if out.endswith(("/", os.sep)):  # Path() drops the slash: `--out newdir/` wrote a file `newdir` (fresh user)
+        raise CosciError(f"--out {out}: names a folder (it ends with /); name a file in it; nothing was written")
     path = Path(out).expanduser().absolute()  # not resolve(): /dev/stdout on a pipe resolves to no file
     if not path.parent.is_dir():
         raise CosciError(f"--out {out}: folder {path.parent} does not exist")

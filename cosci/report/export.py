@@ -39,11 +39,15 @@ def _cell(value: Any) -> str:
 def markdown(store: SessionStore, status: str | None = None) -> str:
     """The overview (if written; under a note when researcher inputs came after it) and the current leaderboard
     (the standing ``cosci status`` shows, then the hypotheses out of the ranking, unranked), as Markdown.
-    ``status``: as :func:`cosci.report.data.collect` takes it."""
+    ``status``: as :func:`cosci.report.data.collect` takes it. A session with no hypothesis says so in one line
+    instead of the leaderboard."""
     row = store.sessions.get()
     head = (row.final_overview or f"# Session {row.id}\n\nNo overview yet ({status or row.status}).").rstrip()
     if row.final_overview and (later := later_inputs(store)):
         head = "> " + later.note('under "Leaderboard" below') + "\n\n" + head
+    if not store.hypotheses.state_counts():  # no empty table explained (design.md#cli)
+        ended = (status or row.status) in ("done", "failed", "refused")
+        return f"{head}\n\nNo hypothesis {'was generated' if ended else 'has been generated yet'}.\n"
     latest: dict[str, Any] = {}
     for r in store.hypotheses.reviews():  # newest first
         latest.setdefault(r.hypothesis_id, r)

@@ -1,20 +1,20 @@
 """``cosci screen``: the offline screen on texts, without a session (a lab checks its goals before spending).
 
     cosci screen "text"                    one text
-    cosci screen --file goals.jsonl        one ``{"goal": ...}`` object or one plain text per line
+    cosci screen --file goals.jsonl        one goal per line: plain text, a JSON string or a ``{"goal": ...}`` object
     cosci screen --file - < goals.jsonl    the same, read from standard input
 
-One JSON line per text on stdout: ``n`` (its line, 1 for a text given inline), ``decision`` (allow / flag /
-block), ``category`` (null when allowed), ``rule`` (term hit, agent, score alone, unread; null when allowed),
-``score`` (the intent model's harm probability, 0-1), ``language`` (ISO 639-1, or ``unread (<language>)``) and
-the text's first :data:`SHOWN_CHARS` characters. A line of a file that is not a text to screen (it starts like JSON
-but is not JSON, a JSON object without a text ``goal``, a JSON escape of half a surrogate pair (``\\ud800``, which
-no character is), or a text longer than a goal may be, :data:`~cosci.config.goal.GOAL_MAX_CHARS`: the screen's time
-grows with the text, about 1 ms a character) is one line on stderr naming its line number, in its place among the
-results, and the other lines are screened (a lab's file of 200 goals with one stray line is still checked). A file
-that cannot be read, or holds no text, is one line on stderr, exit 2, nothing screened. The exit status follows a
-run's: 3 when any text is refused (``block``, as a refused goal exits 3), else 2 when a line was no text to screen,
-else 0.
+One JSON line per text on stdout: ``n`` (its line, 1 for a text given inline), ``decision`` (allow / flag / block),
+``category`` (null when allowed), ``rule`` (term hit, agent, score alone, unread; null when allowed), ``score`` (the
+intent model's harm probability, 0-1), ``language`` (ISO 639-1, or ``unread (<language>)``) and the text's first
+:data:`SHOWN_CHARS` characters. A line of a file that is not a text to screen (it starts like JSON but is not JSON,
+a JSON object without a text ``goal``, another JSON value: an array, a number, true, false, null; a JSON escape of
+half a surrogate pair (``\\ud800``, which no character is), or a text longer than a goal may be,
+:data:`~cosci.config.goal.GOAL_MAX_CHARS`: the screen's time grows with the text, about 1 ms a character) is one
+line on stderr naming its line number, in its place among the results, and the other lines are screened (a lab's
+file of 200 goals with one stray line is still checked). A file that cannot be read, or holds no text, is one line
+on stderr, exit 2, nothing screened. The exit status follows a run's: 3 when any text is refused (``block``, as a
+refused goal exits 3), else 2 when a line was no text to screen, else 0.
 The decision is the one a session on a tier unable to classify (the default embedded model) would take on a goal
 (docs/design.md#safety-screen).
 """
@@ -49,8 +49,9 @@ class Line:
 
 def read_lines(file: str) -> list[Line]:
     """Each non-blank line of the file named ``file`` (``-``: standard input, as Unix tools read it, its lines named
-    ``stdin line N``): a JSON object's ``goal``, else the line as a plain text; a line that starts like JSON but is
-    not, or a JSON object without a non-empty string ``goal``, is a :class:`Line` with an error.
+    ``stdin line N``): a JSON string, a JSON object's ``goal``, else the line as a plain text; a line that starts
+    like JSON but is not, a JSON object without a non-empty string ``goal``, or another JSON value (an array, a
+    number, true, false, null) is a :class:`Line` with an error naming the accepted shapes (:data:`SHAPES`).
 
     Raises:
         CosciError: the file (or standard input) cannot be read as UTF-8 text, or it holds no line at all.
@@ -76,15 +77,28 @@ def shown_name(file: str) -> str:
     return "stdin" if file == STDIN else file
 
 
+SHAPES = 'each line is one goal: plain text, a JSON string or a JSON object with a text "goal"'
+"""The shapes a line of ``cosci screen --file`` may take, as its errors and ``--help`` say them."""
+
+
 def _line(path: str, n: int, text: str) -> Line:
-    if not text.startswith("{"):
-        return Line(n, text)
+    """A line read: a JSON string is the goal it encodes, a JSON object's ``goal`` the goal, any other JSON value
+    (an array, a number, true, false, null) an error naming the shapes (fresh-user trial: ``["a goal", "another"]``
+    was screened as one text); a line that is not JSON is plain text, unless it starts with ``{``."""
     try:
         row = json.loads(text)
     except ValueError:
-        return Line(n, None, f"screen: {path} line {n} starts like JSON but is not JSON")
-    if not isinstance(row, dict) or not isinstance(row.get("goal"), str) or not row["goal"].strip():
-        return Line(n, None, f"screen: {path} line {n} is a JSON object without a text \"goal\"")
+        if text.startswith("{"):
+            return Line(n, None, f"screen: {path} line {n} starts like JSON but is not JSON; {SHAPES}")
+        return Line(n, text)
+    if isinstance(row, str):
+        row = {"goal": row}
+    if not isinstance(row, dict):
+        kind = ("a JSON array" if isinstance(row, list) else "a JSON number" if isinstance(row, int | float)
+                and not isinstance(row, bool) else f"JSON {json.dumps(row)}")  # true, false, null
+        return Line(n, None, f"screen: {path} line {n} is {kind}; {SHAPES}")
+    if not isinstance(row.get("goal"), str) or not row["goal"].strip():
+        return Line(n, None, f"screen: {path} line {n} is a JSON object without a text \"goal\"; {SHAPES}")
     # the file read as UTF-8, so a surrogate here is a JSON escape of half a pair ("\ud800"): no character at all
     if lone := next((ch for ch in row["goal"] if unicodedata.category(ch) == "Cs"), None):
         return Line(n, None, f"screen: {path} line {n} holds a lone surrogate escape (\\u{ord(lone):04x}) in its "

@@ -308,3 +308,19 @@ def shown_status(store: SessionStore) -> str:
     report page say the same word (design.md#cli)."""
     folder = store.db.path.parent
     return SessionFolder(folder.parent.parent, store.session_id).shown_status(store.sessions.get().status)
+
+
+def nothing_yet(store: SessionStore) -> str | None:
+    """None when the session ``store`` holds a hypothesis (in any state); else what to say instead of an empty
+    leaderboard, its judge's "n/a" statistics or a hypothesis id not found (fresh-user trial: a paused session's
+    report explained how to read an empty leaderboard): "no hypothesis has been generated yet; `cosci resume <id>`
+    continues it" for a session that runs on, "... yet (it is running)" while it runs, "no hypothesis was generated
+    (stop reason: <reason>)" for an ended one (design.md#cli)."""
+    if store.hypotheses.state_counts():
+        return None
+    status, sid = shown_status(store), store.session_id
+    if status in ("done", "failed", "refused"):
+        return f"no hypothesis was generated (stop reason: {store.sessions.get().stop_reason or status})"
+    if status == "running":
+        return "no hypothesis has been generated yet (it is running)"
+    return f"no hypothesis has been generated yet; `cosci resume {sid}` continues it"

@@ -18,7 +18,7 @@ from typing import Any
 
 from cosci.errors import CosciError, GoalRefused
 from cosci.ids import wrong_kind
-from cosci.session.folder import SESSION_SHAPE, SessionFolder
+from cosci.session.folder import SESSION_SHAPE, SessionFolder, nothing_yet
 from cosci.store import SessionStore
 from cosci.store.hypotheses import held_in
 from cosci.store.project import ProjectStore
@@ -81,19 +81,22 @@ def hypothesis_missing(store: SessionStore, hid: str, sid: str, folder: SessionF
     id given for a hypothesis id) is named as such, any other id is "no hypothesis 'H-…' in session …" (quoted, as
     session ids are, so a trailing space or an empty id shows), with a hint for a near-miss: the id's form for one
     that starts ``H-`` but is not ``H-`` and 12 hex digits (spaces around, a digit too few or too many), the session
-    holding it for an id of another session (design.md#cli). ``hid`` is as :func:`cosci.ids.normal_id` left it
-    (the command line normalises its case)."""
+    holding it for an id of another session, and that it has none yet for a session with none (design.md#cli).
+    ``hid`` is as :func:`cosci.ids.normal_id` left it (the command line normalises its case)."""
     if store.hypotheses.get(hid) is not None:
         return None
     if wrong := wrong_kind(hid, "hypothesis", hypothesis_shape(sid)):
         return wrong
     line = f"no hypothesis {hid!r} in session {sid}"
-    if hid.strip()[:2].upper() == "H-" and not HYPOTHESIS_ID.match(hid):
+    well_formed = HYPOTHESIS_ID.match(hid) is not None
+    if well_formed and folder is not None and (elsewhere := _held_elsewhere(folder, hid)):
+        return line + elsewhere
+    if none := nothing_yet(store):  # not "`cosci report` lists them": it lists none (fresh-user trial)
+        return f"{line}: {none}"
+    if hid.strip()[:2].upper() == "H-" and not well_formed:
         digits = hid.strip()[2:]
         given = f", not {len(digits)}" if re.fullmatch(r"[0-9a-fA-F]+", digits) and len(digits) != 12 else ""
         return f"{line} ({hypothesis_shape(sid, given)})"
-    if folder is not None and (elsewhere := _held_elsewhere(folder, hid)):
-        return line + elsewhere
     return line
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from cosci.domain import BT_INTERVAL_LABEL
 from cosci.errors import CosciError
 from cosci.grounding.report import status_lines
-from cosci.session.folder import SessionFolder, shown_status
+from cosci.session.folder import SessionFolder, nothing_yet, shown_status
 from cosci.session.summary import batch_spend, outstanding_line
 from cosci.store import SessionStore
 from cosci.store.standing import release_hint, releases
@@ -51,17 +51,19 @@ def status_report(folder: SessionFolder, store: SessionStore) -> list[str]:
     out.append(f"session      {row.id} ({shown}{process})")
     out.append(f"goal         {one_line(row.research_goal, 200)}")
     out.append(f"stop reason  {row.stop_reason or '-'}{failed_because(store) if row.status == 'failed' else ''}")
-    out.append(f"hypotheses   {hypotheses_line(store)}")
+    none = nothing_yet(store)  # no leaderboard, no judge statistics to explain (design.md#cli)
+    out.append(f"hypotheses   {f'none: {none}' if none else hypotheses_line(store)}")
     out.append(f"reviews      {len(store.hypotheses.reviews())}")
     out.append(f"matches      {store.matches.count()} ({store.matches.count(valid_only=True)} with a valid verdict)")
-    for line in tournament_lines(store):  # BT leaders with CIs, judge statistics (design.md#tournament)
+    for line in [] if none else tournament_lines(store):  # BT leaders with CIs, judge statistics (design.md#tournament)
         out.append(f"             {line}")
     out.append(
         f"feedback     {len(store.logs.feedback(source='meta_review'))} system, "
         f"{len(store.logs.feedback(source='human'))} from cosci feedback"
     )
     out.append(f"researcher   {researcher_line(store)}")
-    out.append(f"tasks        {', '.join(f'{k} {v}' for k, v in sorted(store.tasks.counts().items()))}")
+    tasks = ", ".join(f"{k} {v}" for k, v in sorted(store.tasks.counts().items()))
+    out.append(f"tasks        {tasks or 'none queued'}")
     total = sum(s["usd"] for s in spend.values())
     out.append(
         f"spent        ${total:.4f} of ${row.budget_usd:.2f}  "
@@ -157,13 +159,17 @@ def report_lines(store: SessionStore) -> list[str]:
     row = store.sessions.get()
     out: list[str] = []
     later = later_inputs(store) if row.final_overview else None
+    none = nothing_yet(store)  # one line, no empty leaderboard explained (design.md#cli)
     if row.final_overview:  # the overview keeps the order of its time; the leaderboard is the current one
         if later:
             out.append(f"> {later.note()}\n")
         out.append(row.final_overview.rstrip())
-        out.append("\n# Current leaderboard\n")
+        out.append(f"\n{none}" if none else "\n# Current leaderboard\n")
     else:
-        out.append(f"# Session {row.id}: no overview yet ({shown_status(store)}); leaderboard so far\n")
+        out.append(f"# Session {row.id} ({shown_status(store)}): {none}" if none else
+                   f"# Session {row.id}: no overview yet ({shown_status(store)}); leaderboard so far\n")
+    if none:
+        return out + safety_sections(store)
     out += leaderboard_lines(store)  # the standing `cosci status` shows (design.md#report)
     out.append("\n".join(tournament_lines(store)))
     from cosci.agents.researcher_context import agreement, agreement_line, researcher_lines
@@ -180,6 +186,12 @@ def report_lines(store: SessionStore) -> list[str]:
     if steps := store.logs.degradations():  # the models that answered instead of the configured ones
         out.append("\n# Models stepped down (design.md#routing)\n")
         out.append("\n".join(f"- {step}: {n} {plural(n, 'call')}" for step, n in steps))
+    return out + safety_sections(store)
+
+
+def safety_sections(store: SessionStore) -> list[str]:
+    """The report's sections of what safety screening quarantined or flagged, and what the researcher released."""
+    out: list[str] = []
     lines = safety_lines(store)
     for word, heading in (("quarantined", "Quarantined by safety screening (not in the tournament or the overview)"),
                           ("flagged", "Flagged by safety screening (kept)"),

@@ -124,11 +124,8 @@ class SessionSummary:
                 else "; audit unchecked"
             out.append(f"claims    {claims_line(g)}{audit}"
                        + (f", agreement {g['audit_agreement']:.0%}" if "audit_agreement" in g else ""))
-        if self.stop_reason == "interrupted":
-            out.append(f"continue  cosci resume {self.session_id}")
-        elif self.stop_reason == "error":  # a failed session wrote no overview; stderr has its error's line
-            pass
-        else:
+        if self.stop_reason not in ("interrupted", "error"):  # a failed session wrote no overview (stderr has its
+            # error's line); an interrupted one says how to resume, last
             out.append(f"overview  {self.overview_path}")
             if self.overview_fallback:  # the file's first line says it too; a reader of the summary reads it here
                 out.append(f"fallback  the overview was written from the store, not by the writer: "
@@ -142,6 +139,8 @@ class SessionSummary:
         if self.mlflow_run_id:
             out.append(f"mlflow    run {self.mlflow_run_id} in {self.tracking_uri}")
             out.append(f"          mlflow ui --backend-store-uri {shlex.quote(self.tracking_uri or '')}")
+        if self.stop_reason == "interrupted":  # in order: interrupted, what was saved, how to resume (design.md#resume)
+            out.append(f"continue  cosci resume {self.session_id}")
         return out
 
 

@@ -138,6 +138,14 @@ def test_ctrl_c_stops_at_once_and_resume_finishes(prefect_api_url: str, cli_here
     assert "stopped   interrupted" in text and "cosci resume" in text and "Traceback" not in text
     assert "never awaited" not in text and "RuntimeWarning" not in text  # cancelled calls leave no warning
     sid = db.parent.name
+    # one message, in order: interrupted, what was saved, how to resume; no bare "interrupted" after the hint
+    # (fresh-user trial: it read as a second failure)
+    lines = text.splitlines()
+    assert "cosci: interrupted" not in lines, text
+    said = [i for i, line in enumerate(lines) if line.startswith(("cosci: stopping", "stopped   interrupted",
+                                                                    "store     "))]
+    assert len(said) == 3 and said == sorted(said), text
+    assert lines[-1] == f"continue  cosci resume {sid}", text
     store = SessionStore.open(db, sid)
     row = store.sessions.get()
     assert (row.status, row.stop_reason) == ("paused", "interrupted")

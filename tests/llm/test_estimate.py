@@ -75,9 +75,12 @@ def test_a_budget_under_a_cent_is_shown_not_rounded_to_zero() -> None:
 
 def test_a_budget_below_a_first_hypothesis_is_said_and_a_sufficient_one_is_not(tmp_path: Path) -> None:
     """The floor is the parse, one generation task and the overview, priced as the rest of the estimate."""
+    from cosci.errors import first_hypothesis_needs
+
     est = estimate_session(make_config(tmp_path / "data", "models=opus", "run.budget_usd=0.0001"))
     assert 0 < est.floor_usd < est.usd and est.too_small
-    assert est.line().endswith(f"a first hypothesis needs {est.floor_words()}, more than the budget $0.0001 can hold")
+    assert est.line().endswith(f"{first_hypothesis_needs(est.floor_usd, est.floor_expected_usd)}, more than the budget "
+                               "$0.0001")
     enough = estimate_session(make_config(tmp_path / "data", "models=opus", f"run.budget_usd={est.floor_usd:.4f}"))
     assert not enough.too_small and "refused" not in enough.line()
     free = estimate_session(make_config(tmp_path / "data", "models=local", "run.budget_usd=0.0001"))
@@ -89,7 +92,7 @@ def test_a_run_with_a_budget_below_a_first_hypothesis_is_refused_before_any_sess
     from cosci.errors import BudgetTooSmall
 
     data = tmp_path / "data"
-    with pytest.raises(BudgetTooSmall, match=r"^run.budget_usd=\$0.0001 cannot pay for a first hypothesis: "):
+    with pytest.raises(BudgetTooSmall, match=r"^run.budget_usd=\$0.0001 is too small: a first hypothesis \("):
         api.start("Which repurposed drugs could treat AML?", ["models=fake", "tools.offline=true",
                                                              "run.budget_usd=0.0001"], data_dir=data, ui=False)
     assert not data.exists()  # nothing written: the folders the run made are taken back
@@ -117,11 +120,11 @@ def test_the_floor_says_whether_it_is_expected_or_an_upper_bound(tmp_path: Path)
     assert f"expected ~${dollars(est.floor_expected_usd)}" in line and "max_output_tokens" in line
     refusal = str(BudgetTooSmall(0.05, est.floor_usd, expected_usd=est.floor_expected_usd, estimated=True))
     assert "estimated at" not in refusal
-    assert f"${dollars(est.floor_usd)}, the upper bound of their largest call" in refusal
+    assert f"${dollars(est.floor_usd)}, the upper bound of its largest call" in refusal
     assert f"expected ~${dollars(est.floor_expected_usd)}" in refusal, refusal
     expected = Estimate(usd=1.0, calls=9, budget_usd=0.01, floor_usd=0.2, floor_expected_usd=0.2)
-    assert expected.line().endswith("a first hypothesis needs ~$0.20 expected, more than the budget $0.01 can hold")
-    assert "are expected to cost ~$0.20, more than" in str(BudgetTooSmall(0.01, 0.2, expected_usd=0.2))
+    assert expected.line().endswith("overview) needs ~$0.20 expected, more than the budget $0.01")
+    assert "needs ~$0.20 expected; raise" in str(BudgetTooSmall(0.01, 0.2, expected_usd=0.2))
 
 
 def test_a_refused_budget_equal_to_the_estimate_does_not_read_as_covered(tmp_path: Path) -> None:
@@ -139,12 +142,36 @@ def test_a_refused_budget_equal_to_the_estimate_does_not_read_as_covered(tmp_pat
     assert line.startswith("estimated cost ~$0.05 over ~34 model calls at their expected output, but"), line
     assert "(budget $0.05)" not in line and "at their expected output, but a run is refused" in line, line
     floor = dollars(est.floor_usd)
-    assert line.endswith("more than the budget $0.05 can hold"), line
+    assert line.endswith("more than the budget $0.05"), line
     assert f"needs ${floor}, the upper bound" in line
     refusal = str(BudgetTooSmall(0.05, est.floor_usd, expected_usd=est.floor_expected_usd, estimated=True))
-    assert f"need ${floor}, the upper bound of their largest call" in refusal, refusal  # the line's rounding
-    assert f"more than the budget $0.05; raise run.budget_usd to ${floor} or more" in refusal, refusal
+    assert f"needs ${floor}, the upper bound of its largest call" in refusal, refusal  # the line's rounding
+    assert f"; raise run.budget_usd to ${floor} or more" in refusal, refusal
     assert f"expected ~${dollars(est.floor_expected_usd)})" in refusal and "\n" not in refusal
+
+
+@pytest.mark.parametrize(("budget", "floor", "expected"), [(0.05, None, None), (0.01, 0.2, 0.2)])
+def test_the_line_and_the_refusal_word_the_floor_alike(tmp_path: Path, budget: float, floor: float | None,
+                                                       expected: float | None) -> None:
+    """Fresh-user trial: `cosci estimate` printed the floor ($0.13) twice, worded apart ("a first hypothesis needs",
+    "the goal's parse, one generation and the overview need", "its"/"their largest call", "can hold"): one concept,
+    one wording. Both lines say the same phrase, from one function (cosci.errors.first_hypothesis_needs)."""
+    from cosci.errors import BudgetTooSmall
+    from cosci.llm.gateway.estimate import Estimate
+
+    if floor is None:
+        est = estimate_session(make_config(tmp_path / "data", "models=fake", f"run.budget_usd={budget}"))
+        floor, expected = est.floor_usd, est.floor_expected_usd
+    else:
+        est = Estimate(usd=1.0, calls=9, budget_usd=budget, floor_usd=floor, floor_expected_usd=expected)
+    head = "a first hypothesis (the goal's parse, one generation and the overview) needs "
+    phrase = head + (f"~${dollars(floor)} expected" if floor <= expected else
+                     f"${dollars(floor)}, the upper bound of its largest call (its whole max_output_tokens, which the "
+                     f"budget holds before sending it; expected ~${dollars(expected)})")
+    refusal = str(BudgetTooSmall(budget, floor, expected_usd=expected, estimated=True))
+    assert est.line().endswith(f"a run is refused: {phrase}, more than the budget ${dollars(budget)}"), est.line()
+    assert refusal.startswith(f"run.budget_usd=${dollars(budget)} is too small: {phrase}; raise"), refusal
+    assert est.line().count("first hypothesis") == refusal.count("first hypothesis") == 1
 
 
 @pytest.mark.parametrize("amount", [0, 0.0001, 0.00564, 0.0072, 0.01, 0.05, 0.1257, 3, 1234.5])

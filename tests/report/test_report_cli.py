@@ -341,3 +341,36 @@ def test_an_out_naming_a_database_is_refused_and_the_database_kept(finished_copy
     assert path.read_bytes() == before
     code, out, _ = _cli(capsys, "--data-dir", str(data), "status", sid)
     assert code == 0 and sid in out
+
+
+@pytest.mark.parametrize("exists", [False, True])
+def test_an_out_ending_with_a_slash_is_a_folder_and_nothing_is_written(session: Session, tmp_path: Path, exists: bool,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: `cosci export <id> --format jsonl --out newdir/` wrote a file named `newdir` (the slash
+    dropped). An --out ending with "/" names a folder: refused in one line, exit 2, nothing written."""
+    folder = tmp_path / "newdir"
+    if exists:
+        folder.mkdir()
+    out = f"{folder}/"
+    for args in (["export", session.sid, "--format", "jsonl", "--out", out], ["report", session.sid, "--out", out]):
+        code, stdout, err = _cli(capsys, "--data-dir", str(session.data), *args)
+        assert (code, stdout) == (2, "") and err == f"cosci: --out {out}: names a folder (it ends with /); name a " \
+                                                    "file in it; nothing was written\n", err
+        assert (folder.is_dir() and not any(folder.iterdir())) if exists else not folder.exists()
+
+
+def test_export_without_format_follows_the_out_name(session: Session, tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: `cosci export <id> --out s.jsonl` answered "the following arguments are required: --format",
+    though the name says the format (`cosci report --out F.html` already follows the name). Without --format the
+    ending of --out chooses it; with neither, one line names both ways."""
+    base = ("--data-dir", str(session.data), "export", session.sid)
+    out = tmp_path / "s.jsonl"
+    code, stdout, err = _cli(capsys, *base, "--out", str(out))
+    assert (code, stdout, err) == (0, f"{out}\n", "")
+    assert json.loads(out.read_text(encoding="utf-8").splitlines()[0])["type"] == "session"
+    for args in ([], ["--out", "-"], ["--out", str(tmp_path / "s.txt")]):
+        code, stdout, err = _cli(capsys, *base, *args)
+        assert (code, stdout) == (2, "") and err == "cosci: export needs --format md|html|jsonl|bibtex|ris, or an " \
+            "--out whose name ends as one (.md, .html, .jsonl, .bib, .ris)\n", err
+    assert not (tmp_path / "s.txt").exists()

@@ -27,3 +27,12 @@ def test_a_refused_goal_counts_no_results_it_never_made() -> None:
     assert not [line for line in refused if line.startswith("results")] and "stopped   refused after 1 s" in refused
     done = SessionSummary("s-1", "idle", 0.0, 0, 0, 0, 1200.0, 1.0, "o.md", "s.sqlite", None).lines()
     assert "results   0 hypotheses, 0 matches, top Elo 1200" in done
+
+
+def test_an_interrupted_summary_ends_with_how_to_resume() -> None:
+    """Fresh-user trial: the resume line stood above the store and MLflow lines, and a bare "cosci: interrupted"
+    came after it all. In order: interrupted, what was saved, how to resume (last)."""
+    lines = SessionSummary("s-1", "interrupted", 0.0, 0, 0, 0, 1200.0, 6.0, "o.md", "s.sqlite", "run1",
+                           tracking_uri="sqlite:///m.db").lines()
+    assert lines[1] == "stopped   interrupted after 6 s" and lines[-1] == "continue  cosci resume s-1", lines
+    assert lines.index("store     s.sqlite") < len(lines) - 1 and any(line.startswith("mlflow") for line in lines)

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from cosci.config.schema import CosciConfig
+from cosci.errors import first_hypothesis_needs
 from cosci.llm.budget.sizing import EXPECTED_CHARS_PER_TOKEN, prior_output_tokens
 from cosci.llm.gateway.adapter import estimate_call
 from cosci.llm.gateway.providers import register_providers
@@ -58,14 +59,6 @@ class Estimate:
         BudgetTooSmall`, design.md#budget)."""
         return self.floor_usd > self.warn_ratio * self.budget_usd
 
-    def floor_words(self) -> str:
-        """What :attr:`floor_usd` is, in the budget stop line's words: ``~$X expected``, or ``$X, the upper bound of
-        its largest call ...`` with the expected figure beside it (a fresh user read "estimated" for an upper bound)."""
-        if self.floor_usd <= self.floor_expected_usd:
-            return f"~${dollars(self.floor_usd)} expected"
-        return (f"${dollars(self.floor_usd)}, the upper bound of its largest call (its whole max_output_tokens, which "
-                f"the budget holds before sending it; expected ~${dollars(self.floor_expected_usd)})")
-
     @property
     def over_budget(self) -> bool:
         return self.usd > self.warn_ratio * self.budget_usd
@@ -75,8 +68,9 @@ class Estimate:
         $0.05 on the fake, "~$0.05 (budget $0.05)" above a refusal read as if the budget covered the session)."""
         text = f"estimated cost ~${dollars(self.usd)} over ~{self.calls} model calls"
         if self.too_small:
-            return (f"{text} at their expected output, but a run is refused: a first hypothesis needs "
-                    f"{self.floor_words()}, more than the budget ${dollars(self.budget_usd)} can hold")
+            return (f"{text} at their expected output, but a run is refused: "  # the refusal's words (design.md#budget)
+                    f"{first_hypothesis_needs(self.floor_usd, self.floor_expected_usd)}, more than the budget "
+                    f"${dollars(self.budget_usd)}")
         text += f" (budget ${dollars(self.budget_usd)})"
         if self.over_budget:
             text += (f" - above {self.warn_ratio:g}x the budget: the session will stop when the budget is"
