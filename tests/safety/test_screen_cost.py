@@ -7,6 +7,7 @@ import pytest
 
 from cosci.config.schema import CosciConfig
 from cosci.safety import intent, prescreen
+from cosci.safety import terms as terms_module
 from cosci.safety.misspelling import reads_as_one_of
 from cosci.safety.screen import screen_for
 
@@ -80,7 +81,7 @@ def test_a_label_in_front_of_a_request_changes_nothing(label: str, config: Cosci
 def _scanned_pattern_by_pattern(terms: prescreen.Terms, text: str) -> list[prescreen.Span]:
     """What :meth:`Terms.spans` gave before its guard and its memory: every pattern scanned, then the names."""
     found = [(" ".join(m.group(0).split()), m.start(), m.end()) for p in terms.patterns for m in p.finditer(text)]
-    found += [(m.group(0), m.start(), m.end()) for m in prescreen._WORD.finditer(text) if terms.names
+    found += [(m.group(0), m.start(), m.end()) for m in terms_module._WORD.finditer(text) if terms.names
               and reads_as_one_of(terms.names.get(m.group(0)[0], ()), m.group(0))]
     return sorted(found, key=lambda f: (f[1], -f[2]))
 
@@ -130,7 +131,7 @@ def test_one_screen_scans_each_window_once_per_term_list(config: CosciConfig, mo
     lists = prescreen.load_prescreen(config.safety.prescreen_terms)
     every = [t for rule in lists.rules.values() for t in (rule.agents, rule.generic, rule.enhancements)]
     for terms in [*every, *lists.intent.values(), lists.protective, lists.not_protective, lists.framing]:
-        for i in range(prescreen.RECENT_TEXTS - len(terms._recent) - 3):  # nearly full, as after many screens
+        for i in range(terms_module.RECENT_TEXTS - len(terms._recent) - 3):  # nearly full, as after many screens
             terms._recent[f"an earlier window {i}"] = ()
     monkeypatch.setattr(prescreen.Terms, "_scan", scan)
     text = HYPOTHESIS.replace("lab's", "laboratory's") + " Aspirin is the negative control."  # not screened before
