@@ -17,6 +17,13 @@ _HOW_SAID = re.compile(rf"\bhow (?:does|do|did) (?:(?!{_ACTOR})[^\s?]+ ){{1,6}}?
 """English do-support: a verb of spread, infection or persistence after a subject that is no asker or actor ("how do
 I", "how does one", "how do attackers spread it" ask for a way); no passive ("how is it assembled?" asks for a method,
 a harmful tuning row). The clause ends as a question."""
+_HOW_EMBEDDED = re.compile(rf"\b(?:understand\w*|know|learn\w*|stud(?:y|ies|ying)|explain\w*|describ\w*|investigat\w*|"
+                           r"determin\w*|find out|examin\w*|assess\w*|map|mapping|model|modell?ing|trac\w*) how "
+                           rf"(?:(?!{_ACTOR}|to\b)[^\s?,;]+ ){{1,6}}?(?:spread|transmitt|circulat|travel|mov|pass|jump|"
+                           r"infect|invad|enter|escap|surviv|persist|replicat|evolv|adapt|mutat)(?:es|ed|s)(?!\S)")
+"""The same mechanism as an embedded question after a verb of knowing ("we want to understand how Nipah virus passes
+from bats to people", refused by the agent rule at 0.885): the verb inflected for its subject (third person or past),
+so "understand how to make it pass" is no such question; read without a question mark."""
 _HOW_GLOSSED = re.compile(r"\bhow (?:to )?(?:(?!(?:so|that|in order|zeby|zebys|aby|abys|чтобы|щоб)\b)[^\s?,;]+ ){0,6}?"
                           r"(?:circulates|escapes)(?!\S)")
 """A glossed how before an intransitive verb of spreading or an escape in the third person ("circulates": Russian
@@ -64,7 +71,7 @@ is who is infected, and nothing after the verb may be caused."""
 
 def asks_how(part: str, ends: tuple[str, ...], hidden: re.Pattern[str]) -> bool:
     """Whether a normalised clause ``part`` asks how a mechanism happens: :data:`_HOW_SAID` ending as a question
-    (``ends``) or :data:`_HOW_GLOSSED`, nothing caused in it (:data:`_CAUSED`), and nothing before the how that makes
+    (``ends``), :data:`_HOW_GLOSSED` or :data:`_HOW_EMBEDDED`, nothing caused in it (:data:`_CAUSED`), and nothing before the how that makes
     it what is hidden (``hidden``: "so that no one knows how it spreads")."""
     for pattern in (_HOW_CAUGHT, _HOW_CAUGHT_GLOSSED):
         caught = pattern.search(part)
@@ -72,5 +79,5 @@ def asks_how(part: str, ends: tuple[str, ...], hidden: re.Pattern[str]) -> bool:
         if caught is not None and not _CAUSED.search(rest or "") and not hidden.search(part[:caught.start()]):
             return True
     said = _HOW_SAID.search(part) if part.rstrip().endswith(ends) else None
-    h = said or _HOW_GLOSSED.search(part)
+    h = said or _HOW_GLOSSED.search(part) or _HOW_EMBEDDED.search(part)
     return h is not None and not _CAUSED.search(part) and not hidden.search(part[:h.start()])
