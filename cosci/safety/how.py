@@ -71,8 +71,8 @@ is who is infected, and nothing after the verb may be caused."""
 
 def asks_how(part: str, ends: tuple[str, ...], hidden: re.Pattern[str]) -> bool:
     """Whether a normalised clause ``part`` asks how a mechanism happens: :data:`_HOW_SAID` ending as a question
-    (``ends``), :data:`_HOW_GLOSSED` or :data:`_HOW_EMBEDDED`, nothing caused in it (:data:`_CAUSED`), and nothing before the how that makes
-    it what is hidden (``hidden``: "so that no one knows how it spreads")."""
+    (``ends``), :data:`_HOW_GLOSSED` or :data:`_HOW_EMBEDDED`, nothing caused in it (:data:`_CAUSED`), and nothing
+    before the how that makes it what is hidden (``hidden``: "so that no one knows how it spreads")."""
     for pattern in (_HOW_CAUGHT, _HOW_CAUGHT_GLOSSED):
         caught = pattern.search(part)
         rest = caught and "".join(v for k, v in caught.groupdict().items() if k.startswith("rest") and v)
