@@ -338,7 +338,10 @@ def test_a_count_of_one_is_singular(tmp_path: Path, fake: FakeBackend, finished_
     data = tmp_path / "data"
     sid = finished_copy(data, "session.project=p")  # the project's one session, finished
     store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
-    for h in store.hypotheses.ranked()[1:]:  # one left in the pool
+    # one left in the pool: the tournament's players and any hypothesis the stop left unreviewed (its state depends
+    # on where the finished session stopped, so ranked() alone left two in one run of make test)
+    pool = [h for h in store.hypotheses.all() if h.state not in ("rejected", "retired", "quarantined")]
+    for h in pool[1:]:
         store.hypotheses.set_state(h.id, "rejected")
     store.close()
     code, out, _ = _cli(capsys, "--data-dir", str(data), "list")

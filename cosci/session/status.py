@@ -169,7 +169,7 @@ def report_lines(store: SessionStore) -> list[str]:
         out.append(f"# Session {row.id} ({shown_status(store)}): {none}" if none else
                    f"# Session {row.id}: no overview yet ({shown_status(store)}); leaderboard so far\n")
     if none:
-        return out + safety_sections(store)
+        return out + stepped_down(store) + safety_sections(store)
     out += leaderboard_lines(store)  # the standing `cosci status` shows (design.md#report)
     out.append("\n".join(tournament_lines(store)))
     from cosci.agents.researcher_context import agreement, agreement_line, researcher_lines
@@ -183,10 +183,15 @@ def report_lines(store: SessionStore) -> list[str]:
         out.append(f"\n{heading}{' (now, with the inputs after the overview)' if in_overview else ''}\n")
         out.append("\n".join(f"- {line}" for line in said))
         out.append(f"- {agreement_line(agreement(store, prior_sd))}")
-    if steps := store.logs.degradations():  # the models that answered instead of the configured ones
-        out.append("\n# Models stepped down (design.md#routing)\n")
-        out.append("\n".join(f"- {step}: {n} {plural(n, 'call')}" for step, n in steps))
-    return out + safety_sections(store)
+    return out + stepped_down(store) + safety_sections(store)
+
+
+def stepped_down(store: SessionStore) -> list[str]:
+    """The report's section of the models that answered instead of the configured ones (design.md#routing), also
+    when no hypothesis was generated yet: a session stopped early is often stopped by them."""
+    steps = store.logs.degradations()
+    return ["\n# Models stepped down (design.md#routing)\n",
+            "\n".join(f"- {step}: {n} {plural(n, 'call')}" for step, n in steps)] if steps else []
 
 
 def safety_sections(store: SessionStore) -> list[str]:
