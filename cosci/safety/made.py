@@ -63,6 +63,8 @@ class Made:
     making: re.Pattern[str] | None = None
     made_after: re.Pattern[str] | None = None
     recipe: re.Pattern[str] | None = None
+    last: tuple[re.Pattern[str], re.Pattern[str]] | None = None
+    """The object-first reading (:func:`last_pattern`, :func:`made_last`)."""
 
 
 def made_patterns(body: Any) -> Made | None:
@@ -92,7 +94,7 @@ def made_patterns(body: Any) -> Made | None:
     after = re.compile(rf"{not_made}|(?!{ends})", re.IGNORECASE)
     documents = body.get("documents")
     if not documents:
-        return Made(before, after)
+        return Made(before, after, last=last_pattern(body))
     made = join(dash_or_space(p) for p in body.get("making") or ["(?!)"])
     of = join(body.get("made_of") or ["of"])
     recipes = join(body.get("recipes") or ["(?!)"])
@@ -102,7 +104,7 @@ def made_patterns(body: Any) -> Made | None:
     made_after = re.compile(rf"^(?: [\w-]+){{0,2}}? (?P<verb>{made})(?:[\W_]*$|[\W_]* (?:{_PREPOSITIONS})\b)",
                             re.IGNORECASE)
     recipe = re.compile(rf"(?P<verb>{recipes}) (?:\S+ )?$", re.IGNORECASE)
-    return Made(before, after, document, making, made_after, recipe)
+    return Made(before, after, document, making, made_after, recipe, last_pattern(body))
 
 
 def last_pattern(body: Any) -> tuple[re.Pattern[str], re.Pattern[str]] | None:
@@ -144,7 +146,8 @@ def made_last(last: tuple[re.Pattern[str], re.Pattern[str]], window: str, agents
 
 def made_steps(patterns: Made, window: str, agents: list[Span]) -> list[Span]:
     """The producing verbs of a normalised ``window`` whose object is one of ``agents`` (named agents' spans in it),
-    and the making nouns of a document asked for (:func:`documented`): ``[(verb, start, end)]``, the steps
+    the making nouns of a document asked for (:func:`documented`) and the verbs of an object-first request
+    (:func:`made_last`): ``[(verb, start, end)]``, the steps
     :meth:`cosci.safety.prescreen.Prescreen.steps` adds to the term list's."""
     before, after = patterns.before, patterns.after
     out: list[Span] = documented(patterns, window, agents)
@@ -155,7 +158,7 @@ def made_steps(patterns: Made, window: str, agents: list[Span]) -> list[Span]:
         between = _RESISTANT.sub(" ", window[m.end("verb"):start]) if m is not None else ""
         if m is not None and not after.match(window[end:]) and not after.match(between):
             out.append((m.group("verb"), m.start("verb"), m.end("verb")))
-    return out
+    return out + (made_last(patterns.last, window, agents) if patterns.last is not None else [])
 
 
 def documented(patterns: Made, window: str, agents: list[Span]) -> list[Span]:

@@ -27,7 +27,7 @@ from cosci.errors import CosciError
 from cosci.paths import conf_dir
 from cosci.safety.conditional import Conditional
 from cosci.safety.gloss import FOREIGN_SCRIPTS
-from cosci.safety.made import Made, document_asked, last_pattern, made_last, made_patterns, made_steps
+from cosci.safety.made import Made, document_asked, made_patterns, made_steps
 from cosci.safety.nominal import nominal_patterns
 from cosci.safety.readings import Readings
 from cosci.safety.terms import Terms
@@ -99,8 +99,6 @@ class Prescreen(Readings):
     asked_last: re.Pattern[str] | None = None
     nominal: tuple[re.Pattern[str], re.Pattern[str]] | None = None
     made: Made | None = None
-    made_first: tuple[re.Pattern[str], re.Pattern[str]] | None = None
-    """An agent made, asked object first (:func:`~cosci.safety.made.made_last`)."""
     severe: re.Pattern[str] | None = None
     excused: re.Pattern[str] | None = None
     methods: re.Pattern[str] | None = None
@@ -139,8 +137,6 @@ class Prescreen(Readings):
         if named and self.made is not None:
             agents = self.outside_instruments(window, rule.agents.spans(window))
             steps += made_steps(self.made, window, agents)
-            if self.made_first is not None:
-                steps += made_last(self.made_first, window, agents)
         return named, steps
 
     def documents(self, text: str) -> bool:
@@ -249,7 +245,6 @@ def load_prescreen(name: str) -> Prescreen:
         raise PrescreenError(str(exc)) from None
     return replace(terms, conditions=conditions, asked=_asked(asked), asked_inside=_asked(asked, inside=True),
                    asked_last=_asked_list(asked, "closers"), nominal=nominal_patterns(asked), made=made_patterns(asked),
-                   made_first=last_pattern(asked),
                    **{key: _asked_list(asked, key) for key in ("studied", "severe", "excused", "methods", "raisers")})  # type: ignore[arg-type]  # pattern fields
 
 
