@@ -32,6 +32,7 @@ from cosci.errors import CosciError, SessionNotFound, StoreDamaged
 from cosci.ids import normal_id, wrong_kind
 from cosci.store import LEGACY_STORE_FILE, STORE_FILE, SessionStore
 from cosci.store.db import Database, damaged
+from cosci.store.standing import none_yet
 
 if TYPE_CHECKING:
     from cosci.config.schema import CosciConfig
@@ -318,9 +319,4 @@ def nothing_yet(store: SessionStore) -> str | None:
     (stop reason: <reason>)" for an ended one (design.md#cli)."""
     if store.hypotheses.state_counts():
         return None
-    status, sid = shown_status(store), store.session_id
-    if status in ("done", "failed", "refused"):
-        return f"no hypothesis was generated (stop reason: {store.sessions.get().stop_reason or status})"
-    if status == "running":
-        return "no hypothesis has been generated yet (it is running)"
-    return f"no hypothesis has been generated yet; `cosci resume {sid}` continues it"
+    return none_yet(store.session_id, shown_status(store), store.sessions.get().stop_reason)
