@@ -367,6 +367,14 @@ def test_a_count_of_one_is_singular(tmp_path: Path, fake: FakeBackend, finished_
          "argument --withdraw: not allowed with argument --outcome", "cosci result"),
         (["rate", "s-x", "H-0", "--why"], "argument --why: expected one argument", "cosci rate"),
         (["eval", "moose-chem", "--bogus", "models=fake"], "unrecognized arguments: --bogus", "cosci eval"),
+        # fresh-user trial: an option of another command is said where it is
+        (["report", "s-x", "--format", "html"], "unrecognized arguments: --format html; the page is `cosci report "
+         "<id> --html`; Markdown, JSON Lines, BibTeX and RIS are `cosci export <id> --format md|jsonl|bibtex|ris`",
+         "cosci report"),
+        (["report", "s-x", "--format=md"], "unrecognized arguments: --format=md; the page is", "cosci report"),
+        (["estimate", "--goal", "a goal", "models=fake"], "unrecognized arguments: --goal; `cosci estimate` "
+         "prices a configuration, which the goal's words change little: give its overrides, as `cosci estimate "
+         "experiment=oncology models=opus`", "cosci estimate"),
     ],
 )
 def test_argparse_errors_are_one_line(args: list[str], message: str, help_of: str, tmp_path: Path,

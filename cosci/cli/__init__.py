@@ -57,7 +57,7 @@ import sqlite3
 import sys
 from collections.abc import Sequence
 
-from cosci.cli.common import PATH_FLAGS, Parser, data_dir, empty_paths, normal_ids, session_folder
+from cosci.cli.common import PATH_FLAGS, Parser, data_dir, elsewhere, empty_paths, normal_ids, session_folder
 from cosci.cli.parser import parser
 from cosci.config.load import ConfigError
 from cosci.errors import CosciError, GoalRefused, interrupt_line
@@ -73,7 +73,8 @@ def parsed(argv: Sequence[str] | None) -> argparse.Namespace:
     args, extra = p.parse_known_args(argv)
     if extra:  # `cosci eval moose-chem --items 2 models=fake`: overrides may follow the options
         if getattr(args, "command", None) not in ("eval", "investigate") or any(e.startswith("-") for e in extra):
-            getattr(args, "parser_of_command", p).error(f"unrecognized arguments: {' '.join(extra)}")
+            getattr(args, "parser_of_command", p).error(f"unrecognized arguments: {' '.join(extra)}"
+                                                        f"{elsewhere(getattr(args, 'command', None), extra)}")
         args.overrides = [*args.overrides, *extra]
     if getattr(args, "command", None) == "investigate" and not args.data_dir:  # an override names it: that one
         args.data_dir = next((o.split("=", 1)[1] for o in reversed(args.overrides) if o.startswith("paths.data_dir=")),

@@ -4,6 +4,7 @@ argument parser, and the normalisation of ids and paths before a command runs (d
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from typing import NoReturn
 
 from cosci.api import data_folder
@@ -56,6 +57,22 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"cosci: {escaped(' '.join(message.split()))} (see `{self.prog} --help`)\n")
 
+
+
+ELSEWHERE = {
+    ("report", "--format"): "the page is `cosci report <id> --html`; Markdown, JSON Lines, BibTeX and RIS are "
+                            "`cosci export <id> --format md|jsonl|bibtex|ris`",
+    ("estimate", "--goal"): "`cosci estimate` prices a configuration, which the goal's words change little: give its "
+                            "overrides, as `cosci estimate experiment=oncology models=opus`",
+}
+"""An option a fresh user gave to the wrong command, and where it is (fresh-user trial; design.md#cli)."""
+
+
+def elsewhere(command: str | None, extra: Sequence[str]) -> str:
+    """``"; <where the option is>"`` for an option of :data:`ELSEWHERE` among the unrecognized ``extra``, else
+    ``""``."""
+    flags = {e.split("=", 1)[0] for e in extra}
+    return next((f"; {hint}" for (cmd, flag), hint in ELSEWHERE.items() if cmd == command and flag in flags), "")
 
 
 PATH_FLAGS = ("file", "out", "data_dir")

@@ -82,7 +82,8 @@ def cmd_report(args: argparse.Namespace) -> None:
         if page:
             from cosci.report.commands import report_html
 
-            print(report_html(store, folder.path, args.out, args.open, shown_status(store)))
+            if path := report_html(store, folder.path, args.out, args.open, shown_status(store)):
+                print(path)
             return
         text = "\n".join(report_lines(store)) + "\n"
     if not args.out:

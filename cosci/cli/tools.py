@@ -15,6 +15,7 @@ from cosci import api
 from cosci.cli.common import data_dir
 from cosci.config.load import ConfigError, compose, validate
 from cosci.errors import BudgetTooSmall, CosciError
+from cosci.text import say
 
 
 def cmd_mcp(args: argparse.Namespace) -> None:
@@ -61,7 +62,7 @@ def cmd_screen(args: argparse.Namespace) -> None:
     for row in screened(config.safety, lines):
         if isinstance(row, str):
             failed += 1
-            print(row, file=sys.stderr, flush=True)
+            say(row)  # `cosci: screen: <file> line N ...`: every stderr line's prefix (design.md#cli)
         else:
             refused += row["decision"] == "block"
             print(json.dumps(row, ensure_ascii=False), flush=True)

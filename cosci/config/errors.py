@@ -12,6 +12,9 @@ from typing import Any
 from cosci.text import one_line
 
 EVERY_KEY = "`python -m cosci.run --cfg job` prints every key"
+NEAR_CHOICE = 0.75
+"""difflib's ratio a preset name must reach to be guessed: one or two keystrokes off (``fak``, ``opnai``, ``sonet``:
+0.86-0.91); difflib's own cutoff, 0.6, guessed ``openai`` for ``models=nope`` (fresh-user trial; design.md#cli)."""
 
 
 class ConfigError(ValueError):
@@ -31,7 +34,7 @@ def hydra_one_line(text: str) -> str:
         return unknown_key_line(m.group(1))
     if m := re.fullmatch(r"In '[^']+': Could not find '(.+)/([^'/]+)' Available options in '[^']+': (.+)", text):
         group, name, options = m[1], m[2], m[3].split()
-        near = difflib.get_close_matches(name, options, n=1)
+        near = difflib.get_close_matches(name, options, n=1, cutoff=NEAR_CHOICE)
         guess = f" (did you mean {group}={near[0]}?)" if near else ""
         return f"{group}={name}: no such choice in the group '{group}'; choose from {', '.join(options)}{guess}"
     return text

@@ -23,11 +23,27 @@ def elo_initial(store: SessionStore) -> float:
     return float(store.sessions.get().config_snapshot.get("ranking", {}).get("elo_initial", 1200.0))
 
 
-def report_html(store: SessionStore, folder: Path, out: str | None, open_it: bool, status: str | None = None) -> Path:
-    """Write the report page (default ``<session folder>/final/report.html``), optionally open it in a browser;
-    ``status`` as :func:`cosci.report.data.collect` takes it."""
-    path = write_report(store, folder, elo_initial(store), Path(out).expanduser().resolve() if out else None, status)
-    if open_it and not webbrowser.open(path.as_uri()):
+def report_html(store: SessionStore, folder: Path, out: str | None, open_it: bool,
+                status: str | None = None) -> Path | None:
+    """Write the report page (default ``<session folder>/final/report.html``; ``out`` through :func:`write_out`'s
+    checks, as ``cosci export --format html`` writes it), optionally open it in a browser; ``status`` as
+    :func:`cosci.report.data.collect` takes it.
+
+    Returns:
+        The file written, or None when ``out`` is no regular file (``/dev/stdout``).
+
+    Raises:
+        CosciError: ``out`` cannot be written (:func:`write_out`: a missing folder, a folder, a database, no
+            permission): one line, nothing made (fresh-user trial: ``--out /proc/x.html`` ended in a traceback and
+            ``--out /nonexistent/x.html`` made the folder).
+    """
+    if out is None:
+        path: Path | None = write_report(store, folder, elo_initial(store), None, status)
+    else:
+        from cosci.report.data import collect
+
+        path = write_out(out, render_html(collect(store, elo_initial(store), status), elo_initial(store)))
+    if path is not None and open_it and not webbrowser.open(path.as_uri()):
         print(f"cosci: no browser could be started; open {path.as_uri()}", file=sys.stderr)
     return path
 

@@ -28,7 +28,7 @@ from cosci.grounding.report import audit_words, claims_document, claims_line
 from cosci.report.prior_search import PriorSearch, summary
 from cosci.report.standing import OUT_OF_RANKING, later_inputs, standing
 from cosci.store import SessionStore
-from cosci.store.standing import WITHHELD, release_hint, releases, shown, shown_verdict
+from cosci.store.standing import WITHHELD, none_yet, release_hint, releases, shown, shown_verdict
 from cosci.tracking.artifacts import elo_trajectories, leaderboard_rows
 
 BT_COLUMNS = ("bt_score", "bt_ci_low", "bt_ci_high")
@@ -104,10 +104,15 @@ class ReportData:
     overview_note: str = ""
     """Said above an overview written before later researcher inputs (when, how many; "" otherwise)."""
     claims: dict[str, Any] | None = None
+    """The overview's ``claims.json`` document (:func:`cosci.grounding.report.claims_document`), None before it."""
     refuted: set[str] = field(default_factory=set)
     """Hypotheses a researcher's experimental result refuted (``cosci result --outcome refuted``, not withdrawn;
     design.md#experimental-results): marked in the Elo plot."""
-    """The overview's ``claims.json`` document (:func:`cosci.grounding.report.claims_document`), None before it."""
+    none_yet: str = ""
+    """Said instead of the leaderboard, ratings, lineage, claims and hypotheses when the session holds no hypothesis
+    (:func:`cosci.store.standing.none_yet`, as ``cosci report`` says it; "" otherwise; design.md#cli)."""
+    stepped_down: list[tuple[str, int]] = field(default_factory=list)
+    """The steps down the degradation chain, ``(<model> -> <model>, calls)`` (design.md#routing)."""
 
     @property
     def claims_counts(self) -> str:
@@ -304,6 +309,8 @@ def collect(store: SessionStore, elo_initial: float = 1200.0, status: str | None
         has_bt=has_bt, generated_at=time.time(), safety=safety_view(store),
         evidence=session_counts(store).to_dict(), claims=claims_document(store),
         refuted={o.hypothesis_id for o in store.researcher.observations() if o.outcome == "refuted"},
+        none_yet="" if store.hypotheses.state_counts() else none_yet(row.id, status or row.status, row.stop_reason),
+        stepped_down=store.logs.degradations(),
         **researcher_view(store),
     )
 

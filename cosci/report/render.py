@@ -55,6 +55,15 @@ def overview_html(markdown: str, known: set[str]) -> Markup:
     return Markup(html)  # markdown-it escaped every text and attribute; raw HTML is off
 
 
+def sentence(line: str) -> Markup:
+    """A one-line message (:func:`cosci.store.standing.none_yet`) as a sentence of the page: escaped, capitalised,
+    its `backticked` commands as code, a full stop at the end."""
+    from markupsafe import escape
+
+    html = re.sub(r"`([^`]+)`", r"<code>\1</code>", str(escape(line[:1].upper() + line[1:])))
+    return Markup(html + ("" if html.endswith(".") else "."))
+
+
 def _utc(epoch: Any) -> str:
     return dt.datetime.fromtimestamp(float(epoch), dt.UTC).strftime("%Y-%m-%d %H:%M UTC") if epoch else "-"
 
@@ -68,8 +77,8 @@ def _environment() -> Environment:
     env = Environment(loader=PackageLoader("cosci.report", "templates"), autoescape=True,
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                       bytecode_cache=jinja_bytecode("report"))  # compiled once (design.md#startup)
-    env.filters.update(utc=_utc, num=_num, safe_url=safe_url, interval=interval_text, counted=counted,
-                       bt=lambda v: "-" if v is None else bt_score_text(float(v)),
+    env.filters.update(utc=_utc, num=_num, sentence=sentence, safe_url=safe_url, interval=interval_text,
+                       counted=counted, bt=lambda v: "-" if v is None else bt_score_text(float(v)),
                        model=lambda text: text)  # model text as text: autoescaped (the web UI sanitises Markdown)
     env.globals.update(bt_interval=BT_INTERVAL, bt_interval_label=BT_INTERVAL_LABEL,  # design.md#tournament
                        wilson_label=WILSON_LABEL,  # design.md#judge-memory

@@ -32,6 +32,7 @@ from cosci.errors import CosciError, SessionNotFound, StoreDamaged
 from cosci.ids import normal_id, wrong_kind
 from cosci.store import LEGACY_STORE_FILE, STORE_FILE, SessionStore
 from cosci.store.db import Database, damaged
+from cosci.store.standing import none_yet
 
 if TYPE_CHECKING:
     from cosci.config.schema import CosciConfig
@@ -74,7 +75,7 @@ def nearest(data_dir: Path, session_id: str) -> str:
 
     root = data_dir / SESSIONS
     try:
-        ids = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+        ids = sorted(p.name for p in root.iterdir() if has_store(p)) if root.is_dir() else []
     except OSError:  # an unreadable folder: the line says what it can
         return ""
     key = session_id.strip().lower()
@@ -87,6 +88,12 @@ def nearest(data_dir: Path, session_id: str) -> str:
         return f"; the session id{'s' if len(part) > 1 else ''} {how} with it: {shown}{more} {WHOLE_ID}"
     close = get_close_matches(session_id.strip(), ids, n=NEAREST, cutoff=0.6)
     return f"; nearest: {', '.join(close)}" if close else ""
+
+
+def has_store(path: Path) -> bool:
+    """Whether the folder ``path`` holds a session store (today's file or an earlier release's): a session folder
+    ``cosci list`` shows and a not-found line may name."""
+    return (path / STORE_FILE).is_file() or (path / LEGACY_STORE_FILE).is_file()
 
 
 def new_session_id() -> str:
@@ -112,15 +119,15 @@ class SessionFolder:
         root = data_dir / SESSIONS
         if not root.is_dir():
             return []
-        return [cls(data_dir, p.name) for p in sorted(root.iterdir())
-                if (p / STORE_FILE).is_file() or (p / LEGACY_STORE_FILE).is_file()]
+        return [cls(data_dir, p.name) for p in sorted(root.iterdir()) if has_store(p)]
 
     @classmethod
     def existing(cls, data_dir: Path, session_id: str) -> SessionFolder:
         """The folder of a session that exists.
 
         Raises:
-            SessionNotFound: no store for this id under ``data_dir`` (one line, naming ``cosci list``); an empty id
+            SessionNotFound: no store for this id under ``data_dir`` (one line, naming ``cosci list``; a folder
+                without a store is said so, not hinted at as the id to give); an empty id
                 or one with a path separator names no session (it would resolve to the sessions folder or outside).
         """
         if not (data_dir / SESSIONS / session_id).is_dir():
@@ -130,6 +137,10 @@ class SessionFolder:
         if not one_folder or not folder.store_path.is_file():
             if wrong := wrong_kind(session_id, "session", SESSION_SHAPE):  # e.g. a hypothesis id in its place
                 raise SessionNotFound(wrong)
+            if one_folder and folder.path.is_dir():  # its id named back as the one to give (fresh-user trial)
+                raise SessionNotFound(f"session {session_id} has no store: its folder {folder.path} holds no "
+                                      f"{STORE_FILE} (the run stopped before making it, or it was moved); "
+                                      "`cosci list` shows the sessions there")
             line = f"no session '{session_id}' under {data_dir / SESSIONS}{(hint := nearest(data_dir, session_id))}"
             if hint.endswith(WHOLE_ID):  # a part of an id: the sessions it names, no more to say
                 raise SessionNotFound(line)
@@ -318,9 +329,4 @@ def nothing_yet(store: SessionStore) -> str | None:
     (stop reason: <reason>)" for an ended one (design.md#cli)."""
     if store.hypotheses.state_counts():
         return None
-    status, sid = shown_status(store), store.session_id
-    if status in ("done", "failed", "refused"):
-        return f"no hypothesis was generated (stop reason: {store.sessions.get().stop_reason or status})"
-    if status == "running":
-        return "no hypothesis has been generated yet (it is running)"
-    return f"no hypothesis has been generated yet; `cosci resume {sid}` continues it"
+    return none_yet(store.session_id, shown_status(store), store.sessions.get().stop_reason)

@@ -50,6 +50,18 @@ def shown_verdict(v: SafetyVerdict, quarantined: set[str]) -> SafetyVerdict:
                                                                  if k in ("decision", "decided_by")})
 
 
+def none_yet(session_id: str, status: str, stop_reason: str | None) -> str:
+    """What to say instead of an empty leaderboard for a session with no hypothesis in ``status`` (as ``cosci status``
+    shows it): "no hypothesis was generated (stop reason: <reason>)" for an ended session, "... yet (it is running)"
+    while it runs, else "no hypothesis has been generated yet; `cosci resume <id>` continues it". The text report,
+    ``cosci status`` and the page say the same line (fresh-user trials; design.md#cli)."""
+    if status in ("done", "failed", "refused"):
+        return f"no hypothesis was generated (stop reason: {stop_reason or status})"
+    if status == "running":
+        return "no hypothesis has been generated yet (it is running)"
+    return f"no hypothesis has been generated yet; `cosci resume {session_id}` continues it"
+
+
 WITHHELD = "(withheld with the quarantined hypothesis)"
 """The rationale shown for a verdict on a quarantined hypothesis (:func:`shown_verdict`)."""
 

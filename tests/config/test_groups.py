@@ -3,6 +3,7 @@ and validates, a preset changes only the keys its file lists, and dotted overrid
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -64,6 +65,29 @@ def test_an_unknown_preset_names_the_options() -> None:
     with pytest.raises(ConfigError, match=r"^models=zzzz: no such choice in the group 'models'; choose from "
                                           r"claude45, fake, .*together$"):
         compose(["models=zzzz"])  # nothing near: no guess
+
+
+@pytest.mark.parametrize(("name", "guess"), [("nope", None), ("gpt4", None), ("fak", "fake"), ("opnai", "openai"),
+                                             ("sonet", "sonnet"), ("gemni", "gemini")])
+def test_only_a_near_choice_is_guessed(name: str, guess: str | None) -> None:
+    """Fresh-user trial: ``models=nope`` was asked "did you mean models=openai?" (difflib's ratio 0.6, its default
+    cutoff); a guess is offered only for a name one or two keystrokes off, the list of choices always."""
+    with pytest.raises(ConfigError) as err:
+        compose([f"models={name}"])
+    line = str(err.value)
+    assert line.startswith(f"models={name}: no such choice in the group 'models'; choose from claude45, fake,"), line
+    assert line.endswith(f" (did you mean models={guess}?)" if guess else ", sonnet, together"), line
+
+
+@pytest.mark.parametrize("command", ["estimate", "run"])
+def test_estimate_and_run_say_the_same_line(command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.conftest import run_cli
+
+    goal = ["--goal", "Which approved drugs could be repurposed for AML?"] if command == "run" else []
+    code, out, err = run_cli(capsys, "--data-dir", str(tmp_path / "data"), command, *goal, "models=nope")
+    assert (code, out) == (2, "") and err.startswith("cosci: models=nope: no such choice in the group 'models'; ")
+    assert err.endswith(", sonnet, together\n") and "did you mean" not in err, err
+    assert not (tmp_path / "data" / "sessions").exists()  # nothing recorded
 
 
 def test_an_old_key_is_refused_naming_the_new_one_under_any_preset() -> None:

@@ -374,3 +374,23 @@ def test_export_without_format_follows_the_out_name(session: Session, tmp_path: 
         assert (code, stdout) == (2, "") and err == "cosci: export needs --format md|html|jsonl|bibtex|ris, or an " \
             "--out whose name ends as one (.md, .html, .jsonl, .bib, .ris)\n", err
     assert not (tmp_path / "s.txt").exists()
+
+
+@pytest.mark.parametrize("where", ["missing folder", "a folder named x.html"])
+def test_the_page_into_a_path_that_cannot_be_written_is_one_line(session: Session, tmp_path: Path, where: str,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: `cosci report <id> --html --out /proc/x.html` ended in a traceback, and `--out
+    /nonexistent/x.html` made the folder, where `cosci export --format html` says one line for both. The page's
+    --out goes through the same check: one line, exit 2, nothing made."""
+    target = tmp_path / "nowhere" / "x.html" if where == "missing folder" else tmp_path / "x.html"
+    if where != "missing folder":
+        target.mkdir()
+    said = []
+    for args in (["report", session.sid, "--html", "--out", str(target)],
+                 ["export", session.sid, "--format", "html", "--out", str(target)]):
+        code, out, err = _cli(capsys, "--data-dir", str(session.data), *args)
+        assert (code, out) == (2, "") and err.count("\n") == 1 and err.startswith(f"cosci: --out {target}: "), err
+        said.append(err)
+    assert said[0] == said[1]
+    assert target.is_dir() if where != "missing folder" else not target.parent.exists()
+    assert not list(tmp_path.rglob("*.tmp"))

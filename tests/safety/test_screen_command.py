@@ -83,6 +83,7 @@ def test_a_bad_line_is_one_error_line_and_the_rest_is_screened(capsys: pytest.Ca
     assert code == 3 and [r["n"] for r in rows] == [1, 4]
     assert [r["decision"] for r in rows] == ["allow", "block"]
     assert len(err.strip().splitlines()) == 1 and message in err
+    assert err.startswith(f"cosci: screen: {path}"), err  # every stderr line's prefix (fresh-user trial)
     path.write_bytes(b"A short goal about soil microbes.\n" + bad + b"\n")
     code, rows, err = screen(capsys, "--file", str(path))
     assert code == 2 and [r["decision"] for r in rows] == ["allow"] and message in err
@@ -145,8 +146,9 @@ def test_a_text_that_is_not_utf8_is_one_line_not_a_traceback(capsys: pytest.Capt
     path.write_text('A short goal about soil microbes.\n{"goal": "ab\\udcffcd"}\n', encoding="utf-8")
     code, rows, err = screen(capsys, "--file", str(path))
     assert code == 2 and [r["n"] for r in rows] == [1]
-    assert err.strip().splitlines() == [f"screen: {path} line 2 holds a lone surrogate escape (\\udcff) in its JSON, "
-                                        "which is no character; write the character itself or its escape pair"]
+    assert err.strip().splitlines() == [f"cosci: screen: {path} line 2 holds a lone surrogate escape (\\udcff) in "
+                                        "its JSON, which is no character; write the character itself or its escape "
+                                        "pair"]
 
 
 @pytest.mark.parametrize("escape", ["\\ud800", "\\udfff", "x\\ud83d"])
@@ -161,8 +163,9 @@ def test_a_json_lone_surrogate_escape_is_named_as_such(capsys: pytest.CaptureFix
     code, rows, err = screen(capsys, "--file", str(path))
     assert code == 2 and [r["n"] for r in rows] == [1], err
     shown = escape.lstrip("x")
-    assert err.strip().splitlines() == [f"screen: {path} line 2 holds a lone surrogate escape ({shown}) in its JSON, "
-                                        "which is no character; write the character itself or its escape pair"]
+    assert err.strip().splitlines() == [f"cosci: screen: {path} line 2 holds a lone surrogate escape ({shown}) in "
+                                        "its JSON, which is no character; write the character itself or its escape "
+                                        "pair"]
     assert "UTF-8" not in err
 
 
@@ -178,7 +181,7 @@ def test_a_file_named_dash_is_standard_input(capsys: pytest.CaptureFixture[str],
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data.encode())))
     code, rows, err = screen(capsys, "--file", "-")
     assert code == 3 and [r["n"] for r in rows] == [1, 3] and [r["decision"] for r in rows] == ["allow", "block"]
-    assert err.strip().splitlines() == [f'screen: stdin line 2 is a JSON object without a text "goal"; {SHAPES}']
+    assert err.strip().splitlines() == [f'cosci: screen: stdin line 2 is a JSON object without a text "goal"; {SHAPES}']
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"ab\xffcd\n")))
     code, rows, err = screen(capsys, "--file", "-")
     assert code == 2 and rows == [] and err.strip().splitlines() == [

@@ -107,3 +107,26 @@ def test_the_lock_is_one_process_per_session(tmp_path: Path) -> None:
     finally:
         folder.unlock()
     assert not folder.is_running()
+
+
+def test_a_folder_without_a_store_is_said_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: a session folder holding no store (a run stopped before its store was made, a store moved
+    away) read "no session 's-…-aaaaaa' …; the session id starting with it: s-…-aaaaaa (give the whole id)", the id
+    given named back as the one to give. The line says the folder holds no store; no other id is hinted at such a
+    folder; nothing is made in it."""
+    from tests.conftest import run_cli
+    from tests.store.rows import session_with
+
+    empty, kept = "s-20261207-000000-aaaaaa", "s-20261207-000000-aaaaab"
+    (tmp_path / "sessions" / empty).mkdir(parents=True)
+    session_with(tmp_path, [], sid=kept)
+    for command in ("status", "report", "resume"):
+        code, out, line = run_cli(capsys, "--data-dir", str(tmp_path), command, empty)
+        assert (code, out) == (2, "") and line.count("\n") == 1, line
+        assert line == f"cosci: session {empty} has no store: its folder {tmp_path / 'sessions' / empty} holds no " \
+                       "store.sqlite (the run stopped before making it, or it was moved); `cosci list` shows the " \
+                       "sessions there\n", line
+    assert not any((tmp_path / "sessions" / empty).iterdir())
+    with pytest.raises(SessionNotFound) as err:
+        SessionFolder.existing(tmp_path, "s-20261207-000000-aaaaac")
+    assert "nearest: s-20261207-000000-aaaaab" in str(err.value) and empty not in str(err.value)

@@ -75,3 +75,46 @@ def test_the_markdown_export_has_no_empty_leaderboard(tmp_path: Path, status: st
     sid = _empty(data, status)
     code, out, _ = run_cli(capsys, "--data-dir", str(data), "export", sid, "--format", "md", "--out", "-")
     assert code == 0 and out == f"# Session {sid}\n\nNo overview yet ({status}).\n\n{line}\n", out
+
+
+@pytest.mark.parametrize(("status", "line"), [
+    ("paused", "No hypothesis has been generated yet; <code>cosci resume {sid}</code> continues it."),
+    ("done", "No hypothesis was generated (stop reason: budget)."),
+])
+def test_the_report_page_has_no_empty_leaderboard(tmp_path: Path, status: str, line: str,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """The page says what the text report says, in one paragraph where the leaderboard was (fresh-user trial: it
+    showed an empty sortable table, "no match has changed a rating yet", an empty lineage and hypotheses list)."""
+    data = tmp_path / "data"
+    sid = _empty(data, status)
+    out = tmp_path / "r.html"
+    code, _, err = run_cli(capsys, "--data-dir", str(data), "report", sid, "--html", "--out", str(out))
+    assert (code, err) == (0, "")
+    page = out.read_text(encoding="utf-8")
+    assert f'<p class="none-yet">{line.format(sid=sid)}</p>' in page, page
+    for gone in ('id="leaderboard-table"', "no hypotheses yet", 'id="ratings"', 'id="lineage"', 'id="claims"',
+                 'id="hypotheses"', 'href="#leaderboard"'):
+        assert gone not in page, gone
+    assert 'id="session"' in page and 'id="safety"' in page  # what the session did is still shown
+    code, html, _ = run_cli(capsys, "--data-dir", str(data), "export", sid, "--format", "html", "--out", "-")
+    assert code == 0 and line.format(sid=sid) in html  # the export's page is the same page
+
+
+def test_the_report_page_names_the_models_stepped_down(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """As the text report's "Models stepped down" section, also with no hypothesis: a session stopped early is often
+    stopped by them (design.md#routing)."""
+    from cosci.domain import Call
+
+    data = tmp_path / "data"
+    sid = _empty(data, "paused")
+    with SessionFolder(data, sid).store() as store:
+        for _ in range(2):
+            store.logs.add_call(Call(agent="generation", action="a", mode="literature", model="a/x", task_id=None,
+                                     attempt=0, outcome="degraded", error="a/x -> a/y"))
+    out = tmp_path / "r.html"
+    code, _, _ = run_cli(capsys, "--data-dir", str(data), "report", sid, "--html", "--out", str(out))
+    page = out.read_text(encoding="utf-8")
+    assert code == 0 and '<h3 id="stepped-down">Models stepped down</h3>' in page, page
+    assert "<li><code>a/x -&gt; a/y</code>: 2 calls</li>" in page, page
+    code, text, _ = run_cli(capsys, "--data-dir", str(data), "report", sid)
+    assert "# Models stepped down" in text and "- a/x -> a/y: 2 calls" in text, text
