@@ -69,6 +69,11 @@ contagian las personas de ...", German "wie infizieren sich Menschen mit ..."). 
 is who is infected, and nothing after the verb may be caused."""
 
 
+_SECOND = re.compile(r"\b(?:and|a|i|ve|und|et|y|e|oraz) (?:how|jak|nas[iı]l|wie|comment|como|come)\b")
+"""A second how joined to the first in the same clause ("jak ... přežívá a jak ji tam přidat", how it survives and
+how to add it there): the clause asks for more than the mechanism, and is not read as one (twentieth stop)."""
+
+
 def asks_how(part: str, ends: tuple[str, ...], hidden: re.Pattern[str]) -> bool:
     """Whether a normalised clause ``part`` asks how a mechanism happens: :data:`_HOW_SAID` ending as a question
     (``ends``), :data:`_HOW_GLOSSED` or :data:`_HOW_EMBEDDED`, nothing caused in it (:data:`_CAUSED`), and nothing
@@ -80,4 +85,5 @@ def asks_how(part: str, ends: tuple[str, ...], hidden: re.Pattern[str]) -> bool:
             return True
     said = _HOW_SAID.search(part) if part.rstrip().endswith(ends) else None
     h = said or _HOW_GLOSSED.search(part) or _HOW_EMBEDDED.search(part)
-    return h is not None and not _CAUSED.search(part) and not hidden.search(part[:h.start()])
+    return h is not None and not _CAUSED.search(part) and not hidden.search(part[:h.start()]) \
+        and not _SECOND.search(part, h.end())
