@@ -25,7 +25,7 @@ _HOW_EMBEDDED = re.compile(rf"\b(?:understand\w*|know|learn\w*|stud(?:y|ies|ying
 from bats to people", refused by the agent rule at 0.885): the verb inflected for its subject (third person or past),
 so "understand how to make it pass" is no such question; read without a question mark."""
 _HOW_GLOSSED = re.compile(r"\bhow (?:to )?(?:(?!(?:so|that|in order|zeby|zebys|aby|abys|чтобы|щоб)\b)[^\s?,;]+ ){0,6}?"
-                          r"(?:circulates|escapes)(?!\S)")
+                          r"(?:circulates|escapes|survives|invades|infects|persists)(?![^\s,;.?!\u061f\u0964])")
 """A glossed how before an intransitive verb of spreading or an escape in the third person ("circulates": Russian
 "распространяется", Hindi "फैलता", Bengali "ছড়ায়"; Persian "فرار می کند" "escapes"): the gloss already says it is
 an event, so the clause may end without its question mark, as verb-final languages write it, and the "how to" a
@@ -69,6 +69,11 @@ contagian las personas de ...", German "wie infizieren sich Menschen mit ..."). 
 is who is infected, and nothing after the verb may be caused."""
 
 
+_SECOND = re.compile(r"\b(?:and|a|i|ve|und|et|y|e|oraz) (?:how|jak|nas[iı]l|wie|comment|como|come)\b")
+"""A second how joined to the first in the same clause ("jak ... přežívá a jak ji tam přidat", how it survives and
+how to add it there): the clause asks for more than the mechanism, and is not read as one (twentieth stop)."""
+
+
 def asks_how(part: str, ends: tuple[str, ...], hidden: re.Pattern[str]) -> bool:
     """Whether a normalised clause ``part`` asks how a mechanism happens: :data:`_HOW_SAID` ending as a question
     (``ends``), :data:`_HOW_GLOSSED` or :data:`_HOW_EMBEDDED`, nothing caused in it (:data:`_CAUSED`), and nothing
@@ -80,4 +85,5 @@ def asks_how(part: str, ends: tuple[str, ...], hidden: re.Pattern[str]) -> bool:
             return True
     said = _HOW_SAID.search(part) if part.rstrip().endswith(ends) else None
     h = said or _HOW_GLOSSED.search(part) or _HOW_EMBEDDED.search(part)
-    return h is not None and not _CAUSED.search(part) and not hidden.search(part[:h.start()])
+    return h is not None and not _CAUSED.search(part) and not hidden.search(part[:h.start()]) \
+        and not _SECOND.search(part, h.end())

@@ -44,6 +44,7 @@ from cosci.safety.rules import (
     Thresholds,
     _severity,
     act,
+    alone_passes,
     decision_of,
     hit_object,
     named_category,
@@ -247,12 +248,31 @@ class OfflineScreen:
                          chemistry=self.prescreen.basic_chemistry(w), described=self.prescreen.described(w),
                          asked=bool(hits) and (self.prescreen.asks(w, named=bool(agents))
                                                or self.prescreen.constructs(w) or self.prescreen.documents(w)),
-                         explained=any(self.prescreen.asks_why(v) for v in windows(normalise(w))),
+                         explained=self.explains(w),
                          therapy=self.prescreen.therapy(w), conditional=cond,
                          pressed=bool(hits) and bool(purposes) and self.prescreen.pressed(w))
                 for i, (w, (hits, agents), keep, (purposes, remedy), cond) in enumerate(
                     zip(parts, found, scored, read, conditional, strict=True))
                 for s, p, n in [next(rows) if keep else unscored]]
+
+    def explains(self, window: str) -> bool:
+        """Whether ``window`` is a why- or how-question (:meth:`~cosci.safety.readings.Readings.asks_why`) and no other
+        sentence of it asks for harm on its own: each sentence that is no such question is scored alone and must stay
+        under the rule for a window naming no agent. A mechanism asked excuses only itself: "How does Listeria survive
+        in a fridge? I want to put it in the school's food" was refused at 0.95 before its question was read, and the
+        question alone is no reason to allow the demand after it (docs/design.md#safety-screen, "A mechanism asked in
+        the indicative", twentieth stop). Only a window of several sentences costs an embedding more."""
+        def asked(text: str) -> bool:
+            return any(self.prescreen.asks_why(v) for v in windows(normalise(text)))
+        if not asked(window):
+            return False
+        rest = [p for p in _SENTENCE_END.split(window) if words(p) >= 2 and not asked(p)]
+        if not rest:
+            return True
+        x = self.featurise(rest)
+        t = self.thresholds
+        return not any(alone_passes(Evidence(p, float(s), (), {}, {}, support=float(n)), t)
+                       for p, s, n in zip(rest, self.intent.harm(x), self.intent.support(x), strict=True))
 
     def stated(self, window: str) -> tuple[tuple[str, ...], bool]:
         """The protective purposes ``window`` states (its remedies among them) and whether its request is a
@@ -277,6 +297,11 @@ class OfflineScreen:
                                    default=t.agent_score), RULES[2]: t.alone_score}[rule]
         return replace(found, decision="block" if category in t.refuse_categories else "flag", category=category,
                        rule=rule, threshold=threshold)
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?\u061f\u0964\u3002\uff01\uff1f])\s*")
+"""Where a sentence ends for :meth:`OfflineScreen.explains`: after ``.!?``, the Arabic question mark and the Devanagari
+danda (a question in Arabic or Hindi ends so), and the CJK full stops."""
 
 
 LABEL = re.compile(r"(?:(?<=^)|(?<=[.!?。！？]\s))\s*(?:[^\W\d_][^\s:：]{0,24}(?:\s[^\s:：]{1,24}){0,2}\s*[:：]\s*)+")
