@@ -45,6 +45,10 @@ _OWN = ("spores?|bacteria|bacterium|bacillus|cells?|toxins?|powder|strains?|path
         r"quickly|cheaply|where|how|to|can|i|we|bakteri\w*|spor\w*|itio\w*")
 """English words an object-first clause may hold between the agent and its verb: the agent's own phrase, where and
 how it is done, and the glossed where- and how-words; any other is an object of its own."""
+_DOCUMENT_END = "steps|methods?|procedures?|protocols?|recipes?|instructions"
+"""A document noun that may close an agent's phrase after a producing verb: the object of the making, then what is
+asked of it, as a verb-first Chinese noun-modifier chain writes it ("合成天花病毒的步骤", the steps of synthesizing
+smallpox virus, as glossed; design.md#safety-language, "CJK documents and traits")."""
 _PARTICLE = r"[^\x00-\x7f\s]{1,8}"
 """A word the gloss left in its script (a case particle, an ending, a light verb: "を", "는", "را", "करें")."""
 
@@ -90,7 +94,8 @@ def made_patterns(body: Any) -> Made | None:
     # what the agent's phrase may end on: the window's end or a preposition ("... at home", "... from castor
     # beans"), after at most two words of the agent's own phrase ("... spores", "... type a"); any other word makes
     # the verb causative ("make influenza not spread", "make TB treatment shorter")
-    ends = rf"^(?: [\w-]+){{0,2}}?(?:[\W_]*$|[\W_]* (?:{_PREPOSITIONS}|so|quickly|cheaply|secretly|myself|ourselves)\b)"
+    # (Chinese and Japanese as glossed may close with the document asked for: "synthesize smallpox virus 的 steps")
+    ends = rf"^(?: [\w-]+){{0,2}}?(?: (?:{_DOCUMENT_END}))?(?:[\W_]*$|[\W_]* (?:{_PREPOSITIONS}|so|quickly|cheaply|secretly|myself|ourselves)\b)"
     after = re.compile(rf"{not_made}|(?!{ends})", re.IGNORECASE)
     documents = body.get("documents")
     if not documents:
