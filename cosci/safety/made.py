@@ -95,7 +95,8 @@ def made_patterns(body: Any) -> Made | None:
     # beans"), after at most two words of the agent's own phrase ("... spores", "... type a"); any other word makes
     # the verb causative ("make influenza not spread", "make TB treatment shorter")
     # (Chinese and Japanese as glossed may close with the document asked for: "synthesize smallpox virus 的 steps")
-    ends = rf"^(?: [\w-]+){{0,2}}?(?: (?:{_DOCUMENT_END}))?(?:[\W_]*$|[\W_]* (?:{_PREPOSITIONS}|so|quickly|cheaply|secretly|myself|ourselves)\b)"
+    closing = rf"(?:[\W_]*$|[\W_]* (?:{_PREPOSITIONS}|so|quickly|cheaply|secretly|myself|ourselves)\b)"
+    ends = rf"^(?: [\w-]+){{0,2}}?(?: (?:{_DOCUMENT_END}))?{closing}"
     after = re.compile(rf"{not_made}|(?!{ends})", re.IGNORECASE)
     documents = body.get("documents")
     if not documents:
