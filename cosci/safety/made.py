@@ -41,6 +41,11 @@ LAST_BEFORE = 4
 opens with its object."""
 LAST_BETWEEN = 5
 """Words allowed between the agent and a verb that ends the clause (particles, "spores", "at home")."""
+LAST_CLOSERS = 4
+"""Closers allowed after the verb of an object-first request: the document asked for and its particles ("ricin
+manufacture の instructions", "botulinum toxin manufacture の steps を explain", "... produce 의 상세한 procedure" as
+glossed; one before the twentieth stop: the agent-first document orders were allowed; docs/design.md#safety-language,
+"CJK documents and traits")."""
 _OWN = ("spores?|bacteria|bacterium|bacillus|cells?|toxins?|powder|strains?|pathogen|agent|virus|at|home|secretly|"
         r"quickly|cheaply|where|how|to|can|i|we|bakteri\w*|spor\w*|itio\w*")
 """English words an object-first clause may hold between the agent and its verb: the agent's own phrase, where and
@@ -117,8 +122,8 @@ def last_pattern(body: Any) -> tuple[re.Pattern[str], re.Pattern[str]] | None:
     """The object-first reading of an agent made (None when the term file has no ``producers``): what may not stand
     before the agent (a producing verb, whose object it then is; a countermeasure, "vaccine anthrax cattle where buy",
     Persian "واکسن سیاه زخم" as glossed, names what is made), and the reading of what follows the agent: at most
-    :data:`LAST_BETWEEN` particles or own words (:data:`_OWN`), a producing verb, then at most a closer
-    (``closers``) or two particles (:data:`_PARTICLE`) to the window's end.
+    :data:`LAST_BETWEEN` particles or own words (:data:`_OWN`), a producing verb, then at most
+    :data:`LAST_CLOSERS` closers (``closers``) and two particles (:data:`_PARTICLE`) to the window's end.
 
     Raises:
         re.error: a ``producers`` or ``closers`` pattern does not compile (shipped lists).
@@ -131,7 +136,8 @@ def last_pattern(body: Any) -> tuple[re.Pattern[str], re.Pattern[str]] | None:
     word = rf"(?:{_PARTICLE}|(?:{_OWN})\b)"
     not_made = "|".join(body.get("not_made") or ["(?!)"])
     return re.compile(rf"\b(?:{verbs}|{not_made})\b", re.IGNORECASE), re.compile(
-        rf"^(?: {word}){{0,{LAST_BETWEEN}}}? (?P<verb>{verbs})(?: (?:{closers})\b)?(?: {_PARTICLE}){{0,2}}[\W_]*$",
+        rf"^(?: {word}){{0,{LAST_BETWEEN}}}? (?P<verb>{verbs})(?: (?:{closers})\b){{0,{LAST_CLOSERS}}}"
+        rf"(?: {_PARTICLE}){{0,2}}[\W_]*$",
         re.IGNORECASE)
 
 
