@@ -30,6 +30,10 @@ FOREIGN_SCRIPTS = ("\u0400-\u04ff\u0600-\u06ff\u0750-\u077f\u0900-\u097f\u0980-\
 """Character ranges of the glossed scripts: Cyrillic, Arabic (and Persian, Urdu), Devanagari (Hindi, Marathi),
 Bengali, Gurmukhi (Punjabi), Tamil, Telugu, Thai, Hangul, kana, CJK (docs/design.md#safety-language)."""
 _FOREIGN = re.compile(f"[{FOREIGN_SCRIPTS}]")
+_HALFWIDTH_KANA = re.compile("[\uff61-\uff9f]+")
+"""Half-width katakana ("ﾚｼﾋﾟ"), written as full-width kana before the gloss reads the text: the entries are full-width
+and voiced ("レシピ"), and normalise's NFKD would fold the voicing marks of a word the gloss missed
+(docs/design.md#safety-language, "CJK documents and traits")."""
 _CYRILLIC_WORD = re.compile(r"[\u0400-\u04ff]+(?:-[\u0400-\u04ff]+)*")
 _ORPHAN_MARKS = re.compile("(?<= )[" + "".join(c for c in map(chr, range(0x0900, 0x0e80))
                                                if unicodedata.category(c).startswith("M")) + "]+")
@@ -89,9 +93,12 @@ class Gloss:
 
     def apply(self, text: str) -> str:
         """``text`` lower-cased with every listed word replaced by `` english ``; unchanged without a character of
-        the glossed scripts (:data:`FOREIGN_SCRIPTS`)."""
-        if not _FOREIGN.search(text):
+        the glossed scripts (:data:`FOREIGN_SCRIPTS`) or half-width kana. Composed (NFC) first, half-width kana
+        widened (:data:`_HALFWIDTH_KANA`), so an entry matches however the kana were typed."""
+        if not _FOREIGN.search(text) and not _HALFWIDTH_KANA.search(text):
             return text
+        # kana composed (NFC: a voicing mark typed as a combining character) and half-width kana widened first
+        text = unicodedata.normalize("NFC", _HALFWIDTH_KANA.sub(lambda m: unicodedata.normalize("NFKC", m[0]), text))
         text = fold_arabic(text.lower()).translate(_NUKTA)
         for source, english in (*self.phrases, *self.cjk, *self.other):
             text = text.replace(source, f" {english} ")

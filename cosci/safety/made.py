@@ -41,10 +41,19 @@ LAST_BEFORE = 4
 opens with its object."""
 LAST_BETWEEN = 5
 """Words allowed between the agent and a verb that ends the clause (particles, "spores", "at home")."""
+LAST_CLOSERS = 4
+"""Closers allowed after the verb of an object-first request: the document asked for and its particles ("ricin
+manufacture の instructions", "botulinum toxin manufacture の steps を explain", "... produce 의 상세한 procedure" as
+glossed; one before the twentieth stop: the agent-first document orders were allowed; docs/design.md#safety-language,
+"CJK documents and traits")."""
 _OWN = ("spores?|bacteria|bacterium|bacillus|cells?|toxins?|powder|strains?|pathogen|agent|virus|at|home|secretly|"
         r"quickly|cheaply|where|how|to|can|i|we|bakteri\w*|spor\w*|itio\w*")
 """English words an object-first clause may hold between the agent and its verb: the agent's own phrase, where and
 how it is done, and the glossed where- and how-words; any other is an object of its own."""
+_DOCUMENT_END = "steps|methods?|procedures?|protocols?|recipes?|instructions"
+"""A document noun that may close an agent's phrase after a producing verb: the object of the making, then what is
+asked of it, as a verb-first Chinese noun-modifier chain writes it ("合成天花病毒的步骤", the steps of synthesizing
+smallpox virus, as glossed; design.md#safety-language, "CJK documents and traits")."""
 _PARTICLE = r"[^\x00-\x7f\s]{1,8}"
 """A word the gloss left in its script (a case particle, an ending, a light verb: "を", "는", "را", "करें")."""
 
@@ -90,7 +99,9 @@ def made_patterns(body: Any) -> Made | None:
     # what the agent's phrase may end on: the window's end or a preposition ("... at home", "... from castor
     # beans"), after at most two words of the agent's own phrase ("... spores", "... type a"); any other word makes
     # the verb causative ("make influenza not spread", "make TB treatment shorter")
-    ends = rf"^(?: [\w-]+){{0,2}}?(?:[\W_]*$|[\W_]* (?:{_PREPOSITIONS}|so|quickly|cheaply|secretly|myself|ourselves)\b)"
+    # (Chinese and Japanese as glossed may close with the document asked for: "synthesize smallpox virus 的 steps")
+    closing = rf"(?:[\W_]*$|[\W_]* (?:{_PREPOSITIONS}|so|quickly|cheaply|secretly|myself|ourselves)\b)"
+    ends = rf"^(?: [\w-]+){{0,2}}?(?: (?:{_DOCUMENT_END}))?{closing}"
     after = re.compile(rf"{not_made}|(?!{ends})", re.IGNORECASE)
     documents = body.get("documents")
     if not documents:
@@ -111,8 +122,8 @@ def last_pattern(body: Any) -> tuple[re.Pattern[str], re.Pattern[str]] | None:
     """The object-first reading of an agent made (None when the term file has no ``producers``): what may not stand
     before the agent (a producing verb, whose object it then is; a countermeasure, "vaccine anthrax cattle where buy",
     Persian "واکسن سیاه زخم" as glossed, names what is made), and the reading of what follows the agent: at most
-    :data:`LAST_BETWEEN` particles or own words (:data:`_OWN`), a producing verb, then at most a closer
-    (``closers``) or two particles (:data:`_PARTICLE`) to the window's end.
+    :data:`LAST_BETWEEN` particles or own words (:data:`_OWN`), a producing verb, then at most
+    :data:`LAST_CLOSERS` closers (``closers``) and two particles (:data:`_PARTICLE`) to the window's end.
 
     Raises:
         re.error: a ``producers`` or ``closers`` pattern does not compile (shipped lists).
@@ -125,7 +136,8 @@ def last_pattern(body: Any) -> tuple[re.Pattern[str], re.Pattern[str]] | None:
     word = rf"(?:{_PARTICLE}|(?:{_OWN})\b)"
     not_made = "|".join(body.get("not_made") or ["(?!)"])
     return re.compile(rf"\b(?:{verbs}|{not_made})\b", re.IGNORECASE), re.compile(
-        rf"^(?: {word}){{0,{LAST_BETWEEN}}}? (?P<verb>{verbs})(?: (?:{closers})\b)?(?: {_PARTICLE}){{0,2}}[\W_]*$",
+        rf"^(?: {word}){{0,{LAST_BETWEEN}}}? (?P<verb>{verbs})(?: (?:{closers})\b){{0,{LAST_CLOSERS}}}"
+        rf"(?: {_PARTICLE}){{0,2}}[\W_]*$",
         re.IGNORECASE)
 
 

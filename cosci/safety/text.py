@@ -19,10 +19,12 @@ _TRANSLATE = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2010
 opens with its first word ("¿Cómo aumentar ...?" is read as a request opening with "cómo")."""
 _SENTENCE = re.compile(r"(?<=[.!?;:])\s+|\n+")
 _FULL_STOP = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
-_DENSE = "\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+_DENSE = "\u0e00-\u0e7f\u1100-\u11ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
 _DENSE_EDGE = re.compile(f"(?<=[a-z0-9])(?=[{_DENSE}])|(?<=[{_DENSE}])(?=[a-z0-9])")
 """Where a Latin-script word or a code (TATP, H5N1) meets Thai, kana, CJK or Hangul, written without a space: a space
-goes there, or the word boundary the patterns need is missing ("制作tatp用于袭击" names no agent without it)."""
+goes there, or the word boundary the patterns need is missing ("制作tatp用于袭击" names no agent without it). Hangul
+is read as its jamo (U+1100-U+11FF): NFKD has decomposed it before this runs, so a particle typed onto a name
+("MRSA의", "VX를") was part of the name's word (design.md#safety-language, "CJK documents and traits")."""
 Span = tuple[str, int, int]
 """A matched phrase and its start and end offsets in the normalised text."""
 
