@@ -113,15 +113,29 @@ def unreadable_path(flag: str, path: str) -> str | None:
     return None
 
 
+BIDI_CONTROLS = frozenset(chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A)))
+"""The bidirectional embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069): each reorders the text
+that follows on screen, so ``Suggest drugs <U+202E>for AML`` is stored, screened and quoted into prompts in one
+order and shown in another (design.md#cli). The marks U+200E, U+200F and U+061C are not among them: they reorder
+nothing but the neutral characters beside them, and a right-to-left goal is written without any control."""
+
+
 def unreadable(flag: str, text: str) -> str | None:
     """Why ``text`` (given with ``flag``, e.g. ``--why`` or ``session.goal``) cannot be stored as typed, or None:
-    bytes that are not UTF-8 (Python keeps them as lone surrogates, which no store or screen can encode), or a
+    bytes that are not UTF-8 (Python keeps them as lone surrogates, which no store or screen can encode), a
     control character other than a line break or a tab (``\\x01``, an ANSI escape that would run in a terminal
-    that prints it; design.md#cli)."""
+    that prints it), or a bidirectional control (:data:`BIDI_CONTROLS`, the first named with its 1-based character
+    position; refused rather than stripped: design.md#cli)."""
     if any(unicodedata.category(ch) == "Cs" for ch in text):
         return f"{flag} is not valid UTF-8; retype it or save the file as UTF-8"
     bad = sorted({ch for ch in text if unicodedata.category(ch) == "Cc" and ch not in TEXT_WHITESPACE})
     if bad:
         return (f"{flag} holds a control character ({', '.join(repr(ch)[1:-1] for ch in bad)}); retype it without "
                 "(line breaks and tabs are kept)")
+    at = [i for i, ch in enumerate(text, 1) if ch in BIDI_CONTROLS]
+    if at:
+        ch = text[at[0] - 1]
+        more = f", and {len(at) - 1} more" if len(at) > 1 else ""
+        return (f"{flag} holds a bidirectional control character (U+{ord(ch):04X} {unicodedata.name(ch)}) at "
+                f"character {at[0]}{more}; it shows the text in another order than it is read: retype it without")
     return None

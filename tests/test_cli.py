@@ -608,6 +608,25 @@ def test_researcher_texts_with_control_characters_are_refused(finished: tuple[Pa
     store.close()
 
 
+def test_researcher_texts_with_bidirectional_controls_are_refused(finished: tuple[Path, str],
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """A --text / --why holding U+202A-U+202E or U+2066-U+2069 is refused as a goal holding one is (it would show
+    reversed in the report and be screened as a text the researcher did not see); nothing is recorded."""
+    data, sid = finished
+    store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
+    store.sessions.update(status="paused")  # feedback is for sessions that will run again
+    a = store.hypotheses.ranked()[0].id
+    store.close()
+    for args, flag in [(["feedback", sid, "--kind", "directive", "--text", "focus on \u202eCNS\u202c drugs"], "--text"),
+                       (["rate", sid, a, "--score", "3", "--why", "\u2067plausible\u2069"], "--why")]:
+        code, out, err = _cli(capsys, "--data-dir", str(data), *args)
+        assert code == 2 and not out and err.count("\n") == 1, err
+        assert f"{flag} holds a bidirectional control character (U+20" in err and "nothing was recorded" in err, err
+    store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
+    assert not store.logs.feedback(source="human") and not store.researcher.ratings()
+    store.close()
+
+
 def test_hypothesis_ids_in_errors_are_quoted_and_near_misses_hinted(
         finished: tuple[Path, str], capsys: pytest.CaptureFixture[str]) -> None:
     """Fresh-user trial: `no hypothesis H-97481200707d  in session` (the trailing space invisible) and `no hypothesis

@@ -26,3 +26,20 @@ def test_the_mlflow_line_pastes_into_a_shell_when_the_data_folder_has_spaces(tmp
                              store_path="s.sqlite", mlflow_run_id="r1", tracking_uri=uri)
     (line,) = [x for x in summary.lines() if "mlflow ui" in x]
     assert shlex.split(line)[-1] == uri
+
+
+@pytest.mark.parametrize(("text", "named"), [
+    ("Suggest drugs \u202efor AML\u202c repurposing", "(U+202E RIGHT-TO-LEFT OVERRIDE) at character 15, and 1 more"),
+    ("\u2067AML\u2069 drugs", "(U+2067 RIGHT-TO-LEFT ISOLATE) at character 1, and 1 more"),
+    ("drugs for AML \u202a", "(U+202A LEFT-TO-RIGHT EMBEDDING) at character 15;"),
+])
+def test_a_bidirectional_control_character_is_named_with_its_position(text: str, named: str) -> None:
+    """Fresh-user trial: `--goal $'Suggest drugs \\u202efor AML\\u202c repurposing'` was stored as typed, so the goal
+    showed reversed in reports, and the screen read a text the researcher did not see (design.md#cli)."""
+    from cosci.text import unreadable
+
+    why = unreadable("--goal", text)
+    assert why is not None and why.startswith("--goal holds a bidirectional control character ") and named in why, why
+    assert "\n" not in why and not any(0x202A <= ord(c) <= 0x202E or 0x2066 <= ord(c) <= 0x2069 for c in why)
+    # right-to-left marks and right-to-left letters are text: an Arabic or Hebrew goal is typed without controls
+    assert unreadable("--goal", "اقترح أدوية معتمدة لإعادة استخدامها \u200f في ابيضاض الدم النقوي الحاد") is None

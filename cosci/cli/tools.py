@@ -45,14 +45,14 @@ def cmd_screen(args: argparse.Namespace) -> None:
     any text is refused (``block``), else 2 when a line was no text, else 0 (docs/commands.md, "Screening texts")."""
     import json
 
-    from cosci.safety.screen_command import SHAPES, Line, read_lines, screened, shown_name, within_goal_length
+    from cosci.safety.screen_command import SHAPES, Line, as_goals, read_lines, screened, shown_name
 
     if (args.text is None) == (args.file is None):
         raise CosciError(f"screen: give one text or --file F ({SHAPES}; - reads standard input)")
     lines = read_lines(args.file) if args.file else [Line(1, args.text)]
     if not any(x.text is not None and x.text.strip() for x in lines) and args.file is None:
         raise CosciError("screen: the text is empty")
-    lines = within_goal_length(lines, shown_name(args.file) if args.file else None)
+    lines = as_goals(lines, shown_name(args.file) if args.file else None)
     if args.file is None and lines[0].error:
         raise CosciError(lines[0].error)
     config = validate(compose(args.overrides))

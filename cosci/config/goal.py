@@ -56,7 +56,8 @@ def check_goal_length(goal: str, key: str = "session.goal") -> None:
 
 def check_goal(goal: str, key: str = "session.goal") -> None:
     """Refuse an empty goal, one longer than :data:`GOAL_MAX_CHARS`, one that is not valid UTF-8 or holds a control
-    character other than a line break or a tab (:func:`cosci.text.unreadable`), or one that is not a statement in words.
+    character other than a line break or a tab, or a bidirectional control (U+202E; :func:`cosci.text.unreadable`),
+    or one that is not a statement in words.
 
     Args:
         key: the setting the goal came from, named in the error (``session.goal_file`` for a file's text).

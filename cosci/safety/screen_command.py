@@ -10,11 +10,12 @@ intent model's harm probability, 0-1), ``language`` (ISO 639-1, or ``unread (<la
 :data:`SHOWN_CHARS` characters. A line of a file that is not a text to screen (it starts like JSON but is not JSON,
 a JSON object without a text ``goal``, another JSON value: an array, a number, true, false, null; a JSON escape of
 half a surrogate pair (``\\ud800``, which no character is), or a text longer than a goal may be,
-:data:`~cosci.config.goal.GOAL_MAX_CHARS`: the screen's time grows with the text, about 1 ms a character) is one
-line on stderr naming its line number, in its place among the results, and the other lines are screened (a lab's
-file of 200 goals with one stray line is still checked). A file that cannot be read, or holds no text, is one line
-on stderr, exit 2, nothing screened. The exit status follows a run's: 3 when any text is refused (``block``, as a
-refused goal exits 3), else 2 when a line was no text to screen, else 0.
+:data:`~cosci.config.goal.GOAL_MAX_CHARS`: the screen's time grows with the text, about 1 ms a character), or a text
+a run would refuse as its goal (no research goal, a control or bidirectional control character:
+:func:`as_goals`), is one line on stderr naming its line number, in its place among the results, and the other lines
+are screened (a lab's file of 200 goals with one stray line is still checked). A file that cannot be read, or holds
+no text, is one line on stderr, exit 2, nothing screened. The exit status follows a run's: 3 when any text is
+refused (``block``, as a refused goal exits 3), else 2 when a line was no text to screen, else 0.
 The decision is the one a session on a tier unable to classify (the default embedded model) would take on a goal
 (docs/design.md#safety-screen).
 """
@@ -106,13 +107,16 @@ def _line(path: str, n: int, text: str) -> Line:
     return Line(n, row["goal"])
 
 
-def within_goal_length(lines: Sequence[Line], path: str | None = None) -> list[Line]:
-    """``lines`` with each text longer than a goal may be, or holding characters that are not UTF-8 (bytes typed on
-    the command line, which Python holds as lone surrogates and the language reader cannot encode; a JSON line's
-    lone surrogate escape is named by :func:`read_lines`), turned into an error naming the file ``path`` (as
-    :func:`shown_name` gives it) and its line (the text, for an inline text: ``path`` None), with the length and the
-    limit in characters for a long one."""
-    from cosci.config.goal import GOAL_MAX_CHARS
+def as_goals(lines: Sequence[Line], path: str | None = None) -> list[Line]:
+    """``lines`` with each text a run would refuse as its goal turned into an error naming the file ``path`` (as
+    :func:`shown_name` gives it) and its line (the text, for an inline text: ``path`` None): one longer than a goal
+    may be (the length and the limit in characters), and one :func:`cosci.config.goal.check_goal` refuses (bytes
+    typed on the command line that are not UTF-8, which Python holds as lone surrogates and the language reader
+    cannot encode; a control or a bidirectional control character; no words: fresh-user trial, ``\\u200b\\u200b``
+    and three emoji were allowed here and refused by `cosci run`). The screen's answer is a run's
+    (docs/design.md#safety-screen); a JSON line's lone surrogate escape is named by :func:`read_lines`."""
+    from cosci.config.errors import ConfigError
+    from cosci.config.goal import GOAL_MAX_CHARS, check_goal
 
     def where(n: int) -> str:
         return f"{path} line {n}" if path is not None else "the text"
@@ -123,8 +127,10 @@ def within_goal_length(lines: Sequence[Line], path: str | None = None) -> list[L
         if len(x.text) > GOAL_MAX_CHARS:
             return Line(x.n, None, f"screen: {where(x.n)} holds {len(x.text):,} characters; a goal holds at most"
                                    f" {GOAL_MAX_CHARS:,} (split it into goals, or screen its parts)")
-        if any(unicodedata.category(ch) == "Cs" for ch in x.text):
-            return Line(x.n, None, f"screen: {where(x.n)} is not valid UTF-8; retype it or save the file as UTF-8")
+        try:
+            check_goal(x.text, f"screen: {where(x.n)}")
+        except ConfigError as exc:
+            return Line(x.n, None, str(exc))
         return x
 
     return [checked(x) for x in lines]

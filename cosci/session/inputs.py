@@ -36,8 +36,8 @@ every call; a note never needs a page, and data belongs in ``cosci result --file
 def check_text(flag: str, text: str) -> None:
     """Raises CosciError when ``text`` (given with ``flag``, e.g. ``--why``) is longer than :data:`TEXT_MAX_CHARS`
     characters, is not valid UTF-8 or holds a control character other than a line break or a tab (``\\x01``, an
-    ANSI escape; :func:`cosci.text.unreadable`): refused before it is screened, so nothing is recorded, rather than
-    stored cut or stripped of what the researcher typed (design.md#cli)."""
+    ANSI escape) or a bidirectional control (U+202E; :func:`cosci.text.unreadable`): refused before it is screened,
+    so nothing is recorded, rather than stored cut or stripped of what the researcher typed (design.md#cli)."""
     if len(text) > TEXT_MAX_CHARS:
         raise CosciError(f"{flag} is {len(text):,} characters long, over the limit of {TEXT_MAX_CHARS:,} (a note "
                          "of about a page; attach longer material with `cosci result --file`); nothing was recorded")

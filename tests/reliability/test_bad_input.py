@@ -211,6 +211,25 @@ def test_a_goal_with_a_terminal_escape_or_bytes_that_are_not_utf8_is_refused_in_
     check_goal("Overcome venetoclax resistance\n\tin acute myeloid leukemia\r\n")  # line breaks and tabs are text
 
 
+def test_a_goal_with_a_bidirectional_control_character_is_refused_naming_it(tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: `cosci run --goal $'Suggest drugs \\u202efor AML\\u202c repurposing' models=fake` ran and
+    stored the goal as typed: reports showed it reversed, and the screen read a text the researcher did not see.
+    Refused in one line naming the character and its position; nothing written; `cosci screen` says the same."""
+    goal = "Suggest drugs \u202efor AML\u202c repurposing"
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["run", "--goal", goal, "models=fake", "tools.offline=true", f"paths.data_dir={tmp_path / 'd'}"])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.count("\n") == 1 and not (tmp_path / "d").exists(), err
+    assert err.startswith("cosci: --goal holds a bidirectional control character (U+202E RIGHT-TO-LEFT OVERRIDE) "
+                          "at character 15, and 1 more;"), err
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["screen", goal])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.startswith("cosci: screen: the text holds a bidirectional control "
+                                                    "character (U+202E"), err
+
+
 @pytest.mark.parametrize("how", ["run", "estimate", "cli run"])
 def test_a_goal_over_the_length_cap_is_one_line_naming_the_limit(how: str, tmp_path: Path,
                                                                   capsys: pytest.CaptureFixture[str],

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -200,12 +201,12 @@ def test_the_command_line_starts_without_the_screens_packages() -> None:
 
 @pytest.mark.parametrize("text", ["I prefer A", "the assay failed", "a false positive", "cheaper to test",
                                   "more plausible mechanism", "not novel", "ok"])
-def test_a_researcher_text_of_a_few_words_naming_nothing_is_allowed(capsys: pytest.CaptureFixture[str],
-                                                                   text: str) -> None:
+def test_a_researcher_text_of_a_few_words_naming_nothing_is_allowed(shipped: Any, text: str) -> None:
     """A rating's rationale or a result's note of a few words carries no request: the rule for a text naming no
-    agent reads only windows of ALONE_MIN_WORDS words (its embedding scored these 0.65-0.99 before)."""
-    code, rows, _ = screen(capsys, text)
-    assert code == 0 and rows[0]["decision"] == "allow", rows
+    agent reads only windows of ALONE_MIN_WORDS words (its embedding scored these 0.65-0.99 before). Screened as
+    the session screens feedback: ``cosci screen`` refuses "ok" as no research goal, as a run does."""
+    result = shipped.check(text, subject="feedback")
+    assert result.decision == "allow", result
 
 
 def test_a_short_request_naming_an_agent_is_still_read(capsys: pytest.CaptureFixture[str]) -> None:
@@ -225,3 +226,42 @@ def test_a_file_not_in_utf8_names_the_byte_and_the_fix(capsys: pytest.CaptureFix
     code, rows, err = screen(capsys, "--file", str(tmp_path / "absent.txt"))
     assert code == 2 and err.strip() == f"cosci: screen: {tmp_path / 'absent.txt'}: no such file or directory"
     assert "Error" not in err
+
+
+@pytest.mark.parametrize("text", ["\u200b\u200b", "🧬🧪💊", "?", "AML"])
+def test_a_text_that_is_no_research_goal_is_refused_as_cosci_run_refuses_it(capsys: pytest.CaptureFixture[str],
+                                                                           tmp_path: Path, text: str) -> None:
+    """Fresh-user trial: `cosci screen $'\\u200b\\u200b'` and `cosci screen "🧬🧪💊"` answered allow, and `cosci run`
+    refused the same texts as "not a research goal". The screen gives a run's answer: inline, one line and exit 2
+    (a run's status for a refused goal form); in a file, that line named on stderr in its place, the others screened
+    in their usual shape."""
+    from cosci.config.errors import ConfigError
+    from cosci.config.goal import check_goal
+
+    with pytest.raises(ConfigError, match="is not a research goal"):  # what `cosci run --goal TEXT` says
+        check_goal(text, "--goal")
+    code, rows, err = screen(capsys, text)
+    assert code == 2 and rows == [] and len(err.splitlines()) == 1, err
+    assert err.startswith(f"cosci: screen: the text: {text!r} is not a research goal; state it in words"), err
+    path = tmp_path / "goals.jsonl"
+    path.write_text("A short goal about soil microbes.\n" + json.dumps({"goal": text}, ensure_ascii=False) + "\n"
+                    + NERVE_AGENT + "\n", encoding="utf-8")
+    code, rows, err = screen(capsys, "--file", str(path))
+    assert code == 3 and [r["n"] for r in rows] == [1, 3] and all(set(r) == KEYS for r in rows)
+    assert [r["decision"] for r in rows] == ["allow", "block"]
+    assert err.strip().splitlines() == [f"cosci: screen: {path} line 2: {text!r} is not a research goal; state it in "
+                                        "words (e.g. 'Suggest approved drugs to repurpose for acute myeloid "
+                                        "leukemia')"], err
+
+
+def test_a_text_with_a_control_character_is_refused_as_cosci_run_refuses_it(capsys: pytest.CaptureFixture[str],
+                                                                           tmp_path: Path) -> None:
+    """The screen read `AML \\x1b[31m resistance` that a run refuses (it would print the escape): the same line."""
+    code, rows, err = screen(capsys, "Overcome venetoclax \x1b[31mresistance in AML")
+    assert code == 2 and rows == [] and err.strip().splitlines() == [
+        "cosci: screen: the text holds a control character (\\x1b); retype it without (line breaks and tabs are "
+        "kept)"], err
+    path = tmp_path / "goals.jsonl"
+    path.write_text("Overcome venetoclax resistance in AML\nFind drugs\x01 for AML\n", encoding="utf-8")
+    code, rows, err = screen(capsys, "--file", str(path))
+    assert code == 2 and [r["n"] for r in rows] == [1] and "line 2 holds a control character (\\x01)" in err, err
