@@ -31,7 +31,8 @@ the fit used; ``--coverage --choose --records PATH…`` chooses on tuning record
 shipped interval's coverage per judge and regime, the same figures as ``--coverage --judge …`` on those trials
 (the fit's point and unwidened sd do not depend on the widening; equal to the digit on trial 0 of the judge with
 memory), without refitting. ``--choose --band LO HI`` adds ``chosen-band``, the nine coefficients refitted by the sum
-of the cells' distances outside LO-HI (:func:`band_loss`; bench/README.md, twentieth stop: tried, not adopted).
+of the cells' distances outside LO-HI (:func:`band_loss`; bench/README.md, twentieth stop: tried, not adopted), and
+``chosen-few``, the same loss on eleven: the family with a τ̂-dependent term below 10 verdicts (twenty-first stop).
 """
 
 from __future__ import annotations
@@ -141,9 +142,9 @@ class Stacked:
         if coef is None:
             hit = self.limit <= 1.0
         else:
-            a, b, c, d, e, g, h, i, j = (*coef, 0.0, 0.0, 0.0)[:9]
+            a, b, c, d, e, g, h, i, j, k, m = (*coef, 0.0, 0.0, 0.0, 0.0, 0.0)[:11]
             log_f = (a + b * self.x + c * self.y + d * self.x * self.y + (e + g * self.x) * self.k
-                     + (h + i * self.y + j * self.x) * self.rho)
+                     + (h + i * self.y + j * self.x) * self.rho + (k + m * self.x) * np.minimum(self.y, 0.0))
             hit = np.log(np.maximum(self.limit, 1e-300)) <= log_f
         return np.bincount(self.cell, weights=hit.sum(axis=1), minlength=self.cells) / np.maximum(self.size, 1)
 
@@ -171,12 +172,12 @@ def band_loss(coverage: NDArray[np.float64], band: tuple[float, float] = BAND) -
 
 def fit_stacked(data: Stacked, starts: list[tuple[float, ...]], free: tuple[int, ...] = tuple(range(9)),
                 loss_of: Callable[[NDArray[np.float64]], float] = stacked_loss) -> tuple[float, ...]:
-    """The nine coefficients (those at ``free`` positions fitted, the rest 0) minimising ``loss_of`` of the cells'
-    coverage (default: the worst cell's |coverage − 0.95| plus a tenth of the mean); ``starts`` give the free
-    ones."""
+    """The nine coefficients (eleven when ``free`` holds 9 or 10: the few-verdict term; those at ``free`` positions
+    fitted, the rest 0) minimising ``loss_of`` of the cells' coverage (default: the worst cell's |coverage − 0.95|
+    plus a tenth of the mean); ``starts`` give the free ones."""
 
     def full(q: NDArray[np.float64]) -> NDArray[np.float64]:
-        p = np.zeros(9)
+        p = np.zeros(max(9, max(free) + 1))
         p[list(free)] = q
         return p
 
@@ -195,6 +196,9 @@ def fit_stacked(data: Stacked, starts: list[tuple[float, ...]], free: tuple[int,
 
 BEFORE = (0.0843, 0.0767, -0.0046, -0.0817, 0.0126, 0.009)
 """``bt.CI_FAMILY`` before the eleventh stop (bench/README.md): chosen on the plain schedule, earlier sampler."""
+FEW_STARTS = ((0.0, 0.0), (-0.05, 0.05), (-0.05, -0.05), (0.05, 0.05))
+"""Starts of the few-verdict term ``(k, l)`` (``--band``'s ``chosen-few``; non-zero ones, since Nelder–Mead's first
+simplex around a zero coordinate is 0.00025 wide, too narrow for a coverage that moves in steps)."""
 REPEAT_STARTS = ((0.0, 0.0, 0.0), (-0.03, 0.11, 0.0), (-0.05, 0.1, 0.05), (-0.05, 0.1, 0.1), (-0.1, 0.1, 0.1))
 """Nelder–Mead starts of the repeat-share family ``(h, i, j)`` (the other six 0; deterministic)."""
 
@@ -221,7 +225,7 @@ def choose_on(paths: list[str], band: tuple[float, float] | None = None) -> None
     """``--coverage --choose --records PATH…``: the widening chosen on tuning records pooled over their judges
     (every (judge, regime) cell weighs the same), beside the shipped one and none (the design effect alone);
     ``--band LO HI`` adds ``chosen-band``, the nine coefficients refitted by :func:`band_loss` (started from the
-    other columns)."""
+    other columns), and ``chosen-few``, eleven (the few-verdict term too) by the same loss."""
     started = time.monotonic()
     loaded = load_records(paths)
     judges = list(loaded)
@@ -235,6 +239,9 @@ def choose_on(paths: list[str], band: tuple[float, float] | None = None) -> None
         fitted = fit_stacked(data, [nine, tuple(bt.CI_FAMILY), six, params, (0.0,) * 9],
                              loss_of=lambda c: band_loss(c, band))
         cols["chosen-band"] = data.coverage(fitted)
+        few = fit_stacked(data, [(*fitted, *kl) for kl in FEW_STARTS] + [(*bt.CI_FAMILY, *kl) for kl in FEW_STARTS],
+                          free=tuple(range(11)), loss_of=lambda c: band_loss(c, band))
+        cols["chosen-few"] = data.coverage(few)
     _table(cols, judges)
     print(f"# chosen-6 (a, b, c, d, e, g) = {six[:6]}")
     print(f"# chosen-rho (a, …, g, h, i, j) = {params}")
@@ -243,6 +250,7 @@ def choose_on(paths: list[str], band: tuple[float, float] | None = None) -> None
         f"{k} {stacked_loss(c):.4f}" for k, c in cols.items()))
     if band is not None:
         print(f"# chosen-band (a, …, j) = {fitted}  (loss: distance outside {band[0]}-{band[1]} summed over cells)")
+        print(f"# chosen-few (a, …, j, k, l) = {few}  (the same loss; + (k + l·log τ̂)·min(log(n_i/10), 0))")
         print("# band loss: " + ", ".join(f"{k} {band_loss(c, band):.4f}" for k, c in cols.items()))
     print(f"# tuning records {_ranges(loaded)}, N={N_HYP}, {time.monotonic() - started:.0f} s")
 

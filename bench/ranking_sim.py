@@ -100,7 +100,8 @@ def main(argv: list[str] | None = None) -> None:
                     "(bench/ranking_calibration.py)")
     ap.add_argument("--band", type=float, nargs=2, default=None, metavar=("LO", "HI"),
                     help="--coverage --choose --records: also refit the widening by the cells' distance outside "
-                    "LO-HI (bench/ranking_calibration.py, band_loss; e.g. 0.935 0.965)")
+                    "LO-HI (bench/ranking_calibration.py, band_loss; e.g. 0.935 0.965), with and without a "
+                    "few-verdict term")
     ap.add_argument("--judge", choices=JUDGES, default=None,
                     help="the simulated judge (bench/ranking_judges.py); --coverage: on a schedule with rematches")
     ap.add_argument("--record", metavar="PATH", default=None,

@@ -247,18 +247,21 @@ def verdict_counts(ids: Sequence[str], verdicts: Sequence[Verdict]) -> NDArray[n
 
 def inflation_family(coef: Sequence[float], tau: float, counts: NDArray[np.float64], beta: float = 0.0,
                      repeat: float = 0.0) -> NDArray[np.float64]:
-    """``(n,)`` ``exp(a + b·x + c·y + d·x·y + (e + g·x)·|β|·e^(−y/2) + (h + i·y + j·x)·ρ)`` with ``(a, b, c, d, e, g[,
-    h, i, j]) = coef`` (six coefficients: ``h = i = j = 0``), ``x = log τ`` (``tau`` in logits, > 0),
-    ``y = log(n_i / 10)`` (``n_i`` = ``counts`` clipped to [2, 60]), ``β`` the fitted first-position bias, logits,
-    and ``ρ`` the judge's repeat share the fit used (:attr:`cosci.tournament.rerun.RerunEstimate.repeat_used`, in
-    [0, 1]): the family :func:`ci_inflation` is one of."""
+    """``(n,)`` ``exp(a + b·x + c·y + d·x·y + (e + g·x)·|β|·e^(−y/2) + (h + i·y + j·x)·ρ + (k + l·x)·min(y, 0))``
+    with ``(a, b, c, d, e, g[, h, i, j[, k, l]]) = coef`` (six coefficients: ``h = i = j = k = l = 0``; nine: ``k =
+    l = 0``), ``x = log τ`` (``tau`` in logits, > 0), ``y = log(n_i / 10)`` (``n_i`` = ``counts`` clipped to [2,
+    60]), ``β`` the fitted first-position bias, logits, and ``ρ`` the judge's repeat share the fit used
+    (:attr:`cosci.tournament.rerun.RerunEstimate.repeat_used`, in [0, 1]): the family :func:`ci_inflation` is one
+    of. The last term acts below 10 verdicts a hypothesis only (a τ̂-dependent term at few verdicts; bench/README.md,
+    twenty-first stop)."""
     a, b, c, d, e, g = coef[:6]
     h, i, j = (coef[6], coef[7], coef[8]) if len(coef) > 6 else (0.0, 0.0, 0.0)
+    k_, l_ = (coef[9], coef[10]) if len(coef) > 9 else (0.0, 0.0)
     x = math.log(max(tau, 1e-6))
     y = np.log(np.clip(np.asarray(counts, np.float64), 2.0, 60.0) / 10.0)
     k = abs(beta) * np.exp(-0.5 * y)
-    return np.asarray(np.exp(a + b * x + c * y + d * x * y + (e + g * x) * k + (h + i * y + j * x) * repeat),
-                      np.float64)
+    return np.asarray(np.exp(a + b * x + c * y + d * x * y + (e + g * x) * k + (h + i * y + j * x) * repeat
+                             + (k_ + l_ * x) * np.minimum(y, 0.0)), np.float64)
 
 
 def ci_inflation(tau: float, counts: NDArray[np.float64], beta: float = 0.0, repeat: float = 0.0

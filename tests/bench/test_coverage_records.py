@@ -39,3 +39,25 @@ def test_the_band_loss_counts_every_cell_outside_the_band_not_only_the_worst() -
     assert rc.band_loss(one) == pytest.approx(0.01 + 0.01 * 0.025 / 3)
     assert rc.band_loss(two) == pytest.approx(0.02 + 0.01 * 0.05 / 3)
     assert rc.stacked_loss(one) == pytest.approx(rc.stacked_loss(two) - 0.1 * 0.025 / 3)  # minimax: both 0.025 worst
+
+
+def test_the_few_verdict_term_is_read_the_same_from_records_and_acts_below_ten_verdicts_only() -> None:
+    """``chosen-few``'s family (bench/README.md, twenty-first stop): ``+ (k + l·log τ̂)·min(log(n_i/10), 0)``, read
+    by :class:`~bench.ranking_calibration.Stacked` as :func:`cosci.tournament.bt.inflation_family` computes it."""
+    counts = np.array([2.0, 5.0, 9.0, 10.0, 30.0])
+    coef = (*bt.CI_FAMILY, 0.1, 0.2)
+    tau, beta, rho = 1.7, 0.3, 0.4
+    shipped = bt.inflation_family(bt.CI_FAMILY, tau, counts, beta, rho)
+    ratio = bt.inflation_family(coef, tau, counts, beta, rho) / shipped
+    y = np.log(counts / 10.0)
+    assert ratio == pytest.approx(np.exp((0.1 + 0.2 * np.log(tau)) * np.minimum(y, 0.0)))
+    assert ratio[3:] == pytest.approx([1.0, 1.0])  # 10 verdicts and more: untouched
+    deff = np.array([1.0, 1.2, 1.0, 1.1, 1.0])
+    z = np.array([0.99, 1.5, 0.5, 0.9, 1.1]) * bt.Z95 * np.sqrt(deff) * bt.ci_inflation(tau, counts, beta, rho)
+    rec = (z, counts, tau, beta, deff, rho)
+    cell = 3
+    data = rc.Stacked([[[rec] if r == cell else [] for r in range(len(REGIMES))]])
+    by_hand = z <= bt.Z95 * bt.inflation_family(coef, tau, counts, beta, rho) * np.sqrt(deff)
+    assert data.coverage(coef)[cell] == pytest.approx(by_hand.mean())
+    # 2 verdicts: narrower, a hit lost
+    assert data.coverage(coef)[cell] != pytest.approx(data.coverage(bt.CI_FAMILY)[cell])
