@@ -36,7 +36,7 @@ PLAN = "plan"
 INTENDED = "intended"
 """A plan whose condition states an intention to act: with an agent or class word of a refuse category named, it acts
 as a term hit of that category does (:func:`cosci.safety.rules.act`)."""
-KEYS = ("markers", "ends", "forms", "responses", "plans", "fixes", "intentions", "actors")
+KEYS = ("markers", "ends", "forms", "responses", "plans", "fixes", "intentions", "guards", "evasions", "actors")
 """The lists of the term file's ``conditional`` section."""
 _SENTENCE_END = re.compile(r"[.!?。！？؟]")
 _LABEL_END = re.compile(r"[:：]\s*$|,\s*$")
@@ -86,6 +86,8 @@ class Conditional:
     plans: re.Pattern[str]
     fixes: re.Pattern[str]
     intentions: re.Pattern[str]
+    guards: re.Pattern[str]
+    evasions: re.Pattern[str]
     actors: re.Pattern[str]
 
     @classmethod
@@ -147,7 +149,7 @@ class Conditional:
         if parts is None:
             return None
         condition, main, at, rest = parts
-        intended = bool(self.intentions.search(condition))
+        intended = any(not self._guarded(condition, m) for m in self.intentions.finditer(condition))
         planned = bool(self.plans.search(main)) and not self.fixes.search(main)
         responds = bool(self.responses.search(main))
         if intended and (planned or not responds):
@@ -160,6 +162,20 @@ class Conditional:
                 and all((s in premise and e - 1 in premise) or self.responded(norm, s) for s, e in steps):
             return RESPONSE
         return None
+
+    def _guarded(self, condition: str, intention: re.Match[str]) -> bool:
+        """Whether an intention in a condition is a preventive aim: a ``guards`` word within the four words after it
+        ("if a hospital wanted to prevent the loss") or the word just before it in verb-final order ("막고 싶다면"),
+        with no ``evasions`` word in the four words after the guard, or the three before it in verb-final order
+        ("wanted to avoid detection", "evitar que lo detecten" are evasions)."""
+        after = condition[intention.end():].split()
+        head = " ".join(after[:4])
+        if (g := self.guards.search(head)) is not None:
+            return not self.evasions.search(" ".join((head[g.end():] + " " + " ".join(after[4:8])).split()[:4]))
+        before = condition[:intention.start()].split()
+        if before and self.guards.search(before[-1]):
+            return not self.evasions.search(" ".join(before[-4:-1]))
+        return False
 
     def responded(self, norm: str, at: int) -> bool:
         """Whether the step at ``at`` of a normalised window is the object of a response word among the three words
