@@ -8,9 +8,10 @@ lists, and what it saves; the intent model's part of a call.
   windows the exact Python alternation matches and the guard does not (must be 0: the guard may only widen), and how
   often the guard matches where the alternation does not (the share asked twice);
 - **cost**: CPU seconds of the offline screen over the abstracts read as hypotheses (``subject="hypothesis"``, the
-  screen of every new hypothesis in a session), with the guard and without it, interleaved over ``--rounds``
-  rounds, the median of each and their ratio; the same for every ``--every``-th labelled text read as a goal (one
-  round); and whether every decision, rule and score is the same both ways;
+  screen of every new hypothesis in a session), with the guard, with the guard at RE2's default memory budget (8 MB,
+  as before the twentieth stop: ``guard.GUARD_MEMORY``) and without it, interleaved over ``--rounds`` rounds, the
+  median of each and their ratio; the same for every ``--every``-th labelled text read as a goal (one round); and
+  whether every decision, rule and score is the same every way (``--cost-only``: this part alone);
 - **intent model**: ms of CPU of the model's part of a call of two windows, its training rows kept as float32 or
   converted on every call (:func:`model_cost`).
 """
@@ -37,6 +38,8 @@ from cosci.safety.text import normalise, sentences, windows
 ROOT = Path(__file__).resolve().parents[1]
 SAFETY = ROOT / "tests" / "data" / "safety"
 ABSTRACTS = ROOT / "tests" / "data" / "excerpts" / "sources.jsonl"
+DEFAULT_MEMORY = 8 << 20
+"""RE2's own memory budget (bytes), the guard's before the twentieth stop."""
 
 
 def term_lists(node: object, depth: int = 0) -> Iterator[Terms]:
@@ -83,47 +86,57 @@ def widening(lists: list[Terms], texts: list[str]) -> dict[str, int]:
             "asked": asked, "narrower": narrower, "wider": wider, "both": both}
 
 
-def _guards(lists: list[Terms], on: bool, kept: dict[int, object]) -> None:
+ARMS = ("on", "default memory", "off")
+"""The guards a cost is measured with: the shipped ones, the same at RE2's default budget, none."""
+
+
+def _guards(lists: list[Terms], arm: str, kept: dict[tuple[int, str], object]) -> None:
     for terms in lists:
-        kept.setdefault(id(terms), terms.fast)
-        object.__setattr__(terms, "fast", kept[id(terms)] if on else None)
+        if (id(terms), "on") not in kept:
+            kept[id(terms), "on"] = terms.fast
+            kept[id(terms), "default memory"] = fast_guard(terms.patterns, memory=DEFAULT_MEMORY)
+            kept[id(terms), "off"] = None
+        object.__setattr__(terms, "fast", kept[id(terms), arm])
         terms._recent.clear()
 
 
 @dataclass(frozen=True)
 class Cost:
-    """CPU seconds (medians over ``rounds``) of screening ``texts`` with the guard and without it."""
+    """CPU seconds (medians over ``rounds``) of screening ``texts`` with the guard, with it at RE2's default memory
+    (``default``) and without it."""
 
     texts: int
     rounds: int
     on: float
+    default: float
     off: float
     same: bool
 
 
 def cost(screen: OfflineScreen, lists: list[Terms], texts: list[str], rounds: int, subject: str) -> Cost:
-    """CPU seconds of screening ``texts`` as ``subject`` with the guard and without it, interleaved after one
-    untimed pass; ``same``: every decision, rule and score equal both ways."""
-    kept: dict[int, object] = {}
-    seconds: dict[bool, list[float]] = {True: [], False: []}
-    results: dict[bool, list[tuple[str, str | None, float]]] = {}
-    for t in texts:  # the embeddings, kept per text, are computed once before either arm is timed
+    """CPU seconds of screening ``texts`` as ``subject`` with each of :data:`ARMS`, interleaved after one untimed
+    pass; ``same``: every decision, rule and score equal every way."""
+    kept: dict[tuple[int, str], object] = {}
+    seconds: dict[str, list[float]] = {arm: [] for arm in ARMS}
+    results: dict[str, list[tuple[str, str | None, float]]] = {}
+    for t in texts:  # the embeddings, kept per text, are computed once before any arm is timed
         screen.check(t, subject=subject)
     for _ in range(rounds):
-        for on in (True, False):
-            _guards(lists, on, kept)
+        for arm in ARMS:
+            _guards(lists, arm, kept)
             start = time.process_time()
             out = [screen.check(t, subject=subject) for t in texts]
-            seconds[on].append(time.process_time() - start)
-            results[on] = [(r.decision, r.rule, round(r.score, 9)) for r in out]
-    _guards(lists, True, kept)
-    return Cost(len(texts), rounds, statistics.median(seconds[True]), statistics.median(seconds[False]),
-                results[True] == results[False])
+            seconds[arm].append(time.process_time() - start)
+            results[arm] = [(r.decision, r.rule, round(r.score, 9)) for r in out]
+    _guards(lists, "on", kept)
+    on, default, off = (statistics.median(seconds[arm]) for arm in ARMS)
+    return Cost(len(texts), rounds, on, default, off, results["on"] == results["default memory"] == results["off"])
 
 
 def _line(name: str, c: Cost) -> str:
     return (f"{name}: {c.texts} texts, median of {c.rounds} interleaved rounds: with the guard {c.on:.2f} s CPU "
-            f"({1000 * c.on / c.texts:.1f} ms a text), without {c.off:.2f} s ({1000 * c.off / c.texts:.1f} ms); "
+            f"({1000 * c.on / c.texts:.1f} ms a text), at RE2's default memory {c.default:.2f} s "
+            f"({1000 * c.default / c.texts:.1f} ms), without {c.off:.2f} s ({1000 * c.off / c.texts:.1f} ms); "
             f"ratio {c.on / c.off:.2f}; decisions, rules and scores the same: {c.same}")
 
 
@@ -173,11 +186,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.screen_guard", description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds of the cost (default 3)")
     parser.add_argument("--every", type=int, default=20, help="every Nth labelled text screened as a goal both ways")
+    parser.add_argument("--cost-only", action="store_true", help="the cost lines alone (the widening's check of every "
+                        "labelled window takes minutes of CPU)")
     args = parser.parse_args(argv)
     screen = screen_for(_config().safety)
     assert isinstance(screen, OfflineScreen)
     lists = list({id(t): t for t in term_lists(screen.prescreen)}.values())
     screen.check("a warm-up goal about measles vaccine stability", subject="goal")
+    if args.cost_only:
+        hyp = cost(screen, lists, abstracts(), args.rounds, "hypothesis")
+        print(_line("cost, the abstracts read as hypotheses", hyp))
+        goals = cost(screen, lists, safety_texts()[::args.every], 1, "goal")
+        print(_line(f"cost, every {args.every}th labelled text read as a goal", goals))
+        return 0 if hyp.same and goals.same else 1
     w = widening(lists, [*safety_texts(), *abstracts()])
     print(f"widening: {w['guarded']} of {w['lists']} term lists guarded; {w['windows']} windows, {w['asked']} asked; "
           f"narrower than the lists {w['narrower']} (must be 0); the lists match {w['both']}, the guard alone "

@@ -43,11 +43,11 @@ _LOOKAROUND = ("(?=", "(?!", "(?<=", "(?<!")
 _NAMED = re.compile(r"\(\?P<\w+>")
 GUARD_MEMORY = 64 << 20
 """RE2's memory budget for one list's automaton (bytes; RE2's default is 8 MB). The compiled program of the largest
-list (the biological intent phrases, 23 patterns, ~90 KB of pattern text) leaves its lazily built DFA too little room at 8 or 16 MB:
-RE2 then gives up the DFA and runs its NFA on every window, 1.7 ms a window for that list alone, half the screen's CPU
-per hypothesis. At 32 MB and above the DFA holds (0.02 ms a window); 64 MB leaves room for lists that grow. The
-budget is an upper bound, not an allocation: the screen's resident memory rose 4.6 MB (docs/design.md#supervisor,
-"The screen's term lists")."""
+list (the biological intent phrases, 23 patterns, ~90 KB of pattern text) leaves its lazily built DFA too little
+room at 8 or 16 MB: RE2 then gives up the DFA and runs its NFA on every window, 1.7 ms a window for that list alone,
+about half the screen's CPU per hypothesis. At 32 MB and above the DFA holds (0.02 ms a window); 64 MB leaves room
+for lists that grow. The budget is an upper bound, not an allocation: the screen's resident memory rose 4.6 MB
+(docs/design.md#supervisor, "The screen's term lists")."""
 _UP_TO = re.compile(r"\{,(\d+)\}")
 
 
@@ -142,17 +142,18 @@ def finds_nothing(guard: Any, text: str) -> bool:
         return False
 
 
-def fast_guard(patterns: list[re.Pattern[str]], word: str = _NOT_SPACE) -> Any | None:
+def fast_guard(patterns: list[re.Pattern[str]], word: str = _NOT_SPACE, memory: int = GUARD_MEMORY) -> Any | None:
     """An RE2 pattern matching wherever any of ``patterns`` does (module docstring), or None when RE2 cannot hold
     one (a group reference, an atomic group, a possessive quantifier: Python syntax RE2 lacks). ``word``: what
-    ``\\w`` is read as (the default's reason: :data:`_NOT_SPACE`; ``bench.screen_guard`` times another)."""
+    ``\\w`` is read as (the default's reason: :data:`_NOT_SPACE`; ``bench.screen_guard`` times another);
+    ``memory``: RE2's budget in bytes (the default's reason: :data:`GUARD_MEMORY`; the bench times RE2's own)."""
     if not patterns or any(p.flags & re.VERBOSE for p in patterns):  # spaces and comments RE2 would read as text
         return None
     options = re2.Options()
     options.case_sensitive = not any(p.flags & re.IGNORECASE for p in patterns)
     options.dot_nl = any(p.flags & re.DOTALL for p in patterns)
     options.log_errors = False
-    options.max_mem = GUARD_MEMORY
+    options.max_mem = memory
     try:
         return re2.compile("|".join(f"(?:{loosened(p.pattern).replace(_NOT_SPACE, word)})" for p in patterns), options)
     except (ValueError, re2.error):
