@@ -170,3 +170,4 @@ _.prompt_deep
 _.case_sensitive
 _.dot_nl
 _.log_errors
+_.max_mem
