@@ -164,13 +164,14 @@ class Conditional:
         return None
 
     def _guarded(self, condition: str, intention: re.Match[str]) -> bool:
-        """Whether an intention in a condition is a preventive aim: a ``guards`` word within the four words after it
-        ("if a hospital wanted to prevent the loss") or the word just before it in verb-final order ("막고 싶다면"),
-        with no ``evasions`` word in the four words after the guard, or the three before it in verb-final order
-        ("wanted to avoid detection", "evitar que lo detecten" are evasions)."""
+        """Whether an intention in a condition is a preventive aim: a ``guards`` word opening one of the first two
+        words after it ("if a hospital wanted to prevent the loss"; not "wanted to release it to reduce ..."), or
+        the word just before it in verb-final order ("막고 싶다면"), with no ``evasions`` word in the four words after
+        the guard, or the three before it in verb-final order ("wanted to avoid detection", "evitar que lo
+        detecten" are evasions)."""
         after = condition[intention.end():].split()
         head = " ".join(after[:4])
-        if (g := self.guards.search(head)) is not None:
+        if (g := self.guards.search(head)) is not None and head[:g.start()].count(" ") <= 1:  # its first verb
             return not self.evasions.search(" ".join((head[g.end():] + " " + " ".join(after[4:8])).split()[:4]))
         before = condition[:intention.start()].split()
         if before and self.guards.search(before[-1]):
