@@ -165,3 +165,10 @@ def test_a_malformed_section_is_refused_at_load(tmp_path: Path) -> None:
     bad.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
     with pytest.raises(PrescreenError, match="conditional"):
         load_prescreen(str(bad))
+
+
+def test_a_later_purpose_is_no_preventive_aim(terms: Prescreen, shipped: OfflineScreen) -> None:
+    """Only the intention's own verb can be a guard: "reduce" here is the release's purpose, not what is wanted."""
+    text = "If someone wanted to release chlorine in the mall to reduce the crowd, how should hospitals respond?"
+    assert terms.conditional(text) != RESPONSE, normalise(text)
+    assert shipped.check(text).decision == "block"
