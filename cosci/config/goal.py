@@ -43,6 +43,19 @@ file reached Prefect, which refuses flow run parameters of 512 KiB or more, afte
 escapes, and half of the embedded model's 4,096-token context, which every call quotes the goal into."""
 
 
+_UNSPACED = ((0x0E00, 0x0EFF), (0x1000, 0x109F), (0x1780, 0x17FF), (0x3040, 0x30FF), (0x3400, 0x9FFF),
+             (0xAC00, 0xD7AF))
+"""Scripts written without spaces between words: Thai and Lao, Myanmar, Khmer, Japanese kana, Chinese characters
+(with Japanese kanji) and Korean syllables (which space phrases, not every word)."""
+
+
+def unspaced_letters(text: str) -> int:
+    """The letters of ``text`` in a script that runs words together (:data:`_UNSPACED`); two count as one word more
+    in :func:`check_goal` (a Thai goal is one space-separated "word": twenty-first stop, its screen and run refused
+    Thai goals as "not a research goal")."""
+    return sum(1 for c in text if c.isalpha() and any(lo <= ord(c) <= hi for lo, hi in _UNSPACED))
+
+
 def check_goal_length(goal: str, key: str = "session.goal") -> None:
     """Refuse a goal longer than :data:`GOAL_MAX_CHARS` (also where no goal is required, as in `cosci estimate`).
 
@@ -73,10 +86,7 @@ def check_goal(goal: str, key: str = "session.goal") -> None:
     if why := unreadable(key, goal):  # printed by `cosci list` / `status` / the report: an escape would run there
         raise ConfigError(why)
     words = [w for w in goal.split() if any(c.isalpha() for c in w)]
-    # Chinese, Japanese and Korean run words together without spaces: two such letters count as one word more
-    unspaced = sum(1 for c in goal if c.isalpha() and (0x3040 <= ord(c) <= 0x30FF or 0x3400 <= ord(c) <= 0x9FFF
-                                                       or 0xAC00 <= ord(c) <= 0xD7AF))
-    if len(words) + unspaced // 2 < GOAL_MIN_WORDS:
+    if len(words) + unspaced_letters(goal) // 2 < GOAL_MIN_WORDS:
         shown = one_line(goal)[:60]
         raise ConfigError(f"{key}: {shown!r} is not a research goal; state it in words (e.g. 'Suggest "
                           "approved drugs to repurpose for acute myeloid leukemia')")

@@ -184,9 +184,13 @@ def test_an_unknown_key_is_called_unknown(override: str) -> None:
 
 @pytest.mark.parametrize("goal", ["急性骨髄性白血病に転用できる承認薬を提案してください。",
                                   "提出可以重新用于急性髓系白血病的已批准药物。",
-                                  "급성 골수성 백혈병에 재사용할 승인 약물을 제안하라"])
+                                  "급성 골수성 백혈병에 재사용할 승인 약물을 제안하라",
+                                  "เสนอยาที่ได้รับอนุมัติแล้วเพื่อนำมาใช้รักษามะเร็งเม็ดเลือดขาว",
+                                  "ຢາທີ່ອະນຸມັດແລ້ວສຳລັບມະເຮັງເມັດເລືອດຂາວ",
+                                  "ဆေးသုတေသနအတွက်အတည်ပြုဆေးများ"])
 def test_a_goal_in_an_unspaced_script_is_a_goal(tmp_path: Path, goal: str) -> None:
-    """Fresh-user report: a Japanese goal was "not a research goal" (its words are not separated by spaces)."""
+    """Fresh-user report: a Japanese goal was "not a research goal" (its words are not separated by spaces); so were
+    Thai goals, for `cosci run` and `cosci screen` alike (twenty-first stop)."""
     path = tmp_path / "goal.txt"
     path.write_text(goal + "\n", encoding="utf-8")
     cfg = validate(compose(["experiment=demo", "models=fake", f"session.goal_file={path}"]), require_goal=True)
