@@ -18,6 +18,16 @@ OVERRIDES = [o for o in BAD if not o.lstrip("+~").startswith(("session.goal=", "
 """The bad overrides both doors take (a goal override is the goal given twice to ``cosci run --goal``)."""
 
 
+@pytest.fixture(autouse=True)
+def _no_early_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Prefect server named in ``PREFECT_API_URL`` (an address nothing answers: a refused run never calls it), so
+    the ``python -m cosci.run`` door boots no early server of its own (``cosci.run.boot_early``; ``cosci run --goal``
+    boots none). Each refusal's early server was a process started and killed for nothing this module reads: about
+    0.8 s of CPU a test (docs/development.md, test time, ninth pass). The same overrides with the early server, and
+    nothing written after it, are tests/reliability/test_bad_input.py."""
+    monkeypatch.setenv("PREFECT_API_URL", "http://127.0.0.1:9/api")
+
+
 def refusal(door: str, args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
     """``(exit status, stderr)`` of one door run in this process."""
     capsys.readouterr()

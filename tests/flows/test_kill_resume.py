@@ -168,7 +168,7 @@ def test_a_second_ctrl_c_while_the_overview_is_written_says_interrupted(prefect_
     data, log = tmp_path / "data", tmp_path / "calls.jsonl"
     env = {**os.environ, "COSCI_DATA_DIR": str(data), "PYTHONPATH": str(ROOT), "PREFECT_API_URL": prefect_api_url}
     args = [sys.executable, "-m", "cosci.run", "experiment=demo", "models=fake", "tools.offline=true",
-            "tracking.enabled=false", "models.fake.latency_seconds=1", "run.max_hypotheses=4",
+            "tracking.enabled=false", "models.fake.latency_seconds=1", "run.max_hypotheses=2",
             f"models.fake.call_log={log}"]
     out = tmp_path / "first.log"
     proc = subprocess.Popen(args, env=env, cwd=tmp_path, stdout=out.open("w"), stderr=subprocess.STDOUT,

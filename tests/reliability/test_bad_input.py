@@ -15,6 +15,25 @@ from cosci.run import main
 
 BAD = [ln for ln in (Path(__file__).resolve().parents[1] / "data" / "bad_overrides.txt").read_text().splitlines()
        if ln.strip() and not ln.startswith("#")]
+EARLY_SERVER = {
+    "run.concurrency=0",  # a value the schema refuses (ConfigError in prevalidate, as 34 more)
+    "experiment=nope",  # a config group option Hydra does not find
+    "run.seed=1)",  # out of Hydra's grammar
+    "session.goal=AML",  # the goal's own rule
+    "session.goal_file=/nonexistent/goal.txt",  # a file read while validating
+    "session.name=../../etc",  # a name that would leave the data folder
+    "paths.data_dir=/proc/cosci-nope",  # the data folder itself unusable (DataDirUnusable)
+    "tracking.tracking_uri=http://127.0.0.1:9",  # a CosciError of the pre-flight in prevalidate
+    "models.tiers.strong.model=nope",  # refused in Hydra's job, not in prevalidate (the early server's second drop)
+    "models.tiers.cheap.model=anthropic/claude-nope",
+}
+"""The overrides refused with the early server booted (``cosci.run.boot_early``, before the config is composed) and
+dropped: one of each refusal stage and kind (measured by calling ``cosci.run.prevalidate`` on every line: 44
+ConfigErrors, a DataDirUnusable and a CosciError there, two refusals in the job). The others run with
+``PREFECT_API_URL`` naming a server nothing answers (a refused run never calls it), so no early server boots: the
+drop is one ``except`` for any refusal of a stage, and each boot was a process started and killed beside the test,
+about 1 s of CPU apiece (docs/development.md, test time, ninth pass). One line, exit 2 and nothing written are
+checked for every override either way."""
 GOAL = "Why do AML blasts resist cytarabine, and how can we overcome it? (Look at BCL-2 & MCL-1; don't stop.)"
 
 
@@ -29,6 +48,8 @@ def test_each_bad_override_is_one_line_exit_2_and_nothing_written(override: str,
                                                                    capsys: pytest.CaptureFixture[str],
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("PREFECT_HOME", raising=False)  # as in a terminal: the run's Prefect home is in `data`
+    if override not in EARLY_SERVER:
+        monkeypatch.setenv("PREFECT_API_URL", "http://127.0.0.1:9/api")
     data = tmp_path / "data"
     code, err = run_main(["experiment=demo", "models=fake", f"paths.data_dir={data}", override], capsys)
     assert code == 2, err
