@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from cosci.config.errors import ConfigError
-from cosci.text import one_line, unreadable, unreadable_file, unreadable_path
+from cosci.text import bidi_control, bidi_escaped, one_line, unreadable, unreadable_file, unreadable_path
 
 
 def read_goal_file(path: str) -> str:
@@ -54,13 +54,16 @@ def check_goal_length(goal: str, key: str = "session.goal") -> None:
                           "(a research goal is a paragraph to a few pages; data belongs in `cosci result --file`)")
 
 
-def check_goal(goal: str, key: str = "session.goal") -> None:
+def check_goal(goal: str, key: str = "session.goal", *, stored: bool = False) -> None:
     """Refuse an empty goal, one longer than :data:`GOAL_MAX_CHARS`, one that is not valid UTF-8 or holds a control
     character other than a line break or a tab, or a bidirectional control (U+202E; :func:`cosci.text.unreadable`),
     or one that is not a statement in words.
 
     Args:
         key: the setting the goal came from, named in the error (``session.goal_file`` for a file's text).
+        stored: the goal of a stored session (its frozen config): a bidirectional control is not refused, since a
+            session stored before such goals were refused would otherwise be stranded (no resume, rating or result;
+            its goal cannot be retyped): it is warned of on resume and shown escaped instead (design.md#cli).
 
     Raises:
         ConfigError: one line naming ``key``.
@@ -70,8 +73,9 @@ def check_goal(goal: str, key: str = "session.goal") -> None:
     if not goal:
         raise ConfigError("session.goal: a research goal is required (pick experiment=... or set session.goal=...)")
     check_goal_length(goal, key)
-    if why := unreadable(key, goal):  # printed by `cosci list` / `status` / the report: an escape would run there
-        raise ConfigError(why)
+    old_bidi = stored and bidi_control(goal) and not unreadable(key, bidi_escaped(goal))  # its only fault: kept
+    if (why := unreadable(key, goal)) and not old_bidi:
+        raise ConfigError(why)  # printed by `cosci list` / `status` / the report: an escape would run there
     words = [w for w in goal.split() if any(c.isalpha() for c in w)]
     # Chinese, Japanese and Korean run words together without spaces: two such letters count as one word more
     unspaced = sum(1 for c in goal if c.isalpha() and (0x3040 <= ord(c) <= 0x30FF or 0x3400 <= ord(c) <= 0x9FFF
