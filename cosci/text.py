@@ -95,6 +95,12 @@ def say(line: str) -> None:
     print(f"cosci: {escaped(line)}", file=sys.stderr)
 
 
+BOM = "\ufeff"
+"""The byte order mark a Windows editor (Notepad) writes first in a UTF-8 file: invisible, no part of what the
+researcher typed, so it is dropped from the start of a file they name (``session.goal_file``, ``cosci screen
+--file``, ``investigate draft --brief``; the break-it pass found it kept at the start of a goal; design.md#cli)."""
+
+
 TEXT_WHITESPACE = frozenset("\n\t\r")
 """The control characters a researcher's text may hold (line breaks, tabs)."""
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from cosci.config.errors import ConfigError
-from cosci.text import bidi_control, bidi_escaped, one_line, unreadable, unreadable_file, unreadable_path
+from cosci.text import BOM, bidi_control, bidi_escaped, one_line, unreadable, unreadable_file, unreadable_path
 
 
 def read_goal_file(path: str) -> str:
@@ -22,7 +22,7 @@ def read_goal_file(path: str) -> str:
         raise ConfigError(why)
     file = Path(path).expanduser()
     try:
-        text = file.read_text(encoding="utf-8").strip()
+        text = file.read_text(encoding="utf-8").removeprefix(BOM).strip()
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"session.goal_file: {unreadable_file(str(file), exc)}") from None
     if not text:

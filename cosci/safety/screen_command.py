@@ -32,7 +32,7 @@ from typing import Any
 
 from cosci.config.schema import SafetyCfg
 from cosci.errors import CosciError
-from cosci.text import unreadable_file
+from cosci.text import BOM, unreadable_file
 
 SHOWN_CHARS = 80
 STDIN = "-"
@@ -60,9 +60,9 @@ def read_lines(file: str) -> list[Line]:
     name = shown_name(file)
     try:
         if file == STDIN:
-            raw = sys.stdin.buffer.read().decode("utf-8").splitlines()
+            raw = sys.stdin.buffer.read().decode("utf-8").removeprefix(BOM).splitlines()
         else:
-            raw = Path(file).read_text(encoding="utf-8").splitlines()
+            raw = Path(file).read_text(encoding="utf-8").removeprefix(BOM).splitlines()
     except (OSError, UnicodeDecodeError) as exc:
         raise CosciError(f"screen: {unreadable_file(name, exc)}") from None
     except (AttributeError, ValueError):  # no stdin (None) or a closed one

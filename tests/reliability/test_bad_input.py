@@ -72,6 +72,9 @@ def test_a_goal_file_takes_any_prose(tmp_path: Path) -> None:
     config = validate(compose(["experiment=demo", "models=fake", f"session.goal_file={path}"]), require_goal=True)
     assert config.session.goal == f"{GOAL}\nSecond line: €, é, #, ;, =."
     assert config.session.goal_file is None  # read once: a resume never reads the file again
+    path.write_text(f"\ufeff{GOAL}\r\n", encoding="utf-8")  # Notepad's UTF-8: its byte order mark is no text
+    config = validate(compose(["experiment=demo", "models=fake", f"session.goal_file={path}"]), require_goal=True)
+    assert config.session.goal == GOAL
     with pytest.raises(ConfigError, match=r"session\.goal_file: .* is empty"):
         (tmp_path / "empty.txt").write_text("  \n")
         validate(compose(["experiment=demo", "models=fake", f"session.goal_file={tmp_path / 'empty.txt'}"]))

@@ -49,6 +49,15 @@ def test_a_file_of_goals_gives_one_line_per_goal_in_order(capsys: pytest.Capture
     assert rows[2]["rule"] == "unread" and rows[2]["language"] == "unread (Georgian script)"
 
 
+def test_a_byte_order_mark_is_no_part_of_the_first_goal(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Break-it pass: a file saved by Notepad (UTF-8 with a BOM, CRLF) screened ``\ufeffSuggest ...`` as its first
+    text; the mark is dropped, as from a goal file (design.md#cli)."""
+    goals = tmp_path / "goals.txt"
+    goals.write_bytes("\ufeff".encode() + b'Suggest drugs for AML\r\n{"goal": "Second goal about leukemia"}\r\n')
+    code, rows, _ = screen(capsys, "--file", str(goals))
+    assert code == 0 and [r["text"] for r in rows] == ["Suggest drugs for AML", "Second goal about leukemia"], rows
+
+
 @pytest.mark.parametrize(("content", "message"), [
     (None, "goals.jsonl: no such file or directory"),
     (b"\xff\xfe\x00 not text", "goals.jsonl is not UTF-8 text (byte 0xff at byte offset 0, line 1); re-save it"),
