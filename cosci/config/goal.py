@@ -15,20 +15,30 @@ def read_goal_file(path: str) -> str:
 
     Raises:
         ConfigError: the path is not valid UTF-8 (it would reach the store and Prefect), the file cannot be read,
-            is not UTF-8, or is empty.
+            holds over :data:`GOAL_READ_BYTES`, is not UTF-8, or is empty.
     """
 
     if why := unreadable_path("session.goal_file", path):
         raise ConfigError(why)
     file = Path(path).expanduser()
     try:
-        text = file.read_text(encoding="utf-8").removeprefix(BOM).strip()
+        with file.open("rb") as fh:  # at most a cap's worth: /dev/zero read whole hung (break-it pass)
+            data = fh.read(GOAL_READ_BYTES + 1)
+        text = data.decode("utf-8").removeprefix(BOM).strip()
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"session.goal_file: {unreadable_file(str(file), exc)}") from None
+    if len(data) > GOAL_READ_BYTES:
+        raise ConfigError(f"session.goal_file: {file} holds over {GOAL_READ_BYTES:,} bytes; a goal is at most "
+                          f"{GOAL_MAX_CHARS:,} characters (a paragraph to a few pages)")
     if not text:
         raise ConfigError(f"session.goal_file: {file} is empty")
     return text
 
+
+
+GOAL_READ_BYTES = 1 << 20
+"""The most of a goal file read (1 MiB, as a brief's): room for :data:`GOAL_MAX_CHARS` characters of any script
+with whitespace around them; a larger file, a device or an endless stream is refused before it fills memory."""
 
 
 GOAL_MIN_WORDS = 2

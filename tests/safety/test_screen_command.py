@@ -58,6 +58,20 @@ def test_a_byte_order_mark_is_no_part_of_the_first_goal(capsys: pytest.CaptureFi
     assert code == 0 and [r["text"] for r in rows] == ["Suggest drugs for AML", "Second goal about leukemia"], rows
 
 
+def test_a_file_larger_than_the_read_cap_is_one_line_not_read_whole(capsys: pytest.CaptureFixture[str],
+                                                                    tmp_path: Path) -> None:
+    """Break-it pass: ``--file /dev/zero`` read until killed; at most ``SCREEN_READ_BYTES`` is read (a sparse file
+    one byte over stands for a device or an endless stream, which a regression would read without end)."""
+    from cosci.safety.screen_command import SCREEN_READ_BYTES
+
+    big = tmp_path / "big.txt"
+    with big.open("wb") as fh:
+        fh.truncate(SCREEN_READ_BYTES + 1)
+    code, rows, err = screen(capsys, "--file", str(big))
+    assert code == 2 and not rows and err == (f"cosci: screen: {big} holds over 67,108,864 bytes; screen it in parts "
+                                              "(at most 64 MiB at a time)\n"), err
+
+
 @pytest.mark.parametrize(("content", "message"), [
     (None, "goals.jsonl: no such file or directory"),
     (b"\xff\xfe\x00 not text", "goals.jsonl is not UTF-8 text (byte 0xff at byte offset 0, line 1); re-save it"),
