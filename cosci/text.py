@@ -85,9 +85,14 @@ def counted(n: int, word: str, many: str | None = None) -> str:
 
 def escaped(text: str) -> str:
     """``text`` with every control character escaped as ``repr`` escapes it (``\\n``, ``\\t``, ``\\x1b``), and every
-    bidirectional control as ``\\u202e`` (:func:`bidi_escaped`): an id or value the researcher typed cannot break the
-    one-line rule, reach the terminal as an escape sequence or show the line reversed (design.md#cli)."""
-    return bidi_escaped("".join(repr(ch)[1:-1] if unicodedata.category(ch) == "Cc" else ch for ch in text))
+    bidirectional control as ``\\u202e`` (:func:`bidi_escaped`), and a byte that is not UTF-8 as ``\\xff``: an id or
+    value the researcher typed cannot break the one-line rule, reach the terminal as an escape sequence or show the
+    line reversed (design.md#cli)."""
+    out = bidi_escaped("".join(repr(ch)[1:-1] if unicodedata.category(ch) == "Cc" else ch for ch in text))
+    try:  # bytes that were not UTF-8 (an id typed as $'\\xff') shown as the byte typed, \\xff, not \\udcff
+        return out.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a lone surrogate no byte makes: stderr's own escape
+        return out
 
 
 def say(line: str) -> None:

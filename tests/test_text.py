@@ -55,3 +55,5 @@ def test_a_bidirectional_control_is_displayed_escaped_never_applied() -> None:
     assert escaped(text) == "drugs \\u202efor AML\\u2069 \u200fkept\\x1b"
     assert bidi_control(text) == "(U+202E RIGHT-TO-LEFT OVERRIDE) at character 7, and 1 more"
     assert bidi_control("no control \u200f") is None
+    # break-it pass: `cosci status $'\xff'` read "no session '\udcff'"; the byte typed is shown
+    assert escaped("no session '\udcff'") == "no session '\\xff'" and escaped("x\ud800") == "x\ud800"
