@@ -100,6 +100,8 @@ def _line(path: str, n: int, text: str) -> Line:
     was screened as one text); a line that is not JSON is plain text, unless it starts with ``{``."""
     try:
         row = json.loads(text)
+    except RecursionError:  # `[[[...]]]` nested beyond Python's stack (break-it pass: a traceback)
+        return Line(n, None, f"screen: {path} line {n} is JSON nested too deep to read; {SHAPES}")
     except ValueError:
         if text.startswith("{"):
             return Line(n, None, f"screen: {path} line {n} starts like JSON but is not JSON; {SHAPES}")

@@ -58,6 +58,18 @@ def test_a_byte_order_mark_is_no_part_of_the_first_goal(capsys: pytest.CaptureFi
     assert code == 0 and [r["text"] for r in rows] == ["Suggest drugs for AML", "Second goal about leukemia"], rows
 
 
+def test_json_nested_too_deep_is_an_error_line_not_a_traceback(capsys: pytest.CaptureFixture[str],
+                                                               tmp_path: Path) -> None:
+    """Break-it pass: a line of 100,000 nested brackets ended in a RecursionError traceback."""
+    goals = tmp_path / "deep.jsonl"
+    goals.write_text("[" * 100_000 + "]" * 100_000 + "\n" + '{"goal": ' + "[" * 100_000 + "]" * 100_000 + "}\n"
+                     '"Suggest approved drugs to repurpose for AML"\n', encoding="utf-8")
+    code, rows, err = screen(capsys, "--file", str(goals))
+    assert code == 2 and [r["n"] for r in rows] == [3] and "Traceback" not in err, err
+    assert err.splitlines() == [f"cosci: screen: {goals} line {n} is JSON nested too deep to read; each line is one "
+                                "goal: plain text, a JSON string or a JSON object with a text \"goal\"" for n in (1, 2)]
+
+
 def test_a_file_larger_than_the_read_cap_is_one_line_not_read_whole(capsys: pytest.CaptureFixture[str],
                                                                     tmp_path: Path) -> None:
     """Break-it pass: ``--file /dev/zero`` read until killed; at most ``SCREEN_READ_BYTES`` is read (a sparse file
