@@ -24,12 +24,13 @@ def read_goal_file(path: str) -> str:
     try:
         with file.open("rb") as fh:  # at most a cap's worth: /dev/zero read whole hung (break-it pass)
             data = fh.read(GOAL_READ_BYTES + 1)
-        text = data.decode("utf-8").removeprefix(BOM).strip()
+        if len(data) > GOAL_READ_BYTES:
+            raise ConfigError(f"session.goal_file: {file} holds over {GOAL_READ_BYTES:,} bytes; a goal is at most "
+                              f"{GOAL_MAX_CHARS:,} characters (a paragraph to a few pages)")
+        # line ends as read_text read them (Windows' \r\n is \n), the byte order mark no part of the goal
+        text = data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n").removeprefix(BOM).strip()
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"session.goal_file: {unreadable_file(str(file), exc)}") from None
-    if len(data) > GOAL_READ_BYTES:
-        raise ConfigError(f"session.goal_file: {file} holds over {GOAL_READ_BYTES:,} bytes; a goal is at most "
-                          f"{GOAL_MAX_CHARS:,} characters (a paragraph to a few pages)")
     if not text:
         raise ConfigError(f"session.goal_file: {file} is empty")
     return text

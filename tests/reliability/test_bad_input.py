@@ -78,9 +78,9 @@ def test_a_goal_file_takes_any_prose(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"session\.goal_file: .*big\.txt holds over 1,048,576 bytes; a goal is at "
                                           r"most 8,000 characters"):
         validate(compose(["experiment=demo", "models=fake", f"session.goal_file={big}"]), require_goal=True)
-    path.write_text(f"\ufeff{GOAL}\r\n", encoding="utf-8")  # Notepad's UTF-8: its byte order mark is no text
+    path.write_bytes(f"\ufeff{GOAL}\r\nSecond line.\r\n".encode())  # Notepad's UTF-8: its byte order mark is no text
     config = validate(compose(["experiment=demo", "models=fake", f"session.goal_file={path}"]), require_goal=True)
-    assert config.session.goal == GOAL
+    assert config.session.goal == f"{GOAL}\nSecond line."
     with pytest.raises(ConfigError, match=r"session\.goal_file: .* is empty"):
         (tmp_path / "empty.txt").write_text("  \n")
         validate(compose(["experiment=demo", "models=fake", f"session.goal_file={tmp_path / 'empty.txt'}"]))
