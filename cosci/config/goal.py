@@ -37,9 +37,10 @@ def read_goal_file(path: str) -> str:
 
 
 
-GOAL_READ_BYTES = 1 << 20
-"""The most of a goal file read (1 MiB, as a brief's): room for :data:`GOAL_MAX_CHARS` characters of any script
-with whitespace around them; a larger file, a device or an endless stream is refused before it fills memory."""
+GOAL_READ_BYTES = 16 << 20
+"""The most of a goal file read (16 MiB): a file a researcher saved, even the 2 MB one that reached Prefect, is read
+whole and its length said against :data:`GOAL_MAX_CHARS` (``2,019,701 characters long, over the limit``); a larger
+file, a device (``/dev/zero``) or an endless stream is refused in one line before it fills memory (design.md#cli)."""
 
 
 GOAL_MIN_WORDS = 2

@@ -74,8 +74,8 @@ def test_a_goal_file_takes_any_prose(tmp_path: Path) -> None:
     assert config.session.goal_file is None  # read once: a resume never reads the file again
     big = tmp_path / "big.txt"  # a sparse file over the cap stands for /dev/zero, which was read without end
     with big.open("wb") as fh:
-        fh.truncate((1 << 20) + 1)
-    with pytest.raises(ConfigError, match=r"session\.goal_file: .*big\.txt holds over 1,048,576 bytes; a goal is at "
+        fh.truncate((16 << 20) + 1)
+    with pytest.raises(ConfigError, match=r"session\.goal_file: .*big\.txt holds over 16,777,216 bytes; a goal is at "
                                           r"most 8,000 characters"):
         validate(compose(["experiment=demo", "models=fake", f"session.goal_file={big}"]), require_goal=True)
     path.write_bytes(f"\ufeff{GOAL}\r\nSecond line.\r\n".encode())  # Notepad's UTF-8: its byte order mark is no text
