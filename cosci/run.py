@@ -270,6 +270,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = get_args_parser()
     parser.error = _flag_error  # type: ignore[method-assign]  # one line, not Hydra's usage block above it
+    parser.allow_abbrev = False  # `--multi` is no `--multirun`, as `cosci` takes no abbreviation (design.md#cli)
     args = parser.parse_intermixed_args(argv)  # Hydra's flags anywhere: `models=fake --cfg job k=v`
     os.environ["HYDRA_FULL_ERROR"] = "1"  # let errors reach us, so we can print one line instead of Hydra's block
     os.environ.setdefault("MLFLOW_LOGGING_LEVEL", "WARNING")  # a sweep's callback opens MLflow before the session

@@ -84,15 +84,26 @@ def counted(n: int, word: str, many: str | None = None) -> str:
 
 
 def escaped(text: str) -> str:
-    """``text`` with every control character escaped as ``repr`` escapes it (``\\n``, ``\\t``, ``\\x1b``): an id or
-    value the researcher typed cannot break the one-line rule or reach the terminal as an escape sequence
-    (design.md#cli)."""
-    return "".join(repr(ch)[1:-1] if unicodedata.category(ch) == "Cc" else ch for ch in text)
+    """``text`` with every control character escaped as ``repr`` escapes it (``\\n``, ``\\t``, ``\\x1b``), and every
+    bidirectional control as ``\\u202e`` (:func:`bidi_escaped`), and a byte that is not UTF-8 as ``\\xff``: an id or
+    value the researcher typed cannot break the one-line rule, reach the terminal as an escape sequence or show the
+    line reversed (design.md#cli)."""
+    out = bidi_escaped("".join(repr(ch)[1:-1] if unicodedata.category(ch) == "Cc" else ch for ch in text))
+    try:  # bytes that were not UTF-8 (an id typed as $'\\xff') shown as the byte typed, \\xff, not \\udcff
+        return out.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a lone surrogate no byte makes: stderr's own escape
+        return out
 
 
 def say(line: str) -> None:
     """``cosci: <line>`` on stderr, control characters escaped (:func:`escaped`): every error and warning line."""
     print(f"cosci: {escaped(line)}", file=sys.stderr)
+
+
+BOM = "\ufeff"
+"""The byte order mark a Windows editor (Notepad) writes first in a UTF-8 file: invisible, no part of what the
+researcher typed, so it is dropped from the start of a file they name (``session.goal_file``, ``cosci screen
+--file``, ``investigate draft --brief``; the break-it pass found it kept at the start of a goal; design.md#cli)."""
 
 
 TEXT_WHITESPACE = frozenset("\n\t\r")
@@ -120,6 +131,23 @@ order and shown in another (design.md#cli). The marks U+200E, U+200F and U+061C 
 nothing but the neutral characters beside them, and a right-to-left goal is written without any control."""
 
 
+def bidi_escaped(text: str) -> str:
+    """``text`` with each bidirectional control (:data:`BIDI_CONTROLS`) written as its escape, ``\\u202e``, the rest as
+    stored: a goal a session stored before such goals were refused is displayed in the order it is read, not
+    reversed (``cosci list``, ``status``, the report and its page; design.md#cli)."""
+    return "".join(f"\\u{ord(ch):04x}" if ch in BIDI_CONTROLS else ch for ch in text)
+
+
+def bidi_control(text: str) -> str | None:
+    """The first bidirectional control in ``text`` named, with its 1-based character position and how many more:
+    ``(U+202E RIGHT-TO-LEFT OVERRIDE) at character 15, and 1 more``; None when it holds none."""
+    at = [i for i, ch in enumerate(text, 1) if ch in BIDI_CONTROLS]
+    if not at:
+        return None
+    ch, more = text[at[0] - 1], f", and {len(at) - 1} more" if len(at) > 1 else ""
+    return f"(U+{ord(ch):04X} {unicodedata.name(ch)}) at character {at[0]}{more}"
+
+
 def unreadable(flag: str, text: str) -> str | None:
     """Why ``text`` (given with ``flag``, e.g. ``--why`` or ``session.goal``) cannot be stored as typed, or None:
     bytes that are not UTF-8 (Python keeps them as lone surrogates, which no store or screen can encode), a
@@ -132,10 +160,7 @@ def unreadable(flag: str, text: str) -> str | None:
     if bad:
         return (f"{flag} holds a control character ({', '.join(repr(ch)[1:-1] for ch in bad)}); retype it without "
                 "(line breaks and tabs are kept)")
-    at = [i for i, ch in enumerate(text, 1) if ch in BIDI_CONTROLS]
-    if at:
-        ch = text[at[0] - 1]
-        more = f", and {len(at) - 1} more" if len(at) > 1 else ""
-        return (f"{flag} holds a bidirectional control character (U+{ord(ch):04X} {unicodedata.name(ch)}) at "
-                f"character {at[0]}{more}; it shows the text in another order than it is read: retype it without")
+    if bidi := bidi_control(text):
+        return (f"{flag} holds a bidirectional control character {bidi}; it shows the text in another order than "
+                "it is read: retype it without")
     return None

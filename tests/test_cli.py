@@ -375,6 +375,15 @@ def test_a_count_of_one_is_singular(tmp_path: Path, fake: FakeBackend, finished_
         (["estimate", "--goal", "a goal", "models=fake"], "unrecognized arguments: --goal; `cosci estimate` "
          "prices a configuration, which the goal's words change little: give its overrides, as `cosci estimate "
          "experiment=oncology models=opus`", "cosci estimate"),
+        # fresh-user trial: `--goa` ran as `--goal`; abbreviations are off, the option meant is named
+        (["run", "--goa", "Suggest drugs for AML", "models=fake"], "unrecognized arguments: --goa; did you mean "
+         "--goal?", "cosci run"),
+        (["report", "s-x", "--htm"], "unrecognized arguments: --htm; did you mean --html?", "cosci report"),
+        (["rate", "s-x", "H-0", "--w", "x"], "unrecognized arguments: --w x; did you mean --why or --withdraw?",
+         "cosci rate"),
+        (["screen", "--fiel=goals.txt"], "unrecognized arguments: --fiel=goals.txt; did you mean --file?",
+         "cosci screen"),
+        (["list", "--data", "d"], "unrecognized arguments: --data d; did you mean --data-dir?", "cosci list"),
     ],
 )
 def test_argparse_errors_are_one_line(args: list[str], message: str, help_of: str, tmp_path: Path,
@@ -385,6 +394,17 @@ def test_argparse_errors_are_one_line(args: list[str], message: str, help_of: st
     assert code == 2 and not out and err.count("\n") == 1, err
     assert err.startswith(f"cosci: {message}") and err.endswith(f"(see `{help_of} --help`)\n"), err
     assert "usage:" not in err
+
+
+def test_no_parser_takes_an_abbreviated_option() -> None:
+    """Every ``cosci`` parser refuses abbreviations (fresh-user trial: ``cosci run --goa`` ran as ``--goal``)."""
+    import argparse
+
+    from cosci.cli import parser
+
+    root = parser()
+    subs = next(a for a in root._actions if isinstance(a, argparse._SubParsersAction))
+    assert not root.allow_abbrev and all(not sp.allow_abbrev for sp in subs.choices.values())
 
 
 @pytest.mark.parametrize(

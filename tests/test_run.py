@@ -105,6 +105,7 @@ def test_help_is_printed_under_a_broken_project_file(folder: Path, capsys: pytes
                                                           "flags; a goal is `cosci run --goal \"...\"` or "
                                                           "session.goal_file=PATH)"),
     (["--cfg", "nosuch"], "cosci: argument --cfg/-c: invalid choice: 'nosuch'"),
+    (["--multi", "models=fake"], "cosci: unrecognized arguments: --multi (see `python -m cosci.run --help`"),
 ])
 def test_a_bad_flag_is_one_line_not_hydra_s_usage_block(folder: Path, argv: list[str], says: str,
                                                         capsys: pytest.CaptureFixture[str]) -> None:

@@ -224,3 +224,41 @@ def test_an_mlflow_run_logged_before_the_renames_compares_under_todays_names(tmp
     frame = sessions_frame([run])
     assert frame["param.run.max_hypotheses"].to_list() == [run.data.params["run.max_ideas"]]  # codemod: keep
     assert "param.run.max_ideas" not in frame.columns  # codemod: keep
+
+
+def test_a_stored_goal_holding_a_bidi_control_is_shown_escaped_and_resumes_with_a_warning(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A goal stored before bidirectional controls were refused (design.md#cli) is read by every command: `cosci
+    list`, `status` and the report page show each control escaped (never the text reversed), feedback is recorded,
+    and a resume runs after one warning naming the character (it said "retype it without" and refused both)."""
+    import flows.launch
+
+    data = extract("killed", tmp_path)
+    goal = "Suggest approved drugs \u202efor AML\u202c repurposing with a first cell-line experiment"
+    db = data / "sessions" / KILLED / LEGACY_STORE_FILE
+    conn = sqlite3.connect(db)  # as the earlier release wrote it: the goal in its row and in the frozen config
+    try:
+        snapshot = json.loads(conn.execute("SELECT config_snapshot FROM sessions").fetchone()[0])
+        snapshot["session"]["goal"] = goal
+        conn.execute("UPDATE sessions SET research_goal=?, config_snapshot=?", (goal, json.dumps(snapshot)))
+        conn.commit()
+    finally:
+        conn.close()
+    for args in (["list"], ["status", KILLED]):
+        code, out = _cli(capsys, "--data-dir", str(data), *args)
+        assert code == 0 and "drugs \\u202efor AML\\u202c" in out and "\u202e" not in out, out
+    page = tmp_path / "page.html"
+    code, out = _cli(capsys, "--data-dir", str(data), "report", KILLED, "--html", "--out", str(page))
+    html = page.read_text(encoding="utf-8")
+    assert code == 0 and "drugs \\u202efor AML" in html and "\u202e" not in html, out
+    code, out = _cli(capsys, "--data-dir", str(data), "feedback", KILLED, "--kind", "directive", "--text", "oral")
+    assert code == 0 and "recorded" in out, out
+    ran: list[str] = []
+    monkeypatch.setattr(flows.launch, "run_session", lambda config, **_: ran.append(config.session.goal))
+    code, out = _cli(capsys, "--data-dir", str(data), "resume", KILLED)
+    assert code == 0 and ran == [goal], out  # it runs on the goal as stored
+    warning = [line for line in out.splitlines() if line.startswith("cosci: warning:")]
+    assert warning == [f"cosci: warning: the goal of {KILLED} holds a bidirectional control character (U+202E "
+                       "RIGHT-TO-LEFT OVERRIDE) at character 24, and 1 more, stored before such goals were refused; "
+                       "the session reads it as stored, and `cosci list`, `status` and the report show each one "
+                       "escaped, as \\u202e"], out

@@ -43,3 +43,17 @@ def test_a_bidirectional_control_character_is_named_with_its_position(text: str,
     assert "\n" not in why and not any(0x202A <= ord(c) <= 0x202E or 0x2066 <= ord(c) <= 0x2069 for c in why)
     # right-to-left marks and right-to-left letters are text: an Arabic or Hebrew goal is typed without controls
     assert unreadable("--goal", "اقترح أدوية معتمدة لإعادة استخدامها \u200f في ابيضاض الدم النقوي الحاد") is None
+
+
+def test_a_bidirectional_control_is_displayed_escaped_never_applied() -> None:
+    """A stored goal holding U+202E (from before such goals were refused) is shown in the order it is read:
+    ``cosci list``, ``status``, the report page and every ``cosci:`` line escape it (design.md#cli)."""
+    from cosci.text import bidi_control, bidi_escaped, escaped
+
+    text = "drugs \u202efor AML\u2069 \u200fkept\x1b"
+    assert bidi_escaped(text) == "drugs \\u202efor AML\\u2069 \u200fkept\x1b"  # a right-to-left mark is kept
+    assert escaped(text) == "drugs \\u202efor AML\\u2069 \u200fkept\\x1b"
+    assert bidi_control(text) == "(U+202E RIGHT-TO-LEFT OVERRIDE) at character 7, and 1 more"
+    assert bidi_control("no control \u200f") is None
+    # break-it pass: `cosci status $'\xff'` read "no session '\udcff'"; the byte typed is shown
+    assert escaped("no session '\udcff'") == "no session '\\xff'" and escaped("x\ud800") == "x\ud800"

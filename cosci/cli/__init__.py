@@ -73,8 +73,8 @@ def parsed(argv: Sequence[str] | None) -> argparse.Namespace:
     args, extra = p.parse_known_args(argv)
     if extra:  # `cosci eval moose-chem --items 2 models=fake`: overrides may follow the options
         if getattr(args, "command", None) not in ("eval", "investigate") or any(e.startswith("-") for e in extra):
-            getattr(args, "parser_of_command", p).error(f"unrecognized arguments: {' '.join(extra)}"
-                                                        f"{elsewhere(getattr(args, 'command', None), extra)}")
+            of = getattr(args, "parser_of_command", p)
+            of.error(f"unrecognized arguments: {' '.join(extra)}{elsewhere(getattr(args, 'command', None), extra, of)}")
         args.overrides = [*args.overrides, *extra]
     if getattr(args, "command", None) == "investigate" and not args.data_dir:  # an override names it: that one
         args.data_dir = next((o.split("=", 1)[1] for o in reversed(args.overrides) if o.startswith("paths.data_dir=")),

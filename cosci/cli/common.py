@@ -4,10 +4,12 @@ argument parser, and the normalisation of ids and paths before a command runs (d
 from __future__ import annotations
 
 import argparse
+import difflib
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from cosci.api import data_folder
+from cosci.config.errors import NEAR_CHOICE
 from cosci.errors import CosciError
 from cosci.session.folder import SessionFolder
 from cosci.text import escaped
@@ -24,8 +26,6 @@ def session_folder(args: argparse.Namespace) -> SessionFolder:
         SessionNotFound: no such session (one line naming ``cosci list``).
     """
     return SessionFolder.existing(data_dir(args.data_dir), args.session)
-
-
 
 
 def normal_ids(args: argparse.Namespace) -> None:
@@ -52,7 +52,15 @@ def normal_ids(args: argparse.Namespace) -> None:
 class Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line, ``cosci: <message> (see `cosci <command> --help`)``, exit 2
     (design.md#cli; argparse's own ``error`` prints the whole usage block first). Subcommand parsers
-    are of this class too (``add_subparsers`` makes them of the parent's class)."""
+    are of this class too (``add_subparsers`` makes them of the parent's class).
+
+    Abbreviated options are off (``allow_abbrev=False``): ``cosci run --goa`` ran as ``--goal``, and a typo that
+    happens to start another option (``--report`` for ``--reports``) would run it silently as options grow; an
+    unknown option is answered with the nearest one instead (:func:`elsewhere`, design.md#cli)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"cosci: {escaped(' '.join(message.split()))} (see `{self.prog} --help`)\n")
@@ -68,11 +76,22 @@ ELSEWHERE = {
 """An option a fresh user gave to the wrong command, and where it is (fresh-user trial; design.md#cli)."""
 
 
-def elsewhere(command: str | None, extra: Sequence[str]) -> str:
+def elsewhere(command: str | None, extra: Sequence[str], parser: argparse.ArgumentParser | None = None) -> str:
     """``"; <where the option is>"`` for an option of :data:`ELSEWHERE` among the unrecognized ``extra``, else
-    ``""``."""
-    flags = {e.split("=", 1)[0] for e in extra}
-    return next((f"; {hint}" for (cmd, flag), hint in ELSEWHERE.items() if cmd == command and flag in flags), "")
+    ``"; did you mean --goal?"`` for the first unknown option that starts one of ``parser``'s options (``--goa``:
+    abbreviations are not accepted, :class:`Parser`) or is one or two keystrokes off one (difflib's ratio at least
+    ``NEAR_CHOICE``, 0.75, as a preset's guess: design.md#cli), else ``""``."""
+    flags = [e.split("=", 1)[0] for e in extra if e.startswith("--")]
+    hint = next((f"; {hint}" for (cmd, flag), hint in ELSEWHERE.items() if cmd == command and flag in flags), "")
+    if hint or parser is None:
+        return hint
+    options = sorted({o for a in parser._actions for o in a.option_strings if o.startswith("--")} - {"--help"})
+    for flag in flags:
+        near = [o for o in options if o.startswith(flag)] or difflib.get_close_matches(flag, options, n=1,
+                                                                                       cutoff=NEAR_CHOICE)
+        if near:
+            return f"; did you mean {' or '.join(near)}?"
+    return ""
 
 
 PATH_FLAGS = ("file", "out", "data_dir")

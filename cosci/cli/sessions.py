@@ -17,7 +17,7 @@ from cosci.errors import CosciError, StoreDamaged
 from cosci.report.formats import HTML_SUFFIXES
 from cosci.session.folder import SessionFolder, shown_status
 from cosci.session.status import report_lines, status_report
-from cosci.text import columns, one_line, plural
+from cosci.text import bidi_control, bidi_escaped, columns, one_line, plural, say
 
 
 def cmd_list(args: argparse.Namespace) -> None:
@@ -42,7 +42,7 @@ def cmd_list(args: argparse.Namespace) -> None:
         rows.append([folder.session_id, folder.shown_status(row.status), row.stop_reason or "-",
                      f"{n:3d} {plural(n, 'hypothesis', 'hypotheses')} ({states.get('rejected', 0)} rejected, "
                      f"{states.get('retired', 0)} retired)", f"{m:4d} {plural(m, 'match', 'matches')}",
-                     one_line(row.research_goal, 60)])
+                     one_line(bidi_escaped(row.research_goal), 60)])
     for line in columns(rows):
         print(line)
 
@@ -136,7 +136,14 @@ def cmd_release(args: argparse.Namespace) -> None:
 def cmd_resume(args: argparse.Namespace) -> None:
     """``cosci resume``: continue a killed or paused session, or settle a done one's batches
     (:meth:`cosci.api.Session.resume`)."""
-    for line in api.Session(session_folder(args)).resume(args.overrides).lines:
+    folder = session_folder(args)
+    with folder.store() as store:
+        goal = store.sessions.get().research_goal
+    if bidi := bidi_control(goal):  # stored before such goals were refused (design.md#cli): it runs, said once
+        say(f"warning: the goal of {folder.session_id} holds a bidirectional control character {bidi}, stored "
+            "before such goals were refused; the session reads it as stored, and `cosci list`, `status` and the "
+            "report show each one escaped, as \\u202e")
+    for line in api.Session(folder).resume(args.overrides).lines:
         print(line)
 
 

@@ -54,6 +54,8 @@ def frozen_config(snapshot: dict[str, Any], data_dir: Path, overrides: Sequence[
         lifecycle: refuse a model past its shutdown date, and a tool no longer installed (a resume, which calls
             models and tools; design.md#catalogue, design.md#tools).
 
+    A goal stored before bidirectional controls were refused is kept (``check_goal(stored=True)``, design.md#cli).
+
     Raises:
         ConfigError: see :func:`check_resume_overrides`, or the merged config fails validation.
     """

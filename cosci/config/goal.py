@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from cosci.config.errors import ConfigError
-from cosci.text import one_line, unreadable, unreadable_file, unreadable_path
+from cosci.text import BOM, bidi_control, bidi_escaped, one_line, unreadable, unreadable_file, unreadable_path
 
 
 def read_goal_file(path: str) -> str:
@@ -15,20 +15,32 @@ def read_goal_file(path: str) -> str:
 
     Raises:
         ConfigError: the path is not valid UTF-8 (it would reach the store and Prefect), the file cannot be read,
-            is not UTF-8, or is empty.
+            holds over :data:`GOAL_READ_BYTES`, is not UTF-8, or is empty.
     """
 
     if why := unreadable_path("session.goal_file", path):
         raise ConfigError(why)
     file = Path(path).expanduser()
     try:
-        text = file.read_text(encoding="utf-8").strip()
+        with file.open("rb") as fh:  # at most a cap's worth: /dev/zero read whole hung (break-it pass)
+            data = fh.read(GOAL_READ_BYTES + 1)
+        if len(data) > GOAL_READ_BYTES:
+            raise ConfigError(f"session.goal_file: {file} holds over {GOAL_READ_BYTES:,} bytes; a goal is at most "
+                              f"{GOAL_MAX_CHARS:,} characters (a paragraph to a few pages)")
+        # line ends as read_text read them (Windows' \r\n is \n), the byte order mark no part of the goal
+        text = data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n").removeprefix(BOM).strip()
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"session.goal_file: {unreadable_file(str(file), exc)}") from None
     if not text:
         raise ConfigError(f"session.goal_file: {file} is empty")
     return text
 
+
+
+GOAL_READ_BYTES = 16 << 20
+"""The most of a goal file read (16 MiB): a file a researcher saved, even the 2 MB one that reached Prefect, is read
+whole and its length said against :data:`GOAL_MAX_CHARS` (``2,019,701 characters long, over the limit``); a larger
+file, a device (``/dev/zero``) or an endless stream is refused in one line before it fills memory (design.md#cli)."""
 
 
 GOAL_MIN_WORDS = 2
@@ -67,13 +79,16 @@ def check_goal_length(goal: str, key: str = "session.goal") -> None:
                           "(a research goal is a paragraph to a few pages; data belongs in `cosci result --file`)")
 
 
-def check_goal(goal: str, key: str = "session.goal") -> None:
+def check_goal(goal: str, key: str = "session.goal", *, stored: bool = False) -> None:
     """Refuse an empty goal, one longer than :data:`GOAL_MAX_CHARS`, one that is not valid UTF-8 or holds a control
     character other than a line break or a tab, or a bidirectional control (U+202E; :func:`cosci.text.unreadable`),
     or one that is not a statement in words.
 
     Args:
         key: the setting the goal came from, named in the error (``session.goal_file`` for a file's text).
+        stored: the goal of a stored session (its frozen config): a bidirectional control is not refused, since a
+            session stored before such goals were refused would otherwise be stranded (no resume, rating or result;
+            its goal cannot be retyped): it is warned of on resume and shown escaped instead (design.md#cli).
 
     Raises:
         ConfigError: one line naming ``key``.
@@ -83,8 +98,9 @@ def check_goal(goal: str, key: str = "session.goal") -> None:
     if not goal:
         raise ConfigError("session.goal: a research goal is required (pick experiment=... or set session.goal=...)")
     check_goal_length(goal, key)
-    if why := unreadable(key, goal):  # printed by `cosci list` / `status` / the report: an escape would run there
-        raise ConfigError(why)
+    old_bidi = stored and bidi_control(goal) and not unreadable(key, bidi_escaped(goal))  # its only fault: kept
+    if (why := unreadable(key, goal)) and not old_bidi:
+        raise ConfigError(why)  # printed by `cosci list` / `status` / the report: an escape would run there
     words = [w for w in goal.split() if any(c.isalpha() for c in w)]
     if len(words) + unspaced_letters(goal) // 2 < GOAL_MIN_WORDS:
         shown = one_line(goal)[:60]

@@ -271,7 +271,7 @@ def validate(cfg: DictConfig | Mapping[str, Any], *, require_goal: bool = False,
     if lifecycle:
         refuse_retired(config, book, on or today())
     if require_goal and not config.session.resume:
-        check_goal(config.session.goal or "", goal_key)
+        check_goal(config.session.goal or "", goal_key, stored=frozen)
     else:
         check_goal_length(config.session.goal or "", goal_key)  # `cosci estimate` would price it
     return config

@@ -28,7 +28,7 @@ from cosci.investigation.runtime import run_async
 from cosci.session.folder import SessionFolder
 from cosci.session.researcher import check_released
 from cosci.store import SessionStore
-from cosci.text import unreadable, unreadable_file
+from cosci.text import BOM, unreadable, unreadable_file
 
 if TYPE_CHECKING:
     from cosci.config.schema import CosciConfig
@@ -92,7 +92,7 @@ def read_brief(brief: Path) -> str:
         if len(data) > BRIEF_READ_BYTES:
             raise CosciError(f"--brief {brief}: holds over {BRIEF_READ_BYTES:,} bytes; a brief is at most "
                              f"{BRIEF_MAX_CHARS:,} characters (a research goal's length)")
-        text = data.decode("utf-8").strip()
+        text = data.decode("utf-8").removeprefix(BOM).strip()
     except (OSError, UnicodeDecodeError) as exc:  # its byte, offset and line, or the system's words (no exception name)
         raise CosciError(unreadable_file(f"--brief {brief}", exc)) from None
     if "\x00" in text:

@@ -6,8 +6,10 @@ well as on a finished one.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+import tempfile
 import webbrowser
 from pathlib import Path
 
@@ -74,10 +76,42 @@ def write_out(out: str, text: str) -> Path | None:
         raise CosciError(f"--out {out}: is a SQLite database (a session's store, MLflow's) or its log; cosci writes "
                          "over no database: name another file; nothing was written")
     try:
-        path.write_text(text, encoding="utf-8")
+        whole(path, text.encode("utf-8"))
     except OSError as exc:
-        raise CosciError(f"--out {out}: cannot write it ({exc.strerror or exc})") from exc
+        raise CosciError(f"--out {out}: cannot write it ({exc.strerror or exc}); nothing was written") from exc
     return path if path.is_file() else None
+
+
+def whole(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` whole or not at all: into a temporary file beside it, then renamed over it, so a
+    write that fails part-way (a full disk, a file size limit) leaves the earlier file as it was and no part file
+    (the fresh-user trial's export at a 64 KiB limit left 64 KiB of a 170 KB export over the earlier one;
+    design.md#cli). A symbolic link is written through to its file; what is no regular file (``/dev/stdout``, a
+    pipe, a folder) is written as it is. A new file gets the mode the umask gives, a replaced one keeps its own.
+
+    Raises:
+        OSError: the folder or file cannot be written.
+    """
+    target = path.resolve() if path.is_symlink() else path
+    if target.exists() and not target.is_file():
+        target.write_bytes(data)
+        return
+    if target.exists():
+        mode = target.stat().st_mode & 0o7777
+    else:
+        mask = os.umask(0)
+        os.umask(mask)
+        mode = 0o666 & ~mask
+    fd, part = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.chmod(part, mode)
+        os.replace(part, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(part)
+        raise
 
 
 SQLITE_HEADER = b"SQLite format 3\x00"

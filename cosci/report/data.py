@@ -29,6 +29,7 @@ from cosci.report.prior_search import PriorSearch, summary
 from cosci.report.standing import OUT_OF_RANKING, later_inputs, standing
 from cosci.store import SessionStore
 from cosci.store.standing import WITHHELD, none_yet, release_hint, releases, shown, shown_verdict
+from cosci.text import bidi_escaped
 from cosci.tracking.artifacts import elo_trajectories, leaderboard_rows
 
 BT_COLUMNS = ("bt_score", "bt_ci_low", "bt_ci_high")
@@ -296,7 +297,8 @@ def collect(store: SessionStore, elo_initial: float = 1200.0, status: str | None
     views = [_view(r, hyps[r["id"]], reviews.get(r["id"], []), matches.get(r["id"], []), prior.get(r["id"], []),
                    searches.get(r["id"])) for r in rows]
     edges = [(p, h.id, h.mode) for h in hyps.values() for p in h.parent_ids if p in hyps]
-    session = {"id": row.id, "goal": row.research_goal, "status": status or row.status, "stop_reason": row.stop_reason,
+    session = {"id": row.id, "goal": bidi_escaped(row.research_goal), "status": status or row.status,
+               "stop_reason": row.stop_reason,
                "models_choice": row.models_choice, "elapsed_seconds": row.elapsed_seconds,
                "wall_clock_seconds": row.wall_clock_seconds, "created_at": row.created_at,
                "mlflow_run_id": row.mlflow_run_id}

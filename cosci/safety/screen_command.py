@@ -32,11 +32,17 @@ from typing import Any
 
 from cosci.config.schema import SafetyCfg
 from cosci.errors import CosciError
-from cosci.text import unreadable_file
+from cosci.text import BOM, unreadable_file
 
 SHOWN_CHARS = 80
 STDIN = "-"
 """The file name that means standard input (``cosci screen --file -``)."""
+
+SCREEN_READ_BYTES = 64 << 20
+"""The most of a ``--file`` (or standard input) read: 64 MiB, room for 8,000 goals of the longest (8,000 characters,
+``GOAL_MAX_CHARS``), far over a lab's file of goals; a larger file, a device (``/dev/zero``) or an endless stream
+(``yes | cosci screen --file -``) is refused in one line before it fills memory (the break-it pass's
+``--file /dev/zero`` read until killed; design.md#cli)."""
 
 
 @dataclass(frozen=True)
@@ -55,14 +61,20 @@ def read_lines(file: str) -> list[Line]:
     number, true, false, null) is a :class:`Line` with an error naming the accepted shapes (:data:`SHAPES`).
 
     Raises:
-        CosciError: the file (or standard input) cannot be read as UTF-8 text, or it holds no line at all.
+        CosciError: the file (or standard input) cannot be read as UTF-8 text, holds over
+            :data:`SCREEN_READ_BYTES`, or holds no line at all.
     """
     name = shown_name(file)
     try:
         if file == STDIN:
-            raw = sys.stdin.buffer.read().decode("utf-8").splitlines()
+            data = sys.stdin.buffer.read(SCREEN_READ_BYTES + 1)
         else:
-            raw = Path(file).read_text(encoding="utf-8").splitlines()
+            with Path(file).open("rb") as fh:
+                data = fh.read(SCREEN_READ_BYTES + 1)
+        if len(data) > SCREEN_READ_BYTES:
+            raise CosciError(f"screen: {name} holds over {SCREEN_READ_BYTES:,} bytes; screen it in parts (at most "
+                             f"{SCREEN_READ_BYTES >> 20} MiB at a time)")
+        raw = data.decode("utf-8").removeprefix(BOM).splitlines()
     except (OSError, UnicodeDecodeError) as exc:
         raise CosciError(f"screen: {unreadable_file(name, exc)}") from None
     except (AttributeError, ValueError):  # no stdin (None) or a closed one
@@ -88,6 +100,8 @@ def _line(path: str, n: int, text: str) -> Line:
     was screened as one text); a line that is not JSON is plain text, unless it starts with ``{``."""
     try:
         row = json.loads(text)
+    except RecursionError:  # `[[[...]]]` nested beyond Python's stack (break-it pass: a traceback)
+        return Line(n, None, f"screen: {path} line {n} is JSON nested too deep to read; {SHAPES}")
     except ValueError:
         if text.startswith("{"):
             return Line(n, None, f"screen: {path} line {n} starts like JSON but is not JSON; {SHAPES}")

@@ -142,24 +142,28 @@ def data_file(file: str, flag: str = "--file") -> tuple[str, str, int]:
     """The resolved path, sha256 and size in bytes of ``file`` (named ``flag`` in a refusal: ``file`` from Python).
 
     Raises:
-        CosciError: a path that is not valid UTF-8, a directory, no such file, an unreadable or an empty file
-            (nothing is recorded).
+        CosciError: a path that is not valid UTF-8, a directory, no such file, no regular file (a device, a pipe),
+            an unreadable or an empty file (nothing is recorded).
     """
     if why := unreadable_path(flag, file):
         raise CosciError(why)
     p = Path(file).expanduser()
     if p.is_dir():
         raise CosciError(f"{flag} {file}: is a directory; name one data file (its path and sha256 are recorded)")
-    if not p.is_file():
+    if not p.exists():
         raise CosciError(f"{flag} {file}: no such file")
+    if not p.is_file():  # /dev/zero read without end; a pipe has no content to record a hash of
+        raise CosciError(f"{flag} {file}: is no regular file (a device or a pipe); name one data file (its path and "
+                         "sha256 are recorded)")
     try:
-        data = p.read_bytes()
+        with p.open("rb") as fh:  # hashed in pieces (file_digest): a data file of gigabytes is never held whole
+            digest, size = hashlib.file_digest(fh, "sha256").hexdigest(), fh.tell()
     except OSError as exc:
         raise CosciError(f"{flag} {file}: cannot read it ({exc.strerror or exc})") from None
-    if not data:
+    if not size:
         raise CosciError(f"{flag} {file}: the file is empty; name the data file of the result (nothing was "
                          "recorded)")
-    return str(p.resolve()), hashlib.sha256(data).hexdigest(), len(data)
+    return str(p.resolve()), digest, size
 
 
 def check_feedback_text(folder: SessionFolder, store: SessionStore, text: str, what: str = "feedback",

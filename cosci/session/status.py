@@ -15,7 +15,7 @@ from cosci.session.folder import SessionFolder, nothing_yet, shown_status
 from cosci.session.summary import batch_spend, outstanding_line
 from cosci.store import SessionStore
 from cosci.store.standing import release_hint, releases
-from cosci.text import counted, one_line, plural
+from cosci.text import bidi_escaped, counted, one_line, plural
 
 
 def _register_session_prices(folder: SessionFolder) -> None:
@@ -49,7 +49,7 @@ def status_report(folder: SessionFolder, store: SessionStore) -> list[str]:
     ended = shown in ("done", "failed", "refused")  # its process writes the summary and closes the MLflow run
     process = (", its process finishing" if ended else ", its process still running") if held else ""
     out.append(f"session      {row.id} ({shown}{process})")
-    out.append(f"goal         {one_line(row.research_goal, 200)}")
+    out.append(f"goal         {one_line(bidi_escaped(row.research_goal), 200)}")
     out.append(f"stop reason  {row.stop_reason or '-'}{failed_because(store) if row.status == 'failed' else ''}")
     none = nothing_yet(store)  # no leaderboard, no judge statistics to explain (design.md#cli)
     out.append(f"hypotheses   {f'none: {none}' if none else hypotheses_line(store)}")

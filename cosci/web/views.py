@@ -17,6 +17,7 @@ from typing import Any
 
 from cosci.errors import CosciError, StoreDamaged
 from cosci.session.folder import SessionFolder
+from cosci.text import bidi_escaped
 
 EVENT_SHOWN_CHARS = 160
 """An event line's payload is cut to this many characters (the full payload stays in the store)."""
@@ -50,7 +51,7 @@ def sessions(root: Path) -> list[SessionRow | str]:
                 row = store.sessions.get()
                 spent = sum(s["usd"] for s in store.logs.spend().values())
                 out.append(SessionRow(row.id, folder.shown_status(row.status), row.stop_reason or "-", spent,
-                                      row.budget_usd, project_of(row.config_snapshot), row.research_goal,
+                                      row.budget_usd, project_of(row.config_snapshot), bidi_escaped(row.research_goal),
                                       store.hypotheses.count()))
         except StoreDamaged as exc:
             out.append(f"{folder.session_id}: damaged store: {exc.reason}")
@@ -88,7 +89,7 @@ def live(folder: SessionFolder) -> dict[str, Any]:
         shares.append({"agent": agent, "usd": used, "share_usd": share * row.budget_usd, "share": share,
                        "tokens": int(spend.get(agent, {}).get("tokens", 0))})
     wall = float((snapshot.get("run") or {}).get("wall_clock_seconds", 0.0) or 0.0)
-    return {"status": status, "stop_reason": row.stop_reason, "goal": row.research_goal, "stats": s,
+    return {"status": status, "stop_reason": row.stop_reason, "goal": bidi_escaped(row.research_goal), "stats": s,
             "budget_usd": row.budget_usd, "wall_minutes": int(wall) // 60, "elapsed": _clock(s.elapsed_seconds),
             "shares": shares, "project": project_of(snapshot), "last_seq": last, "running": folder.is_running(),
             "reserve_share": float((snapshot.get("budget") or {}).get("reserve_share", 0.0))}

@@ -118,7 +118,7 @@ def test_export_into_a_folder_is_one_line_as_report_says_it(session: Session, tm
     """`--out DIR` is refused in one line, exit 2, the words `cosci report --out DIR` says (no traceback)."""
     args = ("--data-dir", str(session.data))
     code, _, said = _cli(capsys, *args, "report", session.sid, "--out", str(tmp_path))
-    assert code == 2 and said == f"cosci: --out {tmp_path}: cannot write it (Is a directory)\n"
+    assert code == 2 and said == f"cosci: --out {tmp_path}: cannot write it (Is a directory); nothing was written\n"
     code, out, err = _cli(capsys, *args, "export", session.sid, "--format", fmt, "--out", str(tmp_path))
     assert (code, out, err) == (2, "", said)
 
@@ -394,3 +394,36 @@ def test_the_page_into_a_path_that_cannot_be_written_is_one_line(session: Sessio
     assert said[0] == said[1]
     assert target.is_dir() if where != "missing folder" else not target.parent.exists()
     assert not list(tmp_path.rglob("*.tmp"))
+
+
+def test_an_out_that_fails_part_way_leaves_the_earlier_file_and_no_part(tmp_path: Path) -> None:
+    """Break-it pass: ``cosci export --out keep.jsonl`` under a 64 KiB file size limit left 64 KiB of the export
+    over the earlier file (``File too large``); the file is written whole or not at all (design.md#report)."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "keep.jsonl"
+    out.write_text("the earlier export\n", encoding="utf-8")
+    out.chmod(0o640)
+    code = ("import resource, signal\n"
+            "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+            "resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))\n"
+            "from cosci.errors import CosciError\n"
+            "from cosci.report.commands import write_out\n"
+            "try:\n"
+            f"    write_out({str(out)!r}, 'x' * 10000)\n"
+            "except CosciError as exc:\n"
+            "    print(exc)\n")
+    said = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert said.stdout == f"--out {out}: cannot write it (File too large); nothing was written\n", said
+    assert out.read_text(encoding="utf-8") == "the earlier export\n" and [p.name for p in tmp_path.iterdir()] == [
+        "keep.jsonl"]
+    from cosci.report.commands import write_out
+
+    assert write_out(str(out), "a new export\n") == out  # a whole write replaces it, keeping its mode
+    assert out.read_text(encoding="utf-8") == "a new export\n" and out.stat().st_mode & 0o777 == 0o640
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(out)
+    write_out(str(link), "through the link\n")
+    assert link.is_symlink() and out.read_text(encoding="utf-8") == "through the link\n"

@@ -49,6 +49,41 @@ def test_a_file_of_goals_gives_one_line_per_goal_in_order(capsys: pytest.Capture
     assert rows[2]["rule"] == "unread" and rows[2]["language"] == "unread (Georgian script)"
 
 
+def test_a_byte_order_mark_is_no_part_of_the_first_goal(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Break-it pass: a file saved by Notepad (UTF-8 with a BOM, CRLF) screened ``\ufeffSuggest ...`` as its first
+    text; the mark is dropped, as from a goal file (design.md#cli)."""
+    goals = tmp_path / "goals.txt"
+    goals.write_bytes("\ufeff".encode() + b'Suggest drugs for AML\r\n{"goal": "Second goal about leukemia"}\r\n')
+    code, rows, _ = screen(capsys, "--file", str(goals))
+    assert code == 0 and [r["text"] for r in rows] == ["Suggest drugs for AML", "Second goal about leukemia"], rows
+
+
+def test_json_nested_too_deep_is_an_error_line_not_a_traceback(capsys: pytest.CaptureFixture[str],
+                                                               tmp_path: Path) -> None:
+    """Break-it pass: a line of 100,000 nested brackets ended in a RecursionError traceback."""
+    goals = tmp_path / "deep.jsonl"
+    goals.write_text("[" * 100_000 + "]" * 100_000 + "\n" + '{"goal": ' + "[" * 100_000 + "]" * 100_000 + "}\n"
+                     '"Suggest approved drugs to repurpose for AML"\n', encoding="utf-8")
+    code, rows, err = screen(capsys, "--file", str(goals))
+    assert code == 2 and [r["n"] for r in rows] == [3] and "Traceback" not in err, err
+    assert err.splitlines() == [f"cosci: screen: {goals} line {n} is JSON nested too deep to read; each line is one "
+                                "goal: plain text, a JSON string or a JSON object with a text \"goal\"" for n in (1, 2)]
+
+
+def test_a_file_larger_than_the_read_cap_is_one_line_not_read_whole(capsys: pytest.CaptureFixture[str],
+                                                                    tmp_path: Path) -> None:
+    """Break-it pass: ``--file /dev/zero`` read until killed; at most ``SCREEN_READ_BYTES`` is read (a sparse file
+    one byte over stands for a device or an endless stream, which a regression would read without end)."""
+    from cosci.safety.screen_command import SCREEN_READ_BYTES
+
+    big = tmp_path / "big.txt"
+    with big.open("wb") as fh:
+        fh.truncate(SCREEN_READ_BYTES + 1)
+    code, rows, err = screen(capsys, "--file", str(big))
+    assert code == 2 and not rows and err == (f"cosci: screen: {big} holds over 67,108,864 bytes; screen it in parts "
+                                              "(at most 64 MiB at a time)\n"), err
+
+
 @pytest.mark.parametrize(("content", "message"), [
     (None, "goals.jsonl: no such file or directory"),
     (b"\xff\xfe\x00 not text", "goals.jsonl is not UTF-8 text (byte 0xff at byte offset 0, line 1); re-save it"),

@@ -33,6 +33,31 @@ def test_a_data_file_whose_name_is_not_utf8_is_one_line(capsys: pytest.CaptureFi
     assert _observations(data, sid) == 0
 
 
+def test_a_data_file_that_is_no_regular_file_is_named_so_and_a_large_one_is_hashed_in_pieces(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Break-it pass: ``--file /dev/zero`` said "no such file" (it exists: a device, read without end if it were
+    read); a data file is hashed in pieces, its size and sha256 those of the whole file
+    (design.md#experimental-results)."""
+    import hashlib
+
+    from cosci.session.inputs import data_file
+
+    data = tmp_path / "data"
+    sid, (h,) = session_with(data, ["metformin inhibits complex I"])
+    fifo = tmp_path / "pipe.csv"
+    os.mkfifo(fifo)
+    for name in ("/dev/zero", str(fifo)):
+        code, out, err = run_cli(capsys, "--data-dir", str(data), "result", sid, h, "--outcome", "inconclusive",
+                                 "--file", name)
+        assert code == 2 and not out and err == (f"cosci: --file {name}: is no regular file (a device or a pipe); "
+                                                 "name one data file (its path and sha256 are recorded)\n"), err
+    assert _observations(data, sid) == 0
+    big = tmp_path / "plate.bin"
+    body = os.urandom(3 << 20)  # many of file_digest's pieces
+    big.write_bytes(body)
+    assert data_file(str(big)) == (str(big.resolve()), hashlib.sha256(body).hexdigest(), len(body))
+
+
 @pytest.mark.parametrize("quote", ["", '"'])
 def test_a_goal_file_whose_name_is_not_utf8_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch, quote: str) -> None:
