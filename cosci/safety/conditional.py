@@ -149,16 +149,21 @@ class Conditional:
         if parts is None:
             return None
         condition, main, at, rest = parts
-        intended = any(not self._guarded(condition, m) for m in self.intentions.finditer(condition))
-        planned = bool(self.plans.search(main)) and not self.fixes.search(main)
-        responds = bool(self.responses.search(main))
+        aims = list(self.intentions.finditer(condition))
+        intended = any(not self._guarded(condition, m) for m in aims)
+        fixed = bool(self.fixes.search(main))
+        planned = bool(self.plans.search(main)) and not fixed
+        # a guarded aim ("if a hospital wanted to prevent the loss of its sources") and a fix asked is an audit of
+        # one's own system: a response, whoever the actor ("if we wanted to stop leaks, how do we fix them")
+        guarded = bool(aims) and not intended
+        responds = bool(self.responses.search(main)) or (guarded and fixed)
         if intended and (planned or not responds):
             return INTENDED
         if planned:
             return PLAN
         premise = range(at, at + len(condition))
         used = [s for _, s, _ in weapon_use.spans(main) if not self.responded(main, s)]
-        if responds and not rest and not intended and not self.actors.search(condition) and not used \
+        if responds and not rest and not intended and (guarded or not self.actors.search(condition)) and not used \
                 and all((s in premise and e - 1 in premise) or self.responded(norm, s) for s, e in steps):
             return RESPONSE
         return None
