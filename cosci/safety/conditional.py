@@ -41,6 +41,9 @@ KEYS = ("markers", "ends", "forms", "responses", "plans", "fixes", "intentions",
 _SENTENCE_END = re.compile(r"[.!?。！？؟]")
 _LABEL_END = re.compile(r"[:：]\s*$|,\s*$")
 _LABEL = re.compile(r"[:：]\s*")
+_THAT = re.compile(r"\s*(что|що|dass|ze|att)\b")
+"""A complementiser after a comma: the condition goes on ("если врач подозревает, что пациента отравили", "wenn der
+Arzt vermutet, dass ..."; Russian, Ukrainian, German, Czech, Polish and Swedish write the comma before it)."""
 
 
 class Spans(Protocol):
@@ -138,7 +141,10 @@ class Conditional:
         else its sentence's end (or the window's)."""
         ends = [e.end() for e in (self.ends.search(norm, at), self.forms.search(norm, at)) if e is not None]
         stop = _SENTENCE_END.search(norm, at)
-        return min([*ends, stop.start() if stop else len(norm)])
+        end = min([*ends, stop.start() if stop else len(norm)])
+        if norm[end - 1:end] in (",", "،") and _THAT.match(norm, end):  # "if a doctor suspects, that ...": goes on
+            return self._end(norm, end)
+        return end
 
     def read(self, norm: str, steps: Sequence[tuple[int, int]], weapon_use: Spans) -> str | None:
         """:data:`RESPONSE`, :data:`PLAN`, :data:`INTENDED` or None for a normalised window; ``steps``: the start
