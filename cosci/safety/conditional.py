@@ -41,6 +41,9 @@ KEYS = ("markers", "ends", "forms", "responses", "plans", "fixes", "intentions",
 _SENTENCE_END = re.compile(r"[.!?。！？؟]")
 _LABEL_END = re.compile(r"[:：]\s*$|,\s*$")
 _LABEL = re.compile(r"[:：]\s*")
+_THAT = re.compile(r"\s*(что|що|dass|ze|att)\b")
+"""A complementiser after a comma: the condition goes on ("если врач подозревает, что пациента отравили", "wenn der
+Arzt vermutet, dass ..."; Russian, Ukrainian, German, Czech, Polish and Swedish write the comma before it)."""
 
 
 class Spans(Protocol):
@@ -138,7 +141,10 @@ class Conditional:
         else its sentence's end (or the window's)."""
         ends = [e.end() for e in (self.ends.search(norm, at), self.forms.search(norm, at)) if e is not None]
         stop = _SENTENCE_END.search(norm, at)
-        return min([*ends, stop.start() if stop else len(norm)])
+        end = min([*ends, stop.start() if stop else len(norm)])
+        if norm[end - 1:end] in (",", "،") and _THAT.match(norm, end):  # "if a doctor suspects, that ...": goes on
+            return self._end(norm, end)
+        return end
 
     def read(self, norm: str, steps: Sequence[tuple[int, int]], weapon_use: Spans) -> str | None:
         """:data:`RESPONSE`, :data:`PLAN`, :data:`INTENDED` or None for a normalised window; ``steps``: the start
@@ -149,16 +155,21 @@ class Conditional:
         if parts is None:
             return None
         condition, main, at, rest = parts
-        intended = any(not self._guarded(condition, m) for m in self.intentions.finditer(condition))
-        planned = bool(self.plans.search(main)) and not self.fixes.search(main)
-        responds = bool(self.responses.search(main))
+        aims = list(self.intentions.finditer(condition))
+        intended = any(not self._guarded(condition, m) for m in aims)
+        fixed = bool(self.fixes.search(main))
+        planned = bool(self.plans.search(main)) and not fixed
+        # a guarded aim ("if a hospital wanted to prevent the loss of its sources") and a fix asked is an audit of
+        # one's own system: a response, whoever the actor ("if we wanted to stop leaks, how do we fix them")
+        guarded = bool(aims) and not intended
+        responds = bool(self.responses.search(main)) or (guarded and fixed)
         if intended and (planned or not responds):
             return INTENDED
         if planned:
             return PLAN
         premise = range(at, at + len(condition))
         used = [s for _, s, _ in weapon_use.spans(main) if not self.responded(main, s)]
-        if responds and not rest and not intended and not self.actors.search(condition) and not used \
+        if responds and not rest and not intended and (guarded or not self.actors.search(condition)) and not used \
                 and all((s in premise and e - 1 in premise) or self.responded(norm, s) for s, e in steps):
             return RESPONSE
         return None
