@@ -46,7 +46,8 @@ LAST_CLOSERS = 4
 manufacture の instructions", "botulinum toxin manufacture の steps を explain", "... produce 의 상세한 procedure" as
 glossed; one before the twentieth stop: the agent-first document orders were allowed; docs/design.md#safety-language,
 "CJK documents and traits")."""
-_OWN = ("spores?|bacteria|bacterium|bacillus|cells?|toxins?|powder|strains?|pathogen|agent|virus|at|home|secretly|"
+_OWN = ("spores?|bacteria|bacterium|bacillus|cells?|toxins?|powder|strains?|pathogens?|germs?|agent|virus|at|home|"
+        "secretly|"
         r"quickly|cheaply|where|how|to|can|i|we|bakteri\w*|spor\w*|itio\w*")
 """English words an object-first clause may hold between the agent and its verb: the agent's own phrase, where and
 how it is done, and the glossed where- and how-words; any other is an object of its own."""
@@ -74,6 +75,9 @@ class Made:
     recipe: re.Pattern[str] | None = None
     last: tuple[re.Pattern[str], re.Pattern[str]] | None = None
     """The object-first reading (:func:`last_pattern`, :func:`made_last`)."""
+    product: re.Pattern[str] | None = None
+    """An agent's name that is itself a product (``not_made``: "Botox"): ordering it is no acquisition of the toxin
+    (design.md#safety-screen, "Acquisition asked plainly")."""
 
 
 def made_patterns(body: Any) -> Made | None:
@@ -103,9 +107,10 @@ def made_patterns(body: Any) -> Made | None:
     closing = rf"(?:[\W_]*$|[\W_]* (?:{_PREPOSITIONS}|so|quickly|cheaply|secretly|myself|ourselves)\b)"
     ends = rf"^(?: [\w-]+){{0,2}}?(?: (?:{_DOCUMENT_END}))?{closing}"
     after = re.compile(rf"{not_made}|(?!{ends})", re.IGNORECASE)
+    product = re.compile(rf"(?:{join(body.get('not_made') or ['(?!)'])})$", re.IGNORECASE)
     documents = body.get("documents")
     if not documents:
-        return Made(before, after, last=last_pattern(body))
+        return Made(before, after, last=last_pattern(body), product=product)
     made = join(dash_or_space(p) for p in body.get("making") or ["(?!)"])
     of = join(body.get("made_of") or ["of"])
     recipes = join(body.get("recipes") or ["(?!)"])
@@ -115,7 +120,7 @@ def made_patterns(body: Any) -> Made | None:
     made_after = re.compile(rf"^(?: [\w-]+){{0,2}}? (?P<verb>{made})(?:[\W_]*$|[\W_]* (?:{_PREPOSITIONS})\b)",
                             re.IGNORECASE)
     recipe = re.compile(rf"(?P<verb>{recipes}) (?:\S+ )?$", re.IGNORECASE)
-    return Made(before, after, document, making, made_after, recipe, last_pattern(body))
+    return Made(before, after, document, making, made_after, recipe, last_pattern(body), product)
 
 
 def last_pattern(body: Any) -> tuple[re.Pattern[str], re.Pattern[str]] | None:
@@ -163,7 +168,9 @@ def made_steps(patterns: Made, window: str, agents: list[Span]) -> list[Span]:
     :meth:`cosci.safety.prescreen.Prescreen.steps` adds to the term list's."""
     before, after = patterns.before, patterns.after
     out: list[Span] = documented(patterns, window, agents)
-    for _, start, end in agents:
+    for phrase, start, end in agents:
+        if patterns.product is not None and patterns.product.match(phrase):
+            continue
         m = before.search(window[:start])
         # "make vaccine of anthrax", "make medicine of tuberculosis" (Swahili "chanjo ya kimeta" as glossed): the
         # countermeasure named before the agent is what is made; "drug-resistant" names none

@@ -7,7 +7,9 @@ the intent model, whose short training rows naming an agent are mostly benign, s
 rule acted. These patterns are the same two readings with the action's nouns (``asked.nouns`` in the term file: the
 raisers "optimisation", "scale-up"; ``asked.made`` before a closer: "production ... protocol", "synthesis route").
 They are read only in a window naming an agent of concern: with a class word alone ("bacterial fermentation scale-up",
-"viral vector production protocol") they are ordinary bioprocess work.
+"viral vector production protocol") they are ordinary bioprocess work. Also here: an intent phrase in its request
+form (:func:`constructed`: "make this disease stay in the air", "... spread 的 method") and a trial on people written
+as its noun phrase (:func:`trial_described`), which :meth:`cosci.safety.readings.Readings.constructs` reads.
 """
 
 from __future__ import annotations
@@ -16,6 +18,40 @@ import re
 from typing import Any
 
 from cosci.safety.text import dash_or_space
+
+CONSTRUCTED = re.compile(r"^(?:make|let|causative|so that|make sure|ensure|how to|select|pick out|enrich for|cross|"
+                         r"increase|enhance|boost|raise|maximi[sz]e|render|engineer|modify|evolve|adapt|help|get|"
+                         r"reassort|mix two)\b|\b(?:make|let)\b(?: \S+){0,3}$|\b(?:select|make it so|how to make)$")
+"""A biological intent phrase in its request form: a causative, jussive, raising or selection verb uninflected opens or
+closes it (verb-final); "makes", "selected" say what happened (design.md#safety-screen, "Constructions asked")."""
+UNASKED = re.compile(r"\b(?:not|no|never|don't|do not|cannot|can't|won't|nobody|no one|prevent\w*|stop\w*|avoid\w*|"
+                     r"why)\b(?: \S+){0,3} ?$")
+"""Before such a phrase, within three words, a negation, a prevention or a why: no request for the trait."""
+METHOD_CLOSED = re.compile(r"^(?: [^\x00-\x7f\s]{1,4})?(?: 's| of)? (?:the )?(?:best |easiest |quickest )?"
+                           r"(?:methods?|ways?|yontem\w*|yolu|yollar\w*)[\W_]*$")
+"""After a verb-last intent phrase, the method it ends on ("... spread 的 method", "... yayma yöntemi"): the request
+named as its method is its request form (design.md#safety-screen, "A spread asked as its method")."""
+_TRIAL = (r"(?:(?:clinical|drug|vaccine|medicine|field|human) )?(?:trials?|tests?|testing|experiments?|"
+          r"ensayos?(?: clinicos?)?|ensaios?(?: clinicos?)?|pruebas?|probar|testar|experimentar|experimentos?|"
+          r"badani\w*|testowani\w*|eksperyment\w*|uji(?: klinis| coba)?|percobaan|thu nghiem|deneme\w*|deney\w*)")
+"""A trial, test or experiment on people, in English as glossed and the Latin-script languages the screen reads."""
+_TRIAL_OPENED = re.compile(rf"^(?:(?:a|an|the|un|una|um|uma|el|la|o|a) )?{_TRIAL}\b")
+_TRIAL_CLOSED = re.compile(rf"\b{_TRIAL}[\W_]*$")
+
+
+def constructed(window: str, phrase: str, start: int, end: int) -> bool:
+    """Whether an intent phrase at ``start:end`` of a normalised ``window`` is in its request form: a causative or
+    selection verb opens or closes it (:data:`CONSTRUCTED`) or the window closes on its method (:data:`METHOD_CLOSED`),
+    and no negation, prevention or why stands before it (:data:`UNASKED`)."""
+    return bool(CONSTRUCTED.search(phrase) or METHOD_CLOSED.match(window[end:])) and not UNASKED.search(window[:start])
+
+
+def trial_described(window: str) -> bool:
+    """Whether a normalised ``window`` is a trial, test or experiment on people written as its noun phrase: the trial
+    opens the window ("Ensayo clínico en ... sin ...", "Testar o remédio em ...") or closes it, verb-final ("... onay
+    almadan ilaç denemesi"). With a consent phrase in it, the missing consent is the plan described, not a topic
+    (design.md#safety-screen, "A trial without consent described")."""
+    return bool(_TRIAL_OPENED.match(window) or _TRIAL_CLOSED.search(window))
 
 
 def nominal_patterns(body: Any) -> tuple[re.Pattern[str], re.Pattern[str]] | None:
@@ -34,7 +70,10 @@ def nominal_patterns(body: Any) -> tuple[re.Pattern[str], re.Pattern[str]] | Non
     openers, verbs = join(dash_or_space(p) for p in body["openers"]), join(dash_or_space(p) for p in body["verbs"])
     nouns_ = join(dash_or_space(p) for p in nouns)
     closers, made = join(body.get("closers") or ["(?!)"]), join(dash_or_space(p) for p in body.get("made") or ["(?!)"])
-    opening = re.compile(rf"(?:(?:{openers}) )?(?:{verbs}|{nouns_})\b", re.IGNORECASE)
+    # a where-opener too ("where can I buy", "where obtain" as glossed): with an agent of concern named, where it
+    # is obtained is asked as plainly as how to make it (design.md#safety-screen, "Acquisition asked plainly")
+    where = join(body.get("where") or ["(?!)"])
+    opening = re.compile(rf"(?:(?:{openers}|{where}) )?(?:{verbs}|{nouns_})\b|(?:{where}) get\b", re.IGNORECASE)
     closing = re.compile(rf"\b(?:{verbs}|{nouns_})\b(?: (?:{closers}))*[\W_]*$"
                          rf"|\b(?:{made})\b(?: (?:{closers}))+[\W_]*$", re.IGNORECASE)
     return opening, closing

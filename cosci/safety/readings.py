@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Protocol
 
 from cosci.safety.how import asks_how
+from cosci.safety.nominal import constructed, trial_described
 from cosci.safety.text import Span, normalise, windows
 
 ASKED_WORDS = 4
@@ -44,14 +45,6 @@ _HOW = re.compile(r"\bhow (?:to|can|could|do|does|would|should)\b|\bi want to\b|
 _CLAUSE = re.compile(r"(?<=[.!?;:。！？])(?<!\b\d\.)(?<!\b\d\d\.)\s*")
 """A clause's end; not the dot of an ordinal of one or two digits ("u 19. stoljecu", "im 19. Jahrhundert": the
 century of a why-question about a past epidemic)."""
-_CONSTRUCTED = re.compile(r"^(?:make|let|causative|so that|make sure|ensure|how to|select|pick out|enrich for|cross|"
-                          r"increase|enhance|boost|raise|maximi[sz]e|render|engineer|modify|evolve|adapt|help|get|"
-                          r"reassort|mix two)\b|\b(?:make|let)\b(?: \S+){0,3}$|\b(?:select|make it so|how to make)$")
-"""A biological intent phrase in its request form: a causative, jussive, raising or selection verb uninflected opens or
-closes it (verb-final); "makes", "selected" say what happened (design.md#safety-screen, "Constructions asked")."""
-_UNASKED = re.compile(r"\b(?:not|no|never|don't|do not|cannot|can't|won't|nobody|no one|prevent\w*|stop\w*|avoid\w*|"
-                      r"why)\b(?: \S+){0,3} ?$")
-"""Before such a phrase, within three words, a negation, a prevention or a why: no request for the trait."""
 
 
 class Terms(Protocol):
@@ -174,12 +167,14 @@ class Readings:
 
     def constructs(self, text: str) -> bool:
         """Whether a window of ``text`` asks for a biological intent phrase's trait (a disease made to stay in the air,
-        strains selected to escape tests) in its request form (:data:`_CONSTRUCTED`), no :data:`_UNASKED` before it:
-        then it acts as a step asked outright (docs/design.md#safety-screen, "Constructions asked")."""
-        terms = self.intent.get("biological")
-        return terms is not None and any(
-            _CONSTRUCTED.search(phrase) and not _UNASKED.search(window[:start]) for window in windows(normalise(text))
-            for phrase, start, _ in self.outside_instruments(window, terms.spans(window)))
+        strains selected to escape tests) in its request form (:func:`~cosci.safety.nominal.constructed`), or
+        describes a trial on people with a consent phrase (:func:`~cosci.safety.nominal.trial_described`): then it
+        acts as a step asked outright (docs/design.md#safety-screen, "Constructions asked")."""
+        terms, consent = self.intent.get("biological"), self.intent.get("human_subjects_without_consent")
+        return any((consent is not None and trial_described(window) and bool(consent.spans(window))) or (
+            terms is not None and any(constructed(window, phrase, start, end)
+                                      for phrase, start, end in self.outside_instruments(window, terms.spans(window))))
+            for window in windows(normalise(text)))
 
     def asked_after(self, window: str, step: str, start: int, inside: list[int]) -> bool:
         """Whether a severe step (:attr:`severe`) at ``start`` of a normalised window follows within

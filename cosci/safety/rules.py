@@ -114,9 +114,14 @@ def act(e: Evidence, t: Thresholds) -> tuple[str, str] | None:
         hits.append(PrescreenHit("intent", ("a plan in conditional form",)))
     asked = (e.asked or e.pressed) and (not e.purposes or e.pressed) and t.asked_hit_score is not None \
         and e.score >= t.asked_hit_score
+    # a plan in conditional form with an intention stated is asked as plainly for a flag category's hit ("suppose
+    # someone wanted to silence a BSL-3 lab's alarm system, what way is there"; design.md#safety-screen, "A plant's
+    # process hacked"): it is flagged, as the same plan asked outright is
+    flagged_plan = e.conditional == INTENDED and t.asked_hit_score is not None and e.score >= t.asked_hit_score
     candidates = [(e.likeliest() if h.category == "intent" else h.category, RULES[0])
                   for h in hits if e.score >= t.hit_threshold(hit_object(e, h, t), bool(e.purposes))
-                  or (asked and h.category != "intent")]
+                  or (asked and h.category != "intent")
+                  or (flagged_plan and h.category not in (*t.refuse_categories, "intent"))]
     candidates += [(c, RULES[1]) for c in e.agents if e.score >= t.agent_threshold(c, bool(e.purposes))
                    and not e.sentence and not e.described and not e.remedy]
     if not e.hits and not e.agents and not e.item and not e.chemistry and not e.remedy and not e.described \
