@@ -25,7 +25,7 @@ from typing import Any
 
 import re2
 
-__all__ = ["fast_guard", "finds_nothing", "loosened"]
+__all__ = ["Guards", "fast_guard", "finds_nothing", "loosened"]
 
 _NOT_SPACE = r"[^\t\n\f\r ]"
 """``\\w`` loosened: any character but ASCII space. Exact Unicode word classes (``[\\pL\\pM\\pN_]``) made the
@@ -49,6 +49,14 @@ about half the screen's CPU per hypothesis. At 32 MB and above the DFA holds (0.
 for lists that grow. The budget is an upper bound, not an allocation: the screen's resident memory rose 4.6 MB
 (docs/design.md#supervisor, "The screen's term lists")."""
 _UP_TO = re.compile(r"\{,(\d+)\}")
+SPLIT_CHARS = 32_000
+"""Pattern text (characters) above which a list's guard is one RE2 automaton per pattern (:class:`Guards`). The
+biological intent phrases grew to ~126 KB (28 patterns, a program of ~122,000 instructions): one automaton's lazily
+built DFA ran out of its budget again on varied text and RE2 fell back to its NFA, 3.5-3.7 ms a window at 64 MB and
+still 3.5 ms at 256 MB (with 92 MB more resident memory); one automaton per pattern read the same 3,121 windows
+(the recorded abstracts and every 20th labelled text) at 0.43 ms a window on the first pass and 0.16 ms after, +24 MB
+(docs/design.md#supervisor, "The screen's term lists"). The next longest lists (~16 KB) keep one automaton: 0.03 ms
+a window."""
 
 
 def _class_end(p: str, i: int) -> int:
@@ -142,13 +150,32 @@ def finds_nothing(guard: Any, text: str) -> bool:
         return False
 
 
+class Guards:
+    """Several RE2 automata read as one guard (:data:`SPLIT_CHARS`): :meth:`search` is the first one's match, None
+    when none matches, so a text it finds nothing in has no match of any of the list's patterns, as with one."""
+
+    def __init__(self, parts: list[Any]) -> None:
+        self.parts = parts
+
+    def search(self, text: str) -> Any | None:
+        for part in self.parts:
+            if (found := part.search(text)) is not None:
+                return found
+        return None
+
+
 def fast_guard(patterns: list[re.Pattern[str]], word: str = _NOT_SPACE, memory: int = GUARD_MEMORY) -> Any | None:
     """An RE2 pattern matching wherever any of ``patterns`` does (module docstring), or None when RE2 cannot hold
     one (a group reference, an atomic group, a possessive quantifier: Python syntax RE2 lacks). ``word``: what
     ``\\w`` is read as (the default's reason: :data:`_NOT_SPACE`; ``bench.screen_guard`` times another);
-    ``memory``: RE2's budget in bytes (the default's reason: :data:`GUARD_MEMORY`; the bench times RE2's own)."""
+    ``memory``: RE2's budget in bytes (the default's reason: :data:`GUARD_MEMORY`; the bench times RE2's own).
+    A list whose loosened patterns are longer than :data:`SPLIT_CHARS` gets one automaton per pattern
+    (:class:`Guards`)."""
     if not patterns or any(p.flags & re.VERBOSE for p in patterns):  # spaces and comments RE2 would read as text
         return None
+    if len(patterns) > 1 and sum(len(p.pattern) for p in patterns) > SPLIT_CHARS:
+        parts = [fast_guard([p], word, memory) for p in patterns]
+        return None if any(g is None for g in parts) else Guards(parts)
     options = re2.Options()
     options.case_sensitive = not any(p.flags & re.IGNORECASE for p in patterns)
     options.dot_nl = any(p.flags & re.DOTALL for p in patterns)

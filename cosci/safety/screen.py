@@ -32,7 +32,9 @@ from typing import Any
 import numpy as np
 
 from cosci.config.schema import SafetyCfg
+from cosci.safety.compiled import compiled_once
 from cosci.safety.conditional import INTENDED, PLAN
+from cosci.safety.gloss import GLOSS_FILE, load_gloss
 from cosci.safety.intent import IntentModel, features, load_intent
 from cosci.safety.language import read_language
 from cosci.safety.language_cues import shouted, turkish_lower
@@ -319,12 +321,15 @@ def unlabelled(window: str) -> str:
 
 @cache
 def offline_screen(terms: str, intent: str, thresholds: Thresholds) -> OfflineScreen:
-    """The screen for a term file and an intent model file (both under ``conf/``), loaded once per process.
+    """The screen for a term file and an intent model file (both under ``conf/``), loaded once per process, its
+    regular expressions (the gloss's too) compiled from the user cache's programs (:mod:`cosci.safety.compiled`).
 
     Raises:
         PrescreenError, IntentError: a file is missing or malformed.
     """
-    return OfflineScreen(load_prescreen(terms), load_intent(intent), thresholds)
+    with compiled_once(terms, GLOSS_FILE):
+        _ = load_gloss().latin_any  # the gloss and its guard, read by the first check, compiled here too
+        return OfflineScreen(load_prescreen(terms), load_intent(intent), thresholds)
 
 
 def thresholds_of(cfg: SafetyCfg) -> Thresholds:
