@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from cosci.safety.gloss import fold_arabic
+from cosci.safety.text import SENTENCE_END
 
 RESPONSE = "response"
 """A hypothetical incident and a response asked: the incident's words are a premise (the agent rule, the rule for a
@@ -38,7 +39,6 @@ INTENDED = "intended"
 as a term hit of that category does (:func:`cosci.safety.rules.act`)."""
 KEYS = ("markers", "ends", "forms", "responses", "plans", "fixes", "intentions", "guards", "evasions", "actors")
 """The lists of the term file's ``conditional`` section."""
-_SENTENCE_END = re.compile(r"[.!?。！？؟]")
 _LABEL_END = re.compile(r"[:：]\s*$|,\s*$")
 _LABEL = re.compile(r"[:：]\s*")
 _THAT = re.compile(r"\s*(что|що|dass|ze|att)\b")
@@ -128,10 +128,10 @@ class Conditional:
             start = max((lab.end() for lab in _LABEL.finditer(norm, 0, form.start())), default=0)
             end = form.end()
         before = norm[:start]
-        if _SENTENCE_END.search(before.rstrip(" :：,")):
+        if SENTENCE_END.search(before.rstrip(" :：,")):
             return None
         after = norm[end:]
-        stop = _SENTENCE_END.search(after)
+        stop = SENTENCE_END.search(after)
         rest = after[stop.end():].strip(" .!?。！？؟\"'") if stop is not None else ""
         main = ("" if _LABEL_END.search(before) else before) + " " + (after[:stop.end()] if rest and stop else after)
         return norm[start:end], main, start, rest
@@ -140,7 +140,7 @@ class Conditional:
         """Where a condition whose marker ends at ``at`` ends: its first end or conditional form within its sentence,
         else its sentence's end (or the window's)."""
         ends = [e.end() for e in (self.ends.search(norm, at), self.forms.search(norm, at)) if e is not None]
-        stop = _SENTENCE_END.search(norm, at)
+        stop = SENTENCE_END.search(norm, at)
         end = min([*ends, stop.start() if stop else len(norm)])
         if norm[end - 1:end] in (",", "،") and _THAT.match(norm, end):  # "if a doctor suspects, that ...": goes on
             return self._end(norm, end)

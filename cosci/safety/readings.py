@@ -18,7 +18,7 @@ from typing import Protocol
 
 from cosci.safety.how import asks_how
 from cosci.safety.nominal import constructed, trial_described
-from cosci.safety.text import Span, normalise, windows
+from cosci.safety.text import SENTENCE_END, Span, cut, normalise, windows
 
 ASKED_WORDS = 4
 """Words between an opening harmful verb and a term hit's step for it to be the one asked (:meth:`Readings.asks`)."""
@@ -42,9 +42,9 @@ _NOT_KNOWN = re.compile(r"\b(?:no one|nobody|noone|anyone|anybody|without|so tha
 """Before an unmarked why, what makes it the object of a concealment ("so that no one knows why it happened")."""
 _HOW = re.compile(r"\bhow (?:to|can|could|do|does|would|should)\b|\bi want to\b|\bhelp me\b")
 """A how-question or request around the "why": the sentence asks for a way, the why is inside it."""
-_CLAUSE = re.compile(r"(?<=[.!?;:。！？])(?<!\b\d\.)(?<!\b\d\d\.)\s*")
-"""A clause's end; not the dot of an ordinal of one or two digits ("u 19. stoljecu", "im 19. Jahrhundert": the
-century of a why-question about a past epidemic)."""
+_CLAUSE = re.compile(r"[;:]")
+"""A clause's end besides a sentence's (:data:`~cosci.safety.text.SENTENCE_END`, which leaves the dot of an ordinal
+of one or two digits: "u 19. stoljecu", "im 19. Jahrhundert", the century of a why-question about a past epidemic)."""
 
 
 class Terms(Protocol):
@@ -271,7 +271,7 @@ class Readings:
         rule's reading; docs/design.md#safety-screen, "Why, wherever it stands")."""
         asks = any((_WHY.search(part) and not _HOW.search(part) and (part.rstrip().endswith(_QUESTION_END) or (
             (m := _WHY_UNMARKED.search(part)) is not None and not _NOT_KNOWN.search(part[:m.start()]))))
-                   or asks_how(part, _QUESTION_END, _NOT_KNOWN) for part in _CLAUSE.split(window))
+                   or asks_how(part, _QUESTION_END, _NOT_KNOWN) for part in cut(window, SENTENCE_END, _CLAUSE))
         return asks and not self.weapon_use.first(window) and not self.engineering.first(window)
 
     def therapy(self, text: str) -> bool:

@@ -268,7 +268,7 @@ class OfflineScreen:
             return any(self.prescreen.asks_why(v) for v in windows(normalise(text)))
         if not asked(window):
             return False
-        rest = [p for p in _SENTENCE_END.split(window) if words(p) >= 2 and not asked(p)]
+        rest = [p for p in sentences(window) if words(p) >= 2 and not asked(p)]
         if not rest:
             return True
         x = self.featurise(rest)
@@ -299,11 +299,6 @@ class OfflineScreen:
                                    default=t.agent_score), RULES[2]: t.alone_score}[rule]
         return replace(found, decision="block" if category in t.refuse_categories else "flag", category=category,
                        rule=rule, threshold=threshold)
-
-
-_SENTENCE_END = re.compile(r"(?<=[.!?\u061f\u0964\u3002\uff01\uff1f])\s*")
-"""Where a sentence ends for :meth:`OfflineScreen.explains`: after ``.!?``, the Arabic question mark and the Devanagari
-danda (a question in Arabic or Hindi ends so), and the CJK full stops."""
 
 
 LABEL = re.compile(r"(?:(?<=^)|(?<=[.!?。！？]\s))\s*(?:[^\W\d_][^\s:：]{0,24}(?:\s[^\s:：]{1,24}){0,2}\s*[:：]\s*)+")

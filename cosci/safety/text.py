@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
+from itertools import pairwise
 
 from cosci.safety.gloss import load_gloss
 
@@ -17,9 +18,27 @@ _TRANSLATE = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2010
                             "\u0153": "oe", "\u00f8": "o", "\u0142": "l", "\u00bf": None, "\u00a1": None})
 """Typographic variants written as the patterns write them; Spanish's opening "¿" and "¡" dropped, so a question
 opens with its first word ("¿Cómo aumentar ...?" is read as a request opening with "cómo")."""
-_SENTENCE = re.compile(r"(?<=[.!?;:])\s+|\n+")
-_FULL_STOP = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
 _DENSE = "\u0e00-\u0e7f\u1100-\u11ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+_STOPS = "\u3002\uff01\uff1f\u061f\u0964\u0965\u06d4\u0589\u1362\u1367\u104b\u17d4\u037e"
+"""Marks that end a sentence wherever they stand: the CJK full stop and wide ``!?``, the Arabic question mark, the
+Devanagari danda and double danda, the Urdu full stop, the Armenian full stop, the Ethiopic full stop and question
+mark, the Myanmar and Khmer full stops, the Greek question mark. None of them is written inside a word."""
+_CLOSERS = "\"'\u201d\u2019)\\]\u300d\u300f"
+SENTENCE_END = re.compile(
+    rf"(?<!\s\d)(?<!\s\d\d)[.!?\u2026]+[{_CLOSERS}]*(?=\s|$|[{_DENSE}])|[{_STOPS}]+[{_CLOSERS}]*"
+    r"|(?<=[\u0370-\u03ff\u1f00-\u1fff]);(?=\s|$)|(?<=[\u0531-\u0587]):(?=\s|$)"
+    r"|(?<=\s)(?=[\u2022\u2023\u25aa\u25cf\u25e6]\s)")
+"""A sentence's end, the one definition every reader of the screen cuts at (sentences, windows, a condition's
+sentence, the clauses of a why-question, the sentences of a mechanism asked): ``.!?`` or an ellipsis (and a closing
+quote or bracket) before a space, the text's end or a character of a language written without spaces ("...吗?然后"
+once NFKD has made "？" "?"), not the dot of a one- or two-digit ordinal after a space ("im 19. Jahrhundert", "u 19.
+stoljeću"; "COVID-19." ends); one of :data:`_STOPS` anywhere; ";" after a Greek letter (the Greek question mark,
+which NFKD makes ";"); ":" after an Armenian letter (the Armenian full stop as typed on a Latin keyboard); before a
+bullet standing alone (the bullet opens the next item). Thai writes no sentence mark (a space parts its phrases and
+clauses alike): a Thai text is one sentence, its windows cut at line breaks only (docs/design.md#safety-language,
+"One sentence end")."""
+_BREAK = re.compile(r"\n+")
+_CLAUSE_END = re.compile(r"[;:\u061b](?=\s)")
 _DENSE_EDGE = re.compile(f"(?<=[a-z0-9])(?=[{_DENSE}])|(?<=[{_DENSE}])(?=[a-z0-9])")
 """Where a Latin-script word or a code (TATP, H5N1) meets Thai, kana, CJK or Hangul, written without a space: a space
 goes there, or the word boundary the patterns need is missing ("制作tatp用于袭击" names no agent without it). Hangul
@@ -45,14 +64,22 @@ def normalise(text: str) -> str:
 
 
 def sentences(text: str) -> list[str]:
-    """The sentences of a text (split after ``.!?`` and at line breaks, not at ``;:`` as :func:`windows` does: a
-    goal's "Nipah: which antivirals?" is one sentence), stripped, empty ones left out."""
-    return [s.strip() for s in _FULL_STOP.split(text) if s.strip()]
+    """The sentences of a text (cut after each :data:`SENTENCE_END` and at line breaks, not at ``;:`` as
+    :func:`windows` does: a goal's "Nipah: which antivirals?" is one sentence), stripped, empty ones left out."""
+    return [s for line in _BREAK.split(text) for s in cut(line, SENTENCE_END)]
+
+
+def cut(text: str, *ends: re.Pattern[str]) -> list[str]:
+    """``text`` cut after each match of ``ends`` (the mark stays with what it ends), pieces stripped, empty ones
+    left out."""
+    at = sorted({m.end() for end in ends for m in end.finditer(text)} | {0, len(text)})
+    return [p for i, j in pairwise(at) if (p := text[i:j].strip())]
 
 
 def windows(text: str) -> list[str]:
-    """Overlapping windows of :data:`WINDOW_SENTENCES` sentences of a normalised text (one for a short text)."""
-    parts = [s for s in _SENTENCE.split(text) if s.strip()]
+    """Overlapping windows of :data:`WINDOW_SENTENCES` sentences of a normalised text (one for a short text); a
+    sentence here also ends at ``;`` or ``:`` before a space."""
+    parts = [s for line in _BREAK.split(text) for s in cut(line, SENTENCE_END, _CLAUSE_END)]
     if len(parts) <= WINDOW_SENTENCES:
         return [" ".join(parts)]
     return [" ".join(parts[i:i + WINDOW_SENTENCES]) for i in range(len(parts) - WINDOW_SENTENCES + 1)]
