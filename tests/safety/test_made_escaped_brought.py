@@ -4,11 +4,10 @@ had only "make"); a vaccine made not to protect, in a purpose clause with a modi
 no longer protects", "so vaccinated people lose protection", and the Vietnamese, Spanish, German forms); a common
 pathogen designed or bred resistant; Vietnamese "âm thầm" before a verb of putting; Arabic and Hebrew words of a
 disease brought into someone else's farms, Czech "onemocnění"; Greek chemical agents and instructions, and Greek typed
-in Latin letters; a stolen source carried past radiation monitors; a
-spent-fuel pool's cooling cut in Korean; a source extracted from a smoke detector or static eliminator; Russian's plague bacillus and
-chemical weapons; Hebrew's where to buy and spores; an agent made to
-be carried by a new vector. Questions why a vaccine fails, prevention, treatment, and a disease that progresses unseen stay
-allowed."""
+in Latin letters; a stolen source carried past radiation monitors; a spent-fuel pool's cooling cut in Korean; a source
+extracted from a smoke detector or static eliminator; Russian's plague bacillus and chemical weapons; Hebrew's where
+to buy and spores; an agent made to be carried by a new vector. Questions why a vaccine fails, prevention, treatment,
+weapons destroyed, and a disease that progresses unseen stay allowed."""
 
 from __future__ import annotations
 
