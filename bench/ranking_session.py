@@ -28,7 +28,7 @@ from cosci.tournament.bt import BTFit, Verdict, fit_bt
 from cosci.tournament.elo import EloRule
 from cosci.tournament.engine import TournamentCfg, plan_match
 from cosci.tournament.judge_stats import position_bias
-from cosci.tournament.judging import DualOrderState, resolve, score_of
+from cosci.tournament.judging import DualOrderCfg, DualOrderState, resolve, score_of
 from cosci.tournament.pairing import BlockedPairs, never_blocked
 
 
@@ -80,6 +80,42 @@ class SimOpts:
     judged: bool = False
 
 
+class CoinRecord(random.Random):
+    """A :class:`random.Random` that keeps its last ``random()`` draw, on the same sequence as the plain one.
+
+    :func:`~cosci.tournament.engine.plan_match`'s last draw is :func:`~cosci.tournament.judging.wants_dual_order`'s
+    coin (the sample's ``u`` when no key is passed), so after a plan :attr:`last` says why a match was judged in both
+    orders (:func:`dual_kind`). ``getrandbits`` is defined so ``randrange``/``choice`` keep ``random.Random``'s draws
+    (a subclass overriding ``random`` alone would switch them to float draws)."""
+
+    last: float = math.nan
+
+    def random(self) -> float:
+        self.last = super().random()
+        return self.last
+
+    def getrandbits(self, k: int, /) -> int:
+        return super().getrandbits(k)
+
+
+DUAL_KINDS = ("policy", "sample", "escalation", "quota")
+
+
+def dual_kind(cfg: DualOrderCfg, state: DualOrderState | None, close: bool, coin: float) -> str:
+    """Why a dual-order match was judged in both orders, in :func:`~cosci.tournament.judging.wants_dual_order`'s
+    order of rules: ``policy`` (``close``/``all``), ``sample`` (the coin under ``dual_order_sample``),
+    ``escalation`` (biased, a close pair, the coin under ``dual_order_biased_share``), else ``quota``. ``close``: a
+    debate or a pair within ``dual_order_elo_gap`` Elo points; ``coin``: the plan's dual-order coin. For
+    ``sample_on: random`` only (a ``boundary`` sample is not told by its coin)."""
+    if cfg.policy == "all" or (cfg.policy == "close" and close):
+        return "policy"
+    if coin < cfg.sample:
+        return "sample"
+    if state is not None and state.biased and close and coin < cfg.biased_share:
+        return "escalation"
+    return "quota"
+
+
 def recall(order: list[str], truth: set[str], k: int = 5) -> float:
     return len(set(order[:k]) & truth) / k
 
@@ -95,11 +131,15 @@ def _fit(ids: list[str], verdicts: list[Verdict], firsts: list[str | None], judg
 
 
 def run_trial(cfg: TournamentCfg, bias: float, trial: int, budgets: tuple[int, ...], n: int = 40,
-              per: int = 1, opts: SimOpts = SimOpts(), model: str = "independent"
-              ) -> dict[int, tuple[float, float, int, int, float]]:
+              per: int = 1, opts: SimOpts = SimOpts(), model: str = "independent",
+              tally: dict[int, dict[str, int]] | None = None) -> dict[int, tuple[float, float, int, int, float]]:
     """One tournament under the ``model`` judge (:mod:`bench.ranking_judges`); per budget (calls per hypothesis):
     ``(recall by Elo, recall by BT, calls, draws, r2)``, ``r2`` the second judge's fitted reliability (NaN without
-    labels)."""
+    labels).
+
+    ``tally`` (filled when given, the trial's draws unchanged): per budget, the dual-order matches so far by
+    :func:`dual_kind` (:data:`DUAL_KINDS`), ``capped`` — pairs at the rematch cap — and ``reruns`` — calls on an
+    ordered pair already judged in that order (the calls a judge with memory may answer by copy)."""
     qrng = np.random.default_rng(1000 + trial)
     q = {f"H{i:02d}": float(v) for i, v in enumerate(qrng.normal(size=n))}
     truth = set(sorted(q, key=lambda h: -q[h])[:5])
@@ -116,15 +156,24 @@ def run_trial(cfg: TournamentCfg, bias: float, trial: int, budgets: tuple[int, .
     played: dict[tuple[str, str], int] = {}
     shown: dict[tuple[str, str], int] = {}  # calls per (first, second) the pairing reads (SimOpts.judged)
     cap = opts.cap_value or shipped_ranking().max_matches_per_pair
+    kinds = dict.fromkeys(DUAL_KINDS, 0)
+    asked: dict[tuple[str, str], int] = {}  # calls per (first, second), for tally's reruns
     for step in range(10**6):
         if calls >= budgets[-1] * n // per:
             break
         state = DualOrderState(step, duals, position_bias(first_wins, calls)) if opts.state else None
         blocked = BlockedPairs(frozenset(p for p, k in played.items() if k >= cap)) if opts.cap else never_blocked
-        plan = plan_match(list(players.values()), random.Random(f"{trial}:{step}"), lambda a, b: 0.0, cfg, fit,
+        rng = CoinRecord(f"{trial}:{step}")
+        plan = plan_match(list(players.values()), rng, lambda a, b: 0.0, cfg, fit,
                           state=state, blocked=blocked, shown=shown if opts.replay == "less_shown" else None)
         assert plan is not None, "every pair at the rematch cap (a session would stop `stalled`)"
         orders = [(plan.first, plan.second)] + ([(plan.second, plan.first)] if plan.dual else [])
+        if plan.dual:
+            gap = players[plan.first].elo - players[plan.second].elo
+            close = plan.mode == "debate" or abs(gap) < cfg.dual.elo_gap
+            kinds[dual_kind(cfg.dual, state, close, rng.last)] += 1
+        for order in orders:
+            asked[order] = asked.get(order, 0) + 1
         for order in orders if opts.judged or not plan.dual else []:  # judged: dual orders too; else shown_counts'
             shown[order] = shown.get(order, 0) + 1
         who = [(calls + k) % 2 if opts.judge2_sd is not None else 0 for k in range(len(orders))]
@@ -162,6 +211,9 @@ def run_trial(cfg: TournamentCfg, bias: float, trial: int, budgets: tuple[int, .
                 rel = board.reliability
                 r2 = rel["1"] / rel["0"] if "1" in rel and "0" in rel else math.nan
                 out[c] = (recall(elo_order, truth), recall(board.order(), truth), calls, draws, r2)
+                if tally is not None:
+                    tally[c] = kinds | {"capped": sum(k >= cap for k in played.values()),
+                                        "reruns": sum(k - 1 for k in asked.values())}
     return out
 
 
@@ -213,6 +265,7 @@ VARIANTS: dict[str, tuple[TournamentCfg, SimOpts]] = {
     "session+cap-6": (DEFAULT, replace(SESSION, cap_value=6)),
     "session+sample-0": (replace(DEFAULT, dual=replace(DEFAULT.dual, sample=0.0)), SESSION),
     "session+escalation-0": (replace(DEFAULT, dual=replace(DEFAULT.dual, biased_share=0.0)), SESSION),
+    "session+escalation-1": (replace(DEFAULT, dual=replace(DEFAULT.dual, biased_share=1.0)), SESSION),
     "session+cap-2+sample-0": (replace(DEFAULT, dual=replace(DEFAULT.dual, sample=0.0)),
                                replace(SESSION, cap_value=2)),
     "earlier": (EARLIER, SESSION),
@@ -225,7 +278,8 @@ VARIANTS: dict[str, tuple[TournamentCfg, SimOpts]] = {
 judged fewer times (``session+coin``: a fair coin, as before); the default variant, at bias 0.3, under both judges,
 beside the bound (:func:`bench.ranking_sim.bound_rows`). ``session+cap-2`` / ``+cap-4`` / ``+cap-6``, ``+sample-0``
 and ``+escalation-0`` change one of its costs (the rematch cap, ``ranking.dual_order_sample``,
-``ranking.dual_order_biased_share``), ``+cap-2+sample-0`` two, for choosing them on tuning trials under the judge
+``ranking.dual_order_biased_share``; ``+escalation-1`` the escalation's share the other way, every close pair once
+biased: twenty-third stop, :mod:`bench.ranking_paired`), ``+cap-2+sample-0`` two, for choosing them on tuning trials under the judge
 with memory (design.md#judge-memory). ``earlier`` is the session before the twelfth stop (:data:`EARLIER`: boundary
 weight φ(z)/v, every rematch valued as new); ``earlier+power-1.5``, ``+info`` and ``+temp-100`` each change one plan
 setting of it (``ranking.boundary_power``, ``ranking.rematch_information``, ``ranking.temperature``), as tuned
