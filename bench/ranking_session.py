@@ -138,7 +138,7 @@ def run_trial(cfg: TournamentCfg, bias: float, trial: int, budgets: tuple[int, .
     labels).
 
     ``tally`` (filled when given, the trial's draws unchanged): per budget, the dual-order matches so far by
-    :func:`dual_kind` (:data:`DUAL_KINDS`), ``capped`` — pairs at the rematch cap — and ``reruns`` — calls on an
+    :func:`dual_kind` (:data:`DUAL_KINDS`), ``matches``, ``capped`` — pairs at the rematch cap — and ``reruns`` — calls on an
     ordered pair already judged in that order (the calls a judge with memory may answer by copy)."""
     qrng = np.random.default_rng(1000 + trial)
     q = {f"H{i:02d}": float(v) for i, v in enumerate(qrng.normal(size=n))}
@@ -168,7 +168,7 @@ def run_trial(cfg: TournamentCfg, bias: float, trial: int, budgets: tuple[int, .
                           state=state, blocked=blocked, shown=shown if opts.replay == "less_shown" else None)
         assert plan is not None, "every pair at the rematch cap (a session would stop `stalled`)"
         orders = [(plan.first, plan.second)] + ([(plan.second, plan.first)] if plan.dual else [])
-        if plan.dual:
+        if plan.dual and tally is not None:
             gap = players[plan.first].elo - players[plan.second].elo
             close = plan.mode == "debate" or abs(gap) < cfg.dual.elo_gap
             kinds[dual_kind(cfg.dual, state, close, rng.last)] += 1
@@ -212,7 +212,7 @@ def run_trial(cfg: TournamentCfg, bias: float, trial: int, budgets: tuple[int, .
                 r2 = rel["1"] / rel["0"] if "1" in rel and "0" in rel else math.nan
                 out[c] = (recall(elo_order, truth), recall(board.order(), truth), calls, draws, r2)
                 if tally is not None:
-                    tally[c] = kinds | {"capped": sum(k >= cap for k in played.values()),
+                    tally[c] = kinds | {"matches": step + 1, "capped": sum(k >= cap for k in played.values()),
                                         "reruns": sum(k - 1 for k in asked.values())}
     return out
 
