@@ -123,7 +123,7 @@ def summary(paths: list[str], variants: tuple[str, ...] = ARMS) -> None:
                 if v == base:
                     shown = f"{'':>16}"
                 else:
-                    m, se, n = diffs[v].setdefault((judge, c), paired(mine, base, v, c))
+                    m, se, _ = diffs[v].setdefault((judge, c), paired(mine, base, v, c))
                     shown = f"{m:+8.3f} ± {se:5.3f}"
                 print(f"{judge:>11} {c:7d} {v:24} {len(mine):6d} {mean_of['recall']:6.3f} {shown}"
                       f" {mean_of['sample']:6.1f} {mean_of['escalation']:6.1f} {mean_of['quota']:6.1f}"

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
@@ -26,7 +26,7 @@ from bench.ranking_judges import Judge, logistic
 from cosci.config.schema import RankingCfg
 from cosci.tournament.bt import BTFit, Verdict, fit_bt
 from cosci.tournament.elo import EloRule
-from cosci.tournament.engine import TournamentCfg, plan_match
+from cosci.tournament.engine import MatchPlan, TournamentCfg, plan_match
 from cosci.tournament.judge_stats import position_bias
 from cosci.tournament.judging import DualOrderCfg, DualOrderState, resolve, score_of
 from cosci.tournament.pairing import BlockedPairs, never_blocked
@@ -116,6 +116,34 @@ def dual_kind(cfg: DualOrderCfg, state: DualOrderState | None, close: bool, coin
     return "quota"
 
 
+@dataclass
+class Tally:
+    """What :func:`run_trial` counts for its ``tally`` (``on``; off, nothing is counted)."""
+
+    on: bool
+    kinds: dict[str, int] = field(default_factory=lambda: dict.fromkeys(DUAL_KINDS, 0))
+    asked: dict[tuple[str, str], int] = field(default_factory=dict)  # calls per (first, second)
+
+    def match(self, cfg: DualOrderCfg, state: DualOrderState | None, plan: MatchPlan, gap: float,
+              rng: CoinRecord, orders: list[tuple[str, str]]) -> None:
+        """Count one planned match: ``gap`` its Elo difference (points) before it, ``rng`` the plan's, ``orders``
+        the (first, second) of each call."""
+        if not self.on:
+            return
+        if plan.dual:
+            close = plan.mode == "debate" or abs(gap) < cfg.elo_gap
+            self.kinds[dual_kind(cfg, state, close, rng.last)] += 1
+        for order in orders:
+            self.asked[order] = self.asked.get(order, 0) + 1
+
+    def counts(self, matches: int, played: dict[tuple[str, str], int], cap: int) -> dict[str, int]:
+        """The dual-order matches so far by :func:`dual_kind` (:data:`DUAL_KINDS`), ``matches``, ``capped`` —
+        pairs at the rematch cap — and ``reruns`` — calls on an ordered pair already judged in that order (the
+        calls a judge with memory may answer by copy)."""
+        return self.kinds | {"matches": matches, "capped": sum(k >= cap for k in played.values()),
+                             "reruns": sum(k - 1 for k in self.asked.values())}
+
+
 def recall(order: list[str], truth: set[str], k: int = 5) -> float:
     return len(set(order[:k]) & truth) / k
 
@@ -137,9 +165,7 @@ def run_trial(cfg: TournamentCfg, bias: float, trial: int, budgets: tuple[int, .
     ``(recall by Elo, recall by BT, calls, draws, r2)``, ``r2`` the second judge's fitted reliability (NaN without
     labels).
 
-    ``tally`` (filled when given, the trial's draws unchanged): per budget, the dual-order matches so far by
-    :func:`dual_kind` (:data:`DUAL_KINDS`), ``matches``, ``capped`` — pairs at the rematch cap — and ``reruns`` — calls on an
-    ordered pair already judged in that order (the calls a judge with memory may answer by copy)."""
+    ``tally`` (filled when given, the trial's draws unchanged): per budget, :meth:`Tally.counts`."""
     qrng = np.random.default_rng(1000 + trial)
     q = {f"H{i:02d}": float(v) for i, v in enumerate(qrng.normal(size=n))}
     truth = set(sorted(q, key=lambda h: -q[h])[:5])
@@ -156,8 +182,7 @@ def run_trial(cfg: TournamentCfg, bias: float, trial: int, budgets: tuple[int, .
     played: dict[tuple[str, str], int] = {}
     shown: dict[tuple[str, str], int] = {}  # calls per (first, second) the pairing reads (SimOpts.judged)
     cap = opts.cap_value or shipped_ranking().max_matches_per_pair
-    kinds = dict.fromkeys(DUAL_KINDS, 0)
-    asked: dict[tuple[str, str], int] = {}  # calls per (first, second), for tally's reruns
+    counter = Tally(on=tally is not None)
     for step in range(10**6):
         if calls >= budgets[-1] * n // per:
             break
@@ -168,12 +193,7 @@ def run_trial(cfg: TournamentCfg, bias: float, trial: int, budgets: tuple[int, .
                           state=state, blocked=blocked, shown=shown if opts.replay == "less_shown" else None)
         assert plan is not None, "every pair at the rematch cap (a session would stop `stalled`)"
         orders = [(plan.first, plan.second)] + ([(plan.second, plan.first)] if plan.dual else [])
-        if plan.dual and tally is not None:
-            gap = players[plan.first].elo - players[plan.second].elo
-            close = plan.mode == "debate" or abs(gap) < cfg.dual.elo_gap
-            kinds[dual_kind(cfg.dual, state, close, rng.last)] += 1
-        for order in orders:
-            asked[order] = asked.get(order, 0) + 1
+        counter.match(cfg.dual, state, plan, players[plan.first].elo - players[plan.second].elo, rng, orders)
         for order in orders if opts.judged or not plan.dual else []:  # judged: dual orders too; else shown_counts'
             shown[order] = shown.get(order, 0) + 1
         who = [(calls + k) % 2 if opts.judge2_sd is not None else 0 for k in range(len(orders))]
@@ -212,8 +232,7 @@ def run_trial(cfg: TournamentCfg, bias: float, trial: int, budgets: tuple[int, .
                 r2 = rel["1"] / rel["0"] if "1" in rel and "0" in rel else math.nan
                 out[c] = (recall(elo_order, truth), recall(board.order(), truth), calls, draws, r2)
                 if tally is not None:
-                    tally[c] = kinds | {"matches": step + 1, "capped": sum(k >= cap for k in played.values()),
-                                        "reruns": sum(k - 1 for k in asked.values())}
+                    tally[c] = counter.counts(step + 1, played, cap)
     return out
 
 
@@ -278,12 +297,12 @@ VARIANTS: dict[str, tuple[TournamentCfg, SimOpts]] = {
 judged fewer times (``session+coin``: a fair coin, as before); the default variant, at bias 0.3, under both judges,
 beside the bound (:func:`bench.ranking_sim.bound_rows`). ``session+cap-2`` / ``+cap-4`` / ``+cap-6``, ``+sample-0``
 and ``+escalation-0`` change one of its costs (the rematch cap, ``ranking.dual_order_sample``,
-``ranking.dual_order_biased_share``; ``+escalation-1`` the escalation's share the other way, every close pair once
-biased: twenty-third stop, :mod:`bench.ranking_paired`), ``+cap-2+sample-0`` two, for choosing them on tuning trials under the judge
-with memory (design.md#judge-memory). ``earlier`` is the session before the twelfth stop (:data:`EARLIER`: boundary
-weight φ(z)/v, every rematch valued as new); ``earlier+power-1.5``, ``+info`` and ``+temp-100`` each change one plan
-setting of it (``ranking.boundary_power``, ``ranking.rematch_information``, ``ranking.temperature``), as tuned
-(bench/README.md, twelfth stop). ``session+judged`` counts both orders of a dual-order match in the counts the pairing
-reads (:attr:`SimOpts.judged`; eighteenth stop, not adopted). ``session+boundary-dual`` judges both orders of every
-match on a pair straddling the top-5 line instead of the 10 % random sample (``DualOrderCfg.sample_on``; nineteenth
-stop; ``+judged`` with :attr:`SimOpts.judged` as well, exploratory)."""
+``ranking.dual_order_biased_share``; ``+escalation-1`` the share the other way, every close pair once biased:
+twenty-third stop, :mod:`bench.ranking_paired`), ``+cap-2+sample-0`` two, for choosing them on tuning trials under
+the judge with memory (design.md#judge-memory). ``earlier`` is the session before the twelfth stop (:data:`EARLIER`:
+boundary weight φ(z)/v, every rematch valued as new); ``earlier+power-1.5``, ``+info`` and ``+temp-100`` each change
+one plan setting of it (``ranking.boundary_power``, ``ranking.rematch_information``, ``ranking.temperature``), as
+tuned (bench/README.md, twelfth stop). ``session+judged`` counts both orders of a dual-order match in the counts the
+pairing reads (:attr:`SimOpts.judged`; eighteenth stop, not adopted). ``session+boundary-dual`` judges both orders of
+every match on a pair straddling the top-5 line instead of the 10 % random sample (``DualOrderCfg.sample_on``;
+nineteenth stop; ``+judged`` with :attr:`SimOpts.judged` as well, exploratory)."""
