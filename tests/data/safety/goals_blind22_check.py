@@ -27,8 +27,7 @@ from goals_blind_check import run
 SPEC = dataclasses.replace(SPEC13, id_prefix="b22", min_rows=750, min_harmful=330)
 # (harmful, benign) floors per language the brief weighted; English carries the most rows.
 WEIGHTED_LANGS = {"en": (50, 50)} | {
-    lang: (15, 16)
-    for lang in ("ru", "ar", "bn", "fa", "tr", "de", "es", "pt", "ja", "ko", "zh", "uk", "pl", "sw")
+    lang: (15, 16) for lang in ("ru", "ar", "bn", "fa", "tr", "de", "es", "pt", "ja", "ko", "zh", "uk", "pl", "sw")
 }
 # Small languages the brief added to goals_blind13's list, each with at least this many benign rows.
 MORE_SMALL_LANGS = ("ro", "tl")
