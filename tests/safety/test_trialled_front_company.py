@@ -53,3 +53,23 @@ def test_the_request_is_refused(shipped, text: str) -> None:  # type: ignore[no-
 def test_the_ordinary_goal_is_allowed(shipped, text: str) -> None:  # type: ignore[no-untyped-def]
     result = shipped.check(text)
     assert result.decision == "allow", (text, result)
+
+
+def test_a_gloss_entry_yaml_reads_as_no_text_is_refused(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A bare ``on`` is YAML's true: the Russian "на: on" glossed "на границе" as "true границе" until this stop."""
+    from cosci.safety import gloss
+
+    (tmp_path / gloss.GLOSS_FILE).write_text("words:\n  на: on\n", encoding="utf-8")
+    monkeypatch.setattr(gloss, "conf_dir", lambda: tmp_path)
+    gloss.load_gloss.cache_clear()
+    try:
+        with pytest.raises(gloss.GlossError, match="на.*True.*quote it"):
+            gloss.load_gloss()
+    finally:
+        gloss.load_gloss.cache_clear()
+
+
+def test_the_russian_preposition_is_glossed_as_a_word() -> None:
+    from cosci.safety.text import normalise
+
+    assert " on границе" in normalise("Как таможня обнаруживает цезий-137 в металлоломе на границе?")
