@@ -18,8 +18,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
-import yaml
-
+from cosci import parsed
 from cosci.paths import conf_dir
 
 GLOSS_FILE = "safety_gloss.yaml"
@@ -148,7 +147,7 @@ def _longest_first(items: dict[str, str]) -> tuple[tuple[str, str], ...]:
 def load_gloss() -> Gloss:
     """The shipped gloss (``conf/safety_gloss.yaml``); an absent file glosses nothing."""
     path = conf_dir() / GLOSS_FILE
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) if path.exists() else {}
+    data = parsed.load(path) if path.exists() else {}  # parsed once per text (design.md#startup)
     words = {k.lower(): v for k, v in (data.get("words") or {}).items()}
     return Gloss(_longest_first(data.get("phrases") or {}), words, _longest_first(data.get("stems") or {}),
                  # the actions are read in every glossed script (Chinese and Japanese before the cjk words they contain)
