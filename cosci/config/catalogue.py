@@ -25,6 +25,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from cosci import parsed
 from cosci.config.measured import ClassifierMeasurement, Heldout, scripted, shortfall
 from cosci.config.thinking import Effort, ThinkingForm
 from cosci.plugins import CATALOGUES, folders, skip
@@ -135,8 +136,8 @@ def read_catalogue(folder: Path) -> Catalogue:
     hosts: dict[str, str] = {}
     for path in sorted(folder.glob("*.yaml")):
         try:
-            data = ProviderFile.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
-        except (OSError, yaml.YAMLError) as exc:
+            data = ProviderFile.model_validate(parsed.load(path))  # parsed once per text (design.md#startup)
+        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
             raise CatalogueError(f"{path}: cannot read ({type(exc).__name__})") from None
         except ValidationError as exc:
             err = exc.errors()[0]

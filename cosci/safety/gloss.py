@@ -18,8 +18,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
-import yaml
-
+from cosci import parsed
 from cosci.errors import CosciError
 from cosci.paths import conf_dir
 
@@ -158,7 +157,7 @@ def load_gloss() -> Gloss:
             boolean, and the Russian "на: on" glossed "на границе" as "true границе" until the twenty-second stop.
     """
     path = conf_dir() / GLOSS_FILE
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) if path.exists() else {}
+    data = parsed.load(path) if path.exists() else {}  # parsed once per text (design.md#startup)
     for section, entries in data.items():
         for key, value in (entries or {}).items():
             if not (isinstance(key, str) and isinstance(value, str)):

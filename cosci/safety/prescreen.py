@@ -23,6 +23,7 @@ from typing import Any
 
 import yaml
 
+from cosci import parsed
 from cosci.errors import CosciError
 from cosci.paths import conf_dir
 from cosci.safety.conditional import Conditional
@@ -212,8 +213,8 @@ def load_prescreen(name: str) -> Prescreen:
     """
     path = Path(name) if Path(name).is_absolute() else conf_dir() / name
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
+        data = parsed.load(path)  # parsed once per text (design.md#startup)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise PrescreenError(f"safety.prescreen_terms: cannot read {path} ({type(exc).__name__})") from None
     if not isinstance(data, dict) or not isinstance(data.get("categories"), dict):
         raise PrescreenError(f"safety.prescreen_terms: {path} needs a `categories` mapping")
