@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import argparse
 import difflib
-from collections.abc import Sequence
 import re
+from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from cosci.api import data_folder

@@ -302,9 +302,10 @@ class Readings:
         attribution, ..."), inside a harmful step ("escape vaccine-induced immunity") or in a compound that names a
         thing rather than a purpose ("water treatment plant", "teaching lab"; ``not_protective``), because there
         the word says nothing about what the answer would be used for; nor, in a text with a consent hit, the product
-        tried on people (``trialled``: "test a vaccine on children without telling their parents"). None at all when the text demands working
-        detail (``operational``: "fully operational", "a design that would actually work"): a purpose stated next
-        to that demand does not lower what the answer could do (docs/design.md#safety-screen)."""
+        tried on people (``trialled``: "test a vaccine on children without telling their parents"). None at all
+        when the text demands working detail (``operational``: "fully operational", "a design that would actually
+        work"): a purpose stated next to that demand does not lower what the answer could do
+        (docs/design.md#safety-screen)."""
         norm = normalise(text)
         if self.operational.first(norm):
             return []

@@ -63,7 +63,7 @@ def test_a_gloss_entry_yaml_reads_as_no_text_is_refused(tmp_path, monkeypatch) -
     monkeypatch.setattr(gloss, "conf_dir", lambda: tmp_path)
     gloss.load_gloss.cache_clear()
     try:
-        with pytest.raises(gloss.GlossError, match="на.*True.*quote it"):
+        with pytest.raises(gloss.GlossError, match=r"на.*True.*quote it"):
             gloss.load_gloss()
     finally:
         gloss.load_gloss.cache_clear()
