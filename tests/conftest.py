@@ -8,7 +8,9 @@ every model call.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
+import inspect
 import os
 import shutil
 import tempfile
@@ -137,7 +139,7 @@ CliHere = Callable[..., tuple[int, str, str]]
 def cli_here(prefect_server: None, fake: FakeBackend, capsys: pytest.CaptureFixture[str],
              monkeypatch: pytest.MonkeyPatch) -> CliHere:
     """``cli_here(*args) -> (exit status, stdout, stderr)``: ``cosci *args`` in this process (:func:`run_cli`), its
-    flows on the worker's Prefect test server (:func:`prefect_server`), for a command that runs a session (``cosci
+    flows on the worker's Prefect server (:func:`prefect_server`), for a command that runs a session (``cosci
     resume``) where a process of its own adds only its start: the imports, about 7 s of CPU here, and at its exit
     the drain of Prefect's event workers into a server it did not start (docs/design.md#tests). The command's own
     process is tested in tests/test_stored_sessions.py. The fake is reset before and after (:func:`fake`)."""
@@ -259,19 +261,37 @@ def finished_copy(finished_templates: dict[tuple[str, ...], tuple[Path, str]],
 
 
 @pytest.fixture(scope="session")
-def prefect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """Prefect's test server (``prefect_test_harness``) for the flows run in the test process, once per worker.
+def prefect_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The flows run in the test process report to the worker's one Prefect server (:func:`prefect_api_url`), as
+    ``prefect_test_harness`` points them at its own: the API URL set in Prefect's settings context, process-wide,
+    and Prefect's log and event workers drained before the server stops. Once per worker.
 
-    Defined here, in the root conftest, and nowhere else: a fixture imported into another folder's conftest is a
-    fixture of its own there, with its own session-wide instance, so each folder that re-exported it started a
-    server more on a worker that ran tests of both folders (docs/design.md#tests)."""
+    Not Prefect's test harness any more: it booted a second server per worker on a database it migrated from
+    nothing, with Prefect's event services on (the triggers, the event persister), for no test that reads them; the
+    subprocesses' server skips both and starts from the migrated template (docs/design.md#tests). Defined here, in
+    the root conftest, and nowhere else: a fixture imported into another folder's conftest is a fixture of its own
+    there, with its own session-wide instance (docs/design.md#tests)."""
     from flows.env import prepare  # imported here: most tests never start a flow
 
-    prepare(tmp_path_factory.mktemp("prefect-home"))
-    from prefect.testing.utilities import prefect_test_harness
+    prepare(tmp_path_factory.mktemp("prefect-home"))  # before Prefect is imported: it reads its settings then
+    url = request.getfixturevalue("prefect_api_url")
+    import prefect.context
+    from prefect.events.worker import EventsWorker
+    from prefect.logging.handlers import APILogWorker
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+    from prefect.utilities.asyncutils import run_coro_as_sync
 
-    with prefect_test_harness(server_startup_timeout=120):
+    async def drain() -> None:  # as the harness does: what the test process still holds reaches the server
+        with contextlib.suppress(RuntimeError):  # never started
+            if inspect.isawaitable(done := APILogWorker.instance().drain()):
+                await done
+        if inspect.isawaitable(done := EventsWorker.drain_all()):
+            await done
+
+    with temporary_settings(updates={PREFECT_API_URL: url}), \
+            prefect.context._temporary_global_settings_context(prefect.context.get_settings_context()):
         yield
+        run_coro_as_sync(drain())
 
 
 @pytest.fixture(scope="session")
@@ -280,9 +300,8 @@ def prefect_api_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     settings a run gives its server), for the environment of a ``python -m cosci.run`` subprocess: given
     ``PREFECT_API_URL`` it starts no server of its own, as in a sweep. Measured (docs/design.md#tests): a fake
     session's process took 15.5-18.2 s of CPU with its own server, 12.6-14.7 s with a running one (its own CPU and the
-    server's); the server's boot alone is about 5 s of CPU. Not :func:`prefect_server` (Prefect's test harness, which
-    runs its event services: the reliability module's sessions took 141 s of CPU on it against 132 s on a server of
-    this kind). Not for a test of the run's own server (its start, its stop with the process)."""
+    server's); the server's boot alone is about 5 s of CPU. The flows run in the test process report to it too
+    (:func:`prefect_server`). Not for a test of the run's own server (its start, its stop with the process)."""
     from flows.server import TemporaryServer
 
     server = TemporaryServer(tmp_path_factory.mktemp("prefect-shared"))

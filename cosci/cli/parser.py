@@ -54,7 +54,7 @@ class Version(argparse.Action):
         parser.exit(0)
 
 
-def parser() -> argparse.ArgumentParser:
+def parser() -> Parser:
     """The ``cosci`` parser: ``--data-dir`` before or after the command, one subparser per command, each with
     ``func`` (the command) and ``parser_of_command`` (for its one-line errors) set."""
     p = Parser(prog="cosci", description=DESCRIPTION)

@@ -1,4 +1,4 @@
-"""``cosci investigate run`` end to end on the scripted fake, under Prefect's test harness
+"""``cosci investigate run`` end to end on the scripted fake, on the worker's Prefect server
 (docs/design.md#investigation): the acceptance run on circle packing, a scripted run in which all four gate
 combinations occur and hostile candidates fail without stopping the run, and ``--from-session``."""
 
@@ -22,7 +22,7 @@ FAST = ["models=fake", "retry.base_delay_seconds=0", "retry.max_delay_seconds=0"
 
 @pytest.fixture
 def harness_api(prefect_server: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Point cosci at the test harness's Prefect server (so it starts none of its own)."""
+    """Point cosci at the worker's Prefect server (:func:`tests.conftest.prefect_server`; it starts none of its own)."""
     from prefect.settings import PREFECT_API_URL
 
     monkeypatch.setenv("PREFECT_API_URL", str(PREFECT_API_URL.value()))

@@ -1,4 +1,4 @@
-"""The session flow end to end on the scripted fake, under Prefect's test harness (issue 6)."""
+"""The session flow end to end on the scripted fake, on the worker's Prefect server (issue 6)."""
 
 from __future__ import annotations
 
