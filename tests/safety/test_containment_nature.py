@@ -24,7 +24,7 @@ CONTAINED = [  # an outbreak or a leak as premise, its containment or the prepar
     "Wenn die Cholera in der Stadt ausbricht, wie kann man sie eindämmen?",  # German
     "Jeśli bruceloza pojawi się w stadzie, jak ją zwalczać bez uboju całego stada?",  # Polish
     "If cholera breaks out in the camp, how do we chlorinate the water supply?",
-    "If a chlorine gas leak happens at the plant, how should the nearby hospital prepare for it?",
+    "If a chlorine gas leak happens at the plant, how should the emergency team prepare for it?",
     "अगर शहर में अमोनिया गैस लीक हो जाए तो अस्पताल कैसे तैयारी करें?",  # Hindi: "then", preparation
     "اگر گاؤں میں ہیضہ پھیل جائے تو پانی کی chlorination کیسے کریں؟",  # Urdu: "then" after the subjunctive
 ]
@@ -136,6 +136,6 @@ def test_short_english_with_an_english_function_word_is_english(text: str) -> No
 @pytest.mark.parametrize(("text", "code"), [("Tratamiento de la tuberculosis para niños", "es"),
                                             ("Paano gamutin ang dengue sa bata?", "tl"),
                                             ("Tratamento da dengue em crianças com soro", "pt"),
-                                            ("Vaccinazione contro l'herpes zoster negli immunodepressi", "it")])
+                                            ("Vaccino contro l'epatite B per i neonati della regione", "it")])
 def test_a_read_language_without_an_english_word_keeps_its_reading(text: str, code: str) -> None:
     assert read_language(text).code == code, read_language(text)
