@@ -48,6 +48,9 @@ Arzt vermutet, dass ..."; Russian, Ukrainian, German, Czech, Polish and Swedish 
 _AND = re.compile(r"(?<!\S)(?:and|then|e|y|et|und|dann|oraz|ve|dan|и|і|та|और|اور)(?!\S)")
 """A coordinator joining a second clause or verb in a main clause (:meth:`Conditional.joined`); not Dutch "en" and
 Polish "i" ("en" is "in" in French and Spanish, "i" an Italian article)."""
+_INFINITIVE = re.compile(r"\b\w{2,}(?:[aei]r|re)(?:l[aeoi]s?|gli\w*|ne|se|si)?\b")
+"""A Romance infinitive, a clitic written onto it at most ("levar", "echarlo", "portarla", "répandre"): after "e", "y"
+or "et" it joins a second request; a noun ("e pronto soccorso", "y los bomberos") joins who responds."""
 
 
 class Spans(Protocol):
@@ -181,12 +184,15 @@ class Conditional:
     def joined(self, main: str) -> bool:
         """Whether a main clause joins a second request to its response: a coordinator after the response word and no
         response or fix among the three words after it ("como controlar aqui e levar a doença para a fazenda do
-        vizinho", "contenerlo aquí y echarlo en el pozo": the containment is a cover for the carrying). Errs to the
-        score: "contain it and compensate the farmers" is no longer read as a response either."""
+        vizinho", "contenerlo aquí y echarlo en el pozo": the containment is a cover for the carrying; after a
+        Romance "e", "y", "et" only an infinitive, :data:`_INFINITIVE`). Errs to the score: "contain it and compensate
+        the farmers" is no longer read as a response either."""
         first = self.responses.search(main)
         assert first is not None
         for m in _AND.finditer(main, first.end()):
             after = " ".join(main[m.end():].split()[:3])
+            if m[0] in ("e", "y", "et") and not _INFINITIVE.search(after):
+                continue  # Romance: a second request is a verb ("e levar", "y echarlo"), not a list of who responds
             if not (self.responses.search(after) or self.fixes.search(after)):
                 return True
         return False
