@@ -45,6 +45,13 @@ _THAT = re.compile(r"\s*(что|що|dass|ze|att)\b")
 """A complementiser after a comma: the condition goes on ("если врач подозревает, что пациента отравили", "wenn der
 Arzt vermutet, dass ..."; Russian, Ukrainian, German, Czech, Polish and Swedish write the comma before it)."""
 
+_AND = re.compile(r"(?<!\S)(?:and|then|e|y|et|und|dann|oraz|ve|dan|и|і|та|और|اور)(?!\S)")
+"""A coordinator joining a second clause or verb in a main clause (:meth:`Conditional.joined`); not Dutch "en" and
+Polish "i" ("en" is "in" in French and Spanish, "i" an Italian article)."""
+_INFINITIVE = re.compile(r"\b\w{2,}(?:[aei]r|re)(?:l[aeoi]s?|gli\w*|ne|se|si)?\b")
+"""A Romance infinitive, a clitic written onto it at most ("levar", "echarlo", "portarla", "répandre"): after "e", "y"
+or "et" it joins a second request; a noun ("e pronto soccorso", "y los bomberos") joins who responds."""
+
 
 class Spans(Protocol):
     """A term list (:class:`cosci.safety.prescreen.Terms`): what a weapon use is."""
@@ -162,7 +169,7 @@ class Conditional:
         # a guarded aim ("if a hospital wanted to prevent the loss of its sources") and a fix asked is an audit of
         # one's own system: a response, whoever the actor ("if we wanted to stop leaks, how do we fix them")
         guarded = bool(aims) and not intended
-        responds = bool(self.responses.search(main)) or (guarded and fixed)
+        responds = (bool(self.responses.search(main)) and not self.joined(main)) or (guarded and fixed)
         if intended and (planned or not responds):
             return INTENDED
         if planned:
@@ -173,6 +180,22 @@ class Conditional:
                 and all((s in premise and e - 1 in premise) or self.responded(norm, s) for s, e in steps):
             return RESPONSE
         return None
+
+    def joined(self, main: str) -> bool:
+        """Whether a main clause joins a second request to its response: a coordinator after the response word and no
+        response or fix among the three words after it ("como controlar aqui e levar a doença para a fazenda do
+        vizinho", "contenerlo aquí y echarlo en el pozo": the containment is a cover for the carrying; after a
+        Romance "e", "y", "et" only an infinitive, :data:`_INFINITIVE`). Errs to the score: "contain it and compensate
+        the farmers" is no longer read as a response either."""
+        first = self.responses.search(main)
+        assert first is not None
+        for m in _AND.finditer(main, first.end()):
+            after = " ".join(main[m.end():].split()[:3])
+            if m[0] in ("e", "y", "et") and not _INFINITIVE.search(after):
+                continue  # Romance: a second request is a verb ("e levar", "y echarlo"), not a list of who responds
+            if not (self.responses.search(after) or self.fixes.search(after)):
+                return True
+        return False
 
     def _guarded(self, condition: str, intention: re.Match[str]) -> bool:
         """Whether an intention in a condition is a preventive aim: a ``guards`` word opening one of the first two

@@ -35,7 +35,7 @@ its past form is glossed "circulates" too; Arabic "كيف أجعل الفيرو�
 same form as the question's, so Arabic is not read."""
 _CAUSED = re.compile(r"\b(?:makes?|made|making|gets?|got|causes?|lets?|helps?|forc\w*|render\w*|enabl\w*|allow\w*|"
                      r"ensur\w*|sure|engineer\w*|modif\w*|increas\w*|enhanc\w*|boost\w*|faster|further|more|most|best|widest|"
-                     r"maximi\w*|optimi\w*|releas\w*|deliberately|intentionally|on purpose)\b")
+                     r"maximi\w*|optimi\w*|releas\w*|deliberately|intentionally|on purpose|causative)\b")
 """Anywhere in the clause, what makes the spread something done: made, ensured, raised, released, or asked at its
 most ("how does it spread fastest", "most widely")."""
 
@@ -69,6 +69,46 @@ contagian las personas de ...", German "wie infizieren sich Menschen mit ..."). 
 is who is infected, and nothing after the verb may be caused."""
 
 
+_HOW_LAST = re.compile(r"\b(?:circulates|escapes|survives|invades|infects|persists)\b"
+                       r"(?: [^\s?,;]+){0,6}? how\s*\??\s*$")
+"""A glossed verb of spreading or invasion in the third person with the how after it, closing the clause: Thai asks
+verb-final ("เชื้อ ... เข้าสู่ร่างกาย ... ได้อย่างไร", how does the germ enter the body, glossed "... invades the body ...
+how"). The gloss writes Thai's causative "ทำให้" as "causative" (:data:`_CAUSED`): "make it enter the body, how" asks for
+a way (docs/design.md#safety-screen, "Nature asked how, in Romance languages and Thai")."""
+
+_ROMANCE_ACTOR = (r"(?:(?:il|lo|la|l'|i|gli|le|el|los|las|o|os|as|a|les|un|una|uno|um|uma|des|du|de|del) ?)?"
+                  r"(?:terrorist\w*|attacc\w*|atacant\w*|attaquant\w*|aggressor\w*|agresor\w*|hacker\w*|criminal\w*|"
+                  r"criminel\w*|qualcuno|alguien|alguem|quelqu'un|on|si|se|io|noi|voi|tu|yo|nosotros|eu|nos|je|nous|vous|"
+                  r"gruppo|grupo|groupe|stato|estado|etat|esercit\w*|ejercit\w*|armee|exercito|milit\w*|sett[ae]|secta|seita|"
+                  r"secte|nemic\w*|enemig\w*|inimig\w*|ennemi\w*|persone|personas|pessoas|gens)\b")
+_ROMANCE_VERBS = (
+    # Italian
+    r"diffond\w*|trasmett\w*|propaga(?:no)?|circola(?:no)?|infetta(?:no)?|invad(?:e|ono)|entra(?:no)?|sfugg(?:e|ono)|"
+    r"sopravviv(?:e|ono)|persist(?:e|ono)|replica(?:no)?|danneggia(?:no)?|blocca(?:no)?|colpisc(?:e|ono)|"
+    r"attacca(?:no)?|elud(?:e|ono)|resist(?:e|ono)|raggiung(?:e|ono)|provoca(?:no)?|"
+    # Spanish and Portuguese
+    r"propagan?|propagam|transmiten?|transmitem|difunden?|espalham?|circulan?|circulam|infectan?|infectam|infetam?|"
+    r"invaden?|invadem|entran?|entram|escapan?|escapam|evaden?|evadem|sobreviven?|sobrevivem|persisten?|persistem|"
+    r"replican?|replicam|danan?|danifica(?:m)?|bloquean?|bloqueiam?|atacan?|atacam|resisten?|resistem|llegan?|chegam?|"
+    r"provocan?|provocam|causan?|causam|"
+    # French
+    r"propagent|transmet(?:tent)?|diffusent|circulent|infectent|envahi(?:t|ssent)|entrent|echappent|survi(?:t|vent)|"
+    r"persistent|repliquent|endommagent|bloquent|attaquent|resistent|atteign\w*|atteint|provoquent|causent")
+_ROMANCE_CAUSED = re.compile(r"\b(?:fa(?:re|r|ccio|cciamo)|hac(?:er|erlo|erla)|hago|faz(?:er|e-lo|e-la)|faco|faire|"
+                             r"fais|"
+                             r"rend\w*|tornar\w*|volver\w*|aumenta\w*|augment\w*|massimizz\w*|maximi\w*|piu|mas|mais|plus|"
+                             r"meglio|mejor|melhor|mieux|deliberad\w*|deliberat\w*|volontair\w*|apposta|proposito|expres)\b")
+_HOW_ROMANCE = re.compile(rf"^\s*(?:come|como|comment)\s+(?:(?!{_ROMANCE_ACTOR})[^\s?,;]+ ){{1,6}}?(?:si |se |s')?"
+                          rf"(?:{_ROMANCE_VERBS})(?:(?: [^\s?,;]+){{0,8}})\s*\??\s*$")
+"""A how opening its clause in Italian, Spanish, Portuguese or French, a subject that is no asker or actor (one to
+six words: "Xylella", "le virus de la rage"), then a verb of spread, invasion, survival, damage or escape in the third
+person present, and at most eight words to the clause's end: "Come Xylella blocca i vasi dell'ulivo" asks how the
+pathogen does it, as "how does Xylella block the olive's vessels" does (goals_blind21's false refusal, 0.75). An
+impersonal or reflexive verb before its subject ("come si diffonde l'antrace ...": how one spreads it), an infinitive
+("come diffondere"), a causative or a superlative anywhere (:data:`_ROMANCE_CAUSED`: "come Xylella si diffonde più
+in fretta") or more after the clause are not read."""
+
+
 _SECOND = re.compile(r"\b(?:and|a|i|ve|und|et|y|e|oraz) (?:how|jak|nas[iı]l|wie|comment|como|come)\b")
 """A second how joined to the first in the same clause ("jak ... přežívá a jak ji tam přidat", how it survives and
 how to add it there): the clause asks for more than the mechanism, and is not read as one (twentieth stop)."""
@@ -84,6 +124,9 @@ def asks_how(part: str, ends: tuple[str, ...], hidden: re.Pattern[str]) -> bool:
         if caught is not None and not _CAUSED.search(rest or "") and not hidden.search(part[:caught.start()]):
             return True
     said = _HOW_SAID.search(part) if part.rstrip().endswith(ends) else None
-    h = said or _HOW_GLOSSED.search(part) or _HOW_EMBEDDED.search(part)
+    romance = _HOW_ROMANCE.search(part)
+    if romance is not None and not _ROMANCE_CAUSED.search(part) and not _SECOND.search(part, romance.start() + 1):
+        return True
+    h = said or _HOW_GLOSSED.search(part) or _HOW_EMBEDDED.search(part) or _HOW_LAST.search(part)
     return h is not None and not _CAUSED.search(part) and not hidden.search(part[:h.start()]) \
         and not _SECOND.search(part, h.end())

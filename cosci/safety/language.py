@@ -34,7 +34,17 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from cosci.safety.language_close import CLOSE_NAMES, close_reading
-from cosci.safety.language_cues import OWN_WORDS, cues, cyrillic_reading, folded, own_forms, shouted
+from cosci.safety.language_cues import (
+    ENGLISH_ONLY,
+    OWN_WORDS,
+    cues,
+    cyrillic_reading,
+    english_only,
+    folded,
+    own_forms,
+    shouted,
+)
+from cosci.safety.language_cues import FUNCTION as _FUNCTION
 
 if TYPE_CHECKING:
     from lingua import ConfidenceValue, LanguageDetector
@@ -74,34 +84,6 @@ which it is believed for a short text. Was 0.95 (the whole text's bar): a 4-word
 before (one benign goal, a Turkish one as Tswana; bench/README.md, 2026-12-06)."""
 SHORT_UNREAD_MAX_READ = 0.01
 """The read languages' summed confidence on the whole text below which a short text's unread language is believed."""
-FUNCTION_WORDS = {
-    "en": "the of and to in is for with from how what why can which there any my at by this that are on an over into"
-          " than was were has have will would should could their our your be or not it its as more using between about"
-          " against without after before during best way",
-    "es": "el la los las de del que en por para con una como qué cómo es se su",
-    "fr": "le la les des du de et est pour dans une avec comment quels quelles sur qui que",
-    "pt": "o os as da do das dos que em para com uma como é não se",
-    "de": "der die das und ist mit von für wie ein eine den dem nicht zu auf einem einer eines damit",
-    "it": "il lo gli della delle di che per con una come è nel sono perché così",
-    "nl": "de het een van en is voor met hoe wat niet op te",
-    "id": "yang dan di untuk dengan dari apa bagaimana ini itu pada bisa",
-    "ms": "yang dan di untuk dengan dari apa bagaimana ini itu pada boleh",
-    "tr": "ve bir bu için ile nasıl ne mi da de olarak",
-    "pl": "i w z na jak do nie się czy jest oraz dla",
-    "vi": "và của các cho trong là một những có không khong cua nhung duoc nguoi thuoc benh",
-    "sw": "na ya wa kwa za la katika ni jinsi gani",
-    "sv": "och att hur inte är för vad från utan också mycket vid",
-    "hi": "hai hain kaise kya karein karen chahiye batao batayen banaye banayein kyun nahi aur liye ke kaun"
-          " mein hota hoti hote sakte sakta",
-}
-"""A few function words per read Latin-script language: two in a text outweigh trigrams that name an unread one.
-English's list holds words no unread Latin-script language writes as its own ("over", "than", "would"), not those
-Czech, Slovak or Romanian also write ("a", "do"): with "to" alone, "Best way to aerosolize botulinum toxin over a
-crowded stadium" read as Tagalog (a fresh user's report; on the 6,946 labelled texts the longer list changed no
-reading). Swedish's holds words Danish and Norwegian write otherwise ("och", "hur", "inte"; they are not read); Hindi's
-are Hindi typed in Latin letters ("dengue ka ilaaj ghar pe kya kar sakte hain" read as Tagalog), none of the short
-ones but "ke" ("ka", "ki", "ko", "se": Yoruba and Tagalog write them)."""
-_FUNCTION = {code: frozenset(words.split()) for code, words in FUNCTION_WORDS.items()}
 _READ_WORDS = [*_FUNCTION.values(), *(frozenset(words.split()) for words in OWN_WORDS.values())]
 LATIN_WORDS = frozenset({"et", "est", "sunt", "cum", "quod", "ut", "sed", "quomodo", "quid", "atque", "etiam", "aut",
                          "nisi", "quae", "potest", "enim", "ergo", "autem", "vel", "inter", "ad", "ex", "ab", "sub",
@@ -192,13 +174,6 @@ def closest(code: str, text: str) -> str:
         cues["mr"] += len(_MARATHI_ENDINGS.findall(text))
     best = max(group, key=lambda c: cues[c])
     return best if cues[best] > cues[code] else code
-
-
-_ENGLISH_ONLY = ("the of and to for with how what which why that this from into against between could would should "
-                 "using without their there your our about after before during than were have has will")
-ENGLISH_ONLY = frozenset(_ENGLISH_ONLY.split())
-"""English function words that are no word of another read Latin-script language ("in", "was", "an", "is" are
-German or Dutch too): one of them in a text of ASCII letters lingua gives to Spanish or French makes it English."""
 
 
 def _read(code: str, confidence: float, text: str) -> Reading:
@@ -301,7 +276,9 @@ def read_language(text: str) -> Reading:
         # English by one English function word in a text of ASCII letters showing none of that language's own
         english = own == "en" and text.isascii() and not _FUNCTION.get(code, frozenset()) & words and \
             bool(ENGLISH_ONLY & words)
-        needed = 1 if english and code not in OWN_WORDS else 2
+        # one such word also belies Tagalog, Czech or Romanian (lingua's choice for short English without a function
+        # word it knows: "TB efflux pump inhibitors worth testing with bedaquiline?" as Tagalog), their cues absent
+        needed = 1 if english else 2
         # any other read language's lingua choice showing none of its own function words and two of another's
         # ("tratamento da dengue em criancas com soro" as Italian)
         unsaid = code in _FUNCTION and not _FUNCTION[code] & words
@@ -342,6 +319,8 @@ def _likeliest_read(text: str, latin: bool, latin_unbacked: bool, words: set[str
     :data:`SHORT_UNREAD_PART_MIN_CONFIDENCE`): a short Czech request was read as English by default."""
     top = values[0]
     best = next((v for v in values if v.language.iso_code_639_1.name.lower() in READ and v.value > 0), None)
+    if best is not None and latin and english_only(text, words, best.language.iso_code_639_1.name.lower()):
+        return Reading("en", READ["en"], True, 0.0)
     if best is None or (latin and best.value < 0.05):
         if latin and not latin_unbacked and top.value >= SHORT_UNREAD_PART_MIN_CONFIDENCE and \
                 not english_said(words, values):
