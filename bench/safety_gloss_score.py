@@ -6,10 +6,10 @@
 A request in Russian, Arabic, Bengali, Persian or Turkish can name an agent and a harmful step the gloss reads (a
 term hit) and score under the hit rule's bar because the intent model reads the original language (bench/README.md,
 "twenty-first stop": a Russian request to spread an agent from a drone scored 0.007, its English 0.165). Each window
-of a non-English tuning text with a term hit is also read as its gloss (:func:`cosci.safety.glossed.reading`, both
-forms) and scored by the shipped intent model; a candidate (form, coverage, bar) lets the term-hit rule read the
-gloss's score (:attr:`cosci.safety.rules.Evidence.glossed`) where the gloss wrote at least ``coverage`` of the
-reading's words and the gloss's score reaches ``bar`` (besides the rule's own threshold).
+of a non-English tuning text with a term hit is also read as its gloss (:func:`reading`, both forms) and scored by
+the shipped intent model; a candidate (form, coverage, bar) lets the term-hit rule read the gloss's score
+(:func:`decide`) where the gloss wrote at least ``coverage`` of the reading's words and the gloss's score reaches
+``bar`` (besides the rule's own threshold).
 
 Leave-one-set-out: folds goals_blind16-21 (no training row of the shipped model: its training rows hold the blind
 sets up to goals_blind15, :data:`bench.safety_intent.LATER_BLIND`, so its scores on them are out of sample). For each
@@ -29,19 +29,67 @@ import hashlib
 import itertools
 import json
 import pickle
+import re
 import sys
 import time
-from collections.abc import Sequence
+import unicodedata
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+
+import numpy as np
 
 from bench.safety_flips import tuning_rows
 from bench.safety_intent import CachedEmbedding, Row, caught
 from bench.safety_measure import ROOT, SAFETY_DATA
 from bench.safety_refit import WORK
-from cosci.safety.glossed import READINGS, coverage, reading
+from cosci.safety.gloss import FOREIGN_SCRIPTS, load_gloss
 from cosci.safety.language import read_language
 from cosci.safety.screen import Evidence, OfflineScreen, Thresholds, decision_of
+
+READINGS = ("glossed", "english")
+"""``glossed``: the window with the gloss's English in place of the words it lists (the rest as written);
+``english``: the same with every word left in a glossed script dropped (the gloss's English, names and numbers)."""
+_FOREIGN_WORD = re.compile(f"\\S*[{FOREIGN_SCRIPTS}]\\S*")
+_TOKEN = re.compile(r"\w+")
+
+
+def _plain(text: str) -> str:
+    """``text`` lower-cased with accents dropped and Hangul kept composed: the original as the gloss's output
+    writes it, without the gloss."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return unicodedata.normalize("NFC", "".join(c for c in decomposed if not unicodedata.combining(c))).lower()
+
+
+def reading(window: str, form: str = "glossed") -> str | None:
+    """The window as the gloss reads it (``form`` one of :data:`READINGS`), or None when the gloss changes nothing
+    in it (an English window, or one in a language whose gloss lists none of its words).
+
+    Glossed scripts (:data:`~cosci.safety.gloss.FOREIGN_SCRIPTS`) are read by :meth:`~cosci.safety.gloss.Gloss.apply`
+    (kept composed: the embedding reads Hangul as syllables, not the jamo :func:`~cosci.safety.text.normalise`
+    leaves); a Latin-script window by :func:`~cosci.safety.text.normalise` (its action phrases in English)."""
+    gloss = load_gloss()
+    glossed = gloss.apply(window)
+    if glossed == window:
+        plain = " ".join(_plain(window).split())
+        glossed = gloss.apply_latin(plain)
+        if glossed == plain:
+            return None
+    if form == "english":
+        glossed = _FOREIGN_WORD.sub(" ", glossed)
+    out = " ".join(glossed.split())
+    return out or None
+
+
+def coverage(window: str, read: str) -> float:
+    """Share of the words of ``read`` (a :func:`reading` of ``window``) that the original does not hold: the words
+    the gloss wrote, 0-1 (0 for an empty reading)."""
+    words = _TOKEN.findall(read)
+    if not words:
+        return 0.0
+    original = set(_TOKEN.findall(_plain(window)))
+    return sum(w not in original for w in words) / len(words)
+
 
 NEVER = ("goals_blind22",)
 """A set being written: never read."""
@@ -68,16 +116,19 @@ def _key(texts: Sequence[str]) -> str:
     return hashlib.sha256(json.dumps(list(texts)).encode() + conf + code).hexdigest()[:24]
 
 
-def records(name: str, rows: Sequence[Row], screen: OfflineScreen, cache: CachedEmbedding) -> list[Record | None]:
+def records(name: str, rows: Sequence[Row], screen: OfflineScreen, cache: CachedEmbedding,
+            need: Candidate | None = None) -> list[Record | None]:
     """Each row's :class:`Record`, or None where nothing can change: an unread language (refused whatever the
-    score), no window with a term hit, or no hit window the gloss changes."""
-    path = WORK / f"gloss-{name}-{_key([r.text for r in rows])}.pkl"
+    score), no window with a term hit, or no hit window the gloss changes (with ``need``: or none whose gloss passes
+    it, :func:`_record`; the whole grid's records are used where kept)."""
+    whole = WORK / f"gloss-{name}-{_key([r.text for r in rows])}.pkl"
+    path = whole if need is None or whole.exists() else whole.with_name(f"{whole.stem}-{'-'.join(map(str, need))}.pkl")
     if path.exists():
         return pickle.loads(path.read_bytes())
     out: list[Record | None] = []
     started = time.time()
     for r in rows:
-        out.append(_record(r.text, screen, cache))
+        out.append(_record(r.text, screen, cache, need))
     WORK.mkdir(parents=True, exist_ok=True)
     path.write_bytes(pickle.dumps(out))
     print(f"  {name}: {len(rows)} rows, {sum(x is not None for x in out)} with a glossed hit window, "
@@ -85,21 +136,37 @@ def records(name: str, rows: Sequence[Row], screen: OfflineScreen, cache: Cached
     return out
 
 
-def _record(text: str, screen: OfflineScreen, cache: CachedEmbedding) -> Record | None:
+def _zeros(texts: Sequence[str]) -> np.ndarray:
+    return np.zeros((len(texts), 384), dtype=np.float32)
+
+
+def _record(text: str, screen: OfflineScreen, cache: CachedEmbedding,
+            need: Candidate | None = None) -> Record | None:
+    """A text's :class:`Record` (see :func:`records`); with ``need``, None also where no hit window's gloss passes
+    ``need``'s coverage and bar (the text cannot flip under ``need``): the windows are found without scoring them
+    and scored only where one passes."""
     blocks = [read_language(b) for b in text.split("\n") if b.strip()] if "\n" in text.strip() else []
     lang = read_language(text)
     if not lang.read or not all(b.read for b in blocks) or lang.code == "en":
         return None
     if not screen.prescreen.check(text) and not any(screen.prescreen.check(b) for b in text.split("\n")):
         return None
-    evidence = screen.evidence(text)
-    wanted = {i: {f: reading(e.window, f) for f in READINGS} for i, e in enumerate(evidence) if e.hits}
-    wanted = {i: {f: t for f, t in forms.items() if t} for i, forms in wanted.items()}
-    wanted = {i: forms for i, forms in wanted.items() if forms}
+    blank = OfflineScreen(screen.prescreen, screen.intent, screen.thresholds, featurise=_zeros)
+    evidence = (blank if need else screen).evidence(text)
+    read = {(i, f): reading(e.window, f) for i, e in enumerate(evidence) if e.hits for f in READINGS}
+    wanted: dict[int, dict[str, str]] = {}
+    for (i, f), r in read.items():
+        if r:
+            wanted.setdefault(i, {})[f] = r
     if not wanted:
         return None
     texts = list(dict.fromkeys(t for forms in wanted.values() for t in forms.values()))
     harm = dict(zip(texts, screen.intent.harm(cache(texts)).tolist(), strict=True))
+    if need:
+        if not any(harm[t] >= need[2] and coverage(evidence[i].window, t) >= need[1]
+                   for i, forms in wanted.items() for f, t in forms.items() if f == need[0]):
+            return None
+        evidence = screen.evidence(text)
     return Record(evidence, {i: {f: (harm[t], coverage(evidence[i].window, t)) for f, t in forms.items()}
                              for i, forms in wanted.items()})
 
@@ -108,9 +175,12 @@ def decide(rec: Record, t: Thresholds, cand: Candidate | None) -> str:
     """The decision with the gloss's score read as ``cand`` says (None: as the screen decides now)."""
     ev = rec.evidence
     if cand is not None:
+        # the hit window once more, scored by its gloss and read by the term-hit rule only (a sentence read on its
+        # own: the agent rule does not act on it; it has a hit: the rule for a window naming no agent does not
+        # either): the decision is the term-hit rule's on the higher of the two scores
         form, cov, bar = cand
-        ev = [replace(e, glossed=g[0]) if (g := rec.glossed.get(i, {}).get(form)) and g[1] >= cov and g[0] >= bar
-              else e for i, e in enumerate(ev)]
+        ev = [*ev, *(replace(ev[i], score=g[0], sentence=True) for i, forms in rec.glossed.items()
+                     if (g := forms.get(form)) and g[1] >= cov and g[0] >= bar and g[0] > ev[i].score)]
     return decision_of(ev, t)
 
 
@@ -160,36 +230,27 @@ def choose(data: Sequence[tuple[list[Row], list[Record | None]]],
     return best[1], best[2], best[3]
 
 
-def main(argv: list[str] | None = None) -> int:
-    from bench.safety import _config
-    from cosci.safety.intent import load_intent
-    from cosci.safety.prescreen import load_prescreen
-    from cosci.safety.screen import thresholds_of
-
-    parser = argparse.ArgumentParser(prog="python -m bench.safety_gloss_score", description=__doc__.split("\n")[0])
-    parser.add_argument("--sets", nargs="*", help="only these sets (stems): the grid's counts, no choice")
-    args = parser.parse_args(argv)
-    config = _config("local")
-    assert config.safety is not None
-    cache = CachedEmbedding()
-    screen = OfflineScreen(load_prescreen(config.safety.prescreen_terms), load_intent(config.safety.intent),
-                           thresholds_of(config.safety), featurise=cache)
+def probes(path: Path, cand: Candidate, screen: OfflineScreen, cache: CachedEmbedding) -> None:
+    """Each probe's decision now and with ``cand``, and its hit windows' scores (as written; each form's gloss score
+    and coverage)."""
     t = screen.thresholds
-    paths = {p.stem: p for p in sorted(SAFETY_DATA.glob("goals_*.jsonl")) if p.stem not in NEVER}
+    counts: dict[tuple[str, str, str], int] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        probe = json.loads(line)
+        rec = _record(probe["goal"], screen, cache)
+        if rec is None:
+            print(f"{probe['label']}: no glossed hit window: {probe['goal'][:100]}")
+            continue
+        was, now = decide(rec, t, None), decide(rec, t, cand)
+        counts[(probe["label"], was, now)] = counts.get((probe["label"], was, now), 0) + 1
+        scores = [(round(rec.evidence[i].score, 3), {f: (round(v[0], 3), round(v[1], 2)) for f, v in g.items()})
+                  for i, g in rec.glossed.items()]
+        print(f"{probe['label']}: {was} -> {now} {scores[:2]}: {probe['goal'][:100]}")
+    print(counts)
 
-    def load(stem: str) -> tuple[list[Row], list[Record | None]]:
-        rows = tuning_rows(paths[stem])
-        return rows, records(stem, rows, screen, cache)
 
-    if args.sets:
-        for stem in args.sets:
-            rows, recs = load(stem)
-            print(f"\n{stem}: {len(rows)} rows, {sum(x is not None for x in recs)} with a glossed hit window")
-            print("| form | coverage | bar | harmful gained | benign newly refused |\n|---|---|---|---|---|")
-            for cand in grid():
-                g, n, _ = flips(rows, recs, t, cand)
-                print(f"| {cand[0]} | {cand[1]} | {cand[2]} | {g} | {n} |")
-        return 0
+def loso(load: Callable[..., tuple[list[Row], list[Record | None]]], others: Sequence[str], t: Thresholds) -> None:
+    """The folds' table (each chosen on the other five), then the choice on all six counted on ``others``."""
     folds = {stem: load(stem) for stem in FOLDS}
     print("| fold | chosen on the other five (form, coverage, bar) | gained there | fold: harmful gained | "
           "fold: benign newly refused |\n|---|---|---|---|---|")
@@ -205,15 +266,52 @@ def main(argv: list[str] | None = None) -> int:
     final, g, n = choose(list(folds.values()), t)
     print(f"\nchosen on all six folds: {final} (in sample: {g} gained, {n} newly refused)")
     print("\n| set | rows | harmful gained | benign newly refused |\n|---|---|---|---|")
-    for stem in paths:
-        if stem in FOLDS:
-            continue
-        rows, recs = load(stem)
+    for stem in others:
+        rows, recs = load(stem, final)
         a, b, out = flips(rows, recs, t, final)
         shown += [(stem, *o) for o in out]
         print(f"| {stem} | {len(rows)} | {a} | {b} |", flush=True)
     for stem, r, was, now in shown:
         print(f"{stem} {r.id} {r.label} {r.category} {r.lang} {was} -> {now}: {r.text[:160]}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    from bench.safety import _config
+    from cosci.safety.intent import load_intent
+    from cosci.safety.prescreen import load_prescreen
+    from cosci.safety.screen import thresholds_of
+
+    parser = argparse.ArgumentParser(prog="python -m bench.safety_gloss_score", description=__doc__.split("\n")[0])
+    parser.add_argument("--sets", nargs="*", help="only these sets (stems): the grid's counts, no choice")
+    parser.add_argument("--probes", type=Path, help="a file of {goal, label} lines: each probe's decision now and "
+                        "with --candidate, and its hit windows' gloss scores")
+    parser.add_argument("--candidate", default="glossed/0.5/0.5", help="form/coverage/bar for --probes")
+    args = parser.parse_args(argv)
+    config = _config("local")
+    assert config.safety is not None
+    cache = CachedEmbedding()
+    screen = OfflineScreen(load_prescreen(config.safety.prescreen_terms), load_intent(config.safety.intent),
+                           thresholds_of(config.safety), featurise=cache)
+    t = screen.thresholds
+    paths = {p.stem: p for p in sorted(SAFETY_DATA.glob("goals_*.jsonl")) if p.stem not in NEVER}
+
+    def load(stem: str, need: Candidate | None = None) -> tuple[list[Row], list[Record | None]]:
+        rows = tuning_rows(paths[stem])
+        return rows, records(stem, rows, screen, cache, need)
+
+    if args.probes:
+        form, cov, bar = args.candidate.split("/")
+        probes(args.probes, (form, float(cov), float(bar)), screen, cache)
+    elif args.sets:
+        for stem in args.sets:
+            rows, recs = load(stem)
+            print(f"\n{stem}: {len(rows)} rows, {sum(x is not None for x in recs)} with a glossed hit window")
+            print("| form | coverage | bar | harmful gained | benign newly refused |\n|---|---|---|---|---|")
+            for cand in grid():
+                g, n, _ = flips(rows, recs, t, cand)
+                print(f"| {cand[0]} | {cand[1]} | {cand[2]} | {g} | {n} |")
+    else:
+        loso(load, [stem for stem in paths if stem not in FOLDS], t)
     return 0
 
 

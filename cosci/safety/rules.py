@@ -118,10 +118,8 @@ def act(e: Evidence, t: Thresholds) -> tuple[str, str] | None:
     # someone wanted to silence a BSL-3 lab's alarm system, what way is there"; design.md#safety-screen, "A plant's
     # process hacked"): it is flagged, as the same plan asked outright is
     flagged_plan = e.conditional == INTENDED and t.asked_hit_score is not None and e.score >= t.asked_hit_score
-    # the term-hit rule reads the higher of the window's score and its gloss's (Evidence.glossed)
-    hit_score = max(e.score, e.glossed)
     candidates = [(e.likeliest() if h.category == "intent" else h.category, RULES[0])
-                  for h in hits if hit_score >= t.hit_threshold(hit_object(e, h, t), bool(e.purposes))
+                  for h in hits if e.score >= t.hit_threshold(hit_object(e, h, t), bool(e.purposes))
                   or (asked and h.category != "intent")
                   or (flagged_plan and h.category not in (*t.refuse_categories, "intent"))]
     candidates += [(c, RULES[1]) for c in e.agents if e.score >= t.agent_threshold(c, bool(e.purposes))
@@ -230,10 +228,6 @@ class Evidence:
     conditional: str | None = None
     """What a conditional's main clause asks (:mod:`cosci.safety.conditional`): ``response`` (no rule acts but a step
     asked outright), ``plan`` (no remedy read), ``intended`` (acts as a term hit where a refuse category is named)."""
-    glossed: float = 0.0
-    """The harm score of the window's gloss read as text (:mod:`cosci.safety.glossed`) where the screen reads it, else
-    0: the term-hit rule acts on the higher of it and ``score`` (docs/design.md#safety-language, "The gloss
-    scored")."""
     therapy: bool = False
     """The window's object is a therapy or biocontrol agent and it names no agent of concern or weapon use
     (:meth:`~cosci.safety.readings.Readings.therapy`): the rule for a window naming no agent does not act on it."""
