@@ -286,6 +286,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--probes", type=Path, help="a file of {goal, label} lines: each probe's decision now and "
                         "with --candidate, and its hit windows' gloss scores")
     parser.add_argument("--candidate", default="glossed/0.5/0.5", help="form/coverage/bar for --probes")
+    parser.add_argument("--count", help="form/coverage/bar: with --sets, that candidate's flips only")
     args = parser.parse_args(argv)
     config = _config("local")
     assert config.safety is not None
@@ -302,6 +303,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.probes:
         form, cov, bar = args.candidate.split("/")
         probes(args.probes, (form, float(cov), float(bar)), screen, cache)
+    elif args.sets and args.count:
+        form, cov, bar = args.count.split("/")
+        cand = (form, float(cov), float(bar))
+        print("| set | rows | harmful gained | benign newly refused |\n|---|---|---|---|")
+        for stem in args.sets:
+            rows, recs = load(stem, cand)
+            a, b, out = flips(rows, recs, t, cand)
+            print(f"| {stem} | {len(rows)} | {a} | {b} |", flush=True)
+            for r, was, now in out:
+                print(f"{stem} {r.id} {r.label} {r.category} {r.lang} {was} -> {now}: {r.text[:160]}")
     elif args.sets:
         for stem in args.sets:
             rows, recs = load(stem)

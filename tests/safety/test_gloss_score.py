@@ -57,3 +57,19 @@ def test_the_gloss_score_is_read_by_the_term_hit_rule_only() -> None:
     assert decide(rec, T, ("glossed", 0.0, 0.0)) == "allow"
     # and a window already refused stays refused
     assert decide(Record([_window(0.6)], {0: {"glossed": (0.1, 1.0)}}), T, ("glossed", 0.0, 0.0)) == "block"
+
+
+def test_every_gloss_entry_is_english_text() -> None:
+    """A gloss value YAML reads as a boolean ("на: on" was True) wrote "True" into every Russian text in place of
+    "on" (twenty-second stop): each entry of the gloss is a string."""
+    import yaml
+
+    from cosci.paths import conf_dir
+    from cosci.safety.gloss import GLOSS_FILE, load_gloss
+
+    data = yaml.safe_load((conf_dir() / GLOSS_FILE).read_text(encoding="utf-8"))
+    bad = [(section, k, v) for section, entries in data.items() if isinstance(entries, dict)
+           for k, v in entries.items() if not isinstance(k, str) or not isinstance(v, str)]
+    assert bad == []
+    assert " on " in load_gloss().apply("испытать препарат на заключённых")
+    assert "true" not in load_gloss().apply("испытать препарат на заключённых")
