@@ -2,6 +2,8 @@
 
     python -m bench.safety_gloss_score                      # folds goals_blind16-21, then every other tuning set
     python -m bench.safety_gloss_score --sets goals_blind21 # a few sets only (no choice, the grid's counts)
+    python -m bench.safety_gloss_score --count glossed/0.35/0.3 --sets goals_tune10   # one candidate's flips
+    python -m bench.safety_gloss_score --probes probes.jsonl --candidate glossed/0.35/0.3  # {goal, label} lines
 
 A request in Russian, Arabic, Bengali, Persian or Turkish can name an agent and a harmful step the gloss reads (a
 term hit) and score under the hit rule's bar because the intent model reads the original language (bench/README.md,
@@ -15,8 +17,9 @@ Leave-one-set-out: folds goals_blind16-21 (no training row of the shipped model:
 sets up to goals_blind15, :data:`bench.safety_intent.LATER_BLIND`, so its scores on them are out of sample). For each
 fold the candidate is chosen on the other five (:func:`choose`: the most harmful requests gained with no benign goal
 newly refused; ties: the narrower, higher bar and coverage first) and counted on the fold. Then the candidate chosen
-on all six folds is counted on every other tuning set (in sample for the model). Never a held-out row
-(``split`` ``heldout`` of goals_intent.jsonl and goals_tune12.jsonl) nor goals_blind22 (being written).
+on all six folds is counted on every other tuning set (in sample for the model; a text is scored in full only where
+a hit window's gloss passes that candidate, :func:`_record`). Never a held-out row (``split`` ``heldout`` of
+goals_intent.jsonl and goals_tune12.jsonl) nor goals_blind22 (being written).
 
 Each text's evidence (the screen's windows, scored) and its hit windows' gloss scores are kept under
 :data:`bench.safety_refit.WORK` by the text and the screen's code and lists.
