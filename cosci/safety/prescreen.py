@@ -49,6 +49,9 @@ FRONTED = re.compile(r"^\W*(?:for|to|in order to|so as to|as part of|para|pour|p
                      r"untuk|de|vi|ke|для|чтобы|ради|برای|لاجل|من اجل|为了|為了)\b"
                      r"|(?:के लिए|के लिये|のために|위해|icin|amacıyla)\W*$")
 """A clause opened (or, verb-final, closed) as a purpose: with a protective word it governs the clauses after it."""
+PLAN_CLAUSES = 3
+"""Clauses a sentence needs to be read clause by clause: a list or a plan ("aim one ..., aim two ..., aim three ...");
+a sentence of two clauses is a condition and its question, or a purpose and its request, read whole."""
 
 
 @dataclass(frozen=True)
@@ -142,7 +145,9 @@ class Prescreen(Readings):
 
     def clauses(self, text: str) -> list[str]:
         """The clauses of ``text``'s sentences read on their own (:func:`~cosci.safety.text.clauses`): those holding a
-        term hit, in a sentence of several clauses not opened by a protective purpose (:data:`FRONTED`: "for vaccine
+        term hit, in a sentence of :data:`PLAN_CLAUSES` clauses or more that holds no condition (a condition's main
+        clause is read by :meth:`conditional`: "if chlorine were released in a pool, how should medics treat the
+        bathers" is a response) and is not opened by a protective purpose (:data:`FRONTED`: "for vaccine
         development, ..." governs every clause after it; a plan's first item on history governs nothing). A harmful
         step buried in one clause of a long plan ("..., chapter three how to take the cobalt-60 source out and pack it
         with explosives, and chapter four ...") is read with its own purposes, not the plan's
@@ -150,7 +155,8 @@ class Prescreen(Readings):
         out = []
         for sentence in sentences(text):
             parts = clauses(sentence)
-            if len(parts) > 1 and not (FRONTED.search(normalise(parts[0])) and self.purposes(parts[0])):
+            if len(parts) >= PLAN_CLAUSES and not (FRONTED.search(normalise(parts[0])) and self.purposes(parts[0])) \
+                    and (self.conditions is None or self.conditions.split(normalise(sentence)) is None):
                 out += [p for p in parts if self.check(p)]
         return out
 
