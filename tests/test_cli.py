@@ -356,7 +356,6 @@ def test_a_count_of_one_is_singular(tmp_path: Path, fake: FakeBackend, finished_
 @pytest.mark.parametrize(
     ("args", "message", "help_of"),
     [
-        (["frobnicate"], "argument command: invalid choice: 'frobnicate'", "cosci"),
         (["status"], "the following arguments are required: session", "cosci status"),
         (["status", "s-x", "--verbose"], "unrecognized arguments: --verbose", "cosci status"),
         (["status", "s-x", "extra"], "unrecognized arguments: extra", "cosci status"),
@@ -384,6 +383,10 @@ def test_a_count_of_one_is_singular(tmp_path: Path, fake: FakeBackend, finished_
         (["screen", "--fiel=goals.txt"], "unrecognized arguments: --fiel=goals.txt; did you mean --file?",
          "cosci screen"),
         (["list", "--data", "d"], "unrecognized arguments: --data d; did you mean --data-dir?", "cosci list"),
+        # an unknown option before the command took the next word as the command ("invalid choice: 'd'")
+        (["--data-di", "d", "list"], "unknown option --data-di; did you mean --data-dir?", "cosci"),
+        (["lst"], "no command 'lst'; did you mean `cosci list`?", "cosci"),
+        (["frobnicate"], "no command 'frobnicate' (commands: list, run,", "cosci"),
     ],
 )
 def test_argparse_errors_are_one_line(args: list[str], message: str, help_of: str, tmp_path: Path,

@@ -70,6 +70,7 @@ __all__ = ["HTML_SUFFIXES", "PATH_FLAGS", "Parser", "data_dir", "main", "parser"
 def parsed(argv: Sequence[str] | None) -> argparse.Namespace:
     """The command line parsed, with the overrides that follow options and ``--data-dir`` as an override."""
     p = parser()
+    p.argv = list(sys.argv[1:] if argv is None else argv)
     args, extra = p.parse_known_args(argv)
     if extra:  # `cosci eval moose-chem --items 2 models=fake`: overrides may follow the options
         if getattr(args, "command", None) not in ("eval", "investigate") or any(e.startswith("-") for e in extra):

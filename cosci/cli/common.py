@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import difflib
 from collections.abc import Sequence
+import re
 from typing import Any, NoReturn
 
 from cosci.api import data_folder
@@ -62,9 +63,32 @@ class Parser(argparse.ArgumentParser):
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
 
+    argv: Sequence[str] = ()
+    """The arguments parsed (set by :func:`cosci.cli.parsed`): what :meth:`unknown_command` reads around a word."""
+
     def error(self, message: str) -> NoReturn:
+        message = self.unknown_command(message) or message
         self.exit(2, f"cosci: {escaped(' '.join(message.split()))} (see `{self.prog} --help`)\n")
 
+    def unknown_command(self, message: str) -> str | None:
+        """For argparse's "invalid choice" of a command: an unknown option before it, named with the option meant
+        (``cosci --data-di d list`` read ``d`` as the command), else the word and the nearest command (``cosci lst``:
+        "did you mean `cosci list`?"; fresh-user trial, design.md#cli); None for any other message."""
+        if not (found := INVALID_CHOICE.match(message)):
+            return None
+        word, choices = found[1], [c.strip("'") for c in found[2].split(", ")]
+        at = list(self.argv).index(word) if word in self.argv else -1
+        before = self.argv[at - 1] if at > 0 else ""
+        if before.startswith("--") and before.split("=", 1)[0] not in self._option_string_actions:
+            return f"unknown option {before}{elsewhere(None, [before], self)}"
+        near = difflib.get_close_matches(word, choices, n=1, cutoff=NEAR_CHOICE)
+        return f"no command {word!r}" + (f"; did you mean `{self.prog} {near[0]}`?" if near else
+                                         f" (commands: {', '.join(choices)})")
+
+
+
+INVALID_CHOICE = re.compile(r"argument command: invalid choice: '(.*?)' \(choose from (.*)\)$", re.S)
+"""argparse's message for a command it does not know (the choices quoted before Python 3.12.8, bare after)."""
 
 
 ELSEWHERE = {

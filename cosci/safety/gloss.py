@@ -20,6 +20,7 @@ from functools import cache, lru_cache
 
 import yaml
 
+from cosci.errors import CosciError
 from cosci.paths import conf_dir
 
 GLOSS_FILE = "safety_gloss.yaml"
@@ -144,11 +145,24 @@ def _longest_first(items: dict[str, str]) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(folded.items(), key=lambda kv: -len(kv[0])))
 
 
+class GlossError(CosciError):
+    """The gloss file holds an entry that is no text."""
+
+
 @cache
 def load_gloss() -> Gloss:
-    """The shipped gloss (``conf/safety_gloss.yaml``); an absent file glosses nothing."""
+    """The shipped gloss (``conf/safety_gloss.yaml``); an absent file glosses nothing.
+
+    Raises:
+        GlossError: an entry whose word or English is no text: YAML reads an unquoted ``on``, ``no`` or ``yes`` as a
+            boolean, and the Russian "на: on" glossed "на границе" as "true границе" until the twenty-second stop.
+    """
     path = conf_dir() / GLOSS_FILE
     data = yaml.safe_load(path.read_text(encoding="utf-8")) if path.exists() else {}
+    for section, entries in data.items():
+        for key, value in (entries or {}).items():
+            if not (isinstance(key, str) and isinstance(value, str)):
+                raise GlossError(f"{path}: {section}: {key!r}: {value!r} is not a text on both sides; quote it")
     words = {k.lower(): v for k, v in (data.get("words") or {}).items()}
     return Gloss(_longest_first(data.get("phrases") or {}), words, _longest_first(data.get("stems") or {}),
                  # the actions are read in every glossed script (Chinese and Japanese before the cjk words they contain)

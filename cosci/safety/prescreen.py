@@ -102,6 +102,7 @@ class Prescreen(Readings):
     weapon_use: Terms = field(default_factory=lambda: Terms([]))
     instruments: Terms = field(default_factory=lambda: Terms([]))
     therapies: Terms = field(default_factory=lambda: Terms([]))
+    trialled: Terms = field(default_factory=lambda: Terms([]))
     asked: re.Pattern[str] | None = None
     asked_inside: re.Pattern[str] | None = None
     studied: re.Pattern[str] | None = None
@@ -272,7 +273,8 @@ def load_prescreen(name: str) -> Prescreen:
                      _compile(data.get("explained") or [], "explained", end=r"\s*$"),
                      *(_compile(data.get(key) or [], key) for key in ("resistance", "engineering", "chemistry",
                                                                       "harm_objects", "countermeasures", "remedies",
-                                                                      "weapon_use", "instruments", "therapies")))  # type: ignore[arg-type]  # the generator fills the Terms fields only
+                                                                      "weapon_use", "instruments", "therapies",
+                                                                      "trialled")))  # type: ignore[arg-type]  # the generator fills the Terms fields only
     asked = data.get("asked")
     try:
         conditions = Conditional.of(data.get("conditional"))

@@ -86,6 +86,7 @@ class Readings:
     weapon_use: Terms
     instruments: Terms
     therapies: Terms
+    trialled: Terms
     intent: Mapping[str, Terms]
     asked: re.Pattern[str] | None
     """A window that opens with an imperative harmful verb, after a request opener at most (``asked`` in the term
@@ -300,13 +301,18 @@ class Readings:
         training...). Not read as a purpose: a phrase inside an opening cover story ("for a review on threat
         attribution, ..."), inside a harmful step ("escape vaccine-induced immunity") or in a compound that names a
         thing rather than a purpose ("water treatment plant", "teaching lab"; ``not_protective``), because there
-        the word says nothing about what the answer would be used for. None at all when the text demands working
+        the word says nothing about what the answer would be used for; nor, in a text with a consent hit, the product
+        tried on people (``trialled``: "test a vaccine on children without telling their parents"). None at all when the text demands working
         detail (``operational``: "fully operational", "a design that would actually work"): a purpose stated next
         to that demand does not lower what the answer could do (docs/design.md#safety-screen)."""
         norm = normalise(text)
         if self.operational.first(norm):
             return []
-        return self._stated(norm, self.protective.spans(norm))
+        # a product tested on people not told of it (a consent hit) is the trial's object, not their protection
+        consent = self.intent.get("human_subjects_without_consent")
+        tested = self.trialled.spans(norm) if consent is not None and consent.first(norm) else []
+        return self._stated(norm, [p for p in self.protective.spans(norm)
+                                   if not any(a <= p[1] and p[2] <= b for _, a, b in tested)])
 
     def _stated(self, norm: str, spans: list[Span]) -> list[str]:
         """The phrases of ``spans`` (in the normalised ``norm``) that are not inside an opening cover story, a
