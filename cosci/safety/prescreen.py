@@ -26,13 +26,14 @@ import yaml
 from cosci import parsed
 from cosci.errors import CosciError
 from cosci.paths import conf_dir
-from cosci.safety.conditional import Conditional
+from cosci.safety.conditional import INTENDED, Conditional
 from cosci.safety.gloss import FOREIGN_SCRIPTS
 from cosci.safety.made import Made, document_asked, made_patterns, made_steps
 from cosci.safety.nominal import nominal_patterns
 from cosci.safety.readings import Readings
+from cosci.safety.stated import Stated
 from cosci.safety.terms import Terms
-from cosci.safety.text import WINDOW_SENTENCES, Span, dash_or_space, normalise, sentences, windows
+from cosci.safety.text import WINDOW_SENTENCES, Span, clauses, dash_or_space, normalise, sentences, windows
 
 __all__ = ["WINDOW_SENTENCES", "Prescreen", "PrescreenError", "PrescreenHit", "Span", "Terms", "load_prescreen",
            "normalise", "sentences", "windows"]
@@ -44,6 +45,14 @@ _UNGLOSSED = re.compile(f"[{FOREIGN_SCRIPTS}]+")
 
 class PrescreenError(CosciError):
     """The term file is missing or malformed."""
+
+FRONTED = re.compile(r"^\W*(?:for|to|in order to|so as to|as part of|para|pour|per|fur|zur|zum|um|dla|w celu|icin|"
+                     r"untuk|de|vi|ke|для|чтобы|ради|برای|لاجل|من اجل|为了|為了)\b"
+                     r"|(?:के लिए|के लिये|のために|위해|icin|amacıyla)\W*$")
+"""A clause opened (or, verb-final, closed) as a purpose: with a protective word it governs the clauses after it."""
+PLAN_CLAUSES = 3
+"""Clauses a sentence needs to be read clause by clause: a list or a plan ("aim one ..., aim two ..., aim three ...");
+a sentence of two clauses is a condition and its question, or a purpose and its request, read whole."""
 
 
 @dataclass(frozen=True)
@@ -107,6 +116,8 @@ class Prescreen(Readings):
     raisers: re.Pattern[str] | None = None
     conditions: Conditional | None = None
     """A conditional's condition and main clause (``conditional`` in the term file; :meth:`conditional`)."""
+    stated: Stated | None = None
+    """An intention stated in the first person (``stated`` in the term file; :meth:`conditional`, :meth:`unstated`)."""
 
     def check(self, text: str) -> list[PrescreenHit]:
         """The hits in ``text`` (empty: nothing for the screen or the classifier to look at with extra care)."""
@@ -129,8 +140,32 @@ class Prescreen(Readings):
         if self.conditions is None:
             return None
         norm = normalise(text)
+        if self.stated is not None and self.stated.intends(norm, self.conditions.plans):
+            return INTENDED  # "..., which checks would fail? I intend to do it" (cosci/safety/stated.py)
         steps = [(s, e) for rule in self.rules.values() for _, s, e in self.steps(rule, norm)[1]]
         return self.conditions.read(norm, steps, self.weapon_use)
+
+    def clauses(self, text: str) -> list[str]:
+        """The clauses of ``text``'s sentences read on their own (:func:`~cosci.safety.text.clauses`): those holding a
+        term hit, in a sentence of :data:`PLAN_CLAUSES` clauses or more that holds no condition (a condition's main
+        clause is read by :meth:`conditional`: "if chlorine were released in a pool, how should medics treat the
+        bathers" is a response) and is not opened by a protective purpose (:data:`FRONTED`: "for vaccine
+        development, ..." governs every clause after it; a plan's first item on history governs nothing). A harmful
+        step buried in one clause of a long plan ("..., chapter three how to take the cobalt-60 source out and pack it
+        with explosives, and chapter four ...") is read with its own purposes, not the plan's
+        (docs/design.md#safety-screen, "A clause of a plan")."""
+        out = []
+        for sentence in sentences(text):
+            parts = clauses(sentence)
+            if len(parts) >= PLAN_CLAUSES and not (FRONTED.search(normalise(parts[0])) and self.purposes(parts[0])) \
+                    and (self.conditions is None or self.conditions.split(normalise(sentence)) is None):
+                out += [p for p in parts if self.check(p)]
+        return out
+
+    def unstated(self, window: str) -> str:
+        """``window`` as the intent model scores it: less a sentence stating a protective aim in the first person
+        that holds no term hit ("I intend to treat patients"; :meth:`~cosci.safety.stated.Stated.unstated`)."""
+        return window if self.stated is None else self.stated.unstated(window, lambda s: not self.check(s))
 
     def steps(self, rule: Rule, window: str) -> tuple[list[Span], list[Span]]:  # type: ignore[override]
         """The term lists' steps (:meth:`Readings.steps`) and a named agent made, asked outright
@@ -244,9 +279,11 @@ def load_prescreen(name: str) -> Prescreen:
     asked = data.get("asked")
     try:
         conditions = Conditional.of(data.get("conditional"))
+        stated = Stated.of(data.get("stated"))
     except ValueError as exc:
         raise PrescreenError(str(exc)) from None
-    return replace(terms, conditions=conditions, asked=_asked(asked), asked_inside=_asked(asked, inside=True),
+    return replace(terms, conditions=conditions, stated=stated, asked=_asked(asked),
+                   asked_inside=_asked(asked, inside=True),
                    asked_last=_asked_list(asked, "closers"), nominal=nominal_patterns(asked), made=made_patterns(asked),
                    **{key: _asked_list(asked, key) for key in ("studied", "severe", "excused", "methods", "raisers")})  # type: ignore[arg-type]  # pattern fields
 

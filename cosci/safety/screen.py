@@ -229,12 +229,13 @@ class OfflineScreen:
         items = [w for b in blocks if len(blocks) > 1 for w in windows(b) if w.strip() and w not in whole]
         # and each sentence of a text of several, read by the term-hit rule only (Evidence.sentence)
         said = [p for p in sentences(text) if words(p) >= ALONE_MIN_WORDS and [p] != [w.strip() for w in whole]]
+        said += [c for c in self.prescreen.clauses(text) if words(c) >= ALONE_MIN_WORDS]  # a plan's clause too
         parts = list(dict.fromkeys([*whole, *items]))
         said = [p for p in dict.fromkeys(said) if p not in parts]
         parts += said
         found = [(tuple(self.prescreen.check(w)), self.prescreen.agents(w)) for w in parts]
         scored = [score_all or bool(hits) or bool(agents) for hits, agents in found]
-        x = self.featurise([w for w, keep in zip(parts, scored, strict=True) if keep])
+        x = self.featurise([self.prescreen.unstated(w) for w, keep in zip(parts, scored, strict=True) if keep])
         rows = iter(zip(self.intent.harm(x), self.intent.category_probs(x), self.intent.support(x), strict=True))
         unscored = (0.0, np.zeros(len(self.intent.categories)), 0.0)
         # what a window is for is read with its label ("Nuclear forensics: tracing seized uranium"): the label is

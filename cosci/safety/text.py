@@ -69,6 +69,17 @@ def sentences(text: str) -> list[str]:
     return [s for line in _BREAK.split(text) for s in cut(line, SENTENCE_END)]
 
 
+CLAUSE_END = re.compile(r"[,;\uff0c\u3001\u060c](?=\s)|[\uff0c\u3001]|\s(?=\(?\d{1,2}[.)]\s)")
+"""Where a clause of a sentence ends for the clause reading (:meth:`~cosci.safety.prescreen.Prescreen.clauses`): a
+comma or semicolon before a space (the Chinese and Arabic commas too), or before a numbered item ("(3) ...",
+"3. ...")."""
+
+
+def clauses(sentence: str) -> list[str]:
+    """The clauses of a sentence (:data:`CLAUSE_END`), stripped; one clause when it has no such end."""
+    return cut(sentence, CLAUSE_END) or [sentence]
+
+
 def cut(text: str, *ends: re.Pattern[str]) -> list[str]:
     """``text`` cut after each match of ``ends`` (the mark stays with what it ends), pieces stripped, empty ones
     left out."""
