@@ -76,7 +76,7 @@ def writable_data_dir(path: Path) -> Path:
         env = os.environ.get("COSCI_DATA_DIR")
         source = " (from COSCI_DATA_DIR)" if env and Path(env).expanduser().resolve() == path else ""
         raise DataDirUnusable(f"paths.data_dir{source}: cannot use {path}: {reason} (pick a folder you can write, e.g. "
-                              "paths.data_dir=$HOME/cosci-data or --data-dir)")
+                              "paths.data_dir=$HOME/cosci-data, or `cosci --data-dir`)")
     return path
 
 

@@ -387,6 +387,8 @@ def test_a_count_of_one_is_singular(tmp_path: Path, fake: FakeBackend, finished_
         (["--data-di", "d", "list"], "unknown option --data-di; did you mean --data-dir?", "cosci"),
         (["lst"], "no command 'lst'; did you mean `cosci list`?", "cosci"),
         (["frobnicate"], "no command 'frobnicate' (commands: list, run,", "cosci"),
+        ([], "give a command: list, run, status,", "cosci"),
+        (["--hepl"], "unknown option --hepl", "cosci"),
     ],
 )
 def test_argparse_errors_are_one_line(args: list[str], message: str, help_of: str, tmp_path: Path,

@@ -31,12 +31,14 @@ def session_folder(args: argparse.Namespace) -> SessionFolder:
 
 def normal_ids(args: argparse.Namespace) -> None:
     """The session and hypothesis ids on the command line in the case cosci writes them (``H-ABC…`` is ``H-abc…``,
-    :func:`cosci.ids.normal_id`; design.md#ids), so an id typed in upper case is found, not hinted at. A
-    ``cosci rate`` / ``cosci result`` target that names a project or session as typed is left as it is."""
+    :func:`cosci.ids.normal_id`; design.md#ids), so an id typed in upper case is found, not hinted at; spaces around
+    a session id are dropped (no id holds one: a copied id with a trailing space read "no session
+    '<id> ' ...; the session id starting with it: <id> (give the whole id)", fresh-user trial). A ``cosci rate`` /
+    ``cosci result`` target that names a project or session as typed is left as it is."""
     from cosci.ids import normal_id
 
     if isinstance(getattr(args, "session", None), str):
-        args.session = normal_id(args.session)
+        args.session = normal_id(args.session.strip())
     if isinstance(getattr(args, "hypothesis", None), str):
         args.hypothesis = normal_id(args.hypothesis)
     if args.command in ("rate", "result"):
@@ -74,6 +76,13 @@ class Parser(argparse.ArgumentParser):
         """For argparse's "invalid choice" of a command: an unknown option before it, named with the option meant
         (``cosci --data-di d list`` read ``d`` as the command), else the word and the nearest command (``cosci lst``:
         "did you mean `cosci list`?"; fresh-user trial, design.md#cli); None for any other message."""
+        if message == "the following arguments are required: command":  # `cosci`, `cosci --hepl`
+            known = self._option_string_actions
+            unknown = [a for a in self.argv if a.startswith("-") and a.split("=", 1)[0] not in known]
+            choices = self._subparsers._group_actions[0].choices if self._subparsers else None
+            commands = ", ".join(str(c) for c in choices or ())
+            return (f"unknown option {unknown[0]}{elsewhere(None, unknown[:1], self)}" if unknown else
+                    f"give a command: {commands}")
         if not (found := INVALID_CHOICE.match(message)):
             return None
         word, choices = found[1], [c.strip("'") for c in found[2].split(", ")]

@@ -61,7 +61,8 @@ def parser() -> Parser:
     p.add_argument("--version", action=Version, nargs=0, help="print cosci's version and exit")
     p.add_argument("--data-dir", help="data directory (default $COSCI_DATA_DIR or ./data)")
     common = Parser(add_help=False)  # --data-dir also after the command
-    common.add_argument("--data-dir", default=argparse.SUPPRESS, help="data directory (as above)")
+    common.add_argument("--data-dir", default=argparse.SUPPRESS,
+                        help="data directory (default $COSCI_DATA_DIR or ./data; before or after the command)")
     sub = p.add_subparsers(dest="command", required=True)
 
     def add(name: str, help: str | None = None) -> argparse.ArgumentParser:

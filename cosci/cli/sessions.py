@@ -48,8 +48,11 @@ def cmd_list(args: argparse.Namespace) -> None:
 
 
 def cmd_status(args: argparse.Namespace) -> None:
+    """A session's status; in a folder this process cannot write (a read-only archive) the store is read as it is and
+    no provider batch is polled, as `cosci report` reads it (fresh-user trial; design.md#cli)."""
     folder = session_folder(args)
-    if not folder.is_running():  # a stopped session's provider batches are polled (and settled when ended)
+    writable = os.access(folder.path, os.W_OK)
+    if writable and not folder.is_running():  # a stopped session's provider batches are polled (and settled when ended)
         try:
             lines = settled_batches(folder)
         except StoreDamaged:  # the status cannot print either: its one line, not a batches line before it
@@ -58,7 +61,7 @@ def cmd_status(args: argparse.Namespace) -> None:
             lines = [f"not polled, {exc}"]
         for line in lines:
             print(f"batches      {line}")
-    with folder.store() as store:
+    with folder.store(read_only=not writable) as store:
         for line in status_report(folder, store):
             print(line)
 

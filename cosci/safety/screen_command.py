@@ -6,7 +6,9 @@
 
 One JSON line per text on stdout: ``n`` (its line, 1 for a text given inline), ``decision`` (allow / flag / block),
 ``category`` (null when allowed), ``rule`` (term hit, agent, score alone, unread; null when allowed), ``score`` (the
-intent model's harm probability, 0-1), ``language`` (ISO 639-1, or ``unread (<language>)``) and the text's first
+intent model's harm probability, 0-1), ``terms`` (what the term lists matched in the deciding window, as a refused
+run's line names it: ``biological: "pathogen" + "more transmissible"``; empty when nothing matched — a researcher
+sees what to rephrase, fresh-user trial), ``language`` (ISO 639-1, or ``unread (<language>)``) and the text's first
 :data:`SHOWN_CHARS` characters. A line of a file that is not a text to screen (it starts like JSON but is not JSON,
 a JSON object without a text ``goal``, another JSON value: an array, a number, true, false, null; a JSON escape of
 half a surrogate pair (``\\ud800``, which no character is), or a text longer than a goal may be,
@@ -162,4 +164,4 @@ def screened(cfg: SafetyCfg, lines: Sequence[Line]) -> Iterator[dict[str, Any] |
             continue
         r = screen.check(x.text, subject="goal")
         yield {"n": x.n, "decision": r.decision, "category": r.category, "rule": r.rule, "score": round(r.score, 3),
-               "language": r.language, "text": x.text[:SHOWN_CHARS]}
+               "terms": list(r.hits), "language": r.language, "text": x.text[:SHOWN_CHARS]}

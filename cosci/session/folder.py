@@ -291,12 +291,14 @@ class SessionFolder:
             fh.close()
 
     def is_running(self) -> bool:
-        """Whether a process (this one included) holds the session's lock."""
+        """Whether a process (this one included) holds the session's lock. The lock file is opened for reading:
+        flock needs no write access, and opening it to append made `cosci status` refuse a session in a read-only
+        folder that `cosci report` read (fresh-user trial; design.md#cli)."""
         if self.path.resolve() in _HELD:
             return True
         if not self.lock_path.exists():
             return False
-        with self.lock_path.open("a") as fh:
+        with self.lock_path.open("rb") as fh:
             try:
                 fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -84,6 +85,21 @@ def migrations(folder_name: str = "migrations") -> list[tuple[int, str]]:
     return sorted(found)
 
 
+IMMUTABLE = "&immutable=1"
+"""SQLite's URI parameter for a file on read-only media: no lock and no shared-memory file is made. A WAL store in a
+folder nobody may write could not be read at all with ``mode=ro`` alone ("attempt to write a readonly database": the
+reader makes the ``-shm`` file), so `cosci list`, `status` and `report` refused a read-only archive (fresh-user trial;
+design.md#cli)."""
+
+
+def frozen(path: Path) -> bool:
+    """Whether the store at ``path`` lies in a folder this process cannot write and has no write-ahead log holding
+    pages (its ``-wal`` file absent or empty): then nothing can change it while it is read, and reading it as
+    immutable is exact. With a log holding pages it is read with ``mode=ro`` (and refused as before)."""
+    wal = path.with_name(path.name + "-wal")
+    return not os.access(path.parent, os.W_OK) and not (wal.exists() and wal.stat().st_size > 0)
+
+
 class Database:
     """One SQLite file with cosci's schema applied.
 
@@ -92,7 +108,9 @@ class Database:
         migrations_folder: the migrations applied (:func:`migrations`).
         busy_timeout_ms: how long a write waits for another connection's write lock, milliseconds.
         read_only: open an existing file with SQLite's ``mode=ro`` (no schema created, nothing migrated, every
-            write refused by SQLite): what the read-only commands use (``cosci list``, ``report``, ``export``).
+            write refused by SQLite): what the read-only commands use (``cosci list``, ``report``, ``export``,
+            ``status`` in a folder it cannot write). In a folder this process cannot write, with no write-ahead log
+            left beside the file, also ``immutable=1`` (:func:`frozen`).
     """
 
     def __init__(self, path: Path, migrations_folder: str = "migrations", busy_timeout_ms: int = BUSY_TIMEOUT_MS,
@@ -102,7 +120,7 @@ class Database:
         self.path = path
         self._migrations = migrations_folder
         self._lock = threading.RLock()
-        target = f"{path.resolve().as_uri()}?mode=ro" if read_only else str(path)
+        target = f"{path.resolve().as_uri()}?mode=ro{IMMUTABLE if frozen(path) else ''}" if read_only else str(path)
         self.conn = sqlite3.connect(target, check_same_thread=False, isolation_level=None,
                                     timeout=busy_timeout_ms / 1000, uri=read_only)
         self.conn.row_factory = sqlite3.Row
