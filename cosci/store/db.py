@@ -93,11 +93,15 @@ design.md#cli)."""
 
 
 def frozen(path: Path) -> bool:
-    """Whether the store at ``path`` lies in a folder this process cannot write and has no write-ahead log holding
-    pages (its ``-wal`` file absent or empty): then nothing can change it while it is read, and reading it as
-    immutable is exact. With a log holding pages it is read with ``mode=ro`` (and refused as before)."""
+    """Whether the store at ``path`` is an archive nothing writes: in a folder this process cannot write, the file
+    itself writable by nobody (no write bit) or on a read-only file system, and no write-ahead log holding pages (its
+    ``-wal`` file absent or empty). Reading it as immutable is then exact. A folder only this process may not write
+    (another user's, whose session may be running) is read with ``mode=ro`` as before, since an immutable read of a
+    file another process writes could see a torn page."""
     wal = path.with_name(path.name + "-wal")
-    return not os.access(path.parent, os.W_OK) and not (wal.exists() and wal.stat().st_size > 0)
+    if os.access(path.parent, os.W_OK) or (wal.exists() and wal.stat().st_size > 0) or not path.exists():
+        return False
+    return not path.stat().st_mode & 0o222 or bool(os.statvfs(path).f_flag & os.ST_RDONLY)
 
 
 class Database:

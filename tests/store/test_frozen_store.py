@@ -30,6 +30,8 @@ def test_a_store_in_an_unwritable_folder_is_read_immutable(tmp_path: Path, monke
     writer.conn.close()
     assert db.frozen(path) is False  # a folder root or the owner can write
     monkeypatch.setattr(db.os, "access", _unwritable(tmp_path))
+    assert db.frozen(path) is False  # the file still writable by someone: another user's session may write it
+    path.chmod(0o444)
     assert db.frozen(path)
     reader = db.Database(path, read_only=True)
     assert [r[0] for r in reader.query("SELECT x FROM t")] == [7]
@@ -41,6 +43,8 @@ def test_a_store_with_a_log_holding_pages_is_not_read_immutable(tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """Pages still in the write-ahead log would be missed by an immutable read: such a store is read as before."""
     path = tmp_path / "store.sqlite"
+    db.Database(path).conn.close()
+    path.chmod(0o444)
     (tmp_path / "store.sqlite-wal").write_bytes(b"\0" * 32)
     monkeypatch.setattr(db.os, "access", _unwritable(tmp_path))
     assert not db.frozen(path)
