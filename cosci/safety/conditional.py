@@ -66,6 +66,19 @@ def plain(entry: str) -> str:
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
+def section(body: Any, name: str, keys: tuple[str, ...]) -> list[re.Pattern[str]] | None:
+    """A term-file section of named lists compiled in ``keys``' order (:func:`_pattern`), None when absent.
+
+    Raises:
+        ValueError: the section is not a mapping of exactly ``keys``' lists.
+    """
+    if body is None:
+        return None
+    if not isinstance(body, dict) or set(body) != set(keys):
+        raise ValueError(f"{name}: expected the lists {', '.join(keys)}")
+    return [_pattern(body[k], f"{name}.{k}") for k in keys]
+
+
 def _pattern(items: Any, where: str) -> re.Pattern[str]:
     """One alternation of ``items``: an entry opening with a Latin letter is a word (word boundaries around it; a stem
     writes ``\\w*``), any other is a substring (scripts written without spaces, affixes).
@@ -74,7 +87,7 @@ def _pattern(items: Any, where: str) -> re.Pattern[str]:
         ValueError: ``items`` is not a non-empty list of strings, or an entry is no regular expression.
     """
     if not isinstance(items, list) or not items or not all(isinstance(i, str) for i in items):
-        raise ValueError(f"conditional.{where}: expected a list of patterns")
+        raise ValueError(f"{where}: expected a list of patterns")
     parts = [rf"\b(?:{plain(i)})\b" if re.match(r"[a-z]", plain(i)) else f"(?:{plain(i)})" for i in items]
     try:
         return re.compile("|".join(parts))
@@ -107,11 +120,8 @@ class Conditional:
         Raises:
             ValueError: the section is not a mapping of the :data:`KEYS` lists.
         """
-        if body is None:
-            return None
-        if not isinstance(body, dict) or set(body) != set(KEYS):
-            raise ValueError(f"conditional: expected the lists {', '.join(KEYS)}")
-        return cls(*(_pattern(body[k], k) for k in KEYS))
+        patterns = section(body, "conditional", KEYS)
+        return None if patterns is None else cls(*patterns)
 
     def split(self, norm: str) -> tuple[str, str, int, str] | None:
         """A normalised window's condition and main clause, and where the condition starts. The condition runs from

@@ -309,8 +309,7 @@ class Readings:
         norm = normalise(text)
         if self.operational.first(norm):
             return []
-        # a product tested on people not told of it (a consent hit) is the trial's object, not their protection
-        consent = self.intent.get("human_subjects_without_consent")
+        consent = self.intent.get("human_subjects_without_consent")  # a trial's product is then no purpose
         tested = self.trialled.spans(norm) if consent is not None and consent.first(norm) else []
         return self._stated(norm, [p for p in self.protective.spans(norm)
                                    if not any(a <= p[1] and p[2] <= b for _, a, b in tested)])

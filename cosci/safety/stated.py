@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from cosci.safety.conditional import _pattern
+from cosci.safety.conditional import section
 from cosci.safety.text import normalise, sentences
 
 KEYS = ("intentions", "acts", "harms", "purposes")
@@ -50,11 +50,8 @@ class Stated:
         Raises:
             ValueError: the section is not a mapping of the :data:`KEYS` lists.
         """
-        if body is None:
-            return None
-        if not isinstance(body, dict) or set(body) != set(KEYS):
-            raise ValueError(f"stated: expected the lists {', '.join(KEYS)}")
-        return cls(*(_pattern(body[k], f"stated.{k}") for k in KEYS))
+        patterns = section(body, "stated", KEYS)
+        return None if patterns is None else cls(*patterns)
 
     def aim(self, sentence: str) -> str | None:
         """What a normalised sentence states as the asker's aim: ``harm`` (harm to a person), ``act`` (carrying out
