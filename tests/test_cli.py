@@ -388,7 +388,10 @@ def test_a_count_of_one_is_singular(tmp_path: Path, fake: FakeBackend, finished_
         (["lst"], "no command 'lst'; did you mean `cosci list`?", "cosci"),
         (["frobnicate"], "no command 'frobnicate' (commands: list, run,", "cosci"),
         ([], "give a command: list, run, status,", "cosci"),
-        (["--hepl"], "unknown option --hepl", "cosci"),
+        (["--hepl"], "unknown option --hepl; did you mean --help?", "cosci"),
+        (["report", "s-x", "--hlep"], "unrecognized arguments: --hlep; did you mean --help?", "cosci report"),
+        # a prefix names the command's own options, not the --help every parser has
+        (["report", "s-x", "--h"], "unrecognized arguments: --h; did you mean --html?", "cosci report"),
     ],
 )
 def test_argparse_errors_are_one_line(args: list[str], message: str, help_of: str, tmp_path: Path,

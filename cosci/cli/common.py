@@ -112,15 +112,17 @@ ELSEWHERE = {
 def elsewhere(command: str | None, extra: Sequence[str], parser: argparse.ArgumentParser | None = None) -> str:
     """``"; <where the option is>"`` for an option of :data:`ELSEWHERE` among the unrecognized ``extra``, else
     ``"; did you mean --goal?"`` for the first unknown option that starts one of ``parser``'s options (``--goa``:
-    abbreviations are not accepted, :class:`Parser`) or is one or two keystrokes off one (difflib's ratio at least
+    abbreviations are not accepted, :class:`Parser`; ``--help`` is not offered for a prefix) or is one or two keystrokes
+    off one, ``--help`` included (``--hepl``; difflib's ratio at least
     ``NEAR_CHOICE``, 0.75, as a preset's guess: design.md#cli), else ``""``."""
     flags = [e.split("=", 1)[0] for e in extra if e.startswith("--")]
     hint = next((f"; {hint}" for (cmd, flag), hint in ELSEWHERE.items() if cmd == command and flag in flags), "")
     if hint or parser is None:
         return hint
-    options = sorted({o for a in parser._actions for o in a.option_strings if o.startswith("--")} - {"--help"})
+    every = sorted({o for a in parser._actions for o in a.option_strings if o.startswith("--")})
+    options = [o for o in every if o != "--help"]  # every parser has it: a prefix ("--h") names the command's own
     for flag in flags:
-        near = [o for o in options if o.startswith(flag)] or difflib.get_close_matches(flag, options, n=1,
+        near = [o for o in options if o.startswith(flag)] or difflib.get_close_matches(flag, every, n=1,
                                                                                        cutoff=NEAR_CHOICE)
         if near:
             return f"; did you mean {' or '.join(near)}?"
