@@ -191,7 +191,8 @@ async def probe(gateway: Gateway, route: Route, shape: str, config: CosciConfig,
            else "schema-constrained" if route.constrained else "forced" if shape == S.LOOP else "tool call")
     right = (record.word, record.number) == (S.WORD, S.NUMBER)
     return replace(base, tool_use=use, structured="valid record" if right else
-                   f"valid schema, values differ ({record.word!r}, {record.number})", cost_usd=_cost(records),
+                   (f"valid schema, values differ (word {record.word!r} for {S.WORD!r}, "
+                    f"number {record.number} for {S.NUMBER})"), cost_usd=_cost(records),
                    latency_seconds=time.perf_counter() - started,
                    fix=None if right or route.constrained else "the record's values differ from the request")
 
