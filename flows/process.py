@@ -33,11 +33,13 @@ def on_interrupt(sup: Supervisor) -> list[signal.Signals]:
     def handler() -> None:
         if first and time.monotonic() - first[0] > SAME_SIGNAL_SECONDS:
             reopen(sup)
+            print(f"{below_echo()}cosci: quit at once; `cosci resume {session_of(sup)}` continues it", file=sys.stderr,
+                  flush=True)  # fresh-user trial: the quit said nothing, so how to go on was nowhere on the screen
             os._exit(130)
         if first:  # one keypress delivered twice (e.g. `timeout -s INT` signals the child and its group)
             return
         first.append(time.monotonic())
-        below = "\n" if sys.stderr.isatty() else ""  # below the terminal's "^C" echo; captured: no blank line
+        below = below_echo()
         if sup.finalising:  # the session has stopped: its last calls (feedback, overview) finish it
             print(f"{below}cosci: the session has stopped and is writing its overview; it finishes (Ctrl-C again to"
                   " quit at once: `cosci resume` then finishes it)", file=sys.stderr, flush=True)
@@ -57,6 +59,19 @@ def on_interrupt(sup: Supervisor) -> list[signal.Signals]:
         except (NotImplementedError, RuntimeError, ValueError):  # not the main thread (a served deployment)
             pass
     return handled
+
+
+def below_echo() -> str:
+    """``"\n"`` on a terminal, so a line starts below its "^C" echo; captured, ``""`` (no blank line)."""
+    return "\n" if sys.stderr.isatty() else ""
+
+
+def session_of(sup: Supervisor) -> str:
+    """The session's id for the quit's resume line; ``<id>`` when the store cannot say (the process is quitting)."""
+    try:
+        return str(sup.store.session_id)
+    except Exception:  # a quit at once must not fail on its last line
+        return "<id>"
 
 
 def reopen(sup: Supervisor) -> None:

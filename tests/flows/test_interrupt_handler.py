@@ -75,6 +75,7 @@ class Sessions:
 class Store:
     def __init__(self, status: str) -> None:
         self.sessions = Sessions(status)
+        self.session_id = "s-20261207-abcd"
 
 
 @pytest.mark.parametrize(("finalising", "before", "after"), [
@@ -117,8 +118,10 @@ def test_a_second_ctrl_c_while_finalising_leaves_a_record_cosci_resume_finishes(
                 loop.remove_signal_handler(sig)
 
     asyncio.run(main())
-    capsys.readouterr()
+    err = capsys.readouterr().err.strip().splitlines()
     assert exits == [130] and sup.store.sessions.state == after  # type: ignore[attr-defined]
+    # fresh-user trial: the quit printed nothing, so how to go on was nowhere on the screen
+    assert err[-1] == "cosci: quit at once; `cosci resume s-20261207-abcd` continues it", err
     # fresh-user trial: a second Ctrl-C while the overview was written left the stop reason `-` in `cosci list` and
     # `cosci status` (the stop reason is written once the overview is): the record says the researcher stopped it
     assert sup.store.sessions.reason == "interrupted"  # type: ignore[attr-defined]
