@@ -599,6 +599,43 @@ def test_a_preference_reversing_an_earlier_one_is_recorded_with_one_warning(
     store.close()
 
 
+def test_the_same_rating_given_twice_is_recorded_once(finished: tuple[Path, str],
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh-user trial: a rating command run twice kept two identical ratings. The repeat of the latest rating of the
+    same pair (either order) or hypothesis, with the same why, records nothing and names the one standing; a
+    different why, a changed preference or score, or a return to an earlier preference is recorded."""
+    data, sid = finished
+    store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
+    a, b = [h.id for h in store.hypotheses.ranked()[:2]]
+    store.close()
+
+    def rate(*args: str) -> str:
+        code, out, err = _cli(capsys, "--data-dir", str(data), "rate", sid, *args)
+        assert code == 0, err
+        return out
+
+    def kept() -> list[tuple[str | None, int | None, str]]:
+        store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
+        try:
+            return [(r.prefer, r.score, r.why) for r in store.researcher.ratings()]
+        finally:
+            store.close()
+
+    rate(a, b, "--prefer", "a", "--why", "cleaner mechanism")
+    (first,) = [r for r in kept()]
+    out = rate(b, a, "--prefer", "b", "--why", "cleaner mechanism")  # the same choice, named the other way round
+    assert "same as your rating RR-" in out and "nothing new was recorded" in out and len(kept()) == 1, out
+    rate(a, b, "--prefer", "a", "--why", "and cheaper")  # a new reason is new data
+    rate(a, b, "--prefer", "tie")
+    assert "nothing new" in rate(b, a, "--prefer", "tie")
+    rate(a, b, "--prefer", "a")  # back to a after the tie: recorded
+    rate(a, "--score", "4")
+    assert "nothing new" in rate(a, "--score", "4")
+    rate(a, "--score", "2")
+    assert kept() == [first, ("a", None, "and cheaper"), ("tie", None, ""), ("a", None, ""), (None, 4, ""),
+                      (None, 2, "")]
+
+
 def test_control_characters_in_an_error_line_are_escaped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Fresh-user trial: `cosci status "$(printf 'a\\tb\\nc')"` printed two lines, and an ANSI escape in an id reached
     the terminal; every `cosci:` line escapes control characters as repr does."""

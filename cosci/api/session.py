@@ -146,10 +146,8 @@ class Session:
         check.text(self.name("project"), project, optional=True)
         ids = [a] if b is None else [a, b]
         screen = functools.partial(check_feedback_text, what="rating", about=",".join(ids))
-        line = outside_loop(lambda: rate(self.folder, ids, prefer, said, why, screen, project, name=self.name))
         # the screen of ``why`` runs its model call with asyncio.run
-        with self.folder.store(read_only=True) as store:
-            rid = store.researcher.ratings()[-1].id
+        rid, line = outside_loop(lambda: rate(self.folder, ids, prefer, said, why, screen, project, name=self.name))
         return Recorded(self.id, rid, line)
 
     def result(self, hypothesis: str, outcome: Literal["supported", "refuted", "inconclusive"], *,

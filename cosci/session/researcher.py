@@ -145,8 +145,10 @@ def _rating_args(ids: Sequence[str], prefer: str | None, score: str | None, name
 
 
 def rate(folder: SessionFolder, ids: Sequence[str], prefer: str | None, score: str | None, why: str,
-         screen: Screen, project: str | None = None, warn: Warn = say_warning, name: Name = flag) -> str:
-    """Store one rating and refit; returns the line to print (``name``: how a refusal names an argument).
+         screen: Screen, project: str | None = None, warn: Warn = say_warning,
+         name: Name = flag) -> tuple[str, str]:
+    """Store one rating and refit; returns its id and the line to print (``name``: how a refusal names an argument);
+    the same rating given again (:func:`_repeat`) is not stored, and the id is the standing one's.
     ``project``: the project named on the command line (the session must be one of its own); the rating reaches the
     project's store with the session's sync. A rating of a hypothesis out of the tournament (rejected, retired) or
     not yet in it (draft, reviewed: a released one) is still recorded, and ``warn`` says its state once (a
@@ -171,6 +173,8 @@ def rate(folder: SessionFolder, ids: Sequence[str], prefer: str | None, score: s
             _hypothesis(store, hid, sid, folder)
         out = {hid: h.state for hid in ids
                if (h := store.hypotheses.get(hid)) and h.state in OUT_OF_TOURNAMENT + NOT_YET_PLAYING}
+        if same := _repeat(store, ids, prefer, score, why.strip()):
+            return same, f"{sid}: same as your rating {same}; nothing new was recorded"  # a second press
         reversal = _reversal(store, ids, prefer) if len(ids) == 2 else None
         replaced = next((r.id for r in reversed(store.researcher.ratings("preference"))
                          if len(ids) == 2 and {r.hyp_a, r.hyp_b} == set(ids)), None)
@@ -186,10 +190,17 @@ def rate(folder: SessionFolder, ids: Sequence[str], prefer: str | None, score: s
         warn(reversal)
     if out:  # recorded all the same: the researcher's judgement is data (design.md#researcher-ratings)
         warn(_outside_line(out, len(ids) == 2))
-        if len(ids) == 2:
-            return (f"{sid}: rating {rid} recorded ({ids[0]} vs {ids[1]}: prefer {prefer}); it reaches later "
-                    "meta-reviews")
-    if len(ids) == 2:  # a preference is a weighted verdict in the fit; a score is not (design.md#researcher-ratings)
+    return rid, _recorded_line(sid, rid, ids, prefer, score, replaced, bool(out))
+
+
+def _recorded_line(sid: str, rid: str, ids: Sequence[str], prefer: str | None, score: str | None,
+                   replaced: str | None, outside: bool) -> str:
+    """The line a recorded rating prints: where it counts (a preference of two players enters the fit, replacing
+    the pair's earlier one; a score does not; design.md#researcher-ratings)."""
+    if len(ids) == 2 and outside:
+        return (f"{sid}: rating {rid} recorded ({ids[0]} vs {ids[1]}: prefer {prefer}); it reaches later "
+                "meta-reviews")
+    if len(ids) == 2:
         enters = ("enters" if replaced is None else
                   f"replaces your earlier rating {replaced} of the pair in")  # one pair, one verdict: both are kept
         return (f"{sid}: rating {rid} recorded ({ids[0]} vs {ids[1]}: prefer {prefer}); it {enters} the "
@@ -206,6 +217,23 @@ def _outside_line(states: Mapping[str, str], preference: bool) -> str:
     return (f"{said} ({'not yet in' if waiting else 'out of'} the tournament): the rating is recorded and reaches "
             "later meta-reviews" + ("" if not preference else ", but does not enter the Bradley–Terry fit"
                                     + (" until it plays in the tournament" if waiting else "")))
+
+
+def _repeat(store: SessionStore, ids: Sequence[str], prefer: str | None, score: str | None, why: str) -> str | None:
+    """The id of the researcher's latest standing rating of the same pair (either order) or hypothesis when this
+    one says the same (the same hypothesis preferred, or a tie; the same score; the same why), else None: it is
+    not recorded again (fresh-user trial: a command run twice kept two identical ratings, which counted twice in
+    the report and the meta-reviews; design.md#researcher-ratings). A repeat after a different rating is recorded."""
+    kind = "preference" if len(ids) == 2 else "score"
+    earlier = [r for r in store.researcher.ratings(kind) if {r.hyp_a, r.hyp_b} - {None} == set(ids)]
+    if not earlier or earlier[-1].why != why:
+        return None
+    last = earlier[-1]
+    if kind == "score":
+        return last.id if str(last.score) == score else None
+    chosen = {"a": ids[0], "b": ids[1]}.get(prefer or "")
+    before = {"a": last.hyp_a, "b": last.hyp_b}.get(last.prefer or "")
+    return last.id if chosen == before else None
 
 
 def _reversal(store: SessionStore, ids: Sequence[str], prefer: str | None) -> str | None:
