@@ -109,6 +109,32 @@ impersonal or reflexive verb before its subject ("come si diffonde l'antrace ...
 in fretta") or more after the clause are not read."""
 
 
+_TARGET = (r"(?:brain|placenta|cells?|nerves?(?! agents?\b| gas\b)|neurons?|interneurons?|kidneys?|liver|barrier|"
+           r"blood-brain barrier|acetylcholine|spinal cord|muscles?|intestines?|gut)")
+_GROWN = re.compile(r"\b(?:cultur\w*|культур\w*|kultur\w*|cultiv\w*|grow\w*|produc\w*|mass\w*|weapon\w*)")
+"""A target that is a growth medium or a weapon's class ("grow the virus in cell culture", "nerve agent"): no
+mechanism."""
+_HOW_ANY = (r"(?:how|jak|wie|como|come|comment|cum|hoe|miten|hogyan|bagaimana|paano|nasil|nas\u0131l|kako|hvordan|hur|"
+            r"jinsi|namna|\w{3,}je)")
+_SELF = (r"(?:(?:do|can|could|should|would|will|shall|may|might|to) i|we|you|one|my|our|your|his|her|their|someone|"
+         r"somebody|people|victims?|enem\w*|neighbou?rs?|rival\w*|boss|wife|husband|ich|wir|yo|nosotros|eu|nos|je|"
+         r"nous|io|noi|ben|biz|saya|kami|kita|aku|mimi|sisi|ik|wij|tu|moj\w*|moi\w*|mio|mia|mis|meu|minha|mon|mes|"
+         r"mein\w*|benim|komsu\w*|vecin\w*|vizinh\w*|voisin\w*|vicin\w*|nachbar\w*|sasiad\w*|soused\w*)")
+_SELF_SAID = re.compile(rf"\b{_SELF}\b")
+_PURPOSE = r"(?:so|that|in order|zeby|zebys|aby|abys|чтобы|щоб|para que|pour que|perche|damit|ki|sehingga|ili|agar)"
+_HOW_TARGET = re.compile(
+    rf"\b{_HOW_ANY}(?: to)?(?: (?!{_PURPOSE}\b)[^\s?,;]+){{1,8}}? (?:{_TARGET})\b(?: [^\s?,;]+){{0,3}}\s*\??\s*$"
+    rf"|\b(?:{_TARGET})\b(?: [^\s?,;]+){{0,3}}? {_HOW_ANY}(?: [^\s?,;]+){{0,2}}\s*\??\s*$")
+"""A mechanism on a body's target (docs/design.md#safety-screen, "A mechanism on a body's target"): a how, at most
+eight words (the agent and its verb), a body's target as the gloss writes it (brain, placenta, cells, nerves,
+kidneys, liver, acetylcholine, a barrier) and at most three words to the clause's end ("cum trece virusul rabic spre
+creier", "bagaimana virus Zika masuk ke plasenta"), or the target before a closing how (Turkish "... hücreye nasıl
+girer"): how an agent reaches or acts on a part of the body is pathogenesis. Not read when a person or an asker is
+anywhere in the clause (:data:`_SELF`: "my", "people", "enemy", "can I", "we" in the read languages; a bare "i" is the
+Italian article and the Polish "and"), or after a purpose conjunction,
+or with anything caused (:data:`_CAUSED`, :data:`_ROMANCE_CAUSED`: "make it reach the brain faster")."""
+
+
 _SECOND = re.compile(r"\b(?:and|a|i|ve|und|et|y|e|oraz) (?:how|jak|nas[iı]l|wie|comment|como|come)\b")
 """A second how joined to the first in the same clause ("jak ... přežívá a jak ji tam přidat", how it survives and
 how to add it there): the clause asks for more than the mechanism, and is not read as one (twentieth stop)."""
@@ -126,6 +152,10 @@ def asks_how(part: str, ends: tuple[str, ...], hidden: re.Pattern[str]) -> bool:
     said = _HOW_SAID.search(part) if part.rstrip().endswith(ends) else None
     romance = _HOW_ROMANCE.search(part)
     if romance is not None and not _ROMANCE_CAUSED.search(part) and not _SECOND.search(part, romance.start() + 1):
+        return True
+    if (target := _HOW_TARGET.search(part)) is not None and not hidden.search(part[:target.start()]) \
+            and not _SECOND.search(part, target.start() + 1) \
+            and not any(p.search(part) for p in (_CAUSED, _ROMANCE_CAUSED, _GROWN, _SELF_SAID)):
         return True
     h = said or _HOW_GLOSSED.search(part) or _HOW_EMBEDDED.search(part) or _HOW_LAST.search(part)
     return h is not None and not _CAUSED.search(part) and not hidden.search(part[:h.start()]) \
