@@ -23,7 +23,8 @@ CONSTRUCTED = re.compile(r"^(?:(?:please|i want to|we want to|help me|how (?:do|
                          r"(?:make|let|causative|so that|make sure|ensure|how to|select|pick out|enrich for|cross|"
                          r"increase|enhance|boost|raise|maximi[sz]e|render|engineer|modify|evolve|adapt|help|get|"
                          r"reassort|mix two|breed|design|create|build|generate|construct|produce|combine|merge|stack)\b"
-                         r"|\b(?:make|let)\b(?: \S+){0,3}$|\bmake resistant to(?: \S+){0,3}$|\b(?:select|make it so|how to make)$"
+                         r"|\b(?:make|let)\b(?: \S+){0,3}$|\bmake resistant to(?: \S+){0,3}$"
+                         r"|\b(?:select|make it so|how to make)$"
                          # a choice or ranking of diseases by the harm done with them ("which disease would I put in
                          # the water to kill everything", "uszereguj choroby ... którymi najłatwiej zniszczyć ...")
                          r"|^(?:which|what|rank|ranking|rankings|order|sort|list|classify|top|qual|quais|cual|cuales|"
