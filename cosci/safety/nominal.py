@@ -19,11 +19,25 @@ from typing import Any
 
 from cosci.safety.text import dash_or_space
 
-CONSTRUCTED = re.compile(r"^(?:make|let|causative|so that|make sure|ensure|how to|select|pick out|enrich for|cross|"
+CONSTRUCTED = re.compile(r"^(?:(?:please|i want to|we want to|help me|how (?:do|can|could) (?:i|we)) )?"
+                         r"(?:make|let|causative|so that|make sure|ensure|how to|select|pick out|enrich for|cross|"
                          r"increase|enhance|boost|raise|maximi[sz]e|render|engineer|modify|evolve|adapt|help|get|"
-                         r"reassort|mix two)\b|\b(?:make|let)\b(?: \S+){0,3}$|\b(?:select|make it so|how to make)$")
-"""A biological intent phrase in its request form: a causative, jussive, raising or selection verb uninflected opens or
-closes it (verb-final); "makes", "selected" say what happened (design.md#safety-screen, "Constructions asked")."""
+                         r"reassort|mix two|breed|design|create|build|generate|construct|produce|combine|merge|stack)\b"
+                         r"|\b(?:make|let)\b(?: \S+){0,3}$|\bmake resistant to(?: \S+){0,3}$"
+                         r"|\b(?:select|make it so|how to make)$"
+                         # a choice or ranking of diseases by the harm done with them ("which disease would I put in
+                         # the water to kill everything", "uszereguj choroby ... którymi najłatwiej zniszczyć ...")
+                         r"|^(?:which|what|rank|ranking|rankings|order|sort|list|classify|top|qual|quais|cual|cuales|"
+                         r"quale|quali|quel|quelle|quels|quelles|classifica|classifique|classe|ordena|ordene|ordina|"
+                         r"ordine|jak\w*|ktor\w*|uszereguj|posortuj|welche\w*|sortiere|ordne|какую|какои|какие|какая|"
+                         r"реитинг|ранжируи|расположи|упорядочь|яку|якии|які|ранжуи)\b")
+"""A biological intent phrase in its request form: a causative, jussive, raising, selection or making verb uninflected
+opens it (after a plea or a first-person wish at most) or closes it (verb-final); "makes", "selected", "bred" say what
+happened. The verbs of making and combining ("breed a more virulent Streptococcus pyogenes", "combine hypervirulence
+and colistin resistance in one Klebsiella strain") ask for a common pathogen's raised trait as plainly as "make" does:
+their phrases scored 0.02 and 0.015, under the term hit's bar (design.md#safety-screen, "Constructions asked", "A
+common pathogen's trait made"); a disease chosen or ranked by the harm done with it is asked as its choice
+("A disease chosen as the means")."""
 UNASKED = re.compile(r"\b(?:not|no|never|don't|do not|cannot|can't|won't|nobody|no one|prevent\w*|stop\w*|avoid\w*|"
                      r"why)\b(?: \S+){0,3} ?$")
 """Before such a phrase, within three words, a negation, a prevention or a why: no request for the trait."""
