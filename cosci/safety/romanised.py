@@ -61,18 +61,20 @@ gloss is thin and the intent score on them is noise, so read they passed harmful
 benign ones at random (bench/README.md, twenty-third stop)."""
 MIN_CUES = 2
 """Distinct cue words (an Arabizi digit word counts as one) from which a form is named."""
-ARABIZI_DIGITS = re.compile(r"\b(?=\w*[a-z])(?=\w*[235679])(?![a-z]?\d+[a-z]?\d*\b)[a-z]*[235679][a-z235679']*\b")
-"""A lower-case word writing an Arabic letter as a digit ("a3mel", "se77a", "7aga", "ma3"): letters with a digit
-inside or at an end, not a code ("h5n1", "p53", "il6", "cd4" are a letter or two around digits; capitals are left
-out, as acronyms are)."""
+ARABIZI_DIGITS = re.compile(r"\b[a-z]*[235679]+[a-z][a-z235679]*\b")
+"""A lower-case word writing an Arabic letter as a digit followed by a letter ("a3mel", "se77a", "7aga", "5azan");
+:func:`arabizi_words` leaves out codes ("h5n1", "3d", "5fu"; "p53", "il6", "cd4", "covid19" end in a digit and are
+no match; capitals are left out, as acronyms are)."""
 _WORD = re.compile(r"[\w']+")
 _OWN = {code: frozenset(words.split()) for code, words in CUES.items()}
 
 
 def arabizi_words(text: str) -> set[str]:
-    """The Arabizi digit words of ``text`` (:data:`ARABIZI_DIGITS`) with more letters than digits."""
-    found = {w for w in ARABIZI_DIGITS.findall(text)}
-    return {w for w in found if sum(c.isalpha() for c in w) > sum(c.isdigit() for c in w)}
+    """The Arabizi digit words of ``text`` (:data:`ARABIZI_DIGITS`) with more letters than digits, and three letters
+    after a digit they open with (a code opens with a digit and a unit or two letters: "3d", "5fu")."""
+    found = set(ARABIZI_DIGITS.findall(text))
+    return {w for w in found if sum(c.isalpha() for c in w) > sum(c.isdigit() for c in w)
+            and not re.match(r"\d+[a-z]{1,2}(?![a-z])", w)}
 
 
 def romanised(text: str, rivals: int) -> str | None:
