@@ -251,10 +251,8 @@ def read_language(text: str) -> Reading:
     script = dominant_script(text)
     if script is None:
         return Reading("en", READ["en"], True, 0.0)
-    if script not in READ_SCRIPTS:
-        return Reading(script.lower(), f"{script.title()} script", False, 1.0)
-    if script == "LATIN" and (form := _romanised(text)) is not None:
-        return form
+    if (early := _unread_script(script) or _romanised(text, script)) is not None:
+        return early
     # a run written without spaces holding a digit ("镥-177治疗...") is one word with a digit: all of it was dropped,
     # and lingua's order of languages all at confidence 0 is arbitrary; a Latin-script text that is all names and
     # codes ("Sarin recipe?": a binomial's shape, then "?") was read as Persian, Marathi or Thai by that order, a
@@ -300,10 +298,17 @@ def read_language(text: str) -> Reading:
     return _likeliest_read(text, script == "LATIN", latin_unbacked, words, values)
 
 
-def _romanised(text: str) -> Reading | None:
+def _unread_script(script: str) -> Reading | None:
+    """An unread reading for a script no read language writes (``script``, a Unicode script name), else None."""
+    return None if script in READ_SCRIPTS else Reading(script.lower(), f"{script.title()} script", False, 1.0)
+
+
+def _romanised(text: str, script: str) -> Reading | None:
     """The reading of a language of another script typed in Latin letters (:mod:`cosci.safety.romanised`), named by
     its own words over every read Latin-script language's function words and the close languages' own words: read
-    (its code) or unread ("Bengali in Latin letters"); None for a text showing no such form."""
+    (its code) or unread ("Bengali in Latin letters"); None for a text showing no such form or not in Latin script."""
+    if script != "LATIN":
+        return None
     words = {w.lower() for w in _WORD.findall(text)}
     rivals = max([*(len(_FUNCTION[c] & words) for c in _FUNCTION if c != "hi"), *close_counts(words).values()])
     code = romanised(text, rivals)

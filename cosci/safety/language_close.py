@@ -24,9 +24,11 @@ if TYPE_CHECKING:
 CLOSE_WORDS = {
     "da": "hvad hvorledes af uden gør gøre mængder maengder mod",
     "nb": "hva uten gjor gjore gjør gjøre mengder",
-    "hr": "napraviti nakon što trovanje trovanja otrovati učiniti uciniti lijek djece djeca zasto zašto kod koji koja koje koliko moze može mogu zelim želim ljudi ljude ljudima kuce kuće"
+    "hr": "napraviti nakon što trovanje trovanja otrovati učiniti uciniti lijek djece djeca zasto zašto kod koji koja"
+          " koje koliko moze može mogu zelim želim ljudi ljude ljudima kuce kuće"
           " protiv liječenje lijecenje između izmedu izmedju",
-    "bs": "napraviti nakon što trovanje trovanja otrovati učiniti uciniti lijek djece djeca zasto zašto kod koji koja koje koliko moze može mogu zelim želim ljudi ljude ljudima kuce kuće"
+    "bs": "napraviti nakon što trovanje trovanja otrovati učiniti uciniti lijek djece djeca zasto zašto kod koji koja"
+          " koje koliko moze može mogu zelim želim ljudi ljude ljudima kuce kuće"
           " protiv liječenje lijecenje između izmedu izmedju",
     "sk": "ako pre alebo sme chcem potrebujem ludia ľudia ludi ľudí ludom ľuďom tiez tiež najviac"
           " preco prečo ktory ktorý ktora ktorá ktore ktoré urobit urobiť spravit spraviť liecba liečba",

@@ -50,7 +50,8 @@ one of :data:`URDU_OWN` is Urdu). Left out: words a read Latin-script language w
 "hast", "fein", "wo", Tagalog "kasi", "bayad", Turkish "yani", "lazim", Swedish "fel", Slovak "treba", English
 "mesh", "tame", "rang").
 The first nine forms are the ones the labelled sets and the probes hold (bench/README.md, twenty-third stop)."""
-URDU_OWN = frozenset("taake takay usay unhein tayyar tafseel alamat ahista qatre zaroorat tareeqe masalon".split())
+URDU_OWN = frozenset(["taake", "takay", "usay", "unhein", "tayyar", "tafseel", "alamat", "ahista", "qatre",
+                     "zaroorat", "tareeqe", "masalon"])
 """Urdu's own spellings among Hindustani typed in Latin letters."""
 NAMES = {"hi": "Hindi", "ur": "Urdu", "bn": "Bengali", "ar": "Arabic", "fa": "Persian", "ru": "Russian",
          "uk": "Ukrainian", "el": "Greek", "ja": "Japanese", "zh": "Chinese"}
