@@ -93,6 +93,13 @@ def romanised(text: str, rivals: int) -> str | None:
     return best
 
 
+IN_LATIN = " in Latin letters"
+"""How a form's name ends (:func:`form_name`)."""
+ROMANISED_ADVICE = " (written in its own script or in English it is read)"
+"""What the one line adds for an unread form: the same request in its own script is read (the gloss reads Bengali,
+Arabic, Persian, Cyrillic, Greek, Japanese and Chinese script)."""
+
+
 def form_name(code: str) -> str:
     """How the one line names a form: "Bengali in Latin letters"."""
-    return f"{NAMES[code]} in Latin letters"
+    return f"{NAMES[code]}{IN_LATIN}"

@@ -63,6 +63,7 @@ def test_a_romanised_request_in_an_unread_form_is_named_and_refused(shipped, tex
     assert not reading.read and reading.name == name, (text, reading)
     result = shipped.check(text)
     assert result.decision == "block" and result.unread and name in result.line(), (text, result)
+    assert result.line().endswith("(written in its own script or in English it is read)"), result.line()
 
 
 @pytest.mark.parametrize("text", BENIGN_UNREAD)
