@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
-from cosci.safety.language_close import CLOSE_NAMES, close_reading
+from cosci.safety.language_close import CLOSE_NAMES, close_counts, close_reading
 from cosci.safety.language_cues import (
     ENGLISH_ONLY,
     OWN_WORDS,
@@ -45,6 +45,7 @@ from cosci.safety.language_cues import (
     shouted,
 )
 from cosci.safety.language_cues import FUNCTION as _FUNCTION
+from cosci.safety.romanised import READ_FORMS, form_name, romanised
 
 if TYPE_CHECKING:
     from lingua import ConfidenceValue, LanguageDetector
@@ -250,12 +251,15 @@ def read_language(text: str) -> Reading:
     script = dominant_script(text)
     if script is None:
         return Reading("en", READ["en"], True, 0.0)
-    if script not in READ_SCRIPTS:
-        return Reading(script.lower(), f"{script.title()} script", False, 1.0)
+    if (early := _unread_script(script) or _romanised(text, script)) is not None:
+        return early
     # a run written without spaces holding a digit ("镥-177治疗...") is one word with a digit: all of it was dropped,
-    # and lingua's order of languages all at confidence 0 is arbitrary
+    # and lingua's order of languages all at confidence 0 is arbitrary; a Latin-script text that is all names and
+    # codes ("Sarin recipe?": a binomial's shape, then "?") was read as Persian, Marathi or Thai by that order, a
+    # different one in each process, and is read as English (nothing left to misread)
     part = detected_part(text)
-    part = part if script == "LATIN" or any(ch.isalpha() for ch in part) else text
+    letters = any(ch.isalpha() for ch in part)
+    part = part if letters else ("" if script == "LATIN" else text)
     values = detector().compute_language_confidence_values(part) if part else []
     if not values:
         return Reading("en", READ["en"], True, 0.0)
@@ -292,6 +296,27 @@ def read_language(text: str) -> Reading:
     if script == "LATIN" and not latin_unbacked and _short_unread(text, values, words):
         return Reading(code, top.language.name.title(), False, top.value)
     return _likeliest_read(text, script == "LATIN", latin_unbacked, words, values)
+
+
+def _unread_script(script: str) -> Reading | None:
+    """An unread reading for a script no read language writes (``script``, a Unicode script name), else None."""
+    return None if script in READ_SCRIPTS else Reading(script.lower(), f"{script.title()} script", False, 1.0)
+
+
+def _romanised(text: str, script: str) -> Reading | None:
+    """The reading of a language of another script typed in Latin letters (:mod:`cosci.safety.romanised`), named by
+    its own words over every read Latin-script language's function words and the close languages' own words: read
+    (its code) or unread ("Bengali in Latin letters"); None for a text showing no such form or not in Latin script."""
+    if script != "LATIN":
+        return None
+    words = {w.lower() for w in _WORD.findall(text)}
+    rivals = max([*(len(_FUNCTION[c] & words) for c in _FUNCTION if c != "hi"), *close_counts(words).values()])
+    code = romanised(text, rivals)
+    if code is None:
+        return None
+    if code in READ_FORMS:
+        return Reading(code, READ[code], True, 1.0)
+    return Reading(code, form_name(code), False, 1.0)
 
 
 def _by_letters(script: str, code: str, text: str, values: list[ConfidenceValue]) -> Reading | None:

@@ -22,11 +22,13 @@ if TYPE_CHECKING:
     from lingua import ConfidenceValue
 
 CLOSE_WORDS = {
-    "da": "hvad hvorledes af uden gør gøre mængder maengder",
+    "da": "hvad hvorledes af uden gør gøre mængder maengder mod",
     "nb": "hva uten gjor gjore gjør gjøre mengder",
-    "hr": "napraviti zasto zašto kod koji koja koje koliko moze može mogu zelim želim ljudi ljude ljudima kuce kuće"
+    "hr": "napraviti nakon što trovanje trovanja otrovati učiniti uciniti lijek djece djeca zasto zašto kod koji koja"
+          " koje koliko moze može mogu zelim želim ljudi ljude ljudima kuce kuće"
           " protiv liječenje lijecenje između izmedu izmedju",
-    "bs": "napraviti zasto zašto kod koji koja koje koliko moze može mogu zelim želim ljudi ljude ljudima kuce kuće"
+    "bs": "napraviti nakon što trovanje trovanja otrovati učiniti uciniti lijek djece djeca zasto zašto kod koji koja"
+          " koje koliko moze može mogu zelim želim ljudi ljude ljudima kuce kuće"
           " protiv liječenje lijecenje između izmedu izmedju",
     "sk": "ako pre alebo sme chcem potrebujem ludia ľudia ludi ľudí ludom ľuďom tiez tiež najviac"
           " preco prečo ktory ktorý ktora ktorá ktore ktoré urobit urobiť spravit spraviť liecba liečba",
@@ -44,7 +46,7 @@ words (lingua names either). "mod", "kan", "man", "efter", "mot", "som", "gor" a
 French, "lager" English and German, "nem" Portuguese, "es" Spanish, "tai" Vietnamese, "treba" Slovak, "chceme"
 Czech: left out
 ("ako" is also Tagalog's "I", "pre" Romanian's "towards": the read languages' own words count against them)."""
-SHARED_WORDS = {("da", "nb"): "hvordan hvorfor hvilke hvilken ikke jeg ogsa også meget hjemme derhjemme bør",
+SHARED_WORDS = {("da", "nb"): "hvordan hvorfor hvilke hvilken ikke jeg ogsa også meget hjemme derhjemme bør til",
                 ("hr", "bs", "sl"): "kako"}
 """Words two close languages write alike: a cue of the pair, whose language lingua's likelier of the two names."""
 CLOSE_NAMES = {"da": "Danish", "nb": "Norwegian", "hr": "Croatian", "bs": "Bosnian", "sk": "Slovak", "fi": "Finnish",

@@ -157,7 +157,8 @@ FUNCTION_WORDS = {
     "ms": "yang dan di untuk dengan dari apa bagaimana ini itu pada boleh",
     "tr": "ve bir bu için ile nasıl ne mi da de olarak",
     "pl": "i w z na jak do nie się czy jest oraz dla",
-    "vi": "và của các cho trong là một những có không khong cua nhung duoc nguoi thuoc benh",
+    "vi": "và của các cho trong là một những có không khong cua nhung duoc nguoi thuoc benh cach lam nhu nao nhieu"
+          " viec xet nghiem chan doan phong ngua vac xin sot xuat huyet mien ngo thuc pham trieu chung",
     "sw": "na ya wa kwa za la katika ni jinsi gani",
     "sv": "och att hur inte är för vad från utan också mycket vid",
     "hi": "hai hain kaise kya karein karen chahiye batao batayen banaye banayein kyun nahi aur liye ke kaun"

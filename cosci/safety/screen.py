@@ -39,6 +39,7 @@ from cosci.safety.intent import IntentModel, features, load_intent
 from cosci.safety.language import read_language
 from cosci.safety.language_cues import shouted, turkish_lower
 from cosci.safety.prescreen import Prescreen, load_prescreen, normalise, sentences, windows
+from cosci.safety.romanised import IN_LATIN, ROMANISED_ADVICE
 from cosci.safety.rules import (
     ALONE_MIN_WORDS,
     RULES,
@@ -129,7 +130,8 @@ class ScreenResult:
         """One line: what matched and what the screen decided, e.g. ``chemical (term hit): "sarin" + "synthesis";
         harm score 0.93 (acts from 0.45)``, or ``the offline screen cannot read Georgian``."""
         if self.unread:
-            return f"the offline screen cannot read {self.language.removeprefix('unread (').rstrip(')')}"
+            name = self.language.removeprefix("unread (").rstrip(")")
+            return f"the offline screen cannot read {name}{ROMANISED_ADVICE if name.endswith(IN_LATIN) else ''}"
         own = f"{self.category}: "
         matched = "; ".join(h.removeprefix(own) for h in self.hits) if self.hits else (
             "agents " + ", ".join(f'"{p}"' for p in self.agents.values()) if self.agents else "no listed term")
