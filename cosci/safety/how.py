@@ -24,7 +24,8 @@ _HOW_EMBEDDED = re.compile(rf"\b(?:understand\w*|know|learn\w*|stud(?:y|ies|ying
 """The same mechanism as an embedded question after a verb of knowing ("we want to understand how Nipah virus passes
 from bats to people", refused by the agent rule at 0.885): the verb inflected for its subject (third person or past),
 so "understand how to make it pass" is no such question; read without a question mark."""
-_HOW_GLOSSED = re.compile(r"\b(?:how|cum) (?:to )?(?:(?!(?:so|that|in order|zeby|zebys|aby|abys|чтобы|щоб|sa|ca)\b)[^\s?,;]+ ){0,6}?"
+_HOW_GLOSSED = re.compile(r"\b(?:how|cum) (?:to )?"
+                          r"(?:(?!(?:so|that|in order|zeby|zebys|aby|abys|чтобы|щоб|sa|ca)\b)[^\s?,;]+ ){0,6}?"
                           r"(?:circulates|escapes|survives|invades|infects|persists)(?![^\s,;.?!\u061f\u0964])")
 """A glossed how before an intransitive verb of spreading or an escape in the third person ("circulates": Russian
 "распространяется", Hindi "फैलता", Bengali "ছড়ায়"; Persian "فرار می کند" "escapes"): the gloss already says it is
