@@ -24,7 +24,8 @@ _HOW_EMBEDDED = re.compile(rf"\b(?:understand\w*|know|learn\w*|stud(?:y|ies|ying
 """The same mechanism as an embedded question after a verb of knowing ("we want to understand how Nipah virus passes
 from bats to people", refused by the agent rule at 0.885): the verb inflected for its subject (third person or past),
 so "understand how to make it pass" is no such question; read without a question mark."""
-_HOW_GLOSSED = re.compile(r"\bhow (?:to )?(?:(?!(?:so|that|in order|zeby|zebys|aby|abys|чтобы|щоб)\b)[^\s?,;]+ ){0,6}?"
+_HOW_GLOSSED = re.compile(r"\b(?:how|cum) (?:to )?"
+                          r"(?:(?!(?:so|that|in order|zeby|zebys|aby|abys|чтобы|щоб|sa|ca)\b)[^\s?,;]+ ){0,6}?"
                           r"(?:circulates|escapes|survives|invades|infects|persists)(?![^\s,;.?!\u061f\u0964])")
 """A glossed how before an intransitive verb of spreading or an escape in the third person ("circulates": Russian
 "распространяется", Hindi "फैलता", Bengali "ছড়ায়"; Persian "فرار می کند" "escapes"): the gloss already says it is
@@ -80,7 +81,9 @@ _ROMANCE_ACTOR = (r"(?:(?:il|lo|la|l'|i|gli|le|el|los|las|o|os|as|a|les|un|una|u
                   r"(?:terrorist\w*|attacc\w*|atacant\w*|attaquant\w*|aggressor\w*|agresor\w*|hacker\w*|criminal\w*|"
                   r"criminel\w*|qualcuno|alguien|alguem|quelqu'un|on|si|se|io|noi|voi|tu|yo|nosotros|eu|nos|je|nous|vous|"
                   r"gruppo|grupo|groupe|stato|estado|etat|esercit\w*|ejercit\w*|armee|exercito|milit\w*|sett[ae]|secta|seita|"
-                  r"secte|nemic\w*|enemig\w*|inimig\w*|ennemi\w*|persone|personas|pessoas|gens)\b")
+                  r"secte|nemic\w*|enemig\w*|inimig\w*|ennemi\w*|persone|personas|pessoas|gens|"
+                  # Romanian: someone, I, we, "să" (how to), can I
+                  r"cineva|eu|noi|voi|sa|ca|pot|poti|putem|puteti|terorist\w*|atacator\w*|inamic\w*|armata|statul)\b")
 _ROMANCE_VERBS = (
     # Italian
     r"diffond\w*|trasmett\w*|propaga(?:no)?|circola(?:no)?|infetta(?:no)?|invad(?:e|ono)|entra(?:no)?|sfugg(?:e|ono)|"
@@ -93,13 +96,19 @@ _ROMANCE_VERBS = (
     r"provocan?|provocam|causan?|causam|"
     # French
     r"propagent|transmet(?:tent)?|diffusent|circulent|infectent|envahi(?:t|ssent)|entrent|echappent|survi(?:t|vent)|"
-    r"persistent|repliquent|endommagent|bloquent|attaquent|resistent|atteign\w*|atteint|provoquent|causent")
+    r"persistent|repliquent|endommagent|bloquent|attaquent|resistent|atteign\w*|atteint|provoquent|causent|"
+    # Romanian (twenty-third stop, safety43l: "Cum trece virusul West Nile în sistemul nervos?" was refused at 0.98)
+    r"trece|ajunge|intra|patrunde|raspandeste|transmite|infecteaza|invadeaza|supravietuieste|persista|scapa|ataca|"
+    r"afecteaza|provoaca|cauzeaza|circula|distruge|blocheaza|rezista|evita|ocoleste")
 _ROMANCE_CAUSED = re.compile(r"\b(?:fa(?:re|r|ccio|cciamo)|hac(?:er|erlo|erla)|hago|faz(?:er|e-lo|e-la)|faco|faire|"
                              r"fais|"
                              r"rend\w*|tornar\w*|volver\w*|aumenta\w*|augment\w*|massimizz\w*|maximi\w*|piu|mas|mais|plus|"
-                             r"meglio|mejor|melhor|mieux|deliberad\w*|deliberat\w*|volontair\w*|apposta|proposito|expres)\b")
-_HOW_ROMANCE = re.compile(rf"^\s*(?:come|como|comment)\s+(?:(?!{_ROMANCE_ACTOR})[^\s?,;]+ ){{1,6}}?(?:si |se |s')?"
-                          rf"(?:{_ROMANCE_VERBS})(?:(?: [^\s?,;]+){{0,8}})\s*\??\s*$")
+                             r"meglio|mejor|melhor|mieux|deliberad\w*|deliberat\w*|volontair\w*|apposta|proposito|expres|"
+                             r"fac|face|facem|faci|mai|cresc\w*|creste\w*|intentionat\w*)\b")
+_HOW_ROMANCE = re.compile(rf"^\s*(?:come|como|comment|cum)\s+(?:(?!{_ROMANCE_ACTOR})[^\s?,;]+ ){{1,6}}?(?:si |se |s')?"
+                          rf"(?:{_ROMANCE_VERBS})(?:(?: [^\s?,;]+){{0,8}})\s*\??\s*$"
+                          # Romanian asks verb first: "cum trece virusul ... în sistemul nervos?", the subject after
+                          rf"|^\s*cum\s+(?:{_ROMANCE_VERBS})(?: (?!{_ROMANCE_ACTOR})[^\s?,;]+){{1,8}}\s*\??\s*$")
 """A how opening its clause in Italian, Spanish, Portuguese or French, a subject that is no asker or actor (one to
 six words: "Xylella", "le virus de la rage"), then a verb of spread, invasion, survival, damage or escape in the third
 person present, and at most eight words to the clause's end: "Come Xylella blocca i vasi dell'ulivo" asks how the
