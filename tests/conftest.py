@@ -187,8 +187,11 @@ def make_config(data_dir: Path, *overrides: str) -> CosciConfig:
 def _offline_env(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("COSCI_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))  # a user layer file only where a test writes one
-    monkeypatch.setattr(fit_cache, "cache_dir", lambda: tmp_path / "fits")  # each test its own: a patched fit stays
-    monkeypatch.setattr(figures, "_figure_dir", lambda: tmp_path / "figures")  # in its test, and so does a figure
+    # each test its own fit and figure caches, so a patched fit or drawing stays in its test; a test on a copy of the
+    # worker's finished session shares the worker's (:func:`copied_caches`)
+    caches = request.getfixturevalue("copied_caches") if "finished_copy" in request.fixturenames else tmp_path
+    monkeypatch.setattr(fit_cache, "cache_dir", lambda: caches / "fits")
+    monkeypatch.setattr(figures, "_figure_dir", lambda: caches / "figures")
     if request.node.get_closest_marker("live"):
         return  # opt-in tests against real providers keep their keys
     for key in API_KEYS:
@@ -234,7 +237,19 @@ def finished_templates() -> dict[tuple[str, ...], tuple[Path, str]]:
 
 
 @pytest.fixture(scope="session")
-def finished_copy(finished_templates: dict[tuple[str, ...], tuple[Path, str]],
+def copied_caches(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The Bradley–Terry fit and figure caches (``fits/``, ``figures/``) of the tests on a copy of a finished session
+    (:func:`finished_copy`) and of the runs that made the copied sessions, one per worker. Each test on a copy fits
+    and draws the same session's records again (``cosci status``, ``report``, ``rate`` and the report page: 0.5-2 s
+    of CPU a fit, about 1 s a plot), which a researcher's later command reads from the user cache; here the next
+    test reads them. Safe because both caches are keyed by everything a fit or plot is computed from (inputs, the
+    computing modules' source, the library versions), and no test on a copy patches a fit or a drawing: a test that
+    does keeps its own caches (:func:`_offline_env`; docs/design.md#tests)."""
+    return tmp_path_factory.mktemp("copied-caches")
+
+
+@pytest.fixture(scope="session")
+def finished_copy(finished_templates: dict[tuple[str, ...], tuple[Path, str]], copied_caches: Path,
                   tmp_path_factory: pytest.TempPathFactory) -> FinishedCopy:
     """``finished_copy(data, *overrides) -> session id``: a finished session on the fake (:func:`run_finished` of
     ``make_config(data, *overrides)``) in ``data``. It runs once per worker and overrides, then each test gets a copy
@@ -249,8 +264,12 @@ def finished_copy(finished_templates: dict[tuple[str, ...], tuple[Path, str]],
         if overrides not in finished_templates:
             template = tmp_path_factory.mktemp("finished") / "data"
             FAKE.reset()
-            try:
-                finished_templates[overrides] = template, asyncio.run(run_finished(make_config(template, *overrides)))
+            try:  # the fits and plots of its finalisation kept for the copies' tests, whoever asks first (a module
+                with pytest.MonkeyPatch.context() as caches:  # fixture's set-up runs outside any test's caches)
+                    caches.setattr(fit_cache, "cache_dir", lambda: copied_caches / "fits")
+                    caches.setattr(figures, "_figure_dir", lambda: copied_caches / "figures")
+                    finished_templates[overrides] = template, asyncio.run(
+                        run_finished(make_config(template, *overrides)))
             finally:
                 FAKE.reset()
         template, sid = finished_templates[overrides]

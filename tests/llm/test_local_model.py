@@ -3,7 +3,10 @@ one tournament verdict. Slow (the model runs on the CPU), so marked ``slow``; CI
 the strict-JSON clean-up of the model's constrained output.
 
 The bounds of the constrained output are tightened here (shorter strings, shorter lists) so the record takes
-seconds rather than most of a minute; the code path is the shipped one.
+seconds rather than most of a minute; the code path is the shipped one. The decoding tests load the model with one
+thread, as tests/llm/test_grammar_filter.py and test_local_drafts.py do: beside the other test worker a second
+llama.cpp thread mostly waits at its barrier, spinning, on a core that worker needs (docs/development.md, test time,
+eleventh pass); the thread count's own rule is tests/llm/test_local_threads.py's.
 """
 
 from __future__ import annotations
@@ -97,7 +100,7 @@ def test_grammar_constrained_answers_parse_on_either_decoding_path(grammar_last:
     schema = {"type": "object", "properties": {"better_idea": {"type": "integer", "enum": [1, 2]},
                                                "rationale": {"type": "string", "maxLength": 80}},
               "required": ["rationale", "better_idea"]}
-    llama: Any = PromptStateLlama(model_path=str(weights_path("q4_0")), n_ctx=1024, n_batch=128, n_threads=2,
+    llama: Any = PromptStateLlama(model_path=str(weights_path("q4_0")), n_ctx=1024, n_batch=128, n_threads=1,
                                   verbose=False, seed=0)
     llama.grammar_last = grammar_last
     redrawn = 0
@@ -129,7 +132,7 @@ def test_jump_forward_evaluates_the_forced_text_in_batches_and_answers_still_par
                                                "rationale": {"type": "string", "maxLength": 80},
                                                "confidence_level": {"type": "string", "enum": ["low", "high"]}},
               "required": ["rationale", "better_idea", "confidence_level"]}
-    llama: Any = PromptStateLlama(model_path=str(weights_path("q4_0")), n_ctx=1024, n_batch=128, n_threads=2,
+    llama: Any = PromptStateLlama(model_path=str(weights_path("q4_0")), n_ctx=1024, n_batch=128, n_threads=1,
                                   verbose=False, seed=0)
     llama.jump_forward, llama.compact_json = True, compact
     try:
@@ -157,7 +160,7 @@ def test_a_prompt_state_is_saved_lean_and_restores_the_same_answer() -> None:
     from cosci.llm.local.model import gguf_path
     from cosci.llm.local.state_cache import PromptStateCache, PromptStateLlama, state_bytes
 
-    llama = PromptStateLlama(model_path=str(gguf_path()), n_ctx=1024, n_batch=128, n_threads=2, verbose=False, seed=0)
+    llama = PromptStateLlama(model_path=str(gguf_path()), n_ctx=1024, n_batch=128, n_threads=1, verbose=False, seed=0)
     cache = PromptStateCache(capacity_bytes=64 << 20)
     llama.set_cache(cache)
     messages = [{"role": "user", "content": "Name one drug studied in acute myeloid leukemia. " * 8}]
