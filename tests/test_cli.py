@@ -386,6 +386,7 @@ def test_a_count_of_one_is_singular(tmp_path: Path, fake: FakeBackend, finished_
         # an unknown option before the command took the next word as the command ("invalid choice: 'd'")
         (["--data-di", "d", "list"], "unknown option --data-di; did you mean --data-dir?", "cosci"),
         (["lst"], "no command 'lst'; did you mean `cosci list`?", "cosci"),
+        (["project", "lst"], "no command 'lst'; did you mean `cosci project list`?", "cosci project"),
         (["frobnicate"], "no command 'frobnicate' (commands: list, run,", "cosci"),
         ([], "give a command: list, run, status,", "cosci"),
         (["--hepl"], "unknown option --hepl; did you mean --help?", "cosci"),

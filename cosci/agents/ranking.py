@@ -54,7 +54,7 @@ from cosci.tournament.judge_stats import JudgeStats, position_bias
 from cosci.tournament.judging import DualOrderState, resolve, unit_hash
 from cosci.tournament.pairing import BlockedPairs, never_blocked
 from cosci.tournament.rematch import capped_pairs
-from cosci.tournament.rerun import WILSON_LABEL
+from cosci.tournament.rerun import WILSON_LABEL, wilson_interval
 from cosci.tournament.uncertainty import PAIRING_FIT
 from cosci.tournament.verdict import parse_verdict, rationale_of
 
@@ -252,8 +252,10 @@ class RankingAgent(BaseAgent):
             share = self.config.ranking.dual_order_biased_share
             self.store.logs.event("position_bias_detected", {"first_shown_wins": wins, "valid_calls": calls,
                                                               "biased_share": share}, agent=self.name)
-            log.warning("position bias: the first-shown hypothesis won %d of %d judging calls (%s; it excludes 50 %%); "
-                        "close pairs are now judged in both orders at share %g", wins, calls, WILSON_LABEL, share)
+            low, high = wilson_interval(wins, calls)  # fresh-user trial: the warning named the interval, not its bounds
+            log.warning("position bias: the first-shown hypothesis won %d of %d judging calls (%.0f %%; %s %.0f-%.0f %%, "
+                        "which excludes 50 %%); close pairs are now judged in both orders at share %g", wins, calls,
+                        100 * wins / calls, WILSON_LABEL, 100 * low, 100 * high, share)
         return DualOrderState(matches, dual, biased)
 
     async def _play(self, task: Task, index: int, plan: MatchPlan, by_id: dict[str, Hypothesis],

@@ -96,8 +96,9 @@ class Parser(argparse.ArgumentParser):
 
 
 
-INVALID_CHOICE = re.compile(r"argument command: invalid choice: '(.*?)' \(choose from (.*)\)$", re.S)
-"""argparse's message for a command it does not know (the choices quoted before Python 3.12.8, bare after)."""
+INVALID_CHOICE = re.compile(r"argument (?:command|action): invalid choice: '(.*?)' \(choose from (.*)\)$", re.S)
+"""argparse's message for a command (or a command's action: `cosci project lst`) it does not know (the choices quoted
+before Python 3.12.8, bare after)."""
 
 
 ELSEWHERE = {

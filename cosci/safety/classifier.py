@@ -45,7 +45,7 @@ from cosci.llm.port.types import CallSpec, LLMPort, Route, TextBlock
 from cosci.prompts import render
 from cosci.records import RecordSafetyVerdict
 from cosci.safety.quoting import quote_untrusted
-from cosci.safety.screen import OfflineScreen, ScreenResult, screen_for
+from cosci.safety.screen import UNREAD_ADVICE, OfflineScreen, ScreenResult, screen_for
 from cosci.store import SafetyVerdict, SessionStore
 from cosci.store.safety import Subject, verdict_id
 
@@ -54,9 +54,6 @@ __all__ = ["Classifier", "GoalRefused", "Screening", "acts", "offline_check", "s
 RECORD_ONLY_CHARS = 1500
 """Characters of the text shown to a tier unable to classify (its answer is only recorded; the screen reads it all).
 A final overview is several thousand characters: on the embedded demo its screening prompt was 1,433 tokens."""
-UNREAD_ADVICE = ("to screen it, run on a tier measured as a safety classifier (a hosted model, "
-                 "docs/design.md#safety-measured) or, in a vetted lab, with safety.enabled=false")
-"""How to proceed with a text the offline screen cannot read (docs/design.md#safety-language)."""
 SUBJECT_LABELS = {"goal": "research goal", "hypothesis": "hypothesis", "overview": "final overview",
                   "feedback": "researcher feedback"}
 

@@ -146,6 +146,11 @@ class ScreenResult:
         return asdict(self)
 
 
+UNREAD_ADVICE = ("to screen it, run on a tier measured as a safety classifier (a hosted model, "
+                 "docs/design.md#safety-measured) or, in a vetted lab, with safety.enabled=false")
+"""How to proceed with a text the offline screen cannot read (docs/design.md#safety-language)."""
+
+
 Featuriser = Callable[[Sequence[str]], np.ndarray]
 """Texts -> the intent model's input rows (:func:`cosci.safety.intent.features`)."""
 

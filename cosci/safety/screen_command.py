@@ -9,7 +9,8 @@ One JSON line per text on stdout: ``n`` (its line, 1 for a text given inline), `
 intent model's harm probability, 0-1), ``terms`` (what the term lists matched in the deciding window, as a refused
 run's line names it: ``biological: "pathogen" + "more transmissible"``; empty when nothing matched — a researcher
 sees what to rephrase, fresh-user trial), ``language`` (ISO 639-1, or ``unread (<language>)``) and the text's first
-:data:`SHOWN_CHARS` characters. A line of a file that is not a text to screen (it starts like JSON but is not JSON,
+:data:`SHOWN_CHARS` characters; for a text refused as unread also ``advice``, the line a run prints for it (the
+language and how to proceed). A line of a file that is not a text to screen (it starts like JSON but is not JSON,
 a JSON object without a text ``goal``, another JSON value: an array, a number, true, false, null; a JSON escape of
 half a surrogate pair (``\\ud800``, which no character is), or a text longer than a goal may be,
 :data:`~cosci.config.goal.GOAL_MAX_CHARS`: the screen's time grows with the text, about 1 ms a character), or a text
@@ -155,7 +156,7 @@ def as_goals(lines: Sequence[Line], path: str | None = None) -> list[Line]:
 def screened(cfg: SafetyCfg, lines: Sequence[Line]) -> Iterator[dict[str, Any] | str]:
     """In line order: one result row per text (see the module docstring), screened as goals, and the error of
     each line that is none (a str)."""
-    from cosci.safety.screen import screen_for
+    from cosci.safety.screen import UNREAD_ADVICE, screen_for
 
     screen = screen_for(cfg) if any(x.text is not None for x in lines) else None
     for x in lines:
@@ -163,5 +164,8 @@ def screened(cfg: SafetyCfg, lines: Sequence[Line]) -> Iterator[dict[str, Any] |
             yield x.error or f"screen: line {x.n} holds no text"
             continue
         r = screen.check(x.text, subject="goal")
-        yield {"n": x.n, "decision": r.decision, "category": r.category, "rule": r.rule, "score": round(r.score, 3),
+        row = {"n": x.n, "decision": r.decision, "category": r.category, "rule": r.rule, "score": round(r.score, 3),
                "terms": list(r.hits), "language": r.language, "text": x.text[:SHOWN_CHARS]}
+        if r.unread:  # what a run prints for it (fresh-user trial: the screen said only "unread")
+            row["advice"] = f"{r.line()}: {UNREAD_ADVICE}"
+        yield row

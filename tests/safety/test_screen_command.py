@@ -47,6 +47,9 @@ def test_a_file_of_goals_gives_one_line_per_goal_in_order(capsys: pytest.Capture
     assert [r["decision"] for r in rows] == ["allow", "block", "block"]
     assert rows[0]["category"] is None and rows[0]["rule"] is None
     assert rows[2]["rule"] == "unread" and rows[2]["language"] == "unread (Georgian script)"
+    # what a run prints for it, so a lab reads how to proceed (fresh-user trial: only "unread" was said)
+    assert rows[2]["advice"].startswith("the offline screen cannot read Georgian script: to screen it, run on a tier")
+    assert "safety.enabled=false" in rows[2]["advice"] and "advice" not in rows[0] and "advice" not in rows[1]
 
 
 def test_a_byte_order_mark_is_no_part_of_the_first_goal(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -191,10 +191,16 @@ async def probe(gateway: Gateway, route: Route, shape: str, config: CosciConfig,
            else "schema-constrained" if route.constrained else "forced" if shape == S.LOOP else "tool call")
     right = (record.word, record.number) == (S.WORD, S.NUMBER)
     return replace(base, tool_use=use, structured="valid record" if right else
-                   (f"valid schema, values differ (word {record.word!r} for {S.WORD!r}, "
-                    f"number {record.number} for {S.NUMBER})"), cost_usd=_cost(records),
+                   f"valid schema, values differ ({_differ(record.word, record.number)})", cost_usd=_cost(records),
                    latency_seconds=time.perf_counter() - started,
                    fix=None if right or route.constrained else "the record's values differ from the request")
+
+
+def _differ(word: str, number: int) -> str:
+    """The fields of a record that differ from those asked, each as ``word ', number:' for 'cosci'`` (fresh-user
+    trial: "number 7 for 7" listed a field that was right)."""
+    return ", ".join(f"{name} {got!r} for {asked!r}" for name, got, asked in
+                     (("word", word, S.WORD), ("number", number, S.NUMBER)) if got != asked)
 
 
 def _cost(records: list[Call]) -> float:
