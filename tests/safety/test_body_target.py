@@ -1,7 +1,7 @@
 """A mechanism on a body's target (docs/design.md#safety-screen, "A mechanism on a body's target"): how an agent
 reaches, crosses, blocks or damages the brain, the placenta, cells, nerves, kidneys or the liver, asked in the read
 languages, is pathogenesis; the twenty-third stop's fresh set had such short questions refused by the score alone or
-the agent rule in fourteen languages. The same target with a person, an asker, a purpose or anything caused stays a
+the agent rule in many of its languages. The same target with a person, an asker, a purpose or anything caused stays a
 request. Also: a release the body makes (acetylcholine's) is no dispersal."""
 
 from __future__ import annotations
