@@ -253,9 +253,9 @@ class RankingAgent(BaseAgent):
             self.store.logs.event("position_bias_detected", {"first_shown_wins": wins, "valid_calls": calls,
                                                               "biased_share": share}, agent=self.name)
             low, high = wilson_interval(wins, calls)  # fresh-user trial: the warning named the interval, not its bounds
-            log.warning("position bias: the first-shown hypothesis won %d of %d judging calls (%.0f %%; %s %.0f-%.0f %%, "
-                        "which excludes 50 %%); close pairs are now judged in both orders at share %g", wins, calls,
-                        100 * wins / calls, WILSON_LABEL, 100 * low, 100 * high, share)
+            log.warning("position bias: the first-shown hypothesis won %d of %d judging calls (%.0f %%, %.1f-%.1f %% "
+                        "%s; it excludes 50 %%); close pairs are now judged in both orders at share %g", wins, calls,
+                        100 * wins / calls, 100 * low, 100 * high, WILSON_LABEL, share)
         return DualOrderState(matches, dual, biased)
 
     async def _play(self, task: Task, index: int, plan: MatchPlan, by_id: dict[str, Hypothesis],

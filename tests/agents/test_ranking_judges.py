@@ -25,7 +25,7 @@ async def test_a_first_position_judge_raises_the_dual_order_share_of_close_pairs
         await run_task("ranking", "RunTournamentRound", f"b{k}")
     (event,) = planned.store.logs.events("position_bias_detected")
     assert event["payload"]["first_shown_wins"] == event["payload"]["valid_calls"] == 4  # 4 of 4: CI 51-100 %
-    assert ("won 4 of 4 judging calls (100 %; 95 % Wilson CI, nominal for independent calls 51-100 %, which excludes "
+    assert ("won 4 of 4 judging calls (100 %, 51.0-100.0 % 95 % Wilson CI, nominal for independent calls; it excludes "
             "50 %)" in caplog.text)  # the warning gives its interval's bounds (fresh-user trial: it named the interval)
     matches = planned.store.matches.all()
     agent = planned.agents["ranking"]
