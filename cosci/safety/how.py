@@ -130,7 +130,7 @@ _SELF = (r"(?:(?:do|can|could|should|would|will|shall|may|might|to) i|we|you|one
          r"nous|io|noi|ben|biz|saya|kami|kita|aku|mimi|sisi|ik|wij|tu|moj\w*|moi\w*|mio|mia|mis|meu|minha|mon|mes|"
          r"mein\w*|benim|komsu\w*|vecin\w*|vizinh\w*|voisin\w*|vicin\w*|nachbar\w*|sasiad\w*|soused\w*)")
 _SELF_SAID = re.compile(rf"\b{_SELF}\b")
-_PURPOSE = r"(?:so|that|in order|zeby|zebys|aby|abys|чтобы|щоб|para que|pour que|perche|damit|ki|sehingga|ili|agar)"
+_PURPOSE = r"(?:so|that|in order|zeby|zebys|aby|abys|чтобы|щоб|para que|pour que|perche|damit|ki|sehingga|agar)"
 _HOW_TARGET = re.compile(
     rf"\b{_HOW_ANY}(?: to)?(?: (?!{_PURPOSE}\b)[^\s?,;]+){{1,8}}? (?:{_TARGET})\b(?: [^\s?,;]+){{0,3}}\s*\??\s*$"
     rf"|\b(?:{_TARGET})\b(?: [^\s?,;]+){{0,3}}? {_HOW_ANY}(?: [^\s?,;]+){{0,2}}\s*\??\s*$")
