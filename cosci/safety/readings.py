@@ -174,7 +174,8 @@ class Readings:
         acts as a step asked outright (docs/design.md#safety-screen, "Constructions asked")."""
         terms, consent = self.intent.get("biological"), self.intent.get("human_subjects_without_consent")
         return any((consent is not None and trial_described(window) and bool(consent.spans(window))) or (
-            consent is not None and any(intruded(window, phrase, start) for phrase, start, _ in consent.spans(window))) or (
+            consent is not None and any(intruded(window, phrase, start)
+                                        for phrase, start, _ in consent.spans(window))) or (
             terms is not None and any(constructed(window, phrase, start, end)
                                       for phrase, start, end in self.outside_instruments(window, terms.spans(window))))
             for window in windows(normalise(text)))
