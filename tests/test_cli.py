@@ -461,12 +461,13 @@ def test_status_counts_the_researchers_ratings_and_results(finished: tuple[Path,
     store.close()
     for args in (["rate", sid, a, b, "--prefer", "tie"], ["rate", sid, a, "--score", "4"],
                  ["rate", sid, b, "--score", "2"], ["result", sid, a, "--outcome", "inconclusive"],
-                 ["result", sid, b, "--outcome", "refuted"], ["result", sid, a, "--outcome", "inconclusive"]):
+                 ["result", sid, b, "--outcome", "refuted"], ["result", sid, a, "--outcome", "inconclusive"],
+                 ["rate", sid, b, a, "--prefer", "a"]):  # a changed mind: the pair's later preference replaces it
         code, _, err = _cli(capsys, "--data-dir", str(data), *args)
         assert code == 0, err
     code, out, _ = _cli(capsys, "--data-dir", str(data), "status", sid)
-    assert ("researcher   3 ratings (1 preference, 2 scores), 3 experimental results (refuted 1, inconclusive 2)\n"
-            in out), out
+    assert ("researcher   4 ratings (2 preferences, 1 replaced by a later one of the same pair, 2 scores), "
+            "3 experimental results (refuted 1, inconclusive 2)\n" in out), out
 
 
 def test_a_directory_given_as_the_data_file_is_named_a_directory(
