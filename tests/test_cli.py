@@ -638,6 +638,40 @@ def test_the_same_rating_given_twice_is_recorded_once(finished: tuple[Path, str]
                       (None, 2, "")]
 
 
+def test_the_same_rating_pressed_twice_at_once_is_recorded_once(finished: tuple[Path, str]) -> None:
+    """Fresh-user trial: two identical `cosci rate` commands at the same moment both passed the repeat's test and were
+    both recorded. The test and the insert are one write transaction: both presses have read no rating (the screen
+    of their why, between the first test and the insert, waits for the other), and one rating is stored, the other
+    press naming it."""
+    import threading
+
+    from cosci.session.folder import SessionFolder
+    from cosci.session.researcher import rate
+
+    data, sid = finished
+    store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
+    a, b = [h.id for h in store.hypotheses.ranked()[:2]]
+    store.close()
+    both = threading.Barrier(2, timeout=60)
+    lines: list[str] = []
+
+    def press() -> None:
+        folder = SessionFolder.existing(data, sid)
+        lines.append(rate(folder, [a, b], "a", None, "cleaner mechanism", lambda *_: both.wait(), warn=lambda _: None)[1])
+
+    threads = [threading.Thread(target=press) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert len(lines) == 2 and sum("nothing new was recorded" in line for line in lines) == 1, lines
+    store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
+    try:
+        assert [(r.prefer, r.why) for r in store.researcher.ratings()] == [("a", "cleaner mechanism")]
+    finally:
+        store.close()
+
+
 def test_control_characters_in_an_error_line_are_escaped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Fresh-user trial: `cosci status "$(printf 'a\\tb\\nc')"` printed two lines, and an ANSI escape in an id reached
     the terminal; every `cosci:` line escapes control characters as repr does."""
