@@ -657,7 +657,8 @@ def test_the_same_rating_pressed_twice_at_once_is_recorded_once(finished: tuple[
 
     def press() -> None:
         folder = SessionFolder.existing(data, sid)
-        lines.append(rate(folder, [a, b], "a", None, "cleaner mechanism", lambda *_: both.wait(), warn=lambda _: None)[1])
+        _, line = rate(folder, [a, b], "a", None, "cleaner mechanism", lambda *_: both.wait(), warn=lambda _: None)
+        lines.append(line)
 
     threads = [threading.Thread(target=press) for _ in range(2)]
     for t in threads:
