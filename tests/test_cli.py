@@ -655,9 +655,12 @@ def test_the_same_rating_pressed_twice_at_once_is_recorded_once(finished: tuple[
     both = threading.Barrier(2, timeout=60)
     lines: list[str] = []
 
+    def screened(*_: object) -> None:
+        both.wait()
+
     def press() -> None:
         folder = SessionFolder.existing(data, sid)
-        _, line = rate(folder, [a, b], "a", None, "cleaner mechanism", lambda *_: both.wait(), warn=lambda _: None)
+        _, line = rate(folder, [a, b], "a", None, "cleaner mechanism", screened, warn=lambda _: None)
         lines.append(line)
 
     threads = [threading.Thread(target=press) for _ in range(2)]
