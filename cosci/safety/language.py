@@ -45,7 +45,8 @@ from cosci.safety.language_cues import (
     shouted,
 )
 from cosci.safety.language_cues import FUNCTION as _FUNCTION
-from cosci.safety.romanised import READ_FORMS, form_name, romanised
+from cosci.safety.romanised import READ_FORMS, form_name, own_words, romanised
+from cosci.safety.transliteration import TABLES, to_cyrillic
 
 if TYPE_CHECKING:
     from lingua import ConfidenceValue, LanguageDetector
@@ -133,6 +134,9 @@ class Reading:
     name: str
     read: bool
     confidence: float
+    latin: str | None = None
+    """For Russian or Ukrainian typed in Latin letters and read, the table it is written back in Cyrillic by
+    (:mod:`cosci.safety.transliteration`; the screen reads that form); None otherwise."""
 
     def label(self) -> str:
         """``en`` for a read language, ``unread (Georgian)`` for an unread one."""
@@ -246,8 +250,21 @@ def _short_unread(text: str, values: list[ConfidenceValue], words: set[str]) -> 
 
 def read_language(text: str) -> Reading:
     """The language of ``text`` and whether the screen reads it (the module docstring's rules; a text in capitals on
-    a lower-cased copy, :func:`folded`). An empty or letterless text reads as English (nothing to misread)."""
+    a lower-cased copy, :func:`folded`). An empty or letterless text reads as English (nothing to misread). A text
+    in ASCII letters read as unread and showing one of Russian's or Ukrainian's own words typed in Latin letters
+    (:data:`~cosci.safety.romanised.CUES`; two name the form before lingua is asked) is read as that language when
+    written back in Cyrillic it is confidently so (:func:`in_cyrillic`): "chy mozhna shchepyty dytynu ..." was
+    refused as unread Welsh."""
     text = folded(text) if shouted(text) else text
+    reading = _reading(text)
+    if reading.read or not text.isascii():
+        return reading
+    return next((r for code in TABLES if own_words(text, code) and (r := in_cyrillic(text, code)) and r.read),
+                reading)
+
+
+def _reading(text: str) -> Reading:
+    """:func:`read_language`'s reading before a text read as unread is written back in Cyrillic."""
     script = dominant_script(text)
     if script is None:
         return Reading("en", READ["en"], True, 0.0)
@@ -316,7 +333,46 @@ def _romanised(text: str, script: str) -> Reading | None:
         return None
     if code in READ_FORMS:
         return Reading(code, READ[code], True, 1.0)
+    if code in TABLES and (native := in_cyrillic(text, code)) is not None:
+        return native if native.read else None
     return Reading(code, form_name(code), False, 1.0)
+
+
+ROMANISED_MIN_CONFIDENCE = 0.6
+"""lingua's confidence (0-1, among the Cyrillic Slavic languages: :func:`slavic_detector`) in Russian or Ukrainian,
+its likeliest language there, on a text written back in Cyrillic from which that text is read as that language;
+below, it stays unread ("Russian in Latin letters"): a Serbian or Croatian text showing two Russian cue words
+("gde", "ili") is written back as Serbian (0.65) or as Russian at 0.42; Russian requests typed without the soft sign
+("kak sdelat ...") read 0.63-1.0 (bench/README.md, twenty-fourth stop: romanised Russian and Ukrainian)."""
+
+
+@cache
+def slavic_detector() -> LanguageDetector:
+    """lingua's detector over the Cyrillic Slavic languages (Russian, Ukrainian, Belarusian, Bulgarian, Macedonian,
+    Serbian), in its high-accuracy mode (1- to 5-grams; these six load in about 4 s, once per process, on the first
+    romanised Russian or Ukrainian text): a text written back in Cyrillic from Latin letters holds no letter of
+    another Cyrillic language, the detector over all languages reads Ukrainian's "і" as Kazakh ("дезінфекція палат
+    після" as Kazakh at 1.0) and the trigrams alone a Ukrainian request as Macedonian at 1.0."""
+    from lingua import Language, LanguageDetectorBuilder
+
+    return LanguageDetectorBuilder.from_languages(
+        Language.RUSSIAN, Language.UKRAINIAN, Language.BELARUSIAN, Language.BULGARIAN, Language.MACEDONIAN,
+        Language.SERBIAN).build()
+
+
+def in_cyrillic(text: str, code: str) -> Reading | None:
+    """The reading of ``text`` (Latin letters, named Russian or Ukrainian by its own words, ``code``) written back
+    in Cyrillic (:func:`~cosci.safety.transliteration.to_cyrillic`): Russian or Ukrainian, whichever
+    :func:`slavic_detector` gives most, read, when that is at least :data:`ROMANISED_MIN_CONFIDENCE`; Serbian
+    (unread in Cyrillic, a sign to read the Latin text as the Serbo-Croatian it is: the caller reads it as any
+    Latin-script text) when Serbian is likeliest at that confidence; None otherwise."""
+    values = slavic_detector().compute_language_confidence_values(detected_part(to_cyrillic(text, code)))
+    best = values[0].language.iso_code_639_1.name.lower() if values else None
+    if best == "sr" and values[0].value >= ROMANISED_MIN_CONFIDENCE:
+        return Reading("sr", "Serbian", False, values[0].value)  # Serbian in Latin letters: read as it is written
+    if best not in ("ru", "uk") or values[0].value < ROMANISED_MIN_CONFIDENCE:
+        return None
+    return Reading(best, READ[best], True, values[0].value, latin=code)
 
 
 def _by_letters(script: str, code: str, text: str, values: list[ConfidenceValue]) -> Reading | None:

@@ -35,8 +35,10 @@ CUES = {
           " mitoonim cheghadr cheghad hichkas koja chize chizi ghazaye daroo khoone",
     "ru": "kak chto chtoby chtob kakoy kakoe kakie kakaya skolko pochemu gde mozhno nuzhno nuzhen nuzhna nuzhny nado"
           " sdelat eto etot dlya ili tolko ochen khochu hochu menya mne nikto nichego vsekh chelovek cheloveka lyudi"
-          " lyudey lechit lechenie kotoryy kotoraya kotorye zaboleli rebenka",
-    "uk": "yak shcho shchob skilky potribno mozhna zrobyty chomu vdoma likuvaty dytyny lyudyny nikhto",
+          " lyudey lechit lechenie kotoryy kotoraya kotorye zaboleli rebenka esli posle kogda uzhe eshche mozhet budet"
+          " cherez mezhdu luchshe takoy delat teper",
+    "uk": "yak shcho shchob skilky potribno mozhna zrobyty chomu vdoma likuvaty dytyny lyudyny nikhto pislya koly abo"
+          " tse takozh bilsh yaki yakyi yakyy yaka chy krashche mizh dlya teper",
     "el": "pws kai tou ths gia apo einai thelw thelo mporw mporo ftiaxe ftiaxw ftiakso wste oste poso kapoia"
           " kapoio odigies",
     "ja": "shite suru desu masu kudasai nani doushite niwa saseru nanika minna kenkyuu dekiru naru",
@@ -49,7 +51,9 @@ one of :data:`URDU_OWN` is Urdu). Left out: words a read Latin-script language w
 "hoy", "dile", "amar", French "ami", Italian "nei", "sto", "sta", Swahili "pata", "dawa", Polish "pani", German
 "hast", "fein", "wo", Tagalog "kasi", "bayad", Turkish "yani", "lazim", Swedish "fel", Slovak "treba", English
 "mesh", "tame", "rang").
-The first nine forms are the ones the labelled sets and the probes hold (bench/README.md, twenty-third stop)."""
+The first nine forms are the ones the labelled sets and the probes hold (bench/README.md, twenty-third stop).
+Russian's and Ukrainian's function words from "esli" and "pislya" on were added at the twenty-fourth stop, none found
+in a Latin-script text of the labelled sets (left out: "ego", "byt", "tomu", "yake": English, Czech, Swahili words)."""
 URDU_OWN = frozenset(["taake", "takay", "usay", "unhein", "tayyar", "tafseel", "alamat", "ahista", "qatre",
                      "zaroorat", "tareeqe", "masalon"])
 """Urdu's own spellings among Hindustani typed in Latin letters."""
@@ -76,6 +80,11 @@ def arabizi_words(text: str) -> set[str]:
     found = set(ARABIZI_DIGITS.findall(text))
     return {w for w in found if sum(c.isalpha() for c in w) > sum(c.isdigit() for c in w)
             and not re.match(r"\d+[a-z]{1,2}(?![a-z])", w)}
+
+
+def own_words(text: str, code: str) -> int:
+    """How many distinct :data:`CUES` words of the form ``code`` ``text`` shows."""
+    return len(_OWN[code] & {w.lower() for w in _WORD.findall(text)})
 
 
 def romanised(text: str, rivals: int) -> str | None:
