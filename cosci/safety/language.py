@@ -49,7 +49,7 @@ from cosci.safety.romanised import READ_FORMS, form_name, own_words, romanised
 from cosci.safety.transliteration import TABLES, to_cyrillic
 
 if TYPE_CHECKING:
-    from lingua import ConfidenceValue, LanguageDetector
+    from lingua import ConfidenceValue, Language, LanguageDetector
 
 READ = {"en": "English", "zh": "Chinese", "hi": "Hindi", "es": "Spanish", "fr": "French", "ar": "Arabic",
         "bn": "Bengali", "pt": "Portuguese", "ru": "Russian", "ur": "Urdu", "id": "Indonesian", "de": "German",
@@ -251,16 +251,71 @@ def _short_unread(text: str, values: list[ConfidenceValue], words: set[str]) -> 
 def read_language(text: str) -> Reading:
     """The language of ``text`` and whether the screen reads it (the module docstring's rules; a text in capitals on
     a lower-cased copy, :func:`folded`). An empty or letterless text reads as English (nothing to misread). A text
-    in ASCII letters read as unread and showing one of Russian's or Ukrainian's own words typed in Latin letters
+    in Latin letters read as unread is checked by lingua's full models (:func:`_confirmed`); one in ASCII letters
+    showing one of Russian's or Ukrainian's own words typed in Latin letters
     (:data:`~cosci.safety.romanised.CUES`; two name the form before lingua is asked) is read as that language when
     written back in Cyrillic it is confidently so (:func:`in_cyrillic`): "chy mozhna shchepyty dytynu ..." was
     refused as unread Welsh."""
     text = folded(text) if shouted(text) else text
     reading = _reading(text)
-    if reading.read or not text.isascii():
+    if reading.read or dominant_script(text) != "LATIN":
         return reading
-    return next((r for code in TABLES if own_words(text, code) and (r := in_cyrillic(text, code)) and r.read),
-                reading)
+    if text.isascii() and (native := next((r for code in TABLES if own_words(text, code)
+                                           and (r := in_cyrillic(text, code)) and r.read), None)) is not None:
+        return native
+    return _confirmed(text, reading)
+
+
+UNREAD_CHECK_TOP = 5
+"""lingua's likeliest languages on a text's trigrams (:func:`detector`) among which its full models decide whether
+a Latin-script text is in an unread language (:func:`_confirmed`)."""
+DRUG_STEMS = re.compile(r"\b(?:\w{4,}(?:vir|cycline|ciclina|cyklina|quine|mycin|micina|azole|azol|cillin|cilina|"
+                        r"floxacin|floxacino|mab|tinib|statin|sartan|olol|dipine|profen|fungin|penem)|cef\w{4,})\b",
+                        re.IGNORECASE)
+"""Drug names by their international nonproprietary name's stem (WHO's INN stems: "-vir" antivirals, "-cycline",
+"-mycin", "-floxacin", "-azole", "-penem", "-mab", "cef-"...; with their Spanish, Portuguese and Polish endings;
+four letters before a stem at least, so "servir" is no drug): like a
+binomial, a drug name reads as no language, and "doxycycline plus hydroxychloroquine" made a 8-word Dutch question
+Yoruba to the trigrams (docs/design.md#safety-language, "A read language's short text said unread")."""
+
+
+@cache
+def full_detector(languages: frozenset[Language]) -> LanguageDetector:
+    """lingua's detector over ``languages`` in its high-accuracy mode (1- to 5-grams; each language's models load
+    once per process, 0.1-1.5 s on this machine under load; a handful per text at most)."""
+    from lingua import LanguageDetectorBuilder
+
+    return LanguageDetectorBuilder.from_languages(*languages).build()
+
+
+def _confirmed(text: str, reading: Reading) -> Reading:
+    """``reading`` (an unread Latin-script language lingua's trigrams gave ``text``), or the read language lingua's
+    full models (:func:`full_detector`) prefer on ``text`` without binomials, codes and drug names
+    (:data:`DRUG_STEMS`) among the trigrams' :data:`UNREAD_CHECK_TOP` likeliest languages and the read languages whose
+    function words ``text`` shows. The trigrams alone read short texts of a read language naming agents, drugs and
+    places as Catalan, Shona, Yoruba, Xhosa or Esperanto (Portuguese "vigilância de febre maculosa em Campinas" as
+    Yoruba at 0.91); the full models over the same few languages read them as Portuguese and keep Estonian, Slovene,
+    Latvian, Basque, Welsh... unread (bench/README.md, twenty-fourth stop: read-language texts said unread)."""
+    from lingua import IsoCode639_1, Language
+
+    part = detected_part(DRUG_STEMS.sub(" ", text))
+    if not any(ch.isalpha() for ch in part):
+        return reading
+    values = detector().compute_language_confidence_values(part)
+    words = {w.lower() for w in _WORD.findall(text)}
+    languages = {v.language for v in values[:UNREAD_CHECK_TOP] if v.value > 0}
+    languages |= {Language.from_iso_code_639_1(getattr(IsoCode639_1, c.upper())) for c in _FUNCTION
+                  if _FUNCTION[c] & words}
+    if len(languages) < 2:
+        return reading
+    top = full_detector(frozenset(languages)).compute_language_confidence_values(part)[0]
+    code = top.language.iso_code_639_1.name.lower()
+    return _read(code, top.value, text) if code in READ else reading
+
+
+def _reading(text: str) -> Reading:
+    """:func:`read_language`'s reading before an unread Latin-script one is checked (:func:`in_cyrillic`,
+    :func:`_confirmed`)."""
 
 
 def _reading(text: str) -> Reading:
