@@ -45,7 +45,7 @@ from cosci.safety.language_cues import (
     shouted,
 )
 from cosci.safety.language_cues import FUNCTION as _FUNCTION
-from cosci.safety.romanised import READ_FORMS, form_name, own_words, romanised
+from cosci.safety.romanised import IN_LATIN, READ_FORMS, form_name, own_words, romanised
 from cosci.safety.transliteration import TABLES, to_cyrillic
 
 if TYPE_CHECKING:
@@ -252,18 +252,23 @@ def read_language(text: str) -> Reading:
     """The language of ``text`` and whether the screen reads it (the module docstring's rules; a text in capitals on
     a lower-cased copy, :func:`folded`). An empty or letterless text reads as English (nothing to misread). A text
     in Latin letters read as unread is checked by lingua's full models (:func:`_confirmed`); one in ASCII letters
-    showing one of Russian's or Ukrainian's own words typed in Latin letters
-    (:data:`~cosci.safety.romanised.CUES`; two name the form before lingua is asked) is read as that language when
-    written back in Cyrillic it is confidently so (:func:`in_cyrillic`): "chy mozhna shchepyty dytynu ..." was
-    refused as unread Welsh."""
+    showing more of Russian's or Ukrainian's own words typed in Latin letters (:data:`~cosci.safety.romanised.CUES`;
+    two name the form before lingua is asked) than function words of the read language lingua gives it (none for an
+    unread one) is read as Russian or Ukrainian when written back in Cyrillic it is confidently so
+    (:func:`in_cyrillic`): "chy mozhna shchepyty dytynu ..." was refused as unread Welsh, "skolko dlitsya
+    inkubatsionnyy period kori" read as Malay; Swahili's "ili" (so that), Russian's "or", is outweighed by
+    Swahili's own function words."""
     text = folded(text) if shouted(text) else text
     reading = _reading(text)
-    if reading.read or dominant_script(text) != "LATIN":
-        return reading
-    if text.isascii() and (native := next((r for code in TABLES if own_words(text, code)
+    if dominant_script(text) != "LATIN" or reading.name.endswith(IN_LATIN) or reading.latin is not None or \
+            reading.code in READ_FORMS:
+        return reading  # a romanised form named by its own words stays as read (romanised.READ_FORMS)
+    words = {w.lower() for w in _WORD.findall(text)}
+    rivals = len(_FUNCTION.get(reading.code, frozenset()) & words) if reading.read else 0
+    if text.isascii() and (native := next((r for code in TABLES if own_words(text, code) > rivals
                                            and (r := in_cyrillic(text, code)) and r.read), None)) is not None:
         return native
-    return _confirmed(text, reading)
+    return reading if reading.read else _confirmed(text, reading)
 
 
 UNREAD_CHECK_TOP = 5

@@ -34,7 +34,7 @@ CUES = {
           " bedune baraye nist konam konim mikonam mikone mikonim besazam besazim beshe nashe mitoonam mitunam"
           " mitoonim cheghadr cheghad hichkas koja chize chizi ghazaye daroo khoone",
     "ru": "kak chto chtoby chtob kakoy kakoe kakie kakaya skolko pochemu gde mozhno nuzhno nuzhen nuzhna nuzhny nado"
-          " sdelat eto etot dlya ili tolko ochen khochu hochu menya mne nikto nichego vsekh chelovek cheloveka lyudi"
+          " sdelat eto etot dlya tolko ochen khochu hochu menya mne nikto nichego vsekh chelovek cheloveka lyudi"
           " lyudey lechit lechenie kotoryy kotoraya kotorye zaboleli rebenka esli posle kogda uzhe eshche mozhet budet"
           " cherez mezhdu luchshe takoy delat teper",
     "uk": "yak shcho shchob skilky potribno mozhna zrobyty chomu vdoma likuvaty dytyny lyudyny nikhto pislya koly abo"
@@ -53,7 +53,9 @@ one of :data:`URDU_OWN` is Urdu). Left out: words a read Latin-script language w
 "mesh", "tame", "rang").
 The first nine forms are the ones the labelled sets and the probes hold (bench/README.md, twenty-third stop).
 Russian's and Ukrainian's function words from "esli" and "pislya" on were added at the twenty-fourth stop, none found
-in a Latin-script text of the labelled sets (left out: "ego", "byt", "tomu", "yake": English, Czech, Swahili words)."""
+in a Latin-script text of the labelled sets (left out: "ego", "byt", "tomu", "yake": English, Czech, Swahili words);
+Russian's "ili" (or) was dropped then: Swahili's "ili" (so that) and Croatian's "ili" (or) made Swahili requests
+Russian when one cue word was enough (:func:`cosci.safety.language.read_language`)."""
 URDU_OWN = frozenset(["taake", "takay", "usay", "unhein", "tayyar", "tafseel", "alamat", "ahista", "qatre",
                      "zaroorat", "tareeqe", "masalon"])
 """Urdu's own spellings among Hindustani typed in Latin letters."""
