@@ -45,11 +45,12 @@ from cosci.safety.language_cues import (
     shouted,
 )
 from cosci.safety.language_cues import FUNCTION as _FUNCTION
+from cosci.safety.language_full import DRUG_STEMS, UNREAD_CHECK_TOP, cyrillic_choice, full_choice
 from cosci.safety.romanised import IN_LATIN, READ_FORMS, form_name, own_words, romanised
 from cosci.safety.transliteration import TABLES, to_cyrillic
 
 if TYPE_CHECKING:
-    from lingua import ConfidenceValue, Language, LanguageDetector
+    from lingua import ConfidenceValue, LanguageDetector
 
 READ = {"en": "English", "zh": "Chinese", "hi": "Hindi", "es": "Spanish", "fr": "French", "ar": "Arabic",
         "bn": "Bengali", "pt": "Portuguese", "ru": "Russian", "ur": "Urdu", "id": "Indonesian", "de": "German",
@@ -271,60 +272,31 @@ def read_language(text: str) -> Reading:
     return reading if reading.read else _confirmed(text, reading)
 
 
-UNREAD_CHECK_TOP = 5
-"""lingua's likeliest languages on a text's trigrams (:func:`detector`) among which its full models decide whether
-a Latin-script text is in an unread language (:func:`_confirmed`)."""
-DRUG_STEMS = re.compile(r"\b(?:\w{4,}(?:vir|cycline|ciclina|cyklina|quine|mycin|micina|azole|azol|cillin|cilina|"
-                        r"floxacin|floxacino|mab|tinib|statin|sartan|olol|dipine|profen|fungin|penem)|cef\w{4,})\b",
-                        re.IGNORECASE)
-"""Drug names by their international nonproprietary name's stem (WHO's INN stems: "-vir" antivirals, "-cycline",
-"-mycin", "-floxacin", "-azole", "-penem", "-mab", "cef-"...; with their Spanish, Portuguese and Polish endings;
-four letters before a stem at least, so "servir" is no drug): like a
-binomial, a drug name reads as no language, and "doxycycline plus hydroxychloroquine" made a 8-word Dutch question
-Yoruba to the trigrams (docs/design.md#safety-language, "A read language's short text said unread")."""
-
-
-@cache
-def full_detector(languages: frozenset[Language]) -> LanguageDetector:
-    """lingua's detector over ``languages`` in its high-accuracy mode (1- to 5-grams; each language's models load
-    once per process, 0.1-1.5 s on this machine under load; a handful per text at most)."""
-    from lingua import LanguageDetectorBuilder
-
-    return LanguageDetectorBuilder.from_languages(*languages).build()
-
-
 def _confirmed(text: str, reading: Reading) -> Reading:
     """``reading`` (an unread Latin-script language lingua's trigrams gave ``text``), or the read language lingua's
-    full models (:func:`full_detector`) prefer on ``text`` without binomials, codes and drug names
-    (:data:`DRUG_STEMS`) among the trigrams' :data:`UNREAD_CHECK_TOP` likeliest languages and the read languages whose
-    function words ``text`` shows. The trigrams alone read short texts of a read language naming agents, drugs and
-    places as Catalan, Shona, Yoruba, Xhosa or Esperanto (Portuguese "vigilância de febre maculosa em Campinas" as
-    Yoruba at 0.91); the full models over the same few languages read them as Portuguese and keep Estonian, Slovene,
-    Latvian, Basque, Welsh... unread (bench/README.md, twenty-fourth stop: read-language texts said unread)."""
-    from lingua import IsoCode639_1, Language
-
+    full models prefer (:func:`~cosci.safety.language_full.full_choice`) on ``text`` without binomials, codes and drug
+    names (:data:`~cosci.safety.language_full.DRUG_STEMS`) among the trigrams' likeliest languages and the read
+    languages whose function words ``text`` shows. The trigrams alone read short texts of a read language naming
+    agents, drugs and places as Catalan, Shona, Yoruba, Xhosa or Esperanto (Portuguese "vigilância de febre maculosa
+    em Campinas" as Yoruba at 0.91); the full models over the same few languages read them as Portuguese and keep
+    Estonian, Slovene, Latvian, Basque, Welsh... unread (bench/README.md, twenty-fourth stop: read-language texts said
+    unread)."""
     part = detected_part(DRUG_STEMS.sub(" ", text))
     if not any(ch.isalpha() for ch in part):
         return reading
     values = detector().compute_language_confidence_values(part)
     words = {w.lower() for w in _WORD.findall(text)}
-    languages = {v.language for v in values[:UNREAD_CHECK_TOP] if v.value > 0}
-    languages |= {Language.from_iso_code_639_1(getattr(IsoCode639_1, c.upper())) for c in _FUNCTION
-                  if _FUNCTION[c] & words}
-    if len(languages) < 2:
+    candidates = {v.language.iso_code_639_1.name.lower() for v in values[:UNREAD_CHECK_TOP] if v.value > 0}
+    candidates |= {c for c in _FUNCTION if _FUNCTION[c] & words}
+    if len(candidates) < 2:
         return reading
-    top = full_detector(frozenset(languages)).compute_language_confidence_values(part)[0]
-    code = top.language.iso_code_639_1.name.lower()
-    return _read(code, top.value, text) if code in READ else reading
+    code, value = full_choice(part, frozenset(candidates))
+    return _read(code, value, text) if code in READ else reading
 
 
 def _reading(text: str) -> Reading:
     """:func:`read_language`'s reading before an unread Latin-script one is checked (:func:`in_cyrillic`,
     :func:`_confirmed`)."""
-
-
-def _reading(text: str) -> Reading:
-    """:func:`read_language`'s reading before a text read as unread is written back in Cyrillic."""
     script = dominant_script(text)
     if script is None:
         return Reading("en", READ["en"], True, 0.0)
@@ -398,41 +370,19 @@ def _romanised(text: str, script: str) -> Reading | None:
     return Reading(code, form_name(code), False, 1.0)
 
 
-ROMANISED_MIN_CONFIDENCE = 0.6
-"""lingua's confidence (0-1, among the Cyrillic Slavic languages: :func:`slavic_detector`) in Russian or Ukrainian,
-its likeliest language there, on a text written back in Cyrillic from which that text is read as that language;
-below, it stays unread ("Russian in Latin letters"): a Serbian or Croatian text showing two Russian cue words
-("gde", "ili") is written back as Serbian (0.65) or as Russian at 0.42; Russian requests typed without the soft sign
-("kak sdelat ...") read 0.63-1.0 (bench/README.md, twenty-fourth stop: romanised Russian and Ukrainian)."""
-
-
-@cache
-def slavic_detector() -> LanguageDetector:
-    """lingua's detector over the Cyrillic Slavic languages (Russian, Ukrainian, Belarusian, Bulgarian, Macedonian,
-    Serbian), in its high-accuracy mode (1- to 5-grams; these six load in about 4 s, once per process, on the first
-    romanised Russian or Ukrainian text): a text written back in Cyrillic from Latin letters holds no letter of
-    another Cyrillic language, the detector over all languages reads Ukrainian's "і" as Kazakh ("дезінфекція палат
-    після" as Kazakh at 1.0) and the trigrams alone a Ukrainian request as Macedonian at 1.0."""
-    from lingua import Language, LanguageDetectorBuilder
-
-    return LanguageDetectorBuilder.from_languages(
-        Language.RUSSIAN, Language.UKRAINIAN, Language.BELARUSIAN, Language.BULGARIAN, Language.MACEDONIAN,
-        Language.SERBIAN).build()
-
-
 def in_cyrillic(text: str, code: str) -> Reading | None:
     """The reading of ``text`` (Latin letters, named Russian or Ukrainian by its own words, ``code``) written back
     in Cyrillic (:func:`~cosci.safety.transliteration.to_cyrillic`): Russian or Ukrainian, whichever
-    :func:`slavic_detector` gives most, read, when that is at least :data:`ROMANISED_MIN_CONFIDENCE`; Serbian
-    (unread in Cyrillic, a sign to read the Latin text as the Serbo-Croatian it is: the caller reads it as any
-    Latin-script text) when Serbian is likeliest at that confidence; None otherwise."""
-    values = slavic_detector().compute_language_confidence_values(detected_part(to_cyrillic(text, code)))
-    best = values[0].language.iso_code_639_1.name.lower() if values else None
-    if best == "sr" and values[0].value >= ROMANISED_MIN_CONFIDENCE:
-        return Reading("sr", "Serbian", False, values[0].value)  # Serbian in Latin letters: read as it is written
-    if best not in ("ru", "uk") or values[0].value < ROMANISED_MIN_CONFIDENCE:
+    :func:`~cosci.safety.language_full.cyrillic_choice` gives, read (``latin`` the table); Serbian (unread in Cyrillic,
+    a sign to read the Latin text as the Serbo-Croatian it is: the caller reads it as any Latin-script text) when
+    Serbian is likeliest; None otherwise."""
+    chosen = cyrillic_choice(detected_part(to_cyrillic(text, code)))
+    if chosen is None:
         return None
-    return Reading(best, READ[best], True, values[0].value, latin=code)
+    best, value = chosen
+    if best == "sr":
+        return Reading("sr", "Serbian", False, value)  # Serbian in Latin letters: read as it is written
+    return Reading(best, READ[best], True, value, latin=code)
 
 
 def _by_letters(script: str, code: str, text: str, values: list[ConfidenceValue]) -> Reading | None:

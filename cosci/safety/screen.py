@@ -40,7 +40,6 @@ from cosci.safety.language import read_language
 from cosci.safety.language_cues import folded, shouted, turkish_lower
 from cosci.safety.prescreen import Prescreen, load_prescreen, normalise, sentences, windows
 from cosci.safety.romanised import IN_LATIN, ROMANISED_ADVICE
-from cosci.safety.transliteration import to_cyrillic
 from cosci.safety.rules import (
     ALONE_MIN_WORDS,
     RULES,
@@ -54,6 +53,7 @@ from cosci.safety.rules import (
     named_category,
     words,
 )
+from cosci.safety.transliteration import to_cyrillic
 
 TURKISH_CASE = frozenset({"tr"})
 """The read languages whose capital "I" is dotless "ı" (Azerbaijani's too, which the screen does not read)."""

@@ -25,12 +25,14 @@ VOWELS = frozenset("аеёиоуыэюяіїє")
 "я", "ю", "е"/"є" whatever precedes."""
 RU = {
     "shch": "щ", "sch": "щ", "t'sya": "ться", "tsya": "тся", "zh": "ж", "kh": "х", "ts": "ц", "tz": "ц", "ch": "ч",
-    "sh": "ш", "ya": "я", "ja": "я", "ia": "я", "yu": "ю", "ju": "ю", "iu": "ю", "yo": "ё", "jo": "ё", "ye": "е", "je": "е",
+    "sh": "ш", "ya": "я", "ja": "я", "ia": "я", "yu": "ю", "ju": "ю", "iu": "ю", "yo": "ё", "jo": "ё", "ye": "е",
+    "je": "е",
     "a": "а", "b": "б", "v": "в", "w": "в", "g": "г", "d": "д", "e": "е", "z": "з", "i": "и", "j": "й", "k": "к",
     "l": "л", "m": "м", "n": "н", "o": "о", "p": "п", "r": "р", "s": "с", "t": "т", "u": "у", "f": "ф", "h": "х",
     "c": "ц", "x": "кс", "q": "к", "y": "ы", "'": "ь",
 }
-"""Russian: Latin letter groups -> Cyrillic (the reflexive ending "-tsya" as "-тся"; BGN/PCGN, ISO 9 without diacritics and the informal "h", "c", "w", "'";
+"""Russian: Latin letter groups -> Cyrillic (the reflexive ending "-tsya" as "-тся"; BGN/PCGN, ISO 9 without
+diacritics and the informal "h", "c", "w", "'";
 "y" after a consonant "ы", after a vowel "й"; a word's first "e" is "э", :data:`RU_E_WORDS` apart)."""
 RU_E_WORDS = ("esli", "eshche", "eshe", "ego", "emu", "ee", "eyo", "est", "yest", "estestv", "edin", "ezh", "ekh")
 """Russian words (or stems) whose first "e" is "е", not "э": the pronouns and "если", "ещё", "есть"; otherwise a

@@ -1,6 +1,7 @@
 """Romanised text and look-alike languages: a language of another script typed in Latin letters is read (Hindi and
 Urdu, whose requests the gloss reads; Russian and Ukrainian, read in Cyrillic: tests/safety/test_romanised_cyrillic.py)
-or said unread with one line naming it (Bengali, Arabizi, Finglish, Greeklish, romaji, pinyin), never scored as the Latin-script language its letters resemble; Croatian,
+or said unread with one line naming it (Bengali, Arabizi, Finglish, Greeklish, romaji, pinyin), never scored as the
+Latin-script language its letters resemble; Croatian,
 Danish and Vietnamese typed without diacritics are read as themselves, not refused as Slovene, Sotho or Tswana. Texts
 written for this test, none copied from a labelled set (docs/design.md#safety-language, "Romanised text")."""
 
