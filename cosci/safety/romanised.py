@@ -24,7 +24,8 @@ CUES = {
           " kab kahan kisi koi kuch jisse jiske jaye jaayen jayein jayen wala wale wali karna karne karke karo raha"
           " rahe bhi paani khane khana dawai beemar bimar bimari bemar ilaj ilaaj mareez mareezon marizon"
           " bachche bachon bachchon logon taaki taki taake takay usay uske unko tarika tareeka tarike karta karti"
-          " karte dena chahta milana milaun daalna daalu daalun zyada jyada saath baad pehle",
+          " karte dena chahta milana milaun daalna daalu daalun zyada jyada saath baad pehle kaunsa kaunsi kaunse"
+          " lekin magar bahut sirf abhi jaldi mujhe humein hamein aapko iske iska uska unka kyunki",
     "bn": "kivabe kibhabe kibabe kemne keno kothay theke thekey jonno jonyo korbo korte korbe korun korle koreche"
           " hobe hoye hocche hoyeche achhe ekta ekti amra amader apni apnar tumi tomar tader bolo bolun"
           " banabo banano banate niye diye pabo pawa khete kharap moddhe upor oshudh manush bhalo onek kome",
@@ -52,10 +53,11 @@ one of :data:`URDU_OWN` is Urdu). Left out: words a read Latin-script language w
 "hast", "fein", "wo", Tagalog "kasi", "bayad", Turkish "yani", "lazim", Swedish "fel", Slovak "treba", English
 "mesh", "tame", "rang").
 The first nine forms are the ones the labelled sets and the probes hold (bench/README.md, twenty-third stop).
-Russian's and Ukrainian's function words from "esli" and "pislya" on were added at the twenty-fourth stop, none found
-in a Latin-script text of the labelled sets (left out: "ego", "byt", "tomu", "yake": English, Czech, Swahili words);
-Russian's "ili" (or) was dropped then: Swahili's "ili" (so that) and Croatian's "ili" (or) made Swahili requests
-Russian when one cue word was enough (:func:`cosci.safety.language.read_language`)."""
+Russian's and Ukrainian's function words from "esli" and "pislya" on, and Hindustani's from "kaunsa" on, were added at
+the twenty-fourth stop, none found in a Latin-script text of the labelled sets; left out: Hindustani's "jab", "tab",
+"agar", "yeh" (English and Indonesian words), "apna", "apni" (Bengali's "apni"), Russian's "ego", "byt", "tomu",
+"yake" (English, Czech, Swahili). Russian's "ili" (or) was dropped then: Swahili's "ili" (so that) and Croatian's
+"ili" (or) made Swahili requests Russian when one cue word was enough (:func:`cosci.safety.language.read_language`)."""
 URDU_OWN = frozenset(["taake", "takay", "usay", "unhein", "tayyar", "tafseel", "alamat", "ahista", "qatre",
                      "zaroorat", "tareeqe", "masalon"])
 """Urdu's own spellings among Hindustani typed in Latin letters."""
