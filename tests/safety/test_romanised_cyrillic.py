@@ -30,7 +30,7 @@ NOT_RUSSIAN = [  # a Serbian or Croatian text showing two of Russian's words ("g
 ]
 SHORT_READ = [  # (language, a short benign text naming agents, drugs or places): read as itself
     ("pt", "vigilância de leptospirose em Belém, ratos e enchentes"),
-    ("nl", "Lyme chronisch, doxycycline of ceftriaxon hoe lang"),
+    ("pt", "surto de febre oropouche em Manaus, maruins e chuvas"),  # the trigrams: Yoruba
     ("tr", "KKKA hastalarında ribavirin?"),
 ]
 STILL_UNREAD = [  # (a text in an unread Latin-script language, the language): still unread
