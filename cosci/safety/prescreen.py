@@ -253,6 +253,18 @@ def load_prescreen(name: str) -> Prescreen:
         raise PrescreenError(f"safety.prescreen_terms: cannot read {path} ({type(exc).__name__})") from None
     if not isinstance(data, dict) or not isinstance(data.get("categories"), dict):
         raise PrescreenError(f"safety.prescreen_terms: {path} needs a `categories` mapping")
+    # the readings' sections first: a malformed one is refused before the ~2,000 term patterns are compiled (a
+    # second or more of CPU for nothing; docs/development.md, test time, twelfth pass)
+    asked = data.get("asked")
+    try:
+        conditions = Conditional.of(data.get("conditional"))
+        stated = Stated.of(data.get("stated"))
+    except ValueError as exc:
+        raise PrescreenError(str(exc)) from None
+    readings: dict[str, Any] = dict(
+        conditions=conditions, stated=stated, asked=_asked(asked), asked_inside=_asked(asked, inside=True),
+        asked_last=_asked_list(asked, "closers"), nominal=nominal_patterns(asked), made=made_patterns(asked),
+        **{key: _asked_list(asked, key) for key in ("studied", "severe", "excused", "methods", "raisers")})
     rules = {
         cat: Rule(_compile(body.get("agents"), f"{cat}.agents", body.get("names") or []),
                   _compile(body.get("generic") or [], f"{cat}.generic"),
@@ -276,16 +288,7 @@ def load_prescreen(name: str) -> Prescreen:
                                                                       "harm_objects", "countermeasures", "remedies",
                                                                       "weapon_use", "instruments", "therapies",
                                                                       "trialled")))  # type: ignore[arg-type]  # the generator fills the Terms fields only
-    asked = data.get("asked")
-    try:
-        conditions = Conditional.of(data.get("conditional"))
-        stated = Stated.of(data.get("stated"))
-    except ValueError as exc:
-        raise PrescreenError(str(exc)) from None
-    return replace(terms, conditions=conditions, stated=stated, asked=_asked(asked),
-                   asked_inside=_asked(asked, inside=True),
-                   asked_last=_asked_list(asked, "closers"), nominal=nominal_patterns(asked), made=made_patterns(asked),
-                   **{key: _asked_list(asked, key) for key in ("studied", "severe", "excused", "methods", "raisers")})  # type: ignore[arg-type]  # pattern fields
+    return replace(terms, **readings)
 
 
 def _asked(body: Any, inside: bool = False) -> re.Pattern[str] | None:
