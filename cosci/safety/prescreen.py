@@ -166,8 +166,9 @@ class Prescreen(Readings):
         return out
 
     def cares(self, text: str, words: int) -> list[str]:
-        """The care phrases of ``text`` (``words`` words) read as a care question (:meth:`~cosci.safety.care.Care.reads`)
-        with no weapon use, harm to a person or demand for working detail besides them: its request is then a remedy."""
+        """The care phrases of ``text`` (``words`` words) read as a care question
+        (:meth:`~cosci.safety.care.Care.reads`) with no weapon use, harm to a person or demand for working detail
+        besides them: its request is then a remedy."""
         norm = normalise(text)
         if self.care is None or self.operational.first(norm):
             return []
