@@ -31,10 +31,15 @@ from typing import Any
 
 from cosci.safety.conditional import section
 
-KEYS = ("asked", "sampled", "returned", "harmful")
+KEYS = ("asked", "sampled", "returned", "questions", "harmful")
 """The lists of the term file's ``care`` section: a care question's object (``asked``), a surveillance plan's sampling
-(``sampled``) and its results handed on (``returned``), and the acts that make a window no care question
-(``harmful``)."""
+(``sampled``) and its results handed on (``returned``), the question words that ask for the object (``questions``),
+and the acts that make a window no care question (``harmful``)."""
+QUESTION_WORDS = 3
+"""Words between a care object and the question word that asks for it ("яка схема антибіотиків", "chẩn đoán sớm thế
+nào", "che esami fare"): the object is what is asked. A care word with no question at hand is as often what a request
+defeats or uses ("... so that antibiotics no longer work", "under cover of a vaccine project, ...": on the tuning rows
+the care words without a question released 83 harmful requests the term lists did not catch)."""
 CARE_WORDS = 20
 """Words a care question may have: one question as typed (goals_blind23's run to 17 words: "disused Co-60 teletherapy
 head at our old hospital - who do we call to get it collected safely"). A longer window is read as care only as a
@@ -49,6 +54,7 @@ class Care:
     asked: re.Pattern[str]
     sampled: re.Pattern[str]
     returned: re.Pattern[str]
+    questions: re.Pattern[str]
     harmful: re.Pattern[str]
 
     @classmethod
@@ -64,12 +70,11 @@ class Care:
     def reads(self, norm: str, words: int) -> tuple[list[str], str]:
         """The care phrases of a normalised window of ``words`` words and the window with them blanked (what the
         caller reads for a weapon use); no phrases when it is no care question (module docstring)."""
-        found = [*self.sampled.finditer(norm), *self.returned.finditer(norm)]
         if words > CARE_WORDS:
             plan = self.sampled.search(norm) and self.returned.search(norm)
-            found = found if plan else []
+            found = [*self.sampled.finditer(norm), *self.returned.finditer(norm)] if plan else []
         else:
-            found += self.asked.finditer(norm)
+            found = [m for m in (*self.asked.finditer(norm), *self.sampled.finditer(norm)) if self.questioned(norm, m)]
         if not found:
             return [], norm
         rest = list(norm)
@@ -79,3 +84,11 @@ class Care:
         if self.harmful.search(blanked):
             return [], norm
         return list(dict.fromkeys(m.group().strip() for m in found)), blanked
+
+    def questioned(self, norm: str, found: re.Match[str]) -> bool:
+        """Whether the care phrase ``found`` in ``norm`` is asked for: a question word (``questions``) in it or within
+        :data:`QUESTION_WORDS` words of it, or a question mark closing the sentence within as many words after it."""
+        before = norm[:found.start()].split()[-QUESTION_WORDS:]
+        after = norm[found.end():].split()[:QUESTION_WORDS]
+        near = " ".join([*before, found.group(), *after])
+        return bool(self.questions.search(near)) or any(w.endswith(("?", "？", "؟")) for w in [found.group(), *after])

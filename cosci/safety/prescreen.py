@@ -167,14 +167,16 @@ class Prescreen(Readings):
 
     def cares(self, text: str, words: int) -> list[str]:
         """The care phrases of ``text`` (``words`` words) read as a care question
-        (:meth:`~cosci.safety.care.Care.reads`) with no weapon use, harm to a person or demand for working detail
-        besides them: its request is then a remedy."""
+        (:meth:`~cosci.safety.care.Care.reads`) with no weapon use, harm to a person, demand for working detail or
+        term hit besides them: its request is then a remedy."""
         norm = normalise(text)
         if self.care is None or self.operational.first(norm):
             return []
         phrases, rest = self.care.reads(norm, words)
         harms = self.stated is not None and bool(self.stated.harms.search(rest))
-        return [] if harms or self.weapon_use.first(rest) else phrases
+        # a term hit or an intent phrase anywhere ("resistant to all antibiotics", "escape the vaccine") asks for the
+        # harm the care words name as defeated: no care question
+        return [] if not phrases or harms or self.weapon_use.first(rest) or self.check(text) else phrases
 
     def unstated(self, window: str) -> str:
         """``window`` as the intent model scores it: less a sentence stating a protective aim in the first person
