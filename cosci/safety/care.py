@@ -68,8 +68,8 @@ class Care:
         return None if patterns is None else cls(*patterns)
 
     def reads(self, norm: str, words: int) -> tuple[list[str], str]:
-        """The care phrases of a normalised window of ``words`` words and the window with them blanked (what the
-        caller reads for a weapon use); no phrases when it is no care question (module docstring)."""
+        """The care phrases of a normalised window of ``words`` words and the window with each written as underscores
+        (what the caller reads for a weapon use); no phrases when it is no care question (module docstring)."""
         if words > CARE_WORDS:
             plan = self.sampled.search(norm) and self.returned.search(norm)
             found = [*self.sampled.finditer(norm), *self.returned.finditer(norm)] if plan else []
@@ -78,8 +78,8 @@ class Care:
         if not found:
             return [], norm
         rest = list(norm)
-        for m in found:
-            rest[m.start():m.end()] = " " * (m.end() - m.start())
+        for m in found:  # a word of its own in the phrase's place, so that a word before it still has one after it
+            rest[m.start():m.end()] = "_" * (m.end() - m.start())
         blanked = "".join(rest)
         if self.harmful.search(blanked):
             return [], norm

@@ -71,7 +71,7 @@ def test_the_reading_is_the_object_with_no_act_beside_it() -> None:
     care = Care.of(SECTION)
     assert care is not None
     phrases, rest = care.reads(normalise("plague in a hunter, which treatment"), 6)
-    assert phrases == ["treatment"] and "treatment" not in rest
+    assert phrases == ["treatment"] and "treatment" not in rest and rest.endswith("_" * len("treatment"))
     assert care.reads(normalise("grow plague, which treatment"), 4)[0] == []
     assert care.reads(normalise("plague in a hunter"), 4)[0] == []
 
