@@ -64,7 +64,7 @@ def test_a_campaign_to_spread_an_agent_is_no_campaign_carried_further(shipped) -
 
 
 SECTION = {"asked": ["treat\\w*", "tests?"], "sampled": ["samples?"], "returned": ["results?"],
-           "harmful": ["grow", "spread"]}
+           "questions": ["which", "how"], "harmful": ["grow", "spread"]}
 
 
 def test_the_reading_is_the_object_with_no_act_beside_it() -> None:
