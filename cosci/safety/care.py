@@ -8,13 +8,16 @@ purpose phrase ("for diagnosis"); its object is the purpose. The intent model, r
 them 0.48-0.91 and the agent rule or the rule for a window naming no agent refused them (goals_blind23). A window is
 read as a care question (:meth:`Care.reads`) when
 
-- it is short (:data:`CARE_WORDS`) and names a care object (``asked``): a treatment or regimen, what to do,
-  a diagnosis or a test, contact tracing or who to vaccinate, disinfection or cleaning, whom to notify, a source
-  collected or disposed of safely, how a toxin or disease produces a symptom, a vaccination campaign carried further
-  ("spread" as the campaign's reach, never the agent's); or, at any length, it is a surveillance plan: samples taken
-  (``sampled``) and the results handed on (``returned``);
+- it is short (:data:`CARE_WORDS`) and asks for a care object (``asked``, a question word of ``questions`` at hand,
+  :meth:`Care.questioned`): a treatment or regimen, what to do, a diagnosis or a test, contact tracing or who to
+  vaccinate, disinfection or cleaning, whom to notify, a source collected or disposed of safely, how a toxin or
+  disease produces a symptom, a vaccination campaign carried further ("spread" as the campaign's reach, never the
+  agent's); or, at any length, it is a surveillance plan: samples taken (``sampled``) and the results handed on
+  (``returned``);
 - and nothing outside those phrases is a harmful act (``harmful``: make, grow, spread to people or animals, infect,
-  contaminate, poison, release, steal, take without record, avoid a test, harm someone).
+  contaminate, poison, release, steal, take without record, avoid a test, skip the care, harm someone; a negation, a
+  change put into the agent, survival, a causative); the caller adds no term hit, weapon use or harm to a person
+  (:meth:`~cosci.safety.prescreen.Prescreen.cares`).
 
 Then the window's request is a remedy (:attr:`~cosci.safety.rules.Evidence.remedy`): the agent rule and the rule
 for a window naming no agent do not act; a term hit (an agent with a harmful step) still does. The lists are the term
