@@ -295,9 +295,12 @@ class OfflineScreen:
 
     def stated(self, window: str) -> tuple[tuple[str, ...], bool]:
         """The protective purposes ``window`` states (its remedies among them) and whether its request is a
-        countermeasure or oversight (:meth:`~cosci.safety.readings.Readings.remedies`)."""
+        countermeasure or oversight (:meth:`~cosci.safety.readings.Readings.remedies`), or a care question
+        (:meth:`~cosci.safety.prescreen.Prescreen.cares`; its phrases are no stated purpose: a term hit's
+        threshold stays the one for a window stating none)."""
         remedies = self.prescreen.remedies(window)
-        return tuple(dict.fromkeys([*self.prescreen.purposes(window), *remedies])), bool(remedies)
+        cared = not remedies and bool(self.prescreen.cares(window, words(window)))
+        return tuple(dict.fromkeys([*self.prescreen.purposes(window), *remedies])), bool(remedies) or cared
 
     def decide(self, evidence: list[Evidence], thresholds: Thresholds | None = None) -> ScreenResult:
         """The decision on a text's evidence (the configured thresholds unless others are given)."""
