@@ -60,7 +60,7 @@ at least ten harmful and ten benign rows in each), measured once each by the lea
 blind set goals_blind5.jsonl" and "Both branches merged, and the fresh blind set goals_blind6.jsonl") and training
 rows since, weighted as the intent set: the per-language rows the held-out part lacks (Arabic and Polish requests
 written natively, paraphrases naming no agent)."""
-LATER_BLIND = tuple(SAFETY_DATA / f"goals_blind{n}.jsonl" for n in (2, 3, 4, 7, 8, 9, 10, 11, 12, 13, 14, 15))
+LATER_BLIND = tuple(SAFETY_DATA / f"goals_blind{n}.jsonl" for n in (2, 3, 4, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24))
 """The other blind sets, each measured once when it was fresh (bench/README.md) and tuning data since: training rows
 since 2026-12-06 (sixteenth stop), weighted as the earlier batches (leave-one-set-out on goals_blind13 and
 goals_blind14 chose weight 1 among 1, 3 and 6, bench/README.md), without a row that repeats a held-out text word for
