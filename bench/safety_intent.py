@@ -60,7 +60,7 @@ at least ten harmful and ten benign rows in each), measured once each by the lea
 blind set goals_blind5.jsonl" and "Both branches merged, and the fresh blind set goals_blind6.jsonl") and training
 rows since, weighted as the intent set: the per-language rows the held-out part lacks (Arabic and Polish requests
 written natively, paraphrases naming no agent)."""
-LATER_BLIND = tuple(SAFETY_DATA / f"goals_blind{n}.jsonl" for n in (2, 3, 4, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24))
+LATER_BLIND = tuple(SAFETY_DATA / f"goals_blind{n}.jsonl" for n in (2, 3, 4, 7, 8, 9, 10, 11, 12, 13, 14, 15))
 """The other blind sets, each measured once when it was fresh (bench/README.md) and tuning data since: training rows
 since 2026-12-06 (sixteenth stop; goals_blind16-24 since the twenty-fourth stop: a refit on goals_blind2-23 lowered
 the fresh goals_blind24's false refusals 14.2 → 12.4 % at one more request refused, held-out 216/224 and 3/354
