@@ -461,12 +461,13 @@ def test_status_counts_the_researchers_ratings_and_results(finished: tuple[Path,
     store.close()
     for args in (["rate", sid, a, b, "--prefer", "tie"], ["rate", sid, a, "--score", "4"],
                  ["rate", sid, b, "--score", "2"], ["result", sid, a, "--outcome", "inconclusive"],
-                 ["result", sid, b, "--outcome", "refuted"], ["result", sid, a, "--outcome", "inconclusive"]):
+                 ["result", sid, b, "--outcome", "refuted"], ["result", sid, a, "--outcome", "inconclusive"],
+                 ["rate", sid, b, a, "--prefer", "a"]):  # a changed mind: the pair's later preference replaces it
         code, _, err = _cli(capsys, "--data-dir", str(data), *args)
         assert code == 0, err
     code, out, _ = _cli(capsys, "--data-dir", str(data), "status", sid)
-    assert ("researcher   3 ratings (1 preference, 2 scores), 3 experimental results (refuted 1, inconclusive 2)\n"
-            in out), out
+    assert ("researcher   4 ratings (2 preferences, 1 replaced by a later one of the same pair, 2 scores), "
+            "3 experimental results (refuted 1, inconclusive 2)\n" in out), out
 
 
 def test_a_directory_given_as_the_data_file_is_named_a_directory(
@@ -635,6 +636,44 @@ def test_the_same_rating_given_twice_is_recorded_once(finished: tuple[Path, str]
     rate(a, "--score", "2")
     assert kept() == [first, ("a", None, "and cheaper"), ("tie", None, ""), ("a", None, ""), (None, 4, ""),
                       (None, 2, "")]
+
+
+def test_the_same_rating_pressed_twice_at_once_is_recorded_once(finished: tuple[Path, str]) -> None:
+    """Fresh-user trial: two identical `cosci rate` commands at the same moment both passed the repeat's test and were
+    both recorded. The test and the insert are one write transaction: both presses have read no rating (the screen
+    of their why, between the first test and the insert, waits for the other), and one rating is stored, the other
+    press naming it."""
+    import threading
+
+    from cosci.session.folder import SessionFolder
+    from cosci.session.researcher import rate
+
+    data, sid = finished
+    store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
+    a, b = [h.id for h in store.hypotheses.ranked()[:2]]
+    store.close()
+    both = threading.Barrier(2, timeout=60)
+    lines: list[str] = []
+
+    def screened(*_: object) -> None:
+        both.wait()
+
+    def press() -> None:
+        folder = SessionFolder.existing(data, sid)
+        _, line = rate(folder, [a, b], "a", None, "cleaner mechanism", screened, warn=lambda _: None)
+        lines.append(line)
+
+    threads = [threading.Thread(target=press) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert len(lines) == 2 and sum("nothing new was recorded" in line for line in lines) == 1, lines
+    store = SessionStore.open(data / "sessions" / sid / STORE_FILE, sid)
+    try:
+        assert [(r.prefer, r.why) for r in store.researcher.ratings()] == [("a", "cleaner mechanism")]
+    finally:
+        store.close()
 
 
 def test_control_characters_in_an_error_line_are_escaped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

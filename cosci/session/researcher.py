@@ -173,18 +173,20 @@ def rate(folder: SessionFolder, ids: Sequence[str], prefer: str | None, score: s
             _hypothesis(store, hid, sid, folder)
         out = {hid: h.state for hid in ids
                if (h := store.hypotheses.get(hid)) and h.state in OUT_OF_TOURNAMENT + NOT_YET_PLAYING}
-        if same := _repeat(store, ids, prefer, score, why.strip()):
-            return same, f"{sid}: same as your rating {same}; nothing new was recorded"  # a second press
-        reversal = _reversal(store, ids, prefer) if len(ids) == 2 else None
-        replaced = next((r.id for r in reversed(store.researcher.ratings("preference"))
-                         if len(ids) == 2 and {r.hyp_a, r.hyp_b} == set(ids)), None)
-        if why.strip():
-            screen(folder, store, why)
-        if len(ids) == 2:
-            rid = store.researcher.rate_pair(ids[0], ids[1], prefer, why.strip())  # type: ignore[arg-type]
-        else:
-            rid = store.researcher.rate_one(ids[0], int(score or 0), why.strip())
-        store.logs.event("researcher_rating", {"id": rid, "ids": list(ids), "prefer": prefer, "score": score})
+        if (same := _repeat(store, ids, prefer, score, why.strip())) is None and why.strip():
+            screen(folder, store, why)  # before the write transaction: a screen must not hold the session's writes
+        with store.db.tx():  # the repeat's test and the insert in one write transaction: two presses at once (two
+            # processes) store one rating, the second waits for the first and finds it (fresh-user trial)
+            if same or (same := _repeat(store, ids, prefer, score, why.strip())):
+                return same, f"{sid}: same as your rating {same}; nothing new was recorded"  # a second press
+            reversal = _reversal(store, ids, prefer) if len(ids) == 2 else None
+            replaced = next((r.id for r in reversed(store.researcher.ratings("preference"))
+                             if len(ids) == 2 and {r.hyp_a, r.hyp_b} == set(ids)), None)
+            if len(ids) == 2:
+                rid = store.researcher.rate_pair(ids[0], ids[1], prefer, why.strip())  # type: ignore[arg-type]
+            else:
+                rid = store.researcher.rate_one(ids[0], int(score or 0), why.strip())
+            store.logs.event("researcher_rating", {"id": rid, "ids": list(ids), "prefer": prefer, "score": score})
         refresh(folder, store, warn, enters_fit=len(ids) == 2 and not out)  # a preference of two players
     if reversal:
         warn(reversal)

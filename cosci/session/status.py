@@ -103,8 +103,12 @@ def researcher_line(store: SessionStore) -> str:
     outcomes = ", ".join(f"{o} {n}" for o in OUTCOMES if (n := sum(r.outcome == o for r in results)))
     withdrawn = (len(store.researcher.ratings(withdrawn=True)) - len(ratings)
                  + len(store.researcher.observations(withdrawn=True)) - len(results))
-    return (f"{counted(len(ratings), 'rating')} ({counted(kinds['preference'], 'preference')}, "
-            f"{counted(kinds['score'], 'score')}), {counted(len(results), 'experimental result')}"
+    # a pair's later preference replaces its earlier one in the fit (design.md#researcher-ratings): said, so a count
+    # of preferences is not read as that many verdicts
+    replaced = kinds["preference"] - len(store.researcher.current_preferences())
+    return (f"{counted(len(ratings), 'rating')} ({counted(kinds['preference'], 'preference')}"
+            + (f", {replaced} replaced by a later one of the same pair" if replaced else "")
+            + f", {counted(kinds['score'], 'score')}), {counted(len(results), 'experimental result')}"
             + (f" ({outcomes})" if outcomes else "") + (f"; {withdrawn} withdrawn, kept in the record"
                                                         if withdrawn else ""))
 

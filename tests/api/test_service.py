@@ -63,7 +63,8 @@ def test_a_whole_session_rated_and_given_a_result_through_the_api(fake: FakeBack
     assert top not in refreshed.ids()
     assert [e.why for e in refreshed.apart if e.id == top] == [f"refuted by result {recorded.id}"]
     researcher = [ln for ln in session.status().lines if ln.startswith("researcher")]
-    assert researcher == ["researcher   2 ratings (2 preferences, 0 scores), 1 experimental result (refuted 1)"]
+    assert researcher == ["researcher   2 ratings (2 preferences, 1 replaced by a later one of the same pair, "
+                          "0 scores), 1 experimental result (refuted 1)"]  # the pair's second counts, once
 
     # lifecycle rules of a finished session, from the service's one definition
     with pytest.raises(CosciError, match=rf"session {session.id} is done; feedback would reach no prompt"):

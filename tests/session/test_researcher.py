@@ -371,12 +371,18 @@ def test_a_preference_rated_while_the_session_runs_reaches_its_bradley_terry_fit
         assert played <= {m.id for m in store.matches.all()}  # every match the session logged is stored
         assert not store.db.query("SELECT id FROM tasks WHERE last_error LIKE '%locked%'")
         after = store.matches.bt()
-        assert after[lower2][0] > after[upper2][0]  # rated after the last round: refitted at finalisation
-        # the same fit without a preference: each rating is what moved its pair (the other rating stays in, so a
-        # pair the two ratings share cannot mask the move)
         ids, weight = sorted(after), config.ranking.researcher_weight
         judged, first = store.matches.verdicts(), store.matches.first_shown()
         rated = store.researcher.verdicts(weight)
+        # rated after the last round: refitted at finalisation, so the stored fit is the fit of every verdict and
+        # both preferences (deterministic in its inputs). Whether the rating flips its pair is not asserted: a pair
+        # with several judge verdicts one way may outweigh one preference (CI saw 0.457 against 0.554 once)
+        assert store.matches.bt_fitted_at() >= store.researcher.preference_changes()  # type: ignore[operator]
+        full = fit_session_on(ids, [*judged, *rated], [*first, *([None] * len(rated))], config.ranking.bt_prior_sd)
+        assert {h: round(float(s), 9) for h, s in zip(full.ids, full.theta, strict=True)} == {
+            h: round(after[h][0], 9) for h in ids}
+        # the same fit without a preference: each rating is what moved its pair (the other rating stays in, so a
+        # pair the two ratings share cannot mask the move)
 
         def gap_without(pair: tuple[str, str]) -> dict[str, float]:
             kept = [v for v in rated if {v[0], v[1]} != set(pair)]
