@@ -75,8 +75,9 @@ def writable_data_dir(path: Path) -> Path:
     if reason:
         env = os.environ.get("COSCI_DATA_DIR")
         source = " (from COSCI_DATA_DIR)" if env and Path(env).expanduser().resolve() == path else ""
-        raise DataDirUnusable(f"paths.data_dir{source}: cannot use {path}: {reason} (pick a folder you can write, e.g. "
-                              "paths.data_dir=$HOME/cosci-data, or `cosci --data-dir`)")
+        raise DataDirUnusable(f"paths.data_dir{source}: cannot use {path}: {reason} (pick a folder you can write: "
+                              "paths.data_dir=$HOME/cosci-data on `python -m cosci.run`, --data-dir on a `cosci` "
+                              "command, or COSCI_DATA_DIR for both)")
     return path
 
 

@@ -23,6 +23,11 @@ from omegaconf import DictConfig
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="cosci-xdg-")  # never the developer's ~/.config/cosci
+# numpy's and scipy's OpenBLAS on one thread in each test worker, as in the session process (`one_blas_thread`) and
+# the screen's child: set before anything imports numpy. `make test` runs a worker per core, so a second BLAS thread
+# only spins beside the other worker: the screen's products over the intent model's rows cost 3x the CPU on two
+# threads (docs/development.md, test time, twelfth pass)
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from cosci.config.layers import LayerError, layer_overrides
 from cosci.config.load import compose, validate

@@ -144,12 +144,31 @@ class IntentModel:
         rows = self.support_x.astype(np.float32)
         return rows, (rows * rows).sum(axis=1)
 
+    @cached_property
+    def _last(self) -> dict[tuple[tuple[int, ...], bytes], np.ndarray]:
+        """The last :meth:`_products`, keyed by its rows' shape and bytes (one entry)."""
+        return {}
+
+    def _products(self, x: np.ndarray) -> np.ndarray:
+        """``x`` (as float32) times every training row, ``(n, m)`` float32: the cosines :meth:`support` ranks and the
+        dot products :meth:`kernel_harm`'s distances are made of. The screen asks for both on the same rows in turn
+        and this product is most of their cost (about half of a goal's screen after its embedding), so the last one
+        is kept: made once, the same values as before (docs/development.md, test time, twelfth pass). Read-only."""
+        x = np.asarray(x, dtype=np.float32)
+        key = (x.shape, x.tobytes())
+        kept = self._last.get(key)
+        if kept is None:
+            kept = x @ self._rows[0].T
+            self._last.clear()
+            self._last[key] = kept
+        return kept
+
     def support(self, x: np.ndarray, k: int = SUPPORT_K) -> np.ndarray:
         """Share of harmful rows among each row's ``k`` nearest training rows by cosine, ``(n,)`` float in [0, 1]
         (both sides L2-normalised: the dot product is the cosine)."""
         if len(x) == 0:
             return np.zeros(0)
-        sims = np.asarray(x, dtype=np.float32) @ self._rows[0].T
+        sims = self._products(x)
         k = min(k, sims.shape[1])
         nearest = np.argpartition(-sims, k - 1, axis=1)[:, :k]
         return np.asarray(self.support_harmful[nearest].mean(axis=1), dtype=np.float64)
@@ -173,9 +192,9 @@ class IntentModel:
         ``sum_j dual_j exp(-gamma |x - s_j|^2) + intercept`` through Platt's sigmoid ``1 / (1 + exp(a d + b))``."""
         if len(x) == 0:
             return np.zeros(0)
-        sv, norms = self._rows
+        norms = self._rows[1]
         x = np.asarray(x, dtype=np.float32)
-        dist = (x * x).sum(axis=1)[:, None] + norms[None, :] - 2.0 * (x @ sv.T)
+        dist = (x * x).sum(axis=1)[:, None] + norms[None, :] - 2.0 * self._products(x)
         d = np.exp(-self.kernel_gamma * np.maximum(dist, 0.0)).astype(np.float64) @ self.kernel_dual
         a, b = self.kernel_platt
         return _sigmoid(-(a * (d + self.kernel_intercept) + b))

@@ -45,7 +45,9 @@ from cosci.safety.language_cues import (
     shouted,
 )
 from cosci.safety.language_cues import FUNCTION as _FUNCTION
-from cosci.safety.romanised import READ_FORMS, form_name, romanised
+from cosci.safety.language_full import DRUG_STEMS, UNREAD_CHECK_TOP, cyrillic_choice, full_choice
+from cosci.safety.romanised import IN_LATIN, READ_FORMS, form_name, own_words, romanised
+from cosci.safety.transliteration import TABLES, to_cyrillic
 
 if TYPE_CHECKING:
     from lingua import ConfidenceValue, LanguageDetector
@@ -133,6 +135,9 @@ class Reading:
     name: str
     read: bool
     confidence: float
+    latin: str | None = None
+    """For Russian or Ukrainian typed in Latin letters and read, the table it is written back in Cyrillic by
+    (:mod:`cosci.safety.transliteration`; the screen reads that form); None otherwise."""
 
     def label(self) -> str:
         """``en`` for a read language, ``unread (Georgian)`` for an unread one."""
@@ -246,8 +251,52 @@ def _short_unread(text: str, values: list[ConfidenceValue], words: set[str]) -> 
 
 def read_language(text: str) -> Reading:
     """The language of ``text`` and whether the screen reads it (the module docstring's rules; a text in capitals on
-    a lower-cased copy, :func:`folded`). An empty or letterless text reads as English (nothing to misread)."""
+    a lower-cased copy, :func:`folded`). An empty or letterless text reads as English (nothing to misread). A text
+    in Latin letters read as unread is checked by lingua's full models (:func:`_confirmed`); one in ASCII letters
+    showing more of Russian's or Ukrainian's own words typed in Latin letters (:data:`~cosci.safety.romanised.CUES`;
+    two name the form before lingua is asked) than function words of the read language lingua gives it (none for an
+    unread one) is read as Russian or Ukrainian when written back in Cyrillic it is confidently so
+    (:func:`in_cyrillic`): "chy mozhna shchepyty dytynu ..." was refused as unread Welsh, "skolko dlitsya
+    inkubatsionnyy period kori" read as Malay; Swahili's "ili" (so that), Russian's "or", is outweighed by
+    Swahili's own function words."""
     text = folded(text) if shouted(text) else text
+    reading = _reading(text)
+    if dominant_script(text) != "LATIN" or reading.name.endswith(IN_LATIN) or reading.latin is not None or \
+            reading.code in READ_FORMS:
+        return reading  # a romanised form named by its own words stays as read (romanised.READ_FORMS)
+    words = {w.lower() for w in _WORD.findall(text)}
+    rivals = len(_FUNCTION.get(reading.code, frozenset()) & words) if reading.read else 0
+    if text.isascii() and (native := next((r for code in TABLES if own_words(text, code) > rivals
+                                           and (r := in_cyrillic(text, code)) and r.read), None)) is not None:
+        return native
+    return reading if reading.read else _confirmed(text, reading)
+
+
+def _confirmed(text: str, reading: Reading) -> Reading:
+    """``reading`` (an unread Latin-script language lingua's trigrams gave ``text``), or the read language lingua's
+    full models prefer (:func:`~cosci.safety.language_full.full_choice`) on ``text`` without binomials, codes and drug
+    names (:data:`~cosci.safety.language_full.DRUG_STEMS`) among the trigrams' likeliest languages and the read
+    languages whose function words ``text`` shows. The trigrams alone read short texts of a read language naming
+    agents, drugs and places as Catalan, Shona, Yoruba, Xhosa or Esperanto (Portuguese "vigilância de febre maculosa
+    em Campinas" as Yoruba at 0.91); the full models over the same few languages read them as Portuguese and keep
+    Estonian, Slovene, Latvian, Basque, Welsh... unread (bench/README.md, twenty-fourth stop: read-language texts said
+    unread)."""
+    part = detected_part(DRUG_STEMS.sub(" ", text))
+    if not any(ch.isalpha() for ch in part):
+        return reading
+    values = detector().compute_language_confidence_values(part)
+    words = {w.lower() for w in _WORD.findall(text)}
+    candidates = {v.language.iso_code_639_1.name.lower() for v in values[:UNREAD_CHECK_TOP] if v.value > 0}
+    candidates |= {c for c in _FUNCTION if _FUNCTION[c] & words}
+    if len(candidates) < 2:
+        return reading
+    code, value = full_choice(part, frozenset(candidates))
+    return _read(code, value, text) if code in READ else reading
+
+
+def _reading(text: str) -> Reading:
+    """:func:`read_language`'s reading before an unread Latin-script one is checked (:func:`in_cyrillic`,
+    :func:`_confirmed`)."""
     script = dominant_script(text)
     if script is None:
         return Reading("en", READ["en"], True, 0.0)
@@ -316,7 +365,24 @@ def _romanised(text: str, script: str) -> Reading | None:
         return None
     if code in READ_FORMS:
         return Reading(code, READ[code], True, 1.0)
+    if code in TABLES and (native := in_cyrillic(text, code)) is not None:
+        return native if native.read else None
     return Reading(code, form_name(code), False, 1.0)
+
+
+def in_cyrillic(text: str, code: str) -> Reading | None:
+    """The reading of ``text`` (Latin letters, named Russian or Ukrainian by its own words, ``code``) written back
+    in Cyrillic (:func:`~cosci.safety.transliteration.to_cyrillic`): Russian or Ukrainian, whichever
+    :func:`~cosci.safety.language_full.cyrillic_choice` gives, read (``latin`` the table); Serbian (unread in Cyrillic,
+    a sign to read the Latin text as the Serbo-Croatian it is: the caller reads it as any Latin-script text) when
+    Serbian is likeliest; None otherwise."""
+    chosen = cyrillic_choice(detected_part(to_cyrillic(text, code)))
+    if chosen is None:
+        return None
+    best, value = chosen
+    if best == "sr":
+        return Reading("sr", "Serbian", False, value)  # Serbian in Latin letters: read as it is written
+    return Reading(best, READ[best], True, value, latin=code)
 
 
 def _by_letters(script: str, code: str, text: str, values: list[ConfidenceValue]) -> Reading | None:

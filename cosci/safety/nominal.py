@@ -22,8 +22,12 @@ from cosci.safety.text import dash_or_space
 CONSTRUCTED = re.compile(r"^(?:(?:please|i want to|we want to|help me|how (?:do|can|could) (?:i|we)) )?"
                          r"(?:make|let|causative|so that|make sure|ensure|how to|select|pick out|enrich for|cross|"
                          r"increase|enhance|boost|raise|maximi[sz]e|render|engineer|modify|evolve|adapt|help|get|"
-                         r"reassort|mix two|breed|design|create|build|generate|construct|produce|combine|merge|stack)\b"
+                         r"reassort|mix two|breed|design|create|build|generate|construct|produce|combine|merge|stack|"
+                         r"take|smuggle|sneak|steal|remove)\b"
                          r"|\b(?:make|let)\b(?: \S+){0,3}$|\bmake resistant to(?: \S+){0,3}$"
+                         # an agent taken out of its lab without a record, verb-last as glossed ("... strain without a
+                         # record take out"; design.md#safety-screen, "A source or an agent removed without a record")
+                         r"|\b(?:take|smuggle|sneak|get) out$"
                          r"|\b(?:select|make it so|how to make)$"
                          # a choice or ranking of diseases by the harm done with them ("which disease would I put in
                          # the water to kill everything", "uszereguj choroby ... którymi najłatwiej zniszczyć ...")
@@ -38,6 +42,11 @@ and colistin resistance in one Klebsiella strain") ask for a common pathogen's r
 their phrases scored 0.02 and 0.015, under the term hit's bar (design.md#safety-screen, "Constructions asked", "A
 common pathogen's trait made"); a disease chosen or ranked by the harm done with it is asked as its choice
 ("A disease chosen as the means")."""
+INTRUDED = re.compile(r"^(?:(?:please|i want to|we want to|help me|how (?:to|do i|can i|could i|do we|can we)) )?"
+                      r"(?:hack|hijack|take over|take control of|break into|get into)\b")
+"""A consent phrase that is a system or device attacked, in its request form: the break-in opens it ("hack the vaccine
+store's temperature monitoring so the batch spoils", design.md#safety-screen, "A supply or life-support system
+attacked"); "hackers who switched off ..." says what happened."""
 UNASKED = re.compile(r"\b(?:not|no|never|don't|do not|cannot|can't|won't|nobody|no one|prevent\w*|stop\w*|avoid\w*|"
                      r"why)\b(?: \S+){0,3} ?$")
 """Before such a phrase, within three words, a negation, a prevention or a why: no request for the trait."""
@@ -58,6 +67,12 @@ def constructed(window: str, phrase: str, start: int, end: int) -> bool:
     selection verb opens or closes it (:data:`CONSTRUCTED`) or the window closes on its method (:data:`METHOD_CLOSED`),
     and no negation, prevention or why stands before it (:data:`UNASKED`)."""
     return bool(CONSTRUCTED.search(phrase) or METHOD_CLOSED.match(window[end:])) and not UNASKED.search(window[:start])
+
+
+def intruded(window: str, phrase: str, start: int) -> bool:
+    """Whether a consent phrase at ``start`` of a normalised ``window`` attacks a system in its request form
+    (:data:`INTRUDED`), with no negation, prevention or why before it (:data:`UNASKED`)."""
+    return bool(INTRUDED.match(phrase)) and not UNASKED.search(window[:start])
 
 
 def trial_described(window: str) -> bool:

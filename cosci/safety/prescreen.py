@@ -26,6 +26,7 @@ import yaml
 from cosci import parsed
 from cosci.errors import CosciError
 from cosci.paths import conf_dir
+from cosci.safety.care import Care
 from cosci.safety.conditional import INTENDED, Conditional
 from cosci.safety.gloss import FOREIGN_SCRIPTS
 from cosci.safety.made import Made, document_asked, made_patterns, made_steps
@@ -118,6 +119,8 @@ class Prescreen(Readings):
     """A conditional's condition and main clause (``conditional`` in the term file; :meth:`conditional`)."""
     stated: Stated | None = None
     """An intention stated in the first person (``stated`` in the term file; :meth:`conditional`, :meth:`unstated`)."""
+    care: Care | None = None
+    """A care question (``care`` in the term file; :meth:`cares`)."""
 
     def check(self, text: str) -> list[PrescreenHit]:
         """The hits in ``text`` (empty: nothing for the screen or the classifier to look at with extra care)."""
@@ -161,6 +164,19 @@ class Prescreen(Readings):
                     and (self.conditions is None or self.conditions.split(normalise(sentence)) is None):
                 out += [p for p in parts if self.check(p)]
         return out
+
+    def cares(self, text: str, words: int) -> list[str]:
+        """The care phrases of ``text`` (``words`` words) read as a care question
+        (:meth:`~cosci.safety.care.Care.reads`) with no weapon use, harm to a person, demand for working detail or
+        term hit besides them: its request is then a remedy."""
+        norm = normalise(text)
+        if self.care is None or self.operational.first(norm):
+            return []
+        phrases, rest = self.care.reads(norm, words)
+        harms = self.stated is not None and bool(self.stated.harms.search(rest))
+        # a term hit or an intent phrase anywhere ("resistant to all antibiotics", "escape the vaccine") asks for the
+        # harm the care words name as defeated: no care question
+        return [] if not phrases or harms or self.weapon_use.first(rest) or self.check(text) else phrases
 
     def unstated(self, window: str) -> str:
         """``window`` as the intent model scores it: less a sentence stating a protective aim in the first person
@@ -253,6 +269,19 @@ def load_prescreen(name: str) -> Prescreen:
         raise PrescreenError(f"safety.prescreen_terms: cannot read {path} ({type(exc).__name__})") from None
     if not isinstance(data, dict) or not isinstance(data.get("categories"), dict):
         raise PrescreenError(f"safety.prescreen_terms: {path} needs a `categories` mapping")
+    # the readings' sections first: a malformed one is refused before the ~2,000 term patterns are compiled (a
+    # second or more of CPU for nothing; docs/development.md, test time, twelfth pass)
+    asked = data.get("asked")
+    try:
+        conditions = Conditional.of(data.get("conditional"))
+        stated = Stated.of(data.get("stated"))
+        care = Care.of(data.get("care"))
+    except ValueError as exc:
+        raise PrescreenError(str(exc)) from None
+    readings: dict[str, Any] = dict(
+        conditions=conditions, stated=stated, care=care, asked=_asked(asked), asked_inside=_asked(asked, inside=True),
+        asked_last=_asked_list(asked, "closers"), nominal=nominal_patterns(asked), made=made_patterns(asked),
+        **{key: _asked_list(asked, key) for key in ("studied", "severe", "excused", "methods", "raisers")})
     rules = {
         cat: Rule(_compile(body.get("agents"), f"{cat}.agents", body.get("names") or []),
                   _compile(body.get("generic") or [], f"{cat}.generic"),
@@ -276,16 +305,7 @@ def load_prescreen(name: str) -> Prescreen:
                                                                       "harm_objects", "countermeasures", "remedies",
                                                                       "weapon_use", "instruments", "therapies",
                                                                       "trialled")))  # type: ignore[arg-type]  # the generator fills the Terms fields only
-    asked = data.get("asked")
-    try:
-        conditions = Conditional.of(data.get("conditional"))
-        stated = Stated.of(data.get("stated"))
-    except ValueError as exc:
-        raise PrescreenError(str(exc)) from None
-    return replace(terms, conditions=conditions, stated=stated, asked=_asked(asked),
-                   asked_inside=_asked(asked, inside=True),
-                   asked_last=_asked_list(asked, "closers"), nominal=nominal_patterns(asked), made=made_patterns(asked),
-                   **{key: _asked_list(asked, key) for key in ("studied", "severe", "excused", "methods", "raisers")})  # type: ignore[arg-type]  # pattern fields
+    return replace(terms, **readings)
 
 
 def _asked(body: Any, inside: bool = False) -> re.Pattern[str] | None:

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Protocol
 
 from cosci.safety.how import asks_how
-from cosci.safety.nominal import constructed, trial_described
+from cosci.safety.nominal import constructed, intruded, trial_described
 from cosci.safety.text import SENTENCE_END, Span, cut, normalise, windows
 
 ASKED_WORDS = 4
@@ -168,11 +168,14 @@ class Readings:
 
     def constructs(self, text: str) -> bool:
         """Whether a window of ``text`` asks for a biological intent phrase's trait (a disease made to stay in the air,
-        strains selected to escape tests) in its request form (:func:`~cosci.safety.nominal.constructed`), or
+        strains selected to escape tests) in its request form (:func:`~cosci.safety.nominal.constructed`), attacks a
+        device or a supply system in its request form (:func:`~cosci.safety.nominal.intruded`), or
         describes a trial on people with a consent phrase (:func:`~cosci.safety.nominal.trial_described`): then it
         acts as a step asked outright (docs/design.md#safety-screen, "Constructions asked")."""
         terms, consent = self.intent.get("biological"), self.intent.get("human_subjects_without_consent")
         return any((consent is not None and trial_described(window) and bool(consent.spans(window))) or (
+            consent is not None and any(intruded(window, phrase, start)
+                                        for phrase, start, _ in consent.spans(window))) or (
             terms is not None and any(constructed(window, phrase, start, end)
                                       for phrase, start, end in self.outside_instruments(window, terms.spans(window))))
             for window in windows(normalise(text)))

@@ -37,7 +37,7 @@ from cosci.safety.conditional import INTENDED, PLAN
 from cosci.safety.gloss import GLOSS_FILE, load_gloss
 from cosci.safety.intent import IntentModel, features, load_intent
 from cosci.safety.language import read_language
-from cosci.safety.language_cues import shouted, turkish_lower
+from cosci.safety.language_cues import folded, shouted, turkish_lower
 from cosci.safety.prescreen import Prescreen, load_prescreen, normalise, sentences, windows
 from cosci.safety.romanised import IN_LATIN, ROMANISED_ADVICE
 from cosci.safety.rules import (
@@ -53,6 +53,7 @@ from cosci.safety.rules import (
     named_category,
     words,
 )
+from cosci.safety.transliteration import to_cyrillic
 
 TURKISH_CASE = frozenset({"tr"})
 """The read languages whose capital "I" is dotless "ı" (Azerbaijani's too, which the screen does not read)."""
@@ -198,8 +199,16 @@ class OfflineScreen:
             return ScreenResult("block", None, 0.0, rule=UNREAD, language=unread.label())
         if subject not in STYLED_LIKE_EXEMPLARS:
             t = replace(t, alone_score=math.inf)
+        if reading.latin is not None:  # Russian or Ukrainian typed in Latin letters: read in Cyrillic
+            text = self.in_cyrillic(text, reading.latin)
         return replace(self.decide(self.evidence(text, score_all=math.isfinite(t.alone_score)), t),
                        language=reading.code)
+
+    def in_cyrillic(self, text: str, code: str) -> str:
+        """``text`` (Russian or Ukrainian, ``code``, typed in Latin letters) written back in Cyrillic, the agents the
+        term lists name in Latin letters kept as written ("ricin", "Bacillus anthracis": the lists read them so;
+        docs/design.md#safety-language, "Romanised Russian and Ukrainian read in Cyrillic")."""
+        return to_cyrillic(folded(text) if shouted(text) else text, code, keep=lambda w: bool(self.prescreen.agents(w)))
 
     def evidence(self, text: str, score_all: bool = True) -> list[Evidence]:
         """What the decision reads, per window of ``text``: scores, term hits, agents, category probabilities.
@@ -286,9 +295,12 @@ class OfflineScreen:
 
     def stated(self, window: str) -> tuple[tuple[str, ...], bool]:
         """The protective purposes ``window`` states (its remedies among them) and whether its request is a
-        countermeasure or oversight (:meth:`~cosci.safety.readings.Readings.remedies`)."""
+        countermeasure or oversight (:meth:`~cosci.safety.readings.Readings.remedies`), or a care question
+        (:meth:`~cosci.safety.prescreen.Prescreen.cares`; its phrases are no stated purpose: a term hit's
+        threshold stays the one for a window stating none)."""
         remedies = self.prescreen.remedies(window)
-        return tuple(dict.fromkeys([*self.prescreen.purposes(window), *remedies])), bool(remedies)
+        cared = not remedies and bool(self.prescreen.cares(window, words(window)))
+        return tuple(dict.fromkeys([*self.prescreen.purposes(window), *remedies])), bool(remedies) or cared
 
     def decide(self, evidence: list[Evidence], thresholds: Thresholds | None = None) -> ScreenResult:
         """The decision on a text's evidence (the configured thresholds unless others are given)."""

@@ -174,6 +174,10 @@ def test_an_unusable_data_dir_is_one_line_and_leaves_nothing(tmp_path: Path) -> 
     (tmp_path / "file").write_text("x")
     with pytest.raises(DataDirUnusable, match=r"^paths\.data_dir: cannot use .*file/sub: .*file is not a folder"):
         writable_data_dir(tmp_path / "file" / "sub")
+    # fresh-user trial: the line named `cosci --data-dir` to `python -m cosci.run`, which takes paths.data_dir
+    with pytest.raises(DataDirUnusable, match=r"paths\.data_dir=\$HOME/cosci-data on `python -m cosci\.run`, "
+                                              r"--data-dir on a `cosci` command, or COSCI_DATA_DIR for both\)$"):
+        writable_data_dir(tmp_path / "file" / "sub")
     with pytest.raises(DataDirUnusable, match=r"cannot create anything in /proc"):
         writable_data_dir(Path("/proc/cosci-nope"))
     # fresh-user report: a mistyped path (/nonexistent/parent/data) was made, parents and all, and a session ran

@@ -15,3 +15,11 @@ def shipped():  # type: ignore[no-untyped-def]
     shipped_config = make_config(Path("."))
     assert shipped_config.safety is not None
     return screen_for(shipped_config.safety)
+
+
+def yaml_text(data: object) -> str:
+    """``data`` as YAML text, as ``yaml.safe_dump`` writes it but through libyaml's dumper where PyYAML has it: the
+    pure-Python dumper took about a second of CPU for the term file (docs/development.md, test time, twelfth pass)."""
+    import yaml
+
+    return yaml.dump(data, Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper), allow_unicode=True)

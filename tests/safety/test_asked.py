@@ -10,11 +10,12 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-import yaml
 
+from cosci import parsed
 from cosci.safety.prescreen import PrescreenError, PrescreenHit, load_prescreen
 from cosci.safety.screen import Evidence, Thresholds, act, screen_for
 from tests.conftest import make_config
+from tests.safety.conftest import yaml_text
 
 REFUSE = ("biological", "chemical", "radiological_nuclear", "explosives", "human_subjects_without_consent")
 T = Thresholds(hit_score=0.35, protected_hit_score=0.35, agent_score=0.45, alone_score=0.5, refuse_categories=REFUSE,
@@ -87,12 +88,12 @@ def test_a_step_asked_for_a_stated_purpose_or_of_no_threat_agent_is_allowed(ship
 
 
 def test_the_asked_lists_are_checked_when_the_term_file_loads(tmp_path: Path) -> None:
-    base = yaml.safe_load((Path(__file__).resolve().parents[2] / "conf" / "safety_prescreen.yaml").read_text())
+    base = parsed.load(Path(__file__).resolve().parents[2] / "conf" / "safety_prescreen.yaml")
     for bad in ({"openers": ["how to"]}, {"openers": ["how to"], "verbs": "increase"},
                 {"openers": ["(how to"], "verbs": ["increase"]},
                 {"openers": ["how to"], "verbs": ["increase"], "studied": "models"}):
         path = tmp_path / "terms.yaml"
-        path.write_text(yaml.safe_dump({**base, "asked": bad}), encoding="utf-8")
+        path.write_text(yaml_text({**base, "asked": bad}), encoding="utf-8")
         load_prescreen.cache_clear()
         with pytest.raises(PrescreenError, match="asked"):
             load_prescreen(str(path))

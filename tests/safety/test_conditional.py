@@ -10,12 +10,13 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-import yaml
 
+from cosci import parsed
 from cosci.safety.conditional import INTENDED, PLAN, RESPONSE
 from cosci.safety.prescreen import Prescreen, PrescreenError, load_prescreen, normalise
 from cosci.safety.rules import act
 from cosci.safety.screen import OfflineScreen
+from tests.safety.conftest import yaml_text
 
 RESPONSES = [  # an incident supposed, a response asked
     "Kdyby se z laboratoře ztratil vzorek moru, jak by měla nemocnice reagovat?",  # Czech: react
@@ -159,10 +160,10 @@ def test_a_sentence_after_the_question_is_read_as_before(terms: Prescreen) -> No
 
 
 def test_a_malformed_section_is_refused_at_load(tmp_path: Path) -> None:
-    data = yaml.safe_load(Path("conf/safety_prescreen.yaml").read_text(encoding="utf-8"))
+    data = parsed.load(Path("conf/safety_prescreen.yaml"))
     data["conditional"] = {"markers": ["if"]}
     bad = tmp_path / "terms.yaml"
-    bad.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    bad.write_text(yaml_text(data), encoding="utf-8")
     with pytest.raises(PrescreenError, match="conditional"):
         load_prescreen(str(bad))
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 
+from cosci import parsed
 from cosci.paths import conf_dir
 from cosci.safety.prescreen import PrescreenError, load_prescreen
 from tests.conftest import make_config
@@ -93,7 +93,7 @@ def test_an_agent_alone_or_a_step_alone_is_not_a_hit(text: str) -> None:
 def test_every_category_of_the_term_file_is_a_configured_category(tmp_path: Path) -> None:
     config = make_config(tmp_path)
     assert config.safety is not None
-    data = yaml.safe_load((conf_dir() / config.safety.prescreen_terms).read_text(encoding="utf-8"))
+    data = parsed.load(conf_dir() / config.safety.prescreen_terms)
     named = set(data["categories"]) | (set(data["intent"]) - {"any"})
     assert named == set(config.safety.categories)  # every configured category has its terms
 

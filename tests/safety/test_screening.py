@@ -92,17 +92,46 @@ async def test_on_a_tier_unable_to_classify_the_screen_refuses_before_any_other_
 
 
 @pytest.mark.overrides(CAPABLE)
-async def test_a_flagged_goal_runs_with_a_warning(config: CosciConfig, fake: FakeBackend,
-                                                  caplog: pytest.LogCaptureFixture) -> None:
+async def test_a_flagged_goal_runs_a_hypothesis_whose_check_failed_is_kept_and_a_blocked_overview_is_withheld(
+        config: CosciConfig, fake: FakeBackend, caplog: pytest.LogCaptureFixture,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Three verdicts on three subjects of one session, each read as its own test read it before (one session run
+    instead of three, each a whole session on the fake at 6-18 s of CPU; docs/development.md, test time, twelfth
+    pass): the goal flagged, the first hypothesis's classifier call failed, the overview blocked."""
     fake.script(FakeReply.verdict("flag", "biological", rationale="dual use"), agent="safety", action="ScreenGoal")
+    fake.script(FakeReply(fault="bad_request"), agent="safety", action="ScreenHypothesis")
+    fake.script(FakeReply.verdict("block", "biological", rationale="the synthesis assembles a harmful route"),
+                agent="safety", action="ScreenOverview")
     with caplog.at_level(logging.WARNING, logger="cosci.safety"):
-        rt, reason, _ = await run(config)
+        rt, reason, overview = await run(config)
     try:
+        # a flagged goal runs, with a warning
         assert reason != StopReason.REFUSED and rt.store.sessions.status() == "done"
         verdict = rt.store.safety.latest("goal")
         assert verdict and verdict.decision == "flag" and not verdict.acted
         assert any("flagged by safety screening" in r.getMessage() for r in caplog.records)
         assert rt.store.hypotheses.count() > 0 and rt.store.matches.count() > 0
+        # a failed classifier call flags the hypothesis and keeps it
+        flagged = [v for v in rt.store.safety.all("hypothesis") if v.decision == "flag"]
+        assert len(flagged) == 1 and "not screened by the model" in flagged[0].rationale
+        assert not rt.store.hypotheses.all(states=("quarantined",))
+        assert rt.store.hypotheses.reviews(flagged[0].subject_id)  # kept, so it was reviewed
+        main(["--data-dir", str(config.paths.data_dir), "status", rt.session_id])
+        out = capsys.readouterr().out
+        assert f"flagged      [{flagged[0].subject_id}]" in out and "not screened by the model" in out
+        # a blocked overview is withheld
+        withheld = rt.store.safety.withheld_overview()
+        assert withheld and "# Executive summary" in withheld
+        assert overview.startswith("# Overview withheld by safety screening") and "harmful route" in overview
+        assert rt.store.sessions.get().final_overview == overview
+        assert (rt.folder / "final" / "overview.md").read_text() == overview
+        assert (rt.folder / "final" / "overview.withheld.md").read_text() == withheld
+        from cosci.session.summary import summarise
+
+        said = [line for line in summarise(rt, "done", rt.folder / "final" / "overview.md", None).lines()
+                if line.startswith("withheld")]  # the terminal summary says so too
+        assert said == ["withheld  the overview, by safety screening, block (biological): the synthesis assembles a "
+                        "harmful route; its text is in final/overview.withheld.md"], said
     finally:
         await rt.close()
 
@@ -132,46 +161,6 @@ async def test_a_blocked_hypothesis_is_quarantined_and_never_used_again(config: 
         assert rt.store.safety.counts()["block"] == 1
         board = leaderboard_frame(rt.store).filter(pl.col("id") == h.id).row(0, named=True)  # an MLflow artifact
         assert board["state"] == "quarantined" and h.statement not in str(board) and h.title not in str(board)
-    finally:
-        await rt.close()
-
-
-@pytest.mark.overrides(CAPABLE)
-async def test_a_blocked_overview_is_withheld(config: CosciConfig, fake: FakeBackend) -> None:
-    fake.script(FakeReply.verdict("block", "biological", rationale="the synthesis assembles a harmful route"),
-                agent="safety", action="ScreenOverview")
-    rt, _, overview = await run(config)
-    try:
-        withheld = rt.store.safety.withheld_overview()
-        assert withheld and "# Executive summary" in withheld
-        assert overview.startswith("# Overview withheld by safety screening") and "harmful route" in overview
-        assert rt.store.sessions.get().final_overview == overview
-        assert (rt.folder / "final" / "overview.md").read_text() == overview
-        assert (rt.folder / "final" / "overview.withheld.md").read_text() == withheld
-        assert rt.store.sessions.status() == "done"
-        from cosci.session.summary import summarise
-
-        said = [line for line in summarise(rt, "done", rt.folder / "final" / "overview.md", None).lines()
-                if line.startswith("withheld")]  # the terminal summary says so too
-        assert said == ["withheld  the overview, by safety screening, block (biological): the synthesis assembles a "
-                        "harmful route; its text is in final/overview.withheld.md"], said
-    finally:
-        await rt.close()
-
-
-@pytest.mark.overrides(CAPABLE)
-async def test_a_failed_classifier_call_flags_and_keeps_the_hypothesis(
-        config: CosciConfig, fake: FakeBackend, capsys: pytest.CaptureFixture[str]) -> None:
-    fake.script(FakeReply(fault="bad_request"), agent="safety", action="ScreenHypothesis")
-    rt, _, _ = await run(config)
-    try:
-        flagged = [v for v in rt.store.safety.all("hypothesis") if v.decision == "flag"]
-        assert len(flagged) == 1 and "not screened by the model" in flagged[0].rationale
-        assert not rt.store.hypotheses.all(states=("quarantined",))
-        assert rt.store.hypotheses.reviews(flagged[0].subject_id)  # kept, so it was reviewed
-        main(["--data-dir", str(config.paths.data_dir), "status", rt.session_id])
-        out = capsys.readouterr().out
-        assert f"flagged      [{flagged[0].subject_id}]" in out and "not screened by the model" in out
     finally:
         await rt.close()
 
