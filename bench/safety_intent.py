@@ -63,9 +63,9 @@ written natively, paraphrases naming no agent)."""
 LATER_BLIND = tuple(SAFETY_DATA / f"goals_blind{n}.jsonl" for n in (2, 3, 4, 7, 8, 9, 10, 11, 12, 13, 14, 15))
 """The other blind sets, each measured once when it was fresh (bench/README.md) and tuning data since: training rows
 since 2026-12-06 (sixteenth stop; goals_blind16-24 are not: a refit with them, measured at the twenty-fourth stop,
-newly refused 13 benign test texts and allowed 3 harmful ones, bench/README.md "twenty-fourth stop: the lead"), weighted as the earlier batches (leave-one-set-out on goals_blind13 and
-goals_blind14 chose weight 1 among 1, 3 and 6, bench/README.md), without a row that repeats a held-out text word for
-word (:func:`heldout_texts`)."""
+newly refused 13 benign test texts and allowed 3 harmful ones, bench/README.md "twenty-fourth stop: the lead"),
+weighted as the earlier batches (leave-one-set-out on goals_blind13 and goals_blind14 chose weight 1 among 1, 3 and 6,
+bench/README.md), without a row that repeats a held-out text word for word (:func:`heldout_texts`)."""
 REPORTED = ("goals_late.jsonl", "goals_final.jsonl", "goals_scripts.jsonl", "goals_round8.jsonl",
             "goals_round9.jsonl")
 """Earlier batches, each reported once before this screen: training rows now."""
